@@ -1,0 +1,116 @@
+"""Incremental aggregates: what the hot paths read instead of all of history.
+
+Recording an episode updates these in the same transaction, so building the
+context or the stats never scans the episode shards:
+
+- ``meta/episodes``: total recorded, last consolidation, the last 100
+  episodes (compact), recent failures, the last distinct mistakes/successes;
+- ``task_stats/<task>``: count, score sum and mean, outcome counts, the
+  task's last episodes and a tail of its score history.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core import failures
+from core.storage.store import Store
+
+META = "meta"
+EPISODES_DOC = "episodes"
+TASKS = "task_stats"
+RECENT = 100
+TASK_RECENT = 10
+SCORE_TAIL = 200
+DISTINCT_RECENT = 10
+
+
+def compact(episode: dict[str, Any]) -> dict[str, Any]:
+    """What the aggregates keep of one episode."""
+    return {
+        "id": episode["id"],
+        "index": episode["index"],
+        "outcome": episode["outcome"],
+        "recorded_at": episode["created_at"],
+        "score": episode["score"],
+        "steps": episode["steps"],
+        "summary": episode.get("summary", ""),
+        "task_id": episode["task_id"],
+    }
+
+
+def empty_global() -> dict[str, Any]:
+    """The aggregate of an empty store."""
+    return {
+        "id": EPISODES_DOC,
+        "distinct_mistakes": 0,
+        "distinct_successes": 0,
+        "last_consolidated_at": 0,
+        "recent": [],
+        "recent_failures": [],
+        "recent_mistakes": [],
+        "recent_successes": [],
+        "stored_episodes": 0,
+        "total_episodes": 0,
+    }
+
+
+def read_global(store: Store) -> dict[str, Any]:
+    """The global aggregate (a copy)."""
+    doc = store.docs(META).get(EPISODES_DOC)
+    return {**empty_global(), **doc} if doc else empty_global()
+
+
+def read_task(store: Store, task_id: str) -> dict[str, Any] | None:
+    """One task's aggregate, or None."""
+    doc = store.docs(TASKS).get(task_id)
+    return dict(doc) if doc else None
+
+
+def all_tasks(store: Store) -> list[dict[str, Any]]:
+    """Every task's aggregate, by task id."""
+    return [dict(store.docs(TASKS)[k]) for k in sorted(store.docs(TASKS))]
+
+
+def empty_task(task_id: str) -> dict[str, Any]:
+    """The aggregate of a task with no episodes."""
+    return {
+        "id": task_id,
+        "task_id": task_id,
+        "episodes": 0,
+        "score_sum": 0.0,
+        "mean_score": 0.0,
+        "outcomes": {"failure": 0, "partial": 0, "success": 0},
+        "recent": [],
+        "score_tail": [],
+        "last_recorded_at": None,
+        "history_scores": 0,
+    }
+
+
+def add_episode(glob: dict[str, Any], task: dict[str, Any], episode: dict[str, Any]) -> None:
+    """Fold one recorded episode into the aggregates (in place)."""
+    entry = compact(episode)
+    glob["total_episodes"] = max(int(glob["total_episodes"]), int(episode["index"]))
+    glob["stored_episodes"] = int(glob["stored_episodes"]) + 1
+    glob["recent"] = [*glob["recent"], entry][-RECENT:]
+    if episode["outcome"] == "failure":
+        glob["recent_failures"] = failures.add_to_recent(
+            glob["recent_failures"], failures.summary_of(episode)
+        )
+    add_scores(task, [episode["score"]])
+    task["outcomes"] = {**task["outcomes"]}
+    task["outcomes"][episode["outcome"]] = task["outcomes"].get(episode["outcome"], 0) + 1
+    task["recent"] = [*task["recent"], entry][-TASK_RECENT:]
+    task["last_recorded_at"] = episode["created_at"]
+
+
+def add_scores(task: dict[str, Any], scores: list[float]) -> None:
+    """Add scores to a task's history in order (sequential sum, as a plain loop would)."""
+    total = float(task["score_sum"])
+    for score in scores:
+        total += score
+    task["score_sum"] = total
+    task["episodes"] = int(task["episodes"]) + len(scores)
+    task["mean_score"] = total / task["episodes"] if task["episodes"] else 0.0
+    task["score_tail"] = [*task["score_tail"], *scores][-SCORE_TAIL:]

@@ -1,0 +1,60 @@
+"""The audit log: every mutation appends one entry, in the same transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from core import ids, shards
+from core.clock import iso
+from core.storage.store import Store
+
+BASE = "audit"
+
+
+def actor_name(kind: str, agent_id: str | None = None) -> str:
+    """``cli`` or ``cli:<agent id>`` — who made a change."""
+    return f"{kind}:{agent_id}" if agent_id else kind
+
+
+def record(
+    store: Store,
+    *,
+    actor: str,
+    action: str,
+    table: str,
+    record_id: str,
+    summary: str,
+    now: datetime,
+) -> dict[str, Any]:
+    """Append one audit entry (call inside the mutation's transaction)."""
+    # The sequence lives in the log itself, not in ``meta``: restoring a
+    # checkpoint rolls ``meta`` back, but the audit log is never rolled back.
+    seq = last_seq(store) + 1
+    entry = {
+        "action": action,
+        "actor": actor,
+        "id": ids.new_id("aud"),
+        "record_id": record_id,
+        "seq": seq,
+        "summary": summary if len(summary) <= 200 else summary[:199] + "…",
+        "table": table,
+        "ts": iso(now),
+    }
+    store.put(shards.shard_of(BASE, seq), entry["id"], entry)
+    return entry
+
+
+def last_seq(store: Store) -> int:
+    """The sequence number of the newest entry (0 for an empty log)."""
+    names = shards.shard_names(store, BASE)
+    if not names:
+        return 0
+    docs = store.docs(names[-1])
+    return max((d["seq"] for d in docs.values()), default=0)
+
+
+def entries(store: Store, *, newest_first: bool = True) -> Iterator[dict[str, Any]]:
+    """The audit log (call inside ``store.reading()``)."""
+    return shards.iter_docs(store, BASE, newest_first=newest_first)

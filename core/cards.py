@@ -1,0 +1,190 @@
+"""Mistake cards: merged by key across episodes, ranked, never silently deleted."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from core import audit, ids
+from core.clock import iso
+from core.errors import Conflict, InvalidInput, NotFound
+from core.models.base import validate
+from core.models.card import DEFAULT_LESSON, TEXT_CAP, MistakeCard
+from core.privacy import scrub
+from core.storage.store import Store
+from core.text import cut, one_line
+
+TABLE = "mistake_cards"
+
+Key = tuple[str, str, str, str]
+
+
+def normalise_input(card: dict[str, Any], *, task_id: str) -> dict[str, Any]:
+    """Defaults, trimming, scrubbing and the 300-character caps of a reported card."""
+    text = {k: scrub(str(card.get(k) or "")).strip() for k in ("bad_decision", "correct_decision")}
+    lesson = card.get("lesson")
+    return {
+        "mistake_type": (str(card.get("mistake_type") or "").strip() or "unknown_mistake"),
+        "task_id": (str(card.get("task_id") or "").strip() or task_id),
+        "worker_id": (str(card.get("worker_id") or "").strip() or None),
+        "bad_decision": text["bad_decision"],
+        "correct_decision": text["correct_decision"],
+        "evidence": cut(scrub(str(card.get("evidence") or "")).strip(), TEXT_CAP),
+        "lesson": cut(scrub(lesson).strip(), TEXT_CAP) if isinstance(lesson, str) else "",
+    }
+
+
+def merge_key(card: dict[str, Any]) -> Key:
+    """(mistake_type, task_id, worker_id or "", correct_decision or "")."""
+    return (
+        card["mistake_type"],
+        card["task_id"],
+        card.get("worker_id") or "",
+        card.get("correct_decision") or "",
+    )
+
+
+def rank_key(card: dict[str, Any]) -> tuple[int, int, int, str]:
+    """Sort key: seen_count desc, then last_seen_episode desc, then first created."""
+    return (
+        -int(card["seen_count"]),
+        -int(card["last_seen_episode"]),
+        int(card["first_seen_episode"]),
+        card["id"],
+    )
+
+
+def ranked(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Cards in ranking order."""
+    return sorted(cards, key=rank_key)
+
+
+def merge_into(existing: dict[str, Any], card: dict[str, Any], index: int, stamp: str) -> dict:
+    """A repeat: count it, move last_seen, take only the evidence and lesson it gives."""
+    merged = dict(existing)
+    merged["seen_count"] = int(existing["seen_count"]) + 1
+    merged["last_seen_episode"] = max(int(existing["last_seen_episode"]), index)
+    if card.get("evidence"):
+        merged["evidence"] = card["evidence"]
+    if card.get("lesson"):
+        merged["lesson"] = card["lesson"]
+    if card.get("bad_decision") and not existing.get("bad_decision"):
+        merged["bad_decision"] = card["bad_decision"]
+    merged["updated_at"] = stamp
+    return merged
+
+
+def new_card(card: dict[str, Any], index: int, stamp: str) -> dict[str, Any]:
+    """A first sighting."""
+    return {
+        **card,
+        "lesson": card.get("lesson") or DEFAULT_LESSON,
+        "id": ids.new_id("card"),
+        "seen_count": 1,
+        "first_seen_episode": index,
+        "last_seen_episode": index,
+        "merged_from": [],
+        "created_at": stamp,
+        "updated_at": stamp,
+    }
+
+
+def apply_cards(
+    store: Store, reported: list[dict[str, Any]], *, index: int, now: datetime
+) -> list[str]:
+    """Merge an episode's normalised cards into the table; return the card ids touched."""
+    if not reported:
+        return []
+    stamp = iso(now)
+    docs = store.docs(TABLE)
+    by_key = {merge_key(c): c for c in docs.values()}
+    changed: dict[str, dict[str, Any]] = {}
+    touched = []
+    for card in reported:
+        key = merge_key(card)
+        existing = by_key.get(key)
+        doc = merge_into(existing, card, index, stamp) if existing else new_card(card, index, stamp)
+        by_key[key] = doc
+        changed[doc["id"]] = doc
+        touched.append(doc["id"])
+    store.put_many(TABLE, changed)
+    return touched
+
+
+# -- reads and curation ------------------------------------------------------------------
+def all_cards(store: Store) -> list[dict[str, Any]]:
+    """Every card, ranked (call inside ``store.reading()``)."""
+    return ranked(list(store.docs(TABLE).values()))
+
+
+def top_cards(store: Store, n: int = 3) -> list[dict[str, Any]]:
+    """The ``n`` best-ranked cards."""
+    return all_cards(store)[:n]
+
+
+def resolve(store: Store, key: str) -> dict[str, Any]:
+    """A card by id or unique id prefix."""
+    docs = store.docs(TABLE)
+    if key in docs:
+        return dict(docs[key])
+    matches = [k for k in docs if k.startswith(key)] if len(key) >= 4 else []
+    if len(matches) == 1:
+        return dict(docs[matches[0]])
+    raise NotFound("mistake card", key)
+
+
+def edit_card(
+    store: Store,
+    key: str,
+    *,
+    now: datetime,
+    actor: str,
+    lesson: str | None = None,
+    evidence: str | None = None,
+) -> dict[str, Any]:
+    """Edit a card's lesson or evidence (each cut to 300 characters)."""
+    with store.transaction():
+        card = resolve(store, key)
+        if lesson is not None:
+            text = scrub(lesson).strip()
+            if not text:
+                raise InvalidInput("lesson", "must not be empty")
+            card["lesson"] = cut(text, TEXT_CAP)
+        if evidence is not None:
+            card["evidence"] = cut(scrub(evidence).strip(), TEXT_CAP)
+        card["updated_at"] = iso(now)
+        doc = validate(MistakeCard, card).to_doc()
+        store.put(TABLE, doc["id"], doc)
+        audit.record(
+            store, actor=actor, action="edit", table=TABLE, record_id=doc["id"],
+            summary=f"edit card [{doc['mistake_type']}]: {one_line(doc['lesson'])[:100]}", now=now,
+        )
+    return doc
+
+
+def merge_cards(store: Store, keep: str, absorb: str, *, now: datetime, actor: str) -> dict:
+    """Merge card ``absorb`` into ``keep``: counts add up, the episode range widens.
+
+    The absorbed card is not deleted silently: its id is kept in ``merged_from``
+    and the merge is in the audit log.
+    """
+    with store.transaction():
+        target = resolve(store, keep)
+        other = resolve(store, absorb)
+        if target["id"] == other["id"]:
+            raise Conflict("cannot merge a card into itself")
+        target["seen_count"] = int(target["seen_count"]) + int(other["seen_count"])
+        target["first_seen_episode"] = min(target["first_seen_episode"], other["first_seen_episode"])
+        target["last_seen_episode"] = max(target["last_seen_episode"], other["last_seen_episode"])
+        target["evidence"] = target.get("evidence") or other.get("evidence", "")
+        target["merged_from"] = [*target.get("merged_from", []), other["id"], *other.get("merged_from", [])]
+        target["updated_at"] = iso(now)
+        doc = validate(MistakeCard, target).to_doc()
+        store.put(TABLE, doc["id"], doc)
+        store.delete(TABLE, [other["id"]])
+        audit.record(
+            store, actor=actor, action="merge", table=TABLE, record_id=doc["id"],
+            summary=f"merged card {other['id']} into {doc['id']} (seen {doc['seen_count']}x)",
+            now=now,
+        )
+    return doc

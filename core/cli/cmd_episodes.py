@@ -1,0 +1,34 @@
+"""``memwork record-episode`` and ``memwork consolidate``."""
+
+from __future__ import annotations
+
+from core import consolidation, episodes
+from core.cli.input import parse_records, read_source
+from core.cli.main import Context
+from core.cli.output import emit_json, note, say
+
+
+def record(ctx: Context) -> int:
+    items = parse_records(read_source(ctx.args.file))
+    recorded = episodes.record_episodes(ctx.store, items, now=ctx.now, actor=ctx.actor)
+    if ctx.json:
+        emit_json(recorded)
+    else:
+        for doc in recorded:
+            say(doc["id"])
+    return 0
+
+
+def consolidate(ctx: Context) -> int:
+    report = consolidation.consolidate(ctx.store, now=ctx.now, actor=ctx.actor)
+    if report.fallback_reason:
+        note(f"memwork: {report.fallback_reason}")
+    if ctx.json:
+        emit_json(
+            {"added": report.added, "fallback_reason": report.fallback_reason, "source": report.source}
+        )
+    else:
+        say(f"{report.source} consolidation: {len(report.added)} new global rules")
+        for text in report.added:
+            say(f"  + {text}")
+    return 0

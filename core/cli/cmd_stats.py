@@ -1,0 +1,28 @@
+"""``memwork stats`` and ``memwork doctor``."""
+
+from __future__ import annotations
+
+from core.cli.main import Context
+from core.cli.output import emit_json, say
+
+
+def stats(ctx: Context) -> int:
+    from core.stats import store_stats
+
+    emit_json(store_stats(ctx.store))
+    return 0
+
+
+def doctor(ctx: Context) -> int:
+    from core.doctor import report
+    from core.paths import resolve_store_path
+
+    result = report(resolve_store_path(ctx.args.db))
+    if ctx.json:
+        emit_json(result)
+    else:
+        for check in result["checks"]:
+            mark = {"ok": "ok     ", "warn": "warning", "problem": "PROBLEM"}[check["status"]]
+            say(f"{mark}  {check['name']}: {check['detail']}")
+        say("store is healthy" if result["ok"] else "problems found; nothing was changed")
+    return 0 if result["ok"] else 1

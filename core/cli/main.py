@@ -1,0 +1,256 @@
+"""``memwork``: the headless CLI agents call on every step, and the workbench launcher.
+
+The parser knows every verb; a verb's module is imported only when it runs,
+and the workbench (textual) only when no verb is given, so a cold
+``memwork context`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from functools import cached_property
+from typing import Any, NoReturn
+
+from core.errors import MemworkError, UserError
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line and exits 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"memwork: {message} (see `{self.prog} --help`)\n")
+
+
+class Context:
+    """What a command needs: its arguments, the store, the clock, the actor."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+
+    @cached_property
+    def store(self) -> Any:
+        from core.paths import resolve_store_path
+        from core.storage.store import Store
+
+        return Store(resolve_store_path(self.args.db))
+
+    @cached_property
+    def now(self) -> Any:
+        from core.clock import now
+
+        return now()
+
+    @property
+    def actor(self) -> str:
+        agent = os.environ.get("MEMWORK_AGENT")
+        return f"cli:{agent}" if agent else "cli"
+
+    @property
+    def json(self) -> bool:
+        return bool(getattr(self.args, "json", False))
+
+
+def _json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="print JSON"
+    )
+
+
+def _cmd(sub: Any, name: str, handler: str, help_text: str, **kw: Any) -> argparse.ArgumentParser:
+    parser = sub.add_parser(name, help=help_text, description=help_text, **kw)
+    parser.set_defaults(handler=handler)
+    _json_flag(parser)
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole CLI contract (SPEC §8)."""
+    p = _Parser(prog="memwork", description="A memory workbench for AI agents.")
+    p.add_argument("--db", metavar="PATH", help="store folder (default: $MEMWORK_DB, else the user data dir)")
+    p.add_argument("--demo", action="store_true", help="open the workbench on a fresh copy of the demo store")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    c = _cmd(sub, "context", "core.cli.cmd_context:run", "print the prompt context")
+    c.add_argument("--task", metavar="T")
+    c.add_argument("--budget", type=int, default=2000, metavar="N", help="token budget (default 2000)")
+    c.add_argument("--format", choices=["text", "json"], default="text")
+    c.add_argument("--style", choices=["default", "episodic"], default="default")
+
+    c = _cmd(sub, "record-episode", "core.cli.cmd_episodes:record", "record episodes (JSON, array or JSON Lines)")
+    c.add_argument("file", nargs="?", default="-", metavar="FILE|-")
+
+    c = _cmd(sub, "observe", "core.cli.cmd_sessions:observe", "add an observation to a session")
+    c.add_argument("--session", required=True, metavar="S")
+    c.add_argument("--kind", default="note", metavar="K")
+    c.add_argument("--tag", action="append", default=[], metavar="T")
+    c.add_argument("text", metavar="TEXT")
+
+    s = _cmd(sub, "session", "", "start, end and list sessions")
+    ss = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
+    c = _cmd(ss, "start", "core.cli.cmd_sessions:start", "start a session (prints its id)")
+    c.add_argument("--agent", default="", metavar="A")
+    c.add_argument("--project", default="", metavar="P")
+    c.add_argument("--title", default="", metavar="T")
+    c = _cmd(ss, "end", "core.cli.cmd_sessions:end", "end a session")
+    c.add_argument("id", metavar="ID")
+    c.add_argument("--summary", default="", metavar="S")
+    _cmd(ss, "list", "core.cli.cmd_sessions:list_", "list sessions")
+    c = _cmd(ss, "show", "core.cli.cmd_sessions:show", "show a session and its observations")
+    c.add_argument("id", metavar="ID")
+
+    s = _cmd(sub, "lesson", "", "lessons with decaying confidence")
+    ls = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
+    c = _cmd(ls, "add", "core.cli.cmd_lessons:add", "add a lesson (re-adding reinforces)")
+    c.add_argument("text", metavar="TEXT")
+    c.add_argument("--scope", default="global", metavar="S")
+    c.add_argument("--confidence", type=float, metavar="C")
+    c.add_argument("--tag", action="append", default=[], metavar="T")
+    c.add_argument("--on-duplicate", choices=["reinforce", "supersede", "keep-both"], default="reinforce")
+    c = _cmd(ls, "list", "core.cli.cmd_lessons:list_", "list lessons")
+    c.add_argument("--all", action="store_true", help="include forgotten, deleted and superseded")
+    for verb in ("show", "reinforce", "weaken", "pin", "unpin", "forget", "restore"):
+        c = _cmd(ls, verb, f"core.cli.cmd_lessons:{verb}", f"{verb} a lesson")
+        c.add_argument("id", metavar="ID")
+
+    s = _cmd(sub, "rule", "", "rules for a task or for every task")
+    rs = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
+    c = _cmd(rs, "add", "core.cli.cmd_rules:add", "add a manual rule")
+    c.add_argument("text", metavar="TEXT")
+    c.add_argument("--scope", default="global", metavar="S")
+    c = _cmd(rs, "list", "core.cli.cmd_rules:list_", "list active rules")
+    c.add_argument("--all", action="store_true", help="include inactive rules")
+    c.add_argument("--scope", metavar="S")
+
+    s = _cmd(sub, "slot", "", "pinned slots that lead the context")
+    sl = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
+    c = _cmd(sl, "set", "core.cli.cmd_slots:set_", "create or overwrite a slot")
+    c.add_argument("label", metavar="LABEL")
+    c.add_argument("text", metavar="TEXT")
+    c.add_argument("--limit", type=int, metavar="N")
+    c.add_argument("--description", metavar="D")
+    c = _cmd(sl, "append", "core.cli.cmd_slots:append", "append text to a slot")
+    c.add_argument("label", metavar="LABEL")
+    c.add_argument("text", metavar="TEXT")
+    c = _cmd(sl, "replace", "core.cli.cmd_slots:replace", "replace OLD with NEW in a slot")
+    c.add_argument("label", metavar="LABEL")
+    c.add_argument("old", metavar="OLD")
+    c.add_argument("new", metavar="NEW")
+    for verb in ("show", "delete"):
+        c = _cmd(sl, verb, f"core.cli.cmd_slots:{verb}", f"{verb} a slot")
+        c.add_argument("label", metavar="LABEL")
+    _cmd(sl, "list", "core.cli.cmd_slots:list_", "list slots")
+
+    s = _cmd(sub, "wm", "", "a session's working memory")
+    s.add_argument("--session", required=True, metavar="S")
+    ws = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
+    c = _cmd(ws, "set", "core.cli.cmd_wm:set_", "set a key")
+    c.add_argument("key", metavar="KEY")
+    c.add_argument("value", metavar="VALUE")
+    c.add_argument("--ttl", type=float, metavar="SECONDS")
+    for verb in ("get", "delete"):
+        c = _cmd(ws, verb, f"core.cli.cmd_wm:{verb}", f"{verb} a key")
+        c.add_argument("key", metavar="KEY")
+    _cmd(ws, "list", "core.cli.cmd_wm:list_", "list live keys")
+    c = _cmd(ws, "task", "core.cli.cmd_wm:task", "show or update the task state")
+    c.add_argument("--id", dest="task_id", metavar="T")
+    c.add_argument("--description", metavar="D")
+    c.add_argument("--step", type=int, metavar="N")
+    c.add_argument("--total", type=int, metavar="N")
+    c.add_argument("--progress", type=float, metavar="P")
+    c.add_argument("--status", metavar="S")
+    c = _cmd(ws, "scratch", "", "the session's scratchpad")
+    sc = c.add_subparsers(dest="scratch_action", metavar="ACTION", parser_class=_Parser, required=True)
+    c = _cmd(sc, "add", "core.cli.cmd_wm:scratch_add", "append a scratchpad entry")
+    c.add_argument("text", metavar="TEXT")
+    _cmd(sc, "list", "core.cli.cmd_wm:scratch_list", "list scratchpad entries")
+    c = _cmd(ws, "checkpoint", "", "working-memory checkpoints")
+    wc = c.add_subparsers(dest="cp_action", metavar="ACTION", parser_class=_Parser, required=True)
+    c = _cmd(wc, "create", "core.cli.cmd_wm:cp_create", "snapshot the working memory")
+    c.add_argument("-m", "--message", default="", metavar="DESC")
+    _cmd(wc, "list", "core.cli.cmd_wm:cp_list", "list checkpoints")
+    for verb in ("restore", "delete"):
+        c = _cmd(wc, verb, f"core.cli.cmd_wm:cp_{verb}", f"{verb} a checkpoint")
+        c.add_argument("id", metavar="ID")
+
+    s = _cmd(sub, "checkpoint", "", "store-wide checkpoints")
+    cs = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
+    c = _cmd(cs, "create", "core.cli.cmd_checkpoints:create", "snapshot the store (prints the id)")
+    c.add_argument("-m", "--message", default="", metavar="DESC")
+    _cmd(cs, "list", "core.cli.cmd_checkpoints:list_", "list checkpoints")
+    c = _cmd(cs, "diff", "core.cli.cmd_checkpoints:diff", "what changed since a checkpoint")
+    c.add_argument("id", metavar="ID")
+    c.add_argument("id2", nargs="?", metavar="ID2")
+    for verb in ("restore", "delete"):
+        c = _cmd(cs, verb, f"core.cli.cmd_checkpoints:{verb}", f"{verb} a checkpoint")
+        c.add_argument("id", metavar="ID")
+
+    _cmd(sub, "consolidate", "core.cli.cmd_episodes:consolidate", "distil recent episodes into rules")
+
+    c = _cmd(sub, "import", "core.cli.cmd_interop:import_", "import a file (prints counts per table)")
+    c.add_argument("file", metavar="FILE")
+    c.add_argument("--format", default="auto", choices=["auto", "memwork", "episodic", "letta", "agentmemory"])
+    c.add_argument("--on-conflict", default=None, choices=["skip", "replace", "keep-both"])
+    c = _cmd(sub, "export", "core.cli.cmd_interop:export", "the whole store as one JSON document")
+    c.add_argument("file", nargs="?", metavar="FILE")
+
+    _cmd(sub, "stats", "core.cli.cmd_stats:stats", "counts, per-task scores, top mistake cards (JSON)")
+    _cmd(sub, "doctor", "core.cli.cmd_stats:doctor", "check data, schema and locks; repairs nothing")
+    return p
+
+
+def _resolve(handler: str) -> Callable[[Context], int]:
+    module, _, name = handler.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _open_workbench(args: argparse.Namespace) -> int:
+    from core.paths import resolve_store_path
+
+    from tui.launch import launch  # textual is imported only here
+
+    return launch(None if args.demo else resolve_store_path(args.db), demo=args.demo)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (0 ok, 2 user error, 1 anything else)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.version:
+            from core import __version__
+
+            print(f"memwork {__version__}")
+            return 0
+        if not args.command:
+            return _open_workbench(args)
+        return int(_resolve(args.handler)(Context(args)) or 0)
+    except UserError as exc:
+        print(f"memwork: {exc}", file=sys.stderr)
+        return 2
+    except MemworkError as exc:
+        print(f"memwork: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the contract is one line, never a traceback
+        if os.environ.get("MEMWORK_DEBUG"):
+            raise
+        print(f"memwork: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+
+
+def entry() -> None:
+    """Console-script entry point."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

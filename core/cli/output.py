@@ -1,0 +1,33 @@
+"""Printing for the CLI: JSON with ``--json``, short human lines otherwise."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import orjson
+
+
+def emit_json(value: Any) -> None:
+    """Print one JSON document (sorted keys, indented)."""
+    sys.stdout.buffer.write(
+        orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+    )
+    sys.stdout.buffer.write(b"\n")
+    sys.stdout.flush()
+
+
+def say(text: str = "") -> None:
+    """A line on stdout."""
+    print(text)
+
+
+def note(text: str) -> None:
+    """A line on stderr (warnings, what a command chose to do)."""
+    print(text, file=sys.stderr)
+
+
+def clip(text: str, width: int) -> str:
+    """One line of at most ``width`` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

@@ -1,0 +1,50 @@
+"""The one clock every time-dependent rule reads.
+
+``MEMWORK_NOW`` (an ISO-8601 instant) replaces the wall clock so decay, TTLs,
+the failure window and new timestamps are reproducible in tests and demos.
+Domain functions take ``now`` as a parameter; only the edges call :func:`now`.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+
+from core.errors import InvalidInput
+
+ENV_NOW = "MEMWORK_NOW"
+
+
+def parse_instant(text: str, *, field: str = "timestamp") -> datetime:
+    """Parse an ISO-8601 instant; naive values are taken as UTC."""
+    value = text.strip()
+    if value.endswith(("Z", "z")):
+        value = value[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise InvalidInput(field, f"must be an ISO-8601 instant (got {text!r})") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
+
+
+def now() -> datetime:
+    """The current instant in UTC, or ``MEMWORK_NOW`` when it is set."""
+    fixed = os.environ.get(ENV_NOW)
+    if fixed:
+        return parse_instant(fixed, field=ENV_NOW)
+    return datetime.now(UTC)
+
+
+def iso(moment: datetime) -> str:
+    """Format an instant the way the store keeps it: UTC, microseconds, ``Z``.
+
+    One fixed width makes stored timestamps sort correctly as strings.
+    """
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def now_iso() -> str:
+    """:func:`now` formatted with :func:`iso`."""
+    return iso(now())

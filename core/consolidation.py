@@ -1,0 +1,129 @@
+"""Consolidation (SPEC §4): distil recent high-scoring episodes into global rules.
+
+The heuristic turns each of the last 100 episodes with score >= 0.85 and a
+summary into ``[HIGH SCORE 0.91] <summary>``. An external consolidator
+(``MEMWORK_CONSOLIDATE_CMD``) may replace it; whatever goes wrong with it —
+exit code, bad JSON, timeout — falls back to the heuristic and is reported,
+never raised.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from core import aggregates, audit, rules
+from core.storage.store import Store
+
+ENV_CMD = "MEMWORK_CONSOLIDATE_CMD"
+ENV_TIMEOUT = "MEMWORK_CONSOLIDATE_TIMEOUT"
+ENV_EVERY = "MEMWORK_CONSOLIDATE_EVERY"
+HIGH_SCORE = 0.85
+SUMMARY_CAP = 120
+
+
+def every() -> int:
+    """Episodes between automatic consolidations (default 20)."""
+    try:
+        return max(1, int(os.environ.get(ENV_EVERY, "20")))
+    except ValueError:
+        return 20
+
+
+def due(glob: dict[str, Any]) -> bool:
+    """Whether enough episodes were recorded since the last consolidation."""
+    return int(glob["total_episodes"]) - int(glob["last_consolidated_at"]) >= every()
+
+
+def heuristic_texts(recent: list[dict[str, Any]]) -> list[str]:
+    """``[HIGH SCORE x.xx] <summary[:120]>`` for each qualifying episode, oldest first."""
+    texts: list[str] = []
+    for ep in recent[-aggregates.RECENT :]:
+        if ep["score"] >= HIGH_SCORE and ep.get("summary"):
+            text = f"[HIGH SCORE {ep['score']:.2f}] {ep['summary'][:SUMMARY_CAP]}"
+            if text not in texts:
+                texts.append(text)
+    return texts
+
+
+@dataclass
+class Report:
+    """What a consolidation did."""
+
+    source: str  # "heuristic" or "external"
+    added: list[str] = field(default_factory=list)
+    fallback_reason: str | None = None
+
+
+def run_external(command: str, recent: list[dict[str, Any]]) -> list[str]:
+    """Run the external consolidator; raise ValueError with a reason when it fails."""
+    try:
+        timeout = float(os.environ.get(ENV_TIMEOUT, "30"))
+    except ValueError:
+        timeout = 30.0
+    try:
+        done = subprocess.run(
+            command,
+            shell=True,  # the command is the user's own setting, like $EDITOR
+            input=json.dumps(recent),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        raise ValueError(f"timed out after {timeout:g} s") from None
+    except OSError as exc:
+        raise ValueError(f"could not start: {exc}") from None
+    if done.returncode != 0:
+        tail = (done.stderr or "").strip().splitlines()[-1:] or [""]
+        raise ValueError(f"exited with code {done.returncode} {tail[0]}".strip())
+    try:
+        parsed = json.loads(done.stdout)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"printed invalid JSON ({exc.msg})") from None
+    if not isinstance(parsed, list) or not all(isinstance(x, str) for x in parsed):
+        raise ValueError("must print a JSON array of strings")
+    texts = [" ".join(x.split()) for x in parsed]
+    return [t for t in texts if t]
+
+
+def consolidate(store: Store, *, now: datetime, actor: str) -> Report:
+    """Consolidate now (on demand, or because it is due after recording)."""
+    with store.reading():
+        recent = aggregates.read_global(store)["recent"]
+    command = os.environ.get(ENV_CMD, "").strip()
+    report: Report
+    if command:
+        try:
+            texts = run_external(command, recent)
+            report = Report("external")
+        except ValueError as exc:
+            texts = heuristic_texts(recent)
+            report = Report("heuristic", fallback_reason=f"{ENV_CMD} {exc}; used the heuristic")
+    else:
+        texts = heuristic_texts(recent)
+        report = Report("heuristic")
+    source = "consolidated"
+    with store.transaction():
+        for text in texts:
+            doc, outcome = rules.upsert(
+                store, text, "global", polarity="works", source=source, now=now
+            )
+            if doc is not None:
+                report.added.append(text)
+        rules.enforce_window(store, "global", now)
+        glob = aggregates.read_global(store)
+        glob["last_consolidated_at"] = glob["total_episodes"]
+        store.put(aggregates.META, aggregates.EPISODES_DOC, glob)
+        summary = f"{report.source} consolidation: {len(report.added)} new global rules"
+        if report.fallback_reason:
+            summary += f" ({report.fallback_reason})"
+        audit.record(
+            store, actor=actor, action="consolidate", table=rules.TABLE, record_id="global",
+            summary=summary, now=now,
+        )
+    return report

@@ -1,0 +1,156 @@
+"""Recording episodes: validation, scrubbing, indexes, cards, rules, aggregates.
+
+One call records one or many episodes all-or-nothing: every item is
+validated before the store is touched, and the writes land in one
+transaction. Nothing here scans history; it reads and updates aggregates.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from core import aggregates, audit, cards, consolidation, distinct, failures, ids, rules, shards
+from core.clock import iso, parse_instant
+from core.errors import InvalidInput, NotFound
+from core.models.base import validate
+from core.models.episode import Episode, EpisodeInput, outcome_for
+from core.privacy import scrub, scrub_value
+from core.storage.store import Store
+
+BASE = "episodes"
+
+
+def parse_items(items: list[Any]) -> list[EpisodeInput]:
+    """Validate every item first; the error names the item number (from 1) and field."""
+    if not items:
+        raise InvalidInput("input", "no episodes given")
+    parsed = []
+    for number, item in enumerate(items, start=1):
+        episode = validate(EpisodeInput, item, item=number)
+        if episode.recorded_at is not None:
+            parse_instant(episode.recorded_at, field=f"item {number}: recorded_at")
+        parsed.append(episode)
+    return parsed
+
+
+def _prepare(
+    item: EpisodeInput, index: int, now: datetime, synthesise: bool
+) -> dict[str, Any]:
+    stamp = iso(parse_instant(item.recorded_at)) if item.recorded_at else iso(now)
+    doc: dict[str, Any] = {
+        "id": ids.new_id("ep"),
+        "index": index,
+        "task_id": item.task_id,
+        "score": item.score,
+        "steps": item.steps,
+        "summary": scrub(item.summary).strip(),
+        "mistakes": [m for m in (scrub(x).strip() for x in item.mistakes) if m],
+        "successes": [s for s in (scrub(x).strip() for x in item.successes) if s],
+        "mistake_cards": [],
+        "errors": [
+            {k: scrub(v).strip() for k, v in e.model_dump().items()} for e in item.errors
+        ],
+        "outcome": item.outcome or outcome_for(item.score),
+        "session_id": item.session_id,
+        "worker_id": item.worker_id,
+        "metadata": scrub_value(item.metadata),
+        "card_ids": [],
+        "created_at": stamp,
+        "updated_at": stamp,
+    }
+    doc["mistake_cards"] = [
+        cards.normalise_input(c.model_dump(), task_id=item.task_id) for c in item.mistake_cards
+    ]
+    if doc["outcome"] == "failure" and not doc["errors"] and synthesise:
+        doc["errors"] = [failures.synthesise_error(doc)]
+    return doc
+
+
+def record_episodes(
+    store: Store, items: list[Any], *, now: datetime, actor: str
+) -> list[dict[str, Any]]:
+    """Record episodes in order; return the stored documents."""
+    parsed = parse_items(items)
+    synthesise = failures.enabled()
+    recorded: list[dict[str, Any]] = []
+    with store.transaction():
+        glob = aggregates.read_global(store)
+        tasks: dict[str, dict[str, Any]] = {}
+        for item in parsed:
+            index = int(glob["total_episodes"]) + 1
+            doc = _prepare(item, index, now, synthesise)
+            doc["card_ids"] = cards.apply_cards(
+                store, doc["mistake_cards"], index=index, now=now
+            )
+            for kind, plural in (("mistake", "mistakes"), ("success", "successes")):
+                fresh = distinct.note_texts(
+                    store, kind, doc[plural], episode_index=index, recorded_at=doc["created_at"]
+                )
+                if fresh:
+                    recent = f"recent_{plural}"
+                    glob[recent] = [*glob[recent], *fresh][-aggregates.DISTINCT_RECENT :]
+                    glob[f"distinct_{plural}"] = int(glob[f"distinct_{plural}"]) + len(fresh)
+            rules.derive_from_episode(store, doc, now)
+            task = tasks.get(doc["task_id"]) or aggregates.read_task(
+                store, doc["task_id"]
+            ) or aggregates.empty_task(doc["task_id"])
+            aggregates.add_episode(glob, task, doc)
+            tasks[doc["task_id"]] = task
+            validate(Episode, doc)
+            store.put(shards.shard_of(BASE, index), doc["id"], doc)
+            audit.record(
+                store, actor=actor, action="record", table=BASE, record_id=doc["id"],
+                summary=f"episode #{index} {doc['task_id']} score {doc['score']:.2f} "
+                f"({doc['outcome']}): {doc['summary'][:80]}",
+                now=now,
+            )
+            recorded.append(doc)
+        store.put(aggregates.META, aggregates.EPISODES_DOC, glob)
+        store.put_many(aggregates.TASKS, tasks)
+    if consolidation.due(glob):
+        consolidation.consolidate(store, now=now, actor=actor)
+    return recorded
+
+
+# -- reads -------------------------------------------------------------------------------
+def get_episode(store: Store, key: str) -> dict[str, Any]:
+    """An episode by id or by ``#index``/index number."""
+    with store.reading():
+        wanted = key.lstrip("#")
+        if wanted.isdigit():
+            index = int(wanted)
+            for doc in store.docs(shards.shard_of(BASE, index)).values():
+                if doc["index"] == index:
+                    return dict(doc)
+            raise NotFound("episode", key)
+        for name in reversed(shards.shard_names(store, BASE)):
+            doc = store.docs(name).get(key)
+            if doc:
+                return dict(doc)
+    raise NotFound("episode", key)
+
+
+def count(store: Store) -> int:
+    """Episodes recorded (including history imported from elsewhere)."""
+    return int(aggregates.read_global(store)["total_episodes"])
+
+
+def page(store: Store, start_index: int, stop_index: int) -> list[dict[str, Any]]:
+    """Episodes with ``start_index <= index < stop_index``, reading only their shards."""
+    out: list[dict[str, Any]] = []
+    if stop_index <= start_index:
+        return out
+    first = shards.shard_of(BASE, max(1, start_index))
+    last = shards.shard_of(BASE, max(1, stop_index - 1))
+    for name in shards.shard_names(store, BASE):
+        if first <= name <= last:
+            out.extend(
+                d for d in store.docs(name).values() if start_index <= d["index"] < stop_index
+            )
+    return sorted(out, key=lambda d: d["index"])
+
+
+def iter_all(store: Store, *, newest_first: bool = False):
+    """Every episode (reads every shard: for exports and the workbench, not hot paths)."""
+    return shards.iter_docs(store, BASE, newest_first=newest_first)

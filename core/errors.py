@@ -1,0 +1,51 @@
+"""Errors that reach the user as a one-line message and an exit code.
+
+The CLI maps :class:`UserError` to exit code 2 and anything else to 1, so a
+user mistake never shows a traceback.
+"""
+
+from __future__ import annotations
+
+
+class MemworkError(Exception):
+    """Base class of every error memwork raises on purpose."""
+
+
+class UserError(MemworkError):
+    """Invalid input, a missing record or a failed precondition (exit code 2)."""
+
+
+class InvalidInput(UserError):
+    """A value broke a rule; the message names the field and the rule."""
+
+    def __init__(self, field: str, rule: str, *, item: int | None = None) -> None:
+        self.field = field
+        self.rule = rule
+        self.item = item
+        prefix = f"item {item}: " if item is not None else ""
+        super().__init__(f"{prefix}{field}: {rule}")
+
+
+class NotFound(UserError):
+    """The record a command names does not exist."""
+
+    def __init__(self, what: str, key: str) -> None:
+        self.what = what
+        self.key = key
+        super().__init__(f"{what} not found: {key}")
+
+
+class Conflict(UserError):
+    """The operation would break a precondition (duplicate, read-only, over limit...)."""
+
+
+class StoreError(MemworkError):
+    """The store cannot be used safely; nothing was written."""
+
+
+class StoreUnreadable(StoreError, UserError):
+    """A file of the store cannot be parsed; it is left untouched."""
+
+
+class StoreTooNew(StoreError, UserError):
+    """The store was written by a newer memwork; it is left untouched."""

@@ -1,0 +1,59 @@
+"""Record ids: short prefix + a time-ordered ULID-style body.
+
+Ids sort by creation time (so a store diffs in a readable order) and are
+unique across processes without coordination. Tests and the demo generator
+call :func:`seed` to make them reproducible.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+import uuid
+
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_rng: random.Random | None = None
+_last_ms = -1
+_last_rand = 0
+
+
+def seed(value: int | None) -> None:
+    """Make ids deterministic (``None`` goes back to OS randomness)."""
+    global _rng, _last_ms, _last_rand
+    _rng = random.Random(value) if value is not None else None
+    _last_ms, _last_rand = -1, 0
+
+
+def _random_bits(bits: int) -> int:
+    if _rng is not None:
+        return _rng.getrandbits(bits)
+    return int.from_bytes(os.urandom(bits // 8), "big")
+
+
+def _encode(number: int, length: int) -> str:
+    chars = []
+    for _ in range(length):
+        number, rem = divmod(number, 32)
+        chars.append(_CROCKFORD[rem])
+    return "".join(reversed(chars))
+
+
+def new_id(prefix: str, *, millis: int | None = None) -> str:
+    """A new id such as ``les_01JD3Q...``; monotonic within one process."""
+    global _last_ms, _last_rand
+    ms = millis if millis is not None else int(time.time() * 1000)
+    if ms <= _last_ms:
+        # Same millisecond (or a fixed clock): keep ids increasing in this process.
+        ms = _last_ms
+        _last_rand += 1
+    else:
+        _last_ms, _last_rand = ms, _random_bits(80)
+    return f"{prefix}_{_encode(ms, 10)}{_encode(_last_rand & ((1 << 80) - 1), 16)}"
+
+
+def new_uuid() -> str:
+    """A uuid4 string (checkpoints use full uuid4 ids, as the spec asks)."""
+    if _rng is not None:
+        return str(uuid.UUID(int=_rng.getrandbits(128), version=4))
+    return str(uuid.uuid4())

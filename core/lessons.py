@@ -1,0 +1,366 @@
+"""Lessons: reinforcement, decay, pinning, forgetting and near-duplicates.
+
+Confidence never changes in the background. Effective confidence is computed
+from timestamps with the caller's clock, so decay is deterministic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from rapidfuzz import fuzz, process
+
+from core import audit, ids
+from core.clock import iso, parse_instant
+from core.errors import Conflict, InvalidInput, NotFound
+from core.models.base import validate
+from core.models.lesson import DEFAULT_CONFIDENCE, Lesson
+from core.privacy import scrub
+from core.storage.store import Store
+from core.text import fingerprint, normalise, one_line
+
+TABLE = "lessons"
+FORGET_AT = 0.1
+NEAR_DUPLICATE_AT = 90.0
+REINFORCE_STEP = 0.1
+WEAKEN_STEP = 0.1
+SECONDS_PER_WEEK = 7 * 24 * 3600
+
+OnDuplicate = Literal["reinforce", "supersede", "keep-both"]
+ON_DUPLICATE = ("reinforce", "supersede", "keep-both")
+
+
+# -- pure rules ------------------------------------------------------------------------
+def weeks_since(start: str, now: datetime) -> int:
+    """Whole weeks from ``start`` to ``now`` (0 when ``start`` is in the future)."""
+    seconds = (now - parse_instant(start)).total_seconds()
+    return max(0, int(seconds // SECONDS_PER_WEEK))
+
+
+def effective_confidence(lesson: dict[str, Any], now: datetime) -> float:
+    """Confidence minus decay per whole week since the last reinforcement."""
+    confidence = float(lesson["confidence"])
+    if lesson.get("pinned"):
+        return confidence
+    decayed = confidence - float(lesson["decay_rate"]) * weeks_since(
+        lesson["last_reinforced_at"], now
+    )
+    return max(0.0, round(decayed, 10))
+
+
+def decayed_away(lesson: dict[str, Any], now: datetime) -> bool:
+    """Never reinforced and faded to <= 0.1: forgotten by decay (restorable)."""
+    return (
+        not lesson.get("pinned")
+        and int(lesson.get("reinforcements", 0)) == 0
+        and effective_confidence(lesson, now) <= FORGET_AT
+    )
+
+
+def is_forgotten(lesson: dict[str, Any], now: datetime) -> bool:
+    """Forgotten by the user (``forget``) or by decay."""
+    return bool(lesson.get("deleted")) or decayed_away(lesson, now)
+
+
+def is_live(lesson: dict[str, Any], now: datetime) -> bool:
+    """Shown by default and used in the context: not forgotten, not superseded."""
+    return not is_forgotten(lesson, now) and not lesson.get("superseded_by")
+
+
+def reinforced_confidence(confidence: float) -> float:
+    """One reinforcement closes a tenth of the gap to 1."""
+    return round(confidence + REINFORCE_STEP * (1.0 - confidence), 10)
+
+
+def state_of(lesson: dict[str, Any], now: datetime) -> str:
+    """A one-word state for lists: pinned, live, fading, forgotten, deleted, superseded."""
+    if lesson.get("superseded_by"):
+        return "superseded"
+    if lesson.get("deleted"):
+        return "deleted"
+    if decayed_away(lesson, now):
+        return "forgotten"
+    if lesson.get("pinned"):
+        return "pinned"
+    if effective_confidence(lesson, now) < float(lesson["confidence"]):
+        return "fading"
+    return "live"
+
+
+def view(lesson: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """The record plus the computed fields the CLI and UI show."""
+    return {
+        **lesson,
+        "effective_confidence": round(effective_confidence(lesson, now), 4),
+        "forgotten": is_forgotten(lesson, now),
+        "state": state_of(lesson, now),
+    }
+
+
+# -- reads ----------------------------------------------------------------------------
+def all_lessons(store: Store) -> list[dict[str, Any]]:
+    """Every lesson, oldest first (call inside ``store.reading()``)."""
+    return sorted(store.docs(TABLE).values(), key=lambda d: (d["created_at"], d["id"]))
+
+
+def list_lessons(store: Store, now: datetime, *, include_all: bool = False) -> list[dict]:
+    """Lessons with computed fields; forgotten, deleted and superseded hidden unless asked."""
+    with store.reading():
+        lessons = all_lessons(store)
+    views = [view(x, now) for x in lessons]
+    if not include_all:
+        views = [v for v in views if not v["forgotten"] and not v.get("superseded_by")]
+    views.sort(key=lambda v: (-v["effective_confidence"], v["created_at"], v["id"]))
+    return views
+
+
+def resolve(store: Store, key: str) -> dict[str, Any]:
+    """A lesson by id or unique id prefix."""
+    docs = store.docs(TABLE)
+    if key in docs:
+        return dict(docs[key])
+    matches = [k for k in docs if k.startswith(key)] if len(key) >= 4 else []
+    if len(matches) == 1:
+        return dict(docs[matches[0]])
+    if len(matches) > 1:
+        raise InvalidInput("id", f"{key!r} matches {len(matches)} lessons; give more characters")
+    raise NotFound("lesson", key)
+
+
+def get_lesson(store: Store, key: str, now: datetime) -> dict[str, Any]:
+    """One lesson with computed fields."""
+    with store.reading():
+        return view(resolve(store, key), now)
+
+
+def near_duplicate(
+    lessons: list[dict[str, Any]], content: str, scope: str, now: datetime
+) -> tuple[dict[str, Any], float] | None:
+    """The live lesson of the same scope most similar to ``content`` (>= 90), if any."""
+    candidates = [x for x in lessons if x["scope"] == scope and is_live(x, now)]
+    if not candidates:
+        return None
+    found = process.extractOne(
+        normalise(content),
+        [normalise(x["content"]) for x in candidates],
+        scorer=fuzz.token_set_ratio,
+        score_cutoff=NEAR_DUPLICATE_AT,
+    )
+    if found is None:
+        return None
+    _, score, index = found
+    return candidates[index], float(score)
+
+
+# -- writes ---------------------------------------------------------------------------
+@dataclass
+class LessonWrite:
+    """What saving a lesson did."""
+
+    lesson: dict[str, Any]
+    action: Literal["created", "reinforced", "superseded", "kept-both"]
+    duplicate_of: str | None = None
+    similarity: float | None = None
+    exact: bool = False
+
+
+def _save(store: Store, lesson: dict[str, Any], now: datetime) -> dict[str, Any]:
+    lesson["updated_at"] = iso(now)
+    doc = validate(Lesson, lesson).to_doc()
+    store.put(TABLE, doc["id"], doc)
+    return doc
+
+
+def _reinforce(lesson: dict[str, Any], now: datetime) -> dict[str, Any]:
+    lesson = dict(lesson)
+    lesson["confidence"] = reinforced_confidence(float(lesson["confidence"]))
+    lesson["reinforcements"] = int(lesson["reinforcements"]) + 1
+    lesson["last_reinforced_at"] = iso(now)
+    lesson["deleted"] = False
+    return lesson
+
+
+def add_lesson(
+    store: Store,
+    content: str,
+    *,
+    now: datetime,
+    actor: str,
+    scope: str = "global",
+    confidence: float | None = None,
+    tags: list[str] | None = None,
+    source: str = "agent",
+    on_duplicate: str = "reinforce",
+    decay_rate: float | None = None,
+) -> LessonWrite:
+    """Save a lesson: re-adding reinforces, a near-duplicate follows ``on_duplicate``."""
+    if on_duplicate not in ON_DUPLICATE:
+        raise InvalidInput("on_duplicate", f"must be one of {', '.join(ON_DUPLICATE)}")
+    text = scrub(content).strip()
+    if not text:
+        raise InvalidInput("content", "must not be empty")
+    if confidence is not None and not 0.0 <= confidence <= 1.0:
+        raise InvalidInput("confidence", f"must be between 0.0 and 1.0 (got {confidence})")
+    stamp = iso(now)
+    fresh = {
+        "id": ids.new_id("les"),
+        "content": text,
+        "fingerprint": fingerprint(text),
+        "confidence": DEFAULT_CONFIDENCE if confidence is None else confidence,
+        "reinforcements": 0,
+        "scope": scope,
+        "tags": sorted(set(tags or [])),
+        "source": source,
+        "last_reinforced_at": stamp,
+        "created_at": stamp,
+        "updated_at": stamp,
+    }
+    if decay_rate is not None:
+        fresh["decay_rate"] = decay_rate
+    validate(Lesson, fresh)  # scope, confidence, lengths: fail before touching the store
+    with store.transaction():
+        lessons = all_lessons(store)
+        exact = [
+            x for x in lessons if x["fingerprint"] == fresh["fingerprint"] and x["scope"] == scope
+        ]
+        exact = [x for x in exact if not x.get("superseded_by")] or exact
+        if exact:
+            saved = _save(store, _reinforce(exact[0], now), now)
+            _audit(store, actor, "reinforce", saved, now)
+            return LessonWrite(
+                saved, "reinforced", duplicate_of=saved["id"], similarity=100.0, exact=True
+            )
+        match = near_duplicate(lessons, text, scope, now)
+        if match is not None and on_duplicate == "reinforce":
+            existing, similarity = match
+            updated = _reinforce(existing, now)
+            updated["wordings"] = [*existing.get("wordings", []), text]
+            if tags:
+                updated["tags"] = sorted(set(existing.get("tags", [])) | set(tags))
+            saved = _save(store, updated, now)
+            _audit(store, actor, "reinforce", saved, now, note="near-duplicate")
+            return LessonWrite(saved, "reinforced", duplicate_of=saved["id"], similarity=similarity)
+        if match is not None and on_duplicate == "supersede":
+            existing, similarity = match
+            fresh["confidence"] = existing["confidence"]
+            fresh["reinforcements"] = existing["reinforcements"]
+            fresh["pinned"] = existing.get("pinned", False)
+            fresh["supersedes"] = existing["id"]
+            fresh["wordings"] = [*existing.get("wordings", []), existing["content"]]
+            saved = _save(store, fresh, now)
+            _save(store, {**existing, "superseded_by": saved["id"]}, now)
+            _audit(store, actor, "supersede", saved, now, note=f"supersedes {existing['id']}")
+            return LessonWrite(saved, "superseded", duplicate_of=existing["id"], similarity=similarity)
+        saved = _save(store, fresh, now)
+        _audit(store, actor, "add", saved, now)
+        if match is not None:
+            return LessonWrite(saved, "kept-both", duplicate_of=match[0]["id"], similarity=match[1])
+        return LessonWrite(saved, "created")
+
+
+def _audit(
+    store: Store, actor: str, action: str, lesson: dict[str, Any], now: datetime, note: str = ""
+) -> None:
+    summary = f"{action} lesson: {one_line(lesson['content'])[:120]}"
+    if note:
+        summary += f" ({note})"
+    audit.record(
+        store, actor=actor, action=action, table=TABLE, record_id=lesson["id"],
+        summary=summary, now=now,
+    )
+
+
+def _change(store: Store, key: str, action: str, now: datetime, actor: str, fn) -> dict:
+    with store.transaction():
+        lesson = resolve(store, key)
+        saved = _save(store, fn(dict(lesson)), now)
+        _audit(store, actor, action, saved, now)
+    return view(saved, now)
+
+
+def reinforce(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """Reinforce by hand (as if the lesson had been learned again)."""
+    return _change(store, key, "reinforce", now, actor, lambda x: _reinforce(x, now))
+
+
+def weaken(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """Lower confidence by 0.1 (not below 0)."""
+
+    def apply(x: dict[str, Any]) -> dict[str, Any]:
+        x["confidence"] = max(0.0, round(float(x["confidence"]) - WEAKEN_STEP, 10))
+        return x
+
+    return _change(store, key, "weaken", now, actor, apply)
+
+
+def set_pinned(store: Store, key: str, pinned: bool, *, now: datetime, actor: str) -> dict:
+    """Pin (no decay) or unpin. Unpinning restarts decay from now, not from the past."""
+
+    def apply(x: dict[str, Any]) -> dict[str, Any]:
+        if x.get("pinned") and not pinned:
+            x["last_reinforced_at"] = iso(now)
+        x["pinned"] = pinned
+        return x
+
+    return _change(store, key, "pin" if pinned else "unpin", now, actor, apply)
+
+
+def forget(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """Soft-delete: hidden from lists and the context, restorable."""
+
+    def apply(x: dict[str, Any]) -> dict[str, Any]:
+        if x.get("deleted"):
+            raise Conflict(f"lesson {x['id']} is already forgotten")
+        x["deleted"] = True
+        return x
+
+    return _change(store, key, "forget", now, actor, apply)
+
+
+def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """Bring back a forgotten lesson; one that had decayed away starts decaying anew."""
+
+    def apply(x: dict[str, Any]) -> dict[str, Any]:
+        if not is_forgotten(x, now):
+            raise Conflict(f"lesson {x['id']} is not forgotten")
+        x["deleted"] = False
+        if decayed_away(x, now):
+            x["last_reinforced_at"] = iso(now)
+        return x
+
+    return _change(store, key, "restore", now, actor, apply)
+
+
+def edit(
+    store: Store,
+    key: str,
+    *,
+    now: datetime,
+    actor: str,
+    content: str | None = None,
+    scope: str | None = None,
+    tags: list[str] | None = None,
+    confidence: float | None = None,
+) -> dict[str, Any]:
+    """Change a lesson's text, scope, tags or confidence (the old text is kept)."""
+
+    def apply(x: dict[str, Any]) -> dict[str, Any]:
+        if content is not None:
+            text = scrub(content).strip()
+            if not text:
+                raise InvalidInput("content", "must not be empty")
+            if text != x["content"]:
+                x["wordings"] = [*x.get("wordings", []), x["content"]]
+                x["content"] = text
+                x["fingerprint"] = fingerprint(text)
+        if scope is not None:
+            x["scope"] = scope
+        if tags is not None:
+            x["tags"] = sorted(set(tags))
+        if confidence is not None:
+            x["confidence"] = confidence
+        return x
+
+    return _change(store, key, "edit", now, actor, apply)

@@ -1,0 +1,20 @@
+"""Audit entries: one line per mutation, who did it and to what."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class AuditEntry(BaseModel):
+    """What changed, when, and by whom (tui|cli|api|mcp, plus the agent id when known)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    seq: int
+    ts: str
+    actor: str
+    action: str
+    table: str
+    record_id: str
+    summary: str

@@ -1,0 +1,57 @@
+"""What every stored record shares, and turning pydantic errors into one line."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from core.errors import InvalidInput
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class Record(BaseModel):
+    """A stored record: a stable string id and UTC ISO-8601 timestamps."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    id: str
+    created_at: str
+    updated_at: str
+
+    def to_doc(self) -> dict[str, Any]:
+        """The JSON-ready document the store keeps."""
+        return self.model_dump(mode="json")
+
+
+def _describe(error: dict[str, Any]) -> tuple[str, str]:
+    loc = ".".join(str(part) for part in error.get("loc", ())) or "value"
+    msg = str(error.get("msg", "is invalid"))
+    for prefix in ("Value error, ", "Assertion failed, "):
+        if msg.startswith(prefix):
+            msg = msg[len(prefix) :]
+    kind = error.get("type", "")
+    if kind == "missing":
+        msg = "is required"
+    elif kind == "extra_forbidden":
+        msg = "is not a known field"
+    else:
+        value = error.get("input")
+        if not isinstance(value, dict | list) and kind not in ("value_error",):
+            shown = repr(value)
+            if len(shown) > 40:
+                shown = shown[:37] + "..."
+            msg = f"{msg[0].lower()}{msg[1:]} (got {shown})"
+    return loc, msg
+
+
+def validate(model: type[M], data: Any, *, item: int | None = None) -> M:
+    """Validate ``data`` into ``model``; the error names the field and the rule."""
+    if not isinstance(data, dict):
+        raise InvalidInput("record", f"must be a JSON object (got {type(data).__name__})", item=item)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        field, rule = _describe(exc.errors()[0])
+        raise InvalidInput(field, rule, item=item) from None

@@ -1,0 +1,151 @@
+"""Episodes: one attempt at a task, as an agent reports it."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from core.models.base import Record
+
+Outcome = Literal["success", "failure", "partial"]
+SUCCESS_AT = 0.85
+FAILURE_BELOW = 0.5
+
+
+def outcome_for(score: float) -> Outcome:
+    """The outcome a score implies: >= 0.85 success, < 0.5 failure, else partial."""
+    if score >= SUCCESS_AT:
+        return "success"
+    if score < FAILURE_BELOW:
+        return "failure"
+    return "partial"
+
+
+class ErrorEntry(BaseModel):
+    """An error an episode ran into, and how it was resolved (if it was)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    error_type: str = Field(min_length=1, max_length=200)
+    message: str = ""
+    resolution: str = ""
+
+
+class MistakeCardInput(BaseModel):
+    """A structured mistake as an agent reports it inside an episode."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mistake_type: str = "unknown_mistake"
+    task_id: str | None = None
+    worker_id: str | None = None
+    bad_decision: str = ""
+    correct_decision: str = ""
+    evidence: str = ""
+    lesson: str | None = None
+
+    @field_validator("mistake_type")
+    @classmethod
+    def _type_not_blank(cls, value: str) -> str:
+        return value.strip() or "unknown_mistake"
+
+
+def _text_list(value: Any, field: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError("must be a list of strings")
+    return [v for v in value if v.strip()]
+
+
+class EpisodeInput(BaseModel):
+    """What `record-episode` accepts; unknown keys are kept in ``metadata``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    task_id: str = Field(default="unknown", min_length=1, max_length=200)
+    score: float
+    steps: int = 0
+    summary: str = ""
+    mistakes: list[str] = Field(default_factory=list)
+    successes: list[str] = Field(default_factory=list)
+    mistake_cards: list[MistakeCardInput] = Field(default_factory=list)
+    errors: list[ErrorEntry] = Field(default_factory=list)
+    outcome: Outcome | None = None
+    session_id: str | None = None
+    worker_id: str | None = None
+    recorded_at: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _aliases(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "trajectory_summary" in data:
+            data = dict(data)
+            alias = data.pop("trajectory_summary")
+            if not data.get("summary"):
+                data["summary"] = alias
+        return data
+
+    @field_validator("score", mode="before")
+    @classmethod
+    def _score_number(cls, value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"must be a number between 0.0 and 1.0 (got {value!r})")
+        if not 0.0 <= float(value) <= 1.0:
+            raise ValueError(f"must be between 0.0 and 1.0 (got {value!r})")
+        return float(value)
+
+    @field_validator("steps", mode="before")
+    @classmethod
+    def _steps_count(cls, value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            else:
+                raise ValueError(f"must be a whole number >= 0 (got {value!r})")
+        if value < 0:
+            raise ValueError(f"must be >= 0 (got {value})")
+        return value
+
+    @field_validator("mistakes", "successes", mode="before")
+    @classmethod
+    def _lists(cls, value: Any) -> list[str]:
+        return _text_list(value, "list")
+
+    @field_validator("task_id", mode="before")
+    @classmethod
+    def _task(cls, value: Any) -> Any:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return "unknown"
+        return value.strip() if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _collect_extras(self) -> EpisodeInput:
+        extra = self.__pydantic_extra__ or {}
+        if extra:
+            self.metadata = {**extra, **self.metadata}
+            self.__pydantic_extra__ = {}
+        return self
+
+
+class Episode(Record):
+    """A recorded episode with its position in the recording order."""
+
+    index: int = Field(ge=1)
+    task_id: str
+    score: float = Field(ge=0.0, le=1.0)
+    steps: int = Field(ge=0)
+    summary: str = ""
+    mistakes: list[str] = Field(default_factory=list)
+    successes: list[str] = Field(default_factory=list)
+    mistake_cards: list[MistakeCardInput] = Field(default_factory=list)
+    errors: list[ErrorEntry] = Field(default_factory=list)
+    outcome: Outcome
+    session_id: str | None = None
+    worker_id: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    card_ids: list[str] = Field(default_factory=list)

@@ -1,0 +1,44 @@
+"""Lessons: distilled knowledge whose confidence decays unless reinforced."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import Field, field_validator
+
+from core.models.base import Record
+
+_LESSON_SCOPE = re.compile(r"^(global|task:.+|project:.+)$")
+DEFAULT_CONFIDENCE = 0.5
+DEFAULT_DECAY_RATE = 0.05
+
+
+def check_lesson_scope(value: str) -> str:
+    """A lesson's scope is ``global``, ``task:<id>`` or ``project:<id>``."""
+    if not _LESSON_SCOPE.match(value):
+        raise ValueError(f"must be 'global', 'task:<id>' or 'project:<id>' (got {value!r})")
+    return value
+
+
+class Lesson(Record):
+    """A lesson and the state its confidence is computed from."""
+
+    content: str = Field(min_length=1, max_length=4000)
+    fingerprint: str
+    confidence: float = Field(default=DEFAULT_CONFIDENCE, ge=0.0, le=1.0)
+    reinforcements: int = Field(default=0, ge=0)
+    scope: str = "global"
+    tags: list[str] = Field(default_factory=list)
+    source: str = "agent"
+    decay_rate: float = Field(default=DEFAULT_DECAY_RATE, ge=0.0, le=1.0)
+    last_reinforced_at: str
+    pinned: bool = False
+    deleted: bool = False
+    superseded_by: str | None = None
+    supersedes: str | None = None
+    wordings: list[str] = Field(default_factory=list)
+
+    @field_validator("scope")
+    @classmethod
+    def _check_scope(cls, value: str) -> str:
+        return check_lesson_scope(value)

@@ -1,0 +1,37 @@
+"""Rules: one-line instructions for a task or for every task."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from core.models.base import Record
+
+Polarity = Literal["works", "avoid", "note"]
+RuleSource = Literal["derived", "consolidated", "manual", "imported"]
+_RULE_SCOPE = re.compile(r"^(global|task:.+)$")
+
+
+def check_rule_scope(value: str) -> str:
+    """A rule's scope is ``global`` or ``task:<task_id>``."""
+    if not _RULE_SCOPE.match(value):
+        raise ValueError(f"must be 'global' or 'task:<task_id>' (got {value!r})")
+    return value
+
+
+class Rule(Record):
+    """A rule; ``seq`` orders rules by when they were added or reactivated."""
+
+    text: str = Field(min_length=1, max_length=2000)
+    scope: str = "global"
+    polarity: Polarity = "note"
+    source: RuleSource = "manual"
+    active: bool = True
+    seq: int = Field(default=0, ge=0)
+
+    @field_validator("scope")
+    @classmethod
+    def _check_scope(cls, value: str) -> str:
+        return check_rule_scope(value)

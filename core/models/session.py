@@ -1,0 +1,36 @@
+"""Sessions (one run of an agent) and the observations made inside them."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from core.models.base import Record
+
+MAX_OBSERVATIONS = 500
+
+
+class Session(Record):
+    """One run of an agent."""
+
+    agent_id: str = ""
+    project: str = ""
+    title: str = ""
+    started_at: str
+    ended_at: str | None = None
+    status: Literal["active", "ended"] = "active"
+    summary: str = ""
+    observation_count: int = Field(default=0, ge=0)
+    dropped_observations: int = Field(default=0, ge=0)
+    max_observations: int = Field(default=MAX_OBSERVATIONS, ge=1)
+
+
+class Observation(Record):
+    """Something an agent saw or did inside a session."""
+
+    session_id: str
+    kind: str = Field(default="note", min_length=1, max_length=50)
+    content: str = Field(min_length=1)
+    tags: list[str] = Field(default_factory=list)
+    seq: int = Field(default=0, ge=0)

@@ -1,0 +1,175 @@
+"""Rules: [WORKS]/[AVOID] derivation, the newest-N-active window, manual rules."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from core import audit, counters, ids
+from core.clock import iso
+from core.errors import InvalidInput
+from core.models.base import validate
+from core.models.rule import Rule, check_rule_scope
+from core.privacy import scrub
+from core.storage.store import Store
+from core.text import one_line
+
+TABLE = "rules"
+ACTIVE_PER_TASK = 10
+ACTIVE_GLOBAL = 20
+WORKS_AT = 0.85
+AVOID_BELOW = 0.50
+
+
+def task_scope(task_id: str) -> str:
+    """``task:<task_id>``."""
+    return f"task:{task_id}"
+
+
+def active_limit(scope: str) -> int:
+    """How many rules of a scope stay active."""
+    return ACTIVE_GLOBAL if scope == "global" else ACTIVE_PER_TASK
+
+
+def in_scope(store: Store, scope: str, *, active_only: bool = True) -> list[dict[str, Any]]:
+    """Rules of one scope, oldest first (by ``seq``)."""
+    rules = [
+        r
+        for r in store.docs(TABLE).values()
+        if r["scope"] == scope and (r["active"] or not active_only)
+    ]
+    return sorted(rules, key=lambda r: r["seq"])
+
+
+def all_rules(store: Store, *, active_only: bool = False) -> list[dict[str, Any]]:
+    """Every rule: global first, then by scope, each oldest first."""
+    rules = [r for r in store.docs(TABLE).values() if r["active"] or not active_only]
+    return sorted(rules, key=lambda r: (r["scope"] != "global", r["scope"], r["seq"]))
+
+
+def derived_texts(score: float, successes: list[str], mistakes: list[str]) -> list[tuple[str, str]]:
+    """(text, polarity) of the rules an episode implies."""
+    if score >= WORKS_AT:
+        return [(f"[WORKS] {s}", "works") for s in successes]
+    if score < AVOID_BELOW:
+        return [(f"[AVOID] {m}", "avoid") for m in mistakes]
+    return []
+
+
+def upsert(
+    store: Store,
+    text: str,
+    scope: str,
+    *,
+    polarity: str,
+    source: str,
+    now: datetime,
+) -> tuple[dict[str, Any] | None, str]:
+    """Add a rule unless it is already active; an inactive copy comes back as the newest.
+
+    Returns the rule written (None when nothing changed) and what happened:
+    ``added``, ``reactivated`` or ``unchanged``.
+    """
+    stamp = iso(now)
+    same = [r for r in store.docs(TABLE).values() if r["scope"] == scope and r["text"] == text]
+    if any(r["active"] for r in same):
+        return None, "unchanged"
+    if same:
+        rule = dict(max(same, key=lambda r: r["seq"]))
+        rule.update(active=True, seq=counters.take(store, "rule_seq"), updated_at=stamp)
+        outcome = "reactivated"
+    else:
+        rule = {
+            "id": ids.new_id("rule"),
+            "text": text,
+            "scope": scope,
+            "polarity": polarity,
+            "source": source,
+            "active": True,
+            "seq": counters.take(store, "rule_seq"),
+            "created_at": stamp,
+            "updated_at": stamp,
+        }
+        outcome = "added"
+    doc = validate(Rule, rule).to_doc()
+    store.put(TABLE, doc["id"], doc)
+    return doc, outcome
+
+
+def enforce_window(store: Store, scope: str, now: datetime) -> list[str]:
+    """Deactivate all but the newest N active rules of ``scope``; return those deactivated."""
+    active = in_scope(store, scope)
+    overflow = active[: max(0, len(active) - active_limit(scope))]
+    stamp = iso(now)
+    store.put_many(TABLE, {r["id"]: {**r, "active": False, "updated_at": stamp} for r in overflow})
+    return [r["id"] for r in overflow]
+
+
+def derive_from_episode(store: Store, episode: dict[str, Any], now: datetime) -> list[str]:
+    """Rules an episode implies, added to its task's scope (call inside a transaction)."""
+    scope = task_scope(episode["task_id"])
+    touched = []
+    for text, polarity in derived_texts(
+        episode["score"], episode.get("successes", []), episode.get("mistakes", [])
+    ):
+        doc, outcome = upsert(store, text, scope, polarity=polarity, source="derived", now=now)
+        if doc is not None:
+            touched.append(doc["id"])
+    if touched:
+        enforce_window(store, scope, now)
+    return touched
+
+
+def add_rule(
+    store: Store, text: str, *, now: datetime, actor: str, scope: str = "global",
+    polarity: str | None = None, source: str = "manual",
+) -> tuple[dict[str, Any], str]:
+    """A manual rule; the polarity follows a ``[WORKS]``/``[AVOID]`` prefix unless given."""
+    clean = one_line(scrub(text))
+    if not clean:
+        raise InvalidInput("text", "must not be empty")
+    try:
+        check_rule_scope(scope)
+    except ValueError as exc:
+        raise InvalidInput("scope", str(exc)) from None
+    if polarity is None:
+        polarity = (
+            "works" if clean.startswith("[WORKS]") else "avoid" if clean.startswith("[AVOID]") else "note"
+        )
+    with store.transaction():
+        doc, outcome = upsert(store, clean, scope, polarity=polarity, source=source, now=now)
+        if doc is None:
+            existing = [
+                r for r in in_scope(store, scope) if r["text"] == clean
+            ][0]
+            return existing, outcome
+        enforce_window(store, scope, now)
+        audit.record(
+            store, actor=actor, action="add" if outcome == "added" else "reactivate",
+            table=TABLE, record_id=doc["id"], summary=f"{outcome} rule ({scope}): {clean[:120]}",
+            now=now,
+        )
+    return doc, outcome
+
+
+def set_active(store: Store, rule_id: str, active: bool, *, now: datetime, actor: str) -> dict:
+    """Switch a rule on (as the newest of its scope) or off by hand."""
+    from core.errors import NotFound
+
+    with store.transaction():
+        rule = store.get(TABLE, rule_id)
+        if rule is None:
+            raise NotFound("rule", rule_id)
+        rule["active"] = active
+        rule["updated_at"] = iso(now)
+        if active:
+            rule["seq"] = counters.take(store, "rule_seq")
+        store.put(TABLE, rule_id, rule)
+        if active:
+            enforce_window(store, rule["scope"], now)
+        audit.record(
+            store, actor=actor, action="activate" if active else "deactivate", table=TABLE,
+            record_id=rule_id, summary=f"{'activated' if active else 'deactivated'}: {rule['text'][:120]}",
+            now=now,
+        )
+    return rule

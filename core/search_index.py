@@ -1,0 +1,552 @@
+"""In-memory fuzzy search over every kind of memory record, fast enough per keystroke.
+
+The workbench's global search box asks this index for the best hits on every
+keystroke, over up to ~100,000 records, within a few milliseconds. Scoring every
+record with rapidfuzz costs ~0.5 s at that size, so the index first collects
+candidates from an inverted word index and only scores those.
+
+How a query is answered
+-----------------------
+Text is normalised with :func:`rapidfuzz.utils.default_process` (lower case,
+every non-alphanumeric character becomes a space) and split into words. A
+*term* of the query matches a document
+
+* **exactly** when it occurs in the document's normalised text: as the start of
+  a word for terms of one or two characters, anywhere inside a word for longer
+  terms ("deplo" finds "deploy", "base" finds "database");
+* **fuzzily** when it is at least :data:`FUZZY_MIN_LEN` characters long and some
+  word of the document starts with a string within a small edit distance of it
+  (one edit, two from :data:`FUZZY_WIDE_LEN` characters; transpositions count as
+  one edit; the first letter must be right), so "rollbak" and "rolback" find
+  "rollback".
+
+A document is a hit when *every* term matches it. Hits fall into four bands, and
+a hit in a higher band always outranks one in a lower band:
+
+====  ============================================================
+band  meaning
+====  ============================================================
+3     every term matches exactly, all of them in the title
+2     every term matches exactly (some only in the body)
+1     some term only matches fuzzily; every term matches the title
+0     some term only matches fuzzily
+====  ============================================================
+
+Within a band, hits are ordered by a rapidfuzz score of the query against the
+title (bands 3 and 1, :func:`rapidfuzz.fuzz.WRatio`) or the whole text (bands 2
+and 0, :func:`rapidfuzz.fuzz.partial_ratio`), blended with how well each term
+sits on word boundaries (whole word > word start > inside a word > fuzzy). The
+final ``score`` is in ``[0, 100]``; ties are broken by ``(kind, ref)``.
+
+Bands are collected best first and collection stops as soon as ``limit`` hits
+are known, since lower bands can no longer reach the result list; the band that
+crosses the line is capped at ``max_candidates`` documents, keeping the most
+recently added ones. A very common word therefore costs a few set operations
+plus rapidfuzz over at most ``max_candidates`` strings.
+
+The index is pure Python plus rapidfuzz, single-threaded, and never imports
+textual or pydantic.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import islice
+
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import OSA
+from rapidfuzz.utils import default_process
+
+__all__ = [
+    "FUZZY_MIN_LEN",
+    "FUZZY_WIDE_LEN",
+    "SearchDoc",
+    "SearchHit",
+    "SearchIndex",
+    "normalize",
+]
+
+#: Terms at least this long tolerate one typo.
+FUZZY_MIN_LEN = 4
+#: Terms at least this long tolerate two typos.
+FUZZY_WIDE_LEN = 8
+#: Terms at least this long match inside words; shorter ones only at a word start.
+INFIX_MIN_LEN = 3
+
+_TITLE = 0  # field: the title only
+_ALL = 1  # field: title and body
+_EXACT = 0  # mode: exact matches only
+_LOOSE = 1  # mode: exact or fuzzy matches
+# (band, field, mode), best band first.
+_BANDS = ((3, _TITLE, _EXACT), (2, _ALL, _EXACT), (1, _TITLE, _LOOSE), (0, _ALL, _LOOSE))
+
+_Ids = set[int] | frozenset[int]
+
+# Per-term word-position weights blended into the in-band score.
+_WHOLE_WORD, _WORD_START, _INSIDE_WORD, _FUZZY = 100.0, 85.0, 60.0, 40.0
+_BAND_WIDTH = 25.0
+_FINE_SCALE = 0.24  # fine score 0..100 -> 0..24, so bands never overlap
+
+# Filter a candidate set by string tests instead of building a term's posting
+# union when the union would be this many times larger than the candidate set.
+_FILTER_RATIO = 8
+# Filtering by a fuzzy term tests each fuzzy word; beyond this many, build instead.
+_FILTER_MAX_FUZZY_WORDS = 16
+# Term caches: word lists per term, and doc-id sets (bounded by total size).
+_TERM_CACHE_SIZE = 256
+_SET_CACHE_BUDGET = 1_500_000
+# Renumber documents once removed ids outnumber live ones by this much.
+_COMPACT_MIN_HOLES = 1024
+
+
+def normalize(text: str) -> str:
+    """Lower-case ``text`` and turn every non-alphanumeric run into one space."""
+    return " ".join(default_process(text).split())
+
+
+@dataclass(frozen=True)
+class SearchDoc:
+    """One searchable record.
+
+    ``kind`` is the record type ("episode", "lesson", ...), ``ref`` the record id
+    the UI jumps to (unique across the index), ``title`` what the result list
+    shows and ``text`` the searchable body (the title is searchable too).
+    """
+
+    kind: str
+    ref: str
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A search result: the document and its score in ``[0, 100]`` (higher is better)."""
+
+    doc: SearchDoc
+    score: float
+
+
+@dataclass
+class _TermInfo:
+    """What a query term matches in the vocabulary (cached per vocabulary version)."""
+
+    exact_words: list[str]
+    fuzzy_words: list[str]  # within the edit budget, not containing the term itself
+    near_words: list[str] | None  # exact prefix words + fuzzy words, for reuse
+    estimates: dict[tuple[int, int], int]  # (field, mode) -> summed posting lengths
+
+
+class SearchIndex:
+    """An inverted word index over :class:`SearchDoc` records with fuzzy ranking.
+
+    Build it from an iterable of documents, keep it current with :meth:`add` /
+    :meth:`remove` (or :meth:`replace_all`), and call :meth:`search` per keystroke.
+    ``max_candidates`` bounds how many documents rapidfuzz scores per query.
+    """
+
+    def __init__(self, docs: Iterable[SearchDoc] = (), *, max_candidates: int = 2000) -> None:
+        if max_candidates < 1:
+            raise ValueError("max_candidates must be positive")
+        self.max_candidates = max_candidates
+        self._reset()
+        self._bulk_load(docs)
+
+    # ------------------------------------------------------------------ state
+
+    def _reset(self) -> None:
+        # Per document id (ints increase with insertion; removed ids hold None).
+        self._docs: list[SearchDoc | None] = []
+        self._title_pad: list[str] = []  # " normalised title "
+        self._full_pad: list[str] = []  # " normalised title normalised body "
+        self._by_ref: dict[str, int] = {}
+        self._by_kind: dict[str, set[int]] = {}
+        self._live = 0
+        # word -> ascending doc ids, for the title alone and for title + body.
+        self._postings: tuple[dict[str, list[int]], dict[str, list[int]]] = ({}, {})
+        self._vocab: list[str] = []  # sorted keys of self._postings[_ALL]
+        self._vocab_dirty = False
+        self._vocab_version = 0
+        self._terms: OrderedDict[str, tuple[int, _TermInfo]] = OrderedDict()
+        self._sets: OrderedDict[tuple[str, int, int], frozenset[int]] = OrderedDict()
+        self._sets_size = 0
+
+    def _bulk_load(self, docs: Iterable[SearchDoc]) -> None:
+        self._vocab_dirty = True  # sort the vocabulary once, at the end
+        for doc in docs:
+            old = self._by_ref.get(doc.ref)
+            if old is not None:
+                self._unindex(old)
+            self._index(doc)
+        self._changed(vocab=True)
+
+    def _index(self, doc: SearchDoc) -> None:
+        doc_id = len(self._docs)
+        title = normalize(doc.title)
+        body = normalize(doc.text)
+        self._docs.append(doc)
+        self._title_pad.append(f" {title} ")
+        self._full_pad.append(f" {title} {body} ")
+        self._by_ref[doc.ref] = doc_id
+        self._by_kind.setdefault(doc.kind, set()).add(doc_id)
+        self._live += 1
+        title_words = set(title.split())
+        all_words = title_words.union(body.split())
+        title_post, all_post = self._postings
+        for word in title_words:
+            title_post.setdefault(word, []).append(doc_id)
+        new_words = []
+        for word in all_words:
+            ids = all_post.get(word)
+            if ids is None:
+                all_post[word] = [doc_id]
+                new_words.append(word)
+            else:
+                ids.append(doc_id)
+        if new_words and not self._vocab_dirty:
+            for word in new_words:
+                bisect.insort(self._vocab, word)
+
+    def _unindex(self, doc_id: int) -> None:
+        doc = self._docs[doc_id]
+        assert doc is not None
+        title_words = set(self._title_pad[doc_id].split())
+        all_words = set(self._full_pad[doc_id].split())
+        for post, words in zip(self._postings, (title_words, all_words), strict=True):
+            for word in words:
+                ids = post[word]
+                del ids[bisect.bisect_left(ids, doc_id)]
+                if not ids:
+                    del post[word]
+                    if post is self._postings[_ALL] and not self._vocab_dirty:
+                        del self._vocab[bisect.bisect_left(self._vocab, word)]
+        self._docs[doc_id] = None
+        self._title_pad[doc_id] = self._full_pad[doc_id] = ""
+        del self._by_ref[doc.ref]
+        kind_ids = self._by_kind[doc.kind]
+        kind_ids.discard(doc_id)
+        if not kind_ids:
+            del self._by_kind[doc.kind]
+        self._live -= 1
+
+    def _changed(self, *, vocab: bool) -> None:
+        self._sets.clear()
+        self._sets_size = 0
+        if vocab:
+            self._vocab_version += 1
+            self._terms.clear()
+        else:
+            for _version, info in self._terms.values():
+                info.estimates.clear()
+
+    def _maybe_compact(self) -> None:
+        holes = len(self._docs) - self._live
+        if holes >= _COMPACT_MIN_HOLES and holes > self._live:
+            live = [doc for doc in self._docs if doc is not None]
+            self._reset()
+            self._bulk_load(live)
+
+    # ------------------------------------------------------------- public API
+
+    def __len__(self) -> int:
+        """How many documents the index holds."""
+        return self._live
+
+    def __contains__(self, ref: object) -> bool:
+        """Whether a document with this ``ref`` is indexed."""
+        return ref in self._by_ref
+
+    def get(self, ref: str) -> SearchDoc | None:
+        """The indexed document with this ``ref``, if any."""
+        doc_id = self._by_ref.get(ref)
+        return None if doc_id is None else self._docs[doc_id]
+
+    def add(self, doc: SearchDoc) -> None:
+        """Index ``doc``, replacing any document with the same ``ref``."""
+        old = self._by_ref.get(doc.ref)
+        if old is not None:
+            self._unindex(old)
+        words_before = len(self._postings[_ALL])
+        self._index(doc)
+        # A replaced document may drop and re-add words: compare key sets cheaply
+        # by always bumping the vocabulary when anything could have changed.
+        self._changed(vocab=old is not None or len(self._postings[_ALL]) != words_before)
+        self._maybe_compact()
+
+    def remove(self, ref: str) -> bool:
+        """Drop the document with this ``ref``; return whether there was one."""
+        doc_id = self._by_ref.get(ref)
+        if doc_id is None:
+            return False
+        words_before = len(self._postings[_ALL])
+        self._unindex(doc_id)
+        self._changed(vocab=len(self._postings[_ALL]) != words_before)
+        self._maybe_compact()
+        return True
+
+    def clear_caches(self) -> None:
+        """Forget cached per-term results (benchmarks use this to measure cold queries)."""
+        self._changed(vocab=True)
+
+    def replace_all(self, docs: Iterable[SearchDoc]) -> None:
+        """Rebuild the index from scratch with ``docs``."""
+        self._reset()
+        self._bulk_load(docs)
+
+    def search(self, query: str, limit: int = 20, kinds: set[str] | None = None) -> list[SearchHit]:
+        """The best ``limit`` documents for ``query``, best first.
+
+        Every word of the query must match (see the module docstring); ``kinds``
+        restricts the hits to those record kinds (``None`` means all kinds, an
+        empty set means none). An empty or punctuation-only query returns ``[]``.
+        """
+        terms = list(dict.fromkeys(normalize(query).split()))
+        if not terms or limit <= 0 or not self._live:
+            return []
+        allowed = self._allowed(kinds)
+        if allowed is not None and not allowed:
+            return []
+        self._ensure_vocab()
+        infos = [self._term_info(term) for term in terms]
+        can_fuzz = any(info.fuzzy_words for info in infos)
+        cap = max(self.max_candidates, limit)
+        bands: list[tuple[int, _Ids]] = []
+        seen: set[int] = set()  # members of the bands above (fewer than ``limit``)
+        total = 0
+        for band, field, mode in _BANDS:
+            if mode == _LOOSE and not can_fuzz:
+                break
+            found = self._match(terms, infos, field, mode, allowed)
+            if seen:
+                found = found - seen
+            if not found:
+                continue
+            bands.append((band, self._newest(found, cap - total)))
+            total += len(bands[-1][1])
+            if total >= limit:
+                break  # lower bands can no longer reach the result list
+            seen.update(found)
+        return self._rank(terms, bands, limit)
+
+    # ---------------------------------------------------------------- matching
+
+    def _allowed(self, kinds: set[str] | None) -> set[int] | None:
+        if kinds is None:
+            return None
+        present = [self._by_kind[kind] for kind in kinds if kind in self._by_kind]
+        if len(present) == len(self._by_kind):
+            return None  # every kind there is: no filter needed
+        if len(present) == 1:
+            return present[0]
+        return set().union(*present)
+
+    def _ensure_vocab(self) -> None:
+        if self._vocab_dirty:
+            self._vocab = sorted(self._postings[_ALL])
+            self._vocab_dirty = False
+
+    def _prefix_range(self, prefix: str) -> list[str]:
+        lo = bisect.bisect_left(self._vocab, prefix)
+        hi = bisect.bisect_right(self._vocab, prefix + "\U0010ffff", lo)
+        return self._vocab[lo:hi]
+
+    def _cached_term(self, term: str) -> _TermInfo | None:
+        hit = self._terms.get(term)
+        if hit is None or hit[0] != self._vocab_version:
+            return None
+        self._terms.move_to_end(term)
+        return hit[1]
+
+    def _term_info(self, term: str) -> _TermInfo:
+        info = self._cached_term(term)
+        if info is not None:
+            return info
+        # Typing extends a term one character at a time, and every word matching
+        # the longer term also matches the shorter one: reuse the shorter result.
+        shorter = self._cached_term(term[:-1]) if len(term) > INFIX_MIN_LEN else None
+        if len(term) < INFIX_MIN_LEN:
+            exact = self._prefix_range(term)
+        else:
+            base = shorter.exact_words if shorter is not None else self._vocab
+            exact = [word for word in base if term in word]
+        fuzzy: list[str] = []
+        near: list[str] | None = None
+        if len(term) >= FUZZY_MIN_LEN:
+            budget = _edit_budget(term)
+            if shorter is not None and shorter.near_words is not None:
+                same_budget = _edit_budget(term[:-1]) == budget
+                base = shorter.near_words if same_budget else self._prefix_range(term[0])
+            else:
+                base = self._prefix_range(term[0])
+            near = _near_prefix_words(term, base, budget)
+            exact_set = set(exact)
+            fuzzy = [word for word in near if word not in exact_set]
+        info = _TermInfo(exact, fuzzy, near, {})
+        self._terms[term] = (self._vocab_version, info)
+        if len(self._terms) > _TERM_CACHE_SIZE:
+            self._terms.popitem(last=False)
+        return info
+
+    def _words(self, info: _TermInfo, mode: int) -> list[str]:
+        return info.exact_words + info.fuzzy_words if mode == _LOOSE else info.exact_words
+
+    def _estimate(self, info: _TermInfo, field: int, mode: int) -> int:
+        key = (field, mode)
+        est = info.estimates.get(key)
+        if est is None:
+            post = self._postings[field]
+            est = sum(len(post[w]) for w in self._words(info, mode) if w in post)
+            info.estimates[key] = est
+        return est
+
+    def _term_set(self, term: str, info: _TermInfo, field: int, mode: int) -> frozenset[int]:
+        key = (term, field, mode)
+        cached = self._sets.get(key)
+        if cached is not None:
+            self._sets.move_to_end(key)
+            return cached
+        post = self._postings[field]
+        ids: set[int] = set()
+        for word in self._words(info, mode):
+            word_ids = post.get(word)
+            if word_ids:
+                ids.update(word_ids)
+        result = frozenset(ids)
+        self._sets[key] = result
+        self._sets_size += len(result)
+        while self._sets_size > _SET_CACHE_BUDGET and len(self._sets) > 1:
+            _, dropped = self._sets.popitem(last=False)
+            self._sets_size -= len(dropped)
+        return result
+
+    def _filter(self, ids: _Ids, term: str, info: _TermInfo, field: int, mode: int) -> set[int]:
+        texts = self._title_pad if field == _TITLE else self._full_pad
+        needle = term if len(term) >= INFIX_MIN_LEN else f" {term}"
+        if mode == _EXACT or not info.fuzzy_words:
+            return {i for i in ids if needle in texts[i]}
+        words = [f" {w} " for w in info.fuzzy_words]
+        return {i for i in ids if needle in texts[i] or any(word in texts[i] for word in words)}
+
+    def _match(
+        self,
+        terms: list[str],
+        infos: list[_TermInfo],
+        field: int,
+        mode: int,
+        allowed: set[int] | None,
+    ) -> _Ids:
+        """Documents where every term matches ``field`` in ``mode`` (do not mutate).
+
+        Terms are applied rarest first; once the candidates are few, a common
+        term is checked against their text instead of unioning its postings.
+        """
+        order = sorted(
+            range(len(terms)), key=lambda k: (self._estimate(infos[k], field, mode), terms[k])
+        )
+        current: _Ids | None = allowed
+        for k in order:
+            term, info = terms[k], infos[k]
+            est = self._estimate(info, field, mode)
+            if current is None:
+                current = self._term_set(term, info, field, mode)
+            elif est > _FILTER_RATIO * len(current) and (
+                mode == _EXACT or len(info.fuzzy_words) <= _FILTER_MAX_FUZZY_WORDS
+            ):
+                current = self._filter(current, term, info, field, mode)
+            else:
+                current = current & self._term_set(term, info, field, mode)
+            if not current:
+                return frozenset()
+        return current if current is not None else frozenset()
+
+    def _newest(self, ids: _Ids, count: int) -> _Ids:
+        """The ``count`` most recently added documents of ``ids``."""
+        if len(ids) <= count:
+            return ids
+        if count <= 0:
+            return set()
+        span = len(self._docs)
+        if span * count <= 4 * len(ids) * len(ids):  # dense: walk ids downwards
+            return set(islice(filter(ids.__contains__, range(span - 1, -1, -1)), count))
+        return set(sorted(ids)[-count:])
+
+    # ----------------------------------------------------------------- ranking
+
+    def _rank(
+        self,
+        terms: list[str],
+        bands: list[tuple[int, _Ids]],
+        limit: int,
+    ) -> list[SearchHit]:
+        query = " ".join(terms)
+        checks = [
+            (
+                f" {t} ",
+                f" {t}",
+                t if len(t) >= INFIX_MIN_LEN else None,
+            )
+            for t in terms
+        ]
+        n_terms = len(terms)
+        scored: list[tuple[float, str, str, int]] = []
+        for band, ids in bands:
+            in_title = band in (3, 1)
+            texts = self._title_pad if in_title else self._full_pad
+            for doc_id in ids:
+                text = texts[doc_id]
+                if in_title:
+                    rf = fuzz.WRatio(query, text[1:-1])
+                else:
+                    rf = fuzz.partial_ratio(query, text)
+                position = 0.0
+                for whole, start, inside in checks:
+                    if whole in text:
+                        position += _WHOLE_WORD
+                    elif start in text:
+                        position += _WORD_START
+                    elif inside is not None and inside in text:
+                        position += _INSIDE_WORD
+                    else:
+                        position += _FUZZY
+                fine = 0.5 * rf + 0.5 * position / n_terms
+                score = round(band * _BAND_WIDTH + _FINE_SCALE * fine, 2)
+                doc = self._docs[doc_id]
+                assert doc is not None
+                scored.append((-score, doc.kind, doc.ref, doc_id))
+        scored.sort()
+        hits = []
+        for neg_score, _kind, _ref, doc_id in scored[:limit]:
+            doc = self._docs[doc_id]
+            assert doc is not None
+            hits.append(SearchHit(doc, -neg_score))
+        return hits
+
+
+def _edit_budget(term: str) -> int:
+    """How many typos a term tolerates."""
+    if len(term) >= FUZZY_WIDE_LEN:
+        return 2
+    return 1 if len(term) >= FUZZY_MIN_LEN else 0
+
+
+def _near_prefix_words(term: str, words: list[str], budget: int) -> list[str]:
+    """Words in ``words`` that start with a string within ``budget`` edits of ``term``.
+
+    Tries every prefix length that could be within budget (``len(term) ± budget``)
+    and keeps a word when any of its prefixes is close enough (optimal string
+    alignment distance, so a swap of neighbours is one edit).
+    """
+    if not words:
+        return []
+    keep: set[int] = set()
+    n = len(term)
+    for length in range(max(1, n - budget), n + budget + 1):
+        prefixes = [word[:length] for word in words]
+        for _choice, _dist, index in process.extract(
+            term, prefixes, scorer=OSA.distance, score_cutoff=budget, limit=None
+        ):
+            keep.add(index)
+    return [words[i] for i in sorted(keep)]

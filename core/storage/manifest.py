@@ -1,0 +1,55 @@
+"""``store.json``: the root of a store folder.
+
+It names the schema version and, for every table file, the version the last
+commit wrote. Readers compare versions (never mtimes, which are coarse and
+can repeat) to learn which cached tables another process replaced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.errors import StoreUnreadable
+from core.storage.codec import dumps, load_file
+
+MANIFEST_NAME = "store.json"
+FORMAT = "memwork-store"
+
+
+@dataclass
+class Manifest:
+    """What ``store.json`` holds."""
+
+    schema_version: int
+    generation: int = 0
+    tables: dict[str, int] = field(default_factory=dict)
+
+    def to_bytes(self) -> bytes:
+        """Encode for disk."""
+        return dumps(
+            {
+                "format": FORMAT,
+                "generation": self.generation,
+                "schema_version": self.schema_version,
+                "tables": self.tables,
+            }
+        )
+
+    @classmethod
+    def read(cls, path: Path) -> Manifest:
+        """Parse ``store.json``; anything unexpected is refused, never repaired."""
+        data = load_file(path)
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise StoreUnreadable(f"{path} is not a memwork store manifest; it was left untouched")
+        version = data.get("schema_version")
+        tables = data.get("tables")
+        generation = data.get("generation", 0)
+        if (
+            not isinstance(version, int)
+            or not isinstance(tables, dict)
+            or not isinstance(generation, int)
+            or not all(isinstance(v, int) for v in tables.values())
+        ):
+            raise StoreUnreadable(f"{path} has a damaged header; it was left untouched")
+        return cls(schema_version=version, generation=generation, tables=dict(tables))

@@ -1,0 +1,37 @@
+"""Schema versions and the migrations between them.
+
+A store records the schema version that wrote it. Opening an older store
+first copies the whole folder beside it (``<store>.backup-v<N>-<time>``),
+then runs each migration in order inside one transaction. A newer store is
+refused untouched: an old memwork must never rewrite data it does not know.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.storage.store import Store
+
+SCHEMA_VERSION = 1
+
+Migration = Callable[["Store"], None]
+
+#: ``MIGRATIONS[n]`` turns a version-``n`` store into version ``n + 1``.
+MIGRATIONS: dict[int, Migration] = {}
+
+
+def backup_folder(folder: Path, version: int) -> Path:
+    """Copy the store beside itself before a migration rewrites it."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    target = folder.with_name(f"{folder.name}.backup-v{version}-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = folder.with_name(f"{folder.name}.backup-v{version}-{stamp}-{n}")
+    shutil.copytree(folder, target, ignore=shutil.ignore_patterns(".lock"))
+    return target

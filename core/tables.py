@@ -1,0 +1,71 @@
+"""Logical tables and the physical table files that hold them.
+
+Append-heavy or per-session data is split over several physical tables
+(``episodes.000003``, ``observations.<session>``); everything above storage
+talks about logical tables and lets this module place documents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from core import shards
+
+#: Tables with a fixed name.
+SINGLE = (
+    "sessions",
+    "lessons",
+    "rules",
+    "mistake_cards",
+    "slots",
+    "checkpoints",
+    "task_stats",
+    "meta",
+)
+
+#: Logical table → where one of its documents lives.
+PLACEMENT: dict[str, Callable[[dict[str, Any]], str]] = {
+    "episodes": lambda d: shards.shard_of("episodes", int(d["index"])),
+    "audit": lambda d: shards.shard_of("audit", int(d["seq"])),
+    "observations": lambda d: f"observations.{d['session_id']}",
+    "working_memory": lambda d: f"working_memory.{d['session_id']}",
+    "distinct": lambda d: f"distinct.{d['id'][:2]}",
+}
+
+#: What users see as tables (internal bookkeeping last).
+USER_TABLES = (
+    "sessions",
+    "observations",
+    "working_memory",
+    "episodes",
+    "mistake_cards",
+    "rules",
+    "lessons",
+    "slots",
+    "checkpoints",
+    "audit",
+)
+INTERNAL_TABLES = ("distinct", "task_stats", "meta")
+
+#: Tables a store checkpoint snapshots and restores. The audit log is left out
+#: on purpose: it records what happened, including restores, so it never rewinds.
+SNAPSHOT_TABLES = tuple(
+    t for t in (*USER_TABLES, *INTERNAL_TABLES) if t not in ("checkpoints", "audit")
+)
+
+
+def logical_name(physical: str) -> str:
+    """``episodes.000003`` → ``episodes``."""
+    return physical.split(".", 1)[0]
+
+
+def physical_name(logical: str, doc: dict[str, Any]) -> str:
+    """The physical table a document of ``logical`` belongs in."""
+    place = PLACEMENT.get(logical)
+    return place(doc) if place else logical
+
+
+def physical_tables(names: list[str], logical: str) -> list[str]:
+    """The physical tables among ``names`` that hold ``logical``."""
+    return [n for n in names if logical_name(n) == logical]

@@ -1,0 +1,28 @@
+"""Small text rules shared by several memory kinds."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+_SPACES = re.compile(r"\s+")
+
+
+def normalise(text: str) -> str:
+    """Collapse whitespace and lower-case: the form fingerprints and matching use."""
+    return _SPACES.sub(" ", text).strip().lower()
+
+
+def fingerprint(text: str) -> str:
+    """sha256 of the normalised text."""
+    return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
+
+
+def cut(text: str, limit: int) -> str:
+    """At most ``limit`` characters (a plain cut, as the spec's formats expect)."""
+    return text[:limit]
+
+
+def one_line(text: str) -> str:
+    """Text on one line, for summaries and list views."""
+    return _SPACES.sub(" ", text).strip()

@@ -1,0 +1,622 @@
+"""A virtual table: a Line API widget that renders only the rows on screen.
+
+`VirtualTable` displays rows from a `RowSource` (anything with `__len__` and
+`row(index)`), so a caller can back it with a lazily loaded list of 100,000
+records without creating a widget, or even a renderable, per row. Only the
+visible lines are rendered, and rendered lines are kept in an LRU cache keyed by
+(row index, width, cursor state, focus state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Literal, Protocol, runtime_checkable
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+__all__ = [
+    "CellType",
+    "Column",
+    "ListRowSource",
+    "Row",
+    "RowSource",
+    "VirtualTable",
+]
+
+CellType = str | Text
+"""The type of a cell: a plain string or a Rich `Text` (for per-cell styling)."""
+
+Justify = Literal["left", "right"]
+
+ELLIPSIS = "…"
+CELL_PADDING = 1
+"""Blank cells on each side of every column."""
+
+# Control characters (newlines, tabs, ...) would break a single-line strip; each one is
+# replaced by one space so the cell keeps its length (and a Text keeps its spans).
+_CONTROL_TO_SPACE = {code: " " for code in (*range(0x20), 0x7F)}
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """A column of a `VirtualTable`."""
+
+    key: str
+    """Identifier of the column."""
+    label: str
+    """Text shown in the header."""
+    width: int | None = None
+    """Width in cells, or `None` for a flexible column that shares the remaining width."""
+    justify: Justify = "left"
+    """Horizontal alignment of the cells (and the header label)."""
+    min_width: int = 3
+    """Minimum width of a flexible column."""
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A row of a `VirtualTable`: one cell per column and an optional key."""
+
+    cells: Sequence[CellType]
+    """Cell values, in column order. Missing cells render blank, extra cells are ignored."""
+    key: str | None = None
+    """Stable identifier of the row (used to keep the selection across data refreshes)."""
+
+
+@runtime_checkable
+class RowSource(Protocol):
+    """Supplies rows to a `VirtualTable` on demand.
+
+    Only `__len__` and `row` are required. A source may also define
+    `index_of(key: str) -> int | None`; `VirtualTable.set_source` uses it, when
+    present, to find a row by key without scanning the source.
+    """
+
+    def __len__(self) -> int:
+        """Number of rows."""
+        ...
+
+    def row(self, index: int) -> Row:
+        """Get the row at `index` (0 <= index < len(self))."""
+        ...
+
+
+class ListRowSource:
+    """A `RowSource` over an in-memory sequence of `Row` objects."""
+
+    def __init__(self, rows: Sequence[Row] = ()) -> None:
+        """Create a source.
+
+        Args:
+            rows: The rows. The sequence is not copied; do not mutate it after handing
+                it over (create a new source and call `VirtualTable.set_source`).
+        """
+        self._rows = rows
+        self._index: dict[str, int] | None = None
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def row(self, index: int) -> Row:
+        """Get the row at `index`."""
+        return self._rows[index]
+
+    def index_of(self, key: str) -> int | None:
+        """Index of the first row with the given key, or `None` if there is none."""
+        if self._index is None:
+            index: dict[str, int] = {}
+            for position, row in enumerate(self._rows):
+                if row.key is not None:
+                    index.setdefault(row.key, position)
+            self._index = index
+        return self._index.get(key)
+
+
+def _fit_str(text: str, width: int, justify: Justify) -> str:
+    """Truncate (with an ellipsis) or pad a string to exactly `width` cells."""
+    if width <= 0:
+        return ""
+    text = text.translate(_CONTROL_TO_SPACE)
+    length = len(text) if text.isascii() else cell_len(text)
+    if length > width:
+        text = set_cell_size(text, width - 1) + ELLIPSIS
+        length = width
+    padding = " " * (width - length)
+    return padding + text if justify == "right" else text + padding
+
+
+def _fit_text(text: Text, width: int, justify: Justify) -> Text:
+    """Truncate (with an ellipsis) or pad a copy of a Rich Text to exactly `width` cells."""
+    text = text.copy()
+    plain = text.plain
+    sanitized = plain.translate(_CONTROL_TO_SPACE)
+    if sanitized != plain:
+        text.plain = sanitized
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    text.end = ""
+    if width <= 0:
+        return Text("")
+    text.align(justify, width)
+    return text
+
+
+class VirtualTable(ScrollView, can_focus=True):
+    """A read-only table that renders only its visible rows.
+
+    Rows come from a `RowSource`; swap it with `set_source`. The first line is a
+    header that does not scroll. The cursor is a row index (`cursor_row`).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "cursor_up", "Cursor up", show=False),
+        Binding("down,j", "cursor_down", "Cursor down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("home,g", "first", "First row", show=False),
+        Binding("end,G", "last", "Last row", show=False),
+        Binding("enter", "select_cursor", "Select", show=False),
+    ]
+    """
+    | Key(s) | Description |
+    | :- | :- |
+    | up, k | Move the cursor up one row. |
+    | down, j | Move the cursor down one row. |
+    | pageup | Move the cursor up one page. |
+    | pagedown | Move the cursor down one page. |
+    | home, g | Move the cursor to the first row. |
+    | end, G | Move the cursor to the last row. |
+    | enter | Select the row under the cursor (posts `RowSelected`). |
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "virtual-table--header",
+        "virtual-table--cursor",
+        "virtual-table--empty",
+    }
+    """
+    | Class | Description |
+    | :- | :- |
+    | `virtual-table--header` | Target the header line. |
+    | `virtual-table--cursor` | Target the cursor row (styled dimmer when not focused). |
+    | `virtual-table--empty` | Target the placeholder shown when there are no rows. |
+    """
+
+    DEFAULT_CSS = """
+    VirtualTable {
+        height: 1fr;
+        background: $surface;
+        color: $foreground;
+        overflow-x: hidden;
+        overflow-y: auto;
+
+        & > .virtual-table--header {
+            background: $panel;
+            color: $text-accent;
+            text-style: bold;
+        }
+        & > .virtual-table--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        & > .virtual-table--empty {
+            color: $text-muted;
+            text-style: italic;
+        }
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .virtual-table--cursor {
+                background: $block-cursor-background;
+                color: $block-cursor-foreground;
+                text-style: $block-cursor-text-style;
+            }
+        }
+        &:ansi > .virtual-table--header {
+            background: ansi_bright_blue;
+            color: ansi_default;
+        }
+    }
+    """
+
+    cursor_row: reactive[int] = reactive(0, repaint=False, init=False)
+    """Index of the row under the cursor (0 when the table is empty)."""
+
+    @dataclass
+    class CursorMoved(Message):
+        """Posted when the cursor moves to another row.
+
+        Handle with `on_virtual_table_cursor_moved` or `@on(VirtualTable.CursorMoved)`.
+        """
+
+        virtual_table: VirtualTable
+        """The table that posted the message."""
+        index: int
+        """Index of the row under the cursor."""
+        key: str | None
+        """Key of the row under the cursor (`None` if the row has no key)."""
+
+        @property
+        def control(self) -> VirtualTable:
+            """Alias for `virtual_table`."""
+            return self.virtual_table
+
+    @dataclass
+    class RowSelected(Message):
+        """Posted when a row is selected (enter, or a click on the cursor row).
+
+        Handle with `on_virtual_table_row_selected` or `@on(VirtualTable.RowSelected)`.
+        """
+
+        virtual_table: VirtualTable
+        """The table that posted the message."""
+        index: int
+        """Index of the selected row."""
+        key: str | None
+        """Key of the selected row (`None` if the row has no key)."""
+
+        @property
+        def control(self) -> VirtualTable:
+            """Alias for `virtual_table`."""
+            return self.virtual_table
+
+    def __init__(
+        self,
+        columns: Sequence[Column],
+        source: RowSource | None = None,
+        *,
+        empty_text: str = "No rows",
+        cache_size: int = 512,
+        name: str | None = None,
+        id: str | None = None,  # noqa: A002 - Textual's widget convention
+        classes: str | None = None,
+        disabled: bool = False,
+    ) -> None:
+        """Create a virtual table.
+
+        Args:
+            columns: The columns, left to right.
+            source: The rows, or `None` for an empty table.
+            empty_text: Placeholder shown (centred) when there are no rows.
+            cache_size: Number of rendered lines kept in the LRU cache.
+            name: The name of the widget.
+            id: The ID of the widget in the DOM.
+            classes: The CSS classes of the widget.
+            disabled: Whether the widget is disabled.
+        """
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        if not columns:
+            raise ValueError("VirtualTable needs at least one column")
+        self._columns: tuple[Column, ...] = tuple(columns)
+        self._source: RowSource = source if source is not None else ListRowSource()
+        self._row_count = len(self._source)
+        self.empty_text = empty_text
+        """Placeholder shown (centred) when there are no rows."""
+        self._line_cache: LRUCache[tuple[int, int, bool, bool], Strip] = LRUCache(cache_size)
+        self._header_cache: dict[int, Strip] = {}
+        self._widths_cache: tuple[int, list[int]] | None = None
+        self.virtual_size = Size(0, self._row_count + 1)
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def columns(self) -> tuple[Column, ...]:
+        """The columns of the table."""
+        return self._columns
+
+    @property
+    def source(self) -> RowSource:
+        """The current row source."""
+        return self._source
+
+    @property
+    def row_count(self) -> int:
+        """Number of rows (as of the last `set_source` or `refresh_rows`)."""
+        return self._row_count
+
+    @property
+    def cursor_key(self) -> str | None:
+        """Key of the row under the cursor, or `None` (empty table or row without key)."""
+        return self.row_key_at(self.cursor_row)
+
+    def row_key_at(self, index: int) -> str | None:
+        """Key of the row at `index`, or `None` if out of range or the row has no key."""
+        if 0 <= index < self._row_count:
+            return self._source.row(index).key
+        return None
+
+    def move_cursor(self, index: int) -> None:
+        """Move the cursor to the row `index` (clamped) and scroll it into view."""
+        self.cursor_row = index
+        self.scroll_to_cursor()
+
+    def scroll_to_cursor(self) -> None:
+        """Scroll (without animation) the minimum needed to make the cursor row visible."""
+        visible = self._visible_rows
+        if visible <= 0:
+            return  # Not laid out yet; `_on_resize` calls this again.
+        top = round(self.scroll_y)
+        cursor = self.cursor_row
+        if cursor < top:
+            target = cursor
+        elif cursor >= top + visible:
+            target = cursor - visible + 1
+        else:
+            return
+        self.scroll_to(y=target, animate=False, force=True)
+
+    def set_source(self, source: RowSource, keep_key: str | None = None) -> None:
+        """Replace the rows.
+
+        The cursor moves to the row whose key is `keep_key` if such a row exists in
+        the new source (and stays at the same position on screen where possible);
+        otherwise the cursor index is kept and clamped to the new row count.
+        Posts `CursorMoved` if the row under the cursor changed (index or key).
+
+        Args:
+            source: The new rows.
+            keep_key: Key of the row to keep the cursor on, typically `self.cursor_key`.
+        """
+        old_index = self.cursor_row
+        old_key = self.cursor_key
+        screen_offset = old_index - round(self.scroll_y)
+
+        self._source = source
+        self._row_count = len(source)
+        self._clear_caches()
+        self.virtual_size = Size(0, self._row_count + 1)
+
+        new_index = old_index
+        if keep_key is not None:
+            found = self._find_key(keep_key, old_index)
+            if found is not None:
+                new_index = found
+        new_index = self._clamp(new_index)
+
+        # Bypass the watcher: post a single message below, after the scroll is fixed.
+        self.set_reactive(VirtualTable.cursor_row, new_index)
+        if self._visible_rows > 0 and 0 <= screen_offset < self._visible_rows:
+            self.scroll_to(y=max(0, new_index - screen_offset), animate=False, force=True)
+        self.scroll_to_cursor()
+        self.refresh()
+        new_key = self.row_key_at(new_index)
+        if new_index != old_index or new_key != old_key:
+            self.post_message(self.CursorMoved(self, new_index, new_key))
+
+    def refresh_rows(self) -> None:
+        """Re-read the row count and redraw, for a source that changed in place."""
+        self.set_source(self._source, keep_key=self.cursor_key)
+
+    # ------------------------------------------------------------------ reactives
+
+    def validate_cursor_row(self, value: int) -> int:
+        return self._clamp(value)
+
+    def watch_cursor_row(self, old_row: int, new_row: int) -> None:
+        self._refresh_row(old_row)
+        self._refresh_row(new_row)
+        self.scroll_to_cursor()
+        self.post_message(self.CursorMoved(self, new_row, self.row_key_at(new_row)))
+
+    # ------------------------------------------------------------------ actions
+
+    def action_cursor_up(self) -> None:
+        """Move the cursor up one row."""
+        self.move_cursor(self.cursor_row - 1)
+
+    def action_cursor_down(self) -> None:
+        """Move the cursor down one row."""
+        self.move_cursor(self.cursor_row + 1)
+
+    def action_page_up(self) -> None:
+        """Move the cursor (and the view) up one page."""
+        self._page(-1)
+
+    def action_page_down(self) -> None:
+        """Move the cursor (and the view) down one page."""
+        self._page(+1)
+
+    def action_first(self) -> None:
+        """Move the cursor to the first row."""
+        self.move_cursor(0)
+
+    def action_last(self) -> None:
+        """Move the cursor to the last row."""
+        self.move_cursor(self._row_count - 1)
+
+    def action_select_cursor(self) -> None:
+        """Post `RowSelected` for the row under the cursor (nothing if the table is empty)."""
+        if self._row_count:
+            index = self.cursor_row
+            self.post_message(self.RowSelected(self, index, self.row_key_at(index)))
+
+    # ------------------------------------------------------------------ events
+
+    async def _on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or offset.y < 1:
+            return  # Padding, border or header.
+        index = round(self.scroll_y) + offset.y - 1
+        if not 0 <= index < self._row_count:
+            return
+        event.stop()
+        if index == self.cursor_row or event.chain > 1:
+            self.action_select_cursor()
+        else:
+            self.move_cursor(index)
+
+    def _on_resize(self, event: events.Resize) -> None:
+        self._clear_caches()
+        self.scroll_to_cursor()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._clear_caches()
+
+    # ------------------------------------------------------------------ rendering
+
+    def render_line(self, y: int) -> Strip:
+        """Render line `y` of the content area (0 is the header)."""
+        width = self.scrollable_content_region.width
+        if y == 0:
+            return self._render_header(width)
+        if self._row_count == 0:
+            return self._render_empty_line(y, width)
+        index = round(self.scroll_y) + y - 1
+        if index >= self._row_count:
+            return Strip.blank(width, self.rich_style)
+        is_cursor = index == self.cursor_row
+        cache_key = (index, width, is_cursor, self.has_focus)
+        strip = self._line_cache.get(cache_key)
+        if strip is None:
+            strip = self._render_row(index, width, is_cursor)
+            self._line_cache[cache_key] = strip
+        return strip
+
+    def _render_header(self, width: int) -> Strip:
+        strip = self._header_cache.get(width)
+        if strip is None:
+            style = self.get_component_rich_style("virtual-table--header")
+            labels: list[CellType] = [column.label for column in self._columns]
+            strip = self._render_cells(labels, width, style, None)
+            self._header_cache[width] = strip
+        return strip
+
+    def _render_empty_line(self, y: int, width: int) -> Strip:
+        base_style = self.rich_style
+        body_height = self.scrollable_content_region.height - 1
+        if y - 1 != max(0, (body_height - 1) // 2) or width <= 0:
+            return Strip.blank(width, base_style)
+        style = self.get_component_rich_style("virtual-table--empty")
+        text = _fit_str(self.empty_text, width, "left").rstrip()
+        left = (width - cell_len(text)) // 2
+        return Strip(
+            [
+                Segment(" " * left, base_style),
+                Segment(text, style),
+                Segment(" " * (width - left - cell_len(text)), base_style),
+            ],
+            width,
+        )
+
+    def _render_row(self, index: int, width: int, is_cursor: bool) -> Strip:
+        cells = self._source.row(index).cells
+        if is_cursor:
+            style = self.get_component_rich_style("virtual-table--cursor")
+            # Like DataTable's default "css" priority: the cursor colours win over
+            # colours set on Text cells, so the cursor row stays readable.
+            post_style = Style(color=style.color, bgcolor=style.bgcolor)
+        else:
+            style = self.rich_style
+            post_style = None
+        return self._render_cells(cells, width, style, post_style)
+
+    def _render_cells(
+        self,
+        cells: Sequence[CellType],
+        width: int,
+        style: Style,
+        post_style: Style | None,
+    ) -> Strip:
+        """Render one line of cells, padded/cropped to exactly `width` cells."""
+        console = self.app.console
+        segments: list[Segment] = []
+        pending: list[str] = []  # plain-text run sharing `style`, flushed as one segment
+        pad = " " * CELL_PADDING
+        cell_count = len(cells)
+        for column_index, (column, column_width) in enumerate(
+            zip(self._columns, self._column_widths(width), strict=True)
+        ):
+            cell: CellType = cells[column_index] if column_index < cell_count else ""
+            justify = column.justify
+            if isinstance(cell, Text):
+                pending.append(pad)
+                segments.append(Segment("".join(pending), style))
+                pending.clear()
+                fitted = _fit_text(cell, column_width, justify)
+                # Text.render() yields the spans' styles only; add the Text's own style.
+                cell_style = style + console.get_style(fitted.style, default=Style.null())
+                segments.extend(
+                    Segment.apply_style(fitted.render(console, end=""), cell_style, post_style)
+                )
+                pending.append(pad)
+            else:
+                pending.append(pad)
+                pending.append(_fit_str(str(cell), column_width, justify))
+                pending.append(pad)
+        if pending:
+            segments.append(Segment("".join(pending), style))
+        return Strip(segments).adjust_cell_length(width, style).simplify()
+
+    # ------------------------------------------------------------------ helpers
+
+    @property
+    def _visible_rows(self) -> int:
+        """Number of rows that fit below the header."""
+        return max(0, self.scrollable_content_region.height - 1)
+
+    def _clamp(self, index: int) -> int:
+        return max(0, min(index, self._row_count - 1))
+
+    def _clear_caches(self) -> None:
+        self._line_cache.clear()
+        self._header_cache.clear()
+        self._widths_cache = None
+
+    def _refresh_row(self, index: int) -> None:
+        """Repaint the line showing row `index`, if it is on screen."""
+        top = round(self.scroll_y)
+        if top <= index < top + self._visible_rows:
+            self.refresh_line(index + 1)  # Virtual line; line 0 is the header.
+
+    def _page(self, direction: int) -> None:
+        """Move the cursor and the view by one page, keeping the cursor's screen row."""
+        page = max(1, self._visible_rows)
+        self.scroll_to(y=round(self.scroll_y) + direction * page, animate=False, force=True)
+        self.move_cursor(self.cursor_row + direction * page)
+
+    def _find_key(self, key: str, hint: int) -> int | None:
+        """Find the index of the row with `key`, trying `hint` and its neighbours first."""
+        index_of = getattr(self._source, "index_of", None)
+        if callable(index_of):
+            return index_of(key)
+        count = self._row_count
+        source = self._source
+        # Rows usually shift by a few places when the store changes: look near the hint.
+        for delta in range(0, 64):
+            for candidate in (hint - delta, hint + delta):
+                if 0 <= candidate < count and source.row(candidate).key == key:
+                    return candidate
+        for candidate in range(count):
+            if source.row(candidate).key == key:
+                return candidate
+        return None
+
+    def _column_widths(self, width: int) -> list[int]:
+        """Widths (without padding) of the columns for a line of `width` cells."""
+        cached = self._widths_cache
+        if cached is not None and cached[0] == width:
+            return cached[1]
+        columns = self._columns
+        fixed_total = sum(column.width for column in columns if column.width is not None)
+        flexible = [index for index, column in enumerate(columns) if column.width is None]
+        remaining = width - fixed_total - 2 * CELL_PADDING * len(columns)
+        widths = [column.width or 0 for column in columns]
+        if flexible:
+            share, extra = divmod(max(0, remaining), len(flexible))
+            for position, index in enumerate(flexible):
+                widths[index] = max(columns[index].min_width, share + (position < extra))
+        self._widths_cache = (width, widths)
+        return widths
