@@ -156,8 +156,13 @@ def edit_card(
         doc = validate(MistakeCard, card).to_doc()
         store.put(TABLE, doc["id"], doc)
         audit.record(
-            store, actor=actor, action="edit", table=TABLE, record_id=doc["id"],
-            summary=f"edit card [{doc['mistake_type']}]: {one_line(doc['lesson'])[:100]}", now=now,
+            store,
+            actor=actor,
+            action="edit",
+            table=TABLE,
+            record_id=doc["id"],
+            summary=f"edit card [{doc['mistake_type']}]: {one_line(doc['lesson'])[:100]}",
+            now=now,
         )
     return doc
 
@@ -174,16 +179,26 @@ def merge_cards(store: Store, keep: str, absorb: str, *, now: datetime, actor: s
         if target["id"] == other["id"]:
             raise Conflict("cannot merge a card into itself")
         target["seen_count"] = int(target["seen_count"]) + int(other["seen_count"])
-        target["first_seen_episode"] = min(target["first_seen_episode"], other["first_seen_episode"])
+        target["first_seen_episode"] = min(
+            target["first_seen_episode"], other["first_seen_episode"]
+        )
         target["last_seen_episode"] = max(target["last_seen_episode"], other["last_seen_episode"])
         target["evidence"] = target.get("evidence") or other.get("evidence", "")
-        target["merged_from"] = [*target.get("merged_from", []), other["id"], *other.get("merged_from", [])]
+        target["merged_from"] = [
+            *target.get("merged_from", []),
+            other["id"],
+            *other.get("merged_from", []),
+        ]
         target["updated_at"] = iso(now)
         doc = validate(MistakeCard, target).to_doc()
         store.put(TABLE, doc["id"], doc)
         store.delete(TABLE, [other["id"]])
         audit.record(
-            store, actor=actor, action="merge", table=TABLE, record_id=doc["id"],
+            store,
+            actor=actor,
+            action="merge",
+            table=TABLE,
+            record_id=doc["id"],
             summary=f"merged card {other['id']} into {doc['id']} (seen {doc['seen_count']}x)",
             now=now,
         )

@@ -123,7 +123,12 @@ def consolidate(store: Store, *, now: datetime, actor: str) -> Report:
         if report.fallback_reason:
             summary += f" ({report.fallback_reason})"
         audit.record(
-            store, actor=actor, action="consolidate", table=rules.TABLE, record_id="global",
-            summary=summary, now=now,
+            store,
+            actor=actor,
+            action="consolidate",
+            table=rules.TABLE,
+            record_id="global",
+            summary=summary,
+            now=now,
         )
     return report

@@ -67,7 +67,11 @@ def diagnose(folder: Path) -> list[Check]:
         )
     elif manifest.schema_version < schema.SCHEMA_VERSION:
         checks.append(
-            Check("schema", "warn", f"version {manifest.schema_version}: migrated (with a backup) on next open")
+            Check(
+                "schema",
+                "warn",
+                f"version {manifest.schema_version}: migrated (with a backup) on next open",
+            )
         )
     else:
         checks.append(Check("schema", "ok", f"version {manifest.schema_version}"))
@@ -89,7 +93,9 @@ def diagnose(folder: Path) -> list[Check]:
         if not isinstance(data, dict) or data.get("version") != version:
             found = data.get("version") if isinstance(data, dict) else None
             checks.append(
-                Check(f"table {name}", "problem", f"{path.name} version {found}, expected {version}")
+                Check(
+                    f"table {name}", "problem", f"{path.name} version {found}, expected {version}"
+                )
             )
             bad += 1
             continue
@@ -102,14 +108,14 @@ def diagnose(folder: Path) -> list[Check]:
         )
     )
     known = {table_file(n) for n in manifest.tables} | {MANIFEST_NAME, JOURNAL_NAME, LOCK_NAME}
-    strays = [
-        e.name
-        for e in os.scandir(folder)
-        if e.is_file() and e.name not in known
-    ]
+    strays = [e.name for e in os.scandir(folder) if e.is_file() and e.name not in known]
     if strays:
         checks.append(
-            Check("files", "warn", f"{len(strays)} files the store does not use: {', '.join(sorted(strays)[:5])}")
+            Check(
+                "files",
+                "warn",
+                f"{len(strays)} files the store does not use: {', '.join(sorted(strays)[:5])}",
+            )
         )
     logical = sorted({logical_name(n) for n in manifest.tables})
     checks.append(Check("contents", "ok", ", ".join(logical) or "empty store"))

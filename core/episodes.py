@@ -34,9 +34,7 @@ def parse_items(items: list[Any]) -> list[EpisodeInput]:
     return parsed
 
 
-def _prepare(
-    item: EpisodeInput, index: int, now: datetime, synthesise: bool
-) -> dict[str, Any]:
+def _prepare(item: EpisodeInput, index: int, now: datetime, synthesise: bool) -> dict[str, Any]:
     stamp = iso(parse_instant(item.recorded_at)) if item.recorded_at else iso(now)
     doc: dict[str, Any] = {
         "id": ids.new_id("ep"),
@@ -48,9 +46,7 @@ def _prepare(
         "mistakes": [m for m in (scrub(x).strip() for x in item.mistakes) if m],
         "successes": [s for s in (scrub(x).strip() for x in item.successes) if s],
         "mistake_cards": [],
-        "errors": [
-            {k: scrub(v).strip() for k, v in e.model_dump().items()} for e in item.errors
-        ],
+        "errors": [{k: scrub(v).strip() for k, v in e.model_dump().items()} for e in item.errors],
         "outcome": item.outcome or outcome_for(item.score),
         "session_id": item.session_id,
         "worker_id": item.worker_id,
@@ -80,9 +76,7 @@ def record_episodes(
         for item in parsed:
             index = int(glob["total_episodes"]) + 1
             doc = _prepare(item, index, now, synthesise)
-            doc["card_ids"] = cards.apply_cards(
-                store, doc["mistake_cards"], index=index, now=now
-            )
+            doc["card_ids"] = cards.apply_cards(store, doc["mistake_cards"], index=index, now=now)
             for kind, plural in (("mistake", "mistakes"), ("success", "successes")):
                 fresh = distinct.note_texts(
                     store, kind, doc[plural], episode_index=index, recorded_at=doc["created_at"]
@@ -92,15 +86,21 @@ def record_episodes(
                     glob[recent] = [*glob[recent], *fresh][-aggregates.DISTINCT_RECENT :]
                     glob[f"distinct_{plural}"] = int(glob[f"distinct_{plural}"]) + len(fresh)
             rules.derive_from_episode(store, doc, now)
-            task = tasks.get(doc["task_id"]) or aggregates.read_task(
-                store, doc["task_id"]
-            ) or aggregates.empty_task(doc["task_id"])
+            task = (
+                tasks.get(doc["task_id"])
+                or aggregates.read_task(store, doc["task_id"])
+                or aggregates.empty_task(doc["task_id"])
+            )
             aggregates.add_episode(glob, task, doc)
             tasks[doc["task_id"]] = task
             validate(Episode, doc)
             store.put(shards.shard_of(BASE, index), doc["id"], doc)
             audit.record(
-                store, actor=actor, action="record", table=BASE, record_id=doc["id"],
+                store,
+                actor=actor,
+                action="record",
+                table=BASE,
+                record_id=doc["id"],
                 summary=f"episode #{index} {doc['task_id']} score {doc['score']:.2f} "
                 f"({doc['outcome']}): {doc['summary'][:80]}",
                 now=now,

@@ -252,7 +252,9 @@ def add_lesson(
             saved = _save(store, fresh, now)
             _save(store, {**existing, "superseded_by": saved["id"]}, now)
             _audit(store, actor, "supersede", saved, now, note=f"supersedes {existing['id']}")
-            return LessonWrite(saved, "superseded", duplicate_of=existing["id"], similarity=similarity)
+            return LessonWrite(
+                saved, "superseded", duplicate_of=existing["id"], similarity=similarity
+            )
         saved = _save(store, fresh, now)
         _audit(store, actor, "add", saved, now)
         if match is not None:
@@ -267,8 +269,13 @@ def _audit(
     if note:
         summary += f" ({note})"
     audit.record(
-        store, actor=actor, action=action, table=TABLE, record_id=lesson["id"],
-        summary=summary, now=now,
+        store,
+        actor=actor,
+        action=action,
+        table=TABLE,
+        record_id=lesson["id"],
+        summary=summary,
+        now=now,
     )
 
 

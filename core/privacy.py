@@ -165,20 +165,21 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "home_path",
-        ("/home/", "/users/"),
-        # Not preceded by a word character, so URL paths like example.com/home/about survive;
-        # "]" is excluded too so the rest of an already-redacted path is never re-matched.
-        re.compile(r"(?<![\w.\]-])(?P<secret>/(?:home|Users)/[\w-]+(?:\.[\w-]+)*)"),
-    ),
-    _Rule(
-        "home_path",
         ("\\users", ":/users"),
         # Windows user names may contain spaces; accept them only when a separator follows,
-        # so "C:\Users\carol is here" does not swallow the sentence.
+        # so "C:\Users\carol is here" does not swallow the sentence. Runs before the
+        # POSIX rule, which would otherwise take the "/Users/carol" out of "C:/Users/carol".
         re.compile(
             r"(?<![A-Za-z])(?P<secret>[A-Za-z]:(?:\\{1,2}|/)(?i:users)(?:\\{1,2}|/)"
             rf"{_WIN_USER}(?:(?: {_WIN_USER})+(?=[\\/]))?)"
         ),
+    ),
+    _Rule(
+        "home_path",
+        ("/home/", "/users/"),
+        # Not preceded by a word character, so URL paths like example.com/home/about survive;
+        # "]" is excluded too so the rest of an already-redacted path is never re-matched.
+        re.compile(r"(?<![\w.\]-])(?P<secret>/(?:home|Users)/[\w-]+(?:\.[\w-]+)*)"),
     ),
 )
 

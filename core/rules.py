@@ -121,8 +121,14 @@ def derive_from_episode(store: Store, episode: dict[str, Any], now: datetime) ->
 
 
 def add_rule(
-    store: Store, text: str, *, now: datetime, actor: str, scope: str = "global",
-    polarity: str | None = None, source: str = "manual",
+    store: Store,
+    text: str,
+    *,
+    now: datetime,
+    actor: str,
+    scope: str = "global",
+    polarity: str | None = None,
+    source: str = "manual",
 ) -> tuple[dict[str, Any], str]:
     """A manual rule; the polarity follows a ``[WORKS]``/``[AVOID]`` prefix unless given."""
     clean = one_line(scrub(text))
@@ -134,19 +140,25 @@ def add_rule(
         raise InvalidInput("scope", str(exc)) from None
     if polarity is None:
         polarity = (
-            "works" if clean.startswith("[WORKS]") else "avoid" if clean.startswith("[AVOID]") else "note"
+            "works"
+            if clean.startswith("[WORKS]")
+            else "avoid"
+            if clean.startswith("[AVOID]")
+            else "note"
         )
     with store.transaction():
         doc, outcome = upsert(store, clean, scope, polarity=polarity, source=source, now=now)
         if doc is None:
-            existing = [
-                r for r in in_scope(store, scope) if r["text"] == clean
-            ][0]
+            existing = [r for r in in_scope(store, scope) if r["text"] == clean][0]
             return existing, outcome
         enforce_window(store, scope, now)
         audit.record(
-            store, actor=actor, action="add" if outcome == "added" else "reactivate",
-            table=TABLE, record_id=doc["id"], summary=f"{outcome} rule ({scope}): {clean[:120]}",
+            store,
+            actor=actor,
+            action="add" if outcome == "added" else "reactivate",
+            table=TABLE,
+            record_id=doc["id"],
+            summary=f"{outcome} rule ({scope}): {clean[:120]}",
             now=now,
         )
     return doc, outcome
@@ -168,8 +180,12 @@ def set_active(store: Store, rule_id: str, active: bool, *, now: datetime, actor
         if active:
             enforce_window(store, rule["scope"], now)
         audit.record(
-            store, actor=actor, action="activate" if active else "deactivate", table=TABLE,
-            record_id=rule_id, summary=f"{'activated' if active else 'deactivated'}: {rule['text'][:120]}",
+            store,
+            actor=actor,
+            action="activate" if active else "deactivate",
+            table=TABLE,
+            record_id=rule_id,
+            summary=f"{'activated' if active else 'deactivated'}: {rule['text'][:120]}",
             now=now,
         )
     return rule

@@ -51,6 +51,7 @@ textual or pydantic.
 from __future__ import annotations
 
 import bisect
+import heapq
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -89,6 +90,8 @@ _Ids = set[int] | frozenset[int]
 _WHOLE_WORD, _WORD_START, _INSIDE_WORD, _FUZZY = 100.0, 85.0, 60.0, 40.0
 _BAND_WIDTH = 25.0
 _FINE_SCALE = 0.24  # fine score 0..100 -> 0..24, so bands never overlap
+# Words a typo'd term stands for that the body scorer looks for, per term.
+_MAX_ANCHOR_WORDS = 8
 
 # Filter a candidate set by string tests instead of building a term's posting
 # union when the union would be this many times larger than the candidate set.
@@ -170,6 +173,8 @@ class SearchIndex:
         self._vocab: list[str] = []  # sorted keys of self._postings[_ALL]
         self._vocab_dirty = False
         self._vocab_version = 0
+        self._blob = "\n"  # "\n" + "\n".join(self._vocab) + "\n", rebuilt lazily
+        self._blob_version = -1
         self._terms: OrderedDict[str, tuple[int, _TermInfo]] = OrderedDict()
         self._sets: OrderedDict[tuple[str, int, int], frozenset[int]] = OrderedDict()
         self._sets_size = 0
@@ -181,6 +186,7 @@ class SearchIndex:
             if old is not None:
                 self._unindex(old)
             self._index(doc)
+        self._ensure_vocab()
         self._changed(vocab=True)
 
     def _index(self, doc: SearchDoc) -> None:
@@ -329,7 +335,7 @@ class SearchIndex:
             if total >= limit:
                 break  # lower bands can no longer reach the result list
             seen.update(found)
-        return self._rank(terms, bands, limit)
+        return self._rank(terms, infos, bands, limit)
 
     # ---------------------------------------------------------------- matching
 
@@ -353,6 +359,23 @@ class SearchIndex:
         hi = bisect.bisect_right(self._vocab, prefix + "\U0010ffff", lo)
         return self._vocab[lo:hi]
 
+    def _infix_words(self, term: str) -> list[str]:
+        """Vocabulary words containing ``term``, in vocabulary order."""
+        if self._blob_version != self._vocab_version:
+            # One newline-separated string: str.find scans it at C speed, so only
+            # the words that do contain the term cost Python work.
+            self._blob = "\n" + "\n".join(self._vocab) + "\n"
+            self._blob_version = self._vocab_version
+        blob = self._blob
+        words = []
+        at = blob.find(term)
+        while at >= 0:
+            start = blob.rfind("\n", 0, at) + 1
+            end = blob.find("\n", at)
+            words.append(blob[start:end])
+            at = blob.find(term, end)
+        return words
+
     def _cached_term(self, term: str) -> _TermInfo | None:
         hit = self._terms.get(term)
         if hit is None or hit[0] != self._vocab_version:
@@ -369,9 +392,10 @@ class SearchIndex:
         shorter = self._cached_term(term[:-1]) if len(term) > INFIX_MIN_LEN else None
         if len(term) < INFIX_MIN_LEN:
             exact = self._prefix_range(term)
+        elif shorter is not None:
+            exact = [word for word in shorter.exact_words if term in word]
         else:
-            base = shorter.exact_words if shorter is not None else self._vocab
-            exact = [word for word in base if term in word]
+            exact = self._infix_words(term)
         fuzzy: list[str] = []
         near: list[str] | None = None
         if len(term) >= FUZZY_MIN_LEN:
@@ -478,29 +502,42 @@ class SearchIndex:
     def _rank(
         self,
         terms: list[str],
+        infos: list[_TermInfo],
         bands: list[tuple[int, _Ids]],
         limit: int,
     ) -> list[SearchHit]:
+        """Score the collected candidates and return the best ``limit`` of them."""
         query = " ".join(terms)
-        checks = [
-            (
-                f" {t} ",
-                f" {t}",
-                t if len(t) >= INFIX_MIN_LEN else None,
-            )
-            for t in terms
-        ]
+        checks = [(f" {t} ", f" {t}", t if len(t) >= INFIX_MIN_LEN else None) for t in terms]
         n_terms = len(terms)
-        scored: list[tuple[float, str, str, int]] = []
+        # Where the body scorer looks: around the first hit of the longest term, or
+        # of a word a typo'd term stands for. Scoring a window instead of the whole
+        # text keeps partial_ratio cheap on long bodies.
+        anchors = sorted(terms, key=len, reverse=True) + [
+            f" {word}" for info in infos for word in info.fuzzy_words[:_MAX_ANCHOR_WORDS]
+        ]
+        reach = len(query) + 1
+        scores: list[float] = []
+        doc_ids: list[int] = []
         for band, ids in bands:
             in_title = band in (3, 1)
             texts = self._title_pad if in_title else self._full_pad
+            offset = band * _BAND_WIDTH
             for doc_id in ids:
                 text = texts[doc_id]
                 if in_title:
-                    rf = fuzz.WRatio(query, text[1:-1])
+                    rf = fuzz.ratio(query, text)
+                elif n_terms == 1 and band == 2:
+                    rf = 100.0  # the term is in the text: any partial score is 100
                 else:
-                    rf = fuzz.partial_ratio(query, text)
+                    for anchor in anchors:
+                        at = text.find(anchor)
+                        if at >= 0:
+                            window = text[max(0, at - reach) : at + len(anchor) + reach]
+                            break
+                    else:
+                        window = text
+                    rf = fuzz.partial_ratio(query, window)
                 position = 0.0
                 for whole, start, inside in checks:
                     if whole in text:
@@ -511,18 +548,20 @@ class SearchIndex:
                         position += _INSIDE_WORD
                     else:
                         position += _FUZZY
-                fine = 0.5 * rf + 0.5 * position / n_terms
-                score = round(band * _BAND_WIDTH + _FINE_SCALE * fine, 2)
-                doc = self._docs[doc_id]
-                assert doc is not None
-                scored.append((-score, doc.kind, doc.ref, doc_id))
-        scored.sort()
-        hits = []
-        for neg_score, _kind, _ref, doc_id in scored[:limit]:
+                scores.append(offset + _FINE_SCALE * (0.5 * rf + 0.5 * position / n_terms))
+                doc_ids.append(doc_id)
+        if len(scores) > limit:
+            cut = heapq.nlargest(limit, scores)[-1]
+            picked = [(s, i) for s, i in zip(scores, doc_ids, strict=True) if s >= cut]
+        else:
+            picked = list(zip(scores, doc_ids, strict=True))
+        ranked = []
+        for score, doc_id in picked:
             doc = self._docs[doc_id]
             assert doc is not None
-            hits.append(SearchHit(doc, -neg_score))
-        return hits
+            ranked.append((-score, doc.kind, doc.ref, doc))
+        ranked.sort(key=lambda row: row[:3])
+        return [SearchHit(doc, round(-neg, 2)) for neg, _kind, _ref, doc in ranked[:limit]]
 
 
 def _edit_budget(term: str) -> int:

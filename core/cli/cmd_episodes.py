@@ -25,7 +25,11 @@ def consolidate(ctx: Context) -> int:
         note(f"memwork: {report.fallback_reason}")
     if ctx.json:
         emit_json(
-            {"added": report.added, "fallback_reason": report.fallback_reason, "source": report.source}
+            {
+                "added": report.added,
+                "fallback_reason": report.fallback_reason,
+                "source": report.source,
+            }
         )
     else:
         say(f"{report.source} consolidation: {len(report.added)} new global rules")

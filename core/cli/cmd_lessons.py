@@ -99,7 +99,9 @@ def weaken(ctx: Context) -> int:
 
 
 def pin(ctx: Context) -> int:
-    return _show(ctx, lessons.set_pinned(ctx.store, ctx.args.id, True, now=ctx.now, actor=ctx.actor))
+    return _show(
+        ctx, lessons.set_pinned(ctx.store, ctx.args.id, True, now=ctx.now, actor=ctx.actor)
+    )
 
 
 def unpin(ctx: Context) -> int:

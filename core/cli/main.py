@@ -55,9 +55,7 @@ class Context:
 
 
 def _json_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--json", action="store_true", default=argparse.SUPPRESS, help="print JSON"
-    )
+    parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
 
 
 def _cmd(sub: Any, name: str, handler: str, help_text: str, **kw: Any) -> argparse.ArgumentParser:
@@ -70,19 +68,30 @@ def _cmd(sub: Any, name: str, handler: str, help_text: str, **kw: Any) -> argpar
 def build_parser() -> argparse.ArgumentParser:
     """The whole CLI contract (SPEC §8)."""
     p = _Parser(prog="memwork", description="A memory workbench for AI agents.")
-    p.add_argument("--db", metavar="PATH", help="store folder (default: $MEMWORK_DB, else the user data dir)")
-    p.add_argument("--demo", action="store_true", help="open the workbench on a fresh copy of the demo store")
+    p.add_argument(
+        "--db", metavar="PATH", help="store folder (default: $MEMWORK_DB, else the user data dir)"
+    )
+    p.add_argument(
+        "--demo", action="store_true", help="open the workbench on a fresh copy of the demo store"
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--version", action="store_true", help="print the version and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     c = _cmd(sub, "context", "core.cli.cmd_context:run", "print the prompt context")
     c.add_argument("--task", metavar="T")
-    c.add_argument("--budget", type=int, default=2000, metavar="N", help="token budget (default 2000)")
+    c.add_argument(
+        "--budget", type=int, default=2000, metavar="N", help="token budget (default 2000)"
+    )
     c.add_argument("--format", choices=["text", "json"], default="text")
     c.add_argument("--style", choices=["default", "episodic"], default="default")
 
-    c = _cmd(sub, "record-episode", "core.cli.cmd_episodes:record", "record episodes (JSON, array or JSON Lines)")
+    c = _cmd(
+        sub,
+        "record-episode",
+        "core.cli.cmd_episodes:record",
+        "record episodes (JSON, array or JSON Lines)",
+    )
     c.add_argument("file", nargs="?", default="-", metavar="FILE|-")
 
     c = _cmd(sub, "observe", "core.cli.cmd_sessions:observe", "add an observation to a session")
@@ -111,7 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--scope", default="global", metavar="S")
     c.add_argument("--confidence", type=float, metavar="C")
     c.add_argument("--tag", action="append", default=[], metavar="T")
-    c.add_argument("--on-duplicate", choices=["reinforce", "supersede", "keep-both"], default="reinforce")
+    c.add_argument(
+        "--on-duplicate", choices=["reinforce", "supersede", "keep-both"], default="reinforce"
+    )
     c = _cmd(ls, "list", "core.cli.cmd_lessons:list_", "list lessons")
     c.add_argument("--all", action="store_true", help="include forgotten, deleted and superseded")
     for verb in ("show", "reinforce", "weaken", "pin", "unpin", "forget", "restore"):
@@ -165,7 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--progress", type=float, metavar="P")
     c.add_argument("--status", metavar="S")
     c = _cmd(ws, "scratch", "", "the session's scratchpad")
-    sc = c.add_subparsers(dest="scratch_action", metavar="ACTION", parser_class=_Parser, required=True)
+    sc = c.add_subparsers(
+        dest="scratch_action", metavar="ACTION", parser_class=_Parser, required=True
+    )
     c = _cmd(sc, "add", "core.cli.cmd_wm:scratch_add", "append a scratchpad entry")
     c.add_argument("text", metavar="TEXT")
     _cmd(sc, "list", "core.cli.cmd_wm:scratch_list", "list scratchpad entries")
@@ -190,17 +203,30 @@ def build_parser() -> argparse.ArgumentParser:
         c = _cmd(cs, verb, f"core.cli.cmd_checkpoints:{verb}", f"{verb} a checkpoint")
         c.add_argument("id", metavar="ID")
 
-    _cmd(sub, "consolidate", "core.cli.cmd_episodes:consolidate", "distil recent episodes into rules")
+    _cmd(
+        sub, "consolidate", "core.cli.cmd_episodes:consolidate", "distil recent episodes into rules"
+    )
 
-    c = _cmd(sub, "import", "core.cli.cmd_interop:import_", "import a file (prints counts per table)")
+    c = _cmd(
+        sub, "import", "core.cli.cmd_interop:import_", "import a file (prints counts per table)"
+    )
     c.add_argument("file", metavar="FILE")
-    c.add_argument("--format", default="auto", choices=["auto", "memwork", "episodic", "letta", "agentmemory"])
+    c.add_argument(
+        "--format", default="auto", choices=["auto", "memwork", "episodic", "letta", "agentmemory"]
+    )
     c.add_argument("--on-conflict", default=None, choices=["skip", "replace", "keep-both"])
     c = _cmd(sub, "export", "core.cli.cmd_interop:export", "the whole store as one JSON document")
     c.add_argument("file", nargs="?", metavar="FILE")
 
-    _cmd(sub, "stats", "core.cli.cmd_stats:stats", "counts, per-task scores, top mistake cards (JSON)")
-    _cmd(sub, "doctor", "core.cli.cmd_stats:doctor", "check data, schema and locks; repairs nothing")
+    _cmd(
+        sub,
+        "stats",
+        "core.cli.cmd_stats:stats",
+        "counts, per-task scores, top mistake cards (JSON)",
+    )
+    _cmd(
+        sub, "doctor", "core.cli.cmd_stats:doctor", "check data, schema and locks; repairs nothing"
+    )
     return p
 
 
@@ -211,7 +237,6 @@ def _resolve(handler: str) -> Callable[[Context], int]:
 
 def _open_workbench(args: argparse.Namespace) -> int:
     from core.paths import resolve_store_path
-
     from tui.launch import launch  # textual is imported only here
 
     return launch(None if args.demo else resolve_store_path(args.db), demo=args.demo)

@@ -10,9 +10,8 @@ import orjson
 
 def emit_json(value: Any) -> None:
     """Print one JSON document (sorted keys, indented)."""
-    sys.stdout.buffer.write(
-        orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
-    )
+    sys.stdout.flush()
+    sys.stdout.buffer.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
     sys.stdout.buffer.write(b"\n")
     sys.stdout.flush()
 

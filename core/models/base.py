@@ -49,7 +49,9 @@ def _describe(error: dict[str, Any]) -> tuple[str, str]:
 def validate(model: type[M], data: Any, *, item: int | None = None) -> M:
     """Validate ``data`` into ``model``; the error names the field and the rule."""
     if not isinstance(data, dict):
-        raise InvalidInput("record", f"must be a JSON object (got {type(data).__name__})", item=item)
+        raise InvalidInput(
+            "record", f"must be a JSON object (got {type(data).__name__})", item=item
+        )
     try:
         return model.model_validate(data)
     except ValidationError as exc:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
 from tinydb.storages import Storage
 
 from core.errors import StoreUnreadable
@@ -81,7 +82,7 @@ class FolderStorage(Storage):
         if not self.lock_held():
             raise RuntimeError("memwork reads must run inside store.reading()")
         path = self.folder / table_file(name)
-        data = load_file(path)
+        data = self._read_table_file(path)
         if (
             not isinstance(data, dict)
             or data.get("table") != name
@@ -160,12 +161,19 @@ class FolderStorage(Storage):
             tables=tables,
         )
         files[MANIFEST_NAME] = manifest.to_bytes()
-        journal.commit(self.folder, files, [table_file(n) for n in dropped], txid)
+        self._write_files(files, [table_file(n) for n in dropped], txid)
         self.manifest = manifest
         for name in dirty:
             self._clean[name] = self.tables[name]
         self._dropped.clear()
         return True
+
+    # -- file I/O (the memory variant overrides these two) -----------------------------
+    def _read_table_file(self, path: Path) -> Any:
+        return load_file(path)
+
+    def _write_files(self, files: dict[str, bytes], deletes: list[str], txid: str) -> None:
+        journal.commit(self.folder, files, deletes, txid)
 
     def rollback(self) -> None:
         """Forget uncommitted changes; the files on disk were never touched."""
@@ -177,3 +185,35 @@ class FolderStorage(Storage):
             self.evict(name)
         self._dropped.clear()
 
+
+class MemoryTableStorage(FolderStorage):
+    """The same tables and transactions with nothing on disk, for fast tests.
+
+    Committed bytes live in TinyDB's own ``MemoryStorage``; tables are stored
+    encoded, so a value that would not survive JSON fails here too, and a
+    rolled-back transaction cannot leak into what is committed.
+    """
+
+    def __init__(self) -> None:
+        from tinydb.storages import MemoryStorage
+
+        super().__init__(Path("<memory>"), Manifest(schema_version=0))
+        self.files = MemoryStorage()
+        self.files.write({})
+
+    def read_manifest(self) -> Manifest:
+        """The committed manifest."""
+        raw = (self.files.read() or {}).get(MANIFEST_NAME)
+        if raw is None:
+            return self.manifest
+        return Manifest(**{k: v for k, v in orjson.loads(raw).items() if k != "format"})
+
+    def _read_table_file(self, path: Path) -> Any:
+        return orjson.loads((self.files.read() or {})[path.name])
+
+    def _write_files(self, files: dict[str, bytes], deletes: list[str], txid: str) -> None:
+        committed = dict(self.files.read() or {})
+        committed.update(files)
+        for name in deletes:
+            committed.pop(name, None)
+        self.files.write(committed)

@@ -23,9 +23,7 @@ def commit(folder: Path, files: dict[str, bytes], deletes: list[str], txid: str)
     for name, data in files.items():
         tmp = write_temp(folder / name, data, txid)
         renames.append([tmp.name, name])
-    atomic_write(
-        folder / JOURNAL_NAME, dumps({"deletes": deletes, "renames": renames}), txid
-    )
+    atomic_write(folder / JOURNAL_NAME, dumps({"deletes": deletes, "renames": renames}), txid)
     _apply(folder, renames, deletes)
     (folder / JOURNAL_NAME).unlink()
 

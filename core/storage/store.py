@@ -21,7 +21,7 @@ from tinydb.table import Document, Table
 
 from core.errors import StoreError, StoreTooNew, StoreUnreadable
 from core.storage import journal, schema
-from core.storage.folder_storage import Docs, FolderStorage, table_file
+from core.storage.folder_storage import Docs, FolderStorage, MemoryTableStorage, table_file
 from core.storage.manifest import MANIFEST_NAME, Manifest
 
 LOCK_NAME = ".lock"
@@ -49,14 +49,39 @@ class Store:
     def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
         self.path = Path(path).expanduser().absolute()
         self._prepare_folder(create)
-        self._lock = FileLock(self.path / LOCK_NAME, timeout=LOCK_TIMEOUT_S, thread_local=False)
+        self._lock: FileLock | None = FileLock(
+            self.path / LOCK_NAME, timeout=LOCK_TIMEOUT_S, thread_local=False
+        )
+        self._init_state()
+        self._open()
+
+    @classmethod
+    def in_memory(cls) -> Store:
+        """A store with the same semantics and nothing on disk (tests, previews)."""
+        self = cls.__new__(cls)
+        self.path = Path("<memory>")
+        self._lock = None
+        self._init_state()
+        self._attach(MemoryTableStorage())
+        self.storage.manifest = Manifest(schema_version=schema.SCHEMA_VERSION)
+        return self
+
+    @property
+    def in_memory_only(self) -> bool:
+        """Whether this store lives only in memory."""
+        return self._lock is None
+
+    def _init_state(self) -> None:
         self._mutex = threading.RLock()
         self._depth = 0
         self._txn_depth = 0
         self._txn_counter = 0
-        self.storage: FolderStorage
-        self._db: TinyDB
-        self._open()
+        self._target_schema: int | None = None
+
+    def _attach(self, storage: FolderStorage) -> None:
+        self.storage = storage
+        self.storage.lock_held = lambda: self._depth > 0
+        self._db = _StoreDB(storage=lambda: self.storage)  # type: ignore[arg-type]
 
     # -- opening ----------------------------------------------------------------------
     def _prepare_folder(self, create: bool) -> None:
@@ -69,18 +94,26 @@ class Store:
             if not create:
                 raise StoreUnreadable(f"no memwork store at {self.path}")
             self.path.mkdir(parents=True, exist_ok=True)
+        elif not (self.path / MANIFEST_NAME).exists() and self._foreign_files():
+            # Checked before the lock file is created: a folder that is not ours
+            # must not even gain a .lock.
+            raise StoreUnreadable(
+                f"{self.path} is not empty and has no {MANIFEST_NAME}; refusing to write into it"
+            )
+
+    def _foreign_files(self) -> list[str]:
+        return [
+            e.name
+            for e in os.scandir(self.path)
+            if e.name not in (LOCK_NAME, journal.JOURNAL_NAME) and journal.TMP_MARK not in e.name
+        ]
 
     def _open(self) -> None:
         with self._locked():
             manifest_path = self.path / MANIFEST_NAME
             journal.recover(self.path)
             if not manifest_path.exists():
-                leftovers = [
-                    e.name
-                    for e in os.scandir(self.path)
-                    if e.name != LOCK_NAME and journal.TMP_MARK not in e.name
-                ]
-                if leftovers:
+                if self._foreign_files():
                     raise StoreUnreadable(
                         f"{self.path} is not empty and has no {MANIFEST_NAME}; "
                         "refusing to write into it"
@@ -97,9 +130,7 @@ class Store:
                     f"this memwork understands ({schema.SCHEMA_VERSION}); upgrade memwork. "
                     "Nothing was changed."
                 )
-            self.storage = FolderStorage(self.path, manifest)
-            self.storage.lock_held = lambda: self._depth > 0
-            self._db = _StoreDB(storage=lambda: self.storage)  # type: ignore[arg-type]
+            self._attach(FolderStorage(self.path, manifest))
             if manifest.schema_version < schema.SCHEMA_VERSION:
                 self._migrate(manifest.schema_version)
 
@@ -114,7 +145,7 @@ class Store:
     @contextmanager
     def _locked(self) -> Iterator[None]:
         with self._mutex:
-            if self._depth == 0:
+            if self._depth == 0 and self._lock is not None:
                 try:
                     self._lock.acquire()
                 except Timeout:
@@ -127,10 +158,12 @@ class Store:
                 yield
             finally:
                 self._depth -= 1
-                if self._depth == 0:
+                if self._depth == 0 and self._lock is not None:
                     self._lock.release()
 
     def _refresh(self) -> None:
+        if self._lock is None:
+            return
         journal.recover(self.path)
         self.storage.refresh(Manifest.read(self.path / MANIFEST_NAME))
 
@@ -152,7 +185,7 @@ class Store:
             self._txn_depth += 1
             self.storage.in_transaction = True
             if outermost:
-                self._target_schema: int | None = None
+                self._target_schema = None
             try:
                 yield self
             except BaseException:

@@ -363,6 +363,28 @@ async def test_set_source_clamps_when_key_is_gone() -> None:
 
 
 @async_test
+async def test_refresh_rows_for_a_source_changed_in_place() -> None:
+    source = LazySource(100)
+    app = TableApp(source)
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(VirtualTable)
+        table.move_cursor(60)
+        await pilot.pause()
+        key = table.cursor_key
+        source.count = 50  # the store shrank
+        table.refresh_rows(keep_key=key)
+        await pilot.pause()
+        assert table.row_count == 50
+        assert table.cursor_row == 49
+        assert visible_ids(table)[-1] == 49
+        source.count = 200
+        table.refresh_rows(keep_key=table.cursor_key)
+        await pilot.pause()
+        assert table.row_count == 200
+        assert table.cursor_key == "ep-49"
+
+
+@async_test
 async def test_empty_placeholder() -> None:
     app = TableApp(ListRowSource([]), empty_text="No episodes yet")
     async with app.run_test(size=SIZE) as pilot:
@@ -389,6 +411,9 @@ async def test_empty_placeholder() -> None:
         table.set_source(ListRowSource([]))
         await pilot.pause()
         assert any("No episodes yet" in line for line in screen_lines(table))
+        table.empty_text = "Nothing matches the filter"
+        await pilot.pause()
+        assert any("Nothing matches the filter" in line for line in screen_lines(table))
 
 
 @async_test
@@ -466,6 +491,7 @@ async def test_100k_lazy_source() -> None:
         assert table.cursor_row == 99_999
         assert table.cursor_key == "ep-99999"
         assert visible_ids(table)[-1] == 99_999
+        assert screen_lines(table)[0].split() == ["ID", "Agent", "Summary"]  # header stays
 
         await pilot.press("pageup", "up")
         await pilot.pause()
