@@ -14,7 +14,8 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test]'
+	# compat mode: a .pth path entry instead of an import hook, ~15 ms off every CLI start
+	$(BIN)/python -m pip install -q -e '.[test]' --config-settings editable_mode=compat
 	touch $(STAMP)
 
 run: $(STAMP)  ## Open the workbench on a fresh copy of the demo store

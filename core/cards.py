@@ -11,6 +11,7 @@ from core.errors import Conflict, InvalidInput, NotFound
 from core.models.base import validate
 from core.models.card import DEFAULT_LESSON, TEXT_CAP, MistakeCard
 from core.privacy import scrub
+from core.ranking import ranked_cards
 from core.storage.store import Store
 from core.text import cut, one_line
 
@@ -42,21 +43,6 @@ def merge_key(card: dict[str, Any]) -> Key:
         card.get("worker_id") or "",
         card.get("correct_decision") or "",
     )
-
-
-def rank_key(card: dict[str, Any]) -> tuple[int, int, int, str]:
-    """Sort key: seen_count desc, then last_seen_episode desc, then first created."""
-    return (
-        -int(card["seen_count"]),
-        -int(card["last_seen_episode"]),
-        int(card["first_seen_episode"]),
-        card["id"],
-    )
-
-
-def ranked(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Cards in ranking order."""
-    return sorted(cards, key=rank_key)
 
 
 def merge_into(existing: dict[str, Any], card: dict[str, Any], index: int, stamp: str) -> dict:
@@ -114,7 +100,7 @@ def apply_cards(
 # -- reads and curation ------------------------------------------------------------------
 def all_cards(store: Store) -> list[dict[str, Any]]:
     """Every card, ranked (call inside ``store.reading()``)."""
-    return ranked(list(store.docs(TABLE).values()))
+    return ranked_cards(list(store.docs(TABLE).values()))
 
 
 def top_cards(store: Store, n: int = 3) -> list[dict[str, Any]]:

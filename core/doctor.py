@@ -12,13 +12,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
-
 from core.errors import StoreUnreadable
 from core.storage import schema
 from core.storage.codec import load_file
 from core.storage.folder_storage import table_file
 from core.storage.journal import JOURNAL_NAME
+from core.storage.lock import InterProcessLock
 from core.storage.manifest import MANIFEST_NAME, Manifest
 from core.storage.store import LOCK_NAME
 from core.tables import logical_name
@@ -34,12 +33,8 @@ class Check:
 
 
 def _lock_check(folder: Path) -> Check:
-    lock = FileLock(folder / LOCK_NAME, timeout=0, thread_local=False)
-    try:
-        lock.acquire()
-    except Timeout:
+    if InterProcessLock(folder / LOCK_NAME, 0).is_held_elsewhere():
         return Check("lock", "warn", "held by another process right now (a writer is busy)")
-    lock.release()
     return Check("lock", "ok", "free")
 
 

@@ -32,11 +32,14 @@ band  meaning
 0     some term only matches fuzzily
 ====  ============================================================
 
-Within a band, hits are ordered by a rapidfuzz score of the query against the
-title (bands 3 and 1, :func:`rapidfuzz.fuzz.WRatio`) or the whole text (bands 2
-and 0, :func:`rapidfuzz.fuzz.partial_ratio`), blended with how well each term
-sits on word boundaries (whole word > word start > inside a word > fuzzy). The
-final ``score`` is in ``[0, 100]``; ties are broken by ``(kind, ref)``.
+Within a band, hits are ordered by a rapidfuzz score blended half and half with
+how well each term sits on word boundaries (whole word > word start > inside a
+word > fuzzy). The rapidfuzz score is :func:`rapidfuzz.fuzz.ratio` of the query
+against the title in bands 3 and 1 (titles closest to the query first), and
+:func:`rapidfuzz.fuzz.partial_ratio` against the text around the first hit in
+bands 2 and 0 (words side by side, in order, first). ``score`` is in
+``[0, 100]``, rounded to two decimals; equal scores are ordered by
+``(kind, ref)``.
 
 Bands are collected best first and collection stops as soon as ``limit`` hits
 are known, since lower bands can no longer reach the result list; the band that
@@ -44,8 +47,9 @@ crosses the line is capped at ``max_candidates`` documents, keeping the most
 recently added ones. A very common word therefore costs a few set operations
 plus rapidfuzz over at most ``max_candidates`` strings.
 
-The index is pure Python plus rapidfuzz, single-threaded, and never imports
-textual or pydantic.
+The index is pure Python plus rapidfuzz and never imports textual or pydantic.
+It is not thread-safe: build it anywhere, but do not search it while another
+thread adds or removes documents.
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ import bisect
 import heapq
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import islice
 
 from rapidfuzz import fuzz, process
@@ -64,6 +68,7 @@ from rapidfuzz.utils import default_process
 __all__ = [
     "FUZZY_MIN_LEN",
     "FUZZY_WIDE_LEN",
+    "INFIX_MIN_LEN",
     "SearchDoc",
     "SearchHit",
     "SearchIndex",
@@ -100,8 +105,8 @@ _FILTER_RATIO = 8
 _FILTER_MAX_FUZZY_WORDS = 16
 # Term caches: word lists per term, and doc-id sets (bounded by total size).
 _TERM_CACHE_SIZE = 256
-_SET_CACHE_BUDGET = 1_500_000
-# Renumber documents once removed ids outnumber live ones by this much.
+_SET_CACHE_BUDGET = 600_000
+# Renumber documents once removed ids outnumber live ones (and at least this many).
 _COMPACT_MIN_HOLES = 1024
 
 
@@ -137,10 +142,12 @@ class SearchHit:
 class _TermInfo:
     """What a query term matches in the vocabulary (cached per vocabulary version)."""
 
-    exact_words: list[str]
-    fuzzy_words: list[str]  # within the edit budget, not containing the term itself
-    near_words: list[str] | None  # exact prefix words + fuzzy words, for reuse
-    estimates: dict[tuple[int, int], int]  # (field, mode) -> summed posting lengths
+    term: str
+    exact_words: list[str]  # words containing the term (starting with it, if short)
+    # Computed on first use (only the fuzzy bands need them):
+    near_words: list[str] | None = None  # words starting within the edit budget
+    fuzzy_words: list[str] | None = None  # near words not already in exact_words
+    estimates: dict[tuple[int, int], int] = field(default_factory=dict)  # summed postings
 
 
 class SearchIndex:
@@ -277,8 +284,7 @@ class SearchIndex:
             self._unindex(old)
         words_before = len(self._postings[_ALL])
         self._index(doc)
-        # A replaced document may drop and re-add words: compare key sets cheaply
-        # by always bumping the vocabulary when anything could have changed.
+        # Adding only ever creates words; a replaced document may also have dropped some.
         self._changed(vocab=old is not None or len(self._postings[_ALL]) != words_before)
         self._maybe_compact()
 
@@ -317,15 +323,18 @@ class SearchIndex:
             return []
         self._ensure_vocab()
         infos = [self._term_info(term) for term in terms]
-        can_fuzz = any(info.fuzzy_words for info in infos)
+        can_fuzz: bool | None = None  # whether any term has fuzzy words; asked lazily
         cap = max(self.max_candidates, limit)
         bands: list[tuple[int, _Ids]] = []
         seen: set[int] = set()  # members of the bands above (fewer than ``limit``)
         total = 0
-        for band, field, mode in _BANDS:
-            if mode == _LOOSE and not can_fuzz:
-                break
-            found = self._match(terms, infos, field, mode, allowed)
+        for band, where, mode in _BANDS:
+            if mode == _LOOSE:
+                if can_fuzz is None:
+                    can_fuzz = any(self._fuzzy(info) for info in infos)
+                if not can_fuzz:
+                    break
+            found = self._match(terms, infos, where, mode, allowed)
             if seen:
                 found = found - seen
             if not found:
@@ -396,43 +405,57 @@ class SearchIndex:
             exact = [word for word in shorter.exact_words if term in word]
         else:
             exact = self._infix_words(term)
-        fuzzy: list[str] = []
-        near: list[str] | None = None
-        if len(term) >= FUZZY_MIN_LEN:
-            budget = _edit_budget(term)
-            if shorter is not None and shorter.near_words is not None:
-                same_budget = _edit_budget(term[:-1]) == budget
-                base = shorter.near_words if same_budget else self._prefix_range(term[0])
-            else:
-                base = self._prefix_range(term[0])
-            near = _near_prefix_words(term, base, budget)
-            exact_set = set(exact)
-            fuzzy = [word for word in near if word not in exact_set]
-        info = _TermInfo(exact, fuzzy, near, {})
+        info = _TermInfo(term, exact)
         self._terms[term] = (self._vocab_version, info)
         if len(self._terms) > _TERM_CACHE_SIZE:
             self._terms.popitem(last=False)
         return info
 
-    def _words(self, info: _TermInfo, mode: int) -> list[str]:
-        return info.exact_words + info.fuzzy_words if mode == _LOOSE else info.exact_words
+    def _fuzzy(self, info: _TermInfo) -> list[str]:
+        """The words ``info.term`` matches only fuzzily (computed once per term)."""
+        if info.fuzzy_words is not None:
+            return info.fuzzy_words
+        term = info.term
+        if len(term) < FUZZY_MIN_LEN:
+            info.fuzzy_words = []
+            return info.fuzzy_words
+        budget = _edit_budget(term)
+        # A word near the longer term is near the shorter one too (same budget).
+        shorter = self._cached_term(term[:-1])
+        if (
+            shorter is not None
+            and shorter.near_words is not None
+            and _edit_budget(term[:-1]) == budget
+        ):
+            base = shorter.near_words
+        else:
+            base = self._prefix_range(term[0])
+        info.near_words = _near_prefix_words(term, base, budget)
+        exact = set(info.exact_words)
+        info.fuzzy_words = [word for word in info.near_words if word not in exact]
+        return info.fuzzy_words
 
-    def _estimate(self, info: _TermInfo, field: int, mode: int) -> int:
-        key = (field, mode)
+    def _words(self, info: _TermInfo, mode: int) -> list[str]:
+        if mode == _LOOSE:
+            return info.exact_words + self._fuzzy(info)
+        return info.exact_words
+
+    def _estimate(self, info: _TermInfo, where: int, mode: int) -> int:
+        key = (where, mode)
         est = info.estimates.get(key)
         if est is None:
-            post = self._postings[field]
+            post = self._postings[where]
             est = sum(len(post[w]) for w in self._words(info, mode) if w in post)
             info.estimates[key] = est
         return est
 
-    def _term_set(self, term: str, info: _TermInfo, field: int, mode: int) -> frozenset[int]:
-        key = (term, field, mode)
+    def _term_set(self, term: str, info: _TermInfo, where: int, mode: int) -> frozenset[int]:
+        key = (term, where, mode)
         cached = self._sets.get(key)
         if cached is not None:
             self._sets.move_to_end(key)
             return cached
-        post = self._postings[field]
+        post = self._postings[where]
         ids: set[int] = set()
         for word in self._words(info, mode):
             word_ids = post.get(word)
@@ -446,42 +469,43 @@ class SearchIndex:
             self._sets_size -= len(dropped)
         return result
 
-    def _filter(self, ids: _Ids, term: str, info: _TermInfo, field: int, mode: int) -> set[int]:
-        texts = self._title_pad if field == _TITLE else self._full_pad
+    def _filter(self, ids: _Ids, term: str, info: _TermInfo, where: int, mode: int) -> set[int]:
+        texts = self._title_pad if where == _TITLE else self._full_pad
         needle = term if len(term) >= INFIX_MIN_LEN else f" {term}"
-        if mode == _EXACT or not info.fuzzy_words:
+        fuzzy = self._fuzzy(info) if mode == _LOOSE else []
+        if not fuzzy:
             return {i for i in ids if needle in texts[i]}
-        words = [f" {w} " for w in info.fuzzy_words]
+        words = [f" {w} " for w in fuzzy]
         return {i for i in ids if needle in texts[i] or any(word in texts[i] for word in words)}
 
     def _match(
         self,
         terms: list[str],
         infos: list[_TermInfo],
-        field: int,
+        where: int,
         mode: int,
         allowed: set[int] | None,
     ) -> _Ids:
-        """Documents where every term matches ``field`` in ``mode`` (do not mutate).
+        """Documents where every term matches ``where`` in ``mode`` (do not mutate).
 
         Terms are applied rarest first; once the candidates are few, a common
         term is checked against their text instead of unioning its postings.
         """
         order = sorted(
-            range(len(terms)), key=lambda k: (self._estimate(infos[k], field, mode), terms[k])
+            range(len(terms)), key=lambda k: (self._estimate(infos[k], where, mode), terms[k])
         )
         current: _Ids | None = allowed
         for k in order:
             term, info = terms[k], infos[k]
-            est = self._estimate(info, field, mode)
+            est = self._estimate(info, where, mode)
             if current is None:
-                current = self._term_set(term, info, field, mode)
+                current = self._term_set(term, info, where, mode)
             elif est > _FILTER_RATIO * len(current) and (
-                mode == _EXACT or len(info.fuzzy_words) <= _FILTER_MAX_FUZZY_WORDS
+                mode == _EXACT or len(self._fuzzy(info)) <= _FILTER_MAX_FUZZY_WORDS
             ):
-                current = self._filter(current, term, info, field, mode)
+                current = self._filter(current, term, info, where, mode)
             else:
-                current = current & self._term_set(term, info, field, mode)
+                current = current & self._term_set(term, info, where, mode)
             if not current:
                 return frozenset()
         return current if current is not None else frozenset()
@@ -514,7 +538,7 @@ class SearchIndex:
         # of a word a typo'd term stands for. Scoring a window instead of the whole
         # text keeps partial_ratio cheap on long bodies.
         anchors = sorted(terms, key=len, reverse=True) + [
-            f" {word}" for info in infos for word in info.fuzzy_words[:_MAX_ANCHOR_WORDS]
+            f" {word}" for info in infos for word in (info.fuzzy_words or [])[:_MAX_ANCHOR_WORDS]
         ]
         reach = len(query) + 1
         scores: list[float] = []
@@ -550,8 +574,10 @@ class SearchIndex:
                         position += _FUZZY
                 scores.append(offset + _FINE_SCALE * (0.5 * rf + 0.5 * position / n_terms))
                 doc_ids.append(doc_id)
+        # Scores are reported rounded to 2 decimals and ties go by (kind, ref), so
+        # keep everything that could round to at least the limit-th best score.
         if len(scores) > limit:
-            cut = heapq.nlargest(limit, scores)[-1]
+            cut = round(heapq.nlargest(limit, scores)[-1], 2) - 0.01
             picked = [(s, i) for s, i in zip(scores, doc_ids, strict=True) if s >= cut]
         else:
             picked = list(zip(scores, doc_ids, strict=True))
@@ -559,9 +585,9 @@ class SearchIndex:
         for score, doc_id in picked:
             doc = self._docs[doc_id]
             assert doc is not None
-            ranked.append((-score, doc.kind, doc.ref, doc))
+            ranked.append((-round(score, 2), doc.kind, doc.ref, doc))
         ranked.sort(key=lambda row: row[:3])
-        return [SearchHit(doc, round(-neg, 2)) for neg, _kind, _ref, doc in ranked[:limit]]
+        return [SearchHit(doc, -neg) for neg, _kind, _ref, doc in ranked[:limit]]
 
 
 def _edit_budget(term: str) -> int:

@@ -34,3 +34,5 @@ class Observation(Record):
     content: str = Field(min_length=1)
     tags: list[str] = Field(default_factory=list)
     seq: int = Field(default=0, ge=0)
+    #: Logged after the session had ended (agents may flush late); kept, and marked.
+    after_end: bool = False

@@ -10,6 +10,8 @@ while it holds the inter-process lock.
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,10 +21,13 @@ from tinydb.storages import Storage
 
 from core.errors import StoreUnreadable
 from core.storage import journal
+from core.storage.atomic import atomic_write
 from core.storage.codec import dumps, load_file
 from core.storage.manifest import MANIFEST_NAME, Manifest
 
 Docs = dict[str, dict[str, Any]]
+SNAPSHOTS = "snapshots"
+SNAPSHOT_MANIFEST = "snapshot.json"
 
 
 def table_file(name: str) -> str:
@@ -123,8 +128,8 @@ class FolderStorage(Storage):
 
     def names(self) -> list[str]:
         """Every table the store holds, including ones created in this transaction."""
-        names = set(self.manifest.tables) | set(self.tables)
-        return sorted(names - self._dropped)
+        gone = self._dropped - set(self.tables)
+        return sorted((set(self.manifest.tables) | set(self.tables)) - gone)
 
     # -- transactions ---------------------------------------------------------------
     def drop(self, name: str) -> None:
@@ -141,7 +146,10 @@ class FolderStorage(Storage):
     def commit(self, txid: str, *, schema_version: int | None = None) -> bool:
         """Write every changed table and the manifest in one atomic step."""
         dirty = self.dirty()
-        dropped = sorted(n for n in self._dropped if n in self.manifest.tables)
+        # A table dropped and then written again in one transaction is replaced, not gone.
+        dropped = sorted(
+            n for n in self._dropped if n in self.manifest.tables and n not in self.tables
+        )
         if not dirty and not dropped and schema_version is None:
             self._dropped.clear()
             return False
@@ -168,7 +176,42 @@ class FolderStorage(Storage):
         self._dropped.clear()
         return True
 
-    # -- file I/O (the memory variant overrides these two) -----------------------------
+    # -- snapshots (store checkpoints) ---------------------------------------------------
+    def snapshot(self, names: list[str], key: str) -> None:
+        """Keep the committed files of ``names`` under ``snapshots/<key>``.
+
+        Commits replace files by rename and never write into one, so a hard
+        link is a cheap, exact copy; a copy is the fallback where links fail.
+        """
+        target = self.folder / SNAPSHOTS / key
+        target.mkdir(parents=True)
+        versions = {}
+        for name in names:
+            if name not in self.manifest.tables:
+                continue
+            source = self.folder / table_file(name)
+            try:
+                os.link(source, target / table_file(name))
+            except OSError:
+                shutil.copy2(source, target / table_file(name))
+            versions[name] = self.manifest.tables[name]
+        atomic_write(target / SNAPSHOT_MANIFEST, dumps({"tables": versions}), "snap")
+
+    def snapshot_tables(self, key: str) -> dict[str, Docs]:
+        """The tables a snapshot holds."""
+        folder = self.folder / SNAPSHOTS / key
+        plan = load_file(folder / SNAPSHOT_MANIFEST)
+        result = {}
+        for name in plan["tables"]:
+            data = self._read_table_file(folder / table_file(name))
+            result[name] = data["documents"]
+        return result
+
+    def delete_snapshot(self, key: str) -> None:
+        """Remove a snapshot's files."""
+        shutil.rmtree(self.folder / SNAPSHOTS / key, ignore_errors=True)
+
+    # -- file I/O (the memory variant overrides these) ---------------------------------
     def _read_table_file(self, path: Path) -> Any:
         return load_file(path)
 
@@ -200,6 +243,7 @@ class MemoryTableStorage(FolderStorage):
         super().__init__(Path("<memory>"), Manifest(schema_version=0))
         self.files = MemoryStorage()
         self.files.write({})
+        self.snapshots: dict[str, dict[str, bytes]] = {}
 
     def read_manifest(self) -> Manifest:
         """The committed manifest."""
@@ -210,6 +254,18 @@ class MemoryTableStorage(FolderStorage):
 
     def _read_table_file(self, path: Path) -> Any:
         return orjson.loads((self.files.read() or {})[path.name])
+
+    def snapshot(self, names: list[str], key: str) -> None:
+        committed = self.files.read() or {}
+        self.snapshots[key] = {
+            n: committed[table_file(n)] for n in names if table_file(n) in committed
+        }
+
+    def snapshot_tables(self, key: str) -> dict[str, Docs]:
+        return {name: orjson.loads(raw)["documents"] for name, raw in self.snapshots[key].items()}
+
+    def delete_snapshot(self, key: str) -> None:
+        self.snapshots.pop(key, None)
 
     def _write_files(self, files: dict[str, bytes], deletes: list[str], txid: str) -> None:
         committed = dict(self.files.read() or {})

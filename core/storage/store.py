@@ -15,13 +15,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
 from tinydb import TinyDB
 from tinydb.table import Document, Table
 
 from core.errors import StoreError, StoreTooNew, StoreUnreadable
 from core.storage import journal, schema
 from core.storage.folder_storage import Docs, FolderStorage, MemoryTableStorage, table_file
+from core.storage.lock import InterProcessLock, LockTimeout
 from core.storage.manifest import MANIFEST_NAME, Manifest
 
 LOCK_NAME = ".lock"
@@ -49,8 +49,8 @@ class Store:
     def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
         self.path = Path(path).expanduser().absolute()
         self._prepare_folder(create)
-        self._lock: FileLock | None = FileLock(
-            self.path / LOCK_NAME, timeout=LOCK_TIMEOUT_S, thread_local=False
+        self._lock: InterProcessLock | None = InterProcessLock(
+            self.path / LOCK_NAME, LOCK_TIMEOUT_S
         )
         self._init_state()
         self._open()
@@ -148,7 +148,7 @@ class Store:
             if self._depth == 0 and self._lock is not None:
                 try:
                     self._lock.acquire()
-                except Timeout:
+                except LockTimeout:
                     raise StoreError(
                         f"the store at {self.path} is locked by another process "
                         f"(waited {LOCK_TIMEOUT_S:.0f} s for {self.path / LOCK_NAME})"

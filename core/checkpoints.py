@@ -1,0 +1,178 @@
+"""Store checkpoints: snapshot every table, diff, restore (undoably), delete.
+
+A snapshot keeps the committed table files under ``snapshots/<uuid4>/`` (hard
+links: commits never write into a file, they replace it). Restore first takes
+an automatic checkpoint, so a restore can itself be undone. The audit log is
+not part of a snapshot: it records what happened, restores included.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from core import audit, ids, stats, tables
+from core.clock import iso
+from core.errors import InvalidInput, NotFound
+from core.storage.folder_storage import Docs
+from core.storage.store import Store
+
+TABLE = "checkpoints"
+DIFF_TABLES = tuple(t for t in tables.USER_TABLES if t not in ("checkpoints", "audit"))
+
+
+def _snapshot_names(store: Store) -> list[str]:
+    return [n for n in store.table_names() if tables.logical_name(n) in tables.SNAPSHOT_TABLES]
+
+
+def _take(store: Store, description: str, now: datetime, automatic: bool) -> dict[str, Any]:
+    key = ids.new_uuid()
+    counts = {
+        k: v for k, v in stats.table_counts(store).items() if k not in ("checkpoints", "audit")
+    }
+    store.storage.snapshot(_snapshot_names(store), key)
+    doc = {
+        "automatic": automatic,
+        "counts": counts,
+        "created_at": iso(now),
+        "description": description,
+        "id": key,
+    }
+    store.put(TABLE, key, doc)
+    return doc
+
+
+def create(
+    store: Store, description: str = "", *, now: datetime, actor: str, automatic: bool = False
+) -> dict[str, Any]:
+    """Snapshot the store now; returns the checkpoint record."""
+    with store.transaction():
+        if store.storage.dirty():
+            raise RuntimeError("a checkpoint must be taken before any write in its transaction")
+        doc = _take(store, description.strip(), now, automatic)
+        audit.record(
+            store,
+            actor=actor,
+            action="checkpoint",
+            table=TABLE,
+            record_id=doc["id"],
+            summary=f"checkpoint {doc['id'][:8]}: {description or '(no description)'}",
+            now=now,
+        )
+    return doc
+
+
+def list_checkpoints(store: Store) -> list[dict[str, Any]]:
+    """Checkpoints, oldest first."""
+    with store.reading():
+        return sorted(store.docs(TABLE).values(), key=lambda d: (d["created_at"], d["id"]))
+
+
+def resolve(store: Store, key: str) -> dict[str, Any]:
+    """A checkpoint by id or unique prefix (>= 4 characters)."""
+    docs = store.docs(TABLE)
+    if key in docs:
+        return dict(docs[key])
+    matches = [k for k in docs if k.startswith(key)] if len(key) >= 4 else []
+    if len(matches) == 1:
+        return dict(docs[matches[0]])
+    if len(matches) > 1:
+        raise InvalidInput("id", f"{key!r} matches {len(matches)} checkpoints; give more")
+    raise NotFound("checkpoint", key)
+
+
+def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """Replace every snapshotted table with the checkpoint's; return the automatic one taken first."""
+    with store.transaction():
+        target = resolve(store, key)
+        snapshot = store.storage.snapshot_tables(target["id"])
+        before = _take(store, f"before restoring {target['id'][:8]}", now, automatic=True)
+        for name in _snapshot_names(store):
+            store.drop(name)
+        for name, docs in snapshot.items():
+            store.put_many(name, docs)
+        audit.record(
+            store,
+            actor=actor,
+            action="restore",
+            table=TABLE,
+            record_id=target["id"],
+            summary=f"restored checkpoint {target['id'][:8]} (undo: restore {before['id'][:8]})",
+            now=now,
+        )
+    return before
+
+
+def delete(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """Delete a checkpoint and its snapshot files."""
+    with store.transaction():
+        target = resolve(store, key)
+        store.delete(TABLE, [target["id"]])
+        audit.record(
+            store,
+            actor=actor,
+            action="delete",
+            table=TABLE,
+            record_id=target["id"],
+            summary=f"deleted checkpoint {target['id'][:8]}: {target['description']}",
+            now=now,
+        )
+    store.storage.delete_snapshot(target["id"])
+    return target
+
+
+# -- diff ------------------------------------------------------------------------------
+def _by_logical(physical: dict[str, Docs]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Logical table → {qualified id → doc}; per-session docs are keyed ``session/id``."""
+    grouped: dict[str, dict[str, dict[str, Any]]] = {t: {} for t in DIFF_TABLES}
+    for name, docs in physical.items():
+        logical = tables.logical_name(name)
+        if logical not in grouped:
+            continue
+        for doc_id, doc in docs.items():
+            key = f"{doc['session_id']}/{doc_id}" if logical == "working_memory" else doc_id
+            grouped[logical][key] = doc
+    return grouped
+
+
+def _current(store: Store) -> dict[str, Docs]:
+    return {n: store.docs(n) for n in _snapshot_names(store)}
+
+
+def diff_states(old: dict[str, Docs], new: dict[str, Docs]) -> dict[str, dict[str, Any]]:
+    """Per table: ids added, removed, and changed (with the fields that changed)."""
+    a, b = _by_logical(old), _by_logical(new)
+    result = {}
+    for table in DIFF_TABLES:
+        before, after = a[table], b[table]
+        changed = []
+        for key in sorted(before.keys() & after.keys()):
+            x, y = before[key], after[key]
+            if x != y:
+                fields = sorted(f for f in x.keys() | y.keys() if x.get(f) != y.get(f))
+                fields = [f for f in fields if f != "updated_at"] or fields
+                changed.append({"id": key, "fields": fields})
+        result[table] = {
+            "added": sorted(after.keys() - before.keys()),
+            "removed": sorted(before.keys() - after.keys()),
+            "changed": changed,
+        }
+    return result
+
+
+def diff(store: Store, key: str, key2: str | None = None) -> dict[str, Any]:
+    """What changed from checkpoint ``key`` to ``key2`` (or to now)."""
+    with store.reading():
+        first = resolve(store, key)
+        old = store.storage.snapshot_tables(first["id"])
+        if key2 is None:
+            second = None
+            new = _current(store)
+        else:
+            second = resolve(store, key2)
+            new = store.storage.snapshot_tables(second["id"])
+    return {
+        "from": first["id"],
+        "to": second["id"] if second else "now",
+        "tables": diff_states(old, new),
+    }

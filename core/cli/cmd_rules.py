@@ -1,0 +1,36 @@
+"""``memwork rule …``"""
+
+from __future__ import annotations
+
+from core import rules
+from core.cli.main import Context
+from core.cli.output import clip, emit_json, note, say
+
+
+def add(ctx: Context) -> int:
+    doc, outcome = rules.add_rule(
+        ctx.store, ctx.args.text, now=ctx.now, actor=ctx.actor, scope=ctx.args.scope
+    )
+    if outcome == "unchanged":
+        note(f"already active: {doc['id']}")
+    elif outcome == "reactivated":
+        note(f"reactivated {doc['id']} as the newest rule of {doc['scope']}")
+    if ctx.json:
+        emit_json({**doc, "outcome": outcome})
+    else:
+        say(doc["id"])
+    return 0
+
+
+def list_(ctx: Context) -> int:
+    with ctx.store.reading():
+        docs = rules.all_rules(ctx.store, active_only=not ctx.args.all)
+    if ctx.args.scope:
+        docs = [d for d in docs if d["scope"] == ctx.args.scope]
+    if ctx.json:
+        emit_json(docs)
+        return 0
+    for doc in docs:
+        flag = "" if doc["active"] else "  (inactive)"
+        say(f"{doc['id']}  {doc['scope']:<20} {clip(doc['text'], 80)}{flag}")
+    return 0

@@ -1,0 +1,106 @@
+"""``memwork session …`` and ``memwork observe``."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from core import sessions
+from core.cli.main import Context
+from core.cli.output import clip, emit_json, note, say
+
+
+def _line(session: dict[str, Any]) -> str:
+    label = session["title"] or session["project"] or "-"
+    agent = session["agent_id"] or "-"
+    dropped = session["dropped_observations"]
+    count = f"{session['observation_count']} obs" + (f" (+{dropped} dropped)" if dropped else "")
+    return (
+        f"{session['id']}  {session['status']:<6}  {session['started_at'][:19]}Z  "
+        f"{clip(agent, 20):<20}  {count:<8}  {clip(label, 60)}"
+    )
+
+
+def _observation_line(obs: dict[str, Any]) -> str:
+    late = "  (after end)" if obs.get("after_end") else ""
+    tags = f"  [{', '.join(obs['tags'])}]" if obs.get("tags") else ""
+    return (
+        f"  #{obs['seq']:<4} {obs['created_at'][:19]}Z  {obs['kind']:<10} "
+        f"{clip(obs['content'], 90)}{tags}{late}"
+    )
+
+
+def start(ctx: Context) -> int:
+    a = ctx.args
+    # An agent that identifies itself once (MEMWORK_AGENT) need not repeat --agent.
+    agent = a.agent or os.environ.get("MEMWORK_AGENT", "")
+    session = sessions.start_session(
+        ctx.store, agent_id=agent, project=a.project, title=a.title, now=ctx.now, actor=ctx.actor
+    )
+    if ctx.json:
+        emit_json(session)
+    else:
+        say(session["id"])
+    return 0
+
+
+def end(ctx: Context) -> int:
+    a = ctx.args
+    session = sessions.end_session(ctx.store, a.id, summary=a.summary, now=ctx.now, actor=ctx.actor)
+    if ctx.json:
+        emit_json(session)
+    else:
+        say(session["id"])
+    return 0
+
+
+def list_(ctx: Context) -> int:
+    rows = sessions.list_sessions(ctx.store, ctx.now)
+    if ctx.json:
+        emit_json(rows)
+    else:
+        for row in rows:
+            say(_line(row))
+    return 0
+
+
+def show(ctx: Context) -> int:
+    session = sessions.get_session(ctx.store, ctx.args.id, ctx.now)
+    found = sessions.observations(ctx.store, session["id"])
+    if ctx.json:
+        emit_json({**session, "observations": found})
+        return 0
+    say(_line(session))
+    for field in ("agent_id", "project", "title"):
+        if session[field]:
+            say(f"  {field}: {session[field]}")
+    ended = f", ended {session['ended_at']}" if session["ended_at"] else ""
+    say(f"  started {session['started_at']}{ended}")
+    if session["summary"]:
+        say(f"  summary: {session['summary']}")
+    say(
+        f"  observations: {session['observation_count']} kept of {session['total_observed']} "
+        f"(cap {session['max_observations']}, {session['dropped_observations']} dropped)"
+    )
+    for obs in found:
+        say(_observation_line(obs))
+    return 0
+
+
+def observe(ctx: Context) -> int:
+    a = ctx.args
+    obs = sessions.observe(
+        ctx.store, a.session, a.text, kind=a.kind, tags=a.tag, now=ctx.now, actor=ctx.actor
+    )
+    if obs["after_end"]:
+        note(f"session {obs['session_id']} has ended; the observation was kept (after_end)")
+    if obs["dropped"]:
+        note(
+            f"session {obs['session_id']} is at its observation cap: "
+            f"dropped the {obs['dropped']} oldest"
+        )
+    if ctx.json:
+        emit_json(obs)
+    else:
+        say(obs["id"])
+    return 0

@@ -1,0 +1,1 @@
+"""Context export: the prompt-context string agents fetch on every step."""

@@ -1,0 +1,64 @@
+"""Sections, lines with drop priorities, rendering and the token budget.
+
+Tokens are an estimate: ceil(characters / 4). When the rendered context is
+over budget, whole lines go, lowest priority first and, within a priority,
+from the bottom up; a section whose lines are all gone loses its heading.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+def estimate_tokens(text: str) -> int:
+    """The token estimate used everywhere: ceil(chars / 4)."""
+    return math.ceil(len(text) / 4)
+
+
+@dataclass
+class Line:
+    """One line of the context and how early it is dropped (lower goes first)."""
+
+    text: str
+    priority: int
+
+
+@dataclass
+class Section:
+    """A heading (optional) and its lines."""
+
+    name: str
+    heading: str | None
+    lines: list[Line] = field(default_factory=list)
+
+
+Renderer = Callable[[list[Section]], str]
+
+
+@dataclass
+class Dropped:
+    """A line the budget removed."""
+
+    section: str
+    text: str
+
+
+def fit(
+    sections: list[Section], budget: int, render: Renderer
+) -> tuple[list[Section], list[Dropped]]:
+    """Drop lines until the rendered text fits ``budget`` tokens."""
+    live = [Section(s.name, s.heading, list(s.lines)) for s in sections if s.lines]
+    dropped: list[Dropped] = []
+    while live and estimate_tokens(render(live)) > max(0, budget):
+        # The lowest priority present; among its lines, the one furthest down.
+        low = min(line.priority for s in live for line in s.lines)
+        for section in reversed(live):
+            hits = [i for i, line in enumerate(section.lines) if line.priority == low]
+            if hits:
+                line = section.lines.pop(hits[-1])
+                dropped.append(Dropped(section.name, line.text))
+                break
+        live = [s for s in live if s.lines]
+    return live, dropped

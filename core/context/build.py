@@ -1,0 +1,120 @@
+"""``build_context``: the string an agent puts at the top of its next system prompt.
+
+It reads only small tables and the incremental aggregates (never the episode
+shards), so its cost does not grow with history. Every character it returns
+has passed the scrubber.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from core import aggregates
+from core.context import default_style, episodic_style
+from core.context.budget import Dropped, Line, Section, estimate_tokens, fit
+from core.errors import InvalidInput
+from core.privacy import scrub
+from core.storage.store import Store
+
+Style = Literal["default", "episodic"]
+DEFAULT_BUDGET = 2000
+
+
+@dataclass
+class ContextResult:
+    """The context and how it was made."""
+
+    text: str
+    style: str
+    task_id: str | None
+    budget_tokens: int
+    sections: list[Section] = field(default_factory=list)
+    dropped: list[Dropped] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        """Estimated tokens of ``text`` (chars / 4)."""
+        return estimate_tokens(self.text)
+
+    def to_json(self) -> dict[str, Any]:
+        """Every section with its token estimate, and exactly what the budget dropped."""
+        render = episodic_style.render if self.style == "episodic" else default_style.render
+        return {
+            "budget_tokens": self.budget_tokens,
+            "dropped": [{"section": d.section, "line": d.text} for d in self.dropped],
+            "estimated_tokens": self.tokens,
+            "sections": [
+                {
+                    "heading": s.heading,
+                    "lines": [line.text for line in s.lines],
+                    "name": s.name,
+                    "estimated_tokens": estimate_tokens(render([s])),
+                }
+                for s in self.sections
+            ],
+            "style": self.style,
+            "task": self.task_id,
+            "text": self.text,
+            "token_estimate": "characters / 4 (an estimate, not a tokenizer count)",
+        }
+
+
+def read_inputs(store: Store, task_id: str | None) -> dict[str, Any]:
+    """Everything the context needs, from small tables and aggregates only."""
+    with store.reading():
+        return {
+            "cards": list(store.docs("mistake_cards").values()),
+            "glob": aggregates.read_global(store),
+            "lessons": list(store.docs("lessons").values()),
+            "rules": list(store.docs("rules").values()),
+            "slots": list(store.docs("slots").values()),
+            "task": aggregates.read_task(store, task_id) if task_id else None,
+        }
+
+
+def _scrubbed(sections: list[Section]) -> list[Section]:
+    return [
+        Section(
+            s.name,
+            scrub(s.heading) if s.heading else None,
+            [Line(scrub(line.text), line.priority) for line in s.lines],
+        )
+        for s in sections
+    ]
+
+
+def build_context(
+    store: Store,
+    *,
+    now: datetime,
+    task_id: str | None = None,
+    budget_tokens: int = DEFAULT_BUDGET,
+    style: str = "default",
+) -> ContextResult:
+    """Build the context for ``task_id`` within ``budget_tokens`` (estimated)."""
+    if style not in ("default", "episodic"):
+        raise InvalidInput("style", f"must be 'default' or 'episodic' (got {style!r})")
+    if budget_tokens < 0:
+        raise InvalidInput("budget", f"must be >= 0 (got {budget_tokens})")
+    task_id = task_id.strip() if task_id else None
+    data = read_inputs(store, task_id or None)
+    # Multi-line secrets (PEM blocks) must be seen whole, so slots are scrubbed
+    # before they are split into lines; every line is scrubbed again below.
+    data["slots"] = [{**s, "content": scrub(s.get("content", ""))} for s in data["slots"]]
+    if style == "episodic":
+        sections = episodic_style.build_sections(data, task_id)
+        render = episodic_style.render
+    else:
+        sections = default_style.build_sections(data, task_id, now)
+        render = default_style.render
+    kept, dropped = fit(_scrubbed(sections), budget_tokens, render)
+    return ContextResult(
+        text=render(kept),
+        style=style,
+        task_id=task_id,
+        budget_tokens=budget_tokens,
+        sections=kept,
+        dropped=dropped,
+    )

@@ -1,0 +1,110 @@
+"""The default context layout (SPEC §5)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from core import failures
+from core.context.budget import Line, Section
+from core.ranking import active_rules, ranked_cards, ranked_lessons
+from core.text import cut, one_line
+
+# Drop order, lowest first: episodes, lessons, mistake cards, rules, failures, slots.
+P_EPISODES, P_MEAN, P_LESSONS, P_CARDS = 0, 1, 2, 3
+P_GLOBAL_RULES, P_TASK_RULES, P_FAILURES, P_SLOTS = 4, 5, 6, 7
+MAX_LESSONS = 10
+MAX_CARDS = 3
+RECENT_EPISODES = 3
+
+
+def card_line(card: dict[str, Any]) -> str:
+    """``- [<type>, seen <n>x] <lesson> Evidence: <evidence>``."""
+    return (
+        f"- [{card['mistake_type']}, seen {card['seen_count']}x] {one_line(card['lesson'])} "
+        f"Evidence: {one_line(card.get('evidence', ''))}"
+    )
+
+
+def episode_line(ep: dict[str, Any]) -> str:
+    """``- Score 0.82 in 7 steps: <summary, <=100>``."""
+    return f"- Score {ep['score']:.2f} in {ep['steps']} steps: {cut(one_line(ep['summary']), 100)}"
+
+
+def mean_line(task_id: str, stats: dict[str, Any]) -> str:
+    """``Your mean score on <task>: 0.64 (over 12 episodes)``."""
+    return f"Your mean score on {task_id}: {stats['mean_score']:.2f} (over {stats['episodes']} episodes)"
+
+
+def build_sections(data: dict[str, Any], task_id: str | None, now: datetime) -> list[Section]:
+    """The sections, in order, from the data the context reads."""
+    sections: list[Section] = []
+    slots = Section("slots", "## Pinned memory")
+    for slot in sorted(data["slots"], key=lambda s: (s.get("position", 0), s["label"])):
+        if not slot.get("content", "").strip():
+            continue
+        slots.lines.append(Line(f"### {slot['label']}", P_SLOTS))
+        slots.lines.extend(Line(t, P_SLOTS) for t in slot["content"].strip().splitlines())
+    sections.append(slots)
+
+    rules = data["rules"]
+    if task_id:
+        task_rules = reversed(active_rules(rules, f"task:{task_id}"))
+        sections.append(
+            Section(
+                "task_rules",
+                f"## Rules for {task_id}",
+                [Line(f"- {r['text']}", P_TASK_RULES) for r in task_rules],
+            )
+        )
+    general = Section("global", "## General rules and lessons")
+    general.lines.extend(
+        Line(f"- {r['text']}", P_GLOBAL_RULES) for r in reversed(active_rules(rules, "global"))
+    )
+    general.lines.extend(
+        Line(f"- {one_line(lesson['content'])}", P_LESSONS)
+        for _, lesson in ranked_lessons(data["lessons"], task_id, now)[:MAX_LESSONS]
+    )
+    sections.append(general)
+
+    sections.append(
+        Section(
+            "mistake_cards",
+            "## Mistakes to avoid",
+            [Line(card_line(c), P_CARDS) for c in ranked_cards(data["cards"], task_id)[:MAX_CARDS]],
+        )
+    )
+    sections.append(
+        Section(
+            "failures",
+            "## Past failures to avoid",
+            [
+                Line(t, P_FAILURES)
+                for t in failures.lines_for_context(data["glob"]["recent_failures"], now)
+            ],
+        )
+    )
+    stats = data.get("task")
+    if task_id and stats:
+        recent = list(reversed(stats["recent"]))[:RECENT_EPISODES]
+        sections.append(
+            Section(
+                "episodes",
+                f"## Recent {task_id} episodes",
+                [Line(episode_line(e), P_EPISODES) for e in recent],
+            )
+        )
+        if stats["episodes"]:
+            sections.append(Section("mean_score", None, [Line(mean_line(task_id, stats), P_MEAN)]))
+    return sections
+
+
+def render(sections: list[Section]) -> str:
+    """Sections separated by a blank line; ``""`` when there is nothing."""
+    blocks = []
+    for section in sections:
+        lines = [line.text for line in section.lines]
+        if section.heading:
+            lines.insert(0, section.heading)
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)

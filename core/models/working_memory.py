@@ -1,0 +1,95 @@
+"""A session's working memory: keys with optional TTL, task state, scratchpad, checkpoints.
+
+All of a session's working memory lives in one physical table,
+``working_memory.<session_id>``: one ``state`` document and one document per
+working-memory checkpoint.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from core.models.base import Record
+
+STATE_ID = "state"
+SCRATCH_CAPACITY = 1000
+KEY_MAX = 200
+DEFAULT_TASK_ID = "unknown"
+DEFAULT_TASK_STATUS = "in_progress"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class WMEntry(_Strict):
+    """One key's value; ``expires_at`` is None for keys without a TTL."""
+
+    value: Any
+    set_at: str
+    expires_at: str | None = None
+
+
+class TaskState(_Strict):
+    """What the agent is doing now; ``progress_percent`` is always within 0–100."""
+
+    task_id: str = Field(default=DEFAULT_TASK_ID, min_length=1, max_length=200)
+    description: str = Field(default="", max_length=2000)
+    status: str = Field(default=DEFAULT_TASK_STATUS, min_length=1, max_length=50)
+    current_step: int | None = Field(default=None, ge=0)
+    total_steps: int | None = Field(default=None, ge=1)
+    progress_percent: float = Field(default=0.0, ge=0.0, le=100.0)
+    started_at: str
+    updated_at: str
+
+    @field_validator("progress_percent", mode="before")
+    @classmethod
+    def _finite(cls, value: Any) -> Any:
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"must be a finite number (got {value})")
+        return value
+
+
+class ScratchEntry(_Strict):
+    """One timestamped scratchpad line."""
+
+    ts: str
+    text: str = Field(min_length=1)
+
+
+class WMState(_Strict):
+    """The ``state`` document of a session's working memory."""
+
+    id: Literal["state"] = STATE_ID
+    session_id: str
+    kv: dict[str, WMEntry] = Field(default_factory=dict)
+    task: TaskState | None = None
+    scratchpad: list[ScratchEntry] = Field(default_factory=list)
+    scratch_capacity: int = Field(default=SCRATCH_CAPACITY, ge=1)
+    created_at: str
+    updated_at: str
+
+    def to_doc(self) -> dict[str, Any]:
+        """The JSON-ready document the store keeps."""
+        return self.model_dump(mode="json")
+
+
+class WMSnapshot(_Strict):
+    """What a working-memory checkpoint keeps."""
+
+    kv: dict[str, WMEntry] = Field(default_factory=dict)
+    task: TaskState | None = None
+    scratchpad: list[ScratchEntry] = Field(default_factory=list)
+
+
+class WMCheckpoint(Record):
+    """A snapshot of one session's working memory (id: a full uuid4)."""
+
+    session_id: str
+    kind: Literal["checkpoint"] = "checkpoint"
+    description: str = Field(default="", max_length=2000)
+    seq: int = Field(ge=1)
+    state: WMSnapshot

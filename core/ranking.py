@@ -1,0 +1,61 @@
+"""Ranking rules shared by the context export, the CLI and the workbench.
+
+Plain functions over stored documents (no pydantic, no I/O), so the hot
+context path can use them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from core.decay import effective_confidence, is_live
+
+#: How much a lesson's scope counts for a task: its own task, every task, a project.
+SCOPE_WEIGHT = {"task": 1.0, "global": 0.75, "project": 0.5}
+
+
+def card_rank_key(card: dict[str, Any]) -> tuple[int, int, int, str]:
+    """seen_count desc, then last_seen_episode desc, then the first created."""
+    return (
+        -int(card["seen_count"]),
+        -int(card["last_seen_episode"]),
+        int(card["first_seen_episode"]),
+        card["id"],
+    )
+
+
+def ranked_cards(cards: list[dict[str, Any]], task_id: str | None = None) -> list[dict]:
+    """Cards in ranking order; with a task, that task's cards come first."""
+    if task_id is None:
+        return sorted(cards, key=card_rank_key)
+    return sorted(cards, key=lambda c: (c["task_id"] != task_id, *card_rank_key(c)))
+
+
+def scope_match(scope: str, task_id: str | None) -> float:
+    """0 when a lesson is for another task; otherwise its scope's weight."""
+    kind, _, value = scope.partition(":")
+    if kind == "task":
+        return SCOPE_WEIGHT["task"] if value == task_id else 0.0
+    return SCOPE_WEIGHT.get(kind, 0.0)
+
+
+def ranked_lessons(
+    lessons: list[dict[str, Any]], task_id: str | None, now: datetime
+) -> list[tuple[float, dict[str, Any]]]:
+    """Live lessons that apply, by effective confidence × scope match (best first)."""
+    scored = []
+    for lesson in lessons:
+        if not is_live(lesson, now):
+            continue
+        weight = scope_match(lesson["scope"], task_id)
+        if weight <= 0:
+            continue
+        scored.append((round(effective_confidence(lesson, now) * weight, 6), lesson))
+    scored.sort(key=lambda pair: (-pair[0], pair[1]["created_at"], pair[1]["id"]))
+    return scored
+
+
+def active_rules(rules: list[dict[str, Any]], scope: str) -> list[dict[str, Any]]:
+    """A scope's active rules, oldest first (by ``seq``)."""
+    return sorted((r for r in rules if r["scope"] == scope and r["active"]), key=lambda r: r["seq"])

@@ -1,0 +1,234 @@
+"""Sessions (one run of an agent) and the observations made inside them.
+
+A session's observations live in their own physical table,
+``observations.<session_id>``, so logging one costs the size of that session,
+never the size of the store. Each session keeps at most ``max_observations``
+(default 500): past it the oldest are dropped and counted in
+``dropped_observations``, so ``observation_count + dropped_observations`` is
+always the number of observations ever logged.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from core import audit, ids
+from core.clock import iso, parse_instant
+from core.errors import Conflict, InvalidInput, NotFound
+from core.models.base import validate
+from core.models.session import MAX_OBSERVATIONS, Observation, Session
+from core.privacy import scrub
+from core.storage.store import Store
+from core.text import one_line
+
+TABLE = "sessions"
+OBSERVATIONS = "observations"
+WORKING_MEMORY = "working_memory"
+MIN_PREFIX = 4
+
+
+def observations_table(session_id: str) -> str:
+    """The physical table that holds a session's observations."""
+    return f"{OBSERVATIONS}.{session_id}"
+
+
+# -- pure rules ------------------------------------------------------------------------
+def view(session: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
+    """The record plus computed fields: ``total_observed`` and ``duration_seconds``.
+
+    ``duration_seconds`` runs to ``ended_at``, or to ``now`` for an active session
+    (None when no clock is given).
+    """
+    end: datetime | None = None
+    if session.get("ended_at"):
+        end = parse_instant(session["ended_at"])
+    elif now is not None:
+        end = now
+    duration = None
+    if end is not None:
+        duration = max(0.0, (end - parse_instant(session["started_at"])).total_seconds())
+    return {
+        **session,
+        "total_observed": int(session["observation_count"]) + int(session["dropped_observations"]),
+        "duration_seconds": duration,
+    }
+
+
+# -- reads ----------------------------------------------------------------------------
+def resolve(store: Store, key: str) -> dict[str, Any]:
+    """A session by id or unique id prefix (>= 4 characters); call inside a read."""
+    docs = store.docs(TABLE)
+    key = key.strip()
+    if key in docs:
+        return dict(docs[key])
+    matches = [k for k in docs if k.startswith(key)] if len(key) >= MIN_PREFIX else []
+    if len(matches) == 1:
+        return dict(docs[matches[0]])
+    if len(matches) > 1:
+        raise InvalidInput(
+            "session", f"{key!r} matches {len(matches)} sessions; give more characters"
+        )
+    raise NotFound("session", key)
+
+
+def list_sessions(store: Store, now: datetime | None = None) -> list[dict[str, Any]]:
+    """Every session with computed fields, newest first (by start, then id)."""
+    with store.reading():
+        docs = list(store.docs(TABLE).values())
+    docs.sort(key=lambda d: (d["started_at"], d["id"]), reverse=True)
+    return [view(d, now) for d in docs]
+
+
+def get_session(store: Store, key: str, now: datetime | None = None) -> dict[str, Any]:
+    """One session (id or unique prefix) with computed fields."""
+    with store.reading():
+        return view(resolve(store, key), now)
+
+
+def observations(store: Store, session_id: str) -> list[dict[str, Any]]:
+    """A session's retained observations, oldest first (NotFound for an unknown session)."""
+    with store.reading():
+        session = resolve(store, session_id)
+        docs = list(store.docs(observations_table(session["id"])).values())
+    return sorted((dict(d) for d in docs), key=lambda d: (d["seq"], d["id"]))
+
+
+# -- writes ---------------------------------------------------------------------------
+def _audit(
+    store: Store, actor: str, action: str, table: str, record_id: str, summary: str, now: datetime
+) -> None:
+    audit.record(
+        store,
+        actor=actor,
+        action=action,
+        table=table,
+        record_id=record_id,
+        summary=summary,
+        now=now,
+    )
+
+
+def start_session(
+    store: Store,
+    *,
+    agent_id: str = "",
+    project: str = "",
+    title: str = "",
+    now: datetime,
+    actor: str,
+    max_observations: int | None = None,
+) -> dict[str, Any]:
+    """Start a session; returns it with computed fields."""
+    stamp = iso(now)
+    doc = {
+        "id": ids.new_id("ses"),
+        "agent_id": agent_id.strip(),
+        # Project names are often paths (/home/<user>/…): scrubbed like any agent text.
+        "project": scrub(project).strip(),
+        "title": scrub(title).strip(),
+        "started_at": stamp,
+        "status": "active",
+        "max_observations": MAX_OBSERVATIONS if max_observations is None else max_observations,
+        "created_at": stamp,
+        "updated_at": stamp,
+    }
+    saved = validate(Session, doc).to_doc()
+    with store.transaction():
+        store.put(TABLE, saved["id"], saved)
+        label = saved["title"] or saved["project"] or saved["agent_id"] or "untitled"
+        _audit(store, actor, "start", TABLE, saved["id"], f"start session: {one_line(label)}", now)
+    return view(saved, now)
+
+
+def end_session(
+    store: Store, session_id: str, *, summary: str = "", now: datetime, actor: str
+) -> dict[str, Any]:
+    """End an active session (Conflict when it has already ended)."""
+    text = scrub(summary).strip()
+    with store.transaction():
+        session = resolve(store, session_id)
+        if session["status"] == "ended":
+            raise Conflict(f"session {session['id']} already ended at {session['ended_at']}")
+        session.update(status="ended", ended_at=iso(now), summary=text, updated_at=iso(now))
+        saved = validate(Session, session).to_doc()
+        store.put(TABLE, saved["id"], saved)
+        note = f": {one_line(text)[:120]}" if text else ""
+        _audit(store, actor, "end", TABLE, saved["id"], f"end session{note}", now)
+    return view(saved, now)
+
+
+def _clean_tags(tags: list[str] | None) -> list[str]:
+    seen: dict[str, None] = {}
+    for tag in tags or []:
+        cleaned = scrub(str(tag)).strip()
+        if cleaned:
+            seen.setdefault(cleaned, None)
+    return list(seen)
+
+
+def observe(
+    store: Store,
+    session_id: str,
+    text: str,
+    *,
+    kind: str = "note",
+    tags: list[str] | None = None,
+    now: datetime,
+    actor: str,
+) -> dict[str, Any]:
+    """Log an observation; returns it plus ``dropped`` (oldest dropped by this call).
+
+    Observing into an ended session is allowed (agents flush logs late); such
+    observations are marked ``after_end``.
+    """
+    content = scrub(text).strip()
+    if not content:
+        raise InvalidInput("content", "must not be empty (after removing private spans)")
+    stamp = iso(now)
+    with store.transaction():
+        session = resolve(store, session_id)
+        table = observations_table(session["id"])
+        docs = store.docs(table)
+        last = max((int(d["seq"]) for d in docs.values()), default=0)
+        total = int(session["observation_count"]) + int(session["dropped_observations"])
+        doc = {
+            "id": ids.new_id("obs"),
+            "session_id": session["id"],
+            "kind": kind.strip(),
+            "content": content,
+            "tags": _clean_tags(tags),
+            "seq": max(last, total) + 1,
+            "after_end": session["status"] == "ended",
+            "created_at": stamp,
+            "updated_at": stamp,
+        }
+        saved = validate(Observation, doc).to_doc()  # before the first write
+        kept = sorted(docs.values(), key=lambda d: (d["seq"], d["id"]))
+        overflow = len(kept) + 1 - int(session["max_observations"])
+        dropped = [d["id"] for d in kept[: max(0, overflow)]]
+        store.put(table, saved["id"], saved)
+        store.delete(table, dropped)
+        session["observation_count"] = len(store.docs(table))
+        session["dropped_observations"] = int(session["dropped_observations"]) + len(dropped)
+        session["updated_at"] = stamp
+        store.put(TABLE, session["id"], validate(Session, session).to_doc())
+        summary = f"observe {saved['kind']}: {one_line(content)[:120]}"
+        if dropped:
+            summary += f" (dropped {len(dropped)} oldest)"
+        _audit(store, actor, "observe", OBSERVATIONS, saved["id"], summary, now)
+    return {**saved, "dropped": len(dropped)}
+
+
+def delete_session(store: Store, session_id: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """Delete a session with its observations and working memory; returns what was deleted."""
+    with store.transaction():
+        session = resolve(store, session_id)
+        sid = session["id"]
+        store.delete(TABLE, [sid])
+        for name in (observations_table(sid), f"{WORKING_MEMORY}.{sid}"):
+            if name in store.table_names(name):
+                store.drop(name)
+        label = session["title"] or session["agent_id"] or sid
+        _audit(store, actor, "delete", TABLE, sid, f"delete session: {one_line(label)}", now)
+    return view(session, now)
