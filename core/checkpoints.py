@@ -82,7 +82,10 @@ def resolve(store: Store, key: str) -> dict[str, Any]:
 
 
 def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
-    """Replace every snapshotted table with the checkpoint's; return the automatic one taken first."""
+    """Replace every snapshotted table with the checkpoint's.
+
+    Returns the automatic checkpoint taken first, which undoes the restore.
+    """
     with store.transaction():
         target = resolve(store, key)
         snapshot = store.storage.snapshot_tables(target["id"])

@@ -106,6 +106,8 @@ def test_context_around_secrets_is_kept() -> None:
     assert scrub("https://alice:pw@example.com/x") == "https://[redacted:credentials]@example.com/x"
     assert scrub("/home/alice/src/app.py:12") == "[redacted:home_path]/src/app.py:12"
     assert scrub("C:/Users/carol/AppData") == "[redacted:home_path]/AppData"
+    # Only the user's own segment goes; a later "home" directory is just a directory name.
+    assert scrub("/home/alice/home/bob/x") == "[redacted:home_path]/home/bob/x"
     assert scrub(r"C:\Users\John Smith\x y") == r"[redacted:home_path]\x y"
     assert scrub(r"C:\Users\carol is here") == "[redacted:home_path] is here"
     assert scrub("Authorization: Bearer abc123def456") == "Authorization: Bearer [redacted:bearer]"

@@ -33,7 +33,8 @@ def episode_line(ep: dict[str, Any]) -> str:
 
 def mean_line(task_id: str, stats: dict[str, Any]) -> str:
     """``Your mean score on <task>: 0.64 (over 12 episodes)``."""
-    return f"Your mean score on {task_id}: {stats['mean_score']:.2f} (over {stats['episodes']} episodes)"
+    mean, count = stats["mean_score"], stats["episodes"]
+    return f"Your mean score on {task_id}: {mean:.2f} (over {count} episodes)"
 
 
 def build_sections(data: dict[str, Any], task_id: str | None, now: datetime) -> list[Section]:

@@ -160,6 +160,8 @@ class VirtualTable(ScrollView, can_focus=True):
     header that does not scroll. The cursor is a row index (`cursor_row`).
     """
 
+    ALLOW_SELECT = False  # No text selection: a click moves the cursor.
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "cursor_up", "Cursor up", show=False),
         Binding("down,j", "cursor_down", "Cursor down", show=False),
@@ -234,6 +236,9 @@ class VirtualTable(ScrollView, can_focus=True):
     cursor_row: reactive[int] = reactive(0, repaint=False, init=False)
     """Index of the row under the cursor (0 when the table is empty)."""
 
+    empty_text: reactive[str] = reactive("No rows")
+    """Placeholder shown (centred) when there are no rows."""
+
     @dataclass
     class CursorMoved(Message):
         """Posted when the cursor moves to another row.
@@ -302,8 +307,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._columns: tuple[Column, ...] = tuple(columns)
         self._source: RowSource = source if source is not None else ListRowSource()
         self._row_count = len(self._source)
-        self.empty_text = empty_text
-        """Placeholder shown (centred) when there are no rows."""
+        self.set_reactive(VirtualTable.empty_text, empty_text)
         self._line_cache: LRUCache[tuple[int, int, bool, bool], Strip] = LRUCache(cache_size)
         self._header_cache: dict[int, Strip] = {}
         self._widths_cache: tuple[int, list[int]] | None = None
@@ -370,7 +374,9 @@ class VirtualTable(ScrollView, can_focus=True):
             keep_key: Key of the row to keep the cursor on, typically `self.cursor_key`.
         """
         old_index = self.cursor_row
-        old_key = self.cursor_key
+        # A source changed in place can no longer tell which key was under the cursor
+        # (and may be shorter now): trust the caller's `keep_key` then.
+        old_key = keep_key if source is self._source else self.cursor_key
         screen_offset = old_index - round(self.scroll_y)
 
         self._source = source
@@ -395,9 +401,16 @@ class VirtualTable(ScrollView, can_focus=True):
         if new_index != old_index or new_key != old_key:
             self.post_message(self.CursorMoved(self, new_index, new_key))
 
-    def refresh_rows(self) -> None:
-        """Re-read the row count and redraw, for a source that changed in place."""
-        self.set_source(self._source, keep_key=self.cursor_key)
+    def refresh_rows(self, keep_key: str | None = None) -> None:
+        """Re-read the row count and redraw, for a source that changed in place.
+
+        Call it right after changing the source, in the same callback (the table may
+        ask the source for any row below the old row count until then).
+
+        Args:
+            keep_key: As for `set_source`. Read `cursor_key` *before* changing the source.
+        """
+        self.set_source(self._source, keep_key=keep_key)
 
     # ------------------------------------------------------------------ reactives
 
