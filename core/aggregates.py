@@ -15,6 +15,7 @@ from typing import Any
 
 from core import failures
 from core.storage.store import Store
+from core.tables import physical_name
 
 META = "meta"
 EPISODES_DOC = "episodes"
@@ -61,15 +62,27 @@ def read_global(store: Store) -> dict[str, Any]:
     return {**empty_global(), **doc} if doc else empty_global()
 
 
+def task_table(task_id: str) -> str:
+    """The physical table holding one task's aggregate."""
+    return physical_name(TASKS, {"task_id": task_id})
+
+
 def read_task(store: Store, task_id: str) -> dict[str, Any] | None:
     """One task's aggregate, or None."""
-    doc = store.docs(TASKS).get(task_id)
+    doc = store.docs(task_table(task_id)).get(task_id)
     return dict(doc) if doc else None
 
 
 def all_tasks(store: Store) -> list[dict[str, Any]]:
     """Every task's aggregate, by task id."""
-    return [dict(store.docs(TASKS)[k]) for k in sorted(store.docs(TASKS))]
+    docs = [d for name in store.table_names(TASKS) for d in store.docs(name).values()]
+    return sorted((dict(d) for d in docs), key=lambda d: d["task_id"])
+
+
+def write_tasks(store: Store, tasks: dict[str, dict[str, Any]]) -> None:
+    """Store task aggregates (each in its own table)."""
+    for task_id, doc in tasks.items():
+        store.put(task_table(task_id), task_id, doc)
 
 
 def empty_task(task_id: str) -> dict[str, Any]:

@@ -107,7 +107,7 @@ def record_episodes(
             )
             recorded.append(doc)
         store.put(aggregates.META, aggregates.EPISODES_DOC, glob)
-        store.put_many(aggregates.TASKS, tasks)
+        aggregates.write_tasks(store, tasks)
     if consolidation.due(glob):
         consolidation.consolidate(store, now=now, actor=actor)
     return recorded

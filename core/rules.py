@@ -12,6 +12,7 @@ from core.models.base import validate
 from core.models.rule import Rule, check_rule_scope
 from core.privacy import scrub
 from core.storage.store import Store
+from core.tables import physical_name
 from core.text import one_line
 
 TABLE = "rules"
@@ -19,6 +20,15 @@ ACTIVE_PER_TASK = 10
 ACTIVE_GLOBAL = 20
 WORKS_AT = 0.85
 AVOID_BELOW = 0.50
+
+
+def table_for(scope: str) -> str:
+    """The physical table that holds a scope's rules."""
+    return physical_name(TABLE, {"scope": scope})
+
+
+def _all_docs(store: Store) -> list[dict[str, Any]]:
+    return [d for name in store.table_names(TABLE) for d in store.docs(name).values()]
 
 
 def task_scope(task_id: str) -> str:
@@ -35,7 +45,7 @@ def in_scope(store: Store, scope: str, *, active_only: bool = True) -> list[dict
     """Rules of one scope, oldest first (by ``seq``)."""
     rules = [
         r
-        for r in store.docs(TABLE).values()
+        for r in store.docs(table_for(scope)).values()
         if r["scope"] == scope and (r["active"] or not active_only)
     ]
     return sorted(rules, key=lambda r: r["seq"])
@@ -43,7 +53,7 @@ def in_scope(store: Store, scope: str, *, active_only: bool = True) -> list[dict
 
 def all_rules(store: Store, *, active_only: bool = False) -> list[dict[str, Any]]:
     """Every rule: global first, then by scope, each oldest first."""
-    rules = [r for r in store.docs(TABLE).values() if r["active"] or not active_only]
+    rules = [r for r in _all_docs(store) if r["active"] or not active_only]
     return sorted(rules, key=lambda r: (r["scope"] != "global", r["scope"], r["seq"]))
 
 
@@ -71,7 +81,7 @@ def upsert(
     ``added``, ``reactivated`` or ``unchanged``.
     """
     stamp = iso(now)
-    same = [r for r in store.docs(TABLE).values() if r["scope"] == scope and r["text"] == text]
+    same = [r for r in store.docs(table_for(scope)).values() if r["text"] == text]
     if any(r["active"] for r in same):
         return None, "unchanged"
     if same:
@@ -92,7 +102,7 @@ def upsert(
         }
         outcome = "added"
     doc = validate(Rule, rule).to_doc()
-    store.put(TABLE, doc["id"], doc)
+    store.put(table_for(scope), doc["id"], doc)
     return doc, outcome
 
 
@@ -101,7 +111,9 @@ def enforce_window(store: Store, scope: str, now: datetime) -> list[str]:
     active = in_scope(store, scope)
     overflow = active[: max(0, len(active) - active_limit(scope))]
     stamp = iso(now)
-    store.put_many(TABLE, {r["id"]: {**r, "active": False, "updated_at": stamp} for r in overflow})
+    store.put_many(
+        table_for(scope), {r["id"]: {**r, "active": False, "updated_at": stamp} for r in overflow}
+    )
     return [r["id"] for r in overflow]
 
 
@@ -169,14 +181,15 @@ def set_active(store: Store, rule_id: str, active: bool, *, now: datetime, actor
     from core.errors import NotFound
 
     with store.transaction():
-        rule = store.get(TABLE, rule_id)
-        if rule is None:
+        found = [r for r in _all_docs(store) if r["id"] == rule_id]
+        if not found:
             raise NotFound("rule", rule_id)
+        rule = dict(found[0])
         rule["active"] = active
         rule["updated_at"] = iso(now)
         if active:
             rule["seq"] = counters.take(store, "rule_seq")
-        store.put(TABLE, rule_id, rule)
+        store.put(table_for(rule["scope"]), rule_id, rule)
         if active:
             enforce_window(store, rule["scope"], now)
         audit.record(

@@ -18,14 +18,12 @@ def table_counts(store: Store) -> dict[str, int]:
             counts[logical] = int(glob["stored_episodes"])
         elif logical == "audit":
             counts[logical] = audit.last_seq(store)
-        elif logical == "observations":
-            counts[logical] = sum(
-                len(store.docs(n)) for n in tables.physical_tables(names, logical)
-            )
         elif logical == "working_memory":
             counts[logical] = len(tables.physical_tables(names, logical))
         else:
-            counts[logical] = len(store.docs(logical))
+            counts[logical] = sum(
+                len(store.docs(n)) for n in tables.physical_tables(names, logical)
+            )
     return counts
 
 

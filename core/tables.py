@@ -7,20 +7,31 @@ talks about logical tables and lets this module place documents.
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Callable
 from typing import Any
 
 from core import shards
 
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def slug(value: str) -> str:
+    """A file-name-safe, readable and unique form of a scope or task id."""
+    readable = _UNSAFE.sub("_", value).strip("_")[:40] or "x"
+    if readable == value:
+        return value
+    return f"{readable}-{hashlib.sha1(value.encode('utf-8')).hexdigest()[:8]}"
+
+
 #: Tables with a fixed name.
 SINGLE = (
     "sessions",
     "lessons",
-    "rules",
     "mistake_cards",
     "slots",
     "checkpoints",
-    "task_stats",
     "meta",
 )
 
@@ -31,6 +42,10 @@ PLACEMENT: dict[str, Callable[[dict[str, Any]], str]] = {
     "observations": lambda d: f"observations.{d['session_id']}",
     "working_memory": lambda d: f"working_memory.{d['session_id']}",
     "distinct": lambda d: f"distinct.{d['id'][:2]}",
+    # One table per scope / task: deriving a rule or updating a task's numbers
+    # reads and writes only that scope's or task's file.
+    "rules": lambda d: f"rules.{slug(d['scope'].replace(':', '.', 1))}",
+    "task_stats": lambda d: f"task_stats.{slug(d['task_id'])}",
 }
 
 #: What users see as tables (internal bookkeeping last).

@@ -445,6 +445,28 @@ def scratch_add(
     return {**entry, "dropped": dropped}
 
 
+def set_scratch_capacity(
+    store: Store, session: str, capacity: int, *, now: datetime, actor: str
+) -> int:
+    """Change how many scratchpad entries are kept; shrinking drops the oldest at once.
+
+    Returns how many entries were dropped.
+    """
+    if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
+        raise InvalidInput("scratch_capacity", f"must be a whole number >= 1 (got {capacity!r})")
+    with store.transaction():
+        sid, state, purged = _load_for_write(store, session, now)
+        dropped = max(0, len(state["scratchpad"]) - capacity)
+        state["scratchpad"] = state["scratchpad"][dropped:]
+        state["scratch_capacity"] = capacity
+        _save_state(store, state, now)
+        summary = f"scratch capacity {capacity}"
+        if dropped:
+            summary += f" (dropped {dropped} oldest)"
+        _audit(store, actor, "wm-scratch", sid, summary, purged, now)
+    return dropped
+
+
 # -- checkpoints ----------------------------------------------------------------------
 def create_checkpoint(
     store: Store, session: str, *, description: str = "", now: datetime, actor: str

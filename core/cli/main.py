@@ -245,7 +245,10 @@ def _open_workbench(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 2 user error, 1 anything else)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # usage errors and --help: report the code, do not raise
+        return int(exc.code or 0)
     try:
         if args.version:
             from core import __version__

@@ -17,6 +17,7 @@ from core.context.budget import Dropped, Line, Section, estimate_tokens, fit
 from core.errors import InvalidInput
 from core.privacy import scrub
 from core.storage.store import Store
+from core.tables import physical_name
 
 Style = Literal["default", "episodic"]
 DEFAULT_BUDGET = 2000
@@ -61,6 +62,11 @@ class ContextResult:
         }
 
 
+def rules_table(scope: str) -> str:
+    """Where a scope's rules live (``core.rules`` would pull in pydantic)."""
+    return physical_name("rules", {"scope": scope})
+
+
 def read_inputs(store: Store, task_id: str | None) -> dict[str, Any]:
     """Everything the context needs, from small tables and aggregates only."""
     with store.reading():
@@ -68,7 +74,12 @@ def read_inputs(store: Store, task_id: str | None) -> dict[str, Any]:
             "cards": list(store.docs("mistake_cards").values()),
             "glob": aggregates.read_global(store),
             "lessons": list(store.docs("lessons").values()),
-            "rules": list(store.docs("rules").values()),
+            "rules": [
+                rule
+                for scope in ("global", f"task:{task_id}" if task_id else None)
+                if scope
+                for rule in store.docs(rules_table(scope)).values()
+            ],
             "slots": list(store.docs("slots").values()),
             "task": aggregates.read_task(store, task_id) if task_id else None,
         }

@@ -15,7 +15,7 @@ DEFAULT_DECAY_RATE = 0.05
 
 def check_lesson_scope(value: str) -> str:
     """A lesson's scope is ``global``, ``task:<id>`` or ``project:<id>``."""
-    if not _LESSON_SCOPE.match(value):
+    if not _LESSON_SCOPE.fullmatch(value):
         raise ValueError(f"must be 'global', 'task:<id>' or 'project:<id>' (got {value!r})")
     return value
 

@@ -16,7 +16,7 @@ _RULE_SCOPE = re.compile(r"^(global|task:.+)$")
 
 def check_rule_scope(value: str) -> str:
     """A rule's scope is ``global`` or ``task:<task_id>``."""
-    if not _RULE_SCOPE.match(value):
+    if not _RULE_SCOPE.fullmatch(value):
         raise ValueError(f"must be 'global' or 'task:<task_id>' (got {value!r})")
     return value
 

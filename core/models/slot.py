@@ -15,7 +15,7 @@ DEFAULT_LIMIT = 2000
 
 def check_label(value: str) -> str:
     """Slot labels allow path-style names such as ``corrections/mistakes``."""
-    if not isinstance(value, str) or not _LABEL.match(value):
+    if not isinstance(value, str) or not _LABEL.fullmatch(value):
         raise ValueError(f"must use {LABEL_RULE} (got {value!r})")
     return value
 

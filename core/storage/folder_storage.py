@@ -131,6 +131,36 @@ class FolderStorage(Storage):
         gone = self._dropped - set(self.tables)
         return sorted((set(self.manifest.tables) | set(self.tables)) - gone)
 
+    # -- direct writes ----------------------------------------------------------------
+    def _writable(self, name: str) -> Docs:
+        """The table's dict, copied once per transaction so the committed one stays intact."""
+        if not self.in_transaction:
+            raise RuntimeError("memwork writes must run inside store.transaction()")
+        try:
+            docs = self.tables[name]
+        except KeyError:
+            docs = {}
+            self.tables[name] = docs
+            return docs
+        if self._clean.get(name) is docs:
+            docs = dict(docs)
+            self.tables[name] = docs
+        return docs
+
+    def put_docs(self, name: str, docs: dict[str, dict[str, Any]]) -> None:
+        """Insert or replace whole documents.
+
+        TinyDB's own update path rebuilds the whole table dict twice per call;
+        this copies it once per transaction, so a batch of writes stays linear.
+        """
+        self._writable(name).update(docs)
+
+    def delete_docs(self, name: str, ids: list[str]) -> None:
+        """Remove documents by id."""
+        table = self._writable(name)
+        for doc_id in ids:
+            table.pop(doc_id, None)
+
     # -- transactions ---------------------------------------------------------------
     def drop(self, name: str) -> None:
         """Delete a whole table at the next commit."""

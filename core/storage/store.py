@@ -240,28 +240,15 @@ class Store:
         self.put_many(name, {doc_id: doc})
 
     def put_many(self, name: str, docs: dict[str, dict[str, Any]]) -> None:
-        """Insert or wholly replace several documents in one table rewrite."""
-        if not docs:
-            return
-        table = self.table(name)
-        fresh = {k: v for k, v in docs.items()}
-
-        def apply(current: dict[str, Any]) -> None:
-            current.update(fresh)
-
-        table._update_table(apply)  # one rebuild of the table dict for the whole batch
+        """Insert or wholly replace several documents."""
+        if docs:
+            self.storage.put_docs(name, docs)
 
     def delete(self, name: str, doc_ids: Iterable[str]) -> None:
         """Remove documents by id (missing ids are ignored)."""
         ids = list(doc_ids)
-        if not ids:
-            return
-
-        def apply(current: dict[str, Any]) -> None:
-            for doc_id in ids:
-                current.pop(doc_id, None)
-
-        self.table(name)._update_table(apply)
+        if ids:
+            self.storage.delete_docs(name, ids)
 
     def drop(self, name: str) -> None:
         """Remove a whole table."""
