@@ -37,7 +37,8 @@ how well each term sits on word boundaries (whole word > word start > inside a
 word > fuzzy). The rapidfuzz score is :func:`rapidfuzz.fuzz.ratio` of the query
 against the title in bands 3 and 1 (titles closest to the query first), and
 :func:`rapidfuzz.fuzz.partial_ratio` against the text around the first hit in
-bands 2 and 0 (words side by side, in order, first). ``score`` is in
+bands 2 and 0 (words side by side, in order, first), where a multi-word query
+also gains for each word found in the title. ``score`` is in
 ``[0, 100]``, rounded to two decimals; equal scores are ordered by
 ``(kind, ref)``.
 
@@ -541,6 +542,7 @@ class SearchIndex:
             f" {word}" for info in infos for word in (info.fuzzy_words or [])[:_MAX_ANCHOR_WORDS]
         ]
         reach = len(query) + 1
+        needles = [t if len(t) >= INFIX_MIN_LEN else f" {t}" for t in terms]
         scores: list[float] = []
         doc_ids: list[int] = []
         for band, ids in bands:
@@ -554,14 +556,11 @@ class SearchIndex:
                 elif n_terms == 1 and band == 2:
                     rf = 100.0  # the term is in the text: any partial score is 100
                 else:
-                    for anchor in anchors:
-                        at = text.find(anchor)
-                        if at >= 0:
-                            window = text[max(0, at - reach) : at + len(anchor) + reach]
-                            break
-                    else:
-                        window = text
-                    rf = fuzz.partial_ratio(query, window)
+                    rf = fuzz.partial_ratio(query, _window(text, anchors, reach))
+                    if n_terms > 1:  # words found in the title count too
+                        title = self._title_pad[doc_id]
+                        share = sum(needle in title for needle in needles) / n_terms
+                        rf = 0.6 * rf + 40.0 * share
                 position = 0.0
                 for whole, start, inside in checks:
                     if whole in text:
@@ -588,6 +587,15 @@ class SearchIndex:
             ranked.append((-round(score, 2), doc.kind, doc.ref, doc))
         ranked.sort(key=lambda row: row[:3])
         return [SearchHit(doc, -neg) for neg, _kind, _ref, doc in ranked[:limit]]
+
+
+def _window(text: str, anchors: list[str], reach: int) -> str:
+    """The part of ``text`` around the first anchor found (all of it if none is)."""
+    for anchor in anchors:
+        at = text.find(anchor)
+        if at >= 0:
+            return text[max(0, at - reach) : at + len(anchor) + reach]
+    return text
 
 
 def _edit_budget(term: str) -> int:

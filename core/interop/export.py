@@ -13,6 +13,8 @@ from core.tables import INTERNAL_TABLES, USER_TABLES, logical_name
 
 FORMAT = "memwork-export"
 ORDER_KEYS = {"episodes": "index", "audit": "seq", "observations": "seq"}
+# Per-session tables read best grouped by session, then in order.
+GROUP_FIRST = {"observations", "working_memory"}
 
 
 # Identifiers, labels and hashes are the store's own keys, not agent text:
@@ -44,7 +46,10 @@ def export_store(store: Store, *, now: datetime) -> dict[str, Any]:
             grouped.setdefault(logical_name(name), []).extend(store.docs(name).values())
     for table, docs in grouped.items():
         key = ORDER_KEYS.get(table)
-        docs.sort(key=lambda d, k=key: (d[k] if k else 0, d.get("session_id") or "", d["id"]))
+        if table in GROUP_FIRST:
+            docs.sort(key=lambda d, k=key: (d["session_id"], d[k] if k else 0, d["id"]))
+        else:
+            docs.sort(key=lambda d, k=key: (d[k] if k else 0, d["id"]))
     return {
         "exported_at": iso(now),
         "format": FORMAT,

@@ -414,8 +414,7 @@ def test_checkpoint_create_returns_a_uuid4_and_stores_a_copy(
 def test_checkpoints_are_listed_in_creation_order(store: Store, now: datetime, sid: str) -> None:
     # Same instant for all three: creation order must still hold (uuids are random).
     made = [
-        wm.create_checkpoint(store, sid, description=str(i), now=now, actor=ACTOR)
-        for i in range(3)
+        wm.create_checkpoint(store, sid, description=str(i), now=now, actor=ACTOR) for i in range(3)
     ]
     made.append(
         wm.create_checkpoint(store, sid, description="3", now=now + timedelta(1), actor=ACTOR)
