@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import random
 import time
-import uuid
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _rng: random.Random | None = None
@@ -54,6 +53,8 @@ def new_id(prefix: str, *, millis: int | None = None) -> str:
 
 def new_uuid() -> str:
     """A uuid4 string (checkpoints use full uuid4 ids, as the spec asks)."""
+    import uuid  # not at the top: it pulls in `platform`, a cost on every CLI start
+
     if _rng is not None:
         return str(uuid.UUID(int=_rng.getrandbits(128), version=4))
     return str(uuid.uuid4())

@@ -7,17 +7,14 @@ must be cheap on the common case of text that contains nothing to redact.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["KINDS", "find_secrets", "scrub", "scrub_value"]
 
 
-@dataclass(frozen=True, slots=True)
-class _Rule:
+class _Rule(NamedTuple):
     kind: str
     # Lowercase substrings, checked against the lowercased text: the regex only runs if one of
     # them occurs, which is what keeps ordinary text cheap.
@@ -57,6 +54,8 @@ def _keep_ipv6(m: re.Match[str]) -> bool:
     if addr.count(":") <= 2 and not any(c.isalpha() for c in hexdigits):
         return True  # Python slices: a[10::20]
     try:
+        import ipaddress  # rarely needed: only for a candidate that looks like IPv6
+
         ip = ipaddress.IPv6Address(addr)
     except ValueError:
         return True  # clock times, MAC addresses and other colon runs

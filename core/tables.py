@@ -7,7 +7,6 @@ talks about logical tables and lets this module place documents.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable
 from typing import Any
@@ -22,6 +21,8 @@ def slug(value: str) -> str:
     readable = _UNSAFE.sub("_", value).strip("_")[:40] or "x"
     if readable == value:
         return value
+    import hashlib
+
     return f"{readable}-{hashlib.sha1(value.encode('utf-8')).hexdigest()[:8]}"
 
 

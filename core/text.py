@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 _SPACES = re.compile(r"\s+")
@@ -15,6 +14,8 @@ def normalise(text: str) -> str:
 
 def fingerprint(text: str) -> str:
     """sha256 of the normalised text."""
+    import hashlib  # OpenSSL's start-up costs several ms; the context path never needs it
+
     return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
 
 

@@ -65,9 +65,7 @@ def _cmd(sub: Any, name: str, handler: str, help_text: str, **kw: Any) -> argpar
     return parser
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole CLI contract (SPEC §8)."""
-    p = _Parser(prog="memwork", description="A memory workbench for AI agents.")
+def _global_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--db", metavar="PATH", help="store folder (default: $MEMWORK_DB, else the user data dir)"
     )
@@ -76,8 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--version", action="store_true", help="print the version and exit")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
+
+def _add_context(sub: Any) -> None:
     c = _cmd(sub, "context", "core.cli.cmd_context:run", "print the prompt context")
     c.add_argument("--task", metavar="T")
     c.add_argument(
@@ -85,6 +84,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--format", choices=["text", "json"], default="text")
     c.add_argument("--style", choices=["default", "episodic"], default="default")
+
+
+def context_parser() -> argparse.ArgumentParser:
+    """Only the ``context`` verb.
+
+    Agents call it on every step, and building the whole parser (~60
+    sub-parsers) would cost ~18 ms of each call.
+    """
+    p = _Parser(prog="memwork", description="A memory workbench for AI agents.")
+    _global_options(p)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    _add_context(sub)
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole CLI contract (SPEC §8)."""
+    p = _Parser(prog="memwork", description="A memory workbench for AI agents.")
+    _global_options(p)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    _add_context(sub)
 
     c = _cmd(
         sub,
@@ -230,6 +250,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _verb(argv: list[str]) -> str | None:
+    """The command word, skipping global options (``--db`` takes a value)."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--db":
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
+
+
 def _resolve(handler: str) -> Callable[[Context], int]:
     module, _, name = handler.partition(":")
     return getattr(importlib.import_module(module), name)
@@ -244,9 +277,10 @@ def _open_workbench(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 2 user error, 1 anything else)."""
-    parser = build_parser()
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = context_parser() if _verb(args_list) == "context" else build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(args_list)
     except SystemExit as exc:  # usage errors and --help: report the code, do not raise
         return int(exc.code or 0)
     try:

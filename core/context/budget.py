@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 
 def estimate_tokens(text: str) -> int:
@@ -17,32 +16,40 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
-@dataclass
+# Plain classes rather than dataclasses: importing dataclasses (inspect, ast,
+# tokenize...) costs ~8 ms, paid on every `memwork context` call.
 class Line:
     """One line of the context and how early it is dropped (lower goes first)."""
 
-    text: str
-    priority: int
+    __slots__ = ("text", "priority")
+
+    def __init__(self, text: str, priority: int) -> None:
+        self.text = text
+        self.priority = priority
 
 
-@dataclass
 class Section:
     """A heading (optional) and its lines."""
 
-    name: str
-    heading: str | None
-    lines: list[Line] = field(default_factory=list)
+    __slots__ = ("name", "heading", "lines")
+
+    def __init__(self, name: str, heading: str | None, lines: list[Line] | None = None) -> None:
+        self.name = name
+        self.heading = heading
+        self.lines: list[Line] = lines if lines is not None else []
 
 
 Renderer = Callable[[list[Section]], str]
 
 
-@dataclass
 class Dropped:
     """A line the budget removed."""
 
-    section: str
-    text: str
+    __slots__ = ("section", "text")
+
+    def __init__(self, section: str, text: str) -> None:
+        self.section = section
+        self.text = text
 
 
 def fit(

@@ -7,7 +7,6 @@ has passed the scrubber.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
@@ -23,16 +22,24 @@ Style = Literal["default", "episodic"]
 DEFAULT_BUDGET = 2000
 
 
-@dataclass
 class ContextResult:
     """The context and how it was made."""
 
-    text: str
-    style: str
-    task_id: str | None
-    budget_tokens: int
-    sections: list[Section] = field(default_factory=list)
-    dropped: list[Dropped] = field(default_factory=list)
+    def __init__(
+        self,
+        text: str,
+        style: str,
+        task_id: str | None,
+        budget_tokens: int,
+        sections: list[Section],
+        dropped: list[Dropped],
+    ) -> None:
+        self.text = text
+        self.style = style
+        self.task_id = task_id
+        self.budget_tokens = budget_tokens
+        self.sections = sections
+        self.dropped = dropped
 
     @property
     def tokens(self) -> int:

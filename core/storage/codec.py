@@ -5,19 +5,35 @@ Sorted keys and one document per line-block make a store diff well in git.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from core.errors import StoreUnreadable
 
-_DUMP = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
+# orjson is several times faster on big tables, but importing it costs ~15 ms
+# (it pulls in uuid, dataclasses, zoneinfo...). `memwork context` reads only
+# small files on every agent step, so small files go through the stdlib json
+# (already loaded by TinyDB) and orjson is imported the first time it pays.
+ORJSON_FROM_BYTES = 128 * 1024
 
 
 def dumps(value: Any) -> bytes:
-    """Encode with a stable key order."""
-    return orjson.dumps(value, option=_DUMP)
+    """Encode with a stable key order (sorted keys, two-space indent)."""
+    import orjson
+
+    return orjson.dumps(
+        value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
+    )
+
+
+def loads(raw: bytes) -> Any:
+    """Decode JSON bytes (ValueError when they are not JSON)."""
+    if len(raw) >= ORJSON_FROM_BYTES:
+        import orjson
+
+        return orjson.loads(raw)
+    return json.loads(raw)
 
 
 def load_file(path: Path) -> Any:
@@ -27,8 +43,8 @@ def load_file(path: Path) -> Any:
     except OSError as exc:
         raise StoreUnreadable(f"cannot read {path}: {exc.strerror}") from None
     try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
+        return loads(raw)
+    except ValueError as exc:
         raise StoreUnreadable(
             f"{path} is not valid JSON ({exc}); it was left untouched — "
             "restore it from a backup or move it away"

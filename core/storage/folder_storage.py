@@ -11,18 +11,16 @@ while it holds the inter-process lock.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import orjson
 from tinydb.storages import Storage
 
 from core.errors import StoreUnreadable
 from core.storage import journal
 from core.storage.atomic import atomic_write
-from core.storage.codec import dumps, load_file
+from core.storage.codec import dumps, load_file, loads
 from core.storage.manifest import MANIFEST_NAME, Manifest
 
 Docs = dict[str, dict[str, Any]]
@@ -223,6 +221,8 @@ class FolderStorage(Storage):
             try:
                 os.link(source, target / table_file(name))
             except OSError:
+                import shutil
+
                 shutil.copy2(source, target / table_file(name))
             versions[name] = self.manifest.tables[name]
         atomic_write(target / SNAPSHOT_MANIFEST, dumps({"tables": versions}), "snap")
@@ -239,6 +239,8 @@ class FolderStorage(Storage):
 
     def delete_snapshot(self, key: str) -> None:
         """Remove a snapshot's files."""
+        import shutil
+
         shutil.rmtree(self.folder / SNAPSHOTS / key, ignore_errors=True)
 
     # -- file I/O (the memory variant overrides these) ---------------------------------
@@ -280,10 +282,10 @@ class MemoryTableStorage(FolderStorage):
         raw = (self.files.read() or {}).get(MANIFEST_NAME)
         if raw is None:
             return self.manifest
-        return Manifest(**{k: v for k, v in orjson.loads(raw).items() if k != "format"})
+        return Manifest(**{k: v for k, v in loads(raw).items() if k != "format"})
 
     def _read_table_file(self, path: Path) -> Any:
-        return orjson.loads((self.files.read() or {})[path.name])
+        return loads((self.files.read() or {})[path.name])
 
     def snapshot(self, names: list[str], key: str) -> None:
         committed = self.files.read() or {}
@@ -292,7 +294,7 @@ class MemoryTableStorage(FolderStorage):
         }
 
     def snapshot_tables(self, key: str) -> dict[str, Docs]:
-        return {name: orjson.loads(raw)["documents"] for name, raw in self.snapshots[key].items()}
+        return {name: loads(raw)["documents"] for name, raw in self.snapshots[key].items()}
 
     def delete_snapshot(self, key: str) -> None:
         self.snapshots.pop(key, None)

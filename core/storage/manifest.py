@@ -7,7 +7,6 @@ can repeat) to learn which cached tables another process replaced.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import StoreUnreadable
@@ -17,13 +16,23 @@ MANIFEST_NAME = "store.json"
 FORMAT = "memwork-store"
 
 
-@dataclass
 class Manifest:
     """What ``store.json`` holds."""
 
-    schema_version: int
-    generation: int = 0
-    tables: dict[str, int] = field(default_factory=dict)
+    __slots__ = ("schema_version", "generation", "tables")
+
+    def __init__(
+        self, schema_version: int, generation: int = 0, tables: dict[str, int] | None = None
+    ) -> None:
+        self.schema_version = schema_version
+        self.generation = generation
+        self.tables: dict[str, int] = tables if tables is not None else {}
+
+    def __repr__(self) -> str:
+        return (
+            f"Manifest(schema_version={self.schema_version}, generation={self.generation}, "
+            f"tables={self.tables})"
+        )
 
     def to_bytes(self) -> bytes:
         """Encode for disk."""

@@ -1,0 +1,45 @@
+"""``--format memwork``: memwork's own export, restored losslessly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.errors import InvalidInput
+from core.interop.bundle import Bundle
+from core.interop.export import FORMAT
+from core.storage import schema
+from core.tables import INTERNAL_TABLES, USER_TABLES
+
+KNOWN = set(USER_TABLES) | set(INTERNAL_TABLES) | {"imports"}
+
+
+def looks_like(data: Any) -> bool:
+    """Sniff: a memwork export document."""
+    return isinstance(data, dict) and data.get("format") == FORMAT
+
+
+def parse(data: Any) -> Bundle:
+    """Validate the document's shape; every record keeps its id and fields."""
+    if not looks_like(data):
+        raise InvalidInput("format", f"not a memwork export (expected format {FORMAT!r})")
+    version = data.get("schema_version")
+    if not isinstance(version, int) or version > schema.SCHEMA_VERSION:
+        raise InvalidInput(
+            "schema_version",
+            f"export has schema {version!r}; this memwork reads up to {schema.SCHEMA_VERSION}",
+        )
+    tables = data.get("tables")
+    if not isinstance(tables, dict):
+        raise InvalidInput("tables", "must be an object of table name → list of records")
+    bundle = Bundle("memwork")
+    for table, docs in tables.items():
+        if table not in KNOWN:
+            raise InvalidInput(f"tables.{table}", "is not a memwork table")
+        if not isinstance(docs, list):
+            raise InvalidInput(f"tables.{table}", "must be a list of records")
+        for number, doc in enumerate(docs, start=1):
+            if not isinstance(doc, dict) or not isinstance(doc.get("id"), str):
+                raise InvalidInput(f"tables.{table}[{number}].id", "every record needs a string id")
+            target = bundle.history if table in INTERNAL_TABLES else bundle.tables
+            target.setdefault(table, []).append(doc)
+    return bundle
