@@ -33,6 +33,7 @@ SINGLE = (
     "mistake_cards",
     "slots",
     "checkpoints",
+    "imports",
     "meta",
 )
 
@@ -63,6 +64,9 @@ USER_TABLES = (
     "audit",
 )
 INTERNAL_TABLES = ("distinct", "task_stats", "meta")
+
+#: Store-local history: not exported (snapshots do not travel in a JSON document).
+LOCAL_TABLES = ("checkpoints", "imports")
 
 #: Tables a store checkpoint snapshots and restores. The audit log is left out
 #: on purpose: it records what happened, including restores, so it never rewinds.

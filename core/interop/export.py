@@ -9,7 +9,7 @@ from core.clock import iso
 from core.privacy import scrub
 from core.storage import schema
 from core.storage.store import Store
-from core.tables import INTERNAL_TABLES, USER_TABLES, logical_name
+from core.tables import INTERNAL_TABLES, LOCAL_TABLES, USER_TABLES, logical_name
 
 FORMAT = "memwork-export"
 ORDER_KEYS = {"episodes": "index", "audit": "seq", "observations": "seq"}
@@ -41,9 +41,12 @@ def _scrub_doc(doc: dict[str, Any]) -> dict[str, Any]:
 def export_store(store: Store, *, now: datetime) -> dict[str, Any]:
     """Every record of every table; import of this document restores the store."""
     with store.reading():
-        grouped: dict[str, list[dict[str, Any]]] = {t: [] for t in (*USER_TABLES, *INTERNAL_TABLES)}
+        grouped: dict[str, list[dict[str, Any]]] = {
+            t: [] for t in (*USER_TABLES, *INTERNAL_TABLES) if t not in LOCAL_TABLES
+        }
         for name in store.table_names():
-            grouped.setdefault(logical_name(name), []).extend(store.docs(name).values())
+            if logical_name(name) not in LOCAL_TABLES:
+                grouped.setdefault(logical_name(name), []).extend(store.docs(name).values())
     for table, docs in grouped.items():
         key = ORDER_KEYS.get(table)
         if table in GROUP_FIRST:

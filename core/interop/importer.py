@@ -1,0 +1,385 @@
+"""Importing a file: parse, check clashes, write everything or nothing.
+
+Every format parses into a :class:`~core.interop.bundle.Bundle`; this module
+validates each record against its model, finds records that already exist
+(by id, slot label, lesson fingerprint, rule text, card merge key) and, when
+there are clashes, refuses unless ``--on-conflict`` says what to do. The
+writes land in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from core import aggregates, audit, counters, ids, tables
+from core.clock import iso
+from core.errors import Conflict, InvalidInput
+from core.interop.bundle import Bundle
+from core.models.audit import AuditEntry
+from core.models.base import validate
+from core.models.card import MistakeCard
+from core.models.episode import Episode
+from core.models.lesson import Lesson
+from core.models.rule import Rule
+from core.models.session import Observation, Session
+from core.models.slot import Slot
+from core.models.working_memory import WMCheckpoint, WMState
+from core.storage.store import Store
+
+FORMATS = ("memwork", "episodic", "letta", "agentmemory")
+POLICIES = ("skip", "replace", "keep-both")
+Progress = Callable[[int, int], None]
+
+MODELS: dict[str, Any] = {
+    "episodes": Episode,
+    "mistake_cards": MistakeCard,
+    "rules": Rule,
+    "lessons": Lesson,
+    "slots": Slot,
+    "sessions": Session,
+    "observations": Observation,
+    "audit": AuditEntry,
+}
+
+
+# -- reading and sniffing -------------------------------------------------------------
+def load_document(path: Path) -> Any:
+    """Parse a JSON file; a JSON string holding JSON (double encoding) is unwrapped."""
+    import orjson
+
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InvalidInput("FILE", f"cannot read {path}: {exc.strerror}") from None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InvalidInput("FILE", f"{path.name} is not valid JSON ({exc})") from None
+    for _ in range(3):
+        if not isinstance(data, str):
+            break
+        try:
+            data = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            raise InvalidInput(
+                "FILE", f"{path.name} holds a JSON string that is not JSON"
+            ) from None
+    return data
+
+
+def sniff(data: Any) -> str:
+    """Which format a parsed document is in."""
+    from core.interop import agentmemory, episodic, letta, memwork_format
+
+    for name, module in (
+        ("memwork", memwork_format),
+        ("episodic", episodic),
+        ("letta", letta),
+        ("agentmemory", agentmemory),
+    ):
+        if module.looks_like(data):
+            return name
+    raise InvalidInput(
+        "format",
+        "could not tell the file's format; pass --format memwork|episodic|letta|agentmemory",
+    )
+
+
+def parse(data: Any, fmt: str, *, now: datetime, source: str) -> Bundle:
+    """Parse with the named format's parser."""
+    from core.interop import agentmemory, episodic, letta, memwork_format
+
+    if fmt == "auto":
+        fmt = sniff(data)
+    if fmt == "memwork":
+        return memwork_format.parse(data)
+    if fmt == "episodic":
+        return episodic.parse(data, now=now)
+    if fmt == "letta":
+        return letta.parse(data, now=now, source=source)
+    if fmt == "agentmemory":
+        return agentmemory.parse(data, now=now)
+    raise InvalidInput("format", f"must be one of auto, {', '.join(FORMATS)}")
+
+
+# -- validation and clashes ----------------------------------------------------------
+def validate_bundle(bundle: Bundle) -> None:
+    """Every record against its model; the message names the table, item and field."""
+    for table, docs in bundle.tables.items():
+        model = MODELS.get(table)
+        for number, doc in enumerate(docs, start=1):
+            if table == "working_memory":
+                model = WMCheckpoint if doc.get("kind") == "checkpoint" else WMState
+            if model is None:
+                continue
+            data = {k: v for k, v in doc.items() if k not in ("over_limit", "chars")}
+            try:
+                validate(model, data)
+            except InvalidInput as exc:
+                raise InvalidInput(f"{table}[{number}].{exc.field}", exc.rule) from None
+
+
+def _identity(table: str, doc: dict[str, Any]) -> tuple[Any, ...]:
+    if table == "slots":
+        return ("label", doc["label"])
+    if table == "rules":
+        return ("rule", doc["scope"], doc["text"])
+    if table == "lessons":
+        return ("lesson", doc.get("fingerprint"), doc.get("scope"))
+    if table == "mistake_cards":
+        return (
+            "card",
+            doc["mistake_type"],
+            doc["task_id"],
+            doc.get("worker_id") or "",
+            doc.get("correct_decision") or "",
+        )
+    return ("id", doc["id"])
+
+
+def _existing(store: Store, table: str) -> dict[tuple[Any, ...], dict[str, Any]]:
+    found: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for name in tables.physical_tables(store.table_names(), table):
+        for doc in store.docs(name).values():
+            found[("id", doc["id"])] = doc
+            found[_identity(table, doc)] = doc
+    return found
+
+
+class ImportReport:
+    """What an import did, per table."""
+
+    def __init__(self, fmt: str) -> None:
+        self.format = fmt
+        self.added: dict[str, int] = {}
+        self.skipped: dict[str, int] = {}
+        self.replaced: dict[str, int] = {}
+        self.kept_both: dict[str, int] = {}
+        self.clashes: list[str] = []
+        self.note: dict[str, Any] = {}
+        self.import_id = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """For ``--json``."""
+        return {
+            "added": self.added,
+            "clashes": self.clashes,
+            "format": self.format,
+            "import_id": self.import_id,
+            "kept_both": self.kept_both,
+            "note": self.note,
+            "replaced": self.replaced,
+            "skipped": self.skipped,
+        }
+
+
+def _bump(counts: dict[str, int], table: str) -> None:
+    counts[table] = counts.get(table, 0) + 1
+
+
+def _fresh_copy(table: str, doc: dict[str, Any], taken: set[str]) -> dict[str, Any]:
+    prefix = doc["id"].split("_", 1)[0] if "_" in doc["id"] else "rec"
+    copy = {**doc, "id": ids.new_id(prefix)}
+    if table == "slots":
+        n = 2
+        while f"{doc['label']}-{n}" in taken:
+            n += 1
+        copy["label"] = f"{doc['label']}-{n}"
+        taken.add(copy["label"])
+    return copy
+
+
+# -- applying ------------------------------------------------------------------------
+def apply_bundle(
+    store: Store,
+    bundle: Bundle,
+    *,
+    on_conflict: str | None,
+    now: datetime,
+    actor: str,
+    source: str,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Write a bundle in one transaction (nothing at all when anything is wrong)."""
+    if on_conflict is not None and on_conflict not in POLICIES:
+        raise InvalidInput("on_conflict", f"must be one of {', '.join(POLICIES)}")
+    validate_bundle(bundle)
+    report = ImportReport(bundle.format)
+    report.note = bundle.note
+    total = bundle.total()
+    done = 0
+    with store.transaction():
+        glob = aggregates.read_global(store)
+        has_history = int(glob["total_episodes"]) > 0
+        if has_history and (bundle.tables.get("episodes") or bundle.history):
+            raise Conflict(
+                "this store already has episode history; import episode histories into an "
+                "empty store (memwork --db NEW import ...) — two histories cannot interleave"
+            )
+        restore = bundle.format == "memwork" and not has_history and _store_is_empty(store)
+        plans: list[tuple[str, dict[str, Any], dict[str, Any] | None]] = []
+        for table, docs in bundle.tables.items():
+            existing = _existing(store, table)
+            for doc in docs:
+                clash = existing.get(("id", doc["id"])) or existing.get(_identity(table, doc))
+                plans.append((table, doc, clash))
+                if clash is not None:
+                    report.clashes.append(f"{table}:{doc.get('label') or doc['id']}")
+        if report.clashes and on_conflict is None:
+            shown = ", ".join(report.clashes[:5])
+            more = f" and {len(report.clashes) - 5} more" if len(report.clashes) > 5 else ""
+            raise Conflict(
+                f"{len(report.clashes)} records already exist ({shown}{more}); nothing was "
+                "imported — choose --on-conflict skip|replace|keep-both"
+            )
+        labels = {d["label"] for d in store.docs("slots").values()}
+        writes: dict[str, dict[str, dict[str, Any]]] = {}
+        for table, doc, clash in plans:
+            if clash is not None:
+                if on_conflict == "skip" or (on_conflict == "keep-both" and table == "rules"):
+                    _bump(report.skipped, table)
+                    continue
+                if on_conflict == "replace":
+                    _remove(store, table, clash)
+                    doc = {**doc, "id": clash["id"]}
+                    _bump(report.replaced, table)
+                else:
+                    doc = _fresh_copy(table, doc, labels)
+                    _bump(report.kept_both, table)
+            else:
+                _bump(report.added, table)
+            writes.setdefault(tables.physical_name(table, doc), {})[doc["id"]] = doc
+            done += 1
+            if progress and done % 1000 == 0:
+                progress(done, total)
+        for name, docs in writes.items():
+            store.put_many(name, docs)
+        if not has_history:
+            for table, docs in bundle.history.items():
+                for doc in docs:
+                    store.put(tables.physical_name(table, doc), doc["id"], doc)
+        _renumber_after_import(store)
+        report.import_id = ids.new_id("imp")
+        store.put(
+            "imports",
+            report.import_id,
+            {
+                "counts": report.added,
+                "created_at": iso(now),
+                "format": bundle.format,
+                "id": report.import_id,
+                "kept_both": report.kept_both,
+                "note": bundle.note,
+                "replaced": report.replaced,
+                "skipped": report.skipped,
+                "source": source,
+            },
+        )
+        if not restore:
+            # A memwork export restored into an empty store brings its own audit
+            # log and stays byte-identical on the next export; the import itself
+            # is in the store-local `imports` table either way.
+            audit.record(
+                store,
+                actor=actor,
+                action="import",
+                table="imports",
+                record_id=report.import_id,
+                summary=f"imported {sum(report.added.values())} records from {source} "
+                f"({bundle.format})",
+                now=now,
+            )
+    if progress:
+        progress(total, total)
+    return report
+
+
+def _store_is_empty(store: Store) -> bool:
+    local = set(tables.LOCAL_TABLES)
+    return not any(
+        store.docs(n) for n in store.table_names() if tables.logical_name(n) not in local
+    )
+
+
+def _remove(store: Store, table: str, doc: dict[str, Any]) -> None:
+    store.delete(tables.physical_name(table, doc), [doc["id"]])
+
+
+def _renumber_after_import(store: Store) -> None:
+    """Counters must stay ahead of imported rules so new rules sort after them."""
+    seqs = [
+        r.get("seq", 0) for name in store.table_names("rules") for r in store.docs(name).values()
+    ]
+    if seqs:
+        counters.set_at_least(store, "rule_seq", max(seqs))
+
+
+# -- the CLI verb ----------------------------------------------------------------------
+def run_import(
+    store: Store,
+    path: Path,
+    *,
+    fmt: str = "auto",
+    on_conflict: str | None = None,
+    now: datetime,
+    actor: str,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Read, parse and apply ``path``."""
+    data = load_document(path)
+    bundle = parse(data, fmt, now=now, source=path.name)
+    return apply_bundle(
+        store,
+        bundle,
+        on_conflict=on_conflict,
+        now=now,
+        actor=actor,
+        source=path.name,
+        progress=progress,
+    )
+
+
+def run_import_cli(ctx: Any) -> int:
+    """``memwork import FILE [--format F] [--on-conflict P]``."""
+    import sys
+
+    from core.cli.output import emit_json, note, say
+
+    def progress(done: int, total: int) -> None:
+        if total >= 2000:
+            end = "\n" if done >= total else "\r"
+            print(f"importing: {done}/{total} records", end=end, file=sys.stderr, flush=True)
+
+    report = run_import(
+        ctx.store,
+        Path(ctx.args.file),
+        fmt=ctx.args.format,
+        on_conflict=ctx.args.on_conflict,
+        now=ctx.now,
+        actor=ctx.actor,
+        progress=progress,
+    )
+    if report.clashes:
+        note(
+            f"{len(report.clashes)} clashes with existing records: "
+            f"{ctx.args.on_conflict} (skipped {sum(report.skipped.values())}, replaced "
+            f"{sum(report.replaced.values())}, kept both {sum(report.kept_both.values())})"
+        )
+    if ctx.json:
+        emit_json(report.to_json())
+        return 0
+    say(f"imported {ctx.args.file} ({report.format})")
+    for table in sorted(set(report.added) | set(report.replaced) | set(report.kept_both)):
+        say(
+            f"  {table}: {report.added.get(table, 0)} added"
+            + (f", {report.replaced[table]} replaced" if table in report.replaced else "")
+            + (f", {report.kept_both[table]} kept both" if table in report.kept_both else "")
+        )
+    for table, n in sorted(report.skipped.items()):
+        say(f"  {table}: {n} skipped (already there)")
+    if report.note:
+        say(f"  note: {', '.join(f'{k}' for k in report.note)} kept with the import")
+    return 0
