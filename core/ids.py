@@ -15,6 +15,7 @@ _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _rng: random.Random | None = None
 _last_ms = -1
 _last_rand = 0
+_SEEDED_BASE_MS = 1_790_000_000_000  # 2026-09-21, an arbitrary fixed instant
 
 
 def seed(value: int | None) -> None:
@@ -41,7 +42,10 @@ def _encode(number: int, length: int) -> str:
 def new_id(prefix: str, *, millis: int | None = None) -> str:
     """A new id such as ``les_01JD3Q...``; monotonic within one process."""
     global _last_ms, _last_rand
-    ms = millis if millis is not None else int(time.time() * 1000)
+    if millis is None:
+        # Seeded (tests, the demo generator): a fixed time base, so ids repeat exactly.
+        millis = _SEEDED_BASE_MS if _rng is not None else int(time.time() * 1000)
+    ms = millis
     if ms <= _last_ms:
         # Same millisecond (or a fixed clock): keep ids increasing in this process.
         ms = _last_ms

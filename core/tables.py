@@ -13,7 +13,7 @@ from typing import Any
 
 from core import shards
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 def slug(value: str) -> str:

@@ -1,0 +1,478 @@
+"""Generate ``data/demo``: a seeded, realistic store that shows every feature.
+
+Run ``make demo`` (or ``python data/generate_demo.py``). The output is
+deterministic: the same seed, clock and code give byte-identical files, so
+the committed demo and the workbench snapshots stay stable.
+
+What it holds: six tasks and ~140 episodes of a coding/SRE agent with
+failures and errors, repeated mistake cards, rules, ~26 lessons of varied
+age and confidence (some about to be forgotten, some pinned), slots (one
+imported from a Letta agent file and over its limit), three sessions with
+observations and working memory, and three checkpoints.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from core import (  # noqa: E402
+    checkpoints,
+    episodes,
+    ids,
+    lessons,
+    rules,
+    sessions,
+    slots,
+    working_memory,
+)
+from core.clock import iso  # noqa: E402
+from core.storage.store import Store  # noqa: E402
+
+SEED = 1729
+#: The demo's "now"; `memwork --demo` starts its clock here.
+DEMO_NOW = datetime(2026, 11, 20, 12, 0, 0, tzinfo=UTC)
+OUT = ROOT / "data" / "demo"
+LETTA_SAMPLE = ROOT / "data" / "samples" / "support-agent.af"
+
+TASKS = {
+    "deploy-api": {
+        "summaries": [
+            "Rolled out api v{v} behind the canary; error rate stayed flat, promoted after 15 min",
+            "Deployed api v{v}; health checks failed on two pods, rolled back and pinned the image",
+            "Shipped api v{v} with the new rate limiter; had to raise the burst limit after alerts",
+            "Blue/green switch for api v{v}; DNS TTL delayed the cutover by ten minutes",
+        ],
+        "mistakes": ["Skipped the canary stage", "Promoted before the error budget recovered"],
+        "successes": ["Watched the canary dashboard before promoting", "Pinned the image digest"],
+        "errors": [("HealthCheckFailed", "pods api-7f9c and api-2b1d failed readiness (503)")],
+        "card": (
+            "skipped_step",
+            "run the canary for 15 minutes",
+            "error rate spiked to 4% in prod",
+        ),
+        "card2": (
+            "bad_rollout",
+            "roll back at the first failed health check",
+            "kept rolling for 6 minutes with 2 pods failing",
+        ),
+    },
+    "triage-alert": {
+        "summaries": [
+            "Paged for p99 latency on checkout; traced it to a cold cache after the 02:00 deploy",
+            "Disk pressure alert on ingest-3; rotated logs and filed a ticket for retention",
+            "False positive: alert threshold too tight after traffic shift, proposed new SLO",
+            "CPU alert on search; found a runaway reindex job and paused it",
+        ],
+        "mistakes": ["Escalated before reading the runbook", "Silenced the alert without a ticket"],
+        "successes": ["Checked recent deploys first", "Linked the runbook in the incident"],
+        "errors": [("TimeoutError", "metrics query for checkout p99 timed out after 30s")],
+        "card": (
+            "premature_escalation",
+            "read the runbook before paging",
+            "paged on-call at 03:10 for a known issue",
+        ),
+        "card2": (
+            "missing_context",
+            "check recent deploys first",
+            "spent 40 min before noticing the 02:00 deploy",
+        ),
+    },
+    "fix-flaky-test": {
+        "summaries": [
+            "test_checkout_total flaked on CI; found a float rounding race, fixed with Decimal",
+            "Flaky e2e login test; the fixture reused a session cookie, isolated it per test",
+            "Integration test depended on wall clock; injected a fake clock",
+            "Could not reproduce the flake locally; added logging and a retry marker for now",
+        ],
+        "mistakes": ["Added a retry instead of finding the cause", "Changed two things at once"],
+        "successes": ["Reproduced with the CI seed", "Wrote the failing test first"],
+        "errors": [("AssertionError", "expected 42.10, got 42.099999 in test_checkout_total")],
+        "card": (
+            "masked_symptom",
+            "find the root cause before retrying",
+            "retry hid a real race for two weeks",
+        ),
+        "card2": ("wall_clock", "inject a fake clock", "test failed only between 23:59 and 00:00"),
+    },
+    "write-migration": {
+        "summaries": [
+            "Added a nullable column and backfilled in batches of 10k; no lock contention",
+            "Migration locked the orders table for 40s; rewrote it to create the index concurrently",
+            "Renamed a column with a two-phase deploy (write both, read new, drop old)",
+            "Backfill script ran twice because the job retried; made it idempotent",
+        ],
+        "mistakes": [
+            "Created an index without CONCURRENTLY",
+            "Ran the backfill without a checkpoint",
+        ],
+        "successes": ["Tested the migration on a prod-sized copy", "Made the backfill idempotent"],
+        "errors": [("LockTimeout", "canceling statement due to lock timeout on table orders")],
+        "card": ("unsafe_change", "create indexes concurrently", "orders table locked for 40s"),
+        "card2": (
+            "non_idempotent",
+            "make backfills idempotent",
+            "backfill ran twice after a job retry",
+        ),
+    },
+    "review-pr": {
+        "summaries": [
+            "Reviewed the auth refactor; asked for tests around token refresh, approved after",
+            "PR touched 40 files; asked to split it, reviewed the storage half",
+            "Caught a missing await in the webhook handler",
+            "Approved a docs change; suggested a diagram for the retry flow",
+        ],
+        "mistakes": ["Approved without running the tests", "Nitpicked style before correctness"],
+        "successes": ["Ran the branch locally", "Asked for a test that fails without the fix"],
+        "errors": [("ReviewMiss", "missed an unawaited coroutine that reached prod")],
+        "card": (
+            "shallow_review",
+            "run the branch before approving",
+            "unawaited coroutine shipped",
+        ),
+    },
+    "rotate-credentials": {
+        "summaries": [
+            "Rotated the payments API key; updated the secret store and restarted workers",
+            "Rotation broke the nightly export: the job cached the old key; added a reload hook",
+            "Rotated database passwords with dual credentials, zero downtime",
+            "Found a key in a CI log (redacted); revoked it and scrubbed the log",
+        ],
+        "mistakes": ["Revoked the old key before all consumers switched"],
+        "successes": ["Used dual credentials during the switch", "Checked every consumer first"],
+        "errors": [("AuthError", "401 from payments API after key rotation in export job")],
+        "card": (
+            "ordering_error",
+            "switch all consumers before revoking",
+            "nightly export failed with 401",
+        ),
+    },
+}
+
+LESSONS = [
+    # (content, scope, confidence, age in days, reinforcements, pinned)
+    ("Read the runbook before paging anyone", "task:triage-alert", 0.8, 3, 4, False),
+    (
+        "Create database indexes concurrently in production",
+        "task:write-migration",
+        0.9,
+        20,
+        6,
+        True,
+    ),
+    (
+        "Never revoke a credential before every consumer has switched",
+        "task:rotate-credentials",
+        0.75,
+        9,
+        2,
+        False,
+    ),
+    ("Canary every deploy for at least fifteen minutes", "task:deploy-api", 0.85, 2, 5, True),
+    (
+        "Prefer fixing a flaky test's cause over adding retries",
+        "task:fix-flaky-test",
+        0.6,
+        15,
+        1,
+        False,
+    ),
+    (
+        "Run the branch locally before approving a pull request",
+        "task:review-pr",
+        0.55,
+        12,
+        0,
+        False,
+    ),
+    ("Small changes are easier to review and to roll back", "global", 0.7, 30, 3, False),
+    ("Write down what you tried before escalating", "global", 0.5, 40, 0, False),
+    ("Check recent deploys first when an alert fires", "global", 0.65, 6, 2, False),
+    ("Keep secrets out of logs; scrub before sharing output", "global", 0.9, 50, 7, True),
+    ("Backfills must be idempotent and resumable", "task:write-migration", 0.7, 25, 2, False),
+    ("Dual credentials make rotations zero-downtime", "task:rotate-credentials", 0.6, 33, 1, False),
+    (
+        "DNS TTLs delay blue/green cutovers; lower them a day before",
+        "task:deploy-api",
+        0.45,
+        45,
+        0,
+        False,
+    ),
+    ("Ask for a failing test that proves the fix", "task:review-pr", 0.6, 8, 1, False),
+    (
+        "Inject clocks instead of reading wall time in tests",
+        "task:fix-flaky-test",
+        0.7,
+        18,
+        2,
+        False,
+    ),
+    (
+        "Silence an alert only with a ticket that explains why",
+        "task:triage-alert",
+        0.35,
+        52,
+        0,
+        False,
+    ),
+    ("Dashboards lie when the metrics pipeline is behind", "global", 0.3, 47, 0, False),
+    ("Mobile clients cache API responses for 24 hours", "project:checkout", 0.25, 60, 0, False),
+    ("Use Decimal for money, never floats", "project:checkout", 0.8, 10, 3, False),
+    ("The staging database is refreshed every Monday", "project:checkout", 0.2, 55, 0, False),
+    ("Pause reindex jobs during peak traffic", "task:triage-alert", 0.5, 4, 0, False),
+    ("Pin container images by digest, not by tag", "task:deploy-api", 0.7, 7, 2, False),
+    ("Old feature flags cause surprising behaviour; clean them up", "global", 0.15, 70, 0, False),
+    ("Verify the rollback plan before every deploy", "task:deploy-api", 0.4, 36, 0, False),
+    ("Split pull requests over 400 lines", "task:review-pr", 0.5, 1, 0, False),
+]
+
+
+def _episode(rng: random.Random, task: str, n: int, when: datetime) -> dict:
+    spec = TASKS[task]
+    score = round(min(1.0, max(0.05, rng.gauss(0.7, 0.2))), 2)
+    item = {
+        "task_id": task,
+        "score": score,
+        "steps": rng.randint(3, 28),
+        "summary": rng.choice(spec["summaries"]).format(v=f"2.{n // 7}.{n % 7}"),
+        "recorded_at": when.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "mistakes": [rng.choice(spec["mistakes"])] if score < 0.6 else [],
+        "successes": [rng.choice(spec["successes"])] if score >= 0.8 else [],
+        "worker_id": rng.choice(["worker-a", "worker-b"]),
+    }
+    if score < 0.5:
+        kind, message = rng.choice(spec["errors"])
+        if rng.random() < 0.8:
+            item["errors"] = [{"error_type": kind, "message": message, "resolution": ""}]
+        else:
+            item["metadata"] = {"phase": rng.choice(["build", "verify", "apply"]), "exit_code": 1}
+    if score < 0.6 and rng.random() < 0.6:
+        choices = [spec["card"], spec.get("card2", spec["card"])]
+        mistake_type, correct, evidence = rng.choice(choices)
+        item["mistake_cards"] = [
+            {"mistake_type": mistake_type, "correct_decision": correct, "evidence": evidence}
+        ]
+    return item
+
+
+def generate(out: Path = OUT) -> Path:
+    """Write the demo store to ``out`` (replacing it)."""
+    rng = random.Random(SEED)
+    ids.seed(SEED)
+    if out.exists():
+        shutil.rmtree(out)
+    store = Store(out)
+    actor = "api:demo-generator"
+    start = DEMO_NOW - timedelta(days=42)
+
+    # Episodes over six weeks; a burst of failures in the last day feeds the failure block.
+    task_names = list(TASKS)
+    for n in range(1, 141):
+        when = start + timedelta(hours=n * 7.1)
+        task = task_names[(n * 5 + rng.randint(0, 2)) % len(task_names)]
+        item = _episode(rng, task, n, when)
+        episodes.record_episodes(store, [item], now=when, actor=actor)
+    for n, (task, hours) in enumerate(
+        (("deploy-api", 20), ("write-migration", 6), ("triage-alert", 2))
+    ):
+        when = DEMO_NOW - timedelta(hours=hours)
+        item = _episode(rng, task, 200 + n, when)
+        item["score"] = 0.2 + n * 0.1
+        kind, message = TASKS[task]["errors"][0]
+        item["errors"] = [{"error_type": kind, "message": message, "resolution": ""}]
+        episodes.record_episodes(store, [item], now=when, actor=actor)
+
+    checkpoints.create(
+        store,
+        "after the first six weeks of episodes",
+        now=DEMO_NOW - timedelta(days=1),
+        actor="tui",
+    )
+
+    for content, scope, confidence, age, reinforced, pinned in LESSONS:
+        created = DEMO_NOW - timedelta(days=age)
+        result = lessons.add_lesson(
+            store,
+            content,
+            now=created,
+            actor=actor,
+            scope=scope,
+            confidence=confidence,
+            on_duplicate="keep-both",
+        )
+        for k in range(reinforced):
+            lessons.reinforce(
+                store, result.lesson["id"], now=created + timedelta(days=k + 1), actor=actor
+            )
+        if pinned:
+            lessons.set_pinned(store, result.lesson["id"], True, now=created, actor="tui")
+    # A paraphrase arrives and reinforces its near-duplicate instead of piling up.
+    lessons.add_lesson(
+        store,
+        "Always canary every deploy for at least fifteen minutes",
+        now=DEMO_NOW - timedelta(hours=5),
+        actor=actor,
+        scope="task:deploy-api",
+    )
+    rules.add_rule(
+        store, "Prefer reversible changes; keep a rollback ready", now=start, actor="tui"
+    )
+    rules.add_rule(
+        store,
+        "[AVOID] Editing production config by hand",
+        now=start,
+        actor="tui",
+        scope="task:deploy-api",
+    )
+
+    slots.set_slot(
+        store,
+        "persona",
+        "You are Atlas, a careful SRE agent. You explain what you changed and why, "
+        "and you prefer small reversible steps.",
+        description="Who the agent is",
+        now=start,
+        actor="tui",
+    )
+    slots.set_slot(
+        store,
+        "project/checkout",
+        "Checkout service: Python 3.12, Postgres 16, deployed on Kubernetes. "
+        "On-call rotation in #checkout-oncall. Error budget: 99.9% monthly.",
+        description="What the agent works on",
+        limit=400,
+        now=start,
+        actor="tui",
+    )
+    slots.set_slot(
+        store,
+        "corrections/user-feedback",
+        "- Do not page the database team before 08:00 UTC.\n"
+        "- Summaries should lead with the impact, then the cause.",
+        description="Corrections the developer made",
+        now=start,
+        actor="tui",
+    )
+    if LETTA_SAMPLE.exists():
+        from core.interop.importer import run_import
+
+        run_import(store, LETTA_SAMPLE, fmt="letta", now=DEMO_NOW - timedelta(days=3), actor="cli")
+
+    _sessions(store, rng)
+    checkpoints.create(
+        store, "before curating lessons", now=DEMO_NOW - timedelta(hours=3), actor="tui"
+    )
+    with store.transaction():
+        store.put("meta", "demo", {"id": "demo", "now": iso(DEMO_NOW), "seed": SEED})
+    return out
+
+
+def _sessions(store: Store, rng: random.Random) -> None:
+    plans = [
+        (
+            "atlas",
+            "checkout",
+            "Deploy api 2.19 with the new rate limiter",
+            DEMO_NOW - timedelta(days=2),
+            True,
+        ),
+        ("atlas", "checkout", "Investigate p99 latency alert", DEMO_NOW - timedelta(hours=9), True),
+        (
+            "atlas",
+            "checkout",
+            "Migrate orders.status to an enum",
+            DEMO_NOW - timedelta(minutes=50),
+            False,
+        ),
+    ]
+    notes = [
+        ("tool", "kubectl rollout status deploy/api -n checkout"),
+        ("decision", "Canary at 5% for 15 minutes before promoting"),
+        ("note", "Error rate flat at 0.2% on the canary"),
+        ("error", "readiness probe failed on api-7f9c: HTTP 503"),
+        ("tool", "psql -c 'select count(*) from orders where status is null'"),
+        ("decision", "Backfill in batches of 10k with a checkpoint table"),
+        ("note", "Lock wait stays under 50 ms during the backfill"),
+    ]
+    for n, (agent, project, title, started, ended) in enumerate(plans):
+        session = sessions.start_session(
+            store, agent_id=agent, project=project, title=title, now=started, actor=f"cli:{agent}"
+        )
+        sid = session["id"]
+        for k in range(6 + n * 4):
+            kind, text = notes[(k + n) % len(notes)]
+            sessions.observe(
+                store,
+                sid,
+                text,
+                kind=kind,
+                now=started + timedelta(minutes=3 * k),
+                actor=f"cli:{agent}",
+            )
+        at = started + timedelta(minutes=40)
+        working_memory.update_task(
+            store,
+            sid,
+            task_id=title.split()[0].lower(),
+            description=title,
+            status="in_progress" if not ended else "done",
+            current_step=3 + n,
+            total_steps=8,
+            now=at,
+            actor=f"cli:{agent}",
+        )
+        working_memory.set_key(
+            store, sid, "branch", f"feature/{project}-{n + 1}", now=at, actor=f"cli:{agent}"
+        )
+        working_memory.set_key(store, sid, "pr", f"#{4120 + n}", now=at, actor=f"cli:{agent}")
+        if not ended:
+            # Live keys with TTLs so the Sessions pane shows a countdown.
+            working_memory.set_key(
+                store,
+                sid,
+                "lock_owner",
+                "atlas",
+                ttl=3600,
+                now=DEMO_NOW - timedelta(minutes=5),
+                actor=f"cli:{agent}",
+            )
+            working_memory.set_key(
+                store,
+                sid,
+                "retry_after",
+                "120",
+                ttl=600,
+                now=DEMO_NOW - timedelta(minutes=2),
+                actor=f"cli:{agent}",
+            )
+        for k in range(3 + n):
+            working_memory.scratch_add(
+                store,
+                sid,
+                f"step {k + 1}: {notes[k % len(notes)][1]}",
+                now=at + timedelta(minutes=k),
+                actor=f"cli:{agent}",
+            )
+        working_memory.create_checkpoint(
+            store, sid, description="before risky step", now=at, actor=f"cli:{agent}"
+        )
+        if ended:
+            sessions.end_session(
+                store,
+                sid,
+                summary=f"Done: {title.lower()}",
+                now=started + timedelta(hours=2),
+                actor=f"cli:{agent}",
+            )
+
+
+if __name__ == "__main__":
+    path = generate()
+    print(f"demo store written to {path}")

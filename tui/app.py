@@ -1,0 +1,202 @@
+"""The workbench: eight panes over one store, keyboard first.
+
+Built by :func:`make_app` so tests and snapshots construct it the same way
+the CLI does. All store I/O runs in worker threads; the app polls the
+store's commit counter so writes by agents show up within a couple of
+seconds without losing the user's selection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.worker import WorkerFailed
+
+from core.errors import MemworkError
+from core.search_index import SearchIndex
+from core.storage.store import Store
+from tui.commands import ActionsProvider, MemorySearchProvider
+from tui.messages import JumpTo
+from tui.panes.base import Pane
+from tui.panes.cards import CardsPane
+from tui.panes.checkpoints import CheckpointsPane
+from tui.panes.context import ContextPane
+from tui.panes.episodes import EpisodesPane
+from tui.panes.history import HistoryPane
+from tui.panes.lessons import LessonsPane
+from tui.panes.sessions import SessionsPane
+from tui.panes.slots import SlotsPane
+from tui.search_docs import build_index
+from tui.service import MemoryService
+
+T = TypeVar("T")
+
+#: The panes in the order the digits 1–8 select them (SPEC §9).
+PANES: tuple[type[Pane], ...] = (
+    SessionsPane,
+    EpisodesPane,
+    CardsPane,
+    LessonsPane,
+    SlotsPane,
+    CheckpointsPane,
+    ContextPane,
+    HistoryPane,
+)
+POLL_SECONDS = 1.0
+
+
+class MemworkApp(App[None]):
+    """The memwork workbench."""
+
+    TITLE = "memwork"
+    CSS_PATH: ClassVar[list[str | Path]] = ["memwork.tcss"]  # type: ignore[assignment]
+    COMMANDS = App.COMMANDS | {ActionsProvider, MemorySearchProvider}
+    BINDINGS: ClassVar[list[Binding]] = [
+        *(
+            Binding(str(n), f"show_pane('{pane.PANE_ID}')", pane.TITLE, show=False, id=pane.PANE_ID)
+            for n, pane in enumerate(PANES, start=1)
+        ),
+        Binding("q", "quit", "Quit", id="quit"),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+        Binding("question_mark,f1", "help", "Help", key_display="?", id="help"),
+        Binding("slash", "search", "Search", key_display="/", id="search"),
+        Binding("ctrl+r", "reload", "Reload", show=False, id="reload"),
+        Binding("ctrl+t", "toggle_theme", "Light/dark", show=False, id="theme"),
+    ]
+
+    def __init__(self, store: Store, *, title_suffix: str | None = None, poll: bool = True) -> None:
+        super().__init__()
+        self.service = MemoryService(store)
+        self.sub_title = title_suffix or store.path.name
+        self.active_pane = PANES[0].PANE_ID
+        self.poll_enabled = poll
+        self._generation = -1
+        self.search_index: SearchIndex | None = None
+        self.search_generation = -1
+
+    # -- layout -----------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False, icon="◆")
+        with TabbedContent(initial=f"tab-{PANES[0].PANE_ID}", id="panes"):
+            for n, pane in enumerate(PANES, start=1):
+                with TabPane(f"{n} {pane.TITLE}", id=f"tab-{pane.PANE_ID}"):
+                    yield pane()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.theme = "textual-dark"
+        self.pane(self.active_pane).activate()
+        if self.poll_enabled:
+            self.set_interval(POLL_SECONDS, self.check_store)
+        self.check_store()
+
+    # -- panes ------------------------------------------------------------------------
+    def pane(self, pane_id: str) -> Pane:
+        """The pane widget with id ``pane_id``."""
+        return self.query_one(f"#pane-{pane_id}", Pane)
+
+    def action_show_pane(self, pane_id: str) -> None:
+        """Switch to a pane (digits 1–8)."""
+        self.query_one("#panes", TabbedContent).active = f"tab-{pane_id}"
+
+    @on(TabbedContent.TabActivated, "#panes")
+    def _pane_switched(self, event: TabbedContent.TabActivated) -> None:
+        pane_id = (event.pane.id or "").removeprefix("tab-")
+        if pane_id and pane_id != self.active_pane:
+            self.active_pane = pane_id
+            pane = self.pane(pane_id)
+            pane.activate()
+            pane.focus_main()
+
+    @on(JumpTo)
+    def _jump(self, event: JumpTo) -> None:
+        self.action_show_pane(event.pane)
+        self.call_after_refresh(self.pane(event.pane).jump_to, event.ref)
+
+    # -- store I/O --------------------------------------------------------------------
+    async def io(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run blocking store work in a thread and await its result (errors re-raised)."""
+        worker = self.run_worker(
+            partial(fn, *args, **kwargs), thread=True, group="io", exit_on_error=False
+        )
+        try:
+            return await worker.wait()
+        except WorkerFailed as failed:
+            raise failed.error from None
+
+    async def write(
+        self, fn: Callable[..., T], *args: Any, done: str = "", **kwargs: Any
+    ) -> T | None:
+        """The single writer path: run a core mutation, report its outcome, refresh."""
+        try:
+            result = await self.io(self.service.write, fn, *args, **kwargs)
+        except MemworkError as exc:
+            self.notify(str(exc), title="Not changed", severity="error", timeout=8)
+            return None
+        if done:
+            self.notify(done, timeout=4)
+        self.store_changed()
+        return result
+
+    def store_changed(self) -> None:
+        """Tell panes the store moved (our own write, or another process's)."""
+        for pane_cls in PANES:
+            self.pane(pane_cls.PANE_ID).store_changed()
+
+    @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
+    def check_store(self) -> None:
+        """Notice commits by other processes (polled; a stat-free read of store.json)."""
+        generation = self.service.generation()
+        if generation != self._generation:
+            first = self._generation == -1
+            self._generation = generation
+            if not first:
+                self.call_from_thread(self.store_changed)
+            self.call_from_thread(self.refresh_search_index)
+
+    # -- search -----------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="search-index", exit_on_error=False)
+    def refresh_search_index(self) -> None:
+        """Rebuild the fuzzy-search index in the background."""
+        generation = self._generation
+        index = self.service.read(build_index)
+        self.search_index = index
+        self.search_generation = generation
+
+    def action_search(self) -> None:
+        """Fuzzy search over all memory (the command palette in search mode)."""
+        from tui.screens.search import SearchScreen
+
+        self.push_screen(SearchScreen())
+
+    # -- misc -------------------------------------------------------------------------
+    def action_help(self) -> None:
+        """Every key, per pane."""
+        from tui.screens.help import HelpScreen
+
+        self.push_screen(HelpScreen(PANES))
+
+    def action_reload(self) -> None:
+        """Reload everything from the store."""
+        self.store_changed()
+        self.notify("Reloaded from the store", timeout=2)
+
+    def action_toggle_theme(self) -> None:
+        """Switch between the dark and the light theme."""
+        self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
+
+
+def make_app(
+    store: Store | str | Path, *, title_suffix: str | None = None, poll: bool = True
+) -> MemworkApp:
+    """Build the workbench for a store (a Store, or a path to open)."""
+    if not isinstance(store, Store):
+        store = Store(store)
+    return MemworkApp(store, title_suffix=title_suffix, poll=poll)

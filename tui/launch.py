@@ -1,0 +1,41 @@
+"""Open the workbench from the CLI: `memwork [--db P]` or `memwork --demo`."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from core import clock
+from core.paths import demo_source
+from core.storage.store import Store
+
+
+def demo_copy() -> Path:
+    """A fresh temporary copy of data/demo (the committed demo is never changed)."""
+    source = demo_source()
+    if not (source / "store.json").exists():
+        raise SystemExit(f"memwork: the demo store is missing at {source}; run `make demo`")
+    target = Path(tempfile.mkdtemp(prefix="memwork-demo-")) / "demo"
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns(".lock"))
+    return target
+
+
+def launch(path: Path | None, *, demo: bool = False) -> int:
+    """Run the workbench; returns the exit code."""
+    from tui.app import make_app
+
+    if demo:
+        path = demo_copy()
+        store = Store(path)
+        with store.reading():
+            marker = store.get("meta", "demo") or {}
+        if marker.get("now"):
+            # The demo was written at a fixed instant: start the clock there so its
+            # lessons look their intended age, then let it run (TTLs count down).
+            clock.shift(clock.parse_instant(marker["now"]))
+        make_app(store, title_suffix="demo (a temporary copy)").run()
+        return 0
+    assert path is not None
+    make_app(path).run()
+    return 0

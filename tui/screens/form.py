@@ -1,0 +1,106 @@
+"""A small modal form whose submit may fail: the error shows in the form, never a crash."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static, TextArea
+
+from core.errors import UserError
+
+
+@dataclass
+class Field:
+    """One input of a form."""
+
+    name: str
+    label: str
+    value: str = ""
+    placeholder: str = ""
+    multiline: bool = False
+    help: str = ""
+
+
+#: Called with the values; raise UserError (or return a message) to keep the form open.
+Submit = Callable[[dict[str, str]], Awaitable[Any]]
+
+
+class FormScreen(ModalScreen[Any]):
+    """Fields, a Save button and an error line; ctrl+s saves, escape cancels."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+    DEFAULT_CSS = """
+    FormScreen { align: center middle; }
+    FormScreen > Vertical {
+        width: 90; max-height: 90%; height: auto; padding: 1 2;
+        border: thick $accent 60%; background: $surface;
+    }
+    FormScreen #form-title { text-style: bold; margin-bottom: 1; }
+    FormScreen .field-label { margin-top: 1; color: $text-muted; }
+    FormScreen .field-help { color: $text-muted; text-style: italic; }
+    FormScreen TextArea { height: 10; }
+    FormScreen #error { color: $error; margin-top: 1; height: auto; }
+    FormScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
+    FormScreen Button { margin-left: 2; }
+    """
+
+    def __init__(self, title: str, fields: list[Field], submit: Submit, save_label: str = "Save"):
+        super().__init__()
+        self.form_title = title
+        self.fields = fields
+        self.submit = submit
+        self.save_label = save_label
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.form_title, id="form-title")
+            for field in self.fields:
+                yield Label(field.label, classes="field-label")
+                if field.multiline:
+                    yield TextArea(field.value, id=f"f-{field.name}", soft_wrap=True)
+                else:
+                    yield Input(field.value, placeholder=field.placeholder, id=f"f-{field.name}")
+                if field.help:
+                    yield Static(field.help, classes="field-help")
+            yield Static("", id="error")
+            with Horizontal():
+                yield Button("Cancel (esc)", id="cancel")
+                yield Button(f"{self.save_label} (ctrl+s)", id="save", variant="primary")
+
+    def values(self) -> dict[str, str]:
+        """What the user typed."""
+        out = {}
+        for field in self.fields:
+            widget = self.query_one(f"#f-{field.name}")
+            out[field.name] = widget.text if isinstance(widget, TextArea) else widget.value
+        return out
+
+    async def action_save(self) -> None:
+        error = self.query_one("#error", Static)
+        try:
+            result = await self.submit(self.values())
+        except UserError as exc:
+            error.update(str(exc))
+            return
+        self.dismiss(result if result is not None else True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        await self.action_save()
+
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "save":
+            await self.action_save()
+        else:
+            self.dismiss(None)

@@ -1,0 +1,98 @@
+"""What the global search covers: every kind of memory, as SearchDocs.
+
+Runs in a worker thread (reading every episode shard of a big store takes a
+second); the result replaces the app's index in one assignment.
+"""
+
+from __future__ import annotations
+
+from core import episodes, shards
+from core.search_index import SearchDoc, SearchIndex
+from core.storage.store import Store
+from core.tables import physical_tables
+
+#: Record kind → the pane that shows it.
+PANE_OF = {
+    "episode": "episodes",
+    "card": "cards",
+    "lesson": "lessons",
+    "rule": "lessons",
+    "slot": "slots",
+    "session": "sessions",
+    "observation": "sessions",
+    "checkpoint": "checkpoints",
+    "audit": "history",
+}
+
+
+def _clip(text: str, width: int = 90) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def iter_docs(store: Store):
+    """SearchDocs for everything in the store (call inside ``store.reading()``)."""
+    for doc in episodes.iter_all(store):
+        body = " ".join(
+            [doc.get("summary", ""), *doc.get("mistakes", []), *doc.get("successes", [])]
+        )
+        body += " " + " ".join(e.get("message", "") for e in doc.get("errors", []))
+        yield SearchDoc(
+            "episode", doc["id"], f"#{doc['index']} {doc['task_id']}: {_clip(doc['summary'])}", body
+        )
+    for doc in store.docs("mistake_cards").values():
+        yield SearchDoc(
+            "card",
+            doc["id"],
+            f"[{doc['mistake_type']}] {_clip(doc['lesson'])}",
+            f"{doc['task_id']} {doc.get('bad_decision', '')} {doc.get('correct_decision', '')} "
+            f"{doc.get('evidence', '')}",
+        )
+    for doc in store.docs("lessons").values():
+        yield SearchDoc(
+            "lesson",
+            doc["id"],
+            _clip(doc["content"]),
+            f"{doc['scope']} {' '.join(doc.get('tags', []))}",
+        )
+    for name in store.table_names("rules"):
+        for doc in store.docs(name).values():
+            yield SearchDoc("rule", doc["id"], _clip(doc["text"]), doc["scope"])
+    for doc in store.docs("slots").values():
+        yield SearchDoc(
+            "slot",
+            doc["id"],
+            doc["label"],
+            f"{doc.get('description', '')} {doc.get('content', '')}",
+        )
+    for doc in store.docs("sessions").values():
+        yield SearchDoc(
+            "session",
+            doc["id"],
+            _clip(doc.get("title") or doc["id"]),
+            f"{doc.get('agent_id', '')} {doc.get('project', '')} {doc.get('summary', '')}",
+        )
+    for name in physical_tables(store.table_names(), "observations"):
+        for doc in store.docs(name).values():
+            yield SearchDoc(
+                "observation",
+                f"{doc['session_id']}/{doc['id']}",
+                f"{doc['kind']}: {_clip(doc['content'])}",
+                " ".join(doc.get("tags", [])),
+            )
+    for doc in store.docs("checkpoints").values():
+        yield SearchDoc(
+            "checkpoint", doc["id"], _clip(doc.get("description") or doc["id"]), doc["created_at"]
+        )
+    for doc in shards.iter_docs(store, "audit", newest_first=True):
+        yield SearchDoc(
+            "audit",
+            doc["id"],
+            _clip(doc["summary"]),
+            f"{doc['actor']} {doc['action']} {doc['table']}",
+        )
+
+
+def build_index(store: Store) -> SearchIndex:
+    """A fresh index over the whole store."""
+    return SearchIndex(iter_docs(store))
