@@ -104,7 +104,7 @@ TASKS = {
     "write-migration": {
         "summaries": [
             "Added a nullable column and backfilled in batches of 10k; no lock contention",
-            "Migration locked the orders table for 40s; rewrote it to create the index concurrently",
+            "Migration locked the orders table for 40s; rewrote it to index concurrently",
             "Renamed a column with a two-phase deploy (write both, read new, drop old)",
             "Backfill script ran twice because the job retried; made it idempotent",
         ],
