@@ -17,6 +17,8 @@ from datetime import datetime
 from typing import Any
 
 from core import aggregates, audit, rules
+from core.models.rule import TEXT_CAP
+from core.privacy import scrub
 from core.storage.store import Store
 
 ENV_CMD = "MEMWORK_CONSOLIDATE_CMD"
@@ -87,8 +89,12 @@ def run_external(command: str, recent: list[dict[str, Any]]) -> list[str]:
         raise ValueError(f"printed invalid JSON ({exc.msg})") from None
     if not isinstance(parsed, list) or not all(isinstance(x, str) for x in parsed):
         raise ValueError("must print a JSON array of strings")
-    texts = [" ".join(x.split()) for x in parsed]
-    return [t for t in texts if t]
+    texts = [t for t in (" ".join(scrub(x).split()) for x in parsed) if t]
+    # A rule the store would refuse must not make consolidation raise.
+    too_long = [t for t in texts if len(t) > TEXT_CAP]
+    if too_long:
+        raise ValueError(f"printed a rule of {len(too_long[0])} characters (at most {TEXT_CAP})")
+    return texts
 
 
 def consolidate(store: Store, *, now: datetime, actor: str) -> Report:
@@ -111,7 +117,7 @@ def consolidate(store: Store, *, now: datetime, actor: str) -> Report:
     with store.transaction():
         for text in texts:
             doc, outcome = rules.upsert(
-                store, text, "global", polarity="works", source=source, now=now
+                store, text, "global", polarity=rules.polarity_of(text), source=source, now=now
             )
             if doc is not None:
                 report.added.append(text)

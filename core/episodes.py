@@ -7,6 +7,7 @@ transaction. Nothing here scans history; it reads and updates aggregates.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -64,9 +65,18 @@ def _prepare(item: EpisodeInput, index: int, now: datetime, synthesise: bool) ->
 
 
 def record_episodes(
-    store: Store, items: list[Any], *, now: datetime, actor: str
+    store: Store,
+    items: list[Any],
+    *,
+    now: datetime,
+    actor: str,
+    on_consolidate: Callable[[consolidation.Report], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Record episodes in order; return the stored documents."""
+    """Record episodes in order; return the stored documents.
+
+    When the recording makes a consolidation due, it runs after the episodes are
+    committed; ``on_consolidate`` receives its report (e.g. to show a fallback).
+    """
     parsed = parse_items(items)
     synthesise = failures.enabled()
     recorded: list[dict[str, Any]] = []
@@ -109,7 +119,9 @@ def record_episodes(
         store.put(aggregates.META, aggregates.EPISODES_DOC, glob)
         aggregates.write_tasks(store, tasks)
     if consolidation.due(glob):
-        consolidation.consolidate(store, now=now, actor=actor)
+        report = consolidation.consolidate(store, now=now, actor=actor)
+        if on_consolidate is not None:
+            on_consolidate(report)
     return recorded
 
 

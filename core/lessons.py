@@ -7,7 +7,7 @@ from timestamps with the caller's clock, so decay is deterministic.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from rapidfuzz import fuzz, process
@@ -16,6 +16,7 @@ from core import audit, ids
 from core.clock import iso
 from core.decay import (
     decayed_away,
+    effective_confidence,
     is_forgotten,
     is_live,
     reinforced_confidence,
@@ -308,3 +309,85 @@ def edit(
         return x
 
     return _change(store, key, "edit", now, actor, apply)
+
+
+# -- curation helpers for the workbench -------------------------------------------------
+def decay_preview(lessons: list[dict[str, Any]], now: datetime, weeks: int) -> list[dict[str, Any]]:
+    """How each live lesson looks ``weeks`` from now: which fade and which are forgotten."""
+    later = now + timedelta(weeks=weeks)
+    out = []
+    for lesson in lessons:
+        if not is_live(lesson, now):
+            continue
+        current = effective_confidence(lesson, now)
+        future = effective_confidence(lesson, later)
+        out.append(
+            {
+                "id": lesson["id"],
+                "content": lesson["content"],
+                "now": round(current, 4),
+                "then": round(future, 4),
+                "fades": future < current,
+                "forgotten_then": decayed_away(lesson, later),
+            }
+        )
+    return out
+
+
+def near_duplicate_clusters(
+    lessons: list[dict[str, Any]], now: datetime
+) -> list[list[dict[str, Any]]]:
+    """Groups of live lessons of one scope that are >= 90 similar (largest first)."""
+    live = [x for x in lessons if is_live(x, now)]
+    parent = list(range(len(live)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    by_scope: dict[str, list[int]] = {}
+    for i, lesson in enumerate(live):
+        by_scope.setdefault(lesson["scope"], []).append(i)
+    for members in by_scope.values():
+        texts = [normalise(live[i]["content"]) for i in members]
+        for a in range(len(members)):
+            for b in range(a + 1, len(members)):
+                if fuzz.token_set_ratio(texts[a], texts[b]) >= NEAR_DUPLICATE_AT:
+                    parent[find(members[a])] = find(members[b])
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for i, lesson in enumerate(live):
+        groups.setdefault(find(i), []).append(lesson)
+    clusters = [
+        sorted(g, key=lambda x: (-effective_confidence(x, now), x["created_at"], x["id"]))
+        for g in groups.values()
+        if len(g) > 1
+    ]
+    return sorted(clusters, key=lambda g: (-len(g), g[0]["id"]))
+
+
+def merge_lessons(
+    store: Store, keep: str, absorb: list[str], *, now: datetime, actor: str
+) -> dict[str, Any]:
+    """Merge near-duplicates into ``keep``: the others are superseded by it (links kept),
+    their wordings join its history, and it keeps the highest confidence of the group."""
+    with store.transaction():
+        keeper = resolve(store, keep)
+        others = [resolve(store, key) for key in absorb]
+        if any(o["id"] == keeper["id"] for o in others):
+            raise Conflict("cannot merge a lesson into itself")
+        if any(o["scope"] != keeper["scope"] for o in others):
+            raise Conflict("only lessons of the same scope can be merged")
+        keeper["confidence"] = max(float(x["confidence"]) for x in [keeper, *others])
+        keeper["reinforcements"] = sum(int(x["reinforcements"]) for x in [keeper, *others])
+        keeper["wordings"] = [
+            *keeper.get("wordings", []),
+            *(w for o in others for w in [o["content"], *o.get("wordings", [])]),
+        ]
+        keeper["tags"] = sorted({t for x in [keeper, *others] for t in x.get("tags", [])})
+        saved = _save(store, keeper, now)
+        for other in others:
+            _save(store, {**other, "superseded_by": saved["id"]}, now)
+        _audit(store, actor, "merge", saved, now, note=f"absorbed {len(others)} near-duplicates")
+    return view(saved, now)

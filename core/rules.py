@@ -57,6 +57,15 @@ def all_rules(store: Store, *, active_only: bool = False) -> list[dict[str, Any]
     return sorted(rules, key=lambda r: (r["scope"] != "global", r["scope"], r["seq"]))
 
 
+def polarity_of(text: str) -> str:
+    """A rule's polarity from its prefix: [WORKS]/[HIGH SCORE …] works, [AVOID] avoid."""
+    if text.startswith(("[WORKS]", "[HIGH SCORE")):
+        return "works"
+    if text.startswith("[AVOID]"):
+        return "avoid"
+    return "note"
+
+
 def derived_texts(score: float, successes: list[str], mistakes: list[str]) -> list[tuple[str, str]]:
     """(text, polarity) of the rules an episode implies."""
     if score >= WORKS_AT:
@@ -151,13 +160,7 @@ def add_rule(
     except ValueError as exc:
         raise InvalidInput("scope", str(exc)) from None
     if polarity is None:
-        polarity = (
-            "works"
-            if clean.startswith("[WORKS]")
-            else "avoid"
-            if clean.startswith("[AVOID]")
-            else "note"
-        )
+        polarity = polarity_of(clean)
     with store.transaction():
         doc, outcome = upsert(store, clean, scope, polarity=polarity, source=source, now=now)
         if doc is None:

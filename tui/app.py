@@ -88,7 +88,7 @@ class MemworkApp(App[None]):
             for n, pane in enumerate(PANES, start=1):
                 with TabPane(f"{n} {pane.TITLE}", id=f"tab-{pane.PANE_ID}"):
                     yield pane()
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.theme = "textual-dark"

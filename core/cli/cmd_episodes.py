@@ -8,9 +8,16 @@ from core.cli.main import Context
 from core.cli.output import emit_json, note, say
 
 
+def _report_fallback(report: consolidation.Report) -> None:
+    if report.fallback_reason:
+        note(f"memwork: {report.fallback_reason}")
+
+
 def record(ctx: Context) -> int:
     items = parse_records(read_source(ctx.args.file))
-    recorded = episodes.record_episodes(ctx.store, items, now=ctx.now, actor=ctx.actor)
+    recorded = episodes.record_episodes(
+        ctx.store, items, now=ctx.now, actor=ctx.actor, on_consolidate=_report_fallback
+    )
     if ctx.json:
         emit_json(recorded)
     else:
@@ -21,8 +28,7 @@ def record(ctx: Context) -> int:
 
 def consolidate(ctx: Context) -> int:
     report = consolidation.consolidate(ctx.store, now=ctx.now, actor=ctx.actor)
-    if report.fallback_reason:
-        note(f"memwork: {report.fallback_reason}")
+    _report_fallback(report)
     if ctx.json:
         emit_json(
             {

@@ -236,6 +236,12 @@ def apply_bundle(
                 "imported — choose --on-conflict skip|replace|keep-both"
             )
         labels = {d["label"] for d in store.docs("slots").values()}
+        if not restore:
+            # Imported slots go after the ones already here, in the file's order.
+            after = max((d.get("position", 0) for d in store.docs("slots").values()), default=-1)
+            incoming = sorted(bundle.tables.get("slots", []), key=lambda d: d.get("position", 0))
+            for offset, doc in enumerate(incoming, start=1):
+                doc["position"] = after + offset
         writes: dict[str, dict[str, dict[str, Any]]] = {}
         for table, doc, clash in plans:
             if clash is not None:

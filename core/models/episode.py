@@ -50,6 +50,13 @@ class MistakeCardInput(BaseModel):
     def _type_not_blank(cls, value: str) -> str:
         return value.strip() or "unknown_mistake"
 
+    @field_validator("mistake_type", "bad_decision", "correct_decision", "evidence", mode="before")
+    @classmethod
+    def _null_is_empty(cls, value: Any) -> Any:
+        # The merge key reads "correct_decision or ''": agents (and the episodic
+        # library) send null for a field they do not know.
+        return "" if value is None else value
+
 
 def _text_list(value: Any, field: str) -> list[str]:
     if value is None:

@@ -12,6 +12,7 @@ from core.models.base import Record
 Polarity = Literal["works", "avoid", "note"]
 RuleSource = Literal["derived", "consolidated", "manual", "imported"]
 _RULE_SCOPE = re.compile(r"^(global|task:.+)$")
+TEXT_CAP = 2000
 
 
 def check_rule_scope(value: str) -> str:
@@ -24,7 +25,7 @@ def check_rule_scope(value: str) -> str:
 class Rule(Record):
     """A rule; ``seq`` orders rules by when they were added or reactivated."""
 
-    text: str = Field(min_length=1, max_length=2000)
+    text: str = Field(min_length=1, max_length=TEXT_CAP)
     scope: str = "global"
     polarity: Polarity = "note"
     source: RuleSource = "manual"

@@ -1,18 +1,500 @@
-"""The Rules & lessons pane (placeholder until it is built)."""
+"""Rules & lessons: effective-confidence bars, reinforce / weaken / pin / forget /
+restore / edit / add, a decay preview, and near-duplicate clusters to merge."""
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.widgets import Static
+from datetime import timedelta
+from typing import Any, ClassVar
 
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Label, Static
+
+from core import lessons as core_lessons
+from core import rules as core_rules
+from core.decay import decayed_away, effective_confidence, is_live, state_of
+from core.errors import InvalidInput
 from tui.panes.base import Pane
+from tui.screens.clusters import ClustersScreen
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.form import Field, FormScreen
+from tui.widgets.bars import ago, confidence_bar, confidence_style
+from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
+
+STATE_STYLE = {
+    "pinned": "bold cyan",
+    "live": "",
+    "fading": "dark_orange",
+    "forgotten": "red",
+    "deleted": "red",
+    "superseded": "bright_black",
+}
 
 
 class LessonsPane(Pane):
-    """Rules & lessons."""
+    """Rules (per task and global) above, lessons below, the selection on the right."""
 
     PANE_ID = "lessons"
     TITLE = "Rules & lessons"
+    HELP = "Tab moves between the rules and the lessons list; actions apply to the selection."
+    BINDINGS: ClassVar[list[Binding]] = [
+        Binding("a", "add_lesson", "Add"),
+        Binding("n", "add_rule", "New rule"),
+        Binding("e", "edit", "Edit"),
+        Binding("r", "reinforce", "Reinforce"),
+        Binding("w", "weaken", "Weaken"),
+        Binding("p", "toggle_pin", "Pin"),
+        Binding("f", "forget", "Forget"),
+        Binding("u", "restore", "Restore"),
+        Binding("t", "toggle_rule", "Rule on/off"),
+        Binding("m", "merge", "Merge dupes"),
+        Binding("right_square_bracket", "preview(1)", "Decay preview", key_display="]"),
+        Binding("left_square_bracket", "preview(-1)", "Decay-", key_display="[", show=False),
+        Binding("x", "toggle_all", "Forgotten"),
+    ]
+
+    #: Shown (and active) only while their list has the focus, so the footer stays short.
+    LESSON_ACTIONS: ClassVar[set[str]] = {
+        "reinforce",
+        "weaken",
+        "toggle_pin",
+        "forget",
+        "restore",
+        "merge",
+        "edit",
+    }
+    RULE_ACTIONS: ClassVar[set[str]] = {"toggle_rule", "add_rule"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lessons: dict[str, dict[str, Any]] = {}
+        self.rules: dict[str, dict[str, Any]] = {}
+        self.preview_weeks = 0
+        self.show_all = False
+        self.duplicate_groups = 0
 
     def compose(self) -> ComposeResult:
-        yield Static("Rules & lessons: coming soon")
+        with Horizontal(classes="split"):
+            with Vertical(classes="list-column"):
+                yield Static("", id="lessons-status", classes="pane-toolbar")
+                yield Label("Rules", classes="section-title")
+                yield VirtualTable(
+                    [
+                        Column("scope", "Scope", width=18),
+                        Column("text", "Rule"),
+                        Column("source", "Source", width=13),
+                        Column("active", "On", width=4),
+                    ],
+                    id="rules",
+                    empty_text="No rules yet: episodes derive them, or press n",
+                )
+                yield Label("Lessons", classes="section-title")
+                yield VirtualTable(
+                    [
+                        Column("state", "State", width=9),
+                        Column("confidence", "Confidence", width=16),
+                        Column("scope", "Scope", width=16),
+                        Column("content", "Lesson"),
+                    ],
+                    id="lessons",
+                    empty_text="No lessons yet: agents add them (memwork lesson add), or press a",
+                )
+            with VerticalScroll(classes="detail-column"):
+                yield Static("", id="lesson-detail")
+
+    # -- loading ----------------------------------------------------------------------
+    def load(self) -> None:
+        self._load()
+
+    @work(thread=True, exclusive=True, group="lessons-load", exit_on_error=False)
+    def _load(self) -> None:
+        def read(store: Any) -> tuple[list[dict], list[dict], int]:
+            all_lessons = core_lessons.all_lessons(store)
+            all_rules = core_rules.all_rules(store)
+            groups = core_lessons.near_duplicate_clusters(all_lessons, self.service.now)
+            return all_lessons, all_rules, len(groups)
+
+        all_lessons, all_rules, groups = self.service.read(read)
+        self.app.call_from_thread(self._show, all_lessons, all_rules, groups)
+
+    def _show(self, all_lessons: list[dict], all_rules: list[dict], groups: int) -> None:
+        self.lessons = {x["id"]: x for x in all_lessons}
+        self.rules = {x["id"]: x for x in all_rules}
+        self.duplicate_groups = groups
+        self._render_tables()
+
+    def _render_tables(self) -> None:
+        now = self.service.now
+        then = now + timedelta(weeks=self.preview_weeks)
+        rows = []
+        visible = [x for x in self.lessons.values() if self.show_all or is_live(x, now)]
+        visible.sort(key=lambda x: (-effective_confidence(x, then), x["created_at"], x["id"]))
+        fading = forgotten = 0
+        for lesson in visible:
+            current = effective_confidence(lesson, now)
+            future = effective_confidence(lesson, then)
+            state = state_of(lesson, then if self.preview_weeks else now)
+            if self.preview_weeks and is_live(lesson, now):
+                fading += future < current
+                forgotten += decayed_away(lesson, then)
+            conf = confidence_bar(future, 8)
+            if self.preview_weeks and future < current:
+                conf.append(" ↓", style="dark_orange")
+            rows.append(
+                Row(
+                    [
+                        Text(state, style=STATE_STYLE.get(state, "")),
+                        conf,
+                        lesson["scope"],
+                        lesson["content"],
+                    ],
+                    key=lesson["id"],
+                )
+            )
+        table = self.query_one("#lessons", VirtualTable)
+        table.set_source(ListRowSource(rows), keep_key=table.cursor_key)
+        rule_rows = [
+            Row(
+                [
+                    r["scope"],
+                    Text(r["text"], style="" if r["active"] else "bright_black"),
+                    r["source"],
+                    Text("yes", style="green") if r["active"] else Text("no", style="bright_black"),
+                ],
+                key=r["id"],
+            )
+            for r in sorted(
+                self.rules.values(),
+                key=lambda r: (not r["active"], r["scope"] != "global", r["scope"], -r["seq"]),
+            )
+        ]
+        rules_table = self.query_one("#rules", VirtualTable)
+        rules_table.set_source(ListRowSource(rule_rows), keep_key=rules_table.cursor_key)
+        live = sum(1 for x in self.lessons.values() if is_live(x, now))
+        if self.preview_weeks:
+            weeks = f"{self.preview_weeks} week{'' if self.preview_weeks == 1 else 's'}"
+            status = Text.assemble(
+                (" Decay preview ", "bold reverse"),
+                f" {weeks} from now: ",
+                (f"{fading} fade", "dark_orange"),
+                ", ",
+                (f"{forgotten} forgotten", "red"),
+                ("  · [ ] move · 0 back to now", "bright_black"),
+            )
+        else:
+            status = Text.assemble(
+                (f"{live} live lessons", "bold"),
+                f" · {len(self.lessons) - live} forgotten or superseded"
+                f"{' (shown)' if self.show_all else ''}",
+                f" · {sum(1 for r in self.rules.values() if r['active'])} active rules",
+                (f" · {self.duplicate_groups} near-duplicate groups (m)", "yellow")
+                if self.duplicate_groups
+                else "",
+            )
+        self.query_one("#lessons-status", Static).update(status)
+        self._show_detail()
+
+    # -- selection and detail ---------------------------------------------------------
+    def _focused_kind(self) -> str:
+        focused = self.screen.focused
+        return "rule" if focused is not None and focused.id == "rules" else "lesson"
+
+    def selected_lesson(self) -> dict[str, Any] | None:
+        key = self.query_one("#lessons", VirtualTable).cursor_key
+        return self.lessons.get(key) if key else None
+
+    def selected_rule(self) -> dict[str, Any] | None:
+        key = self.query_one("#rules", VirtualTable).cursor_key
+        return self.rules.get(key) if key else None
+
+    @on(VirtualTable.CursorMoved)
+    def _cursor(self) -> None:
+        self._show_detail()
+
+    def on_descendant_focus(self) -> None:
+        self._show_detail()
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        kind = self._focused_kind()
+        if action in self.RULE_ACTIONS - {"edit"} and kind != "rule":
+            return False
+        if action in self.LESSON_ACTIONS and kind != "lesson":
+            return False
+        return True
+
+    def _show_detail(self) -> None:
+        detail = self.query_one("#lesson-detail", Static)
+        now = self.service.now
+        if self._focused_kind() == "rule":
+            rule = self.selected_rule()
+            if rule is None:
+                detail.update(Text("No rule selected", style="bright_black"))
+                return
+            detail.update(
+                Text.assemble(
+                    ("Rule\n", "bold"),
+                    f"{rule['text']}\n\n",
+                    ("scope ", "bright_black"),
+                    f"{rule['scope']}\n",
+                    ("polarity ", "bright_black"),
+                    f"{rule['polarity']}\n",
+                    ("source ", "bright_black"),
+                    f"{rule['source']}\n",
+                    ("active ", "bright_black"),
+                    f"{'yes' if rule['active'] else 'no (outside the newest window)'}\n",
+                    ("added ", "bright_black"),
+                    f"{ago(rule['created_at'], now)}\n",
+                    ("\nt switches it on or off", "italic bright_black"),
+                )
+            )
+            return
+        lesson = self.selected_lesson()
+        if lesson is None:
+            detail.update(Text("No lesson selected", style="bright_black"))
+            return
+        effective = effective_confidence(lesson, now)
+        parts: list[Any] = [
+            ("Lesson\n", "bold"),
+            f"{lesson['content']}\n\n",
+            ("effective ", "bright_black"),
+            (f"{effective:.2f}", confidence_style(effective)),
+            ("  stored ", "bright_black"),
+            f"{lesson['confidence']:.2f}\n",
+            ("state ", "bright_black"),
+            f"{state_of(lesson, now)}\n",
+            ("scope ", "bright_black"),
+            f"{lesson['scope']}\n",
+            ("reinforced ", "bright_black"),
+            f"{lesson['reinforcements']}x, last {ago(lesson['last_reinforced_at'], now)}\n",
+            ("decay ", "bright_black"),
+            f"{lesson['decay_rate']:.2f}/week{' (pinned: none)' if lesson.get('pinned') else ''}\n",
+            ("source ", "bright_black"),
+            f"{lesson.get('source', '')}\n",
+        ]
+        if lesson.get("tags"):
+            parts += [("tags ", "bright_black"), f"{', '.join(lesson['tags'])}\n"]
+        if lesson.get("superseded_by"):
+            parts += [("superseded by ", "bright_black"), f"{lesson['superseded_by']}\n"]
+        if lesson.get("supersedes"):
+            parts += [("supersedes ", "bright_black"), f"{lesson['supersedes']}\n"]
+        if lesson.get("wordings"):
+            parts.append(("\nOther wordings\n", "bold"))
+            parts += [f"  • {w}\n" for w in lesson["wordings"]]
+        parts.append((f"\n{lesson['id']}", "bright_black"))
+        detail.update(Text.assemble(*parts))
+
+    def jump_to(self, ref: str) -> None:
+        table_id = "#rules" if ref.startswith("rule_") else "#lessons"
+        table = self.query_one(table_id, VirtualTable)
+        if ref.startswith("les_") and ref not in [
+            table.row_key_at(i) for i in range(table.row_count)
+        ]:
+            self.show_all = True
+            self._render_tables()
+        source = table.source
+        for index in range(len(source)):
+            if source.row(index).key == ref:
+                table.move_cursor(index)
+                break
+        table.focus()
+
+    # -- actions ----------------------------------------------------------------------
+    def _need_lesson(self) -> dict[str, Any] | None:
+        lesson = self.selected_lesson() if self._focused_kind() == "lesson" else None
+        if lesson is None:
+            self.app.notify("Select a lesson first (Tab to the lessons list)", severity="warning")
+        return lesson
+
+    async def action_reinforce(self) -> None:
+        if lesson := self._need_lesson():
+            await self.workbench.write(core_lessons.reinforce, lesson["id"], done="Reinforced")
+
+    async def action_weaken(self) -> None:
+        if lesson := self._need_lesson():
+            await self.workbench.write(core_lessons.weaken, lesson["id"], done="Weakened")
+
+    async def action_toggle_pin(self) -> None:
+        if lesson := self._need_lesson():
+            pinned = not lesson.get("pinned")
+            await self.workbench.write(
+                core_lessons.set_pinned,
+                lesson["id"],
+                pinned,
+                done="Pinned" if pinned else "Unpinned",
+            )
+
+    def action_forget(self) -> None:
+        lesson = self._need_lesson()
+        if lesson is None:
+            return
+
+        async def answered(yes: bool | None) -> None:
+            if yes:
+                await self.workbench.write(
+                    core_lessons.forget, lesson["id"], done="Forgotten (u restores it)"
+                )
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Forget this lesson?",
+                f"“{lesson['content']}”\n\nIt leaves the context and the list; "
+                "x shows forgotten lessons and u restores it.",
+                confirm="Forget",
+            ),
+            answered,
+        )
+
+    async def action_restore(self) -> None:
+        if lesson := self._need_lesson():
+            await self.workbench.write(core_lessons.restore, lesson["id"], done="Restored")
+
+    def action_toggle_all(self) -> None:
+        self.show_all = not self.show_all
+        self._render_tables()
+
+    def action_preview(self, step: int) -> None:
+        self.preview_weeks = max(0, self.preview_weeks + step)
+        self._render_tables()
+
+    def key_0(self) -> None:
+        """0 returns the decay preview to now."""
+        if self.preview_weeks:
+            self.preview_weeks = 0
+            self._render_tables()
+
+    def action_add_lesson(self) -> None:
+        async def submit(values: dict[str, str]) -> Any:
+            confidence = _number(values["confidence"], "confidence")
+            result = await self.workbench.io(
+                self.service.write,
+                core_lessons.add_lesson,
+                values["content"],
+                scope=values["scope"].strip() or "global",
+                confidence=confidence,
+                tags=[t.strip() for t in values["tags"].split(",") if t.strip()],
+                source="tui",
+            )
+            self.workbench.store_changed()
+            if result.action == "reinforced":
+                self.app.notify(f"Already known: reinforced {result.duplicate_of}")
+            else:
+                self.app.notify("Lesson added")
+            return result
+
+        self.app.push_screen(
+            FormScreen(
+                "Add a lesson",
+                [
+                    Field("content", "Lesson", multiline=True),
+                    Field("scope", "Scope", "global", help="global, task:<id> or project:<name>"),
+                    Field("confidence", "Confidence", "0.5", help="0 to 1"),
+                    Field("tags", "Tags", "", placeholder="comma separated"),
+                ],
+                submit,
+                save_label="Add",
+            )
+        )
+
+    def action_add_rule(self) -> None:
+        async def submit(values: dict[str, str]) -> Any:
+            doc, outcome = await self.workbench.io(
+                self.service.write,
+                core_rules.add_rule,
+                values["text"],
+                scope=values["scope"].strip() or "global",
+            )
+            self.workbench.store_changed()
+            self.app.notify(f"Rule {outcome}")
+            return doc
+
+        self.app.push_screen(
+            FormScreen(
+                "New rule",
+                [
+                    Field("text", "Rule", placeholder="[AVOID] … or [WORKS] … or plain text"),
+                    Field("scope", "Scope", "global", help="global or task:<task id>"),
+                ],
+                submit,
+                save_label="Add",
+            )
+        )
+
+    def action_edit(self) -> None:
+        if self._focused_kind() == "rule":
+            self.app.notify("Rules are edited by adding a new one and switching the old off (t)")
+            return
+        lesson = self._need_lesson()
+        if lesson is None:
+            return
+
+        async def submit(values: dict[str, str]) -> Any:
+            result = await self.workbench.io(
+                self.service.write,
+                core_lessons.edit,
+                lesson["id"],
+                content=values["content"],
+                scope=values["scope"].strip(),
+                tags=[t.strip() for t in values["tags"].split(",") if t.strip()],
+                confidence=_number(values["confidence"], "confidence"),
+            )
+            self.workbench.store_changed()
+            self.app.notify("Lesson saved")
+            return result
+
+        self.app.push_screen(
+            FormScreen(
+                "Edit lesson",
+                [
+                    Field("content", "Lesson", lesson["content"], multiline=True),
+                    Field("scope", "Scope", lesson["scope"]),
+                    Field("confidence", "Stored confidence", f"{lesson['confidence']:.2f}"),
+                    Field("tags", "Tags", ", ".join(lesson.get("tags", []))),
+                ],
+                submit,
+            )
+        )
+
+    async def action_toggle_rule(self) -> None:
+        rule = self.selected_rule() if self._focused_kind() == "rule" else None
+        if rule is None:
+            self.app.notify("Select a rule first (Tab to the rules list)", severity="warning")
+            return
+        await self.workbench.write(
+            core_rules.set_active,
+            rule["id"],
+            not rule["active"],
+            done="Rule switched on" if not rule["active"] else "Rule switched off",
+        )
+
+    async def action_merge(self) -> None:
+        now = self.service.now
+        groups = core_lessons.near_duplicate_clusters(list(self.lessons.values()), now)
+        if not groups:
+            self.app.notify("No near-duplicate lessons (similarity >= 90 within a scope)")
+            return
+
+        async def chosen(group: list[dict[str, Any]] | None) -> None:
+            if group:
+                keep, *rest = group
+                await self.workbench.write(
+                    core_lessons.merge_lessons,
+                    keep["id"],
+                    [x["id"] for x in rest],
+                    done=f"Merged {len(rest)} into “{keep['content'][:40]}”",
+                )
+
+        self.app.push_screen(ClustersScreen(groups, now), chosen)
+
+
+def _number(text: str, field: str) -> float | None:
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise InvalidInput(field, f"must be a number between 0 and 1 (got {text!r})") from None

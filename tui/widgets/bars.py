@@ -1,0 +1,66 @@
+"""Small renderables: confidence bars, score colours, relative times."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.text import Text
+
+from core.clock import parse_instant
+
+BLOCKS = " ▏▎▍▌▋▊▉█"
+
+
+def bar(value: float, width: int = 10) -> str:
+    """A horizontal bar of ``width`` cells for a value in 0–1 (eighths of a cell)."""
+    value = max(0.0, min(1.0, value))
+    eighths = round(value * width * 8)
+    full, rest = divmod(eighths, 8)
+    return ("█" * full + (BLOCKS[rest] if rest else "")).ljust(width)
+
+
+def confidence_style(value: float) -> str:
+    """Colour a confidence: strong, fair, weak, about to be forgotten."""
+    if value >= 0.7:
+        return "green"
+    if value >= 0.4:
+        return "yellow"
+    if value > 0.1:
+        return "dark_orange"
+    return "red"
+
+
+def confidence_bar(value: float, width: int = 10) -> Text:
+    """``███▌       0.35`` coloured by level."""
+    return Text.assemble((bar(value, width), confidence_style(value)), f" {value:.2f}")
+
+
+def outcome_style(outcome: str) -> str:
+    """Colour of an episode outcome."""
+    return {"success": "green", "failure": "red", "partial": "yellow"}.get(outcome, "")
+
+
+def score_text(score: float, outcome: str) -> Text:
+    """A score coloured by its outcome."""
+    return Text(f"{score:.2f}", style=outcome_style(outcome))
+
+
+def ago(stamp: str | None, now: datetime) -> str:
+    """``3d ago`` / ``in 2h`` — short, for tables."""
+    if not stamp:
+        return ""
+    seconds = (now - parse_instant(stamp)).total_seconds()
+    future = seconds < 0
+    seconds = abs(seconds)
+    for unit, size in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            amount = f"{int(seconds // size)}{unit}"
+            break
+    else:
+        amount = f"{int(seconds)}s"
+    return f"in {amount}" if future else f"{amount} ago"
+
+
+def short_time(stamp: str | None) -> str:
+    """``2026-11-20 12:00`` from a stored timestamp."""
+    return stamp[:16].replace("T", " ") if stamp else ""
