@@ -1,0 +1,68 @@
+"""Workbench test fixtures: the demo store at a fixed instant, a pilot runner, no blinking."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, TextArea
+
+from core.paths import demo_source
+from tui.app import MemworkApp, make_app
+
+#: The instant the demo store was written at (data/generate_demo.py).
+DEMO_NOW = "2026-11-20T12:00:00Z"
+SIZE = (120, 40)
+
+
+@pytest.fixture(autouse=True)
+def _fixed_clock_and_no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every workbench test sees the demo's clock; cursors never blink (stable snapshots)."""
+    monkeypatch.setenv("MEMWORK_NOW", DEMO_NOW)
+    monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
+
+
+@pytest.fixture
+def demo_path(tmp_path: Path) -> Path:
+    """A private copy of data/demo (tests never touch the committed one)."""
+    target = tmp_path / "demo"
+    shutil.copytree(demo_source(), target, ignore=shutil.ignore_patterns(".lock"))
+    return target
+
+
+@pytest.fixture
+def demo_app(demo_path: Path) -> Iterator[Callable[..., MemworkApp]]:
+    """Build the workbench on the demo copy (``poll=False`` keeps timers out of snapshots)."""
+
+    def build(**kwargs: Any) -> MemworkApp:
+        kwargs.setdefault("poll", False)
+        return make_app(demo_path, **kwargs)
+
+    yield build
+
+
+def run(scenario: Callable[[], Awaitable[None]]) -> None:
+    """Run an async Pilot scenario from a plain test (no async plugin needed)."""
+    asyncio.run(scenario())
+
+
+async def settle(pilot: Pilot) -> None:
+    """Let workers finish and the screen catch up."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def screen_text(app: MemworkApp) -> str:
+    """What the user sees right now, as plain text lines."""
+    update = app.screen._compositor.render_update(full=True)  # type: ignore[attr-defined]
+    return "\n".join("".join(strip.text for strip in line) for line in update.strips)

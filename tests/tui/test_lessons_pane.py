@@ -1,0 +1,147 @@
+"""The Rules & lessons pane, driven by real key presses on the demo store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core import lessons
+from core.storage.store import Store
+from tests.tui.conftest import SIZE, run, screen_text, settle
+from tui.widgets.virtual_table import VirtualTable
+
+
+def _stored(path: Path, lesson_id: str) -> dict:
+    store = Store(path)
+    with store.reading():
+        return lessons.resolve(store, lesson_id)
+
+
+def test_lessons_pane_lists_lessons_with_confidence_bars(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("4")
+            await settle(pilot)
+            text = screen_text(app)
+            assert "Rules & lessons" in text
+            assert "live lessons" in text
+            assert "Keep secrets out of logs" in text
+            assert "█" in text  # confidence bars
+
+    run(scenario)
+
+
+def test_reinforce_weaken_pin_from_the_keyboard(demo_app, demo_path: Path) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("4")
+            await settle(pilot)
+            await pilot.press("tab")  # rules → lessons
+            table = app.query_one("#lessons", VirtualTable)
+            await pilot.press("down", "down", "down")
+            lesson_id = table.cursor_key
+            before = _stored(demo_path, lesson_id)
+            await pilot.press("r")
+            await settle(pilot)
+            after = _stored(demo_path, lesson_id)
+            assert after["reinforcements"] == before["reinforcements"] + 1
+            assert after["confidence"] > before["confidence"]
+            assert table.cursor_key == lesson_id  # the selection survives the reload
+            await pilot.press("w")
+            await settle(pilot)
+            assert _stored(demo_path, lesson_id)["confidence"] < after["confidence"]
+            await pilot.press("p")
+            await settle(pilot)
+            assert _stored(demo_path, lesson_id)["pinned"] is not before.get("pinned", False)
+
+    run(scenario)
+
+
+def test_forget_asks_first_and_restore_brings_it_back(demo_app, demo_path: Path) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("4")
+            await settle(pilot)
+            await pilot.press("tab")
+            table = app.query_one("#lessons", VirtualTable)
+            lesson_id = table.cursor_key
+            await pilot.press("f")
+            await settle(pilot)
+            assert "Forget this lesson?" in screen_text(app)
+            await pilot.press("n")  # cancel: nothing changes
+            await settle(pilot)
+            assert not _stored(demo_path, lesson_id)["deleted"]
+            await pilot.press("f")
+            await settle(pilot)
+            await pilot.press("y")
+            await settle(pilot)
+            assert _stored(demo_path, lesson_id)["deleted"]
+            assert lesson_id not in [table.row_key_at(i) for i in range(table.row_count)]
+            await pilot.press("x")  # show forgotten
+            await settle(pilot)
+            index = [table.row_key_at(i) for i in range(table.row_count)].index(lesson_id)
+            table.move_cursor(index)
+            await pilot.press("u")
+            await settle(pilot)
+            assert not _stored(demo_path, lesson_id)["deleted"]
+
+    run(scenario)
+
+
+def test_add_lesson_form_shows_validation_errors_in_the_form(demo_app, demo_path: Path) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("4")
+            await settle(pilot)
+            await pilot.press("a")
+            await settle(pilot)
+            await pilot.press(*"Prefer feature flags for risky changes")
+            await pilot.press("tab")  # scope
+            await pilot.press("ctrl+a", "ctrl+k", *"somewhere")
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            text = screen_text(app)
+            assert "scope: must be 'global', 'task:<id>' or 'project:<id>'" in text
+            await pilot.press("shift+tab")
+            await pilot.press("tab")
+            await pilot.press("ctrl+a", "ctrl+k", *"task:deploy-api", "ctrl+s")
+            await settle(pilot)
+            assert "Add a lesson" not in screen_text(app)
+            store = Store(demo_path)
+            with store.reading():
+                contents = {x["content"]: x for x in lessons.all_lessons(store)}
+            assert contents["Prefer feature flags for risky changes"]["scope"] == "task:deploy-api"
+
+    run(scenario)
+
+
+def test_decay_preview_shows_what_fades(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("4")
+            await settle(pilot)
+            await pilot.press("tab", "right_square_bracket", "right_square_bracket")
+            await settle(pilot)
+            text = screen_text(app)
+            assert "Decay preview" in text and "2 weeks from now" in text
+            assert "fade" in text and "forgotten" in text
+            await pilot.press("0")
+            await settle(pilot)
+            assert "weeks from now" not in screen_text(app)
+
+    run(scenario)
+
+
+def test_lessons_pane_snapshot(demo_app, snap_compare) -> None:
+    assert snap_compare(demo_app(), press=["4", "tab", "down"], terminal_size=SIZE)
+
+
+def test_decay_preview_snapshot(demo_app, snap_compare) -> None:
+    assert snap_compare(
+        demo_app(), press=["4", "tab", "right_square_bracket"] * 1 + ["right_square_bracket"] * 3,
+        terminal_size=SIZE,
+    )
