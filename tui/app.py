@@ -56,7 +56,22 @@ class MemworkApp(App[None]):
     """The memwork workbench."""
 
     TITLE = "memwork"
-    CSS_PATH: ClassVar[list[str | Path]] = ["memwork.tcss"]  # type: ignore[assignment]
+    CSS_PATH: ClassVar[list[str | Path]] = [  # type: ignore[assignment]
+        "memwork.tcss",
+        *(
+            f"panes/{name}.tcss"
+            for name in (
+                "sessions",
+                "episodes",
+                "cards",
+                "lessons",
+                "slots",
+                "checkpoints",
+                "context",
+                "history",
+            )
+        ),
+    ]
     COMMANDS = App.COMMANDS | {ActionsProvider, MemorySearchProvider}
     BINDINGS: ClassVar[list[Binding]] = [
         *(
