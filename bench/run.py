@@ -1,0 +1,32 @@
+"""`make bench`: every benchmark, in one run, printing the README's tables.
+
+Usage: python bench/run.py [--quick]   (--quick: 1k and 10k only)
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    sizes = ["1000", "10000"] if quick else ["1000", "10000", "100000"]
+    scripts = [
+        ("Store and context", "bench_store.py", ["--sizes", *sizes]),
+        ("Workbench", "bench_tui.py", ["--sizes", *sizes]),
+        ("Global search", "bench_search.py", ["--sizes", *sizes]),
+        ("Virtual table vs DataTable", "bench_virtual_table.py", []),
+    ]
+    for title, script, args in scripts:
+        if not (HERE / script).exists():
+            continue
+        print(f"\n## {title}\n", flush=True)
+        subprocess.run([sys.executable, str(HERE / script), *args], check=True)
+
+
+if __name__ == "__main__":
+    main()
