@@ -119,6 +119,9 @@ class MemworkApp(App[None]):
 
     def action_show_pane(self, pane_id: str) -> None:
         """Switch to a pane (digits 1–8)."""
+        # Drop the focus first: a focused widget left in the old pane would make
+        # TabbedContent switch straight back to the pane that holds it.
+        self.screen.set_focus(None)
         self.query_one("#panes", TabbedContent).active = f"tab-{pane_id}"
 
     @on(TabbedContent.TabActivated, "#panes")
@@ -128,7 +131,7 @@ class MemworkApp(App[None]):
             self.active_pane = pane_id
             pane = self.pane(pane_id)
             pane.activate()
-            pane.focus_main()
+            self.call_after_refresh(pane.focus_main)
 
     @on(JumpTo)
     def _jump(self, event: JumpTo) -> None:

@@ -1,0 +1,132 @@
+"""The workbench shell: pane switching, help, palette, search, theme, quit, --demo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core import lessons
+from core.paths import demo_source
+from core.storage.store import Store
+from tests.conftest import folder_digest
+from tests.tui.conftest import SIZE, run, screen_text, settle
+from tui.app import PANES
+from tui.launch import demo_copy
+from tui.widgets.virtual_table import VirtualTable
+
+
+def test_digits_switch_to_the_eight_panes_in_order(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            text = screen_text(app)
+            for n, pane in enumerate(PANES, start=1):
+                assert f"{n} {pane.TITLE}" in text  # every pane is named on screen
+            expected = [
+                "sessions",
+                "episodes",
+                "cards",
+                "lessons",
+                "slots",
+                "checkpoints",
+                "context",
+                "history",
+            ]
+            assert [p.PANE_ID for p in PANES] == expected
+            for n, pane_id in enumerate(expected, start=1):
+                await pilot.press(str(n))
+                await settle(pilot)
+                assert app.active_pane == pane_id
+
+    run(scenario)
+
+
+def test_help_screen_lists_every_pane_and_its_keys(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("question_mark")
+            await settle(pilot)
+            text = screen_text(app)
+            assert "memwork — keys" in text
+            assert "Reinforce" in text and "go to Sessions" in text
+            await pilot.press("escape")
+            await settle(pilot)
+            assert "memwork — keys" not in screen_text(app)
+
+    run(scenario)
+
+
+def test_command_palette_reaches_a_pane_action(demo_app, demo_path: Path) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("4")
+            await settle(pilot)
+            await pilot.press("tab")  # the lessons list
+            table = app.query_one("#lessons", VirtualTable)
+            lesson_id = table.cursor_key
+            store = Store(demo_path)
+            with store.reading():
+                before = lessons.resolve(store, lesson_id)["reinforcements"]
+            await pilot.press("ctrl+p")
+            await settle(pilot)
+            await pilot.press(*"Rules & lessons: Reinforce")
+            await settle(pilot)
+            await pilot.press("enter")
+            await settle(pilot)
+            with store.reading():
+                assert lessons.resolve(store, lesson_id)["reinforcements"] == before + 1
+
+    run(scenario)
+
+
+def test_search_jumps_to_the_record(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("slash")
+            await settle(pilot)
+            await pilot.press(*"runbook paging")
+            await settle(pilot)
+            assert "Read the runbook before paging anyone" in screen_text(app)
+            await pilot.press("enter")
+            await settle(pilot)
+            assert app.active_pane == "lessons"
+            table = app.query_one("#lessons", VirtualTable)
+            with app.service.store.reading():
+                chosen = lessons.resolve(app.service.store, table.cursor_key)
+            assert chosen["content"] == "Read the runbook before paging anyone"
+
+    run(scenario)
+
+
+def test_theme_toggles_and_q_quits(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("ctrl+t")
+            assert app.theme == "textual-light"
+            await pilot.press("ctrl+t")
+            assert app.theme == "textual-dark"
+            await pilot.press("q")
+            await pilot.pause()
+            assert not app.is_running
+
+    run(scenario)
+
+
+def test_demo_copy_leaves_data_demo_untouched() -> None:
+    before = folder_digest(demo_source())
+    copy = demo_copy()
+    store = Store(copy)
+    from datetime import UTC, datetime
+
+    lessons.add_lesson(store, "written to the copy only", now=datetime.now(UTC), actor="test")
+    assert folder_digest(demo_source()) == before
+    assert copy != demo_source()
+
+
+def test_help_snapshot(demo_app, snap_compare) -> None:
+    assert snap_compare(demo_app(), press=["question_mark"], terminal_size=SIZE)
