@@ -111,6 +111,9 @@ class MemworkApp(App[None]):
         if self.poll_enabled:
             self.set_interval(POLL_SECONDS, self.check_store)
         self.check_store()
+        # The search index is built after the first paint, in the background; it is
+        # rebuilt when the search opens and the store has moved since.
+        self.set_timer(1.0, self.refresh_search_index)
 
     # -- panes ------------------------------------------------------------------------
     def pane(self, pane_id: str) -> Pane:
@@ -177,21 +180,22 @@ class MemworkApp(App[None]):
             self._generation = generation
             if not first:
                 self.call_from_thread(self.store_changed)
-            self.call_from_thread(self.refresh_search_index)
 
     # -- search -----------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="search-index", exit_on_error=False)
     def refresh_search_index(self) -> None:
         """Rebuild the fuzzy-search index in the background."""
-        generation = self._generation
+        generation = self.service.generation()
         index = self.service.read(build_index)
         self.search_index = index
         self.search_generation = generation
 
     def action_search(self) -> None:
-        """Fuzzy search over all memory (the command palette in search mode)."""
+        """Fuzzy search over all memory."""
         from tui.screens.search import SearchScreen
 
+        if self.search_generation != self._generation:
+            self.refresh_search_index()
         self.push_screen(SearchScreen())
 
     # -- misc -------------------------------------------------------------------------
