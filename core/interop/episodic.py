@@ -1,9 +1,9 @@
 """``--format episodic``: the agent_memory.json of the episodic training-memory library.
 
-Everything is kept: rules in their order and text, the complete per-task
-score history (beyond the 100-entry episode log), distinct mistakes and
-successes, mistake cards with their counts and episode indexes, the episode
-count and the last consolidation. Episode indexes continue from
+Everything is kept (agent text scrubbed, as on every way in): rules in their
+order and text, the complete per-task score history (beyond the 100-entry
+episode log), distinct mistakes and successes, mistake cards with their counts
+and episode indexes, the episode count and the last consolidation. Episode indexes continue from
 ``total_episodes``, so recording more episodes and rendering
 ``--style episodic`` gives what that library would give.
 """
@@ -20,6 +20,7 @@ from core.errors import InvalidInput
 from core.interop.bundle import Bundle
 from core.models.card import DEFAULT_LESSON, TEXT_CAP
 from core.models.episode import outcome_for
+from core.privacy import scrub
 from core.rules import ACTIVE_GLOBAL, ACTIVE_PER_TASK
 
 KEYS = {"global_rules", "task_rules", "episode_log", "score_history"}
@@ -37,7 +38,7 @@ def _strings(data: dict[str, Any], key: str) -> list[str]:
     for number, item in enumerate(value, start=1):
         if not isinstance(item, str):
             raise InvalidInput(f"{key}[{number}]", "must be a string")
-    return value
+    return [scrub(item) for item in value]
 
 
 def _score(value: Any, where: str) -> float:
@@ -85,7 +86,7 @@ def parse(data: Any, *, now: datetime) -> Bundle:
         for n, text in enumerate(texts):
             seq += 1
             active = n >= len(texts) - ACTIVE_PER_TASK
-            bundle.add("rules", _rule(text, f"task:{task}", seq, active, stamp))
+            bundle.add("rules", _rule(scrub(text), f"task:{task}", seq, active, stamp))
 
     log = data.get("episode_log") or []
     if not isinstance(log, list):
@@ -131,7 +132,7 @@ def parse(data: Any, *, now: datetime) -> Bundle:
             "session_id": None,
             "steps": steps,
             "successes": [],
-            "summary": summary,
+            "summary": scrub(summary),
             "task_id": task,
             "updated_at": recorded,
             "worker_id": None,
@@ -212,14 +213,14 @@ def parse(data: Any, *, now: datetime) -> Bundle:
         bundle.add(
             "mistake_cards",
             {
-                "bad_decision": str(card.get("bad_decision") or ""),
-                "correct_decision": str(card.get("correct_decision") or ""),
+                "bad_decision": scrub(str(card.get("bad_decision") or "")),
+                "correct_decision": scrub(str(card.get("correct_decision") or "")),
                 "created_at": stamp,
-                "evidence": str(card.get("evidence") or "")[:TEXT_CAP],
+                "evidence": scrub(str(card.get("evidence") or ""))[:TEXT_CAP],
                 "first_seen_episode": first,
                 "id": ids.new_id("card"),
                 "last_seen_episode": last_seen,
-                "lesson": (str(card.get("lesson") or "") or DEFAULT_LESSON)[:TEXT_CAP],
+                "lesson": (scrub(str(card.get("lesson") or "")) or DEFAULT_LESSON)[:TEXT_CAP],
                 "merged_from": [],
                 "mistake_type": str(card.get("mistake_type") or "unknown_mistake"),
                 "seen_count": seen,

@@ -101,16 +101,31 @@ def parse(data: Any, fmt: str, *, now: datetime, source: str) -> Bundle:
     if fmt == "letta":
         return letta.parse(data, now=now, source=source)
     if fmt == "agentmemory":
-        return agentmemory.parse(data, now=now)
+        return agentmemory.parse(data, now=now, source=source)
     raise InvalidInput("format", f"must be one of auto, {', '.join(FORMATS)}")
 
 
 # -- validation and clashes ----------------------------------------------------------
 def validate_bundle(bundle: Bundle) -> None:
-    """Every record against its model; the message names the table, item and field."""
+    """Every record against its model; the message names the table, item and field.
+
+    Two records of one table with the same id or identity (slot label, rule
+    text, lesson fingerprint, card key) are refused too: one would silently
+    overwrite the other.
+    """
     for table, docs in bundle.tables.items():
         model = MODELS.get(table)
+        seen: dict[Any, int] = {}
         for number, doc in enumerate(docs, start=1):
+            keys = [("id", doc.get("session_id"), doc.get("id"))]
+            if table in ("slots", "rules", "lessons", "mistake_cards"):
+                keys.append(_identity(table, doc))
+            for key in keys:
+                if key in seen:
+                    raise InvalidInput(
+                        f"{table}[{number}]", f"duplicates {table}[{seen[key]}] ({key[-1]!r})"
+                    )
+                seen[key] = number
             if table == "working_memory":
                 model = WMCheckpoint if doc.get("kind") == "checkpoint" else WMState
             if model is None:
@@ -185,9 +200,10 @@ def _fresh_copy(table: str, doc: dict[str, Any], taken: set[str]) -> dict[str, A
     copy = {**doc, "id": ids.new_id(prefix)}
     if table == "slots":
         n = 2
-        while f"{doc['label']}-{n}" in taken:
+        base = doc["label"][:190]  # room for the suffix within the 200-character rule
+        while f"{base}-{n}" in taken:
             n += 1
-        copy["label"] = f"{doc['label']}-{n}"
+        copy["label"] = f"{base}-{n}"
         taken.add(copy["label"])
     return copy
 
@@ -236,14 +252,22 @@ def apply_bundle(
                 "imported — choose --on-conflict skip|replace|keep-both"
             )
         labels = {d["label"] for d in store.docs("slots").values()}
-        if not restore:
-            # Imported slots go after the ones already here, in the file's order.
-            after = max((d.get("position", 0) for d in store.docs("slots").values()), default=-1)
-            incoming = sorted(bundle.tables.get("slots", []), key=lambda d: d.get("position", 0))
-            for offset, doc in enumerate(incoming, start=1):
-                doc["position"] = after + offset
+        next_position = 1 + max(
+            (d.get("position", 0) for d in store.docs("slots").values()), default=-1
+        )
+        # Sessions kept twice get a new id; their observations and working memory follow.
+        renamed_sessions: dict[str, str] = {}
         writes: dict[str, dict[str, dict[str, Any]]] = {}
-        for table, doc, clash in plans:
+        ordered = sorted(
+            plans,
+            key=lambda p: (p[0] not in ("sessions", "slots"), p[1].get("position", 0)),
+        )
+        for table, doc, clash in ordered:
+            if (
+                table in ("observations", "working_memory")
+                and doc["session_id"] in renamed_sessions
+            ):
+                doc = {**doc, "session_id": renamed_sessions[doc["session_id"]]}
             if clash is not None:
                 if on_conflict == "skip" or (on_conflict == "keep-both" and table == "rules"):
                     _bump(report.skipped, table)
@@ -251,12 +275,24 @@ def apply_bundle(
                 if on_conflict == "replace":
                     _remove(store, table, clash)
                     doc = {**doc, "id": clash["id"]}
+                    if table == "slots":
+                        doc["position"] = clash.get("position", 0)
                     _bump(report.replaced, table)
                 else:
-                    doc = _fresh_copy(table, doc, labels)
+                    fresh = _fresh_copy(table, doc, labels)
+                    if table == "sessions":
+                        renamed_sessions[doc["id"]] = fresh["id"]
+                    doc = fresh
                     _bump(report.kept_both, table)
+                    if table == "slots" and not restore:
+                        doc["position"] = next_position
+                        next_position += 1
             else:
                 _bump(report.added, table)
+                if table == "slots" and not restore:
+                    # Imported slots go after the ones already here, in the file's order.
+                    doc = {**doc, "position": next_position}
+                    next_position += 1
             writes.setdefault(tables.physical_name(table, doc), {})[doc["id"]] = doc
             done += 1
             if progress and done % 1000 == 0:
@@ -312,6 +348,13 @@ def _store_is_empty(store: Store) -> bool:
 
 def _remove(store: Store, table: str, doc: dict[str, Any]) -> None:
     store.delete(tables.physical_name(table, doc), [doc["id"]])
+    if table == "sessions":
+        # The file's version of the session brings its own observations and
+        # working memory; the old ones must not linger beside them.
+        for logical in ("observations", "working_memory"):
+            name = tables.physical_name(logical, {"session_id": doc["id"]})
+            if name in store.table_names():
+                store.drop(name)
 
 
 def _renumber_after_import(store: Store) -> None:
