@@ -8,6 +8,7 @@ transaction. Nothing here scans history; it reads and updates aggregates.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -166,3 +167,59 @@ def page(store: Store, start_index: int, stop_index: int) -> list[dict[str, Any]
 def iter_all(store: Store, *, newest_first: bool = False):
     """Every episode (reads every shard: for exports and the workbench, not hot paths)."""
     return shards.iter_docs(store, BASE, newest_first=newest_first)
+
+
+# -- compact rows for list views (read-only helpers) -------------------------------------
+#: The fields of a compact row, in order.
+COMPACT_FIELDS = ("index", "id", "task_id", "score", "outcome", "steps", "created_at", "summary")
+CompactRow = tuple[int, str, str, float, str, int, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class ShardRows:
+    """One shard's compact rows, newest first, and the documents they were read from."""
+
+    docs: object
+    """The shard's documents mapping when it was read (its identity marks a change)."""
+    rows: tuple[CompactRow, ...]
+
+
+def shard_names(store: Store) -> list[str]:
+    """The episode shard tables, oldest first."""
+    return shards.shard_names(store, BASE)
+
+
+def compact_shard(store: Store, name: str, previous: ShardRows | None = None) -> ShardRows:
+    """The compact rows of shard ``name``, newest first (call inside ``store.reading()``).
+
+    ``previous`` is what an earlier call returned for the same shard: when the
+    shard has not changed since (the store swaps a table's mapping on every
+    commit that touches it and when another process replaces it), it is
+    returned as is, so refreshing a list of 100,000 episodes after one more is
+    recorded re-reads one shard, not two hundred.
+    """
+    docs = store.docs(name)
+    if previous is not None and previous.docs is docs:
+        return previous
+    rows = sorted(
+        (
+            (
+                d["index"],
+                d["id"],
+                d["task_id"],
+                d["score"],
+                d["outcome"],
+                d["steps"],
+                d["created_at"],
+                d.get("summary", ""),
+            )
+            for d in docs.values()
+        ),
+        key=_first,
+        reverse=True,
+    )
+    return ShardRows(docs, tuple(rows))
+
+
+def _first(row: CompactRow) -> int:
+    return row[0]

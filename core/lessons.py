@@ -165,7 +165,13 @@ def add_lesson(
         ]
         exact = [x for x in exact if not x.get("superseded_by")] or exact
         if exact:
-            saved = _save(store, _reinforce(exact[0], now), now)
+            # A superseded lesson lives on in its successor: reinforcing the hidden
+            # old record would change nothing the agent sees.
+            target, docs, seen = exact[0], store.docs(TABLE), set()
+            while target.get("superseded_by") in docs and target["id"] not in seen:
+                seen.add(target["id"])
+                target = dict(docs[target["superseded_by"]])
+            saved = _save(store, _reinforce(target, now), now)
             _audit(store, actor, "reinforce", saved, now)
             return LessonWrite(
                 saved, "reinforced", duplicate_of=saved["id"], similarity=100.0, exact=True

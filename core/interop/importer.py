@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core import aggregates, audit, counters, ids, tables
+from core import aggregates, audit, counters, ids, rules, tables
 from core.clock import iso
 from core.errors import Conflict, InvalidInput
 from core.interop.bundle import Bundle
@@ -252,6 +252,9 @@ def apply_bundle(
                 "imported — choose --on-conflict skip|replace|keep-both"
             )
         labels = {d["label"] for d in store.docs("slots").values()}
+        # Imported rules go after the ones already here, in the file's order: their
+        # own sequence numbers (1, 2, ...) would interleave with the store's.
+        rule_offset = counters.peek(store, "rule_seq")
         next_position = 1 + max(
             (d.get("position", 0) for d in store.docs("slots").values()), default=-1
         )
@@ -293,6 +296,8 @@ def apply_bundle(
                     # Imported slots go after the ones already here, in the file's order.
                     doc = {**doc, "position": next_position}
                     next_position += 1
+            if table == "rules" and rule_offset:
+                doc = {**doc, "seq": int(doc.get("seq", 0)) + rule_offset}
             writes.setdefault(tables.physical_name(table, doc), {})[doc["id"]] = doc
             done += 1
             if progress and done % 1000 == 0:
@@ -304,6 +309,9 @@ def apply_bundle(
                 for doc in docs:
                     store.put(tables.physical_name(table, doc), doc["id"], doc)
         _renumber_after_import(store)
+        if rule_offset:
+            for scope in {d["scope"] for t, d, _ in plans if t == "rules"}:
+                rules.enforce_window(store, scope, now)
         report.import_id = ids.new_id("imp")
         store.put(
             "imports",
