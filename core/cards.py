@@ -84,6 +84,9 @@ def apply_cards(
     stamp = iso(now)
     docs = store.docs(TABLE)
     by_key = {merge_key(c): c for c in docs.values()}
+    for c in docs.values():
+        for key in c.get("merged_keys", []):
+            by_key.setdefault(tuple(key), c)
     changed: dict[str, dict[str, Any]] = {}
     touched = []
     for card in reported:
@@ -91,6 +94,9 @@ def apply_cards(
         existing = by_key.get(key)
         doc = merge_into(existing, card, index, stamp) if existing else new_card(card, index, stamp)
         by_key[key] = doc
+        for other_key in doc.get("merged_keys", []):
+            by_key[tuple(other_key)] = doc
+        by_key[merge_key(doc)] = doc
         changed[doc["id"]] = doc
         touched.append(doc["id"])
     store.put_many(TABLE, changed)
@@ -116,6 +122,10 @@ def resolve(store: Store, key: str) -> dict[str, Any]:
     matches = [k for k in docs if k.startswith(key)] if len(key) >= 4 else []
     if len(matches) == 1:
         return dict(docs[matches[0]])
+    # A card merged away lives on in the card that absorbed it.
+    for doc in docs.values():
+        if key in doc.get("merged_from", []):
+            return dict(doc)
     raise NotFound("mistake card", key)
 
 
@@ -170,6 +180,11 @@ def merge_cards(store: Store, keep: str, absorb: str, *, now: datetime, actor: s
         )
         target["last_seen_episode"] = max(target["last_seen_episode"], other["last_seen_episode"])
         target["evidence"] = target.get("evidence") or other.get("evidence", "")
+        target["merged_keys"] = [
+            *target.get("merged_keys", []),
+            list(merge_key(other)),
+            *other.get("merged_keys", []),
+        ]
         target["merged_from"] = [
             *target.get("merged_from", []),
             other["id"],

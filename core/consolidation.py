@@ -97,11 +97,66 @@ def run_external(command: str, recent: list[dict[str, Any]]) -> list[str]:
     return texts
 
 
+def external_command() -> str:
+    """The external consolidator's command line, or ``""``."""
+    return os.environ.get(ENV_CMD, "").strip()
+
+
+def apply_rules(
+    store: Store,
+    texts: list[str],
+    report: Report,
+    glob: dict[str, Any],
+    *,
+    now: datetime,
+    actor: str,
+) -> None:
+    """Inside a transaction: add the rules, keep the newest 20 active, mark ``glob``
+    consolidated (the caller stores it) and write the audit entry."""
+    for text in texts:
+        doc, _ = rules.upsert(
+            store,
+            text,
+            "global",
+            polarity=rules.polarity_of(text),
+            source="consolidated",
+            now=now,
+        )
+        if doc is not None:
+            report.added.append(text)
+    rules.enforce_window(store, "global", now)
+    glob["last_consolidated_at"] = glob["total_episodes"]
+    summary = f"{report.source} consolidation: {len(report.added)} new global rules"
+    if report.fallback_reason:
+        summary += f" ({report.fallback_reason})"
+    audit.record(
+        store,
+        actor=actor,
+        action="consolidate",
+        table=rules.TABLE,
+        record_id="global",
+        summary=summary,
+        now=now,
+    )
+
+
+def consolidate_within(store: Store, glob: dict[str, Any], *, now: datetime, actor: str) -> Report:
+    """The heuristic, inside the recording transaction, right after the episode that
+    made it due — so a batch consolidates after every 20th episode, as one-by-one
+    recording (and the episodic library) would."""
+    report = Report("heuristic")
+    apply_rules(store, heuristic_texts(glob["recent"]), report, glob, now=now, actor=actor)
+    return report
+
+
 def consolidate(store: Store, *, now: datetime, actor: str) -> Report:
-    """Consolidate now (on demand, or because it is due after recording)."""
+    """Consolidate now (on demand, or after recording when an external command is set).
+
+    The external command runs outside the store lock (it may take seconds).
+    """
     with store.reading():
         recent = aggregates.read_global(store)["recent"]
-    command = os.environ.get(ENV_CMD, "").strip()
+    command = external_command()
     report: Report
     if command:
         try:
@@ -113,28 +168,8 @@ def consolidate(store: Store, *, now: datetime, actor: str) -> Report:
     else:
         texts = heuristic_texts(recent)
         report = Report("heuristic")
-    source = "consolidated"
     with store.transaction():
-        for text in texts:
-            doc, outcome = rules.upsert(
-                store, text, "global", polarity=rules.polarity_of(text), source=source, now=now
-            )
-            if doc is not None:
-                report.added.append(text)
-        rules.enforce_window(store, "global", now)
         glob = aggregates.read_global(store)
-        glob["last_consolidated_at"] = glob["total_episodes"]
+        apply_rules(store, texts, report, glob, now=now, actor=actor)
         store.put(aggregates.META, aggregates.EPISODES_DOC, glob)
-        summary = f"{report.source} consolidation: {len(report.added)} new global rules"
-        if report.fallback_reason:
-            summary += f" ({report.fallback_reason})"
-        audit.record(
-            store,
-            actor=actor,
-            action="consolidate",
-            table=rules.TABLE,
-            record_id="global",
-            summary=summary,
-            now=now,
-        )
     return report

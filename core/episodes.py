@@ -75,11 +75,15 @@ def record_episodes(
 ) -> list[dict[str, Any]]:
     """Record episodes in order; return the stored documents.
 
-    When the recording makes a consolidation due, it runs after the episodes are
-    committed; ``on_consolidate`` receives its report (e.g. to show a fallback).
+    A consolidation falls due after every 20th episode. The heuristic runs right
+    there, inside the transaction; an external consolidator (which may take
+    seconds) runs once after the commit. ``on_consolidate`` receives each report
+    (e.g. to show a fallback).
     """
     parsed = parse_items(items)
     synthesise = failures.enabled()
+    external = bool(consolidation.external_command())
+    reports: list[consolidation.Report] = []
     recorded: list[dict[str, Any]] = []
     with store.transaction():
         glob = aggregates.read_global(store)
@@ -117,11 +121,14 @@ def record_episodes(
                 now=now,
             )
             recorded.append(doc)
+            if not external and consolidation.due(glob):
+                reports.append(consolidation.consolidate_within(store, glob, now=now, actor=actor))
         store.put(aggregates.META, aggregates.EPISODES_DOC, glob)
         aggregates.write_tasks(store, tasks)
-    if consolidation.due(glob):
-        report = consolidation.consolidate(store, now=now, actor=actor)
-        if on_consolidate is not None:
+    if external and consolidation.due(glob):
+        reports.append(consolidation.consolidate(store, now=now, actor=actor))
+    if on_consolidate is not None:
+        for report in reports:
             on_consolidate(report)
     return recorded
 

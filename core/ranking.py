@@ -25,11 +25,9 @@ def card_rank_key(card: dict[str, Any]) -> tuple[int, int, int, str]:
     )
 
 
-def ranked_cards(cards: list[dict[str, Any]], task_id: str | None = None) -> list[dict]:
-    """Cards in ranking order; with a task, that task's cards come first."""
-    if task_id is None:
-        return sorted(cards, key=card_rank_key)
-    return sorted(cards, key=lambda c: (c["task_id"] != task_id, *card_rank_key(c)))
+def ranked_cards(cards: list[dict[str, Any]]) -> list[dict]:
+    """Cards in ranking order (the same everywhere: context, CLI, workbench)."""
+    return sorted(cards, key=card_rank_key)
 
 
 def scope_match(scope: str, task_id: str | None) -> float:

@@ -72,7 +72,7 @@ def build_sections(data: dict[str, Any], task_id: str | None, now: datetime) -> 
         Section(
             "mistake_cards",
             "## Mistakes to avoid",
-            [Line(card_line(c), P_CARDS) for c in ranked_cards(data["cards"], task_id)[:MAX_CARDS]],
+            [Line(card_line(c), P_CARDS) for c in ranked_cards(data["cards"])[:MAX_CARDS]],
         )
     )
     sections.append(

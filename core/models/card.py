@@ -24,3 +24,5 @@ class MistakeCard(Record):
     first_seen_episode: int = Field(ge=0)
     last_seen_episode: int = Field(ge=0)
     merged_from: list[str] = Field(default_factory=list)
+    #: Merge keys of absorbed cards: later sightings under them count here.
+    merged_keys: list[list[str]] = Field(default_factory=list)

@@ -181,8 +181,8 @@ def test_top_three_mistake_cards(store: Store, now: datetime) -> None:
     )
 
 
-def test_with_a_task_its_own_cards_come_first(store: Store, now: datetime) -> None:
-    """Not in the spec's words ("ranking everywhere"): a deliberate refinement, flagged."""
+def test_cards_keep_the_global_ranking_with_a_task(store: Store, now: datetime) -> None:
+    """SPEC §2: "Ranking everywhere: seen_count desc, then last_seen_episode desc"."""
     _record(
         store,
         now,
@@ -191,8 +191,8 @@ def test_with_a_task_its_own_cards_come_first(store: Store, now: datetime) -> No
     )
     lines = _text(store, now, "t").split("## Mistakes to avoid\n")[1].splitlines()[:2]
     assert lines == [
-        "- [mine, seen 1x] Avoid repeating this failure. Evidence: ",
         "- [big, seen 3x] Avoid repeating this failure. Evidence: ",
+        "- [mine, seen 1x] Avoid repeating this failure. Evidence: ",
     ]
 
 

@@ -403,11 +403,6 @@ def test_imported_rules_keep_their_order_after_rules_already_here(
         ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a batch that crosses a consolidation point consolidates once, after the whole "
-    "batch; the library consolidates after each 20th episode (not fixed: design question)",
-)
 def test_a_batch_renders_like_the_same_episodes_recorded_one_by_one(now: datetime) -> None:
     rng = random.Random(0)
     store = Store.in_memory()

@@ -1,18 +1,470 @@
-"""The Checkpoints pane (placeholder until it is built)."""
+"""Checkpoints: snapshots of the whole store. Create one with a message, see what
+changed since (per table, per field), restore after a confirmation that names the
+automatic checkpoint taken first (which undoes the restore), delete."""
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.widgets import Static
+from typing import Any, ClassVar
 
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+from textual.worker import get_current_worker
+
+from core import checkpoints as core_checkpoints
+from core import tables
+from core.storage.store import Store
 from tui.panes.base import Pane
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.form import Field, FormScreen
+from tui.widgets.bars import ago, short_time
+from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
+
+#: How many ids of each kind (added / removed / changed) a table shows before "… and N more".
+FIRST_N = 6
+TITLE_WIDTH = 60
+
+
+def _title(table: str, doc: dict[str, Any]) -> str:
+    """A short human name for a record of a small table (ids alone say little)."""
+    if table == "lessons":
+        text = doc.get("content", "")
+    elif table == "slots":
+        text = doc.get("label", "")
+    elif table == "rules":
+        text = doc.get("text", "")
+    elif table == "mistake_cards":
+        text = f"{doc.get('mistake_type', '')}: {doc.get('lesson', '')}"
+    elif table == "sessions":
+        text = doc.get("title") or f"{doc.get('agent_id', '')} {doc.get('project', '')}".strip()
+    elif table == "observations":
+        text = f"{doc.get('kind', '')}: {doc.get('content', '')}"
+    elif table == "episodes":
+        text = f"{doc.get('task_id', '')} {doc.get('score', 0):.2f}: {doc.get('summary', '')}"
+    else:
+        return ""
+    text = " ".join(str(text).split())
+    return text if len(text) <= TITLE_WIDTH else text[: TITLE_WIDTH - 1] + "…"
+
+
+#: Diff order: what people curate first, then what agents write in bulk.
+TABLE_ORDER = (
+    "lessons",
+    "rules",
+    "slots",
+    "mistake_cards",
+    "episodes",
+    "sessions",
+    "observations",
+    "working_memory",
+)
+
+
+def ordered_tables(changes: dict[str, Any]) -> list[str]:
+    """The diff's tables, curated ones first (unknown ones last, as they come)."""
+    rank = {t: i for i, t in enumerate(TABLE_ORDER)}
+    return sorted(changes, key=lambda t: rank.get(t, len(rank)))
+
+
+#: Tables whose records get a title in the diff (the diff has read them all already).
+TITLED = ("lessons", "slots", "rules", "mistake_cards", "sessions", "observations", "episodes")
+
+
+def diff_with_titles(store: Store, key: str) -> dict[str, Any]:
+    """``core.checkpoints.diff`` against now, plus ``titles`` {table: {id: title}}."""
+    with store.reading():
+        result = core_checkpoints.diff(store, key)
+        changes = result["tables"]
+        titles: dict[str, dict[str, str]] = {}
+        wanted_now = {
+            t: {*changes[t]["added"], *(c["id"] for c in changes[t]["changed"])}
+            for t in TITLED
+            if t in changes
+        }
+        names = store.table_names()
+        for table, wanted in wanted_now.items():
+            if not wanted:
+                continue
+            for name in tables.physical_tables(names, table):
+                for doc_id, doc in store.docs(name).items():
+                    if doc_id in wanted:
+                        titles.setdefault(table, {})[doc_id] = _title(table, doc)
+        removed = {t: set(changes[t]["removed"]) for t in TITLED if t in changes}
+        if any(removed.values()):
+            # Removed records live only in the snapshot: read it once, for their names.
+            snapshot = store.storage.snapshot_tables(result["from"])
+            for name, docs in snapshot.items():
+                table = tables.logical_name(name)
+                for doc_id in removed.get(table, ()):
+                    if doc_id in docs:
+                        titles.setdefault(table, {})[doc_id] = _title(table, docs[doc_id])
+    result["titles"] = titles
+    return result
+
+
+def summarize(changes: dict[str, dict[str, Any]]) -> str:
+    """``lessons +25, rules +2 ~1, slots −1`` (empty when nothing changed)."""
+    parts = []
+    for table in ordered_tables(changes):
+        change = changes[table]
+        counts = [
+            f"{sign}{len(change[kind])}"
+            for sign, kind in (("+", "added"), ("−", "removed"), ("~", "changed"))
+            if change[kind]
+        ]
+        if counts:
+            parts.append(f"{table} {' '.join(counts)}")
+    return ", ".join(parts)
 
 
 class CheckpointsPane(Pane):
-    """Checkpoints."""
+    """The checkpoints (newest first) above, the selected one's diff against now below."""
 
     PANE_ID = "checkpoints"
     TITLE = "Checkpoints"
+    HELP = (
+        "A checkpoint is a snapshot of every table but the audit log. The detail shows "
+        "what changed from the selected checkpoint to now. Restoring first saves the "
+        "current state as an automatic checkpoint, so a restore can be undone by "
+        "restoring that one."
+    )
+    BINDINGS: ClassVar[list[Binding]] = [
+        Binding("c", "create", "Create"),
+        Binding("r", "restore", "Restore"),
+        Binding("d", "delete", "Delete"),
+        Binding("tab", "focus_detail", "List / diff", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.checkpoints: dict[str, dict[str, Any]] = {}
+        #: Diffs against now, per checkpoint id; cleared whenever the store moves.
+        self.diffs: dict[str, dict[str, Any]] = {}
+        self.diff_errors: dict[str, str] = {}
+        self._pending_jump: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("Checkpoints: coming soon")
+        yield Static("", id="checkpoints-status", classes="pane-toolbar")
+        yield VirtualTable(
+            [
+                Column("created", "Created", width=16),
+                Column("ago", "Age", width=8, justify="right"),
+                Column("kind", "Kind", width=9),
+                Column("records", "Records", width=8, justify="right"),
+                Column("description", "Description"),
+            ],
+            id="checkpoints",
+            empty_text="No checkpoints yet: press c to snapshot the store as it is now",
+        )
+        with VerticalScroll(id="checkpoint-diff-scroll"):
+            yield Static("", id="checkpoint-detail")
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
+
+    # -- loading ----------------------------------------------------------------------
+    def load(self) -> None:
+        self._load()
+
+    @work(thread=True, exclusive=True, group="checkpoints-load", exit_on_error=False)
+    def _load(self) -> None:
+        checkpoints = self.service.read(core_checkpoints.list_checkpoints)
+        self.app.call_from_thread(self._show, checkpoints)
+
+    def _show(self, checkpoints: list[dict[str, Any]]) -> None:
+        self.checkpoints = {c["id"]: c for c in checkpoints}
+        self.diffs.clear()  # "now" moved: every diff against it is stale
+        self.diff_errors.clear()
+        self._redraw()
+
+    def _redraw(self) -> None:
+        checkpoints = list(self.checkpoints.values())
+        now = self.service.now
+        muted = "dim"
+        accent = self._colour("accent", "cyan")
+        rows = [
+            Row(
+                [
+                    short_time(c["created_at"]),
+                    ago(c["created_at"], now),
+                    Text("automatic", style=muted) if c.get("automatic") else Text("manual"),
+                    str(sum(c.get("counts", {}).values())),
+                    Text(
+                        c.get("description") or "(no description)",
+                        style="" if c.get("description") else muted,
+                    ),
+                ],
+                key=c["id"],
+            )
+            for c in sorted(checkpoints, key=lambda c: (c["created_at"], c["id"]), reverse=True)
+        ]
+        table = self.query_one("#checkpoints", VirtualTable)
+        table.styles.height = max(4, min(len(rows) + 2, 12))
+        keep = self._pending_jump or table.cursor_key
+        table.set_source(ListRowSource(rows), keep_key=keep)
+        if self._pending_jump and self._pending_jump in self.checkpoints:
+            self._pending_jump = None
+        automatic = sum(1 for c in checkpoints if c.get("automatic"))
+        count = len(checkpoints)
+        self.query_one("#checkpoints-status", Static).update(
+            Text.assemble(
+                (f"{count} checkpoint{'' if count == 1 else 's'}", "bold"),
+                f" · {automatic} automatic (taken before restores)" if automatic else "",
+                (" · the diff compares the selected one with now", muted),
+                (" · c snapshots now", accent),
+            )
+        )
+        self._show_detail()
+
+    def _colour(self, name: str, fallback: str) -> str:
+        return self.app.theme_variables.get(name, fallback)
+
+    # -- selection and diff -----------------------------------------------------------
+    def selected(self) -> dict[str, Any] | None:
+        key = self.query_one("#checkpoints", VirtualTable).cursor_key
+        return self.checkpoints.get(key) if key else None
+
+    @on(VirtualTable.CursorMoved, "#checkpoints")
+    def _cursor(self) -> None:
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        checkpoint = self.selected()
+        detail = self.query_one("#checkpoint-detail", Static)
+        if checkpoint is None:
+            detail.update(Text("No checkpoint selected", style="italic"))
+            return
+        diff = self.diffs.get(checkpoint["id"])
+        error = self.diff_errors.get(checkpoint["id"])
+        if diff is None and error is None:
+            self._load_diff(checkpoint["id"])
+        detail.update(self._render_detail(checkpoint, diff, error))
+
+    @work(thread=True, exclusive=True, group="checkpoints-diff", exit_on_error=False)
+    def _load_diff(self, key: str) -> None:
+        try:
+            diff = self.service.read(diff_with_titles, key)
+        except Exception as exc:  # a missing snapshot file must not take the pane down
+            if not get_current_worker().is_cancelled:
+                self.app.call_from_thread(self._diff_failed, key, str(exc))
+            return
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._diff_loaded, key, diff)
+
+    def _diff_loaded(self, key: str, diff: dict[str, Any]) -> None:
+        self.diffs[key] = diff
+        if (selected := self.selected()) and selected["id"] == key:
+            self._show_detail()
+
+    def _diff_failed(self, key: str, message: str) -> None:
+        self.diff_errors[key] = message
+        if (selected := self.selected()) and selected["id"] == key:
+            self._show_detail()
+
+    def _render_detail(
+        self, checkpoint: dict[str, Any], diff: dict[str, Any] | None, error: str | None
+    ) -> Text:
+        now = self.service.now
+        muted = "dim"
+        accent = self._colour("text-accent", "cyan")
+        added_style = self._colour("text-success", "green")
+        removed_style = self._colour("text-error", "red")
+        changed_style = self._colour("text-warning", "yellow")
+        out = Text()
+        out.append("Checkpoint ", style="bold")
+        out.append(checkpoint["id"], style=f"bold {accent}")
+        kind = "automatic" if checkpoint.get("automatic") else "manual"
+        out.append(
+            f"   {short_time(checkpoint['created_at'])} ({ago(checkpoint['created_at'], now)})"
+            f" · {kind}\n",
+            style=muted,
+        )
+        out.append(f"“{checkpoint.get('description') or '(no description)'}”\n", style="italic")
+        counts = checkpoint.get("counts", {})
+        held = " · ".join(f"{n} {t}" for t, n in counts.items() if n)
+        out.append(f"Holds {held or 'nothing'}\n\n", style=muted)
+        if error is not None:
+            out.append(f"Could not compare it with now: {error}\n", style=removed_style)
+            return out
+        if diff is None:
+            out.append("Comparing with now…\n", style=f"italic {muted}")
+            return out
+        changes: dict[str, dict[str, Any]] = diff["tables"]
+        titles: dict[str, dict[str, str]] = diff.get("titles", {})
+        if not summarize(changes):
+            out.append("No changes since this checkpoint: ", style="bold")
+            out.append("the store is as it was then.\n", style=muted)
+            return out
+        out.append("Changes since this checkpoint", style="bold")
+        out.append(" (restoring it undoes them)\n", style=muted)
+        unchanged = []
+        width = max(len(t) for t in changes) + 2
+        for table in ordered_tables(changes):
+            change = changes[table]
+            if not (change["added"] or change["removed"] or change["changed"]):
+                unchanged.append(table)
+                continue
+            out.append(f"\n{table.ljust(width)}", style=f"bold {accent}")
+            for sign, kind, style in (
+                ("+", "added", added_style),
+                ("−", "removed", removed_style),
+                ("~", "changed", changed_style),
+            ):
+                if change[kind]:
+                    out.append(f"{sign}{len(change[kind])} {kind}  ", style=style)
+            out.append("\n")
+            names = titles.get(table, {})
+            for sign, kind, style in (
+                ("+", "added", added_style),
+                ("−", "removed", removed_style),
+            ):
+                ids = change[kind]
+                for record_id in ids[:FIRST_N]:
+                    out.append(f"  {sign} ", style=style)
+                    out.append(record_id)
+                    if names.get(record_id):
+                        out.append(f"  {names[record_id]}", style=muted)
+                    out.append("\n")
+                if len(ids) > FIRST_N:
+                    out.append(f"    … and {len(ids) - FIRST_N} more {kind}\n", style=muted)
+            changed = change["changed"]
+            for entry in changed[:FIRST_N]:
+                out.append("  ~ ", style=changed_style)
+                out.append(entry["id"])
+                if names.get(entry["id"]):
+                    out.append(f"  {names[entry['id']]}", style=muted)
+                out.append("\n      fields: ", style=muted)
+                out.append(", ".join(entry["fields"]), style=changed_style)
+                out.append("\n")
+            if len(changed) > FIRST_N:
+                out.append(f"    … and {len(changed) - FIRST_N} more changed\n", style=muted)
+        if unchanged:
+            out.append(f"\nUnchanged: {', '.join(unchanged)}\n", style=muted)
+        return out
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def focus_main(self) -> None:
+        self.query_one("#checkpoints", VirtualTable).focus()
+
+    def action_focus_detail(self) -> None:
+        """Tab goes between the list and the (scrollable) diff."""
+        table = self.query_one("#checkpoints", VirtualTable)
+        if table.has_focus:
+            self.query_one("#checkpoint-diff-scroll").focus()
+        else:
+            table.focus()
+
+    def jump_to(self, ref: str) -> None:
+        table = self.query_one("#checkpoints", VirtualTable)
+        for index in range(table.row_count):
+            if table.row_key_at(index) == ref:
+                table.move_cursor(index)
+                break
+        else:
+            self._pending_jump = ref  # not loaded yet: select it when the list arrives
+        table.focus()
+
+    # -- actions ----------------------------------------------------------------------
+    def _need_checkpoint(self) -> dict[str, Any] | None:
+        checkpoint = self.selected()
+        if checkpoint is None:
+            self.app.notify("No checkpoint selected: c creates one", severity="warning")
+        return checkpoint
+
+    def action_create(self) -> None:
+        async def submit(values: dict[str, str]) -> Any:
+            created = await self.workbench.io(
+                self.service.write, core_checkpoints.create, values["description"]
+            )
+            self._pending_jump = created["id"]
+            self.workbench.store_changed()
+            self.app.notify(f"Checkpoint {created['id'][:8]} created")
+            return created
+
+        self.app.push_screen(
+            FormScreen(
+                "Create a checkpoint",
+                [
+                    Field(
+                        "description",
+                        "Message",
+                        placeholder="e.g. before curating lessons",
+                        help="A snapshot of every table (not the audit log), restorable later.",
+                    )
+                ],
+                submit,
+                save_label="Create",
+            )
+        )
+
+    def action_restore(self) -> None:
+        checkpoint = self._need_checkpoint()
+        if checkpoint is None:
+            return
+        short = checkpoint["id"][:8]
+        diff = self.diffs.get(checkpoint["id"])
+        undoes = ""
+        if diff is not None:
+            summary = summarize(diff["tables"])
+            undoes = (
+                f"\nChanged since (+ added, − removed, ~ changed): {summary}."
+                if summary
+                else "\nNothing changed since."
+            )
+
+        async def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+            before = await self.workbench.write(core_checkpoints.restore, checkpoint["id"])
+            if before is None:
+                return  # the error toast is already shown
+            self._pending_jump = before["id"]
+            self.app.notify(
+                f"Restored {short} ({checkpoint.get('description') or 'no description'}). "
+                f"To undo, restore the automatic checkpoint {before['id']} "
+                f"(“{before['description']}”).",
+                title="Restored",
+                timeout=12,
+            )
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Restore checkpoint {short}?",
+                f"Every table but the audit log goes back to "
+                f"{short_time(checkpoint['created_at'])} "
+                f"(“{checkpoint.get('description') or 'no description'}”).{undoes}\n\n"
+                f"The current state is saved first as an automatic checkpoint "
+                f"“before restoring {short}”: restoring that one undoes this restore.",
+                confirm="Restore",
+            ),
+            answered,
+        )
+
+    def action_delete(self) -> None:
+        checkpoint = self._need_checkpoint()
+        if checkpoint is None:
+            return
+
+        async def answered(yes: bool | None) -> None:
+            if yes:
+                await self.workbench.write(
+                    core_checkpoints.delete,
+                    checkpoint["id"],
+                    done=f"Deleted checkpoint {checkpoint['id'][:8]}",
+                )
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Delete checkpoint {checkpoint['id'][:8]}?",
+                f"“{checkpoint.get('description') or 'no description'}” from "
+                f"{short_time(checkpoint['created_at'])}. Its snapshot is removed for good; "
+                "the current data is not touched.",
+                confirm="Delete",
+            ),
+            answered,
+        )

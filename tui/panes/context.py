@@ -1,18 +1,393 @@
-"""The Context pane (placeholder until it is built)."""
+"""Context: the exact text an agent would get, live, for a chosen task, budget and
+style; per-section token estimates, what the budget dropped, copy and save."""
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.widgets import Static
+import re
+import textwrap
+from pathlib import Path
+from typing import Any, ClassVar
 
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.timer import Timer
+from textual.widgets import Input, Label, Select, Static, TextArea
+from textual.worker import get_current_worker
+
+from core import aggregates
+from core.context.build import DEFAULT_BUDGET, build_context
+from core.errors import InvalidInput
+from core.storage.atomic import atomic_write
 from tui.panes.base import Pane
+from tui.screens.form import Field, FormScreen
+
+#: Wait this long after the last change before rebuilding (typing a budget is several changes).
+DEBOUNCE_SECONDS = 0.15
+NO_TASK = ""
+STYLES = ("default", "episodic")
+#: Names for sections the budget removed entirely (their headings are gone with them).
+SECTION_NAMES = {
+    "slots": "Pinned memory",
+    "task_rules": "Rules for the task",
+    "global": "General rules and lessons",
+    "global_rules": "General rules",
+    "mistakes": "Mistakes to avoid",
+    "mistake_cards": "Mistake cards",
+    "failures": "Past failures to avoid",
+    "episodes": "Recent episodes",
+    "mean_score": "Mean score",
+}
+_WHOLE_NUMBER = re.compile(r"\d+")
+
+
+def parse_budget(text: str) -> int:
+    """A budget in tokens: a whole number >= 0, or ``InvalidInput`` naming ``budget``."""
+    value = text.strip().replace("_", "").replace(",", "")
+    if not value:
+        raise InvalidInput("budget", "enter a whole number of tokens (0 or more)")
+    if value.startswith("-") and _WHOLE_NUMBER.fullmatch(value[1:]):
+        raise InvalidInput("budget", f"must be 0 or more (got {text.strip()})")
+    if not _WHOLE_NUMBER.fullmatch(value):
+        raise InvalidInput("budget", f"must be a whole number >= 0 (got {text.strip()!r})")
+    return int(value)
+
+
+def section_title(name: str, heading: str | None) -> str:
+    """``## Pinned memory`` → ``Pinned memory``; ``Rules for x:`` → ``Rules for x``."""
+    if heading:
+        return heading.lstrip("#").strip().rstrip(":")
+    return SECTION_NAMES.get(name, name.replace("_", " ").capitalize())
+
+
+def save_text(path_text: str, text: str) -> Path:
+    """Write ``text`` to a file (atomically); errors name the ``path`` field."""
+    raw = path_text.strip()
+    if not raw:
+        raise InvalidInput("path", "enter a file path")
+    path = Path(raw).expanduser()
+    if not path.is_absolute():
+        path = Path.cwd() / path
+    if path.is_dir():
+        raise InvalidInput("path", f"{path} is a folder; give a file name")
+    if not path.parent.is_dir():
+        raise InvalidInput("path", f"folder {path.parent} does not exist")
+    try:
+        atomic_write(path, text.encode("utf-8"), "context")
+    except OSError as exc:
+        raise InvalidInput("path", f"cannot write {path}: {exc.strerror or exc}") from None
+    return path
 
 
 class ContextPane(Pane):
-    """Context."""
+    """Controls on top; the exact text on the left; sections, tokens and drops on the right."""
 
     PANE_ID = "context"
     TITLE = "Context"
+    HELP = (
+        "The preview is exactly what memwork context prints for the chosen task, budget "
+        "and style, rebuilt as you change them. Tokens are an estimate (characters / 4). "
+        "When over budget, whole lines are dropped from the lowest-priority section up; "
+        "the side panel lists them. c copies (OSC 52, works over SSH), s saves to a file."
+    )
+    BINDINGS: ClassVar[list[Binding]] = [
+        Binding("t", "focus_task", "Task"),
+        Binding("b", "focus_budget", "Budget"),
+        Binding("e", "toggle_style", "Style"),
+        Binding("c", "copy", "Copy"),
+        Binding("s", "save", "Save to file"),
+        Binding("escape", "focus_preview", "Preview"),
+    ]
+    #: Letter keys that would otherwise type into the budget field or a search.
+    LETTER_ACTIONS: ClassVar[set[str]] = {
+        "focus_task",
+        "focus_budget",
+        "toggle_style",
+        "copy",
+        "save",
+    }
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tasks: list[dict[str, Any]] = []
+        self.text = ""
+        self.result: dict[str, Any] | None = None
+        #: (task, budget, style) of the shown preview, and of the last valid controls.
+        self.shown_params: tuple[str, int, str] | None = None
+        self.budget = DEFAULT_BUDGET
+        self._timer: Timer | None = None
+        self.save_path = ""
 
     def compose(self) -> ComposeResult:
-        yield Static("Context: coming soon")
+        with Horizontal(id="context-controls"):
+            yield Label("Task", classes="control-label")
+            yield Select(
+                [("(no task)", NO_TASK)],
+                allow_blank=False,
+                value=NO_TASK,
+                id="context-task",
+            )
+            yield Label("Budget", classes="control-label")
+            yield Input(str(DEFAULT_BUDGET), id="context-budget", placeholder="tokens")
+            yield Label("Style", classes="control-label")
+            yield Select(
+                [(style, style) for style in STYLES],
+                allow_blank=False,
+                value="default",
+                id="context-style",
+            )
+        yield Static("", id="context-budget-error")
+        with Horizontal(classes="split"):
+            with Vertical(id="context-preview-column"):
+                yield Static("", id="context-preview-title")
+                yield TextArea(
+                    "",
+                    id="context-preview",
+                    read_only=True,
+                    soft_wrap=True,
+                    highlight_cursor_line=False,
+                    placeholder="(empty: with these settings the agent gets no context)",
+                )
+            with VerticalScroll(classes="detail-column", id="context-side"):
+                yield Static("", id="context-sections")
+
+    # -- loading ----------------------------------------------------------------------
+    def load(self) -> None:
+        self._load_tasks()
+
+    @work(thread=True, exclusive=True, group="context-load", exit_on_error=False)
+    def _load_tasks(self) -> None:
+        tasks = self.service.read(aggregates.all_tasks)
+        self.app.call_from_thread(self._show_tasks, tasks)
+
+    def _show_tasks(self, tasks: list[dict[str, Any]]) -> None:
+        select = self.query_one("#context-task", Select)
+        current = select.value
+        names = [t["task_id"] for t in tasks]
+        if names != [t["task_id"] for t in self.tasks] or not self.tasks:
+            options = [("(no task)", NO_TASK)] + [
+                (f"{t['task_id']}  ({t['episodes']} episodes)", t["task_id"]) for t in tasks
+            ]
+            with select.prevent(Select.Changed):
+                select.set_options(options)
+                select.value = current if current in names else NO_TASK
+        self.tasks = tasks
+        self._rebuild()  # the store moved: the context may have too
+
+    # -- controls ---------------------------------------------------------------------
+    def params(self) -> tuple[str, int, str]:
+        """(task id or "", budget, style) as the controls say now."""
+        task = self.query_one("#context-task", Select).value
+        style = self.query_one("#context-style", Select).value
+        return (
+            task if isinstance(task, str) else NO_TASK,
+            self.budget,
+            style if isinstance(style, str) else "default",
+        )
+
+    @on(Select.Changed)
+    def _select_changed(self) -> None:
+        self._schedule()
+
+    @on(Input.Changed, "#context-budget")
+    def _budget_changed(self, event: Input.Changed) -> None:
+        error = self.query_one("#context-budget-error", Static)
+        try:
+            self.budget = parse_budget(event.value)
+        except InvalidInput as exc:
+            error.update(f"{exc} · the preview keeps the last valid budget")
+            error.display = True
+            event.input.set_class(True, "-invalid")
+            return
+        error.update("")
+        error.display = False
+        event.input.set_class(False, "-invalid")
+        self._schedule()
+
+    @on(Input.Submitted, "#context-budget")
+    def _budget_submitted(self) -> None:
+        self.action_focus_preview()
+
+    def _schedule(self) -> None:
+        """Rebuild after a short pause, so typing "1500" builds once, not four times."""
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(DEBOUNCE_SECONDS, self._rebuild)
+
+    def _rebuild(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._set_building(True)
+        self._build(*self.params())
+
+    def _set_building(self, building: bool) -> None:
+        self.query_one("#context-preview-title", Static).set_class(building, "building")
+
+    @work(thread=True, exclusive=True, group="context-build", exit_on_error=False)
+    def _build(self, task: str, budget: int, style: str) -> None:
+        result = self.service.read(
+            build_context,
+            now=self.service.now,
+            task_id=task or None,
+            budget_tokens=budget,
+            style=style,
+        )
+        data = result.to_json()
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_preview, (task, budget, style), data)
+
+    # -- rendering --------------------------------------------------------------------
+    def _show_preview(self, params: tuple[str, int, str], data: dict[str, Any]) -> None:
+        self.shown_params = params
+        self.result = data
+        self._set_building(False)
+        preview = self.query_one("#context-preview", TextArea)
+        if data["text"] != self.text or preview.text != data["text"]:
+            self.text = data["text"]
+            preview.load_text(self.text)
+        self.query_one("#context-preview-title", Static).update(
+            Text.assemble(
+                ("Exact text the agent gets", "bold"),
+                (f"  ·  {len(self.text):,} characters", "dim"),
+            )
+        )
+        self.query_one("#context-sections", Static).update(self._render_side(data))
+
+    def _render_side(self, data: dict[str, Any]) -> Text:
+        theme = self.app.theme_variables
+        accent = theme.get("text-accent", "cyan")
+        error = theme.get("text-error", "red")
+        warning = theme.get("text-warning", "yellow")
+        out = Text()
+        tokens, budget = data["estimated_tokens"], data["budget_tokens"]
+        out.append(f"~{tokens:,}", style=f"bold {error if tokens > budget else accent}")
+        out.append(f" / {budget:,} tokens\n", style="bold")
+        out.append("estimate: characters / 4\n", style="dim italic")
+        if budget:
+            used = min(1.0, tokens / budget)
+            width = 30
+            filled = round(used * width)
+            out.append("█" * filled, style=accent)
+            out.append("░" * (width - filled), style="dim")
+            out.append(f" {used:.0%}\n", style="dim")
+        out.append("\nSections\n", style=f"bold {accent}")
+        if not data["sections"]:
+            out.append("  (none)\n", style="dim")
+        for section in data["sections"]:
+            title = section_title(section["name"], section["heading"])
+            lines = len(section["lines"])
+            out.append(f"  {title}")
+            out.append(f"  {lines} line{'' if lines == 1 else 's'}\n", style="dim")
+            out.append(f"    ~{section['estimated_tokens']:,} tokens", style=accent)
+            out.append(" (estimate: chars/4)\n", style="dim")
+        dropped = data["dropped"]
+        if not dropped:
+            out.append("\nNothing dropped: ", style=f"bold {accent}")
+            out.append("everything fits the budget.\n", style="dim")
+            return out
+        out.append(f"\nDropped by the budget ({len(dropped)} lines)\n", style=f"bold {warning}")
+        out.append("lowest priority first: episodes, lessons, cards, rules…\n", style="dim italic")
+        # Wrap by hand so a long dropped line keeps its indent (a hanging indent).
+        # Two columns spare: the panel's scrollbar appears once this text is long.
+        width = max(24, (self.query_one("#context-sections", Static).size.width or 46) - 2)
+        by_section: dict[str, list[str]] = {}
+        for item in dropped:
+            by_section.setdefault(item["section"], []).append(item["line"])
+        headings = {s["name"]: s["heading"] for s in data["sections"]}
+        for name, lines in by_section.items():
+            out.append(f"  {section_title(name, headings.get(name))}", style="bold")
+            out.append(f"  −{len(lines)}\n", style=warning)
+            for line in lines:
+                wrapped = textwrap.wrap(
+                    line.strip(), width, initial_indent="    ", subsequent_indent="      "
+                )
+                out.append("\n".join(wrapped) + "\n", style="dim")
+        return out
+
+    # -- focus and keys ---------------------------------------------------------------
+    def focus_main(self) -> None:
+        self.query_one("#context-preview", TextArea).focus()
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.LETTER_ACTIONS and isinstance(self.screen.focused, Input):
+            return False  # the letter goes into the budget field; Esc gets the keys back
+        if action == "focus_preview":
+            return not isinstance(self.screen.focused, TextArea)
+        return True
+
+    def action_focus_task(self) -> None:
+        select = self.query_one("#context-task", Select)
+        select.focus()
+        select.action_show_overlay()
+
+    def action_focus_budget(self) -> None:
+        budget = self.query_one("#context-budget", Input)
+        budget.focus()
+        budget.select_all()
+
+    def action_toggle_style(self) -> None:
+        select = self.query_one("#context-style", Select)
+        select.value = "episodic" if select.value == "default" else "default"
+        self.app.notify(f"Style: {select.value}", timeout=2)
+
+    def action_focus_preview(self) -> None:
+        self.query_one("#context-preview", TextArea).focus()
+
+    def jump_to(self, ref: str) -> None:
+        """Nothing to select here; a task id picks that task."""
+        if any(t["task_id"] == ref for t in self.tasks):
+            self.query_one("#context-task", Select).value = ref
+
+    def _fresh(self) -> bool:
+        """Whether the preview matches the controls (not waiting for a rebuild)."""
+        if self.result is None or self.shown_params != self.params():
+            self.app.notify("The preview is still being built; try again", severity="warning")
+            return False
+        return True
+
+    def action_copy(self) -> None:
+        if not self._fresh():
+            return
+        if not self.text:
+            self.app.notify("Nothing to copy: the context is empty", severity="warning")
+            return
+        self.app.copy_to_clipboard(self.text)
+        self.app.notify(
+            f"Copied {len(self.text):,} characters — works over SSH too (OSC 52)",
+            title="Copied",
+        )
+
+    def action_save(self) -> None:
+        if not self._fresh():
+            return
+        text = self.text
+        task, _budget, style = self.shown_params or (NO_TASK, 0, "default")
+        default = self.save_path or f"memwork-context{'-' + task if task else ''}.md"
+
+        async def submit(values: dict[str, str]) -> Any:
+            path = await self.workbench.io(save_text, values["path"], text)
+            self.save_path = values["path"].strip()
+            self.app.notify(f"Saved {len(text):,} characters to {path}", title="Saved")
+            return path
+
+        self.app.push_screen(
+            FormScreen(
+                "Save the context to a file",
+                [
+                    Field(
+                        "path",
+                        "File",
+                        default,
+                        help=f"Relative to {Path.cwd()}; an existing file is replaced. "
+                        f"{len(text):,} characters, {style} style.",
+                    )
+                ],
+                submit,
+            )
+        )

@@ -1,18 +1,623 @@
-"""The Slots pane (placeholder until it is built)."""
+"""Slots: the pinned blocks that lead every context, edited with a live count against
+the limit. Create, delete, reorder, lock; over-limit (imported) slots are flagged.
+
+Unsaved edits are never lost silently: moving to another slot keeps the text as a
+draft (flagged in the list, restored when the slot is selected again) until it is
+saved (ctrl+s) or discarded (x, after a confirmation).
+"""
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.widgets import Static
+from datetime import datetime
+from typing import Any, ClassVar
 
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import Static, TextArea
+
+from core import slots as core_slots
+from core.errors import Conflict, UserError
+from core.storage.store import Store
 from tui.panes.base import Pane
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.form import Field, FormScreen
+from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
+
+
+def create_slot(
+    store: Store,
+    label: str,
+    *,
+    now: datetime,
+    actor: str,
+    limit: str,
+    description: str,
+) -> dict[str, Any]:
+    """Create a new, empty slot; an existing label is a ``Conflict`` (never overwritten).
+
+    ``core.slots.set_slot`` overwrites an existing slot's content, which is right for
+    agents re-setting a slot but wrong for a "New slot" form.
+    """
+    label = core_slots.check_label(label.strip())
+    limit_value = core_slots.check_limit(limit.strip() or "2000")
+    with store.transaction():
+        if any(s["label"] == label for s in core_slots.list_slots(store)):
+            raise Conflict(f"slot {label} already exists (pick another label)")
+        return core_slots.set_slot(
+            store, label, "", now=now, actor=actor, limit=limit_value, description=description
+        )
 
 
 class SlotsPane(Pane):
-    """Slots."""
+    """The slot list above, the selected slot's text below in an editor."""
 
     PANE_ID = "slots"
     TITLE = "Slots"
+    HELP = (
+        "Slots lead every context, in list order. The editor follows the list: Enter or e "
+        "edits, ctrl+s saves, Esc goes back to the list and keeps unsaved text as a draft "
+        "(x discards it). An edit past the limit is refused and your text is kept. "
+        "Shift+↑/↓ (or K/J) move the selected slot; i edits its limit and description."
+    )
+    BINDINGS: ClassVar[list[Binding]] = [
+        Binding("e", "edit", "Edit"),
+        Binding("n", "new", "New"),
+        Binding("d", "delete", "Delete"),
+        Binding("shift+up,K", "move(-1)", "Move", key_display="⇧↑↓"),
+        Binding("shift+down,J", "move(1)", "Move down", key_display="⇧↓ J", show=False),
+        Binding("i", "details", "Limit/desc."),
+        Binding("l", "toggle_lock", "Lock"),
+        Binding("x", "discard", "Discard"),
+        Binding("ctrl+s", "save", "Save"),
+        Binding("escape", "leave_editor", "Back to list"),
+    ]
+
+    #: Shown (and active) only while the list has the focus.
+    LIST_ACTIONS: ClassVar[set[str]] = {
+        "edit",
+        "new",
+        "delete",
+        "move",
+        "details",
+        "toggle_lock",
+        "discard",
+    }
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.slots: dict[str, dict[str, Any]] = {}
+        #: Unsaved text per slot id (the slot in the editor is compared live instead).
+        self.drafts: dict[str, str] = {}
+        #: The slot whose text the editor holds, and its stored content when loaded.
+        self.editor_id: str | None = None
+        self.editor_base = ""
+        #: The core's refusal of the last save, shown until the text changes.
+        self.save_error = ""
+        self.save_error_text = ""
+        self._flags_shown: dict[str, bool] = {}
+        self._shown: dict[str, str | Text] = {}
+        self._pending_jump: str | None = None
+        self._pending_edit = False
+        #: The slot being deleted from here (its draft goes with it, as confirmed).
+        self._deleting: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("Slots: coming soon")
+        yield Static("", id="slots-status", classes="pane-toolbar")
+        yield VirtualTable(
+            [
+                Column("position", "#", width=2, justify="right"),
+                Column("label", "Label", width=28),
+                Column("chars", "Chars", width=11, justify="right"),
+                Column("flags", "Flags", width=20),
+                Column("description", "Description"),
+            ],
+            id="slots",
+            empty_text="No slots yet: press n (agents use memwork slot set)",
+        )
+        with Horizontal(id="slot-editor-bar"):
+            yield Static("", id="slot-title")
+            yield Static("", id="slot-counter")
+        yield Static("", id="slot-note")
+        yield TextArea(
+            "",
+            id="slot-editor",
+            soft_wrap=True,
+            read_only=True,
+            placeholder="Select a slot to edit its text",
+        )
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
+
+    # -- loading ----------------------------------------------------------------------
+    def load(self) -> None:
+        self._load()
+
+    @work(thread=True, exclusive=True, group="slots-load", exit_on_error=False)
+    def _load(self) -> None:
+        slots = self.service.read(core_slots.list_slots)
+        self.app.call_from_thread(self._show, slots)
+
+    def _show(self, slots: list[dict[str, Any]]) -> None:
+        previous = self.slots
+        self.slots = {s["id"]: s for s in slots}
+        # Unsaved text of a slot deleted elsewhere (an agent, another workbench) is
+        # not dropped silently: it goes to the clipboard and a toast says so.
+        lost = {k: self.drafts.pop(k) for k in list(self.drafts) if k not in self.slots}
+        editor_text = self.query_one("#slot-editor", TextArea).text
+        gone = previous.get(self.editor_id or "")
+        if gone is not None and gone["id"] not in self.slots and editor_text != gone["content"]:
+            lost[gone["id"]] = editor_text
+        lost.pop(self._deleting or "", None)  # deleted here, after a confirmation
+        self._deleting = None
+        if lost:
+            labels = ", ".join(previous.get(k, {}).get("label", k) for k in lost)
+            self.app.copy_to_clipboard("\n\n".join(lost.values()))
+            self.app.notify(
+                f"Slot {labels} was deleted elsewhere; your unsaved text is on the clipboard",
+                severity="warning",
+                timeout=12,
+            )
+        self._redraw()
+        if self._pending_jump in self.slots:
+            target, self._pending_jump = self._pending_jump, None
+            self.jump_to(target)
+            if self._pending_edit:
+                self._pending_edit = False
+                self.query_one("#slot-editor", TextArea).focus()
+
+    # -- rendering --------------------------------------------------------------------
+    def _colour(self, name: str, fallback: str) -> str:
+        """A theme colour for Rich text (so dark and light themes both read well)."""
+        return self.app.theme_variables.get(name, fallback)
+
+    def ordered(self) -> list[dict[str, Any]]:
+        """Slots in context order."""
+        return sorted(self.slots.values(), key=lambda s: (s["position"], s["label"]))
+
+    def _redraw(self) -> None:
+        self._render_rows()
+        self._sync_editor()
+        self._refresh_flags()  # the editor may have turned a draft into a flag, or back
+
+    def _row(self, index: int, slot: dict[str, Any]) -> Row:
+        error = self._colour("error", "red")
+        muted = "dim"
+        over = slot["over_limit"]
+        flags = Text()
+        if over:
+            flags.append("over limit ", style=f"bold {error}")
+        if slot.get("read_only"):
+            flags.append("read-only ", style=muted)
+        if self._has_draft(slot["id"]):
+            flags.append("✎ draft", style=f"bold {self._colour('warning', 'yellow')}")
+        return Row(
+            [
+                str(index + 1),
+                slot["label"],
+                Text(f"{slot['chars']}/{slot['limit']}", style=f"bold {error}" if over else ""),
+                flags,
+                Text(slot.get("description", ""), style=muted),
+            ],
+            key=slot["id"],
+        )
+
+    def _render_rows(self) -> None:
+        rows = [self._row(i, slot) for i, slot in enumerate(self.ordered())]
+        table = self.query_one("#slots", VirtualTable)
+        # As tall as the list (header + rows), within reason: the editor gets the rest.
+        height = max(4, min(len(rows) + 2, 14))
+        if table.styles.height is None or table.styles.height.value != height:
+            table.styles.height = height
+        table.set_source(ListRowSource(rows), keep_key=table.cursor_key)
+        self._flags_shown = {k: self._has_draft(k) for k in self.slots}
+
+    def _refresh_flags(self) -> None:
+        """Redraw the rows only when a draft flag appeared or went (typing is hot)."""
+        if {k: self._has_draft(k) for k in self.slots} != self._flags_shown:
+            self._render_rows()
+            self.refresh_bindings()  # "Discard" and "Save" depend on drafts
+        self._render_status()
+
+    def _render_status(self) -> None:
+        error = self._colour("error", "red")
+        warning = self._colour("warning", "yellow")
+        over = sum(1 for s in self.slots.values() if s["over_limit"])
+        locked = sum(1 for s in self.slots.values() if s.get("read_only"))
+        drafts = sum(1 for k in self.slots if self._has_draft(k))
+        count = len(self.slots)
+        status = Text.assemble(
+            (f"{count} slot{'' if count == 1 else 's'}", "bold"),
+            (f" · {over} over limit", error) if over else "",
+            f" · {locked} read-only" if locked else "",
+            (f" · {drafts} unsaved draft{'' if drafts == 1 else 's'}", warning) if drafts else "",
+            " · they lead every context, in this order",
+        )
+        self._put(self.query_one("#slots-status", Static), status)
+
+    def _has_draft(self, slot_id: str) -> bool:
+        if slot_id == self.editor_id and slot_id in self.slots:
+            return self._editor_dirty()
+        return slot_id in self.drafts
+
+    def _editor_dirty(self) -> bool:
+        slot = self.slots.get(self.editor_id or "")
+        if slot is None:
+            return False
+        return self.query_one("#slot-editor", TextArea).text != slot["content"]
+
+    def selected(self) -> dict[str, Any] | None:
+        key = self.query_one("#slots", VirtualTable).cursor_key
+        return self.slots.get(key) if key else None
+
+    def _sync_editor(self) -> None:
+        """Make the editor show the selected slot (its draft if it has one)."""
+        editor = self.query_one("#slot-editor", TextArea)
+        slot = self.selected()
+        new_id = slot["id"] if slot else None
+        if new_id != self.editor_id:
+            # Leaving a slot: unsaved text becomes its draft (never lost silently).
+            if self.editor_id is not None:
+                old = self.slots.get(self.editor_id)
+                if old is not None and editor.text != old["content"]:
+                    self.drafts[self.editor_id] = editor.text
+                else:
+                    self.drafts.pop(self.editor_id, None)
+            self.editor_id = new_id
+            self.save_error = ""
+            if slot is None:
+                self.editor_base = ""
+                editor.read_only = True
+                editor.load_text("")
+            else:
+                self.editor_base = slot["content"]
+                editor.read_only = bool(slot.get("read_only"))
+                editor.load_text(self.drafts.pop(slot["id"], slot["content"]))
+        elif slot is not None:
+            editor.read_only = bool(slot.get("read_only"))
+            if slot["content"] != self.editor_base and editor.text == self.editor_base:
+                # Changed in the store (an agent, or our own save) and not edited here.
+                editor.load_text(slot["content"])
+                self.editor_base = slot["content"]
+        self._render_editor_info()
+
+    def _render_editor_info(self) -> None:
+        editor = self.query_one("#slot-editor", TextArea)
+        title = self.query_one("#slot-title", Static)
+        counter = self.query_one("#slot-counter", Static)
+        note = self.query_one("#slot-note", Static)
+        slot = self.slots.get(self.editor_id or "")
+        if slot is None:
+            self._put(title, "")
+            self._put(counter, "")
+            self._put(note, "")
+            return
+        self._put(
+            title,
+            Text.assemble(
+                (slot["label"], "bold"),
+                ("  " + slot["description"], "italic") if slot.get("description") else "",
+            ),
+        )
+        size, limit = len(editor.text), int(slot["limit"])
+        over = size > limit
+        self._put(counter, f"{size} / {limit}" + (f"  ({size - limit} over)" if over else ""))
+        counter.set_class(over, "over")
+        dirty = editor.text != slot["content"]
+        parts: list[str] = []
+        kind = "muted"
+        if self.save_error:
+            parts.append(f"Not saved: {self.save_error}")
+            kind = "error"
+        elif slot.get("read_only"):
+            parts.append("Read-only: set by the team; agents cannot change it. l unlocks it.")
+        elif slot["over_limit"] and not dirty:
+            parts.append(
+                f"Imported over its limit: kept whole. Trim it to {limit} characters "
+                "(an edit may shrink it but not make it longer)."
+            )
+        if dirty and not self.save_error:
+            if slot["content"] != self.editor_base:
+                parts.append("Changed in the store since you started editing; ctrl+s overwrites.")
+                kind = "warning"
+            else:
+                parts.append("Unsaved changes: ctrl+s saves, Esc keeps them as a draft.")
+                kind = "warning" if kind == "muted" else kind
+        # The note keeps its line even when empty, so the editor does not jump.
+        self._put(note, " ".join(parts))
+        note.set_class(kind == "error", "error")
+        note.set_class(kind == "warning", "warning")
+
+    def _put(self, widget: Static, content: str | Text) -> None:
+        """Update a Static only when its content changes (typing must stay cheap)."""
+        if self._shown.get(widget.id or "") != content:
+            self._shown[widget.id or ""] = content
+            widget.update(content)
+
+    @on(VirtualTable.CursorMoved, "#slots")
+    def _cursor(self) -> None:
+        self._sync_editor()
+        self._refresh_flags()
+
+    @on(TextArea.Changed, "#slot-editor")
+    def _edited(self) -> None:
+        if (
+            self.save_error
+            and self.query_one("#slot-editor", TextArea).text != self.save_error_text
+        ):
+            self.save_error = ""  # the refused text was changed: the refusal no longer applies
+        self._render_editor_info()
+        self._refresh_flags()
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def on_descendant_blur(self) -> None:
+        self.refresh_bindings()
+
+    def _editor_focused(self) -> bool:
+        focused = self.screen.focused
+        return focused is not None and focused.id == "slot-editor"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        in_editor = self._editor_focused()
+        if action in self.LIST_ACTIONS and in_editor:
+            return False
+        if action == "leave_editor":
+            return in_editor
+        if action == "discard":
+            slot = self.selected()
+            return slot is not None and self._has_draft(slot["id"])
+        if action == "save":
+            slot = self.selected()
+            return in_editor or (slot is not None and self._has_draft(slot["id"]))
+        return True
+
+    def focus_main(self) -> None:
+        self.query_one("#slots", VirtualTable).focus()
+
+    def jump_to(self, ref: str) -> None:
+        table = self.query_one("#slots", VirtualTable)
+        for index in range(table.row_count):
+            if table.row_key_at(index) == ref:
+                table.move_cursor(index)
+                self._sync_editor()  # now, so keys typed next land in this slot
+                break
+        else:
+            self._pending_jump = ref  # not loaded yet: select it when the list arrives
+        table.focus()
+
+    # -- actions ----------------------------------------------------------------------
+    def _need_slot(self) -> dict[str, Any] | None:
+        slot = self.selected()
+        if slot is None:
+            self.app.notify("No slot selected: n creates one", severity="warning")
+        return slot
+
+    @on(VirtualTable.RowSelected, "#slots")
+    def action_edit(self) -> None:
+        slot = self._need_slot()
+        if slot is None:
+            return
+        editor = self.query_one("#slot-editor", TextArea)
+        editor.focus()
+        if slot.get("read_only"):
+            self.app.notify(
+                f"{slot['label']} is read-only: you can read and copy it; l unlocks it",
+                timeout=4,
+            )
+
+    def action_leave_editor(self) -> None:
+        if self._editor_dirty():
+            self.app.notify("Kept as a draft: ctrl+s saves, x discards")
+        self.query_one("#slots", VirtualTable).focus()
+
+    async def action_save(self) -> None:
+        slot = self.slots.get(self.editor_id or "")
+        if slot is None:
+            return
+        editor = self.query_one("#slot-editor", TextArea)
+        text = editor.text
+        if text == slot["content"]:
+            self.app.notify("No changes to save", timeout=2)
+            return
+        try:
+            saved = await self.workbench.io(
+                self.service.write, core_slots.set_slot, slot["label"], text
+            )
+        except UserError as exc:
+            # The core refused (over the limit, read-only…): say why, keep the text.
+            self.save_error = str(exc)
+            self.save_error_text = text
+            self._render_editor_info()
+            self.app.notify(str(exc), title="Not saved", severity="error", timeout=8)
+            return
+        self.save_error = ""
+        self.slots[saved["id"]] = saved
+        self.editor_base = saved["content"]
+        if saved["content"] != text:
+            editor.load_text(saved["content"])
+            self.app.notify("Saved; private data in it was redacted", severity="warning")
+        else:
+            self.app.notify(f"Saved {saved['label']} ({saved['chars']}/{saved['limit']})")
+        self._render_editor_info()
+        self._refresh_flags()
+        self.workbench.store_changed()
+
+    def action_discard(self) -> None:
+        slot = self.selected()
+        if slot is None or not self._has_draft(slot["id"]):
+            self.app.notify("No unsaved draft here")
+            return
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+            self.drafts.pop(slot["id"], None)
+            self.save_error = ""
+            if self.editor_id == slot["id"]:
+                editor = self.query_one("#slot-editor", TextArea)
+                current = self.slots.get(slot["id"], slot)
+                self.editor_base = current["content"]
+                editor.load_text(current["content"])
+            self.app.notify("Draft discarded")
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Discard your unsaved changes to {slot['label']}?",
+                "The slot goes back to its stored text.",
+                confirm="Discard",
+            ),
+            answered,
+        )
+
+    def action_new(self) -> None:
+        async def submit(values: dict[str, str]) -> Any:
+            created = await self.workbench.io(
+                self.service.write,
+                create_slot,
+                values["label"],
+                limit=values["limit"],
+                description=values["description"],
+            )
+            self.workbench.store_changed()
+            self.app.notify(f"Slot {created['label']} created: type its text, ctrl+s saves")
+            self._select_after_load(created["id"], edit=True)
+            return created
+
+        self.app.push_screen(
+            FormScreen(
+                "New slot",
+                [
+                    Field(
+                        "label",
+                        "Label",
+                        placeholder="e.g. persona or corrections/mistakes",
+                        help="letters, digits and _ - . / (unique)",
+                    ),
+                    Field("limit", "Limit (characters)", "2000"),
+                    Field("description", "Description", placeholder="what belongs in it"),
+                ],
+                submit,
+                save_label="Create",
+            )
+        )
+
+    def _select_after_load(self, slot_id: str, *, edit: bool = False) -> None:
+        """Select ``slot_id`` when the reload that follows a write lands (and edit it)."""
+        self._pending_jump = slot_id
+        self._pending_edit = edit
+
+    def action_delete(self) -> None:
+        slot = self._need_slot()
+        if slot is None:
+            return
+        if slot.get("read_only"):
+            self.app.notify(
+                f"slot {slot['label']} is read-only: l unlocks it first",
+                title="Not deleted",
+                severity="error",
+            )
+            return
+
+        async def answered(yes: bool | None) -> None:
+            if yes:
+                self.drafts.pop(slot["id"], None)
+                self._deleting = slot["id"]
+                await self.workbench.write(
+                    core_slots.delete_slot,
+                    slot["label"],
+                    done=f"Deleted slot {slot['label']} (a checkpoint can bring it back)",
+                )
+
+        draft = " and your unsaved draft" if self._has_draft(slot["id"]) else ""
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Delete slot {slot['label']}?",
+                f"Its {slot['chars']} characters{draft} leave every context. "
+                "Restoring a checkpoint (pane 6) brings it back.",
+                confirm="Delete",
+            ),
+            answered,
+        )
+
+    async def action_move(self, step: int) -> None:
+        slot = self._need_slot()
+        if slot is None:
+            return
+        # Positions can have gaps after an import; move_slot takes an index in the order.
+        order = [s["id"] for s in self.ordered()]
+        target = order.index(slot["id"]) + step
+        if not 0 <= target < len(order):
+            self.app.notify("Already " + ("first" if step < 0 else "last"), timeout=2)
+            return
+        await self.workbench.write(core_slots.move_slot, slot["label"], target)
+
+    def action_details(self) -> None:
+        slot = self._need_slot()
+        if slot is None:
+            return
+
+        async def submit(values: dict[str, str]) -> Any:
+            saved = await self.workbench.io(
+                self.service.write,
+                core_slots.set_slot,
+                slot["label"],
+                self.slots.get(slot["id"], slot)["content"],
+                limit=core_slots.check_limit(values["limit"]),
+                description=values["description"],
+            )
+            self.workbench.store_changed()
+            self.app.notify(f"Saved {slot['label']}: limit {saved['limit']}")
+            return saved
+
+        self.app.push_screen(
+            FormScreen(
+                f"Slot {slot['label']}: limit and description",
+                [
+                    Field(
+                        "limit",
+                        "Limit (characters)",
+                        str(slot["limit"]),
+                        help=f"now {slot['chars']} characters; a whole number >= 1",
+                    ),
+                    Field("description", "Description", slot.get("description", "")),
+                ],
+                submit,
+            )
+        )
+
+    async def action_toggle_lock(self) -> None:
+        slot = self._need_slot()
+        if slot is None:
+            return
+        if not slot.get("read_only"):
+            await self.workbench.write(
+                core_slots.set_read_only,
+                slot["label"],
+                True,
+                done=f"Locked {slot['label']}: read-only for agents and here (l unlocks)",
+            )
+            return
+
+        async def answered(yes: bool | None) -> None:
+            if yes:
+                await self.workbench.write(
+                    core_slots.set_read_only,
+                    slot["label"],
+                    False,
+                    done=f"Unlocked {slot['label']} (l locks it again)",
+                )
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Unlock slot {slot['label']}?",
+                "It was marked read-only (usually by the team). Once unlocked, you and "
+                "agents can edit or delete it.",
+                confirm="Unlock",
+            ),
+            answered,
+        )

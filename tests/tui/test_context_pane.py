@@ -1,0 +1,192 @@
+"""The Context pane, driven by real key presses on the demo store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Static, TextArea
+
+from core.clock import parse_instant
+from core.context.build import build_context
+from core.storage.store import Store
+from tests.tui.conftest import DEMO_NOW, SIZE, run, screen_text, settle
+
+NOW = parse_instant(DEMO_NOW)
+
+
+def _expected(path: Path, **kwargs) -> str:
+    """What ``memwork context`` gives for the same settings."""
+    return build_context(Store(path), now=NOW, **kwargs).text
+
+
+def capture_toasts(app) -> list[str]:
+    """Record every toast's message (toasts are not drawn under run_test by default)."""
+    messages: list[str] = []
+    notify = app.notify
+
+    def recording(message: str, **kwargs) -> None:
+        messages.append(message)
+        notify(message, **kwargs)
+
+    app.notify = recording
+    return messages
+
+
+async def open_context(pilot) -> None:
+    """Switch to the Context pane once the app has settled (an early digit can be lost)."""
+    await settle(pilot)
+    await pilot.press("7")
+    await settle(pilot)
+    assert pilot.app.active_pane == "context"
+
+
+async def rebuilt(pilot) -> None:
+    """Wait out the debounce (~150 ms) and the build worker."""
+    await pilot.pause(0.3)
+    await settle(pilot)
+
+
+def _preview(app) -> str:
+    return app.query_one("#context-preview", TextArea).text
+
+
+def _side(app) -> str:
+    return str(app.query_one("#context-sections", Static).render())
+
+
+def test_preview_follows_task_budget_and_style(demo_app, demo_path: Path) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_context(pilot)
+            assert _preview(app) == _expected(demo_path)  # no task, 2000, default
+            side = _side(app)
+            first = build_context(Store(demo_path), now=NOW)
+            assert f"~{first.tokens:,} / 2,000 tokens" in side
+            assert "Pinned memory" in side and "tokens (estimate: chars/4)" in side
+            assert "Nothing dropped" in side
+            assert "## Pinned memory" in screen_text(app)
+
+            await pilot.press("t")  # the task list opens
+            await settle(pilot)
+            assert "deploy-api  (22 episodes)" in screen_text(app)
+            await pilot.press("down", "enter")
+            await rebuilt(pilot)
+            assert _preview(app) == _expected(demo_path, task_id="deploy-api")
+            assert "## Rules for deploy-api" in _preview(app)
+            side = _side(app)
+            assert "Rules for deploy-api" in side
+            with_task = build_context(Store(demo_path), now=NOW, task_id="deploy-api")
+            assert with_task.tokens != first.tokens
+            assert f"~{with_task.tokens:,} / 2,000 tokens" in side
+            rules = next(s for s in with_task.to_json()["sections"] if s["name"] == "task_rules")
+            assert f"~{rules['estimated_tokens']:,} tokens (estimate: chars/4)" in side
+
+            await pilot.press("escape", "b", *"300", "enter")  # a small budget
+            await rebuilt(pilot)
+            expected = build_context(
+                Store(demo_path), now=NOW, task_id="deploy-api", budget_tokens=300
+            )
+            assert _preview(app) == expected.text
+            side = _side(app)
+            assert f"Dropped by the budget ({len(expected.dropped)} lines)" in side
+            assert "Recent episodes  −3" in side
+            assert "~300 / 300 tokens" in side
+            assert "Score 0.55 in 5 steps" in side  # a dropped line, by section
+
+            await pilot.press("e")  # style: episodic
+            await rebuilt(pilot)
+            assert _preview(app).startswith("## MEMORY FROM PAST EPISODES")
+            assert _preview(app) == _expected(
+                demo_path, task_id="deploy-api", budget_tokens=300, style="episodic"
+            )
+
+    run(scenario)
+
+
+def test_budget_is_validated_inline(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_context(pilot)
+            before = _preview(app)
+            await pilot.press("b", *"abc")
+            await rebuilt(pilot)
+            text = screen_text(app)
+            assert "budget: must be a whole number >= 0 (got 'abc')" in text
+            assert _preview(app) == before  # the last valid budget stays
+            await pilot.press("ctrl+a", "ctrl+k", "-", "5")
+            await rebuilt(pilot)
+            assert "budget: must be 0 or more (got -5)" in screen_text(app)
+            await pilot.press("ctrl+a", "ctrl+k")
+            await rebuilt(pilot)
+            assert "budget: enter a whole number of tokens" in screen_text(app)
+            await pilot.press("0")
+            await rebuilt(pilot)
+            assert "budget:" not in screen_text(app)
+            assert _preview(app) == ""  # a zero budget drops everything
+            assert "(empty: with these settings the agent gets no context)" in screen_text(app)
+
+    run(scenario)
+
+
+def test_copy_puts_the_exact_preview_on_the_clipboard(demo_app, monkeypatch) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        copied: list[str] = []
+        monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+        toasts = capture_toasts(app)
+        async with app.run_test(size=SIZE) as pilot:
+            await open_context(pilot)
+            await pilot.press("c")
+            await settle(pilot)
+            preview = _preview(app)
+            assert copied == [preview] and preview
+            assert f"Copied {len(preview):,} characters — works over SSH too (OSC 52)" in toasts
+
+    run(scenario)
+
+
+def test_save_to_file(demo_app, demo_path: Path, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        target = tmp_path / "out" / "context.md"
+        async with app.run_test(size=SIZE) as pilot:
+            await open_context(pilot)
+            await pilot.press("s")
+            await settle(pilot)
+            assert "Save the context to a file" in screen_text(app)
+            await pilot.press("ctrl+a", "ctrl+k", *str(target), "ctrl+s")
+            await settle(pilot)
+            assert f"folder {target.parent} does not exist" in screen_text(app)  # in the form
+            target.parent.mkdir()
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            assert "Save the context to a file" not in screen_text(app)
+            assert target.read_text(encoding="utf-8") == _preview(app) == _expected(demo_path)
+
+    run(scenario)
+
+
+def test_preview_follows_the_store(demo_app, demo_path: Path) -> None:
+    async def scenario() -> None:
+        from core import slots
+
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_context(pilot)
+            slots.set_slot(Store(demo_path), "scratch", "Remember the milk", now=NOW, actor="test")
+            await pilot.press("ctrl+r")
+            await rebuilt(pilot)
+            assert "Remember the milk" in _preview(app)
+
+    run(scenario)
+
+
+def test_context_pane_snapshot(demo_app, snap_compare) -> None:
+    async def run_before(pilot) -> None:
+        await open_context(pilot)
+        await pilot.press("t", "down", "enter", "escape", "b", *"300", "enter")
+        await rebuilt(pilot)
+
+    assert snap_compare(demo_app(), run_before=run_before, terminal_size=SIZE)
