@@ -271,9 +271,12 @@ def test_merge_cards_adds_counts_and_widens_the_range(store: Store, now: datetim
     entry = _audit(store)[-1]
     assert (entry["action"], entry["actor"], entry["record_id"]) == ("merge", "tui", keep["id"])
     assert absorb["id"] in entry["summary"]
-    # A later sighting of the absorbed kind still counts (a fresh card).
+    # A later sighting of the absorbed kind counts toward the card that absorbed it.
     _record(store, now, _episode("t", {"mistake_type": "time-out"}))
-    assert sorted(c["seen_count"] for c in _cards(store)) == [1, 5]
+    assert [(c["id"], c["seen_count"]) for c in _cards(store)] == [(keep["id"], 6)]
+    # The absorbed id still resolves (episodes keep pointing at it).
+    with store.reading():
+        assert cards.resolve(store, absorb["id"])["id"] == keep["id"]
 
 
 def test_merge_cards_refuses_self_and_unknown(store: Store, now: datetime) -> None:
