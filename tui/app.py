@@ -16,6 +16,7 @@ from typing import Any, ClassVar, TypeVar
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 from textual.worker import WorkerFailed
 
@@ -52,6 +53,18 @@ PANES: tuple[type[Pane], ...] = (
 POLL_SECONDS = 1.0
 
 
+class PaneSwitcher(TabbedContent):
+    """Tabs that change only when asked (digits, clicks, jumps).
+
+    TabbedContent also follows the focus into a pane; a pane that focuses a
+    widget while it loads in the background would then steal the screen.
+    """
+
+    def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
+        event.prevent_default()  # skip TabbedContent's own handler, which switches tabs
+        event.stop()
+
+
 class MemworkApp(App[None]):
     """The memwork workbench."""
 
@@ -78,8 +91,8 @@ class MemworkApp(App[None]):
             Binding(str(n), f"show_pane('{pane.PANE_ID}')", pane.TITLE, show=False, id=pane.PANE_ID)
             for n, pane in enumerate(PANES, start=1)
         ),
-        Binding("q", "quit", "Quit", id="quit"),
-        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+        Binding("q", "quit_safely", "Quit", id="quit"),
+        Binding("ctrl+q", "quit_safely", "Quit", show=False, priority=True),
         Binding("question_mark,f1", "help", "Help", key_display="?", id="help"),
         Binding("slash", "search", "Search", key_display="/", id="search"),
         Binding("ctrl+r", "reload", "Reload", show=False, id="reload"),
@@ -99,7 +112,7 @@ class MemworkApp(App[None]):
     # -- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False, icon="◆")
-        with TabbedContent(initial=f"tab-{PANES[0].PANE_ID}", id="panes"):
+        with PaneSwitcher(initial=f"tab-{PANES[0].PANE_ID}", id="panes"):
             for n, pane in enumerate(PANES, start=1):
                 with TabPane(f"{n} {pane.TITLE}", id=f"tab-{pane.PANE_ID}"):
                     yield pane()
@@ -132,7 +145,10 @@ class MemworkApp(App[None]):
         pane_id = (event.pane.id or "").removeprefix("tab-")
         if pane_id and pane_id != self.active_pane:
             self.active_pane = pane_id
-            pane = self.pane(pane_id)
+            try:
+                pane = self.pane(pane_id)
+            except NoMatches:  # the app is shutting down
+                return
             pane.activate()
             self.call_after_refresh(pane.focus_main)
 
@@ -204,6 +220,23 @@ class MemworkApp(App[None]):
         from tui.screens.help import HelpScreen
 
         self.push_screen(HelpScreen(PANES))
+
+    def action_quit_safely(self) -> None:
+        """Quit, asking first when a pane holds unsaved edits."""
+        unsaved = [w for cls in PANES if (w := self.pane(cls.PANE_ID).unsaved_work())]
+        if not unsaved:
+            self.exit()
+            return
+        from tui.screens.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(
+            ConfirmScreen("Quit and lose unsaved edits?", "; ".join(unsaved), confirm="Quit"),
+            answered,
+        )
 
     def action_reload(self) -> None:
         """Reload everything from the store."""

@@ -67,6 +67,10 @@ class Pane(Vertical):
     def jump_to(self, ref: str) -> None:
         """Select the record ``ref`` (after a search hit); subclasses override."""
 
+    def unsaved_work(self) -> str:
+        """A short description of edits that quitting would lose ("" when none)."""
+        return ""
+
     def focus_main(self) -> None:
         """Give focus to the pane's main widget (its first focusable one by default)."""
         for widget in self.query("*"):

@@ -238,6 +238,11 @@ class SlotsPane(Pane):
         )
         self._put(self.query_one("#slots-status", Static), status)
 
+    def unsaved_work(self) -> str:
+        """Drafts quitting would lose (the app asks before it quits)."""
+        drafts = sum(1 for k in self.slots if self._has_draft(k))
+        return f"{drafts} unsaved slot draft{'' if drafts == 1 else 's'}" if drafts else ""
+
     def _has_draft(self, slot_id: str) -> bool:
         if slot_id == self.editor_id and slot_id in self.slots:
             return self._editor_dirty()
