@@ -27,7 +27,7 @@ from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 STATE_STYLE = {
     "pinned": "bold cyan",
     "live": "",
-    "fading": "dark_orange",
+    "fading": "yellow",
     "forgotten": "red",
     "deleted": "red",
     "superseded": "bright_black",
@@ -142,7 +142,7 @@ class LessonsPane(Pane):
                 forgotten += decayed_away(lesson, then)
             conf = confidence_bar(future, 8)
             if self.preview_weeks and future < current:
-                conf.append(" ↓", style="dark_orange")
+                conf.append(" ↓", style="yellow")
             rows.append(
                 Row(
                     [
@@ -179,7 +179,7 @@ class LessonsPane(Pane):
             status = Text.assemble(
                 (" Decay preview ", "bold reverse"),
                 f" {weeks} from now: ",
-                (f"{fading} fade", "dark_orange"),
+                (f"{fading} fade", "yellow"),
                 ", ",
                 (f"{forgotten} forgotten", "red"),
                 ("  · [ ] move · 0 back to now", "bright_black"),

@@ -1,4 +1,8 @@
-"""Small renderables: confidence bars, score colours, relative times."""
+"""Small renderables: confidence bars, score colours, relative times.
+
+Colours are the terminal's named ANSI colours: Textual maps them through the
+theme's ANSI palette, so they stay readable on the dark and the light theme.
+"""
 
 from __future__ import annotations
 
@@ -26,8 +30,8 @@ def confidence_style(value: float) -> str:
     if value >= 0.4:
         return "yellow"
     if value > 0.1:
-        return "dark_orange"
-    return "red"
+        return "red"
+    return "bold red"
 
 
 def confidence_bar(value: float, width: int = 10) -> Text:
