@@ -120,7 +120,9 @@ class MemworkApp(App[None]):
 
     def on_mount(self) -> None:
         self.theme = "textual-dark"
-        self.pane(self.active_pane).activate()
+        first = self.pane(self.active_pane)
+        first.activate()
+        self.call_after_refresh(first.focus_main)
         if self.poll_enabled:
             self.set_interval(POLL_SECONDS, self.check_store)
         self.check_store()
@@ -202,7 +204,7 @@ class MemworkApp(App[None]):
     def refresh_search_index(self) -> None:
         """Rebuild the fuzzy-search index in the background."""
         generation = self.service.generation()
-        index = self.service.read(build_index)
+        index = build_index(self.service.store)
         self.search_index = index
         self.search_generation = generation
 

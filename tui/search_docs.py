@@ -6,7 +6,7 @@ second); the result replaces the app's index in one assignment.
 
 from __future__ import annotations
 
-from core import episodes, shards
+from core import shards
 from core.search_index import SearchDoc, SearchIndex
 from core.storage.store import Store
 from core.tables import physical_tables
@@ -21,7 +21,6 @@ PANE_OF = {
     "session": "sessions",
     "observation": "sessions",
     "checkpoint": "checkpoints",
-    "audit": "history",
 }
 
 
@@ -30,9 +29,8 @@ def _clip(text: str, width: int = 90) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def iter_docs(store: Store):
-    """SearchDocs for everything in the store (call inside ``store.reading()``)."""
-    for doc in episodes.iter_all(store):
+def _episode_docs(store: Store, name: str):
+    for doc in store.docs(name).values():
         body = " ".join(
             [doc.get("summary", ""), *doc.get("mistakes", []), *doc.get("successes", [])]
         )
@@ -40,6 +38,9 @@ def iter_docs(store: Store):
         yield SearchDoc(
             "episode", doc["id"], f"#{doc['index']} {doc['task_id']}: {_clip(doc['summary'])}", body
         )
+
+
+def _small_tables(store: Store):
     for doc in store.docs("mistake_cards").values():
         yield SearchDoc(
             "card",
@@ -84,15 +85,19 @@ def iter_docs(store: Store):
         yield SearchDoc(
             "checkpoint", doc["id"], _clip(doc.get("description") or doc["id"]), doc["created_at"]
         )
-    for doc in shards.iter_docs(store, "audit", newest_first=True):
-        yield SearchDoc(
-            "audit",
-            doc["id"],
-            _clip(doc["summary"]),
-            f"{doc['actor']} {doc['action']} {doc['table']}",
-        )
 
 
 def build_index(store: Store) -> SearchIndex:
-    """A fresh index over the whole store."""
-    return SearchIndex(iter_docs(store))
+    """A fresh index over everything the workbench curates (the audit log has its own pane).
+
+    Each shard is read under its own short lock, and the index is built with no
+    lock held, so agents' writes never wait for an index of a big store.
+    """
+    docs: list[SearchDoc] = []
+    with store.reading():
+        docs.extend(_small_tables(store))
+        names = shards.shard_names(store, "episodes")
+    for name in reversed(names):
+        with store.reading():
+            docs.extend(_episode_docs(store, name))
+    return SearchIndex(docs)

@@ -1,0 +1,385 @@
+"""The Sessions pane, driven by real key presses on the demo store."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core import sessions, working_memory
+from core.clock import parse_instant
+from core.errors import NotFound
+from core.storage.store import Store
+from tests.conftest import python_env
+from tests.tui.conftest import SIZE, run, screen_text, settle
+from tui.widgets.virtual_table import VirtualTable
+
+NOW = parse_instant("2026-11-20T12:00:00Z")
+
+
+def _active(path: Path) -> dict:
+    store = Store(path)
+    return next(s for s in sessions.list_sessions(store) if s["status"] == "active")
+
+
+def _session(path: Path, session_id: str) -> dict:
+    return sessions.get_session(Store(path), session_id)
+
+
+def _wm(path: Path, session_id: str) -> dict:
+    return working_memory.snapshot(Store(path), session_id, now=NOW)
+
+
+def _keys(app) -> list[str]:
+    table = app.query_one("#wm-keys", VirtualTable)
+    return [table.row_key_at(i) for i in range(table.row_count)]
+
+
+async def _focus(pilot, table_id: str) -> VirtualTable:
+    """Tab until the table ``table_id`` has the focus (as a user would)."""
+    table = pilot.app.query_one(f"#{table_id}", VirtualTable)
+    for _ in range(8):
+        if table.has_focus:
+            return table
+        await pilot.press("tab")
+    raise AssertionError(f"tab never reached #{table_id}")
+
+
+def test_sessions_pane_shows_sessions_timeline_and_working_memory(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            text = screen_text(app)
+            assert "3 sessions · 1 active" in text
+            assert "Migrate orders.status to an enum" in text  # newest first, selected
+            assert "● active" in text and "running for 50m 00s" in text
+            assert "Observations (14)" in text
+            assert "readiness probe failed on api-7f9c" in text
+            assert "retry_after" in text and "8m 00s" in text  # TTL 12:08 at 12:00
+            assert "lock_owner" in text and "55m 00s" in text
+            assert "no TTL" in text  # branch, pr
+            assert "in_progress" in text and "step 5/8" in text and "62%" in text
+            assert "step 5: psql" in text  # scratchpad
+            assert "before risky step" in text and "4 keys, 5 notes" in text
+            # The footer lists the pane's keys.
+            assert "o Observe" in text and "s Set key" in text and "e End" in text
+            # An ended session shows its summary and no live keys.
+            await pilot.press("down")
+            await settle(pilot)
+            text = screen_text(app)
+            assert "○ ended" in text and "Done: investigate p99 latency alert" in text
+            assert "retry_after" not in text and "branch" in text
+
+    run(scenario)
+
+
+def test_ttl_counts_down_and_expired_keys_vanish(demo_app, monkeypatch: pytest.MonkeyPatch) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert "8m 00s" in screen_text(app)
+            # The clock moves between two ticks of the one-second timer.
+            monkeypatch.setenv("MEMWORK_NOW", "2026-11-20T12:05:30Z")
+            await pilot.pause(1.2)
+            text = screen_text(app)
+            assert "2m 30s" in text and "8m 00s" not in text
+            assert "49m 30s" in text  # lock_owner
+            assert "running for 55m 30s" in text
+            monkeypatch.setenv("MEMWORK_NOW", "2026-11-20T12:08:01Z")
+            await pilot.pause(1.2)
+            assert "retry_after" not in _keys(app)  # gone without a reload
+            assert "retry_after" not in screen_text(app)
+            assert _keys(app) == ["branch", "lock_owner", "pr"]
+
+    run(scenario)
+
+
+def test_an_agent_observation_shows_up_without_moving_the_selection(
+    demo_app, demo_path: Path
+) -> None:
+    active = _active(demo_path)
+
+    async def scenario() -> None:
+        app = demo_app(poll=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            sessions_table = app.query_one("#sessions", VirtualTable)
+            assert sessions_table.cursor_key == active["id"]
+            timeline = await _focus(pilot, "timeline")
+            await pilot.press("up", "up", "up")
+            chosen = timeline.cursor_key
+            command = [sys.executable, "-m", "core.cli.main", "--db", str(demo_path)]
+            command += ["observe", "--session", active["id"], "hello from the agent"]
+            done = await asyncio.to_thread(
+                subprocess.run, command, env=python_env(), capture_output=True, text=True
+            )
+            assert done.returncode == 0, done.stderr
+            for _ in range(30):
+                await pilot.pause(0.1)
+                if "hello from the agent" in screen_text(app):
+                    break
+            text = screen_text(app)
+            assert "hello from the agent" in text
+            assert "Observations (15)" in text
+            assert sessions_table.cursor_key == active["id"]
+            assert timeline.cursor_key == chosen
+            assert timeline.has_focus
+
+    run(scenario)
+
+
+def test_the_timeline_follows_new_observations_at_its_end(demo_app, demo_path: Path) -> None:
+    active = _active(demo_path)
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            timeline = app.query_one("#timeline", VirtualTable)
+            assert timeline.cursor_row == timeline.row_count - 1  # newest last, selected
+            store = Store(demo_path)
+            sessions.observe(store, active["id"], "tail me", now=NOW, actor="cli")
+            app.store_changed()
+            await settle(pilot)
+            assert timeline.row_count == 15
+            assert timeline.cursor_row == 14
+            assert "tail me" in screen_text(app)
+
+    run(scenario)
+
+
+def test_add_an_observation_from_a_form(demo_app, demo_path: Path) -> None:
+    active = _active(demo_path)
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("o")
+            await settle(pilot)
+            assert "Observe in “Migrate orders.status to an enum”" in screen_text(app)
+            await pilot.press("ctrl+s")  # empty: the form says why and stays open
+            await settle(pilot)
+            assert "content: must not be empty" in screen_text(app)
+            await pilot.press(*"5k batches")
+            await pilot.press("tab", "ctrl+a", "ctrl+k", *"decision", "tab", *"backfill")
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            text = screen_text(app)
+            assert "Observe in" not in text
+            assert "5k batches" in text  # selected, shown in full
+            assert "#15 decision  2026-11-20 12:00:00  #backfill" in text
+            stored = sessions.observations(Store(demo_path), active["id"])[-1]
+            assert stored["content"] == "5k batches"
+            assert stored["kind"] == "decision" and stored["tags"] == ["backfill"]
+            assert stored["id"] == app.query_one("#timeline", VirtualTable).cursor_key
+
+    run(scenario)
+
+
+def test_end_a_session_with_a_summary(demo_app, demo_path: Path) -> None:
+    active = _active(demo_path)
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("e")
+            await settle(pilot)
+            assert "End “Migrate orders.status to an enum”?" in screen_text(app)
+            await pilot.press("escape")  # cancelled: nothing changes
+            await settle(pilot)
+            assert _session(demo_path, active["id"])["status"] == "active"
+            await pilot.press("e")
+            await settle(pilot)
+            await pilot.press(*"Enum in")
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            stored = _session(demo_path, active["id"])
+            assert stored["status"] == "ended"
+            assert stored["summary"] == "Enum in"
+            text = screen_text(app)
+            assert "○ ended" in text and "summary Enum in" in text
+            assert "0 active" in text
+
+    run(scenario)
+
+
+def test_set_a_key_with_a_ttl_then_delete_it(demo_app, demo_path: Path) -> None:
+    active = _active(demo_path)
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("s")
+            await settle(pilot)
+            assert "Set a working-memory key" in screen_text(app)
+            await pilot.press(*"owner", "tab", *"me", "tab", *"soon", "ctrl+s")
+            await settle(pilot)
+            assert "ttl: must be seconds" in screen_text(app)  # stays open, says why
+            await pilot.press("ctrl+a", "ctrl+k", *"5m", "ctrl+s")
+            await settle(pilot)
+            entry = working_memory.get_key(Store(demo_path), active["id"], "owner", now=NOW)
+            assert entry["value"] == "me" and entry["ttl_remaining"] == 300
+            assert "5m 00s" in screen_text(app)
+            keys = await _focus(pilot, "wm-keys")
+            keys.move_cursor(_keys(app).index("owner"))
+            await pilot.press("d")
+            await settle(pilot)
+            assert "Delete key 'owner'?" in screen_text(app)
+            await pilot.press("y")
+            await settle(pilot)
+            with pytest.raises(NotFound):
+                working_memory.get_key(Store(demo_path), active["id"], "owner", now=NOW)
+            assert "owner" not in _keys(app)
+
+    run(scenario)
+
+
+def test_delete_key_only_applies_to_the_keys_list(demo_app, demo_path: Path) -> None:
+    active = _active(demo_path)
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert "d Delete key" not in screen_text(app)  # the sessions list has the focus
+            await pilot.press("d")
+            await settle(pilot)
+            assert "Delete key" not in screen_text(app)
+            await _focus(pilot, "wm-keys")
+            assert "d Delete key" in screen_text(app)
+            assert len(_wm(demo_path, active["id"])["keys"]) == 4
+
+    run(scenario)
+
+
+def test_checkpoint_then_restore_replaces_the_working_memory(demo_app, demo_path: Path) -> None:
+    active = _active(demo_path)
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("c")
+            await settle(pilot)
+            await pilot.press(*"swap", "ctrl+s")
+            await settle(pilot)
+            checkpoints = _wm(demo_path, active["id"])["checkpoints"]
+            assert [c["description"] for c in checkpoints] == [
+                "before risky step",
+                "swap",
+            ]
+            assert "11-20 12:00  swap" in screen_text(app)
+            # Change the working memory, then restore the demo's checkpoint.
+            store = Store(demo_path)
+            working_memory.delete_key(store, active["id"], "pr", now=NOW, actor="cli")
+            working_memory.scratch_add(store, active["id"], "oops", now=NOW, actor="cli")
+            app.store_changed()
+            await settle(pilot)
+            assert "pr" not in _keys(app)
+            table = await _focus(pilot, "wm-checkpoints")
+            table.move_cursor(0)
+            await pilot.press("r")
+            await settle(pilot)
+            text = screen_text(app)
+            assert "Restore “before risky step”?" in text
+            assert "replaces the session's whole working memory" in text
+            await pilot.press("y")
+            await settle(pilot)
+            wm = _wm(demo_path, active["id"])
+            assert [k["key"] for k in wm["keys"]] == ["branch", "lock_owner", "pr", "retry_after"]
+            assert [e["text"] for e in wm["scratchpad"]][-1].startswith("step 5")
+            assert "pr" in _keys(app)
+
+    run(scenario)
+
+
+def test_task_and_scratchpad_from_the_keyboard(demo_app, demo_path: Path) -> None:
+    active = _active(demo_path)
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("t")
+            await settle(pilot)
+            assert "Task state" in screen_text(app)
+            await pilot.press("tab", "tab", "tab")  # task id → description → status → step
+            await pilot.press("ctrl+a", "ctrl+k", "6", "ctrl+s")
+            await settle(pilot)
+            task = _wm(demo_path, active["id"])["task"]
+            assert task["current_step"] == 6 and task["progress_percent"] == 75.0
+            assert "step 6/8" in screen_text(app) and "75%" in screen_text(app)
+            await pilot.press("a")
+            await settle(pilot)
+            await pilot.press(*"drop col", "ctrl+s")
+            await settle(pilot)
+            pad = _wm(demo_path, active["id"])["scratchpad"]
+            assert pad[-1]["text"] == "drop col"
+            assert "drop col" in screen_text(app)
+
+    run(scenario)
+
+
+def test_start_a_new_session(demo_app, demo_path: Path) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("n")
+            await settle(pilot)
+            await pilot.press(*"Index", "ctrl+s")
+            await settle(pilot)
+            listed = sessions.list_sessions(Store(demo_path))
+            assert len(listed) == 4
+            new = next(s for s in listed if s["title"] == "Index")
+            assert new["agent_id"] == "tui" and new["status"] == "active"
+            assert app.query_one("#sessions", VirtualTable).cursor_key == new["id"]
+            text = screen_text(app)
+            assert "4 sessions · 2 active" in text
+            assert "No observations yet (o adds one)" in text
+            assert "No keys (s sets one)" in text and "No task (t sets one)" in text
+
+    run(scenario)
+
+
+def test_jump_to_an_observation(demo_app, demo_path: Path) -> None:
+    store = Store(demo_path)
+    ended = sessions.list_sessions(store)[-1]
+    target = sessions.observations(store, ended["id"])[2]
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            app.pane("sessions").jump_to(f"{ended['id']}/{target['id']}")
+            await settle(pilot)
+            assert app.query_one("#sessions", VirtualTable).cursor_key == ended["id"]
+            timeline = app.query_one("#timeline", VirtualTable)
+            assert timeline.cursor_key == target["id"] and timeline.has_focus
+            assert ended["title"] in screen_text(app)
+
+    run(scenario)
+
+
+def test_sessions_pane_snapshot(demo_app, snap_compare) -> None:
+    async def ready(pilot) -> None:
+        await settle(pilot)
+
+    assert snap_compare(demo_app(), run_before=ready, terminal_size=SIZE)
+
+
+def test_sessions_pane_keys_focused_snapshot(demo_app, snap_compare) -> None:
+    async def ready(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("tab")
+        await settle(pilot)
+
+    assert snap_compare(demo_app(), run_before=ready, press=["down"], terminal_size=SIZE)
