@@ -1,0 +1,233 @@
+"""Benchmark the workbench headless on stores of 1k / 10k / 100k episodes.
+
+For each size, in a fresh app (``App.run_test(size=(120, 40))``):
+
+* first paint: from entering ``run_test`` until the first composited frame that
+  shows the Sessions pane (app start-up included);
+* switch, cold: pressing "2" right after the first paint (while the search index
+  is still being built in the background) until the first frame in which the
+  Episodes table has painted episode rows;
+* all loaded: from that key press until the Episodes pane holds the compact
+  index of every episode (it loads in the background, newest first);
+* switch, warm: "1" then "2" again once everything is loaded, median of 10;
+* cursor down / page down on the Episodes table: median over ``--moves`` key
+  presses of the latency from posting the key to the next composited frame
+  (as in bench_virtual_table.py);
+* search: the app's own ``search_index`` once built (time to build it, from
+  start-up), then ``SearchIndex.search`` timed for every prefix of a few
+  queries, as the search box does on each keystroke (median, p95, max).
+
+Stores are built (and cached under bench/out/) by bench_store.py's ``build(n)``.
+Usage: python bench/bench_tui.py [--sizes 1000 10000 100000] [--moves 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import statistics
+import sys
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_store import build  # noqa: E402
+from textual import events  # noqa: E402
+from textual.screen import Screen  # noqa: E402
+from textual.strip import Strip  # noqa: E402
+
+from core.storage.store import Store  # noqa: E402
+from tui.app import MemworkApp  # noqa: E402
+from tui.panes.episodes import EpisodesPane  # noqa: E402
+from tui.panes.sessions import SessionsPane  # noqa: E402
+from tui.widgets.virtual_table import VirtualTable  # noqa: E402
+
+SIZE = (120, 40)
+QUERIES = ["deploy rollback", "timeout", "jwt expiry", "scheduler race", "migrate bucket"]
+TIMEOUT = 120.0
+
+
+class TimedApp(MemworkApp):
+    """The workbench, noting every composited frame."""
+
+    # Relative CSS paths resolve against the defining module: point at tui/ explicitly.
+    CSS_PATH = [ROOT / "tui" / path for path in MemworkApp.CSS_PATH]  # type: ignore[operator]
+
+    def __init__(self, store: Store) -> None:
+        super().__init__(store, poll=False)
+        self.first_paint: float | None = None
+        self.frame = asyncio.Event()
+        self.rows_painted = False
+
+    def _display(self, screen: Screen[Any], renderable: Any) -> None:
+        # Called with every composited frame (the headless driver discards it).
+        if self.first_paint is None and self._sessions_shown(screen):
+            self.first_paint = perf_counter()
+        self.frame.set()
+        super()._display(screen, renderable)
+
+    def _sessions_shown(self, screen: Screen[Any]) -> bool:
+        try:
+            pane = self.query_one(SessionsPane)
+            return screen.find_widget(pane).region.area > 0
+        except Exception:  # not composed or not placed yet
+            return False
+
+    def watch_episode_rows(self) -> None:
+        """Flag the first time the Episodes table draws a row of episodes."""
+        table = self.query_one("#episodes-table", VirtualTable)
+        original = table.render_line
+
+        def render_line(y: int) -> Strip:
+            strip = original(y)
+            if y >= 1 and table.row_count and "#" in strip.text:
+                self.rows_painted = True
+            return strip
+
+        table.render_line = render_line  # type: ignore[method-assign]
+
+
+async def next_frame(app: TimedApp) -> None:
+    app.frame.clear()
+    await asyncio.wait_for(app.frame.wait(), timeout=TIMEOUT)
+
+
+async def timed_key(app: TimedApp, pilot: Any, key: str) -> float:
+    """Seconds from posting ``key`` until the next composited frame."""
+    await pilot.pause()
+    app.frame.clear()
+    start = perf_counter()
+    app.post_message(events.Key(key, key if len(key) == 1 else None))
+    await asyncio.wait_for(app.frame.wait(), timeout=TIMEOUT)
+    return perf_counter() - start
+
+
+async def switch_to_episodes(app: TimedApp) -> float:
+    """Seconds from pressing "2" until a frame shows the Episodes table with rows."""
+    app.rows_painted = False
+    start = perf_counter()
+    app.post_message(events.Key("2", "2"))
+    while True:
+        await next_frame(app)
+        if app.rows_painted:
+            return perf_counter() - start
+        if perf_counter() - start > TIMEOUT:
+            raise TimeoutError("the Episodes pane never painted its rows")
+
+
+async def idle(app: TimedApp) -> None:
+    """Wait for every worker (a superseded, cancelled one is not an error here)."""
+    await asyncio.gather(*[worker.wait() for worker in app.workers], return_exceptions=True)
+
+
+async def until(predicate: Any, start: float) -> float:
+    while not predicate():
+        if perf_counter() - start > TIMEOUT:
+            raise TimeoutError("gave up waiting")
+        await asyncio.sleep(0.002)
+    return perf_counter() - start
+
+
+async def measure(path: Path, n: int, moves: int) -> dict[str, Any]:
+    gc.collect()
+    app = TimedApp(Store(path))
+    start = perf_counter()
+    result: dict[str, Any] = {"n": n}
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.first_paint is not None, start)
+        assert app.first_paint is not None
+        result["first_paint"] = app.first_paint - start
+        app.watch_episode_rows()
+        pane = app.query_one(EpisodesPane)
+        pressed = perf_counter()
+        result["switch_cold"] = await switch_to_episodes(app)
+        result["all_loaded"] = await until(lambda: pane.complete, pressed)
+        await until(lambda: app.search_index is not None, start)
+        result["index_ready"] = perf_counter() - start
+        await idle(app)
+        await pilot.pause()
+        assert len(pane.all_rows) == n, (len(pane.all_rows), n)
+
+        warm = []
+        for _ in range(10):
+            await timed_key(app, pilot, "1")
+            await pilot.pause()
+            warm.append(await switch_to_episodes(app))
+        result["switch_warm"] = statistics.median(warm)
+
+        table = app.query_one("#episodes-table", VirtualTable)
+        table.focus()
+        await pilot.pause()
+        downs = [await timed_key(app, pilot, "down") for _ in range(moves)]
+        pages = []
+        for _ in range(moves):
+            if table.cursor_row > table.row_count - 2 * SIZE[1]:
+                table.move_cursor(0)  # untimed: every page-down must be a real move
+            pages.append(await timed_key(app, pilot, "pagedown"))
+        assert table.cursor_row > 0
+        result["down"] = statistics.median(downs)
+        result["pagedown"] = statistics.median(pages)
+        await idle(app)
+        index = app.search_index
+    assert index is not None
+    keystrokes = []
+    for query in QUERIES:
+        for end in range(1, len(query) + 1):
+            t0 = perf_counter()
+            index.search(query[:end], limit=20)
+            keystrokes.append(perf_counter() - t0)
+    keystrokes.sort()
+    result["search_records"] = len(index)
+    result["search_median"] = statistics.median(keystrokes)
+    result["search_p95"] = keystrokes[int(0.95 * (len(keystrokes) - 1))]
+    result["search_max"] = keystrokes[-1]
+    return result
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+async def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000])
+    parser.add_argument("--moves", type=int, default=50, help="key presses per median")
+    args = parser.parse_args(argv)
+    rows = []
+    for n in args.sizes:
+        t0 = perf_counter()
+        path, _, _ = build(n)
+        print(f"[{n}] store ready in {perf_counter() - t0:.1f} s", file=sys.stderr)
+        rows.append(await measure(path, n, args.moves))
+        print(f"[{n}] {rows[-1]}", file=sys.stderr)
+    print(f"\nterminal {SIZE[0]}x{SIZE[1]}, headless; key latencies are medians of {args.moves}\n")
+    print(
+        "| episodes | first paint | switch to Episodes (cold) | all loaded | switch (warm) "
+        "| cursor down | page down |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(
+            f"| {r['n']:,} | {ms(r['first_paint'])} | {ms(r['switch_cold'])} "
+            f"| {ms(r['all_loaded'])} | {ms(r['switch_warm'])} | {ms(r['down'])} "
+            f"| {ms(r['pagedown'])} |"
+        )
+    print(
+        "\n| episodes | records indexed | index ready after | search per keystroke: median "
+        "| p95 | max |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(
+            f"| {r['n']:,} | {r['search_records']:,} | {ms(r['index_ready'])} "
+            f"| {ms(r['search_median'])} | {ms(r['search_p95'])} | {ms(r['search_max'])} |"
+        )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
