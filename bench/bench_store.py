@@ -43,6 +43,8 @@ OUT = ROOT / "bench" / "out"
 SEED = 7
 TASK = "deploy-service"
 BATCH = 2000
+#: Bump when the store layout changes, so cached benchmark stores are rebuilt.
+LAYOUT = 3
 
 
 def median_ms(fn, repeat: int) -> float:
@@ -60,7 +62,8 @@ def build(n: int) -> tuple[Path, Path, Path]:
     folder = OUT / f"n{n}"
     marker = folder / "built.json"
     mw, tdb, amj = folder / "memwork", folder / "tinydb.json", folder / "agent_memory.json"
-    if marker.exists() and json.loads(marker.read_text()).get("n") == n:
+    stamp = {"n": n, "layout": LAYOUT}
+    if marker.exists() and json.loads(marker.read_text()) == stamp:
         return mw, tdb, amj
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
@@ -78,7 +81,7 @@ def build(n: int) -> tuple[Path, Path, Path]:
         episodic_reference.record(memory, item, "2026-11-01T00:00:00+00:00")
     episodic_reference.trim(memory)
     amj.write_text(json.dumps(memory, indent=2))
-    marker.write_text(json.dumps({"n": n}))
+    marker.write_text(json.dumps(stamp))
     os.environ["MEMWORK_FSYNC"] = "1"
     return mw, tdb, amj
 
@@ -206,7 +209,9 @@ def main() -> None:
             f"| {r['n']:,} | {o['memwork']:.2f} ms | {o['tinydb']:.1f} ms "
             f"| {a['memwork']:.2f} ms | {a['tinydb']:.1f} ms |"
         )
-    print("\n| episodes | `memwork context --task` (process) | vs 1k | agent_memory.json baseline |")
+    print(
+        "\n| episodes | `memwork context --task` (process) | vs 1k | agent_memory.json baseline |"
+    )
     print("|---:|---:|---:|---:|")
     for r in rows:
         c = r["context"]
@@ -215,7 +220,9 @@ def main() -> None:
             f"| {c['baseline']:.0f} ms ({c['baseline'] / c['memwork']:.2f}x memwork) |"
         )
     print(f"\n`memwork context` on an empty store (whole process): {empty:.0f} ms")
-    (OUT / "results.json").write_text(json.dumps({"rows": rows, "empty_context_ms": empty}, indent=2))
+    (OUT / "results.json").write_text(
+        json.dumps({"rows": rows, "empty_context_ms": empty}, indent=2)
+    )
 
 
 if __name__ == "__main__":

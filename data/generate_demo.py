@@ -256,9 +256,16 @@ def _episode(rng: random.Random, task: str, n: int, when: datetime) -> dict:
     if score < 0.6 and rng.random() < 0.6:
         choices = [spec["card"], spec.get("card2", spec["card"])]
         mistake_type, correct, evidence = rng.choice(choices)
-        item["mistake_cards"] = [
-            {"mistake_type": mistake_type, "correct_decision": correct, "evidence": evidence}
-        ]
+        card = {
+            "mistake_type": mistake_type,
+            "correct_decision": correct,
+            "bad_decision": rng.choice(spec["mistakes"]).lower(),
+            "evidence": evidence,
+            "worker_id": item["worker_id"],
+        }
+        if rng.random() < 0.7:  # most agents say what to do instead; some leave the default
+            card["lesson"] = f"Next time, {correct}."
+        item["mistake_cards"] = [card]
     return item
 
 
@@ -279,14 +286,17 @@ def generate(out: Path = OUT) -> Path:
         task = task_names[(n * 5 + rng.randint(0, 2)) % len(task_names)]
         item = _episode(rng, task, n, when)
         episodes.record_episodes(store, [item], now=when, actor=actor)
+    session_ids = _sessions(store, rng)
     for n, (task, hours) in enumerate(
         (("deploy-api", 20), ("write-migration", 6), ("triage-alert", 2))
     ):
         when = DEMO_NOW - timedelta(hours=hours)
         item = _episode(rng, task, 200 + n, when)
         item["score"] = 0.2 + n * 0.1
+        item["session_id"] = session_ids[min(n, len(session_ids) - 1)]
         kind, message = TASKS[task]["errors"][0]
-        item["errors"] = [{"error_type": kind, "message": message, "resolution": ""}]
+        resolution = "rolled back and pinned the previous image" if n == 0 else ""
+        item["errors"] = [{"error_type": kind, "message": message, "resolution": resolution}]
         episodes.record_episodes(store, [item], now=when, actor=actor)
 
     checkpoints.create(
@@ -365,7 +375,6 @@ def generate(out: Path = OUT) -> Path:
 
         run_import(store, LETTA_SAMPLE, fmt="letta", now=DEMO_NOW - timedelta(days=3), actor="cli")
 
-    _sessions(store, rng)
     checkpoints.create(
         store, "before curating lessons", now=DEMO_NOW - timedelta(hours=3), actor="tui"
     )
@@ -374,7 +383,39 @@ def generate(out: Path = OUT) -> Path:
     return out
 
 
-def _sessions(store: Store, rng: random.Random) -> None:
+def _curate(store: Store) -> None:
+    """What a developer did after the last checkpoint, so its diff has something to show."""
+    when = DEMO_NOW - timedelta(hours=2)
+    by_text = {x["content"]: x["id"] for x in lessons.list_lessons(store, when, include_all=True)}
+    lessons.forget(
+        store,
+        by_text["Old feature flags cause surprising behaviour; clean them up"],
+        now=when,
+        actor="tui",
+    )
+    lessons.set_pinned(
+        store, by_text["Read the runbook before paging anyone"], True, now=when, actor="tui"
+    )
+    lessons.edit(
+        store,
+        by_text["Split pull requests over 400 lines"],
+        content="Split pull requests over 400 changed lines",
+        now=when,
+        actor="tui",
+    )
+    lessons.add_lesson(
+        store,
+        "Prefer expand/contract migrations over renames",
+        now=when,
+        actor="tui",
+        scope="task:write-migration",
+        confidence=0.7,
+        source="tui",
+    )
+    slots.append_slot(store, "persona", "Ask before deleting data.", now=when, actor="tui")
+
+
+def _sessions(store: Store, rng: random.Random) -> list[str]:
     plans = [
         (
             "atlas",
@@ -401,11 +442,14 @@ def _sessions(store: Store, rng: random.Random) -> None:
         ("decision", "Backfill in batches of 10k with a checkpoint table"),
         ("note", "Lock wait stays under 50 ms during the backfill"),
     ]
+    tags = {"error": ["incident"], "decision": ["plan"], "tool": ["shell"]}
+    created: list[str] = []
     for n, (agent, project, title, started, ended) in enumerate(plans):
         session = sessions.start_session(
             store, agent_id=agent, project=project, title=title, now=started, actor=f"cli:{agent}"
         )
         sid = session["id"]
+        created.append(sid)
         for k in range(6 + n * 4):
             kind, text = notes[(k + n) % len(notes)]
             sessions.observe(
@@ -413,6 +457,7 @@ def _sessions(store: Store, rng: random.Random) -> None:
                 sid,
                 text,
                 kind=kind,
+                tags=tags.get(kind, []),
                 now=started + timedelta(minutes=3 * k),
                 actor=f"cli:{agent}",
             )
@@ -452,6 +497,9 @@ def _sessions(store: Store, rng: random.Random) -> None:
                 now=DEMO_NOW - timedelta(minutes=2),
                 actor=f"cli:{agent}",
             )
+            working_memory.set_key(
+                store, sid, "heartbeat", "ok", ttl=45, now=DEMO_NOW, actor=f"cli:{agent}"
+            )
         for k in range(3 + n):
             working_memory.scratch_add(
                 store,
@@ -471,6 +519,35 @@ def _sessions(store: Store, rng: random.Random) -> None:
                 now=started + timedelta(hours=2),
                 actor=f"cli:{agent}",
             )
+    # A chatty cron agent with a small cap: the oldest observations were dropped.
+    started = DEMO_NOW - timedelta(days=4)
+    cron = sessions.start_session(
+        store,
+        agent_id="janitor",
+        project="ops",
+        title="Nightly log cleanup",
+        now=started,
+        actor="cli:janitor",
+        max_observations=20,
+    )
+    for k in range(26):
+        sessions.observe(
+            store,
+            cron["id"],
+            f"rotated /var/log/app/worker-{k}.log ({12 + k} MB)",
+            kind="tool",
+            tags=["logs"],
+            now=started + timedelta(seconds=20 * k),
+            actor="cli:janitor",
+        )
+    sessions.end_session(
+        store,
+        cron["id"],
+        summary="Rotated 26 logs, freed 650 MB",
+        now=started + timedelta(minutes=10),
+        actor="cli:janitor",
+    )
+    return created
 
 
 if __name__ == "__main__":

@@ -73,6 +73,7 @@ class LessonsPane(Pane):
         self.lessons: dict[str, dict[str, Any]] = {}
         self.rules: dict[str, dict[str, Any]] = {}
         self.preview_weeks = 0
+        self._generation = 0
         self.show_all = False
         self.duplicate_groups = 0
 
@@ -107,10 +108,11 @@ class LessonsPane(Pane):
 
     # -- loading ----------------------------------------------------------------------
     def load(self) -> None:
-        self._load()
+        self._generation += 1
+        self._load(self._generation)
 
-    @work(thread=True, exclusive=True, group="lessons-load", exit_on_error=False)
-    def _load(self) -> None:
+    @work(thread=True, group="lessons-load", exit_on_error=False)
+    def _load(self, generation: int) -> None:
         def read(store: Any) -> tuple[list[dict], list[dict], int]:
             all_lessons = core_lessons.all_lessons(store)
             all_rules = core_rules.all_rules(store)
@@ -118,9 +120,14 @@ class LessonsPane(Pane):
             return all_lessons, all_rules, len(groups)
 
         all_lessons, all_rules, groups = self.service.read(read)
-        self.app.call_from_thread(self._show, all_lessons, all_rules, groups)
+        self.app.call_from_thread(self._show, generation, all_lessons, all_rules, groups)
 
-    def _show(self, all_lessons: list[dict], all_rules: list[dict], groups: int) -> None:
+    def _show(
+        self, generation: int, all_lessons: list[dict], all_rules: list[dict], groups: int
+    ) -> None:
+        # A thread cannot be cancelled: a slower, older read must not win.
+        if generation != self._generation:
+            return
         self.lessons = {x["id"]: x for x in all_lessons}
         self.rules = {x["id"]: x for x in all_rules}
         self.duplicate_groups = groups
