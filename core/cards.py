@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import audit, ids
+from core import audit, ids, lookup
 from core.clock import iso
 from core.errors import Conflict, InvalidInput, NotFound
 from core.models.base import validate
@@ -117,11 +117,9 @@ def top_cards(store: Store, n: int = 3) -> list[dict[str, Any]]:
 def resolve(store: Store, key: str) -> dict[str, Any]:
     """A card by id or unique id prefix."""
     docs = store.docs(TABLE)
-    if key in docs:
-        return dict(docs[key])
-    matches = [k for k in docs if k.startswith(key)] if len(key) >= 4 else []
-    if len(matches) == 1:
-        return dict(docs[matches[0]])
+    found = lookup.find(docs, key, "mistake card")
+    if found is not None:
+        return found
     # A card merged away lives on in the card that absorbed it.
     for doc in docs.values():
         if key in doc.get("merged_from", []):

@@ -11,9 +11,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import audit, ids, stats, tables
+from core import audit, ids, lookup, stats, tables
 from core.clock import iso
-from core.errors import InvalidInput, NotFound
 from core.storage.folder_storage import Docs
 from core.storage.store import Store
 
@@ -70,15 +69,7 @@ def list_checkpoints(store: Store) -> list[dict[str, Any]]:
 
 def resolve(store: Store, key: str) -> dict[str, Any]:
     """A checkpoint by id or unique prefix (>= 4 characters)."""
-    docs = store.docs(TABLE)
-    if key in docs:
-        return dict(docs[key])
-    matches = [k for k in docs if k.startswith(key)] if len(key) >= 4 else []
-    if len(matches) == 1:
-        return dict(docs[matches[0]])
-    if len(matches) > 1:
-        raise InvalidInput("id", f"{key!r} matches {len(matches)} checkpoints; give more")
-    raise NotFound("checkpoint", key)
+    return lookup.resolve(store.docs(TABLE), key, "checkpoint")
 
 
 def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from rapidfuzz import fuzz, process
 
-from core import audit, ids
+from core import audit, ids, lookup
 from core.clock import iso
 from core.decay import (
     decayed_away,
@@ -22,7 +22,7 @@ from core.decay import (
     reinforced_confidence,
     view,
 )
-from core.errors import Conflict, InvalidInput, NotFound
+from core.errors import Conflict, InvalidInput
 from core.models.base import validate
 from core.models.lesson import DEFAULT_CONFIDENCE, Lesson
 from core.privacy import scrub
@@ -56,15 +56,7 @@ def list_lessons(store: Store, now: datetime, *, include_all: bool = False) -> l
 
 def resolve(store: Store, key: str) -> dict[str, Any]:
     """A lesson by id or unique id prefix."""
-    docs = store.docs(TABLE)
-    if key in docs:
-        return dict(docs[key])
-    matches = [k for k in docs if k.startswith(key)] if len(key) >= 4 else []
-    if len(matches) == 1:
-        return dict(docs[matches[0]])
-    if len(matches) > 1:
-        raise InvalidInput("id", f"{key!r} matches {len(matches)} lessons; give more characters")
-    raise NotFound("lesson", key)
+    return lookup.resolve(store.docs(TABLE), key, "lesson")
 
 
 def get_lesson(store: Store, key: str, now: datetime) -> dict[str, Any]:

@@ -13,9 +13,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import audit, ids
+from core import audit, ids, lookup
 from core.clock import iso, parse_instant
-from core.errors import Conflict, InvalidInput, NotFound
+from core.errors import Conflict, InvalidInput
 from core.models.base import validate
 from core.models.session import MAX_OBSERVATIONS, Observation, Session
 from core.privacy import scrub
@@ -25,7 +25,6 @@ from core.text import one_line
 TABLE = "sessions"
 OBSERVATIONS = "observations"
 WORKING_MEMORY = "working_memory"
-MIN_PREFIX = 4
 
 
 def observations_table(session_id: str) -> str:
@@ -58,18 +57,7 @@ def view(session: dict[str, Any], now: datetime | None = None) -> dict[str, Any]
 # -- reads ----------------------------------------------------------------------------
 def resolve(store: Store, key: str) -> dict[str, Any]:
     """A session by id or unique id prefix (>= 4 characters); call inside a read."""
-    docs = store.docs(TABLE)
-    key = key.strip()
-    if key in docs:
-        return dict(docs[key])
-    matches = [k for k in docs if k.startswith(key)] if len(key) >= MIN_PREFIX else []
-    if len(matches) == 1:
-        return dict(docs[matches[0]])
-    if len(matches) > 1:
-        raise InvalidInput(
-            "session", f"{key!r} matches {len(matches)} sessions; give more characters"
-        )
-    raise NotFound("session", key)
+    return lookup.resolve(store.docs(TABLE), key, "session", field="session")
 
 
 def list_sessions(store: Store, now: datetime | None = None) -> list[dict[str, Any]]:

@@ -198,3 +198,19 @@ def test_older_schema_is_migrated_after_a_backup(
     backups = list(tmp_path.glob("s.backup-v1-*"))
     assert len(backups) == 1
     assert '"text": "old name"' in (backups[0] / "lessons.json").read_text()
+
+
+def test_lookup_takes_a_unique_start_or_end_of_an_id() -> None:
+    from core import lookup
+    from core.errors import InvalidInput, NotFound
+
+    docs = {
+        "les_01AAAA0000XYZ1": {"id": "les_01AAAA0000XYZ1"},
+        "les_01AAAA0000QRS2": {"id": "les_01AAAA0000QRS2"},
+    }
+    assert lookup.resolve(docs, "XYZ1", "lesson")["id"] == "les_01AAAA0000XYZ1"
+    assert lookup.resolve(docs, " les_01AAAA0000QRS2 ", "lesson")["id"] == "les_01AAAA0000QRS2"
+    with pytest.raises(InvalidInput, match="matches 2 lessons"):
+        lookup.resolve(docs, "les_01AA", "lesson")
+    with pytest.raises(NotFound):
+        lookup.resolve(docs, "abc", "lesson")  # too short to guess
