@@ -38,8 +38,13 @@ def record(memory: dict[str, Any], ep: dict[str, Any], timestamp: str = "") -> N
     memory["score_history"].setdefault(task, []).append(score)
     summary = ep.get("summary", ep.get("trajectory_summary", ""))
     memory["episode_log"].append(
-        {"timestamp": timestamp, "task_id": task, "score": score,
-         "steps": ep.get("steps", 0), "summary": summary}
+        {
+            "timestamp": timestamp,
+            "task_id": task,
+            "score": score,
+            "steps": ep.get("steps", 0),
+            "summary": summary,
+        }
     )
     memory["total_episodes"] += 1
     for key in ("mistakes", "successes"):
@@ -73,8 +78,12 @@ def _merge_card(memory: dict[str, Any], card: dict[str, Any], task: str, index: 
     }
     key = (c["mistake_type"], c["task_id"], c["worker_id"] or "", c["correct_decision"] or "")
     for existing in memory["mistake_cards"]:
-        k = (existing["mistake_type"], existing["task_id"], existing.get("worker_id") or "",
-             existing.get("correct_decision") or "")
+        k = (
+            existing["mistake_type"],
+            existing["task_id"],
+            existing.get("worker_id") or "",
+            existing.get("correct_decision") or "",
+        )
         if k == key:
             existing["seen_count"] += 1
             existing["last_seen_episode"] = index
@@ -84,10 +93,15 @@ def _merge_card(memory: dict[str, Any], card: dict[str, Any], task: str, index: 
                 existing["lesson"] = card["lesson"][:300]
             return
     memory["mistake_cards"].append(
-        {**c, "bad_decision": card.get("bad_decision", ""),
-         "evidence": (card.get("evidence") or "")[:300],
-         "lesson": (card.get("lesson") or "Avoid repeating this failure.")[:300],
-         "seen_count": 1, "first_seen_episode": index, "last_seen_episode": index}
+        {
+            **c,
+            "bad_decision": card.get("bad_decision", ""),
+            "evidence": (card.get("evidence") or "")[:300],
+            "lesson": (card.get("lesson") or "Avoid repeating this failure.")[:300],
+            "seen_count": 1,
+            "first_seen_episode": index,
+            "last_seen_episode": index,
+        }
     )
 
 
@@ -129,15 +143,20 @@ def render(memory: dict[str, Any], task: str | None = None) -> str:
     )[:3]
     block(
         "Structured mistake cards:",
-        [f"  - [{c['mistake_type']}, seen {c['seen_count']}x] {c['lesson']} "
-         f"Evidence: {c['evidence']}" for c in cards],
+        [
+            f"  - [{c['mistake_type']}, seen {c['seen_count']}x] {c['lesson']} "
+            f"Evidence: {c['evidence']}"
+            for c in cards
+        ],
     )
     if task:
         recent = [e for e in memory["episode_log"][-KEEP_LOG:] if e["task_id"] == task][-3:]
         block(
             f"Recent {task} episodes:",
-            [f"  - Score {e['score']:.2f} in {e['steps']} steps: {e['summary'][:100]}"
-             for e in recent],
+            [
+                f"  - Score {e['score']:.2f} in {e['steps']} steps: {e['summary'][:100]}"
+                for e in recent
+            ],
         )
         scores = memory["score_history"].get(task)
         if scores:

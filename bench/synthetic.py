@@ -7,37 +7,83 @@ from collections.abc import Iterator
 from typing import Any
 
 TASKS = [
-    "deploy-service", "triage-alert", "root-cause-analysis", "write-migration",
-    "refactor-module", "fix-flaky-test", "review-pr", "upgrade-dependency",
-    "tune-query", "rotate-credentials", "scale-cluster", "draft-postmortem",
-    "backfill-data", "bisect-regression", "patch-cve", "configure-ci",
-    "profile-endpoint", "clean-logs", "migrate-bucket", "update-docs",
+    "deploy-service",
+    "triage-alert",
+    "root-cause-analysis",
+    "write-migration",
+    "refactor-module",
+    "fix-flaky-test",
+    "review-pr",
+    "upgrade-dependency",
+    "tune-query",
+    "rotate-credentials",
+    "scale-cluster",
+    "draft-postmortem",
+    "backfill-data",
+    "bisect-regression",
+    "patch-cve",
+    "configure-ci",
+    "profile-endpoint",
+    "clean-logs",
+    "migrate-bucket",
+    "update-docs",
 ]
 SERVICES = [
-    "auth-service", "billing-api", "search-indexer", "payments-gateway", "notification-worker",
-    "user-profile", "ledger", "gateway", "scheduler", "cache-layer", "ingest-pipeline",
+    "auth-service",
+    "billing-api",
+    "search-indexer",
+    "payments-gateway",
+    "notification-worker",
+    "user-profile",
+    "ledger",
+    "gateway",
+    "scheduler",
+    "cache-layer",
+    "ingest-pipeline",
 ]
 ACTIONS = [
-    "Investigated {s} first", "Rolled back {s}", "Added a canary for {s}", "Bisected {s}",
-    "Read the {s} logs", "Scaled {s} horizontally", "Pinned the {s} client version",
-    "Reproduced the bug in {s} locally", "Wrote a regression test for {s}",
+    "Investigated {s} first",
+    "Rolled back {s}",
+    "Added a canary for {s}",
+    "Bisected {s}",
+    "Read the {s} logs",
+    "Scaled {s} horizontally",
+    "Pinned the {s} client version",
+    "Reproduced the bug in {s} locally",
+    "Wrote a regression test for {s}",
 ]
 FINDINGS = [
-    "found a JWT expiry bug", "found a missing index", "found a race in the retry loop",
-    "found stale cache entries", "found a misconfigured timeout", "found an N+1 query",
-    "found a leaked file handle", "found the flag defaulted on", "found a schema drift",
+    "found a JWT expiry bug",
+    "found a missing index",
+    "found a race in the retry loop",
+    "found stale cache entries",
+    "found a misconfigured timeout",
+    "found an N+1 query",
+    "found a leaked file handle",
+    "found the flag defaulted on",
+    "found a schema drift",
 ]
 MISTAKES = [
-    "Escalated too early before diagnosing", "Skipped the canary stage",
-    "Edited the config in production", "Ignored the failing health check",
-    "Retried without backoff", "Assumed the cache was warm", "Ran the migration twice",
-    "Did not read the runbook", "Changed two things at once", "Forgot to pin the version",
+    "Escalated too early before diagnosing",
+    "Skipped the canary stage",
+    "Edited the config in production",
+    "Ignored the failing health check",
+    "Retried without backoff",
+    "Assumed the cache was warm",
+    "Ran the migration twice",
+    "Did not read the runbook",
+    "Changed two things at once",
+    "Forgot to pin the version",
 ]
 SUCCESSES = [
-    "Checked the dashboards before acting", "Rolled out behind a feature flag",
-    "Wrote the test before the fix", "Bisected instead of guessing",
-    "Asked for a second review", "Verified the rollback plan first",
-    "Kept the change small", "Read the error message fully",
+    "Checked the dashboards before acting",
+    "Rolled out behind a feature flag",
+    "Wrote the test before the fix",
+    "Bisected instead of guessing",
+    "Asked for a second review",
+    "Verified the rollback plan first",
+    "Kept the change small",
+    "Read the error message fully",
 ]
 ERRORS = [
     ("TimeoutError", "request to {s} timed out after 30s"),
@@ -52,10 +98,7 @@ def episode(rng: random.Random, n: int) -> dict[str, Any]:
     task = rng.choice(TASKS)
     service = rng.choice(SERVICES)
     score = round(min(1.0, max(0.0, rng.gauss(0.68, 0.22))), 2)
-    summary = (
-        f"{rng.choice(ACTIONS).format(s=service)}, {rng.choice(FINDINGS)}"
-        f" (attempt {n})"
-    )
+    summary = f"{rng.choice(ACTIONS).format(s=service)}, {rng.choice(FINDINGS)} (attempt {n})"
     item: dict[str, Any] = {
         "task_id": task,
         "score": score,
@@ -70,7 +113,9 @@ def episode(rng: random.Random, n: int) -> dict[str, Any]:
     if score < 0.5 and rng.random() < 0.4:
         item["mistake_cards"] = [
             {
-                "mistake_type": rng.choice(["premature_escalation", "skipped_check", "unsafe_change"]),
+                "mistake_type": rng.choice(
+                    ["premature_escalation", "skipped_check", "unsafe_change"]
+                ),
                 "correct_decision": rng.choice(["diagnose first", "run the canary", "use a flag"]),
                 "evidence": f"{service} incident #{n}",
             }
