@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import Static
+
 from core import checkpoints, lessons
 from core.clock import parse_instant
 from core.storage.store import Store
 from tests.tui.conftest import DEMO_NOW, SIZE, run, screen_text, settle
+from tui.panes.checkpoints import FIRST_N
 from tui.widgets.virtual_table import VirtualTable
 
 NOW = parse_instant(DEMO_NOW)
@@ -44,25 +47,65 @@ async def open_checkpoints(pilot) -> None:
     assert pilot.app.active_pane == "checkpoints"
 
 
-def test_checkpoints_list_and_diff_against_now(demo_app) -> None:
+def _newest_first(path: Path) -> list[dict]:
+    """The checkpoints in the pane's order: newest first."""
+    return _checkpoints(path)[::-1]
+
+
+def _diff_now(path: Path, checkpoint_id: str) -> dict[str, dict]:
+    """Per table, what changed from the checkpoint to now (``memwork checkpoint diff``)."""
+    return checkpoints.diff(Store(path), checkpoint_id)["tables"]
+
+
+def assert_diff_shown(text: str, changes: dict[str, dict]) -> None:
+    """The detail says what the core's diff says: nothing, or each table's counts."""
+    changed_tables = [t for t, c in changes.items() if c["added"] or c["removed"] or c["changed"]]
+    if not changed_tables:
+        assert "No changes since this checkpoint" in text
+        return
+    assert "Changes since this checkpoint" in text
+    for table in changed_tables:
+        change = changes[table]
+        assert table in text
+        for sign, kind in (("+", "added"), ("−", "removed"), ("~", "changed")):
+            if change[kind]:
+                assert f"{sign}{len(change[kind])} {kind}" in text
+        for kind in ("added", "removed"):
+            if len(change[kind]) > FIRST_N:  # big diffs are summarised
+                assert f"… and {len(change[kind]) - FIRST_N} more {kind}" in text
+        if change["changed"]:
+            assert "fields:" in text
+
+
+def _detail(app) -> str:
+    """The whole diff text, also the part below the fold of its scroll view."""
+    return str(app.query_one("#checkpoint-detail", Static).render())
+
+
+def test_checkpoints_list_and_diff_against_now(demo_app, demo_path: Path) -> None:
+    listed = _newest_first(demo_path)
+    assert len(listed) >= 2  # the demo has an older checkpoint to compare with
+
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
             await open_checkpoints(pilot)
             text = screen_text(app)
-            assert "2 checkpoints" in text
-            assert "before curating lessons" in text
-            assert "after the first six weeks of episodes" in text
-            assert "269" in text and "200" in text  # record counts
-            assert "No changes since this checkpoint" in text  # the newest one
-            await pilot.press("down")  # the older one: lessons were added since
+            assert f"{len(listed)} checkpoints" in text
+            for checkpoint in listed:
+                assert checkpoint["description"] in text
+                assert str(sum(checkpoint["counts"].values())) in text  # record counts
+            newest, older = listed[0], listed[1]
+            assert newest["id"] in text  # the newest is selected, its diff below
+            assert_diff_shown(_detail(app), _diff_now(demo_path, newest["id"]))
+            await pilot.press("down")  # the older one: more has changed since
             await settle(pilot)
             text = screen_text(app)
-            assert "Changes since this checkpoint" in text
-            assert "+25 added" in text
-            assert "… and 19 more added" in text  # big diffs are summarised
-            assert "rules" in text and "~1 changed" in text
-            assert "fields:" in text
+            assert older["id"] in text
+            changes = _diff_now(demo_path, older["id"])
+            assert any(c["added"] for c in changes.values())  # something to show
+            assert_diff_shown(_detail(app), changes)
+            assert "Changes since this checkpoint" in text  # on screen, not only below
 
     run(scenario)
 
@@ -138,17 +181,19 @@ def test_delete_asks_first(demo_app, demo_path: Path) -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
             await open_checkpoints(pilot)
+            listed = _newest_first(demo_path)
+            doomed = listed[1]
             await pilot.press("down", "d")
             await settle(pilot)
-            assert "Delete checkpoint 752d1ac0?" in screen_text(app)
+            assert f"Delete checkpoint {doomed['id'][:8]}?" in screen_text(app)
             await pilot.press("n")
             await settle(pilot)
-            assert len(_checkpoints(demo_path)) == 2
+            assert _newest_first(demo_path) == listed
             await pilot.press("d", "y")
             await settle(pilot)
-            remaining = _checkpoints(demo_path)
-            assert [c["description"] for c in remaining] == ["before curating lessons"]
-            assert "after the first six weeks" not in screen_text(app)
+            remaining = _newest_first(demo_path)
+            assert remaining == [c for c in listed if c["id"] != doomed["id"]]
+            assert doomed["description"] not in screen_text(app)
 
     run(scenario)
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from textual.widgets import Static, TextArea
 
+from core import aggregates
 from core.clock import parse_instant
 from core.context.build import build_context
 from core.storage.store import Store
@@ -54,7 +55,17 @@ def _side(app) -> str:
     return str(app.query_one("#context-sections", Static).render())
 
 
+def _tasks(path: Path) -> list[dict]:
+    """The task aggregates, in the order the task list shows them."""
+    store = Store(path)
+    with store.reading():
+        return aggregates.all_tasks(store)
+
+
 def test_preview_follows_task_budget_and_style(demo_app, demo_path: Path) -> None:
+    first_task = _tasks(demo_path)[0]  # "down" from "(no task)" picks it
+    task_id = first_task["task_id"]
+
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
@@ -69,14 +80,14 @@ def test_preview_follows_task_budget_and_style(demo_app, demo_path: Path) -> Non
 
             await pilot.press("t")  # the task list opens
             await settle(pilot)
-            assert "deploy-api  (22 episodes)" in screen_text(app)
+            assert f"{task_id}  ({first_task['episodes']} episodes)" in screen_text(app)
             await pilot.press("down", "enter")
             await rebuilt(pilot)
-            assert _preview(app) == _expected(demo_path, task_id="deploy-api")
-            assert "## Rules for deploy-api" in _preview(app)
+            assert _preview(app) == _expected(demo_path, task_id=task_id)
+            assert f"## Rules for {task_id}" in _preview(app)
             side = _side(app)
-            assert "Rules for deploy-api" in side
-            with_task = build_context(Store(demo_path), now=NOW, task_id="deploy-api")
+            assert f"Rules for {task_id}" in side
+            with_task = build_context(Store(demo_path), now=NOW, task_id=task_id)
             assert with_task.tokens != first.tokens
             assert f"~{with_task.tokens:,} / 2,000 tokens" in side
             rules = next(s for s in with_task.to_json()["sections"] if s["name"] == "task_rules")
@@ -84,21 +95,24 @@ def test_preview_follows_task_budget_and_style(demo_app, demo_path: Path) -> Non
 
             await pilot.press("escape", "b", *"300", "enter")  # a small budget
             await rebuilt(pilot)
-            expected = build_context(
-                Store(demo_path), now=NOW, task_id="deploy-api", budget_tokens=300
-            )
+            expected = build_context(Store(demo_path), now=NOW, task_id=task_id, budget_tokens=300)
             assert _preview(app) == expected.text
             side = _side(app)
-            assert f"Dropped by the budget ({len(expected.dropped)} lines)" in side
-            assert "Recent episodes  −3" in side
-            assert "~300 / 300 tokens" in side
-            assert "Score 0.55 in 5 steps" in side  # a dropped line, by section
+            dropped = expected.to_json()["dropped"]
+            assert dropped  # 300 tokens cannot hold it all
+            assert f"Dropped by the budget ({len(dropped)} lines)" in side
+            episodes = [d["line"] for d in dropped if d["section"] == "episodes"]
+            assert episodes  # the lowest priority goes first
+            assert f"Recent episodes  −{len(episodes)}" in side
+            assert f"~{expected.tokens:,} / 300 tokens" in side and expected.tokens <= 300
+            first_words = " ".join(episodes[0].lstrip("- ").split()[:4])
+            assert first_words in side  # a dropped line, by section
 
             await pilot.press("e")  # style: episodic
             await rebuilt(pilot)
             assert _preview(app).startswith("## MEMORY FROM PAST EPISODES")
             assert _preview(app) == _expected(
-                demo_path, task_id="deploy-api", budget_tokens=300, style="episodic"
+                demo_path, task_id=task_id, budget_tokens=300, style="episodic"
             )
 
     run(scenario)

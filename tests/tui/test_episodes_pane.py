@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,6 +41,15 @@ def _read(path: Path, fn, *args):
 async def _open(pilot: Pilot) -> None:
     await pilot.press("2")
     await settle(pilot)
+
+
+def _first_episode(app, path: Path, wanted) -> tuple[int, dict]:
+    """The first row (newest first) whose stored episode is ``wanted``: (position, episode)."""
+    for position, key in enumerate(_keys(_table(app))):
+        doc = _read(path, episodes.get_episode, key)
+        if wanted(doc):
+            return position, doc
+    raise AssertionError("no such episode in the demo")
 
 
 def test_lists_newest_first_with_scores_coloured_by_outcome(demo_app, demo_path: Path) -> None:
@@ -87,7 +97,8 @@ def test_filters_by_task_and_outcome_narrow_the_table(demo_app, demo_path: Path)
             await pilot.press("o", "o")  # → partial → failure
             await settle(pilot)
             assert table.row_count == task["outcomes"]["failure"]
-            assert "✓" not in "".join(str(table.source.row(i).cells[2]) for i in range(3))
+            scores = "".join(str(table.source.row(i).cells[2]) for i in range(table.row_count))
+            assert "✓" not in scores
 
             await pilot.press("x")  # clear both
             await settle(pilot)
@@ -125,16 +136,21 @@ def test_sparkline_and_detail_follow_the_cursor(demo_app, demo_path: Path) -> No
                 await settle(pilot)
 
             # An episode with an error and a mistake card shows both, with the card's lesson.
-            newest = _read(demo_path, episodes.get_episode, _keys(table)[0])
-            await pilot.press("home")
+            position, doc = _first_episode(
+                app, demo_path, lambda d: d["errors"] and d["card_ids"] and d["worker_id"]
+            )
+            await pilot.press("home", *["down"] * position)
             await settle(pilot)
+            assert table.cursor_key == doc["id"]
             text = screen_text(app)
-            error = newest["errors"][0]
-            card = _read(demo_path, cards.resolve, newest["card_ids"][0])
-            assert f"Errors ({len(newest['errors'])})" in text
+            error = doc["errors"][0]
+            card = _read(demo_path, cards.resolve, doc["card_ids"][0])
+            assert f"Episode #{doc['index']}" in text
+            assert f"Errors ({len(doc['errors'])})" in text
             assert error["error_type"] in text
             assert f"[{card['mistake_type']}] seen {card['seen_count']}×" in text
-            assert "worker " + newest["worker_id"] in text
+            assert card["lesson"][:25] in text
+            assert "worker " + doc["worker_id"] in text
 
             # Mistakes of one episode, successes of another.
             rows = _pane(app).view_rows
@@ -187,8 +203,10 @@ def test_c_opens_the_episodes_mistake_card(demo_app, demo_path: Path) -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
             await _open(pilot)
-            doc = _read(demo_path, episodes.get_episode, _table(app).cursor_key)
-            assert doc["card_ids"]
+            position, doc = _first_episode(app, demo_path, lambda d: d["card_ids"])
+            await pilot.press(*["down"] * position)
+            await settle(pilot)
+            assert _table(app).cursor_key == doc["id"]
             await pilot.press("c")
             await settle(pilot)
             assert app.active_pane == "cards"
@@ -203,12 +221,15 @@ def test_search_jumps_to_an_old_episode(demo_app, demo_path: Path) -> None:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)  # the search index builds in the background
             old = _read(demo_path, episodes.get_episode, "#5")
+            # The index, the task and the summary's longest word: what a user remembers.
+            word = max(re.findall(r"[a-z]+", old["summary"].lower()), key=len)
             await pilot.press("slash")
             await settle(pilot)
-            await pilot.press(*f"5 {old['task_id']} nullable")
+            await pilot.press(*f"{old['index']} {old['task_id']} {word}")
             await settle(pilot)
             hits = app.screen.query_one("#hits", OptionList)
-            for _ in range(5):  # walk down to the episode itself (history entries rank too)
+            assert hits.option_count
+            for _ in range(hits.option_count):  # walk to the first episode (history ranks too)
                 option = hits.get_option_at_index(hits.highlighted or 0)
                 if (option.id or "").startswith("episode|"):
                     break

@@ -142,6 +142,7 @@ def test_lessons_pane_snapshot(demo_app, snap_compare) -> None:
 
 def test_decay_preview_snapshot(demo_app, snap_compare) -> None:
     assert snap_compare(
-        demo_app(), press=["4", "tab", "right_square_bracket"] * 1 + ["right_square_bracket"] * 3,
+        demo_app(),
+        press=["4", "tab", "right_square_bracket"] * 1 + ["right_square_bracket"] * 3,
         terminal_size=SIZE,
     )

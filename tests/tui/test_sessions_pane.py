@@ -15,6 +15,7 @@ from core.errors import NotFound
 from core.storage.store import Store
 from tests.conftest import python_env
 from tests.tui.conftest import SIZE, run, screen_text, settle
+from tui.panes.sessions import duration
 from tui.widgets.virtual_table import VirtualTable
 
 NOW = parse_instant("2026-11-20T12:00:00Z")
@@ -48,31 +49,72 @@ async def _focus(pilot, table_id: str) -> VirtualTable:
     raise AssertionError(f"tab never reached #{table_id}")
 
 
-def test_sessions_pane_shows_sessions_timeline_and_working_memory(demo_app) -> None:
+def _listed(path: Path) -> list[dict]:
+    return sessions.list_sessions(Store(path))
+
+
+def _viewed(path: Path, session_id: str) -> dict:
+    """A session with its computed fields (duration, total observed) at the demo instant."""
+    return sessions.get_session(Store(path), session_id, NOW)
+
+
+def test_sessions_pane_shows_sessions_timeline_and_working_memory(
+    demo_app, demo_path: Path
+) -> None:
+    listed = _listed(demo_path)
+    active = _viewed(demo_path, _active(demo_path)["id"])
+    observed = sessions.observations(Store(demo_path), active["id"])
+    wm = _wm(demo_path, active["id"])
+
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             text = screen_text(app)
-            assert "3 sessions · 1 active" in text
-            assert "Migrate orders.status to an enum" in text  # newest first, selected
-            assert "● active" in text and "running for 50m 00s" in text
-            assert "Observations (14)" in text
-            assert "readiness probe failed on api-7f9c" in text
-            assert "retry_after" in text and "8m 00s" in text  # TTL 12:08 at 12:00
-            assert "lock_owner" in text and "55m 00s" in text
-            assert "no TTL" in text  # branch, pr
-            assert "in_progress" in text and "step 5/8" in text and "62%" in text
-            assert "step 5: psql" in text  # scratchpad
-            assert "before risky step" in text and "4 keys, 5 notes" in text
+            live = sum(s["status"] == "active" for s in listed)
+            assert f"{len(listed)} sessions · {live} active" in text
+            table = app.query_one("#sessions", VirtualTable)
+            assert table.cursor_key == active["id"]  # newest first, selected
+            assert active["title"] in text
+            assert "● active" in text
+            assert f"running for {duration(active['duration_seconds'])}" in text
+            assert f"Observations ({len(observed)})" in text
+            for observation in observed[-5:]:  # the timeline ends on the newest
+                assert observation["content"][:25] in text
+            assert observed[-1]["content"] in text  # selected, shown in full
+            assert wm["keys"]
+            for entry in wm["keys"]:  # every live key with its TTL
+                assert entry["key"] in text
+                ttl = entry["ttl_remaining"]
+                assert (duration(ttl) if ttl is not None else "no TTL") in text
+            task = wm["task"]
+            assert task["status"] in text
+            assert f"step {task['current_step']}/{task['total_steps']}" in text
+            assert f"{round(task['progress_percent'])}%" in text
+            assert wm["scratchpad"][-1]["text"][:12] in text  # e.g. "step 5: psql"
+            checkpoint = wm["checkpoints"][0]
+            assert checkpoint["description"] in text
+            assert f"{checkpoint['keys']} keys, {checkpoint['scratch_entries']} notes" in text
             # The footer lists the pane's keys.
             assert "o Observe" in text and "s Set key" in text and "e End" in text
             # An ended session shows its summary and no live keys.
-            await pilot.press("down")
+            rows = [table.row_key_at(i) for i in range(table.row_count)]
+            by_id = {s["id"]: s for s in listed}
+            position = next(i for i, key in enumerate(rows) if by_id[key]["status"] == "ended")
+            ended = by_id[rows[position]]
+            await pilot.press(*["down"] * position)
             await settle(pilot)
+            assert table.cursor_key == ended["id"]
             text = screen_text(app)
-            assert "○ ended" in text and "Done: investigate p99 latency alert" in text
-            assert "retry_after" not in text and "branch" in text
+            assert ended["summary"]
+            assert "○ ended" in text and ended["summary"] in text
+            ended_keys = {e["key"] for e in _wm(demo_path, ended["id"])["keys"]}
+            assert ended_keys  # its own keys, not the active session's
+            for key in ended_keys:
+                assert key in text
+            for entry in wm["keys"]:
+                if entry["ttl_remaining"] is not None and entry["key"] not in ended_keys:
+                    assert entry["key"] not in text
 
     run(scenario)
 
@@ -249,13 +291,15 @@ def test_delete_key_only_applies_to_the_keys_list(demo_app, demo_path: Path) -> 
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
+            keys = _wm(demo_path, active["id"])["keys"]
+            assert keys
             assert "d Delete key" not in screen_text(app)  # the sessions list has the focus
             await pilot.press("d")
             await settle(pilot)
             assert "Delete key" not in screen_text(app)
             await _focus(pilot, "wm-keys")
             assert "d Delete key" in screen_text(app)
-            assert len(_wm(demo_path, active["id"])["keys"]) == 4
+            assert _wm(demo_path, active["id"])["keys"] == keys  # nothing was deleted
 
     run(scenario)
 
@@ -267,13 +311,16 @@ def test_checkpoint_then_restore_replaces_the_working_memory(demo_app, demo_path
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
+            existing = _wm(demo_path, active["id"])["checkpoints"]
+            assert existing  # the demo's checkpoint, restored below
+            demo_checkpoint = existing[0]
             await pilot.press("c")
             await settle(pilot)
             await pilot.press(*"swap", "ctrl+s")
             await settle(pilot)
             checkpoints = _wm(demo_path, active["id"])["checkpoints"]
             assert [c["description"] for c in checkpoints] == [
-                "before risky step",
+                *(c["description"] for c in existing),
                 "swap",
             ]
             assert "11-20 12:00  swap" in screen_text(app)
@@ -289,13 +336,18 @@ def test_checkpoint_then_restore_replaces_the_working_memory(demo_app, demo_path
             await pilot.press("r")
             await settle(pilot)
             text = screen_text(app)
-            assert "Restore “before risky step”?" in text
+            assert f"Restore “{demo_checkpoint['description']}”?" in text
             assert "replaces the session's whole working memory" in text
             await pilot.press("y")
             await settle(pilot)
             wm = _wm(demo_path, active["id"])
-            assert [k["key"] for k in wm["keys"]] == ["branch", "lock_owner", "pr", "retry_after"]
-            assert [e["text"] for e in wm["scratchpad"]][-1].startswith("step 5")
+            state = demo_checkpoint["state"]
+            live = sorted(
+                k for k, e in state["kv"].items() if not working_memory.is_expired(e, NOW)
+            )
+            assert "pr" in live and "oops" not in [e["text"] for e in state["scratchpad"]]
+            assert [k["key"] for k in wm["keys"]] == live
+            assert [e["text"] for e in wm["scratchpad"]] == [e["text"] for e in state["scratchpad"]]
             assert "pr" in _keys(app)
 
     run(scenario)
@@ -333,17 +385,19 @@ def test_start_a_new_session(demo_app, demo_path: Path) -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
+            before = _listed(demo_path)
+            live = sum(s["status"] == "active" for s in before)
             await pilot.press("n")
             await settle(pilot)
             await pilot.press(*"Index", "ctrl+s")
             await settle(pilot)
-            listed = sessions.list_sessions(Store(demo_path))
-            assert len(listed) == 4
+            listed = _listed(demo_path)
+            assert len(listed) == len(before) + 1
             new = next(s for s in listed if s["title"] == "Index")
             assert new["agent_id"] == "tui" and new["status"] == "active"
             assert app.query_one("#sessions", VirtualTable).cursor_key == new["id"]
             text = screen_text(app)
-            assert "4 sessions · 2 active" in text
+            assert f"{len(listed)} sessions · {live + 1} active" in text
             assert "No observations yet (o adds one)" in text
             assert "No keys (s sets one)" in text and "No task (t sets one)" in text
 
