@@ -378,6 +378,7 @@ def generate(out: Path = OUT) -> Path:
     checkpoints.create(
         store, "before curating lessons", now=DEMO_NOW - timedelta(hours=3), actor="tui"
     )
+    _curate(store)
     with store.transaction():
         store.put("meta", "demo", {"id": "demo", "now": iso(DEMO_NOW), "seed": SEED})
     return out

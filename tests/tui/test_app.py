@@ -57,7 +57,7 @@ def test_help_screen_lists_every_pane_and_its_keys(demo_app) -> None:
             everything = console.export_text()
             for pane in PANES:
                 assert pane.TITLE in everything
-            assert "Reinforce" in everything and "Decay preview" in everything
+            assert "Reinforce" in everything and "Decay" in everything
             await pilot.press("escape")
             await settle(pilot)
             assert "memwork — keys" not in screen_text(app)

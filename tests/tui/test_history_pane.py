@@ -72,7 +72,8 @@ def test_history_lists_the_audit_log_newest_first(demo_app, demo_path: Path) -> 
             assert app.query_one("#history", VirtualTable).cursor_key == newest["id"]
             assert newest["summary"] in text  # the detail line shows it in full
             assert f"#{newest['seq']}" in text and "by tui" in text
-            assert "Enter opens it in Checkpoints" in text
+            pane = {"checkpoints": "Checkpoints", "slots": "Slots", "lessons": "Rules & lessons"}
+            assert f"Enter opens it in {pane[newest['table']]}" in text
             assert "f Filter" in text and "t Table" in text
 
     run(scenario)

@@ -58,7 +58,14 @@ def _counter(app) -> str:
     return str(app.query_one("#slot-counter", Static).render())
 
 
-def test_slots_list_flags_over_limit_and_read_only(demo_app) -> None:
+def test_slots_list_flags_over_limit_and_read_only(demo_app, demo_path) -> None:  # noqa: ANN001
+    from core import slots as core_slots
+    from core.storage.store import Store
+
+    store = Store(demo_path)
+    with store.reading():
+        first = core_slots.list_slots(store)[0]
+
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
@@ -68,7 +75,8 @@ def test_slots_list_flags_over_limit_and_read_only(demo_app) -> None:
             assert "corrections/support-mistakes" in text and "594/500" in text
             assert "over limit" in text and "read-only" in text
             assert "Who the agent is" in text  # descriptions
-            assert "112 / 2000" in text  # the first slot is in the editor
+            # The first slot is in the editor, with its live count against its limit.
+            assert f"{len(first['content'])} / {first['limit']}" in text
             assert "You are Atlas" in text
 
     run(scenario)

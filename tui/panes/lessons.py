@@ -50,10 +50,10 @@ class LessonsPane(Pane):
         Binding("f", "forget", "Forget"),
         Binding("u", "restore", "Restore"),
         Binding("t", "toggle_rule", "Rule on/off"),
-        Binding("m", "merge", "Merge dupes"),
-        Binding("right_square_bracket", "preview(1)", "Decay preview", key_display="]"),
+        Binding("m", "merge", "Merge"),
+        Binding("right_square_bracket", "preview(1)", "Decay", key_display="]"),
         Binding("left_square_bracket", "preview(-1)", "Decay-", key_display="[", show=False),
-        Binding("x", "toggle_all", "Forgotten"),
+        Binding("x", "toggle_all", "All"),
     ]
 
     #: Shown (and active) only while their list has the focus, so the footer stays short.
@@ -74,6 +74,7 @@ class LessonsPane(Pane):
         self.rules: dict[str, dict[str, Any]] = {}
         self.preview_weeks = 0
         self._generation = 0
+        self._pending_jump: str | None = None
         self.show_all = False
         self.duplicate_groups = 0
 
@@ -84,9 +85,9 @@ class LessonsPane(Pane):
                 yield Label("Rules", classes="section-title")
                 yield VirtualTable(
                     [
-                        Column("scope", "Scope", width=18),
+                        Column("scope", "Scope", width=14),
                         Column("text", "Rule"),
-                        Column("source", "Source", width=13),
+                        Column("source", "Source", width=12),
                         Column("active", "On", width=4),
                     ],
                     id="rules",
@@ -96,7 +97,7 @@ class LessonsPane(Pane):
                 yield VirtualTable(
                     [
                         Column("state", "State", width=9),
-                        Column("confidence", "Confidence", width=16),
+                        Column("confidence", "Confidence", width=15),
                         Column("scope", "Scope", width=16),
                         Column("content", "Lesson"),
                     ],
@@ -132,6 +133,9 @@ class LessonsPane(Pane):
         self.rules = {x["id"]: x for x in all_rules}
         self.duplicate_groups = groups
         self._render_tables()
+        if self._pending_jump:
+            ref, self._pending_jump = self._pending_jump, None
+            self.jump_to(ref)
 
     def _render_tables(self) -> None:
         now = self.service.now
@@ -189,7 +193,7 @@ class LessonsPane(Pane):
                 (f"{fading} fade", "yellow"),
                 ", ",
                 (f"{forgotten} forgotten", "red"),
-                ("  · [ ] move · 0 back to now", "bright_black"),
+                ("  · [ ] · 0 = now", "bright_black"),
             )
         else:
             status = Text.assemble(
@@ -278,7 +282,7 @@ class LessonsPane(Pane):
             ("reinforced ", "bright_black"),
             f"{lesson['reinforcements']}x, last {ago(lesson['last_reinforced_at'], now)}\n",
             ("decay ", "bright_black"),
-            f"{lesson['decay_rate']:.2f}/week{' (pinned: none)' if lesson.get('pinned') else ''}\n",
+            "none (pinned)\n" if lesson.get("pinned") else f"{lesson['decay_rate']:.2f} per week\n",
             ("source ", "bright_black"),
             f"{lesson.get('source', '')}\n",
         ]
@@ -295,6 +299,10 @@ class LessonsPane(Pane):
         detail.update(Text.assemble(*parts))
 
     def jump_to(self, ref: str) -> None:
+        if ref not in self.lessons and ref not in self.rules:
+            # Not loaded yet (the pane opened for this jump): select it once it is.
+            self._pending_jump = ref
+            return
         table_id = "#rules" if ref.startswith("rule_") else "#lessons"
         table = self.query_one(table_id, VirtualTable)
         if ref.startswith("les_") and ref not in [
