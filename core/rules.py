@@ -12,7 +12,7 @@ from core.models.base import validate
 from core.models.rule import Rule, check_rule_scope
 from core.privacy import scrub
 from core.storage.store import Store
-from core.tables import physical_name
+from core.tables import rule_table
 from core.text import one_line
 
 TABLE = "rules"
@@ -23,8 +23,19 @@ AVOID_BELOW = 0.50
 
 
 def table_for(scope: str) -> str:
-    """The physical table that holds a scope's rules."""
-    return physical_name(TABLE, {"scope": scope})
+    """The physical table that holds a scope's active rules."""
+    return rule_table(scope)
+
+
+def archive_for(scope: str, text: str) -> str:
+    """The archive bucket an inactive rule of ``scope`` with ``text`` lives in."""
+    return rule_table(scope, text)
+
+
+def _archived(store: Store, scope: str) -> list[dict[str, Any]]:
+    scoped = table_for(scope).split(".", 1)[1]
+    names = [n for n in store.table_names(f"{TABLE}.archive") if n.split(".", 3)[3] == scoped]
+    return [r for n in names for r in store.docs(n).values() if r["scope"] == scope]
 
 
 def _all_docs(store: Store) -> list[dict[str, Any]]:
@@ -43,11 +54,9 @@ def active_limit(scope: str) -> int:
 
 def in_scope(store: Store, scope: str, *, active_only: bool = True) -> list[dict[str, Any]]:
     """Rules of one scope, oldest first (by ``seq``)."""
-    rules = [
-        r
-        for r in store.docs(table_for(scope)).values()
-        if r["scope"] == scope and (r["active"] or not active_only)
-    ]
+    rules = [r for r in store.docs(table_for(scope)).values() if r["scope"] == scope]
+    if not active_only:
+        rules += _archived(store, scope)
     return sorted(rules, key=lambda r: r["seq"])
 
 
@@ -90,11 +99,13 @@ def upsert(
     ``added``, ``reactivated`` or ``unchanged``.
     """
     stamp = iso(now)
-    same = [r for r in store.docs(table_for(scope)).values() if r["text"] == text]
-    if any(r["active"] for r in same):
+    if any(r["text"] == text for r in store.docs(table_for(scope)).values()):
         return None, "unchanged"
+    bucket = archive_for(scope, text)
+    same = [r for r in store.docs(bucket).values() if r["text"] == text and r["scope"] == scope]
     if same:
         rule = dict(max(same, key=lambda r: r["seq"]))
+        store.delete(bucket, [rule["id"]])
         rule.update(active=True, seq=counters.take(store, "rule_seq"), updated_at=stamp)
         outcome = "reactivated"
     else:
@@ -120,9 +131,12 @@ def enforce_window(store: Store, scope: str, now: datetime) -> list[str]:
     active = in_scope(store, scope)
     overflow = active[: max(0, len(active) - active_limit(scope))]
     stamp = iso(now)
-    store.put_many(
-        table_for(scope), {r["id"]: {**r, "active": False, "updated_at": stamp} for r in overflow}
-    )
+    if overflow:
+        store.delete(table_for(scope), [r["id"] for r in overflow])
+    for r in overflow:
+        store.put(
+            archive_for(scope, r["text"]), r["id"], {**r, "active": False, "updated_at": stamp}
+        )
     return [r["id"] for r in overflow]
 
 
@@ -188,11 +202,12 @@ def set_active(store: Store, rule_id: str, active: bool, *, now: datetime, actor
         if not found:
             raise NotFound("rule", rule_id)
         rule = dict(found[0])
+        store.delete(rule_table(rule["scope"], None if rule["active"] else rule["text"]), [rule_id])
         rule["active"] = active
         rule["updated_at"] = iso(now)
         if active:
             rule["seq"] = counters.take(store, "rule_seq")
-        store.put(table_for(rule["scope"]), rule_id, rule)
+        store.put(rule_table(rule["scope"], None if active else rule["text"]), rule_id, rule)
         if active:
             enforce_window(store, rule["scope"], now)
         audit.record(

@@ -37,6 +37,18 @@ SINGLE = (
     "meta",
 )
 
+
+def rule_table(scope: str, archived_text: str | None = None) -> str:
+    """``rules.<scope>`` for active rules; ``rules.archive.<h>.<scope>`` for inactive ones."""
+    scoped = slug(scope.replace(":", ".", 1))
+    if archived_text is None:
+        return f"rules.{scoped}"
+    import hashlib
+
+    bucket = hashlib.sha1(archived_text.encode("utf-8")).hexdigest()[0]
+    return f"rules.archive.{bucket}.{scoped}"
+
+
 #: Logical table → where one of its documents lives.
 PLACEMENT: dict[str, Callable[[dict[str, Any]], str]] = {
     "episodes": lambda d: shards.shard_of("episodes", int(d["index"])),
@@ -45,8 +57,10 @@ PLACEMENT: dict[str, Callable[[dict[str, Any]], str]] = {
     "working_memory": lambda d: f"working_memory.{d['session_id']}",
     "distinct": lambda d: f"distinct.{d['id'][:2]}",
     # One table per scope / task: deriving a rule or updating a task's numbers
-    # reads and writes only that scope's or task's file.
-    "rules": lambda d: f"rules.{slug(d['scope'].replace(':', '.', 1))}",
+    # reads and writes only that scope's or task's file. Inactive rules move to
+    # hash buckets of an archive, so the active table (what the context reads)
+    # stays at its 10 or 20 rules however many rules history has produced.
+    "rules": lambda d: rule_table(d["scope"], d["text"] if not d.get("active", True) else None),
     "task_stats": lambda d: f"task_stats.{slug(d['task_id'])}",
 }
 

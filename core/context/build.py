@@ -16,7 +16,7 @@ from core.context.budget import Dropped, Line, Section, estimate_tokens, fit
 from core.errors import InvalidInput
 from core.privacy import scrub
 from core.storage.store import Store
-from core.tables import physical_name
+from core.tables import rule_table
 
 Style = Literal["default", "episodic"]
 DEFAULT_BUDGET = 2000
@@ -71,7 +71,7 @@ class ContextResult:
 
 def rules_table(scope: str) -> str:
     """Where a scope's rules live (``core.rules`` would pull in pydantic)."""
-    return physical_name("rules", {"scope": scope})
+    return rule_table(scope)
 
 
 def read_inputs(store: Store, task_id: str | None) -> dict[str, Any]:

@@ -253,3 +253,25 @@ def test_cli_derived_rules_show_in_the_list(cli) -> None:  # noqa: ANN001
     assert [(r["scope"], r["text"], r["source"]) for r in listed] == [
         ("task:t", "[AVOID] no backup", "derived")
     ]
+
+
+def test_inactive_rules_move_to_an_archive_and_come_back_when_reactivated(
+    store: Store, now: datetime
+) -> None:
+    """The active table (what the context reads) stays at the window size."""
+    from core.tables import rule_table
+
+    for n in range(30):
+        rules.add_rule(store, f"[AVOID] mistake {n}", scope="task:t", now=now, actor="cli")
+    with store.reading():
+        assert len(store.docs(rule_table("task:t"))) == rules.ACTIVE_PER_TASK
+        archived = [
+            r for name in store.table_names("rules.archive") for r in store.docs(name).values()
+        ]
+        assert len(archived) == 20 and not any(r["active"] for r in archived)
+    doc, outcome = rules.add_rule(store, "[AVOID] mistake 0", scope="task:t", now=now, actor="cli")
+    assert outcome == "reactivated"
+    with store.reading():
+        active = rules.in_scope(store, "task:t")
+        assert active[-1]["id"] == doc["id"] and len(active) == rules.ACTIVE_PER_TASK
+        assert len(rules.in_scope(store, "task:t", active_only=False)) == 30
