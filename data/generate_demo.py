@@ -8,7 +8,8 @@ What it holds: six tasks and ~140 episodes of a coding/SRE agent with
 failures and errors, repeated mistake cards, rules, ~26 lessons of varied
 age and confidence (some about to be forgotten, some pinned), slots (one
 imported from a Letta agent file and over its limit), three sessions with
-observations and working memory, and three checkpoints.
+observations and working memory, and two checkpoints. The story is replayed
+in time order, so the audit log reads like a real store's.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from __future__ import annotations
 import random
 import shutil
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -155,6 +158,20 @@ TASKS = {
     },
 }
 
+DEPLOY_SESSION = "Deploy api 2.19 with the new rate limiter"
+ALERT_SESSION = "Investigate p99 latency alert"
+MIGRATE_SESSION = "Migrate orders.status to an enum"
+SESSION_NOTES = [
+    ("tool", "kubectl rollout status deploy/api -n checkout"),
+    ("decision", "Canary at 5% for 15 minutes before promoting"),
+    ("note", "Error rate flat at 0.2% on the canary"),
+    ("error", "readiness probe failed on api-7f9c: HTTP 503"),
+    ("tool", "psql -c 'select count(*) from orders where status is null'"),
+    ("decision", "Backfill in batches of 10k with a checkpoint table"),
+    ("note", "Lock wait stays under 50 ms during the backfill"),
+]
+NOTE_TAGS = {"error": ["incident"], "decision": ["plan"], "tool": ["shell"]}
+
 LESSONS = [
     # (content, scope, confidence, age in days, reinforcements, pinned)
     ("Read the runbook before paging anyone", "task:triage-alert", 0.8, 3, 4, False),
@@ -269,6 +286,25 @@ def _episode(rng: random.Random, task: str, n: int, when: datetime) -> dict:
     return item
 
 
+class Timeline:
+    """Actions collected in any order, then replayed in time order.
+
+    A real store's audit log is written as things happen; replaying the demo's
+    story by time keeps its History pane, checkpoints and episode indexes
+    reading the same way instead of jumping back and forth in time.
+    """
+
+    def __init__(self) -> None:
+        self._events: list[tuple[datetime, int, Callable[[], object]]] = []
+
+    def at(self, when: datetime, action: Callable[[], object]) -> None:
+        self._events.append((when, len(self._events), action))
+
+    def replay(self) -> None:
+        for _, _, action in sorted(self._events, key=lambda event: event[:2]):
+            action()
+
+
 def generate(out: Path = OUT) -> Path:
     """Write the demo store to ``out`` (replacing it)."""
     rng = random.Random(SEED)
@@ -276,79 +312,131 @@ def generate(out: Path = OUT) -> Path:
     if out.exists():
         shutil.rmtree(out)
     store = Store(out)
+    timeline = Timeline()
     actor = "api:demo-generator"
     start = DEMO_NOW - timedelta(days=42)
+    session_ids: dict[str, str] = {}
+
+    def record(item: dict, when: datetime, session: str | None = None) -> None:
+        if session is not None:
+            item["session_id"] = session_ids[session]
+        episodes.record_episodes(store, [item], now=when, actor=actor)
 
     # Episodes over six weeks; a burst of failures in the last day feeds the failure block.
     task_names = list(TASKS)
     for n in range(1, 141):
         when = start + timedelta(hours=n * 7.1)
         task = task_names[(n * 5 + rng.randint(0, 2)) % len(task_names)]
-        item = _episode(rng, task, n, when)
-        episodes.record_episodes(store, [item], now=when, actor=actor)
-    session_ids = _sessions(store, rng)
-    for n, (task, hours) in enumerate(
-        (("deploy-api", 20), ("write-migration", 6), ("triage-alert", 2))
+        timeline.at(when, partial(record, _episode(rng, task, n, when), when))
+    _plan_sessions(store, timeline, session_ids)
+    for n, (task, ago, session) in enumerate(
+        (
+            ("deploy-api", timedelta(hours=20), DEPLOY_SESSION),
+            ("triage-alert", timedelta(hours=2), ALERT_SESSION),
+            ("write-migration", timedelta(minutes=30), MIGRATE_SESSION),
+        )
     ):
-        when = DEMO_NOW - timedelta(hours=hours)
+        when = DEMO_NOW - ago
         item = _episode(rng, task, 200 + n, when)
         item["score"] = 0.2 + n * 0.1
-        item["session_id"] = session_ids[min(n, len(session_ids) - 1)]
         kind, message = TASKS[task]["errors"][0]
         resolution = "rolled back and pinned the previous image" if n == 0 else ""
         item["errors"] = [{"error_type": kind, "message": message, "resolution": resolution}]
-        episodes.record_episodes(store, [item], now=when, actor=actor)
+        timeline.at(when, partial(record, item, when, session))
 
-    checkpoints.create(
-        store,
-        "after the first six weeks of episodes",
-        now=DEMO_NOW - timedelta(days=1),
-        actor="tui",
+    timeline.at(
+        DEMO_NOW - timedelta(days=1),
+        partial(
+            checkpoints.create,
+            store,
+            "after the first six weeks of episodes",
+            now=DEMO_NOW - timedelta(days=1),
+            actor="tui",
+        ),
     )
+    _plan_lessons(store, timeline, actor)
+    timeline.at(start, partial(_set_up_by_hand, store, start))
+    if LETTA_SAMPLE.exists():
+        from core.interop.importer import run_import
 
-    for content, scope, confidence, age, reinforced, pinned in LESSONS:
-        created = DEMO_NOW - timedelta(days=age)
+        when = DEMO_NOW - timedelta(days=3)
+        timeline.at(
+            when, partial(run_import, store, LETTA_SAMPLE, fmt="letta", now=when, actor="cli")
+        )
+    timeline.at(
+        DEMO_NOW - timedelta(hours=3),
+        partial(
+            checkpoints.create,
+            store,
+            "before curating lessons",
+            now=DEMO_NOW - timedelta(hours=3),
+            actor="tui",
+        ),
+    )
+    curated = DEMO_NOW - timedelta(hours=1, minutes=30)
+    timeline.at(curated, partial(_curate, store, curated))
+    timeline.replay()
+    with store.transaction():
+        store.put("meta", "demo", {"id": "demo", "now": iso(DEMO_NOW), "seed": SEED})
+    return out
+
+
+def _plan_lessons(store: Store, timeline: Timeline, actor: str) -> None:
+    """Lessons learnt over the weeks: reinforced, pinned, and one paraphrase."""
+    created_ids: dict[str, str] = {}
+
+    def add(content: str, scope: str, confidence: float, when: datetime) -> None:
         result = lessons.add_lesson(
             store,
             content,
-            now=created,
+            now=when,
             actor=actor,
             scope=scope,
             confidence=confidence,
             on_duplicate="keep-both",
         )
+        created_ids[content] = result.lesson["id"]
+
+    def reinforce(content: str, when: datetime) -> None:
+        lessons.reinforce(store, created_ids[content], now=when, actor=actor)
+
+    def pin(content: str, when: datetime) -> None:
+        lessons.set_pinned(store, created_ids[content], True, now=when, actor="tui")
+
+    for content, scope, confidence, age, reinforced, pinned in LESSONS:
+        created = DEMO_NOW - timedelta(days=age)
+        timeline.at(created, partial(add, content, scope, confidence, created))
         for k in range(reinforced):
-            lessons.reinforce(
-                store, result.lesson["id"], now=created + timedelta(days=k + 1), actor=actor
-            )
+            # Spread evenly between creation and now, never in the demo's future.
+            when = created + (DEMO_NOW - created) * (k + 1) / (reinforced + 1)
+            timeline.at(when, partial(reinforce, content, when))
         if pinned:
-            lessons.set_pinned(store, result.lesson["id"], True, now=created, actor="tui")
+            when = created + timedelta(minutes=10)
+            timeline.at(when, partial(pin, content, when))
     # A paraphrase arrives and reinforces its near-duplicate instead of piling up.
-    lessons.add_lesson(
-        store,
-        "Always canary every deploy for at least fifteen minutes",
-        now=DEMO_NOW - timedelta(hours=5),
-        actor=actor,
-        scope="task:deploy-api",
-    )
-    rules.add_rule(
-        store, "Prefer reversible changes; keep a rollback ready", now=start, actor="tui"
-    )
-    rules.add_rule(
-        store,
-        "[AVOID] Editing production config by hand",
-        now=start,
-        actor="tui",
-        scope="task:deploy-api",
+    when = DEMO_NOW - timedelta(hours=5)
+    timeline.at(
+        when,
+        partial(
+            lessons.add_lesson,
+            store,
+            "Always canary every deploy for at least fifteen minutes",
+            now=when,
+            actor=actor,
+            scope="task:deploy-api",
+        ),
     )
 
+
+def _set_up_by_hand(store: Store, when: datetime) -> None:
+    """What the developer wrote in the workbench on day one: the pinned slots."""
     slots.set_slot(
         store,
         "persona",
         "You are Atlas, a careful SRE agent. You explain what you changed and why, "
         "and you prefer small reversible steps.",
         description="Who the agent is",
-        now=start,
+        now=when,
         actor="tui",
     )
     slots.set_slot(
@@ -358,7 +446,7 @@ def generate(out: Path = OUT) -> Path:
         "On-call rotation in #checkout-oncall. Error budget: 99.9% monthly.",
         description="What the agent works on",
         limit=400,
-        now=start,
+        now=when,
         actor="tui",
     )
     slots.set_slot(
@@ -367,26 +455,13 @@ def generate(out: Path = OUT) -> Path:
         "- Do not page the database team before 08:00 UTC.\n"
         "- Summaries should lead with the impact, then the cause.",
         description="Corrections the developer made",
-        now=start,
+        now=when,
         actor="tui",
     )
-    if LETTA_SAMPLE.exists():
-        from core.interop.importer import run_import
-
-        run_import(store, LETTA_SAMPLE, fmt="letta", now=DEMO_NOW - timedelta(days=3), actor="cli")
-
-    checkpoints.create(
-        store, "before curating lessons", now=DEMO_NOW - timedelta(hours=3), actor="tui"
-    )
-    _curate(store)
-    with store.transaction():
-        store.put("meta", "demo", {"id": "demo", "now": iso(DEMO_NOW), "seed": SEED})
-    return out
 
 
-def _curate(store: Store) -> None:
+def _curate(store: Store, when: datetime) -> None:
     """What a developer did after the last checkpoint, so its diff has something to show."""
-    when = DEMO_NOW - timedelta(hours=2)
     by_text = {x["content"]: x["id"] for x in lessons.list_lessons(store, when, include_all=True)}
     lessons.forget(
         store,
@@ -414,141 +489,140 @@ def _curate(store: Store) -> None:
         source="tui",
     )
     slots.append_slot(store, "persona", "Ask before deleting data.", now=when, actor="tui")
+    rules.add_rule(store, "Prefer reversible changes; keep a rollback ready", now=when, actor="tui")
+    rules.add_rule(
+        store,
+        "[AVOID] Editing production config by hand",
+        now=when,
+        actor="tui",
+        scope="task:deploy-api",
+    )
 
 
-def _sessions(store: Store, rng: random.Random) -> list[str]:
+def _plan_sessions(store: Store, timeline: Timeline, session_ids: dict[str, str]) -> None:
+    """Three atlas sessions (one still running) and a chatty cron agent."""
     plans = [
-        (
-            "atlas",
-            "checkout",
-            "Deploy api 2.19 with the new rate limiter",
-            DEMO_NOW - timedelta(days=2),
-            True,
-        ),
-        ("atlas", "checkout", "Investigate p99 latency alert", DEMO_NOW - timedelta(hours=9), True),
-        (
-            "atlas",
-            "checkout",
-            "Migrate orders.status to an enum",
-            DEMO_NOW - timedelta(minutes=50),
-            False,
-        ),
+        (DEPLOY_SESSION, DEMO_NOW - timedelta(hours=21), True),
+        (ALERT_SESSION, DEMO_NOW - timedelta(hours=3), True),
+        (MIGRATE_SESSION, DEMO_NOW - timedelta(minutes=50), False),
     ]
-    notes = [
-        ("tool", "kubectl rollout status deploy/api -n checkout"),
-        ("decision", "Canary at 5% for 15 minutes before promoting"),
-        ("note", "Error rate flat at 0.2% on the canary"),
-        ("error", "readiness probe failed on api-7f9c: HTTP 503"),
-        ("tool", "psql -c 'select count(*) from orders where status is null'"),
-        ("decision", "Backfill in batches of 10k with a checkpoint table"),
-        ("note", "Lock wait stays under 50 ms during the backfill"),
-    ]
-    tags = {"error": ["incident"], "decision": ["plan"], "tool": ["shell"]}
-    created: list[str] = []
-    for n, (agent, project, title, started, ended) in enumerate(plans):
+    for n, (title, started, ended) in enumerate(plans):
+        _plan_agent_session(store, timeline, session_ids, n, title, started, ended)
+    _plan_cron_session(store, timeline, session_ids)
+
+
+def _plan_agent_session(
+    store: Store,
+    timeline: Timeline,
+    session_ids: dict[str, str],
+    n: int,
+    title: str,
+    started: datetime,
+    ended: bool,
+) -> None:
+    agent, project = "atlas", "checkout"
+    actor = f"cli:{agent}"
+
+    def step(when: datetime, action: Callable[..., object], *args: object, **kw: object) -> None:
+        def run() -> None:
+            action(store, session_ids[title], *args, now=when, actor=actor, **kw)
+
+        timeline.at(when, run)
+
+    def begin() -> None:
         session = sessions.start_session(
-            store, agent_id=agent, project=project, title=title, now=started, actor=f"cli:{agent}"
+            store, agent_id=agent, project=project, title=title, now=started, actor=actor
         )
-        sid = session["id"]
-        created.append(sid)
-        for k in range(6 + n * 4):
-            kind, text = notes[(k + n) % len(notes)]
-            sessions.observe(
-                store,
-                sid,
-                text,
-                kind=kind,
-                tags=tags.get(kind, []),
-                now=started + timedelta(minutes=3 * k),
-                actor=f"cli:{agent}",
-            )
-        at = started + timedelta(minutes=40)
-        working_memory.update_task(
-            store,
-            sid,
-            task_id=title.split()[0].lower(),
-            description=title,
-            status="in_progress" if not ended else "done",
-            current_step=3 + n,
-            total_steps=8,
-            now=at,
-            actor=f"cli:{agent}",
+        session_ids[title] = session["id"]
+
+    timeline.at(started, begin)
+    for k in range(6 + n * 4):
+        kind, text = SESSION_NOTES[(k + n) % len(SESSION_NOTES)]
+        tags = NOTE_TAGS.get(kind, [])
+        step(started + timedelta(minutes=3 * k), sessions.observe, text, kind=kind, tags=tags)
+    at = started + timedelta(minutes=40)
+    step(
+        at,
+        working_memory.update_task,
+        task_id=title.split()[0].lower(),
+        description=title,
+        status="in_progress" if not ended else "done",
+        current_step=3 + n,
+        total_steps=8,
+    )
+    step(at, working_memory.set_key, "branch", f"feature/{project}-{n + 1}")
+    step(at, working_memory.set_key, "pr", f"#{4120 + n}")
+    for k in range(3 + n):
+        when = at + timedelta(minutes=k + 1)
+        step(when, working_memory.scratch_add, f"step {k + 1}: {SESSION_NOTES[k][1]}")
+    step(
+        at + timedelta(minutes=4 + n),
+        working_memory.create_checkpoint,
+        description="before risky step",
+    )
+    if ended:
+        step(started + timedelta(hours=2), sessions.end_session, summary=f"Done: {title.lower()}")
+    else:
+        # Live keys with TTLs so the Sessions pane shows a countdown.
+        step(
+            DEMO_NOW - timedelta(minutes=5), working_memory.set_key, "lock_owner", "atlas", ttl=3600
         )
-        working_memory.set_key(
-            store, sid, "branch", f"feature/{project}-{n + 1}", now=at, actor=f"cli:{agent}"
-        )
-        working_memory.set_key(store, sid, "pr", f"#{4120 + n}", now=at, actor=f"cli:{agent}")
-        if not ended:
-            # Live keys with TTLs so the Sessions pane shows a countdown.
-            working_memory.set_key(
-                store,
-                sid,
-                "lock_owner",
-                "atlas",
-                ttl=3600,
-                now=DEMO_NOW - timedelta(minutes=5),
-                actor=f"cli:{agent}",
-            )
-            working_memory.set_key(
-                store,
-                sid,
-                "retry_after",
-                "120",
-                ttl=600,
-                now=DEMO_NOW - timedelta(minutes=2),
-                actor=f"cli:{agent}",
-            )
-            working_memory.set_key(
-                store, sid, "heartbeat", "ok", ttl=45, now=DEMO_NOW, actor=f"cli:{agent}"
-            )
-        for k in range(3 + n):
-            working_memory.scratch_add(
-                store,
-                sid,
-                f"step {k + 1}: {notes[k % len(notes)][1]}",
-                now=at + timedelta(minutes=k),
-                actor=f"cli:{agent}",
-            )
-        working_memory.create_checkpoint(
-            store, sid, description="before risky step", now=at, actor=f"cli:{agent}"
-        )
-        if ended:
-            sessions.end_session(
-                store,
-                sid,
-                summary=f"Done: {title.lower()}",
-                now=started + timedelta(hours=2),
-                actor=f"cli:{agent}",
-            )
-    # A chatty cron agent with a small cap: the oldest observations were dropped.
+        step(DEMO_NOW - timedelta(minutes=2), working_memory.set_key, "retry_after", "120", ttl=600)
+        step(DEMO_NOW, working_memory.set_key, "heartbeat", "ok", ttl=45)
+
+
+def _plan_cron_session(store: Store, timeline: Timeline, session_ids: dict[str, str]) -> None:
+    """A chatty cron agent with a small cap: the oldest observations were dropped."""
     started = DEMO_NOW - timedelta(days=4)
-    cron = sessions.start_session(
-        store,
-        agent_id="janitor",
-        project="ops",
-        title="Nightly log cleanup",
-        now=started,
-        actor="cli:janitor",
-        max_observations=20,
-    )
-    for k in range(26):
-        sessions.observe(
+    actor = "cli:janitor"
+    title = "Nightly log cleanup"
+
+    def begin() -> None:
+        session = sessions.start_session(
             store,
-            cron["id"],
-            f"rotated /var/log/app/worker-{k}.log ({12 + k} MB)",
-            kind="tool",
-            tags=["logs"],
-            now=started + timedelta(seconds=20 * k),
-            actor="cli:janitor",
+            agent_id="janitor",
+            project="ops",
+            title=title,
+            now=started,
+            actor=actor,
+            max_observations=20,
         )
-    sessions.end_session(
-        store,
-        cron["id"],
-        summary="Rotated 26 logs, freed 650 MB",
-        now=started + timedelta(minutes=10),
-        actor="cli:janitor",
+        session_ids[title] = session["id"]
+
+    timeline.at(started, begin)
+    for k in range(26):
+        when = started + timedelta(seconds=20 * k)
+        timeline.at(
+            when,
+            partial(
+                _observe_in,
+                store,
+                session_ids,
+                title,
+                f"rotated /var/log/app/worker-{k}.log ({12 + k} MB)",
+                when,
+                actor,
+            ),
+        )
+    when = started + timedelta(minutes=10)
+    timeline.at(
+        when,
+        lambda: sessions.end_session(
+            store,
+            session_ids[title],
+            summary="Rotated 26 logs, freed 650 MB",
+            now=when,
+            actor=actor,
+        ),
     )
-    return created
+
+
+def _observe_in(
+    store: Store, session_ids: dict[str, str], title: str, text: str, when: datetime, actor: str
+) -> None:
+    sessions.observe(
+        store, session_ids[title], text, kind="tool", tags=["logs"], now=when, actor=actor
+    )
 
 
 if __name__ == "__main__":

@@ -71,8 +71,13 @@ def test_history_lists_the_audit_log_newest_first(demo_app, demo_path: Path) -> 
             newest = log[0]
             assert app.query_one("#history", VirtualTable).cursor_key == newest["id"]
             assert newest["summary"] in text  # the detail line shows it in full
-            assert f"#{newest['seq']}" in text and "by tui" in text
-            pane = {"checkpoints": "Checkpoints", "slots": "Slots", "lessons": "Rules & lessons"}
+            assert f"#{newest['seq']}" in text and f"by {newest['actor']}" in text
+            pane = {
+                "checkpoints": "Checkpoints",
+                "slots": "Slots",
+                "lessons": "Rules & lessons",
+                "working_memory": "Sessions",
+            }
             assert f"Enter opens it in {pane[newest['table']]}" in text
             assert "f Filter" in text and "t Table" in text
 
@@ -129,8 +134,13 @@ def test_t_cycles_a_table_filter(demo_app, demo_path: Path) -> None:
             await settle(pilot)
             assert {e["table"] for e in _shown(app)} == {tables[0]}
             # The table filter and the words combine.
-            await _filter(pilot, "27f1")
-            assert len(_shown(app)) == 1
+            record_id = next(e["record_id"] for e in log if e["table"] == tables[0])
+            await _filter(pilot, record_id[:8])
+            assert [e["record_id"] for e in _shown(app)] == [
+                e["record_id"]
+                for e in log
+                if e["table"] == tables[0] and e["record_id"] == record_id
+            ]
             await pilot.press("escape", "x")
             await settle(pilot)
             assert len(_shown(app)) == len(log)
