@@ -66,7 +66,9 @@ def _small_tables(store: Store):
             doc["label"],
             f"{doc.get('description', '')} {doc.get('content', '')}",
         )
+    titles: dict[str, str] = {}
     for doc in store.docs("sessions").values():
+        titles[doc["id"]] = doc.get("title") or doc.get("agent_id") or doc["id"]
         yield SearchDoc(
             "session",
             doc["id"],
@@ -75,11 +77,13 @@ def _small_tables(store: Store):
         )
     for name in physical_tables(store.table_names(), "observations"):
         for doc in store.docs(name).values():
+            # The same note often recurs across sessions; naming the session tells the hits apart.
+            session = _clip(titles.get(doc["session_id"], doc["session_id"]), 28)
             yield SearchDoc(
                 "observation",
                 f"{doc['session_id']}/{doc['id']}",
-                f"{doc['kind']}: {_clip(doc['content'])}",
-                " ".join(doc.get("tags", [])),
+                f"{doc['kind']} · {session}: {_clip(doc['content'])}",
+                " ".join([session, *doc.get("tags", [])]),
             )
     for doc in store.docs("checkpoints").values():
         yield SearchDoc(

@@ -138,3 +138,24 @@ def test_demo_copy_leaves_data_demo_untouched() -> None:
 
 def test_help_snapshot(demo_app, snap_compare) -> None:
     assert snap_compare(demo_app(), press=["question_mark"], terminal_size=SIZE)
+
+
+def test_search_names_the_session_of_an_observation_and_jumps_to_it(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("slash")
+            await settle(pilot)
+            # The session's title is searchable with the note's words, and shown apart
+            # from the kind, so recurring notes in different sessions tell apart.
+            await pilot.press(*"nightly worker-25")
+            await settle(pilot)
+            text = screen_text(app)
+            assert "observation  tool · Nightly log cleanup: rotated" in text
+            await pilot.press("enter")
+            await settle(pilot)
+            assert app.active_pane == "sessions"
+            assert "Nightly log cleanup" in screen_text(app)
+
+    run(scenario)

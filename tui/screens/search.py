@@ -94,7 +94,7 @@ class SearchScreen(ModalScreen[None]):
         hits = index.search(query, limit=20)
         for hit in hits:
             label = Text.assemble(
-                (f"{hit.doc.kind:<11}", KIND_STYLE.get(hit.doc.kind, "")), hit.doc.title
+                (f"{hit.doc.kind:<12} ", KIND_STYLE.get(hit.doc.kind, "")), hit.doc.title
             )
             hits_view.add_option(Option(label, id=f"{hit.doc.kind}|{hit.doc.ref}"))
         if hits:
