@@ -23,6 +23,7 @@ from textual.worker import WorkerFailed
 from core.errors import MemworkError
 from core.search_index import SearchIndex
 from core.storage.store import Store
+from tui import hangup
 from tui.commands import ActionsProvider, MemorySearchProvider
 from tui.messages import JumpTo
 from tui.panes.base import Pane
@@ -125,10 +126,16 @@ class MemworkApp(App[None]):
         self.call_after_refresh(first.focus_main)
         if self.poll_enabled:
             self.set_interval(POLL_SECONDS, self.check_store)
+        if not self.is_headless and (fd := hangup.terminal_fd()) is not None:
+            self.set_interval(hangup.CHECK_SECONDS, partial(self._quit_if_hung_up, fd))
         self.check_store()
         # The search index is built after the first paint, in the background; it is
         # rebuilt when the search opens and the store has moved since.
         self.set_timer(1.0, self.refresh_search_index)
+
+    def _quit_if_hung_up(self, fd: int) -> None:
+        if hangup.terminal_gone(fd):
+            self.exit(return_code=129)  # 128 + SIGHUP, as if the hang-up had reached us
 
     # -- panes ------------------------------------------------------------------------
     def pane(self, pane_id: str) -> Pane:

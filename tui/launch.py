@@ -22,11 +22,16 @@ def demo_copy() -> Path:
 
 
 def launch(path: Path | None, *, demo: bool = False) -> int:
-    """Run the workbench; returns the exit code."""
+    """Run the workbench; returns the exit code (129 when its terminal hung up)."""
     from tui.app import make_app
 
-    if demo:
-        path = demo_copy()
+    if not demo:
+        assert path is not None
+        app = make_app(path)
+        app.run()
+        return app.return_code or 0
+    path = demo_copy()
+    try:
         store = Store(path)
         with store.reading():
             marker = store.get("meta", "demo") or {}
@@ -34,8 +39,9 @@ def launch(path: Path | None, *, demo: bool = False) -> int:
             # The demo was written at a fixed instant: start the clock there so its
             # lessons look their intended age, then let it run (TTLs count down).
             clock.shift(clock.parse_instant(marker["now"]))
-        make_app(store, title_suffix="demo (a temporary copy)").run()
-        return 0
-    assert path is not None
-    make_app(path).run()
-    return 0
+        app = make_app(store, title_suffix="demo (a temporary copy)")
+        app.run()
+        return app.return_code or 0
+    finally:
+        # Temporary means temporary: the copy and whatever the session wrote go away.
+        shutil.rmtree(path.parent, ignore_errors=True)

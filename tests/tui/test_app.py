@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import pytest
+
+import tui.app
 from core import lessons
 from core.paths import demo_source
 from core.storage.store import Store
 from tests.conftest import folder_digest
 from tests.tui.conftest import SIZE, run, screen_text, settle
 from tui.app import PANES
-from tui.launch import demo_copy
+from tui.launch import demo_copy, launch
 from tui.widgets.virtual_table import VirtualTable
 
 
@@ -131,9 +135,31 @@ def test_demo_copy_leaves_data_demo_untouched() -> None:
     store = Store(copy)
     from datetime import UTC, datetime
 
-    lessons.add_lesson(store, "written to the copy only", now=datetime.now(UTC), actor="test")
-    assert folder_digest(demo_source()) == before
-    assert copy != demo_source()
+    try:
+        lessons.add_lesson(store, "written to the copy only", now=datetime.now(UTC), actor="test")
+        assert folder_digest(demo_source()) == before
+        assert copy != demo_source()
+    finally:
+        shutil.rmtree(copy.parent)
+
+
+def test_demo_workbench_removes_its_temporary_copy_on_quit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    opened: list[Path] = []
+
+    class QuitsAtOnce:
+        return_code = 0
+
+        def __init__(self, store: Store, **_: object) -> None:
+            opened.append(store.path)
+
+        def run(self) -> None:
+            assert (opened[0] / "store.json").exists()
+
+    monkeypatch.setattr(tui.app, "make_app", QuitsAtOnce)
+    assert launch(None, demo=True) == 0
+    assert opened and not opened[0].exists() and not opened[0].parent.exists()
 
 
 def test_help_snapshot(demo_app, snap_compare) -> None:
