@@ -14,7 +14,7 @@ from textual.widgets import Input, TextArea
 from textual.worker import WorkerCancelled
 
 from core.paths import demo_source
-from tui.app import MemworkApp, make_app
+from tui.app import PANES, MemworkApp, make_app
 
 #: The instant the demo store was written at (data/generate_demo.py).
 DEMO_NOW = "2026-11-20T12:00:00Z"
@@ -69,3 +69,24 @@ def screen_text(app: MemworkApp) -> str:
     """What the user sees right now, as plain text lines."""
     update = app.screen._compositor.render_update(full=True)  # type: ignore[attr-defined]
     return "\n".join("".join(strip.text for strip in line) for line in update.strips)
+
+
+async def open_pane(pilot: Pilot, pane_id: str) -> None:
+    """Press the pane's digit once the app has settled (an early digit can be lost)."""
+    await settle(pilot)
+    await pilot.press(str(1 + [pane.PANE_ID for pane in PANES].index(pane_id)))
+    await settle(pilot)
+    assert pilot.app.active_pane == pane_id
+
+
+def capture_toasts(app: MemworkApp) -> list[str]:
+    """Record every toast's message (run_test does not draw toasts)."""
+    messages: list[str] = []
+    notify = app.notify
+
+    def recording(message: str, **kwargs: Any) -> None:
+        messages.append(str(message))
+        notify(message, **kwargs)
+
+    app.notify = recording  # type: ignore[method-assign]
+    return messages

@@ -8,7 +8,7 @@ from textual.pilot import Pilot
 
 from core import audit, cards
 from core.storage.store import Store
-from tests.tui.conftest import SIZE, run, screen_text, settle
+from tests.tui.conftest import SIZE, open_pane, run, screen_text, settle
 from tui.widgets.virtual_table import VirtualTable
 
 
@@ -22,16 +22,11 @@ def _table(app) -> VirtualTable:
     return app.query_one("#cards-table", VirtualTable)
 
 
-async def _open(pilot: Pilot) -> None:
-    await pilot.press("3")
-    await settle(pilot)
-
-
 def test_cards_are_ranked_with_their_detail(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await _open(pilot)
+            await open_pane(pilot, "cards")
             ranked = _cards(demo_path)
             table = _table(app)
             assert [table.row_key_at(i) for i in range(table.row_count)] == [
@@ -58,7 +53,7 @@ def test_edit_card_lesson_and_evidence(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await _open(pilot)
+            await open_pane(pilot, "cards")
             await pilot.press("down")
             card_id = _table(app).cursor_key
             original = {c["id"]: c for c in _cards(demo_path)}[card_id]
@@ -94,7 +89,7 @@ def test_merge_marked_card_into_selected_adds_the_counts(demo_app, demo_path: Pa
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await _open(pilot)
+            await open_pane(pilot, "cards")
             ranked = _cards(demo_path)
             table = _table(app)
             await pilot.press("m")  # nothing marked: a hint, no dialog
@@ -143,7 +138,7 @@ def test_merge_needs_two_different_cards(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await _open(pilot)
+            await open_pane(pilot, "cards")
             await pilot.press("space", "m")
             await settle(pilot)
             assert "Merge these mistake cards?" not in screen_text(app)
@@ -158,7 +153,7 @@ def test_v_shows_the_cards_latest_episode(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await _open(pilot)
+            await open_pane(pilot, "cards")
             await pilot.press("down", "down")
             card = _cards(demo_path)[2]
             await pilot.press("v")

@@ -9,7 +9,7 @@ from textual.widgets import Static
 from core import checkpoints, lessons
 from core.clock import parse_instant
 from core.storage.store import Store
-from tests.tui.conftest import DEMO_NOW, SIZE, run, screen_text, settle
+from tests.tui.conftest import DEMO_NOW, SIZE, capture_toasts, open_pane, run, screen_text, settle
 from tui.panes.checkpoints import FIRST_N
 from tui.widgets.virtual_table import VirtualTable
 
@@ -24,27 +24,6 @@ def _lesson_contents(path: Path) -> set[str]:
     store = Store(path)
     with store.reading():
         return {x["content"] for x in lessons.all_lessons(store)}
-
-
-def capture_toasts(app) -> list[str]:
-    """Record every toast's message (toasts are not drawn under run_test by default)."""
-    messages: list[str] = []
-    notify = app.notify
-
-    def recording(message: str, **kwargs) -> None:
-        messages.append(message)
-        notify(message, **kwargs)
-
-    app.notify = recording
-    return messages
-
-
-async def open_checkpoints(pilot) -> None:
-    """Switch to the Checkpoints pane once the app has settled (an early digit can be lost)."""
-    await settle(pilot)
-    await pilot.press("6")
-    await settle(pilot)
-    assert pilot.app.active_pane == "checkpoints"
 
 
 def _newest_first(path: Path) -> list[dict]:
@@ -89,7 +68,7 @@ def test_checkpoints_list_and_diff_against_now(demo_app, demo_path: Path) -> Non
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await open_checkpoints(pilot)
+            await open_pane(pilot, "checkpoints")
             text = screen_text(app)
             assert f"{len(listed)} checkpoints" in text
             for checkpoint in listed:
@@ -115,7 +94,7 @@ def test_create_diff_restore_and_undo(demo_app, demo_path: Path) -> None:
         app = demo_app()
         toasts = capture_toasts(app)
         async with app.run_test(size=SIZE) as pilot:
-            await open_checkpoints(pilot)
+            await open_pane(pilot, "checkpoints")
             await pilot.press("c")
             await settle(pilot)
             assert "Create a checkpoint" in screen_text(app)
@@ -180,7 +159,7 @@ def test_delete_asks_first(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await open_checkpoints(pilot)
+            await open_pane(pilot, "checkpoints")
             listed = _newest_first(demo_path)
             doomed = listed[1]
             await pilot.press("down", "d")
@@ -203,7 +182,7 @@ def test_jump_to_selects_the_checkpoint(demo_app, demo_path: Path) -> None:
         app = demo_app()
         target = _checkpoints(demo_path)[0]["id"]  # the oldest: second in the list
         async with app.run_test(size=SIZE) as pilot:
-            await open_checkpoints(pilot)
+            await open_pane(pilot, "checkpoints")
             app.pane("checkpoints").jump_to(target)
             await settle(pilot)
             assert app.query_one("#checkpoints", VirtualTable).cursor_key == target
@@ -214,7 +193,7 @@ def test_jump_to_selects_the_checkpoint(demo_app, demo_path: Path) -> None:
 
 def test_checkpoints_pane_snapshot(demo_app, snap_compare) -> None:
     async def run_before(pilot) -> None:
-        await open_checkpoints(pilot)
+        await open_pane(pilot, "checkpoints")
         await pilot.press("down")  # the older checkpoint, with a diff against now
         await settle(pilot)
 

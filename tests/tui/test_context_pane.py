@@ -10,7 +10,7 @@ from core import aggregates
 from core.clock import parse_instant
 from core.context.build import build_context
 from core.storage.store import Store
-from tests.tui.conftest import DEMO_NOW, SIZE, run, screen_text, settle
+from tests.tui.conftest import DEMO_NOW, SIZE, capture_toasts, open_pane, run, screen_text, settle
 
 NOW = parse_instant(DEMO_NOW)
 
@@ -18,27 +18,6 @@ NOW = parse_instant(DEMO_NOW)
 def _expected(path: Path, **kwargs) -> str:
     """What ``memwork context`` gives for the same settings."""
     return build_context(Store(path), now=NOW, **kwargs).text
-
-
-def capture_toasts(app) -> list[str]:
-    """Record every toast's message (toasts are not drawn under run_test by default)."""
-    messages: list[str] = []
-    notify = app.notify
-
-    def recording(message: str, **kwargs) -> None:
-        messages.append(message)
-        notify(message, **kwargs)
-
-    app.notify = recording
-    return messages
-
-
-async def open_context(pilot) -> None:
-    """Switch to the Context pane once the app has settled (an early digit can be lost)."""
-    await settle(pilot)
-    await pilot.press("7")
-    await settle(pilot)
-    assert pilot.app.active_pane == "context"
 
 
 async def rebuilt(pilot) -> None:
@@ -69,7 +48,7 @@ def test_preview_follows_task_budget_and_style(demo_app, demo_path: Path) -> Non
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await open_context(pilot)
+            await open_pane(pilot, "context")
             assert _preview(app) == _expected(demo_path)  # no task, 2000, default
             side = _side(app)
             first = build_context(Store(demo_path), now=NOW)
@@ -122,7 +101,7 @@ def test_budget_is_validated_inline(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await open_context(pilot)
+            await open_pane(pilot, "context")
             before = _preview(app)
             await pilot.press("b", *"abc")
             await rebuilt(pilot)
@@ -151,7 +130,7 @@ def test_copy_puts_the_exact_preview_on_the_clipboard(demo_app, monkeypatch) -> 
         monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
         toasts = capture_toasts(app)
         async with app.run_test(size=SIZE) as pilot:
-            await open_context(pilot)
+            await open_pane(pilot, "context")
             await pilot.press("c")
             await settle(pilot)
             preview = _preview(app)
@@ -166,7 +145,7 @@ def test_save_to_file(demo_app, demo_path: Path, tmp_path: Path) -> None:
         app = demo_app()
         target = tmp_path / "out" / "context.md"
         async with app.run_test(size=SIZE) as pilot:
-            await open_context(pilot)
+            await open_pane(pilot, "context")
             await pilot.press("s")
             await settle(pilot)
             assert "Save the context to a file" in screen_text(app)
@@ -188,7 +167,7 @@ def test_preview_follows_the_store(demo_app, demo_path: Path) -> None:
 
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await open_context(pilot)
+            await open_pane(pilot, "context")
             slots.set_slot(Store(demo_path), "scratch", "Remember the milk", now=NOW, actor="test")
             await pilot.press("ctrl+r")
             await rebuilt(pilot)
@@ -199,7 +178,7 @@ def test_preview_follows_the_store(demo_app, demo_path: Path) -> None:
 
 def test_context_pane_snapshot(demo_app, snap_compare) -> None:
     async def run_before(pilot) -> None:
-        await open_context(pilot)
+        await open_pane(pilot, "context")
         await pilot.press("t", "down", "enter", "escape", "b", *"300", "enter")
         await rebuilt(pilot)
 

@@ -12,7 +12,7 @@ from textual.widgets import OptionList, Sparkline
 
 from core import aggregates, cards, episodes
 from core.storage.store import Store
-from tests.tui.conftest import SIZE, run, screen_text, settle
+from tests.tui.conftest import SIZE, open_pane, run, screen_text, settle
 from tui.app import make_app
 from tui.panes.episodes import EpisodesPane
 from tui.widgets.virtual_table import VirtualTable
@@ -38,11 +38,6 @@ def _read(path: Path, fn, *args):
         return fn(store, *args)
 
 
-async def _open(pilot: Pilot) -> None:
-    await pilot.press("2")
-    await settle(pilot)
-
-
 def _first_episode(app, path: Path, wanted) -> tuple[int, dict]:
     """The first row (newest first) whose stored episode is ``wanted``: (position, episode)."""
     for position, key in enumerate(_keys(_table(app))):
@@ -56,7 +51,7 @@ def test_lists_newest_first_with_scores_coloured_by_outcome(demo_app, demo_path:
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await _open(pilot)
+            await open_pane(pilot, "episodes")
             text = screen_text(app)
             total = _read(demo_path, episodes.count)
             newest = _read(demo_path, episodes.get_episode, f"#{total}")
@@ -78,7 +73,7 @@ def test_filters_by_task_and_outcome_narrow_the_table(demo_app, demo_path: Path)
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await _open(pilot)
+            await open_pane(pilot, "episodes")
             total = _read(demo_path, episodes.count)
             task = _read(demo_path, aggregates.read_task, "deploy-api")
             table = _table(app)
@@ -120,7 +115,7 @@ def test_sparkline_and_detail_follow_the_cursor(demo_app, demo_path: Path) -> No
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await _open(pilot)
+            await open_pane(pilot, "episodes")
             table = _table(app)
             spark = app.query_one("#episodes-sparkline", Sparkline)
             for _ in range(3):
@@ -174,7 +169,7 @@ def test_an_agents_new_episode_appears_on_top_keeping_the_selection(
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await _open(pilot)
+            await open_pane(pilot, "episodes")
             table = _table(app)
             await pilot.press("down", "down")
             await settle(pilot)
@@ -202,7 +197,7 @@ def test_c_opens_the_episodes_mistake_card(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await _open(pilot)
+            await open_pane(pilot, "episodes")
             position, doc = _first_episode(app, demo_path, lambda d: d["card_ids"])
             await pilot.press(*["down"] * position)
             await settle(pilot)

@@ -9,7 +9,7 @@ from pathlib import Path
 from core import audit, lessons, sessions
 from core.clock import parse_instant
 from core.storage.store import Store
-from tests.tui.conftest import SIZE, run, screen_text, settle
+from tests.tui.conftest import SIZE, capture_toasts, run, screen_text, settle
 from tui.app import make_app
 from tui.panes.history import AuditRows, HistoryPane
 from tui.widgets.virtual_table import VirtualTable
@@ -28,19 +28,6 @@ def _shown(app) -> list[dict]:
     rows = table.source
     assert isinstance(rows, AuditRows)
     return [rows.entry(i) for i in range(table.row_count)]
-
-
-def _toasts(app) -> list[str]:
-    """Record every toast's message (run_test does not draw toasts)."""
-    seen: list[str] = []
-    notify = app.notify
-
-    def recording(message, **kwargs):
-        seen.append(str(message))
-        return notify(message, **kwargs)
-
-    app.notify = recording
-    return seen
 
 
 async def _filter(pilot, text: str) -> None:
@@ -215,7 +202,7 @@ def test_enter_on_a_record_that_is_gone_or_has_no_pane_says_so(demo_app, demo_pa
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            toasts = _toasts(app)
+            toasts = capture_toasts(app)
             await pilot.press("8")
             await settle(pilot)
             await _select(pilot, started["id"])

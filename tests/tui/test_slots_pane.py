@@ -9,7 +9,7 @@ from textual.widgets import Static, TextArea
 from core import slots
 from core.clock import parse_instant
 from core.storage.store import Store
-from tests.tui.conftest import DEMO_NOW, SIZE, run, screen_text, settle
+from tests.tui.conftest import DEMO_NOW, SIZE, capture_toasts, open_pane, run, screen_text, settle
 from tui.widgets.virtual_table import VirtualTable
 
 NOW = parse_instant(DEMO_NOW)
@@ -33,27 +33,6 @@ async def _select(pilot, label: str) -> None:
     raise AssertionError(f"no slot {label}")
 
 
-async def open_slots(pilot) -> None:
-    """Switch to the Slots pane once the app has settled (an early digit can be lost)."""
-    await settle(pilot)
-    await pilot.press("5")
-    await settle(pilot)
-    assert pilot.app.active_pane == "slots"
-
-
-def capture_toasts(app) -> list[str]:
-    """Record every toast's message (toasts are not drawn under run_test by default)."""
-    messages: list[str] = []
-    notify = app.notify
-
-    def recording(message: str, **kwargs) -> None:
-        messages.append(message)
-        notify(message, **kwargs)
-
-    app.notify = recording
-    return messages
-
-
 def _counter(app) -> str:
     return str(app.query_one("#slot-counter", Static).render())
 
@@ -69,7 +48,7 @@ def test_slots_list_flags_over_limit_and_read_only(demo_app, demo_path) -> None:
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await open_slots(pilot)
+            await open_pane(pilot, "slots")
             text = screen_text(app)
             assert "6 slots · 1 over limit · 1 read-only" in text
             assert "corrections/support-mistakes" in text and "594/500" in text
@@ -88,7 +67,7 @@ def test_live_counter_turns_to_error_and_an_over_limit_save_writes_nothing(
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await open_slots(pilot)
+            await open_pane(pilot, "slots")
             await _select(pilot, "project/checkout")  # 134 / 400
             before = _stored(demo_path)["project/checkout"]
             await pilot.press("enter")  # into the editor
@@ -129,7 +108,7 @@ def test_imported_over_limit_slot_may_shrink_but_not_grow(demo_app, demo_path: P
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await open_slots(pilot)
+            await open_pane(pilot, "slots")
             await _select(pilot, "corrections/support-mistakes")
             assert "Imported over its limit" in screen_text(app)
             assert app.query_one("#slot-counter", Static).has_class("over")
@@ -148,7 +127,7 @@ def test_create_edit_reorder_and_delete_a_slot(demo_app, demo_path: Path) -> Non
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await open_slots(pilot)
+            await open_pane(pilot, "slots")
             await pilot.press("n")
             await settle(pilot)
             assert "New slot" in screen_text(app)
@@ -202,7 +181,7 @@ def test_read_only_slot_refuses_edits_and_delete(demo_app, demo_path: Path) -> N
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await open_slots(pilot)
+            await open_pane(pilot, "slots")
             await _select(pilot, "policies/escalation")
             before = _stored(demo_path)["policies/escalation"]
             assert "Read-only" in screen_text(app)
@@ -241,7 +220,7 @@ def test_limit_and_description_form(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await open_slots(pilot)
+            await open_pane(pilot, "slots")
             await _select(pilot, "human")  # 47 characters
             await pilot.press("i")
             await settle(pilot)
@@ -263,7 +242,7 @@ def test_leaving_the_editor_keeps_a_draft(demo_app, demo_path: Path) -> None:
         app = demo_app()
         toasts = capture_toasts(app)
         async with app.run_test(size=SIZE) as pilot:
-            await open_slots(pilot)
+            await open_pane(pilot, "slots")
             before = _stored(demo_path)["persona"]["content"]
             await pilot.press("enter", "end", *" Draft!")
             drafted = app.query_one("#slot-editor", TextArea).text
@@ -300,7 +279,7 @@ def test_unsaved_text_of_a_slot_deleted_elsewhere_goes_to_the_clipboard(
         monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
         toasts = capture_toasts(app)
         async with app.run_test(size=SIZE) as pilot:
-            await open_slots(pilot)
+            await open_pane(pilot, "slots")
             await _select(pilot, "human")
             await pilot.press("e", *"Mine: ")
             typed = app.query_one("#slot-editor", TextArea).text
@@ -318,7 +297,7 @@ def test_jump_to_selects_the_slot(demo_app, demo_path: Path) -> None:
         app = demo_app()
         target = _stored(demo_path)["human"]["id"]
         async with app.run_test(size=SIZE) as pilot:
-            await open_slots(pilot)
+            await open_pane(pilot, "slots")
             app.pane("slots").jump_to(target)
             await settle(pilot)
             assert app.query_one("#slots", VirtualTable).cursor_key == target
@@ -329,7 +308,7 @@ def test_jump_to_selects_the_slot(demo_app, demo_path: Path) -> None:
 
 def test_slots_pane_snapshot(demo_app, snap_compare) -> None:
     async def run_before(pilot) -> None:
-        await open_slots(pilot)
+        await open_pane(pilot, "slots")
         await pilot.press("down", "down", "down")  # the imported, over-limit slot
         await settle(pilot)
 
