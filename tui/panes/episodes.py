@@ -182,7 +182,9 @@ class EpisodesPane(Pane):
 
     def load(self) -> None:
         self._generation += 1
-        self._load(self._generation, self.complete)
+        # After the next frame: the rows preloaded on mount paint first, before the
+        # reader thread starts parsing shards and competing for the GIL.
+        self.call_after_refresh(self._load, self._generation, self.complete)
 
     # Workers are not exclusive: a superseded one notices by its generation and stops
     # (cancelling a thread worker cannot stop its thread, only orphan it).
