@@ -428,3 +428,14 @@ def test_does_not_import_textual_or_pydantic() -> None:
 def test_invalid_max_candidates() -> None:
     with pytest.raises(ValueError):
         SearchIndex([], max_candidates=0)
+
+
+def test_warm_up_changes_no_result_and_keeps_incremental_updates_working(
+    index: SearchIndex,
+) -> None:
+    queries = ["deplo", "jwt", "cache rollb", "d", "migraton"]
+    before = [refs(index.search(q)) for q in queries]
+    index.warm_up()
+    assert [refs(index.search(q)) for q in queries] == before
+    index.add(doc("ep_2", "Deploy canary", "rollback drill"))
+    assert "ep_2" in refs(index.search("deplo canar"))

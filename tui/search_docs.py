@@ -104,4 +104,6 @@ def build_index(store: Store) -> SearchIndex:
     for name in reversed(names):
         with store.reading():
             docs.extend(_episode_docs(store, name))
-    return SearchIndex(docs)
+    index = SearchIndex(docs)
+    index.warm_up()
+    return index
