@@ -106,6 +106,7 @@ class MemworkApp(App[None]):
         self.sub_title = title_suffix or store.path.name
         self.active_pane = PANES[0].PANE_ID
         self.poll_enabled = poll
+        self._pending_jump: tuple[str, str] | None = None  # (pane, record) until shown
         self._generation = -1
         self.search_index: SearchIndex | None = None
         self.search_generation = -1
@@ -160,11 +161,18 @@ class MemworkApp(App[None]):
                 return
             pane.activate()
             self.call_after_refresh(pane.focus_main)
+            if self._pending_jump is not None and self._pending_jump[0] == pane_id:
+                # Queued after the default focus, so the record's own list keeps it.
+                self.call_after_refresh(pane.jump_to, self._pending_jump[1])
+                self._pending_jump = None
 
     @on(JumpTo)
     def _jump(self, event: JumpTo) -> None:
+        if event.pane == self.active_pane:
+            self.call_after_refresh(self.pane(event.pane).jump_to, event.ref)
+            return
+        self._pending_jump = (event.pane, event.ref)
         self.action_show_pane(event.pane)
-        self.call_after_refresh(self.pane(event.pane).jump_to, event.ref)
 
     # -- store I/O --------------------------------------------------------------------
     async def io(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

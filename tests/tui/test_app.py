@@ -110,6 +110,12 @@ def test_search_jumps_to_the_record(demo_app) -> None:
             with app.service.store.reading():
                 chosen = lessons.resolve(app.service.store, table.cursor_key)
             assert chosen["content"] == "Read the runbook before paging anyone"
+            # The record's own list has the focus, so its keys and detail are what show.
+            await settle(pilot)
+            assert table.has_focus
+            text = screen_text(app)
+            assert "r Reinforce" in text  # the lessons list's keys in the footer
+            assert f"{chosen['id']}" in text
 
     run(scenario)
 
