@@ -93,15 +93,20 @@ def test_command_palette_reaches_a_pane_action(demo_app, demo_path: Path) -> Non
     run(scenario)
 
 
+async def _search(pilot, query: str) -> None:
+    """Open the global search (/) and type ``query`` into it."""
+    await settle(pilot)
+    await pilot.press("slash")
+    await settle(pilot)
+    await pilot.press(*query)
+    await settle(pilot)
+
+
 def test_search_jumps_to_the_record(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await pilot.press("slash")
-            await settle(pilot)
-            await pilot.press(*"runbook paging")
-            await settle(pilot)
+            await _search(pilot, "runbook paging")
             assert "Read the runbook before paging anyone" in screen_text(app)
             await pilot.press("enter")
             await settle(pilot)
@@ -176,13 +181,9 @@ def test_search_names_the_session_of_an_observation_and_jumps_to_it(demo_app) ->
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await pilot.press("slash")
-            await settle(pilot)
             # The session's title is searchable with the note's words, and shown apart
             # from the kind, so recurring notes in different sessions tell apart.
-            await pilot.press(*"nightly worker-25")
-            await settle(pilot)
+            await _search(pilot, "nightly worker-25")
             text = screen_text(app)
             assert "observation  tool · Nightly log cleanup: rotated" in text
             await pilot.press("enter")
