@@ -21,6 +21,7 @@ from textual.widgets import Footer, Header, TabbedContent, TabPane
 from textual.worker import WorkerFailed
 
 from core.errors import MemworkError
+from core.search_docs import build_index
 from core.search_index import SearchIndex
 from core.storage.store import Store
 from tui import hangup
@@ -35,7 +36,6 @@ from tui.panes.history import HistoryPane
 from tui.panes.lessons import LessonsPane
 from tui.panes.sessions import SessionsPane
 from tui.panes.slots import SlotsPane
-from tui.search_docs import build_index
 from tui.service import MemoryService
 
 T = TypeVar("T")

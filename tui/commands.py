@@ -79,7 +79,7 @@ class MemorySearchProvider(Provider):
         return self.app  # type: ignore[return-value]
 
     async def search(self, query: str) -> Hits:
-        from tui.search_docs import PANE_OF
+        from core.search_docs import PANE_OF
 
         index = self.workbench.search_index
         if index is None or len(query.strip()) < 2:

@@ -13,8 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from core.search_docs import PANE_OF
 from tui.messages import JumpTo
-from tui.search_docs import PANE_OF
 
 if TYPE_CHECKING:
     from tui.app import MemworkApp

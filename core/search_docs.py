@@ -1,6 +1,6 @@
 """What the global search covers: every kind of memory, as SearchDocs.
 
-Runs in a worker thread (reading every episode shard of a big store takes a
+Runs off the UI thread in the workbench (reading every episode shard of a big store takes a
 second); the result replaces the app's index in one assignment.
 """
 
