@@ -6,89 +6,69 @@ second); the result replaces the app's index in one assignment.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from core import shards
+from core.kinds import KINDS
 from core.search_index import SearchDoc, SearchIndex
 from core.storage.store import Store
 from core.tables import physical_tables
+from core.text import clip
 
-#: Record kind → the pane that shows it.
-PANE_OF = {
-    "episode": "episodes",
-    "card": "cards",
-    "lesson": "lessons",
-    "rule": "lessons",
-    "slot": "slots",
-    "session": "sessions",
-    "observation": "sessions",
-    "checkpoint": "checkpoints",
-}
+#: How wide a hit's title may be (the search box is 100 columns).
+TITLE_WIDTH = 90
 
 
-def _clip(text: str, width: int = 90) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+def _doc(kind: str, doc: dict, body: str) -> SearchDoc:
+    entry = KINDS[kind]
+    return SearchDoc(kind, entry.ref_of(doc), entry.title(doc, TITLE_WIDTH), body)
 
 
-def _episode_docs(store: Store, name: str):
+def _episode_docs(store: Store, name: str) -> Iterator[SearchDoc]:
     for doc in store.docs(name).values():
         body = " ".join(
             [doc.get("summary", ""), *doc.get("mistakes", []), *doc.get("successes", [])]
         )
         body += " " + " ".join(e.get("message", "") for e in doc.get("errors", []))
-        yield SearchDoc(
-            "episode", doc["id"], f"#{doc['index']} {doc['task_id']}: {_clip(doc['summary'])}", body
-        )
+        yield _doc("episode", doc, body)
 
 
-def _small_tables(store: Store):
+def _small_tables(store: Store) -> Iterator[SearchDoc]:
     for doc in store.docs("mistake_cards").values():
-        yield SearchDoc(
+        yield _doc(
             "card",
-            doc["id"],
-            f"[{doc['mistake_type']}] {_clip(doc['lesson'])}",
+            doc,
             f"{doc['task_id']} {doc.get('bad_decision', '')} {doc.get('correct_decision', '')} "
             f"{doc.get('evidence', '')}",
         )
     for doc in store.docs("lessons").values():
-        yield SearchDoc(
-            "lesson",
-            doc["id"],
-            _clip(doc["content"]),
-            f"{doc['scope']} {' '.join(doc.get('tags', []))}",
-        )
+        yield _doc("lesson", doc, f"{doc['scope']} {' '.join(doc.get('tags', []))}")
     for name in store.table_names("rules"):
         for doc in store.docs(name).values():
-            yield SearchDoc("rule", doc["id"], _clip(doc["text"]), doc["scope"])
+            yield _doc("rule", doc, doc["scope"])
     for doc in store.docs("slots").values():
-        yield SearchDoc(
-            "slot",
-            doc["id"],
-            doc["label"],
-            f"{doc.get('description', '')} {doc.get('content', '')}",
-        )
+        yield _doc("slot", doc, f"{doc.get('description', '')} {doc.get('content', '')}")
     titles: dict[str, str] = {}
     for doc in store.docs("sessions").values():
-        titles[doc["id"]] = doc.get("title") or doc.get("agent_id") or doc["id"]
-        yield SearchDoc(
+        titles[doc["id"]] = KINDS["session"].title(doc)
+        yield _doc(
             "session",
-            doc["id"],
-            _clip(doc.get("title") or doc["id"]),
+            doc,
             f"{doc.get('agent_id', '')} {doc.get('project', '')} {doc.get('summary', '')}",
         )
+    observation = KINDS["observation"]
     for name in physical_tables(store.table_names(), "observations"):
         for doc in store.docs(name).values():
             # The same note often recurs across sessions; naming the session tells the hits apart.
-            session = _clip(titles.get(doc["session_id"], doc["session_id"]), 28)
+            session = clip(titles.get(doc["session_id"], doc["session_id"]), 28)
             yield SearchDoc(
                 "observation",
-                f"{doc['session_id']}/{doc['id']}",
-                f"{doc['kind']} · {session}: {_clip(doc['content'])}",
+                observation.ref_of(doc),
+                f"{doc['kind']} · {session}: {clip(doc['content'], TITLE_WIDTH)}",
                 " ".join([session, *doc.get("tags", [])]),
             )
     for doc in store.docs("checkpoints").values():
-        yield SearchDoc(
-            "checkpoint", doc["id"], _clip(doc.get("description") or doc["id"]), doc["created_at"]
-        )
+        yield _doc("checkpoint", doc, doc["created_at"])
 
 
 def build_index(store: Store) -> SearchIndex:
