@@ -68,6 +68,11 @@ def newest_shard(store: Store) -> int:
     found by doubling and then bisecting on whether shard ``k`` exists: about
     ``2 log2(n)`` lookups, none of which reads a file.
     """
+    # Most calls come from a process that just wrote: its last answer, checked with
+    # two lookups, is usually still right.
+    hint = _NEWEST.get(id(store), 0)
+    if hint and store.has_table(_shard(hint)) and not store.has_table(_shard(hint + 1)):
+        return hint
     if not store.has_table(_shard(1)):
         return 0
     low, high = 1, 2  # shard ``low`` exists; look for one that does not
@@ -79,7 +84,12 @@ def newest_shard(store: Store) -> int:
             low = middle
         else:
             high = middle
+    _NEWEST[id(store)] = low
     return low
+
+
+#: The newest shard each store (by ``id``) had when last looked at: a hint, always checked.
+_NEWEST: dict[int, int] = {}
 
 
 def _shard(number: int) -> str:
