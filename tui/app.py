@@ -144,7 +144,31 @@ class MemworkApp(App[None]):
             return
 
     def _lay_out(self, pane: Pane) -> None:
-        """Style and arrange a hidden pane as if it were shown (nothing is painted)."""
+        """Lay a hidden pane out and render it once, off screen, as if it were shown.
+
+        Inside a batch update (nothing reaches the terminal) the pane on screen and
+        the hidden one swap places for one synchronous layout and render, then swap
+        back: the hidden pane's widgets get their size, their resize handling and
+        their first rendered lines now instead of on the user's first switch.
+        """
+        tab = pane.parent
+        switcher = tab.parent if tab is not None else None
+        screen = self.screen
+        if not isinstance(tab, TabPane) or tab.display or screen is not self.screen_stack[0]:
+            return
+        shown = [child for child in (switcher.children if switcher else ()) if child.display]
+        with self.batch_update():
+            for child in shown:
+                child.display = False
+            tab.display = True
+            try:
+                screen._refresh_layout()  # noqa: SLF001 - a synchronous layout of the pane
+                screen._compositor.render_update(full=True)  # noqa: SLF001 - first render
+            finally:
+                tab.display = False
+                for child in shown:
+                    child.display = True
+                screen._refresh_layout()  # noqa: SLF001
 
     def _quit_if_hung_up(self, fd: int) -> None:
         if hangup.terminal_gone(fd):
