@@ -32,6 +32,10 @@ from core.text import fingerprint, normalise, one_line
 TABLE = "lessons"
 NEAR_DUPLICATE_AT = 90.0
 WEAKEN_STEP = 0.1
+#: The least confidence a restored lesson has: live, two weakening steps above the
+#: forget threshold (0.1), and about four weeks of default decay before it fades
+#: out again unless it is reinforced. A lesson stored higher keeps its confidence.
+RESTORED_CONFIDENCE = 0.3
 
 OnDuplicate = Literal["reinforce", "supersede", "keep-both"]
 ON_DUPLICATE = ("reinforce", "supersede", "keep-both")
@@ -94,6 +98,9 @@ class LessonWrite:
     duplicate_of: str | None = None
     similarity: float | None = None
     exact: bool = False
+    starts_forgotten: bool = False
+    """Saved at or below the forget threshold: kept, but hidden until reinforced or
+    restored (the writer is told)."""
 
 
 def _save(store: Store, lesson: dict[str, Any], now: datetime) -> dict[str, Any]:
@@ -192,10 +199,17 @@ def add_lesson(
                 saved, "superseded", duplicate_of=existing["id"], similarity=similarity
             )
         saved = _save(store, fresh, now)
-        _audit(store, actor, "add", saved, now)
+        starts_forgotten = is_forgotten(saved, now)
+        _audit(store, actor, "add", saved, now, note="starts forgotten" if starts_forgotten else "")
         if match is not None:
-            return LessonWrite(saved, "kept-both", duplicate_of=match[0]["id"], similarity=match[1])
-        return LessonWrite(saved, "created")
+            return LessonWrite(
+                saved,
+                "kept-both",
+                duplicate_of=match[0]["id"],
+                similarity=match[1],
+                starts_forgotten=starts_forgotten,
+            )
+        return LessonWrite(saved, "created", starts_forgotten=starts_forgotten)
 
 
 def _audit(
@@ -263,17 +277,27 @@ def forget(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, An
 
 
 def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
-    """Bring back a forgotten lesson; one that had decayed away starts decaying anew."""
+    """Make a forgotten lesson live again: undelete it, restart its decay clock from
+    ``now`` and lift its stored confidence to at least :data:`RESTORED_CONFIDENCE`.
+
+    The lift matters for a lesson stored at or below the forget threshold (added at
+    0.1, or weakened down): restarting its clock alone would leave it forgotten.
+    A higher stored confidence is kept as it was. The returned view carries
+    ``restored_from``, the confidence stored before the restore.
+    """
+    before: dict[str, float] = {}
 
     def apply(x: dict[str, Any]) -> dict[str, Any]:
         if not is_forgotten(x, now):
             raise Conflict(f"lesson {x['id']} is not forgotten")
+        before["confidence"] = float(x["confidence"])
         x["deleted"] = False
-        if decayed_away(x, now):
-            x["last_reinforced_at"] = iso(now)
+        x["last_reinforced_at"] = iso(now)
+        x["confidence"] = max(float(x["confidence"]), RESTORED_CONFIDENCE)
         return x
 
-    return _change(store, key, "restore", now, actor, apply)
+    restored = _change(store, key, "restore", now, actor, apply)
+    return {**restored, "restored_from": before["confidence"]}
 
 
 def edit(
