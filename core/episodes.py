@@ -37,9 +37,7 @@ def parse_items(items: list[Any]) -> list[EpisodeInput]:
     return parsed
 
 
-def _named(
-    number: int, where: str | None, fn: Callable[..., T], *args: Any, **kwargs: Any
-) -> T:
+def _named(number: int, where: str | None, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """Run one step of recording item ``number``; a refusal names the item and the field.
 
     Everything is validated before the first write, so this is a safety net: if a

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from core import lessons
-from core.decay import FORGET_AT
 from core.cli.main import Context
 from core.cli.output import clip, emit_json, note, say
+from core.decay import FORGET_AT
 
 
 def _line(lesson: dict[str, Any]) -> str:

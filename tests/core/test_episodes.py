@@ -439,11 +439,11 @@ def test_synthesised_message_is_cut_to_160_keeping_room_for_the_mistake(
 
 def test_synthesised_message_comes_from_scrubbed_text(store: Store, now: datetime) -> None:
     (doc,) = _record(
-        store, now, {"score": 0.1, "summary": "mailed bob@example.com", "mistakes": ["sk-" + "A" * 30]}
+        store,
+        now,
+        {"score": 0.1, "summary": "mailed bob@example.com", "mistakes": ["sk-" + "A" * 30]},
     )
-    assert doc["errors"][0]["message"] == (
-        "mailed [redacted:email]; mistake: [redacted:api_key]"
-    )
+    assert doc["errors"][0]["message"] == ("mailed [redacted:email]; mistake: [redacted:api_key]")
 
 
 def test_given_errors_are_kept_and_nothing_is_synthesised(store: Store, now: datetime) -> None:

@@ -42,9 +42,7 @@ def test_failures_from_a_clock_that_ran_ahead_do_not_hide_one_recorded_now(cli) 
 
 
 def test_future_recorded_at_stamps_do_not_hide_failures_inside_the_window(cli) -> None:  # noqa: ANN001
-    batch = [
-        _failure(f"Future{n}", recorded_at=_at(T + timedelta(hours=1 + n))) for n in range(60)
-    ]
+    batch = [_failure(f"Future{n}", recorded_at=_at(T + timedelta(hours=1 + n))) for n in range(60)]
     assert cli("record-episode", stdin=json.dumps(batch), now=_at(T)).code == 0
     older = [_failure("TwoHoursAgo", recorded_at=_at(T - timedelta(hours=2)))]
     assert cli("record-episode", stdin=json.dumps(older), now=_at(T)).code == 0

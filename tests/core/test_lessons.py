@@ -391,9 +391,10 @@ def test_cli_restore_brings_a_lesson_stored_at_the_threshold_back_to_life(cli) -
     rows = cli("lesson", "list", "--json", now="2026-11-08T12:00:00Z").json()
     assert [r["id"] for r in rows] == [lid]
     # It decays from the restore: still live three weeks later, forgotten after four.
-    assert cli("lesson", "show", lid, "--json", now="2026-11-29T12:00:00Z").json()[
-        "forgotten"
-    ] is False
+    assert (
+        cli("lesson", "show", lid, "--json", now="2026-11-29T12:00:00Z").json()["forgotten"]
+        is False
+    )
     assert cli("lesson", "show", lid, "--json", now="2026-12-06T12:00:00Z").json()["forgotten"]
 
 

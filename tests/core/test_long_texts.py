@@ -153,9 +153,7 @@ def test_recording_never_refuses_for_the_length_of_a_text_field(
     if not text.strip():
         text = "z" + text[1:]
     store = Store.in_memory()
-    (doc,) = episodes.record_episodes(
-        store, [_episode(field, text, score)], now=NOW, actor="test"
-    )
+    (doc,) = episodes.record_episodes(store, [_episode(field, text, score)], now=NOW, actor="test")
     stored = episodes.get_episode(store, doc["id"])
     with store.reading():
         kept_rules = rules.in_scope(store, "task:prop")
