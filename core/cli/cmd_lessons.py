@@ -52,6 +52,11 @@ def add(ctx: Context) -> int:
         note(f"supersedes {result.duplicate_of} (similarity {result.similarity:.0f})")
     elif result.action == "kept-both":
         note(f"kept both: near-duplicate of {result.duplicate_of} ({result.similarity:.0f})")
+    if result.contradicts:
+        note(
+            f"kept apart from {', '.join(result.contradicts)}: similar words, but it says the "
+            "opposite"
+        )
     if result.starts_forgotten:
         note(
             f"{saved['id']} starts forgotten: confidence {saved['confidence']:.2f} is at or below "
@@ -65,6 +70,7 @@ def add(ctx: Context) -> int:
                 "action": result.action,
                 "duplicate_of": result.duplicate_of,
                 "starts_forgotten": result.starts_forgotten,
+                "contradicts": result.contradicts,
             }
         )
     else:
