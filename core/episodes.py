@@ -74,9 +74,12 @@ def _prepare(item: EpisodeInput, index: int, now: datetime, synthesise: bool) ->
         "created_at": stamp,
         "updated_at": stamp,
     }
-    doc["mistake_cards"] = [
+    reported = [
         cards.normalise_input(c.model_dump(), task_id=item.task_id) for c in item.mistake_cards
     ]
+    # The episode keeps the cards as reported (cut); the cut characters are the card's.
+    doc["mistake_cards"] = [{k: v for k, v in c.items() if k != "cut_chars"} for c in reported]
+    doc["_cards"] = reported
     if doc["outcome"] == "failure" and not doc["errors"] and synthesise:
         doc["errors"] = [failures.synthesise_error(doc)]
     return doc
@@ -113,7 +116,7 @@ def record_episodes(
                 "mistake_cards",
                 cards.apply_cards,
                 store,
-                doc["mistake_cards"],
+                doc.pop("_cards"),
                 index=index,
                 now=now,
             )

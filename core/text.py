@@ -28,7 +28,7 @@ def ellipsize(text: str, limit: int) -> str:
     """At most ``limit`` characters; a cut text ends with "…" so a reader sees it was cut."""
     if len(text) <= limit:
         return text
-    return text[: max(0, limit - 1)].rstrip() + "…"
+    return text[: max(0, limit - 1)] + "…"
 
 
 def one_line(text: str) -> str:

@@ -165,3 +165,14 @@ def test_recording_never_refuses_for_the_length_of_a_text_field(
     flat = json.dumps(stored, ensure_ascii=False)
     kept = CARD_CAP - 1 if field in ("evidence", "lesson") else len(text)
     assert json.dumps(text.strip()[:kept], ensure_ascii=False)[1:-1] in flat
+
+
+def test_a_cut_card_shows_its_ellipsis_but_the_episodic_layout_cuts_plainly(cli) -> None:  # noqa: ANN001
+    lesson = "Check the lock before writing. " * 20
+    card = {"mistake_type": "race", "lesson": lesson, "evidence": "short"}
+    body = {"task_id": "t", "score": 0.2, "mistake_cards": [card]}
+    assert cli("record-episode", stdin=json.dumps(body), now=T0).code == 0
+    default = cli("context", "--budget", "100000", now=T0).out
+    assert f"- [race, seen 1x] {lesson[:299]}… Evidence: short" in default
+    episodic = cli("context", "--style", "episodic", now=T0).out
+    assert f"  - [race, seen 1x] {lesson[:300]} Evidence: short" in episodic
