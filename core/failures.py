@@ -19,10 +19,10 @@ bands and keeps up to :data:`KEEP` of each:
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from core.clock import parse_instant
+from core.clock import iso, parse_instant
 from core.text import cut, ellipsize, one_line
 
 ENV_SWITCH = "MEMWORK_FAILURE_MEMORY"
@@ -31,6 +31,7 @@ MAX_LINES = 3
 KEEP = 50  # failures kept per band (see the module docstring)
 TYPE_CAP = 80
 MESSAGE_CAP = 160
+_ISO_WIDTH = len("2026-01-01T00:00:00.000000Z")
 #: Metadata keys that carry a process exit code, in the order they are tried.
 EXIT_KEYS = ("exit_code", "exit", "returncode")
 
@@ -105,8 +106,19 @@ def summary_of(episode: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _key(failure: dict[str, Any]) -> tuple[datetime, int]:
-    return parse_instant(failure["recorded_at"]), int(failure["index"])
+def _stamp(text: str) -> str:
+    """A recorded time in the store's one fixed-width UTC form, which sorts as text.
+
+    Everything memwork writes is already in that form (``core.clock.iso``), so the
+    hot path compares strings; anything else is parsed once and re-formatted.
+    """
+    if len(text) == _ISO_WIDTH and text.endswith("Z") and text[10] == "T":
+        return text
+    return iso(parse_instant(text))
+
+
+def _key(failure: dict[str, Any]) -> tuple[str, int]:
+    return _stamp(failure["recorded_at"]), int(failure["index"])
 
 
 def add_to_recent(
@@ -118,14 +130,13 @@ def add_to_recent(
     docstring), so failures stamped in the future never crowd out the ones a
     reader at ``now`` needs, and the aggregate stays bounded.
     """
-    now = now.astimezone(UTC)  # as core.clock.iso reads it, naive or not
-    since = now - WINDOW
-    future: list[tuple[tuple[datetime, int], dict[str, Any]]] = []
-    inside: list[tuple[tuple[datetime, int], dict[str, Any]]] = []
-    older: list[tuple[tuple[datetime, int], dict[str, Any]]] = []
+    until, since = iso(now), iso(now - WINDOW)
+    future: list[tuple[tuple[str, int], dict[str, Any]]] = []
+    inside: list[tuple[tuple[str, int], dict[str, Any]]] = []
+    older: list[tuple[tuple[str, int], dict[str, Any]]] = []
     for item in [*recent, failure]:
         key = _key(item)
-        band = future if key[0] > now else inside if key[0] >= since else older
+        band = future if key[0] > until else inside if key[0] >= since else older
         band.append((key, item))
     future.sort(key=_first)  # the earliest come due first
     inside.sort(key=_first, reverse=True)
@@ -135,7 +146,7 @@ def add_to_recent(
     return [item for _, item in kept]
 
 
-def _first(pair: tuple[tuple[datetime, int], dict[str, Any]]) -> tuple[datetime, int]:
+def _first(pair: tuple[tuple[str, int], dict[str, Any]]) -> tuple[str, int]:
     return pair[0]
 
 
@@ -154,9 +165,14 @@ def lines_for_context(recent: list[dict[str, Any]], now: datetime) -> list[str]:
     recorded time (the later-recorded first on a tie), one line per error, at most 3."""
     if not enabled():
         return []
-    now = now.astimezone(UTC)
-    since = now - WINDOW
-    chosen = [(key, f) for f in recent if since <= (key := _key(f))[0] <= now]
+    until, since = iso(now), iso(now - WINDOW)
+    chosen = []
+    for failure in recent:
+        stamp = failure["recorded_at"]
+        if len(stamp) != _ISO_WIDTH or stamp[-1] != "Z":
+            stamp = _stamp(stamp)
+        if since <= stamp <= until:
+            chosen.append(((stamp, int(failure["index"])), failure))
     chosen.sort(key=_first, reverse=True)
     lines: list[str] = []
     for _, failure in chosen:
