@@ -263,12 +263,17 @@ def test_wm_checkpoint_create_json(cli, sid: str) -> None:  # noqa: ANN001
 
 
 # -- any session id an agent names ------------------------------------------------------
-def test_wm_with_a_session_id_nobody_started_creates_it(cli) -> None:  # noqa: ANN001
+def test_wm_with_a_session_id_nobody_started_creates_it(
+    cli,  # noqa: ANN001
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MEMWORK_AGENT", "coder-7")
     done = cli("wm", "--session", "run-42", "set", "k", "v", now=T0)
     assert done.code == 0 and done.out == "k\n" and done.err == ""
     assert cli("wm", "--session", "run-42", "get", "k").out == "v\n"
     rows = cli("session", "list", "--json").json()
     assert [(r["id"], r["implicit"], r["status"]) for r in rows] == [("run-42", True, "active")]
+    assert rows[0]["agent_id"] == "coder-7"
     assert "(implicit)" in cli("session", "list").out
 
 
