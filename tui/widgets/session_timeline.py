@@ -31,6 +31,15 @@ KIND_STYLE = {
 }
 
 
+def untitled(session: dict[str, Any], *, long: bool = False) -> Text:
+    """What stands for a missing title: the id of a session an agent named by first use
+    (``run-42``) says which run it is; ``long`` adds that it was made that way."""
+    if session.get("implicit"):
+        note = " (implicit: created by its first use)" if long else ""
+        return Text(f"{session['id']}{note}", "italic bright_black")
+    return Text("untitled", "italic bright_black")
+
+
 def observation_text(o: dict[str, Any]) -> Text:
     """An observation's content with its tags, as the timeline shows it."""
     text = Text(o["content"])
@@ -164,7 +173,7 @@ class SessionTimeline(Vertical):
         active = s["status"] == "active"
         dropped = s["dropped_observations"]
         parts: list[Any] = [
-            (s["title"] or "untitled", "bold"),
+            (s["title"] or untitled(s, long=True).plain, "bold"),
             "\n",
             ("● active" if active else "○ ended", "bold green" if active else "bright_black"),
             ("  agent ", "bright_black"),
