@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from textual import events, on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, ScreenStackError
 from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.geometry import Region
@@ -138,9 +138,12 @@ class MemworkApp(App[None]):
         the seconds after start-up, while the user reads the first pane.
         """
         for pane_cls in PANES:
-            pane = self.pane(pane_cls.PANE_ID)
-            if pane.PANE_ID == self.active_pane or pane.PANE_ID in self._prepared:
+            if pane_cls.PANE_ID == self.active_pane or pane_cls.PANE_ID in self._prepared:
                 continue
+            try:
+                pane = self.pane(pane_cls.PANE_ID)
+            except NoMatches:  # the app is shutting down
+                return
             self._prepared.add(pane.PANE_ID)
             pane.prepare()
             self._lay_out_when_loaded(pane, PREPARE_PATIENCE)
@@ -149,11 +152,16 @@ class MemworkApp(App[None]):
     def _lay_out_when_loaded(self, pane: Pane, patience: float) -> None:
         """Lay ``pane`` out once its loaders are done (rendering empty tables would
         only be redone when the rows arrive), then prepare the next pane."""
+        if not pane.is_attached or self._exit:
+            return  # the app is shutting down
         busy = any(w.node is pane and not w.is_finished for w in self.workers)
         if busy and patience > 0:
             self.set_timer(0.05, partial(self._lay_out_when_loaded, pane, patience - 0.05))
             return
-        self._lay_out(pane)
+        try:
+            self._lay_out(pane)
+        except ScreenStackError:  # closing: no screen left to lay out on
+            return
         self.call_after_refresh(lambda: self.set_timer(0.05, self._prepare_next_pane))
 
     def _lay_out(self, pane: Pane) -> None:
