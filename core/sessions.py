@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import audit, ids, lookup
+from core import audit, ids, lookup, names
 from core.clock import iso, parse_instant
 from core.errors import Conflict, InvalidInput
 from core.models.base import validate
@@ -28,8 +28,11 @@ WORKING_MEMORY = "working_memory"
 
 
 def observations_table(session_id: str) -> str:
-    """The physical table that holds a session's observations."""
-    return f"{OBSERVATIONS}.{session_id}"
+    """The physical table that holds a session's observations.
+
+    The session id becomes part of a file name, so it must pass the naming rule.
+    """
+    return f"{OBSERVATIONS}.{names.check_id(session_id, 'session')}"
 
 
 # -- pure rules ------------------------------------------------------------------------
