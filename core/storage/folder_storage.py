@@ -291,7 +291,10 @@ class FolderStorage(Storage):
         from core.storage.filecopy import copy_file
 
         names.check_id(key, "checkpoint")
-        base = self._snapshots(create=True)
+        try:
+            base = self._snapshots(create=True)
+        except OSError as exc:
+            raise failed_write(exc, f"checkpoint files in {self.folder / SNAPSHOTS}") from None
         assert base is not None
         target = base / key
         try:

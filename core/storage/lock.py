@@ -97,7 +97,7 @@ class InterProcessLock:
         except OSError as exc:
             if exc.errno not in _READ_ONLY_ERRNOS:
                 raise self._refused(exc) from None
-            self.read_only = f"{self.path} cannot be opened for writing ({exc.strerror})"
+            self.read_only = f"its lock file cannot be opened for writing: {exc.strerror}"
             try:
                 fd = os.open(self.path, _OPEN_RO)
             except FileNotFoundError:

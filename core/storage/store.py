@@ -19,7 +19,14 @@ from typing import Any
 from tinydb import TinyDB
 from tinydb.table import Document, Table
 
-from core.errors import InvalidInput, NoStore, StoreError, StoreTooNew, StoreUnreadable
+from core.errors import (
+    InvalidInput,
+    NoStore,
+    StoreError,
+    StoreTooNew,
+    StoreUnreadable,
+    StoreWriteFailed,
+)
 from core.storage import journal, schema
 from core.storage.atomic import DIR_MODE
 from core.storage.folder_storage import Docs, FolderStorage, MemoryTableStorage, table_file
@@ -260,6 +267,13 @@ class Store:
         """Read-modify-write under the lock; all of it lands, or none of it."""
         with self._locked():
             outermost = self._txn_depth == 0
+            if outermost and self.read_only:
+                # Refused before anything runs: a transaction may write files
+                # (checkpoint snapshots) before its commit.
+                raise StoreWriteFailed(
+                    f"the store at {self.path} is read-only for this user "
+                    f"({self.read_only}); nothing was written"
+                )
             if outermost and self._depth == 1:
                 self._refresh()
             self._txn_depth += 1
