@@ -22,6 +22,11 @@ def _export(tables: dict) -> str:
     return json.dumps({"format": "memwork-export", "schema_version": 1, "tables": tables})
 
 
+# Every hostile path in this file points into the test's own tmp_path: run against
+# code with the bug (as these tests were, to see them fail), a traversal must hit
+# only the bait, never a real folder of the machine.
+
+
 def _bait(tmp_path: Path) -> Path:
     """A folder outside the store that a traversal would reach."""
     outside = tmp_path / "outside"
@@ -52,7 +57,8 @@ def test_imported_checkpoint_then_delete_cannot_delete_the_store(cli, db: Path) 
     cli("lesson", "add", "Keep me", now=T0)
     cli("checkpoint", "create", now=T0)  # so that snapshots/ exists
     evil = db.parent / "evil.json"
-    for cid in ("..", "/", str(db)):
+    outside = _bait(db.parent)
+    for cid in ("..", str(outside), str(db)):
         record = {"id": cid, "description": "", "created_at": T0, "counts": {}}
         evil.write_text(_export({"checkpoints": [record]}))
         before = folder_digest(db)
@@ -66,7 +72,7 @@ def test_imported_checkpoint_then_delete_cannot_delete_the_store(cli, db: Path) 
     assert "Keep me" in cli("lesson", "list").out
 
 
-@pytest.mark.parametrize("cid", ["..", "../../outside", "/tmp"])
+@pytest.mark.parametrize("cid", ["..", "../../outside", "<absolute path of the bait>"])
 def test_a_tampered_checkpoint_id_is_refused_by_delete_restore_and_diff(
     cli,  # noqa: ANN001
     db: Path,
@@ -74,6 +80,8 @@ def test_a_tampered_checkpoint_id_is_refused_by_delete_restore_and_diff(
     cid: str,
 ) -> None:
     outside = _bait(tmp_path)
+    if cid.startswith("<"):
+        cid = str(outside)
     cli("lesson", "add", "Keep me", now=T0)
     cli("checkpoint", "create", now=T0)
     # Someone edits checkpoints.json by hand (or a bug stores a bad id).
@@ -135,7 +143,7 @@ def test_import_refuses_any_record_whose_table_would_not_be_a_plain_file(
 def test_cli_session_ids_that_would_name_files_are_exit_2(cli, db: Path) -> None:  # noqa: ANN001
     cli("lesson", "add", "Keep me", now=T0)
     before = folder_digest(db)
-    for sid in ("../../x", "/etc", ".."):
+    for sid in ("../../x", str(db.parent / "abs"), ".."):
         for args in (
             ("wm", "--session", sid, "set", "k", "v"),
             ("observe", "--session", sid, "hello"),
@@ -147,12 +155,14 @@ def test_cli_session_ids_that_would_name_files_are_exit_2(cli, db: Path) -> None
     assert not (db.parent / "x.json").exists()
 
 
-@pytest.mark.parametrize("name", ["../outside", "/etc/passwd", ".lock", "a/b", "store", "journal"])
+@pytest.mark.parametrize("name", ["../outside/precious", "<absolute>", ".lock", "a/b", "store"])
 def test_a_tampered_manifest_cannot_name_a_table_outside_the_folder(
     tmp_path: Path,
     name: str,
 ) -> None:
     outside = _bait(tmp_path)
+    if name == "<absolute>":
+        name = str(outside / "precious")
     folder = tmp_path / "s"
     store = Store(folder)
     with store.transaction():

@@ -24,6 +24,17 @@ def _mode(path: Path) -> int:
     return stat.S_IMODE(os.lstat(path).st_mode)
 
 
+def _special_file(folder: Path) -> Path:
+    """A character device like /dev/null, made in the test's folder (a FIFO where
+    mknod is not allowed): the tests never point memwork at the machine's own."""
+    path = folder / "device"
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except OSError:
+        os.mkfifo(path)
+    return path
+
+
 # -- symbolic links ------------------------------------------------------------------------
 def test_a_lock_symlink_is_refused_and_its_target_never_created(
     cli,  # noqa: ANN001
@@ -117,12 +128,14 @@ def test_export_refuses_what_is_not_a_regular_file(cli, db: Path, tmp_path: Path
     victim.write_text("precious")
     link = tmp_path / "link.json"
     link.symlink_to(victim)
-    for target, kind in ((folder, "a folder"), ("/dev/null", "a device"), (link, "symbolic link")):
+    device = _special_file(tmp_path)
+    kind_of_device = os.lstat(device).st_mode
+    for target, kind in ((folder, "a folder"), (device, "a device"), (link, "symbolic link")):
         done = cli("export", str(target))
         assert done.code == 2, done.err
         assert kind in done.err and done.err.count("\n") == 1
     assert victim.read_text() == "precious"
-    assert os.path.exists("/dev/null") and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert os.lstat(device).st_mode == kind_of_device
     assert list(folder.iterdir()) == []
     assert cli("export", "").code == 2
 
@@ -269,6 +282,7 @@ def test_bad_store_paths_and_environment_are_exit_2_one_line(
 ) -> None:
     good = tmp_path / "good"
     Store(good)
+    device = _special_file(tmp_path)
     lock_dir = tmp_path / "lockdir"
     Store(lock_dir)
     (lock_dir / ".lock").unlink()
@@ -276,8 +290,8 @@ def test_bad_store_paths_and_environment_are_exit_2_one_line(
     cases = [
         (("--db", "", "stats"), "--db: must name a store folder"),
         (("--db", "", "lesson", "add", "x"), "--db: must name a store folder"),
-        (("--db", "/dev/null", "stats"), "/dev/null is not a folder"),
-        (("--db", "/dev/null", "lesson", "add", "x"), "/dev/null is not a folder"),
+        (("--db", str(device), "stats"), f"{device} is not a folder"),
+        (("--db", str(device), "lesson", "add", "x"), f"{device} is not a folder"),
         (("--db", str(lock_dir), "stats"), ".lock is a folder"),
         (("--db", str(good), "export", str(tmp_path)), "is a folder, not a regular file"),
     ]
