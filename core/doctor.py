@@ -65,7 +65,8 @@ def _links(folder: Path) -> list[str]:
 
 
 def _journal(folder: Path, checks: list[Check]) -> dict[str, str]:
-    """Check a pending journal; returns target → the temp file that will replace it."""
+    """Check a pending journal; returns target → the temp file that will replace it
+    (a file the journal deletes maps to "")."""
     try:
         plan = journal.read_plan(folder)
     except StoreUnreadable as exc:
@@ -75,7 +76,7 @@ def _journal(folder: Path, checks: list[Check]) -> dict[str, str]:
         return {}
     if plan is None:
         return {}
-    renames, _ = plan
+    renames, deletes = plan
     checks.append(
         Check(
             "journal",
@@ -84,7 +85,9 @@ def _journal(folder: Path, checks: list[Check]) -> dict[str, str]:
             "the checks below read the store as that open will leave it)",
         )
     )
-    return {final: tmp for tmp, final in renames if os.path.lexists(folder / tmp)}
+    pending = {name: "" for name in deletes}
+    pending.update({final: tmp for tmp, final in renames if os.path.lexists(folder / tmp)})
+    return pending
 
 
 def _permissions(folder: Path) -> Check | None:
@@ -110,7 +113,7 @@ def _snapshots(folder: Path, manifest: Manifest, pending: dict[str, str]) -> Che
     if "checkpoints" in manifest.tables:
         name = table_file("checkpoints")
         try:
-            data = load_file(folder / pending.get(name, name))
+            data = load_file(folder / (pending.get(name) or name))
             recorded = set((data.get("documents") or {}).keys())
         except (StoreUnreadable, AttributeError):
             return None  # reported with the tables
@@ -157,7 +160,7 @@ def diagnose(folder: Path) -> list[Check]:
         return checks
     pending = _journal(folder, checks)
     try:
-        manifest = Manifest.read(folder / pending.get(MANIFEST_NAME, MANIFEST_NAME))
+        manifest = Manifest.read(folder / (pending.get(MANIFEST_NAME) or MANIFEST_NAME))
     except StoreUnreadable as exc:
         checks.append(Check("manifest", "problem", str(exc)))
         return checks
@@ -188,7 +191,7 @@ def diagnose(folder: Path) -> list[Check]:
     documents = 0
     for name, version in sorted(manifest.tables.items()):
         file = table_file(name)
-        path = folder / pending.get(file, file)
+        path = folder / (pending.get(file) or file)
         try:
             data = load_file(path)
         except StoreUnreadable as exc:
@@ -243,7 +246,7 @@ def _unlisted(
 ) -> tuple[list[str], list[str]]:
     """Table files store.json does not name, and other files the store does not use."""
     known = {table_file(n) for n in manifest.tables} | {MANIFEST_NAME, JOURNAL_NAME, LOCK_NAME}
-    known |= set(pending.values())
+    known |= set(pending) | set(pending.values())
     unlisted, strays = [], []
     for entry in sorted(os.scandir(folder), key=lambda e: e.name):
         if entry.name in known or not entry.is_file(follow_symlinks=False):
