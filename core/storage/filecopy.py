@@ -1,53 +1,64 @@
-"""Copying a store file into a snapshot: an independent copy, as cheap as the disk allows.
+"""Copying store files into a snapshot pack: independent copies, as cheap as the disk allows.
 
-A checkpoint must not share its files with the live store (hard links did:
-an in-place edit of a table file changed every checkpoint holding it). The
-copy is tried three ways, cheapest first:
+A checkpoint must not share its files with the live store (hard links did: an
+in-place edit of a table file changed every checkpoint holding it). So a
+snapshot copies every table file into one *pack* file, each at an offset
+aligned to 4 KiB, with an index beside it. One file rather than one per
+table because creating and fsyncing files is what a copy costs on a
+journaling filesystem: ~130 table files took ~0.3 s at 1,000 episodes, the
+same bytes in one pack ~20 ms (`bench/bench_checkpoint.py`).
 
-1. a reflink (``FICLONE``): copy-on-write on btrfs, XFS, bcachefs, ZFS 2.2 —
-   instant and sharing blocks until either side changes;
-2. ``os.copy_file_range``: the kernel copies (server-side on NFS, no trip
-   through user space);
-3. a plain read/write loop.
+Each table is copied the cheapest way the filesystem offers:
 
-The source is opened with ``O_NOFOLLOW`` and must be a regular file; the
-copy is created exclusively with mode ``0600`` and fsynced.
+1. a reflink of the range (``FICLONERANGE``): copy-on-write on btrfs, XFS,
+   bcachefs — no data copied, blocks shared until either side changes (the
+   aligned offsets are what make this possible);
+2. ``os.copy_file_range``: the kernel copies (and may itself reflink);
+3. a plain ``pread``/``pwrite`` loop.
+
+Sources are opened with ``O_NOFOLLOW`` and must be regular files.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import struct
 from pathlib import Path
 
 from core.errors import StoreUnreadable
-from core.storage.atomic import FILE_MODE, fsync_enabled
 
-FICLONE = 0x40049409  # _IOW(0x94, 9, int), Linux
-_SRC = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-_DST = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-_DST |= getattr(os, "O_CLOEXEC", 0)
+FICLONERANGE = 0x4020940D  # _IOW(0x94, 13, struct file_clone_range), Linux
+ALIGN = 4096
 CHUNK = 8 << 20
+_SRC = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def _reflink(src: int, dst: int) -> bool:
+def aligned(offset: int) -> int:
+    """The next offset at a 4 KiB boundary (where a reflink can start)."""
+    return -(-offset // ALIGN) * ALIGN
+
+
+def _reflink(src: int, dst: int, offset: int) -> bool:
     try:
         import fcntl
 
-        fcntl.ioctl(dst, FICLONE, src)
+        # struct file_clone_range {s64 src_fd; u64 src_offset, src_length, dest_offset}:
+        # a length of 0 clones to the end of the source.
+        fcntl.ioctl(dst, FICLONERANGE, struct.pack("qQQQ", src, 0, 0, offset))
         return True
     except (ImportError, OSError):
         return False
 
 
-def _kernel_copy(src: int, dst: int, size: int) -> bool:
+def _kernel_copy(src: int, dst: int, size: int, offset: int) -> bool:
     copy = getattr(os, "copy_file_range", None)
     if copy is None:
         return False
     done = 0
     try:
         while done < size:
-            n = copy(src, dst, min(CHUNK, size - done), done, done)
+            n = copy(src, dst, min(CHUNK, size - done), done, offset + done)
             if n == 0:
                 break
             done += n
@@ -58,18 +69,21 @@ def _kernel_copy(src: int, dst: int, size: int) -> bool:
     return done == size
 
 
-def _plain_copy(src: int, dst: int) -> None:
-    os.lseek(src, 0, os.SEEK_SET)
-    os.lseek(dst, 0, os.SEEK_SET)
-    os.ftruncate(dst, 0)
-    while chunk := os.read(src, CHUNK):
+def _plain_copy(src: int, dst: int, size: int, offset: int) -> None:
+    done = 0
+    while done < size:
+        chunk = os.pread(src, min(CHUNK, size - done), done)
+        if not chunk:
+            raise StoreUnreadable("a table file shrank while it was being copied")
         view = memoryview(chunk)
         while view:
-            view = view[os.write(dst, view) :]
+            written = os.pwrite(dst, view, offset + done)
+            view = view[written:]
+            done += written
 
 
-def copy_file(source: Path, target: Path) -> str:
-    """Copy ``source`` to the new file ``target``; returns how: reflink, kernel or plain."""
+def copy_into(source: Path, dst: int, offset: int) -> tuple[int, str]:
+    """Copy the file ``source`` into ``dst`` at ``offset``; returns (bytes, how)."""
     try:
         src = os.open(source, _SRC)
     except OSError as exc:
@@ -78,22 +92,12 @@ def copy_file(source: Path, target: Path) -> str:
         st = os.fstat(src)
         if not stat.S_ISREG(st.st_mode):
             raise StoreUnreadable(f"{source} is not a regular file; it was left untouched")
-        dst = os.open(target, _DST, FILE_MODE)
-        try:
-            if _reflink(src, dst):
-                how = "reflink"
-            elif _kernel_copy(src, dst, st.st_size):
-                how = "kernel"
-            else:
-                _plain_copy(src, dst)
-                how = "plain"
-            if fsync_enabled():
-                os.fsync(dst)
-        except BaseException:
-            os.close(dst)
-            os.unlink(target)
-            raise
-        os.close(dst)
-        return how
+        size = st.st_size
+        if size and offset % ALIGN == 0 and _reflink(src, dst, offset):
+            return size, "reflink"
+        if _kernel_copy(src, dst, size, offset):
+            return size, "kernel"
+        _plain_copy(src, dst, size, offset)
+        return size, "plain"
     finally:
         os.close(src)

@@ -221,18 +221,55 @@ def test_a_checkpoint_survives_an_in_place_edit_of_a_table_file(cli, db: Path) -
     cli("lesson", "add", "The original lesson", now=T0)
     cid = cli("checkpoint", "create", now=T0).out.strip()
     live = db / "lessons.json"
-    snap = db / "snapshots" / cid / "lessons.json"
-    assert os.stat(live).st_ino != os.stat(snap).st_ino
-    assert os.stat(snap).st_nlink == 1
+    assert os.stat(live).st_nlink == 1  # no hard link shares the live file
     # An editor (or any tool) that writes into the file instead of replacing it.
     with open(live, "r+b") as f:
         data = f.read().replace(b"The original lesson", b"The vandalised lesson")
         f.seek(0)
         f.write(data)
         f.truncate()
-    assert b"The original lesson" in snap.read_bytes()
     diff = cli("checkpoint", "diff", cid, "--json").json()
     assert diff["tables"]["lessons"]["changed"]
+    assert cli("checkpoint", "restore", cid, now=T0).code == 0
+    listed = cli("lesson", "list").out
+    assert "The original lesson" in listed and "vandalised" not in listed
+
+
+def test_checkpoints_taken_before_packs_still_restore(tmp_path: Path) -> None:
+    """Older stores hold one hard-linked file per table in each snapshot folder."""
+    from core.storage.folder_storage import SNAPSHOT_MANIFEST, SNAPSHOT_PACK
+
+    folder = tmp_path / "s"
+    store = Store(folder)
+    with store.transaction():
+        store.put("lessons", "a", {"id": "a", "content": "old"})
+    doc = checkpoints.create(store, "old style", now=NOW, actor="test")
+    snap = folder / "snapshots" / doc["id"]
+    plan = json.loads((snap / SNAPSHOT_MANIFEST).read_text())
+    (snap / SNAPSHOT_PACK).unlink()
+    for name in plan["tables"]:
+        os.link(folder / f"{name}.json", snap / f"{name}.json")
+    (snap / SNAPSHOT_MANIFEST).write_text(json.dumps({"tables": plan["tables"]}))
+    with store.transaction():
+        store.put("lessons", "a", {"id": "a", "content": "new"})
+    checkpoints.restore(store, doc["id"], now=NOW, actor="test")
+    with store.reading():
+        assert store.get("lessons", "a") == {"id": "a", "content": "old"}
+
+
+def test_a_damaged_pack_index_is_refused(cli, db: Path) -> None:  # noqa: ANN001
+    from core.storage.folder_storage import SNAPSHOT_MANIFEST
+
+    cli("lesson", "add", "Keep me", now=T0)
+    cid = cli("checkpoint", "create", now=T0).out.strip()
+    plan_path = db / "snapshots" / cid / SNAPSHOT_MANIFEST
+    plan = json.loads(plan_path.read_text())
+    plan["pack"]["lessons"] = [0, 10**12]
+    plan_path.write_text(json.dumps(plan))
+    before = folder_digest(db)
+    done = cli("checkpoint", "restore", cid)
+    assert done.code == 2 and "is damaged" in done.err and done.err.count("\n") == 1
+    assert folder_digest(db) == before
 
 
 def test_orphan_snapshot_folders_are_reported_then_swept(cli, db: Path) -> None:  # noqa: ANN001
