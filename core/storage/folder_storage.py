@@ -202,7 +202,8 @@ class FolderStorage(Storage):
             return False
         if self.read_only:
             raise StoreWriteFailed(
-                f"the store is read-only here: {self.read_only}; nothing was written"
+                f"the store at {self.folder} is read-only for this user ({self.read_only}); "
+                "nothing was written"
             )
         self._refuse_unlisted([n for n in dirty if n not in self.manifest.tables])
         tables = dict(self.manifest.tables)

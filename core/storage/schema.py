@@ -31,7 +31,7 @@ def backup_folder(folder: Path, version: int) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     target = folder.with_name(f"{folder.name}.backup-v{version}-{stamp}")
     n = 1
-    while target.exists():
+    while os.path.lexists(target):
         n += 1
         target = folder.with_name(f"{folder.name}.backup-v{version}-{stamp}-{n}")
     # A backup holds everything the store does: private like it (0700 / 0600),

@@ -129,8 +129,8 @@ class Store:
         if mode is None:
             if not create:
                 raise NoStore(self.path)
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
                 os.mkdir(self.path, DIR_MODE)
             except FileExistsError:
                 pass  # another process made it first
@@ -200,7 +200,9 @@ class Store:
                         "refusing to write into it"
                     )
                 if not writable:
-                    raise StoreError(f"cannot create a store at {self.path}: {self.read_only}")
+                    raise StoreWriteFailed(
+                        f"cannot create a store at {self.path}: {self.read_only}"
+                    )
                 journal.remove_strays(self.path, temps)
                 manifest = Manifest(schema_version=schema.SCHEMA_VERSION)
                 journal.commit(self.path, {MANIFEST_NAME: manifest.to_bytes()}, [], "init")
