@@ -12,6 +12,7 @@ what that costs, and checks that ``memwork context`` did not get slower:
 
 The baseline is another checkout with its own ``.venv`` (default: /work/main).
 Usage: python bench/bench_checkpoint.py [--sizes 1000 100000] [--baseline DIR]
+                                        [--only checkpoint|context]
 """
 
 from __future__ import annotations
@@ -75,19 +76,32 @@ def checkpoint_ms(tree: Path, store: Path, repeat: int) -> float:
     return float(out.strip())
 
 
+def _bytecode_env() -> dict[str, str]:
+    """Compiled modules cached as an installed memwork has them, outside both trees.
+
+    With ``PYTHONDONTWRITEBYTECODE`` set and no ``__pycache__``, every run would
+    compile every imported module, and the figures would measure source size.
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(OUT / "pycache")
+    return env
+
+
 def context_ms(trees: list[Path], store: Path, repeat: int) -> list[float]:
     """Median whole-process ``memwork context --task`` time per tree, runs interleaved."""
     cmds = [
         [str(t / ".venv" / "bin" / "memwork"), "--db", str(store), "context", "--task", TASK]
         for t in trees
     ]
+    env = _bytecode_env()
     times: list[list[float]] = [[] for _ in trees]
-    for cmd in cmds:  # warm the page cache
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    for cmd in cmds:  # warm the page cache and the bytecode cache
+        for _ in range(2):
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
     for _ in range(repeat):
         for i, cmd in enumerate(cmds):
             t0 = time.perf_counter()
-            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
             times[i].append((time.perf_counter() - t0) * 1000)
     return [statistics.median(t) for t in times]
 
@@ -102,6 +116,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 100_000])
     parser.add_argument("--baseline", type=Path, default=Path("/work/main"))
     parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--only", choices=["checkpoint", "context"])
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     trees = [args.baseline, ROOT]
@@ -113,8 +128,12 @@ def main() -> None:
             {
                 "n": n,
                 "mb": folder_mb(mw),
-                "checkpoint": [checkpoint_ms(t, mw, cp_repeat) for t in trees],
-                "context": context_ms(trees, mw, args.repeat),
+                "checkpoint": [0.0, 0.0]
+                if args.only == "context"
+                else [checkpoint_ms(t, mw, cp_repeat) for t in trees],
+                "context": [0.0, 0.0]
+                if args.only == "checkpoint"
+                else context_ms(trees, mw, args.repeat),
             }
         )
     print(f"baseline: {args.baseline}; this tree: {ROOT}")
@@ -122,6 +141,8 @@ def main() -> None:
     print("|---:|---:|---:|---:|---:|")
     for r in rows:
         base, now = r["checkpoint"]
+        if not base:
+            continue
         print(
             f"| {r['n']:,} | {r['mb']:.1f} MB | {base:.1f} ms | {now:.1f} ms | {now / base:.1f}x |"
         )
@@ -129,6 +150,8 @@ def main() -> None:
     print("|---:|---:|---:|---:|")
     for r in rows:
         base, now = r["context"]
+        if not base:
+            continue
         print(f"| {r['n']:,} | {base:.0f} ms | {now:.0f} ms | {now / base:.2f}x |")
     (OUT / "checkpoint_results.json").write_text(json.dumps(rows, indent=2))
 
