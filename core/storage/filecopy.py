@@ -5,8 +5,9 @@ in-place edit of a table file changed every checkpoint holding it). So a
 snapshot copies every table file into one *pack* file, each at an offset
 aligned to 4 KiB, with an index beside it. One file rather than one per
 table because creating and fsyncing files is what a copy costs on a
-journaling filesystem: ~130 table files took ~0.3 s at 1,000 episodes, the
-same bytes in one pack ~20 ms (`bench/bench_checkpoint.py`).
+journaling filesystem: at 1,000 episodes (133 table files) one copy per
+table took 85-490 ms with fsync on a busy machine, the same bytes in one
+pack 12-60 ms (`bench/bench_checkpoint.py` measures it against hard links).
 
 Each table is copied the cheapest way the filesystem offers:
 
