@@ -26,7 +26,7 @@ from pathlib import Path
 
 from core.errors import StoreUnreadable, StoreWriteFailed
 from core.storage.atomic import TMP_MARK, atomic_write, failed_write, fsync_dir, write_temp
-from core.storage.codec import dumps, load_file
+from core.storage.codec import dumps, loads, read_store_file
 from core.storage.manifest import MANIFEST_NAME as MANIFEST_FILE
 from core.storage.manifest import is_table_name
 
@@ -145,7 +145,11 @@ def read_plan(folder: Path) -> Plan | None:
         os.lstat(journal)
     except FileNotFoundError:
         return None
-    return check_plan(folder, load_file(journal))
+    try:
+        plan = loads(read_store_file(journal))
+    except ValueError as exc:
+        raise _bad(journal, f"not valid JSON: {exc}") from None
+    return check_plan(folder, plan)
 
 
 def recover(folder: Path) -> bool:

@@ -98,10 +98,13 @@ def test_an_unparseable_journal_is_a_problem_for_doctor(cli, seeded: Path) -> No
     (seeded / journal.JOURNAL_NAME).write_text("{half a journ")
     before = folder_digest(seeded)
     done = cli("stats")
-    assert done.code == 2 and "journal.json is not valid JSON" in done.err
+    assert done.code == 2 and done.err.count("\n") == 1
+    assert "journal.json is not a valid memwork journal (not valid JSON" in done.err
+    assert "Move it out of the store" in done.err
     doctor = cli("doctor")
     assert doctor.code == 1
     assert "PROBLEM  journal:" in doctor.out and "not valid JSON" in doctor.out
+    assert "every command refuses the store" in doctor.out
     assert "next open" not in doctor.out
     assert folder_digest(seeded) == before
 
