@@ -68,7 +68,8 @@ class _StoreDB(TinyDB):
 
 
 class Store:
-    """A memwork store at ``path`` (a folder, created when missing)."""
+    """A memwork store at ``path``: a folder, created when missing (``create=False``: a
+    missing store is :class:`~core.errors.NoStore` and nothing is created)."""
 
     def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
         if not os.fspath(path):
