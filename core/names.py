@@ -9,10 +9,11 @@ comes through: the CLI, an import, a replayed journal, the MCP server.
 Two strengths of check:
 
 * :func:`check_id` is the rule for a *new* identifier that will name a file:
-  letters, digits and ``_ - . : @``, at most :data:`ID_MAX` characters, no
-  leading dot, no ``..``. Ordinary agent ids (``run-42``, ``agent@host:7``,
-  ``ses_01J…``) pass; anything else is refused with exit code 2 and a message
-  naming the field and the rule.
+  letters, digits and ``_ - . : @``, at most :data:`ID_MAX` characters,
+  starting with a letter or digit (never a dot, never something that reads as
+  a command-line flag), no ``..``. Ordinary agent ids (``run-42``,
+  ``agent@host:7``, ``ses_01J…``) pass; anything else is refused with exit
+  code 2 and a message naming the field and the rule.
 * :func:`check_file_name` is the storage layer's last guard, applied to every
   table name before it becomes a path and to every name read back from the
   store's own files (``store.json``, ``journal.json``, ``snapshot.json``):
@@ -35,10 +36,10 @@ from core.errors import InvalidInput
 #: Longest identifier that may name a file (a table file adds a prefix and ``.json``).
 ID_MAX = 128
 ID_RULE = (
-    f"must be 1-{ID_MAX} characters of letters, digits and _ - . : @, "
-    "not starting with a dot and without '..'"
+    f"must be 1-{ID_MAX} letters, digits or _ - . : @, starting with a letter or digit, "
+    "without '..'"
 )
-_ID = re.compile(r"[A-Za-z0-9_\-.:@]+")
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-.:@]*")
 
 #: Longest table name (file names stop at 255 bytes; ``.json`` and temp suffixes follow).
 FILE_NAME_MAX = 200
@@ -55,16 +56,20 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def check_id(value: object, field: str) -> str:
-    """``value`` if it may name a file, else :class:`InvalidInput` naming ``field``."""
+def check_id(value: object, field: str, what: str = "") -> str:
+    """``value`` if it may name a file, else :class:`InvalidInput` naming ``field``.
+
+    ``what`` starts the rule when the field alone does not say what is wrong
+    (``"a new session id"`` → "session: a new session id must be …").
+    """
     if (
         not isinstance(value, str)
         or len(value) > ID_MAX
         or not _ID.fullmatch(value)
-        or value.startswith(".")
         or ".." in value
     ):
-        raise InvalidInput(field, f"{ID_RULE} (got {_shown(value)})")
+        lead = f"{what} " if what else ""
+        raise InvalidInput(field, f"{lead}{ID_RULE} (got {_shown(value)})")
     return value
 
 

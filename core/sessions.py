@@ -10,7 +10,6 @@ always the number of observations ever logged.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any
 
@@ -24,7 +23,6 @@ from core.storage.store import Store
 from core.text import one_line
 
 TABLE = "sessions"
-_NAMED_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}")
 OBSERVATIONS = "observations"
 WORKING_MEMORY = "working_memory"
 
@@ -82,19 +80,11 @@ def find_named(store: Store, key: str) -> dict[str, Any] | None:
 
 
 def check_named_id(key: str) -> str:
-    """An id an agent may name to create a session: 1–128 letters, digits and
-    ``_ - . : @``, starting with a letter or digit, without ``..``.
+    """An id an agent may name to create a session (:func:`core.names.check_id`).
 
     The id becomes part of table and file names, so anything else is refused.
     """
-    if not _NAMED_ID.fullmatch(key) or ".." in key:
-        shown = key if len(key) <= 40 else key[:37] + "..."
-        raise InvalidInput(
-            "session",
-            "a new session id must be 1-128 letters, digits or _ - . : @, starting with a "
-            f"letter or digit (got {shown!r})",
-        )
-    return key
+    return names.check_id(key, "session", "a new session id")
 
 
 def ensure_session(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:

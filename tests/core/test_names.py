@@ -14,7 +14,21 @@ from core.storage.store import Store
 from tests.conftest import folder_digest
 
 T0 = "2026-01-01T00:00:00Z"
-HOSTILE = ["..", ".", "../x", "/etc", "a/b", "a\\b", "nul\x00", "bell\x07", ".hidden", "x" * 129]
+HOSTILE = [
+    "..",
+    ".",
+    "../x",
+    "/etc",
+    "a/b",
+    "a\\b",
+    "nul\x00",
+    "bell\x07",
+    ".hidden",
+    "-rf",
+    "run..1",
+    "x" * 129,
+    "",
+]
 ORDINARY = ["run-42", "agent@host:7", "ses_01J8ZK", "worker.v2", "A_b-c.d:e@f", "x" * 128]
 
 
@@ -48,7 +62,7 @@ def test_hostile_ids_are_refused_naming_the_field_and_the_rule(value: str) -> No
         with pytest.raises(InvalidInput) as caught:
             make(value)
         assert caught.value.field == "session"
-        assert "letters, digits and _ - . : @" in caught.value.rule
+        assert "letters, digits or _ - . : @" in caught.value.rule
         assert "\n" not in str(caught.value)
 
 
@@ -122,7 +136,7 @@ def test_import_refuses_session_ids_that_would_name_files(cli, db: Path, sid: st
         evil.write_text(_export(tables))
         done = cli("import", str(evil))
         assert done.code == 2, done.err
-        assert done.err.startswith(f"memwork: {field}: must be 1-128 characters")
+        assert done.err.startswith(f"memwork: {field}: must be 1-128 letters, digits or")
         assert done.err.count("\n") == 1
         assert folder_digest(db) == before
 
