@@ -2,7 +2,9 @@
 
 Tokens are an estimate: ceil(characters / 4). When the rendered context is
 over budget, whole lines go, lowest priority first and, within a priority,
-from the bottom up; a section whose lines are all gone loses its heading.
+from the bottom up; a section whose lines are all gone loses its heading. Lines
+that share a ``group`` (a slot: its ``### label`` heading and its text) are kept
+or dropped together, so the context never ends with a heading and no body.
 """
 
 from __future__ import annotations
@@ -19,13 +21,17 @@ def estimate_tokens(text: str) -> int:
 # Plain classes rather than dataclasses: importing dataclasses (inspect, ast,
 # tokenize...) costs ~8 ms, paid on every `memwork context` call.
 class Line:
-    """One line of the context and how early it is dropped (lower goes first)."""
+    """One line of the context and how early it is dropped (lower goes first).
 
-    __slots__ = ("text", "priority")
+    Lines with the same ``group`` (within a section) are dropped together.
+    """
 
-    def __init__(self, text: str, priority: int) -> None:
+    __slots__ = ("text", "priority", "group")
+
+    def __init__(self, text: str, priority: int, group: str | None = None) -> None:
         self.text = text
         self.priority = priority
+        self.group = group
 
 
 class Section:
@@ -55,7 +61,8 @@ class Dropped:
 def fit(
     sections: list[Section], budget: int, render: Renderer
 ) -> tuple[list[Section], list[Dropped]]:
-    """Drop lines until the rendered text fits ``budget`` tokens."""
+    """Drop lines until the rendered text fits ``budget`` tokens (a group goes whole,
+    its lines listed in the order they appear)."""
     live = [Section(s.name, s.heading, list(s.lines)) for s in sections if s.lines]
     dropped: list[Dropped] = []
     while live and estimate_tokens(render(live)) > max(0, budget):
@@ -64,8 +71,13 @@ def fit(
         for section in reversed(live):
             hits = [i for i, line in enumerate(section.lines) if line.priority == low]
             if hits:
-                line = section.lines.pop(hits[-1])
-                dropped.append(Dropped(section.name, line.text))
+                group = section.lines[hits[-1]].group
+                if group is None:
+                    going = [hits[-1]]
+                else:
+                    going = [i for i, x in enumerate(section.lines) if x.group == group]
+                dropped.extend(Dropped(section.name, section.lines[i].text) for i in going)
+                section.lines = [x for i, x in enumerate(section.lines) if i not in going]
                 break
         live = [s for s in live if s.lines]
     return live, dropped

@@ -97,7 +97,7 @@ def _scrubbed(sections: list[Section]) -> list[Section]:
         Section(
             s.name,
             scrub(s.heading) if s.heading else None,
-            [Line(scrub(line.text), line.priority) for line in s.lines],
+            [Line(scrub(line.text), line.priority, line.group) for line in s.lines],
         )
         for s in sections
     ]

@@ -47,8 +47,10 @@ def build_sections(data: dict[str, Any], task_id: str | None, now: datetime) -> 
     for slot in sorted(data["slots"], key=lambda s: (s.get("position", 0), s["label"])):
         if not slot.get("content", "").strip():
             continue
-        slots.lines.append(Line(f"### {slot['label']}", P_SLOTS))
-        slots.lines.extend(Line(t, P_SLOTS) for t in slot["content"].strip().splitlines())
+        # A slot is one unit for the budget: its heading never stays without its text.
+        group = slot["label"]
+        slots.lines.append(Line(f"### {slot['label']}", P_SLOTS, group))
+        slots.lines.extend(Line(t, P_SLOTS, group) for t in slot["content"].strip().splitlines())
     sections.append(slots)
 
     rules = data["rules"]

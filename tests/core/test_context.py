@@ -331,9 +331,10 @@ def test_budget_drops_whole_lines_lowest_priority_first(store: Store, now: datet
         ("global", "- Prefer small diffs"),
         ("task_rules", "- Check CI first"),
         ("failures", "- HealthCheck: 503 from /ready"),
-        ("slots", "I cite files."),
-        ("slots", "I am terse."),
+        # A slot goes whole, its heading with it, listed as it reads.
         ("slots", "### persona"),
+        ("slots", "I am terse."),
+        ("slots", "I cite files."),
     ]
     assert _text(store, now, "deploy", budget=0) == ""
     # Every budget in between drops a prefix of that order, and nothing more than needed.
@@ -349,6 +350,38 @@ def test_budget_keeps_headings_of_sections_with_lines_left(store: Store, now: da
     _full_store(store, now)
     text = _text(store, now, "deploy", budget=estimate_tokens(FULL) - 30)
     assert text == FULL.split("\n\n## Recent deploy episodes")[0]
+
+
+def test_a_slot_is_kept_or_dropped_whole_heading_included(store: Store, now: datetime) -> None:
+    slots.set_slot(store, "persona", "I am terse.", now=now, actor=ACTOR)
+    body = "\n".join(f"Step {n}: roll out to one zone, then watch it." for n in range(1, 9))
+    slots.set_slot(store, "runbooks/deploy", body, now=now, actor=ACTOR)
+    full = build_context(store, now=now, budget_tokens=10**6)
+    assert full.text.endswith("Step 8: roll out to one zone, then watch it.")
+    # Any budget short of the whole text used to cut the last slot's body line by line,
+    # down to a bare "### runbooks/deploy"; now the slot leaves as one piece.
+    for budget in range(0, full.tokens):
+        result = build_context(store, now=now, budget_tokens=budget)
+        assert result.tokens <= budget
+        assert not result.text.rstrip().endswith("### runbooks/deploy")
+        kept = [line.text for s in result.sections for line in s.lines]
+        assert ("### runbooks/deploy" in kept) == (
+            "Step 1: roll out to one zone, then watch it." in kept
+        )
+        if "### runbooks/deploy" not in kept and result.text:
+            assert result.text == "## Pinned memory\n### persona\nI am terse."
+            assert [d.text for d in result.dropped][:2] == [
+                "### runbooks/deploy",
+                "Step 1: roll out to one zone, then watch it.",
+            ]
+
+
+def test_cli_context_over_budget_drops_a_slot_with_its_heading(cli) -> None:  # noqa: ANN001
+    assert cli("slot", "set", "persona", "I am terse.").code == 0
+    steps = "\n".join(f"Step {n}: check the canary." for n in range(80))
+    assert cli("slot", "set", "runbooks/deploy", steps, "--limit", "5000").code == 0
+    out = cli("context", "--budget", "300").out
+    assert out.strip() == "## Pinned memory\n### persona\nI am terse."
 
 
 def test_json_lists_sections_with_estimates_and_the_dropped_lines(cli) -> None:  # noqa: ANN001
