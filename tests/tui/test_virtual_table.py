@@ -13,7 +13,14 @@ from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.widgets import Input
 
-from tui.widgets.virtual_table import Column, ListRowSource, Row, RowSource, VirtualTable
+from tui.widgets.virtual_table import (
+    Column,
+    ListRowSource,
+    Row,
+    RowSource,
+    VirtualTable,
+    fit_columns,
+)
 
 SIZE = (100, 30)
 VISIBLE_ROWS = 29  # 30 lines minus the header
@@ -506,3 +513,54 @@ async def test_100k_lazy_source() -> None:
         await pilot.pause()
         assert selected(app)[-1].key == "ep-0"
         assert source.calls < 2_000
+
+
+def test_narrow_tables_give_way_so_the_text_column_keeps_its_room() -> None:
+    """Shrinkable columns narrow first, then columns are hidden in drop order; the
+    flexible text column keeps its min_width as long as anything else can give way."""
+    columns = [
+        Column("state", "State", width=9, min_width=6),
+        Column("confidence", "Confidence", width=15, drop_order=2),
+        Column("scope", "Scope", min_width=10, max_width=24, drop_order=1),
+        Column("content", "Lesson", min_width=20),
+    ]
+    wide = fit_columns(columns, 140)
+    assert wide[0] == 9 and wide[1] == 15
+    assert wide[2] == 24  # capped: the text column gets the rest
+    assert wide[3] == 140 - 8 - 9 - 15 - 24
+    # 60 cells: narrowing the state column is enough.
+    assert fit_columns(columns, 60) == [7, 15, 10, 20]
+    # 50 cells: the scope is hidden first (the state keeps its width: it fits again).
+    assert fit_columns(columns, 50) == [9, 15, None, 20]
+    # 40 cells: the confidence goes too.
+    assert fit_columns(columns, 40) == [9, None, None, 27]
+    assert fit_columns(columns, 34) == [9, None, None, 21]
+    assert fit_columns(columns, 30) == [6, None, None, 20]  # the state narrows last
+    # Nothing left to hide: the flexible column keeps its minimum (the line is cropped).
+    assert fit_columns(columns, 10)[3] == 20
+
+
+@async_test
+async def test_hidden_columns_leave_the_header_and_the_rows() -> None:
+    columns = [
+        Column("id", "ID", width=6),
+        Column("agent", "Agent", width=10, drop_order=1),
+        Column("summary", "Summary", min_width=20),
+    ]
+
+    class NarrowApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield VirtualTable(columns, ListRowSource(make_rows(3)))
+
+    app = NarrowApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        table = app.query_one(VirtualTable)
+        await pilot.pause()
+        assert table.shown_columns() == ["id", "summary"]
+        header, first = screen_lines(table)[:2]
+        assert "Agent" not in header and "Summary" in header
+        assert "summary 0" in first and "agent-0" not in first
+        await pilot.resize_terminal(80, 10)
+        await pilot.pause()
+        assert table.shown_columns() == ["id", "agent", "summary"]
+        assert "agent-0" in screen_lines(table)[1]

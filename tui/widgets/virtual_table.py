@@ -29,6 +29,7 @@ from textual.strip import Strip
 __all__ = [
     "CellType",
     "Column",
+    "fit_columns",
     "ListRowSource",
     "Row",
     "RowSource",
@@ -51,7 +52,13 @@ _CONTROL_TO_SPACE = {code: " " for code in (*range(0x20), 0x7F)}
 
 @dataclass(frozen=True, slots=True)
 class Column:
-    """A column of a `VirtualTable`."""
+    """A column of a `VirtualTable`.
+
+    When the table is narrower than its columns want, it gives way in this order,
+    so the main text column keeps its room: fixed columns that allow it narrow to
+    their `min_width`, then columns with a `drop_order` are hidden (1 first); only
+    when nothing more can give way is the line cropped on the right.
+    """
 
     key: str
     """Identifier of the column."""
@@ -61,8 +68,80 @@ class Column:
     """Width in cells, or `None` for a flexible column that shares the remaining width."""
     justify: Justify = "left"
     """Horizontal alignment of the cells (and the header label)."""
-    min_width: int = 3
-    """Minimum width of a flexible column."""
+    min_width: int | None = None
+    """A flexible column's minimum width (3 when `None`); a fixed column may narrow to
+    it when the table is short of room (`None`: a fixed column never narrows)."""
+    max_width: int | None = None
+    """A flexible column never grows past this; the other flexible columns get the rest."""
+    drop_order: int = 0
+    """Hidden when the table is too narrow, lowest first (0: never hidden)."""
+
+
+FLEX_MIN_WIDTH = 3
+"""The minimum width of a flexible column without its own `min_width`."""
+
+
+def fit_columns(columns: Sequence[Column], width: int) -> list[int | None]:
+    """Widths (without padding) of the columns in a line of `width` cells; `None` for a
+    column hidden to make room (see `Column`)."""
+    shown = list(range(len(columns)))
+    while True:
+        fixed = [i for i in shown if columns[i].width is not None]
+        flexible = [i for i in shown if columns[i].width is None]
+        room = width - 2 * CELL_PADDING * len(shown)
+        flex_min = sum(_flex_min(columns[i]) for i in flexible)
+        short = sum(columns[i].width or 0 for i in fixed) + flex_min - room
+        slack = {
+            i: (columns[i].width or 0) - min(columns[i].width or 0, columns[i].min_width)
+            for i in fixed
+            if columns[i].min_width is not None
+        }
+        droppable = [i for i in shown if columns[i].drop_order > 0]
+        if short <= sum(slack.values()) or not droppable:
+            break
+        # Hide the column that goes first (the rightmost among equals) and try again.
+        shown.remove(min(droppable, key=lambda i: (columns[i].drop_order, -i)))
+    widths: list[int | None] = [None] * len(columns)
+    for i in fixed:
+        widths[i] = columns[i].width
+    # Narrow the shrinkable fixed columns, the first to be dropped first.
+    for i in sorted(slack, key=lambda i: (columns[i].drop_order or 10**6, -i)):
+        if short <= 0:
+            break
+        cut = min(slack[i], short)
+        widths[i] = (columns[i].width or 0) - cut
+        short -= cut
+    left = room - sum(widths[i] or 0 for i in fixed)
+    _share(columns, flexible, left, widths)
+    return widths
+
+
+def _flex_min(column: Column) -> int:
+    return FLEX_MIN_WIDTH if column.min_width is None else column.min_width
+
+
+def _share(columns: Sequence[Column], flexible: list[int], left: int, widths: list) -> None:
+    """Share `left` cells among the flexible columns in equal parts, within their bounds:
+    a column whose minimum is above its part (or maximum below it) is set to that
+    bound and the others share what remains."""
+    pending = list(flexible)
+    while pending:
+        share = max(0, left) // len(pending)
+        bounded = {}
+        for i in pending:
+            if _flex_min(columns[i]) > share:
+                bounded[i] = _flex_min(columns[i])
+            elif columns[i].max_width is not None and columns[i].max_width < share:
+                bounded[i] = columns[i].max_width
+        if not bounded:
+            extra = max(0, left) - share * len(pending)
+            for position, i in enumerate(pending):
+                widths[i] = share + (position < extra)
+            return
+        for i, value in bounded.items():
+            widths[i] = value
+            left -= value
+            pending.remove(i)
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,7 +389,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self.set_reactive(VirtualTable.empty_text, empty_text)
         self._line_cache: LRUCache[tuple[int, int, bool, bool], Strip] = LRUCache(cache_size)
         self._header_cache: dict[int, Strip] = {}
-        self._widths_cache: tuple[int, list[int]] | None = None
+        self._widths_cache: tuple[int, list[int | None]] | None = None
         self.virtual_size = Size(0, self._row_count + 1)
 
     # ------------------------------------------------------------------ public API
@@ -563,6 +642,8 @@ class VirtualTable(ScrollView, can_focus=True):
         for column_index, (column, column_width) in enumerate(
             zip(self._columns, self._column_widths(width), strict=True)
         ):
+            if column_width is None:
+                continue  # hidden: the table is too narrow for it
             cell: CellType = cells[column_index] if column_index < cell_count else ""
             justify = column.justify
             if isinstance(cell, Text):
@@ -628,19 +709,17 @@ class VirtualTable(ScrollView, can_focus=True):
                 return candidate
         return None
 
-    def _column_widths(self, width: int) -> list[int]:
-        """Widths (without padding) of the columns for a line of `width` cells."""
+    def _column_widths(self, width: int) -> list[int | None]:
+        """Widths (without padding) of the columns for a line of `width` cells (`None`:
+        hidden)."""
         cached = self._widths_cache
         if cached is not None and cached[0] == width:
             return cached[1]
-        columns = self._columns
-        fixed_total = sum(column.width for column in columns if column.width is not None)
-        flexible = [index for index, column in enumerate(columns) if column.width is None]
-        remaining = width - fixed_total - 2 * CELL_PADDING * len(columns)
-        widths = [column.width or 0 for column in columns]
-        if flexible:
-            share, extra = divmod(max(0, remaining), len(flexible))
-            for position, index in enumerate(flexible):
-                widths[index] = max(columns[index].min_width, share + (position < extra))
+        widths = fit_columns(self._columns, width)
         self._widths_cache = (width, widths)
         return widths
+
+    def shown_columns(self) -> list[str]:
+        """Keys of the columns shown at the table's current width."""
+        widths = self._column_widths(self.scrollable_content_region.width)
+        return [c.key for c, w in zip(self._columns, widths, strict=True) if w is not None]
