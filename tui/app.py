@@ -64,6 +64,10 @@ class MemworkApp(App[None]):
         *(pane.css_file() for pane in PANES),
     ]
     COMMANDS = App.COMMANDS | {ActionsProvider, MemorySearchProvider}
+    #: Screen classes by size: an 80x24 terminal gets narrower side columns, shorter
+    #: tables and borderless form fields (see the .tcss files and FormScreen).
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (32, "-tall")]
     BINDINGS: ClassVar[list[Binding]] = [
         *(
             Binding(

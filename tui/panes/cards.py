@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from rich.console import Group
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 from textual import on, work
@@ -280,7 +279,7 @@ class CardsPane(Pane):
             "The absorbed card leaves the list; its id stays in merged_from and the audit log."
         )
         self.app.push_screen(
-            ConfirmScreen("Merge these mistake cards?", escape(detail), confirm="Merge"),
+            ConfirmScreen("Merge these mistake cards?", detail, confirm="Merge"),
             answered,
         )
 
@@ -302,7 +301,7 @@ class CardsPane(Pane):
 
         self.app.push_screen(
             FormScreen(
-                escape(f"Edit mistake card [{card['mistake_type']}] {card['task_id']}"),
+                f"Edit mistake card [{card['mistake_type']}] {card['task_id']}",
                 [
                     Field(
                         "lesson",

@@ -1,4 +1,10 @@
-"""A small modal form whose submit may fail: the error shows in the form, never a crash."""
+"""A small modal form whose submit may fail: the error shows in the form, never a crash.
+
+The form fits any terminal from 80x24 up: its title stays at the top and its error
+line and buttons at the bottom (both docked) while the fields scroll between them;
+in a short terminal the fields and buttons drop their borders. Every text is shown
+as typed (never read as markup), so a rule's ``[AVOID]`` stays on screen.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -13,6 +20,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
 from core.errors import MemworkError
+
+#: Below this many lines a form draws its fields and buttons without borders.
+SHORT_HEIGHT = 32
 
 
 @dataclass
@@ -31,6 +41,13 @@ class Field:
 Submit = Callable[[dict[str, str]], Awaitable[Any]]
 
 
+def fit_controls(screen: ModalScreen[Any], height: int) -> None:
+    """Borderless inputs and buttons in a short terminal, so a form or dialog fits."""
+    compact = height < SHORT_HEIGHT
+    for widget in screen.query("Input, TextArea, Button"):
+        widget.compact = compact  # type: ignore[attr-defined]
+
+
 class FormScreen(ModalScreen[Any]):
     """Fields, a Save button and an error line; ctrl+s saves, escape cancels."""
 
@@ -40,18 +57,20 @@ class FormScreen(ModalScreen[Any]):
     ]
     DEFAULT_CSS = """
     FormScreen { align: center middle; }
-    FormScreen > Vertical {
-        width: 90; max-width: 100%; max-height: 100%; height: auto; padding: 0 2;
+    FormScreen > #form {
+        width: 90; max-width: 100%; height: auto; max-height: 100%; padding: 0 2;
         border: thick $accent 60%; background: $surface;
     }
-    FormScreen > Vertical > VerticalScroll { height: auto; max-height: 1fr; }
-    FormScreen #form-title { text-style: bold; }
+    FormScreen #form-title { dock: top; width: 1fr; text-style: bold; background: $surface; }
+    FormScreen #form-foot { dock: bottom; height: auto; background: $surface; }
     FormScreen .field-label { margin-top: 1; color: $text-muted; }
+    FormScreen.-short .field-label { margin-top: 0; }
     FormScreen .field-help { color: $text-muted; text-style: italic; }
     FormScreen TextArea { height: 10; }
+    FormScreen.-short TextArea { height: 4; }
     FormScreen #error { color: $error; height: auto; }
-    FormScreen Horizontal { height: auto; align-horizontal: right; }
-    FormScreen Button { margin-left: 2; }
+    FormScreen #form-buttons { height: auto; align-horizontal: right; }
+    FormScreen Button { margin-left: 2; width: auto; }
     """
 
     def __init__(self, title: str, fields: list[Field], submit: Submit, save_label: str = "Save"):
@@ -62,29 +81,30 @@ class FormScreen(ModalScreen[Any]):
         self.save_label = save_label
 
     def compose(self) -> ComposeResult:
-        # The fields scroll; the title, the error line and the buttons stay in view
-        # (an 80x24 terminal cannot show a long form whole).
-        with Vertical():
-            yield Label(self.form_title, id="form-title")
-            with VerticalScroll(can_focus=False):
-                for field in self.fields:
-                    yield Label(field.label, classes="field-label")
-                    if field.multiline:
-                        yield TextArea(field.value, id=f"f-{field.name}", soft_wrap=True)
-                    else:
-                        yield Input(
-                            field.value, placeholder=field.placeholder, id=f"f-{field.name}"
-                        )
-                    if field.help:
-                        yield Static(field.help, classes="field-help")
-            yield Static("", id="error")
-            with Horizontal():
-                yield Button("Cancel (esc)", id="cancel")
-                yield Button(f"{self.save_label} (ctrl+s)", id="save", variant="primary")
+        # One scrolling box: the title is docked at its top, the error line and the
+        # buttons at its bottom, so they stay in view while the fields scroll.
+        with VerticalScroll(id="form", can_focus=False):
+            yield Label(self.form_title, id="form-title", markup=False)
+            for field in self.fields:
+                yield Label(field.label, classes="field-label", markup=False)
+                if field.multiline:
+                    yield TextArea(field.value, id=f"f-{field.name}", soft_wrap=True)
+                else:
+                    yield Input(field.value, placeholder=field.placeholder, id=f"f-{field.name}")
+                if field.help:
+                    yield Static(field.help, classes="field-help", markup=False)
+            with Vertical(id="form-foot"):
+                yield Static("", id="error", markup=False)
+                with Horizontal(id="form-buttons"):
+                    yield Button("Cancel (esc)", id="cancel")
+                    yield Button(f"{self.save_label} (ctrl+s)", id="save", variant="primary")
 
     def on_mount(self) -> None:
         if self.fields:
             self.query_one(f"#f-{self.fields[0].name}").focus()
+
+    def on_resize(self, event: events.Resize) -> None:
+        fit_controls(self, event.size.height)
 
     def values(self) -> dict[str, str]:
         """What the user typed."""
