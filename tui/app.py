@@ -221,6 +221,13 @@ class MemworkApp(App[None]):
 
     def action_show_pane(self, pane_id: str) -> None:
         """Switch to a pane (digits 1–8)."""
+        if pane_id == self.active_pane:
+            # Already here: only make sure the pane's keys answer (its list has focus).
+            pane = self.pane(pane_id)
+            focused = self.screen.focused
+            if focused is None or pane not in focused.ancestors:
+                pane.focus_main()
+            return
         # Drop the focus first: a focused widget left in the old pane would make
         # TabbedContent switch straight back to the pane that holds it.
         self.screen.set_focus(None)

@@ -53,7 +53,7 @@ def test_preview_follows_task_budget_and_style(demo_app, demo_path: Path) -> Non
             side = _side(app)
             first = build_context(Store(demo_path), now=NOW)
             assert f"~{first.tokens:,} / 2,000 tokens" in side
-            assert "Pinned memory" in side and "tokens (estimate: chars/4)" in side
+            assert "Pinned memory" in side and "tokens (estimate)" in side
             assert "Nothing dropped" in side
             assert "## Pinned memory" in screen_text(app)
 
@@ -70,7 +70,7 @@ def test_preview_follows_task_budget_and_style(demo_app, demo_path: Path) -> Non
             assert with_task.tokens != first.tokens
             assert f"~{with_task.tokens:,} / 2,000 tokens" in side
             rules = next(s for s in with_task.to_json()["sections"] if s["name"] == "task_rules")
-            assert f"~{rules['estimated_tokens']:,} tokens (estimate: chars/4)" in side
+            assert f"~{rules['estimated_tokens']:,} tokens (estimate)" in side
 
             await pilot.press("escape", "b", *"300", "enter")  # a small budget
             await rebuilt(pilot)

@@ -88,10 +88,10 @@ class CheckpointsPane(Pane):
         yield VirtualTable(
             [
                 Column("created", "Created", width=16),
-                Column("ago", "Age", width=8, justify="right"),
-                Column("kind", "Kind", width=9),
-                Column("records", "Records", width=8, justify="right"),
-                Column("description", "Description"),
+                Column("ago", "Age", width=8, justify="right", drop_order=2),
+                Column("kind", "Kind", width=9, drop_order=1),
+                Column("records", "Records", width=8, justify="right", drop_order=3),
+                Column("description", "Description", min_width=20),
             ],
             id="checkpoints",
             empty_text="No checkpoints yet: press c to snapshot the store as it is now",

@@ -236,12 +236,14 @@ class ContextPane(Pane):
         out.append(f"~{tokens:,}", style=f"bold {error if tokens > budget else accent}")
         out.append(f" / {budget:,} tokens\n", style="bold")
         out.append("estimate: characters / 4\n", style="dim italic")
+        # The panel is narrow at 80 columns: lines are shaped to its width.
+        width = self._side_width()
         if budget:
             used = min(1.0, tokens / budget)
-            width = 30
-            filled = round(used * width)
+            bar = max(10, min(30, width - 5))
+            filled = round(used * bar)
             out.append("█" * filled, style=accent)
-            out.append("░" * (width - filled), style="dim")
+            out.append("░" * (bar - filled), style="dim")
             out.append(f" {used:.0%}\n", style="dim")
         out.append("\nSections\n", style=f"bold {accent}")
         if not data["sections"]:
@@ -249,10 +251,14 @@ class ContextPane(Pane):
         for section in data["sections"]:
             title = section_title(section["name"], section["heading"])
             lines = len(section["lines"])
+            count = f"{lines} line{'' if lines == 1 else 's'}"
+            one_line = len(title) + len(count) + 4 <= width
             out.append(f"  {title}")
-            out.append(f"  {lines} line{'' if lines == 1 else 's'}\n", style="dim")
+            out.append(f"  {count}\n" if one_line else "\n", style="dim")
             out.append(f"    ~{section['estimated_tokens']:,} tokens", style=accent)
-            out.append(" (estimate: chars/4)\n", style="dim")
+            out.append(" (estimate)\n", style="dim")
+            if not one_line:
+                out.append(f"    {count}\n", style="dim")
         dropped = data["dropped"]
         if not dropped:
             out.append("\nNothing dropped: ", style=f"bold {accent}")
@@ -261,8 +267,6 @@ class ContextPane(Pane):
         out.append(f"\nDropped by the budget ({len(dropped)} lines)\n", style=f"bold {warning}")
         out.append("lowest priority first: episodes, lessons, cards, rules…\n", style="dim italic")
         # Wrap by hand so a long dropped line keeps its indent (a hanging indent).
-        # Two columns spare: the panel's scrollbar appears once this text is long.
-        width = max(24, (self.query_one("#context-sections", Static).size.width or 46) - 2)
         by_section: dict[str, list[str]] = {}
         for item in dropped:
             by_section.setdefault(item["section"], []).append(item["line"])
@@ -276,6 +280,22 @@ class ContextPane(Pane):
                 )
                 out.append("\n".join(wrapped) + "\n", style="dim")
         return out
+
+    def _side_width(self) -> int:
+        """Cells a line of the side panel may take (two spare for its scrollbar)."""
+        shown = self.query_one("#context-sections", Static).size.width
+        if not shown:  # not laid out yet: what its CSS gives it at this terminal width
+            shown = 28 if self.app.size.width < 100 else 46
+        return max(24, shown - 2)
+
+    def on_resize(self) -> None:
+        # The side panel's lines are shaped to its width: shape them again.
+        if self.result is not None:
+            self.call_after_refresh(self._redraw_side)
+
+    def _redraw_side(self) -> None:
+        if self.result is not None:
+            self.query_one("#context-sections", Static).update(self._render_side(self.result))
 
     # -- focus and keys ---------------------------------------------------------------
     def focus_main(self) -> None:

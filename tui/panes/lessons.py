@@ -76,10 +76,10 @@ class LessonsPane(Pane):
                 yield Label("Rules", classes="section-title")
                 yield VirtualTable(
                     [
-                        Column("scope", "Scope", width=14),
-                        Column("text", "Rule"),
-                        Column("source", "Source", width=12),
-                        Column("active", "On", width=4),
+                        Column("scope", "Scope", width=22, min_width=8, drop_order=2),
+                        Column("text", "Rule", min_width=26),
+                        Column("source", "Source", width=12, drop_order=1),
+                        Column("active", "On", width=3),
                     ],
                     id="rules",
                     empty_text="No rules yet: episodes derive them, or press n",
@@ -87,10 +87,10 @@ class LessonsPane(Pane):
                 yield Label("Lessons", classes="section-title")
                 yield VirtualTable(
                     [
-                        Column("state", "State", width=9),
-                        Column("confidence", "Confidence", width=15),
-                        Column("scope", "Scope", width=16),
-                        Column("content", "Lesson"),
+                        Column("state", "State", width=10, min_width=6),
+                        Column("confidence", "Confidence", width=12, drop_order=2),
+                        Column("scope", "Scope", width=22, min_width=10, drop_order=1),
+                        Column("content", "Lesson", min_width=22),
                     ],
                     id="lessons",
                     empty_text="No lessons yet: agents add them (memwork lesson add), or press a",
@@ -129,7 +129,7 @@ class LessonsPane(Pane):
             if self.preview_weeks and is_live(lesson, now):
                 fading += future < current
                 forgotten += decayed_away(lesson, then)
-            conf = confidence_bar(future, 8)
+            conf = confidence_bar(future, 5)
             if self.preview_weeks and future < current:
                 conf.append(" ↓", style="yellow")
             rows.append(

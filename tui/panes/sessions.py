@@ -74,10 +74,10 @@ class SessionsPane(Pane):
                 yield VirtualTable(
                     [
                         Column("status", "", width=1),
-                        Column("agent", "Agent", width=7),
-                        Column("project", "Project", width=8),
-                        Column("title", "Title", min_width=8),
-                        Column("started", "Started", width=11),
+                        Column("agent", "Agent", width=7, drop_order=2),
+                        Column("project", "Project", width=8, drop_order=1),
+                        Column("title", "Title", min_width=14),
+                        Column("started", "Started", width=11, drop_order=3),
                         Column("obs", "Obs", width=4, justify="right"),
                     ],
                     id="sessions",

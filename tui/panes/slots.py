@@ -83,10 +83,10 @@ class SlotsPane(Pane):
         yield VirtualTable(
             [
                 Column("position", "#", width=2, justify="right"),
-                Column("label", "Label", width=28),
+                Column("label", "Label", width=36, min_width=16),
                 Column("chars", "Chars", width=11, justify="right"),
-                Column("flags", "Flags", width=20),
-                Column("description", "Description"),
+                Column("flags", "Flags", width=20, min_width=11, drop_order=2),
+                Column("description", "Description", min_width=12, drop_order=1),
             ],
             id="slots",
             empty_text="No slots yet: press n (agents use memwork slot set)",

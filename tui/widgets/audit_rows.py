@@ -18,11 +18,11 @@ from tui.widgets.virtual_table import Column, Row
 
 COLUMNS = [
     Column("ts", "Time (UTC)", width=16),
-    Column("actor", "Actor", width=12),
-    Column("action", "Action", width=13),
-    Column("table", "Table", width=14),
-    Column("record", "Record", width=12),
-    Column("summary", "Summary"),
+    Column("actor", "Actor", width=12, min_width=9),
+    Column("action", "Action", width=13, min_width=10),
+    Column("table", "Table", width=14, drop_order=2),
+    Column("record", "Record", width=12, drop_order=1),
+    Column("summary", "Summary", min_width=24),
 ]
 
 _DESTRUCTIVE = ("delete", "forget", "drop", "end", "restore", "wm-delete", "wm-restore")

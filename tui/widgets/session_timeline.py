@@ -88,9 +88,9 @@ class SessionTimeline(Vertical):
         yield Label("Observations", classes="section-title", id="timeline-title")
         yield VirtualTable(
             [
-                Column("time", "Time", width=5),
+                Column("time", "Time", width=5, drop_order=1),
                 Column("kind", "Kind", width=8),
-                Column("content", "Content"),
+                Column("content", "Content", min_width=16),
             ],
             id="timeline",
             empty_text="No observations yet (o adds one)",

@@ -131,15 +131,15 @@ class WorkingMemoryPanel(Vertical):
             empty_text=self.EMPTY_TEXT["wm-keys"],
         )
         yield VirtualTable(
-            [Column("time", "Time", width=5), Column("text", "Scratchpad")],
+            [Column("time", "Time", width=5), Column("text", "Scratchpad", min_width=12)],
             id="wm-scratch",
             empty_text=self.EMPTY_TEXT["wm-scratch"],
         )
         yield VirtualTable(
             [
                 Column("created", "Checkpoint", width=11),
-                Column("description", "Description"),
-                Column("holds", "Holds", width=15),
+                Column("description", "Description", min_width=12),
+                Column("holds", "Holds", width=15, drop_order=1),
             ],
             id="wm-checkpoints",
             empty_text=self.EMPTY_TEXT["wm-checkpoints"],
