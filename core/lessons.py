@@ -138,6 +138,19 @@ def _save(store: Store, lesson: dict[str, Any], now: datetime) -> dict[str, Any]
     return doc
 
 
+def _distinct_wordings(content: str, wordings: list[str]) -> list[str]:
+    """Each wording once (as its fingerprint sees it), and never the lesson's own text:
+    a merge of lessons that share history used to list the same wording twice."""
+    seen = {fingerprint(content)}
+    out = []
+    for wording in wordings:
+        key = fingerprint(wording)
+        if key not in seen:
+            seen.add(key)
+            out.append(wording)
+    return out
+
+
 def _reinforce(lesson: dict[str, Any], now: datetime) -> dict[str, Any]:
     lesson = dict(lesson)
     lesson["confidence"] = reinforced_confidence(float(lesson["confidence"]))
@@ -453,10 +466,13 @@ def merge_lessons(
             raise Conflict("only lessons of the same scope can be merged")
         keeper["confidence"] = max(float(x["confidence"]) for x in [keeper, *others])
         keeper["reinforcements"] = sum(int(x["reinforcements"]) for x in [keeper, *others])
-        keeper["wordings"] = [
-            *keeper.get("wordings", []),
-            *(w for o in others for w in [o["content"], *o.get("wordings", [])]),
-        ]
+        keeper["wordings"] = _distinct_wordings(
+            keeper["content"],
+            [
+                *keeper.get("wordings", []),
+                *(w for o in others for w in [o["content"], *o.get("wordings", [])]),
+            ],
+        )
         keeper["tags"] = sorted({t for x in [keeper, *others] for t in x.get("tags", [])})
         saved = _save(store, keeper, now)
         for other in others:

@@ -10,16 +10,18 @@ and laid out in idle time, so no first switch pays for it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from textual import events, on, work
-from textual.app import App, ComposeResult, ScreenStackError
+from textual.app import App, ComposeResult, ScreenStackError, SystemCommand
 from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.geometry import Region
+from textual.notifications import SeverityLevel
+from textual.screen import Screen
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 from textual.worker import WorkerFailed
 
@@ -337,7 +339,7 @@ class MemworkApp(App[None]):
         """Every key, per pane."""
         from tui.screens.help import HelpScreen
 
-        self.push_screen(HelpScreen(PANES))
+        self.push_screen(HelpScreen(PANES, current=self.active_pane))
 
     def action_quit_safely(self) -> None:
         """Quit, asking first when a pane holds unsaved edits."""
@@ -355,6 +357,30 @@ class MemworkApp(App[None]):
             ConfirmScreen("Quit and lose unsaved edits?", "; ".join(unsaved), confirm="Quit"),
             answered,
         )
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A toast. Unlike Textual's, its text is shown as typed by default: toasts
+        carry record text (a rule's ``[AVOID]``), which must never be read as markup."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's palette commands but its Quit: ours (q) asks about unsaved edits and
+        is listed already."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Quit":
+                yield command
+
+    def action_help_quit(self) -> None:
+        """ctrl+c copies in a text field; elsewhere it tells how to quit."""
+        self.notify("Press q or ctrl+q to quit", title="Do you want to quit?")
 
     def action_reload(self) -> None:
         """Reload everything from the store."""

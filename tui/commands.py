@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.fuzzy import Matcher
+from textual.markup import escape
 
 from tui.messages import JumpTo
 
@@ -16,22 +19,24 @@ if TYPE_CHECKING:
 
 
 def _actions(app: MemworkApp) -> Iterator[tuple[str, str, Any]]:
-    """(title, help, callback) for every action reachable from a key."""
+    """(title, help, callback) for every action reachable from a key, each once."""
     from tui.pane_list import PANES
 
     for n, pane in enumerate(PANES, start=1):
         yield (f"Go to {pane.TITLE}", f"key {n}", partial(app.action_show_pane, pane.PANE_ID))
+    # An action bound to two keys (q and ctrl+q) is one entry that names both.
+    keys: dict[str, list[str]] = {}
+    titles: dict[str, str] = {}
     for binding in app.BINDINGS:
         if (
             isinstance(binding, Binding)
             and binding.description
             and "show_pane" not in binding.action
         ):
-            yield (
-                binding.description,
-                f"key {binding.key_display or binding.key}",
-                partial(app.run_action, binding.action),
-            )
+            keys.setdefault(binding.action, []).append(binding.key_display or binding.key)
+            titles.setdefault(binding.action, binding.description)
+    for action, title in titles.items():
+        yield (title, f"key {' / '.join(keys[action])}", partial(app.run_action, action))
     for pane_cls in PANES:
         for binding in getattr(pane_cls, "BINDINGS", []):
             if not isinstance(binding, Binding) or not binding.description:
@@ -43,11 +48,26 @@ def _actions(app: MemworkApp) -> Iterator[tuple[str, str, Any]]:
             )
 
 
+def plain_highlight(matcher: Matcher, text: str) -> Content:
+    """``text`` as typed (never markup: a rule's ``[AVOID]`` stays), its matched
+    letters highlighted as the palette does."""
+    content = Content(text)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, text)
+    if score:
+        for offset in offsets:
+            if not text[offset].isspace():
+                content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
+
+
 def _run_in_pane(app: MemworkApp, pane_id: str, action: str) -> None:
     app.action_show_pane(pane_id)
 
     async def run() -> None:
-        await app.pane(pane_id).run_action(action)
+        pane = app.pane(pane_id)
+        if not await pane.run_action(action):
+            # Not where the focus is (a lesson key with the rules list focused): say so.
+            await pane.run_action(f"explain({action!r})")
 
     app.call_after_refresh(lambda: app.run_worker(run(), exclusive=False))
 
@@ -61,14 +81,14 @@ class ActionsProvider(Provider):
 
     async def discover(self) -> Hits:
         for title, help_text, callback in _actions(self.workbench):
-            yield DiscoveryHit(title, callback, help=help_text)
+            yield DiscoveryHit(Content(title), callback, help=escape(help_text))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for title, help_text, callback in _actions(self.workbench):
             score = matcher.match(title)
             if score > 0:
-                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+                yield Hit(score, plain_highlight(matcher, title), callback, help=escape(help_text))
 
 
 class MemorySearchProvider(Provider):
@@ -84,11 +104,13 @@ class MemorySearchProvider(Provider):
         index = self.workbench.search_index
         if index is None or len(query.strip()) < 2:
             return
+        matcher = self.matcher(query)
         for hit in index.search(query, limit=12):
             doc = hit.doc
             yield Hit(
                 hit.score / 100,
-                f"{doc.kind}: {doc.title}",
+                plain_highlight(matcher, f"{doc.kind}: {doc.title}"),
                 partial(self.workbench.post_message, JumpTo(pane_of(doc.kind), doc.ref)),
+                text=f"{doc.kind}: {doc.title}",
                 help="jump to the record",
             )

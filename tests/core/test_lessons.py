@@ -244,6 +244,17 @@ def test_near_duplicate_reinforces_by_default_and_keeps_the_wording(
     assert _count(store) == 1
 
 
+def test_a_merge_lists_each_other_wording_once(store: Store, now: datetime) -> None:
+    keep = _add(store, "Always run the tests before pushing", now).lesson
+    # The keeper already holds this wording; a second lesson says it again, word for word.
+    _add(store, "always run tests before pushing", now)
+    other = _add(store, "Always run tests before pushing", now, on_duplicate="keep-both").lesson
+    assert other["id"] != keep["id"]
+    merged = lessons.merge_lessons(store, keep["id"], [other["id"]], now=now, actor=ACTOR)
+    assert merged["wordings"] == ["always run tests before pushing"]
+    assert _stored(store, other["id"])["superseded_by"] == keep["id"]
+
+
 def test_below_ninety_is_not_a_near_duplicate(store: Store, now: datetime) -> None:
     _add(store, "Always run the tests before pushing", now)
     assert _add(store, "Run the tests before you push", now).action == "created"  # ~82

@@ -53,19 +53,32 @@ def test_help_screen_lists_every_pane_and_its_keys(demo_app) -> None:
             await pilot.press("question_mark")
             await settle(pilot)
             text = screen_text(app)
-            assert "memwork — keys" in text and "go to Sessions" in text
+            assert "1 Sessions" in text and "Observe" in text  # the current pane's keys
             # The whole table, scrolled or not: every pane's keys are listed.
-            from rich.console import Console
-
-            console = Console(width=100, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
-            console.print(app.screen._table())
-            everything = console.export_text()
+            everything = app.screen.plain_text()
             for pane in PANES:
                 assert pane.TITLE in everything
             assert "Reinforce" in everything and "Decay" in everything
+            # Keys the footer does not show are listed too.
+            assert "Decay now" in everything and "Rules / lessons list" in everything
             await pilot.press("escape")
             await settle(pilot)
-            assert "memwork — keys" not in screen_text(app)
+            assert "Observe — " not in screen_text(app)
+
+    run(scenario)
+
+
+def test_help_opens_on_the_keys_of_the_current_pane(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("5")
+            await settle(pilot)
+            await pilot.press("question_mark")
+            await settle(pilot)
+            text = screen_text(app)
+            assert "5 Slots" in text and "Limit/desc." in text
+            assert "Everywhere" not in text  # scrolled to the pane, not the top
 
     run(scenario)
 
@@ -76,7 +89,6 @@ def test_command_palette_reaches_a_pane_action(demo_app, demo_path: Path) -> Non
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("4")
             await settle(pilot)
-            await pilot.press("tab")  # the lessons list
             table = app.query_one("#lessons", VirtualTable)
             lesson_id = table.cursor_key
             store = Store(demo_path)
@@ -90,6 +102,28 @@ def test_command_palette_reaches_a_pane_action(demo_app, demo_path: Path) -> Non
             await settle(pilot)
             with store.reading():
                 assert lessons.resolve(store, lesson_id)["reinforcements"] == before + 1
+
+    run(scenario)
+
+
+def test_palette_shows_record_text_as_typed_and_lists_quit_once(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            app.refresh_search_index()
+            await settle(pilot)
+            await pilot.press("ctrl+p")
+            await settle(pilot)
+            await pilot.press(*"silenced the alert")
+            await settle(pilot)
+            # The rule's own words, brackets included (markup used to eat "[AVOID]").
+            assert "rule: [AVOID] Silenced the alert without a ticket" in screen_text(app)
+            await pilot.press("ctrl+a", "ctrl+k", *"quit")
+            await settle(pilot)
+            lines = screen_text(app).splitlines()[:-1]  # not the footer
+            hits = [line for line in lines if "Quit" in line]
+            assert len(hits) == 1, hits  # q and ctrl+q are one action; Textual's own is gone
+            assert "key q / ctrl+q" in "\n".join(lines)
 
     run(scenario)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from core import lessons
 from core.storage.store import Store
-from tests.tui.conftest import SIZE, run, screen_text, settle
+from tests.tui.conftest import SIZE, capture_toasts, run, screen_text, settle
 from tui.widgets.virtual_table import VirtualTable
 
 
@@ -37,7 +37,8 @@ def test_reinforce_weaken_pin_from_the_keyboard(demo_app, demo_path: Path) -> No
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("4")
             await settle(pilot)
-            await pilot.press("tab")  # rules → lessons
+            # The pane opens on the lessons (it used to open on the rules, where r, w and
+            # p did nothing).
             table = app.query_one("#lessons", VirtualTable)
             await pilot.press("down", "down", "down")
             lesson_id = table.cursor_key
@@ -58,13 +59,13 @@ def test_reinforce_weaken_pin_from_the_keyboard(demo_app, demo_path: Path) -> No
     run(scenario)
 
 
-def test_forget_asks_first_and_restore_brings_it_back(demo_app, demo_path: Path) -> None:
+def test_forget_asks_first_and_u_right_after_brings_it_back(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
+        toasts = capture_toasts(app)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("4")
             await settle(pilot)
-            await pilot.press("tab")
             table = app.query_one("#lessons", VirtualTable)
             lesson_id = table.cursor_key
             await pilot.press("f")
@@ -79,13 +80,52 @@ def test_forget_asks_first_and_restore_brings_it_back(demo_app, demo_path: Path)
             await settle(pilot)
             assert _stored(demo_path, lesson_id)["deleted"]
             assert lesson_id not in [table.row_key_at(i) for i in range(table.row_count)]
-            await pilot.press("x")  # show forgotten
-            await settle(pilot)
-            index = [table.row_key_at(i) for i in range(table.row_count)].index(lesson_id)
-            table.move_cursor(index)
+            assert "u brings it back" in toasts[-1]
+            # The cursor is on another, live lesson now: u still undoes the forget (it
+            # used to answer "not forgotten"), and the lesson is selected again.
+            assert table.cursor_key != lesson_id
             await pilot.press("u")
             await settle(pilot)
             assert not _stored(demo_path, lesson_id)["deleted"]
+            assert table.cursor_key == lesson_id
+            assert toasts[-1].startswith("Restored")
+            # Nothing left to undo: u on a live lesson says so.
+            await pilot.press("u")
+            await settle(pilot)
+            assert "not forgotten" in toasts[-1]
+            # A forgotten lesson reads "forgotten" in the list, never "deleted".
+            await pilot.press("f")
+            await settle(pilot)
+            await pilot.press("y", "x")
+            await settle(pilot)
+            text = screen_text(app)
+            assert "forgotten" in text and "deleted" not in text
+
+    run(scenario)
+
+
+def test_lesson_keys_on_the_rules_list_say_where_they_work(demo_app, demo_path: Path) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        toasts = capture_toasts(app)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("4")
+            await settle(pilot)
+            assert app.focused is app.query_one("#lessons", VirtualTable)
+            await pilot.press("tab")
+            await settle(pilot)
+            assert app.focused is app.query_one("#rules", VirtualTable)
+            lesson_id = app.query_one("#lessons", VirtualTable).cursor_key
+            before = _stored(demo_path, lesson_id)
+            await pilot.press("r", "t")
+            await settle(pilot)
+            assert toasts[0] == "r (Reinforce) acts on a lesson: Tab to the lessons list first"
+            assert toasts[1].startswith("Rule switched")  # t is the rules list's own key
+            assert _stored(demo_path, lesson_id)["reinforcements"] == before["reinforcements"]
+            await pilot.press("shift+tab", "t")
+            await settle(pilot)
+            assert app.focused is app.query_one("#lessons", VirtualTable)
+            assert toasts[2] == "t (Rule on/off) acts on the rules: Tab to the rules list first"
 
     run(scenario)
 
@@ -124,11 +164,23 @@ def test_decay_preview_shows_what_fades(demo_app) -> None:
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("4")
             await settle(pilot)
-            await pilot.press("tab", "right_square_bracket", "right_square_bracket")
+            await pilot.press("right_square_bracket", "right_square_bracket")
             await settle(pilot)
             text = screen_text(app)
             assert "Decay preview" in text and "2 weeks from now" in text
             assert "fade" in text and "forgotten" in text
+            # The detail agrees with the row: both give the previewed confidence (the
+            # detail used to show only today's, 0.30 beside a row saying 0.25).
+            table = app.query_one("#lessons", VirtualTable)
+            for _ in range(6):
+                row = table.source.row(table.cursor_row).cells[1].plain
+                if "↓" in row:
+                    break
+                await pilot.press("down")
+                await settle(pilot)
+            previewed = row.split()[-2]
+            detail = str(app.query_one("#lesson-detail").render())
+            assert f"in 2 weeks {previewed}" in detail
             await pilot.press("0")
             await settle(pilot)
             assert "weeks from now" not in screen_text(app)
@@ -137,12 +189,12 @@ def test_decay_preview_shows_what_fades(demo_app) -> None:
 
 
 def test_lessons_pane_snapshot(demo_app, snap_compare) -> None:
-    assert snap_compare(demo_app(), press=["4", "tab", "down"], terminal_size=SIZE)
+    assert snap_compare(demo_app(), press=["4", "down"], terminal_size=SIZE)
 
 
 def test_decay_preview_snapshot(demo_app, snap_compare) -> None:
     assert snap_compare(
         demo_app(),
-        press=["4", "tab", "right_square_bracket"] * 1 + ["right_square_bracket"] * 3,
+        press=["4", "right_square_bracket"] + ["right_square_bracket"] * 3,
         terminal_size=SIZE,
     )

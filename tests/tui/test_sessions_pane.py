@@ -14,7 +14,7 @@ from core.clock import parse_instant
 from core.errors import NotFound
 from core.storage.store import Store
 from tests.conftest import python_env
-from tests.tui.conftest import SIZE, run, screen_text, settle
+from tests.tui.conftest import SIZE, capture_toasts, run, screen_text, settle
 from tui.widgets.bars import duration
 from tui.widgets.virtual_table import VirtualTable
 
@@ -270,6 +270,12 @@ def test_end_a_session_with_a_summary(demo_app, demo_path: Path) -> None:
             text = screen_text(app)
             assert "○ ended" in text and "summary Enum in" in text
             assert "0 active" in text
+            # An ended session cannot end again: e leaves the footer and says why.
+            assert "e End" not in text.splitlines()[-1]
+            toasts = capture_toasts(app)
+            await pilot.press("e")
+            await settle(pilot)
+            assert toasts == ["This session has already ended"]
 
     run(scenario)
 
@@ -316,9 +322,17 @@ def test_delete_key_only_applies_to_the_keys_list(demo_app, demo_path: Path) -> 
             keys = _wm(demo_path, active["id"])["keys"]
             assert keys
             assert "d Delete key" not in screen_text(app)  # the sessions list has the focus
+            toasts = capture_toasts(app)
             await pilot.press("d")
             await settle(pilot)
             assert "Delete key" not in screen_text(app)
+            # Not silence: the keys say where they work.
+            await pilot.press("r")
+            await settle(pilot)
+            assert toasts == [
+                "d (Delete key) works in the working-memory keys list: Tab to it first",
+                "r (Restore) works in the working-memory checkpoint list: Tab to it first",
+            ]
             await _focus(pilot, "wm-keys")
             assert "d Delete key" in screen_text(app)
             assert _wm(demo_path, active["id"])["keys"] == keys  # nothing was deleted

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual.actions import SkipAction
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.worker import get_current_worker
 
@@ -33,6 +35,18 @@ class Pane(Vertical):
     TITLE: ClassVar[str] = ""
     #: Shown in the help screen under the pane's name.
     HELP: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Every key of a pane gets a hidden second binding, tried when the first one's
+        # action does not apply where the focus is (``applies`` said False): instead of
+        # doing nothing, the key says why, or where it works (``why_not``).
+        own = [b for b in cls.__dict__.get("BINDINGS", []) if isinstance(b, Binding)]
+        if own:
+            cls.BINDINGS = [
+                *own,
+                *(Binding(b.key, f"explain({b.action!r})", show=False) for b in own),
+            ]
+        super().__init_subclass__(**kwargs)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(id=f"pane-{self.PANE_ID}", **kwargs)
@@ -98,6 +112,38 @@ class Pane(Vertical):
 
         self.app.call_from_thread(run)
 
+    # -- keys that apply here, and what the others say -----------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "explain":
+            return True
+        return self.applies(action, parameters)
+
+    def applies(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Whether ``action`` applies now: False hides its key from the footer (and the
+        key then gets :meth:`why_not`'s answer), None shows it dimmed."""
+        return True
+
+    def why_not(self, action: str) -> str | None:
+        """What a key whose action does not apply here says (where it works, or why it
+        cannot); None lets the key fall through silently."""
+        return None
+
+    @classmethod
+    def key_name(cls, action: str) -> str:
+        """``r (Reinforce)``: the key and name of one of the pane's actions, for messages."""
+        for binding in cls.BINDINGS:
+            if isinstance(binding, Binding) and binding.action == action and binding.description:
+                return f"{binding.key_display or binding.key} ({binding.description})"
+        return action
+
+    def action_explain(self, action: str) -> None:
+        """A pane key pressed where its action does not apply: say why, or where it works."""
+        name = action.partition("(")[0]
+        reason = self.why_not(name)
+        if reason is None:
+            raise SkipAction()
+        self.app.notify(reason, severity="warning", timeout=4)
+
     def jump_to(self, ref: str) -> None:
         """Select the record ``ref`` (after a search hit); subclasses override."""
 
@@ -113,5 +159,5 @@ class Pane(Vertical):
                 return
 
     def warn(self, message: str) -> None:
-        """A short warning toast (nothing selected, nothing to do)."""
+        """A short warning toast (nothing selected, nothing to do); shown as typed."""
         self.app.notify(message, severity="warning")

@@ -304,7 +304,7 @@ class ContextPane(Pane):
     def on_descendant_focus(self) -> None:
         self.refresh_bindings()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def applies(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.LETTER_ACTIONS and isinstance(self.screen.focused, Input):
             return False  # the letter goes into the budget field; Esc gets the keys back
         if action == "focus_preview":

@@ -241,7 +241,7 @@ class HistoryPane(Pane):
     def _in_filter(self) -> bool:
         return self.screen.focused is self.query_one("#history-filter", Input)
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def applies(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave_filter":
             return self._in_filter()
         return True

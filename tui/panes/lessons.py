@@ -15,14 +15,15 @@ from textual.widgets import Label, Static
 
 from core import lessons as core_lessons
 from core import rules as core_rules
-from core.decay import decayed_away, effective_confidence, is_live, state_of
+from core.decay import decayed_away, effective_confidence, is_forgotten, is_live
 from core.errors import InvalidInput
+from core.text import clip
 from tui.panes.base import Pane
 from tui.screens.clusters import ClustersScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.form import Field, FormScreen
 from tui.widgets.bars import confidence_bar
-from tui.widgets.lesson_detail import STATE_STYLE, render_lesson, render_rule
+from tui.widgets.lesson_detail import STATE_STYLE, render_lesson, render_rule, shown_state
 from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 
 
@@ -31,21 +32,42 @@ class LessonsPane(Pane):
 
     PANE_ID = "lessons"
     TITLE = "Rules & lessons"
-    HELP = "Tab moves between the rules and the lessons list; actions apply to the selection."
+    HELP = (
+        "The pane opens on the lessons; Tab switches between the lessons and the rules list. "
+        "Keys act on the selection of the focused list (a lesson key pressed on the rules "
+        "list says so). ] and [ preview decay a week at a time, 0 returns to now."
+    )
     BINDINGS: ClassVar[list[Binding]] = [
-        Binding("a", "add_lesson", "Add"),
-        Binding("n", "add_rule", "New rule"),
-        Binding("e", "edit", "Edit"),
-        Binding("r", "reinforce", "Reinforce"),
-        Binding("w", "weaken", "Weaken"),
-        Binding("p", "toggle_pin", "Pin"),
-        Binding("f", "forget", "Forget"),
-        Binding("u", "restore", "Restore"),
-        Binding("t", "toggle_rule", "Rule on/off"),
-        Binding("m", "merge", "Merge"),
-        Binding("right_square_bracket", "preview(1)", "Decay", key_display="]"),
-        Binding("left_square_bracket", "preview(-1)", "Decay-", key_display="[", show=False),
-        Binding("x", "toggle_all", "All"),
+        Binding("a", "add_lesson", "Add", tooltip="Add a lesson"),
+        Binding("n", "add_rule", "New rule", tooltip="Add a rule (rules list)"),
+        Binding("e", "edit", "Edit", tooltip="Edit the lesson's text, scope, confidence, tags"),
+        Binding("r", "reinforce", "Reinforce", tooltip="Confidence up, decay clock restarts"),
+        Binding("w", "weaken", "Weaken", tooltip="Confidence down"),
+        Binding("p", "toggle_pin", "Pin", tooltip="Pin or unpin: pinned lessons never decay"),
+        Binding("f", "forget", "Forget", tooltip="Forget the lesson (u brings it back)"),
+        Binding("u", "restore", "Restore", tooltip="Bring back a forgotten lesson"),
+        Binding("t", "toggle_rule", "Rule on/off", tooltip="Switch the rule on or off"),
+        Binding("m", "merge", "Merge", tooltip="Merge near-duplicate lessons"),
+        Binding(
+            "right_square_bracket",
+            "preview(1)",
+            "Decay",
+            key_display="]",
+            tooltip="Preview decay one week further",
+        ),
+        Binding(
+            "left_square_bracket",
+            "preview(-1)",
+            "Decay-",
+            key_display="[",
+            show=False,
+            tooltip="Preview decay one week less",
+        ),
+        Binding("x", "toggle_all", "All", tooltip="Show or hide forgotten and superseded lessons"),
+        Binding("0", "preview_now", "Decay now", show=False, tooltip="End the decay preview"),
+        Binding(
+            "tab,shift+tab", "switch_list", "Rules / lessons list", key_display="Tab", show=False
+        ),
     ]
 
     #: Shown (and active) only while their list has the focus, so the footer stays short.
@@ -68,6 +90,9 @@ class LessonsPane(Pane):
         self._pending_jump: str | None = None
         self.show_all = False
         self.duplicate_groups = 0
+        #: The lesson forgotten last from here: u brings it back from anywhere in the list.
+        self.last_forgotten: str | None = None
+        self._select_lesson: str | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="split"):
@@ -76,7 +101,7 @@ class LessonsPane(Pane):
                 yield Label("Rules", classes="section-title")
                 yield VirtualTable(
                     [
-                        Column("scope", "Scope", width=22, min_width=8, drop_order=2),
+                        Column("scope", "Scope", width=20, min_width=8, drop_order=2),
                         Column("text", "Rule", min_width=26),
                         Column("source", "Source", width=12, drop_order=1),
                         Column("active", "On", width=3),
@@ -89,7 +114,7 @@ class LessonsPane(Pane):
                     [
                         Column("state", "State", width=10, min_width=6),
                         Column("confidence", "Confidence", width=12, drop_order=2),
-                        Column("scope", "Scope", width=22, min_width=10, drop_order=1),
+                        Column("scope", "Scope", width=20, min_width=10, drop_order=1),
                         Column("content", "Lesson", min_width=22),
                     ],
                     id="lessons",
@@ -125,7 +150,7 @@ class LessonsPane(Pane):
         for lesson in visible:
             current = effective_confidence(lesson, now)
             future = effective_confidence(lesson, then)
-            state = state_of(lesson, then if self.preview_weeks else now)
+            state = shown_state(lesson, then if self.preview_weeks else now)
             if self.preview_weeks and is_live(lesson, now):
                 fading += future < current
                 forgotten += decayed_away(lesson, then)
@@ -144,7 +169,10 @@ class LessonsPane(Pane):
                 )
             )
         table = self.query_one("#lessons", VirtualTable)
-        table.set_source(ListRowSource(rows), keep_key=table.cursor_key)
+        wanted, self._select_lesson = self._select_lesson, None
+        if wanted is not None and wanted not in {row.key for row in rows}:
+            wanted = None
+        table.set_source(ListRowSource(rows), keep_key=wanted or table.cursor_key)
         rule_rows = [
             Row(
                 [
@@ -207,13 +235,27 @@ class LessonsPane(Pane):
         self._show_detail()
         self.refresh_bindings()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def focus_main(self) -> None:
+        # Lessons are what is curated most, and most keys act on them.
+        self.query_one("#lessons", VirtualTable).focus()
+
+    def applies(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         kind = self._focused_kind()
-        if action in self.RULE_ACTIONS - {"edit"} and kind != "rule":
+        if action in self.RULE_ACTIONS and kind != "rule":
             return False
         if action in self.LESSON_ACTIONS and kind != "lesson":
             return False
         return True
+
+    def why_not(self, action: str) -> str | None:
+        kind = self._focused_kind()
+        if action == "edit" and kind == "rule":
+            return "Rules are edited by adding a new one (n) and switching the old off (t)"
+        if action in self.LESSON_ACTIONS and kind != "lesson":
+            return f"{self.key_name(action)} acts on a lesson: Tab to the lessons list first"
+        if action in self.RULE_ACTIONS and kind != "rule":
+            return f"{self.key_name(action)} acts on the rules: Tab to the rules list first"
+        return None
 
     def _show_detail(self) -> None:
         detail = self.query_one("#lesson-detail", Static)
@@ -221,7 +263,14 @@ class LessonsPane(Pane):
         if self._focused_kind() == "rule":
             detail.update(render_rule(self.selected_rule(), now))
         else:
-            detail.update(render_lesson(self.selected_lesson(), now))
+            detail.update(
+                render_lesson(
+                    self.selected_lesson(),
+                    now,
+                    preview_weeks=self.preview_weeks,
+                    others=self.lessons,
+                )
+            )
 
     def jump_to(self, ref: str) -> None:
         if ref not in self.lessons and ref not in self.rules:
@@ -273,24 +322,49 @@ class LessonsPane(Pane):
             return
 
         async def answered(yes: bool | None) -> None:
-            if yes:
-                await self.workbench.write(
-                    core_lessons.forget, lesson["id"], done="Forgotten (u restores it)"
-                )
+            if not yes:
+                return
+            done = await self.workbench.write(
+                core_lessons.forget,
+                lesson["id"],
+                done=f"Forgotten: “{clip(lesson['content'], 40)}” (u brings it back)",
+            )
+            if done is not None:
+                self.last_forgotten = lesson["id"]
 
         self.app.push_screen(
             ConfirmScreen(
                 "Forget this lesson?",
                 f"“{lesson['content']}”\n\nIt leaves the context and the list; "
-                "x shows forgotten lessons and u restores it.",
+                "u brings it back (x shows forgotten lessons).",
                 confirm="Forget",
             ),
             answered,
         )
 
     async def action_restore(self) -> None:
-        if lesson := self._need_lesson():
-            await self.workbench.write(core_lessons.restore, lesson["id"], done="Restored")
+        """Bring back the selected lesson if it is forgotten, else the one forgotten last."""
+        lesson = self._need_lesson()
+        if lesson is None:
+            return
+        now = self.service.now
+        if not is_forgotten(lesson, now):
+            last = self.lessons.get(self.last_forgotten or "")
+            if last is None or not is_forgotten(last, now):
+                self.warn(
+                    "This lesson is not forgotten: nothing to restore (x lists the forgotten ones)"
+                )
+                return
+            lesson = last
+        restored = await self.workbench.write(
+            core_lessons.restore,
+            lesson["id"],
+            done=f"Restored: “{clip(lesson['content'], 40)}”",
+        )
+        if restored is not None:
+            if lesson["id"] == self.last_forgotten:
+                self.last_forgotten = None
+            self._select_lesson = lesson["id"]  # the next load puts the cursor on it
 
     def action_toggle_all(self) -> None:
         self.show_all = not self.show_all
@@ -300,11 +374,16 @@ class LessonsPane(Pane):
         self.preview_weeks = max(0, self.preview_weeks + step)
         self._render_tables()
 
-    def key_0(self) -> None:
+    def action_preview_now(self) -> None:
         """0 returns the decay preview to now."""
         if self.preview_weeks:
             self.preview_weeks = 0
             self._render_tables()
+
+    def action_switch_list(self) -> None:
+        """Tab: from the lessons to the rules and back."""
+        target = "#lessons" if self._focused_kind() == "rule" else "#rules"
+        self.query_one(target, VirtualTable).focus()
 
     def action_add_lesson(self) -> None:
         async def submit(values: dict[str, str]) -> Any:
@@ -359,9 +438,6 @@ class LessonsPane(Pane):
         )
 
     def action_edit(self) -> None:
-        if self._focused_kind() == "rule":
-            self.app.notify("Rules are edited by adding a new one and switching the old off (t)")
-            return
         lesson = self._need_lesson()
         if lesson is None:
             return

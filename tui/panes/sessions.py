@@ -36,9 +36,10 @@ class SessionsPane(Pane):
     PANE_ID = "sessions"
     TITLE = "Sessions"
     HELP = (
-        "Tab moves between the sessions, the timeline, the keys, the scratchpad and the "
-        "checkpoints. TTLs count down live; the timeline follows new observations while its "
-        "cursor is on the last row."
+        "Tab moves from the sessions list to the working memory's keys, scratchpad and "
+        "checkpoints, then to the observation timeline. d and r act on the focused keys and "
+        "checkpoints lists. TTLs count down live; the timeline follows new observations "
+        "while its cursor is on the last row."
     )
     BINDINGS: ClassVar[list[Binding]] = [
         Binding("o", "observe", "Observe", tooltip="Add an observation to the session"),
@@ -226,15 +227,32 @@ class SessionsPane(Pane):
     def on_descendant_focus(self) -> None:
         self.refresh_bindings()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def applies(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.FOCUSED_ACTIONS:
             return self._focused_id() == self.FOCUSED_ACTIONS[action]
         session = self.detail.session if self.detail else None
         if session is None:
             return action == "new_session"  # nothing to act on: only "New" applies
         if action == "end_session" and session["status"] == "ended":
-            return None  # shown, dimmed: an ended session cannot end again
+            return False  # an ended session cannot end again: not in the footer
         return True
+
+    #: Where the focus-dependent keys work, for a key pressed elsewhere.
+    WORKS_IN: ClassVar[dict[str, str]] = {
+        "wm-keys": "the working-memory keys list",
+        "wm-checkpoints": "the working-memory checkpoint list",
+    }
+
+    def why_not(self, action: str) -> str | None:
+        if action in self.FOCUSED_ACTIONS:
+            where = self.WORKS_IN[self.FOCUSED_ACTIONS[action]]
+            return f"{self.key_name(action)} works in {where}: Tab to it first"
+        session = self.detail.session if self.detail else None
+        if session is None:
+            return "No session selected: n starts one"
+        if action == "end_session" and session["status"] == "ended":
+            return "This session has already ended"
+        return None
 
     def jump_to(self, ref: str) -> None:
         session_id, _, observation_id = ref.partition("/")

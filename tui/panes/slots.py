@@ -83,7 +83,7 @@ class SlotsPane(Pane):
         yield VirtualTable(
             [
                 Column("position", "#", width=2, justify="right"),
-                Column("label", "Label", width=36, min_width=16),
+                Column("label", "Label", width=32, min_width=16),
                 Column("chars", "Chars", width=11, justify="right"),
                 Column("flags", "Flags", width=20, min_width=11, drop_order=2),
                 Column("description", "Description", min_width=12, drop_order=1),
@@ -284,7 +284,7 @@ class SlotsPane(Pane):
         focused = self.screen.focused
         return focused is not None and focused.id == "slot-editor"
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def applies(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         in_editor = self._editor_focused()
         if action in self.LIST_ACTIONS and in_editor:
             return False

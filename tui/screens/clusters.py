@@ -23,10 +23,12 @@ class ClustersScreen(ModalScreen[list[dict[str, Any]] | None]):
     DEFAULT_CSS = """
     ClustersScreen { align: center middle; }
     ClustersScreen > Vertical {
-        width: 100; height: auto; max-height: 85%; padding: 1 2;
+        width: 100; max-width: 100%; height: auto; max-height: 100%; padding: 1 2;
         border: thick $accent 60%; background: $surface;
     }
     ClustersScreen OptionList { height: auto; max-height: 30; }
+    ClustersScreen.-short > Vertical { padding: 0 1; }
+    ClustersScreen.-short OptionList { max-height: 14; }
     ClustersScreen .muted { color: $text-muted; }
     """
 

@@ -1,9 +1,14 @@
-"""The help screen: every key, app-wide and per pane, with what it does."""
+"""The help screen: every key, app-wide and per pane, with what it does.
+
+It opens on the keys of the pane the user is in (the other panes' keys are a
+scroll away), and lists every key a pane answers, footer or not (``0``, Tab).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -20,45 +25,89 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
-        width: 96; height: 90%; padding: 1 2;
+        width: 96; max-width: 100%; height: 90%; padding: 0 2;
         border: thick $accent 60%; background: $surface;
     }
+    HelpScreen.-short > VerticalScroll { height: 100%; }
+    HelpScreen Static { margin-top: 1; }
     """
 
-    def __init__(self, panes: Sequence[type]) -> None:
+    def __init__(self, panes: Sequence[type], current: str | None = None) -> None:
         super().__init__()
         self.panes = panes
+        self.current = current
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(self._table())
+            yield Static(self._everywhere(), id="help-everywhere")
+            for pane in self.panes:
+                if self.pane_bindings(pane):
+                    yield Static(self._pane_keys(pane), id=f"help-{pane.PANE_ID}")
 
-    def _table(self) -> Table:
+    def on_mount(self) -> None:
+        if self.current is not None and self.query(f"#help-{self.current}"):
+            self.call_after_refresh(self._show_current)
+
+    def _show_current(self) -> None:
+        """Open on the current pane's keys."""
+        section = self.query_one(f"#help-{self.current}", Static)
+        self.query_one(VerticalScroll).scroll_to_widget(section, animate=False, top=True)
+
+    @staticmethod
+    def _grid() -> Table:
         table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold", no_wrap=True)
+        table.add_column(style="bold", no_wrap=True, min_width=12)
         table.add_column()
+        return table
+
+    def _everywhere(self) -> Table:
+        table = self._grid()
         table.add_row(Text("memwork — keys", style="bold underline"), "")
         table.add_row("", "")
         table.add_row(Text("Everywhere", style="bold"), "")
-        for n, pane in enumerate(self.panes, start=1):
-            table.add_row(str(n), f"go to {pane.TITLE}")
+        table.add_row(
+            f"1–{len(self.panes)}",
+            "switch pane: "
+            + ", ".join(f"{n} {pane.TITLE}" for n, pane in enumerate(self.panes, start=1)),
+        )
+        keys: dict[str, list[str]] = {}
         for binding in self.app.BINDINGS:
             if (
                 isinstance(binding, Binding)
                 and binding.description
                 and "show_pane" not in binding.action
             ):
-                table.add_row(binding.key_display or binding.key, binding.description)
+                keys.setdefault(binding.description, []).append(binding.key_display or binding.key)
+        for description, shown in keys.items():
+            table.add_row(Text(" / ".join(shown)), Text(description))
         table.add_row("ctrl+p", "command palette: every action, and search over all memory")
-        for pane in self.panes:
-            bindings = [b for b in getattr(pane, "BINDINGS", []) if isinstance(b, Binding)]
-            if not bindings:
-                continue
-            table.add_row("", "")
-            table.add_row(
-                Text(pane.TITLE, style="bold"), Text(getattr(pane, "HELP", ""), style="italic")
-            )
-            for binding in bindings:
-                if binding.description:
-                    table.add_row(binding.key_display or binding.key, binding.description)
         return table
+
+    @staticmethod
+    def pane_bindings(pane: type) -> list[Binding]:
+        return [
+            b for b in getattr(pane, "BINDINGS", []) if isinstance(b, Binding) and b.description
+        ]
+
+    def _pane_keys(self, pane: type) -> Table:
+        table = self._grid()
+        n = list(self.panes).index(pane) + 1
+        table.add_row(
+            Text(f"{n} {pane.TITLE}", style="bold"),
+            Text(getattr(pane, "HELP", ""), style="italic"),
+        )
+        for binding in self.pane_bindings(pane):
+            what = Text(binding.description)
+            if binding.tooltip:
+                what.append(f" — {binding.tooltip}", style="dim")
+            table.add_row(Text(binding.key_display or binding.key), what)
+        return table
+
+    def plain_text(self, width: int = 100) -> str:
+        """Everything the screen lists, as plain text (scrolled or not)."""
+        console = Console(width=width, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+        console.print(self._everywhere())
+        for pane in self.panes:
+            if self.pane_bindings(pane):
+                console.print(self._pane_keys(pane))
+        return console.export_text()

@@ -47,7 +47,8 @@ class SearchScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     SearchScreen { align: center top; }
     SearchScreen > Vertical {
-        width: 100; height: auto; max-height: 80%; margin-top: 3; padding: 0 1;
+        width: 100; max-width: 100%; height: auto; max-height: 80%; margin-top: 3;
+        padding: 0 1;
         border: thick $accent 60%; background: $surface;
     }
     SearchScreen OptionList { height: auto; max-height: 24; border: none; }

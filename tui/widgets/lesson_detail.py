@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from rich.text import Text
 
 from core.decay import effective_confidence, state_of
+from core.text import clip
 from tui.widgets.bars import ago, confidence_style
 
 #: Lesson state → style in the list and the detail.
@@ -16,9 +17,15 @@ STATE_STYLE = {
     "live": "",
     "fading": "yellow",
     "forgotten": "red",
-    "deleted": "red",
     "superseded": "bright_black",
 }
+
+
+def shown_state(lesson: dict[str, Any], now: datetime) -> str:
+    """The state word the workbench shows: one word per state, so a lesson forgotten
+    with f (stored as ``deleted``) reads "forgotten", as one that decayed away does."""
+    state = state_of(lesson, now)
+    return "forgotten" if state == "deleted" else state
 
 
 def render_rule(rule: dict[str, Any] | None, now: datetime) -> Text:
@@ -42,8 +49,39 @@ def render_rule(rule: dict[str, Any] | None, now: datetime) -> Text:
     )
 
 
-def render_lesson(lesson: dict[str, Any] | None, now: datetime) -> Text:
-    """A lesson: its content, effective and stored confidence, decay and links."""
+def _state_line(lesson: dict[str, Any], now: datetime) -> str:
+    state = shown_state(lesson, now)
+    if state != "forgotten":
+        return state
+    how = "by hand" if lesson.get("deleted") else "decayed away"
+    return f"forgotten ({how}; u restores it)"
+
+
+def other_wordings(lesson: dict[str, Any]) -> list[str]:
+    """The lesson's other wordings, each once and never its own text (merges and
+    near-duplicates could add the same wording again)."""
+    seen = {" ".join(lesson["content"].split()).casefold()}
+    out = []
+    for wording in lesson.get("wordings") or []:
+        key = " ".join(wording.split()).casefold()
+        if key not in seen:
+            seen.add(key)
+            out.append(wording)
+    return out
+
+
+def render_lesson(
+    lesson: dict[str, Any] | None,
+    now: datetime,
+    *,
+    preview_weeks: int = 0,
+    others: dict[str, dict[str, Any]] | None = None,
+) -> Text:
+    """A lesson: its content, effective and stored confidence, decay and links.
+
+    ``preview_weeks``: the decay preview is on, and the detail says what the list
+    shows then next to what holds now. ``others`` names linked lessons by their text.
+    """
     if lesson is None:
         return Text("No lesson selected", style="bright_black")
     effective = effective_confidence(lesson, now)
@@ -54,8 +92,18 @@ def render_lesson(lesson: dict[str, Any] | None, now: datetime) -> Text:
         (f"{effective:.2f}", confidence_style(effective)),
         ("  stored ", "bright_black"),
         f"{lesson['confidence']:.2f}\n",
+    ]
+    if preview_weeks:
+        then = now + timedelta(weeks=preview_weeks)
+        future = effective_confidence(lesson, then)
+        parts += [
+            (f"in {preview_weeks} week{'' if preview_weeks == 1 else 's'} ", "bright_black"),
+            (f"{future:.2f}", confidence_style(future)),
+            (f" {shown_state(lesson, then)}\n", "bright_black"),
+        ]
+    parts += [
         ("state ", "bright_black"),
-        f"{state_of(lesson, now)}\n",
+        f"{_state_line(lesson, now)}\n",
         ("scope ", "bright_black"),
         f"{lesson['scope']}\n",
         ("reinforced ", "bright_black"),
@@ -67,12 +115,14 @@ def render_lesson(lesson: dict[str, Any] | None, now: datetime) -> Text:
     ]
     if lesson.get("tags"):
         parts += [("tags ", "bright_black"), f"{', '.join(lesson['tags'])}\n"]
-    if lesson.get("superseded_by"):
-        parts += [("superseded by ", "bright_black"), f"{lesson['superseded_by']}\n"]
-    if lesson.get("supersedes"):
-        parts += [("supersedes ", "bright_black"), f"{lesson['supersedes']}\n"]
-    if lesson.get("wordings"):
+    for field, label in (("superseded_by", "superseded by "), ("supersedes", "supersedes ")):
+        if lesson.get(field):
+            linked = (others or {}).get(lesson[field])
+            name = f"“{clip(linked['content'], 60)}”" if linked else lesson[field]
+            parts += [(label, "bright_black"), f"{name}\n"]
+    wordings = other_wordings(lesson)
+    if wordings:
         parts.append(("\nOther wordings\n", "bold"))
-        parts += [f"  • {w}\n" for w in lesson["wordings"]]
+        parts += [f"  • {w}\n" for w in wordings]
     parts.append((f"\n{lesson['id']}", "bright_black"))
     return Text.assemble(*parts)

@@ -719,7 +719,8 @@ class VirtualTable(ScrollView, can_focus=True):
         self._widths_cache = (width, widths)
         return widths
 
-    def shown_columns(self) -> list[str]:
-        """Keys of the columns shown at the table's current width."""
+    def visible_columns(self) -> dict[str, int]:
+        """Key → width of the columns shown at the table's current width (hidden ones
+        are left out)."""
         widths = self._column_widths(self.scrollable_content_region.width)
-        return [c.key for c, w in zip(self._columns, widths, strict=True) if w is not None]
+        return {c.key: w for c, w in zip(self._columns, widths, strict=True) if w is not None}

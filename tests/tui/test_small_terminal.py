@@ -1,0 +1,159 @@
+"""The workbench in an 80x24 terminal: every list keeps its text column, every form
+and dialog fits with its buttons in reach, and the footer ends cleanly."""
+
+from __future__ import annotations
+
+import pytest
+from rich.text import Text
+from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.widgets import Button, Select
+
+from tests.tui.conftest import open_pane, run, screen_text, settle
+from tui.app import PANES, MemworkApp
+from tui.screens.clusters import ClustersScreen
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.form import FormScreen
+from tui.widgets.virtual_table import VirtualTable
+
+SMALL = (80, 24)
+
+#: pane → (table id, its text column's key, that column's header label)
+TEXT_COLUMNS = {
+    "sessions": [
+        ("sessions", "title", "Title"),
+        ("timeline", "content", "Content"),
+        ("wm-keys", "value", "Value"),
+        ("wm-scratch", "text", "Scratchpad"),
+        ("wm-checkpoints", "description", "Description"),
+    ],
+    "episodes": [("episodes-table", "summary", "Summary")],
+    "cards": [("cards-table", "lesson", "Lesson")],
+    "lessons": [("rules", "text", "Rule"), ("lessons", "content", "Lesson")],
+    "slots": [("slots", "label", "Label")],
+    "checkpoints": [("checkpoints", "description", "Description")],
+    "history": [("history", "summary", "Summary")],
+}
+
+
+def on_screen(app: MemworkApp, widget: Widget) -> bool:
+    """Whether the whole of ``widget`` is drawn, inside the terminal."""
+    region = widget.region
+    screen = app.screen.region
+    visible = app.screen._compositor.visible_widgets  # noqa: SLF001 - what is drawn
+    return widget in visible and bool(region) and screen.contains_region(region)
+
+
+def test_every_list_keeps_its_text_column_at_80x24(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SMALL) as pilot:
+            for pane_id, tables in TEXT_COLUMNS.items():
+                await open_pane(pilot, pane_id)
+                lines = screen_text(app).splitlines()
+                for table_id, key, label in tables:
+                    table = app.query_one(f"#{table_id}", VirtualTable)
+                    where = f"{pane_id}: #{table_id}"
+                    assert on_screen(app, table) and table.region.height >= 3, where
+                    region = table.region
+                    header = lines[region.y][region.x : region.right]
+                    assert f" {label} " in f"{header} ", f"{where}: {header!r}"
+                    assert table.visible_columns()[key] >= 12, where
+                    if table.row_count:
+                        top = round(table.scroll_y)
+                        index = [c.key for c in table.columns].index(key)
+                        cell = table.source.row(top).cells[index]
+                        plain = cell.plain if isinstance(cell, Text) else str(cell)
+                        row = lines[region.y + 1][region.x : region.right]
+                        assert plain[:8].strip() in row, f"{where}: {plain!r} not in {row!r}"
+                footer = lines[-1].rstrip()
+                assert footer.endswith("^p palette"), f"{pane_id}: footer {footer!r}"
+            # The Context pane's controls all fit: the style picker is reachable.
+            await open_pane(pilot, "context")
+            for select_id in ("#context-task", "#context-style"):
+                assert on_screen(app, app.query_one(select_id, Select)), select_id
+            await pilot.press("e")
+            await settle(pilot)
+            assert app.query_one("#context-style", Select).value == "episodic"
+
+    run(scenario)
+
+
+async def _check_modal(pilot: Pilot, what: str, *keys: str) -> None:
+    """Press ``keys``; the modal they open fits, its buttons are drawn and Tab reaches
+    the one that acts; escape closes it."""
+    app = pilot.app
+    await pilot.press(*keys)
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, FormScreen | ConfirmScreen | ClustersScreen), (what, screen)
+    if isinstance(screen, ClustersScreen):
+        assert on_screen(app, screen.query_one("#groups")), what
+    else:
+        act = screen.query_one("#save" if isinstance(screen, FormScreen) else "#yes", Button)
+        for button in screen.query(Button):
+            assert on_screen(app, button), f"{what}: {button.label} not on screen"
+        title = "#form-title" if isinstance(screen, FormScreen) else "#title"
+        assert on_screen(app, screen.query_one(title)), what
+        for _ in range(12):
+            if app.focused is act:
+                break
+            await pilot.press("tab")
+            await settle(pilot)
+        assert app.focused is act, f"{what}: Tab never reached {act.label}"
+        assert on_screen(app, act), what
+    await pilot.press("escape")
+    await settle(pilot)
+    assert not isinstance(app.screen, FormScreen | ConfirmScreen | ClustersScreen), what
+
+
+def test_every_form_and_dialog_fits_80x24(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SMALL) as pilot:
+            await open_pane(pilot, "sessions")
+            for key, what in [
+                ("o", "observe"),
+                ("s", "set key"),
+                ("t", "task state"),
+                ("a", "scratchpad note"),
+                ("c", "wm checkpoint"),
+                ("e", "end session"),
+                ("n", "new session"),
+            ]:
+                await _check_modal(pilot, what, key)
+            app.query_one("#wm-keys", VirtualTable).focus()
+            await _check_modal(pilot, "delete key", "d")
+            app.query_one("#wm-checkpoints", VirtualTable).focus()
+            await _check_modal(pilot, "restore wm checkpoint", "r")
+
+            await open_pane(pilot, "cards")
+            await _check_modal(pilot, "edit card", "e")
+            await _check_modal(pilot, "merge cards", "space", "down", "m")
+
+            await open_pane(pilot, "lessons")
+            for key, what in [("a", "add lesson"), ("e", "edit lesson"), ("f", "forget")]:
+                await _check_modal(pilot, what, key)
+            app.query_one("#rules", VirtualTable).focus()
+            await _check_modal(pilot, "new rule", "n")
+
+            await open_pane(pilot, "slots")
+            for key, what in [("n", "new slot"), ("i", "limit"), ("d", "delete slot")]:
+                await _check_modal(pilot, what, key)
+
+            await open_pane(pilot, "checkpoints")
+            for key, what in [("c", "create"), ("r", "restore"), ("d", "delete")]:
+                await _check_modal(pilot, what, key)
+
+            await open_pane(pilot, "context")
+            await _check_modal(pilot, "save to file", "s")
+
+    run(scenario)
+
+
+@pytest.mark.parametrize("pane_id", [pane.PANE_ID for pane in PANES])
+def test_each_pane_at_80x24_snapshot(demo_app, snap_compare, pane_id: str) -> None:
+    async def ready(pilot: Pilot) -> None:
+        await open_pane(pilot, pane_id)
+
+    assert snap_compare(demo_app(), run_before=ready, terminal_size=SMALL)
