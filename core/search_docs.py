@@ -6,7 +6,10 @@ second); the result replaces the app's index in one assignment.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from core import shards
+from core.clock import parse_instant
 from core.search_index import SearchDoc, SearchIndex
 from core.storage.store import Store
 from core.tables import physical_tables
@@ -29,15 +32,18 @@ def _clip(text: str, width: int = 90) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
+def episode_doc(doc: dict) -> SearchDoc:
+    """The search document of one stored episode."""
+    body = " ".join([doc.get("summary", ""), *doc.get("mistakes", []), *doc.get("successes", [])])
+    body += " " + " ".join(e.get("message", "") for e in doc.get("errors", []))
+    return SearchDoc(
+        "episode", doc["id"], f"#{doc['index']} {doc['task_id']}: {_clip(doc['summary'])}", body
+    )
+
+
 def _episode_docs(store: Store, name: str):
     for doc in store.docs(name).values():
-        body = " ".join(
-            [doc.get("summary", ""), *doc.get("mistakes", []), *doc.get("successes", [])]
-        )
-        body += " " + " ".join(e.get("message", "") for e in doc.get("errors", []))
-        yield SearchDoc(
-            "episode", doc["id"], f"#{doc['index']} {doc['task_id']}: {_clip(doc['summary'])}", body
-        )
+        yield episode_doc(doc)
 
 
 def _small_tables(store: Store):
@@ -89,6 +95,42 @@ def _small_tables(store: Store):
         yield SearchDoc(
             "checkpoint", doc["id"], _clip(doc.get("description") or doc["id"]), doc["created_at"]
         )
+
+
+def small_table_docs(store: Store) -> list[SearchDoc]:
+    """Every record but episodes and working memory (call inside ``store.reading()``)."""
+    return list(_small_tables(store))
+
+
+def working_memory_docs(store: Store, now: datetime) -> list[SearchDoc]:
+    """Live working-memory keys, task states and scratchpad notes of every session.
+
+    Kind ``wm``; refs are ``<session>/<key>``, ``<session>/task`` and
+    ``<session>/scratch/<n>``. Expired keys are left out, as every read leaves
+    them out. Call inside ``store.reading()``.
+    """
+    found: list[SearchDoc] = []
+    for name in physical_tables(store.table_names(), "working_memory"):
+        for doc in store.docs(name).values():
+            if "kv" not in doc:
+                continue  # a checkpoint, not the live state
+            sid = doc["session_id"]
+            for key, entry in sorted(doc["kv"].items()):
+                expires = entry.get("expires_at")
+                # The rule of core.working_memory.is_expired, without importing its models.
+                if expires and parse_instant(expires) <= now:
+                    continue
+                value = entry["value"] if isinstance(entry["value"], str) else str(entry["value"])
+                found.append(SearchDoc("wm", f"{sid}/{key}", _clip(f"{key} = {value}"), sid))
+            task = doc.get("task")
+            if task:
+                title = _clip(f"task {task.get('task_id', '')}: {task.get('description', '')}")
+                found.append(SearchDoc("wm", f"{sid}/task", title, f"{sid} {task.get('status')}"))
+            for number, entry in enumerate(doc.get("scratchpad", []), start=1):
+                found.append(
+                    SearchDoc("wm", f"{sid}/scratch/{number}", _clip(entry.get("text", "")), sid)
+                )
+    return found
 
 
 def build_index(store: Store) -> SearchIndex:

@@ -12,7 +12,12 @@ def run(ctx: Context) -> int:
 
     a = ctx.args
     result = build_context(
-        ctx.store, now=ctx.now, task_id=a.task, budget_tokens=a.budget, style=a.style
+        ctx.store,
+        now=ctx.now,
+        task_id=a.task,
+        budget_tokens=a.budget,
+        style=a.style,
+        project=a.project,
     )
     if a.format == "json" or ctx.json:
         from core.cli.output import emit_json

@@ -80,6 +80,9 @@ def _add_context(sub: Any) -> None:
     c = _cmd(sub, "context", "core.cli.cmd_context:run", "print the prompt context")
     c.add_argument("--task", metavar="T")
     c.add_argument(
+        "--project", metavar="P", help="rank this project's lessons (scope project:P) as matching"
+    )
+    c.add_argument(
         "--budget", type=int, default=2000, metavar="N", help="token budget (default 2000)"
     )
     c.add_argument("--format", choices=["text", "json"], default="text")
@@ -237,6 +240,32 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--on-conflict", default=None, choices=["skip", "replace", "keep-both"])
     c = _cmd(sub, "export", "core.cli.cmd_interop:export", "the whole store as one JSON document")
     c.add_argument("file", nargs="?", metavar="FILE")
+
+    c = _cmd(sub, "search", "core.cli.cmd_search:run", "search every kind of memory")
+    c.add_argument("query", metavar="QUERY")
+    c.add_argument(
+        "--kind",
+        action="append",
+        default=[],
+        metavar="K",
+        help="lesson, rule, card, episode, observation, slot, wm, session, checkpoint (repeatable)",
+    )
+    c.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
+
+    c = _cmd(sub, "history", "core.cli.cmd_history:run", "the audit log, newest first")
+    c.add_argument("--table", metavar="T", help="entries about this table (lessons, episodes, ...)")
+    c.add_argument("--record", metavar="ID", help="entries about this record (id, prefix or tail)")
+    c.add_argument(
+        "--actor", metavar="A", help="entries by this actor (cli also matches cli:<agent>)"
+    )
+    c.add_argument(
+        "--limit", type=int, default=50, metavar="N", help="at most N entries (default 50)"
+    )
+
+    c = _cmd(sub, "mcp", "core.cli.cmd_mcp:run", "serve the store to agents over MCP (stdio)")
+    c.add_argument(
+        "--agent", metavar="A", help="agent id for the audit log (default $MEMWORK_AGENT)"
+    )
 
     _cmd(
         sub,
