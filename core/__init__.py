@@ -1,3 +1,24 @@
-"""memwork core: domain, storage, context export and CLI. Never imports textual."""
+"""memwork core: domain, storage, context export and CLI. Never imports textual.
+
+``from core import Memory`` is the Python API for agents (see :mod:`core.memory`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from core.memory import Memory
+
+__all__ = ["Memory", "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use: every CLI call imports this package, few need the API.
+    if name == "Memory":
+        from core.memory import Memory
+
+        return Memory
+    raise AttributeError(f"module 'core' has no attribute {name!r}")
