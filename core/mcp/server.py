@@ -56,6 +56,7 @@ memory (wm_set, wm_task, scratch_add)."""
 JsonValue = str | int | float | bool | list[Any] | dict[str, Any] | None
 _READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 _WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+_DELETE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 
 
 def _plain_logging(level: str = "WARNING") -> None:
@@ -262,7 +263,7 @@ def build_server(memory: Memory) -> MemworkServer:
 
     @tool(_READ)
     def get_slot(label: str) -> Any:
-        """One pinned slot with its content."""
+        """Read one pinned slot with its content, size and limit before editing it."""
         return m.get_slot(label)
 
     @tool(_WRITE)
@@ -275,7 +276,7 @@ def build_server(memory: Memory) -> MemworkServer:
 
     @tool(_WRITE)
     def append_slot(label: str, text: str) -> Any:
-        """Append a line to a pinned slot."""
+        """Add a line to the end of a pinned slot (e.g. a new user preference you learned)."""
         return m.append_slot(label, text)
 
     @tool(_WRITE)
@@ -292,17 +293,18 @@ def build_server(memory: Memory) -> MemworkServer:
 
     @tool(_READ)
     def wm_get(session: str, key: str) -> Any:
-        """Read a working-memory key (an expired key is not found)."""
+        """Read back state kept for this session under `key` (an expired key is not
+        found)."""
         return m.wm_get(session, key)
 
-    @tool(_WRITE)
+    @tool(_DELETE)
     def wm_delete(session: str, key: str) -> Any:
-        """Delete a working-memory key."""
+        """Call when state kept under `key` no longer applies: removes the key."""
         return m.wm_delete(session, key)
 
     @tool(_READ)
     def wm_list(session: str) -> Any:
-        """Every live working-memory key of the session."""
+        """Every live working-memory key of the session, with the seconds each has left."""
         return m.wm_list(session)
 
     @tool(_WRITE)
