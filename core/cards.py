@@ -127,6 +127,28 @@ def resolve(store: Store, key: str) -> dict[str, Any]:
     raise NotFound("mistake card", key)
 
 
+def cards_of(store: Store, card_ids: list[str]) -> list[dict[str, Any]]:
+    """The cards behind ``card_ids`` (an episode's), each once, in order.
+
+    A card merged away resolves to the card that absorbed it, which then carries
+    ``merged_from_id`` (the id asked for); a card no longer in the store is left out.
+    """
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    with store.reading():
+        for card_id in card_ids:
+            try:
+                card = resolve(store, card_id)
+            except NotFound:
+                continue
+            if card["id"] != card_id:
+                card["merged_from_id"] = card_id
+            if card["id"] not in seen:
+                seen.add(card["id"])
+                out.append(card)
+    return out
+
+
 def edit_card(
     store: Store,
     key: str,

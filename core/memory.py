@@ -241,7 +241,10 @@ class Memory:
     ) -> list[dict[str, Any]]:
         """Audit entries, newest first."""
         from core import history
+        from core.errors import InvalidInput
 
+        if limit < 1:
+            raise InvalidInput("limit", f"must be >= 1 (got {limit})")
         return history.query(self.store, table=table, record=record, actor=actor, limit=limit)
 
     def stats(self) -> dict[str, Any]:

@@ -32,6 +32,64 @@ def archive_for(scope: str, text: str) -> str:
     return rule_table(scope, text)
 
 
+class _BucketIndex:
+    """An archive bucket's rule ids by ``(scope, text)``, for the mapping it was built from.
+
+    Consolidation checks the archive for every proposed rule; a bucket holds every
+    rule that ever left the active window, so scanning it made recording slow down
+    as history grew. The index is rebuilt whenever the store hands out another
+    mapping for the bucket or its size moved behind our back, and kept up to date
+    by this module's own writes; a hit is checked against the document.
+    """
+
+    __slots__ = ("docs", "size", "ids")
+
+    def __init__(self, docs: dict[str, dict[str, Any]]) -> None:
+        self.docs = docs
+        self.size = len(docs)
+        self.ids: dict[tuple[str, str], list[str]] = {}
+        for rule_id, rule in docs.items():
+            self.ids.setdefault((rule["scope"], rule["text"]), []).append(rule_id)
+
+
+_BUCKETS: dict[str, _BucketIndex] = {}
+
+
+def _bucket_index(store: Store, bucket: str) -> _BucketIndex:
+    docs = store.docs(bucket)
+    index = _BUCKETS.get(bucket)
+    if index is None or index.docs is not docs or index.size != len(docs):
+        index = _BUCKETS[bucket] = _BucketIndex(docs)
+    return index
+
+
+def _archived_copies(store: Store, bucket: str, scope: str, text: str) -> list[dict[str, Any]]:
+    """Archived rules of ``scope`` with exactly ``text`` (one dictionary lookup)."""
+    index = _bucket_index(store, bucket)
+    docs = index.docs
+    found = [docs[i] for i in index.ids.get((scope, text), ()) if i in docs]
+    return [r for r in found if r["text"] == text and r["scope"] == scope]
+
+
+def _archive_write(
+    store: Store, bucket: str, *, put: dict[str, Any] | None = None, delete: str | None = None
+) -> None:
+    """Write to an archive bucket, keeping its index in step (when it was current)."""
+    index = _bucket_index(store, bucket)
+    if delete is not None:
+        gone = index.docs.get(delete)
+        store.delete(bucket, [delete])
+        if gone is not None:
+            index.ids.get((gone["scope"], gone["text"]), []).remove(delete)
+    if put is not None:
+        store.put(bucket, put["id"], put)
+        if put["id"] not in index.docs:
+            index.ids.setdefault((put["scope"], put["text"]), []).append(put["id"])
+    # The first write of a transaction copies the mapping: the index follows it.
+    index.docs = store.docs(bucket)
+    index.size = len(index.docs)
+
+
 def _archived(store: Store, scope: str) -> list[dict[str, Any]]:
     scoped = table_for(scope).split(".", 1)[1]
     names = [n for n in store.table_names(f"{TABLE}.archive") if n.split(".", 3)[3] == scoped]
@@ -102,10 +160,10 @@ def upsert(
     if any(r["text"] == text for r in store.docs(table_for(scope)).values()):
         return None, "unchanged"
     bucket = archive_for(scope, text)
-    same = [r for r in store.docs(bucket).values() if r["text"] == text and r["scope"] == scope]
+    same = _archived_copies(store, bucket, scope, text)
     if same:
         rule = dict(max(same, key=lambda r: r["seq"]))
-        store.delete(bucket, [rule["id"]])
+        _archive_write(store, bucket, delete=rule["id"])
         rule.update(active=True, seq=counters.take(store, "rule_seq"), updated_at=stamp)
         outcome = "reactivated"
     else:
@@ -134,8 +192,8 @@ def enforce_window(store: Store, scope: str, now: datetime) -> list[str]:
     if overflow:
         store.delete(table_for(scope), [r["id"] for r in overflow])
     for r in overflow:
-        store.put(
-            archive_for(scope, r["text"]), r["id"], {**r, "active": False, "updated_at": stamp}
+        _archive_write(
+            store, archive_for(scope, r["text"]), put={**r, "active": False, "updated_at": stamp}
         )
     return [r["id"] for r in overflow]
 

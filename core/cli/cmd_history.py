@@ -8,8 +8,11 @@ from core.cli.output import clip, emit_json, say
 
 def run(ctx: Context) -> int:
     from core import history
+    from core.errors import InvalidInput
 
     a = ctx.args
+    if a.limit < 1:
+        raise InvalidInput("limit", f"must be >= 1 (got {a.limit})")
     entries = history.query(ctx.store, table=a.table, record=a.record, actor=a.actor, limit=a.limit)
     if ctx.json:
         emit_json(entries)

@@ -63,3 +63,4 @@ def test_history_reaches_past_a_shard(store: Store) -> None:
     slots = history.query(store, table="slots", actor="tui", limit=None)
     assert len(slots) == len([n for n in range(1205) if n % 3 == 0 and n % 2 == 0])
     assert [e["record_id"] for e in history.query(store, record="les_00007")] == ["les_00007"]
+    assert [e["record_id"] for e in history.query(store, record="01204")] == ["les_01204"]

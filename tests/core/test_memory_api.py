@@ -140,7 +140,7 @@ def test_memory_returns_what_the_cli_prints_for_the_same_store_and_clock(
     assert "## Recent deploy-api episodes" in by_api[2]
     assert by_api[5]["action"] == "reinforced"
     assert "Canary every deploy" in by_api[6]
-    assert by_api[15][0]["title"].startswith("#1 deploy-api: Rolled back worker-25")
+    assert by_api[15][0]["title"].endswith("Rolled back worker-25 after failed health checks")
 
 
 def test_memory_sees_cli_writes_and_the_cli_sees_memory_writes(

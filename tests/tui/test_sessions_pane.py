@@ -31,7 +31,7 @@ def _session(path: Path, session_id: str) -> dict:
 
 
 def _wm(path: Path, session_id: str) -> dict:
-    return working_memory.snapshot(Store(path), session_id, now=NOW)
+    return working_memory.overview(Store(path), session_id, now=NOW)
 
 
 def _keys(app) -> list[str]:

@@ -101,7 +101,7 @@ def read_detail(store: Store, session_id: str, now: datetime) -> dict[str, Any]:
     return {
         "session": core_sessions.get_session(store, session_id, now),
         "observations": core_sessions.observations(store, session_id),
-        "wm": core_wm.snapshot(store, session_id, now=now),
+        "wm": core_wm.overview(store, session_id, now=now),
     }
 
 
@@ -864,7 +864,7 @@ class SessionsPane(Pane):
         async def submit(values: dict[str, str]) -> Any:
             result = await self.workbench.io(
                 self.service.write,
-                core_wm.create_checkpoint,
+                core_wm.create_wm_checkpoint,
                 session["id"],
                 description=values["description"],
             )
@@ -906,7 +906,7 @@ class SessionsPane(Pane):
         async def answered(yes: bool | None) -> None:
             if yes:
                 await self.workbench.write(
-                    core_wm.restore_checkpoint,
+                    core_wm.restore_wm_checkpoint,
                     session["id"],
                     checkpoint_id,
                     done="Working memory restored",
