@@ -73,22 +73,17 @@ def env() -> dict[str, str]:
     return {**os.environ, "MEMWORK_FSYNC": "0", "PYTHONPATH": str(ROOT)}
 
 
-async def timed_calls(client: Client, name: str, args: Any, calls: int) -> list[float]:
-    times = []
-    for n in range(calls + 5):
-        payload = args(n) if callable(args) else args
-        start = time.perf_counter()
-        result = await client.call_tool(name, payload)
-        elapsed = (time.perf_counter() - start) * 1000
-        if result.is_error:
-            raise RuntimeError(result.content[0].text)
-        if n >= 5:  # the first calls warm caches on both sides
-            times.append(elapsed)
-    return times
+async def timed(client: Client, name: str, payload: dict[str, Any]) -> float:
+    start = time.perf_counter()
+    result = await client.call_tool(name, payload)
+    elapsed = (time.perf_counter() - start) * 1000
+    if result.is_error:
+        raise RuntimeError(result.content[0].text)
+    return elapsed
 
 
 def bench_mcp(store: Path, calls: int) -> dict[str, list[float]]:
-    """Tool latencies (ms) over stdio: echo, get_context, record_episode, interleaved rounds."""
+    """Tool latencies (ms) over stdio: echo, get_context and record_episode, interleaved."""
     memwork = StdioServerParameters(
         command=memwork_cmd()[0], args=[*memwork_cmd()[1:], "--db", str(store), "mcp"], env=env()
     )
@@ -99,18 +94,17 @@ def bench_mcp(store: Path, calls: int) -> dict[str, list[float]]:
 
     async def main() -> None:
         async with Client(echo, cache=None) as e, Client(memwork, cache=None) as m:
-            # Rounds alternate, so a busy moment on the machine hits every series alike.
-            for _ in range(5):
-                out["echo"] += await timed_calls(e, "echo", {"text": "ping"}, calls // 5)
-                out["get_context"] += await timed_calls(
-                    m, "get_context", {"task": TASK}, calls // 5
+            # One call of each in turn, so a busy moment on the machine hits all three alike;
+            # the first rounds warm caches on both sides and are not counted.
+            for n in range(calls + 10):
+                times = (
+                    await timed(e, "echo", {"text": "ping"}),
+                    await timed(m, "get_context", {"task": TASK}),
+                    await timed(m, "record_episode", {"episode": {**EPISODE, "steps": n}}),
                 )
-                out["record_episode"] += await timed_calls(
-                    m,
-                    "record_episode",
-                    lambda n: {"episode": {**EPISODE, "steps": n}},
-                    calls // 5,
-                )
+                if n >= 10:
+                    for name, value in zip(out, times, strict=True):
+                        out[name].append(value)
 
     anyio.run(main)
     return out
