@@ -39,6 +39,22 @@ def _episode_docs(store: Store, name: str) -> Iterator[SearchDoc]:
 
 
 def _small_tables(store: Store) -> Iterator[SearchDoc]:
+    yield from _small_tables_but_sessions(store)
+    yield from _sessions(store)
+    titles = session_titles(store)
+    for name in physical_tables(store.table_names(), "observations"):
+        yield from observation_docs(store, name, titles)
+    yield from _checkpoints(store)
+
+
+def _small_tables_but_sessions(store: Store) -> Iterator[SearchDoc]:
+    yield from _cards_and_lessons(store)
+    for name in store.table_names("rules"):
+        yield from rule_docs(store, name)
+    yield from _slots(store)
+
+
+def _cards_and_lessons(store: Store) -> Iterator[SearchDoc]:
     for doc in store.docs("mistake_cards").values():
         yield _doc(
             "card",
@@ -48,37 +64,61 @@ def _small_tables(store: Store) -> Iterator[SearchDoc]:
         )
     for doc in store.docs("lessons").values():
         yield _doc("lesson", doc, f"{doc['scope']} {' '.join(doc.get('tags', []))}")
-    for name in store.table_names("rules"):
-        for doc in store.docs(name).values():
-            yield _doc("rule", doc, doc["scope"])
+
+
+def _slots(store: Store) -> Iterator[SearchDoc]:
     for doc in store.docs("slots").values():
         yield _doc("slot", doc, f"{doc.get('description', '')} {doc.get('content', '')}")
-    titles: dict[str, str] = {}
+
+
+def rule_docs(store: Store, name: str) -> Iterator[SearchDoc]:
+    """The search documents of one rules table (active rules of a scope, or an archive)."""
+    for doc in store.docs(name).values():
+        yield _doc("rule", doc, doc["scope"])
+
+
+def _sessions(store: Store) -> Iterator[SearchDoc]:
     for doc in store.docs("sessions").values():
-        titles[doc["id"]] = KINDS["session"].title(doc)
         yield _doc(
             "session",
             doc,
             f"{doc.get('agent_id', '')} {doc.get('project', '')} {doc.get('summary', '')}",
         )
-    observation = KINDS["observation"]
-    for name in physical_tables(store.table_names(), "observations"):
-        for doc in store.docs(name).values():
-            # The same note often recurs across sessions; naming the session tells the hits apart.
-            session = clip(titles.get(doc["session_id"], doc["session_id"]), 28)
-            yield SearchDoc(
-                "observation",
-                observation.ref_of(doc),
-                f"{doc['kind']} · {session}: {clip(doc['content'], TITLE_WIDTH)}",
-                " ".join([session, *doc.get("tags", [])]),
-            )
+
+
+def _checkpoints(store: Store) -> Iterator[SearchDoc]:
     for doc in store.docs("checkpoints").values():
         yield _doc("checkpoint", doc, doc["created_at"])
 
 
-def small_table_docs(store: Store) -> list[SearchDoc]:
-    """Every record but episodes and working memory (call inside ``store.reading()``)."""
-    return list(_small_tables(store))
+def session_titles(store: Store) -> dict[str, str]:
+    """Session id → the title observations are shown under."""
+    return {doc["id"]: KINDS["session"].title(doc) for doc in store.docs("sessions").values()}
+
+
+def observation_docs(store: Store, name: str, titles: dict[str, str]) -> Iterator[SearchDoc]:
+    """The search documents of one observations table (``titles``: :func:`session_titles`)."""
+    observation = KINDS["observation"]
+    for doc in store.docs(name).values():
+        # The same note often recurs across sessions; naming the session tells the hits apart.
+        session = clip(titles.get(doc["session_id"], doc["session_id"]), 28)
+        yield SearchDoc(
+            "observation",
+            observation.ref_of(doc),
+            f"{doc['kind']} · {session}: {clip(doc['content'], TITLE_WIDTH)}",
+            " ".join([session, *doc.get("tags", [])]),
+        )
+
+
+def small_table_docs(store: Store, *, tables: bool = True) -> list[SearchDoc]:
+    """Every record but episodes and working memory (call inside ``store.reading()``).
+
+    ``tables=False`` leaves out rules and observations, which callers then read
+    table by table (:func:`rule_docs`, :func:`observation_docs`).
+    """
+    if tables:
+        return list(_small_tables(store))
+    return [*_cards_and_lessons(store), *_slots(store), *_sessions(store), *_checkpoints(store)]
 
 
 def working_memory_docs(store: Store, now: datetime) -> list[SearchDoc]:

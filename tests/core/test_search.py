@@ -142,3 +142,39 @@ def test_a_corpus_follows_the_store_between_searches(store: Store) -> None:
 @pytest.mark.parametrize("query", ["", "  ", "!!!"])
 def test_empty_queries_find_nothing(store: Store, query: str) -> None:
     assert search.search(store, query, now=NOW) == []
+
+
+def test_the_disk_cache_answers_like_the_store_and_follows_its_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core import episodes, sessions
+
+    store = Store(tmp_path / "s")
+    sid = sessions.start_session(store, title="heron watch", now=NOW, actor="t")["id"]
+    sessions.observe(store, sid, "heron on the pier", now=NOW, actor="t")
+    episodes.record_episodes(
+        store,
+        [ep(f"heron count {n}", mistakes=["missed a heron"]) for n in range(30)],
+        now=NOW,
+        actor="t",
+    )
+
+    def run(query: str = "heron count") -> list[search.Hit]:
+        return search.search(Store(tmp_path / "s"), query, now=NOW, limit=50)
+
+    fresh = run()
+    cached = list((tmp_path / "xdg-cache").rglob("*.txt"))
+    assert {p.name for p in cached} == {"episodes.000001.txt", f"observations.{sid}.txt"}
+    assert all(p.stat().st_mode & 0o777 == 0o600 for p in cached)
+    assert run() == fresh  # answered from the cache, the same hits and scores
+    monkeypatch.setenv("MEMWORK_SEARCH_CACHE", "0")
+    assert run() == fresh
+    monkeypatch.delenv("MEMWORK_SEARCH_CACHE")
+
+    # A new episode lands in the cached shard; a renamed session renames its observations.
+    episodes.record_episodes(store, [ep("heron count final")], now=NOW, actor="t")
+    assert any(h.title.endswith("heron count final") for h in run())
+    with store.transaction():
+        session = store.get("sessions", sid)
+        store.put("sessions", sid, {**session, "title": "egret watch"})
+    assert [h.title for h in run("pier")] == ["note · egret watch: heron on the pier"]
