@@ -5,11 +5,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 __version__ = "0.1.0"
 
+# Not `typing.TYPE_CHECKING`: every CLI call imports this package, and typing is not free.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from core.memory import Memory
 
 __all__ = ["Memory", "__version__"]

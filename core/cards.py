@@ -8,8 +8,8 @@ from typing import Any
 from core import audit, ids, lookup
 from core.clock import iso
 from core.errors import Conflict, InvalidInput, NotFound
-from core.models.base import validate
-from core.models.card import DEFAULT_LESSON, TEXT_CAP, MistakeCard
+from core.models.plain import CARD_TEXT_CAP as TEXT_CAP
+from core.models.plain import DEFAULT_LESSON
 from core.privacy import scrub
 from core.ranking import ranked_cards
 from core.storage.store import Store
@@ -103,6 +103,14 @@ def apply_cards(
     return touched
 
 
+def _validated(card: dict[str, Any]) -> dict[str, Any]:
+    # Curation only: recording merges cards without pydantic (see core.models.plain).
+    from core.models.base import validate
+    from core.models.card import MistakeCard
+
+    return validate(MistakeCard, card).to_doc()
+
+
 # -- reads and curation ------------------------------------------------------------------
 def all_cards(store: Store) -> list[dict[str, Any]]:
     """Every card, ranked (call inside ``store.reading()``)."""
@@ -169,7 +177,7 @@ def edit_card(
         if evidence is not None:
             card["evidence"] = cut(scrub(evidence).strip(), TEXT_CAP)
         card["updated_at"] = iso(now)
-        doc = validate(MistakeCard, card).to_doc()
+        doc = _validated(card)
         store.put(TABLE, doc["id"], doc)
         audit.record(
             store,
@@ -211,7 +219,7 @@ def merge_cards(store: Store, keep: str, absorb: str, *, now: datetime, actor: s
             *other.get("merged_from", []),
         ]
         target["updated_at"] = iso(now)
-        doc = validate(MistakeCard, target).to_doc()
+        doc = _validated(target)
         store.put(TABLE, doc["id"], doc)
         store.delete(TABLE, [other["id"]])
         audit.record(

@@ -89,17 +89,35 @@ def _add_context(sub: Any) -> None:
     c.add_argument("--style", choices=["default", "episodic"], default="default")
 
 
-def context_parser() -> argparse.ArgumentParser:
-    """Only the ``context`` verb.
+def _add_record(sub: Any) -> None:
+    c = _cmd(
+        sub,
+        "record-episode",
+        "core.cli.cmd_episodes:record",
+        "record episodes (JSON, array or JSON Lines)",
+    )
+    c.add_argument("file", nargs="?", default="-", metavar="FILE|-")
 
-    Agents call it on every step, and building the whole parser (~60
-    sub-parsers) would cost ~18 ms of each call.
+
+#: Verbs agents run on every step, each with a parser of its own.
+_STEP_VERBS = {"context": _add_context, "record-episode": _add_record}
+
+
+def step_parser(verb: str) -> argparse.ArgumentParser:
+    """Only one of the verbs agents call on every step (``context``, ``record-episode``).
+
+    Building the whole parser (~60 sub-parsers) would cost ~18 ms of each call.
     """
     p = _Parser(prog="memwork", description="A memory workbench for AI agents.")
     _global_options(p)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    _add_context(sub)
+    _STEP_VERBS[verb](sub)
     return p
+
+
+def context_parser() -> argparse.ArgumentParser:
+    """Only the ``context`` verb (see :func:`step_parser`)."""
+    return step_parser("context")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,14 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     _global_options(p)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     _add_context(sub)
-
-    c = _cmd(
-        sub,
-        "record-episode",
-        "core.cli.cmd_episodes:record",
-        "record episodes (JSON, array or JSON Lines)",
-    )
-    c.add_argument("file", nargs="?", default="-", metavar="FILE|-")
+    _add_record(sub)
 
     c = _cmd(sub, "observe", "core.cli.cmd_sessions:observe", "add an observation to a session")
     c.add_argument("--session", required=True, metavar="S")
@@ -307,7 +318,8 @@ def _open_workbench(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 2 user error, 1 anything else)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    parser = context_parser() if _verb(args_list) == "context" else build_parser()
+    verb = _verb(args_list)
+    parser = step_parser(verb) if verb in _STEP_VERBS else build_parser()
     try:
         args = parser.parse_args(args_list)
     except SystemExit as exc:  # usage errors and --help: report the code, do not raise

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pydantic import Field
 
 from core.models.base import Record
+from core.models.plain import CARD_TEXT_CAP, DEFAULT_LESSON
 
-DEFAULT_LESSON = "Avoid repeating this failure."
-TEXT_CAP = 300
+TEXT_CAP = CARD_TEXT_CAP
+
+__all__ = ["DEFAULT_LESSON", "TEXT_CAP", "MistakeCard"]
 
 
 class MistakeCard(Record):

@@ -7,19 +7,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from core.models.base import Record
+from core.models.plain import FAILURE_BELOW, SUCCESS_AT, outcome_for
 
 Outcome = Literal["success", "failure", "partial"]
-SUCCESS_AT = 0.85
-FAILURE_BELOW = 0.5
 
-
-def outcome_for(score: float) -> Outcome:
-    """The outcome a score implies: >= 0.85 success, < 0.5 failure, else partial."""
-    if score >= SUCCESS_AT:
-        return "success"
-    if score < FAILURE_BELOW:
-        return "failure"
-    return "partial"
+__all__ = ["FAILURE_BELOW", "SUCCESS_AT", "Episode", "EpisodeInput", "outcome_for"]
 
 
 class ErrorEntry(BaseModel):
