@@ -74,12 +74,10 @@ CACHE = OUT / "agent-cache"
 
 def env() -> dict[str, str]:
     # The search cache goes to a folder of its own, emptied before the search runs.
-    return {
-        **os.environ,
-        "MEMWORK_FSYNC": "0",
-        "PYTHONPATH": str(ROOT),
-        "XDG_CACHE_HOME": str(CACHE),
-    }
+    # Bytecode is cached as on a user's machine (a sandbox may turn it off: then every
+    # process compiles every module it imports and measures that instead).
+    environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**environ, "MEMWORK_FSYNC": "0", "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(CACHE)}
 
 
 async def timed(client: Client, name: str, payload: dict[str, Any]) -> float:
