@@ -201,6 +201,7 @@ def _titles(
             names[record_id] = kind.title(after[table][record_id], TITLE_WIDTH)
         for record_id in change["removed"][:first_n]:
             names[record_id] = kind.title(before[table][record_id], TITLE_WIDTH)
+        names = {k: v for k, v in names.items() if v}
         if names:
             out[table] = names
     return out

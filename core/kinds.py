@@ -70,9 +70,9 @@ def _observation(doc: Doc) -> str:
 
 
 def _working_memory(doc: Doc) -> str:
-    if doc.get("kind") == "checkpoint":
-        return f"working-memory checkpoint: {doc.get('description') or doc['id'][:8]}"
-    return f"working memory of {doc.get('session_id', '')}"
+    # Working memory has no name of its own: its session has (and its ids, which
+    # lead with the session's, are long enough already).
+    return ""
 
 
 #: Every kind, in the order the workbench lists them.

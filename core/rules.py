@@ -86,9 +86,11 @@ def _archive_write(
         if gone is not None:
             index.ids.get((gone["scope"], gone["text"]), []).remove(delete)
     if put is not None:
+        before = index.docs.get(put["id"])
         store.put(bucket, put["id"], put)
-        if put["id"] not in index.docs:
-            index.ids.setdefault((put["scope"], put["text"]), []).append(put["id"])
+        if before is not None:  # a replaced document leaves its old (scope, text)
+            index.ids.get((before["scope"], before["text"]), []).remove(put["id"])
+        index.ids.setdefault((put["scope"], put["text"]), []).append(put["id"])
     # The first write of a transaction copies the mapping: the index follows it.
     index.docs = store.docs(bucket)
     index.size = len(index.docs)

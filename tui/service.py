@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from core import (
     aggregates,
+    audit,
     cards,
     checkpoints,
     clock,
@@ -37,6 +38,8 @@ from core.search_docs import build_index
 from core.search_index import SearchIndex
 from core.storage.manifest import MANIFEST_NAME, Manifest
 from core.storage.store import Store
+
+__all__ = ["EpisodeHead", "MemoryService", "SessionDetail", "Store"]
 
 T = TypeVar("T")
 ACTOR = "tui"
@@ -192,8 +195,6 @@ class MemoryService:
     def audit_pages(self) -> tuple[int, int]:
         """(number of pages, sequence number of the newest entry) of the audit log."""
         with self.store.reading():
-            from core import audit
-
             return history.page_count(self.store), audit.last_seq(self.store)
 
     def audit_page(self, number: int) -> list[Doc]:

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
-from core.errors import UserError
+from core.errors import MemworkError
 
 
 @dataclass
@@ -27,7 +27,7 @@ class Field:
     help: str = ""
 
 
-#: Called with the values; raise UserError (or return a message) to keep the form open.
+#: Called with the values; a MemworkError it raises shows in the form, which stays open.
 Submit = Callable[[dict[str, str]], Awaitable[Any]]
 
 
@@ -88,7 +88,8 @@ class FormScreen(ModalScreen[Any]):
         error = self.query_one("#error", Static)
         try:
             result = await self.submit(self.values())
-        except UserError as exc:
+        except MemworkError as exc:
+            # The one place a refused form input is reported: under the fields.
             error.update(str(exc))
             return
         self.dismiss(result if result is not None else True)

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from core.search_docs import PANE_OF
+from core.kinds import pane_of
 from tui.messages import JumpTo
 
 if TYPE_CHECKING:
@@ -122,4 +122,4 @@ class SearchScreen(ModalScreen[None]):
         if not ref:
             return
         self.dismiss()
-        self.workbench.post_message(JumpTo(PANE_OF[kind], ref))
+        self.workbench.post_message(JumpTo(pane_of(kind), ref))
