@@ -1,4 +1,6 @@
-"""Consolidation (SPEC §4): distil recent high-scoring episodes into global rules.
+"""Consolidation: distil recent high-scoring episodes into global rules.
+
+Described in docs/MEMORY.md, Consolidation.
 
 The heuristic turns each of the last 100 episodes with score >= 0.85 and a
 summary into ``[HIGH SCORE 0.91] <summary>``. An external consolidator

@@ -1,4 +1,7 @@
-"""Failure memory (SPEC §3): every failure carries an error; recent ones lead the context."""
+"""Failure memory: every failure carries an error; recent ones lead the context.
+
+Described in docs/MEMORY.md, Failure memory.
+"""
 
 from __future__ import annotations
 

@@ -15,10 +15,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
+from textual.geometry import Region
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 from textual.worker import WorkerFailed
 
@@ -147,28 +148,43 @@ class MemworkApp(App[None]):
         """Lay a hidden pane out and render it once, off screen, as if it were shown.
 
         Inside a batch update (nothing reaches the terminal) the pane on screen and
-        the hidden one swap places for one synchronous layout and render, then swap
-        back: the hidden pane's widgets get their size, their resize handling and
-        their first rendered lines now instead of on the user's first switch.
+        the hidden one swap places for one synchronous arrangement of the screen;
+        the hidden pane's widgets get their size (and their resize handling) and
+        render their first lines, then the two swap back. No Show or Hide event is
+        sent, so the focus stays where it was and nothing flickers.
         """
         tab = pane.parent
         switcher = tab.parent if tab is not None else None
         screen = self.screen
-        if not isinstance(tab, TabPane) or tab.display or screen is not self.screen_stack[0]:
+        if (
+            not isinstance(tab, TabPane)
+            or switcher is None
+            or tab.display
+            or screen is not self.screen_stack[0]
+            or not screen.size
+        ):
             return
-        shown = [child for child in (switcher.children if switcher else ()) if child.display]
+        shown = [child for child in switcher.children if child.display]
+        compositor = screen._compositor  # noqa: SLF001 - Textual has no public API for this
+        size = screen.outer_size
         with self.batch_update():
             for child in shown:
                 child.display = False
             tab.display = True
             try:
-                screen._refresh_layout()  # noqa: SLF001 - a synchronous layout of the pane
-                screen._compositor.render_update(full=True)  # noqa: SLF001 - first render
+                _hidden, appeared, resized = compositor.reflow(screen, size)
+                for widget, (region, _, clip, virtual, container, _, _) in compositor.layers:
+                    if widget not in appeared and widget not in resized:
+                        continue
+                    if widget._size_updated(region.size, virtual, container):  # noqa: SLF001
+                        widget.post_message(events.Resize(region.size, virtual, container))
+                    if region.area and clip.contains_region(region):
+                        widget.render_lines(Region(0, 0, region.width, region.height))
             finally:
                 tab.display = False
                 for child in shown:
                     child.display = True
-                screen._refresh_layout()  # noqa: SLF001
+                compositor.reflow(screen, size)
 
     def _quit_if_hung_up(self, fd: int) -> None:
         if hangup.terminal_gone(fd):

@@ -121,7 +121,7 @@ def context_parser() -> argparse.ArgumentParser:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The whole CLI contract (SPEC §8)."""
+    """The whole CLI contract (README, CLI reference)."""
     p = _Parser(prog="memwork", description="A memory workbench for AI agents.")
     _global_options(p)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

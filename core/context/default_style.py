@@ -1,4 +1,7 @@
-"""The default context layout (SPEC §5)."""
+"""The default context layout.
+
+Described in README, The context.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Rules (SPEC §2): derivation thresholds, the active window, reactivation, manual rules."""
+"""Rules: derivation thresholds, the active window, reactivation, manual rules.
+
+Described in docs/MEMORY.md, Rules.
+"""
 
 from __future__ import annotations
 
