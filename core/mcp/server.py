@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
@@ -131,19 +130,14 @@ class MemworkServer(MCPServer):
         return listed
 
 
-def _resource(fn: Callable[..., str]) -> Callable[..., str]:
-    """User errors of a resource read become protocol errors with the CLI's message."""
-
-    @wraps(fn)
-    def read(**kwargs: Any) -> str:
-        try:
-            return fn(**kwargs)
-        except NotFound as exc:
-            raise ResourceNotFoundError(f"memwork: {exc}") from None
-        except MemworkError as exc:
-            raise ResourceError(f"memwork: {exc}") from None
-
-    return read
+def _read(fn: Callable[..., str], *args: Any, **kwargs: Any) -> str:
+    """A resource's text; user errors become protocol errors with the CLI's message."""
+    try:
+        return fn(*args, **kwargs)
+    except NotFound as exc:
+        raise ResourceNotFoundError(f"memwork: {exc}") from None
+    except MemworkError as exc:
+        raise ResourceError(f"memwork: {exc}") from None
 
 
 def build_server(memory: Memory) -> MemworkServer:
@@ -349,7 +343,7 @@ def build_server(memory: Memory) -> MemworkServer:
         mime_type="text/plain",
     )
     def context_resource() -> str:
-        return _resource(lambda: m.context())()
+        return _read(m.context)
 
     @server.resource(
         "memwork://context/{+task}{?project,budget}",
@@ -359,7 +353,7 @@ def build_server(memory: Memory) -> MemworkServer:
         mime_type="text/plain",
     )
     def task_context_resource(task: str, project: str | None = None, budget: int = 2000) -> str:
-        return _resource(lambda: m.context(task, project=project, budget=budget))()
+        return _read(m.context, task, project=project, budget=budget)
 
     @server.resource(
         "memwork://slot/{+label}",
@@ -369,7 +363,7 @@ def build_server(memory: Memory) -> MemworkServer:
         mime_type="text/plain",
     )
     def slot_resource(label: str) -> str:
-        return _resource(lambda: m.get_slot(label)["content"])()
+        return _read(lambda: m.get_slot(label)["content"])
 
     return server
 
@@ -379,7 +373,3 @@ def serve(path: str | os.PathLike[str] | None = None, *, agent: str | None = Non
     memory = Memory(Path(path) if path is not None else None, agent=agent, actor="mcp")
     build_server(memory).run("stdio")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(serve(sys.argv[1] if len(sys.argv) > 1 else None))
