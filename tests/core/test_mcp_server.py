@@ -360,3 +360,19 @@ def test_without_an_agent_id_the_actor_is_mcp(db: Path, cli) -> None:  # noqa: A
 
     with_server(db, body, agent=None)
     assert [e["actor"] for e in cli("--json", "history", now=NOW).json()] == ["mcp"]
+
+
+def test_the_server_loads_no_rich_or_textual(tmp_path: Path) -> None:
+    """The SDK logs through rich when it can; memwork's server keeps core free of it."""
+    import subprocess
+
+    probe = (
+        "import sys; from core import Memory; from core.mcp.server import build_server; "
+        f"build_server(Memory({str(tmp_path / 's')!r}, actor='mcp')); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'rich', 'textual'}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=python_env()
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
