@@ -170,7 +170,8 @@ class Memory:
         tags: Iterable[str] = (),
         on_duplicate: str = "reinforce",
     ) -> dict[str, Any]:
-        """Add a lesson (re-adding or a near-duplicate reinforces by default)."""
+        """Add a lesson (re-adding or a near-duplicate reinforces by default; ``action``
+        says what happened, ``contradicts`` names similar lessons that say the opposite)."""
         from core import lessons
 
         now = self.now()
@@ -184,8 +185,7 @@ class Memory:
             tags=list(tags),
             on_duplicate=on_duplicate,
         )
-        saved = lessons.view(result.lesson, now)
-        return {**saved, "action": result.action, "duplicate_of": result.duplicate_of}
+        return lessons.write_record(result, now)
 
     def reinforce_lesson(self, lesson: str) -> dict[str, Any]:
         """Reinforce a lesson (id or unique prefix)."""

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from core.card_text import TEXT_CAP
 from core.models.base import Record
-from core.models.plain import CARD_TEXT_CAP, DEFAULT_LESSON
-
-TEXT_CAP = CARD_TEXT_CAP
+from core.models.plain import DEFAULT_LESSON
 
 __all__ = ["DEFAULT_LESSON", "TEXT_CAP", "MistakeCard"]
 
@@ -28,3 +27,7 @@ class MistakeCard(Record):
     merged_from: list[str] = Field(default_factory=list)
     #: Merge keys of absorbed cards: later sightings under them count here.
     merged_keys: list[list[str]] = Field(default_factory=list)
+    #: For ``evidence`` or ``lesson`` cut at 300 with an ellipsis: the character the
+    #: ellipsis stands in for. The episodic layout shows the text as the episodic
+    #: library cuts it (plainly, at 300), so it needs that character back.
+    cut_chars: dict[str, str] = Field(default_factory=dict)

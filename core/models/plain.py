@@ -26,8 +26,7 @@ def outcome_for(score: float) -> str:
 
 
 # -- mistake cards ---------------------------------------------------------------------
-DEFAULT_LESSON = "Avoid repeating this failure."
-CARD_TEXT_CAP = 300
+DEFAULT_LESSON = "Avoid repeating this failure."  # its cap is core.card_text.TEXT_CAP
 
 # -- rules -----------------------------------------------------------------------------
 RULE_TEXT_CAP = 2000

@@ -22,7 +22,7 @@ from textual.widgets import Static
 from tui.panes import session_forms as forms
 from tui.panes.base import Pane
 from tui.service import SessionDetail
-from tui.widgets.bars import short_stamp
+from tui.widgets.bars import short_stamp, untitled
 from tui.widgets.session_timeline import SessionTimeline
 from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 from tui.widgets.working_memory import WorkingMemoryPanel
@@ -167,7 +167,7 @@ class SessionsPane(Pane):
                 Text("●", style="bold green") if active else Text("○", "bright_black"),
                 s["agent_id"] or Text("—", "bright_black"),
                 s["project"] or Text("—", "bright_black"),
-                s["title"] or Text("untitled", "italic bright_black"),
+                s["title"] or untitled(s),
                 short_stamp(s["started_at"]),
                 count,
             ],

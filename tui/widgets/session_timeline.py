@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.widgets import Label, Static
 
 from core.clock import parse_instant
-from tui.widgets.bars import duration, short_stamp
+from tui.widgets.bars import duration, short_stamp, untitled
 from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 
 #: Observation kind → colour (readable on the dark and the light theme).
@@ -164,7 +164,7 @@ class SessionTimeline(Vertical):
         active = s["status"] == "active"
         dropped = s["dropped_observations"]
         parts: list[Any] = [
-            (s["title"] or "untitled", "bold"),
+            (s["title"] or untitled(s, long=True).plain, "bold"),
             "\n",
             ("● active" if active else "○ ended", "bold green" if active else "bright_black"),
             ("  agent ", "bright_black"),
