@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.errors import InvalidInput
-from core.storage.atomic import atomic_write
+from core.storage.atomic import write_user_file
 
 
 def save_text(path_text: str, text: str) -> Path:
@@ -20,8 +20,6 @@ def save_text(path_text: str, text: str) -> Path:
         raise InvalidInput("path", f"{path} is a folder; give a file name")
     if not path.parent.is_dir():
         raise InvalidInput("path", f"folder {path.parent} does not exist")
-    try:
-        atomic_write(path, text.encode("utf-8"), "context")
-    except OSError as exc:
-        raise InvalidInput("path", f"cannot write {path}: {exc.strerror or exc}") from None
+    # Like `memwork export FILE`: an exclusive temp file, and only a regular file replaced.
+    write_user_file(path, text.encode("utf-8"), field="path")
     return path
