@@ -178,3 +178,12 @@ def test_the_disk_cache_answers_like_the_store_and_follows_its_changes(
         session = store.get("sessions", sid)
         store.put("sessions", sid, {**session, "title": "egret watch"})
     assert [h.title for h in run("pier")] == ["note · egret watch: heron on the pier"]
+
+
+def test_search_and_history_read_and_create_nothing(tmp_path: Path) -> None:
+    from core.cli.main import main
+
+    missing = tmp_path / "no-store-here"
+    assert main(["--db", str(missing), "search", "anything"]) == 2
+    assert main(["--db", str(missing), "history"]) == 2
+    assert not missing.exists()
