@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from textual import events, on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, ScreenStackError
 from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.geometry import Region
@@ -39,6 +39,8 @@ T = TypeVar("T")
 POLL_SECONDS = 1.0
 #: Seconds after the first paint before hidden panes are prepared, one per idle moment.
 PREPARE_AFTER = 0.3
+#: How long preparing waits for a pane's data before laying it out anyway.
+PREPARE_PATIENCE = 5.0
 
 
 class PaneSwitcher(TabbedContent):
@@ -93,6 +95,7 @@ class MemworkApp(App[None]):
         super().__init__()
         self.service = MemoryService(store)
         self.prepare_panes = prepare
+        self._prepared: set[str] = set()
         self.sub_title = title_suffix or store.path.name
         self.active_pane = PANES[0].PANE_ID
         self.poll_enabled = poll
@@ -127,22 +130,39 @@ class MemworkApp(App[None]):
             self.set_timer(PREPARE_AFTER, self._prepare_next_pane)
 
     def _prepare_next_pane(self) -> None:
-        """Load and lay out one hidden pane, then come back for the next when idle.
+        """Load one hidden pane, lay it out once its data is in, then go on to the next.
 
         A pane's first switch used to pay for its first load and Textual's first
-        style and layout pass over its widgets (120–250 ms against ~30 ms for a
-        warm switch). Doing it here, one pane per idle moment, spreads that cost
-        over the seconds after start-up, when the user is reading the first pane.
+        layout and render of its widgets (120–250 ms against ~30 ms for a warm
+        switch). Doing it here, one pane per idle moment, spreads that cost over
+        the seconds after start-up, while the user reads the first pane.
         """
         for pane_cls in PANES:
-            pane = self.pane(pane_cls.PANE_ID)
-            if pane.PANE_ID == self.active_pane or getattr(pane, "_prepared", False):
+            if pane_cls.PANE_ID == self.active_pane or pane_cls.PANE_ID in self._prepared:
                 continue
-            pane._prepared = True  # type: ignore[attr-defined]
+            try:
+                pane = self.pane(pane_cls.PANE_ID)
+            except NoMatches:  # the app is shutting down
+                return
+            self._prepared.add(pane.PANE_ID)
             pane.prepare()
-            self._lay_out(pane)
-            self.call_after_refresh(lambda: self.set_timer(0.05, self._prepare_next_pane))
+            self._lay_out_when_loaded(pane, PREPARE_PATIENCE)
             return
+
+    def _lay_out_when_loaded(self, pane: Pane, patience: float) -> None:
+        """Lay ``pane`` out once its loaders are done (rendering empty tables would
+        only be redone when the rows arrive), then prepare the next pane."""
+        if not pane.is_attached or self._exit:
+            return  # the app is shutting down
+        busy = any(w.node is pane and not w.is_finished for w in self.workers)
+        if busy and patience > 0:
+            self.set_timer(0.05, partial(self._lay_out_when_loaded, pane, patience - 0.05))
+            return
+        try:
+            self._lay_out(pane)
+        except ScreenStackError:  # closing: no screen left to lay out on
+            return
+        self.call_after_refresh(lambda: self.set_timer(0.05, self._prepare_next_pane))
 
     def _lay_out(self, pane: Pane) -> None:
         """Lay a hidden pane out and render it once, off screen, as if it were shown.

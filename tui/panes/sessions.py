@@ -22,8 +22,8 @@ from textual.widgets import Static
 from tui.panes import session_forms as forms
 from tui.panes.base import Pane
 from tui.service import SessionDetail
-from tui.widgets.bars import short_stamp, untitled
-from tui.widgets.session_timeline import SessionTimeline
+from tui.widgets.bars import short_stamp
+from tui.widgets.session_timeline import SessionTimeline, untitled
 from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 from tui.widgets.working_memory import WorkingMemoryPanel
 

@@ -7,7 +7,6 @@ theme's ANSI palette, so they stay readable on the dark and the light theme.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from rich.text import Text
 
@@ -69,15 +68,6 @@ def ago(stamp: str | None, now: datetime) -> str:
 def short_time(stamp: str | None) -> str:
     """``2026-11-20 12:00`` from a stored timestamp."""
     return stamp[:16].replace("T", " ") if stamp else ""
-
-
-def untitled(session: dict[str, Any], *, long: bool = False) -> Text:
-    """What stands for a missing title: the id of a session an agent named by first use
-    (``run-42``) says which run it is; ``long`` adds that it was made that way."""
-    if session.get("implicit"):
-        note = " (implicit: created by its first use)" if long else ""
-        return Text(f"{session['id']}{note}", "italic bright_black")
-    return Text("untitled", "italic bright_black")
 
 
 def short_stamp(stamp: str | None) -> str:

@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.widgets import Label, Static
 
 from core.clock import parse_instant
-from tui.widgets.bars import duration, short_stamp, untitled
+from tui.widgets.bars import duration, short_stamp
 from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 
 #: Observation kind → colour (readable on the dark and the light theme).
@@ -29,6 +29,15 @@ KIND_STYLE = {
     "warning": "yellow",
     "result": "green",
 }
+
+
+def untitled(session: dict[str, Any], *, long: bool = False) -> Text:
+    """What stands for a missing title: the id of a session an agent named by first use
+    (``run-42``) says which run it is; ``long`` adds that it was made that way."""
+    if session.get("implicit"):
+        note = " (implicit: created by its first use)" if long else ""
+        return Text(f"{session['id']}{note}", "italic bright_black")
+    return Text("untitled", "italic bright_black")
 
 
 def observation_text(o: dict[str, Any]) -> Text:
