@@ -6,16 +6,16 @@ parallel lists per table (:class:`Chunk`) rather than an object each. The big
 tables (episode shards, rules tables, observations tables) are prepared once:
 a :class:`Corpus` keeps them in memory between searches of a long-lived
 process (the MCP server, :class:`core.memory.Memory`) until the store hands
-out a changed table, and :class:`DiskCache` keeps them in the user cache folder
-for the next process (``memwork search``).
+out a changed table, and :class:`DiskCache` keeps them in the store's own
+``cache/`` folder for the next process (``memwork search``).
 """
 
 from __future__ import annotations
 
 import bisect
 import contextlib
-import hashlib
 import os
+import secrets
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
@@ -126,16 +126,22 @@ def _episode_chunk(docs: Iterable[dict[str, Any]]) -> Chunk:
 
 
 class DiskCache:
-    """Prepared text per episode shard and observations table, in the user cache folder.
+    """Prepared text per episode shard and observations table, in ``<store>/cache/search``.
 
     A full shard never changes again unless its episodes are edited, so a search
     in a fresh process (``memwork search``) reads one small text file per table
     instead of parsing its JSON and preparing every record. A file is valid only
     for the table file it was made from (its version, inode, size and mtime; for
     observations, also the sessions table that names them), and it holds only
-    what the store already holds, scrubbed. Nothing here is essential: any error
-    means "no cache", and ``MEMWORK_SEARCH_CACHE=0`` turns it off.
+    what the store already holds, scrubbed. It lives inside the store folder, with
+    the store's private modes, so no copy of memory ever sits outside the folder
+    the user chose (deleting the store deletes it, and it never outlives a
+    forgotten record's table file). Nothing here is essential: any error (a
+    read-only store, a link where the folder should be) means "no cache", and
+    ``MEMWORK_SEARCH_CACHE=0`` turns it off.
     """
+
+    FOLDER = ("cache", "search")
 
     _SEP = "\x1e"  # between the key, the refs, the titles and the texts
 
@@ -143,10 +149,7 @@ class DiskCache:
         self.folder: Path | None = None
         if store.in_memory_only or os.environ.get("MEMWORK_SEARCH_CACHE", "1") == "0":
             return
-        from platformdirs import user_cache_dir
-
-        digest = hashlib.sha1(str(store.path).encode("utf-8")).hexdigest()[:16]
-        self.folder = Path(user_cache_dir("memwork", appauthor=False)) / "search" / digest
+        self.folder = store.path.joinpath(*self.FOLDER)
 
     def key(self, store: Store, name: str, extra: str = "") -> str | None:
         """What the table file is now (call under the store's lock)."""
@@ -159,10 +162,19 @@ class DiskCache:
         version = store.storage.manifest.tables.get(name)
         return f"{name} {version} {st.st_ino} {st.st_size} {st.st_mtime_ns} {extra}"
 
+    def _real_folder(self) -> bool:
+        """Whether the cache folders are real folders (a planted link is never followed)."""
+        assert self.folder is not None
+        return not any(os.path.islink(p) for p in (self.folder.parent, self.folder))
+
     def load(self, kind: str, name: str, key: str) -> Chunk | None:
         assert self.folder is not None
+        if not self._real_folder():
+            return None
         try:
-            text = (self.folder / f"{name}.txt").read_bytes().decode("utf-8")
+            fd = os.open(self.folder / f"{name}.txt", os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as src:
+                text = src.read().decode("utf-8")
         except (OSError, UnicodeDecodeError):
             return None
         parts = text.split(self._SEP)
@@ -180,10 +192,15 @@ class DiskCache:
             [key, "\n".join(chunk.refs), "\n".join(titles), "\n".join(chunk.texts)]
         )
         target = self.folder / f"{name}.txt"
-        tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+        tmp = target.with_name(f"{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
         try:
-            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            for folder in (self.folder.parent, self.folder):
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(folder, 0o700)
+            if not self._real_folder():
+                return
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+            fd = os.open(tmp, flags, 0o600)
             with os.fdopen(fd, "wb") as out:
                 out.write(body.encode("utf-8"))
             os.replace(tmp, target)

@@ -163,7 +163,7 @@ def test_the_disk_cache_answers_like_the_store_and_follows_its_changes(
         return search.search(Store(tmp_path / "s"), query, now=NOW, limit=50)
 
     fresh = run()
-    cached = list((tmp_path / "xdg-cache").rglob("*.txt"))
+    cached = list((tmp_path / "s" / "cache" / "search").glob("*.txt"))
     assert {p.name for p in cached} == {"episodes.000001.txt", f"observations.{sid}.txt"}
     assert all(p.stat().st_mode & 0o777 == 0o600 for p in cached)
     assert run() == fresh  # answered from the cache, the same hits and scores
@@ -187,3 +187,19 @@ def test_search_and_history_read_and_create_nothing(tmp_path: Path) -> None:
     assert main(["--db", str(missing), "search", "anything"]) == 2
     assert main(["--db", str(missing), "history"]) == 2
     assert not missing.exists()
+
+
+def test_the_disk_cache_stays_inside_the_store_and_follows_no_link(tmp_path: Path) -> None:
+    from core import episodes
+
+    store = Store(tmp_path / "s")
+    episodes.record_episodes(store, [ep(f"heron count {n}") for n in range(5)], now=NOW, actor="t")
+    bait = tmp_path / "bait"
+    bait.mkdir()
+    (tmp_path / "s" / "cache").mkdir(mode=0o700)
+    (tmp_path / "s" / "cache" / "search").symlink_to(bait)
+
+    hits = search.search(Store(tmp_path / "s"), "heron count", now=NOW, limit=50)
+    assert len(hits) == 5  # the search still answers, from the store
+    assert list(bait.iterdir()) == []  # and wrote nothing through the link
+    assert not list((tmp_path / "xdg-cache").rglob("*"))  # nor outside the store
