@@ -1,20 +1,25 @@
-"""Privacy scrubber: redact secrets and personal data from text that agents write.
+"""The scrubber's own rules: precise, cheap patterns that run on every text.
 
-Everything an agent writes passes through :func:`scrub` before it is stored and every export
-is scrubbed again, so scrubbing must be idempotent, must leave clean text byte-identical, and
-must be cheap on the common case of text that contains nothing to redact.
+Each rule names one kind of secret or personal detail, is guarded by
+lower-case trigger substrings (so text without them never runs its regex) and
+replaces only its ``secret`` group. They cover what must be recognised
+exactly, whatever else runs: the shapes of common tokens, private-key blocks,
+credentials in URLs, payment card numbers (Luhn-checked), and the personal
+details (e-mail, IP and home-directory paths) that detect-secrets does not
+look for. Everything keyword- or entropy-based comes from detect-secrets
+(:mod:`core.privacy.detectors`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-__all__ = ["KINDS", "find_secrets", "scrub", "scrub_value"]
+__all__ = ["RULES", "Rule"]
 
 
-class _Rule(NamedTuple):
+class Rule(NamedTuple):
     kind: str
     # Lowercase substrings, checked against the lowercased text: the regex only runs if one of
     # them occurs, which is what keeps ordinary text cheap.
@@ -27,6 +32,8 @@ class _Rule(NamedTuple):
     # Cheap pre-check for rules whose triggers are common characters: a search on a pattern
     # that starts with a literal is several times faster than the lookbehind-led pattern.
     gate: re.Pattern[str] | None = None
+    # Personal details are redacted in what agents report but kept in curated slots.
+    personal: bool = False
 
 
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
@@ -37,6 +44,36 @@ _WIN_USER = r"[\w$-]+(?:\.[\w$-]+)*"
 def _keep_bearer(m: re.Match[str]) -> bool:
     # Prose such as "Bearer authentication" has no digits; real tokens practically always do.
     return not any(c.isdigit() for c in m["secret"])
+
+
+def _keep_card(m: re.Match[str]) -> bool:
+    digits = [int(c) for c in m["secret"] if c.isdigit()]
+    groups = m["secret"].replace("-", " ").split(" ")
+    if len(groups) > 1 and len({len(g) for g in groups[:-1]}) > 1 and len(groups) != 3:
+        return True  # "1234 56 789012 3" is not how a card is written
+    if not _card_issuer(digits):
+        return True
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 != 0
+
+
+def _card_issuer(digits: list[int]) -> bool:
+    n = len(digits)
+    head = int("".join(map(str, digits[:6])))
+    two, four = head // 10000, head // 100
+    return (
+        (digits[0] == 4 and n in (13, 16, 19))  # Visa
+        or (51 <= two <= 55 and n == 16)  # Mastercard
+        or (2221 <= four <= 2720 and n == 16)  # Mastercard 2-series
+        or (two in (34, 37) and n == 15)  # American Express
+        or ((four == 6011 or two == 65 or 644 <= head // 1000 <= 649) and n in (16, 19))  # Discover
+        or (3528 <= four <= 3589 and n in (16, 19))  # JCB
+        or (two in (36, 38) and n == 14)  # Diners Club
+    )
 
 
 def _keep_ipv4(m: re.Match[str]) -> bool:
@@ -62,8 +99,8 @@ def _keep_ipv6(m: re.Match[str]) -> bool:
     return ip.is_loopback or ip.is_unspecified
 
 
-_RULES: tuple[_Rule, ...] = (
-    _Rule(
+RULES: tuple[Rule, ...] = (
+    Rule(
         "private_key",
         ("-----begin",),
         # An unterminated block is redacted to the end: a truncated key is still a key.
@@ -73,7 +110,7 @@ _RULES: tuple[_Rule, ...] = (
             re.DOTALL,
         ),
     ),
-    _Rule(
+    Rule(
         "credentials",
         ("@",),
         # Greedy up to the last "@" of the authority, so passwords containing "@" do not leak.
@@ -84,13 +121,13 @@ _RULES: tuple[_Rule, ...] = (
         keep=lambda m: m["secret"] == "git",  # ssh://git@github.com/... names no one
         gate=re.compile(rf"://{_URL_CREDS_CHARS}+@"),
     ),
-    _Rule(
+    Rule(
         "bearer",
         ("bearer",),
         re.compile(r"\bbearer[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{8,}=*)", re.IGNORECASE),
         keep=_keep_bearer,
     ),
-    _Rule(
+    Rule(
         "basic_auth",
         ("authorization",),
         re.compile(
@@ -98,29 +135,29 @@ _RULES: tuple[_Rule, ...] = (
             re.IGNORECASE,
         ),
     ),
-    _Rule(
+    Rule(
         "jwt",
         ("eyj",),
         re.compile(r"(?<![\w-])(?P<secret>eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*)", re.ASCII),
     ),
-    _Rule(
+    Rule(
         "github_token",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
         re.compile(
             r"(?<![\w-])(?P<secret>gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})", re.ASCII
         ),
     ),
-    _Rule(
+    Rule(
         "slack_token",
         ("xox",),
         re.compile(r"(?<![\w-])(?P<secret>xox[abeoprs]-[A-Za-z0-9-]{10,})"),
     ),
-    _Rule(
+    Rule(
         "aws_key",
         ("akia", "asia"),
         re.compile(r"(?<![A-Za-z0-9])(?P<secret>(?:AKIA|ASIA)[A-Z0-9]{16})(?![A-Za-z0-9])"),
     ),
-    _Rule(
+    Rule(
         "api_key",
         ("sk-", "_live_", "_test_", "aiza"),
         # "sk-" needs a long key-like tail so words such as risk-free or desk-lamp survive.
@@ -130,7 +167,35 @@ _RULES: tuple[_Rule, ...] = (
             re.ASCII,
         ),
     ),
-    _Rule(
+    Rule(
+        "sas_signature",
+        ("sig=",),
+        # Azure shared access signatures: the signature is the secret; sv=, se=, sp= are not.
+        re.compile(r"[?&;]sig=(?P<secret>[A-Za-z0-9%+/=_-]{16,})"),
+    ),
+    Rule(
+        "password",
+        ("-p", "pass"),
+        # Passwords on a command line: --password=X, --db-password X, sshpass -p X,
+        # mysql -pX. A flag followed by another flag or a $VARIABLE names no secret.
+        re.compile(
+            r"(?:--[\w-]*pass(?:word|wd)?(?:=|[ \t]+)|\bsshpass[ \t]+-p[ \t]*|"
+            r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?[ \t]-p)"
+            r"(?P<secret>'[^'\n]+'|\"[^\"\n]+\"|(?![-$\[])[^\s'\"]+)",
+            re.IGNORECASE,
+        ),
+        gate=re.compile(r"(?i)--[\w-]*pass|\bsshpass\b|\bmysql|\bmariadb"),
+    ),
+    Rule(
+        "card_number",
+        (),  # no trigger substring: the gate alone decides
+        # 13-19 digits, optionally grouped by spaces or dashes, with a card issuer's
+        # prefix and a valid Luhn check digit: order numbers and timestamps fail one.
+        re.compile(r"(?<![\w.-])(?P<secret>[2-6]\d{3}(?:[ -]?\d){9,15})(?![\w-]|\.\d)"),
+        keep=_keep_card,
+        gate=re.compile(r"[2-6]\d{3}[ -]?\d{2}"),
+    ),
+    Rule(
         "email",
         ("@",),
         re.compile(
@@ -140,8 +205,9 @@ _RULES: tuple[_Rule, ...] = (
         ),
         keep=lambda m: m["local"] == "git",  # git@github.com:org/repo.git is a remote, not a person
         gate=re.compile(r"@[A-Za-z0-9-]+\.[A-Za-z]"),
+        personal=True,
     ),
-    _Rule(
+    Rule(
         "ipv6",
         (":",),
         # A loose candidate; _keep_ipv6 validates with ipaddress and rejects code-like shapes.
@@ -153,8 +219,9 @@ _RULES: tuple[_Rule, ...] = (
         keep=_keep_ipv6,
         # Any address has "::" or, uncompressed, seven colons; clock times have neither.
         gate=re.compile(r"::|:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:"),
+        personal=True,
     ),
-    _Rule(
+    Rule(
         "ipv4",
         (".",),
         # Exactly four dotted octets, not glued to more digits: v1.2.3.4 and 1.2.3.4.5 are
@@ -162,8 +229,9 @@ _RULES: tuple[_Rule, ...] = (
         re.compile(rf"(?<![\w.])(?P<secret>{_OCTET}(?:\.{_OCTET}){{3}})(?!\w|\.[0-9])"),
         keep=_keep_ipv4,
         gate=re.compile(r"\.[0-9]{1,3}\.[0-9]{1,3}\."),
+        personal=True,
     ),
-    _Rule(
+    Rule(
         "home_path",
         ("\\users", ":/users"),
         # Windows user names may contain spaces; accept them only when a separator follows,
@@ -173,126 +241,14 @@ _RULES: tuple[_Rule, ...] = (
             r"(?<![A-Za-z])(?P<secret>[A-Za-z]:(?:\\{1,2}|/)(?i:users)(?:\\{1,2}|/)"
             rf"{_WIN_USER}(?:(?: {_WIN_USER})+(?=[\\/]))?)"
         ),
+        personal=True,
     ),
-    _Rule(
+    Rule(
         "home_path",
         ("/home/", "/users/"),
         # Not preceded by a word character, so URL paths like example.com/home/about survive;
         # "]" is excluded too so the rest of an already-redacted path is never re-matched.
         re.compile(r"(?<![\w.\]-])(?P<secret>/(?:home|Users)/[\w-]+(?:\.[\w-]+)*)"),
+        personal=True,
     ),
 )
-
-KINDS: frozenset[str] = frozenset(r.kind for r in _RULES) | {"private"}
-"""Every kind :func:`find_secrets` can report; all but ``private`` appear in markers."""
-
-_PRIVATE_TAG = re.compile(r"<(?P<close>/)?private(?:\s[^>]*)?>", re.IGNORECASE)
-
-
-def _remove_private(text: str, found: list[tuple[str, str]] | None) -> str:
-    # Depth-counted rather than one lazy regex, so nested spans cannot leak their tail.
-    out: list[str] = []
-    pos = depth = 0
-    start = 0
-    for tag in _PRIVATE_TAG.finditer(text):
-        if tag["close"] is None:
-            if depth == 0:
-                start = tag.start()
-            depth += 1
-        elif depth > 0:
-            depth -= 1
-            if depth == 0:
-                pos = _cut(text, out, pos, start, tag.end(), found)
-    if depth > 0:  # unterminated: everything after the opening tag is private
-        pos = _cut(text, out, pos, start, len(text), found)
-    if not out:
-        return text
-    out.append(text[pos:])
-    return "".join(out)
-
-
-def _cut(
-    text: str, out: list[str], pos: int, start: int, end: int, found: list[tuple[str, str]] | None
-) -> int:
-    if found is not None:
-        found.append(("private", text[start:end]))
-    out.append(text[pos:start])
-    # "a <private>x</private> b" should read "a b", not "a  b".
-    if end < len(text) and text[end] == " " and (start == 0 or text[start - 1] == " "):
-        end += 1
-    return end
-
-
-def _scrub_once(text: str, found: list[tuple[str, str]] | None) -> str:
-    low = text.lower()
-    if "<private" in low:
-        text = _remove_private(text, found)
-        low = text.lower()
-    for rule in _RULES:
-        for trigger in rule.triggers:  # a plain loop: any() with a generator costs ~0.3 us
-            if trigger in low:
-                break
-        else:
-            continue
-        if rule.gate is not None and rule.gate.search(text) is None:
-            continue
-
-        def repl(m: re.Match[str], rule: _Rule = rule) -> str:
-            if rule.keep is not None and rule.keep(m):
-                return m[0]
-            if found is not None:
-                found.append((rule.kind, m["secret"]))
-            s, e = m.span("secret")
-            base = m.start()
-            return f"{m[0][: s - base]}[redacted:{rule.kind}]{m[0][e - base :]}"
-
-        new = rule.pattern.sub(repl, text)
-        if new != text:
-            text, low = new, new.lower()
-    return text
-
-
-def _scrub_fixpoint(text: str, found: list[tuple[str, str]] | None) -> str:
-    # Removing a span can splice new text together ("<pri<private>x</private>vate>" leaves an
-    # opening tag), so rescrub until nothing changes; markers never match a rule, so this stops
-    # after one extra pass in practice. Clean text pays for a single pass.
-    for _ in range(8):
-        new = _scrub_once(text, found)
-        if new == text:
-            return text
-        text = new
-    return text
-
-
-def scrub(text: str) -> str:
-    """Return ``text`` with private spans removed and secrets replaced by ``[redacted:<kind>]``.
-
-    Idempotent, and text with nothing to redact is returned unchanged (the same object).
-    """
-    return _scrub_fixpoint(text, None)
-
-
-def scrub_value(value: Any) -> Any:
-    """Return a copy of ``value`` with every string inside dicts, lists and tuples scrubbed.
-
-    Dict keys are left untouched; values of other types are returned as they are.
-    """
-    if isinstance(value, str):
-        return scrub(value)
-    if isinstance(value, dict):
-        return {k: scrub_value(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [scrub_value(v) for v in value]
-    if isinstance(value, tuple):
-        return tuple(scrub_value(v) for v in value)
-    return value
-
-
-def find_secrets(text: str) -> list[tuple[str, str]]:
-    """Return ``(kind, matched text)`` for everything :func:`scrub` would remove or redact.
-
-    Private spans are reported with kind ``private``. Order follows the scrubbing passes.
-    """
-    found: list[tuple[str, str]] = []
-    _scrub_fixpoint(text, found)
-    return found
