@@ -114,6 +114,8 @@ _PASSWORDISH = re.compile(r"pass|pwd|contrase", re.IGNORECASE)
 _TOKENISH = re.compile(r"token|auth|cookie|session|sig", re.IGNORECASE)
 _NUMBERISH = re.compile(r"^[\d.,:_+-]+$")
 _CODE_REFERENCE = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\)?)?$|^[\w.$]+[(\[]")
+# ENV_VAR_NAMES and snake_case_names: what a key is called, not what it holds.
+_NAME_LIKE = re.compile(r"^(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+)$")
 _PLACEHOLDER = re.compile(
     r"^(?:<[^>]*>?|\*+|x{3,}|\.{3,}|null|none|nil|true|false|undefined|redacted|"
     r"required|optional|string|your[\w-]*|changeit|example[\w-]*)$",
@@ -135,7 +137,9 @@ def _keyword_findings(line: str) -> Iterator[tuple[str, str]]:
                 value = _NEXT_FIELD.split(value, 1)[0].rstrip(",;")
             before = start - 1 - quoted
             spaced = before >= 0 and line[before] in " \t"
-            if _keyword_value_ok(value, line, quoted=quoted, spaced=spaced):
+            quote = line[start - 1] if quoted else ""
+            end = line.find(value, start) + len(value)
+            if _keyword_value_ok(value, line, quoted=quoted, spaced=spaced, quote=quote, end=end):
                 name = line[max(0, m.start() - 24) : start] if start > m.start() else m[0]
                 if "aws" in name.lower() and "secret" in name.lower():
                     kind = "aws_secret_key"
@@ -148,14 +152,25 @@ def _keyword_findings(line: str) -> Iterator[tuple[str, str]]:
                 yield kind, value
 
 
-def _keyword_value_ok(value: str, line: str, *, quoted: bool, spaced: bool) -> bool:
+def _keyword_value_ok(
+    value: str, line: str, *, quoted: bool, spaced: bool, quote: str = "", end: int = 0
+) -> bool:
     """Whether a value assigned to a secret-named key looks like a secret, not prose or code."""
     if len(value) < _MIN_VALUE or _MARKER in value:
         return False
     if _NUMBERISH.match(value) or _PLACEHOLDER.match(value) or _CODE_REFERENCE.match(value):
         return False
-    if not quoted and spaced and value.isalpha():
-        return False  # "the password: rotate it weekly" is a sentence
+    if _NAME_LIKE.match(value) or "..." in value or "\u2026" in value or value.endswith(":"):
+        return False  # an environment variable's name, a snake_case name, "sk-...", a header
+    if quote == "`" and (" " in value or "`" in value):
+        return False  # Markdown code spans around names, not a quoted secret
+    if "`" in value:
+        return False
+    if not quoted and value.isalpha():
+        # "the password: rotate it weekly", "Password=Letta API key" are sentences;
+        # "PASSWORD=changeme" at the end of a line is an assignment.
+        if spaced or line[end:].lstrip(",;").strip()[:1].isalnum():
+            return False
     return not (
         heuristic.is_templated_secret(value)
         or heuristic.is_prefixed_with_dollar_sign(value)
