@@ -30,7 +30,7 @@ from core.models.working_memory import (
     WMCheckpoint,
     WMState,
 )
-from core.privacy import scrub, scrub_value
+from core.privacy import identifier_problem, scrub, scrub_value
 from core.storage.store import Store
 from core.text import one_line
 
@@ -89,8 +89,9 @@ def check_key(key: str) -> str:
         raise InvalidInput("key", "must not start or end with whitespace")
     if len(key) > KEY_MAX:
         raise InvalidInput("key", f"must be at most {KEY_MAX} characters (got {len(key)})")
-    if any(ord(c) < 32 for c in key):
-        raise InvalidInput("key", "must not contain control characters")
+    problem = identifier_problem(key)
+    if problem:
+        raise InvalidInput("key", problem)
     return key
 
 
@@ -368,6 +369,8 @@ def update_task(
     for name in ("task_id", "status"):
         if name in given:
             given[name] = str(given[name]).strip()
+    if "status" in given:
+        given["status"] = scrub(given["status"]).strip()  # a word the agent chose: its text
     if "description" in given:
         given["description"] = scrub(given["description"]).strip()
     if "progress_percent" in given:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from core.models.base import Identifier
+
 
 class AuditEntry(BaseModel):
     """What changed, when, and by whom (tui|cli|api|mcp, plus the agent id when known)."""
@@ -13,8 +15,10 @@ class AuditEntry(BaseModel):
     id: str
     seq: int
     ts: str
-    actor: str
+    actor: Identifier
     action: str
     table: str
     record_id: str
     summary: str
+    #: What the scrubber redacted from the change's input, by kind (absent when nothing).
+    redactions: dict[str, int] | None = None

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from core.errors import InvalidInput
+from core.privacy import identifier_problem
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def check_identifier(value: str) -> str:
+    """An identifier is stored as given, so one that looks like a secret is refused."""
+    problem = identifier_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+#: A string that links records (a task, session or worker id, a scope, a label, an actor).
+Identifier = Annotated[str, AfterValidator(check_identifier)]
 
 
 class Record(BaseModel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from core.models.base import Record
+from core.models.base import Identifier, Record
 
 DEFAULT_LESSON = "Avoid repeating this failure."
 TEXT_CAP = 300
@@ -14,8 +14,8 @@ class MistakeCard(Record):
     """One kind of mistake, counted every time an episode reports it again."""
 
     mistake_type: str = "unknown_mistake"
-    task_id: str
-    worker_id: str | None = None
+    task_id: Identifier
+    worker_id: Identifier | None = None
     bad_decision: str = ""
     correct_decision: str = ""
     evidence: str = Field(default="", max_length=TEXT_CAP)

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from core.models.base import Record
+from core.models.base import Identifier, Record
 
 Outcome = Literal["success", "failure", "partial"]
 SUCCESS_AT = 0.85
@@ -38,8 +38,8 @@ class MistakeCardInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     mistake_type: str = "unknown_mistake"
-    task_id: str | None = None
-    worker_id: str | None = None
+    task_id: Identifier | None = None
+    worker_id: Identifier | None = None
     bad_decision: str = ""
     correct_decision: str = ""
     evidence: str = ""
@@ -73,7 +73,7 @@ class EpisodeInput(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    task_id: str = Field(default="unknown", min_length=1, max_length=200)
+    task_id: Identifier = Field(default="unknown", min_length=1, max_length=200)
     score: float
     steps: int = 0
     summary: str = ""
@@ -82,8 +82,8 @@ class EpisodeInput(BaseModel):
     mistake_cards: list[MistakeCardInput] = Field(default_factory=list)
     errors: list[ErrorEntry] = Field(default_factory=list)
     outcome: Outcome | None = None
-    session_id: str | None = None
-    worker_id: str | None = None
+    session_id: Identifier | None = Field(default=None, max_length=200)
+    worker_id: Identifier | None = Field(default=None, max_length=200)
     recorded_at: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -143,7 +143,7 @@ class Episode(Record):
     """A recorded episode with its position in the recording order."""
 
     index: int = Field(ge=1)
-    task_id: str
+    task_id: Identifier = Field(min_length=1, max_length=200)
     score: float = Field(ge=0.0, le=1.0)
     steps: int = Field(ge=0)
     summary: str = ""
@@ -152,7 +152,7 @@ class Episode(Record):
     mistake_cards: list[MistakeCardInput] = Field(default_factory=list)
     errors: list[ErrorEntry] = Field(default_factory=list)
     outcome: Outcome
-    session_id: str | None = None
-    worker_id: str | None = None
+    session_id: Identifier | None = Field(default=None, max_length=200)
+    worker_id: Identifier | None = Field(default=None, max_length=200)
     metadata: dict[str, Any] = Field(default_factory=dict)
     card_ids: list[str] = Field(default_factory=list)

@@ -6,7 +6,7 @@ import re
 
 from pydantic import Field, field_validator
 
-from core.models.base import Record
+from core.models.base import Record, check_identifier
 
 _LESSON_SCOPE = re.compile(r"^(global|task:.+|project:.+)$")
 DEFAULT_CONFIDENCE = 0.5
@@ -17,7 +17,7 @@ def check_lesson_scope(value: str) -> str:
     """A lesson's scope is ``global``, ``task:<id>`` or ``project:<id>``."""
     if not _LESSON_SCOPE.fullmatch(value):
         raise ValueError(f"must be 'global', 'task:<id>' or 'project:<id>' (got {value!r})")
-    return value
+    return check_identifier(value)
 
 
 class Lesson(Record):

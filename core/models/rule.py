@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from core.models.base import Record
+from core.models.base import Record, check_identifier
 
 Polarity = Literal["works", "avoid", "note"]
 RuleSource = Literal["derived", "consolidated", "manual", "imported"]
@@ -19,7 +19,7 @@ def check_rule_scope(value: str) -> str:
     """A rule's scope is ``global`` or ``task:<task_id>``."""
     if not _RULE_SCOPE.fullmatch(value):
         raise ValueError(f"must be 'global' or 'task:<task_id>' (got {value!r})")
-    return value
+    return check_identifier(value)
 
 
 class Rule(Record):

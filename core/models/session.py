@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from core.models.base import Record
+from core.models.base import Identifier, Record
 
 MAX_OBSERVATIONS = 500
 
@@ -14,7 +14,7 @@ MAX_OBSERVATIONS = 500
 class Session(Record):
     """One run of an agent."""
 
-    agent_id: str = ""
+    agent_id: Identifier = Field(default="", max_length=200)
     project: str = ""
     title: str = ""
     started_at: str
@@ -29,7 +29,7 @@ class Session(Record):
 class Observation(Record):
     """Something an agent saw or did inside a session."""
 
-    session_id: str
+    session_id: Identifier
     kind: str = Field(default="note", min_length=1, max_length=50)
     content: str = Field(min_length=1)
     tags: list[str] = Field(default_factory=list)

@@ -6,7 +6,7 @@ import re
 
 from pydantic import Field, field_validator
 
-from core.models.base import Record
+from core.models.base import Record, check_identifier
 
 LABEL_RULE = "letters, digits and _ - . / only (1-200 characters)"
 _LABEL = re.compile(r"^[A-Za-z0-9_\-./]{1,200}$")
@@ -17,7 +17,7 @@ def check_label(value: str) -> str:
     """Slot labels allow path-style names such as ``corrections/mistakes``."""
     if not isinstance(value, str) or not _LABEL.fullmatch(value):
         raise ValueError(f"must use {LABEL_RULE} (got {value!r})")
-    return value
+    return check_identifier(value)
 
 
 class Slot(Record):

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from core.models.base import Record
+from core.models.base import Identifier, Record
 
 STATE_ID = "state"
 SCRATCH_CAPACITY = 1000
@@ -36,7 +36,7 @@ class WMEntry(_Strict):
 class TaskState(_Strict):
     """What the agent is doing now; ``progress_percent`` is always within 0–100."""
 
-    task_id: str = Field(default=DEFAULT_TASK_ID, min_length=1, max_length=200)
+    task_id: Identifier = Field(default=DEFAULT_TASK_ID, min_length=1, max_length=200)
     description: str = Field(default="", max_length=2000)
     status: str = Field(default=DEFAULT_TASK_STATUS, min_length=1, max_length=50)
     current_step: int | None = Field(default=None, ge=0)
@@ -64,7 +64,7 @@ class WMState(_Strict):
     """The ``state`` document of a session's working memory."""
 
     id: Literal["state"] = STATE_ID
-    session_id: str
+    session_id: Identifier
     kv: dict[str, WMEntry] = Field(default_factory=dict)
     task: TaskState | None = None
     scratchpad: list[ScratchEntry] = Field(default_factory=list)
@@ -88,7 +88,7 @@ class WMSnapshot(_Strict):
 class WMCheckpoint(Record):
     """A snapshot of one session's working memory (id: a full uuid4)."""
 
-    session_id: str
+    session_id: Identifier
     kind: Literal["checkpoint"] = "checkpoint"
     description: str = Field(default="", max_length=2000)
     seq: int = Field(ge=1)

@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from functools import lru_cache
 from typing import Any
 
 from core.privacy.controls import has_controls, strip_controls
@@ -87,6 +88,7 @@ SECRET_KINDS: frozenset[str] = (
 KINDS: frozenset[str] = SECRET_KINDS | PERSONAL_KINDS
 """Every kind :func:`find_secrets` can report; all but ``private`` appear in markers."""
 
+_ID_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _PRIVATE_TAG = re.compile(r"<(?P<close>/)?private(?:\s[^>]*)?>", re.IGNORECASE)
 
 # -- the gate in front of detect-secrets ----------------------------------------------------
@@ -131,6 +133,8 @@ class Tally:
     def __init__(self) -> None:
         self.total: Counter[str] = Counter()
         self._pending: Counter[str] = Counter()
+        #: Set once the counts went out with the command's output (a JSON field).
+        self.reported = False
 
     def add(self, kind: str) -> None:
         """Count one redaction."""
@@ -310,6 +314,7 @@ def find_secrets(text: str, *, personal: bool = True) -> list[tuple[str, str]]:
     return found
 
 
+@lru_cache(maxsize=4096)  # task ids, scopes and actors repeat across a batch
 def identifier_problem(value: str) -> str | None:
     """Why ``value`` cannot be an identifier (a task or session id, a scope, a label...),
     or None when it can.
@@ -319,8 +324,8 @@ def identifier_problem(value: str) -> str | None:
     refused instead. The generic entropy detector is left out: a random-looking run id is
     a fine identifier; a token of a known shape or ``password=…`` is not.
     """
-    if has_controls(value):
-        return "must not contain control characters"
+    if _ID_CONTROLS.search(value):
+        return "must not contain control characters (newlines and tabs included)"
     found = []
     _scrub_fixpoint(value, found, personal=False, generic=False)
     if found:
