@@ -321,8 +321,9 @@ def identifier_problem(value: str) -> str | None:
 
     Identifiers are stored and exported as given — scrubbing one would merge or break the
     records it links — so one that holds a control character or looks like a secret is
-    refused instead. The generic entropy detector is left out: a random-looking run id is
-    a fine identifier; a token of a known shape or ``password=…`` is not.
+    refused instead. The entropy detectors count only behind a vendor prefix (``hf_…``,
+    ``whsec_…``): a random-looking run id is a fine identifier; a token of a known shape,
+    a vendor's key or ``password=…`` is not.
     """
     if _ID_CONTROLS.search(value):
         return "must not contain control characters (newlines and tabs included)"

@@ -237,12 +237,19 @@ def _unquoted_entropy(line: str) -> Iterator[tuple[str, str]]:
                 yield "token", part.strip("=.-_/") if part is not run else run
 
 
+# "hf_", "whsec_", "SG.", "GOCSPX-", "dop_v1_": how vendors mark their keys.
+# ("run-<random>" is left alone: a lower-case word and a dash is how run ids look.)
+_VENDOR_PREFIX = re.compile(
+    r"^(?:[a-z]{2,8}_|[A-Z]{2,8}[.-]|[a-z0-9]{2,8}\.)(?:[a-z0-9]{1,4}_)?(?=\w{16})"
+)
+
+
 # -- putting it together ---------------------------------------------------------------------
 def detect(line: str, *, generic: bool = True) -> list[tuple[str, str]]:
     """``(kind, secret value)`` for everything the detectors find in one line.
 
-    ``generic`` includes the unquoted high-entropy detector (left out when checking
-    identifiers, where a random-looking run id is fine).
+    ``generic`` includes the high-entropy detectors; without it (for identifiers, where
+    a random-looking run id is fine) only entropy hits behind a vendor prefix count.
     """
     found: list[tuple[str, str]] = []
     for kind, plugin in _VENDORS:
@@ -254,7 +261,10 @@ def detect(line: str, *, generic: bool = True) -> list[tuple[str, str]]:
                 kind = "slack_webhook"
             found.append((kind, value))
     found.extend(_keyword_findings(line))
-    if generic:
+    if not generic:
+        # Identifiers: a random-looking run id is fine, a key behind a vendor prefix is not.
+        found.extend(h for h in _unquoted_entropy(line) if _VENDOR_PREFIX.match(h[1]))
+    else:
         for plugin in _ENTROPY:
             for value in plugin.analyze_string(line):
                 if plugin.calculate_shannon_entropy(value) > plugin.entropy_limit and not (
