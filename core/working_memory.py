@@ -20,6 +20,7 @@ from core import audit, ids, sessions
 from core.clock import iso, parse_instant
 from core.errors import InvalidInput, NotFound
 from core.models.base import validate
+from core.models.limits import check_json
 from core.models.working_memory import (
     DEFAULT_TASK_ID,
     DEFAULT_TASK_STATUS,
@@ -301,6 +302,7 @@ def set_key(
     """Set ``key`` to a JSON value (strings are scrubbed); ``ttl`` seconds > 0, optional."""
     check_key(key)
     seconds = check_ttl(ttl)
+    check_json(value, "value")  # depth and integer range, before the encoder trips on them
     try:
         orjson.dumps(value)
     except TypeError:

@@ -7,6 +7,7 @@ from typing import Annotated, Any, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from core.errors import InvalidInput
+from core.models.limits import check_json
 from core.privacy import identifier_problem
 
 M = TypeVar("M", bound=BaseModel)
@@ -65,6 +66,10 @@ def validate(model: type[M], data: Any, *, item: int | None = None) -> M:
         raise InvalidInput(
             "record", f"must be a JSON object (got {type(data).__name__})", item=item
         )
+    try:
+        check_json(data, "")
+    except InvalidInput as exc:
+        raise InvalidInput(exc.field, exc.rule, item=item) from None
     try:
         return model.model_validate(data)
     except ValidationError as exc:

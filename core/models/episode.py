@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from core.models.base import Identifier, Record
+from core.models.limits import MAX_INT
 
 Outcome = Literal["success", "failure", "partial"]
 SUCCESS_AT = 0.85
@@ -116,6 +117,8 @@ class EpisodeInput(BaseModel):
                 raise ValueError(f"must be a whole number >= 0 (got {value!r})")
         if value < 0:
             raise ValueError(f"must be >= 0 (got {value})")
+        if value > MAX_INT:
+            raise ValueError(f"must be at most 2**53 ({MAX_INT}); got {float(value):g}")
         return value
 
     @field_validator("mistakes", "successes", mode="before")
@@ -142,10 +145,10 @@ class EpisodeInput(BaseModel):
 class Episode(Record):
     """A recorded episode with its position in the recording order."""
 
-    index: int = Field(ge=1)
+    index: int = Field(ge=1, le=MAX_INT)
     task_id: Identifier = Field(min_length=1, max_length=200)
     score: float = Field(ge=0.0, le=1.0)
-    steps: int = Field(ge=0)
+    steps: int = Field(ge=0, le=MAX_INT)
     summary: str = ""
     mistakes: list[str] = Field(default_factory=list)
     successes: list[str] = Field(default_factory=list)

@@ -7,6 +7,7 @@ import re
 from pydantic import Field, field_validator
 
 from core.models.base import Record, check_identifier
+from core.models.limits import MAX_INT
 
 _LESSON_SCOPE = re.compile(r"^(global|task:.+|project:.+)$")
 DEFAULT_CONFIDENCE = 0.5
@@ -26,7 +27,7 @@ class Lesson(Record):
     content: str = Field(min_length=1, max_length=4000)
     fingerprint: str
     confidence: float = Field(default=DEFAULT_CONFIDENCE, ge=0.0, le=1.0)
-    reinforcements: int = Field(default=0, ge=0)
+    reinforcements: int = Field(default=0, ge=0, le=MAX_INT)
     scope: str = "global"
     tags: list[str] = Field(default_factory=list)
     source: str = "agent"

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from core.models.base import Record, check_identifier
+from core.models.limits import MAX_INT
 
 Polarity = Literal["works", "avoid", "note"]
 RuleSource = Literal["derived", "consolidated", "manual", "imported"]
@@ -30,7 +31,7 @@ class Rule(Record):
     polarity: Polarity = "note"
     source: RuleSource = "manual"
     active: bool = True
-    seq: int = Field(default=0, ge=0)
+    seq: int = Field(default=0, ge=0, le=MAX_INT)
 
     @field_validator("scope")
     @classmethod

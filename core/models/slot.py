@@ -7,6 +7,7 @@ import re
 from pydantic import Field, field_validator
 
 from core.models.base import Record, check_identifier
+from core.models.limits import MAX_INT
 
 LABEL_RULE = "letters, digits and _ - . / only (1-200 characters)"
 _LABEL = re.compile(r"^[A-Za-z0-9_\-./]{1,200}$")
@@ -26,7 +27,7 @@ class Slot(Record):
     label: str
     content: str = ""
     description: str = ""
-    limit: int = Field(default=DEFAULT_LIMIT, ge=1)
+    limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_INT)
     read_only: bool = False
     position: int = 0
 

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from core.models.base import Identifier, Record
+from core.models.limits import MAX_INT
 
 STATE_ID = "state"
 SCRATCH_CAPACITY = 1000
@@ -39,8 +40,8 @@ class TaskState(_Strict):
     task_id: Identifier = Field(default=DEFAULT_TASK_ID, min_length=1, max_length=200)
     description: str = Field(default="", max_length=2000)
     status: str = Field(default=DEFAULT_TASK_STATUS, min_length=1, max_length=50)
-    current_step: int | None = Field(default=None, ge=0)
-    total_steps: int | None = Field(default=None, ge=1)
+    current_step: int | None = Field(default=None, ge=0, le=MAX_INT)
+    total_steps: int | None = Field(default=None, ge=1, le=MAX_INT)
     progress_percent: float = Field(default=0.0, ge=0.0, le=100.0)
     started_at: str
     updated_at: str
@@ -68,7 +69,7 @@ class WMState(_Strict):
     kv: dict[str, WMEntry] = Field(default_factory=dict)
     task: TaskState | None = None
     scratchpad: list[ScratchEntry] = Field(default_factory=list)
-    scratch_capacity: int = Field(default=SCRATCH_CAPACITY, ge=1)
+    scratch_capacity: int = Field(default=SCRATCH_CAPACITY, ge=1, le=MAX_INT)
     created_at: str
     updated_at: str
 
@@ -91,5 +92,5 @@ class WMCheckpoint(Record):
     session_id: Identifier
     kind: Literal["checkpoint"] = "checkpoint"
     description: str = Field(default="", max_length=2000)
-    seq: int = Field(ge=1)
+    seq: int = Field(ge=1, le=MAX_INT)
     state: WMSnapshot
