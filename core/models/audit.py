@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from core.models.base import Identifier
+from core.models.base import Identifier, Timestamp
+from core.models.limits import MAX_INT
 
 
 class AuditEntry(BaseModel):
@@ -13,8 +14,8 @@ class AuditEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str
-    seq: int
-    ts: str
+    seq: int = Field(ge=1, le=MAX_INT)
+    ts: Timestamp
     actor: Identifier
     action: str
     table: str

@@ -21,6 +21,21 @@ def check_identifier(value: str) -> str:
     return value
 
 
+def check_timestamp(value: str) -> str:
+    """An ISO-8601 instant (what :func:`core.clock.iso` writes; other offsets are read too)."""
+    from datetime import datetime
+
+    text = value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError("must be an ISO-8601 instant such as 2026-11-01T12:00:00Z") from None
+    return value
+
+
+#: A stored instant: decay, TTLs and the failure window compute with it.
+Timestamp = Annotated[str, AfterValidator(check_timestamp)]
+
 #: A string that links records (a task, session or worker id, a scope, a label, an actor).
 Identifier = Annotated[str, AfterValidator(check_identifier)]
 
@@ -31,8 +46,8 @@ class Record(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     id: str
-    created_at: str
-    updated_at: str
+    created_at: Timestamp
+    updated_at: Timestamp
 
     def to_doc(self) -> dict[str, Any]:
         """The JSON-ready document the store keeps."""

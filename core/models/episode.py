@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from core.models.base import Identifier, Record
 from core.models.limits import MAX_INT
+from core.models.session import SessionId
 
 Outcome = Literal["success", "failure", "partial"]
 SUCCESS_AT = 0.85
@@ -83,7 +84,7 @@ class EpisodeInput(BaseModel):
     mistake_cards: list[MistakeCardInput] = Field(default_factory=list)
     errors: list[ErrorEntry] = Field(default_factory=list)
     outcome: Outcome | None = None
-    session_id: Identifier | None = Field(default=None, max_length=200)
+    session_id: SessionId | None = None
     worker_id: Identifier | None = Field(default=None, max_length=200)
     recorded_at: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -155,7 +156,7 @@ class Episode(Record):
     mistake_cards: list[MistakeCardInput] = Field(default_factory=list)
     errors: list[ErrorEntry] = Field(default_factory=list)
     outcome: Outcome
-    session_id: Identifier | None = Field(default=None, max_length=200)
+    session_id: SessionId | None = None
     worker_id: Identifier | None = Field(default=None, max_length=200)
     metadata: dict[str, Any] = Field(default_factory=dict)
     card_ids: list[str] = Field(default_factory=list)

@@ -6,7 +6,7 @@ import re
 
 from pydantic import Field, field_validator
 
-from core.models.base import Record, check_identifier
+from core.models.base import Record, Timestamp, check_identifier
 from core.models.limits import MAX_INT
 
 _LESSON_SCOPE = re.compile(r"^(global|task:.+|project:.+)$")
@@ -32,7 +32,7 @@ class Lesson(Record):
     tags: list[str] = Field(default_factory=list)
     source: str = "agent"
     decay_rate: float = Field(default=DEFAULT_DECAY_RATE, ge=0.0, le=1.0)
-    last_reinforced_at: str
+    last_reinforced_at: Timestamp
     pinned: bool = False
     deleted: bool = False
     superseded_by: str | None = None

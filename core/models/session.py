@@ -2,24 +2,41 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
-from core.models.base import Identifier, Record
+from core.models.base import Identifier, Record, Timestamp
 from core.models.limits import MAX_INT
 
 MAX_OBSERVATIONS = 500
+SESSION_ID_MAX = 200
+
+
+def check_session_id(value: str) -> str:
+    """A session id names the session's tables (``observations.<id>``), so it must be a
+    usable file name part: 1-200 characters, no path separators, not ``.`` or ``..``."""
+    if not 1 <= len(value) <= SESSION_ID_MAX:
+        raise ValueError(f"must be 1-{SESSION_ID_MAX} characters (got {len(value)})")
+    if "/" in value or "\\" in value or value in (".", ".."):
+        raise ValueError("must not contain / or \\ and must not be . or ..")
+    return value
+
+
+#: A session's id, wherever it is stored (it becomes part of table file names).
+SessionId = Annotated[Identifier, AfterValidator(check_session_id)]
 
 
 class Session(Record):
     """One run of an agent."""
 
+    id: SessionId
+
     agent_id: Identifier = Field(default="", max_length=200)
     project: str = ""
     title: str = ""
-    started_at: str
-    ended_at: str | None = None
+    started_at: Timestamp
+    ended_at: Timestamp | None = None
     status: Literal["active", "ended"] = "active"
     summary: str = ""
     observation_count: int = Field(default=0, ge=0, le=MAX_INT)
@@ -30,7 +47,7 @@ class Session(Record):
 class Observation(Record):
     """Something an agent saw or did inside a session."""
 
-    session_id: Identifier
+    session_id: SessionId
     kind: str = Field(default="note", min_length=1, max_length=50)
     content: str = Field(min_length=1)
     tags: list[str] = Field(default_factory=list)
