@@ -27,11 +27,15 @@ def record(
     record_id: str,
     summary: str,
     now: datetime,
+    seq: int | None = None,
 ) -> dict[str, Any]:
     """Append one audit entry (call inside the mutation's transaction).
 
     Inside :func:`core.privacy.counting` the entry records the redactions made since
     the previous entry (``redactions``: kind → count), which is the change's own input.
+    ``seq`` is for a caller writing many entries in one transaction, which knows the next
+    number (finding it costs a look at every table name: a bulk recording would pay that
+    once per episode).
     """
     # The sequence lives in the log itself, not in ``meta``: restoring a
     # checkpoint rolls ``meta`` back, but the audit log is never rolled back.
@@ -41,7 +45,8 @@ def record(
     problem = identifier_problem(actor)
     if problem:  # MEMWORK_AGENT or an API caller's actor: stored as given, so checked
         raise InvalidInput("actor", problem)
-    seq = last_seq(store) + 1
+    if seq is None:
+        seq = last_seq(store) + 1
 
     tally = current_tally()
     redactions = tally.take_pending() if tally is not None else {}

@@ -59,17 +59,13 @@ MODELS: dict[str, Any] = {
 
 # -- reading and sniffing -------------------------------------------------------------
 def load_document(path: Path) -> Any:
-    """Parse a JSON file; a JSON string holding JSON (double encoding) is unwrapped."""
+    """Parse a JSON file (at most 256 MB); a JSON string holding JSON (double encoding)
+    is unwrapped."""
     import orjson
 
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InvalidInput("FILE", f"cannot read {path}: {exc.strerror}") from None
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise InvalidInput("FILE", f"{path.name} is not valid JSON ({exc})") from None
+    from core import jsonio
+
+    data = jsonio.load_document(path)
     for _ in range(3):
         if not isinstance(data, str):
             break
