@@ -52,8 +52,9 @@ def run(n: int, fsync: bool) -> dict[str, float]:
     env = {**os.environ, "MEMWORK_FSYNC": "1" if fsync else "0"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
+    memwork = str(ROOT / ".venv" / "bin" / "memwork")
     done = subprocess.run(
-        [str(ROOT / ".venv" / "bin" / "memwork"), "--db", str(store), "record-episode", str(source)],
+        [memwork, "--db", str(store), "record-episode", str(source)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
