@@ -121,3 +121,83 @@ def test_stored_control_characters_are_never_printed(cli, db: Path) -> None:  # 
         assert "evil abcd" in done.out
     listed = cli("lesson", "list", "--json")
     assert "\\u001b" in listed.out  # JSON escapes them: safe to print, and nothing is lost
+
+
+# -- bounded reading --------------------------------------------------------------------------
+@pytest.mark.parametrize("verb", [("record-episode",), ("import",)])
+def test_dev_zero_is_refused_at_once(cli, db: Path, verb: tuple[str, ...]) -> None:  # noqa: ANN001
+    import time
+
+    started = time.monotonic()
+    _refused(cli, db, *verb, "/dev/zero", field="JSON")
+    assert time.monotonic() - started < 5
+
+
+@pytest.fixture
+def small_caps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 64 KB record and a 1 MB document, so the caps are tested without huge files."""
+    from core import jsonio
+
+    monkeypatch.setattr(jsonio, "RECORD_MAX", 64 * 1024)
+    monkeypatch.setattr(jsonio, "DOCUMENT_MAX", 1024 * 1024)
+
+
+def test_a_record_over_the_cap_is_refused(cli, db: Path, tmp_path: Path, small_caps) -> None:  # noqa: ANN001
+    path = tmp_path / "eps.jsonl"
+    long = json.dumps({"score": 0.5, "summary": "x" * 70_000})
+    path.write_text(json.dumps({"score": 0.5}) + "\n" + long + "\n")
+    err = _refused(cli, db, "record-episode", str(path), field="line 2")
+    assert "longer than" in err
+
+
+def test_a_document_over_the_cap_is_refused(cli, db: Path, tmp_path: Path, small_caps) -> None:  # noqa: ANN001
+    items = [{"score": 0.5, "summary": "y" * 1000} for _ in range(1500)]  # ~1.5 MB
+    path = tmp_path / "eps.json"
+    path.write_text(json.dumps(items, indent=1))
+    err = _refused(cli, db, "record-episode", str(path), field="input")
+    assert "larger than" in err and "JSON Lines" in err
+    doc = {"format": "memwork-export", "schema_version": 1, "tables": {"lessons": items}}
+    path.write_text(json.dumps(doc))
+    _refused(cli, db, "import", str(path), field="larger than")
+
+
+def test_json_lines_of_any_length_stream_through(cli, tmp_path: Path, small_caps) -> None:  # noqa: ANN001
+    # 3 MB of JSON Lines: three times the document cap, each line well under the record cap.
+    path = tmp_path / "eps.jsonl"
+    with path.open("w") as f:
+        for n in range(3000):
+            f.write(json.dumps({"task_id": "bulk", "score": 0.9, "summary": f"{n} " + "z" * 1000}))
+            f.write("\n")
+    done = cli("record-episode", str(path))
+    assert done.code == 0, done.err
+    assert len(done.out.split()) == 3000
+    stats = cli("stats").json()
+    assert stats["tasks"]["bulk"]["episodes"] == 3000
+
+
+def test_one_bad_line_in_a_stream_writes_nothing(cli, db: Path, tmp_path: Path) -> None:  # noqa: ANN001
+    path = tmp_path / "eps.jsonl"
+    lines = [json.dumps({"score": 0.5}) for _ in range(50)] + ["{not json"]
+    path.write_text("\n".join(lines) + "\n")
+    err = _refused(cli, db, "record-episode", str(path), field="line 51")
+    assert "not valid JSON" in err
+    lines[-1] = json.dumps({"score": 7})
+    path.write_text("\n".join(lines) + "\n")
+    assert "item 51: score" in _refused(cli, db, "record-episode", str(path))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"score": 0.5}',
+        '[{"score": 0.5}, {"score": 0.6}]',
+        '{\n  "score": 0.5,\n  "summary": "pretty"\n}\n',
+        '\ufeff{"score": 0.5}\n{"score": 0.7}\n\n',
+        '  \n[\n {"score": 0.5}\n]\n',
+    ],
+    ids=["object", "array", "pretty object", "bom and json lines", "pretty array"],
+)
+def test_every_input_shape_still_works(cli, text: str) -> None:  # noqa: ANN001
+    done = cli("record-episode", stdin=text)
+    assert done.code == 0, done.err
+    assert done.out.strip()
