@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from core import clock
+from core.privacy import counting
 from core.storage.manifest import MANIFEST_NAME, Manifest
 from core.storage.store import Store
 
@@ -38,8 +39,12 @@ class MemoryService:
             return fn(self.store, *args, **kwargs)
 
     def write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run a core mutation as the workbench (``actor=tui``, ``now`` = the clock)."""
-        return fn(self.store, *args, now=self.now, actor=self.actor, **kwargs)
+        """Run a core mutation as the workbench (``actor=tui``, ``now`` = the clock).
+
+        Redactions the scrubber makes in it are counted into the change's audit entry.
+        """
+        with counting():
+            return fn(self.store, *args, now=self.now, actor=self.actor, **kwargs)
 
     def generation(self) -> int:
         """The store's commit counter; it moves whenever anyone writes."""
