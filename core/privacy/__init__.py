@@ -33,6 +33,7 @@ from typing import Any
 
 from core.privacy.controls import has_controls, strip_controls
 from core.privacy.rules import RULES, Rule
+from core.privacy.values import plausible
 
 __all__ = [
     "KINDS",
@@ -94,8 +95,9 @@ _PRIVATE_TAG = re.compile(r"<(?P<close>/)?private(?:\s[^>]*)?>", re.IGNORECASE)
 # -- the gate in front of detect-secrets ----------------------------------------------------
 # A keyword that names a secret, an assignment, and a value that is not already a marker.
 _KEYWORD_GATE = re.compile(
-    r"(?:pass|pwd|secret|key|token|auth|cred|cookie|session|sig)[\w.-]*[\"'\]`]{0,2}[ \t]*"
-    r"(?::=|=>|[:=])[ \t]*[\"'`]?(?!\[redacted:)[^\s\"'`]",
+    r"(?:pass|pwd|secret|key|token|auth|cred|cookie|session|sig)[\w.-]*[\"'\]`]{0,2}"
+    r"(?P<op>[ \t]*(?::=|=>|={1,3}|:)(?P<space>[ \t]*))(?P<quote>[\"'`]?)"
+    r"(?P<value>(?!\[redacted:)[^\s\"'`]+)",
     re.IGNORECASE,
 )
 # Runs of token characters long enough to be a key; _token_like decides on each run.
@@ -119,9 +121,20 @@ def _token_like(run: str) -> bool:
     return digits >= 2 and upper >= 2 and lower >= 2
 
 
+def _keyword_gate(text: str) -> bool:
+    for m in _KEYWORD_GATE.finditer(text):
+        quote = m["quote"]
+        value = m["value"] if quote else m["value"].rstrip(",;")
+        if plausible(
+            value, text, quoted=bool(quote), spaced=bool(m["space"]), quote=quote, end=m.end()
+        ):
+            return True
+    return False
+
+
 def needs_detectors(text: str) -> bool:
     """Whether ``text`` could hold something only the detect-secrets layer finds."""
-    if _KEYWORD_GATE.search(text) or _HEX_KEY.search(text):
+    if _HEX_KEY.search(text) or _keyword_gate(text):
         return True
     return any(_token_like(m[0]) for m in _RUN.finditer(text))
 

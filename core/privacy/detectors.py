@@ -40,6 +40,8 @@ from detect_secrets.plugins import keyword
 from detect_secrets.plugins.base import BasePlugin
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 
+from core.privacy.values import MARKER, MIN_VALUE, plausible
+
 __all__ = ["detect", "redact"]
 
 #: Plugins left out, by class name (see the module docstring).
@@ -71,9 +73,9 @@ _KINDS = {
     "Telegram Bot Token": "telegram_token",
     "Twilio API Key": "twilio_key",
 }
-_MARKER = "[redacted:"
+_MARKER = MARKER
 _GENERIC = ("token", "high_entropy", "secret")
-_MIN_VALUE = 4
+_MIN_VALUE = MIN_VALUE
 
 
 def _kind_of(secret_type: str) -> str:
@@ -112,15 +114,6 @@ _KEYWORD_PATTERNS = [
 _NEXT_FIELD = re.compile(r"[;&](?=[A-Za-z_][\w.-]*=)")
 _PASSWORDISH = re.compile(r"pass|pwd|contrase", re.IGNORECASE)
 _TOKENISH = re.compile(r"token|auth|cookie|session|sig", re.IGNORECASE)
-_NUMBERISH = re.compile(r"^[\d.,:_+-]+$")
-_CODE_REFERENCE = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\)?)?$|^[\w.$]+[(\[]")
-# ENV_VAR_NAMES and snake_case_names: what a key is called, not what it holds.
-_NAME_LIKE = re.compile(r"^(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+)$")
-_PLACEHOLDER = re.compile(
-    r"^(?:<[^>]*>?|\*+|x{3,}|\.{3,}|null|none|nil|true|false|undefined|redacted|"
-    r"required|optional|string|your[\w-]*|changeit|example[\w-]*)$",
-    re.IGNORECASE,
-)
 
 
 def _keyword_findings(line: str) -> Iterator[tuple[str, str]]:
@@ -156,21 +149,8 @@ def _keyword_value_ok(
     value: str, line: str, *, quoted: bool, spaced: bool, quote: str = "", end: int = 0
 ) -> bool:
     """Whether a value assigned to a secret-named key looks like a secret, not prose or code."""
-    if len(value) < _MIN_VALUE or _MARKER in value:
+    if not plausible(value, line, quoted=quoted, spaced=spaced, quote=quote, end=end):
         return False
-    if _NUMBERISH.match(value) or _PLACEHOLDER.match(value) or _CODE_REFERENCE.match(value):
-        return False
-    if _NAME_LIKE.match(value) or "..." in value or "\u2026" in value or value.endswith(":"):
-        return False  # an environment variable's name, a snake_case name, "sk-...", a header
-    if quote == "`" and (" " in value or "`" in value):
-        return False  # Markdown code spans around names, not a quoted secret
-    if "`" in value:
-        return False
-    if not quoted and value.isalpha():
-        # "the password: rotate it weekly", "Password=Letta API key" are sentences;
-        # "PASSWORD=changeme" at the end of a line is an assignment.
-        if spaced or line[end:].lstrip(",;").strip()[:1].isalnum():
-            return False
     return not (
         heuristic.is_templated_secret(value)
         or heuristic.is_prefixed_with_dollar_sign(value)
