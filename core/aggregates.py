@@ -11,11 +11,13 @@ context or the stats never scans the episode shards:
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from core import failures
 from core.storage.store import Store
 from core.tables import physical_name
+from core.text import ellipsize
 
 META = "meta"
 EPISODES_DOC = "episodes"
@@ -24,6 +26,9 @@ RECENT = 100
 TASK_RECENT = 10
 SCORE_TAIL = 200
 DISTINCT_RECENT = 10
+#: Characters of a summary the aggregates keep: every reader wants at most 120
+#: (context lines, consolidation); an episode's summary may hold 100,000.
+SUMMARY_KEEP = 1000
 
 
 def compact(episode: dict[str, Any]) -> dict[str, Any]:
@@ -35,7 +40,7 @@ def compact(episode: dict[str, Any]) -> dict[str, Any]:
         "recorded_at": episode["created_at"],
         "score": episode["score"],
         "steps": episode["steps"],
-        "summary": episode.get("summary", ""),
+        "summary": ellipsize(episode.get("summary", ""), SUMMARY_KEEP),
         "task_id": episode["task_id"],
     }
 
@@ -101,15 +106,17 @@ def empty_task(task_id: str) -> dict[str, Any]:
     }
 
 
-def add_episode(glob: dict[str, Any], task: dict[str, Any], episode: dict[str, Any]) -> None:
-    """Fold one recorded episode into the aggregates (in place)."""
+def add_episode(
+    glob: dict[str, Any], task: dict[str, Any], episode: dict[str, Any], now: datetime
+) -> None:
+    """Fold one episode recorded at ``now`` into the aggregates (in place)."""
     entry = compact(episode)
     glob["total_episodes"] = max(int(glob["total_episodes"]), int(episode["index"]))
     glob["stored_episodes"] = int(glob["stored_episodes"]) + 1
     glob["recent"] = [*glob["recent"], entry][-RECENT:]
     if episode["outcome"] == "failure":
         glob["recent_failures"] = failures.add_to_recent(
-            glob["recent_failures"], failures.summary_of(episode)
+            glob["recent_failures"], failures.summary_of(episode), now
         )
     add_scores(task, [episode["score"]])
     task["outcomes"] = {**task["outcomes"]}

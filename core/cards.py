@@ -6,24 +6,46 @@ from datetime import datetime
 from typing import Any
 
 from core import audit, ids, lookup
+from core.card_text import cut_text
 from core.clock import iso
 from core.errors import Conflict, InvalidInput, NotFound
 from core.models.base import validate
-from core.models.card import DEFAULT_LESSON, TEXT_CAP, MistakeCard
+from core.models.card import DEFAULT_LESSON, MistakeCard
 from core.privacy import scrub
 from core.ranking import ranked_cards
 from core.storage.store import Store
-from core.text import cut, one_line
+from core.text import one_line
 
 TABLE = "mistake_cards"
 
 Key = tuple[str, str, str, str]
+#: The card fields cut at 300 characters.
+CUT_FIELDS = ("evidence", "lesson")
+
+
+def _take(target: dict[str, Any], source: dict[str, Any], field: str) -> None:
+    """Copy ``field`` from ``source`` with its cut character (or the lack of one)."""
+    target[field] = source.get(field, "")
+    chars = {k: v for k, v in (target.get("cut_chars") or {}).items() if k != field}
+    char = (source.get("cut_chars") or {}).get(field)
+    if char:
+        chars[field] = char
+    target["cut_chars"] = chars
 
 
 def normalise_input(card: dict[str, Any], *, task_id: str) -> dict[str, Any]:
-    """Defaults, trimming, scrubbing and the 300-character caps of a reported card."""
+    """Defaults, trimming, scrubbing and the 300-character caps of a reported card.
+
+    A longer evidence or lesson is cut with an ellipsis; ``cut_chars`` keeps the
+    character each ellipsis replaced (see :func:`plain_text`).
+    """
     text = {k: scrub(str(card.get(k) or "")).strip() for k in ("bad_decision", "correct_decision")}
     lesson = card.get("lesson")
+    evidence, evidence_char = cut_text(scrub(str(card.get("evidence") or "")).strip())
+    lesson_text, lesson_char = cut_text(scrub(lesson).strip() if isinstance(lesson, str) else "")
+    chars = {
+        k: v for k, v in (("evidence", evidence_char), ("lesson", lesson_char)) if v is not None
+    }
     return {
         # The type is a label the agent chose: agent text, scrubbed like the rest.
         "mistake_type": (scrub(str(card.get("mistake_type") or "")).strip() or "unknown_mistake"),
@@ -31,8 +53,9 @@ def normalise_input(card: dict[str, Any], *, task_id: str) -> dict[str, Any]:
         "worker_id": (str(card.get("worker_id") or "").strip() or None),
         "bad_decision": text["bad_decision"],
         "correct_decision": text["correct_decision"],
-        "evidence": cut(scrub(str(card.get("evidence") or "")).strip(), TEXT_CAP),
-        "lesson": cut(scrub(lesson).strip(), TEXT_CAP) if isinstance(lesson, str) else "",
+        "evidence": evidence,
+        "lesson": lesson_text,
+        "cut_chars": chars,
     }
 
 
@@ -51,10 +74,9 @@ def merge_into(existing: dict[str, Any], card: dict[str, Any], index: int, stamp
     merged = dict(existing)
     merged["seen_count"] = int(existing["seen_count"]) + 1
     merged["last_seen_episode"] = max(int(existing["last_seen_episode"]), index)
-    if card.get("evidence"):
-        merged["evidence"] = card["evidence"]
-    if card.get("lesson"):
-        merged["lesson"] = card["lesson"]
+    for field in CUT_FIELDS:
+        if card.get(field):
+            _take(merged, card, field)
     if card.get("bad_decision") and not existing.get("bad_decision"):
         merged["bad_decision"] = card["bad_decision"]
     merged["updated_at"] = stamp
@@ -137,16 +159,20 @@ def edit_card(
     lesson: str | None = None,
     evidence: str | None = None,
 ) -> dict[str, Any]:
-    """Edit a card's lesson or evidence (each cut to 300 characters)."""
+    """Edit a card's lesson or evidence (each cut to 300 characters, with an ellipsis)."""
     with store.transaction():
         card = resolve(store, key)
+        edits = {}
         if lesson is not None:
             text = scrub(lesson).strip()
             if not text:
                 raise InvalidInput("lesson", "must not be empty")
-            card["lesson"] = cut(text, TEXT_CAP)
+            edits["lesson"] = text
         if evidence is not None:
-            card["evidence"] = cut(scrub(evidence).strip(), TEXT_CAP)
+            edits["evidence"] = scrub(evidence).strip()
+        for field, text in edits.items():
+            value, char = cut_text(text)
+            _take(card, {field: value, "cut_chars": {field: char} if char else {}}, field)
         card["updated_at"] = iso(now)
         doc = validate(MistakeCard, card).to_doc()
         store.put(TABLE, doc["id"], doc)
@@ -178,7 +204,8 @@ def merge_cards(store: Store, keep: str, absorb: str, *, now: datetime, actor: s
             target["first_seen_episode"], other["first_seen_episode"]
         )
         target["last_seen_episode"] = max(target["last_seen_episode"], other["last_seen_episode"])
-        target["evidence"] = target.get("evidence") or other.get("evidence", "")
+        if not target.get("evidence") and other.get("evidence"):
+            _take(target, other, "evidence")
         target["merged_keys"] = [
             *target.get("merged_keys", []),
             list(merge_key(other)),

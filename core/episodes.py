@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from core import aggregates, audit, cards, consolidation, distinct, failures, ids, rules, shards
 from core.clock import iso, parse_instant
@@ -21,6 +21,7 @@ from core.privacy import scrub, scrub_value
 from core.storage.store import Store
 
 BASE = "episodes"
+T = TypeVar("T")
 
 
 def parse_items(items: Iterable[Any]) -> list[EpisodeInput]:
@@ -55,6 +56,22 @@ def _revalidated(spool: list[bytes]) -> Iterator[EpisodeInput]:
         yield EpisodeInput.model_validate(orjson.loads(raw))
 
 
+def _named(number: int, where: str | None, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run one step of recording item ``number``; a refusal names the item and the field.
+
+    Everything is validated before the first write, so this is a safety net: if a
+    derived record is ever refused, the message still says which item and which
+    of its fields (``where``) it came from, and the transaction writes nothing.
+    """
+    try:
+        return fn(*args, **kwargs)
+    except InvalidInput as exc:
+        if exc.item is not None:
+            raise
+        field = f"{where} ({exc.field})" if where else exc.field
+        raise InvalidInput(field, exc.rule, item=number) from None
+
+
 def _prepare(item: EpisodeInput, index: int, now: datetime, synthesise: bool) -> dict[str, Any]:
     stamp = iso(parse_instant(item.recorded_at)) if item.recorded_at else iso(now)
     doc: dict[str, Any] = {
@@ -76,9 +93,12 @@ def _prepare(item: EpisodeInput, index: int, now: datetime, synthesise: bool) ->
         "created_at": stamp,
         "updated_at": stamp,
     }
-    doc["mistake_cards"] = [
+    reported = [
         cards.normalise_input(c.model_dump(), task_id=item.task_id) for c in item.mistake_cards
     ]
+    # The episode keeps the cards as reported (cut); the cut characters are the card's.
+    doc["mistake_cards"] = [{k: v for k, v in c.items() if k != "cut_chars"} for c in reported]
+    doc["_cards"] = reported
     if doc["outcome"] == "failure" and not doc["errors"] and synthesise:
         doc["errors"] = [failures.synthesise_error(doc)]
     return doc
@@ -108,10 +128,18 @@ def record_episodes(
         glob = aggregates.read_global(store)
         tasks: dict[str, dict[str, Any]] = {}
         seq = audit.last_seq(store)
-        for item in _revalidated(spool):
+        for number, item in enumerate(_revalidated(spool), start=1):
             index = int(glob["total_episodes"]) + 1
             doc = _prepare(item, index, now, synthesise)
-            doc["card_ids"] = cards.apply_cards(store, doc["mistake_cards"], index=index, now=now)
+            doc["card_ids"] = _named(
+                number,
+                "mistake_cards",
+                cards.apply_cards,
+                store,
+                doc.pop("_cards"),
+                index=index,
+                now=now,
+            )
             for kind, plural in (("mistake", "mistakes"), ("success", "successes")):
                 fresh = distinct.note_texts(
                     store, kind, doc[plural], episode_index=index, recorded_at=doc["created_at"]
@@ -120,15 +148,16 @@ def record_episodes(
                     recent = f"recent_{plural}"
                     glob[recent] = [*glob[recent], *fresh][-aggregates.DISTINCT_RECENT :]
                     glob[f"distinct_{plural}"] = int(glob[f"distinct_{plural}"]) + len(fresh)
-            rules.derive_from_episode(store, doc, now)
+            source = "successes" if doc["score"] >= rules.WORKS_AT else "mistakes"
+            _named(number, source, rules.derive_from_episode, store, doc, now)
             task = (
                 tasks.get(doc["task_id"])
                 or aggregates.read_task(store, doc["task_id"])
                 or aggregates.empty_task(doc["task_id"])
             )
-            aggregates.add_episode(glob, task, doc)
+            aggregates.add_episode(glob, task, doc, now)
             tasks[doc["task_id"]] = task
-            validate(Episode, doc)
+            _named(number, None, validate, Episode, doc)
             store.put(shards.shard_of(BASE, index), doc["id"], doc)
             seq += 1
             audit.record(

@@ -6,13 +6,13 @@ from timestamps with the caller's clock, so decay is deterministic.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from rapidfuzz import fuzz, process
 
-from core import audit, ids, lookup
+from core import audit, ids, lookup, negation
 from core.clock import iso
 from core.decay import (
     decayed_away,
@@ -32,6 +32,10 @@ from core.text import fingerprint, normalise, one_line
 TABLE = "lessons"
 NEAR_DUPLICATE_AT = 90.0
 WEAKEN_STEP = 0.1
+#: The least confidence a restored lesson has: live, two weakening steps above the
+#: forget threshold (0.1), and about four weeks of default decay before it fades
+#: out again unless it is reinforced. A lesson stored higher keeps its confidence.
+RESTORED_CONFIDENCE = 0.3
 
 OnDuplicate = Literal["reinforce", "supersede", "keep-both"]
 ON_DUPLICATE = ("reinforce", "supersede", "keep-both")
@@ -68,20 +72,46 @@ def get_lesson(store: Store, key: str, now: datetime) -> dict[str, Any]:
 def near_duplicate(
     lessons: list[dict[str, Any]], content: str, scope: str, now: datetime
 ) -> tuple[dict[str, Any], float] | None:
-    """The live lesson of the same scope most similar to ``content`` (>= 90), if any."""
+    """The live lesson of the same scope most similar to ``content`` (>= 90), if any.
+
+    A lesson that says the opposite ("Never X" for "Always X") is never a
+    near-duplicate, however similar its words: see :func:`contradicting`.
+    """
+    for lesson, score in _similar(lessons, content, scope, now):
+        if not negation.contradicts(content, lesson["content"]):
+            return lesson, score
+    return None
+
+
+def contradicting(
+    lessons: list[dict[str, Any]], content: str, scope: str, now: datetime
+) -> list[dict[str, Any]]:
+    """Live lessons of the same scope whose words are >= 90 similar to ``content`` but
+    that say the opposite; they are kept apart, never merged or reinforced."""
+    return [
+        lesson
+        for lesson, _ in _similar(lessons, content, scope, now)
+        if negation.contradicts(content, lesson["content"])
+    ]
+
+
+def _similar(
+    lessons: list[dict[str, Any]], content: str, scope: str, now: datetime
+) -> list[tuple[dict[str, Any], float]]:
+    """Live lessons of ``scope`` at least 90 similar to ``content``, most similar first."""
     candidates = [x for x in lessons if x["scope"] == scope and is_live(x, now)]
     if not candidates:
-        return None
-    found = process.extractOne(
+        return []
+    found = process.extract(
         normalise(content),
         [normalise(x["content"]) for x in candidates],
         scorer=fuzz.token_set_ratio,
         score_cutoff=NEAR_DUPLICATE_AT,
+        limit=None,
     )
-    if found is None:
-        return None
-    _, score, index = found
-    return candidates[index], float(score)
+    # Most similar first; among equals, the older lesson (as extractOne chose).
+    found.sort(key=lambda hit: (-hit[1], hit[2]))
+    return [(candidates[index], float(score)) for _, score, index in found]
 
 
 # -- writes ---------------------------------------------------------------------------
@@ -94,6 +124,11 @@ class LessonWrite:
     duplicate_of: str | None = None
     similarity: float | None = None
     exact: bool = False
+    starts_forgotten: bool = False
+    """Saved at or below the forget threshold: kept, but hidden until reinforced or
+    restored (the writer is told)."""
+    contradicts: list[str] = field(default_factory=list)
+    """Ids of similar live lessons that say the opposite (kept apart, not merged)."""
 
 
 def _save(store: Store, lesson: dict[str, Any], now: datetime) -> dict[str, Any]:
@@ -170,6 +205,7 @@ def add_lesson(
                 saved, "reinforced", duplicate_of=saved["id"], similarity=100.0, exact=True
             )
         match = near_duplicate(lessons, text, scope, now)
+        opposite = [x["id"] for x in contradicting(lessons, text, scope, now)]
         if match is not None and on_duplicate == "reinforce":
             existing, similarity = match
             updated = _reinforce(existing, now)
@@ -178,7 +214,13 @@ def add_lesson(
                 updated["tags"] = sorted(set(existing.get("tags", [])) | set(tags))
             saved = _save(store, updated, now)
             _audit(store, actor, "reinforce", saved, now, note="near-duplicate")
-            return LessonWrite(saved, "reinforced", duplicate_of=saved["id"], similarity=similarity)
+            return LessonWrite(
+                saved,
+                "reinforced",
+                duplicate_of=saved["id"],
+                similarity=similarity,
+                contradicts=opposite,
+            )
         if match is not None and on_duplicate == "supersede":
             existing, similarity = match
             fresh["confidence"] = existing["confidence"]
@@ -190,13 +232,30 @@ def add_lesson(
             _save(store, {**existing, "superseded_by": saved["id"]}, now)
             _audit(store, actor, "supersede", saved, now, note=f"supersedes {existing['id']}")
             return LessonWrite(
-                saved, "superseded", duplicate_of=existing["id"], similarity=similarity
+                saved,
+                "superseded",
+                duplicate_of=existing["id"],
+                similarity=similarity,
+                contradicts=opposite,
             )
         saved = _save(store, fresh, now)
-        _audit(store, actor, "add", saved, now)
+        starts_forgotten = is_forgotten(saved, now)
+        notes = ["starts forgotten"] if starts_forgotten else []
+        if opposite:
+            notes.append(f"says the opposite of {', '.join(opposite)}")
+        _audit(store, actor, "add", saved, now, note="; ".join(notes))
         if match is not None:
-            return LessonWrite(saved, "kept-both", duplicate_of=match[0]["id"], similarity=match[1])
-        return LessonWrite(saved, "created")
+            return LessonWrite(
+                saved,
+                "kept-both",
+                duplicate_of=match[0]["id"],
+                similarity=match[1],
+                starts_forgotten=starts_forgotten,
+                contradicts=opposite,
+            )
+        return LessonWrite(
+            saved, "created", starts_forgotten=starts_forgotten, contradicts=opposite
+        )
 
 
 def _clean_tags(tags: list[str] | None) -> list[str]:
@@ -269,17 +328,27 @@ def forget(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, An
 
 
 def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
-    """Bring back a forgotten lesson; one that had decayed away starts decaying anew."""
+    """Make a forgotten lesson live again: undelete it, restart its decay clock from
+    ``now`` and lift its stored confidence to at least :data:`RESTORED_CONFIDENCE`.
+
+    The lift matters for a lesson stored at or below the forget threshold (added at
+    0.1, or weakened down): restarting its clock alone would leave it forgotten.
+    A higher stored confidence is kept as it was. The returned view carries
+    ``restored_from``, the confidence stored before the restore.
+    """
+    before: dict[str, float] = {}
 
     def apply(x: dict[str, Any]) -> dict[str, Any]:
         if not is_forgotten(x, now):
             raise Conflict(f"lesson {x['id']} is not forgotten")
+        before["confidence"] = float(x["confidence"])
         x["deleted"] = False
-        if decayed_away(x, now):
-            x["last_reinforced_at"] = iso(now)
+        x["last_reinforced_at"] = iso(now)
+        x["confidence"] = max(float(x["confidence"]), RESTORED_CONFIDENCE)
         return x
 
-    return _change(store, key, "restore", now, actor, apply)
+    restored = _change(store, key, "restore", now, actor, apply)
+    return {**restored, "restored_from": before["confidence"]}
 
 
 def edit(
@@ -341,7 +410,10 @@ def decay_preview(lessons: list[dict[str, Any]], now: datetime, weeks: int) -> l
 def near_duplicate_clusters(
     lessons: list[dict[str, Any]], now: datetime
 ) -> list[list[dict[str, Any]]]:
-    """Groups of live lessons of one scope that are >= 90 similar (largest first)."""
+    """Groups of live lessons of one scope that are >= 90 similar (largest first).
+
+    A lesson and its negation are never linked, however similar their words.
+    """
     live = [x for x in lessons if is_live(x, now)]
     parent = list(range(len(live)))
 
@@ -358,7 +430,9 @@ def near_duplicate_clusters(
         texts = [normalise(live[i]["content"]) for i in members]
         for a in range(len(members)):
             for b in range(a + 1, len(members)):
-                if fuzz.token_set_ratio(texts[a], texts[b]) >= NEAR_DUPLICATE_AT:
+                similar = fuzz.token_set_ratio(texts[a], texts[b]) >= NEAR_DUPLICATE_AT
+                first, second = live[members[a]]["content"], live[members[b]]["content"]
+                if similar and not negation.contradicts(first, second):
                     parent[find(members[a])] = find(members[b])
     groups: dict[int, list[dict[str, Any]]] = {}
     for i, lesson in enumerate(live):

@@ -9,11 +9,11 @@ from core import audit, counters, ids
 from core.clock import iso
 from core.errors import InvalidInput
 from core.models.base import validate
-from core.models.rule import Rule, check_rule_scope
+from core.models.rule import TEXT_CAP, Rule, check_rule_scope
 from core.privacy import scrub
 from core.storage.store import Store
 from core.tables import rule_table
-from core.text import one_line
+from core.text import ellipsize, one_line
 
 TABLE = "rules"
 ACTIVE_PER_TASK = 10
@@ -76,11 +76,15 @@ def polarity_of(text: str) -> str:
 
 
 def derived_texts(score: float, successes: list[str], mistakes: list[str]) -> list[tuple[str, str]]:
-    """(text, polarity) of the rules an episode implies."""
+    """(text, polarity) of the rules an episode implies.
+
+    A rule holds at most 2,000 characters; a longer success or mistake (a stack
+    trace, say) gives a rule cut with an ellipsis, while the episode keeps it whole.
+    """
     if score >= WORKS_AT:
-        return [(f"[WORKS] {s}", "works") for s in successes]
+        return [(ellipsize(f"[WORKS] {s}", TEXT_CAP), "works") for s in successes]
     if score < AVOID_BELOW:
-        return [(f"[AVOID] {m}", "avoid") for m in mistakes]
+        return [(ellipsize(f"[AVOID] {m}", TEXT_CAP), "avoid") for m in mistakes]
     return []
 
 

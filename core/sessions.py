@@ -10,6 +10,7 @@ always the number of observations ever logged.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
@@ -23,6 +24,7 @@ from core.storage.store import Store
 from core.text import one_line
 
 TABLE = "sessions"
+_NAMED_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}")
 OBSERVATIONS = "observations"
 WORKING_MEMORY = "working_memory"
 
@@ -49,6 +51,7 @@ def view(session: dict[str, Any], now: datetime | None = None) -> dict[str, Any]
         duration = max(0.0, (end - parse_instant(session["started_at"])).total_seconds())
     return {
         **session,
+        "implicit": bool(session.get("implicit", False)),
         "total_observed": int(session["observation_count"]) + int(session["dropped_observations"]),
         "duration_seconds": duration,
     }
@@ -58,6 +61,65 @@ def view(session: dict[str, Any], now: datetime | None = None) -> dict[str, Any]
 def resolve(store: Store, key: str) -> dict[str, Any]:
     """A session by id or unique id prefix (>= 4 characters); call inside a read."""
     return lookup.resolve(store.docs(TABLE), key, "session", field="session")
+
+
+def find_named(store: Store, key: str) -> dict[str, Any] | None:
+    """The session an agent names, or None (call inside a read or a transaction).
+
+    The id itself wins. A start or end of an id is accepted only for ids memwork
+    made (``ses_…``): an agent's own ids are taken whole, so ``run-4`` never
+    lands in ``run-42``.
+    """
+    docs = store.docs(TABLE)
+    key = key.strip()
+    if key in docs:
+        return dict(docs[key])
+    minted = {k: d for k, d in docs.items() if not d.get("implicit")}
+    return lookup.find(minted, key, "session", field="session")
+
+
+def check_named_id(key: str) -> str:
+    """An id an agent may name to create a session: 1–128 letters, digits and
+    ``_ - . : @``, starting with a letter or digit, without ``..``.
+
+    The id becomes part of table and file names, so anything else is refused.
+    """
+    if not _NAMED_ID.fullmatch(key) or ".." in key:
+        shown = key if len(key) <= 40 else key[:37] + "..."
+        raise InvalidInput(
+            "session",
+            "a new session id must be 1-128 letters, digits or _ - . : @, starting with a "
+            f"letter or digit (got {shown!r})",
+        )
+    return key
+
+
+def ensure_session(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """The session ``key`` names, created (marked ``implicit``) when it does not exist.
+
+    An agent's session id is all it has: working memory and observations accept
+    any well-formed id. Call inside a transaction; a write that then fails takes
+    the new session back with it.
+    """
+    found = find_named(store, key)
+    if found is not None:
+        return found
+    sid = check_named_id(key.strip())
+    stamp = iso(now)
+    agent = actor.split(":", 1)[1] if ":" in actor else ""
+    doc = {
+        "id": sid,
+        "agent_id": agent,
+        "started_at": stamp,
+        "status": "active",
+        "implicit": True,
+        "created_at": stamp,
+        "updated_at": stamp,
+    }
+    saved = validate(Session, doc).to_doc()
+    store.put(TABLE, sid, saved)
+    _audit(store, actor, "start", TABLE, sid, f"start session {sid} (implicit: first use)", now)
+    return dict(saved)
 
 
 def list_sessions(store: Store, now: datetime | None = None) -> list[dict[str, Any]]:
@@ -168,14 +230,15 @@ def observe(
     """Log an observation; returns it plus ``dropped`` (oldest dropped by this call).
 
     Observing into an ended session is allowed (agents flush logs late); such
-    observations are marked ``after_end``.
+    observations are marked ``after_end``. An id no session has yet creates one
+    (marked ``implicit``), as working memory does.
     """
     content = scrub(text).strip()
     if not content:
         raise InvalidInput("content", "must not be empty (after removing private spans)")
     stamp = iso(now)
     with store.transaction():
-        session = resolve(store, session_id)
+        session = ensure_session(store, session_id, now=now, actor=actor)
         table = observations_table(session["id"])
         docs = store.docs(table)
         last = max((int(d["seq"]) for d in docs.values()), default=0)

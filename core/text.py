@@ -24,6 +24,13 @@ def cut(text: str, limit: int) -> str:
     return text[:limit]
 
 
+def ellipsize(text: str, limit: int) -> str:
+    """At most ``limit`` characters; a cut text ends with "…" so a reader sees it was cut."""
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - 1)] + "…"
+
+
 def one_line(text: str) -> str:
     """Text on one line, for summaries and list views."""
     return _SPACES.sub(" ", text).strip()

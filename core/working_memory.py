@@ -80,6 +80,22 @@ def derived_progress(current_step: int, total_steps: int) -> float:
     return clamp_progress(round(100.0 * current_step / total_steps, 2))
 
 
+def progress_is_given(task: dict[str, Any]) -> bool:
+    """Whether the task's progress was set by the caller rather than derived from steps.
+
+    Tasks stored before this was recorded are judged by their numbers: a progress
+    that is not what the steps give (or not 0 before any steps) was set by hand.
+    """
+    recorded = task.get("progress_given")
+    if recorded is not None:
+        return bool(recorded)
+    progress = float(task.get("progress_percent") or 0.0)
+    step, total = task.get("current_step"), task.get("total_steps")
+    if step is not None and total:
+        return progress != derived_progress(int(step), int(total))
+    return progress != 0.0
+
+
 def check_key(key: str) -> str:
     """A key is a non-empty string without surrounding spaces; ``_`` starts reserved keys."""
     if not isinstance(key, str) or not key.strip():
@@ -147,7 +163,10 @@ def _purge(state: dict[str, Any], now: datetime) -> list[str]:
 
 # -- store plumbing --------------------------------------------------------------------
 def _session_id(store: Store, session: str) -> str:
-    return sessions.resolve(store, session)["id"]
+    """The id of the session an agent named, for reads: an id no session has yet
+    reads as an empty working memory (nothing is created by a read)."""
+    found = sessions.find_named(store, session)
+    return found["id"] if found is not None else sessions.check_named_id(session.strip())
 
 
 def _stored_state(store: Store, session_id: str) -> dict[str, Any] | None:
@@ -155,10 +174,13 @@ def _stored_state(store: Store, session_id: str) -> dict[str, Any] | None:
 
 
 def _load_for_write(
-    store: Store, session: str, now: datetime
+    store: Store, session: str, now: datetime, actor: str
 ) -> tuple[str, dict[str, Any], list[str]]:
-    """Session id, a private copy of its state, and the expired keys just purged from it."""
-    sid = _session_id(store, session)
+    """Session id, a private copy of its state, and the expired keys just purged from it.
+
+    A session id nobody has used yet creates the session (marked implicit).
+    """
+    sid = sessions.ensure_session(store, session, now=now, actor=actor)["id"]
     stored = _stored_state(store, sid)
     state = _copy(stored) if stored is not None else _fresh_state(sid, now)
     return sid, state, _purge(state, now)
@@ -313,7 +335,7 @@ def set_key(
         "expires_at": iso(now + timedelta(seconds=seconds)) if seconds is not None else None,
     }
     with store.transaction():
-        sid, state, purged = _load_for_write(store, session, now)
+        sid, state, purged = _load_for_write(store, session, now, actor)
         state["kv"][key] = entry
         _save_state(store, state, now)
         ttl_note = f" (ttl {seconds:g}s)" if seconds is not None else ""
@@ -326,7 +348,7 @@ def delete_key(
 ) -> dict[str, Any]:
     """Delete a live key (NotFound when missing or already expired); returns its entry."""
     with store.transaction():
-        sid, state, purged = _load_for_write(store, session, now)
+        sid, state, purged = _load_for_write(store, session, now, actor)
         entry = state["kv"].pop(key, None)
         if entry is None:
             raise NotFound("working-memory key", key)
@@ -353,9 +375,11 @@ def update_task(
 
     Only the fields given change. A ``task_id`` different from the current one
     starts a new task (fresh ``started_at``; fields not given take defaults).
-    ``progress_percent`` is clamped to 0–100; when it is not given but this
-    update changes ``current_step`` or ``total_steps`` and both are known, it is
-    derived as ``current_step / total_steps``.
+    ``progress_percent`` is clamped to 0–100. Until the caller gives a progress,
+    it follows the steps: an update that changes ``current_step`` or
+    ``total_steps`` re-derives it as ``current_step / total_steps``. Once the
+    caller has given a progress it is theirs (``progress_given``): step updates
+    leave it alone until the caller gives another or starts a new task.
     """
     given = {
         "task_id": task_id,
@@ -383,7 +407,7 @@ def update_task(
             raise InvalidInput(name, f"must be a whole number (got {value!r})")
     stamp = iso(now)
     with store.transaction():
-        sid, state, purged = _load_for_write(store, session, now)
+        sid, state, purged = _load_for_write(store, session, now, actor)
         current = state.get("task")
         new_task = current is None or (
             "task_id" in given and given["task_id"] != current["task_id"]
@@ -393,12 +417,15 @@ def update_task(
             if new_task
             else dict(current)
         )
+        owned = progress_is_given(task)
         task.update(given)
-        steps_changed = "current_step" in given or "total_steps" in given
-        if "progress_percent" not in given and steps_changed:
+        if "progress_percent" in given:
+            owned = True
+        elif ("current_step" in given or "total_steps" in given) and not owned:
             step, total = task.get("current_step"), task.get("total_steps")
             if step is not None and total:
                 task["progress_percent"] = derived_progress(int(step), int(total))
+        task["progress_given"] = owned
         task["updated_at"] = stamp
         state["task"] = validate(TaskState, task).model_dump(mode="json")
         _save_state(store, state, now)
@@ -414,7 +441,7 @@ def update_task(
 def clear_task(store: Store, session: str, *, now: datetime, actor: str) -> dict[str, Any]:
     """Remove the task state (NotFound when there is none); returns what was removed."""
     with store.transaction():
-        sid, state, purged = _load_for_write(store, session, now)
+        sid, state, purged = _load_for_write(store, session, now, actor)
         task = state.get("task")
         if not task:
             raise NotFound("working-memory task", sid)
@@ -437,7 +464,7 @@ def scratch_add(
         raise InvalidInput("text", "must not be empty (after removing private spans)")
     entry = {"ts": iso(now), "text": content}
     with store.transaction():
-        sid, state, purged = _load_for_write(store, session, now)
+        sid, state, purged = _load_for_write(store, session, now, actor)
         pad = [*state["scratchpad"], entry]
         capacity = int(state.get("scratch_capacity") or SCRATCH_CAPACITY)
         dropped = max(0, len(pad) - capacity)
@@ -460,7 +487,7 @@ def set_scratch_capacity(
     if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
         raise InvalidInput("scratch_capacity", f"must be a whole number >= 1 (got {capacity!r})")
     with store.transaction():
-        sid, state, purged = _load_for_write(store, session, now)
+        sid, state, purged = _load_for_write(store, session, now, actor)
         dropped = max(0, len(state["scratchpad"]) - capacity)
         state["scratchpad"] = state["scratchpad"][dropped:]
         state["scratch_capacity"] = capacity
@@ -479,7 +506,7 @@ def create_checkpoint(
     """Snapshot the session's live working memory; returns the checkpoint's uuid4."""
     text = scrub(description).strip()
     with store.transaction():
-        sid, state, purged = _load_for_write(store, session, now)
+        sid, state, purged = _load_for_write(store, session, now, actor)
         existing = _checkpoints(store, sid)
         stamp = iso(now)
         doc = {
@@ -510,7 +537,7 @@ def restore_checkpoint(
     snapshot stays expired (and is purged by this very write).
     """
     with store.transaction():
-        sid, state, purged = _load_for_write(store, session, now)
+        sid, state, purged = _load_for_write(store, session, now, actor)
         checkpoint = _resolve_checkpoint(store, sid, checkpoint_id)
         snap = _copy(checkpoint["state"])
         state["kv"] = snap.get("kv", {})
@@ -536,7 +563,7 @@ def delete_checkpoint(
 ) -> dict[str, Any]:
     """Delete one of the session's checkpoints; returns it."""
     with store.transaction():
-        sid, state, purged = _load_for_write(store, session, now)
+        sid, state, purged = _load_for_write(store, session, now, actor)
         checkpoint = _resolve_checkpoint(store, sid, checkpoint_id)
         store.delete(table_name(sid), [checkpoint["id"]])
         if purged:

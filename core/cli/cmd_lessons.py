@@ -7,6 +7,7 @@ from typing import Any
 from core import lessons
 from core.cli.main import Context
 from core.cli.output import clip, emit_json, note, say
+from core.decay import FORGET_AT
 
 
 def _line(lesson: dict[str, Any]) -> str:
@@ -51,8 +52,27 @@ def add(ctx: Context) -> int:
         note(f"supersedes {result.duplicate_of} (similarity {result.similarity:.0f})")
     elif result.action == "kept-both":
         note(f"kept both: near-duplicate of {result.duplicate_of} ({result.similarity:.0f})")
+    if result.contradicts:
+        note(
+            f"kept apart from {', '.join(result.contradicts)}: similar words, but it says the "
+            "opposite"
+        )
+    if result.starts_forgotten:
+        note(
+            f"{saved['id']} starts forgotten: confidence {saved['confidence']:.2f} is at or below "
+            f"the forget threshold ({FORGET_AT}); it is kept but hidden until reinforced or "
+            "restored"
+        )
     if ctx.json:
-        emit_json({**saved, "action": result.action, "duplicate_of": result.duplicate_of})
+        emit_json(
+            {
+                **saved,
+                "action": result.action,
+                "duplicate_of": result.duplicate_of,
+                "starts_forgotten": result.starts_forgotten,
+                "contradicts": result.contradicts,
+            }
+        )
     else:
         say(saved["id"])
     return 0
@@ -115,4 +135,11 @@ def forget(ctx: Context) -> int:
 
 
 def restore(ctx: Context) -> int:
-    return _apply(ctx, lessons.restore)
+    restored = lessons.restore(ctx.store, ctx.args.id, now=ctx.now, actor=ctx.actor)
+    lifted = restored["confidence"] > restored["restored_from"]
+    note(
+        f"restored {restored['id']}: live at confidence {restored['confidence']:.2f}"
+        + (f" (raised from {restored['restored_from']:.2f})" if lifted else "")
+        + "; its decay starts again now"
+    )
+    return _show(ctx, restored)

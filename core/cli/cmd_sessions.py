@@ -12,6 +12,8 @@ from core.cli.output import clip, emit_json, note, say
 
 def _line(session: dict[str, Any]) -> str:
     label = session["title"] or session["project"] or "-"
+    if session.get("implicit"):
+        label += " (implicit)"
     agent = session["agent_id"] or "-"
     dropped = session["dropped_observations"]
     count = f"{session['observation_count']} obs" + (f" (+{dropped} dropped)" if dropped else "")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.card_text import plain_text
 from core.context.budget import Line, Section
 from core.ranking import active_rules, ranked_cards
 
@@ -53,8 +54,8 @@ def build_sections(data: dict[str, Any], task_id: str | None) -> list[Section]:
             "Structured mistake cards:",
             [
                 Line(
-                    f"  - [{c['mistake_type']}, seen {c['seen_count']}x] {c['lesson']} "
-                    f"Evidence: {c.get('evidence', '')}",
+                    f"  - [{c['mistake_type']}, seen {c['seen_count']}x] "
+                    f"{plain_text(c, 'lesson')} Evidence: {plain_text(c, 'evidence')}",
                     P_CARDS,
                 )
                 for c in ranked_cards(data["cards"])[:3]

@@ -168,7 +168,7 @@ def parse(data: Any, *, now: datetime) -> Bundle:
         glob["recent"] = [*glob["recent"], aggregates.compact(doc)][-aggregates.RECENT :]
         if doc["outcome"] == "failure":
             glob["recent_failures"] = failures.add_to_recent(
-                glob["recent_failures"], failures.summary_of(doc)
+                glob["recent_failures"], failures.summary_of(doc), now
             )
     for stats in tasks.values():
         in_log = sum(1 for d in log_docs if d["task_id"] == stats["task_id"])

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from core.card_text import TEXT_CAP
 from core.models.base import Identifier, Record
 from core.models.limits import MAX_INT
 
+__all__ = ["DEFAULT_LESSON", "TEXT_CAP", "MistakeCard"]
+
 DEFAULT_LESSON = "Avoid repeating this failure."
-TEXT_CAP = 300
 
 
 class MistakeCard(Record):
@@ -27,3 +29,7 @@ class MistakeCard(Record):
     merged_from: list[str] = Field(default_factory=list)
     #: Merge keys of absorbed cards: later sightings under them count here.
     merged_keys: list[list[str]] = Field(default_factory=list)
+    #: For ``evidence`` or ``lesson`` cut at 300 with an ellipsis: the character the
+    #: ellipsis stands in for. The episodic layout shows the text as the episodic
+    #: library cuts it (plainly, at 300), so it needs that character back.
+    cut_chars: dict[str, str] = Field(default_factory=dict)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -13,6 +13,10 @@ from core.models.session import SessionId
 Outcome = Literal["success", "failure", "partial"]
 SUCCESS_AT = 0.85
 FAILURE_BELOW = 0.5
+#: The most characters one text field of an episode holds. Agents put whole stack
+#: traces in mistakes and errors: length alone never refuses an episode below this.
+TEXT_MAX = 100_000
+Text = Annotated[str, Field(max_length=TEXT_MAX)]
 
 
 def outcome_for(score: float) -> Outcome:
@@ -29,9 +33,9 @@ class ErrorEntry(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    error_type: str = Field(min_length=1, max_length=200)
-    message: str = ""
-    resolution: str = ""
+    error_type: str = Field(min_length=1, max_length=TEXT_MAX)
+    message: Text = ""
+    resolution: Text = ""
 
 
 class MistakeCardInput(BaseModel):
@@ -39,13 +43,13 @@ class MistakeCardInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    mistake_type: str = "unknown_mistake"
+    mistake_type: Text = "unknown_mistake"
     task_id: Identifier | None = None
     worker_id: Identifier | None = None
-    bad_decision: str = ""
-    correct_decision: str = ""
-    evidence: str = ""
-    lesson: str | None = None
+    bad_decision: Text = ""
+    correct_decision: Text = ""
+    evidence: Text = ""
+    lesson: Text | None = None
 
     @field_validator("mistake_type")
     @classmethod
@@ -60,14 +64,14 @@ class MistakeCardInput(BaseModel):
         return "" if value is None else value
 
 
-def _text_list(value: Any, field: str) -> list[str]:
+def _text_list(value: Any) -> Any:
     if value is None:
         return []
     if isinstance(value, str):
-        return [value] if value.strip() else []
+        return [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ValueError("must be a list of strings")
-    return [v for v in value if v.strip()]
+    return value
 
 
 class EpisodeInput(BaseModel):
@@ -78,9 +82,9 @@ class EpisodeInput(BaseModel):
     task_id: Identifier = Field(default="unknown", min_length=1, max_length=200)
     score: float
     steps: int = 0
-    summary: str = ""
-    mistakes: list[str] = Field(default_factory=list)
-    successes: list[str] = Field(default_factory=list)
+    summary: Text = ""
+    mistakes: list[Text] = Field(default_factory=list)
+    successes: list[Text] = Field(default_factory=list)
     mistake_cards: list[MistakeCardInput] = Field(default_factory=list)
     errors: list[ErrorEntry] = Field(default_factory=list)
     outcome: Outcome | None = None
@@ -124,8 +128,15 @@ class EpisodeInput(BaseModel):
 
     @field_validator("mistakes", "successes", mode="before")
     @classmethod
-    def _lists(cls, value: Any) -> list[str]:
-        return _text_list(value, "list")
+    def _lists(cls, value: Any) -> Any:
+        return _text_list(value)
+
+    @field_validator("mistakes", "successes")
+    @classmethod
+    def _no_blanks(cls, value: list[str]) -> list[str]:
+        # Blank entries are dropped only after the length check, so an error names
+        # the entry by its position in what the agent sent.
+        return [v for v in value if v.strip()]
 
     @field_validator("task_id", mode="before")
     @classmethod

@@ -44,6 +44,9 @@ class TaskState(_Strict):
     current_step: int | None = Field(default=None, ge=0, le=MAX_INT)
     total_steps: int | None = Field(default=None, ge=1, le=MAX_INT)
     progress_percent: float = Field(default=0.0, ge=0.0, le=100.0)
+    #: The caller set ``progress_percent`` itself: step updates no longer re-derive
+    #: it. None on tasks stored before this was recorded (it is then inferred).
+    progress_given: bool | None = None
     started_at: Timestamp
     updated_at: Timestamp
 

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core import audit, cards, episodes
+from core.card_text import plain_text
 from core.errors import Conflict, InvalidInput, NotFound
 from core.models.card import DEFAULT_LESSON
 from core.ranking import ranked_cards
@@ -66,16 +67,25 @@ def test_normalise_input_defaults_trims_and_cuts() -> None:
         "worker_id": None,
         "bad_decision": "rushed",
         "correct_decision": "",
-        "evidence": "e" * 300,
-        "lesson": "l" * 300,
+        "evidence": "e" * 299 + "…",
+        "lesson": "l" * 299 + "…",
+        "cut_chars": {"evidence": "e", "lesson": "l"},
     }
     assert cards.normalise_input({"lesson": None}, task_id="t")["lesson"] == ""
 
 
-def test_evidence_and_lesson_are_cut_to_300(store: Store, now: datetime) -> None:
-    _record(store, now, _episode("t", {"evidence": "x" * 301, "lesson": "y" * 1000}))
+def test_evidence_and_lesson_are_cut_to_300_with_an_ellipsis(store: Store, now: datetime) -> None:
+    _record(store, now, _episode("t", {"evidence": "x" * 301, "lesson": "y" * 299 + "Z" + "y"}))
     (card,) = _cards(store)
-    assert card["evidence"] == "x" * 300 and card["lesson"] == "y" * 300
+    assert card["evidence"] == "x" * 299 + "…" and card["lesson"] == "y" * 299 + "…"
+    # The episodic layout cuts plainly at 300, as the episodic library does.
+    assert card["cut_chars"] == {"evidence": "x", "lesson": "Z"}
+    assert plain_text(card, "lesson") == "y" * 299 + "Z"
+    # A later sighting with a short lesson replaces the text and forgets the cut.
+    _record(store, now, _episode("t", {"lesson": "short"}))
+    (card,) = _cards(store)
+    assert card["lesson"] == "short" and card["cut_chars"] == {"evidence": "x"}
+    assert plain_text(card, "evidence") == "x" * 300
 
 
 def test_card_text_is_scrubbed(store: Store, now: datetime) -> None:
@@ -294,7 +304,8 @@ def test_edit_card_lesson_and_evidence(store: Store, now: datetime) -> None:
     (card,) = _cards(store)
     later = now + timedelta(hours=1)
     edited = cards.edit_card(store, card["id"][:12], now=later, actor=ACTOR, lesson="L" * 400)
-    assert edited["lesson"] == "L" * 300 and edited["evidence"] == "old"
+    assert edited["lesson"] == "L" * 299 + "…" and edited["evidence"] == "old"
+    assert edited["cut_chars"] == {"lesson": "L"}
     assert edited["updated_at"] == "2026-11-01T13:00:00.000000Z"
     edited = cards.edit_card(store, card["id"], now=later, actor=ACTOR, evidence="mail a@b.io")
     assert edited["evidence"] == "mail [redacted:email]"

@@ -78,7 +78,7 @@ USER_ERRORS = [
     (("rule", "add", "x", "--scope", "bad"), "memwork: scope: must be"),
     (("checkpoint", "diff", "nope"), "memwork: checkpoint not found: nope"),
     (("session", "end", "ses_nope"), "memwork: "),
-    (("observe", "--session", "ses_nope", "hello"), "memwork: "),
+    (("observe", "--session", "../nope", "hello"), "memwork: session: a new session id must"),
     (("record-episode",), "memwork: input: is empty"),
     (("import", "/nonexistent/file.json"), "memwork: FILE: cannot read"),
     (("context", "--budget", "-5"), "memwork: budget: must be >= 0"),

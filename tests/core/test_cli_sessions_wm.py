@@ -122,7 +122,7 @@ def test_observe_after_end_is_kept_with_a_note(cli, sid: str) -> None:  # noqa: 
 
 
 def test_observe_refusals(cli, db: Path, sid: str) -> None:  # noqa: ANN001
-    _refused(cli, db, "observe", "--session", "ses_missing", "x", field="session not found")
+    _refused(cli, db, "observe", "--session", "a/b", "x", field="session")
     _refused(cli, db, "observe", "--session", sid, "   ", field="content")
     _refused(cli, db, "observe", "--session", sid, "--kind", "k" * 60, "x", field="kind")
 
@@ -178,8 +178,8 @@ def test_wm_refusals(cli, db: Path, sid: str) -> None:  # noqa: ANN001
     _refused(cli, db, "wm", "--session", sid, "set", "k", "v", "--ttl", "-3", field="ttl")
     _refused(cli, db, "wm", "--session", sid, "get", "nope", field="nope")
     _refused(cli, db, "wm", "--session", sid, "delete", "nope", field="nope")
-    _refused(cli, db, "wm", "--session", "ses_missing", "list", field="session not found")
-    _refused(cli, db, "wm", "--session", "ses_missing", "set", "k", "v", field="session")
+    _refused(cli, db, "wm", "--session", "../up", "list", field="session")
+    _refused(cli, db, "wm", "--session", "a/b", "set", "k", "v", field="session")
 
 
 # -- wm task --------------------------------------------------------------------------
@@ -260,3 +260,67 @@ def test_wm_checkpoint_create_json(cli, sid: str) -> None:  # noqa: ANN001
     body = record.json()
     assert body["kind"] == "checkpoint" and body["description"] == "x"
     assert body["session_id"] == sid and body["state"]["kv"] == {}
+
+
+# -- any session id an agent names ------------------------------------------------------
+def test_wm_with_a_session_id_nobody_started_creates_it(
+    cli,  # noqa: ANN001
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MEMWORK_AGENT", "coder-7")
+    done = cli("wm", "--session", "run-42", "set", "k", "v", now=T0)
+    assert done.code == 0 and done.out == "k\n" and done.err == ""
+    assert cli("wm", "--session", "run-42", "get", "k").out == "v\n"
+    rows = cli("session", "list", "--json").json()
+    assert [(r["id"], r["implicit"], r["status"]) for r in rows] == [("run-42", True, "active")]
+    assert rows[0]["agent_id"] == "coder-7"
+    assert "(implicit)" in cli("session", "list").out
+
+
+def test_observe_with_a_session_id_nobody_started_creates_it(cli) -> None:  # noqa: ANN001
+    done = cli("observe", "--session", "worker_3.job-9", "--kind", "tool", "ran ls", now=T0)
+    assert done.code == 0, done.err
+    shown = cli("session", "show", "worker_3.job-9", "--json").json()
+    assert shown["implicit"] is True
+    assert [o["content"] for o in shown["observations"]] == ["ran ls"]
+
+
+def test_started_sessions_are_not_implicit(cli, sid: str) -> None:  # noqa: ANN001
+    cli("wm", "--session", "run-1", "task", "--id", "t", now=T0)
+    rows = {r["id"]: r["implicit"] for r in cli("session", "list", "--json").json()}
+    assert rows == {sid: False, "run-1": True}
+
+
+def test_reading_an_unknown_session_id_is_empty_and_writes_nothing(cli, db: Path) -> None:  # noqa: ANN001
+    cli("session", "start", now=T0)
+    before = folder_digest(db)
+    listed = cli("wm", "--session", "run-9", "list", "--json")
+    assert listed.code == 0 and listed.json() == []
+    assert cli("wm", "--session", "run-9", "task", "--json").json() is None
+    missing = cli("wm", "--session", "run-9", "get", "k")
+    assert missing.code == 2 and missing.err == "memwork: working-memory key not found: k\n"
+    assert folder_digest(db) == before
+
+
+# -- wm task partial updates --------------------------------------------------------------
+def test_wm_task_step_alone_keeps_a_progress_the_agent_set(cli, sid: str) -> None:  # noqa: ANN001
+    args = ("wm", "--session", sid, "task")
+    cli(*args, "--id", "t", "--total", "10", "--progress", "75", now=T0)
+    done = cli(*args, "--step", "2", "--json", now=T0)
+    assert done.code == 0
+    task = done.json()
+    assert (task["current_step"], task["total_steps"], task["progress_percent"]) == (2, 10, 75.0)
+    assert task["progress_given"] is True
+    assert cli(*args).out.startswith("t  in_progress  75%  step 2/10")
+
+
+def test_wm_task_progress_follows_steps_until_the_agent_sets_it(cli, sid: str) -> None:  # noqa: ANN001
+    args = ("wm", "--session", sid, "task")
+    assert (
+        cli(*args, "--step", "1", "--total", "4", "--json", now=T0).json()["progress_percent"]
+        == 25.0
+    )
+    assert cli(*args, "--step", "3", "--json").json()["progress_percent"] == 75.0
+    assert cli(*args, "--progress", "60", "--json").json()["progress_percent"] == 60.0
+    task = cli(*args, "--step", "4", "--status", "review", "--json").json()
+    assert (task["current_step"], task["status"], task["progress_percent"]) == (4, "review", 60.0)

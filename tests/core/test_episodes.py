@@ -395,21 +395,55 @@ def test_a_failure_without_errors_gets_a_synthesised_one(store: Store, now: date
     ]
 
 
-def test_synthesised_error_uses_only_non_sensitive_fields(store: Store, now: datetime) -> None:
+def test_synthesised_error_without_phase_or_exit_uses_summary_and_first_mistake(
+    store: Store, now: datetime
+) -> None:
     docs = _record(
         store,
         now,
-        {"score": 0.2, "summary": "do not copy me", "steps": 4},
-        {"score": 0.2, "phase": "test", "summary": "nor me", "detail": "private stuff"},
+        {"score": 0.2, "summary": "deploy rolled back", "mistakes": ["", "skipped canary", "x"]},
+        {"score": 0.2, "phase": "test", "summary": "not copied", "detail": "private stuff"},
         {"score": 0.2, "returncode": 137, "message": "free text"},
-        {"score": 0.2, "exit": True, "phase": ""},
+        {"score": 0.2, "exit": True, "phase": "", "steps": 4},
+        {"score": 0.2, "summary": "only a summary"},
+        {"score": 0.2, "mistakes": ["only a mistake"], "note": "free text"},
     )
     messages = [d["errors"][0]["message"] for d in docs]
-    assert messages == ["score=0.20; steps=4", "phase=test", "exit=137", "score=0.20; steps=0"]
+    assert messages == [
+        "deploy rolled back; mistake: skipped canary",
+        "phase=test",
+        "exit=137",
+        "score=0.20; steps=4",
+        "only a summary",
+        "mistake: only a mistake",
+    ]
     assert all(d["errors"][0]["error_type"] == "Failure" for d in docs)
-    for doc in docs[:2]:
-        assert doc["summary"].split()[-1] not in doc["errors"][0]["message"]
-    assert "free" not in messages[2] and "private" not in messages[1]
+    # Free text beside the known metadata keys is never copied.
+    assert not any("free" in m or "private" in m for m in messages)
+
+
+def test_synthesised_message_is_cut_to_160_keeping_room_for_the_mistake(
+    store: Store, now: datetime
+) -> None:
+    (doc,) = _record(
+        store, now, {"score": 0.1, "summary": "S" * 500, "mistakes": ["forgot the lock " * 3]}
+    )
+    message = doc["errors"][0]["message"]
+    assert len(message) == 160
+    assert message.startswith("SSS") and "…; mistake: forgot the lock" in message
+    (doc,) = _record(store, now, {"score": 0.1, "summary": "short", "mistakes": ["M" * 500]})
+    message = doc["errors"][0]["message"]
+    assert len(message) == 160 and message.startswith("short; mistake: MMM")
+    assert message.endswith("M…")
+
+
+def test_synthesised_message_comes_from_scrubbed_text(store: Store, now: datetime) -> None:
+    (doc,) = _record(
+        store,
+        now,
+        {"score": 0.1, "summary": "mailed bob@example.com", "mistakes": ["sk-" + "A" * 30]},
+    )
+    assert doc["errors"][0]["message"] == ("mailed [redacted:email]; mistake: [redacted:api_key]")
 
 
 def test_given_errors_are_kept_and_nothing_is_synthesised(store: Store, now: datetime) -> None:

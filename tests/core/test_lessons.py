@@ -375,6 +375,62 @@ def test_cli_decay_follows_memwork_now(cli) -> None:  # noqa: ANN001
     ] == pytest.approx(0.45)
 
 
+def test_cli_restore_brings_a_lesson_stored_at_the_threshold_back_to_life(cli) -> None:  # noqa: ANN001
+    lid = cli("lesson", "add", "Cache the wheels", "--confidence", "0.1", now=T0).out.strip()
+    assert cli("lesson", "list", "--json", now=T0).json() == []
+    done = cli("lesson", "restore", lid, "--json", now="2026-11-08T12:00:00Z")
+    assert done.code == 0, done.err
+    restored = done.json()
+    assert restored["forgotten"] is False and restored["state"] == "live"
+    assert restored["confidence"] == lessons.RESTORED_CONFIDENCE == 0.3
+    assert restored["restored_from"] == 0.1
+    assert restored["last_reinforced_at"] == "2026-11-08T12:00:00.000000Z"
+    assert done.err == (
+        f"restored {lid}: live at confidence 0.30 (raised from 0.10); its decay starts again now\n"
+    )
+    rows = cli("lesson", "list", "--json", now="2026-11-08T12:00:00Z").json()
+    assert [r["id"] for r in rows] == [lid]
+    # It decays from the restore: still live three weeks later, forgotten after four.
+    assert (
+        cli("lesson", "show", lid, "--json", now="2026-11-29T12:00:00Z").json()["forgotten"]
+        is False
+    )
+    assert cli("lesson", "show", lid, "--json", now="2026-12-06T12:00:00Z").json()["forgotten"]
+
+
+def test_cli_restore_keeps_a_higher_confidence_and_says_so(cli) -> None:  # noqa: ANN001
+    lid = cli("lesson", "add", "Read the logs", "--confidence", "0.8", now=T0).out.strip()
+    cli("lesson", "forget", lid)
+    done = cli("lesson", "restore", lid, now="2026-11-15T12:00:00Z")
+    assert done.code == 0 and done.out.startswith(f"{lid}  0.80")
+    assert done.err == f"restored {lid}: live at confidence 0.80; its decay starts again now\n"
+
+
+def test_restore_after_weakening_below_the_threshold(store: Store, now: datetime) -> None:
+    lid = _add(store, "Maybe cache", now, confidence=0.2).lesson["id"]
+    lessons.weaken(store, lid, now=now, actor=ACTOR)
+    assert lessons.get_lesson(store, lid, now)["forgotten"]
+    restored = lessons.restore(store, lid, now=now, actor=ACTOR)
+    assert not restored["forgotten"] and restored["confidence"] == 0.3
+    assert restored["restored_from"] == pytest.approx(0.1)
+
+
+def test_cli_add_at_the_threshold_says_the_lesson_starts_forgotten(cli) -> None:  # noqa: ANN001
+    done = cli("lesson", "add", "Maybe use tabs", "--confidence", "0.1", "--json", now=T0)
+    assert done.code == 0
+    added = done.json()
+    assert added["starts_forgotten"] is True and added["forgotten"] is True
+    assert added["action"] == "created" and added["confidence"] == 0.1
+    assert done.err == (
+        f"{added['id']} starts forgotten: confidence 0.10 is at or below the forget threshold "
+        "(0.1); it is kept but hidden until reinforced or restored\n"
+    )
+    listed = cli("lesson", "list", "--all", "--json").json()
+    assert [r["id"] for r in listed] == [added["id"]]
+    plain = cli("lesson", "add", "Use spaces", "--confidence", "0.11", "--json", now=T0)
+    assert plain.err == "" and plain.json()["starts_forgotten"] is False
+
+
 # -- properties -------------------------------------------------------------------------
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(

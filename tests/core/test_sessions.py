@@ -197,12 +197,19 @@ def test_observing_an_ended_session_is_kept_and_marked(store: Store, now: dateti
     assert _stored_session(store, session["id"])["observation_count"] == 2
 
 
-def test_observe_missing_session_writes_nothing(store: Store, now: datetime) -> None:
-    with pytest.raises(NotFound):
-        _observe(store, "ses_missing", "x", now)
+def test_observe_into_an_unknown_session_id_creates_it(store: Store, now: datetime) -> None:
+    obs = _observe(store, "agent@host:run.7", "x", now)
+    assert obs["session_id"] == "agent@host:run.7"
+    session = sessions.get_session(store, "agent@host:run.7")
+    assert session["implicit"] is True and session["observation_count"] == 1
+    assert _audit_actions(store) == ["start", "observe"]
+
+
+def test_observe_with_a_malformed_session_id_writes_nothing(store: Store, now: datetime) -> None:
+    with pytest.raises(InvalidInput, match="session"):
+        _observe(store, "../escape", "x", now)
     with store.reading():
-        assert store.table_names("observations") == []
-    assert _audit_actions(store) == []
+        assert store.table_names() == []
 
 
 @pytest.mark.parametrize("text", ["", "   ", "<private>secret</private>"])

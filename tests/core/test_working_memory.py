@@ -191,29 +191,79 @@ def test_deleting_an_expired_key_is_not_found_and_writes_nothing(
     assert _audit_count(store) == count
 
 
-# -- sessions must exist ----------------------------------------------------------------
-CALLS = {
-    "set": lambda s, t: wm.set_key(s, "ses_missing", "k", "v", now=t, actor=ACTOR),
-    "get": lambda s, t: wm.get_key(s, "ses_missing", "k", now=t),
-    "delete": lambda s, t: wm.delete_key(s, "ses_missing", "k", now=t, actor=ACTOR),
-    "list": lambda s, t: wm.list_keys(s, "ses_missing", now=t),
-    "task": lambda s, t: wm.update_task(s, "ses_missing", task_id="x", now=t, actor=ACTOR),
-    "get_task": lambda s, t: wm.get_task(s, "ses_missing"),
-    "scratch_add": lambda s, t: wm.scratch_add(s, "ses_missing", "x", now=t, actor=ACTOR),
-    "scratch_list": lambda s, t: wm.scratch_list(s, "ses_missing"),
-    "cp_create": lambda s, t: wm.create_checkpoint(s, "ses_missing", now=t, actor=ACTOR),
-    "cp_list": lambda s, t: wm.list_checkpoints(s, "ses_missing"),
-    "cp_restore": lambda s, t: wm.restore_checkpoint(s, "ses_missing", "abcd", now=t, actor=ACTOR),
-    "snapshot": lambda s, t: wm.snapshot(s, "ses_missing", now=t),
+# -- any session id an agent names works ------------------------------------------------
+EMPTY_READS = {
+    "list": lambda s, t: wm.list_keys(s, "run-42", now=t) == [],
+    "get_task": lambda s, t: wm.get_task(s, "run-42") is None,
+    "scratch_list": lambda s, t: wm.scratch_list(s, "run-42") == [],
+    "cp_list": lambda s, t: wm.list_checkpoints(s, "run-42") == [],
+    "snapshot": lambda s, t: wm.snapshot(s, "run-42", now=t)["keys"] == [],
 }
 
 
-@pytest.mark.parametrize("call", sorted(CALLS))
-def test_unknown_session_is_not_found(store: Store, now: datetime, call: str) -> None:
-    with pytest.raises(NotFound, match="session not found"):
-        CALLS[call](store, now)
+@pytest.mark.parametrize("call", sorted(EMPTY_READS))
+def test_reading_an_unknown_session_id_reads_empty_and_creates_nothing(
+    store: Store, now: datetime, call: str
+) -> None:
+    assert EMPTY_READS[call](store, now)
+    with pytest.raises(NotFound, match="working-memory key not found: k"):
+        wm.get_key(store, "run-42", "k", now=now)
     with store.reading():
         assert store.table_names() == []
+
+
+FIRST_WRITES = {
+    "set": lambda s, t: wm.set_key(s, "run-42", "k", "v", now=t, actor=ACTOR),
+    "task": lambda s, t: wm.update_task(s, "run-42", task_id="x", now=t, actor=ACTOR),
+    "scratch_add": lambda s, t: wm.scratch_add(s, "run-42", "x", now=t, actor=ACTOR),
+    "cp_create": lambda s, t: wm.create_checkpoint(s, "run-42", now=t, actor=ACTOR),
+}
+
+
+@pytest.mark.parametrize("call", sorted(FIRST_WRITES))
+def test_writing_to_an_unknown_session_id_creates_it_implicitly(
+    store: Store, now: datetime, call: str
+) -> None:
+    FIRST_WRITES[call](store, now)
+    session = sessions.get_session(store, "run-42")
+    assert session["implicit"] is True and session["status"] == "active"
+    assert session["started_at"] == "2026-11-01T12:00:00.000000Z"
+    with store.reading():
+        actions = [e["action"] for e in audit.entries(store, newest_first=False)]
+    assert actions[0] == "start" and len(actions) == 2
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s, t: wm.delete_key(s, "run-42", "k", now=t, actor=ACTOR),
+        lambda s, t: wm.restore_checkpoint(s, "run-42", "abcd", now=t, actor=ACTOR),
+        lambda s, t: wm.delete_checkpoint(s, "run-42", "abcd", now=t, actor=ACTOR),
+    ],
+)
+def test_a_refused_write_to_an_unknown_session_creates_nothing(
+    store: Store, now: datetime, call
+) -> None:  # noqa: ANN001
+    with pytest.raises(NotFound):
+        call(store, now)
+    with store.reading():
+        assert store.table_names() == []
+
+
+@pytest.mark.parametrize("bad", ["../x", "a/b", "a..b", "", " ", "-lead", "x" * 129, "a\x00b"])
+def test_malformed_session_ids_are_refused(store: Store, now: datetime, bad: str) -> None:
+    with pytest.raises((InvalidInput, NotFound)):
+        wm.set_key(store, bad, "k", "v", now=now, actor=ACTOR)
+    with store.reading():
+        assert store.table_names() == []
+
+
+def test_an_agent_id_is_taken_whole_never_as_a_prefix(store: Store, now: datetime) -> None:
+    wm.set_key(store, "run-42", "k", "forty-two", now=now, actor=ACTOR)
+    wm.set_key(store, "run-4", "k", "four", now=now, actor=ACTOR)
+    assert wm.get_key(store, "run-42", "k", now=now)["value"] == "forty-two"
+    assert wm.get_key(store, "run-4", "k", now=now)["value"] == "four"
+    assert {s["id"] for s in sessions.list_sessions(store)} == {"run-4", "run-42"}
 
 
 def test_session_prefix_is_accepted(store: Store, now: datetime, sid: str) -> None:
@@ -232,6 +282,7 @@ def test_task_is_created_with_defaults(store: Store, now: datetime, sid: str) ->
         "current_step": None,
         "total_steps": None,
         "progress_percent": 0.0,
+        "progress_given": False,
         "started_at": "2026-11-01T12:00:00.000000Z",
         "updated_at": "2026-11-01T12:00:00.000000Z",
     }
@@ -258,17 +309,43 @@ def test_partial_updates_change_only_given_fields(store: Store, now: datetime, s
 def test_progress_is_derived_from_steps_unless_given(store: Store, now: datetime, sid: str) -> None:
     task = wm.update_task(store, sid, current_step=1, total_steps=3, now=now, actor=ACTOR)
     assert task["task_id"] == "unknown"
-    assert task["progress_percent"] == 33.33
+    assert task["progress_percent"] == 33.33 and task["progress_given"] is False
+    task = wm.update_task(store, sid, total_steps=4, now=now, actor=ACTOR)
+    assert task["progress_percent"] == 25.0  # follows the steps while nobody set it
+    task = wm.update_task(store, sid, current_step=9, now=now, actor=ACTOR)
+    assert task["progress_percent"] == 100.0  # steps past the plan are allowed, progress clamped
     task = wm.update_task(
         store, sid, current_step=2, progress_percent=10, now=now, actor=ACTOR
     )  # an explicit progress wins
-    assert task["progress_percent"] == 10.0
+    assert task["progress_percent"] == 10.0 and task["progress_given"] is True
     task = wm.update_task(store, sid, description="no step change", now=now, actor=ACTOR)
-    assert task["progress_percent"] == 10.0  # not re-derived when steps did not change
+    assert task["progress_percent"] == 10.0
+    # Once given, the progress is the caller's: step updates leave it alone.
     task = wm.update_task(store, sid, total_steps=4, now=now, actor=ACTOR)
-    assert task["progress_percent"] == 50.0
-    task = wm.update_task(store, sid, current_step=9, now=now, actor=ACTOR)
-    assert task["progress_percent"] == 100.0  # steps past the plan are allowed, progress clamped
+    assert (task["total_steps"], task["progress_percent"]) == (4, 10.0)
+    task = wm.update_task(store, sid, current_step=3, now=now, actor=ACTOR)
+    assert (task["current_step"], task["progress_percent"]) == (3, 10.0)
+    task = wm.update_task(store, sid, progress_percent=80, now=now, actor=ACTOR)
+    assert task["progress_percent"] == 80.0
+    # A new task starts over: its progress follows its steps again.
+    task = wm.update_task(store, sid, task_id="next", current_step=1, total_steps=2, now=now,
+                          actor=ACTOR)  # fmt: skip
+    assert task["progress_percent"] == 50.0 and task["progress_given"] is False
+
+
+@pytest.mark.parametrize(
+    ("stored", "given"),
+    [
+        ({"current_step": 3, "total_steps": 4, "progress_percent": 75.0}, False),
+        ({"current_step": 3, "total_steps": 4, "progress_percent": 60.0}, True),
+        ({"progress_percent": 0.0}, False),
+        ({"progress_percent": 30.0}, True),
+    ],
+)
+def test_tasks_stored_before_progress_given_are_judged_by_their_numbers(
+    stored: dict, given: bool
+) -> None:
+    assert wm.progress_is_given(stored) is given
 
 
 @pytest.mark.parametrize(("given", "stored"), [(150, 100.0), (-5, 0.0), (42.5, 42.5), (100, 100.0)])

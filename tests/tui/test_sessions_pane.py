@@ -196,6 +196,27 @@ def test_the_timeline_follows_new_observations_at_its_end(demo_app, demo_path: P
     run(scenario)
 
 
+def test_a_session_an_agent_named_shows_its_id_as_implicit(demo_app, demo_path: Path) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            store = Store(demo_path)
+            working_memory.set_key(store, "run-42", "plan", "retry", now=NOW, actor="cli")
+            app.store_changed()
+            await settle(pilot)
+            table = app.query_one("#sessions", VirtualTable)
+            assert table.row_key_at(0) == "run-42"  # the newest
+            assert "run-42" in screen_text(app)
+            table.focus()
+            await pilot.press("home")
+            await settle(pilot)
+            assert table.cursor_key == "run-42"
+            assert "run-42 (implicit: created by its first use)" in screen_text(app)
+
+    run(scenario)
+
+
 def test_add_an_observation_from_a_form(demo_app, demo_path: Path) -> None:
     active = _active(demo_path)
 

@@ -50,6 +50,15 @@ def short_stamp(stamp: str | None) -> str:
     return f"{stamp[5:10]} {stamp[11:16]}" if stamp else ""
 
 
+def _untitled(session: dict[str, Any], *, long: bool = False) -> Text:
+    """What stands for a missing title: the id of a session an agent named by first use
+    (``run-42``) says which run it is; ``long`` adds that it was made that way."""
+    if session.get("implicit"):
+        note = " (implicit: created by its first use)" if long else ""
+        return Text(f"{session['id']}{note}", "italic bright_black")
+    return Text("untitled", "italic bright_black")
+
+
 def duration(seconds: float | None) -> str:
     """``2h 05m`` / ``4m 10s`` / ``12s``."""
     if seconds is None:
@@ -302,7 +311,7 @@ class SessionsPane(Pane):
                 Text("●", style="bold green") if active else Text("○", "bright_black"),
                 s["agent_id"] or Text("—", "bright_black"),
                 s["project"] or Text("—", "bright_black"),
-                s["title"] or Text("untitled", "italic bright_black"),
+                s["title"] or _untitled(s),
                 short_stamp(s["started_at"]),
                 count,
             ],
@@ -347,7 +356,7 @@ class SessionsPane(Pane):
         active = s["status"] == "active"
         dropped = s["dropped_observations"]
         parts: list[Any] = [
-            (s["title"] or "untitled", "bold"),
+            (s["title"] or _untitled(s, long=True).plain, "bold"),
             "\n",
             ("● active" if active else "○ ended", "bold green" if active else "bright_black"),
             ("  agent ", "bright_black"),

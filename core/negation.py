@@ -1,0 +1,237 @@
+"""Polarity of a wording: does it say to do something, or not to?
+
+Fuzzy similarity cannot tell "Always run the tests before deploying" from
+"Never run the tests before deploying" (they score 94), yet one is the
+other's negation. This module reads the negators and where they stand, so
+near-duplicate detection can keep such pairs apart (and curation can flag
+them as contradicting). Plain functions of text, no store, no fuzzy library.
+
+How a text is read:
+
+- normalised: lower case, typographic apostrophes made plain, contractions
+  spelled out (``don't`` → ``do not``, ``can't`` → ``can not``, ``won't`` →
+  ``will not``, ``isn't`` → ``is not``…);
+- split into clauses at ``, ; : . ! ?`` (a dot or colon inside a word such as
+  ``setup.py`` or ``host:8080`` does not split) and at ``but``, ``unless``,
+  ``except``, ``instead``, ``otherwise``, ``although``, ``though``, ``whereas``;
+- in each clause the negators are counted: ``not``, ``never``, ``no``,
+  ``without``, ``avoid``, ``nor``, ``neither``, ``none``, ``nothing``,
+  ``nobody``, ``refrain``, and ``stop`` when a verb in -ing follows it
+  (``stop retrying`` negates, ``stop the server`` does not); ``not only``
+  is not a negation, and ``neither … nor`` is one. Words that merely contain one (``--no-cache``,
+  ``non-root``, ``knot``) are not negators. An odd count negates the clause,
+  so "never deploy without tests" is not negated;
+- ``always``, ``must``, ``should``, ``do`` and the like mark a positive
+  instruction: they are dropped from the clause's *core*, the words left
+  once polarity markers, auxiliaries and articles are gone.
+
+Two texts contradict when a clause of one and a clause of the other are about
+the same thing (their cores share most of their words) and exactly one of them
+is negated. A clause of one text that the other does not talk about changes
+nothing: "Retry on timeout, not on auth errors" refines "Retry on timeout"
+rather than negating it. When no clauses pair up, the texts' overall polarity
+decides.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"})
+_IRREGULAR = (
+    (re.compile(r"\bwon't\b"), "will not"),
+    (re.compile(r"\bshan't\b"), "shall not"),
+    (re.compile(r"\bcan't\b"), "can not"),
+    (re.compile(r"\bcannot\b"), "can not"),
+    (re.compile(r"\bain't\b"), "is not"),
+)
+_NT = re.compile(r"\b([a-z]+)n't\b")
+#: Contractions written without the apostrophe, common in quick notes.
+_BARE = re.compile(r"\b(do|does|did|is|are|was|were|should|must|would|could|has|have|had|need)nt\b")
+_CLAUSE_BREAK = re.compile(r"[,;!?()\[\]]|[.:](?=\s|$)|\s[-–—]+\s")
+_CONJUNCTIONS = frozenset(
+    {"but", "unless", "except", "instead", "otherwise", "although", "though", "whereas"}
+)
+_TOKEN = re.compile(r"-*[a-z0-9][a-z0-9_'./@:+-]*")
+
+NEGATORS = frozenset(
+    {
+        "not",
+        "never",
+        "no",
+        "without",
+        "avoid",
+        "avoids",
+        "avoiding",
+        "nor",
+        "neither",
+        "none",
+        "nothing",
+        "nobody",
+        "refrain",
+    }
+)
+#: Negates only when an -ing verb follows ("stop retrying"), not "stop the server".
+_STOP_WORDS = frozenset({"stop", "stops", "stopped"})
+#: Words that mark an instruction as positive or carry no content of their own.
+POSITIVE_MARKERS = frozenset({"always", "must", "should", "shall", "ever", "please"})
+_FILLER = frozenset(
+    {
+        "do",
+        "does",
+        "did",
+        "will",
+        "would",
+        "can",
+        "could",
+        "may",
+        "might",
+        "need",
+        "needs",
+        "to",
+        "be",
+        "is",
+        "are",
+        "was",
+        "were",
+        "been",
+        "you",
+        "we",
+        "i",
+        "the",
+        "a",
+        "an",
+        "it",
+        "any",
+        "of",
+        "on",
+        "in",
+        "at",
+        "for",
+        "by",
+        "and",
+        "or",
+        "so",
+        "then",
+        "from",
+    }
+)
+#: Two clause cores are about the same thing when this share of the smaller one's
+#: words is in the other.
+SAME_SUBJECT = 0.75
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    """One clause of a text: its content words and whether it is negated."""
+
+    core: frozenset[str]
+    """Stems of the words left once negators, polarity markers and fillers are gone."""
+    negators: tuple[str, ...]
+    """The negators found, in order."""
+
+    @property
+    def negated(self) -> bool:
+        """An odd number of negators negates the clause ("never … without" does not)."""
+        return len(self.negators) % 2 == 1
+
+
+def normalise(text: str) -> str:
+    """Lower case, plain apostrophes, contractions spelled out, spaces collapsed."""
+    value = text.translate(_APOSTROPHES).lower()
+    for pattern, replacement in _IRREGULAR:
+        value = pattern.sub(replacement, value)
+    value = _NT.sub(r"\1 not", value)
+    value = _BARE.sub(r"\1 not", value)
+    return " ".join(value.split())
+
+
+def _stem(word: str) -> str:
+    """A crude stem, enough to pair "retry"/"retries"/"retrying" and "test"/"tests"."""
+    word = word.strip("'.:@+-_/")
+    for suffix, keep in (
+        ("ies", "y"),
+        ("ing", ""),
+        ("ied", "y"),
+        ("ed", ""),
+        ("es", ""),
+        ("s", ""),
+    ):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + keep
+    return word
+
+
+def _clause(tokens: list[str]) -> Clause | None:
+    negators: list[str] = []
+    core: set[str] = set()
+    for position, token in enumerate(tokens):
+        following = tokens[position + 1] if position + 1 < len(tokens) else ""
+        if token == "not" and following == "only":
+            continue  # "not only X but also Y" affirms X
+        if token == "nor" and "neither" in negators:
+            continue  # "neither X nor Y" is one negation
+        if token in NEGATORS or (token in _STOP_WORDS and following.endswith("ing")):
+            negators.append(token)
+            continue
+        if token in POSITIVE_MARKERS or token in _FILLER:
+            continue
+        stem = _stem(token)
+        if stem:
+            core.add(stem)
+    if not core and not negators:
+        return None
+    return Clause(frozenset(core), tuple(negators))
+
+
+def clauses(text: str) -> list[Clause]:
+    """The clauses of ``text`` in order, each with its core and its negators."""
+    found: list[Clause] = []
+    for part in _CLAUSE_BREAK.split(normalise(text)):
+        tokens: list[str] = []
+        for token in _TOKEN.findall(part):
+            if token in _CONJUNCTIONS:
+                if (clause := _clause(tokens)) is not None:
+                    found.append(clause)
+                tokens = []
+            else:
+                tokens.append(token)
+        if (clause := _clause(tokens)) is not None:
+            found.append(clause)
+    return found
+
+
+def is_negated(text: str) -> bool:
+    """Whether ``text`` as a whole says *not* to: its first clause with content decides
+    ("Never X", "Don't X", "Avoid X", "X? No, without Y" …)."""
+    for clause in clauses(text):
+        if clause.core:
+            return clause.negated
+    return False
+
+
+def _same_subject(a: frozenset[str], b: frozenset[str]) -> bool:
+    if not a or not b:
+        return False
+    shared = len(a & b)
+    return shared >= 1 and shared / min(len(a), len(b)) >= SAME_SUBJECT
+
+
+def contradicts(a: str, b: str) -> bool:
+    """Whether one text negates the other ("Always X" / "Never X", "X" / "Don't X").
+
+    Meant for texts already known to be similar: it answers whether they say
+    opposite things about what they share, not whether they share anything.
+    """
+    first, second = clauses(a), clauses(b)
+    paired = False
+    for x in first:
+        for y in second:
+            if _same_subject(x.core, y.core):
+                if x.negated != y.negated:
+                    return True
+                paired = True
+    if paired:
+        return False
+    return is_negated(a) != is_negated(b)

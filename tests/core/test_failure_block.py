@@ -1,0 +1,147 @@
+"""The "Past failures to avoid" block through the CLI (SPEC §3): clock skew, every error,
+lines that say something. The clock is MEMWORK_NOW throughout."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+from core import failures
+from core.clock import iso
+
+T = datetime(2026, 11, 1, 12, tzinfo=UTC)
+
+
+def _at(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _failure(error_type: str, message: str = "m", **extra: object) -> dict:
+    return {"score": 0.1, "errors": [{"error_type": error_type, "message": message}], **extra}
+
+
+def _block(cli, moment: datetime) -> list[str]:  # noqa: ANN001
+    out = cli("context", now=_at(moment)).out
+    lines = out.splitlines()
+    if not lines:
+        return []
+    assert lines[0] == "## Past failures to avoid", out
+    return lines[1:]
+
+
+# -- clock skew --------------------------------------------------------------------------
+def test_failures_from_a_clock_that_ran_ahead_do_not_hide_one_recorded_now(cli) -> None:  # noqa: ANN001
+    ahead = T + timedelta(days=3)
+    batch = [_failure(f"Ahead{n}") for n in range(50)]
+    assert cli("record-episode", stdin=json.dumps(batch), now=_at(ahead)).code == 0
+    # The clock goes back to the true time; a real failure happens.
+    assert cli("record-episode", stdin=json.dumps(_failure("Now")), now=_at(T)).code == 0
+    assert _block(cli, T + timedelta(minutes=1)) == ["- Now: m"]
+    # When the clock reaches the future stamps, they show, newest first.
+    assert _block(cli, ahead) == ["- Ahead49: m", "- Ahead48: m", "- Ahead47: m"]
+
+
+def test_future_recorded_at_stamps_do_not_hide_failures_inside_the_window(cli) -> None:  # noqa: ANN001
+    batch = [_failure(f"Future{n}", recorded_at=_at(T + timedelta(hours=1 + n))) for n in range(60)]
+    assert cli("record-episode", stdin=json.dumps(batch), now=_at(T)).code == 0
+    older = [_failure("TwoHoursAgo", recorded_at=_at(T - timedelta(hours=2)))]
+    assert cli("record-episode", stdin=json.dumps(older), now=_at(T)).code == 0
+    assert cli("record-episode", stdin=json.dumps(_failure("Now")), now=_at(T)).code == 0
+    assert _block(cli, T) == ["- Now: m", "- TwoHoursAgo: m"]
+    # The earliest future stamps come due first as the clock moves on.
+    assert _block(cli, T + timedelta(hours=2)) == [
+        "- Future1: m",
+        "- Future0: m",
+        "- Now: m",
+    ]
+
+
+def test_a_failure_recorded_before_the_clock_ran_ahead_survives_it(cli) -> None:  # noqa: ANN001
+    assert cli("record-episode", stdin=json.dumps(_failure("Real")), now=_at(T)).code == 0
+    ahead = T + timedelta(days=365)
+    for n in range(60):
+        body = json.dumps(_failure(f"Ahead{n}"))
+        assert cli("record-episode", stdin=body, now=_at(ahead + timedelta(seconds=n))).code == 0
+    # The clock is put right again: the real failure is still inside its window.
+    assert _block(cli, T + timedelta(hours=1)) == ["- Real: m"]
+
+
+def test_the_window_ends_at_now(cli) -> None:  # noqa: ANN001
+    soon = [_failure("InASecond", recorded_at=_at(T + timedelta(seconds=1)))]
+    assert cli("record-episode", stdin=json.dumps(soon), now=_at(T)).code == 0
+    assert _block(cli, T) == []
+    assert _block(cli, T + timedelta(seconds=1)) == ["- InASecond: m"]
+
+
+def test_newest_first_by_recorded_stamp_not_by_recording_order(cli) -> None:  # noqa: ANN001
+    for hours, name in ((3, "Third"), (1, "First"), (2, "Second")):
+        body = json.dumps(_failure(name, recorded_at=_at(T - timedelta(hours=hours))))
+        assert cli("record-episode", stdin=body, now=_at(T)).code == 0
+    assert _block(cli, T) == ["- First: m", "- Second: m", "- Third: m"]
+
+
+def test_kept_failures_stay_bounded_under_skew() -> None:
+    kept: list[dict] = []
+    for n in range(400):
+        stamp = T + timedelta(hours=(n * 37) % 200 - 100)
+        failure = {"errors": [], "index": n + 1, "recorded_at": iso(stamp)}
+        kept = failures.add_to_recent(kept, failure, T)
+    assert len(kept) <= 3 * failures.KEEP
+
+
+# -- one line per error ------------------------------------------------------------------
+def test_every_error_of_a_failed_episode_gets_a_line(cli) -> None:  # noqa: ANN001
+    body = {
+        "score": 0.2,
+        "errors": [
+            {"error_type": "E1", "message": "first"},
+            {"error_type": "E2", "message": "second"},
+            {"error_type": "E3", "message": "third"},
+        ],
+    }
+    assert cli("record-episode", stdin=json.dumps(body), now=_at(T)).code == 0
+    assert _block(cli, T) == ["- E1: first", "- E2: second", "- E3: third"]
+
+
+def test_newest_episode_first_and_three_lines_in_all(cli) -> None:  # noqa: ANN001
+    older = {
+        "score": 0.2,
+        "recorded_at": _at(T - timedelta(hours=1)),
+        "errors": [{"error_type": "Old1", "message": "a"}, {"error_type": "Old2", "message": "b"}],
+    }
+    newer = {
+        "score": 0.2,
+        "errors": [{"error_type": "New1", "message": "c"}, {"error_type": "New2", "message": "d"}],
+    }
+    assert cli("record-episode", stdin=json.dumps([older, newer]), now=_at(T)).code == 0
+    assert _block(cli, T) == ["- New1: c", "- New2: d", "- Old1: a"]
+
+
+# -- the synthesised line ---------------------------------------------------------------
+def test_a_failure_without_errors_shows_its_summary_and_first_mistake(cli) -> None:  # noqa: ANN001
+    body = {
+        "score": 0.4,
+        "steps": 12,
+        "summary": "migration left the schema half-applied",
+        "mistakes": ["ran the migration without a backup", "ignored the lock warning"],
+    }
+    assert cli("record-episode", stdin=json.dumps(body), now=_at(T)).code == 0
+    assert _block(cli, T) == [
+        "- Failure: migration left the schema half-applied; "
+        "mistake: ran the migration without a backup"
+    ]
+
+
+def test_phase_and_exit_code_still_lead_when_given(cli) -> None:  # noqa: ANN001
+    body = {"score": 0.4, "summary": "s", "mistakes": ["m"], "phase": "deploy", "exit_code": 3}
+    assert cli("record-episode", stdin=json.dumps(body), now=_at(T)).code == 0
+    assert _block(cli, T) == ["- Failure: phase=deploy; exit=3"]
+
+
+def test_a_long_summary_and_mistake_give_a_line_within_160(cli) -> None:  # noqa: ANN001
+    body = {"score": 0.1, "summary": "step failed " * 40, "mistakes": ["trace " * 3000]}
+    assert cli("record-episode", stdin=json.dumps(body), now=_at(T)).code == 0
+    (line,) = _block(cli, T)
+    message = line.removeprefix("- Failure: ")
+    assert len(message) <= failures.MESSAGE_CAP and message.endswith("…")
+    assert "; mistake: trace trace" in message
