@@ -32,6 +32,7 @@ from functools import lru_cache
 from typing import Any
 
 from core.privacy.controls import has_controls, strip_controls
+from core.privacy.lazy import lazy
 from core.privacy.rules import RULES, Rule
 from core.privacy.values import plausible
 
@@ -89,24 +90,24 @@ SECRET_KINDS: frozenset[str] = (
 KINDS: frozenset[str] = SECRET_KINDS | PERSONAL_KINDS
 """Every kind :func:`find_secrets` can report; all but ``private`` appear in markers."""
 
-_ID_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_PRIVATE_TAG = re.compile(r"<(?P<close>/)?private(?:\s[^>]*)?>", re.IGNORECASE)
+_ID_CONTROLS = lazy(r"[\x00-\x1f\x7f-\x9f]")
+_PRIVATE_TAG = lazy(r"<(?P<close>/)?private(?:\s[^>]*)?>", re.IGNORECASE)
 
 # -- the gate in front of detect-secrets ----------------------------------------------------
 # A keyword that names a secret, an assignment, and a value that is not already a marker.
-_KEYWORD_GATE = re.compile(
+_KEYWORD_GATE = lazy(
     r"(?:pass|pwd|secret|key|token|auth|cred|cookie|session|sig)[\w.-]*[\"'\]`]{0,2}"
     r"(?P<op>[ \t]*(?::=|=>|={1,3}|:)(?P<space>[ \t]*))(?P<quote>[\"'`]?)"
     r"(?P<value>(?!\[redacted:)[^\s\"'`]+)",
     re.IGNORECASE,
 )
 # Runs of token characters long enough to be a key; _token_like decides on each run.
-_RUN = re.compile(r"[A-Za-z0-9+/_.-]{20,}")
+_RUN = lazy(r"[A-Za-z0-9+/_.-]{20,}")
 # Lower-case hex keys behind a vendor prefix (Mailchimp's "<hex>-us6", "shpat_<hex>", ...).
-_HEX_KEY = re.compile(r"[0-9a-f]{32}-us\d|\b[A-Za-z]{2,8}_(?:[a-z0-9]{1,4}_)?[0-9a-f]{32,}")
+_HEX_KEY = lazy(r"[0-9a-f]{32}-us\d|\b[A-Za-z]{2,8}_(?:[a-z0-9]{1,4}_)?[0-9a-f]{32,}")
 
 
-_ID_PREFIX = re.compile(r"^[a-z]{1,8}_")
+_ID_PREFIX = lazy(r"^[a-z]{1,8}_")
 
 
 def _token_like(run: str) -> bool:
@@ -121,6 +122,10 @@ def _token_like(run: str) -> bool:
     return digits >= 2 and upper >= 2 and lower >= 2
 
 
+_KEYWORDS = ("pass", "pwd", "secret", "key", "token", "auth", "cred", "cookie", "session", "sig")
+_MIN_KEYWORD_LINE = 8  # "pwd=abcd"
+
+
 def _keyword_gate(text: str) -> bool:
     for m in _KEYWORD_GATE.finditer(text):
         quote = m["quote"]
@@ -132,9 +137,20 @@ def _keyword_gate(text: str) -> bool:
     return False
 
 
-def needs_detectors(text: str) -> bool:
+def needs_detectors(text: str, low: str | None = None) -> bool:
     """Whether ``text`` could hold something only the detect-secrets layer finds."""
-    if _HEX_KEY.search(text) or _keyword_gate(text):
+    if len(text) < _MIN_KEYWORD_LINE:
+        return False
+    if low is None:
+        low = text.lower()
+    for word in _KEYWORDS:  # plain substring checks first: most text has none of them
+        if word in low:
+            if _keyword_gate(text):
+                return True
+            break
+    if len(text) < 20:
+        return False
+    if len(text) >= 32 and _HEX_KEY.search(text):
         return True
     return any(_token_like(m[0]) for m in _RUN.finditer(text))
 
@@ -263,7 +279,7 @@ def _scrub_once(
         new = _apply_rule(rule, text, found)
         if new != text:
             text, low = new, new.lower()
-    if needs_detectors(text):
+    if needs_detectors(text, low):
         from core.privacy import detectors  # detect-secrets: only for text that may need it
 
         text = detectors.redact(text, found, generic=generic)

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import re
 
+from core.privacy.lazy import lazy
+
 __all__ = ["has_controls", "strip_controls"]
 
 # Any C0 control but TAB and LF, a CR not followed by LF, DEL, and the C1 range
 # (U+0080-U+009F: U+009B alone starts a CSI sequence in some terminals).
 _ANY = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
-_SEQUENCES = re.compile(
+_SEQUENCES = lazy(
     r"\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC ... BEL / ST (or cut short)
     r"|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)?"  # DCS, SOS, PM, APC ... ST
     r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"  # CSI: parameters, intermediates, final byte

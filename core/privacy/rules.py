@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from core.privacy.lazy import LazyPattern, lazy
+
 __all__ = ["RULES", "Rule"]
 
 
@@ -26,12 +28,12 @@ class Rule(NamedTuple):
     triggers: tuple[str, ...]
     # Every pattern has a ``secret`` group; only that span is replaced, so context such as a
     # URL scheme, a "Bearer " prefix or the rest of a home path stays readable.
-    pattern: re.Pattern[str]
+    pattern: LazyPattern
     # Returns True for matches that look like a secret but are not (loopback IPs, slices...).
     keep: Callable[[re.Match[str]], bool] | None = None
     # Cheap pre-check for rules whose triggers are common characters: a search on a pattern
     # that starts with a literal is several times faster than the lookbehind-led pattern.
-    gate: re.Pattern[str] | None = None
+    gate: LazyPattern | None = None
     # Personal details are redacted in what agents report but kept in curated slots.
     personal: bool = False
 
@@ -104,7 +106,7 @@ RULES: tuple[Rule, ...] = (
         "private_key",
         ("-----begin",),
         # An unterminated block is redacted to the end: a truncated key is still a key.
-        re.compile(
+        lazy(
             r"(?P<secret>-----BEGIN[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----"
             r".*?(?:-----END[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|\Z))",
             re.DOTALL,
@@ -114,23 +116,23 @@ RULES: tuple[Rule, ...] = (
         "credentials",
         ("@",),
         # Greedy up to the last "@" of the authority, so passwords containing "@" do not leak.
-        re.compile(
+        lazy(
             r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://"
             rf"(?P<secret>{_URL_CREDS_CHARS}+)@"
         ),
         keep=lambda m: m["secret"] == "git",  # ssh://git@github.com/... names no one
-        gate=re.compile(rf"://{_URL_CREDS_CHARS}+@"),
+        gate=lazy(rf"://{_URL_CREDS_CHARS}+@"),
     ),
     Rule(
         "bearer",
         ("bearer",),
-        re.compile(r"\bbearer[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{8,}=*)", re.IGNORECASE),
+        lazy(r"\bbearer[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{8,}=*)", re.IGNORECASE),
         keep=_keep_bearer,
     ),
     Rule(
         "basic_auth",
         ("authorization",),
-        re.compile(
+        lazy(
             r"authorization[\"']?\s*[:=]\s*[\"']?basic[ \t]+(?P<secret>[A-Za-z0-9+/]{6,}={0,2})",
             re.IGNORECASE,
         ),
@@ -138,30 +140,28 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "jwt",
         ("eyj",),
-        re.compile(r"(?<![\w-])(?P<secret>eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*)", re.ASCII),
+        lazy(r"(?<![\w-])(?P<secret>eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*)", re.ASCII),
     ),
     Rule(
         "github_token",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-        re.compile(
-            r"(?<![\w-])(?P<secret>gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})", re.ASCII
-        ),
+        lazy(r"(?<![\w-])(?P<secret>gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})", re.ASCII),
     ),
     Rule(
         "slack_token",
         ("xox",),
-        re.compile(r"(?<![\w-])(?P<secret>xox[abeoprs]-[A-Za-z0-9-]{10,})"),
+        lazy(r"(?<![\w-])(?P<secret>xox[abeoprs]-[A-Za-z0-9-]{10,})"),
     ),
     Rule(
         "aws_key",
         ("akia", "asia"),
-        re.compile(r"(?<![A-Za-z0-9])(?P<secret>(?:AKIA|ASIA)[A-Z0-9]{16})(?![A-Za-z0-9])"),
+        lazy(r"(?<![A-Za-z0-9])(?P<secret>(?:AKIA|ASIA)[A-Z0-9]{16})(?![A-Za-z0-9])"),
     ),
     Rule(
         "api_key",
         ("sk-", "_live_", "_test_", "aiza"),
         # "sk-" needs a long key-like tail so words such as risk-free or desk-lamp survive.
-        re.compile(
+        lazy(
             r"(?<![\w-])(?P<secret>sk-[\w-]{20,}|[rsp]k_(?:live|test)_[A-Za-z0-9]{10,}"
             r"|AIza[\w-]{30,})",
             re.ASCII,
@@ -171,54 +171,54 @@ RULES: tuple[Rule, ...] = (
         "sas_signature",
         ("sig=",),
         # Azure shared access signatures: the signature is the secret; sv=, se=, sp= are not.
-        re.compile(r"[?&;]sig=(?P<secret>[A-Za-z0-9%+/=_-]{16,})"),
+        lazy(r"[?&;]sig=(?P<secret>[A-Za-z0-9%+/=_-]{16,})"),
     ),
     Rule(
         "password",
         ("-p", "pass"),
         # Passwords on a command line: --password=X, --db-password X, sshpass -p X,
         # mysql -pX. A flag followed by another flag or a $VARIABLE names no secret.
-        re.compile(
+        lazy(
             r"(?:--[\w-]*pass(?:word|wd)?(?:=|[ \t]+)|\bsshpass[ \t]+-p[ \t]*|"
             r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?[ \t]-p)"
             r"(?P<secret>'[^'\n]+'|\"[^\"\n]+\"|(?![-$\[])[^\s'\"]+)",
             re.IGNORECASE,
         ),
-        gate=re.compile(r"(?i)--[\w-]*pass|\bsshpass\b|\bmysql|\bmariadb"),
+        gate=lazy(r"(?i)--[\w-]*pass|\bsshpass\b|\bmysql|\bmariadb"),
     ),
     Rule(
         "card_number",
         (),  # no trigger substring: the gate alone decides
         # 13-19 digits, optionally grouped by spaces or dashes, with a card issuer's
         # prefix and a valid Luhn check digit: order numbers and timestamps fail one.
-        re.compile(r"(?<![\w.-])(?P<secret>[2-6]\d{3}(?:[ -]?\d){9,15})(?![\w-]|\.\d)"),
+        lazy(r"(?<![\w.-])(?P<secret>[2-6]\d{3}(?:[ -]?\d){9,15})(?![\w-]|\.\d)"),
         keep=_keep_card,
-        gate=re.compile(r"[2-6]\d{3}[ -]?\d{2}"),
+        gate=lazy(r"[2-6]\d{3}[ -]?\d{2}"),
     ),
     Rule(
         "email",
         ("@",),
-        re.compile(
+        lazy(
             r"(?<![\w.%+-])(?P<secret>(?P<local>[\w.%+-]+)@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,})"
             r"(?![\w-])",
             re.ASCII,
         ),
         keep=lambda m: m["local"] == "git",  # git@github.com:org/repo.git is a remote, not a person
-        gate=re.compile(r"@[A-Za-z0-9-]+\.[A-Za-z]"),
+        gate=lazy(r"@[A-Za-z0-9-]+\.[A-Za-z]"),
         personal=True,
     ),
     Rule(
         "ipv6",
         (":",),
         # A loose candidate; _keep_ipv6 validates with ipaddress and rejects code-like shapes.
-        re.compile(
+        lazy(
             r"(?<![\w:.])(?P<secret>(?:[0-9A-Fa-f]{0,4}:){2,7}"
             rf"(?:{_OCTET}(?:\.{_OCTET}){{3}}|[0-9A-Fa-f]{{1,4}})?(?:%[0-9A-Za-z_.-]+)?)"
             r"(?![\w:]|\.\w)"
         ),
         keep=_keep_ipv6,
         # Any address has "::" or, uncompressed, seven colons; clock times have neither.
-        gate=re.compile(r"::|:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:"),
+        gate=lazy(r"::|:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:"),
         personal=True,
     ),
     Rule(
@@ -226,9 +226,9 @@ RULES: tuple[Rule, ...] = (
         (".",),
         # Exactly four dotted octets, not glued to more digits: v1.2.3.4 and 1.2.3.4.5 are
         # version numbers, not addresses.
-        re.compile(rf"(?<![\w.])(?P<secret>{_OCTET}(?:\.{_OCTET}){{3}})(?!\w|\.[0-9])"),
+        lazy(rf"(?<![\w.])(?P<secret>{_OCTET}(?:\.{_OCTET}){{3}})(?!\w|\.[0-9])"),
         keep=_keep_ipv4,
-        gate=re.compile(r"\.[0-9]{1,3}\.[0-9]{1,3}\."),
+        gate=lazy(r"\.[0-9]{1,3}\.[0-9]{1,3}\."),
         personal=True,
     ),
     Rule(
@@ -237,7 +237,7 @@ RULES: tuple[Rule, ...] = (
         # Windows user names may contain spaces; accept them only when a separator follows,
         # so "C:\Users\carol is here" does not swallow the sentence. Runs before the
         # POSIX rule, which would otherwise take the "/Users/carol" out of "C:/Users/carol".
-        re.compile(
+        lazy(
             r"(?<![A-Za-z])(?P<secret>[A-Za-z]:(?:\\{1,2}|/)(?i:users)(?:\\{1,2}|/)"
             rf"{_WIN_USER}(?:(?: {_WIN_USER})+(?=[\\/]))?)"
         ),
@@ -248,7 +248,7 @@ RULES: tuple[Rule, ...] = (
         ("/home/", "/users/"),
         # Not preceded by a word character, so URL paths like example.com/home/about survive;
         # "]" is excluded too so the rest of an already-redacted path is never re-matched.
-        re.compile(r"(?<![\w.\]-])(?P<secret>/(?:home|Users)/[\w-]+(?:\.[\w-]+)*)"),
+        lazy(r"(?<![\w.\]-])(?P<secret>/(?:home|Users)/[\w-]+(?:\.[\w-]+)*)"),
         personal=True,
     ),
 )

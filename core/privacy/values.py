@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import re
 
+from core.privacy.lazy import lazy
+
 MARKER = "[redacted:"
 MIN_VALUE = 4
 
-_NUMBERISH = re.compile(r"^[\d.,:_+=-]+$")
-_CODE_REFERENCE = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\)?)?$|^[\w.$]+[(\[]")
+_NUMBERISH = lazy(r"^[\d.,:_+=-]+$")
+_CODE_REFERENCE = lazy(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\)?)?$|^[\w.$]+[(\[]")
 # ENV_VAR_NAMES and snake_case_names: what a key is called, not what it holds.
-_NAME_LIKE = re.compile(r"^(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+)$")
-_PLACEHOLDER = re.compile(
+_NAME_LIKE = lazy(r"^(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+)$")
+_PLACEHOLDER = lazy(
     r"^(?:<[^>]*>?|\*+|x{3,}|\.{3,}|null|none|nil|true|false|undefined|redacted|"
     r"required|optional|string|your[\w-]*|changeit|example[\w-]*)$",
     re.IGNORECASE,
