@@ -40,7 +40,7 @@ def spool_items(items: Iterable[Any]) -> list[bytes]:
 
     spool: list[bytes] = []
     for number, item in enumerate(items, start=1):
-        episode = validate(EpisodeInput, item, item=number)
+        episode = validate(EpisodeInput, item, item=number, outside=True)
         if episode.recorded_at is not None:
             parse_instant(episode.recorded_at, field=f"item {number}: recorded_at")
         spool.append(orjson.dumps(episode.model_dump(mode="json")))

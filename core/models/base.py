@@ -7,7 +7,6 @@ from typing import Annotated, Any, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from core.errors import InvalidInput
-from core.models.limits import check_json
 from core.privacy import identifier_problem
 
 M = TypeVar("M", bound=BaseModel)
@@ -75,16 +74,24 @@ def _describe(error: dict[str, Any]) -> tuple[str, str]:
     return loc, msg
 
 
-def validate(model: type[M], data: Any, *, item: int | None = None) -> M:
-    """Validate ``data`` into ``model``; the error names the field and the rule."""
+def validate(model: type[M], data: Any, *, item: int | None = None, outside: bool = False) -> M:
+    """Validate ``data`` into ``model``; the error names the field and the rule.
+
+    ``outside``: the data came in as JSON from outside (an episode, an imported
+    record), so its integers and nesting are checked too (:mod:`core.models.limits`);
+    records memwork builds itself only hold values that were checked on the way in.
+    """
     if not isinstance(data, dict):
         raise InvalidInput(
             "record", f"must be a JSON object (got {type(data).__name__})", item=item
         )
-    try:
-        check_json(data, "")
-    except InvalidInput as exc:
-        raise InvalidInput(exc.field, exc.rule, item=item) from None
+    if outside:
+        from core.models.limits import check_json
+
+        try:
+            check_json(data, "")
+        except InvalidInput as exc:
+            raise InvalidInput(exc.field, exc.rule, item=item) from None
     try:
         return model.model_validate(data)
     except ValidationError as exc:
