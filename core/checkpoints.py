@@ -1,9 +1,15 @@
 """Store checkpoints: snapshot every table, diff, restore (undoably), delete.
 
-A snapshot keeps the committed table files under ``snapshots/<uuid4>/`` (hard
-links: commits never write into a file, they replace it). Restore first takes
-an automatic checkpoint, so a restore can itself be undone. The audit log is
-not part of a snapshot: it records what happened, restores included.
+A snapshot keeps independent copies of the committed table files under
+``snapshots/<uuid4>/`` (reflinks where the filesystem offers them), so nothing
+done to the live files can change a checkpoint. Restore first takes an
+automatic checkpoint, so a restore can itself be undone. The audit log is not
+part of a snapshot: it records what happened, restores included.
+
+A checkpoint command killed half-way can leave a snapshot folder that no
+checkpoint record names; every checkpoint command (create, restore, delete)
+first removes such orphans, under the store's lock, and ``memwork doctor``
+reports them meanwhile.
 """
 
 from __future__ import annotations
@@ -23,6 +29,11 @@ DIFF_TABLES = tuple(t for t in tables.USER_TABLES if t not in ("checkpoints", "a
 
 def _snapshot_names(store: Store) -> list[str]:
     return [n for n in store.table_names() if tables.logical_name(n) in tables.SNAPSHOT_TABLES]
+
+
+def _sweep(store: Store) -> int:
+    """Remove snapshot folders that no checkpoint record names; call inside a transaction."""
+    return store.storage.sweep_snapshots(set(store.docs(TABLE)))
 
 
 def _take(store: Store, description: str, now: datetime, automatic: bool) -> dict[str, Any]:
@@ -49,6 +60,7 @@ def create(
     with store.transaction():
         if store.storage.dirty():
             raise RuntimeError("a checkpoint must be taken before any write in its transaction")
+        _sweep(store)
         doc = _take(store, scrub(description).strip(), now, automatic)
         audit.record(
             store,
@@ -81,6 +93,7 @@ def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, A
     with store.transaction():
         target = resolve(store, key)
         snapshot = store.storage.snapshot_tables(target["id"])
+        _sweep(store)
         before = _take(store, f"before restoring {target['id'][:8]}", now, automatic=True)
         for name in _snapshot_names(store):
             store.drop(name)
@@ -102,6 +115,10 @@ def delete(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, An
     """Delete a checkpoint and its snapshot files."""
     with store.transaction():
         target = resolve(store, key)
+        # Checked before anything changes: an id that is not a safe name (a
+        # tampered checkpoints table) is refused with the store untouched.
+        store.storage.snapshot_folder(target["id"])
+        _sweep(store)
         store.delete(TABLE, [target["id"]])
         audit.record(
             store,

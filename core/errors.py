@@ -44,8 +44,21 @@ class StoreError(MemworkError):
 
 
 class StoreUnreadable(StoreError, UserError):
-    """A file of the store cannot be parsed; it is left untouched."""
+    """The store or a file in it cannot be used as it is (unparseable, a symbolic link,
+    a damaged journal, not a folder); it is left untouched."""
 
 
 class StoreTooNew(StoreError, UserError):
     """The store was written by a newer memwork; it is left untouched."""
+
+
+class NoStore(StoreUnreadable):
+    """A command that only reads names a path where no store exists; nothing was created."""
+
+    def __init__(self, path: object) -> None:
+        self.path = path
+        super().__init__(f"no memwork store at {path}")
+
+
+class StoreWriteFailed(StoreError, UserError):
+    """The store cannot be written (read-only, permissions, a full disk); nothing was written."""

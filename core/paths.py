@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from core.errors import InvalidInput
+
 ENV_DB = "MEMWORK_DB"
 
 
@@ -16,11 +18,20 @@ def default_store_path() -> Path:
 
 
 def resolve_store_path(db: str | None) -> Path:
-    """The store folder a command works on."""
-    if db:
+    """The store folder a command works on.
+
+    An empty ``--db ""`` or ``MEMWORK_DB=""`` is an error, not "use the default":
+    it is almost always a variable that was meant to be set, and the default
+    store is the last place its memory should silently go.
+    """
+    if db is not None:
+        if not db.strip():
+            raise InvalidInput("--db", "must name a store folder (got an empty path)")
         return Path(db).expanduser()
     env = os.environ.get(ENV_DB)
-    if env:
+    if env is not None:
+        if not env.strip():
+            raise InvalidInput(ENV_DB, "is set but empty; name a store folder or unset it")
         return Path(env).expanduser()
     return default_store_path()
 

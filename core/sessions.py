@@ -10,11 +10,10 @@ always the number of observations ever logged.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any
 
-from core import audit, ids, lookup
+from core import audit, ids, lookup, names
 from core.clock import iso, parse_instant
 from core.errors import Conflict, InvalidInput
 from core.models.base import validate
@@ -24,14 +23,16 @@ from core.storage.store import Store
 from core.text import one_line
 
 TABLE = "sessions"
-_NAMED_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}")
 OBSERVATIONS = "observations"
 WORKING_MEMORY = "working_memory"
 
 
 def observations_table(session_id: str) -> str:
-    """The physical table that holds a session's observations."""
-    return f"{OBSERVATIONS}.{session_id}"
+    """The physical table that holds a session's observations.
+
+    The session id becomes part of a file name, so it must pass the naming rule.
+    """
+    return f"{OBSERVATIONS}.{names.check_id(session_id, 'session')}"
 
 
 # -- pure rules ------------------------------------------------------------------------
@@ -79,19 +80,11 @@ def find_named(store: Store, key: str) -> dict[str, Any] | None:
 
 
 def check_named_id(key: str) -> str:
-    """An id an agent may name to create a session: 1–128 letters, digits and
-    ``_ - . : @``, starting with a letter or digit, without ``..``.
+    """An id an agent may name to create a session (:func:`core.names.check_id`).
 
     The id becomes part of table and file names, so anything else is refused.
     """
-    if not _NAMED_ID.fullmatch(key) or ".." in key:
-        shown = key if len(key) <= 40 else key[:37] + "..."
-        raise InvalidInput(
-            "session",
-            "a new session id must be 1-128 letters, digits or _ - . : @, starting with a "
-            f"letter or digit (got {shown!r})",
-        )
-    return key
+    return names.check_id(key, "session", "a new session id")
 
 
 def ensure_session(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:

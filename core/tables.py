@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from core import shards
+from core import names, shards
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -53,8 +53,9 @@ def rule_table(scope: str, archived_text: str | None = None) -> str:
 PLACEMENT: dict[str, Callable[[dict[str, Any]], str]] = {
     "episodes": lambda d: shards.shard_of("episodes", int(d["index"])),
     "audit": lambda d: shards.shard_of("audit", int(d["seq"])),
-    "observations": lambda d: f"observations.{d['session_id']}",
-    "working_memory": lambda d: f"working_memory.{d['session_id']}",
+    # A session id becomes part of a file name: it must pass the naming rule.
+    "observations": lambda d: f"observations.{names.check_id(d['session_id'], 'session_id')}",
+    "working_memory": lambda d: f"working_memory.{names.check_id(d['session_id'], 'session_id')}",
     "distinct": lambda d: f"distinct.{d['id'][:2]}",
     # One table per scope / task: deriving a rule or updating a task's numbers
     # reads and writes only that scope's or task's file. Inactive rules move to

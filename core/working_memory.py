@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from core import audit, ids, sessions
+from core import audit, ids, names, sessions
 from core.clock import iso, parse_instant
 from core.errors import InvalidInput, NotFound
 from core.models.base import validate
@@ -49,8 +49,11 @@ TASK_FIELDS = (
 
 
 def table_name(session_id: str) -> str:
-    """The physical table that holds a session's working memory."""
-    return f"{LOGICAL}.{session_id}"
+    """The physical table that holds a session's working memory.
+
+    The session id becomes part of a file name, so it must pass the naming rule.
+    """
+    return f"{LOGICAL}.{names.check_id(session_id, 'session')}"
 
 
 # -- pure rules ------------------------------------------------------------------------

@@ -9,10 +9,19 @@ from core.cli.main import Context
 
 def run(ctx: Context) -> int:
     from core.context.build import build_context
+    from core.errors import NoStore
 
     a = ctx.args
+    try:
+        store = ctx.store
+    except NoStore:
+        # An agent's first step, before it has written anything: no memory yet is
+        # an empty context, and a read must not create a store at the path.
+        from core.storage.store import Store
+
+        store = Store.in_memory()
     result = build_context(
-        ctx.store, now=ctx.now, task_id=a.task, budget_tokens=a.budget, style=a.style
+        store, now=ctx.now, task_id=a.task, budget_tokens=a.budget, style=a.style
     )
     if a.format == "json" or ctx.json:
         from core.cli.output import emit_json

@@ -13,12 +13,20 @@ from core.storage.codec import dumps
 def export(ctx: Context) -> int:
     from core.interop.export import export_store
 
-    document = dumps(export_store(ctx.store, now=ctx.now))
-    if ctx.args.file:
-        from core.storage.atomic import atomic_write
+    target = Path(ctx.args.file) if ctx.args.file is not None else None
+    if target is not None:
+        if not ctx.args.file.strip():
+            from core.errors import InvalidInput
 
-        target = Path(ctx.args.file)
-        atomic_write(target, document, "export")
+            raise InvalidInput("FILE", "must name a file (got an empty path)")
+        from core.storage.atomic import check_user_file
+
+        check_user_file(target)  # before the store is read: a bad FILE costs nothing
+    document = dumps(export_store(ctx.store, now=ctx.now))
+    if target is not None:
+        from core.storage.atomic import write_user_file
+
+        write_user_file(target, document)
         note(f"exported to {target}")
     else:
         sys.stdout.buffer.write(document)

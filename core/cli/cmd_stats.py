@@ -14,10 +14,15 @@ def stats(ctx: Context) -> int:
 
 
 def doctor(ctx: Context) -> int:
-    from core.doctor import report
-    from core.paths import resolve_store_path
+    import os
 
-    result = report(resolve_store_path(ctx.args.db))
+    from core.doctor import report
+    from core.errors import NoStore
+
+    path = ctx.store_path
+    if not os.path.lexists(path):
+        raise NoStore(path)
+    result = report(path)
     if ctx.json:
         emit_json(result)
     else:

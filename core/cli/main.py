@@ -25,18 +25,58 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"memwork: {message} (see `{self.prog} --help`)\n")
 
 
+#: Verbs that only read: they never create a store at a mistyped path (a missing
+#: store is "no memwork store at …", exit 2; ``context`` prints nothing). A new
+#: read-only verb adds its handler here; every other verb creates the store.
+READ_VERBS = frozenset(
+    {
+        "core.cli.cmd_context:run",
+        "core.cli.cmd_sessions:list_",
+        "core.cli.cmd_sessions:show",
+        "core.cli.cmd_lessons:list_",
+        "core.cli.cmd_lessons:show",
+        "core.cli.cmd_rules:list_",
+        "core.cli.cmd_slots:show",
+        "core.cli.cmd_slots:list_",
+        "core.cli.cmd_wm:get",
+        "core.cli.cmd_wm:list_",
+        "core.cli.cmd_wm:scratch_list",
+        "core.cli.cmd_wm:cp_list",
+        "core.cli.cmd_checkpoints:list_",
+        "core.cli.cmd_checkpoints:diff",
+        "core.cli.cmd_interop:export",
+        "core.cli.cmd_stats:stats",
+        "core.cli.cmd_stats:doctor",
+    }
+)
+_WM_TASK_CHANGES = ("task_id", "description", "status", "step", "total", "progress")
+
+
 class Context:
     """What a command needs: its arguments, the store, the clock, the actor."""
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
 
+    @property
+    def reads_only(self) -> bool:
+        """Whether the command only reads (so it must not create a store)."""
+        handler = getattr(self.args, "handler", "")
+        if handler == "core.cli.cmd_wm:task":
+            return all(getattr(self.args, f, None) is None for f in _WM_TASK_CHANGES)
+        return handler in READ_VERBS
+
+    @cached_property
+    def store_path(self) -> Any:
+        from core.paths import resolve_store_path
+
+        return resolve_store_path(self.args.db)
+
     @cached_property
     def store(self) -> Any:
-        from core.paths import resolve_store_path
         from core.storage.store import Store
 
-        return Store(resolve_store_path(self.args.db))
+        return Store(self.store_path, create=not self.reads_only)
 
     @cached_property
     def now(self) -> Any:
@@ -270,9 +310,11 @@ def _resolve(handler: str) -> Callable[[Context], int]:
 
 def _open_workbench(args: argparse.Namespace) -> int:
     from core.paths import resolve_store_path
+
+    path = None if args.demo else resolve_store_path(args.db)
     from tui.launch import launch  # textual is imported only here
 
-    return launch(None if args.demo else resolve_store_path(args.db), demo=args.demo)
+    return launch(path, demo=args.demo)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

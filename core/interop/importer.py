@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core import aggregates, audit, counters, ids, rules, tables
+from core import aggregates, audit, counters, ids, names, rules, tables
 from core.clock import iso
 from core.errors import Conflict, InvalidInput
 from core.interop.bundle import Bundle
@@ -200,6 +200,36 @@ def _normalised(dumped: Any, given: Any) -> Any:
     return dumped
 
 
+def check_names(bundle: Bundle) -> None:
+    """Every imported id that becomes part of a file name follows the naming rule.
+
+    Session ids name the files of a session's observations and working memory;
+    any other record is placed in a table whose name must be a plain file name.
+    The message names the table, the item and the field.
+    """
+    from core.storage.folder_storage import table_file
+
+    for table, docs in (*bundle.tables.items(), *bundle.history.items()):
+        for number, doc in enumerate(docs, start=1):
+            where = f"{table}[{number}]"
+            if not isinstance(doc, dict):
+                continue  # the shape is validate_bundle's to report
+            if table == "sessions":
+                names.check_id(doc.get("id"), f"{where}.id")
+            if table in ("observations", "working_memory"):
+                names.check_id(doc.get("session_id"), f"{where}.session_id")
+            try:
+                physical = tables.physical_name(table, doc)
+            except Exception:  # noqa: BLE001 - a malformed record is the models' to report
+                continue
+            try:
+                table_file(physical)
+            except InvalidInput:
+                raise InvalidInput(
+                    where, f"its table name {physical[:40]!r} {names.FILE_NAME_RULE}"
+                ) from None
+
+
 def _identity(table: str, doc: dict[str, Any]) -> tuple[Any, ...]:
     if table == "slots":
         return ("label", doc["label"])
@@ -285,6 +315,7 @@ def apply_bundle(
     """Write a bundle in one transaction (nothing at all when anything is wrong)."""
     if on_conflict is not None and on_conflict not in POLICIES:
         raise InvalidInput("on_conflict", f"must be one of {', '.join(POLICIES)}")
+    check_names(bundle)
     validate_bundle(bundle)
     report = ImportReport(bundle.format)
     report.note = bundle.note

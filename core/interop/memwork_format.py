@@ -42,6 +42,15 @@ def parse(data: Any) -> Bundle:
             )
         if table not in KNOWN:
             raise InvalidInput(f"tables.{table}", "is not a memwork table")
+        if table == "checkpoints":
+            # An export never holds checkpoints: their snapshot files stay in the
+            # store that took them, and a record without its files is a dangling
+            # pointer (whose id would even name a folder to delete).
+            raise InvalidInput(
+                "tables.checkpoints",
+                "checkpoints cannot be imported (an export never holds them: their "
+                "snapshot files stay in their own store); remove them from the file",
+            )
         if not isinstance(docs, list):
             raise InvalidInput(f"tables.{table}", "must be a list of records")
         for number, doc in enumerate(docs, start=1):

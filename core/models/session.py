@@ -10,17 +10,18 @@ from core.models.base import Identifier, Record, Timestamp
 from core.models.limits import MAX_INT
 
 MAX_OBSERVATIONS = 500
-SESSION_ID_MAX = 200
 
 
 def check_session_id(value: str) -> str:
-    """A session id names the session's tables (``observations.<id>``), so it must be a
-    usable file name part: 1-200 characters, no path separators, not ``.`` or ``..``."""
-    if not 1 <= len(value) <= SESSION_ID_MAX:
-        raise ValueError(f"must be 1-{SESSION_ID_MAX} characters (got {len(value)})")
-    if "/" in value or "\\" in value or value in (".", ".."):
-        raise ValueError("must not contain / or \\ and must not be . or ..")
-    return value
+    """A session id names the session's tables (``observations.<id>``): the one naming
+    rule of :func:`core.names.check_id` applies wherever it is stored."""
+    from core.errors import InvalidInput
+    from core.names import check_id
+
+    try:
+        return check_id(value, "session_id")
+    except InvalidInput as exc:
+        raise ValueError(exc.rule) from None
 
 
 #: A session's id, wherever it is stored (it becomes part of table file names).

@@ -1,15 +1,37 @@
 """Durable file replacement: temp file in the same folder, flush, fsync, rename.
 
+Temp files are created exclusively (``O_EXCL``, ``O_NOFOLLOW``) under a name
+with a random part, so a file or symbolic link planted at a predictable temp
+name is never followed or overwritten; a write that fails removes its temp
+file at once. Store files are created private (``0600``; folders ``0700``):
+the mode is given to ``open`` itself, so no umask makes them readable by
+others, and a rename keeps the mode of the file it moves.
+
 ``MEMWORK_FSYNC=0`` skips the fsyncs (benchmarks report both figures; tests
 that do not kill processes use it for speed). Rename stays atomic either way.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 
+from core.errors import InvalidInput, StoreError, StoreWriteFailed
+
 TMP_MARK = ".tmp-"
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+_CREATE |= getattr(os, "O_CLOEXEC", 0)
+
+#: Write failures that are the user's to fix (space, quota, permissions): exit code 2.
+USER_ERRNOS = frozenset(
+    getattr(errno, name)
+    for name in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EACCES", "EPERM")
+    if hasattr(errno, name)
+)
 
 
 def fsync_enabled() -> bool:
@@ -17,19 +39,47 @@ def fsync_enabled() -> bool:
     return os.environ.get("MEMWORK_FSYNC", "1") != "0"
 
 
-def write_temp(path: Path, data: bytes, tag: str) -> Path:
-    """Write ``data`` to a temp file beside ``path`` and fsync it; return the temp path."""
-    tmp = path.with_name(f"{path.name}{TMP_MARK}{tag}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+def random_tag() -> str:
+    """A short random suffix that makes a temp name unguessable."""
+    return os.urandom(6).hex()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _unlink_quietly(path: Path) -> None:
     try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def write_new(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+    """Create ``path`` (which must not exist) holding ``data``, fsynced; removed on failure."""
+    fd = os.open(path, _CREATE, mode)
+    try:
+        _write_all(fd, data)
         if fsync_enabled():
             os.fsync(fd)
-    finally:
+    except BaseException:
         os.close(fd)
+        _unlink_quietly(path)
+        raise
+    os.close(fd)
+
+
+def write_temp(path: Path, data: bytes, tag: str) -> Path:
+    """Write ``data`` to a new temp file beside ``path`` and fsync it; return the temp path.
+
+    The name is ``<name>.tmp-<tag>-<random>``: the journal names it, and stray
+    ones (a commit killed before its journal) are recognised by the mark.
+    """
+    tmp = path.with_name(f"{path.name}{TMP_MARK}{tag}-{random_tag()}")
+    write_new(tmp, data)
     return tmp
 
 
@@ -47,5 +97,64 @@ def fsync_dir(folder: Path) -> None:
 def atomic_write(path: Path, data: bytes, tag: str) -> None:
     """Replace ``path`` with ``data`` so readers see the old or the new bytes, never a mix."""
     tmp = write_temp(path, data, tag)
-    os.replace(tmp, path)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
     fsync_dir(path.parent)
+
+
+def failed_write(exc: OSError, what: object) -> StoreError:
+    """The one-line error for a write the system refused (exit 2 when it is the user's to fix)."""
+    kind = StoreWriteFailed if exc.errno in USER_ERRNOS else StoreError
+    return kind(f"cannot write {what}: {exc.strerror or exc}; nothing was written")
+
+
+def check_user_file(path: Path, field: str = "FILE") -> os.stat_result | None:
+    """What is at ``path`` now (None: nothing), when it may be replaced by a new file.
+
+    Only a regular file is ever replaced: a folder, a device or a symbolic link
+    is refused (exit code 2), because renaming over it would destroy it or
+    write somewhere the user did not name.
+    """
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        if not os.path.isdir(path.parent):
+            raise InvalidInput(field, f"cannot write {path}: its folder does not exist") from None
+        return None
+    except OSError as exc:
+        raise InvalidInput(field, f"cannot write {path}: {exc.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = (
+            "a folder"
+            if stat.S_ISDIR(st.st_mode)
+            else "a symbolic link"
+            if stat.S_ISLNK(st.st_mode)
+            else "a device or another special file"
+        )
+        raise InvalidInput(field, f"{path} is {kind}, not a regular file; name a file to write")
+    return st
+
+
+def write_user_file(path: Path, data: bytes, field: str = "FILE") -> None:
+    """Replace a file the user named (an export, a saved context) atomically.
+
+    The target is checked by :func:`check_user_file`; the temp file beside it
+    is created exclusively under a random name. A new file is created ``0600``
+    (a store's content is private); an existing one keeps its mode.
+    """
+    st = check_user_file(path, field)
+    mode = stat.S_IMODE(st.st_mode) if st is not None else FILE_MODE
+    tmp = path.with_name(f".{path.name}{TMP_MARK}{random_tag()}")
+    try:
+        write_new(tmp, data, mode)
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            _unlink_quietly(tmp)
+            raise
+        fsync_dir(path.parent)
+    except OSError as exc:
+        raise InvalidInput(field, f"cannot write {path}: {exc.strerror or exc}") from None

@@ -11,25 +11,42 @@ while it holds the inter-process lock.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tinydb.storages import Storage
 
-from core.errors import StoreUnreadable
+from core import names
+from core.errors import InvalidInput, StoreUnreadable, StoreWriteFailed
 from core.storage import journal
-from core.storage.atomic import atomic_write
-from core.storage.codec import dumps, load_file, loads
-from core.storage.manifest import MANIFEST_NAME, Manifest
+from core.storage.atomic import (
+    DIR_MODE,
+    FILE_MODE,
+    atomic_write,
+    failed_write,
+    fsync_dir,
+    fsync_enabled,
+)
+from core.storage.codec import dumps, load_file, loads, read_store_file
+from core.storage.manifest import MANIFEST_NAME, Manifest, is_table_name
 
 Docs = dict[str, dict[str, Any]]
 SNAPSHOTS = "snapshots"
 SNAPSHOT_MANIFEST = "snapshot.json"
+SNAPSHOT_PACK = "tables.pack"
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 
 
 def table_file(name: str) -> str:
-    """The file that holds table ``name``."""
+    """The file that holds table ``name``.
+
+    Every table name passes here before it becomes a path, so this is the last
+    guard against a name that would lead outside the store folder.
+    """
+    if not is_table_name(name):
+        raise InvalidInput("table", f"{names.FILE_NAME_RULE} (got {name[:40]!r})")
     return f"{name}.json"
 
 
@@ -59,6 +76,8 @@ class FolderStorage(Storage):
         self._dropped: set[str] = set()
         self.in_transaction = False
         self.lock_held: Callable[[], bool] = lambda: True
+        #: Why this process may not write the store (None: it may); set by the store.
+        self.read_only: str | None = None
 
     # -- TinyDB's Storage interface -------------------------------------------------
     def read(self) -> dict[str, Docs]:
@@ -181,6 +200,12 @@ class FolderStorage(Storage):
         if not dirty and not dropped and schema_version is None:
             self._dropped.clear()
             return False
+        if self.read_only:
+            raise StoreWriteFailed(
+                f"the store at {self.folder} is read-only for this user ({self.read_only}); "
+                "nothing was written"
+            )
+        self._refuse_unlisted([n for n in dirty if n not in self.manifest.tables])
         tables = dict(self.manifest.tables)
         files: dict[str, bytes] = {}
         for name in dirty:
@@ -204,44 +229,203 @@ class FolderStorage(Storage):
         self._dropped.clear()
         return True
 
-    # -- snapshots (store checkpoints) ---------------------------------------------------
-    def snapshot(self, names: list[str], key: str) -> None:
-        """Keep the committed files of ``names`` under ``snapshots/<key>``.
+    def _refuse_unlisted(self, new_tables: list[str]) -> None:
+        """Never overwrite a table file that store.json does not name.
 
-        Commits replace files by rename and never write into one, so a hard
-        link is a cheap, exact copy; a copy is the fallback where links fail.
+        Such a file means the manifest lost its entry (damage, a hand edit): its
+        records are still on disk, invisible, and writing the "new" table would
+        destroy them.
         """
-        target = self.folder / SNAPSHOTS / key
-        target.mkdir(parents=True)
-        versions = {}
-        for name in names:
-            if name not in self.manifest.tables:
-                continue
-            source = self.folder / table_file(name)
+        for name in new_tables:
+            path = self.folder / table_file(name)
             try:
-                os.link(source, target / table_file(name))
-            except OSError:
-                import shutil
+                os.lstat(path)
+            except FileNotFoundError:
+                continue
+            try:
+                version = load_file(path).get("version", "N")
+            except (StoreUnreadable, AttributeError):
+                version = "N"
+            raise StoreUnreadable(
+                f"{path} exists but store.json does not list table {name!r}, so memwork will "
+                f"not overwrite it; nothing was written. To keep its records, add "
+                f'"{name}": {version} to "tables" in {self.folder / MANIFEST_NAME}; to discard '
+                f"them, move {path.name} out of the store"
+            )
 
-                shutil.copy2(source, target / table_file(name))
-            versions[name] = self.manifest.tables[name]
-        atomic_write(target / SNAPSHOT_MANIFEST, dumps({"tables": versions}), "snap")
+    # -- snapshots (store checkpoints) ---------------------------------------------------
+    def _snapshots(self, create: bool = False) -> Path | None:
+        """``snapshots/``, a real folder inside the store (None when absent)."""
+        base = self.folder / SNAPSHOTS
+        try:
+            mode = os.lstat(base).st_mode
+        except FileNotFoundError:
+            if not create:
+                return None
+            os.mkdir(base, DIR_MODE)
+            return base
+        if not stat.S_ISDIR(mode):
+            what = "a symbolic link" if stat.S_ISLNK(mode) else "not a folder"
+            raise StoreUnreadable(
+                f"{base} is {what}; memwork keeps checkpoints only in a real folder inside "
+                "the store (move it away); nothing was changed"
+            )
+        return base
+
+    def snapshot_folder(self, key: str) -> Path | None:
+        """The folder of snapshot ``key`` (None when it does not exist).
+
+        ``key`` is a checkpoint id read from the store; it is checked like any
+        name that becomes a path, and the folder must be a real one inside
+        ``snapshots/``.
+        """
+        names.check_id(key, "checkpoint")
+        base = self._snapshots()
+        if base is None:
+            return None
+        folder = base / key
+        try:
+            mode = os.lstat(folder).st_mode
+        except FileNotFoundError:
+            return None
+        if not stat.S_ISDIR(mode) or not names.inside(base, folder):
+            raise StoreUnreadable(f"{folder} is not a snapshot folder; nothing was changed")
+        return folder
+
+    def snapshot(self, names_: list[str], key: str) -> None:
+        """Copy the committed files of ``names_`` into ``snapshots/<key>``.
+
+        Independent copies (reflinks where the filesystem offers them), not
+        hard links: a checkpoint must survive anything done to the live files.
+        They go into one pack file (``tables.pack``, each table at a 4 KiB
+        boundary) indexed by ``snapshot.json``: one file to create and fsync
+        instead of one per table.
+        """
+        from core.storage.filecopy import aligned, copy_into
+
+        names.check_id(key, "checkpoint")
+        try:
+            base = self._snapshots(create=True)
+        except OSError as exc:
+            raise failed_write(exc, f"checkpoint files in {self.folder / SNAPSHOTS}") from None
+        assert base is not None
+        target = base / key
+        try:
+            os.mkdir(target, DIR_MODE)
+            versions: dict[str, int] = {}
+            index: dict[str, list[int]] = {}
+            fd = os.open(target / SNAPSHOT_PACK, _CREATE, FILE_MODE)
+            try:
+                offset = 0
+                for name in names_:
+                    if name not in self.manifest.tables:
+                        continue
+                    size, _ = copy_into(self.folder / table_file(name), fd, offset)
+                    index[name] = [offset, size]
+                    versions[name] = self.manifest.tables[name]
+                    offset = aligned(offset + size)
+                if fsync_enabled():
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+            plan = {"pack": index, "tables": versions}
+            atomic_write(target / SNAPSHOT_MANIFEST, dumps(plan), "snap")
+            fsync_dir(target)
+            fsync_dir(base)
+        except BaseException as exc:
+            # A half-made snapshot goes at once (a full disk must not stay full).
+            import shutil
+
+            shutil.rmtree(target, ignore_errors=True)
+            if isinstance(exc, OSError):
+                raise failed_write(exc, f"checkpoint files in {base}") from None
+            raise
 
     def snapshot_tables(self, key: str) -> dict[str, Docs]:
-        """The tables a snapshot holds."""
-        folder = self.folder / SNAPSHOTS / key
+        """The tables a snapshot holds (a pack, or one file per table in older stores)."""
+        folder = self.snapshot_folder(key)
+        if folder is None:
+            raise StoreUnreadable(
+                f"the files of checkpoint {key} are missing from {self.folder / SNAPSHOTS}"
+            )
         plan = load_file(folder / SNAPSHOT_MANIFEST)
+        damaged = StoreUnreadable(
+            f"{folder / SNAPSHOT_MANIFEST} is damaged; the checkpoint cannot be read"
+        )
+        tables = plan.get("tables") if isinstance(plan, dict) else None
+        if not isinstance(tables, dict) or not all(is_table_name(n) for n in tables):
+            raise damaged
+        if "pack" in plan:
+            raw = self._read_pack(folder, plan["pack"], set(tables), damaged)
+        else:  # snapshots taken before packs: one (hard-linked) file per table
+            raw = {name: read_store_file(folder / table_file(name)) for name in tables}
         result = {}
-        for name in plan["tables"]:
-            data = self._read_table_file(folder / table_file(name))
+        for name, data_bytes in raw.items():
+            try:
+                data = loads(data_bytes)
+            except ValueError:
+                data = None
+            if not isinstance(data, dict) or not isinstance(data.get("documents"), dict):
+                raise StoreUnreadable(
+                    f"table {name} in checkpoint {key} is damaged; the checkpoint cannot be read"
+                )
             result[name] = data["documents"]
         return result
+
+    def _read_pack(
+        self, folder: Path, index: object, tables: set[str], damaged: StoreUnreadable
+    ) -> dict[str, bytes]:
+        """Each table's bytes from the pack, read one at a time (a pack can be large)."""
+        if not isinstance(index, dict) or set(index) != tables:
+            raise damaged
+        path = folder / SNAPSHOT_PACK
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError as exc:
+            raise StoreUnreadable(f"cannot read {path}: {exc.strerror}") from None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise StoreUnreadable(f"{path} is not a regular file")
+            raw = {}
+            for name, span in index.items():
+                if not (
+                    isinstance(span, list)
+                    and len(span) == 2
+                    and all(type(x) is int and x >= 0 for x in span)
+                    and span[0] + span[1] <= st.st_size
+                ):
+                    raise damaged
+                raw[name] = os.pread(fd, span[1], span[0])
+            return raw
+        finally:
+            os.close(fd)
 
     def delete_snapshot(self, key: str) -> None:
         """Remove a snapshot's files."""
         import shutil
 
-        shutil.rmtree(self.folder / SNAPSHOTS / key, ignore_errors=True)
+        folder = self.snapshot_folder(key)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def snapshot_keys(self) -> list[str]:
+        """The snapshot folders on disk (whether a checkpoint names them or not)."""
+        base = self._snapshots()
+        if base is None:
+            return []
+        return sorted(e.name for e in os.scandir(base) if e.is_dir(follow_symlinks=False))
+
+    def sweep_snapshots(self, keep: set[str]) -> int:
+        """Remove snapshot folders no checkpoint names (left by killed checkpoint commands)."""
+        import shutil
+
+        removed = 0
+        for key in self.snapshot_keys():
+            if key not in keep:
+                shutil.rmtree(self.folder / SNAPSHOTS / key, ignore_errors=True)
+                removed += 1
+        return removed
 
     # -- file I/O (the memory variant overrides these) ---------------------------------
     def _read_table_file(self, path: Path) -> Any:
@@ -287,17 +471,35 @@ class MemoryTableStorage(FolderStorage):
     def _read_table_file(self, path: Path) -> Any:
         return loads((self.files.read() or {})[path.name])
 
-    def snapshot(self, names: list[str], key: str) -> None:
+    def snapshot(self, names_: list[str], key: str) -> None:
+        names.check_id(key, "checkpoint")
         committed = self.files.read() or {}
         self.snapshots[key] = {
-            n: committed[table_file(n)] for n in names if table_file(n) in committed
+            n: committed[table_file(n)] for n in names_ if table_file(n) in committed
         }
 
     def snapshot_tables(self, key: str) -> dict[str, Docs]:
+        names.check_id(key, "checkpoint")
         return {name: loads(raw)["documents"] for name, raw in self.snapshots[key].items()}
 
     def delete_snapshot(self, key: str) -> None:
         self.snapshots.pop(key, None)
+
+    def snapshot_folder(self, key: str) -> Path | None:
+        names.check_id(key, "checkpoint")
+        return None
+
+    def snapshot_keys(self) -> list[str]:
+        return sorted(self.snapshots)
+
+    def sweep_snapshots(self, keep: set[str]) -> int:
+        gone = [k for k in self.snapshots if k not in keep]
+        for key in gone:
+            del self.snapshots[key]
+        return len(gone)
+
+    def _refuse_unlisted(self, new_tables: list[str]) -> None:
+        pass
 
     def _write_files(self, files: dict[str, bytes], deletes: list[str], txid: str) -> None:
         committed = dict(self.files.read() or {})

@@ -3,13 +3,28 @@
 On POSIX this is ``fcntl.flock`` on ``<store>/.lock`` directly: the CLI runs
 on every agent step and importing the filelock package costs ~17 ms of a
 ~120 ms cold start. Elsewhere filelock does the job.
+
+The lock file is opened with ``O_NOFOLLOW`` and must be a regular file: a
+symbolic link planted as ``.lock`` would otherwise make memwork create or
+lock a file anywhere on disk. A store the user may only read (another user's
+store, a read-only mount) cannot have its lock file opened for writing; the
+lock then falls back to a *shared* lock on the existing file, which still
+keeps writers out while the store is read, or to no lock at all when the
+file is missing and cannot be created (every store file is replaced by
+rename, so a reader sees whole files; a writer racing it can at worst make
+the read fail with a version mismatch, never corrupt anything). A store
+opened that way refuses writes (:attr:`InterProcessLock.read_only`).
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import time
 from pathlib import Path
+
+from core.errors import StoreUnreadable
 
 try:
     import fcntl
@@ -17,17 +32,28 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | os.O_NONBLOCK
+_OPEN_RW = os.O_RDWR | os.O_CREAT | _NOFOLLOW
+_OPEN_RO = os.O_RDONLY | _NOFOLLOW
+_READ_ONLY_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
 class LockTimeout(Exception):
     """The lock stayed busy for the whole timeout."""
 
 
 class InterProcessLock:
-    """An exclusive, non-reentrant lock on a file (callers count re-entry themselves)."""
+    """An exclusive (shared on a read-only store), non-reentrant lock on a file.
+
+    Callers count re-entry themselves.
+    """
 
     def __init__(self, path: Path, timeout: float) -> None:
         self.path = path
         self.timeout = timeout
         self._fd: int | None = None
+        #: Why this process cannot write the store (None: it can), set by :meth:`acquire`.
+        self.read_only: str | None = None
         self._fallback = None
         if fcntl is None:  # pragma: no cover - Windows
             from filelock import FileLock
@@ -45,12 +71,15 @@ class InterProcessLock:
             except Timeout:
                 raise LockTimeout(str(self.path)) from None
             return
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = self._open()
+        if fd is None:
+            return
+        mode = fcntl.LOCK_SH if self.read_only else fcntl.LOCK_EX
         deadline = time.monotonic() + wait
         delay = 0.001
         while True:
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, mode | fcntl.LOCK_NB)
                 self._fd = fd
                 return
             except BlockingIOError:
@@ -59,6 +88,42 @@ class InterProcessLock:
                     raise LockTimeout(str(self.path)) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
+
+    def _open(self) -> int | None:
+        """The lock file's descriptor (None: a read-only store without one)."""
+        self.read_only = None
+        try:
+            fd = os.open(self.path, _OPEN_RW, 0o600)
+        except OSError as exc:
+            if exc.errno not in _READ_ONLY_ERRNOS:
+                raise self._refused(exc) from None
+            self.read_only = f"its lock file cannot be opened for writing: {exc.strerror}"
+            try:
+                fd = os.open(self.path, _OPEN_RO)
+            except FileNotFoundError:
+                return None
+            except OSError as again:
+                if again.errno in _READ_ONLY_ERRNOS:
+                    return None
+                raise self._refused(again) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise StoreUnreadable(
+                f"{self.path} is not a regular file; remove it (memwork recreates its lock file)"
+            )
+        return fd
+
+    def _refused(self, exc: OSError) -> StoreUnreadable:
+        if exc.errno == errno.ELOOP:
+            return StoreUnreadable(
+                f"{self.path} is a symbolic link; memwork does not follow links inside a "
+                "store: remove it (memwork recreates its lock file)"
+            )
+        if exc.errno == errno.EISDIR:
+            return StoreUnreadable(
+                f"{self.path} is a folder; remove it (memwork recreates its lock file)"
+            )
+        return StoreUnreadable(f"cannot open the lock file {self.path}: {exc.strerror}")
 
     def release(self) -> None:
         """Let the next process in."""

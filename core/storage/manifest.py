@@ -9,11 +9,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from core import names
 from core.errors import StoreUnreadable
 from core.storage.codec import dumps, load_file
 
 MANIFEST_NAME = "store.json"
 FORMAT = "memwork-store"
+#: Table names that would collide with the store's own files.
+RESERVED_TABLES = frozenset({"store", "journal", "snapshot"})
+
+
+def is_table_name(name: object) -> bool:
+    """Whether ``name`` may name a table: a safe file name that is not the store's own."""
+    return names.is_safe_file_name(name) and name not in RESERVED_TABLES
 
 
 class Manifest:
@@ -61,4 +69,12 @@ class Manifest:
             or not all(isinstance(v, int) for v in tables.values())
         ):
             raise StoreUnreadable(f"{path} has a damaged header; it was left untouched")
+        for name in tables:
+            # Table names become file names: one from a tampered store.json must not
+            # lead a read or a write outside the folder.
+            if not is_table_name(name):
+                raise StoreUnreadable(
+                    f"{path} names a table {name[:40]!r} that is not a plain file name; "
+                    "it was left untouched"
+                )
         return cls(schema_version=version, generation=generation, tables=dict(tables))

@@ -8,6 +8,7 @@ refused untouched: an old memwork must never rewrite data it does not know.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -30,8 +31,28 @@ def backup_folder(folder: Path, version: int) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     target = folder.with_name(f"{folder.name}.backup-v{version}-{stamp}")
     n = 1
-    while target.exists():
+    while os.path.lexists(target):
         n += 1
         target = folder.with_name(f"{folder.name}.backup-v{version}-{stamp}-{n}")
-    shutil.copytree(folder, target, ignore=shutil.ignore_patterns(".lock"))
+    # A backup holds everything the store does: private like it (0700 / 0600),
+    # whatever the umask or the old store's own modes.
+    os.mkdir(target, 0o700)
+    shutil.copytree(
+        folder,
+        target,
+        ignore=shutil.ignore_patterns(".lock"),
+        symlinks=True,
+        copy_function=_private_copy,
+        dirs_exist_ok=True,
+    )
+    # copytree ends by copying the source folder's mode onto the backup: undo that.
+    os.chmod(target, 0o700)
+    for root, dirs, _ in os.walk(target):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o700)
     return target
+
+
+def _private_copy(source: str, target: str) -> None:
+    shutil.copyfile(source, target, follow_symlinks=False)
+    os.chmod(target, 0o600)

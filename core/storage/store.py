@@ -9,6 +9,7 @@ the open workbench see each other's writes and never lose one.
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -18,14 +19,37 @@ from typing import Any
 from tinydb import TinyDB
 from tinydb.table import Document, Table
 
-from core.errors import StoreError, StoreTooNew, StoreUnreadable
+from core.errors import (
+    InvalidInput,
+    NoStore,
+    StoreError,
+    StoreTooNew,
+    StoreUnreadable,
+    StoreWriteFailed,
+)
 from core.storage import journal, schema
+from core.storage.atomic import DIR_MODE
 from core.storage.folder_storage import Docs, FolderStorage, MemoryTableStorage, table_file
 from core.storage.lock import InterProcessLock, LockTimeout
 from core.storage.manifest import MANIFEST_NAME, Manifest
 
 LOCK_NAME = ".lock"
-LOCK_TIMEOUT_S = float(os.environ.get("MEMWORK_LOCK_TIMEOUT", "30"))
+LOCK_TIMEOUT_ENV = "MEMWORK_LOCK_TIMEOUT"
+DEFAULT_LOCK_TIMEOUT_S = 30.0
+
+
+def lock_timeout() -> float:
+    """Seconds to wait for the store's lock (``MEMWORK_LOCK_TIMEOUT``, default 30)."""
+    raw = os.environ.get(LOCK_TIMEOUT_ENV)
+    if raw is None:
+        return DEFAULT_LOCK_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):  # also refuses nan
+        raise InvalidInput(LOCK_TIMEOUT_ENV, f"must be a number of seconds >= 0 (got {raw!r})")
+    return value
 
 
 class StrTable(Table):
@@ -44,13 +68,18 @@ class _StoreDB(TinyDB):
 
 
 class Store:
-    """A memwork store at ``path`` (a folder, created when missing)."""
+    """A memwork store at ``path``: a folder, created when missing (``create=False``: a
+    missing store is :class:`~core.errors.NoStore` and nothing is created)."""
 
     def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
+        if not os.fspath(path):
+            raise InvalidInput("store path", "must not be empty")
         self.path = Path(path).expanduser().absolute()
+        self._create = create
+        self._lock_timeout = lock_timeout()
         self._prepare_folder(create)
         self._lock: InterProcessLock | None = InterProcessLock(
-            self.path / LOCK_NAME, LOCK_TIMEOUT_S
+            self.path / LOCK_NAME, self._lock_timeout
         )
         self._init_state()
         self._open()
@@ -71,6 +100,11 @@ class Store:
         """Whether this store lives only in memory."""
         return self._lock is None
 
+    @property
+    def read_only(self) -> str | None:
+        """Why this process may only read the store (None: it may write)."""
+        return self._lock.read_only if self._lock is not None else None
+
     def _init_state(self) -> None:
         self._mutex = threading.RLock()
         self._depth = 0
@@ -85,44 +119,96 @@ class Store:
 
     # -- opening ----------------------------------------------------------------------
     def _prepare_folder(self, create: bool) -> None:
-        if self.path.is_file():
+        # The store folder itself may be a symbolic link (a user's choice of
+        # where it lives); links *inside* it are refused (see _scan).
+        try:
+            mode: int | None = os.stat(self.path).st_mode
+        except FileNotFoundError:
+            mode = None
+        except OSError as exc:
+            raise StoreUnreadable(f"cannot use {self.path} as a store: {exc.strerror}") from None
+        if mode is None:
+            if not create:
+                raise NoStore(self.path)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                os.mkdir(self.path, DIR_MODE)
+            except FileExistsError:
+                pass  # another process made it first
+            except OSError as exc:
+                raise StoreUnreadable(
+                    f"cannot create a store at {self.path}: {exc.strerror}"
+                ) from None
+            return
+        if stat.S_ISREG(mode):
             raise StoreUnreadable(
                 f"{self.path} is a file; a memwork store is a folder "
                 "(use `memwork import` to bring a JSON file in)"
             )
-        if not self.path.exists():
-            if not create:
-                raise StoreUnreadable(f"no memwork store at {self.path}")
-            self.path.mkdir(parents=True, exist_ok=True)
-        elif not (self.path / MANIFEST_NAME).exists() and self._foreign_files():
-            # Checked before the lock file is created: a folder that is not ours
-            # must not even gain a .lock.
+        if not stat.S_ISDIR(mode):
             raise StoreUnreadable(
-                f"{self.path} is not empty and has no {MANIFEST_NAME}; refusing to write into it"
+                f"{self.path} is not a folder (a device or another special file); "
+                "a memwork store is a folder"
             )
+        if not os.path.lexists(self.path / MANIFEST_NAME):
+            if not create:
+                raise NoStore(self.path)
+            if self._foreign_files():
+                # Checked before the lock file is created: a folder that is not ours
+                # must not even gain a .lock.
+                raise StoreUnreadable(
+                    f"{self.path} is not empty and has no {MANIFEST_NAME}; "
+                    "refusing to write into it"
+                )
 
     def _foreign_files(self) -> list[str]:
         return [
             e.name
             for e in os.scandir(self.path)
-            if e.name not in (LOCK_NAME, journal.JOURNAL_NAME) and journal.TMP_MARK not in e.name
+            if e.name not in (LOCK_NAME, journal.JOURNAL_NAME) and not journal.is_temp_name(e.name)
         ]
+
+    def _scan(self) -> list[str]:
+        """Refuse symbolic links in the store folder; return the temp files found.
+
+        A link inside a store (a table file, store.json, the journal, snapshots/)
+        could send a read or a write anywhere on disk, so the store is refused
+        until it is replaced by the real thing. One scandir, done on every open.
+        """
+        temps = []
+        for entry in os.scandir(self.path):
+            if entry.is_symlink():
+                raise StoreUnreadable(
+                    f"{entry.path} is a symbolic link; memwork does not follow links inside "
+                    "a store (replace it with the file or folder itself); nothing was changed"
+                )
+            if journal.is_temp_name(entry.name):
+                temps.append(entry.name)
+        return temps
 
     def _open(self) -> None:
         with self._locked():
             manifest_path = self.path / MANIFEST_NAME
+            temps = self._scan()
             journal.recover(self.path)
-            if not manifest_path.exists():
+            writable = self.read_only is None
+            if not os.path.lexists(manifest_path):
+                if not self._create:
+                    raise NoStore(self.path)
                 if self._foreign_files():
                     raise StoreUnreadable(
                         f"{self.path} is not empty and has no {MANIFEST_NAME}; "
                         "refusing to write into it"
                     )
-                journal.remove_strays(self.path)
+                if not writable:
+                    raise StoreWriteFailed(
+                        f"cannot create a store at {self.path}: {self.read_only}"
+                    )
+                journal.remove_strays(self.path, temps)
                 manifest = Manifest(schema_version=schema.SCHEMA_VERSION)
                 journal.commit(self.path, {MANIFEST_NAME: manifest.to_bytes()}, [], "init")
-            else:
-                journal.remove_strays(self.path)
+            elif writable:
+                journal.remove_strays(self.path, temps)
             manifest = Manifest.read(manifest_path)
             if manifest.schema_version > schema.SCHEMA_VERSION:
                 raise StoreTooNew(
@@ -131,6 +217,7 @@ class Store:
                     "Nothing was changed."
                 )
             self._attach(FolderStorage(self.path, manifest))
+            self.storage.read_only = self.read_only
             if manifest.schema_version < schema.SCHEMA_VERSION:
                 self._migrate(manifest.schema_version)
 
@@ -151,8 +238,11 @@ class Store:
                 except LockTimeout:
                     raise StoreError(
                         f"the store at {self.path} is locked by another process "
-                        f"(waited {LOCK_TIMEOUT_S:.0f} s for {self.path / LOCK_NAME})"
+                        f"(waited {self._lock_timeout:.0f} s for {self.path / LOCK_NAME})"
                     ) from None
+                storage = getattr(self, "storage", None)
+                if storage is not None:
+                    storage.read_only = self._lock.read_only
             self._depth += 1
             try:
                 yield
@@ -180,6 +270,13 @@ class Store:
         """Read-modify-write under the lock; all of it lands, or none of it."""
         with self._locked():
             outermost = self._txn_depth == 0
+            if outermost and self.read_only:
+                # Refused before anything runs: a transaction may write files
+                # (checkpoint snapshots) before its commit.
+                raise StoreWriteFailed(
+                    f"the store at {self.path} is read-only for this user "
+                    f"({self.read_only}); nothing was written"
+                )
             if outermost and self._depth == 1:
                 self._refresh()
             self._txn_depth += 1

@@ -64,7 +64,10 @@ def _seed(cli) -> dict[str, str]:  # noqa: ANN001
         ("--version",),
     ],
 )
-def test_success_is_exit_0(cli, args: tuple[str, ...]) -> None:  # noqa: ANN001
+def test_success_is_exit_0(cli, args: tuple[str, ...], db: Path) -> None:  # noqa: ANN001
+    from core.storage.store import Store
+
+    Store(db)  # read verbs need a store (they never create one)
     done = cli(*args)
     assert done.code == 0, done.err
     assert "Traceback" not in done.err
@@ -122,6 +125,7 @@ def test_an_internal_error_is_exit_1_one_line(cli, monkeypatch: pytest.MonkeyPat
         raise RuntimeError("boom")
 
     monkeypatch.setattr(stats, "store_stats", broken)
+    cli("consolidate")  # a store to read
     done = cli("stats")
     assert done.code == 1
     assert done.err == "memwork: internal error: RuntimeError: boom\n"
@@ -154,6 +158,7 @@ def test_an_unreadable_table_stops_with_the_file_name(cli, db: Path) -> None:  #
     ],
 )
 def test_list_commands_print_a_json_array(cli, args: tuple[str, ...]) -> None:  # noqa: ANN001
+    cli("consolidate")  # an empty store (read verbs never create one)
     assert cli(*args, "--json").json() == []
     _seed(cli)
     records = cli(*args, "--json").json()
@@ -161,7 +166,10 @@ def test_list_commands_print_a_json_array(cli, args: tuple[str, ...]) -> None:  
     assert all(isinstance(r, dict) and isinstance(r["id"], str) for r in records)
 
 
-def test_stats_shape(cli) -> None:  # noqa: ANN001
+def test_stats_shape(cli, db: Path) -> None:  # noqa: ANN001
+    from core.storage.store import Store
+
+    Store(db)  # an empty store (read verbs never create one)
     empty = cli("stats").json()
     assert empty["tasks"] == {} and empty["top_mistake_cards"] == []
     assert all(n == 0 for n in empty["counts"].values())
@@ -217,7 +225,7 @@ def test_doctor_on_a_damaged_store_reports_and_repairs_nothing(cli, db: Path) ->
 
 def test_doctor_on_a_missing_store(cli, db: Path) -> None:  # noqa: ANN001
     done = cli("doctor")
-    assert done.code == 1 and "does not exist" in done.out
+    assert done.code == 2 and done.err == f"memwork: no memwork store at {db}\n"
     assert not db.exists()
 
 

@@ -34,7 +34,7 @@ def _dumps_deep(doc: dict) -> str:
 
 
 def _refused(cli, db: Path, *args: str, stdin: str | None = None, field: str = "") -> str:  # noqa: ANN001
-    cli("session", "list")  # the store exists before the refused command
+    cli("slot", "set", "seed", "x")  # the store exists before the refused command
     before = folder_digest(db)
     done = cli(*args, stdin=stdin)
     assert done.code == 2, (args, done.err)

@@ -67,6 +67,7 @@ def test_session_list_human_and_json(cli) -> None:  # noqa: ANN001
 
 
 def test_session_list_empty(cli) -> None:  # noqa: ANN001
+    cli("consolidate")  # an empty store (read verbs never create one)
     assert cli("session", "list").out == ""
     assert cli("session", "list", "--json").json() == []
 

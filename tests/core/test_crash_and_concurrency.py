@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import random
 import signal
 import subprocess
@@ -26,36 +28,189 @@ def _stored_episodes(path: Path) -> list[dict]:
     return docs
 
 
-def test_sigkill_at_random_instants_keeps_every_acknowledged_write(tmp_path: Path) -> None:
+# -- 200 SIGKILLs at random instants --------------------------------------------------------
+# The writer is a forked child of this process (modules already imported, so a kill
+# costs milliseconds, not an interpreter start-up). It runs a random mix of what writes
+# to a store: recording episodes, checkpoint create, checkpoint restore (a rewind: the
+# model below knows which records it takes away) and imports, and reports each one on
+# a pipe as soon as it is acknowledged. The parent kills it at a random instant, then
+# checks: doctor finds no problem (a pending commit is fine), the store opens, every
+# checkpoint is readable, and the store holds exactly what the acknowledged operations
+# say, give or take the one operation that was in flight.
+KILLS = 200
+
+
+def _child_loop(path: Path, seed: int, target: str | None, out: int) -> None:  # pragma: no cover
+    from datetime import UTC, datetime
+
+    from core import checkpoints, lessons
+    from core.interop.importer import run_import
+
+    os.environ["MEMWORK_FSYNC"] = "1"
+    rng = random.Random(seed)
+    store = Store(path)
+
+    def say(line: str) -> None:
+        os.write(out, (line + "\n").encode())
+
+    latest = target  # a checkpoint the parent knows the contents of
+    n = 0
+    while True:
+        n += 1
+        now = datetime.now(UTC)
+        roll = rng.random()
+        if roll < 0.12:
+            doc = checkpoints.create(store, f"c{seed}-{n}", now=now, actor="crash")
+            latest = doc["id"]
+            say(f"cp {latest}")
+        elif roll < 0.3 and latest is not None:
+            say(f"rs {latest}")  # intent: the restore may or may not land
+            checkpoints.restore(store, latest, now=now, actor="crash")
+            say(f"rd {latest}")
+        elif roll < 0.4:
+            scratch = Store.in_memory()
+            docs = [
+                lessons.add_lesson(
+                    scratch, f"import {seed}-{n}-{k} {os.urandom(6).hex()}", now=now, actor="x"
+                ).lesson
+                for k in range(3)
+            ]
+            file = path.parent / f"import-{seed}-{n}.json"
+            file.write_text(
+                json.dumps(
+                    {
+                        "format": "memwork-export",
+                        "schema_version": 1,
+                        "tables": {"lessons": docs},
+                    }
+                )
+            )
+            say("im " + " ".join(d["id"] for d in docs))  # intent
+            run_import(store, file, now=now, actor="crash")
+            say("id")
+        else:
+            [doc] = episodes.record_episodes(
+                store,
+                [
+                    {
+                        "task_id": f"task-{n % 3}",
+                        "score": (n % 10) / 10,
+                        "steps": n,
+                        "summary": f"attempt {seed}-{n}",
+                        "mistakes": [f"mistake {n % 7}"],
+                        "successes": [f"success {n % 5}"],
+                    }
+                ],
+                now=now,
+                actor="crash",
+            )
+            say(f"ep {doc['id']}")
+
+
+def _fork_writer(path: Path, seed: int, target: str | None) -> tuple[int, int]:
+    """(pid, read end of its pipe)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - child
+        code = 0
+        try:
+            os.close(read)
+            _child_loop(path, seed, target, write)
+        except BaseException as exc:  # noqa: BLE001 - tell the parent, never run its teardown
+            os.write(write, f"err {exc!r}\n".encode())
+            code = 3
+        finally:
+            os._exit(code)
+    os.close(write)
+    return pid, read
+
+
+def _state(path: Path, checked: set[str]) -> tuple[set[str], set[str]]:
+    """Episode ids and lesson ids in the store, after checking it is whole.
+
+    Every checkpoint not in ``checked`` is read back too (and added to it).
+    """
+    store = Store(path)
+    with store.reading():
+        docs = list(episodes.iter_all(store))
+        glob = aggregates.read_global(store)
+        lesson_ids = set(store.docs("lessons"))
+        for cid in set(store.docs("checkpoints")) - checked:
+            store.storage.snapshot_tables(cid)  # every checkpoint is readable
+            checked.add(cid)
+    assert glob["stored_episodes"] == len(docs)
+    indexes = sorted(d["index"] for d in docs)
+    assert indexes == list(range(1, len(docs) + 1)), "episode indexes must stay contiguous"
+    return {d["id"] for d in docs}, lesson_ids
+
+
+def test_sigkill_at_random_instants_loses_no_acknowledged_write(tmp_path: Path) -> None:
     path = tmp_path / "store"
-    rng = random.Random(20261122)
-    acknowledged: list[str] = []
-    env = python_env(MEMWORK_FSYNC="1")
-    for _ in range(50):
-        child = subprocess.Popen(
-            [sys.executable, CHILD, str(path), "w", "0"],
-            stdout=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        assert child.stdout is not None
-        assert child.stdout.readline().strip() == "ready"
-        # Let a few writes land first, so the run makes progress however busy the
-        # machine is; then kill at a random instant of the writes that follow.
-        for _ in range(rng.randint(0, 3)):
-            acknowledged.append(child.stdout.readline().strip())
-        time.sleep(rng.uniform(0.0, 0.03))
-        child.send_signal(signal.SIGKILL)
-        out, _ = child.communicate()
-        acknowledged.extend(line for line in out.split() if line.startswith("ep_"))
-        docs = _stored_episodes(path)
-        stored = {d["id"] for d in docs}
-        missing = [a for a in acknowledged if a not in stored]
-        assert not missing, f"acknowledged writes lost after a kill: {missing[:3]}"
-        indexes = sorted(d["index"] for d in docs)
-        assert indexes == list(range(1, len(docs) + 1)), "episode indexes must stay contiguous"
-    assert len(acknowledged) > 50, "the child should have written between kills"
-    assert report(path)["ok"]
+    Store(path)
+    rng = random.Random(20261123)
+    eps: set[str] = set()
+    les: set[str] = set()
+    snaps: dict[str, tuple[set[str], set[str]]] = {}
+    checked: set[str] = set()
+    counts = {"ep": 0, "cp": 0, "rd": 0, "id": 0, "restore in flight": 0, "pending journal": 0}
+    started = time.monotonic()
+    for kill in range(KILLS):
+        target = rng.choice(sorted(snaps)) if snaps else None
+        pid, read = _fork_writer(path, kill, target)
+        lines: list[str] = []
+        with os.fdopen(read, "rb") as pipe:
+            for _ in range(rng.randint(0, 3)):
+                line = pipe.readline().decode().strip()
+                if line:
+                    lines.append(line)
+            time.sleep(rng.uniform(0.0, 0.03))
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            lines.extend(line.decode().strip() for line in pipe.read().splitlines())
+        in_flight: tuple[str, ...] = ()
+        for line in lines:
+            kind, _, rest = line.partition(" ")
+            assert kind != "err", f"the writer failed: {rest}"
+            counts[kind] = counts.get(kind, 0) + 1
+            if kind == "ep":
+                eps.add(rest)
+            elif kind == "cp":
+                snaps[rest] = (set(eps), set(les))
+            elif kind == "rs":
+                in_flight = ("restore", rest)
+                continue
+            elif kind == "rd":
+                eps, les = set(snaps[rest][0]), set(snaps[rest][1])
+            elif kind == "im":
+                in_flight = ("import", *rest.split())
+                continue
+            elif kind == "id":
+                les |= set(in_flight[1:])
+            in_flight = ()
+        if (path / "journal.json").exists():
+            counts["pending journal"] += 1
+        verdict = report(path)
+        assert verdict["ok"], [c for c in verdict["checks"] if c["status"] == "problem"]
+        stored_eps, stored_les = _state(path, checked)
+        stored = (stored_eps, stored_les)
+        if in_flight and in_flight[0] == "restore":
+            # All or nothing: exactly the state before the restore, or exactly the checkpoint's.
+            counts["restore in flight"] += 1
+            assert stored in [(eps, les), snaps[in_flight[1]]], f"kill {kill}: a torn restore"
+        else:
+            lost = (eps - stored_eps) | (les - stored_les)
+            assert not lost, f"acknowledged writes lost after kill {kill}: {sorted(lost)[:3]}"
+            # Beyond them, only what the one operation in flight would have written.
+            extra_les = set(in_flight[1:]) if in_flight else set()
+            assert stored_les in (les, les | extra_les), f"kill {kill}: stray lessons"
+            assert len(stored_eps - eps) <= (0 if in_flight else 1), f"kill {kill}: stray episodes"
+        # Whatever landed is now part of the store: follow the store from here.
+        eps, les = stored_eps, stored_les
+    _state(path, set())  # at the end, every checkpoint once more
+    elapsed = time.monotonic() - started
+    print(f"{KILLS} kills in {elapsed:.1f} s: {counts}")
+    assert counts["ep"] > KILLS // 2, "the writer should record episodes between kills"
+    assert counts["cp"] > 10 and counts["rd"] > 5 and counts["id"] > 5, counts
 
 
 def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:

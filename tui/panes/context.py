@@ -20,7 +20,7 @@ from textual.worker import get_current_worker
 from core import aggregates
 from core.context.build import DEFAULT_BUDGET, build_context
 from core.errors import InvalidInput
-from core.storage.atomic import atomic_write
+from core.storage.atomic import write_user_file
 from tui.panes.base import Pane
 from tui.screens.form import Field, FormScreen
 
@@ -74,10 +74,8 @@ def save_text(path_text: str, text: str) -> Path:
         raise InvalidInput("path", f"{path} is a folder; give a file name")
     if not path.parent.is_dir():
         raise InvalidInput("path", f"folder {path.parent} does not exist")
-    try:
-        atomic_write(path, text.encode("utf-8"), "context")
-    except OSError as exc:
-        raise InvalidInput("path", f"cannot write {path}: {exc.strerror or exc}") from None
+    # Like `memwork export FILE`: an exclusive temp file, and only a regular file replaced.
+    write_user_file(path, text.encode("utf-8"), field="path")
     return path
 
 
