@@ -131,6 +131,17 @@ class LessonWrite:
     """Ids of similar live lessons that say the opposite (kept apart, not merged)."""
 
 
+def write_record(result: LessonWrite, now: datetime) -> dict[str, Any]:
+    """What ``lesson add --json`` prints (and the Python API and MCP return) for a save."""
+    return {
+        **view(result.lesson, now),
+        "action": result.action,
+        "duplicate_of": result.duplicate_of,
+        "starts_forgotten": result.starts_forgotten,
+        "contradicts": result.contradicts,
+    }
+
+
 def _save(store: Store, lesson: dict[str, Any], now: datetime) -> dict[str, Any]:
     lesson["updated_at"] = iso(now)
     doc = validate(Lesson, lesson).to_doc()
@@ -181,6 +192,7 @@ def add_lesson(
         raise InvalidInput("content", "must not be empty")
     if confidence is not None and not 0.0 <= confidence <= 1.0:
         raise InvalidInput("confidence", f"must be between 0.0 and 1.0 (got {confidence})")
+    tags = _clean_tags(tags)
     stamp = iso(now)
     fresh = {
         "id": ids.new_id("les"),
@@ -268,6 +280,11 @@ def add_lesson(
         return LessonWrite(
             saved, "created", starts_forgotten=starts_forgotten, contradicts=opposite
         )
+
+
+def _clean_tags(tags: list[str] | None) -> list[str]:
+    """Tags are agent text: scrubbed, blanks dropped, sorted and unique."""
+    return sorted({t for t in (scrub(str(tag)).strip() for tag in tags or []) if t})
 
 
 def _audit(
@@ -383,7 +400,7 @@ def edit(
         if scope is not None:
             x["scope"] = scope
         if tags is not None:
-            x["tags"] = sorted(set(tags))
+            x["tags"] = _clean_tags(tags)
         if confidence is not None:
             x["confidence"] = confidence
         return x

@@ -93,14 +93,21 @@ def read_inputs(store: Store, task_id: str | None) -> dict[str, Any]:
 
 
 def _scrubbed(sections: list[Section]) -> list[Section]:
-    return [
-        Section(
-            s.name,
-            scrub(s.heading) if s.heading else None,
-            [Line(scrub(line.text), line.priority, line.group) for line in s.lines],
+    out = []
+    for s in sections:
+        # Slots are curated: personal details a person put there stay; secrets never do.
+        personal = s.name != "slots"
+        out.append(
+            Section(
+                s.name,
+                scrub(s.heading, personal=personal) if s.heading else None,
+                [
+                    Line(scrub(line.text, personal=personal), line.priority, line.group)
+                    for line in s.lines
+                ],
+            )
         )
-        for s in sections
-    ]
+    return out
 
 
 def build_context(
@@ -110,22 +117,30 @@ def build_context(
     task_id: str | None = None,
     budget_tokens: int = DEFAULT_BUDGET,
     style: str = "default",
+    project: str | None = None,
 ) -> ContextResult:
-    """Build the context for ``task_id`` within ``budget_tokens`` (estimated)."""
+    """Build the context for ``task_id`` within ``budget_tokens`` (estimated).
+
+    ``project`` makes that project's lessons (scope ``project:<P>``) rank as
+    matching, and leaves other projects' lessons out.
+    """
     if style not in ("default", "episodic"):
         raise InvalidInput("style", f"must be 'default' or 'episodic' (got {style!r})")
     if budget_tokens < 0:
         raise InvalidInput("budget", f"must be >= 0 (got {budget_tokens})")
     task_id = task_id.strip() if task_id else None
+    project = project.strip() if project else None
     data = read_inputs(store, task_id or None)
     # Multi-line secrets (PEM blocks) must be seen whole, so slots are scrubbed
     # before they are split into lines; every line is scrubbed again below.
-    data["slots"] = [{**s, "content": scrub(s.get("content", ""))} for s in data["slots"]]
+    data["slots"] = [
+        {**s, "content": scrub(s.get("content", ""), personal=False)} for s in data["slots"]
+    ]
     if style == "episodic":
         sections = episodic_style.build_sections(data, task_id)
         render = episodic_style.render
     else:
-        sections = default_style.build_sections(data, task_id, now)
+        sections = default_style.build_sections(data, task_id, now, project or None)
         render = default_style.render
     kept, dropped = fit(_scrubbed(sections), budget_tokens, render)
     return ContextResult(
