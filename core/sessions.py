@@ -228,7 +228,9 @@ def observe(
     """
     content = scrub(text).strip()
     if not content:
-        raise InvalidInput("content", "must not be empty (after removing private spans)")
+        raise InvalidInput(
+            "content", "must not be empty (<private>…</private> parts are removed first)"
+        )
     stamp = iso(now)
     with store.transaction():
         session = ensure_session(store, session_id, now=now, actor=actor)

@@ -339,7 +339,9 @@ def append_slot(
         raise InvalidInput("text", "must not be empty (nothing to append)")
     addition = scrub(text)
     if not addition:
-        raise InvalidInput("text", "is empty once private spans are removed (nothing to append)")
+        raise InvalidInput(
+            "text", "is empty once its <private>…</private> parts are removed (nothing to append)"
+        )
     with store.transaction():
         slot = _require(store, label)
         _writable(slot)
@@ -434,7 +436,15 @@ def move_slot(
         # Neighbours that only shift keep their updated_at (see _compact).
         _compact(store, order)
         store.put(TABLE, moved["id"], moved)
-        _audit(store, actor, "move", moved, now, f"move slot {label} to position {new_position}")
+        # Counted from 1, as the Slots pane numbers them (the stored position is 0-based).
+        _audit(
+            store,
+            actor,
+            "move",
+            moved,
+            now,
+            f"move slot {label} to position {new_position + 1} of {len(order)}",
+        )
         return view(moved)
 
 

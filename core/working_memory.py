@@ -466,7 +466,9 @@ def scratch_add(
     """
     content = scrub(text).strip()
     if not content:
-        raise InvalidInput("text", "must not be empty (after removing private spans)")
+        raise InvalidInput(
+            "text", "must not be empty (<private>…</private> parts are removed first)"
+        )
     entry = {"ts": iso(now), "text": content}
     with store.transaction():
         sid, state, purged = _load_for_write(store, session, now, actor)

@@ -10,6 +10,7 @@ and laid out in idle time, so no first switch pays for it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -27,7 +28,7 @@ from textual.worker import WorkerFailed
 
 from core.errors import MemworkError
 from core.search_index import SearchIndex
-from tui import hangup
+from tui import clipboard, hangup
 from tui.commands import ActionsProvider, MemorySearchProvider
 from tui.messages import JumpTo
 from tui.pane_list import PANES
@@ -316,6 +317,25 @@ class MemworkApp(App[None]):
             self._generation = generation
             if not first:
                 self.call_from_thread(self.store_changed)
+
+    # -- clipboard --------------------------------------------------------------------
+    async def copy_out(
+        self, text: str, what: str, *, severity: SeverityLevel = "information"
+    ) -> None:
+        """Copy ``text`` to the terminal's clipboard (OSC 52) and, when there is one, the
+        local clipboard tool; then say what was done with it (``what``: "3,985 characters")."""
+        self.copy_to_clipboard(text)
+        tool = clipboard.local_tool()
+        error = None
+        if tool is not None:
+            error = await self.io(clipboard.copy_locally, text, tool)
+        title, message = clipboard.report(
+            what,
+            clipboard.tool_name(tool) if tool else None,
+            error,
+            in_tmux=bool(os.environ.get("TMUX")),
+        )
+        self.notify(message, title=title, severity=severity, timeout=8)
 
     # -- search -----------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="search-index", exit_on_error=False)

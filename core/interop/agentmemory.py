@@ -431,7 +431,9 @@ class _Lessons:
     ) -> None:
         text = scrub(content).strip()
         if not text:
-            raise InvalidInput(f"{where}.{content_key}", "is empty once private spans are removed")
+            raise InvalidInput(
+                f"{where}.{content_key}", "is empty once its <private>…</private> parts are removed"
+            )
         if len(text) > LESSON_MAX:
             raise InvalidInput(
                 f"{where}.{content_key}",

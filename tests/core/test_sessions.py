@@ -273,3 +273,12 @@ def test_count_never_exceeds_the_cap_and_nothing_is_lost_from_the_tally(
     kept = sessions.observations(store, session["id"])
     # What is kept is always the newest ones, in order.
     assert [o["content"] for o in kept] == [f"o{i}" for i in range(max(0, count - cap), count)]
+
+
+def test_an_observation_that_is_all_private_says_so_plainly(store: Store) -> None:
+    """The refusal names what the user typed (<private>…</private>), not scrubber jargon."""
+    session = sessions.start_session(store, now=NOW, actor="test")
+    with pytest.raises(InvalidInput) as refused:
+        sessions.observe(store, session["id"], "<private>my token</private>", now=NOW, actor="t")
+    assert "<private>…</private>" in str(refused.value)
+    assert "spans" not in str(refused.value)

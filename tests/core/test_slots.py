@@ -263,6 +263,9 @@ def test_read_only_slots_can_be_moved(store: Store) -> None:
     _set(store, "b", "b", read_only=True)
     slots.move_slot(store, "b", 0, now=NOW, actor=ACTOR)
     assert _labels(store) == ["b", "a"]
+    # The history counts positions from 1, as the Slots pane shows them.
+    action, summary = _audit_actions(store)[-1]
+    assert action == "move" and summary.startswith("move slot b to position 1 of 2")
 
 
 # -- ordering ---------------------------------------------------------------------------

@@ -123,7 +123,17 @@ def test_budget_is_validated_inline(demo_app) -> None:
     run(scenario)
 
 
-def test_copy_puts_the_exact_preview_on_the_clipboard(demo_app, monkeypatch) -> None:
+def test_copy_says_what_was_sent_and_uses_a_local_clipboard_tool(
+    demo_app, monkeypatch, tmp_path: Path
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    received = tmp_path / "clipboard.txt"
+    monkeypatch.setenv("PATH", str(bin_dir))
+    for name in ("WAYLAND_DISPLAY", "DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
+
     async def scenario() -> None:
         app = demo_app()
         copied: list[str] = []
@@ -135,7 +145,21 @@ def test_copy_puts_the_exact_preview_on_the_clipboard(demo_app, monkeypatch) -> 
             await settle(pilot)
             preview = _preview(app)
             assert copied == [preview] and preview
-            assert f"Copied {len(preview):,} characters — works over SSH too (OSC 52)" in toasts
+            # OSC 52 alone cannot confirm: no "Copied", and how to enable it in tmux.
+            assert "sent to the terminal's clipboard (OSC 52)" in toasts[-1]
+            assert "set -g set-clipboard on" in toasts[-1] and "copied" not in toasts[-1]
+            # A local clipboard tool on PATH gets the text too, and the toast names it.
+            tool = bin_dir / "wl-copy"
+            tool.write_text(f"#!/bin/sh\nexec /bin/cat > {received}\n")
+            tool.chmod(0o755)
+            monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
+            await pilot.press("c")
+            await settle(pilot)
+            assert received.read_text(encoding="utf-8") == preview
+            assert toasts[-1] == (
+                f"The context ({len(preview):,} characters) copied with wl-copy "
+                "(and sent to the terminal's clipboard, OSC 52)"
+            )
 
     run(scenario)
 
@@ -157,6 +181,18 @@ def test_save_to_file(demo_app, demo_path: Path, tmp_path: Path) -> None:
             await settle(pilot)
             assert "Save the context to a file" not in screen_text(app)
             assert target.read_text(encoding="utf-8") == _preview(app) == _expected(demo_path)
+            # Saving again over the file asks first (it used to replace it silently).
+            target.write_text("my notes", encoding="utf-8")
+            await pilot.press("s")
+            await settle(pilot)
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            error = str(app.screen.query_one("#error").render())
+            assert error == f"path: {target} already exists: ctrl+s again replaces it"
+            assert target.read_text(encoding="utf-8") == "my notes"
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            assert target.read_text(encoding="utf-8") == _preview(app)
 
     run(scenario)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from core import lessons
 from core.storage.store import Store
 from tests.tui.conftest import SIZE, capture_toasts, run, screen_text, settle
+from tui.panes.lessons import LessonsPane
 from tui.widgets.virtual_table import VirtualTable
 
 
@@ -126,6 +127,28 @@ def test_lesson_keys_on_the_rules_list_say_where_they_work(demo_app, demo_path: 
             await settle(pilot)
             assert app.focused is app.query_one("#lessons", VirtualTable)
             assert toasts[2] == "t (Rule on/off) acts on the rules: Tab to the rules list first"
+
+    run(scenario)
+
+
+def test_a_new_rule_is_selected_and_toasts_keep_its_brackets(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        toasts = capture_toasts(app)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("4")
+            await settle(pilot)
+            await pilot.press("tab", "n")
+            await settle(pilot)
+            await pilot.press(*"[AVOID] Deploying on Friday evenings", "ctrl+s")
+            await settle(pilot)
+            rules = app.query_one("#rules", VirtualTable)
+            assert app.focused is rules
+            selected = app.query_one(LessonsPane).rules[rules.cursor_key]
+            assert selected["text"] == "[AVOID] Deploying on Friday evenings"
+            assert toasts[-1] == "Rule added: [AVOID] Deploying on Friday evenings"
+            # Shown as typed: the toast is not read as markup.
+            assert list(app._notifications)[-1].markup is False  # noqa: SLF001
 
     run(scenario)
 

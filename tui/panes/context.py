@@ -17,7 +17,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Label, Select, Static, TextArea
 
 from core.context.build import DEFAULT_BUDGET
-from core.context.files import save_text
+from core.context.files import save_text, target_path
 from core.errors import InvalidInput
 from tui.panes.base import Pane
 from tui.screens.form import Field, FormScreen
@@ -341,17 +341,13 @@ class ContextPane(Pane):
             return False
         return True
 
-    def action_copy(self) -> None:
+    async def action_copy(self) -> None:
         if not self._fresh():
             return
         if not self.text:
             self.app.notify("Nothing to copy: the context is empty", severity="warning")
             return
-        self.app.copy_to_clipboard(self.text)
-        self.app.notify(
-            f"Copied {len(self.text):,} characters — works over SSH too (OSC 52)",
-            title="Copied",
-        )
+        await self.workbench.copy_out(self.text, f"The context ({len(self.text):,} characters)")
 
     def action_save(self) -> None:
         if not self._fresh():
@@ -360,7 +356,14 @@ class ContextPane(Pane):
         task, _budget, style = self.shown_params or (NO_TASK, 0, "default")
         default = self.save_path or f"memwork-context{'-' + task if task else ''}.md"
 
+        #: The existing file the user was told about: a second ctrl+s replaces it.
+        confirmed: list[Path] = []
+
         async def submit(values: dict[str, str]) -> Any:
+            target = await self.workbench.io(target_path, values["path"])
+            if target.exists() and target not in confirmed:
+                confirmed.append(target)
+                raise InvalidInput("path", f"{target} already exists: ctrl+s again replaces it")
             path = await self.workbench.io(save_text, values["path"], text)
             self.save_path = values["path"].strip()
             self.app.notify(f"Saved {len(text):,} characters to {path}", title="Saved")
@@ -374,8 +377,8 @@ class ContextPane(Pane):
                         "path",
                         "File",
                         default,
-                        help=f"Relative to {Path.cwd()}; an existing file is replaced. "
-                        f"{len(text):,} characters, {style} style.",
+                        help=f"Relative to {Path.cwd()}; an existing file is replaced only "
+                        f"after you confirm. {len(text):,} characters, {style} style.",
                     )
                 ],
                 submit,

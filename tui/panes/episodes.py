@@ -404,9 +404,8 @@ class EpisodesPane(Pane):
             return
         self.workbench.post_message(JumpTo("cards", touched[0]["id"]))
 
-    def action_copy_id(self) -> None:
+    async def action_copy_id(self) -> None:
         """Copy the selected episode's id."""
         row = self.selected_row()
         if row is not None:
-            self.app.copy_to_clipboard(row.id)
-            self.app.notify(f"Copied {row.id}", timeout=2)
+            await self.workbench.copy_out(row.id, f"The id of episode #{row.index} ({row.id})")

@@ -93,6 +93,7 @@ class LessonsPane(Pane):
         #: The lesson forgotten last from here: u brings it back from anywhere in the list.
         self.last_forgotten: str | None = None
         self._select_lesson: str | None = None
+        self._select_rule: str | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="split"):
@@ -189,7 +190,12 @@ class LessonsPane(Pane):
             )
         ]
         rules_table = self.query_one("#rules", VirtualTable)
-        rules_table.set_source(ListRowSource(rule_rows), keep_key=rules_table.cursor_key)
+        new_rule, self._select_rule = self._select_rule, None
+        if new_rule is not None and new_rule not in self.rules:
+            new_rule = None
+        rules_table.set_source(ListRowSource(rule_rows), keep_key=new_rule or rules_table.cursor_key)
+        if new_rule is not None:
+            rules_table.focus()  # the rule just added is selected, in its own list
         live = sum(1 for x in self.lessons.values() if is_live(x, now))
         if self.preview_weeks:
             weeks = f"{self.preview_weeks} week{'' if self.preview_weeks == 1 else 's'}"
@@ -421,8 +427,14 @@ class LessonsPane(Pane):
                 core_rules.add_rule,
                 values["text"],
                 scope=values["scope"].strip() or "global",
-                done=lambda result: f"Rule {result[1]}",
+                done=lambda result: (
+                f"Rule {result[1]}: {clip(result[0]['text'], 50)}"
+                if result[1] != "unchanged"
+                else f"Already a rule: {clip(result[0]['text'], 50)}"
+            ),
             )
+            if added:
+                self._select_rule = added[0]["id"]  # the reload selects it
             return added[0] if added else None
 
         self.app.push_screen(

@@ -118,11 +118,13 @@ class SlotsPane(Pane):
         self._deleting = None
         if lost:
             labels = ", ".join(previous.get(k, {}).get("label", k) for k in lost)
-            self.app.copy_to_clipboard("\n\n".join(lost.values()))
-            self.app.notify(
-                f"Slot {labels} was deleted elsewhere; your unsaved text is on the clipboard",
-                severity="warning",
-                timeout=12,
+            self.run_worker(
+                self.workbench.copy_out(
+                    "\n\n".join(lost.values()),
+                    f"Slot {labels} was deleted elsewhere: your unsaved text was",
+                    severity="warning",
+                ),
+                group="slots-lost-draft",
             )
         self._redraw()
         if self._pending_jump in self.slots:
