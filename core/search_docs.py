@@ -63,7 +63,14 @@ def _cards_and_lessons(store: Store) -> Iterator[SearchDoc]:
             f"{doc.get('evidence', '')}",
         )
     for doc in store.docs("lessons").values():
-        yield _doc("lesson", doc, f"{doc['scope']} {' '.join(doc.get('tags', []))}")
+        found = _doc("lesson", doc, f"{doc['scope']} {' '.join(doc.get('tags', []))}")
+        # A lesson the agent no longer gets says so in a hit, before its (cut) text.
+        state = (
+            "superseded" if doc.get("superseded_by") else "forgotten" if doc.get("deleted") else ""
+        )
+        if state:
+            found = SearchDoc(found.kind, found.ref, f"({state}) {found.title}", found.text)
+        yield found
 
 
 def _slots(store: Store) -> Iterator[SearchDoc]:

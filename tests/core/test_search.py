@@ -203,3 +203,17 @@ def test_the_disk_cache_stays_inside_the_store_and_follows_no_link(tmp_path: Pat
     assert len(hits) == 5  # the search still answers, from the store
     assert list(bait.iterdir()) == []  # and wrote nothing through the link
     assert not list((tmp_path / "xdg-cache").rglob("*"))  # nor outside the store
+
+
+def test_a_lesson_the_agent_no_longer_gets_is_marked_in_its_hit(cli) -> None:  # noqa: ANN001
+    cli("lesson", "add", "Always run the tests before pushing")
+    cli("lesson", "add", "Always run all tests before pushing", "--on-duplicate", "supersede")
+    cli("lesson", "add", "Old feature flags cause surprising behaviour")
+    forgotten = cli("lesson", "list", "--json").json()
+    flag = next(x["id"] for x in forgotten if x["content"].startswith("Old feature"))
+    assert cli("lesson", "forget", flag).code == 0
+    found = titles(cli("search", "tests before pushing", "--kind", "lesson", "--json"))
+    assert "(superseded) Always run the tests before pushing" in found
+    assert "Always run all tests before pushing" in found
+    found = titles(cli("search", "feature flags", "--kind", "lesson", "--json"))
+    assert found == ["(forgotten) Old feature flags cause surprising behaviour"]

@@ -16,6 +16,7 @@ from tests.conftest import folder_digest
 from tests.tui.conftest import SIZE, run, screen_text, settle
 from tui.app import PANES
 from tui.launch import demo_copy, launch
+from tui.screens.search import hit_label, query_words
 from tui.widgets.virtual_table import VirtualTable
 
 
@@ -227,6 +228,29 @@ def test_search_names_the_session_of_an_observation_and_jumps_to_it(demo_app) ->
             assert "Nightly log cleanup" in screen_text(app)
 
     run(scenario)
+
+
+def test_search_hits_highlight_the_query_and_wrap_under_their_title(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _search(pilot, "rolled out")
+            lines = screen_text(app).splitlines()
+            first = next(i for i, line in enumerate(lines) if "episode     #" in line)
+            title_at = lines[first].index("#")
+            # The wrapped rest of a long title starts under the title, not under the kind.
+            follow = lines[first + 1]
+            assert follow[:title_at].strip(" █") == "" and follow[title_at:].strip()
+            await pilot.press("ctrl+a", "ctrl+k", *"feature flags surprising")
+            await settle(pilot)
+            assert "(forgotten) Old feature flags cause surprising" in screen_text(app)
+
+    run(scenario)
+    label = hit_label("rule", "[AVOID] Rolled out on a Friday", query_words("rolled f fri"))
+    cell = label.columns[1]._cells[0]  # noqa: SLF001 - the title cell of the grid
+    assert cell.plain == "[AVOID] Rolled out on a Friday"  # brackets kept, not markup
+    marked = {cell.plain[span.start : span.end] for span in cell.spans}
+    assert marked == {"Rolled", "Fri"}  # the query's words, whatever their case
 
 
 def test_search_starts_at_its_second_character(demo_app) -> None:

@@ -109,6 +109,9 @@ def test_merge_marked_card_into_selected_adds_the_counts(demo_app, demo_path: Pa
             assert "Merge these mistake cards?" in text
             assert f"Keep   [{keep['mistake_type']}]" in text
             assert f"Absorb [{absorb['mistake_type']}]" in text
+            # The worker, which often is all that tells two cards apart, is named.
+            for card in (keep, absorb):
+                assert f"{card['task_id']} · {card.get('worker_id') or 'no worker'} — " in text
             assert f"seen {total}× ({keep['seen_count']} + {absorb['seen_count']})" in text
 
             await pilot.press("n")  # cancel: nothing changes

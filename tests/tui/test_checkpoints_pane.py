@@ -10,7 +10,7 @@ from core import checkpoints, lessons
 from core.clock import parse_instant
 from core.storage.store import Store
 from tests.tui.conftest import DEMO_NOW, SIZE, capture_toasts, open_pane, run, screen_text, settle
-from tui.panes.checkpoints import FIRST_N
+from tui.panes.checkpoints import FIRST_N, field_words
 from tui.widgets.virtual_table import VirtualTable
 
 NOW = parse_instant(DEMO_NOW)
@@ -53,7 +53,7 @@ def assert_diff_shown(text: str, changes: dict[str, dict]) -> None:
             if len(change[kind]) > FIRST_N:  # big diffs are summarised
                 assert f"… and {len(change[kind]) - FIRST_N} more {kind}" in text
         if change["changed"]:
-            assert "fields:" in text
+            assert "changed: " in text
 
 
 def _detail(app) -> str:
@@ -138,7 +138,7 @@ def test_create_diff_restore_and_undo(demo_app, demo_path: Path) -> None:
             assert "Feature flags beat long-lived branches" not in _lesson_contents(demo_path)
             auto = [c for c in _checkpoints(demo_path) if c.get("automatic")]
             assert len(auto) == 1 and auto[0]["description"] == f"before restoring {short}"
-            assert any(auto[0]["id"] in t and "To undo" in t for t in toasts)
+            assert any(f"“{auto[0]['description']}”" in t and "To undo" in t for t in toasts)
             # The automatic checkpoint is selected; its diff shows what the restore did.
             assert table.cursor_key == auto[0]["id"]
             text = screen_text(app)
@@ -198,3 +198,12 @@ def test_checkpoints_pane_snapshot(demo_app, snap_compare) -> None:
         await settle(pilot)
 
     assert snap_compare(demo_app(), run_before=run_before, terminal_size=SIZE)
+
+
+def test_changed_fields_read_in_the_panes_words() -> None:
+    # A rule switched off and on again moved to the newest place: "seq" meant nothing.
+    assert field_words("rules", ["seq"]) == "order (switched back on: now the newest of its scope)"
+    assert field_words("lessons", ["deleted", "last_reinforced_at"]) == (
+        "forgotten, last reinforced"
+    )
+    assert field_words("mistake_cards", ["seen_count"]) == "seen count"

@@ -26,7 +26,7 @@ from tui.messages import JumpTo
 from tui.panes.base import Pane
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.form import Field, FormScreen
-from tui.widgets.bars import ago
+from tui.widgets.bars import ago, plural
 from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 
 MARK = "●"
@@ -139,8 +139,8 @@ class CardsPane(Pane):
     def _show_status(self) -> None:
         total = sum(int(c["seen_count"]) for c in self.cards.values())
         parts: list[Any] = [
-            (f"{len(self.cards):,} cards", "bold"),
-            f" · {total:,} sightings",
+            (plural(len(self.cards), "card"), "bold"),
+            f" · {plural(total, 'sighting')}",
         ]
         marked = self.cards.get(self.marked or "")
         if marked is not None:
@@ -218,7 +218,7 @@ class CardsPane(Pane):
                 (k for k, c in self.cards.items() if ref in c.get("merged_from", [])), None
             )
             if target is not None:
-                self.app.notify(f"{ref} was merged into this card", timeout=4)
+                self.app.notify("That card was merged into this one", timeout=4)
         if target is None:
             self.warn(f"Mistake card {ref} is not in the store")
             return
@@ -330,7 +330,10 @@ class CardsPane(Pane):
 
 
 def _name(card: dict[str, Any]) -> str:
-    return f"[{card['mistake_type']}] {card['task_id']} — seen {card['seen_count']}×"
+    # The worker is part of what makes a card itself: two cards of one type and task
+    # often differ only by it, so the dialog names it.
+    worker = card.get("worker_id") or "no worker"
+    return f"[{card['mistake_type']}] {card['task_id']} · {worker} — seen {card['seen_count']}×"
 
 
 def _describe(card: dict[str, Any]) -> str:

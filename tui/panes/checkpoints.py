@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from core import checkpoints as core_checkpoints
+from core.text import clip
 from tui.panes.base import Pane
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.form import Field, FormScreen
@@ -34,6 +35,22 @@ TABLE_ORDER = (
     "observations",
     "working_memory",
 )
+
+
+#: Stored field names that mean little to a reader, in the words the panes use.
+FIELD_WORDS = {
+    ("rules", "seq"): "order (switched back on: now the newest of its scope)",
+    ("rules", "active"): "on/off",
+    ("lessons", "deleted"): "forgotten",
+    ("lessons", "superseded_by"): "superseded",
+    ("lessons", "last_reinforced_at"): "last reinforced",
+    ("slots", "position"): "position in the context",
+}
+
+
+def field_words(table: str, fields: list[str]) -> str:
+    """``order (…), on/off`` for the changed fields of a record of ``table``."""
+    return ", ".join(FIELD_WORDS.get((table, f), f.replace("_", " ")) for f in fields)
 
 
 def ordered_tables(changes: dict[str, Any]) -> list[str]:
@@ -270,8 +287,8 @@ class CheckpointsPane(Pane):
                 out.append(entry["id"])
                 if names.get(entry["id"]):
                     out.append(f"  {names[entry['id']]}", style=muted)
-                out.append("\n      fields: ", style=muted)
-                out.append(", ".join(entry["fields"]), style=changed_style)
+                out.append("\n      changed: ", style=muted)
+                out.append(field_words(table, entry["fields"]), style=changed_style)
                 out.append("\n")
             if len(changed) > FIRST_N:
                 out.append(f"    … and {len(changed) - FIRST_N} more changed\n", style=muted)
@@ -315,7 +332,7 @@ class CheckpointsPane(Pane):
             created = await self.workbench.write(
                 core_checkpoints.create,
                 values["description"],
-                done=lambda c: f"Checkpoint {c['id'][:8]} created",
+                done=lambda c: f"Checkpoint {_name(c)} created",
             )
             if created is not None:
                 self._pending_jump = created["id"]
@@ -360,9 +377,8 @@ class CheckpointsPane(Pane):
                 return  # the error toast is already shown
             self._pending_jump = before["id"]
             self.app.notify(
-                f"Restored {short} ({checkpoint.get('description') or 'no description'}). "
-                f"To undo, restore the automatic checkpoint {before['id']} "
-                f"(“{before['description']}”).",
+                f"Restored {_name(checkpoint)}. To undo, restore the automatic checkpoint "
+                f"“{before['description']}” (now selected).",
                 title="Restored",
                 timeout=12,
             )
@@ -390,7 +406,7 @@ class CheckpointsPane(Pane):
                 await self.workbench.write(
                     core_checkpoints.delete,
                     checkpoint["id"],
-                    done=f"Deleted checkpoint {checkpoint['id'][:8]}",
+                    done=f"Deleted checkpoint {_name(checkpoint)}",
                 )
 
         self.app.push_screen(
@@ -403,3 +419,11 @@ class CheckpointsPane(Pane):
             ),
             answered,
         )
+
+
+def _name(checkpoint: dict[str, Any]) -> str:
+    """How a checkpoint is named in messages: its description, else when it was made."""
+    description = checkpoint.get("description")
+    if description:
+        return f"“{clip(description, 50)}”"
+    return f"of {short_time(checkpoint['created_at'])}"

@@ -21,6 +21,7 @@ from core.context.files import save_text, target_path
 from core.errors import InvalidInput
 from tui.panes.base import Pane
 from tui.screens.form import Field, FormScreen
+from tui.widgets.bars import plural
 
 #: Wait this long after the last change before rebuilding (typing a budget is several changes).
 DEBOUNCE_SECONDS = 0.15
@@ -146,7 +147,8 @@ class ContextPane(Pane):
         names = [t["task_id"] for t in tasks]
         if names != [t["task_id"] for t in self.tasks] or not self.tasks:
             options = [("(no task)", NO_TASK)] + [
-                (f"{t['task_id']}  ({t['episodes']} episodes)", t["task_id"]) for t in tasks
+                (f"{t['task_id']}  ({plural(t['episodes'], 'episode')})", t["task_id"])
+                for t in tasks
             ]
             with select.prevent(Select.Changed):
                 select.set_options(options)
@@ -221,7 +223,7 @@ class ContextPane(Pane):
         self.query_one("#context-preview-title", Static).update(
             Text.assemble(
                 ("Exact text the agent gets", "bold"),
-                (f"  ·  {len(self.text):,} characters", "dim"),
+                (f"  ·  {plural(len(self.text), 'character')}", "dim"),
             )
         )
         self.query_one("#context-sections", Static).update(self._render_side(data))
@@ -251,7 +253,7 @@ class ContextPane(Pane):
         for section in data["sections"]:
             title = section_title(section["name"], section["heading"])
             lines = len(section["lines"])
-            count = f"{lines} line{'' if lines == 1 else 's'}"
+            count = plural(lines, "line")
             one_line = len(title) + len(count) + 4 <= width
             out.append(f"  {title}")
             out.append(f"  {count}\n" if one_line else "\n", style="dim")
@@ -264,7 +266,9 @@ class ContextPane(Pane):
             out.append("\nNothing dropped: ", style=f"bold {accent}")
             out.append("everything fits the budget.\n", style="dim")
             return out
-        out.append(f"\nDropped by the budget ({len(dropped)} lines)\n", style=f"bold {warning}")
+        out.append(
+            f"\nDropped by the budget ({plural(len(dropped), 'line')})\n", style=f"bold {warning}"
+        )
         out.append("lowest priority first: episodes, lessons, cards, rules…\n", style="dim italic")
         # Wrap by hand so a long dropped line keeps its indent (a hanging indent).
         by_section: dict[str, list[str]] = {}

@@ -246,7 +246,7 @@ class EpisodesPane(Pane):
         elif filtered:
             parts += [(f"{shown:,}", "bold"), f" of {loaded:,}"]
         elif self.complete:
-            parts += [(f"{loaded:,}", "bold"), " episodes"]
+            parts += [(f"{loaded:,}", "bold"), " episode" if loaded == 1 else " episodes"]
         else:
             parts += [(f"{loaded:,}", "bold"), f" of {self.total:,}"]
         if not self.complete:

@@ -25,7 +25,7 @@ from core.kinds import of_table, pane_of
 from tui.messages import JumpTo
 from tui.panes.base import Pane
 from tui.widgets.audit_rows import COLUMNS, EMPTY_LOG, AuditRows, Log, action_style, build_log
-from tui.widgets.bars import ago
+from tui.widgets.bars import ago, plural
 from tui.widgets.virtual_table import VirtualTable
 
 #: Entries handed to the screen before the rest of the log is read.
@@ -205,10 +205,10 @@ class HistoryPane(Pane):
             parts.append((f"loading {total:,} of {log.expected:,}… ", "italic"))
         if self._filtered:
             parts.append((f"{rows:,}", "bold"))
-            parts.append(f" of {total:,} entries")
+            parts.append(f" of {plural(total, 'entry', 'entries')}")
         else:
             parts.append((f"{total:,}", "bold"))
-            parts.append(" entries")
+            parts.append(" entry" if total == 1 else " entries")
         if self.table_filter is not None:
             parts += [" · table ", (self.table_filter, "bold"), " (t)"]
         self.query_one("#history-status", Static).update(Text.assemble(*parts))
@@ -310,7 +310,9 @@ class HistoryPane(Pane):
             return
         target = await self.workbench.io(self.service.locate, entry["table"], entry["record_id"])
         if target is None:
-            self.warn(f"{entry['record_id']} no longer exists in {entry['table']}")
+            kind = of_table(entry["table"])
+            noun = kind.name if kind is not None else "record"
+            self.warn(f"The {noun} this entry names no longer exists (it was deleted since)")
             return
         kind, ref = target
         self.post_message(JumpTo(pane_of(kind), ref))

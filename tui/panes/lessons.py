@@ -22,7 +22,7 @@ from tui.panes.base import Pane
 from tui.screens.clusters import ClustersScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.form import Field, FormScreen
-from tui.widgets.bars import confidence_bar
+from tui.widgets.bars import confidence_bar, plural
 from tui.widgets.lesson_detail import STATE_STYLE, render_lesson, render_rule, shown_state
 from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 
@@ -193,7 +193,9 @@ class LessonsPane(Pane):
         new_rule, self._select_rule = self._select_rule, None
         if new_rule is not None and new_rule not in self.rules:
             new_rule = None
-        rules_table.set_source(ListRowSource(rule_rows), keep_key=new_rule or rules_table.cursor_key)
+        rules_table.set_source(
+            ListRowSource(rule_rows), keep_key=new_rule or rules_table.cursor_key
+        )
         if new_rule is not None:
             rules_table.focus()  # the rule just added is selected, in its own list
         live = sum(1 for x in self.lessons.values() if is_live(x, now))
@@ -208,12 +210,13 @@ class LessonsPane(Pane):
                 ("  · [ ] · 0 = now", "bright_black"),
             )
         else:
+            active = sum(1 for r in self.rules.values() if r["active"])
             status = Text.assemble(
-                (f"{live} live lessons", "bold"),
-                f" · {len(self.lessons) - live} forgotten or superseded"
+                (plural(live, "live lesson"), "bold"),
+                f" · {len(self.lessons) - live:,} forgotten or superseded"
                 f"{' (shown)' if self.show_all else ''}",
-                f" · {sum(1 for r in self.rules.values() if r['active'])} active rules",
-                (f" · {self.duplicate_groups} near-duplicate groups (m)", "yellow")
+                f" · {plural(active, 'active rule')}",
+                (f" · {plural(self.duplicate_groups, 'near-duplicate group')} (m)", "yellow")
                 if self.duplicate_groups
                 else "",
             )
@@ -401,7 +404,7 @@ class LessonsPane(Pane):
                 tags=_tags(values["tags"]),
                 source="tui",
                 done=lambda result: (
-                    f"Already known: reinforced {result.duplicate_of}"
+                    f"Already known: reinforced “{clip(result.lesson['content'], 50)}”"
                     if result.action == "reinforced"
                     else "Lesson added"
                 ),
@@ -428,10 +431,10 @@ class LessonsPane(Pane):
                 values["text"],
                 scope=values["scope"].strip() or "global",
                 done=lambda result: (
-                f"Rule {result[1]}: {clip(result[0]['text'], 50)}"
-                if result[1] != "unchanged"
-                else f"Already a rule: {clip(result[0]['text'], 50)}"
-            ),
+                    f"Rule {result[1]}: {clip(result[0]['text'], 50)}"
+                    if result[1] != "unchanged"
+                    else f"Already a rule: {clip(result[0]['text'], 50)}"
+                ),
             )
             if added:
                 self._select_rule = added[0]["id"]  # the reload selects it

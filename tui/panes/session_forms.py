@@ -14,7 +14,7 @@ from core import working_memory as core_wm
 from core.errors import InvalidInput
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.form import Field, FormScreen
-from tui.widgets.bars import short_stamp
+from tui.widgets.bars import plural, short_stamp
 from tui.widgets.working_memory import parse_ttl, value_text
 
 if TYPE_CHECKING:
@@ -295,7 +295,7 @@ def restore_wm_checkpoint(pane: SessionsPane, session: Doc, checkpoint: Doc) -> 
             f"Restore “{what}”?",
             f"This replaces the session's whole working memory (keys, task and "
             f"scratchpad) with the copy from {short_stamp(checkpoint['created_at'])}: "
-            f"{checkpoint['keys']} keys, {checkpoint['scratch_entries']} notes"
+            f"{plural(checkpoint['keys'], 'key')}, {plural(checkpoint['scratch_entries'], 'note')}"
             f"{', a task' if checkpoint['has_task'] else ''}. Keys whose TTL has run out "
             "since stay gone.",
             confirm="Restore",

@@ -22,7 +22,7 @@ from textual.widgets import Static
 from tui.panes import session_forms as forms
 from tui.panes.base import Pane
 from tui.service import SessionDetail
-from tui.widgets.bars import short_stamp
+from tui.widgets.bars import plural, short_stamp
 from tui.widgets.session_timeline import SessionTimeline, untitled
 from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 from tui.widgets.working_memory import WorkingMemoryPanel
@@ -144,7 +144,7 @@ class SessionsPane(Pane):
         active = sum(1 for r in rows if r["status"] == "active")
         self.query_one("#sessions-status", Static).update(
             Text.assemble(
-                (f"{len(rows)} sessions", "bold"),
+                (plural(len(rows), "session"), "bold"),
                 " · ",
                 (f"{active} active", "green" if active else "bright_black"),
             )

@@ -14,6 +14,7 @@ from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.decay import effective_confidence
+from tui.widgets.bars import plural
 
 
 class ClustersScreen(ModalScreen[list[dict[str, Any]] | None]):
@@ -40,7 +41,8 @@ class ClustersScreen(ModalScreen[list[dict[str, Any]] | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(
-                f"{len(self.groups)} groups of near-duplicate lessons", classes="pane-title"
+                f"{plural(len(self.groups), 'group')} of near-duplicate lessons",
+                classes="pane-title",
             )
             yield Static(
                 "Enter merges a group into its first lesson (the strongest): the others are "

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
+from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -15,6 +17,7 @@ from textual.widgets.option_list import Option
 
 from core.kinds import pane_of
 from tui.messages import JumpTo
+from tui.widgets.bars import plural
 
 if TYPE_CHECKING:
     from tui.app import MemworkApp
@@ -34,6 +37,24 @@ KIND_STYLE = {
     "checkpoint": "bright_black",
     "audit": "bright_black",
 }
+
+
+def query_words(query: str) -> list[str]:
+    """The words of a query worth highlighting (two characters or more)."""
+    return [word for word in re.split(r"\W+", query) if len(word) >= MIN_QUERY]
+
+
+def hit_label(kind: str, title: str, words: list[str]) -> Table:
+    """One hit: its kind in a column of its own (a long title wraps under the title,
+    not under the kind) and the query's words highlighted in the title."""
+    text = Text(title)
+    if words:
+        text.highlight_words(words, style="bold reverse", case_sensitive=False)
+    grid = Table.grid(padding=(0, 1), expand=True)
+    grid.add_column(width=11, no_wrap=True)
+    grid.add_column(ratio=1)
+    grid.add_row(Text(kind, style=KIND_STYLE.get(kind, "")), text)
+    return grid
 
 
 class SearchScreen(ModalScreen[None]):
@@ -78,13 +99,13 @@ class SearchScreen(ModalScreen[None]):
             status.update("Indexing memory… results appear as soon as it is ready")
             self.set_timer(0.5, lambda: self.search(self.query_one("#query", Input).value))
         elif not query.strip():
-            status.update(f"{len(index):,} records indexed — type to search, Enter to jump")
+            status.update(f"{plural(len(index), 'record')} indexed — type to search, Enter to jump")
         elif len(query.strip()) < MIN_QUERY:
             status.update(f"Keep typing: a search starts at {MIN_QUERY} characters")
         elif count == 0:
             status.update("No matches")
         else:
-            status.update(f"{count} best matches")
+            status.update("1 match" if count == 1 else f"{count} best matches")
 
     @on(Input.Changed, "#query")
     def _changed(self, event: Input.Changed) -> None:
@@ -99,11 +120,14 @@ class SearchScreen(ModalScreen[None]):
             self._show_status(query)
             return
         hits = index.search(query, limit=20)
+        words = query_words(query)
         for hit in hits:
-            label = Text.assemble(
-                (f"{hit.doc.kind:<12} ", KIND_STYLE.get(hit.doc.kind, "")), hit.doc.title
+            hits_view.add_option(
+                Option(
+                    hit_label(hit.doc.kind, hit.doc.title, words),
+                    id=f"{hit.doc.kind}|{hit.doc.ref}",
+                )
             )
-            hits_view.add_option(Option(label, id=f"{hit.doc.kind}|{hit.doc.ref}"))
         if hits:
             hits_view.highlighted = 0
         self._show_status(query, len(hits))

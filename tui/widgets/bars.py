@@ -49,13 +49,20 @@ def score_text(score: float, outcome: str) -> Text:
     return Text(f"{score:.2f}", style=outcome_style(outcome))
 
 
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 group`` / ``3 groups`` / ``1,204 episodes`` (``nouns`` for an irregular plural)."""
+    return f"{count:,} {noun if count == 1 else (nouns or noun + 's')}"
+
+
 def ago(stamp: str | None, now: datetime) -> str:
-    """``3d ago`` / ``in 2h`` — short, for tables."""
+    """``3d ago`` / ``in 2h`` / ``just now`` — short, for tables."""
     if not stamp:
         return ""
     seconds = (now - parse_instant(stamp)).total_seconds()
     future = seconds < 0
     seconds = abs(seconds)
+    if seconds < 1:
+        return "just now"
     for unit, size in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size:
             amount = f"{int(seconds // size)}{unit}"

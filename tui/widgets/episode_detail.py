@@ -10,7 +10,7 @@ from rich.console import Group
 from rich.text import Text
 
 from core.episodes import EpisodeRow
-from tui.widgets.bars import ago, outcome_style, short_time
+from tui.widgets.bars import ago, outcome_style, plural, short_time
 from tui.widgets.episode_rows import GLYPH
 
 
@@ -43,7 +43,7 @@ def render_episode(
         (f"{row.score:.2f} {GLYPH.get(row.outcome, '')} {row.outcome}", outcome_style(row.outcome)),
         "\n",
         (f"{row.task_id}", "bold"),
-        f" · {row.steps} steps\n",
+        f" · {plural(row.steps, 'step')}\n",
         (f"{short_time(row.recorded_at)} ({ago(row.recorded_at, now)})", "dim"),
         "\n\n",
         row.summary or Text("(no summary)", style="dim italic"),

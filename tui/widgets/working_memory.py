@@ -21,7 +21,7 @@ from textual.widgets import Label, ProgressBar, Static
 from core import working_memory as core_wm
 from core.clock import parse_instant
 from core.errors import InvalidInput
-from tui.widgets.bars import duration, short_stamp
+from tui.widgets.bars import duration, plural, short_stamp
 from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 
 _TTL_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -194,7 +194,7 @@ class WorkingMemoryPanel(Vertical):
         checkpoints = self.query_one("#wm-checkpoints", VirtualTable)
         rows = []
         for cp in wm["checkpoints"] if wm else []:
-            holds = f"{cp['keys']} keys, {cp['scratch_entries']} notes"
+            holds = f"{plural(cp['keys'], 'key')}, {plural(cp['scratch_entries'], 'note')}"
             rows.append(
                 Row(
                     [
