@@ -407,5 +407,7 @@ class EpisodesPane(Pane):
     async def action_copy_id(self) -> None:
         """Copy the selected episode's id."""
         row = self.selected_row()
-        if row is not None:
-            await self.workbench.copy_out(row.id, f"The id of episode #{row.index} ({row.id})")
+        if row is None:
+            self.warn("No episode selected")
+            return
+        await self.workbench.copy_out(row.id, f"The id of episode #{row.index} ({row.id})")

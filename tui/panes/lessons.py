@@ -304,7 +304,11 @@ class LessonsPane(Pane):
     def _need_lesson(self) -> dict[str, Any] | None:
         lesson = self.selected_lesson() if self._focused_kind() == "lesson" else None
         if lesson is None:
-            self.warn("Select a lesson first (Tab to the lessons list)")
+            self.warn(
+                "Select a lesson first (Tab to the lessons list)"
+                if self._focused_kind() == "rule"
+                else "No lesson here yet: a adds one"
+            )
         return lesson
 
     async def action_reinforce(self) -> None:

@@ -9,6 +9,7 @@ visible lines are rendered, and rendered lines are kept in an LRU cache keyed by
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, Protocol, runtime_checkable
@@ -596,10 +597,14 @@ class VirtualTable(ScrollView, can_focus=True):
     def _render_empty_line(self, y: int, width: int) -> Strip:
         base_style = self.rich_style
         body_height = self.scrollable_content_region.height - 1
-        if y - 1 != max(0, (body_height - 1) // 2) or width <= 0:
+        # The placeholder wraps (a narrow table keeps all of it), centred both ways.
+        lines = textwrap.wrap(self.empty_text, max(1, width - 2)) or [""]
+        lines = lines[: max(1, body_height)]
+        first = max(0, (body_height - len(lines)) // 2)
+        if not first <= y - 1 < first + len(lines) or width <= 0:
             return Strip.blank(width, base_style)
         style = self.get_component_rich_style("virtual-table--empty")
-        text = _fit_str(self.empty_text, width, "left").rstrip()
+        text = _fit_str(lines[y - 1 - first], width, "left").rstrip()
         left = (width - cell_len(text)) // 2
         return Strip(
             [
