@@ -66,6 +66,9 @@ class FormScreen(ModalScreen[Any]):
     FormScreen .field-label { margin-top: 1; color: $text-muted; }
     FormScreen.-short .field-label { margin-top: 0; }
     FormScreen .field-help { color: $text-muted; text-style: italic; }
+    FormScreen Input.-textual-compact, FormScreen TextArea.-textual-compact {
+        background: $panel;
+    }
     FormScreen TextArea { height: 10; }
     FormScreen.-short TextArea { height: 4; }
     FormScreen #error { color: $error; height: auto; }
