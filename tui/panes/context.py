@@ -118,7 +118,7 @@ class ContextPane(Pane):
                 value="default",
                 id="context-style",
             )
-        yield Static("", id="context-budget-error")
+        yield Static("", id="context-budget-error", markup=False)
         with Horizontal(classes="split"):
             with Vertical(id="context-preview-column"):
                 yield Static("", id="context-preview-title")

@@ -66,7 +66,7 @@ class SlotEditor(Vertical):
         with Horizontal(id="slot-editor-bar"):
             yield Static("", id="slot-title")
             yield Static("", id="slot-counter")
-        yield Static("", id="slot-note")
+        yield Static("", id="slot-note", markup=False)
         yield TextArea(
             "",
             id="slot-editor",
