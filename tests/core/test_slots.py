@@ -97,7 +97,7 @@ def test_append_empty_text_is_refused(store: Store) -> None:
     _set(store, "notes", "x")
     with pytest.raises(InvalidInput, match="^text: must not be empty"):
         slots.append_slot(store, "notes", "", now=NOW, actor=ACTOR)
-    with pytest.raises(InvalidInput, match="^text: is empty once private"):
+    with pytest.raises(InvalidInput, match="^text: is empty once its <private>…</private> parts"):
         slots.append_slot(store, "notes", "<private>secret</private>", now=NOW, actor=ACTOR)
 
 

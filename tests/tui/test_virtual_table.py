@@ -536,6 +536,13 @@ def test_narrow_tables_give_way_so_the_text_column_keeps_its_room() -> None:
     assert fit_columns(columns, 40) == [9, None, None, 27]
     assert fit_columns(columns, 34) == [9, None, None, 21]
     assert fit_columns(columns, 30) == [6, None, None, 20]  # the state narrows last
+    # Weights: the text column takes two parts of the room for the scope's one.
+    weighted = [
+        Column("scope", "Scope", min_width=10, max_width=24),
+        Column("content", "Lesson", min_width=22, weight=2),
+    ]
+    assert fit_columns(weighted, 4 + 48) == [16, 32]
+    assert fit_columns(weighted, 4 + 90) == [24, 66]  # the scope stops at its maximum
     # Nothing left to hide: the flexible column keeps its minimum (the line is cropped).
     assert fit_columns(columns, 10)[3] == 20
 

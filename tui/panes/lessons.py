@@ -102,8 +102,8 @@ class LessonsPane(Pane):
                 yield Label("Rules", classes="section-title")
                 yield VirtualTable(
                     [
-                        Column("scope", "Scope", width=20, min_width=8, drop_order=2),
-                        Column("text", "Rule", min_width=26),
+                        Column("scope", "Scope", min_width=8, max_width=24, drop_order=2),
+                        Column("text", "Rule", min_width=26, weight=2),
                         Column("source", "Source", width=12, drop_order=1),
                         Column("active", "On", width=3),
                     ],
@@ -115,8 +115,8 @@ class LessonsPane(Pane):
                     [
                         Column("state", "State", width=10, min_width=6),
                         Column("confidence", "Confidence", width=12, drop_order=2),
-                        Column("scope", "Scope", width=20, min_width=10, drop_order=1),
-                        Column("content", "Lesson", min_width=22),
+                        Column("scope", "Scope", min_width=10, max_width=24, drop_order=1),
+                        Column("content", "Lesson", min_width=22, weight=2),
                     ],
                     id="lessons",
                     empty_text="No lessons yet: agents add them (memwork lesson add), or press a",

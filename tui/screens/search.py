@@ -51,7 +51,7 @@ def hit_label(kind: str, title: str, words: list[str]) -> Table:
     if words:
         text.highlight_words(words, style="bold reverse", case_sensitive=False)
     grid = Table.grid(padding=(0, 1), expand=True)
-    grid.add_column(width=11, no_wrap=True)
+    grid.add_column(width=12, no_wrap=True)
     grid.add_column(ratio=1)
     grid.add_row(Text(kind, style=KIND_STYLE.get(kind, "")), text)
     return grid

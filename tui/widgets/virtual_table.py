@@ -74,6 +74,8 @@ class Column:
     it when the table is short of room (`None`: a fixed column never narrows)."""
     max_width: int | None = None
     """A flexible column never grows past this; the other flexible columns get the rest."""
+    weight: int = 1
+    """A flexible column's share of the room, relative to the other flexible columns."""
     drop_order: int = 0
     """Hidden when the table is too narrow, lowest first (0: never hidden)."""
 
@@ -122,22 +124,24 @@ def _flex_min(column: Column) -> int:
 
 
 def _share(columns: Sequence[Column], flexible: list[int], left: int, widths: list) -> None:
-    """Share `left` cells among the flexible columns in equal parts, within their bounds:
-    a column whose minimum is above its part (or maximum below it) is set to that
-    bound and the others share what remains."""
+    """Share `left` cells among the flexible columns by weight, within their bounds: a
+    column whose minimum is above its part (or maximum below it) is set to that bound
+    and the others share what remains."""
     pending = list(flexible)
     while pending:
-        share = max(0, left) // len(pending)
+        room = max(0, left)
+        total = sum(columns[i].weight for i in pending)
+        parts = {i: room * columns[i].weight // total for i in pending}
         bounded = {}
         for i in pending:
-            if _flex_min(columns[i]) > share:
+            if _flex_min(columns[i]) > parts[i]:
                 bounded[i] = _flex_min(columns[i])
-            elif columns[i].max_width is not None and columns[i].max_width < share:
+            elif columns[i].max_width is not None and columns[i].max_width < parts[i]:
                 bounded[i] = columns[i].max_width
         if not bounded:
-            extra = max(0, left) - share * len(pending)
+            # Cells lost to rounding go to the first columns, one each.
             for position, i in enumerate(pending):
-                widths[i] = share + (position < extra)
+                widths[i] = parts[i] + (position < room - sum(parts.values()))
             return
         for i, value in bounded.items():
             widths[i] = value
