@@ -16,12 +16,11 @@ from textual.widgets import Label, Static
 from core import lessons as core_lessons
 from core import rules as core_rules
 from core.decay import decayed_away, effective_confidence, is_forgotten, is_live
-from core.errors import InvalidInput
 from core.text import clip
+from tui.panes import lesson_forms as forms
 from tui.panes.base import Pane
 from tui.screens.clusters import ClustersScreen
 from tui.screens.confirm import ConfirmScreen
-from tui.screens.form import Field, FormScreen
 from tui.widgets.bars import confidence_bar, plural
 from tui.widgets.lesson_detail import STATE_STYLE, render_lesson, render_rule, shown_state
 from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
@@ -399,91 +398,18 @@ class LessonsPane(Pane):
         self.query_one(target, VirtualTable).focus()
 
     def action_add_lesson(self) -> None:
-        async def submit(values: dict[str, str]) -> Any:
-            return await self.workbench.write(
-                core_lessons.add_lesson,
-                values["content"],
-                scope=values["scope"].strip() or "global",
-                confidence=_number(values["confidence"], "confidence"),
-                tags=_tags(values["tags"]),
-                source="tui",
-                done=lambda result: (
-                    f"Already known: reinforced “{clip(result.lesson['content'], 50)}”"
-                    if result.action == "reinforced"
-                    else "Lesson added"
-                ),
-            )
-
-        self.app.push_screen(
-            FormScreen(
-                "Add a lesson",
-                [
-                    Field("content", "Lesson", multiline=True),
-                    Field("scope", "Scope", "global", help="global, task:<id> or project:<name>"),
-                    Field("confidence", "Confidence", "0.5", help="0 to 1"),
-                    Field("tags", "Tags", "", placeholder="comma separated"),
-                ],
-                submit,
-                save_label="Add",
-            )
-        )
+        forms.add_lesson(self)
 
     def action_add_rule(self) -> None:
-        async def submit(values: dict[str, str]) -> Any:
-            added = await self.workbench.write(
-                core_rules.add_rule,
-                values["text"],
-                scope=values["scope"].strip() or "global",
-                done=lambda result: (
-                    f"Rule {result[1]}: {clip(result[0]['text'], 50)}"
-                    if result[1] != "unchanged"
-                    else f"Already a rule: {clip(result[0]['text'], 50)}"
-                ),
-            )
-            if added:
-                self._select_rule = added[0]["id"]  # the reload selects it
-            return added[0] if added else None
-
-        self.app.push_screen(
-            FormScreen(
-                "New rule",
-                [
-                    Field("text", "Rule", placeholder="[AVOID] … or [WORKS] … or plain text"),
-                    Field("scope", "Scope", "global", help="global or task:<task id>"),
-                ],
-                submit,
-                save_label="Add",
-            )
-        )
+        forms.add_rule(self)
 
     def action_edit(self) -> None:
-        lesson = self._need_lesson()
-        if lesson is None:
-            return
+        if (lesson := self._need_lesson()) is not None:
+            forms.edit_lesson(self, lesson)
 
-        async def submit(values: dict[str, str]) -> Any:
-            return await self.workbench.write(
-                core_lessons.edit,
-                lesson["id"],
-                content=values["content"],
-                scope=values["scope"].strip(),
-                tags=_tags(values["tags"]),
-                confidence=_number(values["confidence"], "confidence"),
-                done="Lesson saved",
-            )
-
-        self.app.push_screen(
-            FormScreen(
-                "Edit lesson",
-                [
-                    Field("content", "Lesson", lesson["content"], multiline=True),
-                    Field("scope", "Scope", lesson["scope"]),
-                    Field("confidence", "Stored confidence", f"{lesson['confidence']:.2f}"),
-                    Field("tags", "Tags", ", ".join(lesson.get("tags", []))),
-                ],
-                submit,
-            )
-        )
+    def select_rule_after_load(self, rule_id: str) -> None:
+        """Select (and focus) rule ``rule_id`` when the reload that follows a write lands."""
+        self._select_rule = rule_id
 
     async def action_toggle_rule(self) -> None:
         rule = self.selected_rule() if self._focused_kind() == "rule" else None
@@ -515,17 +441,3 @@ class LessonsPane(Pane):
                 )
 
         self.app.push_screen(ClustersScreen(groups, now), chosen)
-
-
-def _tags(text: str) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()]
-
-
-def _number(text: str, field: str) -> float | None:
-    text = text.strip()
-    if not text:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        raise InvalidInput(field, f"must be a number between 0 and 1 (got {text!r})") from None

@@ -1,0 +1,124 @@
+"""The Rules & lessons pane's forms: add a lesson, add a rule, edit a lesson.
+
+Each runs through the app's single write path (:meth:`tui.app.MemworkApp.write`):
+a refusal shows in the open form, a success toasts and refreshes the panes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from core import lessons as core_lessons
+from core import rules as core_rules
+from core.errors import InvalidInput
+from core.text import clip
+from tui.screens.form import Field, FormScreen
+
+if TYPE_CHECKING:
+    from tui.panes.lessons import LessonsPane
+
+
+def _tags(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _number(text: str, field: str) -> float | None:
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise InvalidInput(field, f"must be a number between 0 and 1 (got {text!r})") from None
+
+
+def add_lesson(pane: LessonsPane) -> None:
+    """A new lesson (an existing one with the same text is reinforced, and says so)."""
+
+    async def submit(values: dict[str, str]) -> Any:
+        return await pane.workbench.write(
+            core_lessons.add_lesson,
+            values["content"],
+            scope=values["scope"].strip() or "global",
+            confidence=_number(values["confidence"], "confidence"),
+            tags=_tags(values["tags"]),
+            source="tui",
+            done=lambda result: (
+                f"Already known: reinforced “{clip(result.lesson['content'], 50)}”"
+                if result.action == "reinforced"
+                else "Lesson added"
+            ),
+        )
+
+    pane.app.push_screen(
+        FormScreen(
+            "Add a lesson",
+            [
+                Field("content", "Lesson", multiline=True),
+                Field("scope", "Scope", "global", help="global, task:<id> or project:<name>"),
+                Field("confidence", "Confidence", "0.5", help="0 to 1"),
+                Field("tags", "Tags", "", placeholder="comma separated"),
+            ],
+            submit,
+            save_label="Add",
+        )
+    )
+
+
+def add_rule(pane: LessonsPane) -> None:
+    """A manual rule; once added it is selected in the rules list."""
+
+    async def submit(values: dict[str, str]) -> Any:
+        added = await pane.workbench.write(
+            core_rules.add_rule,
+            values["text"],
+            scope=values["scope"].strip() or "global",
+            done=lambda result: (
+                f"Rule {result[1]}: {clip(result[0]['text'], 50)}"
+                if result[1] != "unchanged"
+                else f"Already a rule: {clip(result[0]['text'], 50)}"
+            ),
+        )
+        if added:
+            pane.select_rule_after_load(added[0]["id"])
+        return added[0] if added else None
+
+    pane.app.push_screen(
+        FormScreen(
+            "New rule",
+            [
+                Field("text", "Rule", placeholder="[AVOID] … or [WORKS] … or plain text"),
+                Field("scope", "Scope", "global", help="global or task:<task id>"),
+            ],
+            submit,
+            save_label="Add",
+        )
+    )
+
+
+def edit_lesson(pane: LessonsPane, lesson: dict[str, Any]) -> None:
+    """Edit a lesson's text, scope, stored confidence and tags."""
+
+    async def submit(values: dict[str, str]) -> Any:
+        return await pane.workbench.write(
+            core_lessons.edit,
+            lesson["id"],
+            content=values["content"],
+            scope=values["scope"].strip(),
+            tags=_tags(values["tags"]),
+            confidence=_number(values["confidence"], "confidence"),
+            done="Lesson saved",
+        )
+
+    pane.app.push_screen(
+        FormScreen(
+            "Edit lesson",
+            [
+                Field("content", "Lesson", lesson["content"], multiline=True),
+                Field("scope", "Scope", lesson["scope"]),
+                Field("confidence", "Stored confidence", f"{lesson['confidence']:.2f}"),
+                Field("tags", "Tags", ", ".join(lesson.get("tags", []))),
+            ],
+            submit,
+        )
+    )
