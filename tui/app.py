@@ -23,7 +23,7 @@ from textual.css.query import NoMatches
 from textual.geometry import Region
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.widgets import Footer, Header, TabbedContent, TabPane, Tabs
 from textual.worker import WorkerFailed
 
 from core.errors import MemworkError
@@ -52,6 +52,11 @@ class PaneSwitcher(TabbedContent):
     TabbedContent also follows the focus into a pane; a pane that focuses a
     widget while it loads in the background would then steal the screen.
     """
+
+    def on_mount(self) -> None:
+        # Tab cycles through the current pane's lists only: a focused tab bar would
+        # silence every pane key (they bind on the pane). Digits and clicks switch panes.
+        self.query_one(Tabs).can_focus = False
 
     def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
         event.prevent_default()  # skip TabbedContent's own handler, which switches tabs

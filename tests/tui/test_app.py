@@ -265,3 +265,34 @@ def test_search_starts_at_its_second_character(demo_app) -> None:
             assert app.screen.query_one("#hits", OptionList).option_count > 0
 
     run(scenario)
+
+
+def test_tab_cycles_the_panes_lists_in_the_order_the_help_gives(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            visited = [app.focused.id if app.focused else None]
+            for _ in range(5):
+                await pilot.press("tab")
+                await pilot.pause()
+                visited.append(app.focused.id if app.focused else None)
+            # The pane's lists, then back to the first (Tab used to land on the tab bar
+            # next, where no pane key answers).
+            assert visited == [
+                "sessions",
+                "wm-keys",
+                "wm-scratch",
+                "wm-checkpoints",
+                "timeline",
+                "sessions",
+            ]
+            await pilot.press("question_mark")
+            await settle(pilot)
+            help_text = " ".join(app.screen.plain_text(width=400).split())
+            # The help names them in the same order (it used to put the timeline second).
+            names = ["sessions list", "keys", "scratchpad", "checkpoints", "timeline"]
+            at = [help_text.index(name, help_text.index("Tab moves")) for name in names]
+            assert at == sorted(at), help_text
+
+    run(scenario)
