@@ -11,6 +11,7 @@ from textual.widgets import Button, Select
 
 from tests.tui.conftest import open_pane, run, screen_text, settle
 from tui.app import PANES, MemworkApp
+from tui.panes.lessons import LessonsPane
 from tui.screens.clusters import ClustersScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.form import FormScreen
@@ -89,6 +90,7 @@ async def _check_modal(pilot: Pilot, what: str, *keys: str, tab: bool = False) -
     assert isinstance(screen, FormScreen | ConfirmScreen | ClustersScreen), (what, screen)
     if isinstance(screen, ClustersScreen):
         assert on_screen(app, screen.query_one("#groups")), what
+        assert on_screen(app, screen.query_one(".pane-title")), what
     else:
         act = screen.query_one("#save" if isinstance(screen, FormScreen) else "#yes", Button)
         for button in screen.query(Button):
@@ -134,8 +136,20 @@ def test_every_form_and_dialog_fits_80x24(demo_app) -> None:
             await _check_modal(pilot, "merge cards", "space", "down", "m")
 
             await open_pane(pilot, "lessons")
-            for key, what in [("a", "add lesson"), ("e", "edit lesson"), ("f", "forget")]:
+            for key, what in [
+                ("a", "add lesson"),
+                ("e", "edit lesson"),
+                ("f", "forget"),
+            ]:
                 await _check_modal(pilot, what, key)
+            # The demo holds no near-duplicates (m then only says so): show the merge
+            # dialog with several groups of long lessons, as m would.
+            pane = app.query_one(LessonsPane)
+            longest = sorted(pane.lessons.values(), key=lambda x: -len(x["content"]))
+            groups = [longest[i : i + 3] for i in range(0, 12, 3)]
+            app.push_screen(ClustersScreen(groups, pane.service.now))
+            await pilot.pause()
+            await _check_modal(pilot, "merge near-duplicates")
             app.query_one("#rules", VirtualTable).focus()
             await _check_modal(pilot, "new rule", "n")
 
