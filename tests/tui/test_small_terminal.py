@@ -93,8 +93,10 @@ async def _check_modal(pilot: Pilot, what: str, *keys: str, tab: bool = False) -
         assert on_screen(app, screen.query_one(".pane-title")), what
     else:
         act = screen.query_one("#save" if isinstance(screen, FormScreen) else "#yes", Button)
+        text = screen_text(app)
         for button in screen.query(Button):
             assert on_screen(app, button), f"{what}: {button.label} not on screen"
+            assert str(button.label) in text, f"{what}: {button.label} is cut"
         title = "#form-title" if isinstance(screen, FormScreen) else "#title"
         assert on_screen(app, screen.query_one(title)), what
         assert act in screen.focus_chain, f"{what}: Tab never reaches {act.label}"
@@ -173,3 +175,16 @@ def test_each_pane_at_80x24_snapshot(demo_app, snap_compare, pane_id: str) -> No
         await open_pane(pilot, pane_id)
 
     assert snap_compare(demo_app(), run_before=ready, terminal_size=SMALL)
+
+
+def test_the_session_forms_read_whole_at_140x45(demo_app) -> None:
+    """The Task form's button labels were clipped even on a large screen."""
+
+    async def scenario() -> None:
+        app = demo_app(prepare=False)
+        async with app.run_test(size=(140, 45)) as pilot:
+            await open_pane(pilot, "sessions")
+            for key, what in [("o", "observe"), ("t", "task state"), ("e", "end session")]:
+                await _check_modal(pilot, what, key)
+
+    run(scenario)
