@@ -123,9 +123,7 @@ class Lease:
     # -- heartbeat --------------------------------------------------------------------
     def _start_heartbeat(self) -> None:
         if self._thread is None:
-            self._thread = threading.Thread(
-                target=self._beat, name="memwork-lease", daemon=True
-            )
+            self._thread = threading.Thread(target=self._beat, name="memwork-lease", daemon=True)
             self._thread.start()
 
     def _beat(self) -> None:

@@ -294,7 +294,9 @@ class RedisStorage(FolderStorage):
                 [("SISMEMBER", SNAPS, key), ("HGETALL", snapshot_key(key))]
             )
             if isinstance(index, ReplyError) or isinstance(member, ReplyError):
-                raise StoreUnreadable(f"the snapshot of checkpoint {key} in {self.where} is damaged")
+                raise StoreUnreadable(
+                    f"the snapshot of checkpoint {key} in {self.where} is damaged"
+                )
             if not member:
                 raise StoreUnreadable(
                     f"the snapshot of checkpoint {key} is missing from {self.where}"
