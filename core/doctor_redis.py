@@ -193,7 +193,8 @@ def _diagnose(conn: Connection, url: StoreURL) -> list[Check]:
         checks.append(Check("schema", "ok", f"version {schema_version}"))
     checks += server_checks(conn)
     if holder:
-        who = holder.decode("utf-8", "replace").rsplit(":", 1)[0]
+        origin, _, rest = holder.decode("utf-8", "replace").partition(":")
+        who = f"pid {rest.partition(':')[0]} on {origin.split('/')[0]}"
         checks.append(
             Check(
                 "lock",

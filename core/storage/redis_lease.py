@@ -9,6 +9,12 @@ While the lock is held a daemon thread renews the lease every third of its
 length over a connection of its own, so a long import or a big checkpoint
 keeps it however long it runs.
 
+A holder killed on this machine need not be waited for: the token names its
+host, PID namespace and PID, and a process that finds the lock held by a PID
+of its own host and namespace that no longer exists takes the lock over at
+once (a PID reused meanwhile only means waiting for the lease, as for a
+holder on another machine).
+
 The token is the fence. A holder that stops renewing (stopped by a debugger,
 cut off by the network) may wake up after another process took the lock;
 the commit script checks that the lock still holds *its* token before it
@@ -47,6 +53,34 @@ def lease_seconds() -> float:
     return value
 
 
+def _origin() -> str:
+    """``host/pid-namespace``: where a PID means one process (containers may share a host
+    name, never a PID namespace)."""
+    try:
+        namespace = os.readlink("/proc/self/ns/pid").strip("pid:[]")
+    except OSError:
+        namespace = "-"
+    return f"{socket.gethostname()}/{namespace}".replace(":", "_")
+
+
+_ORIGIN = _origin()
+
+
+def _dead_here(holder: str) -> bool:
+    """Whether ``holder`` (a lock token) names a process of this host that has exited."""
+    origin, _, rest = holder.partition(":")
+    pid_text = rest.partition(":")[0]
+    if origin != _ORIGIN or not pid_text.isdigit():
+        return False
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False  # alive, another user's
+    return False
+
+
 class Lease:
     """The lock key of one store, as one process takes and renews it."""
 
@@ -74,13 +108,13 @@ class Lease:
         """
         deadline = time.monotonic() + self.timeout_s
         delay = 0.001
-        host = socket.gethostname()
+        dead = ""
         while True:
-            token = f"{host}:{os.getpid()}:{os.urandom(8).hex()}"
+            token = f"{_ORIGIN}:{os.getpid()}:{os.urandom(8).hex()}"
             reply = scripts.acquire(
                 self.conn,
                 [self.lock_key, self.meta_key, self.tables_key],
-                [token, self.lease_ms, known_generation],
+                [token, self.lease_ms, known_generation, dead],
             )
             if reply[0] == 1:
                 self.token = token
@@ -88,6 +122,10 @@ class Lease:
                 self._renewed = time.monotonic()
                 self._start_heartbeat()
                 return reply[1:]
+            holder = reply[2].decode("utf-8", "replace")
+            if _dead_here(holder):
+                dead = holder
+                continue
             now = time.monotonic()
             if now >= deadline:
                 raise LockTimeout(self.lock_key)
@@ -118,7 +156,8 @@ class Lease:
             return None
         if not value:
             return None
-        return value.decode("utf-8", "replace").rsplit(":", 1)[0]
+        origin, _, rest = value.decode("utf-8", "replace").partition(":")
+        return f"pid {rest.partition(':')[0]} on {origin.split('/')[0]}"
 
     # -- heartbeat --------------------------------------------------------------------
     def _start_heartbeat(self) -> None:

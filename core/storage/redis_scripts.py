@@ -25,13 +25,16 @@ except ImportError:  # pragma: no cover - other interpreters
     from hashlib import sha1 as _sha1
 
 #: ``SET lock token NX PX lease``, and with it the manifest, in one round trip.
-#: KEYS: lock, meta, tables. ARGV: token, lease ms, the generation the caller knows.
-#: Returns {0, pttl} when busy, {1, meta} when the caller's manifest is current,
-#: {1, meta, tables} otherwise.
+#: KEYS: lock, meta, tables. ARGV: token, lease ms, the generation the caller knows,
+#: and the token of a holder known to be dead ("" for none), whose lock is taken over.
+#: Returns {0, pttl, holder} when busy, {1, meta} when the caller's manifest is
+#: current, {1, meta, tables} otherwise.
 ACQUIRE = """
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  return {0, redis.call('PTTL', KEYS[1])}
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[4] then
+  return {0, redis.call('PTTL', KEYS[1]), holder}
 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 local meta = redis.call('HGETALL', KEYS[2])
 if redis.call('HGET', KEYS[2], 'generation') == ARGV[3] then
   return {1, meta}
