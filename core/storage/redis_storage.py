@@ -232,8 +232,15 @@ class RedisStorage(FolderStorage):
         except ConnectionLost as exc:
             # The script may have run before the connection went: the txid it
             # records says whether it did.
-            if self.store.committed_txid() == txid:
+            last = self.store.committed_txid()
+            if last == txid:
                 return
+            if last is None:
+                raise StoreError(
+                    f"lost the connection to Redis at {self.where} during a commit ({exc}); "
+                    "the server is not back, so whether this write landed is unknown: "
+                    "check with `memwork history` once it is"
+                ) from None
             raise StoreError(
                 f"lost the connection to Redis at {self.where} during a commit ({exc}); "
                 "nothing was written"
