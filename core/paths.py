@@ -29,18 +29,21 @@ def resolve_store_path(db: str | None) -> Path | str:
     if db is not None:
         if not db.strip():
             raise InvalidInput("--db", "must name a store folder (got an empty path)")
-        return _location(db, "--db")
+        return resolve_location(db, "--db")
     env = os.environ.get(ENV_DB)
     if env is not None:
         if not env.strip():
             raise InvalidInput(ENV_DB, "is set but empty; name a store folder or unset it")
-        return _location(env, ENV_DB)
+        return resolve_location(env, ENV_DB)
     return default_store_path()
 
 
-def _location(text: str, field: str) -> Path | str:
+def resolve_location(text: str, field: str) -> Path | str:
+    """A store named on the command line: a folder path, or a Redis URL kept as text."""
     from core.storage.url import is_url, parse
 
+    if not text.strip():
+        raise InvalidInput(field, "must name a store folder or a Redis URL (got nothing)")
     if is_url(text):
         parse(text, field)  # a malformed URL is refused here, naming where it came from
         return text

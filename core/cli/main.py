@@ -107,7 +107,10 @@ def _cmd(sub: Any, name: str, handler: str, help_text: str, **kw: Any) -> argpar
 
 def _global_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--db", metavar="PATH", help="store folder (default: $MEMWORK_DB, else the user data dir)"
+        "--db",
+        metavar="PATH",
+        help="store folder or redis://[:password@]host:port/N URL "
+        "(default: $MEMWORK_DB, else the user data dir)",
     )
     p.add_argument(
         "--demo", action="store_true", help="open the workbench on a fresh copy of the demo store"
@@ -277,6 +280,17 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--on-conflict", default=None, choices=["skip", "replace", "keep-both"])
     c = _cmd(sub, "export", "core.cli.cmd_interop:export", "the whole store as one JSON document")
     c.add_argument("file", nargs="?", metavar="FILE")
+
+    c = _cmd(
+        sub,
+        "copy",
+        "core.cli.cmd_copy:run",
+        "copy a whole store between backends (all or nothing, into a new store)",
+    )
+    c.add_argument("source", metavar="SRC", help="a store folder or redis:// URL")
+    c.add_argument(
+        "target", metavar="DST", help="a new or empty folder, or an empty Redis database"
+    )
 
     _cmd(
         sub,

@@ -254,7 +254,7 @@ class RedisStorage(FolderStorage):
                 "(it was paused or cut off for longer than the lease) and another writer may "
                 "have gone on; nothing was written"
             )
-        if code == "OOM":
+        if code == "OOM" or "OOM command not allowed" in str(exc):
             return StoreWriteFailed(
                 f"Redis at {self.where} is out of memory (maxmemory reached); nothing was written"
             )

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from core.errors import (
+    Conflict,
     InvalidInput,
     NoStore,
     StoreError,
@@ -56,10 +57,14 @@ class RedisStore(Store):
     """A memwork store in Redis database ``url`` (``create=False``: a database without a
     store is :class:`~core.errors.NoStore` and nothing is written)."""
 
-    def __init__(self, url: str | StoreURL, *, create: bool = True) -> None:
+    def __init__(
+        self, url: str | StoreURL, *, create: bool = True, _deferred: bool = False
+    ) -> None:
         self.url = url if isinstance(url, StoreURL) else parse(url)
         self.path = None  # type: ignore[assignment]
         self._create = create
+        #: A store created by its first commit (a copy), not by opening.
+        self._deferred = _deferred
         self._lock = None
         self._init_state()
         self._opening = True
@@ -153,16 +158,36 @@ class RedisStore(Store):
         with self.redis_errors():
             self.conn.connect()
             meta = _pairs(self.conn.call("HGETALL", META))
+        if meta and self._deferred:
+            raise self._not_empty()
         if not meta:
             if not self._create:
                 raise NoStore(self.location)
             self._attach(RedisStorage(self, Manifest(schema_version=schema.SCHEMA_VERSION)))
-            self._create_store()
+            if not self._deferred:
+                self._create_store()
             return
         version = self._check_meta(meta)
         self._attach(RedisStorage(self, Manifest(schema_version=version, generation=-1)))
         if version < schema.SCHEMA_VERSION:
             self._migrate(version)
+
+    @classmethod
+    def copy_into(cls, url: str, fill: Callable[[RedisStore], None]) -> None:
+        """Create a store in the empty database ``url`` by one commit that ``fill`` makes
+        (header, tables and snapshots land together, or nothing does)."""
+        store = cls(url, _deferred=True)
+        try:
+            fill(store)
+        finally:
+            store.close()
+
+    def _not_empty(self) -> Conflict:
+        return Conflict(
+            f"DST: {self.location} already holds a memwork store; memwork copies only into an "
+            "empty database (to add records to a store, use export and import); "
+            "nothing was copied"
+        )
 
     def _check_meta(self, meta: dict[str, bytes]) -> int:
         if meta.get("format") != FORMAT.encode():
@@ -310,6 +335,13 @@ class RedisStore(Store):
         if fresh is None:
             return
         meta = _pairs(fresh[0])
+        if self._deferred:
+            if meta:
+                raise self._not_empty()  # another copy got here first
+            with self.redis_errors():
+                if self.conn.call("DBSIZE") > 1:  # our own lock key is one
+                    self._refuse_foreign()
+            return
         if not meta:
             raise StoreUnreadable(
                 f"the store at {self.location} is gone ({META} was deleted); nothing was written"
@@ -335,6 +367,7 @@ class RedisStore(Store):
 
     def _committed_hook(self) -> None:
         self._committed = True
+        self._deferred = False
 
     # -- change detection ------------------------------------------------------------------
     def committed_generation(self) -> int:

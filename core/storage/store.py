@@ -78,7 +78,7 @@ class Store:
     missing store is :class:`~core.errors.NoStore` and nothing is created). A Redis URL
     (text) opens a :class:`~core.storage.redis_store.RedisStore` instead."""
 
-    def __new__(cls, path: str | os.PathLike[str] = "", *, create: bool = True) -> Store:
+    def __new__(cls, path: str | os.PathLike[str] = "", **_: Any) -> Store:
         if cls is Store and isinstance(path, str) and is_url(path):
             from core.storage.redis_store import RedisStore
 
