@@ -13,7 +13,6 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from core import clock
-from core.storage.manifest import MANIFEST_NAME, Manifest
 from core.storage.store import Store
 
 T = TypeVar("T")
@@ -43,6 +42,9 @@ class MemoryService:
 
     def generation(self) -> int:
         """The store's commit counter; it moves whenever anyone writes."""
-        if self.store.in_memory_only:
-            return self.store.storage.manifest.generation
-        return Manifest.read(self.store.path / MANIFEST_NAME).generation
+        return self.store.committed_generation()
+
+    def follow(self, on_change: Callable[[], None]) -> Callable[[], None] | None:
+        """Have ``on_change`` called (from a thread) after every commit, pushed by the
+        store (Redis pub/sub); returns a stop, or None when the store must be polled."""
+        return self.store.follow(on_change)
