@@ -433,3 +433,33 @@ def test_missing_store_header_is_refused(redis_url: str) -> None:
     client_for(redis_url).delete("memwork:meta")
     with pytest.raises(StoreUnreadable, match="holds memwork keys but no store header"):
         Store(redis_url)
+
+
+# -- the context path stays light ---------------------------------------------------------------
+PROBE = (
+    "import sys; from core.cli.main import main; code = main(['--db', sys.argv[1], 'context']); "
+    "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'pydantic', "
+    "'rich', 'orjson', 'redis', 'ssl', 'asyncio'}), sorted(m for m in sys.modules "
+    "if m.startswith(('core.storage.redis', 'core.storage.resp'))))"
+)
+
+
+def test_context_on_a_folder_loads_no_redis_code(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(tmp_path / "s")],
+        capture_output=True,
+        text=True,
+        env=python_env(),
+    )
+    assert done.stdout.strip() == "0 [] []", done.stderr
+
+
+def test_context_on_redis_loads_no_heavy_module(redis_url: str) -> None:
+    store = Store(redis_url)
+    lessons.add_lesson(store, "Keep diffs small", now=NOW, actor="t")
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, redis_url], capture_output=True, text=True, env=python_env()
+    )
+    assert "Keep diffs small" in done.stdout
+    code, heavy, _ = done.stdout.strip().splitlines()[-1].split(" ", 2)
+    assert (code, heavy) == ("0", "[]"), done.stderr
