@@ -26,6 +26,7 @@ from core.errors import UserError
 from core.storage import schema
 from core.storage.manifest import FORMAT, is_table_name
 from core.storage.redis_storage import LOCK, META, PREFIX, SNAPS, TABLES
+from core.storage.redis_store import BACKUP_PREFIX
 from core.storage.resp import Connection, ConnectionLost, ReplyError
 from core.storage.url import StoreURL
 from core.tables import logical_name
@@ -268,11 +269,13 @@ def _key_checks(keys: list[str], tables: dict[str, bytes], snaps: set[str]) -> l
         if k.startswith(PREFIX + "t:") and k[len(PREFIX) + 2 :] not in tables
     )
     known = {META, TABLES, SNAPS, LOCK}
+    backups = sorted({k.split(":")[2] for k in keys if k.startswith(BACKUP_PREFIX)})
     strays = sorted(
         k
         for k in keys
         if k.startswith(PREFIX)
         and k not in known
+        and not k.startswith(BACKUP_PREFIX)
         and not k.startswith(PREFIX + "t:")
         and not (k.startswith(PREFIX + "snap:") and k[len(PREFIX) + 5 :].split(":")[0] in snaps)
     )
@@ -292,6 +295,15 @@ def _key_checks(keys: list[str], tables: dict[str, bytes], snaps: set[str]) -> l
                 "problem",
                 f"{len(foreign)} keys that are not memwork's ({', '.join(foreign[:5])}): a store "
                 "needs a database of its own",
+            )
+        )
+    if backups:
+        checks.append(
+            Check(
+                "backups",
+                "ok",
+                f"migration backups kept under {BACKUP_PREFIX}<name>:* ({', '.join(backups)}); "
+                "delete them when no longer needed",
             )
         )
     if strays:

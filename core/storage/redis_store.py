@@ -44,8 +44,10 @@ from core.storage.resp import Connection, ConnectionLost, ReplyError
 from core.storage.store import Store, lock_timeout
 from core.storage.url import StoreURL, parse
 
-#: Keys a store may find in its database besides its own (none).
+#: How many foreign keys a refusal names.
 FOREIGN_SAMPLE = 3
+#: Where a migration copies the store before it changes anything.
+BACKUP_PREFIX = PREFIX + "backup:"
 
 
 def _pairs(flat: list[bytes] | None) -> dict[str, bytes]:
@@ -260,11 +262,11 @@ class RedisStore(Store):
             self._target_schema = schema.SCHEMA_VERSION
 
     def _backup(self, version: int) -> str:
-        """Copy every key of the store under ``memwork-backup-v<N>-<time>:`` first."""
+        """Copy every key of the store under ``memwork:backup:v<N>-<time>:`` first."""
         from datetime import UTC, datetime
 
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-        target = f"memwork-backup-v{version}-{stamp}:"
+        target = f"{BACKUP_PREFIX}v{version}-{stamp}:"
         with self._locked(), self.redis_errors():
             cursor = b"0"
             while True:
@@ -272,7 +274,7 @@ class RedisStore(Store):
                 commands = [
                     ("COPY", k, target + k.decode()[len(PREFIX) :], "REPLACE")
                     for k in batch
-                    if k != LOCK.encode()
+                    if k != LOCK.encode() and not k.startswith(BACKUP_PREFIX.encode())
                 ]
                 self.conn.pipeline(commands)
                 if cursor == b"0":

@@ -463,3 +463,29 @@ def test_context_on_redis_loads_no_heavy_module(redis_url: str) -> None:
     assert "Keep diffs small" in done.stdout
     code, heavy, _ = done.stdout.strip().splitlines()[-1].split(" ", 2)
     assert (code, heavy) == ("0", "[]"), done.stderr
+
+
+def test_an_older_store_is_migrated_after_a_backup_in_redis(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch, run
+) -> None:
+    from core.storage import schema
+
+    store = Store(redis_url)
+    with store.transaction():
+        store.put("lessons", "a", {"id": "a", "text": "old name"})
+
+    def rename_text_to_content(store: Store) -> None:
+        docs = store.docs("lessons")
+        store.put_many("lessons", {k: {"id": k, "content": v["text"]} for k, v in docs.items()})
+
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)
+    monkeypatch.setitem(schema.MIGRATIONS, 1, rename_text_to_content)
+    migrated = Store(redis_url)
+    with migrated.reading():
+        assert migrated.get("lessons", "a") == {"id": "a", "content": "old name"}
+    client = client_for(redis_url)
+    assert client.hget("memwork:meta", "schema_version") == b"2"
+    [backup] = client.keys("memwork:backup:v1-*:t:lessons")
+    assert json.loads(client.hget(backup, "a")) == {"id": "a", "text": "old name"}
+    code, out, _ = run("--db", redis_url, "doctor")
+    assert code == 0 and "ok       backups: migration backups kept" in out
