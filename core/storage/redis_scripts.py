@@ -102,6 +102,7 @@ while i <= #ARGV do
         local source = p .. 't:' .. name
         if redis.call('EXISTS', source) == 1 then
           redis.call('COPY', source, index .. ':t:' .. name, 'REPLACE')
+          redis.call('PERSIST', index .. ':t:' .. name)  -- a checkpoint never expires
         end
       end
     end

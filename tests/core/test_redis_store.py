@@ -489,3 +489,15 @@ def test_an_older_store_is_migrated_after_a_backup_in_redis(
     assert json.loads(client.hget(backup, "a")) == {"id": "a", "text": "old name"}
     code, out, _ = run("--db", redis_url, "doctor")
     assert code == 0 and "ok       backups: migration backups kept" in out
+
+
+def test_a_checkpoint_keeps_working_memory_that_redis_would_reclaim(redis_url: str) -> None:
+    from datetime import UTC, datetime
+
+    store = Store(redis_url)
+    client = client_for(redis_url)
+    now = datetime.now(UTC)
+    working_memory.set_key(store, "run-2", "lease", "x", ttl=30, now=now, actor="t")
+    assert client.pttl("memwork:t:working_memory.run-2") > 0
+    doc = checkpoints.create(store, "with wm", now=now, actor="t")
+    assert client.pttl(f"memwork:snap:{doc['id']}:t:working_memory.run-2") == -1
