@@ -92,6 +92,8 @@ class Lease:
         self.lease_ms = int(lease_s * 1000)
         self.timeout_s = timeout_s
         self.token: str | None = None
+        #: The last commit released the lock with its writes.
+        self.released = False
         #: Set by the heartbeat when a renewal found the lock in other hands.
         self.lost = False
         self._renewed = 0.0
@@ -119,6 +121,7 @@ class Lease:
             if reply[0] == 1:
                 self.token = token
                 self.lost = False
+                self.released = False
                 self._renewed = time.monotonic()
                 self._start_heartbeat()
                 return reply[1:]
@@ -139,7 +142,8 @@ class Lease:
         """Let the next process in; False when the lease had run out and been lost."""
         token, self.token = self.token, None
         if token is None:
-            return False
+            done, self.released = self.released, False
+            return done
         try:
             still = scripts.release(self.conn, [self.lock_key], [token])
         except (ConnectionLost, ReplyError):
@@ -147,6 +151,11 @@ class Lease:
             # which the caller checks against the store's generation.
             return False
         return bool(still) and not self.lost
+
+    def released_by_commit(self) -> None:
+        """The commit script let go of the lock already (see ``release`` in the script)."""
+        self.token = None
+        self.released = True
 
     def holder(self) -> str | None:
         """Who holds the lock now (``host:pid``), for messages."""

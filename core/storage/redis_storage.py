@@ -215,6 +215,8 @@ class RedisStorage(FolderStorage):
         token = self.store.lease.token
         if token is None:
             raise RuntimeError("a Redis commit must run while the store's lock is held")
+        # The outermost hold ends right after this commit: let the script release it.
+        release = self.store.releases_after_commit()
         keys: list[Arg] = [LOCK, META, TABLES, SNAPS]
         args: list[Arg] = [
             token,
@@ -223,10 +225,13 @@ class RedisStorage(FolderStorage):
             PREFIX,
             manifest.generation,
             manifest.schema_version,
+            "1" if release else "0",
             *ops,
         ]
         try:
             scripts.commit(self.conn, keys, args)
+            if release:
+                self.store.lease.released_by_commit()
         except ReplyError as exc:
             raise self._refused(exc) from None
         except ConnectionLost as exc:

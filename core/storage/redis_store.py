@@ -367,6 +367,11 @@ class RedisStore(Store):
                 ) from None
         self.storage.refresh(Manifest(schema_version=version, generation=generation, tables=tables))
 
+    def releases_after_commit(self) -> bool:
+        """Whether the lock's hold ends with the commit now running (the transaction is
+        the outermost user of the lock), so the commit may release it."""
+        return self._depth == 1
+
     def _committed_hook(self) -> None:
         self._committed = True
         self._deferred = False
