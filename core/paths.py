@@ -38,15 +38,21 @@ def resolve_store_path(db: str | None) -> Path | str:
     return default_store_path()
 
 
+def might_be_url(text: str) -> bool:
+    """A cheap first look (no import): only text that passes it is parsed as a URL."""
+    return "://" in text or text[:7].lower().startswith(("redis:", "rediss:"))
+
+
 def resolve_location(text: str, field: str) -> Path | str:
     """A store named on the command line: a folder path, or a Redis URL kept as text."""
-    from core.storage.url import is_url, parse
-
     if not text.strip():
         raise InvalidInput(field, "must name a store folder or a Redis URL (got nothing)")
-    if is_url(text):
-        parse(text, field)  # a malformed URL is refused here, naming where it came from
-        return text
+    if might_be_url(text):
+        from core.storage.url import is_url, parse
+
+        if is_url(text):
+            parse(text, field)  # a malformed URL is refused here, naming where it came from
+            return text
     return Path(text).expanduser()
 
 

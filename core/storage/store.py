@@ -32,16 +32,22 @@ from core.errors import (
     StoreUnreadable,
     StoreWriteFailed,
 )
+from core.paths import might_be_url
 from core.storage import journal, schema
 from core.storage.atomic import DIR_MODE
 from core.storage.folder_storage import Docs, FolderStorage, MemoryTableStorage, table_file
 from core.storage.lock import InterProcessLock, LockTimeout
 from core.storage.manifest import MANIFEST_NAME, Manifest
-from core.storage.url import is_url
 
 LOCK_NAME = ".lock"
 LOCK_TIMEOUT_ENV = "MEMWORK_LOCK_TIMEOUT"
 DEFAULT_LOCK_TIMEOUT_S = 30.0
+
+
+def _is_url(text: str) -> bool:
+    from core.storage.url import is_url
+
+    return is_url(text)
 
 
 def lock_timeout() -> float:
@@ -79,16 +85,20 @@ class Store:
     (text) opens a :class:`~core.storage.redis_store.RedisStore` instead."""
 
     def __new__(cls, path: str | os.PathLike[str] = "", **_: Any) -> Store:
-        if cls is Store and isinstance(path, str) and is_url(path):
-            from core.storage.redis_store import RedisStore
+        # A folder path costs a string test: the URL code loads only for a URL.
+        if cls is Store and isinstance(path, str) and might_be_url(path):
+            from core.storage.url import is_url
 
-            return super().__new__(RedisStore)
+            if is_url(path):
+                from core.storage.redis_store import RedisStore
+
+                return super().__new__(RedisStore)
         return super().__new__(cls)
 
     def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
         if not os.fspath(path):
             raise InvalidInput("store path", "must not be empty")
-        if is_url(os.fspath(path)):
+        if might_be_url(os.fspath(path)) and _is_url(os.fspath(path)):
             # A URL that became a Path ("redis:/host") must not become a folder.
             raise InvalidInput(
                 "store path",
