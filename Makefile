@@ -21,14 +21,16 @@ $(STAMP): $(BIN)/python pyproject.toml
 run: $(STAMP)  ## Open the workbench on a fresh copy of the demo store
 	$(BIN)/memwork --demo
 
-test: $(STAMP)  ## Run the whole test suite (and ruff)
+test: $(STAMP)  ## Run the whole test suite (and ruff, and the import contracts)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
-lint: $(STAMP)  ## ruff check + format check
+lint: $(STAMP)  ## ruff check + format check + import contracts (lint-imports)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 format: $(STAMP)  ## Apply ruff format and fixes
 	$(BIN)/ruff format .

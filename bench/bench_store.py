@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import json
 import os
 import shutil
@@ -57,22 +58,42 @@ def median_ms(fn, repeat: int) -> float:
     return statistics.median(times)
 
 
+def build_memwork(n: int) -> Path:
+    """Only the memwork store for ``n`` episodes (cached; the 1M store has no TinyDB twin).
+
+    Built batch by batch from the seeded generator, so it is the same store
+    :func:`build` makes for ``n``.
+    """
+    folder = OUT / f"n{n}"
+    mw, marker = folder / "memwork", folder / "memwork.json"
+    stamp = {"n": n, "layout": LAYOUT}
+    if marker.exists() and json.loads(marker.read_text()) == stamp:
+        return mw
+    shutil.rmtree(mw, ignore_errors=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    os.environ["MEMWORK_FSYNC"] = "0"
+    items = synthetic.episodes(SEED, n)
+    store = Store(mw)
+    now = datetime(2026, 11, 1, tzinfo=UTC)
+    for _ in range(0, n, BATCH):
+        batch = list(itertools.islice(items, BATCH))
+        episodes.record_episodes(store, batch, now=now, actor="bench")
+    marker.write_text(json.dumps(stamp))
+    os.environ["MEMWORK_FSYNC"] = "1"
+    return mw
+
+
 def build(n: int) -> tuple[Path, Path, Path]:
     """The memwork store, the TinyDB file and the agent_memory.json for ``n`` episodes."""
     folder = OUT / f"n{n}"
     marker = folder / "built.json"
-    mw, tdb, amj = folder / "memwork", folder / "tinydb.json", folder / "agent_memory.json"
+    tdb, amj = folder / "tinydb.json", folder / "agent_memory.json"
     stamp = {"n": n, "layout": LAYOUT}
+    mw = build_memwork(n)
     if marker.exists() and json.loads(marker.read_text()) == stamp:
         return mw, tdb, amj
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    os.environ["MEMWORK_FSYNC"] = "0"
     items = list(synthetic.episodes(SEED, n))
-    store = Store(mw)
-    now = datetime(2026, 11, 1, tzinfo=UTC)
-    for start in range(0, n, BATCH):
-        episodes.record_episodes(store, items[start : start + BATCH], now=now, actor="bench")
+    tdb.unlink(missing_ok=True)
     db = TinyDB(tdb)
     db.insert_multiple(items)
     db.close()
@@ -82,7 +103,6 @@ def build(n: int) -> tuple[Path, Path, Path]:
     episodic_reference.trim(memory)
     amj.write_text(json.dumps(memory, indent=2))
     marker.write_text(json.dumps(stamp))
-    os.environ["MEMWORK_FSYNC"] = "1"
     return mw, tdb, amj
 
 

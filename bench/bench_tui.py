@@ -15,7 +15,13 @@ For each size, in a fresh app (``App.run_test(size=(120, 40))``):
   (as in bench_virtual_table.py);
 * search: the app's own ``search_index`` once built (time to build it, from
   start-up), then ``SearchIndex.search`` timed for every prefix of a few
-  queries, as the search box does on each keystroke (median, p95, max).
+  queries from two characters on, as the search box does on each keystroke
+  (median, p95, max);
+* first switch per pane: in a second fresh app, once it is idle (the hidden
+  panes were loaded and laid out after the first paint), each pane's digit from
+  the Sessions pane, until the first frame that shows that pane; then the same
+  switches again, warm (median of 3). The same with ``prepare=False`` (panes
+  loaded and laid out on their first show) for comparison.
 
 Stores are built (and cached under bench/out/) by bench_store.py's ``build(n)``.
 Usage: python bench/bench_tui.py [--sizes 1000 10000 100000] [--moves 50]
@@ -43,8 +49,10 @@ from textual.strip import Strip  # noqa: E402
 
 from core.storage.store import Store  # noqa: E402
 from tui.app import MemworkApp  # noqa: E402
+from tui.pane_list import PANES  # noqa: E402
 from tui.panes.episodes import EpisodesPane  # noqa: E402
 from tui.panes.sessions import SessionsPane  # noqa: E402
+from tui.screens.search import MIN_QUERY  # noqa: E402
 from tui.widgets.virtual_table import VirtualTable  # noqa: E402
 
 SIZE = (120, 40)
@@ -58,8 +66,8 @@ class TimedApp(MemworkApp):
     # Relative CSS paths resolve against the defining module: point at tui/ explicitly.
     CSS_PATH = [ROOT / "tui" / path for path in MemworkApp.CSS_PATH]  # type: ignore[operator]
 
-    def __init__(self, store: Store) -> None:
-        super().__init__(store, poll=False)
+    def __init__(self, store: Store, prepare: bool = True) -> None:
+        super().__init__(store, poll=False, prepare=prepare)
         self.first_paint: float | None = None
         self.frame = asyncio.Event()
         self.rows_painted = False
@@ -177,7 +185,8 @@ async def measure(path: Path, n: int, moves: int) -> dict[str, Any]:
     assert index is not None
     keystrokes = []
     for query in QUERIES:
-        for end in range(1, len(query) + 1):
+        # What the search box does: it starts searching at its second character.
+        for end in range(MIN_QUERY, len(query) + 1):
             t0 = perf_counter()
             index.search(query[:end], limit=20)
             keystrokes.append(perf_counter() - t0)
@@ -187,6 +196,55 @@ async def measure(path: Path, n: int, moves: int) -> dict[str, Any]:
     result["search_p95"] = keystrokes[int(0.95 * (len(keystrokes) - 1))]
     result["search_max"] = keystrokes[-1]
     return result
+
+
+async def switch_to(app: TimedApp, n: int) -> float:
+    """Seconds from pressing digit ``n`` until a frame shows that pane."""
+    pane = app.pane(PANES[n - 1].PANE_ID)
+    start = perf_counter()
+    app.post_message(events.Key(str(n), str(n)))
+    while True:
+        await next_frame(app)
+        try:
+            shown = app.screen.find_widget(pane).region.area > 0
+        except Exception:  # not placed yet
+            shown = False
+        if shown:
+            return perf_counter() - start
+        if perf_counter() - start > TIMEOUT:
+            raise TimeoutError(f"pane {n} never showed")
+
+
+async def first_switches(path: Path, prepare: bool) -> dict[str, tuple[float, float]]:
+    """Pane title → (first switch, warm switch) in seconds, from an idle app."""
+    gc.collect()
+    app = TimedApp(Store(path), prepare=prepare)
+    out: dict[str, tuple[float, float]] = {}
+    start = perf_counter()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.first_paint is not None, start)
+        # Idle: every pane prepared (when preparing) and every worker done.
+        await asyncio.sleep(1.5)
+        await until(lambda: app.search_index is not None, start)
+        await idle(app)
+        await pilot.pause()
+        firsts = {}
+        for n in range(2, len(PANES) + 1):
+            firsts[n] = await switch_to(app, n)
+            await idle(app)
+            await pilot.pause()
+            await switch_to(app, 1)
+            await idle(app)
+            await pilot.pause()
+        for n in range(2, len(PANES) + 1):
+            warm = []
+            for _ in range(3):
+                warm.append(await switch_to(app, n))
+                await pilot.pause()
+                await switch_to(app, 1)
+                await pilot.pause()
+            out[PANES[n - 1].TITLE] = (firsts[n], statistics.median(warm))
+    return out
 
 
 def ms(seconds: float) -> str:
@@ -204,6 +262,8 @@ async def main(argv: list[str] | None = None) -> None:
         path, _, _ = build(n)
         print(f"[{n}] store ready in {perf_counter() - t0:.1f} s", file=sys.stderr)
         rows.append(await measure(path, n, args.moves))
+        rows[-1]["panes"] = await first_switches(path, prepare=True)
+        rows[-1]["panes_unprepared"] = await first_switches(path, prepare=False)
         print(f"[{n}] {rows[-1]}", file=sys.stderr)
     print(f"\nterminal {SIZE[0]}x{SIZE[1]}, headless; key latencies are medians of {args.moves}\n")
     print(
@@ -227,6 +287,29 @@ async def main(argv: list[str] | None = None) -> None:
             f"| {r['n']:,} | {r['search_records']:,} | {ms(r['index_ready'])} "
             f"| {ms(r['search_median'])} | {ms(r['search_p95'])} | {ms(r['search_max'])} |"
         )
+    print_panes(rows)
+
+
+def print_panes(rows: list[dict[str, Any]]) -> None:
+    """First vs warm switch per pane: prepared in idle time (and, for comparison, not)."""
+    titles = list(rows[0]["panes"])
+    print(
+        "\nfirst switch / warm switch per pane, from an idle app (prepared in idle time; "
+        "in brackets: not prepared)\n"
+    )
+    print("| pane | " + " | ".join(f"{r['n']:,} episodes" for r in rows) + " |")
+    print("|---|" + "---:|" * len(rows))
+    for title in titles:
+        cells = []
+        for r in rows:
+            first, warm = r["panes"][title]
+            cold = r["panes_unprepared"][title][0]
+            cells.append(f"{ms(first)} / {ms(warm)} ({ms(cold)})")
+        print(f"| {title} | " + " | ".join(cells) + " |")
+    worst = max(
+        r["panes"][t][0] / r["panes"][t][1] for r in rows for t in titles if r["panes"][t][1]
+    )
+    print(f"\nworst first switch / warm switch: {worst:.2f}x")
 
 
 if __name__ == "__main__":

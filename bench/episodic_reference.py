@@ -1,6 +1,6 @@
 """An independent model of the episodic training-memory library's file semantics.
 
-Written from SPEC §10 as plain list manipulation on the ``agent_memory.json``
+Written from docs/MEMORY.md (The context) as plain list manipulation on the ``agent_memory.json``
 dict, the way that library keeps it. The benchmark uses it to build the
 baseline file; tests use it as an oracle for ``--style episodic``.
 """
@@ -124,7 +124,7 @@ def trim(memory: dict[str, Any]) -> None:
 
 
 def render(memory: dict[str, Any], task: str | None = None) -> str:
-    """The context layout of SPEC §10."""
+    """The episodic context layout (docs/MEMORY.md, The context)."""
     out = ["## MEMORY FROM PAST EPISODES"]
 
     def block(heading: str, items: list[str]) -> None:

@@ -24,6 +24,8 @@ def main() -> None:
             "bench_redis.py",
             ["--sizes", sizes[0], sizes[-1]],
         ),
+        ("Agents: MCP, Python API, whole processes, recall", "bench_agent.py", ["--sizes", *sizes]),
+        ("Bulk recording", "bench_bulk.py", [] if not quick else ["--sizes", "1000", "10000"]),
         ("Virtual table vs DataTable", "bench_virtual_table.py", []),
     ]
     for title, script, args in scripts:

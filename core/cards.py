@@ -9,8 +9,7 @@ from core import audit, ids, lookup
 from core.card_text import cut_text
 from core.clock import iso
 from core.errors import Conflict, InvalidInput, NotFound
-from core.models.base import validate
-from core.models.card import DEFAULT_LESSON, MistakeCard
+from core.models.plain import DEFAULT_LESSON
 from core.privacy import scrub
 from core.ranking import ranked_cards
 from core.storage.store import Store
@@ -125,6 +124,14 @@ def apply_cards(
     return touched
 
 
+def _validated(card: dict[str, Any]) -> dict[str, Any]:
+    # Curation only: recording merges cards without pydantic (see core.models.plain).
+    from core.models.base import validate
+    from core.models.card import MistakeCard
+
+    return validate(MistakeCard, card).to_doc()
+
+
 # -- reads and curation ------------------------------------------------------------------
 def all_cards(store: Store) -> list[dict[str, Any]]:
     """Every card, ranked (call inside ``store.reading()``)."""
@@ -147,6 +154,28 @@ def resolve(store: Store, key: str) -> dict[str, Any]:
         if key in doc.get("merged_from", []):
             return dict(doc)
     raise NotFound("mistake card", key)
+
+
+def cards_of(store: Store, card_ids: list[str]) -> list[dict[str, Any]]:
+    """The cards behind ``card_ids`` (an episode's), each once, in order.
+
+    A card merged away resolves to the card that absorbed it, which then carries
+    ``merged_from_id`` (the id asked for); a card no longer in the store is left out.
+    """
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    with store.reading():
+        for card_id in card_ids:
+            try:
+                card = resolve(store, card_id)
+            except NotFound:
+                continue
+            if card["id"] != card_id:
+                card["merged_from_id"] = card_id
+            if card["id"] not in seen:
+                seen.add(card["id"])
+                out.append(card)
+    return out
 
 
 def edit_card(
@@ -173,7 +202,7 @@ def edit_card(
             value, char = cut_text(text)
             _take(card, {field: value, "cut_chars": {field: char} if char else {}}, field)
         card["updated_at"] = iso(now)
-        doc = validate(MistakeCard, card).to_doc()
+        doc = _validated(card)
         store.put(TABLE, doc["id"], doc)
         audit.record(
             store,
@@ -216,7 +245,7 @@ def merge_cards(store: Store, keep: str, absorb: str, *, now: datetime, actor: s
             *other.get("merged_from", []),
         ]
         target["updated_at"] = iso(now)
-        doc = validate(MistakeCard, target).to_doc()
+        doc = _validated(target)
         store.put(TABLE, doc["id"], doc)
         store.delete(TABLE, [other["id"]])
         audit.record(

@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import audit, ids, lookup, stats, tables
+from core import audit, ids, kinds, lookup, stats, tables
 from core.clock import iso
 from core.storage.folder_storage import Docs
 from core.storage.store import Store
@@ -171,8 +171,13 @@ def diff_states(old: dict[str, Docs], new: dict[str, Docs]) -> dict[str, dict[st
     return result
 
 
-def diff(store: Store, key: str, key2: str | None = None) -> dict[str, Any]:
-    """What changed from checkpoint ``key`` to ``key2`` (or to now)."""
+def diff(store: Store, key: str, key2: str | None = None, *, titles: int = 0) -> dict[str, Any]:
+    """What changed from checkpoint ``key`` to ``key2`` (or to now).
+
+    With ``titles=n``, the result also carries ``titles``: {table: {id: title}} for
+    the first ``n`` ids of each list (added, removed, changed), named as
+    :mod:`core.kinds` names records, so a reader sees more than ids.
+    """
     with store.reading():
         first = resolve(store, key)
         old = store.storage.snapshot_tables(first["id"])
@@ -182,8 +187,38 @@ def diff(store: Store, key: str, key2: str | None = None) -> dict[str, Any]:
         else:
             second = resolve(store, key2)
             new = store.storage.snapshot_tables(second["id"])
-    return {
+    result: dict[str, Any] = {
         "from": first["id"],
         "to": second["id"] if second else "now",
         "tables": diff_states(old, new),
     }
+    if titles:
+        result["titles"] = _titles(old, new, result["tables"], titles)
+    return result
+
+
+#: How wide a record's title in a diff may be.
+TITLE_WIDTH = 60
+
+
+def _titles(
+    old: dict[str, Docs], new: dict[str, Docs], changes: dict[str, Any], first_n: int
+) -> dict[str, dict[str, str]]:
+    before, after = _by_logical(old), _by_logical(new)
+    out: dict[str, dict[str, str]] = {}
+    for table, change in changes.items():
+        kind = kinds.of_table(table)
+        if kind is None:
+            continue
+        names: dict[str, str] = {}
+        for record_id in [
+            *change["added"][:first_n],
+            *(c["id"] for c in change["changed"][:first_n]),
+        ]:
+            names[record_id] = kind.title(after[table][record_id], TITLE_WIDTH)
+        for record_id in change["removed"][:first_n]:
+            names[record_id] = kind.title(before[table][record_id], TITLE_WIDTH)
+        names = {k: v for k, v in names.items() if v}
+        if names:
+            out[table] = names
+    return out

@@ -1,4 +1,6 @@
-"""Failure memory (SPEC §3): every failure carries an error; recent ones lead the context.
+"""Failure memory: every failure carries an error; recent ones lead the context.
+
+Described in docs/MEMORY.md, Failure memory.
 
 The context's failure block must show the newest failures inside
 ``[now - 24 h, now]`` for whatever ``now`` it is built at, reading only the

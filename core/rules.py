@@ -8,8 +8,12 @@ from typing import Any
 from core import audit, counters, ids
 from core.clock import iso
 from core.errors import InvalidInput
-from core.models.base import validate
-from core.models.rule import TEXT_CAP, Rule, check_rule_scope
+from core.models.plain import (
+    RULE_POLARITIES,
+    RULE_SOURCES,
+    RULE_TEXT_CAP,
+    check_rule_scope,
+)
 from core.privacy import scrub
 from core.storage.store import Store
 from core.tables import rule_table
@@ -30,6 +34,66 @@ def table_for(scope: str) -> str:
 def archive_for(scope: str, text: str) -> str:
     """The archive bucket an inactive rule of ``scope`` with ``text`` lives in."""
     return rule_table(scope, text)
+
+
+class _BucketIndex:
+    """An archive bucket's rule ids by ``(scope, text)``, for the mapping it was built from.
+
+    Consolidation checks the archive for every proposed rule; a bucket holds every
+    rule that ever left the active window, so scanning it made recording slow down
+    as history grew. The index is rebuilt whenever the store hands out another
+    mapping for the bucket or its size moved behind our back, and kept up to date
+    by this module's own writes; a hit is checked against the document.
+    """
+
+    __slots__ = ("docs", "size", "ids")
+
+    def __init__(self, docs: dict[str, dict[str, Any]]) -> None:
+        self.docs = docs
+        self.size = len(docs)
+        self.ids: dict[tuple[str, str], list[str]] = {}
+        for rule_id, rule in docs.items():
+            self.ids.setdefault((rule["scope"], rule["text"]), []).append(rule_id)
+
+
+_BUCKETS: dict[str, _BucketIndex] = {}
+
+
+def _bucket_index(store: Store, bucket: str) -> _BucketIndex:
+    docs = store.docs(bucket)
+    index = _BUCKETS.get(bucket)
+    if index is None or index.docs is not docs or index.size != len(docs):
+        index = _BUCKETS[bucket] = _BucketIndex(docs)
+    return index
+
+
+def _archived_copies(store: Store, bucket: str, scope: str, text: str) -> list[dict[str, Any]]:
+    """Archived rules of ``scope`` with exactly ``text`` (one dictionary lookup)."""
+    index = _bucket_index(store, bucket)
+    docs = index.docs
+    found = [docs[i] for i in index.ids.get((scope, text), ()) if i in docs]
+    return [r for r in found if r["text"] == text and r["scope"] == scope]
+
+
+def _archive_write(
+    store: Store, bucket: str, *, put: dict[str, Any] | None = None, delete: str | None = None
+) -> None:
+    """Write to an archive bucket, keeping its index in step (when it was current)."""
+    index = _bucket_index(store, bucket)
+    if delete is not None:
+        gone = index.docs.get(delete)
+        store.delete(bucket, [delete])
+        if gone is not None:
+            index.ids.get((gone["scope"], gone["text"]), []).remove(delete)
+    if put is not None:
+        before = index.docs.get(put["id"])
+        store.put(bucket, put["id"], put)
+        if before is not None:  # a replaced document leaves its old (scope, text)
+            index.ids.get((before["scope"], before["text"]), []).remove(put["id"])
+        index.ids.setdefault((put["scope"], put["text"]), []).append(put["id"])
+    # The first write of a transaction copies the mapping: the index follows it.
+    index.docs = store.docs(bucket)
+    index.size = len(index.docs)
 
 
 def _archived(store: Store, scope: str) -> list[dict[str, Any]]:
@@ -82,9 +146,9 @@ def derived_texts(score: float, successes: list[str], mistakes: list[str]) -> li
     trace, say) gives a rule cut with an ellipsis, while the episode keeps it whole.
     """
     if score >= WORKS_AT:
-        return [(ellipsize(f"[WORKS] {s}", TEXT_CAP), "works") for s in successes]
+        return [(ellipsize(f"[WORKS] {s}", RULE_TEXT_CAP), "works") for s in successes]
     if score < AVOID_BELOW:
-        return [(ellipsize(f"[AVOID] {m}", TEXT_CAP), "avoid") for m in mistakes]
+        return [(ellipsize(f"[AVOID] {m}", RULE_TEXT_CAP), "avoid") for m in mistakes]
     return []
 
 
@@ -106,10 +170,10 @@ def upsert(
     if any(r["text"] == text for r in store.docs(table_for(scope)).values()):
         return None, "unchanged"
     bucket = archive_for(scope, text)
-    same = [r for r in store.docs(bucket).values() if r["text"] == text and r["scope"] == scope]
+    same = _archived_copies(store, bucket, scope, text)
     if same:
         rule = dict(max(same, key=lambda r: r["seq"]))
-        store.delete(bucket, [rule["id"]])
+        _archive_write(store, bucket, delete=rule["id"])
         rule.update(active=True, seq=counters.take(store, "rule_seq"), updated_at=stamp)
         outcome = "reactivated"
     else:
@@ -125,9 +189,43 @@ def upsert(
             "updated_at": stamp,
         }
         outcome = "added"
-    doc = validate(Rule, rule).to_doc()
+    doc = _validated(rule)
     store.put(table_for(scope), doc["id"], doc)
     return doc, outcome
+
+
+_RULE_FIELDS = frozenset(
+    ("id", "text", "scope", "polarity", "source", "active", "seq", "created_at", "updated_at")
+)
+
+
+def _validated(rule: dict[str, Any]) -> dict[str, Any]:
+    """The rule as the model would store it; pydantic only for one it would refuse or change.
+
+    Recording an episode derives rules on every step; a rule built here that
+    obeys every constraint of :class:`core.models.rule.Rule` is stored as is,
+    anything else goes through the model for its exact verdict and message.
+    """
+    if (
+        rule.keys() == _RULE_FIELDS
+        and all(type(rule[k]) is str for k in ("id", "text", "scope", "created_at", "updated_at"))
+        and 1 <= len(rule["text"]) <= RULE_TEXT_CAP
+        and rule["polarity"] in RULE_POLARITIES
+        and rule["source"] in RULE_SOURCES
+        and type(rule["active"]) is bool
+        and type(rule["seq"]) is int
+        and rule["seq"] >= 0
+    ):
+        try:
+            check_rule_scope(rule["scope"])
+        except ValueError:
+            pass
+        else:
+            return dict(rule)
+    from core.models.base import validate
+    from core.models.rule import Rule
+
+    return validate(Rule, rule).to_doc()
 
 
 def enforce_window(store: Store, scope: str, now: datetime) -> list[str]:
@@ -138,8 +236,8 @@ def enforce_window(store: Store, scope: str, now: datetime) -> list[str]:
     if overflow:
         store.delete(table_for(scope), [r["id"] for r in overflow])
     for r in overflow:
-        store.put(
-            archive_for(scope, r["text"]), r["id"], {**r, "active": False, "updated_at": stamp}
+        _archive_write(
+            store, archive_for(scope, r["text"]), put={**r, "active": False, "updated_at": stamp}
         )
     return [r["id"] for r in overflow]
 

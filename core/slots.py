@@ -294,6 +294,33 @@ def set_slot(
         return view(saved)
 
 
+def create_slot(
+    store: Store,
+    label: str,
+    *,
+    now: datetime,
+    actor: str,
+    limit: int | str | None = None,
+    description: str = "",
+) -> dict[str, Any]:
+    """Create a new, empty slot; an existing label is a ``Conflict`` (never overwritten).
+
+    :func:`set_slot` overwrites an existing slot's content, which is right for an
+    agent re-setting its slot but wrong for a person asking for a new one.
+    ``limit`` may be typed text (``"2000"``); empty or None means the default.
+    """
+    label = check_label(label.strip() if isinstance(label, str) else label)
+    if isinstance(limit, str):
+        limit = limit.strip() or None
+    limit_value = _default_limit() if limit is None else check_limit(limit)
+    with store.transaction():
+        if _find(store, label) is not None:
+            raise Conflict(f"slot {label} already exists (pick another label)")
+        return set_slot(
+            store, label, "", now=now, actor=actor, limit=limit_value, description=description
+        )
+
+
 def append_slot(
     store: Store, label: str, text: str, *, now: datetime, actor: str
 ) -> dict[str, Any]:

@@ -34,3 +34,9 @@ def ellipsize(text: str, limit: int) -> str:
 def one_line(text: str) -> str:
     """Text on one line, for summaries and list views."""
     return _SPACES.sub(" ", text).strip()
+
+
+def clip(text: str, width: int) -> str:
+    """Text on one line, at most ``width`` characters; an ellipsis marks a cut."""
+    flat = one_line(text)
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

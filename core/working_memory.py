@@ -1,4 +1,6 @@
-"""Per-session working memory: keys with optional TTL, task state, scratchpad, checkpoints.
+"""Per-session working memory: keys with optional TTL, task state, scratchpad, and
+working-memory checkpoints (copies of one session's working memory, unrelated to the
+store-wide checkpoints of :mod:`core.checkpoints`).
 
 Everything lives in the physical table ``working_memory.<session_id>``: the
 ``state`` document (kv, task, scratchpad) and one document per checkpoint.
@@ -276,7 +278,7 @@ def scratch_list(store: Store, session: str) -> list[dict[str, Any]]:
     return [dict(e) for e in state.get("scratchpad", [])]
 
 
-def list_checkpoints(store: Store, session: str) -> list[dict[str, Any]]:
+def list_wm_checkpoints(store: Store, session: str) -> list[dict[str, Any]]:
     """The session's working-memory checkpoints in creation order, with computed counts."""
     with store.reading():
         found = _checkpoints(store, _session_id(store, session))
@@ -293,7 +295,7 @@ def _checkpoint_view(doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def snapshot(store: Store, session: str, *, now: datetime) -> dict[str, Any]:
+def overview(store: Store, session: str, *, now: datetime) -> dict[str, Any]:
     """Everything the workbench shows for a session's working memory at ``now``."""
     with store.reading():
         sid = _session_id(store, session)
@@ -497,11 +499,11 @@ def set_scratch_capacity(
     return dropped
 
 
-# -- checkpoints ----------------------------------------------------------------------
-def create_checkpoint(
+# -- working-memory checkpoints ---------------------------------------------------------
+def create_wm_checkpoint(
     store: Store, session: str, *, description: str = "", now: datetime, actor: str
 ) -> str:
-    """Snapshot the session's live working memory; returns the checkpoint's uuid4."""
+    """Copy the session's live working memory into a new checkpoint; returns its uuid4."""
     text = scrub(description).strip()
     with store.transaction():
         sid, state, purged = _load_for_write(store, session, now, actor)
@@ -526,22 +528,22 @@ def create_checkpoint(
     return saved["id"]
 
 
-def restore_checkpoint(
+def restore_wm_checkpoint(
     store: Store, session: str, checkpoint_id: str, *, now: datetime, actor: str
 ) -> dict[str, Any]:
     """Replace the session's kv, task and scratchpad with a checkpoint's; returns it.
 
     Keys keep their original ``expires_at``: a key whose TTL ran out since the
-    snapshot stays expired (and is purged by this very write).
+    checkpoint stays expired (and is purged by this very write).
     """
     with store.transaction():
         sid, state, purged = _load_for_write(store, session, now, actor)
         checkpoint = _resolve_checkpoint(store, sid, checkpoint_id)
-        snap = _copy(checkpoint["state"])
-        state["kv"] = snap.get("kv", {})
-        state["task"] = snap.get("task")
+        saved_state = _copy(checkpoint["state"])
+        state["kv"] = saved_state.get("kv", {})
+        state["task"] = saved_state.get("task")
         capacity = int(state.get("scratch_capacity") or SCRATCH_CAPACITY)
-        state["scratchpad"] = list(snap.get("scratchpad", []))[-capacity:]
+        state["scratchpad"] = list(saved_state.get("scratchpad", []))[-capacity:]
         purged = sorted(set(purged) | set(_purge(state, now)))
         _save_state(store, state, now)
         _audit(
@@ -556,7 +558,7 @@ def restore_checkpoint(
     return _checkpoint_view(checkpoint)
 
 
-def delete_checkpoint(
+def delete_wm_checkpoint(
     store: Store, session: str, checkpoint_id: str, *, now: datetime, actor: str
 ) -> dict[str, Any]:
     """Delete one of the session's checkpoints; returns it."""

@@ -557,7 +557,7 @@ def _plan_agent_session(
         step(when, working_memory.scratch_add, f"step {k + 1}: {SESSION_NOTES[k][1]}")
     step(
         at + timedelta(minutes=4 + n),
-        working_memory.create_checkpoint,
+        working_memory.create_wm_checkpoint,
         description="before risky step",
     )
     if ended:

@@ -4,7 +4,9 @@ Built by :func:`make_app` so tests and snapshots construct it the same way
 the CLI does. All store I/O runs in worker threads. Writes by agents show up
 without losing the user's selection: a Redis store announces every commit on
 its pub/sub channel and the app follows it; a folder store is polled (its
-commit counter, every second).
+commit counter, every second). Every mutation goes through
+:meth:`MemworkApp.write`; after the first paint the hidden panes are loaded
+and laid out in idle time, so no first switch pays for it.
 """
 
 from __future__ import annotations
@@ -14,45 +16,32 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from textual import on, work
-from textual.app import App, ComposeResult
+from textual import events, on, work
+from textual.app import App, ComposeResult, ScreenStackError
 from textual.binding import Binding
 from textual.css.query import NoMatches
+from textual.geometry import Region
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 from textual.worker import WorkerFailed
 
 from core.errors import MemworkError
-from core.search_docs import build_index
 from core.search_index import SearchIndex
-from core.storage.store import Store
 from tui import hangup
 from tui.commands import ActionsProvider, MemorySearchProvider
 from tui.messages import JumpTo
+from tui.pane_list import PANES
 from tui.panes.base import Pane
-from tui.panes.cards import CardsPane
-from tui.panes.checkpoints import CheckpointsPane
-from tui.panes.context import ContextPane
-from tui.panes.episodes import EpisodesPane
-from tui.panes.history import HistoryPane
-from tui.panes.lessons import LessonsPane
-from tui.panes.sessions import SessionsPane
-from tui.panes.slots import SlotsPane
-from tui.service import MemoryService
+from tui.screens.form import FormScreen
+from tui.service import MemoryService, Store
+
+__all__ = ["PANES", "MemworkApp", "make_app"]
 
 T = TypeVar("T")
-
-#: The panes in the order the digits 1–8 select them (SPEC §9).
-PANES: tuple[type[Pane], ...] = (
-    SessionsPane,
-    EpisodesPane,
-    CardsPane,
-    LessonsPane,
-    SlotsPane,
-    CheckpointsPane,
-    ContextPane,
-    HistoryPane,
-)
 POLL_SECONDS = 1.0
+#: Seconds after the first paint before hidden panes are prepared, one per idle moment.
+PREPARE_AFTER = 0.3
+#: How long preparing waits for a pane's data before laying it out anyway.
+PREPARE_PATIENCE = 5.0
 
 
 class PaneSwitcher(TabbedContent):
@@ -73,24 +62,19 @@ class MemworkApp(App[None]):
     TITLE = "memwork"
     CSS_PATH: ClassVar[list[str | Path]] = [  # type: ignore[assignment]
         "memwork.tcss",
-        *(
-            f"panes/{name}.tcss"
-            for name in (
-                "sessions",
-                "episodes",
-                "cards",
-                "lessons",
-                "slots",
-                "checkpoints",
-                "context",
-                "history",
-            )
-        ),
+        *(pane.css_file() for pane in PANES),
     ]
     COMMANDS = App.COMMANDS | {ActionsProvider, MemorySearchProvider}
     BINDINGS: ClassVar[list[Binding]] = [
         *(
-            Binding(str(n), f"show_pane('{pane.PANE_ID}')", pane.TITLE, show=False, id=pane.PANE_ID)
+            Binding(
+                str(n),
+                f"show_pane('{pane.PANE_ID}')",
+                pane.TITLE,
+                show=False,
+                id=pane.PANE_ID,
+                tooltip=f"Show the {pane.TITLE} pane",
+            )
             for n, pane in enumerate(PANES, start=1)
         ),
         Binding("q", "quit_safely", "Quit", id="quit"),
@@ -101,9 +85,18 @@ class MemworkApp(App[None]):
         Binding("ctrl+t", "toggle_theme", "Light/dark", show=False, id="theme"),
     ]
 
-    def __init__(self, store: Store, *, title_suffix: str | None = None, poll: bool = True) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        title_suffix: str | None = None,
+        poll: bool = True,
+        prepare: bool = True,
+    ) -> None:
         super().__init__()
         self.service = MemoryService(store)
+        self.prepare_panes = prepare
+        self._prepared: set[str] = set()
         self.sub_title = title_suffix or store.label
         self.active_pane = PANES[0].PANE_ID
         self.poll_enabled = poll
@@ -138,6 +131,85 @@ class MemworkApp(App[None]):
         # The search index is built after the first paint, in the background; it is
         # rebuilt when the search opens and the store has moved since.
         self.set_timer(1.0, self.refresh_search_index)
+        if self.prepare_panes:
+            self.set_timer(PREPARE_AFTER, self._prepare_next_pane)
+
+    def _prepare_next_pane(self) -> None:
+        """Load one hidden pane, lay it out once its data is in, then go on to the next.
+
+        A pane's first switch used to pay for its first load and Textual's first
+        layout and render of its widgets (120–250 ms against ~30 ms for a warm
+        switch). Doing it here, one pane per idle moment, spreads that cost over
+        the seconds after start-up, while the user reads the first pane.
+        """
+        for pane_cls in PANES:
+            if pane_cls.PANE_ID == self.active_pane or pane_cls.PANE_ID in self._prepared:
+                continue
+            try:
+                pane = self.pane(pane_cls.PANE_ID)
+            except NoMatches:  # the app is shutting down
+                return
+            self._prepared.add(pane.PANE_ID)
+            pane.prepare()
+            self._lay_out_when_loaded(pane, PREPARE_PATIENCE)
+            return
+
+    def _lay_out_when_loaded(self, pane: Pane, patience: float) -> None:
+        """Lay ``pane`` out once its loaders are done (rendering empty tables would
+        only be redone when the rows arrive), then prepare the next pane."""
+        if not pane.is_attached or self._exit:
+            return  # the app is shutting down
+        busy = any(w.node is pane and not w.is_finished for w in self.workers)
+        if busy and patience > 0:
+            self.set_timer(0.05, partial(self._lay_out_when_loaded, pane, patience - 0.05))
+            return
+        try:
+            self._lay_out(pane)
+        except ScreenStackError:  # closing: no screen left to lay out on
+            return
+        self.call_after_refresh(lambda: self.set_timer(0.05, self._prepare_next_pane))
+
+    def _lay_out(self, pane: Pane) -> None:
+        """Lay a hidden pane out and render it once, off screen, as if it were shown.
+
+        Inside a batch update (nothing reaches the terminal) the pane on screen and
+        the hidden one swap places for one synchronous arrangement of the screen;
+        the hidden pane's widgets get their size (and their resize handling) and
+        render their first lines, then the two swap back. No Show or Hide event is
+        sent, so the focus stays where it was and nothing flickers.
+        """
+        tab = pane.parent
+        switcher = tab.parent if tab is not None else None
+        screen = self.screen
+        if (
+            not isinstance(tab, TabPane)
+            or switcher is None
+            or tab.display
+            or screen is not self.screen_stack[0]
+            or not screen.size
+        ):
+            return
+        shown = [child for child in switcher.children if child.display]
+        compositor = screen._compositor  # noqa: SLF001 - Textual has no public API for this
+        size = screen.outer_size
+        with self.batch_update():
+            for child in shown:
+                child.display = False
+            tab.display = True
+            try:
+                _hidden, appeared, resized = compositor.reflow(screen, size)
+                for widget, (region, _, clip, virtual, container, _, _) in compositor.layers:
+                    if widget not in appeared and widget not in resized:
+                        continue
+                    if widget._size_updated(region.size, virtual, container):  # noqa: SLF001
+                        widget.post_message(events.Resize(region.size, virtual, container))
+                    if region.area and clip.contains_region(region):
+                        widget.render_lines(Region(0, 0, region.width, region.height))
+            finally:
+                tab.display = False
+                for child in shown:
+                    child.display = True
+                compositor.reflow(screen, size)
 
     def _quit_if_hung_up(self, fd: int) -> None:
         if hangup.terminal_gone(fd):
@@ -191,17 +263,35 @@ class MemworkApp(App[None]):
             raise failed.error from None
 
     async def write(
-        self, fn: Callable[..., T], *args: Any, done: str = "", **kwargs: Any
+        self,
+        fn: Callable[..., T],
+        *args: Any,
+        done: str | Callable[[T], str] = "",
+        form: bool = False,
+        **kwargs: Any,
     ) -> T | None:
-        """The single writer path: run a core mutation, report its outcome, refresh."""
+        """The single writer path: run a core mutation, say how it went, refresh the panes.
+
+        ``fn(store, *args, now=…, actor="tui", **kwargs)`` runs in a thread. A refusal
+        (a :class:`~core.errors.MemworkError`) is shown where the user is looking:
+        under the fields of the open form (re-raised for the form, which stays
+        open; ``form=True`` says the caller is an inline form, like the slot
+        editor), or else as an error toast (then None is returned). On success
+        ``done`` (a message, or a function of the result) is toasted and the panes
+        reload after the caller's own follow-up (e.g. noting the record to select),
+        which runs before the caller next awaits.
+        """
         try:
             result = await self.io(self.service.write, fn, *args, **kwargs)
         except MemworkError as exc:
+            if form or isinstance(self.screen, FormScreen):
+                raise
             self.notify(str(exc), title="Not changed", severity="error", timeout=8)
             return None
-        if done:
-            self.notify(done, timeout=4)
-        self.store_changed()
+        message = done(result) if callable(done) else done
+        if message:
+            self.notify(message, timeout=4)
+        self.call_later(self.store_changed)
         return result
 
     def store_changed(self) -> None:
@@ -234,8 +324,8 @@ class MemworkApp(App[None]):
     @work(thread=True, exclusive=True, group="search-index", exit_on_error=False)
     def refresh_search_index(self) -> None:
         """Rebuild the fuzzy-search index in the background."""
-        generation = self.service.generation()
-        index = build_index(self.service.store)
+        generation, index = self.service.search_index()
+        # One assignment each: the search screen reads them from the UI thread.
         self.search_index = index
         self.search_generation = generation
 
@@ -282,9 +372,19 @@ class MemworkApp(App[None]):
 
 
 def make_app(
-    store: Store | str | Path, *, title_suffix: str | None = None, poll: bool = True
+    store: Store | str | Path,
+    *,
+    title_suffix: str | None = None,
+    poll: bool = True,
+    prepare: bool = True,
 ) -> MemworkApp:
-    """Build the workbench for a store (a Store, or a path to open)."""
-    if not isinstance(store, Store):
-        store = Store(store)
-    return MemworkApp(store, title_suffix=title_suffix, poll=poll)
+    """Build the workbench for a store (a Store, or a path to open).
+
+    ``poll=False`` stops the store polling and ``prepare=False`` the loading of
+    hidden panes in idle time (tests that must see a pane load on first show).
+    """
+    from tui.launch import open_store
+
+    if isinstance(store, str | Path):
+        store = open_store(store)
+    return MemworkApp(store, title_suffix=title_suffix, poll=poll, prepare=prepare)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def _actions(app: MemworkApp) -> Iterator[tuple[str, str, Any]]:
     """(title, help, callback) for every action reachable from a key."""
-    from tui.app import PANES
+    from tui.pane_list import PANES
 
     for n, pane in enumerate(PANES, start=1):
         yield (f"Go to {pane.TITLE}", f"key {n}", partial(app.action_show_pane, pane.PANE_ID))
@@ -79,7 +79,7 @@ class MemorySearchProvider(Provider):
         return self.app  # type: ignore[return-value]
 
     async def search(self, query: str) -> Hits:
-        from core.search_docs import PANE_OF
+        from core.kinds import pane_of
 
         index = self.workbench.search_index
         if index is None or len(query.strip()) < 2:
@@ -89,6 +89,6 @@ class MemorySearchProvider(Provider):
             yield Hit(
                 hit.score / 100,
                 f"{doc.kind}: {doc.title}",
-                partial(self.workbench.post_message, JumpTo(PANE_OF[doc.kind], doc.ref)),
+                partial(self.workbench.post_message, JumpTo(pane_of(doc.kind), doc.ref)),
                 help="jump to the record",
             )

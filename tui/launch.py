@@ -11,6 +11,11 @@ from core.paths import demo_source
 from core.storage.store import Store
 
 
+def open_store(path: str | Path) -> Store:
+    """Open (or create) the store at ``path`` for the workbench."""
+    return Store(path)
+
+
 def demo_copy() -> Path:
     """A fresh temporary copy of data/demo (the committed demo is never changed)."""
     source = demo_source()

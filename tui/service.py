@@ -1,26 +1,73 @@
-"""The workbench's one door to the store: reads, writes and change detection.
+"""The workbench's one door to the store: named reads, the writer, change detection.
 
-Widgets never touch TinyDB; panes call core functions through this service,
-always from worker threads (see :meth:`tui.app.MemworkApp.io`). Every write
-goes through :meth:`MemoryService.write`, the single writer path, which
-stamps the actor and the clock.
+Panes never hold the store. They ask this service for what they show (one
+named method per read, each one consistent read of the store) and hand it the
+core mutations they run (:meth:`MemoryService.write`, which stamps the clock
+and the actor). Only this module and :mod:`tui.launch` import ``core.storage``;
+an import-linter contract in ``pyproject.toml`` keeps it that way.
+
+Every method blocks on the store's lock and file reads: call them from worker
+threads (:meth:`tui.app.MemworkApp.io` runs one and awaits it), never from the
+UI thread.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from core import clock
+from core import (
+    aggregates,
+    audit,
+    cards,
+    checkpoints,
+    clock,
+    episodes,
+    history,
+    lessons,
+    rules,
+    sessions,
+    slots,
+    working_memory,
+)
+from core.context.build import build_context
+from core.errors import NotFound
+from core.search_docs import build_index
+from core.search_index import SearchIndex
 from core.storage.store import Store
+
+__all__ = ["EpisodeHead", "MemoryService", "SessionDetail", "Store"]
 
 T = TypeVar("T")
 ACTOR = "tui"
+Doc = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeHead:
+    """What the Episodes pane needs before any shard: totals, tasks, the newest rows."""
+
+    total: int
+    tasks: list[Doc]
+    recent: tuple[episodes.EpisodeRow, ...]
+    pages: list[str]
+    """Names of the episode shards, oldest first (opaque keys for :meth:`episode_rows`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionDetail:
+    """Everything the Sessions pane shows for one session."""
+
+    session: Doc
+    observations: list[Doc]
+    wm: Doc
+    """:func:`core.working_memory.overview` of the session."""
 
 
 class MemoryService:
-    """Core calls for the workbench, with the clock and actor filled in."""
+    """Core calls for the workbench, with the clock and the actor filled in."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -31,13 +78,13 @@ class MemoryService:
         """The clock every rule reads (honours MEMWORK_NOW and the demo shift)."""
         return clock.now()
 
-    def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run ``fn(store, *args, **kwargs)`` inside one consistent read."""
-        with self.store.reading():
-            return fn(self.store, *args, **kwargs)
-
+    # -- writing ----------------------------------------------------------------------
     def write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run a core mutation as the workbench (``actor=tui``, ``now`` = the clock)."""
+        """Run a core mutation ``fn(store, *args, now=…, actor="tui", **kwargs)``.
+
+        ``fn`` is a public domain function of ``core`` (they open their own
+        transaction, validate before the first write and record the audit entry).
+        """
         return fn(self.store, *args, now=self.now, actor=self.actor, **kwargs)
 
     def generation(self) -> int:
@@ -48,3 +95,130 @@ class MemoryService:
         """Have ``on_change`` called (from a thread) after every commit, pushed by the
         store (Redis pub/sub); returns a stop, or None when the store must be polled."""
         return self.store.follow(on_change)
+
+    # -- sessions ---------------------------------------------------------------------
+    def sessions_and_detail(self, wanted: str | None) -> tuple[list[Doc], SessionDetail | None]:
+        """Every session, and the detail of ``wanted`` (or of the first one)."""
+        now = self.now
+        with self.store.reading():
+            rows = sessions.list_sessions(self.store, now)
+            ids = [r["id"] for r in rows]
+            sid = wanted if wanted in ids else (ids[0] if ids else None)
+            return rows, (self._session_detail(sid, now) if sid else None)
+
+    def session_detail(self, session_id: str) -> SessionDetail:
+        """One session with its observations and working memory."""
+        with self.store.reading():
+            return self._session_detail(session_id, self.now)
+
+    def _session_detail(self, session_id: str, now: datetime) -> SessionDetail:
+        return SessionDetail(
+            sessions.get_session(self.store, session_id, now),
+            sessions.observations(self.store, session_id),
+            working_memory.overview(self.store, session_id, now=now),
+        )
+
+    # -- episodes ---------------------------------------------------------------------
+    def episode_head(self) -> EpisodeHead:
+        """Totals, tasks and the newest episodes (from aggregates: no shard is read)."""
+        with self.store.reading():
+            glob = aggregates.read_global(self.store)
+            tasks = aggregates.all_tasks(self.store)
+            pages = episodes.shard_names(self.store)
+        recent = tuple(episodes.row_of(e) for e in reversed(glob["recent"]))
+        return EpisodeHead(int(glob["total_episodes"]), tasks, recent, pages)
+
+    def episode_rows(
+        self, pages: Sequence[str], known: dict[str, episodes.ShardRows]
+    ) -> list[episodes.ShardRows]:
+        """The compact rows of some shards (``known`` ones are reused when unchanged)."""
+        with self.store.reading():
+            return [episodes.compact_shard(self.store, n, known.get(n)) for n in pages]
+
+    def episode_detail(self, index: int, episode_id: str) -> tuple[Doc, list[Doc]] | None:
+        """An episode (found by index, checked by id) and the cards it touched."""
+        with self.store.reading():
+            try:
+                doc = episodes.get_episode(self.store, f"#{index}")
+                if doc["id"] != episode_id:
+                    doc = episodes.get_episode(self.store, episode_id)
+            except NotFound:
+                return None
+            return doc, cards.cards_of(self.store, doc.get("card_ids", []))
+
+    def find_episode(self, ref: str) -> Doc | None:
+        """An episode by id or ``#index``, or None."""
+        try:
+            return episodes.get_episode(self.store, ref)
+        except NotFound:
+            return None
+
+    # -- cards, lessons, rules, slots -------------------------------------------------
+    def all_cards(self) -> list[Doc]:
+        """Every mistake card, ranked."""
+        with self.store.reading():
+            return cards.all_cards(self.store)
+
+    def lessons_and_rules(self) -> tuple[list[Doc], list[Doc], int]:
+        """Every lesson, every rule, and how many near-duplicate lesson groups there are."""
+        with self.store.reading():
+            all_lessons = lessons.all_lessons(self.store)
+            all_rules = rules.all_rules(self.store)
+        groups = lessons.near_duplicate_clusters(all_lessons, self.now)
+        return all_lessons, all_rules, len(groups)
+
+    def all_slots(self) -> list[Doc]:
+        """Every slot in context order, with computed fields."""
+        return slots.list_slots(self.store)
+
+    # -- checkpoints, context, tasks --------------------------------------------------
+    def store_checkpoints(self) -> list[Doc]:
+        """The store's checkpoints, oldest first."""
+        return checkpoints.list_checkpoints(self.store)
+
+    def checkpoint_diff(self, key: str, titles: int) -> Doc:
+        """What changed since checkpoint ``key``, with titles for the first ids shown."""
+        return checkpoints.diff(self.store, key, titles=titles)
+
+    def tasks(self) -> list[Doc]:
+        """Every task with its numbers."""
+        with self.store.reading():
+            return aggregates.all_tasks(self.store)
+
+    def context(self, task: str | None, budget: int, style: str) -> Doc:
+        """The context an agent would get, as ``memwork context --format json`` prints it."""
+        with self.store.reading():
+            result = build_context(
+                self.store, now=self.now, task_id=task, budget_tokens=budget, style=style
+            )
+        return result.to_json()
+
+    # -- history ----------------------------------------------------------------------
+    def audit_pages(self) -> tuple[int, int]:
+        """(number of pages, sequence number of the newest entry) of the audit log."""
+        with self.store.reading():
+            return history.page_count(self.store), audit.last_seq(self.store)
+
+    def audit_page(self, number: int) -> list[Doc]:
+        """One page of the audit log, newest first."""
+        with self.store.reading():
+            return history.page(self.store, number)
+
+    def audit_after(self, seq: int, newest_id: str) -> list[Doc] | None:
+        """Entries newer than ``seq``, newest first; None when the entry ``seq`` is no
+        longer ``newest_id`` (the log was replaced: read it whole again)."""
+        with self.store.reading():
+            known = history.entry_at(self.store, seq)
+            if known is None or known["id"] != newest_id:
+                return None
+            return history.entries_after(self.store, seq)
+
+    def locate(self, table: str, record_id: str) -> tuple[str, str] | None:
+        """(kind, ref) of the record an audit entry names, or None when it is gone."""
+        return history.locate(self.store, table, record_id)
+
+    # -- search -----------------------------------------------------------------------
+    def search_index(self) -> tuple[int, SearchIndex]:
+        """A fresh search index and the store generation it was built at."""
+        generation = self.generation()
+        return generation, build_index(self.store)

@@ -125,11 +125,11 @@ def scratch_list(ctx: Context) -> int:
 
 # -- checkpoints ----------------------------------------------------------------------
 def cp_create(ctx: Context) -> int:
-    cp_id = wm.create_checkpoint(
+    cp_id = wm.create_wm_checkpoint(
         ctx.store, ctx.args.session, description=ctx.args.message, now=ctx.now, actor=ctx.actor
     )
     if ctx.json:
-        found = [c for c in wm.list_checkpoints(ctx.store, ctx.args.session) if c["id"] == cp_id]
+        found = [c for c in wm.list_wm_checkpoints(ctx.store, ctx.args.session) if c["id"] == cp_id]
         emit_json(found[0])
     else:
         say(cp_id)
@@ -137,7 +137,7 @@ def cp_create(ctx: Context) -> int:
 
 
 def cp_list(ctx: Context) -> int:
-    rows = wm.list_checkpoints(ctx.store, ctx.args.session)
+    rows = wm.list_wm_checkpoints(ctx.store, ctx.args.session)
     if ctx.json:
         emit_json(rows)
     else:
@@ -147,14 +147,14 @@ def cp_list(ctx: Context) -> int:
 
 
 def cp_restore(ctx: Context) -> int:
-    cp = wm.restore_checkpoint(
+    cp = wm.restore_wm_checkpoint(
         ctx.store, ctx.args.session, ctx.args.id, now=ctx.now, actor=ctx.actor
     )
     return _print(ctx, cp, cp["id"])
 
 
 def cp_delete(ctx: Context) -> int:
-    cp = wm.delete_checkpoint(
+    cp = wm.delete_wm_checkpoint(
         ctx.store, ctx.args.session, ctx.args.id, now=ctx.now, actor=ctx.actor
     )
     return _print(ctx, cp, cp["id"])

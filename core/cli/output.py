@@ -7,6 +7,10 @@ from typing import Any
 
 import orjson
 
+from core.text import clip
+
+__all__ = ["clip", "emit_json", "note", "say"]
+
 
 def emit_json(value: Any) -> None:
     """Print one JSON document (sorted keys, indented)."""
@@ -24,9 +28,3 @@ def say(text: str = "") -> None:
 def note(text: str) -> None:
     """A line on stderr (warnings, what a command chose to do)."""
     print(text, file=sys.stderr)
-
-
-def clip(text: str, width: int) -> str:
-    """One line of at most ``width`` characters."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"

@@ -1,4 +1,6 @@
-"""``--style episodic``: exactly the layout of the episodic training-memory library (SPEC §10).
+"""``--style episodic``: exactly the layout of the episodic training-memory library.
+
+Described in docs/MEMORY.md, The context.
 
 An agent that used ``build_memory_context`` from that library gets the same
 string from memwork, so switching is a drop-in change.

@@ -89,7 +89,7 @@ class WMSnapshot(_Strict):
 
 
 class WMCheckpoint(Record):
-    """A snapshot of one session's working memory (id: a full uuid4)."""
+    """A working-memory checkpoint: a copy of one session's working memory (id: a full uuid4)."""
 
     session_id: str
     kind: Literal["checkpoint"] = "checkpoint"

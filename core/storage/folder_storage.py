@@ -143,6 +143,12 @@ class FolderStorage(Storage):
         """Whether table ``name`` is in memory."""
         return name in self.tables
 
+    def has(self, name: str) -> bool:
+        """Whether table ``name`` exists, including one created in this transaction."""
+        if name in self.tables:
+            return True
+        return name in self.manifest.tables and name not in self._dropped
+
     def names(self) -> list[str]:
         """Every table the store holds, including ones created in this transaction."""
         gone = self._dropped - set(self.tables)

@@ -380,6 +380,10 @@ class Store:
             return names
         return [n for n in names if n == prefix or n.startswith(prefix + ".")]
 
+    def has_table(self, name: str) -> bool:
+        """Whether table ``name`` exists (a dictionary lookup: no listing, no file read)."""
+        return self.storage.has(name)
+
     def docs(self, name: str) -> Docs:
         """The raw documents of a table (id → document); treat them as read-only."""
         try:

@@ -1,4 +1,7 @@
-"""Mistake cards (SPEC §2): normalisation, merge key, counts, ranking, curation."""
+"""Mistake cards: normalisation, merge key, counts, ranking, curation.
+
+Described in docs/MEMORY.md, Records.
+"""
 
 from __future__ import annotations
 

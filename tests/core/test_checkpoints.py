@@ -1,4 +1,7 @@
-"""Store checkpoints (SPEC §2): create, list, diff, restore (undoable), delete; API and CLI."""
+"""Store checkpoints: create, list, diff, restore (undoable), delete; API and CLI.
+
+Described in docs/MEMORY.md, Records.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""The CLI contract (SPEC §8): exit codes, one-line errors, JSON output, stats, doctor,
-export/import round trip, and where the store lives."""
+"""The CLI contract: exit codes, one-line errors, JSON output, stats, doctor,
+export/import round trip, and where the store lives.
+
+Described in README, CLI reference.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Consolidation (SPEC §4): the heuristic, when it runs, and the external consolidator."""
+"""Consolidation: the heuristic, when it runs, and the external consolidator.
+
+Described in docs/MEMORY.md, Consolidation.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Context export, default style (SPEC §3, §5): golden sections, budget, JSON, privacy."""
+"""Context export, default style: golden sections, budget, JSON, privacy.
+
+Described in docs/MEMORY.md, Failure memory and The context.
+"""
 
 from __future__ import annotations
 
@@ -182,7 +185,7 @@ def test_top_three_mistake_cards(store: Store, now: datetime) -> None:
 
 
 def test_cards_keep_the_global_ranking_with_a_task(store: Store, now: datetime) -> None:
-    """SPEC §2: "Ranking everywhere: seen_count desc, then last_seen_episode desc"."""
+    """docs/MEMORY.md, Records: cards are ranked by seen_count, then last_seen_episode."""
     _record(
         store,
         now,

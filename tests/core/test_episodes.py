@@ -1,4 +1,7 @@
-"""Recording episodes (SPEC §2, §3, §8): input shapes, all-or-nothing, indexes, aggregates."""
+"""Recording episodes: input shapes, all-or-nothing, indexes, aggregates.
+
+Described in docs/MEMORY.md, Records and Failure memory.
+"""
 
 from __future__ import annotations
 
@@ -377,7 +380,7 @@ def test_agent_text_is_scrubbed_on_the_way_in(store: Store, now: datetime) -> No
     assert "bob@example.com" not in json.dumps(_glob(store))
 
 
-# -- failure memory (SPEC §3) ----------------------------------------------------------
+# -- failure memory (docs/MEMORY.md) ----------------------------------------------------------
 def test_a_failure_without_errors_gets_a_synthesised_one(store: Store, now: datetime) -> None:
     (doc,) = _record(
         store,

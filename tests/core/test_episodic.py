@@ -1,4 +1,6 @@
-"""``--style episodic`` (SPEC §10): the exact layout, and agreement with an independent model.
+"""``--style episodic``: the exact layout, and agreement with an independent model.
+
+Described in docs/MEMORY.md, The context.
 
 ``bench/episodic_reference.py`` models the episodic training-memory library as
 plain list manipulation on its ``agent_memory.json`` dict; memwork must render

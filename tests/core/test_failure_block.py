@@ -1,5 +1,8 @@
-"""The "Past failures to avoid" block through the CLI (SPEC §3): clock skew, every error,
-lines that say something. The clock is MEMWORK_NOW throughout."""
+"""The "Past failures to avoid" block through the CLI: clock skew, every error,
+lines that say something. The clock is MEMWORK_NOW throughout.
+
+Described in docs/MEMORY.md, Failure memory.
+"""
 
 from __future__ import annotations
 

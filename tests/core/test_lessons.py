@@ -1,4 +1,7 @@
-"""Lessons (SPEC §2): fingerprints, reinforcement, decay, forgetting, near-duplicates, CLI."""
+"""Lessons: fingerprints, reinforcement, decay, forgetting, near-duplicates, CLI.
+
+Described in docs/MEMORY.md, Lessons.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Long texts never refuse an episode (SPEC §3): stack traces in mistakes are normal.
+"""Long texts never refuse an episode: stack traces in mistakes are normal.
+
+Described in docs/MEMORY.md, Failure memory.
 
 Episode text fields hold up to 100,000 characters each and are stored whole;
 what is derived from them (rules, mistake cards) is cut at its own limit with

@@ -1,4 +1,6 @@
-"""A lesson is never a near-duplicate of its negation (SPEC §2).
+"""A lesson is never a near-duplicate of its negation.
+
+Described in docs/MEMORY.md, Lessons.
 
 The polarity rules live in ``core.negation`` (plain functions of text); the
 lesson store uses them so "Never X" does not reinforce "Always X".

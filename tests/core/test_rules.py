@@ -1,4 +1,7 @@
-"""Rules (SPEC §2): derivation thresholds, the active window, reactivation, manual rules."""
+"""Rules: derivation thresholds, the active window, reactivation, manual rules.
+
+Described in docs/MEMORY.md, Rules.
+"""
 
 from __future__ import annotations
 
@@ -275,3 +278,31 @@ def test_inactive_rules_move_to_an_archive_and_come_back_when_reactivated(
         active = rules.in_scope(store, "task:t")
         assert active[-1]["id"] == doc["id"] and len(active) == rules.ACTIVE_PER_TASK
         assert len(rules.in_scope(store, "task:t", active_only=False)) == 30
+
+
+def test_rules_archived_earlier_in_the_same_batch_come_back(store: Store, now: datetime) -> None:
+    """Several rules leave the window into one archive bucket inside one transaction;
+    proposing them again reactivates each (same id), never adds a second copy."""
+    scope = "task:batch"
+    texts = [f"[WORKS] step {n}" for n in range(200)]
+    bucket = rules.archive_for(scope, texts[0])
+    same_bucket = [t for t in texts if rules.archive_for(scope, t) == bucket][:3]
+    assert len(same_bucket) == 3
+    fillers = [f"[WORKS] filler {n}" for n in range(rules.ACTIVE_PER_TASK)]
+    with store.transaction():
+        first_ids = {}
+        for text in same_bucket:
+            doc, _ = rules.upsert(store, text, scope, polarity="works", source="derived", now=now)
+            first_ids[text] = doc["id"]
+        for text in fillers:  # pushes the three out of the window, one after another
+            rules.upsert(store, text, scope, polarity="works", source="derived", now=now)
+            rules.enforce_window(store, scope, now)
+        for text in same_bucket:
+            doc, outcome = rules.upsert(
+                store, text, scope, polarity="works", source="derived", now=now
+            )
+            assert outcome == "reactivated" and doc["id"] == first_ids[text]
+            rules.enforce_window(store, scope, now)
+    everything = rules.in_scope(store, scope, active_only=False)
+    assert len(everything) == len(same_bucket) + len(fillers)
+    assert len({r["text"] for r in everything}) == len(everything)

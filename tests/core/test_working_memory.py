@@ -150,7 +150,7 @@ WRITES = {
     "delete": lambda s, sid, t: wm.delete_key(s, sid, "keep", now=t, actor=ACTOR),
     "task": lambda s, sid, t: wm.update_task(s, sid, status="running", now=t, actor=ACTOR),
     "scratch": lambda s, sid, t: wm.scratch_add(s, sid, "note", now=t, actor=ACTOR),
-    "checkpoint": lambda s, sid, t: wm.create_checkpoint(s, sid, now=t, actor=ACTOR),
+    "checkpoint": lambda s, sid, t: wm.create_wm_checkpoint(s, sid, now=t, actor=ACTOR),
 }
 
 
@@ -196,8 +196,8 @@ EMPTY_READS = {
     "list": lambda s, t: wm.list_keys(s, "run-42", now=t) == [],
     "get_task": lambda s, t: wm.get_task(s, "run-42") is None,
     "scratch_list": lambda s, t: wm.scratch_list(s, "run-42") == [],
-    "cp_list": lambda s, t: wm.list_checkpoints(s, "run-42") == [],
-    "snapshot": lambda s, t: wm.snapshot(s, "run-42", now=t)["keys"] == [],
+    "cp_list": lambda s, t: wm.list_wm_checkpoints(s, "run-42") == [],
+    "snapshot": lambda s, t: wm.overview(s, "run-42", now=t)["keys"] == [],
 }
 
 
@@ -216,7 +216,7 @@ FIRST_WRITES = {
     "set": lambda s, t: wm.set_key(s, "run-42", "k", "v", now=t, actor=ACTOR),
     "task": lambda s, t: wm.update_task(s, "run-42", task_id="x", now=t, actor=ACTOR),
     "scratch_add": lambda s, t: wm.scratch_add(s, "run-42", "x", now=t, actor=ACTOR),
-    "cp_create": lambda s, t: wm.create_checkpoint(s, "run-42", now=t, actor=ACTOR),
+    "cp_create": lambda s, t: wm.create_wm_checkpoint(s, "run-42", now=t, actor=ACTOR),
 }
 
 
@@ -237,8 +237,8 @@ def test_writing_to_an_unknown_session_id_creates_it_implicitly(
     "call",
     [
         lambda s, t: wm.delete_key(s, "run-42", "k", now=t, actor=ACTOR),
-        lambda s, t: wm.restore_checkpoint(s, "run-42", "abcd", now=t, actor=ACTOR),
-        lambda s, t: wm.delete_checkpoint(s, "run-42", "abcd", now=t, actor=ACTOR),
+        lambda s, t: wm.restore_wm_checkpoint(s, "run-42", "abcd", now=t, actor=ACTOR),
+        lambda s, t: wm.delete_wm_checkpoint(s, "run-42", "abcd", now=t, actor=ACTOR),
     ],
 )
 def test_a_refused_write_to_an_unknown_session_creates_nothing(
@@ -478,7 +478,7 @@ def test_checkpoint_create_returns_a_uuid4_and_stores_a_copy(
     wm.set_key(store, sid, "k", "v", now=now, actor=ACTOR)
     wm.update_task(store, sid, task_id="t", progress_percent=20, now=now, actor=ACTOR)
     wm.scratch_add(store, sid, "note", now=now, actor=ACTOR)
-    cp_id = wm.create_checkpoint(store, sid, description="before refactor", now=now, actor=ACTOR)
+    cp_id = wm.create_wm_checkpoint(store, sid, description="before refactor", now=now, actor=ACTOR)
     assert str(uuid.UUID(cp_id)) == cp_id and uuid.UUID(cp_id).version == 4
     doc = _table(store, sid)[cp_id]
     assert doc["kind"] == "checkpoint" and doc["session_id"] == sid
@@ -491,12 +491,13 @@ def test_checkpoint_create_returns_a_uuid4_and_stores_a_copy(
 def test_checkpoints_are_listed_in_creation_order(store: Store, now: datetime, sid: str) -> None:
     # Same instant for all three: creation order must still hold (uuids are random).
     made = [
-        wm.create_checkpoint(store, sid, description=str(i), now=now, actor=ACTOR) for i in range(3)
+        wm.create_wm_checkpoint(store, sid, description=str(i), now=now, actor=ACTOR)
+        for i in range(3)
     ]
     made.append(
-        wm.create_checkpoint(store, sid, description="3", now=now + timedelta(1), actor=ACTOR)
+        wm.create_wm_checkpoint(store, sid, description="3", now=now + timedelta(1), actor=ACTOR)
     )
-    listed = wm.list_checkpoints(store, sid)
+    listed = wm.list_wm_checkpoints(store, sid)
     assert [c["id"] for c in listed] == made
     assert [c["description"] for c in listed] == ["0", "1", "2", "3"]
 
@@ -506,7 +507,7 @@ def test_restore_replaces_the_whole_state(store: Store, now: datetime, sid: str)
     wm.set_key(store, sid, "b", "2", now=now, actor=ACTOR)
     wm.update_task(store, sid, task_id="t", current_step=1, total_steps=2, now=now, actor=ACTOR)
     wm.scratch_add(store, sid, "before", now=now, actor=ACTOR)
-    cp_id = wm.create_checkpoint(store, sid, now=now, actor=ACTOR)
+    cp_id = wm.create_wm_checkpoint(store, sid, now=now, actor=ACTOR)
     snapshot_state = _state(store, sid)
 
     later = now + timedelta(minutes=1)
@@ -516,7 +517,7 @@ def test_restore_replaces_the_whole_state(store: Store, now: datetime, sid: str)
     wm.update_task(store, sid, task_id="other", now=later, actor=ACTOR)
     wm.scratch_add(store, sid, "after", now=later, actor=ACTOR)
 
-    restored = wm.restore_checkpoint(store, sid, cp_id[:8], now=later, actor=ACTOR)
+    restored = wm.restore_wm_checkpoint(store, sid, cp_id[:8], now=later, actor=ACTOR)
     assert restored["id"] == cp_id
     state = _state(store, sid)
     for part in ("kv", "task", "scratchpad"):
@@ -525,7 +526,7 @@ def test_restore_replaces_the_whole_state(store: Store, now: datetime, sid: str)
     assert wm.get_key(store, sid, "a", now=later)["value"] == "1"
     assert wm.get_task(store, sid)["task_id"] == "t"
     assert [e["text"] for e in wm.scratch_list(store, sid)] == ["before"]
-    assert len(wm.list_checkpoints(store, sid)) == 1  # restoring keeps the checkpoint
+    assert len(wm.list_wm_checkpoints(store, sid)) == 1  # restoring keeps the checkpoint
 
 
 def test_checkpoint_skips_expired_keys_and_restore_keeps_absolute_expiry(
@@ -533,37 +534,37 @@ def test_checkpoint_skips_expired_keys_and_restore_keeps_absolute_expiry(
 ) -> None:
     wm.set_key(store, sid, "gone", "x", ttl=1, now=now, actor=ACTOR)
     wm.set_key(store, sid, "lease", "y", ttl=60, now=now, actor=ACTOR)
-    cp_id = wm.create_checkpoint(store, sid, now=now + timedelta(seconds=2), actor=ACTOR)
+    cp_id = wm.create_wm_checkpoint(store, sid, now=now + timedelta(seconds=2), actor=ACTOR)
     assert set(_table(store, sid)[cp_id]["state"]["kv"]) == {"lease"}
     later = now + timedelta(minutes=5)
-    wm.restore_checkpoint(store, sid, cp_id, now=later, actor=ACTOR)
+    wm.restore_wm_checkpoint(store, sid, cp_id, now=later, actor=ACTOR)
     # The lease ran out since the snapshot: restore does not revive it, and purges it.
     assert _state(store, sid)["kv"] == {}
 
 
 def test_delete_checkpoint(store: Store, now: datetime, sid: str) -> None:
-    keep = wm.create_checkpoint(store, sid, now=now, actor=ACTOR)
-    drop = wm.create_checkpoint(store, sid, now=now, actor=ACTOR)
-    assert wm.delete_checkpoint(store, sid, drop, now=now, actor=ACTOR)["id"] == drop
-    assert [c["id"] for c in wm.list_checkpoints(store, sid)] == [keep]
+    keep = wm.create_wm_checkpoint(store, sid, now=now, actor=ACTOR)
+    drop = wm.create_wm_checkpoint(store, sid, now=now, actor=ACTOR)
+    assert wm.delete_wm_checkpoint(store, sid, drop, now=now, actor=ACTOR)["id"] == drop
+    assert [c["id"] for c in wm.list_wm_checkpoints(store, sid)] == [keep]
     with pytest.raises(NotFound, match="working-memory checkpoint not found"):
-        wm.delete_checkpoint(store, sid, drop, now=now, actor=ACTOR)
+        wm.delete_wm_checkpoint(store, sid, drop, now=now, actor=ACTOR)
     with pytest.raises(NotFound):
-        wm.restore_checkpoint(store, sid, drop, now=now, actor=ACTOR)
+        wm.restore_wm_checkpoint(store, sid, drop, now=now, actor=ACTOR)
 
 
 def test_checkpoints_belong_to_their_session(store: Store, now: datetime, sid: str) -> None:
     other = sessions.start_session(store, now=now, actor=ACTOR)["id"]
-    cp_id = wm.create_checkpoint(store, other, now=now, actor=ACTOR)
+    cp_id = wm.create_wm_checkpoint(store, other, now=now, actor=ACTOR)
     with pytest.raises(NotFound):
-        wm.restore_checkpoint(store, sid, cp_id, now=now, actor=ACTOR)
-    assert wm.list_checkpoints(store, sid) == []
+        wm.restore_wm_checkpoint(store, sid, cp_id, now=now, actor=ACTOR)
+    assert wm.list_wm_checkpoints(store, sid) == []
 
 
 def test_short_checkpoint_prefix_is_not_found(store: Store, now: datetime, sid: str) -> None:
-    cp_id = wm.create_checkpoint(store, sid, now=now, actor=ACTOR)
+    cp_id = wm.create_wm_checkpoint(store, sid, now=now, actor=ACTOR)
     with pytest.raises(NotFound):
-        wm.restore_checkpoint(store, sid, cp_id[:3], now=now, actor=ACTOR)
+        wm.restore_wm_checkpoint(store, sid, cp_id[:3], now=now, actor=ACTOR)
 
 
 def test_every_mutation_is_audited(store: Store, now: datetime, sid: str) -> None:
@@ -574,9 +575,9 @@ def test_every_mutation_is_audited(store: Store, now: datetime, sid: str) -> Non
     wm.clear_task(store, sid, now=now, actor=ACTOR)
     wm.scratch_add(store, sid, "x", now=now, actor=ACTOR)
     wm.set_scratch_capacity(store, sid, 10, now=now, actor=ACTOR)
-    cp_id = wm.create_checkpoint(store, sid, now=now, actor=ACTOR)
-    wm.restore_checkpoint(store, sid, cp_id, now=now, actor=ACTOR)
-    wm.delete_checkpoint(store, sid, cp_id, now=now, actor=ACTOR)
+    cp_id = wm.create_wm_checkpoint(store, sid, now=now, actor=ACTOR)
+    wm.restore_wm_checkpoint(store, sid, cp_id, now=now, actor=ACTOR)
+    wm.delete_wm_checkpoint(store, sid, cp_id, now=now, actor=ACTOR)
     with store.reading():
         entries = list(audit.entries(store, newest_first=False))[start:]
     assert [e["action"] for e in entries] == [
@@ -597,6 +598,6 @@ def test_every_mutation_is_audited(store: Store, now: datetime, sid: str) -> Non
 def test_snapshot_for_the_workbench(store: Store, now: datetime, sid: str) -> None:
     wm.set_key(store, sid, "a", "1", ttl=30, now=now, actor=ACTOR)
     wm.set_key(store, sid, "b", "2", ttl=5, now=now, actor=ACTOR)
-    view = wm.snapshot(store, sid, now=now + timedelta(seconds=10))
+    view = wm.overview(store, sid, now=now + timedelta(seconds=10))
     assert [(k["key"], k["ttl_remaining"]) for k in view["keys"]] == [("a", 20.0)]
     assert view["task"] is None and view["scratchpad"] == [] and view["checkpoints"] == []

@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from textual.widgets import OptionList
 
 import tui.app
 from core import lessons
@@ -190,5 +191,19 @@ def test_search_names_the_session_of_an_observation_and_jumps_to_it(demo_app) ->
             await settle(pilot)
             assert app.active_pane == "sessions"
             assert "Nightly log cleanup" in screen_text(app)
+
+    run(scenario)
+
+
+def test_search_starts_at_its_second_character(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await _search(pilot, "r")
+            assert "Keep typing: a search starts at 2 characters" in screen_text(app)
+            assert app.screen.query_one("#hits", OptionList).option_count == 0
+            await pilot.press("u", "n", "b", "o", "o", "k")
+            await settle(pilot)
+            assert app.screen.query_one("#hits", OptionList).option_count > 0
 
     run(scenario)

@@ -11,7 +11,8 @@ from core.clock import parse_instant
 from core.storage.store import Store
 from tests.tui.conftest import SIZE, capture_toasts, run, screen_text, settle
 from tui.app import make_app
-from tui.panes.history import AuditRows, HistoryPane
+from tui.panes.history import HistoryPane
+from tui.widgets.audit_rows import AuditRows
 from tui.widgets.virtual_table import VirtualTable
 
 NOW = parse_instant("2026-11-20T12:00:00Z")

@@ -15,7 +15,7 @@ from core.errors import NotFound
 from core.storage.store import Store
 from tests.conftest import python_env
 from tests.tui.conftest import SIZE, run, screen_text, settle
-from tui.panes.sessions import duration
+from tui.widgets.bars import duration
 from tui.widgets.virtual_table import VirtualTable
 
 NOW = parse_instant("2026-11-20T12:00:00Z")
@@ -31,7 +31,7 @@ def _session(path: Path, session_id: str) -> dict:
 
 
 def _wm(path: Path, session_id: str) -> dict:
-    return working_memory.snapshot(Store(path), session_id, now=NOW)
+    return working_memory.overview(Store(path), session_id, now=NOW)
 
 
 def _keys(app) -> list[str]:

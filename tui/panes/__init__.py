@@ -1,1 +1,1 @@
-"""The eight panes of the workbench, in the order the digits 1–8 select them."""
+"""The panes of the workbench. :data:`tui.pane_list.PANES` lists them, in digit order."""

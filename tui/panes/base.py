@@ -1,10 +1,17 @@
-"""What every pane shares: lazy loading off the UI thread, refresh on store changes."""
+"""What every pane shares: lazy loading off the UI thread, refresh on store changes.
+
+A pane is a thin orchestrator: it composes one-file widgets (``tui/widgets``),
+loads what they show through the service's named reads in a worker, and runs
+its actions through the app's single write path (:meth:`MemworkApp.write`).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.containers import Vertical
+from textual.worker import get_current_worker
 
 if TYPE_CHECKING:
     from tui.app import MemworkApp
@@ -14,11 +21,12 @@ if TYPE_CHECKING:
 class Pane(Vertical):
     """A workbench pane.
 
-    Subclasses set ``PANE_ID``/``TITLE``, implement :meth:`load` (start a
-    worker that reads through ``self.service`` and updates widgets from the
-    UI thread) and, when records can be searched for, :meth:`jump_to`.
-    A pane loads the first time it is shown and again whenever the store
-    changes while it is visible; a hidden pane only marks itself stale.
+    Subclasses set ``PANE_ID``/``TITLE``/``HELP``, implement :meth:`load` (start
+    an exclusive worker that reads through ``self.service`` and hands its result
+    to the UI with :meth:`deliver`) and, when records can be searched for,
+    :meth:`jump_to`. A pane loads the first time it is shown (or, ahead of need,
+    when the app prepares it in idle time) and again whenever the store changes
+    while it is visible; a hidden pane only marks itself stale.
     """
 
     PANE_ID: ClassVar[str] = ""
@@ -29,6 +37,11 @@ class Pane(Vertical):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(id=f"pane-{self.PANE_ID}", **kwargs)
         self.stale = True
+
+    @classmethod
+    def css_file(cls) -> str:
+        """The pane's stylesheet, relative to the ``tui`` package."""
+        return f"panes/{cls.PANE_ID}.tcss"
 
     @property
     def workbench(self) -> MemworkApp:
@@ -50,6 +63,11 @@ class Pane(Vertical):
         if self.stale:
             self.reload()
 
+    def prepare(self) -> None:
+        """Load ahead of need (the app calls this in idle time after the first paint)."""
+        if self.stale:
+            self.reload()
+
     def store_changed(self) -> None:
         """Another commit landed: reload now if visible, else on next show."""
         self.stale = True
@@ -64,6 +82,22 @@ class Pane(Vertical):
     def load(self) -> None:
         """Start loading; subclasses override."""
 
+    def deliver(self, callback: Callable[..., None], *args: Any) -> None:
+        """From a worker thread: run ``callback(*args)`` on the UI thread, unless a newer
+        worker of the same exclusive group replaced this one in the meantime.
+
+        The check runs on the UI thread, where workers are cancelled, so a stale
+        result can never land after a fresh one (Textual's worker guide checks
+        ``is_cancelled`` in the thread, which leaves a small window open).
+        """
+        worker = get_current_worker()
+
+        def run() -> None:
+            if not worker.is_cancelled:
+                callback(*args)
+
+        self.app.call_from_thread(run)
+
     def jump_to(self, ref: str) -> None:
         """Select the record ``ref`` (after a search hit); subclasses override."""
 
@@ -77,3 +111,7 @@ class Pane(Vertical):
             if widget.focusable:
                 widget.focus()
                 return
+
+    def warn(self, message: str) -> None:
+        """A short warning toast (nothing selected, nothing to do)."""
+        self.app.notify(message, severity="warning")

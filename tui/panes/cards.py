@@ -22,6 +22,7 @@ from textual.widgets import Static
 
 from core import cards as core_cards
 from core.models.card import DEFAULT_LESSON, TEXT_CAP
+from core.text import clip
 from tui.messages import JumpTo
 from tui.panes.base import Pane
 from tui.screens.confirm import ConfirmScreen
@@ -58,7 +59,6 @@ class CardsPane(Pane):
         self.marked: str | None = None
         self._pending_jump: str | None = None
         self._loaded = False
-        self._generation = 0
 
     def compose(self) -> ComposeResult:
         yield Static("", id="cards-status", classes="pane-toolbar")
@@ -89,17 +89,13 @@ class CardsPane(Pane):
 
     # -- loading ----------------------------------------------------------------------
     def load(self) -> None:
-        self._generation += 1
-        self._load(self._generation)
+        self._load()
 
-    @work(thread=True, group="cards-load", exit_on_error=False)
-    def _load(self, generation: int) -> None:
-        ranked = self.service.read(core_cards.all_cards)
-        self.app.call_from_thread(self._show, generation, ranked)
+    @work(thread=True, exclusive=True, group="cards-load", exit_on_error=False)
+    def _load(self) -> None:
+        self.deliver(self._show, self.service.all_cards())
 
-    def _show(self, generation: int, ranked: list[dict[str, Any]]) -> None:
-        if generation != self._generation:
-            return  # a newer load is under way: never show older data after newer
+    def _show(self, ranked: list[dict[str, Any]]) -> None:
         self._loaded = True
         self.cards = {c["id"]: c for c in ranked}
         self.ranked = [c["id"] for c in ranked]
@@ -225,7 +221,7 @@ class CardsPane(Pane):
             if target is not None:
                 self.app.notify(f"{ref} was merged into this card", timeout=4)
         if target is None:
-            self.app.notify(f"Mistake card {ref} is not in the store", severity="warning")
+            self.warn(f"Mistake card {ref} is not in the store")
             return
         self.table.move_cursor(self.ranked.index(target))
         self.table.focus()
@@ -234,7 +230,7 @@ class CardsPane(Pane):
     def _need_card(self) -> dict[str, Any] | None:
         card = self.selected()
         if card is None:
-            self.app.notify("Select a mistake card first", severity="warning")
+            self.warn("Select a mistake card first")
         return card
 
     def action_toggle_mark(self) -> None:
@@ -256,10 +252,7 @@ class CardsPane(Pane):
         keep = self.selected()
         absorb = self.cards.get(self.marked or "")
         if keep is None or absorb is None:
-            self.app.notify(
-                "Mark the duplicate card with space, select the card to keep, then press m",
-                severity="warning",
-            )
+            self.warn("Mark the duplicate card with space, select the card to keep, then press m")
             return
         if keep["id"] == absorb["id"]:
             self.app.notify("Select a different card to merge the marked one into")
@@ -298,21 +291,14 @@ class CardsPane(Pane):
             return
 
         async def submit(values: dict[str, str]) -> Any:
-            doc = await self.workbench.io(
-                self.service.write,
+            cut = max(len(values["lesson"].strip()), len(values["evidence"].strip())) > TEXT_CAP
+            return await self.workbench.write(
                 core_cards.edit_card,
                 card["id"],
                 lesson=values["lesson"],
                 evidence=values["evidence"],
+                done=f"Card saved{f' (cut to {TEXT_CAP} characters)' if cut else ''}",
             )
-            self.workbench.store_changed()
-            cut = len(values["lesson"].strip()) > TEXT_CAP or len(values["evidence"].strip()) > (
-                TEXT_CAP
-            )
-            self.app.notify(
-                f"Card saved{f' (cut to {TEXT_CAP} characters)' if cut else ''}", timeout=4
-            )
-            return doc
 
         self.app.push_screen(
             FormScreen(
@@ -358,6 +344,5 @@ def _describe(card: dict[str, Any]) -> str:
     return f"“{_clip(lesson)}”"
 
 
-def _clip(text: str, width: int = 52) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+def _clip(text: str) -> str:
+    return clip(text, 52)

@@ -1,6 +1,7 @@
-"""Checkpoints: snapshots of the whole store. Create one with a message, see what
-changed since (per table, per field), restore after a confirmation that names the
-automatic checkpoint taken first (which undoes the restore), delete."""
+"""Checkpoints (store checkpoints): copies of the whole store but its audit log. Create
+one with a message, see what changed since (per table, per field, with the records'
+titles), restore after a confirmation that names the automatic checkpoint taken first
+(which undoes the restore), delete."""
 
 from __future__ import annotations
 
@@ -12,11 +13,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
-from textual.worker import get_current_worker
 
 from core import checkpoints as core_checkpoints
-from core import tables
-from core.storage.store import Store
 from tui.panes.base import Pane
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.form import Field, FormScreen
@@ -25,31 +23,6 @@ from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 
 #: How many ids of each kind (added / removed / changed) a table shows before "… and N more".
 FIRST_N = 6
-TITLE_WIDTH = 60
-
-
-def _title(table: str, doc: dict[str, Any]) -> str:
-    """A short human name for a record of a small table (ids alone say little)."""
-    if table == "lessons":
-        text = doc.get("content", "")
-    elif table == "slots":
-        text = doc.get("label", "")
-    elif table == "rules":
-        text = doc.get("text", "")
-    elif table == "mistake_cards":
-        text = f"{doc.get('mistake_type', '')}: {doc.get('lesson', '')}"
-    elif table == "sessions":
-        text = doc.get("title") or f"{doc.get('agent_id', '')} {doc.get('project', '')}".strip()
-    elif table == "observations":
-        text = f"{doc.get('kind', '')}: {doc.get('content', '')}"
-    elif table == "episodes":
-        text = f"{doc.get('task_id', '')} {doc.get('score', 0):.2f}: {doc.get('summary', '')}"
-    else:
-        return ""
-    text = " ".join(str(text).split())
-    return text if len(text) <= TITLE_WIDTH else text[: TITLE_WIDTH - 1] + "…"
-
-
 #: Diff order: what people curate first, then what agents write in bulk.
 TABLE_ORDER = (
     "lessons",
@@ -67,42 +40,6 @@ def ordered_tables(changes: dict[str, Any]) -> list[str]:
     """The diff's tables, curated ones first (unknown ones last, as they come)."""
     rank = {t: i for i, t in enumerate(TABLE_ORDER)}
     return sorted(changes, key=lambda t: rank.get(t, len(rank)))
-
-
-#: Tables whose records get a title in the diff (the diff has read them all already).
-TITLED = ("lessons", "slots", "rules", "mistake_cards", "sessions", "observations", "episodes")
-
-
-def diff_with_titles(store: Store, key: str) -> dict[str, Any]:
-    """``core.checkpoints.diff`` against now, plus ``titles`` {table: {id: title}}."""
-    with store.reading():
-        result = core_checkpoints.diff(store, key)
-        changes = result["tables"]
-        titles: dict[str, dict[str, str]] = {}
-        wanted_now = {
-            t: {*changes[t]["added"], *(c["id"] for c in changes[t]["changed"])}
-            for t in TITLED
-            if t in changes
-        }
-        names = store.table_names()
-        for table, wanted in wanted_now.items():
-            if not wanted:
-                continue
-            for name in tables.physical_tables(names, table):
-                for doc_id, doc in store.docs(name).items():
-                    if doc_id in wanted:
-                        titles.setdefault(table, {})[doc_id] = _title(table, doc)
-        removed = {t: set(changes[t]["removed"]) for t in TITLED if t in changes}
-        if any(removed.values()):
-            # Removed records live only in the snapshot: read it once, for their names.
-            snapshot = store.storage.snapshot_tables(result["from"])
-            for name, docs in snapshot.items():
-                table = tables.logical_name(name)
-                for doc_id in removed.get(table, ()):
-                    if doc_id in docs:
-                        titles.setdefault(table, {})[doc_id] = _title(table, docs[doc_id])
-    result["titles"] = titles
-    return result
 
 
 def summarize(changes: dict[str, dict[str, Any]]) -> str:
@@ -171,8 +108,7 @@ class CheckpointsPane(Pane):
 
     @work(thread=True, exclusive=True, group="checkpoints-load", exit_on_error=False)
     def _load(self) -> None:
-        checkpoints = self.service.read(core_checkpoints.list_checkpoints)
-        self.app.call_from_thread(self._show, checkpoints)
+        self.deliver(self._show, self.service.store_checkpoints())
 
     def _show(self, checkpoints: list[dict[str, Any]]) -> None:
         self.checkpoints = {c["id"]: c for c in checkpoints}
@@ -246,13 +182,11 @@ class CheckpointsPane(Pane):
     @work(thread=True, exclusive=True, group="checkpoints-diff", exit_on_error=False)
     def _load_diff(self, key: str) -> None:
         try:
-            diff = self.service.read(diff_with_titles, key)
-        except Exception as exc:  # a missing snapshot file must not take the pane down
-            if not get_current_worker().is_cancelled:
-                self.app.call_from_thread(self._diff_failed, key, str(exc))
+            diff = self.service.checkpoint_diff(key, titles=FIRST_N)
+        except Exception as exc:  # a missing checkpoint file must not take the pane down
+            self.deliver(self._diff_failed, key, str(exc))
             return
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._diff_loaded, key, diff)
+        self.deliver(self._diff_loaded, key, diff)
 
     def _diff_loaded(self, key: str, diff: dict[str, Any]) -> None:
         self.diffs[key] = diff
@@ -373,17 +307,18 @@ class CheckpointsPane(Pane):
     def _need_checkpoint(self) -> dict[str, Any] | None:
         checkpoint = self.selected()
         if checkpoint is None:
-            self.app.notify("No checkpoint selected: c creates one", severity="warning")
+            self.warn("No checkpoint selected: c creates one")
         return checkpoint
 
     def action_create(self) -> None:
         async def submit(values: dict[str, str]) -> Any:
-            created = await self.workbench.io(
-                self.service.write, core_checkpoints.create, values["description"]
+            created = await self.workbench.write(
+                core_checkpoints.create,
+                values["description"],
+                done=lambda c: f"Checkpoint {c['id'][:8]} created",
             )
-            self._pending_jump = created["id"]
-            self.workbench.store_changed()
-            self.app.notify(f"Checkpoint {created['id'][:8]} created")
+            if created is not None:
+                self._pending_jump = created["id"]
             return created
 
         self.app.push_screen(

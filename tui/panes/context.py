@@ -15,12 +15,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Input, Label, Select, Static, TextArea
-from textual.worker import get_current_worker
 
-from core import aggregates
-from core.context.build import DEFAULT_BUDGET, build_context
+from core.context.build import DEFAULT_BUDGET
+from core.context.files import save_text
 from core.errors import InvalidInput
-from core.storage.atomic import write_user_file
 from tui.panes.base import Pane
 from tui.screens.form import Field, FormScreen
 
@@ -60,23 +58,6 @@ def section_title(name: str, heading: str | None) -> str:
     if heading:
         return heading.lstrip("#").strip().rstrip(":")
     return SECTION_NAMES.get(name, name.replace("_", " ").capitalize())
-
-
-def save_text(path_text: str, text: str) -> Path:
-    """Write ``text`` to a file (atomically); errors name the ``path`` field."""
-    raw = path_text.strip()
-    if not raw:
-        raise InvalidInput("path", "enter a file path")
-    path = Path(raw).expanduser()
-    if not path.is_absolute():
-        path = Path.cwd() / path
-    if path.is_dir():
-        raise InvalidInput("path", f"{path} is a folder; give a file name")
-    if not path.parent.is_dir():
-        raise InvalidInput("path", f"folder {path.parent} does not exist")
-    # Like `memwork export FILE`: an exclusive temp file, and only a regular file replaced.
-    write_user_file(path, text.encode("utf-8"), field="path")
-    return path
 
 
 class ContextPane(Pane):
@@ -157,8 +138,7 @@ class ContextPane(Pane):
 
     @work(thread=True, exclusive=True, group="context-load", exit_on_error=False)
     def _load_tasks(self) -> None:
-        tasks = self.service.read(aggregates.all_tasks)
-        self.app.call_from_thread(self._show_tasks, tasks)
+        self.deliver(self._show_tasks, self.service.tasks())
 
     def _show_tasks(self, tasks: list[dict[str, Any]]) -> None:
         select = self.query_one("#context-task", Select)
@@ -226,16 +206,8 @@ class ContextPane(Pane):
 
     @work(thread=True, exclusive=True, group="context-build", exit_on_error=False)
     def _build(self, task: str, budget: int, style: str) -> None:
-        result = self.service.read(
-            build_context,
-            now=self.service.now,
-            task_id=task or None,
-            budget_tokens=budget,
-            style=style,
-        )
-        data = result.to_json()
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_preview, (task, budget, style), data)
+        data = self.service.context(task or None, budget, style)
+        self.deliver(self._show_preview, (task, budget, style), data)
 
     # -- rendering --------------------------------------------------------------------
     def _show_preview(self, params: tuple[str, int, str], data: dict[str, Any]) -> None:

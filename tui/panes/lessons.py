@@ -21,17 +21,9 @@ from tui.panes.base import Pane
 from tui.screens.clusters import ClustersScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.form import Field, FormScreen
-from tui.widgets.bars import ago, confidence_bar, confidence_style
+from tui.widgets.bars import confidence_bar
+from tui.widgets.lesson_detail import STATE_STYLE, render_lesson, render_rule
 from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
-
-STATE_STYLE = {
-    "pinned": "bold cyan",
-    "live": "",
-    "fading": "yellow",
-    "forgotten": "red",
-    "deleted": "red",
-    "superseded": "bright_black",
-}
 
 
 class LessonsPane(Pane):
@@ -73,7 +65,6 @@ class LessonsPane(Pane):
         self.lessons: dict[str, dict[str, Any]] = {}
         self.rules: dict[str, dict[str, Any]] = {}
         self.preview_weeks = 0
-        self._generation = 0
         self._pending_jump: str | None = None
         self.show_all = False
         self.duplicate_groups = 0
@@ -109,26 +100,13 @@ class LessonsPane(Pane):
 
     # -- loading ----------------------------------------------------------------------
     def load(self) -> None:
-        self._generation += 1
-        self._load(self._generation)
+        self._load()
 
-    @work(thread=True, group="lessons-load", exit_on_error=False)
-    def _load(self, generation: int) -> None:
-        def read(store: Any) -> tuple[list[dict], list[dict], int]:
-            all_lessons = core_lessons.all_lessons(store)
-            all_rules = core_rules.all_rules(store)
-            groups = core_lessons.near_duplicate_clusters(all_lessons, self.service.now)
-            return all_lessons, all_rules, len(groups)
+    @work(thread=True, exclusive=True, group="lessons-load", exit_on_error=False)
+    def _load(self) -> None:
+        self.deliver(self._show, *self.service.lessons_and_rules())
 
-        all_lessons, all_rules, groups = self.service.read(read)
-        self.app.call_from_thread(self._show, generation, all_lessons, all_rules, groups)
-
-    def _show(
-        self, generation: int, all_lessons: list[dict], all_rules: list[dict], groups: int
-    ) -> None:
-        # A thread cannot be cancelled: a slower, older read must not win.
-        if generation != self._generation:
-            return
+    def _show(self, all_lessons: list[dict], all_rules: list[dict], groups: int) -> None:
         self.lessons = {x["id"]: x for x in all_lessons}
         self.rules = {x["id"]: x for x in all_rules}
         self.duplicate_groups = groups
@@ -241,62 +219,9 @@ class LessonsPane(Pane):
         detail = self.query_one("#lesson-detail", Static)
         now = self.service.now
         if self._focused_kind() == "rule":
-            rule = self.selected_rule()
-            if rule is None:
-                detail.update(Text("No rule selected", style="bright_black"))
-                return
-            detail.update(
-                Text.assemble(
-                    ("Rule\n", "bold"),
-                    f"{rule['text']}\n\n",
-                    ("scope ", "bright_black"),
-                    f"{rule['scope']}\n",
-                    ("polarity ", "bright_black"),
-                    f"{rule['polarity']}\n",
-                    ("source ", "bright_black"),
-                    f"{rule['source']}\n",
-                    ("active ", "bright_black"),
-                    f"{'yes' if rule['active'] else 'no (outside the newest window)'}\n",
-                    ("added ", "bright_black"),
-                    f"{ago(rule['created_at'], now)}\n",
-                    ("\nt switches it on or off", "italic bright_black"),
-                )
-            )
-            return
-        lesson = self.selected_lesson()
-        if lesson is None:
-            detail.update(Text("No lesson selected", style="bright_black"))
-            return
-        effective = effective_confidence(lesson, now)
-        parts: list[Any] = [
-            ("Lesson\n", "bold"),
-            f"{lesson['content']}\n\n",
-            ("effective ", "bright_black"),
-            (f"{effective:.2f}", confidence_style(effective)),
-            ("  stored ", "bright_black"),
-            f"{lesson['confidence']:.2f}\n",
-            ("state ", "bright_black"),
-            f"{state_of(lesson, now)}\n",
-            ("scope ", "bright_black"),
-            f"{lesson['scope']}\n",
-            ("reinforced ", "bright_black"),
-            f"{lesson['reinforcements']}x, last {ago(lesson['last_reinforced_at'], now)}\n",
-            ("decay ", "bright_black"),
-            "none (pinned)\n" if lesson.get("pinned") else f"{lesson['decay_rate']:.2f} per week\n",
-            ("source ", "bright_black"),
-            f"{lesson.get('source', '')}\n",
-        ]
-        if lesson.get("tags"):
-            parts += [("tags ", "bright_black"), f"{', '.join(lesson['tags'])}\n"]
-        if lesson.get("superseded_by"):
-            parts += [("superseded by ", "bright_black"), f"{lesson['superseded_by']}\n"]
-        if lesson.get("supersedes"):
-            parts += [("supersedes ", "bright_black"), f"{lesson['supersedes']}\n"]
-        if lesson.get("wordings"):
-            parts.append(("\nOther wordings\n", "bold"))
-            parts += [f"  • {w}\n" for w in lesson["wordings"]]
-        parts.append((f"\n{lesson['id']}", "bright_black"))
-        detail.update(Text.assemble(*parts))
+            detail.update(render_rule(self.selected_rule(), now))
+        else:
+            detail.update(render_lesson(self.selected_lesson(), now))
 
     def jump_to(self, ref: str) -> None:
         if ref not in self.lessons and ref not in self.rules:
@@ -321,7 +246,7 @@ class LessonsPane(Pane):
     def _need_lesson(self) -> dict[str, Any] | None:
         lesson = self.selected_lesson() if self._focused_kind() == "lesson" else None
         if lesson is None:
-            self.app.notify("Select a lesson first (Tab to the lessons list)", severity="warning")
+            self.warn("Select a lesson first (Tab to the lessons list)")
         return lesson
 
     async def action_reinforce(self) -> None:
@@ -383,22 +308,19 @@ class LessonsPane(Pane):
 
     def action_add_lesson(self) -> None:
         async def submit(values: dict[str, str]) -> Any:
-            confidence = _number(values["confidence"], "confidence")
-            result = await self.workbench.io(
-                self.service.write,
+            return await self.workbench.write(
                 core_lessons.add_lesson,
                 values["content"],
                 scope=values["scope"].strip() or "global",
-                confidence=confidence,
-                tags=[t.strip() for t in values["tags"].split(",") if t.strip()],
+                confidence=_number(values["confidence"], "confidence"),
+                tags=_tags(values["tags"]),
                 source="tui",
+                done=lambda result: (
+                    f"Already known: reinforced {result.duplicate_of}"
+                    if result.action == "reinforced"
+                    else "Lesson added"
+                ),
             )
-            self.workbench.store_changed()
-            if result.action == "reinforced":
-                self.app.notify(f"Already known: reinforced {result.duplicate_of}")
-            else:
-                self.app.notify("Lesson added")
-            return result
 
         self.app.push_screen(
             FormScreen(
@@ -416,15 +338,13 @@ class LessonsPane(Pane):
 
     def action_add_rule(self) -> None:
         async def submit(values: dict[str, str]) -> Any:
-            doc, outcome = await self.workbench.io(
-                self.service.write,
+            added = await self.workbench.write(
                 core_rules.add_rule,
                 values["text"],
                 scope=values["scope"].strip() or "global",
+                done=lambda result: f"Rule {result[1]}",
             )
-            self.workbench.store_changed()
-            self.app.notify(f"Rule {outcome}")
-            return doc
+            return added[0] if added else None
 
         self.app.push_screen(
             FormScreen(
@@ -447,18 +367,15 @@ class LessonsPane(Pane):
             return
 
         async def submit(values: dict[str, str]) -> Any:
-            result = await self.workbench.io(
-                self.service.write,
+            return await self.workbench.write(
                 core_lessons.edit,
                 lesson["id"],
                 content=values["content"],
                 scope=values["scope"].strip(),
-                tags=[t.strip() for t in values["tags"].split(",") if t.strip()],
+                tags=_tags(values["tags"]),
                 confidence=_number(values["confidence"], "confidence"),
+                done="Lesson saved",
             )
-            self.workbench.store_changed()
-            self.app.notify("Lesson saved")
-            return result
 
         self.app.push_screen(
             FormScreen(
@@ -476,7 +393,7 @@ class LessonsPane(Pane):
     async def action_toggle_rule(self) -> None:
         rule = self.selected_rule() if self._focused_kind() == "rule" else None
         if rule is None:
-            self.app.notify("Select a rule first (Tab to the rules list)", severity="warning")
+            self.warn("Select a rule first (Tab to the rules list)")
             return
         await self.workbench.write(
             core_rules.set_active,
@@ -503,6 +420,10 @@ class LessonsPane(Pane):
                 )
 
         self.app.push_screen(ClustersScreen(groups, now), chosen)
+
+
+def _tags(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
 
 
 def _number(text: str, field: str) -> float | None:

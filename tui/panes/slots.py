@@ -8,47 +8,21 @@ saved (ctrl+s) or discarded (x, after a confirmation).
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
 from textual.widgets import Static, TextArea
 
 from core import slots as core_slots
-from core.errors import Conflict, UserError
-from core.storage.store import Store
+from core.errors import MemworkError
+from tui.panes import slot_forms as forms
 from tui.panes.base import Pane
 from tui.screens.confirm import ConfirmScreen
-from tui.screens.form import Field, FormScreen
+from tui.widgets.slot_editor import SlotEditor
 from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
-
-
-def create_slot(
-    store: Store,
-    label: str,
-    *,
-    now: datetime,
-    actor: str,
-    limit: str,
-    description: str,
-) -> dict[str, Any]:
-    """Create a new, empty slot; an existing label is a ``Conflict`` (never overwritten).
-
-    ``core.slots.set_slot`` overwrites an existing slot's content, which is right for
-    agents re-setting a slot but wrong for a "New slot" form.
-    """
-    label = core_slots.check_label(label.strip())
-    limit_value = core_slots.check_limit(limit.strip() or "2000")
-    with store.transaction():
-        if any(s["label"] == label for s in core_slots.list_slots(store)):
-            raise Conflict(f"slot {label} already exists (pick another label)")
-        return core_slots.set_slot(
-            store, label, "", now=now, actor=actor, limit=limit_value, description=description
-        )
 
 
 class SlotsPane(Pane):
@@ -98,7 +72,7 @@ class SlotsPane(Pane):
         self.save_error = ""
         self.save_error_text = ""
         self._flags_shown: dict[str, bool] = {}
-        self._shown: dict[str, str | Text] = {}
+        self._status_shown: Text | None = None
         self._pending_jump: str | None = None
         self._pending_edit = False
         #: The slot being deleted from here (its draft goes with it, as confirmed).
@@ -117,17 +91,7 @@ class SlotsPane(Pane):
             id="slots",
             empty_text="No slots yet: press n (agents use memwork slot set)",
         )
-        with Horizontal(id="slot-editor-bar"):
-            yield Static("", id="slot-title")
-            yield Static("", id="slot-counter")
-        yield Static("", id="slot-note")
-        yield TextArea(
-            "",
-            id="slot-editor",
-            soft_wrap=True,
-            read_only=True,
-            placeholder="Select a slot to edit its text",
-        )
+        yield SlotEditor()
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
@@ -138,8 +102,7 @@ class SlotsPane(Pane):
 
     @work(thread=True, exclusive=True, group="slots-load", exit_on_error=False)
     def _load(self) -> None:
-        slots = self.service.read(core_slots.list_slots)
-        self.app.call_from_thread(self._show, slots)
+        self.deliver(self._show, self.service.all_slots())
 
     def _show(self, slots: list[dict[str, Any]]) -> None:
         previous = self.slots
@@ -236,7 +199,9 @@ class SlotsPane(Pane):
             (f" · {drafts} unsaved draft{'' if drafts == 1 else 's'}", warning) if drafts else "",
             " · they lead every context, in this order",
         )
-        self._put(self.query_one("#slots-status", Static), status)
+        if status != self._status_shown:  # typing redraws this: only when it changed
+            self._status_shown = status
+            self.query_one("#slots-status", Static).update(status)
 
     def unsaved_work(self) -> str:
         """Drafts quitting would lose (the app asks before it quits)."""
@@ -290,57 +255,9 @@ class SlotsPane(Pane):
         self._render_editor_info()
 
     def _render_editor_info(self) -> None:
-        editor = self.query_one("#slot-editor", TextArea)
-        title = self.query_one("#slot-title", Static)
-        counter = self.query_one("#slot-counter", Static)
-        note = self.query_one("#slot-note", Static)
-        slot = self.slots.get(self.editor_id or "")
-        if slot is None:
-            self._put(title, "")
-            self._put(counter, "")
-            self._put(note, "")
-            return
-        self._put(
-            title,
-            Text.assemble(
-                (slot["label"], "bold"),
-                ("  " + slot["description"], "italic") if slot.get("description") else "",
-            ),
+        self.query_one(SlotEditor).show_info(
+            self.slots.get(self.editor_id or ""), base=self.editor_base, save_error=self.save_error
         )
-        size, limit = len(editor.text), int(slot["limit"])
-        over = size > limit
-        self._put(counter, f"{size} / {limit}" + (f"  ({size - limit} over)" if over else ""))
-        counter.set_class(over, "over")
-        dirty = editor.text != slot["content"]
-        parts: list[str] = []
-        kind = "muted"
-        if self.save_error:
-            parts.append(f"Not saved: {self.save_error}")
-            kind = "error"
-        elif slot.get("read_only"):
-            parts.append("Read-only: set by the team; agents cannot change it. l unlocks it.")
-        elif slot["over_limit"] and not dirty:
-            parts.append(
-                f"Imported over its limit: kept whole. Trim it to {limit} characters "
-                "(an edit may shrink it but not make it longer)."
-            )
-        if dirty and not self.save_error:
-            if slot["content"] != self.editor_base:
-                parts.append("Changed in the store since you started editing; ctrl+s overwrites.")
-                kind = "warning"
-            else:
-                parts.append("Unsaved changes: ctrl+s saves, Esc keeps them as a draft.")
-                kind = "warning" if kind == "muted" else kind
-        # The note keeps its line even when empty, so the editor does not jump.
-        self._put(note, " ".join(parts))
-        note.set_class(kind == "error", "error")
-        note.set_class(kind == "warning", "warning")
-
-    def _put(self, widget: Static, content: str | Text) -> None:
-        """Update a Static only when its content changes (typing must stay cheap)."""
-        if self._shown.get(widget.id or "") != content:
-            self._shown[widget.id or ""] = content
-            widget.update(content)
 
     @on(VirtualTable.CursorMoved, "#slots")
     def _cursor(self) -> None:
@@ -399,7 +316,7 @@ class SlotsPane(Pane):
     def _need_slot(self) -> dict[str, Any] | None:
         slot = self.selected()
         if slot is None:
-            self.app.notify("No slot selected: n creates one", severity="warning")
+            self.warn("No slot selected: n creates one")
         return slot
 
     @on(VirtualTable.RowSelected, "#slots")
@@ -430,10 +347,19 @@ class SlotsPane(Pane):
             self.app.notify("No changes to save", timeout=2)
             return
         try:
-            saved = await self.workbench.io(
-                self.service.write, core_slots.set_slot, slot["label"], text
+            # The editor is an inline form: a refusal is shown in it (and toasted).
+            saved = await self.workbench.write(
+                core_slots.set_slot,
+                slot["label"],
+                text,
+                form=True,
+                done=lambda s: (
+                    f"Saved {s['label']} ({s['chars']}/{s['limit']})"
+                    if s["content"] == text
+                    else ""
+                ),
             )
-        except UserError as exc:
+        except MemworkError as exc:
             # The core refused (over the limit, read-only…): say why, keep the text.
             self.save_error = str(exc)
             self.save_error_text = text
@@ -445,12 +371,9 @@ class SlotsPane(Pane):
         self.editor_base = saved["content"]
         if saved["content"] != text:
             editor.load_text(saved["content"])
-            self.app.notify("Saved; private data in it was redacted", severity="warning")
-        else:
-            self.app.notify(f"Saved {saved['label']} ({saved['chars']}/{saved['limit']})")
+            self.warn("Saved; private data in it was redacted")
         self._render_editor_info()
         self._refresh_flags()
-        self.workbench.store_changed()
 
     def action_discard(self) -> None:
         slot = self.selected()
@@ -480,38 +403,9 @@ class SlotsPane(Pane):
         )
 
     def action_new(self) -> None:
-        async def submit(values: dict[str, str]) -> Any:
-            created = await self.workbench.io(
-                self.service.write,
-                create_slot,
-                values["label"],
-                limit=values["limit"],
-                description=values["description"],
-            )
-            self.workbench.store_changed()
-            self.app.notify(f"Slot {created['label']} created: type its text, ctrl+s saves")
-            self._select_after_load(created["id"], edit=True)
-            return created
+        forms.new_slot(self)
 
-        self.app.push_screen(
-            FormScreen(
-                "New slot",
-                [
-                    Field(
-                        "label",
-                        "Label",
-                        placeholder="e.g. persona or corrections/mistakes",
-                        help="letters, digits and _ - . / (unique)",
-                    ),
-                    Field("limit", "Limit (characters)", "2000"),
-                    Field("description", "Description", placeholder="what belongs in it"),
-                ],
-                submit,
-                save_label="Create",
-            )
-        )
-
-    def _select_after_load(self, slot_id: str, *, edit: bool = False) -> None:
+    def select_after_load(self, slot_id: str, *, edit: bool = False) -> None:
         """Select ``slot_id`` when the reload that follows a write lands (and edit it)."""
         self._pending_jump = slot_id
         self._pending_edit = edit
@@ -562,38 +456,8 @@ class SlotsPane(Pane):
         await self.workbench.write(core_slots.move_slot, slot["label"], target)
 
     def action_details(self) -> None:
-        slot = self._need_slot()
-        if slot is None:
-            return
-
-        async def submit(values: dict[str, str]) -> Any:
-            saved = await self.workbench.io(
-                self.service.write,
-                core_slots.set_slot,
-                slot["label"],
-                self.slots.get(slot["id"], slot)["content"],
-                limit=core_slots.check_limit(values["limit"]),
-                description=values["description"],
-            )
-            self.workbench.store_changed()
-            self.app.notify(f"Saved {slot['label']}: limit {saved['limit']}")
-            return saved
-
-        self.app.push_screen(
-            FormScreen(
-                f"Slot {slot['label']}: limit and description",
-                [
-                    Field(
-                        "limit",
-                        "Limit (characters)",
-                        str(slot["limit"]),
-                        help=f"now {slot['chars']} characters; a whole number >= 1",
-                    ),
-                    Field("description", "Description", slot.get("description", "")),
-                ],
-                submit,
-            )
-        )
+        if (slot := self._need_slot()) is not None:
+            forms.edit_details(self, slot)
 
     async def action_toggle_lock(self) -> None:
         slot = self._need_slot()

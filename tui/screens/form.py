@@ -8,11 +8,11 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
-from core.errors import UserError
+from core.errors import MemworkError
 
 
 @dataclass
@@ -27,7 +27,7 @@ class Field:
     help: str = ""
 
 
-#: Called with the values; raise UserError (or return a message) to keep the form open.
+#: Called with the values; a MemworkError it raises shows in the form, which stays open.
 Submit = Callable[[dict[str, str]], Awaitable[Any]]
 
 
@@ -41,15 +41,16 @@ class FormScreen(ModalScreen[Any]):
     DEFAULT_CSS = """
     FormScreen { align: center middle; }
     FormScreen > Vertical {
-        width: 90; max-height: 90%; height: auto; padding: 1 2;
+        width: 90; max-width: 100%; max-height: 100%; height: auto; padding: 0 2;
         border: thick $accent 60%; background: $surface;
     }
-    FormScreen #form-title { text-style: bold; margin-bottom: 1; }
+    FormScreen > Vertical > VerticalScroll { height: auto; max-height: 1fr; }
+    FormScreen #form-title { text-style: bold; }
     FormScreen .field-label { margin-top: 1; color: $text-muted; }
     FormScreen .field-help { color: $text-muted; text-style: italic; }
     FormScreen TextArea { height: 10; }
-    FormScreen #error { color: $error; margin-top: 1; height: auto; }
-    FormScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
+    FormScreen #error { color: $error; height: auto; }
+    FormScreen Horizontal { height: auto; align-horizontal: right; }
     FormScreen Button { margin-left: 2; }
     """
 
@@ -61,20 +62,29 @@ class FormScreen(ModalScreen[Any]):
         self.save_label = save_label
 
     def compose(self) -> ComposeResult:
+        # The fields scroll; the title, the error line and the buttons stay in view
+        # (an 80x24 terminal cannot show a long form whole).
         with Vertical():
             yield Label(self.form_title, id="form-title")
-            for field in self.fields:
-                yield Label(field.label, classes="field-label")
-                if field.multiline:
-                    yield TextArea(field.value, id=f"f-{field.name}", soft_wrap=True)
-                else:
-                    yield Input(field.value, placeholder=field.placeholder, id=f"f-{field.name}")
-                if field.help:
-                    yield Static(field.help, classes="field-help")
+            with VerticalScroll(can_focus=False):
+                for field in self.fields:
+                    yield Label(field.label, classes="field-label")
+                    if field.multiline:
+                        yield TextArea(field.value, id=f"f-{field.name}", soft_wrap=True)
+                    else:
+                        yield Input(
+                            field.value, placeholder=field.placeholder, id=f"f-{field.name}"
+                        )
+                    if field.help:
+                        yield Static(field.help, classes="field-help")
             yield Static("", id="error")
             with Horizontal():
                 yield Button("Cancel (esc)", id="cancel")
                 yield Button(f"{self.save_label} (ctrl+s)", id="save", variant="primary")
+
+    def on_mount(self) -> None:
+        if self.fields:
+            self.query_one(f"#f-{self.fields[0].name}").focus()
 
     def values(self) -> dict[str, str]:
         """What the user typed."""
@@ -88,7 +98,8 @@ class FormScreen(ModalScreen[Any]):
         error = self.query_one("#error", Static)
         try:
             result = await self.submit(self.values())
-        except UserError as exc:
+        except MemworkError as exc:
+            # The one place a refused form input is reported: under the fields.
             error.update(str(exc))
             return
         self.dismiss(result if result is not None else True)

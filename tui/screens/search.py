@@ -13,11 +13,15 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from core.search_docs import PANE_OF
+from core.kinds import pane_of
 from tui.messages import JumpTo
 
 if TYPE_CHECKING:
     from tui.app import MemworkApp
+
+#: A search starts at this many characters: one letter matches most of memory, and
+#: ranking thousands of records by it is the slowest keystroke and tells nothing.
+MIN_QUERY = 2
 
 KIND_STYLE = {
     "episode": "cyan",
@@ -74,6 +78,8 @@ class SearchScreen(ModalScreen[None]):
             self.set_timer(0.5, lambda: self.search(self.query_one("#query", Input).value))
         elif not query.strip():
             status.update(f"{len(index):,} records indexed — type to search, Enter to jump")
+        elif len(query.strip()) < MIN_QUERY:
+            status.update(f"Keep typing: a search starts at {MIN_QUERY} characters")
         elif count == 0:
             status.update("No matches")
         else:
@@ -88,7 +94,7 @@ class SearchScreen(ModalScreen[None]):
         hits_view = self.query_one("#hits", OptionList)
         hits_view.clear_options()
         index = self.workbench.search_index
-        if index is None or not query.strip():
+        if index is None or len(query.strip()) < MIN_QUERY:
             self._show_status(query)
             return
         hits = index.search(query, limit=20)
@@ -122,4 +128,4 @@ class SearchScreen(ModalScreen[None]):
         if not ref:
             return
         self.dismiss()
-        self.workbench.post_message(JumpTo(PANE_OF[kind], ref))
+        self.workbench.post_message(JumpTo(pane_of(kind), ref))

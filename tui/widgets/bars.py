@@ -1,4 +1,4 @@
-"""Small renderables: confidence bars, score colours, relative times.
+"""Small renderables: confidence bars, score colours, relative times and durations.
 
 Colours are the terminal's named ANSI colours: Textual maps them through the
 theme's ANSI palette, so they stay readable on the dark and the light theme.
@@ -68,3 +68,25 @@ def ago(stamp: str | None, now: datetime) -> str:
 def short_time(stamp: str | None) -> str:
     """``2026-11-20 12:00`` from a stored timestamp."""
     return stamp[:16].replace("T", " ") if stamp else ""
+
+
+def short_stamp(stamp: str | None) -> str:
+    """``11-20 11:10`` from a stored timestamp (month-day, for narrow columns)."""
+    return f"{stamp[5:10]} {stamp[11:16]}" if stamp else ""
+
+
+def duration(seconds: float | None) -> str:
+    """``2h 05m`` / ``4m 10s`` / ``12s`` (two units at most)."""
+    if seconds is None:
+        return ""
+    seconds = int(seconds)
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days}d {hours:02d}h"
+    if hours:
+        return f"{hours}h {minutes:02d}m"
+    if minutes:
+        return f"{minutes}m {secs:02d}s"
+    return f"{secs}s"

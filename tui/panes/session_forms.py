@@ -1,0 +1,304 @@
+"""The Sessions pane's forms and confirmations: one function per action.
+
+Each builds its screen from the selected session and runs the change through
+the app's single write path (:meth:`tui.app.MemworkApp.write`): a refusal shows
+in the open form, a success toasts and refreshes the panes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from core import sessions as core_sessions
+from core import working_memory as core_wm
+from core.errors import InvalidInput
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.form import Field, FormScreen
+from tui.widgets.bars import short_stamp
+from tui.widgets.working_memory import parse_ttl, value_text
+
+if TYPE_CHECKING:
+    from tui.panes.sessions import SessionsPane
+
+Doc = dict[str, Any]
+
+
+def _optional_int(text: str, field: str) -> int | None:
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise InvalidInput(field, f"must be a whole number (got {text!r})") from None
+
+
+def _optional_float(text: str, field: str) -> float | None:
+    text = text.strip().rstrip("%")
+    if not text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise InvalidInput(field, f"must be a number from 0 to 100 (got {text!r})") from None
+
+
+def _tags(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def new_session(pane: SessionsPane) -> None:
+    """Start a session from the workbench."""
+
+    async def submit(values: dict[str, str]) -> Any:
+        session = await pane.workbench.write(
+            core_sessions.start_session,
+            agent_id=values["agent"],
+            project=values["project"],
+            title=values["title"],
+            done="Session started",
+        )
+        pane.select_after_load(session["id"] if session else None)
+        return session
+
+    pane.app.push_screen(
+        FormScreen(
+            "Start a session",
+            [
+                Field("title", "Title", placeholder="what this run is about"),
+                Field("agent", "Agent", "tui"),
+                Field("project", "Project", ""),
+            ],
+            submit,
+            save_label="Start",
+        )
+    )
+
+
+def end_session(pane: SessionsPane, session: Doc) -> None:
+    """End a session with a summary."""
+
+    async def submit(values: dict[str, str]) -> Any:
+        return await pane.workbench.write(
+            core_sessions.end_session,
+            session["id"],
+            summary=values["summary"],
+            done="Session ended",
+        )
+
+    pane.app.push_screen(
+        FormScreen(
+            f"End “{session['title'] or session['id']}”?",
+            [
+                Field(
+                    "summary",
+                    "Summary",
+                    multiline=True,
+                    help="It is marked ended; agents can still log late observations.",
+                )
+            ],
+            submit,
+            save_label="End session",
+        )
+    )
+
+
+def observe(pane: SessionsPane, session: Doc) -> None:
+    """Add an observation to the session's timeline."""
+
+    async def submit(values: dict[str, str]) -> Any:
+        result = await pane.workbench.write(
+            core_sessions.observe,
+            session["id"],
+            values["content"],
+            kind=values["kind"].strip() or "note",
+            tags=_tags(values["tags"]),
+            done="Observation added",
+        )
+        pane.follow_once = True
+        return result
+
+    pane.app.push_screen(
+        FormScreen(
+            f"Observe in “{session['title'] or session['id']}”",
+            [
+                Field("content", "What happened", multiline=True),
+                Field("kind", "Kind", "note", help="note, tool, decision, error, …"),
+                Field("tags", "Tags", "", placeholder="comma separated"),
+            ],
+            submit,
+            save_label="Add",
+        )
+    )
+
+
+def set_key(pane: SessionsPane, session: Doc, current: Doc | None) -> None:
+    """Set a working-memory key (``current``: the focused key, to edit it)."""
+
+    async def submit(values: dict[str, str]) -> Any:
+        ttl = parse_ttl(values["ttl"])
+        return await pane.workbench.write(
+            core_wm.set_key,
+            session["id"],
+            values["key"],
+            values["value"],
+            ttl=ttl,
+            done=f"Key {values['key']!r} set",
+        )
+
+    pane.app.push_screen(
+        FormScreen(
+            "Set a working-memory key",
+            [
+                Field("key", "Key", current["key"] if current else ""),
+                Field("value", "Value", value_text(current["value"]) if current else ""),
+                Field(
+                    "ttl",
+                    "TTL",
+                    "",
+                    placeholder="empty: never expires",
+                    help="seconds, or 90s, 5m, 2h, 1d",
+                ),
+            ],
+            submit,
+            save_label="Set",
+        )
+    )
+
+
+def delete_key(pane: SessionsPane, session: Doc, key: str) -> None:
+    """Delete a working-memory key, after a confirmation."""
+
+    async def answered(yes: bool | None) -> None:
+        if yes:
+            await pane.workbench.write(
+                core_wm.delete_key, session["id"], key, done=f"Key {key!r} deleted"
+            )
+
+    pane.app.push_screen(
+        ConfirmScreen(
+            f"Delete key {key!r}?",
+            "It leaves this session's working memory (a checkpoint that holds it keeps it).",
+        ),
+        answered,
+    )
+
+
+def task(pane: SessionsPane, session: Doc, current: Doc | None) -> None:
+    """Edit the session's task state; only the fields changed are sent."""
+    state = current or {}
+
+    def shown(name: str) -> str:
+        value = state.get(name)
+        return "" if value is None else (f"{value:g}" if isinstance(value, float) else str(value))
+
+    before = {n: shown(n) for n in ("task_id", "description", "status", "current_step")}
+    before["total_steps"] = shown("total_steps")
+    before["progress"] = shown("progress_percent") if state else ""
+
+    async def submit(values: dict[str, str]) -> Any:
+        changed = {k: v for k, v in values.items() if v.strip() != before[k].strip()}
+        if not changed:
+            return True
+        kwargs: dict[str, Any] = {}
+        for name in ("task_id", "description", "status"):
+            if name in changed:
+                kwargs[name] = changed[name]
+        for name in ("current_step", "total_steps"):
+            if name in changed:
+                kwargs[name] = _optional_int(changed[name], name)
+        if "progress" in changed:
+            kwargs["progress_percent"] = _optional_float(changed["progress"], "progress")
+        return await pane.workbench.write(
+            core_wm.update_task, session["id"], done="Task updated", **kwargs
+        )
+
+    pane.app.push_screen(
+        FormScreen(
+            "Task state",
+            [
+                Field("task_id", "Task id", before["task_id"]),
+                Field("description", "Description", before["description"]),
+                Field("status", "Status", before["status"] or "in_progress"),
+                Field("current_step", "Step", before["current_step"]),
+                Field("total_steps", "Total steps", before["total_steps"]),
+                Field(
+                    "progress",
+                    "Progress %",
+                    before["progress"],
+                    help="0–100; left alone it follows step / total",
+                ),
+            ],
+            submit,
+        )
+    )
+
+
+def scratch(pane: SessionsPane, session: Doc) -> None:
+    """Add a note to the session's scratchpad."""
+
+    async def submit(values: dict[str, str]) -> Any:
+        return await pane.workbench.write(
+            core_wm.scratch_add, session["id"], values["text"], done="Scratchpad note added"
+        )
+
+    pane.app.push_screen(
+        FormScreen(
+            "Scratchpad note", [Field("text", "Note", multiline=True)], submit, save_label="Add"
+        )
+    )
+
+
+def create_wm_checkpoint(pane: SessionsPane, session: Doc) -> None:
+    """Save the session's working memory as a working-memory checkpoint."""
+
+    async def submit(values: dict[str, str]) -> Any:
+        return await pane.workbench.write(
+            core_wm.create_wm_checkpoint,
+            session["id"],
+            description=values["description"],
+            done="Working-memory checkpoint created",
+        )
+
+    pane.app.push_screen(
+        FormScreen(
+            "Checkpoint this session's working memory",
+            [
+                Field(
+                    "description",
+                    "Description",
+                    placeholder="e.g. before the risky step",
+                    help="Keys, task and scratchpad are kept; r restores them later.",
+                )
+            ],
+            submit,
+            save_label="Create",
+        )
+    )
+
+
+def restore_wm_checkpoint(pane: SessionsPane, session: Doc, checkpoint: Doc) -> None:
+    """Put a working-memory checkpoint back, after a confirmation that says what it holds."""
+
+    async def answered(yes: bool | None) -> None:
+        if yes:
+            await pane.workbench.write(
+                core_wm.restore_wm_checkpoint,
+                session["id"],
+                checkpoint["id"],
+                done="Working memory restored",
+            )
+
+    what = checkpoint["description"] or checkpoint["id"][:8]
+    pane.app.push_screen(
+        ConfirmScreen(
+            f"Restore “{what}”?",
+            f"This replaces the session's whole working memory (keys, task and "
+            f"scratchpad) with the copy from {short_stamp(checkpoint['created_at'])}: "
+            f"{checkpoint['keys']} keys, {checkpoint['scratch_entries']} notes"
+            f"{', a task' if checkpoint['has_task'] else ''}. Keys whose TTL has run out "
+            "since stay gone.",
+            confirm="Restore",
+        ),
+        answered,
+    )

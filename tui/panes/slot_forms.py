@@ -1,0 +1,81 @@
+"""The Slots pane's forms: a new slot, and a slot's limit and description.
+
+Both run through the app's single write path, so a refusal (a label taken, a
+limit the text does not fit) shows in the open form.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from core import slots as core_slots
+from tui.screens.form import Field, FormScreen
+
+if TYPE_CHECKING:
+    from tui.panes.slots import SlotsPane
+
+Doc = dict[str, Any]
+
+
+def new_slot(pane: SlotsPane) -> None:
+    """Create an empty slot; the new slot is selected and its editor focused."""
+
+    async def submit(values: dict[str, str]) -> Any:
+        created = await pane.workbench.write(
+            core_slots.create_slot,
+            values["label"],
+            limit=values["limit"],
+            description=values["description"],
+            done=lambda slot: f"Slot {slot['label']} created: type its text, ctrl+s saves",
+        )
+        if created is not None:
+            pane.select_after_load(created["id"], edit=True)
+        return created
+
+    pane.app.push_screen(
+        FormScreen(
+            "New slot",
+            [
+                Field(
+                    "label",
+                    "Label",
+                    placeholder="e.g. persona or corrections/mistakes",
+                    help="letters, digits and _ - . / (unique)",
+                ),
+                Field("limit", "Limit (characters)", "2000"),
+                Field("description", "Description", placeholder="what belongs in it"),
+            ],
+            submit,
+            save_label="Create",
+        )
+    )
+
+
+def edit_details(pane: SlotsPane, slot: Doc) -> None:
+    """Change a slot's limit and description."""
+
+    async def submit(values: dict[str, str]) -> Any:
+        return await pane.workbench.write(
+            core_slots.set_slot,
+            slot["label"],
+            pane.slots.get(slot["id"], slot)["content"],
+            limit=core_slots.check_limit(values["limit"]),
+            description=values["description"],
+            done=lambda saved: f"Saved {slot['label']}: limit {saved['limit']}",
+        )
+
+    pane.app.push_screen(
+        FormScreen(
+            f"Slot {slot['label']}: limit and description",
+            [
+                Field(
+                    "limit",
+                    "Limit (characters)",
+                    str(slot["limit"]),
+                    help=f"now {slot['chars']} characters; a whole number >= 1",
+                ),
+                Field("description", "Description", slot.get("description", "")),
+            ],
+            submit,
+        )
+    )

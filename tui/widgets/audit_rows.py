@@ -1,0 +1,118 @@
+"""The audit log as rows: a loaded log, a lazy RowSource over it, and its colours.
+
+The History pane loads the log page by page into a :class:`Log` (entries newest
+first, their filter haystacks, id → position); :class:`AuditRows` shows it,
+through a filter's matching positions, formatting only the rows on screen.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+
+from tui.widgets.virtual_table import Column, Row
+
+COLUMNS = [
+    Column("ts", "Time (UTC)", width=16),
+    Column("actor", "Actor", width=12),
+    Column("action", "Action", width=13),
+    Column("table", "Table", width=14),
+    Column("record", "Record", width=12),
+    Column("summary", "Summary"),
+]
+
+_DESTRUCTIVE = ("delete", "forget", "drop", "end", "restore", "wm-delete", "wm-restore")
+_CREATIVE = ("add", "create", "start", "record", "observe", "import", "checkpoint", "set")
+
+
+def action_style(action: str) -> str:
+    """Colour of an audit action: removals red, additions green, the rest plain."""
+    if action.startswith(_DESTRUCTIVE) or "delete" in action or "restore" in action:
+        return "red"
+    if action.startswith(_CREATIVE) or action in ("wm-set", "wm-checkpoint", "wm-scratch"):
+        return "green"
+    if action in ("reinforce", "pin", "unpin", "weaken", "consolidate", "merge"):
+        return "cyan"
+    return ""
+
+
+def short_id(record_id: str) -> str:
+    """A record id that fits a narrow column: ``ep_…H4GMR`` or a uuid's first 8 digits."""
+    prefix, sep, rest = record_id.partition("_")
+    if sep and rest:
+        return f"{prefix}_…{rest[-6:]}" if len(rest) > 7 else record_id
+    return record_id[:8] if len(record_id) > 12 else record_id
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Log:
+    """The loaded audit log: entries newest first, their haystacks and id → position."""
+
+    entries: Sequence[dict[str, Any]]
+    hay: Sequence[str]
+    positions: dict[str, int]
+    tables: tuple[str, ...]
+    complete: bool
+    expected: int
+
+    def __repr__(self) -> str:
+        # Short on purpose: @work describes a worker by the repr of its arguments.
+        return f"Log({len(self.entries)} entries, complete={self.complete})"
+
+    @property
+    def top_seq(self) -> int:
+        """The sequence number of the newest loaded entry (0 when empty)."""
+        return int(self.entries[0]["seq"]) if self.entries else 0
+
+
+EMPTY_LOG = Log((), (), {}, (), False, 0)
+
+
+def build_log(
+    entries: list[dict[str, Any]], hay: list[str], *, complete: bool, expected: int
+) -> Log:
+    """A Log over entries already sorted newest first (runs in a worker)."""
+    positions = {e["id"]: i for i, e in enumerate(entries)}
+    tables = tuple(sorted({e["table"] for e in entries}))
+    return Log(entries, hay, positions, tables, complete, expected)
+
+
+class AuditRows:
+    """A lazy `RowSource` over the log, through a filter's matching positions."""
+
+    def __init__(self, log: Log, order: list[int] | None = None) -> None:
+        self.audit_log = log
+        self.order = order
+
+    def __len__(self) -> int:
+        return len(self.audit_log.entries) if self.order is None else len(self.order)
+
+    def entry(self, index: int) -> dict[str, Any]:
+        """The audit entry shown at row ``index``."""
+        return self.audit_log.entries[index if self.order is None else self.order[index]]
+
+    def row(self, index: int) -> Row:
+        e = self.entry(index)
+        actor = e["actor"]
+        return Row(
+            [
+                Text(e["ts"][:16].replace("T", " "), style="bright_black"),
+                Text(actor, style="bold" if actor == "tui" else ""),
+                Text(e["action"], style=action_style(e["action"])),
+                e["table"],
+                Text(short_id(e["record_id"]), style="bright_black"),
+                e["summary"],
+            ],
+            key=e["id"],
+        )
+
+    def index_of(self, key: str) -> int | None:
+        position = self.audit_log.positions.get(key)
+        if position is None or self.order is None:
+            return position
+        i = bisect_left(self.order, position)
+        return i if i < len(self.order) and self.order[i] == position else None
