@@ -68,7 +68,9 @@ def decode_pairs(raw: list[bytes], where: str) -> tuple[Docs, dict[str, int]]:
         loads = orjson.loads
     docs: Docs = {}
     digests: dict[str, int] = {}
-    for i in range(0, len(raw), 2):
+    # In id order, as a folder store's table file keeps them (a hash has no order of
+    # its own): whatever iterates a table sees the same sequence on both backends.
+    for i in sorted(range(0, len(raw), 2), key=raw.__getitem__):
         doc_id = raw[i].decode("utf-8")
         value = raw[i + 1]
         try:
