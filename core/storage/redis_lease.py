@@ -170,6 +170,10 @@ class Lease:
 
     # -- heartbeat --------------------------------------------------------------------
     def _start_heartbeat(self) -> None:
+        if self._closed:  # used again after close(): beat again
+            self._closed = False
+            self._wake.clear()
+            self._thread = None
         if self._thread is None:
             self._thread = threading.Thread(target=self._beat, name="memwork-lease", daemon=True)
             self._thread.start()
