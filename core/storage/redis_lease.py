@@ -101,6 +101,27 @@ class Lease:
         self._thread: threading.Thread | None = None
         self._wake = threading.Event()
         self._closed = False
+        self._taken = 0.0
+        #: Start the heartbeat with the next hold (writers: a transaction may run an
+        #: external consolidator or parse a big import for longer than the lease).
+        self.heartbeat_wanted = False
+
+    def keep_alive(self) -> None:
+        """Renew the lease in the background for as long as it is held from now on."""
+        self.heartbeat_wanted = True
+        if self.token is not None:
+            self._start_heartbeat()
+
+    def still_holding(self) -> None:
+        """Called as a hold goes on (each table read): a read that lasts starts the
+        heartbeat too. Short reads (``memwork context``) never start a thread."""
+        if (
+            self.token is not None
+            and self._thread is None
+            and time.monotonic() - self._taken > self.lease_ms / 3000
+        ):
+            self._start_heartbeat()
+            self._wake.set()  # renew now, not a third of a lease from now
 
     def acquire(self, known_generation: int) -> list[Any]:
         """Take the lock, waiting up to the timeout; returns the manifest reply.
@@ -122,8 +143,9 @@ class Lease:
                 self.token = token
                 self.lost = False
                 self.released = False
-                self._renewed = time.monotonic()
-                self._start_heartbeat()
+                self._renewed = self._taken = time.monotonic()
+                if self.heartbeat_wanted:
+                    self._start_heartbeat()
                 return reply[1:]
             holder = reply[2].decode("utf-8", "replace")
             if _dead_here(holder):
@@ -182,11 +204,12 @@ class Lease:
         interval = self.lease_ms / 3000
         while not self._closed:
             self._wake.wait(interval)
+            self._wake.clear()
             token = self.token
             if self._closed or token is None:
                 continue
             if time.monotonic() - self._renewed < interval * 0.9:
-                continue
+                continue  # renewed (or taken) a moment ago
             try:
                 if self._beat_conn is None:
                     self._beat_conn = Connection(self.conn.url, read_timeout=interval)

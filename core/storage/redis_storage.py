@@ -138,6 +138,7 @@ class RedisStorage(FolderStorage):
             raise RuntimeError("memwork reads must run inside store.reading()")
         if not is_table_name(name):
             raise StoreUnreadable(f"{self.where} names a table {name[:40]!r} that is not valid")
+        self.store.lease.still_holding()
         with self._io():
             try:
                 raw = self.conn.call("HGETALL", table_key(name))

@@ -158,8 +158,10 @@ class RedisStore(Store):
     # -- opening ------------------------------------------------------------------------
     def _open(self) -> None:
         with self.redis_errors():
-            self.conn.connect()
-            meta = _pairs(self.conn.call("HGETALL", META))
+            (reply,) = self.conn.connect(then=[("HGETALL", META)])  # one round trip
+            if isinstance(reply, ReplyError):
+                raise reply
+            meta = _pairs(reply)
         if meta and self._deferred:
             raise self._not_empty()
         if not meta:
@@ -282,6 +284,13 @@ class RedisStore(Store):
         return target
 
     # -- locking ------------------------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[Store]:
+        """As :meth:`Store.transaction`; a writer's lease is kept alive by a heartbeat."""
+        self.lease.keep_alive()
+        with super().transaction() as store:
+            yield store
+
     def _new_txid(self) -> str:
         self._txn_counter += 1
         return f"{self.lease.token or os.getpid()}-{self._txn_counter}"

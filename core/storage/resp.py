@@ -69,8 +69,12 @@ class Connection:
         self.mutex = threading.Lock()
 
     # -- connecting -----------------------------------------------------------------------
-    def connect(self) -> None:
-        """Open the socket and run the handshake (AUTH, SELECT); raises on refusal."""
+    def connect(self, then: list[tuple[Arg, ...]] | None = None) -> list[Any]:
+        """Open the socket and run the handshake (AUTH, SELECT); raises on refusal.
+
+        ``then``: commands sent in the same write as the handshake (one round trip
+        for both); their replies are returned, errors as :class:`ReplyError` values.
+        """
         self.close()
         try:
             sock = socket.create_connection((self.url.host, self.url.port), CONNECT_TIMEOUT_S)
@@ -94,10 +98,12 @@ class Connection:
                 handshake.append(("AUTH", self.url.password))
         if self.url.db:
             handshake.append(("SELECT", self.url.db))
-        for reply in self._exchange(handshake):
+        replies = self._exchange(handshake + list(then or ()))
+        for reply in replies[: len(handshake)]:
             if isinstance(reply, ReplyError):
                 self.close()
                 raise reply
+        return replies[len(handshake) :]
 
     def _wrap_tls(self, sock: socket.socket) -> socket.socket:
         import ssl

@@ -501,3 +501,41 @@ def test_a_checkpoint_keeps_working_memory_that_redis_would_reclaim(redis_url: s
     assert client.pttl("memwork:t:working_memory.run-2") > 0
     doc = checkpoints.create(store, "with wm", now=now, actor="t")
     assert client.pttl(f"memwork:snap:{doc['id']}:t:working_memory.run-2") == -1
+
+
+def test_a_reader_whose_lease_ran_out_under_a_writer_gets_no_torn_view(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMWORK_LOCK_LEASE", "0.5")
+    store = Store(redis_url)
+    with store.transaction():
+        store.put("lessons", "a", {"id": "a", "v": 1})
+        store.put("slots", "s", {"id": "s", "v": 1})
+    other = Store(redis_url)
+
+    def write() -> None:
+        with other.transaction():  # waits for the reader's lease to run out
+            other.put("lessons", "a", {"id": "a", "v": 2})
+            other.put("slots", "s", {"id": "s", "v": 2})
+
+    reader = Store(redis_url)
+    with pytest.raises(StoreError, match="ran out while it read"):
+        with reader.reading():
+            assert reader.get("lessons", "a") == {"id": "a", "v": 1}
+            writer = threading.Thread(target=write)
+            writer.start()
+            time.sleep(1.2)  # a reader stalled past its lease, no table read meanwhile
+            writer.join()
+            reader.get("slots", "s")  # the other table, already at the writer's state
+    with reader.reading():  # the next read is whole again
+        assert (reader.get("lessons", "a")["v"], reader.get("slots", "s")["v"]) == (2, 2)
+
+
+def test_a_short_read_starts_no_thread(redis_url: str) -> None:
+    store = Store(redis_url)
+    with store.transaction():
+        store.put("lessons", "a", {"id": "a"})
+    reader = Store(redis_url)
+    with reader.reading():
+        reader.get("lessons", "a")
+    assert reader.lease._thread is None
