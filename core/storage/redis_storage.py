@@ -188,6 +188,11 @@ class RedisStorage(FolderStorage):
             version = tables.get(name, 0) + 1
             tables[name] = version
             old = self._digests.get(name, {}) if name not in replaced else {}
+            expiring = name.startswith("working_memory.")
+            if expiring:
+                # Redis may have reclaimed this table since it was loaded (see
+                # wm_expiry_ms): send every document, not only the changed ones.
+                old = {doc_id: -1 for doc_id in old}  # CPython never hashes to -1
             new: dict[str, int] = {}
             sets: list[Arg] = []
             for doc_id, doc in self.tables[name].items():
@@ -197,7 +202,7 @@ class RedisStorage(FolderStorage):
                     sets += [doc_id, value]
             gone = [doc_id for doc_id in old if doc_id not in new]
             ops += ["H", name, version, len(sets) // 2, len(gone), *sets, *gone]
-            if name.startswith("working_memory."):
+            if expiring:
                 ops += ["E", name, wm_expiry_ms(self.tables[name])]
             digests[name] = new
         manifest = Manifest(

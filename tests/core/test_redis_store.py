@@ -539,3 +539,24 @@ def test_a_short_read_starts_no_thread(redis_url: str) -> None:
     with reader.reading():
         reader.get("lessons", "a")
     assert reader.lease._thread is None
+
+
+def test_working_memory_reclaimed_under_a_long_running_process_is_rewritten_whole(
+    redis_url: str,
+) -> None:
+    from datetime import UTC, datetime
+
+    store = Store(redis_url)  # the workbench, say: it keeps tables loaded
+    now = datetime.now(UTC)
+    working_memory.set_key(store, "run-3", "lease", "x", ttl=30, now=now, actor="t")
+    with store.reading():
+        working_memory.list_keys(store, "run-3", now=now)
+    client = client_for(redis_url)
+    client.delete("memwork:t:working_memory.run-3")  # Redis reclaimed it
+    # A write in the same instant leaves the state document as it was loaded...
+    working_memory.create_wm_checkpoint(store, "run-3", now=now, actor="t")
+    other = Store(redis_url)
+    with other.reading():  # ...and it is written again all the same, not lost
+        keys = [e["key"] for e in working_memory.list_keys(other, "run-3", now=now)]
+        assert len(working_memory.list_wm_checkpoints(other, "run-3")) == 1
+    assert keys == ["lease"]
