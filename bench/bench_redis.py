@@ -108,6 +108,27 @@ def _flush(url: str) -> None:
     conn.close()
 
 
+def _settle(url: str) -> None:
+    """Wait for the AOF rewrite a big copy sets off (it would weigh on every fsync)."""
+    from core.storage.resp import Connection
+    from core.storage.url import parse
+
+    conn = Connection(parse(url))
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        info = conn.call("INFO", "persistence").decode()
+        busy = [
+            line
+            for line in info.splitlines()
+            if line.startswith(("aof_rewrite_in_progress:", "aof_rewrite_scheduled:"))
+            and line.endswith(":1")
+        ]
+        if not busy:
+            break
+        time.sleep(0.2)
+    conn.close()
+
+
 def _median(samples: list[float]) -> float:
     return statistics.median(samples)
 
@@ -134,6 +155,8 @@ def bench_size(n: int, url: str, scratch: Path, repeat: int) -> dict[str, float]
     started = time.perf_counter()
     copy_store(folder_src, redis)
     copy_s = time.perf_counter() - started
+    _settle(redis)
+    os.sync()
     os.environ["MEMWORK_FSYNC"] = "1"
     stores = {"folder": Store(folder), "redis": Store(redis)}
     item = next(synthetic.episodes(99, 1))
@@ -182,6 +205,7 @@ def bench_writers(url: str, scratch: Path, seconds: float) -> dict[str, float]:
             location = f"{url}/3"
             _flush(location)
             copy_store(folder_src, location)
+            _settle(location)
         env = dict(os.environ, MEMWORK_FSYNC="1", PYTHONPATH=str(ROOT))
         children = [
             subprocess.Popen(
