@@ -362,8 +362,12 @@ class MemworkApp(App[None]):
 
     # -- search -----------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="search-index", exit_on_error=False)
-    def refresh_search_index(self) -> None:
-        """Rebuild the fuzzy-search index in the background."""
+    def refresh_search_index(self, only_if_stale: bool = False) -> None:
+        """Rebuild the fuzzy-search index in the background (``only_if_stale``: only when
+        the store has moved since it was built)."""
+        if only_if_stale and self.search_index is not None:
+            if self.service.generation() == self.search_generation:
+                return
         generation, index = self.service.search_index()
         # One assignment each: the search screen reads them from the UI thread.
         self.search_index = index

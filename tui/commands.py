@@ -11,6 +11,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.fuzzy import Matcher
 from textual.markup import escape
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from tui.messages import JumpTo
 
@@ -97,6 +98,15 @@ class MemorySearchProvider(Provider):
     @property
     def workbench(self) -> MemworkApp:
         return self.app  # type: ignore[return-value]
+
+    async def startup(self) -> None:
+        # Records written since the index was built (by an agent, or in the workbench)
+        # must be found: the index is rebuilt first when the store has moved.
+        worker = self.workbench.refresh_search_index(only_if_stale=True)
+        try:
+            await worker.wait()
+        except (WorkerFailed, WorkerCancelled):
+            pass  # the previous index still answers
 
     async def search(self, query: str) -> Hits:
         from core.kinds import pane_of

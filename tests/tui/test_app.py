@@ -129,6 +129,33 @@ def test_palette_shows_record_text_as_typed_and_lists_quit_once(demo_app) -> Non
     run(scenario)
 
 
+def test_the_palette_finds_a_record_an_agent_wrote_while_it_was_open(
+    demo_app, demo_path: Path
+) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            app.refresh_search_index()
+            await settle(pilot)
+            # Another process writes after the index was built.
+            from datetime import UTC, datetime
+
+            lessons.add_lesson(
+                Store(demo_path),
+                "Quarantine [flaky] suites before release",
+                now=datetime.now(UTC),
+                actor="agent",
+            )
+            await pilot.press("ctrl+p")
+            await settle(pilot)
+            await pilot.press(*"quarantine")
+            await settle(pilot)
+            # It used to answer "No matches found" until / happened to rebuild the index.
+            assert "lesson: Quarantine [flaky] suites before release" in screen_text(app)
+
+    run(scenario)
+
+
 async def _search(pilot, query: str) -> None:
     """Open the global search (/) and type ``query`` into it."""
     await settle(pilot)
