@@ -74,8 +74,13 @@ class MemworkApp(App[None]):
     ]
     COMMANDS = App.COMMANDS | {ActionsProvider, MemorySearchProvider}
     #: Screen classes by size: an 80x24 terminal gets narrower side columns, shorter
-    #: tables and borderless form fields (see the .tcss files and FormScreen).
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
+    #: tables and borderless form fields; from 130 columns lists take more of the width
+    #: (see the .tcss files and FormScreen).
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [
+        (0, "-narrow"),
+        (100, "-wide"),
+        (130, "-xwide"),
+    ]
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (32, "-tall")]
     BINDINGS: ClassVar[list[Binding]] = [
         *(

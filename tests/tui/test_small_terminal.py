@@ -1,5 +1,6 @@
 """The workbench in an 80x24 terminal: every list keeps its text column, every form
-and dialog fits with its buttons in reach, and the footer ends cleanly."""
+and dialog fits with its buttons in reach, and the footer ends cleanly; and at 140x45,
+where there is room, titles and labels are not cut."""
 
 from __future__ import annotations
 
@@ -186,5 +187,28 @@ def test_the_session_forms_read_whole_at_140x45(demo_app) -> None:
             await open_pane(pilot, "sessions")
             for key, what in [("o", "observe"), ("t", "task state"), ("e", "end session")]:
                 await _check_modal(pilot, what, key)
+
+    run(scenario)
+
+
+def test_at_140x45_session_titles_and_task_names_are_whole(demo_app) -> None:
+    """A wide screen has the room: titles and task names were cut beside wide details."""
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=(140, 45)) as pilot:
+            for pane_id, table_id, key in [
+                ("sessions", "sessions", "title"),
+                ("episodes", "episodes-table", "task"),
+            ]:
+                await open_pane(pilot, pane_id)
+                table = app.query_one(f"#{table_id}", VirtualTable)
+                index = [c.key for c in table.columns].index(key)
+                lines = screen_text(app).splitlines()
+                top = table.region.y + 1  # under the header
+                for n in range(min(table.row_count, table.region.height - 1)):
+                    cell = table.source.row(n).cells[index]
+                    whole = cell.plain if isinstance(cell, Text) else str(cell)
+                    assert f" {whole} " in lines[top + n], (pane_id, whole, lines[top + n])
 
     run(scenario)

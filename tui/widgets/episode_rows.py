@@ -22,7 +22,7 @@ GLYPH = {"success": "✓", "partial": "~", "failure": "✗"}
 
 COLUMNS = [
     Column("index", "#", width=7, justify="right", min_width=5),
-    Column("task", "Task", width=16, min_width=10, drop_order=3),
+    Column("task", "Task", width=18, min_width=10, drop_order=3),
     Column("score", "Score", width=6),
     Column("steps", "Steps", width=5, justify="right", drop_order=1),
     Column("when", "When", width=7, drop_order=2),
