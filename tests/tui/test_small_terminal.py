@@ -212,3 +212,18 @@ def test_at_140x45_session_titles_and_task_names_are_whole(demo_app) -> None:
                     assert f" {whole} " in lines[top + n], (pane_id, whole, lines[top + n])
 
     run(scenario)
+
+
+def test_a_dialog_dims_the_workbench_instead_of_blanking_it(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app(prepare=False)
+        async with app.run_test(size=(140, 45)) as pilot:
+            await open_pane(pilot, "lessons")
+            status = screen_text(app).splitlines()[3].strip()
+            await pilot.press("f")  # the forget confirmation
+            assert isinstance(app.screen, ConfirmScreen)
+            # The pane stays readable around the dialog (it used to be blanked out).
+            assert status and status in screen_text(app)
+            await pilot.press("escape")
+
+    run(scenario)
