@@ -287,7 +287,9 @@ class ContextPane(Pane):
 
     def _side_width(self) -> int:
         """Cells a line of the side panel may take (two spare for its scrollbar)."""
-        shown = self.query_one("#context-sections", Static).size.width
+        # The panel's own width, not its text's: that one shrinks when the scrollbar
+        # appears, and lines shaped before or after it would differ.
+        shown = self.query_one("#context-side").size.width
         if not shown:  # not laid out yet: what its CSS gives it at this terminal width
             shown = 28 if self.app.size.width < 100 else 46
         return max(24, shown - 2)
