@@ -8,7 +8,6 @@ transaction. Nothing here scans history; it reads and updates aggregates.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple, TypeVar
 
@@ -235,9 +234,12 @@ def row_of(doc: dict[str, Any]) -> EpisodeRow:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class ShardRows:
-    """One shard's list rows, newest first, and the documents they were read from."""
+class ShardRows(NamedTuple):
+    """One shard's list rows, newest first, and the documents they were read from.
+
+    (A NamedTuple, not a dataclass: recording imports this module on every agent
+    step, and ``dataclasses`` brings ``inspect`` and ``ast`` with it.)
+    """
 
     docs: object
     """The shard's documents mapping when it was read (its identity marks a change)."""
