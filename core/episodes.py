@@ -11,7 +11,18 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any, NamedTuple, TypeVar
 
-from core import aggregates, audit, cards, consolidation, distinct, failures, ids, rules, shards
+from core import (
+    aggregates,
+    audit,
+    cards,
+    consolidation,
+    distinct,
+    failures,
+    ids,
+    lazyjson,
+    rules,
+    shards,
+)
 from core.clock import iso, parse_instant
 from core.episode_input import parse
 from core.errors import InvalidInput, NotFound
@@ -40,24 +51,20 @@ def spool_items(items: Iterable[Any]) -> list[bytes]:
     A bulk input streams through here without the lock held; what is kept is about the
     size of the input (a million episodes: ~200 MB), not of its parsed objects (~10x).
     """
-    import orjson
-
     spool: list[bytes] = []
     for number, item in enumerate(items, start=1):
         episode = parse(item, number=number)
         if episode["recorded_at"] is not None:
             parse_instant(episode["recorded_at"], field=f"item {number}: recorded_at")
-        spool.append(orjson.dumps(episode))
+        spool.append(lazyjson.dumps(episode))
     if not spool:
         raise InvalidInput("input", "no episodes given")
     return spool
 
 
 def _unspooled(spool: list[bytes]) -> Iterator[dict[str, Any]]:
-    import orjson
-
     for raw in spool:
-        yield orjson.loads(raw)
+        yield lazyjson.reads(raw)
 
 
 def _named(number: int, where: str | None, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

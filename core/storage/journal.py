@@ -26,7 +26,7 @@ from pathlib import Path
 
 from core.errors import StoreUnreadable, StoreWriteFailed
 from core.storage.atomic import TMP_MARK, atomic_write, failed_write, fsync_dir, write_temp
-from core.storage.codec import dumps, loads, read_store_file
+from core.storage.codec import dumps_small, loads, read_store_file
 from core.storage.manifest import MANIFEST_NAME as MANIFEST_FILE
 from core.storage.manifest import is_table_name
 
@@ -43,7 +43,9 @@ def commit(folder: Path, files: dict[str, bytes], deletes: list[str], txid: str)
         for name, data in files.items():
             tmp = write_temp(folder / name, data, txid)
             renames.append([tmp.name, name])
-        atomic_write(folder / JOURNAL_NAME, dumps({"deletes": deletes, "renames": renames}), txid)
+        atomic_write(
+            folder / JOURNAL_NAME, dumps_small({"deletes": deletes, "renames": renames}), txid
+        )
     except BaseException as exc:
         # Before the journal nothing is committed: the temps go now, not at the next open.
         for tmp, _ in renames:
