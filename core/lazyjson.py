@@ -22,8 +22,6 @@ import re
 import sys
 from typing import Any
 
-from core.storage import plainjson
-
 #: JSON handled by the standard library in one process before orjson is imported.
 ORJSON_AFTER_BYTES = 4 * 1024 * 1024
 _handled = 0
@@ -32,7 +30,17 @@ _INT_MIN = -(1 << 63)
 _INT_MAX = (1 << 64) - 1
 _INF = float("inf")
 # A \u escape of a surrogate: orjson refuses a lone one, the standard library reads it.
-_SURROGATE_ESCAPE = re.compile(rb"\\[uU][dD][89abcdefABCDEF]")
+# (Compiled on first use: `memwork context` imports this module and parses no input.)
+_SURROGATE_ESCAPE: re.Pattern[bytes] | None = None
+
+
+def _has_surrogate_escape(raw: bytes) -> bool:
+    global _SURROGATE_ESCAPE
+    if b"\\u" not in raw and b"\\U" not in raw:
+        return False
+    if _SURROGATE_ESCAPE is None:
+        _SURROGATE_ESCAPE = re.compile(rb"\\[uU][dD][89abcdefABCDEF]")
+    return _SURROGATE_ESCAPE.search(raw) is not None
 
 
 def fast(amount: int = 0) -> Any:
@@ -71,7 +79,7 @@ _ASK_ORJSON = object()
 def _standard(raw: bytes) -> Any:
     """What orjson reads, or None-like markers: ``_ASK_ORJSON`` when only orjson can
     tell, and a ValueError when orjson refuses the bytes too."""
-    if fast(len(raw)) is not None or _SURROGATE_ESCAPE.search(raw):
+    if fast(len(raw)) is not None or _has_surrogate_escape(raw):
         return _ASK_ORJSON
     try:
         text = raw.decode("utf-8")  # strict: orjson refuses what is not UTF-8 as well
@@ -114,6 +122,8 @@ def dumps(value: Any) -> bytes:
     """JSON bytes that read back as ``orjson.dumps(value)`` does (refused where it refuses)."""
     module = fast()
     if module is None:
+        from core.storage import plainjson
+
         try:
             encoded = plainjson.dumps(value, newline=False)
         except TypeError:
@@ -139,6 +149,8 @@ def dumps_indented(value: Any) -> bytes:
     """``orjson.dumps(value, option=OPT_INDENT_2 | OPT_SORT_KEYS)``, the same bytes."""
     module = fast()
     if module is None and not (isinstance(value, list | dict) and len(value) > ORJSON_FROM_ITEMS):
+        from core.storage import plainjson
+
         try:
             return plainjson.dumps(value, newline=False)
         except TypeError:

@@ -25,7 +25,6 @@ from typing import Any
 
 from core import lazyjson
 from core.errors import StoreUnreadable
-from core.storage import plainjson
 
 #: Documents a commit re-encodes with the standard library; more go through orjson.
 ORJSON_AFTER_DOCUMENTS = 64
@@ -44,6 +43,8 @@ def dumps_small(value: Any) -> bytes:
     """The same bytes as :func:`dumps`, for a value too small to be worth orjson's import."""
     if "orjson" in sys.modules:
         return dumps(value)
+    from core.storage import plainjson  # not on the read-only path (`memwork context`)
+
     return plainjson.dumps(value)
 
 
@@ -83,7 +84,7 @@ def table_bytes(
 
     ``before`` is the file being replaced (version ``before_version``) and
     ``before_docs`` the documents it holds, as this process read or wrote them;
-    ``touched`` are the ids written or deleted since. A document neither
+    ``touched`` are the ids written since. A document neither
     touched nor replaced (the very object of ``before_docs``) keeps its bytes
     from ``before``; the rest are encoded.
     Without ``before``, or when the file does not read as memwork wrote it,
@@ -150,6 +151,8 @@ def _spliced(name: str, docs: Mapping[str, Any], version: int, kept: dict[str, b
 
 def _encode_document(doc: Any, fast: Any) -> bytes:
     if fast is None:
+        from core.storage import plainjson
+
         return plainjson.dumps_nested(doc, _INDENT, _DOC_DEPTH)
     # orjson cannot start deeper; its lines only need the document's indent added.
     # (Nesting depth counts from the document here: the file adds two levels.)

@@ -74,8 +74,9 @@ class FolderStorage(Storage):
         # TinyDB swaps in a new dict for a table it changes, so identity marks dirt.
         self._clean: dict[str, Docs] = {}
         self._dropped: set[str] = set()
-        # Ids written or deleted since a table was loaded or committed: a commit keeps
-        # the file's bytes for the other documents (see codec.table_bytes).
+        # Ids written since a table was loaded or committed: a commit keeps the file's
+        # bytes for the other documents that are still the very objects it read
+        # (see codec.table_bytes).
         self._touched: dict[str, set[str]] = {}
         # TinyDB's own writes edit documents in place: those tables are encoded whole.
         self._whole: set[str] = set()
@@ -191,14 +192,12 @@ class FolderStorage(Storage):
         table = self._writable(name)
         for doc_id in ids:
             table.pop(doc_id, None)
-        self._touched.setdefault(name, set()).update(ids)
 
     # -- transactions ---------------------------------------------------------------
     def drop(self, name: str) -> None:
         """Delete a whole table at the next commit."""
         self.tables.pop(name, None)
         self._dropped.add(name)
-        self._whole.add(name)
 
     def dirty(self) -> list[str]:
         """Tables changed since they were loaded or last committed."""
