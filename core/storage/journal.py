@@ -25,7 +25,14 @@ import stat
 from pathlib import Path
 
 from core.errors import StoreUnreadable, StoreWriteFailed
-from core.storage.atomic import TMP_MARK, atomic_write, failed_write, fsync_dir, write_temp
+from core.storage.atomic import (
+    TMP_MARK,
+    atomic_write,
+    failed_write,
+    fsync_dir,
+    sync_files,
+    write_temp,
+)
 from core.storage.codec import dumps_small, loads, read_store_file
 from core.storage.manifest import MANIFEST_NAME as MANIFEST_FILE
 from core.storage.manifest import is_table_name
@@ -41,8 +48,10 @@ def commit(folder: Path, files: dict[str, bytes], deletes: list[str], txid: str)
     renames: list[list[str]] = []
     try:
         for name, data in files.items():
-            tmp = write_temp(folder / name, data, txid)
+            tmp = write_temp(folder / name, data, txid, sync=False)
             renames.append([tmp.name, name])
+        # Every temp file is on disk before the journal names it.
+        sync_files([folder / tmp for tmp, _ in renames])
         atomic_write(
             folder / JOURNAL_NAME, dumps_small({"deletes": deletes, "renames": renames}), txid
         )

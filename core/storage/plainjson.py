@@ -104,9 +104,16 @@ def _container(value: Any, out: list[str], indent: str, depth: int) -> None:
             if not first:
                 out.append(between)
             first = False
-            out.append(encode_basestring(key))
-            out.append(": ")
-            _write(value[key], out, inner, depth)
+            item = value[key]
+            kind = type(item)
+            # Strings and integers inline: a manifest is thousands of them.
+            if kind is str:
+                out.append(f"{encode_basestring(key)}: {encode_basestring(item)}")
+            elif kind is int and _INT_MIN <= item <= _INT_MAX:
+                out.append(f"{encode_basestring(key)}: {int.__repr__(item)}")
+            else:
+                out.append(encode_basestring(key) + ": ")
+                _write(item, out, inner, depth)
         out.append("\n" + indent + "}")
     else:
         out.append("[\n" + inner)
