@@ -2,24 +2,26 @@
 
 A scope keeps its active rules in ``rules.<scope>`` (what the context reads, 10
 or 20 rules). A rule that leaves the active window moves to the scope's
-archive, a series of numbered chunks ``rules.archive.<NNNNNN>.<scope>`` of at
-most :data:`CHUNK` rules, filled in the order rules arrive. Recording writes
-the newest chunk and leaves the older ones alone, so a batch costs the same
-however many rules history has archived (hash buckets, the earlier layout,
-put every archive in all sixteen buckets of a scope, each growing with history).
+archive, a series of numbered chunks ``rules.archive.<NNNNNN>.<scope>`` of
+:data:`CHUNK` rules, filled in the order rules arrive: recording writes the
+newest chunk and leaves the older ones alone, so a batch costs the same however
+many rules history has archived. (Hash buckets, the earlier layout, put every
+batch's archived rules in all sixteen buckets of a scope, each growing with
+history.)
 
 Every proposed rule asks whether an inactive copy exists, to bring that one
-back rather than add a second. The index answers without reading chunks: for
-each chunk, one document lists a short digest of each text it holds (one per
-rule), and a table ``rule_index.<GGGG>.<scope>`` groups :data:`GROUP` chunks,
-so a write to the newest chunk also rewrites one small index table. A process
-reads a scope's index tables once (about 2.5 MB for the 250,000 archived
-global rules of a million-episode store) and then only the chunk a digest
-points to; digests can collide, so a hit is checked against the chunk's rules.
+back rather than add a second. A full chunk is *sealed*: one document of the
+index lists a short digest of each text it holds, and a table
+``rule_index.<GGGG>.<scope>`` groups the documents of :data:`GROUP` chunks. A
+lookup reads a scope's index tables once per process (about 2.5 MB for the
+250,000 archived global rules of a million-episode store), the newest chunk
+whole, and otherwise only a sealed chunk a digest points to; digests can
+collide, so a hit is checked against the chunk's rules. An index table is
+written when a chunk is sealed or loses a rule, not on every batch.
 
-The index is derived data: it is kept in step by every write here, snapshotted
-with the chunks by store checkpoints, and never exported (an import rebuilds
-it as it places the archived rules it brings).
+The index is derived data: kept in step by every write here, snapshotted with
+the chunks by store checkpoints, and never exported (an import rebuilds it as
+it places the archived rules it brings).
 """
 
 from __future__ import annotations
@@ -84,14 +86,14 @@ def _aligned(digests: str, wanted: str) -> int:
 
 # -- what a process knows of a scope's index ------------------------------------------------
 class _ScopeIndex:
-    """Digest → chunk numbers for one scope, for the index mappings it was read from.
+    """Digest → sealed chunk numbers for one scope, for the index mappings it was read from.
 
     It is read again when the store hands out another mapping for one of its
     tables (another process committed, or a transaction rolled back) or a new
     index table appeared, and kept up to date by this module's own writes.
     """
 
-    __slots__ = ("scope", "tables", "where", "newest")
+    __slots__ = ("scope", "tables", "where", "sealed")
 
     def __init__(self, store: Store, scope: str) -> None:
         self.scope = scope
@@ -99,17 +101,22 @@ class _ScopeIndex:
         self.tables: list[tuple[str, dict[str, Rule]]] = []
         #: digest → chunk number, or a tuple of them when several chunks hold it.
         self.where: dict[str, int | tuple[int, ...]] = {}
-        #: The newest chunk (0: the scope has no archive yet).
-        self.newest = 0
+        #: The newest sealed chunk (0: none); the one after it takes new rules.
+        self.sealed = 0
         while store.has_table(name := index_table(scope, len(self.tables) + 1)):
             docs = store.docs(name)
             self.tables.append((name, docs))
             for key, doc in docs.items():
                 number = int(key)
-                self.newest = max(self.newest, number)
+                self.sealed = max(self.sealed, number)
                 run = doc["digests"]
                 for at in range(0, len(run), WIDTH):
                     self.add(run[at : at + WIDTH], number)
+
+    @property
+    def newest(self) -> int:
+        """The chunk that takes new rules (it may not exist yet)."""
+        return self.sealed + 1
 
     def current(self, store: Store) -> bool:
         """Whether the index tables are still the mappings this was read from."""
@@ -119,7 +126,7 @@ class _ScopeIndex:
         return not store.has_table(index_table(self.scope, len(self.tables) + 1))
 
     def chunks(self, key: str) -> tuple[int, ...]:
-        """The chunks whose index lists ``key``."""
+        """The sealed chunks whose index lists ``key``."""
         found = self.where.get(key)
         if found is None:
             return ()
@@ -143,9 +150,9 @@ class _ScopeIndex:
         name = index_table(self.scope, group)
         if group <= len(self.tables):
             self.tables[group - 1] = (name, store.docs(name))
-        else:  # a new group: chunks are numbered in order, so it is the next one
+        else:  # a new group: chunks are sealed in order, so it is the next one
             self.tables.append((name, store.docs(name)))
-        self.newest = max(self.newest, number)
+        self.sealed = max(self.sealed, number)
 
 
 _SCOPES: dict[str, _ScopeIndex] = {}
@@ -213,12 +220,21 @@ def _set_digests(store: Store, index: _ScopeIndex, number: int, run: str) -> Non
     index.adopt(store, number)
 
 
+def _seal(store: Store, index: _ScopeIndex, number: int) -> None:
+    """Chunk ``number`` is full: list its texts in the index; new rules go to the next."""
+    table = chunk_table(index.scope, number)
+    keys = [digest(rule["text"]) for rule in store.docs(table).values()]
+    _set_digests(store, index, number, "".join(keys))
+    for key in keys:
+        index.add(key, number)
+
+
 # -- the archive's operations -------------------------------------------------------------
 def copies(store: Store, scope: str, text: str) -> list[tuple[str, Rule]]:
     """Archived rules of ``scope`` with exactly ``text``, each with the chunk that holds it."""
     index = _index(store, scope)
     found = []
-    for number in index.chunks(digest(text)):
+    for number in (*index.chunks(digest(text)), index.newest):
         table = chunk_table(scope, number)
         texts = _texts(store, table)
         for rule_id in texts.ids.get(text, ()):
@@ -230,17 +246,14 @@ def copies(store: Store, scope: str, text: str) -> list[tuple[str, Rule]]:
 
 def put(store: Store, rule: Rule) -> str:
     """Archive an inactive rule in its scope's newest chunk; return the chunk's table."""
-    scope = rule["scope"]
-    index = _index(store, scope)
-    number = max(index.newest, 1)
-    run = _digests(store, scope, number)
-    if len(run) >= CHUNK * WIDTH:
-        number, run = number + 1, ""
-    table = chunk_table(scope, number)
+    index = _index(store, rule["scope"])
+    table = chunk_table(index.scope, index.newest)
+    if len(store.docs(table)) >= CHUNK:  # filled when chunks were smaller
+        _seal(store, index, index.newest)
+        table = chunk_table(index.scope, index.newest)
     _chunk_put(store, table, rule)
-    key = digest(rule["text"])
-    _set_digests(store, index, number, run + key)
-    index.add(key, number)
+    if len(store.docs(table)) >= CHUNK:
+        _seal(store, index, index.newest)
     return table
 
 
@@ -249,11 +262,13 @@ def remove(store: Store, table: str, rule_id: str) -> Rule | None:
     rule = store.docs(table).get(rule_id)
     if rule is None:
         return None
-    scope, number = rule["scope"], chunk_number(table)
-    index = _index(store, scope)
+    index = _index(store, rule["scope"])
+    number = chunk_number(table)
     _chunk_delete(store, table, rule)
+    if number > index.sealed:
+        return rule  # the newest chunk: read whole, not indexed
     key = digest(rule["text"])
-    run = _digests(store, scope, number)
+    run = _digests(store, index.scope, number)
     at = _aligned(run, key)
     if at != -1:
         run = run[:at] + run[at + WIDTH :]
@@ -270,17 +285,13 @@ def add_many(store: Store, rules: list[Rule]) -> None:
         by_scope.setdefault(rule["scope"], []).append(rule)
     for scope, pending in by_scope.items():
         index = _index(store, scope)
-        number = max(index.newest, 1)
-        run = _digests(store, scope, number)
         while pending:
-            room = CHUNK - len(run) // WIDTH
-            if room <= 0:
-                number, run, room = number + 1, "", CHUNK
-            part, pending = pending[:room], pending[room:]
-            store.put_many(chunk_table(scope, number), {r["id"]: r for r in part})
-            run += "".join(digest(r["text"]) for r in part)
-            _set_digests(store, index, number, run)
-        _SCOPES.pop(scope, None)  # read again on next use, from the tables just written
+            table = chunk_table(scope, index.newest)
+            room = CHUNK - len(store.docs(table))
+            part, pending = pending[: max(room, 0)], pending[max(room, 0) :]
+            store.put_many(table, {r["id"]: r for r in part})
+            if len(store.docs(table)) >= CHUNK:
+                _seal(store, index, index.newest)
 
 
 def tables(store: Store, scope: str) -> list[str]:

@@ -52,12 +52,19 @@ def _state(store: Store, scope: str) -> tuple[list[str], dict[str, str]]:
 
 
 def _index_matches_chunks(store: Store, scope: str) -> None:
-    """Each chunk's index document lists one digest per rule the chunk holds."""
+    """Each full chunk but the newest is sealed: its index document lists one digest per
+    rule it holds; the newest has none (it is read whole)."""
     with store.reading():
-        for table in rule_archive.tables(store, scope):
+        tables = rule_archive.tables(store, scope)
+        for table in tables:
             number = rule_archive.chunk_number(table)
-            run = rule_archive._digests(store, scope, number)
+            group = rule_archive.index_table(scope, (number - 1) // rule_archive.GROUP + 1)
+            doc = store.docs(group).get(f"{number:06d}")
+            if table == tables[-1] and len(store.docs(table)) < rule_archive.CHUNK:
+                assert doc is None, table
+                continue
             width = rule_archive.WIDTH
+            run = doc["digests"]
             listed = sorted(run[i : i + width] for i in range(0, len(run), width))
             held = sorted(rule_archive.digest(r["text"]) for r in store.docs(table).values())
             assert listed == held, table
@@ -142,6 +149,7 @@ def test_a_digest_found_across_two_others_is_not_taken_for_one(
     """Digests sit end to end in a chunk's index: removing one must find it at its own
     place, not where the end of one digest and the start of the next spell it."""
     monkeypatch.setattr(rule_archive, "WIDTH", 2)
+    monkeypatch.setattr(rule_archive, "CHUNK", 3)  # the three fill a chunk: it is sealed
     _forget_caches()
     texts = [f"[WORKS] step {n}" for n in range(400)]
     digests = {rule_archive.digest(t): t for t in texts}
@@ -167,6 +175,7 @@ def test_two_texts_with_one_digest_in_one_chunk_are_both_found(
     store: Store, now: datetime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(rule_archive, "WIDTH", 1)
+    monkeypatch.setattr(rule_archive, "CHUNK", 2)  # the two fill a chunk: it is sealed
     _forget_caches()
     texts = [f"[WORKS] step {n}" for n in range(40)]
     first = texts[0]
@@ -255,11 +264,13 @@ def test_recording_rewrites_only_the_newest_archive_chunk(
             _propose(store, "global", f"[HIGH SCORE 0.90] summary {n}", now)
     after = _versions(store.path)
     changed = sorted(t for t in after if after[t] != before.get(t) and "rule" in t)
-    assert changed == [
-        "rule_index.0008.global",
-        "rules.archive.000029.global",
-        "rules.global",
-    ]
+    assert changed == ["rules.archive.000029.global", "rules.global"]
+    with store.transaction():  # the 10th rule fills chunk 29: it is sealed, its index written
+        for n in range(305, 310):
+            _propose(store, "global", f"[HIGH SCORE 0.90] summary {n}", now)
+    latest = _versions(store.path)
+    changed = sorted(t for t in latest if latest[t] != after.get(t) and "rule" in t)
+    assert changed == ["rule_index.0008.global", "rules.archive.000029.global", "rules.global"]
 
 
 def test_a_new_process_finds_an_archived_rule_reading_only_its_chunk(
@@ -322,8 +333,9 @@ def _schema_1_store(folder: Path, now: datetime) -> list[dict]:
 
 
 def test_a_schema_1_store_moves_its_archive_into_chunks_after_a_backup(
-    tmp_path: Path, now: datetime
+    tmp_path: Path, now: datetime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(rule_archive, "CHUNK", 16)  # 40 archived global rules: 2 chunks sealed
     folder = tmp_path / "s"
     before = _schema_1_store(folder, now)
     assert any(
@@ -337,7 +349,7 @@ def test_a_schema_1_store_moves_its_archive_into_chunks_after_a_backup(
     assert Manifest.read(folder / MANIFEST_NAME).schema_version == schema.SCHEMA_VERSION
     names = set(_versions(folder))
     assert not [n for n in names if rule_archive.is_legacy(n)]
-    assert "rules.archive.000001.global" in names and "rule_index.0001.global" in names
+    assert {"rules.archive.000003.global", "rule_index.0001.global"} <= names
     assert _everything(store) == before  # every rule, field for field
     _index_matches_chunks(store, "global")
     _index_matches_chunks(store, "task:deploy")
@@ -352,8 +364,9 @@ def test_a_schema_1_store_moves_its_archive_into_chunks_after_a_backup(
 
 
 def test_a_checkpoint_taken_before_the_move_restores_into_chunks(
-    tmp_path: Path, now: datetime
+    tmp_path: Path, now: datetime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(rule_archive, "CHUNK", 16)
     folder = tmp_path / "s"
     before = _schema_1_store(folder, now)
     store = Store(folder)
