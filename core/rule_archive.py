@@ -36,7 +36,7 @@ try:  # CPython's own SHA-1: hashlib would load OpenSSL (~2 ms) on every recorde
 except ImportError:  # pragma: no cover - other Pythons
     from hashlib import sha1
 
-#: Most rules in one archive chunk (about 300 KB of JSON for consolidated rules).
+#: Rules in a full archive chunk (about 430 KB of JSON for consolidated global rules).
 CHUNK = 1000
 #: Chunks whose digests share one index table.
 GROUP = 16

@@ -248,10 +248,10 @@ def set_active(store: Store, rule_id: str, active: bool, *, now: datetime, actor
         if found is None:
             raise NotFound("rule", rule_id)
         rule = dict(found)
-        if rule["active"]:
-            store.delete(table, [rule_id])
-        else:
+        if table.startswith(rule_archive.ARCHIVE + "."):
             rule_archive.remove(store, table, rule_id)
+        else:
+            store.delete(table, [rule_id])
         rule["active"] = active
         rule["updated_at"] = iso(now)
         if active:
