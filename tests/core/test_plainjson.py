@@ -63,6 +63,15 @@ def test_a_document_inside_a_table_file_is_written_as_orjson_writes_it(doc: Any)
         {"é": "ü", "\U0001f600": ["\x00\x1f", "tab\there"], "e": {}, "a": []},
         {"nan": math.nan, "inf": -math.inf, "top": 2**64 - 1, "bottom": -(2**63)},
         ("tuple", 1, [True, False, None]),
+        {"e16": 1e16, "-e16": -1e16, "e17": 1.2345678901234568e17, "e308": 1e308},
+        {"zero": 0.0, "negzero": -0.0, "e-5": -1.2345678901234567e-5, "e-7": 1e-7, "e-4": 1e-4},
+        {"safe": 2**53 + 1, "i63": 2**63, "neg": -(2**63) + 1, "one": 1.0, "int": 1},
+        {"escapes": '"\\/\b\f\n\r\t\x00\x1f\x7f\u2028\u2029', "": ""},
+        {"nested": {"a": [{"b": [[], {}]}, [[[]]]], "z": {"y": {"x": {}}}}},
+        {},
+        [],
+        "",
+        [{}, [], "", 0, -0.0],
     ],
 )
 def test_known_awkward_values(value: Any) -> None:

@@ -353,6 +353,15 @@ def test_a_schema_1_store_moves_its_archive_into_chunks_after_a_backup(
     assert _everything(store) == before  # every rule, field for field
     _index_matches_chunks(store, "global")
     _index_matches_chunks(store, "task:deploy")
+    # Migrated once: opening the store again neither backs it up nor rewrites a file.
+    files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file() and p.name != ".lock"}
+    _forget_caches()
+    store = Store(folder)
+    assert _everything(store) == before
+    assert len(list(tmp_path.glob("s.backup-v1-*"))) == 1
+    assert {
+        p.name: p.read_bytes() for p in folder.iterdir() if p.is_file() and p.name != ".lock"
+    } == files
     with store.transaction():
         assert _propose(store, "global", "[HIGH SCORE 0.91] summary 3", now)[0] == "reactivated"
         assert _propose(store, "task:deploy", "[AVOID] mistake 0", now)[0] == "reactivated"
