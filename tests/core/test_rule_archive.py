@@ -372,6 +372,42 @@ def test_a_schema_1_store_moves_its_archive_into_chunks_after_a_backup(
     assert {r["text"]: r["id"] for r in _everything(store)} == ids_by_text
 
 
+def test_a_schema_1_redis_store_moves_its_archive_once(
+    redis_url: str, now: datetime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.redis_server import client_for
+
+    monkeypatch.setattr(rule_archive, "CHUNK", 16)
+    store = Store(redis_url)
+    with store.transaction():
+        for n in range(60):
+            _propose(store, "global", f"[HIGH SCORE 0.91] summary {n}", now)
+    _to_schema_1(store)
+    before = _everything(store)
+    store.close()
+    client = client_for(redis_url)
+    client.hset("memwork:meta", "schema_version", 1)
+    _forget_caches()
+    store = Store(redis_url)
+    assert client.hget("memwork:meta", "schema_version") == str(schema.SCHEMA_VERSION).encode()
+    with store.reading():
+        names = store.table_names()
+    assert not [n for n in names if rule_archive.is_legacy(n)]
+    assert "rule_index.0001.global" in names
+    assert _everything(store) == before
+    _index_matches_chunks(store, "global")
+    backups = set(client.keys("memwork:backup:v1-*"))
+    assert backups
+    store.close()
+    _forget_caches()
+    store = Store(redis_url)  # migrated once: no second backup
+    assert set(client.keys("memwork:backup:v1-*")) == backups
+    with store.transaction():
+        assert _propose(store, "global", "[HIGH SCORE 0.91] summary 3", now)[0] == "reactivated"
+    assert _everything(store) != before
+    store.close()
+
+
 def test_a_checkpoint_taken_before_the_move_restores_into_chunks(
     tmp_path: Path, now: datetime, monkeypatch: pytest.MonkeyPatch
 ) -> None:

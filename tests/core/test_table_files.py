@@ -25,6 +25,12 @@ def _no_safety_net(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MEMWORK_VERIFY_WRITES", raising=False)
 
 
+@pytest.fixture(params=["memory", "json"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
+    """The file backends (in memory and on disk): a Redis store holds no table files."""
+    return Store.in_memory() if request.param == "memory" else Store(tmp_path / "store")
+
+
 def _committed(store: Store, name: str) -> bytes:
     if store.in_memory_only:
         return store.storage.files.read()[table_file(name)]
