@@ -27,9 +27,12 @@ import threading
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.storage.store import Store
+
+if TYPE_CHECKING:
+    from core.search_corpus import Corpus
 
 
 class Memory:
@@ -59,7 +62,7 @@ class Memory:
         self.actor = f"{actor}:{self.agent}" if self.agent else actor
         self._clock = clock
         self._search_lock = threading.Lock()
-        self._corpus: Any = None
+        self._corpus: Corpus | None = None
 
     # -- plumbing -----------------------------------------------------------------------
     def now(self) -> datetime:
@@ -124,7 +127,7 @@ class Memory:
         return self.record_episodes([episode])[0]
 
     # -- sessions -------------------------------------------------------------------------
-    def start_session(self, agent: str = "", project: str = "", title: str = "") -> dict:
+    def start_session(self, agent: str = "", project: str = "", title: str = "") -> dict[str, Any]:
         """Start a session (the agent defaults to this Memory's agent id)."""
         from core import sessions
 
@@ -218,10 +221,11 @@ class Memory:
     ) -> list[dict[str, Any]]:
         """Every kind of memory, best first: ``{"kind", "id", "title", "score"}`` per hit."""
         from core import search
+        from core.search_corpus import Corpus
 
         with self._search_lock:  # the corpus cache is shared between calls
             if self._corpus is None:
-                self._corpus = search.Corpus()
+                self._corpus = Corpus()
             hits = search.search(
                 self.store,
                 query,
@@ -352,17 +356,21 @@ class Memory:
         """Update the task state (only the fields given), or read it when none is given."""
         from core import working_memory as wm
 
-        changes = {
-            "task_id": task_id,
-            "description": description,
-            "status": status,
-            "current_step": step,
-            "total_steps": total,
-            "progress_percent": progress,
-        }
-        if all(v is None for v in changes.values()):
+        changes = (task_id, description, status, step, total, progress)
+        if all(v is None for v in changes):
             return wm.get_task(self.store, session)
-        return wm.update_task(self.store, session, now=self.now(), actor=self.actor, **changes)
+        return wm.update_task(
+            self.store,
+            session,
+            now=self.now(),
+            actor=self.actor,
+            task_id=task_id,
+            description=description,
+            status=status,
+            current_step=step,
+            total_steps=total,
+            progress_percent=progress,
+        )
 
     def scratch_add(self, session: str, text: str) -> dict[str, Any]:
         """Append a scratchpad note."""

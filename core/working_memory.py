@@ -70,7 +70,9 @@ def remaining_ttl(entry: dict[str, Any], now: datetime) -> float | None:
 def is_expired(entry: dict[str, Any], now: datetime) -> bool:
     """Whether ``entry`` has a TTL that has run out at ``now``."""
     expires = entry.get("expires_at")
-    return bool(expires) and parse_instant(expires) <= now
+    if not expires:
+        return False
+    return parse_instant(expires) <= now
 
 
 def clamp_progress(value: float) -> float:
@@ -143,7 +145,8 @@ def entry_view(key: str, entry: dict[str, Any], now: datetime) -> dict[str, Any]
 
 def _copy(doc: dict[str, Any]) -> dict[str, Any]:
     # Stored documents are shared with the store's cache: never edit them in place.
-    return orjson.loads(orjson.dumps(doc))
+    copy: dict[str, Any] = orjson.loads(orjson.dumps(doc))
+    return copy
 
 
 def _fresh_state(session_id: str, now: datetime) -> dict[str, Any]:
@@ -386,26 +389,26 @@ def update_task(
     caller has given a progress it is theirs (``progress_given``): step updates
     leave it alone until the caller gives another or starts a new task.
     """
-    given = {
-        "task_id": task_id,
-        "description": description,
-        "status": status,
-        "current_step": current_step,
-        "total_steps": total_steps,
-        "progress_percent": progress_percent,
-    }
-    given = {k: v for k, v in given.items() if v is not None}
-    if not given:
+    if all(
+        v is None
+        for v in (task_id, description, status, current_step, total_steps, progress_percent)
+    ):
         raise InvalidInput("task", f"give at least one of {', '.join(TASK_FIELDS)}")
-    for name in ("task_id", "status"):
-        if name in given:
-            given[name] = str(given[name]).strip()
-    if "status" in given:
-        given["status"] = scrub(given["status"]).strip()  # a word the agent chose: its text
-    if "description" in given:
-        given["description"] = scrub(given["description"]).strip()
-    if "progress_percent" in given:
-        given["progress_percent"] = clamp_progress(given["progress_percent"])
+    # A word the agent chose is its text: scrubbed like any (status first, then description).
+    status = scrub(str(status).strip()).strip() if status is not None else None
+    given: dict[str, object] = {}
+    if task_id is not None:
+        given["task_id"] = str(task_id).strip()
+    if description is not None:
+        given["description"] = scrub(description).strip()
+    if status is not None:
+        given["status"] = status
+    if current_step is not None:
+        given["current_step"] = current_step
+    if total_steps is not None:
+        given["total_steps"] = total_steps
+    if progress_percent is not None:
+        given["progress_percent"] = clamp_progress(progress_percent)
     for name in ("current_step", "total_steps"):
         value = given.get(name)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
@@ -419,7 +422,7 @@ def update_task(
         )
         task = (
             {"task_id": DEFAULT_TASK_ID, "status": DEFAULT_TASK_STATUS, "started_at": stamp}
-            if new_task
+            if new_task or current is None
             else dict(current)
         )
         owned = progress_is_given(task)
@@ -514,8 +517,9 @@ def create_wm_checkpoint(
         sid, state, purged = _load_for_write(store, session, now, actor)
         existing = _checkpoints(store, sid)
         stamp = iso(now)
+        checkpoint_id = ids.new_uuid()
         doc = {
-            "id": ids.new_uuid(),
+            "id": checkpoint_id,
             "session_id": sid,
             "kind": "checkpoint",
             "description": text,
@@ -527,10 +531,12 @@ def create_wm_checkpoint(
         }
         saved = validate(WMCheckpoint, doc).to_doc()
         _save_state(store, state, now)
-        store.put(table_name(sid), saved["id"], saved)
+        store.put(table_name(sid), checkpoint_id, saved)
         note = f": {one_line(text)[:100]}" if text else ""
-        _audit(store, actor, "wm-checkpoint", saved["id"], f"create checkpoint{note}", purged, now)
-    return saved["id"]
+        _audit(
+            store, actor, "wm-checkpoint", checkpoint_id, f"create checkpoint{note}", purged, now
+        )
+    return checkpoint_id
 
 
 def restore_wm_checkpoint(

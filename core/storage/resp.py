@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import socket
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from core.storage.url import StoreURL
@@ -69,7 +70,7 @@ class Connection:
         self.mutex = threading.Lock()
 
     # -- connecting -----------------------------------------------------------------------
-    def connect(self, then: list[tuple[Arg, ...]] | None = None) -> list[Any]:
+    def connect(self, then: Sequence[tuple[Arg, ...]] | None = None) -> list[Any]:
         """Open the socket and run the handshake (AUTH, SELECT); raises on refusal.
 
         ``then``: commands sent in the same write as the handshake (one round trip
@@ -145,14 +146,14 @@ class Connection:
             raise reply
         return reply
 
-    def pipeline(self, commands: list[tuple[Arg, ...]]) -> list[Any]:
+    def pipeline(self, commands: Sequence[tuple[Arg, ...]]) -> list[Any]:
         """Send several commands in one write, read every reply (errors returned, not raised)."""
         with self.mutex:
             if self._sock is None:
                 self.connect()
             return self._exchange(commands)
 
-    def _exchange(self, commands: list[tuple[Arg, ...]]) -> list[Any]:
+    def _exchange(self, commands: Sequence[tuple[Arg, ...]]) -> list[Any]:
         if not commands:
             return []
         out = bytearray()
