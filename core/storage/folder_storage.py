@@ -14,7 +14,7 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from tinydb.storages import Storage
 
@@ -50,7 +50,7 @@ def table_file(name: str) -> str:
     return f"{name}.json"
 
 
-class TableMap(dict):
+class TableMap(dict[str, Docs]):
     """Loaded tables; a missing key is loaded from its file on first access."""
 
     def __init__(self, loader: Callable[[str], Docs]) -> None:
@@ -116,7 +116,7 @@ class FolderStorage(Storage):
                 f"{path} holds version {data.get('version')} but store.json expects {expected}; "
                 "run `memwork doctor`"
             )
-        docs = data["documents"]
+        docs: Docs = data["documents"]
         self._clean[name] = docs
         return docs
 
@@ -509,22 +509,30 @@ class MemoryTableStorage(FolderStorage):
 
         super().__init__(Path("<memory>"), Manifest(schema_version=0))
         self.files = MemoryStorage()
-        self.files.write({})
+        self._commit_files({})
         self.snapshots: dict[str, dict[str, bytes]] = {}
+
+    def _committed(self) -> dict[str, bytes]:
+        """The committed files, file name → bytes."""
+        # TinyDB types MemoryStorage's content as documents; here it holds encoded files.
+        return cast("dict[str, bytes]", self.files.read() or {})
+
+    def _commit_files(self, files: dict[str, bytes]) -> None:
+        self.files.write(files)  # type: ignore[arg-type]  # files, not documents (see _committed)
 
     def read_manifest(self) -> Manifest:
         """The committed manifest."""
-        raw = (self.files.read() or {}).get(MANIFEST_NAME)
+        raw = self._committed().get(MANIFEST_NAME)
         if raw is None:
             return self.manifest
         return Manifest(**{k: v for k, v in loads(raw).items() if k != "format"})
 
     def _read_table_file(self, path: Path) -> Any:
-        return loads((self.files.read() or {})[path.name])
+        return loads(self._committed()[path.name])
 
     def snapshot(self, names_: list[str], key: str) -> None:
         names.check_id(key, "checkpoint")
-        committed = self.files.read() or {}
+        committed = self._committed()
         self.snapshots[key] = {
             n: committed[table_file(n)] for n in names_ if table_file(n) in committed
         }
@@ -566,8 +574,8 @@ class MemoryTableStorage(FolderStorage):
         pass
 
     def _write_files(self, files: dict[str, bytes], deletes: list[str], txid: str) -> None:
-        committed = dict(self.files.read() or {})
+        committed = dict(self._committed())
         committed.update(files)
         for name in deletes:
             committed.pop(name, None)
-        self.files.write(committed)
+        self._commit_files(committed)

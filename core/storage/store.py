@@ -174,7 +174,7 @@ class Store:
     def _attach(self, storage: FolderStorage) -> None:
         self.storage = storage
         self.storage.lock_held = lambda: self._depth > 0
-        self._db = _StoreDB(storage=lambda: self.storage)  # type: ignore[arg-type]
+        self._db = _StoreDB(storage=lambda: self.storage)
 
     # -- opening ----------------------------------------------------------------------
     def _prepare_folder(self, create: bool) -> None:
@@ -425,7 +425,8 @@ class Store:
 
     def insert_document(self, name: str, doc_id: str, doc: dict[str, Any]) -> None:
         """Insert a new document through TinyDB's public API (fails if the id exists)."""
-        self.table(name).insert(Document(doc, doc_id=doc_id))
+        # TinyDB types doc_id as int; a StrTable's ids are the records' own strings.
+        self.table(name).insert(Document(doc, doc_id=doc_id))  # type: ignore[arg-type]
 
     def table_path(self, name: str) -> Path:
         """The file that holds table ``name``."""
