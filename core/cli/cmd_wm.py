@@ -40,7 +40,7 @@ def _checkpoint_line(cp: dict[str, Any]) -> str:
     )
 
 
-def _print(ctx: Context, record: Any, text: str) -> int:
+def _print(ctx: Context, record: object, text: str) -> int:
     if ctx.json:
         emit_json(record)
     else:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -40,6 +40,9 @@ from core.models.working_memory import WMCheckpoint, WMState
 from core.privacy.fields import check_doc, scrub_doc
 from core.storage.store import Store
 from core.text import fingerprint
+
+if TYPE_CHECKING:
+    from core.cli.main import Context
 
 FORMATS = ("memwork", "episodic", "letta", "agentmemory")
 POLICIES = ("skip", "replace", "keep-both")
@@ -498,7 +501,7 @@ def run_import(
     )
 
 
-def run_import_cli(ctx: Any) -> int:
+def run_import_cli(ctx: Context) -> int:
     """``memwork import FILE [--format F] [--on-conflict P]``."""
     import sys
 

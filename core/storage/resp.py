@@ -18,9 +18,12 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.storage.url import StoreURL
+
+if TYPE_CHECKING:
+    from io import BufferedReader
 
 CONNECT_TIMEOUT_S = 5.0
 #: A commit that copies a large store runs one script for seconds.
@@ -65,7 +68,7 @@ class Connection:
         self.url = url
         self.read_timeout = read_timeout
         self._sock: socket.socket | None = None
-        self._file: Any = None
+        self._file: BufferedReader | None = None
         #: Held for a whole request/reply exchange (the lease heartbeat shares nothing else).
         self.mutex = threading.Lock()
 
@@ -207,6 +210,7 @@ class Connection:
                 pass
 
     def _read(self) -> Any:
+        assert self._file is not None  # set by connect(); a closed connection never reads
         line = self._file.readline()
         if not line.endswith(b"\r\n"):
             raise ConnectionLost("the server closed the connection")
