@@ -33,6 +33,7 @@ from core.storage.store import Store
 
 if TYPE_CHECKING:
     from core.search_corpus import Corpus
+    from core.working_memory import KeyView
 
 
 class Memory:
@@ -316,7 +317,7 @@ class Memory:
     # -- working memory -------------------------------------------------------------------
     def wm_set(
         self, session: str, key: str, value: Any, *, ttl: float | None = None
-    ) -> dict[str, Any]:
+    ) -> KeyView:
         """Set a working-memory key (``ttl`` in seconds)."""
         from core import working_memory as wm
 
@@ -324,19 +325,19 @@ class Memory:
             self.store, session, key, value, ttl=ttl, now=self.now(), actor=self.actor
         )
 
-    def wm_get(self, session: str, key: str) -> dict[str, Any]:
+    def wm_get(self, session: str, key: str) -> KeyView:
         """A live key's entry."""
         from core import working_memory as wm
 
         return wm.get_key(self.store, session, key, now=self.now())
 
-    def wm_delete(self, session: str, key: str) -> dict[str, Any]:
+    def wm_delete(self, session: str, key: str) -> KeyView:
         """Delete a key."""
         from core import working_memory as wm
 
         return wm.delete_key(self.store, session, key, now=self.now(), actor=self.actor)
 
-    def wm_list(self, session: str) -> list[dict[str, Any]]:
+    def wm_list(self, session: str) -> list[KeyView]:
         """Live keys, sorted."""
         from core import working_memory as wm
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 import orjson
 
@@ -48,6 +48,32 @@ TASK_FIELDS = (
     "total_steps",
     "progress_percent",
 )
+
+
+class KeyView(TypedDict):
+    """A key's entry as the CLI, the API and the workbench show it."""
+
+    key: str
+    value: Any
+    """The JSON value as set (strings scrubbed)."""
+    set_at: str
+    expires_at: str | None
+    ttl_remaining: float | None
+    """Seconds left at the caller's ``now`` (0.0 once expired); None without a TTL."""
+
+
+class WorkingMemoryView(TypedDict):
+    """Everything the workbench shows of one session's working memory (:func:`overview`)."""
+
+    session_id: str
+    keys: list[KeyView]
+    """Live keys, by name."""
+    task: dict[str, Any] | None
+    scratchpad: list[dict[str, Any]]
+    scratch_capacity: int
+    checkpoints: list[dict[str, Any]]
+    """Working-memory checkpoints, oldest first, each with its counts (keys, scratch_entries,
+    has_task)."""
 
 
 def table_name(session_id: str) -> str:
@@ -132,7 +158,7 @@ def check_ttl(ttl: float | None) -> float | None:
     return float(ttl)
 
 
-def entry_view(key: str, entry: dict[str, Any], now: datetime) -> dict[str, Any]:
+def entry_view(key: str, entry: dict[str, Any], now: datetime) -> KeyView:
     """A key's entry as the CLI and UI show it (``ttl_remaining`` in seconds or None)."""
     return {
         "key": key,
@@ -249,7 +275,7 @@ def _resolve_checkpoint(store: Store, session_id: str, key: str) -> dict[str, An
 
 
 # -- reads ----------------------------------------------------------------------------
-def get_key(store: Store, session: str, key: str, *, now: datetime) -> dict[str, Any]:
+def get_key(store: Store, session: str, key: str, *, now: datetime) -> KeyView:
     """A live key's entry with ``ttl_remaining``; NotFound when missing or expired."""
     with store.reading():
         sid = _session_id(store, session)
@@ -260,7 +286,7 @@ def get_key(store: Store, session: str, key: str, *, now: datetime) -> dict[str,
     return entry_view(key, entry, now)
 
 
-def list_keys(store: Store, session: str, *, now: datetime) -> list[dict[str, Any]]:
+def list_keys(store: Store, session: str, *, now: datetime) -> list[KeyView]:
     """Live keys (expired ones are invisible), sorted by key."""
     with store.reading():
         sid = _session_id(store, session)
@@ -300,7 +326,7 @@ def _checkpoint_view(doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def overview(store: Store, session: str, *, now: datetime) -> dict[str, Any]:
+def overview(store: Store, session: str, *, now: datetime) -> WorkingMemoryView:
     """Everything the workbench shows for a session's working memory at ``now``."""
     with store.reading():
         sid = _session_id(store, session)
@@ -328,7 +354,7 @@ def set_key(
     ttl: float | None = None,
     now: datetime,
     actor: str,
-) -> dict[str, Any]:
+) -> KeyView:
     """Set ``key`` to a JSON value (strings are scrubbed); ``ttl`` seconds > 0, optional."""
     check_key(key)
     seconds = check_ttl(ttl)
@@ -353,7 +379,7 @@ def set_key(
 
 def delete_key(
     store: Store, session: str, key: str, *, now: datetime, actor: str
-) -> dict[str, Any]:
+) -> KeyView:
     """Delete a live key (NotFound when missing or already expired); returns its entry."""
     with store.transaction():
         sid, state, purged = _load_for_write(store, session, now, actor)
