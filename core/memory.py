@@ -315,9 +315,7 @@ class Memory:
         return slots.delete_slot(self.store, label, now=self.now(), actor=self.actor)
 
     # -- working memory -------------------------------------------------------------------
-    def wm_set(
-        self, session: str, key: str, value: Any, *, ttl: float | None = None
-    ) -> KeyView:
+    def wm_set(self, session: str, key: str, value: Any, *, ttl: float | None = None) -> KeyView:
         """Set a working-memory key (``ttl`` in seconds)."""
         from core import working_memory as wm
 

@@ -377,9 +377,7 @@ def set_key(
     return entry_view(key, entry, now)
 
 
-def delete_key(
-    store: Store, session: str, key: str, *, now: datetime, actor: str
-) -> KeyView:
+def delete_key(store: Store, session: str, key: str, *, now: datetime, actor: str) -> KeyView:
     """Delete a live key (NotFound when missing or already expired); returns its entry."""
     with store.transaction():
         sid, state, purged = _load_for_write(store, session, now, actor)
