@@ -14,7 +14,7 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from tinydb.storages import Storage
 
@@ -499,26 +499,24 @@ class FolderStorage(Storage):
 class MemoryTableStorage(FolderStorage):
     """The same tables and transactions with nothing on disk, for fast tests.
 
-    Committed bytes live in TinyDB's own ``MemoryStorage``; tables are stored
+    Committed bytes live in a dict of file name → bytes; tables are stored
     encoded, so a value that would not survive JSON fails here too, and a
     rolled-back transaction cannot leak into what is committed.
     """
 
     def __init__(self) -> None:
-        from tinydb.storages import MemoryStorage
-
         super().__init__(Path("<memory>"), Manifest(schema_version=0))
-        self.files = MemoryStorage()
+        #: The committed files, file name → bytes (replaced whole by each commit).
+        self.files: dict[str, bytes] = {}
         self._commit_files({})
         self.snapshots: dict[str, dict[str, bytes]] = {}
 
     def _committed(self) -> dict[str, bytes]:
         """The committed files, file name → bytes."""
-        # TinyDB types MemoryStorage's content as documents; here it holds encoded files.
-        return cast("dict[str, bytes]", self.files.read() or {})
+        return self.files
 
     def _commit_files(self, files: dict[str, bytes]) -> None:
-        self.files.write(files)  # type: ignore[arg-type]  # files, not documents (see _committed)
+        self.files = files
 
     def read_manifest(self) -> Manifest:
         """The committed manifest."""

@@ -71,6 +71,7 @@ class StrTable(Table):
     record's stable id cannot.
     """
 
+    # TinyDB declares document_id_class as type[int]; this table's ids are strings.
     document_id_class = str  # type: ignore[assignment]
 
 
@@ -371,6 +372,7 @@ class Store:
     # -- tables -----------------------------------------------------------------------
     def table(self, name: str) -> StrTable:
         """The TinyDB table ``name`` (query cache off: other processes change data)."""
+        # TinyDB.table is typed Table; _StoreDB.table_class makes every table a StrTable.
         return self._db.table(name, cache_size=0)  # type: ignore[return-value]
 
     def table_names(self, prefix: str | None = None) -> list[str]:
