@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from core.storage.store import Store
 
@@ -85,6 +85,36 @@ class Memory:
         self.close()
 
     # -- the context ----------------------------------------------------------------------
+    @overload
+    def context(
+        self,
+        task: str | None = None,
+        *,
+        project: str | None = None,
+        budget: int = 2000,
+        style: str = "default",
+        format: Literal["text"] = "text",  # noqa: A002 - the CLI's flag name
+    ) -> str: ...
+    @overload
+    def context(
+        self,
+        task: str | None = None,
+        *,
+        project: str | None = None,
+        budget: int = 2000,
+        style: str = "default",
+        format: Literal["json"],  # noqa: A002 - the CLI's flag name
+    ) -> dict[str, Any]: ...
+    @overload
+    def context(
+        self,
+        task: str | None = None,
+        *,
+        project: str | None = None,
+        budget: int = 2000,
+        style: str = "default",
+        format: str,  # noqa: A002 - the CLI's flag name
+    ) -> str | dict[str, Any]: ...
     def context(
         self,
         task: str | None = None,
@@ -93,7 +123,7 @@ class Memory:
         budget: int = 2000,
         style: str = "default",
         format: str = "text",  # noqa: A002 - the CLI's flag name
-    ) -> Any:
+    ) -> str | dict[str, Any]:
         """The prompt context: text (``format="text"``) or the ``--format json`` document."""
         from core.context.build import build_context
         from core.errors import InvalidInput

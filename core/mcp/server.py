@@ -174,8 +174,9 @@ def build_server(memory: Memory) -> MemworkServer:
         score on the task. `project` ranks that project's lessons as matching. `budget` is in
         estimated tokens (characters / 4). `format="json"` returns the sections and what the
         budget dropped. An empty string means there is nothing to remember yet."""
-        result = m.context(task, project=project, budget=budget, style=style, format=format)
-        return _text(result) if format == "text" else result
+        if format == "text":
+            return _text(m.context(task, project=project, budget=budget, style=style))
+        return m.context(task, project=project, budget=budget, style=style, format="json")
 
     @tool(_WRITE)
     def record_episode(
