@@ -213,7 +213,9 @@ class MemworkApp(App[None]):
 
     def _quit_if_hung_up(self, fd: int) -> None:
         if hangup.terminal_gone(fd):
-            self.exit(return_code=129)  # 128 + SIGHUP, as if the hang-up had reached us
+            hangup.silence_terminal()
+            hangup.exit_if_shutdown_hangs()
+            self.exit(return_code=hangup.HANGUP_STATUS)  # as if the hang-up had reached us
 
     # -- panes ------------------------------------------------------------------------
     def pane(self, pane_id: str) -> Pane:
