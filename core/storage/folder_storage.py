@@ -563,7 +563,7 @@ class MemoryTableStorage(FolderStorage):
         return loads(self._committed()[path.name])
 
     def _committed_bytes(self, name: str) -> bytes | None:
-        return (self.files.read() or {}).get(table_file(name))
+        return self._committed().get(table_file(name))
 
     def snapshot(self, names_: list[str], key: str) -> None:
         names.check_id(key, "checkpoint")
