@@ -159,8 +159,23 @@ def _stem(word: str) -> str:
         ("s", ""),
     ):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + keep
-    return word
+            stem = word[: -len(suffix)] + keep
+            # "skipped", "stopping", "committed": the doubled consonant goes, so they
+            # meet "skip", "stop", "commit" ("passed", "called" and "added" keep theirs).
+            if (
+                suffix in ("ed", "ing")
+                and len(stem) >= 4
+                and stem[-1] == stem[-2]
+                and stem[-1] not in "aeiouslz"
+            ):
+                stem = stem[:-1]
+            return _no_final_e(stem)
+    return _no_final_e(word)
+
+
+def _no_final_e(stem: str) -> str:
+    """ "stage"/"stages", "silence"/"silenced", "cache"/"cached" meet without their e."""
+    return stem[:-1] if len(stem) >= 4 and stem.endswith("e") else stem
 
 
 def _clause(tokens: list[str]) -> Clause | None:
@@ -211,11 +226,29 @@ def is_negated(text: str) -> bool:
     return False
 
 
-def _same_subject(a: frozenset[str], b: frozenset[str]) -> bool:
+def same_subject(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether two clause cores are about the same thing (see :data:`SAME_SUBJECT`)."""
     if not a or not b:
         return False
     shared = len(a & b)
     return shared >= 1 and shared / min(len(a), len(b)) >= SAME_SUBJECT
+
+
+def opposed(a: str, b: str) -> bool:
+    """Whether some clause of ``a`` and some clause of ``b`` are about the same thing
+    and exactly one of them is negated.
+
+    Stricter than :func:`contradicts`, which falls back on the texts' overall
+    polarity when no clauses pair up (it is meant for texts already known to be
+    similar): here texts that share no subject never oppose, so it can compare
+    texts worded differently, such as a derived ``[AVOID]`` rule and a lesson.
+    """
+    return any(
+        x.negated != y.negated
+        for x in clauses(a)
+        for y in clauses(b)
+        if same_subject(x.core, y.core)
+    )
 
 
 def contradicts(a: str, b: str) -> bool:
@@ -228,7 +261,7 @@ def contradicts(a: str, b: str) -> bool:
     paired = False
     for x in first:
         for y in second:
-            if _same_subject(x.core, y.core):
+            if same_subject(x.core, y.core):
                 if x.negated != y.negated:
                     return True
                 paired = True

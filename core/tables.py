@@ -35,6 +35,7 @@ SINGLE = (
     "checkpoints",
     "imports",
     "meta",
+    "proposals",
 )
 
 
@@ -75,6 +76,7 @@ USER_TABLES = (
     "rules",
     "lessons",
     "slots",
+    "proposals",
     "checkpoints",
     "audit",
 )

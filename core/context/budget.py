@@ -19,13 +19,15 @@ def estimate_tokens(text: str) -> int:
 # Plain classes rather than dataclasses: importing dataclasses (inspect, ast,
 # tokenize...) costs ~8 ms, paid on every `memwork context` call.
 class Line:
-    """One line of the context and how early it is dropped (lower goes first)."""
+    """One line of the context, how early it is dropped (lower goes first) and the
+    records it came from (``core.sources`` references)."""
 
-    __slots__ = ("text", "priority")
+    __slots__ = ("text", "priority", "sources")
 
-    def __init__(self, text: str, priority: int) -> None:
+    def __init__(self, text: str, priority: int, sources: list[dict] | None = None) -> None:
         self.text = text
         self.priority = priority
+        self.sources = sources if sources is not None else []
 
 
 class Section:
@@ -43,13 +45,14 @@ Renderer = Callable[[list[Section]], str]
 
 
 class Dropped:
-    """A line the budget removed."""
+    """A line the budget removed (and the records it came from)."""
 
-    __slots__ = ("section", "text")
+    __slots__ = ("section", "text", "sources")
 
-    def __init__(self, section: str, text: str) -> None:
+    def __init__(self, section: str, text: str, sources: list[dict] | None = None) -> None:
         self.section = section
         self.text = text
+        self.sources = sources if sources is not None else []
 
 
 def fit(
@@ -65,7 +68,7 @@ def fit(
             hits = [i for i, line in enumerate(section.lines) if line.priority == low]
             if hits:
                 line = section.lines.pop(hits[-1])
-                dropped.append(Dropped(section.name, line.text))
+                dropped.append(Dropped(section.name, line.text, line.sources))
                 break
         live = [s for s in live if s.lines]
     return live, dropped

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from core import aggregates
+from core import aggregates, config
 from core.context import default_style, episodic_style
 from core.context.budget import Dropped, Line, Section, estimate_tokens, fit
 from core.errors import InvalidInput
@@ -33,7 +33,10 @@ class ContextResult:
         budget_tokens: int,
         sections: list[Section],
         dropped: list[Dropped],
+        log_wanted: bool = False,
     ) -> None:
+        self.log_wanted = log_wanted
+        """The store asks for injections to be recorded (setting ``context_log``)."""
         self.text = text
         self.style = style
         self.task_id = task_id
@@ -51,13 +54,17 @@ class ContextResult:
         render = episodic_style.render if self.style == "episodic" else default_style.render
         return {
             "budget_tokens": self.budget_tokens,
-            "dropped": [{"section": d.section, "line": d.text} for d in self.dropped],
+            "dropped": [
+                {"section": d.section, "line": d.text, "sources": d.sources} for d in self.dropped
+            ],
             "estimated_tokens": self.tokens,
             "sections": [
                 {
                     "heading": s.heading,
                     "lines": [line.text for line in s.lines],
                     "name": s.name,
+                    # In step with "lines": the records each line came from.
+                    "sources": [line.sources for line in s.lines],
                     "estimated_tokens": estimate_tokens(render([s])),
                 }
                 for s in self.sections
@@ -89,6 +96,8 @@ def read_inputs(store: Store, task_id: str | None) -> dict[str, Any]:
             ],
             "slots": list(store.docs("slots").values()),
             "task": aggregates.read_task(store, task_id) if task_id else None,
+            # Settings live in ``meta``, which the aggregate read above loaded already.
+            "context_log": config.is_on(store, "context_log"),
         }
 
 
@@ -97,7 +106,7 @@ def _scrubbed(sections: list[Section]) -> list[Section]:
         Section(
             s.name,
             scrub(s.heading) if s.heading else None,
-            [Line(scrub(line.text), line.priority) for line in s.lines],
+            [Line(scrub(line.text), line.priority, line.sources) for line in s.lines],
         )
         for s in sections
     ]
@@ -135,4 +144,5 @@ def build_context(
         budget_tokens=budget_tokens,
         sections=kept,
         dropped=dropped,
+        log_wanted=bool(data["context_log"]),
     )
