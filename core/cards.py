@@ -9,8 +9,7 @@ from core import audit, ids, lookup, sources
 from core.card_text import cut_text
 from core.clock import iso
 from core.errors import Conflict, InvalidInput, NotFound
-from core.models.base import validate
-from core.models.card import DEFAULT_LESSON, MistakeCard
+from core.models.plain import DEFAULT_LESSON
 from core.privacy import scrub
 from core.ranking import ranked_cards
 from core.storage.store import Store
@@ -133,6 +132,14 @@ def apply_cards(
     return touched
 
 
+def _validated(card: dict[str, Any]) -> dict[str, Any]:
+    # Curation only: recording merges cards without pydantic (see core.models.plain).
+    from core.models.base import validate
+    from core.models.card import MistakeCard
+
+    return validate(MistakeCard, card).to_doc()
+
+
 # -- reads and curation ------------------------------------------------------------------
 def all_cards(store: Store) -> list[dict[str, Any]]:
     """Every card, ranked (call inside ``store.reading()``)."""
@@ -203,7 +210,7 @@ def edit_card(
             value, char = cut_text(text)
             _take(card, {field: value, "cut_chars": {field: char} if char else {}}, field)
         card["updated_at"] = iso(now)
-        doc = validate(MistakeCard, card).to_doc()
+        doc = _validated(card)
         store.put(TABLE, doc["id"], doc)
         audit.record(
             store,
@@ -250,7 +257,7 @@ def merge_cards(store: Store, keep: str, absorb: str, *, now: datetime, actor: s
             *other.get("merged_from", []),
         ]
         target["updated_at"] = iso(now)
-        doc = validate(MistakeCard, target).to_doc()
+        doc = _validated(target)
         store.put(TABLE, doc["id"], doc)
         store.delete(TABLE, [other["id"]])
         audit.record(

@@ -11,15 +11,13 @@ never raised.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from core import aggregates, audit, rules
-from core.models.rule import TEXT_CAP
+from core.models.plain import RULE_TEXT_CAP as TEXT_CAP
 from core.privacy import scrub
 from core.storage.store import Store
 
@@ -69,6 +67,10 @@ class Report:
 
 def run_external(command: str, recent: list[dict[str, Any]]) -> list[str]:
     """Run the external consolidator; raise ValueError with a reason when it fails."""
+    # Imported here: recording an episode loads this module on every agent step.
+    import json
+    import subprocess
+
     try:
         timeout = float(os.environ.get(ENV_TIMEOUT, "30"))
     except ValueError:

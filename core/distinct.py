@@ -6,12 +6,16 @@ seen before reads one small table, whatever the size of history.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any, Literal
 
 from core import counters
 from core.storage.store import Store
 from core.tables import physical_name
+
+try:  # CPython's own SHA-1: hashlib would load OpenSSL (~2 ms) on every recorded episode
+    from _sha1 import sha1
+except ImportError:  # pragma: no cover - other Pythons
+    from hashlib import sha1
 
 Kind = Literal["mistake", "success"]
 LOGICAL = "distinct"
@@ -19,7 +23,7 @@ LOGICAL = "distinct"
 
 def doc_id(kind: Kind, text: str) -> str:
     """``m3fa9…`` / ``s09b1…``: kind letter, then the text's hash (the bucket is id[:2])."""
-    digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:20]
+    digest = sha1(text.encode("utf-8")).hexdigest()[:20]
     return f"{kind[0]}{digest}"
 
 

@@ -14,9 +14,9 @@ from typing import Any, NamedTuple, TypeVar
 
 from core import aggregates, audit, cards, consolidation, distinct, failures, ids, rules, shards
 from core.clock import iso, parse_instant
+from core.episode_input import parse
 from core.errors import InvalidInput, NotFound
-from core.models.base import validate
-from core.models.episode import Episode, EpisodeInput, outcome_for
+from core.models.plain import outcome_for
 from core.privacy import scrub, scrub_value
 from core.storage.store import Store
 
@@ -24,15 +24,20 @@ BASE = "episodes"
 T = TypeVar("T")
 
 
-def parse_items(items: list[Any]) -> list[EpisodeInput]:
-    """Validate every item first; the error names the item number (from 1) and field."""
+def parse_items(items: list[Any]) -> list[dict[str, Any]]:
+    """Validate every item first; the error names the item number (from 1) and field.
+
+    Each item becomes what :class:`core.models.episode.EpisodeInput` makes of it
+    (its ``model_dump()``), read without pydantic when that is certain to agree
+    (:mod:`core.episode_input`).
+    """
     if not items:
         raise InvalidInput("input", "no episodes given")
     parsed = []
     for number, item in enumerate(items, start=1):
-        episode = validate(EpisodeInput, item, item=number)
-        if episode.recorded_at is not None:
-            parse_instant(episode.recorded_at, field=f"item {number}: recorded_at")
+        episode = parse(item, number=number)
+        if episode["recorded_at"] is not None:
+            parse_instant(episode["recorded_at"], field=f"item {number}: recorded_at")
         parsed.append(episode)
     return parsed
 
@@ -53,30 +58,28 @@ def _named(number: int, where: str | None, fn: Callable[..., T], *args: Any, **k
         raise InvalidInput(field, exc.rule, item=number) from None
 
 
-def _prepare(item: EpisodeInput, index: int, now: datetime, synthesise: bool) -> dict[str, Any]:
-    stamp = iso(parse_instant(item.recorded_at)) if item.recorded_at else iso(now)
+def _prepare(item: dict[str, Any], index: int, now: datetime, synthesise: bool) -> dict[str, Any]:
+    stamp = iso(parse_instant(item["recorded_at"])) if item["recorded_at"] else iso(now)
     doc: dict[str, Any] = {
         "id": ids.new_id("ep"),
         "index": index,
-        "task_id": item.task_id,
-        "score": item.score,
-        "steps": item.steps,
-        "summary": scrub(item.summary).strip(),
-        "mistakes": [m for m in (scrub(x).strip() for x in item.mistakes) if m],
-        "successes": [s for s in (scrub(x).strip() for x in item.successes) if s],
+        "task_id": item["task_id"],
+        "score": item["score"],
+        "steps": item["steps"],
+        "summary": scrub(item["summary"]).strip(),
+        "mistakes": [m for m in (scrub(x).strip() for x in item["mistakes"]) if m],
+        "successes": [s for s in (scrub(x).strip() for x in item["successes"]) if s],
         "mistake_cards": [],
-        "errors": [{k: scrub(v).strip() for k, v in e.model_dump().items()} for e in item.errors],
-        "outcome": item.outcome or outcome_for(item.score),
-        "session_id": item.session_id,
-        "worker_id": item.worker_id,
-        "metadata": scrub_value(item.metadata),
+        "errors": [{k: scrub(v).strip() for k, v in e.items()} for e in item["errors"]],
+        "outcome": item["outcome"] or outcome_for(item["score"]),
+        "session_id": item["session_id"],
+        "worker_id": item["worker_id"],
+        "metadata": scrub_value(item["metadata"]),
         "card_ids": [],
         "created_at": stamp,
         "updated_at": stamp,
     }
-    reported = [
-        cards.normalise_input(c.model_dump(), task_id=item.task_id) for c in item.mistake_cards
-    ]
+    reported = [cards.normalise_input(c, task_id=item["task_id"]) for c in item["mistake_cards"]]
     # The episode keeps the cards as reported (cut); the cut characters are the card's.
     doc["mistake_cards"] = [{k: v for k, v in c.items() if k != "cut_chars"} for c in reported]
     doc["_cards"] = reported
@@ -143,7 +146,6 @@ def record_episodes(
             )
             aggregates.add_episode(glob, task, doc, now)
             tasks[doc["task_id"]] = task
-            _named(number, None, validate, Episode, doc)
             store.put(shards.shard_of(BASE, index), doc["id"], doc)
             audit.record(
                 store,

@@ -8,8 +8,11 @@ call :func:`seed` to make them reproducible.
 from __future__ import annotations
 
 import os
-import random
 import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import random
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _rng: random.Random | None = None
@@ -21,7 +24,12 @@ _SEEDED_BASE_MS = 1_790_000_000_000  # 2026-09-21, an arbitrary fixed instant
 def seed(value: int | None) -> None:
     """Make ids deterministic (``None`` goes back to OS randomness)."""
     global _rng, _last_ms, _last_rand
-    _rng = random.Random(value) if value is not None else None
+    if value is None:
+        _rng = None
+    else:
+        import random  # only tests and the demo generator seed ids
+
+        _rng = random.Random(value)
     _last_ms, _last_rand = -1, 0
 
 

@@ -143,6 +143,17 @@ class LessonWrite:
     """Ids of similar live lessons that say the opposite (kept apart, not merged)."""
 
 
+def write_record(result: LessonWrite, now: datetime) -> dict[str, Any]:
+    """What ``lesson add --json`` prints (and the Python API and MCP return) for a save."""
+    return {
+        **view(result.lesson, now),
+        "action": result.action,
+        "duplicate_of": result.duplicate_of,
+        "starts_forgotten": result.starts_forgotten,
+        "contradicts": result.contradicts,
+    }
+
+
 def _save(store: Store, lesson: dict[str, Any], now: datetime) -> dict[str, Any]:
     lesson["updated_at"] = iso(now)
     doc = validate(Lesson, lesson).to_doc()

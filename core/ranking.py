@@ -30,23 +30,33 @@ def ranked_cards(cards: list[dict[str, Any]]) -> list[dict]:
     return sorted(cards, key=card_rank_key)
 
 
-def scope_match(scope: str, task_id: str | None) -> float:
-    """0 when a lesson is for another task; otherwise its scope's weight."""
+def scope_match(scope: str, task_id: str | None, project: str | None = None) -> float:
+    """0 when a lesson is for another task or project; otherwise its scope's weight.
+
+    Without a ``project``, project lessons keep their lower weight for every
+    context; with one, that project's lessons match as fully as the task's own
+    and other projects' lessons are left out.
+    """
     kind, _, value = scope.partition(":")
     if kind == "task":
         return SCOPE_WEIGHT["task"] if value == task_id else 0.0
+    if kind == "project" and project:
+        return SCOPE_WEIGHT["task"] if value == project else 0.0
     return SCOPE_WEIGHT.get(kind, 0.0)
 
 
 def ranked_lessons(
-    lessons: list[dict[str, Any]], task_id: str | None, now: datetime
+    lessons: list[dict[str, Any]],
+    task_id: str | None,
+    now: datetime,
+    project: str | None = None,
 ) -> list[tuple[float, dict[str, Any]]]:
     """Live lessons that apply, by effective confidence × scope match (best first)."""
     scored = []
     for lesson in lessons:
         if not is_live(lesson, now):
             continue
-        weight = scope_match(lesson["scope"], task_id)
+        weight = scope_match(lesson["scope"], task_id, project)
         if weight <= 0:
             continue
         scored.append((round(effective_confidence(lesson, now) * weight, 6), lesson))

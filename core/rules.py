@@ -8,8 +8,12 @@ from typing import Any
 from core import audit, counters, ids, sources
 from core.clock import iso
 from core.errors import InvalidInput
-from core.models.base import validate
-from core.models.rule import TEXT_CAP, Rule, check_rule_scope
+from core.models.plain import (
+    RULE_POLARITIES,
+    RULE_SOURCES,
+    RULE_TEXT_CAP,
+    check_rule_scope,
+)
 from core.privacy import scrub
 from core.storage.store import Store
 from core.tables import rule_table
@@ -142,9 +146,9 @@ def derived_texts(score: float, successes: list[str], mistakes: list[str]) -> li
     trace, say) gives a rule cut with an ellipsis, while the episode keeps it whole.
     """
     if score >= WORKS_AT:
-        return [(ellipsize(f"[WORKS] {s}", TEXT_CAP), "works") for s in successes]
+        return [(ellipsize(f"[WORKS] {s}", RULE_TEXT_CAP), "works") for s in successes]
     if score < AVOID_BELOW:
-        return [(ellipsize(f"[AVOID] {m}", TEXT_CAP), "avoid") for m in mistakes]
+        return [(ellipsize(f"[AVOID] {m}", RULE_TEXT_CAP), "avoid") for m in mistakes]
     return []
 
 
@@ -194,7 +198,7 @@ def upsert(
             "updated_at": stamp,
         }
         outcome = "added"
-    doc = validate(Rule, rule).to_doc()
+    doc = _validated(rule)
     store.put(table_for(scope), doc["id"], doc)
     return doc, outcome
 
@@ -209,6 +213,53 @@ def _note_episodes(
         updated = sources.with_episode(updated, episode_id)
     if updated != known:
         store.put(table, rule["id"], {**rule, "episode_ids": updated})
+
+
+_RULE_FIELDS = frozenset(
+    (
+        "id",
+        "text",
+        "scope",
+        "polarity",
+        "source",
+        "active",
+        "seq",
+        "episode_ids",
+        "created_at",
+        "updated_at",
+    )
+)
+
+
+def _validated(rule: dict[str, Any]) -> dict[str, Any]:
+    """The rule as the model would store it; pydantic only for one it would refuse or change.
+
+    Recording an episode derives rules on every step; a rule built here that
+    obeys every constraint of :class:`core.models.rule.Rule` is stored as is,
+    anything else goes through the model for its exact verdict and message.
+    """
+    if (
+        rule.keys() == _RULE_FIELDS
+        and all(type(rule[k]) is str for k in ("id", "text", "scope", "created_at", "updated_at"))
+        and 1 <= len(rule["text"]) <= RULE_TEXT_CAP
+        and rule["polarity"] in RULE_POLARITIES
+        and rule["source"] in RULE_SOURCES
+        and type(rule["active"]) is bool
+        and type(rule["seq"]) is int
+        and rule["seq"] >= 0
+        and type(rule["episode_ids"]) is list
+        and all(type(e) is str for e in rule["episode_ids"])
+    ):
+        try:
+            check_rule_scope(rule["scope"])
+        except ValueError:
+            pass
+        else:
+            return dict(rule)
+    from core.models.base import validate
+    from core.models.rule import Rule
+
+    return validate(Rule, rule).to_doc()
 
 
 def enforce_window(store: Store, scope: str, now: datetime) -> list[str]:

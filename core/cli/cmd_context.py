@@ -21,7 +21,12 @@ def run(ctx: Context) -> int:
 
         store = Store.in_memory()
     result = build_context(
-        store, now=ctx.now, task_id=a.task, budget_tokens=a.budget, style=a.style
+        store,
+        now=ctx.now,
+        task_id=a.task,
+        budget_tokens=a.budget,
+        style=a.style,
+        project=a.project,
     )
     if a.format == "json" or ctx.json:
         from core.cli.output import emit_json

@@ -71,15 +71,7 @@ def add(ctx: Context) -> int:
             "restored"
         )
     if ctx.json:
-        emit_json(
-            {
-                **saved,
-                "action": result.action,
-                "duplicate_of": result.duplicate_of,
-                "starts_forgotten": result.starts_forgotten,
-                "contradicts": result.contradicts,
-            }
-        )
+        emit_json(lessons.write_record(result, ctx.now))
     else:
         say(saved["id"])
     return 0

@@ -52,6 +52,8 @@ READ_VERBS = frozenset(
         "core.cli.cmd_review:list_",
         "core.cli.cmd_review:show",
         "core.cli.cmd_lint:run",
+        "core.cli.cmd_search:run",
+        "core.cli.cmd_history:run",
     }
 )
 _WM_TASK_CHANGES = ("task_id", "description", "status", "step", "total", "progress")
@@ -125,23 +127,44 @@ def _add_context(sub: Any) -> None:
     c = _cmd(sub, "context", "core.cli.cmd_context:run", "print the prompt context")
     c.add_argument("--task", metavar="T")
     c.add_argument(
+        "--project", metavar="P", help="rank this project's lessons (scope project:P) as matching"
+    )
+    c.add_argument(
         "--budget", type=int, default=2000, metavar="N", help="token budget (default 2000)"
     )
     c.add_argument("--format", choices=["text", "json"], default="text")
     c.add_argument("--style", choices=["default", "episodic"], default="default")
 
 
-def context_parser() -> argparse.ArgumentParser:
-    """Only the ``context`` verb.
+def _add_record(sub: Any) -> None:
+    c = _cmd(
+        sub,
+        "record-episode",
+        "core.cli.cmd_episodes:record",
+        "record episodes (JSON, array or JSON Lines)",
+    )
+    c.add_argument("file", nargs="?", default="-", metavar="FILE|-")
 
-    Agents call it on every step, and building the whole parser (~60
-    sub-parsers) would cost ~18 ms of each call.
+
+#: Verbs agents run on every step, each with a parser of its own.
+_STEP_VERBS = {"context": _add_context, "record-episode": _add_record}
+
+
+def step_parser(verb: str) -> argparse.ArgumentParser:
+    """Only one of the verbs agents call on every step (``context``, ``record-episode``).
+
+    Building the whole parser (~60 sub-parsers) would cost ~18 ms of each call.
     """
     p = _Parser(prog="memwork", description="A memory workbench for AI agents.")
     _global_options(p)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    _add_context(sub)
+    _STEP_VERBS[verb](sub)
     return p
+
+
+def context_parser() -> argparse.ArgumentParser:
+    """Only the ``context`` verb (see :func:`step_parser`)."""
+    return step_parser("context")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -150,14 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     _global_options(p)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     _add_context(sub)
-
-    c = _cmd(
-        sub,
-        "record-episode",
-        "core.cli.cmd_episodes:record",
-        "record episodes (JSON, array or JSON Lines)",
-    )
-    c.add_argument("file", nargs="?", default="-", metavar="FILE|-")
+    _add_record(sub)
 
     c = _cmd(sub, "observe", "core.cli.cmd_sessions:observe", "add an observation to a session")
     c.add_argument("--session", required=True, metavar="S")
@@ -283,6 +299,32 @@ def build_parser() -> argparse.ArgumentParser:
     c = _cmd(sub, "export", "core.cli.cmd_interop:export", "the whole store as one JSON document")
     c.add_argument("file", nargs="?", metavar="FILE")
 
+    c = _cmd(sub, "search", "core.cli.cmd_search:run", "search every kind of memory")
+    c.add_argument("query", metavar="QUERY")
+    c.add_argument(
+        "--kind",
+        action="append",
+        default=[],
+        metavar="K",
+        help="lesson, rule, card, episode, observation, slot, wm, session, checkpoint (repeatable)",
+    )
+    c.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
+
+    c = _cmd(sub, "history", "core.cli.cmd_history:run", "the audit log, newest first")
+    c.add_argument("--table", metavar="T", help="entries about this table (lessons, episodes, ...)")
+    c.add_argument("--record", metavar="ID", help="entries about this record (id, prefix or tail)")
+    c.add_argument(
+        "--actor", metavar="A", help="entries by this actor (cli also matches cli:<agent>)"
+    )
+    c.add_argument(
+        "--limit", type=int, default=50, metavar="N", help="at most N entries (default 50)"
+    )
+
+    c = _cmd(sub, "mcp", "core.cli.cmd_mcp:run", "serve the store to agents over MCP (stdio)")
+    c.add_argument(
+        "--agent", metavar="A", help="agent id for the audit log (default $MEMWORK_AGENT)"
+    )
+
     _cmd(
         sub,
         "stats",
@@ -356,7 +398,8 @@ def _open_workbench(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 2 user error, 1 anything else)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    parser = context_parser() if _verb(args_list) == "context" else build_parser()
+    verb = _verb(args_list)
+    parser = step_parser(verb) if verb in _STEP_VERBS else build_parser()
     try:
         args = parser.parse_args(args_list)
     except SystemExit as exc:  # usage errors and --help: report the code, do not raise

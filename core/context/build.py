@@ -119,13 +119,19 @@ def build_context(
     task_id: str | None = None,
     budget_tokens: int = DEFAULT_BUDGET,
     style: str = "default",
+    project: str | None = None,
 ) -> ContextResult:
-    """Build the context for ``task_id`` within ``budget_tokens`` (estimated)."""
+    """Build the context for ``task_id`` within ``budget_tokens`` (estimated).
+
+    ``project`` makes that project's lessons (scope ``project:<P>``) rank as
+    matching, and leaves other projects' lessons out.
+    """
     if style not in ("default", "episodic"):
         raise InvalidInput("style", f"must be 'default' or 'episodic' (got {style!r})")
     if budget_tokens < 0:
         raise InvalidInput("budget", f"must be >= 0 (got {budget_tokens})")
     task_id = task_id.strip() if task_id else None
+    project = project.strip() if project else None
     data = read_inputs(store, task_id or None)
     # Multi-line secrets (PEM blocks) must be seen whole, so slots are scrubbed
     # before they are split into lines; every line is scrubbed again below.
@@ -134,7 +140,7 @@ def build_context(
         sections = episodic_style.build_sections(data, task_id)
         render = episodic_style.render
     else:
-        sections = default_style.build_sections(data, task_id, now)
+        sections = default_style.build_sections(data, task_id, now, project or None)
         render = default_style.render
     kept, dropped = fit(_scrubbed(sections), budget_tokens, render)
     return ContextResult(

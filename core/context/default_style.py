@@ -40,8 +40,10 @@ def mean_line(task_id: str, stats: dict[str, Any]) -> str:
     return f"Your mean score on {task_id}: {mean:.2f} (over {count} episodes)"
 
 
-def build_sections(data: dict[str, Any], task_id: str | None, now: datetime) -> list[Section]:
-    """The sections, in order, from the data the context reads."""
+def build_sections(
+    data: dict[str, Any], task_id: str | None, now: datetime, project: str | None = None
+) -> list[Section]:
+    """The sections, in order, from the data the context reads (``project`` ranks lessons)."""
     sections: list[Section] = []
     slots = Section("slots", "## Pinned memory")
     for slot in sorted(data["slots"], key=lambda s: (s.get("position", 0), s["label"])):
@@ -69,7 +71,7 @@ def build_sections(data: dict[str, Any], task_id: str | None, now: datetime) -> 
     )
     general.lines.extend(
         Line(f"- {one_line(lesson['content'])}", P_LESSONS, sources.lesson(lesson))
-        for _, lesson in ranked_lessons(data["lessons"], task_id, now)[:MAX_LESSONS]
+        for _, lesson in ranked_lessons(data["lessons"], task_id, now, project)[:MAX_LESSONS]
     )
     sections.append(general)
 

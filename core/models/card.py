@@ -6,10 +6,9 @@ from pydantic import Field
 
 from core.card_text import TEXT_CAP
 from core.models.base import Record
+from core.models.plain import DEFAULT_LESSON
 
 __all__ = ["DEFAULT_LESSON", "TEXT_CAP", "MistakeCard"]
-
-DEFAULT_LESSON = "Avoid repeating this failure."
 
 
 class MistakeCard(Record):

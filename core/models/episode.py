@@ -7,23 +7,15 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from core.models.base import Record
+from core.models.plain import FAILURE_BELOW, SUCCESS_AT, outcome_for
 
 Outcome = Literal["success", "failure", "partial"]
-SUCCESS_AT = 0.85
-FAILURE_BELOW = 0.5
 #: The most characters one text field of an episode holds. Agents put whole stack
 #: traces in mistakes and errors: length alone never refuses an episode below this.
 TEXT_MAX = 100_000
 Text = Annotated[str, Field(max_length=TEXT_MAX)]
 
-
-def outcome_for(score: float) -> Outcome:
-    """The outcome a score implies: >= 0.85 success, < 0.5 failure, else partial."""
-    if score >= SUCCESS_AT:
-        return "success"
-    if score < FAILURE_BELOW:
-        return "failure"
-    return "partial"
+__all__ = ["FAILURE_BELOW", "SUCCESS_AT", "TEXT_MAX", "Episode", "EpisodeInput", "outcome_for"]
 
 
 class ErrorEntry(BaseModel):

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 from pydantic import Field, field_validator
 
 from core.models.base import Record
+from core.models.plain import RULE_TEXT_CAP, check_rule_scope
 
 Polarity = Literal["works", "avoid", "note"]
 RuleSource = Literal["derived", "consolidated", "manual", "imported"]
-_RULE_SCOPE = re.compile(r"^(global|task:.+)$")
-TEXT_CAP = 2000
+TEXT_CAP = RULE_TEXT_CAP
 
-
-def check_rule_scope(value: str) -> str:
-    """A rule's scope is ``global`` or ``task:<task_id>``."""
-    if not _RULE_SCOPE.fullmatch(value):
-        raise ValueError(f"must be 'global' or 'task:<task_id>' (got {value!r})")
-    return value
+__all__ = ["TEXT_CAP", "Rule", "check_rule_scope"]
 
 
 class Rule(Record):

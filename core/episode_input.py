@@ -1,0 +1,182 @@
+"""Reading an episode as an agent reports it, without pydantic for the usual case.
+
+``memwork record-episode`` runs as a whole process on every agent step.
+Importing pydantic and building :class:`core.models.episode.EpisodeInput`
+costs that process three times what recording does, so :func:`parse` first
+tries :func:`plain`: a hand-written reading of the same model that accepts only
+what the model certainly accepts, with well-inside-the-limits sizes, and
+returns exactly what the model would (its ``model_dump()``). Anything else —
+an error, an unusual type, a very long text — goes to the model itself, so every
+refusal keeps the model's exact message. A test compares the two on generated
+inputs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.models.plain import OUTCOMES
+
+#: Fields of the model; any other key is kept in ``metadata``.
+FIELDS = frozenset(
+    (
+        "task_id",
+        "score",
+        "steps",
+        "summary",
+        "mistakes",
+        "successes",
+        "mistake_cards",
+        "errors",
+        "outcome",
+        "session_id",
+        "worker_id",
+        "recorded_at",
+        "metadata",
+    )
+)
+_CARD_FIELDS = frozenset(
+    ("mistake_type", "task_id", "worker_id", "bad_decision", "correct_decision", "evidence")
+)
+_ERROR_FIELDS = frozenset(("error_type", "message", "resolution"))
+
+# Well inside the model's limits: beyond them the model decides (and words the refusal).
+_TEXT = 20_000
+_NAME = 200
+_STEPS = 100_000
+
+
+class _Unsure(Exception):
+    """The plain reading cannot vouch for this input: ask the model."""
+
+
+def _text(value: Any, limit: int = _TEXT) -> str:
+    if type(value) is not str or len(value) > limit:
+        raise _Unsure
+    return value
+
+
+def _optional_text(value: Any, limit: int = _NAME) -> str | None:
+    return None if value is None else _text(value, limit)
+
+
+def _text_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if type(value) is str:
+        return [_text(value)] if value.strip() else []
+    if type(value) is not list:
+        raise _Unsure
+    return [_text(v) for v in value if _text(v).strip()]
+
+
+def _card(value: Any) -> dict[str, Any]:
+    if type(value) is not dict or not value.keys() <= _CARD_FIELDS | {"lesson"}:
+        raise _Unsure
+    out: dict[str, Any] = {}
+    kind = value.get("mistake_type", "unknown_mistake")
+    # The model turns null into "" and then a blank type into the default.
+    out["mistake_type"] = (
+        "unknown_mistake"
+        if "mistake_type" not in value
+        else (_text("" if kind is None else kind, _NAME).strip() or "unknown_mistake")
+    )
+    out["task_id"] = _optional_text(value.get("task_id"))
+    out["worker_id"] = _optional_text(value.get("worker_id"))
+    for key in ("bad_decision", "correct_decision", "evidence"):
+        given = value.get(key, "")
+        out[key] = _text("" if given is None else given)
+    out["lesson"] = _optional_text(value.get("lesson"), _TEXT)
+    return out
+
+
+def _error(value: Any) -> dict[str, Any]:
+    if type(value) is not dict or not value.keys() <= _ERROR_FIELDS or "error_type" not in value:
+        raise _Unsure
+    kind = _text(value["error_type"], _NAME)
+    if not kind:
+        raise _Unsure
+    return {
+        "error_type": kind,
+        "message": _text(value.get("message", "")),
+        "resolution": _text(value.get("resolution", "")),
+    }
+
+
+def _list(value: Any, read: Any) -> list[dict[str, Any]]:
+    if value is None:
+        raise _Unsure
+    if type(value) is not list:
+        raise _Unsure
+    return [read(v) for v in value]
+
+
+def plain(item: Any) -> dict[str, Any] | None:
+    """``EpisodeInput(**item).model_dump()`` when that certainly succeeds, else None."""
+    try:
+        return _plain(item)
+    except _Unsure:
+        return None
+
+
+def _plain(item: Any) -> dict[str, Any]:
+    if type(item) is not dict:
+        raise _Unsure
+    data = item
+    if "trajectory_summary" in data:
+        data = dict(data)
+        alias = data.pop("trajectory_summary")
+        if not data.get("summary"):
+            data["summary"] = alias
+    extra = {k: v for k, v in data.items() if k not in FIELDS}
+    if any(type(k) is not str or k.startswith(("_", "model_")) for k in extra):
+        raise _Unsure  # names pydantic treats specially
+    if "score" not in data:
+        raise _Unsure
+    score = data["score"]
+    if type(score) not in (int, float) or not 0.0 <= score <= 1.0:
+        raise _Unsure
+    steps = data.get("steps", 0)
+    if type(steps) is float and steps.is_integer():
+        steps = int(steps)
+    if type(steps) is not int or not 0 <= steps <= _STEPS:
+        raise _Unsure
+    task = data.get("task_id", "unknown")
+    if task is None or (type(task) is str and not task.strip()):
+        task = "unknown"
+    elif "task_id" in data:
+        task = _text(task, _TEXT).strip()
+        if not 1 <= len(task) <= _NAME:
+            raise _Unsure
+    outcome = data.get("outcome")
+    if outcome is not None and (type(outcome) is not str or outcome not in OUTCOMES):
+        raise _Unsure
+    metadata = data.get("metadata", {})
+    if type(metadata) is not dict:
+        raise _Unsure
+    return {
+        "task_id": task,
+        "score": float(score),
+        "steps": steps,
+        "summary": _text(data.get("summary", "")),
+        "mistakes": _text_list(data.get("mistakes")),
+        "successes": _text_list(data.get("successes")),
+        "mistake_cards": _list(data.get("mistake_cards", []), _card),
+        "errors": _list(data.get("errors", []), _error),
+        "outcome": outcome,
+        "session_id": _optional_text(data.get("session_id")),
+        "worker_id": _optional_text(data.get("worker_id")),
+        "recorded_at": _optional_text(data.get("recorded_at")),
+        "metadata": {**extra, **metadata} if extra else metadata,
+    }
+
+
+def parse(item: Any, *, number: int | None = None) -> dict[str, Any]:
+    """Validate one episode; the model's ``model_dump()``, or its InvalidInput naming the field."""
+    found = plain(item)
+    if found is not None:
+        return found
+    from core.models.base import validate
+    from core.models.episode import EpisodeInput
+
+    return validate(EpisodeInput, item, item=number).model_dump()

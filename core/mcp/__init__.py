@@ -1,0 +1,1 @@
+"""``memwork mcp``: the store served to agents over the Model Context Protocol (stdio)."""

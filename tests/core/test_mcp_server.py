@@ -1,0 +1,397 @@
+"""`memwork mcp`: a real MCP client from the SDK starts the server over stdio and uses it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client, MCPError, StdioServerParameters
+
+from core.storage.store import Store
+from tests.conftest import folder_digest, python_env
+
+NOW = "2026-11-01T12:00:00Z"
+TOOLS = {
+    "get_context",
+    "record_episode",
+    "observe",
+    "start_session",
+    "end_session",
+    "add_lesson",
+    "reinforce_lesson",
+    "weaken_lesson",
+    "list_lessons",
+    "search",
+    "list_slots",
+    "get_slot",
+    "set_slot",
+    "append_slot",
+    "replace_in_slot",
+    "wm_set",
+    "wm_get",
+    "wm_delete",
+    "wm_list",
+    "wm_task",
+    "scratch_add",
+    "stats",
+}
+
+
+def params(db: Path, agent: str | None = "tester") -> StdioServerParameters:
+    args = ["-m", "core.cli.main", "--db", str(db), "mcp"]
+    if agent:
+        args += ["--agent", agent]
+    return StdioServerParameters(
+        command=sys.executable, args=args, env=python_env(MEMWORK_NOW=NOW, MEMWORK_FSYNC="0")
+    )
+
+
+def with_server(db: Path, body: Callable[[Client], Awaitable[Any]], **kw: Any) -> Any:
+    """Start ``memwork mcp`` on ``db``, run ``body`` with a connected client, stop it."""
+
+    async def main() -> Any:
+        async with Client(params(db, **kw), cache=None) as client:
+            return await body(client)
+
+    return anyio.run(main)
+
+
+async def call(client: Client, name: str, **args: Any) -> Any:
+    """A successful tool call's result: JSON decoded, or the context text."""
+    result = await client.call_tool(name, args)
+    text = result.content[0].text
+    assert not result.is_error, text
+    if name == "get_context" and args.get("format", "text") == "text":
+        return text
+    return json.loads(text)
+
+
+async def fails(client: Client, name: str, **args: Any) -> str:
+    """A failing tool call's message."""
+    result = await client.call_tool(name, args)
+    assert result.is_error, result.content[0].text
+    return result.content[0].text
+
+
+EPISODE = {
+    "task_id": "deploy-api",
+    "score": 0.3,
+    "steps": 9,
+    "summary": "Rolled back worker-25 after failed health checks",
+    "mistakes": ["Skipped the canary stage"],
+}
+
+
+def test_the_server_offers_exactly_the_named_tools_each_saying_when_to_call_it(
+    db: Path,
+) -> None:
+    async def body(client: Client) -> Any:
+        return (await client.list_tools()).tools
+
+    tools = with_server(db, body)
+    assert {t.name for t in tools} == TOOLS
+    by_name = {t.name: t for t in tools}
+    for tool in tools:
+        assert tool.description and len(tool.description) > 30, tool.name
+    assert "start of every task" in by_name["get_context"].description
+    assert by_name["get_context"].annotations.read_only_hint is True
+    assert by_name["record_episode"].annotations.read_only_hint is False
+    props = by_name["get_context"].input_schema["properties"]
+    assert set(props) == {"task", "project", "budget", "style", "format"}
+    assert props["budget"]["type"] == "integer"
+
+
+def test_every_tool_works_and_the_cli_sees_the_writes(db: Path, cli) -> None:  # noqa: ANN001
+    async def body(client: Client) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        session = await call(client, "start_session", project="api", title="deploy")
+        sid = session["id"]
+        assert session["agent_id"] == "tester"  # the server's agent id by default
+        out["obs"] = await call(client, "observe", session=sid, text="ran the deploy", kind="tool")
+        assert (await call(client, "wm_set", session=sid, key="branch", value="main"))["key"]
+        await call(client, "wm_set", session=sid, key="attempt", value=3, ttl=60)
+        assert (await call(client, "wm_get", session=sid, key="attempt"))["value"] == 3
+        assert [e["key"] for e in await call(client, "wm_list", session=sid)] == [
+            "attempt",
+            "branch",
+        ]
+        task = await call(client, "wm_task", session=sid, task_id="deploy-api", step=2, total=4)
+        assert task["progress_percent"] == 50
+        assert (await call(client, "wm_task", session=sid))["current_step"] == 2
+        assert (await call(client, "scratch_add", session=sid, text="check the canary"))["ts"]
+        assert (await call(client, "wm_delete", session=sid, key="branch"))["key"] == "branch"
+
+        one = await call(client, "record_episode", episode={**EPISODE, "session_id": sid})
+        batch = await call(
+            client,
+            "record_episode",
+            episodes=[{**EPISODE, "score": 0.95, "successes": ["Canaried first"]}, EPISODE],
+        )
+        assert len(one["ids"]) == 1 and len(batch["ids"]) == 2
+        out["context"] = await call(client, "get_context", task="deploy-api")
+        out["context_json"] = await call(client, "get_context", task="deploy-api", format="json")
+
+        lesson = await call(
+            client, "add_lesson", text="Canary every deploy", scope="project:api", tags=["ops"]
+        )
+        assert lesson["action"] == "created"
+        again = await call(client, "add_lesson", text="Canary every deploy", scope="project:api")
+        assert again["action"] == "reinforced" and again["id"] == lesson["id"]
+        up = await call(client, "reinforce_lesson", lesson=lesson["id"])
+        down = await call(client, "weaken_lesson", lesson=lesson["id"])
+        assert down["confidence"] < up["confidence"]
+        out["lessons"] = await call(client, "list_lessons")
+        out["all_lessons"] = await call(client, "list_lessons", all=True)
+        out["project_context"] = await call(client, "get_context", project="api")
+
+        await call(client, "set_slot", label="persona", text="Be terse.", description="tone")
+        await call(client, "append_slot", label="persona", text="Cite files.")
+        replaced = await call(client, "replace_in_slot", label="persona", old="terse", new="brief")
+        assert replaced["replaced"] == 1
+        assert (await call(client, "get_slot", label="persona"))["content"] == (
+            "Be brief.\nCite files."
+        )
+        out["slots"] = await call(client, "list_slots")
+        out["search"] = await call(client, "search", query="worker-25", limit=5)
+        out["search_lessons"] = await call(client, "search", query="canary", kinds=["lesson"])
+        assert (await call(client, "end_session", session=sid, summary="done"))["status"] == "ended"
+        out["stats"] = await call(client, "stats")
+        out["context_end"] = await call(client, "get_context", task="deploy-api")
+        out["sid"] = sid
+        return out
+
+    out = with_server(db, body)
+    assert "## Recent deploy-api episodes" in out["context"]
+    assert "Rolled back worker-25" in out["context"]
+    assert out["context_json"]["task"] == "deploy-api"
+    assert "Canary every deploy" in out["project_context"]
+    assert [h["kind"] for h in out["search_lessons"]] == ["lesson"]
+    assert out["search"][0]["kind"] == "episode" and "worker-25" in out["search"][0]["title"]
+    assert out["stats"]["total_episodes"] == 3
+
+    # The same store through the CLI, at the same instant: the same answers.
+    assert cli("context", "--task", "deploy-api", now=NOW).out == out["context_end"] + "\n"
+    assert cli("--json", "lesson", "list", now=NOW).json() == out["lessons"]
+    assert cli("--json", "lesson", "list", "--all", now=NOW).json() == out["all_lessons"]
+    assert cli("--json", "slot", "list", now=NOW).json() == out["slots"]
+    assert cli("--json", "search", "worker-25", "--limit", "5", now=NOW).json() == out["search"]
+    assert cli("stats", now=NOW).json() == out["stats"]
+    # Every write is in the audit log under the MCP actor and the agent id.
+    history = cli("--json", "history", "--actor", "mcp", "--limit", "500", now=NOW).json()
+    assert history and {e["actor"] for e in history} == {"mcp:tester"}
+    assert {"episodes", "lessons", "slots", "sessions", "working_memory"} <= {
+        e["table"] for e in history
+    }
+
+
+# Each case: the tool call, the CLI command that makes the same mistake, its stdin.
+BAD_INPUT: list[tuple[str, dict[str, Any], list[str], Any]] = [
+    ("record_episode", {"episode": {**EPISODE, "score": 2}}, ["record-episode"], {"score": 2}),
+    (
+        "record_episode",
+        {"episodes": [EPISODE, {**EPISODE, "steps": -1}]},
+        ["record-episode"],
+        [EPISODE, {**EPISODE, "steps": -1}],
+    ),
+    ("record_episode", {"episode": {"summary": "x"}}, ["record-episode"], {"summary": "x"}),
+    (
+        "add_lesson",
+        {"text": "x", "confidence": 5.0},
+        ["lesson", "add", "x", "--confidence", "5"],
+        None,
+    ),
+    (
+        "add_lesson",
+        {"text": "x", "scope": "team:a"},
+        ["lesson", "add", "x", "--scope", "team:a"],
+        None,
+    ),
+    ("reinforce_lesson", {"lesson": "les_nope"}, ["lesson", "reinforce", "les_nope"], None),
+    ("weaken_lesson", {"lesson": "les_nope"}, ["lesson", "weaken", "les_nope"], None),
+    ("get_slot", {"label": "nope"}, ["slot", "show", "nope"], None),
+    ("append_slot", {"label": "nope", "text": "x"}, ["slot", "append", "nope", "x"], None),
+    (
+        "replace_in_slot",
+        {"label": "persona", "old": "absent", "new": "x"},
+        ["slot", "replace", "persona", "absent", "x"],
+        None,
+    ),
+    (
+        "set_slot",
+        {"label": "persona", "text": "x" * 50, "limit": 10},
+        ["slot", "set", "persona", "x" * 50, "--limit", "10"],
+        None,
+    ),
+    (
+        "wm_set",
+        {"session": "S", "key": "_x", "value": "1"},
+        ["wm", "--session", "S", "set", "_x", "1"],
+        None,
+    ),
+    ("wm_get", {"session": "S", "key": "gone"}, ["wm", "--session", "S", "get", "gone"], None),
+    ("get_context", {"budget": -1}, ["context", "--budget", "-1"], None),
+    ("search", {"query": "x", "kinds": ["nonsense"]}, ["search", "x", "--kind", "nonsense"], None),
+    ("end_session", {"session": "ses_nope"}, ["session", "end", "ses_nope"], None),
+]
+
+
+def test_bad_input_is_a_tool_error_with_the_clis_message_and_the_store_is_untouched(
+    db: Path,
+    cli,  # noqa: ANN001
+) -> None:
+    sid = cli("session", "start", now=NOW).out.strip()
+    cli("slot", "set", "persona", "Be terse.", now=NOW)
+    expected = []
+    for _, _, argv, stdin in BAD_INPUT:
+        argv = [a if a != "S" else sid for a in argv]
+        done = cli(*argv, stdin=json.dumps(stdin) if stdin is not None else None, now=NOW)
+        assert done.code == 2, (argv, done.err)
+        expected.append(done.err.strip())
+    before = folder_digest(db)
+
+    async def body(client: Client) -> list[str]:
+        messages = []
+        for name, args, _, _ in BAD_INPUT:
+            args = {k: (sid if v == "S" else v) for k, v in args.items()}
+            messages.append(await fails(client, name, **args))
+        messages.append(await fails(client, "record_episode"))
+        messages.append(await fails(client, "get_context", budget="lots"))
+        return messages
+
+    messages = with_server(db, body)
+    assert messages[: len(expected)] == expected
+    assert messages[-2] == (
+        "memwork: episode: give either episode (one object) or episodes (a list)"
+    )
+    assert "budget" in messages[-1]  # the SDK's schema check names the argument
+    assert folder_digest(db) == before
+
+
+def test_two_servers_writing_one_store_at_once_lose_nothing(db: Path, cli) -> None:  # noqa: ANN001
+    per_server = 25
+    seen: dict[str, str] = {}
+
+    async def writer(name: str) -> None:
+        async with Client(params(db, agent=name), cache=None) as client:
+            for n in range(per_server):
+                await call(client, "record_episode", episode={**EPISODE, "summary": f"{name} {n}"})
+                if n % 5 == 0:
+                    await call(
+                        client, "add_lesson", text=f"{name} lesson {n}", on_duplicate="keep-both"
+                    )
+            seen[name] = await call(client, "get_context", task="deploy-api")
+
+    async def main() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(writer, "alpha")
+            group.start_soon(writer, "beta")
+
+    anyio.run(main)
+    store = Store(db)
+    with store.reading():
+        from core import episodes
+
+        docs = list(episodes.iter_all(store))
+    assert sorted(d["index"] for d in docs) == list(range(1, 2 * per_server + 1))
+    assert {d["summary"] for d in docs} == {
+        f"{name} {n}" for name in ("alpha", "beta") for n in range(per_server)
+    }
+    assert len(cli("--json", "lesson", "list", now=NOW).json()) == 10
+    # Whichever finished last saw every episode the other one wrote.
+    assert any(f"(over {2 * per_server} episodes)" in text for text in seen.values())
+    actors = {e["actor"] for e in cli("--json", "history", "--limit", "500", now=NOW).json()}
+    assert actors == {"mcp:alpha", "mcp:beta"}
+
+
+def test_the_context_and_every_slot_are_resources(db: Path, cli) -> None:  # noqa: ANN001
+    cli("slot", "set", "persona", "Be terse.", now=NOW)
+    cli("slot", "set", "corrections/mistakes", "Never force-push.", now=NOW)
+    cli("record-episode", stdin=json.dumps(EPISODE), now=NOW)
+
+    async def body(client: Client) -> dict[str, Any]:
+        listed = [str(r.uri) for r in (await client.list_resources()).resources]
+        templates = [
+            t.uri_template for t in (await client.list_resource_templates()).resource_templates
+        ]
+
+        async def read(uri: str) -> str:
+            return (await client.read_resource(uri)).contents[0].text
+
+        await call(client, "set_slot", label="late", text="added while serving")
+        relisted = [str(r.uri) for r in (await client.list_resources()).resources]
+        try:
+            await client.read_resource("memwork://slot/nope")
+            missing = ""
+        except MCPError as exc:
+            missing = str(exc)
+        return {
+            "listed": listed,
+            "relisted": relisted,
+            "templates": templates,
+            "slot": await read("memwork://slot/corrections/mistakes"),
+            "context": await read("memwork://context"),
+            "task": await read("memwork://context/deploy-api?budget=60"),
+            "missing": missing,
+        }
+
+    got = with_server(db, body)
+    assert got["listed"] == [
+        "memwork://context",
+        "memwork://slot/persona",
+        "memwork://slot/corrections/mistakes",
+    ]
+    assert got["relisted"][-1] == "memwork://slot/late"
+    assert "memwork://slot/{+label}" in got["templates"]
+    assert got["slot"] == "Never force-push."
+    assert got["context"] + "\n" == cli("context", now=NOW).out
+    assert (
+        got["task"] + "\n" == cli("context", "--task", "deploy-api", "--budget", "60", now=NOW).out
+    )
+    assert got["missing"] == "memwork: slot not found: nope"
+
+
+def test_without_an_agent_id_the_actor_is_mcp(db: Path, cli) -> None:  # noqa: ANN001
+    async def body(client: Client) -> Any:
+        return await call(client, "add_lesson", text="Read the logs first")
+
+    with_server(db, body, agent=None)
+    assert [e["actor"] for e in cli("--json", "history", now=NOW).json()] == ["mcp"]
+
+
+def test_the_server_loads_no_rich_or_textual(tmp_path: Path) -> None:
+    """The SDK logs through rich when it can; memwork's server keeps core free of it."""
+    import subprocess
+
+    probe = (
+        "import sys; from core import Memory; from core.mcp.server import build_server; "
+        f"build_server(Memory({str(tmp_path / 's')!r}, actor='mcp')); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'rich', 'textual'}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=python_env()
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_agent_writes_become_proposals_while_review_is_on(db: Path, cli) -> None:  # noqa: ANN001
+    cli("slot", "set", "persona", "You are terse.")
+    cli("config", "set", "review", "on")
+
+    async def body(client: Client) -> tuple[Any, Any, Any]:
+        lesson = await call(client, "add_lesson", text="Pin the image digest")
+        slot = await call(client, "append_slot", label="persona", text="You ask first.")
+        context = await call(client, "get_context")
+        return lesson, slot, context
+
+    lesson, slot, context = with_server(db, body)
+    assert lesson["proposed"] is True and lesson["proposed_by"] == "mcp:tester"
+    assert slot["proposed"] is True and slot["after"] == "You are terse.\nYou ask first."
+    assert "Pin the image digest" not in context and "ask first" not in context
+    pending = cli("review", "list", "--json").json()
+    assert [p["id"] for p in pending] == [lesson["id"], slot["id"]]
+    assert cli("lesson", "list", "--json").json() == []
