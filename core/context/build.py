@@ -49,6 +49,24 @@ class ContextResult:
         """Estimated tokens of ``text`` (chars / 4)."""
         return estimate_tokens(self.text)
 
+    def text_sources(self) -> list[list[dict[str, Any]]]:
+        """The sources of each line of ``text`` (``text.split("\\n")``), in step with it;
+        ``[]`` for headings and blank lines, which come from no record.
+
+        The text is rendered from the sections' lines in order, so each line is
+        matched to the next section line that reads the same.
+        """
+        pending = [line for section in self.sections for line in section.lines]
+        out: list[list[dict[str, Any]]] = []
+        at = 0
+        for text in self.text.split("\n") if self.text else []:
+            if at < len(pending) and pending[at].text == text:
+                out.append(pending[at].sources)
+                at += 1
+            else:
+                out.append([])
+        return out
+
     def to_json(self) -> dict[str, Any]:
         """Every section with its token estimate, and exactly what the budget dropped."""
         render = episodic_style.render if self.style == "episodic" else default_style.render
