@@ -40,6 +40,8 @@ from core import (  # noqa: E402
     working_memory,
 )
 from core.clock import iso  # noqa: E402
+from core.context.build import build_context  # noqa: E402
+from core.context.log import record_injections  # noqa: E402
 from core.storage.store import Store  # noqa: E402
 
 SEED = 1729
@@ -265,7 +267,10 @@ LESSONS = [
 
 def _episode(rng: random.Random, task: str, n: int, when: datetime) -> dict:
     spec = TASKS[task]
-    score = round(min(1.0, max(0.05, rng.gauss(0.7, 0.2))), 2)
+    # The agent gets better over the six weeks (lessons and rules at work), so the
+    # Lessons pane's effect column has improvements to show, not only noise.
+    trend = 0.58 + 0.25 * min(n, 140) / 140
+    score = round(min(1.0, max(0.05, rng.gauss(trend, 0.2))), 2)
     item = {
         "task_id": task,
         "score": score,
@@ -581,6 +586,17 @@ def _plan_review(store: Store, timeline: Timeline) -> None:
 
     decided = DEMO_NOW - timedelta(minutes=180)
     timeline.at(decided, partial(decide, decided))
+
+    # The developer also asked to log what each context injects; atlas fetched two.
+    timeline.at(on, partial(config.set_value, store, "context_log", "on", now=on, actor="tui"))
+
+    def fetch_context(task: str, when: datetime) -> None:
+        result = build_context(store, now=when, task_id=task)
+        record_injections(store, result, now=when, actor=agent)
+
+    for minutes, task in ((100, "deploy-api"), (20, "write-migration")):
+        when = DEMO_NOW - timedelta(minutes=minutes)
+        timeline.at(when, partial(fetch_context, task, when))
 
 
 def _plan_sessions(store: Store, timeline: Timeline, session_ids: dict[str, str]) -> None:

@@ -1,5 +1,6 @@
 """Rules & lessons: effective-confidence bars, reinforce / weaken / pin / forget /
-restore / edit / add, a decay preview, and near-duplicate clusters to merge."""
+restore / edit / add, a decay preview, near-duplicate clusters to merge, each
+lesson's effect on its task (sortable), contradictions and lint findings."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from tui.screens.clusters import ClustersScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.form import Field, FormScreen
 from tui.widgets.bars import confidence_bar
-from tui.widgets.lesson_detail import STATE_STYLE, render_lesson, render_rule
+from tui.widgets.lesson_detail import STATE_STYLE, effect_text, render_lesson, render_rule
 from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 
 
@@ -46,6 +47,7 @@ class LessonsPane(Pane):
         Binding("right_square_bracket", "preview(1)", "Decay", key_display="]"),
         Binding("left_square_bracket", "preview(-1)", "Decay-", key_display="[", show=False),
         Binding("x", "toggle_all", "All"),
+        Binding("s", "cycle_sort", "Sort", tooltip="Sort lessons by confidence or by effect"),
     ]
 
     #: Shown (and active) only while their list has the focus, so the footer stays short.
@@ -68,6 +70,12 @@ class LessonsPane(Pane):
         self._pending_jump: str | None = None
         self.show_all = False
         self.duplicate_groups = 0
+        #: Lesson id -> effect (core.effect), live lesson id -> ids it contradicts,
+        #: record id -> lint findings: loaded after the lists, by a second worker.
+        self.effects: dict[str, dict[str, Any] | None] = {}
+        self.contradicts: dict[str, list[str]] = {}
+        self.findings: dict[str, list[dict[str, Any]]] = {}
+        self.sort_by = "confidence"
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="split"):
@@ -88,7 +96,8 @@ class LessonsPane(Pane):
                 yield VirtualTable(
                     [
                         Column("state", "State", width=9),
-                        Column("confidence", "Confidence", width=15),
+                        Column("confidence", "Confidence", width=13),
+                        Column("effect", "Effect", width=6, justify="right"),
                         Column("scope", "Scope", width=16),
                         Column("content", "Lesson"),
                     ],
@@ -105,6 +114,26 @@ class LessonsPane(Pane):
     @work(thread=True, exclusive=True, group="lessons-load", exit_on_error=False)
     def _load(self) -> None:
         self.deliver(self._show, *self.service.lessons_and_rules())
+        self._load_extras()
+
+    @work(thread=True, exclusive=True, group="lessons-extras", exit_on_error=False)
+    def _load_extras(self) -> None:
+        # Effects may read the episode history (lessons older than effects), so they
+        # come after the lists, which are on screen by then.
+        self.deliver(self._show_extras, *self.service.lesson_extras())
+
+    def _show_extras(
+        self,
+        effects: dict[str, dict[str, Any] | None],
+        contradicts: dict[str, list[str]],
+        findings: list[dict[str, Any]],
+    ) -> None:
+        from core.lint import by_record
+
+        self.effects = effects
+        self.contradicts = contradicts
+        self.findings = by_record(findings)
+        self._render_tables()
 
     def _show(self, all_lessons: list[dict], all_rules: list[dict], groups: int) -> None:
         self.lessons = {x["id"]: x for x in all_lessons}
@@ -121,6 +150,10 @@ class LessonsPane(Pane):
         rows = []
         visible = [x for x in self.lessons.values() if self.show_all or is_live(x, now)]
         visible.sort(key=lambda x: (-effective_confidence(x, then), x["created_at"], x["id"]))
+        if self.sort_by == "effect":
+            # Biggest improvement first; lessons with nothing to compare keep their
+            # confidence order below them.
+            visible.sort(key=self._effect_key)
         fading = forgotten = 0
         for lesson in visible:
             current = effective_confidence(lesson, now)
@@ -137,8 +170,9 @@ class LessonsPane(Pane):
                     [
                         Text(state, style=STATE_STYLE.get(state, "")),
                         conf,
+                        effect_text(self.effects.get(lesson["id"])),
                         lesson["scope"],
-                        lesson["content"],
+                        self._content(lesson),
                     ],
                     key=lesson["id"],
                 )
@@ -149,7 +183,10 @@ class LessonsPane(Pane):
             Row(
                 [
                     r["scope"],
-                    Text(r["text"], style="" if r["active"] else "bright_black"),
+                    Text.assemble(
+                        ("⚑ ", "yellow") if r["id"] in self.findings else "",
+                        (r["text"], "" if r["active"] else "bright_black"),
+                    ),
                     r["source"],
                     Text("yes", style="green") if r["active"] else Text("no", style="bright_black"),
                 ],
@@ -182,6 +219,8 @@ class LessonsPane(Pane):
                 (f" · {self.duplicate_groups} near-duplicate groups (m)", "yellow")
                 if self.duplicate_groups
                 else "",
+                (f" · {len(self.contradicts)} contradict", "yellow") if self.contradicts else "",
+                (" · sorted by effect (s)", "bold") if self.sort_by == "effect" else "",
             )
         self.query_one("#lessons-status", Static).update(status)
         self._show_detail()
@@ -219,9 +258,49 @@ class LessonsPane(Pane):
         detail = self.query_one("#lesson-detail", Static)
         now = self.service.now
         if self._focused_kind() == "rule":
-            detail.update(render_rule(self.selected_rule(), now))
-        else:
-            detail.update(render_lesson(self.selected_lesson(), now))
+            rule = self.selected_rule()
+            found = self.findings.get(rule["id"], []) if rule else []
+            detail.update(render_rule(rule, now, found))
+            return
+        lesson = self.selected_lesson()
+        if lesson is None:
+            detail.update(render_lesson(None, now))
+            return
+        others = [
+            self.lessons[x] for x in self.contradicts.get(lesson["id"], []) if x in self.lessons
+        ]
+        detail.update(
+            render_lesson(
+                lesson,
+                now,
+                effect=self.effects.get(lesson["id"]),
+                contradicts=others,
+                findings=self.findings.get(lesson["id"], []),
+            )
+        )
+
+    def _effect_key(self, lesson: dict[str, Any]) -> tuple[int, float]:
+        effect = self.effects.get(lesson["id"])
+        return (0, -float(effect["change"])) if effect else (1, 0.0)
+
+    def _content(self, lesson: dict[str, Any]) -> Text | str:
+        """The lesson's text, marked when it contradicts another or lint flags it."""
+        if lesson["id"] in self.contradicts:
+            return Text.assemble(("⚑ ", "yellow"), lesson["content"])
+        if lesson["id"] in self.findings:
+            return Text.assemble(("⚑ ", "bright_black"), lesson["content"])
+        return lesson["content"]
+
+    def action_cycle_sort(self) -> None:
+        """Sort lessons by effective confidence, or by effect on their task."""
+        self.sort_by = "effect" if self.sort_by == "confidence" else "confidence"
+        self.app.notify(
+            "Lessons sorted by effect on their task (biggest improvement first)"
+            if self.sort_by == "effect"
+            else "Lessons sorted by effective confidence",
+            timeout=3,
+        )
+        self._render_tables()
 
     def jump_to(self, ref: str) -> None:
         if ref not in self.lessons and ref not in self.rules:
