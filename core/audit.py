@@ -27,11 +27,29 @@ def record(
     record_id: str,
     summary: str,
     now: datetime,
+    seq: int | None = None,
 ) -> dict[str, Any]:
-    """Append one audit entry (call inside the mutation's transaction)."""
+    """Append one audit entry (call inside the mutation's transaction).
+
+    Inside :func:`core.privacy.counting` the entry records the redactions made since
+    the previous entry (``redactions``: kind → count), which is the change's own input.
+    ``seq`` is for a caller writing many entries in one transaction, which knows the next
+    number (finding it costs a look at every table name: a bulk recording would pay that
+    once per episode).
+    """
     # The sequence lives in the log itself, not in ``meta``: restoring a
     # checkpoint rolls ``meta`` back, but the audit log is never rolled back.
-    seq = last_seq(store) + 1
+    from core.errors import InvalidInput
+    from core.privacy import current_tally, identifier_problem
+
+    problem = identifier_problem(actor)
+    if problem:  # MEMWORK_AGENT or an API caller's actor: stored as given, so checked
+        raise InvalidInput("actor", problem)
+    if seq is None:
+        seq = last_seq(store) + 1
+
+    tally = current_tally()
+    redactions = tally.take_pending() if tally is not None else {}
     entry = {
         "action": action,
         "actor": actor,
@@ -42,6 +60,9 @@ def record(
         "table": table,
         "ts": iso(now),
     }
+    if redactions:
+        # What the scrubber removed from this change's input, by kind (never the text).
+        entry["redactions"] = redactions
     store.put(shards.shard_of(BASE, seq), entry["id"], entry)
     return entry
 

@@ -46,7 +46,8 @@ def normalise_input(card: dict[str, Any], *, task_id: str) -> dict[str, Any]:
         k: v for k, v in (("evidence", evidence_char), ("lesson", lesson_char)) if v is not None
     }
     return {
-        "mistake_type": (str(card.get("mistake_type") or "").strip() or "unknown_mistake"),
+        # The type is a label the agent chose: agent text, scrubbed like the rest.
+        "mistake_type": (scrub(str(card.get("mistake_type") or "")).strip() or "unknown_mistake"),
         "task_id": (str(card.get("task_id") or "").strip() or task_id),
         "worker_id": (str(card.get("worker_id") or "").strip() or None),
         "bad_decision": text["bad_decision"],

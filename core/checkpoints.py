@@ -19,6 +19,7 @@ from typing import Any
 
 from core import audit, ids, kinds, lookup, stats, tables
 from core.clock import iso
+from core.privacy import scrub
 from core.storage.folder_storage import Docs
 from core.storage.store import Store
 
@@ -60,14 +61,14 @@ def create(
         if store.storage.dirty():
             raise RuntimeError("a checkpoint must be taken before any write in its transaction")
         _sweep(store)
-        doc = _take(store, description.strip(), now, automatic)
+        doc = _take(store, scrub(description).strip(), now, automatic)
         audit.record(
             store,
             actor=actor,
             action="checkpoint",
             table=TABLE,
             record_id=doc["id"],
-            summary=f"checkpoint {doc['id'][:8]}: {description or '(no description)'}",
+            summary=f"checkpoint {doc['id'][:8]}: {doc['description'] or '(no description)'}",
             now=now,
         )
     return doc

@@ -14,12 +14,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core import aggregates, audit, rules
 from core.models.plain import RULE_TEXT_CAP as TEXT_CAP
 from core.privacy import scrub
 from core.storage.store import Store
+
+if TYPE_CHECKING:
+    import subprocess
 
 ENV_CMD = "MEMWORK_CONSOLIDATE_CMD"
 ENV_TIMEOUT = "MEMWORK_CONSOLIDATE_TIMEOUT"
@@ -65,6 +68,48 @@ class Report:
     fallback_reason: str | None = None
 
 
+def _run_in_group(command: str, stdin: str, timeout: float) -> tuple[str, str, int]:
+    """Run ``command`` through the shell in its own process group.
+
+    At the timeout the whole group is killed: killing only the shell would leave
+    its children running, and they would keep the output pipes open so that
+    collecting the output would wait for them too.
+    """
+    # Imported here: recording an episode loads this module on every agent step.
+    import signal
+    import subprocess
+
+    proc = subprocess.Popen(
+        command,
+        shell=True,  # the command is the user's own setting, like $EDITOR
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a new session is a new process group led by the shell
+    )
+    try:
+        stdout, stderr = proc.communicate(stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc, signal.SIGKILL)
+        proc.communicate()
+        raise
+    except BaseException:
+        _kill_group(proc, signal.SIGKILL)
+        proc.wait()
+        raise
+    # Children the command left behind in the background would outlive memwork.
+    _kill_group(proc, signal.SIGKILL)
+    return stdout, stderr, proc.returncode
+
+
+def _kill_group(proc: subprocess.Popen[str], sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is already gone
+
+
 def run_external(command: str, recent: list[dict[str, Any]]) -> list[str]:
     """Run the external consolidator; raise ValueError with a reason when it fails."""
     # Imported here: recording an episode loads this module on every agent step.
@@ -76,23 +121,16 @@ def run_external(command: str, recent: list[dict[str, Any]]) -> list[str]:
     except ValueError:
         timeout = 30.0
     try:
-        done = subprocess.run(
-            command,
-            shell=True,  # the command is the user's own setting, like $EDITOR
-            input=json.dumps(recent),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
+        stdout, stderr, returncode = _run_in_group(command, json.dumps(recent), timeout)
     except subprocess.TimeoutExpired:
         raise ValueError(f"timed out after {timeout:g} s") from None
     except OSError as exc:
         raise ValueError(f"could not start: {exc}") from None
-    if done.returncode != 0:
-        tail = (done.stderr or "").strip().splitlines()[-1:] or [""]
-        raise ValueError(f"exited with code {done.returncode} {tail[0]}".strip())
+    if returncode != 0:
+        tail = (stderr or "").strip().splitlines()[-1:] or [""]
+        raise ValueError(f"exited with code {returncode} {tail[0]}".strip())
     try:
-        parsed = json.loads(done.stdout)
+        parsed = json.loads(stdout)
     except json.JSONDecodeError as exc:
         raise ValueError(f"printed invalid JSON ({exc.msg})") from None
     if not isinstance(parsed, list) or not all(isinstance(x, str) for x in parsed):

@@ -15,7 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.errors import InvalidInput
+from core.models.limits import check_json
 from core.models.plain import OUTCOMES
+from core.names import check_id
+from core.privacy import identifier_problem
 
 #: Fields of the model; any other key is kept in ``metadata``.
 FIELDS = frozenset(
@@ -60,6 +64,26 @@ def _optional_text(value: Any, limit: int = _NAME) -> str | None:
     return None if value is None else _text(value, limit)
 
 
+def _identifier(value: Any) -> str | None:
+    """An id the model checks as an Identifier: anything doubtful goes to the model."""
+    if value is None:
+        return None
+    text = _text(value, _NAME)
+    if identifier_problem(text):
+        raise _Unsure
+    return text
+
+
+def _session_id(value: Any) -> str | None:
+    text = _identifier(value)
+    if text is not None:
+        try:
+            check_id(text, "session_id")
+        except InvalidInput:
+            raise _Unsure from None
+    return text
+
+
 def _text_list(value: Any) -> list[str]:
     if value is None:
         return []
@@ -81,8 +105,8 @@ def _card(value: Any) -> dict[str, Any]:
         if "mistake_type" not in value
         else (_text("" if kind is None else kind, _NAME).strip() or "unknown_mistake")
     )
-    out["task_id"] = _optional_text(value.get("task_id"))
-    out["worker_id"] = _optional_text(value.get("worker_id"))
+    out["task_id"] = _identifier(value.get("task_id"))
+    out["worker_id"] = _identifier(value.get("worker_id"))
     for key in ("bad_decision", "correct_decision", "evidence"):
         given = value.get(key, "")
         out[key] = _text("" if given is None else given)
@@ -145,8 +169,9 @@ def _plain(item: Any) -> dict[str, Any]:
     if task is None or (type(task) is str and not task.strip()):
         task = "unknown"
     elif "task_id" in data:
-        task = _text(task, _TEXT).strip()
-        if not 1 <= len(task) <= _NAME:
+        raw = _text(task, _TEXT)
+        task = raw.strip()
+        if not 1 <= len(task) <= _NAME or identifier_problem(raw) or identifier_problem(task):
             raise _Unsure
     outcome = data.get("outcome")
     if outcome is not None and (type(outcome) is not str or outcome not in OUTCOMES):
@@ -164,19 +189,28 @@ def _plain(item: Any) -> dict[str, Any]:
         "mistake_cards": _list(data.get("mistake_cards", []), _card),
         "errors": _list(data.get("errors", []), _error),
         "outcome": outcome,
-        "session_id": _optional_text(data.get("session_id")),
-        "worker_id": _optional_text(data.get("worker_id")),
+        "session_id": _session_id(data.get("session_id")),
+        "worker_id": _identifier(data.get("worker_id")),
         "recorded_at": _optional_text(data.get("recorded_at")),
         "metadata": {**extra, **metadata} if extra else metadata,
     }
 
 
 def parse(item: Any, *, number: int | None = None) -> dict[str, Any]:
-    """Validate one episode; the model's ``model_dump()``, or its InvalidInput naming the field."""
+    """Validate one episode; the model's ``model_dump()``, or its InvalidInput naming the field.
+
+    An episode comes from outside, so its integers and nesting are bounded first
+    (:mod:`core.models.limits`), whichever reading then takes it.
+    """
+    if type(item) is dict:
+        try:
+            check_json(item, "")
+        except InvalidInput as exc:
+            raise InvalidInput(exc.field, exc.rule, item=number) from None
     found = plain(item)
     if found is not None:
         return found
     from core.models.base import validate
     from core.models.episode import EpisodeInput
 
-    return validate(EpisodeInput, item, item=number).model_dump()
+    return validate(EpisodeInput, item, item=number, outside=True).model_dump()

@@ -219,6 +219,7 @@ def new_lesson(
         raise InvalidInput("content", "must not be empty")
     if confidence is not None and not 0.0 <= confidence <= 1.0:
         raise InvalidInput("confidence", f"must be between 0.0 and 1.0 (got {confidence})")
+    tags = _clean_tags(tags)
     stamp = iso(now)
     fresh = {
         "id": ids.new_id("les"),
@@ -316,6 +317,11 @@ def _add(
             contradicts=opposite,
         )
     return LessonWrite(saved, "created", starts_forgotten=starts_forgotten, contradicts=opposite)
+
+
+def _clean_tags(tags: list[str] | None) -> list[str]:
+    """Tags are agent text: scrubbed, blanks dropped, sorted and unique."""
+    return sorted({t for t in (scrub(str(tag)).strip() for tag in tags or []) if t})
 
 
 def _audit(
@@ -460,7 +466,7 @@ def edit(
         if scope is not None:
             x["scope"] = scope
         if tags is not None:
-            x["tags"] = sorted(set(tags))
+            x["tags"] = _clean_tags(tags)
         if confidence is not None:
             x["confidence"] = confidence
         return x

@@ -157,7 +157,8 @@ def _checked(kind: str, op: str, args: Doc, store: Store, now: datetime) -> tupl
         limit=args.get("limit"),
         description=args.get("description"),
     )
-    clean = {k: scrub(v) if isinstance(v, str) else v for k, v in args.items()}
+    # Slots are curated text: secrets go, personal details stay (as slots.set_slot keeps them).
+    clean = {k: slots.scrub(v) if isinstance(v, str) else v for k, v in args.items()}
     clean["label"] = plan["label"]
     return plan["label"], clean
 

@@ -239,7 +239,7 @@ def observe(
         doc = {
             "id": ids.new_id("obs"),
             "session_id": session["id"],
-            "kind": kind.strip(),
+            "kind": scrub(kind).strip(),
             "content": content,
             "tags": _clean_tags(tags),
             "seq": max(last, total) + 1,

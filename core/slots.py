@@ -37,10 +37,18 @@ from typing import Any
 from core import audit, ids
 from core.clock import iso
 from core.errors import Conflict, InvalidInput, NotFound
-from core.privacy import scrub
+from core.models.limits import MAX_INT
+from core.privacy import scrub as _scrub_all
 from core.storage.store import Store
 
 TABLE = "slots"
+
+
+def scrub(text: str) -> str:
+    """Slots are curated: secrets go, but personal details a person put there stay."""
+    return _scrub_all(text, personal=False)
+
+
 #: Fields a stored slot has; computed fields are added by :func:`view`.
 FIELDS = (
     "id",
@@ -105,6 +113,8 @@ def check_limit(limit: Any) -> int:
         raise InvalidInput("limit", f"must be a whole number >= 1 (got {limit!r})")
     if value < 1:
         raise InvalidInput("limit", f"must be at least 1 (got {value})")
+    if value > MAX_INT:
+        raise InvalidInput("limit", f"must be at most 2**53 ({MAX_INT}); got {float(value):g}")
     return value
 
 

@@ -22,6 +22,7 @@ from core import audit, ids, names, sessions
 from core.clock import iso, parse_instant
 from core.errors import InvalidInput, NotFound
 from core.models.base import validate
+from core.models.limits import check_json
 from core.models.working_memory import (
     DEFAULT_TASK_ID,
     DEFAULT_TASK_STATUS,
@@ -32,7 +33,7 @@ from core.models.working_memory import (
     WMCheckpoint,
     WMState,
 )
-from core.privacy import scrub, scrub_value
+from core.privacy import identifier_problem, scrub, scrub_value
 from core.storage.store import Store
 from core.text import one_line
 
@@ -110,8 +111,9 @@ def check_key(key: str) -> str:
         raise InvalidInput("key", "must not start or end with whitespace")
     if len(key) > KEY_MAX:
         raise InvalidInput("key", f"must be at most {KEY_MAX} characters (got {len(key)})")
-    if any(ord(c) < 32 for c in key):
-        raise InvalidInput("key", "must not contain control characters")
+    problem = identifier_problem(key)
+    if problem:
+        raise InvalidInput("key", problem)
     return key
 
 
@@ -327,6 +329,7 @@ def set_key(
     """Set ``key`` to a JSON value (strings are scrubbed); ``ttl`` seconds > 0, optional."""
     check_key(key)
     seconds = check_ttl(ttl)
+    check_json(value, "value")  # depth and integer range, before the encoder trips on them
     try:
         orjson.dumps(value)
     except TypeError:
@@ -397,6 +400,8 @@ def update_task(
     for name in ("task_id", "status"):
         if name in given:
             given[name] = str(given[name]).strip()
+    if "status" in given:
+        given["status"] = scrub(given["status"]).strip()  # a word the agent chose: its text
     if "description" in given:
         given["description"] = scrub(given["description"]).strip()
     if "progress_percent" in given:

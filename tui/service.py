@@ -39,6 +39,7 @@ from core import (
 )
 from core.context.build import build_context
 from core.errors import NotFound
+from core.privacy import counting
 from core.search_docs import build_index
 from core.search_index import SearchIndex
 from core.storage.manifest import MANIFEST_NAME, Manifest
@@ -90,8 +91,10 @@ class MemoryService:
 
         ``fn`` is a public domain function of ``core`` (they open their own
         transaction, validate before the first write and record the audit entry).
+        Redactions the scrubber makes in it are counted into the change's audit entry.
         """
-        return fn(self.store, *args, now=self.now, actor=self.actor, **kwargs)
+        with counting():
+            return fn(self.store, *args, now=self.now, actor=self.actor, **kwargs)
 
     def generation(self) -> int:
         """The store's commit counter; it moves whenever anyone writes."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core import consolidation, episodes
-from core.cli.input import parse_records, read_source
+from core.cli.input import records
 from core.cli.main import Context
 from core.cli.output import emit_json, note, say
 
@@ -14,9 +14,12 @@ def _report_fallback(report: consolidation.Report) -> None:
 
 
 def record(ctx: Context) -> int:
-    items = parse_records(read_source(ctx.args.file))
     recorded = episodes.record_episodes(
-        ctx.store, items, now=ctx.now, actor=ctx.actor, on_consolidate=_report_fallback
+        ctx.store,
+        records(ctx.args.file),
+        now=ctx.now,
+        actor=ctx.actor,
+        on_consolidate=_report_fallback,
     )
     if ctx.json:
         emit_json(recorded)

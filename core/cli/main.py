@@ -412,7 +412,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if not args.command:
             return _open_workbench(args)
-        return int(_resolve(args.handler)(Context(args)) or 0)
+        from core.privacy import counting
+
+        with counting() as tally:
+            code = int(_resolve(args.handler)(Context(args)) or 0)
+        if tally.total and not tally.reported:
+            # Every redaction is reported: JSON objects carry them in a field
+            # (core.cli.output.emit_json); anything else gets this line on stderr.
+            print(f"memwork: {tally.describe()}", file=sys.stderr)
+        return code
     except UserError as exc:
         print(f"memwork: {exc}", file=sys.stderr)
         return 2

@@ -7,13 +7,24 @@ from typing import Any
 
 import orjson
 
+from core.privacy.controls import strip_controls
 from core.text import clip
 
 __all__ = ["clip", "emit_json", "note", "say"]
 
 
 def emit_json(value: Any) -> None:
-    """Print one JSON document (sorted keys, indented)."""
+    """Print one JSON document (sorted keys, indented).
+
+    An object also carries ``redactions`` (kind → count) when the command redacted
+    anything; a list cannot, and the CLI says it on stderr instead.
+    """
+    from core.privacy import current_tally
+
+    tally = current_tally()
+    if tally is not None and tally.total and isinstance(value, dict):
+        value = {**value, "redactions": tally.counts()}
+        tally.reported = True
     sys.stdout.flush()
     sys.stdout.buffer.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
     sys.stdout.buffer.write(b"\n")
@@ -21,10 +32,10 @@ def emit_json(value: Any) -> None:
 
 
 def say(text: str = "") -> None:
-    """A line on stdout."""
-    print(text)
+    """A line on stdout, without control characters (stored text never drives the terminal)."""
+    print(strip_controls(text))
 
 
 def note(text: str) -> None:
-    """A line on stderr (warnings, what a command chose to do)."""
-    print(text, file=sys.stderr)
+    """A line on stderr (warnings, what a command chose to do), without control characters."""
+    print(strip_controls(text), file=sys.stderr)

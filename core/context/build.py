@@ -120,14 +120,21 @@ def read_inputs(store: Store, task_id: str | None) -> dict[str, Any]:
 
 
 def _scrubbed(sections: list[Section]) -> list[Section]:
-    return [
-        Section(
-            s.name,
-            scrub(s.heading) if s.heading else None,
-            [Line(scrub(line.text), line.priority, line.sources) for line in s.lines],
+    out = []
+    for s in sections:
+        # Slots are curated: personal details a person put there stay; secrets never do.
+        personal = s.name != "slots"
+        out.append(
+            Section(
+                s.name,
+                scrub(s.heading, personal=personal) if s.heading else None,
+                [
+                    Line(scrub(line.text, personal=personal), line.priority, line.sources)
+                    for line in s.lines
+                ],
+            )
         )
-        for s in sections
-    ]
+    return out
 
 
 def build_context(
@@ -153,7 +160,9 @@ def build_context(
     data = read_inputs(store, task_id or None)
     # Multi-line secrets (PEM blocks) must be seen whole, so slots are scrubbed
     # before they are split into lines; every line is scrubbed again below.
-    data["slots"] = [{**s, "content": scrub(s.get("content", ""))} for s in data["slots"]]
+    data["slots"] = [
+        {**s, "content": scrub(s.get("content", ""), personal=False)} for s in data["slots"]
+    ]
     if style == "episodic":
         sections = episodic_style.build_sections(data, task_id)
         render = episodic_style.render

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from core.clock import iso
-from core.privacy import scrub
+from core.privacy.fields import scrub_doc
 from core.storage import schema
 from core.storage.store import Store
 from core.tables import INTERNAL_TABLES, LOCAL_TABLES, USER_TABLES, logical_name
@@ -15,27 +15,6 @@ FORMAT = "memwork-export"
 ORDER_KEYS = {"episodes": "index", "audit": "seq", "observations": "seq"}
 # Per-session tables read best grouped by session, then in order.
 GROUP_FIRST = {"observations", "working_memory"}
-
-
-# Identifiers, labels and hashes are the store's own keys, not agent text:
-# scrubbing them could break a round trip (a slot labelled ``/home/alice``).
-_KEEP = {"id", "label", "fingerprint", "scope", "session_id", "task_id", "record_id"}
-
-
-def _scrub_any(value: Any) -> Any:
-    if isinstance(value, str):
-        return scrub(value)
-    if isinstance(value, list):
-        return [_scrub_any(v) for v in value]
-    if isinstance(value, dict):
-        return _scrub_doc(value)
-    return value
-
-
-def _scrub_doc(doc: dict[str, Any]) -> dict[str, Any]:
-    return {
-        k: v if k in _KEEP or k.endswith(("_id", "_ids")) else _scrub_any(v) for k, v in doc.items()
-    }
 
 
 def export_store(store: Store, *, now: datetime) -> dict[str, Any]:
@@ -57,5 +36,6 @@ def export_store(store: Store, *, now: datetime) -> dict[str, Any]:
         "exported_at": iso(now),
         "format": FORMAT,
         "schema_version": schema.SCHEMA_VERSION,
-        "tables": {t: [_scrub_doc(d) for d in docs] for t, docs in grouped.items()},
+        # Scrubbed again on the way out (identifiers are kept; slots keep personal details).
+        "tables": {t: [scrub_doc(t, d) for d in docs] for t, docs in grouped.items()},
     }

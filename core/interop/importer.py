@@ -18,27 +18,41 @@ from core import aggregates, audit, counters, ids, names, rules, tables
 from core.clock import iso
 from core.errors import Conflict, InvalidInput
 from core.interop.bundle import Bundle
+from core.models.aggregates import (
+    Counters,
+    DistinctText,
+    GlobalAggregate,
+    MetaRecord,
+    TaskStats,
+)
 from core.models.audit import AuditEntry
 from core.models.base import validate
 from core.models.card import MistakeCard
 from core.models.episode import Episode
 from core.models.lesson import Lesson
+from core.models.limits import check_json
+from core.models.proposal import Proposal, StoreConfig
 from core.models.rule import Rule
 from core.models.session import Observation, Session
 from core.models.slot import Slot
 from core.models.working_memory import WMCheckpoint, WMState
+from core.privacy.fields import check_doc, scrub_doc
 from core.storage.store import Store
+from core.text import fingerprint
 
 FORMATS = ("memwork", "episodic", "letta", "agentmemory")
 POLICIES = ("skip", "replace", "keep-both")
 Progress = Callable[[int, int], None]
 
 MODELS: dict[str, Any] = {
+    "distinct": DistinctText,
+    "task_stats": TaskStats,
     "episodes": Episode,
     "mistake_cards": MistakeCard,
     "rules": Rule,
     "lessons": Lesson,
     "slots": Slot,
+    "proposals": Proposal,
     "sessions": Session,
     "observations": Observation,
     "audit": AuditEntry,
@@ -47,17 +61,13 @@ MODELS: dict[str, Any] = {
 
 # -- reading and sniffing -------------------------------------------------------------
 def load_document(path: Path) -> Any:
-    """Parse a JSON file; a JSON string holding JSON (double encoding) is unwrapped."""
+    """Parse a JSON file (at most 256 MB); a JSON string holding JSON (double encoding)
+    is unwrapped."""
     import orjson
 
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InvalidInput("FILE", f"cannot read {path}: {exc.strerror}") from None
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise InvalidInput("FILE", f"{path.name} is not valid JSON ({exc})") from None
+    from core import jsonio
+
+    data = jsonio.load_document(path)
     for _ in range(3):
         if not isinstance(data, str):
             break
@@ -107,34 +117,91 @@ def parse(data: Any, fmt: str, *, now: datetime, source: str) -> Bundle:
 
 # -- validation and clashes ----------------------------------------------------------
 def validate_bundle(bundle: Bundle) -> None:
-    """Every record against its model; the message names the table, item and field.
+    """Check, scrub and validate every record; the message names the table, item and field.
 
-    Two records of one table with the same id or identity (slot label, rule
-    text, lesson fingerprint, card key) are refused too: one would silently
-    overwrite the other.
+    Every record of every table goes through the model the CLI writes it with
+    (bookkeeping tables through :mod:`core.models.aggregates`): identifiers that
+    look like secrets are refused, text is scrubbed, and what is stored is the
+    model's own output, so a record missing a field gets its default instead of
+    breaking later commands. Two records of one table with the same id or
+    identity (slot label, rule text, lesson fingerprint, card key) are refused
+    too: one would silently overwrite the other.
     """
-    for table, docs in bundle.tables.items():
-        model = MODELS.get(table)
-        seen: dict[Any, int] = {}
-        for number, doc in enumerate(docs, start=1):
-            keys = [("id", doc.get("session_id"), doc.get("id"))]
-            if table in ("slots", "rules", "lessons", "mistake_cards"):
-                keys.append(_identity(table, doc))
-            for key in keys:
-                if key in seen:
-                    raise InvalidInput(
-                        f"{table}[{number}]", f"duplicates {table}[{seen[key]}] ({key[-1]!r})"
-                    )
-                seen[key] = number
-            if table == "working_memory":
-                model = WMCheckpoint if doc.get("kind") == "checkpoint" else WMState
-            if model is None:
-                continue
-            data = {k: v for k, v in doc.items() if k not in ("over_limit", "chars")}
-            try:
-                validate(model, data)
-            except InvalidInput as exc:
-                raise InvalidInput(f"{table}[{number}].{exc.field}", exc.rule) from None
+    for target in (bundle.tables, bundle.history):
+        for table, docs in target.items():
+            seen: dict[Any, int] = {}
+            for number, raw in enumerate(docs, start=1):
+                where = f"{table}[{number}]"
+                doc = _validated(table, raw, where)
+                docs[number - 1] = doc
+                keys = [("id", doc.get("session_id"), doc.get("id"))]
+                if table in ("slots", "rules", "lessons", "mistake_cards"):
+                    keys.append(_identity(table, doc))
+                for key in keys:
+                    if key in seen:
+                        raise InvalidInput(where, f"duplicates {table}[{seen[key]}] ({key[-1]!r})")
+                    seen[key] = number
+
+
+def _model_for(table: str, doc: dict[str, Any]) -> Any:
+    if table == "working_memory":
+        return WMCheckpoint if doc.get("kind") == "checkpoint" else WMState
+    if table == "meta":
+        return {"episodes": GlobalAggregate, "counters": Counters, "config": StoreConfig}.get(
+            doc.get("id"), MetaRecord
+        )
+    return MODELS.get(table)
+
+
+def _validated(table: str, raw: Any, where: str) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise InvalidInput(where, f"must be a JSON object (got {type(raw).__name__})")
+    data = {k: v for k, v in raw.items() if k not in ("over_limit", "chars")}
+    try:
+        check_json(data, "")
+        check_doc(table, data, where)
+    except InvalidInput as exc:
+        field = exc.field if exc.field.startswith(where) else f"{where}.{exc.field}"
+        raise InvalidInput(field, exc.rule) from None
+    data = scrub_doc(table, data)
+    if table == "lessons" and isinstance(data.get("content"), str):
+        # Scrubbing may have changed the text; the fingerprint follows the text.
+        data["fingerprint"] = fingerprint(data["content"])
+    model = _model_for(table, data)
+    if model is None:
+        raise InvalidInput(where, f"{table} is not a table memwork imports")
+    try:
+        checked = validate(model, data)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{where}.{exc.field}", exc.rule) from None
+    dumped = checked.model_dump(mode="json")
+    for field in _ADDED_WHEN_NEEDED.get(table, ()):
+        if field not in data:
+            dumped.pop(field, None)
+    return _normalised(dumped, data)
+
+
+#: Fields the writers add only once there is something in them (their readers default
+#: them): absent in a record, absent after the import, so a round trip stays exact.
+_ADDED_WHEN_NEEDED = {"mistake_cards": ("merged_keys",)}
+
+
+def _normalised(dumped: Any, given: Any) -> Any:
+    """The model's output, minus empty optional fields the record did not have.
+
+    Missing fields get their defaults (a slot without ``limit`` gets 2000), values
+    get their type ("0.9" becomes 0.9); a field absent from the record and None
+    in the model stays absent, so an export imported back stays byte-identical.
+    """
+    if isinstance(dumped, dict) and isinstance(given, dict):
+        return {
+            k: _normalised(v, given.get(k))
+            for k, v in dumped.items()
+            if k in given or v is not None
+        }
+    if isinstance(dumped, list) and isinstance(given, list) and len(dumped) == len(given):
+        return [_normalised(d, g) for d, g in zip(dumped, given, strict=True)]
+    return dumped
 
 
 def check_names(bundle: Bundle) -> None:

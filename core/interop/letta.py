@@ -178,9 +178,10 @@ def slot_doc(
 ) -> dict[str, Any]:
     """A complete slot document (every field of the model); text is scrubbed here."""
     return {
-        "content": scrub(content),
+        # Slots are curated: secrets go, personal details (a contact address) stay.
+        "content": scrub(content, personal=False),
         "created_at": stamp,
-        "description": scrub(description).strip(),
+        "description": scrub(description, personal=False).strip(),
         "id": ids.new_id("slot"),
         "label": label,
         "limit": limit,

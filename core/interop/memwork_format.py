@@ -10,7 +10,10 @@ from core.interop.export import FORMAT
 from core.storage import schema
 from core.tables import INTERNAL_TABLES, USER_TABLES
 
-KNOWN = set(USER_TABLES) | set(INTERNAL_TABLES) | {"imports"}
+KNOWN = set(USER_TABLES) | set(INTERNAL_TABLES)
+#: Kept with the store they were made in (snapshot folders, import history): an export
+#: never carries them, and a record of one without its files would be a dangling promise.
+LOCAL = {"checkpoints", "imports"}
 
 
 def looks_like(data: Any) -> bool:
@@ -33,6 +36,10 @@ def parse(data: Any) -> Bundle:
         raise InvalidInput("tables", "must be an object of table name → list of records")
     bundle = Bundle("memwork")
     for table, docs in tables.items():
+        if table in LOCAL:
+            raise InvalidInput(
+                f"tables.{table}", "is store-local (never exported) and cannot be imported"
+            )
         if table not in KNOWN:
             raise InvalidInput(f"tables.{table}", "is not a memwork table")
         if table == "checkpoints":

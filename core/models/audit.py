@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+
+from core.models.base import Identifier, Timestamp
+from core.models.limits import MAX_INT
 
 
 class AuditEntry(BaseModel):
@@ -11,10 +14,12 @@ class AuditEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str
-    seq: int
-    ts: str
-    actor: str
+    seq: int = Field(ge=1, le=MAX_INT)
+    ts: Timestamp
+    actor: Identifier
     action: str
     table: str
     record_id: str
     summary: str
+    #: What the scrubber redacted from the change's input, by kind (absent when nothing).
+    redactions: dict[str, int] | None = None

@@ -2,13 +2,41 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from core.errors import InvalidInput
+from core.privacy import identifier_problem
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def check_identifier(value: str) -> str:
+    """An identifier is stored as given, so one that looks like a secret is refused."""
+    problem = identifier_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+def check_timestamp(value: str) -> str:
+    """An ISO-8601 instant (what :func:`core.clock.iso` writes; other offsets are read too)."""
+    from datetime import datetime
+
+    text = value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError("must be an ISO-8601 instant such as 2026-11-01T12:00:00Z") from None
+    return value
+
+
+#: A stored instant: decay, TTLs and the failure window compute with it.
+Timestamp = Annotated[str, AfterValidator(check_timestamp)]
+
+#: A string that links records (a task, session or worker id, a scope, a label, an actor).
+Identifier = Annotated[str, AfterValidator(check_identifier)]
 
 
 class Record(BaseModel):
@@ -17,8 +45,8 @@ class Record(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     id: str
-    created_at: str
-    updated_at: str
+    created_at: Timestamp
+    updated_at: Timestamp
 
     def to_doc(self) -> dict[str, Any]:
         """The JSON-ready document the store keeps."""
@@ -46,12 +74,24 @@ def _describe(error: dict[str, Any]) -> tuple[str, str]:
     return loc, msg
 
 
-def validate(model: type[M], data: Any, *, item: int | None = None) -> M:
-    """Validate ``data`` into ``model``; the error names the field and the rule."""
+def validate(model: type[M], data: Any, *, item: int | None = None, outside: bool = False) -> M:
+    """Validate ``data`` into ``model``; the error names the field and the rule.
+
+    ``outside``: the data came in as JSON from outside (an episode, an imported
+    record), so its integers and nesting are checked too (:mod:`core.models.limits`);
+    records memwork builds itself only hold values that were checked on the way in.
+    """
     if not isinstance(data, dict):
         raise InvalidInput(
             "record", f"must be a JSON object (got {type(data).__name__})", item=item
         )
+    if outside:
+        from core.models.limits import check_json
+
+        try:
+            check_json(data, "")
+        except InvalidInput as exc:
+            raise InvalidInput(exc.field, exc.rule, item=item) from None
     try:
         return model.model_validate(data)
     except ValidationError as exc:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.models.base import Timestamp
+
 
 class Checkpoint(BaseModel):
     """A snapshot's header; the tables themselves live in its own folder."""
@@ -12,6 +14,6 @@ class Checkpoint(BaseModel):
 
     id: str
     description: str = ""
-    created_at: str
+    created_at: Timestamp
     counts: dict[str, int] = Field(default_factory=dict)
     automatic: bool = False

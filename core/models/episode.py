@@ -6,8 +6,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from core.models.base import Record
+from core.models.base import Identifier, Record
+from core.models.limits import MAX_INT
 from core.models.plain import FAILURE_BELOW, SUCCESS_AT, outcome_for
+from core.models.session import SessionId
 
 Outcome = Literal["success", "failure", "partial"]
 #: The most characters one text field of an episode holds. Agents put whole stack
@@ -34,8 +36,8 @@ class MistakeCardInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     mistake_type: Text = "unknown_mistake"
-    task_id: str | None = None
-    worker_id: str | None = None
+    task_id: Identifier | None = None
+    worker_id: Identifier | None = None
     bad_decision: Text = ""
     correct_decision: Text = ""
     evidence: Text = ""
@@ -69,7 +71,7 @@ class EpisodeInput(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    task_id: str = Field(default="unknown", min_length=1, max_length=200)
+    task_id: Identifier = Field(default="unknown", min_length=1, max_length=200)
     score: float
     steps: int = 0
     summary: Text = ""
@@ -78,8 +80,8 @@ class EpisodeInput(BaseModel):
     mistake_cards: list[MistakeCardInput] = Field(default_factory=list)
     errors: list[ErrorEntry] = Field(default_factory=list)
     outcome: Outcome | None = None
-    session_id: str | None = None
-    worker_id: str | None = None
+    session_id: SessionId | None = None
+    worker_id: Identifier | None = Field(default=None, max_length=200)
     recorded_at: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -112,6 +114,8 @@ class EpisodeInput(BaseModel):
                 raise ValueError(f"must be a whole number >= 0 (got {value!r})")
         if value < 0:
             raise ValueError(f"must be >= 0 (got {value})")
+        if value > MAX_INT:
+            raise ValueError(f"must be at most 2**53 ({MAX_INT}); got {float(value):g}")
         return value
 
     @field_validator("mistakes", "successes", mode="before")
@@ -145,17 +149,17 @@ class EpisodeInput(BaseModel):
 class Episode(Record):
     """A recorded episode with its position in the recording order."""
 
-    index: int = Field(ge=1)
-    task_id: str
+    index: int = Field(ge=1, le=MAX_INT)
+    task_id: Identifier = Field(min_length=1, max_length=200)
     score: float = Field(ge=0.0, le=1.0)
-    steps: int = Field(ge=0)
+    steps: int = Field(ge=0, le=MAX_INT)
     summary: str = ""
     mistakes: list[str] = Field(default_factory=list)
     successes: list[str] = Field(default_factory=list)
     mistake_cards: list[MistakeCardInput] = Field(default_factory=list)
     errors: list[ErrorEntry] = Field(default_factory=list)
     outcome: Outcome
-    session_id: str | None = None
-    worker_id: str | None = None
+    session_id: SessionId | None = None
+    worker_id: Identifier | None = Field(default=None, max_length=200)
     metadata: dict[str, Any] = Field(default_factory=dict)
     card_ids: list[str] = Field(default_factory=list)

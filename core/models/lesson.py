@@ -7,7 +7,8 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from core.models.base import Record
+from core.models.base import Record, Timestamp, check_identifier
+from core.models.limits import MAX_INT
 
 _LESSON_SCOPE = re.compile(r"^(global|task:.+|project:.+)$")
 DEFAULT_CONFIDENCE = 0.5
@@ -18,7 +19,7 @@ def check_lesson_scope(value: str) -> str:
     """A lesson's scope is ``global``, ``task:<id>`` or ``project:<id>``."""
     if not _LESSON_SCOPE.fullmatch(value):
         raise ValueError(f"must be 'global', 'task:<id>' or 'project:<id>' (got {value!r})")
-    return value
+    return check_identifier(value)
 
 
 class Lesson(Record):
@@ -27,12 +28,12 @@ class Lesson(Record):
     content: str = Field(min_length=1, max_length=4000)
     fingerprint: str
     confidence: float = Field(default=DEFAULT_CONFIDENCE, ge=0.0, le=1.0)
-    reinforcements: int = Field(default=0, ge=0)
+    reinforcements: int = Field(default=0, ge=0, le=MAX_INT)
     scope: str = "global"
     tags: list[str] = Field(default_factory=list)
     source: str = "agent"
     decay_rate: float = Field(default=DEFAULT_DECAY_RATE, ge=0.0, le=1.0)
-    last_reinforced_at: str
+    last_reinforced_at: Timestamp
     pinned: bool = False
     deleted: bool = False
     superseded_by: str | None = None

@@ -39,4 +39,9 @@ def check_rule_scope(value: str) -> str:
     """A rule's scope is ``global`` or ``task:<task_id>``."""
     if not _RULE_SCOPE.fullmatch(value):
         raise ValueError(f"must be 'global' or 'task:<task_id>' (got {value!r})")
+    from core.privacy import identifier_problem
+
+    problem = identifier_problem(value)  # scopes are stored as given, like every identifier
+    if problem:
+        raise ValueError(problem)
     return value

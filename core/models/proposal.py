@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from core.models.base import Record
 
@@ -34,3 +34,16 @@ class Proposal(Record):
     """The lesson or slot the decision wrote (approved or merged)."""
     result: str = ""
     """What the decision did, in one line."""
+
+
+OnOff = Literal["on", "off"]
+
+
+class StoreConfig(BaseModel):
+    """``meta/config``: the store settings (``core.config``); a key never set is absent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: Literal["config"]
+    review: OnOff | None = None
+    context_log: OnOff | None = None

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from core.models.base import Record
+from core.models.limits import MAX_INT
 from core.models.plain import RULE_TEXT_CAP, check_rule_scope
 
 Polarity = Literal["works", "avoid", "note"]
@@ -24,7 +25,7 @@ class Rule(Record):
     polarity: Polarity = "note"
     source: RuleSource = "manual"
     active: bool = True
-    seq: int = Field(default=0, ge=0)
+    seq: int = Field(default=0, ge=0, le=MAX_INT)
     #: The episodes that derived it, newest last (at most ``core.sources.EPISODE_REFS``).
     episode_ids: list[str] = Field(default_factory=list)
 

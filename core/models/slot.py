@@ -6,7 +6,8 @@ import re
 
 from pydantic import Field, field_validator
 
-from core.models.base import Record
+from core.models.base import Record, check_identifier
+from core.models.limits import MAX_INT
 
 LABEL_RULE = "letters, digits and _ - . / only (1-200 characters)"
 _LABEL = re.compile(r"^[A-Za-z0-9_\-./]{1,200}$")
@@ -17,7 +18,7 @@ def check_label(value: str) -> str:
     """Slot labels allow path-style names such as ``corrections/mistakes``."""
     if not isinstance(value, str) or not _LABEL.fullmatch(value):
         raise ValueError(f"must use {LABEL_RULE} (got {value!r})")
-    return value
+    return check_identifier(value)
 
 
 class Slot(Record):
@@ -26,7 +27,7 @@ class Slot(Record):
     label: str
     content: str = ""
     description: str = ""
-    limit: int = Field(default=DEFAULT_LIMIT, ge=1)
+    limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_INT)
     read_only: bool = False
     position: int = 0
 

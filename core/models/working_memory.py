@@ -12,7 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from core.models.base import Record
+from core.models.base import Identifier, Record, Timestamp
+from core.models.limits import MAX_INT
+from core.models.session import SessionId
 
 STATE_ID = "state"
 SCRATCH_CAPACITY = 1000
@@ -29,24 +31,24 @@ class WMEntry(_Strict):
     """One key's value; ``expires_at`` is None for keys without a TTL."""
 
     value: Any
-    set_at: str
-    expires_at: str | None = None
+    set_at: Timestamp
+    expires_at: Timestamp | None = None
 
 
 class TaskState(_Strict):
     """What the agent is doing now; ``progress_percent`` is always within 0–100."""
 
-    task_id: str = Field(default=DEFAULT_TASK_ID, min_length=1, max_length=200)
+    task_id: Identifier = Field(default=DEFAULT_TASK_ID, min_length=1, max_length=200)
     description: str = Field(default="", max_length=2000)
     status: str = Field(default=DEFAULT_TASK_STATUS, min_length=1, max_length=50)
-    current_step: int | None = Field(default=None, ge=0)
-    total_steps: int | None = Field(default=None, ge=1)
+    current_step: int | None = Field(default=None, ge=0, le=MAX_INT)
+    total_steps: int | None = Field(default=None, ge=1, le=MAX_INT)
     progress_percent: float = Field(default=0.0, ge=0.0, le=100.0)
     #: The caller set ``progress_percent`` itself: step updates no longer re-derive
     #: it. None on tasks stored before this was recorded (it is then inferred).
     progress_given: bool | None = None
-    started_at: str
-    updated_at: str
+    started_at: Timestamp
+    updated_at: Timestamp
 
     @field_validator("progress_percent", mode="before")
     @classmethod
@@ -59,7 +61,7 @@ class TaskState(_Strict):
 class ScratchEntry(_Strict):
     """One timestamped scratchpad line."""
 
-    ts: str
+    ts: Timestamp
     text: str = Field(min_length=1)
 
 
@@ -67,13 +69,13 @@ class WMState(_Strict):
     """The ``state`` document of a session's working memory."""
 
     id: Literal["state"] = STATE_ID
-    session_id: str
+    session_id: SessionId
     kv: dict[str, WMEntry] = Field(default_factory=dict)
     task: TaskState | None = None
     scratchpad: list[ScratchEntry] = Field(default_factory=list)
-    scratch_capacity: int = Field(default=SCRATCH_CAPACITY, ge=1)
-    created_at: str
-    updated_at: str
+    scratch_capacity: int = Field(default=SCRATCH_CAPACITY, ge=1, le=MAX_INT)
+    created_at: Timestamp
+    updated_at: Timestamp
 
     def to_doc(self) -> dict[str, Any]:
         """The JSON-ready document the store keeps."""
@@ -91,8 +93,8 @@ class WMSnapshot(_Strict):
 class WMCheckpoint(Record):
     """A working-memory checkpoint: a copy of one session's working memory (id: a full uuid4)."""
 
-    session_id: str
+    session_id: SessionId
     kind: Literal["checkpoint"] = "checkpoint"
     description: str = Field(default="", max_length=2000)
-    seq: int = Field(ge=1)
+    seq: int = Field(ge=1, le=MAX_INT)
     state: WMSnapshot

@@ -157,12 +157,12 @@ def test_delete_prints_and_removes(cli) -> None:  # noqa: ANN001
 
 def test_cli_actor_and_scrubbing_reach_the_store(cli, db: Path, monkeypatch) -> None:  # noqa: ANN001
     monkeypatch.setenv("MEMWORK_AGENT", "agent-7")
-    done = cli("slot", "set", "contacts", "ping ops@example.com", "--json")
-    assert done.json()["content"] == "ping [redacted:email]"
+    done = cli("slot", "set", "contacts", "ping ops@example.com, DB_PASSWORD=S3cr3t!x", "--json")
+    assert done.json()["content"] == "ping ops@example.com, DB_PASSWORD=[redacted:password]"
     store = Store(db)
     from core import audit
 
     with store.reading():
         entry = next(audit.entries(store))
     assert (entry["actor"], entry["action"], entry["table"]) == ("cli:agent-7", "create", "slots")
-    assert "example.com" not in "".join(p.read_text() for p in db.glob("*.json"))
+    assert "S3cr3t!x" not in "".join(p.read_text() for p in db.glob("*.json"))

@@ -280,6 +280,41 @@ def test_external_timeout_falls_back(
     assert report.added == ["[HIGH SCORE 0.90] x"]
 
 
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A killed child that its parent has not reaped yet is a zombie: dead for our purpose.
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split(") ", 1)[1].startswith("Z"))
+
+
+@pytest.mark.parametrize("tail", ["wait", "sleep 30"])
+def test_external_timeout_leaves_no_process_behind(
+    store: Store, now: datetime, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, tail: str
+) -> None:
+    # The shell starts a child that holds the output pipe; the shell itself waits or sleeps.
+    pids = tmp_path / "pids"
+    monkeypatch.setenv(
+        "MEMWORK_CONSOLIDATE_CMD", f"sleep 30 & echo $! > {pids}; echo $$ >> {pids}; {tail}"
+    )
+    monkeypatch.setenv("MEMWORK_CONSOLIDATE_TIMEOUT", "0.5")
+    _record(store, now, _ep(0.9, "x"))
+    started = time.monotonic()
+    report = _consolidate(store, now)
+    assert time.monotonic() - started < 5
+    assert report.fallback_reason and "timed out" in report.fallback_reason
+    found = [int(x) for x in pids.read_text().split()]
+    assert len(found) == 2
+    deadline = time.monotonic() + 3
+    while any(_alive(p) for p in found) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [p for p in found if _alive(p)]
+
+
 def test_external_command_that_does_not_exist_falls_back(
     store: Store, now: datetime, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -71,8 +71,8 @@ def test_ezra_every_block_becomes_a_slot_in_file_order() -> None:
     assert "renamed_labels" not in bundle.note
     for slot, block in zip(slots, raw["blocks"], strict=True):
         assert slot["limit"] == int(block["limit"])
-        assert slot["content"] == scrub(block["value"])
-        assert slot["description"] == scrub(block["description"] or "").strip()
+        assert slot["content"] == scrub(block["value"], personal=False)
+        assert slot["description"] == scrub(block["description"] or "", personal=False).strip()
         assert slot["read_only"] is bool(block["read_only"])
         assert slot["created_at"] == slot["updated_at"] == "2026-11-01T12:00:00.000000Z"
         assert slot["id"].startswith("slot_")
@@ -87,9 +87,9 @@ def test_ezra_over_limit_blocks_are_kept_whole_and_listed() -> None:
     blocks = {b["label"]: b for b in raw["blocks"]}
     for label in OVER_LIMIT:
         assert len(by_label[label]["content"]) > by_label[label]["limit"]
-        assert by_label[label]["content"] == scrub(blocks[label]["value"])
-    # Scrubbed, not cut: the e-mail address in active-issues is redacted.
-    assert "[redacted:email]" in by_label["system/active-issues"]["content"]
+        assert by_label[label]["content"] == scrub(blocks[label]["value"], personal=False)
+    # Kept whole: slots are curated, so the contact e-mail in active-issues stays.
+    assert by_label["system/active-issues"]["content"] == blocks["system/active-issues"]["value"]
     assert len(by_label["corrections/ezra-mistakes"]["content"]) == 28927
 
 
@@ -142,8 +142,8 @@ def test_v1_sample_maps_every_block() -> None:
     assert list(slots) == ["persona", "human", "tickets", "scratch"]
     assert slots["persona"]["read_only"] is True and slots["persona"]["limit"] == 5000
     assert slots["human"]["limit"] == 2000  # given as the string "2000"
-    assert "[redacted:email]" in slots["human"]["content"]
-    assert "priya.s@" not in slots["human"]["content"]
+    # Curated: the person's e-mail address stays in the slot.
+    assert "priya.s@" in slots["human"]["content"]
     assert slots["tickets"]["limit"] == 200 and len(slots["tickets"]["content"]) > 200
     assert slots["scratch"] == {**slots["scratch"], "content": "", "description": ""}
     assert slots["scratch"]["limit"] == DEFAULT_LIMIT  # no limit in the file
@@ -300,13 +300,22 @@ def test_cli_imports_ezra(cli, fmt: str | None) -> None:  # noqa: ANN001
     by_label = {s["label"]: s for s in listed}
     for block in raw["blocks"]:
         slot = by_label[block["label"]]
-        assert slot["content"] == scrub(block["value"])
+        assert slot["content"] == scrub(block["value"], personal=False)
         assert slot["limit"] == int(block["limit"])
-        assert slot["description"] == scrub(block["description"] or "").strip()
+        assert slot["description"] == scrub(block["description"] or "", personal=False).strip()
         assert slot["read_only"] is bool(block["read_only"])
     assert cli("slot", "show", "system/lettabot").out.rstrip("\n") == scrub(
-        next(b["value"] for b in raw["blocks"] if b["label"] == "system/lettabot")
+        next(b["value"] for b in raw["blocks"] if b["label"] == "system/lettabot"), personal=False
     ).rstrip("\n")
+    # Personal details stay in curated slots (a contact address, local paths the agent needs);
+    # the one secret in the file (an API key in system/observations) is still removed.
+    blocks = {b["label"]: b["value"] for b in raw["blocks"]}
+    changed = [b["label"] for b in raw["blocks"] if by_label[b["label"]]["content"] != b["value"]]
+    assert changed == ["system/observations"]
+    assert "cameron-says-hi" in blocks["system/observations"]
+    assert "cameron-says-hi" not in by_label["system/observations"]["content"]
+    for label in ("system/active-issues", "system/letta-platform"):
+        assert cli("slot", "show", label).out.rstrip("\n") == blocks[label].rstrip("\n")
 
 
 @needs_samples

@@ -226,8 +226,8 @@ def test_lowering_the_limit_below_the_content_is_refused(store: Store) -> None:
 
 
 def test_redaction_counts_against_the_limit(store: Store) -> None:
-    with pytest.raises(InvalidInput, match="after redaction, over the slot's limit of 15"):
-        _set(store, "p", "mail a@b.co", limit=15)  # 11 chars in, 21 once redacted
+    with pytest.raises(InvalidInput, match="after redaction, over the slot's limit of 20"):
+        _set(store, "p", "PASSWORD=hunter2x", limit=20)  # 17 chars in, 28 once redacted
 
 
 # -- read-only --------------------------------------------------------------------------
@@ -401,20 +401,31 @@ def test_import_without_position_goes_last(store: Store) -> None:
 
 
 # -- privacy and audit ------------------------------------------------------------------
-def test_content_and_description_are_scrubbed(store: Store) -> None:
+def test_secrets_are_scrubbed_and_personal_details_kept(store: Store) -> None:
+    # Slots are curated: a person put the contact details there on purpose.
     got = _set(store, "p", "write to alice@example.com", description="key sk-" + "a" * 30)
-    assert got["content"] == "write to [redacted:email]"
+    assert got["content"] == "write to alice@example.com"
     assert got["description"] == "key [redacted:api_key]"
-    got = slots.append_slot(store, "p", "or bob@example.org", now=NOW, actor=ACTOR)
-    assert got["content"] == "write to [redacted:email]\nor [redacted:email]"
-    got, _ = slots.replace_in_slot(store, "p", "or ", "cc carol@example.net ", now=NOW, actor=ACTOR)
-    assert "carol" not in got["content"]
-    imported = slots.put_imported_slot(
-        store, {"label": "h", "content": "ip 10.1.2.3 <private>x</private>"}, now=NOW, actor=ACTOR
+    got = slots.append_slot(store, "p", "or PASSWORD=hunter2rocks", now=NOW, actor=ACTOR)
+    assert got["content"] == "write to alice@example.com\nor PASSWORD=[redacted:password]"
+    got, _ = slots.replace_in_slot(
+        store,
+        "p",
+        "or ",
+        "cc carol@example.net token ghp_" + "A1b2" * 9 + " ",
+        now=NOW,
+        actor=ACTOR,
     )
-    assert imported["content"] == "ip [redacted:ipv4] "
+    assert "carol@example.net" in got["content"] and "ghp_" not in got["content"]
+    imported = slots.put_imported_slot(
+        store,
+        {"label": "h", "content": "ip 10.1.2.3 in /home/ann <private>x</private>"},
+        now=NOW,
+        actor=ACTOR,
+    )
+    assert imported["content"] == "ip 10.1.2.3 in /home/ann "
     with store.reading():
-        assert "example.com" not in str(store.all("slots"))
+        assert "hunter2rocks" not in str(store.all("slots"))
 
 
 def test_every_mutation_writes_an_audit_entry(store: Store) -> None:

@@ -65,6 +65,16 @@ async def settle(pilot: Pilot) -> None:
     await pilot.pause()
 
 
+async def wait_until(pilot: Pilot, ready: Callable[[], bool], timeout: float = 6.0) -> None:
+    """Pause until ``ready()`` holds (timers tick late on a loaded machine); fail after
+    ``timeout`` seconds with what the screen showed."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not ready():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"not ready after {timeout} s:\n{screen_text(pilot.app)}")
+        await pilot.pause(0.1)
+
+
 def screen_text(app: MemworkApp) -> str:
     """What the user sees right now, as plain text lines."""
     update = app.screen._compositor.render_update(full=True)  # type: ignore[attr-defined]

@@ -14,7 +14,7 @@ from core.clock import parse_instant
 from core.errors import NotFound
 from core.storage.store import Store
 from tests.conftest import python_env
-from tests.tui.conftest import SIZE, run, screen_text, settle
+from tests.tui.conftest import SIZE, run, screen_text, settle, wait_until
 from tui.widgets.bars import duration
 from tui.widgets.virtual_table import VirtualTable
 
@@ -127,14 +127,13 @@ def test_ttl_counts_down_and_expired_keys_vanish(demo_app, monkeypatch: pytest.M
             assert "8m 00s" in screen_text(app)
             # The clock moves between two ticks of the one-second timer.
             monkeypatch.setenv("MEMWORK_NOW", "2026-11-20T12:05:30Z")
-            await pilot.pause(1.2)
+            await wait_until(pilot, lambda: "2m 30s" in screen_text(app))
             text = screen_text(app)
             assert "2m 30s" in text and "8m 00s" not in text
             assert "49m 30s" in text  # lock_owner
             assert "running for 55m 30s" in text
             monkeypatch.setenv("MEMWORK_NOW", "2026-11-20T12:08:01Z")
-            await pilot.pause(1.2)
-            assert "retry_after" not in _keys(app)  # gone without a reload
+            await wait_until(pilot, lambda: "retry_after" not in _keys(app))  # without a reload
             assert "retry_after" not in screen_text(app)
             assert _keys(app) == ["branch", "lock_owner", "pr"]
 

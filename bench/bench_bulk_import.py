@@ -1,0 +1,104 @@
+"""Bulk recording: a JSON Lines file of N episodes through ``memwork record-episode FILE``.
+
+Measures the whole process: wall time and peak resident memory (the child's
+``ru_maxrss``), next to the input file's size. The file is streamed a line at a
+time and each validated episode is kept as compact JSON bytes until the single
+all-or-nothing commit; the store's own in-memory tables (every new episode
+shard, audit shard and aggregate, as the commit writes them) are what grows
+with N.
+
+Usage: python bench/bench_bulk_import.py [--sizes 10000 100000 1000000] [--fsync] [--no-consolidate]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import synthetic  # noqa: E402
+
+OUT = ROOT / "bench" / "out"
+SEED = 11
+
+
+def input_file(n: int) -> Path:
+    """``bench/out/bulk-<n>.jsonl``, generated once from the seeded generator."""
+    path = OUT / f"bulk-{n}.jsonl"
+    if not path.exists():
+        OUT.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        with tmp.open("w", encoding="utf-8") as f:
+            for episode in synthetic.episodes(SEED, n):
+                f.write(json.dumps(episode) + "\n")
+        tmp.rename(path)
+    return path
+
+
+def run(n: int, fsync: bool, consolidate: bool = True) -> dict[str, float]:
+    """Record the file into a fresh store in a child process; its time and peak memory."""
+    source = input_file(n)
+    store = OUT / f"bulk-store-{n}"
+    shutil.rmtree(store, ignore_errors=True)
+    env = {**os.environ, "MEMWORK_FSYNC": "1" if fsync else "0"}
+    if not consolidate:
+        # The heuristic consolidation after every 20th episode re-adds the last 100
+        # high-scoring summaries as global rules; with a million distinct summaries its
+        # rule archive lookups dominate the time (see the README). Off, the run measures
+        # reading, validating, recording and the one commit.
+        env["MEMWORK_CONSOLIDATE_EVERY"] = str(10**12)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    memwork = str(ROOT / ".venv" / "bin" / "memwork")
+    done = subprocess.run(
+        [memwork, "--db", str(store), "record-episode", str(source)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"record-episode failed: {done.stderr.strip()}")
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    shutil.rmtree(store, ignore_errors=True)
+    return {
+        "episodes": n,
+        "input_mb": source.stat().st_size / 2**20,
+        "seconds": seconds,
+        # ru_maxrss of all children is a running maximum: valid when sizes grow.
+        "peak_rss_mb": max(peak_kb, before) / 1024,
+    }
+
+
+def main() -> None:
+    """Print one table row per size."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000])
+    parser.add_argument("--fsync", action="store_true", help="fsync on (the default store)")
+    parser.add_argument(
+        "--no-consolidate", action="store_true", help="no automatic consolidation during the run"
+    )
+    args = parser.parse_args()
+    print("| episodes | input | wall time | peak RSS | per episode |")
+    print("|---:|---:|---:|---:|---:|")
+    for n in sorted(args.sizes):
+        r = run(n, args.fsync, consolidate=not args.no_consolidate)
+        print(
+            f"| {n:,} | {r['input_mb']:.0f} MB | {r['seconds']:.1f} s | "
+            f"{r['peak_rss_mb']:,.0f} MB | {r['seconds'] / n * 1e6:.0f} µs |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+"""Bounds on what any JSON value from outside may hold.
+
+The store keeps JSON, and a value that cannot be written back (an integer past
+64 bits, an object nested past the encoder's depth limit) would fail long after
+it was accepted, as an internal error. Every value is checked on the way in:
+
+- integers within +/- 2**53 (every integer a JSON reader in any language keeps
+  exactly; counts, limits and steps are far below it);
+- objects and arrays nested at most 64 deep.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.errors import InvalidInput
+
+MAX_INT = 2**53
+MAX_DEPTH = 64
+INT_RULE = f"must be a whole number within -2**53..2**53 ({MAX_INT})"
+
+
+def check_int(value: int, field: str) -> int:
+    """``value`` when it is within the bounds; InvalidInput naming ``field`` otherwise."""
+    if not -MAX_INT <= value <= MAX_INT:
+        raise InvalidInput(field, f"{INT_RULE}; got a number of {len(str(abs(value)))} digits")
+    return value
+
+
+def check_json(value: Any, field: str = "value") -> None:
+    """Refuse integers out of range and nesting deeper than :data:`MAX_DEPTH`.
+
+    Iterative, so a document nested thousands deep is refused, not a RecursionError.
+    """
+    stack: list[tuple[Any, str, int]] = [(value, field, 0)]
+    while stack:
+        item, where, depth = stack.pop()
+        if isinstance(item, bool):
+            continue
+        if isinstance(item, int):
+            check_int(item, where)
+        elif isinstance(item, dict | list):
+            if depth >= MAX_DEPTH:
+                head = ".".join(where.split(".")[:3])
+                raise InvalidInput(f"{head}…", f"nests deeper than {MAX_DEPTH} levels")
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            for key, inner in pairs:
+                if isinstance(inner, dict | list | int):
+                    stack.append((inner, f"{where}.{key}" if where else str(key), depth + 1))
