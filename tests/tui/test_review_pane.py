@@ -187,3 +187,19 @@ def test_o_switches_review_and_the_workbench_writes_live(demo_app, demo_path: Pa
             assert review.pending_count(store) == 5
 
     run(scenario)
+
+
+def test_review_pane_snapshot(demo_app, snap_compare) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:  # noqa: ANN001
+        await open_pane(pilot, "review")
+        await _select(pilot, "replace in slot project/checkout")  # a slot edit's diff
+
+    assert snap_compare(demo_app(), run_before=run_before, terminal_size=SIZE)
+
+
+def test_review_pane_snapshot_at_80x24(demo_app, snap_compare) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:  # noqa: ANN001
+        await open_pane(pilot, "review")
+        await _select(pilot, "add lesson (task:deploy-api): Never pin")  # a flagged lesson
+
+    assert snap_compare(demo_app(), run_before=run_before, terminal_size=(80, 24))

@@ -96,9 +96,9 @@ class LessonsPane(Pane):
                 yield VirtualTable(
                     [
                         Column("state", "State", width=9),
-                        Column("confidence", "Confidence", width=13),
+                        Column("confidence", "Confidence", width=15),
                         Column("effect", "Effect", width=6, justify="right"),
-                        Column("scope", "Scope", width=16),
+                        Column("scope", "Scope", width=14),
                         Column("content", "Lesson"),
                     ],
                     id="lessons",
