@@ -20,7 +20,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import audit
 from core.errors import InvalidInput
 from core.storage.store import Store
 
@@ -99,6 +98,8 @@ def set_value(store: Store, key: str, new: str, *, now: datetime, actor: str) ->
     new = new.strip().lower() if isinstance(new, str) else new
     if new not in values:
         raise InvalidInput("value", f"{key} must be one of {', '.join(values)} (got {new!r})")
+    from core import audit  # only writers need it: the context reads settings every step
+
     with store.transaction():
         previous = value(store, key)
         if previous != new:
