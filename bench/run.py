@@ -19,6 +19,11 @@ def main() -> None:
         ("Store and context", "bench_store.py", ["--sizes", *sizes]),
         ("Workbench", "bench_tui.py", ["--sizes", *sizes]),
         ("Global search", "bench_search.py", ["--sizes", *sizes]),
+        (
+            "Redis store against the folder store",
+            "bench_redis.py",
+            ["--sizes", sizes[0], sizes[-1]],
+        ),
         ("Agents: MCP, Python API, whole processes, recall", "bench_agent.py", ["--sizes", *sizes]),
         ("Bulk recording", "bench_bulk.py", [] if not quick else ["--sizes", "1000", "10000"]),
         ("Virtual table vs DataTable", "bench_virtual_table.py", []),

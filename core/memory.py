@@ -52,7 +52,8 @@ class Memory:
     ) -> None:
         from core.paths import resolve_store_path
 
-        self.path = Path(resolve_store_path(os.fspath(path) if path is not None else None))
+        #: The store's folder, or its Redis URL (text: a URL never becomes a path).
+        self.path: Path | str = resolve_store_path(os.fspath(path) if path is not None else None)
         self.store = Store(self.path)
         self.agent = agent if agent is not None else os.environ.get("MEMWORK_AGENT") or None
         self.actor = f"{actor}:{self.agent}" if self.agent else actor

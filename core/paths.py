@@ -17,23 +17,43 @@ def default_store_path() -> Path:
     return Path(user_data_dir("memwork", appauthor=False))
 
 
-def resolve_store_path(db: str | None) -> Path:
-    """The store folder a command works on.
+def resolve_store_path(db: str | None) -> Path | str:
+    """The store a command works on: a folder, or a Redis URL (returned as text).
 
     An empty ``--db ""`` or ``MEMWORK_DB=""`` is an error, not "use the default":
     it is almost always a variable that was meant to be set, and the default
-    store is the last place its memory should silently go.
+    store is the last place its memory should silently go. A URL is checked
+    here and never becomes a path (``Path("redis://h")`` would be a folder
+    named ``redis:``).
     """
     if db is not None:
         if not db.strip():
             raise InvalidInput("--db", "must name a store folder (got an empty path)")
-        return Path(db).expanduser()
+        return resolve_location(db, "--db")
     env = os.environ.get(ENV_DB)
     if env is not None:
         if not env.strip():
             raise InvalidInput(ENV_DB, "is set but empty; name a store folder or unset it")
-        return Path(env).expanduser()
+        return resolve_location(env, ENV_DB)
     return default_store_path()
+
+
+def might_be_url(text: str) -> bool:
+    """A cheap first look (no import): only text that passes it is parsed as a URL."""
+    return "://" in text or text[:7].lower().startswith(("redis:", "rediss:"))
+
+
+def resolve_location(text: str, field: str) -> Path | str:
+    """A store named on the command line: a folder path, or a Redis URL kept as text."""
+    if not text.strip():
+        raise InvalidInput(field, "must name a store folder or a Redis URL (got nothing)")
+    if might_be_url(text):
+        from core.storage.url import is_url, parse
+
+        if is_url(text):
+            parse(text, field)  # a malformed URL is refused here, naming where it came from
+            return text
+    return Path(text).expanduser()
 
 
 def demo_source() -> Path:

@@ -147,8 +147,8 @@ class DiskCache:
 
     def __init__(self, store: Store) -> None:
         self.folder: Path | None = None
-        if store.in_memory_only or os.environ.get("MEMWORK_SEARCH_CACHE", "1") == "0":
-            return
+        if store.backend != "folder" or os.environ.get("MEMWORK_SEARCH_CACHE", "1") == "0":
+            return  # in memory, or in Redis: no folder to keep a cache in
         self.folder = store.path.joinpath(*self.FOLDER)
 
     def key(self, store: Store, name: str, extra: str = "") -> str | None:

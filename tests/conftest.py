@@ -15,6 +15,7 @@ import pytest
 
 from core import ids
 from core.storage.store import Store
+from tests.redis_server import RedisServer, redis_digest
 
 NOW = datetime(2026, 11, 1, 12, 0, 0, tzinfo=UTC)
 
@@ -39,13 +40,37 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     ids.seed(None)
 
 
-@pytest.fixture(params=["memory", "json"])
+@pytest.fixture(params=["memory", "json", "redis"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    """A fresh store on TinyDB-memory-backed tables and on real files."""
+    """A fresh store on TinyDB-memory-backed tables, on real files and in Redis."""
     if request.param == "memory":
         yield Store.in_memory()
+    elif request.param == "redis":
+        opened = Store(request.getfixturevalue("redis_url"))
+        yield opened
+        opened.close()
     else:
         yield Store(tmp_path / "store")
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """A real redis-server on a loopback port for the whole session.
+
+    AOF on without fsync, as the folder tests run with MEMWORK_FSYNC=0: fsync proves
+    nothing without a crash, and the server-crash tests start their own server with
+    ``appendfsync always``.
+    """
+    server = RedisServer(tmp_path_factory.mktemp("redis-server"), fsync="no")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """The URL of an empty Redis database of its own for this test."""
+    return redis_server.fresh_db()
 
 
 @pytest.fixture
@@ -69,9 +94,23 @@ class CliResult:
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    """A store path for CLI tests."""
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """A store for CLI tests: a folder path, or (modules that set ``BOTH_BACKENDS``) also
+    a Redis URL."""
+    if getattr(request, "param", "folder") == "redis":
+        return request.getfixturevalue("redis_url")
     return tmp_path / "db"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """CLI suites that set ``BOTH_BACKENDS = True`` run on a folder and on Redis; a test
+    marked ``folder_only`` looks at files and runs on the folder alone."""
+    if (
+        "db" in metafunc.fixturenames
+        and getattr(metafunc.module, "BOTH_BACKENDS", False)
+        and metafunc.definition.get_closest_marker("folder_only") is None
+    ):
+        metafunc.parametrize("db", ["folder", "redis"], indirect=True)
 
 
 @pytest.fixture
@@ -93,13 +132,29 @@ def cli(db: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureF
     return run
 
 
-def folder_digest(folder: Path) -> dict[str, str]:
-    """Name → sha256 of every file under a folder (the lock file aside)."""
+def folder_digest(folder: Path | str) -> dict[str, str]:
+    """Name → sha256 of every file under a folder (the lock file aside); for a Redis
+    URL, key → sha256 of its type, contents and expiry."""
+    if isinstance(folder, str):
+        return redis_digest(folder)
     result = {}
     for path in sorted(folder.rglob("*")):
         if path.is_file() and path.name != ".lock":
             result[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
     return result
+
+
+def stored_text(db: Path | str, table: str | None = None) -> str:
+    """What the store keeps of one table (or of every table), as text: a folder's table
+    files, or the JSON values of a Redis store's table hashes."""
+    if isinstance(db, str):
+        from tests.redis_server import client_for
+
+        client = client_for(db)
+        keys = [f"memwork:t:{table}"] if table else sorted(client.scan_iter("memwork:t:*"))
+        return "".join(v.decode() for k in keys for v in client.hgetall(k).values())
+    paths = [db / f"{table}.json"] if table else sorted(db.glob("*.json"))
+    return "".join(p.read_text() for p in paths)
 
 
 def python_env(**extra: str) -> dict[str, str]:

@@ -1,9 +1,10 @@
 """The workbench: nine panes over one store, keyboard first.
 
 Built by :func:`make_app` so tests and snapshots construct it the same way
-the CLI does. All store I/O runs in worker threads; the app polls the
-store's commit counter so writes by agents show up within a couple of
-seconds without losing the user's selection. Every mutation goes through
+the CLI does. All store I/O runs in worker threads. Writes by agents show up
+without losing the user's selection: a Redis store announces every commit on
+its pub/sub channel and the app follows it; a folder store is polled (its
+commit counter, every second). Every mutation goes through
 :meth:`MemworkApp.write`; after the first paint the hidden panes are loaded
 and laid out in idle time, so no first switch pays for it.
 """
@@ -96,7 +97,7 @@ class MemworkApp(App[None]):
         self.service = MemoryService(store)
         self.prepare_panes = prepare
         self._prepared: set[str] = set()
-        self.sub_title = title_suffix or store.path.name
+        self.sub_title = title_suffix or store.label
         self.title_base = self.sub_title
         #: (pending proposals, lint findings) as the header shows them.
         self.curation_counts: tuple[int, int] | None = None
@@ -104,6 +105,7 @@ class MemworkApp(App[None]):
         self.poll_enabled = poll
         self._pending_jump: tuple[str, str] | None = None  # (pane, record) until shown
         self._generation = -1
+        self._stop_following: Callable[[], None] | None = None
         self.search_index: SearchIndex | None = None
         self.search_generation = -1
 
@@ -122,7 +124,10 @@ class MemworkApp(App[None]):
         first.activate()
         self.call_after_refresh(first.focus_main)
         if self.poll_enabled:
-            self.set_interval(POLL_SECONDS, self.check_store)
+            # A store that pushes its commits (Redis pub/sub) is followed, not polled.
+            self._stop_following = self.service.follow(self._commit_heard)
+            if self._stop_following is None:
+                self.set_interval(POLL_SECONDS, self.check_store)
         if not self.is_headless and (fd := hangup.terminal_fd()) is not None:
             self.set_interval(hangup.CHECK_SECONDS, partial(self._quit_if_hung_up, fd))
         self.check_store()
@@ -212,7 +217,9 @@ class MemworkApp(App[None]):
 
     def _quit_if_hung_up(self, fd: int) -> None:
         if hangup.terminal_gone(fd):
-            self.exit(return_code=129)  # 128 + SIGHUP, as if the hang-up had reached us
+            hangup.silence_terminal()
+            hangup.exit_if_shutdown_hangs()
+            self.exit(return_code=hangup.HANGUP_STATUS)  # as if the hang-up had reached us
 
     # -- panes ------------------------------------------------------------------------
     def pane(self, pane_id: str) -> Pane:
@@ -314,9 +321,20 @@ class MemworkApp(App[None]):
             parts.append(f"{findings} lint finding{'' if findings == 1 else 's'}")
         self.sub_title = " · ".join(parts)
 
+    def _commit_heard(self) -> None:
+        """A commit was announced (called from the store's listening thread)."""
+        try:
+            self.call_from_thread(self.check_store)
+        except RuntimeError:
+            pass  # the app is not running (yet, or any more)
+
+    def on_unmount(self) -> None:
+        if self._stop_following is not None:
+            self._stop_following()
+
     @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
     def check_store(self) -> None:
-        """Notice commits by other processes (polled; a stat-free read of store.json)."""
+        """Notice commits by other processes (polled, or pushed by the store)."""
         generation = self.service.generation()
         if generation != self._generation:
             first = self._generation == -1

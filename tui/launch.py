@@ -26,8 +26,9 @@ def demo_copy() -> Path:
     return target
 
 
-def launch(path: Path | None, *, demo: bool = False) -> int:
-    """Run the workbench; returns the exit code (129 when its terminal hung up)."""
+def launch(path: Path | str | None, *, demo: bool = False) -> int:
+    """Run the workbench on a folder or a Redis URL; returns the exit code (129 when its
+    terminal hung up)."""
     from tui.app import make_app
 
     if not demo:

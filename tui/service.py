@@ -42,7 +42,6 @@ from core.errors import NotFound
 from core.privacy import counting
 from core.search_docs import build_index
 from core.search_index import SearchIndex
-from core.storage.manifest import MANIFEST_NAME, Manifest
 from core.storage.store import Store
 
 __all__ = ["EpisodeHead", "MemoryService", "SessionDetail", "Store"]
@@ -98,9 +97,12 @@ class MemoryService:
 
     def generation(self) -> int:
         """The store's commit counter; it moves whenever anyone writes."""
-        if self.store.in_memory_only:
-            return self.store.storage.manifest.generation
-        return Manifest.read(self.store.path / MANIFEST_NAME).generation
+        return self.store.committed_generation()
+
+    def follow(self, on_change: Callable[[], None]) -> Callable[[], None] | None:
+        """Have ``on_change`` called (from a thread) after every commit, pushed by the
+        store (Redis pub/sub); returns a stop, or None when the store must be polled."""
+        return self.store.follow(on_change)
 
     # -- sessions ---------------------------------------------------------------------
     def sessions_and_detail(self, wanted: str | None) -> tuple[list[Doc], SessionDetail | None]:

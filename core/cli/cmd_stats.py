@@ -20,9 +20,15 @@ def doctor(ctx: Context) -> int:
     from core.errors import NoStore
 
     path = ctx.store_path
-    if not os.path.lexists(path):
+    if isinstance(path, str):  # a Redis URL
+        from core.doctor_redis import report as redis_report
+        from core.storage.url import parse
+
+        result = redis_report(parse(path))
+    elif not os.path.lexists(path):
         raise NoStore(path)
-    result = report(path)
+    else:
+        result = report(path)
     if ctx.json:
         emit_json(result)
     else:

@@ -114,7 +114,10 @@ def _cmd(sub: Any, name: str, handler: str, help_text: str, **kw: Any) -> argpar
 
 def _global_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--db", metavar="PATH", help="store folder (default: $MEMWORK_DB, else the user data dir)"
+        "--db",
+        metavar="PATH",
+        help="store folder or redis://[:password@]host:port/N URL "
+        "(default: $MEMWORK_DB, else the user data dir)",
     )
     p.add_argument(
         "--demo", action="store_true", help="open the workbench on a fresh copy of the demo store"
@@ -323,6 +326,17 @@ def build_parser() -> argparse.ArgumentParser:
     c = _cmd(sub, "mcp", "core.cli.cmd_mcp:run", "serve the store to agents over MCP (stdio)")
     c.add_argument(
         "--agent", metavar="A", help="agent id for the audit log (default $MEMWORK_AGENT)"
+    )
+
+    c = _cmd(
+        sub,
+        "copy",
+        "core.cli.cmd_copy:run",
+        "copy a whole store between backends (all or nothing, into a new store)",
+    )
+    c.add_argument("source", metavar="SRC", help="a store folder or redis:// URL")
+    c.add_argument(
+        "target", metavar="DST", help="a new or empty folder, or an empty Redis database"
     )
 
     _cmd(

@@ -26,7 +26,6 @@ import logging
 import os
 from collections.abc import Callable
 from functools import wraps
-from pathlib import Path
 from typing import Any, Literal
 
 import orjson
@@ -370,6 +369,6 @@ def build_server(memory: Memory) -> MemworkServer:
 
 def serve(path: str | os.PathLike[str] | None = None, *, agent: str | None = None) -> int:
     """Serve the store over stdio until the client closes the connection."""
-    memory = Memory(Path(path) if path is not None else None, agent=agent, actor="mcp")
+    memory = Memory(path, agent=agent, actor="mcp")
     build_server(memory).run("stdio")
     return 0

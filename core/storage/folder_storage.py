@@ -347,8 +347,52 @@ class FolderStorage(Storage):
                 raise failed_write(exc, f"checkpoint files in {base}") from None
             raise
 
+    def import_snapshot(self, key: str, tables: dict[str, tuple[int, Docs]]) -> None:
+        """Write snapshot ``key`` from given tables (table → (version, docs)): a copied
+        store's checkpoints, packed like :meth:`snapshot` packs them."""
+        from core.storage.filecopy import aligned
+
+        names.check_id(key, "checkpoint")
+        base = self._snapshots(create=True)
+        assert base is not None
+        target = base / key
+        try:
+            os.mkdir(target, DIR_MODE)
+            index: dict[str, list[int]] = {}
+            versions: dict[str, int] = {}
+            fd = os.open(target / SNAPSHOT_PACK, _CREATE, FILE_MODE)
+            try:
+                offset = 0
+                for name, (version, docs) in tables.items():
+                    table_file(name)  # the name rule, as for every table
+                    data = dumps({"documents": docs, "table": name, "version": version})
+                    os.pwrite(fd, data, offset)
+                    index[name] = [offset, len(data)]
+                    versions[name] = version
+                    offset = aligned(offset + len(data))
+                if fsync_enabled():
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+            atomic_write(
+                target / SNAPSHOT_MANIFEST, dumps({"pack": index, "tables": versions}), "snap"
+            )
+            fsync_dir(target)
+            fsync_dir(base)
+        except BaseException as exc:
+            import shutil
+
+            shutil.rmtree(target, ignore_errors=True)
+            if isinstance(exc, OSError):
+                raise failed_write(exc, f"checkpoint files in {base}") from None
+            raise
+
     def snapshot_tables(self, key: str) -> dict[str, Docs]:
         """The tables a snapshot holds (a pack, or one file per table in older stores)."""
+        return {name: docs for name, (_, docs) in self.snapshot_versions(key).items()}
+
+    def snapshot_versions(self, key: str) -> dict[str, tuple[int, Docs]]:
+        """The tables a snapshot holds, each with the version it was taken at."""
         folder = self.snapshot_folder(key)
         if folder is None:
             raise StoreUnreadable(
@@ -375,7 +419,8 @@ class FolderStorage(Storage):
                 raise StoreUnreadable(
                     f"table {name} in checkpoint {key} is damaged; the checkpoint cannot be read"
                 )
-            result[name] = data["documents"]
+            version = tables[name] if type(tables[name]) is int else 0
+            result[name] = (version, data["documents"])
         return result
 
     def _read_pack(
@@ -484,9 +529,22 @@ class MemoryTableStorage(FolderStorage):
             n: committed[table_file(n)] for n in names_ if table_file(n) in committed
         }
 
+    def snapshot_versions(self, key: str) -> dict[str, tuple[int, Docs]]:
+        names.check_id(key, "checkpoint")
+        return {
+            name: (loads(raw)["version"], loads(raw)["documents"])
+            for name, raw in self.snapshots[key].items()
+        }
+
     def snapshot_tables(self, key: str) -> dict[str, Docs]:
         names.check_id(key, "checkpoint")
         return {name: loads(raw)["documents"] for name, raw in self.snapshots[key].items()}
+
+    def import_snapshot(self, key: str, tables: dict[str, tuple[int, Docs]]) -> None:
+        names.check_id(key, "checkpoint")
+        self.snapshots[key] = {
+            n: dumps({"documents": d, "table": n, "version": v}) for n, (v, d) in tables.items()
+        }
 
     def delete_snapshot(self, key: str) -> None:
         self.snapshots.pop(key, None)

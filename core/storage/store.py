@@ -4,6 +4,11 @@ Every read runs inside :meth:`Store.reading` and every write inside
 :meth:`Store.transaction`. Both take the lock (re-entrant within a process)
 and first adopt whatever another process committed, so an agent's CLI and
 the open workbench see each other's writes and never lose one.
+
+``Store(location)`` opens a folder, or, when ``location`` is a ``redis://`` or
+``rediss://`` URL, a store in that Redis database
+(:class:`~core.storage.redis_store.RedisStore`, the same interface on Redis;
+the Redis code is imported only then).
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -27,6 +32,7 @@ from core.errors import (
     StoreUnreadable,
     StoreWriteFailed,
 )
+from core.paths import might_be_url
 from core.storage import journal, schema
 from core.storage.atomic import DIR_MODE
 from core.storage.folder_storage import Docs, FolderStorage, MemoryTableStorage, table_file
@@ -36,6 +42,12 @@ from core.storage.manifest import MANIFEST_NAME, Manifest
 LOCK_NAME = ".lock"
 LOCK_TIMEOUT_ENV = "MEMWORK_LOCK_TIMEOUT"
 DEFAULT_LOCK_TIMEOUT_S = 30.0
+
+
+def _is_url(text: str) -> bool:
+    from core.storage.url import is_url
+
+    return is_url(text)
 
 
 def lock_timeout() -> float:
@@ -69,11 +81,29 @@ class _StoreDB(TinyDB):
 
 class Store:
     """A memwork store at ``path``: a folder, created when missing (``create=False``: a
-    missing store is :class:`~core.errors.NoStore` and nothing is created)."""
+    missing store is :class:`~core.errors.NoStore` and nothing is created). A Redis URL
+    (text) opens a :class:`~core.storage.redis_store.RedisStore` instead."""
+
+    def __new__(cls, path: str | os.PathLike[str] = "", **_: Any) -> Store:
+        # A folder path costs a string test: the URL code loads only for a URL.
+        if cls is Store and isinstance(path, str) and might_be_url(path):
+            from core.storage.url import is_url
+
+            if is_url(path):
+                from core.storage.redis_store import RedisStore
+
+                return super().__new__(RedisStore)
+        return super().__new__(cls)
 
     def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
         if not os.fspath(path):
             raise InvalidInput("store path", "must not be empty")
+        if might_be_url(os.fspath(path)) and _is_url(os.fspath(path)):
+            # A URL that became a Path ("redis:/host") must not become a folder.
+            raise InvalidInput(
+                "store path",
+                f"{os.fspath(path)[:60]!r} is a URL, not a folder; pass Redis URLs as text",
+            )
         self.path = Path(path).expanduser().absolute()
         self._create = create
         self._lock_timeout = lock_timeout()
@@ -99,6 +129,35 @@ class Store:
     def in_memory_only(self) -> bool:
         """Whether this store lives only in memory."""
         return self._lock is None
+
+    @property
+    def backend(self) -> str:
+        """``folder``, ``memory`` or ``redis``."""
+        return "memory" if self.in_memory_only else "folder"
+
+    @property
+    def location(self) -> str:
+        """Where the store lives, as messages name it (a folder path or a URL)."""
+        return str(self.path)
+
+    @property
+    def label(self) -> str:
+        """A short name for titles (the folder's name; ``host:port/db`` for Redis)."""
+        return self.path.name
+
+    def committed_generation(self) -> int:
+        """The commit counter of what is committed now; it moves whenever anyone writes."""
+        if self.in_memory_only:
+            return self.storage.manifest.generation
+        return Manifest.read(self.path / MANIFEST_NAME).generation
+
+    def follow(self, on_change: Callable[[], None]) -> Callable[[], None] | None:
+        """Have ``on_change`` called after other processes' commits; returns a stop.
+
+        None when the backend cannot push changes (a folder): the caller polls
+        :meth:`committed_generation` instead.
+        """
+        return None
 
     @property
     def read_only(self) -> str | None:
@@ -291,17 +350,23 @@ class Store:
                 raise
             else:
                 if outermost:
-                    self._txn_counter += 1
-                    txid = f"{os.getpid()}-{self._txn_counter}"
                     try:
-                        self.storage.commit(txid, schema_version=self._target_schema)
+                        self.storage.commit(self._new_txid(), schema_version=self._target_schema)
                     except BaseException:
                         self.storage.rollback()
                         raise
+                    self._committed_hook()
             finally:
                 self._txn_depth -= 1
                 if self._txn_depth == 0:
                     self.storage.in_transaction = False
+
+    def _new_txid(self) -> str:
+        self._txn_counter += 1
+        return f"{os.getpid()}-{self._txn_counter}"
+
+    def _committed_hook(self) -> None:
+        """Called after each commit (the Redis store notes it for its lease check)."""
 
     # -- tables -----------------------------------------------------------------------
     def table(self, name: str) -> StrTable:

@@ -16,6 +16,9 @@ import pytest
 from core.cli.main import main
 from tests.conftest import folder_digest
 
+#: The CLI contract holds on a folder and on a Redis store alike (tests/conftest.py).
+BOTH_BACKENDS = True
+
 T0 = "2026-11-01T12:00:00Z"
 
 
@@ -134,6 +137,7 @@ def test_an_internal_error_is_exit_1_one_line(cli, monkeypatch: pytest.MonkeyPat
     assert done.err == "memwork: internal error: RuntimeError: boom\n"
 
 
+@pytest.mark.folder_only
 def test_an_unreadable_table_stops_with_the_file_name(cli, db: Path) -> None:  # noqa: ANN001
     cli("rule", "add", "x")
     victim = next(p for p in db.iterdir() if p.name.startswith("rules."))
@@ -211,6 +215,7 @@ def test_doctor_on_a_healthy_store(cli) -> None:  # noqa: ANN001
     assert {c["name"] for c in report["checks"]} >= {"store", "schema", "lock", "tables"}
 
 
+@pytest.mark.folder_only
 def test_doctor_on_a_damaged_store_reports_and_repairs_nothing(cli, db: Path) -> None:  # noqa: ANN001
     _seed(cli)
     victim = next(p for p in db.iterdir() if p.name.startswith("lessons"))
@@ -226,6 +231,7 @@ def test_doctor_on_a_damaged_store_reports_and_repairs_nothing(cli, db: Path) ->
     assert folder_digest(db) == before
 
 
+@pytest.mark.folder_only
 def test_doctor_on_a_missing_store(cli, db: Path) -> None:  # noqa: ANN001
     done = cli("doctor")
     assert done.code == 2 and done.err == f"memwork: no memwork store at {db}\n"

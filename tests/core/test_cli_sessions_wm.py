@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import folder_digest
+from tests.conftest import folder_digest, stored_text
+
+#: The CLI contract holds on a folder and on a Redis store alike (tests/conftest.py).
+BOTH_BACKENDS = True
 
 T0 = "2026-11-01T12:00:00Z"
 
@@ -167,7 +170,7 @@ def test_wm_ttl_countdown_and_expiry(cli, db: Path, sid: str) -> None:  # noqa: 
     assert cli("wm", "--session", sid, "list", "--json", now=late).json() == []
     # The next write purges it from the stored document.
     cli("wm", "--session", sid, "set", "other", "y", now=late)
-    state = (db / f"working_memory.{sid}.json").read_text()
+    state = stored_text(db, f"working_memory.{sid}")
     assert "lease" not in state and "other" in state
 
 

@@ -8,7 +8,10 @@ import pytest
 
 from core import slots
 from core.storage.store import Store
-from tests.conftest import NOW, folder_digest
+from tests.conftest import NOW, folder_digest, stored_text
+
+#: The CLI contract holds on a folder and on a Redis store alike (tests/conftest.py).
+BOTH_BACKENDS = True
 
 T0 = "2026-11-01T12:00:00Z"
 
@@ -165,4 +168,4 @@ def test_cli_actor_and_scrubbing_reach_the_store(cli, db: Path, monkeypatch) -> 
     with store.reading():
         entry = next(audit.entries(store))
     assert (entry["actor"], entry["action"], entry["table"]) == ("cli:agent-7", "create", "slots")
-    assert "S3cr3t!x" not in "".join(p.read_text() for p in db.glob("*.json"))
+    assert "S3cr3t!x" not in stored_text(db)

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from core import aggregates, episodes
 from core.doctor import report
 from core.storage.store import Store
@@ -19,7 +21,7 @@ from tests.conftest import python_env
 CHILD = str(Path(__file__).with_name("writer_child.py"))
 
 
-def _stored_episodes(path: Path) -> list[dict]:
+def _stored_episodes(path: Path | str) -> list[dict]:
     store = Store(path)
     with store.reading():
         docs = list(episodes.iter_all(store))
@@ -40,7 +42,9 @@ def _stored_episodes(path: Path) -> list[dict]:
 KILLS = 200
 
 
-def _child_loop(path: Path, seed: int, target: str | None, out: int) -> None:  # pragma: no cover
+def _child_loop(
+    path: Path | str, seed: int, target: str | None, out: int, work: Path
+) -> None:  # pragma: no cover
     from datetime import UTC, datetime
 
     from core import checkpoints, lessons
@@ -75,7 +79,7 @@ def _child_loop(path: Path, seed: int, target: str | None, out: int) -> None:  #
                 ).lesson
                 for k in range(3)
             ]
-            file = path.parent / f"import-{seed}-{n}.json"
+            file = work / f"import-{seed}-{n}.json"
             file.write_text(
                 json.dumps(
                     {
@@ -107,7 +111,7 @@ def _child_loop(path: Path, seed: int, target: str | None, out: int) -> None:  #
             say(f"ep {doc['id']}")
 
 
-def _fork_writer(path: Path, seed: int, target: str | None) -> tuple[int, int]:
+def _fork_writer(path: Path | str, seed: int, target: str | None, work: Path) -> tuple[int, int]:
     """(pid, read end of its pipe)."""
     read, write = os.pipe()
     pid = os.fork()
@@ -115,7 +119,7 @@ def _fork_writer(path: Path, seed: int, target: str | None) -> tuple[int, int]:
         code = 0
         try:
             os.close(read)
-            _child_loop(path, seed, target, write)
+            _child_loop(path, seed, target, write, work)
         except BaseException as exc:  # noqa: BLE001 - tell the parent, never run its teardown
             os.write(write, f"err {exc!r}\n".encode())
             code = 3
@@ -125,7 +129,7 @@ def _fork_writer(path: Path, seed: int, target: str | None) -> tuple[int, int]:
     return pid, read
 
 
-def _state(path: Path, checked: set[str]) -> tuple[set[str], set[str]]:
+def _state(path: Path | str, checked: set[str]) -> tuple[set[str], set[str]]:
     """Episode ids and lesson ids in the store, after checking it is whole.
 
     Every checkpoint not in ``checked`` is read back too (and added to it).
@@ -144,8 +148,22 @@ def _state(path: Path, checked: set[str]) -> tuple[set[str], set[str]]:
     return {d["id"] for d in docs}, lesson_ids
 
 
-def test_sigkill_at_random_instants_loses_no_acknowledged_write(tmp_path: Path) -> None:
-    path = tmp_path / "store"
+def _doctor(path: Path | str) -> dict:
+    if isinstance(path, str):
+        from core.doctor_redis import report as redis_report
+        from core.storage.url import parse
+
+        return redis_report(parse(path))
+    return report(path)
+
+
+@pytest.mark.parametrize("backend", ["folder", "redis"])
+def test_sigkill_at_random_instants_loses_no_acknowledged_write(
+    tmp_path: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
+    path: Path | str = (
+        request.getfixturevalue("redis_url") if backend == "redis" else tmp_path / "store"
+    )
     Store(path)
     rng = random.Random(20261123)
     eps: set[str] = set()
@@ -154,9 +172,12 @@ def test_sigkill_at_random_instants_loses_no_acknowledged_write(tmp_path: Path) 
     checked: set[str] = set()
     counts = {"ep": 0, "cp": 0, "rd": 0, "id": 0, "restore in flight": 0, "pending journal": 0}
     started = time.monotonic()
-    for kill in range(KILLS):
+    # Each Redis kill costs a little more (the next process finds the dead holder's
+    # lease and takes it over): half as many keep the suite's time in bounds.
+    kills = KILLS if backend == "folder" else KILLS // 2
+    for kill in range(kills):
         target = rng.choice(sorted(snaps)) if snaps else None
-        pid, read = _fork_writer(path, kill, target)
+        pid, read = _fork_writer(path, kill, target, tmp_path)
         lines: list[str] = []
         with os.fdopen(read, "rb") as pipe:
             for _ in range(rng.randint(0, 3)):
@@ -187,9 +208,9 @@ def test_sigkill_at_random_instants_loses_no_acknowledged_write(tmp_path: Path) 
             elif kind == "id":
                 les |= set(in_flight[1:])
             in_flight = ()
-        if (path / "journal.json").exists():
+        if isinstance(path, Path) and (path / "journal.json").exists():
             counts["pending journal"] += 1
-        verdict = report(path)
+        verdict = _doctor(path)
         assert verdict["ok"], [c for c in verdict["checks"] if c["status"] == "problem"]
         stored_eps, stored_les = _state(path, checked)
         stored = (stored_eps, stored_les)
@@ -208,13 +229,19 @@ def test_sigkill_at_random_instants_loses_no_acknowledged_write(tmp_path: Path) 
         eps, les = stored_eps, stored_les
     _state(path, set())  # at the end, every checkpoint once more
     elapsed = time.monotonic() - started
-    print(f"{KILLS} kills in {elapsed:.1f} s: {counts}")
-    assert counts["ep"] > KILLS // 2, "the writer should record episodes between kills"
-    assert counts["cp"] > 10 and counts["rd"] > 5 and counts["id"] > 5, counts
+    print(f"{kills} kills in {elapsed:.1f} s: {counts}")
+    assert counts["ep"] > kills // 2, "the writer should record episodes between kills"
+    assert counts["cp"] > kills // 20 and counts["rd"] > kills // 40, counts
+    assert counts["id"] > kills // 40, counts
 
 
-def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
-    path = tmp_path / "store"
+@pytest.mark.parametrize("backend", ["folder", "redis"])
+def test_concurrent_writers_lose_nothing(
+    tmp_path: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
+    path: Path | str = (
+        request.getfixturevalue("redis_url") if backend == "redis" else tmp_path / "store"
+    )
     Store(path)
     per_worker = 25
     children = [

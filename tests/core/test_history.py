@@ -8,6 +8,9 @@ from core import history
 from core.storage.store import Store
 from tests.conftest import NOW
 
+#: The same on a folder and on a Redis store (tests/conftest.py).
+BOTH_BACKENDS = True
+
 T0 = "2026-11-01T12:00:00Z"
 
 

@@ -14,6 +14,9 @@ from mcp import Client, MCPError, StdioServerParameters
 from core.storage.store import Store
 from tests.conftest import folder_digest, python_env
 
+#: The same on a folder and on a Redis store (tests/conftest.py).
+BOTH_BACKENDS = True
+
 NOW = "2026-11-01T12:00:00Z"
 TOOLS = {
     "get_context",

@@ -13,6 +13,9 @@ from core import Memory, ids
 from core.errors import InvalidInput, NotFound
 from tests.conftest import folder_digest
 
+#: The same on a folder and on a Redis store (tests/conftest.py).
+BOTH_BACKENDS = True
+
 NOW = "2026-11-01T12:00:00Z"
 EPISODE = {
     "task_id": "deploy-api",

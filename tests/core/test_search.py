@@ -12,6 +12,9 @@ from core import search
 from core.storage.store import Store
 from tests.conftest import NOW, folder_digest
 
+#: The same on a folder and on a Redis store (tests/conftest.py).
+BOTH_BACKENDS = True
+
 T0 = "2026-11-01T12:00:00Z"
 
 

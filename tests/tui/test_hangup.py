@@ -62,7 +62,7 @@ def test_the_workbench_quits_when_its_terminal_hangs_up(demo_path: Path) -> None
         master = -1
         started = time.monotonic()
         code = child.wait(timeout=10)
-        assert code == 129
+        assert code == hangup.HANGUP_STATUS
         assert time.monotonic() - started < hangup.CHECK_SECONDS + 3
     finally:
         if master >= 0:

@@ -1,0 +1,128 @@
+"""Store locations that are URLs: ``redis://`` and ``rediss://`` (Redis over TLS).
+
+``--db`` and ``MEMWORK_DB`` take a folder path or a Redis URL. Anything that
+starts like a URL (``scheme://``) or with ``redis:`` / ``rediss:`` is parsed
+here and never taken for a folder: before this, ``--db redis://host/0``
+quietly created a local folder named ``redis:``. This module imports nothing
+beyond the standard library's URL parser, so checking a folder path costs a
+string comparison.
+
+    redis://[[USER]:PASSWORD@]HOST[:PORT][/DB][?ssl_ca_certs=FILE&ssl_cert_reqs=none]
+
+The port defaults to 6379 and the database number to 0. A password may also
+come from ``MEMWORK_REDIS_PASSWORD`` (so it stays out of the process list).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from core.errors import InvalidInput
+
+SCHEMES = ("redis", "rediss")
+PASSWORD_ENV = "MEMWORK_REDIS_PASSWORD"
+_URL_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
+_REDIS_LIKE = re.compile(r"rediss?:", re.IGNORECASE)
+_CERT_REQS = ("none", "optional", "required")
+
+
+def is_url(text: str) -> bool:
+    """Whether ``text`` names a store by URL (or tries to) rather than a folder."""
+    return bool(_URL_LIKE.match(text) or _REDIS_LIKE.match(text))
+
+
+class StoreURL:
+    """A parsed Redis store location (a plain class: dataclasses cost an import on
+    the path every folder store takes)."""
+
+    __slots__ = ("scheme", "host", "port", "db", "username", "password", "ca_certs", "cert_reqs")
+
+    def __init__(
+        self,
+        *,
+        scheme: str,
+        host: str,
+        port: int,
+        db: int,
+        username: str | None,
+        password: str | None,
+        ca_certs: str | None = None,
+        cert_reqs: str = "required",
+    ) -> None:
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.db = db
+        self.username = username
+        self.password = password
+        self.ca_certs = ca_certs
+        self.cert_reqs = cert_reqs
+
+    def __repr__(self) -> str:
+        return f"StoreURL({self.display!r})"
+
+    @property
+    def tls(self) -> bool:
+        """Whether the connection uses TLS (``rediss://``)."""
+        return self.scheme == "rediss"
+
+    @property
+    def display(self) -> str:
+        """The URL as messages show it: never the password."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        user = f"{self.username}@" if self.username else ""
+        return f"{self.scheme}://{user}{host}:{self.port}/{self.db}"
+
+    def __str__(self) -> str:
+        return self.display
+
+
+def parse(text: str, field: str = "--db") -> StoreURL:
+    """Parse a Redis store URL; anything else is :class:`InvalidInput` naming ``field``."""
+    from urllib.parse import parse_qs, unquote, urlsplit
+
+    scheme = text.split(":", 1)[0].lower()
+    if scheme not in SCHEMES:
+        raise InvalidInput(
+            field,
+            f"only redis:// and rediss:// URLs name a store (got a {scheme}: URL); "
+            "a folder path names a folder store",
+        )
+    if not text[len(scheme) + 1 :].startswith("//"):
+        raise InvalidInput(field, f"a Redis URL starts with {scheme}:// (got {text[:40]!r})")
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+        host = parts.hostname
+    except ValueError as exc:
+        raise InvalidInput(field, f"is not a valid Redis URL ({exc})") from None
+    if not host:
+        raise InvalidInput(field, "a Redis URL must name a host (redis://HOST:PORT/DB)")
+    path = parts.path.strip("/")
+    if path and not path.isdigit():
+        raise InvalidInput(field, f"the database must be a number, as in /0 (got /{path})")
+    if parts.fragment:
+        raise InvalidInput(field, "a Redis URL has no #fragment")
+    options = parse_qs(parts.query, keep_blank_values=True)
+    unknown = sorted(set(options) - {"ssl_ca_certs", "ssl_cert_reqs"})
+    if unknown:
+        raise InvalidInput(
+            field, f"unknown URL option {unknown[0]!r} (known: ssl_ca_certs, ssl_cert_reqs)"
+        )
+    cert_reqs = options.get("ssl_cert_reqs", ["required"])[-1].lower()
+    if cert_reqs not in _CERT_REQS:
+        raise InvalidInput(field, f"ssl_cert_reqs must be one of {', '.join(_CERT_REQS)}")
+    password = unquote(parts.password) if parts.password is not None else None
+    if not password:
+        password = os.environ.get(PASSWORD_ENV) or None
+    return StoreURL(
+        scheme=scheme,
+        host=host,
+        port=port or 6379,
+        db=int(path) if path else 0,
+        username=unquote(parts.username) if parts.username else None,
+        password=password,
+        ca_certs=options.get("ssl_ca_certs", [None])[-1],
+        cert_reqs=cert_reqs,
+    )

@@ -1,0 +1,85 @@
+"""SIGKILL of the Redis server under writers, then a restart: with AOF and
+``appendfsync always`` no acknowledged write is lost and the store is whole."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from core import aggregates, episodes
+from core.doctor_redis import report
+from core.storage.store import Store
+from core.storage.url import parse
+from tests.conftest import python_env
+from tests.redis_server import RedisServer
+
+CHILD = str(Path(__file__).with_name("writer_child.py"))
+ROUNDS = 3
+WRITERS = 2
+
+
+@pytest.fixture
+def durable_server(tmp_path: Path):  # noqa: ANN201
+    server = RedisServer(tmp_path / "server", fsync="always")
+    server.folder.mkdir()
+    server.start()
+    yield server
+    server.stop()
+
+
+def _writer(url: str, name: str, acknowledged: list[str]) -> subprocess.Popen[str]:
+    child = subprocess.Popen(
+        [sys.executable, CHILD, url, name, "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=python_env(MEMWORK_LOCK_TIMEOUT="60"),
+    )
+
+    def collect() -> None:
+        assert child.stdout is not None
+        for line in child.stdout:
+            if line.startswith("ep_"):
+                acknowledged.append(line.strip())
+
+    threading.Thread(target=collect, daemon=True).start()
+    return child
+
+
+def test_a_killed_server_keeps_every_acknowledged_write(durable_server: RedisServer) -> None:
+    url = f"{durable_server.url}/0"
+    Store(url)
+    acknowledged: list[str] = []
+    for round_ in range(ROUNDS):
+        writers = [_writer(url, f"r{round_}w{n}", acknowledged) for n in range(WRITERS)]
+        start = len(acknowledged)
+        deadline = time.monotonic() + 60
+        while len(acknowledged) < start + 20 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(acknowledged) >= start + 20, "the writers should be writing"
+        durable_server.kill()  # mid-write: some commit is always in flight
+        for child in writers:
+            child.wait(30)
+            assert child.returncode != 0  # it lost its server...
+            assert child.stderr is not None and "connection" in child.stderr.read()
+        durable_server.start()  # ...which replays its AOF
+        verdict = report(parse(url))
+        assert verdict["ok"], [c for c in verdict["checks"] if c["status"] == "problem"]
+        store = Store(url)
+        with store.reading():
+            docs = list(episodes.iter_all(store))
+            glob = aggregates.read_global(store)
+        stored = {d["id"] for d in docs}
+        lost = set(acknowledged) - stored
+        assert not lost, f"round {round_}: acknowledged episodes lost: {sorted(lost)[:3]}"
+        # Beyond them, at most the commit each writer had in flight.
+        assert len(stored) - len(set(acknowledged)) <= WRITERS
+        assert glob["stored_episodes"] == len(docs)
+        assert sorted(d["index"] for d in docs) == list(range(1, len(docs) + 1))
+        acknowledged[:] = sorted(stored)  # what landed is the store from here on
+        store.close()
