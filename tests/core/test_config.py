@@ -8,6 +8,9 @@ from core import config
 from core.storage.store import Store
 from tests.conftest import folder_digest
 
+#: The same on a folder and on a Redis store (tests/conftest.py).
+BOTH_BACKENDS = True
+
 
 def test_defaults_set_get_list(cli, db: Path) -> None:  # noqa: ANN001
     cli("lesson", "add", "x")  # a store exists

@@ -14,6 +14,9 @@ import pytest
 from core.storage.store import Store
 from tests.conftest import folder_digest
 
+#: The same on a folder and on a Redis store (tests/conftest.py).
+BOTH_BACKENDS = True
+
 NOW = "2026-11-01T12:00:00Z"
 
 
