@@ -141,7 +141,7 @@ class ReviewPane(Pane):
         else:
             parts.append(" · x shows decided ones")
         if not self.reviewing:
-            parts.append(("  · agents' writes go live; o turns review on", "bright_black"))
+            parts.append((" · agents' writes go live; o turns review on", "bright_black"))
         self.query_one("#review-status", Static).update(Text.assemble(*parts))
 
     # -- selection --------------------------------------------------------------------
