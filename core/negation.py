@@ -147,9 +147,30 @@ def normalise(text: str) -> str:
     return " ".join(value.split())
 
 
+#: Irregular past forms of verbs agents use when they report a mistake ("Ran the
+#: migration without a backup", "Forgot the tag"): a derived ``[AVOID]`` rule keeps
+#: the past tense, a lesson says the same thing in the imperative ("Run …", "Forget …").
+_PAST = {
+    "ran": "run", "reran": "rerun", "wrote": "write", "written": "write",
+    "rewrote": "rewrite", "rewritten": "rewrite", "overwrote": "overwrite",
+    "overwritten": "overwrite", "forgot": "forget", "forgotten": "forget",
+    "took": "take", "taken": "take", "broke": "break", "broken": "break",
+    "built": "build", "rebuilt": "rebuild", "sent": "send", "kept": "keep",
+    "made": "make", "gave": "give", "given": "give", "went": "go", "gone": "go",
+    "got": "get", "gotten": "get", "lost": "lose", "left": "leave", "hid": "hide",
+    "hidden": "hide", "chose": "choose", "chosen": "choose", "began": "begin",
+    "begun": "begin", "brought": "bring", "caught": "catch", "threw": "throw",
+    "thrown": "throw", "froze": "freeze", "frozen": "freeze", "drove": "drive",
+    "driven": "drive", "spent": "spend", "held": "hold", "told": "tell",
+    "did": "do", "done": "do", "saw": "see", "seen": "see", "shut": "shut",
+}  # fmt: skip
+
+
 def _stem(word: str) -> str:
     """A crude stem, enough to pair "retry"/"retries"/"retrying" and "test"/"tests"."""
     word = word.strip("'.:@+-_/")
+    if word in _PAST:
+        return _no_final_e(_PAST[word])
     for suffix, keep in (
         ("ies", "y"),
         ("ing", ""),

@@ -200,6 +200,22 @@ AVOID_CASES = [
         "task:triage",
         True,
     ),
+    # Irregular past tenses: the rule reports what was done, the lesson says to do it.
+    (
+        "[AVOID] Ran the migration without a backup",
+        "task:migrate",
+        "Run the migration without a backup when it is small",
+        "task:migrate",
+        True,
+    ),
+    ("[AVOID] Forgot the image tag", "global", "Forget the image tag on hotfixes", "global", True),
+    (
+        "[AVOID] Ran the migration without a backup",
+        "task:migrate",
+        "Never run the migration without a backup",
+        "task:migrate",
+        False,
+    ),
     (
         "[AVOID] Skipped the canary stage",
         "task:deploy",
