@@ -7,6 +7,10 @@ from typing import Any
 from core import review
 from core.cli.main import Context
 from core.cli.output import emit_json, note, say
+from core.text import clip
+
+#: A reason is shown whole by ``review show``; a list keeps each one to a line.
+WHY_WIDTH = 120
 
 
 def _header(p: dict[str, Any]) -> str:
@@ -23,7 +27,8 @@ def _block(p: dict[str, Any], *, full: bool = False) -> None:
     if p["status"] != "pending":
         decided = f"  {p['status']} by {p['decided_by']}"
         decided += f": {p['result']}" if p.get("result") else ""
-        decided += f" ({p['why']})" if p.get("why") else ""
+        if p.get("why"):
+            decided += f" ({p['why'] if full else clip(p['why'], WHY_WIDTH)})"
         say(decided)
     if not full:
         return

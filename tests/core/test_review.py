@@ -184,6 +184,18 @@ def test_reject_keeps_the_reason_and_changes_nothing_else(cli, db: Path) -> None
     assert "canaries are never optional" in _audit(db)[-1]["summary"]
 
 
+def test_a_long_reason_is_kept_whole_but_listed_on_one_line(cli) -> None:  # noqa: ANN001
+    _on(cli)
+    cli("lesson", "add", "Skip the canary for hotfixes")
+    [proposal] = _pending(cli)
+    why = "canaries catch what tests miss; " * 200
+    assert cli("review", "reject", proposal["id"], "--why", why).code == 0
+    listed = cli("review", "list", "--all").out.splitlines()
+    assert max(len(line) for line in listed) < 200
+    assert why.strip() in cli("review", "show", proposal["id"]).out
+    assert cli("review", "list", "--all", "--json").json()[0]["why"] == why.strip()
+
+
 def test_merge_reinforces_a_lesson_instead(cli) -> None:  # noqa: ANN001
     live = cli("--json", "lesson", "add", "Run the canary for fifteen minutes").json()
     _on(cli)
