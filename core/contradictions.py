@@ -59,7 +59,7 @@ def scopes_meet(a: str, b: str) -> bool:
 class _Parsed:
     """A lesson's text read once: normalised for similarity, split into clauses."""
 
-    __slots__ = ("doc", "text", "norm", "clauses", "words")
+    __slots__ = ("doc", "text", "norm", "clauses", "words", "negates")
 
     def __init__(self, doc: Doc) -> None:
         self.doc = doc
@@ -67,6 +67,9 @@ class _Parsed:
         self.norm = normalise(self.text)
         self.clauses = negation.clauses(self.text)
         self.words = frozenset(w for c in self.clauses for w in c.core)
+        #: Some clause is negated: without one on either side, two texts never
+        #: contradict (both tests in :func:`_contradict` need opposite polarities).
+        self.negates = any(c.negated for c in self.clauses)
 
 
 def _contradict(a: _Parsed, b: _Parsed) -> bool:
@@ -89,17 +92,23 @@ def lesson_pairs(lessons: list[Doc], now: datetime) -> list[tuple[Doc, Doc]]:
     """Every pair of live lessons that contradict each other (older lesson first),
     ordered by the older lesson, then the newer.
 
-    Only lessons that share a content word are compared (an index of words), so a
-    store of thousands of lessons costs what its similar pairs cost.
+    Only lessons that share a content word are compared (an index of words), and
+    only pairs where one of them negates something: two lessons with no negated
+    clause never contradict. So a store of thousands of lessons costs what its
+    similar pairs with a negation cost.
     """
     parsed = [_Parsed(x) for x in _live(lessons, now)]
     by_word: dict[str, list[int]] = {}
+    negating_by_word: dict[str, list[int]] = {}
     for i, item in enumerate(parsed):
         for word in item.words:
             by_word.setdefault(word, []).append(i)
+            if item.negates:
+                negating_by_word.setdefault(word, []).append(i)
     pairs: list[tuple[Doc, Doc]] = []
     for i, item in enumerate(parsed):
-        later = sorted({j for w in item.words for j in by_word[w] if j > i})
+        index = by_word if item.negates else negating_by_word
+        later = sorted({j for w in item.words for j in index.get(w, ()) if j > i})
         for j in later:
             other = parsed[j]
             if scopes_meet(item.doc["scope"], other.doc["scope"]) and _contradict(item, other):

@@ -258,3 +258,39 @@ def test_avoid_rule_contradicted_by_a_lesson(store: Store, now: datetime, case) 
         # Switched off, the rule no longer reaches the agent: nothing to flag.
         rules.set_active(store, rule["id"], False, now=now, actor=ACTOR)
         assert not [f for f in lint.lint(store, now) if f["kind"] == "avoid_contradicts_lesson"]
+
+
+def test_only_pairs_with_a_negation_are_compared(
+    store: Store, now: datetime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Lint and the workbench's header run this over every live lesson: fifty positive
+    # lessons about the same things need no comparison among themselves.
+    for i in range(50):
+        lessons.add_lesson(
+            store,
+            f"Pin the image digest in deploy {i}",
+            on_duplicate="keep-both",
+            now=now,
+            actor=ACTOR,
+        )
+    never = lessons.add_lesson(
+        store,
+        "Never pin the image digest in deploy 7",
+        on_duplicate="keep-both",
+        now=now,
+        actor=ACTOR,
+    ).lesson
+    compared: list[tuple[str, str]] = []
+    real = contradictions._contradict
+
+    def counting(a, b):  # noqa: ANN001, ANN202
+        compared.append((a.text, b.text))
+        return real(a, b)
+
+    monkeypatch.setattr(contradictions, "_contradict", counting)
+    with store.reading():
+        docs = list(store.docs("lessons").values())
+    pairs = contradictions.lesson_pairs(docs, now)
+    assert [b["id"] for _, b in pairs] == [never["id"]] * len(pairs) and pairs
+    assert "Pin the image digest in deploy 7" in {a["content"] for a, _ in pairs}
+    assert len(compared) <= 50 and all(never["content"] in pair for pair in compared)
