@@ -172,9 +172,12 @@ def bench_processes(store: Path, repeat: int) -> dict[str, float]:
     shutil.rmtree(CACHE, ignore_errors=True)
     first = run(["search", QUERIES[0]])  # reads every table and writes the search cache
     search = [run(["search", q]) for q in QUERIES for _ in range(3)]
+    pairs = sorted(r / c for c, r in zip(context, record, strict=True))
     return {
         "context": statistics.median(context),
         "record": statistics.median(record),
+        "pair_p25": pct(pairs, 0.25),
+        "pair_p75": pct(pairs, 0.75),
         "search_first": first,
         "search": statistics.median(search),
         "search_max": max(search),
@@ -186,18 +189,41 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 100_000])
     parser.add_argument("--calls", type=int, default=200, help="tool calls per series")
     parser.add_argument("--repeat", type=int, default=15, help="process runs per command")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=["mcp", "api", "processes"],
+        default=["mcp", "api", "processes"],
+        help="measure only these (the tables of the others are left out)",
+    )
     args = parser.parse_args()
     os.environ["MEMWORK_FSYNC"] = "0"
     rows = []
     for n in args.sizes:
         source, _, _ = bench_store.build(n)
         store = linked_copy(source, OUT / f"agent-n{n}")
-        mcp = bench_mcp(store, args.calls)
-        api = bench_api(store, args.calls)
-        procs = bench_processes(store, args.repeat)
-        rows.append({"n": n, "mcp": mcp, "api": api, "processes": procs})
+        row: dict[str, Any] = {"n": n}
+        if "mcp" in args.only:
+            row["mcp"] = bench_mcp(store, args.calls)
+        if "api" in args.only:
+            row["api"] = bench_api(store, args.calls)
+        if "processes" in args.only:
+            row["processes"] = bench_processes(store, args.repeat)
+        rows.append(row)
         shutil.rmtree(store, ignore_errors=True)
+    report(rows)
+    (OUT / "agent_results.json").write_text(json.dumps(rows, indent=2))
 
+
+def report(rows: list[dict[str, Any]]) -> None:
+    """The README's tables, for what was measured."""
+    if all("mcp" in r for r in rows):
+        report_mcp(rows)
+    if all("processes" in r for r in rows):
+        report_processes(rows)
+
+
+def report_mcp(rows: list[dict[str, Any]]) -> None:
     print(
         "\n| episodes | echo p50 | `get_context` p50 / p95 | ratio "
         "| `record_episode` p50 / p95 | ratio |"
@@ -212,29 +238,41 @@ def main() -> None:
             f"| {ctx / echo:.2f}x | {rec:.2f} / {pct(m['record_episode'], 0.95):.2f} ms "
             f"| {rec / echo:.2f}x |"
         )
+
+
+def report_processes(rows: list[dict[str, Any]]) -> None:
+    api = all("api" in r for r in rows)
     print(
-        "\n| episodes | `Memory.context` p50 / p95 | `memwork context` "
-        "| `memwork record-episode` | ratio |"
+        "\n| episodes |"
+        + (" `Memory.context` p50 / p95 |" if api else "")
+        + " `memwork context` | `memwork record-episode` | ratio (run by run, p25–p75) |"
     )
-    print("|---:|---:|---:|---:|---:|")
+    print("|---:|" + ("---:|" if api else "") + "---:|---:|---:|")
     for r in rows:
-        a, p = r["api"], r["processes"]
+        p = r["processes"]
+        ctx_api = (
+            f" {r['api']['context_p50']:.2f} / {r['api']['context_p95']:.2f} ms |" if api else ""
+        )
         print(
-            f"| {r['n']:,} | {a['context_p50']:.2f} / {a['context_p95']:.2f} ms "
-            f"| {p['context']:.0f} ms | {p['record']:.0f} ms | {p['record'] / p['context']:.2f}x |"
+            f"| {r['n']:,} |{ctx_api} {p['context']:.0f} ms | {p['record']:.0f} ms "
+            f"| {p['record'] / p['context']:.2f}x ({p['pair_p25']:.2f}–{p['pair_p75']:.2f}) |"
         )
     print(
         "\n| episodes | `memwork search` process: first (no cache) | cached, median / max "
-        "| `Memory.search` first / warm p50 |"
+        + ("| `Memory.search` first / warm p50 |" if api else "|")
     )
-    print("|---:|---:|---:|---:|")
+    print("|---:|---:|---:|" + ("---:|" if api else ""))
     for r in rows:
-        a, p = r["api"], r["processes"]
+        p = r["processes"]
+        warm = (
+            f" {r['api']['search_first']:.0f} / {r['api']['search_warm_p50']:.0f} ms |"
+            if api
+            else ""
+        )
         print(
             f"| {r['n']:,} | {p['search_first']:.0f} ms | {p['search']:.0f} / "
-            f"{p['search_max']:.0f} ms | {a['search_first']:.0f} / {a['search_warm_p50']:.0f} ms |"
+            f"{p['search_max']:.0f} ms |{warm}"
         )
-    (OUT / "agent_results.json").write_text(json.dumps(rows, indent=2))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import audit, ids, kinds, lookup, stats, tables
+from core import audit, ids, kinds, lookup, rule_archive, stats, tables
 from core.clock import iso
 from core.privacy import scrub
 from core.storage.folder_storage import Docs
@@ -99,6 +99,8 @@ def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, A
             store.drop(name)
         for name, docs in snapshot.items():
             store.put_many(name, docs)
+        # A checkpoint taken before the archive moved to chunks holds hash buckets.
+        rule_archive.convert_legacy(store)
         audit.record(
             store,
             actor=actor,

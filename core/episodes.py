@@ -8,11 +8,21 @@ transaction. Nothing here scans history; it reads and updates aggregates.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple, TypeVar
 
-from core import aggregates, audit, cards, consolidation, distinct, failures, ids, rules, shards
+from core import (
+    aggregates,
+    audit,
+    cards,
+    consolidation,
+    distinct,
+    failures,
+    ids,
+    lazyjson,
+    rules,
+    shards,
+)
 from core.clock import iso, parse_instant
 from core.episode_input import parse
 from core.errors import InvalidInput, NotFound
@@ -41,24 +51,20 @@ def spool_items(items: Iterable[Any]) -> list[bytes]:
     A bulk input streams through here without the lock held; what is kept is about the
     size of the input (a million episodes: ~200 MB), not of its parsed objects (~10x).
     """
-    import orjson
-
     spool: list[bytes] = []
     for number, item in enumerate(items, start=1):
         episode = parse(item, number=number)
         if episode["recorded_at"] is not None:
             parse_instant(episode["recorded_at"], field=f"item {number}: recorded_at")
-        spool.append(orjson.dumps(episode))
+        spool.append(lazyjson.dumps(episode))
     if not spool:
         raise InvalidInput("input", "no episodes given")
     return spool
 
 
 def _unspooled(spool: list[bytes]) -> Iterator[dict[str, Any]]:
-    import orjson
-
     for raw in spool:
-        yield orjson.loads(raw)
+        yield lazyjson.reads(raw)
 
 
 def _named(number: int, where: str | None, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -264,9 +270,12 @@ def row_of(doc: dict[str, Any]) -> EpisodeRow:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class ShardRows:
-    """One shard's list rows, newest first, and the documents they were read from."""
+class ShardRows(NamedTuple):
+    """One shard's list rows, newest first, and the documents they were read from.
+
+    (A NamedTuple, not a dataclass: recording imports this module on every agent
+    step, and ``dataclasses`` brings ``inspect`` and ``ast`` with it.)
+    """
 
     docs: object
     """The shard's documents mapping when it was read (its identity marks a change)."""

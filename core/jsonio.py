@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from json import JSONDecodeError  # orjson's error is one (its messages are kept)
 from pathlib import Path
 from typing import IO, Any
 
-import orjson
-
 from core.errors import InvalidInput
+from core.lazyjson import loads, parses
 
 MB = 1024 * 1024
 RECORD_MAX = 16 * MB
@@ -99,9 +99,8 @@ def iter_records(stream: IO[bytes]) -> Iterator[Any]:
         yield from _as_records(_loads(read_capped(stream, DOCUMENT_MAX, head)))
         return
     line = head + stream.readline(RECORD_MAX + 1)
-    try:
-        value = orjson.loads(line)
-    except orjson.JSONDecodeError:
+    one_line, value = parses(line)
+    if not one_line:
         # Not one object per line: a pretty-printed document, read whole.
         yield from _as_records(_loads(read_capped(stream, DOCUMENT_MAX, line)))
         return
@@ -123,23 +122,23 @@ def _json_lines(stream: IO[bytes], *, start: int) -> Iterator[Any]:
         if not line.strip():
             continue
         try:
-            yield orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
+            yield loads(line)
+        except JSONDecodeError as exc:
             raise InvalidInput("input", f"line {number} is not valid JSON ({exc.msg})") from None
 
 
 def _loads(raw: bytes) -> Any:
     try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
+        return loads(raw)
+    except JSONDecodeError as exc:
         lines = raw.splitlines()
         if sum(1 for line in lines if line.strip()) > 1:
             # Several lines: JSON Lines with a broken line reads better by its number.
             for number, line in enumerate(lines, start=1):
                 try:
                     if line.strip():
-                        orjson.loads(line)
-                except orjson.JSONDecodeError as line_exc:
+                        loads(line)
+                except JSONDecodeError as line_exc:
                     raise InvalidInput(
                         "input", f"line {number} is not valid JSON ({line_exc.msg})"
                     ) from None
@@ -165,8 +164,8 @@ def load_document(path: Path) -> Any:
             )
         raw = read_capped(stream, DOCUMENT_MAX, head)
     try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
+        return loads(raw)
+    except JSONDecodeError as exc:
         raise InvalidInput("FILE", f"{path.name} is not valid JSON ({exc})") from None
 
 

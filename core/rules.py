@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import audit, counters, ids, sources
+from core import audit, counters, ids, rule_archive, sources
 from core.clock import iso
 from core.errors import InvalidInput
 from core.models.plain import (
@@ -31,79 +31,25 @@ def table_for(scope: str) -> str:
     return rule_table(scope)
 
 
-def archive_for(scope: str, text: str) -> str:
-    """The archive bucket an inactive rule of ``scope`` with ``text`` lives in."""
-    return rule_table(scope, text)
-
-
-class _BucketIndex:
-    """An archive bucket's rule ids by ``(scope, text)``, for the mapping it was built from.
-
-    Consolidation checks the archive for every proposed rule; a bucket holds every
-    rule that ever left the active window, so scanning it made recording slow down
-    as history grew. The index is rebuilt whenever the store hands out another
-    mapping for the bucket or its size moved behind our back, and kept up to date
-    by this module's own writes; a hit is checked against the document.
-    """
-
-    __slots__ = ("docs", "size", "ids")
-
-    def __init__(self, docs: dict[str, dict[str, Any]]) -> None:
-        self.docs = docs
-        self.size = len(docs)
-        self.ids: dict[tuple[str, str], list[str]] = {}
-        for rule_id, rule in docs.items():
-            self.ids.setdefault((rule["scope"], rule["text"]), []).append(rule_id)
-
-
-_BUCKETS: dict[str, _BucketIndex] = {}
-
-
-def _bucket_index(store: Store, bucket: str) -> _BucketIndex:
-    docs = store.docs(bucket)
-    index = _BUCKETS.get(bucket)
-    if index is None or index.docs is not docs or index.size != len(docs):
-        index = _BUCKETS[bucket] = _BucketIndex(docs)
-    return index
-
-
-def _archived_copies(store: Store, bucket: str, scope: str, text: str) -> list[dict[str, Any]]:
-    """Archived rules of ``scope`` with exactly ``text`` (one dictionary lookup)."""
-    index = _bucket_index(store, bucket)
-    docs = index.docs
-    found = [docs[i] for i in index.ids.get((scope, text), ()) if i in docs]
-    return [r for r in found if r["text"] == text and r["scope"] == scope]
-
-
-def _archive_write(
-    store: Store, bucket: str, *, put: dict[str, Any] | None = None, delete: str | None = None
-) -> None:
-    """Write to an archive bucket, keeping its index in step (when it was current)."""
-    index = _bucket_index(store, bucket)
-    if delete is not None:
-        gone = index.docs.get(delete)
-        store.delete(bucket, [delete])
-        if gone is not None:
-            index.ids.get((gone["scope"], gone["text"]), []).remove(delete)
-    if put is not None:
-        before = index.docs.get(put["id"])
-        store.put(bucket, put["id"], put)
-        if before is not None:  # a replaced document leaves its old (scope, text)
-            index.ids.get((before["scope"], before["text"]), []).remove(put["id"])
-        index.ids.setdefault((put["scope"], put["text"]), []).append(put["id"])
-    # The first write of a transaction copies the mapping: the index follows it.
-    index.docs = store.docs(bucket)
-    index.size = len(index.docs)
-
-
 def _archived(store: Store, scope: str) -> list[dict[str, Any]]:
-    scoped = table_for(scope).split(".", 1)[1]
-    names = [n for n in store.table_names(f"{TABLE}.archive") if n.split(".", 3)[3] == scoped]
-    return [r for n in names for r in store.docs(n).values() if r["scope"] == scope]
+    tables = rule_archive.tables(store, scope)
+    return [r for n in tables for r in store.docs(n).values() if r["scope"] == scope]
 
 
 def _all_docs(store: Store) -> list[dict[str, Any]]:
     return [d for name in store.table_names(TABLE) for d in store.docs(name).values()]
+
+
+def _find(store: Store, rule_id: str) -> tuple[str, dict[str, Any] | None]:
+    """The table holding rule ``rule_id`` and the rule; active tables are looked at first."""
+    names = store.table_names(TABLE)
+    archived = rule_archive.ARCHIVE + "."
+    active = [n for n in names if not n.startswith(archived)]
+    for name in (*active, *(n for n in names if n.startswith(archived))):
+        rule = store.docs(name).get(rule_id)
+        if rule is not None:
+            return name, rule
+    return "", None
 
 
 def task_scope(task_id: str) -> str:
@@ -175,11 +121,11 @@ def upsert(
         if active["text"] == text:
             _note_episodes(store, table, active, episode_ids)
             return None, "unchanged"
-    bucket = archive_for(scope, text)
-    same = _archived_copies(store, bucket, scope, text)
+    same = rule_archive.copies(store, scope, text)
     if same:
-        rule = dict(max(same, key=lambda r: r["seq"]))
-        _archive_write(store, bucket, delete=rule["id"])
+        chunk, newest = max(same, key=lambda found: found[1]["seq"])
+        rule = dict(newest)
+        rule_archive.remove(store, chunk, rule["id"])
         rule.update(active=True, seq=counters.take(store, "rule_seq"), updated_at=stamp)
         for episode_id in episode_ids or []:
             rule["episode_ids"] = sources.with_episode(rule.get("episode_ids"), episode_id)
@@ -270,9 +216,7 @@ def enforce_window(store: Store, scope: str, now: datetime) -> list[str]:
     if overflow:
         store.delete(table_for(scope), [r["id"] for r in overflow])
     for r in overflow:
-        _archive_write(
-            store, archive_for(scope, r["text"]), put={**r, "active": False, "updated_at": stamp}
-        )
+        rule_archive.put(store, {**r, "active": False, "updated_at": stamp})
     return [r["id"] for r in overflow]
 
 
@@ -342,18 +286,22 @@ def set_active(store: Store, rule_id: str, active: bool, *, now: datetime, actor
     from core.errors import NotFound
 
     with store.transaction():
-        found = [r for r in _all_docs(store) if r["id"] == rule_id]
-        if not found:
+        table, found = _find(store, rule_id)
+        if found is None:
             raise NotFound("rule", rule_id)
-        rule = dict(found[0])
-        store.delete(rule_table(rule["scope"], None if rule["active"] else rule["text"]), [rule_id])
+        rule = dict(found)
+        if table.startswith(rule_archive.ARCHIVE + "."):
+            rule_archive.remove(store, table, rule_id)
+        else:
+            store.delete(table, [rule_id])
         rule["active"] = active
         rule["updated_at"] = iso(now)
         if active:
             rule["seq"] = counters.take(store, "rule_seq")
-        store.put(rule_table(rule["scope"], None if active else rule["text"]), rule_id, rule)
-        if active:
+            store.put(table_for(rule["scope"]), rule_id, rule)
             enforce_window(store, rule["scope"], now)
+        else:
+            rule_archive.put(store, rule)
         audit.record(
             store,
             actor=actor,

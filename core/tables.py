@@ -39,15 +39,27 @@ SINGLE = (
 )
 
 
-def rule_table(scope: str, archived_text: str | None = None) -> str:
-    """``rules.<scope>`` for active rules; ``rules.archive.<h>.<scope>`` for inactive ones."""
-    scoped = slug(scope.replace(":", ".", 1))
-    if archived_text is None:
-        return f"rules.{scoped}"
-    import hashlib
+_SCOPE_SLUGS: dict[str, str] = {}
 
-    bucket = hashlib.sha1(archived_text.encode("utf-8")).hexdigest()[0]
-    return f"rules.archive.{bucket}.{scoped}"
+
+def rule_scope_slug(scope: str) -> str:
+    """How a rule scope appears in table names: ``task:deploy`` → ``task.deploy``."""
+    scoped = _SCOPE_SLUGS.get(scope)
+    if scoped is None:  # recording asks for the same few scopes thousands of times
+        scoped = _SCOPE_SLUGS[scope] = slug(scope.replace(":", ".", 1))
+    return scoped
+
+
+def rule_table(scope: str) -> str:
+    """``rules.<scope>``: the active rules of a scope (inactive ones: core/rule_archive.py)."""
+    return f"rules.{rule_scope_slug(scope)}"
+
+
+def _place_rule(doc: dict[str, Any]) -> str:
+    if not doc.get("active", True):
+        # Which archive chunk an inactive rule joins depends on the archive's state.
+        raise ValueError("an inactive rule is placed by core.rule_archive, not by its fields")
+    return rule_table(doc["scope"])
 
 
 #: Logical table → where one of its documents lives.
@@ -60,9 +72,9 @@ PLACEMENT: dict[str, Callable[[dict[str, Any]], str]] = {
     "distinct": lambda d: f"distinct.{d['id'][:2]}",
     # One table per scope / task: deriving a rule or updating a task's numbers
     # reads and writes only that scope's or task's file. Inactive rules move to
-    # hash buckets of an archive, so the active table (what the context reads)
-    # stays at its 10 or 20 rules however many rules history has produced.
-    "rules": lambda d: rule_table(d["scope"], d["text"] if not d.get("active", True) else None),
+    # the scope's archive (core/rule_archive.py), so the active table (what the
+    # context reads) stays at its 10 or 20 rules however many history has produced.
+    "rules": _place_rule,
     "task_stats": lambda d: f"task_stats.{slug(d['task_id'])}",
 }
 
@@ -82,13 +94,19 @@ USER_TABLES = (
 )
 INTERNAL_TABLES = ("distinct", "task_stats", "meta")
 
+#: Indexes kept in step with other tables' records: snapshotted with them, never
+#: exported (an import rebuilds them as it writes the records).
+DERIVED_TABLES = ("rule_index",)
+
 #: Store-local history: not exported (snapshots do not travel in a JSON document).
 LOCAL_TABLES = ("checkpoints", "imports")
 
 #: Tables a store checkpoint snapshots and restores. The audit log is left out
 #: on purpose: it records what happened, including restores, so it never rewinds.
 SNAPSHOT_TABLES = tuple(
-    t for t in (*USER_TABLES, *INTERNAL_TABLES) if t not in ("checkpoints", "audit")
+    t
+    for t in (*USER_TABLES, *INTERNAL_TABLES, *DERIVED_TABLES)
+    if t not in ("checkpoints", "audit")
 )
 
 

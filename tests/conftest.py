@@ -34,6 +34,9 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         monkeypatch.delenv(name, raising=False)
     # fsync proves nothing without a power cut; the crash tests turn it back on.
     monkeypatch.setenv("MEMWORK_FSYNC", "0")
+    # Every commit that keeps unchanged documents' bytes checks them against a full
+    # encoding (core/storage/codec.py): a document changed in place would show here.
+    monkeypatch.setenv("MEMWORK_VERIFY_WRITES", "1")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))

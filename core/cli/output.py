@@ -5,8 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-import orjson
-
+from core.lazyjson import dumps_indented
 from core.privacy.controls import strip_controls
 from core.text import clip
 
@@ -26,7 +25,7 @@ def emit_json(value: Any) -> None:
         value = {**value, "redactions": tally.counts()}
         tally.reported = True
     sys.stdout.flush()
-    sys.stdout.buffer.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+    sys.stdout.buffer.write(dumps_indented(value))
     sys.stdout.buffer.write(b"\n")
     sys.stdout.flush()
 

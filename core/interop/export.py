@@ -9,7 +9,7 @@ from core.clock import iso
 from core.privacy.fields import scrub_doc
 from core.storage import schema
 from core.storage.store import Store
-from core.tables import INTERNAL_TABLES, LOCAL_TABLES, USER_TABLES, logical_name
+from core.tables import DERIVED_TABLES, INTERNAL_TABLES, LOCAL_TABLES, USER_TABLES, logical_name
 
 FORMAT = "memwork-export"
 ORDER_KEYS = {"episodes": "index", "audit": "seq", "observations": "seq"}
@@ -23,8 +23,9 @@ def export_store(store: Store, *, now: datetime) -> dict[str, Any]:
         grouped: dict[str, list[dict[str, Any]]] = {
             t: [] for t in (*USER_TABLES, *INTERNAL_TABLES) if t not in LOCAL_TABLES
         }
+        kept_out = {*LOCAL_TABLES, *DERIVED_TABLES}  # store-local, or rebuilt by an import
         for name in store.table_names():
-            if logical_name(name) not in LOCAL_TABLES:
+            if logical_name(name) not in kept_out:
                 grouped.setdefault(logical_name(name), []).extend(store.docs(name).values())
     for table, docs in grouped.items():
         key = ORDER_KEYS.get(table)

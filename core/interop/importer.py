@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core import aggregates, audit, counters, ids, names, rules, tables
+from core import aggregates, audit, counters, ids, names, rule_archive, rules, tables
 from core.clock import iso
 from core.errors import Conflict, InvalidInput
 from core.interop.bundle import Bundle
@@ -359,6 +359,7 @@ def apply_bundle(
         # Sessions kept twice get a new id; their observations and working memory follow.
         renamed_sessions: dict[str, str] = {}
         writes: dict[str, dict[str, dict[str, Any]]] = {}
+        archived: list[dict[str, Any]] = []
         ordered = sorted(
             plans,
             key=lambda p: (p[0] not in ("sessions", "slots"), p[1].get("position", 0)),
@@ -396,12 +397,16 @@ def apply_bundle(
                     next_position += 1
             if table == "rules" and rule_offset:
                 doc = {**doc, "seq": int(doc.get("seq", 0)) + rule_offset}
-            writes.setdefault(tables.physical_name(table, doc), {})[doc["id"]] = doc
+            if table == "rules" and not doc.get("active", True):
+                archived.append(doc)  # the archive places them (core/rule_archive.py)
+            else:
+                writes.setdefault(tables.physical_name(table, doc), {})[doc["id"]] = doc
             done += 1
             if progress and done % 1000 == 0:
                 progress(done, total)
         for name, docs in writes.items():
             store.put_many(name, docs)
+        rule_archive.add_many(store, archived)
         if not has_history:
             for table, docs in bundle.history.items():
                 for doc in docs:
@@ -453,6 +458,11 @@ def _store_is_empty(store: Store) -> bool:
 
 
 def _remove(store: Store, table: str, doc: dict[str, Any]) -> None:
+    if table == "rules" and not doc.get("active", True):
+        for chunk, rule in rule_archive.copies(store, doc["scope"], doc["text"]):
+            if rule["id"] == doc["id"]:
+                rule_archive.remove(store, chunk, rule["id"])
+        return
     store.delete(tables.physical_name(table, doc), [doc["id"]])
     if table == "sessions":
         # The file's version of the session brings its own observations and

@@ -1,6 +1,15 @@
-"""How tables look on disk: orjson, sorted keys, two-space indent.
+"""How tables look on disk: sorted keys, two-space indent, a trailing newline.
 
 Sorted keys and one document per line-block make a store diff well in git.
+
+Two encoders write these bytes: orjson, several times faster on big tables,
+and :mod:`core.storage.plainjson` (the standard library), which saves
+orjson's ~12 ms import. A commit re-encodes only the documents it changed and
+keeps the bytes of the others from the file it replaces (:func:`table_bytes`),
+so recording one episode encodes a few small documents with the standard
+library and never imports orjson. A process that works through a lot of JSON
+(a bulk recording, an import, the workbench) turns to orjson once it pays
+(:mod:`core.lazyjson`).
 """
 
 from __future__ import annotations
@@ -9,20 +18,20 @@ import errno
 import json
 import os
 import stat
+import sys
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
+from core import lazyjson
 from core.errors import StoreUnreadable
 
-# orjson is several times faster on big tables, but importing it costs ~15 ms
-# (it pulls in uuid, dataclasses, zoneinfo...). `memwork context` reads only
-# small files on every agent step, so small files go through the stdlib json
-# (already loaded by TinyDB) and orjson is imported the first time it pays.
-ORJSON_FROM_BYTES = 128 * 1024
+#: Documents a commit re-encodes with the standard library; more go through orjson.
+ORJSON_AFTER_DOCUMENTS = 64
 
 
 def dumps(value: Any) -> bytes:
-    """Encode with a stable key order (sorted keys, two-space indent)."""
+    """Encode with a stable key order (sorted keys, two-space indent), with orjson."""
     import orjson
 
     return orjson.dumps(
@@ -30,13 +39,126 @@ def dumps(value: Any) -> bytes:
     )
 
 
+def dumps_small(value: Any) -> bytes:
+    """The same bytes as :func:`dumps`, for a value too small to be worth orjson's import."""
+    if "orjson" in sys.modules:
+        return dumps(value)
+    from core.storage import plainjson  # not on the read-only path (`memwork context`)
+
+    return plainjson.dumps(value)
+
+
 def loads(raw: bytes) -> Any:
     """Decode JSON bytes (ValueError when they are not JSON)."""
-    if len(raw) >= ORJSON_FROM_BYTES:
-        import orjson
-
-        return orjson.loads(raw)
+    fast = lazyjson.fast(len(raw))
+    if fast is not None:
+        return fast.loads(raw)
     return json.loads(raw)
+
+
+# -- table files ---------------------------------------------------------------------------
+_HEAD = b'{\n  "documents": {'
+_TAIL = b'\n  },\n  "table": '
+_ENTRY = b'\n    "'
+_NEXT_ENTRY = b',\n    "'
+_INDENT = "    "
+#: Where a document sits in a table file: inside the file's object and ``documents``.
+_DOC_DEPTH = 2
+
+
+def _quoted(text: str) -> bytes:
+    return json.encoder.encode_basestring(text).encode("utf-8")
+
+
+def table_bytes(
+    name: str,
+    docs: Mapping[str, Any],
+    version: int,
+    *,
+    before: bytes | None = None,
+    before_docs: Mapping[str, Any] | None = None,
+    before_version: int | None = None,
+    touched: Collection[str] = (),
+) -> bytes:
+    """The file of table ``name`` at ``version``.
+
+    ``before`` is the file being replaced (version ``before_version``) and
+    ``before_docs`` the documents it holds, as this process read or wrote them;
+    ``touched`` are the ids written since. A document neither
+    touched nor replaced (the very object of ``before_docs``) keeps its bytes
+    from ``before``; the rest are encoded.
+    Without ``before``, or when the file does not read as memwork wrote it,
+    everything is encoded.
+    """
+    if before is not None and before_docs is not None and docs:
+        ending = _TAIL + _quoted(name) + b',\n  "version": ' + str(before_version).encode()
+        if not before.endswith(ending + b"\n}\n"):
+            before = b""  # not the file these documents came from: encode everything
+        kept = _kept_blocks(before, before_docs, docs, touched)
+        if kept is not None:
+            return _spliced(name, docs, version, kept)
+    value = {"documents": docs, "table": name, "version": version}
+    if len(docs) > ORJSON_AFTER_DOCUMENTS:
+        return dumps(value)
+    return dumps_small(value)
+
+
+def _kept_blocks(
+    before: bytes, before_docs: Mapping[str, Any], docs: Mapping[str, Any], touched: Collection[str]
+) -> dict[str, bytes] | None:
+    """id → the bytes of that document's value in ``before``, for documents that did not
+    change; None when splicing is not worth it or ``before`` is not laid out as expected."""
+    changed = sum(1 for k, d in docs.items() if k in touched or before_docs.get(k) is not d)
+    if changed > ORJSON_AFTER_DOCUMENTS or not before_docs or not before.startswith(_HEAD):
+        return None
+    tail = before.rfind(_TAIL)
+    body = before[len(_HEAD) : tail]
+    if tail == -1 or not body.startswith(_ENTRY):
+        return None
+    # Strings hold no raw newline and a document's own lines are indented deeper,
+    # so a newline, four spaces and a quote start an entry and nothing else.
+    pieces = body[len(_ENTRY) :].split(_NEXT_ENTRY)
+    if len(pieces) != len(before_docs):
+        return None
+    kept = {}
+    for doc_id, piece in zip(sorted(before_docs), pieces, strict=True):
+        key = _quoted(doc_id)[1:] + b": "
+        if not piece.startswith(key):
+            return None
+        if doc_id not in touched and docs.get(doc_id) is before_docs[doc_id]:
+            kept[doc_id] = piece[len(key) :]
+    return kept
+
+
+def _spliced(name: str, docs: Mapping[str, Any], version: int, kept: dict[str, bytes]) -> bytes:
+    parts = [_HEAD]
+    fast = sys.modules.get("orjson")
+    for doc_id in sorted(docs):
+        parts.append(_ENTRY if len(parts) == 1 else _NEXT_ENTRY)
+        parts.append(_quoted(doc_id)[1:] + b": ")
+        block = kept.get(doc_id)
+        if block is None:
+            block = _encode_document(docs[doc_id], fast)
+        parts.append(block)
+    parts.append(_TAIL + _quoted(name) + b',\n  "version": ' + str(version).encode() + b"\n}\n")
+    spliced = b"".join(parts)
+    if os.environ.get("MEMWORK_VERIFY_WRITES"):
+        whole = dumps({"documents": docs, "table": name, "version": version})
+        if spliced != whole:
+            raise AssertionError(f"table {name}: the spliced file differs from a full encoding")
+    return spliced
+
+
+def _encode_document(doc: Any, fast: Any) -> bytes:
+    if fast is None:
+        from core.storage import plainjson
+
+        return plainjson.dumps_nested(doc, _INDENT, _DOC_DEPTH)
+    # orjson cannot start deeper; its lines only need the document's indent added.
+    # (Nesting depth counts from the document here: the file adds two levels.)
+    return fast.dumps(doc, option=fast.OPT_INDENT_2 | fast.OPT_SORT_KEYS).replace(
+        b"\n", b"\n" + _INDENT.encode()
+    )
 
 
 _READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)

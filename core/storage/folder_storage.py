@@ -29,7 +29,7 @@ from core.storage.atomic import (
     fsync_dir,
     fsync_enabled,
 )
-from core.storage.codec import dumps, load_file, loads, read_store_file
+from core.storage.codec import dumps, load_file, loads, read_store_file, table_bytes
 from core.storage.manifest import MANIFEST_NAME, Manifest, is_table_name
 
 Docs = dict[str, dict[str, Any]]
@@ -74,6 +74,12 @@ class FolderStorage(Storage):
         # TinyDB swaps in a new dict for a table it changes, so identity marks dirt.
         self._clean: dict[str, Docs] = {}
         self._dropped: set[str] = set()
+        # Ids written since a table was loaded or committed: a commit keeps the file's
+        # bytes for the other documents that are still the very objects it read
+        # (see codec.table_bytes).
+        self._touched: dict[str, set[str]] = {}
+        # TinyDB's own writes edit documents in place: those tables are encoded whole.
+        self._whole: set[str] = set()
         self.in_transaction = False
         self.lock_held: Callable[[], bool] = lambda: True
         #: Why this process may not write the store (None: it may); set by the store.
@@ -92,6 +98,7 @@ class FolderStorage(Storage):
                 if name not in data:
                     self.drop(name)
             self.tables.update(data)
+        self._whole.update(name for name, docs in data.items() if self._clean.get(name) is not docs)
 
     def close(self) -> None:
         pass
@@ -138,6 +145,7 @@ class FolderStorage(Storage):
         """Forget a cached table so the next access reads its file again."""
         self.tables.pop(name, None)
         self._clean.pop(name, None)
+        self._touched.pop(name, None)
 
     def loaded(self, name: str) -> bool:
         """Whether table ``name`` is in memory."""
@@ -177,6 +185,7 @@ class FolderStorage(Storage):
         this copies it once per transaction, so a batch of writes stays linear.
         """
         self._writable(name).update(docs)
+        self._touched.setdefault(name, set()).update(docs)
 
     def delete_docs(self, name: str, ids: list[str]) -> None:
         """Remove documents by id."""
@@ -216,10 +225,8 @@ class FolderStorage(Storage):
         files: dict[str, bytes] = {}
         for name in dirty:
             version = tables.get(name, 0) + 1
+            files[table_file(name)] = self._table_bytes(name, version, tables.get(name))
             tables[name] = version
-            files[table_file(name)] = dumps(
-                {"documents": self.tables[name], "table": name, "version": version}
-            )
         for name in dropped:
             tables.pop(name, None)
         manifest = Manifest(
@@ -233,7 +240,32 @@ class FolderStorage(Storage):
         for name in dirty:
             self._clean[name] = self.tables[name]
         self._dropped.clear()
+        self._touched.clear()
+        self._whole.clear()
         return True
+
+    def _table_bytes(self, name: str, version: int, committed: int | None) -> bytes:
+        """The new file of a changed table, keeping the bytes of its unchanged documents."""
+        before_docs = self._clean.get(name)
+        before = None
+        if before_docs is not None and committed is not None and name not in self._whole:
+            before = self._committed_bytes(name)
+        return table_bytes(
+            name,
+            self.tables[name],
+            version,
+            before=before,
+            before_docs=before_docs,
+            before_version=committed,
+            touched=self._touched.get(name, ()),
+        )
+
+    def _committed_bytes(self, name: str) -> bytes | None:
+        """The table's committed file (None when it cannot be read: it is then encoded whole)."""
+        try:
+            return read_store_file(self.folder / table_file(name))
+        except StoreUnreadable:
+            return None
 
     def _refuse_unlisted(self, new_tables: list[str]) -> None:
         """Never overwrite a table file that store.json does not name.
@@ -494,6 +526,8 @@ class FolderStorage(Storage):
         for name in list(self._dropped):
             self.evict(name)
         self._dropped.clear()
+        self._touched.clear()
+        self._whole.clear()
 
 
 class MemoryTableStorage(FolderStorage):
@@ -521,6 +555,9 @@ class MemoryTableStorage(FolderStorage):
 
     def _read_table_file(self, path: Path) -> Any:
         return loads((self.files.read() or {})[path.name])
+
+    def _committed_bytes(self, name: str) -> bytes | None:
+        return (self.files.read() or {}).get(table_file(name))
 
     def snapshot(self, names_: list[str], key: str) -> None:
         names.check_id(key, "checkpoint")

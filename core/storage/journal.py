@@ -25,8 +25,15 @@ import stat
 from pathlib import Path
 
 from core.errors import StoreUnreadable, StoreWriteFailed
-from core.storage.atomic import TMP_MARK, atomic_write, failed_write, fsync_dir, write_temp
-from core.storage.codec import dumps, loads, read_store_file
+from core.storage.atomic import (
+    TMP_MARK,
+    atomic_write,
+    failed_write,
+    fsync_dir,
+    sync_files,
+    write_temp,
+)
+from core.storage.codec import dumps_small, loads, read_store_file
 from core.storage.manifest import MANIFEST_NAME as MANIFEST_FILE
 from core.storage.manifest import is_table_name
 
@@ -41,9 +48,13 @@ def commit(folder: Path, files: dict[str, bytes], deletes: list[str], txid: str)
     renames: list[list[str]] = []
     try:
         for name, data in files.items():
-            tmp = write_temp(folder / name, data, txid)
+            tmp = write_temp(folder / name, data, txid, sync=False)
             renames.append([tmp.name, name])
-        atomic_write(folder / JOURNAL_NAME, dumps({"deletes": deletes, "renames": renames}), txid)
+        # Every temp file is on disk before the journal names it.
+        sync_files([folder / tmp for tmp, _ in renames])
+        atomic_write(
+            folder / JOURNAL_NAME, dumps_small({"deletes": deletes, "renames": renames}), txid
+        )
     except BaseException as exc:
         # Before the journal nothing is committed: the temps go now, not at the next open.
         for tmp, _ in renames:

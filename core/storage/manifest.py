@@ -11,7 +11,7 @@ from pathlib import Path
 
 from core import names
 from core.errors import StoreUnreadable
-from core.storage.codec import dumps, load_file
+from core.storage.codec import dumps_small, load_file
 
 MANIFEST_NAME = "store.json"
 FORMAT = "memwork-store"
@@ -44,7 +44,7 @@ class Manifest:
 
     def to_bytes(self) -> bytes:
         """Encode for disk."""
-        return dumps(
+        return dumps_small(
             {
                 "format": FORMAT,
                 "generation": self.generation,

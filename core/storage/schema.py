@@ -18,12 +18,22 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from core.storage.store import Store
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 Migration = Callable[["Store"], None]
 
+
+def _rule_archive_in_chunks(store: Store) -> None:
+    """1 → 2: inactive rules move from hash buckets to chunks in arrival order with an
+    index of their texts (core/rule_archive.py), so recording stops rewriting the
+    whole archive."""
+    from core import rule_archive  # a domain module: imported only when a store is this old
+
+    rule_archive.convert_legacy(store)
+
+
 #: ``MIGRATIONS[n]`` turns a version-``n`` store into version ``n + 1``.
-MIGRATIONS: dict[int, Migration] = {}
+MIGRATIONS: dict[int, Migration] = {1: _rule_archive_in_chunks}
 
 
 def backup_folder(folder: Path, version: int) -> Path:

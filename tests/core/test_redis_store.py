@@ -478,14 +478,15 @@ def test_an_older_store_is_migrated_after_a_backup_in_redis(
         docs = store.docs("lessons")
         store.put_many("lessons", {k: {"id": k, "content": v["text"]} for k, v in docs.items()})
 
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(schema.MIGRATIONS, 1, rename_text_to_content)
+    current = schema.SCHEMA_VERSION
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", current + 1)
+    monkeypatch.setitem(schema.MIGRATIONS, current, rename_text_to_content)
     migrated = Store(redis_url)
     with migrated.reading():
         assert migrated.get("lessons", "a") == {"id": "a", "content": "old name"}
     client = client_for(redis_url)
-    assert client.hget("memwork:meta", "schema_version") == b"2"
-    [backup] = client.keys("memwork:backup:v1-*:t:lessons")
+    assert client.hget("memwork:meta", "schema_version") == str(current + 1).encode()
+    [backup] = client.keys(f"memwork:backup:v{current}-*:t:lessons")
     assert json.loads(client.hget(backup, "a")) == {"id": "a", "text": "old name"}
     code, out, _ = run("--db", redis_url, "doctor")
     assert code == 0 and "ok       backups: migration backups kept" in out

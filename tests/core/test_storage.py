@@ -189,13 +189,14 @@ def test_older_schema_is_migrated_after_a_backup(
         docs = store.docs("lessons")
         store.put_many("lessons", {k: {"id": k, "content": v["text"]} for k, v in docs.items()})
 
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(schema.MIGRATIONS, 1, rename_text_to_content)
+    current = schema.SCHEMA_VERSION
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", current + 1)
+    monkeypatch.setitem(schema.MIGRATIONS, current, rename_text_to_content)
     migrated = Store(folder)
     with migrated.reading():
         assert migrated.get("lessons", "a") == {"id": "a", "content": "old name"}
-    assert '"schema_version": 2' in (folder / "store.json").read_text()
-    backups = list(tmp_path.glob("s.backup-v1-*"))
+    assert f'"schema_version": {current + 1}' in (folder / "store.json").read_text()
+    backups = list(tmp_path.glob(f"s.backup-v{current}-*"))
     assert len(backups) == 1
     assert '"text": "old name"' in (backups[0] / "lessons.json").read_text()
 

@@ -198,12 +198,13 @@ def test_migration_backups_are_private(tmp_path: Path, monkeypatch: pytest.Monke
         # An older store made before stores were private.
         folder.chmod(0o755)
         (folder / "lessons.json").chmod(0o644)
-        monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)
-        monkeypatch.setitem(schema.MIGRATIONS, 1, lambda s: None)
+        current = schema.SCHEMA_VERSION
+        monkeypatch.setattr(schema, "SCHEMA_VERSION", current + 1)
+        monkeypatch.setitem(schema.MIGRATIONS, current, lambda s: None)
         Store(folder)
     finally:
         os.umask(old)
-    [backup] = tmp_path.glob("s.backup-v1-*")
+    [backup] = tmp_path.glob(f"s.backup-v{current}-*")
     assert _mode(backup) == 0o700
     for path in backup.rglob("*"):
         assert _mode(path) == (0o700 if path.is_dir() else 0o600), path
