@@ -21,16 +21,18 @@ $(STAMP): $(BIN)/python pyproject.toml
 run: $(STAMP)  ## Open the workbench on a fresh copy of the demo store
 	$(BIN)/memwork --demo
 
-test: $(STAMP)  ## Run the whole test suite (and ruff, and the import contracts)
+test: $(STAMP)  ## Run the whole test suite (and ruff, the import contracts, mypy on core/)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
-lint: $(STAMP)  ## ruff check + format check + import contracts (lint-imports)
+lint: $(STAMP)  ## ruff check + format check + import contracts (lint-imports) + mypy (core/)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 format: $(STAMP)  ## Apply ruff format and fixes
 	$(BIN)/ruff format .
@@ -43,4 +45,4 @@ demo: $(STAMP)  ## Regenerate data/demo from the seeded generator
 	$(BIN)/python data/generate_demo.py
 
 clean:  ## Remove the virtualenv and caches
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

@@ -50,7 +50,7 @@ def record(
 
     tally = current_tally()
     redactions = tally.take_pending() if tally is not None else {}
-    entry = {
+    entry: dict[str, Any] = {
         "action": action,
         "actor": actor,
         "id": ids.new_id("aud"),

@@ -68,7 +68,9 @@ def merge_key(card: dict[str, Any]) -> Key:
     )
 
 
-def merge_into(existing: dict[str, Any], card: dict[str, Any], index: int, stamp: str) -> dict:
+def merge_into(
+    existing: dict[str, Any], card: dict[str, Any], index: int, stamp: str
+) -> dict[str, Any]:
     """A repeat: count it, move last_seen, take only the evidence and lesson it gives."""
     merged = dict(existing)
     merged["seen_count"] = int(existing["seen_count"]) + 1
@@ -225,7 +227,9 @@ def edit_card(
     return doc
 
 
-def merge_cards(store: Store, keep: str, absorb: str, *, now: datetime, actor: str) -> dict:
+def merge_cards(
+    store: Store, keep: str, absorb: str, *, now: datetime, actor: str
+) -> dict[str, Any]:
     """Merge card ``absorb`` into ``keep``: counts add up, the episode range widens.
 
     The absorbed card is not deleted silently: its id is kept in ``merged_from``

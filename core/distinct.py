@@ -6,16 +6,19 @@ seen before reads one small table, whatever the size of history.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from core import counters
 from core.storage.store import Store
 from core.tables import physical_name
 
-try:  # CPython's own SHA-1: hashlib would load OpenSSL (~2 ms) on every recorded episode
-    from _sha1 import sha1
-except ImportError:  # pragma: no cover - other Pythons
+if TYPE_CHECKING:  # _sha1 has no stubs; it has hashlib's sha1 interface
     from hashlib import sha1
+else:
+    try:  # CPython's own SHA-1: hashlib would load OpenSSL (~2 ms) on every recorded episode
+        from _sha1 import sha1
+    except ImportError:  # pragma: no cover - other Pythons
+        from hashlib import sha1
 
 Kind = Literal["mistake", "success"]
 LOGICAL = "distinct"

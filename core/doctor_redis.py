@@ -120,17 +120,20 @@ def server_checks(conn: Connection) -> list[Check]:
 
 
 def _header(conn: Connection) -> list[Any]:
-    return conn.pipeline(
-        [
-            ("MULTI",),
-            ("HGETALL", META),
-            ("HGETALL", TABLES),
-            ("SMEMBERS", SNAPS),
-            ("GET", LOCK),
-            ("PTTL", LOCK),
-            ("EXEC",),
-        ]
-    )[-1]
+    # EXEC's reply: the transaction's replies, one per command, as a list.
+    return list(
+        conn.pipeline(
+            [
+                ("MULTI",),
+                ("HGETALL", META),
+                ("HGETALL", TABLES),
+                ("SMEMBERS", SNAPS),
+                ("GET", LOCK),
+                ("PTTL", LOCK),
+                ("EXEC",),
+            ]
+        )[-1]
+    )
 
 
 def _scan(conn: Connection) -> list[str]:

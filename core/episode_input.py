@@ -13,6 +13,7 @@ inputs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from core.errors import InvalidInput
@@ -127,7 +128,7 @@ def _error(value: Any) -> dict[str, Any]:
     }
 
 
-def _list(value: Any, read: Any) -> list[dict[str, Any]]:
+def _list(value: Any, read: Callable[[Any], dict[str, Any]]) -> list[dict[str, Any]]:
     if value is None:
         raise _Unsure
     if type(value) is not list:

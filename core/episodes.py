@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, ParamSpec, TypeVar
 
 from core import (
     aggregates,
@@ -31,7 +31,13 @@ from core.privacy import scrub, scrub_value
 from core.storage.store import Store
 
 BASE = "episodes"
+#: Each kind of distinct text and the episode field that lists it.
+_DISTINCT_LISTS: tuple[tuple[distinct.Kind, str], ...] = (
+    ("mistake", "mistakes"),
+    ("success", "successes"),
+)
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 def parse_items(items: Iterable[Any]) -> list[dict[str, Any]]:
@@ -67,7 +73,9 @@ def _unspooled(spool: list[bytes]) -> Iterator[dict[str, Any]]:
         yield lazyjson.reads(raw)
 
 
-def _named(number: int, where: str | None, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+def _named(
+    number: int, where: str | None, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
+) -> T:
     """Run one step of recording item ``number``; a refusal names the item and the field.
 
     Everything is validated before the first write, so this is a safety net: if a
@@ -150,7 +158,7 @@ def record_episodes(
                 now=now,
                 episode_id=doc["id"],
             )
-            for kind, plural in (("mistake", "mistakes"), ("success", "successes")):
+            for kind, plural in _DISTINCT_LISTS:
                 fresh = distinct.note_texts(
                     store, kind, doc[plural], episode_index=index, recorded_at=doc["created_at"]
                 )
@@ -211,9 +219,9 @@ def get_episode(store: Store, key: str) -> dict[str, Any]:
                     return dict(doc)
             raise NotFound("episode", key)
         for name in reversed(shards.shard_names(store, BASE)):
-            doc = store.docs(name).get(key)
-            if doc:
-                return dict(doc)
+            found = store.docs(name).get(key)
+            if found:
+                return dict(found)
     raise NotFound("episode", key)
 
 
@@ -237,7 +245,7 @@ def page(store: Store, start_index: int, stop_index: int) -> list[dict[str, Any]
     return sorted(out, key=lambda d: d["index"])
 
 
-def iter_all(store: Store, *, newest_first: bool = False):
+def iter_all(store: Store, *, newest_first: bool = False) -> Iterator[dict[str, Any]]:
     """Every episode (reads every shard: for exports and the workbench, not hot paths)."""
     return shards.iter_docs(store, BASE, newest_first=newest_first)
 
@@ -246,7 +254,9 @@ def iter_all(store: Store, *, newest_first: bool = False):
 class EpisodeRow(NamedTuple):
     """What a list of episodes shows of one episode (8 fields, no lists, no metadata)."""
 
-    index: int
+    # Named for the episode's number, as every pane and command calls it; it hides
+    # tuple.index, which nothing calls on a row.
+    index: int  # type: ignore[assignment]
     id: str
     task_id: str
     score: float

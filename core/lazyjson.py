@@ -20,7 +20,22 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing import NoReturn, Protocol
+
+    class Orjson(Protocol):
+        """What memwork calls of the orjson module (the module itself matches this)."""
+
+        OPT_APPEND_NEWLINE: int
+        OPT_INDENT_2: int
+        OPT_SORT_KEYS: int
+
+        def dumps(self, obj: Any, /, default: Any = ..., option: int | None = ...) -> bytes: ...
+
+        def loads(self, obj: bytes | bytearray | memoryview | str, /) -> Any: ...
+
 
 #: JSON handled by the standard library in one process before orjson is imported.
 ORJSON_AFTER_BYTES = 4 * 1024 * 1024
@@ -43,10 +58,19 @@ def _has_surrogate_escape(raw: bytes) -> bool:
     return _SURROGATE_ESCAPE.search(raw) is not None
 
 
-def fast(amount: int = 0) -> Any:
+def loaded() -> Orjson | None:
+    """The orjson module if this process imported it already (never imports it)."""
+    if "orjson" not in sys.modules:
+        return None
+    import orjson  # a lookup in sys.modules
+
+    return orjson
+
+
+def fast(amount: int = 0) -> Orjson | None:
     """The orjson module when it is loaded, or once ``amount`` more bytes make it pay."""
     global _handled
-    module = sys.modules.get("orjson")
+    module = loaded()
     if module is None:
         _handled += amount
         if _handled < ORJSON_AFTER_BYTES:
@@ -55,7 +79,7 @@ def fast(amount: int = 0) -> Any:
     return module
 
 
-def _refuse_constant(name: str) -> Any:
+def _refuse_constant(name: str) -> NoReturn:
     raise ValueError(name)  # NaN, Infinity, -Infinity: orjson refuses them
 
 
@@ -131,7 +155,9 @@ def dumps(value: Any) -> bytes:
         else:
             fast(len(encoded))
             return encoded
-        import orjson as module
+        import orjson
+
+        return orjson.dumps(value)
     return module.dumps(value)
 
 

@@ -6,6 +6,7 @@ from timestamps with the caller's clock, so decay is deterministic.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -47,7 +48,7 @@ def all_lessons(store: Store) -> list[dict[str, Any]]:
     return sorted(store.docs(TABLE).values(), key=lambda d: (d["created_at"], d["id"]))
 
 
-def list_lessons(store: Store, now: datetime, *, include_all: bool = False) -> list[dict]:
+def list_lessons(store: Store, now: datetime, *, include_all: bool = False) -> list[dict[str, Any]]:
     """Lessons with computed fields (``effect`` among them); forgotten, deleted and
     superseded hidden unless asked."""
     with store.reading():
@@ -341,7 +342,14 @@ def _audit(
     )
 
 
-def _change(store: Store, key: str, action: str, now: datetime, actor: str, fn) -> dict:
+def _change(
+    store: Store,
+    key: str,
+    action: str,
+    now: datetime,
+    actor: str,
+    fn: Callable[[dict[str, Any]], dict[str, Any]],
+) -> dict[str, Any]:
     with store.transaction():
         lesson = resolve(store, key)
         saved = _save(store, fn(dict(lesson)), now)
@@ -393,7 +401,9 @@ def weaken(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, An
     return _change(store, key, "weaken", now, actor, apply)
 
 
-def set_pinned(store: Store, key: str, pinned: bool, *, now: datetime, actor: str) -> dict:
+def set_pinned(
+    store: Store, key: str, pinned: bool, *, now: datetime, actor: str
+) -> dict[str, Any]:
     """Pin (no decay) or unpin. Unpinning restarts decay from now, not from the past."""
 
     def apply(x: dict[str, Any]) -> dict[str, Any]:

@@ -27,9 +27,13 @@ import threading
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from core.storage.store import Store
+
+if TYPE_CHECKING:
+    from core.search_corpus import Corpus
+    from core.working_memory import KeyView
 
 
 class Memory:
@@ -59,7 +63,7 @@ class Memory:
         self.actor = f"{actor}:{self.agent}" if self.agent else actor
         self._clock = clock
         self._search_lock = threading.Lock()
-        self._corpus: Any = None
+        self._corpus: Corpus | None = None
 
     # -- plumbing -----------------------------------------------------------------------
     def now(self) -> datetime:
@@ -81,6 +85,36 @@ class Memory:
         self.close()
 
     # -- the context ----------------------------------------------------------------------
+    @overload
+    def context(
+        self,
+        task: str | None = None,
+        *,
+        project: str | None = None,
+        budget: int = 2000,
+        style: str = "default",
+        format: Literal["text"] = "text",  # noqa: A002 - the CLI's flag name
+    ) -> str: ...
+    @overload
+    def context(
+        self,
+        task: str | None = None,
+        *,
+        project: str | None = None,
+        budget: int = 2000,
+        style: str = "default",
+        format: Literal["json"],  # noqa: A002 - the CLI's flag name
+    ) -> dict[str, Any]: ...
+    @overload
+    def context(
+        self,
+        task: str | None = None,
+        *,
+        project: str | None = None,
+        budget: int = 2000,
+        style: str = "default",
+        format: str,  # noqa: A002 - the CLI's flag name
+    ) -> str | dict[str, Any]: ...
     def context(
         self,
         task: str | None = None,
@@ -89,7 +123,7 @@ class Memory:
         budget: int = 2000,
         style: str = "default",
         format: str = "text",  # noqa: A002 - the CLI's flag name
-    ) -> Any:
+    ) -> str | dict[str, Any]:
         """The prompt context: text (``format="text"``) or the ``--format json`` document."""
         from core.context.build import build_context
         from core.errors import InvalidInput
@@ -133,7 +167,7 @@ class Memory:
         return self.record_episodes([episode])[0]
 
     # -- sessions -------------------------------------------------------------------------
-    def start_session(self, agent: str = "", project: str = "", title: str = "") -> dict:
+    def start_session(self, agent: str = "", project: str = "", title: str = "") -> dict[str, Any]:
         """Start a session (the agent defaults to this Memory's agent id)."""
         from core import sessions
 
@@ -209,14 +243,15 @@ class Memory:
 
         return {**review.get_proposal(self.store, proposal["id"], now), "proposed": True}
 
-    def _slot_write(self, op: str, label: str, **args: Any) -> Any:
+    def _slot_write(self, op: str, label: str, **args: Any) -> dict[str, Any]:
         from core import review
 
         now = self.now()
         submitted = review.submit_slot(self.store, op, label, now=now, actor=self.actor, **args)
         if submitted.proposal is not None:
             return self._proposed(submitted.proposal, now)
-        return submitted.result
+        written: dict[str, Any] = submitted.result  # the slot's view, as the CLI prints it
+        return written
 
     def reinforce_lesson(self, lesson: str) -> dict[str, Any]:
         """Reinforce a lesson (id or unique prefix)."""
@@ -248,10 +283,11 @@ class Memory:
     ) -> list[dict[str, Any]]:
         """Every kind of memory, best first: ``{"kind", "id", "title", "score"}`` per hit."""
         from core import search
+        from core.search_corpus import Corpus
 
         with self._search_lock:  # the corpus cache is shared between calls
             if self._corpus is None:
-                self._corpus = search.Corpus()
+                self._corpus = Corpus()
             hits = search.search(
                 self.store,
                 query,
@@ -328,9 +364,7 @@ class Memory:
         return slots.delete_slot(self.store, label, now=self.now(), actor=self.actor)
 
     # -- working memory -------------------------------------------------------------------
-    def wm_set(
-        self, session: str, key: str, value: Any, *, ttl: float | None = None
-    ) -> dict[str, Any]:
+    def wm_set(self, session: str, key: str, value: Any, *, ttl: float | None = None) -> KeyView:
         """Set a working-memory key (``ttl`` in seconds)."""
         from core import working_memory as wm
 
@@ -338,19 +372,19 @@ class Memory:
             self.store, session, key, value, ttl=ttl, now=self.now(), actor=self.actor
         )
 
-    def wm_get(self, session: str, key: str) -> dict[str, Any]:
+    def wm_get(self, session: str, key: str) -> KeyView:
         """A live key's entry."""
         from core import working_memory as wm
 
         return wm.get_key(self.store, session, key, now=self.now())
 
-    def wm_delete(self, session: str, key: str) -> dict[str, Any]:
+    def wm_delete(self, session: str, key: str) -> KeyView:
         """Delete a key."""
         from core import working_memory as wm
 
         return wm.delete_key(self.store, session, key, now=self.now(), actor=self.actor)
 
-    def wm_list(self, session: str) -> list[dict[str, Any]]:
+    def wm_list(self, session: str) -> list[KeyView]:
         """Live keys, sorted."""
         from core import working_memory as wm
 
@@ -370,17 +404,21 @@ class Memory:
         """Update the task state (only the fields given), or read it when none is given."""
         from core import working_memory as wm
 
-        changes = {
-            "task_id": task_id,
-            "description": description,
-            "status": status,
-            "current_step": step,
-            "total_steps": total,
-            "progress_percent": progress,
-        }
-        if all(v is None for v in changes.values()):
+        changes = (task_id, description, status, step, total, progress)
+        if all(v is None for v in changes):
             return wm.get_task(self.store, session)
-        return wm.update_task(self.store, session, now=self.now(), actor=self.actor, **changes)
+        return wm.update_task(
+            self.store,
+            session,
+            now=self.now(),
+            actor=self.actor,
+            task_id=task_id,
+            description=description,
+            status=status,
+            current_step=step,
+            total_steps=total,
+            progress_percent=progress,
+        )
 
     def scratch_add(self, session: str, text: str) -> dict[str, Any]:
         """Append a scratchpad note."""

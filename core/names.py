@@ -33,6 +33,12 @@ from pathlib import Path
 
 from core.errors import InvalidInput
 
+# Not `typing.TYPE_CHECKING`: the CLI imports this module on every call; TypeGuard
+# is only an annotation.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
 #: Longest identifier that may name a file (a table file adds a prefix and ``.json``).
 ID_MAX = 128
 ID_RULE = (
@@ -73,7 +79,7 @@ def check_id(value: object, field: str, what: str = "") -> str:
     return value
 
 
-def is_safe_file_name(name: object) -> bool:
+def is_safe_file_name(name: object) -> TypeGuard[str]:
     """Whether ``name`` is one plain, visible file name (no path, no control characters)."""
     return (
         isinstance(name, str)
@@ -87,7 +93,7 @@ def check_file_name(name: object, field: str = "table") -> str:
     """``name`` if :func:`is_safe_file_name`, else :class:`InvalidInput` naming ``field``."""
     if not is_safe_file_name(name):
         raise InvalidInput(field, f"{FILE_NAME_RULE} (got {_shown(name)})")
-    return name  # type: ignore[return-value]
+    return name
 
 
 def inside(folder: Path, path: Path) -> bool:

@@ -25,7 +25,7 @@ def card_rank_key(card: dict[str, Any]) -> tuple[int, int, int, str]:
     )
 
 
-def ranked_cards(cards: list[dict[str, Any]]) -> list[dict]:
+def ranked_cards(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Cards in ranking order (the same everywhere: context, CLI, workbench)."""
     return sorted(cards, key=card_rank_key)
 

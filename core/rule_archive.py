@@ -26,15 +26,18 @@ it places the archived rules it brings).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.storage.store import Store
 from core.tables import rule_scope_slug
 
-try:  # CPython's own SHA-1: hashlib would load OpenSSL (~2 ms) on every recorded episode
-    from _sha1 import sha1
-except ImportError:  # pragma: no cover - other Pythons
+if TYPE_CHECKING:  # _sha1 has no stubs; it has hashlib's sha1 interface
     from hashlib import sha1
+else:
+    try:  # CPython's own SHA-1: hashlib would load OpenSSL (~2 ms) on every recorded episode
+        from _sha1 import sha1
+    except ImportError:  # pragma: no cover - other Pythons
+        from hashlib import sha1
 
 #: Rules in a full archive chunk (about 430 KB of JSON for consolidated global rules).
 CHUNK = 1000

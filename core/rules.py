@@ -281,7 +281,9 @@ def add_rule(
     return doc, outcome
 
 
-def set_active(store: Store, rule_id: str, active: bool, *, now: datetime, actor: str) -> dict:
+def set_active(
+    store: Store, rule_id: str, active: bool, *, now: datetime, actor: str
+) -> dict[str, Any]:
     """Switch a rule on (as the newest of its scope) or off by hand."""
     from core.errors import NotFound
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime
+from typing import Any
 
 from core import shards
 from core.clock import parse_instant
@@ -21,12 +22,12 @@ from core.text import clip
 TITLE_WIDTH = 90
 
 
-def _doc(kind: str, doc: dict, body: str) -> SearchDoc:
+def _doc(kind: str, doc: dict[str, Any], body: str) -> SearchDoc:
     entry = KINDS[kind]
     return SearchDoc(kind, entry.ref_of(doc), entry.title(doc, TITLE_WIDTH), body)
 
 
-def episode_doc(doc: dict) -> SearchDoc:
+def episode_doc(doc: dict[str, Any]) -> SearchDoc:
     """The search document of one stored episode."""
     body = " ".join([doc.get("summary", ""), *doc.get("mistakes", []), *doc.get("successes", [])])
     body += " " + " ".join(e.get("message", "") for e in doc.get("errors", []))
@@ -101,7 +102,8 @@ def observation_docs(store: Store, name: str, titles: dict[str, str]) -> Iterato
     observation = KINDS["observation"]
     for doc in store.docs(name).values():
         # The same note often recurs across sessions; naming the session tells the hits apart.
-        session = clip(titles.get(doc["session_id"], doc["session_id"]), 28)
+        session_id: str = doc["session_id"]
+        session = clip(titles.get(session_id, session_id), 28)
         yield SearchDoc(
             "observation",
             observation.ref_of(doc),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 import orjson
 
@@ -50,6 +50,32 @@ TASK_FIELDS = (
 )
 
 
+class KeyView(TypedDict):
+    """A key's entry as the CLI, the API and the workbench show it."""
+
+    key: str
+    value: Any
+    """The JSON value as set (strings scrubbed)."""
+    set_at: str
+    expires_at: str | None
+    ttl_remaining: float | None
+    """Seconds left at the caller's ``now`` (0.0 once expired); None without a TTL."""
+
+
+class WorkingMemoryView(TypedDict):
+    """Everything the workbench shows of one session's working memory (:func:`overview`)."""
+
+    session_id: str
+    keys: list[KeyView]
+    """Live keys, by name."""
+    task: dict[str, Any] | None
+    scratchpad: list[dict[str, Any]]
+    scratch_capacity: int
+    checkpoints: list[dict[str, Any]]
+    """Working-memory checkpoints, oldest first, each with its counts (keys, scratch_entries,
+    has_task)."""
+
+
 def table_name(session_id: str) -> str:
     """The physical table that holds a session's working memory.
 
@@ -70,7 +96,9 @@ def remaining_ttl(entry: dict[str, Any], now: datetime) -> float | None:
 def is_expired(entry: dict[str, Any], now: datetime) -> bool:
     """Whether ``entry`` has a TTL that has run out at ``now``."""
     expires = entry.get("expires_at")
-    return bool(expires) and parse_instant(expires) <= now
+    if not expires:
+        return False
+    return parse_instant(expires) <= now
 
 
 def clamp_progress(value: float) -> float:
@@ -130,7 +158,7 @@ def check_ttl(ttl: float | None) -> float | None:
     return float(ttl)
 
 
-def entry_view(key: str, entry: dict[str, Any], now: datetime) -> dict[str, Any]:
+def entry_view(key: str, entry: dict[str, Any], now: datetime) -> KeyView:
     """A key's entry as the CLI and UI show it (``ttl_remaining`` in seconds or None)."""
     return {
         "key": key,
@@ -143,7 +171,8 @@ def entry_view(key: str, entry: dict[str, Any], now: datetime) -> dict[str, Any]
 
 def _copy(doc: dict[str, Any]) -> dict[str, Any]:
     # Stored documents are shared with the store's cache: never edit them in place.
-    return orjson.loads(orjson.dumps(doc))
+    copy: dict[str, Any] = orjson.loads(orjson.dumps(doc))
+    return copy
 
 
 def _fresh_state(session_id: str, now: datetime) -> dict[str, Any]:
@@ -246,7 +275,7 @@ def _resolve_checkpoint(store: Store, session_id: str, key: str) -> dict[str, An
 
 
 # -- reads ----------------------------------------------------------------------------
-def get_key(store: Store, session: str, key: str, *, now: datetime) -> dict[str, Any]:
+def get_key(store: Store, session: str, key: str, *, now: datetime) -> KeyView:
     """A live key's entry with ``ttl_remaining``; NotFound when missing or expired."""
     with store.reading():
         sid = _session_id(store, session)
@@ -257,7 +286,7 @@ def get_key(store: Store, session: str, key: str, *, now: datetime) -> dict[str,
     return entry_view(key, entry, now)
 
 
-def list_keys(store: Store, session: str, *, now: datetime) -> list[dict[str, Any]]:
+def list_keys(store: Store, session: str, *, now: datetime) -> list[KeyView]:
     """Live keys (expired ones are invisible), sorted by key."""
     with store.reading():
         sid = _session_id(store, session)
@@ -297,7 +326,7 @@ def _checkpoint_view(doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def overview(store: Store, session: str, *, now: datetime) -> dict[str, Any]:
+def overview(store: Store, session: str, *, now: datetime) -> WorkingMemoryView:
     """Everything the workbench shows for a session's working memory at ``now``."""
     with store.reading():
         sid = _session_id(store, session)
@@ -325,7 +354,7 @@ def set_key(
     ttl: float | None = None,
     now: datetime,
     actor: str,
-) -> dict[str, Any]:
+) -> KeyView:
     """Set ``key`` to a JSON value (strings are scrubbed); ``ttl`` seconds > 0, optional."""
     check_key(key)
     seconds = check_ttl(ttl)
@@ -348,9 +377,7 @@ def set_key(
     return entry_view(key, entry, now)
 
 
-def delete_key(
-    store: Store, session: str, key: str, *, now: datetime, actor: str
-) -> dict[str, Any]:
+def delete_key(store: Store, session: str, key: str, *, now: datetime, actor: str) -> KeyView:
     """Delete a live key (NotFound when missing or already expired); returns its entry."""
     with store.transaction():
         sid, state, purged = _load_for_write(store, session, now, actor)
@@ -386,26 +413,26 @@ def update_task(
     caller has given a progress it is theirs (``progress_given``): step updates
     leave it alone until the caller gives another or starts a new task.
     """
-    given = {
-        "task_id": task_id,
-        "description": description,
-        "status": status,
-        "current_step": current_step,
-        "total_steps": total_steps,
-        "progress_percent": progress_percent,
-    }
-    given = {k: v for k, v in given.items() if v is not None}
-    if not given:
+    if all(
+        v is None
+        for v in (task_id, description, status, current_step, total_steps, progress_percent)
+    ):
         raise InvalidInput("task", f"give at least one of {', '.join(TASK_FIELDS)}")
-    for name in ("task_id", "status"):
-        if name in given:
-            given[name] = str(given[name]).strip()
-    if "status" in given:
-        given["status"] = scrub(given["status"]).strip()  # a word the agent chose: its text
-    if "description" in given:
-        given["description"] = scrub(given["description"]).strip()
-    if "progress_percent" in given:
-        given["progress_percent"] = clamp_progress(given["progress_percent"])
+    # A word the agent chose is its text: scrubbed like any (status first, then description).
+    status = scrub(str(status).strip()).strip() if status is not None else None
+    given: dict[str, object] = {}
+    if task_id is not None:
+        given["task_id"] = str(task_id).strip()
+    if description is not None:
+        given["description"] = scrub(description).strip()
+    if status is not None:
+        given["status"] = status
+    if current_step is not None:
+        given["current_step"] = current_step
+    if total_steps is not None:
+        given["total_steps"] = total_steps
+    if progress_percent is not None:
+        given["progress_percent"] = clamp_progress(progress_percent)
     for name in ("current_step", "total_steps"):
         value = given.get(name)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
@@ -419,7 +446,7 @@ def update_task(
         )
         task = (
             {"task_id": DEFAULT_TASK_ID, "status": DEFAULT_TASK_STATUS, "started_at": stamp}
-            if new_task
+            if new_task or current is None
             else dict(current)
         )
         owned = progress_is_given(task)
@@ -514,8 +541,9 @@ def create_wm_checkpoint(
         sid, state, purged = _load_for_write(store, session, now, actor)
         existing = _checkpoints(store, sid)
         stamp = iso(now)
+        checkpoint_id = ids.new_uuid()
         doc = {
-            "id": ids.new_uuid(),
+            "id": checkpoint_id,
             "session_id": sid,
             "kind": "checkpoint",
             "description": text,
@@ -527,10 +555,12 @@ def create_wm_checkpoint(
         }
         saved = validate(WMCheckpoint, doc).to_doc()
         _save_state(store, state, now)
-        store.put(table_name(sid), saved["id"], saved)
+        store.put(table_name(sid), checkpoint_id, saved)
         note = f": {one_line(text)[:100]}" if text else ""
-        _audit(store, actor, "wm-checkpoint", saved["id"], f"create checkpoint{note}", purged, now)
-    return saved["id"]
+        _audit(
+            store, actor, "wm-checkpoint", checkpoint_id, f"create checkpoint{note}", purged, now
+        )
+    return checkpoint_id
 
 
 def restore_wm_checkpoint(

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core import lessons
 from core.cli.main import Context
 from core.cli.output import clip, emit_json, note, say
-from core.decay import FORGET_AT
+from core.decay import FORGET_AT, view
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from core.storage.store import Store
+
+
+class _LessonChange(Protocol):
+    """A lesson verb that changes one lesson and returns its view (``lessons.reinforce``…)."""
+
+    def __call__(
+        self, store: Store, key: str, /, *, now: datetime, actor: str
+    ) -> dict[str, Any]: ...
 
 
 def _line(lesson: dict[str, Any]) -> str:
@@ -47,7 +60,7 @@ def add(ctx: Context) -> int:
 
         return proposed(ctx, submitted.proposal)
     result = submitted.result
-    saved = lessons.view(result.lesson, ctx.now)
+    saved = view(result.lesson, ctx.now)
     if result.action == "reinforced" and not result.exact:
         note(
             f"near-duplicate of {result.duplicate_of} (similarity {result.similarity:.0f}): "
@@ -115,8 +128,8 @@ def show(ctx: Context) -> int:
     return 0
 
 
-def _apply(ctx: Context, fn: Any, **kw: Any) -> int:
-    return _show(ctx, fn(ctx.store, ctx.args.id, now=ctx.now, actor=ctx.actor, **kw))
+def _apply(ctx: Context, fn: _LessonChange) -> int:
+    return _show(ctx, fn(ctx.store, ctx.args.id, now=ctx.now, actor=ctx.actor))
 
 
 def reinforce(ctx: Context) -> int:

@@ -16,7 +16,7 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else orjson.dumps(value).decode()
 
 
-def _ttl(entry: dict[str, Any]) -> str:
+def _ttl(entry: wm.KeyView) -> str:
     left = entry["ttl_remaining"]
     return "" if left is None else f"  (expires in {left:g}s)"
 
@@ -40,7 +40,7 @@ def _checkpoint_line(cp: dict[str, Any]) -> str:
     )
 
 
-def _print(ctx: Context, record: Any, text: str) -> int:
+def _print(ctx: Context, record: object, text: str) -> int:
     if ctx.json:
         emit_json(record)
     else:

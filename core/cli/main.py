@@ -13,9 +13,15 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from functools import cached_property
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from core.errors import MemworkError, UserError
+
+if TYPE_CHECKING:  # only for annotations: a verb loads what it uses when it runs
+    from datetime import datetime
+    from pathlib import Path
+
+    from core.storage.store import Store
 
 
 class _Parser(argparse.ArgumentParser):
@@ -23,6 +29,11 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"memwork: {message} (see `{self.prog} --help`)\n")
+
+
+if TYPE_CHECKING:
+    #: What ``add_subparsers(parser_class=_Parser)`` returns; each verb adds its parser to it.
+    SubParsers = argparse._SubParsersAction[_Parser]
 
 
 #: Verbs that only read: they never create a store at a mistyped path (a missing
@@ -74,19 +85,19 @@ class Context:
         return handler in READ_VERBS
 
     @cached_property
-    def store_path(self) -> Any:
+    def store_path(self) -> Path | str:
         from core.paths import resolve_store_path
 
         return resolve_store_path(self.args.db)
 
     @cached_property
-    def store(self) -> Any:
+    def store(self) -> Store:
         from core.storage.store import Store
 
         return Store(self.store_path, create=not self.reads_only)
 
     @cached_property
-    def now(self) -> Any:
+    def now(self) -> datetime:
         from core.clock import now
 
         return now()
@@ -105,7 +116,9 @@ def _json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
 
 
-def _cmd(sub: Any, name: str, handler: str, help_text: str, **kw: Any) -> argparse.ArgumentParser:
+def _cmd(
+    sub: SubParsers, name: str, handler: str, help_text: str, **kw: Any
+) -> argparse.ArgumentParser:
     parser = sub.add_parser(name, help=help_text, description=help_text, **kw)
     parser.set_defaults(handler=handler)
     _json_flag(parser)
@@ -126,7 +139,7 @@ def _global_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--version", action="store_true", help="print the version and exit")
 
 
-def _add_context(sub: Any) -> None:
+def _add_context(sub: SubParsers) -> None:
     c = _cmd(sub, "context", "core.cli.cmd_context:run", "print the prompt context")
     c.add_argument("--task", metavar="T")
     c.add_argument(
@@ -139,7 +152,7 @@ def _add_context(sub: Any) -> None:
     c.add_argument("--style", choices=["default", "episodic"], default="default")
 
 
-def _add_record(sub: Any) -> None:
+def _add_record(sub: SubParsers) -> None:
     c = _cmd(
         sub,
         "record-episode",
@@ -397,7 +410,8 @@ def _verb(argv: list[str]) -> str | None:
 
 def _resolve(handler: str) -> Callable[[Context], int]:
     module, _, name = handler.partition(":")
-    return getattr(importlib.import_module(module), name)
+    fn: Callable[[Context], int] = getattr(importlib.import_module(module), name)
+    return fn
 
 
 def _open_workbench(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 
 def estimate_tokens(text: str) -> int:
@@ -24,7 +25,9 @@ class Line:
 
     __slots__ = ("text", "priority", "sources")
 
-    def __init__(self, text: str, priority: int, sources: list[dict] | None = None) -> None:
+    def __init__(
+        self, text: str, priority: int, sources: list[dict[str, Any]] | None = None
+    ) -> None:
         self.text = text
         self.priority = priority
         self.sources = sources if sources is not None else []
@@ -49,7 +52,9 @@ class Dropped:
 
     __slots__ = ("section", "text", "sources")
 
-    def __init__(self, section: str, text: str, sources: list[dict] | None = None) -> None:
+    def __init__(
+        self, section: str, text: str, sources: list[dict[str, Any]] | None = None
+    ) -> None:
         self.section = section
         self.text = text
         self.sources = sources if sources is not None else []

@@ -452,7 +452,7 @@ class _Lessons:
         if decay is not None and not 0 <= decay <= 1:
             raise InvalidInput(f"{where}.{key}", f"must be between 0 and 1 per week (got {decay})")
         tags = sorted(set(extra_tags) | set(_strings(item, ("tags", "concepts"), where)))
-        doc = {
+        doc: dict[str, Any] = {
             "confidence": _confidence(item, where),
             "content": text,
             "created_at": iso(created),
@@ -516,6 +516,7 @@ def _slots(data: dict[str, Any], stamp: str, bundle: Bundle, note: dict[str, Any
         item = _object(item, where)
         raw_label = item.get("label", key)
         label = map_label(raw_label, f"{where}.label")
+        assert isinstance(raw_label, str)  # map_label refuses anything else
         scope = item.get("scope")
         project = item.get("project")
         owner = "global"

@@ -15,6 +15,7 @@ from typing import Any
 
 from core import aggregates, failures, ids
 from core.clock import iso, parse_instant
+from core.distinct import Kind as DistinctKind
 from core.distinct import doc_id as distinct_id
 from core.errors import InvalidInput
 from core.interop.bundle import Bundle
@@ -103,7 +104,7 @@ def parse(data: Any, *, now: datetime) -> Bundle:
     glob["total_episodes"] = total
     glob["last_consolidated_at"] = min(last_consolidated, total)
     first_index = total - len(log) + 1
-    log_docs = []
+    log_docs: list[dict[str, Any]] = []
     for n, entry in enumerate(log, start=1):
         where = f"episode_log[{n}]"
         if not isinstance(entry, dict):
@@ -118,7 +119,7 @@ def parse(data: Any, *, now: datetime) -> Bundle:
         summary = entry.get("summary", "")
         if not isinstance(summary, str):
             raise InvalidInput(f"{where}.summary", "must be a string")
-        doc = {
+        doc: dict[str, Any] = {
             "card_ids": [],
             "created_at": recorded,
             "errors": [],
@@ -158,13 +159,14 @@ def parse(data: Any, *, now: datetime) -> Bundle:
         }
         tasks[task] = stats
     for doc in log_docs:
-        stats = tasks.get(doc["task_id"])
-        if stats is None:  # a log entry whose task has no score history: count it
-            stats = tasks[doc["task_id"]] = aggregates.empty_task(doc["task_id"])
-            aggregates.add_scores(stats, [doc["score"]])
-            stats["outcomes"][doc["outcome"]] += 1
-        stats["recent"] = [*stats["recent"], aggregates.compact(doc)][-aggregates.TASK_RECENT :]
-        stats["last_recorded_at"] = doc["created_at"]
+        task_stats = tasks.get(doc["task_id"])
+        if task_stats is None:  # a log entry whose task has no score history: count it
+            task_stats = tasks[doc["task_id"]] = aggregates.empty_task(doc["task_id"])
+            aggregates.add_scores(task_stats, [doc["score"]])
+            task_stats["outcomes"][doc["outcome"]] += 1
+        recent = [*task_stats["recent"], aggregates.compact(doc)]
+        task_stats["recent"] = recent[-aggregates.TASK_RECENT :]
+        task_stats["last_recorded_at"] = doc["created_at"]
         glob["recent"] = [*glob["recent"], aggregates.compact(doc)][-aggregates.RECENT :]
         if doc["outcome"] == "failure":
             glob["recent_failures"] = failures.add_to_recent(
@@ -176,7 +178,11 @@ def parse(data: Any, *, now: datetime) -> Bundle:
     glob["stored_episodes"] = len(log_docs)
 
     counts = {"id": "counters", "rule_seq": seq}
-    for kind, key in (("mistake", "mistakes"), ("success", "successes")):
+    kinds: tuple[tuple[DistinctKind, str], ...] = (
+        ("mistake", "mistakes"),
+        ("success", "successes"),
+    )
+    for kind, key in kinds:
         texts = list(dict.fromkeys(t for t in _strings(data, key) if t))
         for n, text in enumerate(texts, start=1):
             bundle.history.setdefault("distinct", []).append(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +18,13 @@ ORDER_KEYS = {"episodes": "index", "audit": "seq", "observations": "seq"}
 GROUP_FIRST = {"observations", "working_memory"}
 
 
+def _order(key: str | None, *, grouped: bool) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    """A table's export order: by ``key`` (when it has one) then id, per session if ``grouped``."""
+    if grouped:
+        return lambda d: (d["session_id"], d[key] if key else 0, d["id"])
+    return lambda d: (d[key] if key else 0, d["id"])
+
+
 def export_store(store: Store, *, now: datetime) -> dict[str, Any]:
     """Every record of every table; import of this document restores the store."""
     with store.reading():
@@ -28,11 +36,7 @@ def export_store(store: Store, *, now: datetime) -> dict[str, Any]:
             if logical_name(name) not in kept_out:
                 grouped.setdefault(logical_name(name), []).extend(store.docs(name).values())
     for table, docs in grouped.items():
-        key = ORDER_KEYS.get(table)
-        if table in GROUP_FIRST:
-            docs.sort(key=lambda d, k=key: (d["session_id"], d[k] if k else 0, d["id"]))
-        else:
-            docs.sort(key=lambda d, k=key: (d[k] if k else 0, d["id"]))
+        docs.sort(key=_order(ORDER_KEYS.get(table), grouped=table in GROUP_FIRST))
     return {
         "exported_at": iso(now),
         "format": FORMAT,

@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
 
 from core import aggregates, audit, counters, ids, names, rule_archive, rules, tables
 from core.clock import iso
@@ -40,11 +42,14 @@ from core.privacy.fields import check_doc, scrub_doc
 from core.storage.store import Store
 from core.text import fingerprint
 
+if TYPE_CHECKING:
+    from core.cli.main import Context
+
 FORMATS = ("memwork", "episodic", "letta", "agentmemory")
 POLICIES = ("skip", "replace", "keep-both")
 Progress = Callable[[int, int], None]
 
-MODELS: dict[str, Any] = {
+MODELS: dict[str, type[BaseModel]] = {
     "distinct": DistinctText,
     "task_stats": TaskStats,
     "episodes": Episode,
@@ -143,13 +148,17 @@ def validate_bundle(bundle: Bundle) -> None:
                     seen[key] = number
 
 
-def _model_for(table: str, doc: dict[str, Any]) -> Any:
+def _model_for(table: str, doc: dict[str, Any]) -> type[BaseModel] | None:
     if table == "working_memory":
         return WMCheckpoint if doc.get("kind") == "checkpoint" else WMState
     if table == "meta":
-        return {"episodes": GlobalAggregate, "counters": Counters, "config": StoreConfig}.get(
-            doc.get("id"), MetaRecord
-        )
+        # Keyed by object: the id is whatever the file holds (check_doc vetted its shape).
+        meta: dict[object, type[BaseModel]] = {
+            "episodes": GlobalAggregate,
+            "counters": Counters,
+            "config": StoreConfig,
+        }
+        return meta.get(doc.get("id"), MetaRecord)
     return MODELS.get(table)
 
 
@@ -178,7 +187,8 @@ def _validated(table: str, raw: Any, where: str) -> dict[str, Any]:
     for field in _ADDED_WHEN_NEEDED.get(table, ()):
         if field not in data:
             dumped.pop(field, None)
-    return _normalised(dumped, data)
+    normalised: dict[str, Any] = _normalised(dumped, data)  # a dict, as both inputs are
+    return normalised
 
 
 #: Fields the writers add only once there is something in them (their readers default
@@ -404,8 +414,8 @@ def apply_bundle(
             done += 1
             if progress and done % 1000 == 0:
                 progress(done, total)
-        for name, docs in writes.items():
-            store.put_many(name, docs)
+        for name, table_docs in writes.items():
+            store.put_many(name, table_docs)
         rule_archive.add_many(store, archived)
         if not has_history:
             for table, docs in bundle.history.items():
@@ -507,7 +517,7 @@ def run_import(
     )
 
 
-def run_import_cli(ctx: Any) -> int:
+def run_import_cli(ctx: Context) -> int:
     """``memwork import FILE [--format F] [--on-conflict P]``."""
     import sys
 

@@ -308,11 +308,13 @@ def _tool_names(tools: Any) -> dict[str, str]:
 def _agent_note(
     agent: dict[str, Any], where: str, file_tools: dict[str, str] | None = None
 ) -> dict[str, Any]:
-    llm = agent.get("llm_config") if isinstance(agent.get("llm_config"), dict) else {}
+    llm_config = agent.get("llm_config")
+    llm = llm_config if isinstance(llm_config, dict) else {}
     model = agent.get("model") if isinstance(agent.get("model"), str) else None
     tools = set(_tool_names(agent.get("tools")).values())
     known = file_tools or {}
-    tool_ids = agent.get("tool_ids") if isinstance(agent.get("tool_ids"), list) else []
+    listed = agent.get("tool_ids")
+    tool_ids = listed if isinstance(listed, list) else []
     tools.update(known[t] for t in tool_ids if isinstance(t, str) and t in known)
     return {
         "agent_type": agent.get("agent_type") if isinstance(agent.get("agent_type"), str) else "",
@@ -434,11 +436,11 @@ def _parse_v2(
         if not isinstance(block_ids, list):
             raise InvalidInput(f"{where}.block_ids", "must be a list of block ids")
         for block_id in block_ids:
-            block = by_id.get(block_id) if isinstance(block_id, str) else None
-            if block is None:
+            shared = by_id.get(block_id) if isinstance(block_id, str) else None
+            if shared is None:
                 continue  # a dangling reference: the note's block list shows what was found
-            block.setdefault("owner", prefix)
-            owned.append(block)
+            shared.setdefault("owner", prefix)
+            owned.append(shared)
         inline = agent.get("memory_blocks") or []
         if not isinstance(inline, list):
             raise InvalidInput(f"{where}.memory_blocks", "must be a list of memory blocks")

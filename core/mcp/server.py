@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import wraps
-from typing import Any, Literal
+from typing import Any, Literal, ParamSpec, TypeVar
 
 import orjson
 from mcp.server import MCPServer
@@ -37,6 +37,10 @@ from mcp_types import CallToolResult, Resource, TextContent, ToolAnnotations
 from core import __version__
 from core.errors import MemworkError, NotFound, UserError
 from core.memory import Memory
+
+P = ParamSpec("P")
+#: A tool body: a plain function whose parameters become the tool's input schema.
+Tool = TypeVar("Tool", bound=Callable[..., object])
 
 log = logging.getLogger("memwork.mcp")
 
@@ -66,7 +70,9 @@ def _plain_logging(level: str = "WARNING") -> None:
     logging.basicConfig(level=level, format="memwork mcp: %(levelname)s %(message)s")
 
 
-_sdk_server.configure_logging = _plain_logging
+# The SDK's server module calls the configure_logging it imported (not re-exported, hence
+# the ignore); replacing that module global is the only way to keep its rich handler out.
+_sdk_server.configure_logging = _plain_logging  # type: ignore[attr-defined]
 
 
 def _dumps(value: Any) -> str:
@@ -77,7 +83,7 @@ def _text(text: str, *, error: bool = False) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=error)
 
 
-def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
+def _guarded(fn: Callable[..., object]) -> Callable[..., Awaitable[CallToolResult]]:
     """Run a tool body; user errors become the CLI's one-line message as a tool error."""
 
     @wraps(fn)
@@ -111,7 +117,7 @@ class MemworkServer(MCPServer):
         )
         self.memory = memory
 
-    async def list_resources(self) -> list[Resource]:  # type: ignore[override]
+    async def list_resources(self) -> list[Resource]:
         """The static resources, then one per slot, in context order."""
         listed = await super().list_resources()
         try:
@@ -132,7 +138,7 @@ class MemworkServer(MCPServer):
         return listed
 
 
-def _read(fn: Callable[..., str], *args: Any, **kwargs: Any) -> str:
+def _read(fn: Callable[P, str], *args: P.args, **kwargs: P.kwargs) -> str:
     """A resource's text; user errors become protocol errors with the CLI's message."""
     try:
         return fn(*args, **kwargs)
@@ -147,8 +153,8 @@ def build_server(memory: Memory) -> MemworkServer:
     server = MemworkServer(memory)
     m = memory
 
-    def tool(annotations: ToolAnnotations) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def tool(annotations: ToolAnnotations) -> Callable[[Tool], Tool]:
+        def register(fn: Tool) -> Tool:
             server.add_tool(
                 _guarded(fn), name=fn.__name__, annotations=annotations, structured_output=False
             )
@@ -171,8 +177,9 @@ def build_server(memory: Memory) -> MemworkServer:
         score on the task. `project` ranks that project's lessons as matching. `budget` is in
         estimated tokens (characters / 4). `format="json"` returns the sections and what the
         budget dropped. An empty string means there is nothing to remember yet."""
-        result = m.context(task, project=project, budget=budget, style=style, format=format)
-        return _text(result) if format == "text" else result
+        if format == "text":
+            return _text(m.context(task, project=project, budget=budget, style=style))
+        return m.context(task, project=project, budget=budget, style=style, format="json")
 
     @tool(_WRITE)
     def record_episode(
@@ -188,9 +195,13 @@ def build_server(memory: Memory) -> MemworkServer:
         that later contexts show."""
         from core.errors import InvalidInput
 
-        if (episode is None) == (episodes is None):
+        if episode is not None and episodes is None:
+            batch = [episode]
+        elif episodes is not None and episode is None:
+            batch = episodes
+        else:
             raise InvalidInput("episode", "give either episode (one object) or episodes (a list)")
-        return {"ids": m.record_episodes([episode] if episode is not None else episodes)}
+        return {"ids": m.record_episodes(batch)}
 
     # -- sessions -----------------------------------------------------------------------
     @tool(_WRITE)

@@ -84,6 +84,10 @@ class Counters(BaseModel):
         return self
 
 
+def _no_outcomes() -> dict[Outcome, int]:
+    return {"failure": 0, "partial": 0, "success": 0}
+
+
 class TaskStats(_Open):
     """``task_stats/<task>``: one task's count, scores and recent episodes."""
 
@@ -92,9 +96,7 @@ class TaskStats(_Open):
     episodes: int = _Count
     score_sum: float = Field(default=0.0, ge=0.0)
     mean_score: float = Field(default=0.0, ge=0.0, le=1.0)
-    outcomes: dict[Outcome, int] = Field(
-        default_factory=lambda: {"failure": 0, "partial": 0, "success": 0}
-    )
+    outcomes: dict[Outcome, int] = Field(default_factory=_no_outcomes)
     recent: list[CompactEpisode] = Field(default_factory=list)
     score_tail: list[float] = Field(default_factory=list)
     last_recorded_at: Timestamp | None = None

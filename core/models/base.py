@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from core.errors import InvalidInput
 from core.privacy import identifier_problem
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -53,7 +56,7 @@ class Record(BaseModel):
         return self.model_dump(mode="json")
 
 
-def _describe(error: dict[str, Any]) -> tuple[str, str]:
+def _describe(error: ErrorDetails) -> tuple[str, str]:
     loc = ".".join(str(part) for part in error.get("loc", ())) or "value"
     msg = str(error.get("msg", "is invalid"))
     for prefix in ("Value error, ", "Assertion failed, "):

@@ -8,7 +8,7 @@ working-memory checkpoint.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -16,7 +16,7 @@ from core.models.base import Identifier, Record, Timestamp
 from core.models.limits import MAX_INT
 from core.models.session import SessionId
 
-STATE_ID = "state"
+STATE_ID: Final = "state"
 SCRATCH_CAPACITY = 1000
 KEY_MAX = 200
 DEFAULT_TASK_ID = "unknown"

@@ -356,7 +356,7 @@ def identifier_problem(value: str) -> str | None:
     """
     if _ID_CONTROLS.search(value):
         return "must not contain control characters (newlines and tabs included)"
-    found = []
+    found: list[tuple[str, str]] = []
     _scrub_fixpoint(value, found, personal=False, generic=False)
     if found:
         kind = found[0][0]

@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Protocol, cast
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 from detect_secrets.filters import heuristic
@@ -82,14 +83,25 @@ def _kind_of(secret_type: str) -> str:
     return _KINDS.get(secret_type) or re.sub(r"\W+", "_", secret_type.lower()).strip("_")
 
 
+class _EntropyPluginClass(Protocol):
+    """A concrete entropy plugin class: its constructor takes only the limit."""
+
+    def __call__(self, *, limit: float) -> HighEntropyStringsPlugin: ...
+
+
 def _build_plugins() -> tuple[list[tuple[str, BasePlugin]], list[HighEntropyStringsPlugin]]:
     vendors: list[tuple[str, BasePlugin]] = []
     entropy: list[HighEntropyStringsPlugin] = []
-    for secret_type, cls in sorted(get_mapping_from_secret_type_to_class().items()):
+    # detect-secrets annotates the mapping with an unbound TypeVar; its values are plugin classes.
+    mapping: Mapping[str, type[BasePlugin]] = get_mapping_from_secret_type_to_class()
+    for secret_type, cls in sorted(mapping.items()):
         if cls.__name__ in _LEFT_OUT or cls.__name__ == "KeywordDetector":
             continue
         if issubclass(cls, HighEntropyStringsPlugin):
-            entropy.append(cls(limit=4.5))  # detect-secrets' default limit for base64
+            # The base class's constructor also takes a charset; each concrete subclass
+            # fixes its own and takes only the limit, which no library type says.
+            make = cast(_EntropyPluginClass, cls)
+            entropy.append(make(limit=4.5))  # detect-secrets' default limit for base64
         else:
             vendors.append((_kind_of(secret_type), cls()))
     return vendors, entropy

@@ -9,8 +9,8 @@ process several milliseconds.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from functools import cached_property
-from typing import Any
 
 
 class LazyPattern:
@@ -37,11 +37,11 @@ class LazyPattern:
         """:meth:`re.Pattern.fullmatch`."""
         return self.compiled.fullmatch(text)
 
-    def finditer(self, text: str) -> Any:
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
         """:meth:`re.Pattern.finditer`."""
         return self.compiled.finditer(text)
 
-    def sub(self, repl: Any, text: str, count: int = 0) -> str:
+    def sub(self, repl: str | Callable[[re.Match[str]], str], text: str, count: int = 0) -> str:
         """:meth:`re.Pattern.sub`."""
         return self.compiled.sub(repl, text, count=count)
 

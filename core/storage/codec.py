@@ -132,7 +132,7 @@ def _kept_blocks(
 
 def _spliced(name: str, docs: Mapping[str, Any], version: int, kept: dict[str, bytes]) -> bytes:
     parts = [_HEAD]
-    fast = sys.modules.get("orjson")
+    fast = lazyjson.loaded()
     for doc_id in sorted(docs):
         parts.append(_ENTRY if len(parts) == 1 else _NEXT_ENTRY)
         parts.append(_quoted(doc_id)[1:] + b": ")
@@ -149,7 +149,7 @@ def _spliced(name: str, docs: Mapping[str, Any], version: int, kept: dict[str, b
     return spliced
 
 
-def _encode_document(doc: Any, fast: Any) -> bytes:
+def _encode_document(doc: Any, fast: lazyjson.Orjson | None) -> bytes:
     if fast is None:
         from core.storage import plainjson
 

@@ -50,7 +50,7 @@ def table_file(name: str) -> str:
     return f"{name}.json"
 
 
-class TableMap(dict):
+class TableMap(dict[str, Docs]):
     """Loaded tables; a missing key is loaded from its file on first access."""
 
     def __init__(self, loader: Callable[[str], Docs]) -> None:
@@ -123,7 +123,7 @@ class FolderStorage(Storage):
                 f"{path} holds version {data.get('version')} but store.json expects {expected}; "
                 "run `memwork doctor`"
             )
-        docs = data["documents"]
+        docs: Docs = data["documents"]
         self._clean[name] = docs
         return docs
 
@@ -533,35 +533,41 @@ class FolderStorage(Storage):
 class MemoryTableStorage(FolderStorage):
     """The same tables and transactions with nothing on disk, for fast tests.
 
-    Committed bytes live in TinyDB's own ``MemoryStorage``; tables are stored
+    Committed bytes live in a dict of file name → bytes; tables are stored
     encoded, so a value that would not survive JSON fails here too, and a
     rolled-back transaction cannot leak into what is committed.
     """
 
     def __init__(self) -> None:
-        from tinydb.storages import MemoryStorage
-
         super().__init__(Path("<memory>"), Manifest(schema_version=0))
-        self.files = MemoryStorage()
-        self.files.write({})
+        #: The committed files, file name → bytes (replaced whole by each commit).
+        self.files: dict[str, bytes] = {}
+        self._commit_files({})
         self.snapshots: dict[str, dict[str, bytes]] = {}
+
+    def _committed(self) -> dict[str, bytes]:
+        """The committed files, file name → bytes."""
+        return self.files
+
+    def _commit_files(self, files: dict[str, bytes]) -> None:
+        self.files = files
 
     def read_manifest(self) -> Manifest:
         """The committed manifest."""
-        raw = (self.files.read() or {}).get(MANIFEST_NAME)
+        raw = self._committed().get(MANIFEST_NAME)
         if raw is None:
             return self.manifest
         return Manifest(**{k: v for k, v in loads(raw).items() if k != "format"})
 
     def _read_table_file(self, path: Path) -> Any:
-        return loads((self.files.read() or {})[path.name])
+        return loads(self._committed()[path.name])
 
     def _committed_bytes(self, name: str) -> bytes | None:
-        return (self.files.read() or {}).get(table_file(name))
+        return self._committed().get(table_file(name))
 
     def snapshot(self, names_: list[str], key: str) -> None:
         names.check_id(key, "checkpoint")
-        committed = self.files.read() or {}
+        committed = self._committed()
         self.snapshots[key] = {
             n: committed[table_file(n)] for n in names_ if table_file(n) in committed
         }
@@ -603,8 +609,8 @@ class MemoryTableStorage(FolderStorage):
         pass
 
     def _write_files(self, files: dict[str, bytes], deletes: list[str], txid: str) -> None:
-        committed = dict(self.files.read() or {})
+        committed = dict(self._committed())
         committed.update(files)
         for name in deletes:
             committed.pop(name, None)
-        self.files.write(committed)
+        self._commit_files(committed)

@@ -57,9 +57,9 @@ def commit(folder: Path, files: dict[str, bytes], deletes: list[str], txid: str)
         )
     except BaseException as exc:
         # Before the journal nothing is committed: the temps go now, not at the next open.
-        for tmp, _ in renames:
+        for tmp_name, _ in renames:
             try:
-                os.unlink(folder / tmp)
+                os.unlink(folder / tmp_name)
             except OSError:
                 pass
         if isinstance(exc, OSError):

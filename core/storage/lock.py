@@ -29,6 +29,8 @@ from core.errors import StoreUnreadable
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
+    # The module's name doubles as the "is there flock" flag: None on a platform
+    # without fcntl (mypy checks for POSIX, where the module always exists).
     fcntl = None  # type: ignore[assignment]
 
 

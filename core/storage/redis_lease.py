@@ -146,7 +146,7 @@ class Lease:
                 self._renewed = self._taken = time.monotonic()
                 if self.heartbeat_wanted:
                     self._start_heartbeat()
-                return reply[1:]
+                return list(reply[1:])
             holder = reply[2].decode("utf-8", "replace")
             if _dead_here(holder):
                 dead = holder

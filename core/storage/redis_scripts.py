@@ -20,14 +20,17 @@ version) and ``P..snap:<id>:t:<table>`` (the table as it was).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.storage.resp import Arg, Connection, ReplyError
 
-try:  # CPython's own SHA-1: hashlib would load OpenSSL (~5 ms) for four constants
-    from _sha1 import sha1 as _sha1
-except ImportError:  # pragma: no cover - other interpreters
+if TYPE_CHECKING:  # _sha1 has no stubs; it has hashlib's sha1 interface
     from hashlib import sha1 as _sha1
+else:
+    try:  # CPython's own SHA-1: hashlib would load OpenSSL (~5 ms) for four constants
+        from _sha1 import sha1 as _sha1
+    except ImportError:  # pragma: no cover - other interpreters
+        from hashlib import sha1 as _sha1
 
 #: ``SET lock token NX PX lease``, and with it the manifest, in one round trip.
 #: KEYS: lock, meta, tables. ARGV: token, lease ms, the generation the caller knows,

@@ -13,7 +13,7 @@ together or not at all.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -61,7 +61,7 @@ def encode(doc: dict[str, Any]) -> bytes:
 
 def decode_pairs(raw: list[bytes], where: str) -> tuple[Docs, dict[str, int]]:
     """An ``HGETALL`` reply as documents, with a digest of each document's bytes."""
-    loads: Any = json.loads
+    loads: Callable[[bytes], Any] = json.loads
     if sum(len(v) for v in raw[1::2]) >= ORJSON_FROM_BYTES:
         import orjson
 

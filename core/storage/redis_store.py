@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 from core.errors import (
     Conflict,
@@ -63,6 +63,9 @@ class RedisStore(Store):
         self, url: str | StoreURL, *, create: bool = True, _deferred: bool = False
     ) -> None:
         self.url = url if isinstance(url, StoreURL) else parse(url)
+        # A Redis store has no folder. Store.path stays typed Path: this class overrides
+        # every member that reads it (location, label, table_path, ...), and code outside
+        # the store reads it only for backend == "folder".
         self.path = None  # type: ignore[assignment]
         self._create = create
         #: A store created by its first commit (a copy), not by opening.
@@ -107,7 +110,7 @@ class RedisStore(Store):
         """The pub/sub channel every commit announces its generation on."""
         return f"{PREFIX}commits:{self.url.db}"
 
-    def table_path(self, name: str) -> Any:
+    def table_path(self, name: str) -> NoReturn:
         raise StoreError(f"table {name} lives in Redis ({self.location}), not in a file")
 
     # -- errors -------------------------------------------------------------------------

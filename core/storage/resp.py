@@ -17,9 +17,13 @@ from __future__ import annotations
 
 import socket
 import threading
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from core.storage.url import StoreURL
+
+if TYPE_CHECKING:
+    from io import BufferedReader
 
 CONNECT_TIMEOUT_S = 5.0
 #: A commit that copies a large store runs one script for seconds.
@@ -64,12 +68,12 @@ class Connection:
         self.url = url
         self.read_timeout = read_timeout
         self._sock: socket.socket | None = None
-        self._file: Any = None
+        self._file: BufferedReader | None = None
         #: Held for a whole request/reply exchange (the lease heartbeat shares nothing else).
         self.mutex = threading.Lock()
 
     # -- connecting -----------------------------------------------------------------------
-    def connect(self, then: list[tuple[Arg, ...]] | None = None) -> list[Any]:
+    def connect(self, then: Sequence[tuple[Arg, ...]] | None = None) -> list[Any]:
         """Open the socket and run the handshake (AUTH, SELECT); raises on refusal.
 
         ``then``: commands sent in the same write as the handshake (one round trip
@@ -145,14 +149,14 @@ class Connection:
             raise reply
         return reply
 
-    def pipeline(self, commands: list[tuple[Arg, ...]]) -> list[Any]:
+    def pipeline(self, commands: Sequence[tuple[Arg, ...]]) -> list[Any]:
         """Send several commands in one write, read every reply (errors returned, not raised)."""
         with self.mutex:
             if self._sock is None:
                 self.connect()
             return self._exchange(commands)
 
-    def _exchange(self, commands: list[tuple[Arg, ...]]) -> list[Any]:
+    def _exchange(self, commands: Sequence[tuple[Arg, ...]]) -> list[Any]:
         if not commands:
             return []
         out = bytearray()
@@ -206,6 +210,7 @@ class Connection:
                 pass
 
     def _read(self) -> Any:
+        assert self._file is not None  # set by connect(); a closed connection never reads
         line = self._file.readline()
         if not line.endswith(b"\r\n"):
             raise ConnectionLost("the server closed the connection")

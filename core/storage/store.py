@@ -71,6 +71,7 @@ class StrTable(Table):
     record's stable id cannot.
     """
 
+    # TinyDB declares document_id_class as type[int]; this table's ids are strings.
     document_id_class = str  # type: ignore[assignment]
 
 
@@ -174,7 +175,7 @@ class Store:
     def _attach(self, storage: FolderStorage) -> None:
         self.storage = storage
         self.storage.lock_held = lambda: self._depth > 0
-        self._db = _StoreDB(storage=lambda: self.storage)  # type: ignore[arg-type]
+        self._db = _StoreDB(storage=lambda: self.storage)
 
     # -- opening ----------------------------------------------------------------------
     def _prepare_folder(self, create: bool) -> None:
@@ -371,6 +372,7 @@ class Store:
     # -- tables -----------------------------------------------------------------------
     def table(self, name: str) -> StrTable:
         """The TinyDB table ``name`` (query cache off: other processes change data)."""
+        # TinyDB.table is typed Table; _StoreDB.table_class makes every table a StrTable.
         return self._db.table(name, cache_size=0)  # type: ignore[return-value]
 
     def table_names(self, prefix: str | None = None) -> list[str]:
@@ -425,7 +427,8 @@ class Store:
 
     def insert_document(self, name: str, doc_id: str, doc: dict[str, Any]) -> None:
         """Insert a new document through TinyDB's public API (fails if the id exists)."""
-        self.table(name).insert(Document(doc, doc_id=doc_id))
+        # TinyDB types doc_id as int; a StrTable's ids are the records' own strings.
+        self.table(name).insert(Document(doc, doc_id=doc_id))  # type: ignore[arg-type]
 
     def table_path(self, name: str) -> Path:
         """The file that holds table ``name``."""

@@ -33,7 +33,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
 
 def _committed(store: Store, name: str) -> bytes:
     if store.in_memory_only:
-        return store.storage.files.read()[table_file(name)]
+        return store.storage.files[table_file(name)]
     return (store.path / table_file(name)).read_bytes()
 
 
