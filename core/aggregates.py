@@ -61,6 +61,17 @@ def empty_global() -> dict[str, Any]:
     }
 
 
+def recent_origins(glob: dict[str, Any], plural: str) -> list[dict[str, Any] | None]:
+    """The episode (``{"id", "index"}``) that first reported each of the recent distinct
+    ``mistakes`` or ``successes``, in step with ``recent_<plural>`` (None where unknown:
+    stores recorded before episodes were noted, imported history)."""
+    texts = glob.get(f"recent_{plural}") or []
+    origins = glob.get(f"recent_{plural}_episodes")
+    if not isinstance(origins, list) or len(origins) != len(texts):
+        return [None] * len(texts)
+    return origins
+
+
 def read_global(store: Store) -> dict[str, Any]:
     """The global aggregate (a copy)."""
     doc = store.docs(META).get(EPISODES_DOC)

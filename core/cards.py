@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import audit, ids, lookup
+from core import audit, ids, lookup, sources
 from core.card_text import cut_text
 from core.clock import iso
 from core.errors import Conflict, InvalidInput, NotFound
@@ -100,9 +100,16 @@ def new_card(card: dict[str, Any], index: int, stamp: str) -> dict[str, Any]:
 
 
 def apply_cards(
-    store: Store, reported: list[dict[str, Any]], *, index: int, now: datetime
+    store: Store,
+    reported: list[dict[str, Any]],
+    *,
+    index: int,
+    now: datetime,
+    episode_id: str | None = None,
 ) -> list[str]:
-    """Merge an episode's normalised cards into the table; return the card ids touched."""
+    """Merge an episode's normalised cards into the table; return the card ids touched.
+
+    ``episode_id`` (the reporting episode) joins each card's ``episode_ids``."""
     if not reported:
         return []
     stamp = iso(now)
@@ -117,6 +124,7 @@ def apply_cards(
         key = merge_key(card)
         existing = by_key.get(key)
         doc = merge_into(existing, card, index, stamp) if existing else new_card(card, index, stamp)
+        doc["episode_ids"] = sources.with_episode(doc.get("episode_ids"), episode_id)
         by_key[key] = doc
         for other_key in doc.get("merged_keys", []):
             by_key[tuple(other_key)] = doc
@@ -244,6 +252,10 @@ def merge_cards(
             list(merge_key(other)),
             *other.get("merged_keys", []),
         ]
+        target["episode_ids"] = [
+            *other.get("episode_ids", []),
+            *target.get("episode_ids", []),
+        ][-sources.EPISODE_REFS :]
         target["merged_from"] = [
             *target.get("merged_from", []),
             other["id"],

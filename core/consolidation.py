@@ -45,13 +45,17 @@ def due(glob: dict[str, Any]) -> bool:
 
 def heuristic_texts(recent: list[dict[str, Any]]) -> list[str]:
     """``[HIGH SCORE x.xx] <summary[:120]>`` for each qualifying episode, oldest first."""
-    texts: list[str] = []
+    return list(heuristic_sources(recent))
+
+
+def heuristic_sources(recent: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """:func:`heuristic_texts`, each with the ids of the episodes that give it."""
+    found: dict[str, list[str]] = {}
     for ep in recent[-aggregates.RECENT :]:
         if ep["score"] >= HIGH_SCORE and ep.get("summary"):
             text = f"[HIGH SCORE {ep['score']:.2f}] {ep['summary'][:SUMMARY_CAP]}"
-            if text not in texts:
-                texts.append(text)
-    return texts
+            found.setdefault(text, []).append(ep["id"])
+    return found
 
 
 class Report:
@@ -166,6 +170,9 @@ def apply_rules(
 ) -> None:
     """Inside a transaction: add the rules, keep the newest 20 active, mark ``glob``
     consolidated (the caller stores it) and write the audit entry."""
+    # Heuristic rules name the recent episodes they came from; an external
+    # consolidator's rules come from the recent episodes as a whole and name none.
+    origins = heuristic_sources(glob["recent"])
     for text in texts:
         doc, _ = rules.upsert(
             store,
@@ -174,6 +181,7 @@ def apply_rules(
             polarity=rules.polarity_of(text),
             source="consolidated",
             now=now,
+            episode_ids=origins.get(text) if report.source == "heuristic" else None,
         )
         if doc is not None:
             report.added.append(text)

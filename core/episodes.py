@@ -156,6 +156,7 @@ def record_episodes(
                 doc.pop("_cards"),
                 index=index,
                 now=now,
+                episode_id=doc["id"],
             )
             for kind, plural in _DISTINCT_LISTS:
                 fresh = distinct.note_texts(
@@ -163,7 +164,12 @@ def record_episodes(
                 )
                 if fresh:
                     recent = f"recent_{plural}"
+                    origins = aggregates.recent_origins(glob, plural)
                     glob[recent] = [*glob[recent], *fresh][-aggregates.DISTINCT_RECENT :]
+                    ref = {"id": doc["id"], "index": index}
+                    glob[f"{recent}_episodes"] = [*origins, *[ref] * len(fresh)][
+                        -aggregates.DISTINCT_RECENT :
+                    ]
                     glob[f"distinct_{plural}"] = int(glob[f"distinct_{plural}"]) + len(fresh)
             source = "successes" if doc["score"] >= rules.WORKS_AT else "mistakes"
             _named(number, source, rules.derive_from_episode, store, doc, now)

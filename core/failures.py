@@ -165,6 +165,13 @@ def lines_for(failure: dict[str, Any]) -> list[str]:
 def lines_for_context(recent: list[dict[str, Any]], now: datetime) -> list[str]:
     """The block's lines: failures stamped inside ``[now - 24 h, now]``, newest first by
     recorded time (the later-recorded first on a tie), one line per error, at most 3."""
+    return [line for line, _ in entries_for_context(recent, now)]
+
+
+def entries_for_context(
+    recent: list[dict[str, Any]], now: datetime
+) -> list[tuple[str, dict[str, Any]]]:
+    """:func:`lines_for_context`, each line with the failure (episode summary) it is from."""
     if not enabled():
         return []
     until, since = iso(now), iso(now - WINDOW)
@@ -176,9 +183,9 @@ def lines_for_context(recent: list[dict[str, Any]], now: datetime) -> list[str]:
         if since <= stamp <= until:
             chosen.append(((stamp, int(failure["index"])), failure))
     chosen.sort(key=_first, reverse=True)
-    lines: list[str] = []
+    lines: list[tuple[str, dict[str, Any]]] = []
     for _, failure in chosen:
-        lines.extend(lines_for(failure))
+        lines.extend((line, failure) for line in lines_for(failure))
         if len(lines) >= MAX_LINES:
             break
     return lines[:MAX_LINES]

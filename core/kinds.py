@@ -100,6 +100,13 @@ KINDS: dict[str, Kind] = {
         Kind("lesson", "lessons", "lessons", lambda d: str(d.get("content", "")), _id),
         Kind("slot", "slots", "slots", lambda d: str(d.get("label", "")), _id),
         Kind(
+            "proposal",
+            "proposals",
+            "review",
+            lambda d: f"{d.get('kind', '')} {d.get('op', '')} {d.get('target', '')}",
+            _id,
+        ),
+        Kind(
             "checkpoint",
             "checkpoints",
             "checkpoints",

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from rapidfuzz import fuzz, process
 
-from core import audit, ids, lookup, negation
+from core import audit, effect, ids, lookup, negation
 from core.clock import iso
 from core.decay import (
     decayed_away,
@@ -49,14 +49,16 @@ def all_lessons(store: Store) -> list[dict[str, Any]]:
 
 
 def list_lessons(store: Store, now: datetime, *, include_all: bool = False) -> list[dict[str, Any]]:
-    """Lessons with computed fields; forgotten, deleted and superseded hidden unless asked."""
+    """Lessons with computed fields (``effect`` among them); forgotten, deleted and
+    superseded hidden unless asked."""
     with store.reading():
         lessons = all_lessons(store)
-    views = [view(x, now) for x in lessons]
-    if not include_all:
-        views = [v for v in views if not v["forgotten"] and not v.get("superseded_by")]
+        views = [view(x, now) for x in lessons]
+        if not include_all:
+            views = [v for v in views if not v["forgotten"] and not v.get("superseded_by")]
+        effects = effect.effects(store, views)
     views.sort(key=lambda v: (-v["effective_confidence"], v["created_at"], v["id"]))
-    return views
+    return [{**v, "effect": effects[v["id"]]} for v in views]
 
 
 def resolve(store: Store, key: str) -> dict[str, Any]:
@@ -65,9 +67,19 @@ def resolve(store: Store, key: str) -> dict[str, Any]:
 
 
 def get_lesson(store: Store, key: str, now: datetime) -> dict[str, Any]:
-    """One lesson with computed fields."""
+    """One lesson with computed fields: its ``effect`` (:mod:`core.effect`) and the ids
+    of the live lessons it ``contradicts`` now (:mod:`core.contradictions`)."""
+    from core import contradictions
+
     with store.reading():
-        return view(resolve(store, key), now)
+        lesson = resolve(store, key)
+        others = [x for x in all_lessons(store) if x["id"] != lesson["id"]]
+        found = contradictions.of_lesson(others, lesson["content"], lesson["scope"], now)
+        return {
+            **view(lesson, now),
+            "effect": effect.effect_of(store, lesson),
+            "contradicts": [x["id"] for x in found],
+        }
 
 
 def near_duplicate(
@@ -186,9 +198,37 @@ def add_lesson(
     decay_rate: float | None = None,
 ) -> LessonWrite:
     """Save a lesson: re-adding reinforces, a near-duplicate follows ``on_duplicate``."""
+    fresh = new_lesson(
+        content,
+        now=now,
+        scope=scope,
+        confidence=confidence,
+        tags=tags,
+        source=source,
+        on_duplicate=on_duplicate,
+        decay_rate=decay_rate,
+    )
+    text = fresh["content"]
+    with store.transaction():
+        return _add(store, fresh, text, scope, tags, on_duplicate, now, actor)
+
+
+def new_lesson(
+    content: str,
+    *,
+    now: datetime,
+    scope: str = "global",
+    confidence: float | None = None,
+    tags: list[str] | None = None,
+    source: str = "agent",
+    on_duplicate: str = "reinforce",
+    decay_rate: float | None = None,
+) -> dict[str, Any]:
+    """The record :func:`add_lesson` would create, checked (``InvalidInput`` naming the
+    field and the rule) but not stored; the review queue checks proposals with it."""
     if on_duplicate not in ON_DUPLICATE:
         raise InvalidInput("on_duplicate", f"must be one of {', '.join(ON_DUPLICATE)}")
-    text = scrub(content).strip()
+    text = scrub(content).strip() if isinstance(content, str) else ""
     if not text:
         raise InvalidInput("content", "must not be empty")
     if confidence is not None and not 0.0 <= confidence <= 1.0:
@@ -211,76 +251,86 @@ def add_lesson(
     if decay_rate is not None:
         fresh["decay_rate"] = decay_rate
     validate(Lesson, fresh)  # scope, confidence, lengths: fail before touching the store
-    with store.transaction():
-        lessons = all_lessons(store)
-        exact = [
-            x for x in lessons if x["fingerprint"] == fresh["fingerprint"] and x["scope"] == scope
-        ]
-        exact = [x for x in exact if not x.get("superseded_by")] or exact
-        if exact:
-            # A superseded lesson lives on in its successor: reinforcing the hidden
-            # old record would change nothing the agent sees.
-            target, docs, seen = exact[0], store.docs(TABLE), set()
-            while target.get("superseded_by") in docs and target["id"] not in seen:
-                seen.add(target["id"])
-                target = dict(docs[target["superseded_by"]])
-            saved = _save(store, _reinforce(target, now), now)
-            _audit(store, actor, "reinforce", saved, now)
-            return LessonWrite(
-                saved, "reinforced", duplicate_of=saved["id"], similarity=100.0, exact=True
-            )
-        match = near_duplicate(lessons, text, scope, now)
-        opposite = [x["id"] for x in contradicting(lessons, text, scope, now)]
-        if match is not None and on_duplicate == "reinforce":
-            existing, similarity = match
-            updated = _reinforce(existing, now)
-            updated["wordings"] = [*existing.get("wordings", []), text]
-            if tags:
-                updated["tags"] = sorted(set(existing.get("tags", [])) | set(tags))
-            saved = _save(store, updated, now)
-            _audit(store, actor, "reinforce", saved, now, note="near-duplicate")
-            return LessonWrite(
-                saved,
-                "reinforced",
-                duplicate_of=saved["id"],
-                similarity=similarity,
-                contradicts=opposite,
-            )
-        if match is not None and on_duplicate == "supersede":
-            existing, similarity = match
-            fresh["confidence"] = existing["confidence"]
-            fresh["reinforcements"] = existing["reinforcements"]
-            fresh["pinned"] = existing.get("pinned", False)
-            fresh["supersedes"] = existing["id"]
-            fresh["wordings"] = [*existing.get("wordings", []), existing["content"]]
-            saved = _save(store, fresh, now)
-            _save(store, {**existing, "superseded_by": saved["id"]}, now)
-            _audit(store, actor, "supersede", saved, now, note=f"supersedes {existing['id']}")
-            return LessonWrite(
-                saved,
-                "superseded",
-                duplicate_of=existing["id"],
-                similarity=similarity,
-                contradicts=opposite,
-            )
-        saved = _save(store, fresh, now)
-        starts_forgotten = is_forgotten(saved, now)
-        notes = ["starts forgotten"] if starts_forgotten else []
-        if opposite:
-            notes.append(f"says the opposite of {', '.join(opposite)}")
-        _audit(store, actor, "add", saved, now, note="; ".join(notes))
-        if match is not None:
-            return LessonWrite(
-                saved,
-                "kept-both",
-                duplicate_of=match[0]["id"],
-                similarity=match[1],
-                starts_forgotten=starts_forgotten,
-                contradicts=opposite,
-            )
+    return fresh
+
+
+def _add(
+    store: Store,
+    fresh: dict[str, Any],
+    text: str,
+    scope: str,
+    tags: list[str] | None,
+    on_duplicate: str,
+    now: datetime,
+    actor: str,
+) -> LessonWrite:
+    """The write half of :func:`add_lesson` (inside its transaction)."""
+    fresh["effect_base"] = effect.base_for(store, scope)
+    lessons = all_lessons(store)
+    exact = [x for x in lessons if x["fingerprint"] == fresh["fingerprint"] and x["scope"] == scope]
+    exact = [x for x in exact if not x.get("superseded_by")] or exact
+    if exact:
+        # A superseded lesson lives on in its successor: reinforcing the hidden
+        # old record would change nothing the agent sees.
+        target, docs, seen = exact[0], store.docs(TABLE), set()
+        while target.get("superseded_by") in docs and target["id"] not in seen:
+            seen.add(target["id"])
+            target = dict(docs[target["superseded_by"]])
+        saved = _save(store, _reinforce(target, now), now)
+        _audit(store, actor, "reinforce", saved, now)
         return LessonWrite(
-            saved, "created", starts_forgotten=starts_forgotten, contradicts=opposite
+            saved, "reinforced", duplicate_of=saved["id"], similarity=100.0, exact=True
         )
+    match = near_duplicate(lessons, text, scope, now)
+    opposite = [x["id"] for x in contradicting(lessons, text, scope, now)]
+    if match is not None and on_duplicate == "reinforce":
+        existing, similarity = match
+        updated = _reinforce(existing, now)
+        updated["wordings"] = [*existing.get("wordings", []), text]
+        if tags:
+            updated["tags"] = sorted(set(existing.get("tags", [])) | set(tags))
+        saved = _save(store, updated, now)
+        _audit(store, actor, "reinforce", saved, now, note="near-duplicate")
+        return LessonWrite(
+            saved,
+            "reinforced",
+            duplicate_of=saved["id"],
+            similarity=similarity,
+            contradicts=opposite,
+        )
+    if match is not None and on_duplicate == "supersede":
+        existing, similarity = match
+        fresh["confidence"] = existing["confidence"]
+        fresh["reinforcements"] = existing["reinforcements"]
+        fresh["pinned"] = existing.get("pinned", False)
+        fresh["supersedes"] = existing["id"]
+        fresh["wordings"] = [*existing.get("wordings", []), existing["content"]]
+        saved = _save(store, fresh, now)
+        _save(store, {**existing, "superseded_by": saved["id"]}, now)
+        _audit(store, actor, "supersede", saved, now, note=f"supersedes {existing['id']}")
+        return LessonWrite(
+            saved,
+            "superseded",
+            duplicate_of=existing["id"],
+            similarity=similarity,
+            contradicts=opposite,
+        )
+    saved = _save(store, fresh, now)
+    starts_forgotten = is_forgotten(saved, now)
+    notes = ["starts forgotten"] if starts_forgotten else []
+    if opposite:
+        notes.append(f"says the opposite of {', '.join(opposite)}")
+    _audit(store, actor, "add", saved, now, note="; ".join(notes))
+    if match is not None:
+        return LessonWrite(
+            saved,
+            "kept-both",
+            duplicate_of=match[0]["id"],
+            similarity=match[1],
+            starts_forgotten=starts_forgotten,
+            contradicts=opposite,
+        )
+    return LessonWrite(saved, "created", starts_forgotten=starts_forgotten, contradicts=opposite)
 
 
 def _clean_tags(tags: list[str] | None) -> list[str]:
@@ -323,6 +373,35 @@ def _change(
 def reinforce(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
     """Reinforce by hand (as if the lesson had been learned again)."""
     return _change(store, key, "reinforce", now, actor, lambda x: _reinforce(x, now))
+
+
+def reinforce_with(
+    store: Store,
+    key: str,
+    wording: str,
+    *,
+    now: datetime,
+    actor: str,
+    tags: list[str] | None = None,
+    note: str = "",
+) -> dict[str, Any]:
+    """Reinforce a lesson with another wording of it (kept in its ``wordings``, as a
+    near-duplicate add does); ``note`` goes into the audit summary."""
+    text = scrub(wording).strip() if isinstance(wording, str) else ""
+
+    def apply(x: dict[str, Any]) -> dict[str, Any]:
+        x = _reinforce(x, now)
+        if text and normalise(text) != normalise(x["content"]):
+            x["wordings"] = [*x.get("wordings", []), text]
+        if tags:
+            x["tags"] = sorted(set(x.get("tags", [])) | set(tags))
+        return x
+
+    with store.transaction():
+        lesson = resolve(store, key)
+        saved = _save(store, apply(dict(lesson)), now)
+        _audit(store, actor, "reinforce", saved, now, note=note)
+    return view(saved, now)
 
 
 def weaken(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:

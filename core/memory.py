@@ -130,14 +130,23 @@ class Memory:
 
         if format not in ("text", "json"):
             raise InvalidInput("format", f"must be 'text' or 'json' (got {format!r})")
+        now = self.now()
         result = build_context(
             self.store,
-            now=self.now(),
+            now=now,
             task_id=task,
             budget_tokens=budget,
             style=style,
             project=project,
         )
+        if result.log_wanted:  # the store asks to record what reached the agent
+            from core.context.log import record_injections
+            from core.errors import MemworkError
+
+            try:
+                record_injections(self.store, result, now=now, actor=self.actor)
+            except MemworkError:
+                pass  # the context itself must reach the agent (a read-only store)
         return result.to_json() if format == "json" else result.text
 
     # -- episodes -------------------------------------------------------------------------
@@ -206,11 +215,15 @@ class Memory:
         on_duplicate: str = "reinforce",
     ) -> dict[str, Any]:
         """Add a lesson (re-adding or a near-duplicate reinforces by default; ``action``
-        says what happened, ``contradicts`` names similar lessons that say the opposite)."""
-        from core import lessons
+        says what happened, ``contradicts`` names similar lessons that say the opposite).
+
+        While the store's review queue is on, the lesson becomes a proposal instead:
+        the proposal is returned, with ``"proposed": True`` (see :mod:`core.review`).
+        """
+        from core import lessons, review
 
         now = self.now()
-        result = lessons.add_lesson(
+        submitted = review.submit_lesson(
             self.store,
             text,
             now=now,
@@ -220,7 +233,25 @@ class Memory:
             tags=list(tags),
             on_duplicate=on_duplicate,
         )
-        return lessons.write_record(result, now)
+        if submitted.proposal is not None:
+            return self._proposed(submitted.proposal, now)
+        return lessons.write_record(submitted.result, now)
+
+    def _proposed(self, proposal: dict[str, Any], now: datetime) -> dict[str, Any]:
+        """What a write that became a proposal returns (as ``--json`` prints it)."""
+        from core import review
+
+        return {**review.get_proposal(self.store, proposal["id"], now), "proposed": True}
+
+    def _slot_write(self, op: str, label: str, **args: Any) -> dict[str, Any]:
+        from core import review
+
+        now = self.now()
+        submitted = review.submit_slot(self.store, op, label, now=now, actor=self.actor, **args)
+        if submitted.proposal is not None:
+            return self._proposed(submitted.proposal, now)
+        written: dict[str, Any] = submitted.result  # the slot's view, as the CLI prints it
+        return written
 
     def reinforce_lesson(self, lesson: str) -> dict[str, Any]:
         """Reinforce a lesson (id or unique prefix)."""
@@ -310,32 +341,20 @@ class Memory:
         limit: int | None = None,
         description: str | None = None,
     ) -> dict[str, Any]:
-        """Create or overwrite a slot."""
-        from core import slots
-
-        return slots.set_slot(
-            self.store,
-            label,
-            text,
-            now=self.now(),
-            actor=self.actor,
-            limit=limit,
-            description=description,
-        )
+        """Create or overwrite a slot (a proposal while review is on, as for lessons)."""
+        return self._slot_write("set", label, content=text, limit=limit, description=description)
 
     def append_slot(self, label: str, text: str) -> dict[str, Any]:
-        """Append a line to a slot."""
-        from core import slots
-
-        return slots.append_slot(self.store, label, text, now=self.now(), actor=self.actor)
+        """Append a line to a slot (a proposal while review is on)."""
+        return self._slot_write("append", label, text=text)
 
     def replace_in_slot(self, label: str, old: str, new: str) -> dict[str, Any]:
-        """Replace ``old`` with ``new`` in a slot (``replaced``: how many times)."""
-        from core import slots
-
-        slot, count = slots.replace_in_slot(
-            self.store, label, old, new, now=self.now(), actor=self.actor
-        )
+        """Replace ``old`` with ``new`` in a slot (``replaced``: how many times; a proposal
+        while review is on)."""
+        done = self._slot_write("replace", label, old=old, new=new)
+        if isinstance(done, dict):
+            return done
+        slot, count = done
         return {**slot, "replaced": count}
 
     def delete_slot(self, label: str) -> dict[str, Any]:

@@ -147,9 +147,30 @@ def normalise(text: str) -> str:
     return " ".join(value.split())
 
 
+#: Irregular past forms of verbs agents use when they report a mistake ("Ran the
+#: migration without a backup", "Forgot the tag"): a derived ``[AVOID]`` rule keeps
+#: the past tense, a lesson says the same thing in the imperative ("Run …", "Forget …").
+_PAST = {
+    "ran": "run", "reran": "rerun", "wrote": "write", "written": "write",
+    "rewrote": "rewrite", "rewritten": "rewrite", "overwrote": "overwrite",
+    "overwritten": "overwrite", "forgot": "forget", "forgotten": "forget",
+    "took": "take", "taken": "take", "broke": "break", "broken": "break",
+    "built": "build", "rebuilt": "rebuild", "sent": "send", "kept": "keep",
+    "made": "make", "gave": "give", "given": "give", "went": "go", "gone": "go",
+    "got": "get", "gotten": "get", "lost": "lose", "left": "leave", "hid": "hide",
+    "hidden": "hide", "chose": "choose", "chosen": "choose", "began": "begin",
+    "begun": "begin", "brought": "bring", "caught": "catch", "threw": "throw",
+    "thrown": "throw", "froze": "freeze", "frozen": "freeze", "drove": "drive",
+    "driven": "drive", "spent": "spend", "held": "hold", "told": "tell",
+    "did": "do", "done": "do", "saw": "see", "seen": "see", "shut": "shut",
+}  # fmt: skip
+
+
 def _stem(word: str) -> str:
     """A crude stem, enough to pair "retry"/"retries"/"retrying" and "test"/"tests"."""
     word = word.strip("'.:@+-_/")
+    if word in _PAST:
+        return _no_final_e(_PAST[word])
     for suffix, keep in (
         ("ies", "y"),
         ("ing", ""),
@@ -159,8 +180,23 @@ def _stem(word: str) -> str:
         ("s", ""),
     ):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + keep
-    return word
+            stem = word[: -len(suffix)] + keep
+            # "skipped", "stopping", "committed": the doubled consonant goes, so they
+            # meet "skip", "stop", "commit" ("passed", "called" and "added" keep theirs).
+            if (
+                suffix in ("ed", "ing")
+                and len(stem) >= 4
+                and stem[-1] == stem[-2]
+                and stem[-1] not in "aeiouslz"
+            ):
+                stem = stem[:-1]
+            return _no_final_e(stem)
+    return _no_final_e(word)
+
+
+def _no_final_e(stem: str) -> str:
+    """ "stage"/"stages", "silence"/"silenced", "cache"/"cached" meet without their e."""
+    return stem[:-1] if len(stem) >= 4 and stem.endswith("e") else stem
 
 
 def _clause(tokens: list[str]) -> Clause | None:
@@ -211,11 +247,29 @@ def is_negated(text: str) -> bool:
     return False
 
 
-def _same_subject(a: frozenset[str], b: frozenset[str]) -> bool:
+def same_subject(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether two clause cores are about the same thing (see :data:`SAME_SUBJECT`)."""
     if not a or not b:
         return False
     shared = len(a & b)
     return shared >= 1 and shared / min(len(a), len(b)) >= SAME_SUBJECT
+
+
+def opposed(a: str, b: str) -> bool:
+    """Whether some clause of ``a`` and some clause of ``b`` are about the same thing
+    and exactly one of them is negated.
+
+    Stricter than :func:`contradicts`, which falls back on the texts' overall
+    polarity when no clauses pair up (it is meant for texts already known to be
+    similar): here texts that share no subject never oppose, so it can compare
+    texts worded differently, such as a derived ``[AVOID]`` rule and a lesson.
+    """
+    return any(
+        x.negated != y.negated
+        for x in clauses(a)
+        for y in clauses(b)
+        if same_subject(x.core, y.core)
+    )
 
 
 def contradicts(a: str, b: str) -> bool:
@@ -228,7 +282,7 @@ def contradicts(a: str, b: str) -> bool:
     paired = False
     for x in first:
         for y in second:
-            if _same_subject(x.core, y.core):
+            if same_subject(x.core, y.core):
                 if x.negated != y.negated:
                     return True
                 paired = True

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import audit, counters, ids, rule_archive
+from core import audit, counters, ids, rule_archive, sources
 from core.clock import iso
 from core.errors import InvalidInput
 from core.models.plain import (
@@ -106,21 +106,29 @@ def upsert(
     polarity: str,
     source: str,
     now: datetime,
+    episode_ids: list[str] | None = None,
 ) -> tuple[dict[str, Any] | None, str]:
     """Add a rule unless it is already active; an inactive copy comes back as the newest.
 
     Returns the rule written (None when nothing changed) and what happened:
-    ``added``, ``reactivated`` or ``unchanged``.
+    ``added``, ``reactivated`` or ``unchanged``. ``episode_ids`` (the episodes
+    proposing it) join the rule's own, even when it was already active: they are
+    where its context line comes from (:mod:`core.sources`).
     """
     stamp = iso(now)
-    if any(r["text"] == text for r in store.docs(table_for(scope)).values()):
-        return None, "unchanged"
+    table = table_for(scope)
+    for active in store.docs(table).values():
+        if active["text"] == text:
+            _note_episodes(store, table, active, episode_ids)
+            return None, "unchanged"
     same = rule_archive.copies(store, scope, text)
     if same:
         chunk, newest = max(same, key=lambda found: found[1]["seq"])
         rule = dict(newest)
         rule_archive.remove(store, chunk, rule["id"])
         rule.update(active=True, seq=counters.take(store, "rule_seq"), updated_at=stamp)
+        for episode_id in episode_ids or []:
+            rule["episode_ids"] = sources.with_episode(rule.get("episode_ids"), episode_id)
         outcome = "reactivated"
     else:
         rule = {
@@ -131,6 +139,7 @@ def upsert(
             "source": source,
             "active": True,
             "seq": counters.take(store, "rule_seq"),
+            "episode_ids": list(episode_ids or [])[-sources.EPISODE_REFS :],
             "created_at": stamp,
             "updated_at": stamp,
         }
@@ -140,8 +149,31 @@ def upsert(
     return doc, outcome
 
 
+def _note_episodes(
+    store: Store, table: str, rule: dict[str, Any], episode_ids: list[str] | None
+) -> None:
+    """Add episodes to an active rule's ``episode_ids`` (its text and place unchanged)."""
+    known = list(rule.get("episode_ids") or [])
+    updated = known
+    for episode_id in episode_ids or []:
+        updated = sources.with_episode(updated, episode_id)
+    if updated != known:
+        store.put(table, rule["id"], {**rule, "episode_ids": updated})
+
+
 _RULE_FIELDS = frozenset(
-    ("id", "text", "scope", "polarity", "source", "active", "seq", "created_at", "updated_at")
+    (
+        "id",
+        "text",
+        "scope",
+        "polarity",
+        "source",
+        "active",
+        "seq",
+        "episode_ids",
+        "created_at",
+        "updated_at",
+    )
 )
 
 
@@ -161,6 +193,8 @@ def _validated(rule: dict[str, Any]) -> dict[str, Any]:
         and type(rule["active"]) is bool
         and type(rule["seq"]) is int
         and rule["seq"] >= 0
+        and type(rule["episode_ids"]) is list
+        and all(type(e) is str for e in rule["episode_ids"])
     ):
         try:
             check_rule_scope(rule["scope"])
@@ -193,7 +227,15 @@ def derive_from_episode(store: Store, episode: dict[str, Any], now: datetime) ->
     for text, polarity in derived_texts(
         episode["score"], episode.get("successes", []), episode.get("mistakes", [])
     ):
-        doc, outcome = upsert(store, text, scope, polarity=polarity, source="derived", now=now)
+        doc, outcome = upsert(
+            store,
+            text,
+            scope,
+            polarity=polarity,
+            source="derived",
+            now=now,
+            episode_ids=[episode["id"]],
+        )
         if doc is not None:
             touched.append(doc["id"])
     if touched:

@@ -193,6 +193,79 @@ def get_slot(store: Store, label: str) -> dict[str, Any]:
         return view(_require(store, label))
 
 
+def preview(
+    store: Store,
+    op: str,
+    label: str,
+    *,
+    content: str | None = None,
+    text: str | None = None,
+    old: str | None = None,
+    new: str | None = None,
+    limit: int | None = None,
+    description: str | None = None,
+) -> dict[str, Any]:
+    """What ``set``/``append``/``replace`` would do to a slot now, without writing.
+
+    Applies the same rules as the writers (label, limit, read-only, ``old``
+    present) and raises the same errors, so a review proposal that passes is one
+    the store would take at this moment. Returns ``label``, ``exists``,
+    ``before`` and ``after`` (the content), and ``limit``.
+    """
+    label = check_label(label)
+    with store.reading():
+        slot = _find(store, label)
+    if op == "set":
+        if not isinstance(content, str):
+            raise InvalidInput("content", "must be text")
+        if limit is not None:
+            limit = check_limit(limit)
+        after = scrub(content)
+        if slot is not None:
+            _writable(slot)
+            new_limit = slot["limit"] if limit is None else limit
+            _check_fits(
+                after,
+                new_limit,
+                before=slot["content"],
+                limit_changed=new_limit != slot["limit"],
+                redacted=after != content,
+            )
+        else:
+            new_limit = _default_limit() if limit is None else limit
+            _check_fits(after, new_limit, before=None, limit_changed=True, redacted=False)
+    elif op in ("append", "replace"):
+        if slot is None:
+            raise NotFound("slot", label)
+        _writable(slot)
+        new_limit = slot["limit"]
+        if op == "append":
+            if not isinstance(text, str) or not scrub(text):
+                raise InvalidInput("text", "must not be empty (nothing to append)")
+            after = scrub(slot["content"] + separator(slot["content"]) + scrub(text))
+        else:
+            if not isinstance(old, str) or not old:
+                raise InvalidInput("old", "must not be empty")
+            if not isinstance(new, str):
+                raise InvalidInput("new", "must be text")
+            if old not in slot["content"]:
+                raise InvalidInput("old", f"{_preview(old)} does not occur in slot {label}")
+            after = scrub(slot["content"].replace(old, new))
+        _check_fits(after, new_limit, before=slot["content"], limit_changed=False, redacted=False)
+    else:
+        raise InvalidInput("op", f"must be set, append or replace (got {op!r})")
+    return {
+        "label": label,
+        "exists": slot is not None,
+        "before": slot["content"] if slot is not None else "",
+        "after": after,
+        "limit": new_limit,
+        "description": description
+        if description is not None
+        else (slot or {}).get("description", ""),
+    }
+
+
 # -- writes ---------------------------------------------------------------------------
 def _audit(
     store: Store, actor: str, action: str, slot: dict[str, Any], now: datetime, what: str

@@ -35,6 +35,7 @@ SINGLE = (
     "checkpoints",
     "imports",
     "meta",
+    "proposals",
 )
 
 
@@ -87,6 +88,7 @@ USER_TABLES = (
     "rules",
     "lessons",
     "slots",
+    "proposals",
     "checkpoints",
     "audit",
 )

@@ -8,8 +8,10 @@ What it holds: six tasks and ~140 episodes of a coding/SRE agent with
 failures and errors, repeated mistake cards, rules, ~26 lessons of varied
 age and confidence (some about to be forgotten, some pinned), slots (one
 imported from a Letta agent file and over its limit), three sessions with
-observations and working memory, and two checkpoints. The story is replayed
-in time order, so the audit log reads like a real store's.
+observations and working memory, and two checkpoints; the review queue is on,
+with agent proposals waiting (a near-duplicate, a contradiction, slot edits to
+diff) and two decided; memory lint finds something of every kind. The story is
+replayed in time order, so the audit log reads like a real store's.
 """
 
 from __future__ import annotations
@@ -27,15 +29,19 @@ sys.path.insert(0, str(ROOT))
 
 from core import (  # noqa: E402
     checkpoints,
+    config,
     episodes,
     ids,
     lessons,
+    review,
     rules,
     sessions,
     slots,
     working_memory,
 )
 from core.clock import iso  # noqa: E402
+from core.context.build import build_context  # noqa: E402
+from core.context.log import record_injections  # noqa: E402
 from core.storage.store import Store  # noqa: E402
 
 SEED = 1729
@@ -248,12 +254,23 @@ LESSONS = [
     ("Old feature flags cause surprising behaviour; clean them up", "global", 0.15, 70, 0, False),
     ("Verify the rollback plan before every deploy", "task:deploy-api", 0.4, 36, 0, False),
     ("Split pull requests over 400 lines", "task:review-pr", 0.5, 1, 0, False),
+    # What memory lint finds: a lesson that repeats a line of a slot, one that says the
+    # opposite of another, near-duplicates nobody merged, and a lesson that tells the
+    # agent to do what a derived [AVOID] rule warns against.
+    ("Do not page the database team before 08:00 UTC.", "global", 0.6, 16, 1, False),
+    ("Never pause reindex jobs during peak traffic", "task:triage-alert", 0.45, 2, 0, False),
+    ("Link the runbook in every incident channel", "task:triage-alert", 0.55, 14, 1, False),
+    ("Link the runbook in the incident channel", "task:triage-alert", 0.5, 9, 0, False),
+    ("Promote hotfixes before the error budget recovers", "task:deploy-api", 0.4, 5, 0, False),
 ]
 
 
 def _episode(rng: random.Random, task: str, n: int, when: datetime) -> dict:
     spec = TASKS[task]
-    score = round(min(1.0, max(0.05, rng.gauss(0.7, 0.2))), 2)
+    # The agent gets better over the six weeks (lessons and rules at work), so the
+    # Lessons pane's effect column has improvements to show, not only noise.
+    trend = 0.58 + 0.25 * min(n, 140) / 140
+    score = round(min(1.0, max(0.05, rng.gauss(trend, 0.2))), 2)
     item = {
         "task_id": task,
         "score": score,
@@ -375,6 +392,7 @@ def generate(out: Path = OUT) -> Path:
     )
     curated = DEMO_NOW - timedelta(hours=1, minutes=30)
     timeline.at(curated, partial(_curate, store, curated))
+    _plan_review(store, timeline)
     timeline.replay()
     with store.transaction():
         store.put("meta", "demo", {"id": "demo", "now": iso(DEMO_NOW), "seed": SEED})
@@ -497,6 +515,88 @@ def _curate(store: Store, when: datetime) -> None:
         actor="tui",
         scope="task:deploy-api",
     )
+
+
+def _plan_review(store: Store, timeline: Timeline) -> None:
+    """The developer turns the review queue on; atlas keeps proposing what to remember.
+
+    Two proposals are decided (one approved, one rejected), five wait in the Review
+    pane: lessons with a near-duplicate and a contradiction, and slot edits to diff.
+    """
+    agent = "cli:atlas"
+    on = DEMO_NOW - timedelta(hours=4)
+    timeline.at(on, partial(config.set_value, store, "review", "on", now=on, actor="tui"))
+    proposals = [
+        (
+            210,
+            "lesson",
+            {"content": "Roll back at the first failed health check", "scope": "task:deploy-api"},
+        ),
+        (
+            200,
+            "lesson",
+            {
+                "content": "Page the database team whenever p99 latency rises",
+                "scope": "task:triage-alert",
+            },
+        ),
+        (
+            150,
+            "lesson",
+            {
+                "content": "Canary every deploy for fifteen minutes at least",
+                "scope": "task:deploy-api",
+            },
+        ),
+        (
+            120,
+            "lesson",
+            {"content": "Never pin container images by digest", "scope": "task:deploy-api"},
+        ),
+        (90, "append", {"label": "persona", "text": "State the rollback plan before acting."}),
+        (60, "replace", {"label": "project/checkout", "old": "Postgres 16", "new": "Postgres 17"}),
+        (40, "lesson", {"content": "Summaries lead with the customer impact", "scope": "global"}),
+    ]
+    for minutes, kind, args in proposals:
+        when = DEMO_NOW - timedelta(minutes=minutes)
+        if kind == "lesson":
+            action = partial(
+                review.submit_lesson,
+                store,
+                args["content"],
+                scope=args["scope"],
+                now=when,
+                actor=agent,
+            )
+        else:
+            label = args.pop("label")
+            action = partial(review.submit_slot, store, kind, label, now=when, actor=agent, **args)
+        timeline.at(when, action)
+
+    def decide(when: datetime) -> None:
+        first, second = review.list_proposals(store, when)[:2]
+        review.approve(store, first["id"], now=when, actor="tui")
+        review.reject(
+            store,
+            second["id"],
+            why="the database team is paged only after 08:00 UTC",
+            now=when,
+            actor="tui",
+        )
+
+    decided = DEMO_NOW - timedelta(minutes=180)
+    timeline.at(decided, partial(decide, decided))
+
+    # The developer also asked to log what each context injects; atlas fetched two.
+    timeline.at(on, partial(config.set_value, store, "context_log", "on", now=on, actor="tui"))
+
+    def fetch_context(task: str, when: datetime) -> None:
+        result = build_context(store, now=when, task_id=task)
+        record_injections(store, result, now=when, actor=agent)
+
+    for minutes, task in ((100, "deploy-api"), (20, "write-migration")):
+        when = DEMO_NOW - timedelta(minutes=minutes)
+        timeline.at(when, partial(fetch_context, task, when))
 
 
 def _plan_sessions(store: Store, timeline: Timeline, session_ids: dict[str, str]) -> None:

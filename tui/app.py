@@ -1,4 +1,4 @@
-"""The workbench: eight panes over one store, keyboard first.
+"""The workbench: nine panes over one store, keyboard first.
 
 Built by :func:`make_app` so tests and snapshots construct it the same way
 the CLI does. All store I/O runs in worker threads. Writes by agents show up
@@ -115,6 +115,9 @@ class MemworkApp(App[None]):
         self.prepare_panes = prepare
         self._prepared: set[str] = set()
         self.sub_title = title_suffix or store.label
+        self.title_base = self.sub_title
+        #: (pending proposals, lint findings) as the header shows them.
+        self.curation_counts: tuple[int, int] | None = None
         self.active_pane = PANES[0].PANE_ID
         self.poll_enabled = poll
         self._pending_jump: tuple[str, str] | None = None  # (pane, record) until shown
@@ -145,6 +148,7 @@ class MemworkApp(App[None]):
         if not self.is_headless and (fd := hangup.terminal_fd()) is not None:
             self.set_interval(hangup.CHECK_SECONDS, partial(self._quit_if_hung_up, fd))
         self.check_store()
+        self.refresh_counts()
         # The search index is built after the first paint, in the background; it is
         # rebuilt when the search opens and the store has moved since.
         self.set_timer(1.0, self.refresh_search_index)
@@ -240,7 +244,7 @@ class MemworkApp(App[None]):
         return self.query_one(f"#pane-{pane_id}", Pane)
 
     def action_show_pane(self, pane_id: str) -> None:
-        """Switch to a pane (digits 1–8)."""
+        """Switch to a pane (digits 1–9)."""
         if pane_id == self.active_pane:
             # Already here: only make sure the pane's keys answer (its list has focus).
             pane = self.pane(pane_id)
@@ -324,6 +328,22 @@ class MemworkApp(App[None]):
         """Tell panes the store moved (our own write, or another process's)."""
         for pane_cls in PANES:
             self.pane(pane_cls.PANE_ID).store_changed()
+        self.refresh_counts()
+
+    @work(thread=True, exclusive=True, group="counts", exit_on_error=False)
+    def refresh_counts(self) -> None:
+        """Count pending proposals and lint findings for the header (in the background)."""
+        pending, findings, _reviewing = self.service.header_counts()
+        self.call_from_thread(self._show_counts, pending, findings)
+
+    def _show_counts(self, pending: int, findings: int) -> None:
+        self.curation_counts = (pending, findings)
+        parts = [self.title_base]
+        if pending:
+            parts.append(f"{pending} to review (9)")
+        if findings:
+            parts.append(f"{findings} lint finding{'' if findings == 1 else 's'}")
+        self.sub_title = " · ".join(parts)
 
     def _commit_heard(self) -> None:
         """A commit was announced (called from the store's listening thread)."""

@@ -9,10 +9,11 @@ from tui.panes.context import ContextPane
 from tui.panes.episodes import EpisodesPane
 from tui.panes.history import HistoryPane
 from tui.panes.lessons import LessonsPane
+from tui.panes.review import ReviewPane
 from tui.panes.sessions import SessionsPane
 from tui.panes.slots import SlotsPane
 
-#: The panes in the order the digits 1–8 select them (the README's workbench section).
+#: The panes in the order the digits 1–9 select them (the README's workbench section).
 PANES: tuple[type[Pane], ...] = (
     SessionsPane,
     EpisodesPane,
@@ -22,4 +23,5 @@ PANES: tuple[type[Pane], ...] = (
     CheckpointsPane,
     ContextPane,
     HistoryPane,
+    ReviewPane,
 )

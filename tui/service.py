@@ -24,9 +24,14 @@ from core import (
     cards,
     checkpoints,
     clock,
+    config,
+    contradictions,
+    effect,
     episodes,
     history,
     lessons,
+    lint,
+    review,
     rules,
     sessions,
     slots,
@@ -189,12 +194,13 @@ class MemoryService:
             return aggregates.all_tasks(self.store)
 
     def context(self, task: str | None, budget: int, style: str) -> Doc:
-        """The context an agent would get, as ``memwork context --format json`` prints it."""
+        """The context an agent would get, as ``memwork context --format json`` prints it,
+        plus ``text_sources``: the records behind each line of the text."""
         with self.store.reading():
             result = build_context(
                 self.store, now=self.now, task_id=task, budget_tokens=budget, style=style
             )
-        return result.to_json()
+        return {**result.to_json(), "text_sources": result.text_sources()}
 
     # -- history ----------------------------------------------------------------------
     def audit_pages(self) -> tuple[int, int]:
@@ -219,6 +225,43 @@ class MemoryService:
     def locate(self, table: str, record_id: str) -> tuple[str, str] | None:
         """(kind, ref) of the record an audit entry names, or None when it is gone."""
         return history.locate(self.store, table, record_id)
+
+    # -- curation ---------------------------------------------------------------------
+    def header_counts(self) -> tuple[int, int, bool]:
+        """(pending proposals, lint findings, whether review is on), for the header."""
+        now = self.now
+        with self.store.reading():
+            pending = review.pending_count(self.store)
+            reviewing = config.is_on(self.store, "review")
+            found = lint.lint(self.store, now)
+        return pending, len(found), reviewing
+
+    def lint_findings(self) -> list[Doc]:
+        """Every lint finding (``core.lint``), in report order."""
+        return lint.lint(self.store, self.now)
+
+    def lesson_extras(self) -> tuple[dict[str, Doc | None], dict[str, list[str]], list[Doc]]:
+        """For the Lessons pane: each lesson's effect, the ids each live lesson
+        contradicts, and the lint findings (one consistent read)."""
+        now = self.now
+        with self.store.reading():
+            all_lessons = lessons.all_lessons(self.store)
+            effects = effect.effects(self.store, all_lessons)
+            found = lint.lint(self.store, now)
+        opposite: dict[str, list[str]] = {}
+        for first, second in contradictions.lesson_pairs(all_lessons, now):
+            opposite.setdefault(first["id"], []).append(second["id"])
+            opposite.setdefault(second["id"], []).append(first["id"])
+        return effects, opposite, found
+
+    def review_queue(self, include_decided: bool) -> tuple[list[Doc], bool]:
+        """Proposals (pending, or all), each described (``core.review.describe``), and
+        whether the review setting is on."""
+        with self.store.reading():
+            return (
+                review.list_proposals(self.store, self.now, include_decided=include_decided),
+                config.is_on(self.store, "review"),
+            )
 
     # -- search -----------------------------------------------------------------------
     def search_index(self) -> tuple[int, SearchIndex]:

@@ -34,4 +34,18 @@ def run(ctx: Context) -> int:
         emit_json(result.to_json())
     elif result.text:
         sys.stdout.write(result.text + "\n")
+    if result.log_wanted:
+        _log(ctx, store, result)
     return 0
+
+
+def _log(ctx: Context, store: object, result: object) -> None:
+    """Record the injected lessons and slots (store setting ``context_log``); the context
+    is already printed, so a store that cannot take the write only gets a note."""
+    from core.context.log import record_injections
+    from core.errors import MemworkError
+
+    try:
+        record_injections(store, result, now=ctx.now, actor=ctx.actor)  # type: ignore[arg-type]
+    except MemworkError as exc:
+        print(f"memwork: context not logged: {exc}", file=sys.stderr)

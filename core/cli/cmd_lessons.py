@@ -42,8 +42,10 @@ def _show(ctx: Context, lesson: dict[str, Any]) -> int:
 
 
 def add(ctx: Context) -> int:
+    from core import review
+
     a = ctx.args
-    result = lessons.add_lesson(
+    submitted = review.submit_lesson(
         ctx.store,
         a.text,
         now=ctx.now,
@@ -53,6 +55,11 @@ def add(ctx: Context) -> int:
         tags=a.tag,
         on_duplicate=a.on_duplicate,
     )
+    if submitted.proposal is not None:
+        from core.cli.cmd_review import proposed
+
+        return proposed(ctx, submitted.proposal)
+    result = submitted.result
     saved = view(result.lesson, ctx.now)
     if result.action == "reinforced" and not result.exact:
         note(
@@ -108,6 +115,16 @@ def show(ctx: Context) -> int:
         say(f"  tags: {', '.join(lesson['tags'])}")
     for wording in lesson.get("wordings", []):
         say(f"  also worded: {wording}")
+    effect = lesson.get("effect")
+    if effect:
+        before, after = effect["before"], effect["after"]
+        say(
+            f"  effect on {effect['task']}: {effect['change']:+.2f} "
+            f"(mean {before['mean_score']:.2f} over {before['episodes']} episodes before, "
+            f"{after['mean_score']:.2f} over {after['episodes']} after)"
+        )
+    for other in lesson.get("contradicts", []):
+        say(f"  contradicts {other}")
     return 0
 
 

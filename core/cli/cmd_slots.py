@@ -42,32 +42,38 @@ def _written(ctx: Context, slot: dict[str, Any], **extra: Any) -> int:
     return 0
 
 
+def _submit(ctx: Context, op: str, **args: Any) -> Any:
+    """Write, or propose while review is on; None when it became a proposal (printed)."""
+    from core import review
+
+    submitted = review.submit_slot(
+        ctx.store, op, ctx.args.label, now=ctx.now, actor=ctx.actor, **args
+    )
+    if submitted.proposal is not None:
+        from core.cli.cmd_review import proposed
+
+        proposed(ctx, submitted.proposal)
+        return None
+    return submitted.result
+
+
 def set_(ctx: Context) -> int:
     a = ctx.args
-    slot = slots.set_slot(
-        ctx.store,
-        a.label,
-        a.text,
-        now=ctx.now,
-        actor=ctx.actor,
-        limit=a.limit,
-        description=a.description,
-    )
-    return _written(ctx, slot)
+    slot = _submit(ctx, "set", content=a.text, limit=a.limit, description=a.description)
+    return 0 if slot is None else _written(ctx, slot)
 
 
 def append(ctx: Context) -> int:
-    a = ctx.args
-    return _written(
-        ctx, slots.append_slot(ctx.store, a.label, a.text, now=ctx.now, actor=ctx.actor)
-    )
+    slot = _submit(ctx, "append", text=ctx.args.text)
+    return 0 if slot is None else _written(ctx, slot)
 
 
 def replace(ctx: Context) -> int:
     a = ctx.args
-    slot, count = slots.replace_in_slot(
-        ctx.store, a.label, a.old, a.new, now=ctx.now, actor=ctx.actor
-    )
+    done = _submit(ctx, "replace", old=a.old, new=a.new)
+    if done is None:
+        return 0
+    slot, count = done
     if count > 1:
         note(f"replaced {count} occurrences in slot {slot['label']}")
     return _written(ctx, slot, replaced=count)

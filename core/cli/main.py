@@ -58,6 +58,11 @@ READ_VERBS = frozenset(
         "core.cli.cmd_interop:export",
         "core.cli.cmd_stats:stats",
         "core.cli.cmd_stats:doctor",
+        "core.cli.cmd_config:get",
+        "core.cli.cmd_config:list_",
+        "core.cli.cmd_review:list_",
+        "core.cli.cmd_review:show",
+        "core.cli.cmd_lint:run",
         "core.cli.cmd_search:run",
         "core.cli.cmd_history:run",
     }
@@ -356,7 +361,38 @@ def build_parser() -> argparse.ArgumentParser:
     _cmd(
         sub, "doctor", "core.cli.cmd_stats:doctor", "check data, schema and locks; repairs nothing"
     )
+    _add_curation(sub)
     return p
+
+
+def _add_curation(sub: Any) -> None:
+    """``config``, ``review`` and ``lint``."""
+    s = _cmd(sub, "config", "", "store settings (review on|off, context_log on|off)")
+    cs = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
+    c = _cmd(cs, "set", "core.cli.cmd_config:set_", "set a store setting")
+    c.add_argument("key", metavar="KEY")
+    c.add_argument("value", metavar="VALUE")
+    c = _cmd(cs, "get", "core.cli.cmd_config:get", "print a setting's value")
+    c.add_argument("key", metavar="KEY")
+    _cmd(cs, "list", "core.cli.cmd_config:list_", "every setting with its value")
+
+    s = _cmd(sub, "review", "", "proposals from agents waiting for review")
+    rs = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
+    c = _cmd(rs, "list", "core.cli.cmd_review:list_", "pending proposals, oldest first")
+    c.add_argument("--all", action="store_true", help="include decided proposals")
+    c = _cmd(rs, "show", "core.cli.cmd_review:show", "one proposal with its diff")
+    c.add_argument("id", metavar="ID")
+    c = _cmd(rs, "approve", "core.cli.cmd_review:approve", "make a proposal live")
+    c.add_argument("id", metavar="ID")
+    c.add_argument("--edit", metavar="TEXT", help="approve with this text instead")
+    c = _cmd(rs, "reject", "core.cli.cmd_review:reject", "turn a proposal down")
+    c.add_argument("id", metavar="ID")
+    c.add_argument("--why", metavar="TEXT", help="the reason (kept with it)")
+    c = _cmd(rs, "merge", "core.cli.cmd_review:merge", "reinforce a lesson instead")
+    c.add_argument("id", metavar="ID")
+    c.add_argument("lesson_id", metavar="LESSON_ID")
+
+    _cmd(sub, "lint", "core.cli.cmd_lint:run", "findings a curator should look at (exit 0)")
 
 
 def _verb(argv: list[str]) -> str | None:

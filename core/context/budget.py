@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 
 def estimate_tokens(text: str) -> int:
@@ -21,16 +22,24 @@ def estimate_tokens(text: str) -> int:
 # Plain classes rather than dataclasses: importing dataclasses (inspect, ast,
 # tokenize...) costs ~8 ms, paid on every `memwork context` call.
 class Line:
-    """One line of the context and how early it is dropped (lower goes first).
+    """One line of the context, how early it is dropped (lower goes first) and the
+    records it came from (``core.sources`` references).
 
     Lines with the same ``group`` (within a section) are dropped together.
     """
 
-    __slots__ = ("text", "priority", "group")
+    __slots__ = ("text", "priority", "sources", "group")
 
-    def __init__(self, text: str, priority: int, group: str | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        priority: int,
+        sources: list[dict[str, Any]] | None = None,
+        group: str | None = None,
+    ) -> None:
         self.text = text
         self.priority = priority
+        self.sources = sources if sources is not None else []
         self.group = group
 
 
@@ -49,13 +58,16 @@ Renderer = Callable[[list[Section]], str]
 
 
 class Dropped:
-    """A line the budget removed."""
+    """A line the budget removed (and the records it came from)."""
 
-    __slots__ = ("section", "text")
+    __slots__ = ("section", "text", "sources")
 
-    def __init__(self, section: str, text: str) -> None:
+    def __init__(
+        self, section: str, text: str, sources: list[dict[str, Any]] | None = None
+    ) -> None:
         self.section = section
         self.text = text
+        self.sources = sources if sources is not None else []
 
 
 def fit(
@@ -76,7 +88,10 @@ def fit(
                     going = [hits[-1]]
                 else:
                     going = [i for i, x in enumerate(section.lines) if x.group == group]
-                dropped.extend(Dropped(section.name, section.lines[i].text) for i in going)
+                dropped.extend(
+                    Dropped(section.name, section.lines[i].text, section.lines[i].sources)
+                    for i in going
+                )
                 section.lines = [x for i, x in enumerate(section.lines) if i not in going]
                 break
         live = [s for s in live if s.lines]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from core import aggregates
+from core import aggregates, config
 from core.context import default_style, episodic_style
 from core.context.budget import Dropped, Line, Section, estimate_tokens, fit
 from core.errors import InvalidInput
@@ -33,7 +33,10 @@ class ContextResult:
         budget_tokens: int,
         sections: list[Section],
         dropped: list[Dropped],
+        log_wanted: bool = False,
     ) -> None:
+        self.log_wanted = log_wanted
+        """The store asks for injections to be recorded (setting ``context_log``)."""
         self.text = text
         self.style = style
         self.task_id = task_id
@@ -46,18 +49,40 @@ class ContextResult:
         """Estimated tokens of ``text`` (chars / 4)."""
         return estimate_tokens(self.text)
 
+    def text_sources(self) -> list[list[dict[str, Any]]]:
+        """The sources of each line of ``text`` (``text.split("\\n")``), in step with it;
+        ``[]`` for headings and blank lines, which come from no record.
+
+        The text is rendered from the sections' lines in order, so each line is
+        matched to the next section line that reads the same.
+        """
+        pending = [line for section in self.sections for line in section.lines]
+        out: list[list[dict[str, Any]]] = []
+        at = 0
+        for text in self.text.split("\n") if self.text else []:
+            if at < len(pending) and pending[at].text == text:
+                out.append(pending[at].sources)
+                at += 1
+            else:
+                out.append([])
+        return out
+
     def to_json(self) -> dict[str, Any]:
         """Every section with its token estimate, and exactly what the budget dropped."""
         render = episodic_style.render if self.style == "episodic" else default_style.render
         return {
             "budget_tokens": self.budget_tokens,
-            "dropped": [{"section": d.section, "line": d.text} for d in self.dropped],
+            "dropped": [
+                {"section": d.section, "line": d.text, "sources": d.sources} for d in self.dropped
+            ],
             "estimated_tokens": self.tokens,
             "sections": [
                 {
                     "heading": s.heading,
                     "lines": [line.text for line in s.lines],
                     "name": s.name,
+                    # In step with "lines": the records each line came from.
+                    "sources": [line.sources for line in s.lines],
                     "estimated_tokens": estimate_tokens(render([s])),
                 }
                 for s in self.sections
@@ -89,6 +114,8 @@ def read_inputs(store: Store, task_id: str | None) -> dict[str, Any]:
             ],
             "slots": list(store.docs("slots").values()),
             "task": aggregates.read_task(store, task_id) if task_id else None,
+            # Settings live in ``meta``, which the aggregate read above loaded already.
+            "context_log": config.is_on(store, "context_log"),
         }
 
 
@@ -102,7 +129,12 @@ def _scrubbed(sections: list[Section]) -> list[Section]:
                 s.name,
                 scrub(s.heading, personal=personal) if s.heading else None,
                 [
-                    Line(scrub(line.text, personal=personal), line.priority, line.group)
+                    Line(
+                        scrub(line.text, personal=personal),
+                        line.priority,
+                        line.sources,
+                        line.group,
+                    )
                     for line in s.lines
                 ],
             )
@@ -150,4 +182,5 @@ def build_context(
         budget_tokens=budget_tokens,
         sections=kept,
         dropped=dropped,
+        log_wanted=bool(data["context_log"]),
     )

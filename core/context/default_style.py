@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import failures
+from core import failures, sources
 from core.context.budget import Line, Section
 from core.ranking import active_rules, ranked_cards, ranked_lessons
 from core.text import cut, one_line
@@ -50,9 +50,12 @@ def build_sections(
         if not slot.get("content", "").strip():
             continue
         # A slot is one unit for the budget: its heading never stays without its text.
+        origin = sources.slot(slot)
         group = slot["label"]
-        slots.lines.append(Line(f"### {slot['label']}", P_SLOTS, group))
-        slots.lines.extend(Line(t, P_SLOTS, group) for t in slot["content"].strip().splitlines())
+        slots.lines.append(Line(f"### {slot['label']}", P_SLOTS, origin, group))
+        slots.lines.extend(
+            Line(t, P_SLOTS, origin, group) for t in slot["content"].strip().splitlines()
+        )
     sections.append(slots)
 
     rules = data["rules"]
@@ -62,15 +65,16 @@ def build_sections(
             Section(
                 "task_rules",
                 f"## Rules for {task_id}",
-                [Line(f"- {r['text']}", P_TASK_RULES) for r in task_rules],
+                [Line(f"- {r['text']}", P_TASK_RULES, sources.rule(r)) for r in task_rules],
             )
         )
     general = Section("global", "## General rules and lessons")
     general.lines.extend(
-        Line(f"- {r['text']}", P_GLOBAL_RULES) for r in reversed(active_rules(rules, "global"))
+        Line(f"- {r['text']}", P_GLOBAL_RULES, sources.rule(r))
+        for r in reversed(active_rules(rules, "global"))
     )
     general.lines.extend(
-        Line(f"- {one_line(lesson['content'])}", P_LESSONS)
+        Line(f"- {one_line(lesson['content'])}", P_LESSONS, sources.lesson(lesson))
         for _, lesson in ranked_lessons(data["lessons"], task_id, now, project)[:MAX_LESSONS]
     )
     sections.append(general)
@@ -79,7 +83,10 @@ def build_sections(
         Section(
             "mistake_cards",
             "## Mistakes to avoid",
-            [Line(card_line(c), P_CARDS) for c in ranked_cards(data["cards"])[:MAX_CARDS]],
+            [
+                Line(card_line(c), P_CARDS, sources.card(c))
+                for c in ranked_cards(data["cards"])[:MAX_CARDS]
+            ],
         )
     )
     sections.append(
@@ -87,8 +94,8 @@ def build_sections(
             "failures",
             "## Past failures to avoid",
             [
-                Line(t, P_FAILURES)
-                for t in failures.lines_for_context(data["glob"]["recent_failures"], now)
+                Line(t, P_FAILURES, [sources.episode(failure)])
+                for t, failure in failures.entries_for_context(data["glob"]["recent_failures"], now)
             ],
         )
     )
@@ -99,11 +106,12 @@ def build_sections(
             Section(
                 "episodes",
                 f"## Recent {task_id} episodes",
-                [Line(episode_line(e), P_EPISODES) for e in recent],
+                [Line(episode_line(e), P_EPISODES, [sources.episode(e)]) for e in recent],
             )
         )
         if stats["episodes"]:
-            sections.append(Section("mean_score", None, [Line(mean_line(task_id, stats), P_MEAN)]))
+            mean = Line(mean_line(task_id, stats), P_MEAN, sources.task(task_id))
+            sections.append(Section("mean_score", None, [mean]))
     return sections
 
 

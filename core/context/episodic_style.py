@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from core import sources
+from core.aggregates import recent_origins
 from core.card_text import plain_text
 from core.context.budget import Line, Section
 from core.ranking import active_rules, ranked_cards
@@ -30,7 +32,7 @@ def build_sections(data: dict[str, Any], task_id: str | None) -> list[Section]:
             Section(
                 "task_rules",
                 f"Rules for {task_id}:",
-                [Line(f"  - {r['text']}", P_TASK) for r in task_rules],
+                [Line(f"  - {r['text']}", P_TASK, sources.rule(r)) for r in task_rules],
             )
         )
     sections.append(
@@ -38,7 +40,7 @@ def build_sections(data: dict[str, Any], task_id: str | None) -> list[Section]:
             "global_rules",
             "General rules (all tasks):",
             [
-                Line(f"  - {r['text']}", P_GLOBAL)
+                Line(f"  - {r['text']}", P_GLOBAL, sources.rule(r))
                 for r in active_rules(rules, "global")[-MAX_RULES:]
             ],
         )
@@ -47,7 +49,16 @@ def build_sections(data: dict[str, Any], task_id: str | None) -> list[Section]:
         Section(
             "mistakes",
             "Mistakes to avoid:",
-            [Line(f"  - AVOID: {m}", P_MISTAKES) for m in data["glob"]["recent_mistakes"][-3:]],
+            [
+                Line(f"  - AVOID: {m}", P_MISTAKES, [sources.episode(o)] if o else [])
+                for m, o in list(
+                    zip(
+                        data["glob"]["recent_mistakes"],
+                        recent_origins(data["glob"], "mistakes"),
+                        strict=True,
+                    )
+                )[-3:]
+            ],
         )
     )
     sections.append(
@@ -59,6 +70,7 @@ def build_sections(data: dict[str, Any], task_id: str | None) -> list[Section]:
                     f"  - [{c['mistake_type']}, seen {c['seen_count']}x] "
                     f"{plain_text(c, 'lesson')} Evidence: {plain_text(c, 'evidence')}",
                     P_CARDS,
+                    sources.card(c),
                 )
                 for c in ranked_cards(data["cards"])[:3]
             ],
@@ -74,6 +86,7 @@ def build_sections(data: dict[str, Any], task_id: str | None) -> list[Section]:
                     Line(
                         f"  - Score {e['score']:.2f} in {e['steps']} steps: {e['summary'][:100]}",
                         P_EPISODES,
+                        [sources.episode(e)],
                     )
                     for e in recent
                 ],
@@ -83,7 +96,9 @@ def build_sections(data: dict[str, Any], task_id: str | None) -> list[Section]:
         if stats and stats["episodes"]:
             mean = stats["score_sum"] / stats["episodes"]
             line = f"Your mean score on {task_id}: {mean:.2f} (over {stats['episodes']} episodes)"
-            sections.append(Section("mean_score", None, [Line(line, P_MEAN)]))
+            sections.append(
+                Section("mean_score", None, [Line(line, P_MEAN, sources.task(task_id))])
+            )
     return sections
 
 

@@ -33,6 +33,7 @@ from core.models.card import MistakeCard
 from core.models.episode import Episode
 from core.models.lesson import Lesson
 from core.models.limits import check_json
+from core.models.proposal import Proposal, StoreConfig
 from core.models.rule import Rule
 from core.models.session import Observation, Session
 from core.models.slot import Slot
@@ -56,6 +57,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "rules": Rule,
     "lessons": Lesson,
     "slots": Slot,
+    "proposals": Proposal,
     "sessions": Session,
     "observations": Observation,
     "audit": AuditEntry,
@@ -151,7 +153,11 @@ def _model_for(table: str, doc: dict[str, Any]) -> type[BaseModel] | None:
         return WMCheckpoint if doc.get("kind") == "checkpoint" else WMState
     if table == "meta":
         # Keyed by object: the id is whatever the file holds (check_doc vetted its shape).
-        meta: dict[object, type[BaseModel]] = {"episodes": GlobalAggregate, "counters": Counters}
+        meta: dict[object, type[BaseModel]] = {
+            "episodes": GlobalAggregate,
+            "counters": Counters,
+            "config": StoreConfig,
+        }
         return meta.get(doc.get("id"), MetaRecord)
     return MODELS.get(table)
 

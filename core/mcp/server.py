@@ -53,7 +53,10 @@ knowledge with add_lesson; reinforce_lesson / weaken_lesson when it proves \
 right or wrong. Use search to recall anything remembered (lessons, rules, \
 mistake cards, episodes, observations, slots, working memory). Within one run, \
 start_session, observe what happens, and keep short-lived state in working \
-memory (wm_set, wm_task, scratch_add)."""
+memory (wm_set, wm_task, scratch_add). When the store's review is on, the \
+lessons and slot edits you save wait for a person: the result says \
+"proposed": true, and they reach your context once approved (do not save \
+them again)."""
 
 JsonValue = str | int | float | bool | list[Any] | dict[str, Any] | None
 _READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -230,7 +233,8 @@ def build_server(memory: Memory) -> MemworkServer:
         """Save durable knowledge worth carrying to future tasks, as one imperative line.
         scope: global, task:<task id> or project:<project>. Saving a lesson that is already
         known (or a near-duplicate) reinforces it instead; `action` in the result says
-        which (created, reinforced, superseded, kept-both)."""
+        which (created, reinforced, superseded, kept-both). While the store's review is on,
+        the lesson waits for a person: the result is the proposal ("proposed": true)."""
         return m.add_lesson(
             text, scope=scope, confidence=confidence, tags=tags or (), on_duplicate=on_duplicate
         )
@@ -275,17 +279,20 @@ def build_server(memory: Memory) -> MemworkServer:
         label: str, text: str, limit: int | None = None, description: str | None = None
     ) -> Any:
         """Create or overwrite a pinned slot: text that leads every context (persona,
-        user preferences, standing instructions). An edit past the slot's limit is refused."""
+        user preferences, standing instructions). An edit past the slot's limit is refused.
+        While the store's review is on, the edit waits for a person ("proposed": true)."""
         return m.set_slot(label, text, limit=limit, description=description)
 
     @tool(_WRITE)
     def append_slot(label: str, text: str) -> Any:
-        """Add a line to the end of a pinned slot (e.g. a new user preference you learned)."""
+        """Add a line to the end of a pinned slot (e.g. a new user preference you learned).
+        While the store's review is on, the edit waits for a person ("proposed": true)."""
         return m.append_slot(label, text)
 
     @tool(_WRITE)
     def replace_in_slot(label: str, old: str, new: str) -> Any:
-        """Replace text in a pinned slot (`old` must occur; `replaced` counts occurrences)."""
+        """Replace text in a pinned slot (`old` must occur; `replaced` counts occurrences).
+        While the store's review is on, the edit waits for a person ("proposed": true)."""
         return m.replace_in_slot(label, old, new)
 
     # -- working memory -----------------------------------------------------------------

@@ -32,3 +32,5 @@ class MistakeCard(Record):
     #: ellipsis stands in for. The episodic layout shows the text as the episodic
     #: library cuts it (plainly, at 300), so it needs that character back.
     cut_chars: dict[str, str] = Field(default_factory=dict)
+    #: The episodes that sighted it, newest last (at most ``core.sources.EPISODE_REFS``).
+    episode_ids: list[str] = Field(default_factory=list)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from pydantic import Field, field_validator
 
@@ -38,6 +39,9 @@ class Lesson(Record):
     superseded_by: str | None = None
     supersedes: str | None = None
     wordings: list[str] = Field(default_factory=list)
+    #: The task's running totals when a task-scoped lesson was created
+    #: (``{"task", "episodes", "score_sum"}``): what its effect is measured against.
+    effect_base: dict[str, Any] | None = None
 
     @field_validator("scope")
     @classmethod

@@ -175,6 +175,29 @@ REFUSED = [
         },
         "distinct[1].kind",
     ),
+    (
+        "proposal status",
+        {
+            "proposals": [
+                {
+                    "id": "prop_1",
+                    "kind": "lesson",
+                    "op": "add",
+                    "target": "global",
+                    "args": {"content": "x"},
+                    "status": "maybe",
+                    "proposed_by": "cli",
+                    **STAMPS,
+                }
+            ]
+        },
+        "proposals[1].status",
+    ),
+    (
+        "config value",
+        {"meta": [{"id": "config", "review": "sometimes"}]},
+        "meta[1].review",
+    ),
     ("checkpoints", {"checkpoints": [{"id": ".."}]}, "tables.checkpoints", "store-local"),
     ("imports", {"imports": [{"id": "imp_1"}]}, "tables.imports"),
     (

@@ -379,3 +379,26 @@ def test_the_server_loads_no_rich_or_textual(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_agent_writes_become_proposals_while_review_is_on(db: Path, cli) -> None:  # noqa: ANN001
+    cli("slot", "set", "persona", "You are terse.")
+    cli("config", "set", "review", "on")
+
+    async def body(client: Client) -> tuple[Any, Any, Any, Any]:
+        lesson = await call(client, "add_lesson", text="Pin the image digest")
+        slot = await call(client, "append_slot", label="persona", text="You ask first.")
+        context = await call(client, "get_context")
+        return lesson, slot, context, (await client.list_tools()).tools
+
+    lesson, slot, context, tools = with_server(db, body)
+    # The agent is told what such a result means, in the tools it reads.
+    queued = {"add_lesson", "set_slot", "append_slot", "replace_in_slot"}
+    for tool in tools:
+        assert ('"proposed": true' in tool.description) == (tool.name in queued), tool.name
+    assert lesson["proposed"] is True and lesson["proposed_by"] == "mcp:tester"
+    assert slot["proposed"] is True and slot["after"] == "You are terse.\nYou ask first."
+    assert "Pin the image digest" not in context and "ask first" not in context
+    pending = cli("review", "list", "--json").json()
+    assert [p["id"] for p in pending] == [lesson["id"], slot["id"]]
+    assert cli("lesson", "list", "--json").json() == []

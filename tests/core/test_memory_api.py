@@ -214,3 +214,32 @@ def test_the_context_path_stays_light(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_agent_writes_through_the_api_wait_for_review(tmp_path: Path) -> None:
+    from core import config
+
+    memory = Memory(tmp_path / "db", agent="harness")
+    memory.set_slot("persona", "You are terse.")
+    config.set_value(memory.store, "review", "on", now=memory.now(), actor="tui")
+    proposed = memory.add_lesson("Pin the image digest")
+    assert proposed["proposed"] is True and proposed["proposed_by"] == "api:harness"
+    replaced = memory.replace_in_slot("persona", "terse", "brief")
+    assert replaced["proposed"] is True and replaced["after"] == "You are brief."
+    assert memory.get_slot("persona")["content"] == "You are terse."
+    assert memory.list_lessons() == []
+    assert "Pin the image digest" not in memory.context()
+    config.set_value(memory.store, "review", "off", now=memory.now(), actor="tui")
+    assert memory.replace_in_slot("persona", "terse", "brief")["replaced"] == 1
+
+
+def test_the_api_context_records_injections_when_asked(tmp_path: Path) -> None:
+    from core import audit, config
+
+    memory = Memory(tmp_path / "db")
+    memory.set_slot("persona", "You are terse.")
+    config.set_value(memory.store, "context_log", "on", now=memory.now(), actor="tui")
+    assert "You are terse." in memory.context()
+    with memory.store.reading():
+        entries = [e for e in audit.entries(memory.store) if e["action"] == "inject"]
+    assert [(e["table"], e["actor"]) for e in entries] == [("slots", "api")]

@@ -20,7 +20,7 @@ from tui.screens.search import hit_label, query_words
 from tui.widgets.virtual_table import VirtualTable
 
 
-def test_digits_switch_to_the_eight_panes_in_order(demo_app) -> None:
+def test_digits_switch_to_the_nine_panes_in_order(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
@@ -37,6 +37,7 @@ def test_digits_switch_to_the_eight_panes_in_order(demo_app) -> None:
                 "checkpoints",
                 "context",
                 "history",
+                "review",
             ]
             assert [p.PANE_ID for p in PANES] == expected
             for n, pane_id in enumerate(expected, start=1):

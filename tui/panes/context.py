@@ -1,5 +1,6 @@
 """Context: the exact text an agent would get, live, for a chosen task, budget and
-style; per-section token estimates, what the budget dropped, copy and save."""
+style; per-section token estimates, what the budget dropped, copy and save; the
+records behind the line under the cursor, and Enter to open the first of them."""
 
 from __future__ import annotations
 
@@ -54,6 +55,15 @@ def parse_budget(text: str) -> int:
     return int(value)
 
 
+def source_name(ref: dict[str, Any]) -> str:
+    """``slot persona``, ``rule rule_…``, ``episode #12``, ``task deploy-api``."""
+    if ref["kind"] == "slot" and ref.get("label"):
+        return f"slot {ref['label']}"
+    if ref["kind"] == "episode" and ref.get("index") is not None:
+        return f"episode #{ref['index']}"
+    return f"{ref['kind']} {ref['id']}"
+
+
 def section_title(name: str, heading: str | None) -> str:
     """``## Pinned memory`` → ``Pinned memory``; ``Rules for x:`` → ``Rules for x``."""
     if heading:
@@ -70,7 +80,9 @@ class ContextPane(Pane):
         "The preview is exactly what memwork context prints for the chosen task, budget "
         "and style, rebuilt as you change them. Tokens are an estimate (characters / 4). "
         "When over budget, whole lines are dropped from the lowest-priority section up; "
-        "the side panel lists them. c copies (OSC 52, works over SSH), s saves to a file."
+        "the side panel lists them. c copies (OSC 52, works over SSH), s saves to a file. "
+        "The line under the cursor names the records it came from; Enter opens the first "
+        "(a rule's episodes and a card's sightings are listed beside it)."
     )
     BINDINGS: ClassVar[list[Binding]] = [
         Binding("t", "focus_task", "Task"),
@@ -78,6 +90,13 @@ class ContextPane(Pane):
         Binding("e", "toggle_style", "Style"),
         Binding("c", "copy", "Copy"),
         Binding("s", "save", "Save to file"),
+        Binding(
+            "enter",
+            "open_source",
+            "Open source",
+            key_display="⏎",
+            tooltip="Open the record the line under the cursor came from",
+        ),
         Binding("escape", "focus_preview", "Preview"),
     ]
     #: Letter keys that would otherwise type into the budget field or a search.
@@ -130,6 +149,7 @@ class ContextPane(Pane):
                     highlight_cursor_line=False,
                     placeholder="(empty: with these settings the agent gets no context)",
                 )
+                yield Static("", id="context-line-source")
             with VerticalScroll(classes="detail-column", id="context-side"):
                 yield Static("", id="context-sections")
 
@@ -227,6 +247,7 @@ class ContextPane(Pane):
             )
         )
         self.query_one("#context-sections", Static).update(self._render_side(data))
+        self._show_line_source()
 
     def _render_side(self, data: dict[str, Any]) -> Text:
         theme = self.app.theme_variables
@@ -303,6 +324,48 @@ class ContextPane(Pane):
         if self.result is not None:
             self.query_one("#context-sections", Static).update(self._render_side(self.result))
 
+    # -- the records behind a line -----------------------------------------------------
+    def line_sources(self) -> list[dict[str, Any]]:
+        """The records the line under the preview's cursor came from ([] for headings)."""
+        if self.result is None:
+            return []
+        row = self.query_one("#context-preview", TextArea).cursor_location[0]
+        by_line = self.result.get("text_sources") or []
+        return by_line[row] if 0 <= row < len(by_line) else []
+
+    @on(TextArea.SelectionChanged, "#context-preview")
+    def _cursor_moved(self) -> None:
+        self._show_line_source()
+
+    def _show_line_source(self) -> None:
+        sources = self.line_sources()
+        line = self.query_one("#context-line-source", Static)
+        if not sources:
+            line.update(Text("heading or blank line: no record behind it", style="dim"))
+            return
+        first, rest = sources[0], sources[1:]
+        text = Text.assemble(("from ", "dim"), (source_name(first), "bold"))
+        if rest:
+            kinds = sorted({s["kind"] for s in rest})
+            text.append(f" + {len(rest)} {'/'.join(kinds)}{'s' if len(rest) > 1 else ''}")
+        text.append("  ⏎ opens it", style="dim")
+        line.update(text)
+
+    def action_open_source(self) -> None:
+        """Enter: open the record the line under the cursor came from, in its pane."""
+        from core.kinds import KINDS
+        from tui.messages import JumpTo
+
+        sources = self.line_sources()
+        if not sources:
+            self.warn("This line comes from no record (a heading or a blank line)")
+            return
+        first = sources[0]
+        if first["kind"] == "task":
+            self.post_message(JumpTo("episodes", f"task:{first['id']}"))
+        elif first["kind"] in KINDS:
+            self.post_message(JumpTo(KINDS[first["kind"]].pane, str(first["id"])))
+
     # -- focus and keys ---------------------------------------------------------------
     def focus_main(self) -> None:
         self.query_one("#context-preview", TextArea).focus()
@@ -315,6 +378,8 @@ class ContextPane(Pane):
             return False  # the letter goes into the budget field; Esc gets the keys back
         if action == "focus_preview":
             return not isinstance(self.screen.focused, TextArea)
+        if action == "open_source":
+            return isinstance(self.screen.focused, TextArea)  # Enter elsewhere is the widget's
         return True
 
     def action_focus_task(self) -> None:

@@ -346,7 +346,11 @@ class EpisodesPane(Pane):
 
     # -- jumps and actions ------------------------------------------------------------
     def jump_to(self, ref: str) -> None:
-        """Select episode ``ref`` (an id, or ``#index``), loading older episodes if needed."""
+        """Select episode ``ref`` (an id, or ``#index``), loading older episodes if needed;
+        ``task:<id>`` shows that task's episodes (a context line about a whole task)."""
+        if ref.startswith("task:"):
+            self._show_task(ref.removeprefix("task:"))
+            return
         self._pending_jump = ref
         if not self._try_jump():
             self._locate(ref)
@@ -376,6 +380,16 @@ class EpisodesPane(Pane):
             self._pending_jump = None
             self.warn(f"Episode {ref} is not in the store")
         return False
+
+    def _show_task(self, task: str) -> None:
+        """Filter the list to ``task`` (kept for when the task list arrives)."""
+        select = self.query_one("#episodes-task", Select)
+        if task in self.tasks:
+            select.value = task  # posts Changed, which filters
+        else:
+            self.task_filter = task  # _show_tasks selects it once the tasks are in
+            self._refilter()
+        self.table.focus()
 
     @work(thread=True, exclusive=True, group="episodes-locate", exit_on_error=False)
     def _locate(self, ref: str) -> None:

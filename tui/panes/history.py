@@ -24,7 +24,15 @@ from core import history
 from core.kinds import of_table, pane_of
 from tui.messages import JumpTo
 from tui.panes.base import Pane
-from tui.widgets.audit_rows import COLUMNS, EMPTY_LOG, AuditRows, Log, action_style, build_log
+from tui.widgets.audit_rows import (
+    COLUMNS,
+    EMPTY_LOG,
+    INJECT,
+    AuditRows,
+    Log,
+    action_style,
+    build_log,
+)
 from tui.widgets.bars import ago, plural
 from tui.widgets.virtual_table import VirtualTable
 
@@ -42,13 +50,21 @@ class HistoryPane(Pane):
     HELP = (
         "Every change, newest first. f filters (words match actor, action, table, record id "
         "and summary; actor:, action:, table:, record: narrow one field); t cycles a table "
-        "filter; Enter opens the record in its pane."
+        "filter; Enter opens the record in its pane. i shows the entries that say a lesson "
+        "or slot was injected into an agent's context (recorded while context_log is on; "
+        "hidden unless asked)."
     )
     BINDINGS: ClassVar[list[Binding]] = [
         Binding("f", "focus_filter", "Filter"),
         Binding("t", "cycle_table(1)", "Table"),
         Binding("T", "cycle_table(-1)", "Table back", show=False),
         Binding("x", "clear_filter", "Clear filter"),
+        Binding(
+            "i",
+            "toggle_injections",
+            "Injections",
+            tooltip="Show or hide 'injected into context' entries (config context_log on)",
+        ),
         Binding("o", "open_record", "Open record", key_display="o/⏎"),
         Binding("escape", "leave_filter", "Back to the list", key_display="esc/⏎"),
         Binding("down", "leave_filter", "Back to the list", show=False),
@@ -63,6 +79,8 @@ class HistoryPane(Pane):
         self._filtered = False
         self._loader: Worker[None] | None = None
         self._load_again = False
+        #: "injected into context" entries can outnumber everything else: hidden unless asked.
+        self.show_injections = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="history-toolbar", classes="pane-toolbar"):
@@ -134,7 +152,7 @@ class HistoryPane(Pane):
         self.audit_log = log
         if self.table_filter is not None and self.table_filter not in log.tables and log.complete:
             self.table_filter = None
-        if self._filtered:
+        if self._filtered or self._hiding():
             self._apply_filter()  # the filter's worker shows the result
         else:
             self._set_rows(AuditRows(log))
@@ -150,16 +168,21 @@ class HistoryPane(Pane):
     def _filter_submitted(self) -> None:
         self.focus_main()
 
+    def _hiding(self) -> bool:
+        return bool(self.audit_log.injections) and not self.show_injections
+
     def _apply_filter(self) -> None:
-        self._filtered = bool(self.filter_text.strip()) or self.table_filter is not None
+        self._filtered = (
+            bool(self.filter_text.strip()) or self.table_filter is not None or self._hiding()
+        )
         if not self._filtered:
             self._set_rows(AuditRows(self.audit_log))
             self._show_status()
             return
-        self._filter(self.audit_log, self.filter_text, self.table_filter)
+        self._filter(self.audit_log, self.filter_text, self.table_filter, self._hiding())
 
     @work(thread=True, exclusive=True, group="history-filter", exit_on_error=False)
-    def _filter(self, log: Log, text: str, table: str | None) -> None:
+    def _filter(self, log: Log, text: str, table: str | None, hide: bool = False) -> None:
         worker = get_current_worker()
         words = history.parse_filter(text)
         order: list[int] = []
@@ -167,6 +190,8 @@ class HistoryPane(Pane):
         for i in range(len(entries)):
             if i % 5000 == 0 and worker.is_cancelled:
                 return
+            if hide and entries[i]["action"] == INJECT:
+                continue
             if history.matches(entries[i], hay[i], words, table):
                 order.append(i)
         self.deliver(self._show_filtered, log, text, table, order)
@@ -203,14 +228,19 @@ class HistoryPane(Pane):
         parts: list[Any] = []
         if not log.complete and total:
             parts.append((f"loading {total:,} of {log.expected:,}… ", "italic"))
-        if self._filtered:
+        # Hidden injections are not a filter the user set: they leave the total.
+        visible = total - (log.injections if self._hiding() else 0)
+        if bool(self.filter_text.strip()) or self.table_filter is not None:
             parts.append((f"{rows:,}", "bold"))
-            parts.append(f" of {plural(total, 'entry', 'entries')}")
+            parts.append(f" of {plural(visible, 'entry', 'entries')}")
         else:
-            parts.append((f"{total:,}", "bold"))
-            parts.append(" entry" if total == 1 else " entries")
+            parts.append((f"{visible:,}", "bold"))
+            parts.append(" entry" if visible == 1 else " entries")
         if self.table_filter is not None:
             parts += [" · table ", (self.table_filter, "bold"), " (t)"]
+        if log.injections:
+            shown = "shown" if self.show_injections else "hidden"
+            parts.append((f" · {log.injections:,} context injections {shown} (i)", "italic"))
         self.query_one("#history-status", Static).update(Text.assemble(*parts))
 
     def action_focus_filter(self) -> None:
@@ -227,6 +257,17 @@ class HistoryPane(Pane):
         except ValueError:
             at = 0
         self.table_filter = choices[(at + step) % len(choices)]
+        self._apply_filter()
+        self._show_status()
+
+    def action_toggle_injections(self) -> None:
+        """Show or hide the entries that say a record was injected into a context."""
+        self.show_injections = not self.show_injections
+        if not self.audit_log.injections:
+            self.app.notify(
+                "No context injections recorded (memwork config set context_log on records them)",
+                timeout=5,
+            )
         self._apply_filter()
         self._show_status()
 
@@ -328,6 +369,7 @@ class HistoryPane(Pane):
         index = rows.index_of(ref) if isinstance(rows, AuditRows) else None
         if index is None and ref in self.audit_log.positions and self._filtered:
             # The filter hides it: show everything again, then select it.
+            self.show_injections = True
             self.table_filter = None
             self.query_one("#history-filter", Input).value = ""
             self.filter_text = ""

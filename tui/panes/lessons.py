@@ -1,5 +1,6 @@
 """Rules & lessons: effective-confidence bars, reinforce / weaken / pin / forget /
-restore / edit / add, a decay preview, and near-duplicate clusters to merge."""
+restore / edit / add, a decay preview, near-duplicate clusters to merge, each
+lesson's effect on its task (sortable), contradictions and lint findings."""
 
 from __future__ import annotations
 
@@ -22,7 +23,13 @@ from tui.panes.base import Pane
 from tui.screens.clusters import ClustersScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.widgets.bars import confidence_bar, plural
-from tui.widgets.lesson_detail import STATE_STYLE, render_lesson, render_rule, shown_state
+from tui.widgets.lesson_detail import (
+    STATE_STYLE,
+    effect_text,
+    render_lesson,
+    render_rule,
+    shown_state,
+)
 from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 
 
@@ -67,6 +74,7 @@ class LessonsPane(Pane):
         Binding(
             "tab,shift+tab", "switch_list", "Rules / lessons list", key_display="Tab", show=False
         ),
+        Binding("s", "cycle_sort", "Sort", tooltip="Sort lessons by confidence or by effect"),
     ]
 
     #: Shown (and active) only while their list has the focus, so the footer stays short.
@@ -93,6 +101,12 @@ class LessonsPane(Pane):
         self.last_forgotten: str | None = None
         self._select_lesson: str | None = None
         self._select_rule: str | None = None
+        #: Lesson id -> effect (core.effect), live lesson id -> ids it contradicts,
+        #: record id -> lint findings: loaded after the lists, by a second worker.
+        self.effects: dict[str, dict[str, Any] | None] = {}
+        self.contradicts: dict[str, list[str]] = {}
+        self.findings: dict[str, list[dict[str, Any]]] = {}
+        self.sort_by = "confidence"
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="split"):
@@ -113,8 +127,9 @@ class LessonsPane(Pane):
                 yield VirtualTable(
                     [
                         Column("state", "State", width=10, min_width=6),
-                        Column("confidence", "Confidence", width=12, drop_order=2),
-                        Column("scope", "Scope", min_width=10, max_width=24, drop_order=1),
+                        Column("confidence", "Confidence", width=12, drop_order=3),
+                        Column("effect", "Effect", width=6, justify="right", drop_order=1),
+                        Column("scope", "Scope", min_width=10, max_width=24, drop_order=2),
                         Column("content", "Lesson", min_width=22, weight=2),
                     ],
                     id="lessons",
@@ -130,6 +145,26 @@ class LessonsPane(Pane):
     @work(thread=True, exclusive=True, group="lessons-load", exit_on_error=False)
     def _load(self) -> None:
         self.deliver(self._show, *self.service.lessons_and_rules())
+        self._load_extras()
+
+    @work(thread=True, exclusive=True, group="lessons-extras", exit_on_error=False)
+    def _load_extras(self) -> None:
+        # Effects may read the episode history (lessons older than effects), so they
+        # come after the lists, which are on screen by then.
+        self.deliver(self._show_extras, *self.service.lesson_extras())
+
+    def _show_extras(
+        self,
+        effects: dict[str, dict[str, Any] | None],
+        contradicts: dict[str, list[str]],
+        findings: list[dict[str, Any]],
+    ) -> None:
+        from core.lint import by_record
+
+        self.effects = effects
+        self.contradicts = contradicts
+        self.findings = by_record(findings)
+        self._render_tables()
 
     def _show(self, all_lessons: list[dict], all_rules: list[dict], groups: int) -> None:
         self.lessons = {x["id"]: x for x in all_lessons}
@@ -146,6 +181,10 @@ class LessonsPane(Pane):
         rows = []
         visible = [x for x in self.lessons.values() if self.show_all or is_live(x, now)]
         visible.sort(key=lambda x: (-effective_confidence(x, then), x["created_at"], x["id"]))
+        if self.sort_by == "effect":
+            # Biggest improvement first; lessons with nothing to compare keep their
+            # confidence order below them.
+            visible.sort(key=self._effect_key)
         fading = forgotten = 0
         for lesson in visible:
             current = effective_confidence(lesson, now)
@@ -162,8 +201,9 @@ class LessonsPane(Pane):
                     [
                         Text(state, style=STATE_STYLE.get(state, "")),
                         conf,
+                        effect_text(self.effects.get(lesson["id"])),
                         lesson["scope"],
-                        lesson["content"],
+                        self._content(lesson),
                     ],
                     key=lesson["id"],
                 )
@@ -177,7 +217,10 @@ class LessonsPane(Pane):
             Row(
                 [
                     r["scope"],
-                    Text(r["text"], style="" if r["active"] else "bright_black"),
+                    Text.assemble(
+                        ("⚑ ", "yellow") if r["id"] in self.findings else "",
+                        (r["text"], "" if r["active"] else "bright_black"),
+                    ),
                     r["source"],
                     Text("yes", style="green") if r["active"] else Text("no", style="bright_black"),
                 ],
@@ -218,6 +261,8 @@ class LessonsPane(Pane):
                 (f" · {plural(self.duplicate_groups, 'near-duplicate group')} (m)", "yellow")
                 if self.duplicate_groups
                 else "",
+                (f" · {len(self.contradicts)} contradict", "yellow") if self.contradicts else "",
+                (" · sorted by effect (s)", "bold") if self.sort_by == "effect" else "",
             )
         self.query_one("#lessons-status", Static).update(status)
         self._show_detail()
@@ -269,16 +314,51 @@ class LessonsPane(Pane):
         detail = self.query_one("#lesson-detail", Static)
         now = self.service.now
         if self._focused_kind() == "rule":
-            detail.update(render_rule(self.selected_rule(), now))
-        else:
-            detail.update(
-                render_lesson(
-                    self.selected_lesson(),
-                    now,
-                    preview_weeks=self.preview_weeks,
-                    others=self.lessons,
-                )
+            rule = self.selected_rule()
+            found = self.findings.get(rule["id"], []) if rule else []
+            detail.update(render_rule(rule, now, found))
+            return
+        lesson = self.selected_lesson()
+        if lesson is None:
+            detail.update(render_lesson(None, now))
+            return
+        others = [
+            self.lessons[x] for x in self.contradicts.get(lesson["id"], []) if x in self.lessons
+        ]
+        detail.update(
+            render_lesson(
+                lesson,
+                now,
+                preview_weeks=self.preview_weeks,
+                others=self.lessons,
+                effect=self.effects.get(lesson["id"]),
+                contradicts=others,
+                findings=self.findings.get(lesson["id"], []),
             )
+        )
+
+    def _effect_key(self, lesson: dict[str, Any]) -> tuple[int, float]:
+        effect = self.effects.get(lesson["id"])
+        return (0, -float(effect["change"])) if effect else (1, 0.0)
+
+    def _content(self, lesson: dict[str, Any]) -> Text | str:
+        """The lesson's text, marked when it contradicts another or lint flags it."""
+        if lesson["id"] in self.contradicts:
+            return Text.assemble(("⚑ ", "yellow"), lesson["content"])
+        if lesson["id"] in self.findings:
+            return Text.assemble(("⚑ ", "bright_black"), lesson["content"])
+        return lesson["content"]
+
+    def action_cycle_sort(self) -> None:
+        """Sort lessons by effective confidence, or by effect on their task."""
+        self.sort_by = "effect" if self.sort_by == "confidence" else "confidence"
+        self.app.notify(
+            "Lessons sorted by effect on their task (biggest improvement first)"
+            if self.sort_by == "effect"
+            else "Lessons sorted by effective confidence",
+            timeout=3,
+        )
+        self._render_tables()
 
     def jump_to(self, ref: str) -> None:
         if ref not in self.lessons and ref not in self.rules:

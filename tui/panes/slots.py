@@ -24,6 +24,9 @@ from tui.screens.confirm import ConfirmScreen
 from tui.widgets.slot_editor import SlotEditor
 from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 
+#: Short names of lint findings for the Flags column.
+LINT_FLAGS = {"stale_slot": "stale", "duplicate": "dup"}
+
 
 class SlotsPane(Pane):
     """The slot list above, the selected slot's text below in an editor."""
@@ -77,6 +80,8 @@ class SlotsPane(Pane):
         self._pending_edit = False
         #: The slot being deleted from here (its draft goes with it, as confirmed).
         self._deleting: str | None = None
+        #: Slot id -> its lint findings (core.lint), loaded beside the slots.
+        self.findings: dict[str, list[dict[str, Any]]] = {}
 
     def compose(self) -> ComposeResult:
         yield Static("", id="slots-status", classes="pane-toolbar")
@@ -103,6 +108,19 @@ class SlotsPane(Pane):
     @work(thread=True, exclusive=True, group="slots-load", exit_on_error=False)
     def _load(self) -> None:
         self.deliver(self._show, self.service.all_slots())
+        self._load_lint()
+
+    @work(thread=True, exclusive=True, group="slots-lint", exit_on_error=False)
+    def _load_lint(self) -> None:
+        self.deliver(self._show_lint, self.service.lint_findings())
+
+    def _show_lint(self, findings: list[dict[str, Any]]) -> None:
+        from core.lint import by_record
+
+        index = by_record(findings)
+        self.findings = {k: v for k, v in index.items() if k in self.slots}
+        self._render_rows()
+        self._render_editor_info()
 
     def _show(self, slots: list[dict[str, Any]]) -> None:
         previous = self.slots
@@ -159,6 +177,11 @@ class SlotsPane(Pane):
             flags.append("read-only ", style=muted)
         if self._has_draft(slot["id"]):
             flags.append("✎ draft", style=f"bold {self._colour('warning', 'yellow')}")
+        for kind in sorted({f["kind"] for f in self.findings.get(slot["id"], [])}):
+            if kind != "over_limit":  # already said, in red
+                flags.append(
+                    f"⚑ {LINT_FLAGS.get(kind, kind)} ", style=self._colour("warning", "yellow")
+                )
         return Row(
             [
                 str(index + 1),
@@ -258,7 +281,12 @@ class SlotsPane(Pane):
 
     def _render_editor_info(self) -> None:
         self.query_one(SlotEditor).show_info(
-            self.slots.get(self.editor_id or ""), base=self.editor_base, save_error=self.save_error
+            self.slots.get(self.editor_id or ""),
+            base=self.editor_base,
+            save_error=self.save_error,
+            findings=[
+                f for f in self.findings.get(self.editor_id or "", []) if f["kind"] != "over_limit"
+            ],
         )
 
     @on(VirtualTable.CursorMoved, "#slots")

@@ -16,6 +16,9 @@ from rich.text import Text
 
 from tui.widgets.virtual_table import Column, Row
 
+#: The audit action of "injected into context" entries (``core.context.log``).
+INJECT = "inject"
+
 COLUMNS = [
     Column("ts", "Time (UTC)", width=16),
     Column("actor", "Actor", width=12, min_width=9),
@@ -58,6 +61,8 @@ class Log:
     tables: tuple[str, ...]
     complete: bool
     expected: int
+    injections: int = 0
+    """Entries that only say a record was injected into a context (action ``inject``)."""
 
     def __repr__(self) -> str:
         # Short on purpose: @work describes a worker by the repr of its arguments.
@@ -78,7 +83,8 @@ def build_log(
     """A Log over entries already sorted newest first (runs in a worker)."""
     positions = {e["id"]: i for i, e in enumerate(entries)}
     tables = tuple(sorted({e["table"] for e in entries}))
-    return Log(entries, hay, positions, tables, complete, expected)
+    injections = sum(1 for e in entries if e["action"] == INJECT)
+    return Log(entries, hay, positions, tables, complete, expected, injections)
 
 
 class AuditRows:

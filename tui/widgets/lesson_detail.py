@@ -28,11 +28,34 @@ def shown_state(lesson: dict[str, Any], now: datetime) -> str:
     return "forgotten" if state == "deleted" else state
 
 
-def render_rule(rule: dict[str, Any] | None, now: datetime) -> Text:
-    """A rule: its text, scope, polarity, source and whether it is in the active window."""
+def effect_text(effect: dict[str, Any] | None) -> Text:
+    """``+0.35`` in green, ``-0.12`` in red; empty when nothing can be compared."""
+    if not effect:
+        return Text("")
+    change = float(effect["change"])
+    style = "green" if change > 0 else "red" if change < 0 else ""
+    return Text(f"{change:+.2f}", style=style)
+
+
+def findings_text(findings: list[dict[str, Any]] | tuple = ()) -> Text:
+    """A record's lint findings, one line each (empty when it has none)."""
+    out = Text()
+    if findings:
+        out.append("\nLint\n", style="bold yellow")
+        for finding in findings:
+            out.append(f"⚑ {finding['kind'].replace('_', ' ')}: ", style="yellow")
+            out.append(f"{finding['message']}\n")
+    return out
+
+
+def render_rule(
+    rule: dict[str, Any] | None, now: datetime, findings: list[dict[str, Any]] | tuple = ()
+) -> Text:
+    """A rule: its text, scope, polarity, source and whether it is in the active window
+    (and its lint findings)."""
     if rule is None:
         return Text("No rule selected", style="bright_black")
-    return Text.assemble(
+    out = Text.assemble(
         ("Rule\n", "bold"),
         f"{rule['text']}\n\n",
         ("scope ", "bright_black"),
@@ -45,8 +68,16 @@ def render_rule(rule: dict[str, Any] | None, now: datetime) -> Text:
         f"{'yes' if rule['active'] else 'no (outside the newest window)'}\n",
         ("added ", "bright_black"),
         f"{ago(rule['created_at'], now)}\n",
-        ("\nt switches it on or off", "italic bright_black"),
     )
+    if rule.get("episode_ids"):
+        count = len(rule["episode_ids"])
+        out.append("from ", style="bright_black")
+        out.append(
+            f"{count} episode{'' if count == 1 else 's'}, newest {rule['episode_ids'][-1]}\n"
+        )
+    out.append_text(findings_text(findings))
+    out.append("\nt switches it on or off", style="italic bright_black")
+    return out
 
 
 def _state_line(lesson: dict[str, Any], now: datetime) -> str:
@@ -76,8 +107,12 @@ def render_lesson(
     *,
     preview_weeks: int = 0,
     others: dict[str, dict[str, Any]] | None = None,
+    effect: dict[str, Any] | None = None,
+    contradicts: list[dict[str, Any]] | tuple = (),
+    findings: list[dict[str, Any]] | tuple = (),
 ) -> Text:
-    """A lesson: its content, effective and stored confidence, decay and links.
+    """A lesson: its content, effective and stored confidence, decay and links; its
+    effect on its task, the live lessons it contradicts and its lint findings.
 
     ``preview_weeks``: the decay preview is on, and the detail says what the list
     shows then next to what holds now. ``others`` names linked lessons by their text.
@@ -120,9 +155,31 @@ def render_lesson(
             linked = (others or {}).get(lesson[field])
             name = f"“{clip(linked['content'], 60)}”" if linked else lesson[field]
             parts += [(label, "bright_black"), f"{name}\n"]
+    if effect:
+        before, after = effect["before"], effect["after"]
+        parts += [
+            ("effect ", "bright_black"),
+            effect_text(effect),
+            (
+                f" on {effect['task']}: mean {before['mean_score']:.2f} over "
+                f"{before['episodes']} episodes before, {after['mean_score']:.2f} over "
+                f"{after['episodes']} after\n",
+                "",
+            ),
+        ]
+    elif lesson["scope"].startswith("task:"):
+        parts += [("effect ", "bright_black"), ("not yet: no episodes on both sides\n", "")]
+    for other in contradicts:
+        parts += [
+            ("⚑ contradicts ", "bold yellow"),
+            (f"{other['id']} ", "yellow"),
+            f"“{other['content']}”\n",
+        ]
     wordings = other_wordings(lesson)
     if wordings:
         parts.append(("\nOther wordings\n", "bold"))
         parts += [f"  • {w}\n" for w in wordings]
-    parts.append((f"\n{lesson['id']}", "bright_black"))
-    return Text.assemble(*parts)
+    out = Text.assemble(*parts)
+    out.append_text(findings_text([f for f in findings if f["kind"] != "contradiction"]))
+    out.append(f"\n{lesson['id']}", style="bright_black")
+    return out

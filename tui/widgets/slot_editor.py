@@ -80,11 +80,19 @@ class SlotEditor(Vertical):
         """Where the text is edited."""
         return self.query_one("#slot-editor", TextArea)
 
-    def show_info(self, slot: dict[str, Any] | None, *, base: str, save_error: str) -> None:
+    def show_info(
+        self,
+        slot: dict[str, Any] | None,
+        *,
+        base: str,
+        save_error: str,
+        findings: list[dict[str, Any]] | tuple = (),
+    ) -> None:
         """Title, count and state line for ``slot`` (None: no slot selected).
 
         ``base`` is the slot's stored text when editing began; ``save_error`` the
-        core's refusal of the last save ("" when none).
+        core's refusal of the last save ("" when none); ``findings`` its lint
+        findings, said on the state line while nothing else needs saying.
         """
         title = self.query_one("#slot-title", Static)
         counter = self.query_one("#slot-counter", Static)
@@ -119,6 +127,9 @@ class SlotEditor(Vertical):
                 f"Imported over its limit: kept whole. Trim it to {limit} characters "
                 "(an edit may shrink it but not make it longer)."
             )
+        if findings and not dirty and not save_error:
+            parts.append("Lint: " + "; ".join(f["message"] for f in findings))
+            kind = "warning" if kind == "muted" else kind
         if dirty and not save_error:
             if slot["content"] != base:
                 parts.append("Changed in the store since you started editing; ctrl+s overwrites.")

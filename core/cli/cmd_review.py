@@ -1,0 +1,99 @@
+"""``memwork review …``: proposals from agents, waiting for a person."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core import review
+from core.cli.main import Context
+from core.cli.output import emit_json, note, say
+from core.text import clip
+
+#: A reason is shown whole by ``review show``; a list keeps each one to a line.
+WHY_WIDTH = 120
+
+
+def _header(p: dict[str, Any]) -> str:
+    when = p["created_at"][:16].replace("T", " ")
+    state = "" if p["status"] == "pending" else f"  [{p['status']}]"
+    return f"{p['id']}  {p['kind']} {p['op']}  by {p['proposed_by']}  {when}{state}"
+
+
+def _block(p: dict[str, Any], *, full: bool = False) -> None:
+    say(_header(p))
+    say(f"  {p['change']}")
+    for flag in p.get("flags", []):
+        say(f"  ! {flag}")
+    if p["status"] != "pending":
+        decided = f"  {p['status']} by {p['decided_by']}"
+        decided += f": {p['result']}" if p.get("result") else ""
+        if p.get("why"):
+            decided += f" ({p['why'] if full else clip(p['why'], WHY_WIDTH)})"
+        say(decided)
+    if not full:
+        return
+    if p.get("nearest"):
+        n = p["nearest"]
+        say(f"  nearest lesson {n['id']} ({n['similarity']:.0f}): {n['content']}")
+    for line in p.get("diff", []):
+        say(f"    {line}")
+
+
+def list_(ctx: Context) -> int:
+    rows = review.list_proposals(ctx.store, ctx.now, include_decided=ctx.args.all)
+    if ctx.json:
+        emit_json(rows)
+        return 0
+    for row in rows:
+        _block(row)
+    if not rows:
+        note("nothing waits for review" if not ctx.args.all else "no proposals")
+    return 0
+
+
+def show(ctx: Context) -> int:
+    found = review.get_proposal(ctx.store, ctx.args.id, ctx.now)
+    if ctx.json:
+        emit_json(found)
+    else:
+        _block(found, full=True)
+    return 0
+
+
+def _decided(ctx: Context, decided: dict[str, Any], text: str) -> int:
+    if ctx.json:
+        emit_json(decided)
+    else:
+        say(text)
+    return 0
+
+
+def approve(ctx: Context) -> int:
+    a = ctx.args
+    decided = review.approve(ctx.store, a.id, edit=a.edit, now=ctx.now, actor=ctx.actor)
+    edited = " (edited)" if decided["edited"] else ""
+    return _decided(ctx, decided, f"approved {decided['id']}{edited}: {decided['result']}")
+
+
+def reject(ctx: Context) -> int:
+    a = ctx.args
+    decided = review.reject(ctx.store, a.id, why=a.why or "", now=ctx.now, actor=ctx.actor)
+    return _decided(ctx, decided, f"rejected {decided['id']}")
+
+
+def merge(ctx: Context) -> int:
+    a = ctx.args
+    decided = review.merge(ctx.store, a.id, a.lesson_id, now=ctx.now, actor=ctx.actor)
+    return _decided(ctx, decided, f"merged {decided['id']}: {decided['result']}")
+
+
+def proposed(ctx: Context, proposal: dict[str, Any]) -> int:
+    """What a write that became a proposal prints (lesson add, slot set/append/replace)."""
+    found = review.get_proposal(ctx.store, proposal["id"], ctx.now)
+    if ctx.json:
+        emit_json({**found, "proposed": True})
+        return 0
+    say(f"proposed {proposal['id']}, waiting for review")
+    for flag in found.get("flags", []):
+        note(f"{proposal['id']}: {flag}")
+    return 0

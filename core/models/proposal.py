@@ -1,0 +1,49 @@
+"""Proposals: agents' lesson adds and slot edits waiting for a person's review."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from core.models.base import Record
+
+ProposalKind = Literal["lesson", "slot"]
+ProposalOp = Literal["add", "set", "append", "replace"]
+Status = Literal["pending", "approved", "rejected", "merged"]
+
+
+class Proposal(Record):
+    """One change an agent asked for, and what a person decided about it."""
+
+    kind: ProposalKind
+    op: ProposalOp
+    target: str = Field(min_length=1)
+    """The lesson's scope, or the slot's label."""
+    args: dict[str, Any]
+    """The arguments of the write, scrubbed, as the agent gave them."""
+    status: Status = "pending"
+    proposed_by: str
+    decided_by: str | None = None
+    decided_at: str | None = None
+    why: str = ""
+    """A rejection's reason."""
+    edited: bool = False
+    """Approved with the reviewer's own text instead of the agent's."""
+    result_id: str | None = None
+    """The lesson or slot the decision wrote (approved or merged)."""
+    result: str = ""
+    """What the decision did, in one line."""
+
+
+OnOff = Literal["on", "off"]
+
+
+class StoreConfig(BaseModel):
+    """``meta/config``: the store settings (``core.config``); a key never set is absent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: Literal["config"]
+    review: OnOff | None = None
+    context_log: OnOff | None = None

@@ -1,0 +1,461 @@
+"""The review queue: what agents want to remember waits for a person.
+
+While the store setting ``review`` is on (``memwork config set review on``),
+lesson adds and slot set/append/replace that come from an *agent* become
+*proposals* instead of live records. Proposals never reach the context; a
+person approves (optionally with their own text), rejects (with a reason) or
+merges them (a proposed lesson reinforces an existing one instead). Every
+proposal and every decision is audited; decided proposals are kept.
+
+Who is an agent is decided by the actor alone (:func:`is_agent`): ``cli``,
+``mcp``, ``api`` and anything else that is not the workbench (``tui``), which
+is a person whose edits go live directly. Every door that writes for agents
+calls one function per write — :func:`submit_lesson` or :func:`submit_slot` —
+which proposes or writes in one transaction, so the setting cannot change
+between the decision and the write.
+
+A proposal is checked when it is made, with the rules the live write applies
+(an empty lesson, a bad scope, a slot edit past its limit, a read-only slot or
+a ``replace`` whose text is absent are refused at once, exit 2), and checked
+again when approved, against the store as it is then.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+from core import audit, config, contradictions, ids, lessons, lookup, slots
+from core.clock import iso
+from core.decay import is_live
+from core.errors import Conflict, InvalidInput, NotFound
+from core.models.base import validate
+from core.models.proposal import Proposal
+from core.privacy import scrub
+from core.storage.store import Store
+from core.text import clip, fingerprint, normalise, one_line
+
+TABLE = "proposals"
+#: Actor kinds that are a person at the keyboard; every other actor is an agent.
+PERSON_ACTORS = frozenset({"tui"})
+SLOT_OPS = ("set", "append", "replace")
+STATUSES = ("pending", "approved", "rejected", "merged")
+
+Doc = dict[str, Any]
+
+
+# -- who decides ----------------------------------------------------------------------
+def is_agent(actor: str) -> bool:
+    """Whether ``actor`` writes for an agent (``cli``, ``cli:<agent>``, ``mcp…``,
+    ``api…``); the workbench (``tui``) is a person."""
+    return actor.split(":", 1)[0] not in PERSON_ACTORS
+
+
+def needs_review(store: Store, actor: str) -> bool:
+    """Whether a write by ``actor`` must become a proposal now (inside a read)."""
+    return is_agent(actor) and config.is_on(store, "review")
+
+
+@dataclass
+class Submitted:
+    """What a submitted write did: proposed it (``proposal``) or wrote it (``result``)."""
+
+    proposal: Doc | None = None
+    result: Any = None
+
+    @property
+    def proposed(self) -> bool:
+        """Whether the write waits for review."""
+        return self.proposal is not None
+
+
+def submit_lesson(
+    store: Store,
+    content: str,
+    *,
+    now: datetime,
+    actor: str,
+    scope: str = "global",
+    confidence: float | None = None,
+    tags: list[str] | None = None,
+    on_duplicate: str = "reinforce",
+    source: str = "agent",
+) -> Submitted:
+    """``lessons.add_lesson``, or a proposal of it while review is on for ``actor``."""
+    args = {
+        "content": content,
+        "scope": scope,
+        "confidence": confidence,
+        "tags": sorted(set(tags or [])),
+        "on_duplicate": on_duplicate,
+        "source": source,
+    }
+    with store.transaction():
+        if needs_review(store, actor):
+            return Submitted(proposal=propose(store, "lesson", "add", args, now=now, actor=actor))
+        return Submitted(
+            result=lessons.add_lesson(store, content, now=now, actor=actor, **_kw(args))
+        )
+
+
+def submit_slot(
+    store: Store, op: str, label: str, *, now: datetime, actor: str, **args: Any
+) -> Submitted:
+    """A slot ``set`` (content, limit, description), ``append`` (text) or ``replace``
+    (old, new), or a proposal of it while review is on for ``actor``."""
+    if op not in SLOT_OPS:
+        raise InvalidInput("op", f"must be one of {', '.join(SLOT_OPS)} (got {op!r})")
+    with store.transaction():
+        if needs_review(store, actor):
+            args = {"label": label, **args}
+            return Submitted(proposal=propose(store, "slot", op, args, now=now, actor=actor))
+        return Submitted(result=_slot_write(store, op, {"label": label, **args}, now, actor))
+
+
+# -- proposing ------------------------------------------------------------------------
+def _kw(args: Doc) -> Doc:
+    """The keyword arguments of ``lessons.add_lesson`` from a lesson proposal's args."""
+    return {k: args.get(k) for k in ("scope", "confidence", "tags", "on_duplicate", "source")}
+
+
+def _slot_write(store: Store, op: str, args: Doc, now: datetime, actor: str) -> Any:
+    label = args["label"]
+    if op == "set":
+        return slots.set_slot(
+            store,
+            label,
+            args["content"],
+            now=now,
+            actor=actor,
+            limit=args.get("limit"),
+            description=args.get("description"),
+        )
+    if op == "append":
+        return slots.append_slot(store, label, args["text"], now=now, actor=actor)
+    return slots.replace_in_slot(store, label, args["old"], args["new"], now=now, actor=actor)
+
+
+def _checked(kind: str, op: str, args: Doc, store: Store, now: datetime) -> tuple[str, Doc]:
+    """(target, scrubbed args) of a proposal the live write would take now; else the
+    live write's own error."""
+    if kind == "lesson":
+        fresh = lessons.new_lesson(args["content"], now=now, **_kw(args))
+        clean = {**args, "content": fresh["content"], "tags": fresh["tags"]}
+        return fresh["scope"], clean
+    plan = slots.preview(
+        store,
+        op,
+        args["label"],
+        content=args.get("content"),
+        text=args.get("text"),
+        old=args.get("old"),
+        new=args.get("new"),
+        limit=args.get("limit"),
+        description=args.get("description"),
+    )
+    # Slots are curated text: secrets go, personal details stay (as slots.set_slot keeps them).
+    clean = {k: slots.scrub(v) if isinstance(v, str) else v for k, v in args.items()}
+    clean["label"] = plan["label"]
+    return plan["label"], clean
+
+
+def propose(store: Store, kind: str, op: str, args: Doc, *, now: datetime, actor: str) -> Doc:
+    """Store a proposal (checked as the live write would be) and audit it."""
+    if (kind, op) not in (("lesson", "add"), *(("slot", o) for o in SLOT_OPS)):
+        raise InvalidInput("op", f"{kind} {op} cannot be proposed")
+    stamp = iso(now)
+    with store.transaction():
+        target, clean = _checked(kind, op, args, store, now)
+        doc = validate(
+            Proposal,
+            {
+                "id": ids.new_id("prop"),
+                "kind": kind,
+                "op": op,
+                "target": target,
+                "args": clean,
+                "proposed_by": actor,
+                "created_at": stamp,
+                "updated_at": stamp,
+            },
+        ).to_doc()
+        store.put(TABLE, doc["id"], doc)
+        _audit(store, actor, "propose", doc, now, change_line(doc))
+    return doc
+
+
+# -- reading --------------------------------------------------------------------------
+def change_line(proposal: Doc) -> str:
+    """What a proposal would change, in one line."""
+    args = proposal["args"]
+    if proposal["kind"] == "lesson":
+        return f"add lesson ({proposal['target']}): {clip(args.get('content', ''), 100)}"
+    label = proposal["target"]
+    if proposal["op"] == "set":
+        return f"set slot {label}: {clip(args.get('content', ''), 80)}"
+    if proposal["op"] == "append":
+        return f"append to slot {label}: {clip(args.get('text', ''), 80)}"
+    return (
+        f"replace in slot {label}: {clip(args.get('old', ''), 36)!r} -> "
+        f"{clip(args.get('new', ''), 36)!r}"
+    )
+
+
+def resolve(store: Store, key: str) -> Doc:
+    """A proposal by id or unique start or end of it."""
+    return lookup.resolve(store.docs(TABLE), key, "proposal")
+
+
+def list_proposals(store: Store, now: datetime, *, include_decided: bool = False) -> list[Doc]:
+    """Proposals, oldest first (pending only unless asked), each with what it would
+    change and its flags (see :func:`describe`)."""
+    with store.reading():
+        docs = sorted(store.docs(TABLE).values(), key=lambda d: (d["created_at"], d["id"]))
+        if not include_decided:
+            docs = [d for d in docs if d["status"] == "pending"]
+        all_lessons = lessons.all_lessons(store)
+        return [describe(store, dict(d), now, all_lessons) for d in docs]
+
+
+def pending_count(store: Store) -> int:
+    """How many proposals wait for review."""
+    with store.reading():
+        return sum(1 for d in store.docs(TABLE).values() if d["status"] == "pending")
+
+
+def get_proposal(store: Store, key: str, now: datetime) -> Doc:
+    """One proposal with what it would change and its flags."""
+    with store.reading():
+        return describe(store, resolve(store, key), now, lessons.all_lessons(store))
+
+
+def describe(store: Store, proposal: Doc, now: datetime, all_lessons: list[Doc]) -> Doc:
+    """The proposal plus ``change`` (one line), ``flags`` (one line each) and, for a
+    pending one, what it would do now:
+
+    - a lesson: ``duplicate_of`` (the live lesson approval would reinforce, with
+      ``similarity``), ``contradicts`` (ids of live lessons it negates) and
+      ``nearest`` (the most similar live lesson whose scope meets its own, any
+      similarity, for a reviewer to compare);
+    - a slot edit: ``before``, ``after`` and ``diff`` (unified diff lines), or
+      ``stale`` when it would be refused now (the reason).
+    """
+    out: Doc = {**proposal, "change": change_line(proposal), "flags": []}
+    if proposal["status"] != "pending":
+        return out
+    if proposal["kind"] == "lesson":
+        out.update(_lesson_flags(proposal, now, all_lessons))
+    else:
+        out.update(_slot_preview(store, proposal))
+    return out
+
+
+def _lesson_flags(proposal: Doc, now: datetime, all_lessons: list[Doc]) -> Doc:
+    args = proposal["args"]
+    content, scope = args["content"], proposal["target"]
+    flags: list[str] = []
+    found: Doc = {"duplicate_of": None, "similarity": None, "contradicts": [], "nearest": None}
+    same = [
+        x
+        for x in all_lessons
+        if x["scope"] == scope
+        and x["fingerprint"] == fingerprint(content)
+        and not x.get("superseded_by")
+    ]
+    match = (same[0], 100.0) if same else lessons.near_duplicate(all_lessons, content, scope, now)
+    if match is not None:
+        found["duplicate_of"], found["similarity"] = match[0]["id"], round(match[1], 1)
+        word = "same text as" if same else f"near-duplicate ({match[1]:.0f}) of"
+        flags.append(f"{word} {match[0]['id']}")
+    opposite = contradictions.of_lesson(all_lessons, content, scope, now)
+    found["contradicts"] = [x["id"] for x in opposite]
+    flags += [f"contradicts {x['id']}" for x in opposite]
+    live = [
+        x for x in all_lessons if is_live(x, now) and contradictions.scopes_meet(scope, x["scope"])
+    ]
+    if live:
+        best = process.extractOne(
+            normalise(content), [normalise(x["content"]) for x in live], scorer=fuzz.token_set_ratio
+        )
+        if best is not None:
+            nearest = live[best[2]]
+            found["nearest"] = {
+                "id": nearest["id"],
+                "content": nearest["content"],
+                "scope": nearest["scope"],
+                "similarity": round(float(best[1]), 1),
+            }
+    found["flags"] = flags
+    return found
+
+
+def _slot_preview(store: Store, proposal: Doc) -> Doc:
+    args = proposal["args"]
+    try:
+        plan = slots.preview(
+            store,
+            proposal["op"],
+            proposal["target"],
+            content=args.get("content"),
+            text=args.get("text"),
+            old=args.get("old"),
+            new=args.get("new"),
+            limit=args.get("limit"),
+            description=args.get("description"),
+        )
+    except (InvalidInput, Conflict, NotFound) as exc:
+        return {"stale": str(exc), "flags": [f"no longer applies: {exc}"]}
+    diff = [
+        line
+        for line in difflib.unified_diff(
+            plan["before"].splitlines(), plan["after"].splitlines(), lineterm="", n=2
+        )
+        if not line.startswith(("---", "+++"))
+    ]
+    flags = [] if plan["exists"] else [f"creates slot {plan['label']}"]
+    return {
+        "before": plan["before"],
+        "after": plan["after"],
+        "diff": diff,
+        "limit": plan["limit"],
+        "flags": flags,
+    }
+
+
+# -- deciding -------------------------------------------------------------------------
+def _pending(store: Store, key: str) -> Doc:
+    proposal = resolve(store, key)
+    if proposal["status"] != "pending":
+        raise Conflict(f"proposal {proposal['id']} was already {proposal['status']}")
+    return proposal
+
+
+def _decide(
+    store: Store, proposal: Doc, status: str, now: datetime, actor: str, **fields: Any
+) -> Doc:
+    doc = validate(
+        Proposal,
+        {
+            **proposal,
+            **fields,
+            "status": status,
+            "decided_by": actor,
+            "decided_at": iso(now),
+            "updated_at": iso(now),
+        },
+    ).to_doc()
+    store.put(TABLE, doc["id"], doc)
+    return doc
+
+
+def approve(store: Store, key: str, *, now: datetime, actor: str, edit: str | None = None) -> Doc:
+    """Make a proposal live, as proposed or with ``edit`` as its text (the lesson's
+    content, a slot's new content, the appended text, or the replacement).
+
+    The write runs as ``actor`` (the reviewer) and is checked against the store as
+    it is now: a refusal (a slot edit that no longer fits, say) leaves the proposal
+    pending. Returns the decided proposal.
+    """
+    with store.transaction():
+        proposal = _pending(store, key)
+        args = dict(proposal["args"])
+        edited = edit is not None
+        if edited:
+            if not isinstance(edit, str) or not edit.strip():
+                raise InvalidInput("edit", "must not be empty")
+            field = {"add": "content", "set": "content", "append": "text", "replace": "new"}
+            args[field[proposal["op"]]] = edit
+        if proposal["kind"] == "lesson":
+            written = lessons.add_lesson(store, args["content"], now=now, actor=actor, **_kw(args))
+            result_id = written.lesson["id"]
+            result = {
+                "created": f"created lesson {result_id}",
+                "kept-both": f"created lesson {result_id} (kept beside {written.duplicate_of})",
+                "superseded": f"created lesson {result_id}, superseding {written.duplicate_of}",
+                "reinforced": f"reinforced lesson {result_id} (already known)",
+            }[written.action]
+        else:
+            written = _slot_write(store, proposal["op"], args, now, actor)
+            slot = written[0] if isinstance(written, tuple) else written
+            result_id = slot["id"]
+            result = f"{proposal['op']} slot {slot['label']}"
+        decided = _decide(
+            store,
+            proposal,
+            "approved",
+            now,
+            actor,
+            args=args,
+            edited=edited,
+            result_id=result_id,
+            result=result,
+        )
+        by = f" (proposed by {proposal['proposed_by']}{', edited' if edited else ''})"
+        _audit(store, actor, "approve", decided, now, f"approve: {result}{by}")
+    return decided
+
+
+def reject(store: Store, key: str, *, now: datetime, actor: str, why: str = "") -> Doc:
+    """Turn a proposal down (kept, with the reason); nothing else changes."""
+    reason = one_line(scrub(why or ""))
+    with store.transaction():
+        proposal = _pending(store, key)
+        decided = _decide(store, proposal, "rejected", now, actor, why=reason)
+        note = f": {reason}" if reason else ""
+        _audit(store, actor, "reject", decided, now, f"reject {change_line(decided)}{note}")
+    return decided
+
+
+def merge(store: Store, key: str, lesson_key: str, *, now: datetime, actor: str) -> Doc:
+    """Reinforce an existing lesson with a proposed lesson instead of adding it (the
+    proposed wording joins the lesson's other wordings)."""
+    with store.transaction():
+        proposal = _pending(store, key)
+        if proposal["kind"] != "lesson":
+            raise Conflict(
+                f"proposal {proposal['id']} edits a slot; only proposed lessons can be merged"
+            )
+        target = lessons.resolve(store, lesson_key)
+        merged = lessons.reinforce_with(
+            store,
+            target["id"],
+            proposal["args"]["content"],
+            tags=proposal["args"].get("tags"),
+            note=f"merged proposal {proposal['id']}",
+            now=now,
+            actor=actor,
+        )
+        decided = _decide(
+            store,
+            proposal,
+            "merged",
+            now,
+            actor,
+            result_id=merged["id"],
+            result=f"reinforced lesson {merged['id']}",
+        )
+        _audit(
+            store,
+            actor,
+            "merge",
+            decided,
+            now,
+            f"merge into {merged['id']}: {clip(proposal['args']['content'], 80)}",
+        )
+    return decided
+
+
+def _audit(store: Store, actor: str, action: str, proposal: Doc, now: datetime, what: str) -> None:
+    audit.record(
+        store,
+        actor=actor,
+        action=action,
+        table=TABLE,
+        record_id=proposal["id"],
+        summary=what,
+        now=now,
+    )

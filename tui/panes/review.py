@@ -1,0 +1,310 @@
+"""Review: what agents proposed while the review queue is on, beside what it would
+change, with keys to approve, edit then approve, reject and merge.
+
+Proposals come from agents (CLI, MCP, the Python API) while the store setting
+``review`` is on; the workbench is a person, so its own edits go live. Decisions
+run as the core's ``review.approve`` / ``reject`` / ``merge`` through the app's
+one write path, so each is audited as the workbench's.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Static
+
+from core import config as core_config
+from core import review as core_review
+from tui.panes.base import Pane
+from tui.screens.form import Field, FormScreen
+from tui.widgets.proposal_detail import (
+    STATUS_STYLE,
+    kind_label,
+    proposed_text,
+    render_proposal,
+)
+from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
+
+
+class ReviewPane(Pane):
+    """Proposals on the left (oldest first), the selected one and its change on the right."""
+
+    PANE_ID = "review"
+    TITLE = "Review"
+    HELP = (
+        "While review is on (memwork config set review on, or o here), lesson adds and slot "
+        "edits from agents wait here instead of going live, and never reach the context. "
+        "a approves, e edits the text then approves, r rejects (with a reason), m merges a "
+        "proposed lesson into a live one (reinforcing it). x shows decided proposals."
+    )
+    BINDINGS: ClassVar[list[Binding]] = [
+        Binding("a", "approve", "Approve", tooltip="Make the proposal live as it is"),
+        Binding("e", "edit", "Edit+approve", tooltip="Approve with your own text"),
+        Binding("r", "reject", "Reject", tooltip="Turn it down, with a reason"),
+        Binding("m", "merge", "Merge", tooltip="Reinforce a live lesson instead"),
+        Binding("x", "toggle_decided", "Decided", tooltip="Show or hide decided proposals"),
+        Binding("o", "toggle_review", "Review on/off", tooltip="The store's review setting"),
+    ]
+    #: Keys that decide: they need a pending proposal under the cursor.
+    DECIDING: ClassVar[set[str]] = {"approve", "edit", "reject", "merge"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proposals: dict[str, dict[str, Any]] = {}
+        self.show_decided = False
+        self.reviewing = False
+        self._pending_jump: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="review-status", classes="pane-toolbar")
+        with Horizontal(classes="split"):
+            with Vertical(classes="list-column"):
+                yield VirtualTable(
+                    [
+                        Column("what", "Proposal", width=13),
+                        Column("by", "By", width=11),
+                        Column("change", "What it changes"),
+                    ],
+                    id="proposals",
+                    empty_text="Nothing waits for review",
+                )
+            with VerticalScroll(classes="detail-column", id="review-detail-scroll"):
+                yield Static("", id="review-detail")
+
+    # -- loading ----------------------------------------------------------------------
+    def load(self) -> None:
+        self._load(self.show_decided)
+
+    @work(thread=True, exclusive=True, group="review-load", exit_on_error=False)
+    def _load(self, include_decided: bool) -> None:
+        self.deliver(self._show, *self.service.review_queue(include_decided))
+
+    def _show(self, proposals: list[dict[str, Any]], reviewing: bool) -> None:
+        self.proposals = {p["id"]: p for p in proposals}
+        self.reviewing = reviewing
+        rows = []
+        # Pending first (oldest first: a queue), then decided ones, newest decision first.
+        pending = [p for p in proposals if p["status"] == "pending"]
+        decided = sorted(
+            (p for p in proposals if p["status"] != "pending"),
+            key=lambda p: p.get("decided_at") or "",
+            reverse=True,
+        )
+        for p in [*pending, *decided]:
+            flagged = bool(p.get("flags")) and p["status"] == "pending"
+            what = Text(kind_label(p), style=STATUS_STYLE.get(p["status"], ""))
+            if flagged:
+                what.append(" ⚑", style="yellow")
+            rows.append(
+                Row(
+                    [
+                        what,
+                        p["proposed_by"],
+                        Text(p["change"])
+                        if p["status"] == "pending"
+                        else Text.assemble(
+                            (f"{p['status']} ", STATUS_STYLE.get(p["status"], "")),
+                            (p["change"], "bright_black"),
+                        ),
+                    ],
+                    key=p["id"],
+                )
+            )
+        table = self.query_one("#proposals", VirtualTable)
+        table.empty_text = (
+            "Nothing waits for review"
+            if reviewing
+            else "Review is off: agents' writes go live (o turns it on)"
+        )
+        table.set_source(ListRowSource(rows), keep_key=table.cursor_key)
+        self._show_status(len(pending), len(decided))
+        self._show_detail()
+        if self._pending_jump is not None:
+            ref, self._pending_jump = self._pending_jump, None
+            self.jump_to(ref)
+
+    def _show_status(self, pending: int, decided: int) -> None:
+        state = (
+            Text("Review on", style="bold green")
+            if self.reviewing
+            else Text("Review off", style="bold bright_black")
+        )
+        waiting = f"{pending} waiting" if pending else "nothing waiting"
+        parts: list[Any] = [state, " · ", (waiting, "bold yellow" if pending else "")]
+        if self.show_decided:
+            parts.append(f" · {decided} decided (x hides them)")
+        else:
+            parts.append(" · x shows decided ones")
+        if not self.reviewing:
+            parts.append((" · agents' writes go live; o turns review on", "bright_black"))
+        self.query_one("#review-status", Static).update(Text.assemble(*parts))
+
+    # -- selection --------------------------------------------------------------------
+    def selected(self) -> dict[str, Any] | None:
+        """The proposal under the cursor."""
+        key = self.query_one("#proposals", VirtualTable).cursor_key
+        return self.proposals.get(key) if key else None
+
+    @on(VirtualTable.CursorMoved, "#proposals")
+    def _cursor(self) -> None:
+        self._show_detail()
+        self.refresh_bindings()
+
+    def _show_detail(self) -> None:
+        self.query_one("#review-detail", Static).update(
+            render_proposal(self.selected(), self.service.now)
+        )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.DECIDING:
+            proposal = self.selected()
+            if proposal is None or proposal["status"] != "pending":
+                return None  # shown dimmed: nothing to decide here
+            if action == "merge" and proposal["kind"] != "lesson":
+                return None
+        return True
+
+    def jump_to(self, ref: str) -> None:
+        if ref not in self.proposals:
+            if not self.show_decided:
+                self.show_decided = True  # a decided one (from History): show them
+            self._pending_jump = ref
+            self.reload()
+            return
+        table = self.query_one("#proposals", VirtualTable)
+        for index in range(table.row_count):
+            if table.row_key_at(index) == ref:
+                table.move_cursor(index)
+                break
+        table.focus()
+        self._show_detail()
+
+    # -- actions ----------------------------------------------------------------------
+    def _need_pending(self) -> dict[str, Any] | None:
+        proposal = self.selected()
+        if proposal is None:
+            self.warn("Select a proposal first")
+        elif proposal["status"] != "pending":
+            self.warn(f"This proposal was already {proposal['status']}")
+            return None
+        return proposal
+
+    async def action_approve(self) -> None:
+        if proposal := self._need_pending():
+            await self.workbench.write(
+                core_review.approve,
+                proposal["id"],
+                done=lambda decided: f"Approved: {decided['result']}",
+            )
+
+    def action_edit(self) -> None:
+        proposal = self._need_pending()
+        if proposal is None:
+            return
+
+        async def submit(values: dict[str, str]) -> Any:
+            return await self.workbench.write(
+                core_review.approve,
+                proposal["id"],
+                edit=values["text"],
+                done=lambda decided: f"Approved with your text: {decided['result']}",
+            )
+
+        label = {
+            "add": "Lesson",
+            "set": "Slot text",
+            "append": "Text to append",
+            "replace": f"Replace {proposal['args'].get('old', '')!r} with",
+        }[proposal["op"]]
+        self.app.push_screen(
+            FormScreen(
+                f"Edit, then approve: {kind_label(proposal)} {proposal['target']}",
+                [
+                    Field(
+                        "text",
+                        label,
+                        proposed_text(proposal),
+                        multiline=True,
+                        help=f"Proposed by {proposal['proposed_by']}; your text goes live.",
+                    )
+                ],
+                submit,
+                save_label="Approve",
+            )
+        )
+
+    def action_reject(self) -> None:
+        proposal = self._need_pending()
+        if proposal is None:
+            return
+
+        async def submit(values: dict[str, str]) -> Any:
+            return await self.workbench.write(
+                core_review.reject, proposal["id"], why=values["why"], done="Rejected"
+            )
+
+        self.app.push_screen(
+            FormScreen(
+                f"Reject: {proposal['change']}",
+                [
+                    Field(
+                        "why",
+                        "Why (optional, kept with the proposal)",
+                        placeholder="e.g. contradicts the canary rule",
+                    )
+                ],
+                submit,
+                save_label="Reject",
+            )
+        )
+
+    def action_merge(self) -> None:
+        proposal = self._need_pending()
+        if proposal is None:
+            return
+        if proposal["kind"] != "lesson":
+            self.warn("Only a proposed lesson can be merged into a lesson")
+            return
+        nearest = proposal.get("nearest") or {}
+        target = proposal.get("duplicate_of") or nearest.get("id") or ""
+
+        async def submit(values: dict[str, str]) -> Any:
+            return await self.workbench.write(
+                core_review.merge,
+                proposal["id"],
+                values["lesson"].strip(),
+                done=lambda decided: f"Merged: {decided['result']}",
+            )
+
+        hint = (
+            f"Nearest: “{nearest['content']}” ({nearest['similarity']:.0f} similar)"
+            if nearest
+            else "The id (or a unique start or end of it) of a live lesson"
+        )
+        self.app.push_screen(
+            FormScreen(
+                "Merge into a lesson (it is reinforced; the wording joins its history)",
+                [Field("lesson", "Lesson id", target, help=hint)],
+                submit,
+                save_label="Merge",
+            )
+        )
+
+    def action_toggle_decided(self) -> None:
+        self.show_decided = not self.show_decided
+        self.reload()
+
+    async def action_toggle_review(self) -> None:
+        turn = "off" if self.reviewing else "on"
+        await self.workbench.write(
+            core_config.set_value,
+            "review",
+            turn,
+            done=f"Review {turn}: agents' writes "
+            + ("wait here" if turn == "on" else "go live again"),
+        )
