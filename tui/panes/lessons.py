@@ -4,10 +4,8 @@ lesson's effect on its task (sortable), contradictions and lint findings."""
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any, ClassVar
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,21 +14,15 @@ from textual.widgets import Label, Static
 
 from core import lessons as core_lessons
 from core import rules as core_rules
-from core.decay import decayed_away, effective_confidence, is_forgotten, is_live
+from core.decay import is_forgotten
 from core.text import clip
 from tui.panes import lesson_forms as forms
 from tui.panes.base import Pane
 from tui.screens.clusters import ClustersScreen
 from tui.screens.confirm import ConfirmScreen
-from tui.widgets.bars import confidence_bar, plural
-from tui.widgets.lesson_detail import (
-    STATE_STYLE,
-    effect_text,
-    render_lesson,
-    render_rule,
-    shown_state,
-)
-from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
+from tui.widgets.lesson_detail import render_lesson, render_rule
+from tui.widgets.lesson_rows import lesson_rows, lessons_status, rule_rows
+from tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 
 class LessonsPane(Pane):
@@ -177,93 +169,42 @@ class LessonsPane(Pane):
 
     def _render_tables(self) -> None:
         now = self.service.now
-        then = now + timedelta(weeks=self.preview_weeks)
-        rows = []
-        visible = [x for x in self.lessons.values() if self.show_all or is_live(x, now)]
-        visible.sort(key=lambda x: (-effective_confidence(x, then), x["created_at"], x["id"]))
-        if self.sort_by == "effect":
-            # Biggest improvement first; lessons with nothing to compare keep their
-            # confidence order below them.
-            visible.sort(key=self._effect_key)
-        fading = forgotten = 0
-        for lesson in visible:
-            current = effective_confidence(lesson, now)
-            future = effective_confidence(lesson, then)
-            state = shown_state(lesson, then if self.preview_weeks else now)
-            if self.preview_weeks and is_live(lesson, now):
-                fading += future < current
-                forgotten += decayed_away(lesson, then)
-            conf = confidence_bar(future, 5)
-            if self.preview_weeks and future < current:
-                conf.append(" ↓", style="yellow")
-            rows.append(
-                Row(
-                    [
-                        Text(state, style=STATE_STYLE.get(state, "")),
-                        conf,
-                        effect_text(self.effects.get(lesson["id"])),
-                        lesson["scope"],
-                        self._content(lesson),
-                    ],
-                    key=lesson["id"],
-                )
-            )
+        shown = lesson_rows(
+            self.lessons,
+            now,
+            preview_weeks=self.preview_weeks,
+            show_all=self.show_all,
+            sort_by=self.sort_by,
+            effects=self.effects,
+            contradicts=self.contradicts,
+            findings=self.findings,
+        )
         table = self.query_one("#lessons", VirtualTable)
         wanted, self._select_lesson = self._select_lesson, None
-        if wanted is not None and wanted not in {row.key for row in rows}:
+        if wanted is not None and wanted not in {row.key for row in shown.rows}:
             wanted = None
-        table.set_source(ListRowSource(rows), keep_key=wanted or table.cursor_key)
-        rule_rows = [
-            Row(
-                [
-                    r["scope"],
-                    Text.assemble(
-                        ("⚑ ", "yellow") if r["id"] in self.findings else "",
-                        (r["text"], "" if r["active"] else "bright_black"),
-                    ),
-                    r["source"],
-                    Text("yes", style="green") if r["active"] else Text("no", style="bright_black"),
-                ],
-                key=r["id"],
-            )
-            for r in sorted(
-                self.rules.values(),
-                key=lambda r: (not r["active"], r["scope"] != "global", r["scope"], -r["seq"]),
-            )
-        ]
+        table.set_source(ListRowSource(shown.rows), keep_key=wanted or table.cursor_key)
         rules_table = self.query_one("#rules", VirtualTable)
         new_rule, self._select_rule = self._select_rule, None
         if new_rule is not None and new_rule not in self.rules:
             new_rule = None
         rules_table.set_source(
-            ListRowSource(rule_rows), keep_key=new_rule or rules_table.cursor_key
+            ListRowSource(rule_rows(self.rules, self.findings)),
+            keep_key=new_rule or rules_table.cursor_key,
         )
         if new_rule is not None:
             rules_table.focus()  # the rule just added is selected, in its own list
-        live = sum(1 for x in self.lessons.values() if is_live(x, now))
-        if self.preview_weeks:
-            weeks = f"{self.preview_weeks} week{'' if self.preview_weeks == 1 else 's'}"
-            status = Text.assemble(
-                (" Decay preview ", "bold reverse"),
-                f" {weeks} from now: ",
-                (f"{fading} fade", "yellow"),
-                ", ",
-                (f"{forgotten} forgotten", "red"),
-                ("  · [ ] · 0 = now", "bright_black"),
-            )
-        else:
-            active = sum(1 for r in self.rules.values() if r["active"])
-            status = Text.assemble(
-                (plural(live, "live lesson"), "bold"),
-                f" · {len(self.lessons) - live:,} forgotten or superseded"
-                f"{' (shown)' if self.show_all else ''}",
-                f" · {plural(active, 'active rule')}",
-                (f" · {plural(self.duplicate_groups, 'near-duplicate group')} (m)", "yellow")
-                if self.duplicate_groups
-                else "",
-                (f" · {len(self.contradicts)} contradict", "yellow") if self.contradicts else "",
-                (" · sorted by effect (s)", "bold") if self.sort_by == "effect" else "",
-            )
+        status = lessons_status(
+            self.lessons,
+            self.rules,
+            now,
+            preview_weeks=self.preview_weeks,
+            shown=shown,
+            show_all=self.show_all,
+            duplicate_groups=self.duplicate_groups,
+            contradicting=len(self.contradicts),
+            sort_by=self.sort_by,
+        )
         self.query_one("#lessons-status", Static).update(status)
         self._show_detail()
 
@@ -336,18 +277,6 @@ class LessonsPane(Pane):
                 findings=self.findings.get(lesson["id"], []),
             )
         )
-
-    def _effect_key(self, lesson: dict[str, Any]) -> tuple[int, float]:
-        effect = self.effects.get(lesson["id"])
-        return (0, -float(effect["change"])) if effect else (1, 0.0)
-
-    def _content(self, lesson: dict[str, Any]) -> Text | str:
-        """The lesson's text, marked when it contradicts another or lint flags it."""
-        if lesson["id"] in self.contradicts:
-            return Text.assemble(("⚑ ", "yellow"), lesson["content"])
-        if lesson["id"] in self.findings:
-            return Text.assemble(("⚑ ", "bright_black"), lesson["content"])
-        return lesson["content"]
 
     def action_cycle_sort(self) -> None:
         """Sort lessons by effective confidence, or by effect on their task."""

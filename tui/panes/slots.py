@@ -22,10 +22,8 @@ from tui.panes import slot_forms as forms
 from tui.panes.base import Pane
 from tui.screens.confirm import ConfirmScreen
 from tui.widgets.slot_editor import SlotEditor
-from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
-
-#: Short names of lint findings for the Flags column.
-LINT_FLAGS = {"stale_slot": "stale", "duplicate": "dup"}
+from tui.widgets.slot_rows import slot_row, slots_status
+from tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 
 class SlotsPane(Pane):
@@ -166,35 +164,19 @@ class SlotsPane(Pane):
         self._sync_editor()
         self._refresh_flags()  # the editor may have turned a draft into a flag, or back
 
-    def _row(self, index: int, slot: dict[str, Any]) -> Row:
-        error = self._colour("error", "red")
-        muted = "dim"
-        over = slot["over_limit"]
-        flags = Text()
-        if over:
-            flags.append("over limit ", style=f"bold {error}")
-        if slot.get("read_only"):
-            flags.append("read-only ", style=muted)
-        if self._has_draft(slot["id"]):
-            flags.append("✎ draft", style=f"bold {self._colour('warning', 'yellow')}")
-        for kind in sorted({f["kind"] for f in self.findings.get(slot["id"], [])}):
-            if kind != "over_limit":  # already said, in red
-                flags.append(
-                    f"⚑ {LINT_FLAGS.get(kind, kind)} ", style=self._colour("warning", "yellow")
-                )
-        return Row(
-            [
-                str(index + 1),
-                slot["label"],
-                Text(f"{slot['chars']}/{slot['limit']}", style=f"bold {error}" if over else ""),
-                flags,
-                Text(slot.get("description", ""), style=muted),
-            ],
-            key=slot["id"],
-        )
-
     def _render_rows(self) -> None:
-        rows = [self._row(i, slot) for i, slot in enumerate(self.ordered())]
+        error, warning = self._colour("error", "red"), self._colour("warning", "yellow")
+        rows = [
+            slot_row(
+                i,
+                slot,
+                draft=self._has_draft(slot["id"]),
+                findings=self.findings.get(slot["id"], []),
+                error=error,
+                warning=warning,
+            )
+            for i, slot in enumerate(self.ordered())
+        ]
         table = self.query_one("#slots", VirtualTable)
         # As tall as the list (header + rows), within reason: the editor gets the rest.
         height = max(4, min(len(rows) + 2, 14))
@@ -211,18 +193,12 @@ class SlotsPane(Pane):
         self._render_status()
 
     def _render_status(self) -> None:
-        error = self._colour("error", "red")
-        warning = self._colour("warning", "yellow")
-        over = sum(1 for s in self.slots.values() if s["over_limit"])
-        locked = sum(1 for s in self.slots.values() if s.get("read_only"))
         drafts = sum(1 for k in self.slots if self._has_draft(k))
-        count = len(self.slots)
-        status = Text.assemble(
-            (f"{count} slot{'' if count == 1 else 's'}", "bold"),
-            (f" · {over} over limit", error) if over else "",
-            f" · {locked} read-only" if locked else "",
-            (f" · {drafts} unsaved draft{'' if drafts == 1 else 's'}", warning) if drafts else "",
-            " · they lead every context, in this order",
+        status = slots_status(
+            list(self.slots.values()),
+            drafts,
+            error=self._colour("error", "red"),
+            warning=self._colour("warning", "yellow"),
         )
         if status != self._status_shown:  # typing redraws this: only when it changed
             self._status_shown = status
