@@ -226,6 +226,8 @@ async def first_switches(path: Path, prepare: bool) -> dict[str, tuple[float, fl
         # Idle: every pane prepared (when preparing) and every worker done.
         await asyncio.sleep(1.5)
         await until(lambda: app.search_index is not None, start)
+        if prepare:
+            await until(lambda: app.all_panes_prepared, start)
         await idle(app)
         await pilot.pause()
         firsts = {}

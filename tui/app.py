@@ -114,6 +114,8 @@ class MemworkApp(App[None]):
         self.service = MemoryService(store)
         self.prepare_panes = prepare
         self._prepared: set[str] = set()
+        #: True once every hidden pane was loaded and laid out in idle time.
+        self.all_panes_prepared = False
         self.sub_title = title_suffix or store.label
         self.title_base = self.sub_title
         #: (pending proposals, lint findings) as the header shows them.
@@ -174,6 +176,7 @@ class MemworkApp(App[None]):
             pane.prepare()
             self._lay_out_when_loaded(pane, PREPARE_PATIENCE)
             return
+        self.all_panes_prepared = True
 
     def _lay_out_when_loaded(self, pane: Pane, patience: float) -> None:
         """Lay ``pane`` out once its loaders are done (rendering empty tables would

@@ -324,3 +324,20 @@ def test_tab_cycles_the_panes_lists_in_the_order_the_help_gives(demo_app) -> Non
             assert at == sorted(at), help_text
 
     run(scenario)
+
+
+def test_hidden_panes_are_prepared_in_idle_time(demo_app) -> None:  # noqa: ANN001
+    from tests.tui.conftest import wait_until
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            assert not app.all_panes_prepared
+            await wait_until(pilot, lambda: app.all_panes_prepared, timeout=30)
+            # Every hidden pane has its data: a first switch only shows it.
+            assert all(not app.pane(p.PANE_ID).stale for p in PANES)
+            await pilot.press("8")
+            await pilot.pause()
+            assert "History" in screen_text(app) and "entries" in screen_text(app)
+
+    run(scenario)
