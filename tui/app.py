@@ -31,6 +31,7 @@ from core.errors import MemworkError
 from core.search_index import SearchIndex
 from tui import clipboard, hangup
 from tui.commands import ActionsProvider, MemorySearchProvider
+from tui.gc_pause import big_load
 from tui.messages import JumpTo
 from tui.pane_list import PANES
 from tui.panes.base import Pane
@@ -396,7 +397,8 @@ class MemworkApp(App[None]):
         if only_if_stale and self.search_index is not None:
             if self.service.generation() == self.search_generation:
                 return
-        generation, index = self.service.search_index()
+        with big_load():  # no full collection pass while the index grows
+            generation, index = self.service.search_index()
         # One assignment each: the search screen reads them from the UI thread.
         self.search_index = index
         self.search_generation = generation

@@ -24,6 +24,7 @@ from textual.worker import get_current_worker
 
 from core import aggregates
 from core.episodes import EpisodeRow, ShardRows
+from tui.gc_pause import big_load
 from tui.messages import JumpTo
 from tui.panes.base import Pane
 from tui.widgets.episode_detail import render_episode
@@ -128,33 +129,34 @@ class EpisodesPane(Pane):
         self.deliver(self._show_tasks, head.tasks)
         if head_only:
             return
-        known = self._shards
-        fresh: dict[str, ShardRows] = {}
-        rows: list[EpisodeRow] = []
-        stages = [] if have_all else [s for s in STAGES if s < head.total]
-        newest_first = list(reversed(head.pages))
-        # The newest shards go first, in small batches while a first paint waits for them.
-        batch = 2
-        position = 0
-        while position < len(newest_first):
+        with big_load():  # no full collection pass while the rows pile up
+            known = self._shards
+            fresh: dict[str, ShardRows] = {}
+            rows: list[EpisodeRow] = []
+            stages = [] if have_all else [s for s in STAGES if s < head.total]
+            newest_first = list(reversed(head.pages))
+            # The newest shards go first, in small batches while a first paint waits for them.
+            batch = 2
+            position = 0
+            while position < len(newest_first):
+                if worker.is_cancelled:
+                    return  # a newer load took over (a thread cannot be stopped from outside)
+                chunk = newest_first[position : position + batch]
+                position += len(chunk)
+                batch = BATCH_SHARDS
+                for name, piece in zip(chunk, self.service.episode_rows(chunk, known), strict=True):
+                    fresh[name] = piece
+                    rows.extend(piece.rows)
+                if stages and len(rows) >= stages[0] and position < len(newest_first):
+                    while stages and len(rows) >= stages[0]:
+                        stages.pop(0)
+                    partial = tuple(rows)
+                    self.deliver(self._show_rows, partial, positions(partial), False, head.total)
             if worker.is_cancelled:
-                return  # a newer load took over (a thread cannot be stopped from outside)
-            chunk = newest_first[position : position + batch]
-            position += len(chunk)
-            batch = BATCH_SHARDS
-            for name, piece in zip(chunk, self.service.episode_rows(chunk, known), strict=True):
-                fresh[name] = piece
-                rows.extend(piece.rows)
-            if stages and len(rows) >= stages[0] and position < len(newest_first):
-                while stages and len(rows) >= stages[0]:
-                    stages.pop(0)
-                partial = tuple(rows)
-                self.deliver(self._show_rows, partial, positions(partial), False, head.total)
-        if worker.is_cancelled:
-            return
-        self._shards = fresh
-        loaded = tuple(rows)
-        self.deliver(self._show_rows, loaded, positions(loaded), True, head.total)
+                return
+            self._shards = fresh
+            loaded = tuple(rows)
+            self.deliver(self._show_rows, loaded, positions(loaded), True, head.total)
 
     def _show_tasks(self, tasks: list[dict[str, Any]]) -> None:
         self.tasks = {t["task_id"]: t for t in tasks}

@@ -22,6 +22,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from core import history
 from core.kinds import of_table, pane_of
+from tui.gc_pause import big_load
 from tui.messages import JumpTo
 from tui.panes.base import Pane
 from tui.widgets.audit_rows import (
@@ -131,22 +132,25 @@ class HistoryPane(Pane):
                     log = build_log(entries, hay, complete=True, expected=len(entries))
                     self.deliver(self._show_log, log)
                 return
-        # A full load, newest page first, handing the screen a first page at once.
-        entries: list[dict[str, Any]] = []
-        hay: list[str] = []
-        shown = 0
-        for n, number in enumerate(range(pages, 0, -1), start=1):
-            if worker.is_cancelled:
-                return
-            docs = self.service.audit_page(number)
-            entries.extend(docs)
-            hay.extend(map(history.haystack, docs))
-            first = not shown and len(entries) >= FIRST_PAGE
-            if first or (shown and n % SHARDS_PER_UPDATE == 0):
-                shown = len(entries)
-                log = build_log(list(entries), list(hay), complete=False, expected=last)
-                self.deliver(self._show_log, log)
-        self.deliver(self._show_log, build_log(entries, hay, complete=True, expected=len(entries)))
+        with big_load():  # no full collection pass while the log piles up
+            # A full load, newest page first, handing the screen a first page at once.
+            entries: list[dict[str, Any]] = []
+            hay: list[str] = []
+            shown = 0
+            for n, number in enumerate(range(pages, 0, -1), start=1):
+                if worker.is_cancelled:
+                    return
+                docs = self.service.audit_page(number)
+                entries.extend(docs)
+                hay.extend(map(history.haystack, docs))
+                first = not shown and len(entries) >= FIRST_PAGE
+                if first or (shown and n % SHARDS_PER_UPDATE == 0):
+                    shown = len(entries)
+                    log = build_log(list(entries), list(hay), complete=False, expected=last)
+                    self.deliver(self._show_log, log)
+            self.deliver(
+                self._show_log, build_log(entries, hay, complete=True, expected=len(entries))
+            )
 
     def _show_log(self, log: Log) -> None:
         self.audit_log = log
