@@ -27,6 +27,7 @@ it places the archived rules it brings).
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 from core.storage.store import Store
 from core.tables import rule_scope_slug
@@ -158,13 +159,18 @@ class _ScopeIndex:
         self.sealed = max(self.sealed, number)
 
 
-_SCOPES: dict[str, _ScopeIndex] = {}
+#: Per open store, then per scope: two stores in one process (an agent's and a
+#: copy, a benchmark's sizes) each keep theirs instead of rebuilding each other's.
+_SCOPES: WeakKeyDictionary[Store, dict[str, _ScopeIndex]] = WeakKeyDictionary()
 
 
 def _index(store: Store, scope: str) -> _ScopeIndex:
-    index = _SCOPES.get(scope)
+    known = _SCOPES.get(store)
+    if known is None:
+        known = _SCOPES[store] = {}
+    index = known.get(scope)
     if index is None or not index.current(store):
-        index = _SCOPES[scope] = _ScopeIndex(store, scope)
+        index = known[scope] = _ScopeIndex(store, scope)
     return index
 
 
@@ -182,14 +188,17 @@ class _ChunkTexts:
             self.ids.setdefault(rule["text"], []).append(rule_id)
 
 
-_CHUNKS: dict[str, _ChunkTexts] = {}
+_CHUNKS: WeakKeyDictionary[Store, dict[str, _ChunkTexts]] = WeakKeyDictionary()
 
 
 def _texts(store: Store, table: str) -> _ChunkTexts:
     docs = store.docs(table)
-    texts = _CHUNKS.get(table)
+    known = _CHUNKS.get(store)
+    if known is None:
+        known = _CHUNKS[store] = {}
+    texts = known.get(table)
     if texts is None or texts.docs is not docs or texts.size != len(docs):
-        texts = _CHUNKS[table] = _ChunkTexts(docs)
+        texts = known[table] = _ChunkTexts(docs)
     return texts
 
 

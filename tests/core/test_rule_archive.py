@@ -292,6 +292,33 @@ def test_a_new_process_finds_an_archived_rule_reading_only_its_chunk(
     assert loaded == ["rules.archive.000004.global", "rules.archive.000009.global"]
 
 
+def test_two_stores_in_one_process_keep_their_own_archive_index(
+    tmp_path: Path, now: datetime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Alternating stores (a benchmark's sizes, an agent's store and a copy) used to
+    # rebuild the scope's whole digest index on every switch: 0.1 s a batch at 1M.
+    monkeypatch.setattr(rule_archive, "CHUNK", 5)
+    _forget_caches()
+    built: list[str] = []
+    real_init = rule_archive._ScopeIndex.__init__
+
+    def counting_init(self, store: Store, scope: str) -> None:  # noqa: ANN001
+        built.append(str(store.path))
+        real_init(self, store, scope)
+
+    monkeypatch.setattr(rule_archive._ScopeIndex, "__init__", counting_init)
+    one, two = Store(tmp_path / "one"), Store(tmp_path / "two")
+    for round_ in range(4):
+        for store, name in ((one, "one"), (two, "two")):
+            with store.transaction():
+                for n in range(30):
+                    _propose(store, "global", f"[WORKS] {name} {round_} {n}", now)
+    assert sorted(built) == [str(one.path), str(two.path)]  # once each, not once a batch
+    with one.transaction():  # and each finds its own archived rules, not the other's
+        assert _propose(one, "global", "[WORKS] one 0 3", now)[0] == "reactivated"
+        assert _propose(one, "global", "[WORKS] two 0 3", now)[0] == "added"
+
+
 # -- schema 1: hash buckets -------------------------------------------------------------------
 def _legacy_bucket(scope: str, text: str) -> str:
     """Where schema 1 kept an inactive rule: one of 16 buckets by the text's hash."""
