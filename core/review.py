@@ -146,17 +146,7 @@ def _checked(kind: str, op: str, args: Doc, store: Store, now: datetime) -> tupl
         fresh = lessons.new_lesson(args["content"], now=now, **_kw(args))
         clean = {**args, "content": fresh["content"], "tags": fresh["tags"]}
         return fresh["scope"], clean
-    plan = slots.preview(
-        store,
-        op,
-        args["label"],
-        content=args.get("content"),
-        text=args.get("text"),
-        old=args.get("old"),
-        new=args.get("new"),
-        limit=args.get("limit"),
-        description=args.get("description"),
-    )
+    plan = _slot_plan(store, op, args["label"], args)
     # Slots are curated text: secrets go, personal details stay (as slots.set_slot keeps them).
     clean = {k: slots.scrub(v) if isinstance(v, str) else v for k, v in args.items()}
     clean["label"] = plan["label"]
@@ -293,20 +283,25 @@ def _lesson_flags(proposal: Doc, now: datetime, all_lessons: list[Doc]) -> Doc:
     return found
 
 
+def _slot_plan(store: Store, op: str, label: str, args: Doc) -> Doc:
+    """What a proposed slot write would do, from the arguments the proposal keeps."""
+    return slots.preview(
+        store,
+        op,
+        label,
+        content=args.get("content"),
+        text=args.get("text"),
+        old=args.get("old"),
+        new=args.get("new"),
+        limit=args.get("limit"),
+        description=args.get("description"),
+    )
+
+
 def _slot_preview(store: Store, proposal: Doc) -> Doc:
     args = proposal["args"]
     try:
-        plan = slots.preview(
-            store,
-            proposal["op"],
-            proposal["target"],
-            content=args.get("content"),
-            text=args.get("text"),
-            old=args.get("old"),
-            new=args.get("new"),
-            limit=args.get("limit"),
-            description=args.get("description"),
-        )
+        plan = _slot_plan(store, proposal["op"], proposal["target"], args)
     except (InvalidInput, Conflict, NotFound) as exc:
         return {"stale": str(exc), "flags": [f"no longer applies: {exc}"]}
     diff = [
