@@ -7,6 +7,13 @@ What memwork expects of the server (the README lists them too):
   disk before memwork hears "OK", so it survives a crash of the server. With
   ``everysec`` a crash can lose the last second of acknowledged writes; with
   no AOF (RDB snapshots alone, or nothing) it can lose much more.
+* ``aof-load-truncated no``: a crash can cut the AOF's last write short. With
+  the default (``yes``) the server loads what is left, and Redis 6.2 (like
+  Valkey before its fix of 2026) keeps the cut commit's opening ``MULTI`` and
+  first commands in the file: the next transaction written after it closes it
+  and the next restart replays that half of a commit, which memwork's commits
+  (one atomic script each) promise never happens. With ``no`` the server refuses
+  to start instead, and ``redis-check-aof --fix`` drops the cut write whole.
 * ``maxmemory-policy noeviction``: any eviction policy lets a full server
   delete store keys (tables, the manifest) to make room; with noeviction a
   full server refuses the write and memwork reports it, nothing lost.
@@ -94,9 +101,11 @@ def server_checks(conn: Connection) -> list[Check]:
                 "durability",
                 "warn",
                 "cannot read the server's settings (CONFIG is disabled): make sure it runs "
-                "with appendonly yes and appendfsync always",
+                "with appendonly yes, appendfsync always and aof-load-truncated no",
             )
         )
+    if aof == "yes" and config is not None:
+        checks.append(_recovery_check(config.get("aof-load-truncated")))
     if persistence.get("aof_last_write_status", "ok") != "ok":
         checks.append(
             Check("durability", "problem", "the server's last AOF write failed (see its log)")
@@ -117,6 +126,24 @@ def server_checks(conn: Connection) -> list[Check]:
     else:
         checks.append(Check("eviction", "ok", "maxmemory-policy noeviction"))
     return checks
+
+
+def _recovery_check(load_truncated: str | None) -> Check:
+    """How the server restarts after a crash cut its AOF's last write short."""
+    if load_truncated == "no":
+        return Check(
+            "crash recovery",
+            "ok",
+            "aof-load-truncated no (after a crash cuts a write short, "
+            "`redis-check-aof --fix` drops it whole)",
+        )
+    return Check(
+        "crash recovery",
+        "warn",
+        f"aof-load-truncated {load_truncated or 'unknown'}: after a crash cuts a commit "
+        "short in the AOF, a later restart can replay half of it; set aof-load-truncated no "
+        "and, when the server then refuses to start, run `redis-check-aof --fix` on its AOF",
+    )
 
 
 def _header(conn: Connection) -> list[Any]:

@@ -404,6 +404,21 @@ def test_doctor_reports_the_server_settings(run, redis_url: str, redis_server) -
         client.config_set("appendfsync", "no")
 
 
+def test_doctor_warns_when_the_server_would_replay_half_a_commit(run, redis_url: str) -> None:  # noqa: ANN001
+    assert run("--db", redis_url, "rule", "add", "x")[0] == 0
+    code, out, _ = run("--db", redis_url, "doctor")
+    assert code == 0 and "ok       crash recovery: aof-load-truncated no" in out
+    client = client_for(redis_url)
+    client.config_set("aof-load-truncated", "yes")  # Redis's default
+    try:
+        code, out, _ = run("--db", redis_url, "doctor")
+    finally:
+        client.config_set("aof-load-truncated", "no")
+    assert code == 0  # a warning: nothing is wrong with the store yet
+    assert "warning  crash recovery: aof-load-truncated yes" in out
+    assert "redis-check-aof --fix" in out
+
+
 def test_doctor_flags_foreign_and_unlisted_keys(run, redis_url: str) -> None:
     assert run("--db", redis_url, "rule", "add", "x")[0] == 0
     client = client_for(redis_url)
