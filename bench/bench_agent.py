@@ -66,7 +66,7 @@ def linked_copy(src: Path, dst: Path) -> Path:
 
 def memwork_cmd(*args: str) -> list[str]:
     exe = ROOT / ".venv" / "bin" / "memwork"
-    return [str(exe), *args] if exe.exists() else [sys.executable, "-m", "core.cli.main", *args]
+    return [str(exe), *args] if exe.exists() else [sys.executable, "-m", "memwork", *args]
 
 
 CACHE = OUT / "agent-cache"
@@ -119,7 +119,7 @@ def bench_mcp(store: Path, calls: int) -> dict[str, list[float]]:
 
 def bench_api(store: Path, calls: int) -> dict[str, float]:
     """``Memory.context`` and warm ``Memory.search`` in-process (ms)."""
-    from core import Memory
+    from memwork import Memory
 
     os.environ["XDG_CACHE_HOME"] = str(CACHE)
     shutil.rmtree(CACHE, ignore_errors=True)

@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 import synthetic  # noqa: E402
 from bench_store import BATCH, OUT, build_memwork  # noqa: E402
 
-from core import episodes  # noqa: E402
-from core.storage.store import Store  # noqa: E402
+from memwork.core import episodes  # noqa: E402
+from memwork.core.storage.store import Store  # noqa: E402
 
 
 def _copy(n: int) -> Path:

@@ -37,16 +37,16 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import bench_store  # noqa: E402
 
-from core import checkpoints  # noqa: E402
-from core.storage import atomic  # noqa: E402
-from core.storage.codec import dumps  # noqa: E402
-from core.storage.folder_storage import (  # noqa: E402
+from memwork.core import checkpoints  # noqa: E402
+from memwork.core.storage import atomic  # noqa: E402
+from memwork.core.storage.codec import dumps  # noqa: E402
+from memwork.core.storage.folder_storage import (  # noqa: E402
     SNAPSHOT_MANIFEST,
     SNAPSHOTS,
     FolderStorage,
     table_file,
 )
-from core.storage.store import Store  # noqa: E402
+from memwork.core.storage.store import Store  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 TASK = bench_store.TASK

@@ -39,16 +39,16 @@ sys.path.insert(0, str(ROOT / "bench"))
 import synthetic  # noqa: E402
 from bench_store import OUT, TASK, build  # noqa: E402
 
-from core import episodes  # noqa: E402
-from core.storage.copy import copy_store  # noqa: E402
-from core.storage.store import Store  # noqa: E402
+from memwork.core import episodes  # noqa: E402
+from memwork.core.storage.copy import copy_store  # noqa: E402
+from memwork.core.storage.store import Store  # noqa: E402
 
 MEMWORK = ROOT / ".venv" / "bin" / "memwork"
 WRITER = """
 import sys, time
 from datetime import UTC, datetime
-from core import episodes
-from core.storage.store import Store
+from memwork.core import episodes
+from memwork.core.storage.store import Store
 store = Store(sys.argv[1])
 item = {"task_id": "bench-w", "score": 0.5, "steps": 3, "summary": "concurrent write"}
 print("ready", flush=True)
@@ -100,8 +100,8 @@ def _server(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
 
 
 def _flush(url: str) -> None:
-    from core.storage.resp import Connection
-    from core.storage.url import parse
+    from memwork.core.storage.resp import Connection
+    from memwork.core.storage.url import parse
 
     conn = Connection(parse(url))
     conn.call("FLUSHDB")
@@ -110,8 +110,8 @@ def _flush(url: str) -> None:
 
 def _settle(url: str) -> None:
     """Wait for the AOF rewrite a big copy sets off (it would weigh on every fsync)."""
-    from core.storage.resp import Connection
-    from core.storage.url import parse
+    from memwork.core.storage.resp import Connection
+    from memwork.core.storage.url import parse
 
     conn = Connection(parse(url))
     deadline = time.monotonic() + 120
@@ -172,7 +172,7 @@ def bench_size(n: int, url: str, scratch: Path, repeat: int) -> dict[str, float]
             samples.setdefault(f"record_{name}", []).append(
                 _timed(lambda s=store: episodes.record_episodes(s, [item], now=now, actor="b"))
             )
-            base = [cli] if cli else [sys.executable, "-m", "core.cli.main"]
+            base = [cli] if cli else [sys.executable, "-m", "memwork"]
             samples.setdefault(f"record_cli_{name}", []).append(
                 _timed(
                     lambda b=base, loc=location: _process([*b, "--db", loc, "record-episode"], line)

@@ -31,7 +31,7 @@ from rapidfuzz import fuzz, process
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.search_index import SearchDoc, SearchIndex  # noqa: E402
+from memwork.core.search_index import SearchDoc, SearchIndex  # noqa: E402
 
 QUERIES = [
     "jwt expiry",

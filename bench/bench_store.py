@@ -36,9 +36,9 @@ import episodic_reference  # noqa: E402
 import synthetic  # noqa: E402
 from tinydb import Query, TinyDB  # noqa: E402
 
-from core import episodes  # noqa: E402
-from core.context.build import read_inputs  # noqa: E402
-from core.storage.store import Store  # noqa: E402
+from memwork.core import episodes  # noqa: E402
+from memwork.core.context.build import read_inputs  # noqa: E402
+from memwork.core.storage.store import Store  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 SEED = 7
@@ -167,7 +167,7 @@ def bench_context(mw: Path, amj: Path, repeat: int = 15) -> dict[str, float]:
     """Whole processes: ``memwork context`` vs loading agent_memory.json and formatting it."""
     memwork = [str(ROOT / ".venv" / "bin" / "memwork"), "--db", str(mw), "context", "--task", TASK]
     if not Path(memwork[0]).exists():
-        memwork = [sys.executable, "-m", "core.cli.main", *memwork[1:]]
+        memwork = [sys.executable, "-m", "memwork", *memwork[1:]]
     baseline = [sys.executable, str(ROOT / "bench" / "episodic_baseline.py"), str(amj), TASK]
 
     def run(cmd: list[str]) -> None:

@@ -47,13 +47,13 @@ from textual import events  # noqa: E402
 from textual.screen import Screen  # noqa: E402
 from textual.strip import Strip  # noqa: E402
 
-from core.storage.store import Store  # noqa: E402
-from tui.app import MemworkApp  # noqa: E402
-from tui.pane_list import PANES  # noqa: E402
-from tui.panes.episodes import EpisodesPane  # noqa: E402
-from tui.panes.sessions import SessionsPane  # noqa: E402
-from tui.screens.search import MIN_QUERY  # noqa: E402
-from tui.widgets.virtual_table import VirtualTable  # noqa: E402
+from memwork.core.storage.store import Store  # noqa: E402
+from memwork.tui.app import MemworkApp  # noqa: E402
+from memwork.tui.pane_list import PANES  # noqa: E402
+from memwork.tui.panes.episodes import EpisodesPane  # noqa: E402
+from memwork.tui.panes.sessions import SessionsPane  # noqa: E402
+from memwork.tui.screens.search import MIN_QUERY  # noqa: E402
+from memwork.tui.widgets.virtual_table import VirtualTable  # noqa: E402
 
 SIZE = (120, 40)
 QUERIES = ["deploy rollback", "timeout", "jwt expiry", "scheduler race", "migrate bucket"]

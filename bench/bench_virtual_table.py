@@ -38,7 +38,7 @@ from textual.widgets import DataTable, Static
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tui.widgets.virtual_table import Column, Row, VirtualTable  # noqa: E402
+from memwork.tui.widgets.virtual_table import Column, Row, VirtualTable  # noqa: E402
 
 SIZE = (120, 40)
 MARKER = "episode-000000"  # summary of row 0: the first paint must show it

@@ -14,10 +14,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import failures
-from core.storage.store import Store
-from core.tables import physical_name
-from core.text import ellipsize
+from . import failures
+from .storage.store import Store
+from .tables import physical_name
+from .text import ellipsize
 
 META = "meta"
 EPISODES_DOC = "episodes"

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from core import ids, shards
-from core.clock import iso
-from core.storage.store import Store
+from . import ids, shards
+from .clock import iso
+from .storage.store import Store
 
 BASE = "audit"
 
@@ -39,8 +39,8 @@ def record(
     """
     # The sequence lives in the log itself, not in ``meta``: restoring a
     # checkpoint rolls ``meta`` back, but the audit log is never rolled back.
-    from core.errors import InvalidInput
-    from core.privacy import current_tally, identifier_problem
+    from .errors import InvalidInput
+    from .privacy import current_tally, identifier_problem
 
     problem = identifier_problem(actor)
     if problem:  # MEMWORK_AGENT or an API caller's actor: stored as given, so checked

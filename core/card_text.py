@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.text import ellipsize
+from .text import ellipsize
 
 #: Characters a card's evidence or lesson holds.
 TEXT_CAP = 300

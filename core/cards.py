@@ -5,15 +5,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import audit, ids, lookup, sources
-from core.card_text import cut_text
-from core.clock import iso
-from core.errors import Conflict, InvalidInput, NotFound
-from core.models.plain import DEFAULT_LESSON
-from core.privacy import scrub
-from core.ranking import ranked_cards
-from core.storage.store import Store
-from core.text import one_line
+from . import audit, ids, lookup, sources
+from .card_text import cut_text
+from .clock import iso
+from .errors import Conflict, InvalidInput, NotFound
+from .models.plain import DEFAULT_LESSON
+from .privacy import scrub
+from .ranking import ranked_cards
+from .storage.store import Store
+from .text import one_line
 
 TABLE = "mistake_cards"
 
@@ -137,8 +137,8 @@ def apply_cards(
 
 def _validated(card: dict[str, Any]) -> dict[str, Any]:
     # Curation only: recording merges cards without pydantic (see core.models.plain).
-    from core.models.base import validate
-    from core.models.card import MistakeCard
+    from .models.base import validate
+    from .models.card import MistakeCard
 
     return validate(MistakeCard, card).to_doc()
 

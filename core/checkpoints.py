@@ -17,11 +17,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import audit, ids, kinds, lookup, rule_archive, stats, tables
-from core.clock import iso
-from core.privacy import scrub
-from core.storage.folder_storage import Docs
-from core.storage.store import Store
+from . import audit, ids, kinds, lookup, rule_archive, stats, tables
+from .clock import iso
+from .privacy import scrub
+from .storage.folder_storage import Docs
+from .storage.store import Store
 
 TABLE = "checkpoints"
 DIFF_TABLES = tuple(t for t in tables.USER_TABLES if t not in ("checkpoints", "audit"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime, timedelta
 
-from core.errors import InvalidInput
+from .errors import InvalidInput
 
 ENV_NOW = "MEMWORK_NOW"
 _offset: timedelta | None = None

@@ -20,8 +20,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core.errors import InvalidInput
-from core.storage.store import Store
+from .errors import InvalidInput
+from .storage.store import Store
 
 META = "meta"
 DOC = "config"
@@ -98,7 +98,7 @@ def set_value(store: Store, key: str, new: str, *, now: datetime, actor: str) ->
     new = new.strip().lower() if isinstance(new, str) else new
     if new not in values:
         raise InvalidInput("value", f"{key} must be one of {', '.join(values)} (got {new!r})")
-    from core import audit  # only writers need it: the context reads settings every step
+    from . import audit  # only writers need it: the context reads settings every step
 
     with store.transaction():
         previous = value(store, key)

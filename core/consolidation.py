@@ -15,10 +15,10 @@ import os
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from core import aggregates, audit, rules
-from core.models.plain import RULE_TEXT_CAP as TEXT_CAP
-from core.privacy import scrub
-from core.storage.store import Store
+from . import aggregates, audit, rules
+from .models.plain import RULE_TEXT_CAP as TEXT_CAP
+from .privacy import scrub
+from .storage.store import Store
 
 if TYPE_CHECKING:
     import subprocess

@@ -31,9 +31,9 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from core import negation
-from core.decay import is_live
-from core.text import normalise
+from . import negation
+from .decay import is_live
+from .text import normalise
 
 #: The near-duplicate threshold (``core.lessons.NEAR_DUPLICATE_AT``): only lessons this
 #: similar are compared for polarity, as when a lesson is added.

@@ -7,7 +7,7 @@ the same number.
 
 from __future__ import annotations
 
-from core.storage.store import Store
+from .storage.store import Store
 
 META = "meta"
 COUNTERS = "counters"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core.clock import parse_instant
+from .clock import parse_instant
 
 FORGET_AT = 0.1
 REINFORCE_STEP = 0.1

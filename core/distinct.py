@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from core import counters
-from core.storage.store import Store
-from core.tables import physical_name
+from . import counters
+from .storage.store import Store
+from .tables import physical_name
 
 if TYPE_CHECKING:  # _sha1 has no stubs; it has hashlib's sha1 interface
     from hashlib import sha1

@@ -15,15 +15,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from core.errors import StoreUnreadable
-from core.storage import journal, schema
-from core.storage.codec import load_file
-from core.storage.folder_storage import SNAPSHOTS, table_file
-from core.storage.journal import JOURNAL_NAME
-from core.storage.lock import InterProcessLock
-from core.storage.manifest import MANIFEST_NAME, Manifest
-from core.storage.store import LOCK_NAME
-from core.tables import logical_name
+from .errors import StoreUnreadable
+from .storage import journal, schema
+from .storage.codec import load_file
+from .storage.folder_storage import SNAPSHOTS, table_file
+from .storage.journal import JOURNAL_NAME
+from .storage.lock import InterProcessLock
+from .storage.manifest import MANIFEST_NAME, Manifest
+from .storage.store import LOCK_NAME
+from .tables import logical_name
 
 
 @dataclass

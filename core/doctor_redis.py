@@ -28,15 +28,15 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from core.doctor import Check
-from core.errors import UserError
-from core.storage import schema
-from core.storage.manifest import FORMAT, is_table_name
-from core.storage.redis_storage import LOCK, META, PREFIX, SNAPS, TABLES
-from core.storage.redis_store import BACKUP_PREFIX
-from core.storage.resp import Connection, ConnectionLost, ReplyError
-from core.storage.url import StoreURL
-from core.tables import logical_name
+from .doctor import Check
+from .errors import UserError
+from .storage import schema
+from .storage.manifest import FORMAT, is_table_name
+from .storage.redis_storage import LOCK, META, PREFIX, SNAPS, TABLES
+from .storage.redis_store import BACKUP_PREFIX
+from .storage.resp import Connection, ConnectionLost, ReplyError
+from .storage.url import StoreURL
+from .tables import logical_name
 
 
 def _pairs(flat: list[bytes] | None) -> dict[str, bytes]:
@@ -376,7 +376,7 @@ def _snapshot_checks(conn: Connection, snaps: set[str], has_checkpoints: bool) -
 
 
 def _no_store(url: StoreURL) -> UserError:
-    from core.errors import NoStore
+    from .errors import NoStore
 
     return NoStore(url.display)
 

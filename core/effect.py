@@ -30,8 +30,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from core import aggregates
-from core.storage.store import Store
+from . import aggregates
+from .storage.store import Store
 
 Doc = dict[str, Any]
 
@@ -102,7 +102,7 @@ def needs_scan(lesson: Doc) -> bool:
 def scan_tasks(store: Store, tasks: Iterable[str]) -> dict[str, list[tuple[str, float]]]:
     """(recorded_at, score) of every episode of ``tasks`` (reads every episode shard;
     call inside ``store.reading()``)."""
-    from core import episodes
+    from . import episodes
 
     wanted = set(tasks)
     found: dict[str, list[tuple[str, float]]] = {t: [] for t in wanted}

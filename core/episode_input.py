@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from core.errors import InvalidInput
-from core.models.limits import check_json
-from core.models.plain import OUTCOMES
-from core.names import check_id
-from core.privacy import identifier_problem
+from .errors import InvalidInput
+from .models.limits import check_json
+from .models.plain import OUTCOMES
+from .names import check_id
+from .privacy import identifier_problem
 
 #: Fields of the model; any other key is kept in ``metadata``.
 FIELDS = frozenset(
@@ -211,7 +211,7 @@ def parse(item: Any, *, number: int | None = None) -> dict[str, Any]:
     found = plain(item)
     if found is not None:
         return found
-    from core.models.base import validate
-    from core.models.episode import EpisodeInput
+    from .models.base import validate
+    from .models.episode import EpisodeInput
 
     return validate(EpisodeInput, item, item=number, outside=True).model_dump()

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any, NamedTuple, ParamSpec, TypeVar
 
-from core import (
+from . import (
     aggregates,
     audit,
     cards,
@@ -23,12 +23,12 @@ from core import (
     rules,
     shards,
 )
-from core.clock import iso, parse_instant
-from core.episode_input import parse
-from core.errors import InvalidInput, NotFound
-from core.models.plain import outcome_for
-from core.privacy import scrub, scrub_value
-from core.storage.store import Store
+from .clock import iso, parse_instant
+from .episode_input import parse
+from .errors import InvalidInput, NotFound
+from .models.plain import outcome_for
+from .privacy import scrub, scrub_value
+from .storage.store import Store
 
 BASE = "episodes"
 #: Each kind of distinct text and the episode field that lists it.

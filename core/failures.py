@@ -24,8 +24,8 @@ import os
 from datetime import datetime, timedelta
 from typing import Any
 
-from core.clock import iso, parse_instant
-from core.text import cut, ellipsize, one_line
+from .clock import iso, parse_instant
+from .text import cut, ellipsize, one_line
 
 ENV_SWITCH = "MEMWORK_FAILURE_MEMORY"
 WINDOW = timedelta(hours=24)

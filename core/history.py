@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from core import audit, shards
-from core.errors import MemworkError
-from core.kinds import of_table
-from core.storage.store import Store
-from core.tables import physical_tables
+from . import audit, shards
+from .errors import MemworkError
+from .kinds import of_table
+from .storage.store import Store
+from .tables import physical_tables
 
 Entry = dict[str, Any]
 
@@ -187,7 +187,7 @@ def locate(store: Store, table: str, record_id: str) -> tuple[str, str] | None:
 
 
 def _find(store: Store, table: str, record_id: str) -> str | None:
-    from core import cards, checkpoints, episodes, lessons, rules, sessions
+    from . import cards, checkpoints, episodes, lessons, rules, sessions
 
     resolvers = {
         "episodes": episodes.get_episode,

@@ -19,8 +19,8 @@ from json import JSONDecodeError  # orjson's error is one (its messages are kept
 from pathlib import Path
 from typing import IO, Any
 
-from core.errors import InvalidInput
-from core.lazyjson import loads, parses
+from .errors import InvalidInput
+from .lazyjson import loads, parses
 
 MB = 1024 * 1024
 RECORD_MAX = 16 * MB

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from core.text import clip, one_line
+from .text import clip, one_line
 
 Doc = dict[str, Any]
 

@@ -146,7 +146,7 @@ def dumps(value: Any) -> bytes:
     """JSON bytes that read back as ``orjson.dumps(value)`` does (refused where it refuses)."""
     module = fast()
     if module is None:
-        from core.storage import plainjson
+        from .storage import plainjson
 
         try:
             encoded = plainjson.dumps(value, newline=False)
@@ -175,7 +175,7 @@ def dumps_indented(value: Any) -> bytes:
     """``orjson.dumps(value, option=OPT_INDENT_2 | OPT_SORT_KEYS)``, the same bytes."""
     module = fast()
     if module is None and not (isinstance(value, list | dict) and len(value) > ORJSON_FROM_ITEMS):
-        from core.storage import plainjson
+        from .storage import plainjson
 
         try:
             return plainjson.dumps(value, newline=False)

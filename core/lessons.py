@@ -13,9 +13,9 @@ from typing import Any, Literal
 
 from rapidfuzz import fuzz, process
 
-from core import audit, effect, ids, lookup, negation
-from core.clock import iso
-from core.decay import (
+from . import audit, effect, ids, lookup, negation
+from .clock import iso
+from .decay import (
     decayed_away,
     effective_confidence,
     is_forgotten,
@@ -23,12 +23,12 @@ from core.decay import (
     reinforced_confidence,
     view,
 )
-from core.errors import Conflict, InvalidInput
-from core.models.base import validate
-from core.models.lesson import DEFAULT_CONFIDENCE, Lesson
-from core.privacy import scrub
-from core.storage.store import Store
-from core.text import fingerprint, normalise, one_line
+from .errors import Conflict, InvalidInput
+from .models.base import validate
+from .models.lesson import DEFAULT_CONFIDENCE, Lesson
+from .privacy import scrub
+from .storage.store import Store
+from .text import fingerprint, normalise, one_line
 
 TABLE = "lessons"
 NEAR_DUPLICATE_AT = 90.0
@@ -69,7 +69,7 @@ def resolve(store: Store, key: str) -> dict[str, Any]:
 def get_lesson(store: Store, key: str, now: datetime) -> dict[str, Any]:
     """One lesson with computed fields: its ``effect`` (:mod:`core.effect`) and the ids
     of the live lessons it ``contradicts`` now (:mod:`core.contradictions`)."""
-    from core import contradictions
+    from . import contradictions
 
     with store.reading():
         lesson = resolve(store, key)

@@ -27,11 +27,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from core import contradictions, lessons, rules, slots
-from core.clock import parse_instant
-from core.decay import is_live
-from core.storage.store import Store
-from core.text import clip, normalise
+from . import contradictions, lessons, rules, slots
+from .clock import parse_instant
+from .decay import is_live
+from .storage.store import Store
+from .text import clip, normalise
 
 STALE_DAYS = 30
 KINDS = (

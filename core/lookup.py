@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from core.errors import InvalidInput, NotFound
+from .errors import InvalidInput, NotFound
 
 MIN_KEY = 4
 

@@ -13,7 +13,7 @@ what it reads; what other processes (the CLI, the workbench, an MCP server)
 commit in between is picked up by the next call. Audit entries name the
 actor ``api`` (``api:<agent>`` with an agent id).
 
-    from core import Memory
+    from . import Memory
 
     memory = Memory()                      # $MEMWORK_DB, else the default store
     prompt = memory.context(task="deploy-api")
@@ -29,11 +29,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from core.storage.store import Store
+from .storage.store import Store
 
 if TYPE_CHECKING:
-    from core.search_corpus import Corpus
-    from core.working_memory import KeyView
+    from .search_corpus import Corpus
+    from .working_memory import KeyView
 
 
 class Memory:
@@ -54,7 +54,7 @@ class Memory:
         clock: Callable[[], datetime] | None = None,
         actor: str = "api",
     ) -> None:
-        from core.paths import resolve_store_path
+        from .paths import resolve_store_path
 
         #: The store's folder, or its Redis URL (text: a URL never becomes a path).
         self.path: Path | str = resolve_store_path(os.fspath(path) if path is not None else None)
@@ -70,7 +70,7 @@ class Memory:
         """The instant a call runs at (the injected clock, else ``core.clock.now``)."""
         if self._clock is not None:
             return self._clock()
-        from core.clock import now
+        from .clock import now
 
         return now()
 
@@ -125,8 +125,8 @@ class Memory:
         format: str = "text",  # noqa: A002 - the CLI's flag name
     ) -> str | dict[str, Any]:
         """The prompt context: text (``format="text"``) or the ``--format json`` document."""
-        from core.context.build import build_context
-        from core.errors import InvalidInput
+        from .context.build import build_context
+        from .errors import InvalidInput
 
         if format not in ("text", "json"):
             raise InvalidInput("format", f"must be 'text' or 'json' (got {format!r})")
@@ -140,8 +140,8 @@ class Memory:
             project=project,
         )
         if result.log_wanted:  # the store asks to record what reached the agent
-            from core.context.log import record_injections
-            from core.errors import MemworkError
+            from .context.log import record_injections
+            from .errors import MemworkError
 
             try:
                 record_injections(self.store, result, now=now, actor=self.actor)
@@ -152,8 +152,8 @@ class Memory:
     # -- episodes -------------------------------------------------------------------------
     def record_episodes(self, episodes: list[Any]) -> list[str]:
         """Record episodes all-or-nothing; the new ids in order."""
-        from core import episodes as core_episodes
-        from core.errors import InvalidInput
+        from . import episodes as core_episodes
+        from .errors import InvalidInput
 
         if not isinstance(episodes, list):
             raise InvalidInput("episodes", "must be a list of episode objects")
@@ -169,7 +169,7 @@ class Memory:
     # -- sessions -------------------------------------------------------------------------
     def start_session(self, agent: str = "", project: str = "", title: str = "") -> dict[str, Any]:
         """Start a session (the agent defaults to this Memory's agent id)."""
-        from core import sessions
+        from . import sessions
 
         return sessions.start_session(
             self.store,
@@ -182,7 +182,7 @@ class Memory:
 
     def end_session(self, session: str, summary: str = "") -> dict[str, Any]:
         """End a session."""
-        from core import sessions
+        from . import sessions
 
         return sessions.end_session(
             self.store, session, summary=summary, now=self.now(), actor=self.actor
@@ -192,7 +192,7 @@ class Memory:
         self, session: str, text: str, *, kind: str = "note", tags: Iterable[str] = ()
     ) -> dict[str, Any]:
         """Add an observation to a session."""
-        from core import sessions
+        from . import sessions
 
         return sessions.observe(
             self.store,
@@ -220,7 +220,7 @@ class Memory:
         While the store's review queue is on, the lesson becomes a proposal instead:
         the proposal is returned, with ``"proposed": True`` (see :mod:`core.review`).
         """
-        from core import lessons, review
+        from . import lessons, review
 
         now = self.now()
         submitted = review.submit_lesson(
@@ -239,12 +239,12 @@ class Memory:
 
     def _proposed(self, proposal: dict[str, Any], now: datetime) -> dict[str, Any]:
         """What a write that became a proposal returns (as ``--json`` prints it)."""
-        from core import review
+        from . import review
 
         return {**review.get_proposal(self.store, proposal["id"], now), "proposed": True}
 
     def _slot_write(self, op: str, label: str, **args: Any) -> dict[str, Any]:
-        from core import review
+        from . import review
 
         now = self.now()
         submitted = review.submit_slot(self.store, op, label, now=now, actor=self.actor, **args)
@@ -255,25 +255,25 @@ class Memory:
 
     def reinforce_lesson(self, lesson: str) -> dict[str, Any]:
         """Reinforce a lesson (id or unique prefix)."""
-        from core import lessons
+        from . import lessons
 
         return lessons.reinforce(self.store, lesson, now=self.now(), actor=self.actor)
 
     def weaken_lesson(self, lesson: str) -> dict[str, Any]:
         """Weaken a lesson (id or unique prefix)."""
-        from core import lessons
+        from . import lessons
 
         return lessons.weaken(self.store, lesson, now=self.now(), actor=self.actor)
 
     def list_lessons(self, *, all: bool = False) -> list[dict[str, Any]]:  # noqa: A002
         """Lessons, best first; forgotten, deleted and superseded ones only with ``all``."""
-        from core import lessons
+        from . import lessons
 
         return lessons.list_lessons(self.store, self.now(), include_all=all)
 
     def get_lesson(self, lesson: str) -> dict[str, Any]:
         """One lesson with its computed fields."""
-        from core import lessons
+        from . import lessons
 
         return lessons.get_lesson(self.store, lesson, self.now())
 
@@ -282,8 +282,8 @@ class Memory:
         self, query: str, *, kinds: Iterable[str] | None = None, limit: int = 10
     ) -> list[dict[str, Any]]:
         """Every kind of memory, best first: ``{"kind", "id", "title", "score"}`` per hit."""
-        from core import search
-        from core.search_corpus import Corpus
+        from . import search
+        from .search_corpus import Corpus
 
         with self._search_lock:  # the corpus cache is shared between calls
             if self._corpus is None:
@@ -307,8 +307,8 @@ class Memory:
         limit: int = 50,
     ) -> list[dict[str, Any]]:
         """Audit entries, newest first."""
-        from core import history
-        from core.errors import InvalidInput
+        from . import history
+        from .errors import InvalidInput
 
         if limit < 1:
             raise InvalidInput("limit", f"must be >= 1 (got {limit})")
@@ -316,20 +316,20 @@ class Memory:
 
     def stats(self) -> dict[str, Any]:
         """Counts per table, per-task scores, the top mistake cards."""
-        from core.stats import store_stats
+        from .stats import store_stats
 
         return store_stats(self.store)
 
     # -- slots ----------------------------------------------------------------------------
     def list_slots(self) -> list[dict[str, Any]]:
         """Every slot in context order."""
-        from core import slots
+        from . import slots
 
         return slots.list_slots(self.store)
 
     def get_slot(self, label: str) -> dict[str, Any]:
         """One slot."""
-        from core import slots
+        from . import slots
 
         return slots.get_slot(self.store, label)
 
@@ -359,14 +359,14 @@ class Memory:
 
     def delete_slot(self, label: str) -> dict[str, Any]:
         """Delete a slot."""
-        from core import slots
+        from . import slots
 
         return slots.delete_slot(self.store, label, now=self.now(), actor=self.actor)
 
     # -- working memory -------------------------------------------------------------------
     def wm_set(self, session: str, key: str, value: Any, *, ttl: float | None = None) -> KeyView:
         """Set a working-memory key (``ttl`` in seconds)."""
-        from core import working_memory as wm
+        from . import working_memory as wm
 
         return wm.set_key(
             self.store, session, key, value, ttl=ttl, now=self.now(), actor=self.actor
@@ -374,19 +374,19 @@ class Memory:
 
     def wm_get(self, session: str, key: str) -> KeyView:
         """A live key's entry."""
-        from core import working_memory as wm
+        from . import working_memory as wm
 
         return wm.get_key(self.store, session, key, now=self.now())
 
     def wm_delete(self, session: str, key: str) -> KeyView:
         """Delete a key."""
-        from core import working_memory as wm
+        from . import working_memory as wm
 
         return wm.delete_key(self.store, session, key, now=self.now(), actor=self.actor)
 
     def wm_list(self, session: str) -> list[KeyView]:
         """Live keys, sorted."""
-        from core import working_memory as wm
+        from . import working_memory as wm
 
         return wm.list_keys(self.store, session, now=self.now())
 
@@ -402,7 +402,7 @@ class Memory:
         status: str | None = None,
     ) -> dict[str, Any] | None:
         """Update the task state (only the fields given), or read it when none is given."""
-        from core import working_memory as wm
+        from . import working_memory as wm
 
         changes = (task_id, description, status, step, total, progress)
         if all(v is None for v in changes):
@@ -422,12 +422,12 @@ class Memory:
 
     def scratch_add(self, session: str, text: str) -> dict[str, Any]:
         """Append a scratchpad note."""
-        from core import working_memory as wm
+        from . import working_memory as wm
 
         return wm.scratch_add(self.store, session, text, now=self.now(), actor=self.actor)
 
     def scratch_list(self, session: str) -> list[dict[str, Any]]:
         """Scratchpad notes, oldest first."""
-        from core import working_memory as wm
+        from . import working_memory as wm
 
         return wm.scratch_list(self.store, session)

@@ -31,7 +31,7 @@ import os
 import re
 from pathlib import Path
 
-from core.errors import InvalidInput
+from .errors import InvalidInput
 
 # Not `typing.TYPE_CHECKING`: the CLI imports this module on every call; TypeGuard
 # is only an annotation.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from core.errors import InvalidInput
+from .errors import InvalidInput
 
 ENV_DB = "MEMWORK_DB"
 
@@ -48,7 +48,7 @@ def resolve_location(text: str, field: str) -> Path | str:
     if not text.strip():
         raise InvalidInput(field, "must name a store folder or a Redis URL (got nothing)")
     if might_be_url(text):
-        from core.storage.url import is_url, parse
+        from .storage.url import is_url, parse
 
         if is_url(text):
             parse(text, field)  # a malformed URL is refused here, naming where it came from
@@ -57,5 +57,8 @@ def resolve_location(text: str, field: str) -> Path | str:
 
 
 def demo_source() -> Path:
-    """The committed demo store (``data/demo`` in the source tree)."""
-    return Path(__file__).resolve().parent.parent / "data" / "demo"
+    """The demo store: package data of an installed memwork (``memwork/demo``), or
+    ``data/demo`` in a source checkout."""
+    package = Path(__file__).resolve().parent.parent
+    installed = package / "demo"
+    return installed if installed.is_dir() else package / "data" / "demo"

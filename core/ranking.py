@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core.decay import effective_confidence, is_live
+from .decay import effective_confidence, is_live
 
 #: How much a lesson's scope counts for a task: its own task, every task, a project.
 SCOPE_WEIGHT = {"task": 1.0, "global": 0.75, "project": 0.5}

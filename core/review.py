@@ -29,15 +29,15 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from core import audit, config, contradictions, ids, lessons, lookup, slots
-from core.clock import iso
-from core.decay import is_live
-from core.errors import Conflict, InvalidInput, NotFound
-from core.models.base import validate
-from core.models.proposal import Proposal
-from core.privacy import scrub
-from core.storage.store import Store
-from core.text import clip, fingerprint, normalise, one_line
+from . import audit, config, contradictions, ids, lessons, lookup, slots
+from .clock import iso
+from .decay import is_live
+from .errors import Conflict, InvalidInput, NotFound
+from .models.base import validate
+from .models.proposal import Proposal
+from .privacy import scrub
+from .storage.store import Store
+from .text import clip, fingerprint, normalise, one_line
 
 TABLE = "proposals"
 #: Actor kinds that are a person at the keyboard; every other actor is an agent.

@@ -29,8 +29,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
-from core.storage.store import Store
-from core.tables import rule_scope_slug
+from .storage.store import Store
+from .tables import rule_scope_slug
 
 if TYPE_CHECKING:  # _sha1 has no stubs; it has hashlib's sha1 interface
     from hashlib import sha1

@@ -5,19 +5,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import audit, counters, ids, rule_archive, sources
-from core.clock import iso
-from core.errors import InvalidInput
-from core.models.plain import (
+from . import audit, counters, ids, rule_archive, sources
+from .clock import iso
+from .errors import InvalidInput
+from .models.plain import (
     RULE_POLARITIES,
     RULE_SOURCES,
     RULE_TEXT_CAP,
     check_rule_scope,
 )
-from core.privacy import scrub
-from core.storage.store import Store
-from core.tables import rule_table
-from core.text import ellipsize, one_line
+from .privacy import scrub
+from .storage.store import Store
+from .tables import rule_table
+from .text import ellipsize, one_line
 
 TABLE = "rules"
 ACTIVE_PER_TASK = 10
@@ -202,8 +202,8 @@ def _validated(rule: dict[str, Any]) -> dict[str, Any]:
             pass
         else:
             return dict(rule)
-    from core.models.base import validate
-    from core.models.rule import Rule
+    from .models.base import validate
+    from .models.rule import Rule
 
     return validate(Rule, rule).to_doc()
 
@@ -285,7 +285,7 @@ def set_active(
     store: Store, rule_id: str, active: bool, *, now: datetime, actor: str
 ) -> dict[str, Any]:
     """Switch a rule on (as the newest of its scope) or off by hand."""
-    from core.errors import NotFound
+    from .errors import NotFound
 
     with store.transaction():
         table, found = _find(store, rule_id)

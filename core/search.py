@@ -36,10 +36,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from core.errors import InvalidInput
-from core.search_corpus import Corpus, Pool
-from core.search_index import SearchIndex, _edit_budget, _near_prefix_words, normalize
-from core.storage.store import Store
+from .errors import InvalidInput
+from .search_corpus import Corpus, Pool
+from .search_index import SearchIndex, _edit_budget, _near_prefix_words, normalize
+from .storage.store import Store
 
 #: Every kind a search covers, as ``--kind`` names them.
 KINDS = ("lesson", "rule", "card", "episode", "observation", "slot", "wm", "session", "checkpoint")

@@ -23,11 +23,11 @@ from typing import Any
 
 from rapidfuzz.utils import default_process
 
-from core import search_docs, shards
-from core.kinds import KINDS
-from core.search_index import SearchDoc
-from core.storage.store import Store
-from core.text import clip
+from . import search_docs, shards
+from .kinds import KINDS
+from .search_index import SearchDoc
+from .storage.store import Store
+from .text import clip
 
 _TABLES_PER_LOCK = 16  # big tables read under one lock (~30 ms for 16 episode shards)
 

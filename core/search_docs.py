@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from core import shards
-from core.clock import parse_instant
-from core.kinds import KINDS
-from core.search_index import SearchDoc, SearchIndex
-from core.storage.store import Store
-from core.tables import physical_tables
-from core.text import clip
+from . import shards
+from .clock import parse_instant
+from .kinds import KINDS
+from .search_index import SearchDoc, SearchIndex
+from .storage.store import Store
+from .tables import physical_tables
+from .text import clip
 
 #: How wide a hit's title may be (the search box is 100 columns).
 TITLE_WIDTH = 90

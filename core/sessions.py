@@ -13,14 +13,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import audit, ids, lookup, names
-from core.clock import iso, parse_instant
-from core.errors import Conflict, InvalidInput
-from core.models.base import validate
-from core.models.session import MAX_OBSERVATIONS, Observation, Session
-from core.privacy import scrub
-from core.storage.store import Store
-from core.text import one_line
+from . import audit, ids, lookup, names
+from .clock import iso, parse_instant
+from .errors import Conflict, InvalidInput
+from .models.base import validate
+from .models.session import MAX_OBSERVATIONS, Observation, Session
+from .privacy import scrub
+from .storage.store import Store
+from .text import one_line
 
 TABLE = "sessions"
 OBSERVATIONS = "observations"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from core.storage.store import Store
+from .storage.store import Store
 
 SIZES = {"episodes": 500, "audit": 1000}
 #: The field that orders documents inside a sharded table.

@@ -34,12 +34,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import audit, ids
-from core.clock import iso
-from core.errors import Conflict, InvalidInput, NotFound
-from core.models.limits import MAX_INT
-from core.privacy import scrub as _scrub_all
-from core.storage.store import Store
+from . import audit, ids
+from .clock import iso
+from .errors import Conflict, InvalidInput, NotFound
+from .models.limits import MAX_INT
+from .privacy import scrub as _scrub_all
+from .storage.store import Store
 
 TABLE = "slots"
 
@@ -86,8 +86,8 @@ def separator(existing: str) -> str:
 
 def check_label(label: Any) -> str:
     """A valid slot label, or ``InvalidInput`` naming ``label`` and the rule."""
-    from core.models.slot import LABEL_RULE
-    from core.models.slot import check_label as model_check
+    from .models.slot import LABEL_RULE
+    from .models.slot import check_label as model_check
 
     # The model's pattern ends in ``$``, which also matches before a final
     # newline; a label must never carry one (it would print as two lines).
@@ -149,14 +149,14 @@ def _writable(slot: dict[str, Any]) -> None:
 
 
 def _validated(doc: dict[str, Any]) -> dict[str, Any]:
-    from core.models.base import validate
-    from core.models.slot import Slot
+    from .models.base import validate
+    from .models.slot import Slot
 
     return validate(Slot, doc).to_doc()
 
 
 def _default_limit() -> int:
-    from core.models.slot import DEFAULT_LIMIT
+    from .models.slot import DEFAULT_LIMIT
 
     return DEFAULT_LIMIT
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core import aggregates, audit, cards, tables
-from core.storage.store import Store
+from . import aggregates, audit, cards, tables
+from .storage.store import Store
 
 
 def table_counts(store: Store) -> dict[str, int]:

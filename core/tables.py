@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from core import names, shards
+from . import names, shards
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 

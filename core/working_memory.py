@@ -18,12 +18,12 @@ from typing import Any, TypedDict
 
 import orjson
 
-from core import audit, ids, names, sessions
-from core.clock import iso, parse_instant
-from core.errors import InvalidInput, NotFound
-from core.models.base import validate
-from core.models.limits import check_json
-from core.models.working_memory import (
+from . import audit, ids, names, sessions
+from .clock import iso, parse_instant
+from .errors import InvalidInput, NotFound
+from .models.base import validate
+from .models.limits import check_json
+from .models.working_memory import (
     DEFAULT_TASK_ID,
     DEFAULT_TASK_STATUS,
     KEY_MAX,
@@ -33,9 +33,9 @@ from core.models.working_memory import (
     WMCheckpoint,
     WMState,
 )
-from core.privacy import identifier_problem, scrub, scrub_value
-from core.storage.store import Store
-from core.text import one_line
+from .privacy import identifier_problem, scrub, scrub_value
+from .storage.store import Store
+from .text import one_line
 
 LOGICAL = "working_memory"
 #: 100 years: longer TTLs are refused rather than overflowing the date arithmetic.

@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core import (  # noqa: E402
+from memwork.core import (  # noqa: E402
     checkpoints,
     config,
     episodes,
@@ -39,10 +39,10 @@ from core import (  # noqa: E402
     slots,
     working_memory,
 )
-from core.clock import iso  # noqa: E402
-from core.context.build import build_context  # noqa: E402
-from core.context.log import record_injections  # noqa: E402
-from core.storage.store import Store  # noqa: E402
+from memwork.core.clock import iso  # noqa: E402
+from memwork.core.context.build import build_context  # noqa: E402
+from memwork.core.context.log import record_injections  # noqa: E402
+from memwork.core.storage.store import Store  # noqa: E402
 
 SEED = 1729
 #: The demo's "now"; `memwork --demo` starts its clock here.
@@ -374,7 +374,7 @@ def generate(out: Path = OUT) -> Path:
     _plan_lessons(store, timeline, actor)
     timeline.at(start, partial(_set_up_by_hand, store, start))
     if LETTA_SAMPLE.exists():
-        from core.interop.importer import run_import
+        from memwork.core.interop.importer import run_import
 
         when = DEMO_NOW - timedelta(days=3)
         timeline.at(

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from core import ids
-from core.storage.store import Store
+from memwork.core import ids
+from memwork.core.storage.store import Store
 from tests.redis_server import RedisServer, redis_digest
 
 NOW = datetime(2026, 11, 1, 12, 0, 0, tzinfo=UTC)
@@ -119,7 +119,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture
 def cli(db: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture):  # noqa: ANN201
     """Run ``memwork --db <db> ARGS`` in-process; stdin can be given as text."""
-    from core.cli.main import main
+    from memwork.core.cli.main import main
 
     def run(*args: str, stdin: str | None = None, now: str | None = None) -> CliResult:
         if now is not None:

@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.privacy import KINDS, PERSONAL_KINDS, SECRET_KINDS, find_secrets, scrub, scrub_value
+from memwork.core.privacy import (
+    KINDS,
+    PERSONAL_KINDS,
+    SECRET_KINDS,
+    find_secrets,
+    scrub,
+    scrub_value,
+)
 
 
 def _k(*parts: str) -> str:
@@ -390,7 +397,7 @@ def _loads_detectors(texts: list[str]) -> bool:
 
     code = (
         "import json, sys\n"
-        "from core.privacy import scrub\n"
+        "from memwork.core.privacy import scrub\n"
         "for t in json.load(sys.stdin): scrub(t)\n"
         "print('detect_secrets' in sys.modules)\n"
     )
@@ -435,7 +442,7 @@ def test_control_characters_are_removed(text: str, expected: str) -> None:
 
 
 def test_redactions_are_counted_per_kind() -> None:
-    from core.privacy import counting
+    from memwork.core.privacy import counting
 
     with counting() as tally:
         scrub("mail alice@example.com and bob@example.com, PASSWORD=hunter2rocks")

@@ -27,16 +27,16 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, TabbedContent, TabPane, Tabs
 from textual.worker import WorkerFailed
 
-from core.errors import MemworkError
-from core.search_index import SearchIndex
-from tui import clipboard, hangup
-from tui.commands import ActionsProvider, MemorySearchProvider
-from tui.gc_pause import big_load
-from tui.messages import JumpTo
-from tui.pane_list import PANES
-from tui.panes.base import Pane
-from tui.screens.form import FormScreen
-from tui.service import MemoryService, Store
+from ..core.errors import MemworkError
+from ..core.search_index import SearchIndex
+from . import clipboard, hangup
+from .commands import ActionsProvider, MemorySearchProvider
+from .gc_pause import big_load
+from .messages import JumpTo
+from .pane_list import PANES
+from .panes.base import Pane
+from .screens.form import FormScreen
+from .service import MemoryService, Store
 
 __all__ = ["PANES", "MemworkApp", "make_app"]
 
@@ -405,7 +405,7 @@ class MemworkApp(App[None]):
 
     def action_search(self) -> None:
         """Fuzzy search over all memory."""
-        from tui.screens.search import SearchScreen
+        from .screens.search import SearchScreen
 
         if self.search_generation != self._generation:
             self.refresh_search_index()
@@ -414,7 +414,7 @@ class MemworkApp(App[None]):
     # -- misc -------------------------------------------------------------------------
     def action_help(self) -> None:
         """Every key, per pane."""
-        from tui.screens.help import HelpScreen
+        from .screens.help import HelpScreen
 
         self.push_screen(HelpScreen(PANES, current=self.active_pane))
 
@@ -424,7 +424,7 @@ class MemworkApp(App[None]):
         if not unsaved:
             self.exit()
             return
-        from tui.screens.confirm import ConfirmScreen
+        from .screens.confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -481,7 +481,7 @@ def make_app(
     ``poll=False`` stops the store polling and ``prepare=False`` the loading of
     hidden panes in idle time (tests that must see a pane load on first show).
     """
-    from tui.launch import open_store
+    from .launch import open_store
 
     if isinstance(store, str | Path):
         store = open_store(store)

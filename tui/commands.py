@@ -13,15 +13,15 @@ from textual.fuzzy import Matcher
 from textual.markup import escape
 from textual.worker import WorkerCancelled, WorkerFailed
 
-from tui.messages import JumpTo
+from .messages import JumpTo
 
 if TYPE_CHECKING:
-    from tui.app import MemworkApp
+    from .app import MemworkApp
 
 
 def _actions(app: MemworkApp) -> Iterator[tuple[str, str, Any]]:
     """(title, help, callback) for every action reachable from a key, each once."""
-    from tui.pane_list import PANES
+    from .pane_list import PANES
 
     for n, pane in enumerate(PANES, start=1):
         yield (f"Go to {pane.TITLE}", f"key {n}", partial(app.action_show_pane, pane.PANE_ID))
@@ -109,7 +109,7 @@ class MemorySearchProvider(Provider):
             pass  # the previous index still answers
 
     async def search(self, query: str) -> Hits:
-        from core.kinds import pane_of
+        from ..core.kinds import pane_of
 
         index = self.workbench.search_index
         if index is None or len(query.strip()) < 2:

@@ -6,9 +6,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from core import clock
-from core.paths import demo_source
-from core.storage.store import Store
+from ..core import clock
+from ..core.paths import demo_source
+from ..core.storage.store import Store
 
 
 def open_store(path: str | Path) -> Store:
@@ -29,7 +29,7 @@ def demo_copy() -> Path:
 def launch(path: Path | str | None, *, demo: bool = False) -> int:
     """Run the workbench on a folder or a Redis URL; returns the exit code (129 when its
     terminal hung up)."""
-    from tui.app import make_app
+    from .app import make_app
 
     if not demo:
         assert path is not None

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from tui.panes.base import Pane
-from tui.panes.cards import CardsPane
-from tui.panes.checkpoints import CheckpointsPane
-from tui.panes.context import ContextPane
-from tui.panes.episodes import EpisodesPane
-from tui.panes.history import HistoryPane
-from tui.panes.lessons import LessonsPane
-from tui.panes.review import ReviewPane
-from tui.panes.sessions import SessionsPane
-from tui.panes.slots import SlotsPane
+from .panes.base import Pane
+from .panes.cards import CardsPane
+from .panes.checkpoints import CheckpointsPane
+from .panes.context import ContextPane
+from .panes.episodes import EpisodesPane
+from .panes.history import HistoryPane
+from .panes.lessons import LessonsPane
+from .panes.review import ReviewPane
+from .panes.sessions import SessionsPane
+from .panes.slots import SlotsPane
 
 #: The panes in the order the digits 1–9 select them (the README's workbench section).
 PANES: tuple[type[Pane], ...] = (

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from core import (
+from ..core import (
     aggregates,
     audit,
     cards,
@@ -37,12 +37,12 @@ from core import (
     slots,
     working_memory,
 )
-from core.context.build import build_context
-from core.errors import NotFound
-from core.privacy import counting
-from core.search_docs import build_index
-from core.search_index import SearchIndex
-from core.storage.store import Store
+from ..core.context.build import build_context
+from ..core.errors import NotFound
+from ..core.privacy import counting
+from ..core.search_docs import build_index
+from ..core.search_index import SearchIndex
+from ..core.storage.store import Store
 
 __all__ = ["EpisodeHead", "MemoryService", "SessionDetail", "Store"]
 

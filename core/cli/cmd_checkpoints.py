@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core import checkpoints
-from core.cli.main import Context
-from core.cli.output import clip, emit_json, note, say
+from .. import checkpoints
+from .main import Context
+from .output import clip, emit_json, note, say
 
 
 def create(ctx: Context) -> int:

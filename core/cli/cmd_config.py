@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core import config
-from core.cli.main import Context
-from core.cli.output import emit_json, say
+from .. import config
+from .main import Context
+from .output import emit_json, say
 
 
 def set_(ctx: Context) -> int:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import sys
 
-from core.cli.main import Context
+from .main import Context
 
 
 def run(ctx: Context) -> int:
-    from core.context.build import build_context
-    from core.errors import NoStore
+    from ..context.build import build_context
+    from ..errors import NoStore
 
     a = ctx.args
     try:
@@ -17,7 +17,7 @@ def run(ctx: Context) -> int:
     except NoStore:
         # An agent's first step, before it has written anything: no memory yet is
         # an empty context, and a read must not create a store at the path.
-        from core.storage.store import Store
+        from ..storage.store import Store
 
         store = Store.in_memory()
     result = build_context(
@@ -29,7 +29,7 @@ def run(ctx: Context) -> int:
         project=a.project,
     )
     if a.format == "json" or ctx.json:
-        from core.cli.output import emit_json
+        from .output import emit_json
 
         emit_json(result.to_json())
     elif result.text:
@@ -42,8 +42,8 @@ def run(ctx: Context) -> int:
 def _log(ctx: Context, store: object, result: object) -> None:
     """Record the injected lessons and slots (store setting ``context_log``); the context
     is already printed, so a store that cannot take the write only gets a note."""
-    from core.context.log import record_injections
-    from core.errors import MemworkError
+    from ..context.log import record_injections
+    from ..errors import MemworkError
 
     try:
         record_injections(store, result, now=ctx.now, actor=ctx.actor)  # type: ignore[arg-type]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from core.cli.main import Context
-from core.cli.output import emit_json, say
+from .main import Context
+from .output import emit_json, say
 
 
 def run(ctx: Context) -> int:
-    from core.paths import resolve_location
-    from core.storage.copy import copy_store
+    from ..paths import resolve_location
+    from ..storage.copy import copy_store
 
     source = resolve_location(ctx.args.source, "SRC")
     target = resolve_location(ctx.args.target, "DST")

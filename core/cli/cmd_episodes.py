@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from core import consolidation, episodes
-from core.cli.input import records
-from core.cli.main import Context
-from core.cli.output import emit_json, note, say
+from .. import consolidation, episodes
+from .input import records
+from .main import Context
+from .output import emit_json, note, say
 
 
 def _report_fallback(report: consolidation.Report) -> None:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from core.cli.main import Context
-from core.cli.output import clip, emit_json, say
+from .main import Context
+from .output import clip, emit_json, say
 
 
 def run(ctx: Context) -> int:
-    from core import history
-    from core.errors import InvalidInput
+    from .. import history
+    from ..errors import InvalidInput
 
     a = ctx.args
     if a.limit < 1:

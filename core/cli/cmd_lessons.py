@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from core import lessons
-from core.cli.main import Context
-from core.cli.output import clip, emit_json, note, say
-from core.decay import FORGET_AT, view
+from .. import lessons
+from ..decay import FORGET_AT, view
+from .main import Context
+from .output import clip, emit_json, note, say
 
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from core.storage.store import Store
+    from ..storage.store import Store
 
 
 class _LessonChange(Protocol):
@@ -42,7 +42,7 @@ def _show(ctx: Context, lesson: dict[str, Any]) -> int:
 
 
 def add(ctx: Context) -> int:
-    from core import review
+    from .. import review
 
     a = ctx.args
     submitted = review.submit_lesson(
@@ -56,7 +56,7 @@ def add(ctx: Context) -> int:
         on_duplicate=a.on_duplicate,
     )
     if submitted.proposal is not None:
-        from core.cli.cmd_review import proposed
+        from .cmd_review import proposed
 
         return proposed(ctx, submitted.proposal)
     result = submitted.result

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core import lint
-from core.cli.main import Context
-from core.cli.output import emit_json, note, say
+from .. import lint
+from .main import Context
+from .output import emit_json, note, say
 
 
 def run(ctx: Context) -> int:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from core.cli.main import Context
+from .main import Context
 
 
 def run(ctx: Context) -> int:
-    from core.mcp.server import serve
-    from core.paths import resolve_store_path
+    from ..mcp.server import serve
+    from ..paths import resolve_store_path
 
     # stdout carries the protocol from here on: nothing else may print to it.
     return serve(resolve_store_path(ctx.args.db), agent=ctx.args.agent)

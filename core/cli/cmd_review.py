@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from core import review
-from core.cli.main import Context
-from core.cli.output import emit_json, note, say
-from core.text import clip
+from .. import review
+from ..text import clip
+from .main import Context
+from .output import emit_json, note, say
 
 #: A reason is shown whole by ``review show``; a list keeps each one to a line.
 WHY_WIDTH = 120

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core import rules
-from core.cli.main import Context
-from core.cli.output import clip, emit_json, note, say
+from .. import rules
+from .main import Context
+from .output import clip, emit_json, note, say
 
 
 def add(ctx: Context) -> int:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from core.cli.main import Context
-from core.cli.output import clip, emit_json, say
+from .main import Context
+from .output import clip, emit_json, say
 
 
 def run(ctx: Context) -> int:
-    from core import search
+    from .. import search
 
     a = ctx.args
     hits = search.search(

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from core import sessions
-from core.cli.main import Context
-from core.cli.output import clip, emit_json, note, say
+from .. import sessions
+from .main import Context
+from .output import clip, emit_json, note, say
 
 
 def _line(session: dict[str, Any]) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from core import slots
-from core.cli.main import Context
-from core.cli.output import clip, emit_json, note, say
+from .. import slots
+from .main import Context
+from .output import clip, emit_json, note, say
 
 
 def _size(slot: dict[str, Any]) -> str:
@@ -44,13 +44,13 @@ def _written(ctx: Context, slot: dict[str, Any], **extra: Any) -> int:
 
 def _submit(ctx: Context, op: str, **args: Any) -> Any:
     """Write, or propose while review is on; None when it became a proposal (printed)."""
-    from core import review
+    from .. import review
 
     submitted = review.submit_slot(
         ctx.store, op, ctx.args.label, now=ctx.now, actor=ctx.actor, **args
     )
     if submitted.proposal is not None:
-        from core.cli.cmd_review import proposed
+        from .cmd_review import proposed
 
         proposed(ctx, submitted.proposal)
         return None

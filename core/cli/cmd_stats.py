@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from core.cli.main import Context
-from core.cli.output import emit_json, say
+from .main import Context
+from .output import emit_json, say
 
 
 def stats(ctx: Context) -> int:
-    from core.stats import store_stats
+    from ..stats import store_stats
 
     emit_json(store_stats(ctx.store))
     return 0
@@ -16,13 +16,13 @@ def stats(ctx: Context) -> int:
 def doctor(ctx: Context) -> int:
     import os
 
-    from core.doctor import report
-    from core.errors import NoStore
+    from ..doctor import report
+    from ..errors import NoStore
 
     path = ctx.store_path
     if isinstance(path, str):  # a Redis URL
-        from core.doctor_redis import report as redis_report
-        from core.storage.url import parse
+        from ..doctor_redis import report as redis_report
+        from ..storage.url import parse
 
         result = redis_report(parse(path))
     elif not os.path.lexists(path):

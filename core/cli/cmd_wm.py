@@ -6,9 +6,9 @@ from typing import Any
 
 import orjson
 
-from core import working_memory as wm
-from core.cli.main import Context
-from core.cli.output import clip, emit_json, note, say
+from .. import working_memory as wm
+from .main import Context
+from .output import clip, emit_json, note, say
 
 
 def _text(value: Any) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from core.jsonio import iter_records, open_source, records_from
+from ..jsonio import iter_records, open_source, records_from
 
 __all__ = ["iter_records", "open_source", "records"]
 

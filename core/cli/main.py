@@ -15,13 +15,13 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from core.errors import MemworkError, UserError
+from ..errors import MemworkError, UserError
 
 if TYPE_CHECKING:  # only for annotations: a verb loads what it uses when it runs
     from datetime import datetime
     from pathlib import Path
 
-    from core.storage.store import Store
+    from ..storage.store import Store
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,30 +41,30 @@ if TYPE_CHECKING:
 #: read-only verb adds its handler here; every other verb creates the store.
 READ_VERBS = frozenset(
     {
-        "core.cli.cmd_context:run",
-        "core.cli.cmd_sessions:list_",
-        "core.cli.cmd_sessions:show",
-        "core.cli.cmd_lessons:list_",
-        "core.cli.cmd_lessons:show",
-        "core.cli.cmd_rules:list_",
-        "core.cli.cmd_slots:show",
-        "core.cli.cmd_slots:list_",
-        "core.cli.cmd_wm:get",
-        "core.cli.cmd_wm:list_",
-        "core.cli.cmd_wm:scratch_list",
-        "core.cli.cmd_wm:cp_list",
-        "core.cli.cmd_checkpoints:list_",
-        "core.cli.cmd_checkpoints:diff",
-        "core.cli.cmd_interop:export",
-        "core.cli.cmd_stats:stats",
-        "core.cli.cmd_stats:doctor",
-        "core.cli.cmd_config:get",
-        "core.cli.cmd_config:list_",
-        "core.cli.cmd_review:list_",
-        "core.cli.cmd_review:show",
-        "core.cli.cmd_lint:run",
-        "core.cli.cmd_search:run",
-        "core.cli.cmd_history:run",
+        "cmd_context:run",
+        "cmd_sessions:list_",
+        "cmd_sessions:show",
+        "cmd_lessons:list_",
+        "cmd_lessons:show",
+        "cmd_rules:list_",
+        "cmd_slots:show",
+        "cmd_slots:list_",
+        "cmd_wm:get",
+        "cmd_wm:list_",
+        "cmd_wm:scratch_list",
+        "cmd_wm:cp_list",
+        "cmd_checkpoints:list_",
+        "cmd_checkpoints:diff",
+        "cmd_interop:export",
+        "cmd_stats:stats",
+        "cmd_stats:doctor",
+        "cmd_config:get",
+        "cmd_config:list_",
+        "cmd_review:list_",
+        "cmd_review:show",
+        "cmd_lint:run",
+        "cmd_search:run",
+        "cmd_history:run",
     }
 )
 _WM_TASK_CHANGES = ("task_id", "description", "status", "step", "total", "progress")
@@ -80,25 +80,25 @@ class Context:
     def reads_only(self) -> bool:
         """Whether the command only reads (so it must not create a store)."""
         handler = getattr(self.args, "handler", "")
-        if handler == "core.cli.cmd_wm:task":
+        if handler == "cmd_wm:task":
             return all(getattr(self.args, f, None) is None for f in _WM_TASK_CHANGES)
         return handler in READ_VERBS
 
     @cached_property
     def store_path(self) -> Path | str:
-        from core.paths import resolve_store_path
+        from ..paths import resolve_store_path
 
         return resolve_store_path(self.args.db)
 
     @cached_property
     def store(self) -> Store:
-        from core.storage.store import Store
+        from ..storage.store import Store
 
         return Store(self.store_path, create=not self.reads_only)
 
     @cached_property
     def now(self) -> datetime:
-        from core.clock import now
+        from ..clock import now
 
         return now()
 
@@ -140,7 +140,7 @@ def _global_options(p: argparse.ArgumentParser) -> None:
 
 
 def _add_context(sub: SubParsers) -> None:
-    c = _cmd(sub, "context", "core.cli.cmd_context:run", "print the prompt context")
+    c = _cmd(sub, "context", "cmd_context:run", "print the prompt context")
     c.add_argument("--task", metavar="T")
     c.add_argument(
         "--project", metavar="P", help="rank this project's lessons (scope project:P) as matching"
@@ -156,7 +156,7 @@ def _add_record(sub: SubParsers) -> None:
     c = _cmd(
         sub,
         "record-episode",
-        "core.cli.cmd_episodes:record",
+        "cmd_episodes:record",
         "record episodes (JSON, array or JSON Lines)",
     )
     c.add_argument("file", nargs="?", default="-", metavar="FILE|-")
@@ -191,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_context(sub)
     _add_record(sub)
 
-    c = _cmd(sub, "observe", "core.cli.cmd_sessions:observe", "add an observation to a session")
+    c = _cmd(sub, "observe", "cmd_sessions:observe", "add an observation to a session")
     c.add_argument("--session", required=True, metavar="S")
     c.add_argument("--kind", default="note", metavar="K")
     c.add_argument("--tag", action="append", default=[], metavar="T")
@@ -199,20 +199,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = _cmd(sub, "session", "", "start, end and list sessions")
     ss = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
-    c = _cmd(ss, "start", "core.cli.cmd_sessions:start", "start a session (prints its id)")
+    c = _cmd(ss, "start", "cmd_sessions:start", "start a session (prints its id)")
     c.add_argument("--agent", default="", metavar="A")
     c.add_argument("--project", default="", metavar="P")
     c.add_argument("--title", default="", metavar="T")
-    c = _cmd(ss, "end", "core.cli.cmd_sessions:end", "end a session")
+    c = _cmd(ss, "end", "cmd_sessions:end", "end a session")
     c.add_argument("id", metavar="ID")
     c.add_argument("--summary", default="", metavar="S")
-    _cmd(ss, "list", "core.cli.cmd_sessions:list_", "list sessions")
-    c = _cmd(ss, "show", "core.cli.cmd_sessions:show", "show a session and its observations")
+    _cmd(ss, "list", "cmd_sessions:list_", "list sessions")
+    c = _cmd(ss, "show", "cmd_sessions:show", "show a session and its observations")
     c.add_argument("id", metavar="ID")
 
     s = _cmd(sub, "lesson", "", "lessons with decaying confidence")
     ls = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
-    c = _cmd(ls, "add", "core.cli.cmd_lessons:add", "add a lesson (re-adding reinforces)")
+    c = _cmd(ls, "add", "cmd_lessons:add", "add a lesson (re-adding reinforces)")
     c.add_argument("text", metavar="TEXT")
     c.add_argument("--scope", default="global", metavar="S")
     c.add_argument("--confidence", type=float, metavar="C")
@@ -220,52 +220,52 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--on-duplicate", choices=["reinforce", "supersede", "keep-both"], default="reinforce"
     )
-    c = _cmd(ls, "list", "core.cli.cmd_lessons:list_", "list lessons")
+    c = _cmd(ls, "list", "cmd_lessons:list_", "list lessons")
     c.add_argument("--all", action="store_true", help="include forgotten, deleted and superseded")
     for verb in ("show", "reinforce", "weaken", "pin", "unpin", "forget", "restore"):
-        c = _cmd(ls, verb, f"core.cli.cmd_lessons:{verb}", f"{verb} a lesson")
+        c = _cmd(ls, verb, f"cmd_lessons:{verb}", f"{verb} a lesson")
         c.add_argument("id", metavar="ID")
 
     s = _cmd(sub, "rule", "", "rules for a task or for every task")
     rs = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
-    c = _cmd(rs, "add", "core.cli.cmd_rules:add", "add a manual rule")
+    c = _cmd(rs, "add", "cmd_rules:add", "add a manual rule")
     c.add_argument("text", metavar="TEXT")
     c.add_argument("--scope", default="global", metavar="S")
-    c = _cmd(rs, "list", "core.cli.cmd_rules:list_", "list active rules")
+    c = _cmd(rs, "list", "cmd_rules:list_", "list active rules")
     c.add_argument("--all", action="store_true", help="include inactive rules")
     c.add_argument("--scope", metavar="S")
 
     s = _cmd(sub, "slot", "", "pinned slots that lead the context")
     sl = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
-    c = _cmd(sl, "set", "core.cli.cmd_slots:set_", "create or overwrite a slot")
+    c = _cmd(sl, "set", "cmd_slots:set_", "create or overwrite a slot")
     c.add_argument("label", metavar="LABEL")
     c.add_argument("text", metavar="TEXT")
     c.add_argument("--limit", type=int, metavar="N")
     c.add_argument("--description", metavar="D")
-    c = _cmd(sl, "append", "core.cli.cmd_slots:append", "append text to a slot")
+    c = _cmd(sl, "append", "cmd_slots:append", "append text to a slot")
     c.add_argument("label", metavar="LABEL")
     c.add_argument("text", metavar="TEXT")
-    c = _cmd(sl, "replace", "core.cli.cmd_slots:replace", "replace OLD with NEW in a slot")
+    c = _cmd(sl, "replace", "cmd_slots:replace", "replace OLD with NEW in a slot")
     c.add_argument("label", metavar="LABEL")
     c.add_argument("old", metavar="OLD")
     c.add_argument("new", metavar="NEW")
     for verb in ("show", "delete"):
-        c = _cmd(sl, verb, f"core.cli.cmd_slots:{verb}", f"{verb} a slot")
+        c = _cmd(sl, verb, f"cmd_slots:{verb}", f"{verb} a slot")
         c.add_argument("label", metavar="LABEL")
-    _cmd(sl, "list", "core.cli.cmd_slots:list_", "list slots")
+    _cmd(sl, "list", "cmd_slots:list_", "list slots")
 
     s = _cmd(sub, "wm", "", "a session's working memory")
     s.add_argument("--session", required=True, metavar="S")
     ws = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
-    c = _cmd(ws, "set", "core.cli.cmd_wm:set_", "set a key")
+    c = _cmd(ws, "set", "cmd_wm:set_", "set a key")
     c.add_argument("key", metavar="KEY")
     c.add_argument("value", metavar="VALUE")
     c.add_argument("--ttl", type=float, metavar="SECONDS")
     for verb in ("get", "delete"):
-        c = _cmd(ws, verb, f"core.cli.cmd_wm:{verb}", f"{verb} a key")
+        c = _cmd(ws, verb, f"cmd_wm:{verb}", f"{verb} a key")
         c.add_argument("key", metavar="KEY")
-    _cmd(ws, "list", "core.cli.cmd_wm:list_", "list live keys")
-    c = _cmd(ws, "task", "core.cli.cmd_wm:task", "show or update the task state")
+    _cmd(ws, "list", "cmd_wm:list_", "list live keys")
+    c = _cmd(ws, "task", "cmd_wm:task", "show or update the task state")
     c.add_argument("--id", dest="task_id", metavar="T")
     c.add_argument("--description", metavar="D")
     c.add_argument("--step", type=int, metavar="N")
@@ -276,46 +276,42 @@ def build_parser() -> argparse.ArgumentParser:
     sc = c.add_subparsers(
         dest="scratch_action", metavar="ACTION", parser_class=_Parser, required=True
     )
-    c = _cmd(sc, "add", "core.cli.cmd_wm:scratch_add", "append a scratchpad entry")
+    c = _cmd(sc, "add", "cmd_wm:scratch_add", "append a scratchpad entry")
     c.add_argument("text", metavar="TEXT")
-    _cmd(sc, "list", "core.cli.cmd_wm:scratch_list", "list scratchpad entries")
+    _cmd(sc, "list", "cmd_wm:scratch_list", "list scratchpad entries")
     c = _cmd(ws, "checkpoint", "", "working-memory checkpoints")
     wc = c.add_subparsers(dest="cp_action", metavar="ACTION", parser_class=_Parser, required=True)
-    c = _cmd(wc, "create", "core.cli.cmd_wm:cp_create", "snapshot the working memory")
+    c = _cmd(wc, "create", "cmd_wm:cp_create", "snapshot the working memory")
     c.add_argument("-m", "--message", default="", metavar="DESC")
-    _cmd(wc, "list", "core.cli.cmd_wm:cp_list", "list checkpoints")
+    _cmd(wc, "list", "cmd_wm:cp_list", "list checkpoints")
     for verb in ("restore", "delete"):
-        c = _cmd(wc, verb, f"core.cli.cmd_wm:cp_{verb}", f"{verb} a checkpoint")
+        c = _cmd(wc, verb, f"cmd_wm:cp_{verb}", f"{verb} a checkpoint")
         c.add_argument("id", metavar="ID")
 
     s = _cmd(sub, "checkpoint", "", "store-wide checkpoints")
     cs = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
-    c = _cmd(cs, "create", "core.cli.cmd_checkpoints:create", "snapshot the store (prints the id)")
+    c = _cmd(cs, "create", "cmd_checkpoints:create", "snapshot the store (prints the id)")
     c.add_argument("-m", "--message", default="", metavar="DESC")
-    _cmd(cs, "list", "core.cli.cmd_checkpoints:list_", "list checkpoints")
-    c = _cmd(cs, "diff", "core.cli.cmd_checkpoints:diff", "what changed since a checkpoint")
+    _cmd(cs, "list", "cmd_checkpoints:list_", "list checkpoints")
+    c = _cmd(cs, "diff", "cmd_checkpoints:diff", "what changed since a checkpoint")
     c.add_argument("id", metavar="ID")
     c.add_argument("id2", nargs="?", metavar="ID2")
     for verb in ("restore", "delete"):
-        c = _cmd(cs, verb, f"core.cli.cmd_checkpoints:{verb}", f"{verb} a checkpoint")
+        c = _cmd(cs, verb, f"cmd_checkpoints:{verb}", f"{verb} a checkpoint")
         c.add_argument("id", metavar="ID")
 
-    _cmd(
-        sub, "consolidate", "core.cli.cmd_episodes:consolidate", "distil recent episodes into rules"
-    )
+    _cmd(sub, "consolidate", "cmd_episodes:consolidate", "distil recent episodes into rules")
 
-    c = _cmd(
-        sub, "import", "core.cli.cmd_interop:import_", "import a file (prints counts per table)"
-    )
+    c = _cmd(sub, "import", "cmd_interop:import_", "import a file (prints counts per table)")
     c.add_argument("file", metavar="FILE")
     c.add_argument(
         "--format", default="auto", choices=["auto", "memwork", "episodic", "letta", "agentmemory"]
     )
     c.add_argument("--on-conflict", default=None, choices=["skip", "replace", "keep-both"])
-    c = _cmd(sub, "export", "core.cli.cmd_interop:export", "the whole store as one JSON document")
+    c = _cmd(sub, "export", "cmd_interop:export", "the whole store as one JSON document")
     c.add_argument("file", nargs="?", metavar="FILE")
 
-    c = _cmd(sub, "search", "core.cli.cmd_search:run", "search every kind of memory")
+    c = _cmd(sub, "search", "cmd_search:run", "search every kind of memory")
     c.add_argument("query", metavar="QUERY")
     c.add_argument(
         "--kind",
@@ -326,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
 
-    c = _cmd(sub, "history", "core.cli.cmd_history:run", "the audit log, newest first")
+    c = _cmd(sub, "history", "cmd_history:run", "the audit log, newest first")
     c.add_argument("--table", metavar="T", help="entries about this table (lessons, episodes, ...)")
     c.add_argument("--record", metavar="ID", help="entries about this record (id, prefix or tail)")
     c.add_argument(
@@ -336,7 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--limit", type=int, default=50, metavar="N", help="at most N entries (default 50)"
     )
 
-    c = _cmd(sub, "mcp", "core.cli.cmd_mcp:run", "serve the store to agents over MCP (stdio)")
+    c = _cmd(sub, "mcp", "cmd_mcp:run", "serve the store to agents over MCP (stdio)")
     c.add_argument(
         "--agent", metavar="A", help="agent id for the audit log (default $MEMWORK_AGENT)"
     )
@@ -344,7 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = _cmd(
         sub,
         "copy",
-        "core.cli.cmd_copy:run",
+        "cmd_copy:run",
         "copy a whole store between backends (all or nothing, into a new store)",
     )
     c.add_argument("source", metavar="SRC", help="a store folder or redis:// URL")
@@ -355,12 +351,10 @@ def build_parser() -> argparse.ArgumentParser:
     _cmd(
         sub,
         "stats",
-        "core.cli.cmd_stats:stats",
+        "cmd_stats:stats",
         "counts, per-task scores, top mistake cards (JSON)",
     )
-    _cmd(
-        sub, "doctor", "core.cli.cmd_stats:doctor", "check data, schema and locks; repairs nothing"
-    )
+    _cmd(sub, "doctor", "cmd_stats:doctor", "check data, schema and locks; repairs nothing")
     _add_curation(sub)
     return p
 
@@ -369,30 +363,30 @@ def _add_curation(sub: Any) -> None:
     """``config``, ``review`` and ``lint``."""
     s = _cmd(sub, "config", "", "store settings (review on|off, context_log on|off)")
     cs = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
-    c = _cmd(cs, "set", "core.cli.cmd_config:set_", "set a store setting")
+    c = _cmd(cs, "set", "cmd_config:set_", "set a store setting")
     c.add_argument("key", metavar="KEY")
     c.add_argument("value", metavar="VALUE")
-    c = _cmd(cs, "get", "core.cli.cmd_config:get", "print a setting's value")
+    c = _cmd(cs, "get", "cmd_config:get", "print a setting's value")
     c.add_argument("key", metavar="KEY")
-    _cmd(cs, "list", "core.cli.cmd_config:list_", "every setting with its value")
+    _cmd(cs, "list", "cmd_config:list_", "every setting with its value")
 
     s = _cmd(sub, "review", "", "proposals from agents waiting for review")
     rs = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
-    c = _cmd(rs, "list", "core.cli.cmd_review:list_", "pending proposals, oldest first")
+    c = _cmd(rs, "list", "cmd_review:list_", "pending proposals, oldest first")
     c.add_argument("--all", action="store_true", help="include decided proposals")
-    c = _cmd(rs, "show", "core.cli.cmd_review:show", "one proposal with its diff")
+    c = _cmd(rs, "show", "cmd_review:show", "one proposal with its diff")
     c.add_argument("id", metavar="ID")
-    c = _cmd(rs, "approve", "core.cli.cmd_review:approve", "make a proposal live")
+    c = _cmd(rs, "approve", "cmd_review:approve", "make a proposal live")
     c.add_argument("id", metavar="ID")
     c.add_argument("--edit", metavar="TEXT", help="approve with this text instead")
-    c = _cmd(rs, "reject", "core.cli.cmd_review:reject", "turn a proposal down")
+    c = _cmd(rs, "reject", "cmd_review:reject", "turn a proposal down")
     c.add_argument("id", metavar="ID")
     c.add_argument("--why", metavar="TEXT", help="the reason (kept with it)")
-    c = _cmd(rs, "merge", "core.cli.cmd_review:merge", "reinforce a lesson instead")
+    c = _cmd(rs, "merge", "cmd_review:merge", "reinforce a lesson instead")
     c.add_argument("id", metavar="ID")
     c.add_argument("lesson_id", metavar="LESSON_ID")
 
-    _cmd(sub, "lint", "core.cli.cmd_lint:run", "findings a curator should look at (exit 0)")
+    _cmd(sub, "lint", "cmd_lint:run", "findings a curator should look at (exit 0)")
 
 
 def _verb(argv: list[str]) -> str | None:
@@ -410,17 +404,21 @@ def _verb(argv: list[str]) -> str | None:
 
 def _resolve(handler: str) -> Callable[[Context], int]:
     module, _, name = handler.partition(":")
-    fn: Callable[[Context], int] = getattr(importlib.import_module(module), name)
+    # Handlers name their module inside this package: the package itself is
+    # ``memwork.core.cli`` once installed.
+    fn: Callable[[Context], int] = getattr(importlib.import_module(f"{__package__}.{module}"), name)
     return fn
 
 
 def _open_workbench(args: argparse.Namespace) -> int:
-    from core.paths import resolve_store_path
+    from ..paths import resolve_store_path
 
     path = None if args.demo else resolve_store_path(args.db)
-    from tui.launch import launch  # textual is imported only here
-
-    return launch(path, demo=args.demo)
+    # textual is imported only here. By name, not by an import statement: the
+    # workbench is a sibling package (``memwork.tui``) that core never depends on.
+    launch = importlib.import_module("...tui.launch", __package__).launch
+    code: int = launch(path, demo=args.demo)
+    return code
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -434,13 +432,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     try:
         if args.version:
-            from core import __version__
+            from .. import __version__
 
             print(f"memwork {__version__}")
             return 0
         if not args.command:
             return _open_workbench(args)
-        from core.privacy import counting
+        from ..privacy import counting
 
         with counting() as tally:
             code = int(_resolve(args.handler)(Context(args)) or 0)

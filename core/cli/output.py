@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from core.lazyjson import dumps_indented
-from core.privacy.controls import strip_controls
-from core.text import clip
+from ..lazyjson import dumps_indented
+from ..privacy.controls import strip_controls
+from ..text import clip
 
 __all__ = ["clip", "emit_json", "note", "say"]
 
@@ -18,7 +18,7 @@ def emit_json(value: Any) -> None:
     An object also carries ``redactions`` (kind → count) when the command redacted
     anything; a list cannot, and the CLI says it on stderr instead.
     """
-    from core.privacy import current_tally
+    from ..privacy import current_tally
 
     tally = current_tally()
     if tally is not None and tally.total and isinstance(value, dict):

@@ -10,13 +10,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from core import aggregates, config
-from core.context import default_style, episodic_style
-from core.context.budget import Dropped, Line, Section, estimate_tokens, fit
-from core.errors import InvalidInput
-from core.privacy import scrub
-from core.storage.store import Store
-from core.tables import rule_table
+from .. import aggregates, config
+from ..errors import InvalidInput
+from ..privacy import scrub
+from ..storage.store import Store
+from ..tables import rule_table
+from . import default_style, episodic_style
+from .budget import Dropped, Line, Section, estimate_tokens, fit
 
 Style = Literal["default", "episodic"]
 DEFAULT_BUDGET = 2000

@@ -8,10 +8,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import failures, sources
-from core.context.budget import Line, Section
-from core.ranking import active_rules, ranked_cards, ranked_lessons
-from core.text import cut, one_line
+from .. import failures, sources
+from ..ranking import active_rules, ranked_cards, ranked_lessons
+from ..text import cut, one_line
+from .budget import Line, Section
 
 # Drop order, lowest first: episodes, lessons, mistake cards, rules, failures, slots.
 P_EPISODES, P_MEAN, P_LESSONS, P_CARDS = 0, 1, 2, 3

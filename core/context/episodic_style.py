@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from core import sources
-from core.aggregates import recent_origins
-from core.card_text import plain_text
-from core.context.budget import Line, Section
-from core.ranking import active_rules, ranked_cards
+from .. import sources
+from ..aggregates import recent_origins
+from ..card_text import plain_text
+from ..ranking import active_rules, ranked_cards
+from .budget import Line, Section
 
 HEADER = "## MEMORY FROM PAST EPISODES"
 MAX_RULES = 5

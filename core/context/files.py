@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.errors import InvalidInput
-from core.storage.atomic import write_user_file
+from ..errors import InvalidInput
+from ..storage.atomic import write_user_file
 
 
 def target_path(path_text: str) -> Path:

@@ -13,11 +13,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from core import audit
-from core.storage.store import Store
+from .. import audit
+from ..storage.store import Store
 
 if TYPE_CHECKING:
-    from core.context.build import ContextResult
+    from .build import ContextResult
 
 ACTION = "inject"
 #: Source kinds that are recorded, and the table their audit entries name.

@@ -59,15 +59,15 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from core import ids
-from core.clock import iso, parse_instant
-from core.errors import InvalidInput
-from core.interop.bundle import Bundle
-from core.interop.letta import dedupe_labels, flag, limit_of, map_label, slot_doc
-from core.models.lesson import DEFAULT_CONFIDENCE, DEFAULT_DECAY_RATE
-from core.models.session import MAX_OBSERVATIONS
-from core.privacy import scrub
-from core.text import fingerprint
+from .. import ids
+from ..clock import iso, parse_instant
+from ..errors import InvalidInput
+from ..models.lesson import DEFAULT_CONFIDENCE, DEFAULT_DECAY_RATE
+from ..models.session import MAX_OBSERVATIONS
+from ..privacy import scrub
+from ..text import fingerprint
+from .bundle import Bundle
+from .letta import dedupe_labels, flag, limit_of, map_label, slot_doc
 
 #: Top-level keys the parser reads; anything else is listed as ignored in the note.
 KEYS = (

@@ -13,16 +13,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core import aggregates, failures, ids
-from core.clock import iso, parse_instant
-from core.distinct import Kind as DistinctKind
-from core.distinct import doc_id as distinct_id
-from core.errors import InvalidInput
-from core.interop.bundle import Bundle
-from core.models.card import DEFAULT_LESSON, TEXT_CAP
-from core.models.episode import outcome_for
-from core.privacy import scrub
-from core.rules import ACTIVE_GLOBAL, ACTIVE_PER_TASK
+from .. import aggregates, failures, ids
+from ..clock import iso, parse_instant
+from ..distinct import Kind as DistinctKind
+from ..distinct import doc_id as distinct_id
+from ..errors import InvalidInput
+from ..models.card import DEFAULT_LESSON, TEXT_CAP
+from ..models.episode import outcome_for
+from ..privacy import scrub
+from ..rules import ACTIVE_GLOBAL, ACTIVE_PER_TASK
+from .bundle import Bundle
 
 KEYS = {"global_rules", "task_rules", "episode_log", "score_history"}
 

@@ -6,11 +6,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from core.clock import iso
-from core.privacy.fields import scrub_doc
-from core.storage import schema
-from core.storage.store import Store
-from core.tables import DERIVED_TABLES, INTERNAL_TABLES, LOCAL_TABLES, USER_TABLES, logical_name
+from ..clock import iso
+from ..privacy.fields import scrub_doc
+from ..storage import schema
+from ..storage.store import Store
+from ..tables import DERIVED_TABLES, INTERNAL_TABLES, LOCAL_TABLES, USER_TABLES, logical_name
 
 FORMAT = "memwork-export"
 ORDER_KEYS = {"episodes": "index", "audit": "seq", "observations": "seq"}

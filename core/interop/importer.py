@@ -16,34 +16,34 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from core import aggregates, audit, counters, ids, names, rule_archive, rules, tables
-from core.clock import iso
-from core.errors import Conflict, InvalidInput
-from core.interop.bundle import Bundle
-from core.models.aggregates import (
+from .. import aggregates, audit, counters, ids, names, rule_archive, rules, tables
+from ..clock import iso
+from ..errors import Conflict, InvalidInput
+from ..models.aggregates import (
     Counters,
     DistinctText,
     GlobalAggregate,
     MetaRecord,
     TaskStats,
 )
-from core.models.audit import AuditEntry
-from core.models.base import validate
-from core.models.card import MistakeCard
-from core.models.episode import Episode
-from core.models.lesson import Lesson
-from core.models.limits import check_json
-from core.models.proposal import Proposal, StoreConfig
-from core.models.rule import Rule
-from core.models.session import Observation, Session
-from core.models.slot import Slot
-from core.models.working_memory import WMCheckpoint, WMState
-from core.privacy.fields import check_doc, scrub_doc
-from core.storage.store import Store
-from core.text import fingerprint
+from ..models.audit import AuditEntry
+from ..models.base import validate
+from ..models.card import MistakeCard
+from ..models.episode import Episode
+from ..models.lesson import Lesson
+from ..models.limits import check_json
+from ..models.proposal import Proposal, StoreConfig
+from ..models.rule import Rule
+from ..models.session import Observation, Session
+from ..models.slot import Slot
+from ..models.working_memory import WMCheckpoint, WMState
+from ..privacy.fields import check_doc, scrub_doc
+from ..storage.store import Store
+from ..text import fingerprint
+from .bundle import Bundle
 
 if TYPE_CHECKING:
-    from core.cli.main import Context
+    from ..cli.main import Context
 
 FORMATS = ("memwork", "episodic", "letta", "agentmemory")
 POLICIES = ("skip", "replace", "keep-both")
@@ -70,7 +70,7 @@ def load_document(path: Path) -> Any:
     is unwrapped."""
     import orjson
 
-    from core import jsonio
+    from .. import jsonio
 
     data = jsonio.load_document(path)
     for _ in range(3):
@@ -87,7 +87,7 @@ def load_document(path: Path) -> Any:
 
 def sniff(data: Any) -> str:
     """Which format a parsed document is in."""
-    from core.interop import agentmemory, episodic, letta, memwork_format
+    from . import agentmemory, episodic, letta, memwork_format
 
     for name, module in (
         ("memwork", memwork_format),
@@ -105,7 +105,7 @@ def sniff(data: Any) -> str:
 
 def parse(data: Any, fmt: str, *, now: datetime, source: str) -> Bundle:
     """Parse with the named format's parser."""
-    from core.interop import agentmemory, episodic, letta, memwork_format
+    from . import agentmemory, episodic, letta, memwork_format
 
     if fmt == "auto":
         fmt = sniff(data)
@@ -221,7 +221,7 @@ def check_names(bundle: Bundle) -> None:
     any other record is placed in a table whose name must be a plain file name.
     The message names the table, the item and the field.
     """
-    from core.storage.folder_storage import table_file
+    from ..storage.folder_storage import table_file
 
     for table, docs in (*bundle.tables.items(), *bundle.history.items()):
         for number, doc in enumerate(docs, start=1):
@@ -521,7 +521,7 @@ def run_import_cli(ctx: Context) -> int:
     """``memwork import FILE [--format F] [--on-conflict P]``."""
     import sys
 
-    from core.cli.output import emit_json, note, say
+    from ..cli.output import emit_json, note, say
 
     def progress(done: int, total: int) -> None:
         if total >= 2000:

@@ -45,13 +45,13 @@ import unicodedata
 from datetime import datetime
 from typing import Any
 
-from core import ids
-from core.clock import iso
-from core.errors import InvalidInput
-from core.interop.bundle import Bundle
-from core.models.slot import DEFAULT_LIMIT
-from core.privacy import scrub
-from core.slots import check_limit
+from .. import ids
+from ..clock import iso
+from ..errors import InvalidInput
+from ..models.slot import DEFAULT_LIMIT
+from ..privacy import scrub
+from ..slots import check_limit
+from .bundle import Bundle
 
 #: Top-level keys of a v2 file that the parser reads (``agents``/``blocks``) or
 #: counts into the note; any other key is reported in ``ignored_keys``.

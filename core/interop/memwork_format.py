@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.errors import InvalidInput
-from core.interop.bundle import Bundle
-from core.interop.export import FORMAT
-from core.storage import schema
-from core.tables import INTERNAL_TABLES, USER_TABLES
+from ..errors import InvalidInput
+from ..storage import schema
+from ..tables import INTERNAL_TABLES, USER_TABLES
+from .bundle import Bundle
+from .export import FORMAT
 
 KNOWN = set(USER_TABLES) | set(INTERNAL_TABLES)
 #: Kept with the store they were made in (snapshot folders, import history): an export

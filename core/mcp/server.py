@@ -34,9 +34,9 @@ from mcp.server.mcpserver import server as _sdk_server
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp_types import CallToolResult, Resource, TextContent, ToolAnnotations
 
-from core import __version__
-from core.errors import MemworkError, NotFound, UserError
-from core.memory import Memory
+from .. import __version__
+from ..errors import MemworkError, NotFound, UserError
+from ..memory import Memory
 
 P = ParamSpec("P")
 #: A tool body: a plain function whose parameters become the tool's input schema.
@@ -193,7 +193,7 @@ def build_server(memory: Memory) -> MemworkServer:
         worker_id; other keys are kept as metadata. `episodes` records a batch
         all-or-nothing. Returns {"ids": [...]}. Recording derives rules and mistake cards
         that later contexts show."""
-        from core.errors import InvalidInput
+        from ..errors import InvalidInput
 
         if episode is not None and episodes is None:
             batch = [episode]

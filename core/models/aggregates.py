@@ -13,9 +13,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from core.models.base import Identifier, Timestamp
-from core.models.episode import Outcome
-from core.models.limits import MAX_INT
+from .base import Identifier, Timestamp
+from .episode import Outcome
+from .limits import MAX_INT
 
 _Count = Field(default=0, ge=0, le=MAX_INT)
 

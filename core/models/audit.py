@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.models.base import Identifier, Timestamp
-from core.models.limits import MAX_INT
+from .base import Identifier, Timestamp
+from .limits import MAX_INT
 
 
 class AuditEntry(BaseModel):

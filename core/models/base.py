@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
-from core.errors import InvalidInput
-from core.privacy import identifier_problem
+from ..errors import InvalidInput
+from ..privacy import identifier_problem
 
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
@@ -89,7 +89,7 @@ def validate(model: type[M], data: Any, *, item: int | None = None, outside: boo
             "record", f"must be a JSON object (got {type(data).__name__})", item=item
         )
     if outside:
-        from core.models.limits import check_json
+        from .limits import check_json
 
         try:
             check_json(data, "")

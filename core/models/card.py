@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from core.card_text import TEXT_CAP
-from core.models.base import Identifier, Record
-from core.models.limits import MAX_INT
-from core.models.plain import DEFAULT_LESSON
+from ..card_text import TEXT_CAP
+from .base import Identifier, Record
+from .limits import MAX_INT
+from .plain import DEFAULT_LESSON
 
 __all__ = ["DEFAULT_LESSON", "TEXT_CAP", "MistakeCard"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.models.base import Timestamp
+from .base import Timestamp
 
 
 class Checkpoint(BaseModel):

@@ -6,10 +6,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from core.models.base import Identifier, Record
-from core.models.limits import MAX_INT
-from core.models.plain import FAILURE_BELOW, SUCCESS_AT, outcome_for
-from core.models.session import SessionId
+from .base import Identifier, Record
+from .limits import MAX_INT
+from .plain import FAILURE_BELOW, SUCCESS_AT, outcome_for
+from .session import SessionId
 
 Outcome = Literal["success", "failure", "partial"]
 #: The most characters one text field of an episode holds. Agents put whole stack

@@ -7,8 +7,8 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from core.models.base import Record, Timestamp, check_identifier
-from core.models.limits import MAX_INT
+from .base import Record, Timestamp, check_identifier
+from .limits import MAX_INT
 
 _LESSON_SCOPE = re.compile(r"^(global|task:.+|project:.+)$")
 DEFAULT_CONFIDENCE = 0.5

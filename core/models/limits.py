@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.errors import InvalidInput
+from ..errors import InvalidInput
 
 MAX_INT = 2**53
 MAX_DEPTH = 64

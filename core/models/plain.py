@@ -39,7 +39,7 @@ def check_rule_scope(value: str) -> str:
     """A rule's scope is ``global`` or ``task:<task_id>``."""
     if not _RULE_SCOPE.fullmatch(value):
         raise ValueError(f"must be 'global' or 'task:<task_id>' (got {value!r})")
-    from core.privacy import identifier_problem
+    from ..privacy import identifier_problem
 
     problem = identifier_problem(value)  # scopes are stored as given, like every identifier
     if problem:

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.models.base import Record
+from .base import Record
 
 ProposalKind = Literal["lesson", "slot"]
 ProposalOp = Literal["add", "set", "append", "replace"]

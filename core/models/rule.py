@@ -6,9 +6,9 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from core.models.base import Record
-from core.models.limits import MAX_INT
-from core.models.plain import RULE_TEXT_CAP, check_rule_scope
+from .base import Record
+from .limits import MAX_INT
+from .plain import RULE_TEXT_CAP, check_rule_scope
 
 Polarity = Literal["works", "avoid", "note"]
 RuleSource = Literal["derived", "consolidated", "manual", "imported"]

@@ -6,8 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from core.models.base import Identifier, Record, Timestamp
-from core.models.limits import MAX_INT
+from .base import Identifier, Record, Timestamp
+from .limits import MAX_INT
 
 MAX_OBSERVATIONS = 500
 
@@ -15,8 +15,8 @@ MAX_OBSERVATIONS = 500
 def check_session_id(value: str) -> str:
     """A session id names the session's tables (``observations.<id>``): the one naming
     rule of :func:`core.names.check_id` applies wherever it is stored."""
-    from core.errors import InvalidInput
-    from core.names import check_id
+    from ..errors import InvalidInput
+    from ..names import check_id
 
     try:
         return check_id(value, "session_id")

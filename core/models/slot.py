@@ -6,8 +6,8 @@ import re
 
 from pydantic import Field, field_validator
 
-from core.models.base import Record, check_identifier
-from core.models.limits import MAX_INT
+from .base import Record, check_identifier
+from .limits import MAX_INT
 
 LABEL_RULE = "letters, digits and _ - . / only (1-200 characters)"
 _LABEL = re.compile(r"^[A-Za-z0-9_\-./]{1,200}$")

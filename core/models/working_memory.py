@@ -12,9 +12,9 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from core.models.base import Identifier, Record, Timestamp
-from core.models.limits import MAX_INT
-from core.models.session import SessionId
+from .base import Identifier, Record, Timestamp
+from .limits import MAX_INT
+from .session import SessionId
 
 STATE_ID: Final = "state"
 SCRATCH_CAPACITY = 1000

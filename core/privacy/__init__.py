@@ -31,10 +31,10 @@ from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any
 
-from core.privacy.controls import has_controls, strip_controls
-from core.privacy.lazy import lazy
-from core.privacy.rules import RULES, Rule
-from core.privacy.values import plausible
+from .controls import has_controls, strip_controls
+from .lazy import lazy
+from .rules import RULES, Rule
+from .values import plausible
 
 __all__ = [
     "KINDS",
@@ -280,7 +280,7 @@ def _scrub_once(
         if new != text:
             text, low = new, new.lower()
     if needs_detectors(text, low):
-        from core.privacy import detectors  # detect-secrets: only for text that may need it
+        from . import detectors  # detect-secrets: only for text that may need it
 
         text = detectors.redact(text, found, generic=generic)
     return text

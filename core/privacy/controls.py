@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from core.privacy.lazy import lazy
+from .lazy import lazy
 
 __all__ = ["has_controls", "strip_controls"]
 

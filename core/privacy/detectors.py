@@ -41,7 +41,7 @@ from detect_secrets.plugins import keyword
 from detect_secrets.plugins.base import BasePlugin
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 
-from core.privacy.values import MARKER, MIN_VALUE, plausible
+from .values import MARKER, MIN_VALUE, plausible
 
 __all__ = ["detect", "redact"]
 
@@ -269,7 +269,7 @@ def detect(line: str, *, generic: bool = True) -> list[tuple[str, str]]:
 
 def redact(text: str, found: list[tuple[str, str]] | None, *, generic: bool = True) -> str:
     """``text`` with every detected secret replaced by ``[redacted:<kind>]``, line by line."""
-    from core.privacy import needs_detectors
+    from . import needs_detectors
 
     lines = text.split("\n")
     changed = False

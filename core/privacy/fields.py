@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.errors import InvalidInput
-from core.privacy import identifier_problem, scrub
+from ..errors import InvalidInput
+from . import identifier_problem, scrub
 
 __all__ = ["CURATED", "check_doc", "is_identifier", "scrub_doc"]
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from core.privacy.lazy import LazyPattern, lazy
+from .lazy import LazyPattern, lazy
 
 __all__ = ["RULES", "Rule"]
 

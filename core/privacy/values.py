@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from core.privacy.lazy import lazy
+from .lazy import lazy
 
 MARKER = "[redacted:"
 MIN_VALUE = 4

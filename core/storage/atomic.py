@@ -18,7 +18,7 @@ import os
 import stat
 from pathlib import Path
 
-from core.errors import InvalidInput, StoreError, StoreWriteFailed
+from ..errors import InvalidInput, StoreError, StoreWriteFailed
 
 TMP_MARK = ".tmp-"
 FILE_MODE = 0o600

@@ -23,8 +23,8 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
-from core import lazyjson
-from core.errors import StoreUnreadable
+from .. import lazyjson
+from ..errors import StoreUnreadable
 
 #: Documents a commit re-encodes with the standard library; more go through orjson.
 ORJSON_AFTER_DOCUMENTS = 64
@@ -43,7 +43,7 @@ def dumps_small(value: Any) -> bytes:
     """The same bytes as :func:`dumps`, for a value too small to be worth orjson's import."""
     if "orjson" in sys.modules:
         return dumps(value)
-    from core.storage import plainjson  # not on the read-only path (`memwork context`)
+    from . import plainjson  # not on the read-only path (`memwork context`)
 
     return plainjson.dumps(value)
 
@@ -151,7 +151,7 @@ def _spliced(name: str, docs: Mapping[str, Any], version: int, kept: dict[str, b
 
 def _encode_document(doc: Any, fast: lazyjson.Orjson | None) -> bytes:
     if fast is None:
-        from core.storage import plainjson
+        from . import plainjson
 
         return plainjson.dumps_nested(doc, _INDENT, _DOC_DEPTH)
     # orjson cannot start deeper; its lines only need the document's indent added.

@@ -24,9 +24,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from core.errors import Conflict, InvalidInput, StoreUnreadable
-from core.storage.folder_storage import Docs
-from core.storage.store import Store
+from ..errors import Conflict, InvalidInput, StoreUnreadable
+from .folder_storage import Docs
+from .store import Store
 
 Snapshots = dict[str, dict[str, tuple[int, Docs]]]
 
@@ -68,7 +68,7 @@ def _same(source: Path | str, target: Path | str) -> bool:
     if isinstance(source, str) or isinstance(target, str):
         if not (isinstance(source, str) and isinstance(target, str)):
             return False
-        from core.storage.url import parse
+        from .url import parse
 
         a, b = parse(source, "SRC"), parse(target, "DST")
         return (a.host, a.port, a.db) == (b.host, b.port, b.db)
@@ -87,7 +87,7 @@ def fill(store: Store, tables: dict[str, Docs], snapshots: Snapshots) -> None:
 
 
 def _into_redis(url: str, tables: dict[str, Docs], snapshots: Snapshots) -> None:
-    from core.storage.redis_store import RedisStore
+    from .redis_store import RedisStore
 
     RedisStore.copy_into(url, lambda store: fill(store, tables, snapshots))
 

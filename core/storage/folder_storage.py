@@ -18,10 +18,10 @@ from typing import Any
 
 from tinydb.storages import Storage
 
-from core import names
-from core.errors import InvalidInput, StoreUnreadable, StoreWriteFailed
-from core.storage import journal
-from core.storage.atomic import (
+from .. import names
+from ..errors import InvalidInput, StoreUnreadable, StoreWriteFailed
+from . import journal
+from .atomic import (
     DIR_MODE,
     FILE_MODE,
     atomic_write,
@@ -29,8 +29,8 @@ from core.storage.atomic import (
     fsync_dir,
     fsync_enabled,
 )
-from core.storage.codec import dumps, load_file, loads, read_store_file, table_bytes
-from core.storage.manifest import MANIFEST_NAME, Manifest, is_table_name
+from .codec import dumps, load_file, loads, read_store_file, table_bytes
+from .manifest import MANIFEST_NAME, Manifest, is_table_name
 
 Docs = dict[str, dict[str, Any]]
 SNAPSHOTS = "snapshots"
@@ -339,7 +339,7 @@ class FolderStorage(Storage):
         boundary) indexed by ``snapshot.json``: one file to create and fsync
         instead of one per table.
         """
-        from core.storage.filecopy import aligned, copy_into
+        from .filecopy import aligned, copy_into
 
         names.check_id(key, "checkpoint")
         try:
@@ -382,7 +382,7 @@ class FolderStorage(Storage):
     def import_snapshot(self, key: str, tables: dict[str, tuple[int, Docs]]) -> None:
         """Write snapshot ``key`` from given tables (table → (version, docs)): a copied
         store's checkpoints, packed like :meth:`snapshot` packs them."""
-        from core.storage.filecopy import aligned
+        from .filecopy import aligned
 
         names.check_id(key, "checkpoint")
         base = self._snapshots(create=True)

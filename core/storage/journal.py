@@ -24,8 +24,8 @@ import re
 import stat
 from pathlib import Path
 
-from core.errors import StoreUnreadable, StoreWriteFailed
-from core.storage.atomic import (
+from ..errors import StoreUnreadable, StoreWriteFailed
+from .atomic import (
     TMP_MARK,
     atomic_write,
     failed_write,
@@ -33,9 +33,9 @@ from core.storage.atomic import (
     sync_files,
     write_temp,
 )
-from core.storage.codec import dumps_small, loads, read_store_file
-from core.storage.manifest import MANIFEST_NAME as MANIFEST_FILE
-from core.storage.manifest import is_table_name
+from .codec import dumps_small, loads, read_store_file
+from .manifest import MANIFEST_NAME as MANIFEST_FILE
+from .manifest import is_table_name
 
 JOURNAL_NAME = "journal.json"
 _TAG = re.compile(r"[A-Za-z0-9_-]{1,100}")

@@ -24,7 +24,7 @@ import stat
 import time
 from pathlib import Path
 
-from core.errors import StoreUnreadable
+from ..errors import StoreUnreadable
 
 try:
     import fcntl

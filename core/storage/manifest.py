@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core import names
-from core.errors import StoreUnreadable
-from core.storage.codec import dumps_small, load_file
+from .. import names
+from ..errors import StoreUnreadable
+from .codec import dumps_small, load_file
 
 MANIFEST_NAME = "store.json"
 FORMAT = "memwork-store"

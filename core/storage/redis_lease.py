@@ -30,10 +30,10 @@ import threading
 import time
 from typing import Any
 
-from core.errors import InvalidInput
-from core.storage import redis_scripts as scripts
-from core.storage.lock import LockTimeout
-from core.storage.resp import Connection, ConnectionLost, ReplyError
+from ..errors import InvalidInput
+from . import redis_scripts as scripts
+from .lock import LockTimeout
+from .resp import Connection, ConnectionLost, ReplyError
 
 LEASE_ENV = "MEMWORK_LOCK_LEASE"
 DEFAULT_LEASE_S = 10.0

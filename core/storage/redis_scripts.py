@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from core.storage.resp import Arg, Connection, ReplyError
+from .resp import Arg, Connection, ReplyError
 
 if TYPE_CHECKING:  # _sha1 has no stubs; it has hashlib's sha1 interface
     from hashlib import sha1 as _sha1

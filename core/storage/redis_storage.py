@@ -19,15 +19,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core import names
-from core.errors import StoreError, StoreUnreadable, StoreWriteFailed
-from core.storage import redis_scripts as scripts
-from core.storage.folder_storage import Docs, FolderStorage
-from core.storage.manifest import Manifest, is_table_name
-from core.storage.resp import Arg, ConnectionLost, ReplyError
+from .. import names
+from ..errors import StoreError, StoreUnreadable, StoreWriteFailed
+from . import redis_scripts as scripts
+from .folder_storage import Docs, FolderStorage
+from .manifest import Manifest, is_table_name
+from .resp import Arg, ConnectionLost, ReplyError
 
 if TYPE_CHECKING:
-    from core.storage.redis_store import RedisStore
+    from .redis_store import RedisStore
 
 PREFIX = "memwork:"
 META = PREFIX + "meta"
@@ -96,7 +96,7 @@ def wm_expiry_ms(docs: Docs) -> int:
     """
     import os
 
-    from core import clock
+    from .. import clock
 
     if os.environ.get(clock.ENV_NOW) or set(docs) != {"state"}:
         return 0

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
-from core.errors import (
+from ..errors import (
     Conflict,
     InvalidInput,
     NoStore,
@@ -35,14 +35,14 @@ from core.errors import (
     StoreWriteFailed,
     UserError,
 )
-from core.storage import schema
-from core.storage.lock import LockTimeout
-from core.storage.manifest import FORMAT, Manifest, is_table_name
-from core.storage.redis_lease import Lease, lease_seconds
-from core.storage.redis_storage import LOCK, META, PREFIX, TABLES, RedisStorage
-from core.storage.resp import Connection, ConnectionLost, ReplyError
-from core.storage.store import Store, lock_timeout
-from core.storage.url import StoreURL, parse
+from . import schema
+from .lock import LockTimeout
+from .manifest import FORMAT, Manifest, is_table_name
+from .redis_lease import Lease, lease_seconds
+from .redis_storage import LOCK, META, PREFIX, TABLES, RedisStorage
+from .resp import Connection, ConnectionLost, ReplyError
+from .store import Store, lock_timeout
+from .url import StoreURL, parse
 
 #: How many foreign keys a refusal names.
 FOREIGN_SAMPLE = 3

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.storage.url import StoreURL
+from .url import StoreURL
 
 if TYPE_CHECKING:
     from io import BufferedReader

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from core.storage.store import Store
+    from .store import Store
 
 SCHEMA_VERSION = 2
 
@@ -27,7 +27,7 @@ def _rule_archive_in_chunks(store: Store) -> None:
     """1 → 2: inactive rules move from hash buckets to chunks in arrival order with an
     index of their texts (core/rule_archive.py), so recording stops rewriting the
     whole archive."""
-    from core import rule_archive  # a domain module: imported only when a store is this old
+    from .. import rule_archive  # a domain module: imported only when a store is this old
 
     rule_archive.convert_legacy(store)
 

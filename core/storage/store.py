@@ -24,7 +24,7 @@ from typing import Any
 from tinydb import TinyDB
 from tinydb.table import Document, Table
 
-from core.errors import (
+from ..errors import (
     InvalidInput,
     NoStore,
     StoreError,
@@ -32,12 +32,12 @@ from core.errors import (
     StoreUnreadable,
     StoreWriteFailed,
 )
-from core.paths import might_be_url
-from core.storage import journal, schema
-from core.storage.atomic import DIR_MODE
-from core.storage.folder_storage import Docs, FolderStorage, MemoryTableStorage, table_file
-from core.storage.lock import InterProcessLock, LockTimeout
-from core.storage.manifest import MANIFEST_NAME, Manifest
+from ..paths import might_be_url
+from . import journal, schema
+from .atomic import DIR_MODE
+from .folder_storage import Docs, FolderStorage, MemoryTableStorage, table_file
+from .lock import InterProcessLock, LockTimeout
+from .manifest import MANIFEST_NAME, Manifest
 
 LOCK_NAME = ".lock"
 LOCK_TIMEOUT_ENV = "MEMWORK_LOCK_TIMEOUT"
@@ -45,7 +45,7 @@ DEFAULT_LOCK_TIMEOUT_S = 30.0
 
 
 def _is_url(text: str) -> bool:
-    from core.storage.url import is_url
+    from .url import is_url
 
     return is_url(text)
 
@@ -88,10 +88,10 @@ class Store:
     def __new__(cls, path: str | os.PathLike[str] = "", **_: Any) -> Store:
         # A folder path costs a string test: the URL code loads only for a URL.
         if cls is Store and isinstance(path, str) and might_be_url(path):
-            from core.storage.url import is_url
+            from .url import is_url
 
             if is_url(path):
-                from core.storage.redis_store import RedisStore
+                from .redis_store import RedisStore
 
                 return super().__new__(RedisStore)
         return super().__new__(cls)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 
-from core.errors import InvalidInput
+from ..errors import InvalidInput
 
 SCHEMES = ("redis", "rediss")
 PASSWORD_ENV = "MEMWORK_REDIS_PASSWORD"

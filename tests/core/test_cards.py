@@ -11,12 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import audit, cards, episodes
-from core.card_text import plain_text
-from core.errors import Conflict, InvalidInput, NotFound
-from core.models.card import DEFAULT_LESSON
-from core.ranking import ranked_cards
-from core.storage.store import Store
+from memwork.core import audit, cards, episodes
+from memwork.core.card_text import plain_text
+from memwork.core.errors import Conflict, InvalidInput, NotFound
+from memwork.core.models.card import DEFAULT_LESSON
+from memwork.core.ranking import ranked_cards
+from memwork.core.storage.store import Store
 
 ACTOR = "test"
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from core import audit, checkpoints, episodes, lessons, rules, slots, tables
-from core.errors import InvalidInput, NotFound
-from core.storage.store import Store
+from memwork.core import audit, checkpoints, episodes, lessons, rules, slots, tables
+from memwork.core.errors import InvalidInput, NotFound
+from memwork.core.storage.store import Store
 from tests.conftest import folder_digest
 
 ACTOR = "test"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.main import main
+from memwork.core.cli.main import main
 from tests.conftest import folder_digest
 
 #: The CLI contract holds on a folder and on a Redis store alike (tests/conftest.py).
@@ -71,7 +71,7 @@ def _seed(cli) -> dict[str, str]:  # noqa: ANN001
     ],
 )
 def test_success_is_exit_0(cli, args: tuple[str, ...], db: Path) -> None:  # noqa: ANN001
-    from core.storage.store import Store
+    from memwork.core.storage.store import Store
 
     Store(db)  # read verbs need a store (they never create one)
     done = cli(*args)
@@ -125,7 +125,7 @@ def test_a_store_path_that_is_a_file_is_exit_2(run, tmp_path: Path) -> None:  # 
 
 
 def test_an_internal_error_is_exit_1_one_line(cli, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
-    from core import stats
+    from memwork.core import stats
 
     def broken(store):  # noqa: ANN001, ANN202
         raise RuntimeError("boom")
@@ -174,7 +174,7 @@ def test_list_commands_print_a_json_array(cli, args: tuple[str, ...]) -> None:  
 
 
 def test_stats_shape(cli, db: Path) -> None:  # noqa: ANN001
-    from core.storage.store import Store
+    from memwork.core.storage.store import Store
 
     Store(db)  # an empty store (read verbs never create one)
     empty = cli("stats").json()

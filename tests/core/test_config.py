@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core import config
-from core.storage.store import Store
+from memwork.core import config
+from memwork.core.storage.store import Store
 from tests.conftest import folder_digest
 
 #: The same on a folder and on a Redis store (tests/conftest.py).
@@ -58,7 +58,7 @@ def test_bad_keys_and_values_are_refused_and_change_nothing(cli, db: Path) -> No
 
 
 def test_a_change_is_audited(cli, db: Path) -> None:  # noqa: ANN001
-    from core import audit
+    from memwork.core import audit
 
     cli("config", "set", "review", "on")
     cli("config", "set", "review", "on")  # no change: no entry

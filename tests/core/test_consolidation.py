@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from core import aggregates, audit, consolidation, episodes, rules
-from core.storage.store import Store
+from memwork.core import aggregates, audit, consolidation, episodes, rules
+from memwork.core.storage.store import Store
 
 ACTOR = "test"
 

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import aggregates, cards, episodes, lessons, rules, slots
-from core.clock import iso
-from core.context.budget import estimate_tokens
-from core.context.build import build_context
-from core.privacy import scrub
-from core.storage.store import Store
+from memwork.core import aggregates, cards, episodes, lessons, rules, slots
+from memwork.core.clock import iso
+from memwork.core.context.budget import estimate_tokens
+from memwork.core.context.build import build_context
+from memwork.core.privacy import scrub
+from memwork.core.storage.store import Store
 from tests.conftest import NOW
 
 ACTOR = "test"

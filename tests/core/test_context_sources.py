@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.storage.store import Store
+from memwork.core.storage.store import Store
 from tests.conftest import folder_digest
 
 #: The same on a folder and on a Redis store (tests/conftest.py).
@@ -161,7 +161,7 @@ def test_rules_and_cards_keep_the_newest_twenty_episodes(cli) -> None:  # noqa: 
 
 # -- recording what was injected ------------------------------------------------------
 def _inject_entries(db: Path) -> list[dict]:
-    from core import audit
+    from memwork.core import audit
 
     store = Store(db, create=False)
     with store.reading():
@@ -202,8 +202,8 @@ def test_a_store_that_cannot_take_the_log_still_gets_its_context(
 ) -> None:  # noqa: ANN001
     _store_with_everything(cli)
     cli("config", "set", "context_log", "on")
-    from core.errors import StoreWriteFailed
-    from core.storage.store import Store as RealStore
+    from memwork.core.errors import StoreWriteFailed
+    from memwork.core.storage.store import Store as RealStore
 
     def refuse(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
         raise StoreWriteFailed("the store at x is read-only for this user; nothing was written")

@@ -11,8 +11,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from core import config, contradictions, lessons, lint, review, rules
-from core.storage.store import Store
+from memwork.core import config, contradictions, lessons, lint, review, rules
+from memwork.core.storage.store import Store
 
 ACTOR = "tui"
 

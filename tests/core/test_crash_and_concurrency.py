@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from core import aggregates, episodes
-from core.doctor import report
-from core.storage.store import Store
+from memwork.core import aggregates, episodes
+from memwork.core.doctor import report
+from memwork.core.storage.store import Store
 from tests.conftest import python_env
 
 CHILD = str(Path(__file__).with_name("writer_child.py"))
@@ -47,8 +47,8 @@ def _child_loop(
 ) -> None:  # pragma: no cover
     from datetime import UTC, datetime
 
-    from core import checkpoints, lessons
-    from core.interop.importer import run_import
+    from memwork.core import checkpoints, lessons
+    from memwork.core.interop.importer import run_import
 
     os.environ["MEMWORK_FSYNC"] = "1"
     rng = random.Random(seed)
@@ -150,8 +150,8 @@ def _state(path: Path | str, checked: set[str]) -> tuple[set[str], set[str]]:
 
 def _doctor(path: Path | str) -> dict:
     if isinstance(path, str):
-        from core.doctor_redis import report as redis_report
-        from core.storage.url import parse
+        from memwork.core.doctor_redis import report as redis_report
+        from memwork.core.storage.url import parse
 
         return redis_report(parse(path))
     return report(path)

@@ -11,8 +11,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from core import effect, episodes, lessons
-from core.storage.store import Store
+from memwork.core import effect, episodes, lessons
+from memwork.core.storage.store import Store
 
 ACTOR = "test"
 

@@ -11,10 +11,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import episode_input
-from core.errors import InvalidInput
-from core.models.base import validate
-from core.models.episode import EpisodeInput
+from memwork.core import episode_input
+from memwork.core.errors import InvalidInput
+from memwork.core.models.base import validate
+from memwork.core.models.episode import EpisodeInput
 from tests.conftest import python_env
 
 # Values an agent might send, well-formed or not.
@@ -132,7 +132,7 @@ def test_recording_an_episode_imports_no_pydantic(tmp_path: Path) -> None:
     episode = {"task_id": "t", "score": 0.2, "mistakes": ["m"], "mistake_cards": [{"lesson": "l"}]}
     args = ["--db", str(tmp_path / "s"), "record-episode", str(tmp_path / "e")]
     probe = (
-        "import sys; from core.cli.main import main; "
+        "import sys; from memwork.core.cli.main import main; "
         f"code = main({args!r}); "
         "print(code, sorted({m.split('.')[0] for m in sys.modules} & "
         "{'pydantic', 'textual', 'rich', 'rapidfuzz', 'subprocess'}))"
@@ -147,9 +147,9 @@ def test_recording_an_episode_imports_no_pydantic(tmp_path: Path) -> None:
 
 def test_recorded_documents_still_satisfy_the_episode_model(cli, db: Path) -> None:  # noqa: ANN001
     """The model no longer checks every stored episode on the hot path: prove it would pass."""
-    from core import episodes
-    from core.models.episode import Episode
-    from core.storage.store import Store
+    from memwork.core import episodes
+    from memwork.core.models.episode import Episode
+    from memwork.core.storage.store import Store
 
     items = [
         {"task_id": "t", "score": 0.2, "mistakes": ["m"], "mistake_cards": [{"lesson": "l"}]},

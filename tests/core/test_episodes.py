@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from core import aggregates, audit, distinct, episodes
-from core.errors import InvalidInput
-from core.models.episode import outcome_for
-from core.storage.store import Store
+from memwork.core import aggregates, audit, distinct, episodes
+from memwork.core.errors import InvalidInput
+from memwork.core.models.episode import outcome_for
+from memwork.core.storage.store import Store
 from tests.conftest import folder_digest
 
 ACTOR = "test"

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from core import episodes, rules
-from core.context.build import build_context
-from core.interop import importer
-from core.storage.store import Store
+from memwork.core import episodes, rules
+from memwork.core.context.build import build_context
+from memwork.core.interop import importer
+from memwork.core.storage.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import episodic_reference as ref  # noqa: E402

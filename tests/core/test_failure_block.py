@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
-from core import failures
-from core.clock import iso
+from memwork.core import failures
+from memwork.core.clock import iso
 
 T = datetime(2026, 11, 1, 12, tzinfo=UTC)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from core import history
-from core.storage.store import Store
+from memwork.core import history
+from memwork.core.storage.store import Store
 from tests.conftest import NOW
 
 #: The same on a folder and on a Redis store (tests/conftest.py).
@@ -48,7 +48,7 @@ def test_a_bad_limit_is_refused(cli) -> None:  # noqa: ANN001
 
 
 def test_history_reaches_past_a_shard(store: Store) -> None:
-    from core import audit
+    from memwork.core import audit
 
     with store.transaction():
         for n in range(1205):

@@ -6,7 +6,7 @@ import pkgutil
 import subprocess
 import sys
 
-import core
+import memwork.core
 from tests.conftest import python_env
 
 # One interpreter imports every module in turn and names the first one after
@@ -22,7 +22,9 @@ for name in sys.argv[1:]:
 
 
 def _core_modules() -> list[str]:
-    return ["core"] + [m.name for m in pkgutil.walk_packages(core.__path__, "core.")]
+    return ["memwork.core"] + [
+        m.name for m in pkgutil.walk_packages(memwork.core.__path__, "memwork.core.")
+    ]
 
 
 def test_every_core_module_imports_without_textual() -> None:
@@ -37,7 +39,7 @@ def test_every_core_module_imports_without_textual() -> None:
 
 def test_cli_context_path_does_not_import_textual_or_pydantic(tmp_path) -> None:
     probe = (
-        "import sys; from core.cli.main import main; "
+        "import sys; from memwork.core.cli.main import main; "
         f"main(['--db', {str(tmp_path / 's')!r}, 'context']); "
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'pydantic', 'rich'}))"
     )

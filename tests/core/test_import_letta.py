@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from core.errors import InvalidInput
-from core.interop import importer, letta
-from core.interop.bundle import Bundle
-from core.models.slot import DEFAULT_LIMIT
-from core.privacy import scrub
+from memwork.core.errors import InvalidInput
+from memwork.core.interop import importer, letta
+from memwork.core.interop.bundle import Bundle
+from memwork.core.models.slot import DEFAULT_LIMIT
+from memwork.core.privacy import scrub
 from tests.conftest import NOW, folder_digest
 
 SAMPLES = Path("/work/shared/samples/letta")

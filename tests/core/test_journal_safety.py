@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from core.doctor import report
-from core.storage import journal
-from core.storage.store import Store
+from memwork.core.doctor import report
+from memwork.core.storage import journal
+from memwork.core.storage.store import Store
 from tests.conftest import folder_digest
 
 T0 = "2026-01-01T00:00:00Z"

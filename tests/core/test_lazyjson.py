@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import lazyjson
+from memwork.core import lazyjson
 
 
 @pytest.fixture(autouse=True)

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import audit, cards, episodes, lessons
-from core.clock import iso
-from core.decay import effective_confidence, is_forgotten, reinforced_confidence
-from core.errors import Conflict, InvalidInput, NotFound
-from core.storage.store import Store
-from core.text import fingerprint
+from memwork.core import audit, cards, episodes, lessons
+from memwork.core.clock import iso
+from memwork.core.decay import effective_confidence, is_forgotten, reinforced_confidence
+from memwork.core.errors import Conflict, InvalidInput, NotFound
+from memwork.core.storage.store import Store
+from memwork.core.text import fingerprint
 from tests.conftest import NOW, folder_digest
 
 ACTOR = "test"

@@ -7,9 +7,9 @@ import shutil
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from core import lessons, lint, rules, slots
-from core.slots import put_imported_slot
-from core.storage.store import Store
+from memwork.core import lessons, lint, rules, slots
+from memwork.core.slots import put_imported_slot
+from memwork.core.storage.store import Store
 from tests.conftest import folder_digest
 
 ACTOR = "tui"

@@ -16,11 +16,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import cards, episodes, rules
-from core.models.card import TEXT_CAP as CARD_CAP
-from core.models.episode import TEXT_MAX
-from core.models.rule import TEXT_CAP as RULE_CAP
-from core.storage.store import Store
+from memwork.core import cards, episodes, rules
+from memwork.core.models.card import TEXT_CAP as CARD_CAP
+from memwork.core.models.episode import TEXT_MAX
+from memwork.core.models.rule import TEXT_CAP as RULE_CAP
+from memwork.core.storage.store import Store
 from tests.conftest import folder_digest
 
 T0 = "2026-11-01T12:00:00Z"

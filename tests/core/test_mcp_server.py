@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 from mcp import Client, MCPError, StdioServerParameters
 
-from core.storage.store import Store
+from memwork.core.storage.store import Store
 from tests.conftest import folder_digest, python_env
 
 #: The same on a folder and on a Redis store (tests/conftest.py).
@@ -45,7 +45,7 @@ TOOLS = {
 
 
 def params(db: Path, agent: str | None = "tester") -> StdioServerParameters:
-    args = ["-m", "core.cli.main", "--db", str(db), "mcp"]
+    args = ["-m", "memwork", "--db", str(db), "mcp"]
     if agent:
         args += ["--agent", agent]
     return StdioServerParameters(
@@ -296,7 +296,7 @@ def test_two_servers_writing_one_store_at_once_lose_nothing(db: Path, cli) -> No
     anyio.run(main)
     store = Store(db)
     with store.reading():
-        from core import episodes
+        from memwork.core import episodes
 
         docs = list(episodes.iter_all(store))
     assert sorted(d["index"] for d in docs) == list(range(1, 2 * per_server + 1))
@@ -370,7 +370,7 @@ def test_the_server_loads_no_rich_or_textual(tmp_path: Path) -> None:
     import subprocess
 
     probe = (
-        "import sys; from core import Memory; from core.mcp.server import build_server; "
+        "import sys; from memwork import Memory; from memwork.core.mcp.server import build_server; "
         f"build_server(Memory({str(tmp_path / 's')!r}, actor='mcp')); "
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'rich', 'textual'}))"
     )

@@ -1,4 +1,4 @@
-"""`from core import Memory`: the Python API prints what the CLI prints, on the same store."""
+"""`from memwork import Memory`: the Python API prints what the CLI prints, on the same store."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from core import Memory, ids
-from core.errors import InvalidInput, NotFound
+from memwork import Memory
+from memwork.core import ids
+from memwork.core.errors import InvalidInput, NotFound
 from tests.conftest import folder_digest
 
 #: The same on a folder and on a Redis store (tests/conftest.py).
@@ -205,7 +206,7 @@ def test_the_context_path_stays_light(tmp_path: Path) -> None:
     from tests.conftest import python_env
 
     probe = (
-        "import sys; from core import Memory; "
+        "import sys; from memwork import Memory; "
         f"Memory({str(tmp_path / 's')!r}).context('t'); "
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'pydantic', 'rich'}))"
     )
@@ -217,7 +218,7 @@ def test_the_context_path_stays_light(tmp_path: Path) -> None:
 
 
 def test_agent_writes_through_the_api_wait_for_review(tmp_path: Path) -> None:
-    from core import config
+    from memwork.core import config
 
     memory = Memory(tmp_path / "db", agent="harness")
     memory.set_slot("persona", "You are terse.")
@@ -234,7 +235,7 @@ def test_agent_writes_through_the_api_wait_for_review(tmp_path: Path) -> None:
 
 
 def test_the_api_context_records_injections_when_asked(tmp_path: Path) -> None:
-    from core import audit, config
+    from memwork.core import audit, config
 
     memory = Memory(tmp_path / "db")
     memory.set_slot("persona", "You are terse.")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from core import names, sessions, working_memory
-from core.errors import InvalidInput, StoreUnreadable
-from core.storage.store import Store
+from memwork.core import names, sessions, working_memory
+from memwork.core.errors import InvalidInput, StoreUnreadable
+from memwork.core.storage.store import Store
 from tests.conftest import folder_digest
 
 T0 = "2026-01-01T00:00:00Z"
@@ -210,7 +210,7 @@ def test_a_tampered_snapshot_manifest_cannot_read_outside(
 
 
 def test_table_names_are_checked_before_any_path_is_built() -> None:
-    from core.storage.folder_storage import table_file
+    from memwork.core.storage.folder_storage import table_file
 
     assert table_file("observations.run-42") == "observations.run-42.json"
     for bad in ("../x", "a/b", ".lock", "store", "x\x00"):

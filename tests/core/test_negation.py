@@ -13,10 +13,10 @@ from datetime import datetime
 import pytest
 from rapidfuzz import fuzz
 
-from core import lessons
-from core.negation import clauses, contradicts, is_negated, normalise
-from core.storage.store import Store
-from core.text import normalise as lesson_normalise
+from memwork.core import lessons
+from memwork.core.negation import clauses, contradicts, is_negated, normalise
+from memwork.core.storage.store import Store
+from memwork.core.text import normalise as lesson_normalise
 
 ACTOR = "test"
 T0 = "2026-11-01T12:00:00Z"

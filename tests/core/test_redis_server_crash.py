@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from core import aggregates, episodes
-from core.doctor_redis import report
-from core.storage.store import Store
-from core.storage.url import parse
+from memwork.core import aggregates, episodes
+from memwork.core.doctor_redis import report
+from memwork.core.storage.store import Store
+from memwork.core.storage.url import parse
 from tests.conftest import python_env
 from tests.redis_server import RedisServer
 

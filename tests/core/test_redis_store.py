@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from core import checkpoints, lessons, working_memory
-from core.cli.main import main
-from core.errors import InvalidInput, StoreError, StoreTooNew, StoreUnreadable
-from core.storage.store import Store
+from memwork.core import checkpoints, lessons, working_memory
+from memwork.core.cli.main import main
+from memwork.core.errors import InvalidInput, StoreError, StoreTooNew, StoreUnreadable
+from memwork.core.storage.store import Store
 from tests.conftest import NOW, folder_digest, python_env
 from tests.redis_server import RedisServer, client_for, free_port
 
@@ -240,7 +240,7 @@ def test_a_busy_lock_waits_then_fails_in_one_line(
 def test_a_killed_holder_on_this_host_is_taken_over_at_once(redis_url: str) -> None:
     Store(redis_url)
     probe = (
-        "import os, sys; from core.storage.store import Store; s = Store(sys.argv[1]); "
+        "import os, sys; from memwork.core.storage.store import Store; s = Store(sys.argv[1]); "
         "held = s._locked(); held.__enter__(); print('held', flush=True); os.kill(os.getpid(), 9)"
     )
     child = subprocess.run(
@@ -452,10 +452,11 @@ def test_missing_store_header_is_refused(redis_url: str) -> None:
 
 # -- the context path stays light ---------------------------------------------------------------
 PROBE = (
-    "import sys; from core.cli.main import main; code = main(['--db', sys.argv[1], 'context']); "
+    "import sys; from memwork.core.cli.main import main; "
+    "code = main(['--db', sys.argv[1], 'context']); "
     "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'pydantic', "
     "'rich', 'orjson', 'redis', 'ssl', 'asyncio'}), sorted(m for m in sys.modules "
-    "if m.startswith(('core.storage.redis', 'core.storage.resp'))))"
+    "if m.startswith(('memwork.core.storage.redis', 'memwork.core.storage.resp'))))"
 )
 
 
@@ -483,7 +484,7 @@ def test_context_on_redis_loads_no_heavy_module(redis_url: str) -> None:
 def test_an_older_store_is_migrated_after_a_backup_in_redis(
     redis_url: str, monkeypatch: pytest.MonkeyPatch, run
 ) -> None:
-    from core.storage import schema
+    from memwork.core.storage import schema
 
     store = Store(redis_url)
     with store.transaction():

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from core import config, lessons, review, slots
-from core.storage.store import Store
+from memwork.core import config, lessons, review, slots
+from memwork.core.storage.store import Store
 from tests.conftest import folder_digest
 
 #: The same on a folder and on a Redis store (tests/conftest.py).
@@ -30,7 +30,7 @@ def _pending(cli) -> list[dict]:  # noqa: ANN001
 
 def _audit(db: Path) -> list[dict]:
     store = Store(db, create=False)
-    from core import audit
+    from memwork.core import audit
 
     with store.reading():
         return list(audit.entries(store, newest_first=False))

@@ -14,12 +14,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import checkpoints, rule_archive, rules
-from core.interop import export, importer, memwork_format
-from core.storage import schema
-from core.storage.manifest import MANIFEST_NAME, Manifest
-from core.storage.store import Store
-from core.tables import rule_scope_slug
+from memwork.core import checkpoints, rule_archive, rules
+from memwork.core.interop import export, importer, memwork_format
+from memwork.core.storage import schema
+from memwork.core.storage.manifest import MANIFEST_NAME, Manifest
+from memwork.core.storage.store import Store
+from memwork.core.tables import rule_scope_slug
 
 ACTOR = "test"
 
@@ -207,8 +207,8 @@ def test_a_failed_batch_leaves_the_archive_as_it_was(store: Store, now: datetime
 CHILD = """
 import sys
 from datetime import UTC, datetime
-from core import rule_archive, rules
-from core.storage.store import Store
+from memwork.core import rule_archive, rules
+from memwork.core.storage.store import Store
 rule_archive.CHUNK, rule_archive.GROUP = 2, 1
 now = datetime(2026, 11, 1, tzinfo=UTC)
 with Store(sys.argv[1]).transaction() as store:

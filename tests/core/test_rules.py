@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from core import audit, episodes, rules
-from core.errors import InvalidInput
-from core.storage.store import Store
+from memwork.core import audit, episodes, rules
+from memwork.core.errors import InvalidInput
+from memwork.core.storage.store import Store
 from tests.conftest import folder_digest
 
 ACTOR = "test"
@@ -262,7 +262,7 @@ def test_inactive_rules_move_to_an_archive_and_come_back_when_reactivated(
     store: Store, now: datetime
 ) -> None:
     """The active table (what the context reads) stays at the window size."""
-    from core.tables import rule_table
+    from memwork.core.tables import rule_table
 
     for n in range(30):
         rules.add_rule(store, f"[AVOID] mistake {n}", scope="task:t", now=now, actor="cli")

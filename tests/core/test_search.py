@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from core import search
-from core.storage.store import Store
+from memwork.core import search
+from memwork.core.storage.store import Store
 from tests.conftest import NOW, folder_digest
 
 #: The same on a folder and on a Redis store (tests/conftest.py).
@@ -132,7 +132,7 @@ def test_text_output_and_bad_flags(cli, db: Path) -> None:  # noqa: ANN001
 
 
 def test_a_corpus_follows_the_store_between_searches(store: Store) -> None:
-    from core import episodes
+    from memwork.core import episodes
 
     corpus = search.Corpus()
     episodes.record_episodes(store, [ep("pelican feeding")], now=NOW, actor="t")
@@ -150,7 +150,7 @@ def test_empty_queries_find_nothing(store: Store, query: str) -> None:
 def test_the_disk_cache_answers_like_the_store_and_follows_its_changes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from core import episodes, sessions
+    from memwork.core import episodes, sessions
 
     store = Store(tmp_path / "s")
     sid = sessions.start_session(store, title="heron watch", now=NOW, actor="t")["id"]
@@ -184,7 +184,7 @@ def test_the_disk_cache_answers_like_the_store_and_follows_its_changes(
 
 
 def test_search_and_history_read_and_create_nothing(tmp_path: Path) -> None:
-    from core.cli.main import main
+    from memwork.core.cli.main import main
 
     missing = tmp_path / "no-store-here"
     assert main(["--db", str(missing), "search", "anything"]) == 2
@@ -193,7 +193,7 @@ def test_search_and_history_read_and_create_nothing(tmp_path: Path) -> None:
 
 
 def test_the_disk_cache_stays_inside_the_store_and_follows_no_link(tmp_path: Path) -> None:
-    from core import episodes
+    from memwork.core import episodes
 
     store = Store(tmp_path / "s")
     episodes.record_episodes(store, [ep(f"heron count {n}") for n in range(5)], now=NOW, actor="t")

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from core import lessons, sessions, working_memory
-from core.errors import InvalidInput
-from core.models.base import validate
-from core.models.episode import EpisodeInput
-from core.privacy import scrub
-from core.storage.store import Store
+from memwork.core import lessons, sessions, working_memory
+from memwork.core.errors import InvalidInput
+from memwork.core.models.base import validate
+from memwork.core.models.episode import EpisodeInput
+from memwork.core.privacy import scrub
+from memwork.core.storage.store import Store
 from tests.conftest import NOW, folder_digest
 from tests.test_privacy import PERSONAL, SECRETS
 

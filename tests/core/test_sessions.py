@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import audit, sessions
-from core.errors import Conflict, InvalidInput, NotFound
-from core.models.session import MAX_OBSERVATIONS
-from core.storage.store import Store
+from memwork.core import audit, sessions
+from memwork.core.errors import Conflict, InvalidInput, NotFound
+from memwork.core.models.session import MAX_OBSERVATIONS
+from memwork.core.storage.store import Store
 from tests.conftest import NOW
 
 ACTOR = "test"
@@ -243,7 +243,7 @@ def test_observe_audits(store: Store, now: datetime) -> None:
 
 
 def test_delete_session_drops_its_tables(store: Store, now: datetime) -> None:
-    from core import working_memory as wm
+    from memwork.core import working_memory as wm
 
     session = _start(store, now)
     _observe(store, session["id"], "a", now)

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import audit, slots
-from core.errors import Conflict, InvalidInput, NotFound
-from core.storage.store import Store
+from memwork.core import audit, slots
+from memwork.core.errors import Conflict, InvalidInput, NotFound
+from memwork.core.storage.store import Store
 from tests.conftest import NOW
 
 ACTOR = "api"
@@ -465,7 +465,7 @@ def test_reads_do_not_import_pydantic() -> None:
     from tests.conftest import python_env
 
     probe = (
-        "import sys; from core import slots; from core.storage.store import Store; "
+        "import sys; from memwork.core import slots; from memwork.core.storage.store import Store; "
         "s = Store.in_memory(); slots.list_slots(s); "
         "print('pydantic' in sys.modules)"
     )

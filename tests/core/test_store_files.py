@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from core import checkpoints
-from core.errors import StoreUnreadable
-from core.storage import atomic
-from core.storage.store import Store
+from memwork.core import checkpoints
+from memwork.core.errors import StoreUnreadable
+from memwork.core.storage import atomic
+from memwork.core.storage.store import Store
 from tests.conftest import NOW, folder_digest
 
 T0 = "2026-01-01T00:00:00Z"
@@ -82,7 +82,7 @@ def test_a_symlink_inside_the_store_is_refused(
 
 
 def test_a_symlinked_table_file_is_not_read_through(tmp_path: Path) -> None:
-    from core.storage.codec import load_file
+    from memwork.core.storage.codec import load_file
 
     secret = tmp_path / "secret.json"
     secret.write_text('{"documents": {}}')
@@ -186,7 +186,7 @@ def test_stores_are_private_under_umask_022(cli, db: Path, tmp_path: Path) -> No
 
 
 def test_migration_backups_are_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from core.storage import schema
+    from memwork.core.storage import schema
 
     folder = tmp_path / "s"
     old = os.umask(0o022)
@@ -238,7 +238,7 @@ def test_a_checkpoint_survives_an_in_place_edit_of_a_table_file(cli, db: Path) -
 
 def test_checkpoints_taken_before_packs_still_restore(tmp_path: Path) -> None:
     """Older stores hold one hard-linked file per table in each snapshot folder."""
-    from core.storage.folder_storage import SNAPSHOT_MANIFEST, SNAPSHOT_PACK
+    from memwork.core.storage.folder_storage import SNAPSHOT_MANIFEST, SNAPSHOT_PACK
 
     folder = tmp_path / "s"
     store = Store(folder)
@@ -259,7 +259,7 @@ def test_checkpoints_taken_before_packs_still_restore(tmp_path: Path) -> None:
 
 
 def test_a_damaged_pack_index_is_refused(cli, db: Path) -> None:  # noqa: ANN001
-    from core.storage.folder_storage import SNAPSHOT_MANIFEST
+    from memwork.core.storage.folder_storage import SNAPSHOT_MANIFEST
 
     cli("lesson", "add", "Keep me", now=T0)
     cid = cli("checkpoint", "create", now=T0).out.strip()
@@ -466,7 +466,7 @@ def run(monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture):  
     import io
     import sys
 
-    from core.cli.main import main
+    from memwork.core.cli.main import main
 
     def go(*argv: str) -> tuple[int, str, str]:
         capsysbinary.readouterr()

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from core.storage import codec
-from core.storage.folder_storage import table_file
-from core.storage.store import Store
+from memwork.core.storage import codec
+from memwork.core.storage.folder_storage import table_file
+from memwork.core.storage.store import Store
 from tests.conftest import python_env
 
 
@@ -151,7 +151,7 @@ def test_a_document_changed_in_place_is_caught_by_the_check(
 
 PROBE = """
 import sys
-from core.cli.main import main
+from memwork.core.cli.main import main
 code = main(["--db", sys.argv[1], "record-episode", *sys.argv[2:]])
 print(code, sorted({m.split(".")[0] for m in sys.modules} & {"orjson", "dataclasses", "pydantic"}))
 """

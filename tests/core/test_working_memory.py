@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import audit, sessions
-from core import working_memory as wm
-from core.errors import InvalidInput, NotFound
-from core.models.working_memory import SCRATCH_CAPACITY
-from core.storage.store import Store
+from memwork.core import audit, sessions
+from memwork.core import working_memory as wm
+from memwork.core.errors import InvalidInput, NotFound
+from memwork.core.models.working_memory import SCRATCH_CAPACITY
+from memwork.core.storage.store import Store
 from tests.conftest import NOW
 
 ACTOR = "test"

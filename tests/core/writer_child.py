@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 from datetime import UTC, datetime
 
-from core import episodes
-from core.storage.store import Store
+from memwork.core import episodes
+from memwork.core.storage.store import Store
 
 
 def main() -> None:

@@ -13,8 +13,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 from textual.worker import WorkerCancelled
 
-from core.paths import demo_source
-from tui.app import PANES, MemworkApp, make_app
+from memwork.core.paths import demo_source
+from memwork.tui.app import PANES, MemworkApp, make_app
 
 #: The instant the demo store was written at (data/generate_demo.py).
 DEMO_NOW = "2026-11-20T12:00:00Z"

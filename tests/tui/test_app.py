@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 from textual.widgets import OptionList
 
-import tui.app
-from core import lessons
-from core.paths import demo_source
-from core.storage.store import Store
+import memwork.tui.app
+from memwork.core import lessons
+from memwork.core.paths import demo_source
+from memwork.core.storage.store import Store
+from memwork.tui.app import PANES
+from memwork.tui.launch import demo_copy, launch
+from memwork.tui.screens.search import hit_label, query_words
+from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.conftest import folder_digest
 from tests.tui.conftest import SIZE, run, screen_text, settle
-from tui.app import PANES
-from tui.launch import demo_copy, launch
-from tui.screens.search import hit_label, query_words
-from tui.widgets.virtual_table import VirtualTable
 
 
 def test_digits_switch_to_the_nine_panes_in_order(demo_app) -> None:
@@ -232,7 +232,7 @@ def test_demo_workbench_removes_its_temporary_copy_on_quit(
         def run(self) -> None:
             assert (opened[0] / "store.json").exists()
 
-    monkeypatch.setattr(tui.app, "make_app", QuitsAtOnce)
+    monkeypatch.setattr(memwork.tui.app, "make_app", QuitsAtOnce)
     assert launch(None, demo=True) == 0
     assert opened and not opened[0].exists() and not opened[0].parent.exists()
 

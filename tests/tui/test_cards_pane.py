@@ -6,10 +6,10 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from core import audit, cards
-from core.storage.store import Store
+from memwork.core import audit, cards
+from memwork.core.storage.store import Store
+from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import SIZE, open_pane, run, screen_text, settle
-from tui.widgets.virtual_table import VirtualTable
 
 
 def _cards(path: Path) -> list[dict]:

@@ -6,12 +6,12 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from core import checkpoints, lessons
-from core.clock import parse_instant
-from core.storage.store import Store
+from memwork.core import checkpoints, lessons
+from memwork.core.clock import parse_instant
+from memwork.core.storage.store import Store
+from memwork.tui.panes.checkpoints import FIRST_N, field_words
+from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import DEMO_NOW, SIZE, capture_toasts, open_pane, run, screen_text, settle
-from tui.panes.checkpoints import FIRST_N, field_words
-from tui.widgets.virtual_table import VirtualTable
 
 NOW = parse_instant(DEMO_NOW)
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from textual.widgets import Static, TextArea
 
-from core import aggregates
-from core.clock import parse_instant
-from core.context.build import build_context
-from core.storage.store import Store
+from memwork.core import aggregates
+from memwork.core.clock import parse_instant
+from memwork.core.context.build import build_context
+from memwork.core.storage.store import Store
 from tests.tui.conftest import DEMO_NOW, SIZE, capture_toasts, open_pane, run, screen_text, settle
 
 NOW = parse_instant(DEMO_NOW)
@@ -199,7 +199,7 @@ def test_save_to_file(demo_app, demo_path: Path, tmp_path: Path) -> None:
 
 def test_preview_follows_the_store(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
-        from core import slots
+        from memwork.core import slots
 
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:

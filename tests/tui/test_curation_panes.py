@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import SIZE, open_pane, run, screen_text, settle
-from tui.widgets.virtual_table import VirtualTable
 
 
 def _select_lesson(app, content: str) -> None:  # noqa: ANN001

@@ -10,12 +10,12 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Sparkline
 
-from core import aggregates, cards, episodes
-from core.storage.store import Store
+from memwork.core import aggregates, cards, episodes
+from memwork.core.storage.store import Store
+from memwork.tui.app import make_app
+from memwork.tui.panes.episodes import EpisodesPane
+from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import SIZE, open_pane, run, screen_text, settle
-from tui.app import make_app
-from tui.panes.episodes import EpisodesPane
-from tui.widgets.virtual_table import VirtualTable
 
 ROOT = Path(__file__).resolve().parents[2]
 

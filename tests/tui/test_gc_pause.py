@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import threading
 
-from tui.gc_pause import big_load
+from memwork.tui.gc_pause import big_load
 
 
 def test_collection_pauses_during_a_load_and_resumes_after_the_last() -> None:

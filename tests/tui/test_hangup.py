@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from memwork.tui import hangup
 from tests.conftest import python_env
-from tui import hangup
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX terminals only")
 
@@ -46,7 +46,7 @@ def test_the_workbench_quits_when_its_terminal_hangs_up(demo_path: Path) -> None
     master, slave = os.openpty()
     env = python_env(TERM="xterm-256color", COLUMNS="100", LINES="30")
     child = subprocess.Popen(
-        [sys.executable, "-m", "core.cli.main", "--db", str(demo_path)],
+        [sys.executable, "-m", "memwork", "--db", str(demo_path)],
         stdin=slave,
         stdout=slave,
         stderr=slave,

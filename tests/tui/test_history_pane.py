@@ -6,14 +6,14 @@ import shutil
 from datetime import timedelta
 from pathlib import Path
 
-from core import audit, lessons, sessions
-from core.clock import parse_instant
-from core.storage.store import Store
+from memwork.core import audit, lessons, sessions
+from memwork.core.clock import parse_instant
+from memwork.core.storage.store import Store
+from memwork.tui.app import make_app
+from memwork.tui.panes.history import HistoryPane
+from memwork.tui.widgets.audit_rows import AuditRows
+from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import SIZE, capture_toasts, run, screen_text, settle
-from tui.app import make_app
-from tui.panes.history import HistoryPane
-from tui.widgets.audit_rows import AuditRows
-from tui.widgets.virtual_table import VirtualTable
 
 NOW = parse_instant("2026-11-20T12:00:00Z")
 

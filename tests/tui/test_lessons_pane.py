@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core import lessons
-from core.storage.store import Store
+from memwork.core import lessons
+from memwork.core.storage.store import Store
+from memwork.tui.panes.lessons import LessonsPane
+from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import SIZE, capture_toasts, run, screen_text, settle
-from tui.panes.lessons import LessonsPane
-from tui.widgets.virtual_table import VirtualTable
 
 
 def _stored(path: Path, lesson_id: str) -> dict:

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from core import episodes, lessons
-from core.storage.copy import copy_store
-from core.storage.store import Store
+from memwork.core import episodes, lessons
+from memwork.core.storage.copy import copy_store
+from memwork.core.storage.store import Store
+from memwork.tui import app as app_module
+from memwork.tui.app import make_app
 from tests.tui.conftest import DEMO_NOW, SIZE, open_pane, run, screen_text, settle
-from tui import app as app_module
-from tui.app import make_app
 
 
 @pytest.fixture

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core import config, lessons, review, slots
-from core.storage.store import Store
+from memwork.core import config, lessons, review, slots
+from memwork.core.storage.store import Store
+from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import SIZE, open_pane, run, screen_text, settle
-from tui.widgets.virtual_table import VirtualTable
 
 
 def _table(app) -> VirtualTable:  # noqa: ANN001
@@ -82,7 +82,7 @@ def test_approve_with_a(demo_app, demo_path: Path) -> None:  # noqa: ANN001
 
 
 def review_now():  # noqa: ANN201
-    from core.clock import now
+    from memwork.core.clock import now
 
     return now()
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from core import sessions, working_memory
-from core.clock import parse_instant
-from core.errors import NotFound
-from core.storage.store import Store
+from memwork.core import sessions, working_memory
+from memwork.core.clock import parse_instant
+from memwork.core.errors import NotFound
+from memwork.core.storage.store import Store
+from memwork.tui.widgets.bars import duration
+from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.conftest import python_env
 from tests.tui.conftest import SIZE, capture_toasts, run, screen_text, settle, wait_until
-from tui.widgets.bars import duration
-from tui.widgets.virtual_table import VirtualTable
 
 NOW = parse_instant("2026-11-20T12:00:00Z")
 
@@ -155,7 +155,7 @@ def test_an_agent_observation_shows_up_without_moving_the_selection(
             timeline = await _focus(pilot, "timeline")
             await pilot.press("up", "up", "up")
             chosen = timeline.cursor_key
-            command = [sys.executable, "-m", "core.cli.main", "--db", str(demo_path)]
+            command = [sys.executable, "-m", "memwork", "--db", str(demo_path)]
             command += ["observe", "--session", active["id"], "hello from the agent"]
             done = await asyncio.to_thread(
                 subprocess.run, command, env=python_env(), capture_output=True, text=True

@@ -6,11 +6,11 @@ from pathlib import Path
 
 from textual.widgets import Static, TextArea
 
-from core import slots
-from core.clock import parse_instant
-from core.storage.store import Store
+from memwork.core import slots
+from memwork.core.clock import parse_instant
+from memwork.core.storage.store import Store
+from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import DEMO_NOW, SIZE, capture_toasts, open_pane, run, screen_text, settle
-from tui.widgets.virtual_table import VirtualTable
 
 NOW = parse_instant(DEMO_NOW)
 
@@ -38,8 +38,8 @@ def _counter(app) -> str:
 
 
 def test_slots_list_flags_over_limit_and_read_only(demo_app, demo_path) -> None:  # noqa: ANN001
-    from core import slots as core_slots
-    from core.storage.store import Store
+    from memwork.core import slots as core_slots
+    from memwork.core.storage.store import Store
 
     store = Store(demo_path)
     with store.reading():

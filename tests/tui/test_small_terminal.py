@@ -10,13 +10,13 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Button, Select
 
+from memwork.tui.app import PANES, MemworkApp
+from memwork.tui.panes.lessons import LessonsPane
+from memwork.tui.screens.clusters import ClustersScreen
+from memwork.tui.screens.confirm import ConfirmScreen
+from memwork.tui.screens.form import FormScreen
+from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import open_pane, run, screen_text, settle
-from tui.app import PANES, MemworkApp
-from tui.panes.lessons import LessonsPane
-from tui.screens.clusters import ClustersScreen
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.form import FormScreen
-from tui.widgets.virtual_table import VirtualTable
 
 SMALL = (80, 24)
 

@@ -13,7 +13,7 @@ from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.widgets import Input
 
-from tui.widgets.virtual_table import (
+from memwork.tui.widgets.virtual_table import (
     Column,
     ListRowSource,
     Row,

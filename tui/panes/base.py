@@ -16,8 +16,8 @@ from textual.containers import Vertical
 from textual.worker import get_current_worker
 
 if TYPE_CHECKING:
-    from tui.app import MemworkApp
-    from tui.service import MemoryService
+    from ..app import MemworkApp
+    from ..service import MemoryService
 
 
 class Pane(Vertical):

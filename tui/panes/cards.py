@@ -19,15 +19,15 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from core import cards as core_cards
-from core.models.card import DEFAULT_LESSON, TEXT_CAP
-from core.text import clip
-from tui.messages import JumpTo
-from tui.panes.base import Pane
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.form import Field, FormScreen
-from tui.widgets.bars import ago, plural
-from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
+from ...core import cards as core_cards
+from ...core.models.card import DEFAULT_LESSON, TEXT_CAP
+from ...core.text import clip
+from ..messages import JumpTo
+from ..screens.confirm import ConfirmScreen
+from ..screens.form import Field, FormScreen
+from ..widgets.bars import ago, plural
+from ..widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
+from .base import Pane
 
 MARK = "●"
 

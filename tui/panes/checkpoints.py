@@ -14,13 +14,13 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from core import checkpoints as core_checkpoints
-from core.text import clip
-from tui.panes.base import Pane
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.form import Field, FormScreen
-from tui.widgets.bars import ago, short_time
-from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
+from ...core import checkpoints as core_checkpoints
+from ...core.text import clip
+from ..screens.confirm import ConfirmScreen
+from ..screens.form import Field, FormScreen
+from ..widgets.bars import ago, short_time
+from ..widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
+from .base import Pane
 
 #: How many ids of each kind (added / removed / changed) a table shows before "… and N more".
 FIRST_N = 6

@@ -17,12 +17,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Input, Label, Select, Static, TextArea
 
-from core.context.build import DEFAULT_BUDGET
-from core.context.files import save_text, target_path
-from core.errors import InvalidInput
-from tui.panes.base import Pane
-from tui.screens.form import Field, FormScreen
-from tui.widgets.bars import plural
+from ...core.context.build import DEFAULT_BUDGET
+from ...core.context.files import save_text, target_path
+from ...core.errors import InvalidInput
+from ..screens.form import Field, FormScreen
+from ..widgets.bars import plural
+from .base import Pane
 
 #: Wait this long after the last change before rebuilding (typing a budget is several changes).
 DEBOUNCE_SECONDS = 0.15
@@ -353,8 +353,8 @@ class ContextPane(Pane):
 
     def action_open_source(self) -> None:
         """Enter: open the record the line under the cursor came from, in its pane."""
-        from core.kinds import KINDS
-        from tui.messages import JumpTo
+        from ...core.kinds import KINDS
+        from ..messages import JumpTo
 
         sources = self.line_sources()
         if not sources:

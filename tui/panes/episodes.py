@@ -22,15 +22,15 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Select, Static
 from textual.worker import get_current_worker
 
-from core import aggregates
-from core.episodes import EpisodeRow, ShardRows
-from tui.gc_pause import big_load
-from tui.messages import JumpTo
-from tui.panes.base import Pane
-from tui.widgets.episode_detail import render_episode
-from tui.widgets.episode_rows import COLUMNS, OUTCOMES, EpisodeRows, matcher, positions
-from tui.widgets.score_trend import ScoreTrend
-from tui.widgets.virtual_table import VirtualTable
+from ...core import aggregates
+from ...core.episodes import EpisodeRow, ShardRows
+from ..gc_pause import big_load
+from ..messages import JumpTo
+from ..widgets.episode_detail import render_episode
+from ..widgets.episode_rows import COLUMNS, OUTCOMES, EpisodeRows, matcher, positions
+from ..widgets.score_trend import ScoreTrend
+from ..widgets.virtual_table import VirtualTable
+from .base import Pane
 
 #: Sizes (in episodes) at which a first load shows what it has so far.
 STAGES = (1_000, 10_000)

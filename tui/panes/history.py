@@ -20,12 +20,11 @@ from textual.containers import Horizontal
 from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from core import history
-from core.kinds import of_table, pane_of
-from tui.gc_pause import big_load
-from tui.messages import JumpTo
-from tui.panes.base import Pane
-from tui.widgets.audit_rows import (
+from ...core import history
+from ...core.kinds import of_table, pane_of
+from ..gc_pause import big_load
+from ..messages import JumpTo
+from ..widgets.audit_rows import (
     COLUMNS,
     EMPTY_LOG,
     INJECT,
@@ -34,8 +33,9 @@ from tui.widgets.audit_rows import (
     action_style,
     build_log,
 )
-from tui.widgets.bars import ago, plural
-from tui.widgets.virtual_table import VirtualTable
+from ..widgets.bars import ago, plural
+from ..widgets.virtual_table import VirtualTable
+from .base import Pane
 
 #: Entries handed to the screen before the rest of the log is read.
 FIRST_PAGE = 200

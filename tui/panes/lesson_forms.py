@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from core import lessons as core_lessons
-from core import rules as core_rules
-from core.errors import InvalidInput
-from core.text import clip
-from tui.screens.form import Field, FormScreen
+from ...core import lessons as core_lessons
+from ...core import rules as core_rules
+from ...core.errors import InvalidInput
+from ...core.text import clip
+from ..screens.form import Field, FormScreen
 
 if TYPE_CHECKING:
-    from tui.panes.lessons import LessonsPane
+    from .lessons import LessonsPane
 
 
 def _tags(text: str) -> list[str]:

@@ -12,17 +12,17 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
-from core import lessons as core_lessons
-from core import rules as core_rules
-from core.decay import is_forgotten
-from core.text import clip
-from tui.panes import lesson_forms as forms
-from tui.panes.base import Pane
-from tui.screens.clusters import ClustersScreen
-from tui.screens.confirm import ConfirmScreen
-from tui.widgets.lesson_detail import render_lesson, render_rule
-from tui.widgets.lesson_rows import lesson_rows, lessons_status, rule_rows
-from tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
+from ...core import lessons as core_lessons
+from ...core import rules as core_rules
+from ...core.decay import is_forgotten
+from ...core.text import clip
+from ..screens.clusters import ClustersScreen
+from ..screens.confirm import ConfirmScreen
+from ..widgets.lesson_detail import render_lesson, render_rule
+from ..widgets.lesson_rows import lesson_rows, lessons_status, rule_rows
+from ..widgets.virtual_table import Column, ListRowSource, VirtualTable
+from . import lesson_forms as forms
+from .base import Pane
 
 
 class LessonsPane(Pane):
@@ -151,7 +151,7 @@ class LessonsPane(Pane):
         contradicts: dict[str, list[str]],
         findings: list[dict[str, Any]],
     ) -> None:
-        from core.lint import by_record
+        from ...core.lint import by_record
 
         self.effects = effects
         self.contradicts = contradicts

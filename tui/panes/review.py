@@ -18,17 +18,17 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static
 
-from core import config as core_config
-from core import review as core_review
-from tui.panes.base import Pane
-from tui.screens.form import Field, FormScreen
-from tui.widgets.proposal_detail import (
+from ...core import config as core_config
+from ...core import review as core_review
+from ..screens.form import Field, FormScreen
+from ..widgets.proposal_detail import (
     STATUS_STYLE,
     kind_label,
     proposed_text,
     render_proposal,
 )
-from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
+from ..widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
+from .base import Pane
 
 
 class ReviewPane(Pane):

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from core import sessions as core_sessions
-from core import working_memory as core_wm
-from core.errors import InvalidInput
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.form import Field, FormScreen
-from tui.widgets.bars import plural, short_stamp
-from tui.widgets.working_memory import parse_ttl, value_text
+from ...core import sessions as core_sessions
+from ...core import working_memory as core_wm
+from ...core.errors import InvalidInput
+from ..screens.confirm import ConfirmScreen
+from ..screens.form import Field, FormScreen
+from ..widgets.bars import plural, short_stamp
+from ..widgets.working_memory import parse_ttl, value_text
 
 if TYPE_CHECKING:
-    from tui.panes.sessions import SessionsPane
+    from .sessions import SessionsPane
 
 Doc = dict[str, Any]
 

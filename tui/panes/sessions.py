@@ -19,13 +19,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
-from tui.panes import session_forms as forms
-from tui.panes.base import Pane
-from tui.service import SessionDetail
-from tui.widgets.bars import plural, short_stamp
-from tui.widgets.session_timeline import SessionTimeline, untitled
-from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
-from tui.widgets.working_memory import WorkingMemoryPanel
+from ..service import SessionDetail
+from ..widgets.bars import plural, short_stamp
+from ..widgets.session_timeline import SessionTimeline, untitled
+from ..widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
+from ..widgets.working_memory import WorkingMemoryPanel
+from . import session_forms as forms
+from .base import Pane
 
 TICK_SECONDS = 1.0
 

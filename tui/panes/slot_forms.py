@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from core import slots as core_slots
-from tui.screens.form import Field, FormScreen
+from ...core import slots as core_slots
+from ..screens.form import Field, FormScreen
 
 if TYPE_CHECKING:
-    from tui.panes.slots import SlotsPane
+    from .slots import SlotsPane
 
 Doc = dict[str, Any]
 

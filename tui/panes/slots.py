@@ -16,14 +16,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static, TextArea
 
-from core import slots as core_slots
-from core.errors import MemworkError
-from tui.panes import slot_forms as forms
-from tui.panes.base import Pane
-from tui.screens.confirm import ConfirmScreen
-from tui.widgets.slot_editor import SlotEditor
-from tui.widgets.slot_rows import slot_row, slots_status
-from tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
+from ...core import slots as core_slots
+from ...core.errors import MemworkError
+from ..screens.confirm import ConfirmScreen
+from ..widgets.slot_editor import SlotEditor
+from ..widgets.slot_rows import slot_row, slots_status
+from ..widgets.virtual_table import Column, ListRowSource, VirtualTable
+from . import slot_forms as forms
+from .base import Pane
 
 
 class SlotsPane(Pane):
@@ -113,7 +113,7 @@ class SlotsPane(Pane):
         self.deliver(self._show_lint, self.service.lint_findings())
 
     def _show_lint(self, findings: list[dict[str, Any]]) -> None:
-        from core.lint import by_record
+        from ...core.lint import by_record
 
         index = by_record(findings)
         self.findings = {k: v for k, v in index.items() if k in self.slots}

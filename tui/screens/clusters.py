@@ -13,8 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from core.decay import effective_confidence
-from tui.widgets.bars import plural
+from ...core.decay import effective_confidence
+from ..widgets.bars import plural
 
 
 class ClustersScreen(ModalScreen[list[dict[str, Any]] | None]):

@@ -9,7 +9,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from tui.screens.form import fit_controls
+from .form import fit_controls
 
 
 class ConfirmScreen(ModalScreen[bool]):

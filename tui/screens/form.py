@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
-from core.errors import MemworkError
+from ...core.errors import MemworkError
 
 #: Below this many lines a form draws its fields and buttons without borders.
 SHORT_HEIGHT = 32

@@ -15,12 +15,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from core.kinds import pane_of
-from tui.messages import JumpTo
-from tui.widgets.bars import plural
+from ...core.kinds import pane_of
+from ..messages import JumpTo
+from ..widgets.bars import plural
 
 if TYPE_CHECKING:
-    from tui.app import MemworkApp
+    from ..app import MemworkApp
 
 #: A search starts at this many characters: one letter matches most of memory, and
 #: ranking thousands of records by it is the slowest keystroke and tells nothing.

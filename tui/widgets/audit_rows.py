@@ -14,7 +14,7 @@ from typing import Any
 
 from rich.text import Text
 
-from tui.widgets.virtual_table import Column, Row
+from .virtual_table import Column, Row
 
 #: The audit action of "injected into context" entries (``core.context.log``).
 INJECT = "inject"

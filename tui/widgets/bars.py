@@ -10,7 +10,7 @@ from datetime import datetime
 
 from rich.text import Text
 
-from core.clock import parse_instant
+from ...core.clock import parse_instant
 
 BLOCKS = " ▏▎▍▌▋▊▉█"
 

@@ -9,9 +9,9 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
-from core.episodes import EpisodeRow
-from tui.widgets.bars import ago, outcome_style, plural, short_time
-from tui.widgets.episode_rows import GLYPH
+from ...core.episodes import EpisodeRow
+from .bars import ago, outcome_style, plural, short_time
+from .episode_rows import GLYPH
 
 
 def _title(text: str) -> Text:

@@ -12,9 +12,9 @@ from datetime import datetime
 
 from rich.text import Text
 
-from core.episodes import EpisodeRow
-from tui.widgets.bars import ago, outcome_style
-from tui.widgets.virtual_table import Column, Row
+from ...core.episodes import EpisodeRow
+from .bars import ago, outcome_style
+from .virtual_table import Column, Row
 
 OUTCOMES = ("success", "partial", "failure")
 #: A glyph beside the coloured score, so the outcome reads without colour too.

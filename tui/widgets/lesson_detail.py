@@ -7,9 +7,9 @@ from typing import Any
 
 from rich.text import Text
 
-from core.decay import effective_confidence, state_of
-from core.text import clip
-from tui.widgets.bars import ago, confidence_style
+from ...core.decay import effective_confidence, state_of
+from ...core.text import clip
+from .bars import ago, confidence_style
 
 #: Lesson state → style in the list and the detail.
 STATE_STYLE = {

@@ -12,10 +12,10 @@ from typing import Any, NamedTuple
 
 from rich.text import Text
 
-from core.decay import decayed_away, effective_confidence, is_live
-from tui.widgets.bars import confidence_bar, plural
-from tui.widgets.lesson_detail import STATE_STYLE, effect_text, shown_state
-from tui.widgets.virtual_table import Row
+from ...core.decay import decayed_away, effective_confidence, is_live
+from .bars import confidence_bar, plural
+from .lesson_detail import STATE_STYLE, effect_text, shown_state
+from .virtual_table import Row
 
 
 class LessonRows(NamedTuple):

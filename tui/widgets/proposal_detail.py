@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.text import Text
 
-from tui.widgets.bars import ago
+from .bars import ago
 
 #: Decided proposals: their state's colour.
 STATUS_STYLE = {"approved": "green", "rejected": "red", "merged": "cyan", "pending": "yellow"}

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Sparkline, Static
 
-from tui.widgets.bars import outcome_style
+from .bars import outcome_style
 
 
 def _mean(values: Sequence[float]) -> float:

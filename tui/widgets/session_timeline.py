@@ -16,9 +16,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Label, Static
 
-from core.clock import parse_instant
-from tui.widgets.bars import duration, short_stamp
-from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
+from ...core.clock import parse_instant
+from .bars import duration, short_stamp
+from .virtual_table import Column, ListRowSource, Row, VirtualTable
 
 #: Observation kind → colour (readable on the dark and the light theme).
 KIND_STYLE = {

@@ -6,7 +6,7 @@ from typing import Any
 
 from rich.text import Text
 
-from tui.widgets.virtual_table import Row
+from .virtual_table import Row
 
 #: Short names of lint findings for the Flags column.
 LINT_FLAGS = {"stale_slot": "stale", "duplicate": "dup"}

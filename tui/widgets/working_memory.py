@@ -18,11 +18,11 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, ProgressBar, Static
 
-from core import working_memory as core_wm
-from core.clock import parse_instant
-from core.errors import InvalidInput
-from tui.widgets.bars import duration, plural, short_stamp
-from tui.widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
+from ...core import working_memory as core_wm
+from ...core.clock import parse_instant
+from ...core.errors import InvalidInput
+from .bars import duration, plural, short_stamp
+from .virtual_table import Column, ListRowSource, Row, VirtualTable
 
 _TTL_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 

@@ -1,0 +1,20 @@
+"""The build maps the source tree into one import package, ``memwork``.
+
+The repository keeps its layout (``core/``, ``tui/``, ``data/`` at the top); an
+installed memwork adds only ``memwork``: ``core/`` becomes ``memwork.core``,
+``tui/`` ``memwork.tui`` and ``data/demo/`` the package data ``memwork/demo``.
+Subpackages are found here, so a new one needs no edit. Everything else about
+the project is in pyproject.toml.
+"""
+
+from setuptools import find_packages, setup
+
+MAPPED = {"core": "memwork.core", "tui": "memwork.tui"}
+
+packages = ["memwork", "memwork.demo"]
+package_dir = {"memwork": "memwork", "memwork.demo": "data/demo"}
+for folder, name in MAPPED.items():
+    package_dir[name] = folder
+    packages += [name] + [f"{name}.{sub}" for sub in find_packages(folder)]
+
+setup(packages=packages, package_dir=package_dir)
