@@ -1,6 +1,7 @@
 """Sections, lines with drop priorities, rendering and the token budget.
 
-Tokens are an estimate: ceil(characters / 4). When the rendered context is
+Tokens are an estimate: ceil(characters / 3), as the agent-memory server
+estimates them (a tokenizer is far too slow to load on every agent step). When the rendered context is
 over budget, whole lines go, lowest priority first and, within a priority,
 from the bottom up; a section whose lines are all gone loses its heading. Lines
 that share a ``group`` (a slot: its ``### label`` heading and its text) are kept
@@ -14,9 +15,15 @@ from collections.abc import Callable
 from typing import Any
 
 
+#: Characters per estimated token. Three, not four: English prose averages about four
+#: characters a token, but code, ids and punctuation-heavy lines run shorter, and a
+#: budget must not let through more text than it promises.
+CHARS_PER_TOKEN = 3
+
+
 def estimate_tokens(text: str) -> int:
-    """The token estimate used everywhere: ceil(chars / 4)."""
-    return math.ceil(len(text) / 4)
+    """The token estimate used everywhere: ceil(chars / 3)."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
 # Plain classes rather than dataclasses: importing dataclasses (inspect, ast,

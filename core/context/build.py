@@ -46,7 +46,7 @@ class ContextResult:
 
     @property
     def tokens(self) -> int:
-        """Estimated tokens of ``text`` (chars / 4)."""
+        """Estimated tokens of ``text`` (chars / 3)."""
         return estimate_tokens(self.text)
 
     def text_sources(self) -> list[list[dict[str, Any]]]:
@@ -90,7 +90,7 @@ class ContextResult:
             "style": self.style,
             "task": self.task_id,
             "text": self.text,
-            "token_estimate": "characters / 4 (an estimate, not a tokenizer count)",
+            "token_estimate": "characters / 3 (an estimate, not a tokenizer count)",
         }
 
 

@@ -175,7 +175,7 @@ def build_server(memory: Memory) -> MemworkServer:
         put at the top of your working context — pinned slots, rules for the task, general
         rules and lessons, the top mistakes, recent failures, your recent episodes and mean
         score on the task. `project` ranks that project's lessons as matching. `budget` is in
-        estimated tokens (characters / 4). `format="json"` returns the sections and what the
+        estimated tokens (characters / 3). `format="json"` returns the sections and what the
         budget dropped. An empty string means there is nothing to remember yet."""
         if format == "text":
             return _text(m.context(task, project=project, budget=budget, style=style))
