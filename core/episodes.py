@@ -104,7 +104,9 @@ def _prepare(item: dict[str, Any], index: int, now: datetime, synthesise: bool) 
         "successes": [s for s in (scrub(x).strip() for x in item["successes"]) if s],
         "mistake_cards": [],
         "errors": [{k: scrub(v).strip() for k, v in e.items()} for e in item["errors"]],
-        "outcome": item["outcome"] or outcome_for(item["score"]),
+        # A crash (a non-zero exit code) is a failure whatever score it reported.
+        "outcome": item["outcome"]
+        or ("failure" if failures.crashed(item["metadata"]) else outcome_for(item["score"])),
         "session_id": item["session_id"],
         "worker_id": item["worker_id"],
         "metadata": scrub_value(item["metadata"]),

@@ -36,6 +36,9 @@ MESSAGE_CAP = 160
 _ISO_WIDTH = len("2026-01-01T00:00:00.000000Z")
 #: Metadata keys that carry a process exit code, in the order they are tried.
 EXIT_KEYS = ("exit_code", "exit", "returncode")
+#: The type of an error made up for a failure reported without one (the failure loop
+#: memwork follows names it so: the iteration failed, no exception was caught).
+SYNTHESISED_TYPE = "IterationError"
 
 
 def enabled() -> bool:
@@ -52,10 +55,26 @@ def _joined(first: str, second: str, limit: int) -> str:
     return ellipsize(f"{ellipsize(first, room)}; {second}", limit)
 
 
+def exit_code(metadata: dict[str, Any] | None) -> int | None:
+    """The process exit code an episode's metadata reports (``exit_code``, ``exit`` or
+    ``returncode``, the first that holds a whole number), or None."""
+    for key in EXIT_KEYS:
+        code = (metadata or {}).get(key)
+        if isinstance(code, int) and not isinstance(code, bool):
+            return code
+    return None
+
+
+def crashed(metadata: dict[str, Any] | None) -> bool:
+    """A non-zero exit code: the attempt crashed, whatever score it reported."""
+    return exit_code(metadata) not in (None, 0)
+
+
 def synthesise_error(episode: dict[str, Any]) -> dict[str, str]:
     """An ErrorEntry for a failure reported without one.
 
-    ``phase=<phase>; exit=<code>`` when the metadata has them; otherwise the
+    ``phase=<phase>; exit=<code>`` when the metadata has them (a clean exit, 0, says
+    nothing and is left out); otherwise the
     summary and the first mistake (both already scrubbed on the way in), so the
     line still tells the agent what went wrong; the score and step count only
     when the episode says nothing else. Other metadata (free text an agent put
@@ -66,11 +85,8 @@ def synthesise_error(episode: dict[str, Any]) -> dict[str, str]:
     phase = meta.get("phase")
     if isinstance(phase, str | int) and not isinstance(phase, bool) and str(phase).strip():
         parts.append(f"phase={one_line(str(phase))[:40]}")
-    for key in EXIT_KEYS:
-        code = meta.get(key)
-        if isinstance(code, int) and not isinstance(code, bool):
-            parts.append(f"exit={code}")
-            break
+    if crashed(meta):
+        parts.append(f"exit={exit_code(meta)}")
     if parts:
         message = "; ".join(parts)
     else:
@@ -83,7 +99,7 @@ def synthesise_error(episode: dict[str, Any]) -> dict[str, str]:
         else:
             message = f"score={episode['score']:.2f}; steps={episode['steps']}"
     return {
-        "error_type": "Failure",
+        "error_type": SYNTHESISED_TYPE,
         "message": ellipsize(message, MESSAGE_CAP),
         "resolution": "",
     }
@@ -153,12 +169,13 @@ def _first(pair: tuple[tuple[str, int], dict[str, Any]]) -> tuple[str, int]:
 
 
 def lines_for(failure: dict[str, Any]) -> list[str]:
-    """``- <error_type>: <message>``, one line per error of the failure, in its order."""
+    """``- <error_type>: <message>`` (``- <error_type>`` when the message is empty), one
+    line per error of the failure, in its order."""
     lines = []
     for error in failure.get("errors") or []:
         error_type = cut(one_line(error["error_type"]), TYPE_CAP)
         message = cut(one_line(error.get("message", "")), MESSAGE_CAP)
-        lines.append(f"- {error_type}: {message}")
+        lines.append(f"- {error_type}: {message}" if message else f"- {error_type}")
     return lines
 
 

@@ -268,7 +268,7 @@ def test_failure_lines_are_cut_to_80_and_160(store: Store, now: datetime) -> Non
 
 def test_synthesised_failures_show_in_the_block(store: Store, now: datetime) -> None:
     _record(store, now, {"score": 0.0, "phase": "build", "exit_code": 2})
-    assert _text(store, now) == "## Past failures to avoid\n- Failure: phase=build; exit=2"
+    assert _text(store, now) == "## Past failures to avoid\n- IterationError: phase=build; exit=2"
 
 
 def test_failure_block_through_the_cli_out_of_order(cli) -> None:  # noqa: ANN001

@@ -228,7 +228,7 @@ def test_a_given_outcome_wins_over_the_score(store: Store, now: datetime) -> Non
     )
     assert (a["outcome"], b["outcome"]) == ("failure", "success")
     # An explicit failure is a failure: it carries an error like any other.
-    assert a["errors"][0]["error_type"] == "Failure"
+    assert a["errors"][0]["error_type"] == "IterationError"
     assert b["errors"] == []
 
 
@@ -394,7 +394,7 @@ def test_a_failure_without_errors_gets_a_synthesised_one(store: Store, now: date
         },
     )
     assert doc["errors"] == [
-        {"error_type": "Failure", "message": "phase=deploy; exit=3", "resolution": ""}
+        {"error_type": "IterationError", "message": "phase=deploy; exit=3", "resolution": ""}
     ]
 
 
@@ -420,7 +420,7 @@ def test_synthesised_error_without_phase_or_exit_uses_summary_and_first_mistake(
         "only a summary",
         "mistake: only a mistake",
     ]
-    assert all(d["errors"][0]["error_type"] == "Failure" for d in docs)
+    assert all(d["errors"][0]["error_type"] == "IterationError" for d in docs)
     # Free text beside the known metadata keys is never copied.
     assert not any("free" in m or "private" in m for m in messages)
 

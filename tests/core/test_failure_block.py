@@ -130,7 +130,7 @@ def test_a_failure_without_errors_shows_its_summary_and_first_mistake(cli) -> No
     }
     assert cli("record-episode", stdin=json.dumps(body), now=_at(T)).code == 0
     assert _block(cli, T) == [
-        "- Failure: migration left the schema half-applied; "
+        "- IterationError: migration left the schema half-applied; "
         "mistake: ran the migration without a backup"
     ]
 
@@ -138,13 +138,13 @@ def test_a_failure_without_errors_shows_its_summary_and_first_mistake(cli) -> No
 def test_phase_and_exit_code_still_lead_when_given(cli) -> None:  # noqa: ANN001
     body = {"score": 0.4, "summary": "s", "mistakes": ["m"], "phase": "deploy", "exit_code": 3}
     assert cli("record-episode", stdin=json.dumps(body), now=_at(T)).code == 0
-    assert _block(cli, T) == ["- Failure: phase=deploy; exit=3"]
+    assert _block(cli, T) == ["- IterationError: phase=deploy; exit=3"]
 
 
 def test_a_long_summary_and_mistake_give_a_line_within_160(cli) -> None:  # noqa: ANN001
     body = {"score": 0.1, "summary": "step failed " * 40, "mistakes": ["trace " * 3000]}
     assert cli("record-episode", stdin=json.dumps(body), now=_at(T)).code == 0
     (line,) = _block(cli, T)
-    message = line.removeprefix("- Failure: ")
+    message = line.removeprefix("- IterationError: ")
     assert len(message) <= failures.MESSAGE_CAP and message.endswith("…")
     assert "; mistake: trace trace" in message

@@ -179,7 +179,6 @@ def test_a_reader_a_little_behind_the_writer_sees_the_failure_just_recorded(
 
 
 # -- 4. a crash is a failure ------------------------------------------------------------
-@TODO
 def test_a_non_zero_exit_code_makes_an_episode_a_failure(cli) -> None:  # noqa: ANN001
     crash = {"task_id": "t", "score": 0.7, "phase": "VERIFY", "exit_code": 1}
     done = cli("--json", "record-episode", stdin=json.dumps(crash), now=_at(T))
@@ -285,7 +284,6 @@ def test_rules_from_the_external_consolidator_carry_the_consolidated_prefix(
 
 
 # -- 11. failure lines ------------------------------------------------------------------
-@TODO
 def test_an_empty_message_and_a_synthesised_error_read_as_the_failure_loop_writes_them(
     cli,  # noqa: ANN001
 ) -> None:
