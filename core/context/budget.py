@@ -1,11 +1,12 @@
 """Sections, lines with drop priorities, rendering and the token budget.
 
 Tokens are an estimate: ceil(characters / 3), as the agent-memory server
-estimates them (a tokenizer is far too slow to load on every agent step). When the rendered context is
-over budget, whole lines go, lowest priority first and, within a priority,
-from the bottom up; a section whose lines are all gone loses its heading. Lines
-that share a ``group`` (a slot: its ``### label`` heading and its text) are kept
-or dropped together, so the context never ends with a heading and no body.
+estimates them (a tokenizer is far too slow to load on every agent step). When
+the rendered context is over budget, whole lines go, lowest priority first and,
+within a priority, from the bottom up; a section whose lines are all gone loses
+its heading. Lines that share a ``group`` (a slot: its ``### label`` heading and
+its text) are kept or dropped together, so the context never ends with a heading
+and no body.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from typing import Any
-
 
 #: Characters per estimated token. Three, not four: English prose averages about four
 #: characters a token, but code, ids and punctuation-heavy lines run shorter, and a

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from .. import aggregates, config
+from .. import aggregates, config, failures
 from ..errors import InvalidInput
 from ..privacy import scrub
 from ..storage.store import Store
@@ -99,10 +99,14 @@ def rules_table(scope: str) -> str:
     return rule_table(scope)
 
 
-def read_inputs(store: Store, task_id: str | None) -> dict[str, Any]:
-    """Everything the context needs, from small tables and aggregates only."""
+def read_inputs(store: Store, task_id: str | None, now: datetime | None = None) -> dict[str, Any]:
+    """Everything the context needs, from small tables and aggregates only.
+
+    With ``now``, also the aggregates of the tasks whose failures the failure block
+    shows at ``now`` (their "(prior)" lines recall those tasks' earlier failures).
+    """
     with store.reading():
-        return {
+        data: dict[str, Any] = {
             "cards": list(store.docs("mistake_cards").values()),
             "glob": aggregates.read_global(store),
             "lessons": list(store.docs("lessons").values()),
@@ -117,6 +121,16 @@ def read_inputs(store: Store, task_id: str | None) -> dict[str, Any]:
             # Settings live in ``meta``, which the aggregate read above loaded already.
             "context_log": config.is_on(store, "context_log"),
         }
+        failure_tasks: dict[str, dict[str, Any] | None] = {}
+        if now is not None and failures.enabled():
+            recent = data["glob"]["recent_failures"]
+            for failure in failures.in_window(recent, now)[: failures.MAX_LINES]:
+                task = failure["task_id"]
+                if task not in failure_tasks:
+                    same = data["task"] if task == task_id else None
+                    failure_tasks[task] = same or aggregates.read_task(store, task)
+        data["failure_tasks"] = failure_tasks
+        return data
 
 
 def _scrubbed(sections: list[Section]) -> list[Section]:
@@ -162,7 +176,7 @@ def build_context(
         raise InvalidInput("budget", f"must be >= 0 (got {budget_tokens})")
     task_id = task_id.strip() if task_id else None
     project = project.strip() if project else None
-    data = read_inputs(store, task_id or None)
+    data = read_inputs(store, task_id or None, now if style == "default" else None)
     # Multi-line secrets (PEM blocks) must be seen whole, so slots are scrubbed
     # before they are split into lines; every line is scrubbed again below.
     data["slots"] = [

@@ -69,11 +69,18 @@ def test_a_failure_recorded_before_the_clock_ran_ahead_survives_it(cli) -> None:
     assert _block(cli, T + timedelta(hours=1)) == ["- Real: m"]
 
 
-def test_the_window_ends_at_now(cli) -> None:  # noqa: ANN001
-    soon = [_failure("InASecond", recorded_at=_at(T + timedelta(seconds=1)))]
-    assert cli("record-episode", stdin=json.dumps(soon), now=_at(T)).code == 0
-    assert _block(cli, T) == []
-    assert _block(cli, T + timedelta(seconds=1)) == ["- InASecond: m"]
+def test_the_window_reaches_five_minutes_ahead_to_the_end_of_that_minute(cli) -> None:  # noqa: ANN001
+    stamps = {
+        "InASecond": T + timedelta(seconds=1),
+        "FiveAndAHalf": T + timedelta(minutes=5, seconds=30),
+        "Six": T + timedelta(minutes=6),
+    }
+    batch = [_failure(name, recorded_at=_at(at)) for name, at in stamps.items()]
+    assert cli("record-episode", stdin=json.dumps(batch), now=_at(T)).code == 0
+    assert _block(cli, T) == ["- FiveAndAHalf: m", "- InASecond: m"]
+    assert _block(cli, T - timedelta(seconds=2)) == ["- InASecond: m"]
+    later = ["- Six: m", "- FiveAndAHalf: m", "- InASecond: m"]
+    assert _block(cli, T + timedelta(minutes=1)) == later
 
 
 def test_newest_first_by_recorded_stamp_not_by_recording_order(cli) -> None:  # noqa: ANN001
@@ -85,11 +92,20 @@ def test_newest_first_by_recorded_stamp_not_by_recording_order(cli) -> None:  # 
 
 def test_kept_failures_stay_bounded_under_skew() -> None:
     kept: list[dict] = []
-    for n in range(400):
-        stamp = T + timedelta(hours=(n * 37) % 200 - 100)
-        failure = {"errors": [], "index": n + 1, "recorded_at": iso(stamp)}
+    for n in range(3000):
+        stamp = T + timedelta(minutes=(n * 37) % 6000 - 3000, seconds=n % 60)
+        failure = {"episode_id": f"e{n}", "errors": [], "index": n + 1, "recorded_at": iso(stamp)}
         kept = failures.add_to_recent(kept, failure, T)
-    assert len(kept) <= 3 * failures.KEEP
+    minutes = 2 * failures.NEAR // timedelta(minutes=1) + 1 + 2 * failures.KEEP
+    assert len(kept) <= failures.PER_MINUTE * minutes
+    assert len({f["recorded_at"][:16] for f in kept}) <= minutes
+
+
+def test_a_crash_seen_again_replaces_its_kept_failure() -> None:
+    first = {"episode_id": "e1", "errors": [], "index": 1, "recorded_at": iso(T)}
+    again = {**first, "recorded_at": iso(T + timedelta(minutes=3)), "count": 2}
+    kept = failures.add_to_recent([first], again, T)
+    assert kept == [again]
 
 
 # -- one line per error ------------------------------------------------------------------

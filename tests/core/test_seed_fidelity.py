@@ -154,7 +154,6 @@ def _failure(error_type: str, message: str = "m", **extra: object) -> dict:
     return {"score": 0.1, "errors": [{"error_type": error_type, "message": message}], **extra}
 
 
-@TODO
 def test_fifty_failures_from_a_clock_ahead_never_erase_a_real_one(cli) -> None:  # noqa: ANN001
     real = T.replace(hour=11)
     assert cli("record-episode", stdin=json.dumps(_failure("Real")), now=_at(real)).code == 0
@@ -166,7 +165,6 @@ def test_fifty_failures_from_a_clock_ahead_never_erase_a_real_one(cli) -> None: 
     assert _block(cli, T) == ["- Real: m"]
 
 
-@TODO
 def test_a_reader_a_little_behind_the_writer_sees_the_failure_just_recorded(
     cli,  # noqa: ANN001
 ) -> None:
@@ -335,7 +333,6 @@ def test_errors_from_memory_read_as_the_cli_prints_them(cli, db) -> None:  # noq
 
 
 # -- the failure loop: cross-run anti-patterns ------------------------------------------
-@TODO
 def test_a_task_that_fails_again_recalls_earlier_failures_of_the_same_kind(
     cli,  # noqa: ANN001
 ) -> None:
