@@ -14,7 +14,7 @@ from typing import Any, Literal
 from rapidfuzz import fuzz, process
 
 from . import audit, effect, ids, lookup, negation
-from .clock import iso
+from .clock import iso, parse_instant
 from .decay import (
     decayed_away,
     effective_confidence,
@@ -175,11 +175,24 @@ def _distinct_wordings(content: str, wordings: list[str]) -> list[str]:
     return out
 
 
+def restarted_clock(lesson: dict[str, Any], now: datetime) -> str:
+    """``last_reinforced_at`` restarted at ``now``, never moved back.
+
+    A writer whose clock is behind the one that last reinforced the lesson would
+    otherwise date the reinforcement in the past, and the lesson would look weeks
+    older than it is (less confident) right after being strengthened.
+    """
+    stamp = lesson.get("last_reinforced_at")
+    if stamp and parse_instant(stamp) > now:
+        return str(stamp)
+    return iso(now)
+
+
 def _reinforce(lesson: dict[str, Any], now: datetime) -> dict[str, Any]:
     lesson = dict(lesson)
     lesson["confidence"] = reinforced_confidence(float(lesson["confidence"]))
     lesson["reinforcements"] = int(lesson["reinforcements"]) + 1
-    lesson["last_reinforced_at"] = iso(now)
+    lesson["last_reinforced_at"] = restarted_clock(lesson, now)
     lesson["deleted"] = False
     return lesson
 
@@ -421,7 +434,7 @@ def set_pinned(
 
     def apply(x: dict[str, Any]) -> dict[str, Any]:
         if x.get("pinned") and not pinned:
-            x["last_reinforced_at"] = iso(now)
+            x["last_reinforced_at"] = restarted_clock(x, now)
         x["pinned"] = pinned
         return x
 
@@ -456,7 +469,7 @@ def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, A
             raise Conflict(f"lesson {x['id']} is not forgotten")
         before["confidence"] = float(x["confidence"])
         x["deleted"] = False
-        x["last_reinforced_at"] = iso(now)
+        x["last_reinforced_at"] = restarted_clock(x, now)
         x["confidence"] = max(float(x["confidence"]), RESTORED_CONFIDENCE)
         return x
 

@@ -1,9 +1,10 @@
-"""The clock rules as properties: skewed writers never hide a failure a reader should see.
+"""The clock rules as properties: skewed writers never hide a failure a reader should
+see, and never weaken a lesson by reinforcing it.
 
-Described in docs/MEMORY.md, Failure memory. Each example records failures through
-the aggregate's own function (:func:`core.failures.add_to_recent`, what every
-recording runs) with writers whose clocks are skewed, then compares what a reader
-sees with what it would see if every failure had been kept.
+Described in docs/MEMORY.md, Failure memory and Lessons. The failure examples record
+through the aggregate's own function (:func:`core.failures.add_to_recent`, what every
+recording runs) with writers whose clocks are skewed, then compare what a reader sees
+with what it would see if every failure had been kept.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memwork.core import failures
+from memwork.core import failures, lessons
 from memwork.core.clock import iso
+from memwork.core.decay import effective_confidence
+from memwork.core.storage.store import Store
 
 T = datetime(2026, 11, 1, 12, tzinfo=UTC)
 #: Writers within this of the reader's clock: the near band minus the reader's lead.
@@ -132,3 +135,49 @@ def test_future_stamped_failures_never_hide_one_inside_the_window(
     kept, every = _record(writes)
     assert failures.lines_for_context(kept, T) == ["- E1"]
     assert _ideal(every, T) == ["- E1"]
+
+
+# -- reinforcement never lowers confidence -------------------------------------------------
+def _reinforce_by(way: str, store: Store, lesson_id: str, when: datetime) -> None:
+    if way == "reinforce":
+        lessons.reinforce(store, lesson_id, now=when, actor="test")
+    elif way == "same words":
+        lessons.add_lesson(store, "  pin the BASE image ", now=when, actor="test")
+    elif way == "near-duplicate":
+        lessons.add_lesson(
+            store, "Pin the base image digest", now=when, actor="test", on_duplicate="reinforce"
+        )
+    else:
+        lessons.reinforce_with(store, lesson_id, "Pin base images", now=when, actor="test")
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    steps=st.lists(
+        st.tuples(
+            st.integers(-90 * 24, 90 * 24),  # the reinforcing clock, hours from T
+            st.sampled_from(["reinforce", "same words", "near-duplicate", "wording"]),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    created_hours=st.integers(-90 * 24, 90 * 24),
+    readers=st.lists(st.integers(-120, 240), min_size=1, max_size=5),  # days from T
+)
+def test_reinforcing_never_lowers_effective_confidence_whatever_the_clock(
+    steps: list[tuple[int, str]], created_hours: int, readers: list[int]
+) -> None:
+    store = Store.in_memory()
+    made = lessons.add_lesson(
+        store, "Pin the base image", now=T + timedelta(hours=created_hours), actor="test"
+    ).lesson
+    for hours, way in steps:
+        with store.reading():
+            before = dict(store.docs("lessons")[made["id"]])
+        _reinforce_by(way, store, made["id"], T + timedelta(hours=hours))
+        with store.reading():
+            after = dict(store.docs("lessons")[made["id"]])
+        assert after["last_reinforced_at"] >= before["last_reinforced_at"]
+        for days in readers:
+            reader = T + timedelta(days=days)
+            assert effective_confidence(after, reader) >= effective_confidence(before, reader)

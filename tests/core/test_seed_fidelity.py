@@ -248,7 +248,6 @@ def test_tokens_are_estimated_as_characters_over_three(cli) -> None:  # noqa: AN
 
 
 # -- 7. reinforcement never moves a clock back ------------------------------------------
-@TODO
 def test_reinforcing_with_a_clock_behind_never_lowers_confidence(cli) -> None:  # noqa: ANN001
     lesson = _add(cli, "Pin the base image digest")
     behind = T - timedelta(days=30)
