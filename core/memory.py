@@ -212,7 +212,7 @@ class Memory:
         scope: str = "global",
         confidence: float | None = None,
         tags: Iterable[str] = (),
-        on_duplicate: str = "reinforce",
+        on_duplicate: str = "keep-both",
     ) -> dict[str, Any]:
         """Add a lesson (re-adding or a near-duplicate reinforces by default; ``action``
         says what happened, ``contradicts`` names similar lessons that say the opposite).

@@ -82,7 +82,7 @@ def submit_lesson(
     scope: str = "global",
     confidence: float | None = None,
     tags: list[str] | None = None,
-    on_duplicate: str = "reinforce",
+    on_duplicate: str = "keep-both",
     source: str = "agent",
 ) -> Submitted:
     """``lessons.add_lesson``, or a proposal of it while review is on for ``actor``."""

@@ -64,18 +64,22 @@ def add(ctx: Context) -> int:
     if result.action == "reinforced" and not result.exact:
         note(
             f"near-duplicate of {result.duplicate_of} (similarity {result.similarity:.0f}): "
-            "reinforced it instead of adding a copy (--on-duplicate keep-both|supersede to change)"
+            "reinforced it, as --on-duplicate reinforce asks"
         )
     elif result.action == "reinforced":
         note(f"already known: reinforced {saved['id']} (confidence {saved['confidence']:.2f})")
     elif result.action == "superseded":
         note(f"supersedes {result.duplicate_of} (similarity {result.similarity:.0f})")
     elif result.action == "kept-both":
-        note(f"kept both: near-duplicate of {result.duplicate_of} ({result.similarity:.0f})")
+        note(
+            f"near-duplicate of {result.duplicate_of} (similarity {result.similarity:.0f}): "
+            f"kept as a lesson of its own, as it may be new advice; `memwork lint` lists the "
+            "pair (--on-duplicate reinforce|supersede folds it into the old one)"
+        )
     if result.contradicts:
         note(
-            f"kept apart from {', '.join(result.contradicts)}: similar words, but it says the "
-            "opposite"
+            f"contradicts {', '.join(result.contradicts)}: it says the opposite (both kept; "
+            "`memwork lint` lists the pair)"
         )
     if result.starts_forgotten:
         note(

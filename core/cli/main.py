@@ -212,13 +212,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = _cmd(sub, "lesson", "", "lessons with decaying confidence")
     ls = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
-    c = _cmd(ls, "add", "cmd_lessons:add", "add a lesson (re-adding reinforces)")
+    c = _cmd(ls, "add", "cmd_lessons:add", "add a lesson (re-adding the same words reinforces)")
     c.add_argument("text", metavar="TEXT")
     c.add_argument("--scope", default="global", metavar="S")
     c.add_argument("--confidence", type=float, metavar="C")
     c.add_argument("--tag", action="append", default=[], metavar="T")
     c.add_argument(
-        "--on-duplicate", choices=["reinforce", "supersede", "keep-both"], default="reinforce"
+        "--on-duplicate",
+        choices=["reinforce", "supersede", "keep-both"],
+        default="keep-both",
+        help="what a near-duplicate (>= 90 similar) does: keep-both (default), "
+        "reinforce the existing lesson, or supersede it",
     )
     c = _cmd(ls, "list", "cmd_lessons:list_", "list lessons")
     c.add_argument("--all", action="store_true", help="include forgotten, deleted and superseded")

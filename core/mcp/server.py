@@ -228,7 +228,7 @@ def build_server(memory: Memory) -> MemworkServer:
         scope: str = "global",
         confidence: float | None = None,
         tags: list[str] | None = None,
-        on_duplicate: Literal["reinforce", "supersede", "keep-both"] = "reinforce",
+        on_duplicate: Literal["reinforce", "supersede", "keep-both"] = "keep-both",
     ) -> Any:
         """Save durable knowledge worth carrying to future tasks, as one imperative line.
         scope: global, task:<task id> or project:<project>. Saving a lesson that is already

@@ -142,7 +142,7 @@ def test_memory_returns_what_the_cli_prints_for_the_same_store_and_clock(
         assert got == expected, (step, got, expected)
     # Sanity: the day did what it says.
     assert "## Recent deploy-api episodes" in by_api[2]
-    assert by_api[5]["action"] == "reinforced"
+    assert by_api[5]["action"] == "kept-both"  # a near-duplicate: kept, never folded in
     assert "Canary every deploy" in by_api[6]
     assert by_api[15][0]["title"].endswith("Rolled back worker-25 after failed health checks")
 
