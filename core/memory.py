@@ -91,7 +91,7 @@ class Memory:
         task: str | None = None,
         *,
         project: str | None = None,
-        budget: int = 2000,
+        budget: int | None = None,
         style: str = "default",
         format: Literal["text"] = "text",  # noqa: A002 - the CLI's flag name
     ) -> str: ...
@@ -101,7 +101,7 @@ class Memory:
         task: str | None = None,
         *,
         project: str | None = None,
-        budget: int = 2000,
+        budget: int | None = None,
         style: str = "default",
         format: Literal["json"],  # noqa: A002 - the CLI's flag name
     ) -> dict[str, Any]: ...
@@ -111,7 +111,7 @@ class Memory:
         task: str | None = None,
         *,
         project: str | None = None,
-        budget: int = 2000,
+        budget: int | None = None,
         style: str = "default",
         format: str,  # noqa: A002 - the CLI's flag name
     ) -> str | dict[str, Any]: ...
@@ -120,11 +120,16 @@ class Memory:
         task: str | None = None,
         *,
         project: str | None = None,
-        budget: int = 2000,
+        budget: int | None = None,
         style: str = "default",
         format: str = "text",  # noqa: A002 - the CLI's flag name
     ) -> str | dict[str, Any]:
-        """The prompt context: text (``format="text"``) or the ``--format json`` document."""
+        """The prompt context: text (``format="text"``) or the ``--format json`` document.
+
+        ``budget`` is in estimated tokens (characters / 3); without one the default
+        style keeps to 2,000 and the episodic style is never cut. What a budget drops
+        is listed in the JSON document (``dropped``, ``cut``).
+        """
         from .context.build import build_context
         from .errors import InvalidInput
 

@@ -32,8 +32,13 @@ def run(ctx: Context) -> int:
         from .output import emit_json
 
         emit_json(result.to_json())
-    elif result.text:
-        sys.stdout.write(result.text + "\n")
+    else:
+        if result.text:
+            sys.stdout.write(result.text + "\n")
+        dropped = result.drop_note()
+        if dropped:  # as JSON does in its "dropped" field: never cut silently
+            sys.stdout.flush()
+            print(f"memwork: {dropped}", file=sys.stderr)
     if result.log_wanted:
         _log(ctx, store, result)
     return 0

@@ -146,7 +146,11 @@ def _add_context(sub: SubParsers) -> None:
         "--project", metavar="P", help="rank this project's lessons (scope project:P) as matching"
     )
     c.add_argument(
-        "--budget", type=int, default=2000, metavar="N", help="token budget (default 2000)"
+        "--budget",
+        type=int,
+        default=None,
+        metavar="N",
+        help="token budget, estimated as characters / 3 (default 2000; none for --style episodic)",
     )
     c.add_argument("--format", choices=["text", "json"], default="text")
     c.add_argument("--style", choices=["default", "episodic"], default="default")

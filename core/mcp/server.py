@@ -167,7 +167,7 @@ def build_server(memory: Memory) -> MemworkServer:
     def get_context(
         task: str | None = None,
         project: str | None = None,
-        budget: int = 2000,
+        budget: int | None = None,
         style: Literal["default", "episodic"] = "default",
         format: Literal["text", "json"] = "text",  # noqa: A002 - the CLI's flag name
     ) -> Any:
@@ -175,8 +175,9 @@ def build_server(memory: Memory) -> MemworkServer:
         put at the top of your working context — pinned slots, rules for the task, general
         rules and lessons, the top mistakes, recent failures, your recent episodes and mean
         score on the task. `project` ranks that project's lessons as matching. `budget` is in
-        estimated tokens (characters / 3). `format="json"` returns the sections and what the
-        budget dropped. An empty string means there is nothing to remember yet."""
+        estimated tokens (characters / 3; default 2000, none for the episodic style).
+        `format="json"` returns the sections and what the budget dropped. An empty string
+        means there is nothing to remember yet."""
         if format == "text":
             return _text(m.context(task, project=project, budget=budget, style=style))
         return m.context(task, project=project, budget=budget, style=style, format="json")
@@ -369,7 +370,9 @@ def build_server(memory: Memory) -> MemworkServer:
         description="The prompt context for a task (optionally ?project=P&budget=N).",
         mime_type="text/plain",
     )
-    def task_context_resource(task: str, project: str | None = None, budget: int = 2000) -> str:
+    def task_context_resource(
+        task: str, project: str | None = None, budget: int | None = None
+    ) -> str:
         return _read(m.context, task, project=project, budget=budget)
 
     @server.resource(

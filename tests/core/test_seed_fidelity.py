@@ -121,7 +121,6 @@ def _long_failures() -> list[dict]:
     ]
 
 
-@TODO
 def test_the_episodic_style_has_no_budget_unless_one_is_given(cli) -> None:  # noqa: ANN001
     assert cli("record-episode", stdin=json.dumps(_long_failures()), now=_at(T)).code == 0
     done = cli("context", "--style", "episodic", "--task", "api", now=_at(T))
@@ -132,7 +131,6 @@ def test_the_episodic_style_has_no_budget_unless_one_is_given(cli) -> None:  # n
     assert "Your mean score on api: 0.20 (over 5 episodes)" in text
 
 
-@TODO
 def test_dropped_lines_are_reported_and_a_store_with_memory_never_prints_nothing(
     cli,  # noqa: ANN001
 ) -> None:
@@ -235,7 +233,6 @@ def test_what_no_reading_can_save_is_still_refused_whole(cli, db) -> None:  # no
 
 
 # -- 6. tokens are characters / 3 -------------------------------------------------------
-@TODO
 def test_tokens_are_estimated_as_characters_over_three(cli) -> None:  # noqa: ANN001
     cli("slot", "set", "persona", "p" * 290, now=_at(T))
     record = cli("context", "--format", "json", now=_at(T)).json()

@@ -117,8 +117,9 @@ def test_budget_is_validated_inline(demo_app) -> None:
             await pilot.press("0")
             await rebuilt(pilot)
             assert "budget:" not in screen_text(app)
-            assert _preview(app) == ""  # a zero budget drops everything
-            assert "(empty: with these settings the agent gets no context)" in screen_text(app)
+            # A zero budget drops every line, but a store with memory never reads as empty.
+            assert _preview(app) == "…"
+            assert "Not one whole line fits" in screen_text(app)
 
     run(scenario)
 

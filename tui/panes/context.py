@@ -291,6 +291,12 @@ class ContextPane(Pane):
             f"\nDropped by the budget ({plural(len(dropped), 'line')})\n", style=f"bold {warning}"
         )
         out.append("lowest priority first: episodes, lessons, cards, rules…\n", style="dim italic")
+        if data.get("cut"):
+            out.append(
+                "Not one whole line fits: the first is cut short (…), so the agent still "
+                "sees there is memory.\n",
+                style=warning,
+            )
         # Wrap by hand so a long dropped line keeps its indent (a hanging indent).
         by_section: dict[str, list[str]] = {}
         for item in dropped:
