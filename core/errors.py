@@ -60,5 +60,11 @@ class NoStore(StoreUnreadable):
         super().__init__(f"no memwork store at {path}")
 
 
+class CoercionWarning(UserWarning):
+    """Input was read as the episodic library reads it (a missing score taken as 0.0, a
+    number given as text…): accepted, and said (the Python API's form of the CLI's
+    stderr notes and JSON ``warnings``)."""
+
+
 class StoreWriteFailed(StoreError, UserError):
     """The store cannot be written (read-only, permissions, a full disk); nothing was written."""

@@ -156,15 +156,26 @@ class Memory:
 
     # -- episodes -------------------------------------------------------------------------
     def record_episodes(self, episodes: list[Any]) -> list[str]:
-        """Record episodes all-or-nothing; the new ids in order."""
+        """Record episodes all-or-nothing; the new ids in order.
+
+        What the episodic library accepts and memwork's model does not (a missing score,
+        a numeric string, a card that is not an object…) is read as the library reads
+        it, and each such reading is a :class:`core.errors.CoercionWarning` naming the
+        item and the field.
+        """
+        import warnings
+
         from . import episodes as core_episodes
-        from .errors import InvalidInput
+        from .errors import CoercionWarning, InvalidInput
 
         if not isinstance(episodes, list):
             raise InvalidInput("episodes", "must be a list of episode objects")
         recorded = core_episodes.record_episodes(
             self.store, episodes, now=self.now(), actor=self.actor
         )
+        for doc in recorded:
+            for note in doc["warnings"]:
+                warnings.warn(f"memwork: {note}", CoercionWarning, stacklevel=2)
         return [doc["id"] for doc in recorded]
 
     def record_episode(self, episode: dict[str, Any]) -> str:

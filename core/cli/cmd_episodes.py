@@ -21,6 +21,9 @@ def record(ctx: Context) -> int:
         actor=ctx.actor,
         on_consolidate=_report_fallback,
     )
+    for doc in recorded:  # what was read as the episodic library reads it
+        for warning in doc["warnings"]:
+            note(f"memwork: {warning}")
     if ctx.json:
         emit_json(recorded)
     else:

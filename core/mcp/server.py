@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 from collections.abc import Awaitable, Callable
 from functools import wraps
 from typing import Any, Literal, ParamSpec, TypeVar
@@ -35,7 +36,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp_types import CallToolResult, Resource, TextContent, ToolAnnotations
 
 from .. import __version__
-from ..errors import MemworkError, NotFound, UserError
+from ..errors import CoercionWarning, MemworkError, NotFound, UserError
 from ..memory import Memory
 
 P = ParamSpec("P")
@@ -192,7 +193,9 @@ def build_server(memory: Memory) -> MemworkServer:
         bad_decision, correct_decision, evidence, lesson}], outcome
         (success|failure|partial, derived from the score when absent), session_id,
         worker_id; other keys are kept as metadata. `episodes` records a batch
-        all-or-nothing. Returns {"ids": [...]}. Recording derives rules and mistake cards
+        all-or-nothing. Returns {"ids": [...], "warnings": [...]}: what was read as the
+        episodic library reads it (a missing score as 0.0, "0.9" as 0.9, a card that is not
+        an object skipped), naming the item and field. Recording derives rules and mistake cards
         that later contexts show."""
         from ..errors import InvalidInput
 
@@ -202,7 +205,11 @@ def build_server(memory: Memory) -> MemworkServer:
             batch = episodes
         else:
             raise InvalidInput("episode", "give either episode (one object) or episodes (a list)")
-        return {"ids": m.record_episodes(batch)}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", CoercionWarning)
+            ids = m.record_episodes(batch)
+        said = [str(w.message) for w in caught if issubclass(w.category, CoercionWarning)]
+        return {"ids": ids, "warnings": said}
 
     # -- sessions -----------------------------------------------------------------------
     @tool(_WRITE)

@@ -102,7 +102,7 @@ def test_api_records_and_returns_documents(store: Store, now: datetime) -> None:
         ({"score": 1.5}, "item 2: score: must be between 0.0 and 1.0 (got 1.5)"),
         ({"score": -0.01}, "item 2: score: must be between 0.0 and 1.0 (got -0.01)"),
         ({"score": "high"}, "item 2: score: must be a number between 0.0 and 1.0 (got 'high')"),
-        ({"summary": "no score"}, "item 2: score: is required"),
+        ({"summary": "no score", "score": None}, "item 2: score: must be a number"),
         ({"score": 0.5, "steps": -1}, "item 2: steps: must be >= 0 (got -1)"),
         ({"score": 0.5, "outcome": "meh"}, "item 2: outcome: "),
         ({"score": 0.5, "errors": [{"message": "x"}]}, "item 2: errors.0.error_type: is required"),

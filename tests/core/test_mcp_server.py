@@ -132,9 +132,16 @@ def test_every_tool_works_and_the_cli_sees_the_writes(db: Path, cli) -> None:  #
         batch = await call(
             client,
             "record_episode",
-            episodes=[{**EPISODE, "score": 0.95, "successes": ["Canaried first"]}, EPISODE],
+            episodes=[
+                {**EPISODE, "score": 0.95, "successes": ["Canaried first"]},
+                {**EPISODE, "score": "0.3"},  # read as the episodic library reads it
+            ],
         )
         assert len(one["ids"]) == 1 and len(batch["ids"]) == 2
+        assert one["warnings"] == []
+        assert batch["warnings"] == [
+            "memwork: item 2: score: the text '0.3' read as the number 0.3"
+        ]
         out["context"] = await call(client, "get_context", task="deploy-api")
         out["context_json"] = await call(client, "get_context", task="deploy-api", format="json")
 
@@ -200,7 +207,7 @@ BAD_INPUT: list[tuple[str, dict[str, Any], list[str], Any]] = [
         ["record-episode"],
         [EPISODE, {**EPISODE, "steps": -1}],
     ),
-    ("record_episode", {"episode": {"summary": "x"}}, ["record-episode"], {"summary": "x"}),
+    ("record_episode", {"episode": {"score": None}}, ["record-episode"], {"score": None}),
     (
         "add_lesson",
         {"text": "x", "confidence": 5.0},

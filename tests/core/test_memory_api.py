@@ -11,7 +11,7 @@ import pytest
 
 from memwork import Memory
 from memwork.core import ids
-from memwork.core.errors import InvalidInput, NotFound
+from memwork.core.errors import CoercionWarning, InvalidInput, NotFound
 from tests.conftest import folder_digest
 
 #: The same on a folder and on a Redis store (tests/conftest.py).
@@ -244,3 +244,15 @@ def test_the_api_context_records_injections_when_asked(tmp_path: Path) -> None:
     with memory.store.reading():
         entries = [e for e in audit.entries(memory.store) if e["action"] == "inject"]
     assert [(e["table"], e["actor"]) for e in entries] == [("slots", "api")]
+
+
+def test_what_the_episodic_library_accepts_is_recorded_with_a_warning(db: Path) -> None:  # noqa: ANN001
+    memory = Memory(db)
+    with pytest.warns(CoercionWarning) as said:
+        (eid,) = memory.record_episodes([{"task_id": "t", "mistake_cards": ["oops"]}])
+    assert [str(w.message) for w in said if w.category is CoercionWarning] == [
+        "memwork: item 1: score: missing; recorded as 0.0, as the episodic library reads it",
+        "memwork: item 1: mistake_cards.0: not an object (a str); skipped, as the episodic "
+        "library skips it",
+    ]
+    assert eid.startswith("ep_") and memory.stats()["tasks"]["t"]["mean_score"] == 0.0

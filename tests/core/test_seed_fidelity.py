@@ -187,7 +187,6 @@ def test_a_non_zero_exit_code_makes_an_episode_a_failure(cli) -> None:  # noqa: 
 
 
 # -- 5. what the episodic library accepts ----------------------------------------------
-@TODO
 def test_episodes_the_episodic_library_accepts_are_recorded_and_each_coercion_said(
     cli,  # noqa: ANN001
 ) -> None:
