@@ -138,7 +138,7 @@ def of_lesson(lessons: list[Doc], content: str, scope: str, now: datetime) -> li
 
 def avoid_body(rule: Doc) -> str | None:
     """The mistake an ``[AVOID]`` rule warns about, or None for any other rule."""
-    text = str(rule.get("text", ""))
+    text = str(rule.get("text", "")).removeprefix("[CONSOLIDATED]").lstrip()
     if not text.startswith(AVOID_PREFIX):
         return None
     return text[len(AVOID_PREFIX) :].strip() or None

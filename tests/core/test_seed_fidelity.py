@@ -263,7 +263,6 @@ def test_lesson_add_reports_the_contradiction_show_and_lint_report(cli) -> None:
 
 
 # -- 10. the external consolidator's rules ----------------------------------------------
-@TODO
 def test_rules_from_the_external_consolidator_carry_the_consolidated_prefix(
     cli,  # noqa: ANN001
     monkeypatch: pytest.MonkeyPatch,
