@@ -331,7 +331,8 @@ class Memory:
         return history.query(self.store, table=table, record=record, actor=actor, limit=limit)
 
     def stats(self) -> dict[str, Any]:
-        """Counts per table, per-task scores, the top mistake cards."""
+        """Counts per table, per-task scores and rules, mistake and card counts, the top
+        five mistake cards (what ``memwork stats`` prints)."""
         from .stats import store_stats
 
         return store_stats(self.store)

@@ -360,7 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "stats",
         "cmd_stats:stats",
-        "counts, per-task scores, top mistake cards (JSON)",
+        "counts, per-task scores and rules, mistake and card counts, top cards (JSON)",
     )
     _cmd(sub, "doctor", "cmd_stats:doctor", "check data, schema and locks; repairs nothing")
     _add_curation(sub)

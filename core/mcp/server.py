@@ -356,7 +356,8 @@ def build_server(memory: Memory) -> MemworkServer:
 
     @tool(_READ)
     def stats() -> Any:
-        """Counts per table, per-task episode counts and mean scores, the top mistake cards."""
+        """Counts per table, per-task episode counts, mean scores and rule counts, distinct
+        mistakes and successes, the mistake card count and the top five cards."""
         return m.stats()
 
     # -- resources ----------------------------------------------------------------------

@@ -285,7 +285,6 @@ def test_an_empty_message_and_a_synthesised_error_read_as_the_failure_loop_write
 
 
 # -- 12. stats as the episodic library summarises ---------------------------------------
-@TODO
 def test_stats_carry_rule_mistake_and_card_counts_and_the_top_five_cards(
     cli,  # noqa: ANN001
 ) -> None:
