@@ -6,9 +6,17 @@ user mistake never shows a traceback.
 
 from __future__ import annotations
 
+PREFIX = "memwork: "
+
 
 class MemworkError(Exception):
     """Base class of every error memwork raises on purpose."""
+
+
+def worded(exc: BaseException) -> str:
+    """The one line the CLI prints for ``exc``: ``memwork: <message>`` (never twice)."""
+    text = str(exc)
+    return text if text.startswith(PREFIX) else PREFIX + text
 
 
 class UserError(MemworkError):

@@ -5,8 +5,9 @@ the same lock and journal, and returns what that verb prints for the same
 store and clock: the text for ``context`` (``format="text"``), the new id for
 ``record_episode``, and otherwise the JSON value the verb prints with
 ``--json``, as Python data. Bad input raises :class:`core.errors.UserError`
-(``InvalidInput``, ``NotFound``, ``Conflict``) with the CLI's exit-2 message,
-and leaves the store untouched.
+(``InvalidInput``, ``NotFound``, ``Conflict``) whose text is the line the CLI
+prints for it on exit code 2 (``memwork: item 1: score: …``), and leaves the
+store untouched.
 
 One ``Memory`` keeps its store open between calls, so a call pays only for
 what it reads; what other processes (the CLI, the workbench, an MCP server)
@@ -22,6 +23,7 @@ actor ``api`` (``api:<agent>`` with an agent id).
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable, Iterable
@@ -29,6 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from .errors import MemworkError, worded
 from .storage.store import Store
 
 if TYPE_CHECKING:
@@ -448,3 +451,25 @@ class Memory:
         from . import working_memory as wm
 
         return wm.scratch_list(self.store, session)
+
+
+def _cli_worded(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method``, its memwork errors worded as the CLI prints them (``memwork: …``)."""
+
+    @functools.wraps(method)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except MemworkError as exc:
+            # The same exception (class, fields, traceback), its text as the CLI's line.
+            exc.args = (worded(exc),)
+            raise
+
+    return call
+
+
+# Every public method (and the constructor, which opens the store) words its errors as
+# the CLI does; a method added later is covered without remembering to decorate it.
+for _name, _method in list(vars(Memory).items()):
+    if callable(_method) and (_name == "__init__" or not _name.startswith("_")):
+        setattr(Memory, _name, _cli_worded(_method))

@@ -36,7 +36,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp_types import CallToolResult, Resource, TextContent, ToolAnnotations
 
 from .. import __version__
-from ..errors import CoercionWarning, MemworkError, NotFound, UserError
+from ..errors import CoercionWarning, MemworkError, NotFound, UserError, worded
 from ..memory import Memory
 
 P = ParamSpec("P")
@@ -92,10 +92,10 @@ def _guarded(fn: Callable[..., object]) -> Callable[..., Awaitable[CallToolResul
         try:
             value = fn(**kwargs)
         except UserError as exc:
-            return _text(f"memwork: {exc}", error=True)
+            return _text(worded(exc), error=True)
         except MemworkError as exc:
             log.warning("%s failed: %s", fn.__name__, exc)
-            return _text(f"memwork: {exc}", error=True)
+            return _text(worded(exc), error=True)
         except Exception as exc:  # noqa: BLE001 - one line to the agent, the trace to stderr
             log.exception("%s raised", fn.__name__)
             return _text(f"memwork: internal error: {type(exc).__name__}: {exc}", error=True)
@@ -144,9 +144,9 @@ def _read(fn: Callable[P, str], *args: P.args, **kwargs: P.kwargs) -> str:
     try:
         return fn(*args, **kwargs)
     except NotFound as exc:
-        raise ResourceNotFoundError(f"memwork: {exc}") from None
+        raise ResourceNotFoundError(worded(exc)) from None
     except MemworkError as exc:
-        raise ResourceError(f"memwork: {exc}") from None
+        raise ResourceError(worded(exc)) from None
 
 
 def build_server(memory: Memory) -> MemworkServer:

@@ -187,10 +187,10 @@ def test_bad_input_raises_the_clis_message_and_writes_nothing(
     expected = cli("record-episode", stdin=json.dumps(bad), now=NOW).err.strip()
     with pytest.raises(InvalidInput) as caught:
         memory.record_episode(bad)
-    assert f"memwork: {caught.value}" == expected
+    assert str(caught.value) == expected
     with pytest.raises(NotFound) as missing:
         memory.reinforce_lesson("les_nope")
-    assert f"memwork: {missing.value}" == cli("lesson", "reinforce", "les_nope").err.strip()
+    assert str(missing.value) == cli("lesson", "reinforce", "les_nope").err.strip()
     with pytest.raises(InvalidInput):
         memory.search("x", kinds=["bogus"])
     with pytest.raises(InvalidInput):

@@ -309,7 +309,6 @@ def test_stats_carry_rule_mistake_and_card_counts_and_the_top_five_cards(
 
 
 # -- 13. errors from Memory read as the CLI's -------------------------------------------
-@TODO
 def test_errors_from_memory_read_as_the_cli_prints_them(cli, db) -> None:  # noqa: ANN001
     bad = {"score": 2}
     printed = cli("record-episode", stdin=json.dumps(bad)).err.strip()
