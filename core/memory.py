@@ -185,6 +185,14 @@ class Memory:
         """Record one episode; its new id."""
         return self.record_episodes([episode])[0]
 
+    def record_failure(self, report: dict[str, Any]) -> dict[str, Any]:
+        """Record a crash report (error_class, friction_kind, stack_signature, fingerprint,
+        message, task, phase, exit_code) as a failed episode; a fingerprint seen before
+        is counted on its episode instead (``repeated``, ``count``)."""
+        from .crashes import record_failure
+
+        return record_failure(self.store, report, now=self.now(), actor=self.actor)
+
     # -- sessions -------------------------------------------------------------------------
     def start_session(self, agent: str = "", project: str = "", title: str = "") -> dict[str, Any]:
         """Start a session (the agent defaults to this Memory's agent id)."""

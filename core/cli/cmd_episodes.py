@@ -32,6 +32,26 @@ def record(ctx: Context) -> int:
     return 0
 
 
+def record_failure(ctx: Context) -> int:
+    from ..crashes import record_failure as record_crash
+    from ..errors import InvalidInput
+
+    reports = list(records(ctx.args.file))
+    if len(reports) != 1:
+        raise InvalidInput("input", f"must be one crash report (got {len(reports)} records)")
+    result = record_crash(ctx.store, reports[0], now=ctx.now, actor=ctx.actor)
+    if result["repeated"]:
+        note(
+            f"memwork: crash seen again ({result['count']}x): counted on {result['episode_id']}, "
+            "not recorded twice"
+        )
+    if ctx.json:
+        emit_json(result)
+    else:
+        say(result["episode_id"])
+    return 0
+
+
 def consolidate(ctx: Context) -> int:
     report = consolidation.consolidate(ctx.store, now=ctx.now, actor=ctx.actor)
     _report_fallback(report)

@@ -166,6 +166,16 @@ def _add_record(sub: SubParsers) -> None:
     c.add_argument("file", nargs="?", default="-", metavar="FILE|-")
 
 
+def _add_record_failure(sub: SubParsers) -> None:
+    c = _cmd(
+        sub,
+        "record-failure",
+        "cmd_episodes:record_failure",
+        "record a crash report as a failed episode (a fingerprint seen before is counted)",
+    )
+    c.add_argument("file", nargs="?", default="-", metavar="FILE|-")
+
+
 #: Verbs agents run on every step, each with a parser of its own.
 _STEP_VERBS = {"context": _add_context, "record-episode": _add_record}
 
@@ -194,6 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     _add_context(sub)
     _add_record(sub)
+    _add_record_failure(sub)
 
     c = _cmd(sub, "observe", "cmd_sessions:observe", "add an observation to a session")
     c.add_argument("--session", required=True, metavar="S")

@@ -211,6 +211,15 @@ def build_server(memory: Memory) -> MemworkServer:
         said = [str(w.message) for w in caught if issubclass(w.category, CoercionWarning)]
         return {"ids": ids, "warnings": said}
 
+    @tool(_WRITE)
+    def record_failure(report: dict[str, Any]) -> Any:
+        """Call when a run crashes (an exception, a non-zero exit): `report` is the crash
+        report — error_class (required), message, fingerprint, stack_signature,
+        friction_kind, task, phase, exit_code. It becomes a failed episode whose error
+        leads the next contexts' failure block; a fingerprint seen before is counted
+        (`repeated`, `count`), not recorded again."""
+        return m.record_failure(report)
+
     # -- sessions -----------------------------------------------------------------------
     @tool(_WRITE)
     def start_session(agent: str = "", project: str = "", title: str = "") -> Any:

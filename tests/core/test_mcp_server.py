@@ -21,6 +21,7 @@ NOW = "2026-11-01T12:00:00Z"
 TOOLS = {
     "get_context",
     "record_episode",
+    "record_failure",
     "observe",
     "start_session",
     "end_session",
@@ -142,6 +143,11 @@ def test_every_tool_works_and_the_cli_sees_the_writes(db: Path, cli) -> None:  #
         assert batch["warnings"] == [
             "memwork: item 2: score: the text '0.3' read as the number 0.3"
         ]
+        crash = {"error_class": "TimeoutError", "fingerprint": "f1", "task": "ops", "message": "m"}
+        crashed = await call(client, "record_failure", report=crash)
+        assert (crashed["count"], crashed["repeated"]) == (1, False)
+        again = await call(client, "record_failure", report=crash)
+        assert again["episode_id"] == crashed["episode_id"] and again["count"] == 2
         out["context"] = await call(client, "get_context", task="deploy-api")
         out["context_json"] = await call(client, "get_context", task="deploy-api", format="json")
 
@@ -181,7 +187,7 @@ def test_every_tool_works_and_the_cli_sees_the_writes(db: Path, cli) -> None:  #
     assert "Canary every deploy" in out["project_context"]
     assert [h["kind"] for h in out["search_lessons"]] == ["lesson"]
     assert out["search"][0]["kind"] == "episode" and "worker-25" in out["search"][0]["title"]
-    assert out["stats"]["total_episodes"] == 3
+    assert out["stats"]["total_episodes"] == 4
 
     # The same store through the CLI, at the same instant: the same answers.
     assert cli("context", "--task", "deploy-api", now=NOW).out == out["context_end"] + "\n"

@@ -22,8 +22,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import episodic_reference as ref  # noqa: E402
 
 T = datetime(2026, 11, 1, 12, tzinfo=UTC)
-#: Marks a reproduction whose fix has not landed yet (strict: it must fail).
-TODO = pytest.mark.xfail(strict=True, reason="not fixed yet")
 
 
 def _at(moment: datetime) -> str:
@@ -364,7 +362,6 @@ CRASH = {
 }
 
 
-@TODO
 def test_record_failure_takes_a_crash_report_and_counts_a_repeated_fingerprint(
     cli,  # noqa: ANN001
     db,  # noqa: ANN001
