@@ -313,11 +313,13 @@ def prior_entries(
     """Up to :data:`PRIOR_LINES` ``- (prior) …`` lines under the block, each with the
     earlier failure it recalls: failures of the same task as a shown one and of the
     same kind (error type or phase), stamped before the window, newest first, one line
-    per earlier failure (its first matching kind's), no text twice."""
+    per earlier failure (its first matching kind's), no text twice, and none that
+    repeats a line the block shows already (the same error again says nothing new)."""
     if not shown or not enabled():
         return []
     start = iso(now - WINDOW)
     shown_ids = {f["episode_id"] for f in shown}
+    said = {_error_line(e) for f in shown for e in f.get("errors") or []}
     found: dict[str, tuple[tuple[str, int], str, dict[str, Any]]] = {}
     for failure in shown:
         held = (tasks.get(failure["task_id"]) or {}).get("failure_kinds") or {}
@@ -327,7 +329,7 @@ def prior_entries(
                 if episode in shown_ids or episode in found:
                     continue
                 key = _key(entry)
-                if key[0] < start:
+                if key[0] < start and "- " + entry["line"][len("- (prior) ") :] not in said:
                     found[episode] = (key, entry["line"], entry)
     lines: list[tuple[str, dict[str, Any]]] = []
     for _, line, entry in sorted(found.values(), key=lambda x: x[0], reverse=True):

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from memwork.core import failures
 from memwork.core.clock import iso
 
@@ -164,3 +166,23 @@ def test_a_long_summary_and_mistake_give_a_line_within_160(cli) -> None:  # noqa
     message = line.removeprefix("- IterationError: ")
     assert len(message) <= failures.MESSAGE_CAP and message.endswith("…")
     assert "; mistake: trace trace" in message
+
+
+# -- "(prior)" lines ---------------------------------------------------------------------
+def test_prior_lines_recall_the_task_and_kind_but_never_repeat_a_shown_line(
+    cli,  # noqa: ANN001
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    old = T - timedelta(days=2)
+    earlier = [
+        _failure("TimeoutError", "same words", task_id="api"),
+        _failure("TimeoutError", "other words", task_id="api"),
+        _failure("TimeoutError", "another task", task_id="web"),
+    ]
+    assert cli("record-episode", stdin=json.dumps(earlier), now=_at(old)).code == 0
+    again = _failure("TimeoutError", "same words", task_id="api")
+    assert cli("record-episode", stdin=json.dumps(again), now=_at(T)).code == 0
+    assert _block(cli, T) == ["- TimeoutError: same words", "- (prior) TimeoutError: other words"]
+    # MEMWORK_FAILURE_MEMORY=0 turns them off with the block.
+    monkeypatch.setenv("MEMWORK_FAILURE_MEMORY", "0")
+    assert "(prior)" not in cli("context", now=_at(T)).out
