@@ -128,7 +128,7 @@ def add_episode(
     if episode["outcome"] == "failure":
         summary = failures.summary_of(episode)
         glob["recent_failures"] = failures.add_to_recent(glob["recent_failures"], summary, now)
-        failures.note_prior(task, summary, now)
+        failures.note_prior(glob, summary, now)
     add_scores(task, [episode["score"]])
     task["outcomes"] = {**task["outcomes"]}
     task["outcomes"][episode["outcome"]] = task["outcomes"].get(episode["outcome"], 0) + 1

@@ -157,11 +157,8 @@ def _repeat(
     summary = {**failures.summary_of(episode), "recorded_at": stamp}
     glob = aggregates.read_global(store)
     glob["recent_failures"] = failures.add_to_recent(glob["recent_failures"], summary, now)
+    failures.note_prior(glob, summary, now)
     store.put(aggregates.META, aggregates.EPISODES_DOC, glob)
-    task = aggregates.read_task(store, episode["task_id"])
-    if task is not None:
-        failures.note_prior(task, summary, now)
-        aggregates.write_tasks(store, {episode["task_id"]: task})
     audit.record(
         store,
         actor=actor,

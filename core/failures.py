@@ -51,9 +51,9 @@ AHEAD = timedelta(minutes=5)
 PRIOR_LINES = 3
 PRIOR_CAP = 120
 #: Earlier failures kept per (task, kind) for the "(prior)" lines, on either side of the
-#: writer's window start; and kinds kept per task (the least recently seen go).
+#: writer's window start; and (task, kind) pairs kept in all (the least recently seen go).
 PRIOR_KEEP = 3
-PRIOR_KINDS = 20
+PRIOR_KINDS = 100
 TYPE_CAP = 80
 MESSAGE_CAP = 160
 _ISO_WIDTH = len("2026-01-01T00:00:00.000000Z")
@@ -279,16 +279,19 @@ def kinds_of(failure: dict[str, Any]) -> list[tuple[str, str]]:
     return sorted(kinds.items())
 
 
-def note_prior(task: dict[str, Any], failure: dict[str, Any], now: datetime) -> None:
-    """Remember a failure summary in its task's aggregate, per kind (in place), for the
-    "(prior)" lines of a later failure of that task.
+def note_prior(glob: dict[str, Any], failure: dict[str, Any], now: datetime) -> None:
+    """Remember a failure summary per (task, kind) in the global aggregate (in place;
+    ``failure_kinds``: task → kind → entries), for the "(prior)" lines of a later
+    failure of that task. The context reads that aggregate anyway, so the lines cost
+    it no other read.
 
     Per (task, kind) the newest :data:`PRIOR_KEEP` stamped before the window of the
     writer's clock are kept, and as many inside it or later (they become "before" as
-    time moves on); a task keeps its :data:`PRIOR_KINDS` most recently seen kinds.
+    time moves on); the :data:`PRIOR_KINDS` most recently seen pairs are kept.
     """
     start = iso(now - WINDOW)
-    kinds: dict[str, Any] = dict(task.get("failure_kinds") or {})
+    every: dict[str, Any] = dict(glob.get("failure_kinds") or {})
+    kinds: dict[str, Any] = dict(every.get(failure["task_id"]) or {})
     for kind, line in kinds_of(failure):
         entry = {
             "episode_id": failure["episode_id"],
@@ -302,13 +305,17 @@ def note_prior(task: dict[str, Any], failure: dict[str, Any], now: datetime) -> 
         older = [x for x in items if _stamp(x["recorded_at"]) < start][:PRIOR_KEEP]
         newer = [x for x in items if _stamp(x["recorded_at"]) >= start][:PRIOR_KEEP]
         kinds[kind] = {"entries": newer + older, "seen": int(failure["index"])}
-    for kind in sorted(kinds, key=lambda k: (int(kinds[k]["seen"]), k))[:-PRIOR_KINDS]:
-        del kinds[kind]
-    task["failure_kinds"] = kinds
+    every[failure["task_id"]] = kinds
+    pairs = [(int(k["seen"]), task, kind) for task, ks in every.items() for kind, k in ks.items()]
+    for _, task, kind in sorted(pairs)[:-PRIOR_KINDS]:
+        every[task] = {k: v for k, v in every[task].items() if k != kind}
+        if not every[task]:
+            del every[task]
+    glob["failure_kinds"] = every
 
 
 def prior_entries(
-    shown: list[dict[str, Any]], tasks: dict[str, dict[str, Any] | None], now: datetime
+    shown: list[dict[str, Any]], kinds_by_task: dict[str, Any], now: datetime
 ) -> list[tuple[str, dict[str, Any]]]:
     """Up to :data:`PRIOR_LINES` ``- (prior) …`` lines under the block, each with the
     earlier failure it recalls: failures of the same task as a shown one and of the
@@ -322,7 +329,7 @@ def prior_entries(
     said = {_error_line(e) for f in shown for e in f.get("errors") or []}
     found: dict[str, tuple[tuple[str, int], str, dict[str, Any]]] = {}
     for failure in shown:
-        held = (tasks.get(failure["task_id"]) or {}).get("failure_kinds") or {}
+        held = kinds_by_task.get(failure["task_id"]) or {}
         for kind, _ in kinds_of(failure):
             for entry in (held.get(kind) or {}).get("entries") or []:
                 episode = entry["episode_id"]

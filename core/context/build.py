@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from .. import aggregates, config, failures
+from .. import aggregates, config
 from ..errors import InvalidInput
 from ..privacy import scrub
 from ..storage.store import Store
@@ -128,14 +128,10 @@ def rules_table(scope: str) -> str:
     return rule_table(scope)
 
 
-def read_inputs(store: Store, task_id: str | None, now: datetime | None = None) -> dict[str, Any]:
-    """Everything the context needs, from small tables and aggregates only.
-
-    With ``now``, also the aggregates of the tasks whose failures the failure block
-    shows at ``now`` (their "(prior)" lines recall those tasks' earlier failures).
-    """
+def read_inputs(store: Store, task_id: str | None) -> dict[str, Any]:
+    """Everything the context needs, from small tables and aggregates only."""
     with store.reading():
-        data: dict[str, Any] = {
+        return {
             "cards": list(store.docs("mistake_cards").values()),
             "glob": aggregates.read_global(store),
             "lessons": list(store.docs("lessons").values()),
@@ -150,16 +146,6 @@ def read_inputs(store: Store, task_id: str | None, now: datetime | None = None) 
             # Settings live in ``meta``, which the aggregate read above loaded already.
             "context_log": config.is_on(store, "context_log"),
         }
-        failure_tasks: dict[str, dict[str, Any] | None] = {}
-        if now is not None and failures.enabled():
-            recent = data["glob"]["recent_failures"]
-            for failure in failures.in_window(recent, now)[: failures.MAX_LINES]:
-                task = failure["task_id"]
-                if task not in failure_tasks:
-                    same = data["task"] if task == task_id else None
-                    failure_tasks[task] = same or aggregates.read_task(store, task)
-        data["failure_tasks"] = failure_tasks
-        return data
 
 
 def _scrubbed(sections: list[Section]) -> list[Section]:
@@ -208,7 +194,7 @@ def build_context(
         budget_tokens = DEFAULT_BUDGET
     task_id = task_id.strip() if task_id else None
     project = project.strip() if project else None
-    data = read_inputs(store, task_id or None, now if style == "default" else None)
+    data = read_inputs(store, task_id or None)
     # Multi-line secrets (PEM blocks) must be seen whole, so slots are scrubbed
     # before they are split into lines; every line is scrubbed again below.
     data["slots"] = [

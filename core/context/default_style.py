@@ -91,7 +91,7 @@ def build_sections(
     )
     shown = failures.entries_for_context(data["glob"]["recent_failures"], now)
     prior = failures.prior_entries(
-        list({id(f): f for _, f in shown}.values()), data.get("failure_tasks") or {}, now
+        list({id(f): f for _, f in shown}.values()), data["glob"].get("failure_kinds") or {}, now
     )
     sections.append(
         Section(

@@ -171,7 +171,7 @@ def parse(data: Any, *, now: datetime) -> Bundle:
         if doc["outcome"] == "failure":
             summary = failures.summary_of(doc)
             glob["recent_failures"] = failures.add_to_recent(glob["recent_failures"], summary, now)
-            failures.note_prior(task_stats, summary, now)
+            failures.note_prior(glob, summary, now)
     for stats in tasks.values():
         in_log = sum(1 for d in log_docs if d["task_id"] == stats["task_id"])
         stats["history_scores"] = max(0, stats["episodes"] - in_log)

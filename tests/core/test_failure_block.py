@@ -186,3 +186,23 @@ def test_prior_lines_recall_the_task_and_kind_but_never_repeat_a_shown_line(
     # MEMWORK_FAILURE_MEMORY=0 turns them off with the block.
     monkeypatch.setenv("MEMWORK_FAILURE_MEMORY", "0")
     assert "(prior)" not in cli("context", now=_at(T)).out
+
+
+def test_the_prior_memory_stays_bounded() -> None:
+    glob: dict = {}
+    for n in range(1, 400):
+        failure = {
+            "episode_id": f"e{n}",
+            "errors": [{"error_type": f"E{n % 37}", "message": "m"}],
+            "index": n,
+            "phase": f"P{n % 11}",
+            "recorded_at": iso(T - timedelta(minutes=n)),
+            "task_id": f"t{n % 13}",
+        }
+        failures.note_prior(glob, failure, T)
+    pairs = [(t, k) for t, kinds in glob["failure_kinds"].items() for k in kinds]
+    assert len(pairs) == failures.PRIOR_KINDS
+    for kinds in glob["failure_kinds"].values():
+        assert all(len(k["entries"]) <= 2 * failures.PRIOR_KEEP for k in kinds.values())
+    # The most recently seen pair is among those kept.
+    assert "type:E29" in glob["failure_kinds"]["t9"]  # failure 399: E(399 % 37), t(399 % 13)
