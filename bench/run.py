@@ -27,6 +27,7 @@ def main() -> None:
         ("Agents: MCP, Python API, whole processes, recall", "bench_agent.py", ["--sizes", *sizes]),
         ("Bulk recording", "bench_bulk.py", [] if not quick else ["--sizes", "1000", "10000"]),
         ("Virtual table vs DataTable", "bench_virtual_table.py", []),
+        ("A failure storm", "bench_failures.py", []),
     ]
     for title, script, args in scripts:
         if not (HERE / script).exists():
