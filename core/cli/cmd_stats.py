@@ -42,7 +42,7 @@ def doctor(ctx: Context) -> int:
         for check in result["checks"]:
             mark = {"ok": "ok     ", "warn": "warning", "problem": "PROBLEM"}[check["status"]]
             say(f"{mark}  {check['name']}: {check['detail']}")
-        say("store is healthy" if result["ok"] else "problems found; nothing was changed")
         where = {"--db": "named by --db", ENV_DB: f"named by {ENV_DB}"}.get(origin, "the default")
         say(f"this store is {where}; point an agent at it with {result['agent_env']}")
+        say("store is healthy" if result["ok"] else "problems found; nothing was changed")
     return 0 if result["ok"] else 1

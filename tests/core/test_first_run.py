@@ -23,9 +23,10 @@ def test_doctor_names_a_store_given_by_db_and_the_line_for_an_agent(
     assert run(capsys, "--db", str(db), "lesson", "add", "Canary every deploy")[0] == 0
     code, out, _ = run(capsys, "--db", str(db), "doctor")
     assert code == 0
-    assert out.splitlines()[-1] == (
-        f"this store is named by --db; point an agent at it with MEMWORK_DB={db}"
-    )
+    assert out.splitlines()[-2:] == [
+        f"this store is named by --db; point an agent at it with MEMWORK_DB={db}",
+        "store is healthy",
+    ]
     code, out, _ = run(capsys, "--db", str(db), "doctor", "--json")
     report = json.loads(out)
     assert report["origin"] == "--db" and report["agent_env"] == f"MEMWORK_DB={db}"
