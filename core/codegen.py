@@ -182,7 +182,7 @@ def _cli_usage(op: Op) -> str:
         if p.type.rstrip("?") == "bool":
             value = ""
         elif p.choices:
-            value = " " + "\\|".join(p.choices)
+            value = " " + "|".join(p.choices)
         else:
             value = " " + (p.metavar or p.name.upper())
         text = f"{flag}{value}" + ("…" if p.type.startswith("strs") else "")
