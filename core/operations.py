@@ -1272,6 +1272,32 @@ OPERATIONS: tuple[Op, ...] = (
         cli_run="cmd_mcp:run",
     ),
     Op(
+        "serve",
+        "serve",
+        "serve the store over HTTP: MCP at /mcp, the operations as JSON under /v1/",
+        "http.app:serve",
+        (
+            Param(
+                "host",
+                "str",
+                "the address to listen on (without MEMWORK_TOKEN only a loopback address)",
+                "127.0.0.1",
+                metavar="H",
+            ),
+            Param("port", "int", "the port to listen on", 3111, metavar="N"),
+        ),
+        result="none",
+        doc=(
+            "Serve the store over HTTP: MCP over streamable HTTP at `/mcp`, every operation "
+            "as JSON under `/v1/` (OpenAPI at `/v1/openapi.json`), commits as server-sent "
+            "events at `/v1/events`, `/livez` open. A bearer token from `MEMWORK_TOKEN` is "
+            "required on every other route; without it the server listens on loopback only "
+            "and says so."
+        ),
+        doors=("cli",),
+        cli_run="cmd_serve:run",
+    ),
+    Op(
         "copy",
         "copy",
         "copy a whole store between backends (all or nothing, into a new store)",
