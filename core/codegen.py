@@ -206,7 +206,7 @@ def readme_table() -> str:
     for op in OPERATIONS:
         doors = []
         if "api" in op.doors:
-            doors.append(f"`{op.name}`" if op.api != "-" else "`Memory` (by hand)")
+            doors.append(f"`{op.name}`")
         if "mcp" in op.doors:
             doors.append(f"MCP `{op.mcp or op.name}`")
         if "http" in op.doors:

@@ -33,7 +33,7 @@ class Operations:
         Note something seen or done during a session.
 
         Add an observation to a session (at most 500 per session; past it the oldest are dropped
-        and counted).
+        and counted). Any session id works: an unknown one creates the session, marked implicit.
 
         Args:
             session: the session's id (any id an agent names works: an unknown one creates the
@@ -806,8 +806,10 @@ class Operations:
 
         Keep short-lived state for this run.
 
-        Keep short-lived state for a session under `key`; with `ttl` the key disappears after
-        that many seconds. An unknown session id creates the session, marked implicit.
+        Keep short-lived state for a session under `key` (keys starting with `_` are reserved);
+        with `ttl` the key disappears after that many seconds. The session is any id: one no
+        session has yet (an agent's own `run-42`: letters, digits, `_ - . : @`, up to 128)
+        creates the session, marked implicit, on the first write; reads of it are empty.
 
         Args:
             session: the session's id (any id an agent names works).
@@ -909,8 +911,9 @@ class Operations:
         Track the session's current task.
 
         Track the session's current task: only the fields given change; progress is clamped to
-        0-100 and follows step / total until `progress` is given. With no field, returns the
-        task state (null when none).
+        0-100. Progress follows step / total until the caller gives `progress`; from then on
+        step updates leave it as given (`progress_given: true`) until another `progress` or a
+        new task id. With no field, returns the task state (null when none).
 
         Args:
             session: the session's id (any id an agent names works).
@@ -1186,8 +1189,10 @@ class Operations:
         Recall anything remembered that matches a question or a few words.
 
         Recall over every kind of memory, best first: BM25 over words fused with the workbench's
-        fuzzy matcher; the query's words side by side rank above the same words scattered. Each
-        hit is `{kind, id, title, score}`; `get_record` reads one whole.
+        fuzzy matcher; the query's words side by side rank above the same words scattered; typos
+        are tolerated. `kinds` accepts plurals. Each hit is `{kind, id, title, score}` (score 2
+        + fused rank: the words side by side; 1 +: all words, scattered; 0 +: only with a typo);
+        `get_record` reads one whole.
 
         Args:
             query: what to look for (typos tolerated).
@@ -1281,9 +1286,11 @@ class Operations:
     ) -> dict[str, Any]:
         """Set a store setting.
 
-        Store settings, kept in the store: `review on|off` (agents' lesson adds and slot edits
-        wait for review), `context_log on|off` (every context an agent asks for records what it
-        injected).
+        Store settings, kept in the store (its `meta` table: checkpoints, copies and exports
+        carry them): `review on|off` (agents' lesson adds and edits, card edits and slot edits
+        wait for review), `context_log on|off` (every context an agent asks for records the
+        lessons and slots it injected, audit action `inject`). An unknown key or value is
+        refused, naming the allowed ones.
 
         Args:
             key: the setting: review or context_log.
@@ -1379,8 +1386,10 @@ class Operations:
     ) -> dict[str, Any]:
         """Make a proposal live.
 
-        Make a proposal live as proposed (or with `edit` as its text), checked against the store
-        as it is now: a refusal leaves it pending.
+        Make a proposal live as proposed (or with `edit` as its text: the lesson, the slot's new
+        content, the appended text, the replacement), checked against the store as it is now: a
+        refusal leaves it pending. Every decision is audited; a decided proposal cannot be
+        decided again.
 
         Args:
             proposal: the proposal's id (or a unique start or end of it).
@@ -1448,7 +1457,9 @@ class Operations:
 
         What a curator should look at: slots over their limit or untouched for 30 days, slots
         and lessons with the same content, lessons that contradict each other, unmerged
-        near-duplicate lessons, `[AVOID]` rules a live lesson contradicts.
+        near-duplicate lessons, `[AVOID]` rules a live lesson contradicts. A list of `{kind,
+        records, message}`; the CLI prints a line each and the count on stderr, and exits 0
+        whatever it finds.
         """
         result: list[dict[str, Any]] = self._operation(
             "lint",

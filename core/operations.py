@@ -266,10 +266,12 @@ OPERATIONS: tuple[Op, ...] = (
             "Record one episode, or a batch all-or-nothing (one invalid item writes nothing "
             "and the message names the item number and the field). `trajectory_summary` is "
             "accepted for `summary`. Text fields hold up to 100,000 characters each and are "
-            "stored whole; what is derived from them (rules, mistake cards) is cut at its "
-            "own limit with an ellipsis. Recording derives `[WORKS]`/`[AVOID]` rules and "
-            "mistake cards that later contexts show. The CLI prints the new ids (`--json`: "
-            'the recorded episodes); other doors return `{"ids": [...]}`.'
+            "stored whole (stack traces welcome); what is derived from them is cut at its own "
+            "limit with an ellipsis (rules at 2,000 characters, a mistake card's evidence and "
+            "lesson at 300). Recording derives `[WORKS]`/`[AVOID]` rules and mistake cards "
+            "that later contexts show. The CLI reads a JSON object, an array or JSON Lines "
+            "(streamed a line at a time, so a file of any length loads) and prints the new "
+            'ids (`--json`: the recorded episodes); other doors return `{"ids": [...]}`.'
         ),
         when="Call after every attempt at a task, success or failure.",
         api="-",
@@ -306,7 +308,8 @@ OPERATIONS: tuple[Op, ...] = (
         errors=("invalid",),
         doc=(
             "Add an observation to a session (at most 500 per session; past it the oldest "
-            "are dropped and counted)."
+            "are dropped and counted). Any session id works: an unknown one creates the "
+            "session, marked implicit."
         ),
         when="Note something seen or done during a session.",
         cli_print="cmd_sessions:observed",
@@ -862,9 +865,11 @@ OPERATIONS: tuple[Op, ...] = (
         writes=True,
         result="wm_key",
         doc=(
-            "Keep short-lived state for a session under `key`; with `ttl` the key disappears "
-            "after that many seconds. An unknown session id creates the session, marked "
-            "implicit."
+            "Keep short-lived state for a session under `key` (keys starting with `_` are "
+            "reserved); with `ttl` the key disappears after that many seconds. The session is "
+            "any id: one no session has yet (an agent's own `run-42`: letters, digits, "
+            "`_ - . : @`, up to 128) creates the session, marked implicit, on the first "
+            "write; reads of it are empty."
         ),
         when="Keep short-lived state for this run.",
         cli_print="cmd_wm:key_set",
@@ -930,8 +935,10 @@ OPERATIONS: tuple[Op, ...] = (
         result="wm_task",
         doc=(
             "Track the session's current task: only the fields given change; progress is "
-            "clamped to 0-100 and follows step / total until `progress` is given. With no "
-            "field, returns the task state (null when none)."
+            "clamped to 0-100. Progress follows step / total until the caller gives "
+            "`progress`; from then on step updates leave it as given (`progress_given: true`) "
+            "until another `progress` or a new task id. With no field, returns the task state "
+            "(null when none)."
         ),
         when="Track the session's current task.",
         cli_print="cmd_wm:task",
@@ -1140,8 +1147,10 @@ OPERATIONS: tuple[Op, ...] = (
         result="import_report",
         doc=(
             "All-or-nothing; prints counts per table; refuses clashes with existing records "
-            "unless `--on-conflict` says what to do. Every record passes the models the CLI "
-            "writes with, or the import is refused naming `table[n].field`."
+            "unless `--on-conflict` says what to do. Every record of every table (the "
+            "bookkeeping ones too) passes the models the CLI writes with, or the import is "
+            "refused naming `table[n].field`; missing fields get their defaults. Store-local "
+            "tables (checkpoints, imports) are never imported."
         ),
         doors=("cli",),
         cli_run="cmd_interop:import_",
@@ -1155,8 +1164,8 @@ OPERATIONS: tuple[Op, ...] = (
         result="export",
         doc=(
             "The whole store as one JSON document (stdout without FILE). FILE is written "
-            "through a temp file beside it and must be a regular file or absent; a new FILE "
-            "is private (0600)."
+            "through a temp file beside it and must be a regular file or absent (a folder, a "
+            "device or a symbolic link is refused); a new FILE is private (0600)."
         ),
         doors=("cli",),
         cli_run="cmd_interop:export",
@@ -1184,8 +1193,9 @@ OPERATIONS: tuple[Op, ...] = (
         doc=(
             "Recall over every kind of memory, best first: BM25 over words fused with the "
             "workbench's fuzzy matcher; the query's words side by side rank above the same "
-            "words scattered. Each hit is `{kind, id, title, score}`; `get_record` reads one "
-            "whole."
+            "words scattered; typos are tolerated. `kinds` accepts plurals. Each hit is "
+            "`{kind, id, title, score}` (score 2 + fused rank: the words side by side; 1 +: "
+            "all words, scattered; 0 +: only with a typo); `get_record` reads one whole."
         ),
         when="Recall anything remembered that matches a question or a few words.",
         cli_print="cmd_search:hits",
@@ -1310,7 +1320,8 @@ OPERATIONS: tuple[Op, ...] = (
         result="copy_report",
         doc=(
             "Copies a whole store (every table, the audit log, every checkpoint's snapshot) "
-            "between folders and Redis URLs, all or nothing; DST must be new or empty."
+            "between folders and Redis URLs, all or nothing; DST must be new or empty. Adds "
+            "nothing (no audit entry): `export` of the copy is byte-identical to the source's."
         ),
         doors=("cli",),
         cli_run="cmd_copy:run",
@@ -1332,8 +1343,10 @@ OPERATIONS: tuple[Op, ...] = (
         result="doctor_report",
         doc=(
             "Checks data, schema, journal, links, permissions, lock and snapshots (and a Redis "
-            "server's settings); reports, repairs nothing. Exit 0 when nothing is a problem, "
-            "1 otherwise."
+            "server's settings, keys that are not memwork's, tables the manifest does not list, "
+            "the lock's holder); reports, repairs nothing. Exit 0 when nothing is a problem "
+            "(a commit a kill interrupted is only a note: the next open completes it), 1 "
+            "otherwise."
         ),
         doors=("cli",),
         cli_run="cmd_stats:doctor",
@@ -1351,9 +1364,11 @@ OPERATIONS: tuple[Op, ...] = (
         writes=True,
         result="config_change",
         doc=(
-            "Store settings, kept in the store: `review on|off` (agents' lesson adds and "
-            "slot edits wait for review), `context_log on|off` (every context an agent asks "
-            "for records what it injected)."
+            "Store settings, kept in the store (its `meta` table: checkpoints, copies and "
+            "exports carry them): `review on|off` (agents' lesson adds and edits, card edits "
+            "and slot edits wait for review), `context_log on|off` (every context an agent "
+            "asks for records the lessons and slots it injected, audit action `inject`). An "
+            "unknown key or value is refused, naming the allowed ones."
         ),
         doors=_LOCAL,
         cli_print="cmd_config:changed",
@@ -1413,8 +1428,10 @@ OPERATIONS: tuple[Op, ...] = (
         result="proposal",
         errors=("invalid", "not_found", "conflict"),
         doc=(
-            "Make a proposal live as proposed (or with `edit` as its text), checked against "
-            "the store as it is now: a refusal leaves it pending."
+            "Make a proposal live as proposed (or with `edit` as its text: the lesson, the "
+            "slot's new content, the appended text, the replacement), checked against the "
+            "store as it is now: a refusal leaves it pending. Every decision is audited; a "
+            "decided proposal cannot be decided again."
         ),
         doors=_LOCAL,
         cli_print="cmd_review:approved",
@@ -1462,7 +1479,9 @@ OPERATIONS: tuple[Op, ...] = (
         doc=(
             "What a curator should look at: slots over their limit or untouched for 30 days, "
             "slots and lessons with the same content, lessons that contradict each other, "
-            "unmerged near-duplicate lessons, `[AVOID]` rules a live lesson contradicts."
+            "unmerged near-duplicate lessons, `[AVOID]` rules a live lesson contradicts. A "
+            "list of `{kind, records, message}`; the CLI prints a line each and the count on "
+            "stderr, and exits 0 whatever it finds."
         ),
         cli_print="cmd_lint:findings",
     ),

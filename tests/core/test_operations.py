@@ -61,6 +61,14 @@ def test_memory_methods_are_generated_from_the_registry() -> None:
     assert current == codegen.memory_source(), "stale: run `make generate`"
 
 
+def test_the_readmes_table_of_operations_is_generated_from_the_registry() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert codegen.BEGIN in readme and codegen.END in readme
+    assert readme == codegen.readme_text(readme), "stale: run `make generate`"
+    for op in OPERATIONS:  # every verb has its row
+        assert f"| `{op.cli}" in readme, op.cli
+
+
 def test_a_json_door_names_the_field_of_a_wrong_type_in_one_line() -> None:
     op = by_name("search")
     cases = [
