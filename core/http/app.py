@@ -136,9 +136,15 @@ def build_app(memory: Memory, *, token: str | None, cap: int = MAX_BODY) -> Any:
     return HttpDoor(memory, token=token, cap=cap).app
 
 
-def _bind(host: str, port: int) -> socket.socket:
+def listen_on(host: str, port: int) -> socket.socket:
+    """A listening socket (bound before the server starts, so a taken port is one line).
+
+    Made with ``IPPROTO_TCP`` spelled out: asyncio turns Nagle's algorithm off only on
+    sockets that say so, and uvicorn writes a response's head and body separately, so
+    with it on every keep-alive response waited ~40 ms for the client's delayed ACK.
+    """
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host.strip("[]"), port))
@@ -168,7 +174,7 @@ def serve(
     cap = max_body()
     memory = Memory(path, actor="mcp")
     door = HttpDoor(memory, token=token, cap=cap)
-    sock = _bind(host, port)
+    sock = listen_on(host, port)
     where = f"http://{host if ':' not in host else f'[{host}]'}:{sock.getsockname()[1]}"
     guard = (
         "bearer token required (MEMWORK_TOKEN)"
