@@ -167,10 +167,13 @@ def memory_source() -> str:
 
 
 # -- the README's table -----------------------------------------------------------------------
-def _cli_usage(op: Op) -> str:
-    parts = [op.cli]
+def cli_usage(op: Op) -> str:
+    """How the CLI spells ``op``: ``wm --session S set KEY VALUE [--ttl SECONDS]``."""
     words = op.cli.split()
-    group_flags = {name for n in range(1, len(words)) for name in GROUPS[" ".join(words[:n])][1]}
+    # A group's own flags follow the group's word (``wm --session S``).
+    owner = {name: n for n in range(1, len(words)) for name in GROUPS[" ".join(words[:n])][1]}
+    head: list[list[str]] = [[word] for word in words]
+    parts: list[str] = []
     for p in op.params:
         if "cli" not in p.doors:
             continue
@@ -178,7 +181,7 @@ def _cli_usage(op: Op) -> str:
             text = p.cli + (" …" if p.type.startswith("strs") else "")
             parts.append(text if p.default is ... else f"[{text}]")
             continue
-        flag = (p.cli.split() if p.cli else ["--" + p.name.replace("_", "-")])[-1]
+        flag = (p.cli.split() if p.cli else ["--" + p.name.replace("_", "-")])[0]
         if p.type.rstrip("?") == "bool":
             value = ""
         elif p.choices:
@@ -186,11 +189,11 @@ def _cli_usage(op: Op) -> str:
         else:
             value = " " + (p.metavar or p.name.upper())
         text = f"{flag}{value}" + ("…" if p.type.startswith("strs") else "")
-        if p.name in group_flags:
-            parts.insert(1, text)
+        if p.name in owner:
+            head[owner[p.name] - 1].append(text)
         else:
             parts.append(text if p.default is ... else f"[{text}]")
-    return "`" + " ".join(parts) + "`"
+    return "`" + " ".join([*(w for group in head for w in group), *parts]) + "`"
 
 
 def _cell(text: str) -> str:
@@ -216,7 +219,7 @@ def readme_table() -> str:
         if op.read_unless:
             writes = "with a field"
         text = op.doc or op.summary
-        rows.append(f"| {_cell(_cli_usage(op))} | {where} | {writes} | {_cell(text)} |")
+        rows.append(f"| {_cell(cli_usage(op))} | {where} | {writes} | {_cell(text)} |")
     return "\n".join(rows)
 
 
