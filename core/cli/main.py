@@ -92,9 +92,7 @@ def run_op(ctx: Context) -> int:
     check_rules(op, params)  # bad input is refused before the store is opened
     result = call(op, ctx.store, params, now=ctx.now, actor=ctx.actor)
     if op.review and isinstance(result, dict) and result.get("proposed") is True:
-        from .cmd_review import proposed
-
-        return proposed(ctx, result)
+        return int(_resolve("cmd_review:proposed")(ctx, result) or 0)
     if op.cli_print:
         return int(_resolve(op.cli_print)(ctx, result) or 0)
     from .output import emit_json, say
