@@ -49,7 +49,7 @@ def post(server: Served, name: str, body: Any = None, **headers: str) -> httpx2.
     return httpx2.post(f"{server.url}/v1/{name}", json=body or {}, headers=headers, timeout=60)
 
 
-def cli(db: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def cli(db: Path | str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "memwork", "--db", str(db), *args],
         input=stdin,
@@ -250,3 +250,19 @@ def test_mcp_over_http_with_the_token(guarded: Served, tmp_path: Path) -> None:
     assert "Rolled back worker-7" in got["context"].content[0].text
     history = cli(tmp_path / "db", "--json", "history").stdout
     assert {e["actor"] for e in json.loads(history)} == {"mcp:remote"}
+
+
+def test_a_redis_store_is_served_and_followed_alike(redis_url: str) -> None:
+    server = Served(redis_url, _env())
+    try:
+        assert post(server, "add_lesson", {"text": "Canary on Redis"}).json()["action"] == "created"
+        with httpx2.stream("GET", f"{server.url}/v1/events", timeout=60) as stream:
+            for line in stream.iter_lines():
+                if line.startswith("event: ready"):
+                    written = cli(redis_url, "observe", "--session", "run-2", "seen on Redis")
+                    assert written.returncode == 0, written.stderr
+                elif line.startswith("data: ") and "seen on Redis" in line:
+                    break
+        assert [x["content"] for x in post(server, "list_lessons").json()] == ["Canary on Redis"]
+    finally:
+        assert server.stop()[0] == 0
