@@ -1290,11 +1290,18 @@ OPERATIONS: tuple[Op, ...] = (
             Param(
                 "host",
                 "str",
-                "the address to listen on (without MEMWORK_TOKEN only a loopback address)",
+                "the address to listen on (default 127.0.0.1; without MEMWORK_TOKEN only "
+                "a loopback address)",
                 "127.0.0.1",
                 metavar="H",
             ),
-            Param("port", "int", "the port to listen on", 3111, metavar="N"),
+            Param(
+                "port",
+                "int",
+                "the port to listen on (default 3111; 0 picks a free one)",
+                3111,
+                metavar="N",
+            ),
         ),
         result="none",
         doc=(
