@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LAYOUT := $(VENV)/layout
 
-.PHONY: help run test lint format bench demo clean
+.PHONY: help run test lint format generate bench demo clean
 
 help:  ## Show this help
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -42,6 +42,9 @@ lint: $(STAMP)  ## ruff check + format check + import contracts (lint-imports) +
 format: $(STAMP)  ## Apply ruff format and fixes
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+generate: $(STAMP)  ## Remake Memory's methods and the README's table from core/operations.py
+	$(BIN)/python -m memwork.core.codegen
 
 bench: $(STAMP)  ## Run the benchmarks (prints the README's Performance tables)
 	$(BIN)/python bench/run.py
