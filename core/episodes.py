@@ -217,6 +217,30 @@ def record_episodes(
     return recorded
 
 
+def record_op(
+    store: Store,
+    *,
+    episode: dict[str, Any] | None = None,
+    episodes: list[Any] | None = None,
+    now: datetime,
+    actor: str,
+) -> dict[str, list[str]]:
+    """The ``record_episode`` operation: one ``episode``, or a batch of ``episodes``
+    all-or-nothing; ``{"ids": [...], "warnings": [...]}``: the ids in order, and each
+    input read as the episodic library reads it (naming the item and the field)."""
+    if episode is not None and episodes is None:
+        batch: list[Any] = [episode]
+    elif episodes is not None and episode is None:
+        batch = episodes
+    else:
+        raise InvalidInput("episode", "give either episode (one object) or episodes (a list)")
+    recorded = record_episodes(store, batch, now=now, actor=actor)
+    return {
+        "ids": [doc["id"] for doc in recorded],
+        "warnings": [w for doc in recorded for w in doc["warnings"]],
+    }
+
+
 # -- reads -------------------------------------------------------------------------------
 def get_episode(store: Store, key: str) -> dict[str, Any]:
     """An episode by id or by ``#index``/index number."""

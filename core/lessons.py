@@ -145,6 +145,7 @@ def write_record(result: LessonWrite, now: datetime) -> dict[str, Any]:
         "duplicate_of": result.duplicate_of,
         "near_duplicate_of": result.near_duplicate_of,
         "similarity": None if result.similarity is None else round(result.similarity, 1),
+        "exact": result.exact,
         "starts_forgotten": result.starts_forgotten,
         "contradicts": result.contradicts,
     }
@@ -450,6 +451,16 @@ def set_pinned(
         return x
 
     return _change(store, key, "pin" if pinned else "unpin", now, actor, apply)
+
+
+def pin(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """Pin a lesson: it stops decaying."""
+    return set_pinned(store, key, True, now=now, actor=actor)
+
+
+def unpin(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """Unpin a lesson: it decays again."""
+    return set_pinned(store, key, False, now=now, actor=actor)
 
 
 def forget(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:

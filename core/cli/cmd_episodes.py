@@ -1,6 +1,9 @@
-"""``memwork record-episode`` and ``memwork consolidate``."""
+"""``memwork record-episode`` and ``record-failure`` (read a file or stdin) and how
+``consolidate`` prints."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from .. import consolidation, episodes
 from .input import records
@@ -14,6 +17,8 @@ def _report_fallback(report: consolidation.Report) -> None:
 
 
 def record(ctx: Context) -> int:
+    """The CLI streams its FILE (JSON Lines a line at a time) and prints the new ids, or
+    with ``--json`` the recorded episodes."""
     recorded = episodes.record_episodes(
         ctx.store,
         records(ctx.args.file),
@@ -33,6 +38,8 @@ def record(ctx: Context) -> int:
 
 
 def record_failure(ctx: Context) -> int:
+    """The CLI reads one crash report from FILE (or stdin) and prints the episode's id, or
+    with ``--json`` the whole result; a fingerprint seen again is said on stderr."""
     from ..crashes import record_failure as record_crash
     from ..errors import InvalidInput
 
@@ -52,19 +59,14 @@ def record_failure(ctx: Context) -> int:
     return 0
 
 
-def consolidate(ctx: Context) -> int:
-    report = consolidation.consolidate(ctx.store, now=ctx.now, actor=ctx.actor)
-    _report_fallback(report)
+def consolidated(ctx: Context, report: dict[str, Any]) -> int:
+    """``consolidate``: why it fell back (if it did), then the rules it added."""
+    if report["fallback_reason"]:
+        note(f"memwork: {report['fallback_reason']}")
     if ctx.json:
-        emit_json(
-            {
-                "added": report.added,
-                "fallback_reason": report.fallback_reason,
-                "source": report.source,
-            }
-        )
+        emit_json(report)
     else:
-        say(f"{report.source} consolidation: {len(report.added)} new global rules")
-        for text in report.added:
+        say(f"{report['source']} consolidation: {len(report['added'])} new global rules")
+        for text in report["added"]:
             say(f"  + {text}")
     return 0

@@ -21,6 +21,9 @@ from typing import Any
 #: characters a token, but code, ids and punctuation-heavy lines run shorter, and a
 #: budget must not let through more text than it promises.
 CHARS_PER_TOKEN = 3
+#: The default style's token budget when the caller gives none (every door's default);
+#: the episodic style has none (the library it mirrors never cuts its context).
+DEFAULT_BUDGET = 2000
 
 
 def estimate_tokens(text: str) -> int:

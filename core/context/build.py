@@ -7,22 +7,20 @@ has passed the scrubber.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
 from .. import aggregates, config
-from ..errors import InvalidInput
+from ..errors import InvalidInput, MemworkError
 from ..privacy import scrub
 from ..storage.store import Store
 from ..tables import rule_table
 from ..text import ellipsize
 from . import default_style, episodic_style
-from .budget import CHARS_PER_TOKEN, Dropped, Line, Section, estimate_tokens, fit
+from .budget import CHARS_PER_TOKEN, DEFAULT_BUDGET, Dropped, Line, Section, estimate_tokens, fit
 
 Style = Literal["default", "episodic"]
-#: The default style's budget when none is given; the episodic style has none (the
-#: library it mirrors never cuts its context).
-DEFAULT_BUDGET = 2000
 
 
 class ContextResult:
@@ -229,3 +227,45 @@ def build_context(
         cut=cut,
         tokens_needed=estimate_tokens(render(scrubbed)) if dropped or cut else None,
     )
+
+
+def for_agent(
+    store: Store,
+    *,
+    now: datetime,
+    actor: str,
+    task: str | None = None,
+    project: str | None = None,
+    budget: int | None = None,
+    style: str = "default",
+    format: str = "text",  # noqa: A002 - the CLI's flag name
+    on_log_error: Callable[[MemworkError], None] | None = None,
+    on_dropped: Callable[[str], None] | None = None,
+) -> str | dict[str, Any]:
+    """The context an agent asks for, as every door returns it: the text, or with
+    ``format="json"`` the sections with their sources and what the budget dropped.
+    Without a ``budget`` the default style keeps to :data:`DEFAULT_BUDGET` and the
+    episodic style to none.
+
+    While the store's ``context_log`` is on, the lessons and slots it injected are
+    recorded (as ``actor``); a store that cannot take that write still gives its
+    context, and ``on_log_error`` hears why. ``on_dropped`` hears, in one line, what
+    the budget dropped (the CLI prints it on stderr), when it dropped anything.
+    """
+    if format not in ("text", "json"):
+        raise InvalidInput("format", f"must be 'text' or 'json' (got {format!r})")
+    result = build_context(
+        store, now=now, task_id=task, budget_tokens=budget, style=style, project=project
+    )
+    dropped = result.drop_note()
+    if dropped and on_dropped is not None:
+        on_dropped(dropped)
+    if result.log_wanted:
+        from .log import record_injections
+
+        try:
+            record_injections(store, result, now=now, actor=actor)
+        except MemworkError as exc:
+            if on_log_error is not None:
+                on_log_error(exc)
+    return result.to_json() if format == "json" else result.text
