@@ -78,7 +78,7 @@ class ContextPane(Pane):
     TITLE = "Context"
     HELP = (
         "The preview is exactly what memwork context prints for the chosen task, budget "
-        "and style, rebuilt as you change them. Tokens are an estimate (characters / 4). "
+        "and style, rebuilt as you change them. Tokens are an estimate (characters / 3). "
         "When over budget, whole lines are dropped from the lowest-priority section up; "
         "the side panel lists them. c copies (OSC 52, works over SSH), s saves to a file. "
         "The line under the cursor names the records it came from; Enter opens the first "
@@ -258,7 +258,7 @@ class ContextPane(Pane):
         tokens, budget = data["estimated_tokens"], data["budget_tokens"]
         out.append(f"~{tokens:,}", style=f"bold {error if tokens > budget else accent}")
         out.append(f" / {budget:,} tokens\n", style="bold")
-        out.append("estimate: characters / 4\n", style="dim italic")
+        out.append("estimate: characters / 3\n", style="dim italic")
         # The panel is narrow at 80 columns: lines are shaped to its width.
         width = self._side_width()
         if budget:
@@ -291,6 +291,12 @@ class ContextPane(Pane):
             f"\nDropped by the budget ({plural(len(dropped), 'line')})\n", style=f"bold {warning}"
         )
         out.append("lowest priority first: episodes, lessons, cards, rules…\n", style="dim italic")
+        if data.get("cut"):
+            out.append(
+                "Not one whole line fits: the first is cut short (…), so the agent still "
+                "sees there is memory.\n",
+                style=warning,
+            )
         # Wrap by hand so a long dropped line keeps its indent (a hanging indent).
         by_section: dict[str, list[str]] = {}
         for item in dropped:
