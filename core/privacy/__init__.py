@@ -39,6 +39,7 @@ from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any
 
+from .assign import names_secret
 from .controls import has_controls, strip_controls
 from .lazy import lazy
 from .rules import RULES, Rule
@@ -53,6 +54,7 @@ __all__ = [
     "identifier_problem",
     "names_secret",
     "scrub",
+    "scrub_under",
     "scrub_value",
     "secret_kinds",
     "strip_controls",
@@ -311,61 +313,6 @@ def scrub(text: str, *, personal: bool = True) -> str:
 
 
 # -- structured values ------------------------------------------------------------------------
-#: Qualifiers that make a key ending in "key" name a secret (``api_key``, ``PRIVATE_KEY``);
-#: a bare ``key`` or ``sort_key`` names a place, not a secret.
-_KEY_QUALIFIERS = frozenset(
-    {
-        "access",
-        "account",
-        "admin",
-        "api",
-        "app",
-        "auth",
-        "client",
-        "consumer",
-        "deploy",
-        "encryption",
-        "gpg",
-        "license",
-        "master",
-        "pgp",
-        "private",
-        "root",
-        "secret",
-        "service",
-        "shared",
-        "signing",
-        "ssh",
-        "storage",
-        "subscription",
-        "webhook",
-    }
-)
-_KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-
-
-@lru_cache(maxsize=1024)  # the same few keys repeat across records
-def names_secret(key: str) -> str | None:
-    """The kind (``password`` or ``secret``) when a structured value's key names a secret.
-
-    ``password``, ``DB_PASSWORD``, ``token``, ``GITLAB_TOKEN``, ``api_key``, ``apiKey``,
-    ``client_secret``, ``Authorization``, ``cookie``, ``credentials`` do; ``key``,
-    ``sort_key``, ``token_count``, ``max_tokens``, ``session_id``, ``auth_provider`` and
-    ``password_hash`` do not (an id or a setting, not a secret).
-    """
-    from .assign import secret_key_kind
-
-    kind = secret_key_kind(key)
-    if kind is None:
-        return None
-    words = [w.lower() for w in _KEY_WORDS.findall(key)]
-    if words[-1] == "id":
-        return None  # session_id, private_key_id: ids, not the secret they name
-    if words[-1] == "key" and (len(words) < 2 or words[-2] not in _KEY_QUALIFIERS):
-        return None
-    return kind
-
-
 def _redact_whole(value: Any, kind: str) -> Any:
     """A value under a secret-named key: every string and number in it becomes a marker
     (``None``, booleans and empty strings say nothing and stay)."""
@@ -404,6 +351,13 @@ def scrub_value(value: Any, *, personal: bool = True) -> Any:
     if isinstance(value, tuple):
         return tuple(scrub_value(v, personal=personal) for v in value)
     return value
+
+
+def scrub_under(key: str, value: Any, *, personal: bool = True) -> Any:
+    """``value`` as it may be stored under ``key`` (a working-memory key, a metadata key):
+    redacted whole when the key names a secret, else :func:`scrub_value`."""
+    kind = names_secret(key)
+    return _redact_whole(value, kind) if kind else scrub_value(value, personal=personal)
 
 
 def find_secrets(text: str, *, personal: bool = True) -> list[tuple[str, str]]:

@@ -38,10 +38,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 
 from .lazy import LazyPattern, lazy
 
-__all__ = ["Span", "find", "find_ported", "find_prefixed", "secret_key_kind"]
+__all__ = ["Span", "find", "find_ported", "find_prefixed", "names_secret", "secret_key_kind"]
 
 Span = tuple[int, int, str]
 
@@ -131,6 +132,66 @@ def secret_key_kind(key: str) -> str | None:
     return None
 
 
+#: Qualifiers that make a key ending in "key" name a secret (``api_key``, ``PRIVATE_KEY``);
+#: a bare ``key`` or ``sort_key`` names a place, not a secret.
+_KEY_QUALIFIERS = frozenset(
+    {
+        "access",
+        "account",
+        "admin",
+        "api",
+        "app",
+        "auth",
+        "client",
+        "consumer",
+        "deploy",
+        "encryption",
+        "gpg",
+        "license",
+        "master",
+        "pgp",
+        "private",
+        "root",
+        "secret",
+        "service",
+        "shared",
+        "signing",
+        "ssh",
+        "storage",
+        "subscription",
+        "webhook",
+    }
+)
+
+
+@lru_cache(maxsize=1024)  # the same few keys repeat across records
+def names_secret(key: str) -> str | None:
+    """The kind (``password`` or ``secret``) when a structured value's key names a secret.
+
+    ``password``, ``DB_PASSWORD``, ``token``, ``GITLAB_TOKEN``, ``api_key``, ``apiKey``,
+    ``client_secret``, ``Authorization``, ``cookie``, ``credentials`` do; ``key``,
+    ``sort_key``, ``token_count``, ``max_tokens``, ``session_id``, ``auth_provider`` and
+    ``password_hash`` do not (an id or a setting, not a secret).
+    """
+    kind = secret_key_kind(key)
+    if kind is None:
+        return None
+    words = [w.lower() for w in _WORDS.compiled.findall(key)]
+    if words[-1] == "id":
+        return None  # session_id, private_key_id: ids, not the secret they name
+    if words[-1] == "key" and (len(words) < 2 or words[-2] not in _KEY_QUALIFIERS):
+        return None
+    return kind
+
+
+def _structured_secret(value: str) -> bool:
+    """A value under a quoted secret-named key: anything but nothing, a placeholder,
+    a reference or a marker."""
+    if not value or _MARKER in value or value.lower() in ("null", "none", "true", "false"):
+        return False
+    return _PLACEHOLDER.match(value) is None and _REFERENCE.match(value) is None
+
+
 def _plausible(value: str, kind: str, quoted: bool, rest: str, env: bool = False) -> bool:
     if len(value) < 4 or _MARKER in value or "\u2026" in value or "..." in value:
         return False
@@ -211,6 +272,11 @@ def find(text: str, low: str) -> list[Span]:
             value = _NEXT_FIELD.split(raw, maxsplit=1)[0]
             while value and value[-1] in _TRAIL:
                 value = value[:-1]
+        if key_quoted and names_secret(key) and _structured_secret(value):
+            # A quoted key, as in JSON or a dict literal ('"apiKey": 12345678'): its value
+            # is redacted whatever it looks like, as a structured value's would be.
+            out.append((vs, vs + len(value), kind))
+            continue
         rest = text[vs + len(value) : vs + len(value) + 80].split("\n", 1)[0]
         # An environment variable set in a shell or .env line (LETTABOT_API_KEY=some-words)
         # holds whatever the service was given: no digit or entropy asked of it.

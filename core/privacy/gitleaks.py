@@ -271,24 +271,24 @@ class RuleSet:
                 positions.setdefault(rid, []).extend(at)
         out: list[Finding] = []
         for rid, at in positions.items():
-            rule = self.rule(rid)
-            if rule.anchor == "keywords":
-                viable = rule.viable(text, low, sorted(set(at)))
-                if viable:
-                    out.extend(rule.scan_at(text, viable))
-            elif rule.anchor == "literals":
-                starts: set[int] = set()
-                for literal in rule.anchor_literals:
-                    i = low.find(literal)
-                    while i >= 0:
-                        starts.add(i)
-                        i = low.find(literal, i + 1)
-                viable = rule.viable(text, low, sorted(starts))
-                if viable:
-                    out.extend(rule.scan_at(text, viable))
-            else:
-                out.extend(rule.scan_all(text))
+            out.extend(self.find_rule(self.rule(rid), text, low, at))
         return out
+
+    def find_rule(self, rule: Rule, text: str, low: str, at: list[int]) -> list[Finding]:
+        """What one rule finds, given where the gate found its keywords (``at``)."""
+        if rule.anchor == "keywords":
+            viable = rule.viable(text, low, sorted(set(at)))
+            return rule.scan_at(text, viable) if viable else []
+        if rule.anchor == "literals":
+            starts: set[int] = set()
+            for literal in rule.anchor_literals:
+                i = low.find(literal)
+                while i >= 0:
+                    starts.add(i)
+                    i = low.find(literal, i + 1)
+            viable = rule.viable(text, low, sorted(starts))
+            return rule.scan_at(text, viable) if viable else []
+        return rule.scan_all(text)
 
 
 _RULES: RuleSet | None = None
