@@ -60,6 +60,13 @@ class Memory:
         self.path: Path | str = resolve_store_path(os.fspath(path) if path is not None else None)
         self.store = Store(self.path)
         self.agent = agent if agent is not None else os.environ.get("MEMWORK_AGENT") or None
+        if self.agent:
+            from .errors import InvalidInput
+            from .privacy import identifier_problem
+
+            problem = identifier_problem(self.agent)
+            if problem:
+                raise InvalidInput("agent", problem)
         self.actor = f"{actor}:{self.agent}" if self.agent else actor
         self._clock = clock
         self._search_lock = threading.Lock()

@@ -105,6 +105,13 @@ class Context:
     @property
     def actor(self) -> str:
         agent = os.environ.get("MEMWORK_AGENT")
+        if agent:
+            from ..errors import InvalidInput
+            from ..privacy import identifier_problem
+
+            problem = identifier_problem(agent)
+            if problem:
+                raise InvalidInput("MEMWORK_AGENT", problem)
         return f"cli:{agent}" if agent else "cli"
 
     @property

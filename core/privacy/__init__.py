@@ -45,6 +45,7 @@ from .lazy import lazy
 from .rules import RULES, Rule
 
 __all__ = [
+    "IDENT_MAX",
     "PERSONAL_KINDS",
     "Tally",
     "counting",
@@ -370,16 +371,31 @@ def find_secrets(text: str, *, personal: bool = True) -> list[tuple[str, str]]:
     return found
 
 
-@lru_cache(maxsize=4096)  # task ids, scopes and actors repeat across a batch
+#: Longest name an identifier may hold: a task, worker or agent id, a slot label, a
+#: working-memory key, the name in a ``task:`` or ``project:`` scope, the agent in an actor.
+IDENT_MAX = 200
+_NAMED = ("task:", "project:", "agent:", "cli:", "mcp:", "api:", "tui:")
+
+
 def identifier_problem(value: str) -> str | None:
     """Why ``value`` cannot be an identifier (a task or session id, a scope, a label...),
-    or None when it can.
+    or None when it can: the one rule every identifier follows, whichever door it comes
+    through.
 
     Identifiers are stored and exported as given — scrubbing one would merge or break the
-    records it links — so one that holds a control character or a secret (a token of a
-    known format, a vendor-prefixed key, ``password=…``) is refused instead. Personal
-    details are not secrets here: an agent id may be an e-mail address.
+    records it links — so one that is too long (over :data:`IDENT_MAX` characters, not
+    counting a ``task:``/``project:``/actor prefix), holds a control character or a
+    secret (a token of a known format, a vendor-prefixed key, ``password=…``) is refused
+    instead. Personal details are not secrets here: an agent id may be an e-mail address.
     """
+    name = value.split(":", 1)[1] if value.startswith(_NAMED) else value
+    if len(name) > IDENT_MAX:  # before the cache: a megabyte key must not be kept in it
+        return f"must be at most {IDENT_MAX} characters (got {len(name):,})"
+    return _identifier_problem(value)
+
+
+@lru_cache(maxsize=4096)  # task ids, scopes and actors repeat across a batch
+def _identifier_problem(value: str) -> str | None:
     if _ID_CONTROLS.search(value):
         return "must not contain control characters (newlines and tabs included)"
     found: Found = []
