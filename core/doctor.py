@@ -206,6 +206,10 @@ def diagnose(folder: Path) -> list[Check]:
             bad += 1
             continue
         documents += len(data.get("documents") or {})
+        wrong = _invalid_record(name, data.get("documents") or {})
+        if wrong:
+            checks.append(Check(f"table {name}", "problem", wrong))
+            bad += 1
     checks.append(
         Check(
             "tables",
@@ -239,6 +243,35 @@ def diagnose(folder: Path) -> list[Check]:
     logical = sorted({logical_name(n) for n in manifest.tables})
     checks.append(Check("contents", "ok", ", ".join(logical) or "empty store"))
     return checks
+
+
+def _invalid_record(name: str, documents: Any) -> str | None:
+    """The first record of a table that its model refuses (a lesson whose confidence is
+    "high", say), as one line; None when every record reads as memwork writes it.
+
+    Commands that read such a record would fail on it: doctor names it instead.
+    """
+    from .errors import InvalidInput
+    from .interop.importer import _model_for
+    from .models.base import validate
+
+    if not isinstance(documents, dict):
+        return f"{table_file(name)}: its documents are not an object"
+    logical = logical_name(name)
+    for key, doc in documents.items():
+        if not isinstance(doc, dict):
+            return f"{table_file(name)}: record {str(key)[:40]!r} is not an object"
+        model = _model_for(logical, doc)
+        if model is None:
+            return None  # a store-local table (checkpoints, imports): no model to check
+        try:
+            validate(model, {k: v for k, v in doc.items() if k not in ("over_limit", "chars")})
+        except InvalidInput as exc:
+            return (
+                f"{table_file(name)}: record {str(key)[:40]!r}: {exc}; commands that read it "
+                "fail — correct or remove it by hand, or restore the table from a checkpoint"
+            )
+    return None
 
 
 def _unlisted(

@@ -33,7 +33,9 @@ def run(ctx: Context) -> int:
 
         emit_json(result.to_json())
     elif result.text:
-        sys.stdout.write(result.text + "\n")
+        from ..privacy.controls import terminal_text
+
+        sys.stdout.write(terminal_text(result.text) + "\n")
     if result.log_wanted:
         _log(ctx, store, result)
     return 0

@@ -455,10 +455,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"memwork: {tally.describe()}", file=sys.stderr)
         return code
     except UserError as exc:
-        print(f"memwork: {exc}", file=sys.stderr)
+        print(f"memwork: {_shown(exc)}", file=sys.stderr)
         return 2
     except MemworkError as exc:
-        print(f"memwork: {exc}", file=sys.stderr)
+        print(f"memwork: {_shown(exc)}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0
@@ -469,6 +469,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"memwork: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
+
+
+def _shown(exc: Exception) -> str:
+    """An error's message as one terminal line: it may quote what the user gave."""
+    from ..privacy.controls import terminal_text
+
+    return terminal_text(str(exc))
 
 
 def entry() -> None:

@@ -31,7 +31,7 @@ from typing import Any, Literal, ParamSpec, TypeVar
 import orjson
 from mcp.server import MCPServer
 from mcp.server.mcpserver import server as _sdk_server
-from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp_types import CallToolResult, Resource, TextContent, ToolAnnotations
 
 from .. import __version__
@@ -116,6 +116,20 @@ class MemworkServer(MCPServer):
             log_level="WARNING",
         )
         self.memory = memory
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        """The SDK's call; arguments of the wrong type get memwork's one line (the field and
+        the rule), as every other bad input does, instead of the SDK's multi-line text."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            from pydantic import ValidationError
+
+            from ..models.base import invalid_input
+
+            if isinstance(exc.__cause__, ValidationError):
+                return _text(f"memwork: {invalid_input(exc.__cause__)}", error=True)
+            raise
 
     async def list_resources(self) -> list[Resource]:
         """The static resources, then one per slot, in context order."""
