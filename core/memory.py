@@ -81,6 +81,16 @@ class Memory:
 
         return now()
 
+    @staticmethod
+    def _sized(**fields: Any) -> None:
+        """The input caps every door shares: a value at most 16 MB (what the CLI takes as
+        one record), a query at most 4 KB (checked by the search itself)."""
+        from .models.limits import check_size
+
+        for field, value in fields.items():
+            if value is not None:
+                check_size(value, field)
+
     def close(self) -> None:
         """Drop cached tables (the lock is only ever held inside a call)."""
         self.store.close()
@@ -164,6 +174,15 @@ class Memory:
 
         if not isinstance(episodes, list):
             raise InvalidInput("episodes", "must be a list of episode objects")
+        from .jsonio import DOCUMENT_MAX
+        from .models.limits import check_size
+
+        for number, episode in enumerate(episodes, start=1):
+            try:
+                check_size(episode, "episode")
+            except InvalidInput as exc:
+                raise InvalidInput(exc.field, exc.rule, item=number) from None
+        check_size(episodes, "episodes", DOCUMENT_MAX)
         recorded = core_episodes.record_episodes(
             self.store, episodes, now=self.now(), actor=self.actor
         )
@@ -178,6 +197,7 @@ class Memory:
         """Start a session (the agent defaults to this Memory's agent id)."""
         from . import sessions
 
+        self._sized(agent=agent, project=project, title=title)
         return sessions.start_session(
             self.store,
             agent_id=agent or self.agent or "",
@@ -191,6 +211,7 @@ class Memory:
         """End a session."""
         from . import sessions
 
+        self._sized(summary=summary)
         return sessions.end_session(
             self.store, session, summary=summary, now=self.now(), actor=self.actor
         )
@@ -201,12 +222,14 @@ class Memory:
         """Add an observation to a session."""
         from . import sessions
 
+        tags = list(tags)
+        self._sized(text=text, kind=kind, tags=tags)
         return sessions.observe(
             self.store,
             session,
             text,
             kind=kind,
-            tags=list(tags),
+            tags=tags,
             now=self.now(),
             actor=self.actor,
         )
@@ -229,6 +252,8 @@ class Memory:
         """
         from . import lessons, review
 
+        tags = list(tags)
+        self._sized(text=text, tags=tags)
         now = self.now()
         submitted = review.submit_lesson(
             self.store,
@@ -237,7 +262,7 @@ class Memory:
             actor=self.actor,
             scope=scope,
             confidence=confidence,
-            tags=list(tags),
+            tags=tags,
             on_duplicate=on_duplicate,
         )
         if submitted.proposal is not None:
@@ -253,6 +278,7 @@ class Memory:
     def _slot_write(self, op: str, label: str, **args: Any) -> dict[str, Any]:
         from . import review
 
+        self._sized(**args)
         now = self.now()
         submitted = review.submit_slot(self.store, op, label, now=now, actor=self.actor, **args)
         if submitted.proposal is not None:
@@ -375,6 +401,7 @@ class Memory:
         """Set a working-memory key (``ttl`` in seconds)."""
         from . import working_memory as wm
 
+        self._sized(value=value)
         return wm.set_key(
             self.store, session, key, value, ttl=ttl, now=self.now(), actor=self.actor
         )
@@ -411,6 +438,7 @@ class Memory:
         """Update the task state (only the fields given), or read it when none is given."""
         from . import working_memory as wm
 
+        self._sized(description=description)
         changes = (task_id, description, status, step, total, progress)
         if all(v is None for v in changes):
             return wm.get_task(self.store, session)
@@ -431,6 +459,7 @@ class Memory:
         """Append a scratchpad note."""
         from . import working_memory as wm
 
+        self._sized(text=text)
         return wm.scratch_add(self.store, session, text, now=self.now(), actor=self.actor)
 
     def scratch_list(self, session: str) -> list[dict[str, Any]]:

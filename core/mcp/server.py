@@ -15,9 +15,11 @@ text is exactly the line the CLI prints for it on exit code 2, and nothing is
 written. Audit entries name the actor ``mcp`` (``mcp:<agent>`` with
 ``--agent`` or ``MEMWORK_AGENT``).
 
-Tools run inline on the server's event loop, one at a time: a stdio server has
-one client, each call takes a few milliseconds, and a worker-thread hop per
-call would cost more than it saves.
+Tools run in worker threads, so a long call (the first search of a big store,
+a wait for the store's lock held by another process) never keeps the server
+from answering other calls; the store's own lock serialises what must be. Every
+call takes the input limits of every door: a value at most 16 MB, a query at
+most 4 KB.
 """
 
 from __future__ import annotations
@@ -25,9 +27,10 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Awaitable, Callable
-from functools import wraps
+from functools import partial, wraps
 from typing import Any, Literal, ParamSpec, TypeVar
 
+import anyio
 import orjson
 from mcp.server import MCPServer
 from mcp.server.mcpserver import server as _sdk_server
@@ -89,7 +92,10 @@ def _guarded(fn: Callable[..., object]) -> Callable[..., Awaitable[CallToolResul
     @wraps(fn)
     async def tool(**kwargs: Any) -> CallToolResult:
         try:
-            value = fn(**kwargs)
+            # In a worker thread: a long call (a first search of a big store, a wait for
+            # the store's lock) never holds the event loop, so other calls are answered
+            # meanwhile. The store serialises what must be serialised.
+            value = await anyio.to_thread.run_sync(partial(fn, **kwargs))
         except UserError as exc:
             return _text(f"memwork: {exc}", error=True)
         except MemworkError as exc:
