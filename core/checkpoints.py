@@ -102,10 +102,16 @@ def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, A
             snapshot = store.storage.snapshot_tables(target["id"])
             _sweep(store)
             before = _take(store, f"before restoring {target['id'][:8]}", now, automatic=True)
+            # Who may decide is not part of what a checkpoint rewinds (core/curator.py).
+            curator = store.docs("meta").get("curator")
             for name in _snapshot_names(store):
                 store.drop(name)
             for name, docs in snapshot.items():
                 store.put_many(name, docs)
+            if curator is not None:
+                store.put("meta", "curator", curator)
+            elif store.docs("meta").get("curator") is not None:
+                store.delete("meta", ["curator"])
             # A checkpoint taken before the archive moved to chunks holds hash buckets.
             rule_archive.convert_legacy(store)
             audit.record(

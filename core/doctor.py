@@ -240,9 +240,35 @@ def diagnose(folder: Path) -> list[Check]:
     orphans = _snapshots(folder, manifest, pending)
     if orphans:
         checks.append(orphans)
+    curation = _curation(folder, manifest, pending)
+    if curation:
+        checks.append(curation)
     logical = sorted({logical_name(n) for n in manifest.tables})
     checks.append(Check("contents", "ok", ", ".join(logical) or "empty store"))
     return checks
+
+
+def _curation(folder: Path, manifest: Manifest, pending: dict[str, str]) -> Check | None:
+    """Review on with no curator registered: the first key to decide would become it."""
+    if "meta" not in manifest.tables:
+        return None
+    file = table_file("meta")
+    try:
+        data = load_file(folder / (pending.get(file) or file))
+    except StoreUnreadable:
+        return None
+    docs = data.get("documents") if isinstance(data, dict) else None
+    if not isinstance(docs, dict):
+        return None
+    config = docs.get("config") or {}
+    if config.get("review") != "on" or docs.get("curator"):
+        return None
+    return Check(
+        "review",
+        "warn",
+        "review is on but no curator key is registered: the first key to decide becomes "
+        "the store's curator; register yours now with: memwork curator init",
+    )
 
 
 def _invalid_record(name: str, documents: Any) -> str | None:

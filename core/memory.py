@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from .working_memory import KeyView
 
 
+#: The doors a Memory serves: the Python API itself, and the MCP server on top of it.
+ACTORS = ("api", "mcp")
+
+
 class Memory:
     """A memwork store, opened once, with one method per agent-facing verb.
 
@@ -43,7 +47,10 @@ class Memory:
     default location). ``agent`` is added to the audit actor (``None``:
     ``$MEMWORK_AGENT``). ``clock`` replaces :func:`core.clock.now` (tests,
     replays); by default every call reads the clock, which honours
-    ``MEMWORK_NOW``. ``actor`` is the kind of writer recorded in the audit log.
+    ``MEMWORK_NOW``. ``actor`` is the kind of writer recorded in the audit log: ``api``
+    or ``mcp``. While the store's review is on, a Memory's lesson adds, slot edits and
+    rules wait for a person as proposals: deciding takes the curator key
+    (:mod:`core.curator`), which a Memory never holds.
     """
 
     def __init__(
@@ -59,6 +66,12 @@ class Memory:
         #: The store's folder, or its Redis URL (text: a URL never becomes a path).
         self.path: Path | str = resolve_store_path(os.fspath(path) if path is not None else None)
         self.store = Store(self.path)
+        if actor not in ACTORS:
+            from .errors import InvalidInput
+
+            # Agents' doors only: the kind of writer is not a claim to decide anything
+            # (core/curator.py), and "tui" is the workbench's own name in the audit log.
+            raise InvalidInput("actor", f"must be one of {', '.join(ACTORS)} (got {actor!r})")
         self.agent = agent if agent is not None else os.environ.get("MEMWORK_AGENT") or None
         if self.agent:
             from .errors import InvalidInput

@@ -1,18 +1,22 @@
 """The review queue: what agents want to remember waits for a person.
 
 While the store setting ``review`` is on (``memwork config set review on``),
-lesson adds and slot set/append/replace that come from an *agent* become
-*proposals* instead of live records. Proposals never reach the context; a
+lesson adds, slot set/append/replace and rule adds that come from an *agent*
+become *proposals* instead of live records. Proposals never reach the context; a
 person approves (optionally with their own text), rejects (with a reason) or
 merges them (a proposed lesson reinforces an existing one instead). Every
 proposal and every decision is audited; decided proposals are kept.
 
-Who is an agent is decided by the actor alone (:func:`is_agent`): ``cli``,
-``mcp``, ``api`` and anything else that is not the workbench (``tui``), which
-is a person whose edits go live directly. Every door that writes for agents
-calls one function per write — :func:`submit_lesson` or :func:`submit_slot` —
+Who is a person is decided by the curator key (:mod:`core.curator`), never by a
+name a process gives itself: a door passes the :class:`~core.curator.Curator`
+it was given (the workbench's, or the CLI's ``--curator-key FILE``), and without
+it a write is an agent's. Every door that writes for agents calls one function
+per write — :func:`submit_lesson`, :func:`submit_slot`, :func:`submit_rule` —
 which proposes or writes in one transaction, so the setting cannot change
-between the decision and the write.
+between the decision and the write. Getting around review is itself a decision
+the queue records: turning review off (:func:`set_setting`) and restoring a
+checkpoint taken while it was off (:func:`restore_checkpoint`) wait as proposals
+for an agent, and are recorded as decided proposals when the curator does them.
 
 A proposal is checked when it is made, with the rules the live write applies
 (an empty lesson, a bad scope, a slot edit past its limit, a read-only slot or
@@ -31,6 +35,7 @@ from rapidfuzz import fuzz, process
 
 from . import audit, config, contradictions, ids, lessons, lookup, slots
 from .clock import iso
+from .curator import Curator, check, decision
 from .decay import is_live
 from .errors import Conflict, InvalidInput, NotFound
 from .models.base import validate
@@ -40,24 +45,34 @@ from .storage.store import Store
 from .text import clip, fingerprint, normalise, one_line
 
 TABLE = "proposals"
-#: Actor kinds that are a person at the keyboard; every other actor is an agent.
-PERSON_ACTORS = frozenset({"tui"})
 SLOT_OPS = ("set", "append", "replace")
+#: What can be proposed: (kind, op).
+PROPOSABLE = (
+    ("lesson", "add"),
+    *(("slot", op) for op in SLOT_OPS),
+    ("rule", "add"),
+    ("config", "set"),
+    ("checkpoint", "restore"),
+)
 STATUSES = ("pending", "approved", "rejected", "merged")
 
 Doc = dict[str, Any]
 
 
 # -- who decides ----------------------------------------------------------------------
-def is_agent(actor: str) -> bool:
-    """Whether ``actor`` writes for an agent (``cli``, ``cli:<agent>``, ``mcp…``,
-    ``api…``); the workbench (``tui``) is a person."""
-    return actor.split(":", 1)[0] not in PERSON_ACTORS
+def needs_review(store: Store, curator: Curator | None, *, now: datetime, actor: str) -> bool:
+    """Whether a write must become a proposal now: review is on and the writer did not
+    present the store's curator key (call inside a transaction). A key that is not the
+    store's is refused, never taken as an agent's write; a store with no curator yet
+    takes the first key presented (:func:`core.curator.check`)."""
+    return config.is_on(store, "review") and not _curated(store, curator, now, actor)
 
 
-def needs_review(store: Store, actor: str) -> bool:
-    """Whether a write by ``actor`` must become a proposal now (inside a read)."""
-    return is_agent(actor) and config.is_on(store, "review")
+def _curated(store: Store, curator: Curator | None, now: datetime, actor: str) -> bool:
+    if curator is None:
+        return False
+    check(store, curator, now=now, actor=actor)
+    return True
 
 
 @dataclass
@@ -84,8 +99,10 @@ def submit_lesson(
     tags: list[str] | None = None,
     on_duplicate: str = "reinforce",
     source: str = "agent",
+    curator: Curator | None = None,
 ) -> Submitted:
-    """``lessons.add_lesson``, or a proposal of it while review is on for ``actor``."""
+    """``lessons.add_lesson``, or a proposal of it while review is on (and the writer is
+    not the curator)."""
     args = {
         "content": content,
         "scope": scope,
@@ -95,7 +112,7 @@ def submit_lesson(
         "source": source,
     }
     with store.transaction():
-        if needs_review(store, actor):
+        if needs_review(store, curator, now=now, actor=actor):
             return Submitted(proposal=propose(store, "lesson", "add", args, now=now, actor=actor))
         return Submitted(
             result=lessons.add_lesson(store, content, now=now, actor=actor, **_kw(args))
@@ -103,17 +120,146 @@ def submit_lesson(
 
 
 def submit_slot(
-    store: Store, op: str, label: str, *, now: datetime, actor: str, **args: Any
+    store: Store,
+    op: str,
+    label: str,
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None = None,
+    **args: Any,
 ) -> Submitted:
     """A slot ``set`` (content, limit, description), ``append`` (text) or ``replace``
-    (old, new), or a proposal of it while review is on for ``actor``."""
+    (old, new), or a proposal of it while review is on (and the writer is not the
+    curator)."""
     if op not in SLOT_OPS:
         raise InvalidInput("op", f"must be one of {', '.join(SLOT_OPS)} (got {op!r})")
     with store.transaction():
-        if needs_review(store, actor):
+        if needs_review(store, curator, now=now, actor=actor):
             args = {"label": label, **args}
             return Submitted(proposal=propose(store, "slot", op, args, now=now, actor=actor))
         return Submitted(result=_slot_write(store, op, {"label": label, **args}, now, actor))
+
+
+def submit_rule(
+    store: Store,
+    text: str,
+    *,
+    now: datetime,
+    actor: str,
+    scope: str = "global",
+    curator: Curator | None = None,
+) -> Submitted:
+    """``rules.add_rule`` (the result is ``(rule, outcome)``), or a proposal of it while
+    review is on: a manual rule reaches every context of its scope, as a lesson does."""
+    from . import rules
+
+    with store.transaction():
+        if needs_review(store, curator, now=now, actor=actor):
+            args = {"text": text, "scope": scope}
+            return Submitted(proposal=propose(store, "rule", "add", args, now=now, actor=actor))
+        return Submitted(result=rules.add_rule(store, text, now=now, actor=actor, scope=scope))
+
+
+@decision
+def set_setting(
+    store: Store,
+    key: str,
+    value: str,
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None = None,
+) -> Submitted:
+    """``config.set_value`` as a door does it (the result: ``{"key", "value", "previous"}``).
+
+    Turning review off while it is on is a decision: the curator's is recorded in the
+    queue (a decided proposal) and takes effect; anyone else's waits as a proposal.
+    Turning review on takes effect at once, and registers the curator's key when the
+    store has no curator yet (the key that will decide); without a key it needs a
+    registered curator, so a queue never waits for a person nobody can be.
+    """
+    config.check_key(key)
+    wanted = value.strip().lower() if isinstance(value, str) else value
+    with store.transaction():
+        on = config.is_on(store, "review")
+        if key == "review" and wanted == "off" and on:
+            args = {"key": key, "value": "off"}
+            if not _curated(store, curator, now, actor):
+                return Submitted(
+                    proposal=propose(store, "config", "set", args, now=now, actor=actor)
+                )
+            done = config.set_value(store, key, value, now=now, actor=actor)
+            _record_decision(
+                store, "config", "set", args, now=now, actor=actor, result="review: on -> off"
+            )
+            return Submitted(result=done)
+        registration: Doc | None = None
+        if key == "review" and wanted == "on" and not on:
+            if curator is None and registered_curator(store) is None:
+                # Someone must be able to decide: the person turning review on, with the
+                # user's key file (made now when missing), unless they named another.
+                from .curator import ensure_key_file
+
+                curator, made = ensure_key_file()
+                registration = {"file": curator.source, "made": made}
+            if curator is not None:
+                check(store, curator, now=now, actor=actor, what="turning review on")
+        done = config.set_value(store, key, value, now=now, actor=actor)
+        if registration is not None:
+            done["curator_key"] = registration
+        return Submitted(result=done)
+
+
+def registered_curator(store: Store) -> dict[str, Any] | None:
+    """The store's curator registration (inside a read), or None."""
+    from .curator import registered
+
+    return registered(store)
+
+
+def checkpoint_review(store: Store, key: str) -> str:
+    """The review setting a checkpoint holds (what restoring it would bring back)."""
+    from . import checkpoints
+
+    target = checkpoints.resolve(store, key)
+    meta = store.storage.snapshot_tables(target["id"]).get(config.META) or {}
+    doc = meta.get(config.DOC) or {}
+    return str(doc.get("review") or config.SETTINGS["review"][1])
+
+
+@decision
+def restore_checkpoint(
+    store: Store, key: str, *, now: datetime, actor: str, curator: Curator | None = None
+) -> Submitted:
+    """``checkpoints.restore`` as a door does it (the result: the automatic checkpoint).
+
+    Restoring a checkpoint taken while review was off, while it is on now, would turn
+    review off and may bring back what a person rejected: the curator's restore is
+    recorded in the queue as a decision; anyone else's waits as a proposal.
+    """
+    from . import checkpoints
+
+    with store.transaction():
+        target = checkpoints.resolve(store, key)
+        past_review = config.is_on(store, "review") and checkpoint_review(store, key) == "off"
+        if past_review and not _curated(store, curator, now, actor):
+            args = {"checkpoint": target["id"], "created_at": target["created_at"]}
+            return Submitted(
+                proposal=propose(store, "checkpoint", "restore", args, now=now, actor=actor)
+            )
+        before = checkpoints.restore(store, target["id"], now=now, actor=actor)
+        if past_review:
+            _record_decision(
+                store,
+                "checkpoint",
+                "restore",
+                {"checkpoint": target["id"], "created_at": target["created_at"]},
+                now=now,
+                actor=actor,
+                result=f"restored checkpoint {target['id'][:8]} (review was off in it)",
+            )
+        return Submitted(result=before)
 
 
 # -- proposing ------------------------------------------------------------------------
@@ -146,6 +292,23 @@ def _checked(kind: str, op: str, args: Doc, store: Store, now: datetime) -> tupl
         fresh = lessons.new_lesson(args["content"], now=now, **_kw(args))
         clean = {**args, "content": fresh["content"], "tags": fresh["tags"]}
         return fresh["scope"], clean
+    if kind == "rule":
+        from .models.plain import check_rule_scope
+        from .text import one_line
+
+        text = one_line(scrub(args["text"]))
+        if not text:
+            raise InvalidInput("text", "must not be empty")
+        try:
+            check_rule_scope(args["scope"])
+        except ValueError as exc:
+            raise InvalidInput("scope", str(exc)) from None
+        return args["scope"], {"text": text, "scope": args["scope"]}
+    if kind == "config":
+        config.check_key(args["key"])
+        return args["key"], {"key": args["key"], "value": args["value"]}
+    if kind == "checkpoint":
+        return args["checkpoint"], dict(args)
     plan = _slot_plan(store, op, args["label"], args)
     # Slots are curated text: secrets go, personal details stay (as slots.set_slot keeps them).
     clean = {k: slots.scrub(v) if isinstance(v, str) else v for k, v in args.items()}
@@ -155,7 +318,7 @@ def _checked(kind: str, op: str, args: Doc, store: Store, now: datetime) -> tupl
 
 def propose(store: Store, kind: str, op: str, args: Doc, *, now: datetime, actor: str) -> Doc:
     """Store a proposal (checked as the live write would be) and audit it."""
-    if (kind, op) not in (("lesson", "add"), *(("slot", o) for o in SLOT_OPS)):
+    if (kind, op) not in PROPOSABLE:
         raise InvalidInput("op", f"{kind} {op} cannot be proposed")
     stamp = iso(now)
     with store.transaction():
@@ -184,6 +347,16 @@ def change_line(proposal: Doc) -> str:
     args = proposal["args"]
     if proposal["kind"] == "lesson":
         return f"add lesson ({proposal['target']}): {clip(args.get('content', ''), 100)}"
+    if proposal["kind"] == "rule":
+        return f"add rule ({proposal['target']}): {clip(args.get('text', ''), 100)}"
+    if proposal["kind"] == "config":
+        return f"set {args.get('key')} {args.get('value')} (agents' writes would go live)"
+    if proposal["kind"] == "checkpoint":
+        when = str(args.get("created_at", ""))[:16].replace("T", " ")
+        return (
+            f"restore checkpoint {proposal['target'][:8]} of {when} "
+            "(taken while review was off: restoring it turns review off)"
+        )
     label = proposal["target"]
     if proposal["op"] == "set":
         return f"set slot {label}: {clip(args.get('content', ''), 80)}"
@@ -239,8 +412,16 @@ def describe(store: Store, proposal: Doc, now: datetime, all_lessons: list[Doc])
         return out
     if proposal["kind"] == "lesson":
         out.update(_lesson_flags(proposal, now, all_lessons))
-    else:
+    elif proposal["kind"] == "slot":
         out.update(_slot_preview(store, proposal))
+    elif proposal["kind"] == "checkpoint":
+        from . import checkpoints
+
+        try:
+            checkpoints.resolve(store, proposal["target"])
+        except NotFound:
+            out["stale"] = "the checkpoint was deleted"
+            out["flags"] = [f"no longer applies: checkpoint {proposal['target'][:8]} is gone"]
     return out
 
 
@@ -347,37 +528,40 @@ def _decide(
     return doc
 
 
-def approve(store: Store, key: str, *, now: datetime, actor: str, edit: str | None = None) -> Doc:
+@decision
+def approve(
+    store: Store,
+    key: str,
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None,
+    edit: str | None = None,
+) -> Doc:
     """Make a proposal live, as proposed or with ``edit`` as its text (the lesson's
-    content, a slot's new content, the appended text, or the replacement).
+    content, a slot's new content, the appended text, the replacement, the rule).
 
-    The write runs as ``actor`` (the reviewer) and is checked against the store as
-    it is now: a refusal (a slot edit that no longer fits, say) leaves the proposal
-    pending. Returns the decided proposal.
+    Only the curator decides (:mod:`core.curator`). The write runs as ``actor`` (the
+    reviewer) and is checked against the store as it is now: a refusal (a slot edit
+    that no longer fits, say) leaves the proposal pending. Returns the decided proposal.
     """
     with store.transaction():
+        check(store, curator, now=now, actor=actor)
         proposal = _pending(store, key)
         args = dict(proposal["args"])
         edited = edit is not None
         if edited:
             if not isinstance(edit, str) or not edit.strip():
                 raise InvalidInput("edit", "must not be empty")
-            field = {"add": "content", "set": "content", "append": "text", "replace": "new"}
-            args[field[proposal["op"]]] = edit
-        if proposal["kind"] == "lesson":
-            written = lessons.add_lesson(store, args["content"], now=now, actor=actor, **_kw(args))
-            result_id = written.lesson["id"]
-            result = {
-                "created": f"created lesson {result_id}",
-                "kept-both": f"created lesson {result_id} (kept beside {written.duplicate_of})",
-                "superseded": f"created lesson {result_id}, superseding {written.duplicate_of}",
-                "reinforced": f"reinforced lesson {result_id} (already known)",
-            }[written.action]
-        else:
-            written = _slot_write(store, proposal["op"], args, now, actor)
-            slot = written[0] if isinstance(written, tuple) else written
-            result_id = slot["id"]
-            result = f"{proposal['op']} slot {slot['label']}"
+            if proposal["kind"] in ("config", "checkpoint"):
+                raise InvalidInput("edit", f"a {proposal['kind']} proposal has no text to edit")
+            field = {"lesson": "content", "rule": "text"}.get(proposal["kind"]) or {
+                "set": "content",
+                "append": "text",
+                "replace": "new",
+            }[proposal["op"]]
+            args[field] = edit
+        result_id, result = _apply(store, proposal, args, now, actor)
         decided = _decide(
             store,
             proposal,
@@ -394,10 +578,66 @@ def approve(store: Store, key: str, *, now: datetime, actor: str, edit: str | No
     return decided
 
 
-def reject(store: Store, key: str, *, now: datetime, actor: str, why: str = "") -> Doc:
-    """Turn a proposal down (kept, with the reason); nothing else changes."""
+def _apply(store: Store, proposal: Doc, args: Doc, now: datetime, actor: str) -> tuple[str, str]:
+    """Make an approved proposal's change: (the record it wrote, what it did)."""
+    kind = proposal["kind"]
+    if kind == "lesson":
+        written = lessons.add_lesson(store, args["content"], now=now, actor=actor, **_kw(args))
+        result_id = written.lesson["id"]
+        return result_id, {
+            "created": f"created lesson {result_id}",
+            "kept-both": f"created lesson {result_id} (kept beside {written.duplicate_of})",
+            "superseded": f"created lesson {result_id}, superseding {written.duplicate_of}",
+            "reinforced": f"reinforced lesson {result_id} (already known)",
+        }[written.action]
+    if kind == "rule":
+        from . import rules
+
+        doc, outcome = rules.add_rule(
+            store, args["text"], now=now, actor=actor, scope=args["scope"]
+        )
+        return doc["id"], f"{outcome} rule {doc['id']} ({doc['scope']})"
+    if kind == "config":
+        done = config.set_value(store, args["key"], args["value"], now=now, actor=actor)
+        return config.DOC, f"{done['key']}: {done['previous']} -> {done['value']}"
+    if kind == "checkpoint":
+        from . import checkpoints
+
+        before = checkpoints.restore(store, args["checkpoint"], now=now, actor=actor)
+        return args["checkpoint"], (
+            f"restored checkpoint {args['checkpoint'][:8]} (undo: restore {before['id'][:8]})"
+        )
+    written = _slot_write(store, proposal["op"], args, now, actor)
+    slot = written[0] if isinstance(written, tuple) else written
+    return slot["id"], f"{proposal['op']} slot {slot['label']}"
+
+
+def _record_decision(
+    store: Store, kind: str, op: str, args: Doc, *, now: datetime, actor: str, result: str
+) -> Doc:
+    """Record a change the curator made directly that would get around review (turning
+    it off, restoring past it) as a proposal decided at once: the queue keeps it."""
+    proposal = propose(store, kind, op, args, now=now, actor=actor)
+    decided = _decide(store, proposal, "approved", now, actor, result_id=None, result=result)
+    _audit(store, actor, "approve", decided, now, f"decided by the curator: {result}")
+    return decided
+
+
+@decision
+def reject(
+    store: Store,
+    key: str,
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None,
+    why: str = "",
+) -> Doc:
+    """Turn a proposal down (kept, with the reason); nothing else changes. Only the
+    curator decides."""
     reason = one_line(scrub(why or ""))
     with store.transaction():
+        check(store, curator, now=now, actor=actor)
         proposal = _pending(store, key)
         decided = _decide(store, proposal, "rejected", now, actor, why=reason)
         note = f": {reason}" if reason else ""
@@ -405,10 +645,20 @@ def reject(store: Store, key: str, *, now: datetime, actor: str, why: str = "") 
     return decided
 
 
-def merge(store: Store, key: str, lesson_key: str, *, now: datetime, actor: str) -> Doc:
+@decision
+def merge(
+    store: Store,
+    key: str,
+    lesson_key: str,
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None,
+) -> Doc:
     """Reinforce an existing lesson with a proposed lesson instead of adding it (the
-    proposed wording joins the lesson's other wordings)."""
+    proposed wording joins the lesson's other wordings). Only the curator decides."""
     with store.transaction():
+        check(store, curator, now=now, actor=actor)
         proposal = _pending(store, key)
         if proposal["kind"] != "lesson":
             raise Conflict(

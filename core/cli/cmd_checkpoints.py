@@ -58,7 +58,16 @@ def diff(ctx: Context) -> int:
 
 
 def restore(ctx: Context) -> int:
-    before = checkpoints.restore(ctx.store, ctx.args.id, now=ctx.now, actor=ctx.actor)
+    from .. import review
+
+    submitted = review.restore_checkpoint(
+        ctx.store, ctx.args.id, now=ctx.now, actor=ctx.actor, curator=ctx.curator
+    )
+    if submitted.proposal is not None:
+        from .cmd_review import proposed
+
+        return proposed(ctx, submitted.proposal)
+    before = submitted.result
     note(f"restored; undo with: memwork checkpoint restore {before['id']}")
     if ctx.json:
         emit_json(before)

@@ -4,12 +4,28 @@ from __future__ import annotations
 
 from .. import config
 from .main import Context
-from .output import emit_json, say
+from .output import emit_json, note, say
 
 
 def set_(ctx: Context) -> int:
+    from .. import review
+
     a = ctx.args
-    done = config.set_value(ctx.store, a.key, a.value, now=ctx.now, actor=ctx.actor)
+    submitted = review.set_setting(
+        ctx.store, a.key, a.value, now=ctx.now, actor=ctx.actor, curator=ctx.curator
+    )
+    if submitted.proposal is not None:
+        from .cmd_review import proposed
+
+        return proposed(ctx, submitted.proposal)
+    done = submitted.result
+    if "curator_key" in done:
+        made = "made now" if done["curator_key"]["made"] else "already there"
+        note(
+            f"curator key: {done['curator_key']['file']} ({made}); it decides for this store "
+            "while review is on (memwork --curator-key FILE review ...): keep it where "
+            "agents cannot read it"
+        )
     if ctx.json:
         emit_json(done)
     elif done["previous"] == done["value"]:

@@ -54,6 +54,7 @@ def add(ctx: Context) -> int:
         confidence=a.confidence,
         tags=a.tag,
         on_duplicate=a.on_duplicate,
+        curator=ctx.curator,
     )
     if submitted.proposal is not None:
         from .cmd_review import proposed

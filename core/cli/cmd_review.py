@@ -70,25 +70,32 @@ def _decided(ctx: Context, decided: dict[str, Any], text: str) -> int:
 
 def approve(ctx: Context) -> int:
     a = ctx.args
-    decided = review.approve(ctx.store, a.id, edit=a.edit, now=ctx.now, actor=ctx.actor)
+    decided = review.approve(
+        ctx.store, a.id, edit=a.edit, now=ctx.now, actor=ctx.actor, curator=ctx.curator
+    )
     edited = " (edited)" if decided["edited"] else ""
     return _decided(ctx, decided, f"approved {decided['id']}{edited}: {decided['result']}")
 
 
 def reject(ctx: Context) -> int:
     a = ctx.args
-    decided = review.reject(ctx.store, a.id, why=a.why or "", now=ctx.now, actor=ctx.actor)
+    decided = review.reject(
+        ctx.store, a.id, why=a.why or "", now=ctx.now, actor=ctx.actor, curator=ctx.curator
+    )
     return _decided(ctx, decided, f"rejected {decided['id']}")
 
 
 def merge(ctx: Context) -> int:
     a = ctx.args
-    decided = review.merge(ctx.store, a.id, a.lesson_id, now=ctx.now, actor=ctx.actor)
+    decided = review.merge(
+        ctx.store, a.id, a.lesson_id, now=ctx.now, actor=ctx.actor, curator=ctx.curator
+    )
     return _decided(ctx, decided, f"merged {decided['id']}: {decided['result']}")
 
 
 def proposed(ctx: Context, proposal: dict[str, Any]) -> int:
-    """What a write that became a proposal prints (lesson add, slot set/append/replace)."""
+    """What a write that became a proposal prints (lesson add, slot set/append/replace,
+    rule add, review off, a restore past review)."""
     found = review.get_proposal(ctx.store, proposal["id"], ctx.now)
     if ctx.json:
         emit_json({**found, "proposed": True})
@@ -96,4 +103,25 @@ def proposed(ctx: Context, proposal: dict[str, Any]) -> int:
     say(f"proposed {proposal['id']}, waiting for review")
     for flag in found.get("flags", []):
         note(f"{proposal['id']}: {flag}")
+    return 0
+
+
+def curator_init(ctx: Context) -> int:
+    """``memwork curator init [FILE]``: a key file (made when missing) registered for the
+    store, so that its holder decides while review is on."""
+    from pathlib import Path
+
+    from .. import curator
+
+    path = Path(ctx.args.file) if ctx.args.file else curator.default_key_file()
+    key, made = curator.ensure_key_file(path)
+    doc = curator.register(ctx.store, key, now=ctx.now, actor=ctx.actor)
+    if ctx.json:
+        emit_json({"file": str(path), "made": made, "registered_at": doc["registered_at"]})
+        return 0
+    say(f"curator key: {path} ({'made now' if made else 'already there'})")
+    note(
+        "this key decides for the store while review is on; keep the file where agents "
+        "cannot read it, and decide with: memwork --curator-key FILE review ..."
+    )
     return 0

@@ -8,9 +8,21 @@ from .output import clip, emit_json, note, say
 
 
 def add(ctx: Context) -> int:
-    doc, outcome = rules.add_rule(
-        ctx.store, ctx.args.text, now=ctx.now, actor=ctx.actor, scope=ctx.args.scope
+    from .. import review
+
+    submitted = review.submit_rule(
+        ctx.store,
+        ctx.args.text,
+        now=ctx.now,
+        actor=ctx.actor,
+        scope=ctx.args.scope,
+        curator=ctx.curator,
     )
+    if submitted.proposal is not None:
+        from .cmd_review import proposed
+
+        return proposed(ctx, submitted.proposal)
+    doc, outcome = submitted.result
     if outcome == "unchanged":
         note(f"already active: {doc['id']}")
     elif outcome == "reactivated":

@@ -47,7 +47,7 @@ def _submit(ctx: Context, op: str, **args: Any) -> Any:
     from .. import review
 
     submitted = review.submit_slot(
-        ctx.store, op, ctx.args.label, now=ctx.now, actor=ctx.actor, **args
+        ctx.store, op, ctx.args.label, now=ctx.now, actor=ctx.actor, curator=ctx.curator, **args
     )
     if submitted.proposal is not None:
         from .cmd_review import proposed

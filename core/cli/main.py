@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # only for annotations: a verb loads what it uses when it run
     from datetime import datetime
     from pathlib import Path
 
+    from ..curator import Curator
     from ..storage.store import Store
 
 
@@ -114,6 +115,17 @@ class Context:
                 raise InvalidInput("MEMWORK_AGENT", problem)
         return f"cli:{agent}" if agent else "cli"
 
+    @cached_property
+    def curator(self) -> Curator | None:
+        """The curator key given with ``--curator-key FILE`` (never from the environment
+        or the default file: an agent started from the same shell would inherit those)."""
+        path = getattr(self.args, "curator_key", None)
+        if not path:
+            return None
+        from ..curator import load
+
+        return load(path)
+
     @property
     def json(self) -> bool:
         return bool(getattr(self.args, "json", False))
@@ -143,6 +155,12 @@ def _global_options(p: argparse.ArgumentParser) -> None:
         "--demo", action="store_true", help="open the workbench on a fresh copy of the demo store"
     )
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "--curator-key",
+        metavar="FILE",
+        help="decide as the store's curator with the key in FILE (review approve/reject/"
+        "merge, review off, a restore past review; memwork curator init makes one)",
+    )
     p.add_argument("--version", action="store_true", help="print the version and exit")
 
 
@@ -395,6 +413,18 @@ def _add_curation(sub: Any) -> None:
 
     _cmd(sub, "lint", "cmd_lint:run", "findings a curator should look at (exit 0)")
 
+    s = _cmd(sub, "curator", "", "the key that decides for a store while review is on")
+    cs = s.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
+    c = _cmd(
+        cs,
+        "init",
+        "cmd_review:curator_init",
+        "make a curator key file (if missing) and register it for the store",
+    )
+    c.add_argument(
+        "file", nargs="?", metavar="FILE", help="default: the user config dir's curator.key"
+    )
+
 
 def _verb(argv: list[str]) -> str | None:
     """The command word, skipping global options (``--db`` takes a value)."""
@@ -402,7 +432,7 @@ def _verb(argv: list[str]) -> str | None:
     for arg in argv:
         if skip:
             skip = False
-        elif arg == "--db":
+        elif arg in ("--db", "--curator-key"):
             skip = True
         elif not arg.startswith("-"):
             return arg

@@ -1,4 +1,6 @@
-"""Proposals: agents' lesson adds and slot edits waiting for a person's review."""
+"""Proposals: agents' writes waiting for a person's review (lessons, slots, rules), and
+the changes that would get around review (turning it off, restoring a checkpoint taken
+while it was off)."""
 
 from __future__ import annotations
 
@@ -8,8 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .base import Record
 
-ProposalKind = Literal["lesson", "slot"]
-ProposalOp = Literal["add", "set", "append", "replace"]
+ProposalKind = Literal["lesson", "slot", "rule", "config", "checkpoint"]
+ProposalOp = Literal["add", "set", "append", "replace", "restore"]
 Status = Literal["pending", "approved", "rejected", "merged"]
 
 
@@ -19,7 +21,7 @@ class Proposal(Record):
     kind: ProposalKind
     op: ProposalOp
     target: str = Field(min_length=1)
-    """The lesson's scope, or the slot's label."""
+    """The lesson's or rule's scope, the slot's label, the setting, or the checkpoint."""
     args: dict[str, Any]
     """The arguments of the write, scrubbed, as the agent gave them."""
     status: Status = "pending"

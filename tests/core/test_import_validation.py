@@ -193,11 +193,6 @@ REFUSED = [
         },
         "proposals[1].status",
     ),
-    (
-        "config value",
-        {"meta": [{"id": "config", "review": "sometimes"}]},
-        "meta[1].review",
-    ),
     ("checkpoints", {"checkpoints": [{"id": ".."}]}, "tables.checkpoints", "store-local"),
     ("imports", {"imports": [{"id": "imp_1"}]}, "tables.imports"),
     (

@@ -25,6 +25,10 @@ def kind_label(proposal: dict[str, Any]) -> str:
 def proposed_text(proposal: dict[str, Any]) -> str:
     """The text the agent proposes (what an edit replaces)."""
     args = proposal["args"]
+    if proposal["kind"] == "rule":
+        return str(args.get("text", ""))
+    if proposal["kind"] in ("config", "checkpoint"):
+        return ""
     field = {"add": "content", "set": "content", "append": "text", "replace": "new"}
     return str(args.get(field[proposal["op"]], ""))
 
@@ -40,7 +44,12 @@ def render_proposal(proposal: dict[str, Any] | None, now: datetime) -> Text:
     out.append("by ", style="bright_black")
     out.append(proposal["proposed_by"], style="bold")
     out.append(f"  {ago(proposal['created_at'], now)}\n", style="bright_black")
-    target = "scope" if proposal["kind"] == "lesson" else "slot"
+    target = {
+        "lesson": "scope",
+        "rule": "scope",
+        "config": "setting",
+        "checkpoint": "checkpoint",
+    }.get(proposal["kind"], "slot")
     out.append(f"{target} ", style="bright_black")
     out.append(f"{proposal['target']}\n")
     for flag in proposal.get("flags", []):
@@ -49,8 +58,12 @@ def render_proposal(proposal: dict[str, Any] | None, now: datetime) -> Text:
         _decision(out, proposal, now)
     if proposal["kind"] == "lesson":
         _lesson(out, proposal)
-    else:
+    elif proposal["kind"] == "slot":
         _slot(out, proposal)
+    else:
+        # A rule, review turned off, a restore past review: the change line says it all.
+        out.append("\nProposed change\n", style="bold")
+        out.append(f"{proposal.get('change', '')}\n")
     out.append(f"\n{proposal['id']}", style="bright_black")
     return out
 
