@@ -1,6 +1,9 @@
 # memwork — `make help` lists the targets.
 PYTHON ?= python3
-VENV := .venv
+# `make test PYTHON=python3.13` builds and uses a venv of that Python beside .venv.
+VENV ?= $(if $(filter python3,$(PYTHON)),.venv,.venv-$(notdir $(PYTHON)))
+# Test processes: one per core (pytest-xdist); `make test JOBS=0` runs in one process.
+JOBS ?= auto
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LAYOUT := $(VENV)/layout
@@ -13,7 +16,7 @@ help:  ## Show this help
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): $(BIN)/python pyproject.toml
+$(STAMP): $(BIN)/python pyproject.toml setup.py
 	$(BIN)/python -m pip install -q --upgrade pip
 	# lenient mode: an import hook maps memwork.core to core/ and memwork.tui to tui/ (setup.py)
 	$(BIN)/python -m pip install -q -e '.[test]' --config-settings editable_mode=lenient
@@ -23,7 +26,7 @@ run: $(STAMP)  ## Open the workbench on a fresh copy of the demo store
 	$(BIN)/memwork --demo
 
 test: lint  ## Run the whole test suite (and ruff, the import contracts, mypy on core/)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(JOBS) --dist worksteal
 
 lint: $(STAMP)  ## ruff check + format check + import contracts (lint-imports) + mypy (core/)
 	$(BIN)/ruff check .
@@ -47,4 +50,4 @@ demo: $(STAMP)  ## Regenerate data/demo from the seeded generator
 	$(BIN)/python data/generate_demo.py
 
 clean:  ## Remove the virtualenv and caches
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache
+	rm -rf .venv .venv-python3* .pytest_cache .ruff_cache .mypy_cache
