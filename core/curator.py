@@ -202,3 +202,20 @@ def holds(store: Store, curator: Curator | None) -> bool:
     return current is not None and hmac.compare_digest(
         str(current.get("key_sha256", "")), curator.digest
     )
+
+
+def init_op(store: Store, *, now: datetime, actor: str, file: str | None = None) -> dict[str, Any]:
+    """The ``init_curator`` operation: the key file (made when missing) registered as the
+    store's curator; ``made`` says whether the file is new."""
+    path = Path(file) if file else default_key_file()
+    if file is not None and not file.strip():
+        raise InvalidInput("FILE", "must name a file (got an empty path)")
+    key, made = ensure_key_file(path)
+    doc = register(store, key, now=now, actor=actor)
+    return {
+        "id": DOC,
+        "file": str(path),
+        "made": made,
+        "registered_at": doc.get("registered_at"),
+        "registered_by": doc.get("registered_by"),
+    }

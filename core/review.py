@@ -1,20 +1,20 @@
 """The review queue: what agents want to remember waits for a person.
 
 While the store setting ``review`` is on (``memwork config set review on``),
-lesson adds, slot set/append/replace and rule adds that come from an *agent*
-become *proposals* instead of live records. Proposals never reach the context; a
-person approves (optionally with their own text), rejects (with a reason) or
-merges them (a proposed lesson reinforces an existing one instead). Every
-proposal and every decision is audited; decided proposals are kept.
+lesson adds and edits, card edits, slot set/append/replace and rule adds that
+come from an *agent* become *proposals* instead of live records. Proposals never
+reach the context; a person approves (optionally with their own text), rejects
+(with a reason) or merges them (a proposed lesson reinforces an existing one
+instead). Every proposal and every decision is audited; decided proposals are kept.
 
 Who is a person is decided by the curator key (:mod:`core.curator`), never by a
 name a process gives itself: a door passes the :class:`~core.curator.Curator`
 it was given (the workbench's, or the CLI's ``--curator-key FILE``), and without
 it a write is an agent's. Every door that writes for agents calls one function
-per write — :func:`submit_lesson`, :func:`submit_slot`, :func:`submit_rule` —
+per write — :func:`submit_lesson`, :func:`submit_slot`, :func:`add_rule`… —
 which proposes or writes in one transaction, so the setting cannot change
 between the decision and the write. Getting around review is itself a decision
-the queue records: turning review off (:func:`set_setting`) and restoring a
+the queue records: turning review off (:func:`set_config`) and restoring a
 checkpoint taken while it was off (:func:`restore_checkpoint`) wait as proposals
 for an agent, and are recorded as decided proposals when the curator does them.
 
@@ -33,12 +33,13 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from . import audit, config, contradictions, ids, lessons, lookup, slots
+from . import audit, cards, config, contradictions, ids, lessons, lookup, slots
 from .clock import iso
 from .curator import Curator, check, decision
 from .decay import is_live
 from .errors import Conflict, InvalidInput, NotFound
 from .models.base import validate
+from .models.lesson import Lesson
 from .models.proposal import Proposal
 from .privacy import scrub
 from .storage.store import Store
@@ -46,14 +47,6 @@ from .text import clip, fingerprint, normalise, one_line
 
 TABLE = "proposals"
 SLOT_OPS = ("set", "append", "replace")
-#: What can be proposed: (kind, op).
-PROPOSABLE = (
-    ("lesson", "add"),
-    *(("slot", op) for op in SLOT_OPS),
-    ("rule", "add"),
-    ("config", "set"),
-    ("checkpoint", "restore"),
-)
 STATUSES = ("pending", "approved", "rejected", "merged")
 
 Doc = dict[str, Any]
@@ -141,7 +134,177 @@ def submit_slot(
         return Submitted(result=_slot_write(store, op, {"label": label, **args}, now, actor))
 
 
-def submit_rule(
+# -- the operations agents' doors call -------------------------------------------------
+def _answer(store: Store, submitted: Submitted, now: datetime) -> Doc | None:
+    """What a write that became a proposal returns: the proposal, ``"proposed": True``."""
+    if submitted.proposal is None:
+        return None
+    return {**get_proposal(store, submitted.proposal["id"], now), "proposed": True}
+
+
+def add_lesson(
+    store: Store,
+    text: str,
+    *,
+    now: datetime,
+    actor: str,
+    scope: str = "global",
+    confidence: float | None = None,
+    tags: list[str] | None = None,
+    on_duplicate: str = "reinforce",
+    curator: Curator | None = None,
+) -> Doc:
+    """The ``add_lesson`` operation: the saved lesson (what the save did in ``action``),
+    or the proposal while review is on."""
+    submitted = submit_lesson(
+        store,
+        text,
+        now=now,
+        actor=actor,
+        scope=scope,
+        confidence=confidence,
+        tags=tags,
+        on_duplicate=on_duplicate,
+        curator=curator,
+    )
+    proposed = _answer(store, submitted, now)
+    return proposed if proposed is not None else lessons.write_record(submitted.result, now)
+
+
+def set_slot(
+    store: Store,
+    label: str,
+    text: str,
+    *,
+    now: datetime,
+    actor: str,
+    limit: int | None = None,
+    description: str | None = None,
+    curator: Curator | None = None,
+) -> Doc:
+    """The ``set_slot`` operation: the slot, or the proposal while review is on."""
+    submitted = submit_slot(
+        store,
+        "set",
+        label,
+        now=now,
+        actor=actor,
+        curator=curator,
+        content=text,
+        limit=limit,
+        description=description,
+    )
+    proposed = _answer(store, submitted, now)
+    return proposed if proposed is not None else dict(submitted.result)
+
+
+def append_slot(
+    store: Store,
+    label: str,
+    text: str,
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None = None,
+) -> Doc:
+    """The ``append_slot`` operation: the slot, or the proposal while review is on."""
+    submitted = submit_slot(
+        store, "append", label, now=now, actor=actor, curator=curator, text=text
+    )
+    proposed = _answer(store, submitted, now)
+    return proposed if proposed is not None else dict(submitted.result)
+
+
+def replace_in_slot(
+    store: Store,
+    label: str,
+    old: str,
+    new: str,
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None = None,
+) -> Doc:
+    """The ``replace_in_slot`` operation: the slot with ``replaced`` (how many times), or
+    the proposal while review is on."""
+    submitted = submit_slot(
+        store, "replace", label, now=now, actor=actor, curator=curator, old=old, new=new
+    )
+    proposed = _answer(store, submitted, now)
+    if proposed is not None:
+        return proposed
+    slot, count = submitted.result
+    return {**slot, "replaced": count}
+
+
+def edit_lesson(
+    store: Store,
+    key: str,
+    *,
+    now: datetime,
+    actor: str,
+    text: str | None = None,
+    scope: str | None = None,
+    tags: list[str] | None = None,
+    confidence: float | None = None,
+    curator: Curator | None = None,
+) -> Doc:
+    """The ``edit_lesson`` operation: the edited lesson, or, while review is on (and the
+    writer is not the curator) and the edit changes the words or the scope, the
+    proposal.
+
+    Tags and confidence alone go live: they change no words the context shows (as
+    reinforcing or weakening a lesson goes live).
+    """
+    with store.transaction():
+        if (text is not None or scope is not None) and needs_review(
+            store, curator, now=now, actor=actor
+        ):
+            target = lessons.resolve(store, key)
+            args = {"lesson": target["id"], "content": text, "scope": scope, "tags": tags}
+            if confidence is not None:
+                args["confidence"] = confidence
+            proposal = propose(store, "lesson", "edit", args, now=now, actor=actor)
+        else:
+            edited = lessons.edit(
+                store,
+                key,
+                now=now,
+                actor=actor,
+                content=text,
+                scope=scope,
+                tags=tags,
+                confidence=confidence,
+            )
+            return edited
+    return {**get_proposal(store, proposal["id"], now), "proposed": True}
+
+
+def edit_card(
+    store: Store,
+    key: str,
+    *,
+    now: datetime,
+    actor: str,
+    lesson: str | None = None,
+    evidence: str | None = None,
+    curator: Curator | None = None,
+) -> Doc:
+    """The ``edit_card`` operation: the edited card, or the proposal while review is on
+    (a card's lesson and evidence reach the context)."""
+    with store.transaction():
+        if not needs_review(store, curator, now=now, actor=actor):
+            return cards.edit_card(
+                store, key, now=now, actor=actor, lesson=lesson, evidence=evidence
+            )
+        target = cards.resolve(store, key)
+        args = {"card": target["id"], "lesson": lesson, "evidence": evidence}
+        proposal = propose(store, "card", "edit", args, now=now, actor=actor)
+    return {**get_proposal(store, proposal["id"], now), "proposed": True}
+
+
+# -- rules, settings and restores: what would get around review --------------------------
+def add_rule(
     store: Store,
     text: str,
     *,
@@ -149,73 +312,65 @@ def submit_rule(
     actor: str,
     scope: str = "global",
     curator: Curator | None = None,
-) -> Submitted:
-    """``rules.add_rule`` (the result is ``(rule, outcome)``), or a proposal of it while
-    review is on: a manual rule reaches every context of its scope, as a lesson does."""
+) -> Doc:
+    """The ``add_rule`` operation: the rule with its ``outcome``, or the proposal while
+    review is on (a manual rule reaches every context of its scope, as a lesson does)."""
     from . import rules
 
     with store.transaction():
         if needs_review(store, curator, now=now, actor=actor):
             args = {"text": text, "scope": scope}
-            return Submitted(proposal=propose(store, "rule", "add", args, now=now, actor=actor))
-        return Submitted(result=rules.add_rule(store, text, now=now, actor=actor, scope=scope))
+            proposal = propose(store, "rule", "add", args, now=now, actor=actor)
+        else:
+            return rules.add_op(store, text, now=now, actor=actor, scope=scope)
+    return {**get_proposal(store, proposal["id"], now), "proposed": True}
 
 
 @decision
-def set_setting(
+def set_config(
     store: Store,
     key: str,
-    value: str,
+    new: str,
     *,
     now: datetime,
     actor: str,
     curator: Curator | None = None,
-) -> Submitted:
-    """``config.set_value`` as a door does it (the result: ``{"key", "value", "previous"}``).
+) -> Doc:
+    """The ``set_config`` operation: ``{"key", "value", "previous"}``, or the proposal.
 
     Turning review off while it is on is a decision: the curator's is recorded in the
     queue (a decided proposal) and takes effect; anyone else's waits as a proposal.
-    Turning review on takes effect at once, and registers the curator's key when the
-    store has no curator yet (the key that will decide); without a key it needs a
-    registered curator, so a queue never waits for a person nobody can be.
+    Turning review on takes effect at once, and registers a curator when the store has
+    none: the key given, else the user's key file (made when missing; its path is in
+    ``curator_key``), so that someone can decide.
     """
     config.check_key(key)
-    wanted = value.strip().lower() if isinstance(value, str) else value
+    wanted = new.strip().lower() if isinstance(new, str) else new
     with store.transaction():
         on = config.is_on(store, "review")
         if key == "review" and wanted == "off" and on:
             args = {"key": key, "value": "off"}
             if not _curated(store, curator, now, actor):
-                return Submitted(
-                    proposal=propose(store, "config", "set", args, now=now, actor=actor)
-                )
-            done = config.set_value(store, key, value, now=now, actor=actor)
+                proposal = propose(store, "config", "set", args, now=now, actor=actor)
+                return {**get_proposal(store, proposal["id"], now), "proposed": True}
+            done = config.set_value(store, key, new, now=now, actor=actor)
             _record_decision(
                 store, "config", "set", args, now=now, actor=actor, result="review: on -> off"
             )
-            return Submitted(result=done)
+            return done
         registration: Doc | None = None
         if key == "review" and wanted == "on" and not on:
-            if curator is None and registered_curator(store) is None:
-                # Someone must be able to decide: the person turning review on, with the
-                # user's key file (made now when missing), unless they named another.
-                from .curator import ensure_key_file
+            from .curator import ensure_key_file, registered
 
+            if curator is None and registered(store) is None:
                 curator, made = ensure_key_file()
                 registration = {"file": curator.source, "made": made}
             if curator is not None:
                 check(store, curator, now=now, actor=actor, what="turning review on")
-        done = config.set_value(store, key, value, now=now, actor=actor)
+        done = config.set_value(store, key, new, now=now, actor=actor)
         if registration is not None:
             done["curator_key"] = registration
-        return Submitted(result=done)
-
-
-def registered_curator(store: Store) -> dict[str, Any] | None:
-    """The store's curator registration (inside a read), or None."""
-    from .curator import registered
-
-    return registered(store)
+        return done
 
 
 def checkpoint_review(store: Store, key: str) -> str:
@@ -231,8 +386,9 @@ def checkpoint_review(store: Store, key: str) -> str:
 @decision
 def restore_checkpoint(
     store: Store, key: str, *, now: datetime, actor: str, curator: Curator | None = None
-) -> Submitted:
-    """``checkpoints.restore`` as a door does it (the result: the automatic checkpoint).
+) -> Doc:
+    """The ``restore_checkpoint`` operation: the automatic checkpoint taken first (which
+    undoes the restore), or the proposal.
 
     Restoring a checkpoint taken while review was off, while it is on now, would turn
     review off and may bring back what a person rejected: the curator's restore is
@@ -243,23 +399,18 @@ def restore_checkpoint(
     with store.transaction():
         target = checkpoints.resolve(store, key)
         past_review = config.is_on(store, "review") and checkpoint_review(store, key) == "off"
+        args = {"checkpoint": target["id"], "created_at": target["created_at"]}
         if past_review and not _curated(store, curator, now, actor):
-            args = {"checkpoint": target["id"], "created_at": target["created_at"]}
-            return Submitted(
-                proposal=propose(store, "checkpoint", "restore", args, now=now, actor=actor)
-            )
-        before = checkpoints.restore(store, target["id"], now=now, actor=actor)
-        if past_review:
-            _record_decision(
-                store,
-                "checkpoint",
-                "restore",
-                {"checkpoint": target["id"], "created_at": target["created_at"]},
-                now=now,
-                actor=actor,
-                result=f"restored checkpoint {target['id'][:8]} (review was off in it)",
-            )
-        return Submitted(result=before)
+            proposal = propose(store, "checkpoint", "restore", args, now=now, actor=actor)
+        else:
+            before = checkpoints.restore(store, target["id"], now=now, actor=actor)
+            if past_review:
+                result = f"restored checkpoint {target['id'][:8]} (review was off in it)"
+                _record_decision(
+                    store, "checkpoint", "restore", args, now=now, actor=actor, result=result
+                )
+            return before
+    return {**get_proposal(store, proposal["id"], now), "proposed": True}
 
 
 # -- proposing ------------------------------------------------------------------------
@@ -285,16 +436,70 @@ def _slot_write(store: Store, op: str, args: Doc, now: datetime, actor: str) -> 
     return slots.replace_in_slot(store, label, args["old"], args["new"], now=now, actor=actor)
 
 
+#: What can be proposed: (kind, op).
+PROPOSABLE = (
+    ("lesson", "add"),
+    ("lesson", "edit"),
+    ("card", "edit"),
+    *(("slot", o) for o in SLOT_OPS),
+    ("rule", "add"),
+    ("config", "set"),
+    ("checkpoint", "restore"),
+)
+#: The argument a reviewer's own text (``approve --edit``) replaces, per (kind, op).
+EDITED_FIELD = {
+    ("lesson", "add"): "content",
+    ("lesson", "edit"): "content",
+    ("card", "edit"): "lesson",
+    ("slot", "set"): "content",
+    ("slot", "append"): "text",
+    ("slot", "replace"): "new",
+    ("rule", "add"): "text",
+}
+
+
+def _edit_plan(store: Store, kind: str, args: Doc) -> tuple[Doc, Doc]:
+    """(the record now, the record the edit would make), checked as the live edit would be."""
+    if kind == "lesson":
+        before = lessons.resolve(store, args["lesson"])
+        after = dict(before)
+        if args.get("content") is not None:
+            text = scrub(args["content"]).strip()
+            if not text:
+                raise InvalidInput("content", "must not be empty")
+            after["content"] = text
+        if args.get("scope") is not None:
+            after["scope"] = args["scope"]
+        validate(Lesson, {**after, "fingerprint": fingerprint(after["content"])})
+        return before, after
+    before = cards.resolve(store, args["card"])
+    after = dict(before)
+    if args.get("lesson") is not None:
+        text = scrub(args["lesson"]).strip()
+        if not text:
+            raise InvalidInput("lesson", "must not be empty")
+        after["lesson"] = text
+    if args.get("evidence") is not None:
+        after["evidence"] = scrub(args["evidence"]).strip()
+    return before, after
+
+
 def _checked(kind: str, op: str, args: Doc, store: Store, now: datetime) -> tuple[str, Doc]:
     """(target, scrubbed args) of a proposal the live write would take now; else the
     live write's own error."""
+    if op == "edit":
+        before, after = _edit_plan(store, kind, args)
+        text = "content" if kind == "lesson" else "lesson"
+        clean = {**args, text: after[text] if args.get(text) is not None else None}
+        if kind == "card" and args.get("evidence") is not None:
+            clean["evidence"] = after["evidence"]
+        return before["id"], clean
     if kind == "lesson":
         fresh = lessons.new_lesson(args["content"], now=now, **_kw(args))
         clean = {**args, "content": fresh["content"], "tags": fresh["tags"]}
         return fresh["scope"], clean
     if kind == "rule":
         from .models.plain import check_rule_scope
-        from .text import one_line
 
         text = one_line(scrub(args["text"]))
         if not text:
@@ -345,6 +550,11 @@ def propose(store: Store, kind: str, op: str, args: Doc, *, now: datetime, actor
 def change_line(proposal: Doc) -> str:
     """What a proposal would change, in one line."""
     args = proposal["args"]
+    if proposal["op"] == "edit":
+        what = args.get("content") if proposal["kind"] == "lesson" else args.get("lesson")
+        if what is None:
+            what = f"scope {args['scope']}" if args.get("scope") else args.get("evidence") or ""
+        return f"edit {proposal['kind']} {proposal['target']}: {clip(what, 90)}"
     if proposal["kind"] == "lesson":
         return f"add lesson ({proposal['target']}): {clip(args.get('content', ''), 100)}"
     if proposal["kind"] == "rule":
@@ -410,7 +620,9 @@ def describe(store: Store, proposal: Doc, now: datetime, all_lessons: list[Doc])
     out: Doc = {**proposal, "change": change_line(proposal), "flags": []}
     if proposal["status"] != "pending":
         return out
-    if proposal["kind"] == "lesson":
+    if proposal["op"] == "edit":
+        out.update(_edit_preview(store, proposal))
+    elif proposal["kind"] == "lesson":
         out.update(_lesson_flags(proposal, now, all_lessons))
     elif proposal["kind"] == "slot":
         out.update(_slot_preview(store, proposal))
@@ -479,19 +691,40 @@ def _slot_plan(store: Store, op: str, label: str, args: Doc) -> Doc:
     )
 
 
+def _text_diff(before: str, after: str) -> list[str]:
+    return [
+        line
+        for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=2)
+        if not line.startswith(("---", "+++"))
+    ]
+
+
+def _edit_preview(store: Store, proposal: Doc) -> Doc:
+    """A proposed lesson or card edit: the text ``before`` and ``after``, and its ``diff``;
+    ``stale`` when the edit would be refused now (the record is gone, say)."""
+    try:
+        before, after = _edit_plan(store, proposal["kind"], proposal["args"])
+    except (InvalidInput, Conflict, NotFound) as exc:
+        return {"stale": str(exc), "flags": [f"no longer applies: {exc}"]}
+    field = "content" if proposal["kind"] == "lesson" else "lesson"
+    flags = []
+    if before.get("scope") != after.get("scope"):
+        flags.append(f"moves it from {before['scope']} to {after['scope']}")
+    return {
+        "before": before[field],
+        "after": after[field],
+        "diff": _text_diff(before[field], after[field]),
+        "flags": flags,
+    }
+
+
 def _slot_preview(store: Store, proposal: Doc) -> Doc:
     args = proposal["args"]
     try:
         plan = _slot_plan(store, proposal["op"], proposal["target"], args)
     except (InvalidInput, Conflict, NotFound) as exc:
         return {"stale": str(exc), "flags": [f"no longer applies: {exc}"]}
-    diff = [
-        line
-        for line in difflib.unified_diff(
-            plan["before"].splitlines(), plan["after"].splitlines(), lineterm="", n=2
-        )
-        if not line.startswith(("---", "+++"))
-    ]
+    diff = _text_diff(plan["before"], plan["after"])
     flags = [] if plan["exists"] else [f"creates slot {plan['label']}"]
     return {
         "before": plan["before"],
@@ -553,15 +786,29 @@ def approve(
         if edited:
             if not isinstance(edit, str) or not edit.strip():
                 raise InvalidInput("edit", "must not be empty")
-            if proposal["kind"] in ("config", "checkpoint"):
+            field = EDITED_FIELD.get((proposal["kind"], proposal["op"]))
+            if field is None:
                 raise InvalidInput("edit", f"a {proposal['kind']} proposal has no text to edit")
-            field = {"lesson": "content", "rule": "text"}.get(proposal["kind"]) or {
-                "set": "content",
-                "append": "text",
-                "replace": "new",
-            }[proposal["op"]]
             args[field] = edit
-        result_id, result = _apply(store, proposal, args, now, actor)
+        if proposal["kind"] in ("rule", "config", "checkpoint"):
+            result_id, result = _apply_guarded(store, proposal, args, now, actor)
+        elif proposal["op"] == "edit":
+            result_id = _apply_edit(store, proposal["kind"], args, now, actor)["id"]
+            result = f"edited {proposal['kind']} {result_id}"
+        elif proposal["kind"] == "lesson":
+            written = lessons.add_lesson(store, args["content"], now=now, actor=actor, **_kw(args))
+            result_id = written.lesson["id"]
+            result = {
+                "created": f"created lesson {result_id}",
+                "kept-both": f"created lesson {result_id} (kept beside {written.duplicate_of})",
+                "superseded": f"created lesson {result_id}, superseding {written.duplicate_of}",
+                "reinforced": f"reinforced lesson {result_id} (already known)",
+            }[written.action]
+        else:
+            written = _slot_write(store, proposal["op"], args, now, actor)
+            slot = written[0] if isinstance(written, tuple) else written
+            result_id = slot["id"]
+            result = f"{proposal['op']} slot {slot['label']}"
         decided = _decide(
             store,
             proposal,
@@ -578,38 +825,25 @@ def approve(
     return decided
 
 
-def _apply(store: Store, proposal: Doc, args: Doc, now: datetime, actor: str) -> tuple[str, str]:
-    """Make an approved proposal's change: (the record it wrote, what it did)."""
+def _apply_guarded(
+    store: Store, proposal: Doc, args: Doc, now: datetime, actor: str
+) -> tuple[str | None, str]:
+    """Make an approved rule, setting or restore: (the record it wrote, what it did)."""
     kind = proposal["kind"]
-    if kind == "lesson":
-        written = lessons.add_lesson(store, args["content"], now=now, actor=actor, **_kw(args))
-        result_id = written.lesson["id"]
-        return result_id, {
-            "created": f"created lesson {result_id}",
-            "kept-both": f"created lesson {result_id} (kept beside {written.duplicate_of})",
-            "superseded": f"created lesson {result_id}, superseding {written.duplicate_of}",
-            "reinforced": f"reinforced lesson {result_id} (already known)",
-        }[written.action]
     if kind == "rule":
         from . import rules
 
-        doc, outcome = rules.add_rule(
-            store, args["text"], now=now, actor=actor, scope=args["scope"]
-        )
-        return doc["id"], f"{outcome} rule {doc['id']} ({doc['scope']})"
+        doc = rules.add_op(store, args["text"], now=now, actor=actor, scope=args["scope"])
+        return doc["id"], f"{doc['outcome']} rule {doc['id']} ({doc['scope']})"
     if kind == "config":
         done = config.set_value(store, args["key"], args["value"], now=now, actor=actor)
         return config.DOC, f"{done['key']}: {done['previous']} -> {done['value']}"
-    if kind == "checkpoint":
-        from . import checkpoints
+    from . import checkpoints
 
-        before = checkpoints.restore(store, args["checkpoint"], now=now, actor=actor)
-        return args["checkpoint"], (
-            f"restored checkpoint {args['checkpoint'][:8]} (undo: restore {before['id'][:8]})"
-        )
-    written = _slot_write(store, proposal["op"], args, now, actor)
-    slot = written[0] if isinstance(written, tuple) else written
-    return slot["id"], f"{proposal['op']} slot {slot['label']}"
+    before = checkpoints.restore(store, args["checkpoint"], now=now, actor=actor)
+    return args["checkpoint"], (
+        f"restored checkpoint {args['checkpoint'][:8]} (undo: restore {before['id'][:8]})"
+    )
 
 
 def _record_decision(
@@ -621,6 +855,28 @@ def _record_decision(
     decided = _decide(store, proposal, "approved", now, actor, result_id=None, result=result)
     _audit(store, actor, "approve", decided, now, f"decided by the curator: {result}")
     return decided
+
+
+def _apply_edit(store: Store, kind: str, args: Doc, now: datetime, actor: str) -> Doc:
+    if kind == "lesson":
+        return lessons.edit(
+            store,
+            args["lesson"],
+            now=now,
+            actor=actor,
+            content=args.get("content"),
+            scope=args.get("scope"),
+            tags=args.get("tags"),
+            confidence=args.get("confidence"),
+        )
+    return cards.edit_card(
+        store,
+        args["card"],
+        now=now,
+        actor=actor,
+        lesson=args.get("lesson"),
+        evidence=args.get("evidence"),
+    )
 
 
 @decision
@@ -660,9 +916,10 @@ def merge(
     with store.transaction():
         check(store, curator, now=now, actor=actor)
         proposal = _pending(store, key)
-        if proposal["kind"] != "lesson":
+        if (proposal["kind"], proposal["op"]) != ("lesson", "add"):
             raise Conflict(
-                f"proposal {proposal['id']} edits a slot; only proposed lessons can be merged"
+                f"proposal {proposal['id']} is a {proposal['kind']} {proposal['op']}; only "
+                "proposed lessons can be merged"
             )
         target = lessons.resolve(store, lesson_key)
         merged = lessons.reinforce_with(

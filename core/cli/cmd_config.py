@@ -1,24 +1,16 @@
-"""``memwork config …``: store settings."""
+"""How ``memwork config …`` prints its results."""
 
 from __future__ import annotations
 
-from .. import config
+from typing import Any
+
 from .main import Context
 from .output import emit_json, note, say
 
 
-def set_(ctx: Context) -> int:
-    from .. import review
-
-    a = ctx.args
-    submitted = review.set_setting(
-        ctx.store, a.key, a.value, now=ctx.now, actor=ctx.actor, curator=ctx.curator
-    )
-    if submitted.proposal is not None:
-        from .cmd_review import proposed
-
-        return proposed(ctx, submitted.proposal)
-    done = submitted.result
+def changed(ctx: Context, done: dict[str, Any]) -> int:
+    """``config set``: the change (or that there was none); where the curator key is,
+    when turning review on registered one."""
     if "curator_key" in done:
         made = "made now" if done["curator_key"]["made"] else "already there"
         note(
@@ -35,22 +27,21 @@ def set_(ctx: Context) -> int:
     return 0
 
 
-def get(ctx: Context) -> int:
-    key = config.check_key(ctx.args.key)
-    found = config.get(ctx.store, key)
+def value(ctx: Context, found: dict[str, Any]) -> int:
+    """``config get``: the value alone."""
     if ctx.json:
-        emit_json({"key": key, "value": found})
+        emit_json(found)
     else:
-        say(found)
+        say(found["value"])
     return 0
 
 
-def list_(ctx: Context) -> int:
-    rows = config.all_settings(ctx.store)
+def rows(ctx: Context, settings: list[dict[str, Any]]) -> int:
+    """``config list``: each setting, its value and what it does."""
     if ctx.json:
-        emit_json(rows)
+        emit_json(settings)
         return 0
-    for row in rows:
+    for row in settings:
         origin = "" if row["set"] else " (default)"
         say(f"{row['key']:<12} {row['value']}{origin:<10}  {row['help']}")
     return 0

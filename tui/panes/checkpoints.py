@@ -375,10 +375,9 @@ class CheckpointsPane(Pane):
                 return
             # As the curator (the workbench is a person): a restore past review is
             # recorded in the review queue as a decision.
-            submitted = await self.workbench.write(core_review.restore_checkpoint, checkpoint["id"])
-            if submitted is None or submitted.result is None:
+            before = await self.workbench.write(core_review.restore_checkpoint, checkpoint["id"])
+            if before is None or before.get("proposed"):
                 return  # the error toast is already shown
-            before = submitted.result
             self._pending_jump = before["id"]
             self.app.notify(
                 f"Restored {_name(checkpoint)}. To undo, restore the automatic checkpoint "

@@ -164,7 +164,7 @@ class ReviewPane(Pane):
             proposal = self.selected()
             if proposal is None or proposal["status"] != "pending":
                 return None  # shown dimmed: nothing to decide here
-            if action == "merge" and proposal["kind"] != "lesson":
+            if action == "merge" and (proposal["kind"], proposal["op"]) != ("lesson", "add"):
                 return None
             if action == "edit" and proposal["kind"] in ("config", "checkpoint"):
                 return None  # nothing to edit: approve or reject it
@@ -227,6 +227,7 @@ class ReviewPane(Pane):
                 "set": "Slot text",
                 "append": "Text to append",
                 "replace": f"Replace {proposal['args'].get('old', '')!r} with",
+                "edit": "Lesson" if proposal["kind"] == "lesson" else "Card's lesson",
             }[proposal["op"]]
         )
         self.app.push_screen(
@@ -275,7 +276,7 @@ class ReviewPane(Pane):
         proposal = self._need_pending()
         if proposal is None:
             return
-        if proposal["kind"] != "lesson":
+        if (proposal["kind"], proposal["op"]) != ("lesson", "add"):
             self.warn("Only a proposed lesson can be merged into a lesson")
             return
         nearest = proposal.get("nearest") or {}
@@ -310,7 +311,7 @@ class ReviewPane(Pane):
     async def action_toggle_review(self) -> None:
         turn = "off" if self.reviewing else "on"
         await self.workbench.write(
-            core_review.set_setting,
+            core_review.set_config,
             "review",
             turn,
             done=f"Review {turn}: agents' writes "
