@@ -590,7 +590,7 @@ OPERATIONS: tuple[Op, ...] = (
         ),
         writes=True,
         review=True,
-        result="rule",
+        result="rule_write",
         doc=(
             "A manual rule; `outcome` says whether it was added, already active (unchanged) "
             "or reactivated as the newest of its scope." + _REVIEWED
@@ -1087,7 +1087,7 @@ OPERATIONS: tuple[Op, ...] = (
         writes=True,
         review=True,
         destructive=True,
-        result="checkpoint",
+        result="checkpoint_restore",
         errors=("invalid", "not_found"),
         doc=(
             "Put the store back as a checkpoint holds it, after taking an automatic "
@@ -1381,7 +1381,7 @@ OPERATIONS: tuple[Op, ...] = (
             Param("value", "str", "its value: on or off", cli="VALUE", arg="new"),
         ),
         writes=True,
-        result="config_change",
+        result="config_write",
         doc=(
             "Store settings, kept in the store (its `meta` table: checkpoints, copies and "
             "exports carry them): `review on|off` (agents' lesson adds and edits, card edits "
@@ -1514,7 +1514,7 @@ OPERATIONS: tuple[Op, ...] = (
             ),
         ),
         writes=True,
-        result="record",
+        result="curator",
         doc=(
             "Make a curator key file (mode 0600) when it is missing, and register it as the "
             "store's curator when the store has none: its holder decides while review is on "

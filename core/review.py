@@ -363,8 +363,8 @@ def set_config(
             from .curator import ensure_key_file, registered
 
             if curator is None and registered(store) is None:
-                curator, made = ensure_key_file()
-                registration = {"file": curator.source, "made": made}
+                curator, _ = ensure_key_file()
+                registration = {"file": curator.source}
             if curator is not None:
                 check(store, curator, now=now, actor=actor, what="turning review on")
         done = config.set_value(store, key, new, now=now, actor=actor)

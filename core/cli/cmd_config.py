@@ -12,11 +12,10 @@ def changed(ctx: Context, done: dict[str, Any]) -> int:
     """``config set``: the change (or that there was none); where the curator key is,
     when turning review on registered one."""
     if "curator_key" in done:
-        made = "made now" if done["curator_key"]["made"] else "already there"
         note(
-            f"curator key: {done['curator_key']['file']} ({made}); it decides for this store "
-            "while review is on (memwork --curator-key FILE review ...): keep it where "
-            "agents cannot read it"
+            f"curator key: {done['curator_key']['file']}; it decides for this store while "
+            "review is on (memwork --curator-key FILE review ...): keep it where agents "
+            "cannot read it"
         )
     if ctx.json:
         emit_json(done)

@@ -33,7 +33,7 @@ def test_the_api_caps_a_record_at_16_mb(tmp_path: Path) -> None:
         (lambda: memory.observe("s1", BIG), "text"),
         (lambda: memory.scratch_add("s1", BIG), "text"),
         (lambda: memory.wm_set("s1", "k", {"v": BIG}), "value"),
-        (lambda: memory.set_slot("persona", BIG), "content"),
+        (lambda: memory.set_slot("persona", BIG), "text"),
         (
             lambda: memory.record_episode({"task_id": "t", "score": 0.5, "mistakes": [BIG]}),
             "episode",
