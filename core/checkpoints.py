@@ -58,12 +58,14 @@ def create(
     store: Store, description: str = "", *, now: datetime, actor: str, automatic: bool = False
 ) -> dict[str, Any]:
     """Snapshot the store now; returns the checkpoint record."""
+    taken: list[str] = []
     try:
         with store.transaction():
             if store.storage.dirty():
                 raise RuntimeError("a checkpoint must be taken before any write in its transaction")
             _sweep(store)
             doc = _take(store, scrub(description).strip(), now, automatic)
+            taken.append(doc["id"])
             audit.record(
                 store,
                 actor=actor,
@@ -74,7 +76,7 @@ def create(
                 now=now,
             )
     except BaseException:
-        _forget_uncommitted(store)
+        _forget_uncommitted(store, taken)
         raise
     return doc
 
@@ -96,12 +98,14 @@ def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, A
     Returns the automatic checkpoint taken first, which undoes the restore. A restore
     refused half-way (a damaged snapshot, a failed write) leaves no snapshot files behind.
     """
+    taken: list[str] = []
     try:
         with store.transaction():
             target = resolve(store, key)
             snapshot = store.storage.snapshot_tables(target["id"])
             _sweep(store)
             before = _take(store, f"before restoring {target['id'][:8]}", now, automatic=True)
+            taken.append(before["id"])
             # Who may decide is not part of what a checkpoint rewinds (core/curator.py).
             curator = store.docs("meta").get("curator")
             for name in _snapshot_names(store):
@@ -126,17 +130,20 @@ def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, A
                 now=now,
             )
     except BaseException:
-        _forget_uncommitted(store)
+        _forget_uncommitted(store, taken)
         raise
     return before
 
 
-def _forget_uncommitted(store: Store) -> None:
+def _forget_uncommitted(store: Store, taken: list[str]) -> None:
     """After a refused checkpoint command: remove the snapshot files it wrote before the
-    refusal (a folder store writes them ahead of its commit), as the next checkpoint
-    command would. Best effort: the refusal itself is what the caller reports."""
-    with contextlib.suppress(Exception), store.transaction():
-        _sweep(store)
+    refusal (a folder store writes them ahead of its commit) unless its commit landed
+    after all. Only its own: a refusal leaves every other file as it was. Best effort:
+    the refusal itself is what the caller reports."""
+    for key in taken:
+        with contextlib.suppress(Exception), store.reading():
+            if key not in store.docs(TABLE):
+                store.storage.delete_snapshot(key)
 
 
 def delete(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:

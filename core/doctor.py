@@ -277,9 +277,10 @@ def _invalid_record(name: str, documents: Any) -> str | None:
 
     Commands that read such a record would fail on it: doctor names it instead.
     """
-    from .errors import InvalidInput
+    from pydantic import ValidationError
+
     from .interop.importer import _model_for
-    from .models.base import validate
+    from .models.base import _describe
 
     if not isinstance(documents, dict):
         return f"{table_file(name)}: its documents are not an object"
@@ -291,12 +292,18 @@ def _invalid_record(name: str, documents: Any) -> str | None:
         if model is None:
             return None  # a store-local table (checkpoints, imports): no model to check
         try:
-            validate(model, {k: v for k, v in doc.items() if k not in ("over_limit", "chars")})
-        except InvalidInput as exc:
-            return (
-                f"{table_file(name)}: record {str(key)[:40]!r}: {exc}; commands that read it "
-                "fail — correct or remove it by hand, or restore the table from a checkpoint"
-            )
+            model.model_validate({k: v for k, v in doc.items() if k not in ("over_limit", "chars")})
+        except ValidationError as exc:
+            # A value of the wrong kind is what commands fail on; a field an older
+            # memwork did not write (or one it no longer knows) is read with a default.
+            wrong = [e for e in exc.errors() if e["type"] not in ("missing", "extra_forbidden")]
+            if wrong:
+                field, rule = _describe(wrong[0])
+                return (
+                    f"{table_file(name)}: record {str(key)[:40]!r}: {field}: {rule}; commands "
+                    "that read it fail — correct or remove it by hand, or restore the table "
+                    "from a checkpoint"
+                )
     return None
 
 

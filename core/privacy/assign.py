@@ -272,9 +272,11 @@ def find(text: str, low: str) -> list[Span]:
             value = _NEXT_FIELD.split(raw, maxsplit=1)[0]
             while value and value[-1] in _TRAIL:
                 value = value[:-1]
-        if key_quoted and names_secret(key) and _structured_secret(value):
-            # A quoted key, as in JSON or a dict literal ('"apiKey": 12345678'): its value
-            # is redacted whatever it looks like, as a structured value's would be.
+        # A key in quotes, as in JSON or a dict literal ('"apiKey": 12345678'): its value
+        # is redacted whatever it looks like, as a structured value's would be. (Not in
+        # backticks: "`access_key`, `region`" is Markdown naming two settings.)
+        json_key = key_quoted and text[ks - 1] in "\"'" and ov["kq"][:1] == text[ks - 1]
+        if json_key and raw[:1] != "`" and names_secret(key) and _structured_secret(value):
             out.append((vs, vs + len(value), kind))
             continue
         rest = text[vs + len(value) : vs + len(value) + 80].split("\n", 1)[0]

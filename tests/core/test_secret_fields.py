@@ -85,7 +85,7 @@ def test_cli_refuses_secret_shaped_identifiers(cli, db: Path, secret: str, monke
     if label_ok:
         _refused(cli, db, "label", "slot", "set", secret, "text")
     monkeypatch.setenv("MEMWORK_AGENT", secret)
-    _refused(cli, db, "actor", "lesson", "add", "a lesson")
+    _refused(cli, db, "MEMWORK_AGENT", "lesson", "add", "a lesson")
 
 
 # -- free text: scrubbed on the way in, gone from every output -----------------------------
