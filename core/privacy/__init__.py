@@ -212,14 +212,27 @@ def _own_rules(text: str, low: str, found: Found | None, personal: bool) -> tupl
     return text, low
 
 
+_ENGINE: Any = None
+
+
+def _engine() -> Any:
+    """(the rule set, the assignment layer, lower_aligned), loaded on the first scrub: a
+    function-level import on every call would cost more than scanning a short text."""
+    global _ENGINE
+    if _ENGINE is None:
+        from . import assign
+        from .gitleaks import lower_aligned, rule_set
+
+        _ENGINE = (rule_set(), assign, lower_aligned)
+    return _ENGINE
+
+
 def _spans(text: str, low: str) -> list[tuple[int, int, str]]:
     """Secrets the rule set and the assignment layer find, as (start, end, kind)."""
-    from . import assign
-    from .gitleaks import lower_aligned, rule_set
-
+    rules, assign, lower_aligned = _engine()
     if len(low) != len(text):  # a few characters lower-case to two: keep positions
         low = lower_aligned(text)
-    spans = [(s, e, rule) for s, e, rule, _ in rule_set().find(text, low)]
+    spans = [(s, e, rule) for s, e, rule, _ in rules.find(text, low)]
     spans += assign.find(text, low)
     spans += assign.find_prefixed(text)
     spans += assign.find_ported(text)
