@@ -185,9 +185,11 @@ def names_secret(key: str) -> str | None:
 
 
 def _structured_secret(value: str) -> bool:
-    """A value under a quoted secret-named key: anything but nothing, a placeholder,
-    a reference or a marker."""
-    if not value or _MARKER in value or value.lower() in ("null", "none", "true", "false"):
+    """A value under a quoted secret-named key: anything but nothing, a placeholder (an
+    ellipsis, ``<your key>``), a reference or a marker."""
+    if len(value) < 2 or _MARKER in value or value.lower() in ("null", "none", "true", "false"):
+        return False
+    if "\u2026" in value or "..." in value or not any(c.isalnum() for c in value):
         return False
     return _PLACEHOLDER.match(value) is None and _REFERENCE.match(value) is None
 
@@ -255,8 +257,8 @@ def find(text: str, low: str) -> list[Span]:
             continue
         if ov["space"] is not None and not flag:
             continue  # "HF_TOKEN value" without an operator: too loose outside flags
-        if ov["comma"] is not None and not key_quoted:
-            continue  # ("X_TOKEN", "v") only with a quoted key
+        if ov["comma"] is not None and not (key_quoted and text[ks - 1] in "\"'"):
+            continue  # ("X_TOKEN", "v") only with a quoted key (backticks list names)
         if ov["kq"] and not key_quoted:
             continue
         if flag and ov["op"] is not None and "=" not in ov["op"]:
@@ -276,7 +278,14 @@ def find(text: str, low: str) -> list[Span]:
         # is redacted whatever it looks like, as a structured value's would be. (Not in
         # backticks: "`access_key`, `region`" is Markdown naming two settings.)
         json_key = key_quoted and text[ks - 1] in "\"'" and ov["kq"][:1] == text[ks - 1]
-        if json_key and raw[:1] != "`" and names_secret(key) and _structured_secret(value):
+        prefix = not quoted and text[vs + len(value) : vs + len(value) + 1] in ('"', "'")
+        if (
+            json_key
+            and raw[:1] != "`"
+            and not prefix  # f"Bearer {token}": a string's prefix, not its value
+            and names_secret(key)
+            and _structured_secret(value)
+        ):
             out.append((vs, vs + len(value), kind))
             continue
         rest = text[vs + len(value) : vs + len(value) + 80].split("\n", 1)[0]
