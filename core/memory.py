@@ -28,10 +28,16 @@ import os
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from .memory_ops import Operations
 from .storage.store import Store
+
+if TYPE_CHECKING:
+    from .curator import Curator
+
+#: The doors a Memory serves: the Python API itself, and the MCP server on top of it.
+ACTORS = ("api", "mcp", "http")
 
 
 class Memory(Operations):
@@ -41,7 +47,13 @@ class Memory(Operations):
     default location). ``agent`` is added to the audit actor (``None``:
     ``$MEMWORK_AGENT``). ``clock`` replaces :func:`core.clock.now` (tests,
     replays); by default every call reads the clock, which honours
-    ``MEMWORK_NOW``. ``actor`` is the kind of writer recorded in the audit log.
+    ``MEMWORK_NOW``. ``actor`` is the kind of writer recorded in the audit log
+    (``api``, or ``mcp`` for the MCP server on top of it).
+
+    ``curator_key`` names a curator key file (:mod:`core.curator`): for a person's
+    script, never an agent's. With it this Memory decides proposals, and its writes go
+    live while the store's review is on; without it (an agent) its lesson adds, slot
+    edits and rules wait for review, and deciding is refused.
     """
 
     def __init__(
@@ -51,15 +63,34 @@ class Memory(Operations):
         agent: str | None = None,
         clock: Callable[[], datetime] | None = None,
         actor: str = "api",
+        curator_key: str | os.PathLike[str] | None = None,
     ) -> None:
         from .paths import resolve_store_path
 
         #: The store's folder, or its Redis URL (text: a URL never becomes a path).
         self.path: Path | str = resolve_store_path(os.fspath(path) if path is not None else None)
         self.store = Store(self.path)
+        if actor not in ACTORS:
+            from .errors import InvalidInput
+
+            # Agents' doors only: the kind of writer is not a claim to decide anything
+            # (core/curator.py), and "tui" is the workbench's own name in the audit log.
+            raise InvalidInput("actor", f"must be one of {', '.join(ACTORS)} (got {actor!r})")
         self.agent = agent if agent is not None else os.environ.get("MEMWORK_AGENT") or None
+        if self.agent:
+            from .errors import InvalidInput
+            from .privacy import identifier_problem
+
+            problem = identifier_problem(self.agent)
+            if problem:
+                raise InvalidInput("agent", problem)
         self.actor = f"{actor}:{self.agent}" if self.agent else actor
         self._clock = clock
+        self._curator: Curator | None = None
+        if curator_key is not None:
+            from .curator import load
+
+            self._curator = load(os.fspath(curator_key))
 
     # -- plumbing -----------------------------------------------------------------------
     def now(self) -> datetime:
@@ -176,7 +207,9 @@ class Memory(Operations):
         op = by_name(name)
         try:
             checked = invoke.check(op, "api", params)
-            return invoke.call(op, self.store, checked, now=self.now(), actor=self.actor)
+            return invoke.call(
+                op, self.store, checked, now=self.now(), actor=self.actor, curator=self._curator
+            )
         except MemworkError as exc:
             # The same exception (class, fields, traceback), its text the CLI's line.
             exc.args = (worded(exc),)

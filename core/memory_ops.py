@@ -438,7 +438,10 @@ class Operations:
         """Add a manual rule.
 
         A manual rule; `outcome` says whether it was added, already active (unchanged) or
-        reactivated as the newest of its scope.
+        reactivated as the newest of its scope. While the store's review is on, an agent's call
+        waits for a person: the result is the proposal ("proposed": true).
+
+        While the store's review is on, the result is the proposal ("proposed": True).
 
         Args:
             text: the rule, one line ([WORKS]/[AVOID] prefixes set its polarity).
@@ -1164,6 +1167,11 @@ class Operations:
 
         Put the store back as a checkpoint holds it, after taking an automatic checkpoint of the
         current state; returns that automatic checkpoint (restoring it undoes the restore).
+        While review is on, restoring a checkpoint taken while it was off would turn it off:
+        without the curator key that waits as a proposal ("proposed": true); the curator's
+        restore is recorded in the queue.
+
+        While the store's review is on, the result is the proposal ("proposed": True).
 
         Args:
             checkpoint: the checkpoint's id (or a unique start or end of it).
@@ -1281,7 +1289,8 @@ class Operations:
         See who changed a record and when.
 
         The audit log, newest first: who changed what, when. `record` takes an id, or its first
-        or last 4+ characters; `actor` cli also matches cli:<agent>.
+        or last 4+ characters; `actor` cli also matches cli:<agent>. Entries an import brought
+        carry `imported` (the CLI's line ends with `(imported)`).
 
         Args:
             table: entries about this table (lessons, episodes, ...).
@@ -1326,7 +1335,12 @@ class Operations:
         carry them): `review on|off` (agents' lesson adds and edits, card edits and slot edits
         wait for review), `context_log on|off` (every context an agent asks for records the
         lessons and slots it injected, audit action `inject`). An unknown key or value is
-        refused, naming the allowed ones.
+        refused, naming the allowed ones. Turning review on registers a curator when the store
+        has none (the key given, else the user's key file); turning it off is a decision:
+        without the curator key it waits as a proposal ("proposed": true), the curator's is
+        recorded in the queue.
+
+        While the store's review is on, the result is the proposal ("proposed": True).
 
         Args:
             key: the setting: review or context_log.
@@ -1423,9 +1437,10 @@ class Operations:
         """Make a proposal live.
 
         Make a proposal live as proposed (or with `edit` as its text: the lesson, the slot's new
-        content, the appended text, the replacement), checked against the store as it is now: a
-        refusal leaves it pending. Every decision is audited; a decided proposal cannot be
-        decided again.
+        content, the appended text, the replacement, the rule), checked against the store as it
+        is now: a refusal leaves it pending. Only the store's curator decides (`--curator-key
+        FILE`; without it, or with another key, the proposal stays pending). Every decision is
+        audited; a decided proposal cannot be decided again.
 
         Args:
             proposal: the proposal's id (or a unique start or end of it).
@@ -1448,7 +1463,8 @@ class Operations:
     ) -> dict[str, Any]:
         """Turn a proposal down.
 
-        Turn a proposal down; it is kept with the reason.
+        Turn a proposal down; it is kept with the reason. Only the store's curator decides
+        (`--curator-key FILE`).
 
         Args:
             proposal: the proposal's id (or a unique start or end of it).
@@ -1471,7 +1487,7 @@ class Operations:
         """Reinforce a lesson instead.
 
         Reinforce a live lesson with a proposed one instead of adding it (its wording joins the
-        lesson's history).
+        lesson's history). Only the store's curator decides (`--curator-key FILE`).
 
         Args:
             proposal: the proposal's id (or a unique start or end of it).

@@ -131,6 +131,7 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "checkpoint": ("store-wide checkpoints", ()),
     "config": ("store settings (review on|off, context_log on|off)", ()),
     "review": ("proposals from agents waiting for review", ()),
+    "curator": ("the key that decides for a store while review is on", ()),
 }
 
 _LOCAL = ("cli", "api")
@@ -628,7 +629,7 @@ OPERATIONS: tuple[Op, ...] = (
         "add_rule",
         "rule add",
         "add a manual rule",
-        "rules:add_op",
+        "review:add_rule",
         (
             Param(
                 "text",
@@ -639,10 +640,11 @@ OPERATIONS: tuple[Op, ...] = (
             Param("scope", "str", "global or task:<task id>", "global", metavar="S"),
         ),
         writes=True,
-        result="rule",
+        review=True,
+        result="rule_write",
         doc=(
             "A manual rule; `outcome` says whether it was added, already active (unchanged) "
-            "or reactivated as the newest of its scope."
+            "or reactivated as the newest of its scope." + _REVIEWED
         ),
         cli_print="cmd_rules:added",
     ),
@@ -1131,16 +1133,19 @@ OPERATIONS: tuple[Op, ...] = (
         "restore_checkpoint",
         "checkpoint restore",
         "restore a checkpoint",
-        "checkpoints:restore",
+        "review:restore_checkpoint",
         (CHECKPOINT,),
         writes=True,
+        review=True,
         destructive=True,
-        result="checkpoint",
+        result="checkpoint_restore",
         errors=("invalid", "not_found"),
         doc=(
             "Put the store back as a checkpoint holds it, after taking an automatic "
             "checkpoint of the current state; returns that automatic checkpoint (restoring "
-            "it undoes the restore)."
+            "it undoes the restore). While review is on, restoring a checkpoint taken while "
+            "it was off would turn it off: without the curator key that waits as a proposal "
+            '("proposed": true); the curator\'s restore is recorded in the queue.'
         ),
         cli_print="cmd_checkpoints:restored",
     ),
@@ -1202,7 +1207,10 @@ OPERATIONS: tuple[Op, ...] = (
             "unless `--on-conflict` says what to do. Every record of every table (the "
             "bookkeeping ones too) passes the models the CLI writes with, or the import is "
             "refused naming `table[n].field`; missing fields get their defaults. Store-local "
-            "tables (checkpoints, imports) are never imported."
+            "tables (checkpoints, imports) are never imported, and neither are the store's "
+            "settings (`review`, `context_log`) or its curator: the output says which "
+            "settings the file carried (`settings_not_imported`). Audit entries brought from "
+            "another store carry `imported` (the import's id)."
         ),
         doors=("cli",),
         cli_run="cmd_interop:import_",
@@ -1309,7 +1317,8 @@ OPERATIONS: tuple[Op, ...] = (
         result="audit_entries",
         doc=(
             "The audit log, newest first: who changed what, when. `record` takes an id, or "
-            "its first or last 4+ characters; `actor` cli also matches cli:<agent>."
+            "its first or last 4+ characters; `actor` cli also matches cli:<agent>. Entries "
+            "an import brought carry `imported` (the CLI's line ends with `(imported)`)."
         ),
         when="See who changed a record and when.",
         cli_print="cmd_history:entries",
@@ -1406,11 +1415,14 @@ OPERATIONS: tuple[Op, ...] = (
         "doctor:report",
         result="doctor_report",
         doc=(
-            "Checks data, schema, journal, links, permissions, lock and snapshots (and a Redis "
-            "server's settings, keys that are not memwork's, tables the manifest does not list, "
-            "the lock's holder); reports, repairs nothing. Exit 0 when nothing is a problem "
-            "(a commit a kill interrupted is only a note: the next open completes it), 1 "
-            "otherwise."
+            "Checks data, schema, journal, links, permissions, lock, snapshots and every "
+            "record against its model (a record commands would fail on is named with its "
+            "field; a table file replaced by a folder is a problem, not a crash; review on "
+            "with no curator registered is a warning), and a Redis server's settings, keys "
+            "that are not memwork's, tables the manifest does not list, the lock's holder; "
+            "reports, repairs nothing. Exit 0 when nothing is a problem (a commit a kill "
+            "interrupted is only a note: the next open completes it), 1 otherwise; a store "
+            "it cannot open (a Redis that wants a password) is one line, exit 2."
         ),
         doors=("cli",),
         cli_run="cmd_stats:doctor",
@@ -1420,20 +1432,24 @@ OPERATIONS: tuple[Op, ...] = (
         "set_config",
         "config set",
         "set a store setting",
-        "config:set_value",
+        "review:set_config",
         (
             Param("key", "str", "the setting: review or context_log", cli="KEY"),
             Param("value", "str", "its value: on or off", cli="VALUE", arg="new"),
         ),
         writes=True,
-        result="config_change",
+        result="config_write",
         doc=(
             "Store settings, kept in the store (its `meta` table: checkpoints, copies and "
             "exports carry them): `review on|off` (agents' lesson adds and edits, card edits "
             "and slot edits wait for review), `context_log on|off` (every context an agent "
             "asks for records the lessons and slots it injected, audit action `inject`). An "
-            "unknown key or value is refused, naming the allowed ones."
+            "unknown key or value is refused, naming the allowed ones. Turning review on "
+            "registers a curator when the store has none (the key given, else the user's key "
+            "file); turning it off is a decision: without the curator key it waits as a "
+            'proposal ("proposed": true), the curator\'s is recorded in the queue.'
         ),
+        review=True,
         doors=_LOCAL,
         cli_print="cmd_config:changed",
     ),
@@ -1493,9 +1509,11 @@ OPERATIONS: tuple[Op, ...] = (
         errors=("invalid", "not_found", "conflict"),
         doc=(
             "Make a proposal live as proposed (or with `edit` as its text: the lesson, the "
-            "slot's new content, the appended text, the replacement), checked against the "
-            "store as it is now: a refusal leaves it pending. Every decision is audited; a "
-            "decided proposal cannot be decided again."
+            "slot's new content, the appended text, the replacement, the rule), checked "
+            "against the store as it is now: a refusal leaves it pending. Only the store's "
+            "curator decides (`--curator-key FILE`; without it, or with another key, the "
+            "proposal stays pending). Every decision is audited; a decided proposal cannot "
+            "be decided again."
         ),
         doors=_LOCAL,
         cli_print="cmd_review:approved",
@@ -1509,7 +1527,10 @@ OPERATIONS: tuple[Op, ...] = (
         writes=True,
         result="proposal",
         errors=("invalid", "not_found", "conflict"),
-        doc="Turn a proposal down; it is kept with the reason.",
+        doc=(
+            "Turn a proposal down; it is kept with the reason. Only the store's curator "
+            "decides (`--curator-key FILE`)."
+        ),
         doors=_LOCAL,
         cli_print="cmd_review:rejected",
     ),
@@ -1529,10 +1550,35 @@ OPERATIONS: tuple[Op, ...] = (
         errors=("invalid", "not_found", "conflict"),
         doc=(
             "Reinforce a live lesson with a proposed one instead of adding it (its wording "
-            "joins the lesson's history)."
+            "joins the lesson's history). Only the store's curator decides "
+            "(`--curator-key FILE`)."
         ),
         doors=_LOCAL,
         cli_print="cmd_review:merged",
+    ),
+    Op(
+        "init_curator",
+        "curator init",
+        "make a curator key file (if missing) and register it for the store",
+        "curator:init_op",
+        (
+            Param(
+                "file",
+                "str?",
+                "the key file (default: the user config dir's curator.key)",
+                None,
+                cli="FILE",
+            ),
+        ),
+        writes=True,
+        result="curator",
+        doc=(
+            "Make a curator key file (mode 0600) when it is missing, and register it as the "
+            "store's curator when the store has none: its holder decides while review is on "
+            "(`memwork --curator-key FILE review approve ID`). Another key is refused."
+        ),
+        doors=("cli",),
+        cli_print="cmd_review:curator_ready",
     ),
     Op(
         "lint",

@@ -70,9 +70,13 @@ LESSON = _obj(
 PROPOSED = _p(_BOOL, "true when an agent's write became a proposal waiting for review")
 _PROPOSAL_PROPS: dict[str, Schema] = {
     "id": _id("proposal"),
-    "kind": _p(_STR, "lesson, card or slot"),
-    "op": _p(_STR, "add, edit, set, append or replace"),
-    "target": _p(_STR, "the lesson's scope, the edited record's id, or the slot's label"),
+    "kind": _p(_STR, "lesson, card, slot, rule, config or checkpoint"),
+    "op": _p(_STR, "add, edit, set, append, replace or restore"),
+    "target": _p(
+        _STR,
+        "the lesson's or rule's scope, the edited record's id, the slot's label, the setting "
+        "or the checkpoint",
+    ),
     "args": _p("object", "the write's arguments, scrubbed"),
     "status": _p(_STR, "pending, approved, rejected or merged"),
     "proposed_by": _p(_STR, "the agent's audit actor"),
@@ -337,6 +341,7 @@ SHAPES: dict[str, Schema] = {
     ),
     "lesson_edit": _or_proposed(LESSON),
     "rule": RULE,
+    "rule_write": _or_proposed(RULE),
     "rules": _list("Rules.", RULE),
     "card": CARD,
     "card_edit": _or_proposed(CARD),
@@ -352,6 +357,7 @@ SHAPES: dict[str, Schema] = {
     "wm_checkpoint": WM_CHECKPOINT,
     "wm_checkpoints": _list("Working-memory checkpoints, oldest first.", WM_CHECKPOINT),
     "checkpoint": CHECKPOINT,
+    "checkpoint_restore": _or_proposed(CHECKPOINT),
     "checkpoints": _list("Store checkpoints, oldest first.", CHECKPOINT),
     "diff": _obj(
         "What changed between a checkpoint and now (or two checkpoints).",
@@ -399,6 +405,29 @@ SHAPES: dict[str, Schema] = {
             "key": _p(_STR, "the setting"),
             "value": _p(_STR, "its value now"),
             "previous": _p(_STR, "its value before"),
+        },
+    ),
+    "config_write": _or_proposed(
+        _obj(
+            "A setting's change.",
+            {
+                "key": _p(_STR, "the setting"),
+                "value": _p(_STR, "its value now"),
+                "previous": _p(_STR, "its value before"),
+                "curator_key": _p(
+                    "object",
+                    "when turning review on registered a curator: its key file (`file`)",
+                ),
+            },
+        )
+    ),
+    "curator": _obj(
+        "The store's curator key.",
+        {
+            "file": _p(_STR, "the key file"),
+            "made": _p("boolean", "whether the file was made now"),
+            "registered_at": _p(_STR, "when the key was registered for the store"),
+            "registered_by": _p(_STR, "who registered it"),
         },
     ),
     "config_value": _obj(

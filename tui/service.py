@@ -38,6 +38,7 @@ from ..core import (
     working_memory,
 )
 from ..core.context.build import build_context
+from ..core.curator import Curator, ensure_key_file, is_decision
 from ..core.errors import NotFound
 from ..core.privacy import counting
 from ..core.search_docs import build_index
@@ -78,6 +79,14 @@ class MemoryService:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.actor = ACTOR
+        self._curator: Curator | None = None
+
+    def curator(self) -> Curator:
+        """The person's curator key (``core.curator``): the user's key file, made on the
+        first decision. The workbench is a person at the keyboard; its decisions carry it."""
+        if self._curator is None:
+            self._curator, _ = ensure_key_file()
+        return self._curator
 
     @property
     def now(self) -> datetime:
@@ -92,6 +101,8 @@ class MemoryService:
         transaction, validate before the first write and record the audit entry).
         Redactions the scrubber makes in it are counted into the change's audit entry.
         """
+        if is_decision(fn):
+            kwargs.setdefault("curator", self.curator())
         with counting():
             return fn(self.store, *args, now=self.now, actor=self.actor, **kwargs)
 

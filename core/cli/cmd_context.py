@@ -49,5 +49,7 @@ def run(ctx: Context) -> int:
 
         emit_json(result)
     elif result:
-        sys.stdout.write(result + "\n")
+        from ..privacy.controls import terminal_text
+
+        sys.stdout.write(terminal_text(result) + "\n")
     return 0

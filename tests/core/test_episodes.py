@@ -362,7 +362,12 @@ def test_agent_text_is_scrubbed_on_the_way_in(store: Store, now: datetime) -> No
             "mistakes": ["mailed bob@example.com"],
             "successes": ["reached 10.1.2.3"],
             "errors": [{"error_type": "AuthError", "message": "Bearer abc123def456"}],
-            "mistake_cards": [{"evidence": "token ghp_" + "b" * 36, "lesson": "see /Users/carol"}],
+            "mistake_cards": [
+                {
+                    "evidence": "token ghp_" + "R7mQx2Lp9Vn4Ks8Tz1Wb6Hc3Yd5Jf0Ga2QeX",
+                    "lesson": "see /Users/carol",
+                }
+            ],
             "note": "call 10.0.0.7",
         },
     )

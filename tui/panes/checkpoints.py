@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ...core import checkpoints as core_checkpoints
+from ...core import review as core_review
 from ...core.text import clip
 from ..screens.confirm import ConfirmScreen
 from ..screens.form import Field, FormScreen
@@ -372,8 +373,10 @@ class CheckpointsPane(Pane):
         async def answered(yes: bool | None) -> None:
             if not yes:
                 return
-            before = await self.workbench.write(core_checkpoints.restore, checkpoint["id"])
-            if before is None:
+            # As the curator (the workbench is a person): a restore past review is
+            # recorded in the review queue as a decision.
+            before = await self.workbench.write(core_review.restore_checkpoint, checkpoint["id"])
+            if before is None or before.get("proposed"):
                 return  # the error toast is already shown
             self._pending_jump = before["id"]
             self.app.notify(

@@ -18,7 +18,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static
 
-from ...core import config as core_config
 from ...core import review as core_review
 from ..screens.form import Field, FormScreen
 from ..widgets.proposal_detail import (
@@ -167,6 +166,8 @@ class ReviewPane(Pane):
                 return None  # shown dimmed: nothing to decide here
             if action == "merge" and (proposal["kind"], proposal["op"]) != ("lesson", "add"):
                 return None
+            if action == "edit" and proposal["kind"] in ("config", "checkpoint"):
+                return None  # nothing to edit: approve or reject it
         return True
 
     def jump_to(self, ref: str) -> None:
@@ -215,13 +216,20 @@ class ReviewPane(Pane):
                 done=lambda decided: f"Approved with your text: {decided['result']}",
             )
 
-        label = {
-            "add": "Lesson",
-            "set": "Slot text",
-            "append": "Text to append",
-            "replace": f"Replace {proposal['args'].get('old', '')!r} with",
-            "edit": "Lesson" if proposal["kind"] == "lesson" else "Card's lesson",
-        }[proposal["op"]]
+        if proposal["kind"] in ("config", "checkpoint"):
+            self.warn("This proposal has no text to edit: approve (a) or reject (r) it")
+            return
+        label = (
+            "Rule"
+            if proposal["kind"] == "rule"
+            else {
+                "add": "Lesson",
+                "set": "Slot text",
+                "append": "Text to append",
+                "replace": f"Replace {proposal['args'].get('old', '')!r} with",
+                "edit": "Lesson" if proposal["kind"] == "lesson" else "Card's lesson",
+            }[proposal["op"]]
+        )
         self.app.push_screen(
             FormScreen(
                 f"Edit, then approve: {kind_label(proposal)} {proposal['target']}",
@@ -303,7 +311,7 @@ class ReviewPane(Pane):
     async def action_toggle_review(self) -> None:
         turn = "off" if self.reviewing else "on"
         await self.workbench.write(
-            core_config.set_value,
+            core_review.set_config,
             "review",
             turn,
             done=f"Review {turn}: agents' writes "

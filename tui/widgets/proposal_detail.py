@@ -43,7 +43,12 @@ def render_proposal(proposal: dict[str, Any] | None, now: datetime) -> Text:
     if proposal["op"] == "edit":
         target = proposal["kind"]  # the lesson or card it edits
     else:
-        target = "scope" if proposal["kind"] == "lesson" else "slot"
+        target = {
+            "lesson": "scope",
+            "rule": "scope",
+            "config": "setting",
+            "checkpoint": "checkpoint",
+        }.get(proposal["kind"], "slot")
     out.append(f"{target} ", style="bright_black")
     out.append(f"{proposal['target']}\n")
     for flag in proposal.get("flags", []):
@@ -52,6 +57,10 @@ def render_proposal(proposal: dict[str, Any] | None, now: datetime) -> Text:
         _decision(out, proposal, now)
     if proposal["kind"] == "lesson" and proposal["op"] == "add":
         _lesson(out, proposal)
+    elif proposal["kind"] in ("rule", "config", "checkpoint"):
+        # A rule, review turned off, a restore past review: the change line says it all.
+        out.append("\nProposed change\n", style="bold")
+        out.append(f"{proposal.get('change', '')}\n")
     else:
         _slot(out, proposal)  # a slot edit, or a lesson's or card's new text: its diff
     out.append(f"\n{proposal['id']}", style="bright_black")
