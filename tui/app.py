@@ -24,6 +24,7 @@ from textual.css.query import NoMatches
 from textual.geometry import Region
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Header, TabbedContent, TabPane, Tabs
 from textual.worker import WorkerFailed
 
@@ -32,6 +33,7 @@ from ..core.search_index import SearchIndex
 from . import clipboard, hangup
 from .commands import ActionsProvider, MemorySearchProvider
 from .gc_pause import big_load
+from .keys import KeyGate
 from .messages import JumpTo
 from .pane_list import PANES
 from .panes.base import Pane
@@ -46,6 +48,8 @@ POLL_SECONDS = 1.0
 PREPARE_AFTER = 0.3
 #: How long preparing waits for a pane's data before laying it out anyway.
 PREPARE_PATIENCE = 5.0
+#: How often the key gate looks for keys a vanished widget or a stuck hold keeps.
+KEY_CHECK_SECONDS = 0.5
 
 
 class PaneSwitcher(TabbedContent):
@@ -128,6 +132,8 @@ class MemworkApp(App[None]):
         self._stop_following: Callable[[], None] | None = None
         self.search_index: SearchIndex | None = None
         self.search_generation = -1
+        #: Keys one at a time, each to a target that is ready for it (tui/keys.py).
+        self.keys = KeyGate(self, self._route_key)
 
     # -- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -148,6 +154,7 @@ class MemworkApp(App[None]):
             self._stop_following = self.service.follow(self._commit_heard)
             if self._stop_following is None:
                 self.set_interval(POLL_SECONDS, self.check_store)
+        self.set_interval(KEY_CHECK_SECONDS, self.keys.check)
         if not self.is_headless and (fd := hangup.terminal_fd()) is not None:
             self.set_interval(hangup.CHECK_SECONDS, partial(self._quit_if_hung_up, fd))
         self.check_store()
@@ -242,6 +249,47 @@ class MemworkApp(App[None]):
             hangup.exit_if_shutdown_hangs()
             self.exit(return_code=hangup.HANGUP_STATUS)  # as if the hang-up had reached us
 
+    # -- keys -------------------------------------------------------------------------
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            await self.keys.arrived(event)  # typed: in order, one at a time
+            return
+        await super().on_event(event)
+
+    async def _route_key(self, event: events.Key) -> None:
+        """Textual's routing of one typed key (priority bindings, then the focus)."""
+        await super().on_event(event)
+
+    async def _on_key(self, event: events.Key) -> None:
+        # The key bubbled up to the app: run the bindings (Textual's own handler, once:
+        # prevent_default stops it being called again) and let the next key go.
+        event.prevent_default()
+        try:
+            await App._on_key(self, event)  # noqa: SLF001 - the handler this one wraps
+        finally:
+            self.keys.done(event)
+
+    def on_descendant_focus(self) -> None:
+        self.keys.resume()  # a form or pane the keys wait for may be ready now
+
+    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
+        """Push a screen; keys typed before it has the focus wait for it (never reach
+        the screen behind)."""
+        if isinstance(screen, Screen):
+            self.keys.hold(partial(self._screen_ready, screen))
+            screen.call_after_refresh(self.keys.resume)
+        return super().push_screen(screen, *args, **kwargs)
+
+    def _screen_ready(self, screen: Screen[Any]) -> bool:
+        if screen is not self.screen or screen.focused is not None:
+            return True  # focused, or gone (dismissed, or another screen on top)
+        return screen.is_mounted and not screen.focus_chain
+
+    def hold_keys_for(self, widget: Widget) -> None:
+        """Keys typed from now on wait until ``widget`` has the focus (an inline editor
+        about to take it)."""
+        self.keys.hold(lambda: widget.has_focus or not widget.is_attached)
+
     # -- panes ------------------------------------------------------------------------
     def pane(self, pane_id: str) -> Pane:
         """The pane widget with id ``pane_id``."""
@@ -256,10 +304,19 @@ class MemworkApp(App[None]):
             if focused is None or pane not in focused.ancestors:
                 pane.focus_main()
             return
+        # Keys typed after the digit are for the new pane: they wait until it has the focus.
+        self.keys.hold(partial(self._pane_ready, pane_id))
         # Drop the focus first: a focused widget left in the old pane would make
         # TabbedContent switch straight back to the pane that holds it.
         self.screen.set_focus(None)
         self.query_one("#panes", TabbedContent).active = f"tab-{pane_id}"
+
+    def _pane_ready(self, pane_id: str) -> bool:
+        switcher = self.query_one("#panes", TabbedContent)
+        if switcher.active != f"tab-{pane_id}" or self.screen is not self.screen_stack[0]:
+            return True  # another pane was asked for since, or a screen came on top
+        focused = self.screen.focused
+        return focused is not None and self.pane(pane_id) in focused.ancestors_with_self
 
     @on(TabbedContent.TabActivated, "#panes")
     def _pane_switched(self, event: TabbedContent.TabActivated) -> None:

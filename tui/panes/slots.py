@@ -415,6 +415,8 @@ class SlotsPane(Pane):
         """Select ``slot_id`` when the reload that follows a write lands (and edit it)."""
         self._pending_jump = slot_id
         self._pending_edit = edit
+        if edit:  # what is typed next is the slot's text: it waits for the editor
+            self.workbench.hold_keys_for(self.query_one("#slot-editor", TextArea))
 
     def action_delete(self) -> None:
         slot = self._need_slot()
