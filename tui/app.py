@@ -25,7 +25,7 @@ from textual.geometry import Region
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Header, TabbedContent, TabPane, Tabs
+from textual.widgets import Header, TabbedContent, TabPane, Tabs
 from textual.worker import WorkerFailed
 
 from ..core.errors import MemworkError
@@ -39,6 +39,8 @@ from .pane_list import PANES
 from .panes.base import Pane
 from .screens.form import FormScreen
 from .service import MemoryService, Store
+from .title import home_relative, tab_label, tab_labels, title_line
+from .widgets.footer import WorkbenchFooter
 
 __all__ = ["PANES", "MemworkApp", "make_app"]
 
@@ -50,6 +52,8 @@ PREPARE_AFTER = 0.3
 PREPARE_PATIENCE = 5.0
 #: How often the key gate looks for keys a vanished widget or a stuck hold keeps.
 KEY_CHECK_SECONDS = 0.5
+#: Header cells the title cannot use (the icon on the left, the same room on the right).
+TITLE_MARGIN = 18
 
 
 class PaneSwitcher(TabbedContent):
@@ -121,8 +125,9 @@ class MemworkApp(App[None]):
         self._prepared: set[str] = set()
         #: True once every hidden pane was loaded and laid out in idle time.
         self.all_panes_prepared = False
-        self.sub_title = title_suffix or store.label
-        self.title_base = self.sub_title
+        #: Where the store is, as the title names it (the demo says it is a copy).
+        self.title_base = title_suffix or home_relative(self.service.location())
+        self.sub_title = self.title_base
         #: (pending proposals, lint findings) as the header shows them.
         self.curation_counts: tuple[int, int] | None = None
         self.active_pane = PANES[0].PANE_ID
@@ -132,6 +137,7 @@ class MemworkApp(App[None]):
         self._stop_following: Callable[[], None] | None = None
         self.search_index: SearchIndex | None = None
         self.search_generation = -1
+        self._tab_fit = "full"
         #: Keys one at a time, each to a target that is ready for it (tui/keys.py).
         self.keys = KeyGate(self, self._route_key)
 
@@ -142,7 +148,7 @@ class MemworkApp(App[None]):
             for n, pane in enumerate(PANES, start=1):
                 with TabPane(f"{n} {pane.TITLE}", id=f"tab-{pane.PANE_ID}"):
                     yield pane()
-        yield Footer(compact=True)
+        yield WorkbenchFooter(compact=True)
 
     def on_mount(self) -> None:
         self.theme = "textual-dark"
@@ -399,12 +405,32 @@ class MemworkApp(App[None]):
 
     def _show_counts(self, pending: int, findings: int) -> None:
         self.curation_counts = (pending, findings)
-        parts = [self.title_base]
-        if pending:
-            parts.append(f"{pending} to review (9)")
-        if findings:
-            parts.append(f"{findings} lint finding{'' if findings == 1 else 's'}")
-        self.sub_title = " · ".join(parts)
+        self._fit_title(self.size.width)
+
+    def _fit_title(self, width: int) -> None:
+        """The store's place and the waiting work, shortened to the header's room."""
+        pending, findings = self.curation_counts or (0, 0)
+        room = max(24, width - TITLE_MARGIN - len(self.title) - 3)
+        self.sub_title = title_line(self.title_base, pending, findings, room)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_title(event.size.width)
+        self._fit_tabs(event.size.width)
+
+    def _fit_tabs(self, width: int) -> None:
+        """Every pane's tab in view: full names where they fit, else short ones, else
+        short ones with the digit set against the name (an 80-column terminal)."""
+        try:
+            switcher = self.query_one("#panes", PaneSwitcher)
+        except NoMatches:
+            return
+        fit = tab_labels(PANES, width)
+        if fit == self._tab_fit:
+            return
+        self._tab_fit = fit
+        switcher.set_class(fit == "tight", "-tight-tabs")
+        for n, pane in enumerate(PANES, start=1):
+            switcher.get_tab(f"tab-{pane.PANE_ID}").label = tab_label(n, pane, fit)
 
     def _commit_heard(self) -> None:
         """A commit was announced (called from the store's listening thread)."""

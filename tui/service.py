@@ -38,13 +38,15 @@ from ..core import (
     working_memory,
 )
 from ..core.context.build import build_context
+from ..core.context.log import Injections, injection_counts
 from ..core.errors import NotFound
 from ..core.privacy import counting
 from ..core.search_docs import build_index
 from ..core.search_index import SearchIndex
 from ..core.storage.store import Store
+from ..core.targets import Targets, known_targets
 
-__all__ = ["EpisodeHead", "MemoryService", "SessionDetail", "Store"]
+__all__ = ["EpisodeHead", "LessonExtras", "MemoryService", "SessionDetail", "Store"]
 
 T = TypeVar("T")
 ACTOR = "tui"
@@ -60,6 +62,22 @@ class EpisodeHead:
     recent: tuple[episodes.EpisodeRow, ...]
     pages: list[str]
     """Names of the episode shards, oldest first (opaque keys for :meth:`episode_rows`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LessonExtras:
+    """What the Lessons pane shows beside the lists, read after them."""
+
+    effects: dict[str, Doc | None]
+    """Lesson id → its effect on its task (``core.effect``), or None."""
+    contradicts: dict[str, list[str]]
+    """Live lesson id → the ids of the live lessons it contradicts."""
+    findings: list[Doc]
+    """Every lint finding."""
+    uses: dict[str, Injections]
+    """Record id → how many contexts injected it (``core.context.log``)."""
+    logging: bool
+    """Whether contexts are being logged (setting ``context_log``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +112,25 @@ class MemoryService:
         """
         with counting():
             return fn(self.store, *args, now=self.now, actor=self.actor, **kwargs)
+
+    def location(self) -> str:
+        """Where the store is, as an agent would name it in ``MEMWORK_DB``: the folder's
+        absolute path, or the Redis URL without its password."""
+        if self.store.backend == "folder":
+            return str(self.store.path.resolve())
+        return str(getattr(self.store, "url", self.store.label))
+
+    def is_empty(self) -> bool:
+        """Whether nothing was ever recorded: no session, episode, lesson, rule, slot or
+        mistake card (a fresh store the workbench should explain)."""
+        with self.store.reading():
+            if int(aggregates.read_global(self.store)["total_episodes"]):
+                return False
+            if self.store.table_names("observations") or self.store.docs("sessions"):
+                return False
+            return not any(
+                self.store.docs(table) for table in ("lessons", "slots", "mistake_cards")
+            ) and not rules.all_rules(self.store)
 
     def generation(self) -> int:
         """The store's commit counter; it moves whenever anyone writes."""
@@ -193,12 +230,23 @@ class MemoryService:
         with self.store.reading():
             return aggregates.all_tasks(self.store)
 
-    def context(self, task: str | None, budget: int, style: str) -> Doc:
+    def targets(self) -> Targets:
+        """The tasks and projects the store knows (offered, never required)."""
+        return known_targets(self.store)
+
+    def context(
+        self, task: str | None, budget: int, style: str, *, project: str | None = None
+    ) -> Doc:
         """The context an agent would get, as ``memwork context --format json`` prints it,
         plus ``text_sources``: the records behind each line of the text."""
         with self.store.reading():
             result = build_context(
-                self.store, now=self.now, task_id=task, budget_tokens=budget, style=style
+                self.store,
+                now=self.now,
+                task_id=task,
+                budget_tokens=budget,
+                style=style,
+                project=project,
             )
         return {**result.to_json(), "text_sources": result.text_sources()}
 
@@ -240,19 +288,21 @@ class MemoryService:
         """Every lint finding (``core.lint``), in report order."""
         return lint.lint(self.store, self.now)
 
-    def lesson_extras(self) -> tuple[dict[str, Doc | None], dict[str, list[str]], list[Doc]]:
+    def lesson_extras(self) -> LessonExtras:
         """For the Lessons pane: each lesson's effect, the ids each live lesson
-        contradicts, and the lint findings (one consistent read)."""
+        contradicts, the lint findings and the injection counts (one consistent read)."""
         now = self.now
         with self.store.reading():
             all_lessons = lessons.all_lessons(self.store)
             effects = effect.effects(self.store, all_lessons)
             found = lint.lint(self.store, now)
+            uses = injection_counts(self.store)
+            logging = config.is_on(self.store, "context_log")
         opposite: dict[str, list[str]] = {}
         for first, second in contradictions.lesson_pairs(all_lessons, now):
             opposite.setdefault(first["id"], []).append(second["id"])
             opposite.setdefault(second["id"], []).append(first["id"])
-        return effects, opposite, found
+        return LessonExtras(effects, opposite, found, uses, logging)
 
     def review_queue(self, include_decided: bool) -> tuple[list[Doc], bool]:
         """Proposals (pending, or all), each described (``core.review.describe``), and

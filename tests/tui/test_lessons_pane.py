@@ -196,7 +196,8 @@ def test_decay_preview_shows_what_fades(demo_app) -> None:
             # detail used to show only today's, 0.30 beside a row saying 0.25).
             table = app.query_one("#lessons", VirtualTable)
             for _ in range(6):
-                row = table.source.row(table.cursor_row).cells[1].plain
+                # The confidence cell, written as the bar with its number.
+                row = table.source.row(table.cursor_row).cells[1].options[0].plain
                 if "↓" in row:
                     break
                 await pilot.press("down")

@@ -14,15 +14,28 @@ from textual.widgets import Label, Static
 
 from ...core import lessons as core_lessons
 from ...core import rules as core_rules
+from ...core.context.log import Injections
 from ...core.decay import is_forgotten
 from ...core.text import clip
 from ..screens.clusters import ClustersScreen
 from ..screens.confirm import ConfirmScreen
+from ..service import LessonExtras
 from ..widgets.lesson_detail import render_lesson, render_rule
-from ..widgets.lesson_rows import lesson_rows, lessons_status, rule_rows
+from ..widgets.lesson_rows import lesson_columns, lesson_rows, lessons_status, rule_rows
 from ..widgets.virtual_table import Column, ListRowSource, VirtualTable
 from . import lesson_forms as forms
 from .base import Pane
+
+#: The lessons list's orders, as the s key announces them.
+SORTS = {
+    "confidence": "Lessons sorted by effective confidence",
+    "effect": "Lessons sorted by effect on their task (biggest improvement first)",
+    "use": "Lessons sorted by use: how many contexts injected them (most first)",
+}
+#: Below this many columns the status line uses its short words.
+NARROW = 100
+NO_LESSONS = "No lessons yet: agents add them (memwork lesson add), or press a"
+NO_RULES = "No rules yet: episodes derive them, or press n"
 
 
 class LessonsPane(Pane):
@@ -30,6 +43,7 @@ class LessonsPane(Pane):
 
     PANE_ID = "lessons"
     TITLE = "Rules & lessons"
+    SHORT_TITLE = "Lessons"
     HELP = (
         "The pane opens on the lessons; Tab switches between the lessons and the rules list. "
         "Keys act on the selection of the focused list (a lesson key pressed on the rules "
@@ -99,6 +113,10 @@ class LessonsPane(Pane):
         self.contradicts: dict[str, list[str]] = {}
         self.findings: dict[str, list[dict[str, Any]]] = {}
         self.sort_by = "confidence"
+        #: Lesson id -> how many contexts injected it (with context_log on), and whether
+        #: contexts are being logged now.
+        self.uses: dict[str, Injections] = {}
+        self.logging = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="split"):
@@ -113,19 +131,13 @@ class LessonsPane(Pane):
                         Column("active", "On", width=3),
                     ],
                     id="rules",
-                    empty_text="No rules yet: episodes derive them, or press n",
+                    empty_text="Loading rules…",
                 )
                 yield Label("Lessons", classes="section-title")
                 yield VirtualTable(
-                    [
-                        Column("state", "State", width=10, min_width=6),
-                        Column("confidence", "Confidence", width=12, drop_order=3),
-                        Column("effect", "Effect", width=6, justify="right", drop_order=1),
-                        Column("scope", "Scope", min_width=10, max_width=24, drop_order=2),
-                        Column("content", "Lesson", min_width=22, weight=2),
-                    ],
+                    lesson_columns(self.sort_by, with_use=False),
                     id="lessons",
-                    empty_text="No lessons yet: agents add them (memwork lesson add), or press a",
+                    empty_text="Loading lessons…",
                 )
             with VerticalScroll(classes="detail-column"):
                 yield Static("", id="lesson-detail")
@@ -143,19 +155,16 @@ class LessonsPane(Pane):
     def _load_extras(self) -> None:
         # Effects may read the episode history (lessons older than effects), so they
         # come after the lists, which are on screen by then.
-        self.deliver(self._show_extras, *self.service.lesson_extras())
+        self.deliver(self._show_extras, self.service.lesson_extras())
 
-    def _show_extras(
-        self,
-        effects: dict[str, dict[str, Any] | None],
-        contradicts: dict[str, list[str]],
-        findings: list[dict[str, Any]],
-    ) -> None:
+    def _show_extras(self, extras: LessonExtras) -> None:
         from ...core.lint import by_record
 
-        self.effects = effects
-        self.contradicts = contradicts
-        self.findings = by_record(findings)
+        self.effects = extras.effects
+        self.contradicts = extras.contradicts
+        self.findings = by_record(extras.findings)
+        self.uses = {k: v for k, v in extras.uses.items() if k in self.lessons}
+        self.logging = extras.logging
         self._render_tables()
 
     def _show(self, all_lessons: list[dict], all_rules: list[dict], groups: int) -> None:
@@ -169,27 +178,37 @@ class LessonsPane(Pane):
 
     def _render_tables(self) -> None:
         now = self.service.now
+        warning = self.app.theme_variables.get("text-warning", "yellow")
+        table = self.query_one("#lessons", VirtualTable)
+        # Used shows once contexts are logged (or were: the counts stay).
+        columns = lesson_columns(self.sort_by, with_use=self.logging or bool(self.uses))
+        if columns != list(table.columns):
+            table.set_columns(columns)
         shown = lesson_rows(
             self.lessons,
             now,
+            columns=columns,
             preview_weeks=self.preview_weeks,
             show_all=self.show_all,
             sort_by=self.sort_by,
             effects=self.effects,
             contradicts=self.contradicts,
             findings=self.findings,
+            uses=self.uses,
+            warning=warning,
         )
-        table = self.query_one("#lessons", VirtualTable)
+        table.empty_text = NO_LESSONS  # loaded: an empty list now means none
         wanted, self._select_lesson = self._select_lesson, None
         if wanted is not None and wanted not in {row.key for row in shown.rows}:
             wanted = None
         table.set_source(ListRowSource(shown.rows), keep_key=wanted or table.cursor_key)
         rules_table = self.query_one("#rules", VirtualTable)
+        rules_table.empty_text = NO_RULES
         new_rule, self._select_rule = self._select_rule, None
         if new_rule is not None and new_rule not in self.rules:
             new_rule = None
         rules_table.set_source(
-            ListRowSource(rule_rows(self.rules, self.findings)),
+            ListRowSource(rule_rows(self.rules, self.findings, warning)),
             keep_key=new_rule or rules_table.cursor_key,
         )
         if new_rule is not None:
@@ -204,6 +223,8 @@ class LessonsPane(Pane):
             duplicate_groups=self.duplicate_groups,
             contradicting=len(self.contradicts),
             sort_by=self.sort_by,
+            narrow=self.app.size.width < NARROW,
+            warning=warning,
         )
         self.query_one("#lessons-status", Static).update(status)
         self._show_detail()
@@ -273,21 +294,34 @@ class LessonsPane(Pane):
                 preview_weeks=self.preview_weeks,
                 others=self.lessons,
                 effect=self.effects.get(lesson["id"]),
+                use=self.uses.get(lesson["id"]),
                 contradicts=others,
                 findings=self.findings.get(lesson["id"], []),
             )
         )
 
+    def on_resize(self) -> None:
+        if self.lessons:
+            self._render_tables()  # the status line has short words for a narrow terminal
+
     def action_cycle_sort(self) -> None:
-        """Sort lessons by effective confidence, or by effect on their task."""
-        self.sort_by = "effect" if self.sort_by == "confidence" else "confidence"
-        self.app.notify(
-            "Lessons sorted by effect on their task (biggest improvement first)"
-            if self.sort_by == "effect"
-            else "Lessons sorted by effective confidence",
-            timeout=3,
-        )
+        """Sort lessons by effective confidence, by effect on their task, or by use (how
+        many contexts injected them)."""
+        order = list(SORTS)
+        self.sort_by = order[(order.index(self.sort_by) + 1) % len(order)]
+        message = SORTS[self.sort_by]
+        if self.sort_by == "use" and not self.uses:
+            message += (
+                ": none counted yet (contexts are logged while context_log is on)"
+                if not self.logging
+                else ": no context has injected a lesson since the log was turned on"
+            )
+        self.app.notify(message, timeout=4)
         self._render_tables()
+        # A new order reads from its top: the first lesson is the one it is about.
+        table = self.query_one("#lessons", VirtualTable)
+        table.move_cursor(0)
+        table.scroll_to(y=0, animate=False, force=True)
 
     def jump_to(self, ref: str) -> None:
         if ref not in self.lessons and ref not in self.rules:

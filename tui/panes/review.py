@@ -26,6 +26,7 @@ from ..widgets.proposal_detail import (
     kind_label,
     proposed_text,
     render_proposal,
+    row_change,
 )
 from ..widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 from .base import Pane
@@ -66,12 +67,12 @@ class ReviewPane(Pane):
             with Vertical(classes="list-column"):
                 yield VirtualTable(
                     [
-                        Column("what", "Proposal", width=13),
-                        Column("by", "By", width=11),
-                        Column("change", "What it changes"),
+                        Column("what", "Proposal", width=13, min_width=11),
+                        Column("by", "By", width=11, drop_order=1),  # the detail says it too
+                        Column("change", "What it changes", min_width=24),
                     ],
                     id="proposals",
-                    empty_text="Nothing waits for review",
+                    empty_text="Loading proposals…",
                 )
             with VerticalScroll(classes="detail-column", id="review-detail-scroll"):
                 yield Static("", id="review-detail")
@@ -105,11 +106,11 @@ class ReviewPane(Pane):
                     [
                         what,
                         p["proposed_by"],
-                        Text(p["change"])
+                        Text(row_change(p))
                         if p["status"] == "pending"
                         else Text.assemble(
                             (f"{p['status']} ", STATUS_STYLE.get(p["status"], "")),
-                            (p["change"], "bright_black"),
+                            (row_change(p), "bright_black"),
                         ),
                     ],
                     key=p["id"],

@@ -76,6 +76,7 @@ class SlotsPane(Pane):
         self._status_shown: Text | None = None
         self._pending_jump: str | None = None
         self._pending_edit = False
+        self._loaded = False  # until then an empty list means "not read yet"
         #: The slot being deleted from here (its draft goes with it, as confirmed).
         self._deleting: str | None = None
         #: Slot id -> its lint findings (core.lint), loaded beside the slots.
@@ -92,7 +93,7 @@ class SlotsPane(Pane):
                 Column("description", "Description", min_width=12, drop_order=1),
             ],
             id="slots",
-            empty_text="No slots yet: press n (agents use memwork slot set)",
+            empty_text="Loading slots…",
         )
         yield SlotEditor()
 
@@ -121,6 +122,7 @@ class SlotsPane(Pane):
         self._render_editor_info()
 
     def _show(self, slots: list[dict[str, Any]]) -> None:
+        self._loaded = True
         previous = self.slots
         self.slots = {s["id"]: s for s in slots}
         # Unsaved text of a slot deleted elsewhere (an agent, another workbench) is
@@ -178,6 +180,8 @@ class SlotsPane(Pane):
             for i, slot in enumerate(self.ordered())
         ]
         table = self.query_one("#slots", VirtualTable)
+        if self._loaded:
+            table.empty_text = "No slots yet: press n (agents use memwork slot set)"
         # As tall as the list (header + rows), within reason: the editor gets the rest.
         height = max(4, min(len(rows) + 2, 14))
         if table.styles.height is None or table.styles.height.value != height:

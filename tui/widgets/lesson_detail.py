@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.text import Text
 
+from ...core.context.log import Injections
 from ...core.decay import effective_confidence, state_of
 from ...core.text import clip
 from .bars import ago, confidence_style
@@ -80,6 +81,18 @@ def render_rule(
     return out
 
 
+def _reinforced(lesson: dict[str, Any], now: datetime) -> list[tuple[str, str] | str]:
+    """``reinforced 3x, last 2d ago``; a lesson never reinforced says when it was added
+    (its decay clock starts there), not "0x, last 1m ago"."""
+    count = int(lesson.get("reinforcements") or 0)
+    if not count:
+        return [("added ", "bright_black"), f"{ago(lesson['created_at'], now)}, not reinforced\n"]
+    return [
+        ("reinforced ", "bright_black"),
+        f"{count}x, last {ago(lesson['last_reinforced_at'], now)}\n",
+    ]
+
+
 def _state_line(lesson: dict[str, Any], now: datetime) -> str:
     state = shown_state(lesson, now)
     if state != "forgotten":
@@ -108,6 +121,7 @@ def render_lesson(
     preview_weeks: int = 0,
     others: dict[str, dict[str, Any]] | None = None,
     effect: dict[str, Any] | None = None,
+    use: Injections | None = None,
     contradicts: list[dict[str, Any]] | tuple = (),
     findings: list[dict[str, Any]] | tuple = (),
 ) -> Text:
@@ -141,13 +155,18 @@ def render_lesson(
         f"{_state_line(lesson, now)}\n",
         ("scope ", "bright_black"),
         f"{lesson['scope']}\n",
-        ("reinforced ", "bright_black"),
-        f"{lesson['reinforcements']}x, last {ago(lesson['last_reinforced_at'], now)}\n",
+        *_reinforced(lesson, now),
         ("decay ", "bright_black"),
         "none (pinned)\n" if lesson.get("pinned") else f"{lesson['decay_rate']:.2f} per week\n",
         ("source ", "bright_black"),
         f"{lesson.get('source', '')}\n",
     ]
+    if use:
+        times = "context" if use["count"] == 1 else "contexts"
+        parts += [
+            ("used ", "bright_black"),
+            f"in {use['count']:,} {times}, last {ago(use['last'], now)}\n",
+        ]
     if lesson.get("tags"):
         parts += [("tags ", "bright_black"), f"{', '.join(lesson['tags'])}\n"]
     for field, label in (("superseded_by", "superseded by "), ("supersedes", "supersedes ")):

@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.text import Text
 
+from ...core.text import one_line
 from .bars import ago
 
 #: Decided proposals: their state's colour.
@@ -20,6 +21,19 @@ STATUS_STYLE = {"approved": "green", "rejected": "red", "merged": "cyan", "pendi
 def kind_label(proposal: dict[str, Any]) -> str:
     """``lesson add`` / ``slot append`` …"""
     return f"{proposal['kind']} {proposal['op']}"
+
+
+def row_change(proposal: dict[str, Any]) -> str:
+    """What a proposal would change, for its row in the list: the proposed text first
+    (the Proposal column already says "lesson add" or "slot append")."""
+    args = proposal["args"]
+    if proposal["kind"] == "lesson":
+        return f"{one_line(args.get('content', ''))}  · {proposal['target']}"
+    label = proposal["target"]
+    if proposal["op"] == "replace":
+        return f"{label}: {one_line(args.get('old', ''))!r} → {one_line(args.get('new', ''))!r}"
+    text = args.get("content" if proposal["op"] == "set" else "text", "")
+    return f"{label}: {one_line(text)}"
 
 
 def proposed_text(proposal: dict[str, Any]) -> str:

@@ -34,6 +34,7 @@ from textual.strip import Strip
 
 __all__ = [
     "CellType",
+    "Choices",
     "Column",
     "fit_columns",
     "ListRowSource",
@@ -42,8 +43,19 @@ __all__ = [
     "VirtualTable",
 ]
 
-CellType = str | Text
-"""The type of a cell: a plain string or a Rich `Text` (for per-cell styling)."""
+
+@dataclass(frozen=True, slots=True)
+class Choices:
+    """A cell that can be written several ways, widest first: the table shows the first
+    that fits its column (a confidence bar with its number, or the number alone in a
+    narrow terminal), and the last one cut to fit when none does."""
+
+    options: tuple[str | Text, ...]
+
+
+CellType = str | Text | Choices
+"""The type of a cell: a plain string, a Rich `Text` (for per-cell styling), or
+`Choices` of either."""
 
 Justify = Literal["left", "right"]
 
@@ -72,8 +84,8 @@ class Column:
 
     key: str
     """Identifier of the column."""
-    label: str
-    """Text shown in the header."""
+    label: str | Choices
+    """Text shown in the header (`Choices`: a shorter label for a narrow column)."""
     width: int | None = None
     """Width in cells, or `None` for a flexible column that shares the remaining width."""
     justify: Justify = "left"
@@ -228,6 +240,14 @@ def _fit_str(text: str, width: int, justify: Justify) -> str:
         length = width
     padding = " " * (width - length)
     return padding + text if justify == "right" else text + padding
+
+
+def _choose(cell: Choices, width: int) -> str | Text:
+    """The widest of a cell's ways of writing that fits ``width`` cells (else the last)."""
+    for option in cell.options:
+        if cell_len(option.plain if isinstance(option, Text) else option) <= width:
+            return option
+    return cell.options[-1] if cell.options else ""
 
 
 def _fit_text(text: Text, width: int, justify: Justify) -> Text:
@@ -423,6 +443,14 @@ class VirtualTable(ScrollView, can_focus=True):
     def columns(self) -> tuple[Column, ...]:
         """The columns of the table."""
         return self._columns
+
+    def set_columns(self, columns: Sequence[Column]) -> None:
+        """Replace the columns (hand the table rows whose cells follow them next)."""
+        if not columns:
+            raise ValueError("VirtualTable needs at least one column")
+        self._columns = tuple(columns)
+        self._clear_caches()
+        self.refresh()
 
     @property
     def source(self) -> RowSource:
@@ -723,6 +751,8 @@ class VirtualTable(ScrollView, can_focus=True):
             if column_width is None:
                 continue  # hidden: the table is too narrow for it
             cell: CellType = cells[column_index] if column_index < cell_count else ""
+            if isinstance(cell, Choices):
+                cell = _choose(cell, column_width)
             justify = column.justify
             if isinstance(cell, Text):
                 pending.append(pad)
