@@ -70,7 +70,9 @@ def _decided(ctx: Context, decided: dict[str, Any], text: str) -> int:
 
 def approve(ctx: Context) -> int:
     a = ctx.args
-    decided = review.approve(ctx.store, a.id, edit=a.edit, now=ctx.now, actor=ctx.actor)
+    decided = review.approve(
+        ctx.store, a.id, edit=a.edit, whole_slot=a.whole_slot, now=ctx.now, actor=ctx.actor
+    )
     edited = " (edited)" if decided["edited"] else ""
     return _decided(ctx, decided, f"approved {decided['id']}{edited}: {decided['result']}")
 

@@ -379,6 +379,11 @@ def _add_curation(sub: Any) -> None:
     c = _cmd(rs, "approve", "cmd_review:approve", "make a proposal live")
     c.add_argument("id", metavar="ID")
     c.add_argument("--edit", metavar="TEXT", help="approve with this text instead")
+    c.add_argument(
+        "--whole-slot",
+        action="store_true",
+        help="with --edit on a slot proposal: TEXT is the slot's whole new content (a set)",
+    )
     c = _cmd(rs, "reject", "cmd_review:reject", "turn a proposal down")
     c.add_argument("id", metavar="ID")
     c.add_argument("--why", metavar="TEXT", help="the reason (kept with it)")
