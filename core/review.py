@@ -384,7 +384,9 @@ def approve(
         op = proposal["op"]
         if whole_slot:
             if proposal["kind"] != "slot":
-                raise InvalidInput("whole_slot", "only a slot proposal can become a whole-slot edit")
+                raise InvalidInput(
+                    "whole_slot", "only a slot proposal can become a whole-slot edit"
+                )
             if edit is None:
                 raise InvalidInput("edit", "a whole-slot edit needs the slot's new text")
             op = "set"
