@@ -107,6 +107,14 @@ class MemworkApp(App[None]):
         Binding("ctrl+q", "quit_safely", "Quit", show=False, priority=True),
         Binding("question_mark,f1", "help", "Help", key_display="?", id="help"),
         Binding("slash", "search", "Search", key_display="/", id="search"),
+        Binding(
+            "L",
+            "lint",
+            "Lint findings",
+            show=False,
+            id="lint",
+            tooltip="Every lint finding, each record it names; open or fix it",
+        ),
         Binding("ctrl+r", "reload", "Reload", show=False, id="reload"),
         Binding("ctrl+t", "toggle_theme", "Light/dark", show=False, id="theme"),
     ]
@@ -392,9 +400,13 @@ class MemworkApp(App[None]):
         return result
 
     def store_changed(self) -> None:
-        """Tell panes the store moved (our own write, or another process's)."""
+        """Tell panes (and a screen that lists records) the store moved (our own write,
+        or another process's)."""
         for pane_cls in PANES:
             self.pane(pane_cls.PANE_ID).store_changed()
+        for screen in self.screen_stack[1:]:
+            if callable(follow := getattr(screen, "store_changed", None)):
+                follow()
         self.refresh_counts()
 
     @work(thread=True, exclusive=True, group="counts", exit_on_error=False)
@@ -495,6 +507,12 @@ class MemworkApp(App[None]):
         self.push_screen(SearchScreen())
 
     # -- misc -------------------------------------------------------------------------
+    def action_lint(self) -> None:
+        """The lint findings, each record they name: open it, or fix it from there."""
+        from .screens.findings import FindingsScreen
+
+        self.push_screen(FindingsScreen())
+
     def action_help(self) -> None:
         """Every key, per pane."""
         from .screens.help import HelpScreen

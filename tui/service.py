@@ -39,6 +39,7 @@ from ..core import (
 )
 from ..core.context.build import build_context
 from ..core.context.log import Injections, injection_counts
+from ..core.decay import effective_confidence, is_live
 from ..core.errors import NotFound
 from ..core.privacy import counting
 from ..core.search_docs import build_index
@@ -212,6 +213,13 @@ class MemoryService:
         groups = lessons.near_duplicate_clusters(all_lessons, self.now)
         return all_lessons, all_rules, len(groups)
 
+    def live_lessons(self) -> list[Doc]:
+        """The live lessons, strongest first (what a proposal can be merged into)."""
+        now = self.now
+        with self.store.reading():
+            found = [x for x in lessons.all_lessons(self.store) if is_live(x, now)]
+        return sorted(found, key=lambda x: -effective_confidence(x, now))
+
     def all_slots(self) -> list[Doc]:
         """Every slot in context order, with computed fields."""
         return slots.list_slots(self.store)
@@ -283,6 +291,25 @@ class MemoryService:
             reviewing = config.is_on(self.store, "review")
             found = lint.lint(self.store, now)
         return pending, len(found), reviewing
+
+    def lint_view(self) -> tuple[list[Doc], dict[str, tuple[str, str]]]:
+        """Every lint finding, and for each record they name its kind and a title
+        (``lesson``/``slot``/``rule`` and its text or label), in one consistent read."""
+        now = self.now
+        names: dict[str, tuple[str, str]] = {}
+        with self.store.reading():
+            found = lint.lint(self.store, now)
+            wanted = {record for finding in found for record in finding["records"]}
+            for lesson in lessons.all_lessons(self.store):
+                if lesson["id"] in wanted:
+                    names[lesson["id"]] = ("lesson", lesson["content"])
+            for slot in slots.list_slots(self.store):
+                if slot["id"] in wanted:
+                    names[slot["id"]] = ("slot", slot["label"])
+            for rule in rules.all_rules(self.store, active_only=True):
+                if rule["id"] in wanted:
+                    names[rule["id"]] = ("rule", rule["text"])
+        return found, names
 
     def lint_findings(self) -> list[Doc]:
         """Every lint finding (``core.lint``), in report order."""

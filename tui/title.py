@@ -3,9 +3,9 @@ and every pane's tab, in the room the terminal gives them.
 
 The store's place comes first (where it is, so the person knows which memory they
 are curating and can give the same path to an agent), then the counts with their
-keys. When the line is too long for the header, the counts shorten first ("5 to
-review (9)" → "5 review (9)"), then the path is cut in the middle, keeping its
-start and its last folder.
+keys. When the line is too long for the header, the path is cut in the middle
+(keeping its start and its last folder), then the counts shorten ("5 to review
+(9)" → "5 review (9)"). The tabs name every pane in the room there is.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 #: The key that opens the lint findings (shown beside their count).
 LINT_KEY = "L"
+#: The place is cut no shorter than this before the counts shorten their words.
+PLACE_MIN = 24
 
 
 def home_relative(path: str) -> str:
@@ -57,13 +59,14 @@ def counts(pending: int, findings: int, *, short: bool) -> list[str]:
 
 def title_line(place: str, pending: int, findings: int, width: int) -> str:
     """The header's subtitle for a store at ``place`` in ``width`` characters: the place
-    and the counts, shortened in that order of preference (counts first, then the place)."""
+    and the counts. Too long, the place is cut in the middle first (down to
+    :data:`PLACE_MIN`, keeping its last folder), then the counts take their short
+    words, then the place is cut further."""
     for short in (False, True):
-        line = " · ".join([place, *counts(pending, findings, short=short)])
-        if len(line) <= width:
-            return line
-    tail = counts(pending, findings, short=True)
-    room = width - sum(len(part) + 3 for part in tail)
+        tail = counts(pending, findings, short=short)
+        room = width - sum(len(part) + 3 for part in tail)
+        if len(place) <= room or (room >= PLACE_MIN and len(place) > PLACE_MIN):
+            return " · ".join([cut_middle(place, room), *tail])
     return " · ".join([cut_middle(place, max(room, 12)), *tail])
 
 

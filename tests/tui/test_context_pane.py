@@ -229,9 +229,7 @@ def test_a_task_with_no_episodes_and_a_project_can_be_previewed(tmp_path: Path) 
 
     db = tmp_path / "fresh"
     store = Store(db)
-    lessons.add_lesson(
-        store, "Canary every deploy", scope="task:deploy-api", now=NOW, actor="tui"
-    )
+    lessons.add_lesson(store, "Canary every deploy", scope="task:deploy-api", now=NOW, actor="tui")
     lessons.add_lesson(
         store, "Money is Decimal, never float", scope="project:billing", now=NOW, actor="tui"
     )

@@ -105,6 +105,8 @@ class LessonsPane(Pane):
         self.duplicate_groups = 0
         #: The lesson forgotten last from here: u brings it back from anywhere in the list.
         self.last_forgotten: str | None = None
+        #: Lessons forgotten from here: u undoes that (nothing else about them changes).
+        self.forgotten_here: set[str] = set()
         self._select_lesson: str | None = None
         self._select_rule: str | None = None
         #: Lesson id -> effect (core.effect), live lesson id -> ids it contradicts,
@@ -386,6 +388,7 @@ class LessonsPane(Pane):
             )
             if done is not None:
                 self.last_forgotten = lesson["id"]
+                self.forgotten_here.add(lesson["id"])
 
         self.app.push_screen(
             ConfirmScreen(
@@ -398,7 +401,9 @@ class LessonsPane(Pane):
         )
 
     async def action_restore(self) -> None:
-        """Bring back the selected lesson if it is forgotten, else the one forgotten last."""
+        """Bring back the selected lesson if it is forgotten, else the one forgotten last.
+        A lesson forgotten here comes back exactly as it was (an undo); any other is
+        restored as if reinforced now (its decay clock restarts)."""
         lesson = self._need_lesson()
         if lesson is None:
             return
@@ -411,10 +416,11 @@ class LessonsPane(Pane):
                 )
                 return
             lesson = last
+        undo = lesson["id"] in self.forgotten_here and bool(lesson.get("deleted"))
         restored = await self.workbench.write(
-            core_lessons.restore,
+            core_lessons.unforget if undo else core_lessons.restore,
             lesson["id"],
-            done=f"Restored: “{clip(lesson['content'], 40)}”",
+            done=f"{'Back as it was' if undo else 'Restored'}: “{clip(lesson['content'], 40)}”",
         )
         if restored is not None:
             if lesson["id"] == self.last_forgotten:

@@ -20,7 +20,9 @@ from textual.widgets import Static
 
 from ...core import config as core_config
 from ...core import review as core_review
+from ...core.text import clip
 from ..screens.form import Field, FormScreen
+from ..screens.lesson_picker import LessonPicker
 from ..widgets.proposal_detail import (
     STATUS_STYLE,
     kind_label,
@@ -207,12 +209,17 @@ class ReviewPane(Pane):
         proposal = self._need_pending()
         if proposal is None:
             return
+        # A slot edit that no longer applies (its text is gone) is approved as the slot's
+        # whole text, written from what the slot holds now: an edit of the piece alone
+        # would be refused the same way.
+        whole = proposal["kind"] == "slot" and bool(proposal.get("stale"))
 
         async def submit(values: dict[str, str]) -> Any:
             return await self.workbench.write(
                 core_review.approve,
                 proposal["id"],
                 edit=values["text"],
+                whole_slot=whole,
                 done=lambda decided: f"Approved with your text: {decided['result']}",
             )
 
@@ -222,18 +229,22 @@ class ReviewPane(Pane):
             "append": "Text to append",
             "replace": f"Replace {proposal['args'].get('old', '')!r} with",
         }[proposal["op"]]
+        text, help_text = (
+            proposed_text(proposal),
+            (f"Proposed by {proposal['proposed_by']}; your text goes live."),
+        )
+        if whole:
+            label = f"The whole of slot {proposal['target']}"
+            text = str(proposal.get("before", ""))
+            help_text = (
+                f"The proposed {proposal['op']} no longer applies ({proposal['stale']}). "
+                f"This is the slot as it is now: write what it should say; it replaces it all."
+            )
         self.app.push_screen(
             FormScreen(
-                f"Edit, then approve: {kind_label(proposal)} {proposal['target']}",
-                [
-                    Field(
-                        "text",
-                        label,
-                        proposed_text(proposal),
-                        multiline=True,
-                        help=f"Proposed by {proposal['proposed_by']}; your text goes live.",
-                    )
-                ],
+                f"{'Edit the whole slot' if whole else 'Edit'}, then approve: "
+                f"{kind_label(proposal)} {proposal['target']}",
+                [Field("text", label, text, multiline=True, help=help_text)],
                 submit,
                 save_label="Approve",
             )
@@ -264,36 +275,36 @@ class ReviewPane(Pane):
             )
         )
 
-    def action_merge(self) -> None:
+    async def action_merge(self) -> None:
         proposal = self._need_pending()
         if proposal is None:
             return
         if proposal["kind"] != "lesson":
             self.warn("Only a proposed lesson can be merged into a lesson")
             return
-        nearest = proposal.get("nearest") or {}
-        target = proposal.get("duplicate_of") or nearest.get("id") or ""
+        live = await self.workbench.io(self.service.live_lessons)
+        if not live:
+            self.warn("No live lesson to merge into: a (approve) adds it as a new one")
+            return
+        suggested = proposal.get("duplicate_of") or (proposal.get("nearest") or {}).get("id")
 
-        async def submit(values: dict[str, str]) -> Any:
-            return await self.workbench.write(
-                core_review.merge,
-                proposal["id"],
-                values["lesson"].strip(),
-                done=lambda decided: f"Merged: {decided['result']}",
-            )
+        async def chosen(lesson: dict[str, Any] | None) -> None:
+            if lesson is not None:
+                await self.workbench.write(
+                    core_review.merge,
+                    proposal["id"],
+                    lesson["id"],
+                    done=lambda decided: f"Merged: {decided['result']}",
+                )
 
-        hint = (
-            f"Nearest: “{nearest['content']}” ({nearest['similarity']:.0f} similar)"
-            if nearest
-            else "The id (or a unique start or end of it) of a live lesson"
-        )
         self.app.push_screen(
-            FormScreen(
-                "Merge into a lesson (it is reinforced; the wording joins its history)",
-                [Field("lesson", "Lesson id", target, help=hint)],
-                submit,
-                save_label="Merge",
-            )
+            LessonPicker(
+                f"Merge “{clip(proposal['args'].get('content', ''), 60)}” into a live lesson "
+                "(it is reinforced; the wording joins its history)",
+                live,
+                suggested,
+            ),
+            chosen,
         )
 
     def action_toggle_decided(self) -> None:

@@ -72,6 +72,7 @@ class SlotsPane(Pane):
         #: The core's refusal of the last save, shown until the text changes.
         self.save_error = ""
         self.save_error_text = ""
+        self.save_error_limit = 0
         self._flags_shown: dict[str, bool] = {}
         self._status_shown: Text | None = None
         self._pending_jump: str | None = None
@@ -253,6 +254,8 @@ class SlotsPane(Pane):
                 editor.load_text(self.drafts.pop(slot["id"], slot["content"]))
         elif slot is not None:
             editor.read_only = bool(slot.get("read_only"))
+            if self.save_error and int(slot["limit"]) != self.save_error_limit:
+                self.save_error = ""  # refused under another limit: it may fit now
             if slot["content"] != self.editor_base and editor.text == self.editor_base:
                 # Changed in the store (an agent, or our own save) and not edited here.
                 editor.load_text(slot["content"])
@@ -373,6 +376,7 @@ class SlotsPane(Pane):
             # The core refused (over the limit, read-only…): say why, keep the text.
             self.save_error = str(exc)
             self.save_error_text = text
+            self.save_error_limit = int(slot["limit"])
             self._render_editor_info()
             self.app.notify(str(exc), title="Not saved", severity="error", timeout=8)
             return
@@ -472,33 +476,5 @@ class SlotsPane(Pane):
             forms.edit_details(self, slot)
 
     async def action_toggle_lock(self) -> None:
-        slot = self._need_slot()
-        if slot is None:
-            return
-        if not slot.get("read_only"):
-            await self.workbench.write(
-                core_slots.set_read_only,
-                slot["label"],
-                True,
-                done=f"Locked {slot['label']}: read-only for agents and here (l unlocks)",
-            )
-            return
-
-        async def answered(yes: bool | None) -> None:
-            if yes:
-                await self.workbench.write(
-                    core_slots.set_read_only,
-                    slot["label"],
-                    False,
-                    done=f"Unlocked {slot['label']} (l locks it again)",
-                )
-
-        self.app.push_screen(
-            ConfirmScreen(
-                f"Unlock slot {slot['label']}?",
-                "It was marked read-only (usually by the team). Once unlocked, you and "
-                "agents can edit or delete it.",
-                confirm="Unlock",
-            ),
-            answered,
-        )
+        if (slot := self._need_slot()) is not None:
+            await forms.toggle_lock(self, slot)

@@ -6,6 +6,7 @@ its detail column.
 
 from __future__ import annotations
 
+import difflib
 from datetime import datetime
 from typing import Any
 
@@ -115,21 +116,66 @@ def _slot(out: Text, proposal: dict[str, Any]) -> None:
     if proposal.get("stale"):
         out.append("\nNo longer applies\n", style="bold red")
         out.append(f"{proposal['stale']}\n", style="red")
-        out.append("r rejects it; e approves your own text instead\n", style="italic bright_black")
+        out.append(
+            "r rejects it; e edits the whole slot from what it holds now, then approves\n",
+            style="italic bright_black",
+        )
         return
     before, after = proposal.get("before", ""), proposal.get("after", "")
     limit = proposal.get("limit")
     out.append("\nWhat changes\n", style="bold")
     out.append(f"{len(before)} → {len(after)} characters", style="bright_black")
     out.append(f" (limit {limit})\n" if limit else "\n", style="bright_black")
-    for line in proposal.get("diff", []):
-        if line.startswith("@@"):
-            out.append(f"{line}\n", style="cyan")
-        elif line.startswith("+"):
-            out.append(f"{line}\n", style="green")
-        elif line.startswith("-"):
-            out.append(f"{line}\n", style="red")
-        else:
-            out.append(f"{line}\n", style="bright_black")
+    out.append_text(diff_text(proposal.get("diff", [])))
     if not proposal.get("diff"):
         out.append("(no change to the text)\n", style="bright_black")
+
+
+def diff_text(lines: list[str]) -> Text:
+    """Unified diff lines, coloured; where a removed line is followed by its
+    replacement, the characters that changed inside the pair are marked too (a
+    changed version number is otherwise easy to miss in a long line)."""
+    out = Text()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("-") and i + 1 < len(lines) and lines[i + 1].startswith("+"):
+            removed = [line]
+            while i + len(removed) < len(lines) and lines[i + len(removed)].startswith("-"):
+                removed.append(lines[i + len(removed)])
+            added = []
+            j = i + len(removed)
+            while j + len(added) < len(lines) and lines[j + len(added)].startswith("+"):
+                added.append(lines[j + len(added)])
+            if len(removed) == len(added):
+                for old, new in zip(removed, added, strict=True):
+                    out.append_text(_marked(old, new, "red", removed=True))
+                for old, new in zip(removed, added, strict=True):
+                    out.append_text(_marked(old, new, "green", removed=False))
+                i = j + len(added)
+                continue
+        style = (
+            "cyan"
+            if line.startswith("@@")
+            else "green"
+            if line.startswith("+")
+            else "red"
+            if line.startswith("-")
+            else "bright_black"
+        )
+        out.append(f"{line}\n", style=style)
+        i += 1
+    return out
+
+
+def _marked(old: str, new: str, colour: str, *, removed: bool) -> Text:
+    """One side of a changed line, its changed characters reversed."""
+    text = Text(f"{old if removed else new}\n", style=colour)
+    matcher = difflib.SequenceMatcher(None, old[1:], new[1:], autojunk=False)
+    for op, a1, a2, b1, b2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        start, end = (a1, a2) if removed else (b1, b2)
+        if end > start:
+            text.stylize(f"bold reverse {colour}", start + 1, end + 1)
+    return text
