@@ -11,7 +11,7 @@ from memwork.core import lessons, lint, rules
 from memwork.core.storage.store import Store
 from memwork.tui.screens.findings import FindingsScreen
 from memwork.tui.widgets.virtual_table import VirtualTable
-from tests.tui.conftest import DEMO_NOW, open_pane, run, screen_text, settle
+from tests.tui.conftest import DEMO_NOW, run, screen_text, settle
 
 
 def _findings(path: Path) -> list[dict]:
