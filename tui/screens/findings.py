@@ -19,7 +19,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from ...core import lessons as core_lessons
@@ -29,6 +28,7 @@ from ...core.text import clip
 from ..messages import JumpTo
 from ..widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 from .confirm import ConfirmScreen
+from .dialog import Dialog
 
 if TYPE_CHECKING:
     from ..app import MemworkApp
@@ -54,7 +54,7 @@ class Target(NamedTuple):
     title: str
 
 
-class FindingsScreen(ModalScreen[None]):
+class FindingsScreen(Dialog[None]):
     """The findings, one row per record they name; Enter opens it, a key fixes it."""
 
     BINDINGS = [

@@ -11,22 +11,21 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.fuzzy import Matcher
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from .form import fit_controls
+from .dialog import Dialog
 
 #: How many lessons the list shows at most (the search narrows the rest).
 SHOWN = 200
 
 
-class LessonPicker(ModalScreen[dict[str, Any] | None]):
+class LessonPicker(Dialog[dict[str, Any] | None]):
     """A search line over the live lessons; dismisses with the chosen lesson."""
 
     BINDINGS = [
@@ -67,14 +66,10 @@ class LessonPicker(ModalScreen[dict[str, Any] | None]):
             yield OptionList(*self._options(""), id="picker-lessons")
 
     def on_mount(self) -> None:
-        fit_controls(self, self.app.size.height)
         listed = self.query_one("#picker-lessons", OptionList)
         if listed.option_count:
             listed.highlighted = 0
         self.query_one("#picker-search", Input).focus()
-
-    def on_resize(self, event: events.Resize) -> None:
-        fit_controls(self, event.size.height)
 
     def _options(self, query: str) -> list[Option]:
         matcher = Matcher(query) if query.strip() else None
