@@ -277,10 +277,11 @@ class LessonsPane(Pane):
     def _show_detail(self) -> None:
         detail = self.query_one("#lesson-detail", Static)
         now = self.service.now
+        warning = self.app.theme_variables.get("text-warning", "yellow")
         if self._focused_kind() == "rule":
             rule = self.selected_rule()
             found = self.findings.get(rule["id"], []) if rule else []
-            detail.update(render_rule(rule, now, found))
+            detail.update(render_rule(rule, now, found, warning))
             return
         lesson = self.selected_lesson()
         if lesson is None:
@@ -299,8 +300,13 @@ class LessonsPane(Pane):
                 use=self.uses.get(lesson["id"]),
                 contradicts=others,
                 findings=self.findings.get(lesson["id"], []),
+                warning=warning,
             )
         )
+
+    def on_mount(self) -> None:
+        # Flags take the theme's warning colour: drawn again when the theme changes.
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.on_resize())
 
     def on_resize(self) -> None:
         if self.lessons:

@@ -102,7 +102,7 @@ class ReviewPane(Pane):
             flagged = bool(p.get("flags")) and p["status"] == "pending"
             what = Text(kind_label(p), style=STATUS_STYLE.get(p["status"], ""))
             if flagged:
-                what.append(" ⚑", style="yellow")
+                what.append(" ⚑", style=self._warning())
             rows.append(
                 Row(
                     [
@@ -138,7 +138,7 @@ class ReviewPane(Pane):
             else Text("Review off", style="bold bright_black")
         )
         waiting = f"{pending} waiting" if pending else "nothing waiting"
-        parts: list[Any] = [state, " · ", (waiting, "bold yellow" if pending else "")]
+        parts: list[Any] = [state, " · ", (waiting, f"bold {self._warning()}" if pending else "")]
         if self.show_decided:
             parts.append(f" · {decided} decided (x hides them)")
         else:
@@ -160,8 +160,19 @@ class ReviewPane(Pane):
 
     def _show_detail(self) -> None:
         self.query_one("#review-detail", Static).update(
-            render_proposal(self.selected(), self.service.now)
+            render_proposal(self.selected(), self.service.now, self._warning())
         )
+
+    def _warning(self) -> str:
+        """The theme's colour for flags (a plain yellow is unreadable on the light one)."""
+        return self.app.theme_variables.get("text-warning", "yellow")
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
+
+    def _redraw(self) -> None:
+        if self.proposals:
+            self._show(list(self.proposals.values()), self.reviewing)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.DECIDING:

@@ -168,7 +168,7 @@ class SlotsPane(Pane):
         self._refresh_flags()  # the editor may have turned a draft into a flag, or back
 
     def _render_rows(self) -> None:
-        error, warning = self._colour("error", "red"), self._colour("warning", "yellow")
+        error, warning = self._colour("error", "red"), self._colour("text-warning", "yellow")
         rows = [
             slot_row(
                 i,
@@ -203,7 +203,7 @@ class SlotsPane(Pane):
             list(self.slots.values()),
             drafts,
             error=self._colour("error", "red"),
-            warning=self._colour("warning", "yellow"),
+            warning=self._colour("text-warning", "yellow"),
         )
         if status != self._status_shown:  # typing redraws this: only when it changed
             self._status_shown = status

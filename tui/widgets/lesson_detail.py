@@ -38,19 +38,23 @@ def effect_text(effect: dict[str, Any] | None) -> Text:
     return Text(f"{change:+.2f}", style=style)
 
 
-def findings_text(findings: list[dict[str, Any]] | tuple = ()) -> Text:
-    """A record's lint findings, one line each (empty when it has none)."""
+def findings_text(findings: list[dict[str, Any]] | tuple = (), warning: str = "yellow") -> Text:
+    """A record's lint findings, one line each (empty when it has none); ``warning`` is
+    the theme's colour for flags (readable on the light theme too)."""
     out = Text()
     if findings:
-        out.append("\nLint\n", style="bold yellow")
+        out.append("\nLint\n", style=f"bold {warning}")
         for finding in findings:
-            out.append(f"⚑ {finding['kind'].replace('_', ' ')}: ", style="yellow")
+            out.append(f"⚑ {finding['kind'].replace('_', ' ')}: ", style=warning)
             out.append(f"{finding['message']}\n")
     return out
 
 
 def render_rule(
-    rule: dict[str, Any] | None, now: datetime, findings: list[dict[str, Any]] | tuple = ()
+    rule: dict[str, Any] | None,
+    now: datetime,
+    findings: list[dict[str, Any]] | tuple = (),
+    warning: str = "yellow",
 ) -> Text:
     """A rule: its text, scope, polarity, source and whether it is in the active window
     (and its lint findings)."""
@@ -76,7 +80,7 @@ def render_rule(
         out.append(
             f"{count} episode{'' if count == 1 else 's'}, newest {rule['episode_ids'][-1]}\n"
         )
-    out.append_text(findings_text(findings))
+    out.append_text(findings_text(findings, warning))
     out.append("\nt switches it on or off", style="italic bright_black")
     return out
 
@@ -124,6 +128,7 @@ def render_lesson(
     use: Injections | None = None,
     contradicts: list[dict[str, Any]] | tuple = (),
     findings: list[dict[str, Any]] | tuple = (),
+    warning: str = "yellow",
 ) -> Text:
     """A lesson: its content, effective and stored confidence, decay and links; its
     effect on its task, the live lessons it contradicts and its lint findings.
@@ -190,8 +195,8 @@ def render_lesson(
         parts += [("effect ", "bright_black"), ("not yet: no episodes on both sides\n", "")]
     for other in contradicts:
         parts += [
-            ("⚑ contradicts ", "bold yellow"),
-            (f"{other['id']} ", "yellow"),
+            ("⚑ contradicts ", f"bold {warning}"),
+            (f"{other['id']} ", warning),
             f"“{other['content']}”\n",
         ]
     wordings = other_wordings(lesson)
@@ -199,6 +204,6 @@ def render_lesson(
         parts.append(("\nOther wordings\n", "bold"))
         parts += [f"  • {w}\n" for w in wordings]
     out = Text.assemble(*parts)
-    out.append_text(findings_text([f for f in findings if f["kind"] != "contradiction"]))
+    out.append_text(findings_text([f for f in findings if f["kind"] != "contradiction"], warning))
     out.append(f"\n{lesson['id']}", style="bright_black")
     return out

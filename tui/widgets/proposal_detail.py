@@ -44,8 +44,11 @@ def proposed_text(proposal: dict[str, Any]) -> str:
     return str(args.get(field[proposal["op"]], ""))
 
 
-def render_proposal(proposal: dict[str, Any] | None, now: datetime) -> Text:
-    """Everything a reviewer needs to decide on one proposal."""
+def render_proposal(
+    proposal: dict[str, Any] | None, now: datetime, warning: str = "yellow"
+) -> Text:
+    """Everything a reviewer needs to decide on one proposal (``warning``: the theme's
+    colour for flags)."""
     if proposal is None:
         return Text("No proposal selected", style="bright_black")
     status = proposal["status"]
@@ -59,7 +62,7 @@ def render_proposal(proposal: dict[str, Any] | None, now: datetime) -> Text:
     out.append(f"{target} ", style="bright_black")
     out.append(f"{proposal['target']}\n")
     for flag in proposal.get("flags", []):
-        out.append(f"⚑ {flag}\n", style="yellow")
+        out.append(f"⚑ {flag}\n", style=warning)
     if status != "pending":
         _decision(out, proposal, now)
     if proposal["kind"] == "lesson":
