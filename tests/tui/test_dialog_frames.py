@@ -65,7 +65,11 @@ def test_help_opens_on_the_current_panes_keys_from_its_first_frame(demo_app) -> 
         # The first section on screen below the store line.
         scroll_y = screen.query_one("VerticalScroll").scroll_y
         for static in screen.query(Static):
-            if static.id != "help-store" and static.region.y >= 0 and static.virtual_region.y >= scroll_y:
+            if (
+                static.id != "help-store"
+                and static.region.y >= 0
+                and static.virtual_region.y >= scroll_y
+            ):
                 return static.id or ""
         return ""
 

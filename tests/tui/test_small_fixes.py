@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.text import Text
 from textual.widgets import Static, TextArea
 
-from memwork.core import lessons, sessions, slots
+from memwork.core import lessons, sessions
 from memwork.core.clock import parse_instant
 from memwork.core.storage.store import Store
 from memwork.tui.widgets.virtual_table import VirtualTable

@@ -126,11 +126,15 @@ class SessionsPane(Pane):
         rows, detail = self.service.sessions_and_detail(wanted)
         empty = not rows and self.service.is_empty()
         self.deliver(self._show_sessions, rows, detail)
-        self.deliver(self.query_one(Welcome).show_for, self.service.location() if empty else None)
+        self.deliver(self._show_welcome, self.service.location() if empty else None)
 
     @work(thread=True, exclusive=True, group="sessions-detail", exit_on_error=False)
     def _load_detail(self, session_id: str) -> None:
         self.deliver(self._show_detail, self.service.session_detail(session_id))
+
+    def _show_welcome(self, location: str | None) -> None:
+        """An empty store: where it is and how to point an agent at it (None hides it)."""
+        self.query_one(Welcome).show_for(location)
 
     def select_after_load(self, session_id: str | None) -> None:
         """Select ``session_id`` when the reload that follows a write lands."""
