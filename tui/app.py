@@ -24,7 +24,6 @@ from textual.css.query import NoMatches
 from textual.geometry import Region
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import Header, TabbedContent, TabPane, Tabs
 from textual.worker import WorkerFailed
 
@@ -33,7 +32,7 @@ from ..core.search_index import SearchIndex
 from . import clipboard, hangup
 from .commands import ActionsProvider, MemorySearchProvider
 from .gc_pause import big_load
-from .keys import KeyGate
+from .keys import KeyGate, TypeAhead
 from .messages import JumpTo
 from .pane_list import PANES
 from .panes.base import Pane
@@ -73,7 +72,7 @@ class PaneSwitcher(TabbedContent):
         event.stop()
 
 
-class MemworkApp(App[None]):
+class MemworkApp(TypeAhead, App[None]):
     """The memwork workbench."""
 
     TITLE = "memwork"
@@ -262,47 +261,6 @@ class MemworkApp(App[None]):
             hangup.silence_terminal()
             hangup.exit_if_shutdown_hangs()
             self.exit(return_code=hangup.HANGUP_STATUS)  # as if the hang-up had reached us
-
-    # -- keys -------------------------------------------------------------------------
-    async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and not event.is_forwarded:
-            await self.keys.arrived(event)  # typed: in order, one at a time
-            return
-        await super().on_event(event)
-
-    async def _route_key(self, event: events.Key) -> None:
-        """Textual's routing of one typed key (priority bindings, then the focus)."""
-        await super().on_event(event)
-
-    async def _on_key(self, event: events.Key) -> None:
-        # The key bubbled up to the app: run the bindings (Textual's own handler, once:
-        # prevent_default stops it being called again) and let the next key go.
-        event.prevent_default()
-        try:
-            await App._on_key(self, event)  # noqa: SLF001 - the handler this one wraps
-        finally:
-            self.keys.done(event)
-
-    def on_descendant_focus(self) -> None:
-        self.keys.resume()  # a form or pane the keys wait for may be ready now
-
-    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
-        """Push a screen; keys typed before it has the focus wait for it (never reach
-        the screen behind)."""
-        if isinstance(screen, Screen):
-            self.keys.hold(partial(self._screen_ready, screen))
-            screen.call_after_refresh(self.keys.resume)
-        return super().push_screen(screen, *args, **kwargs)
-
-    def _screen_ready(self, screen: Screen[Any]) -> bool:
-        if screen is not self.screen or screen.focused is not None:
-            return True  # focused, or gone (dismissed, or another screen on top)
-        return screen.is_mounted and not screen.focus_chain
-
-    def hold_keys_for(self, widget: Widget) -> None:
-        """Keys typed from now on wait until ``widget`` has the focus (an inline editor
-        about to take it)."""
-        self.keys.hold(lambda: widget.has_focus or not widget.is_attached)
 
     # -- panes ------------------------------------------------------------------------
     def pane(self, pane_id: str) -> Pane:

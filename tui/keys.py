@@ -23,13 +23,16 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Awaitable, Callable
+from functools import partial
 from time import monotonic
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import events
+from textual.app import App
+from textual.screen import Screen
+from textual.widget import Widget
 
 if TYPE_CHECKING:
-    from textual.app import App
     from textual.message_pump import MessagePump
 
 #: A key no widget reported back within this many seconds is taken as handled (a
@@ -124,3 +127,50 @@ class KeyGate:
             self.done(event)
         elif not parent.call_later(self._follow, event, parent):
             self.done(event)
+
+
+class TypeAhead:
+    """What the app adds to route typed keys through its :class:`KeyGate` (``self.keys``):
+    mixed into :class:`~tui.app.MemworkApp` before ``App``."""
+
+    keys: KeyGate
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            await self.keys.arrived(event)  # typed: in order, one at a time
+            return
+        await super().on_event(event)
+
+    async def _route_key(self, event: events.Key) -> None:
+        """Textual's routing of one typed key (priority bindings, then the focus)."""
+        await super().on_event(event)
+
+    async def _on_key(self, event: events.Key) -> None:
+        # The key bubbled up to the app: run the bindings (Textual's own handler, once:
+        # prevent_default stops it being called again) and let the next key go.
+        event.prevent_default()
+        try:
+            await App._on_key(self, event)  # noqa: SLF001 - the handler this one wraps
+        finally:
+            self.keys.done(event)
+
+    def on_descendant_focus(self) -> None:
+        self.keys.resume()  # a form or pane the keys wait for may be ready now
+
+    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
+        """Push a screen; keys typed before it has the focus wait for it (never reach
+        the screen behind)."""
+        if isinstance(screen, Screen):
+            self.keys.hold(partial(self._screen_ready, screen))
+            screen.call_after_refresh(self.keys.resume)
+        return super().push_screen(screen, *args, **kwargs)
+
+    def _screen_ready(self, screen: Screen[Any]) -> bool:
+        if screen is not self.screen or screen.focused is not None:
+            return True  # focused, or gone (dismissed, or another screen on top)
+        return screen.is_mounted and not screen.focus_chain
+
+    def hold_keys_for(self, widget: Widget) -> None:
+        """Keys typed from now on wait until ``widget`` has the focus (an inline editor
+        about to take it)."""
+        self.keys.hold(lambda: widget.has_focus or not widget.is_attached)
