@@ -132,8 +132,11 @@ class MemworkApp(TypeAhead, App[None]):
         self._prepared: set[str] = set()
         #: True once every hidden pane was loaded and laid out in idle time.
         self.all_panes_prepared = False
+        #: Where the store is, as an agent's MEMWORK_DB names it; None for a store shown
+        #: under another name (the demo's temporary copy, which is gone when it quits).
+        self.store_location = None if title_suffix else self.service.location()
         #: Where the store is, as the title names it (the demo says it is a copy).
-        self.title_base = title_suffix or home_relative(self.service.location())
+        self.title_base = title_suffix or home_relative(self.store_location or "")
         self.sub_title = self.title_base
         #: (pending proposals, lint findings) as the header shows them.
         self.curation_counts: tuple[int, int] | None = None

@@ -215,7 +215,7 @@ def test_preview_follows_the_store(demo_app, demo_path: Path) -> None:
 def test_context_pane_snapshot(demo_app, snap_compare) -> None:
     async def run_before(pilot) -> None:
         await open_pane(pilot, "context")
-        await pilot.press("t", "down", "enter", "escape", "b", *"300", "enter")
+        await pilot.press("t", *"deploy-api", "enter", "b", *"300", "enter")
         await rebuilt(pilot)
 
     assert snap_compare(demo_app(), run_before=run_before, terminal_size=SIZE)

@@ -40,7 +40,7 @@ def test_l_lists_every_finding_and_enter_opens_its_record(demo_app, demo_path: P
         app = demo_app()
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
-            assert f"{len(found)} lint (L)" in screen_text(app)  # the header says the key
+            assert f"{len(found)} lint findings (L)" in screen_text(app)  # with the key
             await pilot.press("L")
             await settle(pilot)
             assert isinstance(app.screen, FindingsScreen)

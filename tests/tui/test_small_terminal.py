@@ -232,7 +232,7 @@ def test_a_dialog_dims_the_workbench_instead_of_blanking_it(demo_app) -> None:
 
 def test_at_80x24_the_title_tabs_and_footer_say_everything(demo_app) -> None:
     async def scenario() -> None:
-        app = demo_app()
+        app = demo_app(title_suffix="demo (a temporary copy)")  # as memwork --demo says
         async with app.run_test(size=SMALL) as pilot:
             for pane in PANES:
                 await open_pane(pilot, pane.PANE_ID)

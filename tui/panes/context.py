@@ -114,7 +114,7 @@ class ContextPane(Pane):
             with Horizontal(classes="control-row"):
                 yield Label("Task", classes="control-label")
                 yield Input(
-                    placeholder="any task (→ completes a known one)",
+                    placeholder="any task (→ completes)",
                     id="context-task",
                     suggester=self.task_names,
                     compact=True,

@@ -55,10 +55,10 @@ class HelpScreen(Dialog[None]):
 
     def _store_line(self) -> Text:
         """Which store this is, and the line that points an agent at it."""
-        location = getattr(getattr(self.app, "service", None), "location", None)
-        if location is None:
-            return Text("")
-        where = location()
+        where = getattr(self.app, "store_location", None)
+        if not where:
+            title = getattr(self.app, "title_base", "")
+            return Text(f"This store: {title}" if title else "", style="dim")
         return Text.assemble(
             ("This store ", "dim"),
             where,

@@ -116,7 +116,7 @@ def lesson_rows(
         conf = confidence_bar(future, 5)
         number = Text(f"{future:.2f}", style=confidence_style(future))
         if preview_weeks and future < current:
-            conf.append(" ↓", style=warning)
+            conf.append("↓", style=warning)
             number.append("↓", style=warning)
         use = uses.get(lesson["id"])
         cells: dict[str, Any] = {
