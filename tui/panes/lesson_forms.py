@@ -13,6 +13,7 @@ from ...core import rules as core_rules
 from ...core.errors import InvalidInput
 from ...core.targets import unknown_scope
 from ...core.text import clip
+from ..screens.clusters import ClustersScreen
 from ..screens.form import Field, FormScreen
 
 if TYPE_CHECKING:
@@ -143,3 +144,24 @@ def edit_lesson(pane: LessonsPane, lesson: dict[str, Any]) -> None:
             submit,
         )
     )
+
+
+def merge_near_duplicates(pane: LessonsPane) -> None:
+    """Pick a group of near-duplicate lessons and merge it into its strongest."""
+    now = pane.service.now
+    groups = core_lessons.near_duplicate_clusters(list(pane.lessons.values()), now)
+    if not groups:
+        pane.app.notify("No near-duplicate lessons (similarity >= 90 within a scope)")
+        return
+
+    async def chosen(group: list[dict[str, Any]] | None) -> None:
+        if group:
+            keep, *rest = group
+            await pane.workbench.write(
+                core_lessons.merge_lessons,
+                keep["id"],
+                [x["id"] for x in rest],
+                done=f"Merged {len(rest)} into “{keep['content'][:40]}”",
+            )
+
+    pane.app.push_screen(ClustersScreen(groups, now), chosen)

@@ -17,7 +17,6 @@ from ...core import rules as core_rules
 from ...core.context.log import Injections
 from ...core.decay import is_forgotten
 from ...core.text import clip
-from ..screens.clusters import ClustersScreen
 from ..screens.confirm import ConfirmScreen
 from ..service import LessonExtras
 from ..widgets.lesson_detail import render_lesson, render_rule
@@ -32,8 +31,6 @@ SORTS = {
     "effect": "Lessons sorted by effect on their task (biggest improvement first)",
     "use": "Lessons sorted by use: how many contexts injected them (most first)",
 }
-#: Below this many columns the status line uses its short words.
-NARROW = 100
 NO_LESSONS = "No lessons yet: agents add them (memwork lesson add), or press a"
 NO_RULES = "No rules yet: episodes derive them, or press n"
 
@@ -215,20 +212,25 @@ class LessonsPane(Pane):
         )
         if new_rule is not None:
             rules_table.focus()  # the rule just added is selected, in its own list
-        status = lessons_status(
-            self.lessons,
-            self.rules,
-            now,
-            preview_weeks=self.preview_weeks,
-            shown=shown,
-            show_all=self.show_all,
-            duplicate_groups=self.duplicate_groups,
-            contradicting=len(self.contradicts),
-            sort_by=self.sort_by,
-            narrow=self.app.size.width < NARROW,
-            warning=warning,
-        )
-        self.query_one("#lessons-status", Static).update(status)
+        status_line = self.query_one("#lessons-status", Static)
+        room = status_line.content_size.width or self.app.size.width // 2
+        for narrow in (False, True):  # the short words only when the line needs them
+            status = lessons_status(
+                self.lessons,
+                self.rules,
+                now,
+                preview_weeks=self.preview_weeks,
+                shown=shown,
+                show_all=self.show_all,
+                duplicate_groups=self.duplicate_groups,
+                contradicting=len(self.contradicts),
+                sort_by=self.sort_by,
+                narrow=narrow,
+                warning=warning,
+            )
+            if status.cell_len <= room:
+                break
+        status_line.update(status)
         self._show_detail()
 
     # -- selection and detail ---------------------------------------------------------
@@ -478,21 +480,5 @@ class LessonsPane(Pane):
             done="Rule switched on" if not rule["active"] else "Rule switched off",
         )
 
-    async def action_merge(self) -> None:
-        now = self.service.now
-        groups = core_lessons.near_duplicate_clusters(list(self.lessons.values()), now)
-        if not groups:
-            self.app.notify("No near-duplicate lessons (similarity >= 90 within a scope)")
-            return
-
-        async def chosen(group: list[dict[str, Any]] | None) -> None:
-            if group:
-                keep, *rest = group
-                await self.workbench.write(
-                    core_lessons.merge_lessons,
-                    keep["id"],
-                    [x["id"] for x in rest],
-                    done=f"Merged {len(rest)} into “{keep['content'][:40]}”",
-                )
-
-        self.app.push_screen(ClustersScreen(groups, now), chosen)
+    def action_merge(self) -> None:
+        forms.merge_near_duplicates(self)
