@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from memwork.core import lessons
@@ -208,7 +209,7 @@ def test_decay_preview_shows_what_fades(demo_app) -> None:
                     break
                 await pilot.press("down")
                 await settle(pilot)
-            previewed = row.split()[-2]
+            previewed = re.search(r"\d\.\d\d", row).group()  # the bar, the number, ↓
             detail = str(app.query_one("#lesson-detail").render())
             assert f"in 2 weeks {previewed}" in detail
             await pilot.press("0")
