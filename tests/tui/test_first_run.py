@@ -48,8 +48,9 @@ def test_an_empty_store_says_where_it_is_and_how_agents_reach_it(tmp_path: Path)
     run(scenario)
 
 
-def test_at_80x24_the_title_names_the_store_by_its_folder(tmp_path: Path) -> None:
-    db = tmp_path / "a" / "very" / "long" / "path" / "to" / "the" / "team-memory"
+def test_at_80x24_the_title_says_where_the_store_is(tmp_path: Path) -> None:
+    # Named as the default store is (<user data dir>/memwork): its name alone says nothing.
+    db = tmp_path / "a" / "long" / "path" / "to" / "share" / "memwork"
     Store(db)
 
     async def scenario() -> None:
@@ -57,8 +58,9 @@ def test_at_80x24_the_title_names_the_store_by_its_folder(tmp_path: Path) -> Non
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
             title = screen_text(app).splitlines()[0]
-            assert "team-memory" in title  # cut in the middle, its own folder kept
             assert "memwork — memwork" not in title
+            assert "share/memwork" in title  # cut in the middle, its end kept
+            assert title.split("—", 1)[1].strip().startswith(str(tmp_path)[:8])
 
     run(scenario)
 
