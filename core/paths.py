@@ -38,6 +38,26 @@ def resolve_store_path(db: str | None) -> Path | str:
     return default_store_path()
 
 
+def store_origin(db: str | None) -> str:
+    """Where :func:`resolve_store_path` took the store from: ``--db``, ``MEMWORK_DB`` or
+    ``default`` (neither was given: the user data dir)."""
+    if db is not None:
+        return "--db"
+    return ENV_DB if os.environ.get(ENV_DB) is not None else "default"
+
+
+def agent_setting(location: Path | str) -> str:
+    """The line that points an agent at this store: ``MEMWORK_DB=<location>``.
+
+    A Redis URL is shown without its password (agents take it from
+    ``MEMWORK_REDIS_PASSWORD``)."""
+    if isinstance(location, str):
+        from .storage.url import parse
+
+        return f"{ENV_DB}={parse(location).display}"
+    return f"{ENV_DB}={location}"
+
+
 def might_be_url(text: str) -> bool:
     """A cheap first look (no import): only text that passes it is parsed as a URL."""
     return "://" in text or text[:7].lower().startswith(("redis:", "rediss:"))

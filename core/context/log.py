@@ -17,7 +17,7 @@ earlier ``inject`` entries counted once, by the first context that records one.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from .. import audit
 from ..clock import iso
@@ -25,7 +25,16 @@ from ..storage.store import Store
 from ..text import clip
 
 if TYPE_CHECKING:
-    from .build import ContextResult
+    from .budget import Section
+
+
+class ContextResult(Protocol):
+    """What the log reads of a built context (:class:`core.context.build.ContextResult`)."""
+
+    sections: list[Section]
+    task_id: str | None
+    style: str
+
 
 ACTION = "inject"
 #: Source kinds that are recorded, and the table their audit entries name.

@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.text import Text
 
+from ...core.review import EDITED_FIELD
 from ...core.text import one_line
 from .bars import ago
 
@@ -28,20 +29,20 @@ def row_change(proposal: dict[str, Any]) -> str:
     """What a proposal would change, for its row in the list: the proposed text first
     (the Proposal column already says "lesson add" or "slot append")."""
     args = proposal["args"]
-    if proposal["kind"] == "lesson":
-        return f"{one_line(args.get('content', ''))}  · {proposal['target']}"
+    if proposal["kind"] != "slot":
+        # A new lesson, or a lesson's or card's new text: the text, then what it is for.
+        text = one_line(proposed_text(proposal)) or proposal.get("change", "")
+        return f"{text}  · {proposal['target']}"
     label = proposal["target"]
     if proposal["op"] == "replace":
         return f"{label}: {one_line(args.get('old', ''))!r} → {one_line(args.get('new', ''))!r}"
-    text = args.get("content" if proposal["op"] == "set" else "text", "")
-    return f"{label}: {one_line(text)}"
+    return f"{label}: {one_line(proposed_text(proposal))}"
 
 
 def proposed_text(proposal: dict[str, Any]) -> str:
     """The text the agent proposes (what an edit replaces)."""
-    args = proposal["args"]
-    field = {"add": "content", "set": "content", "append": "text", "replace": "new"}
-    return str(args.get(field[proposal["op"]], ""))
+    field = EDITED_FIELD.get((proposal["kind"], proposal["op"]), "content")
+    return str(proposal["args"].get(field) or "")
 
 
 def render_proposal(
@@ -58,17 +59,20 @@ def render_proposal(
     out.append("by ", style="bright_black")
     out.append(proposal["proposed_by"], style="bold")
     out.append(f"  {ago(proposal['created_at'], now)}\n", style="bright_black")
-    target = "scope" if proposal["kind"] == "lesson" else "slot"
+    if proposal["op"] == "edit":
+        target = proposal["kind"]  # the lesson or card it edits
+    else:
+        target = "scope" if proposal["kind"] == "lesson" else "slot"
     out.append(f"{target} ", style="bright_black")
     out.append(f"{proposal['target']}\n")
     for flag in proposal.get("flags", []):
         out.append(f"⚑ {flag}\n", style=warning)
     if status != "pending":
         _decision(out, proposal, now)
-    if proposal["kind"] == "lesson":
+    if proposal["kind"] == "lesson" and proposal["op"] == "add":
         _lesson(out, proposal)
     else:
-        _slot(out, proposal)
+        _slot(out, proposal)  # a slot edit, or a lesson's or card's new text: its diff
     out.append(f"\n{proposal['id']}", style="bright_black")
     return out
 
@@ -120,7 +124,9 @@ def _slot(out: Text, proposal: dict[str, Any]) -> None:
         out.append("\nNo longer applies\n", style="bold red")
         out.append(f"{proposal['stale']}\n", style="red")
         out.append(
-            "r rejects it; e edits the whole slot from what it holds now, then approves\n",
+            "r rejects it; e edits the whole slot from what it holds now, then approves\n"
+            if proposal["kind"] == "slot"
+            else "r rejects it\n",
             style="italic bright_black",
         )
         return
