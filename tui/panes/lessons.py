@@ -214,7 +214,8 @@ class LessonsPane(Pane):
             rules_table.focus()  # the rule just added is selected, in its own list
         status_line = self.query_one("#lessons-status", Static)
         room = status_line.content_size.width or self.app.size.width // 2
-        for narrow in (False, True):  # the short words only when the line needs them
+        # The short words only where the long ones would take more than two lines.
+        for narrow in (False, True):
             status = lessons_status(
                 self.lessons,
                 self.rules,
@@ -228,7 +229,7 @@ class LessonsPane(Pane):
                 narrow=narrow,
                 warning=warning,
             )
-            if status.cell_len <= room:
+            if status.cell_len <= 2 * room:
                 break
         status_line.update(status)
         self._show_detail()
