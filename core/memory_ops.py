@@ -20,6 +20,34 @@ class Operations:
     def _operation(self, name: str, params: dict[str, Any]) -> Any:
         raise NotImplementedError  # Memory runs it
 
+    def record_failure(
+        self,
+        report: dict[str, Any],
+    ) -> dict[str, Any]:
+        """Record a crash report as a failed episode (a fingerprint seen before is counted).
+
+        Call when a run crashes (an exception, a non-zero exit) with its crash report.
+
+        Record a crash report from the failure loop (error class, friction kind, stack
+        signature, fingerprint, message, task, phase, exit code), scrubbed, as a failed episode
+        (score 0) whose error is its class and message, so its line leads the next contexts'
+        failure block. A report whose fingerprint was seen before is not recorded again: it is
+        counted on the episode it first became (`repeated`, `count`; the block's line ends
+        `(seen <n>x)`) and moves to its new time.
+
+        Args:
+            report: the crash report: error_class (required), message, fingerprint,
+            stack_signature, friction_kind, task, phase, exit_code; other keys are kept as
+            metadata.
+        """
+        result: dict[str, Any] = self._operation(
+            "record_failure",
+            {
+                "report": report,
+            },
+        )
+        return result
+
     def observe(
         self,
         session: str,
@@ -144,17 +172,21 @@ class Operations:
         scope: str = "global",
         confidence: float | None = None,
         tags: Iterable[str] = (),
-        on_duplicate: str = "reinforce",
+        on_duplicate: str = "keep-both",
     ) -> dict[str, Any]:
-        """Add a lesson (re-adding reinforces).
+        """Add a lesson (re-adding the same words reinforces).
 
         Save durable knowledge worth carrying to future tasks, as one imperative line.
 
-        Save a lesson. Re-adding the same words reinforces it; a near-duplicate (>= 90 similar,
-        same scope) reinforces by default and says so (`action`: created, reinforced,
-        superseded, kept-both). A lesson is never a near-duplicate of its own negation: it is
-        kept apart and `contradicts` lists the other. Added at confidence <= 0.1, a lesson is
-        kept but starts forgotten (`starts_forgotten`).
+        Save a lesson. Re-adding the same words (once case and spacing are normalised)
+        reinforces it. A near-duplicate (>= 90 similar, same scope) may be new advice, so by
+        default it is kept as a lesson of its own and reported (`action` kept-both,
+        `near_duplicate_of`, `similarity`; lint lists the pair); `on_duplicate` reinforce folds
+        it into the old one, supersede replaces it. A lesson that says the opposite of another
+        (a negation, an antonym verb such as enable/disable, a reversed before/after) is never a
+        near-duplicate: it is kept and `contradicts` lists the other, as `lesson show` and lint
+        do. Added at confidence <= 0.1, a lesson is kept but starts forgotten
+        (`starts_forgotten`).
 
         While the store's review is on, the result is the proposal ("proposed": True).
 
@@ -163,7 +195,8 @@ class Operations:
             scope: global, task:<task id> or project:<project>.
             confidence: 0.0-1.0 (default 0.5).
             tags: tags (repeatable on the CLI).
-            on_duplicate: what a near-duplicate does: reinforce it, supersede it, or keep both.
+            on_duplicate: what a near-duplicate does: keep both (it may be new advice),
+            reinforce it, or supersede it.
         """
         result: dict[str, Any] = self._operation(
             "add_lesson",
@@ -1168,8 +1201,9 @@ class Operations:
         """Distil recent episodes into rules.
 
         Distil the last 100 episodes into global `[HIGH SCORE …]` rules now (it also runs after
-        every 20 recorded episodes); an external consolidator (`MEMWORK_CONSOLIDATE_CMD`) that
-        fails falls back to the heuristic, reported in `fallback_reason`.
+        every 20 recorded episodes); an external consolidator's rules
+        (`MEMWORK_CONSOLIDATE_CMD`) read `[CONSOLIDATED] <rule>`, as the episodic library writes
+        them, and one that fails falls back to the heuristic, reported in `fallback_reason`.
         """
         result: dict[str, Any] = self._operation(
             "consolidate",
@@ -1269,9 +1303,11 @@ class Operations:
     def stats(
         self,
     ) -> dict[str, Any]:
-        """Counts, per-task scores, top mistake cards.
+        """Counts, per-task scores and rules, mistake and card counts, top cards.
 
-        Counts per table, per-task episode counts and mean scores, the top mistake cards.
+        Counts per table; per task its episodes, mean score (three decimals) and active rules;
+        active rules (global and per task); distinct mistakes and successes; the number of
+        mistake cards and the top five (the episodic library's summary, and more).
         """
         result: dict[str, Any] = self._operation(
             "stats",

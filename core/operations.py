@@ -190,9 +190,10 @@ OPERATIONS: tuple[Op, ...] = (
             ),
             Param(
                 "budget",
-                "int",
-                f"token budget, estimated as characters / 4 (default {DEFAULT_BUDGET})",
-                DEFAULT_BUDGET,
+                "int?",
+                f"token budget, estimated as characters / 3 (default {DEFAULT_BUDGET}; none "
+                "for the episodic style)",
+                None,
                 metavar="N",
                 minimum=0,
             ),
@@ -215,10 +216,12 @@ OPERATIONS: tuple[Op, ...] = (
         doc=(
             "The prompt context: pinned slots, rules for the task, general rules and lessons, "
             "the top mistake cards, recent failures, the task's last episodes and mean score. "
-            '"" for an empty store. `project` ranks `project:P` lessons as matching (as the '
-            "task's own) and leaves other projects' lessons out. `format` json gives every "
-            "section with its token estimate, every line its `sources`, and what the budget "
-            "dropped."
+            '"" for an empty store, and only then: when not one whole line fits the budget, '
+            "the first is kept, cut with an ellipsis. Whatever the budget drops is said (the "
+            "CLI: one line on stderr with counts per section; `format` json: `dropped` and "
+            "`cut`). `project` ranks `project:P` lessons as matching (as the task's own) and "
+            "leaves other projects' lessons out. `format` json gives every section with its "
+            "token estimate and every line its `sources`."
         ),
         when=(
             "Call at the start of every task (and whenever the task changes): the memory to "
@@ -269,13 +272,56 @@ OPERATIONS: tuple[Op, ...] = (
             "stored whole (stack traces welcome); what is derived from them is cut at its own "
             "limit with an ellipsis (rules at 2,000 characters, a mistake card's evidence and "
             "lesson at 300). Recording derives `[WORKS]`/`[AVOID]` rules and mistake cards "
-            "that later contexts show. The CLI reads a JSON object, an array or JSON Lines "
-            "(streamed a line at a time, so a file of any length loads) and prints the new "
-            'ids (`--json`: the recorded episodes); other doors return `{"ids": [...]}`.'
+            "that later contexts show. What the episodic library accepts is read as it reads "
+            'it (a missing score as 0.0, "0.9" as 0.9, a mistake card that is not an object '
+            "skipped, numbers in text fields as text, unknown card fields ignored), each "
+            "reading said naming the item and field; what no reading saves (a score of 2) is "
+            "refused. A non-zero `exit_code` makes an episode a failure whatever its score. "
+            "The CLI reads a JSON object, an array or JSON Lines (streamed a line at a time, "
+            "so a file of any length loads) and prints the new ids (`--json`: the recorded "
+            "episodes, each with its `warnings`), the readings on stderr; other doors return "
+            '`{"ids": [...], "warnings": [...]}`.'
         ),
         when="Call after every attempt at a task, success or failure.",
         api="-",
         cli_run="cmd_episodes:record",
+    ),
+    Op(
+        "record_failure",
+        "record-failure",
+        "record a crash report as a failed episode (a fingerprint seen before is counted)",
+        "crashes:record_failure",
+        (
+            Param(
+                "file",
+                "str",
+                "one crash report, a JSON object; - reads stdin",
+                "-",
+                cli="FILE|-",
+                doors=("cli",),
+            ),
+            Param(
+                "report",
+                "object",
+                "the crash report: error_class (required), message, fingerprint, "
+                "stack_signature, friction_kind, task, phase, exit_code; other keys are kept as "
+                "metadata",
+                doors=_JSON_DOORS,
+                positional=True,
+            ),
+        ),
+        writes=True,
+        result="crash",
+        doc=(
+            "Record a crash report from the failure loop (error class, friction kind, stack "
+            "signature, fingerprint, message, task, phase, exit code), scrubbed, as a failed "
+            "episode (score 0) whose error is its class and message, so its line leads the "
+            "next contexts' failure block. A report whose fingerprint was seen before is not "
+            "recorded again: it is counted on the episode it first became (`repeated`, "
+            "`count`; the block's line ends `(seen <n>x)`) and moves to its new time."
+        ),
+        when="Call when a run crashes (an exception, a non-zero exit) with its crash report.",
+        cli_run="cmd_episodes:record_failure",
     ),
     # -- sessions ---------------------------------------------------------------------------
     Op(
@@ -386,7 +432,7 @@ OPERATIONS: tuple[Op, ...] = (
     Op(
         "add_lesson",
         "lesson add",
-        "add a lesson (re-adding reinforces)",
+        "add a lesson (re-adding the same words reinforces)",
         "review:add_lesson",
         (
             Param("text", "str", "the lesson, as one imperative line", cli="TEXT"),
@@ -396,8 +442,9 @@ OPERATIONS: tuple[Op, ...] = (
             Param(
                 "on_duplicate",
                 "str",
-                "what a near-duplicate does: reinforce it, supersede it, or keep both",
-                "reinforce",
+                "what a near-duplicate does: keep both (it may be new advice), reinforce it, "
+                "or supersede it",
+                "keep-both",
                 choices=("reinforce", "supersede", "keep-both"),
             ),
         ),
@@ -405,11 +452,15 @@ OPERATIONS: tuple[Op, ...] = (
         review=True,
         result="lesson_write",
         doc=(
-            "Save a lesson. Re-adding the same words reinforces it; a near-duplicate (>= 90 "
-            "similar, same scope) reinforces by default and says so (`action`: created, "
-            "reinforced, superseded, kept-both). A lesson is never a near-duplicate of its "
-            "own negation: it is kept apart and `contradicts` lists the other. Added at "
-            "confidence <= 0.1, a lesson is kept but starts forgotten (`starts_forgotten`)."
+            "Save a lesson. Re-adding the same words (once case and spacing are normalised) "
+            "reinforces it. A near-duplicate (>= 90 similar, same scope) may be new advice, so "
+            "by default it is kept as a lesson of its own and reported (`action` kept-both, "
+            "`near_duplicate_of`, `similarity`; lint lists the pair); `on_duplicate` "
+            "reinforce folds it into the old one, supersede replaces it. A lesson that says "
+            "the opposite of another (a negation, an antonym verb such as enable/disable, a "
+            "reversed before/after) is never a near-duplicate: it is kept and `contradicts` "
+            "lists the other, as `lesson show` and lint do. Added at confidence <= 0.1, a "
+            "lesson is kept but starts forgotten (`starts_forgotten`)."
         ),
         when="Save durable knowledge worth carrying to future tasks, as one imperative line.",
         cli_print="cmd_lessons:added",
@@ -1114,8 +1165,9 @@ OPERATIONS: tuple[Op, ...] = (
         result="consolidation",
         doc=(
             "Distil the last 100 episodes into global `[HIGH SCORE …]` rules now (it also "
-            "runs after every 20 recorded episodes); an external consolidator "
-            "(`MEMWORK_CONSOLIDATE_CMD`) that fails falls back to the heuristic, reported in "
+            "runs after every 20 recorded episodes); an external consolidator's rules "
+            "(`MEMWORK_CONSOLIDATE_CMD`) read `[CONSOLIDATED] <rule>`, as the episodic library "
+            "writes them, and one that fails falls back to the heuristic, reported in "
             "`fallback_reason`."
         ),
         cli_print="cmd_episodes:consolidated",
@@ -1336,10 +1388,15 @@ OPERATIONS: tuple[Op, ...] = (
     Op(
         "stats",
         "stats",
-        "counts, per-task scores, top mistake cards",
+        "counts, per-task scores and rules, mistake and card counts, top cards",
         "stats:store_stats",
         result="stats",
-        doc="Counts per table, per-task episode counts and mean scores, the top mistake cards.",
+        doc=(
+            "Counts per table; per task its episodes, mean score (three decimals) and active "
+            "rules; active rules (global and per task); distinct mistakes and successes; the "
+            "number of mistake cards and the top five (the episodic library's summary, and "
+            "more)."
+        ),
         cli_print="cmd_stats:stats",
     ),
     Op(

@@ -83,7 +83,7 @@ def submit_lesson(
     scope: str = "global",
     confidence: float | None = None,
     tags: list[str] | None = None,
-    on_duplicate: str = "reinforce",
+    on_duplicate: str = "keep-both",
     source: str = "agent",
 ) -> Submitted:
     """``lessons.add_lesson``, or a proposal of it while review is on for ``actor``."""
@@ -134,7 +134,7 @@ def add_lesson(
     scope: str = "global",
     confidence: float | None = None,
     tags: list[str] | None = None,
-    on_duplicate: str = "reinforce",
+    on_duplicate: str = "keep-both",
 ) -> Doc:
     """The ``add_lesson`` operation: the saved lesson (what the save did in ``action``),
     or the proposal while review is on for ``actor``."""
@@ -425,8 +425,10 @@ def describe(store: Store, proposal: Doc, now: datetime, all_lessons: list[Doc])
     """The proposal plus ``change`` (one line), ``flags`` (one line each) and, for a
     pending one, what it would do now:
 
-    - a lesson: ``duplicate_of`` (the live lesson approval would reinforce, with
-      ``similarity``), ``contradicts`` (ids of live lessons it negates) and
+    - a lesson: ``duplicate_of`` (the live lesson with the same text or a similar one,
+      with ``similarity``; ``approve_reinforces``: whether approving reinforces it, as
+      for the same text or a proposal that asked ``on_duplicate="reinforce"``, rather
+      than keep both), ``contradicts`` (ids of live lessons it negates) and
       ``nearest`` (the most similar live lesson whose scope meets its own, any
       similarity, for a reviewer to compare);
     - a slot edit: ``before``, ``after`` and ``diff`` (unified diff lines), or
@@ -448,7 +450,13 @@ def _lesson_flags(proposal: Doc, now: datetime, all_lessons: list[Doc]) -> Doc:
     args = proposal["args"]
     content, scope = args["content"], proposal["target"]
     flags: list[str] = []
-    found: Doc = {"duplicate_of": None, "similarity": None, "contradicts": [], "nearest": None}
+    found: Doc = {
+        "duplicate_of": None,
+        "similarity": None,
+        "approve_reinforces": False,
+        "contradicts": [],
+        "nearest": None,
+    }
     same = [
         x
         for x in all_lessons
@@ -459,6 +467,7 @@ def _lesson_flags(proposal: Doc, now: datetime, all_lessons: list[Doc]) -> Doc:
     match = (same[0], 100.0) if same else lessons.near_duplicate(all_lessons, content, scope, now)
     if match is not None:
         found["duplicate_of"], found["similarity"] = match[0]["id"], round(match[1], 1)
+        found["approve_reinforces"] = bool(same) or args.get("on_duplicate") == "reinforce"
         word = "same text as" if same else f"near-duplicate ({match[1]:.0f}) of"
         flags.append(f"{word} {match[0]['id']}")
     opposite = contradictions.of_lesson(all_lessons, content, scope, now)

@@ -235,9 +235,31 @@ CHECKPOINT = _obj(
     ("id",),
 )
 EPISODE_IDS = _obj(
-    "The recorded episodes' ids, in order.",
-    {"ids": {**_STRS, "description": "the new episodes' ids"}},
+    "The recorded episodes' ids, in order, and what was read as the episodic library reads it.",
+    {
+        "ids": {**_STRS, "description": "the new episodes' ids"},
+        "warnings": {
+            **_STRS,
+            "description": "each input read as the episodic library reads it, naming the item "
+            "and the field (a missing score taken as 0.0, ...)",
+        },
+    },
     ("ids",),
+)
+CRASH = _obj(
+    "A crash report, recorded: the failed episode it is counted on.",
+    {
+        "episode_id": _id("failed episode"),
+        "index": _p(_INT, "the episode's number"),
+        "task_id": _p(_STR, "the task"),
+        "error_type": _p(_STR, "the report's error class"),
+        "fingerprint": _p([_STR, "null"], "the report's fingerprint, scrubbed"),
+        "count": _p(_INT, "how many reports with this fingerprint came in"),
+        "repeated": _p(_BOOL, "the fingerprint was seen before: counted, not recorded again"),
+        "first_seen_at": _p(_STR, "when it was first recorded"),
+        "last_seen_at": _p(_STR, "when it was last reported"),
+    },
+    ("episode_id", "count", "repeated"),
 )
 HIT = _obj(
     "A search hit.",
@@ -283,6 +305,7 @@ SHAPES: dict[str, Schema] = {
         "budget dropped (format json).",
     ),
     "episode_ids": EPISODE_IDS,
+    "crash": CRASH,
     "observation": OBSERVATION,
     "session": SESSION,
     "sessions": _list("Sessions, newest first.", SESSION),
@@ -303,6 +326,9 @@ SHAPES: dict[str, Schema] = {
                 **LESSON["properties"],
                 "action": _p(_STR, "created, reinforced, superseded or kept-both"),
                 "duplicate_of": _p([_STR, "null"], "the lesson it reinforced or superseded"),
+                "near_duplicate_of": _p(
+                    [_STR, "null"], "the similar (not identical) live lesson found, if any"
+                ),
                 "similarity": _p([_NUM, "null"], "how similar that lesson is (0-100)"),
                 "exact": _p(_BOOL, "the same words as that lesson"),
                 "starts_forgotten": _p(_BOOL, "saved at or below the forget threshold"),
@@ -355,11 +381,15 @@ SHAPES: dict[str, Schema] = {
     ),
     "audit_entries": _list("Audit entries, newest first.", AUDIT),
     "stats": _obj(
-        "Counts, per-task scores and the top mistake cards.",
+        "Counts, per-task scores and rules, mistake and card counts, the top mistake cards.",
         {
             "counts": _p("object", "records per table"),
-            "tasks": _p("object", "per task: episodes and mean score"),
-            "top_mistake_cards": _list("the top cards", CARD),
+            "tasks": _p("object", "per task: episodes, mean score (3 decimals), active rules"),
+            "rules": _p("object", "active rules: global, and per task in tasks"),
+            "mistakes": _p(_INT, "distinct mistakes"),
+            "successes": _p(_INT, "distinct successes"),
+            "mistake_cards": _p(_INT, "mistake cards"),
+            "top_mistake_cards": _list("the top five cards", CARD),
             "total_episodes": _p(_INT, "episodes recorded"),
         },
     ),

@@ -431,7 +431,8 @@ def _plan_lessons(store: Store, timeline: Timeline, actor: str) -> None:
         if pinned:
             when = created + timedelta(minutes=10)
             timeline.at(when, partial(pin, content, when))
-    # A paraphrase arrives and reinforces its near-duplicate instead of piling up.
+    # A paraphrase arrives; its agent asks it to reinforce its near-duplicate instead of
+    # piling up (by default a near-duplicate is kept: similar words may be new advice).
     when = DEMO_NOW - timedelta(hours=5)
     timeline.at(
         when,
@@ -442,6 +443,7 @@ def _plan_lessons(store: Store, timeline: Timeline, actor: str) -> None:
             now=when,
             actor=actor,
             scope="task:deploy-api",
+            on_duplicate="reinforce",
         ),
     )
 

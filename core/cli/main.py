@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ..errors import MemworkError, UserError
+from ..errors import MemworkError, UserError, worded
 from ..operations import Op, by_name
 from .parser import build, verbs
 
@@ -165,10 +165,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"memwork: {tally.describe()}", file=sys.stderr)
         return code
     except UserError as exc:
-        print(f"memwork: {exc}", file=sys.stderr)
+        print(worded(exc), file=sys.stderr)
         return 2
     except MemworkError as exc:
-        print(f"memwork: {exc}", file=sys.stderr)
+        print(worded(exc), file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0

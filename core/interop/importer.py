@@ -29,6 +29,7 @@ from ..models.aggregates import (
 from ..models.audit import AuditEntry
 from ..models.base import validate
 from ..models.card import MistakeCard
+from ..models.crash import Crash
 from ..models.episode import Episode
 from ..models.lesson import Lesson
 from ..models.limits import check_json
@@ -52,6 +53,7 @@ Progress = Callable[[int, int], None]
 MODELS: dict[str, type[BaseModel]] = {
     "distinct": DistinctText,
     "task_stats": TaskStats,
+    "crashes": Crash,
     "episodes": Episode,
     "mistake_cards": MistakeCard,
     "rules": Rule,

@@ -43,8 +43,7 @@ from mcp_types import Tool as MCPTool
 from pydantic import Field
 
 from .. import __version__, invoke
-from ..context.budget import DEFAULT_BUDGET
-from ..errors import InvalidInput, MemworkError, NotFound, UserError
+from ..errors import InvalidInput, MemworkError, NotFound, UserError, worded
 from ..memory import Memory
 from ..operations import Op, Param, door_ops
 from ..shapes import SHAPES, Schema, is_object
@@ -246,10 +245,10 @@ class MemworkServer(MCPServer):
 
             value = await anyio.to_thread.run_sync(run) if self.threaded else run()
         except UserError as exc:
-            return _text(f"memwork: {exc}", error=True)
+            return _text(worded(exc), error=True)
         except MemworkError as exc:
             log.warning("%s failed: %s", name, exc)
-            return _text(f"memwork: {exc}", error=True)
+            return _text(worded(exc), error=True)
         except Exception as exc:  # noqa: BLE001 - one line to the agent, the trace to stderr
             log.exception("%s raised", name)
             return _text(f"memwork: internal error: {type(exc).__name__}: {exc}", error=True)
@@ -286,9 +285,9 @@ def _read(fn: Callable[P, str], *args: P.args, **kwargs: P.kwargs) -> str:
     try:
         return fn(*args, **kwargs)
     except NotFound as exc:
-        raise ResourceNotFoundError(f"memwork: {exc}") from None
+        raise ResourceNotFoundError(worded(exc)) from None
     except MemworkError as exc:
-        raise ResourceError(f"memwork: {exc}") from None
+        raise ResourceError(worded(exc)) from None
 
 
 def _hit_line(hit: dict[str, Any]) -> str:
@@ -319,7 +318,7 @@ def build_server(memory: Memory, *, threaded: bool = False) -> MemworkServer:
         mime_type="text/plain",
     )
     def task_context_resource(
-        task: str, project: str | None = None, budget: int = DEFAULT_BUDGET
+        task: str, project: str | None = None, budget: int | None = None
     ) -> str:
         return _read(m.context, task, project=project, budget=budget)
 

@@ -186,7 +186,7 @@ def test_context_log_records_injected_lessons_and_slots(cli, db: Path) -> None: 
     )
     assert entries[0]["actor"] == "cli"
     # A budget that keeps the slot (whole, heading included) and drops the lesson.
-    cli("context", "--task", "deploy", "--budget", "16", now=NOW)
+    cli("context", "--task", "deploy", "--budget", "21", now=NOW)
     assert [e["table"] for e in _inject_entries(db)[2:]] == ["slots"]
 
 

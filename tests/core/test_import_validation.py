@@ -158,6 +158,26 @@ REFUSED = [
         "task_stats[1].mean_score",
     ),
     ("meta recent", {"meta": [{"id": "episodes", "recent": {"a": 1}}]}, "meta[1].recent"),
+    (
+        "crash count",
+        {
+            "crashes": [
+                {
+                    "id": "crash_1",
+                    "crash_fingerprint": "f",
+                    "episode_id": "ep_1",
+                    "index": 1,
+                    "task_id": "t",
+                    "error_type": "E",
+                    "count": 0,
+                    "first_seen_at": T,
+                    "last_seen_at": T,
+                    **STAMPS,
+                }
+            ]
+        },
+        "crashes[1].count",
+    ),
     ("meta counters", {"meta": [{"id": "counters", "rule_seq": -3}]}, "meta[1]"),
     (
         "distinct kind",

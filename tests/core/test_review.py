@@ -229,6 +229,15 @@ def test_list_flags_a_near_duplicate_and_names_the_nearest_lesson(cli) -> None: 
     assert proposal["nearest"]["id"] == live["id"]
     text = cli("review", "list").out
     assert f"! near-duplicate (100) of {live['id']}" in text
+    # Approving keeps both (similar words may be new advice) unless the agent asked to
+    # reinforce; the same text reinforces.
+    assert proposal["approve_reinforces"] is False
+    cli("lesson", "add", "Always run all the tests before deploying", "--on-duplicate", "reinforce")
+    cli("lesson", "add", "always run the TESTS before deploying")
+    asked, same = _pending(cli)[1:]
+    assert asked["approve_reinforces"] is True and same["approve_reinforces"] is True
+    assert cli("review", "approve", proposal["id"]).code == 0
+    assert len(cli("--json", "lesson", "list").json()) == 2
 
 
 def test_a_stale_slot_proposal_stays_pending_when_approval_fails(cli, db: Path) -> None:  # noqa: ANN001

@@ -117,8 +117,9 @@ def test_budget_is_validated_inline(demo_app) -> None:
             await pilot.press("0")
             await rebuilt(pilot)
             assert "budget:" not in screen_text(app)
-            assert _preview(app) == ""  # a zero budget drops everything
-            assert "(empty: with these settings the agent gets no context)" in screen_text(app)
+            # A zero budget drops every line, but a store with memory never reads as empty.
+            assert _preview(app) == "…"
+            assert "Not one whole line fits" in screen_text(app)
 
     run(scenario)
 
@@ -175,7 +176,7 @@ def test_save_to_file(demo_app, demo_path: Path, tmp_path: Path) -> None:
             assert "Save the context to a file" in screen_text(app)
             await pilot.press("ctrl+a", "ctrl+k", *str(target), "ctrl+s")
             await settle(pilot)
-            # In the form, under the field (read whole: a long path wraps on screen).
+            # In the form (read from its error line: a long temporary path wraps on screen).
             error = str(app.screen.query_one("#error").render())
             assert f"folder {target.parent} does not exist" in error
             target.parent.mkdir()

@@ -63,7 +63,7 @@ class ContextPane(Pane):
         "The preview is exactly what memwork context prints for the task, project, budget "
         "and style, rebuilt as you change them. Type any task or project: one nothing was "
         "recorded for still gets its lessons and the global memory (→ completes a known "
-        "name). Tokens are an estimate (characters / 4). "
+        "name). Tokens are an estimate (characters / 3). "
         "When over budget, whole lines are dropped from the lowest-priority section up; "
         "the side panel lists them. c copies (OSC 52, works over SSH), s saves to a file. "
         "The line under the cursor names the records it came from; Enter opens the first "

@@ -66,6 +66,8 @@ def add_lesson(pane: LessonsPane) -> None:
             done=lambda result: (
                 f"Already known: reinforced “{clip(result.lesson['content'], 50)}”"
                 if result.action == "reinforced"
+                else "Lesson added (a near-duplicate of another: m merges them)"
+                if result.near_duplicate_of
                 else "Lesson added"
             ),
         )

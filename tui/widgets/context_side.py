@@ -53,7 +53,7 @@ def render_side(data: dict[str, Any], width: int, theme: dict[str, str]) -> Text
     tokens, budget = data["estimated_tokens"], data["budget_tokens"]
     out.append(f"~{tokens:,}", style=f"bold {error if tokens > budget else accent}")
     out.append(f" / {budget:,} tokens\n", style="bold")
-    out.append("estimate: characters / 4\n", style="dim italic")
+    out.append("estimate: characters / 3\n", style="dim italic")
     if budget:
         used = min(1.0, tokens / budget)
         bar = max(10, min(30, width - 5))
@@ -84,6 +84,12 @@ def render_side(data: dict[str, Any], width: int, theme: dict[str, str]) -> Text
         f"\nDropped by the budget ({plural(len(dropped), 'line')})\n", style=f"bold {warning}"
     )
     out.append("lowest priority first: episodes, lessons, cards, rules…\n", style="dim italic")
+    if data.get("cut"):
+        out.append(
+            "Not one whole line fits: the first is cut short (…), so the agent still "
+            "sees there is memory.\n",
+            style=warning,
+        )
     # Wrap by hand so a long dropped line keeps its indent (a hanging indent).
     by_section: dict[str, list[str]] = {}
     for item in dropped:

@@ -111,8 +111,13 @@ def _lesson(out: Text, proposal: dict[str, Any]) -> None:
     out.append(
         f"{nearest['scope']} · {similarity:.0f} similar · {nearest['id']}\n", style="bright_black"
     )
-    if proposal.get("duplicate_of"):
+    if proposal.get("duplicate_of") and proposal.get("approve_reinforces"):
         out.append("a (approve) reinforces it; m merges into it\n", style="italic bright_black")
+    elif proposal.get("duplicate_of"):
+        out.append(
+            "a (approve) keeps both (it may be new advice); m merges into it\n",
+            style="italic bright_black",
+        )
 
 
 def _slot(out: Text, proposal: dict[str, Any]) -> None:
