@@ -499,6 +499,21 @@ def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, A
     return {**restored, "restored_from": before["confidence"]}
 
 
+def unforget(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """Undo :func:`forget`: the lesson is live again exactly as it was before (its
+    confidence and its decay clock untouched), unlike :func:`restore`, which brings a
+    forgotten lesson back as if reinforced now. Only a lesson forgotten by hand can be
+    unforgotten; one that has also decayed away since stays forgotten (restore it)."""
+
+    def apply(x: dict[str, Any]) -> dict[str, Any]:
+        if not x.get("deleted"):
+            raise Conflict(f"lesson {x['id']} was not forgotten by hand (restore brings it back)")
+        x["deleted"] = False
+        return x
+
+    return _change(store, key, "unforget", now, actor, apply)
+
+
 def edit(
     store: Store,
     key: str,

@@ -1433,24 +1433,29 @@ class Operations:
         proposal: str,
         *,
         edit: str | None = None,
+        whole_slot: bool = False,
     ) -> dict[str, Any]:
         """Make a proposal live.
 
         Make a proposal live as proposed (or with `edit` as its text: the lesson, the slot's new
-        content, the appended text, the replacement, the rule), checked against the store as it
-        is now: a refusal leaves it pending. Only the store's curator decides (`--curator-key
-        FILE`; without it, or with another key, the proposal stays pending). Every decision is
-        audited; a decided proposal cannot be decided again.
+        content, the appended text, the replacement, the rule; with `whole_slot`, `edit` is a
+        slot proposal's whole new content, written as a set: the way out of an append or replace
+        whose text is gone), checked against the store as it is now: a refusal leaves it
+        pending. Only the store's curator decides (`--curator-key FILE`; without it, or with
+        another key, the proposal stays pending). Every decision is audited; a decided proposal
+        cannot be decided again.
 
         Args:
             proposal: the proposal's id (or a unique start or end of it).
             edit: approve with this text instead.
+            whole_slot: with edit on a slot proposal: the text is the slot's whole new content.
         """
         result: dict[str, Any] = self._operation(
             "approve_proposal",
             {
                 "proposal": proposal,
                 "edit": edit,
+                "whole_slot": whole_slot,
             },
         )
         return result

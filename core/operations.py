@@ -1503,17 +1503,28 @@ OPERATIONS: tuple[Op, ...] = (
         "review approve",
         "make a proposal live",
         "review:approve",
-        (PROPOSAL, Param("edit", "str?", "approve with this text instead", None, metavar="TEXT")),
+        (
+            PROPOSAL,
+            Param("edit", "str?", "approve with this text instead", None, metavar="TEXT"),
+            Param(
+                "whole_slot",
+                "bool",
+                "with edit on a slot proposal: the text is the slot's whole new content",
+                False,
+            ),
+        ),
         writes=True,
         result="proposal",
         errors=("invalid", "not_found", "conflict"),
         doc=(
             "Make a proposal live as proposed (or with `edit` as its text: the lesson, the "
-            "slot's new content, the appended text, the replacement, the rule), checked "
-            "against the store as it is now: a refusal leaves it pending. Only the store's "
-            "curator decides (`--curator-key FILE`; without it, or with another key, the "
-            "proposal stays pending). Every decision is audited; a decided proposal cannot "
-            "be decided again."
+            "slot's new content, the appended text, the replacement, the rule; with "
+            "`whole_slot`, `edit` is a slot proposal's whole new content, written as a set: "
+            "the way out of an append or replace whose text is gone), checked against the "
+            "store as it is now: a refusal leaves it pending. Only the store's curator "
+            "decides (`--curator-key FILE`; without it, or with another key, the proposal "
+            "stays pending). Every decision is audited; a decided proposal cannot be "
+            "decided again."
         ),
         doors=_LOCAL,
         cli_print="cmd_review:approved",

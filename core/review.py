@@ -732,7 +732,16 @@ def _slot_preview(store: Store, proposal: Doc) -> Doc:
     try:
         plan = _slot_plan(store, proposal["op"], proposal["target"], args)
     except (InvalidInput, Conflict, NotFound) as exc:
-        return {"stale": str(exc), "flags": [f"no longer applies: {exc}"]}
+        try:
+            current: Doc | None = slots.get_slot(store, proposal["target"])
+        except (InvalidInput, NotFound):
+            current = None
+        found: Doc = {"stale": str(exc), "flags": [f"no longer applies: {exc}"]}
+        if current is not None:
+            # What a reviewer starts a whole-slot edit from.
+            found["before"] = current["content"]
+            found["limit"] = current["limit"]
+        return found
     diff = _text_diff(plan["before"], plan["after"])
     flags = [] if plan["exists"] else [f"creates slot {plan['label']}"]
     return {
@@ -779,29 +788,47 @@ def approve(
     actor: str,
     curator: Curator | None,
     edit: str | None = None,
+    whole_slot: bool = False,
 ) -> Doc:
     """Make a proposal live, as proposed or with ``edit`` as its text (the lesson's
     content, a slot's new content, the appended text, the replacement, the rule).
 
-    Only the curator decides (:mod:`core.curator`). The write runs as ``actor`` (the
-    reviewer) and is checked against the store as it is now: a refusal (a slot edit
-    that no longer fits, say) leaves the proposal pending. Returns the decided proposal.
+    Only the curator decides (:mod:`core.curator`).
+
+    ``whole_slot`` (a slot proposal, with ``edit``): ``edit`` is the slot's whole new
+    content, written as a ``set``. That is the way out for an append or a replace
+    that no longer applies (the text it replaces is gone): the reviewer writes what
+    the slot should say.
+
+    The write runs as ``actor`` (the reviewer) and is checked against the store as
+    it is now: a refusal (a slot edit that no longer fits, say) leaves the proposal
+    pending. Returns the decided proposal.
     """
     with store.transaction():
         check(store, curator, now=now, actor=actor)
         proposal = _pending(store, key)
         args = dict(proposal["args"])
         edited = edit is not None
+        op = proposal["op"]
+        if whole_slot:
+            if proposal["kind"] != "slot":
+                raise InvalidInput(
+                    "whole_slot", "only a slot proposal can become a whole-slot edit"
+                )
+            if edit is None:
+                raise InvalidInput("edit", "a whole-slot edit needs the slot's new text")
+            op = "set"
+            args = {"label": args["label"]}
         if edited:
             if not isinstance(edit, str) or not edit.strip():
                 raise InvalidInput("edit", "must not be empty")
-            field = EDITED_FIELD.get((proposal["kind"], proposal["op"]))
+            field = EDITED_FIELD.get((proposal["kind"], op))
             if field is None:
                 raise InvalidInput("edit", f"a {proposal['kind']} proposal has no text to edit")
             args[field] = edit
         if proposal["kind"] in ("rule", "config", "checkpoint"):
             result_id, result = _apply_guarded(store, proposal, args, now, actor)
-        elif proposal["op"] == "edit":
+        elif op == "edit":
             result_id = _apply_edit(store, proposal["kind"], args, now, actor)["id"]
             result = f"edited {proposal['kind']} {result_id}"
         elif proposal["kind"] == "lesson":
@@ -814,10 +841,12 @@ def approve(
                 "reinforced": f"reinforced lesson {result_id} (already known)",
             }[written.action]
         else:
-            written = _slot_write(store, proposal["op"], args, now, actor)
+            written = _slot_write(store, op, args, now, actor)
             slot = written[0] if isinstance(written, tuple) else written
             result_id = slot["id"]
-            result = f"{proposal['op']} slot {slot['label']}"
+            result = f"{op} slot {slot['label']}"
+            if op != proposal["op"]:
+                result += f" (the whole slot, instead of the proposed {proposal['op']})"
         decided = _decide(
             store,
             proposal,

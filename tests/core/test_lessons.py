@@ -213,6 +213,26 @@ def test_forget_and_restore(store: Store, now: datetime) -> None:
     assert actions == ["add", "forget", "restore"]
 
 
+def test_unforget_undoes_a_forget_without_restarting_the_decay_clock(
+    store: Store, now: datetime
+) -> None:
+    lid = _add(store, "Use tabs", now).lesson["id"]
+    before = lessons.get_lesson(store, lid, now)
+    later = now + timedelta(days=10)
+    lessons.forget(store, lid, now=later, actor=ACTOR)
+    back = lessons.unforget(store, lid, now=later + timedelta(minutes=1), actor=ACTOR)
+    # As it was: the same confidence, the same decay clock (not "reinforced just now").
+    assert not back["deleted"] and not back["forgotten"]
+    assert back["confidence"] == before["confidence"]
+    assert back["last_reinforced_at"] == before["last_reinforced_at"]
+    assert back["effective_confidence"] == effective_confidence(before, later)
+    with pytest.raises(Conflict):  # live: nothing to undo
+        lessons.unforget(store, lid, now=later, actor=ACTOR)
+    with store.reading():
+        actions = [e["action"] for e in audit.entries(store, newest_first=False)]
+    assert actions == ["add", "forget", "unforget"]
+
+
 def test_re_adding_a_forgotten_lesson_brings_it_back(store: Store, now: datetime) -> None:
     lid = _add(store, "Use tabs", now).lesson["id"]
     lessons.forget(store, lid, now=now, actor=ACTOR)

@@ -268,6 +268,38 @@ def test_a_stale_slot_proposal_stays_pending_when_approval_fails(cli, db: Path) 
     assert _pending(cli)[0]["status"] == "pending"
 
 
+def test_a_stale_slot_proposal_can_be_approved_as_a_whole_slot_edit(cli, db: Path) -> None:  # noqa: ANN001
+    cli("slot", "set", "persona", "You are terse.")
+    _on(cli)
+    cli("slot", "replace", "persona", "terse", "brief")
+    [proposal] = _pending(cli)
+    cli("config", "set", "review", "off")
+    cli("slot", "set", "persona", "You are kind.")  # the text it replaces is gone
+    [listed] = _pending(cli)
+    # The reviewer sees what the slot says now, to write the whole of it.
+    assert listed["stale"] and listed["before"] == "You are kind."
+    # An edit of the replacement alone would fail the same way; the whole slot does not.
+    assert cli("review", "approve", proposal["id"], "--edit", "brief").code == 2
+    before = folder_digest(db)
+    assert cli("review", "approve", proposal["id"], "--whole-slot").code == 2  # no text
+    assert folder_digest(db) == before
+    done = cli(
+        "review", "approve", proposal["id"], "--edit", "You are kind and brief.", "--whole-slot"
+    )
+    assert done.code == 0, done.err
+    assert "the whole slot, instead of the proposed replace" in done.out
+    assert cli("slot", "show", "persona").out == "You are kind and brief.\n"
+    decided = cli("review", "show", proposal["id"], "--json").json()
+    assert decided["status"] == "approved" and decided["edited"] is True
+    assert decided["args"] == {"label": "persona", "content": "You are kind and brief."}
+    # A lesson cannot become a slot edit.
+    _on(cli)
+    cli("lesson", "add", "pin digests")
+    [lesson_p] = _pending(cli)
+    refused = cli("review", "approve", lesson_p["id"], "--edit", "x", "--whole-slot")
+    assert refused.code == 2 and "whole_slot" in refused.err
+
+
 def test_read_verbs_create_no_store(cli, db: Path) -> None:  # noqa: ANN001
     for args in (
         ("review", "list"),

@@ -80,6 +80,7 @@ class CheckpointsPane(Pane):
 
     PANE_ID = "checkpoints"
     TITLE = "Checkpoints"
+    SHORT_TITLE = "Checkpts"
     HELP = (
         "A checkpoint is a snapshot of every table but the audit log. The detail shows "
         "what changed from the selected checkpoint to now. Restoring first saves the "
@@ -112,7 +113,7 @@ class CheckpointsPane(Pane):
                 Column("description", "Description", min_width=20),
             ],
             id="checkpoints",
-            empty_text="No checkpoints yet: press c to snapshot the store as it is now",
+            empty_text="Loading checkpoints…",
         )
         with VerticalScroll(id="checkpoint-diff-scroll"):
             yield Static("", id="checkpoint-detail")
@@ -156,6 +157,7 @@ class CheckpointsPane(Pane):
             for c in sorted(checkpoints, key=lambda c: (c["created_at"], c["id"]), reverse=True)
         ]
         table = self.query_one("#checkpoints", VirtualTable)
+        table.empty_text = "No checkpoints yet: press c to snapshot the store as it is now"
         table.styles.height = max(4, min(len(rows) + 2, 12))
         keep = self._pending_jump or table.cursor_key
         table.set_source(ListRowSource(rows), keep_key=keep)
