@@ -20,7 +20,7 @@ from typing import Any
 from . import audit, ids, kinds, lookup, rule_archive, stats, tables
 from .clock import iso
 from .privacy import scrub
-from .storage.folder_storage import Docs
+from .storage.backend import Docs
 from .storage.store import Store
 
 TABLE = "checkpoints"
@@ -33,7 +33,7 @@ def _snapshot_names(store: Store) -> list[str]:
 
 def _sweep(store: Store) -> int:
     """Remove snapshot folders that no checkpoint record names; call inside a transaction."""
-    return store.storage.sweep_snapshots(set(store.docs(TABLE)))
+    return store.backend.snapshot_sweep(set(store.docs(TABLE)))
 
 
 def _take(store: Store, description: str, now: datetime, automatic: bool) -> dict[str, Any]:
@@ -41,7 +41,7 @@ def _take(store: Store, description: str, now: datetime, automatic: bool) -> dic
     counts = {
         k: v for k, v in stats.table_counts(store).items() if k not in ("checkpoints", "audit")
     }
-    store.storage.snapshot(_snapshot_names(store), key)
+    store.backend.snapshot_create(key, _snapshot_names(store))
     doc = {
         "automatic": automatic,
         "counts": counts,
@@ -58,7 +58,7 @@ def create(
 ) -> dict[str, Any]:
     """Snapshot the store now; returns the checkpoint record."""
     with store.transaction():
-        if store.storage.dirty():
+        if store.cache.dirty():
             raise RuntimeError("a checkpoint must be taken before any write in its transaction")
         _sweep(store)
         doc = _take(store, scrub(description).strip(), now, automatic)
@@ -92,7 +92,7 @@ def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, A
     """
     with store.transaction():
         target = resolve(store, key)
-        snapshot = store.storage.snapshot_tables(target["id"])
+        snapshot = store.backend.snapshot_tables(target["id"])
         _sweep(store)
         before = _take(store, f"before restoring {target['id'][:8]}", now, automatic=True)
         for name in _snapshot_names(store):
@@ -119,7 +119,7 @@ def delete(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, An
         target = resolve(store, key)
         # Checked before anything changes: an id that is not a safe name (a
         # tampered checkpoints table) is refused with the store untouched.
-        store.storage.snapshot_folder(target["id"])
+        store.backend.snapshot_check(target["id"])
         _sweep(store)
         store.delete(TABLE, [target["id"]])
         audit.record(
@@ -131,7 +131,7 @@ def delete(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, An
             summary=f"deleted checkpoint {target['id'][:8]}: {target['description']}",
             now=now,
         )
-    store.storage.delete_snapshot(target["id"])
+    store.backend.snapshot_delete(target["id"])
     return target
 
 
@@ -183,13 +183,13 @@ def diff(store: Store, key: str, key2: str | None = None, *, titles: int = 0) ->
     """
     with store.reading():
         first = resolve(store, key)
-        old = store.storage.snapshot_tables(first["id"])
+        old = store.backend.snapshot_tables(first["id"])
         if key2 is None:
             second = None
             new = _current(store)
         else:
             second = resolve(store, key2)
-            new = store.storage.snapshot_tables(second["id"])
+            new = store.backend.snapshot_tables(second["id"])
     result: dict[str, Any] = {
         "from": first["id"],
         "to": second["id"] if second else "now",

@@ -18,11 +18,11 @@ from typing import Any
 from .errors import StoreUnreadable
 from .storage import journal, schema
 from .storage.codec import load_file
-from .storage.folder_storage import SNAPSHOTS, table_file
+from .storage.folder_backend import LOCK_NAME
 from .storage.journal import JOURNAL_NAME
 from .storage.lock import InterProcessLock
-from .storage.manifest import MANIFEST_NAME, Manifest
-from .storage.store import LOCK_NAME
+from .storage.manifest import MANIFEST_NAME, Manifest, table_file
+from .storage.snapshot_files import SNAPSHOTS
 from .tables import logical_name
 
 

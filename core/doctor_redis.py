@@ -32,8 +32,7 @@ from .doctor import Check
 from .errors import UserError
 from .storage import schema
 from .storage.manifest import FORMAT, is_table_name
-from .storage.redis_storage import LOCK, META, PREFIX, SNAPS, TABLES
-from .storage.redis_store import BACKUP_PREFIX
+from .storage.redis_keys import BACKUP_PREFIX, LOCK, META, PREFIX, SNAPS, TABLES
 from .storage.resp import Connection, ConnectionLost, ReplyError
 from .storage.url import StoreURL
 from .tables import logical_name

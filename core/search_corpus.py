@@ -147,9 +147,9 @@ class DiskCache:
 
     def __init__(self, store: Store) -> None:
         self.folder: Path | None = None
-        if store.backend != "folder" or os.environ.get("MEMWORK_SEARCH_CACHE", "1") == "0":
+        if store.folder is None or os.environ.get("MEMWORK_SEARCH_CACHE", "1") == "0":
             return  # in memory, or in Redis: no folder to keep a cache in
-        self.folder = store.path.joinpath(*self.FOLDER)
+        self.folder = store.folder.joinpath(*self.FOLDER)
 
     def key(self, store: Store, name: str, extra: str = "") -> str | None:
         """What the table file is now (call under the store's lock)."""
@@ -159,7 +159,7 @@ class DiskCache:
             st = os.stat(store.table_path(name))
         except OSError:
             return None
-        version = store.storage.manifest.tables.get(name)
+        version = store.table_version(name)
         return f"{name} {version} {st.st_ino} {st.st_size} {st.st_mtime_ns} {extra}"
 
     def _real_folder(self) -> bool:
@@ -271,7 +271,7 @@ class Corpus:
                 big.extend(("rule", n) for n in store.table_names("rules"))
             if wants(kinds, "episode"):
                 big.extend(("episode", n) for n in shards.shard_names(store, "episodes"))
-            sessions_version = str(store.storage.manifest.tables.get("sessions"))
+            sessions_version = str(store.table_version("sessions"))
         live = {name for _, name in big}
         for gone in [n for n in self._kept if n not in live]:
             del self._kept[gone]
@@ -298,7 +298,7 @@ class Corpus:
         (the store swaps a table's mapping whenever it changes) or the disk key.
         """
         kept = self._kept.get(name)
-        if kept is not None and store.storage.loaded(name) and kept[0] is store.docs(name):
+        if kept is not None and store.is_loaded(name) and kept[0] is store.docs(name):
             if kind != "observation":  # whose titles also depend on the sessions table
                 return kept[1]
         key = disk.key(store, name, extra)

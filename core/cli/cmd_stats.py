@@ -18,17 +18,19 @@ def doctor(ctx: Context) -> int:
 
     from ..doctor import report
     from ..errors import NoStore
+    from ..storage.url import REDIS, parse, parse_location
 
-    path = ctx.store_path
-    if isinstance(path, str):  # a Redis URL
+    location = parse_location(ctx.store_path, "--db")
+    if location.scheme == REDIS:
         from ..doctor_redis import report as redis_report
-        from ..storage.url import parse
 
-        result = redis_report(parse(path))
-    elif not os.path.lexists(path):
-        raise NoStore(path)
+        result = redis_report(parse(location.url))
+    elif location.folder is None:
+        raise NoStore(location.scheme + ":")  # memory: lives only in its own process
+    elif not os.path.lexists(location.folder):
+        raise NoStore(location.folder)
     else:
-        result = report(path)
+        result = report(location.folder)
     if ctx.json:
         emit_json(result)
     else:

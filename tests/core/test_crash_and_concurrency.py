@@ -140,7 +140,7 @@ def _state(path: Path | str, checked: set[str]) -> tuple[set[str], set[str]]:
         glob = aggregates.read_global(store)
         lesson_ids = set(store.docs("lessons"))
         for cid in set(store.docs("checkpoints")) - checked:
-            store.storage.snapshot_tables(cid)  # every checkpoint is readable
+            store.backend.snapshot_tables(cid)  # every checkpoint is readable
             checked.add(cid)
     assert glob["stored_episodes"] == len(docs)
     indexes = sorted(d["index"] for d in docs)

@@ -210,7 +210,7 @@ def test_a_tampered_snapshot_manifest_cannot_read_outside(
 
 
 def test_table_names_are_checked_before_any_path_is_built() -> None:
-    from memwork.core.storage.folder_storage import table_file
+    from memwork.core.storage.manifest import table_file
 
     assert table_file("observations.run-42") == "observations.run-42.json"
     for bad in ("../x", "a/b", ".lock", "store", "x\x00"):

@@ -287,7 +287,7 @@ def test_a_new_process_finds_an_archived_rule_reading_only_its_chunk(
         outcome, _ = _propose(store, "global", "[WORKS] summary 35", now)  # in chunk 4
         assert outcome == "reactivated"
         assert _propose(store, "global", "[WORKS] never seen", now)[0] == "added"
-        loaded = [t for t in store.table_names("rules.archive") if store.storage.loaded(t)]
+        loaded = [t for t in store.table_names("rules.archive") if store.is_loaded(t)]
     # The chunk that held the rule, and a new one (chunk 8 is full) for the window's overflow.
     assert loaded == ["rules.archive.000004.global", "rules.archive.000009.global"]
 

@@ -99,7 +99,7 @@ def test_a_symlinked_snapshots_folder_sends_nothing_outside(tmp_path: Path) -> N
         store.put("lessons", "a", {"id": "a"})
     outside = tmp_path / "outside"
     outside.mkdir()
-    store.storage.snapshot_keys()  # no snapshots yet
+    store.backend.snapshot_keys()  # no snapshots yet
     os.symlink(outside, folder / "snapshots")
     with pytest.raises(StoreUnreadable, match="symbolic link"):
         checkpoints.create(store, "x", now=NOW, actor="test")
@@ -238,7 +238,7 @@ def test_a_checkpoint_survives_an_in_place_edit_of_a_table_file(cli, db: Path) -
 
 def test_checkpoints_taken_before_packs_still_restore(tmp_path: Path) -> None:
     """Older stores hold one hard-linked file per table in each snapshot folder."""
-    from memwork.core.storage.folder_storage import SNAPSHOT_MANIFEST, SNAPSHOT_PACK
+    from memwork.core.storage.snapshot_files import SNAPSHOT_MANIFEST, SNAPSHOT_PACK
 
     folder = tmp_path / "s"
     store = Store(folder)
@@ -259,7 +259,7 @@ def test_checkpoints_taken_before_packs_still_restore(tmp_path: Path) -> None:
 
 
 def test_a_damaged_pack_index_is_refused(cli, db: Path) -> None:  # noqa: ANN001
-    from memwork.core.storage.folder_storage import SNAPSHOT_MANIFEST
+    from memwork.core.storage.snapshot_files import SNAPSHOT_MANIFEST
 
     cli("lesson", "add", "Keep me", now=T0)
     cid = cli("checkpoint", "create", now=T0).out.strip()

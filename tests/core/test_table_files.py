@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memwork.core.storage import codec
-from memwork.core.storage.folder_storage import table_file
+from memwork.core.storage.manifest import table_file
 from memwork.core.storage.store import Store
 from tests.conftest import python_env
 
@@ -25,15 +25,13 @@ def _no_safety_net(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MEMWORK_VERIFY_WRITES", raising=False)
 
 
-@pytest.fixture(params=["memory", "json"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
-    """The file backends (in memory and on disk): a Redis store holds no table files."""
-    return Store.in_memory() if request.param == "memory" else Store(tmp_path / "store")
+@pytest.fixture
+def folder_store(tmp_path: Path) -> Store:
+    """A folder store: the one backend with table files."""
+    return Store(tmp_path / "store")
 
 
 def _committed(store: Store, name: str) -> bytes:
-    if store.in_memory_only:
-        return store.storage.files[table_file(name)]
     return (store.path / table_file(name)).read_bytes()
 
 
@@ -57,7 +55,8 @@ def _edit_then_put(store: Store, doc_id: str) -> None:
     store.put("t", doc_id, doc)
 
 
-def test_files_read_as_a_full_encoding_after_any_mix_of_writes(store: Store) -> None:
+def test_files_read_as_a_full_encoding_after_any_mix_of_writes(folder_store: Store) -> None:
+    store = folder_store
     with store.transaction():
         store.put_many("t", {d["id"]: d for d in (_doc(n) for n in range(200))})
         store.put("u", "x", {"id": "x", "nested": {"b": [1, 2.5e-6, None], "a": {}}})
@@ -136,11 +135,15 @@ def test_a_file_rewritten_by_another_program_is_rewritten_whole(tmp_path: Path) 
     _assert_canonical(store)
 
 
+@pytest.mark.parametrize("backend", ["memory", "folder", "redis"])
 def test_a_document_changed_in_place_is_caught_by_the_check(
-    store: Store, monkeypatch: pytest.MonkeyPatch
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: str
 ) -> None:
-    """Documents from ``store.docs`` are read-only; the test suite checks every commit."""
+    """Documents from ``store.docs`` are read-only; the test suite checks every commit,
+    on every backend."""
     monkeypatch.setenv("MEMWORK_VERIFY_WRITES", "1")
+    location = {"memory": "memory:", "folder": str(tmp_path / "s")}.get(backend)
+    store = Store(location or request.getfixturevalue("redis_url"))
     with store.transaction():
         store.put_many("t", {"a": {"id": "a", "v": 1}, "b": {"id": "b", "v": 1}})
     with pytest.raises(AssertionError, match="differs from a full encoding"):
