@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import StoreUnreadable
-from .storage import journal, schema
-from .storage.codec import load_file
+from .storage import journal, schema, wal
+from .storage.backend import Commit, Docs, replay, table_writes
+from .storage.codec import load_file, read_store_file
 from .storage.folder_backend import LOCK_NAME
 from .storage.journal import JOURNAL_NAME
 from .storage.lock import InterProcessLock
@@ -102,21 +103,78 @@ def _permissions(folder: Path) -> Check | None:
     return None
 
 
-def _snapshots(folder: Path, manifest: Manifest, pending: dict[str, str]) -> Check | None:
+def _log(
+    folder: Path, manifest: Manifest, pending: dict[str, str], checks: list[Check]
+) -> list[Commit]:
+    """Check ``store.log``; returns its records (the commits since the last fold)."""
+    path = folder / (pending.get(wal.LOG_NAME) or wal.LOG_NAME)
+    if not os.path.lexists(path):
+        checks.append(Check("log", "ok", "none yet (the next commit starts it)"))
+        return []
+    try:
+        data = read_store_file(path)
+        start = wal.read_header(folder / wal.LOG_NAME, data)
+        if start > manifest.generation:
+            raise StoreUnreadable(
+                f"{folder / wal.LOG_NAME} follows commit {start} but store.json is at commit "
+                f"{manifest.generation}"
+            )
+        tail = wal.read_records(
+            folder / wal.LOG_NAME, data[wal.HEADER_SIZE :], wal.HEADER_SIZE, manifest.generation
+        )
+    except StoreUnreadable as exc:
+        checks.append(Check("log", "problem", str(exc)))
+        return []
+    size = f"{len(data) / 1024:.0f} KiB"
+    if tail.torn:
+        checks.append(
+            Check(
+                "log",
+                "warn",
+                f"{len(tail.records)} commits since the last fold ({size}), then {tail.torn} "
+                "bytes of a commit a crash cut short: it was never acknowledged, and the next "
+                "write drops it",
+            )
+        )
+    else:
+        checks.append(
+            Check("log", "ok", f"{len(tail.records)} commits since the last fold ({size})")
+        )
+    return tail.records
+
+
+def _head_docs(
+    folder: Path, manifest: Manifest, records: list[Commit], name: str, pending: dict[str, str]
+) -> Docs | None:
+    """Table ``name`` as the store holds it now (its file, then the log); None when it
+    cannot be read (reported with the tables)."""
+
+    def before() -> Docs | None:
+        if name not in manifest.tables:
+            return None
+        file = table_file(name)
+        data = load_file(folder / (pending.get(file) or file))
+        return dict(data.get("documents") or {})
+
+    try:
+        return replay(table_writes(records, name), before)
+    except (StoreUnreadable, AttributeError):
+        return None
+
+
+def _snapshots(
+    folder: Path, manifest: Manifest, records: list[Commit], pending: dict[str, str]
+) -> Check | None:
     base = folder / SNAPSHOTS
     if not base.is_dir() or base.is_symlink():
         return None
     keys = {e.name for e in os.scandir(base) if e.is_dir(follow_symlinks=False)}
     if not keys:
         return None
-    recorded: set[str] = set()
-    if "checkpoints" in manifest.tables:
-        name = table_file("checkpoints")
-        try:
-            data = load_file(folder / (pending.get(name) or name))
-            recorded = set((data.get("documents") or {}).keys())
-        except (StoreUnreadable, AttributeError):
-            return None  # reported with the tables
+    checkpoints = _head_docs(folder, manifest, records, "checkpoints", pending)
+    if checkpoints is None and "checkpoints" in manifest.tables:
+        return None  # reported with the tables
+    recorded = set(checkpoints or ())
     orphans = sorted(keys - recorded)
     if not orphans:
         return None
@@ -178,12 +236,15 @@ def diagnose(folder: Path) -> list[Check]:
             Check(
                 "schema",
                 "warn",
-                f"version {manifest.schema_version}: migrated (with a backup) on next open",
+                f"version {manifest.schema_version}: migrated "
+                f"{'(with a backup) ' if schema.needs_backup(manifest.schema_version) else ''}"
+                "on next open",
             )
         )
     else:
         checks.append(Check("schema", "ok", f"version {manifest.schema_version}"))
     checks.append(_lock_check(folder))
+    records = _log(folder, manifest, pending, checks)
     permissions = _permissions(folder)
     if permissions:
         checks.append(permissions)
@@ -210,7 +271,8 @@ def diagnose(folder: Path) -> list[Check]:
         Check(
             "tables",
             "ok" if not bad else "problem",
-            f"{len(manifest.tables)} table files, {documents} documents, {bad} unreadable",
+            f"{len(manifest.tables)} table files, {documents} documents as of the last fold, "
+            f"{bad} unreadable",
         )
     )
     unlisted, strays = _unlisted(folder, manifest, pending)
@@ -233,10 +295,10 @@ def diagnose(folder: Path) -> list[Check]:
                 f"{len(strays)} files the store does not use: {', '.join(strays[:5])}",
             )
         )
-    orphans = _snapshots(folder, manifest, pending)
+    orphans = _snapshots(folder, manifest, records, pending)
     if orphans:
         checks.append(orphans)
-    logical = sorted({logical_name(n) for n in manifest.tables})
+    logical = sorted({logical_name(n) for n in wal.head_after(manifest, records).tables})
     checks.append(Check("contents", "ok", ", ".join(logical) or "empty store"))
     return checks
 
@@ -245,7 +307,8 @@ def _unlisted(
     folder: Path, manifest: Manifest, pending: dict[str, str]
 ) -> tuple[list[str], list[str]]:
     """Table files store.json does not name, and other files the store does not use."""
-    known = {table_file(n) for n in manifest.tables} | {MANIFEST_NAME, JOURNAL_NAME, LOCK_NAME}
+    known = {table_file(n) for n in manifest.tables}
+    known |= {MANIFEST_NAME, JOURNAL_NAME, LOCK_NAME, wal.LOG_NAME}
     known |= set(pending) | set(pending.values())
     unlisted, strays = [], []
     for entry in sorted(os.scandir(folder), key=lambda e: e.name):

@@ -155,12 +155,17 @@ class DiskCache:
         """What the table file is now (call under the store's lock)."""
         if self.folder is None:
             return None
+        version = store.table_version(name)
+        if version is None:
+            return None
+        # The version says what the table holds; the file's identity guards against a
+        # folder put back by hand. A table still only in the log has no file yet.
         try:
             st = os.stat(store.table_path(name))
+            where = f"{st.st_ino} {st.st_size} {st.st_mtime_ns}"
         except OSError:
-            return None
-        version = store.table_version(name)
-        return f"{name} {version} {st.st_ino} {st.st_size} {st.st_mtime_ns} {extra}"
+            where = "-"
+        return f"{name} {version} {where} {extra}"
 
     def _real_folder(self) -> bool:
         """Whether the cache folders are real folders (a planted link is never followed)."""

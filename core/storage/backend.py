@@ -70,7 +70,7 @@ polled through :meth:`Backend.committed_generation`.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +93,7 @@ class TableWrite:
     are first asked for (``load``).
     """
 
-    __slots__ = ("_put", "_delete", "_load", "replace", "_docs", "base")
+    __slots__ = ("_put", "_put_ids", "delete", "_load", "replace", "_docs", "base")
 
     def __init__(
         self,
@@ -103,33 +103,33 @@ class TableWrite:
         replace: bool = False,
         docs: Docs | None = None,
         base: Docs | None = None,
-        load: Callable[[], tuple[Docs, list[str]]] | None = None,
+        put_ids: Iterable[str] | None = None,
+        load: Callable[[], Docs] | None = None,
     ) -> None:
         self._put = put
-        self._delete = list(delete)
+        self._put_ids = list(put_ids) if put_ids is not None else None
+        #: The ids removed.
+        self.delete = list(delete)
         self._load = load
         self.replace = replace
         self._docs = docs
         self.base = base
 
-    def _loaded(self) -> None:
-        if self._put is None:
-            assert self._load is not None, "a TableWrite needs its documents or a loader"
-            self._put, self._delete = self._load()
-            self._load = None
-
     @property
     def put(self) -> Docs:
         """The documents inserted or replaced (the whole table with ``replace``)."""
-        self._loaded()
-        assert self._put is not None
+        if self._put is None:
+            assert self._load is not None, "a TableWrite needs its documents or a loader"
+            self._put, self._load = self._load(), None
         return self._put
 
     @property
-    def delete(self) -> list[str]:
-        """The ids removed."""
-        self._loaded()
-        return self._delete
+    def put_ids(self) -> Collection[str]:
+        """The ids of the documents put, known without decoding them."""
+        if self._put is not None:
+            return self._put.keys()
+        assert self._put_ids is not None
+        return self._put_ids
 
     @property
     def docs(self) -> Docs:
@@ -138,12 +138,14 @@ class TableWrite:
 
     def light(self) -> TableWrite:
         """The same write without the whole table or its base (what a log keeps)."""
-        if self._put is None:
+        if self._docs is None and self.base is None:
             return self
-        return TableWrite(self._put, self._delete, replace=self.replace)
+        return TableWrite(self._put, self.delete, replace=self.replace)
 
     def __repr__(self) -> str:
-        return f"TableWrite(put={sorted(self.put)}, delete={self.delete}, replace={self.replace})"
+        return (
+            f"TableWrite(put={sorted(self.put_ids)}, delete={self.delete}, replace={self.replace})"
+        )
 
     def applied_to(self, docs: Mapping[str, Doc] | None) -> Docs:
         """The table after this write, given it before (a new dict; ``docs`` is kept)."""
@@ -154,6 +156,46 @@ class TableWrite:
         for doc_id in self.delete:
             result.pop(doc_id, None)
         return result
+
+
+def table_writes(commits: Iterable[Commit], name: str) -> list[TableWrite]:
+    """What ``commits`` did to table ``name``, in order (a drop as an empty replace)."""
+    found = []
+    for commit in commits:
+        if name in commit.drops:
+            found.append(TableWrite({}, replace=True))
+        elif name in commit.writes:
+            found.append(commit.writes[name])
+    return found
+
+
+def replay(writes: list[TableWrite], before: Callable[[], Docs | None]) -> Docs:
+    """A table after ``writes`` (in commit order; a drop is a replace with nothing put),
+    in id order, given how to read it before them.
+
+    Read from the last write back, so a write whose documents all come again later is
+    never decoded (an aggregate rewritten by every commit costs one decode, not one per
+    commit), and the table before is read only when the writes do not replace it.
+    """
+    settled: set[str] = set()
+    found: Docs = {}
+    replaced = False
+    for write in reversed(writes):
+        wanted = [i for i in write.put_ids if i not in settled]
+        if wanted:
+            put = write.put
+            for doc_id in wanted:
+                found[doc_id] = put[doc_id]
+        settled.update(write.put_ids)
+        settled.update(write.delete)
+        if write.replace:
+            replaced = True
+            break
+    base = None if replaced else before()
+    result = {k: v for k, v in base.items() if k not in settled} if base else {}
+    result.update(found)
+    # In id order, as a table file keeps them: a fresh read sees one sequence everywhere.
+    return dict(sorted(result.items()))
 
 
 class Commit:
@@ -202,8 +244,9 @@ class Refresh:
 
 
 class TableChange:
-    """How one table changed: the ids put and deleted, or ``whole`` when any document
-    may have changed (or the table was dropped: ``dropped``)."""
+    """How one table changed: the ids put and deleted; ``whole`` when the documents not
+    named may have changed or gone too (the table was replaced, or the backend can only
+    say that it moved), ``dropped`` when it is gone."""
 
     __slots__ = ("put", "deleted", "whole", "dropped")
 
@@ -223,9 +266,8 @@ class TableChange:
     def __repr__(self) -> str:
         if self.dropped:
             return "TableChange(dropped)"
-        if self.whole:
-            return "TableChange(whole)"
-        return f"TableChange(put={sorted(self.put)}, deleted={sorted(self.deleted)})"
+        whole = ", whole" if self.whole else ""
+        return f"TableChange(put={sorted(self.put)}, deleted={sorted(self.deleted)}{whole})"
 
 
 class Change:
@@ -250,16 +292,14 @@ class Change:
         for commit in commits:
             for name, write in commit.writes.items():
                 before = tables.get(name)
-                if write.replace or (before is not None and (before.whole or before.dropped)):
-                    tables[name] = TableChange(whole=True)
-                    continue
-                put = set(before.put) if before else set()
-                deleted = set(before.deleted) if before else set()
-                put.update(write.put)
-                deleted.difference_update(write.put)
+                whole = write.replace or (before is not None and before.whole)
+                put = set() if write.replace or before is None else set(before.put)
+                deleted = set() if write.replace or before is None else set(before.deleted)
+                put.update(write.put_ids)
+                deleted.difference_update(write.put_ids)
                 deleted.update(write.delete)
                 put.difference_update(write.delete)
-                tables[name] = TableChange(put, deleted)
+                tables[name] = TableChange(put, deleted, whole=whole)
             for name in commit.drops:
                 tables[name] = TableChange(whole=True, dropped=True)
         return cls(generation, tables, local=local)
@@ -362,6 +402,10 @@ class Backend(ABC):
     def commit(self, commit: Commit) -> Manifest:
         """Make ``commit`` durable and visible at once; returns the new head and sets
         ``commit.generation``."""
+
+    def fold_log(self) -> None:  # noqa: B027 - an optional hook; most backends need none
+        """Write whatever the backend holds only in a log into its tables (a folder's
+        ``store.log`` into its table files). With the lock held."""
 
     def pending(self) -> bool:
         """Whether operations wait for the next commit (snapshots a backend makes with

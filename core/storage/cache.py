@@ -22,7 +22,7 @@ from typing import Any
 
 from tinydb.storages import Storage
 
-from .backend import Backend, Change, Commit, Docs, Refresh, TableWrite
+from .backend import Backend, Change, Commit, Docs, Refresh, TableWrite, replay, table_writes
 from .manifest import Manifest
 
 _OUTSIDE = "memwork writes must run inside store.transaction()"
@@ -39,6 +39,10 @@ class TableMap(dict[str, Docs]):
         docs = self._loader(name)  # raises KeyError when the table does not exist
         self[name] = docs
         return docs
+
+
+def _given(docs: Docs) -> Callable[[], Docs]:
+    return lambda: docs
 
 
 def _canonical(doc: Any) -> str:
@@ -110,12 +114,13 @@ class TableCache(Storage):
                     self.evict(name)
             change = Change.of_heads(before, refresh.head)
         else:
-            for commit in commits:
-                for name, write in commit.writes.items():
-                    if name in self.tables:
-                        self._replace_clean(name, write.applied_to(self.tables[name]))
-                for name in commit.drops:
+            touched = {n for c in commits for n in (*c.writes, *c.drops)}
+            for name in touched & self.tables.keys():
+                if name not in refresh.head.tables:
                     self.evict(name)
+                    continue
+                cached = self.tables[name]
+                self._replace_clean(name, replay(table_writes(commits, name), _given(cached)))
             change = Change.of_commits(commits, refresh.head.generation, local=False)
         self.head = refresh.head
         return change

@@ -1,10 +1,18 @@
-"""A store in a folder: one JSON file per table, ``store.json``, a lock file.
+"""A store in a folder: one JSON file per table, ``store.json``, ``store.log``, a lock.
 
 ``store.json`` names the schema version, the commit counter and each table file's
-version. A commit writes every changed table file beside its target, then the
-journal naming the renames, then renames (:mod:`core.storage.journal`), under
-``<store>/.lock`` (:mod:`core.storage.lock`). A table file is written with the
-bytes of its unchanged documents kept (:func:`core.storage.codec.table_bytes`).
+version. A commit appends one record to ``store.log`` and fsyncs it once
+(:mod:`core.storage.wal`); readers apply the log's records over the table files.
+When the log passes a size (``MEMWORK_LOG_BYTES``, default 256 KiB) or an age
+(``MEMWORK_LOG_SECONDS``, default 300 s) it is *folded* into the table files: every
+table it touched is rewritten beside its target, with the bytes of its unchanged
+documents kept (:func:`core.storage.codec.table_bytes`), together with
+``store.json`` and a fresh, empty log, in one journaled multi-file commit
+(:mod:`core.storage.journal`). A commit too big for the log (a bulk record, an
+import, a restore) is folded in with it directly. Everything runs under
+``<store>/.lock`` (:mod:`core.storage.lock`), so no reader ever sees a fold half
+done, and the records a fold consumed are still read from the old log by a process
+that had not seen them yet.
 
 Nothing reaches outside the folder: symbolic links inside it are refused on every
 open, every table name passes :func:`~core.storage.manifest.table_file` before it
@@ -15,6 +23,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from pathlib import Path
 
 from ..errors import (
@@ -24,15 +33,84 @@ from ..errors import (
     StoreUnreadable,
     StoreWriteFailed,
 )
-from . import journal, schema
-from .atomic import DIR_MODE
-from .backend import Backend, Commit, Docs, Refresh
-from .codec import dumps, load_file, read_store_file, table_bytes
+from . import journal, schema, wal
+from .atomic import DIR_MODE, failed_write, fsync_enabled
+from .backend import Backend, Commit, Docs, Refresh, replay, table_writes
+from .codec import dumps, load_file, loads, read_store_file, table_bytes
 from .lock import InterProcessLock, LockTimeout, lock_timeout
 from .manifest import MANIFEST_NAME, Manifest, table_file
 from .snapshot_files import SnapshotFiles
 
 LOCK_NAME = ".lock"
+LOG_BYTES_ENV = "MEMWORK_LOG_BYTES"
+LOG_SECONDS_ENV = "MEMWORK_LOG_SECONDS"
+DEFAULT_LOG_BYTES = 256 * 1024
+DEFAULT_LOG_SECONDS = 300.0
+#: A commit that puts more documents than this goes straight to the table files: it
+#: would outgrow the log at once, and writing it twice costs more than a fold.
+DIRECT_DOCUMENTS = 1000
+_LOG_FLAGS = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _setting(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        from ..errors import InvalidInput
+
+        raise InvalidInput(name, f"must be a number >= 0 (got {raw!r})")
+    return value
+
+
+class _Log:
+    """``store.log`` as this process has it open."""
+
+    __slots__ = ("fd", "ident", "size", "end", "started", "writable")
+
+    def __init__(self, fd: int, ident: tuple[int, int], writable: bool) -> None:
+        self.fd = fd
+        #: (device, inode): a fold replaces the file, so a new identity means one ran.
+        self.ident = ident
+        #: The file's size when last read, and the end of its last whole record.
+        self.size = 0
+        self.end = 0
+        #: When the oldest record in it was written (None: it holds none).
+        self.started: float | None = None
+        self.writable = writable
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __del__(self) -> None:
+        # A store dropped without close() (an in-process CLI call) must not keep the file
+        # open: an unmount or a Windows rename would find it busy.
+        self.close()
+
+
+def _write_all(fd: int, data: bytes, offset: int) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.pwrite(fd, view, offset)
+        view = view[written:]
+        offset += written
+
+
+def _light(commit: Commit) -> Commit:
+    """What the log keeps of a commit: its writes, without the whole tables they made."""
+    return Commit(
+        {name: write.light() for name, write in commit.writes.items()},
+        commit.drops,
+        schema_version=commit.schema_version,
+        txid=commit.txid,
+        generation=commit.generation,
+    )
 
 
 class FolderBackend(Backend):
@@ -44,8 +122,15 @@ class FolderBackend(Backend):
         self.path = path.expanduser().absolute()
         self._lock_timeout = lock_timeout()
         self._lock: InterProcessLock | None = None
-        self._head = Manifest(schema_version=schema.SCHEMA_VERSION)
+        #: store.json as last read, the log's records after it, and the head they make.
+        self._base = Manifest(schema_version=schema.SCHEMA_VERSION)
+        self._records: list[Commit] = []
+        self._head = self._base
+        self._log: _Log | None = None
+        self._polled: tuple[tuple[int, int, int], int] | None = None
         self.snapshots = SnapshotFiles(self.path)
+        self.log_limit = int(_setting(LOG_BYTES_ENV, DEFAULT_LOG_BYTES))
+        self.log_seconds = _setting(LOG_SECONDS_ENV, DEFAULT_LOG_SECONDS)
 
     # -- what callers see -------------------------------------------------------------------
     @property
@@ -167,7 +252,8 @@ class FolderBackend(Backend):
                 raise StoreWriteFailed(f"cannot create a store at {self.path}: {self.read_only}")
             journal.remove_strays(self.path, temps)
             manifest = Manifest(schema_version=schema.SCHEMA_VERSION)
-            journal.commit(self.path, {MANIFEST_NAME: manifest.to_bytes()}, [], "init")
+            files = {MANIFEST_NAME: manifest.to_bytes(), wal.LOG_NAME: wal.header(0)}
+            journal.commit(self.path, files, [], "init")
         elif writable:
             journal.remove_strays(self.path, temps)
         manifest = Manifest.read(manifest_path)
@@ -177,8 +263,74 @@ class FolderBackend(Backend):
                 f"this memwork understands ({schema.SCHEMA_VERSION}); upgrade memwork. "
                 "Nothing was changed."
             )
-        self._head = manifest
-        return manifest
+        self._load(manifest)
+        return self._head
+
+    # -- the log -----------------------------------------------------------------------------
+    @property
+    def log_path(self) -> Path:
+        """``store.log``."""
+        return self.path / wal.LOG_NAME
+
+    def _load(self, manifest: Manifest | None = None) -> None:
+        """Read ``store.json`` and the whole log afresh (on open, and after a fold)."""
+        base = manifest or Manifest.read(self.path / MANIFEST_NAME)
+        self._close_log()
+        self._base, self._records, self._head = base, [], base
+        path = self.log_path
+        writable = self.read_only is None
+        try:
+            fd = os.open(path, (os.O_RDWR if writable else os.O_RDONLY) | _LOG_FLAGS)
+        except FileNotFoundError:
+            return  # a store from before the log: its first commit starts one
+        except OSError as exc:
+            if os.path.islink(path):
+                raise StoreUnreadable(
+                    f"{path} is a symbolic link; memwork does not follow links inside a store "
+                    "(replace it with the file itself); nothing was changed"
+                ) from None
+            raise StoreUnreadable(f"cannot open {path}: {exc.strerror}") from None
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            raise StoreUnreadable(f"{path} is not a regular file; it was left untouched")
+        log = _Log(fd, (st.st_dev, st.st_ino), writable)
+        try:
+            data = os.pread(fd, st.st_size, 0)
+            start = wal.read_header(path, data)
+            if start > base.generation:
+                raise StoreUnreadable(
+                    f"{path} follows commit {start} but store.json is at commit "
+                    f"{base.generation}; nothing was changed (run `memwork doctor`)"
+                )
+            tail = wal.read_records(path, data[wal.HEADER_SIZE :], wal.HEADER_SIZE, base.generation)
+        except BaseException:
+            log.close()
+            raise
+        self._log = log
+        self._take(tail, len(data))
+
+    def _take(self, tail: wal.Tail, size: int) -> None:
+        """Adopt records read from the open log."""
+        assert self._log is not None
+        self._log.size, self._log.end = size, tail.end
+        if tail.records:
+            if self._log.started is None:
+                self._log.started = tail.times[0]
+            self._records.extend(tail.records)
+            self._head = wal.head_after(self._base, self._records)
+
+    def _close_log(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def _read_tail(self, log: _Log, size: int) -> wal.Tail:
+        data = os.pread(log.fd, size - log.end, log.end)
+        return wal.read_records(self.log_path, data, log.end, self._head.generation)
+
+    def close(self) -> None:
+        self._close_log()
 
     def backup(self, version: int) -> str:
         return str(schema.backup_folder(self.path, version))
@@ -200,76 +352,219 @@ class FolderBackend(Backend):
 
     # -- reading ----------------------------------------------------------------------------
     def refresh(self) -> Refresh | None:
-        journal.recover(self.path)
-        manifest = Manifest.read(self.path / MANIFEST_NAME)
-        if manifest.generation == self._head.generation and manifest.tables == self._head.tables:
+        journal.recover(self.path)  # an interrupted fold or commit is completed first
+        log = self._log
+        try:
+            st: os.stat_result | None = os.stat(self.log_path, follow_symlinks=False)
+        except FileNotFoundError:
+            st = None
+        if log is not None and st is not None and (st.st_dev, st.st_ino) == log.ident:
+            if st.st_size == log.size:
+                return None  # nobody committed: one stat
+            tail = self._read_tail(log, st.st_size)
+            self._take(tail, st.st_size)
+            return Refresh(self._head, tail.records) if tail.records else None
+        if log is None and st is None:
+            manifest = Manifest.read(self.path / MANIFEST_NAME)
+            if (manifest.generation, manifest.tables) == (self._head.generation, self._head.tables):
+                return None
+            self._base = self._head = manifest
+            return Refresh(manifest, None)
+        # Another process folded the log (or started one): the records it folded are
+        # still in the old log this process holds open, so nothing goes unlisted.
+        before = self._head
+        missed = self._read_tail(log, os.fstat(log.fd).st_size).records if log else []
+        self._load()
+        if self._head.generation == before.generation:
             return None
-        self._head = manifest
-        return Refresh(manifest, None)
+        commits: list[Commit] | None = missed + self._records
+        gone = self._head.generation - before.generation
+        if len(commits or ()) != gone or (missed and missed[0].generation != before.generation + 1):
+            commits = None  # folded with a commit that never was in the log: versions tell
+        return Refresh(self._head, commits)
 
     def committed_generation(self) -> int:
-        return Manifest.read(self.path / MANIFEST_NAME).generation
+        """The last commit's generation, from the log's record headers (no lock)."""
+        try:
+            fd = os.open(self.log_path, os.O_RDONLY | _LOG_FLAGS)
+        except FileNotFoundError:
+            return Manifest.read(self.path / MANIFEST_NAME).generation
+        except OSError:
+            return -1
+        try:
+            st = os.fstat(fd)
+            key = (st.st_dev, st.st_ino, st.st_size)
+            if self._polled is not None and self._polled[0] == key:
+                return self._polled[1]
+            data = os.pread(fd, st.st_size, 0)
+        finally:
+            os.close(fd)
+        try:
+            generation = wal.last_generation(self.log_path, data)
+        except StoreUnreadable:
+            return -1
+        self._polled = (key, generation)
+        return generation
 
     def read_table(self, name: str) -> Docs:
-        expected = self._head.tables.get(name)
-        if expected is None:
+        if name not in self._head.tables:
             raise KeyError(name)
+        return replay(table_writes(self._records, name), lambda: self.read_file(name)[1])
+
+    def read_file(self, name: str) -> tuple[bytes, Docs]:
+        """Table ``name``'s file as ``store.json`` lists it: its bytes and documents."""
         path = self.path / table_file(name)
-        data = load_file(path)
+        raw = read_store_file(path)
+        try:
+            data = loads(raw)
+        except ValueError as exc:
+            raise StoreUnreadable(
+                f"{path} is not valid JSON ({exc}); it was left untouched — "
+                "restore it from a backup or move it away"
+            ) from None
         if (
             not isinstance(data, dict)
             or data.get("table") != name
             or not isinstance(data.get("documents"), dict)
         ):
             raise StoreUnreadable(f"{path} is not a memwork table file; it was left untouched")
+        expected = self._base.tables.get(name)
         if data.get("version") != expected:
             raise StoreUnreadable(
                 f"{path} holds version {data.get('version')} but store.json expects {expected}; "
                 "run `memwork doctor`"
             )
         docs: Docs = data["documents"]
-        return docs
+        return raw, docs
 
     # -- committing -------------------------------------------------------------------------
     def commit(self, commit: Commit) -> Manifest:
-        """Write every changed table file and ``store.json`` in one journaled step."""
+        """Append the commit to the log and fsync it once (or fold it in with the log when
+        it is too big for it); the log is folded once it passes its size or age."""
         if self.read_only:
             raise StoreWriteFailed(
                 f"the store at {self.path} is read-only for this user ({self.read_only}); "
                 "nothing was written"
             )
-        head = self._head
-        self._refuse_unlisted([n for n in commit.writes if n not in head.tables])
-        tables = dict(head.tables)
-        files: dict[str, bytes] = {}
-        for name, write in commit.writes.items():
-            version = tables.get(name, 0) + 1
-            committed = tables.get(name)
-            before = None
-            if not write.replace and write.base is not None and committed is not None:
-                before = self._committed_bytes(name)
-            files[table_file(name)] = table_bytes(
-                name,
-                write.docs,
-                version,
-                before=before,
-                before_docs=write.base,
-                before_version=committed,
-                touched=write.put,
-            )
-            tables[name] = version
-        for name in commit.drops:
-            tables.pop(name, None)
-        manifest = Manifest(
-            schema_version=commit.schema_version or head.schema_version,
-            generation=head.generation + 1,
-            tables=tables,
+        self._refuse_unlisted(
+            [n for n in commit.writes if n not in self._head.tables and n not in self._base.tables]
         )
-        files[MANIFEST_NAME] = manifest.to_bytes()
-        journal.commit(self.path, files, [table_file(n) for n in commit.drops], commit.txid)
-        self._head = manifest
-        commit.generation = manifest.generation
-        return manifest
+        commit.generation = self._head.generation + 1
+        log = self._log
+        documents = sum(len(w.put_ids) for w in commit.writes.values())
+        # A schema change goes to store.json at once: what reads the folder without
+        # the log (an older memwork, doctor) must see the version.
+        if (
+            log is None
+            or not log.writable
+            or documents > DIRECT_DOCUMENTS
+            or commit.schema_version is not None
+        ):
+            self.fold(commit)
+            return self._head
+        now = time.time()
+        record = wal.encode(commit, now)  # a value that is not JSON stops it here
+        if log.end + len(record) > self.log_limit:
+            self.fold(commit)
+            return self._head
+        self._append(log, record)
+        self._records.append(_light(commit))
+        self._head = wal.head_after(self._base, self._records)
+        if log.started is None:
+            log.started = now
+        if log.end > self.log_limit or now - log.started >= self.log_seconds:
+            self._fold_after(commit.txid)
+        return self._head
+
+    def _append(self, log: _Log, record: bytes) -> None:
+        try:
+            if log.size != log.end:
+                os.ftruncate(log.fd, log.end)  # a commit a crash cut short: never acknowledged
+                log.size = log.end
+            _write_all(log.fd, record, log.end)
+            if fsync_enabled():
+                os.fsync(log.fd)
+        except OSError as exc:
+            try:  # a full disk: take the partial record back, so nothing half lands
+                os.ftruncate(log.fd, log.end)
+            except OSError:
+                log.size = -1  # the next commit truncates it
+            raise failed_write(exc, f"the store at {self.path}") from None
+        log.end += len(record)
+        log.size = log.end
+
+    def _fold_after(self, txid: str) -> None:
+        """Fold once a commit is acknowledged: a failure (a full disk) loses nothing, since
+        the log holds every commit; the next commit tries again."""
+        try:
+            self.fold(txid=txid)
+        except (OSError, StoreError):
+            pass
+
+    def fold_log(self) -> None:
+        if self.read_only:
+            raise StoreWriteFailed(
+                f"the store at {self.path} is read-only for this user ({self.read_only}); "
+                "nothing was written"
+            )
+        self.fold()
+
+    def fold(self, extra: Commit | None = None, *, txid: str = "fold") -> None:
+        """Write the log's records (and ``extra``, a commit that skips the log) into the
+        table files, with ``store.json`` and a fresh log, in one journaled commit."""
+        records = [*self._records, *([extra] if extra is not None else [])]
+        if not records and self._log is not None:
+            return
+        target = wal.head_after(self._base, records)
+        names: dict[str, None] = {}
+        for commit in records:
+            names.update(dict.fromkeys(commit.writes))
+            names.update(dict.fromkeys(commit.drops))
+        files: dict[str, bytes] = {}
+        for name in names:
+            if name in target.tables:
+                files[table_file(name)] = self._folded(name, records, target.tables[name])
+        deletes = [table_file(n) for n in self._base.tables if n not in target.tables]
+        files[MANIFEST_NAME] = target.to_bytes()
+        files[wal.LOG_NAME] = wal.header(target.generation)
+        journal.commit(self.path, files, deletes, extra.txid if extra is not None else txid)
+        self._load(target)
+
+    def _folded(self, name: str, records: list[Commit], version: int) -> bytes:
+        """Table ``name``'s new file: its file at ``store.json``'s version with the
+        records' writes applied (only those after the last that replaced it)."""
+        writes = table_writes(records, name)
+        for i in range(len(writes) - 1, -1, -1):
+            if writes[i].replace:
+                writes = writes[i:]
+                break
+        first = writes[0]
+        if first.replace or name not in self._base.tables:
+            return table_bytes(name, replay(writes, dict), version)
+        before = self._base.tables[name]
+        if len(writes) == 1 and first.base is not None:
+            # Only this process's commit touches it, and it read the very documents the
+            # file holds: keep their bytes without parsing the file again.
+            return table_bytes(
+                name,
+                first.docs,
+                version,
+                before=self._committed_bytes(name),
+                before_docs=first.base,
+                before_version=before,
+                touched=first.put_ids,
+            )
+        raw, file_docs = self.read_file(name)
+        touched = {i for write in writes for i in write.put_ids}
+        return table_bytes(
+            name,
+            replay(writes, lambda: file_docs),
+            version,
+            before=raw,
+            before_docs=file_docs,
+            before_version=before,
+            touched=touched,
+        )
 
     def _committed_bytes(self, name: str) -> bytes | None:
         """The table's committed file (None when it cannot be read: it is then encoded whole)."""
@@ -304,6 +599,9 @@ class FolderBackend(Backend):
 
     # -- snapshots (store checkpoints) ------------------------------------------------------
     def snapshot_create(self, key: str, names: list[str]) -> None:
+        # A snapshot copies table files: they must hold every commit first.
+        if self._records or self._log is None:
+            self.fold(txid="snapshot")
         tables = self._head.tables
         self.snapshots.create(
             key, [(n, tables[n], self.path / table_file(n)) for n in names if n in tables]

@@ -54,7 +54,9 @@ class MemoryBackend(Backend):
         return None  # nobody else writes here
 
     def read_table(self, name: str) -> Docs:
-        return {doc_id: loads(raw) for doc_id, raw in self._tables[name].items()}
+        table = self._tables[name]
+        # In id order, as a table file keeps them: a fresh read sees one sequence everywhere.
+        return {doc_id: loads(table[doc_id]) for doc_id in sorted(table)}
 
     def commit(self, commit: Commit) -> Manifest:
         # Everything is encoded before anything changes: a refused value writes nothing.
@@ -65,19 +67,20 @@ class MemoryBackend(Backend):
         for name in commit.writes:
             table_file(name)  # the name rule, as for a folder
         tables = dict(self._head.tables)
+        generation = self._head.generation + 1
         for name, write in commit.writes.items():
             table = {} if write.replace else dict(self._tables.get(name, {}))
             table.update(encoded[name])
             for doc_id in write.delete:
                 table.pop(doc_id, None)
             self._tables[name] = table
-            tables[name] = tables.get(name, 0) + 1
+            tables[name] = generation  # a table's version is the commit that last wrote it
         for name in commit.drops:
             self._tables.pop(name, None)
             tables.pop(name, None)
         self._head = Manifest(
             schema_version=commit.schema_version or self._head.schema_version,
-            generation=self._head.generation + 1,
+            generation=generation,
             tables=tables,
         )
         commit.generation = self._head.generation

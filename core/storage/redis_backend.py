@@ -407,8 +407,9 @@ class RedisBackend(Backend):
         for name in commit.drops:
             ops += ["D", name]
             tables.pop(name, None)
+        generation = head.generation + 1
         for name, write in commit.writes.items():
-            version = tables.get(name, 0) + 1
+            version = generation  # a table's version is the commit that last wrote it
             tables[name] = version
             # Redis may have reclaimed a session's working memory since it was loaded
             # (see wm_expiry_ms): send every document of it, not only the changed ones.
@@ -429,7 +430,7 @@ class RedisBackend(Backend):
                 ops += ["E", name, wm_expiry_ms(write.docs)]
         manifest = Manifest(
             schema_version=commit.schema_version or head.schema_version,
-            generation=head.generation + 1,
+            generation=generation,
             tables=tables,
         )
         self._run_commit(commit, manifest, ops)

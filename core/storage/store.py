@@ -109,8 +109,9 @@ class Store:
             version = self.cache.head.schema_version
             if version >= schema.SCHEMA_VERSION:
                 return  # another process migrated it meanwhile
-            #: Where the store was copied before the migration changed it.
-            self.backup_path = self.backend.backup(version)
+            if schema.needs_backup(version):
+                #: Where the store was copied before the migration changed it.
+                self.backup_path = self.backend.backup(version)
             for step in range(version, schema.SCHEMA_VERSION):
                 schema.MIGRATIONS[step](self)
             self._target_schema = schema.SCHEMA_VERSION
@@ -257,6 +258,15 @@ class Store:
                     self.cache.in_transaction = False
             if change is not None and self._listeners:
                 self._announce(change)
+
+    def fold_log(self) -> None:
+        """Write what the store holds only in its log into its table files now (a folder
+        store; nothing to do on the others). Commits do this by themselves past the
+        log's size or age; this is for a person or a test that wants the files current."""
+        with self._locked():
+            if self._depth == 1:
+                self._refresh()
+            self.backend.fold_log()
 
     def _commit(self) -> Change | None:
         commit = self.cache.prepare(

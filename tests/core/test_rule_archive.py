@@ -244,7 +244,10 @@ def test_rules_another_process_archived_are_found(
 
 # -- cost: a batch writes the newest chunk, a lookup reads what the index points at ----------
 def _versions(folder: Path) -> dict[str, int]:
-    return Manifest.read(folder / MANIFEST_NAME).tables
+    """Every table's version as the store has it now (its log included)."""
+    store = Store(folder)
+    with store.reading():
+        return {n: v for n in store.table_names() if (v := store.table_version(n)) is not None}
 
 
 def test_recording_rewrites_only_the_newest_archive_chunk(
@@ -338,6 +341,7 @@ def _to_schema_1(store: Store) -> None:
 
 
 def _mark_schema_1(folder: Path) -> None:
+    Store(folder).fold_log()
     manifest = Manifest.read(folder / MANIFEST_NAME)
     manifest.schema_version = 1
     (folder / MANIFEST_NAME).write_bytes(manifest.to_bytes())

@@ -293,6 +293,7 @@ def test_orphan_snapshot_folders_are_reported_then_swept(cli, db: Path) -> None:
 # -- a table file the manifest lost --------------------------------------------------------
 def test_a_table_file_store_json_does_not_list_is_never_overwritten(cli, db: Path) -> None:  # noqa: ANN001
     cli("lesson", "add", "Years of hard-won knowledge", now=T0)
+    Store(db).fold_log()
     manifest = json.loads((db / "store.json").read_text())
     version = manifest["tables"].pop("lessons")
     (db / "store.json").write_text(json.dumps(manifest))
@@ -413,7 +414,14 @@ def test_a_full_disk_is_exit_2_and_leaves_no_temp_files(
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         return real_write(fd, data)
 
+    def pwrite(fd: int, data: bytes, offset: int) -> int:
+        if len(data) > 100_000:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_pwrite(fd, data, offset)
+
+    real_pwrite = os.pwrite
     monkeypatch.setattr(atomic.os, "write", write)
+    monkeypatch.setattr(atomic.os, "pwrite", pwrite)  # the log's appends
     _assert_full_disk_refusal(run, folder, tmp_path)
 
 

@@ -1,7 +1,8 @@
-"""Table files: a commit keeps unchanged documents' bytes, and the file reads exactly as a
-full encoding would; recording one episode never imports orjson.
+"""Table files: a fold (of the log, or of a commit too big for it) keeps unchanged
+documents' bytes, and the file reads exactly as a full encoding would; recording one
+episode never imports orjson.
 
-Described in core/storage/codec.py.
+Described in core/storage/codec.py and core/storage/folder_backend.py.
 """
 
 from __future__ import annotations
@@ -31,13 +32,21 @@ def folder_store(tmp_path: Path) -> Store:
     return Store(tmp_path / "store")
 
 
+@pytest.fixture
+def direct(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every commit goes to the table files at once (a log of no room): the commit's own
+    documents are what the file is spliced from."""
+    monkeypatch.setenv("MEMWORK_LOG_BYTES", "0")
+
+
 def _committed(store: Store, name: str) -> bytes:
     return (store.path / table_file(name)).read_bytes()
 
 
 def _assert_canonical(store: Store) -> None:
-    """Every table file holds the store's documents, byte for byte as encoding them whole
-    gives."""
+    """Once the log is folded, every table file holds the store's documents, byte for byte
+    as encoding them whole gives."""
+    store.fold_log()
     with store.reading():
         for name in store.table_names():
             raw = _committed(store, name)
@@ -55,8 +64,13 @@ def _edit_then_put(store: Store, doc_id: str) -> None:
     store.put("t", doc_id, doc)
 
 
-def test_files_read_as_a_full_encoding_after_any_mix_of_writes(folder_store: Store) -> None:
-    store = folder_store
+@pytest.mark.parametrize("fold", ["every commit at once", "after each commit", "at the end"])
+def test_files_read_as_a_full_encoding_after_any_mix_of_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fold: str
+) -> None:
+    if fold == "every commit at once":
+        monkeypatch.setenv("MEMWORK_LOG_BYTES", "0")
+    store = Store(tmp_path / "store")
     with store.transaction():
         store.put_many("t", {d["id"]: d for d in (_doc(n) for n in range(200))})
         store.put("u", "x", {"id": "x", "nested": {"b": [1, 2.5e-6, None], "a": {}}})
@@ -78,10 +92,13 @@ def test_files_read_as_a_full_encoding_after_any_mix_of_writes(folder_store: Sto
         with store.transaction():
             step()
             store.put("u", "x", {"id": "x", "nested": {"b": [3], "a": {}}})
-        _assert_canonical(store)
+        if fold != "at the end":
+            _assert_canonical(store)
+    _assert_canonical(store)
+    _assert_canonical(Store(tmp_path / "store"))  # and as another process reads them
 
 
-def test_a_file_laid_out_differently_is_rewritten_whole(tmp_path: Path) -> None:
+def test_a_file_laid_out_differently_is_rewritten_whole(tmp_path: Path, direct: None) -> None:
     store = Store(tmp_path / "s")
     with store.transaction():
         store.put_many("t", {d["id"]: d for d in (_doc(n) for n in range(5))})
@@ -104,7 +121,7 @@ def test_a_file_laid_out_differently_is_rewritten_whole(tmp_path: Path) -> None:
     ids=["an entry added", "an entry renamed"],
 )
 def test_a_file_that_no_longer_matches_its_documents_is_rewritten_whole(
-    tmp_path: Path, edit: object
+    tmp_path: Path, edit: object, direct: None
 ) -> None:
     """Edited by hand in memwork's own layout, version and all: the commit does not splice
     bytes into a file whose entries are not the documents it read."""
@@ -120,7 +137,9 @@ def test_a_file_that_no_longer_matches_its_documents_is_rewritten_whole(
     _assert_canonical(store)
 
 
-def test_a_file_rewritten_by_another_program_is_rewritten_whole(tmp_path: Path) -> None:
+def test_a_file_rewritten_by_another_program_is_rewritten_whole(
+    tmp_path: Path, direct: None
+) -> None:
     """Not the version this process read: its bytes are nobody's to keep."""
     store = Store(tmp_path / "s")
     with store.transaction():
