@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import consolidation, episodes
 from .input import records
 from .main import Context
-from .output import emit_json, note, say
+from .output import emit_json, emit_json_items, note, say
 
 
 def _report_fallback(report: consolidation.Report) -> None:
@@ -22,7 +22,7 @@ def record(ctx: Context) -> int:
         on_consolidate=_report_fallback,
     )
     if ctx.json:
-        emit_json(recorded)
+        emit_json_items(recorded)
     else:
         for doc in recorded:
             say(doc["id"])

@@ -42,7 +42,10 @@ caller never changes them.
 
 **Committing.** :meth:`Backend.commit` takes a :class:`Commit` (per table, the
 documents put and the ids deleted, or the whole table; the tables dropped) and makes
-all of it durable and visible at once, or raises with none of it visible. When it
+all of it durable and visible at once, or raises with none of it visible. A
+transaction bigger than memory hands tables to :meth:`Backend.stage` as it goes
+(optional: a backend that returns None keeps them in the store's memory); they land
+with its commit or go with its rollback. When it
 returns the commit is *acknowledged*: a crash at any instant afterwards loses none of
 it, and a crash before leaves the store with all of it or nothing. A value that would
 not survive JSON is refused before anything is written.
@@ -89,11 +92,11 @@ class TableWrite:
     place). ``docs`` is the whole table after the commit and ``base`` the committed
     documents the transaction started from (None for a new or replaced table, and for
     a write read back from a log), for backends that rewrite a table whole; both are
-    read-only. A write read back from a log may decode its documents only when they
-    are first asked for (``load``).
+    read-only. A write read back from a log, or staged, decodes its documents only
+    when they are first asked for (``load``); ``put_ids`` are known without them.
     """
 
-    __slots__ = ("_put", "_put_ids", "delete", "_load", "replace", "_docs", "base")
+    __slots__ = ("_put", "_put_ids", "delete", "_load", "replace", "_docs", "base", "staged")
 
     def __init__(
         self,
@@ -105,6 +108,7 @@ class TableWrite:
         base: Docs | None = None,
         put_ids: Iterable[str] | None = None,
         load: Callable[[], Docs] | None = None,
+        staged: object | None = None,
     ) -> None:
         self._put = put
         self._put_ids = list(put_ids) if put_ids is not None else None
@@ -114,6 +118,9 @@ class TableWrite:
         self.replace = replace
         self._docs = docs
         self.base = base
+        #: The whole table as the backend already holds it aside for this commit
+        #: (:meth:`Backend.stage`); its documents are then read back only if asked for.
+        self.staged = staged
 
     @property
     def put(self) -> Docs:
@@ -406,6 +413,28 @@ class Backend(ABC):
     def fold_log(self) -> None:  # noqa: B027 - an optional hook; most backends need none
         """Write whatever the backend holds only in a log into its tables (a folder's
         ``store.log`` into its table files). With the lock held."""
+
+    # -- staging: a transaction bigger than memory -------------------------------------------
+    def stage(self, name: str, docs: Docs) -> object | None:
+        """Hold table ``name`` aside, whole, as the current transaction will commit it
+        (the store then forgets its documents); returns a handle, or None when this
+        backend cannot (the store keeps the table in memory). A staged table lands with
+        the commit, or goes with a rollback (:meth:`discard`)."""
+        return None
+
+    def read_staged(self, handle: object) -> Docs:
+        """The documents of a staged table."""
+        raise NotImplementedError(f"{type(self).__name__} stages nothing")
+
+    def unstage(self, handle: object) -> Docs:
+        """The documents of a staged table, which the transaction changes again: the copy
+        aside is dropped."""
+        docs = self.read_staged(handle)
+        self.discard(handle)
+        return docs
+
+    def discard(self, handle: object) -> None:  # noqa: B027 - nothing staged by default
+        """Drop a staged table (its transaction rolled back)."""
 
     def pending(self) -> bool:
         """Whether operations wait for the next commit (snapshots a backend makes with

@@ -11,6 +11,14 @@ built from what the transaction did: per table the documents put and the ids del
 Committed dicts are never changed in place: what another process committed replaces
 a cached table with a new dict (the old one may still be held by a reader, such as
 the search corpus, that compares identities to notice change).
+
+A transaction's changes stay in bounded memory: once its changed tables hold more
+than ``MEMWORK_STAGE_DOCUMENTS`` documents (default 100,000), the ones written
+longest ago are *staged*: the backend writes each whole, as it will commit it, beside
+its target (a folder: a temp file the commit's journal renames in) and the cache
+forgets its documents, reading them back only if the transaction touches that table
+again. A bulk record or an import streams through; the commit still lands all of it
+or nothing.
 """
 
 from __future__ import annotations
@@ -26,6 +34,15 @@ from .backend import Backend, Change, Commit, Docs, Refresh, TableWrite, replay,
 from .manifest import Manifest
 
 _OUTSIDE = "memwork writes must run inside store.transaction()"
+STAGE_ENV = "MEMWORK_STAGE_DOCUMENTS"
+#: Documents a transaction's changed tables hold in memory before the oldest are staged.
+STAGE_DOCUMENTS = 100_000
+
+
+def stage_documents() -> int:
+    """The staging threshold (``MEMWORK_STAGE_DOCUMENTS``; tests make it small)."""
+    raw = os.environ.get(STAGE_ENV)
+    return int(raw) if raw and raw.isdigit() else STAGE_DOCUMENTS
 
 
 class TableMap(dict[str, Docs]):
@@ -43,6 +60,10 @@ class TableMap(dict[str, Docs]):
 
 def _given(docs: Docs) -> Callable[[], Docs]:
     return lambda: docs
+
+
+def _unstaged(backend: Backend, handle: object) -> Callable[[], Docs]:
+    return lambda: backend.read_staged(handle)
 
 
 def _canonical(doc: Any) -> str:
@@ -65,6 +86,14 @@ class TableCache(Storage):
         self._deleted: dict[str, set[str]] = {}
         # Tables TinyDB's own API wrote: it edits documents in place, so they go whole.
         self._whole: set[str] = set()
+        #: Changed tables the backend holds aside for this transaction (name → handle).
+        self._staged: dict[str, object] = {}
+        # Documents in this transaction's changed tables, and when each was last written.
+        self._held = 0
+        self._tick = 0
+        self._written: dict[str, int] = {}
+        self._stage_limit = stage_documents()
+        self._stage_off = False
         self.in_transaction = False
         self.lock_held: Callable[[], bool] = lambda: True
         # MEMWORK_VERIFY_WRITES (the test suite): each loaded document as it was read,
@@ -93,6 +122,12 @@ class TableCache(Storage):
 
     # -- loading and freshness --------------------------------------------------------------
     def _load(self, name: str) -> Docs:
+        handle = self._staged.pop(name, None)
+        if handle is not None:
+            # Touched again: back in memory, and the copy aside goes.
+            docs = self.backend.unstage(handle)
+            self._held += len(docs)
+            return docs
         if name not in self.head.tables or name in self._dropped:
             raise KeyError(name)
         if not self.lock_held():
@@ -152,14 +187,14 @@ class TableCache(Storage):
 
     def has(self, name: str) -> bool:
         """Whether table ``name`` exists, including one created in this transaction."""
-        if name in self.tables:
+        if name in self.tables or name in self._staged:
             return True
         return name in self.head.tables and name not in self._dropped
 
     def names(self) -> list[str]:
         """Every table the store holds, including ones created in this transaction."""
-        gone = self._dropped - set(self.tables)
-        return sorted((set(self.head.tables) | set(self.tables)) - gone)
+        here = set(self.tables) | set(self._staged)
+        return sorted((set(self.head.tables) | here) - (self._dropped - here))
 
     # -- writes -----------------------------------------------------------------------------
     def writable(self, name: str) -> Docs:
@@ -176,6 +211,7 @@ class TableCache(Storage):
         if self._clean.get(name) is docs:
             docs = dict(docs)
             self.tables[name] = docs
+            self._held += len(docs)
         return docs
 
     def put_docs(self, name: str, docs: dict[str, dict[str, Any]]) -> None:
@@ -184,8 +220,36 @@ class TableCache(Storage):
         TinyDB's own update path rebuilds the whole table dict twice per call;
         this copies it once per transaction, so a batch of writes stays linear.
         """
-        self.writable(name).update(docs)
+        table = self.writable(name)
+        before = len(table)
+        table.update(docs)
         self._touched.setdefault(name, set()).update(docs)
+        self._held += len(table) - before
+        self._tick += 1
+        self._written[name] = self._tick
+        if self._held > self._stage_limit and not self._stage_off:
+            self._stage(keep=name)
+
+    def _stage(self, keep: str) -> None:
+        """Hand the changed tables written longest ago to the backend to hold aside,
+        until half the threshold is left in memory (``keep``, written just now, stays)."""
+        in_memory = [n for n in self.dirty() if n not in self._staged]
+        for _, name in sorted((self._written.get(n, -1), n) for n in in_memory):
+            if self._held <= self._stage_limit // 2:
+                return
+            if name == keep:
+                continue
+            docs = self.tables[name]
+            handle = self.backend.stage(name, docs)
+            if handle is None:
+                self._stage_off = True  # this backend keeps everything in memory
+                return
+            self._staged[name] = handle
+            del self.tables[name]
+            self._touched.pop(name, None)
+            self._deleted.pop(name, None)
+            self._whole.add(name)  # it comes back, if ever, as the whole table
+            self._held -= len(docs)
 
     def delete_docs(self, name: str, ids: list[str]) -> None:
         """Remove documents by id."""
@@ -194,6 +258,7 @@ class TableCache(Storage):
         for doc_id in ids:
             if table.pop(doc_id, None) is not None:
                 deleted.add(doc_id)
+                self._held -= 1
 
     def private(self, name: str) -> None:
         """Give TinyDB's API a table it may edit in place: its own copies of the
@@ -209,22 +274,33 @@ class TableCache(Storage):
         """Delete a whole table at the next commit."""
         if not self.in_transaction:
             raise RuntimeError(_OUTSIDE)
+        handle = self._staged.pop(name, None)
+        if handle is not None:
+            self.backend.discard(handle)
+        docs = self.tables.get(name)
+        if docs is not None and docs is not self._clean.get(name):
+            self._held -= len(docs)
         self.tables.pop(name, None)
         self._touched.pop(name, None)
         self._deleted.pop(name, None)
         self._dropped.add(name)
 
     def dirty(self) -> list[str]:
-        """Tables changed since they were loaded or last committed."""
-        return sorted(
-            name for name, docs in self.tables.items() if self._clean.get(name) is not docs
-        )
+        """Tables changed since they were loaded or last committed (staged ones too)."""
+        changed = {name for name, docs in self.tables.items() if self._clean.get(name) is not docs}
+        return sorted(changed | self._staged.keys())
 
     # -- commit and rollback ----------------------------------------------------------------
     def prepare(self, txid: str, schema_version: int | None, *, ends_hold: bool) -> Commit:
         """The commit this transaction makes (it may be empty)."""
         writes: dict[str, TableWrite] = {}
+        for name, handle in self._staged.items():
+            writes[name] = TableWrite(
+                replace=True, put_ids=(), staged=handle, load=_unstaged(self.backend, handle)
+            )
         for name in self.dirty():
+            if name in self._staged:
+                continue
             docs = self.tables[name]
             base = self._clean.get(name)
             if name in self._whole or name in self._dropped or name not in self.head.tables:
@@ -254,6 +330,9 @@ class TableCache(Storage):
     def committed(self, commit: Commit, head: Manifest) -> None:
         """The backend acknowledged ``commit``: its tables are the committed ones now."""
         for name, write in commit.writes.items():
+            if write.staged is not None:
+                self.evict(name)  # committed aside: read again if it is wanted
+                continue
             self._clean[name] = self.tables[name]
             if self._pristine is not None:
                 table = self._pristine.setdefault(name, {})
@@ -273,6 +352,8 @@ class TableCache(Storage):
         """Forget uncommitted changes; the backend was never touched."""
         # Committed dicts are never changed in place (TinyDB edits private copies), so
         # each changed table goes back to the one it was copied from.
+        for handle in self._staged.values():
+            self.backend.discard(handle)
         for name in {*self.dirty(), *self._dropped}:
             clean = self._clean.get(name)
             if clean is None:
@@ -282,6 +363,9 @@ class TableCache(Storage):
         self._forget_changes()
 
     def _forget_changes(self) -> None:
+        self._staged.clear()
+        self._held = 0
+        self._written.clear()
         self._dropped.clear()
         self._touched.clear()
         self._deleted.clear()

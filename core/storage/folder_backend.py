@@ -34,7 +34,7 @@ from ..errors import (
     StoreWriteFailed,
 )
 from . import journal, schema, wal
-from .atomic import DIR_MODE, failed_write, fsync_enabled
+from .atomic import DIR_MODE, failed_write, fsync_enabled, write_temp
 from .backend import Backend, Commit, Docs, Refresh, replay, table_writes
 from .codec import dumps, load_file, loads, read_store_file, table_bytes
 from .lock import InterProcessLock, LockTimeout, lock_timeout
@@ -100,6 +100,12 @@ def _write_all(fd: int, data: bytes, offset: int) -> None:
         written = os.pwrite(fd, view, offset)
         view = view[written:]
         offset += written
+
+
+def _staged_path(handle: object) -> Path:
+    if not isinstance(handle, Path):
+        raise TypeError(f"not a staged table of a folder store: {handle!r}")
+    return handle
 
 
 def _light(commit: Commit) -> Commit:
@@ -453,12 +459,14 @@ class FolderBackend(Backend):
         log = self._log
         documents = sum(len(w.put_ids) for w in commit.writes.values())
         # A schema change goes to store.json at once: what reads the folder without
-        # the log (an older memwork, doctor) must see the version.
+        # the log (an older memwork, doctor) must see the version. Staged tables are
+        # table files already, waiting for their rename.
         if (
             log is None
             or not log.writable
             or documents > DIRECT_DOCUMENTS
             or commit.schema_version is not None
+            or any(w.staged is not None for w in commit.writes.values())
         ):
             self.fold(commit)
             return self._head
@@ -520,14 +528,37 @@ class FolderBackend(Backend):
         for commit in records:
             names.update(dict.fromkeys(commit.writes))
             names.update(dict.fromkeys(commit.drops))
-        files: dict[str, bytes] = {}
-        for name in names:
-            if name in target.tables:
-                files[table_file(name)] = self._folded(name, records, target.tables[name])
+        tag = extra.txid if extra is not None else txid
+        # Each table file is written beside its target as soon as it is encoded, so a
+        # big fold holds one table's bytes at a time; the journal renames them all in.
+        staged: dict[str, Path] = {}
+        written: list[Path] = []
+        try:
+            for name in names:
+                if name not in target.tables:
+                    continue
+                last = extra.writes.get(name) if extra is not None else None
+                if last is not None and last.staged is not None:
+                    staged[table_file(name)] = _staged_path(last.staged)
+                    continue
+                data = self._folded(name, records, target.tables[name])
+                path = write_temp(self.path / table_file(name), data, tag, sync=False)
+                written.append(path)
+                staged[table_file(name)] = path
+        except BaseException as exc:
+            for path in written:  # nothing names them yet: they go at once
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
+            if isinstance(exc, OSError):
+                raise failed_write(exc, f"the store at {self.path}") from None
+            raise
+        files = {MANIFEST_NAME: target.to_bytes(), wal.LOG_NAME: wal.header(target.generation)}
         deletes = [table_file(n) for n in self._base.tables if n not in target.tables]
-        files[MANIFEST_NAME] = target.to_bytes()
-        files[wal.LOG_NAME] = wal.header(target.generation)
-        journal.commit(self.path, files, deletes, extra.txid if extra is not None else txid)
+        # From here the journal owns the temp files: it removes them if it fails before
+        # it is written, and renames them in (now or on the next open) once it is.
+        journal.commit(self.path, files, deletes, tag, staged)
         self._load(target)
 
     def _folded(self, name: str, records: list[Commit], version: int) -> bytes:
@@ -565,6 +596,30 @@ class FolderBackend(Backend):
             before_version=before,
             touched=touched,
         )
+
+    # -- staging ------------------------------------------------------------------------------
+    def stage(self, name: str, docs: Docs) -> object | None:
+        """Write table ``name`` whole beside its file, as this transaction's commit (the
+        next generation) will have it; the commit's journal renames it in."""
+        if self.read_only:
+            return None
+        data = table_bytes(name, docs, self._head.generation + 1)
+        try:
+            return write_temp(self.path / table_file(name), data, "stage", sync=False)
+        except OSError as exc:
+            raise failed_write(exc, f"the store at {self.path}") from None
+
+    def read_staged(self, handle: object) -> Docs:
+        path = _staged_path(handle)
+        data = load_file(path)
+        docs: Docs = data["documents"]
+        return docs
+
+    def discard(self, handle: object) -> None:
+        try:
+            os.unlink(_staged_path(handle))
+        except FileNotFoundError:
+            pass
 
     def _committed_bytes(self, name: str) -> bytes | None:
         """The table's committed file (None when it cannot be read: it is then encoded whole)."""

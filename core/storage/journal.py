@@ -46,9 +46,17 @@ _TAG = re.compile(r"[A-Za-z0-9_-]{1,100}")
 Plan = tuple[list[tuple[str, str]], list[str]]
 
 
-def commit(folder: Path, files: dict[str, bytes], deletes: list[str], txid: str) -> None:
-    """Replace ``files`` (name → bytes) and delete ``deletes`` in ``folder`` atomically."""
-    renames: list[list[str]] = []
+def commit(
+    folder: Path,
+    files: dict[str, bytes],
+    deletes: list[str],
+    txid: str,
+    staged: dict[str, Path] | None = None,
+) -> None:
+    """Replace ``files`` (name → bytes) and delete ``deletes`` in ``folder`` atomically;
+    ``staged`` names files already written beside their targets (final name → temp file,
+    written with :func:`core.storage.atomic.write_temp`), renamed in with the rest."""
+    renames: list[list[str]] = [[tmp.name, name] for name, tmp in (staged or {}).items()]
     try:
         for name, data in files.items():
             tmp = write_temp(folder / name, data, txid, sync=False)

@@ -204,19 +204,19 @@ def test_a_fold_that_fails_after_the_commit_loses_nothing(
     store = Store(folder)
     with store.transaction():
         store.put("lessons", "a", {"id": "a"})
-    real_commit = journal.commit
+    real_write = journal.atomic_write
 
-    def full_disk(*args: object, **kwargs: object) -> None:
+    def full_disk(*args: object, **kwargs: object) -> None:  # the journal does not fit
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(journal, "commit", full_disk)
+    monkeypatch.setattr(journal, "atomic_write", full_disk)
     with store.transaction():
         store.put("lessons", "b", {"id": "b"})  # no error: it is committed
     assert [list(c.writes) for c in _log_records(folder).records] == [["lessons"]]
     assert not [p for p in folder.iterdir() if ".tmp-" in p.name]
     with Store(folder).reading() as other:
         assert set(other.docs("lessons")) == {"a", "b"}
-    monkeypatch.setattr(journal, "commit", real_commit)
+    monkeypatch.setattr(journal, "atomic_write", real_write)
     with store.transaction():
         store.put("lessons", "c", {"id": "c"})
     assert _log_records(folder).records == []
