@@ -10,15 +10,23 @@ A checkpoint command killed half-way can leave a snapshot folder that no
 checkpoint record names; every checkpoint command (create, restore, delete)
 first removes such orphans, under the store's lock, and ``memwork doctor``
 reports them meanwhile.
+
+Restore is also the repair: it works on a store whose table files are damaged or
+missing. Every table that cannot be read is left out of the automatic checkpoint,
+its file is moved aside into the store's ``damaged/<time>/`` folder (never deleted)
+and named in the result, and the restored tables take its place; ``memwork
+doctor`` names the newest checkpoint holding a readable copy of each damaged table.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
 from . import audit, ids, kinds, lookup, rule_archive, stats, tables
 from .clock import iso
+from .errors import InvalidInput, StoreUnreadable
 from .privacy import scrub
 from .storage.backend import Docs
 from .storage.store import Store
@@ -36,12 +44,16 @@ def _sweep(store: Store) -> int:
     return store.backend.snapshot_sweep(set(store.docs(TABLE)))
 
 
-def _take(store: Store, description: str, now: datetime, automatic: bool) -> dict[str, Any]:
+def _take(
+    store: Store,
+    description: str,
+    now: datetime,
+    automatic: bool,
+    damaged: Collection[str] = (),
+) -> dict[str, Any]:
     key = ids.new_uuid()
-    counts = {
-        k: v for k, v in stats.table_counts(store).items() if k not in ("checkpoints", "audit")
-    }
-    store.backend.snapshot_create(key, _snapshot_names(store))
+    counts = _counts(store, damaged)
+    store.backend.snapshot_create(key, [n for n in _snapshot_names(store) if n not in damaged])
     doc = {
         "automatic": automatic,
         "counts": counts,
@@ -88,29 +100,118 @@ def resolve(store: Store, key: str) -> dict[str, Any]:
 def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
     """Replace every snapshotted table with the checkpoint's.
 
-    Returns the automatic checkpoint taken first, which undoes the restore.
+    Returns the automatic checkpoint taken first, which undoes the restore, with
+    ``damaged``: each table found unreadable (``table``, ``reason``, ``moved_to``:
+    where its file now is, or None when it was missing, and ``restored``: whether the
+    checkpoint held a copy that replaced it). Those are left out of the automatic
+    checkpoint and moved aside, never deleted.
     """
     with store.transaction():
-        target = resolve(store, key)
+        target = _restorable(store, key)
         snapshot = store.backend.snapshot_tables(target["id"])
-        _sweep(store)
-        before = _take(store, f"before restoring {target['id'][:8]}", now, automatic=True)
+        damaged = find_damaged(store)
+        # Damaged files go aside first (the commit then replaces or drops them), so the
+        # automatic checkpoint holds only what reads.
+        stamp = now.strftime("%Y%m%dT%H%M%S") + "-" + ids.new_uuid()[:8]
+        report = [
+            {
+                "moved_to": store.backend.set_aside(name, stamp),
+                "reason": reason,
+                "restored": name in snapshot,
+                "table": name,
+            }
+            for name, reason in sorted(damaged.items())
+        ]
+        for name in damaged:
+            store.drop(name)
+        if TABLE in damaged:
+            # Which snapshots are checkpoints is lost with the table: every one on disk is
+            # kept as a recovered checkpoint (none is swept as an orphan).
+            _recover_records(store, now)
+        else:
+            _sweep(store)
+        before = _take(
+            store, f"before restoring {target['id'][:8]}", now, automatic=True, damaged=damaged
+        )
         for name in _snapshot_names(store):
             store.drop(name)
         for name, docs in snapshot.items():
             store.put_many(name, docs)
         # A checkpoint taken before the archive moved to chunks holds hash buckets.
         rule_archive.convert_legacy(store)
+        repaired = f"; {len(report)} damaged tables moved aside" if report else ""
         audit.record(
             store,
             actor=actor,
             action="restore",
             table=TABLE,
             record_id=target["id"],
-            summary=f"restored checkpoint {target['id'][:8]} (undo: restore {before['id'][:8]})",
+            summary=f"restored checkpoint {target['id'][:8]} (undo: restore {before['id'][:8]})"
+            + repaired,
             now=now,
         )
-    return before
+    if report:
+        # The damaged files are still in place until the log is folded (what the log
+        # holds supersedes them): fold now, so the repaired store holds only what reads.
+        store.fold_log()
+    return {**before, "damaged": report}
+
+
+def _recover_records(store: Store, now: datetime) -> None:
+    """A checkpoint record for every snapshot on disk, as far as its files tell."""
+    recovered = {}
+    for key in store.backend.snapshot_keys():
+        try:
+            held = store.backend.snapshot_read(key)
+        except (StoreUnreadable, InvalidInput):
+            continue  # not readable: not offered as a checkpoint (its folder stays)
+        counts: dict[str, int] = {}
+        for name, (_, docs) in held.items():
+            logical = tables.logical_name(name)
+            counts[logical] = counts.get(logical, 0) + len(docs)
+        recovered[key] = {
+            "automatic": False,
+            "counts": counts,
+            "created_at": iso(now),
+            "description": "recovered from its files (the checkpoints table was damaged)",
+            "id": key,
+        }
+    store.put_many(TABLE, recovered)
+
+
+def find_damaged(store: Store) -> dict[str, str]:
+    """Every table that cannot be read (table → why), each checked without keeping it;
+    call inside ``store.reading()`` or a transaction."""
+    damaged = {}
+    for name in store.table_names():
+        if store.is_loaded(name):
+            continue  # it was read, so it reads
+        reason = store.backend.check_table(name)
+        if reason is not None:
+            damaged[name] = reason
+    return damaged
+
+
+def _restorable(store: Store, key: str) -> dict[str, Any]:
+    """The checkpoint ``key`` names; when the checkpoints table itself cannot be read,
+    the snapshot it names (a full id, or a unique start of one, of those on disk)."""
+    try:
+        return resolve(store, key)
+    except StoreUnreadable:
+        on_disk = {k: {"id": k} for k in store.backend.snapshot_keys()}
+        return lookup.resolve(on_disk, key, "checkpoint")
+
+
+def _counts(store: Store, damaged: Collection[str]) -> dict[str, int]:
+    """Records per user table for a checkpoint's record (the damaged tables left out)."""
+    if not damaged:
+        counts = stats.table_counts(store)
+    else:
+        counts = {}
+        for logical in tables.USER_TABLES:
+            names = tables.physical_tables(store.table_names(), logical)
+            counts[logical] = sum(len(store.docs(n)) for n in names if n not in damaged)
+    return {k: v for k, v in counts.items() if k not in ("checkpoints", "audit")}
 
 
 def delete(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:

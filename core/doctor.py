@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import StoreUnreadable
+from .errors import InvalidInput, StoreUnreadable
 from .storage import journal, schema, wal
 from .storage.backend import Commit, Docs, replay, table_writes
 from .storage.codec import load_file, read_store_file
@@ -23,7 +23,7 @@ from .storage.folder_backend import LOCK_NAME
 from .storage.journal import JOURNAL_NAME
 from .storage.lock import InterProcessLock
 from .storage.manifest import MANIFEST_NAME, Manifest, table_file
-from .storage.snapshot_files import SNAPSHOTS
+from .storage.snapshot_files import SNAPSHOTS, SnapshotFiles
 from .tables import logical_name
 
 
@@ -162,6 +162,105 @@ def _head_docs(
         return None
 
 
+CHECKPOINTS = "checkpoints"
+
+
+def _superseded(records: list[Commit]) -> set[str]:
+    """Tables a record of the log replaces whole or drops: their files are read no more."""
+    return {
+        name
+        for commit in records
+        for name in (*commit.drops, *(n for n, w in commit.writes.items() if w.replace))
+    }
+
+
+def _repair(
+    folder: Path,
+    manifest: Manifest,
+    records: list[Commit],
+    pending: dict[str, str],
+    damaged: dict[str, Check],
+) -> Check:
+    """Name, for each damaged table, the newest checkpoint holding a readable copy of it
+    (added to the table's check), and the command that restores it."""
+    ordered = _checkpoints_newest_first(folder, manifest, records, pending)
+    # No snapshot holds the checkpoints table: any restore rebuilds it from the
+    # snapshots on disk, so the newest checkpoint is the one to name.
+    rebuilt = {CHECKPOINTS} & damaged.keys()
+    newest: dict[str, dict[str, Any]] = {n: ordered[0] for n in rebuilt if ordered}
+    for checkpoint in ordered:
+        for name in damaged.keys() - newest.keys() - rebuilt:
+            if _holds_all(folder, checkpoint, {name}):
+                newest[name] = checkpoint
+    for name, check in damaged.items():
+        found = newest.get(name)
+        if found is None:
+            check.detail += "; no checkpoint holds a readable copy of it"
+        elif name in rebuilt:
+            check.detail += (
+                f"; restoring any checkpoint rebuilds it from the snapshots on disk, the "
+                f"newest being {found['id']}{_when(found)}: "
+                f"`memwork checkpoint restore {found['id']}`"
+            )
+        else:
+            check.detail += (
+                f"; the newest checkpoint with a readable copy is {found['id']}"
+                f"{_when(found)}: `memwork checkpoint restore {found['id']}`"
+            )
+    wanted = set(damaged) - rebuilt
+    covering = next((c for c in ordered if _holds_all(folder, c, wanted)), None)
+    if covering is None:
+        return Check(
+            "repair",
+            "problem",
+            f"{len(damaged)} damaged tables, and no checkpoint holds a readable copy of every "
+            "one; restoring a checkpoint still moves each damaged file aside into damaged/ "
+            "(the store then goes on without the tables it holds no copy of)",
+        )
+    return Check(
+        "repair",
+        "problem",
+        f"run `memwork checkpoint restore {covering['id']}`{_when(covering)}: it restores "
+        f"every table to that checkpoint and moves the {len(damaged)} damaged files aside "
+        "into damaged/ (nothing is deleted; an automatic checkpoint undoes it)",
+    )
+
+
+def _holds_all(folder: Path, checkpoint: dict[str, Any], names: set[str]) -> bool:
+    """Whether the checkpoint's snapshot holds a readable copy of every table named."""
+    try:
+        return set(SnapshotFiles(folder).read(checkpoint["id"], names)) == names
+    except (StoreUnreadable, InvalidInput):
+        return False
+
+
+def _when(checkpoint: dict[str, Any]) -> str:
+    created = checkpoint.get("created_at")
+    description = checkpoint.get("description")
+    about = f", {description!r}" if description else ""
+    return f" (taken {created}{about})" if created else ""
+
+
+def _checkpoints_newest_first(
+    folder: Path, manifest: Manifest, records: list[Commit], pending: dict[str, str]
+) -> list[dict[str, Any]]:
+    """The store's checkpoints, newest first; when the checkpoints table itself cannot be
+    read, the snapshots on disk, newest first by their files' times."""
+    docs = _head_docs(folder, manifest, records, "checkpoints", pending)
+    if docs is not None:
+        return sorted(docs.values(), key=lambda d: (d.get("created_at", ""), d["id"]), reverse=True)
+    snaps = SnapshotFiles(folder)
+    keys = []
+    for key in snaps.keys():
+        try:
+            where = snaps.folder_of(key)
+        except (StoreUnreadable, InvalidInput):
+            continue
+        if where is not None:
+            keys.append((os.stat(where).st_mtime, key))
+    return [{"id": key} for _, key in sorted(keys, reverse=True)]
+
+
 def _snapshots(
     folder: Path, manifest: Manifest, records: list[Commit], pending: dict[str, str]
 ) -> Check | None:
@@ -250,23 +349,31 @@ def diagnose(folder: Path) -> list[Check]:
         checks.append(permissions)
     bad = 0
     documents = 0
+    damaged: dict[str, Check] = {}
+    superseded = _superseded(records)
     for name, version in sorted(manifest.tables.items()):
+        if name in superseded:
+            continue  # the log replaces or drops it: its file is not read any more
         file = table_file(name)
         path = folder / (pending.get(file) or file)
         try:
             data = load_file(path)
         except StoreUnreadable as exc:
-            checks.append(Check(f"table {name}", "problem", str(exc)))
+            damaged[name] = Check(f"table {name}", "problem", str(exc))
+            checks.append(damaged[name])
             bad += 1
             continue
         if not isinstance(data, dict) or data.get("version") != version:
             found = data.get("version") if isinstance(data, dict) else None
-            checks.append(
-                Check(f"table {name}", "problem", f"{file} version {found}, expected {version}")
+            damaged[name] = Check(
+                f"table {name}", "problem", f"{file} version {found}, expected {version}"
             )
+            checks.append(damaged[name])
             bad += 1
             continue
         documents += len(data.get("documents") or {})
+    if damaged:
+        checks.append(_repair(folder, manifest, records, pending, damaged))
     checks.append(
         Check(
             "tables",

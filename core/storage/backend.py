@@ -50,6 +50,10 @@ returns the commit is *acknowledged*: a crash at any instant afterwards loses no
 it, and a crash before leaves the store with all of it or nothing. A value that would
 not survive JSON is refused before anything is written.
 
+**Damage.** :meth:`Backend.check_table` says why a table cannot be read, and
+:meth:`Backend.set_aside` keeps its stored form out of the way (never deleted) before
+a restore replaces it (``core/checkpoints.py``).
+
 **Snapshots** (the files of store checkpoints, ``core/checkpoints.py``): a snapshot is
 an independent copy of some tables' committed state under a key, readable after
 anything is done to the live tables. :meth:`Backend.snapshot_create` and
@@ -403,6 +407,23 @@ class Backend(ABC):
         """The generation committed now, read without the lock (it moves whenever
         anyone commits)."""
         return self.head.generation
+
+    # -- damage ---------------------------------------------------------------------------
+    def check_table(self, name: str) -> str | None:
+        """Why table ``name`` cannot be read (None: it reads), without keeping it."""
+        from ..errors import StoreUnreadable
+
+        try:
+            self.read_table(name)
+        except StoreUnreadable as exc:
+            return str(exc)
+        return None
+
+    def set_aside(self, name: str, stamp: str) -> str | None:
+        """Keep what holds table ``name`` now where no commit will touch it (a folder's
+        ``damaged/<stamp>/``), before a commit replaces or drops it; returns where it
+        went, or None when there was nothing to keep (a missing file)."""
+        return None
 
     # -- committing -------------------------------------------------------------------------
     @abstractmethod

@@ -22,10 +22,13 @@ becomes a path, and files are opened with ``O_NOFOLLOW``.
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+from .. import names as names_
 from ..errors import (
     NoStore,
     StoreError,
@@ -34,7 +37,7 @@ from ..errors import (
     StoreWriteFailed,
 )
 from . import journal, schema, wal
-from .atomic import DIR_MODE, failed_write, fsync_enabled, write_temp
+from .atomic import DIR_MODE, failed_write, fsync_dir, fsync_enabled, write_temp
 from .backend import Backend, Commit, Docs, Refresh, replay, table_writes
 from .codec import dumps, load_file, loads, read_store_file, table_bytes
 from .lock import InterProcessLock, LockTimeout, lock_timeout
@@ -42,6 +45,8 @@ from .manifest import MANIFEST_NAME, Manifest, table_file
 from .snapshot_files import SnapshotFiles
 
 LOCK_NAME = ".lock"
+#: Where a restore keeps the table files it found damaged (never deleted).
+DAMAGED = "damaged"
 LOG_BYTES_ENV = "MEMWORK_LOG_BYTES"
 LOG_SECONDS_ENV = "MEMWORK_LOG_SECONDS"
 DEFAULT_LOG_BYTES = 256 * 1024
@@ -100,6 +105,10 @@ def _write_all(fd: int, data: bytes, offset: int) -> None:
         written = os.pwrite(fd, view, offset)
         view = view[written:]
         offset += written
+
+
+def _dumped(name: str, version: int, docs: Docs) -> Callable[[], bytes]:
+    return lambda: dumps({"documents": docs, "table": name, "version": version})
 
 
 def _staged_path(handle: object) -> Path:
@@ -417,6 +426,34 @@ class FolderBackend(Backend):
             raise KeyError(name)
         return replay(table_writes(self._records, name), lambda: self.read_file(name)[1])
 
+    def set_aside(self, name: str, stamp: str) -> str | None:
+        """Link table ``name``'s file into ``damaged/<stamp>/``: the commit that replaces
+        or drops the table then leaves its bytes there, and only there."""
+        names_.check_id(stamp, "damaged folder")
+        source = self.path / table_file(name)
+        if not os.path.lexists(source):
+            return None  # missing: nothing to keep
+        folder = self.path / DAMAGED / stamp
+        try:
+            for part in (folder.parent, folder):
+                try:
+                    os.mkdir(part, DIR_MODE)
+                except FileExistsError:
+                    if os.path.islink(part) or not part.is_dir():
+                        raise StoreUnreadable(
+                            f"{part} is not a folder; memwork keeps damaged files only in a "
+                            "real folder inside the store (move it away); nothing was changed"
+                        ) from None
+            target = folder / source.name
+            try:
+                os.link(source, target)  # the same bytes, not a copy: instant, no space
+            except OSError:
+                shutil.copyfile(source, target, follow_symlinks=False)
+            fsync_dir(folder)
+        except OSError as exc:
+            raise failed_write(exc, f"{folder}") from None
+        return f"{DAMAGED}/{stamp}/{source.name}"
+
     def read_file(self, name: str) -> tuple[bytes, Docs]:
         """Table ``name``'s file as ``store.json`` lists it: its bytes and documents."""
         path = self.path / table_file(name)
@@ -654,19 +691,29 @@ class FolderBackend(Backend):
 
     # -- snapshots (store checkpoints) ------------------------------------------------------
     def snapshot_create(self, key: str, names: list[str]) -> None:
-        # A snapshot copies table files: they must hold every commit first.
-        if self._records or self._log is None:
-            self.fold(txid="snapshot")
+        """Copy each table's file into the pack (a reflink where the filesystem offers
+        one); a table the log changed since is written from its documents instead, one
+        at a time. Nothing is folded: a table that cannot be read is simply not named."""
         tables = self._head.tables
+        logged = {n for c in self._records for n in (*c.writes, *c.drops)}
         self.snapshots.create(
-            key, [(n, tables[n], self.path / table_file(n)) for n in names if n in tables]
+            key,
+            [
+                (n, tables[n], self._encoded(n) if n in logged else self.path / table_file(n))
+                for n in names
+                if n in tables
+            ],
         )
+
+    def _encoded(self, name: str) -> Callable[[], bytes]:
+        version = self._head.tables[name]
+        return lambda: table_bytes(name, self.read_table(name), version)
 
     def snapshot_import(self, key: str, tables: dict[str, tuple[int, Docs]]) -> None:
         self.snapshots.create(
             key,
             [
-                (name, version, dumps({"documents": docs, "table": name, "version": version}))
+                (name, version, _dumped(name, version, docs))
                 for name, (version, docs) in tables.items()
             ],
         )

@@ -48,6 +48,7 @@ from .lock import LockTimeout, lock_timeout
 from .manifest import FORMAT, Manifest, is_table_name
 from .redis_keys import (
     BACKUP_PREFIX,
+    DAMAGED_PREFIX,
     LOCK,
     META,
     PREFIX,
@@ -391,6 +392,17 @@ class RedisBackend(Backend):
             except (ConnectionLost, ReplyError):
                 time.sleep(0.1 * (attempt + 1))
         return None
+
+    def set_aside(self, name: str, stamp: str) -> str | None:
+        """Copy table ``name``'s key under ``memwork:damaged:<stamp>:`` (kept, never
+        expiring) before a restore replaces it."""
+        names.check_id(stamp, "damaged folder")
+        target = f"{DAMAGED_PREFIX}{stamp}:t:{name}"
+        with self.redis_errors():
+            copied, _ = self.conn.pipeline(
+                [("COPY", table_key(name), target, "REPLACE"), ("PERSIST", target)]
+            )
+        return target if copied == 1 else None
 
     # -- committing -------------------------------------------------------------------------
     def pending(self) -> bool:

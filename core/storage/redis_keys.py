@@ -24,6 +24,8 @@ LOCK = PREFIX + "lock"
 SNAPS = PREFIX + "snaps"
 #: Where a migration copies the store before it changes anything.
 BACKUP_PREFIX = PREFIX + "backup:"
+#: Where a restore keeps the tables it found damaged (never expiring, never deleted).
+DAMAGED_PREFIX = PREFIX + "damaged:"
 #: Big tables decode faster with orjson; small ones stay on the stdlib (no import).
 ORJSON_FROM_BYTES = 128 * 1024
 #: Redis keeps a session's working memory this long past its last key's expiry

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .. import names
@@ -72,9 +72,11 @@ class SnapshotFiles:
             raise StoreUnreadable(f"{folder} is not a snapshot folder; nothing was changed")
         return folder
 
-    def create(self, key: str, tables: Iterable[tuple[str, int, Path | bytes]]) -> None:
-        """Write snapshot ``key``: each table (name, version, its committed file or its
-        bytes) copied into one pack."""
+    def create(
+        self, key: str, tables: Iterable[tuple[str, int, Path | Callable[[], bytes]]]
+    ) -> None:
+        """Write snapshot ``key``: each table (name, version, its committed file, or what
+        makes its bytes, called when the table's turn comes) copied into one pack."""
         from .filecopy import aligned, copy_into
 
         names.check_id(key, "checkpoint")
@@ -93,11 +95,12 @@ class SnapshotFiles:
                 offset = 0
                 for name, version, source in tables:
                     table_file(name)  # the name rule, as for every table
-                    if isinstance(source, bytes):
-                        os.pwrite(fd, source, offset)
-                        size = len(source)
-                    else:
+                    if isinstance(source, Path):
                         size, _ = copy_into(source, fd, offset)
+                    else:
+                        data = source()
+                        _pwrite_all(fd, data, offset)
+                        size = len(data)
                     index[name] = [offset, size]
                     versions[name] = version
                     offset = aligned(offset + size)
@@ -117,8 +120,9 @@ class SnapshotFiles:
                 raise failed_write(exc, f"checkpoint files in {base}") from None
             raise
 
-    def read(self, key: str) -> dict[str, tuple[int, Docs]]:
-        """The tables a snapshot holds, each with the version it was taken at."""
+    def read(self, key: str, only: set[str] | None = None) -> dict[str, tuple[int, Docs]]:
+        """The tables a snapshot holds (``only``: those of them), each with the version it
+        was taken at."""
         folder = self.folder_of(key)
         if folder is None:
             raise StoreUnreadable(
@@ -131,10 +135,11 @@ class SnapshotFiles:
         tables = plan.get("tables") if isinstance(plan, dict) else None
         if not isinstance(tables, dict) or not all(is_table_name(n) for n in tables):
             raise damaged
+        wanted = set(tables) if only is None else set(tables) & only
         if "pack" in plan:
-            raw = _read_pack(folder, plan["pack"], set(tables), damaged)
+            raw = _read_pack(folder, plan["pack"], set(tables), wanted, damaged)
         else:  # snapshots taken before packs: one (hard-linked) file per table
-            raw = {name: read_store_file(folder / table_file(name)) for name in tables}
+            raw = {name: read_store_file(folder / table_file(name)) for name in wanted}
         result = {}
         for name, data_bytes in raw.items():
             try:
@@ -172,10 +177,18 @@ class SnapshotFiles:
         return removed
 
 
+def _pwrite_all(fd: int, data: bytes, offset: int) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.pwrite(fd, view, offset)
+        view = view[written:]
+        offset += written
+
+
 def _read_pack(
-    folder: Path, index: object, tables: set[str], damaged: StoreUnreadable
+    folder: Path, index: object, tables: set[str], wanted: set[str], damaged: StoreUnreadable
 ) -> dict[str, bytes]:
-    """Each table's bytes from the pack, read one at a time (a pack can be large)."""
+    """The wanted tables' bytes from the pack, read one at a time (a pack can be large)."""
     if not isinstance(index, dict) or set(index) != tables:
         raise damaged
     path = folder / SNAPSHOT_PACK
@@ -196,7 +209,8 @@ def _read_pack(
                 and span[0] + span[1] <= st.st_size
             ):
                 raise damaged
-            raw[name] = os.pread(fd, span[1], span[0])
+            if name in wanted:
+                raw[name] = os.pread(fd, span[1], span[0])
         return raw
     finally:
         os.close(fd)

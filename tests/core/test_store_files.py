@@ -15,7 +15,7 @@ from memwork.core import checkpoints
 from memwork.core.errors import StoreUnreadable
 from memwork.core.storage import atomic
 from memwork.core.storage.store import Store
-from tests.conftest import NOW, folder_digest
+from tests.conftest import NOW, folded, folder_digest
 
 T0 = "2026-01-01T00:00:00Z"
 
@@ -195,6 +195,7 @@ def test_migration_backups_are_private(tmp_path: Path, monkeypatch: pytest.Monke
         with store.transaction():
             store.put("lessons", "a", {"id": "a"})
         checkpoints.create(store, "before", now=NOW, actor="test")
+        store.fold_log()
         # An older store made before stores were private.
         folder.chmod(0o755)
         (folder / "lessons.json").chmod(0o644)
@@ -221,7 +222,7 @@ def test_doctor_warns_about_a_store_others_can_read(cli, db: Path) -> None:  # n
 def test_a_checkpoint_survives_an_in_place_edit_of_a_table_file(cli, db: Path) -> None:  # noqa: ANN001
     cli("lesson", "add", "The original lesson", now=T0)
     cid = cli("checkpoint", "create", now=T0).out.strip()
-    live = db / "lessons.json"
+    live = folded(db) / "lessons.json"
     assert os.stat(live).st_nlink == 1  # no hard link shares the live file
     # An editor (or any tool) that writes into the file instead of replacing it.
     with open(live, "r+b") as f:
@@ -245,6 +246,7 @@ def test_checkpoints_taken_before_packs_still_restore(tmp_path: Path) -> None:
     with store.transaction():
         store.put("lessons", "a", {"id": "a", "content": "old"})
     doc = checkpoints.create(store, "old style", now=NOW, actor="test")
+    store.fold_log()  # the table files hold what the checkpoint holds
     snap = folder / "snapshots" / doc["id"]
     plan = json.loads((snap / SNAPSHOT_MANIFEST).read_text())
     (snap / SNAPSHOT_PACK).unlink()
