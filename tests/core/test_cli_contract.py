@@ -218,7 +218,7 @@ def test_doctor_on_a_healthy_store(cli) -> None:  # noqa: ANN001
 @pytest.mark.folder_only
 def test_doctor_on_a_damaged_store_reports_and_repairs_nothing(cli, db: Path) -> None:  # noqa: ANN001
     _seed(cli)
-    victim = next(p for p in db.iterdir() if p.name.startswith("lessons"))
+    victim = next(p for p in folded(db).iterdir() if p.name.startswith("lessons"))
     victim.write_bytes(b'{"truncated": ')
     before = folder_digest(db)
     done = cli("doctor")
