@@ -1,11 +1,14 @@
 # memwork — `make help` lists the targets.
 PYTHON ?= python3
-VENV := .venv
+# `make test PYTHON=python3.13` builds and uses a venv of that Python beside .venv.
+VENV ?= $(if $(filter python3,$(PYTHON)),.venv,.venv-$(notdir $(PYTHON)))
+# Test processes: one per core (pytest-xdist); `make test JOBS=0` runs in one process.
+JOBS ?= auto
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LAYOUT := $(VENV)/layout
 
-.PHONY: help run test lint format bench demo clean
+.PHONY: help run test lint format generate bench demo clean
 
 help:  ## Show this help
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -13,7 +16,7 @@ help:  ## Show this help
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): $(BIN)/python pyproject.toml
+$(STAMP): $(BIN)/python pyproject.toml setup.py
 	$(BIN)/python -m pip install -q --upgrade pip
 	# lenient mode: an import hook maps memwork.core to core/ and memwork.tui to tui/ (setup.py)
 	$(BIN)/python -m pip install -q -e '.[test]' --config-settings editable_mode=lenient
@@ -23,7 +26,10 @@ run: $(STAMP)  ## Open the workbench on a fresh copy of the demo store
 	$(BIN)/memwork --demo
 
 test: lint  ## Run the whole test suite (and ruff, the import contracts, mypy on core/)
-	$(BIN)/python -m pytest
+	@# Bytecode once, up front: many tests start memwork processes, and where
+	@# PYTHONDONTWRITEBYTECODE is set each of them would compile every module again.
+	@$(BIN)/python -m compileall -q -j 0 memwork core tui tests > /dev/null
+	$(BIN)/python -m pytest -n $(JOBS) --dist worksteal
 
 lint: $(STAMP)  ## ruff check + format check + import contracts (lint-imports) + mypy (core/)
 	$(BIN)/ruff check .
@@ -40,6 +46,9 @@ format: $(STAMP)  ## Apply ruff format and fixes
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+generate: $(STAMP)  ## Remake Memory's methods and the README's table from core/operations.py
+	$(BIN)/python -m memwork.core.codegen
+
 bench: $(STAMP)  ## Run the benchmarks (prints the README's Performance tables)
 	$(BIN)/python bench/run.py
 
@@ -47,4 +56,4 @@ demo: $(STAMP)  ## Regenerate data/demo from the seeded generator
 	$(BIN)/python data/generate_demo.py
 
 clean:  ## Remove the virtualenv and caches
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache
+	rm -rf .venv .venv-python3* .pytest_cache .ruff_cache .mypy_cache

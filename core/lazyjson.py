@@ -98,6 +98,25 @@ def _int(text: str) -> int | float:
 
 
 _ASK_ORJSON = object()
+#: orjson refuses JSON nested deeper than this.
+_ORJSON_DEPTH = 1024
+# Python 3.11's json stops at the interpreter's recursion limit (1,000: below orjson's);
+# from 3.12 on, its C scanner reads deeper, so depth is checked after the parse.
+_CHECK_DEPTH = sys.version_info >= (3, 12)
+
+
+def _deeper_than_orjson(raw: bytes, value: Any) -> bool:
+    """Whether ``value`` nests deeper than orjson reads (containers in containers)."""
+    if raw.count(b"[") + raw.count(b"{") <= _ORJSON_DEPTH:
+        return False  # too few brackets for that depth: the common case, at C speed
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > _ORJSON_DEPTH:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return False
 
 
 def _standard(raw: bytes) -> Any:
@@ -107,9 +126,14 @@ def _standard(raw: bytes) -> Any:
         return _ASK_ORJSON
     try:
         text = raw.decode("utf-8")  # strict: orjson refuses what is not UTF-8 as well
-        return json.loads(text, parse_constant=_refuse_constant, parse_float=_float, parse_int=_int)
+        value = json.loads(
+            text, parse_constant=_refuse_constant, parse_float=_float, parse_int=_int
+        )
     except RecursionError:
         return _ASK_ORJSON  # orjson reads up to 1,024 levels
+    if _CHECK_DEPTH and isinstance(value, dict | list) and _deeper_than_orjson(raw, value):
+        return _ASK_ORJSON
+    return value
 
 
 def loads(raw: bytes) -> Any:

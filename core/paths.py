@@ -39,6 +39,27 @@ def resolve_store_path(db: str | None) -> Path | str:
     return default_store_path()
 
 
+def store_origin(db: str | None) -> str:
+    """Where :func:`resolve_store_path` took the store from: ``--db``, ``MEMWORK_DB`` or
+    ``default`` (neither was given: the user data dir)."""
+    if db is not None:
+        return "--db"
+    return ENV_DB if os.environ.get(ENV_DB) is not None else "default"
+
+
+def agent_setting(location: Path | str) -> str:
+    """The line that points an agent at this store: ``MEMWORK_DB=<location>``.
+
+    A Redis URL is shown without its password (agents take it from
+    ``MEMWORK_REDIS_PASSWORD``)."""
+    from .storage.url import REDIS, parse, parse_location
+
+    parsed = parse_location(location, ENV_DB)
+    if parsed.scheme == REDIS:
+        return f"{ENV_DB}={parse(parsed.url).display}"
+    return f"{ENV_DB}={parsed.folder if parsed.folder is not None else location}"
+
+
 def resolve_location(text: str, field: str) -> Path | str:
     """A store named on the command line: a folder path, or a location text that names
     another backend (``memory:``, a Redis URL), checked here and kept as text."""

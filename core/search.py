@@ -31,6 +31,8 @@ from __future__ import annotations
 import gc
 import math
 import re
+import threading
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -230,3 +232,31 @@ def _rank(pool: Pool, query: str, terms: list[str], limit: int) -> list[Hit]:
 
 def _score_order(pair: tuple[float, int]) -> tuple[float, int]:
     return (-pair[0], -pair[1])
+
+
+# One corpus per open store: a long-lived caller (Memory, an MCP or HTTP server) keeps the
+# prepared tables between searches, and concurrent searches of one store take turns.
+_CORPORA: weakref.WeakKeyDictionary[Store, tuple[threading.Lock, Corpus]] = (
+    weakref.WeakKeyDictionary()
+)
+_CORPORA_LOCK = threading.Lock()
+
+
+def search_op(
+    store: Store,
+    query: str,
+    *,
+    now: datetime,
+    kinds: Iterable[str] | None = None,
+    limit: int = DEFAULT_LIMIT,
+) -> list[dict[str, Any]]:
+    """The ``search`` operation: :func:`search` with the store's kept corpus, as JSON."""
+    wanted = parse_kinds(list(kinds) if kinds is not None else None)
+    with _CORPORA_LOCK:
+        kept = _CORPORA.get(store)
+        if kept is None:
+            kept = _CORPORA[store] = (threading.Lock(), Corpus())
+    lock, corpus = kept
+    with lock:
+        hits = search(store, query, now=now, kinds=wanted, limit=limit, corpus=corpus)
+    return [hit.to_json() for hit in hits]

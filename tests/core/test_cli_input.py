@@ -130,7 +130,7 @@ def test_dev_zero_is_refused_at_once(cli, db: Path, verb: tuple[str, ...]) -> No
 
     started = time.monotonic()
     _refused(cli, db, *verb, "/dev/zero", field="JSON")
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30  # a bound: reading /dev/zero never ends
 
 
 @pytest.fixture

@@ -271,7 +271,7 @@ def test_external_timeout_falls_back(
     _record(store, now, _ep(0.9, "x"))
     started = time.monotonic()
     report = _consolidate(store, now)
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 4.5  # the command alone would take 5 s
     assert report.source == "heuristic"
     assert (
         report.fallback_reason
@@ -305,11 +305,11 @@ def test_external_timeout_leaves_no_process_behind(
     _record(store, now, _ep(0.9, "x"))
     started = time.monotonic()
     report = _consolidate(store, now)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 20  # the command alone would take 30 s
     assert report.fallback_reason and "timed out" in report.fallback_reason
     found = [int(x) for x in pids.read_text().split()]
     assert len(found) == 2
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + 20  # a bound, not an expectation
     while any(_alive(p) for p in found) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not [p for p in found if _alive(p)]

@@ -65,7 +65,7 @@ async def settle(pilot: Pilot) -> None:
     await pilot.pause()
 
 
-async def wait_until(pilot: Pilot, ready: Callable[[], bool], timeout: float = 6.0) -> None:
+async def wait_until(pilot: Pilot, ready: Callable[[], bool], timeout: float = 60.0) -> None:
     """Pause until ``ready()`` holds (timers tick late on a loaded machine); fail after
     ``timeout`` seconds with what the screen showed."""
     deadline = asyncio.get_running_loop().time() + timeout

@@ -333,7 +333,7 @@ def test_hidden_panes_are_prepared_in_idle_time(demo_app) -> None:  # noqa: ANN0
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
             assert not app.all_panes_prepared
-            await wait_until(pilot, lambda: app.all_panes_prepared, timeout=30)
+            await wait_until(pilot, lambda: app.all_panes_prepared)
             # Every hidden pane has its data: a first switch only shows it.
             assert all(not app.pane(p.PANE_ID).stale for p in PANES)
             await pilot.press("8")

@@ -60,10 +60,10 @@ def test_the_workbench_quits_when_its_terminal_hangs_up(demo_path: Path) -> None
         assert child.poll() is None
         os.close(master)
         master = -1
-        started = time.monotonic()
-        code = child.wait(timeout=10)
+        # A bound for a spinning process, not a timing expectation (the check runs every
+        # CHECK_SECONDS; a loaded machine may run it late).
+        code = child.wait(timeout=120)
         assert code == hangup.HANGUP_STATUS
-        assert time.monotonic() - started < hangup.CHECK_SECONDS + 3
     finally:
         if master >= 0:
             os.close(master)

@@ -1,0 +1,69 @@
+"""A first run says where the store is and how to point an agent at it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memwork.core.cli.main import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_doctor_names_a_store_given_by_db_and_the_line_for_an_agent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "memory"
+    assert run(capsys, "--db", str(db), "lesson", "add", "Canary every deploy")[0] == 0
+    code, out, _ = run(capsys, "--db", str(db), "doctor")
+    assert code == 0
+    assert out.splitlines()[-2:] == [
+        f"this store is named by --db; point an agent at it with MEMWORK_DB={db}",
+        "store is healthy",
+    ]
+    code, out, _ = run(capsys, "--db", str(db), "doctor", "--json")
+    report = json.loads(out)
+    assert report["origin"] == "--db" and report["agent_env"] == f"MEMWORK_DB={db}"
+
+
+def test_doctor_says_when_memwork_db_chose_the_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "agent-memory"
+    monkeypatch.setenv("MEMWORK_DB", str(db))
+    assert run(capsys, "lesson", "add", "Canary every deploy")[0] == 0
+    code, out, _ = run(capsys, "doctor")
+    assert code == 0
+    assert "this store is named by MEMWORK_DB" in out and f"MEMWORK_DB={db}" in out
+
+
+def test_doctor_on_a_first_run_names_the_default_store_it_will_create(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # tests/conftest.py points the user data dir at tmp_path / "xdg-data".
+    default = tmp_path / "xdg-data" / "memwork"
+    code, out, err = run(capsys, "doctor")
+    assert code == 2 and out == ""
+    assert err == (
+        f"memwork: no memwork store at {default} yet "
+        "(the default store; the first write creates it)\n"
+    )
+    assert not default.exists()
+    assert run(capsys, "lesson", "add", "Canary every deploy")[0] == 0
+    code, out, _ = run(capsys, "doctor")
+    assert code == 0
+    assert f"this store is the default; point an agent at it with MEMWORK_DB={default}" in out
+
+
+def test_the_agent_line_for_a_redis_store_never_shows_its_password(redis_url: str) -> None:
+    from memwork.core.paths import agent_setting
+
+    secret_url = redis_url.replace("redis://", "redis://:hunter2-not-shown@")
+    line = agent_setting(secret_url)
+    assert line.startswith("MEMWORK_DB=redis://") and "hunter2" not in line

@@ -1,0 +1,190 @@
+"""memwork as users install it: a wheel built from this checkout, installed into a fresh
+venv outside the checkout, adds one import name and works from there.
+
+The wheel is built and installed once for the module (about half a minute: pip resolves
+the dependencies from the registry or its cache); each test then runs the installed
+`memwork` in a working directory that also holds a project of the user's own with a
+`core/` package, the layout (a Django project's) that shadowed memwork's old names.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+import venv
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX venv layout")
+
+
+@dataclass
+class Installed:
+    """A fresh venv with the wheel installed, and a user's project folder beside it."""
+
+    wheel: Path
+    bin: Path
+    project: Path
+
+    def env(self, **extra: str) -> dict[str, str]:
+        # Nothing from the checkout or the development venv may leak in.
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL"))}
+        env["PATH"] = f"{self.bin}{os.pathsep}{env.get('PATH', '')}"
+        env.update(extra)
+        return env
+
+    def run(self, *args: str, stdin: str = "", **extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(self.bin / args[0]), *args[1:]],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            cwd=self.project,
+            env=self.env(**extra),
+            timeout=300,
+        )
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
+    base = tmp_path_factory.mktemp("install")
+    dist = base / "dist"
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
+        capture_output=True,
+        text=True,
+        cwd=base,
+    )
+    assert built.returncode == 0, built.stderr
+    (wheel,) = dist.glob("memwork-*.whl")
+    venv.create(base / "venv", with_pip=True)
+    bin_dir = base / "venv" / "bin"
+    done = subprocess.run(
+        [str(bin_dir / "python"), "-m", "pip", "install", "-q", str(wheel)],
+        capture_output=True,
+        text=True,
+        cwd=base,
+    )
+    assert done.returncode == 0, done.stderr
+    # A user's project with a package named core (and one named tui) of its own.
+    project = base / "project"
+    for name in ("core", "tui"):
+        (project / name).mkdir(parents=True)
+        (project / name / "__init__.py").write_text("raise ImportError('the user project')\n")
+    yield Installed(wheel, bin_dir, project)
+
+
+def test_the_wheel_adds_one_import_name_and_carries_the_demo(installed: Installed) -> None:
+    with zipfile.ZipFile(installed.wheel) as wheel:
+        names = wheel.namelist()
+    tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert tops == {"memwork"}
+    assert "memwork/demo/store.json" in names
+    assert any(n.startswith("memwork/demo/snapshots/") for n in names)
+    assert any(n.startswith("memwork/tui/") and n.endswith(".tcss") for n in names)
+
+
+def test_cli_record_context_and_search_from_outside_the_checkout(installed: Installed) -> None:
+    db = str(installed.project / "memory")
+    episode = {
+        "task_id": "deploy-api",
+        "score": 0.3,
+        "steps": 9,
+        "summary": "Rolled back after the canary failed health checks",
+        "mistakes": ["Skipped the canary stage"],
+    }
+    recorded = installed.run("memwork", "record-episode", stdin=json.dumps(episode), MEMWORK_DB=db)
+    assert recorded.returncode == 0, recorded.stderr
+    context = installed.run("memwork", "context", "--task", "deploy-api", MEMWORK_DB=db)
+    assert context.returncode == 0, context.stderr
+    assert "Skipped the canary stage" in context.stdout
+    found = installed.run("memwork", "search", "canary", "--json", MEMWORK_DB=db)
+    assert found.returncode == 0, found.stderr
+    assert any(hit["kind"] == "episode" for hit in json.loads(found.stdout))
+    assert installed.run("memwork", "--version").stdout.startswith("memwork ")
+
+
+def test_python_api_from_outside_the_checkout(installed: Installed) -> None:
+    probe = (
+        "import sys; from memwork import Memory; "
+        "m = Memory(sys.argv[1]); m.add_lesson('Canary every deploy for fifteen minutes'); "
+        "print(m.context()); "
+        "print(sorted(n for n in sys.modules if n.split('.')[0] in ('core', 'tui', 'tests')))"
+    )
+    done = installed.run("python", "-c", probe, str(installed.project / "api"))
+    assert done.returncode == 0, done.stderr
+    assert "Canary every deploy" in done.stdout
+    assert done.stdout.rstrip().endswith("[]")
+
+
+def test_mcp_server_lists_its_tools(installed: Installed) -> None:
+    params = StdioServerParameters(
+        command=str(installed.bin / "memwork"),
+        args=["mcp"],
+        env=installed.env(MEMWORK_DB=str(installed.project / "mcp")),
+        cwd=str(installed.project),
+    )
+
+    async def main() -> list[str]:
+        async with Client(params, cache=None) as client:
+            return [tool.name for tool in (await client.list_tools()).tools]
+
+    tools = anyio.run(main)
+    assert {"get_context", "record_episode", "search"} <= set(tools)
+
+
+def _read_until(fd: int, needle: bytes, seconds: float) -> bytes:
+    seen = b""
+    deadline = time.monotonic() + seconds
+    while needle not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if ready:
+            try:
+                seen += os.read(fd, 65536)
+            except OSError:
+                break
+    return seen
+
+
+def test_demo_opens_from_the_installed_wheel(installed: Installed) -> None:
+    master, slave = os.openpty()
+    child = subprocess.Popen(
+        [str(installed.bin / "memwork"), "--demo"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        cwd=installed.project,
+        env=installed.env(TERM="xterm-256color", COLUMNS="100", LINES="30"),
+        start_new_session=True,
+    )
+    os.close(slave)
+    try:
+        # Bounds for a stuck start, not timing expectations.
+        screen = _read_until(master, b"Sessions", 120)
+        assert b"Sessions" in screen, screen[-800:]
+        assert b"missing" not in screen
+        # q quits; a key sent before the app reads its terminal is lost, so ask again
+        # until it has gone.
+        for _ in range(60):
+            os.write(master, b"q")
+            _read_until(master, b"\x00", 2)
+            if child.poll() is not None:
+                break
+        assert child.wait(timeout=10) == 0
+    finally:
+        os.close(master)
+        if child.poll() is None:
+            child.kill()
+            child.wait()
