@@ -20,6 +20,7 @@ doctor`` names the newest checkpoint holding a readable copy of each damaged tab
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Collection
 from datetime import datetime
 from typing import Any
@@ -69,20 +70,26 @@ def create(
     store: Store, description: str = "", *, now: datetime, actor: str, automatic: bool = False
 ) -> dict[str, Any]:
     """Snapshot the store now; returns the checkpoint record."""
-    with store.transaction():
-        if store.cache.dirty():
-            raise RuntimeError("a checkpoint must be taken before any write in its transaction")
-        _sweep(store)
-        doc = _take(store, scrub(description).strip(), now, automatic)
-        audit.record(
-            store,
-            actor=actor,
-            action="checkpoint",
-            table=TABLE,
-            record_id=doc["id"],
-            summary=f"checkpoint {doc['id'][:8]}: {doc['description'] or '(no description)'}",
-            now=now,
-        )
+    taken: list[str] = []
+    try:
+        with store.transaction():
+            if store.cache.dirty():
+                raise RuntimeError("a checkpoint must be taken before any write in its transaction")
+            _sweep(store)
+            doc = _take(store, scrub(description).strip(), now, automatic)
+            taken.append(doc["id"])
+            audit.record(
+                store,
+                actor=actor,
+                action="checkpoint",
+                table=TABLE,
+                record_id=doc["id"],
+                summary=f"checkpoint {doc['id'][:8]}: {doc['description'] or '(no description)'}",
+                now=now,
+            )
+    except BaseException:
+        _forget_uncommitted(store, taken)
+        raise
     return doc
 
 
@@ -104,57 +111,78 @@ def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, A
     ``damaged``: each table found unreadable (``table``, ``reason``, ``moved_to``:
     where its file now is, or None when it was missing, and ``restored``: whether the
     checkpoint held a copy that replaced it). Those are left out of the automatic
-    checkpoint and moved aside, never deleted.
+    checkpoint and moved aside, never deleted. A restore refused half-way (a damaged
+    snapshot, a failed write) leaves no snapshot files behind.
     """
-    with store.transaction():
-        target = _restorable(store, key)
-        snapshot = store.backend.snapshot_tables(target["id"])
-        damaged = find_damaged(store)
-        # Damaged files go aside first (the commit then replaces or drops them), so the
-        # automatic checkpoint holds only what reads.
-        stamp = now.strftime("%Y%m%dT%H%M%S") + "-" + ids.new_uuid()[:8]
-        report = [
-            {
-                "moved_to": store.backend.set_aside(name, stamp),
-                "reason": reason,
-                "restored": name in snapshot,
-                "table": name,
-            }
-            for name, reason in sorted(damaged.items())
-        ]
-        for name in damaged:
-            store.drop(name)
-        if TABLE in damaged:
-            # Which snapshots are checkpoints is lost with the table: every one on disk is
-            # kept as a recovered checkpoint (none is swept as an orphan).
-            _recover_records(store, now)
-        else:
-            _sweep(store)
-        before = _take(
-            store, f"before restoring {target['id'][:8]}", now, automatic=True, damaged=damaged
-        )
-        for name in _snapshot_names(store):
-            store.drop(name)
-        for name, docs in snapshot.items():
-            store.put_many(name, docs)
-        # A checkpoint taken before the archive moved to chunks holds hash buckets.
-        rule_archive.convert_legacy(store)
-        repaired = f"; {len(report)} damaged tables moved aside" if report else ""
-        audit.record(
-            store,
-            actor=actor,
-            action="restore",
-            table=TABLE,
-            record_id=target["id"],
-            summary=f"restored checkpoint {target['id'][:8]} (undo: restore {before['id'][:8]})"
-            + repaired,
-            now=now,
-        )
-    if report:
-        # The damaged files are still in place until the log is folded (what the log
-        # holds supersedes them): fold now, so the repaired store holds only what reads.
-        store.fold_log()
+    taken: list[str] = []
+    try:
+        with store.transaction():
+            before, report = _restore_within(store, key, now=now, actor=actor, taken=taken)
+    except BaseException:
+        _forget_uncommitted(store, taken)
+        raise
+    # Folded at once: the log still holds what the restore put away (until its next
+    # fold), and so would any damaged file still in place; after the fold the store's
+    # files hold only the restored state and what reads.
+    store.fold_log()
     return {**before, "damaged": report}
+
+
+def _restore_within(
+    store: Store, key: str, *, now: datetime, actor: str, taken: list[str]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    target = restorable(store, key)
+    snapshot = store.backend.snapshot_tables(target["id"])
+    damaged = find_damaged(store)
+    # Damaged files go aside first (the commit then replaces or drops them), so the
+    # automatic checkpoint holds only what reads.
+    stamp = now.strftime("%Y%m%dT%H%M%S") + "-" + ids.new_uuid()[:8]
+    report = [
+        {
+            "moved_to": store.backend.set_aside(name, stamp),
+            "reason": reason,
+            "restored": name in snapshot,
+            "table": name,
+        }
+        for name, reason in sorted(damaged.items())
+    ]
+    for name in damaged:
+        store.drop(name)
+    if TABLE in damaged:
+        # Which snapshots are checkpoints is lost with the table: every one on disk is
+        # kept as a recovered checkpoint (none is swept as an orphan).
+        _recover_records(store, now)
+    else:
+        _sweep(store)
+    before = _take(
+        store, f"before restoring {target['id'][:8]}", now, automatic=True, damaged=damaged
+    )
+    taken.append(before["id"])
+    # Who may decide is not part of what a checkpoint rewinds (core/curator.py); with
+    # the meta table damaged it is not known, and the checkpoint's is kept.
+    curator = None if "meta" in damaged else store.docs("meta").get("curator")
+    for name in _snapshot_names(store):
+        store.drop(name)
+    for name, docs in snapshot.items():
+        store.put_many(name, docs)
+    if curator is not None:
+        store.put("meta", "curator", curator)
+    elif "meta" not in damaged and store.docs("meta").get("curator") is not None:
+        store.delete("meta", ["curator"])
+    # A checkpoint taken before the archive moved to chunks holds hash buckets.
+    rule_archive.convert_legacy(store)
+    repaired = f"; {len(report)} damaged tables moved aside" if report else ""
+    audit.record(
+        store,
+        actor=actor,
+        action="restore",
+        table=TABLE,
+        record_id=target["id"],
+        summary=f"restored checkpoint {target['id'][:8]} (undo: restore {before['id'][:8]})"
+        + repaired,
+        now=now,
+    )
+    return before, report
 
 
 def _recover_records(store: Store, now: datetime) -> None:
@@ -192,7 +220,7 @@ def find_damaged(store: Store) -> dict[str, str]:
     return damaged
 
 
-def _restorable(store: Store, key: str) -> dict[str, Any]:
+def restorable(store: Store, key: str) -> dict[str, Any]:
     """The checkpoint ``key`` names; when the checkpoints table itself cannot be read,
     the snapshot it names (a full id, or a unique start of one, of those on disk)."""
     try:
@@ -212,6 +240,17 @@ def _counts(store: Store, damaged: Collection[str]) -> dict[str, int]:
             names = tables.physical_tables(store.table_names(), logical)
             counts[logical] = sum(len(store.docs(n)) for n in names if n not in damaged)
     return {k: v for k, v in counts.items() if k not in ("checkpoints", "audit")}
+
+
+def _forget_uncommitted(store: Store, taken: list[str]) -> None:
+    """After a refused checkpoint command: remove the snapshot files it wrote before the
+    refusal (a folder store writes them ahead of its commit) unless its commit landed
+    after all. Only its own: a refusal leaves every other file as it was. Best effort:
+    the refusal itself is what the caller reports."""
+    for key in taken:
+        with contextlib.suppress(Exception), store.reading():
+            if key not in store.docs(TABLE):
+                store.backend.snapshot_delete(key)
 
 
 def delete(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:

@@ -162,6 +162,17 @@ def _head_docs(
         return None
 
 
+def _over(docs: Any, records: list[Commit], name: str) -> Any:
+    """A table file's documents with the log's later writes to it applied."""
+    writes = table_writes(records, name)
+    if not writes or not isinstance(docs, dict):
+        return docs
+    try:
+        return replay(writes, lambda: docs)
+    except (StoreUnreadable, AttributeError):
+        return docs  # the log's own damage is reported with the log
+
+
 CHECKPOINTS = "checkpoints"
 
 
@@ -372,6 +383,19 @@ def diagnose(folder: Path) -> list[Check]:
             bad += 1
             continue
         documents += len(data.get("documents") or {})
+        # Checked as commands will read it: the log's later writes over the file's.
+        wrong = _invalid_record(name, _over(data.get("documents") or {}, records, name))
+        if wrong:
+            checks.append(Check(f"table {name}", "problem", wrong))
+            bad += 1
+    head = wal.head_after(manifest, records)
+    for name in sorted(set(head.tables) & superseded):
+        # Written whole by the log since the last fold: its records are the log's.
+        written = _head_docs(folder, manifest, records, name, pending)
+        wrong = _invalid_record(name, written) if written is not None else None
+        if wrong:
+            checks.append(Check(f"table {name}", "problem", wrong))
+            bad += 1
     if damaged:
         checks.append(_repair(folder, manifest, records, pending, damaged))
     checks.append(
@@ -405,9 +429,65 @@ def diagnose(folder: Path) -> list[Check]:
     orphans = _snapshots(folder, manifest, records, pending)
     if orphans:
         checks.append(orphans)
-    logical = sorted({logical_name(n) for n in wal.head_after(manifest, records).tables})
+    curation = _curation(_head_docs(folder, manifest, records, "meta", pending))
+    if curation:
+        checks.append(curation)
+    logical = sorted({logical_name(n) for n in head.tables})
     checks.append(Check("contents", "ok", ", ".join(logical) or "empty store"))
     return checks
+
+
+def _curation(docs: Docs | None) -> Check | None:
+    """Review on with no curator registered (``docs``: the meta table as the store holds
+    it, None when it has none or it cannot be read): the first key to decide would
+    become the curator."""
+    if not docs:
+        return None
+    config = docs.get("config") or {}
+    if config.get("review") != "on" or docs.get("curator"):
+        return None
+    return Check(
+        "review",
+        "warn",
+        "review is on but no curator key is registered: the first key to decide becomes "
+        "the store's curator; register yours now with: memwork curator init",
+    )
+
+
+def _invalid_record(name: str, documents: Any) -> str | None:
+    """The first record of a table that its model refuses (a lesson whose confidence is
+    "high", say), as one line; None when every record reads as memwork writes it.
+
+    Commands that read such a record would fail on it: doctor names it instead.
+    """
+    from pydantic import ValidationError
+
+    from .interop.importer import _model_for
+    from .models.base import _describe
+
+    if not isinstance(documents, dict):
+        return f"{table_file(name)}: its documents are not an object"
+    logical = logical_name(name)
+    for key, doc in documents.items():
+        if not isinstance(doc, dict):
+            return f"{table_file(name)}: record {str(key)[:40]!r} is not an object"
+        model = _model_for(logical, doc)
+        if model is None:
+            return None  # a store-local table (checkpoints, imports): no model to check
+        try:
+            model.model_validate({k: v for k, v in doc.items() if k not in ("over_limit", "chars")})
+        except ValidationError as exc:
+            # A value of the wrong kind is what commands fail on; a field an older
+            # memwork did not write (or one it no longer knows) is read with a default.
+            wrong = [e for e in exc.errors() if e["type"] not in ("missing", "extra_forbidden")]
+            if wrong:
+                field, rule = _describe(wrong[0])
+                return (
+                    f"{table_file(name)}: record {str(key)[:40]!r}: {field}: {rule}; commands "
+                    "that read it fail — correct or remove it by hand, or restore the table "
+                    "from a checkpoint"
+                )
+    return None
 
 
 def _unlisted(

@@ -22,11 +22,11 @@ becomes a path, and files are opened with ``O_NOFOLLOW``.
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import names as names_
 from ..errors import (
@@ -42,9 +42,15 @@ from .backend import Backend, Commit, Docs, Refresh, replay, table_writes
 from .codec import dumps, load_file, loads, read_store_file, table_bytes
 from .lock import InterProcessLock, LockTimeout, lock_timeout
 from .manifest import MANIFEST_NAME, Manifest, table_file
-from .snapshot_files import SnapshotFiles
+
+if TYPE_CHECKING:
+    from .snapshot_files import SnapshotFiles
 
 LOCK_NAME = ".lock"
+#: Where ``memwork search`` keeps the prepared text of big tables (core/search_corpus.py),
+#: one ``<table>.txt`` each, and which tables it keeps there.
+SEARCH_CACHE = ("cache", "search")
+SEARCH_CACHED = ("episodes.", "rules.", "observations.")
 #: Where a restore keeps the table files it found damaged (never deleted).
 DAMAGED = "damaged"
 LOG_BYTES_ENV = "MEMWORK_LOG_BYTES"
@@ -143,11 +149,21 @@ class FolderBackend(Backend):
         self._head = self._base
         self._log: _Log | None = None
         self._polled: tuple[tuple[int, int, int], int] | None = None
-        self.snapshots = SnapshotFiles(self.path)
+        self._snapshots: SnapshotFiles | None = None
         self.log_limit = int(_setting(LOG_BYTES_ENV, DEFAULT_LOG_BYTES))
         self.log_seconds = _setting(LOG_SECONDS_ENV, DEFAULT_LOG_SECONDS)
 
     # -- what callers see -------------------------------------------------------------------
+    @property
+    def snapshots(self) -> SnapshotFiles:
+        """The checkpoints' snapshot files (loaded on first use: ``memwork context`` and
+        other reads never touch them)."""
+        if self._snapshots is None:
+            from .snapshot_files import SnapshotFiles
+
+            self._snapshots = SnapshotFiles(self.path)
+        return self._snapshots
+
     @property
     def location(self) -> str:
         return str(self.path)
@@ -448,6 +464,8 @@ class FolderBackend(Backend):
             try:
                 os.link(source, target)  # the same bytes, not a copy: instant, no space
             except OSError:
+                import shutil  # here: only a repair moves files aside
+
                 shutil.copyfile(source, target, follow_symlinks=False)
             fsync_dir(folder)
         except OSError as exc:
@@ -484,6 +502,26 @@ class FolderBackend(Backend):
     def commit(self, commit: Commit) -> Manifest:
         """Append the commit to the log and fsync it once (or fold it in with the log when
         it is too big for it); the log is folded once it passes its size or age."""
+        head = self._commit(commit)
+        self._forget_search_text([*commit.writes, *commit.drops])
+        return head
+
+    def _forget_search_text(self, changed: list[str]) -> None:
+        """Remove the search cache's copy of tables a commit changed or dropped.
+
+        A cached file was only ever valid for the table it was made from; once that
+        table changes, the copy would keep text the store no longer holds (an observation
+        forgotten, a table a restore replaced) until the next search of that table.
+        """
+        folder = self.path.joinpath(*SEARCH_CACHE)
+        for name in changed:
+            if name.startswith(SEARCH_CACHED):
+                try:
+                    os.unlink(folder / f"{name}.txt")
+                except OSError:
+                    pass  # none was made (the common case), or a read-only folder
+
+    def _commit(self, commit: Commit) -> Manifest:
         if self.read_only:
             raise StoreWriteFailed(
                 f"the store at {self.path} is read-only for this user ({self.read_only}); "

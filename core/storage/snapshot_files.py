@@ -11,7 +11,6 @@ one file per table and still read.
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -27,6 +26,12 @@ SNAPSHOTS = "snapshots"
 SNAPSHOT_MANIFEST = "snapshot.json"
 SNAPSHOT_PACK = "tables.pack"
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+
+
+def _rmtree(path: Path, ignore_errors: bool = True) -> None:
+    import shutil  # here: shutil loads compression modules no read needs
+
+    shutil.rmtree(path, ignore_errors=ignore_errors)
 
 
 class SnapshotFiles:
@@ -115,7 +120,7 @@ class SnapshotFiles:
             fsync_dir(base)
         except BaseException as exc:
             # A half-made snapshot goes at once (a full disk must not stay full).
-            shutil.rmtree(target, ignore_errors=True)
+            _rmtree(target, ignore_errors=True)
             if isinstance(exc, OSError):
                 raise failed_write(exc, f"checkpoint files in {base}") from None
             raise
@@ -158,7 +163,7 @@ class SnapshotFiles:
         """Remove a snapshot's files."""
         folder = self.folder_of(key)
         if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
+            _rmtree(folder, ignore_errors=True)
 
     def keys(self) -> list[str]:
         """The snapshot folders on disk (whether a checkpoint names them or not)."""
@@ -172,7 +177,7 @@ class SnapshotFiles:
         removed = 0
         for key in self.keys():
             if key not in keep:
-                shutil.rmtree(self.folder / SNAPSHOTS / key, ignore_errors=True)
+                _rmtree(self.folder / SNAPSHOTS / key, ignore_errors=True)
                 removed += 1
         return removed
 

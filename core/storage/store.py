@@ -95,6 +95,8 @@ class Store:
         self._depth = 0
         self._txn_depth = 0
         self._txn_counter = 0
+        #: A fold asked for inside a transaction: it runs once the transaction commits.
+        self._fold_wanted = False
         self._target_schema: int | None = None
         self._listeners: list[Listener] = []
         head = backend.open(create)
@@ -243,6 +245,7 @@ class Store:
                 yield self
             except BaseException:
                 if outermost:
+                    self._fold_wanted = False
                     self._rollback()
                 raise
             else:
@@ -250,8 +253,12 @@ class Store:
                     try:
                         change = self._commit()
                     except BaseException:
+                        self._fold_wanted = False
                         self._rollback()
                         raise
+                    if self._fold_wanted:
+                        self._fold_wanted = False
+                        self._fold_committed()
             finally:
                 self._txn_depth -= 1
                 if self._txn_depth == 0:
@@ -262,11 +269,25 @@ class Store:
     def fold_log(self) -> None:
         """Write what the store holds only in its log into its table files now (a folder
         store; nothing to do on the others). Commits do this by themselves past the
-        log's size or age; this is for a person or a test that wants the files current."""
+        log's size or age; this is for a person or a test that wants the files current.
+        Inside a transaction it runs once the transaction has committed (what it folds
+        must include that commit)."""
+        if self._txn_depth > 0:
+            self._fold_wanted = True
+            return
         with self._locked():
             if self._depth == 1:
                 self._refresh()
             self.backend.fold_log()
+
+    def _fold_committed(self) -> None:
+        """The fold a transaction asked for, after its commit: the commit is acknowledged
+        whatever happens here, and a fold that fails (a full disk) is tried again by the
+        next commit past the log's size or age."""
+        try:
+            self.backend.fold_log()
+        except (OSError, StoreError):
+            pass
 
     def _commit(self) -> Change | None:
         commit = self.cache.prepare(

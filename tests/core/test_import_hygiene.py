@@ -65,9 +65,11 @@ CONTEXT_PATH = {
             "operations paths ranking shards sources tables text "
             "cli cli.cmd_context cli.main cli.parser "
             "context context.budget context.build context.default_style context.episodic_style "
-            "context.log privacy privacy.controls privacy.lazy privacy.rules privacy.values "
-            "storage storage.atomic storage.codec storage.folder_storage storage.journal "
-            "storage.lock storage.manifest storage.plainjson storage.schema storage.store"
+            "context.log privacy privacy.assign privacy.controls privacy.gate privacy.gitleaks "
+            "privacy.lazy privacy.rules "
+            "storage storage.atomic storage.backend storage.cache storage.codec "
+            "storage.folder_backend storage.journal storage.lock storage.manifest "
+            "storage.plainjson storage.schema storage.store storage.url storage.wal"
         ).split()
     ),
 }
