@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from .storage.store import Store
 
 if TYPE_CHECKING:
-    from .search_corpus import Corpus
+    from .recall.follow import Recall
     from .working_memory import KeyView
 
 
@@ -63,7 +63,7 @@ class Memory:
         self.actor = f"{actor}:{self.agent}" if self.agent else actor
         self._clock = clock
         self._search_lock = threading.Lock()
-        self._corpus: Corpus | None = None
+        self._recall: Recall | None = None
 
     # -- plumbing -----------------------------------------------------------------------
     def now(self) -> datetime:
@@ -75,7 +75,11 @@ class Memory:
         return now()
 
     def close(self) -> None:
-        """Drop cached tables (the lock is only ever held inside a call)."""
+        """Save the recall index if it changed, and drop cached tables (the lock is only
+        ever held inside a call)."""
+        if self._recall is not None:
+            with self._search_lock:
+                self._recall.flush()
         self.store.close()
 
     def __enter__(self) -> Memory:
@@ -94,6 +98,7 @@ class Memory:
         budget: int = 2000,
         style: str = "default",
         format: Literal["text"] = "text",  # noqa: A002 - the CLI's flag name
+        query: str | None = None,
     ) -> str: ...
     @overload
     def context(
@@ -104,6 +109,7 @@ class Memory:
         budget: int = 2000,
         style: str = "default",
         format: Literal["json"],  # noqa: A002 - the CLI's flag name
+        query: str | None = None,
     ) -> dict[str, Any]: ...
     @overload
     def context(
@@ -114,6 +120,7 @@ class Memory:
         budget: int = 2000,
         style: str = "default",
         format: str,  # noqa: A002 - the CLI's flag name
+        query: str | None = None,
     ) -> str | dict[str, Any]: ...
     def context(
         self,
@@ -123,22 +130,29 @@ class Memory:
         budget: int = 2000,
         style: str = "default",
         format: str = "text",  # noqa: A002 - the CLI's flag name
+        query: str | None = None,
     ) -> str | dict[str, Any]:
-        """The prompt context: text (``format="text"``) or the ``--format json`` document."""
+        """The prompt context: text (``format="text"``) or the ``--format json`` document.
+
+        ``query`` adds a "Relevant memories" section: the observations, episodes and
+        lessons that best answer it (without one, the context is as before)."""
         from .context.build import build_context
         from .errors import InvalidInput
 
         if format not in ("text", "json"):
             raise InvalidInput("format", f"must be 'text' or 'json' (got {format!r})")
         now = self.now()
-        result = build_context(
-            self.store,
-            now=now,
-            task_id=task,
-            budget_tokens=budget,
-            style=style,
-            project=project,
-        )
+        with self._search_lock:  # the recall index is shared between calls
+            result = build_context(
+                self.store,
+                now=now,
+                task_id=task,
+                budget_tokens=budget,
+                style=style,
+                project=project,
+                query=query,
+                recall=self._recall_index() if query else None,
+            )
         if result.log_wanted:  # the store asks to record what reached the agent
             from .context.log import record_injections
             from .errors import MemworkError
@@ -283,7 +297,7 @@ class Memory:
     ) -> list[dict[str, Any]]:
         """Every kind of memory, best first: ``{"kind", "id", "title", "score"}`` per hit."""
         from . import search
-        from .search_corpus import Corpus
+        from .recall.follow import Recall
 
         with self._search_lock:  # the corpus cache is shared between calls
             if self._corpus is None:

@@ -1,48 +1,41 @@
-"""Recall: one query over every kind of memory, best first (``memwork search``, MCP, API).
+"""Recall: one natural-language query over every kind of memory, best first.
 
-The workbench's search box asks a :class:`~core.search_index.SearchIndex` per
-keystroke; an agent asks once and wants the records that matter most, so this
-module ranks with two views of relevance and fuses them:
+``memwork search``, the MCP ``search`` tool, ``Memory.search`` and the
+context's "Relevant memories" section ask here. Ranking is
+:mod:`core.recall.engine` (BM25 over stems, stop words out, OR semantics,
+field weights, the conversation ideas for observations, a typo fallback only
+for words the store never used, proximity as a bonus inside the score);
+keeping the index in step with the store, in memory and in the store's cache
+folder, is :mod:`core.recall.follow`. The workbench's search box is a different
+tool for a different moment (a prefix and typo match per keystroke,
+:mod:`core.search_index`).
 
-1. **Lexical** — BM25 over words (``k1`` 1.2, ``b`` 0.75, lengths in
-   characters). A term counts where a word starts with it, and half where it
-   sits inside a word. A term that occurs nowhere is taken to be a typo and
-   stands for the vocabulary words within one or two edits of it (the fuzzy
-   index's own rule), so "rollbak" still finds "rollback".
-2. **Fuzzy** — the workbench's :class:`SearchIndex` over the best lexical
-   candidates, which prefers titles close to the query and words on word
-   boundaries.
-
-The two rankings are fused by reciprocal rank (``1 / (60 + rank)`` from each).
-Above that sits the *closeness* of the match, which always wins: 2 when the
-query's words appear side by side in the query's order as whole words, 1 when
-they all appear exactly but scattered, 0 when some word only matched with a
-typo. So ``worker-25`` ranks "worker-25.log" above "worker-13.log (25 MB)".
-A hit's ``score`` is that closeness plus the fused rank scaled to ``(0, 1]``.
-
-A document is a candidate when every query word matches it; when no document
-has them all, one that has any of them is. Equal scores go to the most
-recently added record. What is searched, and how it is kept between searches
-and processes, is :mod:`core.search_corpus`.
+Filters: ``kinds``; ``since``/``until`` on the record's own time (when it was
+recorded: an episode's or observation's creation, a lesson's, a working-memory
+key's last set; both ends included); ``session`` (its observations, working
+memory, episodes recorded in it, and the session itself). A hit's ``score`` is
+its relevance (higher is better; comparable within one query only).
 """
 
 from __future__ import annotations
 
-import gc
-import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput
-from .search_corpus import Corpus, Pool
-from .search_index import SearchIndex, _edit_budget, _near_prefix_words, normalize
+from .recall.records import KIND_NAMES
 from .storage.store import Store
+from .text import clip
+
+if TYPE_CHECKING:
+    from .recall.engine import Scored
+    from .recall.follow import Recall
 
 #: Every kind a search covers, as ``--kind`` names them.
-KINDS = ("lesson", "rule", "card", "episode", "observation", "slot", "wm", "session", "checkpoint")
+KINDS = KIND_NAMES
 _ALIASES = {
     "lessons": "lesson",
     "rules": "rule",
@@ -60,12 +53,9 @@ _ALIASES = {
     "checkpoints": "checkpoint",
 }
 DEFAULT_LIMIT = 10
-
-_K1, _B = 1.2, 0.75
-_RRF_K = 60
-#: How many lexical candidates the fuzzy matcher re-ranks (at least; more for big limits).
-_RERANK = 200
-_INSIDE_WORD = 0.5  # a term inside a word counts half
+MAX_LIMIT = 1000
+_SPAN = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
 def parse_kinds(values: Iterable[str] | None) -> set[str] | None:
@@ -82,6 +72,35 @@ def parse_kinds(values: Iterable[str] | None) -> set[str] | None:
     return kinds
 
 
+def parse_when(text: str | datetime | None, *, now: datetime, field: str) -> float | None:
+    """``--since``/``--until`` as seconds since the epoch: an ISO-8601 instant, a date
+    (its first instant for ``since``, its last for ``until``), or a span back from now
+    (``30m``, ``12h``, ``7d``, ``2w``)."""
+    if text is None:
+        return None
+    if isinstance(text, datetime):
+        return (text if text.tzinfo else text.replace(tzinfo=UTC)).timestamp()
+    span = _SPAN.match(text)
+    if span:
+        return (now - timedelta(seconds=int(span[1]) * _UNITS[span[2]])).timestamp()
+    value = text.strip()
+    rule = "must be an ISO-8601 instant or date, or a span back from now like 12h or 7d"
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        try:
+            day = datetime.fromisoformat(value).replace(tzinfo=UTC)
+        except ValueError:
+            raise InvalidInput(field, f"{rule} (got {text!r})") from None
+        if field == "until":
+            day += timedelta(days=1, microseconds=-1)
+        return day.timestamp()
+    from .clock import parse_instant
+
+    try:
+        return parse_instant(value, field=field).timestamp()
+    except InvalidInput:
+        raise InvalidInput(field, f"{rule} (got {text!r})") from None
+
+
 @dataclass(frozen=True)
 class Hit:
     """One search result: what it is, its id, the line that shows it, its score."""
@@ -96,45 +115,6 @@ class Hit:
         return {"id": self.id, "kind": self.kind, "score": self.score, "title": self.title}
 
 
-def _needles(term: str) -> tuple[str, str]:
-    """(word-start needle, anywhere needle); short terms only match at a word start."""
-    start = f" {term}"
-    return start, term if len(term) >= 3 else start
-
-
-def _near_words(term: str, texts: list[str]) -> list[str]:
-    """Vocabulary words within the fuzzy index's edit budget of a term found nowhere."""
-    budget = _edit_budget(term)
-    if budget == 0:
-        return []
-    # Only words with the term's first letter can be near it (the fuzzy index's rule):
-    # one regex over one big string finds them at C speed.
-    first = re.escape(term[0])
-    vocab = sorted(set(re.findall(f"(?<= ){first}[^ ]*", "".join(texts))))
-    return _near_prefix_words(term, vocab, budget)
-
-
-def _term_matches(term: str, texts: list[str]) -> tuple[list[str], set[int]]:
-    """The words that stand for ``term`` and the texts matching any of them."""
-    _, anywhere = _needles(term)
-    matched = {i for i, text in enumerate(texts) if anywhere in text}
-    if matched:
-        return [term], matched
-    words = _near_words(term, texts)
-    for word in words:
-        needle = f" {word} "
-        matched.update(i for i, text in enumerate(texts) if needle in text)
-    return words, matched
-
-
-def _term_frequency(text: str, term: str, exact: bool) -> float:
-    if not exact:  # a typo'd term: whole-word occurrences of the words it stands for
-        return float(text.count(f" {term} "))
-    start = text.count(f" {term}")
-    inside = text.count(term) - start if len(term) >= 3 else 0
-    return start + _INSIDE_WORD * inside
-
-
 def search(
     store: Store,
     query: str,
@@ -142,91 +122,76 @@ def search(
     now: datetime,
     kinds: set[str] | None = None,
     limit: int = DEFAULT_LIMIT,
-    corpus: Corpus | None = None,
+    since: str | datetime | None = None,
+    until: str | datetime | None = None,
+    session: str | None = None,
+    recall: Recall | None = None,
 ) -> list[Hit]:
-    """The best ``limit`` records for ``query``, best first (see the module docstring)."""
-    if limit < 1:
-        raise InvalidInput("limit", f"must be >= 1 (got {limit})")
-    terms = list(dict.fromkeys(normalize(query).split()))
-    if not terms:
+    """The best ``limit`` records for ``query``, best first (see the module docstring).
+
+    ``recall`` is the index a long-lived caller keeps between searches (a fresh one
+    reads the store's cache folder, or the store).
+    """
+    return [hit for hit, _ in scored_hits(store, query, now=now, kinds=kinds, limit=limit,
+                                          since=since, until=until, session=session,
+                                          recall=recall)]
+
+
+def scored_hits(
+    store: Store,
+    query: str,
+    *,
+    now: datetime,
+    kinds: set[str] | None = None,
+    limit: int = DEFAULT_LIMIT,
+    since: str | datetime | None = None,
+    until: str | datetime | None = None,
+    session: str | None = None,
+    recall: Recall | None = None,
+) -> list[tuple[Hit, Scored]]:
+    """:func:`search`'s hits, each with what the index knows of it (its session)."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput("limit", f"must be a whole number from 1 to {MAX_LIMIT} (got {limit})")
+    start = parse_when(since, now=now, field="since")
+    end = parse_when(until, now=now, field="until")
+    if start is not None and end is not None and start > end:
+        raise InvalidInput("since", "must not be later than until")
+    if session is not None and not session.strip():
+        raise InvalidInput("session", "must not be empty")
+    from .recall.engine import Filter
+    from .recall.follow import Recall
+
+    if not query.strip():
         return []
-    # Hundreds of thousands of strings stay alive through a search: the cyclic
-    # collector would walk them again and again (about twice the work).
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        pool = (corpus or Corpus()).pool(store, now, kinds)
-        return _rank(pool, query, terms, limit)
-    finally:
-        if paused:
-            gc.enable()
+    recall = recall or Recall()
+    index = recall.refresh(store)
+    where = Filter(
+        kinds=frozenset(kinds) if kinds else None,
+        since=start,
+        until=end,
+        session=session.strip() if session else None,
+        now=now.timestamp(),
+    )
+    from .recall import semantic
 
-
-def _rank(pool: Pool, query: str, terms: list[str], limit: int) -> list[Hit]:
-    texts = pool.texts
-    if not texts:
+    found = semantic.rank(store, recall, index, query, limit, where)
+    if not found:
         return []
-    per_term = [_term_matches(term, texts) for term in terms]
-    sets = [matched for _, matched in per_term]
-    candidates = set.intersection(*sets) if sets else set()
-    if not candidates:
-        candidates = set().union(*sets)
-    if not candidates:
-        return []
-
-    # BM25 over the candidates, with corpus-wide document frequencies.
-    total = len(texts)
-    avg_len = sum(map(len, texts)) / total
-    weights = []
-    for (words, matched), term in zip(per_term, terms, strict=True):
-        idf = math.log(1 + (total - len(matched) + 0.5) / (len(matched) + 0.5))
-        weights.append((idf, words, words == [term]))
-    lexical: dict[int, float] = {}
-    for i in candidates:
-        text = texts[i]
-        norm = _K1 * (1 - _B + _B * len(text) / avg_len)
-        score = 0.0
-        for idf, words, exact in weights:
-            tf = sum(_term_frequency(text, w, exact) for w in words)
-            if tf:
-                score += idf * tf * (_K1 + 1) / (tf + norm)
-        lexical[i] = score
-
-    phrase = re.compile(r"(?<![^\s])" + r"\s+".join(map(re.escape, terms)) + r"(?![^\s])")
-    all_exact = all(exact for _, _, exact in weights)
-    needles = [_needles(t)[1] for t in terms]
-    closeness: dict[int, int] = {}
-    for i in candidates:
-        text = texts[i]
-        if not all_exact or not all(n in text for n in needles):
-            closeness[i] = 0
-        else:
-            closeness[i] = 2 if phrase.search(text) else 1
-
-    # Ties (common with repetitive histories) go to the most recently added record.
-    by_lexical = sorted(candidates, key=lambda i: (-closeness[i], -lexical[i], -i))
-    lexical_rank = {i: r for r, i in enumerate(by_lexical, start=1)}
-    chosen = by_lexical[: max(_RERANK, 4 * limit)]
-    docs = {i: pool.search_doc(i) for i in chosen}
-    index = SearchIndex(docs.values())
-    position = {doc.ref: i for i, doc in docs.items()}
-    fuzzy_rank = {
-        position[hit.doc.ref]: r for r, hit in enumerate(index.search(query, limit=len(chosen)), 1)
-    }
-
-    def fused(i: int) -> float:
-        value = 1 / (_RRF_K + lexical_rank[i])
-        if i in fuzzy_rank:
-            value += 1 / (_RRF_K + fuzzy_rank[i])
-        return value
-
-    best = 2 / (_RRF_K + 1)
-    scored = sorted(((closeness[i] + fused(i) / best, i) for i in chosen), key=_score_order)
-    return [
-        Hit(docs[i].kind, docs[i].ref, docs[i].title, round(score, 4))
-        for score, i in scored[:limit]
-    ]
+    titles = _session_titles(store) if any(s.kind == "observation" for s in found) else {}
+    return [(Hit(s.kind, s.ref, _title(s, titles), round(s.score, 4)), s) for s in found]
 
 
-def _score_order(pair: tuple[float, int]) -> tuple[float, int]:
-    return (-pair[0], -pair[1])
+def _session_titles(store: Store) -> dict[str, str]:
+    from .kinds import KINDS as REGISTRY
+
+    with store.reading():
+        return {d["id"]: REGISTRY["session"].title(d) for d in store.docs("sessions").values()}
+
+
+def _title(found: Scored, sessions: dict[str, str]) -> str:
+    if found.kind != "observation" or found.session is None:
+        return found.title
+    # The session's current title names the note's session (it is not part of the index).
+    kind, _, content = found.title.partition(": ")
+    session = clip(sessions.get(found.session, found.session), 28)
+    return f"{kind} · {session}: {content}"

@@ -27,6 +27,7 @@ def run(ctx: Context) -> int:
         budget_tokens=a.budget,
         style=a.style,
         project=a.project,
+        query=a.query,
     )
     if a.format == "json" or ctx.json:
         from .output import emit_json

@@ -11,7 +11,14 @@ def run(ctx: Context) -> int:
 
     a = ctx.args
     hits = search.search(
-        ctx.store, a.query, now=ctx.now, kinds=search.parse_kinds(a.kind), limit=a.limit
+        ctx.store,
+        a.query,
+        now=ctx.now,
+        kinds=search.parse_kinds(a.kind),
+        limit=a.limit,
+        since=a.since,
+        until=a.until,
+        session=a.session,
     )
     if ctx.json:
         emit_json([hit.to_json() for hit in hits])

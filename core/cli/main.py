@@ -150,6 +150,11 @@ def _add_context(sub: SubParsers) -> None:
     )
     c.add_argument("--format", choices=["text", "json"], default="text")
     c.add_argument("--style", choices=["default", "episodic"], default="default")
+    c.add_argument(
+        "--query",
+        metavar="TEXT",
+        help="add the memories most relevant to TEXT (observations, episodes, lessons)",
+    )
 
 
 def _add_record(sub: SubParsers) -> None:
@@ -321,6 +326,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="lesson, rule, card, episode, observation, slot, wm, session, checkpoint (repeatable)",
     )
     c.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
+    c.add_argument(
+        "--since", metavar="WHEN", help="recorded at or after WHEN (ISO instant or date, or 7d, 12h)"
+    )
+    c.add_argument(
+        "--until", metavar="WHEN", help="recorded at or before WHEN (ISO instant or date, or 7d)"
+    )
+    c.add_argument("--session", metavar="S", help="only what belongs to session S")
 
     c = _cmd(sub, "history", "cmd_history:run", "the audit log, newest first")
     c.add_argument("--table", metavar="T", help="entries about this table (lessons, episodes, ...)")

@@ -8,7 +8,7 @@ has passed the scrubber.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .. import aggregates, config
 from ..errors import InvalidInput
@@ -17,6 +17,9 @@ from ..storage.store import Store
 from ..tables import rule_table
 from . import default_style, episodic_style
 from .budget import Dropped, Line, Section, estimate_tokens, fit
+
+if TYPE_CHECKING:
+    from ..recall.follow import Recall
 
 Style = Literal["default", "episodic"]
 DEFAULT_BUDGET = 2000
@@ -150,11 +153,15 @@ def build_context(
     budget_tokens: int = DEFAULT_BUDGET,
     style: str = "default",
     project: str | None = None,
+    query: str | None = None,
+    recall: Recall | None = None,
 ) -> ContextResult:
     """Build the context for ``task_id`` within ``budget_tokens`` (estimated).
 
     ``project`` makes that project's lessons (scope ``project:<P>``) rank as
-    matching, and leaves other projects' lessons out.
+    matching, and leaves other projects' lessons out. ``query`` adds the memories
+    most relevant to it (:mod:`core.context.relevant`; ``recall`` is a long-lived
+    caller's index).
     """
     if style not in ("default", "episodic"):
         raise InvalidInput("style", f"must be 'default' or 'episodic' (got {style!r})")
@@ -174,6 +181,26 @@ def build_context(
     else:
         sections = default_style.build_sections(data, task_id, now, project or None)
         render = default_style.render
+    if query and query.strip():
+        from .relevant import section
+
+        shown = {
+            ref["id"]
+            for s in sections
+            for line in s.lines
+            for ref in line.sources
+            if ref.get("kind") == "lesson"
+        }
+        heading = "Relevant memories:" if style == "episodic" else "## Relevant memories"
+        found = section(
+            store, query, now=now, shown_lessons=shown, heading=heading, recall=recall
+        )
+        # After the failures, before the task's own episodes and mean score.
+        at = next(
+            (i for i, s in enumerate(sections) if s.name in ("episodes", "mean_score")),
+            len(sections),
+        )
+        sections.insert(at, found)
     kept, dropped = fit(_scrubbed(sections), budget_tokens, render)
     return ContextResult(
         text=render(kept),

@@ -170,16 +170,21 @@ def build_server(memory: Memory) -> MemworkServer:
         budget: int = 2000,
         style: Literal["default", "episodic"] = "default",
         format: Literal["text", "json"] = "text",  # noqa: A002 - the CLI's flag name
+        query: str | None = None,
     ) -> Any:
         """Call at the start of every task (and whenever the task changes): the memory to
         put at the top of your working context — pinned slots, rules for the task, general
         rules and lessons, the top mistakes, recent failures, your recent episodes and mean
         score on the task. `project` ranks that project's lessons as matching. `budget` is in
         estimated tokens (characters / 4). `format="json"` returns the sections and what the
-        budget dropped. An empty string means there is nothing to remember yet."""
+        budget dropped, each line with the records it came from. `query` (what you are about
+        to do, in words) adds the most relevant past observations, episodes and lessons.
+        An empty string means there is nothing to remember yet."""
         if format == "text":
-            return _text(m.context(task, project=project, budget=budget, style=style))
-        return m.context(task, project=project, budget=budget, style=style, format="json")
+            return _text(m.context(task, project=project, budget=budget, style=style, query=query))
+        return m.context(
+            task, project=project, budget=budget, style=style, format="json", query=query
+        )
 
     @tool(_WRITE)
     def record_episode(
@@ -257,11 +262,23 @@ def build_server(memory: Memory) -> MemworkServer:
         return m.list_lessons(all=all)
 
     @tool(_READ)
-    def search(query: str, kinds: list[str] | None = None, limit: int = 10) -> Any:
-        """Recall anything remembered that matches `query` (typos tolerated; the query's
-        words side by side rank first). kinds narrows it: lesson, rule, card, episode,
-        observation, slot, wm, session, checkpoint. Returns [{kind, id, title, score}]."""
-        return m.search(query, kinds=kinds, limit=limit)
+    def search(
+        query: str,
+        kinds: list[str] | None = None,
+        limit: int = 10,
+        since: str | None = None,
+        until: str | None = None,
+        session: str | None = None,
+    ) -> Any:
+        """Recall what you remember about something: ask in plain words or a question
+        ("when did the staging deploy fail?"); records with more of its rarer words rank
+        first, and a typo in a word the memory never used is tolerated. kinds narrows it:
+        lesson, rule, card, episode, observation, slot, wm, session, checkpoint. since/until
+        bound when the record was made (ISO instant or date, or 12h, 7d back from now);
+        session keeps one session's records. Returns [{kind, id, title, score}]."""
+        return m.search(
+            query, kinds=kinds, limit=limit, since=since, until=until, session=session
+        )
 
     # -- slots --------------------------------------------------------------------------
     @tool(_READ)

@@ -81,6 +81,7 @@ class Scored(NamedTuple):
     title: str
     session: str | None
     score: float
+    table: str
 
 
 class _Column:
@@ -529,7 +530,8 @@ class RecallIndex:
                 out[word] = max(out.get(word, 0.0), weight)
         return list(out.items())
 
-    def _allowed(self, where: Filter) -> Callable[[int], bool] | None:
+    def allowed(self, where: Filter) -> Callable[[int], bool] | None:
+        """A test of which slots ``where`` lets through (None: all of them)."""
         kinds = None
         if where.kinds is not None:
             kinds = {KIND_NAMES.index(k) for k in where.kinds}
@@ -588,7 +590,7 @@ class RecallIndex:
         rest = [0.0] * (len(info) + 1)
         for i in range(len(info) - 1, -1, -1):
             rest[i] = rest[i + 1] + bound[i]
-        ok = self._allowed(where)
+        ok = self.allowed(where)
         acc: dict[int, float] = {}
         pruned_from = len(info)
         for i, (kp1, post, _) in enumerate(info):
@@ -744,6 +746,7 @@ class RecallIndex:
             self.titles[slot],
             self.session_ids[session] if session >= 0 else None,
             score,
+            self.table_names[self.tables[slot]],
         )
 
     # ------------------------------------------------------------------ persistence

@@ -149,7 +149,7 @@ def _observation(doc: dict[str, Any]) -> Iterable[Unit]:
     )
     # The session's title leads the shown title; it is added when the hit is shown,
     # so renaming a session renames its observations' hits without re-indexing them.
-    title = clip(f"{doc.get('kind', '')}: {_text(doc.get('content'))}", TITLE_WIDTH)
+    title = f"{doc.get('kind', '')}: {clip(_text(doc.get('content')), TITLE_WIDTH)}"
     seq = doc.get("seq")
     yield Unit(
         KINDS["observation"].ref_of(doc),

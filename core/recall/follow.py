@@ -1,0 +1,235 @@
+"""Keeping a recall index in step with a store, in memory and in the store's cache folder.
+
+A :class:`Recall` holds one :class:`~core.recall.engine.RecallIndex` for one
+store. Before each query it compares the table versions the store's manifest
+names (the store re-reads it under its lock, so other processes' commits are
+seen) with the versions the index holds, and re-reads only the tables that
+changed: a changed table is diffed unit by unit (fingerprints), so one new
+observation costs one record's words. A table the store no longer has leaves
+the index; a deleted, forgotten or edited record is out of the index before the
+query that follows its commit is answered.
+
+On a folder store the index also lives in ``<store>/cache/recall/index.bin``
+(private modes, never through a link, nothing outside the store folder), so a
+fresh ``memwork search`` process reads it and catches up with whatever was
+committed since instead of reading every table. Each table's recorded version
+there also names its file (inode, size, modification time), so a table dropped
+and recreated at the same version is not mistaken for the old one. Nothing in
+the cache is essential: an unreadable or foreign file is rebuilt from the
+store, a read-only store is searched from memory, and ``MEMWORK_SEARCH_CACHE=0``
+turns the file off. On Redis (and in memory) each long-lived process keeps its
+index in memory and follows every commit the same way, by the versions the
+commit moved.
+
+This is the one place that learns what changed in a store: when the store can
+say which documents a commit touched, :meth:`Recall.refresh` is where to use it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..storage.store import Store
+from . import records
+from .engine import RecallIndex
+
+if TYPE_CHECKING:
+    from .semantic import Embedder, Vectors
+
+_TABLES_PER_LOCK = 16  # big tables re-read under one lock, so writers never wait long
+CACHE_ENV = "MEMWORK_SEARCH_CACHE"
+
+
+class IndexFile:
+    """``<store>/cache/recall/index.bin``, read and written without following links."""
+
+    FOLDER = ("cache", "recall")
+    NAME = "index.bin"
+    #: What the search cache was before recall (prepared text per table): removed on save.
+    OBSOLETE = ("cache", "search")
+
+    def __init__(self, folder: Path) -> None:
+        self.store_folder = folder
+        self.folder = folder.joinpath(*self.FOLDER)
+
+    @classmethod
+    def of(cls, store: Store) -> IndexFile | None:
+        """The store's index file, or None (not a folder store, or the cache is off)."""
+        if store.backend != "folder" or os.environ.get(CACHE_ENV, "1") == "0":
+            return None
+        return cls(store.path)
+
+    def _real(self) -> bool:
+        return not any(os.path.islink(p) for p in (self.folder.parent, self.folder))
+
+    def load(self) -> RecallIndex | None:
+        """The saved index, or None (missing, unreadable, a link, another format)."""
+        if not self._real():
+            return None
+        try:
+            fd = os.open(self.folder / self.NAME, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as src:
+                data = src.read()
+        except OSError:
+            return None
+        return RecallIndex.from_bytes(data)
+
+    def save(self, index: RecallIndex) -> None:
+        """Write the index beside its target and rename it in (errors mean: no cache)."""
+        self.save_bytes(self.NAME, index.to_bytes())
+        self._remove_obsolete()
+
+    def load_vectors(self, name: str) -> bytes | None:
+        """The saved vectors of embedder ``name``, if any."""
+        if not self._real():
+            return None
+        try:
+            path = self.folder / f"vectors-{name}.npz"
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as src:
+                return src.read()
+        except OSError:
+            return None
+
+    def save_bytes(self, name: str, data: bytes) -> None:
+        """Write one file of the folder beside its target and rename it in."""
+        target = self.folder / name
+        tmp = target.with_name(f"{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        try:
+            for folder in (self.folder.parent, self.folder):
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(folder, 0o700)
+            if not self._real():
+                return
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+            fd = os.open(tmp, flags, 0o600)
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+            os.replace(tmp, target)
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+    def _remove_obsolete(self) -> None:
+        old = self.store_folder.joinpath(*self.OBSOLETE)
+        if os.path.islink(old) or not old.is_dir():
+            return
+        for entry in old.iterdir():
+            if entry.name.endswith(".txt") and not entry.is_symlink():
+                with contextlib.suppress(OSError):
+                    entry.unlink()
+        with contextlib.suppress(OSError):
+            old.rmdir()
+
+
+class Recall:
+    """A recall index following one store (see the module docstring).
+
+    ``save_after`` is how many seconds a long-lived process lets its saved index
+    lag behind its own (0: save whenever it changed, as a one-shot CLI process
+    does); :meth:`flush` saves what is pending.
+    """
+
+    def __init__(self, *, save_after: float = 0.0) -> None:
+        self.index: RecallIndex | None = None
+        self.location: str | None = None
+        self.save_after = save_after
+        self._seen: dict[str, int] = {}  # table → version synced by this process
+        self._file: IndexFile | None = None
+        self._dirty = False
+        self._saved_at = 0.0
+        self._vectors: Vectors | None = None
+        self.changes = 0  # units added, replaced or removed by the last refresh
+
+    def refresh(self, store: Store) -> RecallIndex:
+        """The index, caught up with everything ``store`` has committed."""
+        if self.location != store.location or self.index is None:
+            self.location = store.location
+            self._file = IndexFile.of(store)
+            self.index = (self._file.load() if self._file else None) or RecallIndex()
+            self._seen = {}
+            self._dirty = False
+            self._vectors = None
+        index = self.index
+        folder = store.backend == "folder"
+        with store.reading():
+            versions = store.storage.manifest.tables
+            wanted = {name: v for name, v in versions.items() if records.indexed(name)}
+            todo = []
+            for name, version in wanted.items():
+                if self._seen.get(name) == version:
+                    continue
+                if index.table_keys.get(name) == _key(store, name, version, folder):
+                    self._seen[name] = version
+                    continue
+                todo.append(name)
+        changes = 0
+        for name in [t for t in index.table_keys if t not in wanted]:
+            index.drop_table(name)
+            self._seen.pop(name, None)
+            changes += 1
+        for start in range(0, len(todo), _TABLES_PER_LOCK):
+            with store.reading():
+                current = store.storage.manifest.tables
+                for name in todo[start : start + _TABLES_PER_LOCK]:
+                    version = current.get(name)
+                    if version is None:
+                        index.drop_table(name)
+                        self._seen.pop(name, None)
+                        changes += 1
+                        continue
+                    found = records.units(name, store.docs(name).values())
+                    changes += index.sync_table(name, found, _key(store, name, version, folder))
+                    self._seen[name] = version
+        self.changes = changes
+        if changes or todo:
+            self._dirty = True
+        if self._dirty and self._file is not None:
+            if not self.save_after or time.monotonic() - self._saved_at >= self.save_after:
+                self.flush()
+        return index
+
+    def touched(self) -> None:
+        """Something worth saving changed outside a refresh (new vectors)."""
+        self._dirty = True
+
+    def vectors(self, model: Embedder) -> Vectors:
+        """The embedder's vectors for this index (read from the cache folder when saved)."""
+        from .semantic import Vectors
+
+        assert self.index is not None, "refresh() first"
+        kept = self._vectors
+        if kept is None or kept.model.name != model.name or kept.index is not self.index:
+            kept = self._vectors = Vectors(model, self.index)
+            data = self._file.load_vectors(model.name) if self._file else None
+            if data:
+                kept.load(data)
+        return kept
+
+    def flush(self) -> None:
+        """Save the index (and vectors) to the store's cache folder if they changed."""
+        if self._dirty and self._file is not None and self.index is not None:
+            self._file.save(self.index)
+            if self._vectors is not None:
+                self._file.save_bytes(f"vectors-{self._vectors.model.name}.npz",
+                                      self._vectors.to_bytes())
+                self._vectors.computed = 0
+            self._saved_at = time.monotonic()
+        self._dirty = False
+
+
+def _key(store: Store, name: str, version: int, folder: bool) -> str:
+    """The version of a table the index records: its manifest version, and on a folder
+    the file it is in (a table dropped and made again restarts its version)."""
+    if not folder:
+        return str(version)
+    try:
+        st = os.stat(store.table_path(name))
+    except OSError:
+        return f"{version} ?"
+    return f"{version} {st.st_ino} {st.st_size} {st.st_mtime_ns}"
