@@ -293,24 +293,45 @@ class Memory:
 
     # -- recall ---------------------------------------------------------------------------
     def search(
-        self, query: str, *, kinds: Iterable[str] | None = None, limit: int = 10
+        self,
+        query: str,
+        *,
+        kinds: Iterable[str] | None = None,
+        limit: int = 10,
+        since: str | datetime | None = None,
+        until: str | datetime | None = None,
+        session: str | None = None,
     ) -> list[dict[str, Any]]:
-        """Every kind of memory, best first: ``{"kind", "id", "title", "score"}`` per hit."""
-        from . import search
-        from .recall.follow import Recall
+        """Every kind of memory, best first: ``{"kind", "id", "title", "score"}`` per hit.
 
-        with self._search_lock:  # the corpus cache is shared between calls
-            if self._corpus is None:
-                self._corpus = Corpus()
+        ``since``/``until`` bound the record's own time (an ISO-8601 instant or date, a
+        span back from now like ``"7d"``, or a datetime); ``session`` keeps what belongs
+        to one session. The recall index is kept in memory between calls and follows
+        every commit, this process's or another's."""
+        from . import search
+
+        with self._search_lock:  # the recall index is shared between calls
             hits = search.search(
                 self.store,
                 query,
                 now=self.now(),
                 kinds=search.parse_kinds(list(kinds) if kinds is not None else None),
                 limit=limit,
-                corpus=self._corpus,
+                since=since,
+                until=until,
+                session=session,
+                recall=self._recall_index(),
             )
         return [hit.to_json() for hit in hits]
+
+    def _recall_index(self) -> Recall:
+        if self._recall is None:
+            from .recall.follow import Recall
+
+            # A long-lived process saves its index to the cache folder at most every
+            # 30 s (and on close): saving after every write would cost each query.
+            self._recall = Recall(save_after=30.0)
+        return self._recall
 
     def history(
         self,

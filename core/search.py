@@ -132,9 +132,20 @@ def search(
     ``recall`` is the index a long-lived caller keeps between searches (a fresh one
     reads the store's cache folder, or the store).
     """
-    return [hit for hit, _ in scored_hits(store, query, now=now, kinds=kinds, limit=limit,
-                                          since=since, until=until, session=session,
-                                          recall=recall)]
+    return [
+        hit
+        for hit, _ in scored_hits(
+            store,
+            query,
+            now=now,
+            kinds=kinds,
+            limit=limit,
+            since=since,
+            until=until,
+            session=session,
+            recall=recall,
+        )
+    ]
 
 
 def scored_hits(

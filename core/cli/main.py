@@ -327,7 +327,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
     c.add_argument(
-        "--since", metavar="WHEN", help="recorded at or after WHEN (ISO instant or date, or 7d, 12h)"
+        "--since",
+        metavar="WHEN",
+        help="recorded at or after WHEN (ISO instant or date, or 7d, 12h)",
     )
     c.add_argument(
         "--until", metavar="WHEN", help="recorded at or before WHEN (ISO instant or date, or 7d)"

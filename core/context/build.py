@@ -192,9 +192,7 @@ def build_context(
             if ref.get("kind") == "lesson"
         }
         heading = "Relevant memories:" if style == "episodic" else "## Relevant memories"
-        found = section(
-            store, query, now=now, shown_lessons=shown, heading=heading, recall=recall
-        )
+        found = section(store, query, now=now, shown_lessons=shown, heading=heading, recall=recall)
         # After the failures, before the task's own episodes and mean score.
         at = next(
             (i for i, s in enumerate(sections) if s.name in ("episodes", "mean_score")),

@@ -4,7 +4,8 @@
 ``Memory.context(query=…)``) asks recall for the observations, episodes and
 lessons that best answer TEXT and adds them, best first, one line each with its
 sources. A lesson the context already lists, or one the agent no longer gets
-(forgotten, superseded), is not repeated. Lines go with the budget like any
+(forgotten, superseded), is not repeated, and a hit scoring under a third of the
+best one, or found only through the note beside it, is left out. Lines go with the budget like any
 other: after the lessons and before the mistake cards, the weakest hit first.
 Without a query nothing here runs, and the context is what it always was.
 """
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
 
 #: Hits kept (before the budget): enough to answer, few enough to read.
 MAX_RELEVANT = 5
+#: A hit weaker than this share of the best one is left out (a note found only through
+#: its neighbour, or through one common word, is not worth an agent's tokens).
+MIN_SHARE = 0.2
 #: Drop order: after lessons (2), before mistake cards (3).
 P_RELEVANT = 2.5
 KINDS = {"observation", "episode", "lesson"}
@@ -39,15 +43,25 @@ def section(
     recall: Recall | None = None,
 ) -> Section:
     """The section for ``query`` (empty when nothing matches)."""
+    from ..recall.follow import Recall
     from ..search import scored_hits
 
+    recall = recall or Recall()
     found = scored_hits(
-        store, query, now=now, kinds=KINDS, limit=MAX_RELEVANT + len(shown_lessons), recall=recall
+        store,
+        query,
+        now=now,
+        kinds=KINDS,
+        limit=2 * MAX_RELEVANT + len(shown_lessons),
+        recall=recall,
     )
+    index = recall.index
+    found = [f for f in found if index is not None and index.own_match(f[1].slot, query)]
     out = Section("relevant", heading)
+    floor = MIN_SHARE * found[0][1].score if found else 0.0
     with store.reading():
         for hit, scored in found:
-            if len(out.lines) >= MAX_RELEVANT:
+            if len(out.lines) >= MAX_RELEVANT or scored.score < floor:
                 break
             line = _line(store, hit.kind, hit.id, scored.table, shown_lessons)
             if line is not None:
@@ -71,7 +85,9 @@ def _line(store: Store, kind: str, ref: str, table: str, shown: set[str]) -> Lin
         mistakes = "; ".join(one_line(m) for m in doc.get("mistakes") or [])
         text = one_line(doc.get("summary", "")) + (f" (mistakes: {mistakes})" if mistakes else "")
         day = str(doc.get("created_at", ""))[:10]
-        head = f"- Episode #{doc.get('index')} {doc.get('task_id')} ({day}, score {doc['score']:.2f})"
+        head = (
+            f"- Episode #{doc.get('index')} {doc.get('task_id')} ({day}, score {doc['score']:.2f})"
+        )
         return Line(f"{head}: {ellipsize(text, LINE_CHARS)}", P_RELEVANT, [episode(doc)])
     if kind == "observation":
         session, _, oid = ref.partition("/")

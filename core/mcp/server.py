@@ -276,9 +276,7 @@ def build_server(memory: Memory) -> MemworkServer:
         lesson, rule, card, episode, observation, slot, wm, session, checkpoint. since/until
         bound when the record was made (ISO instant or date, or 12h, 7d back from now);
         session keeps one session's records. Returns [{kind, id, title, score}]."""
-        return m.search(
-            query, kinds=kinds, limit=limit, since=since, until=until, session=session
-        )
+        return m.search(query, kinds=kinds, limit=limit, since=since, until=until, session=session)
 
     # -- slots --------------------------------------------------------------------------
     @tool(_READ)

@@ -265,10 +265,7 @@ class RecallIndex:
                 if kinds[slot] >= 0:
                     by_table.setdefault(tables[slot], {})[refs[slot]] = slot
             self._slots_of = by_table
-        code = self.table_codes.get(table)
-        if code is None:
-            return {}
-        return self._slots_of.setdefault(code, {})
+        return self._slots_of.setdefault(self._table_code(table), {})
 
     def _table_code(self, table: str) -> int:
         code = self.table_codes.get(table)
@@ -620,9 +617,9 @@ class RecallIndex:
             else:
                 pget = post.get
                 for d in acc:
-                    tf = pget(d)
-                    if tf:
-                        acc[d] += kp1 * tf / (tf + c1 + c2 * lens[d])
+                    held = pget(d)
+                    if held:
+                        acc[d] += kp1 * held / (held + c1 + c2 * lens[d])
         if not acc:
             return {}
 
@@ -680,7 +677,9 @@ class RecallIndex:
 
     def _session_scores(self, terms: list[str], top: list[tuple[int, float]]) -> dict[int, float]:
         sessions = {
-            self.sessions[d] for d, _ in top if self.sessions[d] >= 0 and self.kinds[d] == _OBSERVATION
+            self.sessions[d]
+            for d, _ in top
+            if self.sessions[d] >= 0 and self.kinds[d] == _OBSERVATION
         }
         if not sessions:
             return {}
@@ -710,8 +709,8 @@ class RecallIndex:
         idf: list[tuple[str, float]],
         weighted: list[tuple[str, float]],
     ) -> None:
-        """Consecutive query words side by side (either order) in one field add
-        ``PROXIMITY`` x the rarer word's idf, for the best ``PROXIMITY_DEPTH``."""
+        """Consecutive query words side by side in one field add ``PROXIMITY`` x the
+        rarer word's idf (half when in the other order), for the best ``PROXIMITY_DEPTH``."""
         order = [t for t, _ in weighted]
         pairs = list(zip(order, order[1:], strict=False))
         if not pairs:
@@ -726,10 +725,21 @@ class RecallIndex:
                         where.setdefault(term, []).append(pos)
                 for a, b in pairs:
                     pa, pb = where.get(a), where.get(b)
-                    if pa and pb and any(abs(x - y) == 1 for x in pa for y in pb):
-                        bonus += min(weight_of.get(a, 0.0), weight_of.get(b, 0.0))
+                    if not pa or not pb:
+                        continue
+                    # In the query's order counts fully, the other way round half.
+                    share = 1.0 if any(y - x == 1 for x in pa for y in pb) else 0.0
+                    if not share and any(x - y == 1 for x in pa for y in pb):
+                        share = 0.5
+                    bonus += share * min(weight_of.get(a, 0.0), weight_of.get(b, 0.0))
             if bonus:
                 final[d] += PROXIMITY * bonus
+
+    def own_match(self, slot: int, query: str) -> bool:
+        """Whether the record's own words hold any of the query's terms (a note can also
+        be found through its neighbours or the note before it)."""
+        wanted = {term for term, _ in self.query_terms(query)}
+        return any(wanted.intersection(found) for _, found in decode_fields(self.fields[slot]))
 
     def search(self, query: str, limit: int, where: Filter = Filter()) -> list[Scored]:  # noqa: B008
         """The best ``limit`` records, best first (ties: the most recently indexed)."""

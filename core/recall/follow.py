@@ -177,15 +177,15 @@ class Recall:
             with store.reading():
                 current = store.storage.manifest.tables
                 for name in todo[start : start + _TABLES_PER_LOCK]:
-                    version = current.get(name)
-                    if version is None:
+                    now_at = current.get(name)
+                    if now_at is None:
                         index.drop_table(name)
                         self._seen.pop(name, None)
                         changes += 1
                         continue
                     found = records.units(name, store.docs(name).values())
-                    changes += index.sync_table(name, found, _key(store, name, version, folder))
-                    self._seen[name] = version
+                    changes += index.sync_table(name, found, _key(store, name, now_at, folder))
+                    self._seen[name] = now_at
         self.changes = changes
         if changes or todo:
             self._dirty = True
@@ -216,8 +216,9 @@ class Recall:
         if self._dirty and self._file is not None and self.index is not None:
             self._file.save(self.index)
             if self._vectors is not None:
-                self._file.save_bytes(f"vectors-{self._vectors.model.name}.npz",
-                                      self._vectors.to_bytes())
+                self._file.save_bytes(
+                    f"vectors-{self._vectors.model.name}.npz", self._vectors.to_bytes()
+                )
                 self._vectors.computed = 0
             self._saved_at = time.monotonic()
         self._dirty = False

@@ -31,7 +31,17 @@ NO_TIME = float("nan")
 NEVER = float("inf")
 
 #: Kinds as ``--kind`` names them, in the order results list them when scores tie.
-KIND_NAMES = ("lesson", "rule", "card", "episode", "observation", "slot", "wm", "session", "checkpoint")
+KIND_NAMES = (
+    "lesson",
+    "rule",
+    "card",
+    "episode",
+    "observation",
+    "slot",
+    "wm",
+    "session",
+    "checkpoint",
+)
 
 Field = tuple[float, str]
 
@@ -90,10 +100,11 @@ def _text(value: object) -> str:
 
 
 def _lesson(doc: dict[str, Any]) -> Iterable[Unit]:
-    state = "superseded" if doc.get("superseded_by") else "forgotten" if doc.get("deleted") else ""
+    if doc.get("deleted"):
+        return  # forgotten: recall no longer finds it (restoring it brings it back)
     title = _title("lesson", doc)
-    if state:  # a lesson the agent no longer gets says so in a hit
-        title = f"({state}) {title}"
+    if doc.get("superseded_by"):  # kept as history: a hit says the agent no longer gets it
+        title = f"(superseded) {title}"
     fields = (
         (W_MAIN, _text(doc.get("content"))),
         (W_ID, _text(doc.get("scope"))),

@@ -104,7 +104,7 @@ def test_the_server_offers_exactly_the_named_tools_each_saying_when_to_call_it(
     assert by_name["get_context"].annotations.read_only_hint is True
     assert by_name["record_episode"].annotations.read_only_hint is False
     props = by_name["get_context"].input_schema["properties"]
-    assert set(props) == {"task", "project", "budget", "style", "format"}
+    assert set(props) == {"task", "project", "budget", "style", "format", "query"}
     assert props["budget"]["type"] == "integer"
 
 
@@ -164,6 +164,7 @@ def test_every_tool_works_and_the_cli_sees_the_writes(db: Path, cli) -> None:  #
         assert (await call(client, "end_session", session=sid, summary="done"))["status"] == "ended"
         out["stats"] = await call(client, "stats")
         out["context_end"] = await call(client, "get_context", task="deploy-api")
+        out["search_end"] = await call(client, "search", query="worker-25", limit=5)
         out["sid"] = sid
         return out
 
@@ -181,7 +182,7 @@ def test_every_tool_works_and_the_cli_sees_the_writes(db: Path, cli) -> None:  #
     assert cli("--json", "lesson", "list", now=NOW).json() == out["lessons"]
     assert cli("--json", "lesson", "list", "--all", now=NOW).json() == out["all_lessons"]
     assert cli("--json", "slot", "list", now=NOW).json() == out["slots"]
-    assert cli("--json", "search", "worker-25", "--limit", "5", now=NOW).json() == out["search"]
+    assert cli("--json", "search", "worker-25", "--limit", "5", now=NOW).json() == out["search_end"]
     assert cli("stats", now=NOW).json() == out["stats"]
     # Every write is in the audit log under the MCP actor and the agent id.
     history = cli("--json", "history", "--actor", "mcp", "--limit", "500", now=NOW).json()
