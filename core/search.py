@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import InvalidInput
 from .recall.records import KIND_NAMES
@@ -101,8 +100,7 @@ def parse_when(text: str | datetime | None, *, now: datetime, field: str) -> flo
         raise InvalidInput(field, f"{rule} (got {text!r})") from None
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     """One search result: what it is, its id, the line that shows it, its score."""
 
     kind: str
@@ -175,7 +173,10 @@ def scored_hits(
     if not query.strip():
         return []
     recall = recall or Recall()
-    index = recall.refresh(store)
+    if recall.index is None:
+        # The first catch-up may read many tables: it takes the lock a few tables at a
+        # time, so writers never wait for a whole build.
+        recall.refresh(store)
     where = Filter(
         kinds=frozenset(kinds) if kinds else None,
         since=start,
@@ -185,10 +186,13 @@ def scored_hits(
     )
     from .recall import semantic
 
-    found = semantic.rank(store, recall, index, query, limit, where)
-    if not found:
-        return []
-    titles = _session_titles(store) if any(s.kind == "observation" for s in found) else {}
+    # One read of the store for the catch-up, the setting, the ranking and the titles.
+    with store.reading():
+        index = recall.refresh(store)
+        found = semantic.rank(store, recall, index, query, limit, where)
+        if not found:
+            return []
+        titles = _session_titles(store) if any(s.kind == "observation" for s in found) else {}
     return [(Hit(s.kind, s.ref, _title(s, titles), round(s.score, 4)), s) for s in found]
 
 

@@ -167,12 +167,35 @@ def _add_record(sub: SubParsers) -> None:
     c.add_argument("file", nargs="?", default="-", metavar="FILE|-")
 
 
+def _add_search(sub: SubParsers) -> None:
+    c = _cmd(sub, "search", "cmd_search:run", "search every kind of memory")
+    c.add_argument("query", metavar="QUERY")
+    c.add_argument(
+        "--kind",
+        action="append",
+        default=[],
+        metavar="K",
+        help="lesson, rule, card, episode, observation, slot, wm, session, checkpoint (repeatable)",
+    )
+    c.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
+    c.add_argument(
+        "--since",
+        metavar="WHEN",
+        help="recorded at or after WHEN (ISO instant or date, or 7d, 12h)",
+    )
+    c.add_argument(
+        "--until", metavar="WHEN", help="recorded at or before WHEN (ISO instant or date, or 7d)"
+    )
+    c.add_argument("--session", metavar="S", help="only what belongs to session S")
+
+
 #: Verbs agents run on every step, each with a parser of its own.
-_STEP_VERBS = {"context": _add_context, "record-episode": _add_record}
+_STEP_VERBS = {"context": _add_context, "record-episode": _add_record, "search": _add_search}
 
 
 def step_parser(verb: str) -> argparse.ArgumentParser:
-    """Only one of the verbs agents call on every step (``context``, ``record-episode``).
+    """Only one of the verbs agents call on every step (``context``, ``record-episode``,
+    ``search``).
 
     Building the whole parser (~60 sub-parsers) would cost ~18 ms of each call.
     """
@@ -316,25 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = _cmd(sub, "export", "cmd_interop:export", "the whole store as one JSON document")
     c.add_argument("file", nargs="?", metavar="FILE")
 
-    c = _cmd(sub, "search", "cmd_search:run", "search every kind of memory")
-    c.add_argument("query", metavar="QUERY")
-    c.add_argument(
-        "--kind",
-        action="append",
-        default=[],
-        metavar="K",
-        help="lesson, rule, card, episode, observation, slot, wm, session, checkpoint (repeatable)",
-    )
-    c.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
-    c.add_argument(
-        "--since",
-        metavar="WHEN",
-        help="recorded at or after WHEN (ISO instant or date, or 7d, 12h)",
-    )
-    c.add_argument(
-        "--until", metavar="WHEN", help="recorded at or before WHEN (ISO instant or date, or 7d)"
-    )
-    c.add_argument("--session", metavar="S", help="only what belongs to session S")
+    _add_search(sub)
 
     c = _cmd(sub, "history", "cmd_history:run", "the audit log, newest first")
     c.add_argument("--table", metavar="T", help="entries about this table (lessons, episodes, ...)")

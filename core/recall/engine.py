@@ -45,7 +45,7 @@ from typing import Any, NamedTuple
 from . import words as wordlib
 from .records import KIND_NAMES, NEVER, Unit
 
-FORMAT = 1
+FORMAT = 2
 K1 = 0.6
 B = 0.2
 PREV_TURN = 1  # tenths: the previous observation's words count 0.1
@@ -240,6 +240,7 @@ class RecallIndex:
         self.max_tf: dict[str, int] = {}
         self.total_len = 0
         self.live = 0
+        self.expiring = 0  # units that expire (working-memory keys with a TTL)
         self.free: list[int] = []
         self.table_names: list[str] = []
         self.table_codes: dict[str, int] = {}
@@ -377,6 +378,8 @@ class RecallIndex:
             0,
             fp,
         )
+        if unit.expires != NEVER:
+            self.expiring += 1
         if self.free:
             slot = self.free.pop()
             for column, value in zip(self._numeric(), row, strict=True):
@@ -410,6 +413,8 @@ class RecallIndex:
             self._slots_of.get(table, {}).pop(self.refs[slot], None)
         for listener in self.listeners:
             listener(slot, None)
+        if self.expires[slot] != NEVER:
+            self.expiring -= 1
         self.kinds[slot] = -1
         self.prev[slot] = self.next[slot] = -1
         self.refs[slot] = self.titles[slot] = self.fields[slot] = ""
@@ -536,6 +541,8 @@ class RecallIndex:
         if where.session is not None:
             session = self.session_codes.get(where.session, -2)
         since, until, now = where.since, where.until, where.now
+        if not self.expiring:
+            now = None  # nothing can have expired
         if kinds is None and session is None and since is None and until is None and now is None:
             return None
         codes, sessions, times, expires = self.kinds, self.sessions, self.times, self.expires
@@ -634,7 +641,13 @@ class RecallIndex:
                     total += kp1 * tf / (tf + c1 + c2 * lens[d])
             return total
 
-        top = heapq.nlargest(DEPTH, acc.items(), key=lambda kv: (kv[1], kv[0]))
+        if len(acc) > DEPTH:  # the threshold by C-speed nlargest, then the few above it
+            theta = heapq.nlargest(DEPTH, acc.values())[-1]
+            top = [(d, s) for d, s in acc.items() if s >= theta]
+        else:
+            top = list(acc.items())
+        top.sort(key=lambda kv: (-kv[1], -kv[0]))
+        del top[DEPTH:]
         final = dict(top)
         best = top[0][1] or 1.0
         session_score = self._session_scores([t for _, _, t in info], top)
@@ -774,7 +787,7 @@ class RecallIndex:
             "post": self.post.pack(),
             "sess_post": self.sess_post.pack(),
             "max_tf": self.max_tf,
-            "totals": (self.total_len, self.live),
+            "totals": (self.total_len, self.live, self.expiring),
             "free": self.free,
             "tables": (self.table_names, self.table_keys),
             "sessions": (self.session_ids, self.session_lens, self.session_docs),
@@ -797,7 +810,7 @@ class RecallIndex:
             self.post = _Postings(state["post"])
             self.sess_post = _Postings(state["sess_post"])
             self.max_tf = state["max_tf"]
-            self.total_len, self.live = state["totals"]
+            self.total_len, self.live, self.expiring = state["totals"]
             self.free = state["free"]
             self.table_names, self.table_keys = state["tables"]
             self.table_codes = {name: i for i, name in enumerate(self.table_names)}

@@ -144,7 +144,7 @@ class Recall:
         self._dirty = False
         self._saved_at = 0.0
         self._vectors: Vectors | None = None
-        self.changes = 0  # units added, replaced or removed by the last refresh
+        self.changes = 0  # units added, replaced or removed by this follower so far
 
     def refresh(self, store: Store) -> RecallIndex:
         """The index, caught up with everything ``store`` has committed."""
@@ -186,7 +186,7 @@ class Recall:
                     found = records.units(name, store.docs(name).values())
                     changes += index.sync_table(name, found, _key(store, name, now_at, folder))
                     self._seen[name] = now_at
-        self.changes = changes
+        self.changes += changes
         if changes or todo:
             self._dirty = True
         if self._dirty and self._file is not None:
