@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LAYOUT := $(VENV)/layout
 
-.PHONY: help run test lint format bench demo clean
+.PHONY: help run test lint format generate bench demo clean
 
 help:  ## Show this help
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -26,6 +26,9 @@ run: $(STAMP)  ## Open the workbench on a fresh copy of the demo store
 	$(BIN)/memwork --demo
 
 test: lint  ## Run the whole test suite (and ruff, the import contracts, mypy on core/)
+	@# Bytecode once, up front: many tests start memwork processes, and where
+	@# PYTHONDONTWRITEBYTECODE is set each of them would compile every module again.
+	@$(BIN)/python -m compileall -q -j 0 memwork core tui tests > /dev/null
 	$(BIN)/python -m pytest -n $(JOBS) --dist worksteal
 
 lint: $(STAMP)  ## ruff check + format check + import contracts (lint-imports) + mypy (core/)
@@ -42,6 +45,9 @@ lint: $(STAMP)  ## ruff check + format check + import contracts (lint-imports) +
 format: $(STAMP)  ## Apply ruff format and fixes
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+generate: $(STAMP)  ## Remake Memory's methods and the README's table from core/operations.py
+	$(BIN)/python -m memwork.core.codegen
 
 bench: $(STAMP)  ## Run the benchmarks (prints the README's Performance tables)
 	$(BIN)/python bench/run.py

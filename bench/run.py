@@ -25,6 +25,7 @@ def main() -> None:
             ["--sizes", sizes[0], sizes[-1]],
         ),
         ("Agents: MCP, Python API, whole processes, recall", "bench_agent.py", ["--sizes", *sizes]),
+        ("The HTTP door", "bench_http.py", ["--sizes", sizes[0], sizes[-1]]),
         ("Bulk recording", "bench_bulk.py", [] if not quick else ["--sizes", "1000", "10000"]),
         ("Virtual table vs DataTable", "bench_virtual_table.py", []),
     ]

@@ -167,6 +167,18 @@ def resolve(store: Store, key: str) -> dict[str, Any]:
     raise NotFound("mistake card", key)
 
 
+def list_op(store: Store) -> list[dict[str, Any]]:
+    """The ``list_cards`` operation: every card, ranked."""
+    with store.reading():
+        return all_cards(store)
+
+
+def get_op(store: Store, key: str) -> dict[str, Any]:
+    """The ``get_card`` operation: one card (a merged-away id finds its absorber)."""
+    with store.reading():
+        return resolve(store, key)
+
+
 def cards_of(store: Store, card_ids: list[str]) -> list[dict[str, Any]]:
     """The cards behind ``card_ids`` (an episode's), each once, in order.
 

@@ -96,6 +96,12 @@ def all_settings(store: Store) -> list[dict[str, Any]]:
     ]
 
 
+def get_op(store: Store, key: str) -> dict[str, str]:
+    """The ``get_config`` operation: ``{"key", "value"}``."""
+    key = check_key(key)
+    return {"key": key, "value": get(store, key)}
+
+
 def set_value(store: Store, key: str, new: str, *, now: datetime, actor: str) -> dict[str, Any]:
     """Set ``key`` to ``new`` (audited); returns ``{"key", "value", "previous"}``.
 

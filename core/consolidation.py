@@ -78,6 +78,10 @@ class Report:
             f"fallback_reason={self.fallback_reason!r})"
         )
 
+    def to_json(self) -> dict[str, Any]:
+        """What ``consolidate --json`` prints."""
+        return {"added": self.added, "fallback_reason": self.fallback_reason, "source": self.source}
+
 
 def _run_in_group(command: str, stdin: str, timeout: float) -> tuple[str, str, int]:
     """Run ``command`` through the shell in its own process group.
@@ -234,3 +238,8 @@ def consolidate(store: Store, *, now: datetime, actor: str) -> Report:
         apply_rules(store, texts, report, glob, now=now, actor=actor)
         store.put(aggregates.META, aggregates.EPISODES_DOC, glob)
     return report
+
+
+def consolidate_op(store: Store, *, now: datetime, actor: str) -> dict[str, Any]:
+    """The ``consolidate`` operation: what it added, and why it fell back if it did."""
+    return consolidate(store, now=now, actor=actor).to_json()

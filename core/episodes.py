@@ -207,6 +207,25 @@ def record_episodes(
     return recorded
 
 
+def record_op(
+    store: Store,
+    *,
+    episode: dict[str, Any] | None = None,
+    episodes: list[Any] | None = None,
+    now: datetime,
+    actor: str,
+) -> dict[str, list[str]]:
+    """The ``record_episode`` operation: one ``episode``, or a batch of ``episodes``
+    all-or-nothing; ``{"ids": [...]}`` in order."""
+    if episode is not None and episodes is None:
+        batch: list[Any] = [episode]
+    elif episodes is not None and episode is None:
+        batch = episodes
+    else:
+        raise InvalidInput("episode", "give either episode (one object) or episodes (a list)")
+    return {"ids": [doc["id"] for doc in record_episodes(store, batch, now=now, actor=actor)]}
+
+
 # -- reads -------------------------------------------------------------------------------
 def get_episode(store: Store, key: str) -> dict[str, Any]:
     """An episode by id or by ``#index``/index number."""

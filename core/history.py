@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import audit, shards
-from .errors import MemworkError
+from .errors import InvalidInput, MemworkError
 from .kinds import of_table
 from .storage.store import Store
 from .tables import physical_tables
@@ -141,6 +141,20 @@ def record_matches(record_id: str, wanted: str) -> bool:
     return len(wanted) >= MIN_RECORD_KEY and (
         record_id.startswith(wanted) or record_id.endswith(wanted)
     )
+
+
+def query_op(
+    store: Store,
+    *,
+    table: str | None = None,
+    record: str | None = None,
+    actor: str | None = None,
+    limit: int = 50,
+) -> list[Entry]:
+    """The ``history`` operation: :func:`query`, with ``limit`` at least 1."""
+    if limit < 1:
+        raise InvalidInput("limit", f"must be >= 1 (got {limit})")
+    return query(store, table=table, record=record, actor=actor, limit=limit)
 
 
 def query(

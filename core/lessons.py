@@ -150,6 +150,8 @@ def write_record(result: LessonWrite, now: datetime) -> dict[str, Any]:
         **view(result.lesson, now),
         "action": result.action,
         "duplicate_of": result.duplicate_of,
+        "similarity": result.similarity,
+        "exact": result.exact,
         "starts_forgotten": result.starts_forgotten,
         "contradicts": result.contradicts,
     }
@@ -426,6 +428,16 @@ def set_pinned(
         return x
 
     return _change(store, key, "pin" if pinned else "unpin", now, actor, apply)
+
+
+def pin(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """Pin a lesson: it stops decaying."""
+    return set_pinned(store, key, True, now=now, actor=actor)
+
+
+def unpin(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """Unpin a lesson: it decays again."""
+    return set_pinned(store, key, False, now=now, actor=actor)
 
 
 def forget(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:

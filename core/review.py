@@ -29,11 +29,12 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from . import audit, config, contradictions, ids, lessons, lookup, slots
+from . import audit, cards, config, contradictions, ids, lessons, lookup, slots
 from .clock import iso
 from .decay import is_live
 from .errors import Conflict, InvalidInput, NotFound
 from .models.base import validate
+from .models.lesson import Lesson
 from .models.proposal import Proposal
 from .privacy import scrub
 from .storage.store import Store
@@ -116,6 +117,147 @@ def submit_slot(
         return Submitted(result=_slot_write(store, op, {"label": label, **args}, now, actor))
 
 
+# -- the operations agents' doors call -------------------------------------------------
+def _answer(store: Store, submitted: Submitted, now: datetime) -> Doc | None:
+    """What a write that became a proposal returns: the proposal, ``"proposed": True``."""
+    if submitted.proposal is None:
+        return None
+    return {**get_proposal(store, submitted.proposal["id"], now), "proposed": True}
+
+
+def add_lesson(
+    store: Store,
+    text: str,
+    *,
+    now: datetime,
+    actor: str,
+    scope: str = "global",
+    confidence: float | None = None,
+    tags: list[str] | None = None,
+    on_duplicate: str = "reinforce",
+) -> Doc:
+    """The ``add_lesson`` operation: the saved lesson (what the save did in ``action``),
+    or the proposal while review is on for ``actor``."""
+    submitted = submit_lesson(
+        store,
+        text,
+        now=now,
+        actor=actor,
+        scope=scope,
+        confidence=confidence,
+        tags=tags,
+        on_duplicate=on_duplicate,
+    )
+    proposed = _answer(store, submitted, now)
+    return proposed if proposed is not None else lessons.write_record(submitted.result, now)
+
+
+def set_slot(
+    store: Store,
+    label: str,
+    text: str,
+    *,
+    now: datetime,
+    actor: str,
+    limit: int | None = None,
+    description: str | None = None,
+) -> Doc:
+    """The ``set_slot`` operation: the slot, or the proposal while review is on."""
+    submitted = submit_slot(
+        store,
+        "set",
+        label,
+        now=now,
+        actor=actor,
+        content=text,
+        limit=limit,
+        description=description,
+    )
+    proposed = _answer(store, submitted, now)
+    return proposed if proposed is not None else dict(submitted.result)
+
+
+def append_slot(store: Store, label: str, text: str, *, now: datetime, actor: str) -> Doc:
+    """The ``append_slot`` operation: the slot, or the proposal while review is on."""
+    submitted = submit_slot(store, "append", label, now=now, actor=actor, text=text)
+    proposed = _answer(store, submitted, now)
+    return proposed if proposed is not None else dict(submitted.result)
+
+
+def replace_in_slot(
+    store: Store, label: str, old: str, new: str, *, now: datetime, actor: str
+) -> Doc:
+    """The ``replace_in_slot`` operation: the slot with ``replaced`` (how many times), or
+    the proposal while review is on."""
+    submitted = submit_slot(store, "replace", label, now=now, actor=actor, old=old, new=new)
+    proposed = _answer(store, submitted, now)
+    if proposed is not None:
+        return proposed
+    slot, count = submitted.result
+    return {**slot, "replaced": count}
+
+
+def edit_lesson(
+    store: Store,
+    key: str,
+    *,
+    now: datetime,
+    actor: str,
+    text: str | None = None,
+    scope: str | None = None,
+    tags: list[str] | None = None,
+    confidence: float | None = None,
+) -> Doc:
+    """The ``edit_lesson`` operation: the edited lesson, or, while review is on for
+    ``actor`` and the edit changes the words or the scope, the proposal.
+
+    Tags and confidence alone go live: they change no words the context shows (as
+    reinforcing or weakening a lesson goes live).
+    """
+    with store.transaction():
+        if needs_review(store, actor) and (text is not None or scope is not None):
+            target = lessons.resolve(store, key)
+            args = {"lesson": target["id"], "content": text, "scope": scope, "tags": tags}
+            if confidence is not None:
+                args["confidence"] = confidence
+            proposal = propose(store, "lesson", "edit", args, now=now, actor=actor)
+        else:
+            edited = lessons.edit(
+                store,
+                key,
+                now=now,
+                actor=actor,
+                content=text,
+                scope=scope,
+                tags=tags,
+                confidence=confidence,
+            )
+            return edited
+    return {**get_proposal(store, proposal["id"], now), "proposed": True}
+
+
+def edit_card(
+    store: Store,
+    key: str,
+    *,
+    now: datetime,
+    actor: str,
+    lesson: str | None = None,
+    evidence: str | None = None,
+) -> Doc:
+    """The ``edit_card`` operation: the edited card, or the proposal while review is on
+    for ``actor`` (a card's lesson and evidence reach the context)."""
+    with store.transaction():
+        if not needs_review(store, actor):
+            return cards.edit_card(
+                store, key, now=now, actor=actor, lesson=lesson, evidence=evidence
+            )
+        target = cards.resolve(store, key)
+        args = {"card": target["id"], "lesson": lesson, "evidence": evidence}
+        proposal = propose(store, "card", "edit", args, now=now, actor=actor)
+    return {**get_proposal(store, proposal["id"], now), "proposed": True}
+
+
 # -- proposing ------------------------------------------------------------------------
 def _kw(args: Doc) -> Doc:
     """The keyword arguments of ``lessons.add_lesson`` from a lesson proposal's args."""
@@ -139,9 +281,60 @@ def _slot_write(store: Store, op: str, args: Doc, now: datetime, actor: str) -> 
     return slots.replace_in_slot(store, label, args["old"], args["new"], now=now, actor=actor)
 
 
+#: What can be proposed: (kind, op).
+PROPOSABLE = (
+    ("lesson", "add"),
+    ("lesson", "edit"),
+    ("card", "edit"),
+    *(("slot", o) for o in SLOT_OPS),
+)
+#: The argument a reviewer's own text (``approve --edit``) replaces, per (kind, op).
+EDITED_FIELD = {
+    ("lesson", "add"): "content",
+    ("lesson", "edit"): "content",
+    ("card", "edit"): "lesson",
+    ("slot", "set"): "content",
+    ("slot", "append"): "text",
+    ("slot", "replace"): "new",
+}
+
+
+def _edit_plan(store: Store, kind: str, args: Doc) -> tuple[Doc, Doc]:
+    """(the record now, the record the edit would make), checked as the live edit would be."""
+    if kind == "lesson":
+        before = lessons.resolve(store, args["lesson"])
+        after = dict(before)
+        if args.get("content") is not None:
+            text = scrub(args["content"]).strip()
+            if not text:
+                raise InvalidInput("content", "must not be empty")
+            after["content"] = text
+        if args.get("scope") is not None:
+            after["scope"] = args["scope"]
+        validate(Lesson, {**after, "fingerprint": fingerprint(after["content"])})
+        return before, after
+    before = cards.resolve(store, args["card"])
+    after = dict(before)
+    if args.get("lesson") is not None:
+        text = scrub(args["lesson"]).strip()
+        if not text:
+            raise InvalidInput("lesson", "must not be empty")
+        after["lesson"] = text
+    if args.get("evidence") is not None:
+        after["evidence"] = scrub(args["evidence"]).strip()
+    return before, after
+
+
 def _checked(kind: str, op: str, args: Doc, store: Store, now: datetime) -> tuple[str, Doc]:
     """(target, scrubbed args) of a proposal the live write would take now; else the
     live write's own error."""
+    if op == "edit":
+        before, after = _edit_plan(store, kind, args)
+        text = "content" if kind == "lesson" else "lesson"
+        clean = {**args, text: after[text] if args.get(text) is not None else None}
+        if kind == "card" and args.get("evidence") is not None:
+            clean["evidence"] = after["evidence"]
+        return before["id"], clean
     if kind == "lesson":
         fresh = lessons.new_lesson(args["content"], now=now, **_kw(args))
         clean = {**args, "content": fresh["content"], "tags": fresh["tags"]}
@@ -155,7 +348,7 @@ def _checked(kind: str, op: str, args: Doc, store: Store, now: datetime) -> tupl
 
 def propose(store: Store, kind: str, op: str, args: Doc, *, now: datetime, actor: str) -> Doc:
     """Store a proposal (checked as the live write would be) and audit it."""
-    if (kind, op) not in (("lesson", "add"), *(("slot", o) for o in SLOT_OPS)):
+    if (kind, op) not in PROPOSABLE:
         raise InvalidInput("op", f"{kind} {op} cannot be proposed")
     stamp = iso(now)
     with store.transaction():
@@ -182,6 +375,11 @@ def propose(store: Store, kind: str, op: str, args: Doc, *, now: datetime, actor
 def change_line(proposal: Doc) -> str:
     """What a proposal would change, in one line."""
     args = proposal["args"]
+    if proposal["op"] == "edit":
+        what = args.get("content") if proposal["kind"] == "lesson" else args.get("lesson")
+        if what is None:
+            what = f"scope {args['scope']}" if args.get("scope") else args.get("evidence") or ""
+        return f"edit {proposal['kind']} {proposal['target']}: {clip(what, 90)}"
     if proposal["kind"] == "lesson":
         return f"add lesson ({proposal['target']}): {clip(args.get('content', ''), 100)}"
     label = proposal["target"]
@@ -237,7 +435,9 @@ def describe(store: Store, proposal: Doc, now: datetime, all_lessons: list[Doc])
     out: Doc = {**proposal, "change": change_line(proposal), "flags": []}
     if proposal["status"] != "pending":
         return out
-    if proposal["kind"] == "lesson":
+    if proposal["op"] == "edit":
+        out.update(_edit_preview(store, proposal))
+    elif proposal["kind"] == "lesson":
         out.update(_lesson_flags(proposal, now, all_lessons))
     else:
         out.update(_slot_preview(store, proposal))
@@ -298,19 +498,40 @@ def _slot_plan(store: Store, op: str, label: str, args: Doc) -> Doc:
     )
 
 
+def _text_diff(before: str, after: str) -> list[str]:
+    return [
+        line
+        for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=2)
+        if not line.startswith(("---", "+++"))
+    ]
+
+
+def _edit_preview(store: Store, proposal: Doc) -> Doc:
+    """A proposed lesson or card edit: the text ``before`` and ``after``, and its ``diff``;
+    ``stale`` when the edit would be refused now (the record is gone, say)."""
+    try:
+        before, after = _edit_plan(store, proposal["kind"], proposal["args"])
+    except (InvalidInput, Conflict, NotFound) as exc:
+        return {"stale": str(exc), "flags": [f"no longer applies: {exc}"]}
+    field = "content" if proposal["kind"] == "lesson" else "lesson"
+    flags = []
+    if before.get("scope") != after.get("scope"):
+        flags.append(f"moves it from {before['scope']} to {after['scope']}")
+    return {
+        "before": before[field],
+        "after": after[field],
+        "diff": _text_diff(before[field], after[field]),
+        "flags": flags,
+    }
+
+
 def _slot_preview(store: Store, proposal: Doc) -> Doc:
     args = proposal["args"]
     try:
         plan = _slot_plan(store, proposal["op"], proposal["target"], args)
     except (InvalidInput, Conflict, NotFound) as exc:
         return {"stale": str(exc), "flags": [f"no longer applies: {exc}"]}
-    diff = [
-        line
-        for line in difflib.unified_diff(
-            plan["before"].splitlines(), plan["after"].splitlines(), lineterm="", n=2
-        )
-        if not line.startswith(("---", "+++"))
-    ]
+    diff = _text_diff(plan["before"], plan["after"])
     flags = [] if plan["exists"] else [f"creates slot {plan['label']}"]
     return {
         "before": plan["before"],
@@ -362,9 +583,11 @@ def approve(store: Store, key: str, *, now: datetime, actor: str, edit: str | No
         if edited:
             if not isinstance(edit, str) or not edit.strip():
                 raise InvalidInput("edit", "must not be empty")
-            field = {"add": "content", "set": "content", "append": "text", "replace": "new"}
-            args[field[proposal["op"]]] = edit
-        if proposal["kind"] == "lesson":
+            args[EDITED_FIELD[(proposal["kind"], proposal["op"])]] = edit
+        if proposal["op"] == "edit":
+            result_id = _apply_edit(store, proposal["kind"], args, now, actor)["id"]
+            result = f"edited {proposal['kind']} {result_id}"
+        elif proposal["kind"] == "lesson":
             written = lessons.add_lesson(store, args["content"], now=now, actor=actor, **_kw(args))
             result_id = written.lesson["id"]
             result = {
@@ -394,6 +617,28 @@ def approve(store: Store, key: str, *, now: datetime, actor: str, edit: str | No
     return decided
 
 
+def _apply_edit(store: Store, kind: str, args: Doc, now: datetime, actor: str) -> Doc:
+    if kind == "lesson":
+        return lessons.edit(
+            store,
+            args["lesson"],
+            now=now,
+            actor=actor,
+            content=args.get("content"),
+            scope=args.get("scope"),
+            tags=args.get("tags"),
+            confidence=args.get("confidence"),
+        )
+    return cards.edit_card(
+        store,
+        args["card"],
+        now=now,
+        actor=actor,
+        lesson=args.get("lesson"),
+        evidence=args.get("evidence"),
+    )
+
+
 def reject(store: Store, key: str, *, now: datetime, actor: str, why: str = "") -> Doc:
     """Turn a proposal down (kept, with the reason); nothing else changes."""
     reason = one_line(scrub(why or ""))
@@ -410,9 +655,10 @@ def merge(store: Store, key: str, lesson_key: str, *, now: datetime, actor: str)
     proposed wording joins the lesson's other wordings)."""
     with store.transaction():
         proposal = _pending(store, key)
-        if proposal["kind"] != "lesson":
+        if (proposal["kind"], proposal["op"]) != ("lesson", "add"):
             raise Conflict(
-                f"proposal {proposal['id']} edits a slot; only proposed lessons can be merged"
+                f"proposal {proposal['id']} is a {proposal['kind']} {proposal['op']}; only "
+                "proposed lessons can be merged"
             )
         target = lessons.resolve(store, lesson_key)
         merged = lessons.reinforce_with(

@@ -281,6 +281,38 @@ def add_rule(
     return doc, outcome
 
 
+def add_op(
+    store: Store, text: str, *, now: datetime, actor: str, scope: str = "global"
+) -> dict[str, Any]:
+    """The ``add_rule`` operation: the rule with its ``outcome`` (added, unchanged or
+    reactivated)."""
+    doc, outcome = add_rule(store, text, now=now, actor=actor, scope=scope)
+    return {**doc, "outcome": outcome}
+
+
+def list_op(
+    store: Store,
+    *,
+    all: bool = False,  # noqa: A002 - the CLI's flag
+    scope: str | None = None,
+) -> list[dict[str, Any]]:
+    """The ``list_rules`` operation: active rules (every rule with ``all``), of one scope
+    when ``scope`` is given."""
+    with store.reading():
+        docs = all_rules(store, active_only=not all)
+    return [d for d in docs if d["scope"] == scope] if scope else docs
+
+
+def activate(store: Store, rule_id: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """Switch a rule on, as the newest of its scope."""
+    return set_active(store, rule_id, True, now=now, actor=actor)
+
+
+def deactivate(store: Store, rule_id: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """Switch a rule off."""
+    return set_active(store, rule_id, False, now=now, actor=actor)
+
+
 def set_active(
     store: Store, rule_id: str, active: bool, *, now: datetime, actor: str
 ) -> dict[str, Any]:

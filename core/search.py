@@ -20,18 +20,20 @@ its relevance (higher is better; comparable within one query only).
 from __future__ import annotations
 
 import re
+import threading
+import weakref
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import InvalidInput
+from .recall.follow import Recall
 from .recall.records import KIND_NAMES
 from .storage.store import Store
 from .text import clip
 
 if TYPE_CHECKING:
     from .recall.engine import Scored
-    from .recall.follow import Recall
 
 #: Every kind a search covers, as ``--kind`` names them.
 KINDS = KIND_NAMES
@@ -210,3 +212,60 @@ def _title(found: Scored, sessions: dict[str, str]) -> str:
     kind, _, content = found.title.partition(": ")
     session = clip(sessions.get(found.session, found.session), 28)
     return f"{kind} · {session}: {content}"
+
+
+# One recall index per open store: a long-lived caller (Memory, an MCP or HTTP server)
+# keeps it between searches (it follows every commit), and concurrent searches of one
+# store take turns.
+_KEPT: weakref.WeakKeyDictionary[Store, tuple[threading.Lock, Recall]] = weakref.WeakKeyDictionary()
+_KEPT_LOCK = threading.Lock()
+
+
+def kept_recall(store: Store) -> tuple[threading.Lock, Recall]:
+    """The recall index kept for ``store`` in this process, and the lock that guards it."""
+    from .recall.follow import Recall
+
+    with _KEPT_LOCK:
+        kept = _KEPT.get(store)
+        if kept is None:
+            # A long-lived process saves its index to the cache folder at most every 30 s
+            # (and on close): saving after every write would cost each query.
+            kept = _KEPT[store] = (threading.Lock(), Recall(save_after=30.0))
+    return kept
+
+
+def flush(store: Store) -> None:
+    """Save the kept recall index of ``store`` if it changed (``Memory.close``)."""
+    kept = _KEPT.get(store)
+    if kept is not None:
+        with kept[0]:
+            kept[1].flush()
+
+
+def search_op(
+    store: Store,
+    query: str,
+    *,
+    now: datetime,
+    kinds: Iterable[str] | None = None,
+    limit: int = DEFAULT_LIMIT,
+    since: str | None = None,
+    until: str | None = None,
+    session: str | None = None,
+) -> list[dict[str, Any]]:
+    """The ``search`` operation: :func:`search` with the store's kept index, as JSON."""
+    wanted = parse_kinds(list(kinds) if kinds is not None else None)
+    lock, recall = kept_recall(store)
+    with lock:
+        hits = search(
+            store,
+            query,
+            now=now,
+            kinds=wanted,
+            limit=limit,
+            since=since,
+            until=until,
+            session=session,
+            recall=recall,
+        )
+    return [hit.to_json() for hit in hits]

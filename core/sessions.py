@@ -184,6 +184,30 @@ def start_session(
     return view(saved, now)
 
 
+def start_op(
+    store: Store,
+    *,
+    agent: str = "",
+    project: str = "",
+    title: str = "",
+    now: datetime,
+    actor: str,
+) -> dict[str, Any]:
+    """The ``start_session`` operation: the agent defaults to the caller's own agent id
+    (``cli:coder`` starts sessions for ``coder``)."""
+    agent_id = agent or actor.partition(":")[2]
+    return start_session(
+        store, agent_id=agent_id, project=project, title=title, now=now, actor=actor
+    )
+
+
+def show(store: Store, key: str, now: datetime | None = None) -> dict[str, Any]:
+    """One session with its observations (``session show --json``)."""
+    with store.reading():
+        session = get_session(store, key, now)
+        return {**session, "observations": observations(store, session["id"])}
+
+
 def end_session(
     store: Store, session_id: str, *, summary: str = "", now: datetime, actor: str
 ) -> dict[str, Any]:

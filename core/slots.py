@@ -538,6 +538,16 @@ def set_read_only(
         return view(saved)
 
 
+def lock(store: Store, label: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """Make a slot read-only."""
+    return set_read_only(store, label, True, now=now, actor=actor)
+
+
+def unlock(store: Store, label: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """Make a read-only slot editable again."""
+    return set_read_only(store, label, False, now=now, actor=actor)
+
+
 def put_imported_slot(
     store: Store,
     doc: dict[str, Any],

@@ -565,6 +565,48 @@ def create_wm_checkpoint(
     return checkpoint_id
 
 
+def checkpoint_op(
+    store: Store, session: str, *, description: str = "", now: datetime, actor: str
+) -> dict[str, Any]:
+    """The ``create_wm_checkpoint`` operation: the new checkpoint as ``list`` shows it."""
+    with store.transaction():
+        checkpoint_id = create_wm_checkpoint(
+            store, session, description=description, now=now, actor=actor
+        )
+        return next(c for c in list_wm_checkpoints(store, session) if c["id"] == checkpoint_id)
+
+
+def task_op(
+    store: Store,
+    session: str,
+    *,
+    now: datetime,
+    actor: str,
+    task_id: str | None = None,
+    description: str | None = None,
+    step: int | None = None,
+    total: int | None = None,
+    progress: float | None = None,
+    status: str | None = None,
+) -> dict[str, Any] | None:
+    """The ``wm_task`` operation: update the fields given, or read the task state when none
+    is (``None`` when the session has none)."""
+    if all(v is None for v in (task_id, description, step, total, progress, status)):
+        return get_task(store, session)
+    return update_task(
+        store,
+        session,
+        now=now,
+        actor=actor,
+        task_id=task_id,
+        description=description,
+        status=status,
+        current_step=step,
+        total_steps=total,
+        progress_percent=progress,
+    )
+
+
 def restore_wm_checkpoint(
     store: Store, session: str, checkpoint_id: str, *, now: datetime, actor: str
 ) -> dict[str, Any]:

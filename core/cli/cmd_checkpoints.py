@@ -1,23 +1,15 @@
-"""``memwork checkpoint …`` (store-wide)."""
+"""How ``memwork checkpoint …`` (store-wide) prints its results."""
 
 from __future__ import annotations
 
-from .. import checkpoints
+from typing import Any
+
 from .main import Context
 from .output import clip, emit_json, note, say
 
 
-def create(ctx: Context) -> int:
-    doc = checkpoints.create(ctx.store, ctx.args.message, now=ctx.now, actor=ctx.actor)
-    if ctx.json:
-        emit_json(doc)
-    else:
-        say(doc["id"])
-    return 0
-
-
-def list_(ctx: Context) -> int:
-    docs = checkpoints.list_checkpoints(ctx.store)
+def listed(ctx: Context, docs: list[dict[str, Any]]) -> int:
+    """``checkpoint list``: a line each, with its record count."""
     if ctx.json:
         emit_json(docs)
         return 0
@@ -31,8 +23,8 @@ def list_(ctx: Context) -> int:
     return 0
 
 
-def diff(ctx: Context) -> int:
-    result = checkpoints.diff(ctx.store, ctx.args.id, ctx.args.id2)
+def diffed(ctx: Context, result: dict[str, Any]) -> int:
+    """``checkpoint diff``: per table, what was added, removed and changed (10 of each)."""
     if ctx.json:
         emit_json(result)
         return 0
@@ -57,20 +49,11 @@ def diff(ctx: Context) -> int:
     return 0
 
 
-def restore(ctx: Context) -> int:
-    before = checkpoints.restore(ctx.store, ctx.args.id, now=ctx.now, actor=ctx.actor)
+def restored(ctx: Context, before: dict[str, Any]) -> int:
+    """``checkpoint restore``: how to undo it, then the automatic checkpoint's id."""
     note(f"restored; undo with: memwork checkpoint restore {before['id']}")
     if ctx.json:
         emit_json(before)
     else:
         say(before["id"])
-    return 0
-
-
-def delete(ctx: Context) -> int:
-    doc = checkpoints.delete(ctx.store, ctx.args.id, now=ctx.now, actor=ctx.actor)
-    if ctx.json:
-        emit_json(doc)
-    else:
-        say(doc["id"])
     return 0

@@ -1,15 +1,15 @@
-"""``memwork config …``: store settings."""
+"""How ``memwork config …`` prints its results."""
 
 from __future__ import annotations
 
-from .. import config
+from typing import Any
+
 from .main import Context
 from .output import emit_json, say
 
 
-def set_(ctx: Context) -> int:
-    a = ctx.args
-    done = config.set_value(ctx.store, a.key, a.value, now=ctx.now, actor=ctx.actor)
+def changed(ctx: Context, done: dict[str, Any]) -> int:
+    """``config set``: the change (or that there was none)."""
     if ctx.json:
         emit_json(done)
     elif done["previous"] == done["value"]:
@@ -19,22 +19,21 @@ def set_(ctx: Context) -> int:
     return 0
 
 
-def get(ctx: Context) -> int:
-    key = config.check_key(ctx.args.key)
-    found = config.get(ctx.store, key)
+def value(ctx: Context, found: dict[str, Any]) -> int:
+    """``config get``: the value alone."""
     if ctx.json:
-        emit_json({"key": key, "value": found})
+        emit_json(found)
     else:
-        say(found)
+        say(found["value"])
     return 0
 
 
-def list_(ctx: Context) -> int:
-    rows = config.all_settings(ctx.store)
+def rows(ctx: Context, settings: list[dict[str, Any]]) -> int:
+    """``config list``: each setting, its value and what it does."""
     if ctx.json:
-        emit_json(rows)
+        emit_json(settings)
         return 0
-    for row in rows:
+    for row in settings:
         origin = "" if row["set"] else " (default)"
         say(f"{row['key']:<12} {row['value']}{origin:<10}  {row['help']}")
     return 0

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import sys
 
+from ..errors import MemworkError
 from .main import Context
 
 
+def _not_logged(exc: MemworkError) -> None:
+    # The context is printed all the same: a store the agent cannot write to gets a note.
+    print(f"memwork: context not logged: {exc}", file=sys.stderr)
+
+
 def run(ctx: Context) -> int:
-    from ..context.build import build_context
+    from ..context.build import for_agent
     from ..errors import NoStore
 
     a = ctx.args
@@ -20,33 +26,23 @@ def run(ctx: Context) -> int:
         from ..storage.store import Store
 
         store = Store.in_memory()
-    result = build_context(
+    as_json = a.format == "json" or ctx.json
+    result = for_agent(
         store,
         now=ctx.now,
-        task_id=a.task,
-        budget_tokens=a.budget,
-        style=a.style,
+        actor=ctx.actor,
+        task=a.task,
         project=a.project,
-        query=a.query,
+        budget=a.budget,
+        style=a.style,
+        format="json" if as_json else "text",
+        on_log_error=_not_logged,
+        query=getattr(a, "query", None),
     )
-    if a.format == "json" or ctx.json:
+    if isinstance(result, dict):
         from .output import emit_json
 
-        emit_json(result.to_json())
-    elif result.text:
-        sys.stdout.write(result.text + "\n")
-    if result.log_wanted:
-        _log(ctx, store, result)
+        emit_json(result)
+    elif result:
+        sys.stdout.write(result + "\n")
     return 0
-
-
-def _log(ctx: Context, store: object, result: object) -> None:
-    """Record the injected lessons and slots (store setting ``context_log``); the context
-    is already printed, so a store that cannot take the write only gets a note."""
-    from ..context.log import record_injections
-    from ..errors import MemworkError
-
-    try:
-        record_injections(store, result, now=ctx.now, actor=ctx.actor)  # type: ignore[arg-type]
-    except MemworkError as exc:
-        print(f"memwork: context not logged: {exc}", file=sys.stderr)

@@ -1,6 +1,8 @@
-"""``memwork record-episode`` and ``memwork consolidate``."""
+"""``memwork record-episode`` (reads a file or stdin) and how ``consolidate`` prints."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from .. import consolidation, episodes
 from .input import records
@@ -14,6 +16,8 @@ def _report_fallback(report: consolidation.Report) -> None:
 
 
 def record(ctx: Context) -> int:
+    """The CLI streams its FILE (JSON Lines a line at a time) and prints the new ids, or
+    with ``--json`` the recorded episodes."""
     recorded = episodes.record_episodes(
         ctx.store,
         records(ctx.args.file),
@@ -29,19 +33,14 @@ def record(ctx: Context) -> int:
     return 0
 
 
-def consolidate(ctx: Context) -> int:
-    report = consolidation.consolidate(ctx.store, now=ctx.now, actor=ctx.actor)
-    _report_fallback(report)
+def consolidated(ctx: Context, report: dict[str, Any]) -> int:
+    """``consolidate``: why it fell back (if it did), then the rules it added."""
+    if report["fallback_reason"]:
+        note(f"memwork: {report['fallback_reason']}")
     if ctx.json:
-        emit_json(
-            {
-                "added": report.added,
-                "fallback_reason": report.fallback_reason,
-                "source": report.source,
-            }
-        )
+        emit_json(report)
     else:
-        say(f"{report.source} consolidation: {len(report.added)} new global rules")
-        for text in report.added:
+        say(f"{report['source']} consolidation: {len(report['added'])} new global rules")
+        for text in report["added"]:
             say(f"  + {text}")
     return 0

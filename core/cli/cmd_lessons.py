@@ -1,26 +1,12 @@
-"""``memwork lesson …``"""
+"""How ``memwork lesson …`` prints its results."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
-from .. import lessons
-from ..decay import FORGET_AT, view
+from ..decay import FORGET_AT
 from .main import Context
 from .output import clip, emit_json, note, say
-
-if TYPE_CHECKING:
-    from datetime import datetime
-
-    from ..storage.store import Store
-
-
-class _LessonChange(Protocol):
-    """A lesson verb that changes one lesson and returns its view (``lessons.reinforce``…)."""
-
-    def __call__(
-        self, store: Store, key: str, /, *, now: datetime, actor: str
-    ) -> dict[str, Any]: ...
 
 
 def _line(lesson: dict[str, Any]) -> str:
@@ -33,7 +19,8 @@ def _line(lesson: dict[str, Any]) -> str:
     )
 
 
-def _show(ctx: Context, lesson: dict[str, Any]) -> int:
+def line(ctx: Context, lesson: dict[str, Any]) -> int:
+    """One lesson: the record with ``--json``, else its line."""
     if ctx.json:
         emit_json(lesson)
     else:
@@ -41,57 +28,40 @@ def _show(ctx: Context, lesson: dict[str, Any]) -> int:
     return 0
 
 
-def add(ctx: Context) -> int:
-    from .. import review
-
-    a = ctx.args
-    submitted = review.submit_lesson(
-        ctx.store,
-        a.text,
-        now=ctx.now,
-        actor=ctx.actor,
-        scope=a.scope,
-        confidence=a.confidence,
-        tags=a.tag,
-        on_duplicate=a.on_duplicate,
-    )
-    if submitted.proposal is not None:
-        from .cmd_review import proposed
-
-        return proposed(ctx, submitted.proposal)
-    result = submitted.result
-    saved = view(result.lesson, ctx.now)
-    if result.action == "reinforced" and not result.exact:
+def added(ctx: Context, saved: dict[str, Any]) -> int:
+    """``lesson add``: what the save did on stderr, then the new or reinforced lesson."""
+    action, other, similarity = saved["action"], saved["duplicate_of"], saved.get("similarity")
+    if action == "reinforced" and not saved.get("exact"):
         note(
-            f"near-duplicate of {result.duplicate_of} (similarity {result.similarity:.0f}): "
+            f"near-duplicate of {other} (similarity {similarity:.0f}): "
             "reinforced it instead of adding a copy (--on-duplicate keep-both|supersede to change)"
         )
-    elif result.action == "reinforced":
+    elif action == "reinforced":
         note(f"already known: reinforced {saved['id']} (confidence {saved['confidence']:.2f})")
-    elif result.action == "superseded":
-        note(f"supersedes {result.duplicate_of} (similarity {result.similarity:.0f})")
-    elif result.action == "kept-both":
-        note(f"kept both: near-duplicate of {result.duplicate_of} ({result.similarity:.0f})")
-    if result.contradicts:
+    elif action == "superseded":
+        note(f"supersedes {other} (similarity {similarity:.0f})")
+    elif action == "kept-both":
+        note(f"kept both: near-duplicate of {other} ({similarity:.0f})")
+    if saved["contradicts"]:
         note(
-            f"kept apart from {', '.join(result.contradicts)}: similar words, but it says the "
+            f"kept apart from {', '.join(saved['contradicts'])}: similar words, but it says the "
             "opposite"
         )
-    if result.starts_forgotten:
+    if saved["starts_forgotten"]:
         note(
             f"{saved['id']} starts forgotten: confidence {saved['confidence']:.2f} is at or below "
             f"the forget threshold ({FORGET_AT}); it is kept but hidden until reinforced or "
             "restored"
         )
     if ctx.json:
-        emit_json(lessons.write_record(result, ctx.now))
+        emit_json(saved)
     else:
         say(saved["id"])
     return 0
 
 
-def list_(ctx: Context) -> int:
-    rows = lessons.list_lessons(ctx.store, ctx.now, include_all=ctx.args.all)
+def listed(ctx: Context, rows: list[dict[str, Any]]) -> int:
+    """``lesson list``: a line each."""
     if ctx.json:
         emit_json(rows)
     else:
@@ -100,8 +70,8 @@ def list_(ctx: Context) -> int:
     return 0
 
 
-def show(ctx: Context) -> int:
-    lesson = lessons.get_lesson(ctx.store, ctx.args.id, ctx.now)
+def shown(ctx: Context, lesson: dict[str, Any]) -> int:
+    """``lesson show``: the line, the whole text, confidence, wordings, effect, contradictions."""
     if ctx.json:
         emit_json(lesson)
         return 0
@@ -128,40 +98,12 @@ def show(ctx: Context) -> int:
     return 0
 
 
-def _apply(ctx: Context, fn: _LessonChange) -> int:
-    return _show(ctx, fn(ctx.store, ctx.args.id, now=ctx.now, actor=ctx.actor))
-
-
-def reinforce(ctx: Context) -> int:
-    return _apply(ctx, lessons.reinforce)
-
-
-def weaken(ctx: Context) -> int:
-    return _apply(ctx, lessons.weaken)
-
-
-def pin(ctx: Context) -> int:
-    return _show(
-        ctx, lessons.set_pinned(ctx.store, ctx.args.id, True, now=ctx.now, actor=ctx.actor)
-    )
-
-
-def unpin(ctx: Context) -> int:
-    return _show(
-        ctx, lessons.set_pinned(ctx.store, ctx.args.id, False, now=ctx.now, actor=ctx.actor)
-    )
-
-
-def forget(ctx: Context) -> int:
-    return _apply(ctx, lessons.forget)
-
-
-def restore(ctx: Context) -> int:
-    restored = lessons.restore(ctx.store, ctx.args.id, now=ctx.now, actor=ctx.actor)
-    lifted = restored["confidence"] > restored["restored_from"]
+def restored(ctx: Context, lesson: dict[str, Any]) -> int:
+    """``lesson restore``: the confidence it now has on stderr, then the lesson."""
+    lifted = lesson["confidence"] > lesson["restored_from"]
     note(
-        f"restored {restored['id']}: live at confidence {restored['confidence']:.2f}"
-        + (f" (raised from {restored['restored_from']:.2f})" if lifted else "")
+        f"restored {lesson['id']}: live at confidence {lesson['confidence']:.2f}"
+        + (f" (raised from {lesson['restored_from']:.2f})" if lifted else "")
         + "; its decay starts again now"
     )
-    return _show(ctx, restored)
+    return line(ctx, lesson)

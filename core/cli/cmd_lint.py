@@ -1,14 +1,15 @@
-"""``memwork lint``: what a curator should look at (exit 0 whatever it finds)."""
+"""How ``memwork lint`` prints what a curator should look at (exit 0 whatever it finds)."""
 
 from __future__ import annotations
 
-from .. import lint
+from typing import Any
+
 from .main import Context
 from .output import emit_json, note, say
 
 
-def run(ctx: Context) -> int:
-    found = lint.lint(ctx.store, ctx.now)
+def findings(ctx: Context, found: list[dict[str, Any]]) -> int:
+    """``lint``: a line per finding, the count on stderr."""
     if ctx.json:
         emit_json(found)
         return 0

@@ -1,10 +1,9 @@
-"""``memwork review …``: proposals from agents, waiting for a person."""
+"""How ``memwork review …`` prints proposals from agents and the decisions on them."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .. import review
 from ..text import clip
 from .main import Context
 from .output import emit_json, note, say
@@ -39,8 +38,8 @@ def _block(p: dict[str, Any], *, full: bool = False) -> None:
         say(f"    {line}")
 
 
-def list_(ctx: Context) -> int:
-    rows = review.list_proposals(ctx.store, ctx.now, include_decided=ctx.args.all)
+def listed(ctx: Context, rows: list[dict[str, Any]]) -> int:
+    """``review list``: a block each (stderr says when there is none)."""
     if ctx.json:
         emit_json(rows)
         return 0
@@ -51,8 +50,8 @@ def list_(ctx: Context) -> int:
     return 0
 
 
-def show(ctx: Context) -> int:
-    found = review.get_proposal(ctx.store, ctx.args.id, ctx.now)
+def shown(ctx: Context, found: dict[str, Any]) -> int:
+    """``review show``: the whole block, with the nearest lesson and the diff."""
     if ctx.json:
         emit_json(found)
     else:
@@ -68,32 +67,28 @@ def _decided(ctx: Context, decided: dict[str, Any], text: str) -> int:
     return 0
 
 
-def approve(ctx: Context) -> int:
-    a = ctx.args
-    decided = review.approve(ctx.store, a.id, edit=a.edit, now=ctx.now, actor=ctx.actor)
+def approved(ctx: Context, decided: dict[str, Any]) -> int:
+    """``review approve``."""
     edited = " (edited)" if decided["edited"] else ""
     return _decided(ctx, decided, f"approved {decided['id']}{edited}: {decided['result']}")
 
 
-def reject(ctx: Context) -> int:
-    a = ctx.args
-    decided = review.reject(ctx.store, a.id, why=a.why or "", now=ctx.now, actor=ctx.actor)
+def rejected(ctx: Context, decided: dict[str, Any]) -> int:
+    """``review reject``."""
     return _decided(ctx, decided, f"rejected {decided['id']}")
 
 
-def merge(ctx: Context) -> int:
-    a = ctx.args
-    decided = review.merge(ctx.store, a.id, a.lesson_id, now=ctx.now, actor=ctx.actor)
+def merged(ctx: Context, decided: dict[str, Any]) -> int:
+    """``review merge``."""
     return _decided(ctx, decided, f"merged {decided['id']}: {decided['result']}")
 
 
 def proposed(ctx: Context, proposal: dict[str, Any]) -> int:
-    """What a write that became a proposal prints (lesson add, slot set/append/replace)."""
-    found = review.get_proposal(ctx.store, proposal["id"], ctx.now)
+    """What a write that became a proposal prints (lesson add, slot set/append/replace, …)."""
     if ctx.json:
-        emit_json({**found, "proposed": True})
+        emit_json(proposal)
         return 0
     say(f"proposed {proposal['id']}, waiting for review")
-    for flag in found.get("flags", []):
+    for flag in proposal.get("flags", []):
         note(f"{proposal['id']}: {flag}")
     return 0

@@ -1,32 +1,28 @@
-"""``memwork rule …``"""
+"""How ``memwork rule …`` prints its results."""
 
 from __future__ import annotations
 
-from .. import rules
+from typing import Any
+
 from .main import Context
 from .output import clip, emit_json, note, say
 
 
-def add(ctx: Context) -> int:
-    doc, outcome = rules.add_rule(
-        ctx.store, ctx.args.text, now=ctx.now, actor=ctx.actor, scope=ctx.args.scope
-    )
-    if outcome == "unchanged":
-        note(f"already active: {doc['id']}")
-    elif outcome == "reactivated":
-        note(f"reactivated {doc['id']} as the newest rule of {doc['scope']}")
+def added(ctx: Context, rule: dict[str, Any]) -> int:
+    """``rule add``: a note when the rule was already active or came back, then its id."""
+    if rule["outcome"] == "unchanged":
+        note(f"already active: {rule['id']}")
+    elif rule["outcome"] == "reactivated":
+        note(f"reactivated {rule['id']} as the newest rule of {rule['scope']}")
     if ctx.json:
-        emit_json({**doc, "outcome": outcome})
+        emit_json(rule)
     else:
-        say(doc["id"])
+        say(rule["id"])
     return 0
 
 
-def list_(ctx: Context) -> int:
-    with ctx.store.reading():
-        docs = rules.all_rules(ctx.store, active_only=not ctx.args.all)
-    if ctx.args.scope:
-        docs = [d for d in docs if d["scope"] == ctx.args.scope]
+def listed(ctx: Context, docs: list[dict[str, Any]]) -> int:
+    """``rule list``: a line each, inactive ones marked."""
     if ctx.json:
         emit_json(docs)
         return 0

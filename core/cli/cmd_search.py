@@ -1,28 +1,24 @@
-"""``memwork search``: recall across every kind of memory."""
+"""How ``memwork search`` and ``memwork get`` print their results."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from .main import Context
 from .output import clip, emit_json, say
 
 
-def run(ctx: Context) -> int:
-    from .. import search
-
-    a = ctx.args
-    hits = search.search(
-        ctx.store,
-        a.query,
-        now=ctx.now,
-        kinds=search.parse_kinds(a.kind),
-        limit=a.limit,
-        since=a.since,
-        until=a.until,
-        session=a.session,
-    )
+def hits(ctx: Context, found: list[dict[str, Any]]) -> int:
+    """``search``: score, kind, id and title of each hit, best first."""
     if ctx.json:
-        emit_json([hit.to_json() for hit in hits])
+        emit_json(found)
         return 0
-    for hit in hits:
-        say(f"{hit.score:6.3f}  {hit.kind:<11}  {hit.id}  {clip(hit.title, 80)}")
+    for hit in found:
+        say(f"{hit['score']:6.3f}  {hit['kind']:<11}  {hit['id']}  {clip(hit['title'], 80)}")
+    return 0
+
+
+def record(ctx: Context, found: dict[str, Any]) -> int:
+    """``get``: the record as JSON (it is read whole), with or without ``--json``."""
+    emit_json(found)
     return 0

@@ -1,11 +1,9 @@
-"""``memwork session …`` and ``memwork observe``."""
+"""How ``memwork session …`` and ``memwork observe`` print their results."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
-from .. import sessions
 from .main import Context
 from .output import clip, emit_json, note, say
 
@@ -32,32 +30,8 @@ def _observation_line(obs: dict[str, Any]) -> str:
     )
 
 
-def start(ctx: Context) -> int:
-    a = ctx.args
-    # An agent that identifies itself once (MEMWORK_AGENT) need not repeat --agent.
-    agent = a.agent or os.environ.get("MEMWORK_AGENT", "")
-    session = sessions.start_session(
-        ctx.store, agent_id=agent, project=a.project, title=a.title, now=ctx.now, actor=ctx.actor
-    )
-    if ctx.json:
-        emit_json(session)
-    else:
-        say(session["id"])
-    return 0
-
-
-def end(ctx: Context) -> int:
-    a = ctx.args
-    session = sessions.end_session(ctx.store, a.id, summary=a.summary, now=ctx.now, actor=ctx.actor)
-    if ctx.json:
-        emit_json(session)
-    else:
-        say(session["id"])
-    return 0
-
-
-def list_(ctx: Context) -> int:
-    rows = sessions.list_sessions(ctx.store, ctx.now)
+def listed(ctx: Context, rows: list[dict[str, Any]]) -> int:
+    """``session list``: a line each."""
     if ctx.json:
         emit_json(rows)
     else:
@@ -66,11 +40,10 @@ def list_(ctx: Context) -> int:
     return 0
 
 
-def show(ctx: Context) -> int:
-    session = sessions.get_session(ctx.store, ctx.args.id, ctx.now)
-    found = sessions.observations(ctx.store, session["id"])
+def shown(ctx: Context, session: dict[str, Any]) -> int:
+    """``session show``: the session, then its observations."""
     if ctx.json:
-        emit_json({**session, "observations": found})
+        emit_json(session)
         return 0
     say(_line(session))
     for field in ("agent_id", "project", "title"):
@@ -84,16 +57,13 @@ def show(ctx: Context) -> int:
         f"  observations: {session['observation_count']} kept of {session['total_observed']} "
         f"(cap {session['max_observations']}, {session['dropped_observations']} dropped)"
     )
-    for obs in found:
+    for obs in session["observations"]:
         say(_observation_line(obs))
     return 0
 
 
-def observe(ctx: Context) -> int:
-    a = ctx.args
-    obs = sessions.observe(
-        ctx.store, a.session, a.text, kind=a.kind, tags=a.tag, now=ctx.now, actor=ctx.actor
-    )
+def observed(ctx: Context, obs: dict[str, Any]) -> int:
+    """``observe``: a note when the session had ended or dropped its oldest, then the id."""
     if obs["after_end"]:
         note(f"session {obs['session_id']} has ended; the observation was kept (after_end)")
     if obs["dropped"]:

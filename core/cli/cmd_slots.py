@@ -1,10 +1,9 @@
-"""``memwork slot …``"""
+"""How ``memwork slot …`` prints its results."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .. import slots
 from .main import Context
 from .output import clip, emit_json, note, say
 
@@ -33,58 +32,27 @@ def _line(slot: dict[str, Any]) -> str:
     return "  ".join(parts)
 
 
-def _written(ctx: Context, slot: dict[str, Any], **extra: Any) -> int:
-    """After set/append/replace: the record with --json, else ``label chars/limit``."""
+def written(ctx: Context, slot: dict[str, Any]) -> int:
+    """After a slot write: the record with ``--json``, else ``label chars/limit``."""
     if ctx.json:
-        emit_json({**slot, **extra})
+        emit_json(slot)
     else:
         say(f"{slot['label']} {_size(slot)}")
     return 0
 
 
-def _submit(ctx: Context, op: str, **args: Any) -> Any:
-    """Write, or propose while review is on; None when it became a proposal (printed)."""
-    from .. import review
-
-    submitted = review.submit_slot(
-        ctx.store, op, ctx.args.label, now=ctx.now, actor=ctx.actor, **args
-    )
-    if submitted.proposal is not None:
-        from .cmd_review import proposed
-
-        proposed(ctx, submitted.proposal)
-        return None
-    return submitted.result
+def replaced(ctx: Context, slot: dict[str, Any]) -> int:
+    """``slot replace``: how many occurrences when more than one, then as :func:`written`."""
+    if slot["replaced"] > 1:
+        note(f"replaced {slot['replaced']} occurrences in slot {slot['label']}")
+    return written(ctx, slot)
 
 
-def set_(ctx: Context) -> int:
-    a = ctx.args
-    slot = _submit(ctx, "set", content=a.text, limit=a.limit, description=a.description)
-    return 0 if slot is None else _written(ctx, slot)
-
-
-def append(ctx: Context) -> int:
-    slot = _submit(ctx, "append", text=ctx.args.text)
-    return 0 if slot is None else _written(ctx, slot)
-
-
-def replace(ctx: Context) -> int:
-    a = ctx.args
-    done = _submit(ctx, "replace", old=a.old, new=a.new)
-    if done is None:
-        return 0
-    slot, count = done
-    if count > 1:
-        note(f"replaced {count} occurrences in slot {slot['label']}")
-    return _written(ctx, slot, replaced=count)
-
-
-def show(ctx: Context) -> int:
-    slot = slots.get_slot(ctx.store, ctx.args.label)
+def shown(ctx: Context, slot: dict[str, Any]) -> int:
+    """``slot show``: the content alone, as stored, so it can be piped; flags on stderr."""
     if ctx.json:
         emit_json(slot)
         return 0
-    # The content alone, as stored, so it can be piped; flags go to stderr.
     content = slot["content"]
     if content:
         say(content[:-1] if content.endswith("\n") else content)
@@ -93,8 +61,8 @@ def show(ctx: Context) -> int:
     return 0
 
 
-def delete(ctx: Context) -> int:
-    slot = slots.delete_slot(ctx.store, ctx.args.label, now=ctx.now, actor=ctx.actor)
+def deleted(ctx: Context, slot: dict[str, Any]) -> int:
+    """``slot delete``."""
     if ctx.json:
         emit_json(slot)
     else:
@@ -102,8 +70,8 @@ def delete(ctx: Context) -> int:
     return 0
 
 
-def list_(ctx: Context) -> int:
-    rows = slots.list_slots(ctx.store)
+def listed(ctx: Context, rows: list[dict[str, Any]]) -> int:
+    """``slot list``: a line each."""
     if ctx.json:
         emit_json(rows)
     else:

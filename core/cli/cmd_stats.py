@@ -1,15 +1,16 @@
-"""``memwork stats`` and ``memwork doctor``."""
+"""``memwork stats`` (how it prints) and ``memwork doctor``."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from .main import Context
 from .output import emit_json, say
 
 
-def stats(ctx: Context) -> int:
-    from ..stats import store_stats
-
-    emit_json(store_stats(ctx.store))
+def stats(ctx: Context, found: dict[str, Any]) -> int:
+    """``stats``: always JSON."""
+    emit_json(found)
     return 0
 
 

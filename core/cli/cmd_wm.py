@@ -1,4 +1,4 @@
-"""``memwork wm --session S …``: a session's working memory."""
+"""How ``memwork wm --session S …`` prints its results."""
 
 from __future__ import annotations
 
@@ -49,28 +49,18 @@ def _print(ctx: Context, record: object, text: str) -> int:
 
 
 # -- keys -----------------------------------------------------------------------------
-def set_(ctx: Context) -> int:
-    a = ctx.args
-    # The value is stored exactly as typed (a string), even when it looks like JSON:
-    # `wm get` then prints back what was set, and "007", "true" or "1e3" keep their text.
-    entry = wm.set_key(
-        ctx.store, a.session, a.key, a.value, ttl=a.ttl, now=ctx.now, actor=ctx.actor
-    )
+def key_set(ctx: Context, entry: wm.KeyView) -> int:
+    """``wm set`` and ``wm delete``: the key."""
     return _print(ctx, entry, entry["key"])
 
 
-def get(ctx: Context) -> int:
-    entry = wm.get_key(ctx.store, ctx.args.session, ctx.args.key, now=ctx.now)
+def key_value(ctx: Context, entry: wm.KeyView) -> int:
+    """``wm get``: the value as the shell sees it."""
     return _print(ctx, entry, _text(entry["value"]))
 
 
-def delete(ctx: Context) -> int:
-    entry = wm.delete_key(ctx.store, ctx.args.session, ctx.args.key, now=ctx.now, actor=ctx.actor)
-    return _print(ctx, entry, entry["key"])
-
-
-def list_(ctx: Context) -> int:
-    rows = wm.list_keys(ctx.store, ctx.args.session, now=ctx.now)
+def keys(ctx: Context, rows: list[wm.KeyView]) -> int:
+    """``wm list``: ``key = value`` each, with the time it has left."""
     if ctx.json:
         emit_json(rows)
     else:
@@ -80,41 +70,30 @@ def list_(ctx: Context) -> int:
 
 
 # -- task -----------------------------------------------------------------------------
-def task(ctx: Context) -> int:
+def task(ctx: Context, state: dict[str, Any] | None) -> int:
+    """``wm task``: the task state (read or updated); a note when progress was clamped."""
     a = ctx.args
-    changes = {
-        "task_id": a.task_id,
-        "description": a.description,
-        "status": a.status,
-        "current_step": a.step,
-        "total_steps": a.total,
-        "progress_percent": a.progress,
-    }
-    if all(v is None for v in changes.values()):
-        current = wm.get_task(ctx.store, a.session)
+    if state is None:
         if ctx.json:
-            emit_json(current)
-        elif current is None:
-            note("no task state in this session (set one with --id/--step/--total/--progress)")
+            emit_json(None)
         else:
-            say(_task_line(current))
+            note("no task state in this session (set one with --id/--step/--total/--progress)")
         return 0
-    updated = wm.update_task(ctx.store, a.session, now=ctx.now, actor=ctx.actor, **changes)
-    if a.progress is not None and updated["progress_percent"] != a.progress:
-        note(f"progress {a.progress:g} clamped to {updated['progress_percent']:g}")
-    return _print(ctx, updated, _task_line(updated))
+    if a.progress is not None and state["progress_percent"] != a.progress:
+        note(f"progress {a.progress:g} clamped to {state['progress_percent']:g}")
+    return _print(ctx, state, _task_line(state))
 
 
 # -- scratchpad -----------------------------------------------------------------------
-def scratch_add(ctx: Context) -> int:
-    entry = wm.scratch_add(ctx.store, ctx.args.session, ctx.args.text, now=ctx.now, actor=ctx.actor)
+def scratch_added(ctx: Context, entry: dict[str, Any]) -> int:
+    """``wm scratch add``: a note when the oldest were dropped, then the entry's time."""
     if entry["dropped"]:
         note(f"scratchpad full: dropped the {entry['dropped']} oldest entries")
     return _print(ctx, entry, entry["ts"])
 
 
-def scratch_list(ctx: Context) -> int:
-    rows = wm.scratch_list(ctx.store, ctx.args.session)
+def scratch_listed(ctx: Context, rows: list[dict[str, Any]]) -> int:
+    """``wm scratch list``."""
     if ctx.json:
         emit_json(rows)
     else:
@@ -124,37 +103,11 @@ def scratch_list(ctx: Context) -> int:
 
 
 # -- checkpoints ----------------------------------------------------------------------
-def cp_create(ctx: Context) -> int:
-    cp_id = wm.create_wm_checkpoint(
-        ctx.store, ctx.args.session, description=ctx.args.message, now=ctx.now, actor=ctx.actor
-    )
-    if ctx.json:
-        found = [c for c in wm.list_wm_checkpoints(ctx.store, ctx.args.session) if c["id"] == cp_id]
-        emit_json(found[0])
-    else:
-        say(cp_id)
-    return 0
-
-
-def cp_list(ctx: Context) -> int:
-    rows = wm.list_wm_checkpoints(ctx.store, ctx.args.session)
+def checkpoints(ctx: Context, rows: list[dict[str, Any]]) -> int:
+    """``wm checkpoint list``."""
     if ctx.json:
         emit_json(rows)
     else:
         for row in rows:
             say(_checkpoint_line(row))
     return 0
-
-
-def cp_restore(ctx: Context) -> int:
-    cp = wm.restore_wm_checkpoint(
-        ctx.store, ctx.args.session, ctx.args.id, now=ctx.now, actor=ctx.actor
-    )
-    return _print(ctx, cp, cp["id"])
-
-
-def cp_delete(ctx: Context) -> int:
-    cp = wm.delete_wm_checkpoint(
-        ctx.store, ctx.args.session, ctx.args.id, now=ctx.now, actor=ctx.actor
-    )
-    return _print(ctx, cp, cp["id"])

@@ -13,6 +13,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+#: The token budget of a context when the caller gives none (every door's default).
+DEFAULT_BUDGET = 2000
+
 
 def estimate_tokens(text: str) -> int:
     """The token estimate used everywhere: ceil(chars / 4)."""

@@ -7,22 +7,22 @@ has passed the scrubber.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import aggregates, config
-from ..errors import InvalidInput
+from ..errors import InvalidInput, MemworkError
 from ..privacy import scrub
 from ..storage.store import Store
 from ..tables import rule_table
 from . import default_style, episodic_style
-from .budget import Dropped, Line, Section, estimate_tokens, fit
+from .budget import DEFAULT_BUDGET, Dropped, Line, Section, estimate_tokens, fit
 
 if TYPE_CHECKING:
     from ..recall.follow import Recall
 
 Style = Literal["default", "episodic"]
-DEFAULT_BUDGET = 2000
 
 
 class ContextResult:
@@ -209,3 +209,55 @@ def build_context(
         dropped=dropped,
         log_wanted=bool(data["context_log"]),
     )
+
+
+def for_agent(
+    store: Store,
+    *,
+    now: datetime,
+    actor: str,
+    task: str | None = None,
+    project: str | None = None,
+    budget: int = DEFAULT_BUDGET,
+    style: str = "default",
+    format: str = "text",  # noqa: A002 - the CLI's flag name
+    on_log_error: Callable[[MemworkError], None] | None = None,
+    query: str | None = None,
+) -> str | dict[str, Any]:
+    """The context an agent asks for, as every door returns it: the text, or with
+    ``format="json"`` the sections with their sources and what the budget dropped.
+
+    While the store's ``context_log`` is on, the lessons and slots it injected are
+    recorded (as ``actor``); a store that cannot take that write still gives its
+    context, and ``on_log_error`` hears why.
+    """
+    if format not in ("text", "json"):
+        raise InvalidInput("format", f"must be 'text' or 'json' (got {format!r})")
+    if query and query.strip():
+        from ..search import kept_recall
+
+        lock, recall = kept_recall(store)
+        with lock:
+            result = build_context(
+                store,
+                now=now,
+                task_id=task,
+                budget_tokens=budget,
+                style=style,
+                project=project,
+                query=query,
+                recall=recall,
+            )
+    else:
+        result = build_context(
+            store, now=now, task_id=task, budget_tokens=budget, style=style, project=project
+        )
+    if result.log_wanted:
+        from .log import record_injections
+
+        try:
+            record_injections(store, result, now=now, actor=actor)
+        except MemworkError as exc:
+            if on_log_error is not None:
+                on_log_error(exc)
+    return result.to_json() if format == "json" else result.text

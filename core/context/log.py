@@ -11,13 +11,22 @@ otherwise never writes.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .. import audit
 from ..storage.store import Store
 
 if TYPE_CHECKING:
-    from .build import ContextResult
+    from .budget import Section
+
+
+class ContextResult(Protocol):
+    """What the log reads of a built context (:class:`core.context.build.ContextResult`)."""
+
+    sections: list[Section]
+    task_id: str | None
+    style: str
+
 
 ACTION = "inject"
 #: Source kinds that are recorded, and the table their audit entries name.

@@ -1,48 +1,60 @@
-"""The MCP server: memwork's agent verbs as tools, the context and slots as resources.
+"""The MCP server: every operation as a tool, the context and slots as resources, and prompts.
 
 Built on the official ``mcp`` SDK (:class:`mcp.server.MCPServer`); the SDK
-speaks the protocol, this module only maps tools to :class:`core.memory.Memory`
-methods. So a tool call runs the same core function, under the same lock and
-journal, as the CLI verb of the same name, and the workbench and CLI agents see
-MCP writes at once. One :class:`Memory` stays open for the server's life: a
-call reads only what changed since the last one (including what other
-processes committed).
+speaks the protocol, this module maps the operations' declarations
+(:mod:`core.operations`) onto it. Each tool's description, input schema (every
+parameter described) and output schema (:mod:`core.shapes`) are generated
+from the operation; a call is checked by :func:`core.invoke.check` and run by
+:func:`core.invoke.call`, the same core function, lock and journal as the CLI
+verb of the same name, so the workbench and CLI agents see MCP writes at once.
 
 Results are JSON text (compact, sorted keys), except ``get_context`` with
-``format="text"``, which returns the context itself. A user error (invalid
-input, an unknown id, a failed precondition) comes back as a tool error whose
-text is exactly the line the CLI prints for it on exit code 2, and nothing is
-written. Audit entries name the actor ``mcp`` (``mcp:<agent>`` with
-``--agent`` or ``MEMWORK_AGENT``).
+``format="text"``, which returns the context itself; every result also comes
+as structured content (an object as it is, anything else as
+``{"result": …}``). A user error (invalid input, a wrong argument type, an
+unknown id, a failed precondition) comes back as a tool error whose text is
+exactly the line the CLI prints for it on exit code 2, and nothing is written.
+Audit entries name the actor ``mcp`` (``mcp:<agent>`` with ``--agent`` or
+``MEMWORK_AGENT``; over HTTP, an ``X-Memwork-Agent`` header names the caller).
 
-Tools run inline on the server's event loop, one at a time: a stdio server has
-one client, each call takes a few milliseconds, and a worker-thread hop per
-call would cost more than it saves.
+Over stdio, tools run inline on the event loop, one at a time: one client,
+each call a few milliseconds. Over HTTP (``memwork serve``) they run in worker
+threads, so one slow call does not hold up other clients (the store's lock
+orders their writes). A client that hangs up, even mid-call, ends a stdio
+server cleanly (exit 0); the call it made is all-or-nothing as always.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Awaitable, Callable
-from functools import wraps
-from typing import Any, Literal, ParamSpec, TypeVar
+import sys
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, ParamSpec
 
+import anyio
 import orjson
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver import server as _sdk_server
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp_types import CallToolResult, Resource, TextContent, ToolAnnotations
+from mcp_types import Tool as MCPTool
+from pydantic import Field
 
-from .. import __version__
-from ..errors import MemworkError, NotFound, UserError
+from .. import __version__, invoke
+from ..context.budget import DEFAULT_BUDGET
+from ..errors import InvalidInput, MemworkError, NotFound, UserError
 from ..memory import Memory
+from ..operations import Op, Param, door_ops
+from ..shapes import SHAPES, Schema, is_object
 
 P = ParamSpec("P")
-#: A tool body: a plain function whose parameters become the tool's input schema.
-Tool = TypeVar("Tool", bound=Callable[..., object])
 
 log = logging.getLogger("memwork.mcp")
+
+#: The header an HTTP client names its agent with (the audit actor becomes ``mcp:<agent>``).
+AGENT_HEADER = "x-memwork-agent"
 
 INSTRUCTIONS = """\
 memwork is this agent's long-term memory. At the start of every task call \
@@ -51,17 +63,17 @@ After an attempt, call record_episode with the task id, a score from 0 to 1, \
 the steps taken, a summary, and the mistakes and successes. Save durable \
 knowledge with add_lesson; reinforce_lesson / weaken_lesson when it proves \
 right or wrong. Use search to recall anything remembered (lessons, rules, \
-mistake cards, episodes, observations, slots, working memory). Within one run, \
-start_session, observe what happens, and keep short-lived state in working \
-memory (wm_set, wm_task, scratch_add). When the store's review is on, the \
-lessons and slot edits you save wait for a person: the result says \
-"proposed": true, and they reach your context once approved (do not save \
-them again)."""
+mistake cards, episodes, observations, slots, working memory) and get_record \
+to read a hit whole. Within one run, start_session, observe what happens, and \
+keep short-lived state in working memory (wm_set, wm_task, scratch_add). When \
+the store's review is on, the lessons and slot edits you save wait for a \
+person: the result says "proposed": true, and they reach your context once \
+approved (do not save them again)."""
 
-JsonValue = str | int | float | bool | list[Any] | dict[str, Any] | None
-_READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-_DELETE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+_REVIEWED = (
+    " While the store's review is on, the change waits for a person: the result is the "
+    'proposal ("proposed": true), and it reaches your context once approved.'
+)
 
 
 def _plain_logging(level: str = "WARNING") -> None:
@@ -83,30 +95,100 @@ def _text(text: str, *, error: bool = False) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=error)
 
 
-def _guarded(fn: Callable[..., object]) -> Callable[..., Awaitable[CallToolResult]]:
-    """Run a tool body; user errors become the CLI's one-line message as a tool error."""
-
-    @wraps(fn)
-    async def tool(**kwargs: Any) -> CallToolResult:
-        try:
-            value = fn(**kwargs)
-        except UserError as exc:
-            return _text(f"memwork: {exc}", error=True)
-        except MemworkError as exc:
-            log.warning("%s failed: %s", fn.__name__, exc)
-            return _text(f"memwork: {exc}", error=True)
-        except Exception as exc:  # noqa: BLE001 - one line to the agent, the trace to stderr
-            log.exception("%s raised", fn.__name__)
-            return _text(f"memwork: internal error: {type(exc).__name__}: {exc}", error=True)
-        return value if isinstance(value, CallToolResult) else _text(_dumps(value))
-
-    return tool
+# -- schemas from the declarations --------------------------------------------------------------
+_JSON_TYPES: dict[str, Schema] = {
+    "str": {"type": "string"},
+    "int": {"type": "integer"},
+    "float": {"type": "number"},
+    "bool": {"type": "boolean"},
+    "strs": {"type": "array", "items": {"type": "string"}},
+    "json": {},
+    "object": {"type": "object"},
+    "objects": {"type": "array", "items": {"type": "object"}},
+}
 
 
+def param_schema(param: Param) -> Schema:
+    """A parameter as JSON Schema: its type, its description, its choices and default.
+
+    An optional parameter (``str?``) is simply not required: leaving it out, or
+    sending null, means "not given".
+    """
+    schema: Schema = {**_JSON_TYPES[param.type.rstrip("?")], "description": param.help}
+    if param.choices:
+        schema["enum"] = list(param.choices)
+    if param.minimum is not None:
+        schema["minimum"] = param.minimum
+    if param.default is not ... and param.default is not None:
+        schema["default"] = (
+            list(param.default) if isinstance(param.default, tuple) else (param.default)
+        )
+    return schema
+
+
+def input_schema(op: Op, door: str) -> Schema:
+    """The input schema of ``op`` at ``door`` (``mcp`` or ``http``)."""
+    params = [p for p in op.params if door in p.doors]
+    schema: Schema = {
+        "type": "object",
+        "properties": {p.name: param_schema(p) for p in params},
+        "additionalProperties": False,
+    }
+    required = [p.name for p in params if p.default is ...]
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def output_schema(op: Op) -> Schema:
+    """What ``op`` returns as structured content: its shape, or ``{"result": shape}``."""
+    shape = SHAPES[op.result]
+    if is_object(shape):
+        return shape
+    return {"type": "object", "properties": {"result": shape}, "required": ["result"]}
+
+
+def description(op: Op) -> str:
+    """What an agent reads about a tool: when to call it, what it does, review."""
+    parts = [op.when, op.doc or op.summary]
+    text = " ".join(p for p in parts if p)
+    return text + (_REVIEWED if op.review else "")
+
+
+def tool_name(op: Op) -> str:
+    """The tool's name (``get_context`` for the ``context`` operation)."""
+    return op.mcp or op.name
+
+
+def tool_of(op: Op) -> MCPTool:
+    """The MCP tool of an operation."""
+    return MCPTool(
+        name=tool_name(op),
+        title=op.summary[0].upper() + op.summary[1:],
+        description=description(op),
+        input_schema=input_schema(op, "mcp"),
+        output_schema=output_schema(op),
+        annotations=ToolAnnotations(
+            read_only_hint=not op.writes,
+            destructive_hint=op.destructive if op.writes else None,
+            open_world_hint=False,
+        ),
+    )
+
+
+def structured(op: Op, value: Any) -> dict[str, Any]:
+    """``value`` as structured content (MCP wants an object)."""
+    if is_object(SHAPES[op.result]) and isinstance(value, dict):
+        return value
+    return {"result": value}
+
+
+# -- the server --------------------------------------------------------------------------------
 class MemworkServer(MCPServer):
-    """MCPServer that also lists every slot as a resource (read through its template)."""
+    """MCPServer whose tools are memwork's operations, and which lists every slot as a
+    resource (read through its template)."""
 
-    def __init__(self, memory: Memory) -> None:
+    def __init__(self, memory: Memory, *, threaded: bool = False) -> None:
         super().__init__(
             "memwork",
             title="memwork",
@@ -116,6 +198,67 @@ class MemworkServer(MCPServer):
             log_level="WARNING",
         )
         self.memory = memory
+        self.threaded = threaded
+        self.operations = {tool_name(op): op for op in door_ops("mcp")}
+        self._tools = [tool_of(op) for op in self.operations.values()]
+
+    async def list_tools(self) -> list[MCPTool]:
+        """A tool per operation, in declaration order."""
+        return list(self._tools)
+
+    def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
+        op = self.operations.get(name)
+        return None if op is None else input_schema(op, "mcp")
+
+    def actor(self, context: Context[Any, Any] | None) -> str:
+        """The audit actor of a call: the server's, or the agent an HTTP header names."""
+        headers: Mapping[str, str] | None = None
+        if context is not None:
+            try:
+                headers = context.headers
+            except (AttributeError, ValueError):
+                headers = None
+        agent = (headers or {}).get(AGENT_HEADER, "").strip() if headers else ""
+        if not agent:
+            return self.memory.actor
+        from ..privacy import identifier_problem
+
+        problem = identifier_problem(agent)
+        if problem:
+            raise InvalidInput("agent", problem)
+        return f"mcp:{agent}"
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult:
+        """Run the operation behind tool ``name``; errors come back as the CLI's line."""
+        op = self.operations.get(name)
+        if op is None:
+            return _text(f"memwork: no tool named {name!r}", error=True)
+        try:
+            actor = self.actor(context)
+            params = invoke.check(op, "mcp", arguments or {})
+
+            def run() -> Any:
+                return invoke.call(
+                    op, self.memory.store, params, now=self.memory.now(), actor=actor
+                )
+
+            value = await anyio.to_thread.run_sync(run) if self.threaded else run()
+        except UserError as exc:
+            return _text(f"memwork: {exc}", error=True)
+        except MemworkError as exc:
+            log.warning("%s failed: %s", name, exc)
+            return _text(f"memwork: {exc}", error=True)
+        except Exception as exc:  # noqa: BLE001 - one line to the agent, the trace to stderr
+            log.exception("%s raised", name)
+            return _text(f"memwork: internal error: {type(exc).__name__}: {exc}", error=True)
+        text = value if op.name == "context" and isinstance(value, str) else _dumps(value)
+        return CallToolResult(
+            content=[TextContent(type="text", text=text)],
+            structured_content=structured(op, value),
+            is_error=False,
+        )
 
     async def list_resources(self) -> list[Resource]:
         """The static resources, then one per slot, in context order."""
@@ -148,223 +291,14 @@ def _read(fn: Callable[P, str], *args: P.args, **kwargs: P.kwargs) -> str:
         raise ResourceError(f"memwork: {exc}") from None
 
 
-def build_server(memory: Memory) -> MemworkServer:
-    """The server with every tool and resource registered on ``memory``."""
-    server = MemworkServer(memory)
+def _hit_line(hit: dict[str, Any]) -> str:
+    return f"- [{hit['kind']}] {hit['title']} (id {hit['id']})"
+
+
+def build_server(memory: Memory, *, threaded: bool = False) -> MemworkServer:
+    """The server with every tool, resource and prompt registered on ``memory``."""
+    server = MemworkServer(memory, threaded=threaded)
     m = memory
-
-    def tool(annotations: ToolAnnotations) -> Callable[[Tool], Tool]:
-        def register(fn: Tool) -> Tool:
-            server.add_tool(
-                _guarded(fn), name=fn.__name__, annotations=annotations, structured_output=False
-            )
-            return fn
-
-        return register
-
-    # -- context and episodes -----------------------------------------------------------
-    @tool(_READ)
-    def get_context(
-        task: str | None = None,
-        project: str | None = None,
-        budget: int = 2000,
-        style: Literal["default", "episodic"] = "default",
-        format: Literal["text", "json"] = "text",  # noqa: A002 - the CLI's flag name
-        query: str | None = None,
-    ) -> Any:
-        """Call at the start of every task (and whenever the task changes): the memory to
-        put at the top of your working context — pinned slots, rules for the task, general
-        rules and lessons, the top mistakes, recent failures, your recent episodes and mean
-        score on the task. `project` ranks that project's lessons as matching. `budget` is in
-        estimated tokens (characters / 4). `format="json"` returns the sections and what the
-        budget dropped, each line with the records it came from. `query` (what you are about
-        to do, in words) adds the most relevant past observations, episodes and lessons.
-        An empty string means there is nothing to remember yet."""
-        if format == "text":
-            return _text(m.context(task, project=project, budget=budget, style=style, query=query))
-        return m.context(
-            task, project=project, budget=budget, style=style, format="json", query=query
-        )
-
-    @tool(_WRITE)
-    def record_episode(
-        episode: dict[str, Any] | None = None, episodes: list[dict[str, Any]] | None = None
-    ) -> Any:
-        """Call after every attempt at a task, success or failure. `episode` is one object:
-        task_id, score (0.0-1.0, required), steps, summary, mistakes [str], successes [str],
-        errors [{error_type, message, resolution}], mistake_cards [{mistake_type,
-        bad_decision, correct_decision, evidence, lesson}], outcome
-        (success|failure|partial, derived from the score when absent), session_id,
-        worker_id; other keys are kept as metadata. `episodes` records a batch
-        all-or-nothing. Returns {"ids": [...]}. Recording derives rules and mistake cards
-        that later contexts show."""
-        from ..errors import InvalidInput
-
-        if episode is not None and episodes is None:
-            batch = [episode]
-        elif episodes is not None and episode is None:
-            batch = episodes
-        else:
-            raise InvalidInput("episode", "give either episode (one object) or episodes (a list)")
-        return {"ids": m.record_episodes(batch)}
-
-    # -- sessions -----------------------------------------------------------------------
-    @tool(_WRITE)
-    def start_session(agent: str = "", project: str = "", title: str = "") -> Any:
-        """Call when a run begins: returns the session (its `id` is what observe and the
-        working-memory tools take)."""
-        return m.start_session(agent=agent, project=project, title=title)
-
-    @tool(_WRITE)
-    def end_session(session: str, summary: str = "") -> Any:
-        """Call when a run ends, with a one-paragraph summary of what happened."""
-        return m.end_session(session, summary=summary)
-
-    @tool(_WRITE)
-    def observe(session: str, text: str, kind: str = "note", tags: list[str] | None = None) -> Any:
-        """Note something seen or done during a session (kind: tool, note, error, decision,
-        ...). Secrets and personal details are redacted before anything is stored."""
-        return m.observe(session, text, kind=kind, tags=tags or ())
-
-    # -- lessons ------------------------------------------------------------------------
-    @tool(_WRITE)
-    def add_lesson(
-        text: str,
-        scope: str = "global",
-        confidence: float | None = None,
-        tags: list[str] | None = None,
-        on_duplicate: Literal["reinforce", "supersede", "keep-both"] = "reinforce",
-    ) -> Any:
-        """Save durable knowledge worth carrying to future tasks, as one imperative line.
-        scope: global, task:<task id> or project:<project>. Saving a lesson that is already
-        known (or a near-duplicate) reinforces it instead; `action` in the result says
-        which (created, reinforced, superseded, kept-both). While the store's review is on,
-        the lesson waits for a person: the result is the proposal ("proposed": true)."""
-        return m.add_lesson(
-            text, scope=scope, confidence=confidence, tags=tags or (), on_duplicate=on_duplicate
-        )
-
-    @tool(_WRITE)
-    def reinforce_lesson(lesson: str) -> Any:
-        """Call when a lesson proved right again (id or unique id prefix): raises its
-        confidence and restarts its decay."""
-        return m.reinforce_lesson(lesson)
-
-    @tool(_WRITE)
-    def weaken_lesson(lesson: str) -> Any:
-        """Call when a lesson misled you (id or unique id prefix): lowers its confidence."""
-        return m.weaken_lesson(lesson)
-
-    @tool(_READ)
-    def list_lessons(all: bool = False) -> Any:  # noqa: A002 - the CLI's flag name
-        """Live lessons, best first, with effective (decayed) confidence; `all` adds
-        forgotten, deleted and superseded ones."""
-        return m.list_lessons(all=all)
-
-    @tool(_READ)
-    def search(
-        query: str,
-        kinds: list[str] | None = None,
-        limit: int = 10,
-        since: str | None = None,
-        until: str | None = None,
-        session: str | None = None,
-    ) -> Any:
-        """Recall what you remember about something: ask in plain words or a question
-        ("when did the staging deploy fail?"); records with more of its rarer words rank
-        first, and a typo in a word the memory never used is tolerated. kinds narrows it:
-        lesson, rule, card, episode, observation, slot, wm, session, checkpoint. since/until
-        bound when the record was made (ISO instant or date, or 12h, 7d back from now);
-        session keeps one session's records. Returns [{kind, id, title, score}]."""
-        return m.search(query, kinds=kinds, limit=limit, since=since, until=until, session=session)
-
-    # -- slots --------------------------------------------------------------------------
-    @tool(_READ)
-    def list_slots() -> Any:
-        """The pinned slots (labels, sizes against their limits); they lead every context."""
-        return m.list_slots()
-
-    @tool(_READ)
-    def get_slot(label: str) -> Any:
-        """Read one pinned slot with its content, size and limit before editing it."""
-        return m.get_slot(label)
-
-    @tool(_WRITE)
-    def set_slot(
-        label: str, text: str, limit: int | None = None, description: str | None = None
-    ) -> Any:
-        """Create or overwrite a pinned slot: text that leads every context (persona,
-        user preferences, standing instructions). An edit past the slot's limit is refused.
-        While the store's review is on, the edit waits for a person ("proposed": true)."""
-        return m.set_slot(label, text, limit=limit, description=description)
-
-    @tool(_WRITE)
-    def append_slot(label: str, text: str) -> Any:
-        """Add a line to the end of a pinned slot (e.g. a new user preference you learned).
-        While the store's review is on, the edit waits for a person ("proposed": true)."""
-        return m.append_slot(label, text)
-
-    @tool(_WRITE)
-    def replace_in_slot(label: str, old: str, new: str) -> Any:
-        """Replace text in a pinned slot (`old` must occur; `replaced` counts occurrences).
-        While the store's review is on, the edit waits for a person ("proposed": true)."""
-        return m.replace_in_slot(label, old, new)
-
-    # -- working memory -----------------------------------------------------------------
-    @tool(_WRITE)
-    def wm_set(session: str, key: str, value: JsonValue, ttl: float | None = None) -> Any:
-        """Keep short-lived state for this session under `key` (`ttl` in seconds: the key
-        disappears after it). Keys starting with "_" are reserved."""
-        return m.wm_set(session, key, value, ttl=ttl)
-
-    @tool(_READ)
-    def wm_get(session: str, key: str) -> Any:
-        """Read back state kept for this session under `key` (an expired key is not
-        found)."""
-        return m.wm_get(session, key)
-
-    @tool(_DELETE)
-    def wm_delete(session: str, key: str) -> Any:
-        """Call when state kept under `key` no longer applies: removes the key."""
-        return m.wm_delete(session, key)
-
-    @tool(_READ)
-    def wm_list(session: str) -> Any:
-        """Every live working-memory key of the session, with the seconds each has left."""
-        return m.wm_list(session)
-
-    @tool(_WRITE)
-    def wm_task(
-        session: str,
-        task_id: str | None = None,
-        description: str | None = None,
-        step: int | None = None,
-        total: int | None = None,
-        progress: float | None = None,
-        status: str | None = None,
-    ) -> Any:
-        """Track the session's current task: only the fields given change (progress is
-        clamped to 0-100). With no field, returns the task state (null when none)."""
-        return m.wm_task(
-            session,
-            task_id=task_id,
-            description=description,
-            step=step,
-            total=total,
-            progress=progress,
-            status=status,
-        )
-
-    @tool(_WRITE)
-    def scratch_add(session: str, text: str) -> Any:
-        """Append a timestamped note to the session's scratchpad (oldest dropped past
-        capacity)."""
-        return m.scratch_add(session, text)
-
-    @tool(_READ)
-    def stats() -> Any:
-        """Counts per table, per-task episode counts and mean scores, the top mistake cards."""
-        return m.stats()
 
     # -- resources ----------------------------------------------------------------------
     @server.resource(
@@ -384,7 +318,9 @@ def build_server(memory: Memory) -> MemworkServer:
         description="The prompt context for a task (optionally ?project=P&budget=N).",
         mime_type="text/plain",
     )
-    def task_context_resource(task: str, project: str | None = None, budget: int = 2000) -> str:
+    def task_context_resource(
+        task: str, project: str | None = None, budget: int = DEFAULT_BUDGET
+    ) -> str:
         return _read(m.context, task, project=project, budget=budget)
 
     @server.resource(
@@ -397,11 +333,113 @@ def build_server(memory: Memory) -> MemworkServer:
     def slot_resource(label: str) -> str:
         return _read(lambda: m.get_slot(label)["content"])
 
+    # -- prompts ------------------------------------------------------------------------
+    @server.prompt(
+        name="recall",
+        title="Recall what you know about…",
+        description="Search the memory for a topic and put what it holds in front of the model.",
+    )
+    def recall(
+        topic: Annotated[str, Field(description="what to recall (a few words or a question)")],
+    ) -> str:
+        try:
+            hits = m.search(topic, limit=8)
+        except UserError as exc:
+            return f"memwork could not search for {topic!r}: {exc}"
+        if not hits:
+            return (
+                f"My memory (memwork) holds nothing about {topic!r} yet. Work it out, then "
+                "save what is worth keeping with add_lesson."
+            )
+        lines = "\n".join(_hit_line(hit) for hit in hits)
+        return (
+            f"Here is what my memory (memwork) holds about {topic!r}, best first:\n{lines}\n\n"
+            "Read any of them whole with get_record(id). Use what applies; if a lesson "
+            "proves right or wrong, reinforce_lesson or weaken_lesson it."
+        )
+
+    @server.prompt(
+        name="start_task",
+        title="Start a task with memory",
+        description="Open a session for a task and begin with everything memory holds for it.",
+    )
+    def start_task(
+        task: Annotated[str, Field(description="the task's id, e.g. deploy-api")],
+        project: Annotated[str, Field(description="the project it belongs to (optional)")] = "",
+    ) -> str:
+        try:
+            context = m.context(task, project=project or None)
+        except UserError as exc:
+            context = f"(memwork could not build the context: {exc})"
+        memory_text = context or "(nothing remembered for this task yet)"
+        return (
+            f"You are starting the task {task!r}"
+            + (f" in project {project!r}" if project else "")
+            + ". Your memory (memwork) for it:\n\n"
+            + memory_text
+            + "\n\nFirst call start_session"
+            + (f" with project {project!r}" if project else "")
+            + " and keep its id: observe what you do and keep short-lived state with wm_set "
+            "and wm_task. When you are done, call record_episode with the task id, a score "
+            "from 0 to 1, the steps, a summary and the mistakes and successes, save durable "
+            "lessons with add_lesson, and end_session with a summary."
+        )
+
+    @server.prompt(
+        name="wrap_up",
+        title="Save what this task taught",
+        description="Record the attempt, the lessons worth keeping, and close the session.",
+    )
+    def wrap_up(
+        task: Annotated[str, Field(description="the task's id, e.g. deploy-api")],
+        session: Annotated[str, Field(description="the session to end (optional)")] = "",
+    ) -> str:
+        end = (
+            f" Then call end_session(session={session!r}) with a one-paragraph summary."
+            if session
+            else ""
+        )
+        return (
+            f"Wrap up the task {task!r} for your memory (memwork). Call record_episode with "
+            f"task_id {task!r}, a score from 0 to 1 (how well it went), the number of steps, a "
+            "one-line summary, the mistakes you made and the successes worth repeating. For "
+            "each thing a future attempt must know, call add_lesson with one imperative line "
+            f"(scope task:{task} when it only applies here)." + end
+        )
+
     return server
 
 
+# -- stdio ------------------------------------------------------------------------------------
+_HANGUPS: tuple[type[BaseException], ...] = (
+    BrokenPipeError,
+    ConnectionResetError,
+    EOFError,
+    anyio.BrokenResourceError,
+    anyio.ClosedResourceError,
+    anyio.EndOfStream,
+)
+
+
+def is_hangup(exc: BaseException) -> bool:
+    """Whether ``exc`` (an exception group too) only says the client went away."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(is_hangup(inner) for inner in exc.exceptions)
+    return isinstance(exc, _HANGUPS)
+
+
 def serve(path: str | os.PathLike[str] | None = None, *, agent: str | None = None) -> int:
-    """Serve the store over stdio until the client closes the connection."""
+    """Serve the store over stdio until the client closes the connection (exit 0, also
+    when it hangs up in the middle of a call)."""
     memory = Memory(path, agent=agent, actor="mcp")
-    build_server(memory).run("stdio")
+    try:
+        build_server(memory).run("stdio")
+    except BaseException as exc:  # noqa: BLE001 - a hang-up is the end of the conversation
+        if not is_hangup(exc):
+            raise
+        # Nothing more can reach the client; keep Python's exit flush off the closed pipe.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        log.info("the client hung up")
     return 0

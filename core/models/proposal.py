@@ -1,4 +1,5 @@
-"""Proposals: agents' lesson adds and slot edits waiting for a person's review."""
+"""Proposals: agents' lesson adds and edits, card edits and slot edits waiting for a
+person's review."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .base import Record
 
-ProposalKind = Literal["lesson", "slot"]
-ProposalOp = Literal["add", "set", "append", "replace"]
+ProposalKind = Literal["lesson", "slot", "card"]
+ProposalOp = Literal["add", "set", "append", "replace", "edit"]
 Status = Literal["pending", "approved", "rejected", "merged"]
 
 
@@ -19,7 +20,7 @@ class Proposal(Record):
     kind: ProposalKind
     op: ProposalOp
     target: str = Field(min_length=1)
-    """The lesson's scope, or the slot's label."""
+    """The lesson's scope (an add), the edited lesson's or card's id, or the slot's label."""
     args: dict[str, Any]
     """The arguments of the write, scrubbed, as the agent gave them."""
     status: Status = "pending"

@@ -301,19 +301,37 @@ def _scrub_fixpoint(
     return text
 
 
+#: Short texts found to hold nothing to redact. The rules are fixed for the process, so
+#: clean stays clean: a long-lived reader (an MCP or HTTP server) scrubs every line of
+#: every context it exports again, and most are the same lines as last time. Only clean
+#: texts are kept (a redaction is made, and counted, every time); bounded in count and
+#: length.
+_CLEAN: set[tuple[str, bool]] = set()
+_CLEAN_MAX = 20_000
+_CLEAN_LENGTH = 1_000
+
+
 def scrub(text: str, *, personal: bool = True) -> str:
     """Return ``text`` with control characters and private spans removed and secrets
     replaced by ``[redacted:<kind>]``; personal details too unless ``personal`` is False.
 
     Idempotent, and text with nothing to redact is returned unchanged (the same object).
     """
+    short = len(text) <= _CLEAN_LENGTH
+    if short and (text, personal) in _CLEAN:
+        return text
     tally = _TALLY.get()
     if tally is None:
-        return _scrub_fixpoint(text, None, personal)
-    found: list[tuple[str, str]] = []
-    out = _scrub_fixpoint(text, found, personal)
-    for kind, _ in found:
-        tally.add(kind)
+        out = _scrub_fixpoint(text, None, personal)
+    else:
+        found: list[tuple[str, str]] = []
+        out = _scrub_fixpoint(text, found, personal)
+        for kind, _ in found:
+            tally.add(kind)
+    if short and out is text:
+        if len(_CLEAN) >= _CLEAN_MAX:
+            _CLEAN.clear()
+        _CLEAN.add((text, personal))
     return out
 
 

@@ -24,6 +24,25 @@ def is_table_name(name: object) -> bool:
     return names.is_safe_file_name(name) and name not in RESERVED_TABLES
 
 
+#: Table names already found safe: a name's verdict never changes, and a long-lived
+#: reader (an MCP or HTTP server, the workbench) reads ``store.json`` before every
+#: call; checking its ~400 names again each time was half of a context at 100k
+#: episodes. Bounded, so a store with very many sessions cannot grow it without end.
+_SAFE: set[str] = set()
+_SAFE_MAX = 100_000
+
+
+def _safe(name: str) -> bool:
+    if name in _SAFE:
+        return True
+    if not is_table_name(name):
+        return False
+    if len(_SAFE) >= _SAFE_MAX:
+        _SAFE.clear()
+    _SAFE.add(name)
+    return True
+
+
 class Manifest:
     """What ``store.json`` holds."""
 
@@ -72,7 +91,7 @@ class Manifest:
         for name in tables:
             # Table names become file names: one from a tampered store.json must not
             # lead a read or a write outside the folder.
-            if not is_table_name(name):
+            if not _safe(name):
                 raise StoreUnreadable(
                     f"{path} names a table {name[:40]!r} that is not a plain file name; "
                     "it was left untouched"

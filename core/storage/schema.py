@@ -9,7 +9,6 @@ refused untouched: an old memwork must never rewrite data it does not know.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -44,6 +43,8 @@ def backup_folder(folder: Path, version: int) -> Path:
     while os.path.lexists(target):
         n += 1
         target = folder.with_name(f"{folder.name}.backup-v{version}-{stamp}-{n}")
+    import shutil  # here, not at the top: every command opens the store, few migrate it
+
     # A backup holds everything the store does: private like it (0700 / 0600),
     # whatever the umask or the old store's own modes.
     os.mkdir(target, 0o700)
@@ -64,5 +65,7 @@ def backup_folder(folder: Path, version: int) -> Path:
 
 
 def _private_copy(source: str, target: str) -> None:
+    import shutil
+
     shutil.copyfile(source, target, follow_symlinks=False)
     os.chmod(target, 0o600)

@@ -48,3 +48,61 @@ def test_cli_context_path_does_not_import_textual_or_pydantic(tmp_path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("[]")
+
+
+#: Every memwork module `memwork context --task T` loads (context_log on: it also records
+#: what it injected). Each one
+#: is there for a reason; a new one on this path (which agents pay on every step) must be
+#: added here on purpose. The operations' registry is one of them (the CLI's parser is made
+#: from it); the doors' machinery (invoke, shapes, codegen, Memory, MCP, HTTP) is not.
+CONTEXT_PATH = {
+    "memwork",
+    "memwork.core",
+    *(
+        f"memwork.core.{name}"
+        for name in (
+            "aggregates audit card_text clock config decay errors failures ids lazyjson names "
+            "operations paths ranking shards sources tables text "
+            "cli cli.cmd_context cli.main cli.parser "
+            "context context.budget context.build context.default_style context.episodic_style "
+            "context.log privacy privacy.controls privacy.lazy privacy.rules privacy.values "
+            "storage storage.atomic storage.codec storage.folder_storage storage.journal "
+            "storage.lock storage.manifest storage.plainjson storage.schema storage.store"
+        ).split()
+    ),
+}
+#: Standard-library modules the context path used to load or must never load.
+HEAVY = {"shutil", "bz2", "lzma", "inspect", "dataclasses", "asyncio", "subprocess", "ssl"}
+
+CONTEXT_PROBE = """
+import sys
+from memwork.core.cli.main import main
+code = main(["--db", sys.argv[1], "context", "--task", "deploy-api"])
+print(code, len(sys.modules), sorted(m for m in sys.modules if m.startswith("memwork")))
+print(sorted(m for m in sys.modules if m.split(".")[0] in sys.argv[2:]))
+"""
+
+
+def test_the_context_path_loads_only_the_modules_it_needs(tmp_path) -> None:
+    from memwork.core import config, lessons
+    from memwork.core.storage.store import Store
+    from tests.conftest import NOW
+
+    store = Store(tmp_path / "s")
+    lessons.add_lesson(store, "Canary every deploy", scope="task:deploy-api", now=NOW, actor="t")
+    config.set_value(store, "context_log", "on", now=NOW, actor="t")
+    store.close()
+    done = subprocess.run(
+        [sys.executable, "-c", CONTEXT_PROBE, str(tmp_path / "s"), *sorted(HEAVY)],
+        capture_output=True,
+        text=True,
+        # As an agent runs it: without the test suite's check of every commit's bytes.
+        env={k: v for k, v in python_env().items() if k != "MEMWORK_VERIFY_WRITES"},
+    )
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.strip().splitlines()[-2:]
+    code, _, rest = first.partition(" ")
+    _, _, loaded = rest.partition(" ")
+    assert code == "0"
+    assert set(eval(loaded)) == CONTEXT_PATH  # noqa: S307 - our own probe's repr of a list
+    assert eval(second) == []  # noqa: S307

@@ -9,8 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import Client, MCPError, StdioServerParameters
 
+from memwork.core.context.budget import DEFAULT_BUDGET
+from memwork.core.operations import door_ops
 from memwork.core.storage.store import Store
 from tests.conftest import folder_digest, python_env
 
@@ -89,23 +92,35 @@ EPISODE = {
 }
 
 
-def test_the_server_offers_exactly_the_named_tools_each_saying_when_to_call_it(
-    db: Path,
-) -> None:
+def test_the_server_offers_every_operation_each_saying_when_to_call_it(db: Path) -> None:
     async def body(client: Client) -> Any:
         return (await client.list_tools()).tools
 
     tools = with_server(db, body)
-    assert {t.name for t in tools} == TOOLS
+    names = {t.name for t in tools}
+    assert TOOLS <= names  # the tools agents already use keep their names
+    assert names == {op.mcp or op.name for op in door_ops("mcp")}
+    # Getting a lesson, the history, any record a search names: agents can read them now.
+    assert {"get_lesson", "history", "get_record", "restore_checkpoint", "merge_lessons"} <= names
+    # Deciding proposals and turning review off stay with people (CLI, Python API).
+    assert not names & {"approve_proposal", "reject_proposal", "set_config", "unlock_slot"}
     by_name = {t.name: t for t in tools}
     for tool in tools:
         assert tool.description and len(tool.description) > 30, tool.name
+        # Every parameter is described, and every tool says what it returns.
+        for name, prop in tool.input_schema["properties"].items():
+            assert len(prop.get("description", "")) > 5, (tool.name, name)
+        assert tool.output_schema["type"] == "object", tool.name
     assert "start of every task" in by_name["get_context"].description
     assert by_name["get_context"].annotations.read_only_hint is True
     assert by_name["record_episode"].annotations.read_only_hint is False
+    assert by_name["restore_checkpoint"].annotations.destructive_hint is True
     props = by_name["get_context"].input_schema["properties"]
     assert set(props) == {"task", "project", "budget", "style", "format", "query"}
     assert props["budget"]["type"] == "integer"
+    assert props["budget"]["default"] == DEFAULT_BUDGET
+    assert props["format"]["enum"] == ["text", "json"]
+    assert by_name["get_lesson"].output_schema["properties"]["effective_confidence"]
 
 
 def test_every_tool_works_and_the_cli_sees_the_writes(db: Path, cli) -> None:  # noqa: ANN001
@@ -271,7 +286,8 @@ def test_bad_input_is_a_tool_error_with_the_clis_message_and_the_store_is_untouc
     assert messages[-2] == (
         "memwork: episode: give either episode (one object) or episodes (a list)"
     )
-    assert "budget" in messages[-1]  # the SDK's schema check names the argument
+    # A wrong type is memwork's one line naming the field, not the SDK's validation text.
+    assert messages[-1] == "memwork: budget: must be an integer (got 'lots')"
     assert folder_digest(db) == before
 
 
@@ -395,6 +411,8 @@ def test_agent_writes_become_proposals_while_review_is_on(db: Path, cli) -> None
     lesson, slot, context, tools = with_server(db, body)
     # The agent is told what such a result means, in the tools it reads.
     queued = {"add_lesson", "set_slot", "append_slot", "replace_in_slot"}
+    assert queued <= {op.mcp or op.name for op in door_ops("mcp") if op.review}
+    queued = {op.mcp or op.name for op in door_ops("mcp") if op.review}
     for tool in tools:
         assert ('"proposed": true' in tool.description) == (tool.name in queued), tool.name
     assert lesson["proposed"] is True and lesson["proposed_by"] == "mcp:tester"
@@ -403,3 +421,116 @@ def test_agent_writes_become_proposals_while_review_is_on(db: Path, cli) -> None
     pending = cli("review", "list", "--json").json()
     assert [p["id"] for p in pending] == [lesson["id"], slot["id"]]
     assert cli("lesson", "list", "--json").json() == []
+
+
+def test_every_result_is_structured_and_keeps_its_output_schema(db: Path, cli) -> None:  # noqa: ANN001
+    import jsonschema
+
+    cli("record-episode", stdin=json.dumps(EPISODE), now=NOW)
+    lesson = cli("lesson", "add", "Canary every deploy", now=NOW).out.strip()
+
+    async def body(client: Client) -> dict[str, Any]:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        results = {}
+        sid = (await client.call_tool("start_session", {"title": "canary"})).structured_content
+        calls = [
+            ("get_context", {"task": "deploy-api"}),
+            ("get_context", {"task": "deploy-api", "format": "json"}),
+            ("get_lesson", {"lesson": lesson}),
+            ("history", {"limit": 3}),
+            ("list_cards", {}),
+            ("search", {"query": "canary"}),
+            ("wm_task", {"session": sid["id"]}),
+            ("add_lesson", {"text": "Canary every deploy"}),
+            ("observe", {"session": sid["id"], "text": "looked at the canary"}),
+        ]
+        for name, args in calls:
+            result = await client.call_tool(name, args)
+            assert not result.is_error, (name, result.content[0].text)
+            jsonschema.validate(result.structured_content, tools[name].output_schema)
+            results.setdefault(name, result)  # the first call of each tool
+        hit = results["search"].structured_content["result"][0]
+        got = await client.call_tool("get_record", {"id": hit["id"]})
+        jsonschema.validate(got.structured_content, tools["get_record"].output_schema)
+        results["get_record"] = got
+        return results
+
+    results = with_server(db, body)
+    context = results["get_context"]
+    assert context.structured_content == {"result": context.content[0].text}
+    shown = results["get_lesson"]
+    assert shown.structured_content == json.loads(shown.content[0].text)
+    assert shown.structured_content["id"] == lesson
+    assert results["wm_task"].structured_content == {"result": None}
+    assert results["get_record"].structured_content["kind"] in {"lesson", "session", "episode"}
+
+
+def test_prompts_recall_and_start_a_task_with_memory(db: Path, cli) -> None:  # noqa: ANN001
+    cli("lesson", "add", "Canary every deploy for fifteen minutes", now=NOW)
+    cli("record-episode", stdin=json.dumps(EPISODE), now=NOW)
+
+    async def body(client: Client) -> dict[str, Any]:
+        prompts = {p.name: p for p in (await client.list_prompts()).prompts}
+        recall = await client.get_prompt("recall", {"topic": "canary"})
+        start = await client.get_prompt("start_task", {"task": "deploy-api"})
+        wrap = await client.get_prompt("wrap_up", {"task": "deploy-api", "session": "run-7"})
+        return {"prompts": prompts, "recall": recall, "start": start, "wrap": wrap}
+
+    got = with_server(db, body)
+    assert set(got["prompts"]) == {"recall", "start_task", "wrap_up"}
+    for prompt in got["prompts"].values():
+        assert prompt.description and all(a.description for a in prompt.arguments or [])
+    recall = got["recall"].messages[0].content.text
+    assert "Canary every deploy for fifteen minutes" in recall and "get_record" in recall
+    start = got["start"].messages[0].content.text
+    assert cli("context", "--task", "deploy-api", now=NOW).out.strip() in start
+    assert "start_session" in start and "record_episode" in start
+    assert "end_session(session='run-7')" in got["wrap"].messages[0].content.text
+
+
+# -- hanging up ---------------------------------------------------------------------------------
+HANGUP = """
+import json, subprocess, sys
+server = subprocess.Popen(
+    [sys.executable, "-m", "memwork", "--db", sys.argv[1], "mcp"],
+    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+)
+def send(message):
+    server.stdin.write((json.dumps(message) + "\\n").encode())
+    server.stdin.flush()
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "raw", "version": "1"}}})
+server.stdout.readline()
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+batch = [{"task_id": "t", "score": 0.5, "summary": "s" * 2000} for _ in range(int(sys.argv[2]))]
+send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+      "params": {"name": "record_episode", "arguments": {"episodes": batch}}})
+# The client goes away mid-call: both pipes close, as when it is killed.
+server.stdout.close()
+server.stdin.close()
+code = server.wait(timeout=120)
+print(json.dumps({"code": code, "stderr": server.stderr.read().decode()}))
+"""
+
+
+@pytest.mark.folder_only
+def test_a_client_that_hangs_up_mid_call_ends_the_server_cleanly(tmp_path: Path) -> None:
+    import subprocess
+
+    store = tmp_path / "s"
+    done = subprocess.run(
+        [sys.executable, "-c", HANGUP, str(store), "400"],
+        capture_output=True,
+        text=True,
+        env=python_env(MEMWORK_NOW=NOW, MEMWORK_FSYNC="0"),
+        timeout=180,
+    )
+    outcome = json.loads(done.stdout.strip().splitlines()[-1])
+    assert outcome == {"code": 0, "stderr": ""}
+    # The call was all-or-nothing: either every episode of the batch is there, or none.
+    if store.exists():
+        opened = Store(store)
+        with opened.reading():
+            recorded = opened.get("meta", "episodes")
+        assert recorded is None or recorded["total_episodes"] in (0, 400)

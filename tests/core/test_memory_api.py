@@ -244,3 +244,24 @@ def test_the_api_context_records_injections_when_asked(tmp_path: Path) -> None:
     with memory.store.reading():
         entries = [e for e in audit.entries(memory.store) if e["action"] == "inject"]
     assert [(e["table"], e["actor"]) for e in entries] == [("slots", "api")]
+
+
+def test_every_operation_is_a_typed_documented_method(tmp_path: Path) -> None:
+    import inspect
+
+    from memwork.core.operations import door_ops
+
+    for op in door_ops("api"):
+        method = getattr(Memory, "record_episodes" if op.name == "record_episode" else op.name)
+        assert method.__doc__ and len(method.__doc__) > 20, op.name
+        hints = inspect.signature(method)
+        assert hints.return_annotation is not inspect.Signature.empty, op.name
+    memory = Memory(tmp_path / "s")
+    memory.add_lesson("Canary every deploy")
+    # Argument types are checked as every JSON door checks them: one line naming the field.
+    with pytest.raises(InvalidInput, match=r"^limit: must be an integer \(got '3'\)$"):
+        memory.search("canary", limit="3")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match=r"^budget: must be >= 0 \(got -1\)$"):
+        memory.context(budget=-1)
+    hit = memory.search("canary")[0]
+    assert memory.get_record(hit["id"])["record"]["content"] == "Canary every deploy"

@@ -203,3 +203,29 @@ def test_review_pane_snapshot_at_80x24(demo_app, snap_compare) -> None:  # noqa:
         await _select(pilot, "add lesson (task:deploy-api): Never pin")  # a flagged lesson
 
     assert snap_compare(demo_app(), run_before=run_before, terminal_size=(80, 24))
+
+
+def test_an_agents_lesson_edit_shows_its_diff_and_approves(demo_app, demo_path: Path) -> None:  # noqa: ANN001
+    store = Store(demo_path, create=False)
+    now = review_now()
+    live = lessons.list_lessons(store, now)[0]
+    edited = f"{live['content']} (checked by a second person)"
+    proposal = review.edit_lesson(store, live["id"], text=edited, now=now, actor="mcp:coder")
+    assert proposal["proposed"] is True
+    store.close()
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pane(pilot, "review")
+            await _select(pilot, f"edit lesson {live['id']}")
+            text = screen_text(app)
+            assert "Proposed lesson edit" in text and f"lesson {live['id']}" in text
+            assert "+" + edited[:40] in text  # the new wording, in the diff
+            await pilot.press("a")
+            await settle(pilot)
+
+    run(scenario)
+    after = lessons.get_lesson(Store(demo_path, create=False), live["id"], now)
+    assert after["content"] == edited and live["content"] in after["wordings"]
+    assert _proposals(demo_path)[proposal["id"]]["result"] == f"edited lesson {live['id']}"

@@ -165,7 +165,7 @@ class ReviewPane(Pane):
             proposal = self.selected()
             if proposal is None or proposal["status"] != "pending":
                 return None  # shown dimmed: nothing to decide here
-            if action == "merge" and proposal["kind"] != "lesson":
+            if action == "merge" and (proposal["kind"], proposal["op"]) != ("lesson", "add"):
                 return None
         return True
 
@@ -220,6 +220,7 @@ class ReviewPane(Pane):
             "set": "Slot text",
             "append": "Text to append",
             "replace": f"Replace {proposal['args'].get('old', '')!r} with",
+            "edit": "Lesson" if proposal["kind"] == "lesson" else "Card's lesson",
         }[proposal["op"]]
         self.app.push_screen(
             FormScreen(
@@ -267,7 +268,7 @@ class ReviewPane(Pane):
         proposal = self._need_pending()
         if proposal is None:
             return
-        if proposal["kind"] != "lesson":
+        if (proposal["kind"], proposal["op"]) != ("lesson", "add"):
             self.warn("Only a proposed lesson can be merged into a lesson")
             return
         nearest = proposal.get("nearest") or {}

@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.text import Text
 
+from ...core.review import EDITED_FIELD
 from .bars import ago
 
 #: Decided proposals: their state's colour.
@@ -24,9 +25,8 @@ def kind_label(proposal: dict[str, Any]) -> str:
 
 def proposed_text(proposal: dict[str, Any]) -> str:
     """The text the agent proposes (what an edit replaces)."""
-    args = proposal["args"]
-    field = {"add": "content", "set": "content", "append": "text", "replace": "new"}
-    return str(args.get(field[proposal["op"]], ""))
+    field = EDITED_FIELD.get((proposal["kind"], proposal["op"]), "content")
+    return str(proposal["args"].get(field) or "")
 
 
 def render_proposal(proposal: dict[str, Any] | None, now: datetime) -> Text:
@@ -40,17 +40,20 @@ def render_proposal(proposal: dict[str, Any] | None, now: datetime) -> Text:
     out.append("by ", style="bright_black")
     out.append(proposal["proposed_by"], style="bold")
     out.append(f"  {ago(proposal['created_at'], now)}\n", style="bright_black")
-    target = "scope" if proposal["kind"] == "lesson" else "slot"
+    if proposal["op"] == "edit":
+        target = proposal["kind"]  # the lesson or card it edits
+    else:
+        target = "scope" if proposal["kind"] == "lesson" else "slot"
     out.append(f"{target} ", style="bright_black")
     out.append(f"{proposal['target']}\n")
     for flag in proposal.get("flags", []):
         out.append(f"⚑ {flag}\n", style="yellow")
     if status != "pending":
         _decision(out, proposal, now)
-    if proposal["kind"] == "lesson":
+    if proposal["kind"] == "lesson" and proposal["op"] == "add":
         _lesson(out, proposal)
     else:
-        _slot(out, proposal)
+        _slot(out, proposal)  # a slot edit, or a lesson's or card's new text: its diff
     out.append(f"\n{proposal['id']}", style="bright_black")
     return out
 

@@ -1,0 +1,166 @@
+"""Running an operation: checking what a door was given, then calling its core function.
+
+Every door runs operations through here (:func:`call`), so an operation does
+the same thing, with the same errors, wherever it is called from. The doors
+that take JSON (``Memory``, MCP, HTTP) first pass what they were given
+through :func:`check`, which fills in defaults and refuses, in one line
+naming the field, an unknown parameter, a missing one or a value of the wrong
+type; the CLI's parser (argparse) already did that for its own arguments.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from .errors import InvalidInput
+from .operations import Op, Param
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from .storage.store import Store
+
+_TYPE_WORDS = {
+    "str": "a string",
+    "int": "an integer",
+    "float": "a number",
+    "bool": "true or false",
+    "strs": "a list of strings",
+    "json": "a JSON value",
+    "object": "an object",
+    "objects": "a list",
+}
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def coerce(param: Param, value: Any) -> Any:
+    """``value`` as ``param`` takes it, or ``InvalidInput`` naming the parameter.
+
+    Integral floats count as integers (JSON has one kind of number); a tuple or
+    any other iterable of strings counts as a list of strings (Python callers).
+    """
+    kind = param.type.rstrip("?")
+    if value is None:
+        if param.type.endswith("?"):
+            return None
+        raise InvalidInput(param.name, f"must be {_TYPE_WORDS[kind]} (got None)")
+    ok = True
+    if kind == "str":
+        ok = isinstance(value, str)
+    elif kind == "int":
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        ok = _is_int(value)
+    elif kind == "float":
+        ok = (_is_int(value) or isinstance(value, float)) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif kind == "bool":
+        ok = isinstance(value, bool)
+    elif kind == "strs":
+        if isinstance(value, str | bytes | Mapping):
+            ok = False
+        else:
+            try:
+                value = list(value)
+            except TypeError:
+                ok = False
+            else:
+                ok = all(isinstance(v, str) for v in value)
+    elif kind == "object":
+        ok = isinstance(value, dict)
+    elif kind == "objects":
+        # Each item is the operation's to check: it names the item that is wrong.
+        ok = isinstance(value, list)
+    if not ok:
+        raise InvalidInput(param.name, f"must be {_TYPE_WORDS[kind]} (got {_shown(value)})")
+    return check_rule(param, value)
+
+
+def check_rule(param: Param, value: Any) -> Any:
+    """``value`` when it keeps ``param``'s rules (choices, minimum); else ``InvalidInput``."""
+    if param.choices and value not in param.choices:
+        raise InvalidInput(
+            param.name, f"must be one of {', '.join(param.choices)} (got {_shown(value)})"
+        )
+    if param.minimum is not None and value is not None and value < param.minimum:
+        raise InvalidInput(param.name, f"must be >= {param.minimum} (got {value})")
+    return value
+
+
+def check_rules(op: Op, params: Mapping[str, Any]) -> None:
+    """Every rule of ``op``'s parameters that ``params`` holds (before the store opens)."""
+    for p in op.params:
+        if p.name in params:
+            check_rule(p, params[p.name])
+
+
+def check(op: Op, door: str, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters of ``op`` at ``door`` from ``given``: checked, defaults filled in."""
+    params = [p for p in op.params if door in p.doors]
+    known = {p.name for p in params}
+    for name in given:
+        if name not in known:
+            expected = ", ".join(sorted(known)) or "none"
+            raise InvalidInput(str(name), f"is not a parameter of {op.name} (it takes: {expected})")
+    out: dict[str, Any] = {}
+    for p in params:
+        if p.name in given:
+            out[p.name] = coerce(p, given[p.name])
+        elif p.default is ...:
+            raise InvalidInput(p.name, "is required")
+        else:
+            out[p.name] = list(p.default) if isinstance(p.default, tuple) else p.default
+    return out
+
+
+def function(target: str, package: str = __package__ or "memwork.core") -> Callable[..., Any]:
+    """The function ``"module:function"`` names inside ``package`` (imported on first use).
+
+    Looked up on every call (a dictionary lookup once imported), so a test that
+    replaces the function is heard.
+    """
+    module, _, name = target.partition(":")
+    # Resolved by name: the registry stays plain data that imports no domain module.
+    found: Callable[..., Any] = getattr(importlib.import_module(f"{package}.{module}"), name)
+    return found
+
+
+def _takes(fn: Callable[..., Any], name: str) -> bool:
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    return name in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+
+
+def call(op: Op, store: Store, params: Mapping[str, Any], *, now: datetime, actor: str) -> Any:
+    """Run ``op`` on ``store`` with checked ``params``; what its core function returns.
+
+    The function gets each parameter under its keyword (``Param.arg`` or its name),
+    and ``now`` and ``actor`` (the caller's) when it takes them and no parameter of
+    the operation has that name (``history``'s ``actor`` is a filter).
+    """
+    fn = function(op.run)
+    names = {p.name for p in op.params}
+    kwargs = {(p.arg or p.name): params[p.name] for p in op.params if p.name in params}
+    if "now" not in names and _takes(fn, "now"):
+        kwargs["now"] = now
+    if "actor" not in names and _takes(fn, "actor"):
+        kwargs["actor"] = actor
+    return fn(store, **kwargs)
+
+
+def writes(op: Op, params: Mapping[str, Any]) -> bool:
+    """Whether this call of ``op`` writes (``wm task`` with no field only reads)."""
+    if op.read_unless:
+        return any(params.get(name) is not None for name in op.read_unless)
+    return op.writes

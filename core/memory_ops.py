@@ -1,0 +1,1478 @@
+# Made by `make generate` (python -m memwork.core.codegen) from core/operations.py:
+# do not edit; declare the operation there and generate again.
+# ruff: noqa: A002
+"""``Memory``'s methods, one per operation (see :mod:`core.operations`).
+
+Each method checks its arguments as every JSON door does (one line naming the
+field on a wrong type) and runs the operation's core function with this
+``Memory``'s store, clock and audit actor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+
+class Operations:
+    """The operations, as methods; :class:`core.memory.Memory` runs them."""
+
+    def _operation(self, name: str, params: dict[str, Any]) -> Any:
+        raise NotImplementedError  # Memory runs it
+
+    def observe(
+        self,
+        session: str,
+        text: str,
+        *,
+        kind: str = "note",
+        tags: Iterable[str] = (),
+    ) -> dict[str, Any]:
+        """Add an observation to a session.
+
+        Note something seen or done during a session.
+
+        Add an observation to a session (at most 500 per session; past it the oldest are dropped
+        and counted). Any session id works: an unknown one creates the session, marked implicit.
+
+        Args:
+            session: the session's id (any id an agent names works: an unknown one creates the
+            session, marked implicit).
+            text: what was seen or done (secrets and personal details are redacted).
+            kind: tool, note, error, decision, ...
+            tags: tags (repeatable on the CLI).
+        """
+        result: dict[str, Any] = self._operation(
+            "observe",
+            {
+                "session": session,
+                "text": text,
+                "kind": kind,
+                "tags": tags,
+            },
+        )
+        return result
+
+    def start_session(
+        self,
+        agent: str = "",
+        project: str = "",
+        title: str = "",
+    ) -> dict[str, Any]:
+        """Start a session.
+
+        Call when a run begins.
+
+        Start a session; its `id` is what observations and working memory take.
+
+        Args:
+            agent: the agent's id (default: the caller's agent id).
+            project: the project it works on.
+            title: a title for the run.
+        """
+        result: dict[str, Any] = self._operation(
+            "start_session",
+            {
+                "agent": agent,
+                "project": project,
+                "title": title,
+            },
+        )
+        return result
+
+    def end_session(
+        self,
+        session: str,
+        summary: str = "",
+    ) -> dict[str, Any]:
+        """End a session.
+
+        Call when a run ends, with a one-paragraph summary of what happened.
+
+        End a session, with a summary of what happened.
+
+        Args:
+            session: the session's id (or a unique start or end of it).
+            summary: what happened, in a paragraph.
+        """
+        result: dict[str, Any] = self._operation(
+            "end_session",
+            {
+                "session": session,
+                "summary": summary,
+            },
+        )
+        return result
+
+    def list_sessions(
+        self,
+    ) -> list[dict[str, Any]]:
+        """List sessions.
+
+        Every session, newest first. Sessions created by the first use of an agent's own id
+        carry `implicit: true`.
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "list_sessions",
+            {},
+        )
+        return result
+
+    def get_session(
+        self,
+        session: str,
+    ) -> dict[str, Any]:
+        """Show a session and its observations.
+
+        One session with its observations, oldest first.
+
+        Args:
+            session: the session's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "get_session",
+            {
+                "session": session,
+            },
+        )
+        return result
+
+    def add_lesson(
+        self,
+        text: str,
+        *,
+        scope: str = "global",
+        confidence: float | None = None,
+        tags: Iterable[str] = (),
+        on_duplicate: str = "reinforce",
+    ) -> dict[str, Any]:
+        """Add a lesson (re-adding reinforces).
+
+        Save durable knowledge worth carrying to future tasks, as one imperative line.
+
+        Save a lesson. Re-adding the same words reinforces it; a near-duplicate (>= 90 similar,
+        same scope) reinforces by default and says so (`action`: created, reinforced,
+        superseded, kept-both). A lesson is never a near-duplicate of its own negation: it is
+        kept apart and `contradicts` lists the other. Added at confidence <= 0.1, a lesson is
+        kept but starts forgotten (`starts_forgotten`).
+
+        While the store's review is on, the result is the proposal ("proposed": True).
+
+        Args:
+            text: the lesson, as one imperative line.
+            scope: global, task:<task id> or project:<project>.
+            confidence: 0.0-1.0 (default 0.5).
+            tags: tags (repeatable on the CLI).
+            on_duplicate: what a near-duplicate does: reinforce it, supersede it, or keep both.
+        """
+        result: dict[str, Any] = self._operation(
+            "add_lesson",
+            {
+                "text": text,
+                "scope": scope,
+                "confidence": confidence,
+                "tags": tags,
+                "on_duplicate": on_duplicate,
+            },
+        )
+        return result
+
+    def list_lessons(
+        self,
+        *,
+        all: bool = False,
+    ) -> list[dict[str, Any]]:
+        """List lessons.
+
+        Live lessons, best first, with their effective (decayed) confidence; `all` adds
+        forgotten, deleted and superseded ones. Each carries `effective_confidence`,
+        `forgotten`, `state` and `effect`.
+
+        Args:
+            all: include forgotten, deleted and superseded.
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "list_lessons",
+            {
+                "all": all,
+            },
+        )
+        return result
+
+    def get_lesson(
+        self,
+        lesson: str,
+    ) -> dict[str, Any]:
+        """Show a lesson.
+
+        One lesson with its computed fields, its other wordings, its effect on its task's scores
+        and `contradicts` (live lessons it negates now).
+
+        Args:
+            lesson: the lesson's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "get_lesson",
+            {
+                "lesson": lesson,
+            },
+        )
+        return result
+
+    def reinforce_lesson(
+        self,
+        lesson: str,
+    ) -> dict[str, Any]:
+        """Reinforce a lesson.
+
+        Call when a lesson proved right again.
+
+        Raise a lesson's confidence (+10% of what it lacks) and restart its decay.
+
+        Args:
+            lesson: the lesson's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "reinforce_lesson",
+            {
+                "lesson": lesson,
+            },
+        )
+        return result
+
+    def weaken_lesson(
+        self,
+        lesson: str,
+    ) -> dict[str, Any]:
+        """Weaken a lesson.
+
+        Call when a lesson misled you.
+
+        Lower a lesson's confidence.
+
+        Args:
+            lesson: the lesson's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "weaken_lesson",
+            {
+                "lesson": lesson,
+            },
+        )
+        return result
+
+    def pin_lesson(
+        self,
+        lesson: str,
+    ) -> dict[str, Any]:
+        """Pin a lesson.
+
+        Pin a lesson: a pinned lesson does not decay.
+
+        Args:
+            lesson: the lesson's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "pin_lesson",
+            {
+                "lesson": lesson,
+            },
+        )
+        return result
+
+    def unpin_lesson(
+        self,
+        lesson: str,
+    ) -> dict[str, Any]:
+        """Unpin a lesson.
+
+        Unpin a lesson: it decays again from its last reinforcement.
+
+        Args:
+            lesson: the lesson's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "unpin_lesson",
+            {
+                "lesson": lesson,
+            },
+        )
+        return result
+
+    def forget_lesson(
+        self,
+        lesson: str,
+    ) -> dict[str, Any]:
+        """Forget a lesson.
+
+        Forget a lesson (soft: `restore` brings it back).
+
+        Args:
+            lesson: the lesson's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "forget_lesson",
+            {
+                "lesson": lesson,
+            },
+        )
+        return result
+
+    def restore_lesson(
+        self,
+        lesson: str,
+    ) -> dict[str, Any]:
+        """Restore a lesson.
+
+        Make a forgotten lesson live: its decay starts again from now and its confidence is
+        raised to at least 0.3 (a higher one is kept); `restored_from` is the confidence it had.
+
+        Args:
+            lesson: the lesson's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "restore_lesson",
+            {
+                "lesson": lesson,
+            },
+        )
+        return result
+
+    def edit_lesson(
+        self,
+        lesson: str,
+        *,
+        text: str | None = None,
+        scope: str | None = None,
+        tags: Iterable[str] | None = None,
+        confidence: float | None = None,
+    ) -> dict[str, Any]:
+        """Change a lesson's text, scope, tags or confidence.
+
+        Change a lesson's text, scope, tags or confidence; the old text joins its wordings.
+
+        While the store's review is on, the result is the proposal ("proposed": True).
+
+        Args:
+            lesson: the lesson's id (or a unique start or end of it).
+            text: the new text (the old one is kept among its wordings).
+            scope: the new scope.
+            tags: the new tags (replace the old ones; repeatable on the CLI).
+            confidence: the new confidence, 0.0-1.0.
+        """
+        result: dict[str, Any] = self._operation(
+            "edit_lesson",
+            {
+                "lesson": lesson,
+                "text": text,
+                "scope": scope,
+                "tags": tags,
+                "confidence": confidence,
+            },
+        )
+        return result
+
+    def merge_lessons(
+        self,
+        keep: str,
+        absorb: Iterable[str],
+    ) -> dict[str, Any]:
+        """Merge near-duplicate lessons into one.
+
+        Merge near-duplicates of one scope into `keep`: the others are superseded by it, their
+        wordings join its history, it keeps the highest confidence of the group and the sum of
+        their reinforcements.
+
+        Args:
+            keep: the lesson that stays.
+            absorb: the lessons it absorbs (superseded by it).
+        """
+        result: dict[str, Any] = self._operation(
+            "merge_lessons",
+            {
+                "keep": keep,
+                "absorb": absorb,
+            },
+        )
+        return result
+
+    def add_rule(
+        self,
+        text: str,
+        *,
+        scope: str = "global",
+    ) -> dict[str, Any]:
+        """Add a manual rule.
+
+        A manual rule; `outcome` says whether it was added, already active (unchanged) or
+        reactivated as the newest of its scope.
+
+        Args:
+            text: the rule, one line ([WORKS]/[AVOID] prefixes set its polarity).
+            scope: global or task:<task id>.
+        """
+        result: dict[str, Any] = self._operation(
+            "add_rule",
+            {
+                "text": text,
+                "scope": scope,
+            },
+        )
+        return result
+
+    def list_rules(
+        self,
+        *,
+        all: bool = False,
+        scope: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """List active rules.
+
+        Rules (active ones unless `all`), global first; derived `[WORKS]`/`[AVOID]` rules come
+        from episodes.
+
+        Args:
+            all: include inactive rules.
+            scope: only this scope.
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "list_rules",
+            {
+                "all": all,
+                "scope": scope,
+            },
+        )
+        return result
+
+    def activate_rule(
+        self,
+        rule: str,
+    ) -> dict[str, Any]:
+        """Switch a rule on (as the newest of its scope).
+
+        Switch a rule on as the newest of its scope (the oldest past the window goes inactive).
+
+        Args:
+            rule: the rule's id.
+        """
+        result: dict[str, Any] = self._operation(
+            "activate_rule",
+            {
+                "rule": rule,
+            },
+        )
+        return result
+
+    def deactivate_rule(
+        self,
+        rule: str,
+    ) -> dict[str, Any]:
+        """Switch a rule off.
+
+        Switch a rule off: it stays, inactive, out of every context.
+
+        Args:
+            rule: the rule's id.
+        """
+        result: dict[str, Any] = self._operation(
+            "deactivate_rule",
+            {
+                "rule": rule,
+            },
+        )
+        return result
+
+    def list_cards(
+        self,
+    ) -> list[dict[str, Any]]:
+        """List mistake cards, most seen first.
+
+        Every mistake card, ranked as the context ranks them: seen most, then seen last.
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "list_cards",
+            {},
+        )
+        return result
+
+    def get_card(
+        self,
+        card: str,
+    ) -> dict[str, Any]:
+        """Show a mistake card.
+
+        One mistake card (a card merged away answers with the card that absorbed it).
+
+        Args:
+            card: the mistake card's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "get_card",
+            {
+                "card": card,
+            },
+        )
+        return result
+
+    def edit_card(
+        self,
+        card: str,
+        *,
+        lesson: str | None = None,
+        evidence: str | None = None,
+    ) -> dict[str, Any]:
+        """Edit a mistake card's lesson or evidence.
+
+        Edit a mistake card's lesson or evidence (each cut to 300 characters, with an ellipsis).
+
+        While the store's review is on, the result is the proposal ("proposed": True).
+
+        Args:
+            card: the mistake card's id (or a unique start or end of it).
+            lesson: the card's lesson (cut to 300 characters).
+            evidence: the card's evidence (cut to 300 characters).
+        """
+        result: dict[str, Any] = self._operation(
+            "edit_card",
+            {
+                "card": card,
+                "lesson": lesson,
+                "evidence": evidence,
+            },
+        )
+        return result
+
+    def merge_cards(
+        self,
+        keep: str,
+        absorb: str,
+    ) -> dict[str, Any]:
+        """Merge one mistake card into another.
+
+        Merge card `absorb` into `keep`: counts add up and the episode range widens; the
+        absorbed card's id is kept in `merged_from` (asking for it finds `keep`).
+
+        Args:
+            keep: the card that stays.
+            absorb: the card merged into it.
+        """
+        result: dict[str, Any] = self._operation(
+            "merge_cards",
+            {
+                "keep": keep,
+                "absorb": absorb,
+            },
+        )
+        return result
+
+    def set_slot(
+        self,
+        label: str,
+        text: str,
+        *,
+        limit: int | None = None,
+        description: str | None = None,
+    ) -> dict[str, Any]:
+        """Create or overwrite a slot.
+
+        Keep standing instructions or facts that every context must lead with.
+
+        Create or overwrite a pinned slot: text that leads every context (persona, preferences,
+        standing instructions). An edit past the slot's limit is refused, never cut; a read-only
+        slot refuses every edit.
+
+        While the store's review is on, the result is the proposal ("proposed": True).
+
+        Args:
+            label: the slot's label (letters, digits and _ - . /).
+            text: the slot's whole content.
+            limit: its limit in characters (default 2000).
+            description: what belongs in it.
+        """
+        result: dict[str, Any] = self._operation(
+            "set_slot",
+            {
+                "label": label,
+                "text": text,
+                "limit": limit,
+                "description": description,
+            },
+        )
+        return result
+
+    def append_slot(
+        self,
+        label: str,
+        text: str,
+    ) -> dict[str, Any]:
+        """Append text to a slot.
+
+        Add a line to a pinned slot (a new user preference you learned, say).
+
+        Add a line to the end of a pinned slot (joined with a newline).
+
+        While the store's review is on, the result is the proposal ("proposed": True).
+
+        Args:
+            label: the slot's label (letters, digits and _ - . /).
+            text: the line to add.
+        """
+        result: dict[str, Any] = self._operation(
+            "append_slot",
+            {
+                "label": label,
+                "text": text,
+            },
+        )
+        return result
+
+    def replace_in_slot(
+        self,
+        label: str,
+        old: str,
+        new: str,
+    ) -> dict[str, Any]:
+        """Replace OLD with NEW in a slot.
+
+        Replace every occurrence of `old` in a pinned slot; `replaced` counts them.
+
+        While the store's review is on, the result is the proposal ("proposed": True).
+
+        Args:
+            label: the slot's label (letters, digits and _ - . /).
+            old: the text to replace (it must occur).
+            new: the replacement.
+        """
+        result: dict[str, Any] = self._operation(
+            "replace_in_slot",
+            {
+                "label": label,
+                "old": old,
+                "new": new,
+            },
+        )
+        return result
+
+    def get_slot(
+        self,
+        label: str,
+    ) -> dict[str, Any]:
+        """Show a slot.
+
+        Read a pinned slot before editing it.
+
+        One pinned slot with its content, size (`chars`) and limit (`over_limit`).
+
+        Args:
+            label: the slot's label (letters, digits and _ - . /).
+        """
+        result: dict[str, Any] = self._operation(
+            "get_slot",
+            {
+                "label": label,
+            },
+        )
+        return result
+
+    def list_slots(
+        self,
+    ) -> list[dict[str, Any]]:
+        """List slots.
+
+        The pinned slots (labels, sizes against their limits); they lead every context.
+
+        The pinned slots in context order, each with `chars` and `over_limit`.
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "list_slots",
+            {},
+        )
+        return result
+
+    def delete_slot(
+        self,
+        label: str,
+    ) -> dict[str, Any]:
+        """Delete a slot.
+
+        Delete a slot (a checkpoint brings it back).
+
+        Args:
+            label: the slot's label (letters, digits and _ - . /).
+        """
+        result: dict[str, Any] = self._operation(
+            "delete_slot",
+            {
+                "label": label,
+            },
+        )
+        return result
+
+    def create_slot(
+        self,
+        label: str,
+        *,
+        limit: int | None = None,
+        description: str = "",
+    ) -> dict[str, Any]:
+        """Create a new, empty slot.
+
+        Create a new, empty slot; a label that exists is refused (`set` overwrites).
+
+        Args:
+            label: the slot's label (letters, digits and _ - . /).
+            limit: its limit in characters (default 2000).
+            description: what belongs in it.
+        """
+        result: dict[str, Any] = self._operation(
+            "create_slot",
+            {
+                "label": label,
+                "limit": limit,
+                "description": description,
+            },
+        )
+        return result
+
+    def move_slot(
+        self,
+        label: str,
+        position: int,
+    ) -> dict[str, Any]:
+        """Move a slot to a position in the context's order.
+
+        Move a slot to `position` (0 is first) in the order slots lead the context.
+
+        Args:
+            label: the slot's label (letters, digits and _ - . /).
+            position: its new place, from 0 (first).
+        """
+        result: dict[str, Any] = self._operation(
+            "move_slot",
+            {
+                "label": label,
+                "position": position,
+            },
+        )
+        return result
+
+    def lock_slot(
+        self,
+        label: str,
+    ) -> dict[str, Any]:
+        """Make a slot read-only.
+
+        Make a slot read-only: every edit is refused until it is unlocked.
+
+        Args:
+            label: the slot's label (letters, digits and _ - . /).
+        """
+        result: dict[str, Any] = self._operation(
+            "lock_slot",
+            {
+                "label": label,
+            },
+        )
+        return result
+
+    def unlock_slot(
+        self,
+        label: str,
+    ) -> dict[str, Any]:
+        """Make a read-only slot editable again.
+
+        Make a read-only slot editable again.
+
+        Args:
+            label: the slot's label (letters, digits and _ - . /).
+        """
+        result: dict[str, Any] = self._operation(
+            "unlock_slot",
+            {
+                "label": label,
+            },
+        )
+        return result
+
+    def wm_set(
+        self,
+        session: str,
+        key: str,
+        value: Any,
+        *,
+        ttl: float | None = None,
+    ) -> dict[str, Any]:
+        """Set a key.
+
+        Keep short-lived state for this run.
+
+        Keep short-lived state for a session under `key` (keys starting with `_` are reserved);
+        with `ttl` the key disappears after that many seconds. The session is any id: one no
+        session has yet (an agent's own `run-42`: letters, digits, `_ - . : @`, up to 128)
+        creates the session, marked implicit, on the first write; reads of it are empty.
+
+        Args:
+            session: the session's id (any id an agent names works).
+            key: the working-memory key (a leading _ is reserved).
+            value: the value (the CLI stores the text as typed).
+            ttl: seconds until the key disappears.
+        """
+        result: dict[str, Any] = self._operation(
+            "wm_set",
+            {
+                "session": session,
+                "key": key,
+                "value": value,
+                "ttl": ttl,
+            },
+        )
+        return result
+
+    def wm_get(
+        self,
+        session: str,
+        key: str,
+    ) -> dict[str, Any]:
+        """Get a key.
+
+        Read back state kept for this run.
+
+        A live key's entry (an expired key is not found).
+
+        Args:
+            session: the session's id (any id an agent names works).
+            key: the working-memory key (a leading _ is reserved).
+        """
+        result: dict[str, Any] = self._operation(
+            "wm_get",
+            {
+                "session": session,
+                "key": key,
+            },
+        )
+        return result
+
+    def wm_delete(
+        self,
+        session: str,
+        key: str,
+    ) -> dict[str, Any]:
+        """Delete a key.
+
+        Call when state kept under `key` no longer applies.
+
+        Remove a working-memory key.
+
+        Args:
+            session: the session's id (any id an agent names works).
+            key: the working-memory key (a leading _ is reserved).
+        """
+        result: dict[str, Any] = self._operation(
+            "wm_delete",
+            {
+                "session": session,
+                "key": key,
+            },
+        )
+        return result
+
+    def wm_list(
+        self,
+        session: str,
+    ) -> list[dict[str, Any]]:
+        """List live keys.
+
+        Every live key of the session, sorted, with the seconds each has left.
+
+        Args:
+            session: the session's id (any id an agent names works).
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "wm_list",
+            {
+                "session": session,
+            },
+        )
+        return result
+
+    def wm_task(
+        self,
+        session: str,
+        *,
+        task_id: str | None = None,
+        description: str | None = None,
+        step: int | None = None,
+        total: int | None = None,
+        progress: float | None = None,
+        status: str | None = None,
+    ) -> dict[str, Any] | None:
+        """Show or update the task state.
+
+        Track the session's current task.
+
+        Track the session's current task: only the fields given change; progress is clamped to
+        0-100. Progress follows step / total until the caller gives `progress`; from then on
+        step updates leave it as given (`progress_given: true`) until another `progress` or a
+        new task id. With no field, returns the task state (null when none).
+
+        Args:
+            session: the session's id (any id an agent names works).
+            task_id: the task's id (a new one starts a new task).
+            description: what the task is.
+            step: the current step.
+            total: the number of steps.
+            progress: percent done, clamped to 0-100.
+            status: its status (pending, active, done, ...).
+        """
+        result: dict[str, Any] | None = self._operation(
+            "wm_task",
+            {
+                "session": session,
+                "task_id": task_id,
+                "description": description,
+                "step": step,
+                "total": total,
+                "progress": progress,
+                "status": status,
+            },
+        )
+        return result
+
+    def scratch_add(
+        self,
+        session: str,
+        text: str,
+    ) -> dict[str, Any]:
+        """Append a scratchpad entry.
+
+        Jot a note for later in this run.
+
+        Append a timestamped note to the session's scratchpad (1000 entries, oldest dropped).
+
+        Args:
+            session: the session's id (any id an agent names works).
+            text: the note.
+        """
+        result: dict[str, Any] = self._operation(
+            "scratch_add",
+            {
+                "session": session,
+                "text": text,
+            },
+        )
+        return result
+
+    def scratch_list(
+        self,
+        session: str,
+    ) -> list[dict[str, Any]]:
+        """List scratchpad entries.
+
+        The session's scratchpad notes, oldest first.
+
+        Args:
+            session: the session's id (any id an agent names works).
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "scratch_list",
+            {
+                "session": session,
+            },
+        )
+        return result
+
+    def create_wm_checkpoint(
+        self,
+        session: str,
+        *,
+        description: str = "",
+    ) -> dict[str, Any]:
+        """Snapshot the working memory.
+
+        Copy the session's working memory (keys, task, scratchpad) into a checkpoint (a uuid4).
+
+        Args:
+            session: the session's id (any id an agent names works).
+            description: what the checkpoint is for.
+        """
+        result: dict[str, Any] = self._operation(
+            "create_wm_checkpoint",
+            {
+                "session": session,
+                "description": description,
+            },
+        )
+        return result
+
+    def list_wm_checkpoints(
+        self,
+        session: str,
+    ) -> list[dict[str, Any]]:
+        """List checkpoints.
+
+        The session's working-memory checkpoints, oldest first.
+
+        Args:
+            session: the session's id (any id an agent names works).
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "list_wm_checkpoints",
+            {
+                "session": session,
+            },
+        )
+        return result
+
+    def restore_wm_checkpoint(
+        self,
+        session: str,
+        checkpoint: str,
+    ) -> dict[str, Any]:
+        """Restore a checkpoint.
+
+        Replace the session's working memory with a checkpoint's.
+
+        Args:
+            session: the session's id (any id an agent names works).
+            checkpoint: the working-memory checkpoint's id.
+        """
+        result: dict[str, Any] = self._operation(
+            "restore_wm_checkpoint",
+            {
+                "session": session,
+                "checkpoint": checkpoint,
+            },
+        )
+        return result
+
+    def delete_wm_checkpoint(
+        self,
+        session: str,
+        checkpoint: str,
+    ) -> dict[str, Any]:
+        """Delete a checkpoint.
+
+        Delete a working-memory checkpoint.
+
+        Args:
+            session: the session's id (any id an agent names works).
+            checkpoint: the working-memory checkpoint's id.
+        """
+        result: dict[str, Any] = self._operation(
+            "delete_wm_checkpoint",
+            {
+                "session": session,
+                "checkpoint": checkpoint,
+            },
+        )
+        return result
+
+    def create_checkpoint(
+        self,
+        *,
+        description: str = "",
+    ) -> dict[str, Any]:
+        """Snapshot the store.
+
+        A named copy of every table but the audit log (its id is a uuid4).
+
+        Args:
+            description: what the checkpoint is for.
+        """
+        result: dict[str, Any] = self._operation(
+            "create_checkpoint",
+            {
+                "description": description,
+            },
+        )
+        return result
+
+    def list_checkpoints(
+        self,
+    ) -> list[dict[str, Any]]:
+        """List checkpoints.
+
+        Every store checkpoint, oldest first, with its record counts.
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "list_checkpoints",
+            {},
+        )
+        return result
+
+    def diff_checkpoint(
+        self,
+        checkpoint: str,
+        other: str | None = None,
+    ) -> dict[str, Any]:
+        """What changed since a checkpoint.
+
+        Per table, the records added, removed and changed (with the changed fields) between a
+        checkpoint and now, or two checkpoints.
+
+        Args:
+            checkpoint: the checkpoint's id (or a unique start or end of it).
+            other: a second checkpoint (default: the store now).
+        """
+        result: dict[str, Any] = self._operation(
+            "diff_checkpoint",
+            {
+                "checkpoint": checkpoint,
+                "other": other,
+            },
+        )
+        return result
+
+    def restore_checkpoint(
+        self,
+        checkpoint: str,
+    ) -> dict[str, Any]:
+        """Restore a checkpoint.
+
+        Put the store back as a checkpoint holds it, after taking an automatic checkpoint of the
+        current state; returns that automatic checkpoint (restoring it undoes the restore).
+
+        Args:
+            checkpoint: the checkpoint's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "restore_checkpoint",
+            {
+                "checkpoint": checkpoint,
+            },
+        )
+        return result
+
+    def delete_checkpoint(
+        self,
+        checkpoint: str,
+    ) -> dict[str, Any]:
+        """Delete a checkpoint.
+
+        Delete a store checkpoint and its snapshot.
+
+        Args:
+            checkpoint: the checkpoint's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "delete_checkpoint",
+            {
+                "checkpoint": checkpoint,
+            },
+        )
+        return result
+
+    def consolidate(
+        self,
+    ) -> dict[str, Any]:
+        """Distil recent episodes into rules.
+
+        Distil the last 100 episodes into global `[HIGH SCORE …]` rules now (it also runs after
+        every 20 recorded episodes); an external consolidator (`MEMWORK_CONSOLIDATE_CMD`) that
+        fails falls back to the heuristic, reported in `fallback_reason`.
+        """
+        result: dict[str, Any] = self._operation(
+            "consolidate",
+            {},
+        )
+        return result
+
+    def search(
+        self,
+        query: str,
+        *,
+        kinds: Iterable[str] | None = None,
+        limit: int = 10,
+        since: str | None = None,
+        until: str | None = None,
+        session: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Search every kind of memory.
+
+        Recall what you remember about something: ask a question or give a few words.
+
+        Recall over every kind of memory, best first, for a question in plain words: BM25 over
+        stemmed words with stop words left out (a record needs some of the words; more and rarer
+        ones rank higher), field weights, a typo tolerated in a word the memory never used,
+        words side by side as a bonus. `kinds` accepts plurals; `since`/`until` bound when the
+        record was made; `session` keeps one session's records. Each hit is `{kind, id, title,
+        score}` (score: relevance, comparable within one query); `get_record` reads one whole.
+
+        Args:
+            query: what to look for (typos tolerated).
+            kinds: lesson, rule, card, episode, observation, slot, wm, session, checkpoint
+            (repeatable).
+            limit: at most N hits (default 10).
+            since: recorded at or after WHEN (ISO instant or date, or a span back: 12h, 7d).
+            until: recorded at or before WHEN (ISO instant or date, or a span back: 12h, 7d).
+            session: only what belongs to this session.
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "search",
+            {
+                "query": query,
+                "kinds": kinds,
+                "limit": limit,
+                "since": since,
+                "until": until,
+                "session": session,
+            },
+        )
+        return result
+
+    def get_record(
+        self,
+        id: str,
+    ) -> dict[str, Any]:
+        """Print any record by its id (as search names it).
+
+        Read a record a search found, whole.
+
+        Any record a search returns, read whole by its id: `{kind, id, record}`. Episodes,
+        lessons (with their computed fields), rules, mistake cards, slots, sessions (with their
+        observations), observations (`<session>/<id>`), working memory (`<session>/<key>`,
+        `<session>/task`, `<session>/scratch/<n>`), checkpoints and proposals.
+
+        Args:
+            id: the record's id, as a search hit gives it (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "get_record",
+            {
+                "id": id,
+            },
+        )
+        return result
+
+    def history(
+        self,
+        *,
+        table: str | None = None,
+        record: str | None = None,
+        actor: str | None = None,
+        limit: int = 50,
+    ) -> list[dict[str, Any]]:
+        """The audit log, newest first.
+
+        See who changed a record and when.
+
+        The audit log, newest first: who changed what, when. `record` takes an id, or its first
+        or last 4+ characters; `actor` cli also matches cli:<agent>.
+
+        Args:
+            table: entries about this table (lessons, episodes, ...).
+            record: entries about this record (id, prefix or tail).
+            actor: entries by this actor (cli also matches cli:<agent>).
+            limit: at most N entries (default 50).
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "history",
+            {
+                "table": table,
+                "record": record,
+                "actor": actor,
+                "limit": limit,
+            },
+        )
+        return result
+
+    def stats(
+        self,
+    ) -> dict[str, Any]:
+        """Counts, per-task scores, top mistake cards.
+
+        Counts per table, per-task episode counts and mean scores, the top mistake cards.
+        """
+        result: dict[str, Any] = self._operation(
+            "stats",
+            {},
+        )
+        return result
+
+    def set_config(
+        self,
+        key: str,
+        value: str,
+    ) -> dict[str, Any]:
+        """Set a store setting.
+
+        Store settings, kept in the store (its `meta` table: checkpoints, copies and exports
+        carry them): `review on|off` (agents' lesson adds and edits, card edits and slot edits
+        wait for review), `context_log on|off` (every context an agent asks for records the
+        lessons and slots it injected, audit action `inject`). An unknown key or value is
+        refused, naming the allowed ones.
+
+        Args:
+            key: the setting: review or context_log.
+            value: its value: on or off.
+        """
+        result: dict[str, Any] = self._operation(
+            "set_config",
+            {
+                "key": key,
+                "value": value,
+            },
+        )
+        return result
+
+    def get_config(
+        self,
+        key: str,
+    ) -> dict[str, Any]:
+        """Print a setting's value.
+
+        A store setting's value (its default when never set).
+
+        Args:
+            key: the setting: review or context_log.
+        """
+        result: dict[str, Any] = self._operation(
+            "get_config",
+            {
+                "key": key,
+            },
+        )
+        return result
+
+    def list_config(
+        self,
+    ) -> list[dict[str, Any]]:
+        """Every setting with its value.
+
+        Every store setting with its value, whether it was set, and what it does.
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "list_config",
+            {},
+        )
+        return result
+
+    def list_proposals(
+        self,
+        *,
+        all: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Pending proposals, oldest first.
+
+        Proposals waiting for review, oldest first (`all`: decided ones too), each with what it
+        would change and its flags (near-duplicate, contradicts, no longer applies); `nearest`
+        is the most similar live lesson, and slot edits carry `before`, `after` and `diff`.
+
+        Args:
+            all: include decided proposals.
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "list_proposals",
+            {
+                "all": all,
+            },
+        )
+        return result
+
+    def get_proposal(
+        self,
+        proposal: str,
+    ) -> dict[str, Any]:
+        """One proposal with its diff.
+
+        One proposal with what it would change, its flags and its diff.
+
+        Args:
+            proposal: the proposal's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "get_proposal",
+            {
+                "proposal": proposal,
+            },
+        )
+        return result
+
+    def approve_proposal(
+        self,
+        proposal: str,
+        *,
+        edit: str | None = None,
+    ) -> dict[str, Any]:
+        """Make a proposal live.
+
+        Make a proposal live as proposed (or with `edit` as its text: the lesson, the slot's new
+        content, the appended text, the replacement), checked against the store as it is now: a
+        refusal leaves it pending. Every decision is audited; a decided proposal cannot be
+        decided again.
+
+        Args:
+            proposal: the proposal's id (or a unique start or end of it).
+            edit: approve with this text instead.
+        """
+        result: dict[str, Any] = self._operation(
+            "approve_proposal",
+            {
+                "proposal": proposal,
+                "edit": edit,
+            },
+        )
+        return result
+
+    def reject_proposal(
+        self,
+        proposal: str,
+        *,
+        why: str = "",
+    ) -> dict[str, Any]:
+        """Turn a proposal down.
+
+        Turn a proposal down; it is kept with the reason.
+
+        Args:
+            proposal: the proposal's id (or a unique start or end of it).
+            why: the reason (kept with it).
+        """
+        result: dict[str, Any] = self._operation(
+            "reject_proposal",
+            {
+                "proposal": proposal,
+                "why": why,
+            },
+        )
+        return result
+
+    def merge_proposal(
+        self,
+        proposal: str,
+        lesson: str,
+    ) -> dict[str, Any]:
+        """Reinforce a lesson instead.
+
+        Reinforce a live lesson with a proposed one instead of adding it (its wording joins the
+        lesson's history).
+
+        Args:
+            proposal: the proposal's id (or a unique start or end of it).
+            lesson: the live lesson to reinforce.
+        """
+        result: dict[str, Any] = self._operation(
+            "merge_proposal",
+            {
+                "proposal": proposal,
+                "lesson": lesson,
+            },
+        )
+        return result
+
+    def lint(
+        self,
+    ) -> list[dict[str, Any]]:
+        """Findings a curator should look at (exit 0).
+
+        What a curator should look at: slots over their limit or untouched for 30 days, slots
+        and lessons with the same content, lessons that contradict each other, unmerged
+        near-duplicate lessons, `[AVOID]` rules a live lesson contradicts. A list of `{kind,
+        records, message}`; the CLI prints a line each and the count on stderr, and exits 0
+        whatever it finds.
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "lint",
+            {},
+        )
+        return result

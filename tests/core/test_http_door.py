@@ -1,0 +1,268 @@
+"""`memwork serve`: a real HTTP client against a real server on a loopback port."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.conftest import folder_digest, python_env
+from tests.http_server import Served
+
+NOW = "2026-11-01T12:00:00Z"
+TOKEN = "s3cret-token-for-the-tests"
+EPISODE = {"task_id": "deploy-api", "score": 0.3, "steps": 4, "summary": "Rolled back worker-7"}
+
+
+def _env(**extra: str) -> dict[str, str]:
+    return python_env(MEMWORK_NOW=NOW, MEMWORK_FSYNC="0", **extra)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    """A server without a token (loopback only) on a fresh store."""
+    server = Served(tmp_path / "db", _env())
+    yield server
+    code, rest = server.stop()
+    assert code == 0, rest
+
+
+@pytest.fixture
+def guarded(tmp_path: Path) -> Iterator[Served]:
+    """A server that wants the bearer token."""
+    server = Served(tmp_path / "db", _env(MEMWORK_TOKEN=TOKEN, MEMWORK_HTTP_MAX_BODY="4096"))
+    yield server
+    code, rest = server.stop()
+    assert code == 0, rest
+
+
+def post(server: Served, name: str, body: Any = None, **headers: str) -> httpx2.Response:
+    return httpx2.post(f"{server.url}/v1/{name}", json=body or {}, headers=headers, timeout=60)
+
+
+def cli(db: Path | str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memwork", "--db", str(db), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=_env(),
+    )
+
+
+def test_without_a_token_it_says_so_and_serves_loopback_only(
+    served: Served, tmp_path: Path
+) -> None:
+    assert "no MEMWORK_TOKEN: loopback only" in served.banner
+    assert httpx2.get(f"{served.url}/livez").json() == {"status": "ok"}
+    # A page that rebinds its own name to 127.0.0.1 is refused.
+    rebound = httpx2.get(f"{served.url}/v1/openapi.json", headers={"Host": "evil.example:80"})
+    assert rebound.status_code == 403 and rebound.json()["kind"] == "forbidden"
+    # Anything but a loopback address needs a token to listen on.
+    refused = cli(tmp_path / "other", "serve", "--host", "0.0.0.0", "--port", "0")
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("memwork: host: 0.0.0.0 is not a loopback address")
+
+
+def test_operations_answer_as_the_cli_does(served: Served, tmp_path: Path) -> None:
+    db = tmp_path / "db"
+    ids = post(served, "record_episode", {"episode": EPISODE}, **{"X-Memwork-Agent": "coder"})
+    assert ids.status_code == 200 and len(ids.json()["ids"]) == 1
+    lesson = post(served, "add_lesson", {"text": "Canary every deploy", "tags": ["ops"]}).json()
+    assert lesson["action"] == "created"
+    context = post(served, "context", {"task": "deploy-api"})
+    assert context.headers["content-type"] == "application/json"
+    assert context.json() + "\n" == cli(db, "context", "--task", "deploy-api").stdout
+    listed = post(served, "list_lessons").json()
+    assert listed == json.loads(cli(db, "--json", "lesson", "list").stdout)
+    hit = post(served, "search", {"query": "worker-7"}).json()[0]
+    assert post(served, "get_record", {"id": hit["id"]}).json()["record"]["summary"] == (
+        "Rolled back worker-7"
+    )
+    # Every write is audited with the caller's agent id (or as http).
+    actors = [e["actor"] for e in post(served, "history", {"limit": 10}).json()]
+    assert actors[-1] == "http:coder" and "http" in actors
+
+
+def test_errors_are_json_with_the_clis_line_and_a_4xx(served: Served, tmp_path: Path) -> None:
+    db = tmp_path / "db"
+    post(served, "set_slot", {"label": "persona", "text": "Be terse.", "limit": 20})
+    before = folder_digest(db)
+    cases = [
+        ("context", {"budget": "lots"}, 400, None),
+        ("context", {"budget": -1}, 400, ["context", "--budget", "-1"]),
+        ("get_lesson", {"lesson": "les_nope"}, 404, ["lesson", "show", "les_nope"]),
+        ("append_slot", {"label": "persona", "text": "x" * 30}, 400, None),
+        ("replace_in_slot", {"label": "persona", "old": "absent", "new": "x"}, 400, None),
+        ("create_slot", {"label": "persona"}, 409, ["slot", "create", "persona"]),
+        (
+            "add_lesson",
+            {"text": "x", "scope": "team:a"},
+            400,
+            ["lesson", "add", "x", "--scope", "team:a"],
+        ),
+        ("search", {"query": "x", "nope": 1}, 400, None),
+    ]
+    for name, body, status, argv in cases:
+        answer = post(served, name, body)
+        assert answer.status_code == status, (name, answer.text)
+        error = answer.json()
+        assert error["error"].startswith("memwork: ") and "\n" not in error["error"]
+        if argv is not None:
+            assert error["error"] + "\n" == cli(db, *argv).stderr
+    assert post(served, "context", {"budget": "lots"}).json() == {
+        "error": "memwork: budget: must be an integer (got 'lots')",
+        "kind": "invalid",
+        "field": "budget",
+    }
+    # Not JSON (what a cross-site form sends), no such route, no such method.
+    form = httpx2.post(
+        f"{served.url}/v1/consolidate",
+        content=b"a=1",
+        headers={"content-type": "application/x-www-form-urlencoded"},
+    )
+    assert form.status_code == 415
+    assert httpx2.post(f"{served.url}/v1/nope", json={}).status_code == 404
+    assert httpx2.get(f"{served.url}/v1/stats").status_code == 405
+    # The people's controls are not offered over HTTP.
+    assert httpx2.post(f"{served.url}/v1/approve_proposal", json={}).status_code == 404
+    assert folder_digest(db) == before
+
+
+def test_every_route_but_livez_wants_the_token(guarded: Served) -> None:
+    assert "bearer token required" in guarded.banner
+    spec = httpx2.get(
+        f"{guarded.url}/v1/openapi.json", headers={"Authorization": f"Bearer {TOKEN}"}
+    ).json()
+    routes = [(method, path) for path, item in spec["paths"].items() for method in item]
+    assert len(routes) > 40
+    for method, path in [*routes, ("post", "/mcp"), ("get", "/mcp")]:
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": TOKEN}):
+            answer = httpx2.request(method, f"{guarded.url}{path}", headers=headers, json={})
+            expected = 200 if path == "/livez" else 401
+            assert answer.status_code == expected, (method, path, headers, answer.text)
+            if expected == 401:
+                assert answer.headers["www-authenticate"].startswith("Bearer")
+                assert answer.json()["kind"] == "unauthorized"
+    ok = httpx2.post(
+        f"{guarded.url}/v1/stats", json={}, headers={"Authorization": f"Bearer {TOKEN}"}
+    )
+    assert ok.status_code == 200 and "counts" in ok.json()
+
+
+def test_bodies_are_capped(guarded: Served) -> None:
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    big = {"episode": {**EPISODE, "summary": "x" * 5000}}
+    said = httpx2.post(f"{guarded.url}/v1/record_episode", json=big, headers=auth)
+    assert said.status_code == 413 and said.json()["kind"] == "too_large"
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the route counts what it reads
+        yield json.dumps(big).encode()
+
+    streamed = httpx2.post(
+        f"{guarded.url}/v1/record_episode",
+        content=chunks(),
+        headers={**auth, "content-type": "application/json"},
+    )
+    assert streamed.status_code == 413
+    small = httpx2.post(f"{guarded.url}/v1/record_episode", json={"episode": EPISODE}, headers=auth)
+    assert small.status_code == 200
+
+
+def test_the_token_is_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    import hmac
+
+    from memwork.core.http import guard
+
+    seen: list[tuple[bytes, bytes]] = []
+    compare = hmac.compare_digest
+
+    def spy(a: bytes, b: bytes) -> bool:
+        seen.append((a, b))
+        return compare(a, b)
+
+    monkeypatch.setattr(guard.hmac, "compare_digest", spy)
+    door = guard.Guard(lambda *a: None, token=TOKEN, max_body=10)  # type: ignore[arg-type]
+    assert door.authorized({b"authorization": f"Bearer {TOKEN}".encode()})
+    assert not door.authorized({b"authorization": b"Bearer nope"})
+    assert not door.authorized({b"authorization": f"Basic {TOKEN}".encode()})
+    assert not door.authorized({})
+    assert seen == [
+        (TOKEN.encode(), TOKEN.encode()),
+        (b"nope", TOKEN.encode()),
+        (TOKEN.encode(), TOKEN.encode()),
+        (b"", TOKEN.encode()),
+    ]
+
+
+def test_the_event_stream_delivers_a_commit_made_by_a_cli_writer(
+    served: Served, tmp_path: Path
+) -> None:
+    db = tmp_path / "db"
+    post(served, "stats")  # the store exists
+    events: list[tuple[str, dict[str, Any]]] = []
+    with httpx2.stream("GET", f"{served.url}/v1/events", timeout=60) as stream:
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        name = ""
+        for line in stream.iter_lines():
+            if line.startswith("event: "):
+                name = line.removeprefix("event: ")
+            elif line.startswith("data: "):
+                events.append((name, json.loads(line.removeprefix("data: "))))
+                if name == "ready":
+                    written = cli(db, "observe", "--session", "run-1", "seen from the CLI")
+                    assert written.returncode == 0, written.stderr
+                elif any(e["actor"] == "cli" for e in events[-1][1]["entries"]):
+                    break
+    assert events[0][0] == "ready"
+    name, commit = events[-1]
+    assert name == "commit" and commit["generation"] > events[0][1]["generation"]
+    assert "observe note: seen from the CLI" in [e["summary"] for e in commit["entries"]]
+
+
+def test_mcp_over_http_with_the_token(guarded: Served, tmp_path: Path) -> None:
+    headers = {"Authorization": f"Bearer {TOKEN}", "X-Memwork-Agent": "remote"}
+
+    async def main() -> dict[str, Any]:
+        http = httpx2.AsyncClient(headers=headers, timeout=60)
+        transport = streamable_http_client(f"{guarded.url}/mcp", http_client=http)
+        async with http, Client(transport, cache=None) as client:
+            tools = {t.name for t in (await client.list_tools()).tools}
+            recorded = await client.call_tool("record_episode", {"episode": EPISODE})
+            wrong = await client.call_tool("get_context", {"budget": "lots"})
+            context = await client.call_tool("get_context", {"task": "deploy-api"})
+            return {"tools": tools, "recorded": recorded, "wrong": wrong, "context": context}
+
+    got = anyio.run(main)
+    assert {"get_context", "record_episode", "get_record"} <= got["tools"]
+    assert not got["recorded"].is_error
+    assert got["wrong"].is_error
+    assert got["wrong"].content[0].text == "memwork: budget: must be an integer (got 'lots')"
+    assert "Rolled back worker-7" in got["context"].content[0].text
+    history = cli(tmp_path / "db", "--json", "history").stdout
+    assert {e["actor"] for e in json.loads(history)} == {"mcp:remote"}
+
+
+def test_a_redis_store_is_served_and_followed_alike(redis_url: str) -> None:
+    server = Served(redis_url, _env())
+    try:
+        assert post(server, "add_lesson", {"text": "Canary on Redis"}).json()["action"] == "created"
+        with httpx2.stream("GET", f"{server.url}/v1/events", timeout=60) as stream:
+            for line in stream.iter_lines():
+                if line.startswith("event: ready"):
+                    written = cli(redis_url, "observe", "--session", "run-2", "seen on Redis")
+                    assert written.returncode == 0, written.stderr
+                elif line.startswith("data: ") and "seen on Redis" in line:
+                    break
+        assert [x["content"] for x in post(server, "list_lessons").json()] == ["Canary on Redis"]
+    finally:
+        assert server.stop()[0] == 0

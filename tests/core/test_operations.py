@@ -1,0 +1,96 @@
+"""The registry of operations holds together: every declaration names real code, and what
+is generated from it (Memory's methods, the README's table) is current."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from pathlib import Path
+
+import pytest
+
+from memwork.core import codegen, invoke
+from memwork.core.errors import InvalidInput
+from memwork.core.operations import DOORS, ERRORS, GROUPS, OPERATIONS, TYPES, by_name
+from memwork.core.shapes import SHAPES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _function(target: str, package: str) -> object:
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(f"{package}.{module}"), name)
+
+
+@pytest.mark.parametrize("op", OPERATIONS, ids=lambda op: op.name)
+def test_each_declaration_names_real_code_that_takes_its_parameters(op) -> None:  # noqa: ANN001
+    assert op.summary and op.doc, op.name
+    assert set(op.doors) <= set(DOORS) and set(op.errors) <= set(ERRORS)
+    assert op.result in SHAPES
+    for p in op.params:
+        assert p.type.rstrip("?") in TYPES and len(p.help) > 5, (op.name, p.name)
+        assert set(p.doors) <= set(op.doors) or p.doors == DOORS, (op.name, p.name)
+    if op.cli:
+        words = op.cli.split()
+        assert all(" ".join(words[:n]) in GROUPS for n in range(1, len(words))), op.cli
+    for target in (op.cli_run, op.cli_print):
+        if target:
+            assert callable(_function(target, "memwork.core.cli")), target
+    if op.doors == ("cli",) and op.cli_run:
+        return  # a command of the CLI's own: its handler is the implementation
+    run = _function(op.run, "memwork.core")
+    accepted = inspect.signature(run).parameters
+    takes_all = any(p.kind is p.VAR_KEYWORD for p in accepted.values())
+    for p in op.params:
+        if p.doors == ("cli",) and op.cli_run:
+            continue
+        assert takes_all or (p.arg or p.name) in accepted, (op.name, p.name)
+
+
+def test_names_are_unique_at_every_door() -> None:
+    names = [op.name for op in OPERATIONS]
+    assert len(names) == len(set(names))
+    tools = [op.mcp or op.name for op in OPERATIONS if "mcp" in op.doors]
+    assert len(tools) == len(set(tools))
+    verbs = [op.cli for op in OPERATIONS if op.cli]
+    assert len(verbs) == len(set(verbs))
+
+
+def test_memory_methods_are_generated_from_the_registry() -> None:
+    current = (ROOT / "core" / "memory_ops.py").read_text()
+    assert current == codegen.memory_source(), "stale: run `make generate`"
+
+
+def test_the_readmes_table_of_operations_is_generated_from_the_registry() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert codegen.BEGIN in readme and codegen.END in readme
+    assert readme == codegen.readme_text(readme), "stale: run `make generate`"
+    for op in OPERATIONS:  # every verb has its row, spelled as the CLI takes it
+        assert f"| {codegen.cli_usage(op).replace('|', chr(92) + '|')} |" in readme, op.cli
+    assert "| `wm --session S set KEY VALUE [--ttl SECONDS]` |" in readme
+
+
+def test_a_json_door_names_the_field_of_a_wrong_type_in_one_line() -> None:
+    op = by_name("search")
+    cases = [
+        ({"query": 3}, "query: must be a string (got 3)"),
+        ({"query": "x", "limit": "ten"}, "limit: must be an integer (got 'ten')"),
+        ({"query": "x", "limit": True}, "limit: must be an integer (got True)"),
+        ({"query": "x", "limit": 0}, "limit: must be >= 1 (got 0)"),
+        ({"query": "x", "kinds": "lesson"}, "kinds: must be a list of strings (got 'lesson')"),
+        ({"query": "x", "nope": 1}, "nope: is not a parameter of search (it takes: kinds, "),
+        ({}, "query: is required"),
+    ]
+    for given, message in cases:
+        with pytest.raises(InvalidInput) as caught:
+            invoke.check(op, "mcp", given)
+        assert str(caught.value).startswith(message), given
+    checked = invoke.check(op, "mcp", {"query": "x", "limit": 5.0})
+    assert checked == {
+        "query": "x",
+        "kinds": None,
+        "limit": 5,
+        "since": None,
+        "until": None,
+        "session": None,
+    }

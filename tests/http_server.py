@@ -1,0 +1,46 @@
+"""A real ``memwork serve`` on a free loopback port, for the HTTP door's tests and benches."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+_WHERE = re.compile(r"at (http://\S+) \(")
+
+
+class Served:
+    """``memwork --db DB serve --port 0`` in a child process; ``url`` once it listens."""
+
+    def __init__(self, db: Path | str, env: dict[str, str], *args: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "memwork", "--db", str(db), "serve", "--port", "0", *args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+        )
+        self.banner = ""
+        assert self.process.stderr is not None
+        for line in self.process.stderr:  # the server says where it listens, then serves
+            self.banner += line
+            found = _WHERE.search(line)
+            if found:
+                self.url = found.group(1)
+                break
+        else:
+            raise RuntimeError(f"memwork serve did not start: {self.banner}")
+
+    def stop(self) -> tuple[int, str]:
+        """SIGTERM, as a service manager stops it; (exit code, the rest of stderr)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            _, rest = self.process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.kill(self.process.pid, signal.SIGKILL)
+            _, rest = self.process.communicate()
+        return self.process.returncode, rest
