@@ -35,6 +35,7 @@ from ..errors import (
 from ..paths import might_be_url
 from . import journal, schema
 from .atomic import DIR_MODE
+from .codec import parse_file, read_store_file
 from .folder_storage import Docs, FolderStorage, MemoryTableStorage, table_file
 from .lock import InterProcessLock, LockTimeout
 from .manifest import MANIFEST_NAME, Manifest
@@ -171,6 +172,7 @@ class Store:
         self._txn_depth = 0
         self._txn_counter = 0
         self._target_schema: int | None = None
+        self._manifest_seen: tuple[bytes, Manifest] | None = None
 
     def _attach(self, storage: FolderStorage) -> None:
         self.storage = storage
@@ -315,7 +317,17 @@ class Store:
         if self._lock is None:
             return
         journal.recover(self.path)
-        self.storage.refresh(Manifest.read(self.path / MANIFEST_NAME))
+        path = self.path / MANIFEST_NAME
+        raw = read_store_file(path)
+        seen = self._manifest_seen
+        if seen is not None and seen[1] is self.storage.manifest and seen[0] == raw:
+            # The very bytes the storage's manifest was read from: nothing was committed
+            # since. A long-lived reader (an MCP server, a search) opens a read before
+            # every call, and parsing a manifest of ~1,000 tables each time cost more
+            # than comparing its bytes.
+            return
+        self.storage.refresh(Manifest.parse(parse_file(path, raw), path))
+        self._manifest_seen = (raw, self.storage.manifest)
 
     @contextmanager
     def reading(self) -> Iterator[Store]:
