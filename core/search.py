@@ -194,15 +194,18 @@ def scored_hits(
         found = semantic.rank(store, recall, index, query, limit, where)
         if not found:
             return []
-        titles = _session_titles(store) if any(s.kind == "observation" for s in found) else {}
+        titles = _session_titles(store, {s.session for s in found if s.kind == "observation"})
     return [(Hit(s.kind, s.ref, _title(s, titles), round(s.score, 4)), s) for s in found]
 
 
-def _session_titles(store: Store) -> dict[str, str]:
+def _session_titles(store: Store, wanted: set[str | None]) -> dict[str, str]:
+    """The current titles of the sessions the hits name (call inside a read)."""
+    if not wanted:
+        return {}
     from .kinds import KINDS as REGISTRY
 
-    with store.reading():
-        return {d["id"]: REGISTRY["session"].title(d) for d in store.docs("sessions").values()}
+    docs = store.docs("sessions")
+    return {sid: REGISTRY["session"].title(docs[sid]) for sid in wanted if sid in docs}
 
 
 def _title(found: Scored, sessions: dict[str, str]) -> str:

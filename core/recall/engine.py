@@ -35,11 +35,11 @@ typo fallback. Not thread-safe: callers serialise access.
 from __future__ import annotations
 
 import bisect
-import heapq
 import marshal
 import math
 from array import array
 from collections.abc import Callable, Iterable, Iterator
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from . import words as wordlib
@@ -597,52 +597,45 @@ class RecallIndex:
         ok = self.allowed(where)
         acc: dict[int, float] = {}
         pruned_from = len(info)
+        floor = 0.0  # a DEPTH-th best score reached so far (scores only grow)
         for i, (kp1, post, _) in enumerate(info):
-            if i and len(acc) >= DEPTH and rest[i] < max(acc.values()):
-                theta = heapq.nlargest(DEPTH, acc.values())[-1]
-                if rest[i] < theta:
+            if i and len(acc) >= DEPTH:
+                # MaxScore: once DEPTH records score above what every term left could
+                # give together, a record holding none of the terms so far cannot make
+                # the best DEPTH, and the terms left only update records in play.
+                left = rest[i]
+                if left >= floor and left < max(acc.values()):
+                    floor = sorted(acc.values())[-DEPTH]
+                if left < floor:
                     pruned_from = i
                     break
-            get = acc.get
+            # One term's share for each of its records, made in a comprehension, then the
+            # records already in play add what they had (the same sums, in the same order).
             if ok is None:
-                for d, tf in post.items():
-                    acc[d] = get(d, 0.0) + kp1 * tf / (tf + c1 + c2 * lens[d])
+                part = {d: kp1 * tf / (tf + c1 + c2 * lens[d]) for d, tf in post.items()}
             else:
-                for d, tf in post.items():
-                    have = get(d)
-                    if have is None:
-                        if not ok(d):
-                            continue
-                        have = 0.0
-                    acc[d] = have + kp1 * tf / (tf + c1 + c2 * lens[d])
+                part = {
+                    d: kp1 * tf / (tf + c1 + c2 * lens[d])
+                    for d, tf in post.items()
+                    if d in acc or ok(d)
+                }
+            if acc:
+                for d in part.keys() & acc.keys():
+                    part[d] = acc[d] + part[d]
+            acc.update(part)
         late = info[pruned_from:]
         for kp1, post, _ in late:  # common terms: records already in play only
-            if len(post) < len(acc):
-                for d, tf in post.items():
-                    if d in acc:
-                        acc[d] += kp1 * tf / (tf + c1 + c2 * lens[d])
-            else:
-                pget = post.get
-                for d in acc:
-                    held = pget(d)
-                    if held:
-                        acc[d] += kp1 * held / (held + c1 + c2 * lens[d])
+            acc.update(
+                {
+                    d: acc[d] + kp1 * post[d] / (post[d] + c1 + c2 * lens[d])
+                    for d in acc.keys() & post.keys()
+                }
+            )
         if not acc:
             return {}
 
-        def base(d: int) -> float:
-            found = acc.get(d)
-            if found is not None:
-                return found
-            total = 0.0
-            for kp1, post, _ in late:  # outside acc: it holds none of the rarer terms
-                tf = post.get(d)
-                if tf:
-                    total += kp1 * tf / (tf + c1 + c2 * lens[d])
-            return total
-
-        if len(acc) > DEPTH:  # the threshold by C-speed nlargest, then the few above it
-            theta = heapq.nlargest(DEPTH, acc.values())[-1]
+        if len(acc) > DEPTH:  # the threshold by a C-speed sort, then the few above it
+            theta = sorted(acc.values())[-DEPTH]
             top = [(d, s) for d, s in acc.items() if s >= theta]
         else:
             top = list(acc.items())
@@ -665,21 +658,25 @@ class RecallIndex:
             for j in (prev[d], nxt[d]):
                 if j >= 0 and j not in final and (ok is None or ok(j)):
                     candidates.add(j)
-        memo: dict[int, float] = {}
-
-        def base_m(j: int) -> float:
-            found = memo.get(j)
-            if found is None:
-                found = memo[j] = base(j)
-            return found
-
+        # Every BM25 score the neighbour shares read: from acc, or for a record outside it
+        # (it holds none of the rarer terms) from the late terms alone.
+        needed = {j for c in candidates for j in (prev[c], nxt[c]) if j >= 0}
+        needed.update(candidates.difference(final))
+        bm25 = {j: acc[j] for j in needed & acc.keys()}
+        for j in needed.difference(bm25):
+            total = 0.0
+            for kp1, post, _ in late:
+                tf = post.get(j)
+                if tf:
+                    total += kp1 * tf / (tf + c1 + c2 * lens[j])
+            bm25[j] = total
         for c in candidates:
             a, z = prev[c], nxt[c]
             if a < 0 and z < 0:
                 continue
-            near = max(base_m(a) if a >= 0 else 0.0, base_m(z) if z >= 0 else 0.0)
+            near = max(bm25[a] if a >= 0 else 0.0, bm25[z] if z >= 0 else 0.0)
             if c not in final:
-                own = base_m(c)
+                own = bm25[c]
                 if own and share:
                     own += share * session_score.get(self.sessions[c], 0.0)
                 final[c] = own
@@ -725,26 +722,27 @@ class RecallIndex:
         """Consecutive query words side by side in one field add ``PROXIMITY`` x the
         rarer word's idf (half when in the other order), for the best ``PROXIMITY_DEPTH``."""
         order = [t for t, _ in weighted]
-        pairs = list(zip(order, order[1:], strict=False))
+        weight_of = dict(idf)
+        pairs = []
+        for a, b in zip(order, order[1:], strict=False):
+            least = min(weight_of.get(a, 0.0), weight_of.get(b, 0.0))
+            if least:  # a word no record holds adds nothing
+                pairs.append((f" {a} {b} ", f" {b} {a} ", least))
         if not pairs:
             return
-        weight_of = dict(idf)
-        for d, _ in heapq.nlargest(PROXIMITY_DEPTH, final.items(), key=lambda kv: kv[1]):
+        fields = self.fields
+        chosen = sorted(final.items(), key=itemgetter(1), reverse=True)[:PROXIMITY_DEPTH]
+        for d, _ in chosen:
             bonus = 0.0
-            for _, found in decode_fields(self.fields[d]):
-                where: dict[str, list[int]] = {}
-                for pos, term in enumerate(found):
-                    if term in weight_of:
-                        where.setdefault(term, []).append(pos)
-                for a, b in pairs:
-                    pa, pb = where.get(a), where.get(b)
-                    if not pa or not pb:
-                        continue
+            for part in fields[d].split(_FIELD):
+                # A field's terms joined by spaces: two terms side by side are a substring.
+                text = f" {part.partition(_WEIGHT)[2]} "
+                for forward, backward, least in pairs:
                     # In the query's order counts fully, the other way round half.
-                    share = 1.0 if any(y - x == 1 for x in pa for y in pb) else 0.0
-                    if not share and any(x - y == 1 for x in pa for y in pb):
-                        share = 0.5
-                    bonus += share * min(weight_of.get(a, 0.0), weight_of.get(b, 0.0))
+                    if forward in text:
+                        bonus += least
+                    elif backward in text:
+                        bonus += 0.5 * least
             if bonus:
                 final[d] += PROXIMITY * bonus
 
@@ -757,7 +755,7 @@ class RecallIndex:
     def search(self, query: str, limit: int, where: Filter = Filter()) -> list[Scored]:  # noqa: B008
         """The best ``limit`` records, best first (ties: the most recently indexed)."""
         found = self.scores(query, where)
-        best = heapq.nlargest(limit, found.items(), key=lambda kv: (kv[1], kv[0]))
+        best = sorted(found.items(), key=_score_then_slot, reverse=True)[:limit]
         return [self.scored(d, s) for d, s in best if s > 0]
 
     def scored(self, slot: int, score: float) -> Scored:
@@ -859,6 +857,10 @@ class RecallIndex:
 
 
 _OBSERVATION = KIND_NAMES.index("observation")
+
+
+def _score_then_slot(item: tuple[int, float]) -> tuple[float, int]:
+    return item[1], item[0]
 
 
 def fingerprint(unit: Unit) -> int:

@@ -145,6 +145,10 @@ class Recall:
         self._saved_at = 0.0
         self._vectors: Vectors | None = None
         self.changes = 0  # units added, replaced or removed by this follower so far
+        # The storage and manifest the index was last caught up with: the storage replaces
+        # its manifest whenever a commit (any process's) changed it, so while both are
+        # the same objects there is nothing to compare.
+        self._synced: tuple[object, object] | None = None
 
     def refresh(self, store: Store) -> RecallIndex:
         """The index, caught up with everything ``store`` has committed."""
@@ -155,10 +159,17 @@ class Recall:
             self._seen = {}
             self._dirty = False
             self._vectors = None
+            self._synced = None
         index = self.index
         folder = store.backend == "folder"
         with store.reading():
-            versions = store.storage.manifest.tables
+            storage = store.storage
+            synced = (storage, storage.manifest)
+            if self._synced is not None and all(
+                a is b for a, b in zip(self._synced, synced, strict=True)
+            ):
+                return index
+            versions = storage.manifest.tables
             wanted = {name: v for name, v in versions.items() if records.indexed(name)}
             todo = []
             for name, version in wanted.items():
@@ -189,6 +200,10 @@ class Recall:
         self.changes += changes
         if changes or todo:
             self._dirty = True
+        # The index now holds at least what the first manifest named (a table read under a
+        # later lock may be newer). Should the storage still hold that very manifest at the
+        # next refresh, nothing was committed since, and there is nothing to compare.
+        self._synced = synced
         if self._dirty and self._file is not None:
             if not self.save_after or time.monotonic() - self._saved_at >= self.save_after:
                 self.flush()
