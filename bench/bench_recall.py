@@ -39,7 +39,6 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -279,13 +278,25 @@ def quality(public: bool = True) -> None:
 
 
 def _fill(path: Path, records: int) -> list[str]:
-    """A folder store of ``records`` records across 100 sessions (observations 70%,
-    episodes 25%, lessons 5%); returns the questions to ask it."""
-    data = generate(sessions=100, notes=max(1, records // 100), seed=5)
+    """A folder store of ``records`` records, 100 to a session (at least 100 sessions: a
+    session keeps at most 500 observations); returns the questions to ask it."""
+    # About 2.1 records a note (log lines before it, conversations of two notes): a
+    # few more than needed, then each session keeps its first ``records / sessions``.
+    count = max(100, records // 100)
+    data = generate(sessions=count, notes=max(1, records // (2 * count) + 2), seed=5)
+    quota = [records // count + (s < records % count) for s in range(count)]
+    kept: dict[int, int] = {}
+    here = 0
+    for i, rec in enumerate(data.records):
+        here = rec.session if rec.session >= 0 else here  # a lesson counts for its session
+        if quota[here] > 0:
+            quota[here] -= 1
+            kept[i] = len(kept)
+    data.records[:] = [data.records[i] for i in kept]
     store = Store(path)
     sids = {}
     with store.transaction():
-        for s in range(100):
+        for s in range(count):
             sids[s] = sessions.start_session(store, title=f"run {s}", now=NOW, actor="b")["id"]
     batch: list[dict[str, object]] = []
     for start in range(0, len(data.records), 2000):
@@ -310,62 +321,195 @@ def _fill(path: Path, records: int) -> list[str]:
             if batch:
                 episodes.record_episodes(store, batch, now=NOW, actor="b")
                 batch = []
-    return [q.text for q in data.questions]
+    return [q.text for q in data.questions if all(a in kept for a in q.answers)]
 
 
-def latency(sizes: list[int]) -> None:
+OUT = ROOT / "bench" / "out"
+#: Bumped whenever ``_fill`` or the generator changes what a cached store holds.
+STORE_VERSION = 2
+
+
+def cached_store(records: int) -> tuple[Path, list[str]]:
+    """The benchmark store of ``records`` records (built once into ``bench/out``) and its
+    questions."""
+    folder = OUT / f"recall-v{STORE_VERSION}-{records}"
+    questions = folder.with_suffix(".questions.json")
+    if not questions.exists():
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        print(f"(building a store of {records:,} records in {folder} ...)", file=sys.stderr)
+        asked = _fill(folder, records)
+        shutil.rmtree(folder / "cache", ignore_errors=True)  # every run starts without an index
+        questions.write_text(json.dumps(asked))
+    return folder, json.loads(questions.read_text())
+
+
+def linked_copy(src: Path, dst: Path) -> Path:
+    """A copy whose files are hard links (a store replaces files, it never edits them)."""
+    import shutil
+
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst, copy_function=os.link, ignore=shutil.ignore_patterns(".lock"))
+    return dst
+
+
+def _texts(store: Store) -> list[str]:
+    """What the baseline indexes: every record's text, as recall's own fields hold it."""
+    from memwork.core.recall import records as units
+
+    with store.reading():
+        return [
+            " ".join(text for _, text in unit.fields)
+            for name in store.table_names()
+            if units.indexed(name)
+            for unit in units.units(name, store.docs(name).values())
+        ]
+
+
+class Timed:
+    """CPU and wall milliseconds of repeated calls."""
+
+    def __init__(self) -> None:
+        self.cpu: list[float] = []
+        self.wall: list[float] = []
+
+    def __call__(self, fn: Callable[[], object]) -> None:
+        c0, w0 = time.process_time(), time.perf_counter()
+        fn()
+        self.cpu.append((time.process_time() - c0) * 1000)
+        self.wall.append((time.perf_counter() - w0) * 1000)
+
+    def cell(self, which: str) -> str:
+        values = getattr(self, which)
+        return f"{statistics.median(values):.2f} / {_p95(values):.2f} ms"
+
+
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def latency(sizes: list[int], rounds: int) -> None:
+    """``Memory.search`` in a long-lived process beside bm25s over the same texts."""
+    print(
+        "| records | system | ready in | query CPU p50 / p95 | query wall p50 / p95 "
+        "| observe, then the next query (CPU p50) |"
+    )
+    print("|---:|---|---:|---:|---:|---:|")
+    for size in sizes:
+        _latency_at(size, rounds)
+
+
+def _latency_at(size: int, rounds: int) -> None:
+    import shutil
+
     from memwork import Memory
 
-    print("| records | build (first search) | search p50 / p95 | observe | observe + next search |")
-    print("|---:|---:|---:|---:|---:|")
-    for size in sizes:
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "s"
-            questions = _fill(path, size)[:320]
-            memory = Memory(path, clock=lambda: NOW)
-            t0 = time.perf_counter()
-            memory.search("warm up")
-            build = time.perf_counter() - t0
-            for q in questions[:20]:
-                memory.search(q)
-            times = []
-            for q in questions[20:]:
-                t0 = time.perf_counter()
-                memory.search(q, limit=10)
-                times.append(time.perf_counter() - t0)
-            sid = memory.start_session(title="bench")["id"]
-            writes, after = [], []
-            for n in range(30):
-                t0 = time.perf_counter()
-                memory.observe(sid, f"observation {n} about the {questions[n][:30]}")
-                writes.append(time.perf_counter() - t0)
-                t0 = time.perf_counter()
-                memory.search(questions[n])
-                after.append(time.perf_counter() - t0)
-            p50 = statistics.median(times) * 1000
-            p95 = statistics.quantiles(times, n=20)[-1] * 1000
-            print(
-                f"| {size:,} | {build:.2f} s | {p50:.2f} / {p95:.2f} ms | "
-                f"{statistics.median(writes) * 1000:.2f} ms | "
-                f"{statistics.median(after) * 1000:.2f} ms |",
-                flush=True,
-            )
-            memory.close()
+    source, questions = cached_store(size)
+    store_path = linked_copy(source, OUT / f"recall-run-{size}")
+    asked = questions[:rounds]
+    memory = Memory(store_path, clock=lambda: NOW)
+    t0 = time.perf_counter()
+    memory.search("warm up")
+    ready = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    base = Baseline(_texts(memory.store))
+    base_ready = time.perf_counter() - t0
+    for q in questions[-20:]:  # warm-up, not counted
+        memory.search(q)
+        base.search(q, 10)
+    ours, theirs = Timed(), Timed()
+    for q in asked:  # one of each in turn, so a busy moment hits both alike
+        ours(lambda q=q: memory.search(q, limit=10))
+        theirs(lambda q=q: base.search(q, 10))
+    sid = memory.start_session(title="bench")["id"]
+    writes, after = Timed(), Timed()
+    for n, q in enumerate(asked[:50]):
+        writes(lambda n=n, q=q: memory.observe(sid, f"observation {n}: {q}"))
+        after(lambda q=q: memory.search(q, limit=10))
+    memory.close()
+    print(
+        f"| {size:,} | memwork `Memory.search` | {ready:.2f} s | {ours.cell('cpu')} "
+        f"| {ours.cell('wall')} | {statistics.median(writes.cpu):.2f} + "
+        f"{statistics.median(after.cpu):.2f} ms |"
+    )
+    print(
+        f"| | plain BM25 (bm25s) | {base_ready:.2f} s | {theirs.cell('cpu')} "
+        f"| {theirs.cell('wall')} | a full rebuild |",
+        flush=True,
+    )
+    shutil.rmtree(store_path, ignore_errors=True)
+
+
+def over_mcp(size: int, rounds: int) -> None:
+    """MCP ``search`` through a real SDK client over stdio, beside a trivial echo tool
+    served by the same SDK (``bench/echo_server.py``), one call of each in turn."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    source, questions = cached_store(size)
+    store_path = linked_copy(source, OUT / f"recall-mcp-{size}")
+    exe = ROOT / ".venv" / "bin" / "memwork"
+    environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    environ.update(MEMWORK_FSYNC="0", MEMWORK_NOW=NOW.isoformat(), PYTHONPATH=str(ROOT))
+    memwork = StdioServerParameters(
+        command=str(exe), args=["--db", str(store_path), "mcp"], env=environ
+    )
+    echo = StdioServerParameters(
+        command=sys.executable, args=[str(ROOT / "bench" / "echo_server.py")], env=environ
+    )
+    times: dict[str, list[float]] = {"echo": [], "search": []}
+
+    async def call(client: Client, name: str, payload: dict[str, object]) -> float:
+        start = time.perf_counter()
+        result = await client.call_tool(name, payload)
+        if result.is_error:
+            raise RuntimeError(result.content[0].text)  # type: ignore[union-attr]
+        return (time.perf_counter() - start) * 1000
+
+    async def run() -> None:
+        async with Client(echo, cache=None) as e, Client(memwork, cache=None) as m:
+            await call(m, "search", {"query": "warm up"})  # builds the index
+            for n, q in enumerate(questions[: rounds + 20]):
+                pair = (
+                    await call(e, "echo", {"text": q}),
+                    await call(m, "search", {"query": q, "limit": 10}),
+                )
+                if n >= 20:
+                    times["echo"].append(pair[0])
+                    times["search"].append(pair[1])
+
+    anyio.run(run)
+    echo_p50 = statistics.median(times["echo"])
+    search_p50 = statistics.median(times["search"])
+    print("| records | MCP echo p50 | MCP `search` p50 / p95 | ratio to the echo |")
+    print("|---:|---:|---:|---:|")
+    print(
+        f"| {size:,} | {echo_p50:.2f} ms | {search_p50:.2f} / {_p95(times['search']):.2f} ms "
+        f"| {search_p50 / echo_p50:.2f}x |"
+    )
+    import shutil
+
+    shutil.rmtree(store_path, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--latency", nargs="*", type=int, metavar="N", help="records per store")
+    ap.add_argument("--rounds", type=int, default=300, help="questions timed per store")
+    ap.add_argument("--mcp", type=int, metavar="N", help="MCP search at N records")
     ap.add_argument("--no-quality", action="store_true")
     ap.add_argument("--synthetic-only", action="store_true", help="skip the public sets")
     args = ap.parse_args(argv)
     if not args.no_quality:
         quality(public=not args.synthetic_only)
     if args.latency is not None:
-        latency(args.latency or [10_000, 100_000])
+        latency(args.latency or [10_000, 100_000], args.rounds)
+    if args.mcp:
+        over_mcp(args.mcp, args.rounds)
 
-
-Runner = Callable[[], None]
 
 if __name__ == "__main__":
     main()
