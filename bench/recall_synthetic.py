@@ -17,11 +17,12 @@ errors with their paths and line numbers, tickets, commits, metrics, config
 values and free notes, in words drawn from a few hundred of an engineer's
 words by a Zipf law (a few very common, most rare), with numbers, paths,
 hashes and ticket ids, and naming the same services and hosts as the facts.
-So the vocabulary grows with the store as a real one does (about 6,000
+So the vocabulary grows with the store as a real one does (about 4,300
 distinct stems at 10,000 records, where 10,000 turns of the public chats hold
 about 7,000); an earlier version drew its chatter from 20 fixed lines and held
-about 200 stems at any size, which made every word common and every query read
-a quarter of the store.
+about 200 stems at any size, so that every word was a common one. A question
+still names common things (a host such as ``db-3`` is the words ``db`` and
+``3``), as an agent's questions do.
 
 Questions are split by their number: even ones are the *tuning* slice, odd
 ones the *held-out* slice. Nothing in memwork was chosen by looking at the
