@@ -31,17 +31,21 @@ import contextlib
 import os
 import secrets
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..storage.store import Store
 from . import records
-from .engine import RecallIndex
+from .engine import RecallIndex, fingerprint
+from .records import Unit
 
 if TYPE_CHECKING:
     from .semantic import Embedder, Vectors
 
 _TABLES_PER_LOCK = 16  # big tables re-read under one lock, so writers never wait long
+#: A document, its units and their fingerprints.
+_DocUnits = tuple[dict[str, Any], tuple[Unit, ...], tuple[int, ...]]
 CACHE_ENV = "MEMWORK_SEARCH_CACHE"
 
 
@@ -149,6 +153,12 @@ class Recall:
         # its manifest whenever a commit (any process's) changed it, so while both are
         # the same objects there is nothing to compare.
         self._synced: tuple[object, object] | None = None
+        # Per table this process has seen change: each document with its units and their
+        # fingerprints. Documents are never changed in place, so one that is the same
+        # object (this process's own commit kept it), or equal to it (another process
+        # rewrote the file), has the same units: a write costs the index the documents
+        # it changed, not the table.
+        self._docs: dict[str, dict[str, _DocUnits]] = {}
 
     def refresh(self, store: Store) -> RecallIndex:
         """The index, caught up with everything ``store`` has committed."""
@@ -160,6 +170,7 @@ class Recall:
             self._dirty = False
             self._vectors = None
             self._synced = None
+            self._docs = {}
         index = self.index
         folder = store.backend == "folder"
         with store.reading():
@@ -183,6 +194,7 @@ class Recall:
         for name in [t for t in index.table_keys if t not in wanted]:
             index.drop_table(name)
             self._seen.pop(name, None)
+            self._docs.pop(name, None)
             changes += 1
         for start in range(0, len(todo), _TABLES_PER_LOCK):
             with store.reading():
@@ -192,10 +204,12 @@ class Recall:
                     if now_at is None:
                         index.drop_table(name)
                         self._seen.pop(name, None)
+                        self._docs.pop(name, None)
                         changes += 1
                         continue
-                    found = records.units(name, store.docs(name).values())
-                    changes += index.sync_table(name, found, _key(store, name, now_at, folder))
+                    found, fps = self._units(name, store.docs(name), name in index.table_keys)
+                    key = _key(store, name, now_at, folder)
+                    changes += index.sync_table(name, found, key, fps)
                     self._seen[name] = now_at
         self.changes += changes
         if changes or todo:
@@ -208,6 +222,29 @@ class Recall:
             if not self.save_after or time.monotonic() - self._saved_at >= self.save_after:
                 self.flush()
         return index
+
+    def _units(
+        self, name: str, docs: Mapping[str, dict[str, Any]], keep: bool
+    ) -> tuple[list[Unit], list[int]]:
+        """A table's units and their fingerprints, read again only for documents that
+        changed since this process last read the table. ``keep``: remember them (a
+        table the index held before, so it changes while this process runs; the first
+        reading of a whole store is not kept, so memory holds what changes, not all)."""
+        read = records.reader(name)
+        before = self._docs.get(name, {})
+        now: dict[str, _DocUnits] = {}
+        for key, doc in docs.items():
+            entry = before.get(key)
+            if entry is None or (entry[0] is not doc and entry[0] != doc):
+                found = tuple(read(doc))
+                entry = (doc, found, tuple(fingerprint(u) for u in found))
+            now[key] = entry
+        if keep:
+            self._docs[name] = now
+        pairs = [pair for _, found, fps in now.values() for pair in zip(found, fps, strict=True)]
+        if records.ordered(name):
+            pairs.sort(key=lambda pair: records.session_order(pair[0]))
+        return [u for u, _ in pairs], [fp for _, fp in pairs]
 
     def touched(self) -> None:
         """Something worth saving changed outside a refresh (new vectors)."""

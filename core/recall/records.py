@@ -271,19 +271,45 @@ KIND_OF_TABLE = {
 }
 
 
+_INDEXED: dict[str, bool] = {}
+
+
 def indexed(table: str) -> bool:
-    """Whether recall reads this physical table."""
-    logical = logical_name(table)
-    if logical not in READERS:
-        return False
-    # "observations" and "working_memory" alone are legacy names, never per-session tables.
-    return table != logical or logical not in ("observations", "working_memory", "episodes")
+    """Whether recall reads this physical table (remembered: a follower asks about every
+    table of the store at each commit it catches up with)."""
+    found = _INDEXED.get(table)
+    if found is None:
+        logical = logical_name(table)
+        # "observations" and "working_memory" alone are legacy names, never per-session
+        # tables.
+        found = logical in READERS and (
+            table != logical or logical not in ("observations", "working_memory", "episodes")
+        )
+        if len(_INDEXED) >= 100_000:
+            _INDEXED.clear()
+        _INDEXED[table] = found
+    return found
 
 
 def units(table: str, docs: Iterable[dict[str, Any]]) -> list[Unit]:
     """The units of a physical table's documents (observations in session order)."""
-    read = READERS[logical_name(table)]
+    read = reader(table)
     found = [unit for doc in docs for unit in read(doc)]
-    if logical_name(table) == "observations":
-        found.sort(key=lambda u: (u.seq, u.time if u.time == u.time else 0.0, u.ref))
+    if ordered(table):
+        found.sort(key=session_order)
     return found
+
+
+def reader(table: str) -> Callable[[dict[str, Any]], Iterable[Unit]]:
+    """What turns one document of a physical table into its units."""
+    return READERS[logical_name(table)]
+
+
+def ordered(table: str) -> bool:
+    """Whether a table's units keep an order (a session's observations do)."""
+    return logical_name(table) == "observations"
+
+
+def session_order(unit: Unit) -> tuple[int, float, str]:
+    """Where an observation stands in its session: its number, then its time."""
+    return unit.seq, unit.time if unit.time == unit.time else 0.0, unit.ref

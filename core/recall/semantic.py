@@ -16,7 +16,7 @@ fingerprint, so a stale vector is never used).
 
 Fusion (when on): the best lexical candidates and the embedder's nearest
 records are scored ``lexical / best lexical + ALPHA * similarity``, the
-similarity rescaled so the nearest record's is 1 and the ``DEPTH``-th one's 0.
+similarity rescaled so the nearest record's is 1 and the ``NEAREST``-th one's 0.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import os
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import InvalidInput
-from .engine import DEPTH, Filter, RecallIndex, Scored, decode_fields
+from .engine import Filter, RecallIndex, Scored, decode_fields
 
 if TYPE_CHECKING:
     from ..storage.store import Store
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 ENV = "MEMWORK_EMBEDDER"
 CHOICES = ("off", "wordllama")
 ALPHA = 0.2
+NEAREST = 200  # the embedder's nearest records fused with the lexical candidates
 
 
 class Embedder(Protocol):
@@ -202,7 +203,7 @@ def rank(
         s = int(slot)
         if index.kinds[s] >= 0 and (ok is None or ok(s)):
             nearest.append(s)
-            if len(nearest) >= DEPTH:
+            if len(nearest) >= NEAREST:
                 break
     if not nearest and not lexical:
         return []
