@@ -12,7 +12,10 @@ query that follows its commit is answered.
 On a folder store the index also lives in ``<store>/cache/recall/index.bin``
 (private modes, never through a link, nothing outside the store folder), so a
 fresh ``memwork search`` process reads it and catches up with whatever was
-committed since instead of reading every table. Each table's recorded version
+committed since instead of reading every table. An index built or found
+many tables behind is saved at once; a smaller lag, by a long-lived process
+at most every 30 s and when it closes, and by a one-shot process not at all
+(the next process catches up with it). Each table's recorded version
 there also names its file (inode, size, modification time), so a table dropped
 and recreated at the same version is not mistaken for the old one. Nothing in
 the cache is essential: an unreadable or foreign file is rebuilt from the
@@ -44,6 +47,7 @@ if TYPE_CHECKING:
     from .semantic import Embedder, Vectors
 
 _TABLES_PER_LOCK = 16  # big tables re-read under one lock, so writers never wait long
+_SAVE_AFTER_TABLES = 8  # a one-shot process saves an index that was this many tables behind
 #: A document, its units and their fingerprints.
 _DocUnits = tuple[dict[str, Any], tuple[Unit, ...], tuple[int, ...]]
 CACHE_ENV = "MEMWORK_SEARCH_CACHE"
@@ -134,9 +138,10 @@ class IndexFile:
 class Recall:
     """A recall index following one store (see the module docstring).
 
+    An index it built, or found many tables behind, is saved at once. Otherwise
     ``save_after`` is how many seconds a long-lived process lets its saved index
-    lag behind its own (0: save whenever it changed, as a one-shot CLI process
-    does); :meth:`flush` saves what is pending.
+    lag behind its own (0: a one-shot process, which leaves a small lag to the
+    next one); :meth:`flush` saves what is pending.
     """
 
     def __init__(self, *, save_after: float = 0.0) -> None:
@@ -146,7 +151,7 @@ class Recall:
         self._seen: dict[str, int] = {}  # table → version synced by this process
         self._file: IndexFile | None = None
         self._dirty = False
-        self._saved_at = 0.0
+        self._saved_at = time.monotonic()
         self._vectors: Vectors | None = None
         self.changes = 0  # units added, replaced or removed by this follower so far
         # The storage and manifest the index was last caught up with: the storage replaces
@@ -159,13 +164,17 @@ class Recall:
         # rewrote the file), has the same units: a write costs the index the documents
         # it changed, not the table.
         self._docs: dict[str, dict[str, _DocUnits]] = {}
+        # How many tables the last catch-up read (None: no saved index to start from).
+        self._lagging: int | None = None
 
     def refresh(self, store: Store) -> RecallIndex:
         """The index, caught up with everything ``store`` has committed."""
         if self.location != store.location or self.index is None:
             self.location = store.location
             self._file = IndexFile.of(store)
-            self.index = (self._file.load() if self._file else None) or RecallIndex()
+            loaded = self._file.load() if self._file else None
+            self.index = loaded or RecallIndex()
+            self._lagging = None if loaded is None else 0
             self._seen = {}
             self._dirty = False
             self._vectors = None
@@ -219,8 +228,15 @@ class Recall:
         # next refresh, nothing was committed since, and there is nothing to compare.
         self._synced = synced
         if self._dirty and self._file is not None:
-            if not self.save_after or time.monotonic() - self._saved_at >= self.save_after:
+            # An index built here, or found far behind, is saved at once; rewriting the
+            # whole file (~45 MB at 100k records) to record a commit or two would cost
+            # more than the next process's catching up with them, so a small catch-up
+            # waits for ``save_after`` (a long-lived process) or is left to the next one.
+            behind = self._lagging is None or len(todo) >= _SAVE_AFTER_TABLES
+            due = self.save_after and time.monotonic() - self._saved_at >= self.save_after
+            if behind or due:
                 self.flush()
+        self._lagging = len(todo)
         return index
 
     def _units(

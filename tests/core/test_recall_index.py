@@ -123,6 +123,30 @@ def test_the_index_survives_a_restart_and_catches_up_with_what_changed(tmp_path:
     assert third.changes == 1  # only the new episode was read into the index
 
 
+def test_a_small_catch_up_is_left_to_the_next_process_and_a_big_one_is_saved(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path / "s")
+    sid = fill(store)
+    search.search(store, "heron", now=NOW, recall=Recall())  # builds and saves the index
+    saved = tmp_path / "s" / "cache" / "recall" / "index.bin"
+    built = saved.read_bytes()
+
+    sessions.observe(store, sid, "an egret on pier 0", now=NOW, actor="t")
+    hits = search.search(Store(tmp_path / "s"), "egret", now=NOW, recall=Recall())
+    assert hits[0].title.endswith("an egret on pier 0")
+    assert saved.read_bytes() == built  # one commit behind: not worth rewriting the file
+
+    for n in range(1, 9):  # eight new sessions: eight tables the saved index lacks
+        sessions.observe(store, f"run-{n}", f"an egret on pier {n}", now=NOW, actor="t")
+    hits = search.search(Store(tmp_path / "s"), "egret", now=NOW, limit=20, recall=Recall())
+    assert sum("egret" in h.title for h in hits) == 9
+    assert saved.read_bytes() != built
+    again = Recall()
+    assert search.search(Store(tmp_path / "s"), "egret", now=NOW, limit=20, recall=again) == hits
+    assert again.changes == 0  # the saved index held every egret
+
+
 def test_the_cache_stays_inside_the_store_and_follows_no_link(tmp_path: Path) -> None:
     store = Store(tmp_path / "s")
     fill(store)
