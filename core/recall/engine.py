@@ -311,6 +311,52 @@ class RecallIndex:
             self.table_keys[table] = key
         return changed
 
+    def sync_changes(
+        self, table: str, gone: list[str], fresh: list[tuple[Unit, int]], key: str
+    ) -> int:
+        """Take ``gone`` refs out of ``table`` and put ``fresh`` units (with their
+        fingerprints) in, replacing a unit of the same ref; the rest of the table stays.
+        For a table whose units keep no order."""
+        current = self.slots_of(table)
+        removed = list(dict.fromkeys(current[ref] for ref in gone if ref in current))
+        added = []
+        for i, (unit, fp) in enumerate(fresh):
+            slot = current.get(unit.ref)
+            if slot is None:
+                added.append(i)
+            elif self.fps[slot] != fp:
+                removed.append(slot)
+                added.append(i)
+        changed = len(removed) + len(added)
+        if changed:
+            units = [u for u, _ in fresh]
+            self._apply(table, units, [fp for _, fp in fresh], removed, added, False)
+        self.table_keys[table] = key
+        return changed
+
+    def append_in_order(
+        self, table: str, fresh: list[tuple[Unit, int]], after: str | None, key: str
+    ) -> int:
+        """Add a session's new notes after its last one (``after``, a ref), in order."""
+        current = self.slots_of(table)
+        code = self._table_code(table)
+        last = current.get(after, -1) if after is not None else -1
+        for unit, fp in fresh:
+            slot = self._claim(unit, fp, code)
+            current[unit.ref] = slot
+            for listener in self.listeners:
+                listener(slot, unit)
+            self.prev[slot] = last
+            self.next[slot] = -1
+            if last >= 0:
+                self.next[last] = slot
+            self._post(slot)
+            last = slot
+        if fresh:
+            self._vocab = None
+        self.table_keys[table] = key
+        return len(fresh)
+
     def _apply(
         self,
         table: str,

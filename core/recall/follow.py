@@ -34,7 +34,7 @@ import contextlib
 import os
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -164,6 +164,7 @@ class Recall:
         # rewrote the file), has the same units: a write costs the index the documents
         # it changed, not the table.
         self._docs: dict[str, dict[str, _DocUnits]] = {}
+        self._tails: dict[str, Unit | None] = {}  # each remembered session's last note
         # How many tables the last catch-up read (None: no saved index to start from).
         self._lagging: int | None = None
 
@@ -180,6 +181,7 @@ class Recall:
             self._vectors = None
             self._synced = None
             self._docs = {}
+            self._tails = {}
         index = self.index
         folder = store.backend == "folder"
         with store.reading():
@@ -190,19 +192,22 @@ class Recall:
             ):
                 return index
             versions = storage.manifest.tables
-            wanted = {name: v for name, v in versions.items() if records.indexed(name)}
             todo = []
-            for name, version in wanted.items():
-                if self._seen.get(name) == version:
-                    continue
-                if index.table_keys.get(name) == _key(store, name, version, folder):
+            # Only tables whose version this process has not seen yet (a set difference,
+            # so a store of ~1,000 tables costs a commit its own few tables).
+            for name, version in versions.items() - self._seen.items():
+                if not records.indexed(name) or index.table_keys.get(name) == _key(
+                    store, name, version, folder
+                ):
                     self._seen[name] = version
                     continue
                 todo.append(name)
+            for name in self._seen.keys() - versions.keys():
+                del self._seen[name]
+        todo.sort()  # slots are given in table order: ties rank alike in every process
         changes = 0
-        for name in [t for t in index.table_keys if t not in wanted]:
+        for name in sorted(index.table_keys.keys() - versions.keys()):
             index.drop_table(name)
-            self._seen.pop(name, None)
             self._docs.pop(name, None)
             changes += 1
         for start in range(0, len(todo), _TABLES_PER_LOCK):
@@ -216,9 +221,8 @@ class Recall:
                         self._docs.pop(name, None)
                         changes += 1
                         continue
-                    found, fps = self._units(name, store.docs(name), name in index.table_keys)
                     key = _key(store, name, now_at, folder)
-                    changes += index.sync_table(name, found, key, fps)
+                    changes += self._sync(index, name, store.docs(name), key)
                     self._seen[name] = now_at
         self.changes += changes
         if changes or todo:
@@ -239,28 +243,58 @@ class Recall:
         self._lagging = len(todo)
         return index
 
-    def _units(
-        self, name: str, docs: Mapping[str, dict[str, Any]], keep: bool
-    ) -> tuple[list[Unit], list[int]]:
-        """A table's units and their fingerprints, read again only for documents that
-        changed since this process last read the table. ``keep``: remember them (a
-        table the index held before, so it changes while this process runs; the first
-        reading of a whole store is not kept, so memory holds what changes, not all)."""
+    def _sync(
+        self, index: RecallIndex, name: str, docs: Mapping[str, dict[str, Any]], key: str
+    ) -> int:
+        """Bring one table of the index in step with ``docs``; how many units changed.
+
+        The first reading of a table in this process reads every document (and, for a
+        table the index already held, remembers them with their units); after that only
+        the documents that changed are read again, and their units replace the old
+        ones (a session's new notes are linked after its last one)."""
         read = records.reader(name)
-        before = self._docs.get(name, {})
-        now: dict[str, _DocUnits] = {}
-        for key, doc in docs.items():
-            entry = before.get(key)
-            if entry is None or (entry[0] is not doc and entry[0] != doc):
-                found = tuple(read(doc))
-                entry = (doc, found, tuple(fingerprint(u) for u in found))
-            now[key] = entry
-        if keep:
-            self._docs[name] = now
-        pairs = [pair for _, found, fps in now.values() for pair in zip(found, fps, strict=True)]
-        if records.ordered(name):
-            pairs.sort(key=lambda pair: records.session_order(pair[0]))
-        return [u for u, _ in pairs], [fp for _, fp in pairs]
+        before = self._docs.get(name)
+        if before is None:
+            now = {k: _read_doc(read, doc) for k, doc in docs.items()}
+            pairs = [p for _, found, fps in now.values() for p in zip(found, fps, strict=True)]
+            if records.ordered(name):
+                pairs.sort(key=lambda pair: records.session_order(pair[0]))
+            if name in index.table_keys:  # a table that changes while this process runs
+                self._docs[name] = now
+                self._tails[name] = pairs[-1][0] if pairs else None
+            found = [u for u, _ in pairs]
+            return index.sync_table(name, found, key, [fp for _, fp in pairs])
+        now = {}
+        fresh: list[tuple[Unit, int]] = []
+        gone: list[str] = []
+        for k, doc in docs.items():
+            entry = before.get(k)
+            if entry is not None and (entry[0] is doc or entry[0] == doc):
+                now[k] = entry  # the same document: the same units
+                continue
+            new = now[k] = _read_doc(read, doc)
+            fresh.extend(zip(new[1], new[2], strict=True))
+            if entry is not None:
+                kept = {u.ref for u in new[1]}
+                gone.extend(u.ref for u in entry[1] if u.ref not in kept)
+        for k in before.keys() - now.keys():
+            gone.extend(u.ref for u in before[k][1])
+        self._docs[name] = now
+        if not records.ordered(name):
+            return index.sync_changes(name, gone, fresh, key)
+        fresh.sort(key=lambda pair: records.session_order(pair[0]))
+        tail = self._tails.get(name)
+        slots = index.slots_of(name)
+        appended = not gone and all(u.ref not in slots for u, _ in fresh)
+        if appended and fresh and tail is not None:
+            appended = records.session_order(tail) < records.session_order(fresh[0][0])
+        if appended:
+            if fresh:
+                self._tails[name] = fresh[-1][0]
+            return index.append_in_order(name, fresh, tail.ref if tail else None, key)
+        # Notes left or moved in the session: its whole order is linked again.
+        del self._docs[name]
+        return self._sync(index, name, docs, key)
 
     def touched(self) -> None:
         """Something worth saving changed outside a refresh (new vectors)."""
@@ -290,6 +324,11 @@ class Recall:
                 self._vectors.computed = 0
             self._saved_at = time.monotonic()
         self._dirty = False
+
+
+def _read_doc(read: Callable[[dict[str, Any]], Iterable[Unit]], doc: dict[str, Any]) -> _DocUnits:
+    found = tuple(read(doc))
+    return doc, found, tuple(fingerprint(u) for u in found)
 
 
 def _key(store: Store, name: str, version: int, folder: bool) -> str:

@@ -69,6 +69,9 @@ class FolderStorage(Storage):
     def __init__(self, folder: Path, manifest: Manifest) -> None:
         self.folder = folder
         self.manifest = manifest
+        #: What this storage's last commit wrote to store.json (the next read of the
+        #: store finds those bytes and need not parse them again).
+        self.manifest_bytes: bytes | None = None
         self.tables = TableMap(self._load)
         # The dict object each table had when it was loaded or last committed;
         # TinyDB swaps in a new dict for a table it changes, so identity marks dirt.
@@ -237,6 +240,7 @@ class FolderStorage(Storage):
         files[MANIFEST_NAME] = manifest.to_bytes()
         self._write_files(files, [table_file(n) for n in dropped], txid)
         self.manifest = manifest
+        self.manifest_bytes = files[MANIFEST_NAME]
         for name in dirty:
             self._clean[name] = self.tables[name]
         self._dropped.clear()

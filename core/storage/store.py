@@ -320,6 +320,10 @@ class Store:
         path = self.path / MANIFEST_NAME
         raw = read_store_file(path)
         seen = self._manifest_seen
+        if self.storage.manifest_bytes is not None:  # this process's own last commit
+            seen = (self.storage.manifest_bytes, self.storage.manifest)
+            self.storage.manifest_bytes = None
+            self._manifest_seen = seen
         if seen is not None and seen[1] is self.storage.manifest and seen[0] == raw:
             # The very bytes the storage's manifest was read from: nothing was committed
             # since. A long-lived reader (an MCP server, a search) opens a read before
