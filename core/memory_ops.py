@@ -1299,12 +1299,14 @@ class Operations:
         Store settings, kept in the store (its `meta` table: checkpoints, copies and exports
         carry them): `review on|off` (agents' lesson adds and edits, card edits and slot edits
         wait for review), `context_log on|off` (every context an agent asks for records the
-        lessons and slots it injected, audit action `inject`). An unknown key or value is
-        refused, naming the allowed ones.
+        lessons and slots it injected, audit action `inject`), `embedder off|wordllama` (search
+        fuses the embedder's similarities with its BM25 ranking; off by default,
+        `MEMWORK_EMBEDDER` overrides it). An unknown key or value is refused, naming the allowed
+        ones.
 
         Args:
-            key: the setting: review or context_log.
-            value: its value: on or off.
+            key: the setting: review, context_log or embedder.
+            value: its value: on or off (embedder: off or wordllama).
         """
         result: dict[str, Any] = self._operation(
             "set_config",
@@ -1324,7 +1326,7 @@ class Operations:
         A store setting's value (its default when never set).
 
         Args:
-            key: the setting: review or context_log.
+            key: the setting: review, context_log or embedder.
         """
         result: dict[str, Any] = self._operation(
             "get_config",

@@ -129,7 +129,7 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "wm scratch": ("the session's scratchpad", ()),
     "wm checkpoint": ("working-memory checkpoints", ()),
     "checkpoint": ("store-wide checkpoints", ()),
-    "config": ("store settings (review on|off, context_log on|off)", ()),
+    "config": ("store settings (review on|off, context_log on|off, embedder off|wordllama)", ()),
     "review": ("proposals from agents waiting for review", ()),
 }
 
@@ -1390,8 +1390,14 @@ OPERATIONS: tuple[Op, ...] = (
         "set a store setting",
         "config:set_value",
         (
-            Param("key", "str", "the setting: review or context_log", cli="KEY"),
-            Param("value", "str", "its value: on or off", cli="VALUE", arg="new"),
+            Param("key", "str", "the setting: review, context_log or embedder", cli="KEY"),
+            Param(
+                "value",
+                "str",
+                "its value: on or off (embedder: off or wordllama)",
+                cli="VALUE",
+                arg="new",
+            ),
         ),
         writes=True,
         result="config_change",
@@ -1399,8 +1405,10 @@ OPERATIONS: tuple[Op, ...] = (
             "Store settings, kept in the store (its `meta` table: checkpoints, copies and "
             "exports carry them): `review on|off` (agents' lesson adds and edits, card edits "
             "and slot edits wait for review), `context_log on|off` (every context an agent "
-            "asks for records the lessons and slots it injected, audit action `inject`). An "
-            "unknown key or value is refused, naming the allowed ones."
+            "asks for records the lessons and slots it injected, audit action `inject`), "
+            "`embedder off|wordllama` (search fuses the embedder's similarities with its BM25 "
+            "ranking; off by default, `MEMWORK_EMBEDDER` overrides it). An unknown key or "
+            "value is refused, naming the allowed ones."
         ),
         doors=_LOCAL,
         cli_print="cmd_config:changed",
@@ -1410,7 +1418,7 @@ OPERATIONS: tuple[Op, ...] = (
         "config get",
         "print a setting's value",
         "config:get_op",
-        (Param("key", "str", "the setting: review or context_log", cli="KEY"),),
+        (Param("key", "str", "the setting: review, context_log or embedder", cli="KEY"),),
         result="config_value",
         doc="A store setting's value (its default when never set).",
         cli_print="cmd_config:value",

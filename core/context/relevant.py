@@ -4,10 +4,12 @@
 ``Memory.context(query=…)``) asks recall for the observations, episodes and
 lessons that best answer TEXT and adds them, best first, one line each with its
 sources. A lesson the context already lists, or one the agent no longer gets
-(forgotten, superseded), is not repeated, and a hit scoring under a third of the
-best one, or found only through the note beside it, is left out. Lines go with the budget like any
-other: after the lessons and before the mistake cards, the weakest hit first.
-Without a query nothing here runs, and the context is what it always was.
+(forgotten, superseded), is not repeated, and a hit scoring under a fifth of the
+best one, or found only through the note beside it, is left out. The section
+stands after the failures, before the task's own episodes; over the budget its
+lines go after the episodes' and the lessons' and before the mistake cards',
+the weakest hit first. Without a query nothing here runs, and the context is
+what it always was.
 """
 
 from __future__ import annotations
