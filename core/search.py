@@ -115,6 +115,22 @@ class Hit(NamedTuple):
         return {"id": self.id, "kind": self.kind, "score": self.score, "title": self.title}
 
 
+#: Longest query, in characters (every door): a question, not a document. A 10 MB query
+#: used to hold an MCP server for half a minute.
+QUERY_MAX = 4096
+
+
+def check_query(query: object) -> str:
+    """A query within :data:`QUERY_MAX` characters, else InvalidInput naming ``query``."""
+    if not isinstance(query, str):
+        raise InvalidInput("query", f"must be text (got {type(query).__name__})")
+    if len(query) > QUERY_MAX:
+        raise InvalidInput(
+            "query", f"must be at most {QUERY_MAX:,} characters (got {len(query):,})"
+        )
+    return query
+
+
 def search(
     store: Store,
     query: str,
@@ -161,6 +177,7 @@ def scored_hits(
     recall: Recall | None = None,
 ) -> list[tuple[Hit, Scored]]:
     """:func:`search`'s hits, each with what the index knows of it (its session)."""
+    check_query(query)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput("limit", f"must be a whole number from 1 to {MAX_LIMIT} (got {limit})")
     start = parse_when(since, now=now, field="since")
@@ -209,12 +226,16 @@ def _session_titles(store: Store, wanted: set[str | None]) -> dict[str, str]:
 
 
 def _title(found: Scored, sessions: dict[str, str]) -> str:
+    from .privacy import scrub
+
+    # Titles come from the store or its cache folder's index: a secret planted in either
+    # (a file edited by hand) never reaches the output.
     if found.kind != "observation" or found.session is None:
-        return found.title
+        return scrub(found.title, personal=False)
     # The session's current title names the note's session (it is not part of the index).
     kind, _, content = found.title.partition(": ")
     session = clip(sessions.get(found.session, found.session), 28)
-    return f"{kind} · {session}: {content}"
+    return scrub(f"{kind} · {session}: {content}", personal=False)
 
 
 # One recall index per open store: a long-lived caller (Memory, an MCP or HTTP server)
@@ -242,6 +263,10 @@ def flush(store: Store) -> None:
     kept = _KEPT.get(store)
     if kept is not None:
         with kept[0]:
+            if kept[1].index is not None:
+                # Caught up first: a commit since the last search may have removed text
+                # (and the index file with it), which a stale index must not write back.
+                kept[1].refresh(store)
             kept[1].flush()
 
 

@@ -20,7 +20,10 @@ there also names its file (inode, size, modification time), so a table dropped
 and recreated at the same version is not mistaken for the old one. Nothing in
 the cache is essential: an unreadable or foreign file is rebuilt from the
 store, a read-only store is searched from memory, and ``MEMWORK_SEARCH_CACHE=0``
-turns the file off. On Redis (and in memory) each long-lived process keeps its
+turns the file off. A commit that removes text from the store (a record deleted,
+forgotten, redacted or rewritten, a table dropped) removes the file at once
+(core/storage/folder_storage.py), so no copy of that text outlives it; the next
+process rebuilds it. On Redis (and in memory) each long-lived process keeps its
 index in memory and follows every commit the same way, by the versions the
 commit moved.
 
@@ -38,6 +41,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..storage.folder_storage import RECALL_CACHE
 from ..storage.store import Store
 from . import records
 from .engine import RecallIndex, fingerprint
@@ -56,7 +60,7 @@ CACHE_ENV = "MEMWORK_SEARCH_CACHE"
 class IndexFile:
     """``<store>/cache/recall/index.bin``, read and written without following links."""
 
-    FOLDER = ("cache", "recall")
+    FOLDER = RECALL_CACHE
     NAME = "index.bin"
     #: What the search cache was before recall (prepared text per table): removed on save.
     OBSOLETE = ("cache", "search")

@@ -34,6 +34,9 @@ from .manifest import MANIFEST_NAME, Manifest, is_table_name
 
 Docs = dict[str, dict[str, Any]]
 SNAPSHOTS = "snapshots"
+#: Where recall keeps its index of a folder store (core/recall/follow.py): one file
+#: holding the searchable text of every table it reads, and the embedder's vectors.
+RECALL_CACHE = ("cache", "recall")
 SNAPSHOT_MANIFEST = "snapshot.json"
 SNAPSHOT_PACK = "tables.pack"
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
@@ -239,6 +242,10 @@ class FolderStorage(Storage):
         )
         files[MANIFEST_NAME] = manifest.to_bytes()
         self._write_files(files, [table_file(n) for n in dropped], txid)
+        if self._has_recall_file() and any(
+            self._lost_text(n, n in dropped) for n in [*dirty, *dropped]
+        ):
+            self._forget_recall_text()
         self.manifest = manifest
         self.manifest_bytes = files[MANIFEST_NAME]
         for name in dirty:
@@ -247,6 +254,54 @@ class FolderStorage(Storage):
         self._touched.clear()
         self._whole.clear()
         return True
+
+    def _has_recall_file(self) -> bool:
+        """Whether recall has saved anything to forget (a store never searched has not)."""
+        return os.path.exists(self.folder.joinpath(*RECALL_CACHE, "index.bin"))
+
+    def _lost_text(self, name: str, dropped: bool) -> bool:
+        """Whether committing table ``name`` removes text recall reads: the table dropped,
+        a document of it deleted, or changed so that some of its searchable text is gone
+        (a forget, a redaction, an edit). Adding documents, or changing what recall does
+        not read (a lesson's confidence, a session's last activity), removes none."""
+        from ..recall import records  # what recall reads of each table is said there
+
+        if not records.indexed(name):
+            return False
+        if dropped:
+            return True
+        before = self._clean.get(name)
+        if before is None:  # replaced whole without being read (a restore): cannot tell
+            return name in self.manifest.tables
+        after = self.tables[name]
+        for key, old in before.items():
+            new = after.get(key)
+            if new is not old and (new is None or records.loses_text(name, old, new)):
+                return True
+        return False
+
+    def _forget_recall_text(self) -> None:
+        """Remove the recall index's file (and its vectors) after a commit that removed
+        text from the store or dropped a table.
+
+        The file holds every indexed record's words: left as it was, it would keep
+        text the store no longer holds (an observation forgotten, a secret redacted,
+        tables a restore replaced) until some process next rewrote it. The next search
+        rebuilds it from the store.
+        """
+        folder = self.folder.joinpath(*RECALL_CACHE)
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            return  # none was made (a store never searched), or not a folder
+        if os.path.islink(folder):
+            return
+        for file in names:
+            if file == "index.bin" or file.startswith("vectors-"):
+                try:
+                    os.unlink(folder / file)
+                except OSError:
+                    pass  # a read-only folder: the file stays as it was
 
     def _table_bytes(self, name: str, version: int, committed: int | None) -> bytes:
         """The new file of a changed table, keeping the bytes of its unchanged documents."""
@@ -552,6 +607,10 @@ class MemoryTableStorage(FolderStorage):
     def _committed(self) -> dict[str, bytes]:
         """The committed files, file name → bytes."""
         return self.files
+
+    def _has_recall_file(self) -> bool:
+        """Nothing on disk to forget."""
+        return False
 
     def _commit_files(self, files: dict[str, bytes]) -> None:
         self.files = files

@@ -302,3 +302,33 @@ def test_times_are_read_as_utc_instants() -> None:
         == datetime(2026, 11, 1, tzinfo=UTC).timestamp()
     )
     assert search.parse_when("1w", now=NOW, field="since") == NOW.timestamp() - 7 * 86400
+
+
+def test_a_commit_that_removes_text_removes_the_index_file_at_once(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    sid = fill(store)
+    secret = sessions.observe(store, sid, "the launch word is PINEAPPLE", now=NOW, actor="t")
+    lesson = lessons.add_lesson(store, "Canary every deploy", now=NOW, actor="t").lesson
+    search.search(store, "launch word", now=NOW, recall=Recall())
+    saved = tmp_path / "s" / "cache" / "recall" / "index.bin"
+    assert b"PINEAPPLE" in saved.read_bytes()
+
+    # Ordinary writes leave the file: new records, a lesson confirmed, a session's notes.
+    sessions.observe(store, sid, "an egret on pier 0", now=NOW, actor="t")
+    episodes.record_episodes(store, [ep("heron census")], now=NOW, actor="t")
+    lessons.reinforce(store, lesson["id"], now=NOW, actor="t")
+    assert saved.exists()
+
+    # Deleting the observation (no search after it) leaves no copy of its text behind.
+    table = f"observations.{sid}"
+    with store.transaction():
+        store.storage.delete_docs(table, [secret["id"]])
+    assert not saved.exists()
+    assert not [
+        p
+        for p in (tmp_path / "s").rglob("*")
+        if p.is_file() and b"PINEAPPLE" in (p.read_bytes()) and not p.name.startswith("audit.")
+    ]
+    hits = search.search(Store(tmp_path / "s"), "launch word pineapple", now=NOW)
+    assert all("PINEAPPLE" not in h.title for h in hits)
+    assert saved.exists()  # rebuilt by the next search
