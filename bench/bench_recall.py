@@ -391,18 +391,18 @@ def _p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
-def latency(sizes: list[int], rounds: int) -> None:
+def latency(sizes: list[int], rounds: int, limit: int = 10) -> None:
     """``Memory.search`` in a long-lived process beside bm25s over the same texts."""
     print(
-        "| records | system | ready in | query CPU p50 / p95 | query wall p50 / p95 "
+        f"| records | system | ready in | query (top {limit}) CPU p50 / p95 | wall p50 / p95 "
         "| observe, then the next query (CPU p50) |"
     )
     print("|---:|---|---:|---:|---:|---:|")
     for size in sizes:
-        _latency_at(size, rounds)
+        _latency_at(size, rounds, limit)
 
 
-def _latency_at(size: int, rounds: int) -> None:
+def _latency_at(size: int, rounds: int, limit: int) -> None:
     import shutil
 
     from memwork import Memory
@@ -422,13 +422,13 @@ def _latency_at(size: int, rounds: int) -> None:
         base.search(q, 10)
     ours, theirs = Timed(), Timed()
     for q in asked:  # one of each in turn, so a busy moment hits both alike
-        ours(lambda q=q: memory.search(q, limit=10))
-        theirs(lambda q=q: base.search(q, 10))
+        ours(lambda q=q: memory.search(q, limit=limit))
+        theirs(lambda q=q: base.search(q, limit))
     sid = memory.start_session(title="bench")["id"]
     writes, after = Timed(), Timed()
     for n, q in enumerate(asked[:50]):
         writes(lambda n=n, q=q: memory.observe(sid, f"observation {n}: {q}"))
-        after(lambda q=q: memory.search(q, limit=10))
+        after(lambda q=q: memory.search(q, limit=limit))
     memory.close()
     print(
         f"| {size:,} | memwork `Memory.search` | {ready:.2f} s | {ours.cell('cpu')} "
@@ -499,6 +499,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--latency", nargs="*", type=int, metavar="N", help="records per store")
     ap.add_argument("--rounds", type=int, default=300, help="questions timed per store")
+    ap.add_argument("--limit", type=int, default=10, help="hits per query (--latency)")
     ap.add_argument("--mcp", type=int, metavar="N", help="MCP search at N records")
     ap.add_argument("--no-quality", action="store_true")
     ap.add_argument("--synthetic-only", action="store_true", help="skip the public sets")
@@ -506,7 +507,7 @@ def main(argv: list[str] | None = None) -> None:
     if not args.no_quality:
         quality(public=not args.synthetic_only)
     if args.latency is not None:
-        latency(args.latency or [10_000, 100_000], args.rounds)
+        latency(args.latency or [10_000, 100_000], args.rounds, args.limit)
     if args.mcp:
         over_mcp(args.mcp, args.rounds)
 

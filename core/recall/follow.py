@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..storage.folder_storage import RECALL_CACHE
+from ..storage.folder_storage import RECALL_CACHE, table_file
 from ..storage.store import Store
 from . import records
 from .engine import RecallIndex, fingerprint
@@ -196,38 +196,36 @@ class Recall:
             ):
                 return index
             versions = storage.manifest.tables
-            todo = []
+            todo: list[tuple[str, int, str]] = []
             # Only tables whose version this process has not seen yet (a set difference,
             # so a store of ~1,000 tables costs a commit its own few tables).
             for name, version in versions.items() - self._seen.items():
-                if not records.indexed(name) or index.table_keys.get(name) == _key(
-                    store, name, version, folder
-                ):
+                if not records.indexed(name):
                     self._seen[name] = version
                     continue
-                todo.append(name)
+                key = _key(store, name, version, folder)
+                if index.table_keys.get(name) == key:
+                    self._seen[name] = version
+                    continue
+                todo.append((name, version, key))
             for name in self._seen.keys() - versions.keys():
                 del self._seen[name]
-        todo.sort()  # slots are given in table order: ties rank alike in every process
-        changes = 0
-        for name in sorted(index.table_keys.keys() - versions.keys()):
-            index.drop_table(name)
-            self._docs.pop(name, None)
-            changes += 1
-        for start in range(0, len(todo), _TABLES_PER_LOCK):
+            todo.sort()  # slots are given in table order: ties rank alike in every process
+            changes = 0
+            for name in sorted(index.table_keys.keys() - versions.keys()):
+                index.drop_table(name)
+                self._docs.pop(name, None)
+                changes += 1
+            if len(todo) <= _TABLES_PER_LOCK:  # a commit or a few: under this one lock
+                changes += self._catch_up(store, index, todo, folder, same_lock=True)
+                todo_left: list[tuple[str, int, str]] = []
+            else:
+                todo_left = todo
+        for start in range(0, len(todo_left), _TABLES_PER_LOCK):
             with store.reading():
-                current = store.storage.manifest.tables
-                for name in todo[start : start + _TABLES_PER_LOCK]:
-                    now_at = current.get(name)
-                    if now_at is None:
-                        index.drop_table(name)
-                        self._seen.pop(name, None)
-                        self._docs.pop(name, None)
-                        changes += 1
-                        continue
-                    key = _key(store, name, now_at, folder)
-                    changes += self._sync(index, name, store.docs(name), key)
-                    self._seen[name] = now_at
+                changes += self._catch_up(
+                    store, index, todo_left[start : start + _TABLES_PER_LOCK], folder, False
+                )
         self.changes += changes
         if changes or todo:
             self._dirty = True
@@ -246,6 +244,33 @@ class Recall:
                 self.flush()
         self._lagging = len(todo)
         return index
+
+    def _catch_up(
+        self,
+        store: Store,
+        index: RecallIndex,
+        todo: list[tuple[str, int, str]],
+        folder: bool,
+        same_lock: bool,
+    ) -> int:
+        """Read the tables ``todo`` names into the index (call inside a read of the store);
+        how many units changed. Their keys were taken under this read (``same_lock``) or
+        an earlier one (then taken again: a table may have been made anew since)."""
+        changes = 0
+        current = store.storage.manifest.tables
+        for name, version, key in todo:
+            now_at = current.get(name)
+            if now_at is None:
+                index.drop_table(name)
+                self._seen.pop(name, None)
+                self._docs.pop(name, None)
+                changes += 1
+                continue
+            if not same_lock or now_at != version:
+                key = _key(store, name, now_at, folder)
+            changes += self._sync(index, name, store.docs(name), key)
+            self._seen[name] = now_at
+        return changes
 
     def _sync(
         self, index: RecallIndex, name: str, docs: Mapping[str, dict[str, Any]], key: str
@@ -268,22 +293,26 @@ class Recall:
                 self._tails[name] = pairs[-1][0] if pairs else None
             found = [u for u, _ in pairs]
             return index.sync_table(name, found, key, [fp for _, fp in pairs])
-        now = {}
         fresh: list[tuple[Unit, int]] = []
         gone: list[str] = []
-        for k, doc in docs.items():
+        # The documents that are not the very objects seen last time, found at C speed
+        # (a write leaves the others as they were); ``before`` is brought up to date in
+        # place, so a write costs the documents it changed, not a pass over the table.
+        changed = [k for k, doc in docs.items() if (e := before.get(k)) is None or e[0] is not doc]
+        for k in changed:
+            doc = docs[k]
             entry = before.get(k)
-            if entry is not None and (entry[0] is doc or entry[0] == doc):
-                now[k] = entry  # the same document: the same units
+            if entry is not None and entry[0] == doc:
+                before[k] = (doc, entry[1], entry[2])  # rewritten by another process, equal
                 continue
-            new = now[k] = _read_doc(read, doc)
+            new = before[k] = _read_doc(read, doc)
             fresh.extend(zip(new[1], new[2], strict=True))
             if entry is not None:
                 kept = {u.ref for u in new[1]}
                 gone.extend(u.ref for u in entry[1] if u.ref not in kept)
-        for k in before.keys() - now.keys():
-            gone.extend(u.ref for u in before[k][1])
-        self._docs[name] = now
+        if len(before) != len(docs):  # every document is in ``before`` now: some left
+            for k in before.keys() - docs.keys():
+                gone.extend(u.ref for u in before.pop(k)[1])
         if not records.ordered(name):
             return index.sync_changes(name, gone, fresh, key)
         fresh.sort(key=lambda pair: records.session_order(pair[0]))
@@ -341,7 +370,7 @@ def _key(store: Store, name: str, version: int, folder: bool) -> str:
     if not folder:
         return str(version)
     try:
-        st = os.stat(store.table_path(name))
+        st = os.stat(os.path.join(store.path, table_file(name)))  # str: no Path per table
     except OSError:
         return f"{version} ?"
     return f"{version} {st.st_ino} {st.st_size} {st.st_mtime_ns}"
