@@ -1166,7 +1166,13 @@ class Operations:
         """Restore a checkpoint.
 
         Put the store back as a checkpoint holds it, after taking an automatic checkpoint of the
-        current state; returns that automatic checkpoint (restoring it undoes the restore).
+        current state; returns that automatic checkpoint (restoring it undoes the restore). It
+        is also the repair: it works on a store whose table files are damaged or missing, moves
+        each damaged file aside into the store's damaged/<time>/ (never deleted) and leaves
+        those tables out of the automatic checkpoint; `damaged` lists each (`table`, `reason`,
+        `moved_to`, and `restored`: whether the checkpoint's copy replaced it). With the
+        checkpoints table itself damaged, the checkpoint is found among the snapshots on disk
+        (its full id or a unique start), and every snapshot is kept as a recovered checkpoint.
         While review is on, restoring a checkpoint taken while it was off would turn it off:
         without the curator key that waits as a proposal ("proposed": true); the curator's
         restore is recorded in the queue.

@@ -15,14 +15,14 @@ fresh ``memwork search`` process reads it and catches up with whatever was
 committed since instead of reading every table. An index built or found
 many tables behind is saved at once; a smaller lag, by a long-lived process
 at most every 30 s and when it closes, and by a one-shot process not at all
-(the next process catches up with it). Each table's recorded version
-there also names its file (inode, size, modification time), so a table dropped
-and recreated at the same version is not mistaken for the old one. Nothing in
+(the next process catches up with it). A table's version is the generation of
+the commit that last wrote it, so a table dropped and made again is never
+mistaken for the old one. Nothing in
 the cache is essential: an unreadable or foreign file is rebuilt from the
 store, a read-only store is searched from memory, and ``MEMWORK_SEARCH_CACHE=0``
 turns the file off. A commit that removes text from the store (a record deleted,
 forgotten, redacted or rewritten, a table dropped) removes the file at once
-(core/storage/folder_storage.py), so no copy of that text outlives it; the next
+(core/storage/folder_backend.py), so no copy of that text outlives it; the next
 process rebuilds it. On Redis (and in memory) each long-lived process keeps its
 index in memory and follows every commit the same way, by the versions the
 commit moved.
@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..storage.folder_storage import RECALL_CACHE, table_file
+from ..storage.folder_backend import RECALL_CACHE, RECALL_FILE
 from ..storage.store import Store
 from . import records
 from .engine import RecallIndex, fingerprint
@@ -61,7 +61,7 @@ class IndexFile:
     """``<store>/cache/recall/index.bin``, read and written without following links."""
 
     FOLDER = RECALL_CACHE
-    NAME = "index.bin"
+    NAME = RECALL_FILE
     #: What the search cache was before recall (prepared text per table): removed on save.
     OBSOLETE = ("cache", "search")
 
@@ -72,7 +72,7 @@ class IndexFile:
     @classmethod
     def of(cls, store: Store) -> IndexFile | None:
         """The store's index file, or None (not a folder store, or the cache is off)."""
-        if store.backend != "folder" or os.environ.get(CACHE_ENV, "1") == "0":
+        if store.folder is None or os.environ.get(CACHE_ENV, "1") == "0":
             return None
         return cls(store.path)
 
@@ -187,15 +187,14 @@ class Recall:
             self._docs = {}
             self._tails = {}
         index = self.index
-        folder = store.backend == "folder"
         with store.reading():
-            storage = store.storage
-            synced = (storage, storage.manifest)
+            cache = store.cache
+            synced = (cache, cache.head)
             if self._synced is not None and all(
                 a is b for a, b in zip(self._synced, synced, strict=True)
             ):
                 return index
-            versions = storage.manifest.tables
+            versions = cache.head.tables
             todo: list[tuple[str, int, str]] = []
             # Only tables whose version this process has not seen yet (a set difference,
             # so a store of ~1,000 tables costs a commit its own few tables).
@@ -203,7 +202,7 @@ class Recall:
                 if not records.indexed(name):
                     self._seen[name] = version
                     continue
-                key = _key(store, name, version, folder)
+                key = _key(version)
                 if index.table_keys.get(name) == key:
                     self._seen[name] = version
                     continue
@@ -217,15 +216,13 @@ class Recall:
                 self._docs.pop(name, None)
                 changes += 1
             if len(todo) <= _TABLES_PER_LOCK:  # a commit or a few: under this one lock
-                changes += self._catch_up(store, index, todo, folder, same_lock=True)
+                changes += self._catch_up(store, index, todo)
                 todo_left: list[tuple[str, int, str]] = []
             else:
                 todo_left = todo
         for start in range(0, len(todo_left), _TABLES_PER_LOCK):
             with store.reading():
-                changes += self._catch_up(
-                    store, index, todo_left[start : start + _TABLES_PER_LOCK], folder, False
-                )
+                changes += self._catch_up(store, index, todo_left[start : start + _TABLES_PER_LOCK])
         self.changes += changes
         if changes or todo:
             self._dirty = True
@@ -245,19 +242,11 @@ class Recall:
         self._lagging = len(todo)
         return index
 
-    def _catch_up(
-        self,
-        store: Store,
-        index: RecallIndex,
-        todo: list[tuple[str, int, str]],
-        folder: bool,
-        same_lock: bool,
-    ) -> int:
+    def _catch_up(self, store: Store, index: RecallIndex, todo: list[tuple[str, int, str]]) -> int:
         """Read the tables ``todo`` names into the index (call inside a read of the store);
-        how many units changed. Their keys were taken under this read (``same_lock``) or
-        an earlier one (then taken again: a table may have been made anew since)."""
+        how many units changed."""
         changes = 0
-        current = store.storage.manifest.tables
+        current = store.cache.head.tables
         for name, version, key in todo:
             now_at = current.get(name)
             if now_at is None:
@@ -266,8 +255,8 @@ class Recall:
                 self._docs.pop(name, None)
                 changes += 1
                 continue
-            if not same_lock or now_at != version:
-                key = _key(store, name, now_at, folder)
+            if now_at != version:  # committed again since the first look
+                key = _key(now_at)
             changes += self._sync(index, name, store.docs(name), key)
             self._seen[name] = now_at
         return changes
@@ -364,13 +353,7 @@ def _read_doc(read: Callable[[dict[str, Any]], Iterable[Unit]], doc: dict[str, A
     return doc, found, tuple(fingerprint(u) for u in found)
 
 
-def _key(store: Store, name: str, version: int, folder: bool) -> str:
-    """The version of a table the index records: its manifest version, and on a folder
-    the file it is in (a table dropped and made again restarts its version)."""
-    if not folder:
-        return str(version)
-    try:
-        st = os.stat(os.path.join(store.path, table_file(name)))  # str: no Path per table
-    except OSError:
-        return f"{version} ?"
-    return f"{version} {st.st_ino} {st.st_size} {st.st_mtime_ns}"
+def _key(version: int) -> str:
+    """The version of a table the index records: the generation of the commit that last
+    wrote it (a table dropped and made again comes back at a new one)."""
+    return str(version)
