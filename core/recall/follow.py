@@ -37,6 +37,7 @@ import contextlib
 import os
 import secrets
 import time
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,6 +49,7 @@ from .engine import RecallIndex, fingerprint
 from .records import Unit
 
 if TYPE_CHECKING:
+    from ..storage.backend import Change
     from .semantic import Embedder, Vectors
 
 _TABLES_PER_LOCK = 16  # big tables re-read under one lock, so writers never wait long
@@ -171,6 +173,13 @@ class Recall:
         self._tails: dict[str, Unit | None] = {}  # each remembered session's last note
         # How many tables the last catch-up read (None: no saved index to start from).
         self._lagging: int | None = None
+        # What the store announced since the last catch-up (its own commits, and other
+        # processes' as a read adopts them), while this follower listens to that very
+        # store object: a catch-up then reads the documents those changes name and
+        # compares no table versions. None: not listening (another store object).
+        self._heard: list[Change] | None = None
+        self._listening: weakref.ref[Store] | None = None
+        self._stop_listening: Callable[[], None] | None = None
 
     def refresh(self, store: Store) -> RecallIndex:
         """The index, caught up with everything ``store`` has committed."""
@@ -187,12 +196,25 @@ class Recall:
             self._docs = {}
             self._tails = {}
         index = self.index
+        listening = self._listening is not None and self._listening() is store
+        if not listening:
+            self._listen(store)
         with store.reading():
             cache = store.cache
             synced = (cache, cache.head)
+            heard, self._heard = self._heard, []
             if self._synced is not None and all(
                 a is b for a, b in zip(self._synced, synced, strict=True)
             ):
+                return index
+            if listening and heard and self._synced is not None and self._synced[0] is cache:
+                # Every change since the last catch-up was announced to this follower,
+                # with the documents it put and deleted: only those are read.
+                changes = self._apply(store, index, heard)
+                self.changes += changes
+                self._dirty = True
+                self._synced = synced
+                self._after_catch_up(0)
                 return index
             versions = cache.head.tables
             todo: list[tuple[str, int, str]] = []
@@ -230,17 +252,68 @@ class Recall:
         # later lock may be newer). Should the storage still hold that very manifest at the
         # next refresh, nothing was committed since, and there is nothing to compare.
         self._synced = synced
+        self._after_catch_up(len(todo))
+        return index
+
+    def _after_catch_up(self, tables: int) -> None:
+        """Save the index if it is due, after a catch-up that read ``tables`` tables."""
         if self._dirty and self._file is not None:
             # An index built here, or found far behind, is saved at once; rewriting the
             # whole file (~45 MB at 100k records) to record a commit or two would cost
             # more than the next process's catching up with them, so a small catch-up
             # waits for ``save_after`` (a long-lived process) or is left to the next one.
-            behind = self._lagging is None or len(todo) >= _SAVE_AFTER_TABLES
+            behind = self._lagging is None or tables >= _SAVE_AFTER_TABLES
             due = self.save_after and time.monotonic() - self._saved_at >= self.save_after
             if behind or due:
                 self.flush()
-        self._lagging = len(todo)
-        return index
+        self._lagging = tables
+
+    def _listen(self, store: Store) -> None:
+        """Hear what ``store`` announces from now on (and nothing from another store)."""
+        if self._stop_listening is not None:
+            self._stop_listening()
+        self._heard = None  # what was heard before is from another store object
+        self._listening = weakref.ref(store)
+        this = weakref.ref(self)
+
+        def heard(change: Change) -> None:
+            follower = this()
+            if follower is not None and follower._heard is not None:
+                follower._heard.append(change)
+
+        stop = store.subscribe(heard)
+        self._stop_listening = stop
+        weakref.finalize(self, stop)  # a follower gone stops listening
+
+    def _apply(self, store: Store, index: RecallIndex, heard: list[Change]) -> int:
+        """Bring the index in step with the changes heard (call inside a read of the
+        store); how many units changed."""
+        named: dict[str, set[str] | None] = {}  # table → the ids changed (None: all)
+        for change in heard:
+            for name, how in change.tables.items():
+                if not records.indexed(name):
+                    continue
+                ids = named.get(name, set())
+                if how.whole or how.dropped or ids is None:
+                    named[name] = None
+                else:
+                    ids.update(how.put, how.deleted)
+                    named[name] = ids
+        versions = store.cache.head.tables
+        changes = 0
+        for name in sorted(named):
+            version = versions.get(name)
+            if version is None:
+                if name in index.table_keys:
+                    index.drop_table(name)
+                    changes += 1
+                self._seen.pop(name, None)
+                self._docs.pop(name, None)
+                continue
+            ids = named[name]
+            changes += self._sync(index, name, store.docs(name), _key(version), ids)
+            self._seen[name] = version
+        return changes
 
     def _catch_up(self, store: Store, index: RecallIndex, todo: list[tuple[str, int, str]]) -> int:
         """Read the tables ``todo`` names into the index (call inside a read of the store);
@@ -262,14 +335,20 @@ class Recall:
         return changes
 
     def _sync(
-        self, index: RecallIndex, name: str, docs: Mapping[str, dict[str, Any]], key: str
+        self,
+        index: RecallIndex,
+        name: str,
+        docs: Mapping[str, dict[str, Any]],
+        key: str,
+        ids: set[str] | None = None,
     ) -> int:
         """Bring one table of the index in step with ``docs``; how many units changed.
 
         The first reading of a table in this process reads every document (and, for a
         table the index already held, remembers them with their units); after that only
         the documents that changed are read again, and their units replace the old
-        ones (a session's new notes are linked after its last one)."""
+        ones (a session's new notes are linked after its last one). ``ids``, when the
+        store said which documents changed, spares looking at the others."""
         read = records.reader(name)
         before = self._docs.get(name)
         if before is None:
@@ -287,10 +366,21 @@ class Recall:
         # The documents that are not the very objects seen last time, found at C speed
         # (a write leaves the others as they were); ``before`` is brought up to date in
         # place, so a write costs the documents it changed, not a pass over the table.
-        changed = [k for k, doc in docs.items() if (e := before.get(k)) is None or e[0] is not doc]
+        if ids is None:
+            changed = [
+                k for k, doc in docs.items() if (e := before.get(k)) is None or e[0] is not doc
+            ]
+        else:
+            changed = [k for k in ids if k in docs]
+            for k in ids.difference(changed):
+                left = before.pop(k, None)
+                if left is not None:
+                    gone.extend(u.ref for u in left[1])
         for k in changed:
             doc = docs[k]
             entry = before.get(k)
+            if entry is not None and entry[0] is doc:
+                continue
             if entry is not None and entry[0] == doc:
                 before[k] = (doc, entry[1], entry[2])  # rewritten by another process, equal
                 continue
@@ -299,7 +389,7 @@ class Recall:
             if entry is not None:
                 kept = {u.ref for u in new[1]}
                 gone.extend(u.ref for u in entry[1] if u.ref not in kept)
-        if len(before) != len(docs):  # every document is in ``before`` now: some left
+        if ids is None and len(before) != len(docs):  # all of ``docs`` is in ``before``
             for k in before.keys() - docs.keys():
                 gone.extend(u.ref for u in before.pop(k)[1])
         if not records.ordered(name):

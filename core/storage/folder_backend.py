@@ -525,8 +525,13 @@ class FolderBackend(Backend):
         for name, write in commit.writes.items():
             if name not in existed or not records.indexed(name):
                 continue
-            if write.replace or write.delete or write.base is None:
+            if write.replace or write.base is None:
                 return True  # replaced whole (a restore, TinyDB's own edits): cannot tell
+            if write.delete and not (records.ordered(name) and write.put_ids):
+                # A session past its cap drops its oldest notes as a new one arrives: a
+                # rotation, not a forget (the file would go with every note); those
+                # notes leave the file when it is next saved.
+                return True
             base = write.base
             for doc_id, doc in write.put.items():
                 old = base.get(doc_id)

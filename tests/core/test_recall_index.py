@@ -329,3 +329,33 @@ def test_a_commit_that_removes_text_removes_the_index_file_at_once(tmp_path: Pat
     hits = search.search(Store(tmp_path / "s"), "launch word pineapple", now=NOW)
     assert all("PINEAPPLE" not in h.title for h in hits)
     assert saved.exists()  # rebuilt by the next search
+
+
+def test_changes_heard_from_the_store_keep_the_index_equal_to_a_rebuilt_one(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path / "s")
+    other = Store(tmp_path / "s")  # another process's writes, adopted by the next read
+    follower = Recall()
+    sid = fill(store)
+    follower.refresh(store)
+    for n in range(3):  # the follower hears its store's commits and what it adopts
+        note = sessions.observe(store, sid, f"a heron at gate {n}", now=NOW, actor="t")
+        sessions.observe(other, sid, f"an egret at gate {n}", now=NOW, actor="t")
+        episodes.record_episodes(other, [ep(f"heron survey {n}")], now=NOW, actor="t")
+        follower.refresh(store)
+        with other.transaction():
+            other.delete(f"observations.{sid}", [note["id"]])
+        slots.set_slot(store, "birds", f"herons {n}", now=NOW, actor="t")
+        follower.refresh(store)
+    assert follower._heard == []  # noqa: SLF001 - it followed by what it heard
+    hits = search.search(store, "heron gate", now=NOW, limit=20, recall=follower)
+    assert not any("a heron at gate" in h.title for h in hits)  # every one was deleted
+    assert any("an egret at gate 2" in h.title for h in hits)
+    assert follower.index is not None
+    os.environ["MEMWORK_SEARCH_CACHE"] = "0"
+    try:
+        rebuilt = Recall().refresh(Store(tmp_path / "s"))
+    finally:
+        del os.environ["MEMWORK_SEARCH_CACHE"]
+    assert follower.index.state() == rebuilt.state()
