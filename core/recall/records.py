@@ -305,18 +305,9 @@ def reader(table: str) -> Callable[[dict[str, Any]], Iterable[Unit]]:
     return READERS[logical_name(table)]
 
 
-def _texts(table: str, doc: dict[str, Any]) -> set[str]:
-    return {
-        text for unit in reader(table)(doc) for text in (unit.title, *(t for _, t in unit.fields))
-    }
-
-
-def loses_text(table: str, before: dict[str, Any], after: dict[str, Any]) -> bool:
-    """Whether a document of ``table`` changed from ``before`` to ``after`` loses any of
-    the text recall reads of it (its titles and searchable fields)."""
-    if before == after:
-        return False
-    return not _texts(table, before) <= _texts(table, after)
+def texts(table: str, doc: dict[str, Any]) -> set[str]:
+    """The text recall reads of one document of ``table``: its searchable fields."""
+    return {text for unit in reader(table)(doc) for _, text in unit.fields}
 
 
 def ordered(table: str) -> bool:

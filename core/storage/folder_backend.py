@@ -515,29 +515,43 @@ class FolderBackend(Backend):
     def _loses_text(self, commit: Commit) -> bool:
         """Whether ``commit`` removes text recall reads: a table of it dropped or replaced,
         a document deleted, or changed so that some of its searchable text is gone (a
-        forget, a redaction, an edit). Adding documents, or changing what recall does not
-        read (a lesson's confidence, a session's last activity), removes none."""
+        forget, a redaction, an edit), unless the same text lands elsewhere in the same
+        commit (a rule moved to the archive). Adding documents, or changing what recall
+        does not read (a lesson's confidence, a session's last activity), removes none."""
         from ..recall import records  # what recall reads of each table is said there
 
         existed = self._head.tables
         if any(records.indexed(name) for name in commit.drops):
             return True
+        removed: set[str] = set()
+        added: set[str] = set()
         for name, write in commit.writes.items():
-            if name not in existed or not records.indexed(name):
+            if not records.indexed(name):
+                continue
+            if name not in existed:
+                added.update(*(records.texts(name, doc) for doc in write.put.values()))
                 continue
             if write.replace or write.base is None:
                 return True  # replaced whole (a restore, TinyDB's own edits): cannot tell
-            if write.delete and not (records.ordered(name) and write.put_ids):
-                # A session past its cap drops its oldest notes as a new one arrives: a
-                # rotation, not a forget (the file would go with every note); those
-                # notes leave the file when it is next saved.
-                return True
             base = write.base
+            # A session past its cap drops its oldest notes as a new one arrives: a
+            # rotation, not a forget (the file would go with every note); those notes
+            # leave the file when it is next saved.
+            rotating = records.ordered(name) and bool(write.put_ids)
+            if not rotating:
+                for doc_id in write.delete:
+                    old = base.get(doc_id)
+                    if old is not None:
+                        removed.update(records.texts(name, old))
             for doc_id, doc in write.put.items():
                 old = base.get(doc_id)
-                if old is not None and old is not doc and records.loses_text(name, old, doc):
-                    return True
-        return False
+                if old is None:
+                    added.update(records.texts(name, doc))
+                elif old is not doc and old != doc:
+                    before, after = records.texts(name, old), records.texts(name, doc)
+                    removed.update(before - after)
+                    added.update(after)
+        return not removed <= added
 
     def _forget_recall_text(self) -> None:
         """Remove the recall index's file (and its vectors) after a commit that removed

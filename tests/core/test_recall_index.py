@@ -317,6 +317,11 @@ def test_a_commit_that_removes_text_removes_the_index_file_at_once(tmp_path: Pat
     sessions.observe(store, sid, "an egret on pier 0", now=NOW, actor="t")
     episodes.record_episodes(store, [ep("heron census")], now=NOW, actor="t")
     lessons.reinforce(store, lesson["id"], now=NOW, actor="t")
+    for n in range(12):  # past a task's ten rules: the oldest move to the archive
+        census = ep("heron census", mistakes=[f"m{n}"], score=0.2)
+        episodes.record_episodes(store, [census], now=NOW, actor="t")
+    with store.reading():
+        assert any(name.startswith("rules.archive") for name in store.table_names())
     assert saved.exists()
 
     # Deleting the observation (no search after it) leaves no copy of its text behind.
