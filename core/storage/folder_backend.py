@@ -524,12 +524,8 @@ class FolderBackend(Backend):
         if any(records.indexed(name) for name in commit.drops):
             return True
         removed: set[str] = set()
-        added: set[str] = set()
         for name, write in commit.writes.items():
-            if not records.indexed(name):
-                continue
-            if name not in existed:
-                added.update(*(records.texts(name, doc) for doc in write.put.values()))
+            if name not in existed or not records.indexed(name):
                 continue
             if write.replace or write.base is None:
                 return True  # replaced whole (a restore, TinyDB's own edits): cannot tell
@@ -537,21 +533,22 @@ class FolderBackend(Backend):
             # A session past its cap drops its oldest notes as a new one arrives: a
             # rotation, not a forget (the file would go with every note); those notes
             # leave the file when it is next saved.
-            rotating = records.ordered(name) and bool(write.put_ids)
-            if not rotating:
+            if not (records.ordered(name) and write.put_ids):
                 for doc_id in write.delete:
                     old = base.get(doc_id)
                     if old is not None:
                         removed.update(records.texts(name, old))
             for doc_id, doc in write.put.items():
                 old = base.get(doc_id)
-                if old is None:
-                    added.update(records.texts(name, doc))
-                elif old is not doc and old != doc:
-                    before, after = records.texts(name, old), records.texts(name, doc)
-                    removed.update(before - after)
-                    added.update(after)
-        return not removed <= added
+                if old is not None and old is not doc and old != doc:
+                    removed.update(records.texts(name, old) - records.texts(name, doc))
+        if not removed:
+            return False  # the common commit: records added, numbers changed
+        for name, write in commit.writes.items():  # unless it all lands elsewhere
+            if records.indexed(name):
+                for doc in write.put.values():
+                    removed.difference_update(records.texts(name, doc))
+        return bool(removed)
 
     def _forget_recall_text(self) -> None:
         """Remove the recall index's file (and its vectors) after a commit that removed
