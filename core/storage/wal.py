@@ -214,11 +214,17 @@ def _decode(path: Path, data: bytes, start: int, end: int, generation: int) -> t
 
 def _span(span: object) -> bool:
     """Whether an index entry reads ``[offset, length, replace, put ids, deleted ids]``."""
+    if type(span) is not list or len(span) != 5:
+        return False
+    offset, length, replace, put, deleted = span
     return (
-        isinstance(span, list)
-        and len(span) == 5
-        and all(type(x) is int for x in span[:3])
-        and all(isinstance(ids, list) and all(type(i) is str for i in ids) for ids in span[3:])
+        type(offset) is int
+        and type(length) is int
+        and type(replace) is int
+        and type(put) is list
+        and type(deleted) is list
+        and all(type(i) is str for i in put)
+        and all(type(i) is str for i in deleted)
     )
 
 
