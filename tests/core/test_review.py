@@ -248,7 +248,7 @@ def test_list_flags_a_near_duplicate_and_names_the_nearest_lesson(cli) -> None: 
     cli("lesson", "add", "always run the TESTS before deploying")
     asked, same = _pending(cli)[1:]
     assert asked["approve_reinforces"] is True and same["approve_reinforces"] is True
-    assert cli("review", "approve", proposal["id"]).code == 0
+    assert cli(*curator_args(), "review", "approve", proposal["id"]).code == 0
     assert len(cli("--json", "lesson", "list").json()) == 2
 
 
@@ -273,18 +273,26 @@ def test_a_stale_slot_proposal_can_be_approved_as_a_whole_slot_edit(cli, db: Pat
     _on(cli)
     cli("slot", "replace", "persona", "terse", "brief")
     [proposal] = _pending(cli)
-    cli("config", "set", "review", "off")
+    cli(*curator_args(), "config", "set", "review", "off")
     cli("slot", "set", "persona", "You are kind.")  # the text it replaces is gone
     [listed] = _pending(cli)
     # The reviewer sees what the slot says now, to write the whole of it.
     assert listed["stale"] and listed["before"] == "You are kind."
     # An edit of the replacement alone would fail the same way; the whole slot does not.
-    assert cli("review", "approve", proposal["id"], "--edit", "brief").code == 2
+    assert cli(*curator_args(), "review", "approve", proposal["id"], "--edit", "brief").code == 2
     before = folder_digest(db)
-    assert cli("review", "approve", proposal["id"], "--whole-slot").code == 2  # no text
+    assert (
+        cli(*curator_args(), "review", "approve", proposal["id"], "--whole-slot").code == 2
+    )  # no text
     assert folder_digest(db) == before
     done = cli(
-        "review", "approve", proposal["id"], "--edit", "You are kind and brief.", "--whole-slot"
+        *curator_args(),
+        "review",
+        "approve",
+        proposal["id"],
+        "--edit",
+        "You are kind and brief.",
+        "--whole-slot",
     )
     assert done.code == 0, done.err
     assert "the whole slot, instead of the proposed replace" in done.out
@@ -296,7 +304,9 @@ def test_a_stale_slot_proposal_can_be_approved_as_a_whole_slot_edit(cli, db: Pat
     _on(cli)
     cli("lesson", "add", "pin digests")
     [lesson_p] = _pending(cli)
-    refused = cli("review", "approve", lesson_p["id"], "--edit", "x", "--whole-slot")
+    refused = cli(
+        *curator_args(), "review", "approve", lesson_p["id"], "--edit", "x", "--whole-slot"
+    )
     assert refused.code == 2 and "whole_slot" in refused.err
 
 
