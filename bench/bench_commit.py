@@ -140,9 +140,9 @@ def main() -> None:
         print()
         print(
             "| call | memwork p50 / p95 | SQLite WAL FULL p50 / p95 | ratio p50 / p95 "
-            "| fsyncs per commit |"
+            "| fsyncs per commit | memwork p99 / max | SQLite p99 / max |"
         )
-        print("|---|---:|---:|---:|---:|")
+        print("|---|---:|---:|---:|---:|---:|---:|")
         for label, step in steps.items():
             ours: list[float] = []
             theirs: list[float] = []
@@ -163,7 +163,9 @@ def main() -> None:
             q50, q95 = statistics.median(theirs), percentile(theirs, 95)
             print(
                 f"| `{label}` | {p50:.2f} / {p95:.2f} ms | {q50:.2f} / {q95:.2f} ms | "
-                f"{p50 / q50:.2f}x / {p95 / q95:.2f}x | {syncs / args.calls:.2f} |",
+                f"{p50 / q50:.2f}x / {p95 / q95:.2f}x | {syncs / args.calls:.2f} | "
+                f"{percentile(ours, 99):.2f} / {max(ours):.2f} ms | "
+                f"{percentile(theirs, 99):.2f} / {max(theirs):.2f} ms |",
                 flush=True,
             )
         os.fsync = real_fsync
