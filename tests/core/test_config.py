@@ -19,6 +19,7 @@ def test_defaults_set_get_list(cli, db: Path) -> None:  # noqa: ANN001
     listed = cli("config", "list", "--json").json()
     assert [(r["key"], r["value"], r["set"]) for r in listed] == [
         ("context_log", "off", False),
+        ("embedder", "off", False),
         ("review", "off", False),
     ]
     done = cli("config", "set", "review", "on")
@@ -50,7 +51,7 @@ def test_bad_keys_and_values_are_refused_and_change_nothing(cli, db: Path) -> No
     before = folder_digest(db)
     done = cli("config", "set", "reveiw", "on")
     assert done.code == 2
-    assert done.err == "memwork: key: must be one of context_log, review (got 'reveiw')\n"
+    assert done.err == "memwork: key: must be one of context_log, embedder, review (got 'reveiw')\n"
     done = cli("config", "set", "review", "maybe")
     assert done.code == 2
     assert done.err == "memwork: value: review must be one of on, off (got 'maybe')\n"
