@@ -665,8 +665,15 @@ class VirtualTable(ScrollView, can_focus=True):
             self._last_width = event.size.width
             self._clear_caches()
         self.scroll_to_cursor()
-        # The scroll range follows the new size a frame late: look again after it.
-        self.call_after_refresh(self.scroll_to_cursor)
+        # The scroll range follows the new size a frame late, so that scroll may have
+        # been clamped short: look again after the refresh, unless someone scrolled
+        # meanwhile (a mouse wheel's view is theirs to keep).
+        top = round(self.scroll_y)
+        self.call_after_refresh(self._after_resize, top)
+
+    def _after_resize(self, top: int) -> None:
+        if round(self.scroll_y) == top:
+            self.scroll_to_cursor()
 
     _row_style: Style | None = None
 
