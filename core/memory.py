@@ -29,7 +29,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, overload
 
-from .context.budget import DEFAULT_BUDGET
 from .memory_ops import Operations
 from .storage.store import Store
 
@@ -87,7 +86,7 @@ class Memory(Operations):
         task: str | None = None,
         *,
         project: str | None = None,
-        budget: int = DEFAULT_BUDGET,
+        budget: int | None = None,
         style: str = "default",
         format: Literal["text"] = "text",  # noqa: A002 - the CLI's flag name
     ) -> str: ...
@@ -97,7 +96,7 @@ class Memory(Operations):
         task: str | None = None,
         *,
         project: str | None = None,
-        budget: int = DEFAULT_BUDGET,
+        budget: int | None = None,
         style: str = "default",
         format: Literal["json"],  # noqa: A002 - the CLI's flag name
     ) -> dict[str, Any]: ...
@@ -107,7 +106,7 @@ class Memory(Operations):
         task: str | None = None,
         *,
         project: str | None = None,
-        budget: int = DEFAULT_BUDGET,
+        budget: int | None = None,
         style: str = "default",
         format: str,  # noqa: A002 - the CLI's flag name
     ) -> str | dict[str, Any]: ...
@@ -116,14 +115,15 @@ class Memory(Operations):
         task: str | None = None,
         *,
         project: str | None = None,
-        budget: int = DEFAULT_BUDGET,
+        budget: int | None = None,
         style: str = "default",
         format: str = "text",  # noqa: A002 - the CLI's flag name
     ) -> str | dict[str, Any]:
         """The prompt context: text (``format="text"``) or the ``--format json`` document.
 
         Call at the start of every task. ``project`` ranks that project's lessons as
-        matching; ``budget`` is in estimated tokens (characters / 4). While the store's
+        matching; ``budget`` is in estimated tokens (characters / 4; default
+        ``$MEMWORK_TOKEN_BUDGET``, else 2000). While the store's
         ``context_log`` is on, what it injected is recorded (a store this process
         cannot write to still gives its context).
         """

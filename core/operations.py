@@ -190,9 +190,10 @@ OPERATIONS: tuple[Op, ...] = (
             ),
             Param(
                 "budget",
-                "int",
-                f"token budget, estimated as characters / 4 (default {DEFAULT_BUDGET})",
-                DEFAULT_BUDGET,
+                "int?",
+                "token budget, estimated as characters / 4 (default: $MEMWORK_TOKEN_BUDGET, "
+                f"else {DEFAULT_BUDGET})",
+                None,
                 metavar="N",
                 minimum=0,
             ),

@@ -17,7 +17,7 @@ from . import audit, ids, lookup, names
 from .clock import iso, parse_instant
 from .errors import Conflict, InvalidInput
 from .models.base import validate
-from .models.session import MAX_OBSERVATIONS, Observation, Session
+from .models.session import Observation, Session
 from .privacy import scrub
 from .storage.store import Store
 from .text import one_line
@@ -33,6 +33,14 @@ def observations_table(session_id: str) -> str:
     The session id becomes part of a file name, so it must pass the naming rule.
     """
     return f"{OBSERVATIONS}.{names.check_id(session_id, 'session')}"
+
+
+def cap_of_new_session() -> int:
+    """How many observations a session started now keeps (``MEMWORK_MAX_OBS_PER_SESSION``,
+    else 500; a bad value is refused naming the variable)."""
+    from .env_settings import max_observations
+
+    return max_observations()
 
 
 # -- pure rules ------------------------------------------------------------------------
@@ -106,6 +114,7 @@ def ensure_session(store: Store, key: str, *, now: datetime, actor: str) -> dict
         "started_at": stamp,
         "status": "active",
         "implicit": True,
+        "max_observations": cap_of_new_session(),
         "created_at": stamp,
         "updated_at": stamp,
     }
@@ -172,7 +181,7 @@ def start_session(
         "title": scrub(title).strip(),
         "started_at": stamp,
         "status": "active",
-        "max_observations": MAX_OBSERVATIONS if max_observations is None else max_observations,
+        "max_observations": cap_of_new_session() if max_observations is None else max_observations,
         "created_at": stamp,
         "updated_at": stamp,
     }
@@ -255,6 +264,7 @@ def observe(
         raise InvalidInput(
             "content", "must not be empty (<private>…</private> parts are removed first)"
         )
+    cap_of_new_session()  # a bad MEMWORK_MAX_OBS_PER_SESSION is said where it matters
     stamp = iso(now)
     with store.transaction():
         session = ensure_session(store, session_id, now=now, actor=actor)

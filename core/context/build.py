@@ -193,7 +193,7 @@ def for_agent(
     actor: str,
     task: str | None = None,
     project: str | None = None,
-    budget: int = DEFAULT_BUDGET,
+    budget: int | None = None,
     style: str = "default",
     format: str = "text",  # noqa: A002 - the CLI's flag name
     on_log_error: Callable[[MemworkError], None] | None = None,
@@ -207,6 +207,10 @@ def for_agent(
     """
     if format not in ("text", "json"):
         raise InvalidInput("format", f"must be 'text' or 'json' (got {format!r})")
+    if budget is None:
+        from ..env_settings import token_budget
+
+        budget = token_budget()
     result = build_context(
         store, now=now, task_id=task, budget_tokens=budget, style=style, project=project
     )

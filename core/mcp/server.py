@@ -43,7 +43,6 @@ from mcp_types import Tool as MCPTool
 from pydantic import Field
 
 from .. import __version__, invoke
-from ..context.budget import DEFAULT_BUDGET
 from ..errors import InvalidInput, MemworkError, NotFound, UserError
 from ..memory import Memory
 from ..operations import Op, Param, door_ops
@@ -319,7 +318,7 @@ def build_server(memory: Memory, *, threaded: bool = False) -> MemworkServer:
         mime_type="text/plain",
     )
     def task_context_resource(
-        task: str, project: str | None = None, budget: int = DEFAULT_BUDGET
+        task: str, project: str | None = None, budget: int | None = None
     ) -> str:
         return _read(m.context, task, project=project, budget=budget)
 

@@ -17,7 +17,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Input, Label, Select, Static, TextArea
 
-from ...core.context.build import DEFAULT_BUDGET
+from ...core.env_settings import token_budget_or_default
 from ...core.context.files import save_text, target_path
 from ...core.errors import InvalidInput
 from ..screens.form import Field, FormScreen
@@ -115,7 +115,7 @@ class ContextPane(Pane):
         self.result: dict[str, Any] | None = None
         #: (task, budget, style) of the shown preview, and of the last valid controls.
         self.shown_params: tuple[str, int, str] | None = None
-        self.budget = DEFAULT_BUDGET
+        self.budget = token_budget_or_default()
         self._timer: Timer | None = None
         self.save_path = ""
 
@@ -129,7 +129,7 @@ class ContextPane(Pane):
                 id="context-task",
             )
             yield Label("Budget", classes="control-label")
-            yield Input(str(DEFAULT_BUDGET), id="context-budget", placeholder="tokens")
+            yield Input(str(self.budget), id="context-budget", placeholder="tokens")
             yield Label("Style", classes="control-label")
             yield Select(
                 [(style, style) for style in STYLES],
