@@ -22,7 +22,7 @@ from .storage.folder_storage import SNAPSHOTS, table_file
 from .storage.journal import JOURNAL_NAME
 from .storage.lock import InterProcessLock
 from .storage.manifest import MANIFEST_NAME, Manifest
-from .storage.store import LOCK_NAME
+from .storage.store import LOCK_NAME, Store
 from .tables import logical_name
 
 
@@ -271,3 +271,15 @@ def report(folder: Path) -> dict[str, Any]:
         "ok": not any(c.status == "problem" for c in checks),
         "store": str(folder),
     }
+
+
+def report_op(store: Store) -> dict[str, Any]:
+    """The ``doctor`` operation at the agents' doors: the open store's checks, with
+    an overall verdict (``ok``); a Redis store is checked as ``memwork doctor`` checks it."""
+    if store.backend == "redis":
+        from .doctor_redis import report as redis_report
+
+        return redis_report(store.url)  # type: ignore[attr-defined]  # a RedisStore's URL
+    if store.backend != "folder":
+        return {"checks": [], "ok": True, "store": store.label}
+    return report(store.path)

@@ -121,18 +121,28 @@ class Operations:
     def get_session(
         self,
         session: str,
+        *,
+        order: str = "oldest",
+        limit: int | None = None,
     ) -> dict[str, Any]:
         """Show a session and its observations.
 
-        One session with its observations, oldest first.
+        Read a session's timeline (order newest, with a limit) to see what happened.
+
+        One session with its observations, oldest first (`order` newest: newest first, a
+        timeline; `limit` N: the newest N).
 
         Args:
             session: the session's id (or a unique start or end of it).
+            order: oldest first, or newest first (a timeline).
+            limit: at most N observations, the newest N (default: all).
         """
         result: dict[str, Any] = self._operation(
             "get_session",
             {
                 "session": session,
+                "order": order,
+                "limit": limit,
             },
         )
         return result
@@ -1177,6 +1187,24 @@ class Operations:
         )
         return result
 
+    def export(
+        self,
+    ) -> dict[str, Any]:
+        """The whole store as one JSON document.
+
+        Take a whole copy of memory (every table, the audit log included) as one JSON document:
+        it can be large.
+
+        The whole store as one JSON document (stdout without FILE; the other doors return it).
+        FILE is written through a temp file beside it and must be a regular file or absent (a
+        folder, a device or a symbolic link is refused); a new FILE is private (0600).
+        """
+        result: dict[str, Any] = self._operation(
+            "export",
+            {},
+        )
+        return result
+
     def search(
         self,
         query: str,
@@ -1275,6 +1303,25 @@ class Operations:
         """
         result: dict[str, Any] = self._operation(
             "stats",
+            {},
+        )
+        return result
+
+    def doctor(
+        self,
+    ) -> dict[str, Any]:
+        """Check data, schema and locks; repairs nothing.
+
+        Check that the memory store is healthy (after an error that mentions the store).
+
+        Checks data, schema, journal, links, permissions, lock and snapshots (and a Redis
+        server's settings, keys that are not memwork's, tables the manifest does not list, the
+        lock's holder); reports, repairs nothing. Exit 0 when nothing is a problem (a commit a
+        kill interrupted is only a note: the next open completes it), 1 otherwise; the other
+        doors answer `ok` false instead.
+        """
+        result: dict[str, Any] = self._operation(
+            "doctor",
             {},
         )
         return result

@@ -377,10 +377,31 @@ OPERATIONS: tuple[Op, ...] = (
         "session show",
         "show a session and its observations",
         "sessions:show",
-        (SESSION_ID._replace(arg="key"),),
+        (
+            SESSION_ID._replace(arg="key"),
+            Param(
+                "order",
+                "str",
+                "oldest first, or newest first (a timeline)",
+                "oldest",
+                choices=("oldest", "newest"),
+            ),
+            Param(
+                "limit",
+                "int?",
+                "at most N observations, the newest N (default: all)",
+                None,
+                metavar="N",
+                minimum=1,
+            ),
+        ),
         result="session_detail",
         errors=("invalid", "not_found"),
-        doc="One session with its observations, oldest first.",
+        doc=(
+            "One session with its observations, oldest first (`order` newest: newest first, "
+            "a timeline; `limit` N: the newest N)."
+        ),
+        when="Read a session's timeline (order newest, with a limit) to see what happened.",
         cli_print="cmd_sessions:shown",
     ),
     # -- lessons ----------------------------------------------------------------------------
@@ -1161,14 +1182,27 @@ OPERATIONS: tuple[Op, ...] = (
         "export",
         "the whole store as one JSON document",
         "interop.export:export_store",
-        (Param("file", "str?", "a file to write (stdout without it)", None, cli="FILE"),),
+        (
+            Param(
+                "file",
+                "str?",
+                "a file to write (stdout without it)",
+                None,
+                cli="FILE",
+                doors=("cli",),
+            ),
+        ),
         result="export",
         doc=(
-            "The whole store as one JSON document (stdout without FILE). FILE is written "
-            "through a temp file beside it and must be a regular file or absent (a folder, a "
-            "device or a symbolic link is refused); a new FILE is private (0600)."
+            "The whole store as one JSON document (stdout without FILE; the other doors "
+            "return it). FILE is written through a temp file beside it and must be a regular "
+            "file or absent (a folder, a device or a symbolic link is refused); a new FILE is "
+            "private (0600)."
         ),
-        doors=("cli",),
+        when=(
+            "Take a whole copy of memory (every table, the audit log included) as one JSON "
+            "document: it can be large."
+        ),
         cli_run="cmd_interop:export",
     ),
     # -- recall -----------------------------------------------------------------------------
@@ -1347,16 +1381,16 @@ OPERATIONS: tuple[Op, ...] = (
         "doctor",
         "doctor",
         "check data, schema and locks; repairs nothing",
-        "doctor:report",
+        "doctor:report_op",
         result="doctor_report",
         doc=(
             "Checks data, schema, journal, links, permissions, lock and snapshots (and a Redis "
             "server's settings, keys that are not memwork's, tables the manifest does not list, "
             "the lock's holder); reports, repairs nothing. Exit 0 when nothing is a problem "
             "(a commit a kill interrupted is only a note: the next open completes it), 1 "
-            "otherwise."
+            "otherwise; the other doors answer `ok` false instead."
         ),
-        doors=("cli",),
+        when="Check that the memory store is healthy (after an error that mentions the store).",
         cli_run="cmd_stats:doctor",
     ),
     # -- curation ---------------------------------------------------------------------------

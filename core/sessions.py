@@ -210,11 +210,28 @@ def start_op(
     )
 
 
-def show(store: Store, key: str, now: datetime | None = None) -> dict[str, Any]:
-    """One session with its observations (``session show --json``)."""
+def show(
+    store: Store,
+    key: str,
+    now: datetime | None = None,
+    *,
+    order: str = "oldest",
+    limit: int | None = None,
+) -> dict[str, Any]:
+    """One session with its observations (``session show --json``): oldest first, or
+    newest first (``order="newest"``, a timeline); ``limit`` keeps the newest N."""
+    if order not in ("oldest", "newest"):
+        raise InvalidInput("order", f"must be one of oldest, newest (got {order!r})")
+    if limit is not None and limit < 1:
+        raise InvalidInput("limit", f"must be >= 1 (got {limit})")
     with store.reading():
         session = get_session(store, key, now)
-        return {**session, "observations": observations(store, session["id"])}
+        found = observations(store, session["id"])
+    if limit is not None:
+        found = found[-limit:]
+    if order == "newest":
+        found.reverse()
+    return {**session, "observations": found}
 
 
 def end_session(
