@@ -17,8 +17,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Input, Label, Select, Static, TextArea
 
-from ...core.env_settings import token_budget_or_default
 from ...core.context.files import save_text, target_path
+from ...core.env_settings import token_budget_or_default
 from ...core.errors import InvalidInput
 from ..screens.form import Field, FormScreen
 from ..widgets.bars import plural
