@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from . import audit, ids, kinds, lookup, rule_archive, stats, tables
+from . import audit, ids, kinds, links, lookup, rule_archive, stats, tables
 from .clock import iso
 from .privacy import scrub
 from .storage.folder_storage import Docs
@@ -99,8 +99,10 @@ def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, A
             store.drop(name)
         for name, docs in snapshot.items():
             store.put_many(name, docs)
-        # A checkpoint taken before the archive moved to chunks holds hash buckets.
+        # A checkpoint taken before the archive moved to chunks holds hash buckets; one
+        # taken before links holds relations as fields of the records.
         rule_archive.convert_legacy(store)
+        links.convert_legacy(store, now)
         audit.record(
             store,
             actor=actor,

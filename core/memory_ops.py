@@ -147,6 +147,151 @@ class Operations:
         )
         return result
 
+    def action_create(
+        self,
+        title: str,
+        *,
+        session: str | None = None,
+        project: str | None = None,
+        priority: int = 0,
+        after: Iterable[str] = (),
+    ) -> dict[str, Any]:
+        """Add a work item (pending).
+
+        Plan work: one action per step you or another agent must take, with `after` for what has
+        to be done first.
+
+        Add a work item, pending. `after` lists the actions it waits for: it joins the frontier
+        once every one of them is done. Each carries `after`, `waiting_for` (the dependencies
+        not done yet) and `workable`.
+
+        Args:
+            title: what to do, in one line.
+            session: the session it belongs to.
+            project: the project it belongs to.
+            priority: higher goes first (default 0).
+            after: actions it waits for (repeatable; a cycle is refused).
+        """
+        result: dict[str, Any] = self._operation(
+            "action_create",
+            {
+                "title": title,
+                "session": session,
+                "project": project,
+                "priority": priority,
+                "after": after,
+            },
+        )
+        return result
+
+    def action_update(
+        self,
+        action: str,
+        *,
+        status: str | None = None,
+        title: str | None = None,
+        note: str | None = None,
+        priority: int | None = None,
+        after: Iterable[str] = (),
+    ) -> dict[str, Any]:
+        """Change a work item's status, title or priority, or add a note.
+
+        Say you started (active), finished (done) or are stuck on (blocked) an action.
+
+        Change an action: its status (pending, active, blocked, done, cancelled), title or
+        priority, add a timestamped note, or make it wait for more actions (a dependency that
+        would close a cycle is refused, naming the cycle). Only what is given changes.
+
+        Args:
+            action: the action's id (or a unique start or end of it).
+            status: its new status.
+            title: a new title.
+            note: a note to add (timestamped).
+            priority: a new priority.
+            after: more actions it waits for (repeatable; a cycle is refused).
+        """
+        result: dict[str, Any] = self._operation(
+            "action_update",
+            {
+                "action": action,
+                "status": status,
+                "title": title,
+                "note": note,
+                "priority": priority,
+                "after": after,
+            },
+        )
+        return result
+
+    def list_actions(
+        self,
+        *,
+        status: str | None = None,
+        project: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """List work items.
+
+        Every action (of a status, of a project), open ones first, each group by priority then
+        age, with `after`, `waiting_for` and `workable`.
+
+        Args:
+            status: only actions in this status.
+            project: only this project's actions.
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "list_actions",
+            {
+                "status": status,
+                "project": project,
+            },
+        )
+        return result
+
+    def get_action(
+        self,
+        action: str,
+    ) -> dict[str, Any]:
+        """One work item with its dependencies.
+
+        One action with its notes, what it waits for and whether it can be worked on.
+
+        Args:
+            action: the action's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "get_action",
+            {
+                "action": action,
+            },
+        )
+        return result
+
+    def frontier(
+        self,
+        *,
+        project: str | None = None,
+        limit: int | None = None,
+    ) -> list[dict[str, Any]]:
+        """What can be worked on now.
+
+        Ask what to work on next.
+
+        The actions that can be worked on now: pending or active, every dependency done; highest
+        priority first, then oldest first. The context shows the top 5.
+
+        Args:
+            project: this project's actions (and those of no project).
+            limit: at most N actions.
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "frontier",
+            {
+                "project": project,
+                "limit": limit,
+            },
+        )
+        return result
+
     def add_lesson(
         self,
         text: str,
@@ -1256,6 +1401,91 @@ class Operations:
         """
         result: dict[str, Any] = self._operation(
             "get_record",
+            {
+                "id": id,
+            },
+        )
+        return result
+
+    def link(
+        self,
+        source: str,
+        target: str,
+        *,
+        kind: str = "about",
+        note: str = "",
+    ) -> dict[str, Any]:
+        """Link two records (a relation of a kind).
+
+        Say how two memories relate (a lesson about a file, a note about a task).
+
+        Link record A to B with a relation: `about` (A is about a slot, a task, a file, another
+        record), `after` (action A waits for action B; a cycle is refused), or any lower-case
+        word. The same link twice is one link (`created` false). derived_from, sighted_in,
+        supersedes and merged_into are kept by memwork and refused here.
+
+        Args:
+            source: the record the link starts from (an id, a slot's label, an agent's session
+            id).
+            target: the record it points to, or task:T, project:P, file:PATH, url:U.
+            kind: the relation: about, after (an action waiting for another), or any word.
+            note: why (kept with the link).
+        """
+        result: dict[str, Any] = self._operation(
+            "link",
+            {
+                "source": source,
+                "target": target,
+                "kind": kind,
+                "note": note,
+            },
+        )
+        return result
+
+    def unlink(
+        self,
+        source: str,
+        target: str,
+        *,
+        kind: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Remove links between two records.
+
+        Remove the links from A to B (of one kind, else every kind a person may remove); returns
+        them.
+
+        Args:
+            source: the record the links start from.
+            target: what they point to.
+            kind: only links of this kind.
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "unlink",
+            {
+                "source": source,
+                "target": target,
+                "kind": kind,
+            },
+        )
+        return result
+
+    def links(
+        self,
+        id: str,
+    ) -> dict[str, Any]:
+        """A record's links, both ways.
+
+        See what a record is related to: where a rule came from, what a lesson is about.
+
+        A record's links: `outgoing` (what it links to) and `incoming` (what links to it),
+        oldest first, each with the other end's kind, title and whether it still exists. A card
+        merged away is found through its `merged_into` link.
+
+        Args:
+            id: the record's id (as get takes it).
+        """
+        result: dict[str, Any] = self._operation(
+            "links",
             {
                 "id": id,
             },

@@ -131,6 +131,7 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "checkpoint": ("store-wide checkpoints", ()),
     "config": ("store settings (review on|off, context_log on|off)", ()),
     "review": ("proposals from agents waiting for review", ()),
+    "action": ("work items with dependencies, and the frontier", ()),
 }
 
 _LOCAL = ("cli", "api")
@@ -164,6 +165,15 @@ PROPOSAL = Param(
 SCOPE = Param("scope", "str", "global, task:<task id> or project:<project>", "global", metavar="S")
 TAGS = Param("tags", "strs", "tags (repeatable on the CLI)", (), cli="--tag", metavar="T")
 ALL = Param("all", "bool", "include forgotten, deleted and superseded", False)
+ACTION = Param("action", "str", "the action's id (or a unique start or end of it)", cli="ID")
+AFTER = Param(
+    "after",
+    "strs",
+    "actions it waits for (repeatable; a cycle is refused)",
+    (),
+    metavar="ID",
+)
+ACTION_STATUS = ("pending", "active", "blocked", "done", "cancelled")
 
 _REVIEWED = (
     " While the store's review is on, an agent's call waits for a person: the result is "
@@ -403,6 +413,106 @@ OPERATIONS: tuple[Op, ...] = (
         ),
         when="Read a session's timeline (order newest, with a limit) to see what happened.",
         cli_print="cmd_sessions:shown",
+    ),
+    # -- work items -------------------------------------------------------------------------
+    Op(
+        "action_create",
+        "action add",
+        "add a work item (pending)",
+        "actions:create",
+        (
+            Param("title", "str", "what to do, in one line", cli="TITLE"),
+            Param("session", "str?", "the session it belongs to", None, metavar="S"),
+            Param("project", "str?", "the project it belongs to", None, metavar="P"),
+            Param("priority", "int", "higher goes first (default 0)", 0, metavar="N"),
+            AFTER,
+        ),
+        writes=True,
+        result="action",
+        errors=("invalid", "not_found"),
+        doc=(
+            "Add a work item, pending. `after` lists the actions it waits for: it joins the "
+            "frontier once every one of them is done. Each carries `after`, `waiting_for` "
+            "(the dependencies not done yet) and `workable`."
+        ),
+        when=(
+            "Plan work: one action per step you or another agent must take, with `after` "
+            "for what has to be done first."
+        ),
+    ),
+    Op(
+        "action_update",
+        "action update",
+        "change a work item's status, title or priority, or add a note",
+        "actions:update",
+        (
+            ACTION,
+            Param("status", "str?", "its new status", None, choices=ACTION_STATUS),
+            Param("title", "str?", "a new title", None, metavar="T"),
+            Param("note", "str?", "a note to add (timestamped)", None, metavar="N"),
+            Param("priority", "int?", "a new priority", None, metavar="N"),
+            AFTER._replace(help="more actions it waits for (repeatable; a cycle is refused)"),
+        ),
+        writes=True,
+        result="action",
+        errors=("invalid", "not_found"),
+        doc=(
+            "Change an action: its status (pending, active, blocked, done, cancelled), "
+            "title or priority, add a timestamped note, or make it wait for more actions "
+            "(a dependency that would close a cycle is refused, naming the cycle). Only "
+            "what is given changes."
+        ),
+        when="Say you started (active), finished (done) or are stuck on (blocked) an action.",
+    ),
+    Op(
+        "list_actions",
+        "action list",
+        "list work items",
+        "actions:list_actions",
+        (
+            Param("status", "str?", "only actions in this status", None, choices=ACTION_STATUS),
+            Param("project", "str?", "only this project's actions", None, metavar="P"),
+        ),
+        result="actions",
+        doc=(
+            "Every action (of a status, of a project), open ones first, each group by "
+            "priority then age, with `after`, `waiting_for` and `workable`."
+        ),
+        cli_print="cmd_actions:listed",
+    ),
+    Op(
+        "get_action",
+        "action show",
+        "one work item with its dependencies",
+        "actions:get_op",
+        (ACTION,),
+        result="action",
+        errors=("invalid", "not_found"),
+        doc="One action with its notes, what it waits for and whether it can be worked on.",
+        cli_print="cmd_actions:shown",
+    ),
+    Op(
+        "frontier",
+        "action frontier",
+        "what can be worked on now",
+        "actions:frontier_op",
+        (
+            Param(
+                "project",
+                "str?",
+                "this project's actions (and those of no project)",
+                None,
+                metavar="P",
+            ),
+            Param("limit", "int?", "at most N actions", None, metavar="N", minimum=1),
+        ),
+        result="actions",
+        doc=(
+            "The actions that can be worked on now: pending or active, every dependency "
+            "done; highest priority first, then oldest first. The context shows the top 5."
+        ),
+        when="Ask what to work on next.",
+        cli_print="cmd_actions:listed",
     ),
     # -- lessons ----------------------------------------------------------------------------
     Op(
@@ -1259,6 +1369,81 @@ OPERATIONS: tuple[Op, ...] = (
         ),
         when="Read a record a search found, whole.",
         cli_print="cmd_search:record",
+    ),
+    Op(
+        "link",
+        "link",
+        "link two records (a relation of a kind)",
+        "link_ops:add_link",
+        (
+            Param(
+                "source",
+                "str",
+                "the record the link starts from (an id, a slot's label, an agent's session id)",
+                cli="A",
+            ),
+            Param(
+                "target",
+                "str",
+                "the record it points to, or task:T, project:P, file:PATH, url:U",
+                cli="B",
+            ),
+            Param(
+                "kind",
+                "str",
+                "the relation: about, after (an action waiting for another), or any word",
+                "about",
+                metavar="K",
+            ),
+            Param("note", "str", "why (kept with the link)", "", metavar="TEXT"),
+        ),
+        writes=True,
+        result="link",
+        errors=("invalid", "not_found"),
+        doc=(
+            "Link record A to B with a relation: `about` (A is about a slot, a task, a file, "
+            "another record), `after` (action A waits for action B; a cycle is refused), or "
+            "any lower-case word. The same link twice is one link (`created` false). "
+            "derived_from, sighted_in, supersedes and merged_into are kept by memwork and "
+            "refused here."
+        ),
+        when="Say how two memories relate (a lesson about a file, a note about a task).",
+    ),
+    Op(
+        "unlink",
+        "unlink",
+        "remove links between two records",
+        "link_ops:remove_links",
+        (
+            Param("source", "str", "the record the links start from", cli="A"),
+            Param("target", "str", "what they point to", cli="B"),
+            Param("kind", "str?", "only links of this kind", None, metavar="K"),
+        ),
+        writes=True,
+        destructive=True,
+        result="links",
+        errors=("invalid", "not_found"),
+        doc=(
+            "Remove the links from A to B (of one kind, else every kind a person may "
+            "remove); returns them."
+        ),
+        cli_print="cmd_links:removed",
+    ),
+    Op(
+        "links",
+        "links",
+        "a record's links, both ways",
+        "link_ops:links_of",
+        (Param("id", "str", "the record's id (as get takes it)", cli="ID"),),
+        result="record_links",
+        errors=("invalid", "not_found"),
+        doc=(
+            "A record's links: `outgoing` (what it links to) and `incoming` (what links to "
+            "it), oldest first, each with the other end's kind, title and whether it still "
+            "exists. A card merged away is found through its `merged_into` link."
+        ),
+        when="See what a record is related to: where a rule came from, what a lesson is about.",
+        cli_print="cmd_links:listed",
     ),
     Op(
         "history",

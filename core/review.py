@@ -29,7 +29,7 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from . import audit, cards, config, contradictions, ids, lessons, lookup, slots
+from . import audit, cards, config, contradictions, ids, lessons, links, lookup, slots
 from .clock import iso
 from .decay import is_live
 from .errors import Conflict, InvalidInput, NotFound
@@ -311,7 +311,7 @@ def _edit_plan(store: Store, kind: str, args: Doc) -> tuple[Doc, Doc]:
             after["content"] = text
         if args.get("scope") is not None:
             after["scope"] = args["scope"]
-        validate(Lesson, {**after, "fingerprint": fingerprint(after["content"])})
+        validate(Lesson, {**links.stored(after), "fingerprint": fingerprint(after["content"])})
         return before, after
     before = cards.resolve(store, args["card"])
     after = dict(before)

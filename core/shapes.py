@@ -234,6 +234,47 @@ CHECKPOINT = _obj(
     },
     ("id",),
 )
+ACTION = _obj(
+    "A work item.",
+    {
+        "id": _id("action"),
+        "title": _p(_STR, "what to do"),
+        "status": _p(_STR, "pending, active, blocked, done or cancelled"),
+        "priority": _p(_INT, "higher goes first"),
+        "session_id": _p(_STR, "the session it belongs to ('' for none)"),
+        "project": _p(_STR, "the project it belongs to ('' for none)"),
+        "agent_id": _p(_STR, "the agent that added it"),
+        "notes": _list("timestamped notes, oldest first", {"type": "object"}),
+        "after": {**_STRS, "description": "the actions it waits for"},
+        "waiting_for": {**_STRS, "description": "those not done yet"},
+        "workable": _p(_BOOL, "on the frontier: pending or active, every dependency done"),
+        "closed_at": _p([_STR, "null"], "when it became done or cancelled"),
+        **_TIMES,
+    },
+    ("id",),
+)
+LINK = _obj(
+    "A link: record `from` stands in relation `kind` to `to`.",
+    {
+        "id": _id("link"),
+        "kind": _p(_STR, "the relation (about, after, derived_from, sighted_in, ...)"),
+        "from": _p(_STR, "the record it starts from"),
+        "to": _p(_STR, "the record it points to, or task:T, project:P, file:PATH, url:U"),
+        "note": _p(_STR, "why"),
+        "created": _p(_BOOL, "made by this call (false: it already existed)"),
+        **_TIMES,
+    },
+    ("id",),
+)
+_END = _obj(
+    "One end of a link.",
+    {
+        "kind": _p(_STR, "its kind"),
+        "id": _p(_STR, "its id"),
+        "title": _p(_STR, "its title"),
+        "exists": _p(_BOOL, "whether it is still in the store"),
+    },
+)
 EPISODE_IDS = _obj(
     "The recorded episodes' ids, in order.",
     {"ids": {**_STRS, "description": "the new episodes' ids"}},
@@ -283,6 +324,25 @@ SHAPES: dict[str, Schema] = {
         "budget dropped (format json).",
     ),
     "episode_ids": EPISODE_IDS,
+    "action": ACTION,
+    "actions": _list("Actions.", ACTION),
+    "link": LINK,
+    "links": _list("Links.", LINK),
+    "record_links": _obj(
+        "A record's links, both ways.",
+        {
+            **_END["properties"],
+            "outgoing": _list(
+                "what it links to, oldest first",
+                _obj("A link out.", {**LINK["properties"], "target": _END}),
+            ),
+            "incoming": _list(
+                "what links to it, oldest first",
+                _obj("A link in.", {**LINK["properties"], "source": _END}),
+            ),
+        },
+        ("id",),
+    ),
     "observation": OBSERVATION,
     "session": SESSION,
     "sessions": _list("Sessions, newest first.", SESSION),

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
-from .. import aggregates, config
+from .. import aggregates, config, links
 from ..errors import InvalidInput, MemworkError
 from ..privacy import scrub
 from ..storage.store import Store
@@ -99,20 +99,40 @@ def rules_table(scope: str) -> str:
     return rule_table(scope)
 
 
-def read_inputs(store: Store, task_id: str | None) -> dict[str, Any]:
-    """Everything the context needs, from small tables and aggregates only."""
+def read_inputs(store: Store, task_id: str | None, *, sources: bool = True) -> dict[str, Any]:
+    """Everything the context needs, from small tables and aggregates only.
+
+    Lessons carry ``superseded_by`` from their links (a superseded lesson is never
+    shown). With ``sources`` (the JSON format, the workbench), what each line came
+    from follows the records' links: a rule's and a card's episodes, what a lesson
+    or a slot links to; the text an agent reads every step needs none of it.
+    """
     with store.reading():
-        return {
-            "cards": list(store.docs("mistake_cards").values()),
-            "glob": aggregates.read_global(store),
-            "lessons": list(store.docs("lessons").values()),
-            "rules": [
+        scopes = [s for s in ("global", f"task:{task_id}" if task_id else None) if s]
+        cards = list(store.docs("mistake_cards").values())
+        rules = [rule for scope in scopes for rule in store.docs(rules_table(scope)).values()]
+        lessons = links.with_lesson_relations(store, store.docs("lessons").values())
+        slots = list(store.docs("slots").values())
+        if sources:
+            cards = links.with_episode_ids(store, "mistake_cards", cards, links.SIGHTED_IN)
+            rules = [
                 rule
-                for scope in ("global", f"task:{task_id}" if task_id else None)
-                if scope
-                for rule in store.docs(rules_table(scope)).values()
-            ],
-            "slots": list(store.docs("slots").values()),
+                for scope in scopes
+                for rule in links.with_episode_ids(
+                    store,
+                    rules_table(scope),
+                    [r for r in rules if r["scope"] == scope],
+                    links.DERIVED_FROM,
+                )
+            ]
+            lessons = links.with_targets(store, "lessons", lessons)
+            slots = links.with_targets(store, "slots", slots)
+        return {
+            "cards": cards,
+            "glob": aggregates.read_global(store),
+            "lessons": lessons,
+            "rules": rules,
+            "slots": slots,
             "task": aggregates.read_task(store, task_id) if task_id else None,
             # Settings live in ``meta``, which the aggregate read above loaded already.
             "context_log": config.is_on(store, "context_log"),
@@ -150,11 +170,13 @@ def build_context(
     budget_tokens: int = DEFAULT_BUDGET,
     style: str = "default",
     project: str | None = None,
+    sources: bool = True,
 ) -> ContextResult:
     """Build the context for ``task_id`` within ``budget_tokens`` (estimated).
 
     ``project`` makes that project's lessons (scope ``project:<P>``) rank as
-    matching, and leaves other projects' lessons out.
+    matching, and leaves other projects' lessons out. ``sources=False`` leaves out what
+    lines came from beyond the records themselves (the text needs none of it).
     """
     if style not in ("default", "episodic"):
         raise InvalidInput("style", f"must be 'default' or 'episodic' (got {style!r})")
@@ -162,7 +184,7 @@ def build_context(
         raise InvalidInput("budget", f"must be >= 0 (got {budget_tokens})")
     task_id = task_id.strip() if task_id else None
     project = project.strip() if project else None
-    data = read_inputs(store, task_id or None)
+    data = read_inputs(store, task_id or None, sources=sources)
     # Multi-line secrets (PEM blocks) must be seen whole, so slots are scrubbed
     # before they are split into lines; every line is scrubbed again below.
     data["slots"] = [
@@ -212,7 +234,13 @@ def for_agent(
 
         budget = token_budget()
     result = build_context(
-        store, now=now, task_id=task, budget_tokens=budget, style=style, project=project
+        store,
+        now=now,
+        task_id=task,
+        budget_tokens=budget,
+        style=style,
+        project=project,
+        sources=format == "json",
     )
     if result.log_wanted:
         from .log import record_injections

@@ -36,6 +36,11 @@ def export_store(store: Store, *, now: datetime) -> dict[str, Any]:
             if logical_name(name) not in kept_out:
                 grouped.setdefault(logical_name(name), []).extend(store.docs(name).values())
     for table, docs in grouped.items():
+        if table == "links":
+            from ..links import order
+
+            docs.sort(key=order)  # in the order they were made (their ids are digests)
+            continue
         docs.sort(key=_order(ORDER_KEYS.get(table), grouped=table in GROUP_FIRST))
     return {
         "exported_at": iso(now),

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .store import Store
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 Migration = Callable[["Store"], None]
 
@@ -31,8 +31,18 @@ def _rule_archive_in_chunks(store: Store) -> None:
     rule_archive.convert_legacy(store)
 
 
+def _relations_as_links(store: Store) -> None:
+    """2 → 3: the relation fields of records (a lesson's ``superseded_by`` and
+    ``supersedes``, a card's ``merged_from`` and ``episode_ids``, a rule's
+    ``episode_ids``) become links (core/links.py), one model for every relation."""
+    from .. import links  # a domain module: imported only when a store is this old
+    from ..clock import now
+
+    links.convert_legacy(store, now())
+
+
 #: ``MIGRATIONS[n]`` turns a version-``n`` store into version ``n + 1``.
-MIGRATIONS: dict[int, Migration] = {1: _rule_archive_in_chunks}
+MIGRATIONS: dict[int, Migration] = {1: _rule_archive_in_chunks, 2: _relations_as_links}
 
 
 def backup_folder(folder: Path, version: int) -> Path:

@@ -167,6 +167,20 @@ SCENARIO: list[tuple[str, str, dict[str, Any]]] = [
     ("search_kinds", "search", {"query": "canary", "kinds": ["lesson", "episode"]}),
     ("get", "get_record", {"id": ref("search", 0, "id")}),
     ("get_obs", "get_record", {"id": ref("session", "observations", 0, "id")}),
+    ("a1", "action_create", {"title": "Write the runbook", "priority": 2, "project": "api"}),
+    ("a2", "action_create", {"title": "Page the on-call", "after": [ref("a1", "id")]}),
+    ("a_frontier", "frontier", {}),
+    ("a_cycle", "action_update", {"action": ref("a1", "id"), "after": [ref("a2", "id")]}),
+    ("a_done", "action_update", {"action": ref("a1", "id"), "status": "done", "note": "ok"}),
+    ("a_list", "list_actions", {}),
+    ("a_show", "get_action", {"action": ref("a2", "id")}),
+    ("a_next", "frontier", {"project": "api", "limit": 1}),
+    ("link", "link", {"source": ref("l1", "id"), "target": "task:deploy-api"}),
+    ("link_slot", "link", {"source": ref("l1", "id"), "target": "persona", "kind": "cites"}),
+    ("links", "links", {"id": ref("l1", "id")}),
+    ("rule_links", "links", {"id": ref("r1", "id")}),
+    ("unlink", "unlink", {"source": ref("l1", "id"), "target": "persona"}),
+    ("unlink_none", "unlink", {"source": ref("l1", "id"), "target": "persona"}),
     ("end", "end_session", {"session": ref("ses", "id"), "summary": "done"}),
     ("history", "history", {"limit": 200}),
     ("history_f", "history", {"table": "lessons", "record": ref("l1", "id"), "limit": 5}),
@@ -185,7 +199,7 @@ def test_the_scenario_calls_every_operation() -> None:
 
 # -- normalising what differs by design ------------------------------------------------------
 _ID = re.compile(
-    r"\b(?:les|ep|rule|card|slot|ses|prop|obs|aud|imp)_[0-9A-Z]{26}\b"
+    r"\b(?:les|ep|rule|card|slot|ses|prop|obs|aud|imp|act|lnk)_[0-9A-Z]{26}\b"
     r"|\b[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}\b"
     # A checkpoint's short id, in audit summaries and an automatic checkpoint's description.
     r"|(?:(?<=restoring )|(?<=checkpoint )|(?<=restore ))[0-9a-f]{8}\b"
@@ -426,7 +440,8 @@ def test_every_door_answers_every_operation_alike(
     errors = {
         label for label, value in expected.items() if isinstance(value, dict) and "error" in value
     }
-    assert errors == {"bad_ep", "wm_gone", "l_bad", "s_locked"}, errors
+    assert errors == {"bad_ep", "wm_gone", "l_bad", "s_locked", "a_cycle", "unlink_none"}, errors
+    assert "would make a cycle" in expected["a_cycle"]["error"]
     assert expected["p1"]["proposed"] is True and expected["merge"]["wordings"]
     for door in DOORS[1:]:
         got = normalise(answers[door])
