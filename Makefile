@@ -26,6 +26,9 @@ run: $(STAMP)  ## Open the workbench on a fresh copy of the demo store
 	$(BIN)/memwork --demo
 
 test: lint  ## Run the whole test suite (and ruff, the import contracts, mypy on core/)
+	@# Bytecode once, up front: many tests start memwork processes, and where
+	@# PYTHONDONTWRITEBYTECODE is set each of them would compile every module again.
+	@$(BIN)/python -m compileall -q -j 0 memwork core tui tests > /dev/null
 	$(BIN)/python -m pytest -n $(JOBS) --dist worksteal
 
 lint: $(STAMP)  ## ruff check + format check + import contracts (lint-imports) + mypy (core/)
