@@ -58,13 +58,14 @@ def locate(store: Store, ref: str, field: str = "id") -> Located | None:
     key = ref.strip()
     if not key:
         return None
-    if "/" in key:
-        session, _, rest = key.partition("/")
-        if rest.startswith("obs_") and names.is_safe_file_name(f"observations.{session}"):
-            table = f"observations.{session}"
-            doc = store.docs(table).get(rest) if store.has_table(table) else None
-            return Located("observation", rest, table, dict(doc)) if doc else None
-        return None
+    session, slash, rest = key.partition("/")
+    if slash and rest.startswith("obs_"):
+        table = f"observations.{session}"
+        ok = names.is_safe_file_name(table) and store.has_table(table)
+        doc = store.docs(table).get(rest) if ok else None
+        return Located("observation", rest, table, dict(doc)) if doc else None
+    if slash:
+        return _slot_labelled(store, key)
     kind = links.kind_of(key)
     if kind in FIXED_HOMES and kind != "session":
         table = FIXED_HOMES[kind]
@@ -93,8 +94,12 @@ def locate(store: Store, ref: str, field: str = "id") -> Located | None:
     doc = _in_table(store, "sessions", key, "session", field)
     if doc is not None:
         return Located("session", doc["id"], "sessions", doc)
+    return _slot_labelled(store, key)
+
+
+def _slot_labelled(store: Store, label: str) -> Located | None:
     for slot in store.docs("slots").values() if store.has_table("slots") else ():
-        if slot["label"] == key:
+        if slot["label"] == label:
             return Located("slot", slot["id"], "slots", dict(slot))
     return None
 
@@ -304,10 +309,15 @@ def dangling(store: Store) -> list[dict[str, Any]]:
 
     The ``from`` end of a ``merged_into`` link is gone by design (a merged card lives on
     in the card that absorbed it), so that end is never reported; references (``task:X``,
-    ``file:P``…) name no record and are never dangling either.
+    ``file:P``…) name no record and are never dangling either. Links memwork keeps
+    between rules or cards and their episodes (``derived_from``, ``sighted_in``) move
+    with their records and are not checked (they are most of the links of a long
+    history).
     """
     out = []
     for link in sorted(links.every_link(store), key=links.order):
+        if link["kind"] in links.EPISODE_KINDS:
+            continue
         missing = []
         if link["kind"] != links.MERGED_INTO and locate(store, link["from"]) is None:
             missing.append("from")

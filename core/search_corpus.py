@@ -209,6 +209,17 @@ class DiskCache:
                 tmp.unlink()
 
 
+def purge(store: Store, tables: set[str]) -> None:
+    """Remove the search cache's files prepared from ``tables`` (a forget changed or
+    dropped them; :mod:`core.erasure`)."""
+    folder = DiskCache(store).folder
+    if folder is None or os.path.islink(folder.parent) or os.path.islink(folder):
+        return
+    for name in tables:
+        with contextlib.suppress(OSError):
+            (folder / f"{name}.txt").unlink()
+
+
 class Pool:
     """Every chunk's records numbered in one sequence; ``texts[i]`` is record ``i``."""
 

@@ -4,7 +4,8 @@ A session's observations live in their own physical table,
 ``observations.<session_id>``, so logging one costs the size of that session,
 never the size of the store. Each session keeps at most ``max_observations``
 (default 500): past it the oldest are dropped and counted in
-``dropped_observations``, so ``observation_count + dropped_observations`` is
+``dropped_observations`` (and observations forgotten for good in
+``forgotten_observations``, :mod:`core.forgetting`), so the three together are
 always the number of observations ever logged.
 """
 
@@ -61,7 +62,9 @@ def view(session: dict[str, Any], now: datetime | None = None) -> dict[str, Any]
     return {
         **session,
         "implicit": bool(session.get("implicit", False)),
-        "total_observed": int(session["observation_count"]) + int(session["dropped_observations"]),
+        "total_observed": int(session["observation_count"])
+        + int(session["dropped_observations"])
+        + int(session.get("forgotten_observations", 0)),
         "duration_seconds": duration,
     }
 
@@ -288,7 +291,11 @@ def observe(
         table = observations_table(session["id"])
         docs = store.docs(table)
         last = max((int(d["seq"]) for d in docs.values()), default=0)
-        total = int(session["observation_count"]) + int(session["dropped_observations"])
+        total = (
+            int(session["observation_count"])
+            + int(session["dropped_observations"])
+            + int(session.get("forgotten_observations", 0))
+        )
         doc = {
             "id": ids.new_id("obs"),
             "session_id": session["id"],
@@ -315,17 +322,3 @@ def observe(
             summary += f" (dropped {len(dropped)} oldest)"
         _audit(store, actor, "observe", OBSERVATIONS, saved["id"], summary, now)
     return {**saved, "dropped": len(dropped)}
-
-
-def delete_session(store: Store, session_id: str, *, now: datetime, actor: str) -> dict[str, Any]:
-    """Delete a session with its observations and working memory; returns what was deleted."""
-    with store.transaction():
-        session = resolve(store, session_id)
-        sid = session["id"]
-        store.delete(TABLE, [sid])
-        for name in (observations_table(sid), f"{WORKING_MEMORY}.{sid}"):
-            if name in store.table_names(name):
-                store.drop(name)
-        label = session["title"] or session["agent_id"] or sid
-        _audit(store, actor, "delete", TABLE, sid, f"delete session: {one_line(label)}", now)
-    return view(session, now)
