@@ -147,6 +147,87 @@ class Operations:
         )
         return result
 
+    def delete_session(
+        self,
+        session: str,
+    ) -> dict[str, Any]:
+        """Forget a session: its observations and working memory, for good.
+
+        Forget a session an agent should not remember (it cannot be undone).
+
+        Delete a session with its observations and working memory for good: out of every table
+        (their links too), every search cache and the next context. The audit log keeps the fact
+        (time, actor, action, id), not the words: their entries' summaries become `[forgotten]`.
+        Store checkpoints keep their copies until deleted (`checkpoints_may_hold` lists those
+        taken since the session started); a Redis server's append-only file keeps old bytes
+        until it is rewritten.
+
+        Args:
+            session: the session's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "delete_session",
+            {
+                "session": session,
+            },
+        )
+        return result
+
+    def delete_observations(
+        self,
+        observations: Iterable[str],
+    ) -> dict[str, Any]:
+        """Forget single observations, for good.
+
+        Forget observations that hold something that must not be remembered.
+
+        Delete single observations for good: out of every table (their links too), every search
+        cache and the next context. The audit log keeps the fact (time, actor, action, id), not
+        the words: their entries' summaries become `[forgotten]`. Store checkpoints keep their
+        copies until deleted (`checkpoints_may_hold` lists those taken since the session
+        started); a Redis server's append-only file keeps old bytes until it is rewritten.
+
+        Args:
+            observations: the observations (obs_… or <session>/obs_…; all must exist).
+        """
+        result: dict[str, Any] = self._operation(
+            "delete_observations",
+            {
+                "observations": observations,
+            },
+        )
+        return result
+
+    def forget(
+        self,
+        kind: str,
+        id: str,
+    ) -> dict[str, Any]:
+        """Forget a session or an observation, for good.
+
+        Forget a session or an observation for privacy: it leaves memory for good (cannot be
+        undone).
+
+        Delete a session (with its observations and working memory) or an observation for good:
+        out of every table (their links too), every search cache and the next context. The audit
+        log keeps the fact (time, actor, action, id), not the words: their entries' summaries
+        become `[forgotten]`. Store checkpoints keep their copies until deleted
+        (`checkpoints_may_hold` lists those taken since the session started); a Redis server's
+        append-only file keeps old bytes until it is rewritten.
+
+        Args:
+            kind: what to forget.
+            id: its id (an observation also as <session>/obs_…).
+        """
+        result: dict[str, Any] = self._operation(
+            "forget",
+            {
+                "kind": kind,
+                "id": id,
+            },
+        )
+        return result
+
     def action_create(
         self,
         title: str,
@@ -949,6 +1030,71 @@ class Operations:
         )
         return result
 
+    def set_profile(
+        self,
+        project: str,
+        text: str,
+        *,
+        limit: int | None = None,
+    ) -> dict[str, Any]:
+        """Set a project's profile.
+
+        Describe the project you work on, once, for every future session of it.
+
+        Create or replace a project's profile: a block of text (2,000 characters by default,
+        like a slot; past the limit is refused, never cut) that `context --project P` shows
+        right after the pinned slots. While the store's review is on, an agent's call waits for
+        a person: the result is the proposal ("proposed": true).
+
+        While the store's review is on, the result is the proposal ("proposed": True).
+
+        Args:
+            project: the project.
+            text: what the project is (secrets are removed).
+            limit: its limit in characters (default 2000).
+        """
+        result: dict[str, Any] = self._operation(
+            "set_profile",
+            {
+                "project": project,
+                "text": text,
+                "limit": limit,
+            },
+        )
+        return result
+
+    def get_profile(
+        self,
+        project: str,
+    ) -> dict[str, Any]:
+        """A project's profile.
+
+        One project's profile, with its size (`chars`) and limit (`over_limit`).
+
+        Args:
+            project: the project.
+        """
+        result: dict[str, Any] = self._operation(
+            "get_profile",
+            {
+                "project": project,
+            },
+        )
+        return result
+
+    def list_profiles(
+        self,
+    ) -> list[dict[str, Any]]:
+        """Every project's profile.
+
+        Every project profile, by project.
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "list_profiles",
+            {},
+        )
+        return result
+
     def wm_set(
         self,
         session: str,
@@ -1734,9 +1880,9 @@ class Operations:
 
         What a curator should look at: slots over their limit or untouched for 30 days, slots
         and lessons with the same content, lessons that contradict each other, unmerged
-        near-duplicate lessons, `[AVOID]` rules a live lesson contradicts. A list of `{kind,
-        records, message}`; the CLI prints a line each and the count on stderr, and exits 0
-        whatever it finds.
+        near-duplicate lessons, `[AVOID]` rules a live lesson contradicts, links whose record is
+        no longer in the store (`dangling_link`). A list of `{kind, records, message}`; the CLI
+        prints a line each and the count on stderr, and exits 0 whatever it finds.
         """
         result: list[dict[str, Any]] = self._operation(
             "lint",

@@ -120,7 +120,8 @@ class Op(NamedTuple):
 
 #: CLI groups: words → (help, the group's own flags, taken from its operations).
 GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "session": ("start, end and list sessions", ()),
+    "session": ("start, end, list and delete sessions", ()),
+    "observation": ("single observations", ()),
     "lesson": ("lessons with decaying confidence", ()),
     "rule": ("rules for a task or for every task", ()),
     "card": ("mistake cards, merged across episodes", ()),
@@ -132,6 +133,7 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "config": ("store settings (review on|off, context_log on|off)", ()),
     "review": ("proposals from agents waiting for review", ()),
     "action": ("work items with dependencies, and the frontier", ()),
+    "profile": ("a project's profile, shown in its context", ()),
 }
 
 _LOCAL = ("cli", "api")
@@ -175,6 +177,13 @@ AFTER = Param(
 )
 ACTION_STATUS = ("pending", "active", "blocked", "done", "cancelled")
 
+_FORGET_DOC = (
+    "Delete {what} for good: out of every table (their links too), every search cache "
+    "and the next context. The audit log keeps the fact (time, actor, action, id), not the "
+    "words: their entries' summaries become `[forgotten]`. Store checkpoints keep their "
+    "copies until deleted (`checkpoints_may_hold` lists those taken since the session "
+    "started); a Redis server's append-only file keeps old bytes until it is rewritten."
+)
 _REVIEWED = (
     " While the store's review is on, an agent's call waits for a person: the result is "
     'the proposal ("proposed": true).'
@@ -413,6 +422,63 @@ OPERATIONS: tuple[Op, ...] = (
         ),
         when="Read a session's timeline (order newest, with a limit) to see what happened.",
         cli_print="cmd_sessions:shown",
+    ),
+    Op(
+        "delete_session",
+        "session delete",
+        "forget a session: its observations and working memory, for good",
+        "forgetting:forget_session",
+        (SESSION_ID._replace(arg="session"),),
+        writes=True,
+        destructive=True,
+        result="forgotten",
+        errors=("invalid", "not_found"),
+        doc=_FORGET_DOC.format(what="a session with its observations and working memory"),
+        when="Forget a session an agent should not remember (it cannot be undone).",
+        cli_print="cmd_sessions:forgotten",
+    ),
+    Op(
+        "delete_observations",
+        "observation delete",
+        "forget single observations, for good",
+        "forgetting:forget_observations",
+        (
+            Param(
+                "observations",
+                "strs",
+                "the observations (obs_… or <session>/obs_…; all must exist)",
+                cli="ID",
+            ),
+        ),
+        writes=True,
+        destructive=True,
+        result="forgotten",
+        errors=("invalid", "not_found"),
+        doc=_FORGET_DOC.format(what="single observations"),
+        when="Forget observations that hold something that must not be remembered.",
+        cli_print="cmd_sessions:forgotten",
+    ),
+    Op(
+        "forget",
+        "forget",
+        "forget a session or an observation, for good",
+        "forgetting:forget",
+        (
+            Param("kind", "str", "what to forget", cli="KIND", choices=("session", "observation")),
+            Param("id", "str", "its id (an observation also as <session>/obs_…)", cli="ID"),
+        ),
+        writes=True,
+        destructive=True,
+        result="forgotten",
+        errors=("invalid", "not_found"),
+        doc=_FORGET_DOC.format(
+            what="a session (with its observations and working memory) or an observation"
+        ),
+        when=(
+            "Forget a session or an observation for privacy: it leaves memory for good "
+            "(cannot be undone)."
+        ),
+        cli_print="cmd_sessions:forgotten",
     ),
     # -- work items -------------------------------------------------------------------------
     Op(
@@ -981,6 +1047,55 @@ OPERATIONS: tuple[Op, ...] = (
         doc="Make a read-only slot editable again.",
         doors=_LOCAL,
         cli_print="cmd_slots:written",
+    ),
+    # -- project profiles ---------------------------------------------------------------------
+    Op(
+        "set_profile",
+        "profile set",
+        "set a project's profile",
+        "review:set_profile",
+        (
+            Param("project", "str", "the project", cli="PROJECT"),
+            Param("text", "str", "what the project is (secrets are removed)", cli="TEXT"),
+            Param(
+                "limit",
+                "int?",
+                "its limit in characters (default 2000)",
+                None,
+                metavar="N",
+                minimum=1,
+            ),
+        ),
+        writes=True,
+        review=True,
+        result="profile_write",
+        doc=(
+            "Create or replace a project's profile: a block of text (2,000 characters by "
+            "default, like a slot; past the limit is refused, never cut) that `context "
+            "--project P` shows right after the pinned slots." + _REVIEWED
+        ),
+        when="Describe the project you work on, once, for every future session of it.",
+        cli_print="cmd_profiles:written",
+    ),
+    Op(
+        "get_profile",
+        "profile show",
+        "a project's profile",
+        "profiles:show",
+        (Param("project", "str", "the project", cli="PROJECT"),),
+        result="profile",
+        errors=("invalid", "not_found"),
+        doc="One project's profile, with its size (`chars`) and limit (`over_limit`).",
+        cli_print="cmd_profiles:shown",
+    ),
+    Op(
+        "list_profiles",
+        "profile list",
+        "every project's profile",
+        "profiles:list_profiles",
+        result="profiles",
+        doc="Every project profile, by project.",
+        cli_print="cmd_profiles:listed",
     ),
     # -- working memory ---------------------------------------------------------------------
     Op(
@@ -1701,12 +1816,13 @@ OPERATIONS: tuple[Op, ...] = (
         "lint",
         "lint",
         "findings a curator should look at (exit 0)",
-        "lint:lint",
+        "lint:lint_op",
         result="findings",
         doc=(
             "What a curator should look at: slots over their limit or untouched for 30 days, "
             "slots and lessons with the same content, lessons that contradict each other, "
-            "unmerged near-duplicate lessons, `[AVOID]` rules a live lesson contradicts. A "
+            "unmerged near-duplicate lessons, `[AVOID]` rules a live lesson contradicts, "
+            "links whose record is no longer in the store (`dangling_link`). A "
             "list of `{kind, records, message}`; the CLI prints a line each and the count on "
             "stderr, and exits 0 whatever it finds."
         ),

@@ -184,6 +184,28 @@ def append_slot(store: Store, label: str, text: str, *, now: datetime, actor: st
     return proposed if proposed is not None else dict(submitted.result)
 
 
+def set_profile(
+    store: Store,
+    project: str,
+    text: str,
+    *,
+    now: datetime,
+    actor: str,
+    limit: int | None = None,
+) -> Doc:
+    """The ``set_profile`` operation: the project's profile, or the proposal while review
+    is on for ``actor`` (a profile leads the project's context, as a slot does)."""
+    from . import profiles
+
+    with store.transaction():
+        if needs_review(store, actor):
+            args = {"project": project, "content": text, "limit": limit}
+            proposal = propose(store, "profile", "set", args, now=now, actor=actor)
+        else:
+            return profiles.set_profile(store, project, text, limit=limit, now=now, actor=actor)
+    return {**get_proposal(store, proposal["id"], now), "proposed": True}
+
+
 def replace_in_slot(
     store: Store, label: str, old: str, new: str, *, now: datetime, actor: str
 ) -> Doc:
@@ -287,6 +309,7 @@ PROPOSABLE = (
     ("lesson", "edit"),
     ("card", "edit"),
     *(("slot", o) for o in SLOT_OPS),
+    ("profile", "set"),
 )
 #: The argument a reviewer's own text (``approve --edit``) replaces, per (kind, op).
 EDITED_FIELD = {
@@ -296,6 +319,7 @@ EDITED_FIELD = {
     ("slot", "set"): "content",
     ("slot", "append"): "text",
     ("slot", "replace"): "new",
+    ("profile", "set"): "content",
 }
 
 
@@ -339,6 +363,11 @@ def _checked(kind: str, op: str, args: Doc, store: Store, now: datetime) -> tupl
         fresh = lessons.new_lesson(args["content"], now=now, **_kw(args))
         clean = {**args, "content": fresh["content"], "tags": fresh["tags"]}
         return fresh["scope"], clean
+    if kind == "profile":
+        from . import profiles
+
+        plan = profiles.preview(store, args["project"], args["content"], limit=args.get("limit"))
+        return plan["project"], {**args, "project": plan["project"], "content": plan["after"]}
     plan = _slot_plan(store, op, args["label"], args)
     # Slots are curated text: secrets go, personal details stay (as slots.set_slot keeps them).
     clean = {k: slots.scrub(v) if isinstance(v, str) else v for k, v in args.items()}
@@ -382,6 +411,8 @@ def change_line(proposal: Doc) -> str:
         return f"edit {proposal['kind']} {proposal['target']}: {clip(what, 90)}"
     if proposal["kind"] == "lesson":
         return f"add lesson ({proposal['target']}): {clip(args.get('content', ''), 100)}"
+    if proposal["kind"] == "profile":
+        return f"set profile {proposal['target']}: {clip(args.get('content', ''), 80)}"
     label = proposal["target"]
     if proposal["op"] == "set":
         return f"set slot {label}: {clip(args.get('content', ''), 80)}"
@@ -439,6 +470,8 @@ def describe(store: Store, proposal: Doc, now: datetime, all_lessons: list[Doc])
         out.update(_edit_preview(store, proposal))
     elif proposal["kind"] == "lesson":
         out.update(_lesson_flags(proposal, now, all_lessons))
+    elif proposal["kind"] == "profile":
+        out.update(_profile_preview(store, proposal))
     else:
         out.update(_slot_preview(store, proposal))
     return out
@@ -525,6 +558,23 @@ def _edit_preview(store: Store, proposal: Doc) -> Doc:
     }
 
 
+def _profile_preview(store: Store, proposal: Doc) -> Doc:
+    from . import profiles
+
+    args = proposal["args"]
+    try:
+        plan = profiles.preview(store, args["project"], args["content"], limit=args.get("limit"))
+    except (InvalidInput, Conflict, NotFound) as exc:
+        return {"stale": str(exc), "flags": [f"no longer applies: {exc}"]}
+    return {
+        "before": plan["before"],
+        "after": plan["after"],
+        "diff": _text_diff(plan["before"], plan["after"]),
+        "limit": plan["limit"],
+        "flags": [] if plan["exists"] else [f"creates the profile of {plan['project']}"],
+    }
+
+
 def _slot_preview(store: Store, proposal: Doc) -> Doc:
     args = proposal["args"]
     try:
@@ -596,6 +646,19 @@ def approve(store: Store, key: str, *, now: datetime, actor: str, edit: str | No
                 "superseded": f"created lesson {result_id}, superseding {written.duplicate_of}",
                 "reinforced": f"reinforced lesson {result_id} (already known)",
             }[written.action]
+        elif proposal["kind"] == "profile":
+            from . import profiles
+
+            profile = profiles.set_profile(
+                store,
+                args["project"],
+                args["content"],
+                limit=args.get("limit"),
+                now=now,
+                actor=actor,
+            )
+            result_id = profile["id"]
+            result = f"set profile {profile['project']}"
         else:
             written = _slot_write(store, proposal["op"], args, now, actor)
             slot = written[0] if isinstance(written, tuple) else written

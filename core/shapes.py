@@ -253,6 +253,19 @@ ACTION = _obj(
     },
     ("id",),
 )
+PROFILE = _obj(
+    "A project's profile.",
+    {
+        "id": _id("profile"),
+        "project": _p(_STR, "the project"),
+        "content": _p(_STR, "what the project is"),
+        "limit": _p(_INT, "its limit in characters"),
+        "chars": _p(_INT, "its size in characters"),
+        "over_limit": _p(_BOOL, "longer than its limit"),
+        **_TIMES,
+    },
+    ("id",),
+)
 LINK = _obj(
     "A link: record `from` stands in relation `kind` to `to`.",
     {
@@ -324,6 +337,25 @@ SHAPES: dict[str, Schema] = {
         "budget dropped (format json).",
     ),
     "episode_ids": EPISODE_IDS,
+    "forgotten": _obj(
+        "What a forget removed for good.",
+        {
+            "kind": _p(_STR, "session or observation"),
+            "id": _p(_STR, "the session forgotten"),
+            "ids": {**_STRS, "description": "the observations forgotten"},
+            "observations": _p(_INT, "observations deleted"),
+            "working_memory": _p(_BOOL, "the session had working memory, now deleted"),
+            "links": _p(_INT, "links removed with them"),
+            "audit_entries_blanked": _p(_INT, "audit entries whose words became [forgotten]"),
+            "checkpoints_may_hold": {
+                **_STRS,
+                "description": "checkpoints taken since, which keep their copies until deleted",
+            },
+        },
+    ),
+    "profile": PROFILE,
+    "profiles": _list("Project profiles, by project.", PROFILE),
+    "profile_write": _or_proposed(PROFILE),
     "action": ACTION,
     "actions": _list("Actions.", ACTION),
     "link": LINK,

@@ -99,8 +99,19 @@ def rules_table(scope: str) -> str:
     return rule_table(scope)
 
 
-def read_inputs(store: Store, task_id: str | None, *, sources: bool = True) -> dict[str, Any]:
+def read_inputs(
+    store: Store,
+    task_id: str | None,
+    *,
+    sources: bool = True,
+    project: str | None = None,
+    agent: str | None = None,
+) -> dict[str, Any]:
     """Everything the context needs, from small tables and aggregates only.
+
+    With a ``project``: its profile and the summaries of its last ended sessions; with
+    an ``agent`` (and no project), that agent's last ended sessions. The work items'
+    frontier when the store has actions (of the project, when given).
 
     Lessons carry ``superseded_by`` from their links (a superseded lesson is never
     shown). With ``sources`` (the JSON format, the workbench), what each line came
@@ -128,6 +139,9 @@ def read_inputs(store: Store, task_id: str | None, *, sources: bool = True) -> d
             lessons = links.with_targets(store, "lessons", lessons)
             slots = links.with_targets(store, "slots", slots)
         return {
+            "actions": _frontier(store, project),
+            "profile": _profile(store, project),
+            "summaries": _summaries(store, project, agent),
             "cards": cards,
             "glob": aggregates.read_global(store),
             "lessons": lessons,
@@ -139,11 +153,45 @@ def read_inputs(store: Store, task_id: str | None, *, sources: bool = True) -> d
         }
 
 
+def _frontier(store: Store, project: str | None) -> list[dict[str, Any]]:
+    if not store.has_table("actions"):
+        return []
+    from ..actions import context_lines
+
+    return context_lines(store, project)
+
+
+def _profile(store: Store, project: str | None) -> dict[str, Any] | None:
+    if not project or not store.has_table("profiles"):
+        return None
+    from ..profiles import find
+
+    return find(store, project)
+
+
+#: Past sessions whose summaries the context shows.
+SUMMARIES = 3
+
+
+def _summaries(store: Store, project: str | None, agent: str | None) -> list[dict[str, Any]]:
+    """The last :data:`SUMMARIES` ended sessions with a summary, of ``project`` (else of
+    ``agent``), newest first by their end."""
+    if not (project or agent) or not store.has_table("sessions"):
+        return []
+    if project:
+        mine = [d for d in store.docs("sessions").values() if d.get("project") == project]
+    else:
+        mine = [d for d in store.docs("sessions").values() if d.get("agent_id") == agent]
+    ended = [d for d in mine if d.get("status") == "ended" and d.get("summary")]
+    ended.sort(key=lambda d: (d.get("ended_at") or "", d["id"]), reverse=True)
+    return ended[:SUMMARIES]
+
+
 def _scrubbed(sections: list[Section]) -> list[Section]:
     out = []
     for s in sections:
         # Slots are curated: personal details a person put there stay; secrets never do.
-        personal = s.name != "slots"
+        personal = s.name not in ("slots", "profile")
         out.append(
             Section(
                 s.name,
@@ -171,12 +219,15 @@ def build_context(
     style: str = "default",
     project: str | None = None,
     sources: bool = True,
+    agent: str | None = None,
 ) -> ContextResult:
     """Build the context for ``task_id`` within ``budget_tokens`` (estimated).
 
     ``project`` makes that project's lessons (scope ``project:<P>``) rank as
-    matching, and leaves other projects' lessons out. ``sources=False`` leaves out what
-    lines came from beyond the records themselves (the text needs none of it).
+    matching, leaves other projects' lessons out, and brings the project's profile and
+    its last sessions' summaries; without a project, ``agent``'s last sessions' summaries
+    come instead. ``sources=False`` leaves out what lines came from beyond the records
+    themselves (the text needs none of it).
     """
     if style not in ("default", "episodic"):
         raise InvalidInput("style", f"must be 'default' or 'episodic' (got {style!r})")
@@ -184,12 +235,19 @@ def build_context(
         raise InvalidInput("budget", f"must be >= 0 (got {budget_tokens})")
     task_id = task_id.strip() if task_id else None
     project = project.strip() if project else None
-    data = read_inputs(store, task_id or None, sources=sources)
+    data = read_inputs(
+        store, task_id or None, sources=sources, project=project or None, agent=agent or None
+    )
     # Multi-line secrets (PEM blocks) must be seen whole, so slots are scrubbed
     # before they are split into lines; every line is scrubbed again below.
     data["slots"] = [
         {**s, "content": scrub(s.get("content", ""), personal=False)} for s in data["slots"]
     ]
+    if data["profile"]:
+        data["profile"] = {
+            **data["profile"],
+            "content": scrub(data["profile"].get("content", ""), personal=False),
+        }
     if style == "episodic":
         sections = episodic_style.build_sections(data, task_id)
         render = episodic_style.render
@@ -241,6 +299,7 @@ def for_agent(
         style=style,
         project=project,
         sources=format == "json",
+        agent=actor.partition(":")[2] or None,
     )
     if result.log_wanted:
         from .log import record_injections

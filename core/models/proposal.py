@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .base import Record
 
-ProposalKind = Literal["lesson", "slot", "card"]
+ProposalKind = Literal["lesson", "slot", "card", "profile"]
 ProposalOp = Literal["add", "set", "append", "replace", "edit"]
 Status = Literal["pending", "approved", "rejected", "merged"]
 
@@ -20,7 +20,8 @@ class Proposal(Record):
     kind: ProposalKind
     op: ProposalOp
     target: str = Field(min_length=1)
-    """The lesson's scope (an add), the edited lesson's or card's id, or the slot's label."""
+    """The lesson's scope (an add), the edited lesson's or card's id, the slot's label, or
+    the profile's project."""
     args: dict[str, Any]
     """The arguments of the write, scrubbed, as the agent gave them."""
     status: Status = "pending"

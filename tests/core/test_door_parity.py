@@ -149,7 +149,12 @@ SCENARIO: list[tuple[str, str, dict[str, Any]]] = [
     ("consolidate", "consolidate", {}),
     ("cfg_get", "get_config", {"key": "review"}),
     ("cfg", "list_config", {}),
+    ("prof", "set_profile", {"project": "api", "text": "The API service, on Postgres."}),
+    ("prof_big", "set_profile", {"project": "web", "text": "x" * 30, "limit": 20}),
+    ("prof_show", "get_profile", {"project": "api"}),
+    ("profs", "list_profiles", {}),
     ("review_on", "set_config", {"key": "review", "value": "on"}),
+    ("p4", "set_profile", {"project": "api", "text": "The API service, on Postgres 16."}),
     ("p1", "add_lesson", {"text": "Pin the image digest"}),
     ("p2", "append_slot", {"label": "persona", "text": "Ask first."}),
     ("p3", "edit_lesson", {"lesson": ref("l1", "id"), "text": "Never canary"}),
@@ -182,6 +187,14 @@ SCENARIO: list[tuple[str, str, dict[str, Any]]] = [
     ("unlink", "unlink", {"source": ref("l1", "id"), "target": "persona"}),
     ("unlink_none", "unlink", {"source": ref("l1", "id"), "target": "persona"}),
     ("end", "end_session", {"session": ref("ses", "id"), "summary": "done"}),
+    ("ses2", "start_session", {"title": "to forget"}),
+    ("o2", "observe", {"session": ref("ses2", "id"), "text": "a token was here"}),
+    ("o3", "observe", {"session": ref("ses2", "id"), "text": "and here"}),
+    ("forget_obs", "delete_observations", {"observations": [ref("o2", "id")]}),
+    ("forget_o3", "forget", {"kind": "observation", "id": ref("o3", "id")}),
+    ("forget_ses", "delete_session", {"session": ref("ses2", "id")}),
+    ("forget_again", "forget", {"kind": "session", "id": ref("ses2", "id")}),
+    ("ctx_project", "context", {"project": "api", "task": "deploy-api", "format": "json"}),
     ("history", "history", {"limit": 200}),
     ("history_f", "history", {"table": "lessons", "record": ref("l1", "id"), "limit": 5}),
     ("lint", "lint", {}),
@@ -199,7 +212,7 @@ def test_the_scenario_calls_every_operation() -> None:
 
 # -- normalising what differs by design ------------------------------------------------------
 _ID = re.compile(
-    r"\b(?:les|ep|rule|card|slot|ses|prop|obs|aud|imp|act|lnk)_[0-9A-Z]{26}\b"
+    r"\b(?:les|ep|rule|card|slot|ses|prop|obs|aud|imp|act|lnk|prof)_[0-9A-Z]{26}\b"
     r"|\b[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}\b"
     # A checkpoint's short id, in audit summaries and an automatic checkpoint's description.
     r"|(?:(?<=restoring )|(?<=checkpoint )|(?<=restore ))[0-9a-f]{8}\b"
@@ -440,7 +453,16 @@ def test_every_door_answers_every_operation_alike(
     errors = {
         label for label, value in expected.items() if isinstance(value, dict) and "error" in value
     }
-    assert errors == {"bad_ep", "wm_gone", "l_bad", "s_locked", "a_cycle", "unlink_none"}, errors
+    assert errors == {
+        "bad_ep",
+        "wm_gone",
+        "l_bad",
+        "s_locked",
+        "a_cycle",
+        "unlink_none",
+        "forget_again",
+        "prof_big",
+    }, errors
     assert "would make a cycle" in expected["a_cycle"]["error"]
     assert expected["p1"]["proposed"] is True and expected["merge"]["wordings"]
     for door in DOORS[1:]:
