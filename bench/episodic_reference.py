@@ -31,12 +31,21 @@ def empty() -> dict[str, Any]:
     }
 
 
+def _text(value: Any) -> Any:
+    """A number where the library formats text is that number as text."""
+    return str(value) if type(value) in (int, float) else value
+
+
 def record(memory: dict[str, Any], ep: dict[str, Any], timestamp: str = "") -> None:
-    """Fold one episode in, as the library does, then consolidate when due."""
-    task = ep.get("task_id", "unknown")
-    score = float(ep["score"])
+    """Fold one episode in, as the library does, then consolidate when due.
+
+    As the library, it takes a missing score as 0.0 and a numeric string as its number,
+    skips a mistake card that is not an object and reads numbers in text as text.
+    """
+    task = _text(ep.get("task_id", "unknown"))
+    score = float(ep.get("score", 0.0))
     memory["score_history"].setdefault(task, []).append(score)
-    summary = ep.get("summary", ep.get("trajectory_summary", ""))
+    summary = _text(ep.get("summary", ep.get("trajectory_summary", "")))
     memory["episode_log"].append(
         {
             "timestamp": timestamp,
@@ -62,7 +71,10 @@ def record(memory: dict[str, Any], ep: dict[str, Any], timestamp: str = "") -> N
             rules.append(rule)
     memory["task_rules"][task] = rules[-RULES_PER_TASK:]
     for card in ep.get("mistake_cards", []):
-        _merge_card(memory, card, task, memory["total_episodes"])
+        if isinstance(card, dict):
+            _merge_card(
+                memory, {k: _text(v) for k, v in card.items()}, task, memory["total_episodes"]
+            )
     last = memory["last_consolidated_at"]
     last = 0 if not isinstance(last, int) else last
     if memory["total_episodes"] - last >= CONSOLIDATE_EVERY:

@@ -28,6 +28,7 @@ def main() -> None:
         ("The HTTP door", "bench_http.py", ["--sizes", sizes[0], sizes[-1]]),
         ("Bulk recording", "bench_bulk.py", [] if not quick else ["--sizes", "1000", "10000"]),
         ("Virtual table vs DataTable", "bench_virtual_table.py", []),
+        ("A failure storm", "bench_failures.py", []),
     ]
     for title, script, args in scripts:
         if not (HERE / script).exists():

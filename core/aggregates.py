@@ -126,9 +126,9 @@ def add_episode(
     glob["stored_episodes"] = int(glob["stored_episodes"]) + 1
     glob["recent"] = [*glob["recent"], entry][-RECENT:]
     if episode["outcome"] == "failure":
-        glob["recent_failures"] = failures.add_to_recent(
-            glob["recent_failures"], failures.summary_of(episode), now
-        )
+        summary = failures.summary_of(episode)
+        glob["recent_failures"] = failures.add_to_recent(glob["recent_failures"], summary, now)
+        failures.note_prior(glob, summary, now)
     add_scores(task, [episode["score"]])
     task["outcomes"] = {**task["outcomes"]}
     task["outcomes"][episode["outcome"]] = task["outcomes"].get(episode["outcome"], 0) + 1

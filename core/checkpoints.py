@@ -14,6 +14,7 @@ reports them meanwhile.
 
 from __future__ import annotations
 
+import contextlib
 from datetime import datetime
 from typing import Any
 
@@ -57,20 +58,26 @@ def create(
     store: Store, description: str = "", *, now: datetime, actor: str, automatic: bool = False
 ) -> dict[str, Any]:
     """Snapshot the store now; returns the checkpoint record."""
-    with store.transaction():
-        if store.storage.dirty():
-            raise RuntimeError("a checkpoint must be taken before any write in its transaction")
-        _sweep(store)
-        doc = _take(store, scrub(description).strip(), now, automatic)
-        audit.record(
-            store,
-            actor=actor,
-            action="checkpoint",
-            table=TABLE,
-            record_id=doc["id"],
-            summary=f"checkpoint {doc['id'][:8]}: {doc['description'] or '(no description)'}",
-            now=now,
-        )
+    taken: list[str] = []
+    try:
+        with store.transaction():
+            if store.storage.dirty():
+                raise RuntimeError("a checkpoint must be taken before any write in its transaction")
+            _sweep(store)
+            doc = _take(store, scrub(description).strip(), now, automatic)
+            taken.append(doc["id"])
+            audit.record(
+                store,
+                actor=actor,
+                action="checkpoint",
+                table=TABLE,
+                record_id=doc["id"],
+                summary=f"checkpoint {doc['id'][:8]}: {doc['description'] or '(no description)'}",
+                now=now,
+            )
+    except BaseException:
+        _forget_uncommitted(store, taken)
+        raise
     return doc
 
 
@@ -88,31 +95,57 @@ def resolve(store: Store, key: str) -> dict[str, Any]:
 def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
     """Replace every snapshotted table with the checkpoint's.
 
-    Returns the automatic checkpoint taken first, which undoes the restore.
+    Returns the automatic checkpoint taken first, which undoes the restore. A restore
+    refused half-way (a damaged snapshot, a failed write) leaves no snapshot files behind.
     """
-    with store.transaction():
-        target = resolve(store, key)
-        snapshot = store.storage.snapshot_tables(target["id"])
-        _sweep(store)
-        before = _take(store, f"before restoring {target['id'][:8]}", now, automatic=True)
-        for name in _snapshot_names(store):
-            store.drop(name)
-        for name, docs in snapshot.items():
-            store.put_many(name, docs)
-        # A checkpoint taken before the archive moved to chunks holds hash buckets; one
-        # taken before links holds relations as fields of the records.
-        rule_archive.convert_legacy(store)
-        links.convert_legacy(store, now)
-        audit.record(
-            store,
-            actor=actor,
-            action="restore",
-            table=TABLE,
-            record_id=target["id"],
-            summary=f"restored checkpoint {target['id'][:8]} (undo: restore {before['id'][:8]})",
-            now=now,
-        )
+    taken: list[str] = []
+    try:
+        with store.transaction():
+            target = resolve(store, key)
+            snapshot = store.storage.snapshot_tables(target["id"])
+            _sweep(store)
+            before = _take(store, f"before restoring {target['id'][:8]}", now, automatic=True)
+            taken.append(before["id"])
+            # Who may decide is not part of what a checkpoint rewinds (core/curator.py).
+            curator = store.docs("meta").get("curator")
+            for name in _snapshot_names(store):
+                store.drop(name)
+            for name, docs in snapshot.items():
+                store.put_many(name, docs)
+            if curator is not None:
+                store.put("meta", "curator", curator)
+            elif store.docs("meta").get("curator") is not None:
+                store.delete("meta", ["curator"])
+            # A checkpoint taken before the archive moved to chunks holds hash buckets; one
+            # taken before links holds relations as fields of the records.
+            rule_archive.convert_legacy(store)
+            links.convert_legacy(store, now)
+            audit.record(
+                store,
+                actor=actor,
+                action="restore",
+                table=TABLE,
+                record_id=target["id"],
+                summary=(
+                    f"restored checkpoint {target['id'][:8]} (undo: restore {before['id'][:8]})"
+                ),
+                now=now,
+            )
+    except BaseException:
+        _forget_uncommitted(store, taken)
+        raise
     return before
+
+
+def _forget_uncommitted(store: Store, taken: list[str]) -> None:
+    """After a refused checkpoint command: remove the snapshot files it wrote before the
+    refusal (a folder store writes them ahead of its commit) unless its commit landed
+    after all. Only its own: a refusal leaves every other file as it was. Best effort:
+    the refusal itself is what the caller reports."""
+    for key in taken:
+        with contextlib.suppress(Exception), store.reading():
+            if key not in store.docs(TABLE):
+                store.storage.delete_snapshot(key)
 
 
 def delete(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:

@@ -4,7 +4,8 @@ Described in docs/MEMORY.md, Consolidation.
 
 The heuristic turns each of the last 100 episodes with score >= 0.85 and a
 summary into ``[HIGH SCORE 0.91] <summary>``. An external consolidator
-(``MEMWORK_CONSOLIDATE_CMD``) may replace it; whatever goes wrong with it —
+(``MEMWORK_CONSOLIDATE_CMD``) may replace it; its rules read ``[CONSOLIDATED]
+<rule>``, as the episodic library writes them. Whatever goes wrong with it —
 exit code, bad JSON, timeout — falls back to the heuristic and is reported,
 never raised.
 """
@@ -28,6 +29,8 @@ ENV_TIMEOUT = "MEMWORK_CONSOLIDATE_TIMEOUT"
 ENV_EVERY = "MEMWORK_CONSOLIDATE_EVERY"
 HIGH_SCORE = 0.85
 SUMMARY_CAP = 120
+#: What an external consolidator's rules start with (the episodic library's prefix).
+CONSOLIDATED_PREFIX = "[CONSOLIDATED] "
 
 
 def every() -> int:
@@ -150,12 +153,19 @@ def run_external(command: str, recent: list[dict[str, Any]]) -> list[str]:
         raise ValueError(f"printed invalid JSON ({exc.msg})") from None
     if not isinstance(parsed, list) or not all(isinstance(x, str) for x in parsed):
         raise ValueError("must print a JSON array of strings")
-    texts = [t for t in (" ".join(scrub(x).split()) for x in parsed) if t]
+    texts = [_prefixed(t) for t in (" ".join(scrub(x).split()) for x in parsed) if t]
     # A rule the store would refuse must not make consolidation raise.
     too_long = [t for t in texts if len(t) > TEXT_CAP]
     if too_long:
         raise ValueError(f"printed a rule of {len(too_long[0])} characters (at most {TEXT_CAP})")
     return texts
+
+
+def _prefixed(text: str) -> str:
+    """``[CONSOLIDATED] <rule>`` (a rule that already says so is left as it is)."""
+    if text.startswith(CONSOLIDATED_PREFIX.strip()):
+        return text
+    return CONSOLIDATED_PREFIX + text
 
 
 def external_command() -> str:

@@ -67,9 +67,10 @@ class _Parsed:
         self.norm = normalise(self.text)
         self.clauses = negation.clauses(self.text)
         self.words = frozenset(w for c in self.clauses for w in c.core)
-        #: Some clause is negated: without one on either side, two texts never
-        #: contradict (both tests in :func:`_contradict` need opposite polarities).
-        self.negates = any(c.negated for c in self.clauses)
+        #: Some clause is negated or ordered: without one on either side, two texts
+        #: never contradict (both tests in :func:`_contradict` need opposite
+        #: polarities or opposite orders).
+        self.negates = any(c.negated or c.order is not None for c in self.clauses)
 
 
 def _contradict(a: _Parsed, b: _Parsed) -> bool:
@@ -82,6 +83,11 @@ def _contradict(a: _Parsed, b: _Parsed) -> bool:
     return fuzz.token_set_ratio(a.norm, b.norm) >= SIMILAR_AT and negation.contradicts(
         a.text, b.text
     )
+
+
+def texts_contradict(a: str, b: str) -> bool:
+    """Whether two lesson texts contradict each other (the rule every door applies)."""
+    return _contradict(_Parsed({"content": a}), _Parsed({"content": b}))
 
 
 def _live(lessons: list[Doc], now: datetime) -> list[Doc]:
@@ -132,7 +138,7 @@ def of_lesson(lessons: list[Doc], content: str, scope: str, now: datetime) -> li
 
 def avoid_body(rule: Doc) -> str | None:
     """The mistake an ``[AVOID]`` rule warns about, or None for any other rule."""
-    text = str(rule.get("text", ""))
+    text = str(rule.get("text", "")).removeprefix("[CONSOLIDATED]").lstrip()
     if not text.startswith(AVOID_PREFIX):
         return None
     return text[len(AVOID_PREFIX) :].strip() or None
@@ -172,7 +178,7 @@ def _opposed(
     fixing the cause over adding retries") are not what that lesson is about.
     """
     return any(
-        x.negated != y.negated
+        negation.oppose(x, y)
         and (not balanced or len(x.core & y.core) >= BALANCED * max(len(x.core), len(y.core)))
         for x in first
         for y in second

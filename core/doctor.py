@@ -206,6 +206,10 @@ def diagnose(folder: Path) -> list[Check]:
             bad += 1
             continue
         documents += len(data.get("documents") or {})
+        wrong = _invalid_record(name, data.get("documents") or {})
+        if wrong:
+            checks.append(Check(f"table {name}", "problem", wrong))
+            bad += 1
     checks.append(
         Check(
             "tables",
@@ -236,9 +240,71 @@ def diagnose(folder: Path) -> list[Check]:
     orphans = _snapshots(folder, manifest, pending)
     if orphans:
         checks.append(orphans)
+    curation = _curation(folder, manifest, pending)
+    if curation:
+        checks.append(curation)
     logical = sorted({logical_name(n) for n in manifest.tables})
     checks.append(Check("contents", "ok", ", ".join(logical) or "empty store"))
     return checks
+
+
+def _curation(folder: Path, manifest: Manifest, pending: dict[str, str]) -> Check | None:
+    """Review on with no curator registered: the first key to decide would become it."""
+    if "meta" not in manifest.tables:
+        return None
+    file = table_file("meta")
+    try:
+        data = load_file(folder / (pending.get(file) or file))
+    except StoreUnreadable:
+        return None
+    docs = data.get("documents") if isinstance(data, dict) else None
+    if not isinstance(docs, dict):
+        return None
+    config = docs.get("config") or {}
+    if config.get("review") != "on" or docs.get("curator"):
+        return None
+    return Check(
+        "review",
+        "warn",
+        "review is on but no curator key is registered: the first key to decide becomes "
+        "the store's curator; register yours now with: memwork curator init",
+    )
+
+
+def _invalid_record(name: str, documents: Any) -> str | None:
+    """The first record of a table that its model refuses (a lesson whose confidence is
+    "high", say), as one line; None when every record reads as memwork writes it.
+
+    Commands that read such a record would fail on it: doctor names it instead.
+    """
+    from pydantic import ValidationError
+
+    from .interop.importer import _model_for
+    from .models.base import _describe
+
+    if not isinstance(documents, dict):
+        return f"{table_file(name)}: its documents are not an object"
+    logical = logical_name(name)
+    for key, doc in documents.items():
+        if not isinstance(doc, dict):
+            return f"{table_file(name)}: record {str(key)[:40]!r} is not an object"
+        model = _model_for(logical, doc)
+        if model is None:
+            return None  # a store-local table (checkpoints, imports): no model to check
+        try:
+            model.model_validate({k: v for k, v in doc.items() if k not in ("over_limit", "chars")})
+        except ValidationError as exc:
+            # A value of the wrong kind is what commands fail on; a field an older
+            # memwork did not write (or one it no longer knows) is read with a default.
+            wrong = [e for e in exc.errors() if e["type"] not in ("missing", "extra_forbidden")]
+            if wrong:
+                field, rule = _describe(wrong[0])
+                return (
+                    f"{table_file(name)}: record {str(key)[:40]!r}: {field}: {rule}; commands "
+                    "that read it fail — correct or remove it by hand, or restore the table "
+                    "from a checkpoint"
+                )
+    return None
 
 
 def _unlisted(

@@ -179,9 +179,17 @@ def diagnose(url: StoreURL) -> list[Check]:
     try:
         try:
             conn.connect()
+            # A server that wants a password answers the first command with NOAUTH (the
+            # connect sends AUTH only with one): a store doctor cannot open is the same
+            # one-line refusal (exit 2) every command gives, not a report.
+            conn.call("PING")
         except ConnectionLost as exc:
             return [Check("store", "problem", f"cannot reach Redis at {url.display}: {exc}")]
         except ReplyError as exc:
+            if exc.code in ("NOAUTH", "WRONGPASS") or "password" in str(exc):
+                from .storage.redis_store import reply_error
+
+                raise reply_error(url, exc) from None
             return [Check("store", "problem", f"Redis at {url.display} refused memwork: {exc}")]
         return _diagnose(conn, url)
     finally:

@@ -2,7 +2,8 @@
 
 - ``MEMWORK_TOKEN_BUDGET``: the context's token budget when a caller gives none
   (every door: ``memwork context``, ``Memory.context``, MCP ``get_context``, the
-  HTTP route, the workbench's first preview). Default 2000.
+  HTTP route, the workbench's first preview). Unset: the default style keeps to
+  2000 and the episodic style is never cut.
 - ``MEMWORK_MAX_OBS_PER_SESSION``: how many observations a session started from
   now on keeps (past it the oldest are dropped and counted). Default 500. A
   session keeps the cap it started with, so changing the variable never drops
@@ -51,6 +52,14 @@ def token_budget() -> int:
     """The default token budget: ``MEMWORK_TOKEN_BUDGET``, else 2000 (0 is allowed: the
     context then keeps only its first line)."""
     return _whole(TOKEN_BUDGET_ENV, 0, DEFAULT_TOKEN_BUDGET)
+
+
+def configured_token_budget() -> int | None:
+    """``MEMWORK_TOKEN_BUDGET`` when it is set, else None (the context's style decides)."""
+    raw = os.environ.get(TOKEN_BUDGET_ENV)
+    if raw is None or raw.strip() == "":
+        return None
+    return token_budget()
 
 
 def max_observations() -> int:

@@ -197,6 +197,123 @@ def _plain(item: Any) -> dict[str, Any]:
     }
 
 
+# -- what the episodic library accepts ---------------------------------------------------
+#: A mistake card's fields (all text: the library formats them into lines).
+_CARD_TEXT_ALL = (
+    "mistake_type",
+    "task_id",
+    "worker_id",
+    "bad_decision",
+    "correct_decision",
+    "evidence",
+    "lesson",
+)
+
+
+def _is_number(value: Any) -> bool:
+    return type(value) in (int, float)
+
+
+def _as_text(value: Any) -> str:
+    """A number as the library prints it in a line (``7``, ``0.5``)."""
+    return str(value)
+
+
+def coerce(item: Any) -> tuple[Any, list[str]]:
+    """What the episodic library makes of an episode memwork's model refuses, and one
+    note per change (``<field>: <what was done>``; the caller adds the item number).
+
+    The library takes a missing score as 0.0, a numeric string as its number, skips a
+    mistake card that is not an object, ignores fields a card does not have, and turns
+    numbers in text fields into text. Nothing else is read differently: a score of 2,
+    or an episode that is not an object, stays refused.
+    """
+    if type(item) is not dict:
+        return item, []
+    data = dict(item)
+    notes: list[str] = []
+    if "score" not in data:
+        data["score"] = 0.0
+        notes.append("score: missing; recorded as 0.0, as the episodic library reads it")
+    elif type(data["score"]) is str:
+        number = _number(data["score"])
+        if number is not None and 0.0 <= number <= 1.0:
+            notes.append(f"score: the text {data['score']!r} read as the number {number:g}")
+            data["score"] = number
+    steps = data.get("steps")
+    if type(steps) is str and steps.strip().isdigit():
+        data["steps"] = int(steps.strip())
+        notes.append(f"steps: the text {steps!r} read as the number {data['steps']}")
+    for key in ("task_id", "worker_id", "summary", "trajectory_summary"):
+        if _is_number(data.get(key)):
+            notes.append(f"{key}: the number {data[key]!r} recorded as text")
+            data[key] = _as_text(data[key])
+    for key in ("mistakes", "successes"):
+        value = data.get(key)
+        if _is_number(value):
+            notes.append(f"{key}: the number {value!r} recorded as text")
+            data[key] = [_as_text(value)]
+        elif type(value) is list and any(_is_number(v) for v in value):
+            for n, v in enumerate(value):
+                if _is_number(v):
+                    notes.append(f"{key}.{n}: the number {v!r} recorded as text")
+            data[key] = [_as_text(v) if _is_number(v) else v for v in value]
+    cards = data.get("mistake_cards")
+    if type(cards) is list:
+        kept = []
+        for n, card in enumerate(cards):
+            if type(card) is not dict:
+                shown = type(card).__name__ if card is not None else "null"
+                notes.append(
+                    f"mistake_cards.{n}: not an object (a {shown}); skipped, as the episodic "
+                    "library skips it"
+                )
+                continue
+            kept.append(_coerce_card(card, f"mistake_cards.{n}", notes))
+        data["mistake_cards"] = kept
+    return data, notes
+
+
+def _coerce_card(card: dict[str, Any], where: str, notes: list[str]) -> dict[str, Any]:
+    out = {}
+    for key, value in card.items():
+        if key not in _CARD_TEXT_ALL:
+            notes.append(f"{where}.{key}: not a mistake card field; ignored")
+            continue
+        if _is_number(value):
+            notes.append(f"{where}.{key}: the number {value!r} recorded as text")
+            value = _as_text(value)
+        out[key] = value
+    return out
+
+
+def _number(text: str) -> float | None:
+    import math
+
+    try:
+        value = float(text.strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def parse_lenient(item: Any, *, number: int | None = None) -> tuple[dict[str, Any], list[str]]:
+    """:func:`parse`, reading what the model refuses as the episodic library would
+    (:func:`coerce`); the episode and a note per change, each naming the item and field.
+
+    The usual episode parses at once; only a refused one pays for the second reading.
+    A refusal that reading cannot save is the model's message for what is left.
+    """
+    try:
+        return parse(item, number=number), []
+    except InvalidInput:
+        read, notes = coerce(item)
+        if not notes:
+            raise
+    prefix = f"item {number}: " if number is not None else ""
+    return parse(read, number=number), [prefix + note for note in notes]
+
+
 def parse(item: Any, *, number: int | None = None) -> dict[str, Any]:
     """Validate one episode; the model's ``model_dump()``, or its InvalidInput naming the field.
 

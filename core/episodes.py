@@ -24,7 +24,7 @@ from . import (
     shards,
 )
 from .clock import iso, parse_instant
-from .episode_input import parse
+from .episode_input import parse_lenient
 from .errors import InvalidInput, NotFound
 from .models.plain import outcome_for
 from .privacy import scrub, scrub_value
@@ -45,21 +45,27 @@ def parse_items(items: Iterable[Any]) -> list[dict[str, Any]]:
 
     Each item becomes what :class:`core.models.episode.EpisodeInput` makes of it
     (its ``model_dump()``), read without pydantic when that is certain to agree
-    (:mod:`core.episode_input`).
+    (:mod:`core.episode_input`), and as the episodic library reads it when the model
+    refuses what the library accepts.
     """
     return list(_unspooled(spool_items(items)))
 
 
-def spool_items(items: Iterable[Any]) -> list[bytes]:
+def spool_items(items: Iterable[Any], warnings: list[list[str]] | None = None) -> list[bytes]:
     """Validate every item (the error names the item number, from 1, and the field) and
     keep each one compactly, as JSON bytes.
 
-    A bulk input streams through here without the lock held; what is kept is about the
-    size of the input (a million episodes: ~200 MB), not of its parsed objects (~10x).
+    What the model refuses but the episodic library accepts is read as the library
+    reads it (:func:`core.episode_input.coerce`); ``warnings`` receives, per item, a
+    note for each such reading. A bulk input streams through here without the lock
+    held; what is kept is about the size of the input (a million episodes: ~200 MB),
+    not of its parsed objects (~10x).
     """
     spool: list[bytes] = []
     for number, item in enumerate(items, start=1):
-        episode = parse(item, number=number)
+        episode, notes = parse_lenient(item, number=number)
+        if warnings is not None:
+            warnings.append(notes)
         if episode["recorded_at"] is not None:
             parse_instant(episode["recorded_at"], field=f"item {number}: recorded_at")
         spool.append(lazyjson.dumps(episode))
@@ -104,7 +110,9 @@ def _prepare(item: dict[str, Any], index: int, now: datetime, synthesise: bool) 
         "successes": [s for s in (scrub(x).strip() for x in item["successes"]) if s],
         "mistake_cards": [],
         "errors": [{k: scrub(v).strip() for k, v in e.items()} for e in item["errors"]],
-        "outcome": item["outcome"] or outcome_for(item["score"]),
+        # A crash (a non-zero exit code) is a failure whatever score it reported.
+        "outcome": item["outcome"]
+        or ("failure" if failures.crashed(item["metadata"]) else outcome_for(item["score"])),
         "session_id": item["session_id"],
         "worker_id": item["worker_id"],
         "metadata": scrub_value(item["metadata"]),
@@ -129,14 +137,16 @@ def record_episodes(
     actor: str,
     on_consolidate: Callable[[consolidation.Report], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Record episodes in order; return the stored documents.
+    """Record episodes in order; return the stored documents, each with ``warnings``
+    (not stored): what was read as the episodic library reads it, naming item and field.
 
     A consolidation falls due after every 20th episode. The heuristic runs right
     there, inside the transaction; an external consolidator (which may take
     seconds) runs once after the commit. ``on_consolidate`` receives each report
     (e.g. to show a fallback).
     """
-    spool = spool_items(items)
+    warned: list[list[str]] = []
+    spool = spool_items(items, warned)
     synthesise = failures.enabled()
     external = bool(consolidation.external_command())
     reports: list[consolidation.Report] = []
@@ -193,7 +203,7 @@ def record_episodes(
                 now=now,
                 seq=seq,
             )
-            recorded.append(doc)
+            recorded.append({**doc, "warnings": warned[number - 1]})
             if not external and consolidation.due(glob):
                 reports.append(consolidation.consolidate_within(store, glob, now=now, actor=actor))
                 seq = audit.last_seq(store)  # the consolidation wrote its own entry
@@ -216,14 +226,19 @@ def record_op(
     actor: str,
 ) -> dict[str, list[str]]:
     """The ``record_episode`` operation: one ``episode``, or a batch of ``episodes``
-    all-or-nothing; ``{"ids": [...]}`` in order."""
+    all-or-nothing; ``{"ids": [...], "warnings": [...]}``: the ids in order, and each
+    input read as the episodic library reads it (naming the item and the field)."""
     if episode is not None and episodes is None:
         batch: list[Any] = [episode]
     elif episodes is not None and episode is None:
         batch = episodes
     else:
         raise InvalidInput("episode", "give either episode (one object) or episodes (a list)")
-    return {"ids": [doc["id"] for doc in record_episodes(store, batch, now=now, actor=actor)]}
+    recorded = record_episodes(store, batch, now=now, actor=actor)
+    return {
+        "ids": [doc["id"] for doc in recorded],
+        "warnings": [w for doc in recorded for w in doc["warnings"]],
+    }
 
 
 # -- reads -------------------------------------------------------------------------------

@@ -6,9 +6,17 @@ user mistake never shows a traceback.
 
 from __future__ import annotations
 
+PREFIX = "memwork: "
+
 
 class MemworkError(Exception):
     """Base class of every error memwork raises on purpose."""
+
+
+def worded(exc: BaseException) -> str:
+    """The one line the CLI prints for ``exc``: ``memwork: <message>`` (never twice)."""
+    text = str(exc)
+    return text if text.startswith(PREFIX) else PREFIX + text
 
 
 class UserError(MemworkError):
@@ -58,6 +66,12 @@ class NoStore(StoreUnreadable):
     def __init__(self, path: object) -> None:
         self.path = path
         super().__init__(f"no memwork store at {path}")
+
+
+class CoercionWarning(UserWarning):
+    """Input was read as the episodic library reads it (a missing score taken as 0.0, a
+    number given as text…): accepted, and said (the Python API's form of the CLI's
+    stderr notes and JSON ``warnings``)."""
 
 
 class StoreWriteFailed(StoreError, UserError):

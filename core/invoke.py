@@ -20,6 +20,7 @@ from .operations import Op, Param
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from .curator import Curator
     from .storage.store import Store
 
 _TYPE_WORDS = {
@@ -104,6 +105,27 @@ def check_rules(op: Op, params: Mapping[str, Any]) -> None:
             check_rule(p, params[p.name])
 
 
+def _sized(param: Param, value: Any) -> Any:
+    """The input limits every door shares (the CLI reads a record of at most 16 MB, a
+    document of at most 256 MB): a value at most 16 MB, a list of records each at most
+    16 MB and 256 MB in all."""
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    from .jsonio import DOCUMENT_MAX
+    from .models.limits import check_size
+
+    if param.type.rstrip("?") == "objects" and isinstance(value, list):
+        for number, item in enumerate(value, start=1):
+            try:
+                check_size(item, param.name)
+            except InvalidInput as exc:
+                raise InvalidInput(exc.field, exc.rule, item=number) from None
+        check_size(value, param.name, DOCUMENT_MAX)
+    else:
+        check_size(value, param.name)
+    return value
+
+
 def check(op: Op, door: str, given: Mapping[str, Any]) -> dict[str, Any]:
     """The parameters of ``op`` at ``door`` from ``given``: checked, defaults filled in."""
     params = [p for p in op.params if door in p.doors]
@@ -115,7 +137,7 @@ def check(op: Op, door: str, given: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for p in params:
         if p.name in given:
-            out[p.name] = coerce(p, given[p.name])
+            out[p.name] = _sized(p, coerce(p, given[p.name]))
         elif p.default is ...:
             raise InvalidInput(p.name, "is required")
         else:
@@ -142,12 +164,23 @@ def _takes(fn: Callable[..., Any], name: str) -> bool:
     return name in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
 
 
-def call(op: Op, store: Store, params: Mapping[str, Any], *, now: datetime, actor: str) -> Any:
+def call(
+    op: Op,
+    store: Store,
+    params: Mapping[str, Any],
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None = None,
+) -> Any:
     """Run ``op`` on ``store`` with checked ``params``; what its core function returns.
 
     The function gets each parameter under its keyword (``Param.arg`` or its name),
     and ``now`` and ``actor`` (the caller's) when it takes them and no parameter of
-    the operation has that name (``history``'s ``actor`` is a filter).
+    the operation has that name (``history``'s ``actor`` is a filter). ``curator`` is
+    the curator key a person gave the door (:mod:`core.curator`: the CLI's
+    ``--curator-key FILE``), passed to functions that decide or may go around review;
+    agents' doors never have one.
     """
     fn = function(op.run)
     names = {p.name for p in op.params}
@@ -156,6 +189,8 @@ def call(op: Op, store: Store, params: Mapping[str, Any], *, now: datetime, acto
         kwargs["now"] = now
     if "actor" not in names and _takes(fn, "actor"):
         kwargs["actor"] = actor
+    if _takes(fn, "curator"):
+        kwargs["curator"] = curator
     return fn(store, **kwargs)
 
 

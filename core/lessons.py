@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 from rapidfuzz import fuzz, process
 
-from . import audit, effect, ids, links, lookup, negation
-from .clock import iso
+from . import audit, contradictions, effect, ids, links, lookup
+from .clock import iso, parse_instant
 from .decay import (
     decayed_away,
     effective_confidence,
@@ -78,8 +78,6 @@ def related(store: Store, lesson: dict[str, Any]) -> dict[str, Any]:
 def get_lesson(store: Store, key: str, now: datetime) -> dict[str, Any]:
     """One lesson with computed fields: its ``effect`` (:mod:`core.effect`) and the ids
     of the live lessons it ``contradicts`` now (:mod:`core.contradictions`)."""
-    from . import contradictions
-
     with store.reading():
         lesson = resolve(store, key)
         others = [x for x in all_lessons(store) if x["id"] != lesson["id"]]
@@ -96,25 +94,15 @@ def near_duplicate(
 ) -> tuple[dict[str, Any], float] | None:
     """The live lesson of the same scope most similar to ``content`` (>= 90), if any.
 
-    A lesson that says the opposite ("Never X" for "Always X") is never a
-    near-duplicate, however similar its words: see :func:`contradicting`.
+    A lesson that says the opposite ("Never X" for "Always X", "Disable X" for
+    "Enable X", "A after B" for "A before B") is never a near-duplicate, however
+    similar its words: it contradicts it (:func:`core.contradictions.texts_contradict`,
+    the verdict ``lesson show`` and ``lint`` give too).
     """
     for lesson, score in _similar(lessons, content, scope, now):
-        if not negation.contradicts(content, lesson["content"]):
+        if not contradictions.texts_contradict(content, lesson["content"]):
             return lesson, score
     return None
-
-
-def contradicting(
-    lessons: list[dict[str, Any]], content: str, scope: str, now: datetime
-) -> list[dict[str, Any]]:
-    """Live lessons of the same scope whose words are >= 90 similar to ``content`` but
-    that say the opposite; they are kept apart, never merged or reinforced."""
-    return [
-        lesson
-        for lesson, _ in _similar(lessons, content, scope, now)
-        if negation.contradicts(content, lesson["content"])
-    ]
 
 
 def _similar(
@@ -150,7 +138,12 @@ class LessonWrite:
     """Saved at or below the forget threshold: kept, but hidden until reinforced or
     restored (the writer is told)."""
     contradicts: list[str] = field(default_factory=list)
-    """Ids of similar live lessons that say the opposite (kept apart, not merged)."""
+    """Ids of live lessons the saved one contradicts (the verdict ``lesson show`` gives)."""
+
+    @property
+    def near_duplicate_of(self) -> str | None:
+        """The similar (not identical) live lesson found, whatever was done about it."""
+        return None if self.exact else self.duplicate_of
 
 
 def write_record(result: LessonWrite, now: datetime) -> dict[str, Any]:
@@ -159,7 +152,8 @@ def write_record(result: LessonWrite, now: datetime) -> dict[str, Any]:
         **view(result.lesson, now),
         "action": result.action,
         "duplicate_of": result.duplicate_of,
-        "similarity": result.similarity,
+        "near_duplicate_of": result.near_duplicate_of,
+        "similarity": None if result.similarity is None else round(result.similarity, 1),
         "exact": result.exact,
         "starts_forgotten": result.starts_forgotten,
         "contradicts": result.contradicts,
@@ -187,11 +181,24 @@ def _distinct_wordings(content: str, wordings: list[str]) -> list[str]:
     return out
 
 
+def restarted_clock(lesson: dict[str, Any], now: datetime) -> str:
+    """``last_reinforced_at`` restarted at ``now``, never moved back.
+
+    A writer whose clock is behind the one that last reinforced the lesson would
+    otherwise date the reinforcement in the past, and the lesson would look weeks
+    older than it is (less confident) right after being strengthened.
+    """
+    stamp = lesson.get("last_reinforced_at")
+    if stamp and parse_instant(stamp) > now:
+        return str(stamp)
+    return iso(now)
+
+
 def _reinforce(lesson: dict[str, Any], now: datetime) -> dict[str, Any]:
     lesson = dict(lesson)
     lesson["confidence"] = reinforced_confidence(float(lesson["confidence"]))
     lesson["reinforcements"] = int(lesson["reinforcements"]) + 1
-    lesson["last_reinforced_at"] = iso(now)
+    lesson["last_reinforced_at"] = restarted_clock(lesson, now)
     lesson["deleted"] = False
     return lesson
 
@@ -206,10 +213,12 @@ def add_lesson(
     confidence: float | None = None,
     tags: list[str] | None = None,
     source: str = "agent",
-    on_duplicate: str = "reinforce",
+    on_duplicate: str = "keep-both",
     decay_rate: float | None = None,
 ) -> LessonWrite:
-    """Save a lesson: re-adding reinforces, a near-duplicate follows ``on_duplicate``."""
+    """Save a lesson: re-adding the same words reinforces; a near-duplicate follows
+    ``on_duplicate`` (by default it is kept as a lesson of its own: similar words may
+    be new advice, which is never folded silently into old)."""
     fresh = new_lesson(
         content,
         now=now,
@@ -233,7 +242,7 @@ def new_lesson(
     confidence: float | None = None,
     tags: list[str] | None = None,
     source: str = "agent",
-    on_duplicate: str = "reinforce",
+    on_duplicate: str = "keep-both",
     decay_rate: float | None = None,
 ) -> dict[str, Any]:
     """The record :func:`add_lesson` would create, checked (``InvalidInput`` naming the
@@ -296,9 +305,10 @@ def _add(
             duplicate_of=saved["id"],
             similarity=100.0,
             exact=True,
+            contradicts=_contradicted(lessons, saved, now),
         )
     match = near_duplicate(lessons, text, scope, now)
-    opposite = [x["id"] for x in contradicting(lessons, text, scope, now)]
+    opposite = [x["id"] for x in contradictions.of_lesson(lessons, text, scope, now)]
     if match is not None and on_duplicate == "reinforce":
         existing, similarity = match
         updated = _reinforce(existing, now)
@@ -346,6 +356,15 @@ def _add(
             contradicts=opposite,
         )
     return LessonWrite(saved, "created", starts_forgotten=starts_forgotten, contradicts=opposite)
+
+
+def _contradicted(
+    lessons: list[dict[str, Any]], lesson: dict[str, Any], now: datetime
+) -> list[str]:
+    """Ids of the live lessons ``lesson`` contradicts (as ``lesson show`` lists them)."""
+    others = [x for x in lessons if x["id"] != lesson["id"]]
+    found = contradictions.of_lesson(others, lesson["content"], lesson["scope"], now)
+    return [x["id"] for x in found]
 
 
 def _clean_tags(tags: list[str] | None) -> list[str]:
@@ -436,7 +455,7 @@ def set_pinned(
 
     def apply(x: dict[str, Any]) -> dict[str, Any]:
         if x.get("pinned") and not pinned:
-            x["last_reinforced_at"] = iso(now)
+            x["last_reinforced_at"] = restarted_clock(x, now)
         x["pinned"] = pinned
         return x
 
@@ -481,12 +500,27 @@ def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, A
             raise Conflict(f"lesson {x['id']} is not forgotten")
         before["confidence"] = float(x["confidence"])
         x["deleted"] = False
-        x["last_reinforced_at"] = iso(now)
+        x["last_reinforced_at"] = restarted_clock(x, now)
         x["confidence"] = max(float(x["confidence"]), RESTORED_CONFIDENCE)
         return x
 
     restored = _change(store, key, "restore", now, actor, apply)
     return {**restored, "restored_from": before["confidence"]}
+
+
+def unforget(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """Undo :func:`forget`: the lesson is live again exactly as it was before (its
+    confidence and its decay clock untouched), unlike :func:`restore`, which brings a
+    forgotten lesson back as if reinforced now. Only a lesson forgotten by hand can be
+    unforgotten; one that has also decayed away since stays forgotten (restore it)."""
+
+    def apply(x: dict[str, Any]) -> dict[str, Any]:
+        if not x.get("deleted"):
+            raise Conflict(f"lesson {x['id']} was not forgotten by hand (restore brings it back)")
+        x["deleted"] = False
+        return x
+
+    return _change(store, key, "unforget", now, actor, apply)
 
 
 def edit(
@@ -570,7 +604,7 @@ def near_duplicate_clusters(
             for b in range(a + 1, len(members)):
                 similar = fuzz.token_set_ratio(texts[a], texts[b]) >= NEAR_DUPLICATE_AT
                 first, second = live[members[a]]["content"], live[members[b]]["content"]
-                if similar and not negation.contradicts(first, second):
+                if similar and not contradictions.texts_contradict(first, second):
                     parent[find(members[a])] = find(members[b])
     groups: dict[int, list[dict[str, Any]]] = {}
     for i, lesson in enumerate(live):

@@ -7,7 +7,8 @@ for the same store and clock: the text for ``context`` (``format="text"``),
 the new id for ``record_episode``, and otherwise the JSON value the verb
 prints with ``--json``, as Python data. Bad input raises
 :class:`core.errors.UserError` (``InvalidInput``, ``NotFound``, ``Conflict``)
-with the CLI's exit-2 message, and leaves the store untouched.
+whose text is the line the CLI prints for it on exit code 2 (``memwork: item 1:
+score: …``), and leaves the store untouched.
 
 One ``Memory`` keeps its store open between calls, so a call pays only for
 what it reads; what other processes (the CLI, the workbench, an MCP server)
@@ -27,10 +28,16 @@ import os
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from .memory_ops import Operations
 from .storage.store import Store
+
+if TYPE_CHECKING:
+    from .curator import Curator
+
+#: The doors a Memory serves: the Python API itself, and the MCP server on top of it.
+ACTORS = ("api", "mcp", "http")
 
 
 class Memory(Operations):
@@ -40,7 +47,13 @@ class Memory(Operations):
     default location). ``agent`` is added to the audit actor (``None``:
     ``$MEMWORK_AGENT``). ``clock`` replaces :func:`core.clock.now` (tests,
     replays); by default every call reads the clock, which honours
-    ``MEMWORK_NOW``. ``actor`` is the kind of writer recorded in the audit log.
+    ``MEMWORK_NOW``. ``actor`` is the kind of writer recorded in the audit log
+    (``api``, or ``mcp`` for the MCP server on top of it).
+
+    ``curator_key`` names a curator key file (:mod:`core.curator`): for a person's
+    script, never an agent's. With it this Memory decides proposals, and its writes go
+    live while the store's review is on; without it (an agent) its lesson adds, slot
+    edits and rules wait for review, and deciding is refused.
     """
 
     def __init__(
@@ -50,15 +63,34 @@ class Memory(Operations):
         agent: str | None = None,
         clock: Callable[[], datetime] | None = None,
         actor: str = "api",
+        curator_key: str | os.PathLike[str] | None = None,
     ) -> None:
         from .paths import resolve_store_path
 
         #: The store's folder, or its Redis URL (text: a URL never becomes a path).
         self.path: Path | str = resolve_store_path(os.fspath(path) if path is not None else None)
         self.store = Store(self.path)
+        if actor not in ACTORS:
+            from .errors import InvalidInput
+
+            # Agents' doors only: the kind of writer is not a claim to decide anything
+            # (core/curator.py), and "tui" is the workbench's own name in the audit log.
+            raise InvalidInput("actor", f"must be one of {', '.join(ACTORS)} (got {actor!r})")
         self.agent = agent if agent is not None else os.environ.get("MEMWORK_AGENT") or None
+        if self.agent:
+            from .errors import InvalidInput
+            from .privacy import identifier_problem
+
+            problem = identifier_problem(self.agent)
+            if problem:
+                raise InvalidInput("agent", problem)
         self.actor = f"{actor}:{self.agent}" if self.agent else actor
         self._clock = clock
+        self._curator: Curator | None = None
+        if curator_key is not None:
+            from .curator import load
+
+            self._curator = load(os.fspath(curator_key))
 
     # -- plumbing -----------------------------------------------------------------------
     def now(self) -> datetime:
@@ -122,10 +154,11 @@ class Memory(Operations):
         """The prompt context: text (``format="text"``) or the ``--format json`` document.
 
         Call at the start of every task. ``project`` ranks that project's lessons as
-        matching; ``budget`` is in estimated tokens (characters / 4; default
-        ``$MEMWORK_TOKEN_BUDGET``, else 2000). While the store's
-        ``context_log`` is on, what it injected is recorded (a store this process
-        cannot write to still gives its context).
+        matching; ``budget`` is in estimated tokens (characters / 3; default
+        ``$MEMWORK_TOKEN_BUDGET``; without either the default style keeps to 2,000 and
+        the episodic style is never cut; the JSON document lists what a budget dropped).
+        While the store's ``context_log`` is on, what it injected is recorded (a store
+        this process cannot write to still gives its context).
         """
         result: str | dict[str, Any] = self._operation(
             "context",
@@ -135,25 +168,49 @@ class Memory(Operations):
 
     # -- episodes -------------------------------------------------------------------------
     def record_episodes(self, episodes: list[Any]) -> list[str]:
-        """Record episodes all-or-nothing; the new ids in order."""
+        """Record episodes all-or-nothing; the new ids in order.
+
+        What the episodic library accepts and memwork's model does not (a missing score,
+        a numeric string, a card that is not an object…) is read as the library reads
+        it, and each such reading is a :class:`core.errors.CoercionWarning` naming the
+        item and the field, worded as the CLI's stderr line.
+        """
         from .errors import InvalidInput
 
         if not isinstance(episodes, list):
             raise InvalidInput("episodes", "must be a list of episode objects")
-        recorded: dict[str, list[str]] = self._operation("record_episode", {"episodes": episodes})
-        return recorded["ids"]
+        return self._recorded({"episodes": episodes})
 
     def record_episode(self, episode: dict[str, Any]) -> str:
-        """Record one episode (call after every attempt at a task); its new id."""
-        recorded: dict[str, list[str]] = self._operation("record_episode", {"episode": episode})
-        return recorded["ids"][0]
+        """Record one episode (call after every attempt at a task); its new id (and a
+        :class:`core.errors.CoercionWarning` per reading, as for :meth:`record_episodes`)."""
+        return self._recorded({"episode": episode})[0]
+
+    def _recorded(self, params: dict[str, Any]) -> list[str]:
+        import warnings
+
+        from .errors import PREFIX, CoercionWarning
+
+        recorded: dict[str, list[str]] = self._operation("record_episode", params)
+        for note in recorded.get("warnings", []):
+            # stacklevel 3: the caller of record_episode(s), not this helper.
+            warnings.warn(PREFIX + note, CoercionWarning, stacklevel=3)
+        return recorded["ids"]
 
     # -- every operation runs here ----------------------------------------------------------
     def _operation(self, name: str, params: dict[str, Any]) -> Any:
         """Check ``params`` as the JSON doors do and run operation ``name`` as this Memory."""
         from . import invoke
+        from .errors import MemworkError, worded
         from .operations import by_name
 
         op = by_name(name)
-        checked = invoke.check(op, "api", params)
-        return invoke.call(op, self.store, checked, now=self.now(), actor=self.actor)
+        try:
+            checked = invoke.check(op, "api", params)
+            return invoke.call(
+                op, self.store, checked, now=self.now(), actor=self.actor, curator=self._curator
+            )
+        except MemworkError as exc:
+            # The same exception (class, fields, traceback), its text the CLI's line.
+            exc.args = (worded(exc),)
+            raise

@@ -20,6 +20,34 @@ class Operations:
     def _operation(self, name: str, params: dict[str, Any]) -> Any:
         raise NotImplementedError  # Memory runs it
 
+    def record_failure(
+        self,
+        report: dict[str, Any],
+    ) -> dict[str, Any]:
+        """Record a crash report as a failed episode (a fingerprint seen before is counted).
+
+        Call when a run crashes (an exception, a non-zero exit) with its crash report.
+
+        Record a crash report from the failure loop (error class, friction kind, stack
+        signature, fingerprint, message, task, phase, exit code), scrubbed, as a failed episode
+        (score 0) whose error is its class and message, so its line leads the next contexts'
+        failure block. A report whose fingerprint was seen before is not recorded again: it is
+        counted on the episode it first became (`repeated`, `count`; the block's line ends
+        `(seen <n>x)`) and moves to its new time.
+
+        Args:
+            report: the crash report: error_class (required), message, fingerprint,
+            stack_signature, friction_kind, task, phase, exit_code; other keys are kept as
+            metadata.
+        """
+        result: dict[str, Any] = self._operation(
+            "record_failure",
+            {
+                "report": report,
+            },
+        )
+        return result
+
     def observe(
         self,
         session: str,
@@ -380,17 +408,21 @@ class Operations:
         scope: str = "global",
         confidence: float | None = None,
         tags: Iterable[str] = (),
-        on_duplicate: str = "reinforce",
+        on_duplicate: str = "keep-both",
     ) -> dict[str, Any]:
-        """Add a lesson (re-adding reinforces).
+        """Add a lesson (re-adding the same words reinforces).
 
         Save durable knowledge worth carrying to future tasks, as one imperative line.
 
-        Save a lesson. Re-adding the same words reinforces it; a near-duplicate (>= 90 similar,
-        same scope) reinforces by default and says so (`action`: created, reinforced,
-        superseded, kept-both). A lesson is never a near-duplicate of its own negation: it is
-        kept apart and `contradicts` lists the other. Added at confidence <= 0.1, a lesson is
-        kept but starts forgotten (`starts_forgotten`).
+        Save a lesson. Re-adding the same words (once case and spacing are normalised)
+        reinforces it. A near-duplicate (>= 90 similar, same scope) may be new advice, so by
+        default it is kept as a lesson of its own and reported (`action` kept-both,
+        `near_duplicate_of`, `similarity`; lint lists the pair); `on_duplicate` reinforce folds
+        it into the old one, supersede replaces it. A lesson that says the opposite of another
+        (a negation, an antonym verb such as enable/disable, a reversed before/after) is never a
+        near-duplicate: it is kept and `contradicts` lists the other, as `lesson show` and lint
+        do. Added at confidence <= 0.1, a lesson is kept but starts forgotten
+        (`starts_forgotten`).
 
         While the store's review is on, the result is the proposal ("proposed": True).
 
@@ -399,7 +431,8 @@ class Operations:
             scope: global, task:<task id> or project:<project>.
             confidence: 0.0-1.0 (default 0.5).
             tags: tags (repeatable on the CLI).
-            on_duplicate: what a near-duplicate does: reinforce it, supersede it, or keep both.
+            on_duplicate: what a near-duplicate does: keep both (it may be new advice),
+            reinforce it, or supersede it.
         """
         result: dict[str, Any] = self._operation(
             "add_lesson",
@@ -641,7 +674,10 @@ class Operations:
         """Add a manual rule.
 
         A manual rule; `outcome` says whether it was added, already active (unchanged) or
-        reactivated as the newest of its scope.
+        reactivated as the newest of its scope. While the store's review is on, an agent's call
+        waits for a person: the result is the proposal ("proposed": true).
+
+        While the store's review is on, the result is the proposal ("proposed": True).
 
         Args:
             text: the rule, one line ([WORKS]/[AVOID] prefixes set its polarity).
@@ -1432,6 +1468,11 @@ class Operations:
 
         Put the store back as a checkpoint holds it, after taking an automatic checkpoint of the
         current state; returns that automatic checkpoint (restoring it undoes the restore).
+        While review is on, restoring a checkpoint taken while it was off would turn it off:
+        without the curator key that waits as a proposal ("proposed": true); the curator's
+        restore is recorded in the queue.
+
+        While the store's review is on, the result is the proposal ("proposed": True).
 
         Args:
             checkpoint: the checkpoint's id (or a unique start or end of it).
@@ -1469,8 +1510,9 @@ class Operations:
         """Distil recent episodes into rules.
 
         Distil the last 100 episodes into global `[HIGH SCORE …]` rules now (it also runs after
-        every 20 recorded episodes); an external consolidator (`MEMWORK_CONSOLIDATE_CMD`) that
-        fails falls back to the heuristic, reported in `fallback_reason`.
+        every 20 recorded episodes); an external consolidator's rules
+        (`MEMWORK_CONSOLIDATE_CMD`) read `[CONSOLIDATED] <rule>`, as the episodic library writes
+        them, and one that fails falls back to the heuristic, reported in `fallback_reason`.
         """
         result: dict[str, Any] = self._operation(
             "consolidate",
@@ -1651,7 +1693,8 @@ class Operations:
         See who changed a record and when.
 
         The audit log, newest first: who changed what, when. `record` takes an id, or its first
-        or last 4+ characters; `actor` cli also matches cli:<agent>.
+        or last 4+ characters; `actor` cli also matches cli:<agent>. Entries an import brought
+        carry `imported` (the CLI's line ends with `(imported)`).
 
         Args:
             table: entries about this table (lessons, episodes, ...).
@@ -1673,9 +1716,11 @@ class Operations:
     def stats(
         self,
     ) -> dict[str, Any]:
-        """Counts, per-task scores, top mistake cards.
+        """Counts, per-task scores and rules, mistake and card counts, top cards.
 
-        Counts per table, per-task episode counts and mean scores, the top mistake cards.
+        Counts per table; per task its episodes, mean score (three decimals) and active rules;
+        active rules (global and per task); distinct mistakes and successes; the number of
+        mistake cards and the top five (the episodic library's summary, and more).
         """
         result: dict[str, Any] = self._operation(
             "stats",
@@ -1690,11 +1735,14 @@ class Operations:
 
         Check that the memory store is healthy (after an error that mentions the store).
 
-        Checks data, schema, journal, links, permissions, lock and snapshots (and a Redis
-        server's settings, keys that are not memwork's, tables the manifest does not list, the
-        lock's holder); reports, repairs nothing. Exit 0 when nothing is a problem (a commit a
-        kill interrupted is only a note: the next open completes it), 1 otherwise; the other
-        doors answer `ok` false instead.
+        Checks data, schema, journal, links, permissions, lock, snapshots and every record
+        against its model (a record commands would fail on is named with its field; a table file
+        replaced by a folder is a problem, not a crash; review on with no curator registered is
+        a warning), and a Redis server's settings, keys that are not memwork's, tables the
+        manifest does not list, the lock's holder; reports, repairs nothing. Exit 0 when nothing
+        is a problem (a commit a kill interrupted is only a note: the next open completes it), 1
+        otherwise; a store it cannot open (a Redis that wants a password) is one line, exit 2;
+        the other doors answer `ok` false instead of exit 1.
         """
         result: dict[str, Any] = self._operation(
             "doctor",
@@ -1713,7 +1761,12 @@ class Operations:
         carry them): `review on|off` (agents' lesson adds and edits, card edits and slot edits
         wait for review), `context_log on|off` (every context an agent asks for records the
         lessons and slots it injected, audit action `inject`). An unknown key or value is
-        refused, naming the allowed ones.
+        refused, naming the allowed ones. Turning review on registers a curator when the store
+        has none (the key given, else the user's key file); turning it off is a decision:
+        without the curator key it waits as a proposal ("proposed": true), the curator's is
+        recorded in the queue.
+
+        While the store's review is on, the result is the proposal ("proposed": True).
 
         Args:
             key: the setting: review or context_log.
@@ -1806,23 +1859,29 @@ class Operations:
         proposal: str,
         *,
         edit: str | None = None,
+        whole_slot: bool = False,
     ) -> dict[str, Any]:
         """Make a proposal live.
 
         Make a proposal live as proposed (or with `edit` as its text: the lesson, the slot's new
-        content, the appended text, the replacement), checked against the store as it is now: a
-        refusal leaves it pending. Every decision is audited; a decided proposal cannot be
-        decided again.
+        content, the appended text, the replacement, the rule; with `whole_slot`, `edit` is a
+        slot proposal's whole new content, written as a set: the way out of an append or replace
+        whose text is gone), checked against the store as it is now: a refusal leaves it
+        pending. Only the store's curator decides (`--curator-key FILE`; without it, or with
+        another key, the proposal stays pending). Every decision is audited; a decided proposal
+        cannot be decided again.
 
         Args:
             proposal: the proposal's id (or a unique start or end of it).
             edit: approve with this text instead.
+            whole_slot: with edit on a slot proposal: the text is the slot's whole new content.
         """
         result: dict[str, Any] = self._operation(
             "approve_proposal",
             {
                 "proposal": proposal,
                 "edit": edit,
+                "whole_slot": whole_slot,
             },
         )
         return result
@@ -1835,7 +1894,8 @@ class Operations:
     ) -> dict[str, Any]:
         """Turn a proposal down.
 
-        Turn a proposal down; it is kept with the reason.
+        Turn a proposal down; it is kept with the reason. Only the store's curator decides
+        (`--curator-key FILE`).
 
         Args:
             proposal: the proposal's id (or a unique start or end of it).
@@ -1858,7 +1918,7 @@ class Operations:
         """Reinforce a lesson instead.
 
         Reinforce a live lesson with a proposed one instead of adding it (its wording joins the
-        lesson's history).
+        lesson's history). Only the store's curator decides (`--curator-key FILE`).
 
         Args:
             proposal: the proposal's id (or a unique start or end of it).

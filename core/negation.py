@@ -21,17 +21,25 @@ How a text is read:
   is not a negation, and ``neither … nor`` is one. Words that merely contain one (``--no-cache``,
   ``non-root``, ``knot``) are not negators. An odd count negates the clause,
   so "never deploy without tests" is not negated;
+- an antonym verb counts as its opposite negated: ``disable`` reads as "not
+  enable", ``remove`` as "not add", ``deny`` as "not allow", ``stop the
+  server`` as "not start the server" (:data:`ANTONYMS`), so "Disable strict
+  mode" negates "Enable strict mode" and "Never disable it" agrees with it;
+- ``before`` and ``after`` between two parts of a clause give it an *order*
+  (what comes first, what comes next: "A after B" is "B before A"), and the
+  two words leave the core;
 - ``always``, ``must``, ``should``, ``do`` and the like mark a positive
   instruction: they are dropped from the clause's *core*, the words left
   once polarity markers, auxiliaries and articles are gone.
 
 Two texts contradict when a clause of one and a clause of the other are about
 the same thing (their cores share most of their words) and exactly one of them
-is negated. A clause of one text that the other does not talk about changes
-nothing: "Retry on timeout, not on auth errors" refines "Retry on timeout"
-rather than negating it. When no clauses pair up, the texts' overall polarity
-decides.
-"""
+is negated, or both put the same two things in opposite orders ("Run the
+migration before deploying" / "… after deploying", "Check the logs before
+restarting" / "Restart before checking the logs"; both at once cancel out). A
+clause of one text that the other does not talk about changes nothing: "Retry on
+timeout, not on auth errors" refines "Retry on timeout" rather than negating it.
+When no clauses pair up, the texts' overall polarity decides."""
 
 from __future__ import annotations
 
@@ -117,6 +125,35 @@ _FILLER = frozenset(
         "from",
     }
 )
+#: Antonym verbs: each word on the left reads as the one on the right, negated.
+ANTONYMS = {
+    "disable": "enable",
+    "deny": "allow",
+    "disallow": "allow",
+    "forbid": "allow",
+    "forbidden": "allow",
+    "remove": "add",
+    "decrease": "increase",
+    "stop": "start",
+    "exclude": "include",
+    "hide": "show",
+    "reject": "accept",
+    "uninstall": "install",
+    "disconnect": "connect",
+    "downgrade": "upgrade",
+    "unlock": "lock",
+    "unpin": "pin",
+    "decrypt": "encrypt",
+    "close": "open",
+    "lower": "raise",
+    "revoke": "grant",
+    "collapse": "expand",
+    "unset": "set",
+    "unmount": "mount",
+    "unsubscribe": "subscribe",
+}
+#: Words that order two parts of a clause: "A before B"; "A after B" is "B before A".
+_ORDER_WORDS = {"before": False, "after": True}
 #: Two clause cores are about the same thing when this share of the smaller one's
 #: words is in the other.
 SAME_SUBJECT = 0.75
@@ -129,7 +166,9 @@ class Clause:
     core: frozenset[str]
     """Stems of the words left once negators, polarity markers and fillers are gone."""
     negators: tuple[str, ...]
-    """The negators found, in order."""
+    """The negators found, in order (antonym verbs among them)."""
+    order: tuple[frozenset[str], frozenset[str]] | None = None
+    """(what comes first, what comes next) when ``before``/``after`` joins two parts."""
 
     @property
     def negated(self) -> bool:
@@ -199,9 +238,20 @@ def _no_final_e(stem: str) -> str:
     return stem[:-1] if len(stem) >= 4 and stem.endswith("e") else stem
 
 
+def _antonym_stems() -> dict[str, str]:
+    return {_stem(word): _stem(opposite) for word, opposite in ANTONYMS.items()}
+
+
+_ANTONYM_STEMS: dict[str, str] = {}
+
+
 def _clause(tokens: list[str]) -> Clause | None:
+    if not _ANTONYM_STEMS:
+        _ANTONYM_STEMS.update(_antonym_stems())
     negators: list[str] = []
     core: set[str] = set()
+    parts: list[set[str]] = [set()]
+    swapped = False
     for position, token in enumerate(tokens):
         following = tokens[position + 1] if position + 1 < len(tokens) else ""
         if token == "not" and following == "only":
@@ -211,14 +261,28 @@ def _clause(tokens: list[str]) -> Clause | None:
         if token in NEGATORS or (token in _STOP_WORDS and following.endswith("ing")):
             negators.append(token)
             continue
+        if token in _ORDER_WORDS and len(parts) == 1 and parts[0]:
+            swapped = _ORDER_WORDS[token]
+            parts.append(set())
+            continue
         if token in POSITIVE_MARKERS or token in _FILLER:
             continue
         stem = _stem(token)
+        if stem in _ANTONYM_STEMS:
+            negators.append(token)
+            stem = _ANTONYM_STEMS[stem]
         if stem:
             core.add(stem)
+            parts[-1].add(stem)
     if not core and not negators:
         return None
-    return Clause(frozenset(core), tuple(negators))
+    order = None
+    if len(parts) == 2 and parts[1]:
+        first, then = frozenset(parts[0]), frozenset(parts[1])
+        order = (then, first) if swapped else (first, then)
+    elif len(parts) == 2:
+        core.add(_stem("after" if swapped else "before"))  # "do it before": no second part
+    return Clause(frozenset(core), tuple(negators), order)
 
 
 def clauses(text: str) -> list[Clause]:
@@ -255,6 +319,20 @@ def same_subject(a: frozenset[str], b: frozenset[str]) -> bool:
     return shared >= 1 and shared / min(len(a), len(b)) >= SAME_SUBJECT
 
 
+def reversed_order(x: Clause, y: Clause) -> bool:
+    """Whether two clauses put the same two things in opposite orders."""
+    if x.order is None or y.order is None:
+        return False
+    (x_first, x_then), (y_first, y_then) = x.order, y.order
+    return same_subject(x_first, y_then) and same_subject(x_then, y_first)
+
+
+def oppose(x: Clause, y: Clause) -> bool:
+    """Whether two clauses about the same thing say opposite things: exactly one is
+    negated, or they order the same two things oppositely (both at once cancel out)."""
+    return (x.negated != y.negated) != reversed_order(x, y)
+
+
 def opposed(a: str, b: str) -> bool:
     """Whether some clause of ``a`` and some clause of ``b`` are about the same thing
     and exactly one of them is negated.
@@ -264,12 +342,7 @@ def opposed(a: str, b: str) -> bool:
     similar): here texts that share no subject never oppose, so it can compare
     texts worded differently, such as a derived ``[AVOID]`` rule and a lesson.
     """
-    return any(
-        x.negated != y.negated
-        for x in clauses(a)
-        for y in clauses(b)
-        if same_subject(x.core, y.core)
-    )
+    return any(oppose(x, y) for x in clauses(a) for y in clauses(b) if same_subject(x.core, y.core))
 
 
 def contradicts(a: str, b: str) -> bool:
@@ -283,7 +356,7 @@ def contradicts(a: str, b: str) -> bool:
     for x in first:
         for y in second:
             if same_subject(x.core, y.core):
-                if x.negated != y.negated:
+                if oppose(x, y):
                     return True
                 paired = True
     if paired:

@@ -134,6 +134,7 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "review": ("proposals from agents waiting for review", ()),
     "action": ("work items with dependencies, and the frontier", ()),
     "profile": ("a project's profile, shown in its context", ()),
+    "curator": ("the key that decides for a store while review is on", ()),
 }
 
 _LOCAL = ("cli", "api")
@@ -210,8 +211,8 @@ OPERATIONS: tuple[Op, ...] = (
             Param(
                 "budget",
                 "int?",
-                "token budget, estimated as characters / 4 (default: $MEMWORK_TOKEN_BUDGET, "
-                f"else {DEFAULT_BUDGET})",
+                "token budget, estimated as characters / 3 (default: $MEMWORK_TOKEN_BUDGET, "
+                f"else {DEFAULT_BUDGET}; none for the episodic style)",
                 None,
                 metavar="N",
                 minimum=0,
@@ -235,10 +236,12 @@ OPERATIONS: tuple[Op, ...] = (
         doc=(
             "The prompt context: pinned slots, rules for the task, general rules and lessons, "
             "the top mistake cards, recent failures, the task's last episodes and mean score. "
-            '"" for an empty store. `project` ranks `project:P` lessons as matching (as the '
-            "task's own) and leaves other projects' lessons out. `format` json gives every "
-            "section with its token estimate, every line its `sources`, and what the budget "
-            "dropped."
+            '"" for an empty store, and only then: when not one whole line fits the budget, '
+            "the first is kept, cut with an ellipsis. Whatever the budget drops is said (the "
+            "CLI: one line on stderr with counts per section; `format` json: `dropped` and "
+            "`cut`). `project` ranks `project:P` lessons as matching (as the task's own) and "
+            "leaves other projects' lessons out. `format` json gives every section with its "
+            "token estimate and every line its `sources`."
         ),
         when=(
             "Call at the start of every task (and whenever the task changes): the memory to "
@@ -289,13 +292,56 @@ OPERATIONS: tuple[Op, ...] = (
             "stored whole (stack traces welcome); what is derived from them is cut at its own "
             "limit with an ellipsis (rules at 2,000 characters, a mistake card's evidence and "
             "lesson at 300). Recording derives `[WORKS]`/`[AVOID]` rules and mistake cards "
-            "that later contexts show. The CLI reads a JSON object, an array or JSON Lines "
-            "(streamed a line at a time, so a file of any length loads) and prints the new "
-            'ids (`--json`: the recorded episodes); other doors return `{"ids": [...]}`.'
+            "that later contexts show. What the episodic library accepts is read as it reads "
+            'it (a missing score as 0.0, "0.9" as 0.9, a mistake card that is not an object '
+            "skipped, numbers in text fields as text, unknown card fields ignored), each "
+            "reading said naming the item and field; what no reading saves (a score of 2) is "
+            "refused. A non-zero `exit_code` makes an episode a failure whatever its score. "
+            "The CLI reads a JSON object, an array or JSON Lines (streamed a line at a time, "
+            "so a file of any length loads) and prints the new ids (`--json`: the recorded "
+            "episodes, each with its `warnings`), the readings on stderr; other doors return "
+            '`{"ids": [...], "warnings": [...]}`.'
         ),
         when="Call after every attempt at a task, success or failure.",
         api="-",
         cli_run="cmd_episodes:record",
+    ),
+    Op(
+        "record_failure",
+        "record-failure",
+        "record a crash report as a failed episode (a fingerprint seen before is counted)",
+        "crashes:record_failure",
+        (
+            Param(
+                "file",
+                "str",
+                "one crash report, a JSON object; - reads stdin",
+                "-",
+                cli="FILE|-",
+                doors=("cli",),
+            ),
+            Param(
+                "report",
+                "object",
+                "the crash report: error_class (required), message, fingerprint, "
+                "stack_signature, friction_kind, task, phase, exit_code; other keys are kept as "
+                "metadata",
+                doors=_JSON_DOORS,
+                positional=True,
+            ),
+        ),
+        writes=True,
+        result="crash",
+        doc=(
+            "Record a crash report from the failure loop (error class, friction kind, stack "
+            "signature, fingerprint, message, task, phase, exit code), scrubbed, as a failed "
+            "episode (score 0) whose error is its class and message, so its line leads the "
+            "next contexts' failure block. A report whose fingerprint was seen before is not "
+            "recorded again: it is counted on the episode it first became (`repeated`, "
+            "`count`; the block's line ends `(seen <n>x)`) and moves to its new time."
+        ),
+        when="Call when a run crashes (an exception, a non-zero exit) with its crash report.",
+        cli_run="cmd_episodes:record_failure",
     ),
     # -- sessions ---------------------------------------------------------------------------
     Op(
@@ -584,7 +630,7 @@ OPERATIONS: tuple[Op, ...] = (
     Op(
         "add_lesson",
         "lesson add",
-        "add a lesson (re-adding reinforces)",
+        "add a lesson (re-adding the same words reinforces)",
         "review:add_lesson",
         (
             Param("text", "str", "the lesson, as one imperative line", cli="TEXT"),
@@ -594,8 +640,9 @@ OPERATIONS: tuple[Op, ...] = (
             Param(
                 "on_duplicate",
                 "str",
-                "what a near-duplicate does: reinforce it, supersede it, or keep both",
-                "reinforce",
+                "what a near-duplicate does: keep both (it may be new advice), reinforce it, "
+                "or supersede it",
+                "keep-both",
                 choices=("reinforce", "supersede", "keep-both"),
             ),
         ),
@@ -603,11 +650,15 @@ OPERATIONS: tuple[Op, ...] = (
         review=True,
         result="lesson_write",
         doc=(
-            "Save a lesson. Re-adding the same words reinforces it; a near-duplicate (>= 90 "
-            "similar, same scope) reinforces by default and says so (`action`: created, "
-            "reinforced, superseded, kept-both). A lesson is never a near-duplicate of its "
-            "own negation: it is kept apart and `contradicts` lists the other. Added at "
-            "confidence <= 0.1, a lesson is kept but starts forgotten (`starts_forgotten`)."
+            "Save a lesson. Re-adding the same words (once case and spacing are normalised) "
+            "reinforces it. A near-duplicate (>= 90 similar, same scope) may be new advice, so "
+            "by default it is kept as a lesson of its own and reported (`action` kept-both, "
+            "`near_duplicate_of`, `similarity`; lint lists the pair); `on_duplicate` "
+            "reinforce folds it into the old one, supersede replaces it. A lesson that says "
+            "the opposite of another (a negation, an antonym verb such as enable/disable, a "
+            "reversed before/after) is never a near-duplicate: it is kept and `contradicts` "
+            "lists the other, as `lesson show` and lint do. Added at confidence <= 0.1, a "
+            "lesson is kept but starts forgotten (`starts_forgotten`)."
         ),
         when="Save durable knowledge worth carrying to future tasks, as one imperative line.",
         cli_print="cmd_lessons:added",
@@ -775,7 +826,7 @@ OPERATIONS: tuple[Op, ...] = (
         "add_rule",
         "rule add",
         "add a manual rule",
-        "rules:add_op",
+        "review:add_rule",
         (
             Param(
                 "text",
@@ -786,10 +837,11 @@ OPERATIONS: tuple[Op, ...] = (
             Param("scope", "str", "global or task:<task id>", "global", metavar="S"),
         ),
         writes=True,
-        result="rule",
+        review=True,
+        result="rule_write",
         doc=(
             "A manual rule; `outcome` says whether it was added, already active (unchanged) "
-            "or reactivated as the newest of its scope."
+            "or reactivated as the newest of its scope." + _REVIEWED
         ),
         cli_print="cmd_rules:added",
     ),
@@ -1327,16 +1379,19 @@ OPERATIONS: tuple[Op, ...] = (
         "restore_checkpoint",
         "checkpoint restore",
         "restore a checkpoint",
-        "checkpoints:restore",
+        "review:restore_checkpoint",
         (CHECKPOINT,),
         writes=True,
+        review=True,
         destructive=True,
-        result="checkpoint",
+        result="checkpoint_restore",
         errors=("invalid", "not_found"),
         doc=(
             "Put the store back as a checkpoint holds it, after taking an automatic "
             "checkpoint of the current state; returns that automatic checkpoint (restoring "
-            "it undoes the restore)."
+            "it undoes the restore). While review is on, restoring a checkpoint taken while "
+            "it was off would turn it off: without the curator key that waits as a proposal "
+            '("proposed": true); the curator\'s restore is recorded in the queue.'
         ),
         cli_print="cmd_checkpoints:restored",
     ),
@@ -1361,8 +1416,9 @@ OPERATIONS: tuple[Op, ...] = (
         result="consolidation",
         doc=(
             "Distil the last 100 episodes into global `[HIGH SCORE …]` rules now (it also "
-            "runs after every 20 recorded episodes); an external consolidator "
-            "(`MEMWORK_CONSOLIDATE_CMD`) that fails falls back to the heuristic, reported in "
+            "runs after every 20 recorded episodes); an external consolidator's rules "
+            "(`MEMWORK_CONSOLIDATE_CMD`) read `[CONSOLIDATED] <rule>`, as the episodic library "
+            "writes them, and one that fails falls back to the heuristic, reported in "
             "`fallback_reason`."
         ),
         cli_print="cmd_episodes:consolidated",
@@ -1397,7 +1453,10 @@ OPERATIONS: tuple[Op, ...] = (
             "unless `--on-conflict` says what to do. Every record of every table (the "
             "bookkeeping ones too) passes the models the CLI writes with, or the import is "
             "refused naming `table[n].field`; missing fields get their defaults. Store-local "
-            "tables (checkpoints, imports) are never imported."
+            "tables (checkpoints, imports) are never imported, and neither are the store's "
+            "settings (`review`, `context_log`) or its curator: the output says which "
+            "settings the file carried (`settings_not_imported`). Audit entries brought from "
+            "another store carry `imported` (the import's id)."
         ),
         doors=("cli",),
         cli_run="cmd_interop:import_",
@@ -1592,7 +1651,8 @@ OPERATIONS: tuple[Op, ...] = (
         result="audit_entries",
         doc=(
             "The audit log, newest first: who changed what, when. `record` takes an id, or "
-            "its first or last 4+ characters; `actor` cli also matches cli:<agent>."
+            "its first or last 4+ characters; `actor` cli also matches cli:<agent>. Entries "
+            "an import brought carry `imported` (the CLI's line ends with `(imported)`)."
         ),
         when="See who changed a record and when.",
         cli_print="cmd_history:entries",
@@ -1671,10 +1731,15 @@ OPERATIONS: tuple[Op, ...] = (
     Op(
         "stats",
         "stats",
-        "counts, per-task scores, top mistake cards",
+        "counts, per-task scores and rules, mistake and card counts, top cards",
         "stats:store_stats",
         result="stats",
-        doc="Counts per table, per-task episode counts and mean scores, the top mistake cards.",
+        doc=(
+            "Counts per table; per task its episodes, mean score (three decimals) and active "
+            "rules; active rules (global and per task); distinct mistakes and successes; the "
+            "number of mistake cards and the top five (the episodic library's summary, and "
+            "more)."
+        ),
         cli_print="cmd_stats:stats",
     ),
     Op(
@@ -1684,11 +1749,15 @@ OPERATIONS: tuple[Op, ...] = (
         "doctor:report_op",
         result="doctor_report",
         doc=(
-            "Checks data, schema, journal, links, permissions, lock and snapshots (and a Redis "
-            "server's settings, keys that are not memwork's, tables the manifest does not list, "
-            "the lock's holder); reports, repairs nothing. Exit 0 when nothing is a problem "
-            "(a commit a kill interrupted is only a note: the next open completes it), 1 "
-            "otherwise; the other doors answer `ok` false instead."
+            "Checks data, schema, journal, links, permissions, lock, snapshots and every "
+            "record against its model (a record commands would fail on is named with its "
+            "field; a table file replaced by a folder is a problem, not a crash; review on "
+            "with no curator registered is a warning), and a Redis server's settings, keys "
+            "that are not memwork's, tables the manifest does not list, the lock's holder; "
+            "reports, repairs nothing. Exit 0 when nothing is a problem (a commit a kill "
+            "interrupted is only a note: the next open completes it), 1 otherwise; a store "
+            "it cannot open (a Redis that wants a password) is one line, exit 2; the other doors "
+            "answer `ok` false instead of exit 1."
         ),
         when="Check that the memory store is healthy (after an error that mentions the store).",
         cli_run="cmd_stats:doctor",
@@ -1698,20 +1767,24 @@ OPERATIONS: tuple[Op, ...] = (
         "set_config",
         "config set",
         "set a store setting",
-        "config:set_value",
+        "review:set_config",
         (
             Param("key", "str", "the setting: review or context_log", cli="KEY"),
             Param("value", "str", "its value: on or off", cli="VALUE", arg="new"),
         ),
         writes=True,
-        result="config_change",
+        result="config_write",
         doc=(
             "Store settings, kept in the store (its `meta` table: checkpoints, copies and "
             "exports carry them): `review on|off` (agents' lesson adds and edits, card edits "
             "and slot edits wait for review), `context_log on|off` (every context an agent "
             "asks for records the lessons and slots it injected, audit action `inject`). An "
-            "unknown key or value is refused, naming the allowed ones."
+            "unknown key or value is refused, naming the allowed ones. Turning review on "
+            "registers a curator when the store has none (the key given, else the user's key "
+            "file); turning it off is a decision: without the curator key it waits as a "
+            'proposal ("proposed": true), the curator\'s is recorded in the queue.'
         ),
+        review=True,
         doors=_LOCAL,
         cli_print="cmd_config:changed",
     ),
@@ -1765,15 +1838,28 @@ OPERATIONS: tuple[Op, ...] = (
         "review approve",
         "make a proposal live",
         "review:approve",
-        (PROPOSAL, Param("edit", "str?", "approve with this text instead", None, metavar="TEXT")),
+        (
+            PROPOSAL,
+            Param("edit", "str?", "approve with this text instead", None, metavar="TEXT"),
+            Param(
+                "whole_slot",
+                "bool",
+                "with edit on a slot proposal: the text is the slot's whole new content",
+                False,
+            ),
+        ),
         writes=True,
         result="proposal",
         errors=("invalid", "not_found", "conflict"),
         doc=(
             "Make a proposal live as proposed (or with `edit` as its text: the lesson, the "
-            "slot's new content, the appended text, the replacement), checked against the "
-            "store as it is now: a refusal leaves it pending. Every decision is audited; a "
-            "decided proposal cannot be decided again."
+            "slot's new content, the appended text, the replacement, the rule; with "
+            "`whole_slot`, `edit` is a slot proposal's whole new content, written as a set: "
+            "the way out of an append or replace whose text is gone), checked against the "
+            "store as it is now: a refusal leaves it pending. Only the store's curator "
+            "decides (`--curator-key FILE`; without it, or with another key, the proposal "
+            "stays pending). Every decision is audited; a decided proposal cannot be "
+            "decided again."
         ),
         doors=_LOCAL,
         cli_print="cmd_review:approved",
@@ -1787,7 +1873,10 @@ OPERATIONS: tuple[Op, ...] = (
         writes=True,
         result="proposal",
         errors=("invalid", "not_found", "conflict"),
-        doc="Turn a proposal down; it is kept with the reason.",
+        doc=(
+            "Turn a proposal down; it is kept with the reason. Only the store's curator "
+            "decides (`--curator-key FILE`)."
+        ),
         doors=_LOCAL,
         cli_print="cmd_review:rejected",
     ),
@@ -1807,10 +1896,35 @@ OPERATIONS: tuple[Op, ...] = (
         errors=("invalid", "not_found", "conflict"),
         doc=(
             "Reinforce a live lesson with a proposed one instead of adding it (its wording "
-            "joins the lesson's history)."
+            "joins the lesson's history). Only the store's curator decides "
+            "(`--curator-key FILE`)."
         ),
         doors=_LOCAL,
         cli_print="cmd_review:merged",
+    ),
+    Op(
+        "init_curator",
+        "curator init",
+        "make a curator key file (if missing) and register it for the store",
+        "curator:init_op",
+        (
+            Param(
+                "file",
+                "str?",
+                "the key file (default: the user config dir's curator.key)",
+                None,
+                cli="FILE",
+            ),
+        ),
+        writes=True,
+        result="curator",
+        doc=(
+            "Make a curator key file (mode 0600) when it is missing, and register it as the "
+            "store's curator when the store has none: its holder decides while review is on "
+            "(`memwork --curator-key FILE review approve ID`). Another key is refused."
+        ),
+        doors=("cli",),
+        cli_print="cmd_review:curator_ready",
     ),
     Op(
         "lint",

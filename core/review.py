@@ -1,18 +1,22 @@
 """The review queue: what agents want to remember waits for a person.
 
 While the store setting ``review`` is on (``memwork config set review on``),
-lesson adds and slot set/append/replace that come from an *agent* become
-*proposals* instead of live records. Proposals never reach the context; a
-person approves (optionally with their own text), rejects (with a reason) or
-merges them (a proposed lesson reinforces an existing one instead). Every
-proposal and every decision is audited; decided proposals are kept.
+lesson adds and edits, card edits, slot set/append/replace and rule adds that
+come from an *agent* become *proposals* instead of live records. Proposals never
+reach the context; a person approves (optionally with their own text), rejects
+(with a reason) or merges them (a proposed lesson reinforces an existing one
+instead). Every proposal and every decision is audited; decided proposals are kept.
 
-Who is an agent is decided by the actor alone (:func:`is_agent`): ``cli``,
-``mcp``, ``api`` and anything else that is not the workbench (``tui``), which
-is a person whose edits go live directly. Every door that writes for agents
-calls one function per write — :func:`submit_lesson` or :func:`submit_slot` —
+Who is a person is decided by the curator key (:mod:`core.curator`), never by a
+name a process gives itself: a door passes the :class:`~core.curator.Curator`
+it was given (the workbench's, or the CLI's ``--curator-key FILE``), and without
+it a write is an agent's. Every door that writes for agents calls one function
+per write — :func:`submit_lesson`, :func:`submit_slot`, :func:`add_rule`… —
 which proposes or writes in one transaction, so the setting cannot change
-between the decision and the write.
+between the decision and the write. Getting around review is itself a decision
+the queue records: turning review off (:func:`set_config`) and restoring a
+checkpoint taken while it was off (:func:`restore_checkpoint`) wait as proposals
+for an agent, and are recorded as decided proposals when the curator does them.
 
 A proposal is checked when it is made, with the rules the live write applies
 (an empty lesson, a bad scope, a slot edit past its limit, a read-only slot or
@@ -31,6 +35,7 @@ from rapidfuzz import fuzz, process
 
 from . import audit, cards, config, contradictions, ids, lessons, links, lookup, slots
 from .clock import iso
+from .curator import Curator, check, decision
 from .decay import is_live
 from .errors import Conflict, InvalidInput, NotFound
 from .models.base import validate
@@ -41,8 +46,6 @@ from .storage.store import Store
 from .text import clip, fingerprint, normalise, one_line
 
 TABLE = "proposals"
-#: Actor kinds that are a person at the keyboard; every other actor is an agent.
-PERSON_ACTORS = frozenset({"tui"})
 SLOT_OPS = ("set", "append", "replace")
 STATUSES = ("pending", "approved", "rejected", "merged")
 
@@ -50,15 +53,19 @@ Doc = dict[str, Any]
 
 
 # -- who decides ----------------------------------------------------------------------
-def is_agent(actor: str) -> bool:
-    """Whether ``actor`` writes for an agent (``cli``, ``cli:<agent>``, ``mcp…``,
-    ``api…``); the workbench (``tui``) is a person."""
-    return actor.split(":", 1)[0] not in PERSON_ACTORS
+def needs_review(store: Store, curator: Curator | None, *, now: datetime, actor: str) -> bool:
+    """Whether a write must become a proposal now: review is on and the writer did not
+    present the store's curator key (call inside a transaction). A key that is not the
+    store's is refused, never taken as an agent's write; a store with no curator yet
+    takes the first key presented (:func:`core.curator.check`)."""
+    return config.is_on(store, "review") and not _curated(store, curator, now, actor)
 
 
-def needs_review(store: Store, actor: str) -> bool:
-    """Whether a write by ``actor`` must become a proposal now (inside a read)."""
-    return is_agent(actor) and config.is_on(store, "review")
+def _curated(store: Store, curator: Curator | None, now: datetime, actor: str) -> bool:
+    if curator is None:
+        return False
+    check(store, curator, now=now, actor=actor)
+    return True
 
 
 @dataclass
@@ -83,10 +90,12 @@ def submit_lesson(
     scope: str = "global",
     confidence: float | None = None,
     tags: list[str] | None = None,
-    on_duplicate: str = "reinforce",
+    on_duplicate: str = "keep-both",
     source: str = "agent",
+    curator: Curator | None = None,
 ) -> Submitted:
-    """``lessons.add_lesson``, or a proposal of it while review is on for ``actor``."""
+    """``lessons.add_lesson``, or a proposal of it while review is on (and the writer is
+    not the curator)."""
     args = {
         "content": content,
         "scope": scope,
@@ -96,7 +105,7 @@ def submit_lesson(
         "source": source,
     }
     with store.transaction():
-        if needs_review(store, actor):
+        if needs_review(store, curator, now=now, actor=actor):
             return Submitted(proposal=propose(store, "lesson", "add", args, now=now, actor=actor))
         return Submitted(
             result=lessons.add_lesson(store, content, now=now, actor=actor, **_kw(args))
@@ -104,14 +113,22 @@ def submit_lesson(
 
 
 def submit_slot(
-    store: Store, op: str, label: str, *, now: datetime, actor: str, **args: Any
+    store: Store,
+    op: str,
+    label: str,
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None = None,
+    **args: Any,
 ) -> Submitted:
     """A slot ``set`` (content, limit, description), ``append`` (text) or ``replace``
-    (old, new), or a proposal of it while review is on for ``actor``."""
+    (old, new), or a proposal of it while review is on (and the writer is not the
+    curator)."""
     if op not in SLOT_OPS:
         raise InvalidInput("op", f"must be one of {', '.join(SLOT_OPS)} (got {op!r})")
     with store.transaction():
-        if needs_review(store, actor):
+        if needs_review(store, curator, now=now, actor=actor):
             args = {"label": label, **args}
             return Submitted(proposal=propose(store, "slot", op, args, now=now, actor=actor))
         return Submitted(result=_slot_write(store, op, {"label": label, **args}, now, actor))
@@ -134,10 +151,11 @@ def add_lesson(
     scope: str = "global",
     confidence: float | None = None,
     tags: list[str] | None = None,
-    on_duplicate: str = "reinforce",
+    on_duplicate: str = "keep-both",
+    curator: Curator | None = None,
 ) -> Doc:
     """The ``add_lesson`` operation: the saved lesson (what the save did in ``action``),
-    or the proposal while review is on for ``actor``."""
+    or the proposal while review is on."""
     submitted = submit_lesson(
         store,
         text,
@@ -147,6 +165,7 @@ def add_lesson(
         confidence=confidence,
         tags=tags,
         on_duplicate=on_duplicate,
+        curator=curator,
     )
     proposed = _answer(store, submitted, now)
     return proposed if proposed is not None else lessons.write_record(submitted.result, now)
@@ -161,6 +180,7 @@ def set_slot(
     actor: str,
     limit: int | None = None,
     description: str | None = None,
+    curator: Curator | None = None,
 ) -> Doc:
     """The ``set_slot`` operation: the slot, or the proposal while review is on."""
     submitted = submit_slot(
@@ -169,6 +189,7 @@ def set_slot(
         label,
         now=now,
         actor=actor,
+        curator=curator,
         content=text,
         limit=limit,
         description=description,
@@ -177,9 +198,19 @@ def set_slot(
     return proposed if proposed is not None else dict(submitted.result)
 
 
-def append_slot(store: Store, label: str, text: str, *, now: datetime, actor: str) -> Doc:
+def append_slot(
+    store: Store,
+    label: str,
+    text: str,
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None = None,
+) -> Doc:
     """The ``append_slot`` operation: the slot, or the proposal while review is on."""
-    submitted = submit_slot(store, "append", label, now=now, actor=actor, text=text)
+    submitted = submit_slot(
+        store, "append", label, now=now, actor=actor, curator=curator, text=text
+    )
     proposed = _answer(store, submitted, now)
     return proposed if proposed is not None else dict(submitted.result)
 
@@ -192,13 +223,14 @@ def set_profile(
     now: datetime,
     actor: str,
     limit: int | None = None,
+    curator: Curator | None = None,
 ) -> Doc:
     """The ``set_profile`` operation: the project's profile, or the proposal while review
     is on for ``actor`` (a profile leads the project's context, as a slot does)."""
     from . import profiles
 
     with store.transaction():
-        if needs_review(store, actor):
+        if needs_review(store, curator, now=now, actor=actor):
             args = {"project": project, "content": text, "limit": limit}
             proposal = propose(store, "profile", "set", args, now=now, actor=actor)
         else:
@@ -207,11 +239,20 @@ def set_profile(
 
 
 def replace_in_slot(
-    store: Store, label: str, old: str, new: str, *, now: datetime, actor: str
+    store: Store,
+    label: str,
+    old: str,
+    new: str,
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None = None,
 ) -> Doc:
     """The ``replace_in_slot`` operation: the slot with ``replaced`` (how many times), or
     the proposal while review is on."""
-    submitted = submit_slot(store, "replace", label, now=now, actor=actor, old=old, new=new)
+    submitted = submit_slot(
+        store, "replace", label, now=now, actor=actor, curator=curator, old=old, new=new
+    )
     proposed = _answer(store, submitted, now)
     if proposed is not None:
         return proposed
@@ -229,15 +270,19 @@ def edit_lesson(
     scope: str | None = None,
     tags: list[str] | None = None,
     confidence: float | None = None,
+    curator: Curator | None = None,
 ) -> Doc:
-    """The ``edit_lesson`` operation: the edited lesson, or, while review is on for
-    ``actor`` and the edit changes the words or the scope, the proposal.
+    """The ``edit_lesson`` operation: the edited lesson, or, while review is on (and the
+    writer is not the curator) and the edit changes the words or the scope, the
+    proposal.
 
     Tags and confidence alone go live: they change no words the context shows (as
     reinforcing or weakening a lesson goes live).
     """
     with store.transaction():
-        if needs_review(store, actor) and (text is not None or scope is not None):
+        if (text is not None or scope is not None) and needs_review(
+            store, curator, now=now, actor=actor
+        ):
             target = lessons.resolve(store, key)
             args = {"lesson": target["id"], "content": text, "scope": scope, "tags": tags}
             if confidence is not None:
@@ -266,17 +311,128 @@ def edit_card(
     actor: str,
     lesson: str | None = None,
     evidence: str | None = None,
+    curator: Curator | None = None,
 ) -> Doc:
     """The ``edit_card`` operation: the edited card, or the proposal while review is on
-    for ``actor`` (a card's lesson and evidence reach the context)."""
+    (a card's lesson and evidence reach the context)."""
     with store.transaction():
-        if not needs_review(store, actor):
+        if not needs_review(store, curator, now=now, actor=actor):
             return cards.edit_card(
                 store, key, now=now, actor=actor, lesson=lesson, evidence=evidence
             )
         target = cards.resolve(store, key)
         args = {"card": target["id"], "lesson": lesson, "evidence": evidence}
         proposal = propose(store, "card", "edit", args, now=now, actor=actor)
+    return {**get_proposal(store, proposal["id"], now), "proposed": True}
+
+
+# -- rules, settings and restores: what would get around review --------------------------
+def add_rule(
+    store: Store,
+    text: str,
+    *,
+    now: datetime,
+    actor: str,
+    scope: str = "global",
+    curator: Curator | None = None,
+) -> Doc:
+    """The ``add_rule`` operation: the rule with its ``outcome``, or the proposal while
+    review is on (a manual rule reaches every context of its scope, as a lesson does)."""
+    from . import rules
+
+    with store.transaction():
+        if needs_review(store, curator, now=now, actor=actor):
+            args = {"text": text, "scope": scope}
+            proposal = propose(store, "rule", "add", args, now=now, actor=actor)
+        else:
+            return rules.add_op(store, text, now=now, actor=actor, scope=scope)
+    return {**get_proposal(store, proposal["id"], now), "proposed": True}
+
+
+@decision
+def set_config(
+    store: Store,
+    key: str,
+    new: str,
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None = None,
+) -> Doc:
+    """The ``set_config`` operation: ``{"key", "value", "previous"}``, or the proposal.
+
+    Turning review off while it is on is a decision: the curator's is recorded in the
+    queue (a decided proposal) and takes effect; anyone else's waits as a proposal.
+    Turning review on takes effect at once, and registers a curator when the store has
+    none: the key given, else the user's key file (made when missing; its path is in
+    ``curator_key``), so that someone can decide.
+    """
+    config.check_key(key)
+    wanted = new.strip().lower() if isinstance(new, str) else new
+    with store.transaction():
+        on = config.is_on(store, "review")
+        if key == "review" and wanted == "off" and on:
+            args = {"key": key, "value": "off"}
+            if not _curated(store, curator, now, actor):
+                proposal = propose(store, "config", "set", args, now=now, actor=actor)
+                return {**get_proposal(store, proposal["id"], now), "proposed": True}
+            done = config.set_value(store, key, new, now=now, actor=actor)
+            _record_decision(
+                store, "config", "set", args, now=now, actor=actor, result="review: on -> off"
+            )
+            return done
+        registration: Doc | None = None
+        if key == "review" and wanted == "on" and not on:
+            from .curator import ensure_key_file, registered
+
+            if curator is None and registered(store) is None:
+                curator, _ = ensure_key_file()
+                registration = {"file": curator.source}
+            if curator is not None:
+                check(store, curator, now=now, actor=actor, what="turning review on")
+        done = config.set_value(store, key, new, now=now, actor=actor)
+        if registration is not None:
+            done["curator_key"] = registration
+        return done
+
+
+def checkpoint_review(store: Store, key: str) -> str:
+    """The review setting a checkpoint holds (what restoring it would bring back)."""
+    from . import checkpoints
+
+    target = checkpoints.resolve(store, key)
+    meta = store.storage.snapshot_tables(target["id"]).get(config.META) or {}
+    doc = meta.get(config.DOC) or {}
+    return str(doc.get("review") or config.SETTINGS["review"][1])
+
+
+@decision
+def restore_checkpoint(
+    store: Store, key: str, *, now: datetime, actor: str, curator: Curator | None = None
+) -> Doc:
+    """The ``restore_checkpoint`` operation: the automatic checkpoint taken first (which
+    undoes the restore), or the proposal.
+
+    Restoring a checkpoint taken while review was off, while it is on now, would turn
+    review off and may bring back what a person rejected: the curator's restore is
+    recorded in the queue as a decision; anyone else's waits as a proposal.
+    """
+    from . import checkpoints
+
+    with store.transaction():
+        target = checkpoints.resolve(store, key)
+        past_review = config.is_on(store, "review") and checkpoint_review(store, key) == "off"
+        args = {"checkpoint": target["id"], "created_at": target["created_at"]}
+        if past_review and not _curated(store, curator, now, actor):
+            proposal = propose(store, "checkpoint", "restore", args, now=now, actor=actor)
+        else:
+            before = checkpoints.restore(store, target["id"], now=now, actor=actor)
+            if past_review:
+                result = f"restored checkpoint {target['id'][:8]} (review was off in it)"
+                _record_decision(
+                    store, "checkpoint", "restore", args, now=now, actor=actor, result=result
+                )
+            return before
     return {**get_proposal(store, proposal["id"], now), "proposed": True}
 
 
@@ -309,6 +465,9 @@ PROPOSABLE = (
     ("lesson", "edit"),
     ("card", "edit"),
     *(("slot", o) for o in SLOT_OPS),
+    ("rule", "add"),
+    ("config", "set"),
+    ("checkpoint", "restore"),
     ("profile", "set"),
 )
 #: The argument a reviewer's own text (``approve --edit``) replaces, per (kind, op).
@@ -319,6 +478,7 @@ EDITED_FIELD = {
     ("slot", "set"): "content",
     ("slot", "append"): "text",
     ("slot", "replace"): "new",
+    ("rule", "add"): "text",
     ("profile", "set"): "content",
 }
 
@@ -368,6 +528,22 @@ def _checked(kind: str, op: str, args: Doc, store: Store, now: datetime) -> tupl
 
         plan = profiles.preview(store, args["project"], args["content"], limit=args.get("limit"))
         return plan["project"], {**args, "project": plan["project"], "content": plan["after"]}
+    if kind == "rule":
+        from .models.plain import check_rule_scope
+
+        text = one_line(scrub(args["text"]))
+        if not text:
+            raise InvalidInput("text", "must not be empty")
+        try:
+            check_rule_scope(args["scope"])
+        except ValueError as exc:
+            raise InvalidInput("scope", str(exc)) from None
+        return args["scope"], {"text": text, "scope": args["scope"]}
+    if kind == "config":
+        config.check_key(args["key"])
+        return args["key"], {"key": args["key"], "value": args["value"]}
+    if kind == "checkpoint":
+        return args["checkpoint"], dict(args)
     plan = _slot_plan(store, op, args["label"], args)
     # Slots are curated text: secrets go, personal details stay (as slots.set_slot keeps them).
     clean = {k: slots.scrub(v) if isinstance(v, str) else v for k, v in args.items()}
@@ -413,6 +589,16 @@ def change_line(proposal: Doc) -> str:
         return f"add lesson ({proposal['target']}): {clip(args.get('content', ''), 100)}"
     if proposal["kind"] == "profile":
         return f"set profile {proposal['target']}: {clip(args.get('content', ''), 80)}"
+    if proposal["kind"] == "rule":
+        return f"add rule ({proposal['target']}): {clip(args.get('text', ''), 100)}"
+    if proposal["kind"] == "config":
+        return f"set {args.get('key')} {args.get('value')} (agents' writes would go live)"
+    if proposal["kind"] == "checkpoint":
+        when = str(args.get("created_at", ""))[:16].replace("T", " ")
+        return (
+            f"restore checkpoint {proposal['target'][:8]} of {when} "
+            "(taken while review was off: restoring it turns review off)"
+        )
     label = proposal["target"]
     if proposal["op"] == "set":
         return f"set slot {label}: {clip(args.get('content', ''), 80)}"
@@ -456,8 +642,10 @@ def describe(store: Store, proposal: Doc, now: datetime, all_lessons: list[Doc])
     """The proposal plus ``change`` (one line), ``flags`` (one line each) and, for a
     pending one, what it would do now:
 
-    - a lesson: ``duplicate_of`` (the live lesson approval would reinforce, with
-      ``similarity``), ``contradicts`` (ids of live lessons it negates) and
+    - a lesson: ``duplicate_of`` (the live lesson with the same text or a similar one,
+      with ``similarity``; ``approve_reinforces``: whether approving reinforces it, as
+      for the same text or a proposal that asked ``on_duplicate="reinforce"``, rather
+      than keep both), ``contradicts`` (ids of live lessons it negates) and
       ``nearest`` (the most similar live lesson whose scope meets its own, any
       similarity, for a reviewer to compare);
     - a slot edit: ``before``, ``after`` and ``diff`` (unified diff lines), or
@@ -472,8 +660,16 @@ def describe(store: Store, proposal: Doc, now: datetime, all_lessons: list[Doc])
         out.update(_lesson_flags(proposal, now, all_lessons))
     elif proposal["kind"] == "profile":
         out.update(_profile_preview(store, proposal))
-    else:
+    elif proposal["kind"] == "slot":
         out.update(_slot_preview(store, proposal))
+    elif proposal["kind"] == "checkpoint":
+        from . import checkpoints
+
+        try:
+            checkpoints.resolve(store, proposal["target"])
+        except NotFound:
+            out["stale"] = "the checkpoint was deleted"
+            out["flags"] = [f"no longer applies: checkpoint {proposal['target'][:8]} is gone"]
     return out
 
 
@@ -481,7 +677,13 @@ def _lesson_flags(proposal: Doc, now: datetime, all_lessons: list[Doc]) -> Doc:
     args = proposal["args"]
     content, scope = args["content"], proposal["target"]
     flags: list[str] = []
-    found: Doc = {"duplicate_of": None, "similarity": None, "contradicts": [], "nearest": None}
+    found: Doc = {
+        "duplicate_of": None,
+        "similarity": None,
+        "approve_reinforces": False,
+        "contradicts": [],
+        "nearest": None,
+    }
     same = [
         x
         for x in all_lessons
@@ -492,6 +694,7 @@ def _lesson_flags(proposal: Doc, now: datetime, all_lessons: list[Doc]) -> Doc:
     match = (same[0], 100.0) if same else lessons.near_duplicate(all_lessons, content, scope, now)
     if match is not None:
         found["duplicate_of"], found["similarity"] = match[0]["id"], round(match[1], 1)
+        found["approve_reinforces"] = bool(same) or args.get("on_duplicate") == "reinforce"
         word = "same text as" if same else f"near-duplicate ({match[1]:.0f}) of"
         flags.append(f"{word} {match[0]['id']}")
     opposite = contradictions.of_lesson(all_lessons, content, scope, now)
@@ -580,7 +783,16 @@ def _slot_preview(store: Store, proposal: Doc) -> Doc:
     try:
         plan = _slot_plan(store, proposal["op"], proposal["target"], args)
     except (InvalidInput, Conflict, NotFound) as exc:
-        return {"stale": str(exc), "flags": [f"no longer applies: {exc}"]}
+        try:
+            current: Doc | None = slots.get_slot(store, proposal["target"])
+        except (InvalidInput, NotFound):
+            current = None
+        found: Doc = {"stale": str(exc), "flags": [f"no longer applies: {exc}"]}
+        if current is not None:
+            # What a reviewer starts a whole-slot edit from.
+            found["before"] = current["content"]
+            found["limit"] = current["limit"]
+        return found
     diff = _text_diff(plan["before"], plan["after"])
     flags = [] if plan["exists"] else [f"creates slot {plan['label']}"]
     return {
@@ -618,23 +830,56 @@ def _decide(
     return doc
 
 
-def approve(store: Store, key: str, *, now: datetime, actor: str, edit: str | None = None) -> Doc:
+@decision
+def approve(
+    store: Store,
+    key: str,
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None,
+    edit: str | None = None,
+    whole_slot: bool = False,
+) -> Doc:
     """Make a proposal live, as proposed or with ``edit`` as its text (the lesson's
-    content, a slot's new content, the appended text, or the replacement).
+    content, a slot's new content, the appended text, the replacement, the rule).
+
+    Only the curator decides (:mod:`core.curator`).
+
+    ``whole_slot`` (a slot proposal, with ``edit``): ``edit`` is the slot's whole new
+    content, written as a ``set``. That is the way out for an append or a replace
+    that no longer applies (the text it replaces is gone): the reviewer writes what
+    the slot should say.
 
     The write runs as ``actor`` (the reviewer) and is checked against the store as
     it is now: a refusal (a slot edit that no longer fits, say) leaves the proposal
     pending. Returns the decided proposal.
     """
     with store.transaction():
+        check(store, curator, now=now, actor=actor)
         proposal = _pending(store, key)
         args = dict(proposal["args"])
         edited = edit is not None
+        op = proposal["op"]
+        if whole_slot:
+            if proposal["kind"] != "slot":
+                raise InvalidInput(
+                    "whole_slot", "only a slot proposal can become a whole-slot edit"
+                )
+            if edit is None:
+                raise InvalidInput("edit", "a whole-slot edit needs the slot's new text")
+            op = "set"
+            args = {"label": args["label"]}
         if edited:
             if not isinstance(edit, str) or not edit.strip():
                 raise InvalidInput("edit", "must not be empty")
-            args[EDITED_FIELD[(proposal["kind"], proposal["op"])]] = edit
-        if proposal["op"] == "edit":
+            field = EDITED_FIELD.get((proposal["kind"], op))
+            if field is None:
+                raise InvalidInput("edit", f"a {proposal['kind']} proposal has no text to edit")
+            args[field] = edit
+        if proposal["kind"] in ("rule", "config", "checkpoint"):
+            result_id, result = _apply_guarded(store, proposal, args, now, actor)
+        elif op == "edit":
             result_id = _apply_edit(store, proposal["kind"], args, now, actor)["id"]
             result = f"edited {proposal['kind']} {result_id}"
         elif proposal["kind"] == "lesson":
@@ -660,10 +905,12 @@ def approve(store: Store, key: str, *, now: datetime, actor: str, edit: str | No
             result_id = profile["id"]
             result = f"set profile {profile['project']}"
         else:
-            written = _slot_write(store, proposal["op"], args, now, actor)
+            written = _slot_write(store, op, args, now, actor)
             slot = written[0] if isinstance(written, tuple) else written
             result_id = slot["id"]
-            result = f"{proposal['op']} slot {slot['label']}"
+            result = f"{op} slot {slot['label']}"
+            if op != proposal["op"]:
+                result += f" (the whole slot, instead of the proposed {proposal['op']})"
         decided = _decide(
             store,
             proposal,
@@ -677,6 +924,38 @@ def approve(store: Store, key: str, *, now: datetime, actor: str, edit: str | No
         )
         by = f" (proposed by {proposal['proposed_by']}{', edited' if edited else ''})"
         _audit(store, actor, "approve", decided, now, f"approve: {result}{by}")
+    return decided
+
+
+def _apply_guarded(
+    store: Store, proposal: Doc, args: Doc, now: datetime, actor: str
+) -> tuple[str | None, str]:
+    """Make an approved rule, setting or restore: (the record it wrote, what it did)."""
+    kind = proposal["kind"]
+    if kind == "rule":
+        from . import rules
+
+        doc = rules.add_op(store, args["text"], now=now, actor=actor, scope=args["scope"])
+        return doc["id"], f"{doc['outcome']} rule {doc['id']} ({doc['scope']})"
+    if kind == "config":
+        done = config.set_value(store, args["key"], args["value"], now=now, actor=actor)
+        return config.DOC, f"{done['key']}: {done['previous']} -> {done['value']}"
+    from . import checkpoints
+
+    before = checkpoints.restore(store, args["checkpoint"], now=now, actor=actor)
+    return args["checkpoint"], (
+        f"restored checkpoint {args['checkpoint'][:8]} (undo: restore {before['id'][:8]})"
+    )
+
+
+def _record_decision(
+    store: Store, kind: str, op: str, args: Doc, *, now: datetime, actor: str, result: str
+) -> Doc:
+    """Record a change the curator made directly that would get around review (turning
+    it off, restoring past it) as a proposal decided at once: the queue keeps it."""
+    proposal = propose(store, kind, op, args, now=now, actor=actor)
+    decided = _decide(store, proposal, "approved", now, actor, result_id=None, result=result)
+    _audit(store, actor, "approve", decided, now, f"decided by the curator: {result}")
     return decided
 
 
@@ -702,10 +981,21 @@ def _apply_edit(store: Store, kind: str, args: Doc, now: datetime, actor: str) -
     )
 
 
-def reject(store: Store, key: str, *, now: datetime, actor: str, why: str = "") -> Doc:
-    """Turn a proposal down (kept, with the reason); nothing else changes."""
+@decision
+def reject(
+    store: Store,
+    key: str,
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None,
+    why: str = "",
+) -> Doc:
+    """Turn a proposal down (kept, with the reason); nothing else changes. Only the
+    curator decides."""
     reason = one_line(scrub(why or ""))
     with store.transaction():
+        check(store, curator, now=now, actor=actor)
         proposal = _pending(store, key)
         decided = _decide(store, proposal, "rejected", now, actor, why=reason)
         note = f": {reason}" if reason else ""
@@ -713,10 +1003,20 @@ def reject(store: Store, key: str, *, now: datetime, actor: str, why: str = "") 
     return decided
 
 
-def merge(store: Store, key: str, lesson_key: str, *, now: datetime, actor: str) -> Doc:
+@decision
+def merge(
+    store: Store,
+    key: str,
+    lesson_key: str,
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None,
+) -> Doc:
     """Reinforce an existing lesson with a proposed lesson instead of adding it (the
-    proposed wording joins the lesson's other wordings)."""
+    proposed wording joins the lesson's other wordings). Only the curator decides."""
     with store.transaction():
+        check(store, curator, now=now, actor=actor)
         proposal = _pending(store, key)
         if (proposal["kind"], proposal["op"]) != ("lesson", "add"):
             raise Conflict(

@@ -94,7 +94,9 @@ def all_rules(store: Store, *, active_only: bool = False) -> list[dict[str, Any]
 
 
 def polarity_of(text: str) -> str:
-    """A rule's polarity from its prefix: [WORKS]/[HIGH SCORE …] works, [AVOID] avoid."""
+    """A rule's polarity from its prefix: [WORKS]/[HIGH SCORE …] works, [AVOID] avoid
+    (after a consolidator's ``[CONSOLIDATED]``, if any)."""
+    text = text.removeprefix("[CONSOLIDATED]").lstrip()
     if text.startswith(("[WORKS]", "[HIGH SCORE")):
         return "works"
     if text.startswith("[AVOID]"):

@@ -137,6 +137,22 @@ def _term_frequency(text: str, term: str, exact: bool) -> float:
     return start + _INSIDE_WORD * inside
 
 
+#: Longest query, in characters (every door): a question, not a document. A 10 MB query
+#: used to hold an MCP server for half a minute.
+QUERY_MAX = 4096
+
+
+def check_query(query: object) -> str:
+    """A query within :data:`QUERY_MAX` characters, else InvalidInput naming ``query``."""
+    if not isinstance(query, str):
+        raise InvalidInput("query", f"must be text (got {type(query).__name__})")
+    if len(query) > QUERY_MAX:
+        raise InvalidInput(
+            "query", f"must be at most {QUERY_MAX:,} characters (got {len(query):,})"
+        )
+    return query
+
+
 def search(
     store: Store,
     query: str,
@@ -147,6 +163,7 @@ def search(
     corpus: Corpus | None = None,
 ) -> list[Hit]:
     """The best ``limit`` records for ``query``, best first (see the module docstring)."""
+    check_query(query)
     if limit < 1:
         raise InvalidInput("limit", f"must be >= 1 (got {limit})")
     terms = list(dict.fromkeys(normalize(query).split()))
@@ -224,8 +241,12 @@ def _rank(pool: Pool, query: str, terms: list[str], limit: int) -> list[Hit]:
 
     best = 2 / (_RRF_K + 1)
     scored = sorted(((closeness[i] + fused(i) / best, i) for i in chosen), key=_score_order)
+    from .privacy import scrub
+
+    # Titles come from the store or its search cache: a secret planted in either (a file
+    # edited by hand) never reaches the output.
     return [
-        Hit(docs[i].kind, docs[i].ref, docs[i].title, round(score, 4))
+        Hit(docs[i].kind, docs[i].ref, scrub(docs[i].title, personal=False), round(score, 4))
         for score, i in scored[:limit]
     ]
 

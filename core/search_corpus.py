@@ -26,6 +26,7 @@ from rapidfuzz.utils import default_process
 from . import search_docs, shards
 from .kinds import KINDS
 from .search_index import SearchDoc
+from .storage.folder_storage import SEARCH_CACHE
 from .storage.store import Store
 from .text import clip
 
@@ -141,7 +142,7 @@ class DiskCache:
     ``MEMWORK_SEARCH_CACHE=0`` turns it off.
     """
 
-    FOLDER = ("cache", "search")
+    FOLDER = SEARCH_CACHE
 
     _SEP = "\x1e"  # between the key, the refs, the titles and the texts
 
@@ -184,6 +185,21 @@ class DiskCache:
         if not len(refs) == len(titles) == len(texts):
             return None
         return Chunk(kind, refs, texts, titles=titles)
+
+    def sweep(self, live: set[str]) -> None:
+        """Remove the files of tables the store no longer has (a session forgotten, tables
+        a restore dropped), so no copy of their text outlives them."""
+        if self.folder is None or not self._real_folder():
+            return
+        try:
+            entries = list(os.scandir(self.folder))
+        except OSError:
+            return
+        for entry in entries:
+            name = entry.name
+            if name.endswith(".txt") and name[: -len(".txt")] not in live:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
 
     def save(self, name: str, key: str, chunk: Chunk) -> None:
         assert self.folder is not None
@@ -286,6 +302,8 @@ class Corpus:
         live = {name for _, name in big}
         for gone in [n for n in self._kept if n not in live]:
             del self._kept[gone]
+        if kinds is None:  # a search of every kind knows every table a file may belong to
+            self._disk.sweep(live)
         for start in range(0, len(big), _TABLES_PER_LOCK):
             # A few tables per lock, so writers never wait for a whole scan.
             with store.reading():

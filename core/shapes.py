@@ -70,9 +70,13 @@ LESSON = _obj(
 PROPOSED = _p(_BOOL, "true when an agent's write became a proposal waiting for review")
 _PROPOSAL_PROPS: dict[str, Schema] = {
     "id": _id("proposal"),
-    "kind": _p(_STR, "lesson, card or slot"),
-    "op": _p(_STR, "add, edit, set, append or replace"),
-    "target": _p(_STR, "the lesson's scope, the edited record's id, or the slot's label"),
+    "kind": _p(_STR, "lesson, card, slot, rule, config or checkpoint"),
+    "op": _p(_STR, "add, edit, set, append, replace or restore"),
+    "target": _p(
+        _STR,
+        "the lesson's or rule's scope, the edited record's id, the slot's label, the setting "
+        "or the checkpoint",
+    ),
     "args": _p("object", "the write's arguments, scrubbed"),
     "status": _p(_STR, "pending, approved, rejected or merged"),
     "proposed_by": _p(_STR, "the agent's audit actor"),
@@ -289,9 +293,31 @@ _END = _obj(
     },
 )
 EPISODE_IDS = _obj(
-    "The recorded episodes' ids, in order.",
-    {"ids": {**_STRS, "description": "the new episodes' ids"}},
+    "The recorded episodes' ids, in order, and what was read as the episodic library reads it.",
+    {
+        "ids": {**_STRS, "description": "the new episodes' ids"},
+        "warnings": {
+            **_STRS,
+            "description": "each input read as the episodic library reads it, naming the item "
+            "and the field (a missing score taken as 0.0, ...)",
+        },
+    },
     ("ids",),
+)
+CRASH = _obj(
+    "A crash report, recorded: the failed episode it is counted on.",
+    {
+        "episode_id": _id("failed episode"),
+        "index": _p(_INT, "the episode's number"),
+        "task_id": _p(_STR, "the task"),
+        "error_type": _p(_STR, "the report's error class"),
+        "fingerprint": _p([_STR, "null"], "the report's fingerprint, scrubbed"),
+        "count": _p(_INT, "how many reports with this fingerprint came in"),
+        "repeated": _p(_BOOL, "the fingerprint was seen before: counted, not recorded again"),
+        "first_seen_at": _p(_STR, "when it was first recorded"),
+        "last_seen_at": _p(_STR, "when it was last reported"),
+    },
+    ("episode_id", "count", "repeated"),
 )
 HIT = _obj(
     "A search hit.",
@@ -375,6 +401,7 @@ SHAPES: dict[str, Schema] = {
         },
         ("id",),
     ),
+    "crash": CRASH,
     "observation": OBSERVATION,
     "session": SESSION,
     "sessions": _list("Sessions, newest first.", SESSION),
@@ -395,6 +422,9 @@ SHAPES: dict[str, Schema] = {
                 **LESSON["properties"],
                 "action": _p(_STR, "created, reinforced, superseded or kept-both"),
                 "duplicate_of": _p([_STR, "null"], "the lesson it reinforced or superseded"),
+                "near_duplicate_of": _p(
+                    [_STR, "null"], "the similar (not identical) live lesson found, if any"
+                ),
                 "similarity": _p([_NUM, "null"], "how similar that lesson is (0-100)"),
                 "exact": _p(_BOOL, "the same words as that lesson"),
                 "starts_forgotten": _p(_BOOL, "saved at or below the forget threshold"),
@@ -403,6 +433,7 @@ SHAPES: dict[str, Schema] = {
     ),
     "lesson_edit": _or_proposed(LESSON),
     "rule": RULE,
+    "rule_write": _or_proposed(RULE),
     "rules": _list("Rules.", RULE),
     "card": CARD,
     "card_edit": _or_proposed(CARD),
@@ -418,6 +449,7 @@ SHAPES: dict[str, Schema] = {
     "wm_checkpoint": WM_CHECKPOINT,
     "wm_checkpoints": _list("Working-memory checkpoints, oldest first.", WM_CHECKPOINT),
     "checkpoint": CHECKPOINT,
+    "checkpoint_restore": _or_proposed(CHECKPOINT),
     "checkpoints": _list("Store checkpoints, oldest first.", CHECKPOINT),
     "diff": _obj(
         "What changed between a checkpoint and now (or two checkpoints).",
@@ -447,11 +479,15 @@ SHAPES: dict[str, Schema] = {
     ),
     "audit_entries": _list("Audit entries, newest first.", AUDIT),
     "stats": _obj(
-        "Counts, per-task scores and the top mistake cards.",
+        "Counts, per-task scores and rules, mistake and card counts, the top mistake cards.",
         {
             "counts": _p("object", "records per table"),
-            "tasks": _p("object", "per task: episodes and mean score"),
-            "top_mistake_cards": _list("the top cards", CARD),
+            "tasks": _p("object", "per task: episodes, mean score (3 decimals), active rules"),
+            "rules": _p("object", "active rules: global, and per task in tasks"),
+            "mistakes": _p(_INT, "distinct mistakes"),
+            "successes": _p(_INT, "distinct successes"),
+            "mistake_cards": _p(_INT, "mistake cards"),
+            "top_mistake_cards": _list("the top five cards", CARD),
             "total_episodes": _p(_INT, "episodes recorded"),
         },
     ),
@@ -461,6 +497,29 @@ SHAPES: dict[str, Schema] = {
             "key": _p(_STR, "the setting"),
             "value": _p(_STR, "its value now"),
             "previous": _p(_STR, "its value before"),
+        },
+    ),
+    "config_write": _or_proposed(
+        _obj(
+            "A setting's change.",
+            {
+                "key": _p(_STR, "the setting"),
+                "value": _p(_STR, "its value now"),
+                "previous": _p(_STR, "its value before"),
+                "curator_key": _p(
+                    "object",
+                    "when turning review on registered a curator: its key file (`file`)",
+                ),
+            },
+        )
+    ),
+    "curator": _obj(
+        "The store's curator key.",
+        {
+            "file": _p(_STR, "the key file"),
+            "made": _p("boolean", "whether the file was made now"),
+            "registered_at": _p(_STR, "when the key was registered for the store"),
+            "registered_by": _p(_STR, "who registered it"),
         },
     ),
     "config_value": _obj(

@@ -38,6 +38,7 @@ SINGLE = (
     "proposals",
     "actions",
     "profiles",
+    "crashes",
 )
 
 
@@ -99,7 +100,7 @@ USER_TABLES = (
     "checkpoints",
     "audit",
 )
-INTERNAL_TABLES = ("distinct", "task_stats", "meta")
+INTERNAL_TABLES = ("distinct", "task_stats", "meta", "crashes")
 
 #: Indexes kept in step with other tables' records: snapshotted with them, never
 #: exported (an import rebuilds them as it writes the records).

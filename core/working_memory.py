@@ -33,7 +33,7 @@ from .models.working_memory import (
     WMCheckpoint,
     WMState,
 )
-from .privacy import identifier_problem, scrub, scrub_value
+from .privacy import identifier_problem, scrub, scrub_under
 from .storage.store import Store
 from .text import one_line
 
@@ -364,7 +364,7 @@ def set_key(
     except TypeError:
         raise InvalidInput("value", f"must be a JSON value (got {type(value).__name__})") from None
     entry = {
-        "value": scrub_value(value),
+        "value": scrub_under(key, value),  # "db_password" holds a secret, whatever it says
         "set_at": iso(now),
         "expires_at": iso(now + timedelta(seconds=seconds)) if seconds is not None else None,
     }

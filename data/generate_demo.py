@@ -31,6 +31,7 @@ from memwork.core import (  # noqa: E402
     actions,
     checkpoints,
     config,
+    curator,
     episodes,
     ids,
     lessons,
@@ -489,7 +490,8 @@ def _plan_lessons(store: Store, timeline: Timeline, actor: str) -> None:
         if pinned:
             when = created + timedelta(minutes=10)
             timeline.at(when, partial(pin, content, when))
-    # A paraphrase arrives and reinforces its near-duplicate instead of piling up.
+    # A paraphrase arrives; its agent asks it to reinforce its near-duplicate instead of
+    # piling up (by default a near-duplicate is kept: similar words may be new advice).
     when = DEMO_NOW - timedelta(hours=5)
     timeline.at(
         when,
@@ -500,6 +502,7 @@ def _plan_lessons(store: Store, timeline: Timeline, actor: str) -> None:
             now=when,
             actor=actor,
             scope="task:deploy-api",
+            on_duplicate="reinforce",
         ),
     )
 
@@ -632,15 +635,23 @@ def _plan_review(store: Store, timeline: Timeline) -> None:
         timeline.at(when, action)
 
     def decide(when: datetime) -> None:
+        # The developer decides as the store's curator. The demo ships without a
+        # registered curator, so whoever opens it decides with their own key (the
+        # workbench registers it on the first decision).
+        person = curator.Curator(curator.KEY_PREFIX + "demo-curator-key-" * 3)
         first, second = review.list_proposals(store, when)[:2]
-        review.approve(store, first["id"], now=when, actor="tui")
-        review.reject(
-            store,
-            second["id"],
-            why="the database team is paged only after 08:00 UTC",
-            now=when,
-            actor="tui",
-        )
+        with store.transaction():
+            store.put("meta", curator.DOC, {"id": curator.DOC, "key_sha256": person.digest})
+            review.approve(store, first["id"], now=when, actor="tui", curator=person)
+            review.reject(
+                store,
+                second["id"],
+                why="the database team is paged only after 08:00 UTC",
+                now=when,
+                actor="tui",
+                curator=person,
+            )
+            store.delete("meta", [curator.DOC])
 
     decided = DEMO_NOW - timedelta(minutes=180)
     timeline.at(decided, partial(decide, decided))

@@ -167,3 +167,20 @@ def python_env(**extra: str) -> dict[str, str]:
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     env.update(extra)
     return env
+
+
+def curator_args() -> tuple[str, str]:
+    """``--curator-key FILE`` with the test user's key file (made by ``config set review
+    on`` or the workbench's first decision; XDG_CONFIG_HOME is the test's own)."""
+    from memwork.core.curator import default_key_file
+
+    return ("--curator-key", str(default_key_file()))
+
+
+def curator_for(store: Store, now: datetime):  # noqa: ANN201 - a Curator
+    """A curator key registered for ``store`` (core calls that decide take it)."""
+    from memwork.core import curator
+
+    key, _ = curator.ensure_key_file()
+    curator.register(store, key, now=now, actor="tui")
+    return key

@@ -94,6 +94,9 @@ def test_the_wheel_adds_one_import_name_and_carries_the_demo(installed: Installe
     assert "memwork/demo/store.json" in names
     assert any(n.startswith("memwork/demo/snapshots/") for n in names)
     assert any(n.startswith("memwork/tui/") and n.endswith(".tcss") for n in names)
+    # The scrubber's rule set, as package data, with gitleaks' licence beside it.
+    assert "memwork/core/privacy/data/gitleaks_rules.jsonl" in names
+    assert "memwork/core/privacy/data/LICENSE.gitleaks" in names
 
 
 def test_cli_record_context_and_search_from_outside_the_checkout(installed: Installed) -> None:
@@ -104,6 +107,8 @@ def test_cli_record_context_and_search_from_outside_the_checkout(installed: Inst
         "steps": 9,
         "summary": "Rolled back after the canary failed health checks",
         "mistakes": ["Skipped the canary stage"],
+        # A token of a format only the packaged rule set knows: redacted from the wheel too.
+        "successes": ["pushed with " + "glpat-" + "jdhvf426cphd9z1gk9re"],
     }
     recorded = installed.run("memwork", "record-episode", stdin=json.dumps(episode), MEMWORK_DB=db)
     assert recorded.returncode == 0, recorded.stderr
@@ -113,6 +118,8 @@ def test_cli_record_context_and_search_from_outside_the_checkout(installed: Inst
     found = installed.run("memwork", "search", "canary", "--json", MEMWORK_DB=db)
     assert found.returncode == 0, found.stderr
     assert any(hit["kind"] == "episode" for hit in json.loads(found.stdout))
+    exported = installed.run("memwork", "export", MEMWORK_DB=db).stdout
+    assert "jdhvf426cphd9z1gk9re" not in exported and "[redacted:gitlab-pat]" in exported
     assert installed.run("memwork", "--version").stdout.startswith("memwork ")
 
 

@@ -24,7 +24,7 @@ from textual.css.query import NoMatches
 from textual.geometry import Region
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Footer, Header, TabbedContent, TabPane, Tabs
+from textual.widgets import Header, TabbedContent, TabPane, Tabs
 from textual.worker import WorkerFailed
 
 from ..core.errors import MemworkError
@@ -32,11 +32,14 @@ from ..core.search_index import SearchIndex
 from . import clipboard, hangup
 from .commands import ActionsProvider, MemorySearchProvider
 from .gc_pause import big_load
+from .keys import KeyGate, TypeAhead
 from .messages import JumpTo
 from .pane_list import PANES
 from .panes.base import Pane
 from .screens.form import FormScreen
 from .service import MemoryService, Store
+from .title import home_relative, tab_label, tab_labels, title_line
+from .widgets.footer import WorkbenchFooter
 
 __all__ = ["PANES", "MemworkApp", "make_app"]
 
@@ -46,6 +49,10 @@ POLL_SECONDS = 1.0
 PREPARE_AFTER = 0.3
 #: How long preparing waits for a pane's data before laying it out anyway.
 PREPARE_PATIENCE = 5.0
+#: How often the key gate looks for keys a vanished widget or a stuck hold keeps.
+KEY_CHECK_SECONDS = 0.5
+#: Header cells the title cannot use (the icon on the left, the same room on the right).
+TITLE_MARGIN = 18
 
 
 class PaneSwitcher(TabbedContent):
@@ -65,7 +72,7 @@ class PaneSwitcher(TabbedContent):
         event.stop()
 
 
-class MemworkApp(App[None]):
+class MemworkApp(TypeAhead, App[None]):
     """The memwork workbench."""
 
     TITLE = "memwork"
@@ -99,6 +106,14 @@ class MemworkApp(App[None]):
         Binding("ctrl+q", "quit_safely", "Quit", show=False, priority=True),
         Binding("question_mark,f1", "help", "Help", key_display="?", id="help"),
         Binding("slash", "search", "Search", key_display="/", id="search"),
+        Binding(
+            "L",
+            "lint",
+            "Lint findings",
+            show=False,
+            id="lint",
+            tooltip="Every lint finding, each record it names; open or fix it",
+        ),
         Binding("ctrl+r", "reload", "Reload", show=False, id="reload"),
         Binding("ctrl+t", "toggle_theme", "Light/dark", show=False, id="theme"),
     ]
@@ -117,8 +132,12 @@ class MemworkApp(App[None]):
         self._prepared: set[str] = set()
         #: True once every hidden pane was loaded and laid out in idle time.
         self.all_panes_prepared = False
-        self.sub_title = title_suffix or store.label
-        self.title_base = self.sub_title
+        #: Where the store is, as an agent's MEMWORK_DB names it; None for a store shown
+        #: under another name (the demo's temporary copy, which is gone when it quits).
+        self.store_location = None if title_suffix else self.service.location()
+        #: Where the store is, as the title names it (the demo says it is a copy).
+        self.title_base = title_suffix or home_relative(self.store_location or "")
+        self.sub_title = self.title_base
         #: (pending proposals, lint findings) as the header shows them.
         self.curation_counts: tuple[int, int] | None = None
         self.active_pane = PANES[0].PANE_ID
@@ -128,6 +147,9 @@ class MemworkApp(App[None]):
         self._stop_following: Callable[[], None] | None = None
         self.search_index: SearchIndex | None = None
         self.search_generation = -1
+        self._tab_fit = "full"
+        #: Keys one at a time, each to a target that is ready for it (tui/keys.py).
+        self.keys = KeyGate(self, self._route_key)
 
     # -- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -136,7 +158,7 @@ class MemworkApp(App[None]):
             for n, pane in enumerate(PANES, start=1):
                 with TabPane(f"{n} {pane.TITLE}", id=f"tab-{pane.PANE_ID}"):
                     yield pane()
-        yield Footer(compact=True)
+        yield WorkbenchFooter(compact=True)
 
     def on_mount(self) -> None:
         self.theme = "textual-dark"
@@ -148,6 +170,7 @@ class MemworkApp(App[None]):
             self._stop_following = self.service.follow(self._commit_heard)
             if self._stop_following is None:
                 self.set_interval(POLL_SECONDS, self.check_store)
+        self.set_interval(KEY_CHECK_SECONDS, self.keys.check)
         if not self.is_headless and (fd := hangup.terminal_fd()) is not None:
             self.set_interval(hangup.CHECK_SECONDS, partial(self._quit_if_hung_up, fd))
         self.check_store()
@@ -256,10 +279,19 @@ class MemworkApp(App[None]):
             if focused is None or pane not in focused.ancestors:
                 pane.focus_main()
             return
+        # Keys typed after the digit are for the new pane: they wait until it has the focus.
+        self.keys.hold(partial(self._pane_ready, pane_id))
         # Drop the focus first: a focused widget left in the old pane would make
         # TabbedContent switch straight back to the pane that holds it.
         self.screen.set_focus(None)
         self.query_one("#panes", TabbedContent).active = f"tab-{pane_id}"
+
+    def _pane_ready(self, pane_id: str) -> bool:
+        switcher = self.query_one("#panes", TabbedContent)
+        if switcher.active != f"tab-{pane_id}" or self.screen is not self.screen_stack[0]:
+            return True  # another pane was asked for since, or a screen came on top
+        focused = self.screen.focused
+        return focused is not None and self.pane(pane_id) in focused.ancestors_with_self
 
     @on(TabbedContent.TabActivated, "#panes")
     def _pane_switched(self, event: TabbedContent.TabActivated) -> None:
@@ -329,9 +361,13 @@ class MemworkApp(App[None]):
         return result
 
     def store_changed(self) -> None:
-        """Tell panes the store moved (our own write, or another process's)."""
+        """Tell panes (and a screen that lists records) the store moved (our own write,
+        or another process's)."""
         for pane_cls in PANES:
             self.pane(pane_cls.PANE_ID).store_changed()
+        for screen in self.screen_stack[1:]:
+            if callable(follow := getattr(screen, "store_changed", None)):
+                follow()
         self.refresh_counts()
 
     @work(thread=True, exclusive=True, group="counts", exit_on_error=False)
@@ -342,12 +378,32 @@ class MemworkApp(App[None]):
 
     def _show_counts(self, pending: int, findings: int) -> None:
         self.curation_counts = (pending, findings)
-        parts = [self.title_base]
-        if pending:
-            parts.append(f"{pending} to review (9)")
-        if findings:
-            parts.append(f"{findings} lint finding{'' if findings == 1 else 's'}")
-        self.sub_title = " · ".join(parts)
+        self._fit_title(self.size.width)
+
+    def _fit_title(self, width: int) -> None:
+        """The store's place and the waiting work, shortened to the header's room."""
+        pending, findings = self.curation_counts or (0, 0)
+        room = max(24, width - TITLE_MARGIN - len(self.title) - 3)
+        self.sub_title = title_line(self.title_base, pending, findings, room)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_title(event.size.width)
+        self._fit_tabs(event.size.width)
+
+    def _fit_tabs(self, width: int) -> None:
+        """Every pane's tab in view: full names where they fit, else short ones, else
+        short ones with the digit set against the name (an 80-column terminal)."""
+        try:
+            switcher = self.query_one("#panes", PaneSwitcher)
+        except NoMatches:
+            return
+        fit = tab_labels(PANES, width)
+        if fit == self._tab_fit:
+            return
+        self._tab_fit = fit
+        switcher.set_class(fit == "tight", "-tight-tabs")
+        for n, pane in enumerate(PANES, start=1):
+            switcher.get_tab(f"tab-{pane.PANE_ID}").label = tab_label(n, pane, fit)
 
     def _commit_heard(self) -> None:
         """A commit was announced (called from the store's listening thread)."""
@@ -412,6 +468,12 @@ class MemworkApp(App[None]):
         self.push_screen(SearchScreen())
 
     # -- misc -------------------------------------------------------------------------
+    def action_lint(self) -> None:
+        """The lint findings, each record they name: open it, or fix it from there."""
+        from .screens.findings import FindingsScreen
+
+        self.push_screen(FindingsScreen())
+
     def action_help(self) -> None:
         """Every key, per pane."""
         from .screens.help import HelpScreen

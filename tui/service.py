@@ -38,13 +38,17 @@ from ..core import (
     working_memory,
 )
 from ..core.context.build import build_context
+from ..core.context.log import Injections, injection_counts
+from ..core.curator import Curator, ensure_key_file, is_decision
+from ..core.decay import effective_confidence, is_live
 from ..core.errors import NotFound
 from ..core.privacy import counting
 from ..core.search_docs import build_index
 from ..core.search_index import SearchIndex
 from ..core.storage.store import Store
+from ..core.targets import Targets, known_targets
 
-__all__ = ["EpisodeHead", "MemoryService", "SessionDetail", "Store"]
+__all__ = ["EpisodeHead", "LessonExtras", "MemoryService", "SessionDetail", "Store"]
 
 T = TypeVar("T")
 ACTOR = "tui"
@@ -63,6 +67,22 @@ class EpisodeHead:
 
 
 @dataclass(frozen=True, slots=True)
+class LessonExtras:
+    """What the Lessons pane shows beside the lists, read after them."""
+
+    effects: dict[str, Doc | None]
+    """Lesson id → its effect on its task (``core.effect``), or None."""
+    contradicts: dict[str, list[str]]
+    """Live lesson id → the ids of the live lessons it contradicts."""
+    findings: list[Doc]
+    """Every lint finding."""
+    uses: dict[str, Injections]
+    """Record id → how many contexts injected it (``core.context.log``)."""
+    logging: bool
+    """Whether contexts are being logged (setting ``context_log``)."""
+
+
+@dataclass(frozen=True, slots=True)
 class SessionDetail:
     """Everything the Sessions pane shows for one session."""
 
@@ -78,6 +98,14 @@ class MemoryService:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.actor = ACTOR
+        self._curator: Curator | None = None
+
+    def curator(self) -> Curator:
+        """The person's curator key (``core.curator``): the user's key file, made on the
+        first decision. The workbench is a person at the keyboard; its decisions carry it."""
+        if self._curator is None:
+            self._curator, _ = ensure_key_file()
+        return self._curator
 
     @property
     def now(self) -> datetime:
@@ -92,8 +120,29 @@ class MemoryService:
         transaction, validate before the first write and record the audit entry).
         Redactions the scrubber makes in it are counted into the change's audit entry.
         """
+        if is_decision(fn):
+            kwargs.setdefault("curator", self.curator())
         with counting():
             return fn(self.store, *args, now=self.now, actor=self.actor, **kwargs)
+
+    def location(self) -> str:
+        """Where the store is, as an agent would name it in ``MEMWORK_DB``: the folder's
+        absolute path, or the Redis URL without its password."""
+        if self.store.backend == "folder":
+            return str(self.store.path.resolve())
+        return str(getattr(self.store, "url", self.store.label))
+
+    def is_empty(self) -> bool:
+        """Whether nothing was ever recorded: no session, episode, lesson, rule, slot or
+        mistake card (a fresh store the workbench should explain)."""
+        with self.store.reading():
+            if int(aggregates.read_global(self.store)["total_episodes"]):
+                return False
+            if self.store.table_names("observations") or self.store.docs("sessions"):
+                return False
+            return not any(
+                self.store.docs(table) for table in ("lessons", "slots", "mistake_cards")
+            ) and not rules.all_rules(self.store)
 
     def generation(self) -> int:
         """The store's commit counter; it moves whenever anyone writes."""
@@ -175,6 +224,13 @@ class MemoryService:
         groups = lessons.near_duplicate_clusters(all_lessons, self.now)
         return all_lessons, all_rules, len(groups)
 
+    def live_lessons(self) -> list[Doc]:
+        """The live lessons, strongest first (what a proposal can be merged into)."""
+        now = self.now
+        with self.store.reading():
+            found = [x for x in lessons.all_lessons(self.store) if is_live(x, now)]
+        return sorted(found, key=lambda x: -effective_confidence(x, now))
+
     def all_slots(self) -> list[Doc]:
         """Every slot in context order, with computed fields."""
         return slots.list_slots(self.store)
@@ -193,12 +249,23 @@ class MemoryService:
         with self.store.reading():
             return aggregates.all_tasks(self.store)
 
-    def context(self, task: str | None, budget: int, style: str) -> Doc:
+    def targets(self) -> Targets:
+        """The tasks and projects the store knows (offered, never required)."""
+        return known_targets(self.store)
+
+    def context(
+        self, task: str | None, budget: int, style: str, *, project: str | None = None
+    ) -> Doc:
         """The context an agent would get, as ``memwork context --format json`` prints it,
         plus ``text_sources``: the records behind each line of the text."""
         with self.store.reading():
             result = build_context(
-                self.store, now=self.now, task_id=task, budget_tokens=budget, style=style
+                self.store,
+                now=self.now,
+                task_id=task,
+                budget_tokens=budget,
+                style=style,
+                project=project,
             )
         return {**result.to_json(), "text_sources": result.text_sources()}
 
@@ -236,23 +303,44 @@ class MemoryService:
             found = lint.lint(self.store, now)
         return pending, len(found), reviewing
 
+    def lint_view(self) -> tuple[list[Doc], dict[str, tuple[str, str]]]:
+        """Every lint finding, and for each record they name its kind and a title
+        (``lesson``/``slot``/``rule`` and its text or label), in one consistent read."""
+        now = self.now
+        names: dict[str, tuple[str, str]] = {}
+        with self.store.reading():
+            found = lint.lint(self.store, now)
+            wanted = {record for finding in found for record in finding["records"]}
+            for lesson in lessons.all_lessons(self.store):
+                if lesson["id"] in wanted:
+                    names[lesson["id"]] = ("lesson", lesson["content"])
+            for slot in slots.list_slots(self.store):
+                if slot["id"] in wanted:
+                    names[slot["id"]] = ("slot", slot["label"])
+            for rule in rules.all_rules(self.store, active_only=True):
+                if rule["id"] in wanted:
+                    names[rule["id"]] = ("rule", rule["text"])
+        return found, names
+
     def lint_findings(self) -> list[Doc]:
         """Every lint finding (``core.lint``), in report order."""
         return lint.lint(self.store, self.now)
 
-    def lesson_extras(self) -> tuple[dict[str, Doc | None], dict[str, list[str]], list[Doc]]:
+    def lesson_extras(self) -> LessonExtras:
         """For the Lessons pane: each lesson's effect, the ids each live lesson
-        contradicts, and the lint findings (one consistent read)."""
+        contradicts, the lint findings and the injection counts (one consistent read)."""
         now = self.now
         with self.store.reading():
             all_lessons = lessons.all_lessons(self.store)
             effects = effect.effects(self.store, all_lessons)
             found = lint.lint(self.store, now)
+            uses = injection_counts(self.store)
+            logging = config.is_on(self.store, "context_log")
         opposite: dict[str, list[str]] = {}
         for first, second in contradictions.lesson_pairs(all_lessons, now):
             opposite.setdefault(first["id"], []).append(second["id"])
             opposite.setdefault(second["id"], []).append(first["id"])
-        return effects, opposite, found
+        return LessonExtras(effects, opposite, found, uses, logging)
 
     def review_queue(self, include_decided: bool) -> tuple[list[Doc], bool]:
         """Proposals (pending, or all), each described (``core.review.describe``), and

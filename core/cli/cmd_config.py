@@ -5,11 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from .main import Context
-from .output import emit_json, say
+from .output import emit_json, note, say
 
 
 def changed(ctx: Context, done: dict[str, Any]) -> int:
-    """``config set``: the change (or that there was none)."""
+    """``config set``: the change (or that there was none); where the curator key is,
+    when turning review on registered one."""
+    if "curator_key" in done:
+        note(
+            f"curator key: {done['curator_key']['file']}; it decides for this store while "
+            "review is on (memwork --curator-key FILE review ...): keep it where agents "
+            "cannot read it"
+        )
     if ctx.json:
         emit_json(done)
     elif done["previous"] == done["value"]:

@@ -13,6 +13,11 @@ def _not_logged(exc: MemworkError) -> None:
     print(f"memwork: context not logged: {exc}", file=sys.stderr)
 
 
+def _dropped(note: str) -> None:
+    # Never cut silently: what the budget dropped, in one line (JSON lists it instead).
+    print(f"memwork: {note}", file=sys.stderr)
+
+
 def run(ctx: Context) -> int:
     from ..context.build import for_agent
     from ..errors import NoStore
@@ -37,11 +42,14 @@ def run(ctx: Context) -> int:
         style=a.style,
         format="json" if as_json else "text",
         on_log_error=_not_logged,
+        on_dropped=None if as_json else _dropped,
     )
     if isinstance(result, dict):
         from .output import emit_json
 
         emit_json(result)
     elif result:
-        sys.stdout.write(result + "\n")
+        from ..privacy.controls import terminal_text
+
+        sys.stdout.write(terminal_text(result) + "\n")
     return 0

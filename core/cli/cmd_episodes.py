@@ -1,4 +1,5 @@
-"""``memwork record-episode`` (reads a file or stdin) and how ``consolidate`` prints."""
+"""``memwork record-episode`` and ``record-failure`` (read a file or stdin) and how
+``consolidate`` prints."""
 
 from __future__ import annotations
 
@@ -25,11 +26,36 @@ def record(ctx: Context) -> int:
         actor=ctx.actor,
         on_consolidate=_report_fallback,
     )
+    for doc in recorded:  # what was read as the episodic library reads it
+        for warning in doc["warnings"]:
+            note(f"memwork: {warning}")
     if ctx.json:
         emit_json(recorded)
     else:
         for doc in recorded:
             say(doc["id"])
+    return 0
+
+
+def record_failure(ctx: Context) -> int:
+    """The CLI reads one crash report from FILE (or stdin) and prints the episode's id, or
+    with ``--json`` the whole result; a fingerprint seen again is said on stderr."""
+    from ..crashes import record_failure as record_crash
+    from ..errors import InvalidInput
+
+    reports = list(records(ctx.args.file))
+    if len(reports) != 1:
+        raise InvalidInput("input", f"must be one crash report (got {len(reports)} records)")
+    result = record_crash(ctx.store, reports[0], now=ctx.now, actor=ctx.actor)
+    if result["repeated"]:
+        note(
+            f"memwork: crash seen again ({result['count']}x): counted on {result['episode_id']}, "
+            "not recorded twice"
+        )
+    if ctx.json:
+        emit_json(result)
+    else:
+        say(result["episode_id"])
     return 0
 
 

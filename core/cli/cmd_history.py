@@ -14,8 +14,9 @@ def entries(ctx: Context, found: list[dict[str, Any]]) -> int:
         emit_json(found)
         return 0
     for e in found:
+        imported = " (imported)" if e.get("imported") else ""
         say(
             f"#{e['seq']:<6} {e['ts'][:19]}Z  {clip(e['actor'], 20):<20} {e['action']:<10} "
-            f"{e['table']:<14} {e['record_id']}  {clip(e['summary'], 70)}"
+            f"{e['table']:<14} {e['record_id']}  {clip(e['summary'], 70)}{imported}"
         )
     return 0

@@ -22,7 +22,9 @@ def export(ctx: Context) -> int:
         from ..storage.atomic import check_user_file
 
         check_user_file(target)  # before the store is read: a bad FILE costs nothing
-    document = dumps(export_store(ctx.store, now=ctx.now))
+    from ..privacy.controls import escape_json_output
+
+    document = escape_json_output(dumps(export_store(ctx.store, now=ctx.now)))
     if target is not None:
         from ..storage.atomic import write_user_file
 

@@ -34,18 +34,22 @@ def added(ctx: Context, saved: dict[str, Any]) -> int:
     if action == "reinforced" and not saved.get("exact"):
         note(
             f"near-duplicate of {other} (similarity {similarity:.0f}): "
-            "reinforced it instead of adding a copy (--on-duplicate keep-both|supersede to change)"
+            "reinforced it, as --on-duplicate reinforce asks"
         )
     elif action == "reinforced":
         note(f"already known: reinforced {saved['id']} (confidence {saved['confidence']:.2f})")
     elif action == "superseded":
         note(f"supersedes {other} (similarity {similarity:.0f})")
     elif action == "kept-both":
-        note(f"kept both: near-duplicate of {other} ({similarity:.0f})")
+        note(
+            f"near-duplicate of {other} (similarity {similarity:.0f}): kept as a lesson of its "
+            "own, as it may be new advice; `memwork lint` lists the pair (--on-duplicate "
+            "reinforce|supersede folds it into the old one)"
+        )
     if saved["contradicts"]:
         note(
-            f"kept apart from {', '.join(saved['contradicts'])}: similar words, but it says the "
-            "opposite"
+            f"contradicts {', '.join(saved['contradicts'])}: it says the opposite (both kept; "
+            "`memwork lint` lists the pair)"
         )
     if saved["starts_forgotten"]:
         note(

@@ -92,3 +92,16 @@ def proposed(ctx: Context, proposal: dict[str, Any]) -> int:
     for flag in proposal.get("flags", []):
         note(f"{proposal['id']}: {flag}")
     return 0
+
+
+def curator_ready(ctx: Context, done: dict[str, Any]) -> int:
+    """``curator init``: where the key is, and what to keep in mind about it."""
+    if ctx.json:
+        emit_json(done)
+        return 0
+    say(f"curator key: {done['file']} ({'made now' if done['made'] else 'already there'})")
+    note(
+        "this key decides for the store while review is on; keep the file where agents "
+        "cannot read it, and decide with: memwork --curator-key FILE review ..."
+    )
+    return 0

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ..errors import MemworkError, UserError
+from ..errors import MemworkError, UserError, worded
 from ..operations import Op, by_name
 from .parser import build, verbs
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # only for annotations: a verb loads what it uses when it run
     from datetime import datetime
     from pathlib import Path
 
+    from ..curator import Curator
     from ..storage.store import Store
 
 
@@ -70,7 +71,25 @@ class Context:
     @property
     def actor(self) -> str:
         agent = os.environ.get("MEMWORK_AGENT")
+        if agent:
+            from ..errors import InvalidInput
+            from ..privacy import identifier_problem
+
+            problem = identifier_problem(agent)
+            if problem:
+                raise InvalidInput("MEMWORK_AGENT", problem)
         return f"cli:{agent}" if agent else "cli"
+
+    @cached_property
+    def curator(self) -> Curator | None:
+        """The curator key given with ``--curator-key FILE`` (never from the environment
+        or the default file: an agent started from the same shell would inherit those)."""
+        path = getattr(self.args, "curator_key", None)
+        if not path:
+            return None
+        from ..curator import load
+
+        return load(path)
 
     @property
     def json(self) -> bool:
@@ -90,7 +109,7 @@ def run_op(ctx: Context) -> int:
 
     params = ctx.params()
     check_rules(op, params)  # bad input is refused before the store is opened
-    result = call(op, ctx.store, params, now=ctx.now, actor=ctx.actor)
+    result = call(op, ctx.store, params, now=ctx.now, actor=ctx.actor, curator=ctx.curator)
     if op.review and isinstance(result, dict) and result.get("proposed") is True:
         return int(_resolve("cmd_review:proposed")(ctx, result) or 0)
     if op.cli_print:
@@ -110,7 +129,7 @@ def _verb(argv: list[str]) -> str | None:
     for arg in argv:
         if skip:
             skip = False
-        elif arg == "--db":
+        elif arg in ("--db", "--curator-key"):
             skip = True
         elif not arg.startswith("-"):
             return arg
@@ -165,10 +184,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"memwork: {tally.describe()}", file=sys.stderr)
         return code
     except UserError as exc:
-        print(f"memwork: {exc}", file=sys.stderr)
+        print(_shown(exc), file=sys.stderr)
         return 2
     except MemworkError as exc:
-        print(f"memwork: {exc}", file=sys.stderr)
+        print(_shown(exc), file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0
@@ -179,6 +198,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"memwork: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
+
+
+def _shown(exc: Exception) -> str:
+    """An error's ``memwork: …`` line, made safe for a terminal: it may quote what the
+    user gave."""
+    from ..privacy.controls import terminal_text
+
+    return terminal_text(worded(exc))
 
 
 def entry() -> None:

@@ -6,7 +6,7 @@ import sys
 from typing import Any
 
 from ..lazyjson import dumps_indented
-from ..privacy.controls import strip_controls
+from ..privacy.controls import escape_json_output, terminal_text
 from ..text import clip
 
 __all__ = ["clip", "emit_json", "note", "say"]
@@ -25,16 +25,20 @@ def emit_json(value: Any) -> None:
         value = {**value, "redactions": tally.counts()}
         tally.reported = True
     sys.stdout.flush()
-    sys.stdout.buffer.write(dumps_indented(value))
+    # Records planted in a table file can hold C1 controls or bidirectional overrides:
+    # escaped, they read the same to a JSON parser and do nothing to a terminal.
+    sys.stdout.buffer.write(escape_json_output(dumps_indented(value)))
     sys.stdout.buffer.write(b"\n")
     sys.stdout.flush()
 
 
 def say(text: str = "") -> None:
-    """A line on stdout, without control characters (stored text never drives the terminal)."""
-    print(strip_controls(text))
+    """A line on stdout, without control characters or bidirectional overrides (stored
+    text never drives the terminal)."""
+    print(terminal_text(text))
 
 
 def note(text: str) -> None:
-    """A line on stderr (warnings, what a command chose to do), without control characters."""
-    print(strip_controls(text), file=sys.stderr)
+    """A line on stderr (warnings, what a command chose to do), without control characters
+    or bidirectional overrides."""
+    print(terminal_text(text), file=sys.stderr)

@@ -63,7 +63,8 @@ def _json_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def global_options(p: argparse.ArgumentParser) -> None:
-    """``--db``, ``--demo``, ``--json`` and ``--version``, before any verb."""
+    """``--db``, ``--demo``, ``--json``, ``--curator-key`` and ``--version``, before any
+    verb."""
     p.add_argument(
         "--db",
         metavar="PATH",
@@ -74,6 +75,12 @@ def global_options(p: argparse.ArgumentParser) -> None:
         "--demo", action="store_true", help="open the workbench on a fresh copy of the demo store"
     )
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "--curator-key",
+        metavar="FILE",
+        help="decide as the store's curator with the key in FILE (review approve/reject/"
+        "merge, review off, a restore past review; memwork curator init makes one)",
+    )
     p.add_argument("--version", action="store_true", help="print the version and exit")
 
 

@@ -1,10 +1,14 @@
 """Sections, lines with drop priorities, rendering and the token budget.
 
-Tokens are an estimate: ceil(characters / 4). When the rendered context is
-over budget, whole lines go, lowest priority first and, within a priority,
-from the bottom up; a section whose lines are all gone loses its heading. Lines
-that share a ``group`` (a slot: its ``### label`` heading and its text) are kept
-or dropped together, so the context never ends with a heading and no body.
+Tokens are an estimate: ceil(characters / 3), as the agent-memory server
+estimates them (a tokenizer is far too slow to load on every agent step). When
+the rendered context is over budget, whole lines go, lowest priority first and,
+within a priority, from the bottom up; a section whose lines are all gone loses
+its heading. Lines that share a ``group`` (a slot: its ``### label`` heading and
+its text) are kept or dropped together, so the context never ends with a heading
+and no body. A budget too small for any whole line still leaves the first line
+(under its headings), cut to fit with an ellipsis: a store with memory never
+reads as an empty one.
 """
 
 from __future__ import annotations
@@ -13,13 +17,18 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-#: The token budget of a context when the caller gives none (every door's default).
+#: Characters per estimated token. Three, not four: English prose averages about four
+#: characters a token, but code, ids and punctuation-heavy lines run shorter, and a
+#: budget must not let through more text than it promises.
+CHARS_PER_TOKEN = 3
+#: The default style's token budget when the caller gives none (every door's default);
+#: the episodic style has none (the library it mirrors never cuts its context).
 DEFAULT_BUDGET = 2000
 
 
 def estimate_tokens(text: str) -> int:
-    """The token estimate used everywhere: ceil(chars / 4)."""
-    return math.ceil(len(text) / 4)
+    """The token estimate used everywhere: ceil(chars / 3)."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
 # Plain classes rather than dataclasses: importing dataclasses (inspect, ast,
@@ -75,10 +84,18 @@ class Dropped:
 
 def fit(
     sections: list[Section], budget: int, render: Renderer
-) -> tuple[list[Section], list[Dropped]]:
+) -> tuple[list[Section], list[Dropped], list[Dropped]]:
     """Drop lines until the rendered text fits ``budget`` tokens (a group goes whole,
-    its lines listed in the order they appear)."""
+    its lines listed in the order they appear).
+
+    Returns the sections kept, the lines dropped and the lines shown cut: when not
+    one whole line fits, the first line (with its section's heading, and a slot's
+    ``### label`` line before it) is kept, cut with an ellipsis to fit.
+    """
     live = [Section(s.name, s.heading, list(s.lines)) for s in sections if s.lines]
+    if not live:
+        return [], [], []
+    first = Section(live[0].name, live[0].heading, list(live[0].lines))
     dropped: list[Dropped] = []
     while live and estimate_tokens(render(live)) > max(0, budget):
         # The lowest priority present; among its lines, the one furthest down.
@@ -98,4 +115,26 @@ def fit(
                 section.lines = [x for i, x in enumerate(section.lines) if i not in going]
                 break
         live = [s for s in live if s.lines]
-    return live, dropped
+    if live:
+        return live, dropped, []
+    return _first_line_cut(first, dropped, budget, render)
+
+
+def _first_line_cut(
+    section: Section, dropped: list[Dropped], budget: int, render: Renderer
+) -> tuple[list[Section], list[Dropped], list[Dropped]]:
+    """The first line of ``section`` (after a slot's heading line), cut to fit."""
+    lines = section.lines
+    group = lines[0].group
+    two = group is not None and len(lines) > 1 and lines[1].group == group
+    kept = lines[:2] if two else lines[:1]
+    shown = [Line(x.text, x.priority, x.sources, x.group) for x in kept]
+    cut_to = Section(section.name, section.heading, shown)
+    original = shown[-1].text
+    shown[-1].text = ""
+    room = max(0, budget) * CHARS_PER_TOKEN - len(render([cut_to]))
+    shown[-1].text = original if len(original) <= room else original[: max(0, room - 1)] + "…"
+    texts = {(section.name, x.text) for x in kept}
+    rest = [line for line in dropped if (line.section, line.text) not in texts]
+    last = kept[-1]
+    return [cut_to], rest, [Dropped(section.name, last.text, last.sources)]

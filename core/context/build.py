@@ -16,8 +16,9 @@ from ..errors import InvalidInput, MemworkError
 from ..privacy import scrub
 from ..storage.store import Store
 from ..tables import rule_table
+from ..text import ellipsize
 from . import default_style, episodic_style
-from .budget import DEFAULT_BUDGET, Dropped, Line, Section, estimate_tokens, fit
+from .budget import CHARS_PER_TOKEN, DEFAULT_BUDGET, Dropped, Line, Section, estimate_tokens, fit
 
 Style = Literal["default", "episodic"]
 
@@ -30,10 +31,12 @@ class ContextResult:
         text: str,
         style: str,
         task_id: str | None,
-        budget_tokens: int,
+        budget_tokens: int | None,
         sections: list[Section],
         dropped: list[Dropped],
         log_wanted: bool = False,
+        cut: list[Dropped] | None = None,
+        tokens_needed: int | None = None,
     ) -> None:
         self.log_wanted = log_wanted
         """The store asks for injections to be recorded (setting ``context_log``)."""
@@ -43,10 +46,33 @@ class ContextResult:
         self.budget_tokens = budget_tokens
         self.sections = sections
         self.dropped = dropped
+        self.cut = cut or []
+        """Lines shown cut short (with an ellipsis) because not one whole line fitted."""
+        self.tokens_needed = estimate_tokens(text) if tokens_needed is None else tokens_needed
+        """Estimated tokens of the whole context, nothing dropped."""
+
+    def drop_note(self) -> str | None:
+        """One line saying what the budget dropped (counts per section), or None.
+
+        The CLI prints it on stderr, so an agent (or its developer) never mistakes a
+        cut context for all there is.
+        """
+        if not self.dropped and not self.cut:
+            return None
+        counts: dict[str, int] = {}
+        for line in self.dropped:
+            counts[line.section] = counts.get(line.section, 0) + 1
+        parts = ", ".join(f"{name.replace('_', ' ')} {n}" for name, n in counts.items())
+        lines = "line" if len(self.dropped) == 1 else "lines"
+        text = f"context over its budget of {self.budget_tokens} tokens (estimated): "
+        text += f"dropped {len(self.dropped)} {lines}" + (f" ({parts})" if parts else "")
+        if self.cut:
+            text += "; the first line is cut short to fit"
+        return text + f" (--budget {self.tokens_needed} keeps every line)"
 
     @property
     def tokens(self) -> int:
-        """Estimated tokens of ``text`` (chars / 4)."""
+        """Estimated tokens of ``text`` (chars / 3)."""
         return estimate_tokens(self.text)
 
     def text_sources(self) -> list[list[dict[str, Any]]]:
@@ -72,6 +98,7 @@ class ContextResult:
         render = episodic_style.render if self.style == "episodic" else default_style.render
         return {
             "budget_tokens": self.budget_tokens,
+            "cut": [{"section": d.section, "line": d.text, "sources": d.sources} for d in self.cut],
             "dropped": [
                 {"section": d.section, "line": d.text, "sources": d.sources} for d in self.dropped
             ],
@@ -90,7 +117,7 @@ class ContextResult:
             "style": self.style,
             "task": self.task_id,
             "text": self.text,
-            "token_estimate": "characters / 4 (an estimate, not a tokenizer count)",
+            "token_estimate": "characters / 3 (an estimate, not a tokenizer count)",
         }
 
 
@@ -215,7 +242,7 @@ def build_context(
     *,
     now: datetime,
     task_id: str | None = None,
-    budget_tokens: int = DEFAULT_BUDGET,
+    budget_tokens: int | None = None,
     style: str = "default",
     project: str | None = None,
     sources: bool = True,
@@ -223,16 +250,19 @@ def build_context(
 ) -> ContextResult:
     """Build the context for ``task_id`` within ``budget_tokens`` (estimated).
 
-    ``project`` makes that project's lessons (scope ``project:<P>``) rank as
-    matching, leaves other projects' lessons out, and brings the project's profile and
-    its last sessions' summaries; without a project, ``agent``'s last sessions' summaries
-    come instead. ``sources=False`` leaves out what lines came from beyond the records
-    themselves (the text needs none of it).
+    Without a budget the default style keeps to :data:`DEFAULT_BUDGET` tokens and the
+    episodic style to none. ``project`` makes that project's lessons (scope
+    ``project:<P>``) rank as matching, leaves other projects' lessons out, and brings the
+    project's profile and its last sessions' summaries; without a project, ``agent``'s
+    last sessions' summaries come instead. ``sources=False`` leaves out what lines came
+    from beyond the records themselves (the text needs none of it).
     """
     if style not in ("default", "episodic"):
         raise InvalidInput("style", f"must be 'default' or 'episodic' (got {style!r})")
-    if budget_tokens < 0:
+    if budget_tokens is not None and budget_tokens < 0:
         raise InvalidInput("budget", f"must be >= 0 (got {budget_tokens})")
+    if budget_tokens is None and style == "default":
+        budget_tokens = DEFAULT_BUDGET
     task_id = task_id.strip() if task_id else None
     project = project.strip() if project else None
     data = read_inputs(
@@ -254,15 +284,28 @@ def build_context(
     else:
         sections = default_style.build_sections(data, task_id, now, project or None)
         render = default_style.render
-    kept, dropped = fit(_scrubbed(sections), budget_tokens, render)
+    scrubbed = [s for s in _scrubbed(sections) if s.lines]
+    dropped: list[Dropped] = []
+    cut: list[Dropped] = []
+    if budget_tokens is None:
+        kept = scrubbed
+    else:
+        kept, dropped, cut = fit(scrubbed, budget_tokens, render)
+    text = render(kept)
+    if cut and budget_tokens is not None:
+        # Even the headings above the first line do not fit: the text itself is cut (the
+        # sections in the JSON document still show what it was cut from).
+        text = ellipsize(text, max(1, budget_tokens * CHARS_PER_TOKEN))
     return ContextResult(
-        text=render(kept),
+        text=text,
         style=style,
         task_id=task_id,
         budget_tokens=budget_tokens,
         sections=kept,
         dropped=dropped,
         log_wanted=bool(data["context_log"]),
+        cut=cut,
+        tokens_needed=estimate_tokens(render(scrubbed)) if dropped or cut else None,
     )
 
 
@@ -277,20 +320,24 @@ def for_agent(
     style: str = "default",
     format: str = "text",  # noqa: A002 - the CLI's flag name
     on_log_error: Callable[[MemworkError], None] | None = None,
+    on_dropped: Callable[[str], None] | None = None,
 ) -> str | dict[str, Any]:
     """The context an agent asks for, as every door returns it: the text, or with
     ``format="json"`` the sections with their sources and what the budget dropped.
+    Without a ``budget`` the default style keeps to :data:`DEFAULT_BUDGET` and the
+    episodic style to none.
 
     While the store's ``context_log`` is on, the lessons and slots it injected are
     recorded (as ``actor``); a store that cannot take that write still gives its
-    context, and ``on_log_error`` hears why.
+    context, and ``on_log_error`` hears why. ``on_dropped`` hears, in one line, what
+    the budget dropped (the CLI prints it on stderr), when it dropped anything.
     """
     if format not in ("text", "json"):
         raise InvalidInput("format", f"must be 'text' or 'json' (got {format!r})")
     if budget is None:
-        from ..env_settings import token_budget
+        from ..env_settings import configured_token_budget
 
-        budget = token_budget()
+        budget = configured_token_budget()
     result = build_context(
         store,
         now=now,
@@ -301,6 +348,9 @@ def for_agent(
         sources=format == "json",
         agent=actor.partition(":")[2] or None,
     )
+    dropped = result.drop_note()
+    if dropped and on_dropped is not None:
+        on_dropped(dropped)
     if result.log_wanted:
         from .log import record_injections
 

@@ -134,14 +134,15 @@ def build_sections(
             ],
         )
     )
+    shown = failures.entries_for_context(data["glob"]["recent_failures"], now)
+    prior = failures.prior_entries(
+        list({id(f): f for _, f in shown}.values()), data["glob"].get("failure_kinds") or {}, now
+    )
     sections.append(
         Section(
             "failures",
             "## Past failures to avoid",
-            [
-                Line(t, P_FAILURES, [sources.episode(failure)])
-                for t, failure in failures.entries_for_context(data["glob"]["recent_failures"], now)
-            ],
+            [Line(t, P_FAILURES, [sources.episode(failure)]) for t, failure in [*shown, *prior]],
         )
     )
     summaries = data.get("summaries") or []

@@ -22,7 +22,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .. import __version__, invoke
-from ..errors import Conflict, InvalidInput, MemworkError, NotFound, UserError
+from ..errors import Conflict, InvalidInput, MemworkError, NotFound, UserError, worded
 from ..memory import Memory
 from ..operations import Op, door_ops
 from ..shapes import SHAPES
@@ -46,7 +46,7 @@ def error_response(exc: MemworkError) -> Response:
         status, kind = 409, "conflict"
     else:
         status, kind = 503, "unavailable"
-    body: dict[str, Any] = {"error": f"memwork: {exc}", "kind": kind}
+    body: dict[str, Any] = {"error": worded(exc), "kind": kind}
     if isinstance(exc, InvalidInput):
         body["field"] = exc.field
     return json_response(body, status)

@@ -169,9 +169,9 @@ def parse(data: Any, *, now: datetime) -> Bundle:
         task_stats["last_recorded_at"] = doc["created_at"]
         glob["recent"] = [*glob["recent"], aggregates.compact(doc)][-aggregates.RECENT :]
         if doc["outcome"] == "failure":
-            glob["recent_failures"] = failures.add_to_recent(
-                glob["recent_failures"], failures.summary_of(doc), now
-            )
+            summary = failures.summary_of(doc)
+            glob["recent_failures"] = failures.add_to_recent(glob["recent_failures"], summary, now)
+            failures.note_prior(glob, summary, now)
     for stats in tasks.values():
         in_log = sum(1 for d in log_docs if d["task_id"] == stats["task_id"])
         stats["history_scores"] = max(0, stats["episodes"] - in_log)

@@ -35,6 +35,8 @@ def export_store(store: Store, *, now: datetime) -> dict[str, Any]:
         for name in store.table_names():
             if logical_name(name) not in kept_out:
                 grouped.setdefault(logical_name(name), []).extend(store.docs(name).values())
+        # Who may decide for this store (core/curator.py) stays with it.
+        grouped["meta"] = [d for d in grouped.get("meta", []) if d.get("id") != "curator"]
     for table, docs in grouped.items():
         if table == "links":
             from ..links import order

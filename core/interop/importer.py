@@ -30,6 +30,7 @@ from ..models.aggregates import (
 from ..models.audit import AuditEntry
 from ..models.base import validate
 from ..models.card import MistakeCard
+from ..models.crash import Crash
 from ..models.episode import Episode
 from ..models.lesson import Lesson
 from ..models.limits import check_json
@@ -55,6 +56,7 @@ Progress = Callable[[int, int], None]
 MODELS: dict[str, type[BaseModel]] = {
     "distinct": DistinctText,
     "task_stats": TaskStats,
+    "crashes": Crash,
     "episodes": Episode,
     "mistake_cards": MistakeCard,
     "rules": Rule,
@@ -289,6 +291,8 @@ class ImportReport:
         self.clashes: list[str] = []
         self.note: dict[str, Any] = {}
         self.import_id = ""
+        #: Store settings the file carried, left out (this store keeps its own).
+        self.settings_not_imported: dict[str, Any] = {}
 
     def to_json(self) -> dict[str, Any]:
         """For ``--json``."""
@@ -300,6 +304,7 @@ class ImportReport:
             "kept_both": self.kept_both,
             "note": self.note,
             "replaced": self.replaced,
+            "settings_not_imported": self.settings_not_imported,
             "skipped": self.skipped,
         }
 
@@ -336,9 +341,15 @@ def apply_bundle(
     if on_conflict is not None and on_conflict not in POLICIES:
         raise InvalidInput("on_conflict", f"must be one of {', '.join(POLICIES)}")
     check_names(bundle)
-    validate_bundle(bundle)
     report = ImportReport(bundle.format)
+    report.settings_not_imported = _leave_out_settings(bundle)
+    validate_bundle(bundle)
     report.note = bundle.note
+    # The import's id, known before anything is written: audit entries it brings are
+    # marked with it (they happened in another store, not here).
+    report.import_id = ids.new_id("imp")
+    for doc in bundle.tables.get("audit", []):
+        doc.setdefault("imported", report.import_id)
     total = bundle.total()
     done = 0
     with store.transaction():
@@ -446,7 +457,6 @@ def apply_bundle(
         if rule_offset:
             for scope in {d["scope"] for t, d, _ in plans if t == "rules"}:
                 rules.enforce_window(store, scope, now)
-        report.import_id = ids.new_id("imp")
         store.put(
             "imports",
             report.import_id,
@@ -479,6 +489,31 @@ def apply_bundle(
     if progress:
         progress(total, total)
     return report
+
+
+#: ``meta`` documents that belong to the store itself, never to what it imports: its
+#: settings (review, context_log) and who may decide for it (core/curator.py).
+STORE_OWN = ("config", "curator")
+
+
+def _leave_out_settings(bundle: Bundle) -> dict[str, Any]:
+    """Take the store's own ``meta`` documents out of ``bundle``; returns the settings
+    the file carried (for the report). An export that says ``review: off`` must never
+    turn review off where it is imported."""
+    carried: dict[str, Any] = {}
+    for target in (bundle.tables, bundle.history):
+        docs = target.get("meta")
+        if not docs:
+            continue
+        kept = []
+        for doc in docs:
+            if isinstance(doc, dict) and doc.get("id") in STORE_OWN:
+                if doc.get("id") == "config":
+                    carried.update({k: v for k, v in doc.items() if k != "id"})
+                continue
+            kept.append(doc)
+        target["meta"] = kept
+    return carried
 
 
 def _store_is_empty(store: Store) -> bool:
@@ -578,4 +613,7 @@ def run_import_cli(ctx: Context) -> int:
         say(f"  {table}: {n} skipped (already there)")
     if report.note:
         say(f"  note: {', '.join(f'{k}' for k in report.note)} kept with the import")
+    if report.settings_not_imported:
+        carried = ", ".join(f"{k} {v}" for k, v in sorted(report.settings_not_imported.items()))
+        say(f"  store settings not imported (the file has {carried}); this store keeps its own")
     return 0

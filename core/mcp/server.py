@@ -17,11 +17,13 @@ exactly the line the CLI prints for it on exit code 2, and nothing is written.
 Audit entries name the actor ``mcp`` (``mcp:<agent>`` with ``--agent`` or
 ``MEMWORK_AGENT``; over HTTP, an ``X-Memwork-Agent`` header names the caller).
 
-Over stdio, tools run inline on the event loop, one at a time: one client,
-each call a few milliseconds. Over HTTP (``memwork serve``) they run in worker
-threads, so one slow call does not hold up other clients (the store's lock
-orders their writes). A client that hangs up, even mid-call, ends a stdio
-server cleanly (exit 0); the call it made is all-or-nothing as always.
+Tools run in worker threads, over stdio as over HTTP (``memwork serve``): one
+long call (the first search of a big store, a wait for the store's lock held by
+another process) never holds up the others, from the same client or another (the
+store's lock orders their writes). Every call takes the limits of every door (a
+value at most 16 MB, a query at most 4 KB: :func:`core.invoke.check`). A client
+that hangs up, even mid-call, ends a stdio server cleanly (exit 0); the call it
+made is all-or-nothing as always.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from mcp_types import Tool as MCPTool
 from pydantic import Field
 
 from .. import __version__, invoke
-from ..errors import InvalidInput, MemworkError, NotFound, UserError
+from ..errors import InvalidInput, MemworkError, NotFound, UserError, worded
 from ..memory import Memory
 from ..operations import Op, Param, door_ops
 from ..shapes import SHAPES, Schema, is_object
@@ -245,10 +247,10 @@ class MemworkServer(MCPServer):
 
             value = await anyio.to_thread.run_sync(run) if self.threaded else run()
         except UserError as exc:
-            return _text(f"memwork: {exc}", error=True)
+            return _text(worded(exc), error=True)
         except MemworkError as exc:
             log.warning("%s failed: %s", name, exc)
-            return _text(f"memwork: {exc}", error=True)
+            return _text(worded(exc), error=True)
         except Exception as exc:  # noqa: BLE001 - one line to the agent, the trace to stderr
             log.exception("%s raised", name)
             return _text(f"memwork: internal error: {type(exc).__name__}: {exc}", error=True)
@@ -285,9 +287,9 @@ def _read(fn: Callable[P, str], *args: P.args, **kwargs: P.kwargs) -> str:
     try:
         return fn(*args, **kwargs)
     except NotFound as exc:
-        raise ResourceNotFoundError(f"memwork: {exc}") from None
+        raise ResourceNotFoundError(worded(exc)) from None
     except MemworkError as exc:
-        raise ResourceError(f"memwork: {exc}") from None
+        raise ResourceError(worded(exc)) from None
 
 
 def _hit_line(hit: dict[str, Any]) -> str:
@@ -432,7 +434,7 @@ def serve(path: str | os.PathLike[str] | None = None, *, agent: str | None = Non
     when it hangs up in the middle of a call)."""
     memory = Memory(path, agent=agent, actor="mcp")
     try:
-        build_server(memory).run("stdio")
+        build_server(memory, threaded=True).run("stdio")
     except BaseException as exc:  # noqa: BLE001 - a hang-up is the end of the conversation
         if not is_hangup(exc):
             raise

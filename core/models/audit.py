@@ -23,3 +23,6 @@ class AuditEntry(BaseModel):
     summary: str
     #: What the scrubber redacted from the change's input, by kind (absent when nothing).
     redactions: dict[str, int] | None = None
+    #: The import that brought this entry from another store's log (absent: it happened
+    #: here).
+    imported: str | None = None

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from ..errors import InvalidInput
-from ..privacy import identifier_problem
+from ..privacy import identifier_problem, scrub
 
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
@@ -70,11 +70,17 @@ def _describe(error: ErrorDetails) -> tuple[str, str]:
     else:
         value = error.get("input")
         if not isinstance(value, dict | list) and kind not in ("value_error",):
-            shown = repr(value)
+            shown = scrub(repr(value), personal=False)  # an echo never repeats a secret
             if len(shown) > 40:
                 shown = shown[:37] + "..."
             msg = f"{msg[0].lower()}{msg[1:]} (got {shown})"
     return loc, msg
+
+
+def invalid_input(exc: ValidationError, *, item: int | None = None) -> InvalidInput:
+    """A pydantic error as memwork's one line: the first error's field and rule."""
+    field, rule = _describe(exc.errors()[0])
+    return InvalidInput(field, rule, item=item)
 
 
 def validate(model: type[M], data: Any, *, item: int | None = None, outside: bool = False) -> M:
@@ -98,5 +104,4 @@ def validate(model: type[M], data: Any, *, item: int | None = None, outside: boo
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        field, rule = _describe(exc.errors()[0])
-        raise InvalidInput(field, rule, item=item) from None
+        raise invalid_input(exc, item=item) from None

@@ -47,3 +47,41 @@ def check_json(value: Any, field: str = "value") -> None:
             for key, inner in pairs:
                 if isinstance(inner, dict | list | int):
                     stack.append((inner, f"{where}.{key}" if where else str(key), depth + 1))
+
+
+def json_size(value: Any) -> int:
+    """About how many bytes ``value`` takes as JSON (strings by their UTF-8 length).
+
+    Iterative and cheap: what the size caps need, not an exact encoding.
+    """
+    total = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            # Counting characters first: only a string near the cap pays for encoding.
+            total += len(item) + 2 if item.isascii() else len(item.encode("utf-8", "replace")) + 2
+        elif isinstance(item, dict):
+            total += 2 + 2 * len(item)
+            for key, inner in item.items():
+                stack.append(str(key))
+                stack.append(inner)
+        elif isinstance(item, list | tuple):
+            total += 2 + len(item)
+            stack.extend(item)
+        else:
+            total += 8
+    return total
+
+
+def check_size(value: Any, field: str, limit: int | None = None) -> None:
+    """Refuse a value larger than one record may be at any door (16 MB, as the CLI caps a
+    line of JSON Lines): the Python API and MCP take the same as the CLI."""
+    from ..jsonio import MB, RECORD_MAX
+
+    cap = RECORD_MAX if limit is None else limit
+    size = json_size(value)
+    if size > cap:
+        raise InvalidInput(
+            field, f"is {size / MB:.1f} MB; one record may hold at most {cap // MB} MB"
+        )

@@ -1,5 +1,6 @@
-"""Proposals: agents' lesson adds and edits, card edits and slot edits waiting for a
-person's review."""
+"""Proposals: agents' lesson adds and edits, card edits, slot edits and rule adds waiting
+for a person's review, and the changes that would get around review (turning it off,
+restoring a checkpoint taken while it was off)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .base import Record
 
-ProposalKind = Literal["lesson", "slot", "card", "profile"]
-ProposalOp = Literal["add", "set", "append", "replace", "edit"]
+ProposalKind = Literal["lesson", "slot", "card", "rule", "config", "checkpoint", "profile"]
+ProposalOp = Literal["add", "set", "append", "replace", "edit", "restore"]
 Status = Literal["pending", "approved", "rejected", "merged"]
 
 
@@ -20,8 +21,8 @@ class Proposal(Record):
     kind: ProposalKind
     op: ProposalOp
     target: str = Field(min_length=1)
-    """The lesson's scope (an add), the edited lesson's or card's id, the slot's label, or
-    the profile's project."""
+    """The lesson's or rule's scope (an add), the edited lesson's or card's id, the slot's
+    label, the setting, the checkpoint, or the profile's project."""
     args: dict[str, Any]
     """The arguments of the write, scrubbed, as the agent gave them."""
     status: Status = "pending"

@@ -2,19 +2,27 @@
 
 Everything that comes from outside passes :func:`scrub` before it is stored and every export
 is scrubbed again, so scrubbing is idempotent, leaves clean text byte-identical, and is cheap
-on the common case of text with nothing to redact. Three layers, cheapest first:
+on the common case of text with nothing to redact. Layers, each replacing only the secret
+with ``[redacted:<kind>]``:
 
 1. control characters and ``<private>…</private>`` spans are removed;
-2. the rules in :mod:`core.privacy.rules` (exact token shapes, key blocks, URL credentials,
-   card numbers, and the personal kinds) run when their trigger substrings occur;
-3. detect-secrets' detectors (keywords such as ``PASSWORD=``, vendor token formats,
-   high-entropy strings; :mod:`core.privacy.detectors`) run on a line only when a cheap
-   gate says the line could hold one. Importing detect-secrets costs ~200 ms, so a process
-   whose text never passes the gate (``memwork context`` on a scrubbed store) never pays it.
+2. memwork's own exact rules (:mod:`core.privacy.rules`: private-key blocks, credentials in
+   URLs, Bearer and Basic values, SAS signatures, command-line passwords, card numbers, and
+   the personal kinds), each run only when its trigger substrings occur;
+3. gitleaks' rule set (:mod:`core.privacy.gitleaks`, ~220 vendor token formats loaded as
+   data; the kind is the rule's id, such as ``gitlab-pat``): one keyword pass decides
+   which rules run and where;
+4. secret-named assignments, vendor-prefixed random tokens and four ported formats
+   (:mod:`core.privacy.assign`; kinds ``password``, ``secret``, ``token``, …).
 
 Personal details (e-mail and IP addresses, home-directory paths) are redacted with
 ``personal=True`` (the default: what agents report) and kept with ``personal=False``
 (curated slots, where a person put them on purpose). Secrets go either way.
+
+Structured values (:func:`scrub_value`: episode metadata, working-memory values) are
+scrubbed string by string, and a value under a key that names a secret (``password``,
+``api_key``, ``Authorization``, ``GITLAB_TOKEN``...) is redacted whatever it looks like,
+at any depth.
 
 Redactions can be counted: inside :func:`counting`, every redaction adds to the current
 :class:`Tally`, which the CLI reports and :func:`core.audit.record` attaches to the
@@ -31,128 +39,55 @@ from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any
 
+from .assign import names_secret
 from .controls import has_controls, strip_controls
 from .lazy import lazy
 from .rules import RULES, Rule
-from .values import plausible
 
 __all__ = [
-    "KINDS",
+    "IDENT_MAX",
     "PERSONAL_KINDS",
-    "SECRET_KINDS",
     "Tally",
     "counting",
     "current_tally",
     "find_secrets",
     "has_controls",
     "identifier_problem",
+    "names_secret",
     "scrub",
+    "scrub_under",
     "scrub_value",
+    "secret_kinds",
     "strip_controls",
 ]
 
-#: Kinds the detect-secrets layer reports (see :mod:`core.privacy.detectors`).
-DETECTOR_KINDS: frozenset[str] = frozenset(
+PERSONAL_KINDS: frozenset[str] = frozenset(r.kind for r in RULES if r.personal)
+#: Kinds of :mod:`core.privacy.assign` (assignments, prefixed tokens, ported formats).
+ASSIGN_KINDS: frozenset[str] = frozenset(
     {
-        "api_key",
-        "artifactory_token",
-        "aws_key",
-        "aws_secret_key",
-        "azure_storage_key",
-        "cloudant_credentials",
-        "credentials",
-        "discord_token",
-        "github_token",
-        "gitlab_token",
-        "high_entropy",
-        "ibm_credentials",
-        "jwt",
-        "mailchimp_key",
-        "npm_token",
         "password",
-        "private_key",
-        "pypi_token",
         "secret",
-        "sendgrid_key",
-        "slack_token",
-        "slack_webhook",
-        "softlayer_credentials",
-        "square_oauth",
-        "telegram_token",
         "token",
-        "twilio_key",
+        "artifactory-token",
+        "mailchimp-key",
+        "twilio-account-sid",
+        "discord-bot-token",
     }
 )
-PERSONAL_KINDS: frozenset[str] = frozenset(r.kind for r in RULES if r.personal)
-SECRET_KINDS: frozenset[str] = (
-    frozenset(r.kind for r in RULES if not r.personal) | DETECTOR_KINDS | {"private"}
-)
-KINDS: frozenset[str] = SECRET_KINDS | PERSONAL_KINDS
-"""Every kind :func:`find_secrets` can report; all but ``private`` appear in markers."""
 
 _ID_CONTROLS = lazy(r"[\x00-\x1f\x7f-\x9f]")
 _PRIVATE_TAG = lazy(r"<(?P<close>/)?private(?:\s[^>]*)?>", re.IGNORECASE)
-
-# -- the gate in front of detect-secrets ----------------------------------------------------
-# A keyword that names a secret, an assignment, and a value that is not already a marker.
-_KEYWORD_GATE = lazy(
-    r"(?:pass|pwd|secret|key|token|auth|cred|cookie|session|sig)[\w.-]*[\"'\]`]{0,2}"
-    r"(?P<op>[ \t]*(?::=|=>|={1,3}|:)(?P<space>[ \t]*))(?P<quote>[\"'`]?)"
-    r"(?P<value>(?!\[redacted:)[^\s\"'`]+)",
-    re.IGNORECASE,
-)
-# Runs of token characters long enough to be a key; _token_like decides on each run.
-_RUN = lazy(r"[A-Za-z0-9+/_.-]{20,}")
-# Lower-case hex keys behind a vendor prefix (Mailchimp's "<hex>-us6", "shpat_<hex>", ...).
-_HEX_KEY = lazy(r"[0-9a-f]{32}-us\d|\b[A-Za-z]{2,8}_(?:[a-z0-9]{1,4}_)?[0-9a-f]{32,}")
+_MARKER = lazy(r"\[redacted:[^\]\s]*\]")
+#: Generic kinds give way to a named one when two findings overlap.
+_GENERIC = frozenset({"generic-api-key", "secret", "password", "token"})
 
 
-_ID_PREFIX = lazy(r"^[a-z]{1,8}_")
+def secret_kinds() -> frozenset[str]:
+    """Every kind a secret can be redacted as (rule ids of the shipped rule set included)."""
+    from .gitleaks import rule_set
 
-
-def _token_like(run: str) -> bool:
-    upper = lower = digits = 0
-    for c in _ID_PREFIX.sub("", run, count=1):
-        if c.isdigit():
-            digits += 1
-        elif c.isupper():
-            upper += 1
-        elif c.islower():
-            lower += 1
-    return digits >= 2 and upper >= 2 and lower >= 2
-
-
-_KEYWORDS = ("pass", "pwd", "secret", "key", "token", "auth", "cred", "cookie", "session", "sig")
-_MIN_KEYWORD_LINE = 8  # "pwd=abcd"
-
-
-def _keyword_gate(text: str) -> bool:
-    for m in _KEYWORD_GATE.finditer(text):
-        quote = m["quote"]
-        value = m["value"] if quote else m["value"].rstrip(",;")
-        if plausible(
-            value, text, quoted=bool(quote), spaced=bool(m["space"]), quote=quote, end=m.end()
-        ):
-            return True
-    return False
-
-
-def needs_detectors(text: str, low: str | None = None) -> bool:
-    """Whether ``text`` could hold something only the detect-secrets layer finds."""
-    if len(text) < _MIN_KEYWORD_LINE:
-        return False
-    if low is None:
-        low = text.lower()
-    for word in _KEYWORDS:  # plain substring checks first: most text has none of them
-        if word in low:
-            if _keyword_gate(text):
-                return True
-            break
-    if len(text) < 20:
-        return False
-    if len(text) >= 32 and _HEX_KEY.search(text):
-        return True
-    return any(_token_like(m[0]) for m in _RUN.finditer(text))
+    own = frozenset(r.kind for r in RULES if not r.personal)
+    return own | frozenset(rule_set().ids) | ASSIGN_KINDS | {"private"}
 
 
 # -- counting -------------------------------------------------------------------------------
@@ -211,7 +146,10 @@ def current_tally() -> Tally | None:
 
 
 # -- scrubbing --------------------------------------------------------------------------------
-def _remove_private(text: str, found: list[tuple[str, str]] | None) -> str:
+Found = list[tuple[str, str]]
+
+
+def _remove_private(text: str, found: Found | None) -> str:
     # Depth-counted rather than one lazy regex, so nested spans cannot leak their tail.
     out: list[str] = []
     pos = depth = 0
@@ -233,9 +171,7 @@ def _remove_private(text: str, found: list[tuple[str, str]] | None) -> str:
     return "".join(out)
 
 
-def _cut(
-    text: str, out: list[str], pos: int, start: int, end: int, found: list[tuple[str, str]] | None
-) -> int:
+def _cut(text: str, out: list[str], pos: int, start: int, end: int, found: Found | None) -> int:
     if found is not None:
         found.append(("private", text[start:end]))
     out.append(text[pos:start])
@@ -245,7 +181,7 @@ def _cut(
     return end
 
 
-def _apply_rule(rule: Rule, text: str, found: list[tuple[str, str]] | None) -> str:
+def _apply_rule(rule: Rule, text: str, found: Found | None) -> str:
     def repl(m: re.Match[str]) -> str:
         if rule.keep is not None and rule.keep(m):
             return m[0]
@@ -258,13 +194,7 @@ def _apply_rule(rule: Rule, text: str, found: list[tuple[str, str]] | None) -> s
     return rule.pattern.sub(repl, text)
 
 
-def _scrub_once(
-    text: str, found: list[tuple[str, str]] | None, personal: bool, generic: bool
-) -> str:
-    low = text.lower()
-    if "<private" in low:
-        text = _remove_private(text, found)
-        low = text.lower()
+def _own_rules(text: str, low: str, found: Found | None, personal: bool) -> tuple[str, str]:
     for rule in RULES:
         if rule.personal and not personal:
             continue
@@ -279,22 +209,101 @@ def _scrub_once(
         new = _apply_rule(rule, text, found)
         if new != text:
             text, low = new, new.lower()
-    if needs_detectors(text, low):
-        from . import detectors  # detect-secrets: only for text that may need it
-
-        text = detectors.redact(text, found, generic=generic)
-    return text
+    return text, low
 
 
-def _scrub_fixpoint(
-    text: str, found: list[tuple[str, str]] | None, personal: bool, generic: bool = True
-) -> str:
+_ENGINE: Any = None
+
+
+def _engine() -> Any:
+    """(the rule set, the assignment layer, lower_aligned), loaded on the first scrub: a
+    function-level import on every call would cost more than scanning a short text."""
+    global _ENGINE
+    if _ENGINE is None:
+        from . import assign
+        from .gitleaks import lower_aligned, rule_set
+
+        _ENGINE = (rule_set(), assign, lower_aligned)
+    return _ENGINE
+
+
+def _spans(text: str, low: str) -> list[tuple[int, int, str]]:
+    """Secrets the rule set and the assignment layer find, as (start, end, kind)."""
+    rules, assign, lower_aligned = _engine()
+    if len(low) != len(text):  # a few characters lower-case to two: keep positions
+        low = lower_aligned(text)
+    spans = [(s, e, rule) for s, e, rule, _ in rules.find(text, low)]
+    spans += assign.find(text, low)
+    spans += assign.find_prefixed(text)
+    spans += assign.find_ported(text)
+    return spans
+
+
+_TOKEN_TAIL = lazy(r"[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]{8,})*", re.ASCII)
+
+
+def _token_end(text: str, end: int, n: int) -> int:
+    """Where the token a finding ends in really ends.
+
+    A key that goes on past what its rule takes ("xoxa-2-<digits>-<random>", a SendGrid
+    key's second dotted part) is redacted to its end: the tail of a key is part of the
+    key. A dot continues a token only before 8+ token characters, so "hf_….json" and a
+    sentence's full stop end it.
+    """
+    if end >= n or not (text[end] in "_-." or (text[end].isalnum() and text[end].isascii())):
+        return end
+    m = _TOKEN_TAIL.compiled.match(text, end)
+    return m.end() if m else end
+
+
+def _redact_spans(text: str, spans: list[tuple[int, int, str]], found: Found | None) -> str:
+    """``text`` with each span replaced by its marker (overlaps merged; existing markers
+    are never redacted again)."""
+    markers = [(m.start(), m.end()) for m in _MARKER.finditer(text)] if "[redacted:" in text else []
+    merged: list[list[Any]] = []
+    n = len(text)
+    for s, e, kind in sorted(spans, key=lambda x: (x[0], -x[1])):
+        if e <= s or any(ms < e and s < me for ms, me in markers):
+            continue
+        e = _token_end(text, e, n)
+        if merged and s < merged[-1][1]:
+            last = merged[-1]
+            last[1] = max(last[1], e)
+            if last[2] in _GENERIC and kind not in _GENERIC:
+                last[2] = kind  # a named rule's kind wins over the generic ones
+            continue
+        merged.append([s, e, kind])
+    if not merged:
+        return text
+    out: list[str] = []
+    pos = 0
+    for s, e, kind in merged:
+        if found is not None:
+            found.append((kind, text[s:e]))
+        out.append(text[pos:s])
+        out.append(f"[redacted:{kind}]")
+        pos = e
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _scrub_once(text: str, found: Found | None, personal: bool) -> str:
+    low = text.lower()
+    if "<private" in low:
+        text = _remove_private(text, found)
+        low = text.lower()
+    text, low = _own_rules(text, low, found, personal)
+    spans = _spans(text, low)
+    return _redact_spans(text, spans, found) if spans else text
+
+
+def _scrub_fixpoint(text: str, found: Found | None, personal: bool) -> str:
     text = strip_controls(text)
     # Removing a span can splice new text together ("<pri<private>x</private>vate>" leaves an
     # opening tag), so rescrub until nothing changes; markers never match a rule, so this stops
     # after one extra pass in practice. Clean text pays for a single pass.
     for _ in range(8):
-        new = _scrub_once(text, found, personal, generic)
+        new = _scrub_once(text, found, personal)
         if new == text:
             return text
         text = new
@@ -324,7 +333,7 @@ def scrub(text: str, *, personal: bool = True) -> str:
     if tally is None:
         out = _scrub_fixpoint(text, None, personal)
     else:
-        found: list[tuple[str, str]] = []
+        found: Found = []
         out = _scrub_fixpoint(text, found, personal)
         for kind, _ in found:
             tally.add(kind)
@@ -335,15 +344,40 @@ def scrub(text: str, *, personal: bool = True) -> str:
     return out
 
 
+# -- structured values ------------------------------------------------------------------------
+def _redact_whole(value: Any, kind: str) -> Any:
+    """A value under a secret-named key: every string and number in it becomes a marker
+    (``None``, booleans and empty strings say nothing and stay)."""
+    if isinstance(value, bool) or value is None or value == "":
+        return value
+    if isinstance(value, str | int | float):
+        tally = _TALLY.get()
+        if tally is not None:
+            tally.add(kind)
+        return f"[redacted:{kind}]" if not str(value).startswith("[redacted:") else value
+    if isinstance(value, dict):
+        return {k: _redact_whole(v, kind) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_redact_whole(v, kind) for v in value)
+    return value
+
+
 def scrub_value(value: Any, *, personal: bool = True) -> Any:
     """Return a copy of ``value`` with every string inside dicts, lists and tuples scrubbed.
 
-    Dict keys are left untouched; values of other types are returned as they are.
+    A value under a dict key that names a secret (:func:`names_secret`) is redacted whole,
+    at any depth; a key that itself holds a secret is scrubbed like text. Values of other
+    types are returned as they are.
     """
     if isinstance(value, str):
         return scrub(value, personal=personal)
     if isinstance(value, dict):
-        return {k: scrub_value(v, personal=personal) for k, v in value.items()}
+        out: dict[Any, Any] = {}
+        for k, v in value.items():
+            kind = names_secret(k) if isinstance(k, str) else None
+            key = scrub(k, personal=False) if isinstance(k, str) else k
+            out[key] = _redact_whole(v, kind) if kind else scrub_value(v, personal=personal)
+        return out
     if isinstance(value, list):
         return [scrub_value(v, personal=personal) for v in value]
     if isinstance(value, tuple):
@@ -351,31 +385,52 @@ def scrub_value(value: Any, *, personal: bool = True) -> Any:
     return value
 
 
+def scrub_under(key: str, value: Any, *, personal: bool = True) -> Any:
+    """``value`` as it may be stored under ``key`` (a working-memory key, a metadata key):
+    redacted whole when the key names a secret, else :func:`scrub_value`."""
+    kind = names_secret(key)
+    return _redact_whole(value, kind) if kind else scrub_value(value, personal=personal)
+
+
 def find_secrets(text: str, *, personal: bool = True) -> list[tuple[str, str]]:
     """Return ``(kind, matched text)`` for everything :func:`scrub` would remove or redact.
 
     Private spans are reported with kind ``private``. Order follows the scrubbing passes.
     """
-    found: list[tuple[str, str]] = []
+    found: Found = []
     _scrub_fixpoint(text, found, personal)
     return found
 
 
-@lru_cache(maxsize=4096)  # task ids, scopes and actors repeat across a batch
+#: Longest name an identifier may hold: a task, worker or agent id, a slot label, a
+#: working-memory key, the name in a ``task:`` or ``project:`` scope, the agent in an actor.
+IDENT_MAX = 200
+_NAMED = ("task:", "project:", "agent:", "cli:", "mcp:", "api:", "tui:")
+
+
 def identifier_problem(value: str) -> str | None:
     """Why ``value`` cannot be an identifier (a task or session id, a scope, a label...),
-    or None when it can.
+    or None when it can: the one rule every identifier follows, whichever door it comes
+    through.
 
     Identifiers are stored and exported as given — scrubbing one would merge or break the
-    records it links — so one that holds a control character or looks like a secret is
-    refused instead. The entropy detectors count only behind a vendor prefix (``hf_…``,
-    ``whsec_…``): a random-looking run id is a fine identifier; a token of a known shape,
-    a vendor's key or ``password=…`` is not.
+    records it links — so one that is too long (over :data:`IDENT_MAX` characters, not
+    counting a ``task:``/``project:``/actor prefix), holds a control character or a
+    secret (a token of a known format, a vendor-prefixed key, ``password=…``) is refused
+    instead. Personal details are not secrets here: an agent id may be an e-mail address.
     """
+    name = value.split(":", 1)[1] if value.startswith(_NAMED) else value
+    if len(name) > IDENT_MAX:  # before the cache: a megabyte key must not be kept in it
+        return f"must be at most {IDENT_MAX} characters (got {len(name):,})"
+    return _identifier_problem(value)
+
+
+@lru_cache(maxsize=4096)  # task ids, scopes and actors repeat across a batch
+def _identifier_problem(value: str) -> str | None:
     if _ID_CONTROLS.search(value):
         return "must not contain control characters (newlines and tabs included)"
-    found: list[tuple[str, str]] = []
-    _scrub_fixpoint(value, found, personal=False, generic=False)
+    found: Found = []
+    _scrub_fixpoint(value, found, personal=False)
     if found:
         kind = found[0][0]
         return f"must not contain a secret (found {kind}): identifiers are stored as given"

@@ -15,7 +15,7 @@ import re
 
 from .lazy import lazy
 
-__all__ = ["has_controls", "strip_controls"]
+__all__ = ["escape_json_output", "has_controls", "strip_controls", "terminal_text"]
 
 # Any C0 control but TAB and LF, a CR not followed by LF, DEL, and the C1 range
 # (U+0080-U+009F: U+009B alone starts a CSI sequence in some terminals).
@@ -41,3 +41,34 @@ def strip_controls(text: str) -> str:
     if _ANY.search(text) is None:
         return text
     return _ANY.sub("", _SEQUENCES.sub("", text))
+
+
+# Characters that reorder what a terminal shows without being control characters: the
+# bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069), the
+# marks (U+200E, U+200F, U+061C). "deploy\u202e.vne" shows as "deploy" + "env." reversed
+# ("Trojan Source"); stored text may hold them (they are text), what memwork prints never
+# drives the terminal with them.
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+# The same, and the C1 controls (U+0080-U+009F; U+009B alone starts a CSI sequence in some
+# terminals), as UTF-8 bytes inside a JSON document.
+_JSON_UNSAFE = re.compile(
+    rb"\xc2[\x80-\x9f]|\xe2\x80[\x8e\x8f\xaa-\xae]|\xe2\x81[\xa6-\xa9]|\xd8\x9c"
+)
+
+
+def terminal_text(text: str) -> str:
+    """``text`` as a terminal may show it: no control characters (:func:`strip_controls`),
+    no bidirectional overrides. Clean text is returned unchanged."""
+    text = strip_controls(text)
+    return _BIDI.sub("", text) if _BIDI.search(text) else text
+
+
+def _escaped(m: re.Match[bytes]) -> bytes:
+    return f"\\u{ord(m[0].decode()):04x}".encode()
+
+
+def escape_json_output(raw: bytes) -> bytes:
+    """A JSON document with C1 controls and bidirectional overrides written as ``\\uXXXX``
+    escapes: the same JSON values, and nothing a terminal acts on when it is printed.
+    (They can only occur inside strings: JSON's own syntax is ASCII.)"""
+    return _JSON_UNSAFE.sub(_escaped, raw) if _JSON_UNSAFE.search(raw) else raw

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InvalidInput
-from . import identifier_problem, scrub
+from . import identifier_problem, scrub, scrub_under, scrub_value
 
 __all__ = ["CURATED", "check_doc", "is_identifier", "scrub_doc"]
 
@@ -111,6 +111,22 @@ def _scrub_key(key: Any) -> Any:
 
 
 def _scrub_field(field: Any, value: Any, personal: bool) -> Any:
+    if field in _OPAQUE:
+        # Agent-given values: a value under a secret-named key goes whole, at any depth.
+        return scrub_value(value, personal=personal)
+    if field in _KEYED and isinstance(value, dict):
+        # Working-memory entries: "db_password" holds a secret whatever its value says.
+        return {
+            _scrub_key(key): (
+                {
+                    **{k: _scrub_field(k, v, personal) for k, v in entry.items()},
+                    "value": scrub_under(key, entry.get("value"), personal=personal),
+                }
+                if isinstance(key, str) and isinstance(entry, dict) and "value" in entry
+                else _scrub_text(entry, personal)
+            )
+            for key, entry in value.items()
+        }
     if isinstance(field, str) and is_identifier(field):
         # Stored as given; one stored before the check existed still must not leave.
         if isinstance(value, str) and identifier_problem(value):

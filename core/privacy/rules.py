@@ -3,11 +3,14 @@
 Each rule names one kind of secret or personal detail, is guarded by
 lower-case trigger substrings (so text without them never runs its regex) and
 replaces only its ``secret`` group. They cover what must be recognised
-exactly, whatever else runs: the shapes of common tokens, private-key blocks,
-credentials in URLs, payment card numbers (Luhn-checked), and the personal
-details (e-mail, IP and home-directory paths) that detect-secrets does not
-look for. Everything keyword- or entropy-based comes from detect-secrets
-(:mod:`core.privacy.detectors`).
+exactly, whatever else runs: private-key blocks, credentials in URLs, Bearer
+and Basic values, Azure SAS signatures, passwords on command lines, API keys
+of shapes the rule set below them does not take (OpenAI's ``sk-…`` without its
+marker, Stripe's ``pk_live_…``), payment card numbers (Luhn-checked), and the
+personal details (e-mail, IP and home-directory paths) no secret scanner looks
+for. Vendor token formats come from gitleaks' rule set
+(:mod:`core.privacy.gitleaks`), assignments and prefixed tokens from
+:mod:`core.privacy.assign`.
 """
 
 from __future__ import annotations
@@ -138,26 +141,6 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "jwt",
-        ("eyj",),
-        lazy(r"(?<![\w-])(?P<secret>eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*)", re.ASCII),
-    ),
-    Rule(
-        "github_token",
-        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-        lazy(r"(?<![\w-])(?P<secret>gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})", re.ASCII),
-    ),
-    Rule(
-        "slack_token",
-        ("xox",),
-        lazy(r"(?<![\w-])(?P<secret>xox[abeoprs]-[A-Za-z0-9-]{10,})"),
-    ),
-    Rule(
-        "aws_key",
-        ("akia", "asia"),
-        lazy(r"(?<![A-Za-z0-9])(?P<secret>(?:AKIA|ASIA)[A-Z0-9]{16})(?![A-Za-z0-9])"),
-    ),
-    Rule(
         "api_key",
         ("sk-", "_live_", "_test_", "aiza"),
         # "sk-" needs a long key-like tail so words such as risk-free or desk-lamp survive.
@@ -179,12 +162,13 @@ RULES: tuple[Rule, ...] = (
         # Passwords on a command line: --password=X, --db-password X, sshpass -p X,
         # mysql -pX. A flag followed by another flag or a $VARIABLE names no secret.
         lazy(
-            r"(?:--[\w-]*pass(?:word|wd)?(?:=|[ \t]+)|\bsshpass[ \t]+-p[ \t]*|"
-            r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?[ \t]-p)"
+            r"(?:(?<![\w-])--[\w-]{0,40}?pass(?:word|wd)?(?:=|[ \t]+)|\bsshpass[ \t]+-p[ \t]*|"
+            r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?[ \t]-p)"
             r"(?P<secret>'[^'\n]+'|\"[^\"\n]+\"|(?![-$\[])[^\s'\"]+)",
             re.IGNORECASE,
         ),
-        gate=lazy(r"(?i)--[\w-]*pass|\bsshpass\b|\bmysql|\bmariadb"),
+        # Bounded: "--[\w-]*pass" was quadratic on a long run of dashes (23 s on 40,000).
+        gate=lazy(r"(?i)(?<![\w-])--[\w-]{0,40}?pass|\bsshpass\b|\bmysql|\bmariadb"),
     ),
     Rule(
         "card_number",

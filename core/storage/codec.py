@@ -180,10 +180,21 @@ def read_store_file(path: Path) -> bytes:
                 "(replace it with the file itself); it was left untouched"
             ) from None
         raise StoreUnreadable(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError as exc:
+        os.close(fd)
+        raise StoreUnreadable(f"cannot read {path}: {exc.strerror}") from None
+    if not stat.S_ISREG(mode):
+        # Checked before the file object: io.open refuses a folder with IsADirectoryError.
+        os.close(fd)
+        what = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+        raise StoreUnreadable(
+            f"{path} is {what}, not a table file; it was left untouched (move it away "
+            "and restore the table from a checkpoint or a backup)"
+        )
     with open(fd, "rb") as file:
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise StoreUnreadable(f"{path} is not a regular file; it was left untouched")
             return file.read()
         except OSError as exc:
             raise StoreUnreadable(f"cannot read {path}: {exc.strerror}") from None

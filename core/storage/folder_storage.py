@@ -34,6 +34,10 @@ from .manifest import MANIFEST_NAME, Manifest, is_table_name
 
 Docs = dict[str, dict[str, Any]]
 SNAPSHOTS = "snapshots"
+#: Where ``memwork search`` keeps the prepared text of big tables (core/search_corpus.py),
+#: one ``<table>.txt`` each, and which tables it keeps there.
+SEARCH_CACHE = ("cache", "search")
+SEARCH_CACHED = ("episodes.", "rules.", "observations.")
 SNAPSHOT_MANIFEST = "snapshot.json"
 SNAPSHOT_PACK = "tables.pack"
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
@@ -236,6 +240,7 @@ class FolderStorage(Storage):
         )
         files[MANIFEST_NAME] = manifest.to_bytes()
         self._write_files(files, [table_file(n) for n in dropped], txid)
+        self._forget_search_text([*dirty, *dropped])
         self.manifest = manifest
         for name in dirty:
             self._clean[name] = self.tables[name]
@@ -243,6 +248,21 @@ class FolderStorage(Storage):
         self._touched.clear()
         self._whole.clear()
         return True
+
+    def _forget_search_text(self, changed: list[str]) -> None:
+        """Remove the search cache's copy of tables a commit changed or dropped.
+
+        A cached file was only ever valid for the table file it was made from; once that
+        file changes, the copy would keep text the store no longer holds (an observation
+        forgotten, a table a restore replaced) until the next search of that table.
+        """
+        folder = self.folder.joinpath(*SEARCH_CACHE)
+        for name in changed:
+            if name.startswith(SEARCH_CACHED):
+                try:
+                    os.unlink(folder / f"{name}.txt")
+                except OSError:
+                    pass  # none was made (the common case), or a read-only folder
 
     def _table_bytes(self, name: str, version: int, committed: int | None) -> bytes:
         """The new file of a changed table, keeping the bytes of its unchanged documents."""
@@ -548,6 +568,9 @@ class MemoryTableStorage(FolderStorage):
     def _committed(self) -> dict[str, bytes]:
         """The committed files, file name → bytes."""
         return self.files
+
+    def _forget_search_text(self, changed: list[str]) -> None:
+        """Nothing on disk to forget."""
 
     def _commit_files(self, files: dict[str, bytes]) -> None:
         self.files = files

@@ -55,6 +55,33 @@ def _pairs(flat: list[bytes] | None) -> dict[str, bytes]:
     return {flat[i].decode("utf-8", "replace"): flat[i + 1] for i in range(0, len(flat), 2)}
 
 
+def reply_error(url: StoreURL, exc: ReplyError) -> Exception:
+    """What an error reply of the server means for memwork, as the exception to raise."""
+    location = url.display
+    text = str(exc)
+    if exc.code in ("WRONGPASS", "NOAUTH") or "invalid password" in text:
+        if exc.code == "NOAUTH" or url.password is None:
+            return StoreUnreadable(
+                f"Redis at {location} needs a password: put it in the URL "
+                "(redis://:PASSWORD@host:port/db) or in MEMWORK_REDIS_PASSWORD; "
+                "nothing was written"
+            )
+        return StoreUnreadable(
+            f"Redis at {location} refused the password ({text}); nothing was written"
+        )
+    if "without any password configured" in text:
+        return StoreUnreadable(
+            f"Redis at {location} has no password set, but one was given; nothing was written"
+        )
+    if "DB index is out of range" in text:
+        return InvalidInput("--db", f"Redis at {location} has no database {url.db} ({text})")
+    if exc.code in ("NOPERM", "READONLY", "OOM", "MISCONF"):
+        return StoreWriteFailed(
+            f"Redis at {location} refused memwork ({text}); nothing was written"
+        )
+    return StoreError(f"Redis at {location} answered an error: {text}")
+
+
 class RedisStore(Store):
     """A memwork store in Redis database ``url`` (``create=False``: a database without a
     store is :class:`~core.errors.NoStore` and nothing is written)."""
@@ -132,31 +159,7 @@ class RedisStore(Store):
             raise self._reply_error(exc) from None
 
     def _reply_error(self, exc: ReplyError) -> Exception:
-        text = str(exc)
-        if exc.code in ("WRONGPASS", "NOAUTH") or "invalid password" in text:
-            if exc.code == "NOAUTH" or self.url.password is None:
-                return StoreUnreadable(
-                    f"Redis at {self.location} needs a password: put it in the URL "
-                    "(redis://:PASSWORD@host:port/db) or in MEMWORK_REDIS_PASSWORD; "
-                    "nothing was written"
-                )
-            return StoreUnreadable(
-                f"Redis at {self.location} refused the password ({text}); nothing was written"
-            )
-        if "without any password configured" in text:
-            return StoreUnreadable(
-                f"Redis at {self.location} has no password set, but one was given; "
-                "nothing was written"
-            )
-        if "DB index is out of range" in text:
-            return InvalidInput(
-                "--db", f"Redis at {self.location} has no database {self.url.db} ({text})"
-            )
-        if exc.code in ("NOPERM", "READONLY", "OOM", "MISCONF"):
-            return StoreWriteFailed(
-                f"Redis at {self.location} refused memwork ({text}); nothing was written"
-            )
-        return StoreError(f"Redis at {self.location} answered an error: {text}")
+        return reply_error(self.url, exc)
 
     # -- opening ------------------------------------------------------------------------
     def _open(self) -> None:

@@ -78,6 +78,16 @@ class StoreURL:
         return self.display
 
 
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*:/*)[^@]*@")
+
+
+def shown(text: str, width: int = 40) -> str:
+    """``text`` as a message may show it: a password (anything before an ``@``) never
+    appears, and it is cut to ``width`` characters."""
+    text = _USERINFO.sub(lambda m: f"{m[1]}***@", text)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 def parse(text: str, field: str = "--db") -> StoreURL:
     """Parse a Redis store URL; anything else is :class:`InvalidInput` naming ``field``."""
     from urllib.parse import parse_qs, unquote, urlsplit
@@ -90,7 +100,7 @@ def parse(text: str, field: str = "--db") -> StoreURL:
             "a folder path names a folder store",
         )
     if not text[len(scheme) + 1 :].startswith("//"):
-        raise InvalidInput(field, f"a Redis URL starts with {scheme}:// (got {text[:40]!r})")
+        raise InvalidInput(field, f"a Redis URL starts with {scheme}:// (got {shown(text)!r})")
     try:
         parts = urlsplit(text)
         port = parts.port
@@ -100,8 +110,10 @@ def parse(text: str, field: str = "--db") -> StoreURL:
     if not host:
         raise InvalidInput(field, "a Redis URL must name a host (redis://HOST:PORT/DB)")
     path = parts.path.strip("/")
-    if path and not path.isdigit():
-        raise InvalidInput(field, f"the database must be a number, as in /0 (got /{path})")
+    if path and not (path.isascii() and path.isdigit()):  # "²".isdigit(), but int() refuses it
+        raise InvalidInput(
+            field, f"the database must be a number, as in /0 (got /{shown(path, 20)})"
+        )
     if parts.fragment:
         raise InvalidInput(field, "a Redis URL has no #fragment")
     options = parse_qs(parts.query, keep_blank_values=True)

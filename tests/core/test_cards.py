@@ -229,8 +229,10 @@ def test_merge_updates_updated_at_only(store: Store, now: datetime) -> None:
 
 
 def test_invalid_card_input_writes_nothing(store: Store, now: datetime) -> None:
-    with pytest.raises(InvalidInput, match=r"item 2: mistake_cards\.0\.surprise"):
-        _record(store, now, _episode("t", {}), _episode("t", {"surprise": 1}))
+    # A field a card does not have is ignored (as the episodic library ignores it); what
+    # no reading can save is refused, and the whole batch with it.
+    with pytest.raises(InvalidInput, match=r"item 2: mistake_cards\.0\.mistake_type"):
+        _record(store, now, _episode("t", {}), _episode("t", {"mistake_type": ["x"]}))
     assert _cards(store) == []
 
 

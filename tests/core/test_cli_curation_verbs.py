@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import folder_digest
+from tests.conftest import curator_args, folder_digest
 
 NOW = "2026-11-01T12:00:00Z"
 FAILED = {
@@ -178,13 +178,20 @@ def test_agents_edits_of_words_wait_for_review(cli, db: Path) -> None:  # noqa: 
         f"edit card {card}: pods 1-40",
     ]
     approved = cli(
-        "--json", "review", "approve", pending[0]["id"], "--edit", "Canary, then widen", now=NOW
+        *curator_args(),
+        "--json",
+        "review",
+        "approve",
+        pending[0]["id"],
+        "--edit",
+        "Canary, then widen",
+        now=NOW,
     ).json()
     assert approved["result"] == f"edited lesson {lesson}" and approved["edited"] is True
     assert cli("--json", "lesson", "show", lesson, now=NOW).json()["content"] == (
         "Canary, then widen"
     )
-    cli("review", "approve", pending[1]["id"], now=NOW)
+    cli(*curator_args(), "review", "approve", pending[1]["id"], now=NOW)
     assert cli("--json", "card", "show", card, now=NOW).json()["lesson"] == "Deploy all at once"
-    merged = cli("review", "merge", pending[2]["id"], lesson, now=NOW)
+    merged = cli(*curator_args(), "review", "merge", pending[2]["id"], lesson, now=NOW)
     assert merged.code == 2 and "only proposed lessons can be merged" in merged.err

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from memwork.core import config
 from memwork.core.storage.store import Store
-from tests.conftest import folder_digest
+from tests.conftest import curator_args, folder_digest
 
 #: The same on a folder and on a Redis store (tests/conftest.py).
 BOTH_BACKENDS = True
@@ -36,11 +36,12 @@ def test_the_setting_lives_in_the_store(cli, db: Path) -> None:  # noqa: ANN001
     assert config.get(store, "review") == "on"
     with store.reading():
         assert store.docs("meta")["config"]["review"] == "on"
-    # A checkpoint carries it: restoring one taken before brings "off" back.
-    cli("config", "set", "review", "off")
+    # A checkpoint carries it: restoring one taken before brings "off" back (the
+    # curator's decision: core/curator.py).
+    cli(*curator_args(), "config", "set", "review", "off")
     checkpoint = cli("checkpoint", "create").out.strip()
     cli("config", "set", "review", "on")
-    assert cli("checkpoint", "restore", checkpoint).code == 0
+    assert cli(*curator_args(), "checkpoint", "restore", checkpoint).code == 0
     assert cli("config", "get", "review").out == "off\n"
 
 
@@ -66,5 +67,7 @@ def test_a_change_is_audited(cli, db: Path) -> None:  # noqa: ANN001
     with store.reading():
         entries = list(audit.entries(store, newest_first=False))
     assert [(e["action"], e["table"], e["record_id"], e["summary"]) for e in entries] == [
-        ("config", "meta", "config", "config review: off -> on")
+        # Someone must be able to decide: turning review on registers the user's key.
+        ("curator", "meta", "curator", "registered the curator key that decides for this store"),
+        ("config", "meta", "config", "config review: off -> on"),
     ]

@@ -223,7 +223,11 @@ def test_external_success_adds_the_printed_rules(
     _record(store, now, _ep(0.9, "x"), _ep(0.2, "y", task="other"))
     report = _consolidate(store, now)
     assert (report.source, report.fallback_reason) == ("external", None)
-    assert report.added == ["Prefer small steps", "[AVOID] mail [redacted:email]"]
+    # Prefixed as the episodic library prefixes a consolidator's rules.
+    assert report.added == [
+        "[CONSOLIDATED] Prefer small steps",
+        "[CONSOLIDATED] [AVOID] mail [redacted:email]",
+    ]
     assert _global(store) == report.added
     assert [(d["source"], d["polarity"]) for d in _global_docs(store)] == [
         ("consolidated", "note"),

@@ -186,8 +186,53 @@ def test_context_log_records_injected_lessons_and_slots(cli, db: Path) -> None: 
     )
     assert entries[0]["actor"] == "cli"
     # A budget that keeps the slot (whole, heading included) and drops the lesson.
-    cli("context", "--task", "deploy", "--budget", "16", now=NOW)
+    cli("context", "--task", "deploy", "--budget", "21", now=NOW)
     assert [e["table"] for e in _inject_entries(db)[2:]] == ["slots"]
+
+
+def _counts(db: Path) -> dict:
+    from memwork.core.context.log import injection_counts
+
+    store = Store(db, create=False)
+    with store.reading():
+        return injection_counts(store)
+
+
+def test_an_injected_lesson_is_named_in_its_entry_and_counted(cli, db: Path) -> None:  # noqa: ANN001
+    made = _store_with_everything(cli)
+    cli("config", "set", "context_log", "on")
+    assert _counts(db) == {}
+    for hour in ("12", "13", "14"):
+        cli("context", "--task", "deploy", now=f"2026-11-01T{hour}:00:00Z")
+    lesson_entry = next(e for e in _inject_entries(db) if e["table"] == "lessons")
+    # The entry says which lesson, not only that one was injected.
+    assert lesson_entry["summary"] == (
+        "injected into context: lesson “Canary every deploy” (task deploy, default style)"
+    )
+    counts = _counts(db)
+    assert counts[made["lesson"]] == {"count": 3, "last": "2026-11-01T14:00:00.000000Z"}
+    slot_id = cli("--json", "slot", "show", "persona").json()["id"]
+    assert counts[slot_id]["count"] == 3
+    # A context whose budget drops the lesson counts only what it injected.
+    cli("context", "--task", "deploy", "--budget", "16", now=NOW)
+    assert _counts(db)[made["lesson"]]["count"] == 3
+    assert _counts(db)[slot_id]["count"] == 4
+
+
+@pytest.mark.folder_only
+def test_injections_logged_before_the_counts_existed_are_counted(cli, db: Path) -> None:  # noqa: ANN001
+    from memwork.core.context.log import COUNTS_ID, META
+
+    made = _store_with_everything(cli)
+    cli("config", "set", "context_log", "on")
+    cli("context", "--task", "deploy", now=NOW)
+    cli("context", "--task", "deploy", now=NOW)
+    store = Store(db, create=False)
+    with store.transaction():  # as a store written by an older memwork holds it
+        store.delete(META, [COUNTS_ID])
+    assert _counts(db) == {}
+    cli("context", "--task", "deploy", now=NOW)
+    assert _counts(db)[made["lesson"]]["count"] == 3
 
 
 def test_context_without_the_log_writes_nothing(cli, db: Path) -> None:  # noqa: ANN001

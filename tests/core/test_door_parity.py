@@ -18,6 +18,7 @@ import io
 import json
 import re
 import sys
+import warnings
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -31,15 +32,17 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from memwork import Memory
-from memwork.core.errors import UserError
+from memwork.core.errors import CoercionWarning, UserError
 from memwork.core.operations import GROUPS, OPERATIONS, Op, by_name
 from memwork.core.shapes import SHAPES
-from tests.conftest import python_env
+from tests.conftest import curator_args, python_env
 from tests.http_server import Served
 
 NOW = "2026-11-01T12:00:00Z"
 AGENT = "tester"
 CLI_ONLY = {op.name for op in OPERATIONS if op.doors == ("cli",)}
+#: Operations only the store's curator may call (core/curator.py).
+DECISIONS = {"approve_proposal", "reject_proposal", "merge_proposal"}
 DOORS = ("cli", "api", "mcp", "mcp-http", "http")
 
 
@@ -68,11 +71,22 @@ EPISODE = {
 GOOD = {**EPISODE, "score": 0.95, "mistakes": [], "successes": ["Canaried for fifteen minutes"]}
 
 #: (label, operation, parameters). Every operation but the CLI's own appears at least once.
+CRASH = {
+    "error_class": "TimeoutError",
+    "fingerprint": "upload-stall",
+    "message": "upload to s3 stalled",
+    "task": "deploy-api",
+    "phase": "UPLOAD",
+    "exit_code": 124,
+}
 SCENARIO: list[tuple[str, str, dict[str, Any]]] = [
     ("empty", "context", {}),
     ("ep1", "record_episode", {"episode": EPISODE}),
     ("ep2", "record_episode", {"episodes": [GOOD, EPISODE]}),
     ("bad_ep", "record_episode", {"episode": {**EPISODE, "score": 2}}),
+    ("loose_ep", "record_episode", {"episode": {"task_id": "deploy-api", "score": "0.4"}}),
+    ("crash", "record_failure", {"report": CRASH}),
+    ("crash_again", "record_failure", {"report": CRASH}),
     ("ctx", "context", {"task": "deploy-api"}),
     ("ctx_json", "context", {"task": "deploy-api", "format": "json", "budget": 60}),
     ("ctx_episodic", "context", {"task": "deploy-api", "style": "episodic"}),
@@ -291,10 +305,15 @@ def cli_door(
 
     def call(op: Op, params: dict[str, Any]) -> Any:
         argv = ["--db", str(db)]
+        if op.name in DECISIONS:  # a person decides, with the store's curator key
+            argv += list(curator_args())
         stdin = ""
         if op.name == "record_episode":
             stdin = json.dumps(params.get("episode") or params["episodes"])
             argv += ["--json", "record-episode"]
+        elif op.name == "record_failure":
+            stdin = json.dumps(params["report"])
+            argv += ["--json", "record-failure"]
         elif op.name == "context" and params.get("format", "text") == "text":
             argv += cli_argv(op, params)
         else:
@@ -310,7 +329,11 @@ def cli_door(
         if code:
             return _error(err)
         if op.name == "record_episode":
-            return {"ids": [doc["id"] for doc in json.loads(out)]}
+            docs = json.loads(out)
+            return {
+                "ids": [doc["id"] for doc in docs],
+                "warnings": [w for doc in docs for w in doc["warnings"]],
+            }
         if op.name == "context" and params.get("format", "text") == "text":
             return out.removesuffix("\n")
         if op.name == "doctor":
@@ -324,17 +347,34 @@ def cli_door(
 
 
 def api_door(memory: Memory) -> Call:
+    person: list[Memory] = []
+
     def call(op: Op, params: dict[str, Any]) -> Any:
-        try:
-            if op.name == "record_episode":
-                if "episode" in params:
-                    return {"ids": [memory.record_episode(params["episode"])]}
-                return {"ids": memory.record_episodes(params["episodes"])}
-            return getattr(memory, op.name)(**params)
-        except UserError as exc:
-            return _error(f"memwork: {exc}")
+        if op.name in DECISIONS:  # a person's script decides, with the curator key
+            if not person:
+                person.append(_memory(Path(memory.path), curator_key=curator_args()[1]))
+            return _call(person[0], op, params)
+        return _call(memory, op, params)
 
     return call
+
+
+def _call(memory: Memory, op: Op, params: dict[str, Any]) -> Any:
+    try:
+        if op.name == "record_episode":
+            # Memory returns the ids; what it read as the episodic library reads it
+            # comes as warnings, worded as the CLI's stderr lines.
+            with warnings.catch_warnings(record=True) as said:
+                warnings.simplefilter("always", CoercionWarning)
+                if "episode" in params:
+                    ids = [memory.record_episode(params["episode"])]
+                else:
+                    ids = memory.record_episodes(params["episodes"])
+            notes = [str(w.message).removeprefix("memwork: ") for w in said]
+            return {"ids": ids, "warnings": notes}
+        return getattr(memory, op.name)(**params)
+    except UserError as exc:
+        return _error(str(exc))  # Memory's errors read as the CLI's line
 
 
 def _unwrap(op: Op, result: Any) -> Any:
@@ -398,9 +438,9 @@ def _run(call: Call, door: str, memory: Memory) -> dict[str, Any]:
     return answers
 
 
-def _memory(db: Path) -> Memory:
+def _memory(db: Path, curator_key: str | None = None) -> Memory:
     clock = datetime.fromisoformat(NOW.replace("Z", "+00:00"))
-    return Memory(db, agent=AGENT, clock=lambda: clock)
+    return Memory(db, agent=AGENT, clock=lambda: clock, curator_key=curator_key)
 
 
 def test_every_door_answers_every_operation_alike(

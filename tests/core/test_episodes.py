@@ -102,7 +102,7 @@ def test_api_records_and_returns_documents(store: Store, now: datetime) -> None:
         ({"score": 1.5}, "item 2: score: must be between 0.0 and 1.0 (got 1.5)"),
         ({"score": -0.01}, "item 2: score: must be between 0.0 and 1.0 (got -0.01)"),
         ({"score": "high"}, "item 2: score: must be a number between 0.0 and 1.0 (got 'high')"),
-        ({"summary": "no score"}, "item 2: score: is required"),
+        ({"summary": "no score", "score": None}, "item 2: score: must be a number"),
         ({"score": 0.5, "steps": -1}, "item 2: steps: must be >= 0 (got -1)"),
         ({"score": 0.5, "outcome": "meh"}, "item 2: outcome: "),
         ({"score": 0.5, "errors": [{"message": "x"}]}, "item 2: errors.0.error_type: is required"),
@@ -228,7 +228,7 @@ def test_a_given_outcome_wins_over_the_score(store: Store, now: datetime) -> Non
     )
     assert (a["outcome"], b["outcome"]) == ("failure", "success")
     # An explicit failure is a failure: it carries an error like any other.
-    assert a["errors"][0]["error_type"] == "Failure"
+    assert a["errors"][0]["error_type"] == "IterationError"
     assert b["errors"] == []
 
 
@@ -362,7 +362,12 @@ def test_agent_text_is_scrubbed_on_the_way_in(store: Store, now: datetime) -> No
             "mistakes": ["mailed bob@example.com"],
             "successes": ["reached 10.1.2.3"],
             "errors": [{"error_type": "AuthError", "message": "Bearer abc123def456"}],
-            "mistake_cards": [{"evidence": "token ghp_" + "b" * 36, "lesson": "see /Users/carol"}],
+            "mistake_cards": [
+                {
+                    "evidence": "token ghp_" + "R7mQx2Lp9Vn4Ks8Tz1Wb6Hc3Yd5Jf0Ga2QeX",
+                    "lesson": "see /Users/carol",
+                }
+            ],
             "note": "call 10.0.0.7",
         },
     )
@@ -394,7 +399,7 @@ def test_a_failure_without_errors_gets_a_synthesised_one(store: Store, now: date
         },
     )
     assert doc["errors"] == [
-        {"error_type": "Failure", "message": "phase=deploy; exit=3", "resolution": ""}
+        {"error_type": "IterationError", "message": "phase=deploy; exit=3", "resolution": ""}
     ]
 
 
@@ -420,7 +425,7 @@ def test_synthesised_error_without_phase_or_exit_uses_summary_and_first_mistake(
         "only a summary",
         "mistake: only a mistake",
     ]
-    assert all(d["errors"][0]["error_type"] == "Failure" for d in docs)
+    assert all(d["errors"][0]["error_type"] == "IterationError" for d in docs)
     # Free text beside the known metadata keys is never copied.
     assert not any("free" in m or "private" in m for m in messages)
 

@@ -414,3 +414,51 @@ def test_a_batch_renders_like_the_same_episodes_recorded_one_by_one(now: datetim
     for episode in batch:
         ref.record(memory, episode)
     _assert_same(store, memory, now, "after one batch of 45")
+
+
+# -- differential: what the library accepts and memwork's model does not --------------------
+def _loose_episode(rng: random.Random) -> dict:
+    """An episode the library takes as it is: no score, a score as text, cards that are
+    not objects, numbers where text goes, fields a card does not have."""
+    episode = _random_episode(rng)
+    roll = rng.random()
+    if roll < 0.2:
+        del episode["score"]
+    elif roll < 0.4:
+        episode["score"] = str(episode["score"])
+    if rng.random() < 0.2:
+        episode["task_id"] = rng.choice([7, 8])
+    if rng.random() < 0.2:
+        episode["worker_id"] = rng.randint(1, 3)
+    if rng.random() < 0.2:
+        episode["mistakes"] = [*episode["mistakes"], rng.randint(100, 103)]
+    cards = list(episode["mistake_cards"])
+    if rng.random() < 0.3:
+        cards.insert(rng.randint(0, len(cards)), rng.choice(["a note", 5, None, ["x"]]))
+    for card in cards:
+        if isinstance(card, dict):
+            if rng.random() < 0.3:
+                card["evidence"] = rng.randint(0, 99)
+            if rng.random() < 0.2:
+                card["severity"] = "high"
+            if rng.random() < 0.2:
+                card["worker_id"] = rng.randint(1, 2)
+    episode["mistake_cards"] = cards
+    return episode
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_what_the_library_accepts_renders_as_the_library_renders_it(
+    seed: int, now: datetime
+) -> None:
+    rng = random.Random(seed)
+    store = Store.in_memory()
+    memory = ref.empty()
+    for n in range(1, 121):
+        episode = _loose_episode(rng)
+        _record(store, now, copy.deepcopy(episode))
+        ref.record(memory, episode)
+        if n % 17 == 0:
+            for task in (None, *TASKS, "7", "8"):
+                got, want = _render(store, now, task), ref.render(memory, task)
+                assert got == want, f"seed {seed}, after {n} episodes, task {task!r}"

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from memwork.core import failures
 from memwork.core.clock import iso
 
@@ -69,11 +71,18 @@ def test_a_failure_recorded_before_the_clock_ran_ahead_survives_it(cli) -> None:
     assert _block(cli, T + timedelta(hours=1)) == ["- Real: m"]
 
 
-def test_the_window_ends_at_now(cli) -> None:  # noqa: ANN001
-    soon = [_failure("InASecond", recorded_at=_at(T + timedelta(seconds=1)))]
-    assert cli("record-episode", stdin=json.dumps(soon), now=_at(T)).code == 0
-    assert _block(cli, T) == []
-    assert _block(cli, T + timedelta(seconds=1)) == ["- InASecond: m"]
+def test_the_window_reaches_five_minutes_ahead_to_the_end_of_that_minute(cli) -> None:  # noqa: ANN001
+    stamps = {
+        "InASecond": T + timedelta(seconds=1),
+        "FiveAndAHalf": T + timedelta(minutes=5, seconds=30),
+        "Six": T + timedelta(minutes=6),
+    }
+    batch = [_failure(name, recorded_at=_at(at)) for name, at in stamps.items()]
+    assert cli("record-episode", stdin=json.dumps(batch), now=_at(T)).code == 0
+    assert _block(cli, T) == ["- FiveAndAHalf: m", "- InASecond: m"]
+    assert _block(cli, T - timedelta(seconds=2)) == ["- InASecond: m"]
+    later = ["- Six: m", "- FiveAndAHalf: m", "- InASecond: m"]
+    assert _block(cli, T + timedelta(minutes=1)) == later
 
 
 def test_newest_first_by_recorded_stamp_not_by_recording_order(cli) -> None:  # noqa: ANN001
@@ -85,11 +94,20 @@ def test_newest_first_by_recorded_stamp_not_by_recording_order(cli) -> None:  # 
 
 def test_kept_failures_stay_bounded_under_skew() -> None:
     kept: list[dict] = []
-    for n in range(400):
-        stamp = T + timedelta(hours=(n * 37) % 200 - 100)
-        failure = {"errors": [], "index": n + 1, "recorded_at": iso(stamp)}
+    for n in range(3000):
+        stamp = T + timedelta(minutes=(n * 37) % 6000 - 3000, seconds=n % 60)
+        failure = {"episode_id": f"e{n}", "errors": [], "index": n + 1, "recorded_at": iso(stamp)}
         kept = failures.add_to_recent(kept, failure, T)
-    assert len(kept) <= 3 * failures.KEEP
+    minutes = 2 * failures.NEAR // timedelta(minutes=1) + 1 + 2 * failures.KEEP
+    assert len(kept) <= failures.PER_MINUTE * minutes
+    assert len({f["recorded_at"][:16] for f in kept}) <= minutes
+
+
+def test_a_crash_seen_again_replaces_its_kept_failure() -> None:
+    first = {"episode_id": "e1", "errors": [], "index": 1, "recorded_at": iso(T)}
+    again = {**first, "recorded_at": iso(T + timedelta(minutes=3)), "count": 2}
+    kept = failures.add_to_recent([first], again, T)
+    assert kept == [again]
 
 
 # -- one line per error ------------------------------------------------------------------
@@ -130,7 +148,7 @@ def test_a_failure_without_errors_shows_its_summary_and_first_mistake(cli) -> No
     }
     assert cli("record-episode", stdin=json.dumps(body), now=_at(T)).code == 0
     assert _block(cli, T) == [
-        "- Failure: migration left the schema half-applied; "
+        "- IterationError: migration left the schema half-applied; "
         "mistake: ran the migration without a backup"
     ]
 
@@ -138,13 +156,53 @@ def test_a_failure_without_errors_shows_its_summary_and_first_mistake(cli) -> No
 def test_phase_and_exit_code_still_lead_when_given(cli) -> None:  # noqa: ANN001
     body = {"score": 0.4, "summary": "s", "mistakes": ["m"], "phase": "deploy", "exit_code": 3}
     assert cli("record-episode", stdin=json.dumps(body), now=_at(T)).code == 0
-    assert _block(cli, T) == ["- Failure: phase=deploy; exit=3"]
+    assert _block(cli, T) == ["- IterationError: phase=deploy; exit=3"]
 
 
 def test_a_long_summary_and_mistake_give_a_line_within_160(cli) -> None:  # noqa: ANN001
     body = {"score": 0.1, "summary": "step failed " * 40, "mistakes": ["trace " * 3000]}
     assert cli("record-episode", stdin=json.dumps(body), now=_at(T)).code == 0
     (line,) = _block(cli, T)
-    message = line.removeprefix("- Failure: ")
+    message = line.removeprefix("- IterationError: ")
     assert len(message) <= failures.MESSAGE_CAP and message.endswith("…")
     assert "; mistake: trace trace" in message
+
+
+# -- "(prior)" lines ---------------------------------------------------------------------
+def test_prior_lines_recall_the_task_and_kind_but_never_repeat_a_shown_line(
+    cli,  # noqa: ANN001
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    old = T - timedelta(days=2)
+    earlier = [
+        _failure("TimeoutError", "same words", task_id="api"),
+        _failure("TimeoutError", "other words", task_id="api"),
+        _failure("TimeoutError", "another task", task_id="web"),
+    ]
+    assert cli("record-episode", stdin=json.dumps(earlier), now=_at(old)).code == 0
+    again = _failure("TimeoutError", "same words", task_id="api")
+    assert cli("record-episode", stdin=json.dumps(again), now=_at(T)).code == 0
+    assert _block(cli, T) == ["- TimeoutError: same words", "- (prior) TimeoutError: other words"]
+    # MEMWORK_FAILURE_MEMORY=0 turns them off with the block.
+    monkeypatch.setenv("MEMWORK_FAILURE_MEMORY", "0")
+    assert "(prior)" not in cli("context", now=_at(T)).out
+
+
+def test_the_prior_memory_stays_bounded() -> None:
+    glob: dict = {}
+    for n in range(1, 400):
+        failure = {
+            "episode_id": f"e{n}",
+            "errors": [{"error_type": f"E{n % 37}", "message": "m"}],
+            "index": n,
+            "phase": f"P{n % 11}",
+            "recorded_at": iso(T - timedelta(minutes=n)),
+            "task_id": f"t{n % 13}",
+        }
+        failures.note_prior(glob, failure, T)
+    pairs = [(t, k) for t, kinds in glob["failure_kinds"].items() for k in kinds]
+    assert len(pairs) == failures.PRIOR_KINDS
+    for kinds in glob["failure_kinds"].values():
+        assert all(len(k["entries"]) <= 2 * failures.PRIOR_KEEP for k in kinds.values())
+    # The most recently seen pair is among those kept.
+    assert "type:E29" in glob["failure_kinds"]["t9"]  # failure 399: E(399 % 37), t(399 % 13)

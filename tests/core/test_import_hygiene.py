@@ -66,7 +66,8 @@ CONTEXT_PATH = {
             "operations paths ranking shards sources tables text "
             "cli cli.cmd_context cli.main cli.parser "
             "context context.budget context.build context.default_style context.episodic_style "
-            "context.log privacy privacy.controls privacy.lazy privacy.rules privacy.values "
+            "context.log privacy privacy.assign privacy.controls privacy.gate privacy.gitleaks "
+            "privacy.lazy privacy.rules "
             "storage storage.atomic storage.codec storage.folder_storage storage.journal "
             "storage.lock storage.manifest storage.plainjson storage.schema storage.store"
         ).split()

@@ -213,6 +213,26 @@ def test_forget_and_restore(store: Store, now: datetime) -> None:
     assert actions == ["add", "forget", "restore"]
 
 
+def test_unforget_undoes_a_forget_without_restarting_the_decay_clock(
+    store: Store, now: datetime
+) -> None:
+    lid = _add(store, "Use tabs", now).lesson["id"]
+    before = lessons.get_lesson(store, lid, now)
+    later = now + timedelta(days=10)
+    lessons.forget(store, lid, now=later, actor=ACTOR)
+    back = lessons.unforget(store, lid, now=later + timedelta(minutes=1), actor=ACTOR)
+    # As it was: the same confidence, the same decay clock (not "reinforced just now").
+    assert not back["deleted"] and not back["forgotten"]
+    assert back["confidence"] == before["confidence"]
+    assert back["last_reinforced_at"] == before["last_reinforced_at"]
+    assert back["effective_confidence"] == effective_confidence(before, later)
+    with pytest.raises(Conflict):  # live: nothing to undo
+        lessons.unforget(store, lid, now=later, actor=ACTOR)
+    with store.reading():
+        actions = [e["action"] for e in audit.entries(store, newest_first=False)]
+    assert actions == ["add", "forget", "unforget"]
+
+
 def test_re_adding_a_forgotten_lesson_brings_it_back(store: Store, now: datetime) -> None:
     lid = _add(store, "Use tabs", now).lesson["id"]
     lessons.forget(store, lid, now=now, actor=ACTOR)
@@ -229,11 +249,22 @@ def test_unknown_ids(store: Store, now: datetime) -> None:
 
 
 # -- near-duplicates ------------------------------------------------------------------
-def test_near_duplicate_reinforces_by_default_and_keeps_the_wording(
+def test_a_near_duplicate_is_kept_as_its_own_lesson_by_default(store: Store, now: datetime) -> None:
+    old = _add(store, "Retry failed uploads", now).lesson
+    result = _add(store, "Retry failed uploads at most three times", now + WEEK)
+    assert result.action == "kept-both" and result.lesson["id"] != old["id"]
+    assert result.near_duplicate_of == old["id"] and result.similarity == 100
+    assert _stored(store, old["id"])["reinforcements"] == 0
+    assert _count(store) == 2
+
+
+def test_a_near_duplicate_reinforces_on_request_and_keeps_the_wording(
     store: Store, now: datetime
 ) -> None:
     old = _add(store, "Always run the tests before pushing", now).lesson
-    result = _add(store, "always run tests before pushing", now + WEEK, tags=["ci"])
+    result = _add(
+        store, "always run tests before pushing", now + WEEK, tags=["ci"], on_duplicate="reinforce"
+    )
     assert result.action == "reinforced" and not result.exact
     assert result.duplicate_of == old["id"] and result.similarity >= 90
     doc = _stored(store, old["id"])
@@ -247,7 +278,7 @@ def test_near_duplicate_reinforces_by_default_and_keeps_the_wording(
 def test_a_merge_lists_each_other_wording_once(store: Store, now: datetime) -> None:
     keep = _add(store, "Always run the tests before pushing", now).lesson
     # The keeper already holds this wording; a second lesson says it again, word for word.
-    _add(store, "always run tests before pushing", now)
+    _add(store, "always run tests before pushing", now, on_duplicate="reinforce")
     other = _add(store, "Always run tests before pushing", now, on_duplicate="keep-both").lesson
     assert other["id"] != keep["id"]
     merged = lessons.merge_lessons(store, keep["id"], [other["id"]], now=now, actor=ACTOR)
@@ -323,12 +354,14 @@ def test_cli_add_prints_the_id_and_reports_reinforcement(cli) -> None:  # noqa: 
     again = cli("lesson", "add", "always run the tests  before pushing")
     assert again.out.strip() == lid
     assert again.err == f"already known: reinforced {lid} (confidence 0.55)\n"
-    near = cli("lesson", "add", "always run tests before pushing")
+    asked = ("--on-duplicate", "reinforce")
+    near = cli("lesson", "add", "always run tests before pushing", *asked)
     assert near.code == 0 and near.out.strip() == lid
     assert near.err.startswith(f"near-duplicate of {lid} (similarity 100): reinforced it")
     assert near.err.count("\n") == 1
-    keep = cli("lesson", "add", "always run tests before pushing", "--on-duplicate", "keep-both")
-    assert keep.out.strip() != lid and keep.err.startswith(f"kept both: near-duplicate of {lid}")
+    keep = cli("lesson", "add", "always run tests before pushing")
+    assert keep.out.strip() != lid
+    assert keep.err.startswith(f"near-duplicate of {lid} (similarity 100): kept as a lesson")
 
 
 def test_cli_list_hides_forgotten_and_deleted_unless_all(cli) -> None:  # noqa: ANN001

@@ -24,6 +24,7 @@ NOW = "2026-11-01T12:00:00Z"
 TOOLS = {
     "get_context",
     "record_episode",
+    "record_failure",
     "observe",
     "start_session",
     "end_session",
@@ -117,8 +118,9 @@ def test_the_server_offers_every_operation_each_saying_when_to_call_it(db: Path)
     assert by_name["restore_checkpoint"].annotations.destructive_hint is True
     props = by_name["get_context"].input_schema["properties"]
     assert set(props) == {"task", "project", "budget", "style", "format"}
-    # No budget: MEMWORK_TOKEN_BUDGET, else the default, which the description names.
-    assert "integer" in props["budget"]["type"] and props["budget"].get("default") is None
+    # No budget: MEMWORK_TOKEN_BUDGET, else the style's own (2000, none for episodic).
+    assert "integer" in json.dumps(props["budget"])
+    assert props["budget"].get("default") is None
     assert str(DEFAULT_BUDGET) in props["budget"]["description"]
     assert props["format"]["enum"] == ["text", "json"]
     assert by_name["get_lesson"].output_schema["properties"]["effective_confidence"]
@@ -152,9 +154,19 @@ def test_every_tool_works_and_the_cli_sees_the_writes(
         batch = await call(
             client,
             "record_episode",
-            episodes=[{**EPISODE, "score": 0.95, "successes": ["Canaried first"]}, EPISODE],
+            episodes=[
+                {**EPISODE, "score": 0.95, "successes": ["Canaried first"]},
+                {**EPISODE, "score": "0.3"},  # read as the episodic library reads it
+            ],
         )
         assert len(one["ids"]) == 1 and len(batch["ids"]) == 2
+        assert one["warnings"] == []
+        assert batch["warnings"] == ["item 2: score: the text '0.3' read as the number 0.3"]
+        crash = {"error_class": "TimeoutError", "fingerprint": "f1", "task": "ops", "message": "m"}
+        crashed = await call(client, "record_failure", report=crash)
+        assert (crashed["count"], crashed["repeated"]) == (1, False)
+        again = await call(client, "record_failure", report=crash)
+        assert again["episode_id"] == crashed["episode_id"] and again["count"] == 2
         out["context"] = await call(client, "get_context", task="deploy-api")
         out["context_json"] = await call(client, "get_context", task="deploy-api", format="json")
 
@@ -194,7 +206,7 @@ def test_every_tool_works_and_the_cli_sees_the_writes(
     assert "Canary every deploy" in out["project_context"]
     assert [h["kind"] for h in out["search_lessons"]] == ["lesson"]
     assert out["search"][0]["kind"] == "episode" and "worker-25" in out["search"][0]["title"]
-    assert out["stats"]["total_episodes"] == 3
+    assert out["stats"]["total_episodes"] == 4
 
     # The same store through the CLI, at the same instant and as the same agent (whose
     # ended sessions' summaries the context shows): the same answers.
@@ -224,7 +236,7 @@ BAD_INPUT: list[tuple[str, dict[str, Any], list[str], Any]] = [
         ["record-episode"],
         [EPISODE, {**EPISODE, "steps": -1}],
     ),
-    ("record_episode", {"episode": {"summary": "x"}}, ["record-episode"], {"summary": "x"}),
+    ("record_episode", {"episode": {"score": None}}, ["record-episode"], {"score": None}),
     (
         "add_lesson",
         {"text": "x", "confidence": 5.0},

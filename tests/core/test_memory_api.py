@@ -11,7 +11,7 @@ import pytest
 
 from memwork import Memory
 from memwork.core import ids
-from memwork.core.errors import InvalidInput, NotFound
+from memwork.core.errors import CoercionWarning, InvalidInput, NotFound
 from tests.conftest import folder_digest
 
 #: The same on a folder and on a Redis store (tests/conftest.py).
@@ -142,7 +142,7 @@ def test_memory_returns_what_the_cli_prints_for_the_same_store_and_clock(
         assert got == expected, (step, got, expected)
     # Sanity: the day did what it says.
     assert "## Recent deploy-api episodes" in by_api[2]
-    assert by_api[5]["action"] == "reinforced"
+    assert by_api[5]["action"] == "kept-both"  # a near-duplicate: kept, never folded in
     assert "Canary every deploy" in by_api[6]
     assert by_api[15][0]["title"].endswith("Rolled back worker-25 after failed health checks")
 
@@ -187,10 +187,10 @@ def test_bad_input_raises_the_clis_message_and_writes_nothing(
     expected = cli("record-episode", stdin=json.dumps(bad), now=NOW).err.strip()
     with pytest.raises(InvalidInput) as caught:
         memory.record_episode(bad)
-    assert f"memwork: {caught.value}" == expected
+    assert str(caught.value) == expected
     with pytest.raises(NotFound) as missing:
         memory.reinforce_lesson("les_nope")
-    assert f"memwork: {missing.value}" == cli("lesson", "reinforce", "les_nope").err.strip()
+    assert str(missing.value) == cli("lesson", "reinforce", "les_nope").err.strip()
     with pytest.raises(InvalidInput):
         memory.search("x", kinds=["bogus"])
     with pytest.raises(InvalidInput):
@@ -246,6 +246,18 @@ def test_the_api_context_records_injections_when_asked(tmp_path: Path) -> None:
     assert [(e["table"], e["actor"]) for e in entries] == [("slots", "api")]
 
 
+def test_what_the_episodic_library_accepts_is_recorded_with_a_warning(db: Path) -> None:  # noqa: ANN001
+    memory = Memory(db)
+    with pytest.warns(CoercionWarning) as said:
+        (eid,) = memory.record_episodes([{"task_id": "t", "mistake_cards": ["oops"]}])
+    assert [str(w.message) for w in said if w.category is CoercionWarning] == [
+        "memwork: item 1: score: missing; recorded as 0.0, as the episodic library reads it",
+        "memwork: item 1: mistake_cards.0: not an object (a str); skipped, as the episodic "
+        "library skips it",
+    ]
+    assert eid.startswith("ep_") and memory.stats()["tasks"]["t"]["mean_score"] == 0.0
+
+
 def test_every_operation_is_a_typed_documented_method(tmp_path: Path) -> None:
     import inspect
 
@@ -259,9 +271,9 @@ def test_every_operation_is_a_typed_documented_method(tmp_path: Path) -> None:
     memory = Memory(tmp_path / "s")
     memory.add_lesson("Canary every deploy")
     # Argument types are checked as every JSON door checks them: one line naming the field.
-    with pytest.raises(InvalidInput, match=r"^limit: must be an integer \(got '3'\)$"):
+    with pytest.raises(InvalidInput, match=r"^memwork: limit: must be an integer \(got '3'\)$"):
         memory.search("canary", limit="3")  # type: ignore[arg-type]
-    with pytest.raises(InvalidInput, match=r"^budget: must be >= 0 \(got -1\)$"):
+    with pytest.raises(InvalidInput, match=r"^memwork: budget: must be >= 0 \(got -1\)$"):
         memory.context(budget=-1)
     hit = memory.search("canary")[0]
     assert memory.get_record(hit["id"])["record"]["content"] == "Canary every deploy"

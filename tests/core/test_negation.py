@@ -14,7 +14,7 @@ import pytest
 from rapidfuzz import fuzz
 
 from memwork.core import lessons
-from memwork.core.negation import clauses, contradicts, is_negated, normalise
+from memwork.core.negation import clauses, contradicts, is_negated, normalise, opposed
 from memwork.core.storage.store import Store
 from memwork.core.text import normalise as lesson_normalise
 
@@ -106,7 +106,42 @@ def test_negators_inside_words_and_flags_are_not_negators() -> None:
 
 def test_stop_negates_only_before_an_ing_verb() -> None:
     assert is_negated("Stop retrying on timeout")
-    assert not is_negated("Stop the server before migrating")
+    assert contradicts("Stop retrying on timeout", "Retry on timeout")
+    # "stop the server" is the antonym verb of "start the server", not a negator of
+    # "the server": it contradicts starting it, and agrees with never starting it.
+    assert contradicts("Stop the server before migrating", "Start the server before migrating")
+    assert not contradicts(
+        "Stop the server before migrating", "Never start the server before migrating"
+    )
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Enable strict mode in the compiler", "Disable strict mode in the compiler"),
+        ("Allow uploads from the CI runner", "Deny uploads from the CI runner"),
+        ("Add a retry to the webhook", "Remove the retry from the webhook"),
+        ("Increase the pool size under load", "Decrease the pool size under load"),
+        ("Run migrations before deploying", "Run migrations after deploying"),
+        ("Check the logs before restarting", "Restart before checking the logs"),
+    ],
+)
+def test_antonym_verbs_and_reversed_orders_are_opposites(first: str, second: str) -> None:
+    assert contradicts(first, second) and opposed(first, second)
+    assert contradicts(second, first)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Never disable strict mode", "Enable strict mode"),
+        ("Check the logs before restarting", "Restart after checking the logs"),
+        ("Run migrations after deploying", "Don't run migrations before deploying"),
+        ("Start the server before the tests, stop it after them", "Start the server first"),
+    ],
+)
+def test_double_opposites_agree(first: str, second: str) -> None:
+    assert not contradicts(first, second)
 
 
 def test_placement_a_negated_side_clause_does_not_negate_the_instruction() -> None:
@@ -141,7 +176,7 @@ def test_cli_a_negation_is_kept_apart_and_reinforces_nothing(cli, first: str, se
     added = done.json()
     assert added["action"] == "created" and added["id"] != original
     assert added["contradicts"] == [original] and added["reinforcements"] == 0
-    assert done.err == (f"kept apart from {original}: similar words, but it says the opposite\n")
+    assert done.err.startswith(f"contradicts {original}: it says the opposite (both kept")
     rows = {r["id"]: r for r in cli("lesson", "list", "--json").json()}
     assert set(rows) == {original, added["id"]}
     assert rows[original]["reinforcements"] == 0 and rows[original]["confidence"] == 0.5
@@ -158,10 +193,11 @@ PARAPHRASES = [
 
 
 @pytest.mark.parametrize(("first", "second"), PARAPHRASES)
-def test_cli_paraphrases_still_reinforce(cli, first: str, second: str) -> None:  # noqa: ANN001
+def test_cli_paraphrases_are_near_duplicates_not_negations(cli, first: str, second: str) -> None:  # noqa: ANN001
     assert fuzz.token_set_ratio(lesson_normalise(first), lesson_normalise(second)) >= 90
     original = cli("lesson", "add", first, now=T0).out.strip()
-    done = cli("lesson", "add", second, "--json", now=T0)
+    asked = ("--on-duplicate", "reinforce")
+    done = cli("lesson", "add", second, *asked, "--json", now=T0)
     added = done.json()
     assert added["action"] == "reinforced" and added["id"] == original
     assert added["wordings"] == [second] and added["contradicts"] == []
@@ -176,7 +212,9 @@ def test_a_paraphrase_is_found_past_a_more_similar_negation(store: Store, now: d
         store, "use sudo in build scripts", now=now, actor=ACTOR, on_duplicate="keep-both"
     )
     assert kept.action == "created" and kept.contradicts == [negated["id"]]
-    again = lessons.add_lesson(store, "Use sudo in the build scripts", now=now, actor=ACTOR)
+    again = lessons.add_lesson(
+        store, "Use sudo in the build scripts", now=now, actor=ACTOR, on_duplicate="reinforce"
+    )
     assert again.action == "reinforced" and again.lesson["id"] == kept.lesson["id"]
     assert again.contradicts == [negated["id"]]
 

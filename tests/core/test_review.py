@@ -12,7 +12,7 @@ import pytest
 
 from memwork.core import config, lessons, review, slots
 from memwork.core.storage.store import Store
-from tests.conftest import folder_digest
+from tests.conftest import curator_args, curator_for, folder_digest
 
 #: The same on a folder and on a Redis store (tests/conftest.py).
 BOTH_BACKENDS = True
@@ -60,7 +60,7 @@ def test_a_lesson_from_an_agent_becomes_a_proposal(cli, db: Path) -> None:  # no
     done = cli("lesson", "add", "Roll back at the first failed check", now=NOW)
     assert done.code == 0
     entries = _audit(db)
-    assert [e["action"] for e in entries] == ["config", "propose", "propose"]
+    assert [e["action"] for e in entries] == ["curator", "config", "propose", "propose"]
 
 
 def test_json_of_a_proposed_write(cli, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
@@ -127,7 +127,7 @@ def test_approve_makes_it_live_and_is_audited(cli, db: Path) -> None:  # noqa: A
     _on(cli)
     cli("lesson", "add", "Pin the image digest", "--scope", "task:deploy", "--tag", "infra")
     [proposal] = _pending(cli)
-    done = cli("review", "approve", proposal["id"][-6:])
+    done = cli(*curator_args(), "review", "approve", proposal["id"][-6:])
     assert done.code == 0
     [lesson] = cli("lesson", "list", "--json").json()
     assert done.out == f"approved {proposal['id']}: created lesson {lesson['id']}\n"
@@ -143,12 +143,12 @@ def test_approve_makes_it_live_and_is_audited(cli, db: Path) -> None:  # noqa: A
     assert "proposed by cli" in _audit(db)[-1]["summary"]
     # Decided once: a second decision is refused and changes nothing.
     before = folder_digest(db)
-    again = cli("review", "approve", proposal["id"])
+    again = cli(*curator_args(), "review", "approve", proposal["id"])
     assert (
         again.code == 2
         and again.err == f"memwork: proposal {proposal['id']} was already approved\n"
     )
-    assert cli("review", "reject", proposal["id"]).code == 2
+    assert cli(*curator_args(), "review", "reject", proposal["id"]).code == 2
     assert folder_digest(db) == before
 
 
@@ -158,24 +158,36 @@ def test_approve_with_an_edit(cli) -> None:  # noqa: ANN001
     cli("lesson", "add", "pin digests")
     cli("slot", "append", "persona", "You ask frist.")
     lesson_p, slot_p = _pending(cli)
-    done = cli("review", "approve", lesson_p["id"], "--edit", "Pin image digests in every deploy")
+    done = cli(
+        *curator_args(),
+        "review",
+        "approve",
+        lesson_p["id"],
+        "--edit",
+        "Pin image digests in every deploy",
+    )
     assert done.code == 0 and "(edited)" in done.out
     assert [x["content"] for x in cli("lesson", "list", "--json").json()] == [
         "Pin image digests in every deploy"
     ]
-    assert cli("review", "approve", slot_p["id"], "--edit", "You ask first.").code == 0
+    assert (
+        cli(*curator_args(), "review", "approve", slot_p["id"], "--edit", "You ask first.").code
+        == 0
+    )
     assert cli("slot", "show", "persona").out == "You are terse.\nYou ask first.\n"
     decided = {p["id"]: p for p in cli("review", "list", "--all", "--json").json()}
     assert decided[slot_p["id"]]["edited"] is True
     assert decided[slot_p["id"]]["args"]["text"] == "You ask first."
-    assert cli("review", "approve", "nope-not-here").code == 2
+    assert cli(*curator_args(), "review", "approve", "nope-not-here").code == 2
 
 
 def test_reject_keeps_the_reason_and_changes_nothing_else(cli, db: Path) -> None:  # noqa: ANN001
     _on(cli)
     cli("lesson", "add", "Skip the canary for hotfixes")
     [proposal] = _pending(cli)
-    done = cli("review", "reject", proposal["id"], "--why", "canaries are never optional")
+    done = cli(
+        *curator_args(), "review", "reject", proposal["id"], "--why", "canaries are never optional"
+    )
     assert done.code == 0 and done.out == f"rejected {proposal['id']}\n"
     assert cli("lesson", "list", "--all", "--json").json() == []
     [decided] = cli("review", "list", "--all", "--json").json()
@@ -189,7 +201,7 @@ def test_a_long_reason_is_kept_whole_but_listed_on_one_line(cli) -> None:  # noq
     cli("lesson", "add", "Skip the canary for hotfixes")
     [proposal] = _pending(cli)
     why = "canaries catch what tests miss; " * 200
-    assert cli("review", "reject", proposal["id"], "--why", why).code == 0
+    assert cli(*curator_args(), "review", "reject", proposal["id"], "--why", why).code == 0
     listed = cli("review", "list", "--all").out.splitlines()
     assert max(len(line) for line in listed) < 200
     assert why.strip() in cli("review", "show", proposal["id"]).out
@@ -201,7 +213,7 @@ def test_merge_reinforces_a_lesson_instead(cli) -> None:  # noqa: ANN001
     _on(cli)
     cli("lesson", "add", "Keep the canary running 15 minutes", "--tag", "deploy")
     [proposal] = _pending(cli)
-    done = cli("review", "merge", proposal["id"], live["id"])
+    done = cli(*curator_args(), "review", "merge", proposal["id"], live["id"])
     assert (
         done.code == 0 and done.out == f"merged {proposal['id']}: reinforced lesson {live['id']}\n"
     )
@@ -215,7 +227,7 @@ def test_merge_reinforces_a_lesson_instead(cli) -> None:  # noqa: ANN001
     # Only lessons merge.
     cli("slot", "set", "persona", "x")
     [slot_p] = _pending(cli)
-    refused = cli("review", "merge", slot_p["id"], live["id"])
+    refused = cli(*curator_args(), "review", "merge", slot_p["id"], live["id"])
     assert refused.code == 2 and "only proposed lessons can be merged" in refused.err
 
 
@@ -229,6 +241,15 @@ def test_list_flags_a_near_duplicate_and_names_the_nearest_lesson(cli) -> None: 
     assert proposal["nearest"]["id"] == live["id"]
     text = cli("review", "list").out
     assert f"! near-duplicate (100) of {live['id']}" in text
+    # Approving keeps both (similar words may be new advice) unless the agent asked to
+    # reinforce; the same text reinforces.
+    assert proposal["approve_reinforces"] is False
+    cli("lesson", "add", "Always run all the tests before deploying", "--on-duplicate", "reinforce")
+    cli("lesson", "add", "always run the TESTS before deploying")
+    asked, same = _pending(cli)[1:]
+    assert asked["approve_reinforces"] is True and same["approve_reinforces"] is True
+    assert cli(*curator_args(), "review", "approve", proposal["id"]).code == 0
+    assert len(cli("--json", "lesson", "list").json()) == 2
 
 
 def test_a_stale_slot_proposal_stays_pending_when_approval_fails(cli, db: Path) -> None:  # noqa: ANN001
@@ -236,15 +257,57 @@ def test_a_stale_slot_proposal_stays_pending_when_approval_fails(cli, db: Path) 
     _on(cli)
     cli("slot", "replace", "persona", "terse", "brief")
     [proposal] = _pending(cli)
-    cli("config", "set", "review", "off")
+    cli(*curator_args(), "config", "set", "review", "off")
     cli("slot", "set", "persona", "You are kind.")  # an agent changed it meanwhile
     [listed] = _pending(cli)
     assert listed["stale"] == "old: 'terse' does not occur in slot persona"
     before = folder_digest(db)
-    done = cli("review", "approve", proposal["id"])
+    done = cli(*curator_args(), "review", "approve", proposal["id"])
     assert done.code == 2 and "does not occur" in done.err
     assert folder_digest(db) == before
     assert _pending(cli)[0]["status"] == "pending"
+
+
+def test_a_stale_slot_proposal_can_be_approved_as_a_whole_slot_edit(cli, db: Path) -> None:  # noqa: ANN001
+    cli("slot", "set", "persona", "You are terse.")
+    _on(cli)
+    cli("slot", "replace", "persona", "terse", "brief")
+    [proposal] = _pending(cli)
+    cli(*curator_args(), "config", "set", "review", "off")
+    cli("slot", "set", "persona", "You are kind.")  # the text it replaces is gone
+    [listed] = _pending(cli)
+    # The reviewer sees what the slot says now, to write the whole of it.
+    assert listed["stale"] and listed["before"] == "You are kind."
+    # An edit of the replacement alone would fail the same way; the whole slot does not.
+    assert cli(*curator_args(), "review", "approve", proposal["id"], "--edit", "brief").code == 2
+    before = folder_digest(db)
+    assert (
+        cli(*curator_args(), "review", "approve", proposal["id"], "--whole-slot").code == 2
+    )  # no text
+    assert folder_digest(db) == before
+    done = cli(
+        *curator_args(),
+        "review",
+        "approve",
+        proposal["id"],
+        "--edit",
+        "You are kind and brief.",
+        "--whole-slot",
+    )
+    assert done.code == 0, done.err
+    assert "the whole slot, instead of the proposed replace" in done.out
+    assert cli("slot", "show", "persona").out == "You are kind and brief.\n"
+    decided = cli("review", "show", proposal["id"], "--json").json()
+    assert decided["status"] == "approved" and decided["edited"] is True
+    assert decided["args"] == {"label": "persona", "content": "You are kind and brief."}
+    # A lesson cannot become a slot edit.
+    _on(cli)
+    cli("lesson", "add", "pin digests")
+    [lesson_p] = _pending(cli)
+    refused = cli(
+        *curator_args(), "review", "approve", lesson_p["id"], "--edit", "x", "--whole-slot"
+    )
+    assert refused.code == 2 and "whole_slot" in refused.err
 
 
 def test_read_verbs_create_no_store(cli, db: Path) -> None:  # noqa: ANN001
@@ -260,15 +323,17 @@ def test_read_verbs_create_no_store(cli, db: Path) -> None:  # noqa: ANN001
     assert folder_digest(db) == {}  # nothing at all was created (no folder, no keys)
 
 
-def test_the_workbench_is_a_person_agents_are_not(store: Store, now: datetime) -> None:
+def test_the_curator_writes_live_agents_propose(store: Store, now: datetime) -> None:
+    key = curator_for(store, now)
     config.set_value(store, "review", "on", now=now, actor="tui")
-    assert not review.is_agent("tui")
-    for actor in ("cli", "cli:builder", "mcp", "mcp:claude", "api", "api:harness"):
-        assert review.is_agent(actor)
+    # Naming oneself is no claim: "tui" without the key is an agent like any other.
+    for actor in ("cli", "cli:builder", "mcp", "mcp:claude", "api", "api:harness", "tui"):
         assert review.submit_lesson(store, f"Lesson from {actor}", now=now, actor=actor).proposed
-    direct = review.submit_lesson(store, "Written by a person", now=now, actor="tui")
+    direct = review.submit_lesson(store, "Written by a person", now=now, actor="tui", curator=key)
     assert not direct.proposed and direct.result.lesson["content"] == "Written by a person"
-    slot = review.submit_slot(store, "set", "persona", content="hi", now=now, actor="tui")
+    slot = review.submit_slot(
+        store, "set", "persona", content="hi", now=now, actor="tui", curator=key
+    )
     assert not slot.proposed and slots.get_slot(store, "persona")["content"] == "hi"
     assert [x["content"] for x in lessons.list_lessons(store, now)] == ["Written by a person"]
-    assert review.pending_count(store) == 6
+    assert review.pending_count(store) == 7

@@ -79,7 +79,11 @@ def test_end_session(store: Store, now: datetime) -> None:
     session = _start(store, now)
     later = now + timedelta(minutes=30)
     ended = sessions.end_session(
-        store, session["id"], summary="done; token ghp_" + "a" * 36, now=later, actor=ACTOR
+        store,
+        session["id"],
+        summary="done; token ghp_" + "R7mQx2Lp9Vn4Ks8Tz1Wb6Hc3Yd5Jf0Ga2QeX",
+        now=later,
+        actor=ACTOR,
     )
     assert ended["status"] == "ended"
     assert ended["ended_at"] == "2026-11-01T12:30:00.000000Z"

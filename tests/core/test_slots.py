@@ -415,7 +415,7 @@ def test_secrets_are_scrubbed_and_personal_details_kept(store: Store) -> None:
         store,
         "p",
         "or ",
-        "cc carol@example.net token ghp_" + "A1b2" * 9 + " ",
+        "cc carol@example.net token ghp_" + "R7mQx2Lp9Vn4Ks8Tz1Wb6Hc3Yd5Jf0Ga2QeX" + " ",
         now=NOW,
         actor=ACTOR,
     )

@@ -44,6 +44,9 @@ def demo_app(demo_path: Path) -> Iterator[Callable[..., MemworkApp]]:
 
     def build(**kwargs: Any) -> MemworkApp:
         kwargs.setdefault("poll", False)
+        # The title names the store's place: a private copy's temporary path would make
+        # every snapshot differ from run to run.
+        kwargs.setdefault("title_suffix", "demo")
         return make_app(demo_path, **kwargs)
 
     yield build

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from memwork.core import lessons
 from memwork.core.storage.store import Store
 from memwork.tui.panes.lessons import LessonsPane
 from memwork.tui.widgets.virtual_table import VirtualTable
-from tests.tui.conftest import SIZE, capture_toasts, run, screen_text, settle
+from tests.tui.conftest import SIZE, capture_toasts, open_pane, run, screen_text, settle
 
 
 def _stored(path: Path, lesson_id: str) -> dict:
@@ -69,6 +70,7 @@ def test_forget_asks_first_and_u_right_after_brings_it_back(demo_app, demo_path:
             await settle(pilot)
             table = app.query_one("#lessons", VirtualTable)
             lesson_id = table.cursor_key
+            before = _stored(demo_path, lesson_id)
             await pilot.press("f")
             await settle(pilot)
             assert "Forget this lesson?" in screen_text(app)
@@ -87,9 +89,14 @@ def test_forget_asks_first_and_u_right_after_brings_it_back(demo_app, demo_path:
             assert table.cursor_key != lesson_id
             await pilot.press("u")
             await settle(pilot)
-            assert not _stored(demo_path, lesson_id)["deleted"]
+            after = _stored(demo_path, lesson_id)
+            assert not after["deleted"]
             assert table.cursor_key == lesson_id
-            assert toasts[-1].startswith("Restored")
+            assert toasts[-1].startswith("Back as it was")
+            # A true undo: the decay clock and the confidence are as they were before f.
+            assert after["last_reinforced_at"] == before["last_reinforced_at"]
+            assert after["confidence"] == before["confidence"]
+            assert "just now" not in screen_text(app)
             # Nothing left to undo: u on a live lesson says so.
             await pilot.press("u")
             await settle(pilot)
@@ -196,12 +203,13 @@ def test_decay_preview_shows_what_fades(demo_app) -> None:
             # detail used to show only today's, 0.30 beside a row saying 0.25).
             table = app.query_one("#lessons", VirtualTable)
             for _ in range(6):
-                row = table.source.row(table.cursor_row).cells[1].plain
+                # The confidence cell, written as the bar with its number.
+                row = table.source.row(table.cursor_row).cells[1].options[0].plain
                 if "↓" in row:
                     break
                 await pilot.press("down")
                 await settle(pilot)
-            previewed = row.split()[-2]
+            previewed = re.search(r"\d\.\d\d", row).group()  # the bar, the number, ↓
             detail = str(app.query_one("#lesson-detail").render())
             assert f"in 2 weeks {previewed}" in detail
             await pilot.press("0")
@@ -221,3 +229,34 @@ def test_decay_preview_snapshot(demo_app, snap_compare) -> None:
         press=["4", "right_square_bracket"] + ["right_square_bracket"] * 3,
         terminal_size=SIZE,
     )
+
+
+def test_a_scope_with_a_typo_is_caught_in_the_form(demo_app, demo_path: Path) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pane(pilot, "lessons")
+            await pilot.press("a", *"Tag releases before deploying", "tab")
+            await pilot.press("ctrl+a", "ctrl+k", *"task:deploy api", "ctrl+s")
+            await settle(pilot)
+            text = screen_text(app)
+            # A space: refused, with the name it probably meant.
+            assert "scope: task names have no spaces (did you mean task:deploy-api?)" in text
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            assert "task names have no spaces" in screen_text(app)  # still refused
+            # A name nothing knows: said once, kept on a second ctrl+s.
+            await pilot.press("ctrl+a", "ctrl+k", *"task:deploy-apj", "ctrl+s")
+            await settle(pilot)
+            assert "no task 'deploy-apj' is known" in screen_text(app)
+            assert "ctrl+s again keeps it" in screen_text(app)
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            store = Store(demo_path)
+            with store.reading():
+                added = [
+                    x for x in lessons.all_lessons(store) if x["content"].startswith("Tag releases")
+                ]
+            assert [x["scope"] for x in added] == ["task:deploy-apj"]
+
+    run(scenario)

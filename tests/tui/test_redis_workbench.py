@@ -47,8 +47,9 @@ def test_the_workbench_follows_other_writers_without_polling(
     async def scenario() -> None:
         app = make_app(demo_in_redis)
         async with app.run_test(size=SIZE) as pilot:
-            # The title names host:port/db (the header's curation counts follow it).
-            assert app.title_base == demo_in_redis.removeprefix("redis://")
+            # The title names the store's URL, as MEMWORK_DB would (the header's
+            # curation counts follow it).
+            assert app.title_base == demo_in_redis
             assert app.sub_title.startswith(app.title_base)
             await open_pane(pilot, "episodes")
             reader = Store(demo_in_redis)

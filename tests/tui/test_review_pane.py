@@ -146,8 +146,10 @@ def test_merge_with_m_reinforces_the_near_duplicate(demo_app, demo_path: Path) -
             before = lessons.get_lesson(store, target, review_now())
             await pilot.press("m")
             await settle(pilot)
-            assert "Merge into a lesson" in screen_text(app)
-            await pilot.press("ctrl+s")  # the near-duplicate is filled in
+            text = screen_text(app)
+            assert "into a live lesson" in text
+            assert "suggested  Canary every deploy for at least fifteen minutes" in text
+            await pilot.press("enter")  # the near-duplicate is suggested, first
             await settle(pilot)
             decided = _proposals(demo_path)[key]
             assert decided["status"] == "merged" and decided["result_id"] == target
@@ -158,7 +160,64 @@ def test_merge_with_m_reinforces_the_near_duplicate(demo_app, demo_path: Path) -
             await _select(pilot, "append to slot persona")
             await pilot.press("m")
             await settle(pilot)
-            assert "Merge into a lesson" not in screen_text(app)
+            assert "into a live lesson" not in screen_text(app)
+
+    run(scenario)
+
+
+def test_merge_picks_any_lesson_by_searching_for_it(demo_app, demo_path: Path) -> None:  # noqa: ANN001
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_pane(pilot, "review")
+            key = await _select(pilot, "add lesson (task:deploy-api): Canary every")
+            store = Store(demo_path, create=False)
+            with store.reading():
+                target = next(
+                    x for x in lessons.all_lessons(store) if x["content"].startswith("Use Decimal")
+                )
+            await pilot.press("m", *"decimal money", "enter")
+            await settle(pilot)
+            decided = _proposals(demo_path)[key]
+            assert decided["status"] == "merged" and decided["result_id"] == target["id"]
+
+    run(scenario)
+
+
+def test_a_replace_whose_text_is_gone_is_approved_as_a_whole_slot_edit(
+    demo_app, demo_path: Path
+) -> None:  # noqa: ANN001
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pane(pilot, "review")
+            # Someone rewrote the slot: the proposed replace's old text is gone.
+            writer = Store(demo_path)
+            slots.set_slot(
+                writer,
+                "project/checkout",
+                "Checkout service: Python 3.13, Postgres 15, on Kubernetes.",
+                now=review_now(),
+                actor="tui",
+            )
+            app.store_changed()
+            await settle(pilot)
+            key = await _select(pilot, "replace in slot project/checkout")
+            text = screen_text(app)
+            assert "No longer applies" in text
+            assert "e edits the whole slot" in text
+            await pilot.press("e")
+            await settle(pilot)
+            text = screen_text(app)
+            assert "Edit the whole slot, then approve" in text
+            assert "Postgres 15, on Kubernetes." in text  # what the slot holds now
+            new = "Checkout service: Python 3.13, Postgres 17, on Kubernetes."
+            await pilot.press("home", "shift+end")  # the whole line (the slot is one line)
+            await pilot.press(*new, "ctrl+s")
+            await settle(pilot)
+            decided = _proposals(demo_path)[key]
+            assert decided["status"] == "approved"
+            assert slots.get_slot(Store(demo_path), "project/checkout")["content"] == new
 
     run(scenario)
 

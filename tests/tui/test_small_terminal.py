@@ -72,8 +72,9 @@ def test_every_list_keeps_its_text_column_at_80x24(demo_app) -> None:
                 assert footer.endswith("^p palette"), f"{pane_id}: footer {footer!r}"
             # The Context pane's controls all fit: the style picker is reachable.
             await open_pane(pilot, "context")
-            for select_id in ("#context-task", "#context-style"):
-                assert on_screen(app, app.query_one(select_id, Select)), select_id
+            for field_id in ("#context-task", "#context-project", "#context-budget"):
+                assert on_screen(app, app.query_one(field_id)), field_id
+            assert on_screen(app, app.query_one("#context-style", Select))
             await pilot.press("e")
             await settle(pilot)
             assert app.query_one("#context-style", Select).value == "episodic"
@@ -225,5 +226,42 @@ def test_a_dialog_dims_the_workbench_instead_of_blanking_it(demo_app) -> None:
             # The pane stays readable around the dialog (it used to be blanked out).
             assert status and status in screen_text(app)
             await pilot.press("escape")
+
+    run(scenario)
+
+
+def test_at_80x24_the_title_tabs_and_footer_say_everything(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app(title_suffix="demo (a temporary copy)")  # as memwork --demo says
+        async with app.run_test(size=SMALL) as pilot:
+            for pane in PANES:
+                await open_pane(pilot, pane.PANE_ID)
+                lines = screen_text(app).splitlines()
+                title, tabs, footer = lines[0], lines[1], lines[-1]
+                # The counts whole, with the keys that open them (they used to end "7 lint …").
+                assert "5 review (9)" in title and "7 lint (L)" in title, title
+                assert "…" not in title.split("·", 1)[1], title
+                # Every pane's tab (the bar used to stop at "6 Checkpoi").
+                for n, cls in enumerate(PANES, start=1):
+                    assert f"{n}{cls.SHORT_TITLE or cls.TITLE}" in tabs, tabs
+                # Help and Search never fall off the footer.
+                assert "? Help" in footer and "/ Search" in footer, footer
+
+    run(scenario)
+
+
+def test_at_80x24_lessons_and_proposals_show_their_text(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SMALL) as pilot:
+            await open_pane(pilot, "lessons")
+            table = app.query_one("#lessons", VirtualTable)
+            assert table.visible_columns()["content"] >= 30  # it had ~22
+            await open_pane(pilot, "review")
+            table = app.query_one("#proposals", VirtualTable)
+            rows = [table.render_line(1 + i).text for i in range(table.row_count)]
+            # The proposed text leads each row (every row read "add lesson (t…").
+            assert any("Canary every deploy for" in row for row in rows), rows
+            assert not any("add lesson (t" in row for row in rows), rows
 
     run(scenario)

@@ -325,7 +325,6 @@ async def test_set_source_keeps_cursor_on_same_key() -> None:
         for _ in range(5):
             await pilot.press("down")
         assert table.cursor_key == "k5"
-        screen_line_before = table.cursor_row - table.scroll_y
 
         # Another process wrote three new rows at the top of the store.
         new_rows = [Row(("n", "new", f"new {i}"), key=f"new{i}") for i in range(3)]
@@ -334,9 +333,12 @@ async def test_set_source_keeps_cursor_on_same_key() -> None:
         assert table.cursor_row == 8
         assert table.cursor_key == "k5"
         assert table.row_count == 103
-        # The selected row did not jump on screen.
-        assert table.cursor_row - table.scroll_y == screen_line_before
-        assert "summary 5" in screen_lines(table)[1 + table.cursor_row - round(table.scroll_y)]
+        # The view was at the top and stays there: the new rows are in view, the
+        # selected row is three lines lower.
+        assert table.scroll_y == 0
+        assert "new 0" in screen_lines(table)[1]
+        assert "summary 5" in screen_lines(table)[1 + table.cursor_row]
+        assert table.new_above == 0
         assert moved(app)[-1].index == 8 and moved(app)[-1].key == "k5"
 
         # A source without `index_of` is searched too.
@@ -571,3 +573,70 @@ async def test_hidden_columns_leave_the_header_and_the_rows() -> None:
         await pilot.pause()
         assert list(table.visible_columns()) == ["id", "agent", "summary"]
         assert "agent-0" in screen_lines(table)[1]
+
+
+def _arrivals(count: int, start: int = 0) -> list[Row]:
+    return [Row(("n", "agent", f"arrival {i}"), key=f"new{i}") for i in range(start, count)]
+
+
+@async_test
+async def test_rows_arriving_at_the_top_come_into_view_when_the_view_is_at_the_top() -> None:
+    app = TableApp(ListRowSource(make_rows(100)))
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(VirtualTable)
+        await pilot.pause()
+        # More rows arrive than the screen holds: the selection (on the first row) cannot
+        # stay on its row and on screen, so it keeps its place: the newest row.
+        table.set_source(ListRowSource(_arrivals(40) + make_rows(100)), keep_key=table.cursor_key)
+        await pilot.pause()
+        assert table.scroll_y == 0
+        assert "arrival 0" in screen_lines(table)[1]
+        assert table.cursor_row == 0 and table.cursor_key == "new0"
+        assert not table.new_above
+        assert "new ↑" not in screen_lines(table)[0]
+
+
+@async_test
+async def test_rows_arriving_above_a_scrolled_view_are_counted_in_the_header() -> None:
+    app = TableApp(ListRowSource(make_rows(200)))
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(VirtualTable)
+        await pilot.press("pagedown", "pagedown", "down")
+        await pilot.pause()
+        key, top = table.cursor_key, round(table.scroll_y)
+        line = table.cursor_row - top
+        table.set_source(ListRowSource(_arrivals(7) + make_rows(200)), keep_key=key)
+        await pilot.pause()
+        # The selection did not move on screen; the header says what came in above.
+        assert table.cursor_key == key and table.cursor_row - round(table.scroll_y) == line
+        assert table.new_above == 7
+        assert screen_lines(table)[0].rstrip().endswith("7 new ↑")
+        # More arrive: the count grows. A refresh that adds nothing keeps it.
+        rows = _arrivals(10) + make_rows(200)
+        table.set_source(ListRowSource(rows), keep_key=table.cursor_key)
+        await pilot.pause()
+        assert table.new_above == 10
+        table.set_source(ListRowSource(rows), keep_key=table.cursor_key)
+        await pilot.pause()
+        assert table.new_above == 10
+        # Back at the top, the new rows are in view and the marker goes.
+        await pilot.press("home")
+        await pilot.pause()
+        assert table.new_above == 0
+        assert "new ↑" not in screen_lines(table)[0]
+        assert "arrival 0" in screen_lines(table)[1]
+
+
+@async_test
+async def test_rows_reordered_above_a_scrolled_view_are_not_called_new() -> None:
+    rows = make_rows(200)
+    app = TableApp(ListRowSource(rows))
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(VirtualTable)
+        await pilot.press("pagedown", "pagedown")
+        await pilot.pause()
+        # A row from below moves to the top (a lesson reinforced past the others).
+        moved_up = [rows[150], *rows[:150], *rows[151:]]
+        table.set_source(ListRowSource(moved_up), keep_key=table.cursor_key)
+        await pilot.pause()
+        assert table.new_above == 0

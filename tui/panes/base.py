@@ -33,6 +33,8 @@ class Pane(Vertical):
 
     PANE_ID: ClassVar[str] = ""
     TITLE: ClassVar[str] = ""
+    #: The tab's name where the terminal is too narrow for every TITLE ("" = TITLE).
+    SHORT_TITLE: ClassVar[str] = ""
     #: Shown in the help screen under the pane's name.
     HELP: ClassVar[str] = ""
 

@@ -37,6 +37,7 @@ class CardsPane(Pane):
 
     PANE_ID = "cards"
     TITLE = "Mistake cards"
+    SHORT_TITLE = "Cards"
     HELP = (
         "Ranked by seen count, then by the latest episode. e edits the lesson and evidence; "
         "to merge duplicates, mark one with space, select the card to keep and press m "

@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ...core import checkpoints as core_checkpoints
+from ...core import review as core_review
 from ...core.text import clip
 from ..screens.confirm import ConfirmScreen
 from ..screens.form import Field, FormScreen
@@ -79,6 +80,7 @@ class CheckpointsPane(Pane):
 
     PANE_ID = "checkpoints"
     TITLE = "Checkpoints"
+    SHORT_TITLE = "Checkpts"
     HELP = (
         "A checkpoint is a snapshot of every table but the audit log. The detail shows "
         "what changed from the selected checkpoint to now. Restoring first saves the "
@@ -111,7 +113,7 @@ class CheckpointsPane(Pane):
                 Column("description", "Description", min_width=20),
             ],
             id="checkpoints",
-            empty_text="No checkpoints yet: press c to snapshot the store as it is now",
+            empty_text="Loading checkpoints…",
         )
         with VerticalScroll(id="checkpoint-diff-scroll"):
             yield Static("", id="checkpoint-detail")
@@ -155,6 +157,7 @@ class CheckpointsPane(Pane):
             for c in sorted(checkpoints, key=lambda c: (c["created_at"], c["id"]), reverse=True)
         ]
         table = self.query_one("#checkpoints", VirtualTable)
+        table.empty_text = "No checkpoints yet: press c to snapshot the store as it is now"
         table.styles.height = max(4, min(len(rows) + 2, 12))
         keep = self._pending_jump or table.cursor_key
         table.set_source(ListRowSource(rows), keep_key=keep)
@@ -372,8 +375,10 @@ class CheckpointsPane(Pane):
         async def answered(yes: bool | None) -> None:
             if not yes:
                 return
-            before = await self.workbench.write(core_checkpoints.restore, checkpoint["id"])
-            if before is None:
+            # As the curator (the workbench is a person): a restore past review is
+            # recorded in the review queue as a decision.
+            before = await self.workbench.write(core_review.restore_checkpoint, checkpoint["id"])
+            if before is None or before.get("proposed"):
                 return  # the error toast is already shown
             self._pending_jump = before["id"]
             self.app.notify(

@@ -1,13 +1,13 @@
-"""Context: the exact text an agent would get, live, for a chosen task, budget and
-style; per-section token estimates, what the budget dropped, copy and save; the
-records behind the line under the cursor, and Enter to open the first of them."""
+"""Context: the exact text an agent would get, live, for any task and project (the
+known ones offered), budget and style; per-section token estimates, what the budget
+dropped, copy and save; the records behind the line under the cursor, and Enter to
+open the first of them."""
 
 from __future__ import annotations
 
 import re
-import textwrap
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from rich.text import Text
 from textual import on, work
@@ -20,27 +20,26 @@ from textual.widgets import Input, Label, Select, Static, TextArea
 from ...core.context.files import save_text, target_path
 from ...core.env_settings import token_budget_or_default
 from ...core.errors import InvalidInput
+from ...core.targets import Targets
 from ..screens.form import Field, FormScreen
 from ..widgets.bars import plural
+from ..widgets.context_side import render_side, source_name
+from ..widgets.known_names import KnownNames
 from .base import Pane
 
 #: Wait this long after the last change before rebuilding (typing a budget is several changes).
 DEBOUNCE_SECONDS = 0.15
-NO_TASK = ""
 STYLES = ("default", "episodic")
-#: Names for sections the budget removed entirely (their headings are gone with them).
-SECTION_NAMES = {
-    "slots": "Pinned memory",
-    "task_rules": "Rules for the task",
-    "global": "General rules and lessons",
-    "global_rules": "General rules",
-    "mistakes": "Mistakes to avoid",
-    "mistake_cards": "Mistake cards",
-    "failures": "Past failures to avoid",
-    "episodes": "Recent episodes",
-    "mean_score": "Mean score",
-}
 _WHOLE_NUMBER = re.compile(r"\d+")
+
+
+class Params(NamedTuple):
+    """What the controls ask the context for ("" task or project: none)."""
+
+    task: str
+    project: str
+    budget: int
+    style: str
 
 
 def parse_budget(text: str) -> int:
@@ -55,30 +54,16 @@ def parse_budget(text: str) -> int:
     return int(value)
 
 
-def source_name(ref: dict[str, Any]) -> str:
-    """``slot persona``, ``rule rule_…``, ``episode #12``, ``task deploy-api``."""
-    if ref["kind"] == "slot" and ref.get("label"):
-        return f"slot {ref['label']}"
-    if ref["kind"] == "episode" and ref.get("index") is not None:
-        return f"episode #{ref['index']}"
-    return f"{ref['kind']} {ref['id']}"
-
-
-def section_title(name: str, heading: str | None) -> str:
-    """``## Pinned memory`` → ``Pinned memory``; ``Rules for x:`` → ``Rules for x``."""
-    if heading:
-        return heading.lstrip("#").strip().rstrip(":")
-    return SECTION_NAMES.get(name, name.replace("_", " ").capitalize())
-
-
 class ContextPane(Pane):
     """Controls on top; the exact text on the left; sections, tokens and drops on the right."""
 
     PANE_ID = "context"
     TITLE = "Context"
     HELP = (
-        "The preview is exactly what memwork context prints for the chosen task, budget "
-        "and style, rebuilt as you change them. Tokens are an estimate (characters / 4). "
+        "The preview is exactly what memwork context prints for the task, project, budget "
+        "and style, rebuilt as you change them. Type any task or project: one nothing was "
+        "recorded for still gets its lessons and the global memory (→ completes a known "
+        "name). Tokens are an estimate (characters / 3). "
         "When over budget, whole lines are dropped from the lowest-priority section up; "
         "the side panel lists them. c copies (OSC 52, works over SSH), s saves to a file. "
         "The line under the cursor names the records it came from; Enter opens the first "
@@ -86,6 +71,7 @@ class ContextPane(Pane):
     )
     BINDINGS: ClassVar[list[Binding]] = [
         Binding("t", "focus_task", "Task"),
+        Binding("p", "focus_project", "Project"),
         Binding("b", "focus_budget", "Budget"),
         Binding("e", "toggle_style", "Style"),
         Binding("c", "copy", "Copy"),
@@ -102,6 +88,7 @@ class ContextPane(Pane):
     #: Letter keys that would otherwise type into the budget field or a search.
     LETTER_ACTIONS: ClassVar[set[str]] = {
         "focus_task",
+        "focus_project",
         "focus_budget",
         "toggle_style",
         "copy",
@@ -110,33 +97,48 @@ class ContextPane(Pane):
 
     def __init__(self) -> None:
         super().__init__()
-        self.tasks: list[dict[str, Any]] = []
+        self.targets = Targets({}, [])
         self.text = ""
         self.result: dict[str, Any] | None = None
-        #: (task, budget, style) of the shown preview, and of the last valid controls.
-        self.shown_params: tuple[str, int, str] | None = None
+        #: The controls the shown preview was built for.
+        self.shown_params: Params | None = None
+        self.task_names = KnownNames()
+        self.project_names = KnownNames()
         self.budget = token_budget_or_default()
         self._timer: Timer | None = None
         self.save_path = ""
 
     def compose(self) -> ComposeResult:
+        # Compact fields (one line each); below 100 columns they take two rows.
         with Horizontal(id="context-controls"):
-            yield Label("Task", classes="control-label")
-            yield Select(
-                [("(no task)", NO_TASK)],
-                allow_blank=False,
-                value=NO_TASK,
-                id="context-task",
-            )
-            yield Label("Budget", classes="control-label")
-            yield Input(str(self.budget), id="context-budget", placeholder="tokens")
-            yield Label("Style", classes="control-label")
-            yield Select(
-                [(style, style) for style in STYLES],
-                allow_blank=False,
-                value="default",
-                id="context-style",
-            )
+            with Horizontal(classes="control-row"):
+                yield Label("Task", classes="control-label")
+                yield Input(
+                    placeholder="any task (→ completes)",
+                    id="context-task",
+                    suggester=self.task_names,
+                    compact=True,
+                )
+                yield Label("Project", classes="control-label")
+                yield Input(
+                    placeholder="any project",
+                    id="context-project",
+                    suggester=self.project_names,
+                    compact=True,
+                )
+            with Horizontal(classes="control-row"):
+                yield Label("Budget", classes="control-label")
+                yield Input(
+                    str(self.budget), id="context-budget", placeholder="tokens", compact=True
+                )
+                yield Label("Style", classes="control-label")
+                yield Select(
+                    [(style, style) for style in STYLES],
+                    allow_blank=False,
+                    value="default",
+                    id="context-style",
+                    compact=True,
+                )
         yield Static("", id="context-budget-error", markup=False)
         with Horizontal(classes="split"):
             with Vertical(id="context-preview-column"):
@@ -155,37 +157,32 @@ class ContextPane(Pane):
 
     # -- loading ----------------------------------------------------------------------
     def load(self) -> None:
-        self._load_tasks()
+        self._load_targets()
 
     @work(thread=True, exclusive=True, group="context-load", exit_on_error=False)
-    def _load_tasks(self) -> None:
-        self.deliver(self._show_tasks, self.service.tasks())
+    def _load_targets(self) -> None:
+        self.deliver(self._show_targets, self.service.targets())
 
-    def _show_tasks(self, tasks: list[dict[str, Any]]) -> None:
-        select = self.query_one("#context-task", Select)
-        current = select.value
-        names = [t["task_id"] for t in tasks]
-        if names != [t["task_id"] for t in self.tasks] or not self.tasks:
-            options = [("(no task)", NO_TASK)] + [
-                (f"{t['task_id']}  ({plural(t['episodes'], 'episode')})", t["task_id"])
-                for t in tasks
-            ]
-            with select.prevent(Select.Changed):
-                select.set_options(options)
-                select.value = current if current in names else NO_TASK
-        self.tasks = tasks
+    def _show_targets(self, targets: Targets) -> None:
+        self.targets = targets
+        self.task_names.names = list(targets.tasks)
+        self.project_names.names = list(targets.projects)
         self._rebuild()  # the store moved: the context may have too
 
     # -- controls ---------------------------------------------------------------------
-    def params(self) -> tuple[str, int, str]:
-        """(task id or "", budget, style) as the controls say now."""
-        task = self.query_one("#context-task", Select).value
+    def params(self) -> Params:
+        """What the controls say now (the budget: the last valid one)."""
         style = self.query_one("#context-style", Select).value
-        return (
-            task if isinstance(task, str) else NO_TASK,
+        return Params(
+            self.query_one("#context-task", Input).value.strip(),
+            self.query_one("#context-project", Input).value.strip(),
             self.budget,
             style if isinstance(style, str) else "default",
         )
+
+    @on(Input.Changed, "#context-task, #context-project")
+    def _target_changed(self) -> None:
+        self._schedule()
 
     @on(Select.Changed)
     def _select_changed(self) -> None:
@@ -206,8 +203,8 @@ class ContextPane(Pane):
         event.input.set_class(False, "-invalid")
         self._schedule()
 
-    @on(Input.Submitted, "#context-budget")
-    def _budget_submitted(self) -> None:
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
         self.action_focus_preview()
 
     def _schedule(self) -> None:
@@ -221,18 +218,20 @@ class ContextPane(Pane):
             self._timer.stop()
             self._timer = None
         self._set_building(True)
-        self._build(*self.params())
+        self._build(self.params())
 
     def _set_building(self, building: bool) -> None:
         self.query_one("#context-preview-title", Static).set_class(building, "building")
 
     @work(thread=True, exclusive=True, group="context-build", exit_on_error=False)
-    def _build(self, task: str, budget: int, style: str) -> None:
-        data = self.service.context(task or None, budget, style)
-        self.deliver(self._show_preview, (task, budget, style), data)
+    def _build(self, params: Params) -> None:
+        data = self.service.context(
+            params.task or None, params.budget, params.style, project=params.project or None
+        )
+        self.deliver(self._show_preview, params, data)
 
     # -- rendering --------------------------------------------------------------------
-    def _show_preview(self, params: tuple[str, int, str], data: dict[str, Any]) -> None:
+    def _show_preview(self, params: Params, data: dict[str, Any]) -> None:
         self.shown_params = params
         self.result = data
         self._set_building(False)
@@ -240,71 +239,18 @@ class ContextPane(Pane):
         if data["text"] != self.text or preview.text != data["text"]:
             self.text = data["text"]
             preview.load_text(self.text)
-        self.query_one("#context-preview-title", Static).update(
-            Text.assemble(
-                ("Exact text the agent gets", "bold"),
-                (f"  ·  {plural(len(self.text), 'character')}", "dim"),
+        title = Text("Exact text the agent gets", style="bold")
+        if params.task and not self.targets.tasks.get(params.task):
+            # Still what an agent gets for it: its lessons and the global memory.
+            known = params.task in self.targets.tasks
+            title.append(
+                " · no episodes yet" if known else " · a new task",
+                style="italic",
             )
-        )
-        self.query_one("#context-sections", Static).update(self._render_side(data))
+        title.append(f" · {plural(len(self.text), 'character')}", style="dim")
+        self.query_one("#context-preview-title", Static).update(title)
+        self._redraw_side()
         self._show_line_source()
-
-    def _render_side(self, data: dict[str, Any]) -> Text:
-        theme = self.app.theme_variables
-        accent = theme.get("text-accent", "cyan")
-        error = theme.get("text-error", "red")
-        warning = theme.get("text-warning", "yellow")
-        out = Text()
-        tokens, budget = data["estimated_tokens"], data["budget_tokens"]
-        out.append(f"~{tokens:,}", style=f"bold {error if tokens > budget else accent}")
-        out.append(f" / {budget:,} tokens\n", style="bold")
-        out.append("estimate: characters / 4\n", style="dim italic")
-        # The panel is narrow at 80 columns: lines are shaped to its width.
-        width = self._side_width()
-        if budget:
-            used = min(1.0, tokens / budget)
-            bar = max(10, min(30, width - 5))
-            filled = round(used * bar)
-            out.append("█" * filled, style=accent)
-            out.append("░" * (bar - filled), style="dim")
-            out.append(f" {used:.0%}\n", style="dim")
-        out.append("\nSections\n", style=f"bold {accent}")
-        if not data["sections"]:
-            out.append("  (none)\n", style="dim")
-        for section in data["sections"]:
-            title = section_title(section["name"], section["heading"])
-            lines = len(section["lines"])
-            count = plural(lines, "line")
-            one_line = len(title) + len(count) + 4 <= width
-            out.append(f"  {title}")
-            out.append(f"  {count}\n" if one_line else "\n", style="dim")
-            out.append(f"    ~{section['estimated_tokens']:,} tokens", style=accent)
-            out.append(" (estimate)\n", style="dim")
-            if not one_line:
-                out.append(f"    {count}\n", style="dim")
-        dropped = data["dropped"]
-        if not dropped:
-            out.append("\nNothing dropped: ", style=f"bold {accent}")
-            out.append("everything fits the budget.\n", style="dim")
-            return out
-        out.append(
-            f"\nDropped by the budget ({plural(len(dropped), 'line')})\n", style=f"bold {warning}"
-        )
-        out.append("lowest priority first: episodes, lessons, cards, rules…\n", style="dim italic")
-        # Wrap by hand so a long dropped line keeps its indent (a hanging indent).
-        by_section: dict[str, list[str]] = {}
-        for item in dropped:
-            by_section.setdefault(item["section"], []).append(item["line"])
-        headings = {s["name"]: s["heading"] for s in data["sections"]}
-        for name, lines in by_section.items():
-            out.append(f"  {section_title(name, headings.get(name))}", style="bold")
-            out.append(f"  −{len(lines)}\n", style=warning)
-            for line in lines:
-                wrapped = textwrap.wrap(
-                    line.strip(), width, initial_indent="    ", subsequent_indent="      "
-                )
-                out.append("\n".join(wrapped) + "\n", style="dim")
-        return out
 
     def _side_width(self) -> int:
         """Cells a line of the side panel may take (two spare for its scrollbar)."""
@@ -322,7 +268,8 @@ class ContextPane(Pane):
 
     def _redraw_side(self) -> None:
         if self.result is not None:
-            self.query_one("#context-sections", Static).update(self._render_side(self.result))
+            side = render_side(self.result, self._side_width(), self.app.theme_variables)
+            self.query_one("#context-sections", Static).update(side)
 
     # -- the records behind a line -----------------------------------------------------
     def line_sources(self) -> list[dict[str, Any]]:
@@ -383,14 +330,18 @@ class ContextPane(Pane):
         return True
 
     def action_focus_task(self) -> None:
-        select = self.query_one("#context-task", Select)
-        select.focus()
-        select.action_show_overlay()
+        self._focus_input("#context-task")
+
+    def action_focus_project(self) -> None:
+        self._focus_input("#context-project")
+
+    def _focus_input(self, selector: str) -> None:
+        field = self.query_one(selector, Input)
+        field.focus()
+        field.select_all()
 
     def action_focus_budget(self) -> None:
-        budget = self.query_one("#context-budget", Input)
-        budget.focus()
-        budget.select_all()
+        self._focus_input("#context-budget")
 
     def action_toggle_style(self) -> None:
         select = self.query_one("#context-style", Select)
@@ -402,8 +353,8 @@ class ContextPane(Pane):
 
     def jump_to(self, ref: str) -> None:
         """Nothing to select here; a task id picks that task."""
-        if any(t["task_id"] == ref for t in self.tasks):
-            self.query_one("#context-task", Select).value = ref
+        if ref in self.targets.tasks:
+            self.query_one("#context-task", Input).value = ref
 
     def _fresh(self) -> bool:
         """Whether the preview matches the controls (not waiting for a rebuild)."""
@@ -424,7 +375,7 @@ class ContextPane(Pane):
         if not self._fresh():
             return
         text = self.text
-        task, _budget, style = self.shown_params or (NO_TASK, 0, "default")
+        task, _project, _budget, style = self.shown_params or self.params()
         default = self.save_path or f"memwork-context{'-' + task if task else ''}.md"
 
         #: The existing file the user was told about: a second ctrl+s replaces it.

@@ -221,16 +221,9 @@ class EpisodesPane(Pane):
         else:
             table.empty_text = "Loading episodes…"
         key = table.cursor_key
-        at_top = round(table.scroll_y) == 0
+        # A list watched from the top shows new episodes arriving (the table keeps its
+        # top in view); scrolled down, it says how many arrived above.
         table.set_source(EpisodeRows(rows, where, self.service.now), keep_key=key)
-        if (
-            at_top
-            and table.scroll_y
-            and table.cursor_row < table.scrollable_content_region.height - 1
-        ):
-            # A list watched from the top shows new episodes arriving (the selection
-            # stays on its episode, one row lower).
-            table.scroll_to(y=0, animate=False, force=True)
         self._show_status()
         if self._pending_jump is not None:
             self._try_jump()

@@ -208,7 +208,6 @@ class HistoryPane(Pane):
 
     def _set_rows(self, rows: AuditRows) -> None:
         table = self.query_one("#history", VirtualTable)
-        at_top = round(table.scroll_y) == 0
         keep = table.cursor_key
         table.empty_text = (
             "Nothing matches the filter (x clears it)"
@@ -217,10 +216,9 @@ class HistoryPane(Pane):
                 "No changes recorded yet" if rows.audit_log.complete else "Loading the audit log…"
             )
         )
+        # Watching the top, new entries come into view; scrolled down, the table
+        # counts them ("N new ↑").
         table.set_source(rows, keep_key=keep)
-        if at_top and table.cursor_row < table.scrollable_content_region.height - 1:
-            # Watching the top: new entries appear above the selection, in view.
-            table.scroll_to(y=0, animate=False, force=True)
         if self._pending_jump is not None:
             self._try_jump(self._pending_jump)
         self._show_detail()

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 from ...core import lessons as core_lessons
 from ...core import rules as core_rules
 from ...core.errors import InvalidInput
+from ...core.targets import unknown_scope
 from ...core.text import clip
+from ..screens.clusters import ClustersScreen
 from ..screens.form import Field, FormScreen
 
 if TYPE_CHECKING:
@@ -32,20 +34,40 @@ def _number(text: str, field: str) -> float | None:
         raise InvalidInput(field, f"must be a number between 0 and 1 (got {text!r})") from None
 
 
+async def checked_scope(pane: LessonsPane, scope: str, kept: list[str]) -> str:
+    """``scope`` if it names what the store knows. A space in a task or project name
+    is refused (a typo: ``task:deploy api``); an unknown name is said first and kept
+    on a second ctrl+s (``kept`` remembers it), since a new task is a fair thing to
+    write a lesson for. Either way the message offers the nearest known name."""
+    scope = scope.strip() or "global"
+    if scope in kept:
+        return scope
+    problem = unknown_scope(scope, await pane.workbench.io(pane.service.targets))
+    if problem is None:
+        return scope
+    if any(ch.isspace() for ch in scope):
+        raise InvalidInput("scope", problem)
+    kept.append(scope)
+    raise InvalidInput("scope", f"{problem}; ctrl+s again keeps it")
+
+
 def add_lesson(pane: LessonsPane) -> None:
     """A new lesson (an existing one with the same text is reinforced, and says so)."""
+    kept: list[str] = []
 
     async def submit(values: dict[str, str]) -> Any:
         return await pane.workbench.write(
             core_lessons.add_lesson,
             values["content"],
-            scope=values["scope"].strip() or "global",
+            scope=await checked_scope(pane, values["scope"], kept),
             confidence=_number(values["confidence"], "confidence"),
             tags=_tags(values["tags"]),
             source="tui",
             done=lambda result: (
                 f"Already known: reinforced “{clip(result.lesson['content'], 50)}”"
                 if result.action == "reinforced"
+                else "Lesson added (a near-duplicate of another: m merges them)"
+                if result.near_duplicate_of
                 else "Lesson added"
             ),
         )
@@ -67,12 +89,13 @@ def add_lesson(pane: LessonsPane) -> None:
 
 def add_rule(pane: LessonsPane) -> None:
     """A manual rule; once added it is selected in the rules list."""
+    kept: list[str] = []
 
     async def submit(values: dict[str, str]) -> Any:
         added = await pane.workbench.write(
             core_rules.add_rule,
             values["text"],
-            scope=values["scope"].strip() or "global",
+            scope=await checked_scope(pane, values["scope"], kept),
             done=lambda result: (
                 f"Rule {result[1]}: {clip(result[0]['text'], 50)}"
                 if result[1] != "unchanged"
@@ -98,13 +121,14 @@ def add_rule(pane: LessonsPane) -> None:
 
 def edit_lesson(pane: LessonsPane, lesson: dict[str, Any]) -> None:
     """Edit a lesson's text, scope, stored confidence and tags."""
+    kept: list[str] = [lesson["scope"]]  # its own scope, known or not, stays as it is
 
     async def submit(values: dict[str, str]) -> Any:
         return await pane.workbench.write(
             core_lessons.edit,
             lesson["id"],
             content=values["content"],
-            scope=values["scope"].strip(),
+            scope=await checked_scope(pane, values["scope"], kept),
             tags=_tags(values["tags"]),
             confidence=_number(values["confidence"], "confidence"),
             done="Lesson saved",
@@ -122,3 +146,24 @@ def edit_lesson(pane: LessonsPane, lesson: dict[str, Any]) -> None:
             submit,
         )
     )
+
+
+def merge_near_duplicates(pane: LessonsPane) -> None:
+    """Pick a group of near-duplicate lessons and merge it into its strongest."""
+    now = pane.service.now
+    groups = core_lessons.near_duplicate_clusters(list(pane.lessons.values()), now)
+    if not groups:
+        pane.app.notify("No near-duplicate lessons (similarity >= 90 within a scope)")
+        return
+
+    async def chosen(group: list[dict[str, Any]] | None) -> None:
+        if group:
+            keep, *rest = group
+            await pane.workbench.write(
+                core_lessons.merge_lessons,
+                keep["id"],
+                [x["id"] for x in rest],
+                done=f"Merged {len(rest)} into “{keep['content'][:40]}”",
+            )
+
+    pane.app.push_screen(ClustersScreen(groups, now), chosen)

@@ -14,15 +14,25 @@ from textual.widgets import Label, Static
 
 from ...core import lessons as core_lessons
 from ...core import rules as core_rules
+from ...core.context.log import Injections
 from ...core.decay import is_forgotten
 from ...core.text import clip
-from ..screens.clusters import ClustersScreen
 from ..screens.confirm import ConfirmScreen
+from ..service import LessonExtras
 from ..widgets.lesson_detail import render_lesson, render_rule
-from ..widgets.lesson_rows import lesson_rows, lessons_status, rule_rows
+from ..widgets.lesson_rows import lesson_columns, lesson_rows, lessons_status, rule_rows
 from ..widgets.virtual_table import Column, ListRowSource, VirtualTable
 from . import lesson_forms as forms
 from .base import Pane
+
+#: The lessons list's orders, as the s key announces them.
+SORTS = {
+    "confidence": "Lessons sorted by effective confidence",
+    "effect": "Lessons sorted by effect on their task (biggest improvement first)",
+    "use": "Lessons sorted by use: how many contexts injected them (most first)",
+}
+NO_LESSONS = "No lessons yet: agents add them (memwork lesson add), or press a"
+NO_RULES = "No rules yet: episodes derive them, or press n"
 
 
 class LessonsPane(Pane):
@@ -30,6 +40,7 @@ class LessonsPane(Pane):
 
     PANE_ID = "lessons"
     TITLE = "Rules & lessons"
+    SHORT_TITLE = "Lessons"
     HELP = (
         "The pane opens on the lessons; Tab switches between the lessons and the rules list. "
         "Keys act on the selection of the focused list (a lesson key pressed on the rules "
@@ -91,6 +102,8 @@ class LessonsPane(Pane):
         self.duplicate_groups = 0
         #: The lesson forgotten last from here: u brings it back from anywhere in the list.
         self.last_forgotten: str | None = None
+        #: Lessons forgotten from here: u undoes that (nothing else about them changes).
+        self.forgotten_here: set[str] = set()
         self._select_lesson: str | None = None
         self._select_rule: str | None = None
         #: Lesson id -> effect (core.effect), live lesson id -> ids it contradicts,
@@ -99,6 +112,10 @@ class LessonsPane(Pane):
         self.contradicts: dict[str, list[str]] = {}
         self.findings: dict[str, list[dict[str, Any]]] = {}
         self.sort_by = "confidence"
+        #: Lesson id -> how many contexts injected it (with context_log on), and whether
+        #: contexts are being logged now.
+        self.uses: dict[str, Injections] = {}
+        self.logging = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="split"):
@@ -113,19 +130,13 @@ class LessonsPane(Pane):
                         Column("active", "On", width=3),
                     ],
                     id="rules",
-                    empty_text="No rules yet: episodes derive them, or press n",
+                    empty_text="Loading rules…",
                 )
                 yield Label("Lessons", classes="section-title")
                 yield VirtualTable(
-                    [
-                        Column("state", "State", width=10, min_width=6),
-                        Column("confidence", "Confidence", width=12, drop_order=3),
-                        Column("effect", "Effect", width=6, justify="right", drop_order=1),
-                        Column("scope", "Scope", min_width=10, max_width=24, drop_order=2),
-                        Column("content", "Lesson", min_width=22, weight=2),
-                    ],
+                    lesson_columns(self.sort_by, with_use=False),
                     id="lessons",
-                    empty_text="No lessons yet: agents add them (memwork lesson add), or press a",
+                    empty_text="Loading lessons…",
                 )
             with VerticalScroll(classes="detail-column"):
                 yield Static("", id="lesson-detail")
@@ -143,19 +154,16 @@ class LessonsPane(Pane):
     def _load_extras(self) -> None:
         # Effects may read the episode history (lessons older than effects), so they
         # come after the lists, which are on screen by then.
-        self.deliver(self._show_extras, *self.service.lesson_extras())
+        self.deliver(self._show_extras, self.service.lesson_extras())
 
-    def _show_extras(
-        self,
-        effects: dict[str, dict[str, Any] | None],
-        contradicts: dict[str, list[str]],
-        findings: list[dict[str, Any]],
-    ) -> None:
+    def _show_extras(self, extras: LessonExtras) -> None:
         from ...core.lint import by_record
 
-        self.effects = effects
-        self.contradicts = contradicts
-        self.findings = by_record(findings)
+        self.effects = extras.effects
+        self.contradicts = extras.contradicts
+        self.findings = by_record(extras.findings)
+        self.uses = {k: v for k, v in extras.uses.items() if k in self.lessons}
+        self.logging = extras.logging
         self._render_tables()
 
     def _show(self, all_lessons: list[dict], all_rules: list[dict], groups: int) -> None:
@@ -169,43 +177,61 @@ class LessonsPane(Pane):
 
     def _render_tables(self) -> None:
         now = self.service.now
+        warning = self.app.theme_variables.get("text-warning", "yellow")
+        table = self.query_one("#lessons", VirtualTable)
+        # Used shows once contexts are logged (or were: the counts stay).
+        columns = lesson_columns(self.sort_by, with_use=self.logging or bool(self.uses))
+        if columns != list(table.columns):
+            table.set_columns(columns)
         shown = lesson_rows(
             self.lessons,
             now,
+            columns=columns,
             preview_weeks=self.preview_weeks,
             show_all=self.show_all,
             sort_by=self.sort_by,
             effects=self.effects,
             contradicts=self.contradicts,
             findings=self.findings,
+            uses=self.uses,
+            warning=warning,
         )
-        table = self.query_one("#lessons", VirtualTable)
+        table.empty_text = NO_LESSONS  # loaded: an empty list now means none
         wanted, self._select_lesson = self._select_lesson, None
         if wanted is not None and wanted not in {row.key for row in shown.rows}:
             wanted = None
         table.set_source(ListRowSource(shown.rows), keep_key=wanted or table.cursor_key)
         rules_table = self.query_one("#rules", VirtualTable)
+        rules_table.empty_text = NO_RULES
         new_rule, self._select_rule = self._select_rule, None
         if new_rule is not None and new_rule not in self.rules:
             new_rule = None
         rules_table.set_source(
-            ListRowSource(rule_rows(self.rules, self.findings)),
+            ListRowSource(rule_rows(self.rules, self.findings, warning)),
             keep_key=new_rule or rules_table.cursor_key,
         )
         if new_rule is not None:
             rules_table.focus()  # the rule just added is selected, in its own list
-        status = lessons_status(
-            self.lessons,
-            self.rules,
-            now,
-            preview_weeks=self.preview_weeks,
-            shown=shown,
-            show_all=self.show_all,
-            duplicate_groups=self.duplicate_groups,
-            contradicting=len(self.contradicts),
-            sort_by=self.sort_by,
-        )
-        self.query_one("#lessons-status", Static).update(status)
+        status_line = self.query_one("#lessons-status", Static)
+        room = status_line.content_size.width or self.app.size.width // 2
+        # The short words only where the long ones would take more than two lines.
+        for narrow in (False, True):
+            status = lessons_status(
+                self.lessons,
+                self.rules,
+                now,
+                preview_weeks=self.preview_weeks,
+                shown=shown,
+                show_all=self.show_all,
+                duplicate_groups=self.duplicate_groups,
+                contradicting=len(self.contradicts),
+                sort_by=self.sort_by,
+                narrow=narrow,
+                warning=warning,
+            )
+            if status.cell_len <= 2 * room:
+                break
+        status_line.update(status)
         self._show_detail()
 
     # -- selection and detail ---------------------------------------------------------
@@ -254,10 +280,11 @@ class LessonsPane(Pane):
     def _show_detail(self) -> None:
         detail = self.query_one("#lesson-detail", Static)
         now = self.service.now
+        warning = self.app.theme_variables.get("text-warning", "yellow")
         if self._focused_kind() == "rule":
             rule = self.selected_rule()
             found = self.findings.get(rule["id"], []) if rule else []
-            detail.update(render_rule(rule, now, found))
+            detail.update(render_rule(rule, now, found, warning))
             return
         lesson = self.selected_lesson()
         if lesson is None:
@@ -273,21 +300,39 @@ class LessonsPane(Pane):
                 preview_weeks=self.preview_weeks,
                 others=self.lessons,
                 effect=self.effects.get(lesson["id"]),
+                use=self.uses.get(lesson["id"]),
                 contradicts=others,
                 findings=self.findings.get(lesson["id"], []),
+                warning=warning,
             )
         )
 
+    def on_mount(self) -> None:
+        # Flags take the theme's warning colour: drawn again when the theme changes.
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.on_resize())
+
+    def on_resize(self) -> None:
+        if self.lessons:
+            self._render_tables()  # the status line has short words for a narrow terminal
+
     def action_cycle_sort(self) -> None:
-        """Sort lessons by effective confidence, or by effect on their task."""
-        self.sort_by = "effect" if self.sort_by == "confidence" else "confidence"
-        self.app.notify(
-            "Lessons sorted by effect on their task (biggest improvement first)"
-            if self.sort_by == "effect"
-            else "Lessons sorted by effective confidence",
-            timeout=3,
-        )
+        """Sort lessons by effective confidence, by effect on their task, or by use (how
+        many contexts injected them)."""
+        order = list(SORTS)
+        self.sort_by = order[(order.index(self.sort_by) + 1) % len(order)]
+        message = SORTS[self.sort_by]
+        if self.sort_by == "use" and not self.uses:
+            message += (
+                ": none counted yet (contexts are logged while context_log is on)"
+                if not self.logging
+                else ": no context has injected a lesson since the log was turned on"
+            )
+        self.app.notify(message, timeout=4)
         self._render_tables()
+        # A new order reads from its top: the first lesson is the one it is about.
+        table = self.query_one("#lessons", VirtualTable)
+        table.move_cursor(0)
+        table.scroll_to(y=0, animate=False, force=True)
 
     def jump_to(self, ref: str) -> None:
         if ref not in self.lessons and ref not in self.rules:
@@ -352,6 +397,7 @@ class LessonsPane(Pane):
             )
             if done is not None:
                 self.last_forgotten = lesson["id"]
+                self.forgotten_here.add(lesson["id"])
 
         self.app.push_screen(
             ConfirmScreen(
@@ -364,7 +410,9 @@ class LessonsPane(Pane):
         )
 
     async def action_restore(self) -> None:
-        """Bring back the selected lesson if it is forgotten, else the one forgotten last."""
+        """Bring back the selected lesson if it is forgotten, else the one forgotten last.
+        A lesson forgotten here comes back exactly as it was (an undo); any other is
+        restored as if reinforced now (its decay clock restarts)."""
         lesson = self._need_lesson()
         if lesson is None:
             return
@@ -377,10 +425,11 @@ class LessonsPane(Pane):
                 )
                 return
             lesson = last
+        undo = lesson["id"] in self.forgotten_here and bool(lesson.get("deleted"))
         restored = await self.workbench.write(
-            core_lessons.restore,
+            core_lessons.unforget if undo else core_lessons.restore,
             lesson["id"],
-            done=f"Restored: “{clip(lesson['content'], 40)}”",
+            done=f"{'Back as it was' if undo else 'Restored'}: “{clip(lesson['content'], 40)}”",
         )
         if restored is not None:
             if lesson["id"] == self.last_forgotten:
@@ -432,21 +481,5 @@ class LessonsPane(Pane):
             done="Rule switched on" if not rule["active"] else "Rule switched off",
         )
 
-    async def action_merge(self) -> None:
-        now = self.service.now
-        groups = core_lessons.near_duplicate_clusters(list(self.lessons.values()), now)
-        if not groups:
-            self.app.notify("No near-duplicate lessons (similarity >= 90 within a scope)")
-            return
-
-        async def chosen(group: list[dict[str, Any]] | None) -> None:
-            if group:
-                keep, *rest = group
-                await self.workbench.write(
-                    core_lessons.merge_lessons,
-                    keep["id"],
-                    [x["id"] for x in rest],
-                    done=f"Merged {len(rest)} into “{keep['content'][:40]}”",
-                )
-
-        self.app.push_screen(ClustersScreen(groups, now), chosen)
+    def action_merge(self) -> None:
+        forms.merge_near_duplicates(self)

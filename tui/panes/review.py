@@ -18,14 +18,16 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static
 
-from ...core import config as core_config
 from ...core import review as core_review
+from ...core.text import clip
 from ..screens.form import Field, FormScreen
+from ..screens.lesson_picker import LessonPicker
 from ..widgets.proposal_detail import (
     STATUS_STYLE,
     kind_label,
     proposed_text,
     render_proposal,
+    row_change,
 )
 from ..widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 from .base import Pane
@@ -66,12 +68,12 @@ class ReviewPane(Pane):
             with Vertical(classes="list-column"):
                 yield VirtualTable(
                     [
-                        Column("what", "Proposal", width=13),
-                        Column("by", "By", width=11),
-                        Column("change", "What it changes"),
+                        Column("what", "Proposal", width=13, min_width=11),
+                        Column("by", "By", width=11, drop_order=1),  # the detail says it too
+                        Column("change", "What it changes", min_width=24),
                     ],
                     id="proposals",
-                    empty_text="Nothing waits for review",
+                    empty_text="Loading proposals…",
                 )
             with VerticalScroll(classes="detail-column", id="review-detail-scroll"):
                 yield Static("", id="review-detail")
@@ -99,17 +101,17 @@ class ReviewPane(Pane):
             flagged = bool(p.get("flags")) and p["status"] == "pending"
             what = Text(kind_label(p), style=STATUS_STYLE.get(p["status"], ""))
             if flagged:
-                what.append(" ⚑", style="yellow")
+                what.append(" ⚑", style=self._warning())
             rows.append(
                 Row(
                     [
                         what,
                         p["proposed_by"],
-                        Text(p["change"])
+                        Text(row_change(p))
                         if p["status"] == "pending"
                         else Text.assemble(
                             (f"{p['status']} ", STATUS_STYLE.get(p["status"], "")),
-                            (p["change"], "bright_black"),
+                            (row_change(p), "bright_black"),
                         ),
                     ],
                     key=p["id"],
@@ -135,7 +137,7 @@ class ReviewPane(Pane):
             else Text("Review off", style="bold bright_black")
         )
         waiting = f"{pending} waiting" if pending else "nothing waiting"
-        parts: list[Any] = [state, " · ", (waiting, "bold yellow" if pending else "")]
+        parts: list[Any] = [state, " · ", (waiting, f"bold {self._warning()}" if pending else "")]
         if self.show_decided:
             parts.append(f" · {decided} decided (x hides them)")
         else:
@@ -157,8 +159,19 @@ class ReviewPane(Pane):
 
     def _show_detail(self) -> None:
         self.query_one("#review-detail", Static).update(
-            render_proposal(self.selected(), self.service.now)
+            render_proposal(self.selected(), self.service.now, self._warning())
         )
+
+    def _warning(self) -> str:
+        """The theme's colour for flags (a plain yellow is unreadable on the light one)."""
+        return self.app.theme_variables.get("text-warning", "yellow")
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
+
+    def _redraw(self) -> None:
+        if self.proposals:
+            self._show(list(self.proposals.values()), self.reviewing)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.DECIDING:
@@ -167,6 +180,8 @@ class ReviewPane(Pane):
                 return None  # shown dimmed: nothing to decide here
             if action == "merge" and (proposal["kind"], proposal["op"]) != ("lesson", "add"):
                 return None
+            if action == "edit" and proposal["kind"] in ("config", "checkpoint"):
+                return None  # nothing to edit: approve or reject it
         return True
 
     def jump_to(self, ref: str) -> None:
@@ -206,34 +221,50 @@ class ReviewPane(Pane):
         proposal = self._need_pending()
         if proposal is None:
             return
+        # A slot edit that no longer applies (its text is gone) is approved as the slot's
+        # whole text, written from what the slot holds now: an edit of the piece alone
+        # would be refused the same way.
+        whole = proposal["kind"] == "slot" and bool(proposal.get("stale"))
 
         async def submit(values: dict[str, str]) -> Any:
             return await self.workbench.write(
                 core_review.approve,
                 proposal["id"],
                 edit=values["text"],
+                whole_slot=whole,
                 done=lambda decided: f"Approved with your text: {decided['result']}",
             )
 
-        label = {
-            "add": "Lesson",
-            "set": "Slot text",
-            "append": "Text to append",
-            "replace": f"Replace {proposal['args'].get('old', '')!r} with",
-            "edit": "Lesson" if proposal["kind"] == "lesson" else "Card's lesson",
-        }[proposal["op"]]
+        if proposal["kind"] in ("config", "checkpoint"):
+            self.warn("This proposal has no text to edit: approve (a) or reject (r) it")
+            return
+        label = (
+            "Rule"
+            if proposal["kind"] == "rule"
+            else {
+                "add": "Lesson",
+                "set": "Slot text",
+                "append": "Text to append",
+                "replace": f"Replace {proposal['args'].get('old', '')!r} with",
+                "edit": "Lesson" if proposal["kind"] == "lesson" else "Card's lesson",
+            }[proposal["op"]]
+        )
+        text, help_text = (
+            proposed_text(proposal),
+            (f"Proposed by {proposal['proposed_by']}; your text goes live."),
+        )
+        if whole:
+            label = f"The whole of slot {proposal['target']}"
+            text = str(proposal.get("before", ""))
+            help_text = (
+                f"The proposed {proposal['op']} no longer applies ({proposal['stale']}). "
+                f"This is the slot as it is now: write what it should say; it replaces it all."
+            )
         self.app.push_screen(
             FormScreen(
-                f"Edit, then approve: {kind_label(proposal)} {proposal['target']}",
-                [
-                    Field(
-                        "text",
-                        label,
-                        proposed_text(proposal),
-                        multiline=True,
-                        help=f"Proposed by {proposal['proposed_by']}; your text goes live.",
-                    )
-                ],
+                f"{'Edit the whole slot' if whole else 'Edit'}, then approve: "
+                f"{kind_label(proposal)} {proposal['target']}",
+                [Field("text", label, text, multiline=True, help=help_text)],
                 submit,
                 save_label="Approve",
             )
@@ -264,36 +295,36 @@ class ReviewPane(Pane):
             )
         )
 
-    def action_merge(self) -> None:
+    async def action_merge(self) -> None:
         proposal = self._need_pending()
         if proposal is None:
             return
         if (proposal["kind"], proposal["op"]) != ("lesson", "add"):
             self.warn("Only a proposed lesson can be merged into a lesson")
             return
-        nearest = proposal.get("nearest") or {}
-        target = proposal.get("duplicate_of") or nearest.get("id") or ""
+        live = await self.workbench.io(self.service.live_lessons)
+        if not live:
+            self.warn("No live lesson to merge into: a (approve) adds it as a new one")
+            return
+        suggested = proposal.get("duplicate_of") or (proposal.get("nearest") or {}).get("id")
 
-        async def submit(values: dict[str, str]) -> Any:
-            return await self.workbench.write(
-                core_review.merge,
-                proposal["id"],
-                values["lesson"].strip(),
-                done=lambda decided: f"Merged: {decided['result']}",
-            )
+        async def chosen(lesson: dict[str, Any] | None) -> None:
+            if lesson is not None:
+                await self.workbench.write(
+                    core_review.merge,
+                    proposal["id"],
+                    lesson["id"],
+                    done=lambda decided: f"Merged: {decided['result']}",
+                )
 
-        hint = (
-            f"Nearest: “{nearest['content']}” ({nearest['similarity']:.0f} similar)"
-            if nearest
-            else "The id (or a unique start or end of it) of a live lesson"
-        )
         self.app.push_screen(
-            FormScreen(
-                "Merge into a lesson (it is reinforced; the wording joins its history)",
-                [Field("lesson", "Lesson id", target, help=hint)],
-                submit,
-                save_label="Merge",
-            )
+            LessonPicker(
+                f"Merge “{clip(proposal['args'].get('content', ''), 60)}” into a live lesson "
+                "(it is reinforced; the wording joins its history)",
+                live,
+                suggested,
+            ),
+            chosen,
         )
 
     def action_toggle_decided(self) -> None:
@@ -303,7 +334,7 @@ class ReviewPane(Pane):
     async def action_toggle_review(self) -> None:
         turn = "off" if self.reviewing else "on"
         await self.workbench.write(
-            core_config.set_value,
+            core_review.set_config,
             "review",
             turn,
             done=f"Review {turn}: agents' writes "

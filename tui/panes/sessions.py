@@ -23,6 +23,7 @@ from ..service import SessionDetail
 from ..widgets.bars import plural, short_stamp
 from ..widgets.session_timeline import SessionTimeline, untitled
 from ..widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
+from ..widgets.welcome import Welcome
 from ..widgets.working_memory import WorkingMemoryPanel
 from . import session_forms as forms
 from .base import Pane
@@ -38,8 +39,9 @@ class SessionsPane(Pane):
     HELP = (
         "Tab moves from the sessions list to the working memory's keys, scratchpad and "
         "checkpoints, then to the observation timeline. d and r act on the focused keys and "
-        "checkpoints lists. TTLs count down live; the timeline follows new observations "
-        "while its cursor is on the last row."
+        "checkpoints lists. Delete forgets the selected session for good (in the timeline, "
+        "the observation under the cursor), after a confirmation. TTLs count down live; the "
+        "timeline follows new observations while its cursor is on the last row."
     )
     BINDINGS: ClassVar[list[Binding]] = [
         Binding("o", "observe", "Observe", tooltip="Add an observation to the session"),
@@ -51,6 +53,12 @@ class SessionsPane(Pane):
         Binding("r", "restore", "Restore", tooltip="Restore the selected wm checkpoint"),
         Binding("e", "end_session", "End", tooltip="End the session with a summary"),
         Binding("n", "new_session", "New", tooltip="Start a new session"),
+        Binding(
+            "delete",
+            "forget",
+            "Forget",
+            tooltip="Delete the session (in the timeline: the observation) for good",
+        ),
     ]
 
     #: Shown (and active) only while their table has the focus, so the footer stays short.
@@ -69,6 +77,7 @@ class SessionsPane(Pane):
         self._pending_observation: str | None = None
 
     def compose(self) -> ComposeResult:
+        yield Welcome()  # an empty store: where it is and how agents reach it
         with Horizontal(classes="split"):
             with Vertical(classes="list-column", id="sessions-left"):
                 yield Static("", id="sessions-status", classes="pane-toolbar")
@@ -82,7 +91,7 @@ class SessionsPane(Pane):
                         Column("obs", "Obs", width=4, justify="right"),
                     ],
                     id="sessions",
-                    empty_text="No sessions yet: agents start one, or press n",
+                    empty_text="Loading sessions…",
                 )
                 yield WorkingMemoryPanel()
             yield SessionTimeline(id="session-detail")
@@ -122,11 +131,17 @@ class SessionsPane(Pane):
     @work(thread=True, exclusive=True, group="sessions-load", exit_on_error=False)
     def _load(self, wanted: str | None) -> None:
         rows, detail = self.service.sessions_and_detail(wanted)
+        empty = not rows and self.service.is_empty()
         self.deliver(self._show_sessions, rows, detail)
+        self.deliver(self._show_welcome, self.service.location() if empty else None)
 
     @work(thread=True, exclusive=True, group="sessions-detail", exit_on_error=False)
     def _load_detail(self, session_id: str) -> None:
         self.deliver(self._show_detail, self.service.session_detail(session_id))
+
+    def _show_welcome(self, location: str | None) -> None:
+        """An empty store: where it is and how to point an agent at it (None hides it)."""
+        self.query_one(Welcome).show_for(location)
 
     def select_after_load(self, session_id: str | None) -> None:
         """Select ``session_id`` when the reload that follows a write lands."""
@@ -135,6 +150,7 @@ class SessionsPane(Pane):
     def _show_sessions(self, rows: list[dict[str, Any]], detail: SessionDetail | None) -> None:
         self.sessions = {r["id"]: r for r in rows}
         table = self.query_one("#sessions", VirtualTable)
+        table.empty_text = "No sessions yet: agents start one, or press n"
         keep = self._pending_session if self._pending_session in self.sessions else None
         table.set_source(
             ListRowSource([self._session_row(r) for r in rows]), keep_key=keep or table.cursor_key
@@ -325,6 +341,19 @@ class SessionsPane(Pane):
     def action_checkpoint(self) -> None:
         if (session := self._need_session()) is not None:
             forms.create_wm_checkpoint(self, session)
+
+    def action_forget(self) -> None:
+        """Delete for good, after a confirmation: the observation under the timeline's
+        cursor when the timeline has the focus, else the whole session."""
+        if (session := self._need_session()) is None:
+            return
+        if self._focused_id() == "timeline":
+            key = self.timeline.table.cursor_key
+            found = next((o for o in self.timeline.observations if o["id"] == key), None)
+            if found is not None:
+                forms.forget_observation(self, session, found)
+                return
+        forms.forget_session(self, session)
 
     def action_restore(self) -> None:
         if (session := self._need_session()) is None:

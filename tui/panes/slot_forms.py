@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...core import slots as core_slots
+from ..screens.confirm import ConfirmScreen
 from ..screens.form import Field, FormScreen
 
 if TYPE_CHECKING:
@@ -78,4 +79,35 @@ def edit_details(pane: SlotsPane, slot: Doc) -> None:
             ],
             submit,
         )
+    )
+
+
+async def toggle_lock(pane: SlotsPane, slot: Doc) -> None:
+    """Lock a slot (read-only for agents and here); unlocking asks first."""
+    if not slot.get("read_only"):
+        await pane.workbench.write(
+            core_slots.set_read_only,
+            slot["label"],
+            True,
+            done=f"Locked {slot['label']}: read-only for agents and here (l unlocks)",
+        )
+        return
+
+    async def answered(yes: bool | None) -> None:
+        if yes:
+            await pane.workbench.write(
+                core_slots.set_read_only,
+                slot["label"],
+                False,
+                done=f"Unlocked {slot['label']} (l locks it again)",
+            )
+
+    pane.app.push_screen(
+        ConfirmScreen(
+            f"Unlock slot {slot['label']}?",
+            "It was marked read-only (usually by the team). Once unlocked, you and "
+            "agents can edit or delete it.",
+            confirm="Unlock",
+        ),
+        answered,
     )

@@ -72,10 +72,12 @@ class SlotsPane(Pane):
         #: The core's refusal of the last save, shown until the text changes.
         self.save_error = ""
         self.save_error_text = ""
+        self.save_error_limit = 0
         self._flags_shown: dict[str, bool] = {}
         self._status_shown: Text | None = None
         self._pending_jump: str | None = None
         self._pending_edit = False
+        self._loaded = False  # until then an empty list means "not read yet"
         #: The slot being deleted from here (its draft goes with it, as confirmed).
         self._deleting: str | None = None
         #: Slot id -> its lint findings (core.lint), loaded beside the slots.
@@ -92,7 +94,7 @@ class SlotsPane(Pane):
                 Column("description", "Description", min_width=12, drop_order=1),
             ],
             id="slots",
-            empty_text="No slots yet: press n (agents use memwork slot set)",
+            empty_text="Loading slots…",
         )
         yield SlotEditor()
 
@@ -121,6 +123,7 @@ class SlotsPane(Pane):
         self._render_editor_info()
 
     def _show(self, slots: list[dict[str, Any]]) -> None:
+        self._loaded = True
         previous = self.slots
         self.slots = {s["id"]: s for s in slots}
         # Unsaved text of a slot deleted elsewhere (an agent, another workbench) is
@@ -165,7 +168,7 @@ class SlotsPane(Pane):
         self._refresh_flags()  # the editor may have turned a draft into a flag, or back
 
     def _render_rows(self) -> None:
-        error, warning = self._colour("error", "red"), self._colour("warning", "yellow")
+        error, warning = self._colour("error", "red"), self._colour("text-warning", "yellow")
         rows = [
             slot_row(
                 i,
@@ -178,6 +181,8 @@ class SlotsPane(Pane):
             for i, slot in enumerate(self.ordered())
         ]
         table = self.query_one("#slots", VirtualTable)
+        if self._loaded:
+            table.empty_text = "No slots yet: press n (agents use memwork slot set)"
         # As tall as the list (header + rows), within reason: the editor gets the rest.
         height = max(4, min(len(rows) + 2, 14))
         if table.styles.height is None or table.styles.height.value != height:
@@ -198,7 +203,7 @@ class SlotsPane(Pane):
             list(self.slots.values()),
             drafts,
             error=self._colour("error", "red"),
-            warning=self._colour("warning", "yellow"),
+            warning=self._colour("text-warning", "yellow"),
         )
         if status != self._status_shown:  # typing redraws this: only when it changed
             self._status_shown = status
@@ -249,6 +254,8 @@ class SlotsPane(Pane):
                 editor.load_text(self.drafts.pop(slot["id"], slot["content"]))
         elif slot is not None:
             editor.read_only = bool(slot.get("read_only"))
+            if self.save_error and int(slot["limit"]) != self.save_error_limit:
+                self.save_error = ""  # refused under another limit: it may fit now
             if slot["content"] != self.editor_base and editor.text == self.editor_base:
                 # Changed in the store (an agent, or our own save) and not edited here.
                 editor.load_text(slot["content"])
@@ -369,6 +376,7 @@ class SlotsPane(Pane):
             # The core refused (over the limit, read-only…): say why, keep the text.
             self.save_error = str(exc)
             self.save_error_text = text
+            self.save_error_limit = int(slot["limit"])
             self._render_editor_info()
             self.app.notify(str(exc), title="Not saved", severity="error", timeout=8)
             return
@@ -415,6 +423,8 @@ class SlotsPane(Pane):
         """Select ``slot_id`` when the reload that follows a write lands (and edit it)."""
         self._pending_jump = slot_id
         self._pending_edit = edit
+        if edit:  # what is typed next is the slot's text: it waits for the editor
+            self.workbench.hold_keys_for(self.query_one("#slot-editor", TextArea))
 
     def action_delete(self) -> None:
         slot = self._need_slot()
@@ -466,33 +476,5 @@ class SlotsPane(Pane):
             forms.edit_details(self, slot)
 
     async def action_toggle_lock(self) -> None:
-        slot = self._need_slot()
-        if slot is None:
-            return
-        if not slot.get("read_only"):
-            await self.workbench.write(
-                core_slots.set_read_only,
-                slot["label"],
-                True,
-                done=f"Locked {slot['label']}: read-only for agents and here (l unlocks)",
-            )
-            return
-
-        async def answered(yes: bool | None) -> None:
-            if yes:
-                await self.workbench.write(
-                    core_slots.set_read_only,
-                    slot["label"],
-                    False,
-                    done=f"Unlocked {slot['label']} (l locks it again)",
-                )
-
-        self.app.push_screen(
-            ConfirmScreen(
-                f"Unlock slot {slot['label']}?",
-                "It was marked read-only (usually by the team). Once unlocked, you and "
-                "agents can edit or delete it.",
-                confirm="Unlock",
-            ),
-            answered,
-        )
+        if (slot := self._need_slot()) is not None:
+            await forms.toggle_lock(self, slot)

@@ -9,15 +9,15 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.decay import effective_confidence
 from ..widgets.bars import plural
+from .dialog import Dialog
 
 
-class ClustersScreen(ModalScreen[list[dict[str, Any]] | None]):
+class ClustersScreen(Dialog[list[dict[str, Any]] | None]):
     """Each option is a cluster; Enter merges it (the first lesson is kept)."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Close")]

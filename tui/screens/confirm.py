@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from .form import fit_controls
+from .dialog import Dialog
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(Dialog[bool]):
     """A yes/no question; dismisses with True only on an explicit yes."""
 
     BINDINGS = [
@@ -57,9 +55,6 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
-
-    def on_resize(self, event: events.Resize) -> None:
-        fit_controls(self, event.size.height)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")

@@ -12,17 +12,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
 from ...core.errors import MemworkError
-
-#: Below this many lines a form draws its fields and buttons without borders.
-SHORT_HEIGHT = 32
+from .dialog import Dialog
 
 
 @dataclass
@@ -41,14 +37,7 @@ class Field:
 Submit = Callable[[dict[str, str]], Awaitable[Any]]
 
 
-def fit_controls(screen: ModalScreen[Any], height: int) -> None:
-    """Borderless inputs and buttons in a short terminal, so a form or dialog fits."""
-    compact = height < SHORT_HEIGHT
-    for widget in screen.query("Input, TextArea, Button"):
-        widget.compact = compact  # type: ignore[attr-defined]
-
-
-class FormScreen(ModalScreen[Any]):
+class FormScreen(Dialog[Any]):
     """Fields, a Save button and an error line; ctrl+s saves, escape cancels."""
 
     BINDINGS = [
@@ -105,9 +94,6 @@ class FormScreen(ModalScreen[Any]):
     def on_mount(self) -> None:
         if self.fields:
             self.query_one(f"#f-{self.fields[0].name}").focus()
-
-    def on_resize(self, event: events.Resize) -> None:
-        fit_controls(self, event.size.height)
 
     def values(self) -> dict[str, str]:
         """What the user typed."""

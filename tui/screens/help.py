@@ -1,7 +1,8 @@
 """The help screen: every key, app-wide and per pane, with what it does.
 
-It opens on the keys of the pane the user is in (the other panes' keys are a
-scroll away), and lists every key a pane answers, footer or not (``0``, Tab).
+It opens on the keys of the pane the user is in (listed first; the app's keys and
+the other panes' are a scroll away), and lists every key a pane answers, footer or
+not (``0``, Tab). Its top says which store this is and the line to give an agent.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from .dialog import Dialog
 
-class HelpScreen(ModalScreen[None]):
+
+class HelpScreen(Dialog[None]):
     """Keys by pane; escape or ? closes it."""
 
     BINDINGS = [Binding("escape,question_mark,q,f1", "dismiss", "Close")]
@@ -30,6 +32,7 @@ class HelpScreen(ModalScreen[None]):
     }
     HelpScreen.-short > VerticalScroll { height: 100%; }
     HelpScreen Static { margin-top: 1; }
+    HelpScreen #help-store { margin-top: 0; }
     """
 
     def __init__(self, panes: Sequence[type], current: str | None = None) -> None:
@@ -38,20 +41,30 @@ class HelpScreen(ModalScreen[None]):
         self.current = current
 
     def compose(self) -> ComposeResult:
+        # The current pane's keys come first, so the screen opens on them: scrolling to
+        # them once it was laid out showed the top for a moment, then jumped.
+        first = [p for p in self.panes if p.PANE_ID == self.current and self.pane_bindings(p)]
         with VerticalScroll():
+            yield Static(self._store_line(), id="help-store")
+            for pane in first:
+                yield Static(self._pane_keys(pane), id=f"help-{pane.PANE_ID}")
             yield Static(self._everywhere(), id="help-everywhere")
             for pane in self.panes:
-                if self.pane_bindings(pane):
+                if pane not in first and self.pane_bindings(pane):
                     yield Static(self._pane_keys(pane), id=f"help-{pane.PANE_ID}")
 
-    def on_mount(self) -> None:
-        if self.current is not None and self.query(f"#help-{self.current}"):
-            self.call_after_refresh(self._show_current)
-
-    def _show_current(self) -> None:
-        """Open on the current pane's keys."""
-        section = self.query_one(f"#help-{self.current}", Static)
-        self.query_one(VerticalScroll).scroll_to_widget(section, animate=False, top=True)
+    def _store_line(self) -> Text:
+        """Which store this is, and the line that points an agent at it."""
+        where = getattr(self.app, "store_location", None)
+        if not where:
+            title = getattr(self.app, "title_base", "")
+            return Text(f"This store: {title}" if title else "", style="dim")
+        return Text.assemble(
+            ("This store ", "dim"),
+            where,
+            ("  ·  give an agent ", "dim"),
+            (f"MEMWORK_DB={where}", "bold"),
+        )
 
     @staticmethod
     def _grid() -> Table:

@@ -11,13 +11,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.kinds import pane_of
 from ..messages import JumpTo
 from ..widgets.bars import plural
+from .dialog import Dialog
 
 if TYPE_CHECKING:
     from ..app import MemworkApp
@@ -57,7 +57,7 @@ def hit_label(kind: str, title: str, words: list[str]) -> Table:
     return grid
 
 
-class SearchScreen(ModalScreen[None]):
+class SearchScreen(Dialog[None]):
     """A search box over episodes, cards, lessons, rules, slots, sessions and history."""
 
     BINDINGS = [

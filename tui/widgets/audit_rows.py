@@ -18,6 +18,8 @@ from .virtual_table import Column, Row
 
 #: The audit action of "injected into context" entries (``core.context.log``).
 INJECT = "inject"
+#: How those entries' summaries begin (the list shows what follows it).
+INJECT_PREFIX = "injected into context: "
 
 COLUMNS = [
     Column("ts", "Time (UTC)", width=16),
@@ -111,7 +113,8 @@ class AuditRows:
                 Text(e["action"], style=action_style(e["action"])),
                 e["table"],
                 Text(short_id(e["record_id"]), style="bright_black"),
-                e["summary"],
+                # The Action column says inject: the summary leads with what it was.
+                e["summary"].removeprefix(INJECT_PREFIX) if e["action"] == INJECT else e["summary"],
             ],
             key=e["id"],
         )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from rich.console import Console
 from rich.text import Text
 
 from ...core.clock import parse_instant
@@ -97,3 +98,20 @@ def duration(seconds: float | None) -> str:
     if minutes:
         return f"{minutes}m {secs:02d}s"
     return f"{secs}s"
+
+
+def clip_to_lines(console: Console, text: Text, width: int, lines: int) -> Text:
+    """``text`` wrapped to ``width``, at most ``lines`` lines; a cut ends with an ellipsis
+    (a box of fixed height would otherwise drop the rest without a sign)."""
+    if width <= 1 or lines <= 0:
+        return text
+    wrapped = text.wrap(console, width)
+    if len(wrapped) <= lines:
+        return text
+    kept = list(wrapped)[:lines]
+    last = kept[-1]
+    last.rstrip()
+    if last.cell_len >= width:
+        last.truncate(width - 1)
+    last.append("…")
+    return Text("\n").join(kept)

@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.text import Text
 
+from ...core.context.log import Injections
 from ...core.decay import effective_confidence, state_of
 from ...core.text import clip
 from .bars import ago, confidence_style
@@ -37,19 +38,23 @@ def effect_text(effect: dict[str, Any] | None) -> Text:
     return Text(f"{change:+.2f}", style=style)
 
 
-def findings_text(findings: list[dict[str, Any]] | tuple = ()) -> Text:
-    """A record's lint findings, one line each (empty when it has none)."""
+def findings_text(findings: list[dict[str, Any]] | tuple = (), warning: str = "yellow") -> Text:
+    """A record's lint findings, one line each (empty when it has none); ``warning`` is
+    the theme's colour for flags (readable on the light theme too)."""
     out = Text()
     if findings:
-        out.append("\nLint\n", style="bold yellow")
+        out.append("\nLint\n", style=f"bold {warning}")
         for finding in findings:
-            out.append(f"⚑ {finding['kind'].replace('_', ' ')}: ", style="yellow")
+            out.append(f"⚑ {finding['kind'].replace('_', ' ')}: ", style=warning)
             out.append(f"{finding['message']}\n")
     return out
 
 
 def render_rule(
-    rule: dict[str, Any] | None, now: datetime, findings: list[dict[str, Any]] | tuple = ()
+    rule: dict[str, Any] | None,
+    now: datetime,
+    findings: list[dict[str, Any]] | tuple = (),
+    warning: str = "yellow",
 ) -> Text:
     """A rule: its text, scope, polarity, source and whether it is in the active window
     (and its lint findings)."""
@@ -75,9 +80,21 @@ def render_rule(
         out.append(
             f"{count} episode{'' if count == 1 else 's'}, newest {rule['episode_ids'][-1]}\n"
         )
-    out.append_text(findings_text(findings))
+    out.append_text(findings_text(findings, warning))
     out.append("\nt switches it on or off", style="italic bright_black")
     return out
+
+
+def _reinforced(lesson: dict[str, Any], now: datetime) -> list[tuple[str, str] | str]:
+    """``reinforced 3x, last 2d ago``; a lesson never reinforced says when it was added
+    (its decay clock starts there), not "0x, last 1m ago"."""
+    count = int(lesson.get("reinforcements") or 0)
+    if not count:
+        return [("added ", "bright_black"), f"{ago(lesson['created_at'], now)}, not reinforced\n"]
+    return [
+        ("reinforced ", "bright_black"),
+        f"{count}x, last {ago(lesson['last_reinforced_at'], now)}\n",
+    ]
 
 
 def _state_line(lesson: dict[str, Any], now: datetime) -> str:
@@ -108,8 +125,10 @@ def render_lesson(
     preview_weeks: int = 0,
     others: dict[str, dict[str, Any]] | None = None,
     effect: dict[str, Any] | None = None,
+    use: Injections | None = None,
     contradicts: list[dict[str, Any]] | tuple = (),
     findings: list[dict[str, Any]] | tuple = (),
+    warning: str = "yellow",
 ) -> Text:
     """A lesson: its content, effective and stored confidence, decay and links; its
     effect on its task, the live lessons it contradicts and its lint findings.
@@ -141,13 +160,18 @@ def render_lesson(
         f"{_state_line(lesson, now)}\n",
         ("scope ", "bright_black"),
         f"{lesson['scope']}\n",
-        ("reinforced ", "bright_black"),
-        f"{lesson['reinforcements']}x, last {ago(lesson['last_reinforced_at'], now)}\n",
+        *_reinforced(lesson, now),
         ("decay ", "bright_black"),
         "none (pinned)\n" if lesson.get("pinned") else f"{lesson['decay_rate']:.2f} per week\n",
         ("source ", "bright_black"),
         f"{lesson.get('source', '')}\n",
     ]
+    if use:
+        times = "context" if use["count"] == 1 else "contexts"
+        parts += [
+            ("used ", "bright_black"),
+            f"in {use['count']:,} {times}, last {ago(use['last'], now)}\n",
+        ]
     if lesson.get("tags"):
         parts += [("tags ", "bright_black"), f"{', '.join(lesson['tags'])}\n"]
     for field, label in (("superseded_by", "superseded by "), ("supersedes", "supersedes ")):
@@ -171,8 +195,8 @@ def render_lesson(
         parts += [("effect ", "bright_black"), ("not yet: no episodes on both sides\n", "")]
     for other in contradicts:
         parts += [
-            ("⚑ contradicts ", "bold yellow"),
-            (f"{other['id']} ", "yellow"),
+            ("⚑ contradicts ", f"bold {warning}"),
+            (f"{other['id']} ", warning),
             f"“{other['content']}”\n",
         ]
     wordings = other_wordings(lesson)
@@ -180,6 +204,6 @@ def render_lesson(
         parts.append(("\nOther wordings\n", "bold"))
         parts += [f"  • {w}\n" for w in wordings]
     out = Text.assemble(*parts)
-    out.append_text(findings_text([f for f in findings if f["kind"] != "contradiction"]))
+    out.append_text(findings_text([f for f in findings if f["kind"] != "contradiction"], warning))
     out.append(f"\n{lesson['id']}", style="bright_black")
     return out

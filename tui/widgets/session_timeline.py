@@ -17,10 +17,14 @@ from textual.containers import Vertical
 from textual.widgets import Label, Static
 
 from ...core.clock import parse_instant
-from .bars import duration, short_stamp
+from .bars import clip_to_lines, duration, short_stamp
 from .virtual_table import Column, ListRowSource, Row, VirtualTable
 
 #: Observation kind → colour (readable on the dark and the light theme).
+#: Lines the session's header may take (its CSS max-height): a longer summary is cut
+#: with an ellipsis.
+HEADER_LINES = 7
+
 KIND_STYLE = {
     "error": "bold red",
     "decision": "blue",
@@ -61,7 +65,7 @@ class SessionTimeline(Vertical):
     }
     SessionTimeline > #session-header {
         height: auto;
-        max-height: 5;
+        max-height: 7;
     }
     SessionTimeline > #timeline-title {
         margin-top: 1;
@@ -184,28 +188,39 @@ class SessionTimeline(Vertical):
             str(s["total_observed"]),
             (f" ({dropped} oldest dropped)", "yellow") if dropped else "",
             "\n",
-            ("started ", "bright_black"),
-            short_stamp(s["started_at"]),
         ]
+        head = Text.assemble(*parts)
+        times: list[Any] = [("started ", "bright_black"), short_stamp(s["started_at"])]
         if active:
-            parts += [("  running for ", "bright_black"), duration(s["duration_seconds"])]
+            times += [("  running for ", "bright_black"), duration(s["duration_seconds"])]
         else:
-            parts += [
+            times += [
                 ("  ended ", "bright_black"),
                 short_stamp(s.get("ended_at")),
                 ("  ran ", "bright_black"),
                 duration(s["duration_seconds"]),
             ]
-        parts += [("  ", ""), (s["id"], "bright_black"), "\n"]
+        times += [("  ", ""), (s["id"], "bright_black")]
+        tail = Text.assemble(*times)
         if s.get("summary"):
-            parts += [("summary ", "bright_black"), s["summary"]]
+            summary = Text.assemble(("summary ", "bright_black"), s["summary"])
         else:
-            parts.append(
-                ("no summary yet (e ends the session with one)", "italic bright_black")
-                if active
-                else ("no summary", "italic bright_black")
+            summary = Text(
+                "no summary yet (e ends the session with one)" if active else "no summary",
+                style="italic bright_black",
             )
-        header.update(Text.assemble(*parts))
+        # HEADER_LINES lines in all: the summary gets what the rest leaves, and a long
+        # one ends in an ellipsis there (it used to stop mid-sentence without a sign).
+        width = header.content_size.width
+        console = self.app.console
+        if width > 1:
+            used = len(head.wrap(console, width)) - 1 + len(tail.wrap(console, width))
+            summary = clip_to_lines(console, summary, width, max(1, HEADER_LINES - used))
+        text = Text.assemble(head, summary, "\n", tail)
+        header.update(clip_to_lines(console, text, width, HEADER_LINES))
+
+    def on_resize(self) -> None:
+        self.render_header()  # the summary's cut depends on the width
 
     @on(VirtualTable.CursorMoved, "#timeline")
     def _observation_moved(self) -> None:

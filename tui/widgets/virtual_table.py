@@ -5,6 +5,11 @@
 records without creating a widget, or even a renderable, per row. Only the
 visible lines are rendered, and rendered lines are kept in an LRU cache keyed by
 (row index, width, cursor state, focus state).
+
+Rows that arrive while the table is shown never hide above the view: a table
+at its top stays at its top (the newest rows come into view), and a table
+scrolled down keeps its selection where it was and says in its header how many
+rows arrived above (``3 new ↑``) until the view is back at the top.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from textual.strip import Strip
 
 __all__ = [
     "CellType",
+    "Choices",
     "Column",
     "fit_columns",
     "ListRowSource",
@@ -37,14 +43,29 @@ __all__ = [
     "VirtualTable",
 ]
 
-CellType = str | Text
-"""The type of a cell: a plain string or a Rich `Text` (for per-cell styling)."""
+
+@dataclass(frozen=True, slots=True)
+class Choices:
+    """A cell that can be written several ways, widest first: the table shows the first
+    that fits its column (a confidence bar with its number, or the number alone in a
+    narrow terminal), and the last one cut to fit when none does."""
+
+    options: tuple[str | Text, ...]
+
+
+CellType = str | Text | Choices
+"""The type of a cell: a plain string, a Rich `Text` (for per-cell styling), or
+`Choices` of either."""
 
 Justify = Literal["left", "right"]
 
 ELLIPSIS = "…"
 CELL_PADDING = 1
 """Blank cells on each side of every column."""
+
+ARRIVALS_COUNTED = 400
+"""Above this many rows over the view, arrivals are counted by how far the view moved
+(building every row to read its key would cost more than the count is worth)."""
 
 # Control characters (newlines, tabs, ...) would break a single-line strip; each one is
 # replaced by one space so the cell keeps its length (and a Text keeps its spans).
@@ -63,8 +84,8 @@ class Column:
 
     key: str
     """Identifier of the column."""
-    label: str
-    """Text shown in the header."""
+    label: str | Choices
+    """Text shown in the header (`Choices`: a shorter label for a narrow column)."""
     width: int | None = None
     """Width in cells, or `None` for a flexible column that shares the remaining width."""
     justify: Justify = "left"
@@ -221,6 +242,14 @@ def _fit_str(text: str, width: int, justify: Justify) -> str:
     return padding + text if justify == "right" else text + padding
 
 
+def _choose(cell: Choices, width: int) -> str | Text:
+    """The widest of a cell's ways of writing that fits ``width`` cells (else the last)."""
+    for option in cell.options:
+        if cell_len(option.plain if isinstance(option, Text) else option) <= width:
+            return option
+    return cell.options[-1] if cell.options else ""
+
+
 def _fit_text(text: Text, width: int, justify: Justify) -> Text:
     """Truncate (with an ellipsis) or pad a copy of a Rich Text to exactly `width` cells."""
     text = text.copy()
@@ -271,6 +300,7 @@ class VirtualTable(ScrollView, can_focus=True):
         "virtual-table--header",
         "virtual-table--cursor",
         "virtual-table--empty",
+        "virtual-table--new-above",
     }
     """
     | Class | Description |
@@ -278,6 +308,7 @@ class VirtualTable(ScrollView, can_focus=True):
     | `virtual-table--header` | Target the header line. |
     | `virtual-table--cursor` | Target the cursor row (styled dimmer when not focused). |
     | `virtual-table--empty` | Target the placeholder shown when there are no rows. |
+    | `virtual-table--new-above` | Target the "N new ↑" marker in the header. |
     """
 
     DEFAULT_CSS = """
@@ -302,6 +333,11 @@ class VirtualTable(ScrollView, can_focus=True):
             color: $text-muted;
             text-style: italic;
         }
+        & > .virtual-table--new-above {
+            background: $accent;
+            color: $text;
+            text-style: bold;
+        }
         &:focus {
             background-tint: $foreground 5%;
             & > .virtual-table--cursor {
@@ -322,6 +358,10 @@ class VirtualTable(ScrollView, can_focus=True):
 
     empty_text: reactive[str] = reactive("No rows")
     """Placeholder shown (centred) when there are no rows."""
+
+    new_above: reactive[int] = reactive(0, init=False)
+    """Rows that arrived above the view since it was last at the top (shown in the
+    header as ``N new ↑``; back to 0 once the view reaches the top)."""
 
     @dataclass
     class CursorMoved(Message):
@@ -404,6 +444,14 @@ class VirtualTable(ScrollView, can_focus=True):
         """The columns of the table."""
         return self._columns
 
+    def set_columns(self, columns: Sequence[Column]) -> None:
+        """Replace the columns (hand the table rows whose cells follow them next)."""
+        if not columns:
+            raise ValueError("VirtualTable needs at least one column")
+        self._columns = tuple(columns)
+        self._clear_caches()
+        self.refresh()
+
     @property
     def source(self) -> RowSource:
         """The current row source."""
@@ -449,19 +497,32 @@ class VirtualTable(ScrollView, can_focus=True):
         """Replace the rows.
 
         The cursor moves to the row whose key is `keep_key` if such a row exists in
-        the new source (and stays at the same position on screen where possible);
-        otherwise the cursor index is kept and clamped to the new row count.
-        Posts `CursorMoved` if the row under the cursor changed (index or key).
+        the new source; otherwise the cursor index is kept and clamped to the new row
+        count. Posts `CursorMoved` if the row under the cursor changed (index or key).
+
+        Where the view goes: when `keep_key` is the selected row's key (the selection
+        is kept across a refresh) and the view was at the top, it stays at the top,
+        so rows that arrive first are seen: the cursor stays on its row while that
+        row is still on screen, and a cursor on the first row stays on the first row.
+        Only a row chosen further down and pushed off the screen scrolls the view (the
+        selection is never lost). A view scrolled down keeps the selected row where
+        it was on screen. Either way the rows that arrived above the view are counted
+        (`new_above`, shown in the header). A `keep_key` naming another row selects
+        that row and scrolls it into view.
 
         Args:
             source: The new rows.
             keep_key: Key of the row to keep the cursor on, typically `self.cursor_key`.
         """
         old_index = self.cursor_row
+        old_source = self._source
         # A source changed in place can no longer tell which key was under the cursor
         # (and may be shorter now): trust the caller's `keep_key` then.
-        old_key = keep_key if source is self._source else self.cursor_key
-        screen_offset = old_index - round(self.scroll_y)
+        in_place = source is old_source
+        old_key = keep_key if in_place else self.cursor_key
+        old_top = round(self.scroll_y)
+        screen_offset = old_index - old_top
+        keeping = keep_key is None or keep_key == old_key
 
         self._source = source
         self._row_count = len(source)
@@ -474,12 +535,32 @@ class VirtualTable(ScrollView, can_focus=True):
             if found is not None:
                 new_index = found
         new_index = self._clamp(new_index)
+        visible = self._visible_rows
 
-        # Bypass the watcher: post a single message below, after the scroll is fixed.
-        self.set_reactive(VirtualTable.cursor_row, new_index)
-        if self._visible_rows > 0 and 0 <= screen_offset < self._visible_rows:
-            self.scroll_to(y=max(0, new_index - screen_offset), animate=False, force=True)
-        self.scroll_to_cursor()
+        on_screen = 0 <= new_index < visible
+        if keeping and old_top == 0 and (on_screen or old_index == 0):
+            # Watching the top: it stays in view. The selection follows its row while
+            # that row is on screen; a cursor on the first row stays on the first row.
+            if not on_screen:
+                new_index = 0
+            self.set_reactive(VirtualTable.cursor_row, new_index)
+            self.scroll_to(y=0, animate=False, force=True)
+        elif keeping and old_top == 0:
+            # A row chosen further down was pushed off the screen: the selection wins,
+            # and the header counts the new rows the view has to leave above.
+            self.set_reactive(VirtualTable.cursor_row, new_index)
+            self.scroll_to_cursor()
+            if not in_place:
+                self.new_above += self._arrived_above(old_source, round(self.scroll_y), 0)
+        else:
+            # Bypass the watcher: post a single message below, after the scroll is fixed.
+            self.set_reactive(VirtualTable.cursor_row, new_index)
+            if visible > 0 and 0 <= screen_offset < visible:
+                new_top = max(0, new_index - screen_offset)
+                self.scroll_to(y=new_top, animate=False, force=True)
+                if keeping and not in_place and new_top > 0:
+                    self.new_above += self._arrived_above(old_source, new_top, old_top)
+            self.scroll_to_cursor()
         self.refresh()
         new_key = self.row_key_at(new_index)
         if new_index != old_index or new_key != old_key:
@@ -497,6 +578,15 @@ class VirtualTable(ScrollView, can_focus=True):
         self.set_source(self._source, keep_key=keep_key)
 
     # ------------------------------------------------------------------ reactives
+
+    def watch_new_above(self) -> None:
+        self._header_cache.clear()
+        self.refresh_line(0)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if round(new_value) == 0 and self.new_above:
+            self.new_above = 0  # the new rows are in view now
 
     def validate_cursor_row(self, value: int) -> int:
         return self._clamp(value)
@@ -595,6 +685,13 @@ class VirtualTable(ScrollView, can_focus=True):
             style = self.get_component_rich_style("virtual-table--header")
             labels: list[CellType] = [column.label for column in self._columns]
             strip = self._render_cells(labels, width, style, None)
+            if self.new_above:
+                # Over the right end of the header: rows arrived above the view.
+                marker = f" {self.new_above:,} new ↑ "
+                if cell_len(marker) < width:
+                    marker_style = style + self.get_component_rich_style("virtual-table--new-above")
+                    left = strip.crop(0, width - cell_len(marker))
+                    strip = Strip.join([left, Strip([Segment(marker, marker_style)])])
             self._header_cache[width] = strip
         return strip
 
@@ -654,6 +751,8 @@ class VirtualTable(ScrollView, can_focus=True):
             if column_width is None:
                 continue  # hidden: the table is too narrow for it
             cell: CellType = cells[column_index] if column_index < cell_count else ""
+            if isinstance(cell, Choices):
+                cell = _choose(cell, column_width)
             justify = column.justify
             if isinstance(cell, Text):
                 pending.append(pad)
@@ -700,6 +799,19 @@ class VirtualTable(ScrollView, can_focus=True):
         page = max(1, self._visible_rows)
         self.scroll_to(y=round(self.scroll_y) + direction * page, animate=False, force=True)
         self.move_cursor(self.cursor_row + direction * page)
+
+    def _arrived_above(self, old_source: RowSource, new_top: int, old_top: int) -> int:
+        """How many of the rows above the view (``new_top`` of them) are new: counted
+        by key against the old rows when that is cheap, else by how far the view moved."""
+        index_of = getattr(old_source, "index_of", None)
+        if not callable(index_of) or new_top > ARRIVALS_COUNTED:
+            return max(0, new_top - old_top)
+        source = self._source
+        return sum(
+            1
+            for index in range(new_top)
+            if (key := source.row(index).key) is None or index_of(key) is None
+        )
 
     def _find_key(self, key: str, hint: int) -> int | None:
         """Find the index of the row with `key`, trying `hint` and its neighbours first."""

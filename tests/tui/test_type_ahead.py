@@ -1,0 +1,133 @@
+"""Keys typed in the same tick as the key that opens a form, an editor or a pane land
+there, in order, as if they had been typed slowly (a quick hand, a paste, a busy
+machine): never in the pane behind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import events
+from textual.widgets import TextArea
+
+from memwork.core import lessons, slots
+from memwork.core.storage.store import Store
+from memwork.tui.screens.confirm import ConfirmScreen
+from memwork.tui.screens.form import FormScreen
+from memwork.tui.widgets.virtual_table import VirtualTable
+from tests.tui.conftest import SIZE, open_pane, run, settle
+
+#: Keys whose name is not the character they type.
+NAMES = {" ": "space", "/": "slash", ":": "colon", "-": "minus", ".": "full_stop"}
+
+
+def type_ahead(app, *keys: str) -> None:
+    """Post every key at once, before the app has handled the first: what a terminal
+    delivers when keys come faster than the app answers."""
+    for key in keys:
+        name = NAMES.get(key, key)
+        character = key if len(key) == 1 else None
+        event = events.Key(name, character)
+        event.set_sender(app)
+        app.post_message(event)
+
+
+def chars(text: str) -> list[str]:
+    return list(text)
+
+
+def _slot(path: Path, label: str) -> dict:
+    return {s["label"]: s for s in slots.list_slots(Store(path))}[label]
+
+
+async def _select_slot(pilot, label: str) -> None:
+    app = pilot.app
+    table = app.query_one("#slots", VirtualTable)
+    for index in range(table.row_count):
+        if app.pane("slots").slots[table.row_key_at(index)]["label"] == label:
+            table.move_cursor(index)
+            await settle(pilot)
+            return
+    raise AssertionError(label)
+
+
+def test_a_limit_typed_right_after_i_is_the_limit_saved(demo_app, demo_path: Path) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pane(pilot, "slots")
+            await _select_slot(pilot, "project/checkout")
+            type_ahead(app, "i", "2", "0", "0", "ctrl+s")
+            await settle(pilot)
+            assert _slot(demo_path, "project/checkout")["limit"] == 200
+            assert app.active_pane == "slots"  # the 2 never switched panes
+            assert not isinstance(app.screen, FormScreen)
+
+    run(scenario)
+
+
+def test_fields_typed_ahead_across_tab_land_in_their_own_fields(demo_app, demo_path: Path) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pane(pilot, "slots")
+            type_ahead(app, "n", *chars("notes"), "tab", "3", "0", "0", "ctrl+s")
+            await settle(pilot)
+            created = _slot(demo_path, "notes")
+            assert created["limit"] == 300
+
+    run(scenario)
+
+
+def test_text_typed_right_after_e_goes_into_the_slot_and_q_does_not_quit(
+    demo_app, demo_path: Path
+) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pane(pilot, "slots")
+            await _select_slot(pilot, "project/checkout")
+            before = _slot(demo_path, "project/checkout")["content"]
+            type_ahead(app, "e", *chars("unsaved q text "))
+            await settle(pilot)
+            editor = app.query_one("#slot-editor", TextArea)
+            assert app.is_running
+            assert editor.has_focus
+            assert editor.text == "unsaved q text " + before
+            # Quitting now asks first: the edit is unsaved.
+            type_ahead(app, "escape", "q")
+            await settle(pilot)
+            assert isinstance(app.screen, ConfirmScreen)
+            assert app.is_running
+
+    run(scenario)
+
+
+def test_a_key_typed_right_after_a_digit_acts_in_the_new_pane(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            type_ahead(app, "4", "a")
+            await settle(pilot)
+            assert app.active_pane == "lessons"
+            assert isinstance(app.screen, FormScreen)
+            assert "lesson" in app.screen.form_title.lower()
+
+    run(scenario)
+
+
+def test_a_lesson_typed_ahead_is_added_with_its_text(demo_app, demo_path: Path) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pane(pilot, "lessons")
+            text = "Tag every release before deploying"
+            type_ahead(app, "a", *chars(text), "ctrl+s")
+            await settle(pilot)
+            store = Store(demo_path)
+            with store.reading():
+                contents = [x["content"] for x in lessons.all_lessons(store)]
+            assert text in contents
+            assert not isinstance(app.screen, FormScreen)
+
+    run(scenario)
