@@ -378,9 +378,7 @@ def test_delete_forgets_a_session_or_an_observation_after_a_confirmation(
             await _focus(pilot, "sessions")
             await pilot.press("delete")
             await settle(pilot)
-            assert "Forget session 'Migrate orders.status to an enum' for good?" in screen_text(
-                app
-            )
+            assert "Forget session 'Migrate orders.status to an enum' for good?" in screen_text(app)
             await pilot.press("y")
             await settle(pilot)
             with pytest.raises(NotFound):

@@ -204,8 +204,10 @@ def forget_session(pane: SessionsPane, session: Doc) -> None:
             await pane.workbench.write(
                 forgetting.forget_session,
                 session["id"],
-                done=lambda r: f"Session forgotten with {plural(r['observations'], 'observation')}"
-                + _kept_copies(r),
+                done=lambda r: (
+                    f"Session forgotten with {plural(r['observations'], 'observation')}"
+                    + _kept_copies(r)
+                ),
             )
 
     pane.app.push_screen(
