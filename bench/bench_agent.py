@@ -57,10 +57,19 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
+def _link_or_copy(source: str, target: str) -> None:
+    # The log is appended to in place: it is copied. Table files are only ever replaced.
+    if os.path.basename(source) == "store.log":
+        shutil.copy2(source, target)
+    else:
+        os.link(source, target)
+
+
 def linked_copy(src: Path, dst: Path) -> Path:
-    """A copy of a store whose files are hard links (writes replace files, never edit them)."""
+    """A copy of a store whose table files are hard links (a write replaces a table file,
+    never edits one; the log, appended to, is copied)."""
     shutil.rmtree(dst, ignore_errors=True)
-    shutil.copytree(src, dst, copy_function=os.link, ignore=shutil.ignore_patterns(".lock"))
+    shutil.copytree(src, dst, copy_function=_link_or_copy, ignore=shutil.ignore_patterns(".lock"))
     return dst
 
 

@@ -1,9 +1,9 @@
 """Bulk recording throughput as history grows: 2,000-episode batches at 1k / 100k / 1M.
 
 For each size, the cached store (bench/out/n<size>/memwork, built once from the
-seeded generator by bench_store.build_memwork) is copied with hard links (a
-commit replaces files and never writes into one, so the copy is exact and
-cheap), then ``--batches`` batches of 2,000 new episodes are recorded into each
+seeded generator by bench_store.build_memwork) is copied with hard links (table
+files are only ever replaced, so the copy is exact and cheap; the log, which is
+appended to, is copied), then ``--batches`` batches of 2,000 new episodes are recorded into each
 copy, each in one call of ``record_episodes`` (what ``memwork record-episode``
 does with a JSON Lines file), fsync on, the sizes taking turns batch by batch.
 The figure is the median batch after the first (which also reads what the
@@ -38,12 +38,21 @@ from memwork.core import episodes  # noqa: E402
 from memwork.core.storage.store import Store  # noqa: E402
 
 
+def _link_or_copy(source: str, target: str) -> None:
+    # The log is appended to in place: it is copied. A table file is only ever replaced
+    # (a fold renames a new one in), so a hard link is an exact, cheap copy.
+    if os.path.basename(source) == "store.log":
+        shutil.copy2(source, target)
+    else:
+        os.link(source, target)
+
+
 def _copy(n: int) -> Path:
-    """A hard-linked copy of the cached n-store (a commit replaces files, never edits one)."""
+    """A copy of the cached n-store: table files hard-linked, the log copied."""
     source = build_memwork(n)
     scratch = OUT / f"scratch-bulk-{n}"
     shutil.rmtree(scratch, ignore_errors=True)
-    shutil.copytree(source, scratch, copy_function=os.link)
+    shutil.copytree(source, scratch, copy_function=_link_or_copy)
     return scratch
 
 

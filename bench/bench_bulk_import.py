@@ -1,13 +1,12 @@
 """Bulk recording: a JSON Lines file of N episodes through ``memwork record-episode FILE``.
 
-Measures the whole process: wall time and peak resident memory (the child's
-``ru_maxrss``), next to the input file's size. The file is streamed a line at a
-time and each validated episode is kept as compact JSON bytes until the single
-all-or-nothing commit; the store's own in-memory tables (every new episode
-shard, audit shard and aggregate, as the commit writes them) are what grows
-with N.
+Measures the whole process: wall time and peak resident memory (that child's own
+``ru_maxrss``, from ``wait4``), next to the input file's size. With ``--baseline
+DIR`` the same file goes through the ``memwork`` of another checkout too (its
+``.venv``), in the same run, the two taking turns.
 
-Usage: python bench/bench_bulk_import.py [--sizes 10000 100000 1000000] [--fsync] [--no-consolidate]
+Usage: python bench/bench_bulk_import.py [--sizes 10000 100000 1000000] [--fsync]
+       [--no-consolidate] [--baseline /path/to/another/checkout]
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -44,7 +42,7 @@ def input_file(n: int) -> Path:
     return path
 
 
-def run(n: int, fsync: bool, consolidate: bool = True) -> dict[str, float]:
+def run(n: int, fsync: bool, consolidate: bool = True, tree: Path = ROOT) -> dict[str, float]:
     """Record the file into a fresh store in a child process; its time and peak memory."""
     source = input_file(n)
     store = OUT / f"bulk-store-{n}"
@@ -56,48 +54,51 @@ def run(n: int, fsync: bool, consolidate: bool = True) -> dict[str, float]:
         # rule archive lookups dominate the time (see the README). Off, the run measures
         # reading, validating, recording and the one commit.
         env["MEMWORK_CONSOLIDATE_EVERY"] = str(10**12)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
-    memwork = str(ROOT / ".venv" / "bin" / "memwork")
-    done = subprocess.run(
+    memwork = str(tree / ".venv" / "bin" / "memwork")
+    child = subprocess.Popen(
         [memwork, "--db", str(store), "record-episode", str(source)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        text=True,
     )
+    _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit(f"record-episode failed: {done.stderr.strip()}")
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    child.returncode = os.waitstatus_to_exitcode(status)
+    assert child.stderr is not None
+    error = child.stderr.read().decode().strip()
+    if child.returncode != 0:
+        raise SystemExit(f"record-episode failed ({tree}): {error}")
     shutil.rmtree(store, ignore_errors=True)
     return {
         "episodes": n,
         "input_mb": source.stat().st_size / 2**20,
         "seconds": seconds,
-        # ru_maxrss of all children is a running maximum: valid when sizes grow.
-        "peak_rss_mb": max(peak_kb, before) / 1024,
+        "peak_rss_mb": usage.ru_maxrss / 1024,
     }
 
 
 def main() -> None:
-    """Print one table row per size."""
+    """Print one table row per size (and per tree, with a baseline)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000])
     parser.add_argument("--fsync", action="store_true", help="fsync on (the default store)")
     parser.add_argument(
         "--no-consolidate", action="store_true", help="no automatic consolidation during the run"
     )
+    parser.add_argument("--baseline", type=Path, help="another checkout to run beside this one")
     args = parser.parse_args()
-    print("| episodes | input | wall time | peak RSS | per episode |")
-    print("|---:|---:|---:|---:|---:|")
+    trees = [("this tree", ROOT)] + ([("baseline", args.baseline)] if args.baseline else [])
+    print("| episodes | memwork | input | wall time | peak RSS | per episode |")
+    print("|---:|---|---:|---:|---:|---:|")
     for n in sorted(args.sizes):
-        r = run(n, args.fsync, consolidate=not args.no_consolidate)
-        print(
-            f"| {n:,} | {r['input_mb']:.0f} MB | {r['seconds']:.1f} s | "
-            f"{r['peak_rss_mb']:,.0f} MB | {r['seconds'] / n * 1e6:.0f} µs |",
-            flush=True,
-        )
+        for label, tree in trees:
+            r = run(n, args.fsync, consolidate=not args.no_consolidate, tree=tree)
+            print(
+                f"| {n:,} | {label} | {r['input_mb']:.0f} MB | {r['seconds']:.1f} s | "
+                f"{r['peak_rss_mb']:,.0f} MB | {r['seconds'] / n * 1e6:.0f} µs |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

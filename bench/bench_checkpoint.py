@@ -40,28 +40,25 @@ import bench_store  # noqa: E402
 from memwork.core import checkpoints  # noqa: E402
 from memwork.core.storage import atomic  # noqa: E402
 from memwork.core.storage.codec import dumps  # noqa: E402
-from memwork.core.storage.folder_storage import (  # noqa: E402
-    SNAPSHOT_MANIFEST,
-    SNAPSHOTS,
-    FolderStorage,
-    table_file,
-)
+from memwork.core.storage.folder_backend import FolderBackend  # noqa: E402
+from memwork.core.storage.manifest import table_file  # noqa: E402
+from memwork.core.storage.snapshot_files import SNAPSHOT_MANIFEST, SNAPSHOTS  # noqa: E402
 from memwork.core.storage.store import Store  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 TASK = bench_store.TASK
 
 
-def hardlink_snapshot(self: FolderStorage, names: list[str], key: str) -> None:
+def hardlink_snapshot(self: FolderBackend, key: str, names: list[str]) -> None:
     """The baseline: snapshots as they were, one hard link per committed table file."""
-    target = self.folder / SNAPSHOTS / key
+    target = self.path / SNAPSHOTS / key
     target.mkdir(parents=True)
     versions = {}
     for name in names:
-        if name not in self.manifest.tables:
+        if name not in self.head.tables:
             continue
-        os.link(self.folder / table_file(name), target / table_file(name))
-        versions[name] = self.manifest.tables[name]
+        os.link(self.path / table_file(name), target / table_file(name))
+        versions[name] = self.head.tables[name]
     atomic.atomic_write(target / SNAPSHOT_MANIFEST, dumps({"tables": versions}), "snap")
 
 
@@ -74,18 +71,18 @@ def checkpoint_ms(store_path: Path, repeat: int) -> tuple[float, float]:
     os.environ["MEMWORK_FSYNC"] = "1"
     store = Store(scratch)
     now = datetime(2026, 11, 1, tzinfo=UTC)
-    pack = FolderStorage.snapshot
+    pack = FolderBackend.snapshot_create
     times: dict[str, list[float]] = {"links": [], "pack": []}
     try:
         for _ in range(repeat):
             for variant, snapshot in (("links", hardlink_snapshot), ("pack", pack)):
-                FolderStorage.snapshot = snapshot  # type: ignore[method-assign]
+                FolderBackend.snapshot_create = snapshot  # type: ignore[method-assign]
                 t0 = time.perf_counter()
                 doc = checkpoints.create(store, "bench", now=now, actor="bench")
                 times[variant].append((time.perf_counter() - t0) * 1000)
                 checkpoints.delete(store, doc["id"], now=now, actor="bench")
     finally:
-        FolderStorage.snapshot = pack  # type: ignore[method-assign]
+        FolderBackend.snapshot_create = pack  # type: ignore[method-assign]
     shutil.rmtree(scratch, ignore_errors=True)
     return statistics.median(times["links"]), statistics.median(times["pack"])
 

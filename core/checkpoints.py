@@ -10,18 +10,26 @@ A checkpoint command killed half-way can leave a snapshot folder that no
 checkpoint record names; every checkpoint command (create, restore, delete)
 first removes such orphans, under the store's lock, and ``memwork doctor``
 reports them meanwhile.
+
+Restore is also the repair: it works on a store whose table files are damaged or
+missing. Every table that cannot be read is left out of the automatic checkpoint,
+its file is moved aside into the store's ``damaged/<time>/`` folder (never deleted)
+and named in the result, and the restored tables take its place; ``memwork
+doctor`` names the newest checkpoint holding a readable copy of each damaged table.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
 from . import audit, ids, kinds, links, lookup, rule_archive, stats, tables
 from .clock import iso
+from .errors import InvalidInput, StoreUnreadable
 from .privacy import scrub
-from .storage.folder_storage import Docs
+from .storage.backend import Docs
 from .storage.store import Store
 
 TABLE = "checkpoints"
@@ -34,15 +42,19 @@ def _snapshot_names(store: Store) -> list[str]:
 
 def _sweep(store: Store) -> int:
     """Remove snapshot folders that no checkpoint record names; call inside a transaction."""
-    return store.storage.sweep_snapshots(set(store.docs(TABLE)))
+    return store.backend.snapshot_sweep(set(store.docs(TABLE)))
 
 
-def _take(store: Store, description: str, now: datetime, automatic: bool) -> dict[str, Any]:
+def _take(
+    store: Store,
+    description: str,
+    now: datetime,
+    automatic: bool,
+    damaged: Collection[str] = (),
+) -> dict[str, Any]:
     key = ids.new_uuid()
-    counts = {
-        k: v for k, v in stats.table_counts(store).items() if k not in ("checkpoints", "audit")
-    }
-    store.storage.snapshot(_snapshot_names(store), key)
+    counts = _counts(store, damaged)
+    store.backend.snapshot_create(key, [n for n in _snapshot_names(store) if n not in damaged])
     doc = {
         "automatic": automatic,
         "counts": counts,
@@ -61,7 +73,7 @@ def create(
     taken: list[str] = []
     try:
         with store.transaction():
-            if store.storage.dirty():
+            if store.cache.dirty():
                 raise RuntimeError("a checkpoint must be taken before any write in its transaction")
             _sweep(store)
             doc = _take(store, scrub(description).strip(), now, automatic)
@@ -95,46 +107,141 @@ def resolve(store: Store, key: str) -> dict[str, Any]:
 def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
     """Replace every snapshotted table with the checkpoint's.
 
-    Returns the automatic checkpoint taken first, which undoes the restore. A restore
-    refused half-way (a damaged snapshot, a failed write) leaves no snapshot files behind.
+    Returns the automatic checkpoint taken first, which undoes the restore, with
+    ``damaged``: each table found unreadable (``table``, ``reason``, ``moved_to``:
+    where its file now is, or None when it was missing, and ``restored``: whether the
+    checkpoint held a copy that replaced it). Those are left out of the automatic
+    checkpoint and moved aside, never deleted. A restore refused half-way (a damaged
+    snapshot, a failed write) leaves no snapshot files behind.
     """
     taken: list[str] = []
     try:
         with store.transaction():
-            target = resolve(store, key)
-            snapshot = store.storage.snapshot_tables(target["id"])
-            _sweep(store)
-            before = _take(store, f"before restoring {target['id'][:8]}", now, automatic=True)
-            taken.append(before["id"])
-            # Who may decide is not part of what a checkpoint rewinds (core/curator.py).
-            curator = store.docs("meta").get("curator")
-            for name in _snapshot_names(store):
-                store.drop(name)
-            for name, docs in snapshot.items():
-                store.put_many(name, docs)
-            if curator is not None:
-                store.put("meta", "curator", curator)
-            elif store.docs("meta").get("curator") is not None:
-                store.delete("meta", ["curator"])
-            # A checkpoint taken before the archive moved to chunks holds hash buckets; one
-            # taken before links holds relations as fields of the records.
-            rule_archive.convert_legacy(store)
-            links.convert_legacy(store, now)
-            audit.record(
-                store,
-                actor=actor,
-                action="restore",
-                table=TABLE,
-                record_id=target["id"],
-                summary=(
-                    f"restored checkpoint {target['id'][:8]} (undo: restore {before['id'][:8]})"
-                ),
-                now=now,
-            )
+            before, report = _restore_within(store, key, now=now, actor=actor, taken=taken)
     except BaseException:
         _forget_uncommitted(store, taken)
         raise
-    return before
+    # Folded at once: the log still holds what the restore put away (until its next
+    # fold), and so would any damaged file still in place; after the fold the store's
+    # files hold only the restored state and what reads.
+    store.fold_log()
+    return {**before, "damaged": report}
+
+
+def _restore_within(
+    store: Store, key: str, *, now: datetime, actor: str, taken: list[str]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    target = restorable(store, key)
+    snapshot = store.backend.snapshot_tables(target["id"])
+    damaged = find_damaged(store)
+    # Damaged files go aside first (the commit then replaces or drops them), so the
+    # automatic checkpoint holds only what reads.
+    stamp = now.strftime("%Y%m%dT%H%M%S") + "-" + ids.new_uuid()[:8]
+    report = [
+        {
+            "moved_to": store.backend.set_aside(name, stamp),
+            "reason": reason,
+            "restored": name in snapshot,
+            "table": name,
+        }
+        for name, reason in sorted(damaged.items())
+    ]
+    for name in damaged:
+        store.drop(name)
+    if TABLE in damaged:
+        # Which snapshots are checkpoints is lost with the table: every one on disk is
+        # kept as a recovered checkpoint (none is swept as an orphan).
+        _recover_records(store, now)
+    else:
+        _sweep(store)
+    before = _take(
+        store, f"before restoring {target['id'][:8]}", now, automatic=True, damaged=damaged
+    )
+    taken.append(before["id"])
+    # Who may decide is not part of what a checkpoint rewinds (core/curator.py); with
+    # the meta table damaged it is not known, and the checkpoint's is kept.
+    curator = None if "meta" in damaged else store.docs("meta").get("curator")
+    for name in _snapshot_names(store):
+        store.drop(name)
+    for name, docs in snapshot.items():
+        store.put_many(name, docs)
+    if curator is not None:
+        store.put("meta", "curator", curator)
+    elif "meta" not in damaged and store.docs("meta").get("curator") is not None:
+        store.delete("meta", ["curator"])
+    # A checkpoint taken before the archive moved to chunks holds hash buckets; one
+    # taken before links holds relations as fields of the records.
+    rule_archive.convert_legacy(store)
+    links.convert_legacy(store, now)
+    repaired = f"; {len(report)} damaged tables moved aside" if report else ""
+    audit.record(
+        store,
+        actor=actor,
+        action="restore",
+        table=TABLE,
+        record_id=target["id"],
+        summary=f"restored checkpoint {target['id'][:8]} (undo: restore {before['id'][:8]})"
+        + repaired,
+        now=now,
+    )
+    return before, report
+
+
+def _recover_records(store: Store, now: datetime) -> None:
+    """A checkpoint record for every snapshot on disk, as far as its files tell."""
+    recovered = {}
+    for key in store.backend.snapshot_keys():
+        try:
+            held = store.backend.snapshot_read(key)
+        except (StoreUnreadable, InvalidInput):
+            continue  # not readable: not offered as a checkpoint (its folder stays)
+        counts: dict[str, int] = {}
+        for name, (_, docs) in held.items():
+            logical = tables.logical_name(name)
+            counts[logical] = counts.get(logical, 0) + len(docs)
+        recovered[key] = {
+            "automatic": False,
+            "counts": counts,
+            "created_at": iso(now),
+            "description": "recovered from its files (the checkpoints table was damaged)",
+            "id": key,
+        }
+    store.put_many(TABLE, recovered)
+
+
+def find_damaged(store: Store) -> dict[str, str]:
+    """Every table that cannot be read (table → why), each checked without keeping it;
+    call inside ``store.reading()`` or a transaction."""
+    damaged = {}
+    for name in store.table_names():
+        if store.is_loaded(name):
+            continue  # it was read, so it reads
+        reason = store.backend.check_table(name)
+        if reason is not None:
+            damaged[name] = reason
+    return damaged
+
+
+def restorable(store: Store, key: str) -> dict[str, Any]:
+    """The checkpoint ``key`` names; when the checkpoints table itself cannot be read,
+    the snapshot it names (a full id, or a unique start of one, of those on disk)."""
+    try:
+        return resolve(store, key)
+    except StoreUnreadable:
+        on_disk = {k: {"id": k} for k in store.backend.snapshot_keys()}
+        return lookup.resolve(on_disk, key, "checkpoint")
+
+
+def _counts(store: Store, damaged: Collection[str]) -> dict[str, int]:
+    """Records per user table for a checkpoint's record (the damaged tables left out)."""
+    if not damaged:
+        counts = stats.table_counts(store)
+    else:
+        counts = {}
+        for logical in tables.USER_TABLES:
+            names = tables.physical_tables(store.table_names(), logical)
+            counts[logical] = sum(len(store.docs(n)) for n in names if n not in damaged)
+    return {k: v for k, v in counts.items() if k not in ("checkpoints", "audit")}
 
 
 def _forget_uncommitted(store: Store, taken: list[str]) -> None:
@@ -145,7 +252,7 @@ def _forget_uncommitted(store: Store, taken: list[str]) -> None:
     for key in taken:
         with contextlib.suppress(Exception), store.reading():
             if key not in store.docs(TABLE):
-                store.storage.delete_snapshot(key)
+                store.backend.snapshot_delete(key)
 
 
 def delete(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
@@ -154,7 +261,7 @@ def delete(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, An
         target = resolve(store, key)
         # Checked before anything changes: an id that is not a safe name (a
         # tampered checkpoints table) is refused with the store untouched.
-        store.storage.snapshot_folder(target["id"])
+        store.backend.snapshot_check(target["id"])
         _sweep(store)
         store.delete(TABLE, [target["id"]])
         audit.record(
@@ -166,7 +273,7 @@ def delete(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, An
             summary=f"deleted checkpoint {target['id'][:8]}: {target['description']}",
             now=now,
         )
-    store.storage.delete_snapshot(target["id"])
+    store.backend.snapshot_delete(target["id"])
     return target
 
 
@@ -218,13 +325,13 @@ def diff(store: Store, key: str, key2: str | None = None, *, titles: int = 0) ->
     """
     with store.reading():
         first = resolve(store, key)
-        old = store.storage.snapshot_tables(first["id"])
+        old = store.backend.snapshot_tables(first["id"])
         if key2 is None:
             second = None
             new = _current(store)
         else:
             second = resolve(store, key2)
-            new = store.storage.snapshot_tables(second["id"])
+            new = store.backend.snapshot_tables(second["id"])
     result: dict[str, Any] = {
         "from": first["id"],
         "to": second["id"] if second else "now",

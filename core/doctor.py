@@ -15,14 +15,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import StoreUnreadable
-from .storage import journal, schema
-from .storage.codec import load_file
-from .storage.folder_storage import SNAPSHOTS, table_file
+from .errors import InvalidInput, StoreUnreadable
+from .storage import journal, schema, wal
+from .storage.backend import Commit, Docs, replay, table_writes
+from .storage.codec import load_file, read_store_file
+from .storage.folder_backend import LOCK_NAME
 from .storage.journal import JOURNAL_NAME
 from .storage.lock import InterProcessLock
-from .storage.manifest import MANIFEST_NAME, Manifest
-from .storage.store import LOCK_NAME, Store
+from .storage.manifest import MANIFEST_NAME, Manifest, table_file
+from .storage.snapshot_files import SNAPSHOTS, SnapshotFiles
+from .storage.store import Store
 from .tables import logical_name
 
 
@@ -102,21 +104,188 @@ def _permissions(folder: Path) -> Check | None:
     return None
 
 
-def _snapshots(folder: Path, manifest: Manifest, pending: dict[str, str]) -> Check | None:
+def _log(
+    folder: Path, manifest: Manifest, pending: dict[str, str], checks: list[Check]
+) -> list[Commit]:
+    """Check ``store.log``; returns its records (the commits since the last fold)."""
+    path = folder / (pending.get(wal.LOG_NAME) or wal.LOG_NAME)
+    if not os.path.lexists(path):
+        checks.append(Check("log", "ok", "none yet (the next commit starts it)"))
+        return []
+    try:
+        data = read_store_file(path)
+        start = wal.read_header(folder / wal.LOG_NAME, data)
+        if start > manifest.generation:
+            raise StoreUnreadable(
+                f"{folder / wal.LOG_NAME} follows commit {start} but store.json is at commit "
+                f"{manifest.generation}"
+            )
+        tail = wal.read_records(
+            folder / wal.LOG_NAME, data[wal.HEADER_SIZE :], wal.HEADER_SIZE, manifest.generation
+        )
+    except StoreUnreadable as exc:
+        checks.append(Check("log", "problem", str(exc)))
+        return []
+    size = f"{len(data) / 1024:.0f} KiB"
+    if tail.torn:
+        checks.append(
+            Check(
+                "log",
+                "warn",
+                f"{len(tail.records)} commits since the last fold ({size}), then {tail.torn} "
+                "bytes of a commit a crash cut short: it was never acknowledged, and the next "
+                "write drops it",
+            )
+        )
+    else:
+        checks.append(
+            Check("log", "ok", f"{len(tail.records)} commits since the last fold ({size})")
+        )
+    return tail.records
+
+
+def _head_docs(
+    folder: Path, manifest: Manifest, records: list[Commit], name: str, pending: dict[str, str]
+) -> Docs | None:
+    """Table ``name`` as the store holds it now (its file, then the log); None when it
+    cannot be read (reported with the tables)."""
+
+    def before() -> Docs | None:
+        if name not in manifest.tables:
+            return None
+        file = table_file(name)
+        data = load_file(folder / (pending.get(file) or file))
+        return dict(data.get("documents") or {})
+
+    try:
+        return replay(table_writes(records, name), before)
+    except (StoreUnreadable, AttributeError):
+        return None
+
+
+def _over(docs: Any, records: list[Commit], name: str) -> Any:
+    """A table file's documents with the log's later writes to it applied."""
+    writes = table_writes(records, name)
+    if not writes or not isinstance(docs, dict):
+        return docs
+    try:
+        return replay(writes, lambda: docs)
+    except (StoreUnreadable, AttributeError):
+        return docs  # the log's own damage is reported with the log
+
+
+CHECKPOINTS = "checkpoints"
+
+
+def _superseded(records: list[Commit]) -> set[str]:
+    """Tables a record of the log replaces whole or drops: their files are read no more."""
+    return {
+        name
+        for commit in records
+        for name in (*commit.drops, *(n for n, w in commit.writes.items() if w.replace))
+    }
+
+
+def _repair(
+    folder: Path,
+    manifest: Manifest,
+    records: list[Commit],
+    pending: dict[str, str],
+    damaged: dict[str, Check],
+) -> Check:
+    """Name, for each damaged table, the newest checkpoint holding a readable copy of it
+    (added to the table's check), and the command that restores it."""
+    ordered = _checkpoints_newest_first(folder, manifest, records, pending)
+    # No snapshot holds the checkpoints table: any restore rebuilds it from the
+    # snapshots on disk, so the newest checkpoint is the one to name.
+    rebuilt = {CHECKPOINTS} & damaged.keys()
+    newest: dict[str, dict[str, Any]] = {n: ordered[0] for n in rebuilt if ordered}
+    for checkpoint in ordered:
+        for name in damaged.keys() - newest.keys() - rebuilt:
+            if _holds_all(folder, checkpoint, {name}):
+                newest[name] = checkpoint
+    for name, check in damaged.items():
+        found = newest.get(name)
+        if found is None:
+            check.detail += "; no checkpoint holds a readable copy of it"
+        elif name in rebuilt:
+            check.detail += (
+                f"; restoring any checkpoint rebuilds it from the snapshots on disk, the "
+                f"newest being {found['id']}{_when(found)}: "
+                f"`memwork checkpoint restore {found['id']}`"
+            )
+        else:
+            check.detail += (
+                f"; the newest checkpoint with a readable copy is {found['id']}"
+                f"{_when(found)}: `memwork checkpoint restore {found['id']}`"
+            )
+    wanted = set(damaged) - rebuilt
+    covering = next((c for c in ordered if _holds_all(folder, c, wanted)), None)
+    if covering is None:
+        return Check(
+            "repair",
+            "problem",
+            f"{len(damaged)} damaged tables, and no checkpoint holds a readable copy of every "
+            "one; restoring a checkpoint still moves each damaged file aside into damaged/ "
+            "(the store then goes on without the tables it holds no copy of)",
+        )
+    return Check(
+        "repair",
+        "problem",
+        f"run `memwork checkpoint restore {covering['id']}`{_when(covering)}: it restores "
+        f"every table to that checkpoint and moves the {len(damaged)} damaged files aside "
+        "into damaged/ (nothing is deleted; an automatic checkpoint undoes it)",
+    )
+
+
+def _holds_all(folder: Path, checkpoint: dict[str, Any], names: set[str]) -> bool:
+    """Whether the checkpoint's snapshot holds a readable copy of every table named."""
+    try:
+        return set(SnapshotFiles(folder).read(checkpoint["id"], names)) == names
+    except (StoreUnreadable, InvalidInput):
+        return False
+
+
+def _when(checkpoint: dict[str, Any]) -> str:
+    created = checkpoint.get("created_at")
+    description = checkpoint.get("description")
+    about = f", {description!r}" if description else ""
+    return f" (taken {created}{about})" if created else ""
+
+
+def _checkpoints_newest_first(
+    folder: Path, manifest: Manifest, records: list[Commit], pending: dict[str, str]
+) -> list[dict[str, Any]]:
+    """The store's checkpoints, newest first; when the checkpoints table itself cannot be
+    read, the snapshots on disk, newest first by their files' times."""
+    docs = _head_docs(folder, manifest, records, "checkpoints", pending)
+    if docs is not None:
+        return sorted(docs.values(), key=lambda d: (d.get("created_at", ""), d["id"]), reverse=True)
+    snaps = SnapshotFiles(folder)
+    keys = []
+    for key in snaps.keys():
+        try:
+            where = snaps.folder_of(key)
+        except (StoreUnreadable, InvalidInput):
+            continue
+        if where is not None:
+            keys.append((os.stat(where).st_mtime, key))
+    return [{"id": key} for _, key in sorted(keys, reverse=True)]
+
+
+def _snapshots(
+    folder: Path, manifest: Manifest, records: list[Commit], pending: dict[str, str]
+) -> Check | None:
     base = folder / SNAPSHOTS
     if not base.is_dir() or base.is_symlink():
         return None
     keys = {e.name for e in os.scandir(base) if e.is_dir(follow_symlinks=False)}
     if not keys:
         return None
-    recorded: set[str] = set()
-    if "checkpoints" in manifest.tables:
-        name = table_file("checkpoints")
-        try:
-            data = load_file(folder / (pending.get(name) or name))
-            recorded = set((data.get("documents") or {}).keys())
-        except (StoreUnreadable, AttributeError):
-            return None  # reported with the tables
+    checkpoints = _head_docs(folder, manifest, records, "checkpoints", pending)
+    if checkpoints is None and "checkpoints" in manifest.tables:
+        return None  # reported with the tables
+    recorded = set(checkpoints or ())
     orphans = sorted(keys - recorded)
     if not orphans:
         return None
@@ -178,43 +347,64 @@ def diagnose(folder: Path) -> list[Check]:
             Check(
                 "schema",
                 "warn",
-                f"version {manifest.schema_version}: migrated (with a backup) on next open",
+                f"version {manifest.schema_version}: migrated "
+                f"{'(with a backup) ' if schema.needs_backup(manifest.schema_version) else ''}"
+                "on next open",
             )
         )
     else:
         checks.append(Check("schema", "ok", f"version {manifest.schema_version}"))
     checks.append(_lock_check(folder))
+    records = _log(folder, manifest, pending, checks)
     permissions = _permissions(folder)
     if permissions:
         checks.append(permissions)
     bad = 0
     documents = 0
+    damaged: dict[str, Check] = {}
+    superseded = _superseded(records)
     for name, version in sorted(manifest.tables.items()):
+        if name in superseded:
+            continue  # the log replaces or drops it: its file is not read any more
         file = table_file(name)
         path = folder / (pending.get(file) or file)
         try:
             data = load_file(path)
         except StoreUnreadable as exc:
-            checks.append(Check(f"table {name}", "problem", str(exc)))
+            damaged[name] = Check(f"table {name}", "problem", str(exc))
+            checks.append(damaged[name])
             bad += 1
             continue
         if not isinstance(data, dict) or data.get("version") != version:
             found = data.get("version") if isinstance(data, dict) else None
-            checks.append(
-                Check(f"table {name}", "problem", f"{file} version {found}, expected {version}")
+            damaged[name] = Check(
+                f"table {name}", "problem", f"{file} version {found}, expected {version}"
             )
+            checks.append(damaged[name])
             bad += 1
             continue
         documents += len(data.get("documents") or {})
-        wrong = _invalid_record(name, data.get("documents") or {})
+        # Checked as commands will read it: the log's later writes over the file's.
+        wrong = _invalid_record(name, _over(data.get("documents") or {}, records, name))
         if wrong:
             checks.append(Check(f"table {name}", "problem", wrong))
             bad += 1
+    head = wal.head_after(manifest, records)
+    for name in sorted(set(head.tables) & superseded):
+        # Written whole by the log since the last fold: its records are the log's.
+        written = _head_docs(folder, manifest, records, name, pending)
+        wrong = _invalid_record(name, written) if written is not None else None
+        if wrong:
+            checks.append(Check(f"table {name}", "problem", wrong))
+            bad += 1
+    if damaged:
+        checks.append(_repair(folder, manifest, records, pending, damaged))
     checks.append(
         Check(
             "tables",
             "ok" if not bad else "problem",
-            f"{len(manifest.tables)} table files, {documents} documents, {bad} unreadable",
+            f"{len(manifest.tables)} table files, {documents} documents as of the last fold, "
+            f"{bad} unreadable",
         )
     )
     unlisted, strays = _unlisted(folder, manifest, pending)
@@ -237,28 +427,22 @@ def diagnose(folder: Path) -> list[Check]:
                 f"{len(strays)} files the store does not use: {', '.join(strays[:5])}",
             )
         )
-    orphans = _snapshots(folder, manifest, pending)
+    orphans = _snapshots(folder, manifest, records, pending)
     if orphans:
         checks.append(orphans)
-    curation = _curation(folder, manifest, pending)
+    curation = _curation(_head_docs(folder, manifest, records, "meta", pending))
     if curation:
         checks.append(curation)
-    logical = sorted({logical_name(n) for n in manifest.tables})
+    logical = sorted({logical_name(n) for n in head.tables})
     checks.append(Check("contents", "ok", ", ".join(logical) or "empty store"))
     return checks
 
 
-def _curation(folder: Path, manifest: Manifest, pending: dict[str, str]) -> Check | None:
-    """Review on with no curator registered: the first key to decide would become it."""
-    if "meta" not in manifest.tables:
-        return None
-    file = table_file("meta")
-    try:
-        data = load_file(folder / (pending.get(file) or file))
-    except StoreUnreadable:
-        return None
-    docs = data.get("documents") if isinstance(data, dict) else None
-    if not isinstance(docs, dict):
+def _curation(docs: Docs | None) -> Check | None:
+    """Review on with no curator registered (``docs``: the meta table as the store holds
+    it, None when it has none or it cannot be read): the first key to decide would
+    become the curator."""
+    if not docs:
         return None
     config = docs.get("config") or {}
     if config.get("review") != "on" or docs.get("curator"):
@@ -311,7 +495,8 @@ def _unlisted(
     folder: Path, manifest: Manifest, pending: dict[str, str]
 ) -> tuple[list[str], list[str]]:
     """Table files store.json does not name, and other files the store does not use."""
-    known = {table_file(n) for n in manifest.tables} | {MANIFEST_NAME, JOURNAL_NAME, LOCK_NAME}
+    known = {table_file(n) for n in manifest.tables}
+    known |= {MANIFEST_NAME, JOURNAL_NAME, LOCK_NAME, wal.LOG_NAME}
     known |= set(pending) | set(pending.values())
     unlisted, strays = [], []
     for entry in sorted(os.scandir(folder), key=lambda e: e.name):
@@ -342,10 +527,13 @@ def report(folder: Path) -> dict[str, Any]:
 def report_op(store: Store) -> dict[str, Any]:
     """The ``doctor`` operation at the agents' doors: the open store's checks, with
     an overall verdict (``ok``); a Redis store is checked as ``memwork doctor`` checks it."""
-    if store.backend == "redis":
+    if store.scheme == "redis":
         from .doctor_redis import report as redis_report
+        from .storage.url import StoreURL
 
-        return redis_report(store.url)  # type: ignore[attr-defined]  # a RedisStore's URL
-    if store.backend != "folder":
+        url = getattr(store.backend, "url", None)  # with its password, which location drops
+        if isinstance(url, StoreURL):
+            return redis_report(url)
+    if store.folder is None:
         return {"checks": [], "ok": True, "store": store.label}
-    return report(store.path)
+    return report(store.folder)

@@ -32,8 +32,7 @@ from .doctor import Check
 from .errors import UserError
 from .storage import schema
 from .storage.manifest import FORMAT, is_table_name
-from .storage.redis_storage import LOCK, META, PREFIX, SNAPS, TABLES
-from .storage.redis_store import BACKUP_PREFIX
+from .storage.redis_keys import BACKUP_PREFIX, DAMAGED_PREFIX, LOCK, META, PREFIX, SNAPS, TABLES
 from .storage.resp import Connection, ConnectionLost, ReplyError
 from .storage.url import StoreURL
 from .tables import logical_name
@@ -187,7 +186,7 @@ def diagnose(url: StoreURL) -> list[Check]:
             return [Check("store", "problem", f"cannot reach Redis at {url.display}: {exc}")]
         except ReplyError as exc:
             if exc.code in ("NOAUTH", "WRONGPASS") or "password" in str(exc):
-                from .storage.redis_store import reply_error
+                from .storage.redis_backend import reply_error
 
                 raise reply_error(url, exc) from None
             return [Check("store", "problem", f"Redis at {url.display} refused memwork: {exc}")]
@@ -248,6 +247,9 @@ def _diagnose(conn: Connection, url: StoreURL) -> list[Check]:
     for name, raw in _pairs(tables_raw).items():
         tables[name] = raw
     checks += _table_checks(conn, tables)
+    damaged = {c.name[len("table ") :]: c for c in checks if c.name.startswith("table ")}
+    if damaged and "checkpoints" not in damaged:
+        checks.append(_repair(conn, damaged))
     checks += _key_checks(keys, tables, {s.decode() for s in snaps_raw})
     checks += _snapshot_checks(conn, {s.decode() for s in snaps_raw}, "checkpoints" in tables)
     logical = sorted({logical_name(n) for n in tables if is_table_name(n)})
@@ -298,6 +300,62 @@ def _table_checks(conn: Connection, tables: dict[str, bytes]) -> list[Check]:
     return checks
 
 
+def _readable_copy(conn: Connection, checkpoint: str, name: str) -> bool:
+    """Whether a checkpoint's snapshot holds a copy of table ``name`` that reads."""
+    base = f"{PREFIX}snap:{checkpoint}"
+    try:
+        if conn.call("HEXISTS", base, name) != 1:
+            return False
+        flat = conn.call("HGETALL", f"{base}:t:{name}")
+    except ReplyError:
+        return False
+    try:
+        return all(isinstance(json.loads(v), dict) for v in _pairs(flat).values())
+    except ValueError:
+        return False
+
+
+def _repair(conn: Connection, damaged: dict[str, Check]) -> Check:
+    """Name, for each damaged table, the newest checkpoint with a readable copy of it,
+    and the command that restores them all."""
+    try:
+        raw = _pairs(conn.call("HGETALL", f"{PREFIX}t:checkpoints"))
+        docs = [json.loads(v) for v in raw.values()]
+    except (ReplyError, ValueError):
+        docs = []
+    ordered = sorted(
+        (d for d in docs if isinstance(d, dict) and isinstance(d.get("id"), str)),
+        key=lambda d: (str(d.get("created_at", "")), d["id"]),
+        reverse=True,
+    )
+    for name, check in damaged.items():
+        found = next((c for c in ordered if _readable_copy(conn, c["id"], name)), None)
+        if found is None:
+            check.detail += "; no checkpoint holds a readable copy of it"
+        else:
+            check.detail += (
+                f"; the newest checkpoint with a readable copy is {found['id']} (taken "
+                f"{found.get('created_at')}): `memwork checkpoint restore {found['id']}`"
+            )
+    covering = next(
+        (c for c in ordered if all(_readable_copy(conn, c["id"], n) for n in damaged)), None
+    )
+    if covering is None:
+        return Check(
+            "repair",
+            "problem",
+            f"{len(damaged)} damaged tables, and no checkpoint holds a readable copy of every "
+            f"one; restoring a checkpoint still copies each aside under {PREFIX}damaged:",
+        )
+    return Check(
+        "repair",
+        "problem",
+        f"run `memwork checkpoint restore {covering['id']}`: it restores every table to that "
+        f"checkpoint and copies the {len(damaged)} damaged tables aside under "
+        f"{PREFIX}damaged: (an automatic checkpoint undoes it)",
+    )
+
+
 def _key_checks(keys: list[str], tables: dict[str, bytes], snaps: set[str]) -> list[Check]:
     checks = []
     foreign = sorted(k for k in keys if not k.startswith(PREFIX))
@@ -308,12 +366,14 @@ def _key_checks(keys: list[str], tables: dict[str, bytes], snaps: set[str]) -> l
     )
     known = {META, TABLES, SNAPS, LOCK}
     backups = sorted({k.split(":")[2] for k in keys if k.startswith(BACKUP_PREFIX)})
+    aside = sorted({k.split(":")[2] for k in keys if k.startswith(DAMAGED_PREFIX)})
     strays = sorted(
         k
         for k in keys
         if k.startswith(PREFIX)
         and k not in known
         and not k.startswith(BACKUP_PREFIX)
+        and not k.startswith(DAMAGED_PREFIX)
         and not k.startswith(PREFIX + "t:")
         and not (k.startswith(PREFIX + "snap:") and k[len(PREFIX) + 5 :].split(":")[0] in snaps)
     )
@@ -342,6 +402,15 @@ def _key_checks(keys: list[str], tables: dict[str, bytes], snaps: set[str]) -> l
                 "ok",
                 f"migration backups kept under {BACKUP_PREFIX}<name>:* ({', '.join(backups)}); "
                 "delete them when no longer needed",
+            )
+        )
+    if aside:
+        checks.append(
+            Check(
+                "damaged",
+                "ok",
+                f"tables a restore found damaged are kept under {DAMAGED_PREFIX}<time>:* "
+                f"({', '.join(aside)}); delete them when no longer needed",
             )
         )
     if strays:

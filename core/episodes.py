@@ -7,9 +7,9 @@ transaction. Nothing here scans history; it reads and updates aggregates.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
-from typing import Any, NamedTuple, ParamSpec, TypeVar
+from typing import Any, NamedTuple, ParamSpec, TypeVar, overload
 
 from . import (
     aggregates,
@@ -28,6 +28,7 @@ from .episode_input import parse_lenient
 from .errors import InvalidInput, NotFound
 from .models.plain import outcome_for
 from .privacy import scrub, scrub_value
+from .spool import Spool
 from .storage.store import Store
 
 BASE = "episodes"
@@ -38,6 +39,29 @@ _DISTINCT_LISTS: tuple[tuple[distinct.Kind, str], ...] = (
 )
 T = TypeVar("T")
 P = ParamSpec("P")
+
+
+class Recorded(Sequence[dict[str, Any]]):
+    """The episodes one call recorded, in order, kept compactly (on disk past a size:
+    :class:`core.spool.Spool`) and read back one at a time."""
+
+    def __init__(self, spool: Spool) -> None:
+        self._spool = spool
+
+    def __len__(self) -> int:
+        return len(self._spool)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for raw in self._spool:
+            yield lazyjson.reads(raw)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        docs = list(self)  # a caller that indexes holds few of them
+        return docs[index]
 
 
 def parse_items(items: Iterable[Any]) -> list[dict[str, Any]]:
@@ -51,30 +75,31 @@ def parse_items(items: Iterable[Any]) -> list[dict[str, Any]]:
     return list(_unspooled(spool_items(items)))
 
 
-def spool_items(items: Iterable[Any], warnings: list[list[str]] | None = None) -> list[bytes]:
+def spool_items(items: Iterable[Any], warnings: dict[int, list[str]] | None = None) -> Spool:
     """Validate every item (the error names the item number, from 1, and the field) and
     keep each one compactly, as JSON bytes.
 
     What the model refuses but the episodic library accepts is read as the library
-    reads it (:func:`core.episode_input.coerce`); ``warnings`` receives, per item, a
-    note for each such reading. A bulk input streams through here without the lock
-    held; what is kept is about the size of the input (a million episodes: ~200 MB),
-    not of its parsed objects (~10x).
+    reads it (:func:`core.episode_input.coerce`); ``warnings`` receives, for each item
+    so read (by its number, from 1), a note per reading. A bulk input streams through
+    here without the lock held; what is kept is about the size of the input (a million
+    episodes: ~200 MB), not of its parsed objects (~10x), and past a few megabytes it is
+    kept in a temporary file, not in memory.
     """
-    spool: list[bytes] = []
+    spool = Spool()
     for number, item in enumerate(items, start=1):
         episode, notes = parse_lenient(item, number=number)
-        if warnings is not None:
-            warnings.append(notes)
+        if warnings is not None and notes:
+            warnings[number] = notes
         if episode["recorded_at"] is not None:
             parse_instant(episode["recorded_at"], field=f"item {number}: recorded_at")
         spool.append(lazyjson.dumps(episode))
-    if not spool:
+    if not len(spool):
         raise InvalidInput("input", "no episodes given")
     return spool
 
 
-def _unspooled(spool: list[bytes]) -> Iterator[dict[str, Any]]:
+def _unspooled(spool: Spool) -> Iterator[dict[str, Any]]:
     for raw in spool:
         yield lazyjson.reads(raw)
 
@@ -136,21 +161,22 @@ def record_episodes(
     now: datetime,
     actor: str,
     on_consolidate: Callable[[consolidation.Report], None] | None = None,
-) -> list[dict[str, Any]]:
-    """Record episodes in order; return the stored documents, each with ``warnings``
-    (not stored): what was read as the episodic library reads it, naming item and field.
+) -> Recorded:
+    """Record episodes in order; return the stored documents (read back one at a time:
+    a bulk record keeps them on disk, not in memory), each with ``warnings`` (not
+    stored): what was read as the episodic library reads it, naming item and field.
 
     A consolidation falls due after every 20th episode. The heuristic runs right
     there, inside the transaction; an external consolidator (which may take
     seconds) runs once after the commit. ``on_consolidate`` receives each report
     (e.g. to show a fallback).
     """
-    warned: list[list[str]] = []
+    warned: dict[int, list[str]] = {}
     spool = spool_items(items, warned)
     synthesise = failures.enabled()
     external = bool(consolidation.external_command())
     reports: list[consolidation.Report] = []
-    recorded: list[dict[str, Any]] = []
+    recorded = Spool()
     with store.transaction():
         glob = aggregates.read_global(store)
         tasks: dict[str, dict[str, Any]] = {}
@@ -203,7 +229,7 @@ def record_episodes(
                 now=now,
                 seq=seq,
             )
-            recorded.append({**doc, "warnings": warned[number - 1]})
+            recorded.append(lazyjson.dumps({**doc, "warnings": warned.get(number, [])}))
             if not external and consolidation.due(glob):
                 reports.append(consolidation.consolidate_within(store, glob, now=now, actor=actor))
                 seq = audit.last_seq(store)  # the consolidation wrote its own entry
@@ -211,10 +237,11 @@ def record_episodes(
         aggregates.write_tasks(store, tasks)
     if external and consolidation.due(glob):
         reports.append(consolidation.consolidate(store, now=now, actor=actor))
+    spool.close()
     if on_consolidate is not None:
         for report in reports:
             on_consolidate(report)
-    return recorded
+    return Recorded(recorded)
 
 
 def record_op(

@@ -16,6 +16,8 @@ single observations. In one transaction, the data leaves:
 - the search caches: after the commit, :func:`core.erasure.purge` removes every
   cached copy prepared from the tables it changed (a long-lived process's own
   index drops them on its next search, as it follows table versions);
+- a folder store's write-ahead log: its older records hold the words until it is
+  folded into the table files, so a forget folds it once it has committed;
 - the next context: it reads the store as it is.
 
 What it does not reach, and says so: store checkpoints keep their copies until
@@ -121,6 +123,7 @@ def forget_session(store: Store, session: str, *, now: datetime, actor: str) -> 
             now=now,
         )
         holding = _checkpoints_since(store, found.get("started_at") or iso(now))
+        store.fold_log()  # the log's older records hold the words until it is folded
     erasure.purge(store, {sessions.TABLE, *dropped, links.table_of(obs_table)})
     return {
         "kind": "session",
@@ -194,6 +197,7 @@ def forget_observations(
                 now=now,
             )
         holding = _checkpoints_since(store, min(started))
+        store.fold_log()  # the log's older records hold the words until it is folded
     erasure.purge(store, {*by_table, sessions.TABLE, *(links.table_of(t) for t in by_table)})
     return {
         "kind": "observation",

@@ -1467,7 +1467,13 @@ class Operations:
         """Restore a checkpoint.
 
         Put the store back as a checkpoint holds it, after taking an automatic checkpoint of the
-        current state; returns that automatic checkpoint (restoring it undoes the restore).
+        current state; returns that automatic checkpoint (restoring it undoes the restore). It
+        is also the repair: it works on a store whose table files are damaged or missing, moves
+        each damaged file aside into the store's damaged/<time>/ (never deleted) and leaves
+        those tables out of the automatic checkpoint; `damaged` lists each (`table`, `reason`,
+        `moved_to`, and `restored`: whether the checkpoint's copy replaced it). With the
+        checkpoints table itself damaged, the checkpoint is found among the snapshots on disk
+        (its full id or a unique start), and every snapshot is kept as a recovered checkpoint.
         While review is on, restoring a checkpoint taken while it was off would turn it off:
         without the curator key that waits as a proposal ("proposed": true); the curator's
         restore is recorded in the queue.
@@ -1735,14 +1741,17 @@ class Operations:
 
         Check that the memory store is healthy (after an error that mentions the store).
 
-        Checks data, schema, journal, links, permissions, lock, snapshots and every record
-        against its model (a record commands would fail on is named with its field; a table file
-        replaced by a folder is a problem, not a crash; review on with no curator registered is
-        a warning), and a Redis server's settings, keys that are not memwork's, tables the
-        manifest does not list, the lock's holder; reports, repairs nothing. Exit 0 when nothing
-        is a problem (a commit a kill interrupted is only a note: the next open completes it), 1
-        otherwise; a store it cannot open (a Redis that wants a password) is one line, exit 2;
-        the other doors answer `ok` false instead of exit 1.
+        Checks data, schema, journal, the log, links, permissions, lock, snapshots and every
+        record against its model (a record commands would fail on is named with its field; a
+        table file replaced by a folder is a problem, not a crash; review on with no curator
+        registered is a warning), and a Redis server's settings, keys that are not memwork's,
+        tables the manifest does not list, the lock's holder; reports, repairs nothing. For each
+        damaged or missing table it names the newest checkpoint holding a readable copy, and
+        prints the `memwork checkpoint restore ID` that repairs them all. Exit 0 when nothing is
+        a problem (a commit a kill interrupted, or a log record a crash cut short, is only a
+        note: the next open completes or drops it), 1 otherwise; a store it cannot open (a Redis
+        that wants a password) is one line, exit 2; the other doors answer `ok` false instead of
+        exit 1.
         """
         result: dict[str, Any] = self._operation(
             "doctor",

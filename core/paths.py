@@ -18,7 +18,8 @@ def default_store_path() -> Path:
 
 
 def resolve_store_path(db: str | None) -> Path | str:
-    """The store a command works on: a folder, or a Redis URL (returned as text).
+    """The store a command works on: a folder, or the text of another location (a Redis
+    URL, ``memory:``).
 
     An empty ``--db ""`` or ``MEMWORK_DB=""`` is an error, not "use the default":
     it is almost always a variable that was meant to be set, and the default
@@ -51,28 +52,28 @@ def agent_setting(location: Path | str) -> str:
 
     A Redis URL is shown without its password (agents take it from
     ``MEMWORK_REDIS_PASSWORD``)."""
-    if isinstance(location, str):
-        from .storage.url import parse
+    from .storage.url import REDIS, parse, parse_location
 
-        return f"{ENV_DB}={parse(location).display}"
-    return f"{ENV_DB}={location}"
-
-
-def might_be_url(text: str) -> bool:
-    """A cheap first look (no import): only text that passes it is parsed as a URL."""
-    return "://" in text or text[:7].lower().startswith(("redis:", "rediss:"))
+    parsed = parse_location(location, ENV_DB)
+    if parsed.scheme == REDIS:
+        return f"{ENV_DB}={parse(parsed.url).display}"
+    return f"{ENV_DB}={parsed.folder if parsed.folder is not None else location}"
 
 
 def resolve_location(text: str, field: str) -> Path | str:
-    """A store named on the command line: a folder path, or a Redis URL kept as text."""
+    """A store named on the command line: a folder path, or a location text that names
+    another backend (``memory:``, a Redis URL), checked here and kept as text."""
     if not text.strip():
         raise InvalidInput(field, "must name a store folder or a Redis URL (got nothing)")
-    if might_be_url(text):
-        from .storage.url import is_url, parse
+    from .storage.url import might_be_url
 
-        if is_url(text):
-            parse(text, field)  # a malformed URL is refused here, naming where it came from
+    if might_be_url(text):
+        from .storage.url import parse_location
+
+        location = parse_location(text, field)  # a malformed URL is refused here
+        if location.folder is None:
             return text
+        return location.folder.expanduser()
     return Path(text).expanduser()
 
 

@@ -37,7 +37,7 @@ from . import audit, cards, config, contradictions, ids, lessons, links, lookup,
 from .clock import iso
 from .curator import Curator, check, decision
 from .decay import is_live
-from .errors import Conflict, InvalidInput, NotFound
+from .errors import Conflict, InvalidInput, NotFound, StoreUnreadable
 from .models.base import validate
 from .models.lesson import Lesson
 from .models.proposal import Proposal
@@ -400,10 +400,19 @@ def checkpoint_review(store: Store, key: str) -> str:
     """The review setting a checkpoint holds (what restoring it would bring back)."""
     from . import checkpoints
 
-    target = checkpoints.resolve(store, key)
-    meta = store.storage.snapshot_tables(target["id"]).get(config.META) or {}
+    target = checkpoints.restorable(store, key)
+    meta = store.backend.snapshot_tables(target["id"]).get(config.META) or {}
     doc = meta.get(config.DOC) or {}
     return str(doc.get("review") or config.SETTINGS["review"][1])
+
+
+def _review_on(store: Store) -> bool:
+    """Whether review is on; with the settings table unreadable, as if it were (a restore
+    that could turn review off still needs the curator)."""
+    try:
+        return config.is_on(store, "review")
+    except StoreUnreadable:
+        return True
 
 
 @decision
@@ -420,9 +429,11 @@ def restore_checkpoint(
     from . import checkpoints
 
     with store.transaction():
-        target = checkpoints.resolve(store, key)
-        past_review = config.is_on(store, "review") and checkpoint_review(store, key) == "off"
-        args = {"checkpoint": target["id"], "created_at": target["created_at"]}
+        # A restore is also the repair of damaged tables: the checkpoint may be found
+        # among the snapshots on disk (the checkpoints table unreadable).
+        target = checkpoints.restorable(store, key)
+        past_review = _review_on(store) and checkpoint_review(store, target["id"]) == "off"
+        args = {"checkpoint": target["id"], "created_at": target.get("created_at")}
         if past_review and not _curated(store, curator, now, actor):
             proposal = propose(store, "checkpoint", "restore", args, now=now, actor=actor)
         else:

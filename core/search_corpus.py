@@ -26,7 +26,7 @@ from rapidfuzz.utils import default_process
 from . import search_docs, shards
 from .kinds import KINDS
 from .search_index import SearchDoc
-from .storage.folder_storage import SEARCH_CACHE
+from .storage.folder_backend import SEARCH_CACHE
 from .storage.store import Store
 from .text import clip
 
@@ -148,20 +148,25 @@ class DiskCache:
 
     def __init__(self, store: Store) -> None:
         self.folder: Path | None = None
-        if store.backend != "folder" or os.environ.get("MEMWORK_SEARCH_CACHE", "1") == "0":
+        if store.folder is None or os.environ.get("MEMWORK_SEARCH_CACHE", "1") == "0":
             return  # in memory, or in Redis: no folder to keep a cache in
-        self.folder = store.path.joinpath(*self.FOLDER)
+        self.folder = store.folder.joinpath(*self.FOLDER)
 
     def key(self, store: Store, name: str, extra: str = "") -> str | None:
         """What the table file is now (call under the store's lock)."""
         if self.folder is None:
             return None
+        version = store.table_version(name)
+        if version is None:
+            return None
+        # The version says what the table holds; the file's identity guards against a
+        # folder put back by hand. A table still only in the log has no file yet.
         try:
             st = os.stat(store.table_path(name))
+            where = f"{st.st_ino} {st.st_size} {st.st_mtime_ns}"
         except OSError:
-            return None
-        version = store.storage.manifest.tables.get(name)
-        return f"{name} {version} {st.st_ino} {st.st_size} {st.st_mtime_ns} {extra}"
+            where = "-"
+        return f"{name} {version} {where} {extra}"
 
     def _real_folder(self) -> bool:
         """Whether the cache folders are real folders (a planted link is never followed)."""
@@ -298,7 +303,7 @@ class Corpus:
                 big.extend(("rule", n) for n in store.table_names("rules"))
             if wants(kinds, "episode"):
                 big.extend(("episode", n) for n in shards.shard_names(store, "episodes"))
-            sessions_version = str(store.storage.manifest.tables.get("sessions"))
+            sessions_version = str(store.table_version("sessions"))
         live = {name for _, name in big}
         for gone in [n for n in self._kept if n not in live]:
             del self._kept[gone]
@@ -327,7 +332,7 @@ class Corpus:
         (the store swaps a table's mapping whenever it changes) or the disk key.
         """
         kept = self._kept.get(name)
-        if kept is not None and store.storage.loaded(name) and kept[0] is store.docs(name):
+        if kept is not None and store.is_loaded(name) and kept[0] is store.docs(name):
             if kind != "observation":  # whose titles also depend on the sessions table
                 return kept[1]
         key = disk.key(store, name, extra)

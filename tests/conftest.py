@@ -147,17 +147,27 @@ def folder_digest(folder: Path | str) -> dict[str, str]:
     return result
 
 
+def folded(db: Path) -> Path:
+    """A folder store whose table files hold everything (its log folded into them), for a
+    test that reads or edits the files themselves."""
+    Store(db).fold_log()
+    return db
+
+
 def stored_text(db: Path | str, table: str | None = None) -> str:
     """What the store keeps of one table (or of every table), as text: a folder's table
-    files, or the JSON values of a Redis store's table hashes."""
+    files once its log is folded (and, for the whole store, the log: whatever was ever
+    written there), or the JSON values of a Redis store's table hashes."""
     if isinstance(db, str):
         from tests.redis_server import client_for
 
         client = client_for(db)
         keys = [f"memwork:t:{table}"] if table else sorted(client.scan_iter("memwork:t:*"))
         return "".join(v.decode() for k in keys for v in client.hgetall(k).values())
+    log = (db / "store.log").read_bytes().decode("utf-8", "replace") if not table else ""
+    folded(db)
     paths = [db / f"{table}.json"] if table else sorted(db.glob("*.json"))
-    return "".join(p.read_text() for p in paths)
+    return log + "".join(p.read_text() for p in paths)
 
 
 def python_env(**extra: str) -> dict[str, str]:

@@ -545,6 +545,6 @@ def make_app(
     """
     from .launch import open_store
 
-    if isinstance(store, str | Path):
+    if not isinstance(store, Store):  # a location to open
         store = open_store(store)
     return MemworkApp(store, title_suffix=title_suffix, poll=poll, prepare=prepare)

@@ -50,7 +50,21 @@ def diffed(ctx: Context, result: dict[str, Any]) -> int:
 
 
 def restored(ctx: Context, before: dict[str, Any]) -> int:
-    """``checkpoint restore``: how to undo it, then the automatic checkpoint's id."""
+    """``checkpoint restore``: what it found damaged, how to undo it, then the automatic
+    checkpoint's id."""
+    for found in before["damaged"]:
+        what = "missing" if found["moved_to"] is None else "damaged"
+        now = (
+            "the checkpoint's copy replaces it"
+            if found["restored"]
+            else "the checkpoint holds no copy of it, so the store goes on without it"
+        )
+        kept = (
+            f"; its file is kept in {found['moved_to']} (inside the store)"
+            if found["moved_to"]
+            else ""
+        )
+        note(f"memwork: table {found['table']} was {what}: {now}{kept}")
     note(f"restored; undo with: memwork checkpoint restore {before['id']}")
     if ctx.json:
         emit_json(before)

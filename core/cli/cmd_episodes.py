@@ -8,7 +8,7 @@ from typing import Any
 from .. import consolidation, episodes
 from .input import records
 from .main import Context
-from .output import emit_json, note, say
+from .output import emit_json, emit_json_items, note, say
 
 
 def _report_fallback(report: consolidation.Report) -> None:
@@ -30,7 +30,7 @@ def record(ctx: Context) -> int:
         for warning in doc["warnings"]:
             note(f"memwork: {warning}")
     if ctx.json:
-        emit_json(recorded)
+        emit_json_items(recorded)
     else:
         for doc in recorded:
             say(doc["id"])

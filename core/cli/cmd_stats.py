@@ -20,21 +20,24 @@ def doctor(ctx: Context) -> int:
     from ..doctor import report
     from ..errors import NoStore
     from ..paths import ENV_DB, agent_setting, store_origin
+    from ..storage.url import REDIS, parse, parse_location
 
     path = ctx.store_path
     origin = store_origin(ctx.args.db)
-    if isinstance(path, str):  # a Redis URL
+    location = parse_location(path, "--db")
+    if location.scheme == REDIS:
         from ..doctor_redis import report as redis_report
-        from ..storage.url import parse
 
-        result = redis_report(parse(path))
-    elif not os.path.lexists(path):
+        result = redis_report(parse(location.url))
+    elif location.folder is None:
+        raise NoStore(location.scheme + ":")  # memory: lives only in its own process
+    elif not os.path.lexists(location.folder):
         if origin == "default":
             # The first run: say where memory will live and how to point an agent at it.
-            raise NoStore(f"{path} yet (the default store; the first write creates it)")
-        raise NoStore(path)
+            raise NoStore(f"{location.folder} yet (the default store; the first write creates it)")
+        raise NoStore(location.folder)
     else:
-        result = report(path)
+        result = report(location.folder)
     result["origin"] = origin
     result["agent_env"] = agent_setting(path)
     if ctx.json:

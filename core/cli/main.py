@@ -176,8 +176,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _open_workbench(args)
         from ..privacy import counting
 
-        with counting() as tally:
-            code = run_op(Context(args))
+        ctx = Context(args)
+        try:
+            with counting() as tally:
+                code = run_op(ctx)
+        finally:
+            opened = ctx.__dict__.get("store")  # the cached store, when the verb opened one
+            if opened is not None:
+                opened.close()
         if tally.total and not tally.reported:
             # Every redaction is reported: JSON objects carry them in a field
             # (core.cli.output.emit_json); anything else gets this line on stderr.

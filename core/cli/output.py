@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 from ..lazyjson import dumps_indented
 from ..privacy.controls import escape_json_output, terminal_text
 from ..text import clip
 
-__all__ = ["clip", "emit_json", "note", "say"]
+__all__ = ["clip", "emit_json", "emit_json_items", "note", "say"]
 
 
 def emit_json(value: Any) -> None:
@@ -29,6 +30,20 @@ def emit_json(value: Any) -> None:
     # escaped, they read the same to a JSON parser and do nothing to a terminal.
     sys.stdout.buffer.write(escape_json_output(dumps_indented(value)))
     sys.stdout.buffer.write(b"\n")
+    sys.stdout.flush()
+
+
+def emit_json_items(items: Iterable[Any]) -> None:
+    """Print a JSON list item by item: the bytes :func:`emit_json` prints for the list,
+    without holding it (a bulk record's million episodes)."""
+    out = sys.stdout.buffer
+    sys.stdout.flush()
+    first = True
+    for item in items:
+        out.write(b"[\n  " if first else b",\n  ")
+        out.write(dumps_indented(item).replace(b"\n", b"\n  "))
+        first = False
+    out.write(b"[]\n" if first else b"\n]\n")
     sys.stdout.flush()
 
 

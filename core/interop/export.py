@@ -47,7 +47,7 @@ def export_store(store: Store, *, now: datetime) -> dict[str, Any]:
     return {
         "exported_at": iso(now),
         "format": FORMAT,
-        "schema_version": schema.SCHEMA_VERSION,
+        "schema_version": schema.RECORDS_VERSION,
         # Scrubbed again on the way out (identifiers are kept; slots keep personal details).
         "tables": {t: [scrub_doc(t, d) for d in docs] for t, docs in grouped.items()},
     }

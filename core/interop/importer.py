@@ -229,7 +229,7 @@ def check_names(bundle: Bundle) -> None:
     any other record is placed in a table whose name must be a plain file name.
     The message names the table, the item and the field.
     """
-    from ..storage.folder_storage import table_file
+    from ..storage.manifest import table_file
 
     for table, docs in (*bundle.tables.items(), *bundle.history.items()):
         for number, doc in enumerate(docs, start=1):

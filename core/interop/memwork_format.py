@@ -25,17 +25,17 @@ def looks_like(data: Any) -> bool:
 def parse(data: Any, *, now: datetime) -> Bundle:
     """Validate the document's shape; every record keeps its id and fields.
 
-    An export made before links (schema 2 or older) holds relations as fields of the
+    An export made before links (records version 2 or older) holds relations as fields of the
     records (a lesson's ``superseded_by``, a card's ``merged_from``, ``episode_ids``):
     they arrive as links, as the schema-3 migration turns them in a store.
     """
     if not looks_like(data):
         raise InvalidInput("format", f"not a memwork export (expected format {FORMAT!r})")
     version = data.get("schema_version")
-    if not isinstance(version, int) or version > schema.SCHEMA_VERSION:
+    if not isinstance(version, int) or version > schema.RECORDS_VERSION:
         raise InvalidInput(
             "schema_version",
-            f"export has schema {version!r}; this memwork reads up to {schema.SCHEMA_VERSION}",
+            f"export has schema {version!r}; this memwork reads up to {schema.RECORDS_VERSION}",
         )
     tables = data.get("tables")
     if not isinstance(tables, dict):

@@ -48,6 +48,18 @@ def dumps_small(value: Any) -> bytes:
     return plainjson.dumps(value)
 
 
+def dumps_compact(value: Any) -> bytes:
+    """Encode without whitespace (sorted keys), with orjson once it is loaded, else with
+    the standard library: the same bytes, and the same values refused, either way."""
+    if "orjson" in sys.modules:
+        import orjson
+
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    from . import plainjson
+
+    return plainjson.dumps_compact(value)
+
+
 def loads(raw: bytes) -> Any:
     """Decode JSON bytes (ValueError when they are not JSON)."""
     fast = lazyjson.fast(len(raw))

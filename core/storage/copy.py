@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Conflict, InvalidInput, StoreUnreadable
-from .folder_storage import Docs
+from .backend import Docs
 from .store import Store
+from .url import FILE, MEMORY, REDIS, Location, parse, parse_location
 
 Snapshots = dict[str, dict[str, tuple[int, Docs]]]
 
@@ -36,43 +37,46 @@ def read_whole(store: Store) -> tuple[dict[str, Docs], Snapshots]:
     with store.reading():
         tables = {name: dict(store.docs(name)) for name in store.table_names()}
         snapshots = {
-            key: store.storage.snapshot_versions(key)
-            for key in sorted(tables.get("checkpoints", {}))
+            key: store.backend.snapshot_read(key) for key in sorted(tables.get("checkpoints", {}))
         }
     return tables, snapshots
 
 
 def copy_store(source: Path | str, target: Path | str) -> dict[str, Any]:
     """Copy the store at ``source`` into ``target`` (a new folder or an empty database)."""
-    if _same(source, target):
+    src_at, dst_at = parse_location(source, "SRC"), parse_location(target, "DST")
+    if _same(src_at, dst_at):
         raise InvalidInput("DST", "is the same store as SRC")
-    src = Store(source, create=False)
+    if dst_at.scheme == MEMORY:
+        raise InvalidInput("DST", "memory: lives only as long as this command; copy to a folder")
+    src = Store(src_at, create=False)
     try:
         tables, snapshots = read_whole(src)
     finally:
         src.close()
-    if isinstance(target, str):
-        _into_redis(target, tables, snapshots)
+    if dst_at.scheme == REDIS:
+        _into_redis(dst_at.url, tables, snapshots)
+        shown = dst_at.url
     else:
-        _into_folder(Path(target), tables, snapshots)
+        shown = str(_into_folder(dst_at.path(), tables, snapshots))
     return {
         "source": src.location,
-        "target": target if isinstance(target, str) else str(Path(target).absolute()),
+        "target": shown,
         "tables": len(tables),
         "documents": sum(len(d) for d in tables.values()),
         "checkpoints": len(snapshots),
     }
 
 
-def _same(source: Path | str, target: Path | str) -> bool:
-    if isinstance(source, str) or isinstance(target, str):
-        if not (isinstance(source, str) and isinstance(target, str)):
-            return False
-        from .url import parse
-
-        a, b = parse(source, "SRC"), parse(target, "DST")
+def _same(source: Location, target: Location) -> bool:
+    if source.scheme != target.scheme:
+        return False
+    if source.scheme == REDIS:
+        a, b = parse(source.url, "SRC"), parse(target.url, "DST")
         return (a.host, a.port, a.db) == (b.host, b.port, b.db)
-    return Path(source).absolute() == Path(target).absolute()
+    if source.scheme == FILE:
+        return source.path().absolute() == target.path().absolute()
+    return False
 
 
 def fill(store: Store, tables: dict[str, Docs], snapshots: Snapshots) -> None:
@@ -81,18 +85,24 @@ def fill(store: Store, tables: dict[str, Docs], snapshots: Snapshots) -> None:
         for name, docs in tables.items():
             store.put_many(name, docs)
             if not docs:  # an empty table still exists
-                store.storage.tables[name] = {}
+                store.create_table(name)
         for key, snapshot in snapshots.items():
-            store.storage.import_snapshot(key, snapshot)
+            store.backend.snapshot_import(key, snapshot)
 
 
 def _into_redis(url: str, tables: dict[str, Docs], snapshots: Snapshots) -> None:
-    from .redis_store import RedisStore
+    """Create the store in the empty database ``url`` by one commit: header, tables and
+    snapshots land together, or nothing does."""
+    from .redis_backend import RedisBackend
 
-    RedisStore.copy_into(url, lambda store: fill(store, tables, snapshots))
+    store = Store.over(RedisBackend(url, deferred=True))
+    try:
+        fill(store, tables, snapshots)
+    finally:
+        store.close()
 
 
-def _into_folder(target: Path, tables: dict[str, Docs], snapshots: Snapshots) -> None:
+def _into_folder(target: Path, tables: dict[str, Docs], snapshots: Snapshots) -> Path:
     target = target.expanduser().absolute()
     _check_empty_folder(target)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -112,6 +122,7 @@ def _into_folder(target: Path, tables: dict[str, Docs], snapshots: Snapshots) ->
             ) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    return target
 
 
 def _check_empty_folder(target: Path) -> None:

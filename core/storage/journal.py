@@ -11,7 +11,8 @@ A journal is only ever written by memwork, but it is a file on disk that
 anyone who can write the folder can change, and replaying it renames and
 deletes files. So before anything is replayed its shape and every name in it
 are checked: each rename moves ``<target>.tmp-<tag>`` (a regular file, not a
-link) onto ``<target>``, where the target is ``store.json`` or a table file;
+link) onto ``<target>``, where the target is ``store.json``, ``store.log`` or a
+table file;
 each delete names a table file. Everything is a plain name inside the store
 folder. A journal that breaks any rule is refused with one line, and nothing
 is touched.
@@ -38,14 +39,24 @@ from .manifest import MANIFEST_NAME as MANIFEST_FILE
 from .manifest import is_table_name
 
 JOURNAL_NAME = "journal.json"
+#: The write-ahead log (core/storage/wal.py): a fold replaces it with the table files.
+LOG_FILE = "store.log"
 _TAG = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 Plan = tuple[list[tuple[str, str]], list[str]]
 
 
-def commit(folder: Path, files: dict[str, bytes], deletes: list[str], txid: str) -> None:
-    """Replace ``files`` (name → bytes) and delete ``deletes`` in ``folder`` atomically."""
-    renames: list[list[str]] = []
+def commit(
+    folder: Path,
+    files: dict[str, bytes],
+    deletes: list[str],
+    txid: str,
+    staged: dict[str, Path] | None = None,
+) -> None:
+    """Replace ``files`` (name → bytes) and delete ``deletes`` in ``folder`` atomically;
+    ``staged`` names files already written beside their targets (final name → temp file,
+    written with :func:`core.storage.atomic.write_temp`), renamed in with the rest."""
+    renames: list[list[str]] = [[tmp.name, name] for name, tmp in (staged or {}).items()]
     try:
         for name, data in files.items():
             tmp = write_temp(folder / name, data, txid, sync=False)
@@ -125,8 +136,10 @@ def check_plan(folder: Path, plan: object) -> Plan:
         ):
             raise _bad(path, f"rename {n} must be a pair of file names")
         tmp, final = item
-        if final != MANIFEST_FILE and not is_table_file(final):
-            raise _bad(path, f"rename {n} targets {final!r}, not store.json or a table file")
+        if final not in (MANIFEST_FILE, LOG_FILE) and not is_table_file(final):
+            raise _bad(
+                path, f"rename {n} targets {final!r}, not store.json, store.log or a table file"
+            )
         prefix = final + TMP_MARK
         if not tmp.startswith(prefix) or not _TAG.fullmatch(tmp[len(prefix) :]):
             raise _bad(path, f"rename {n} moves {tmp!r}, not a temp file of {final!r}")

@@ -40,6 +40,26 @@ _OPEN_RO = os.O_RDONLY | _NOFOLLOW
 _READ_ONLY_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
+LOCK_TIMEOUT_ENV = "MEMWORK_LOCK_TIMEOUT"
+DEFAULT_LOCK_TIMEOUT_S = 30.0
+
+
+def lock_timeout() -> float:
+    """Seconds to wait for a store's lock (``MEMWORK_LOCK_TIMEOUT``, default 30)."""
+    raw = os.environ.get(LOCK_TIMEOUT_ENV)
+    if raw is None:
+        return DEFAULT_LOCK_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):  # also refuses nan
+        from ..errors import InvalidInput
+
+        raise InvalidInput(LOCK_TIMEOUT_ENV, f"must be a number of seconds >= 0 (got {raw!r})")
+    return value
+
+
 class LockTimeout(Exception):
     """The lock stayed busy for the whole timeout."""
 

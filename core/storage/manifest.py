@@ -1,8 +1,9 @@
-"""``store.json``: the root of a store folder.
+"""The head of a store (``store.json`` in a folder): the schema version, the commit
+counter (generation) and every table's version.
 
-It names the schema version and, for every table file, the version the last
-commit wrote. Readers compare versions (never mtimes, which are coarse and
-can repeat) to learn which cached tables another process replaced.
+Readers compare versions (never mtimes, which are coarse and can repeat) to learn
+which cached tables another process changed. Every backend describes its head with
+a :class:`Manifest`; a folder keeps it in ``store.json``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,19 @@ RESERVED_TABLES = frozenset({"store", "journal", "snapshot"})
 def is_table_name(name: object) -> bool:
     """Whether ``name`` may name a table: a safe file name that is not the store's own."""
     return names.is_safe_file_name(name) and name not in RESERVED_TABLES
+
+
+def table_file(name: str) -> str:
+    """The file that holds table ``name`` in a folder store.
+
+    Every table name passes here before it becomes a path, so this is the last
+    guard against a name that would lead outside the store folder.
+    """
+    if not is_table_name(name):
+        from ..errors import InvalidInput
+
+        raise InvalidInput("table", f"{names.FILE_NAME_RULE} (got {name[:40]!r})")
+    return f"{name}.json"
 
 
 #: Table names already found safe: a name's verdict never changes, and a long-lived

@@ -148,3 +148,61 @@ def dumps_nested(value: Any, indent: str, depth: int) -> bytes:
     out: list[str] = []
     _write(value, out, indent, depth)
     return _utf8("".join(out))
+
+
+def _compact(value: Any, out: list[str], depth: int) -> None:
+    """``value`` without whitespace, refusing what :func:`_write` refuses."""
+    kind = type(value)
+    if kind is str:
+        out.append(encode_basestring(value))
+    elif kind is dict or (kind is not list and isinstance(value, dict)):
+        if depth >= DEPTH_LIMIT:
+            raise TypeError("Recursion limit reached")
+        for key in value:
+            if not isinstance(key, str):
+                raise TypeError("Dict key must be str")
+        out.append("{")
+        first = True
+        for key in sorted(value):
+            out.append(
+                encode_basestring(key) + ":" if first else "," + encode_basestring(key) + ":"
+            )
+            first = False
+            _compact(value[key], out, depth + 1)
+        out.append("}")
+    elif kind is list or isinstance(value, (list, tuple)):
+        if depth >= DEPTH_LIMIT:
+            raise TypeError("Recursion limit reached")
+        out.append("[")
+        for n, item in enumerate(value):
+            if n:
+                out.append(",")
+            _compact(item, out, depth + 1)
+        out.append("]")
+    elif kind is int:
+        out.append(_int_text(value))
+    elif kind is float:
+        out.append(float_text(value))
+    elif value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, str):
+        out.append(encode_basestring(value))
+    elif isinstance(value, Enum):
+        _compact(value.value, out, depth)
+    elif isinstance(value, int):
+        out.append(_int_text(int(value)))
+    elif isinstance(value, float):
+        out.append(float_text(float(value)))
+    else:
+        raise TypeError(f"Type is not JSON serializable: {kind.__name__}")
+
+
+def dumps_compact(value: Any) -> bytes:
+    """``orjson.dumps(value, option=OPT_SORT_KEYS)``: no whitespace, sorted keys."""
+    out: list[str] = []
+    _compact(value, out, 0)
+    return _utf8("".join(out))

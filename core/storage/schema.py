@@ -1,9 +1,10 @@
 """Schema versions and the migrations between them.
 
 A store records the schema version that wrote it. Opening an older store
-first copies the whole folder beside it (``<store>.backup-v<N>-<time>``),
-then runs each migration in order inside one transaction. A newer store is
-refused untouched: an old memwork must never rewrite data it does not know.
+first copies the whole folder beside it (``<store>.backup-v<N>-<time>``) when a
+migration ahead rewrites documents, then runs each migration in order inside one
+transaction. A newer store is refused untouched: an old memwork must never
+rewrite data it does not know.
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .store import Store
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
+#: The shape of records, which an export names: schema 3 changed how a folder store
+#: commits, not a record (records 2); schema 4 made relations links (records 3), and an
+#: older export's relation fields become links as it is imported.
+RECORDS_VERSION = 3
 
 Migration = Callable[["Store"], None]
 
@@ -31,8 +36,15 @@ def _rule_archive_in_chunks(store: Store) -> None:
     rule_archive.convert_legacy(store)
 
 
+def _write_ahead_log(store: Store) -> None:
+    """2 → 3: a folder store commits through a write-ahead log (``store.log``,
+    core/storage/wal.py), which its first commit starts; no document changes. The
+    version moves so that an older memwork, which would not read the log, refuses
+    the store instead of missing its latest commits."""
+
+
 def _relations_as_links(store: Store) -> None:
-    """2 → 3: the relation fields of records (a lesson's ``superseded_by`` and
+    """3 → 4: the relation fields of records (a lesson's ``superseded_by`` and
     ``supersedes``, a card's ``merged_from`` and ``episode_ids``, a rule's
     ``episode_ids``) become links (core/links.py), one model for every relation."""
     from .. import links  # a domain module: imported only when a store is this old
@@ -42,7 +54,18 @@ def _relations_as_links(store: Store) -> None:
 
 
 #: ``MIGRATIONS[n]`` turns a version-``n`` store into version ``n + 1``.
-MIGRATIONS: dict[int, Migration] = {1: _rule_archive_in_chunks, 2: _relations_as_links}
+MIGRATIONS: dict[int, Migration] = {
+    1: _rule_archive_in_chunks,
+    2: _write_ahead_log,
+    3: _relations_as_links,
+}
+#: Migrations that change no document: nothing to copy aside before them.
+NO_BACKUP = frozenset({2})
+
+
+def needs_backup(version: int) -> bool:
+    """Whether migrating a version-``version`` store rewrites documents."""
+    return any(step not in NO_BACKUP for step in range(version, SCHEMA_VERSION))
 
 
 def backup_folder(folder: Path, version: int) -> Path:

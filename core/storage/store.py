@@ -1,67 +1,39 @@
-"""The store: a folder of TinyDB tables guarded by one inter-process lock.
+"""The store: memwork's document API over one backend, guarded by one lock.
 
 Every read runs inside :meth:`Store.reading` and every write inside
-:meth:`Store.transaction`. Both take the lock (re-entrant within a process)
-and first adopt whatever another process committed, so an agent's CLI and
-the open workbench see each other's writes and never lose one.
+:meth:`Store.transaction`. Both take the backend's inter-process lock (re-entrant
+within a process) and first adopt whatever another process committed, so an agent's
+CLI and the open workbench see each other's writes and never lose one.
 
-``Store(location)`` opens a folder, or, when ``location`` is a ``redis://`` or
-``rediss://`` URL, a store in that Redis database
-(:class:`~core.storage.redis_store.RedisStore`, the same interface on Redis;
-the Redis code is imported only then).
+``Store(location)`` opens the store a location names: a folder path (or
+``file:PATH``), ``memory:``, or a ``redis://`` / ``rediss://`` URL. Which backend
+serves it is decided by :func:`core.storage.url.parse_location` alone, and the
+backend's code is imported only then (a folder store never loads the Redis client).
+What a backend must do is :mod:`core.storage.backend`.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tinydb import TinyDB
 from tinydb.table import Document, Table
 
-from ..errors import (
-    InvalidInput,
-    NoStore,
-    StoreError,
-    StoreTooNew,
-    StoreUnreadable,
-    StoreWriteFailed,
-)
-from ..paths import might_be_url
-from . import journal, schema
-from .atomic import DIR_MODE
-from .folder_storage import Docs, FolderStorage, MemoryTableStorage, table_file
-from .lock import InterProcessLock, LockTimeout
-from .manifest import MANIFEST_NAME, Manifest
+from ..errors import StoreError, StoreWriteFailed
+from . import schema
+from .backend import Backend, Change, Docs, Listener
+from .cache import TableCache
+from .manifest import table_file
 
-LOCK_NAME = ".lock"
-LOCK_TIMEOUT_ENV = "MEMWORK_LOCK_TIMEOUT"
-DEFAULT_LOCK_TIMEOUT_S = 30.0
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
-
-def _is_url(text: str) -> bool:
-    from .url import is_url
-
-    return is_url(text)
-
-
-def lock_timeout() -> float:
-    """Seconds to wait for the store's lock (``MEMWORK_LOCK_TIMEOUT``, default 30)."""
-    raw = os.environ.get(LOCK_TIMEOUT_ENV)
-    if raw is None:
-        return DEFAULT_LOCK_TIMEOUT_S
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value < float("inf"):  # also refuses nan
-        raise InvalidInput(LOCK_TIMEOUT_ENV, f"must be a number of seconds >= 0 (got {raw!r})")
-    return value
+    from .url import Location
 
 
 class StrTable(Table):
@@ -80,77 +52,109 @@ class _StoreDB(TinyDB):
     default_table_name = "_unused"
 
 
+def open_backend(location: str | os.PathLike[str] | Location, *, create: bool) -> Backend:
+    """The backend a location names (see :mod:`core.storage.url`), not yet opened."""
+    from .url import FILE, MEMORY, Location, parse_location
+
+    parsed = location if isinstance(location, Location) else parse_location(location)
+    if parsed.scheme == FILE:
+        from .folder_backend import FolderBackend
+
+        return FolderBackend(parsed.path())
+    if parsed.scheme == MEMORY:
+        from .memory_backend import MemoryBackend
+
+        return MemoryBackend()
+    from .redis_backend import RedisBackend
+
+    return RedisBackend(parsed.url)
+
+
 class Store:
-    """A memwork store at ``path``: a folder, created when missing (``create=False``: a
-    missing store is :class:`~core.errors.NoStore` and nothing is created). A Redis URL
-    (text) opens a :class:`~core.storage.redis_store.RedisStore` instead."""
+    """The memwork store at ``location``, created when missing (``create=False``: a
+    missing store is :class:`~core.errors.NoStore` and nothing is created)."""
 
-    def __new__(cls, path: str | os.PathLike[str] = "", **_: Any) -> Store:
-        # A folder path costs a string test: the URL code loads only for a URL.
-        if cls is Store and isinstance(path, str) and might_be_url(path):
-            from .url import is_url
+    def __init__(self, location: str | os.PathLike[str] | Location, *, create: bool = True) -> None:
+        self._attach(open_backend(location, create=create), create)
 
-            if is_url(path):
-                from .redis_store import RedisStore
-
-                return super().__new__(RedisStore)
-        return super().__new__(cls)
-
-    def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
-        if not os.fspath(path):
-            raise InvalidInput("store path", "must not be empty")
-        if might_be_url(os.fspath(path)) and _is_url(os.fspath(path)):
-            # A URL that became a Path ("redis:/host") must not become a folder.
-            raise InvalidInput(
-                "store path",
-                f"{os.fspath(path)[:60]!r} is a URL, not a folder; pass Redis URLs as text",
-            )
-        self.path = Path(path).expanduser().absolute()
-        self._create = create
-        self._lock_timeout = lock_timeout()
-        self._prepare_folder(create)
-        self._lock: InterProcessLock | None = InterProcessLock(
-            self.path / LOCK_NAME, self._lock_timeout
-        )
-        self._init_state()
-        self._open()
+    @classmethod
+    def over(cls, backend: Backend, *, create: bool = True) -> Store:
+        """A store on a backend made by the caller (a copy's target, say)."""
+        self = cls.__new__(cls)
+        self._attach(backend, create)
+        return self
 
     @classmethod
     def in_memory(cls) -> Store:
         """A store with the same semantics and nothing on disk (tests, previews)."""
-        self = cls.__new__(cls)
-        self.path = Path("<memory>")
-        self._lock = None
-        self._init_state()
-        self._attach(MemoryTableStorage())
-        self.storage.manifest = Manifest(schema_version=schema.SCHEMA_VERSION)
-        return self
+        return cls("memory:")
 
-    @property
-    def in_memory_only(self) -> bool:
-        """Whether this store lives only in memory."""
-        return self._lock is None
+    def _attach(self, backend: Backend, create: bool) -> None:
+        self.backend = backend
+        self._mutex = threading.RLock()
+        self._depth = 0
+        self._txn_depth = 0
+        self._txn_counter = 0
+        #: A fold asked for inside a transaction: it runs once the transaction commits.
+        self._fold_wanted = False
+        self._target_schema: int | None = None
+        self._listeners: list[Listener] = []
+        head = backend.open(create)
+        self.cache = TableCache(backend, head)
+        self.cache.lock_held = lambda: self._depth > 0
+        self._db = _StoreDB(storage=lambda: self.cache)
+        if head.schema_version < schema.SCHEMA_VERSION:
+            self._migrate()
 
-    @property
-    def backend(self) -> str:
-        """``folder``, ``memory`` or ``redis``."""
-        return "memory" if self.in_memory_only else "folder"
+    def _migrate(self) -> None:
+        with self.transaction():
+            version = self.cache.head.schema_version
+            if version >= schema.SCHEMA_VERSION:
+                return  # another process migrated it meanwhile
+            if schema.needs_backup(version):
+                #: Where the store was copied before the migration changed it.
+                self.backup_path = self.backend.backup(version)
+            for step in range(version, schema.SCHEMA_VERSION):
+                schema.MIGRATIONS[step](self)
+            self._target_schema = schema.SCHEMA_VERSION
 
+    # -- what the rest of memwork sees ------------------------------------------------------
     @property
     def location(self) -> str:
         """Where the store lives, as messages name it (a folder path or a URL)."""
-        return str(self.path)
+        return self.backend.location
 
     @property
     def label(self) -> str:
         """A short name for titles (the folder's name; ``host:port/db`` for Redis)."""
-        return self.path.name
+        return self.backend.label
+
+    @property
+    def scheme(self) -> str:
+        """Which backend serves the store: ``file``, ``memory`` or ``redis``."""
+        return self.backend.scheme
+
+    @property
+    def folder(self) -> Path | None:
+        """The local folder the store keeps its files in (None: it has none)."""
+        return self.backend.folder
+
+    @property
+    def path(self) -> Path:
+        """The store's folder (a folder store only)."""
+        folder = self.backend.folder
+        if folder is None:
+            raise StoreError(f"the store at {self.location} is not a folder")
+        return folder
+
+    @property
+    def read_only(self) -> str | None:
+        """Why this process may only read the store (None: it may write)."""
+        return self.backend.read_only
 
     def committed_generation(self) -> int:
         """The commit counter of what is committed now; it moves whenever anyone writes."""
-        if self.in_memory_only:
-            return self.storage.manifest.generation
-        return Manifest.read(self.path / MANIFEST_NAME).generation
+        return self.backend.committed_generation()
 
     def follow(self, on_change: Callable[[], None]) -> Callable[[], None] | None:
         """Have ``on_change`` called after other processes' commits; returns a stop.
@@ -158,164 +162,56 @@ class Store:
         None when the backend cannot push changes (a folder): the caller polls
         :meth:`committed_generation` instead.
         """
-        return None
+        return self.backend.follow(on_change)
 
-    @property
-    def read_only(self) -> str | None:
-        """Why this process may only read the store (None: it may write)."""
-        return self._lock.read_only if self._lock is not None else None
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(change)`` whenever a change becomes visible through this store:
+        after each of its own commits, and when a read or write first adopts what other
+        processes committed. Returns an unsubscribe.
 
-    def _init_state(self) -> None:
-        self._mutex = threading.RLock()
-        self._depth = 0
-        self._txn_depth = 0
-        self._txn_counter = 0
-        self._target_schema: int | None = None
-
-    def _attach(self, storage: FolderStorage) -> None:
-        self.storage = storage
-        self.storage.lock_held = lambda: self._depth > 0
-        self._db = _StoreDB(storage=lambda: self.storage)
-
-    # -- opening ----------------------------------------------------------------------
-    def _prepare_folder(self, create: bool) -> None:
-        # The store folder itself may be a symbolic link (a user's choice of
-        # where it lives); links *inside* it are refused (see _scan).
-        try:
-            mode: int | None = os.stat(self.path).st_mode
-        except FileNotFoundError:
-            mode = None
-        except OSError as exc:
-            raise StoreUnreadable(f"cannot use {self.path} as a store: {exc.strerror}") from None
-        if mode is None:
-            if not create:
-                raise NoStore(self.path)
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                os.mkdir(self.path, DIR_MODE)
-            except FileExistsError:
-                pass  # another process made it first
-            except OSError as exc:
-                raise StoreUnreadable(
-                    f"cannot create a store at {self.path}: {exc.strerror}"
-                ) from None
-            return
-        if stat.S_ISREG(mode):
-            raise StoreUnreadable(
-                f"{self.path} is a file; a memwork store is a folder "
-                "(use `memwork import` to bring a JSON file in)"
-            )
-        if not stat.S_ISDIR(mode):
-            raise StoreUnreadable(
-                f"{self.path} is not a folder (a device or another special file); "
-                "a memwork store is a folder"
-            )
-        if not os.path.lexists(self.path / MANIFEST_NAME):
-            if not create:
-                raise NoStore(self.path)
-            if self._foreign_files():
-                # Checked before the lock file is created: a folder that is not ours
-                # must not even gain a .lock.
-                raise StoreUnreadable(
-                    f"{self.path} is not empty and has no {MANIFEST_NAME}; "
-                    "refusing to write into it"
-                )
-
-    def _foreign_files(self) -> list[str]:
-        return [
-            e.name
-            for e in os.scandir(self.path)
-            if e.name not in (LOCK_NAME, journal.JOURNAL_NAME) and not journal.is_temp_name(e.name)
-        ]
-
-    def _scan(self) -> list[str]:
-        """Refuse symbolic links in the store folder; return the temp files found.
-
-        A link inside a store (a table file, store.json, the journal, snapshots/)
-        could send a read or a write anywhere on disk, so the store is refused
-        until it is replaced by the real thing. One scandir, done on every open.
+        The listener runs in the thread that committed or read, with the lock held, so it
+        may read the store (consistently) but must not write it; what it raises is
+        ignored (a listener cannot undo a commit). See :class:`~core.storage.backend.Change`.
         """
-        temps = []
-        for entry in os.scandir(self.path):
-            if entry.is_symlink():
-                raise StoreUnreadable(
-                    f"{entry.path} is a symbolic link; memwork does not follow links inside "
-                    "a store (replace it with the file or folder itself); nothing was changed"
-                )
-            if journal.is_temp_name(entry.name):
-                temps.append(entry.name)
-        return temps
+        self._listeners.append(listener)
 
-    def _open(self) -> None:
-        with self._locked():
-            manifest_path = self.path / MANIFEST_NAME
-            temps = self._scan()
-            journal.recover(self.path)
-            writable = self.read_only is None
-            if not os.path.lexists(manifest_path):
-                if not self._create:
-                    raise NoStore(self.path)
-                if self._foreign_files():
-                    raise StoreUnreadable(
-                        f"{self.path} is not empty and has no {MANIFEST_NAME}; "
-                        "refusing to write into it"
-                    )
-                if not writable:
-                    raise StoreWriteFailed(
-                        f"cannot create a store at {self.path}: {self.read_only}"
-                    )
-                journal.remove_strays(self.path, temps)
-                manifest = Manifest(schema_version=schema.SCHEMA_VERSION)
-                journal.commit(self.path, {MANIFEST_NAME: manifest.to_bytes()}, [], "init")
-            elif writable:
-                journal.remove_strays(self.path, temps)
-            manifest = Manifest.read(manifest_path)
-            if manifest.schema_version > schema.SCHEMA_VERSION:
-                raise StoreTooNew(
-                    f"{manifest_path} has schema version {manifest.schema_version}, newer than "
-                    f"this memwork understands ({schema.SCHEMA_VERSION}); upgrade memwork. "
-                    "Nothing was changed."
-                )
-            self._attach(FolderStorage(self.path, manifest))
-            self.storage.read_only = self.read_only
-            if manifest.schema_version < schema.SCHEMA_VERSION:
-                self._migrate(manifest.schema_version)
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
 
-    def _migrate(self, version: int) -> None:
-        self.backup_path = schema.backup_folder(self.path, version)
-        with self.transaction():
-            for step in range(version, schema.SCHEMA_VERSION):
-                schema.MIGRATIONS[step](self)
-            self._target_schema = schema.SCHEMA_VERSION
+        return unsubscribe
 
-    # -- locking ----------------------------------------------------------------------
+    def _announce(self, change: Change) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(change)
+            except Exception:  # noqa: BLE001, S112 - see subscribe(): a listener cannot undo it
+                continue
+
+    # -- locking ----------------------------------------------------------------------------
     @contextmanager
     def _locked(self) -> Iterator[None]:
         with self._mutex:
-            if self._depth == 0 and self._lock is not None:
-                try:
-                    self._lock.acquire()
-                except LockTimeout:
-                    raise StoreError(
-                        f"the store at {self.path} is locked by another process "
-                        f"(waited {self._lock_timeout:.0f} s for {self.path / LOCK_NAME})"
-                    ) from None
-                storage = getattr(self, "storage", None)
-                if storage is not None:
-                    storage.read_only = self._lock.read_only
+            if self._depth == 0:
+                self.backend.acquire()
             self._depth += 1
+            failed = False
             try:
                 yield
+            except BaseException:
+                failed = True
+                raise
             finally:
                 self._depth -= 1
-                if self._depth == 0 and self._lock is not None:
-                    self._lock.release()
+                if self._depth == 0:
+                    self.backend.release(failed)
 
     def _refresh(self) -> None:
-        if self._lock is None:
-            return
-        journal.recover(self.path)
-        self.storage.refresh(Manifest.read(self.path / MANIFEST_NAME))
+        found = self.backend.refresh()
+        if found is not None:
+            change = self.cache.adopt(found)
+            if self._listeners and change.tables:
+                self._announce(change)
 
     @contextmanager
     def reading(self) -> Iterator[Store]:
@@ -334,62 +230,119 @@ class Store:
                 # Refused before anything runs: a transaction may write files
                 # (checkpoint snapshots) before its commit.
                 raise StoreWriteFailed(
-                    f"the store at {self.path} is read-only for this user "
+                    f"the store at {self.location} is read-only for this user "
                     f"({self.read_only}); nothing was written"
                 )
             if outermost and self._depth == 1:
                 self._refresh()
-            self._txn_depth += 1
-            self.storage.in_transaction = True
             if outermost:
+                self.backend.begin()
                 self._target_schema = None
+            self._txn_depth += 1
+            self.cache.in_transaction = True
+            change: Change | None = None
             try:
                 yield self
             except BaseException:
                 if outermost:
-                    self.storage.rollback()
+                    self._fold_wanted = False
+                    self._rollback()
                 raise
             else:
                 if outermost:
                     try:
-                        self.storage.commit(self._new_txid(), schema_version=self._target_schema)
+                        change = self._commit()
                     except BaseException:
-                        self.storage.rollback()
+                        self._fold_wanted = False
+                        self._rollback()
                         raise
-                    self._committed_hook()
+                    if self._fold_wanted:
+                        self._fold_wanted = False
+                        self._fold_committed()
             finally:
                 self._txn_depth -= 1
                 if self._txn_depth == 0:
-                    self.storage.in_transaction = False
+                    self.cache.in_transaction = False
+            if change is not None and self._listeners:
+                self._announce(change)
+
+    def fold_log(self) -> None:
+        """Write what the store holds only in its log into its table files now (a folder
+        store; nothing to do on the others). Commits do this by themselves past the
+        log's size or age; this is for a person or a test that wants the files current.
+        Inside a transaction it runs once the transaction has committed (what it folds
+        must include that commit)."""
+        if self._txn_depth > 0:
+            self._fold_wanted = True
+            return
+        with self._locked():
+            if self._depth == 1:
+                self._refresh()
+            self.backend.fold_log()
+
+    def _fold_committed(self) -> None:
+        """The fold a transaction asked for, after its commit: the commit is acknowledged
+        whatever happens here, and a fold that fails (a full disk) is tried again by the
+        next commit past the log's size or age."""
+        try:
+            self.backend.fold_log()
+        except (OSError, StoreError):
+            pass
+
+    def _commit(self) -> Change | None:
+        commit = self.cache.prepare(
+            self._new_txid(), self._target_schema, ends_hold=self._depth == 1
+        )
+        if commit.empty() and not self.backend.pending():
+            self.cache.committed(commit, self.cache.head)
+            return None
+        head = self.backend.commit(commit)
+        self.cache.committed(commit, head)
+        return Change.of_commits([commit], head.generation, local=True)
+
+    def _rollback(self) -> None:
+        self.cache.rollback()
+        self.backend.rollback()
 
     def _new_txid(self) -> str:
         self._txn_counter += 1
         return f"{os.getpid()}-{self._txn_counter}"
 
-    def _committed_hook(self) -> None:
-        """Called after each commit (the Redis store notes it for its lease check)."""
-
-    # -- tables -----------------------------------------------------------------------
+    # -- tables -----------------------------------------------------------------------------
     def table(self, name: str) -> StrTable:
-        """The TinyDB table ``name`` (query cache off: other processes change data)."""
+        """The TinyDB table ``name`` (query cache off: other processes change data).
+
+        Inside a transaction the table gets its own copies of the documents, since
+        TinyDB's writes edit documents in place; it is then written whole."""
+        if self.cache.in_transaction:
+            self.cache.private(name)
         # TinyDB.table is typed Table; _StoreDB.table_class makes every table a StrTable.
         return self._db.table(name, cache_size=0)  # type: ignore[return-value]
 
     def table_names(self, prefix: str | None = None) -> list[str]:
         """Tables in the store, optionally those named ``prefix`` or ``prefix.*``."""
-        names = self.storage.names()
+        names = self.cache.names()
         if prefix is None:
             return names
         return [n for n in names if n == prefix or n.startswith(prefix + ".")]
 
     def has_table(self, name: str) -> bool:
         """Whether table ``name`` exists (a dictionary lookup: no listing, no file read)."""
-        return self.storage.has(name)
+        return self.cache.has(name)
+
+    def table_version(self, name: str) -> int | None:
+        """The committed version of table ``name`` (None: no such table); it changes
+        whenever the table does."""
+        return self.cache.head.tables.get(name)
+
+    def is_loaded(self, name: str) -> bool:
+        """Whether table ``name`` is in memory (reading it costs nothing more)."""
+        return self.cache.loaded(name)
 
     def docs(self, name: str) -> Docs:
         """The raw documents of a table (id → document); treat them as read-only."""
         try:
-            return self.storage.tables[name]
+            return self.cache.tables[name]
         except KeyError:
             return {}
 
@@ -410,19 +363,22 @@ class Store:
     def put_many(self, name: str, docs: dict[str, dict[str, Any]]) -> None:
         """Insert or wholly replace several documents."""
         if docs:
-            self.storage.put_docs(name, docs)
+            self.cache.put_docs(name, docs)
+
+    def create_table(self, name: str) -> None:
+        """Make table ``name`` exist, empty if it is new (inside a transaction)."""
+        table_file(name)  # the name rule, as for every table
+        self.cache.writable(name)
 
     def delete(self, name: str, doc_ids: Iterable[str]) -> None:
         """Remove documents by id (missing ids are ignored)."""
         ids = list(doc_ids)
         if ids:
-            self.storage.delete_docs(name, ids)
+            self.cache.delete_docs(name, ids)
 
     def drop(self, name: str) -> None:
         """Remove a whole table."""
-        if not self.storage.in_transaction:
-            raise RuntimeError("memwork writes must run inside store.transaction()")
-        self.storage.drop(name)
+        self.cache.drop(name)
         self._db._tables.pop(name, None)
 
     def insert_document(self, name: str, doc_id: str, doc: dict[str, Any]) -> None:
@@ -431,9 +387,10 @@ class Store:
         self.table(name).insert(Document(doc, doc_id=doc_id))  # type: ignore[arg-type]
 
     def table_path(self, name: str) -> Path:
-        """The file that holds table ``name``."""
+        """The file that holds table ``name`` (a folder store only)."""
         return self.path / table_file(name)
 
     def close(self) -> None:
         """Release resources (the lock is only held inside reading/transaction)."""
-        self.storage.tables.clear()
+        self.cache.clear()
+        self.backend.close()

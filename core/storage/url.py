@@ -1,11 +1,18 @@
-"""Store locations that are URLs: ``redis://`` and ``rediss://`` (Redis over TLS).
+"""Store locations: what ``--db``, ``MEMWORK_DB`` and ``Store(location)`` name.
 
-``--db`` and ``MEMWORK_DB`` take a folder path or a Redis URL. Anything that
-starts like a URL (``scheme://``) or with ``redis:`` / ``rediss:`` is parsed
-here and never taken for a folder: before this, ``--db redis://host/0``
-quietly created a local folder named ``redis:``. This module imports nothing
-beyond the standard library's URL parser, so checking a folder path costs a
-string comparison.
+This module is the one place that reads a location and says which backend it
+names (:func:`parse_location`); the rest of memwork never tests a location's type
+or text to choose a backend:
+
+    PATH, file:PATH            a folder store            (core/storage/folder_backend.py)
+    memory:                    a store in this process   (core/storage/memory_backend.py)
+    redis://…, rediss://…      a store in Redis          (core/storage/redis_backend.py)
+
+A ``Path`` object always names a folder. Anything that starts like a URL
+(``scheme://``) or with ``redis:`` / ``rediss:`` is parsed as one and never taken
+for a folder: before this, ``--db redis://host/0`` quietly created a local folder
+named ``redis:``. This module imports nothing beyond the standard library's URL
+parser, so checking a folder path costs a string comparison.
 
     redis://[[USER]:PASSWORD@]HOST[:PORT][/DB][?ssl_ca_certs=FILE&ssl_cert_reqs=none]
 
@@ -17,6 +24,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 from ..errors import InvalidInput
 
@@ -30,6 +38,75 @@ _CERT_REQS = ("none", "optional", "required")
 def is_url(text: str) -> bool:
     """Whether ``text`` names a store by URL (or tries to) rather than a folder."""
     return bool(_URL_LIKE.match(text) or _REDIS_LIKE.match(text))
+
+
+def might_be_url(text: str) -> bool:
+    """A cheap first look: only text that passes it can name anything but a folder."""
+    return ":" in text[:9] or "://" in text
+
+
+FILE = "file"
+MEMORY = "memory"
+REDIS = "redis"
+MEMORY_LOCATION = "memory:"
+
+
+class Location:
+    """A parsed store location: its backend's scheme (``file``, ``memory``, ``redis``),
+    with the folder for ``file`` and the URL text for ``redis``."""
+
+    __slots__ = ("scheme", "folder", "url")
+
+    def __init__(self, scheme: str, *, folder: Path | None = None, url: str = "") -> None:
+        self.scheme = scheme
+        self.folder = folder
+        self.url = url
+
+    def __repr__(self) -> str:
+        return f"Location({self.scheme!r}, folder={self.folder!r}, url={self.url!r})"
+
+    def path(self) -> Path:
+        """The folder of a ``file`` location."""
+        if self.folder is None:
+            raise ValueError(f"a {self.scheme} store has no folder")
+        return self.folder
+
+
+def parse_location(value: str | os.PathLike[str], field: str = "store path") -> Location:
+    """What ``value`` names: a folder (a path, ``file:PATH``, or any ``os.PathLike``), the
+    in-process store (``memory:``) or a Redis store (a ``redis://`` or ``rediss://`` URL,
+    checked here). Anything else that looks like a URL is refused naming ``field``."""
+    if not isinstance(value, str):  # a Path is a folder, never a URL
+        text = os.fspath(value)
+        if not text:
+            raise InvalidInput(field, "must not be empty")
+        if might_be_url(text) and is_url(text):
+            # A URL that became a Path ("redis:/host") must not become a folder.
+            raise InvalidInput(
+                field, f"{text[:60]!r} is a URL, not a folder; pass store URLs as text"
+            )
+        return Location(FILE, folder=Path(text))
+    if not value.strip():
+        raise InvalidInput(field, "must not be empty")
+    if not might_be_url(value):
+        return Location(FILE, folder=Path(value))
+    scheme = value.split(":", 1)[0].lower()
+    if scheme == FILE:
+        rest = value[len(FILE) + 1 :]
+        if rest.startswith("//"):  # file:///abs/path, file://localhost/abs/path
+            rest = rest[2:]
+            rest = rest[rest.index("/") :] if "/" in rest else ""
+        if not rest:
+            raise InvalidInput(field, "a file: location names a folder (file:PATH)")
+        return Location(FILE, folder=Path(rest))
+    if scheme == MEMORY:
+        if value.lower() not in (MEMORY_LOCATION, "memory://"):
+            raise InvalidInput(field, "the in-process store is named memory: alone")
+        return Location(MEMORY)
+    if is_url(value):
+        parse(value, field)  # a malformed URL is refused here, naming where it came from
+        return Location(REDIS, url=value)
+    return Location(FILE, folder=Path(value))  # "C:thing", "notes:2026": a folder name
 
 
 class StoreURL:
@@ -97,7 +174,7 @@ def parse(text: str, field: str = "--db") -> StoreURL:
         raise InvalidInput(
             field,
             f"only redis:// and rediss:// URLs name a store (got a {scheme}: URL); "
-            "a folder path names a folder store",
+            "a folder path or file:PATH names a folder store, memory: one in this process",
         )
     if not text[len(scheme) + 1 :].startswith("//"):
         raise InvalidInput(field, f"a Redis URL starts with {scheme}:// (got {shown(text)!r})")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memwork.core.cli.main import main
-from tests.conftest import folder_digest
+from tests.conftest import folded, folder_digest
 
 #: The CLI contract holds on a folder and on a Redis store alike (tests/conftest.py).
 BOTH_BACKENDS = True
@@ -140,7 +140,7 @@ def test_an_internal_error_is_exit_1_one_line(cli, monkeypatch: pytest.MonkeyPat
 @pytest.mark.folder_only
 def test_an_unreadable_table_stops_with_the_file_name(cli, db: Path) -> None:  # noqa: ANN001
     cli("rule", "add", "x")
-    victim = next(p for p in db.iterdir() if p.name.startswith("rules."))
+    victim = next(p for p in folded(db).iterdir() if p.name.startswith("rules."))
     victim.write_text("{not json")
     before = folder_digest(db)
     done = cli("rule", "list")
@@ -218,7 +218,7 @@ def test_doctor_on_a_healthy_store(cli) -> None:  # noqa: ANN001
 @pytest.mark.folder_only
 def test_doctor_on_a_damaged_store_reports_and_repairs_nothing(cli, db: Path) -> None:  # noqa: ANN001
     _seed(cli)
-    victim = next(p for p in db.iterdir() if p.name.startswith("lessons"))
+    victim = next(p for p in folded(db).iterdir() if p.name.startswith("lessons"))
     victim.write_bytes(b'{"truncated": ')
     before = folder_digest(db)
     done = cli("doctor")

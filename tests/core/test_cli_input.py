@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import folder_digest
+from tests.conftest import folded, folder_digest
 
 BIG = str(2**70)
 
@@ -107,7 +107,7 @@ def test_control_characters_are_stripped_on_the_way_in(cli, db: Path) -> None:  
 def test_stored_control_characters_are_never_printed(cli, db: Path) -> None:  # noqa: ANN001
     # Data written before the check existed (or by hand) still cannot drive the terminal.
     assert cli("lesson", "add", "placeholder lesson").code == 0
-    path = db / "lessons.json"
+    path = folded(db) / "lessons.json"
     doc = json.loads(path.read_text())
     (lesson,) = doc["documents"].values()
     lesson["content"] = f"evil {ESCAPES}"

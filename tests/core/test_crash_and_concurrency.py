@@ -35,11 +35,14 @@ def _stored_episodes(path: Path | str) -> list[dict]:
 # costs milliseconds, not an interpreter start-up). It runs a random mix of what writes
 # to a store: recording episodes, checkpoint create, checkpoint restore (a rewind: the
 # model below knows which records it takes away) and imports, and reports each one on
-# a pipe as soon as it is acknowledged. The parent kills it at a random instant, then
-# checks: doctor finds no problem (a pending commit is fine), the store opens, every
+# a pipe as soon as it is acknowledged. On a folder its log is small (LOG_BYTES), so
+# the log is folded into the table files every few commits and kills land in folds
+# too. The parent kills it at a random instant, then checks: doctor finds no problem
+# (a pending commit or a torn last log record is fine), the store opens, every
 # checkpoint is readable, and the store holds exactly what the acknowledged operations
 # say, give or take the one operation that was in flight.
 KILLS = 200
+LOG_BYTES = "12000"
 
 
 def _child_loop(
@@ -51,6 +54,7 @@ def _child_loop(
     from memwork.core.interop.importer import run_import
 
     os.environ["MEMWORK_FSYNC"] = "1"
+    os.environ["MEMWORK_LOG_BYTES"] = LOG_BYTES
     rng = random.Random(seed)
     store = Store(path)
 
@@ -140,7 +144,7 @@ def _state(path: Path | str, checked: set[str]) -> tuple[set[str], set[str]]:
         glob = aggregates.read_global(store)
         lesson_ids = set(store.docs("lessons"))
         for cid in set(store.docs("checkpoints")) - checked:
-            store.storage.snapshot_tables(cid)  # every checkpoint is readable
+            store.backend.snapshot_tables(cid)  # every checkpoint is readable
             checked.add(cid)
     assert glob["stored_episodes"] == len(docs)
     indexes = sorted(d["index"] for d in docs)
@@ -170,7 +174,17 @@ def test_sigkill_at_random_instants_loses_no_acknowledged_write(
     les: set[str] = set()
     snaps: dict[str, tuple[set[str], set[str]]] = {}
     checked: set[str] = set()
-    counts = {"ep": 0, "cp": 0, "rd": 0, "id": 0, "restore in flight": 0, "pending journal": 0}
+    counts = {
+        "ep": 0,
+        "cp": 0,
+        "rd": 0,
+        "id": 0,
+        "restore in flight": 0,
+        "pending journal": 0,
+        "log folds": 0,
+        "torn log record": 0,
+    }
+    folded_at = _folded_at(path)
     started = time.monotonic()
     # Each Redis kill costs a little more (the next process finds the dead holder's
     # lease and takes it over): half as many keep the suite's time in bounds.
@@ -208,8 +222,12 @@ def test_sigkill_at_random_instants_loses_no_acknowledged_write(
             elif kind == "id":
                 les |= set(in_flight[1:])
             in_flight = ()
-        if isinstance(path, Path) and (path / "journal.json").exists():
-            counts["pending journal"] += 1
+        if isinstance(path, Path):
+            counts["pending journal"] += (path / "journal.json").exists()
+            counts["torn log record"] += _torn_log(path)
+            now_at = _folded_at(path)
+            counts["log folds"] += now_at != folded_at
+            folded_at = now_at
         verdict = _doctor(path)
         assert verdict["ok"], [c for c in verdict["checks"] if c["status"] == "problem"]
         stored_eps, stored_les = _state(path, checked)
@@ -233,6 +251,27 @@ def test_sigkill_at_random_instants_loses_no_acknowledged_write(
     assert counts["ep"] > kills // 2, "the writer should record episodes between kills"
     assert counts["cp"] > kills // 20 and counts["rd"] > kills // 40, counts
     assert counts["id"] > kills // 40, counts
+    if isinstance(path, Path):
+        assert counts["log folds"] > kills // 4, counts
+
+
+def _folded_at(path: Path | str) -> int:
+    """The commit the folder's table files were last folded at (its store.json)."""
+    if not isinstance(path, Path):
+        return 0
+    return int(json.loads((path / "store.json").read_bytes())["generation"])
+
+
+def _torn_log(path: Path) -> bool:
+    """Whether the kill left a log record cut short (dropped whole on the next open)."""
+    from memwork.core.storage import wal
+
+    log = path / wal.LOG_NAME
+    if (path / "journal.json").exists() or not log.exists():
+        return False
+    data = log.read_bytes()
+    base = wal.read_header(log, data)
+    return wal.read_records(log, data[wal.HEADER_SIZE :], wal.HEADER_SIZE, base).torn > 0
 
 
 @pytest.mark.parametrize("backend", ["folder", "redis"])

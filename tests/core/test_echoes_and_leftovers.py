@@ -22,7 +22,7 @@ import pytest
 from memwork.core import checkpoints
 from memwork.core.errors import InvalidInput
 from memwork.core.storage.store import Store
-from tests.conftest import NOW, folder_digest, python_env
+from tests.conftest import NOW, folded, folder_digest, python_env
 from tests.core.test_mcp_server import with_server
 from tests.redis_server import RedisServer
 
@@ -96,7 +96,7 @@ def test_doctor_on_a_redis_that_wants_a_password(tmp_path: Path) -> None:
 @pytest.mark.folder_only
 def test_doctor_names_a_record_its_model_refuses(cli, db: Path) -> None:  # noqa: ANN001
     assert cli("lesson", "add", "Canary every deploy").code == 0
-    table = db / "lessons.json"
+    table = folded(db) / "lessons.json"
     data = json.loads(table.read_text())
     (lesson,) = data["documents"].values()
     lesson["confidence"] = "high"
@@ -112,7 +112,7 @@ def test_doctor_names_a_record_its_model_refuses(cli, db: Path) -> None:  # noqa
 @pytest.mark.folder_only
 def test_a_table_file_replaced_by_a_folder(cli, db: Path) -> None:  # noqa: ANN001
     assert cli("lesson", "add", "Canary every deploy").code == 0
-    (db / "lessons.json").unlink()
+    (folded(db) / "lessons.json").unlink()
     (db / "lessons.json").mkdir()
     done = cli("doctor")
     assert done.code == 1 and "internal error" not in done.err
@@ -222,6 +222,7 @@ def test_json_output_escapes_c1_controls_and_bidi_overrides(cli, db: Path) -> No
     assert cli("lesson", "add", "Canary every deploy").code == 0
     assert cli("slot", "set", "persona", "careful agent").code == 0
     planted = "Canary \x9b2J every \u202edeploy\u2066 x"
+    folded(db)
     for table, field in (("lessons", "content"), ("slots", "content")):
         path = db / f"{table}.json"
         data = json.loads(path.read_text())

@@ -68,8 +68,9 @@ CONTEXT_PATH = {
             "context context.budget context.build context.default_style context.episodic_style "
             "context.log privacy privacy.assign privacy.controls privacy.gate privacy.gitleaks "
             "privacy.lazy privacy.rules "
-            "storage storage.atomic storage.codec storage.folder_storage storage.journal "
-            "storage.lock storage.manifest storage.plainjson storage.schema storage.store"
+            "storage storage.atomic storage.backend storage.cache storage.codec "
+            "storage.folder_backend storage.journal storage.lock storage.manifest "
+            "storage.plainjson storage.schema storage.store storage.url storage.wal"
         ).split()
     ),
 }

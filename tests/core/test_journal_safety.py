@@ -1,5 +1,8 @@
 """A tampered or damaged journal.json is refused before anything is replayed, by every verb,
-and doctor tells a pending commit (fine: the next open completes it) from a bad journal."""
+and doctor tells a pending commit (fine: the next open completes it) from a bad journal.
+
+The journal is how the table files change: a fold of the log (and a commit too big for
+the log, which is folded in with it) renames all its files in one journaled step."""
 
 from __future__ import annotations
 
@@ -61,6 +64,7 @@ def _bad_journals(db: Path, outside: Path) -> dict[str, object]:
 @pytest.fixture
 def seeded(cli, db: Path) -> Path:  # noqa: ANN001
     cli("lesson", "add", "Keep this lesson", now=T0)
+    Store(db).fold_log()  # the lesson is in lessons.json now, not only in the log
     return db
 
 
@@ -127,8 +131,11 @@ def test_a_journal_whose_temp_file_is_a_link_is_refused(
 
 
 def _interrupt_during_renames(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A commit killed after its journal, part-way through the renames."""
+    """A fold of the log killed after its journal, part-way through the renames."""
     store = Store(folder)
+    with store.transaction():
+        store.put("lessons", "b", {"id": "b"})
+        store.put("rules", "r", {"id": "r"})
     real_replace = journal.os.replace
     calls = {"n": 0}
 
@@ -139,9 +146,8 @@ def _interrupt_during_renames(folder: Path, monkeypatch: pytest.MonkeyPatch) -> 
         real_replace(src, dst)
 
     monkeypatch.setattr(journal.os, "replace", replace_then_die)
-    with pytest.raises(KeyboardInterrupt), store.transaction():
-        store.put("lessons", "b", {"id": "b"})
-        store.put("rules", "r", {"id": "r"})
+    with pytest.raises(KeyboardInterrupt):
+        store.fold_log()
     monkeypatch.undo()
 
 

@@ -11,7 +11,7 @@ import pytest
 from memwork.core import names, sessions, working_memory
 from memwork.core.errors import InvalidInput, StoreUnreadable
 from memwork.core.storage.store import Store
-from tests.conftest import folder_digest
+from tests.conftest import folded, folder_digest
 
 T0 = "2026-01-01T00:00:00Z"
 HOSTILE = [
@@ -99,7 +99,7 @@ def test_a_tampered_checkpoint_id_is_refused_by_delete_restore_and_diff(
     cli("lesson", "add", "Keep me", now=T0)
     cli("checkpoint", "create", now=T0)
     # Someone edits checkpoints.json by hand (or a bug stores a bad id).
-    path = db / "checkpoints.json"
+    path = folded(db) / "checkpoints.json"
     data = json.loads(path.read_text())
     [(old, doc)] = data["documents"].items()
     data["documents"] = {cid: {**doc, "id": cid}}
@@ -210,7 +210,7 @@ def test_a_tampered_snapshot_manifest_cannot_read_outside(
 
 
 def test_table_names_are_checked_before_any_path_is_built() -> None:
-    from memwork.core.storage.folder_storage import table_file
+    from memwork.core.storage.manifest import table_file
 
     assert table_file("observations.run-42") == "observations.run-42.json"
     for bad in ("../x", "a/b", ".lock", "store", "x\x00"):

@@ -1,4 +1,5 @@
-"""The standard-library encoder writes orjson's bytes (core/storage/plainjson.py)."""
+"""The standard-library encoder writes orjson's bytes (core/storage/plainjson.py), indented
+as table files are and compact as the log's records are."""
 
 from __future__ import annotations
 
@@ -48,6 +49,12 @@ def test_any_document_is_written_as_orjson_writes_it(value: Any) -> None:
     assert plainjson.dumps(value) == orjson.dumps(value, option=OPTIONS)
 
 
+@settings(max_examples=1000, deadline=None)
+@given(DOCUMENTS)
+def test_any_document_is_written_compact_as_orjson_writes_it(value: Any) -> None:
+    assert plainjson.dumps_compact(value) == orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(TEXT, DOCUMENTS, max_size=6))
 def test_a_document_inside_a_table_file_is_written_as_orjson_writes_it(doc: Any) -> None:
@@ -76,6 +83,7 @@ def test_a_document_inside_a_table_file_is_written_as_orjson_writes_it(doc: Any)
 )
 def test_known_awkward_values(value: Any) -> None:
     assert plainjson.dumps(value) == orjson.dumps(value, option=OPTIONS)
+    assert plainjson.dumps_compact(value) == orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
 @pytest.mark.parametrize(
@@ -93,6 +101,8 @@ def test_what_orjson_refuses_is_refused(value: Any, message: str) -> None:
         orjson.dumps(value, option=OPTIONS)
     with pytest.raises(TypeError, match=message):
         plainjson.dumps(value)
+    with pytest.raises(TypeError, match=message):
+        plainjson.dumps_compact(value)
 
 
 def test_nesting_is_refused_where_orjson_refuses_it() -> None:
@@ -108,3 +118,6 @@ def test_nesting_is_refused_where_orjson_refuses_it() -> None:
         orjson.dumps(nest(limit + 1), option=OPTIONS)
     with pytest.raises(TypeError, match="Recursion limit reached"):
         plainjson.dumps(nest(limit + 1))
+    assert plainjson.dumps_compact(nest(limit)) == orjson.dumps(nest(limit))
+    with pytest.raises(TypeError, match="Recursion limit reached"):
+        plainjson.dumps_compact(nest(limit + 1))

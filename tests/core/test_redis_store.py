@@ -560,7 +560,7 @@ def test_a_short_read_starts_no_thread(redis_url: str) -> None:
     reader = Store(redis_url)
     with reader.reading():
         reader.get("lessons", "a")
-    assert reader.lease._thread is None
+    assert reader.backend.lease._thread is None
 
 
 def test_working_memory_reclaimed_under_a_long_running_process_is_rewritten_whole(

@@ -244,7 +244,10 @@ def test_rules_another_process_archived_are_found(
 
 # -- cost: a batch writes the newest chunk, a lookup reads what the index points at ----------
 def _versions(folder: Path) -> dict[str, int]:
-    return Manifest.read(folder / MANIFEST_NAME).tables
+    """Every table's version as the store has it now (its log included)."""
+    store = Store(folder)
+    with store.reading():
+        return {n: v for n in store.table_names() if (v := store.table_version(n)) is not None}
 
 
 def test_recording_rewrites_only_the_newest_archive_chunk(
@@ -287,7 +290,7 @@ def test_a_new_process_finds_an_archived_rule_reading_only_its_chunk(
         outcome, _ = _propose(store, "global", "[WORKS] summary 35", now)  # in chunk 4
         assert outcome == "reactivated"
         assert _propose(store, "global", "[WORKS] never seen", now)[0] == "added"
-        loaded = [t for t in store.table_names("rules.archive") if store.storage.loaded(t)]
+        loaded = [t for t in store.table_names("rules.archive") if store.is_loaded(t)]
     # The chunk that held the rule, and a new one (chunk 8 is full) for the window's overflow.
     assert loaded == ["rules.archive.000004.global", "rules.archive.000009.global"]
 
@@ -338,6 +341,7 @@ def _to_schema_1(store: Store) -> None:
 
 
 def _mark_schema_1(folder: Path) -> None:
+    Store(folder).fold_log()
     manifest = Manifest.read(folder / MANIFEST_NAME)
     manifest.schema_version = 1
     (folder / MANIFEST_NAME).write_bytes(manifest.to_bytes())

@@ -17,7 +17,7 @@ from memwork.core.models.base import validate
 from memwork.core.models.episode import EpisodeInput
 from memwork.core.privacy import scrub
 from memwork.core.storage.store import Store
-from tests.conftest import NOW, folder_digest
+from tests.conftest import NOW, folded, folder_digest
 from tests.test_privacy import PERSONAL, SECRETS
 
 _B62 = "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xYz"
@@ -214,7 +214,7 @@ def test_redactions_are_reported_on_stderr_in_json_and_in_the_audit(cli, db: Pat
     assert done.code == 0 and "3 redactions (api_key 1, email 1, home_path 1)" in done.err
     audit = [
         d
-        for p in sorted(db.glob("audit.*.json"))
+        for p in sorted(folded(db).glob("audit.*.json"))
         for d in json.loads(p.read_text())["documents"].values()
     ]
     audit.sort(key=lambda d: d["seq"])

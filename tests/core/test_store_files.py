@@ -15,7 +15,7 @@ from memwork.core import checkpoints
 from memwork.core.errors import StoreUnreadable
 from memwork.core.storage import atomic
 from memwork.core.storage.store import Store
-from tests.conftest import NOW, folder_digest
+from tests.conftest import NOW, folded, folder_digest
 
 T0 = "2026-01-01T00:00:00Z"
 
@@ -99,7 +99,7 @@ def test_a_symlinked_snapshots_folder_sends_nothing_outside(tmp_path: Path) -> N
         store.put("lessons", "a", {"id": "a"})
     outside = tmp_path / "outside"
     outside.mkdir()
-    store.storage.snapshot_keys()  # no snapshots yet
+    store.backend.snapshot_keys()  # no snapshots yet
     os.symlink(outside, folder / "snapshots")
     with pytest.raises(StoreUnreadable, match="symbolic link"):
         checkpoints.create(store, "x", now=NOW, actor="test")
@@ -195,6 +195,7 @@ def test_migration_backups_are_private(tmp_path: Path, monkeypatch: pytest.Monke
         with store.transaction():
             store.put("lessons", "a", {"id": "a"})
         checkpoints.create(store, "before", now=NOW, actor="test")
+        store.fold_log()
         # An older store made before stores were private.
         folder.chmod(0o755)
         (folder / "lessons.json").chmod(0o644)
@@ -221,7 +222,7 @@ def test_doctor_warns_about_a_store_others_can_read(cli, db: Path) -> None:  # n
 def test_a_checkpoint_survives_an_in_place_edit_of_a_table_file(cli, db: Path) -> None:  # noqa: ANN001
     cli("lesson", "add", "The original lesson", now=T0)
     cid = cli("checkpoint", "create", now=T0).out.strip()
-    live = db / "lessons.json"
+    live = folded(db) / "lessons.json"
     assert os.stat(live).st_nlink == 1  # no hard link shares the live file
     # An editor (or any tool) that writes into the file instead of replacing it.
     with open(live, "r+b") as f:
@@ -238,13 +239,14 @@ def test_a_checkpoint_survives_an_in_place_edit_of_a_table_file(cli, db: Path) -
 
 def test_checkpoints_taken_before_packs_still_restore(tmp_path: Path) -> None:
     """Older stores hold one hard-linked file per table in each snapshot folder."""
-    from memwork.core.storage.folder_storage import SNAPSHOT_MANIFEST, SNAPSHOT_PACK
+    from memwork.core.storage.snapshot_files import SNAPSHOT_MANIFEST, SNAPSHOT_PACK
 
     folder = tmp_path / "s"
     store = Store(folder)
     with store.transaction():
         store.put("lessons", "a", {"id": "a", "content": "old"})
     doc = checkpoints.create(store, "old style", now=NOW, actor="test")
+    store.fold_log()  # the table files hold what the checkpoint holds
     snap = folder / "snapshots" / doc["id"]
     plan = json.loads((snap / SNAPSHOT_MANIFEST).read_text())
     (snap / SNAPSHOT_PACK).unlink()
@@ -259,7 +261,7 @@ def test_checkpoints_taken_before_packs_still_restore(tmp_path: Path) -> None:
 
 
 def test_a_damaged_pack_index_is_refused(cli, db: Path) -> None:  # noqa: ANN001
-    from memwork.core.storage.folder_storage import SNAPSHOT_MANIFEST
+    from memwork.core.storage.snapshot_files import SNAPSHOT_MANIFEST
 
     cli("lesson", "add", "Keep me", now=T0)
     cid = cli("checkpoint", "create", now=T0).out.strip()
@@ -293,6 +295,7 @@ def test_orphan_snapshot_folders_are_reported_then_swept(cli, db: Path) -> None:
 # -- a table file the manifest lost --------------------------------------------------------
 def test_a_table_file_store_json_does_not_list_is_never_overwritten(cli, db: Path) -> None:  # noqa: ANN001
     cli("lesson", "add", "Years of hard-won knowledge", now=T0)
+    Store(db).fold_log()
     manifest = json.loads((db / "store.json").read_text())
     version = manifest["tables"].pop("lessons")
     (db / "store.json").write_text(json.dumps(manifest))
@@ -413,7 +416,14 @@ def test_a_full_disk_is_exit_2_and_leaves_no_temp_files(
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         return real_write(fd, data)
 
+    def pwrite(fd: int, data: bytes, offset: int) -> int:
+        if len(data) > 100_000:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_pwrite(fd, data, offset)
+
+    real_pwrite = os.pwrite
     monkeypatch.setattr(atomic.os, "write", write)
+    monkeypatch.setattr(atomic.os, "pwrite", pwrite)  # the log's appends
     _assert_full_disk_refusal(run, folder, tmp_path)
 
 

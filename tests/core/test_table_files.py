@@ -1,7 +1,8 @@
-"""Table files: a commit keeps unchanged documents' bytes, and the file reads exactly as a
-full encoding would; recording one episode never imports orjson.
+"""Table files: a fold (of the log, or of a commit too big for it) keeps unchanged
+documents' bytes, and the file reads exactly as a full encoding would; recording one
+episode never imports orjson.
 
-Described in core/storage/codec.py.
+Described in core/storage/codec.py and core/storage/folder_backend.py.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from memwork.core.storage import codec
-from memwork.core.storage.folder_storage import table_file
+from memwork.core.storage.manifest import table_file
 from memwork.core.storage.store import Store
 from tests.conftest import python_env
 
@@ -25,21 +26,27 @@ def _no_safety_net(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MEMWORK_VERIFY_WRITES", raising=False)
 
 
-@pytest.fixture(params=["memory", "json"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
-    """The file backends (in memory and on disk): a Redis store holds no table files."""
-    return Store.in_memory() if request.param == "memory" else Store(tmp_path / "store")
+@pytest.fixture
+def folder_store(tmp_path: Path) -> Store:
+    """A folder store: the one backend with table files."""
+    return Store(tmp_path / "store")
+
+
+@pytest.fixture
+def direct(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every commit goes to the table files at once (a log of no room): the commit's own
+    documents are what the file is spliced from."""
+    monkeypatch.setenv("MEMWORK_LOG_BYTES", "0")
 
 
 def _committed(store: Store, name: str) -> bytes:
-    if store.in_memory_only:
-        return store.storage.files[table_file(name)]
     return (store.path / table_file(name)).read_bytes()
 
 
 def _assert_canonical(store: Store) -> None:
-    """Every table file holds the store's documents, byte for byte as encoding them whole
-    gives."""
+    """Once the log is folded, every table file holds the store's documents, byte for byte
+    as encoding them whole gives."""
+    store.fold_log()
     with store.reading():
         for name in store.table_names():
             raw = _committed(store, name)
@@ -57,7 +64,13 @@ def _edit_then_put(store: Store, doc_id: str) -> None:
     store.put("t", doc_id, doc)
 
 
-def test_files_read_as_a_full_encoding_after_any_mix_of_writes(store: Store) -> None:
+@pytest.mark.parametrize("fold", ["every commit at once", "after each commit", "at the end"])
+def test_files_read_as_a_full_encoding_after_any_mix_of_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fold: str
+) -> None:
+    if fold == "every commit at once":
+        monkeypatch.setenv("MEMWORK_LOG_BYTES", "0")
+    store = Store(tmp_path / "store")
     with store.transaction():
         store.put_many("t", {d["id"]: d for d in (_doc(n) for n in range(200))})
         store.put("u", "x", {"id": "x", "nested": {"b": [1, 2.5e-6, None], "a": {}}})
@@ -79,10 +92,13 @@ def test_files_read_as_a_full_encoding_after_any_mix_of_writes(store: Store) -> 
         with store.transaction():
             step()
             store.put("u", "x", {"id": "x", "nested": {"b": [3], "a": {}}})
-        _assert_canonical(store)
+        if fold != "at the end":
+            _assert_canonical(store)
+    _assert_canonical(store)
+    _assert_canonical(Store(tmp_path / "store"))  # and as another process reads them
 
 
-def test_a_file_laid_out_differently_is_rewritten_whole(tmp_path: Path) -> None:
+def test_a_file_laid_out_differently_is_rewritten_whole(tmp_path: Path, direct: None) -> None:
     store = Store(tmp_path / "s")
     with store.transaction():
         store.put_many("t", {d["id"]: d for d in (_doc(n) for n in range(5))})
@@ -105,7 +121,7 @@ def test_a_file_laid_out_differently_is_rewritten_whole(tmp_path: Path) -> None:
     ids=["an entry added", "an entry renamed"],
 )
 def test_a_file_that_no_longer_matches_its_documents_is_rewritten_whole(
-    tmp_path: Path, edit: object
+    tmp_path: Path, edit: object, direct: None
 ) -> None:
     """Edited by hand in memwork's own layout, version and all: the commit does not splice
     bytes into a file whose entries are not the documents it read."""
@@ -121,7 +137,9 @@ def test_a_file_that_no_longer_matches_its_documents_is_rewritten_whole(
     _assert_canonical(store)
 
 
-def test_a_file_rewritten_by_another_program_is_rewritten_whole(tmp_path: Path) -> None:
+def test_a_file_rewritten_by_another_program_is_rewritten_whole(
+    tmp_path: Path, direct: None
+) -> None:
     """Not the version this process read: its bytes are nobody's to keep."""
     store = Store(tmp_path / "s")
     with store.transaction():
@@ -136,11 +154,15 @@ def test_a_file_rewritten_by_another_program_is_rewritten_whole(tmp_path: Path) 
     _assert_canonical(store)
 
 
+@pytest.mark.parametrize("backend", ["memory", "folder", "redis"])
 def test_a_document_changed_in_place_is_caught_by_the_check(
-    store: Store, monkeypatch: pytest.MonkeyPatch
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: str
 ) -> None:
-    """Documents from ``store.docs`` are read-only; the test suite checks every commit."""
+    """Documents from ``store.docs`` are read-only; the test suite checks every commit,
+    on every backend."""
     monkeypatch.setenv("MEMWORK_VERIFY_WRITES", "1")
+    location = {"memory": "memory:", "folder": str(tmp_path / "s")}.get(backend)
+    store = Store(location or request.getfixturevalue("redis_url"))
     with store.transaction():
         store.put_many("t", {"a": {"id": "a", "v": 1}, "b": {"id": "b", "v": 1}})
     with pytest.raises(AssertionError, match="differs from a full encoding"):

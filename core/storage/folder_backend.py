@@ -1,0 +1,772 @@
+"""A store in a folder: one JSON file per table, ``store.json``, ``store.log``, a lock.
+
+``store.json`` names the schema version, the commit counter and each table file's
+version. A commit appends one record to ``store.log`` and fsyncs it once
+(:mod:`core.storage.wal`); readers apply the log's records over the table files.
+When the log passes a size (``MEMWORK_LOG_BYTES``, default 256 KiB) or an age
+(``MEMWORK_LOG_SECONDS``, default 300 s) it is *folded* into the table files: every
+table it touched is rewritten beside its target, with the bytes of its unchanged
+documents kept (:func:`core.storage.codec.table_bytes`), together with
+``store.json`` and a fresh, empty log, in one journaled multi-file commit
+(:mod:`core.storage.journal`). A commit too big for the log (a bulk record, an
+import, a restore) is folded in with it directly. Everything runs under
+``<store>/.lock`` (:mod:`core.storage.lock`), so no reader ever sees a fold half
+done, and the records a fold consumed are still read from the old log by a process
+that had not seen them yet.
+
+Nothing reaches outside the folder: symbolic links inside it are refused on every
+open, every table name passes :func:`~core.storage.manifest.table_file` before it
+becomes a path, and files are opened with ``O_NOFOLLOW``.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .. import names as names_
+from ..errors import (
+    NoStore,
+    StoreError,
+    StoreTooNew,
+    StoreUnreadable,
+    StoreWriteFailed,
+)
+from . import journal, schema, wal
+from .atomic import DIR_MODE, failed_write, fsync_dir, fsync_enabled, write_temp
+from .backend import Backend, Commit, Docs, Refresh, replay, table_writes
+from .codec import dumps, load_file, loads, read_store_file, table_bytes
+from .lock import InterProcessLock, LockTimeout, lock_timeout
+from .manifest import MANIFEST_NAME, Manifest, table_file
+
+if TYPE_CHECKING:
+    from .snapshot_files import SnapshotFiles
+
+LOCK_NAME = ".lock"
+#: Where ``memwork search`` keeps the prepared text of big tables (core/search_corpus.py),
+#: one ``<table>.txt`` each, and which tables it keeps there.
+SEARCH_CACHE = ("cache", "search")
+SEARCH_CACHED = ("episodes.", "rules.", "observations.")
+#: Where a restore keeps the table files it found damaged (never deleted).
+DAMAGED = "damaged"
+LOG_BYTES_ENV = "MEMWORK_LOG_BYTES"
+LOG_SECONDS_ENV = "MEMWORK_LOG_SECONDS"
+DEFAULT_LOG_BYTES = 256 * 1024
+DEFAULT_LOG_SECONDS = 300.0
+#: A commit that puts more documents than this goes straight to the table files: it
+#: would outgrow the log at once, and writing it twice costs more than a fold.
+DIRECT_DOCUMENTS = 1000
+_LOG_FLAGS = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _setting(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        from ..errors import InvalidInput
+
+        raise InvalidInput(name, f"must be a number >= 0 (got {raw!r})")
+    return value
+
+
+class _Log:
+    """``store.log`` as this process has it open."""
+
+    __slots__ = ("fd", "ident", "size", "end", "started", "writable")
+
+    def __init__(self, fd: int, ident: tuple[int, int], writable: bool) -> None:
+        self.fd = fd
+        #: (device, inode): a fold replaces the file, so a new identity means one ran.
+        self.ident = ident
+        #: The file's size when last read, and the end of its last whole record.
+        self.size = 0
+        self.end = 0
+        #: When the oldest record in it was written (None: it holds none).
+        self.started: float | None = None
+        self.writable = writable
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __del__(self) -> None:
+        # A store dropped without close() (an in-process CLI call) must not keep the file
+        # open: an unmount or a Windows rename would find it busy.
+        self.close()
+
+
+def _write_all(fd: int, data: bytes, offset: int) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.pwrite(fd, view, offset)
+        view = view[written:]
+        offset += written
+
+
+def _dumped(name: str, version: int, docs: Docs) -> Callable[[], bytes]:
+    return lambda: dumps({"documents": docs, "table": name, "version": version})
+
+
+def _staged_path(handle: object) -> Path:
+    if not isinstance(handle, Path):
+        raise TypeError(f"not a staged table of a folder store: {handle!r}")
+    return handle
+
+
+def _light(commit: Commit) -> Commit:
+    """What the log keeps of a commit: its writes, without the whole tables they made."""
+    return Commit(
+        {name: write.light() for name, write in commit.writes.items()},
+        commit.drops,
+        schema_version=commit.schema_version,
+        txid=commit.txid,
+        generation=commit.generation,
+    )
+
+
+class FolderBackend(Backend):
+    """The store in folder ``path`` (see the module docstring)."""
+
+    scheme = "file"
+
+    def __init__(self, path: Path) -> None:
+        self.path = path.expanduser().absolute()
+        self._lock_timeout = lock_timeout()
+        self._lock: InterProcessLock | None = None
+        #: store.json as last read, the log's records after it, and the head they make.
+        self._base = Manifest(schema_version=schema.SCHEMA_VERSION)
+        self._records: list[Commit] = []
+        self._head = self._base
+        self._log: _Log | None = None
+        self._polled: tuple[tuple[int, int, int], int] | None = None
+        self._snapshots: SnapshotFiles | None = None
+        self.log_limit = int(_setting(LOG_BYTES_ENV, DEFAULT_LOG_BYTES))
+        self.log_seconds = _setting(LOG_SECONDS_ENV, DEFAULT_LOG_SECONDS)
+
+    # -- what callers see -------------------------------------------------------------------
+    @property
+    def snapshots(self) -> SnapshotFiles:
+        """The checkpoints' snapshot files (loaded on first use: ``memwork context`` and
+        other reads never touch them)."""
+        if self._snapshots is None:
+            from .snapshot_files import SnapshotFiles
+
+            self._snapshots = SnapshotFiles(self.path)
+        return self._snapshots
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    @property
+    def label(self) -> str:
+        return self.path.name
+
+    @property
+    def folder(self) -> Path:
+        return self.path
+
+    @property
+    def read_only(self) -> str | None:
+        return self._lock.read_only if self._lock is not None else None
+
+    @property
+    def head(self) -> Manifest:
+        return self._head
+
+    def table_path(self, name: str) -> Path:
+        """The file that holds table ``name``."""
+        return self.path / table_file(name)
+
+    # -- opening ----------------------------------------------------------------------------
+    def open(self, create: bool) -> Manifest:
+        self._prepare_folder(create)
+        self._lock = InterProcessLock(self.path / LOCK_NAME, self._lock_timeout)
+        self.acquire()
+        try:
+            return self._open(create)
+        finally:
+            self.release(False)
+
+    def _prepare_folder(self, create: bool) -> None:
+        # The store folder itself may be a symbolic link (a user's choice of
+        # where it lives); links *inside* it are refused (see _scan).
+        try:
+            mode: int | None = os.stat(self.path).st_mode
+        except FileNotFoundError:
+            mode = None
+        except OSError as exc:
+            raise StoreUnreadable(f"cannot use {self.path} as a store: {exc.strerror}") from None
+        if mode is None:
+            if not create:
+                raise NoStore(self.path)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                os.mkdir(self.path, DIR_MODE)
+            except FileExistsError:
+                pass  # another process made it first
+            except OSError as exc:
+                raise StoreUnreadable(
+                    f"cannot create a store at {self.path}: {exc.strerror}"
+                ) from None
+            return
+        if stat.S_ISREG(mode):
+            raise StoreUnreadable(
+                f"{self.path} is a file; a memwork store is a folder "
+                "(use `memwork import` to bring a JSON file in)"
+            )
+        if not stat.S_ISDIR(mode):
+            raise StoreUnreadable(
+                f"{self.path} is not a folder (a device or another special file); "
+                "a memwork store is a folder"
+            )
+        if not os.path.lexists(self.path / MANIFEST_NAME):
+            if not create:
+                raise NoStore(self.path)
+            if self._foreign_files():
+                # Checked before the lock file is created: a folder that is not ours
+                # must not even gain a .lock.
+                raise StoreUnreadable(
+                    f"{self.path} is not empty and has no {MANIFEST_NAME}; "
+                    "refusing to write into it"
+                )
+
+    def _foreign_files(self) -> list[str]:
+        return [
+            e.name
+            for e in os.scandir(self.path)
+            if e.name not in (LOCK_NAME, journal.JOURNAL_NAME) and not journal.is_temp_name(e.name)
+        ]
+
+    def _scan(self) -> list[str]:
+        """Refuse symbolic links in the store folder; return the temp files found.
+
+        A link inside a store (a table file, store.json, the journal, snapshots/)
+        could send a read or a write anywhere on disk, so the store is refused
+        until it is replaced by the real thing. One scandir, done on every open.
+        """
+        temps = []
+        for entry in os.scandir(self.path):
+            if entry.is_symlink():
+                raise StoreUnreadable(
+                    f"{entry.path} is a symbolic link; memwork does not follow links inside "
+                    "a store (replace it with the file or folder itself); nothing was changed"
+                )
+            if journal.is_temp_name(entry.name):
+                temps.append(entry.name)
+        return temps
+
+    def _open(self, create: bool) -> Manifest:
+        manifest_path = self.path / MANIFEST_NAME
+        temps = self._scan()
+        journal.recover(self.path)
+        writable = self.read_only is None
+        if not os.path.lexists(manifest_path):
+            if not create:
+                raise NoStore(self.path)
+            if self._foreign_files():
+                raise StoreUnreadable(
+                    f"{self.path} is not empty and has no {MANIFEST_NAME}; "
+                    "refusing to write into it"
+                )
+            if not writable:
+                raise StoreWriteFailed(f"cannot create a store at {self.path}: {self.read_only}")
+            journal.remove_strays(self.path, temps)
+            manifest = Manifest(schema_version=schema.SCHEMA_VERSION)
+            files = {MANIFEST_NAME: manifest.to_bytes(), wal.LOG_NAME: wal.header(0)}
+            journal.commit(self.path, files, [], "init")
+        elif writable:
+            journal.remove_strays(self.path, temps)
+        manifest = Manifest.read(manifest_path)
+        if manifest.schema_version > schema.SCHEMA_VERSION:
+            raise StoreTooNew(
+                f"{manifest_path} has schema version {manifest.schema_version}, newer than "
+                f"this memwork understands ({schema.SCHEMA_VERSION}); upgrade memwork. "
+                "Nothing was changed."
+            )
+        self._load(manifest)
+        return self._head
+
+    # -- the log -----------------------------------------------------------------------------
+    @property
+    def log_path(self) -> Path:
+        """``store.log``."""
+        return self.path / wal.LOG_NAME
+
+    def _load(self, manifest: Manifest | None = None) -> None:
+        """Read ``store.json`` and the whole log afresh (on open, and after a fold)."""
+        base = manifest or Manifest.read(self.path / MANIFEST_NAME)
+        self._close_log()
+        self._base, self._records, self._head = base, [], base
+        path = self.log_path
+        writable = self.read_only is None
+        try:
+            fd = os.open(path, (os.O_RDWR if writable else os.O_RDONLY) | _LOG_FLAGS)
+        except FileNotFoundError:
+            return  # a store from before the log: its first commit starts one
+        except OSError as exc:
+            if os.path.islink(path):
+                raise StoreUnreadable(
+                    f"{path} is a symbolic link; memwork does not follow links inside a store "
+                    "(replace it with the file itself); nothing was changed"
+                ) from None
+            raise StoreUnreadable(f"cannot open {path}: {exc.strerror}") from None
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            raise StoreUnreadable(f"{path} is not a regular file; it was left untouched")
+        log = _Log(fd, (st.st_dev, st.st_ino), writable)
+        try:
+            data = os.pread(fd, st.st_size, 0)
+            start = wal.read_header(path, data)
+            if start > base.generation:
+                raise StoreUnreadable(
+                    f"{path} follows commit {start} but store.json is at commit "
+                    f"{base.generation}; nothing was changed (run `memwork doctor`)"
+                )
+            tail = wal.read_records(path, data[wal.HEADER_SIZE :], wal.HEADER_SIZE, base.generation)
+        except BaseException:
+            log.close()
+            raise
+        self._log = log
+        self._take(tail, len(data))
+
+    def _take(self, tail: wal.Tail, size: int) -> None:
+        """Adopt records read from the open log."""
+        assert self._log is not None
+        self._log.size, self._log.end = size, tail.end
+        if tail.records:
+            if self._log.started is None:
+                self._log.started = tail.times[0]
+            self._records.extend(tail.records)
+            self._head = wal.head_after(self._base, self._records)
+
+    def _close_log(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def _read_tail(self, log: _Log, size: int) -> wal.Tail:
+        data = os.pread(log.fd, size - log.end, log.end)
+        return wal.read_records(self.log_path, data, log.end, self._head.generation)
+
+    def close(self) -> None:
+        self._close_log()
+
+    def backup(self, version: int) -> str:
+        return str(schema.backup_folder(self.path, version))
+
+    # -- locking ----------------------------------------------------------------------------
+    def acquire(self) -> None:
+        assert self._lock is not None, "open() first"
+        try:
+            self._lock.acquire()
+        except LockTimeout:
+            raise StoreError(
+                f"the store at {self.path} is locked by another process "
+                f"(waited {self._lock_timeout:.0f} s for {self.path / LOCK_NAME})"
+            ) from None
+
+    def release(self, failed: bool) -> None:
+        if self._lock is not None:
+            self._lock.release()
+
+    # -- reading ----------------------------------------------------------------------------
+    def refresh(self) -> Refresh | None:
+        journal.recover(self.path)  # an interrupted fold or commit is completed first
+        log = self._log
+        try:
+            st: os.stat_result | None = os.stat(self.log_path, follow_symlinks=False)
+        except FileNotFoundError:
+            st = None
+        if log is not None and st is not None and (st.st_dev, st.st_ino) == log.ident:
+            if st.st_size == log.size:
+                return None  # nobody committed: one stat
+            tail = self._read_tail(log, st.st_size)
+            self._take(tail, st.st_size)
+            return Refresh(self._head, tail.records) if tail.records else None
+        if log is None and st is None:
+            manifest = Manifest.read(self.path / MANIFEST_NAME)
+            if (manifest.generation, manifest.tables) == (self._head.generation, self._head.tables):
+                return None
+            self._base = self._head = manifest
+            return Refresh(manifest, None)
+        # Another process folded the log (or started one): the records it folded are
+        # still in the old log this process holds open, so nothing goes unlisted.
+        before = self._head
+        missed = self._read_tail(log, os.fstat(log.fd).st_size).records if log else []
+        self._load()
+        if self._head.generation == before.generation:
+            return None
+        commits: list[Commit] | None = missed + self._records
+        gone = self._head.generation - before.generation
+        if len(commits or ()) != gone or (missed and missed[0].generation != before.generation + 1):
+            commits = None  # folded with a commit that never was in the log: versions tell
+        return Refresh(self._head, commits)
+
+    def committed_generation(self) -> int:
+        """The last commit's generation, from the log's record headers (no lock)."""
+        try:
+            fd = os.open(self.log_path, os.O_RDONLY | _LOG_FLAGS)
+        except FileNotFoundError:
+            return Manifest.read(self.path / MANIFEST_NAME).generation
+        except OSError:
+            return -1
+        try:
+            st = os.fstat(fd)
+            key = (st.st_dev, st.st_ino, st.st_size)
+            if self._polled is not None and self._polled[0] == key:
+                return self._polled[1]
+            data = os.pread(fd, st.st_size, 0)
+        finally:
+            os.close(fd)
+        try:
+            generation = wal.last_generation(self.log_path, data)
+        except StoreUnreadable:
+            return -1
+        self._polled = (key, generation)
+        return generation
+
+    def read_table(self, name: str) -> Docs:
+        if name not in self._head.tables:
+            raise KeyError(name)
+        return replay(table_writes(self._records, name), lambda: self.read_file(name)[1])
+
+    def set_aside(self, name: str, stamp: str) -> str | None:
+        """Link table ``name``'s file into ``damaged/<stamp>/``: the commit that replaces
+        or drops the table then leaves its bytes there, and only there."""
+        names_.check_id(stamp, "damaged folder")
+        source = self.path / table_file(name)
+        if not os.path.lexists(source):
+            return None  # missing: nothing to keep
+        folder = self.path / DAMAGED / stamp
+        try:
+            for part in (folder.parent, folder):
+                try:
+                    os.mkdir(part, DIR_MODE)
+                except FileExistsError:
+                    if os.path.islink(part) or not part.is_dir():
+                        raise StoreUnreadable(
+                            f"{part} is not a folder; memwork keeps damaged files only in a "
+                            "real folder inside the store (move it away); nothing was changed"
+                        ) from None
+            target = folder / source.name
+            try:
+                os.link(source, target)  # the same bytes, not a copy: instant, no space
+            except OSError:
+                import shutil  # here: only a repair moves files aside
+
+                shutil.copyfile(source, target, follow_symlinks=False)
+            fsync_dir(folder)
+        except OSError as exc:
+            raise failed_write(exc, f"{folder}") from None
+        return f"{DAMAGED}/{stamp}/{source.name}"
+
+    def read_file(self, name: str) -> tuple[bytes, Docs]:
+        """Table ``name``'s file as ``store.json`` lists it: its bytes and documents."""
+        path = self.path / table_file(name)
+        raw = read_store_file(path)
+        try:
+            data = loads(raw)
+        except ValueError as exc:
+            raise StoreUnreadable(
+                f"{path} is not valid JSON ({exc}); it was left untouched — "
+                "restore it from a backup or move it away"
+            ) from None
+        if (
+            not isinstance(data, dict)
+            or data.get("table") != name
+            or not isinstance(data.get("documents"), dict)
+        ):
+            raise StoreUnreadable(f"{path} is not a memwork table file; it was left untouched")
+        expected = self._base.tables.get(name)
+        if data.get("version") != expected:
+            raise StoreUnreadable(
+                f"{path} holds version {data.get('version')} but store.json expects {expected}; "
+                "run `memwork doctor`"
+            )
+        docs: Docs = data["documents"]
+        return raw, docs
+
+    # -- committing -------------------------------------------------------------------------
+    def commit(self, commit: Commit) -> Manifest:
+        """Append the commit to the log and fsync it once (or fold it in with the log when
+        it is too big for it); the log is folded once it passes its size or age."""
+        head = self._commit(commit)
+        self._forget_search_text([*commit.writes, *commit.drops])
+        return head
+
+    def _forget_search_text(self, changed: list[str]) -> None:
+        """Remove the search cache's copy of tables a commit changed or dropped.
+
+        A cached file was only ever valid for the table it was made from; once that
+        table changes, the copy would keep text the store no longer holds (an observation
+        forgotten, a table a restore replaced) until the next search of that table.
+        """
+        folder = self.path.joinpath(*SEARCH_CACHE)
+        for name in changed:
+            if name.startswith(SEARCH_CACHED):
+                try:
+                    os.unlink(folder / f"{name}.txt")
+                except OSError:
+                    pass  # none was made (the common case), or a read-only folder
+
+    def _commit(self, commit: Commit) -> Manifest:
+        if self.read_only:
+            raise StoreWriteFailed(
+                f"the store at {self.path} is read-only for this user ({self.read_only}); "
+                "nothing was written"
+            )
+        self._refuse_unlisted(
+            [n for n in commit.writes if n not in self._head.tables and n not in self._base.tables]
+        )
+        commit.generation = self._head.generation + 1
+        log = self._log
+        documents = sum(len(w.put_ids) for w in commit.writes.values())
+        # A schema change goes to store.json at once: what reads the folder without
+        # the log (an older memwork, doctor) must see the version. Staged tables are
+        # table files already, waiting for their rename.
+        if (
+            log is None
+            or not log.writable
+            or documents > DIRECT_DOCUMENTS
+            or commit.schema_version is not None
+            or any(w.staged is not None for w in commit.writes.values())
+        ):
+            self.fold(commit)
+            return self._head
+        now = time.time()
+        record = wal.encode(commit, now)  # a value that is not JSON stops it here
+        if log.end + len(record) > self.log_limit:
+            self.fold(commit)
+            return self._head
+        self._append(log, record)
+        self._records.append(_light(commit))
+        self._head = wal.head_after(self._base, self._records)
+        if log.started is None:
+            log.started = now
+        if log.end > self.log_limit or now - log.started >= self.log_seconds:
+            self._fold_after(commit.txid)
+        return self._head
+
+    def _append(self, log: _Log, record: bytes) -> None:
+        try:
+            if log.size != log.end:
+                os.ftruncate(log.fd, log.end)  # a commit a crash cut short: never acknowledged
+                log.size = log.end
+            _write_all(log.fd, record, log.end)
+            if fsync_enabled():
+                os.fsync(log.fd)
+        except OSError as exc:
+            try:  # a full disk: take the partial record back, so nothing half lands
+                os.ftruncate(log.fd, log.end)
+            except OSError:
+                log.size = -1  # the next commit truncates it
+            raise failed_write(exc, f"the store at {self.path}") from None
+        log.end += len(record)
+        log.size = log.end
+
+    def _fold_after(self, txid: str) -> None:
+        """Fold once a commit is acknowledged: a failure (a full disk) loses nothing, since
+        the log holds every commit; the next commit tries again."""
+        try:
+            self.fold(txid=txid)
+        except (OSError, StoreError):
+            pass
+
+    def fold_log(self) -> None:
+        if self.read_only:
+            raise StoreWriteFailed(
+                f"the store at {self.path} is read-only for this user ({self.read_only}); "
+                "nothing was written"
+            )
+        self.fold()
+
+    def fold(self, extra: Commit | None = None, *, txid: str = "fold") -> None:
+        """Write the log's records (and ``extra``, a commit that skips the log) into the
+        table files, with ``store.json`` and a fresh log, in one journaled commit."""
+        records = [*self._records, *([extra] if extra is not None else [])]
+        if not records and self._log is not None:
+            return
+        target = wal.head_after(self._base, records)
+        names: dict[str, None] = {}
+        for commit in records:
+            names.update(dict.fromkeys(commit.writes))
+            names.update(dict.fromkeys(commit.drops))
+        tag = extra.txid if extra is not None else txid
+        # Each table file is written beside its target as soon as it is encoded, so a
+        # big fold holds one table's bytes at a time; the journal renames them all in.
+        staged: dict[str, Path] = {}
+        written: list[Path] = []
+        try:
+            for name in names:
+                if name not in target.tables:
+                    continue
+                last = extra.writes.get(name) if extra is not None else None
+                if last is not None and last.staged is not None:
+                    staged[table_file(name)] = _staged_path(last.staged)
+                    continue
+                data = self._folded(name, records, target.tables[name])
+                path = write_temp(self.path / table_file(name), data, tag, sync=False)
+                written.append(path)
+                staged[table_file(name)] = path
+        except BaseException as exc:
+            for path in written:  # nothing names them yet: they go at once
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
+            if isinstance(exc, OSError):
+                raise failed_write(exc, f"the store at {self.path}") from None
+            raise
+        files = {MANIFEST_NAME: target.to_bytes(), wal.LOG_NAME: wal.header(target.generation)}
+        deletes = [table_file(n) for n in self._base.tables if n not in target.tables]
+        # From here the journal owns the temp files: it removes them if it fails before
+        # it is written, and renames them in (now or on the next open) once it is.
+        journal.commit(self.path, files, deletes, tag, staged)
+        self._load(target)
+
+    def _folded(self, name: str, records: list[Commit], version: int) -> bytes:
+        """Table ``name``'s new file: its file at ``store.json``'s version with the
+        records' writes applied (only those after the last that replaced it)."""
+        writes = table_writes(records, name)
+        for i in range(len(writes) - 1, -1, -1):
+            if writes[i].replace:
+                writes = writes[i:]
+                break
+        first = writes[0]
+        if first.replace or name not in self._base.tables:
+            return table_bytes(name, replay(writes, dict), version)
+        before = self._base.tables[name]
+        if len(writes) == 1 and first.base is not None:
+            # Only this process's commit touches it, and it read the very documents the
+            # file holds: keep their bytes without parsing the file again.
+            return table_bytes(
+                name,
+                first.docs,
+                version,
+                before=self._committed_bytes(name),
+                before_docs=first.base,
+                before_version=before,
+                touched=first.put_ids,
+            )
+        raw, file_docs = self.read_file(name)
+        touched = {i for write in writes for i in write.put_ids}
+        return table_bytes(
+            name,
+            replay(writes, lambda: file_docs),
+            version,
+            before=raw,
+            before_docs=file_docs,
+            before_version=before,
+            touched=touched,
+        )
+
+    # -- staging ------------------------------------------------------------------------------
+    def stage(self, name: str, docs: Docs) -> object | None:
+        """Write table ``name`` whole beside its file, as this transaction's commit (the
+        next generation) will have it; the commit's journal renames it in."""
+        if self.read_only:
+            return None
+        data = table_bytes(name, docs, self._head.generation + 1)
+        try:
+            return write_temp(self.path / table_file(name), data, "stage", sync=False)
+        except OSError as exc:
+            raise failed_write(exc, f"the store at {self.path}") from None
+
+    def read_staged(self, handle: object) -> Docs:
+        path = _staged_path(handle)
+        data = load_file(path)
+        docs: Docs = data["documents"]
+        return docs
+
+    def discard(self, handle: object) -> None:
+        try:
+            os.unlink(_staged_path(handle))
+        except FileNotFoundError:
+            pass
+
+    def _committed_bytes(self, name: str) -> bytes | None:
+        """The table's committed file (None when it cannot be read: it is then encoded whole)."""
+        try:
+            return read_store_file(self.path / table_file(name))
+        except StoreUnreadable:
+            return None
+
+    def _refuse_unlisted(self, new_tables: list[str]) -> None:
+        """Never overwrite a table file that store.json does not name.
+
+        Such a file means the manifest lost its entry (damage, a hand edit): its
+        records are still on disk, invisible, and writing the "new" table would
+        destroy them.
+        """
+        for name in new_tables:
+            path = self.path / table_file(name)
+            try:
+                os.lstat(path)
+            except FileNotFoundError:
+                continue
+            try:
+                version = load_file(path).get("version", "N")
+            except (StoreUnreadable, AttributeError):
+                version = "N"
+            raise StoreUnreadable(
+                f"{path} exists but store.json does not list table {name!r}, so memwork will "
+                f"not overwrite it; nothing was written. To keep its records, add "
+                f'"{name}": {version} to "tables" in {self.path / MANIFEST_NAME}; to discard '
+                f"them, move {path.name} out of the store"
+            )
+
+    # -- snapshots (store checkpoints) ------------------------------------------------------
+    def snapshot_create(self, key: str, names: list[str]) -> None:
+        """Copy each table's file into the pack (a reflink where the filesystem offers
+        one); a table the log changed since is written from its documents instead, one
+        at a time. Nothing is folded: a table that cannot be read is simply not named."""
+        tables = self._head.tables
+        logged = {n for c in self._records for n in (*c.writes, *c.drops)}
+        self.snapshots.create(
+            key,
+            [
+                (n, tables[n], self._encoded(n) if n in logged else self.path / table_file(n))
+                for n in names
+                if n in tables
+            ],
+        )
+
+    def _encoded(self, name: str) -> Callable[[], bytes]:
+        version = self._head.tables[name]
+        return lambda: table_bytes(name, self.read_table(name), version)
+
+    def snapshot_import(self, key: str, tables: dict[str, tuple[int, Docs]]) -> None:
+        self.snapshots.create(
+            key,
+            [
+                (name, version, _dumped(name, version, docs))
+                for name, (version, docs) in tables.items()
+            ],
+        )
+
+    def snapshot_read(self, key: str) -> dict[str, tuple[int, Docs]]:
+        return self.snapshots.read(key)
+
+    def snapshot_check(self, key: str) -> None:
+        self.snapshots.folder_of(key)
+
+    def snapshot_keys(self) -> list[str]:
+        return self.snapshots.keys()
+
+    def snapshot_delete(self, key: str) -> None:
+        self.snapshots.delete(key)
+
+    def snapshot_sweep(self, keep: set[str]) -> int:
+        return self.snapshots.sweep(keep)
