@@ -1232,6 +1232,113 @@ class Operations:
         )
         return result
 
+    def wm_keys(
+        self,
+        session: str,
+        pattern: str = "*",
+    ) -> list[dict[str, Any]]:
+        """List live key names matching a glob.
+
+        The names of the session's live keys that match `pattern` (a glob), sorted.
+
+        Args:
+            session: the session's id (any id an agent names works).
+            pattern: a glob (* ? [abc]; default every key).
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "wm_keys",
+            {
+                "session": session,
+                "pattern": pattern,
+            },
+        )
+        return result
+
+    def wm_exists(
+        self,
+        session: str,
+        key: str,
+    ) -> dict[str, Any]:
+        """Whether a key is live.
+
+        Whether `key` is live in the session (an expired key does not exist): `{key, exists}`;
+        the CLI prints true or false and exits 0 either way.
+
+        Args:
+            session: the session's id (any id an agent names works).
+            key: the working-memory key (a leading _ is reserved).
+        """
+        result: dict[str, Any] = self._operation(
+            "wm_exists",
+            {
+                "session": session,
+                "key": key,
+            },
+        )
+        return result
+
+    def wm_get_all(
+        self,
+        session: str,
+    ) -> dict[str, Any]:
+        """Every live key's value.
+
+        Every live key's value, by key (an empty object when there is none).
+
+        Args:
+            session: the session's id (any id an agent names works).
+        """
+        result: dict[str, Any] = self._operation(
+            "wm_get_all",
+            {
+                "session": session,
+            },
+        )
+        return result
+
+    def wm_clear(
+        self,
+        session: str,
+    ) -> dict[str, Any]:
+        """Delete every user key.
+
+        Start the session's key-value state afresh (the task state stays).
+
+        Delete every user key of the session; its task state, scratchpad and working-memory
+        checkpoints stay. Returns the keys cleared.
+
+        Args:
+            session: the session's id (any id an agent names works).
+        """
+        result: dict[str, Any] = self._operation(
+            "wm_clear",
+            {
+                "session": session,
+            },
+        )
+        return result
+
+    def wm_stats(
+        self,
+        session: str,
+    ) -> dict[str, Any]:
+        """What the working memory holds.
+
+        Counts: `total_keys` (user keys, plus the task state and the scratchpad when present),
+        `user_keys`, `checkpoints`, `scratchpad_entries`, `has_task_state`, `ttl_keys` (keys
+        with a TTL), `using_fallback` (false: the store answered).
+
+        Args:
+            session: the session's id (any id an agent names works).
+        """
+        result: dict[str, Any] = self._operation(
+            "wm_stats",
+            {
+                "session": session,
+            },
+        )
+        return result
+
     def wm_task(
         self,
         session: str,
@@ -1312,6 +1419,25 @@ class Operations:
         """
         result: list[dict[str, Any]] = self._operation(
             "scratch_list",
+            {
+                "session": session,
+            },
+        )
+        return result
+
+    def scratch_clear(
+        self,
+        session: str,
+    ) -> dict[str, Any]:
+        """Empty the scratchpad.
+
+        Empty the session's scratchpad (keys and task state stay); returns how many notes went.
+
+        Args:
+            session: the session's id (any id an agent names works).
+        """
+        result: dict[str, Any] = self._operation(
+            "scratch_clear",
             {
                 "session": session,
             },

@@ -444,6 +444,33 @@ SHAPES: dict[str, Schema] = {
     "wm_key": WM_KEY,
     "wm_keys": _list("Live keys, sorted.", WM_KEY),
     "wm_task": WM_TASK,
+    "wm_key_names": {**_STRS, "description": "Live key names, sorted."},
+    "wm_exists": _obj(
+        "Whether a key is live.",
+        {"key": _p(_STR, "the key"), "exists": _p(_BOOL, "live in the session")},
+    ),
+    "wm_values": {"type": "object", "description": "Every live key's value, by key."},
+    "wm_cleared": _obj(
+        "The keys a clear deleted.",
+        {"session_id": _p(_STR, "the session"), "cleared": {**_STRS, "description": "keys"}},
+    ),
+    "scratch_cleared": _obj(
+        "How many scratchpad notes went.",
+        {"session_id": _p(_STR, "the session"), "cleared": _p(_INT, "notes deleted")},
+    ),
+    "wm_stats": _obj(
+        "What a session's working memory holds.",
+        {
+            "session_id": _p(_STR, "the session"),
+            "total_keys": _p(_INT, "user keys, plus the task state and the scratchpad"),
+            "user_keys": _p(_INT, "live user keys"),
+            "checkpoints": _p(_INT, "working-memory checkpoints"),
+            "scratchpad_entries": _p(_INT, "scratchpad notes"),
+            "has_task_state": _p(_BOOL, "a task state is set"),
+            "ttl_keys": _p(_INT, "live keys with a TTL"),
+            "using_fallback": _p(_BOOL, "answered from process memory, not the store"),
+        },
+    ),
     "scratch_entry": SCRATCH,
     "scratch_entries": _list("Scratchpad notes, oldest first.", SCRATCH),
     "wm_checkpoint": WM_CHECKPOINT,
