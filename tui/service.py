@@ -128,9 +128,9 @@ class MemoryService:
     def location(self) -> str:
         """Where the store is, as an agent would name it in ``MEMWORK_DB``: the folder's
         absolute path, or the Redis URL without its password."""
-        if self.store.backend == "folder":
-            return str(self.store.path.resolve())
-        return str(getattr(self.store, "url", self.store.label))
+        if self.store.folder is not None:
+            return str(self.store.folder.resolve())
+        return self.store.location  # a Redis URL without its password
 
     def is_empty(self) -> bool:
         """Whether nothing was ever recorded: no session, episode, lesson, rule, slot or
