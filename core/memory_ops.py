@@ -1895,11 +1895,11 @@ class Operations:
         Store settings, kept in the store (its `meta` table: checkpoints, copies and exports
         carry them): `review on|off` (agents' lesson adds and edits, card edits and slot edits
         wait for review), `context_log on|off` (every context an agent asks for records the
-        lessons and slots it injected, audit action `inject`). An unknown key or value is
-        refused, naming the allowed ones. Turning review on registers a curator when the store
-        has none (the key given, else the user's key file); turning it off is a decision:
-        without the curator key it waits as a proposal ("proposed": true), the curator's is
-        recorded in the queue.
+        lessons and slots it injected, audit action `inject`), `wm_default_ttl off|SECONDS` (the
+        TTL of a working-memory key set without one). An unknown key or value is refused, naming
+        the allowed ones. Turning review on registers a curator when the store has none (the key
+        given, else the user's key file); turning it off is a decision: without the curator key
+        it waits as a proposal ("proposed": true), the curator's is recorded in the queue.
 
         While the store's review is on, the result is the proposal ("proposed": True).
 

@@ -130,7 +130,7 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "wm scratch": ("the session's scratchpad", ()),
     "wm checkpoint": ("working-memory checkpoints", ()),
     "checkpoint": ("store-wide checkpoints", ()),
-    "config": ("store settings (review on|off, context_log on|off)", ()),
+    "config": ("store settings (review on|off, context_log on|off, wm_default_ttl)", ()),
     "review": ("proposals from agents waiting for review", ()),
     "action": ("work items with dependencies, and the frontier", ()),
     "profile": ("a project's profile, shown in its context", ()),
@@ -1862,7 +1862,8 @@ OPERATIONS: tuple[Op, ...] = (
             "Store settings, kept in the store (its `meta` table: checkpoints, copies and "
             "exports carry them): `review on|off` (agents' lesson adds and edits, card edits "
             "and slot edits wait for review), `context_log on|off` (every context an agent "
-            "asks for records the lessons and slots it injected, audit action `inject`). An "
+            "asks for records the lessons and slots it injected, audit action `inject`), "
+            "`wm_default_ttl off|SECONDS` (the TTL of a working-memory key set without one). An "
             "unknown key or value is refused, naming the allowed ones. Turning review on "
             "registers a curator when the store has none (the key given, else the user's key "
             "file); turning it off is a decision: without the curator key it waits as a "

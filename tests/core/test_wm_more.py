@@ -87,3 +87,25 @@ def test_the_api_and_mcp_answer_alike(cli: Any, db: Path | str) -> None:
     assert "owner" in out["clear"]["cleared"] and out["scratch"]["cleared"] == 2
     assert out["all"] == {}
     assert cli("--json", "wm", "--session", "run-2", "get-all").json() == {}
+
+
+def test_an_operators_default_ttl_applies_to_keys_set_without_one(cli: Any, db: Path | str) -> None:
+    from tests.conftest import folder_digest
+
+    wm = ("wm", "--session", "run-3")
+    cli(*wm, "set", "before", "x", now=NOW)
+    assert cli("config", "set", "wm_default_ttl", "90", now=NOW).code == 0
+    snapshot = folder_digest(db)
+    refused = cli("config", "set", "wm_default_ttl", "soon")
+    assert refused.code == 2 and "wm_default_ttl must be off or whole seconds" in refused.err
+    assert folder_digest(db) == snapshot
+    cli(*wm, "set", "lease", "x", now=NOW)
+    cli(*wm, "set", "short", "x", "--ttl", "10", now=NOW)  # a key's own TTL wins
+    keys = {k["key"]: k for k in cli("--json", *wm, "list", now=NOW).json()}
+    assert keys["lease"]["ttl_remaining"] == 90 and keys["short"]["ttl_remaining"] == 10
+    assert keys["before"]["ttl_remaining"] is None  # set before: kept as it was
+    later = "2026-11-01T12:01:31Z"
+    assert cli(*wm, "keys", now=later).out.split() == ["before"]
+    cli("config", "set", "wm_default_ttl", "off", now=NOW)
+    cli(*wm, "set", "after", "x", now=NOW)
+    assert cli("--json", *wm, "get", "after", now=NOW).json()["expires_at"] is None
