@@ -51,7 +51,10 @@ def test_bad_keys_and_values_are_refused_and_change_nothing(cli, db: Path) -> No
     before = folder_digest(db)
     done = cli("config", "set", "reveiw", "on")
     assert done.code == 2
-    assert done.err == "memwork: key: must be one of context_log, review, wm_default_ttl (got 'reveiw')\n"
+    assert (
+        done.err
+        == "memwork: key: must be one of context_log, review, wm_default_ttl (got 'reveiw')\n"
+    )
     done = cli("config", "set", "review", "maybe")
     assert done.code == 2
     assert done.err == "memwork: value: review must be one of on, off (got 'maybe')\n"
