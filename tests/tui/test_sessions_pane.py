@@ -389,6 +389,40 @@ def test_delete_forgets_a_session_or_an_observation_after_a_confirmation(
     run(scenario)
 
 
+def test_w_lists_the_work_items_and_a_key_changes_a_status(demo_app, demo_path: Path) -> None:
+    from memwork.core import actions
+
+    listed = actions.list_actions(Store(demo_path))
+    first = listed[0]
+    assert first["workable"] and first["status"] == "active"
+    waiting = next(a for a in listed if first["id"] in a["waiting_for"])
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("w")
+            await settle(pilot)
+            frontier = sum(1 for a in listed if a["workable"])
+            assert f"Work items · {len(listed)} · {frontier} to do now (▶)" in screen_text(app)
+            await pilot.press("down")
+            await settle(pilot)
+            assert f"waits for: {first['title']}" in screen_text(app)
+            await pilot.press("up", "d")  # the first is done: what waited for it joins
+            await wait_until(
+                pilot,
+                lambda: actions.get_op(Store(demo_path), first["id"])["status"] == "done",
+            )
+            await settle(pilot)
+            assert actions.get_op(Store(demo_path), waiting["id"])["workable"] is True
+            assert f"Work items · {len(listed)} · {frontier} to do now" in screen_text(app)
+            await pilot.press("escape")
+            await settle(pilot)
+            assert "Work items" not in screen_text(app)
+
+    run(scenario)
+
+
 def test_checkpoint_then_restore_replaces_the_working_memory(demo_app, demo_path: Path) -> None:
     active = _active(demo_path)
 

@@ -40,7 +40,8 @@ class SessionsPane(Pane):
         "Tab moves from the sessions list to the working memory's keys, scratchpad and "
         "checkpoints, then to the observation timeline. d and r act on the focused keys and "
         "checkpoints lists. Delete forgets the selected session for good (in the timeline, "
-        "the observation under the cursor), after a confirmation. TTLs count down live; the "
+        "the observation under the cursor), after a confirmation. w opens the work items "
+        "(▶ marks what can be done now). TTLs count down live; the "
         "timeline follows new observations while its cursor is on the last row."
     )
     BINDINGS: ClassVar[list[Binding]] = [
@@ -53,6 +54,7 @@ class SessionsPane(Pane):
         Binding("r", "restore", "Restore", tooltip="Restore the selected wm checkpoint"),
         Binding("e", "end_session", "End", tooltip="End the session with a summary"),
         Binding("n", "new_session", "New", tooltip="Start a new session"),
+        Binding("w", "work", "Work", tooltip="The work items and what can be done now"),
         Binding(
             "delete",
             "forget",
@@ -248,7 +250,7 @@ class SessionsPane(Pane):
             return self._focused_id() == self.FOCUSED_ACTIONS[action]
         session = self.detail.session if self.detail else None
         if session is None:
-            return action == "new_session"  # nothing to act on: only "New" applies
+            return action in ("new_session", "work")  # nothing to act on: New and Work
         if action == "end_session" and session["status"] == "ended":
             return False  # an ended session cannot end again: not in the footer
         return True
@@ -295,6 +297,11 @@ class SessionsPane(Pane):
         if session is None:
             self.warn("Select a session first")
         return session
+
+    def action_work(self) -> None:
+        from ..screens.work import WorkScreen
+
+        self.app.push_screen(WorkScreen())
 
     def action_new_session(self) -> None:
         forms.new_session(self)
