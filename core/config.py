@@ -13,6 +13,9 @@ has a fixed set of values and a default; a key never set reads as its default.
   injected (one audit entry each, action ``inject``), so the History pane can
   say when a record was put in front of an agent. Off by default because the
   context runs on every agent step and otherwise never writes.
+- ``embedder`` (``off``/``wordllama``, default ``off``): search fuses that
+  embedder's similarities with its BM25 ranking (:mod:`core.recall.semantic`;
+  ``MEMWORK_EMBEDDER`` overrides it).
 - ``wm_default_ttl`` (``off`` or whole seconds, default ``off``): the TTL a
   working-memory key set without one gets (:func:`core.working_memory.set_key`).
 """
@@ -39,6 +42,11 @@ SETTINGS: dict[str, tuple[tuple[str, ...], str, str]] = {
         ("on", "off"),
         "off",
         "memwork context records which lessons and slots it injected (audit action inject)",
+    ),
+    "embedder": (
+        ("off", "wordllama"),
+        "off",
+        "search fuses an embedder's similarities with BM25 (MEMWORK_EMBEDDER wins)",
     ),
     "wm_default_ttl": (
         ("off", "SECONDS"),

@@ -13,9 +13,10 @@ single observations. In one transaction, the data leaves:
   recorded, then forgotten) but its summary becomes ``[forgotten]``, so no title,
   summary, observation text or key name stays behind; the forget itself is
   audited without content;
-- the search caches: after the commit, :func:`core.erasure.purge` removes every
-  cached copy prepared from the tables it changed (a long-lived process's own
-  index drops them on its next search, as it follows table versions);
+- the search index: a folder store removes recall's index file
+  (``<store>/cache/recall/``) as the commit that deletes text lands
+  (core/storage/folder_backend.py), and a long-lived process's index follows the
+  store's announced changes, dropping the deleted records;
 - a folder store's write-ahead log: its older records hold the words until it is
   folded into the table files, so a forget folds it once it has committed;
 - the next context: it reads the store as it is.
@@ -33,7 +34,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from . import audit, erasure, links, names, sessions, shards
+from . import audit, links, names, sessions, shards
 from .clock import iso, parse_instant
 from .errors import InvalidInput, NotFound
 from .storage.store import Store
@@ -124,7 +125,6 @@ def forget_session(store: Store, session: str, *, now: datetime, actor: str) -> 
         )
         holding = _checkpoints_since(store, found.get("started_at") or iso(now))
         store.fold_log()  # the log's older records hold the words until it is folded
-    erasure.purge(store, {sessions.TABLE, *dropped, links.table_of(obs_table)})
     return {
         "kind": "session",
         "id": sid,
@@ -198,7 +198,6 @@ def forget_observations(
             )
         holding = _checkpoints_since(store, min(started))
         store.fold_log()  # the log's older records hold the words until it is folded
-    erasure.purge(store, {*by_table, sessions.TABLE, *(links.table_of(t) for t in by_table)})
     return {
         "kind": "observation",
         "ids": sorted(gone),

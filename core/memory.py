@@ -102,7 +102,11 @@ class Memory(Operations):
         return now()
 
     def close(self) -> None:
-        """Drop cached tables (the lock is only ever held inside a call)."""
+        """Save the recall index if it changed, and drop cached tables (the lock is only
+        ever held inside a call)."""
+        from .search import flush
+
+        flush(self.store)
         self.store.close()
 
     def __enter__(self) -> Memory:
@@ -121,6 +125,7 @@ class Memory(Operations):
         budget: int | None = None,
         style: str = "default",
         format: Literal["text"] = "text",  # noqa: A002 - the CLI's flag name
+        query: str | None = None,
     ) -> str: ...
     @overload
     def context(
@@ -131,6 +136,7 @@ class Memory(Operations):
         budget: int | None = None,
         style: str = "default",
         format: Literal["json"],  # noqa: A002 - the CLI's flag name
+        query: str | None = None,
     ) -> dict[str, Any]: ...
     @overload
     def context(
@@ -141,6 +147,7 @@ class Memory(Operations):
         budget: int | None = None,
         style: str = "default",
         format: str,  # noqa: A002 - the CLI's flag name
+        query: str | None = None,
     ) -> str | dict[str, Any]: ...
     def context(
         self,
@@ -150,6 +157,7 @@ class Memory(Operations):
         budget: int | None = None,
         style: str = "default",
         format: str = "text",  # noqa: A002 - the CLI's flag name
+        query: str | None = None,
     ) -> str | dict[str, Any]:
         """The prompt context: text (``format="text"``) or the ``--format json`` document.
 
@@ -158,12 +166,13 @@ class Memory(Operations):
         ``$MEMWORK_TOKEN_BUDGET``; without either the default style keeps to 2,000 and
         the episodic style is never cut; the JSON document lists what a budget dropped).
         While the store's ``context_log`` is on, what it injected is recorded (a store
-        this process cannot write to still gives its context).
+        this process cannot write to still gives its context). ``query`` adds a
+        "Relevant memories" section: the observations, episodes and lessons that best
+        answer it.
         """
-        result: str | dict[str, Any] = self._operation(
-            "context",
-            {"task": task, "project": project, "budget": budget, "style": style, "format": format},
-        )
+        params = {"task": task, "project": project, "budget": budget, "style": style}
+        params.update(format=format, query=query)
+        result: str | dict[str, Any] = self._operation("context", params)
         return result
 
     # -- episodes -------------------------------------------------------------------------

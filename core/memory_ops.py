@@ -1676,22 +1676,29 @@ class Operations:
         *,
         kinds: Iterable[str] | None = None,
         limit: int = 10,
+        since: str | None = None,
+        until: str | None = None,
+        session: str | None = None,
     ) -> list[dict[str, Any]]:
         """Search every kind of memory.
 
-        Recall anything remembered that matches a question or a few words.
+        Recall what you remember about something: ask a question or give a few words.
 
-        Recall over every kind of memory, best first: BM25 over words fused with the workbench's
-        fuzzy matcher; the query's words side by side rank above the same words scattered; typos
-        are tolerated. `kinds` accepts plurals. Each hit is `{kind, id, title, score}` (score 2
-        + fused rank: the words side by side; 1 +: all words, scattered; 0 +: only with a typo);
-        `get_record` reads one whole.
+        Recall over every kind of memory, best first, for a question in plain words: BM25 over
+        stemmed words with stop words left out (a record needs some of the words; more and rarer
+        ones rank higher), field weights, a typo tolerated in a word the memory never used,
+        words side by side as a bonus. `kinds` accepts plurals; `since`/`until` bound when the
+        record was made; `session` keeps one session's records. Each hit is `{kind, id, title,
+        score}` (score: relevance, comparable within one query); `get_record` reads one whole.
 
         Args:
             query: what to look for (typos tolerated).
             kinds: lesson, rule, card, episode, observation, slot, wm, session, checkpoint
             (repeatable).
             limit: at most N hits (default 10).
+            since: recorded at or after WHEN (ISO instant or date, or a span back: 12h, 7d).
+            until: recorded at or before WHEN (ISO instant or date, or a span back: 12h, 7d).
+            session: only what belongs to this session.
         """
         result: list[dict[str, Any]] = self._operation(
             "search",
@@ -1699,6 +1706,9 @@ class Operations:
                 "query": query,
                 "kinds": kinds,
                 "limit": limit,
+                "since": since,
+                "until": until,
+                "session": session,
             },
         )
         return result
@@ -1895,17 +1905,19 @@ class Operations:
         Store settings, kept in the store (its `meta` table: checkpoints, copies and exports
         carry them): `review on|off` (agents' lesson adds and edits, card edits and slot edits
         wait for review), `context_log on|off` (every context an agent asks for records the
-        lessons and slots it injected, audit action `inject`), `wm_default_ttl off|SECONDS` (the
-        TTL of a working-memory key set without one). An unknown key or value is refused, naming
-        the allowed ones. Turning review on registers a curator when the store has none (the key
+        lessons and slots it injected, audit action `inject`), `embedder off|wordllama` (search
+        fuses the embedder's similarities with its BM25 ranking; off by default,
+        `MEMWORK_EMBEDDER` overrides it), `wm_default_ttl off|SECONDS` (the TTL of a
+        working-memory key set without one). An unknown key or value is refused, naming the
+        allowed ones. Turning review on registers a curator when the store has none (the key
         given, else the user's key file); turning it off is a decision: without the curator key
         it waits as a proposal ("proposed": true), the curator's is recorded in the queue.
 
         While the store's review is on, the result is the proposal ("proposed": True).
 
         Args:
-            key: the setting: review or context_log.
-            value: its value: on or off.
+            key: the setting: review, context_log or embedder.
+            value: its value: on or off (embedder: off or wordllama).
         """
         result: dict[str, Any] = self._operation(
             "set_config",
@@ -1925,7 +1937,7 @@ class Operations:
         A store setting's value (its default when never set).
 
         Args:
-            key: the setting: review or context_log.
+            key: the setting: review, context_log or embedder.
         """
         result: dict[str, Any] = self._operation(
             "get_config",

@@ -130,7 +130,11 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "wm scratch": ("the session's scratchpad", ()),
     "wm checkpoint": ("working-memory checkpoints", ()),
     "checkpoint": ("store-wide checkpoints", ()),
-    "config": ("store settings (review on|off, context_log on|off, wm_default_ttl)", ()),
+    "config": (
+        "store settings (review on|off, context_log on|off, embedder off|wordllama, "
+        "wm_default_ttl)",
+        (),
+    ),
     "review": ("proposals from agents waiting for review", ()),
     "action": ("work items with dependencies, and the frontier", ()),
     "profile": ("a project's profile, shown in its context", ()),
@@ -231,6 +235,13 @@ OPERATIONS: tuple[Op, ...] = (
                 "default",
                 choices=("default", "episodic"),
             ),
+            Param(
+                "query",
+                "str?",
+                "add the memories most relevant to TEXT (observations, episodes, lessons)",
+                None,
+                metavar="TEXT",
+            ),
         ),
         result="context",
         doc=(
@@ -241,7 +252,9 @@ OPERATIONS: tuple[Op, ...] = (
             "CLI: one line on stderr with counts per section; `format` json: `dropped` and "
             "`cut`). `project` ranks `project:P` lessons as matching (as the task's own) and "
             "leaves other projects' lessons out. `format` json gives every section with its "
-            "token estimate and every line its `sources`."
+            "token estimate and every line its `sources`. `query` (what you are about to do, "
+            "in words) adds a Relevant memories section: the best observations, episodes and "
+            "lessons for it."
         ),
         when=(
             "Call at the start of every task (and whenever the task changes): the memory to "
@@ -1589,16 +1602,33 @@ OPERATIONS: tuple[Op, ...] = (
                 metavar="K",
             ),
             Param("limit", "int", "at most N hits (default 10)", 10, metavar="N", minimum=1),
+            Param(
+                "since",
+                "str?",
+                "recorded at or after WHEN (ISO instant or date, or a span back: 12h, 7d)",
+                None,
+                metavar="WHEN",
+            ),
+            Param(
+                "until",
+                "str?",
+                "recorded at or before WHEN (ISO instant or date, or a span back: 12h, 7d)",
+                None,
+                metavar="WHEN",
+            ),
+            Param("session", "str?", "only what belongs to this session", None, metavar="S"),
         ),
         result="hits",
         doc=(
-            "Recall over every kind of memory, best first: BM25 over words fused with the "
-            "workbench's fuzzy matcher; the query's words side by side rank above the same "
-            "words scattered; typos are tolerated. `kinds` accepts plurals. Each hit is "
-            "`{kind, id, title, score}` (score 2 + fused rank: the words side by side; 1 +: "
-            "all words, scattered; 0 +: only with a typo); `get_record` reads one whole."
+            "Recall over every kind of memory, best first, for a question in plain words: "
+            "BM25 over stemmed words with stop words left out (a record needs some of the "
+            "words; more and rarer ones rank higher), field weights, a typo tolerated in a "
+            "word the memory never used, words side by side as a bonus. `kinds` accepts "
+            "plurals; `since`/`until` bound when the record was made; `session` keeps one "
+            "session's records. Each hit is `{kind, id, title, score}` (score: relevance, "
+            "comparable within one query); `get_record` reads one whole."
         ),
-        when="Recall anything remembered that matches a question or a few words.",
+        when="Recall what you remember about something: ask a question or give a few words.",
         cli_print="cmd_search:hits",
     ),
     Op(
@@ -1853,8 +1883,14 @@ OPERATIONS: tuple[Op, ...] = (
         "set a store setting",
         "review:set_config",
         (
-            Param("key", "str", "the setting: review or context_log", cli="KEY"),
-            Param("value", "str", "its value: on or off", cli="VALUE", arg="new"),
+            Param("key", "str", "the setting: review, context_log or embedder", cli="KEY"),
+            Param(
+                "value",
+                "str",
+                "its value: on or off (embedder: off or wordllama)",
+                cli="VALUE",
+                arg="new",
+            ),
         ),
         writes=True,
         result="config_write",
@@ -1863,11 +1899,13 @@ OPERATIONS: tuple[Op, ...] = (
             "exports carry them): `review on|off` (agents' lesson adds and edits, card edits "
             "and slot edits wait for review), `context_log on|off` (every context an agent "
             "asks for records the lessons and slots it injected, audit action `inject`), "
-            "`wm_default_ttl off|SECONDS` (the TTL of a working-memory key set without one). An "
-            "unknown key or value is refused, naming the allowed ones. Turning review on "
-            "registers a curator when the store has none (the key given, else the user's key "
-            "file); turning it off is a decision: without the curator key it waits as a "
-            'proposal ("proposed": true), the curator\'s is recorded in the queue.'
+            "`embedder off|wordllama` (search fuses the embedder's similarities with its BM25 "
+            "ranking; off by default, `MEMWORK_EMBEDDER` overrides it), `wm_default_ttl "
+            "off|SECONDS` (the TTL of a working-memory key set without one). An unknown key or "
+            "value is refused, naming the allowed ones. Turning review on registers a curator "
+            "when the store has none (the key given, else the user's key file); turning it "
+            "off is a decision: without the curator key it waits as a proposal "
+            '("proposed": true), the curator\'s is recorded in the queue.'
         ),
         review=True,
         doors=_LOCAL,
@@ -1878,7 +1916,7 @@ OPERATIONS: tuple[Op, ...] = (
         "config get",
         "print a setting's value",
         "config:get_op",
-        (Param("key", "str", "the setting: review or context_log", cli="KEY"),),
+        (Param("key", "str", "the setting: review, context_log or embedder", cli="KEY"),),
         result="config_value",
         doc="A store setting's value (its default when never set).",
         cli_print="cmd_config:value",

@@ -1,50 +1,42 @@
-"""Recall: one query over every kind of memory, best first (``memwork search``, MCP, API).
+"""Recall: one natural-language query over every kind of memory, best first.
 
-The workbench's search box asks a :class:`~core.search_index.SearchIndex` per
-keystroke; an agent asks once and wants the records that matter most, so this
-module ranks with two views of relevance and fuses them:
+``memwork search``, the MCP ``search`` tool, ``Memory.search`` and the
+context's "Relevant memories" section ask here. Ranking is
+:mod:`core.recall.engine` (BM25 over stems, stop words out, OR semantics,
+field weights, the conversation ideas for observations, a typo fallback only
+for words the store never used, proximity as a bonus inside the score);
+keeping the index in step with the store, in memory and in the store's cache
+folder, is :mod:`core.recall.follow`. The workbench's search box is a different
+tool for a different moment (a prefix and typo match per keystroke,
+:mod:`core.search_index`).
 
-1. **Lexical** — BM25 over words (``k1`` 1.2, ``b`` 0.75, lengths in
-   characters). A term counts where a word starts with it, and half where it
-   sits inside a word. A term that occurs nowhere is taken to be a typo and
-   stands for the vocabulary words within one or two edits of it (the fuzzy
-   index's own rule), so "rollbak" still finds "rollback".
-2. **Fuzzy** — the workbench's :class:`SearchIndex` over the best lexical
-   candidates, which prefers titles close to the query and words on word
-   boundaries.
-
-The two rankings are fused by reciprocal rank (``1 / (60 + rank)`` from each).
-Above that sits the *closeness* of the match, which always wins: 2 when the
-query's words appear side by side in the query's order as whole words, 1 when
-they all appear exactly but scattered, 0 when some word only matched with a
-typo. So ``worker-25`` ranks "worker-25.log" above "worker-13.log (25 MB)".
-A hit's ``score`` is that closeness plus the fused rank scaled to ``(0, 1]``.
-
-A document is a candidate when every query word matches it; when no document
-has them all, one that has any of them is. Equal scores go to the most
-recently added record. What is searched, and how it is kept between searches
-and processes, is :mod:`core.search_corpus`.
+Filters: ``kinds``; ``since``/``until`` on the record's own time (when it was
+recorded: an episode's or observation's creation, a lesson's, a working-memory
+key's last set; both ends included); ``session`` (its observations, working
+memory, episodes recorded in it, and the session itself). A hit's ``score`` is
+its relevance (higher is better; comparable within one query only).
 """
 
 from __future__ import annotations
 
-import gc
-import math
 import re
 import threading
 import weakref
 from collections.abc import Iterable
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import InvalidInput
-from .search_corpus import Corpus, Pool
-from .search_index import SearchIndex, _edit_budget, _near_prefix_words, normalize
+from .recall.follow import Recall
+from .recall.records import KIND_NAMES
 from .storage.store import Store
+from .text import clip
+
+if TYPE_CHECKING:
+    from .recall.engine import Scored
 
 #: Every kind a search covers, as ``--kind`` names them.
-KINDS = ("lesson", "rule", "card", "episode", "observation", "slot", "wm", "session", "checkpoint")
+KINDS = KIND_NAMES
 _ALIASES = {
     "lessons": "lesson",
     "rules": "rule",
@@ -62,12 +54,9 @@ _ALIASES = {
     "checkpoints": "checkpoint",
 }
 DEFAULT_LIMIT = 10
-
-_K1, _B = 1.2, 0.75
-_RRF_K = 60
-#: How many lexical candidates the fuzzy matcher re-ranks (at least; more for big limits).
-_RERANK = 200
-_INSIDE_WORD = 0.5  # a term inside a word counts half
+MAX_LIMIT = 1000
+_SPAN = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
 def parse_kinds(values: Iterable[str] | None) -> set[str] | None:
@@ -84,8 +73,36 @@ def parse_kinds(values: Iterable[str] | None) -> set[str] | None:
     return kinds
 
 
-@dataclass(frozen=True)
-class Hit:
+def parse_when(text: str | datetime | None, *, now: datetime, field: str) -> float | None:
+    """``--since``/``--until`` as seconds since the epoch: an ISO-8601 instant, a date
+    (its first instant for ``since``, its last for ``until``), or a span back from now
+    (``30m``, ``12h``, ``7d``, ``2w``)."""
+    if text is None:
+        return None
+    if isinstance(text, datetime):
+        return (text if text.tzinfo else text.replace(tzinfo=UTC)).timestamp()
+    span = _SPAN.match(text)
+    if span:
+        return (now - timedelta(seconds=int(span[1]) * _UNITS[span[2]])).timestamp()
+    value = text.strip()
+    rule = "must be an ISO-8601 instant or date, or a span back from now like 12h or 7d"
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        try:
+            day = datetime.fromisoformat(value).replace(tzinfo=UTC)
+        except ValueError:
+            raise InvalidInput(field, f"{rule} (got {text!r})") from None
+        if field == "until":
+            day += timedelta(days=1, microseconds=-1)
+        return day.timestamp()
+    from .clock import parse_instant
+
+    try:
+        return parse_instant(value, field=field).timestamp()
+    except InvalidInput:
+        raise InvalidInput(field, f"{rule} (got {text!r})") from None
+
+
+class Hit(NamedTuple):
     """One search result: what it is, its id, the line that shows it, its score."""
 
     kind: str
@@ -96,45 +113,6 @@ class Hit:
     def to_json(self) -> dict[str, Any]:
         """The record ``memwork search --json`` prints."""
         return {"id": self.id, "kind": self.kind, "score": self.score, "title": self.title}
-
-
-def _needles(term: str) -> tuple[str, str]:
-    """(word-start needle, anywhere needle); short terms only match at a word start."""
-    start = f" {term}"
-    return start, term if len(term) >= 3 else start
-
-
-def _near_words(term: str, texts: list[str]) -> list[str]:
-    """Vocabulary words within the fuzzy index's edit budget of a term found nowhere."""
-    budget = _edit_budget(term)
-    if budget == 0:
-        return []
-    # Only words with the term's first letter can be near it (the fuzzy index's rule):
-    # one regex over one big string finds them at C speed.
-    first = re.escape(term[0])
-    vocab = sorted(set(re.findall(f"(?<= ){first}[^ ]*", "".join(texts))))
-    return _near_prefix_words(term, vocab, budget)
-
-
-def _term_matches(term: str, texts: list[str]) -> tuple[list[str], set[int]]:
-    """The words that stand for ``term`` and the texts matching any of them."""
-    _, anywhere = _needles(term)
-    matched = {i for i, text in enumerate(texts) if anywhere in text}
-    if matched:
-        return [term], matched
-    words = _near_words(term, texts)
-    for word in words:
-        needle = f" {word} "
-        matched.update(i for i, text in enumerate(texts) if needle in text)
-    return words, matched
-
-
-def _term_frequency(text: str, term: str, exact: bool) -> float:
-    if not exact:  # a typo'd term: whole-word occurrences of the words it stands for
-        return float(text.count(f" {term} "))
-    start = text.count(f" {term}")
-    inside = text.count(term) - start if len(term) >= 3 else 0
-    return start + _INSIDE_WORD * inside
 
 
 #: Longest query, in characters (every door): a question, not a document. A 10 MB query
@@ -160,107 +138,152 @@ def search(
     now: datetime,
     kinds: set[str] | None = None,
     limit: int = DEFAULT_LIMIT,
-    corpus: Corpus | None = None,
+    since: str | datetime | None = None,
+    until: str | datetime | None = None,
+    session: str | None = None,
+    recall: Recall | None = None,
 ) -> list[Hit]:
-    """The best ``limit`` records for ``query``, best first (see the module docstring)."""
-    check_query(query)
-    if limit < 1:
-        raise InvalidInput("limit", f"must be >= 1 (got {limit})")
-    terms = list(dict.fromkeys(normalize(query).split()))
-    if not terms:
-        return []
-    # Hundreds of thousands of strings stay alive through a search: the cyclic
-    # collector would walk them again and again (about twice the work).
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        pool = (corpus or Corpus()).pool(store, now, kinds)
-        return _rank(pool, query, terms, limit)
-    finally:
-        if paused:
-            gc.enable()
+    """The best ``limit`` records for ``query``, best first (see the module docstring).
 
-
-def _rank(pool: Pool, query: str, terms: list[str], limit: int) -> list[Hit]:
-    texts = pool.texts
-    if not texts:
-        return []
-    per_term = [_term_matches(term, texts) for term in terms]
-    sets = [matched for _, matched in per_term]
-    candidates = set.intersection(*sets) if sets else set()
-    if not candidates:
-        candidates = set().union(*sets)
-    if not candidates:
-        return []
-
-    # BM25 over the candidates, with corpus-wide document frequencies.
-    total = len(texts)
-    avg_len = sum(map(len, texts)) / total
-    weights = []
-    for (words, matched), term in zip(per_term, terms, strict=True):
-        idf = math.log(1 + (total - len(matched) + 0.5) / (len(matched) + 0.5))
-        weights.append((idf, words, words == [term]))
-    lexical: dict[int, float] = {}
-    for i in candidates:
-        text = texts[i]
-        norm = _K1 * (1 - _B + _B * len(text) / avg_len)
-        score = 0.0
-        for idf, words, exact in weights:
-            tf = sum(_term_frequency(text, w, exact) for w in words)
-            if tf:
-                score += idf * tf * (_K1 + 1) / (tf + norm)
-        lexical[i] = score
-
-    phrase = re.compile(r"(?<![^\s])" + r"\s+".join(map(re.escape, terms)) + r"(?![^\s])")
-    all_exact = all(exact for _, _, exact in weights)
-    needles = [_needles(t)[1] for t in terms]
-    closeness: dict[int, int] = {}
-    for i in candidates:
-        text = texts[i]
-        if not all_exact or not all(n in text for n in needles):
-            closeness[i] = 0
-        else:
-            closeness[i] = 2 if phrase.search(text) else 1
-
-    # Ties (common with repetitive histories) go to the most recently added record.
-    by_lexical = sorted(candidates, key=lambda i: (-closeness[i], -lexical[i], -i))
-    lexical_rank = {i: r for r, i in enumerate(by_lexical, start=1)}
-    chosen = by_lexical[: max(_RERANK, 4 * limit)]
-    docs = {i: pool.search_doc(i) for i in chosen}
-    index = SearchIndex(docs.values())
-    position = {doc.ref: i for i, doc in docs.items()}
-    fuzzy_rank = {
-        position[hit.doc.ref]: r for r, hit in enumerate(index.search(query, limit=len(chosen)), 1)
-    }
-
-    def fused(i: int) -> float:
-        value = 1 / (_RRF_K + lexical_rank[i])
-        if i in fuzzy_rank:
-            value += 1 / (_RRF_K + fuzzy_rank[i])
-        return value
-
-    best = 2 / (_RRF_K + 1)
-    scored = sorted(((closeness[i] + fused(i) / best, i) for i in chosen), key=_score_order)
-    from .privacy import scrub
-
-    # Titles come from the store or its search cache: a secret planted in either (a file
-    # edited by hand) never reaches the output.
+    ``recall`` is the index a long-lived caller keeps between searches (a fresh one
+    reads the store's cache folder, or the store).
+    """
     return [
-        Hit(docs[i].kind, docs[i].ref, scrub(docs[i].title, personal=False), round(score, 4))
-        for score, i in scored[:limit]
+        hit
+        for hit, _ in scored_hits(
+            store,
+            query,
+            now=now,
+            kinds=kinds,
+            limit=limit,
+            since=since,
+            until=until,
+            session=session,
+            recall=recall,
+        )
     ]
 
 
-def _score_order(pair: tuple[float, int]) -> tuple[float, int]:
-    return (-pair[0], -pair[1])
+def scored_hits(
+    store: Store,
+    query: str,
+    *,
+    now: datetime,
+    kinds: set[str] | None = None,
+    limit: int = DEFAULT_LIMIT,
+    since: str | datetime | None = None,
+    until: str | datetime | None = None,
+    session: str | None = None,
+    recall: Recall | None = None,
+) -> list[tuple[Hit, Scored]]:
+    """:func:`search`'s hits, each with what the index knows of it (its session)."""
+    check_query(query)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput("limit", f"must be a whole number from 1 to {MAX_LIMIT} (got {limit})")
+    start = parse_when(since, now=now, field="since")
+    end = parse_when(until, now=now, field="until")
+    if start is not None and end is not None and start > end:
+        raise InvalidInput("since", "must not be later than until")
+    if session is not None and not session.strip():
+        raise InvalidInput("session", "must not be empty")
+    from .recall.engine import Filter
+    from .recall.follow import Recall
+
+    if not query.strip():
+        return []
+    recall = recall or Recall()
+    if recall.index is None:
+        # The first catch-up may read many tables: it takes the lock a few tables at a
+        # time, so writers never wait for a whole build.
+        recall.refresh(store)
+    where = Filter(
+        kinds=frozenset(kinds) if kinds else None,
+        since=start,
+        until=end,
+        session=session.strip() if session else None,
+        now=now.timestamp(),
+    )
+    from .recall import semantic
+
+    # One read of the store for the catch-up, the setting, the ranking and the titles.
+    with store.reading():
+        index = recall.refresh(store)
+        found = semantic.rank(store, recall, index, query, limit, where)
+        if not found:
+            return []
+        titles = _session_titles(store, {s.session for s in found if s.kind == "observation"})
+        superseded = _superseded(store) if any(s.kind == "lesson" for s in found) else set()
+    return [
+        (Hit(s.kind, s.ref, _title(s, titles, s.ref in superseded), round(s.score, 4)), s)
+        for s in found
+    ]
 
 
-# One corpus per open store: a long-lived caller (Memory, an MCP or HTTP server) keeps the
-# prepared tables between searches, and concurrent searches of one store take turns.
-_CORPORA: weakref.WeakKeyDictionary[Store, tuple[threading.Lock, Corpus]] = (
-    weakref.WeakKeyDictionary()
-)
-_CORPORA_LOCK = threading.Lock()
+def _superseded(store: Store) -> set[str]:
+    """The lessons another supersedes (a ``supersedes`` link points at each; call inside
+    a read). Links live beside the records, so the index never holds this."""
+    from .links import lesson_relations
+
+    superseded_by, _ = lesson_relations(store)
+    return set(superseded_by)
+
+
+def _session_titles(store: Store, wanted: set[str | None]) -> dict[str, str]:
+    """The current titles of the sessions the hits name (call inside a read)."""
+    if not wanted:
+        return {}
+    from .kinds import KINDS as REGISTRY
+
+    docs = store.docs("sessions")
+    return {sid: REGISTRY["session"].title(docs[sid]) for sid in wanted if sid in docs}
+
+
+def _title(found: Scored, sessions: dict[str, str], superseded: bool = False) -> str:
+    from .privacy import scrub
+
+    if superseded:  # kept as history: a hit says the agent no longer gets it
+        return scrub(f"(superseded) {found.title}", personal=False)
+
+    # Titles come from the store or its cache folder's index: a secret planted in either
+    # (a file edited by hand) never reaches the output.
+    if found.kind != "observation" or found.session is None:
+        return scrub(found.title, personal=False)
+    # The session's current title names the note's session (it is not part of the index).
+    kind, _, content = found.title.partition(": ")
+    session = clip(sessions.get(found.session, found.session), 28)
+    return scrub(f"{kind} · {session}: {content}", personal=False)
+
+
+# One recall index per open store: a long-lived caller (Memory, an MCP or HTTP server)
+# keeps it between searches (it follows every commit), and concurrent searches of one
+# store take turns.
+_KEPT: weakref.WeakKeyDictionary[Store, tuple[threading.Lock, Recall]] = weakref.WeakKeyDictionary()
+_KEPT_LOCK = threading.Lock()
+
+
+def kept_recall(store: Store) -> tuple[threading.Lock, Recall]:
+    """The recall index kept for ``store`` in this process, and the lock that guards it."""
+    from .recall.follow import Recall
+
+    with _KEPT_LOCK:
+        kept = _KEPT.get(store)
+        if kept is None:
+            # A long-lived process saves its index to the cache folder at most every 30 s
+            # (and on close): saving after every write would cost each query.
+            kept = _KEPT[store] = (threading.Lock(), Recall(save_after=30.0))
+    return kept
+
+
+def flush(store: Store) -> None:
+    """Save the kept recall index of ``store`` if it changed (``Memory.close``)."""
+    kept = _KEPT.get(store)
+    if kept is not None:
+        with kept[0]:
+            if kept[1].index is not None:
+                # Caught up first: a commit since the last search may have removed text
+                # (and the index file with it), which a stale index must not write back.
+                kept[1].refresh(store)
+            kept[1].flush()
 
 
 def search_op(
@@ -270,14 +293,23 @@ def search_op(
     now: datetime,
     kinds: Iterable[str] | None = None,
     limit: int = DEFAULT_LIMIT,
+    since: str | None = None,
+    until: str | None = None,
+    session: str | None = None,
 ) -> list[dict[str, Any]]:
-    """The ``search`` operation: :func:`search` with the store's kept corpus, as JSON."""
+    """The ``search`` operation: :func:`search` with the store's kept index, as JSON."""
     wanted = parse_kinds(list(kinds) if kinds is not None else None)
-    with _CORPORA_LOCK:
-        kept = _CORPORA.get(store)
-        if kept is None:
-            kept = _CORPORA[store] = (threading.Lock(), Corpus())
-    lock, corpus = kept
+    lock, recall = kept_recall(store)
     with lock:
-        hits = search(store, query, now=now, kinds=wanted, limit=limit, corpus=corpus)
+        hits = search(
+            store,
+            query,
+            now=now,
+            kinds=wanted,
+            limit=limit,
+            since=since,
+            until=until,
+            session=session,
+            recall=recall,
+        )
     return [hit.to_json() for hit in hits]

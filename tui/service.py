@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any, TypeVar
 
 from ..core import (
@@ -128,9 +129,9 @@ class MemoryService:
     def location(self) -> str:
         """Where the store is, as an agent would name it in ``MEMWORK_DB``: the folder's
         absolute path, or the Redis URL without its password."""
-        if self.store.folder is not None:
-            return str(self.store.folder.resolve())
-        return self.store.location  # a Redis URL without its password
+        if self.store.scheme == "file":
+            return str(Path(self.store.location).resolve())
+        return self.store.location
 
     def is_empty(self) -> bool:
         """Whether nothing was ever recorded: no session, episode, lesson, rule, slot or

@@ -43,6 +43,7 @@ def run(ctx: Context) -> int:
         format="json" if as_json else "text",
         on_log_error=_not_logged,
         on_dropped=None if as_json else _dropped,
+        query=getattr(a, "query", None),
     )
     if isinstance(result, dict):
         from .output import emit_json

@@ -45,7 +45,7 @@ class Line:
     def __init__(
         self,
         text: str,
-        priority: int,
+        priority: float,
         sources: list[dict[str, Any]] | None = None,
         group: str | None = None,
     ) -> None:

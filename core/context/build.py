@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .. import aggregates, config, links
 from ..errors import InvalidInput, MemworkError
@@ -19,6 +19,9 @@ from ..tables import rule_table
 from ..text import ellipsize
 from . import default_style, episodic_style
 from .budget import CHARS_PER_TOKEN, DEFAULT_BUDGET, Dropped, Line, Section, estimate_tokens, fit
+
+if TYPE_CHECKING:
+    from ..recall.follow import Recall
 
 Style = Literal["default", "episodic"]
 
@@ -247,6 +250,8 @@ def build_context(
     project: str | None = None,
     sources: bool = True,
     agent: str | None = None,
+    query: str | None = None,
+    recall: Recall | None = None,
 ) -> ContextResult:
     """Build the context for ``task_id`` within ``budget_tokens`` (estimated).
 
@@ -255,7 +260,9 @@ def build_context(
     ``project:<P>``) rank as matching, leaves other projects' lessons out, and brings the
     project's profile and its last sessions' summaries; without a project, ``agent``'s
     last sessions' summaries come instead. ``sources=False`` leaves out what lines came
-    from beyond the records themselves (the text needs none of it).
+    from beyond the records themselves (the text needs none of it). ``query`` adds the
+    memories most relevant to it (:mod:`core.context.relevant`; ``recall`` is a
+    long-lived caller's index).
     """
     if style not in ("default", "episodic"):
         raise InvalidInput("style", f"must be 'default' or 'episodic' (got {style!r})")
@@ -284,6 +291,24 @@ def build_context(
     else:
         sections = default_style.build_sections(data, task_id, now, project or None)
         render = default_style.render
+    if query and query.strip():
+        from .relevant import section
+
+        shown = {
+            ref["id"]
+            for s in sections
+            for line in s.lines
+            for ref in line.sources
+            if ref.get("kind") == "lesson"
+        }
+        heading = "Relevant memories:" if style == "episodic" else "## Relevant memories"
+        found = section(store, query, now=now, shown_lessons=shown, heading=heading, recall=recall)
+        # After the failures, before the task's own episodes and mean score.
+        at = next(
+            (i for i, s in enumerate(sections) if s.name in ("episodes", "mean_score")),
+            len(sections),
+        )
+        sections.insert(at, found)
     scrubbed = [s for s in _scrubbed(sections) if s.lines]
     dropped: list[Dropped] = []
     cut: list[Dropped] = []
@@ -321,6 +346,7 @@ def for_agent(
     format: str = "text",  # noqa: A002 - the CLI's flag name
     on_log_error: Callable[[MemworkError], None] | None = None,
     on_dropped: Callable[[str], None] | None = None,
+    query: str | None = None,
 ) -> str | dict[str, Any]:
     """The context an agent asks for, as every door returns it: the text, or with
     ``format="json"`` the sections with their sources and what the budget dropped.
@@ -338,16 +364,39 @@ def for_agent(
         from ..env_settings import configured_token_budget
 
         budget = configured_token_budget()
-    result = build_context(
-        store,
-        now=now,
-        task_id=task,
-        budget_tokens=budget,
-        style=style,
-        project=project,
-        sources=format == "json",
-        agent=actor.partition(":")[2] or None,
-    )
+    if query is not None:
+        from ..search import check_query
+
+        check_query(query)
+    agent = actor.partition(":")[2] or None
+    if query and query.strip():
+        from ..search import kept_recall
+
+        lock, recall = kept_recall(store)
+        with lock:
+            result = build_context(
+                store,
+                now=now,
+                task_id=task,
+                budget_tokens=budget,
+                style=style,
+                project=project,
+                sources=format == "json",
+                agent=agent,
+                query=query,
+                recall=recall,
+            )
+    else:
+        result = build_context(
+            store,
+            now=now,
+            task_id=task,
+            budget_tokens=budget,
+            style=style,
+            project=project,
+            sources=format == "json",
+            agent=agent,
+        )
     dropped = result.drop_note()
     if dropped and on_dropped is not None:
         on_dropped(dropped)

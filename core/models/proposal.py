@@ -50,5 +50,6 @@ class StoreConfig(BaseModel):
     id: Literal["config"]
     review: OnOff | None = None
     context_log: OnOff | None = None
+    embedder: Literal["off", "wordllama"] | None = None
     #: ``off`` or whole seconds, as text (``core.config.NUMERIC``).
     wm_default_ttl: str | None = Field(default=None, pattern=r"^(off|[1-9][0-9]{0,9})$")

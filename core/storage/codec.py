@@ -221,7 +221,11 @@ def _is_link(path: Path) -> bool:
 
 def load_file(path: Path) -> Any:
     """Parse one JSON file of a store; a file that cannot be parsed is named in the error."""
-    raw = read_store_file(path)
+    return parse_file(path, read_store_file(path))
+
+
+def parse_file(path: Path, raw: bytes) -> Any:
+    """Parse the bytes read from ``path`` (a file that cannot be parsed is named)."""
     try:
         return loads(raw)
     except ValueError as exc:

@@ -47,10 +47,10 @@ if TYPE_CHECKING:
     from .snapshot_files import SnapshotFiles
 
 LOCK_NAME = ".lock"
-#: Where ``memwork search`` keeps the prepared text of big tables (core/search_corpus.py),
-#: one ``<table>.txt`` each, and which tables it keeps there.
-SEARCH_CACHE = ("cache", "search")
-SEARCH_CACHED = ("episodes.", "rules.", "observations.")
+#: Where recall keeps its index of a folder store (core/recall/follow.py): one file
+#: holding the searchable text of every table it reads, and the embedder's vectors.
+RECALL_CACHE = ("cache", "recall")
+RECALL_FILE = "index.bin"
 #: Where a restore keeps the table files it found damaged (never deleted).
 DAMAGED = "damaged"
 LOG_BYTES_ENV = "MEMWORK_LOG_BYTES"
@@ -502,24 +502,76 @@ class FolderBackend(Backend):
     def commit(self, commit: Commit) -> Manifest:
         """Append the commit to the log and fsync it once (or fold it in with the log when
         it is too big for it); the log is folded once it passes its size or age."""
+        forget = self._has_recall_file() and self._loses_text(commit)
         head = self._commit(commit)
-        self._forget_search_text([*commit.writes, *commit.drops])
+        if forget:
+            self._forget_recall_text()
         return head
 
-    def _forget_search_text(self, changed: list[str]) -> None:
-        """Remove the search cache's copy of tables a commit changed or dropped.
+    def _has_recall_file(self) -> bool:
+        """Whether recall has saved anything to forget (a store never searched has not)."""
+        return os.path.exists(self.path.joinpath(*RECALL_CACHE, RECALL_FILE))
 
-        A cached file was only ever valid for the table it was made from; once that
-        table changes, the copy would keep text the store no longer holds (an observation
-        forgotten, a table a restore replaced) until the next search of that table.
+    def _loses_text(self, commit: Commit) -> bool:
+        """Whether ``commit`` removes text recall reads: a table of it dropped or replaced,
+        a document deleted, or changed so that some of its searchable text is gone (a
+        forget, a redaction, an edit), unless the same text lands elsewhere in the same
+        commit (a rule moved to the archive). Adding documents, or changing what recall
+        does not read (a lesson's confidence, a session's last activity), removes none."""
+        from ..recall import records  # what recall reads of each table is said there
+
+        existed = self._head.tables
+        if any(records.indexed(name) for name in commit.drops):
+            return True
+        removed: set[str] = set()
+        for name, write in commit.writes.items():
+            if name not in existed or not records.indexed(name):
+                continue
+            if write.replace or write.base is None:
+                return True  # replaced whole (a restore, TinyDB's own edits): cannot tell
+            base = write.base
+            # A session past its cap drops its oldest notes as a new one arrives: a
+            # rotation, not a forget (the file would go with every note); those notes
+            # leave the file when it is next saved.
+            if not (records.ordered(name) and write.put_ids):
+                for doc_id in write.delete:
+                    old = base.get(doc_id)
+                    if old is not None:
+                        removed.update(records.texts(name, old))
+            for doc_id, doc in write.put.items():
+                old = base.get(doc_id)
+                if old is not None and old is not doc and old != doc:
+                    removed.update(records.texts(name, old) - records.texts(name, doc))
+        if not removed:
+            return False  # the common commit: records added, numbers changed
+        for name, write in commit.writes.items():  # unless it all lands elsewhere
+            if records.indexed(name):
+                for doc in write.put.values():
+                    removed.difference_update(records.texts(name, doc))
+        return bool(removed)
+
+    def _forget_recall_text(self) -> None:
+        """Remove the recall index's file (and its vectors) after a commit that removed
+        text from the store.
+
+        The file holds every indexed record's words: left as it was, it would keep
+        text the store no longer holds (an observation forgotten, a secret redacted,
+        tables a restore replaced) until some process next rewrote it. The next search
+        rebuilds it from the store.
         """
-        folder = self.path.joinpath(*SEARCH_CACHE)
-        for name in changed:
-            if name.startswith(SEARCH_CACHED):
+        folder = self.path.joinpath(*RECALL_CACHE)
+        if os.path.islink(folder):
+            return
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            return  # none was made (a store never searched), or not a folder
+        for file in names:
+            if file == RECALL_FILE or file.startswith("vectors-"):
                 try:
-                    os.unlink(folder / f"{name}.txt")
+                    os.unlink(folder / file)
                 except OSError:
-                    pass  # none was made (the common case), or a read-only folder
+                    pass  # a read-only folder: the file stays as it was
 
     def _commit(self, commit: Commit) -> Manifest:
         if self.read_only:

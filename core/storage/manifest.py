@@ -89,7 +89,11 @@ class Manifest:
     @classmethod
     def read(cls, path: Path) -> Manifest:
         """Parse ``store.json``; anything unexpected is refused, never repaired."""
-        data = load_file(path)
+        return cls.parse(load_file(path), path)
+
+    @classmethod
+    def parse(cls, data: object, path: Path) -> Manifest:
+        """A manifest from the parsed JSON of ``path``; anything unexpected is refused."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise StoreUnreadable(f"{path} is not a memwork store manifest; it was left untouched")
         version = data.get("schema_version")

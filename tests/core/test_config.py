@@ -19,6 +19,7 @@ def test_defaults_set_get_list(cli, db: Path) -> None:  # noqa: ANN001
     listed = cli("config", "list", "--json").json()
     assert [(r["key"], r["value"], r["set"]) for r in listed] == [
         ("context_log", "off", False),
+        ("embedder", "off", False),
         ("review", "off", False),
         ("wm_default_ttl", "off", False),
     ]
@@ -51,9 +52,9 @@ def test_bad_keys_and_values_are_refused_and_change_nothing(cli, db: Path) -> No
     before = folder_digest(db)
     done = cli("config", "set", "reveiw", "on")
     assert done.code == 2
-    assert (
-        done.err
-        == "memwork: key: must be one of context_log, review, wm_default_ttl (got 'reveiw')\n"
+    assert done.err == (
+        "memwork: key: must be one of context_log, embedder, review, wm_default_ttl "
+        "(got 'reveiw')\n"
     )
     done = cli("config", "set", "review", "maybe")
     assert done.code == 2

@@ -4,7 +4,7 @@
   on a ``/²`` database, on a lesson whose confidence is "high", on a table file replaced
   by a folder: one line (or doctor's own report), never an internal error;
 - MCP argument-type errors are memwork's one line, naming the field;
-- a refused restore leaves no snapshot behind; the search cache forgets what the store
+- a refused restore leaves no snapshot behind; the recall index forgets what the store
   forgot and never prints what was planted in it;
 - ``--json`` output escapes C1 controls and bidirectional overrides, text output drops them.
 """
@@ -179,7 +179,7 @@ def _grep(db: Path, needle: str) -> list[str]:
 
 
 @pytest.mark.folder_only
-def test_the_search_cache_forgets_what_the_store_forgot(cli, db: Path) -> None:  # noqa: ANN001
+def test_the_recall_index_forgets_what_the_store_forgot(cli, db: Path) -> None:  # noqa: ANN001
     assert cli("observe", "--session", "s1", "warm up the cache").code == 0
     key = cli("checkpoint", "create", "--json").json()["id"]
     assert cli("observe", "--session", "s1", "the launch word is PINEAPPLE").code == 0
@@ -193,7 +193,7 @@ def test_the_search_cache_forgets_what_the_store_forgot(cli, db: Path) -> None: 
 
 
 @pytest.mark.folder_only
-def test_the_search_cache_forgets_a_deleted_session_without_a_search(cli, db: Path) -> None:  # noqa: ANN001
+def test_the_recall_index_forgets_a_deleted_session_without_a_search(cli, db: Path) -> None:  # noqa: ANN001
     assert cli("observe", "--session", "s1", "the launch word is PINEAPPLE").code == 0
     assert "PINEAPPLE" in cli("search", "launch word").out
     key = cli("checkpoint", "create", "--json").json()["id"]
@@ -206,12 +206,17 @@ def test_the_search_cache_forgets_a_deleted_session_without_a_search(cli, db: Pa
 
 
 @pytest.mark.folder_only
-def test_a_token_planted_in_the_search_cache_is_never_printed(cli, db: Path) -> None:  # noqa: ANN001
+def test_a_token_planted_in_the_recall_index_is_never_printed(cli, db: Path) -> None:  # noqa: ANN001
+    from memwork.core.recall.engine import RecallIndex
+
     assert cli("observe", "--session", "s1", "the deploy finished cleanly").code == 0
     assert "deploy" in cli("search", "deploy finished").out
-    (cached,) = (db / "cache" / "search").glob("observations.*.txt")
-    key, refs, titles, texts = cached.read_text().split("\x1e")
-    cached.write_text("\x1e".join([key, refs, f"deploy finished {HF}", texts]))
+    saved = db / "cache" / "recall" / "index.bin"
+    index = RecallIndex.from_bytes(saved.read_bytes())
+    assert index is not None
+    (slot,) = [i for i in range(len(index.titles)) if "deploy" in index.titles[i]]
+    index.titles[slot] = f"observation: deploy finished {HF}"
+    saved.write_bytes(index.to_bytes())
     for args in (("search", "deploy finished"), ("search", "deploy finished", "--json")):
         out = cli(*args).out
         assert "deploy" in out and HF not in out

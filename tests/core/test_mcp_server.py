@@ -117,7 +117,7 @@ def test_the_server_offers_every_operation_each_saying_when_to_call_it(db: Path)
     assert by_name["record_episode"].annotations.read_only_hint is False
     assert by_name["restore_checkpoint"].annotations.destructive_hint is True
     props = by_name["get_context"].input_schema["properties"]
-    assert set(props) == {"task", "project", "budget", "style", "format"}
+    assert set(props) == {"task", "project", "budget", "style", "format", "query"}
     # No budget: MEMWORK_TOKEN_BUDGET, else the style's own (2000, none for episodic).
     assert "integer" in json.dumps(props["budget"])
     assert props["budget"].get("default") is None
@@ -196,6 +196,7 @@ def test_every_tool_works_and_the_cli_sees_the_writes(
         assert (await call(client, "end_session", session=sid, summary="done"))["status"] == "ended"
         out["stats"] = await call(client, "stats")
         out["context_end"] = await call(client, "get_context", task="deploy-api")
+        out["search_end"] = await call(client, "search", query="worker-25", limit=5)
         out["sid"] = sid
         return out
 
@@ -217,7 +218,7 @@ def test_every_tool_works_and_the_cli_sees_the_writes(
     assert cli("--json", "lesson", "list", now=NOW).json() == out["lessons"]
     assert cli("--json", "lesson", "list", "--all", now=NOW).json() == out["all_lessons"]
     assert cli("--json", "slot", "list", now=NOW).json() == out["slots"]
-    assert cli("--json", "search", "worker-25", "--limit", "5", now=NOW).json() == out["search"]
+    assert cli("--json", "search", "worker-25", "--limit", "5", now=NOW).json() == out["search_end"]
     assert cli("stats", now=NOW).json() == out["stats"]
     # Every write is in the audit log under the MCP actor and the agent id.
     history = cli("--json", "history", "--actor", "mcp", "--limit", "500", now=NOW).json()

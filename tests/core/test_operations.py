@@ -86,4 +86,11 @@ def test_a_json_door_names_the_field_of_a_wrong_type_in_one_line() -> None:
             invoke.check(op, "mcp", given)
         assert str(caught.value).startswith(message), given
     checked = invoke.check(op, "mcp", {"query": "x", "limit": 5.0})
-    assert checked == {"query": "x", "kinds": None, "limit": 5}
+    assert checked == {
+        "query": "x",
+        "kinds": None,
+        "limit": 5,
+        "since": None,
+        "until": None,
+        "session": None,
+    }

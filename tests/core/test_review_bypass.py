@@ -55,7 +55,11 @@ def test_importing_an_export_never_changes_the_store_settings(
     assert cli("config", "get", "review").out == "on\n"
     assert cli("config", "get", "context_log").out == "off\n"
     listed = cli("config", "list", "--json").json()
-    assert {r["key"]: r["value"] for r in listed} == {"review": "on", "context_log": "off"}
+    assert {r["key"]: r["value"] for r in listed} == {
+        "review": "on",
+        "context_log": "off",
+        "embedder": "off",
+    }
 
 
 def test_imported_audit_entries_are_marked_imported(cli, db: Path, tmp_path: Path) -> None:  # noqa: ANN001

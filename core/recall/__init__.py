@@ -1,0 +1,1 @@
+"""Agent recall: natural-language search over every kind of memory (see ``engine``)."""

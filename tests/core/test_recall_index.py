@@ -1,0 +1,366 @@
+"""The recall index follows its store: other processes' writes, deletes, restarts,
+and an index kept incrementally holds exactly what a rebuilt one holds."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from memwork import Memory
+from memwork.core import episodes, lessons, search, sessions, slots
+from memwork.core.recall.follow import IndexFile, Recall
+from memwork.core.storage.store import Store
+from tests.conftest import NOW
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def ep(summary: str, **extra: object) -> dict:
+    return {"task_id": "ops", "score": 0.6, "steps": 3, "summary": summary, **extra}
+
+
+def kept(store: Store) -> Memory:
+    return Memory(store.location if store.scheme != "memory" else None, clock=lambda: NOW)
+
+
+def fill(store: Store, n: int = 0) -> str:
+    sid = sessions.start_session(store, title=f"watch {n}", now=NOW, actor="t")["id"]
+    for i in range(6):
+        sessions.observe(store, sid, f"heron number {i} on pier {n}", now=NOW, actor="t")
+    episodes.record_episodes(
+        store,
+        [ep(f"heron count {n}.{i}", mistakes=["missed a heron"]) for i in range(4)],
+        now=NOW,
+        actor="t",
+    )
+    lessons.add_lesson(store, f"Herons feed at dawn {n}", now=NOW, actor="t")
+    return sid
+
+
+def test_an_index_kept_incrementally_equals_one_rebuilt_from_the_store(store: Store) -> None:
+    follower = Recall()
+    sid = fill(store)
+    follower.refresh(store)
+    # Every kind of change, with the follower catching up between them.
+    fill(store, 1)
+    follower.refresh(store)
+    observed = sessions.observe(store, sid, "a grey heron at dusk", now=NOW, actor="t")
+    follower.refresh(store)
+    lesson = lessons.add_lesson(store, "Herons nest in colonies", now=NOW, actor="t")
+    slots.set_slot(store, "birds", "herons and egrets", now=NOW, actor="t")
+    follower.refresh(store)
+    lessons.forget(store, lesson.lesson["id"], now=NOW, actor="t")
+    slots.replace_in_slot(store, "birds", "egrets", "storks", now=NOW, actor="t")
+    with store.transaction():  # an observation taken out of the middle of a session
+        store.delete(f"observations.{sid}", [observed["id"]])
+    follower.refresh(store)
+    sessions.delete_session(store, sid, now=NOW, actor="t")
+    follower.refresh(store)
+    assert follower.index is not None
+
+    os.environ["MEMWORK_SEARCH_CACHE"] = "0"
+    try:
+        rebuilt = Recall().refresh(store)
+    finally:
+        del os.environ["MEMWORK_SEARCH_CACHE"]
+    assert follower.index.state() == rebuilt.state()
+    assert follower.index.state()["totals"][1] > 0
+
+
+def test_a_write_by_another_process_is_found_by_the_next_search(tmp_path: Path) -> None:
+    db = tmp_path / "s"
+    memory = Memory(db, clock=lambda: NOW)
+    memory.add_lesson("Canary every deploy")
+    assert [h["title"] for h in memory.search("canary")] == ["Canary every deploy"]
+    child = subprocess.run(
+        [sys.executable, "-m", "memwork", "--db", str(db), "lesson", "add", "Canary the API"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "MEMWORK_NOW": NOW.isoformat()},
+        check=False,
+    )
+    assert child.returncode == 0, child.stderr
+    assert sorted(h["title"] for h in memory.search("canary")) == [
+        "Canary every deploy",
+        "Canary the API",
+    ]
+    # And a forget in another process takes it out before the next answer.
+    lesson_id = next(h["id"] for h in memory.search("canary API"))
+    subprocess.run(
+        [sys.executable, "-m", "memwork", "--db", str(db), "lesson", "forget", lesson_id],
+        capture_output=True,
+        cwd=ROOT,
+        check=True,
+    )
+    assert [h["title"] for h in memory.search("canary")] == ["Canary every deploy"]
+
+
+def test_the_index_survives_a_restart_and_catches_up_with_what_changed(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    fill(store)
+    first = Recall()
+    before = search.search(store, "heron pier", now=NOW, recall=first)
+    assert first.changes > 0
+    saved = tmp_path / "s" / "cache" / "recall" / "index.bin"
+    assert saved.stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "s" / "cache" / "recall").stat().st_mode & 0o777 == 0o700
+
+    again = Recall()  # a new process: the saved index, nothing re-read
+    assert search.search(Store(tmp_path / "s"), "heron pier", now=NOW, recall=again) == before
+    assert again.changes == 0
+
+    episodes.record_episodes(store, [ep("heron pier census")], now=NOW, actor="t")
+    third = Recall()
+    hits = search.search(Store(tmp_path / "s"), "heron pier census", now=NOW, recall=third)
+    assert hits[0].title.endswith("heron pier census")
+    assert third.changes == 1  # only the new episode was read into the index
+
+
+def test_a_small_catch_up_is_left_to_the_next_process_and_a_big_one_is_saved(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path / "s")
+    sid = fill(store)
+    search.search(store, "heron", now=NOW, recall=Recall())  # builds and saves the index
+    saved = tmp_path / "s" / "cache" / "recall" / "index.bin"
+    built = saved.read_bytes()
+
+    sessions.observe(store, sid, "an egret on pier 0", now=NOW, actor="t")
+    hits = search.search(Store(tmp_path / "s"), "egret", now=NOW, recall=Recall())
+    assert hits[0].title.endswith("an egret on pier 0")
+    assert saved.read_bytes() == built  # one commit behind: not worth rewriting the file
+
+    for n in range(1, 9):  # eight new sessions: eight tables the saved index lacks
+        sessions.observe(store, f"run-{n}", f"an egret on pier {n}", now=NOW, actor="t")
+    hits = search.search(Store(tmp_path / "s"), "egret", now=NOW, limit=20, recall=Recall())
+    assert sum("egret" in h.title for h in hits) == 9
+    assert saved.read_bytes() != built
+    again = Recall()
+    assert search.search(Store(tmp_path / "s"), "egret", now=NOW, limit=20, recall=again) == hits
+    assert again.changes == 0  # the saved index held every egret
+
+
+def test_the_cache_stays_inside_the_store_and_follows_no_link(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    fill(store)
+    bait = tmp_path / "bait"
+    bait.mkdir()
+    (tmp_path / "s" / "cache").mkdir(mode=0o700)
+    (tmp_path / "s" / "cache" / "recall").symlink_to(bait)
+    hits = search.search(Store(tmp_path / "s"), "heron count", now=NOW, limit=50)
+    assert len(hits) >= 4  # the search still answers, from the store
+    assert list(bait.iterdir()) == []  # and wrote nothing through the link
+    assert not list((tmp_path / "xdg-cache").rglob("*"))  # nor outside the store
+
+
+def test_an_unreadable_cache_is_rebuilt_and_the_old_search_cache_is_removed(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path / "s")
+    fill(store)
+    old = tmp_path / "s" / "cache" / "search"
+    old.mkdir(parents=True, mode=0o700)
+    (old / "episodes.000001.txt").write_text("prepared text of an older memwork")
+    expected = search.search(store, "heron", now=NOW)
+    (tmp_path / "s" / "cache" / "recall" / IndexFile.NAME).write_bytes(b"\x00garbage")
+    assert search.search(Store(tmp_path / "s"), "heron", now=NOW) == expected
+    assert not old.exists()
+
+
+def test_folder_and_redis_stores_give_the_same_results(tmp_path: Path, redis_url: str) -> None:
+    results = []
+    for where in (tmp_path / "s", redis_url):
+        store = Store(where)
+        fill(store)
+        fill(store, 2)
+        sid = sessions.start_session(store, title="dusk", now=NOW, actor="t")["id"]
+        sessions.observe(store, sid, "when did the herons leave? at dusk", now=NOW, actor="t")
+        queries = ["when did the herons leave", "heron count", "dawn", "pier 2", "herron"]
+        results.append(
+            [
+                [(h.kind, h.title, h.score) for h in search.search(store, q, now=NOW, limit=8)]
+                for q in queries
+            ]
+        )
+        store.close()
+    assert results[0] == results[1]
+    assert all(results[0])
+
+
+def test_a_long_lived_memory_follows_its_own_writes_and_saves_on_close(tmp_path: Path) -> None:
+    memory = Memory(tmp_path / "s", clock=lambda: NOW)
+    sid = memory.start_session(title="loop")["id"]
+    assert memory.search("otter") == []
+    memory.observe(sid, "an otter by the weir")
+    assert [h["kind"] for h in memory.search("otter", session=sid)] == ["observation"]
+    memory.close()
+    reloaded = IndexFile(tmp_path / "s").load()
+    assert reloaded is not None and reloaded.live >= 2
+
+
+def test_context_query_adds_relevant_memories_with_their_sources(cli) -> None:  # noqa: ANN001
+    sid = cli("session", "start", "--title", "deploy api", now=NOW.isoformat()).out.strip()
+    cli("observe", "--session", sid, "the payments canary showed 4% errors", now=NOW.isoformat())
+    cli("observe", "--session", sid, "lunch order placed", now=NOW.isoformat())
+    episode = {
+        "task_id": "deploy",
+        "score": 0.2,
+        "summary": "Rolled back the payments deploy",
+        "mistakes": ["Skipped the canary stage"],
+    }
+    cli("record-episode", stdin=json.dumps(episode), now=NOW.isoformat())
+    cli("lesson", "add", "Canary payments changes for an hour", now=NOW.isoformat())
+
+    plain = cli("context", now=NOW.isoformat())
+    assert "Relevant memories" not in plain.out
+    assert cli("context", "--query", "", now=NOW.isoformat()).out == plain.out
+
+    asked = cli("context", "--query", "payments canary errors", now=NOW.isoformat())
+    assert asked.code == 0
+    section = asked.out.split("## Relevant memories\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert section[0].startswith("- [note, deploy api, ") and "4% errors" in section[0]
+    assert any(line.startswith("- Episode #1 deploy") for line in section)
+    assert not any("lunch" in line for line in section)
+    # The lesson is already in the context's lessons: it is not repeated.
+    assert not any("Canary payments changes" in line for line in section)
+
+    doc = cli(
+        "context", "--query", "payments canary errors", "--format", "json", now=NOW.isoformat()
+    )
+    relevant = next(s for s in doc.json()["sections"] if s["name"] == "relevant")
+    assert relevant["heading"] == "## Relevant memories"
+    assert relevant["sources"][0] == [
+        {"kind": "observation", "id": relevant["sources"][0][0]["id"], "session": sid}
+    ]
+    kinds = [src[0]["kind"] for src in relevant["sources"]]
+    assert "episode" in kinds and kinds[0] == "observation"
+
+    tight = cli(
+        "context",
+        "--query",
+        "payments canary errors",
+        "--budget",
+        "40",
+        "--format",
+        "json",
+        now=NOW.isoformat(),
+    ).json()
+    assert any(d["section"] == "relevant" for d in tight["dropped"])
+
+
+def test_memory_and_mcp_take_the_same_query(tmp_path: Path) -> None:
+    memory = Memory(tmp_path / "s", clock=lambda: NOW)
+    sid = memory.start_session(title="t")["id"]
+    memory.observe(sid, "the kiln reached 1200 degrees")
+    text = memory.context(query="how hot did the kiln get")
+    assert "## Relevant memories\n- [note, t, " in text and "1200 degrees" in text
+    assert memory.context() == memory.context(query=None)
+    assert "Relevant memories" not in memory.context()
+
+
+@pytest.mark.parametrize("setting", ["env", "config"])
+def test_an_embedder_finds_what_shares_no_word_with_the_query(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setting: str
+) -> None:
+    pytest.importorskip("wordllama")
+    memory = Memory(tmp_path / "s", clock=lambda: NOW)
+    memory.add_lesson("Buy a new automobile battery before winter")
+    memory.add_lesson("Water the tomatoes every evening")
+    assert memory.search("car") == []  # no shared word: BM25 alone finds nothing
+    if setting == "env":
+        monkeypatch.setenv("MEMWORK_EMBEDDER", "wordllama")
+    else:
+        from memwork.core import config
+
+        config.set_value(memory.store, "embedder", "wordllama", now=NOW, actor="t")
+    found = memory.search("car", limit=1)
+    assert found and found[0]["title"] == "Buy a new automobile battery before winter"
+    memory.close()
+    assert list((tmp_path / "s" / "cache" / "recall").glob("vectors-wordllama.npz"))
+
+
+def test_an_unknown_embedder_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memwork.core.errors import InvalidInput
+
+    memory = Memory(tmp_path / "s", clock=lambda: NOW)
+    memory.add_lesson("x marks the spot")
+    monkeypatch.setenv("MEMWORK_EMBEDDER", "bert")
+    with pytest.raises(InvalidInput, match="MEMWORK_EMBEDDER: must be one of off, wordllama"):
+        memory.search("spot")
+
+
+def test_times_are_read_as_utc_instants() -> None:
+    assert (
+        search.parse_when("2026-11-01", now=NOW, field="since")
+        == datetime(2026, 11, 1, tzinfo=UTC).timestamp()
+    )
+    assert search.parse_when("1w", now=NOW, field="since") == NOW.timestamp() - 7 * 86400
+
+
+def test_a_commit_that_removes_text_removes_the_index_file_at_once(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    sid = fill(store)
+    secret = sessions.observe(store, sid, "the launch word is PINEAPPLE", now=NOW, actor="t")
+    lesson = lessons.add_lesson(store, "Canary every deploy", now=NOW, actor="t").lesson
+    search.search(store, "launch word", now=NOW, recall=Recall())
+    saved = tmp_path / "s" / "cache" / "recall" / "index.bin"
+    assert b"PINEAPPLE" in saved.read_bytes()
+
+    # Ordinary writes leave the file: new records, a lesson confirmed, a session's notes.
+    sessions.observe(store, sid, "an egret on pier 0", now=NOW, actor="t")
+    episodes.record_episodes(store, [ep("heron census")], now=NOW, actor="t")
+    lessons.reinforce(store, lesson["id"], now=NOW, actor="t")
+    for n in range(12):  # past a task's ten rules: the oldest move to the archive
+        census = ep("heron census", mistakes=[f"m{n}"], score=0.2)
+        episodes.record_episodes(store, [census], now=NOW, actor="t")
+    with store.reading():
+        assert any(name.startswith("rules.archive") for name in store.table_names())
+    assert saved.exists()
+
+    # Deleting the observation (no search after it) leaves no copy of its text behind.
+    table = f"observations.{sid}"
+    with store.transaction():
+        store.delete(table, [secret["id"]])
+    assert not saved.exists()
+    cached = [p for p in (tmp_path / "s" / "cache").rglob("*") if p.is_file()]
+    assert not [p for p in cached if b"PINEAPPLE" in p.read_bytes()]
+    hits = search.search(Store(tmp_path / "s"), "launch word pineapple", now=NOW)
+    assert all("PINEAPPLE" not in h.title for h in hits)
+    assert saved.exists()  # rebuilt by the next search
+
+
+def test_changes_heard_from_the_store_keep_the_index_equal_to_a_rebuilt_one(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path / "s")
+    other = Store(tmp_path / "s")  # another process's writes, adopted by the next read
+    follower = Recall()
+    sid = fill(store)
+    follower.refresh(store)
+    for n in range(3):  # the follower hears its store's commits and what it adopts
+        note = sessions.observe(store, sid, f"a heron at gate {n}", now=NOW, actor="t")
+        sessions.observe(other, sid, f"an egret at gate {n}", now=NOW, actor="t")
+        episodes.record_episodes(other, [ep(f"heron survey {n}")], now=NOW, actor="t")
+        follower.refresh(store)
+        with other.transaction():
+            other.delete(f"observations.{sid}", [note["id"]])
+        slots.set_slot(store, "birds", f"herons {n}", now=NOW, actor="t")
+        follower.refresh(store)
+    assert follower._heard == []  # noqa: SLF001 - it followed by what it heard
+    hits = search.search(store, "heron gate", now=NOW, limit=20, recall=follower)
+    assert not any("a heron at gate" in h.title for h in hits)  # every one was deleted
+    assert any("an egret at gate 2" in h.title for h in hits)
+    assert follower.index is not None
+    os.environ["MEMWORK_SEARCH_CACHE"] = "0"
+    try:
+        rebuilt = Recall().refresh(Store(tmp_path / "s"))
+    finally:
+        del os.environ["MEMWORK_SEARCH_CACHE"]
+    assert follower.index.state() == rebuilt.state()
