@@ -68,6 +68,7 @@ def test_an_agent_checks_exports_and_reads_a_timeline_over_mcp(cli: Any, db: Pat
 def test_doctor_at_the_api_says_a_problem_without_raising(tmp_path: Path) -> None:
     with Memory(tmp_path / "s") as memory:
         memory.add_lesson("Canary every deploy")
+        memory.store.fold_log()  # the lesson in its table file, which is then damaged
         (tmp_path / "s" / "lessons.json").write_text("{not json")
         found = memory.doctor()
     assert found["ok"] is False
