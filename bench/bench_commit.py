@@ -8,7 +8,10 @@ table, in one transaction. The two take turns call by call, so both see the same
 disk at the same moment. Reports p50 and p95 of each and their ratios, and the
 fsyncs per commit (``os.fsync`` counted), folds of the log included.
 
-Usage: python bench/bench_commit.py [--calls 150] [--warm 30]
+With ``--size N`` the calls go to a copy of the benchmark store of N episodes
+(``bench/bench_store.py`` builds it once), not to an empty store.
+
+Usage: python bench/bench_commit.py [--calls 150] [--warm 30] [--size N]
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from memwork.core.memory import Memory  # noqa: E402
 from memwork.core.storage.backend import Change  # noqa: E402
@@ -75,6 +79,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=150)
     parser.add_argument("--warm", type=int, default=30)
+    parser.add_argument("--size", type=int, default=0, help="episodes already in the store")
     args = parser.parse_args()
     os.environ["MEMWORK_FSYNC"] = "1"
     work = OUT / f"commit-{os.getpid()}"
@@ -86,6 +91,12 @@ def main() -> None:
         clock["now"] += timedelta(seconds=1)
         return clock["now"]
 
+    if args.size:
+        import bench_store
+
+        source = bench_store.build_memwork(args.size)
+        shutil.copytree(source, work / "store", ignore=shutil.ignore_patterns(".lock"))
+        clock["now"] = datetime(2026, 11, 2, 12, tzinfo=UTC)
     try:
         memory = Memory(work / "store", clock=tick)
         twin = SQLiteTwin(work / "twin.sqlite")
@@ -122,13 +133,16 @@ def main() -> None:
                 }
             ),
         }
-        print(f"{args.calls} calls each, {args.warm} first ones not counted; fsync on")
+        print(
+            f"{args.calls} calls each, {args.warm} first ones not counted; fsync on; "
+            f"a store of {args.size} episodes"
+        )
         print()
         print(
             "| call | memwork p50 / p95 | SQLite WAL FULL p50 / p95 | ratio p50 / p95 "
-            "| fsyncs per commit |"
+            "| fsyncs per commit | memwork p99 / max | SQLite p99 / max |"
         )
-        print("|---|---:|---:|---:|---:|")
+        print("|---|---:|---:|---:|---:|---:|---:|")
         for label, step in steps.items():
             ours: list[float] = []
             theirs: list[float] = []
@@ -149,7 +163,9 @@ def main() -> None:
             q50, q95 = statistics.median(theirs), percentile(theirs, 95)
             print(
                 f"| `{label}` | {p50:.2f} / {p95:.2f} ms | {q50:.2f} / {q95:.2f} ms | "
-                f"{p50 / q50:.2f}x / {p95 / q95:.2f}x | {syncs / args.calls:.2f} |",
+                f"{p50 / q50:.2f}x / {p95 / q95:.2f}x | {syncs / args.calls:.2f} | "
+                f"{percentile(ours, 99):.2f} / {max(ours):.2f} ms | "
+                f"{percentile(theirs, 99):.2f} / {max(theirs):.2f} ms |",
                 flush=True,
             )
         os.fsync = real_fsync

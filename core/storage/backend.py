@@ -188,6 +188,8 @@ def replay(writes: list[TableWrite], before: Callable[[], Docs | None]) -> Docs:
     never decoded (an aggregate rewritten by every commit costs one decode, not one per
     commit), and the table before is read only when the writes do not replace it.
     """
+    if not writes:
+        return before() or {}  # a table file keeps its documents in id order already
     settled: set[str] = set()
     found: Docs = {}
     replaced = False

@@ -20,9 +20,20 @@ FORMAT = "memwork-store"
 RESERVED_TABLES = frozenset({"store", "journal", "snapshot"})
 
 
+#: Names already found to be table names: every open checks each name of store.json and
+#: of every log record, the same few hundred again and again.
+_TABLE_NAMES: set[str] = set()
+
+
 def is_table_name(name: object) -> bool:
     """Whether ``name`` may name a table: a safe file name that is not the store's own."""
-    return names.is_safe_file_name(name) and name not in RESERVED_TABLES
+    if name in _TABLE_NAMES:
+        return True
+    if not (names.is_safe_file_name(name) and name not in RESERVED_TABLES):
+        return False
+    if len(_TABLE_NAMES) < 100_000:  # a long-lived process meeting endless names
+        _TABLE_NAMES.add(name)
+    return True
 
 
 def table_file(name: str) -> str:

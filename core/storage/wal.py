@@ -144,7 +144,7 @@ def read_records(path: Path, data: bytes, start: int, after: int) -> Tail:
                     f"{path} holds commit {generation} where commit {expect} should follow "
                     "store.json; nothing was changed (run `memwork doctor`)"
                 )
-            commit, at = _decode(path, bytes(view[body : body + length]), generation)
+            commit, at = _decode(path, data, body, body + length, generation)
             tail.records.append(commit)
             tail.times.append(at)
             expect += 1
@@ -164,29 +164,36 @@ def _whole_record_at(data: bytes, pos: int) -> bool:
     return end <= len(data) and _crc(generation, data[body:end]) == int(crc)
 
 
-def _decode(path: Path, payload: bytes, generation: int) -> tuple[Commit, float]:
+def _decode(path: Path, data: bytes, start: int, end: int, generation: int) -> tuple[Commit, float]:
+    """The commit whose payload is ``data[start:end]``: its index is parsed now, its
+    tables' documents only when read (each loader slices ``data``; nothing is copied
+    before, since a reader opening the store decodes every record of the log)."""
     damaged = StoreUnreadable(
         f"{path}: the record of commit {generation} is not laid out as "
         "memwork writes it; nothing was changed"
     )
-    newline = payload.find(b"\n")
+    newline = data.find(b"\n", start, end)
+    if newline < 0:
+        raise damaged
     try:
-        index = json.loads(payload[:newline])
+        index = json.loads(data[start:newline])
     except ValueError:
         raise damaged from None
-    if newline < 0 or not isinstance(index, dict) or not isinstance(index.get("tables"), dict):
+    if not isinstance(index, dict) or not isinstance(index.get("tables"), dict):
         raise damaged
-    body = payload[newline + 1 :]
+    body = newline + 1
     writes: dict[str, TableWrite] = {}
     for name, span in index["tables"].items():
         if not is_table_name(name) or not _span(span):
             raise damaged
         offset, length, replace, put_ids, delete_ids = span
+        if offset < 0 or length < 0 or body + offset + length > end:
+            raise damaged
         writes[name] = TableWrite(
             replace=bool(replace),
             put_ids=put_ids,
             delete=delete_ids,
-            load=_loader(path, body, offset, length, generation),
+            load=_loader(path, data, body + offset, length, generation),
         )
     drops = index.get("drops")
     schema_version = index.get("schema")
@@ -207,11 +214,17 @@ def _decode(path: Path, payload: bytes, generation: int) -> tuple[Commit, float]
 
 def _span(span: object) -> bool:
     """Whether an index entry reads ``[offset, length, replace, put ids, deleted ids]``."""
+    if type(span) is not list or len(span) != 5:
+        return False
+    offset, length, replace, put, deleted = span
     return (
-        isinstance(span, list)
-        and len(span) == 5
-        and all(type(x) is int for x in span[:3])
-        and all(isinstance(ids, list) and all(type(i) is str for i in ids) for ids in span[3:])
+        type(offset) is int
+        and type(length) is int
+        and type(replace) is int
+        and type(put) is list
+        and type(deleted) is list
+        and all(type(i) is str for i in put)
+        and all(type(i) is str for i in deleted)
     )
 
 

@@ -58,7 +58,9 @@ def run(scenario: Callable[[], Awaitable[None]]) -> None:
 
 
 async def settle(pilot: Pilot) -> None:
-    """Let workers finish and the screen catch up."""
+    """Let workers finish and the screen catch up: until two frames in a row are the
+    same (a worker's result lays out, resizes and scrolls over several turns of the
+    event loop, and how many depends on how busy the machine is)."""
     for _ in range(2):
         await pilot.pause()
         try:
@@ -66,6 +68,13 @@ async def settle(pilot: Pilot) -> None:
         except WorkerCancelled:
             pass  # an exclusive worker was replaced by a newer one: that one counts
     await pilot.pause()
+    shown = screen_text(pilot.app)
+    for _ in range(50):
+        await pilot.pause()
+        now = screen_text(pilot.app)
+        if now == shown:
+            return
+        shown = now
 
 
 async def wait_until(pilot: Pilot, ready: Callable[[], bool], timeout: float = 60.0) -> None:

@@ -489,9 +489,23 @@ class VirtualTable(ScrollView, can_focus=True):
             target = cursor
         elif cursor >= top + visible:
             target = cursor - visible + 1
+        elif cursor == self._row_count - 1 and top != max(0, self._row_count - visible):
+            # The last row is shown at the bottom, whatever heights the table had on its
+            # way to this one (a tail being followed must not depend on layout order).
+            target = max(0, self._row_count - visible)
         else:
             return
         self.scroll_to(y=target, animate=False, force=True)
+        if target > self.max_scroll_y and self._scroll_retries < 3:
+            # The scroll range lags the new size by a frame (the region grew or shrank,
+            # the range not yet): the scroll was clamped short. Ask again after the
+            # refresh (a few times at most), or the selected row stays below the view.
+            self._scroll_retries += 1
+            self.call_after_refresh(self.scroll_to_cursor)
+        else:
+            self._scroll_retries = 0
+
+    _scroll_retries = 0
 
     def set_source(self, source: RowSource, keep_key: str | None = None) -> None:
         """Replace the rows.
@@ -651,6 +665,8 @@ class VirtualTable(ScrollView, can_focus=True):
             self._last_width = event.size.width
             self._clear_caches()
         self.scroll_to_cursor()
+        # The scroll range follows the new size a frame late: look again after it.
+        self.call_after_refresh(self.scroll_to_cursor)
 
     _row_style: Style | None = None
 
