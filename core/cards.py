@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from . import audit, ids, lookup, sources
+from . import audit, ids, links, lookup
 from .card_text import cut_text
 from .clock import iso
 from .errors import Conflict, InvalidInput, NotFound
@@ -93,7 +93,6 @@ def new_card(card: dict[str, Any], index: int, stamp: str) -> dict[str, Any]:
         "seen_count": 1,
         "first_seen_episode": index,
         "last_seen_episode": index,
-        "merged_from": [],
         "created_at": stamp,
         "updated_at": stamp,
     }
@@ -109,7 +108,8 @@ def apply_cards(
 ) -> list[str]:
     """Merge an episode's normalised cards into the table; return the card ids touched.
 
-    ``episode_id`` (the reporting episode) joins each card's ``episode_ids``."""
+    Each touched card gets a ``sighted_in`` link to ``episode_id`` (the reporting
+    episode; each card keeps its newest 20)."""
     if not reported:
         return []
     stamp = iso(now)
@@ -124,7 +124,6 @@ def apply_cards(
         key = merge_key(card)
         existing = by_key.get(key)
         doc = merge_into(existing, card, index, stamp) if existing else new_card(card, index, stamp)
-        doc["episode_ids"] = sources.with_episode(doc.get("episode_ids"), episode_id)
         by_key[key] = doc
         for other_key in doc.get("merged_keys", []):
             by_key[tuple(other_key)] = doc
@@ -132,6 +131,18 @@ def apply_cards(
         changed[doc["id"]] = doc
         touched.append(doc["id"])
     store.put_many(TABLE, changed)
+    if episode_id:
+        sightings = links.by_from(x for x in links.in_home(store, TABLE) if x["from"] in changed)
+        for card_id in dict.fromkeys(touched):
+            links.note_episode(
+                store,
+                links.SIGHTED_IN,
+                card_id,
+                TABLE,
+                episode_id,
+                now,
+                existing=sightings.get(card_id, []),
+            )
     return touched
 
 
@@ -145,8 +156,37 @@ def _validated(card: dict[str, Any]) -> dict[str, Any]:
 
 # -- reads and curation ------------------------------------------------------------------
 def all_cards(store: Store) -> list[dict[str, Any]]:
-    """Every card, ranked (call inside ``store.reading()``)."""
-    return ranked_cards(list(store.docs(TABLE).values()))
+    """Every card, ranked, with its links as ``episode_ids`` and ``merged_from`` (call
+    inside ``store.reading()``)."""
+    return with_links(store, ranked_cards(list(store.docs(TABLE).values())))
+
+
+def with_links(store: Store, cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Copies of ``cards`` with ``episode_ids`` (the episodes that sighted each, oldest
+    first) and ``merged_from`` (the cards merged into each), from their links."""
+    kept = links.in_home(store, TABLE)
+    sightings = links.by_from(x for x in kept if x["kind"] == links.SIGHTED_IN)
+    into: dict[str, list[str]] = {}
+    for link in sorted(kept, key=links.order):
+        if link["kind"] == links.MERGED_INTO:
+            into.setdefault(link["to"], []).append(link["from"])
+    out = []
+    for card in cards:
+        absorbed: list[str] = []
+        pending = list(into.get(card["id"], []))
+        while pending:
+            other = pending.pop(0)
+            if other not in absorbed and other != card["id"]:
+                absorbed.append(other)
+                pending.extend(into.get(other, []))
+        out.append(
+            {
+                **card,
+                "episode_ids": [x["to"] for x in sightings.get(card["id"], [])],
+                "merged_from": absorbed,
+            }
+        )
+    return out
 
 
 def top_cards(store: Store, n: int = 3) -> list[dict[str, Any]]:
@@ -158,13 +198,13 @@ def resolve(store: Store, key: str) -> dict[str, Any]:
     """A card by id or unique id prefix."""
     docs = store.docs(TABLE)
     found = lookup.find(docs, key, "mistake card")
-    if found is not None:
-        return found
-    # A card merged away lives on in the card that absorbed it.
-    for doc in docs.values():
-        if key in doc.get("merged_from", []):
-            return dict(doc)
-    raise NotFound("mistake card", key)
+    if found is None:
+        # A card merged away lives on in the card that absorbed it.
+        target = links.merged_target(store, TABLE, key.strip())
+        found = dict(docs[target]) if target in docs else None
+    if found is None:
+        raise NotFound("mistake card", key)
+    return with_links(store, [found])[0]
 
 
 def list_op(store: Store) -> list[dict[str, Any]]:
@@ -225,8 +265,9 @@ def edit_card(
             value, char = cut_text(text)
             _take(card, {field: value, "cut_chars": {field: char} if char else {}}, field)
         card["updated_at"] = iso(now)
-        doc = _validated(card)
+        doc = _validated(links.stored(card))
         store.put(TABLE, doc["id"], doc)
+        doc = with_links(store, [doc])[0]
         audit.record(
             store,
             actor=actor,
@@ -244,8 +285,11 @@ def merge_cards(
 ) -> dict[str, Any]:
     """Merge card ``absorb`` into ``keep``: counts add up, the episode range widens.
 
-    The absorbed card is not deleted silently: its id is kept in ``merged_from``
-    and the merge is in the audit log.
+    The absorbed card is not deleted silently: a ``merged_into`` link keeps its id
+    (``keep``'s ``merged_from`` lists it, and asking for it finds ``keep``), and the
+    merge is in the audit log. Its other links become ``keep``'s: its sightings join
+    ``keep``'s (the newest 20 kept), and what it linked to, ``keep`` links to. Links
+    that point to it stay, and lead to ``keep`` through the ``merged_into`` link.
     """
     with store.transaction():
         target = resolve(store, keep)
@@ -264,19 +308,16 @@ def merge_cards(
             list(merge_key(other)),
             *other.get("merged_keys", []),
         ]
-        target["episode_ids"] = [
-            *other.get("episode_ids", []),
-            *target.get("episode_ids", []),
-        ][-sources.EPISODE_REFS :]
-        target["merged_from"] = [
-            *target.get("merged_from", []),
-            other["id"],
-            *other.get("merged_from", []),
-        ]
         target["updated_at"] = iso(now)
-        doc = _validated(target)
+        doc = _validated(links.stored(target))
         store.put(TABLE, doc["id"], doc)
         store.delete(TABLE, [other["id"]])
+        moving = links.outgoing(store, TABLE, other["id"])
+        links.repoint_from(store, [x for x in moving if x["kind"] != links.MERGED_INTO], doc["id"])
+        sightings = links.outgoing(store, TABLE, doc["id"], links.SIGHTED_IN)
+        links.delete(store, sightings[: max(0, len(sightings) - links.EPISODE_REFS)])
+        links.put(store, links.make(links.MERGED_INTO, other["id"], doc["id"], TABLE, now))
+        doc = with_links(store, [doc])[0]
         audit.record(
             store,
             actor=actor,

@@ -25,7 +25,7 @@ from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
-from . import audit, ids, kinds, lookup, rule_archive, stats, tables
+from . import audit, ids, kinds, links, lookup, rule_archive, stats, tables
 from .clock import iso
 from .errors import InvalidInput, StoreUnreadable
 from .privacy import scrub
@@ -169,8 +169,10 @@ def _restore_within(
         store.put("meta", "curator", curator)
     elif "meta" not in damaged and store.docs("meta").get("curator") is not None:
         store.delete("meta", ["curator"])
-    # A checkpoint taken before the archive moved to chunks holds hash buckets.
+    # A checkpoint taken before the archive moved to chunks holds hash buckets; one
+    # taken before links holds relations as fields of the records.
     rule_archive.convert_legacy(store)
+    links.convert_legacy(store, now)
     repaired = f"; {len(report)} damaged tables moved aside" if report else ""
     audit.record(
         store,

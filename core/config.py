@@ -16,6 +16,8 @@ has a fixed set of values and a default; a key never set reads as its default.
 - ``embedder`` (``off``/``wordllama``, default ``off``): search fuses that
   embedder's similarities with its BM25 ranking (:mod:`core.recall.semantic`;
   ``MEMWORK_EMBEDDER`` overrides it).
+- ``wm_default_ttl`` (``off`` or whole seconds, default ``off``): the TTL a
+  working-memory key set without one gets (:func:`core.working_memory.set_key`).
 """
 
 from __future__ import annotations
@@ -46,7 +48,30 @@ SETTINGS: dict[str, tuple[tuple[str, ...], str, str]] = {
         "off",
         "search fuses an embedder's similarities with BM25 (MEMWORK_EMBEDDER wins)",
     ),
+    "wm_default_ttl": (
+        ("off", "SECONDS"),
+        "off",
+        "the TTL of a working-memory key set without --ttl (off, or whole seconds)",
+    ),
 }
+#: Settings that take a whole number (in this range) besides ``off``.
+NUMERIC: dict[str, tuple[int, int]] = {"wm_default_ttl": (1, 100 * 365 * 24 * 3600)}
+
+
+def _checked(key: str, new: Any) -> str:
+    """``new`` as ``key`` stores it, or ``InvalidInput`` naming the allowed values."""
+    text = new.strip().lower() if isinstance(new, str) else new
+    if key in NUMERIC and isinstance(text, str) and text != "off":
+        low, high = NUMERIC[key]
+        if not text.isdigit() or not low <= int(text) <= high:
+            raise InvalidInput(
+                "value", f"{key} must be off or whole seconds from {low} to {high} (got {new!r})"
+            )
+        return str(int(text))
+    values = SETTINGS[key][0]
+    if text not in values or key in NUMERIC and text != "off":
+        raise InvalidInput("value", f"{key} must be one of {', '.join(values)} (got {new!r})")
+    return str(text)
 
 
 def check_key(key: str) -> str:
@@ -71,6 +96,12 @@ def value(store: Store, key: str) -> str:
 def is_on(store: Store, key: str) -> bool:
     """Whether an on/off setting is on (call inside a read or a transaction)."""
     return value(store, key) == "on"
+
+
+def seconds(store: Store, key: str) -> int | None:
+    """A numeric setting's value in seconds, or None when it is off (inside a read)."""
+    text = value(store, key)
+    return None if text == "off" else int(text)
 
 
 def get(store: Store, key: str) -> str:
@@ -108,10 +139,7 @@ def set_value(store: Store, key: str, new: str, *, now: datetime, actor: str) ->
     Setting a key to the value it already has writes nothing.
     """
     check_key(key)
-    values = SETTINGS[key][0]
-    new = new.strip().lower() if isinstance(new, str) else new
-    if new not in values:
-        raise InvalidInput("value", f"{key} must be one of {', '.join(values)} (got {new!r})")
+    new = _checked(key, new)
     from . import audit  # only writers need it: the context reads settings every step
 
     with store.transaction():

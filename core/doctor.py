@@ -24,6 +24,7 @@ from .storage.journal import JOURNAL_NAME
 from .storage.lock import InterProcessLock
 from .storage.manifest import MANIFEST_NAME, Manifest, table_file
 from .storage.snapshot_files import SNAPSHOTS, SnapshotFiles
+from .storage.store import Store
 from .tables import logical_name
 
 
@@ -521,3 +522,18 @@ def report(folder: Path) -> dict[str, Any]:
         "ok": not any(c.status == "problem" for c in checks),
         "store": str(folder),
     }
+
+
+def report_op(store: Store) -> dict[str, Any]:
+    """The ``doctor`` operation at the agents' doors: the open store's checks, with
+    an overall verdict (``ok``); a Redis store is checked as ``memwork doctor`` checks it."""
+    if store.scheme == "redis":
+        from .doctor_redis import report as redis_report
+        from .storage.url import StoreURL
+
+        url = getattr(store.backend, "url", None)  # with its password, which location drops
+        if isinstance(url, StoreURL):
+            return redis_report(url)
+    if store.folder is None:
+        return {"checks": [], "ok": True, "store": store.label}
+    return report(store.folder)

@@ -220,8 +220,8 @@ def _find(store: Store, table: str, record_id: str) -> str | None:
             return record_id  # a consolidation names a scope, not one rule
         found = any(r["id"] == record_id for r in rules.all_rules(store))
         return record_id if found else None
-    if table in ("slots", "proposals"):
-        return record_id if store.get(table, record_id) else None
+    if table in ("slots", "proposals", "actions", "profiles"):
+        return record_id if store.has_table(table) and store.get(table, record_id) else None
     if table == "observations":
         for name in physical_tables(store.table_names("observations"), "observations"):
             doc = store.docs(name).get(record_id)

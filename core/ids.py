@@ -39,7 +39,8 @@ def _random_bits(bits: int) -> int:
     return int.from_bytes(os.urandom(bits // 8), "big")
 
 
-def _encode(number: int, length: int) -> str:
+def encode(number: int, length: int) -> str:
+    """``number`` in ``length`` Crockford base-32 characters (the low bits)."""
     chars = []
     for _ in range(length):
         number, rem = divmod(number, 32)
@@ -60,7 +61,7 @@ def new_id(prefix: str, *, millis: int | None = None) -> str:
         _last_rand += 1
     else:
         _last_ms, _last_rand = ms, _random_bits(80)
-    return f"{prefix}_{_encode(ms, 10)}{_encode(_last_rand & ((1 << 80) - 1), 16)}"
+    return f"{prefix}_{encode(ms, 10)}{encode(_last_rand & ((1 << 80) - 1), 16)}"
 
 
 def new_uuid() -> str:

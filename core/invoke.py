@@ -89,7 +89,7 @@ def coerce(param: Param, value: Any) -> Any:
 
 def check_rule(param: Param, value: Any) -> Any:
     """``value`` when it keeps ``param``'s rules (choices, minimum); else ``InvalidInput``."""
-    if param.choices and value not in param.choices:
+    if param.choices and value not in param.choices and value is not None:
         raise InvalidInput(
             param.name, f"must be one of {', '.join(param.choices)} (got {_shown(value)})"
         )

@@ -112,6 +112,20 @@ KINDS: dict[str, Kind] = {
             lambda d: str(d.get("description") or d["id"]),
             _id,
         ),
+        Kind(
+            "action",
+            "actions",
+            "sessions",
+            lambda d: f"[{d.get('status', '')}] {d.get('title', '')}",
+            _id,
+        ),
+        Kind(
+            "profile",
+            "profiles",
+            "sessions",
+            lambda d: f"{d.get('project', '')}: {d.get('content', '')}",
+            _id,
+        ),
     )
 }
 

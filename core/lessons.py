@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from rapidfuzz import fuzz, process
 
-from . import audit, contradictions, effect, ids, lookup
+from . import audit, contradictions, effect, ids, links, lookup
 from .clock import iso, parse_instant
 from .decay import (
     decayed_away,
@@ -44,8 +44,10 @@ ON_DUPLICATE = ("reinforce", "supersede", "keep-both")
 
 # -- reads ----------------------------------------------------------------------------
 def all_lessons(store: Store) -> list[dict[str, Any]]:
-    """Every lesson, oldest first (call inside ``store.reading()``)."""
-    return sorted(store.docs(TABLE).values(), key=lambda d: (d["created_at"], d["id"]))
+    """Every lesson, oldest first, with ``superseded_by`` and ``supersedes`` as its links
+    say (call inside ``store.reading()``)."""
+    docs = sorted(store.docs(TABLE).values(), key=lambda d: (d["created_at"], d["id"]))
+    return links.with_lesson_relations(store, docs)
 
 
 def list_lessons(store: Store, now: datetime, *, include_all: bool = False) -> list[dict[str, Any]]:
@@ -62,8 +64,15 @@ def list_lessons(store: Store, now: datetime, *, include_all: bool = False) -> l
 
 
 def resolve(store: Store, key: str) -> dict[str, Any]:
-    """A lesson by id or unique id prefix."""
-    return lookup.resolve(store.docs(TABLE), key, "lesson")
+    """A lesson by id or unique id prefix, with the relations its links give."""
+    found = lookup.resolve(store.docs(TABLE), key, "lesson")
+    return links.with_lesson_relations(store, [found])[0]
+
+
+def related(store: Store, lesson: dict[str, Any]) -> dict[str, Any]:
+    """``lesson`` (a stored document) with ``superseded_by`` and ``supersedes`` from its
+    links (call inside a read or a transaction)."""
+    return links.with_lesson_relations(store, [lesson])[0]
 
 
 def get_lesson(store: Store, key: str, now: datetime) -> dict[str, Any]:
@@ -152,6 +161,7 @@ def write_record(result: LessonWrite, now: datetime) -> dict[str, Any]:
 
 
 def _save(store: Store, lesson: dict[str, Any], now: datetime) -> dict[str, Any]:
+    lesson = links.stored(lesson)  # relations are links, never fields of the record
     lesson["updated_at"] = iso(now)
     doc = validate(Lesson, lesson).to_doc()
     store.put(TABLE, doc["id"], doc)
@@ -283,14 +293,14 @@ def _add(
     if exact:
         # A superseded lesson lives on in its successor: reinforcing the hidden
         # old record would change nothing the agent sees.
-        target, docs, seen = exact[0], store.docs(TABLE), set()
+        target, docs, seen = exact[0], {x["id"]: x for x in lessons}, set()
         while target.get("superseded_by") in docs and target["id"] not in seen:
             seen.add(target["id"])
             target = dict(docs[target["superseded_by"]])
         saved = _save(store, _reinforce(target, now), now)
         _audit(store, actor, "reinforce", saved, now)
         return LessonWrite(
-            saved,
+            related(store, saved),
             "reinforced",
             duplicate_of=saved["id"],
             similarity=100.0,
@@ -308,7 +318,7 @@ def _add(
         saved = _save(store, updated, now)
         _audit(store, actor, "reinforce", saved, now, note="near-duplicate")
         return LessonWrite(
-            saved,
+            related(store, saved),
             "reinforced",
             duplicate_of=saved["id"],
             similarity=similarity,
@@ -319,19 +329,18 @@ def _add(
         fresh["confidence"] = existing["confidence"]
         fresh["reinforcements"] = existing["reinforcements"]
         fresh["pinned"] = existing.get("pinned", False)
-        fresh["supersedes"] = existing["id"]
         fresh["wordings"] = [*existing.get("wordings", []), existing["content"]]
         saved = _save(store, fresh, now)
-        _save(store, {**existing, "superseded_by": saved["id"]}, now)
+        links.put(store, links.make(links.SUPERSEDES, saved["id"], existing["id"], TABLE, now))
         _audit(store, actor, "supersede", saved, now, note=f"supersedes {existing['id']}")
         return LessonWrite(
-            saved,
+            related(store, saved),
             "superseded",
             duplicate_of=existing["id"],
             similarity=similarity,
             contradicts=opposite,
         )
-    saved = _save(store, fresh, now)
+    saved = related(store, _save(store, fresh, now))
     starts_forgotten = is_forgotten(saved, now)
     notes = ["starts forgotten"] if starts_forgotten else []
     if opposite:
@@ -390,7 +399,7 @@ def _change(
 ) -> dict[str, Any]:
     with store.transaction():
         lesson = resolve(store, key)
-        saved = _save(store, fn(dict(lesson)), now)
+        saved = related(store, _save(store, fn(dict(lesson)), now))
         _audit(store, actor, action, saved, now)
     return view(saved, now)
 
@@ -424,7 +433,7 @@ def reinforce_with(
 
     with store.transaction():
         lesson = resolve(store, key)
-        saved = _save(store, apply(dict(lesson)), now)
+        saved = related(store, _save(store, apply(dict(lesson)), now))
         _audit(store, actor, "reinforce", saved, now, note=note)
     return view(saved, now)
 
@@ -611,7 +620,8 @@ def near_duplicate_clusters(
 def merge_lessons(
     store: Store, keep: str, absorb: list[str], *, now: datetime, actor: str
 ) -> dict[str, Any]:
-    """Merge near-duplicates into ``keep``: the others are superseded by it (links kept),
+    """Merge near-duplicates into ``keep``: the others are superseded by it (each gets a
+    ``merged_into`` link to it, so asking for one still finds the lesson it lives on in),
     their wordings join its history, and it keeps the highest confidence of the group."""
     with store.transaction():
         keeper = resolve(store, keep)
@@ -632,6 +642,7 @@ def merge_lessons(
         keeper["tags"] = sorted({t for x in [keeper, *others] for t in x.get("tags", [])})
         saved = _save(store, keeper, now)
         for other in others:
-            _save(store, {**other, "superseded_by": saved["id"]}, now)
+            links.put(store, links.make(links.MERGED_INTO, other["id"], saved["id"], TABLE, now))
         _audit(store, actor, "merge", saved, now, note=f"absorbed {len(others)} near-duplicates")
+        saved = related(store, saved)
     return view(saved, now)

@@ -17,9 +17,15 @@ finds. The kinds, in the order they are reported:
   same text is a ``duplicate`` instead.
 - ``avoid_contradicts_lesson``: an active ``[AVOID]`` rule that a live lesson
   tells the agent to do (:func:`core.contradictions.rule_conflicts`).
+- ``dangling_link``: a link one of whose records is no longer in the store (an
+  observation dropped past its session's cap, a record an import did not bring).
+  Links memwork keeps itself between rules or cards and their episodes are made
+  and moved with their records and are not checked; the absorbed end of a
+  ``merged_into`` link is gone by design.
 
-Lint reads slots, lessons and active rules only (never the episode history),
-so the workbench can count findings on every change.
+:func:`lint` reads slots, lessons and active rules only (never the episode
+history), so the workbench can count findings on every change; the ``lint``
+operation (:func:`lint_op`) also reads every link table for dangling links.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ KINDS = (
     "contradiction",
     "near_duplicates",
     "avoid_contradicts_lesson",
+    "dangling_link",
 )
 
 Doc = dict[str, Any]
@@ -61,6 +68,29 @@ def lint(store: Store, now: datetime) -> list[Doc]:
         all_lessons = lessons.all_lessons(store)
         active_rules = rules.all_rules(store, active_only=True)
     return findings(all_slots, all_lessons, active_rules, now)
+
+
+def lint_op(store: Store, now: datetime) -> list[Doc]:
+    """The ``lint`` operation: :func:`lint` and the dangling links."""
+    from .link_ops import dangling
+    from .links import kind_of
+
+    found = lint(store, now)
+    with store.reading():
+        for link in dangling(store):
+            said = {"from": "starts from", "to": "points to"}
+            ends = " and ".join(
+                f"{said[end]} {kind_of(link[end])} {link[end]}" for end in link["missing"]
+            )
+            found.append(
+                _finding(
+                    "dangling_link",
+                    [link["id"], *(link[e] for e in ("from", "to") if e not in link["missing"])],
+                    f"{link['kind']} link {link['from']} -> {link['to']} {ends}, which is no "
+                    "longer in the store",
+                )
+            )
+    return found
 
 
 def findings(

@@ -162,12 +162,13 @@ class Memory(Operations):
         """The prompt context: text (``format="text"``) or the ``--format json`` document.
 
         Call at the start of every task. ``project`` ranks that project's lessons as
-        matching; ``budget`` is in estimated tokens (characters / 3; without one the
-        default style keeps to 2,000 and the episodic style is never cut; the JSON
-        document lists what a budget dropped). While the store's ``context_log`` is on,
-        what it injected is recorded (a store this process cannot write to still gives
-        its context). ``query`` adds a "Relevant memories" section: the observations,
-        episodes and lessons that best answer it.
+        matching; ``budget`` is in estimated tokens (characters / 3; default
+        ``$MEMWORK_TOKEN_BUDGET``; without either the default style keeps to 2,000 and
+        the episodic style is never cut; the JSON document lists what a budget dropped).
+        While the store's ``context_log`` is on, what it injected is recorded (a store
+        this process cannot write to still gives its context). ``query`` adds a
+        "Relevant memories" section: the observations, episodes and lessons that best
+        answer it.
         """
         params = {"task": task, "project": project, "budget": budget, "style": style}
         params.update(format=format, query=query)

@@ -149,18 +149,254 @@ class Operations:
     def get_session(
         self,
         session: str,
+        *,
+        order: str = "oldest",
+        limit: int | None = None,
     ) -> dict[str, Any]:
         """Show a session and its observations.
 
-        One session with its observations, oldest first.
+        Read a session's timeline (order newest, with a limit) to see what happened.
+
+        One session with its observations, oldest first (`order` newest: newest first, a
+        timeline; `limit` N: the newest N).
 
         Args:
             session: the session's id (or a unique start or end of it).
+            order: oldest first, or newest first (a timeline).
+            limit: at most N observations, the newest N (default: all).
         """
         result: dict[str, Any] = self._operation(
             "get_session",
             {
                 "session": session,
+                "order": order,
+                "limit": limit,
+            },
+        )
+        return result
+
+    def delete_session(
+        self,
+        session: str,
+    ) -> dict[str, Any]:
+        """Forget a session: its observations and working memory, for good.
+
+        Forget a session an agent should not remember (it cannot be undone).
+
+        Delete a session with its observations and working memory for good: out of every table
+        (their links too), every search cache and the next context. The audit log keeps the fact
+        (time, actor, action, id), not the words: their entries' summaries become `[forgotten]`.
+        Store checkpoints keep their copies until deleted (`checkpoints_may_hold` lists those
+        taken since the session started); a Redis server's append-only file keeps old bytes
+        until it is rewritten.
+
+        Args:
+            session: the session's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "delete_session",
+            {
+                "session": session,
+            },
+        )
+        return result
+
+    def delete_observations(
+        self,
+        observations: Iterable[str],
+    ) -> dict[str, Any]:
+        """Forget single observations, for good.
+
+        Forget observations that hold something that must not be remembered.
+
+        Delete single observations for good: out of every table (their links too), every search
+        cache and the next context. The audit log keeps the fact (time, actor, action, id), not
+        the words: their entries' summaries become `[forgotten]`. Store checkpoints keep their
+        copies until deleted (`checkpoints_may_hold` lists those taken since the session
+        started); a Redis server's append-only file keeps old bytes until it is rewritten.
+
+        Args:
+            observations: the observations (obs_… or <session>/obs_…; all must exist).
+        """
+        result: dict[str, Any] = self._operation(
+            "delete_observations",
+            {
+                "observations": observations,
+            },
+        )
+        return result
+
+    def forget(
+        self,
+        kind: str,
+        id: str,
+    ) -> dict[str, Any]:
+        """Forget a session or an observation, for good.
+
+        Forget a session or an observation for privacy: it leaves memory for good (cannot be
+        undone).
+
+        Delete a session (with its observations and working memory) or an observation for good:
+        out of every table (their links too), every search cache and the next context. The audit
+        log keeps the fact (time, actor, action, id), not the words: their entries' summaries
+        become `[forgotten]`. Store checkpoints keep their copies until deleted
+        (`checkpoints_may_hold` lists those taken since the session started); a Redis server's
+        append-only file keeps old bytes until it is rewritten.
+
+        Args:
+            kind: what to forget.
+            id: its id (an observation also as <session>/obs_…).
+        """
+        result: dict[str, Any] = self._operation(
+            "forget",
+            {
+                "kind": kind,
+                "id": id,
+            },
+        )
+        return result
+
+    def action_create(
+        self,
+        title: str,
+        *,
+        session: str | None = None,
+        project: str | None = None,
+        priority: int = 0,
+        after: Iterable[str] = (),
+    ) -> dict[str, Any]:
+        """Add a work item (pending).
+
+        Plan work: one action per step you or another agent must take, with `after` for what has
+        to be done first.
+
+        Add a work item, pending. `after` lists the actions it waits for: it joins the frontier
+        once every one of them is done. Each carries `after`, `waiting_for` (the dependencies
+        not done yet) and `workable`.
+
+        Args:
+            title: what to do, in one line.
+            session: the session it belongs to.
+            project: the project it belongs to.
+            priority: higher goes first (default 0).
+            after: actions it waits for (repeatable; a cycle is refused).
+        """
+        result: dict[str, Any] = self._operation(
+            "action_create",
+            {
+                "title": title,
+                "session": session,
+                "project": project,
+                "priority": priority,
+                "after": after,
+            },
+        )
+        return result
+
+    def action_update(
+        self,
+        action: str,
+        *,
+        status: str | None = None,
+        title: str | None = None,
+        note: str | None = None,
+        priority: int | None = None,
+        after: Iterable[str] = (),
+    ) -> dict[str, Any]:
+        """Change a work item's status, title or priority, or add a note.
+
+        Say you started (active), finished (done) or are stuck on (blocked) an action.
+
+        Change an action: its status (pending, active, blocked, done, cancelled), title or
+        priority, add a timestamped note, or make it wait for more actions (a dependency that
+        would close a cycle is refused, naming the cycle). Only what is given changes.
+
+        Args:
+            action: the action's id (or a unique start or end of it).
+            status: its new status.
+            title: a new title.
+            note: a note to add (timestamped).
+            priority: a new priority.
+            after: more actions it waits for (repeatable; a cycle is refused).
+        """
+        result: dict[str, Any] = self._operation(
+            "action_update",
+            {
+                "action": action,
+                "status": status,
+                "title": title,
+                "note": note,
+                "priority": priority,
+                "after": after,
+            },
+        )
+        return result
+
+    def list_actions(
+        self,
+        *,
+        status: str | None = None,
+        project: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """List work items.
+
+        Every action (of a status, of a project), open ones first, each group by priority then
+        age, with `after`, `waiting_for` and `workable`.
+
+        Args:
+            status: only actions in this status.
+            project: only this project's actions.
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "list_actions",
+            {
+                "status": status,
+                "project": project,
+            },
+        )
+        return result
+
+    def get_action(
+        self,
+        action: str,
+    ) -> dict[str, Any]:
+        """One work item with its dependencies.
+
+        One action with its notes, what it waits for and whether it can be worked on.
+
+        Args:
+            action: the action's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "get_action",
+            {
+                "action": action,
+            },
+        )
+        return result
+
+    def frontier(
+        self,
+        *,
+        project: str | None = None,
+        limit: int | None = None,
+    ) -> list[dict[str, Any]]:
+        """What can be worked on now.
+
+        Ask what to work on next.
+
+        The actions that can be worked on now: pending or active, every dependency done; highest
+        priority first, then oldest first. The context shows the top 5.
+
+        Args:
+            project: this project's actions (and those of no project).
+            limit: at most N actions.
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "frontier",
+            {
+                "project": project,
+                "limit": limit,
             },
         )
         return result
@@ -830,6 +1066,71 @@ class Operations:
         )
         return result
 
+    def set_profile(
+        self,
+        project: str,
+        text: str,
+        *,
+        limit: int | None = None,
+    ) -> dict[str, Any]:
+        """Set a project's profile.
+
+        Describe the project you work on, once, for every future session of it.
+
+        Create or replace a project's profile: a block of text (2,000 characters by default,
+        like a slot; past the limit is refused, never cut) that `context --project P` shows
+        right after the pinned slots. While the store's review is on, an agent's call waits for
+        a person: the result is the proposal ("proposed": true).
+
+        While the store's review is on, the result is the proposal ("proposed": True).
+
+        Args:
+            project: the project.
+            text: what the project is (secrets are removed).
+            limit: its limit in characters (default 2000).
+        """
+        result: dict[str, Any] = self._operation(
+            "set_profile",
+            {
+                "project": project,
+                "text": text,
+                "limit": limit,
+            },
+        )
+        return result
+
+    def get_profile(
+        self,
+        project: str,
+    ) -> dict[str, Any]:
+        """A project's profile.
+
+        One project's profile, with its size (`chars`) and limit (`over_limit`).
+
+        Args:
+            project: the project.
+        """
+        result: dict[str, Any] = self._operation(
+            "get_profile",
+            {
+                "project": project,
+            },
+        )
+        return result
+
+    def list_profiles(
+        self,
+    ) -> list[dict[str, Any]]:
+        """Every project's profile.
+
+        Every project profile, by project.
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "list_profiles",
+            {},
+        )
+        return result
+
     def wm_set(
         self,
         session: str,
@@ -931,6 +1232,113 @@ class Operations:
         )
         return result
 
+    def wm_keys(
+        self,
+        session: str,
+        pattern: str = "*",
+    ) -> list[dict[str, Any]]:
+        """List live key names matching a glob.
+
+        The names of the session's live keys that match `pattern` (a glob), sorted.
+
+        Args:
+            session: the session's id (any id an agent names works).
+            pattern: a glob (* ? [abc]; default every key).
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "wm_keys",
+            {
+                "session": session,
+                "pattern": pattern,
+            },
+        )
+        return result
+
+    def wm_exists(
+        self,
+        session: str,
+        key: str,
+    ) -> dict[str, Any]:
+        """Whether a key is live.
+
+        Whether `key` is live in the session (an expired key does not exist): `{key, exists}`;
+        the CLI prints true or false and exits 0 either way.
+
+        Args:
+            session: the session's id (any id an agent names works).
+            key: the working-memory key (a leading _ is reserved).
+        """
+        result: dict[str, Any] = self._operation(
+            "wm_exists",
+            {
+                "session": session,
+                "key": key,
+            },
+        )
+        return result
+
+    def wm_get_all(
+        self,
+        session: str,
+    ) -> dict[str, Any]:
+        """Every live key's value.
+
+        Every live key's value, by key (an empty object when there is none).
+
+        Args:
+            session: the session's id (any id an agent names works).
+        """
+        result: dict[str, Any] = self._operation(
+            "wm_get_all",
+            {
+                "session": session,
+            },
+        )
+        return result
+
+    def wm_clear(
+        self,
+        session: str,
+    ) -> dict[str, Any]:
+        """Delete every user key.
+
+        Start the session's key-value state afresh (the task state stays).
+
+        Delete every user key of the session; its task state, scratchpad and working-memory
+        checkpoints stay. Returns the keys cleared.
+
+        Args:
+            session: the session's id (any id an agent names works).
+        """
+        result: dict[str, Any] = self._operation(
+            "wm_clear",
+            {
+                "session": session,
+            },
+        )
+        return result
+
+    def wm_stats(
+        self,
+        session: str,
+    ) -> dict[str, Any]:
+        """What the working memory holds.
+
+        Counts: `total_keys` (user keys, plus the task state and the scratchpad when present),
+        `user_keys`, `checkpoints`, `scratchpad_entries`, `has_task_state`, `ttl_keys` (keys
+        with a TTL), `using_fallback` (false: the store answered).
+
+        Args:
+            session: the session's id (any id an agent names works).
+        """
+        result: dict[str, Any] = self._operation(
+            "wm_stats",
+            {
+                "session": session,
+            },
+        )
+        return result
+
     def wm_task(
         self,
         session: str,
@@ -1011,6 +1419,25 @@ class Operations:
         """
         result: list[dict[str, Any]] = self._operation(
             "scratch_list",
+            {
+                "session": session,
+            },
+        )
+        return result
+
+    def scratch_clear(
+        self,
+        session: str,
+    ) -> dict[str, Any]:
+        """Empty the scratchpad.
+
+        Empty the session's scratchpad (keys and task state stay); returns how many notes went.
+
+        Args:
+            session: the session's id (any id an agent names works).
+        """
+        result: dict[str, Any] = self._operation(
+            "scratch_clear",
             {
                 "session": session,
             },
@@ -1225,6 +1652,24 @@ class Operations:
         )
         return result
 
+    def export(
+        self,
+    ) -> dict[str, Any]:
+        """The whole store as one JSON document.
+
+        Take a whole copy of memory (every table, the audit log included) as one JSON document:
+        it can be large.
+
+        The whole store as one JSON document (stdout without FILE; the other doors return it).
+        FILE is written through a temp file beside it and must be a regular file or absent (a
+        folder, a device or a symbolic link is refused); a new FILE is private (0600).
+        """
+        result: dict[str, Any] = self._operation(
+            "export",
+            {},
+        )
+        return result
+
     def search(
         self,
         query: str,
@@ -1292,6 +1737,91 @@ class Operations:
         )
         return result
 
+    def link(
+        self,
+        source: str,
+        target: str,
+        *,
+        kind: str = "about",
+        note: str = "",
+    ) -> dict[str, Any]:
+        """Link two records (a relation of a kind).
+
+        Say how two memories relate (a lesson about a file, a note about a task).
+
+        Link record A to B with a relation: `about` (A is about a slot, a task, a file, another
+        record), `after` (action A waits for action B; a cycle is refused), or any lower-case
+        word. The same link twice is one link (`created` false). derived_from, sighted_in,
+        supersedes and merged_into are kept by memwork and refused here.
+
+        Args:
+            source: the record the link starts from (an id, a slot's label, an agent's session
+            id).
+            target: the record it points to, or task:T, project:P, file:PATH, url:U.
+            kind: the relation: about, after (an action waiting for another), or any word.
+            note: why (kept with the link).
+        """
+        result: dict[str, Any] = self._operation(
+            "link",
+            {
+                "source": source,
+                "target": target,
+                "kind": kind,
+                "note": note,
+            },
+        )
+        return result
+
+    def unlink(
+        self,
+        source: str,
+        target: str,
+        *,
+        kind: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Remove links between two records.
+
+        Remove the links from A to B (of one kind, else every kind a person may remove); returns
+        them.
+
+        Args:
+            source: the record the links start from.
+            target: what they point to.
+            kind: only links of this kind.
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "unlink",
+            {
+                "source": source,
+                "target": target,
+                "kind": kind,
+            },
+        )
+        return result
+
+    def links(
+        self,
+        id: str,
+    ) -> dict[str, Any]:
+        """A record's links, both ways.
+
+        See what a record is related to: where a rule came from, what a lesson is about.
+
+        A record's links: `outgoing` (what it links to) and `incoming` (what links to it),
+        oldest first, each with the other end's kind, title and whether it still exists. A card
+        merged away is found through its `merged_into` link.
+
+        Args:
+            id: the record's id (as get takes it).
+        """
+        result: dict[str, Any] = self._operation(
+            "links",
+            {
+                "id": id,
+            },
+        )
+        return result
+
     def history(
         self,
         *,
@@ -1340,6 +1870,31 @@ class Operations:
         )
         return result
 
+    def doctor(
+        self,
+    ) -> dict[str, Any]:
+        """Check data, schema and locks; repairs nothing.
+
+        Check that the memory store is healthy (after an error that mentions the store).
+
+        Checks data, schema, journal, the log, links, permissions, lock, snapshots and every
+        record against its model (a record commands would fail on is named with its field; a
+        table file replaced by a folder is a problem, not a crash; review on with no curator
+        registered is a warning), and a Redis server's settings, keys that are not memwork's,
+        tables the manifest does not list, the lock's holder; reports, repairs nothing. For each
+        damaged or missing table it names the newest checkpoint holding a readable copy, and
+        prints the `memwork checkpoint restore ID` that repairs them all. Exit 0 when nothing is
+        a problem (a commit a kill interrupted, or a log record a crash cut short, is only a
+        note: the next open completes or drops it), 1 otherwise; a store it cannot open (a Redis
+        that wants a password) is one line, exit 2; the other doors answer `ok` false instead of
+        exit 1.
+        """
+        result: dict[str, Any] = self._operation(
+            "doctor",
+            {},
+        )
+        return result
+
     def set_config(
         self,
         key: str,
@@ -1352,10 +1907,11 @@ class Operations:
         wait for review), `context_log on|off` (every context an agent asks for records the
         lessons and slots it injected, audit action `inject`), `embedder off|wordllama` (search
         fuses the embedder's similarities with its BM25 ranking; off by default,
-        `MEMWORK_EMBEDDER` overrides it). An unknown key or value is refused, naming the allowed
-        ones. Turning review on registers a curator when the store has none (the key given, else
-        the user's key file); turning it off is a decision: without the curator key it waits as
-        a proposal ("proposed": true), the curator's is recorded in the queue.
+        `MEMWORK_EMBEDDER` overrides it), `wm_default_ttl off|SECONDS` (the TTL of a
+        working-memory key set without one). An unknown key or value is refused, naming the
+        allowed ones. Turning review on registers a curator when the store has none (the key
+        given, else the user's key file); turning it off is a decision: without the curator key
+        it waits as a proposal ("proposed": true), the curator's is recorded in the queue.
 
         While the store's review is on, the result is the proposal ("proposed": True).
 
@@ -1531,9 +2087,9 @@ class Operations:
 
         What a curator should look at: slots over their limit or untouched for 30 days, slots
         and lessons with the same content, lessons that contradict each other, unmerged
-        near-duplicate lessons, `[AVOID]` rules a live lesson contradicts. A list of `{kind,
-        records, message}`; the CLI prints a line each and the count on stderr, and exits 0
-        whatever it finds.
+        near-duplicate lessons, `[AVOID]` rules a live lesson contradicts, links whose record is
+        no longer in the store (`dangling_link`). A list of `{kind, records, message}`; the CLI
+        prints a line each and the count on stderr, and exits 0 whatever it finds.
         """
         result: list[dict[str, Any]] = self._operation(
             "lint",

@@ -120,7 +120,8 @@ class Op(NamedTuple):
 
 #: CLI groups: words → (help, the group's own flags, taken from its operations).
 GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "session": ("start, end and list sessions", ()),
+    "session": ("start, end, list and delete sessions", ()),
+    "observation": ("single observations", ()),
     "lesson": ("lessons with decaying confidence", ()),
     "rule": ("rules for a task or for every task", ()),
     "card": ("mistake cards, merged across episodes", ()),
@@ -129,8 +130,14 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "wm scratch": ("the session's scratchpad", ()),
     "wm checkpoint": ("working-memory checkpoints", ()),
     "checkpoint": ("store-wide checkpoints", ()),
-    "config": ("store settings (review on|off, context_log on|off, embedder off|wordllama)", ()),
+    "config": (
+        "store settings (review on|off, context_log on|off, embedder off|wordllama, "
+        "wm_default_ttl)",
+        (),
+    ),
     "review": ("proposals from agents waiting for review", ()),
+    "action": ("work items with dependencies, and the frontier", ()),
+    "profile": ("a project's profile, shown in its context", ()),
     "curator": ("the key that decides for a store while review is on", ()),
 }
 
@@ -165,7 +172,23 @@ PROPOSAL = Param(
 SCOPE = Param("scope", "str", "global, task:<task id> or project:<project>", "global", metavar="S")
 TAGS = Param("tags", "strs", "tags (repeatable on the CLI)", (), cli="--tag", metavar="T")
 ALL = Param("all", "bool", "include forgotten, deleted and superseded", False)
+ACTION = Param("action", "str", "the action's id (or a unique start or end of it)", cli="ID")
+AFTER = Param(
+    "after",
+    "strs",
+    "actions it waits for (repeatable; a cycle is refused)",
+    (),
+    metavar="ID",
+)
+ACTION_STATUS = ("pending", "active", "blocked", "done", "cancelled")
 
+_FORGET_DOC = (
+    "Delete {what} for good: out of every table (their links too), every search cache "
+    "and the next context. The audit log keeps the fact (time, actor, action, id), not the "
+    "words: their entries' summaries become `[forgotten]`. Store checkpoints keep their "
+    "copies until deleted (`checkpoints_may_hold` lists those taken since the session "
+    "started); a Redis server's append-only file keeps old bytes until it is rewritten."
+)
 _REVIEWED = (
     " While the store's review is on, an agent's call waits for a person: the result is "
     'the proposal ("proposed": true).'
@@ -192,8 +215,8 @@ OPERATIONS: tuple[Op, ...] = (
             Param(
                 "budget",
                 "int?",
-                f"token budget, estimated as characters / 3 (default {DEFAULT_BUDGET}; none "
-                "for the episodic style)",
+                "token budget, estimated as characters / 3 (default: $MEMWORK_TOKEN_BUDGET, "
+                f"else {DEFAULT_BUDGET}; none for the episodic style)",
                 None,
                 metavar="N",
                 minimum=0,
@@ -432,11 +455,189 @@ OPERATIONS: tuple[Op, ...] = (
         "session show",
         "show a session and its observations",
         "sessions:show",
-        (SESSION_ID._replace(arg="key"),),
+        (
+            SESSION_ID._replace(arg="key"),
+            Param(
+                "order",
+                "str",
+                "oldest first, or newest first (a timeline)",
+                "oldest",
+                choices=("oldest", "newest"),
+            ),
+            Param(
+                "limit",
+                "int?",
+                "at most N observations, the newest N (default: all)",
+                None,
+                metavar="N",
+                minimum=1,
+            ),
+        ),
         result="session_detail",
         errors=("invalid", "not_found"),
-        doc="One session with its observations, oldest first.",
+        doc=(
+            "One session with its observations, oldest first (`order` newest: newest first, "
+            "a timeline; `limit` N: the newest N)."
+        ),
+        when="Read a session's timeline (order newest, with a limit) to see what happened.",
         cli_print="cmd_sessions:shown",
+    ),
+    Op(
+        "delete_session",
+        "session delete",
+        "forget a session: its observations and working memory, for good",
+        "forgetting:forget_session",
+        (SESSION_ID._replace(arg="session"),),
+        writes=True,
+        destructive=True,
+        result="forgotten",
+        errors=("invalid", "not_found"),
+        doc=_FORGET_DOC.format(what="a session with its observations and working memory"),
+        when="Forget a session an agent should not remember (it cannot be undone).",
+        cli_print="cmd_sessions:forgotten",
+    ),
+    Op(
+        "delete_observations",
+        "observation delete",
+        "forget single observations, for good",
+        "forgetting:forget_observations",
+        (
+            Param(
+                "observations",
+                "strs",
+                "the observations (obs_… or <session>/obs_…; all must exist)",
+                cli="ID",
+            ),
+        ),
+        writes=True,
+        destructive=True,
+        result="forgotten",
+        errors=("invalid", "not_found"),
+        doc=_FORGET_DOC.format(what="single observations"),
+        when="Forget observations that hold something that must not be remembered.",
+        cli_print="cmd_sessions:forgotten",
+    ),
+    Op(
+        "forget",
+        "forget",
+        "forget a session or an observation, for good",
+        "forgetting:forget",
+        (
+            Param("kind", "str", "what to forget", cli="KIND", choices=("session", "observation")),
+            Param("id", "str", "its id (an observation also as <session>/obs_…)", cli="ID"),
+        ),
+        writes=True,
+        destructive=True,
+        result="forgotten",
+        errors=("invalid", "not_found"),
+        doc=_FORGET_DOC.format(
+            what="a session (with its observations and working memory) or an observation"
+        ),
+        when=(
+            "Forget a session or an observation for privacy: it leaves memory for good "
+            "(cannot be undone)."
+        ),
+        cli_print="cmd_sessions:forgotten",
+    ),
+    # -- work items -------------------------------------------------------------------------
+    Op(
+        "action_create",
+        "action add",
+        "add a work item (pending)",
+        "actions:create",
+        (
+            Param("title", "str", "what to do, in one line", cli="TITLE"),
+            Param("session", "str?", "the session it belongs to", None, metavar="S"),
+            Param("project", "str?", "the project it belongs to", None, metavar="P"),
+            Param("priority", "int", "higher goes first (default 0)", 0, metavar="N"),
+            AFTER,
+        ),
+        writes=True,
+        result="action",
+        errors=("invalid", "not_found"),
+        doc=(
+            "Add a work item, pending. `after` lists the actions it waits for: it joins the "
+            "frontier once every one of them is done. Each carries `after`, `waiting_for` "
+            "(the dependencies not done yet) and `workable`."
+        ),
+        when=(
+            "Plan work: one action per step you or another agent must take, with `after` "
+            "for what has to be done first."
+        ),
+    ),
+    Op(
+        "action_update",
+        "action update",
+        "change a work item's status, title or priority, or add a note",
+        "actions:update",
+        (
+            ACTION,
+            Param("status", "str?", "its new status", None, choices=ACTION_STATUS),
+            Param("title", "str?", "a new title", None, metavar="T"),
+            Param("note", "str?", "a note to add (timestamped)", None, metavar="N"),
+            Param("priority", "int?", "a new priority", None, metavar="N"),
+            AFTER._replace(help="more actions it waits for (repeatable; a cycle is refused)"),
+        ),
+        writes=True,
+        result="action",
+        errors=("invalid", "not_found"),
+        doc=(
+            "Change an action: its status (pending, active, blocked, done, cancelled), "
+            "title or priority, add a timestamped note, or make it wait for more actions "
+            "(a dependency that would close a cycle is refused, naming the cycle). Only "
+            "what is given changes."
+        ),
+        when="Say you started (active), finished (done) or are stuck on (blocked) an action.",
+    ),
+    Op(
+        "list_actions",
+        "action list",
+        "list work items",
+        "actions:list_actions",
+        (
+            Param("status", "str?", "only actions in this status", None, choices=ACTION_STATUS),
+            Param("project", "str?", "only this project's actions", None, metavar="P"),
+        ),
+        result="actions",
+        doc=(
+            "Every action (of a status, of a project), open ones first, each group by "
+            "priority then age, with `after`, `waiting_for` and `workable`."
+        ),
+        cli_print="cmd_actions:listed",
+    ),
+    Op(
+        "get_action",
+        "action show",
+        "one work item with its dependencies",
+        "actions:get_op",
+        (ACTION,),
+        result="action",
+        errors=("invalid", "not_found"),
+        doc="One action with its notes, what it waits for and whether it can be worked on.",
+        cli_print="cmd_actions:shown",
+    ),
+    Op(
+        "frontier",
+        "action frontier",
+        "what can be worked on now",
+        "actions:frontier_op",
+        (
+            Param(
+                "project",
+                "str?",
+                "this project's actions (and those of no project)",
+                None,
+                metavar="P",
+            ),
+            Param("limit", "int?", "at most N actions", None, metavar="N", minimum=1),
+        ),
+        result="actions",
+        doc=(
+            "The actions that can be worked on now: pending or active, every dependency "
+            "done; highest priority first, then oldest first. The context shows the top 5."
+        ),
+        when="Ask what to work on next.",
+        cli_print="cmd_actions:listed",
     ),
     # -- lessons ----------------------------------------------------------------------------
     Op(
@@ -912,6 +1113,55 @@ OPERATIONS: tuple[Op, ...] = (
         doors=_LOCAL,
         cli_print="cmd_slots:written",
     ),
+    # -- project profiles ---------------------------------------------------------------------
+    Op(
+        "set_profile",
+        "profile set",
+        "set a project's profile",
+        "review:set_profile",
+        (
+            Param("project", "str", "the project", cli="PROJECT"),
+            Param("text", "str", "what the project is (secrets are removed)", cli="TEXT"),
+            Param(
+                "limit",
+                "int?",
+                "its limit in characters (default 2000)",
+                None,
+                metavar="N",
+                minimum=1,
+            ),
+        ),
+        writes=True,
+        review=True,
+        result="profile_write",
+        doc=(
+            "Create or replace a project's profile: a block of text (2,000 characters by "
+            "default, like a slot; past the limit is refused, never cut) that `context "
+            "--project P` shows right after the pinned slots." + _REVIEWED
+        ),
+        when="Describe the project you work on, once, for every future session of it.",
+        cli_print="cmd_profiles:written",
+    ),
+    Op(
+        "get_profile",
+        "profile show",
+        "a project's profile",
+        "profiles:show",
+        (Param("project", "str", "the project", cli="PROJECT"),),
+        result="profile",
+        errors=("invalid", "not_found"),
+        doc="One project's profile, with its size (`chars`) and limit (`over_limit`).",
+        cli_print="cmd_profiles:shown",
+    ),
+    Op(
+        "list_profiles",
+        "profile list",
+        "every project's profile",
+        "profiles:list_profiles",
+        result="profiles",
+        doc="Every project profile, by project.",
+        cli_print="cmd_profiles:listed",
+    ),
     # -- working memory ---------------------------------------------------------------------
     Op(
         "wm_set",
@@ -973,6 +1223,68 @@ OPERATIONS: tuple[Op, ...] = (
         cli_print="cmd_wm:keys",
     ),
     Op(
+        "wm_keys",
+        "wm keys",
+        "list live key names matching a glob",
+        "wm_more:key_names",
+        (
+            SESSION,
+            Param("pattern", "str", "a glob (* ? [abc]; default every key)", "*", cli="PATTERN"),
+        ),
+        result="wm_key_names",
+        errors=("invalid",),
+        doc="The names of the session's live keys that match `pattern` (a glob), sorted.",
+        cli_print="cmd_wm:names",
+    ),
+    Op(
+        "wm_exists",
+        "wm exists",
+        "whether a key is live",
+        "wm_more:key_exists",
+        (SESSION, KEY),
+        result="wm_exists",
+        errors=("invalid",),
+        doc="Whether `key` is live in the session (an expired key does not exist): "
+        "`{key, exists}`; the CLI prints true or false and exits 0 either way.",
+        cli_print="cmd_wm:exists",
+    ),
+    Op(
+        "wm_get_all",
+        "wm get-all",
+        "every live key's value",
+        "wm_more:get_all",
+        (SESSION,),
+        result="wm_values",
+        doc="Every live key's value, by key (an empty object when there is none).",
+        cli_print="cmd_wm:values",
+    ),
+    Op(
+        "wm_clear",
+        "wm clear",
+        "delete every user key",
+        "wm_more:clear_keys",
+        (SESSION,),
+        writes=True,
+        destructive=True,
+        result="wm_cleared",
+        doc="Delete every user key of the session; its task state, scratchpad and "
+        "working-memory checkpoints stay. Returns the keys cleared.",
+        when="Start the session's key-value state afresh (the task state stays).",
+        cli_print="cmd_wm:cleared",
+    ),
+    Op(
+        "wm_stats",
+        "wm stats",
+        "what the working memory holds",
+        "wm_more:stats",
+        (SESSION,),
+        result="wm_stats",
+        doc="Counts: `total_keys` (user keys, plus the task state and the scratchpad when "
+        "present), `user_keys`, `checkpoints`, `scratchpad_entries`, `has_task_state`, "
+        "`ttl_keys` (keys with a TTL), `using_fallback` (false: the store answered).",
+        cli_print="cmd_wm:stats",
+    ),
+    Op(
         "wm_task",
         "wm task",
         "show or update the task state",
@@ -1027,6 +1339,19 @@ OPERATIONS: tuple[Op, ...] = (
         result="scratch_entries",
         doc="The session's scratchpad notes, oldest first.",
         cli_print="cmd_wm:scratch_listed",
+    ),
+    Op(
+        "scratch_clear",
+        "wm scratch clear",
+        "empty the scratchpad",
+        "wm_more:scratch_clear",
+        (SESSION,),
+        writes=True,
+        destructive=True,
+        result="scratch_cleared",
+        doc="Empty the session's scratchpad (keys and task state stay); returns how many "
+        "notes went.",
+        cli_print="cmd_wm:scratch_cleared",
     ),
     Op(
         "create_wm_checkpoint",
@@ -1236,14 +1561,27 @@ OPERATIONS: tuple[Op, ...] = (
         "export",
         "the whole store as one JSON document",
         "interop.export:export_store",
-        (Param("file", "str?", "a file to write (stdout without it)", None, cli="FILE"),),
+        (
+            Param(
+                "file",
+                "str?",
+                "a file to write (stdout without it)",
+                None,
+                cli="FILE",
+                doors=("cli",),
+            ),
+        ),
         result="export",
         doc=(
-            "The whole store as one JSON document (stdout without FILE). FILE is written "
-            "through a temp file beside it and must be a regular file or absent (a folder, a "
-            "device or a symbolic link is refused); a new FILE is private (0600)."
+            "The whole store as one JSON document (stdout without FILE; the other doors "
+            "return it). FILE is written through a temp file beside it and must be a regular "
+            "file or absent (a folder, a device or a symbolic link is refused); a new FILE is "
+            "private (0600)."
         ),
-        doors=("cli",),
+        when=(
+            "Take a whole copy of memory (every table, the audit log included) as one JSON "
+            "document: it can be large."
+        ),
         cli_run="cmd_interop:export",
     ),
     # -- recall -----------------------------------------------------------------------------
@@ -1317,6 +1655,81 @@ OPERATIONS: tuple[Op, ...] = (
         ),
         when="Read a record a search found, whole.",
         cli_print="cmd_search:record",
+    ),
+    Op(
+        "link",
+        "link",
+        "link two records (a relation of a kind)",
+        "link_ops:add_link",
+        (
+            Param(
+                "source",
+                "str",
+                "the record the link starts from (an id, a slot's label, an agent's session id)",
+                cli="A",
+            ),
+            Param(
+                "target",
+                "str",
+                "the record it points to, or task:T, project:P, file:PATH, url:U",
+                cli="B",
+            ),
+            Param(
+                "kind",
+                "str",
+                "the relation: about, after (an action waiting for another), or any word",
+                "about",
+                metavar="K",
+            ),
+            Param("note", "str", "why (kept with the link)", "", metavar="TEXT"),
+        ),
+        writes=True,
+        result="link",
+        errors=("invalid", "not_found"),
+        doc=(
+            "Link record A to B with a relation: `about` (A is about a slot, a task, a file, "
+            "another record), `after` (action A waits for action B; a cycle is refused), or "
+            "any lower-case word. The same link twice is one link (`created` false). "
+            "derived_from, sighted_in, supersedes and merged_into are kept by memwork and "
+            "refused here."
+        ),
+        when="Say how two memories relate (a lesson about a file, a note about a task).",
+    ),
+    Op(
+        "unlink",
+        "unlink",
+        "remove links between two records",
+        "link_ops:remove_links",
+        (
+            Param("source", "str", "the record the links start from", cli="A"),
+            Param("target", "str", "what they point to", cli="B"),
+            Param("kind", "str?", "only links of this kind", None, metavar="K"),
+        ),
+        writes=True,
+        destructive=True,
+        result="links",
+        errors=("invalid", "not_found"),
+        doc=(
+            "Remove the links from A to B (of one kind, else every kind a person may "
+            "remove); returns them."
+        ),
+        cli_print="cmd_links:removed",
+    ),
+    Op(
+        "links",
+        "links",
+        "a record's links, both ways",
+        "link_ops:links_of",
+        (Param("id", "str", "the record's id (as get takes it)", cli="ID"),),
+        result="record_links",
+        errors=("invalid", "not_found"),
+        doc=(
+            "A record's links: `outgoing` (what it links to) and `incoming` (what links to "
+            "it), oldest first, each with the other end's kind, title and whether it still "
+            "exists. A card merged away is found through its `merged_into` link."
+        ),
+        when="See what a record is related to: where a rule came from, what a lesson is about.",
+        cli_print="cmd_links:listed",
     ),
     Op(
         "history",
@@ -1445,7 +1858,7 @@ OPERATIONS: tuple[Op, ...] = (
         "doctor",
         "doctor",
         "check data, schema and locks; repairs nothing",
-        "doctor:report",
+        "doctor:report_op",
         result="doctor_report",
         doc=(
             "Checks data, schema, journal, the log, links, permissions, lock, snapshots and "
@@ -1458,9 +1871,9 @@ OPERATIONS: tuple[Op, ...] = (
             "that repairs them all. Exit 0 when nothing is a problem (a commit a kill "
             "interrupted, or a log record a crash cut short, is only a note: the next open "
             "completes or drops it), 1 otherwise; a store it cannot open (a Redis that wants a "
-            "password) is one line, exit 2."
+            "password) is one line, exit 2; the other doors answer `ok` false instead of exit 1."
         ),
-        doors=("cli",),
+        when="Check that the memory store is healthy (after an error that mentions the store).",
         cli_run="cmd_stats:doctor",
     ),
     # -- curation ---------------------------------------------------------------------------
@@ -1487,7 +1900,8 @@ OPERATIONS: tuple[Op, ...] = (
             "and slot edits wait for review), `context_log on|off` (every context an agent "
             "asks for records the lessons and slots it injected, audit action `inject`), "
             "`embedder off|wordllama` (search fuses the embedder's similarities with its BM25 "
-            "ranking; off by default, `MEMWORK_EMBEDDER` overrides it). An unknown key or "
+            "ranking; off by default, `MEMWORK_EMBEDDER` overrides it), `wm_default_ttl "
+            "off|SECONDS` (the TTL of a working-memory key set without one). An unknown key or "
             "value is refused, naming the allowed ones. Turning review on registers a curator "
             "when the store has none (the key given, else the user's key file); turning it "
             "off is a decision: without the curator key it waits as a proposal "
@@ -1639,12 +2053,13 @@ OPERATIONS: tuple[Op, ...] = (
         "lint",
         "lint",
         "findings a curator should look at (exit 0)",
-        "lint:lint",
+        "lint:lint_op",
         result="findings",
         doc=(
             "What a curator should look at: slots over their limit or untouched for 30 days, "
             "slots and lessons with the same content, lessons that contradict each other, "
-            "unmerged near-duplicate lessons, `[AVOID]` rules a live lesson contradicts. A "
+            "unmerged near-duplicate lessons, `[AVOID]` rules a live lesson contradicts, "
+            "links whose record is no longer in the store (`dangling_link`). A "
             "list of `{kind, records, message}`; the CLI prints a line each and the count on "
             "stderr, and exits 0 whatever it finds."
         ),

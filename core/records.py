@@ -79,7 +79,7 @@ def _by_kind(store: Store, kind: str, key: str, now: datetime) -> Doc:
         _, rule = rules._find(store, key)
         if rule is None:
             raise NotFound("rule", key)
-        return dict(rule)
+        return rules.with_episodes(store, dict(rule))
     if kind == "card":
         return cards.resolve(store, key)
     if kind == "slot":

@@ -33,7 +33,7 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from . import audit, cards, config, contradictions, ids, lessons, lookup, slots
+from . import audit, cards, config, contradictions, ids, lessons, links, lookup, slots
 from .clock import iso
 from .curator import Curator, check, decision
 from .decay import is_live
@@ -213,6 +213,29 @@ def append_slot(
     )
     proposed = _answer(store, submitted, now)
     return proposed if proposed is not None else dict(submitted.result)
+
+
+def set_profile(
+    store: Store,
+    project: str,
+    text: str,
+    *,
+    now: datetime,
+    actor: str,
+    limit: int | None = None,
+    curator: Curator | None = None,
+) -> Doc:
+    """The ``set_profile`` operation: the project's profile, or the proposal while review
+    is on for ``actor`` (a profile leads the project's context, as a slot does)."""
+    from . import profiles
+
+    with store.transaction():
+        if needs_review(store, curator, now=now, actor=actor):
+            args = {"project": project, "content": text, "limit": limit}
+            proposal = propose(store, "profile", "set", args, now=now, actor=actor)
+        else:
+            return profiles.set_profile(store, project, text, limit=limit, now=now, actor=actor)
+    return {**get_proposal(store, proposal["id"], now), "proposed": True}
 
 
 def replace_in_slot(
@@ -456,6 +479,7 @@ PROPOSABLE = (
     ("rule", "add"),
     ("config", "set"),
     ("checkpoint", "restore"),
+    ("profile", "set"),
 )
 #: The argument a reviewer's own text (``approve --edit``) replaces, per (kind, op).
 EDITED_FIELD = {
@@ -466,6 +490,7 @@ EDITED_FIELD = {
     ("slot", "append"): "text",
     ("slot", "replace"): "new",
     ("rule", "add"): "text",
+    ("profile", "set"): "content",
 }
 
 
@@ -481,7 +506,7 @@ def _edit_plan(store: Store, kind: str, args: Doc) -> tuple[Doc, Doc]:
             after["content"] = text
         if args.get("scope") is not None:
             after["scope"] = args["scope"]
-        validate(Lesson, {**after, "fingerprint": fingerprint(after["content"])})
+        validate(Lesson, {**links.stored(after), "fingerprint": fingerprint(after["content"])})
         return before, after
     before = cards.resolve(store, args["card"])
     after = dict(before)
@@ -509,6 +534,11 @@ def _checked(kind: str, op: str, args: Doc, store: Store, now: datetime) -> tupl
         fresh = lessons.new_lesson(args["content"], now=now, **_kw(args))
         clean = {**args, "content": fresh["content"], "tags": fresh["tags"]}
         return fresh["scope"], clean
+    if kind == "profile":
+        from . import profiles
+
+        plan = profiles.preview(store, args["project"], args["content"], limit=args.get("limit"))
+        return plan["project"], {**args, "project": plan["project"], "content": plan["after"]}
     if kind == "rule":
         from .models.plain import check_rule_scope
 
@@ -568,6 +598,8 @@ def change_line(proposal: Doc) -> str:
         return f"edit {proposal['kind']} {proposal['target']}: {clip(what, 90)}"
     if proposal["kind"] == "lesson":
         return f"add lesson ({proposal['target']}): {clip(args.get('content', ''), 100)}"
+    if proposal["kind"] == "profile":
+        return f"set profile {proposal['target']}: {clip(args.get('content', ''), 80)}"
     if proposal["kind"] == "rule":
         return f"add rule ({proposal['target']}): {clip(args.get('text', ''), 100)}"
     if proposal["kind"] == "config":
@@ -637,6 +669,8 @@ def describe(store: Store, proposal: Doc, now: datetime, all_lessons: list[Doc])
         out.update(_edit_preview(store, proposal))
     elif proposal["kind"] == "lesson":
         out.update(_lesson_flags(proposal, now, all_lessons))
+    elif proposal["kind"] == "profile":
+        out.update(_profile_preview(store, proposal))
     elif proposal["kind"] == "slot":
         out.update(_slot_preview(store, proposal))
     elif proposal["kind"] == "checkpoint":
@@ -735,6 +769,23 @@ def _edit_preview(store: Store, proposal: Doc) -> Doc:
         "after": after[field],
         "diff": _text_diff(before[field], after[field]),
         "flags": flags,
+    }
+
+
+def _profile_preview(store: Store, proposal: Doc) -> Doc:
+    from . import profiles
+
+    args = proposal["args"]
+    try:
+        plan = profiles.preview(store, args["project"], args["content"], limit=args.get("limit"))
+    except (InvalidInput, Conflict, NotFound) as exc:
+        return {"stale": str(exc), "flags": [f"no longer applies: {exc}"]}
+    return {
+        "before": plan["before"],
+        "after": plan["after"],
+        "diff": _text_diff(plan["before"], plan["after"]),
+        "limit": plan["limit"],
+        "flags": [] if plan["exists"] else [f"creates the profile of {plan['project']}"],
     }
 
 
@@ -851,6 +902,19 @@ def approve(
                 "superseded": f"created lesson {result_id}, superseding {written.duplicate_of}",
                 "reinforced": f"reinforced lesson {result_id} (already known)",
             }[written.action]
+        elif proposal["kind"] == "profile":
+            from . import profiles
+
+            profile = profiles.set_profile(
+                store,
+                args["project"],
+                args["content"],
+                limit=args.get("limit"),
+                now=now,
+                actor=actor,
+            )
+            result_id = profile["id"]
+            result = f"set profile {profile['project']}"
         else:
             written = _slot_write(store, op, args, now, actor)
             slot = written[0] if isinstance(written, tuple) else written

@@ -33,7 +33,7 @@ from .storage.store import Store
 from .tables import rule_scope_slug
 
 if TYPE_CHECKING:  # _sha1 has no stubs; it has hashlib's sha1 interface
-    from hashlib import sha1
+    from hashlib import sha1 as sha1  # re-exported: core/links.py digests with it too
 else:
     try:  # CPython's own SHA-1: hashlib would load OpenSSL (~2 ms) on every recorded episode
         from _sha1 import sha1

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from . import audit, counters, ids, rule_archive, sources
+from . import audit, counters, ids, links, rule_archive
 from .clock import iso
 from .errors import InvalidInput
 from .models.plain import (
@@ -52,6 +52,18 @@ def _find(store: Store, rule_id: str) -> tuple[str, dict[str, Any] | None]:
     return "", None
 
 
+def _home_of(store: Store, rule: dict[str, Any]) -> str:
+    """The physical table that holds ``rule`` now (its links live beside it)."""
+    if rule.get("active", True):
+        return table_for(rule["scope"])
+    return _find(store, rule["id"])[0]
+
+
+def with_episodes(store: Store, rule: dict[str, Any]) -> dict[str, Any]:
+    """``rule`` with ``episode_ids``: the episodes its ``derived_from`` links name."""
+    return links.with_episode_ids(store, _home_of(store, rule), [rule], links.DERIVED_FROM)[0]
+
+
 def task_scope(task_id: str) -> str:
     """``task:<task_id>``."""
     return f"task:{task_id}"
@@ -71,8 +83,13 @@ def in_scope(store: Store, scope: str, *, active_only: bool = True) -> list[dict
 
 
 def all_rules(store: Store, *, active_only: bool = False) -> list[dict[str, Any]]:
-    """Every rule: global first, then by scope, each oldest first."""
-    rules = [r for r in _all_docs(store) if r["active"] or not active_only]
+    """Every rule: global first, then by scope, each oldest first, with the episodes that
+    derived it (``episode_ids``, from its ``derived_from`` links)."""
+    rules = []
+    for name in store.table_names(TABLE):
+        docs = [r for r in store.docs(name).values() if r["active"] or not active_only]
+        if docs:
+            rules += links.with_episode_ids(store, name, docs, links.DERIVED_FROM)
     return sorted(rules, key=lambda r: (r["scope"] != "global", r["scope"], r["seq"]))
 
 
@@ -114,23 +131,24 @@ def upsert(
 
     Returns the rule written (None when nothing changed) and what happened:
     ``added``, ``reactivated`` or ``unchanged``. ``episode_ids`` (the episodes
-    proposing it) join the rule's own, even when it was already active: they are
-    where its context line comes from (:mod:`core.sources`).
+    proposing it) get ``derived_from`` links from the rule, even when it was already
+    active: they are where its context line comes from (:mod:`core.sources`).
     """
     stamp = iso(now)
     table = table_for(scope)
     for active in store.docs(table).values():
         if active["text"] == text:
-            _note_episodes(store, table, active, episode_ids)
+            links.note_episodes(
+                store, links.DERIVED_FROM, active["id"], table, episode_ids or [], now
+            )
             return None, "unchanged"
     same = rule_archive.copies(store, scope, text)
     if same:
         chunk, newest = max(same, key=lambda found: found[1]["seq"])
         rule = dict(newest)
         rule_archive.remove(store, chunk, rule["id"])
+        links.rehome(store, rule["id"], chunk, table)
         rule.update(active=True, seq=counters.take(store, "rule_seq"), updated_at=stamp)
-        for episode_id in episode_ids or []:
-            rule["episode_ids"] = sources.with_episode(rule.get("episode_ids"), episode_id)
         outcome = "reactivated"
     else:
         rule = {
@@ -141,26 +159,14 @@ def upsert(
             "source": source,
             "active": True,
             "seq": counters.take(store, "rule_seq"),
-            "episode_ids": list(episode_ids or [])[-sources.EPISODE_REFS :],
             "created_at": stamp,
             "updated_at": stamp,
         }
         outcome = "added"
     doc = _validated(rule)
-    store.put(table_for(scope), doc["id"], doc)
+    store.put(table, doc["id"], doc)
+    links.note_episodes(store, links.DERIVED_FROM, doc["id"], table, episode_ids or [], now)
     return doc, outcome
-
-
-def _note_episodes(
-    store: Store, table: str, rule: dict[str, Any], episode_ids: list[str] | None
-) -> None:
-    """Add episodes to an active rule's ``episode_ids`` (its text and place unchanged)."""
-    known = list(rule.get("episode_ids") or [])
-    updated = known
-    for episode_id in episode_ids or []:
-        updated = sources.with_episode(updated, episode_id)
-    if updated != known:
-        store.put(table, rule["id"], {**rule, "episode_ids": updated})
 
 
 _RULE_FIELDS = frozenset(
@@ -172,7 +178,6 @@ _RULE_FIELDS = frozenset(
         "source",
         "active",
         "seq",
-        "episode_ids",
         "created_at",
         "updated_at",
     )
@@ -195,8 +200,6 @@ def _validated(rule: dict[str, Any]) -> dict[str, Any]:
         and type(rule["active"]) is bool
         and type(rule["seq"]) is int
         and rule["seq"] >= 0
-        and type(rule["episode_ids"]) is list
-        and all(type(e) is str for e in rule["episode_ids"])
     ):
         try:
             check_rule_scope(rule["scope"])
@@ -218,7 +221,8 @@ def enforce_window(store: Store, scope: str, now: datetime) -> list[str]:
     if overflow:
         store.delete(table_for(scope), [r["id"] for r in overflow])
     for r in overflow:
-        rule_archive.put(store, {**r, "active": False, "updated_at": stamp})
+        chunk = rule_archive.put(store, {**r, "active": False, "updated_at": stamp})
+        links.rehome(store, r["id"], table_for(scope), chunk)  # its links go along
     return [r["id"] for r in overflow]
 
 
@@ -289,7 +293,8 @@ def add_op(
     """The ``add_rule`` operation: the rule with its ``outcome`` (added, unchanged or
     reactivated)."""
     doc, outcome = add_rule(store, text, now=now, actor=actor, scope=scope)
-    return {**doc, "outcome": outcome}
+    with store.reading():
+        return {**with_episodes(store, doc), "outcome": outcome}
 
 
 def list_op(
@@ -335,9 +340,11 @@ def set_active(
         if active:
             rule["seq"] = counters.take(store, "rule_seq")
             store.put(table_for(rule["scope"]), rule_id, rule)
+            links.rehome(store, rule_id, table, table_for(rule["scope"]))
             enforce_window(store, rule["scope"], now)
         else:
-            rule_archive.put(store, rule)
+            links.rehome(store, rule_id, table, rule_archive.put(store, rule))
+        rule = with_episodes(store, rule)
         audit.record(
             store,
             actor=actor,

@@ -212,7 +212,20 @@ def scored_hits(
         if not found:
             return []
         titles = _session_titles(store, {s.session for s in found if s.kind == "observation"})
-    return [(Hit(s.kind, s.ref, _title(s, titles), round(s.score, 4)), s) for s in found]
+        superseded = _superseded(store) if any(s.kind == "lesson" for s in found) else set()
+    return [
+        (Hit(s.kind, s.ref, _title(s, titles, s.ref in superseded), round(s.score, 4)), s)
+        for s in found
+    ]
+
+
+def _superseded(store: Store) -> set[str]:
+    """The lessons another supersedes (a ``supersedes`` link points at each; call inside
+    a read). Links live beside the records, so the index never holds this."""
+    from .links import lesson_relations
+
+    superseded_by, _ = lesson_relations(store)
+    return set(superseded_by)
 
 
 def _session_titles(store: Store, wanted: set[str | None]) -> dict[str, str]:
@@ -225,8 +238,11 @@ def _session_titles(store: Store, wanted: set[str | None]) -> dict[str, str]:
     return {sid: REGISTRY["session"].title(docs[sid]) for sid in wanted if sid in docs}
 
 
-def _title(found: Scored, sessions: dict[str, str]) -> str:
+def _title(found: Scored, sessions: dict[str, str], superseded: bool = False) -> str:
     from .privacy import scrub
+
+    if superseded:  # kept as history: a hit says the agent no longer gets it
+        return scrub(f"(superseded) {found.title}", personal=False)
 
     # Titles come from the store or its cache folder's index: a secret planted in either
     # (a file edited by hand) never reaches the output.

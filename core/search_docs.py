@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from . import shards
+from . import links, shards
 from .clock import parse_instant
 from .kinds import KINDS
 from .search_index import SearchDoc, SearchIndex
@@ -63,7 +63,7 @@ def _cards_and_lessons(store: Store) -> Iterator[SearchDoc]:
             f"{doc['task_id']} {doc.get('bad_decision', '')} {doc.get('correct_decision', '')} "
             f"{doc.get('evidence', '')}",
         )
-    for doc in store.docs("lessons").values():
+    for doc in links.with_lesson_relations(store, store.docs("lessons").values()):
         found = _doc("lesson", doc, f"{doc['scope']} {' '.join(doc.get('tags', []))}")
         # A lesson the agent no longer gets says so in a hit, before its (cut) text.
         state = (

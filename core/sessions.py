@@ -4,7 +4,8 @@ A session's observations live in their own physical table,
 ``observations.<session_id>``, so logging one costs the size of that session,
 never the size of the store. Each session keeps at most ``max_observations``
 (default 500): past it the oldest are dropped and counted in
-``dropped_observations``, so ``observation_count + dropped_observations`` is
+``dropped_observations`` (and observations forgotten for good in
+``forgotten_observations``, :mod:`core.forgetting`), so the three together are
 always the number of observations ever logged.
 """
 
@@ -17,7 +18,7 @@ from . import audit, ids, lookup, names
 from .clock import iso, parse_instant
 from .errors import Conflict, InvalidInput
 from .models.base import validate
-from .models.session import MAX_OBSERVATIONS, Observation, Session
+from .models.session import Observation, Session
 from .privacy import scrub
 from .storage.store import Store
 from .text import one_line
@@ -33,6 +34,14 @@ def observations_table(session_id: str) -> str:
     The session id becomes part of a file name, so it must pass the naming rule.
     """
     return f"{OBSERVATIONS}.{names.check_id(session_id, 'session')}"
+
+
+def cap_of_new_session() -> int:
+    """How many observations a session started now keeps (``MEMWORK_MAX_OBS_PER_SESSION``,
+    else 500; a bad value is refused naming the variable)."""
+    from .env_settings import max_observations
+
+    return max_observations()
 
 
 # -- pure rules ------------------------------------------------------------------------
@@ -53,7 +62,9 @@ def view(session: dict[str, Any], now: datetime | None = None) -> dict[str, Any]
     return {
         **session,
         "implicit": bool(session.get("implicit", False)),
-        "total_observed": int(session["observation_count"]) + int(session["dropped_observations"]),
+        "total_observed": int(session["observation_count"])
+        + int(session["dropped_observations"])
+        + int(session.get("forgotten_observations", 0)),
         "duration_seconds": duration,
     }
 
@@ -106,6 +117,7 @@ def ensure_session(store: Store, key: str, *, now: datetime, actor: str) -> dict
         "started_at": stamp,
         "status": "active",
         "implicit": True,
+        "max_observations": cap_of_new_session(),
         "created_at": stamp,
         "updated_at": stamp,
     }
@@ -172,7 +184,7 @@ def start_session(
         "title": scrub(title).strip(),
         "started_at": stamp,
         "status": "active",
-        "max_observations": MAX_OBSERVATIONS if max_observations is None else max_observations,
+        "max_observations": cap_of_new_session() if max_observations is None else max_observations,
         "created_at": stamp,
         "updated_at": stamp,
     }
@@ -201,11 +213,28 @@ def start_op(
     )
 
 
-def show(store: Store, key: str, now: datetime | None = None) -> dict[str, Any]:
-    """One session with its observations (``session show --json``)."""
+def show(
+    store: Store,
+    key: str,
+    now: datetime | None = None,
+    *,
+    order: str = "oldest",
+    limit: int | None = None,
+) -> dict[str, Any]:
+    """One session with its observations (``session show --json``): oldest first, or
+    newest first (``order="newest"``, a timeline); ``limit`` keeps the newest N."""
+    if order not in ("oldest", "newest"):
+        raise InvalidInput("order", f"must be one of oldest, newest (got {order!r})")
+    if limit is not None and limit < 1:
+        raise InvalidInput("limit", f"must be >= 1 (got {limit})")
     with store.reading():
         session = get_session(store, key, now)
-        return {**session, "observations": observations(store, session["id"])}
+        found = observations(store, session["id"])
+    if limit is not None:
+        found = found[-limit:]
+    if order == "newest":
+        found.reverse()
+    return {**session, "observations": found}
 
 
 def end_session(
@@ -255,13 +284,18 @@ def observe(
         raise InvalidInput(
             "content", "must not be empty (<private>…</private> parts are removed first)"
         )
+    cap_of_new_session()  # a bad MEMWORK_MAX_OBS_PER_SESSION is said where it matters
     stamp = iso(now)
     with store.transaction():
         session = ensure_session(store, session_id, now=now, actor=actor)
         table = observations_table(session["id"])
         docs = store.docs(table)
         last = max((int(d["seq"]) for d in docs.values()), default=0)
-        total = int(session["observation_count"]) + int(session["dropped_observations"])
+        total = (
+            int(session["observation_count"])
+            + int(session["dropped_observations"])
+            + int(session.get("forgotten_observations", 0))
+        )
         doc = {
             "id": ids.new_id("obs"),
             "session_id": session["id"],
@@ -288,17 +322,3 @@ def observe(
             summary += f" (dropped {len(dropped)} oldest)"
         _audit(store, actor, "observe", OBSERVATIONS, saved["id"], summary, now)
     return {**saved, "dropped": len(dropped)}
-
-
-def delete_session(store: Store, session_id: str, *, now: datetime, actor: str) -> dict[str, Any]:
-    """Delete a session with its observations and working memory; returns what was deleted."""
-    with store.transaction():
-        session = resolve(store, session_id)
-        sid = session["id"]
-        store.delete(TABLE, [sid])
-        for name in (observations_table(sid), f"{WORKING_MEMORY}.{sid}"):
-            if name in store.table_names(name):
-                store.drop(name)
-        label = session["title"] or session["agent_id"] or sid
-        _audit(store, actor, "delete", TABLE, sid, f"delete session: {one_line(label)}", now)
-    return view(session, now)

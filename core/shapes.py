@@ -238,6 +238,60 @@ CHECKPOINT = _obj(
     },
     ("id",),
 )
+ACTION = _obj(
+    "A work item.",
+    {
+        "id": _id("action"),
+        "title": _p(_STR, "what to do"),
+        "status": _p(_STR, "pending, active, blocked, done or cancelled"),
+        "priority": _p(_INT, "higher goes first"),
+        "session_id": _p(_STR, "the session it belongs to ('' for none)"),
+        "project": _p(_STR, "the project it belongs to ('' for none)"),
+        "agent_id": _p(_STR, "the agent that added it"),
+        "notes": _list("timestamped notes, oldest first", {"type": "object"}),
+        "after": {**_STRS, "description": "the actions it waits for"},
+        "waiting_for": {**_STRS, "description": "those not done yet"},
+        "workable": _p(_BOOL, "on the frontier: pending or active, every dependency done"),
+        "closed_at": _p([_STR, "null"], "when it became done or cancelled"),
+        **_TIMES,
+    },
+    ("id",),
+)
+PROFILE = _obj(
+    "A project's profile.",
+    {
+        "id": _id("profile"),
+        "project": _p(_STR, "the project"),
+        "content": _p(_STR, "what the project is"),
+        "limit": _p(_INT, "its limit in characters"),
+        "chars": _p(_INT, "its size in characters"),
+        "over_limit": _p(_BOOL, "longer than its limit"),
+        **_TIMES,
+    },
+    ("id",),
+)
+LINK = _obj(
+    "A link: record `from` stands in relation `kind` to `to`.",
+    {
+        "id": _id("link"),
+        "kind": _p(_STR, "the relation (about, after, derived_from, sighted_in, ...)"),
+        "from": _p(_STR, "the record it starts from"),
+        "to": _p(_STR, "the record it points to, or task:T, project:P, file:PATH, url:U"),
+        "note": _p(_STR, "why"),
+        "created": _p(_BOOL, "made by this call (false: it already existed)"),
+        **_TIMES,
+    },
+    ("id",),
+)
+_END = _obj(
+    "One end of a link.",
+    {
+        "kind": _p(_STR, "its kind"),
+        "id": _p(_STR, "its id"),
+        "title": _p(_STR, "its title"),
+        "exists": _p(_BOOL, "whether it is still in the store"),
+    },
+)
 EPISODE_IDS = _obj(
     "The recorded episodes' ids, in order, and what was read as the episodic library reads it.",
     {
@@ -309,6 +363,44 @@ SHAPES: dict[str, Schema] = {
         "budget dropped (format json).",
     ),
     "episode_ids": EPISODE_IDS,
+    "forgotten": _obj(
+        "What a forget removed for good.",
+        {
+            "kind": _p(_STR, "session or observation"),
+            "id": _p(_STR, "the session forgotten"),
+            "ids": {**_STRS, "description": "the observations forgotten"},
+            "observations": _p(_INT, "observations deleted"),
+            "working_memory": _p(_BOOL, "the session had working memory, now deleted"),
+            "links": _p(_INT, "links removed with them"),
+            "audit_entries_blanked": _p(_INT, "audit entries whose words became [forgotten]"),
+            "checkpoints_may_hold": {
+                **_STRS,
+                "description": "checkpoints taken since, which keep their copies until deleted",
+            },
+        },
+    ),
+    "profile": PROFILE,
+    "profiles": _list("Project profiles, by project.", PROFILE),
+    "profile_write": _or_proposed(PROFILE),
+    "action": ACTION,
+    "actions": _list("Actions.", ACTION),
+    "link": LINK,
+    "links": _list("Links.", LINK),
+    "record_links": _obj(
+        "A record's links, both ways.",
+        {
+            **_END["properties"],
+            "outgoing": _list(
+                "what it links to, oldest first",
+                _obj("A link out.", {**LINK["properties"], "target": _END}),
+            ),
+            "incoming": _list(
+                "what links to it, oldest first",
+                _obj("A link in.", {**LINK["properties"], "source": _END}),
+            ),
+        },
+        ("id",),
+    ),
     "crash": CRASH,
     "observation": OBSERVATION,
     "session": SESSION,
@@ -352,6 +444,33 @@ SHAPES: dict[str, Schema] = {
     "wm_key": WM_KEY,
     "wm_keys": _list("Live keys, sorted.", WM_KEY),
     "wm_task": WM_TASK,
+    "wm_key_names": {**_STRS, "description": "Live key names, sorted."},
+    "wm_exists": _obj(
+        "Whether a key is live.",
+        {"key": _p(_STR, "the key"), "exists": _p(_BOOL, "live in the session")},
+    ),
+    "wm_values": {"type": "object", "description": "Every live key's value, by key."},
+    "wm_cleared": _obj(
+        "The keys a clear deleted.",
+        {"session_id": _p(_STR, "the session"), "cleared": {**_STRS, "description": "keys"}},
+    ),
+    "scratch_cleared": _obj(
+        "How many scratchpad notes went.",
+        {"session_id": _p(_STR, "the session"), "cleared": _p(_INT, "notes deleted")},
+    ),
+    "wm_stats": _obj(
+        "What a session's working memory holds.",
+        {
+            "session_id": _p(_STR, "the session"),
+            "total_keys": _p(_INT, "user keys, plus the task state and the scratchpad"),
+            "user_keys": _p(_INT, "live user keys"),
+            "checkpoints": _p(_INT, "working-memory checkpoints"),
+            "scratchpad_entries": _p(_INT, "scratchpad notes"),
+            "has_task_state": _p(_BOOL, "a task state is set"),
+            "ttl_keys": _p(_INT, "live keys with a TTL"),
+            "using_fallback": _p(_BOOL, "answered from process memory, not the store"),
+        },
+    ),
     "scratch_entry": SCRATCH,
     "scratch_entries": _list("Scratchpad notes, oldest first.", SCRATCH),
     "wm_checkpoint": WM_CHECKPOINT,

@@ -476,11 +476,15 @@ def _preview(text: str) -> str:
 
 
 def delete_slot(store: Store, label: str, *, now: datetime, actor: str) -> dict[str, Any]:
-    """Delete a slot (refused when read-only); the others close the gap."""
+    """Delete a slot (refused when read-only); the others close the gap. Its own links
+    go with it; links to it stay, and ``lint`` reports them as dangling."""
+    from . import links
+
     with store.transaction():
         slot = _require(store, label)
         _writable(slot)
         store.delete(TABLE, [slot["id"]])
+        links.delete(store, links.outgoing(store, TABLE, slot["id"]))
         _compact(store, [s for s in _ordered(store) if s["id"] != slot["id"]])
         _audit(store, actor, "delete", slot, now, f"delete slot {label}")
         return view(slot)

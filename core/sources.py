@@ -7,10 +7,12 @@ lesson, the rule and the episodes that derived it, the mistake card and the
 episodes that sighted it, the failed episode, the recent episode (each episode
 with its ``index``).
 
-Rules and cards keep the ids of the episodes behind them in ``episode_ids``,
-newest last, at most :data:`EPISODE_REFS` (a card seen 10,000 times keeps its
-latest sightings, not a list that grows with history). Records made before
-this existed, or imported, have none: their lines name the record alone.
+Sources follow links (:mod:`core.links`): a rule's ``derived_from`` links and a
+card's ``sighted_in`` links name the episodes behind it (read into
+``episode_ids``, oldest first, at most :data:`EPISODE_REFS`: a card seen 10,000
+times keeps its latest sightings, not a list that grows with history); a lesson's
+or a slot's links (``about`` a task, a file, another record) follow its own
+reference, marked ``via`` the link's kind. Records with no links name themselves.
 
 Plain functions over documents: the context path imports this on every step.
 """
@@ -19,18 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
-#: Episode ids a rule or a card keeps (the newest).
+#: Episode ids a rule or a card keeps (the newest; ``core.links.EPISODE_REFS``).
 EPISODE_REFS = 20
 
 Ref = dict[str, Any]
-
-
-def with_episode(episode_ids: list[str] | None, episode_id: str | None) -> list[str]:
-    """``episode_ids`` with ``episode_id`` added last (moved there if present), capped."""
-    kept = [e for e in (episode_ids or []) if e != episode_id]
-    if episode_id:
-        kept.append(episode_id)
-    return kept[-EPISODE_REFS:]
 
 
 def episode(doc: dict[str, Any]) -> Ref:
@@ -47,13 +41,14 @@ def episodes_of(doc: dict[str, Any]) -> list[Ref]:
 
 
 def slot(doc: dict[str, Any]) -> list[Ref]:
-    """A slot's line."""
-    return [{"kind": "slot", "id": doc["id"], "label": doc["label"]}]
+    """A slot's line: the slot, then what its links point to."""
+    return [{"kind": "slot", "id": doc["id"], "label": doc["label"]}, *doc.get("link_refs", ())]
 
 
 def lesson(doc: dict[str, Any]) -> list[Ref]:
-    """A lesson's line."""
-    return [{"kind": "lesson", "id": doc["id"]}]
+    """A lesson's line: the lesson, then what its links point to (``via`` the link's kind:
+    the task, file or record it is ``about``, …)."""
+    return [{"kind": "lesson", "id": doc["id"]}, *doc.get("link_refs", ())]
 
 
 def rule(doc: dict[str, Any]) -> list[Ref]:

@@ -36,6 +36,8 @@ SINGLE = (
     "imports",
     "meta",
     "proposals",
+    "actions",
+    "profiles",
     "crashes",
 )
 
@@ -77,6 +79,8 @@ PLACEMENT: dict[str, Callable[[dict[str, Any]], str]] = {
     # context reads) stays at its 10 or 20 rules however many history has produced.
     "rules": _place_rule,
     "task_stats": lambda d: f"task_stats.{slug(d['task_id'])}",
+    # A link lives beside the record it starts from (core/links.py).
+    "links": lambda d: f"links.{d['home']}",
 }
 
 #: What users see as tables (internal bookkeeping last).
@@ -90,6 +94,9 @@ USER_TABLES = (
     "lessons",
     "slots",
     "proposals",
+    "actions",
+    "profiles",
+    "links",
     "checkpoints",
     "audit",
 )

@@ -355,7 +355,8 @@ def set_key(
     now: datetime,
     actor: str,
 ) -> KeyView:
-    """Set ``key`` to a JSON value (strings are scrubbed); ``ttl`` seconds > 0, optional."""
+    """Set ``key`` to a JSON value (strings are scrubbed); ``ttl`` seconds > 0, optional
+    (without one, the store's ``wm_default_ttl`` when it is set)."""
     check_key(key)
     seconds = check_ttl(ttl)
     check_json(value, "value")  # depth and integer range, before the encoder trips on them
@@ -363,12 +364,17 @@ def set_key(
         orjson.dumps(value)
     except TypeError:
         raise InvalidInput("value", f"must be a JSON value (got {type(value).__name__})") from None
-    entry = {
-        "value": scrub_under(key, value),  # "db_password" holds a secret, whatever it says
-        "set_at": iso(now),
-        "expires_at": iso(now + timedelta(seconds=seconds)) if seconds is not None else None,
-    }
     with store.transaction():
+        if seconds is None:  # the store's default TTL, when an operator set one
+            from .config import seconds as setting_seconds
+
+            default = setting_seconds(store, "wm_default_ttl")
+            seconds = float(default) if default is not None else None
+        entry = {
+            "value": scrub_under(key, value),  # "db_password" holds a secret, whatever it says
+            "set_at": iso(now),
+            "expires_at": iso(now + timedelta(seconds=seconds)) if seconds is not None else None,
+        }
         sid, state, purged = _load_for_write(store, session, now, actor)
         state["kv"][key] = entry
         _save_state(store, state, now)

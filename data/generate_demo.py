@@ -28,12 +28,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from memwork.core import (  # noqa: E402
+    actions,
     checkpoints,
     config,
     curator,
     episodes,
     ids,
     lessons,
+    link_ops,
+    profiles,
     review,
     rules,
     sessions,
@@ -394,6 +397,8 @@ def generate(out: Path = OUT) -> Path:
     curated = DEMO_NOW - timedelta(hours=1, minutes=30)
     timeline.at(curated, partial(_curate, store, curated))
     _plan_review(store, timeline)
+    # Last, at the demo's instant: ids made before keep the values snapshots show.
+    timeline.at(DEMO_NOW, partial(_plan_work, store, session_ids))
     timeline.replay()
     with store.transaction():
         store.put("meta", "demo", {"id": "demo", "now": iso(DEMO_NOW), "seed": SEED})
@@ -401,6 +406,59 @@ def generate(out: Path = OUT) -> Path:
     # files, and its bytes do not depend on when the generator ran.
     store.fold_log()
     return out
+
+
+def _plan_work(store: Store, session_ids: dict[str, str]) -> None:
+    """Work items with dependencies, the project's profile, and links between records
+    (one left dangling by a slot the developer deleted, for lint to find)."""
+    when, agent = DEMO_NOW, "cli:atlas"
+    session = session_ids[MIGRATE_SESSION]
+
+    def add(title: str, priority: int = 0, after: tuple[str, ...] = ()) -> str:
+        made = actions.create(
+            store,
+            title,
+            session=session,
+            project="checkout",
+            priority=priority,
+            after=list(after),
+            now=when,
+            actor=agent,
+        )
+        return str(made["id"])
+
+    runbook = add("Write the canary runbook", 2)
+    stage = add("Add a canary stage to the deploy pipeline", 2, (runbook,))
+    add("Alert on the canary's error rate", 1, (stage,))
+    keys = add("Rotate the staging database keys", 1)
+    add("Backfill the orders index", 0, (keys,))
+    flags = add("Remove the old feature flags")
+    actions.update(
+        store, runbook, status="done", note="docs/runbooks/canary.md", now=when, actor=agent
+    )
+    actions.update(store, stage, status="active", now=when, actor=agent)
+    actions.update(
+        store, flags, status="blocked", note="waiting for the product team", now=when, actor=agent
+    )
+    profiles.set_profile(
+        store,
+        "checkout",
+        "Checkout: the shop's payment flow, owned by the payments team.\n"
+        "Deploys through Argo CD with a canary stage; Postgres 16 holds the orders.",
+        now=when,
+        actor="tui",
+    )
+    by_text = {x["content"]: x["id"] for x in lessons.list_lessons(store, when, include_all=True)}
+    runbook_lesson = by_text["Read the runbook before paging anyone"]
+    link_ops.add_link(store, runbook_lesson, "file:docs/runbooks/paging.md", now=when, actor="tui")
+    link_ops.add_link(
+        store, runbook_lesson, "corrections/user-feedback", kind="refines", now=when, actor="tui"
+    )
+    canary = by_text["Canary every deploy for at least fifteen minutes"]
+    link_ops.add_link(store, canary, stage, kind="motivates", now=when, actor="tui")
+    slots.set_slot(store, "handover/oncall", "Paging notes for the week.", now=when, actor="tui")
+    link_ops.add_link(store, runbook_lesson, "handover/oncall", kind="cites", now=when, actor="tui")
+    slots.delete_slot(store, "handover/oncall", now=when, actor="tui")
 
 
 def _plan_lessons(store: Store, timeline: Timeline, actor: str) -> None:

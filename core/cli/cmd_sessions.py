@@ -76,3 +76,24 @@ def observed(ctx: Context, obs: dict[str, Any]) -> int:
     else:
         say(obs["id"])
     return 0
+
+
+def forgotten(ctx: Context, result: dict[str, Any]) -> int:
+    """``session delete``, ``observation delete``, ``forget``: what went, and what keeps a
+    copy."""
+    if ctx.json:
+        emit_json(result)
+    else:
+        what = (
+            f"session {result['id']} ({result['observations']} observations)"
+            if result["kind"] == "session"
+            else f"{result['observations']} observation{'' if result['observations'] == 1 else 's'}"
+        )
+        say(f"forgot {what}; {result['audit_entries_blanked']} audit entries keep only the fact")
+    held = result["checkpoints_may_hold"]
+    if held:
+        note(
+            f"{len(held)} checkpoint{'' if len(held) == 1 else 's'} taken since may still hold "
+            f"a copy until deleted: {', '.join(h[:8] for h in held)}"
+        )
+    return 0

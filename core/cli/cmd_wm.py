@@ -111,3 +111,51 @@ def checkpoints(ctx: Context, rows: list[dict[str, Any]]) -> int:
         for row in rows:
             say(_checkpoint_line(row))
     return 0
+
+
+# -- clearing, questions and counts (core/wm_more.py) ---------------------------------
+def names(ctx: Context, rows: list[str]) -> int:
+    """``wm keys``: a name a line."""
+    if ctx.json:
+        emit_json(rows)
+    else:
+        for row in rows:
+            say(row)
+    return 0
+
+
+def exists(ctx: Context, answer: dict[str, Any]) -> int:
+    """``wm exists``: true or false (exit 0 either way)."""
+    return _print(ctx, answer, "true" if answer["exists"] else "false")
+
+
+def values(ctx: Context, found: dict[str, Any]) -> int:
+    """``wm get-all``: the object as JSON either way (values are JSON)."""
+    emit_json(found)
+    return 0
+
+
+def cleared(ctx: Context, result: dict[str, Any]) -> int:
+    """``wm clear``: how many keys went (the names on stderr)."""
+    keys = result["cleared"]
+    _print(ctx, result, f"cleared {len(keys)} key{'' if len(keys) == 1 else 's'}")
+    if keys and not ctx.json:
+        note(", ".join(keys))
+    return 0
+
+
+def scratch_cleared(ctx: Context, result: dict[str, Any]) -> int:
+    """``wm scratch clear``: how many notes went."""
+    count = result["cleared"]
+    return _print(ctx, result, f"cleared {count} note{'' if count == 1 else 's'}")
+
+
+def stats(ctx: Context, result: dict[str, Any]) -> int:
+    """``wm stats``: ``name value`` a line."""
+    if ctx.json:
+        emit_json(result)
+    else:
+        for name, value in result.items():
+            shown = str(value).lower() if isinstance(value, bool) else value
+            say(f"{name} {shown}")
+    return 0

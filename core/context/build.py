@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from .. import aggregates, config
+from .. import aggregates, config, links
 from ..errors import InvalidInput, MemworkError
 from ..privacy import scrub
 from ..storage.store import Store
@@ -129,31 +129,99 @@ def rules_table(scope: str) -> str:
     return rule_table(scope)
 
 
-def read_inputs(store: Store, task_id: str | None) -> dict[str, Any]:
-    """Everything the context needs, from small tables and aggregates only."""
+def read_inputs(
+    store: Store,
+    task_id: str | None,
+    *,
+    sources: bool = True,
+    project: str | None = None,
+    agent: str | None = None,
+) -> dict[str, Any]:
+    """Everything the context needs, from small tables and aggregates only.
+
+    With a ``project``: its profile and the summaries of its last ended sessions; with
+    an ``agent`` (and no project), that agent's last ended sessions. The work items'
+    frontier when the store has actions (of the project, when given).
+
+    Lessons carry ``superseded_by`` from their links (a superseded lesson is never
+    shown). With ``sources`` (the JSON format, the workbench), what each line came
+    from follows the records' links: a rule's and a card's episodes, what a lesson
+    or a slot links to; the text an agent reads every step needs none of it.
+    """
     with store.reading():
-        return {
-            "cards": list(store.docs("mistake_cards").values()),
-            "glob": aggregates.read_global(store),
-            "lessons": list(store.docs("lessons").values()),
-            "rules": [
+        scopes = [s for s in ("global", f"task:{task_id}" if task_id else None) if s]
+        cards = list(store.docs("mistake_cards").values())
+        rules = [rule for scope in scopes for rule in store.docs(rules_table(scope)).values()]
+        lessons = links.with_lesson_relations(store, store.docs("lessons").values())
+        slots = list(store.docs("slots").values())
+        if sources:
+            cards = links.with_episode_ids(store, "mistake_cards", cards, links.SIGHTED_IN)
+            rules = [
                 rule
-                for scope in ("global", f"task:{task_id}" if task_id else None)
-                if scope
-                for rule in store.docs(rules_table(scope)).values()
-            ],
-            "slots": list(store.docs("slots").values()),
+                for scope in scopes
+                for rule in links.with_episode_ids(
+                    store,
+                    rules_table(scope),
+                    [r for r in rules if r["scope"] == scope],
+                    links.DERIVED_FROM,
+                )
+            ]
+            lessons = links.with_targets(store, "lessons", lessons)
+            slots = links.with_targets(store, "slots", slots)
+        return {
+            "actions": _frontier(store, project),
+            "profile": _profile(store, project),
+            "summaries": _summaries(store, project, agent),
+            "cards": cards,
+            "glob": aggregates.read_global(store),
+            "lessons": lessons,
+            "rules": rules,
+            "slots": slots,
             "task": aggregates.read_task(store, task_id) if task_id else None,
             # Settings live in ``meta``, which the aggregate read above loaded already.
             "context_log": config.is_on(store, "context_log"),
         }
 
 
+def _frontier(store: Store, project: str | None) -> list[dict[str, Any]]:
+    if not store.has_table("actions"):
+        return []
+    from ..actions import context_lines
+
+    return context_lines(store, project)
+
+
+def _profile(store: Store, project: str | None) -> dict[str, Any] | None:
+    if not project or not store.has_table("profiles"):
+        return None
+    from ..profiles import find
+
+    return find(store, project)
+
+
+#: Past sessions whose summaries the context shows.
+SUMMARIES = 3
+
+
+def _summaries(store: Store, project: str | None, agent: str | None) -> list[dict[str, Any]]:
+    """The last :data:`SUMMARIES` ended sessions with a summary, of ``project`` (else of
+    ``agent``), newest first by their end."""
+    if not (project or agent) or not store.has_table("sessions"):
+        return []
+    if project:
+        mine = [d for d in store.docs("sessions").values() if d.get("project") == project]
+    else:
+        mine = [d for d in store.docs("sessions").values() if d.get("agent_id") == agent]
+    ended = [d for d in mine if d.get("status") == "ended" and d.get("summary")]
+    ended.sort(key=lambda d: (d.get("ended_at") or "", d["id"]), reverse=True)
+    return ended[:SUMMARIES]
+
+
 def _scrubbed(sections: list[Section]) -> list[Section]:
     out = []
     for s in sections:
         # Slots are curated: personal details a person put there stay; secrets never do.
-        personal = s.name != "slots"
+        personal = s.name not in ("slots", "profile")
         out.append(
             Section(
                 s.name,
@@ -180,6 +248,8 @@ def build_context(
     budget_tokens: int | None = None,
     style: str = "default",
     project: str | None = None,
+    sources: bool = True,
+    agent: str | None = None,
     query: str | None = None,
     recall: Recall | None = None,
 ) -> ContextResult:
@@ -187,9 +257,12 @@ def build_context(
 
     Without a budget the default style keeps to :data:`DEFAULT_BUDGET` tokens and the
     episodic style to none. ``project`` makes that project's lessons (scope
-    ``project:<P>``) rank as matching, and leaves other projects' lessons out.
-    ``query`` adds the memories most relevant to it (:mod:`core.context.relevant`;
-    ``recall`` is a long-lived caller's index).
+    ``project:<P>``) rank as matching, leaves other projects' lessons out, and brings the
+    project's profile and its last sessions' summaries; without a project, ``agent``'s
+    last sessions' summaries come instead. ``sources=False`` leaves out what lines came
+    from beyond the records themselves (the text needs none of it). ``query`` adds the
+    memories most relevant to it (:mod:`core.context.relevant`; ``recall`` is a
+    long-lived caller's index).
     """
     if style not in ("default", "episodic"):
         raise InvalidInput("style", f"must be 'default' or 'episodic' (got {style!r})")
@@ -199,12 +272,19 @@ def build_context(
         budget_tokens = DEFAULT_BUDGET
     task_id = task_id.strip() if task_id else None
     project = project.strip() if project else None
-    data = read_inputs(store, task_id or None)
+    data = read_inputs(
+        store, task_id or None, sources=sources, project=project or None, agent=agent or None
+    )
     # Multi-line secrets (PEM blocks) must be seen whole, so slots are scrubbed
     # before they are split into lines; every line is scrubbed again below.
     data["slots"] = [
         {**s, "content": scrub(s.get("content", ""), personal=False)} for s in data["slots"]
     ]
+    if data["profile"]:
+        data["profile"] = {
+            **data["profile"],
+            "content": scrub(data["profile"].get("content", ""), personal=False),
+        }
     if style == "episodic":
         sections = episodic_style.build_sections(data, task_id)
         render = episodic_style.render
@@ -280,10 +360,15 @@ def for_agent(
     """
     if format not in ("text", "json"):
         raise InvalidInput("format", f"must be 'text' or 'json' (got {format!r})")
+    if budget is None:
+        from ..env_settings import configured_token_budget
+
+        budget = configured_token_budget()
     if query is not None:
         from ..search import check_query
 
         check_query(query)
+    agent = actor.partition(":")[2] or None
     if query and query.strip():
         from ..search import kept_recall
 
@@ -296,12 +381,21 @@ def for_agent(
                 budget_tokens=budget,
                 style=style,
                 project=project,
+                sources=format == "json",
+                agent=agent,
                 query=query,
                 recall=recall,
             )
     else:
         result = build_context(
-            store, now=now, task_id=task, budget_tokens=budget, style=style, project=project
+            store,
+            now=now,
+            task_id=task,
+            budget_tokens=budget,
+            style=style,
+            project=project,
+            sources=format == "json",
+            agent=agent,
         )
     dropped = result.drop_note()
     if dropped and on_dropped is not None:

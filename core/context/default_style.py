@@ -13,12 +13,14 @@ from ..ranking import active_rules, ranked_cards, ranked_lessons
 from ..text import cut, one_line
 from .budget import Line, Section
 
-# Drop order, lowest first: episodes, lessons, mistake cards, rules, failures, slots.
-P_EPISODES, P_MEAN, P_LESSONS, P_CARDS = 0, 1, 2, 3
-P_GLOBAL_RULES, P_TASK_RULES, P_FAILURES, P_SLOTS = 4, 5, 6, 7
+# Drop order, lowest first: past sessions' summaries, episodes, lessons, mistake cards,
+# the work frontier, rules, failures, the project's profile, slots.
+P_SUMMARIES, P_EPISODES, P_MEAN, P_LESSONS, P_CARDS, P_FRONTIER = 0, 1, 2, 3, 4, 5
+P_GLOBAL_RULES, P_TASK_RULES, P_FAILURES, P_PROFILE, P_SLOTS = 6, 7, 8, 9, 10
 MAX_LESSONS = 10
 MAX_CARDS = 3
 RECENT_EPISODES = 3
+SUMMARY_WIDTH = 240
 
 
 def card_line(card: dict[str, Any]) -> str:
@@ -40,6 +42,23 @@ def mean_line(task_id: str, stats: dict[str, Any]) -> str:
     return f"Your mean score on {task_id}: {mean:.2f} (over {count} episodes)"
 
 
+def action_line(action: dict[str, Any]) -> str:
+    """``- <title> (<id>, priority N, active)``: what an agent can work on now."""
+    notes = [action["id"]]
+    if action.get("priority"):
+        notes.append(f"priority {action['priority']}")
+    if action.get("status") == "active":
+        notes.append("active")
+    return f"- {one_line(action['title'])} ({', '.join(notes)})"
+
+
+def summary_line(session: dict[str, Any]) -> str:
+    """``- <ended, date> <title>: <summary, <= 240>``."""
+    title = one_line(session.get("title") or session.get("project") or session["id"])
+    when = (session.get("ended_at") or "")[:10]
+    return f"- {when} {title}: {cut(one_line(session['summary']), SUMMARY_WIDTH)}"
+
+
 def build_sections(
     data: dict[str, Any], task_id: str | None, now: datetime, project: str | None = None
 ) -> list[Section]:
@@ -58,6 +77,20 @@ def build_sections(
         )
     sections.append(slots)
 
+    profile = data.get("profile")
+    if profile and profile.get("content", "").strip():
+        origin = [{"kind": "profile", "id": profile["id"], "project": profile["project"]}]
+        sections.append(
+            Section(
+                "profile",
+                f"## Project {profile['project']}",
+                [
+                    Line(t, P_PROFILE, origin, "profile")
+                    for t in profile["content"].strip().splitlines()
+                ],
+            )
+        )
+
     rules = data["rules"]
     if task_id:
         task_rules = reversed(active_rules(rules, f"task:{task_id}"))
@@ -66,6 +99,18 @@ def build_sections(
                 "task_rules",
                 f"## Rules for {task_id}",
                 [Line(f"- {r['text']}", P_TASK_RULES, sources.rule(r)) for r in task_rules],
+            )
+        )
+    frontier = data.get("actions") or []
+    if frontier:
+        sections.append(
+            Section(
+                "frontier",
+                "## Work to do now",
+                [
+                    Line(action_line(a), P_FRONTIER, [{"kind": "action", "id": a["id"]}])
+                    for a in frontier
+                ],
             )
         )
     general = Section("global", "## General rules and lessons")
@@ -100,6 +145,18 @@ def build_sections(
             [Line(t, P_FAILURES, [sources.episode(failure)]) for t, failure in [*shown, *prior]],
         )
     )
+    summaries = data.get("summaries") or []
+    if summaries:
+        sections.append(
+            Section(
+                "sessions",
+                "## Recent sessions",
+                [
+                    Line(summary_line(d), P_SUMMARIES, [{"kind": "session", "id": d["id"]}])
+                    for d in summaries
+                ],
+            )
+        )
     stats = data.get("task")
     if task_id and stats:
         recent = list(reversed(stats["recent"]))[:RECENT_EPISODES]

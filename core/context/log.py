@@ -60,7 +60,8 @@ def injected(result: ContextResult) -> list[tuple[str, str, str]]:
     for section in result.sections:
         for line in section.lines:
             for ref in line.sources:
-                if ref["kind"] in RECORDED and ref["id"] not in seen:
+                # A ref "via" a link is what the line's record links to, not what it shows.
+                if ref["kind"] in RECORDED and "via" not in ref and ref["id"] not in seen:
                     seen.add(ref["id"])
                     found.append((ref["kind"], ref["id"], str(ref.get("label", ""))))
     return found

@@ -467,8 +467,6 @@ class _Lessons:
             "reinforcements": int(reinforcements),
             "scope": scope,
             "source": SOURCE,
-            "superseded_by": None,
-            "supersedes": None,
             "tags": tags,
             "updated_at": iso(updated),
             "wordings": [],

@@ -227,7 +227,6 @@ def parse(data: Any, *, now: datetime) -> Bundle:
                 "id": ids.new_id("card"),
                 "last_seen_episode": last_seen,
                 "lesson": (scrub(str(card.get("lesson") or "")) or DEFAULT_LESSON)[:TEXT_CAP],
-                "merged_from": [],
                 "mistake_type": str(card.get("mistake_type") or "unknown_mistake"),
                 "seen_count": seen,
                 "task_id": str(card.get("task_id") or "unknown"),

@@ -38,6 +38,11 @@ def export_store(store: Store, *, now: datetime) -> dict[str, Any]:
         # Who may decide for this store (core/curator.py) stays with it.
         grouped["meta"] = [d for d in grouped.get("meta", []) if d.get("id") != "curator"]
     for table, docs in grouped.items():
+        if table == "links":
+            from ..links import order
+
+            docs.sort(key=order)  # in the order they were made (their ids are digests)
+            continue
         docs.sort(key=_order(ORDER_KEYS.get(table), grouped=table in GROUP_FIRST))
     return {
         "exported_at": iso(now),

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from .. import aggregates, audit, counters, ids, names, rule_archive, rules, tables
 from ..clock import iso
 from ..errors import Conflict, InvalidInput
+from ..models.action import Action
 from ..models.aggregates import (
     Counters,
     DistinctText,
@@ -33,6 +34,8 @@ from ..models.crash import Crash
 from ..models.episode import Episode
 from ..models.lesson import Lesson
 from ..models.limits import check_json
+from ..models.link import Link
+from ..models.profile import Profile
 from ..models.proposal import Proposal, StoreConfig
 from ..models.rule import Rule
 from ..models.session import Observation, Session
@@ -63,6 +66,9 @@ MODELS: dict[str, type[BaseModel]] = {
     "sessions": Session,
     "observations": Observation,
     "audit": AuditEntry,
+    "links": Link,
+    "actions": Action,
+    "profiles": Profile,
 }
 
 
@@ -112,7 +118,7 @@ def parse(data: Any, fmt: str, *, now: datetime, source: str) -> Bundle:
     if fmt == "auto":
         fmt = sniff(data)
     if fmt == "memwork":
-        return memwork_format.parse(data)
+        return memwork_format.parse(data, now=now)
     if fmt == "episodic":
         return episodic.parse(data, now=now)
     if fmt == "letta":
@@ -379,6 +385,10 @@ def apply_bundle(
         )
         # Sessions kept twice get a new id; their observations and working memory follow.
         renamed_sessions: dict[str, str] = {}
+        # Every record that is stored under another id than the file's (kept twice, or
+        # matched to a record already here): links follow it.
+        renamed: dict[str, str] = {}
+        arriving_links: list[dict[str, Any]] = []
         writes: dict[str, dict[str, dict[str, Any]]] = {}
         archived: list[dict[str, Any]] = []
         ordered = sorted(
@@ -393,10 +403,14 @@ def apply_bundle(
                 doc = {**doc, "session_id": renamed_sessions[doc["session_id"]]}
             if clash is not None:
                 if on_conflict == "skip" or (on_conflict == "keep-both" and table == "rules"):
+                    if clash["id"] != doc["id"]:
+                        renamed[doc["id"]] = clash["id"]
                     _bump(report.skipped, table)
                     continue
                 if on_conflict == "replace":
                     _remove(store, table, clash)
+                    if clash["id"] != doc["id"]:
+                        renamed[doc["id"]] = clash["id"]
                     doc = {**doc, "id": clash["id"]}
                     if table == "slots":
                         doc["position"] = clash.get("position", 0)
@@ -405,6 +419,7 @@ def apply_bundle(
                     fresh = _fresh_copy(table, doc, labels)
                     if table == "sessions":
                         renamed_sessions[doc["id"]] = fresh["id"]
+                    renamed[doc["id"]] = fresh["id"]
                     doc = fresh
                     _bump(report.kept_both, table)
                     if table == "slots" and not restore:
@@ -420,6 +435,8 @@ def apply_bundle(
                 doc = {**doc, "seq": int(doc.get("seq", 0)) + rule_offset}
             if table == "rules" and not doc.get("active", True):
                 archived.append(doc)  # the archive places them (core/rule_archive.py)
+            elif table == "links":
+                arriving_links.append(doc)  # placed beside their records, once those are
             else:
                 writes.setdefault(tables.physical_name(table, doc), {})[doc["id"]] = doc
             done += 1
@@ -428,6 +445,10 @@ def apply_bundle(
         for name, table_docs in writes.items():
             store.put_many(name, table_docs)
         rule_archive.add_many(store, archived)
+        if arriving_links:
+            from ..link_ops import place_imported
+
+            place_imported(store, arriving_links, renamed)
         if not has_history:
             for table, docs in bundle.history.items():
                 for doc in docs:

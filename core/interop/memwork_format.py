@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from ..errors import InvalidInput
@@ -21,15 +22,20 @@ def looks_like(data: Any) -> bool:
     return isinstance(data, dict) and data.get("format") == FORMAT
 
 
-def parse(data: Any) -> Bundle:
-    """Validate the document's shape; every record keeps its id and fields."""
+def parse(data: Any, *, now: datetime) -> Bundle:
+    """Validate the document's shape; every record keeps its id and fields.
+
+    An export made before links (records version 2 or older) holds relations as fields of the
+    records (a lesson's ``superseded_by``, a card's ``merged_from``, ``episode_ids``):
+    they arrive as links, as the schema-3 migration turns them in a store.
+    """
     if not looks_like(data):
         raise InvalidInput("format", f"not a memwork export (expected format {FORMAT!r})")
     version = data.get("schema_version")
-    if not isinstance(version, int) or version > schema.SCHEMA_VERSION:
+    if not isinstance(version, int) or version > schema.RECORDS_VERSION:
         raise InvalidInput(
             "schema_version",
-            f"export has schema {version!r}; this memwork reads up to {schema.SCHEMA_VERSION}",
+            f"export has schema {version!r}; this memwork reads up to {schema.RECORDS_VERSION}",
         )
     tables = data.get("tables")
     if not isinstance(tables, dict):
@@ -58,4 +64,26 @@ def parse(data: Any) -> Bundle:
                 raise InvalidInput(f"tables.{table}[{number}].id", "every record needs a string id")
             target = bundle.history if table in INTERNAL_TABLES else bundle.tables
             target.setdefault(table, []).append(doc)
+    if version < 3:
+        _relations_as_links(bundle, now)
     return bundle
+
+
+def _relations_as_links(bundle: Bundle, now: datetime) -> None:
+    from .. import links
+
+    made: list[dict[str, Any]] = []
+    for table, home in (("lessons", "lessons"), ("mistake_cards", "mistake_cards")):
+        found: list[dict[str, Any]] = []
+        docs = bundle.tables.get(table, [])
+        for number, doc in enumerate(docs):
+            docs[number], new = links.legacy_links(table, home, doc, now)
+            found.extend(new)
+        made.extend(links.dedupe(found) if table == "lessons" else found)
+    rules = bundle.tables.get("rules", [])
+    for number, doc in enumerate(rules):
+        # Where a rule lands is the importing store's to decide: placed when written.
+        rules[number], new = links.legacy_links("rules", "rules", doc, now)
+        made.extend(new)
+    if made:
+        bundle.tables.setdefault("links", []).extend(made)

@@ -25,12 +25,9 @@ class MistakeCard(Record):
     seen_count: int = Field(default=1, ge=1, le=MAX_INT)
     first_seen_episode: int = Field(ge=0, le=MAX_INT)
     last_seen_episode: int = Field(ge=0, le=MAX_INT)
-    merged_from: list[str] = Field(default_factory=list)
     #: Merge keys of absorbed cards: later sightings under them count here.
     merged_keys: list[list[str]] = Field(default_factory=list)
     #: For ``evidence`` or ``lesson`` cut at 300 with an ellipsis: the character the
     #: ellipsis stands in for. The episodic layout shows the text as the episodic
     #: library cuts it (plainly, at 300), so it needs that character back.
     cut_chars: dict[str, str] = Field(default_factory=dict)
-    #: The episodes that sighted it, newest last (at most ``core.sources.EPISODE_REFS``).
-    episode_ids: list[str] = Field(default_factory=list)

@@ -36,8 +36,6 @@ class Lesson(Record):
     last_reinforced_at: Timestamp
     pinned: bool = False
     deleted: bool = False
-    superseded_by: str | None = None
-    supersedes: str | None = None
     wordings: list[str] = Field(default_factory=list)
     #: The task's running totals when a task-scoped lesson was created
     #: (``{"task", "episodes", "score_sum"}``): what its effect is measured against.

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .base import Record
 
-ProposalKind = Literal["lesson", "slot", "card", "rule", "config", "checkpoint"]
+ProposalKind = Literal["lesson", "slot", "card", "rule", "config", "checkpoint", "profile"]
 ProposalOp = Literal["add", "set", "append", "replace", "edit", "restore"]
 Status = Literal["pending", "approved", "rejected", "merged"]
 
@@ -22,7 +22,7 @@ class Proposal(Record):
     op: ProposalOp
     target: str = Field(min_length=1)
     """The lesson's or rule's scope (an add), the edited lesson's or card's id, the slot's
-    label, the setting, or the checkpoint."""
+    label, the setting, the checkpoint, or the profile's project."""
     args: dict[str, Any]
     """The arguments of the write, scrubbed, as the agent gave them."""
     status: Status = "pending"
@@ -50,3 +50,6 @@ class StoreConfig(BaseModel):
     id: Literal["config"]
     review: OnOff | None = None
     context_log: OnOff | None = None
+    embedder: Literal["off", "wordllama"] | None = None
+    #: ``off`` or whole seconds, as text (``core.config.NUMERIC``).
+    wm_default_ttl: str | None = Field(default=None, pattern=r"^(off|[1-9][0-9]{0,9})$")

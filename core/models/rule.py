@@ -26,8 +26,6 @@ class Rule(Record):
     source: RuleSource = "manual"
     active: bool = True
     seq: int = Field(default=0, ge=0, le=MAX_INT)
-    #: The episodes that derived it, newest last (at most ``core.sources.EPISODE_REFS``).
-    episode_ids: list[str] = Field(default_factory=list)
 
     @field_validator("scope")
     @classmethod

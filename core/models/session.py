@@ -43,6 +43,8 @@ class Session(Record):
     observation_count: int = Field(default=0, ge=0, le=MAX_INT)
     dropped_observations: int = Field(default=0, ge=0, le=MAX_INT)
     max_observations: int = Field(default=MAX_OBSERVATIONS, ge=1, le=MAX_INT)
+    #: Observations deleted for good (``observation delete``): counted, their words gone.
+    forgotten_observations: int = Field(default=0, ge=0, le=MAX_INT)
     #: Created on first use of an id an agent named (``wm --session run-42 …``),
     #: not by ``session start``.
     implicit: bool = False

@@ -36,6 +36,10 @@ _IDENTIFIERS = frozenset(
         "supersedes",
         "superseded_by",
         "merged_from",
+        # A link's ends and where it lives (core/links.py).
+        "from",
+        "to",
+        "home",
     }
 )
 #: Fields kept with personal details, per table.

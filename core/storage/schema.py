@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .store import Store
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: The shape of records, which an export names: schema 3 changed how a folder store
-#: commits, not a record, so an export still reads in a memwork of schema 2.
-RECORDS_VERSION = 2
+#: commits, not a record (records 2); schema 4 made relations links (records 3), and an
+#: older export's relation fields become links as it is imported.
+RECORDS_VERSION = 3
 
 Migration = Callable[["Store"], None]
 
@@ -42,8 +43,22 @@ def _write_ahead_log(store: Store) -> None:
     the store instead of missing its latest commits."""
 
 
+def _relations_as_links(store: Store) -> None:
+    """3 → 4: the relation fields of records (a lesson's ``superseded_by`` and
+    ``supersedes``, a card's ``merged_from`` and ``episode_ids``, a rule's
+    ``episode_ids``) become links (core/links.py), one model for every relation."""
+    from .. import links  # a domain module: imported only when a store is this old
+    from ..clock import now
+
+    links.convert_legacy(store, now())
+
+
 #: ``MIGRATIONS[n]`` turns a version-``n`` store into version ``n + 1``.
-MIGRATIONS: dict[int, Migration] = {1: _rule_archive_in_chunks, 2: _write_ahead_log}
+MIGRATIONS: dict[int, Migration] = {
+    1: _rule_archive_in_chunks,
+    2: _write_ahead_log,
+    3: _relations_as_links,
+}
 #: Migrations that change no document: nothing to copy aside before them.
 NO_BACKUP = frozenset({2})
 

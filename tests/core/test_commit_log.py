@@ -299,12 +299,16 @@ def test_damage_before_later_records_is_refused_untouched(tmp_path: Path) -> Non
 # -- a store written before the log ------------------------------------------------------------
 def test_a_store_written_by_the_previous_memwork_opens_and_migrates(tmp_path: Path) -> None:
     """``tests/data/store-v2`` was written by memwork at schema 2 (one journaled commit
-    per write, no log). It reads the same, migrates without a backup (no document
-    changes), and its next writes go to a log."""
+    per write, no log). It reads the same once its relation fields are links (the one
+    step that changes documents, so the folder is copied aside first), and its next
+    writes go to a log."""
     folder = tmp_path / "old"
     shutil.copytree(DATA / "store-v2", folder)
+    relations = {"lessons", "rules", "mistake_cards"}  # where relation fields lived
     tables_before = {
-        p.name: p.read_bytes() for p in folder.glob("*.json") if p.name != "store.json"
+        p.name: p.read_bytes()
+        for p in folder.glob("*.json")
+        if p.name != "store.json" and p.name.split(".")[0] not in relations
     }
     env = python_env(MEMWORK_NOW="2026-10-01T12:00:00Z", MEMWORK_VERIFY_WRITES="1")
     exported = subprocess.run(
@@ -313,12 +317,22 @@ def test_a_store_written_by_the_previous_memwork_opens_and_migrates(tmp_path: Pa
         env=env,
         check=True,
     ).stdout
-    assert exported == (DATA / "store-v2.export.json").read_bytes()
-    assert _manifest(folder)["schema_version"] == schema.SCHEMA_VERSION == 3
+    now, then = json.loads(exported), json.loads((DATA / "store-v2.export.json").read_bytes())
+    assert (now["schema_version"], then["schema_version"]) == (schema.RECORDS_VERSION, 2)
+    fields = ("superseded_by", "supersedes", "merged_from", "episode_ids")
+    for table, docs in then["tables"].items():
+        plain = [{k: v for k, v in d.items() if k not in fields} for d in docs]
+        assert now["tables"][table] == plain, table
+    # A rule's episodes are links now, kept beside the rules.
+    derived = [x for t, docs in now["tables"].items() if t.startswith("links") for x in docs]
+    assert sorted(x["to"] for x in derived if x["kind"] == "derived_from") == sorted(
+        e for d in then["tables"]["rules"] for e in d.get("episode_ids", [])
+    )
+    assert _manifest(folder)["schema_version"] == schema.SCHEMA_VERSION == 4
     assert (folder / wal.LOG_NAME).exists()
-    assert not list(tmp_path.glob("old.backup-*"))
+    assert len(list(tmp_path.glob("old.backup-v2-*"))) == 1
     for name, raw in tables_before.items():
-        assert (folder / name).read_bytes() == raw, name  # the migration changed no table
+        assert (folder / name).read_bytes() == raw, name  # the rest changed no table
     # It is a whole store: a checkpoint from before restores, and writes land in the log.
     run = [sys.executable, "-m", "memwork", "--db", str(folder)]
     listed = json.loads(

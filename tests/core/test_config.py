@@ -21,6 +21,7 @@ def test_defaults_set_get_list(cli, db: Path) -> None:  # noqa: ANN001
         ("context_log", "off", False),
         ("embedder", "off", False),
         ("review", "off", False),
+        ("wm_default_ttl", "off", False),
     ]
     done = cli("config", "set", "review", "on")
     assert done.code == 0 and done.out == "review: off -> on\n"
@@ -51,7 +52,10 @@ def test_bad_keys_and_values_are_refused_and_change_nothing(cli, db: Path) -> No
     before = folder_digest(db)
     done = cli("config", "set", "reveiw", "on")
     assert done.code == 2
-    assert done.err == "memwork: key: must be one of context_log, embedder, review (got 'reveiw')\n"
+    assert done.err == (
+        "memwork: key: must be one of context_log, embedder, review, wm_default_ttl "
+        "(got 'reveiw')\n"
+    )
     done = cli("config", "set", "review", "maybe")
     assert done.code == 2
     assert done.err == "memwork: value: review must be one of on, off (got 'maybe')\n"

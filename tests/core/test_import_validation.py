@@ -213,6 +213,31 @@ REFUSED = [
         },
         "proposals[1].status",
     ),
+    (
+        "link kind",
+        {
+            "links": [
+                {"id": "l", "kind": "Not A Kind", "from": "a", "to": "b", "home": "lessons"}
+                | STAMPS
+            ]
+        },
+        "links[1].kind",
+    ),
+    (
+        "link home outside the store",
+        {"links": [{"id": "l", "kind": "about", "from": "a", "to": "b", "home": "../x"} | STAMPS]},
+        "links[1]",
+    ),
+    (
+        "action status",
+        {"actions": [{"id": "a", "title": "t", "status": "later"} | STAMPS]},
+        "actions[1].status",
+    ),
+    (
+        "profile limit",
+        {"profiles": [{"id": "p", "project": "api", "limit": 0} | STAMPS]},
+        "profiles[1].limit",
+    ),
     ("checkpoints", {"checkpoints": [{"id": ".."}]}, "tables.checkpoints", "store-local"),
     ("imports", {"imports": [{"id": "imp_1"}]}, "tables.imports"),
     (

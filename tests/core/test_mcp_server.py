@@ -12,6 +12,7 @@ import anyio
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 
+from memwork.core.context.budget import DEFAULT_BUDGET
 from memwork.core.operations import door_ops
 from memwork.core.storage.store import Store
 from tests.conftest import folder_digest, python_env
@@ -117,13 +118,19 @@ def test_the_server_offers_every_operation_each_saying_when_to_call_it(db: Path)
     assert by_name["restore_checkpoint"].annotations.destructive_hint is True
     props = by_name["get_context"].input_schema["properties"]
     assert set(props) == {"task", "project", "budget", "style", "format", "query"}
+    # No budget: MEMWORK_TOKEN_BUDGET, else the style's own (2000, none for episodic).
     assert "integer" in json.dumps(props["budget"])
-    assert props["budget"].get("default") is None  # the style's own: 2000, none for episodic
+    assert props["budget"].get("default") is None
+    assert str(DEFAULT_BUDGET) in props["budget"]["description"]
     assert props["format"]["enum"] == ["text", "json"]
     assert by_name["get_lesson"].output_schema["properties"]["effective_confidence"]
 
 
-def test_every_tool_works_and_the_cli_sees_the_writes(db: Path, cli) -> None:  # noqa: ANN001
+def test_every_tool_works_and_the_cli_sees_the_writes(
+    db: Path,
+    cli,  # noqa: ANN001
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     async def body(client: Client) -> dict[str, Any]:
         out: dict[str, Any] = {}
         session = await call(client, "start_session", project="api", title="deploy")
@@ -202,8 +209,12 @@ def test_every_tool_works_and_the_cli_sees_the_writes(db: Path, cli) -> None:  #
     assert out["search"][0]["kind"] == "episode" and "worker-25" in out["search"][0]["title"]
     assert out["stats"]["total_episodes"] == 4
 
-    # The same store through the CLI, at the same instant: the same answers.
+    # The same store through the CLI, at the same instant and as the same agent (whose
+    # ended sessions' summaries the context shows): the same answers.
+    assert "## Recent sessions\n- 2026-11-01 deploy: done" in out["context_end"]
+    monkeypatch.setenv("MEMWORK_AGENT", "tester")
     assert cli("context", "--task", "deploy-api", now=NOW).out == out["context_end"] + "\n"
+    monkeypatch.delenv("MEMWORK_AGENT")
     assert cli("--json", "lesson", "list", now=NOW).json() == out["lessons"]
     assert cli("--json", "lesson", "list", "--all", now=NOW).json() == out["all_lessons"]
     assert cli("--json", "slot", "list", now=NOW).json() == out["slots"]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from memwork import Memory
-from memwork.core import episodes, lessons, search, sessions, slots
+from memwork.core import episodes, forgetting, lessons, search, sessions, slots
 from memwork.core.recall.follow import IndexFile, Recall
 from memwork.core.storage.store import Store
 from tests.conftest import NOW
@@ -60,7 +60,7 @@ def test_an_index_kept_incrementally_equals_one_rebuilt_from_the_store(store: St
     with store.transaction():  # an observation taken out of the middle of a session
         store.delete(f"observations.{sid}", [observed["id"]])
     follower.refresh(store)
-    sessions.delete_session(store, sid, now=NOW, actor="t")
+    forgetting.forget_session(store, sid, now=NOW, actor="t")
     follower.refresh(store)
     assert follower.index is not None
 

@@ -473,7 +473,12 @@ def test_an_export_leaves_the_index_out_and_an_import_rebuilds_it(
     assert "rule_index" not in document["tables"]
     target = Store(tmp_path / "b")
     importer.apply_bundle(
-        target, memwork_format.parse(document), on_conflict=None, now=now, actor=ACTOR, source="x"
+        target,
+        memwork_format.parse(document, now=now),
+        on_conflict=None,
+        now=now,
+        actor=ACTOR,
+        source="x",
     )
     assert _everything(target) == _everything(source)
     _forget_caches()

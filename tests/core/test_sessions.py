@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memwork.core import audit, sessions
+from memwork.core import audit, forgetting, sessions
 from memwork.core.errors import Conflict, InvalidInput, NotFound
 from memwork.core.models.session import MAX_OBSERVATIONS
 from memwork.core.storage.store import Store
@@ -252,7 +252,7 @@ def test_delete_session_drops_its_tables(store: Store, now: datetime) -> None:
     session = _start(store, now)
     _observe(store, session["id"], "a", now)
     wm.set_key(store, session["id"], "k", "v", now=now, actor=ACTOR)
-    sessions.delete_session(store, session["id"], now=now, actor=ACTOR)
+    forgetting.forget_session(store, session["id"], now=now, actor=ACTOR)
     with store.reading():
         assert store.table_names("observations") == []
         assert store.table_names("working_memory") == []

@@ -6,7 +6,7 @@ import shutil
 from datetime import timedelta
 from pathlib import Path
 
-from memwork.core import audit, lessons, sessions
+from memwork.core import audit, forgetting, lessons, sessions
 from memwork.core.clock import parse_instant
 from memwork.core.storage.store import Store
 from memwork.tui.app import make_app
@@ -125,7 +125,7 @@ def test_t_cycles_a_table_filter(demo_app, demo_path: Path) -> None:
             assert {e["table"] for e in _shown(app)} == {tables[0]}
             # The table filter and the words combine.
             record_id = next(e["record_id"] for e in log if e["table"] == tables[0])
-            await _filter(pilot, record_id[:8])
+            await _filter(pilot, record_id)
             assert [e["record_id"] for e in _shown(app)] == [
                 e["record_id"]
                 for e in log
@@ -197,7 +197,7 @@ def test_enter_jumps_to_sessions_and_lessons(demo_app, demo_path: Path) -> None:
 def test_enter_on_a_record_that_is_gone_or_has_no_pane_says_so(demo_app, demo_path: Path) -> None:
     store = Store(demo_path)
     doomed = sessions.start_session(store, title="short-lived", now=NOW, actor="cli")
-    sessions.delete_session(store, doomed["id"], now=NOW, actor="cli")
+    forgetting.forget_session(store, doomed["id"], now=NOW, actor="cli")
     log = _log(demo_path)
     started = next(e for e in log if e["action"] == "start" and e["record_id"] == doomed["id"])
     imported = next(e for e in log if e["table"] == "imports")

@@ -339,6 +339,90 @@ def test_delete_key_only_applies_to_the_keys_list(demo_app, demo_path: Path) -> 
     run(scenario)
 
 
+def test_delete_forgets_a_session_or_an_observation_after_a_confirmation(
+    demo_app, demo_path: Path
+) -> None:
+    active = _active(demo_path)
+    observations = sessions.observations(Store(demo_path), active["id"])
+    last = observations[-1]
+
+    def stored() -> str:
+        """The observation tables' files (the audit keeps an id, as the fact)."""
+        return "\n".join(
+            p.read_text(errors="replace")
+            for p in demo_path.iterdir()
+            if p.is_file() and p.name.startswith("observations")
+        )
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            # In the timeline, Delete names the observation under the cursor.
+            timeline = await _focus(pilot, "timeline")
+            timeline.move_cursor(len(observations) - 1)
+            await pilot.press("delete")
+            await settle(pilot)
+            assert f"Forget observation #{last['seq']} for good?" in screen_text(app)
+            await pilot.press("n")  # declined: nothing changes
+            await settle(pilot)
+            assert len(sessions.observations(Store(demo_path), active["id"])) == len(observations)
+            await pilot.press("delete")
+            await settle(pilot)
+            await pilot.press("y")
+            await settle(pilot)
+            kept = sessions.observations(Store(demo_path), active["id"])
+            assert [o["id"] for o in kept] == [o["id"] for o in observations[:-1]]
+            assert last["id"] not in stored()
+            # From the sessions list, Delete forgets the whole session.
+            await _focus(pilot, "sessions")
+            await pilot.press("delete")
+            await settle(pilot)
+            assert "Forget session 'Migrate orders.status to an enum' for good?" in screen_text(app)
+            await pilot.press("y")
+            await settle(pilot)
+            with pytest.raises(NotFound):
+                sessions.get_session(Store(demo_path), active["id"])
+            assert active["id"] not in [s["id"] for s in _listed(demo_path)]
+            assert not [p for p in demo_path.iterdir() if active["id"] in p.name]
+
+    run(scenario)
+
+
+def test_w_lists_the_work_items_and_a_key_changes_a_status(demo_app, demo_path: Path) -> None:
+    from memwork.core import actions
+
+    listed = actions.list_actions(Store(demo_path))
+    first = listed[0]
+    assert first["workable"] and first["status"] == "active"
+    waiting = next(a for a in listed if first["id"] in a["waiting_for"])
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("w")
+            await settle(pilot)
+            frontier = sum(1 for a in listed if a["workable"])
+            assert f"Work items · {len(listed)} · {frontier} to do now (▶)" in screen_text(app)
+            await pilot.press("down")
+            await settle(pilot)
+            assert f"waits for: {first['title']}" in screen_text(app)
+            await pilot.press("up", "d")  # the first is done: what waited for it joins
+            await wait_until(
+                pilot,
+                lambda: actions.get_op(Store(demo_path), first["id"])["status"] == "done",
+            )
+            await settle(pilot)
+            assert actions.get_op(Store(demo_path), waiting["id"])["workable"] is True
+            assert f"Work items · {len(listed)} · {frontier} to do now" in screen_text(app)
+            await pilot.press("escape")
+            await settle(pilot)
+            assert "Work items" not in screen_text(app)
+
+    run(scenario)
+
+
 def test_checkpoint_then_restore_replaces_the_working_memory(demo_app, demo_path: Path) -> None:
     active = _active(demo_path)
 

@@ -17,8 +17,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Input, Label, Select, Static, TextArea
 
-from ...core.context.build import DEFAULT_BUDGET
 from ...core.context.files import save_text, target_path
+from ...core.env_settings import token_budget_or_default
 from ...core.errors import InvalidInput
 from ...core.targets import Targets
 from ..screens.form import Field, FormScreen
@@ -104,7 +104,7 @@ class ContextPane(Pane):
         self.shown_params: Params | None = None
         self.task_names = KnownNames()
         self.project_names = KnownNames()
-        self.budget = DEFAULT_BUDGET
+        self.budget = token_budget_or_default()
         self._timer: Timer | None = None
         self.save_path = ""
 
@@ -129,7 +129,7 @@ class ContextPane(Pane):
             with Horizontal(classes="control-row"):
                 yield Label("Budget", classes="control-label")
                 yield Input(
-                    str(DEFAULT_BUDGET), id="context-budget", placeholder="tokens", compact=True
+                    str(self.budget), id="context-budget", placeholder="tokens", compact=True
                 )
                 yield Label("Style", classes="control-label")
                 yield Select(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...core import forgetting
 from ...core import sessions as core_sessions
 from ...core import working_memory as core_wm
 from ...core.errors import InvalidInput
@@ -179,6 +180,64 @@ def delete_key(pane: SessionsPane, session: Doc, key: str) -> None:
         ConfirmScreen(
             f"Delete key {key!r}?",
             "It leaves this session's working memory (a checkpoint that holds it keeps it).",
+        ),
+        answered,
+    )
+
+
+def _kept_copies(result: Doc) -> str:
+    held = result.get("checkpoints_may_hold") or []
+    if not held:
+        return ""
+    return (
+        f"; {plural(len(held), 'checkpoint')} taken since still "
+        f"{'holds' if len(held) == 1 else 'hold'} a copy until deleted"
+    )
+
+
+def forget_session(pane: SessionsPane, session: Doc) -> None:
+    """Forget a whole session (observations, working memory, links), after a confirmation."""
+    count = int(session.get("observation_count", 0))
+
+    async def answered(yes: bool | None) -> None:
+        if yes:
+            await pane.workbench.write(
+                forgetting.forget_session,
+                session["id"],
+                done=lambda r: (
+                    f"Session forgotten with {plural(r['observations'], 'observation')}"
+                    + _kept_copies(r)
+                ),
+            )
+
+    pane.app.push_screen(
+        ConfirmScreen(
+            f"Forget session {session['title'] or session['id']!r} for good?",
+            f"Its {plural(count, 'observation')}, its working memory and its links leave "
+            "the store, its search cache and the next context; this cannot be undone. The "
+            "history keeps that it happened, not the words. A store checkpoint taken since "
+            "keeps its copy until you delete it.",
+        ),
+        answered,
+    )
+
+
+def forget_observation(pane: SessionsPane, session: Doc, observation: Doc) -> None:
+    """Forget one observation, after a confirmation."""
+
+    async def answered(yes: bool | None) -> None:
+        if yes:
+            await pane.workbench.write(
+                forgetting.forget_observations,
+                [f"{session['id']}/{observation['id']}"],
+                done=lambda r: "Observation forgotten" + _kept_copies(r),
+            )
+
+    pane.app.push_screen(
+        ConfirmScreen(
+            f"Forget observation #{observation['seq']} for good?",
+            "Its words leave the store, its search cache and the next context; this cannot "
+            "be undone. The history keeps that it happened, not the words.",
         ),
         answered,
     )

@@ -39,8 +39,10 @@ class SessionsPane(Pane):
     HELP = (
         "Tab moves from the sessions list to the working memory's keys, scratchpad and "
         "checkpoints, then to the observation timeline. d and r act on the focused keys and "
-        "checkpoints lists. TTLs count down live; the timeline follows new observations "
-        "while its cursor is on the last row."
+        "checkpoints lists. Delete forgets the selected session for good (in the timeline, "
+        "the observation under the cursor), after a confirmation. w opens the work items "
+        "(▶ marks what can be done now). TTLs count down live; the "
+        "timeline follows new observations while its cursor is on the last row."
     )
     BINDINGS: ClassVar[list[Binding]] = [
         Binding("o", "observe", "Observe", tooltip="Add an observation to the session"),
@@ -52,6 +54,13 @@ class SessionsPane(Pane):
         Binding("r", "restore", "Restore", tooltip="Restore the selected wm checkpoint"),
         Binding("e", "end_session", "End", tooltip="End the session with a summary"),
         Binding("n", "new_session", "New", tooltip="Start a new session"),
+        Binding("w", "work", "Work", tooltip="The work items and what can be done now"),
+        Binding(
+            "delete",
+            "forget",
+            "Forget",
+            tooltip="Delete the session (in the timeline: the observation) for good",
+        ),
     ]
 
     #: Shown (and active) only while their table has the focus, so the footer stays short.
@@ -241,7 +250,7 @@ class SessionsPane(Pane):
             return self._focused_id() == self.FOCUSED_ACTIONS[action]
         session = self.detail.session if self.detail else None
         if session is None:
-            return action == "new_session"  # nothing to act on: only "New" applies
+            return action in ("new_session", "work")  # nothing to act on: New and Work
         if action == "end_session" and session["status"] == "ended":
             return False  # an ended session cannot end again: not in the footer
         return True
@@ -289,6 +298,11 @@ class SessionsPane(Pane):
             self.warn("Select a session first")
         return session
 
+    def action_work(self) -> None:
+        from ..screens.work import WorkScreen
+
+        self.app.push_screen(WorkScreen())
+
     def action_new_session(self) -> None:
         forms.new_session(self)
 
@@ -334,6 +348,19 @@ class SessionsPane(Pane):
     def action_checkpoint(self) -> None:
         if (session := self._need_session()) is not None:
             forms.create_wm_checkpoint(self, session)
+
+    def action_forget(self) -> None:
+        """Delete for good, after a confirmation: the observation under the timeline's
+        cursor when the timeline has the focus, else the whole session."""
+        if (session := self._need_session()) is None:
+            return
+        if self._focused_id() == "timeline":
+            key = self.timeline.table.cursor_key
+            found = next((o for o in self.timeline.observations if o["id"] == key), None)
+            if found is not None:
+                forms.forget_observation(self, session, found)
+                return
+        forms.forget_session(self, session)
 
     def action_restore(self) -> None:
         if (session := self._need_session()) is None:

@@ -1,0 +1,518 @@
+"""Links: every relation between two records, as records of one kind.
+
+A link says that one record stands in a relation to another:
+``{"id": "lnk_…", "kind", "from", "to", "home", "note", "created_at", "updated_at"}``.
+Before links, each relation lived in a field of its own (a lesson's
+``superseded_by``, a card's ``merged_from`` and ``episode_ids``, a rule's
+``episode_ids``) and each was read, copied and forgotten its own way; a
+migration (schema 3, :func:`convert_legacy`) turned those fields into links.
+
+Kinds memwork keeps itself (:data:`MANAGED`; ``memwork link`` refuses them):
+
+- ``derived_from``: a rule → an episode it was derived from (recording,
+  consolidation), the newest :data:`EPISODE_REFS` per rule;
+- ``sighted_in``: a mistake card → an episode that reported it, the newest
+  :data:`EPISODE_REFS` per card;
+- ``supersedes``: a lesson → the lesson it replaced (``--on-duplicate supersede``);
+- ``merged_into``: a card or a lesson → the one that absorbed it (card and lesson
+  merges; the absorbed card is gone, its link is what keeps its id findable).
+
+Kinds agents and people add (``memwork link A B --kind K``): ``about`` (a record
+about a slot, a task ``task:X``, a project ``project:P`` or a file ``file:PATH``),
+``after`` (an action that waits for another, :mod:`core.actions`; a cycle is
+refused) and any other word (``[a-z][a-z0-9_-]*``): a free relation.
+
+**Placement.** A link lives beside the record it starts from: in the table
+``links.<home>``, where ``home`` is the physical table of its ``from`` record
+(``links.lessons``, ``links.mistake_cards``, ``links.rules.task.deploy``,
+``links.episodes.000003``, ``links.observations.<session>``). What a record
+links to is then one small table away, read with the record's own table (the
+context reads its cards' and rules' sources that way, never a table that grows
+with history), and a rule that leaves the active window takes its links along
+to its archive chunk (:func:`rehome`). What links *to* a record is found by
+reading every link table (:func:`incoming`): curation's question, not an agent's
+per-step one.
+
+Plain functions over documents, no pydantic: the context path imports this
+module (:func:`superseded` decides which lessons are live).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from typing import Any
+
+from . import ids
+from .clock import iso
+from .storage.store import Store
+
+LOGICAL = "links"
+#: Episode references a rule or a card keeps (the newest).
+EPISODE_REFS = 20
+
+DERIVED_FROM = "derived_from"
+SIGHTED_IN = "sighted_in"
+SUPERSEDES = "supersedes"
+MERGED_INTO = "merged_into"
+ABOUT = "about"
+AFTER = "after"
+
+#: Kinds memwork keeps itself, with what makes them (a person cannot add or remove one).
+MANAGED: dict[str, str] = {
+    DERIVED_FROM: "recording an episode derives rules (consolidation too)",
+    SIGHTED_IN: "recording an episode merges its mistake cards",
+    SUPERSEDES: "lesson add --on-duplicate supersede",
+    MERGED_INTO: "card merge and lesson merge",
+}
+#: Kinds whose ``to`` is an episode, capped at :data:`EPISODE_REFS` per record.
+EPISODE_KINDS = (DERIVED_FROM, SIGHTED_IN)
+#: What each kind means, for help texts and the workbench.
+MEANING: dict[str, str] = {
+    DERIVED_FROM: "derived from",
+    SIGHTED_IN: "sighted in",
+    SUPERSEDES: "supersedes",
+    MERGED_INTO: "merged into",
+    ABOUT: "about",
+    AFTER: "after",
+}
+#: A free kind: a short lower-case word.
+KIND_RULE = "must be a lower-case word: a letter, then letters, digits, _ or - (at most 40)"
+_KIND = re.compile(r"[a-z][a-z0-9_-]{0,39}")
+#: References a link may point to that are not records.
+REFERENCE_PREFIXES = ("task:", "project:", "file:", "url:")
+
+Link = dict[str, Any]
+
+
+def table_of(home: str) -> str:
+    """The physical table that holds links starting from records of table ``home``."""
+    return f"{LOGICAL}.{home}"
+
+
+def home_of_table(name: str) -> str:
+    """``links.rules.task.x`` → ``rules.task.x``."""
+    return name.split(".", 1)[1]
+
+
+def is_kind(kind: str) -> bool:
+    """Whether ``kind`` is a well-formed kind word."""
+    return isinstance(kind, str) and _KIND.fullmatch(kind) is not None
+
+
+def is_reference(ref: str) -> bool:
+    """Whether ``ref`` names something that is not a record (``task:X``, ``file:P``, …)."""
+    return ref.startswith(REFERENCE_PREFIXES)
+
+
+def link_id(kind: str, frm: str, to: str, now: datetime) -> str:
+    """A link's id: the instant it was made (as record ids start) and a digest of what
+    it joins. Taking nothing from the id generator, links leave every other record's
+    id as it would be (the seeded demo store keeps its ids)."""
+    from .rule_archive import sha1  # CPython's own: hashlib would load OpenSSL (~2 ms)
+
+    digest = int.from_bytes(sha1(f"{kind}\0{frm}\0{to}".encode()).digest()[:10], "big")
+    millis = int(now.timestamp() * 1000)
+    return f"lnk_{ids.encode(millis, 10)}{ids.encode(digest, 16)}"
+
+
+def make(
+    kind: str,
+    frm: str,
+    to: str,
+    home: str,
+    now: datetime,
+    *,
+    note: str = "",
+    seq: int = 0,
+) -> Link:
+    """A new link document (not stored). ``seq`` orders a record's links of one kind
+    (an episode reference's place among the record's others)."""
+    stamp = iso(now)
+    doc: Link = {
+        "created_at": stamp,
+        "from": frm,
+        "home": home,
+        "id": link_id(kind, frm, to, now),
+        "kind": kind,
+        "note": note,
+        "to": to,
+        "seq": seq,
+        "updated_at": stamp,
+    }
+    return doc
+
+
+def order(link: Link) -> tuple[str, str, int, str]:
+    """Links sort by creation, oldest first: by time, then by the record they start from,
+    then by ``seq`` (a record's links in the order they were made, whatever the clock
+    says; its ids are time-ordered like every record's)."""
+    return (link["created_at"], link["from"], int(link.get("seq", 0)), link["id"])
+
+
+# -- reading -------------------------------------------------------------------------------
+def in_home(store: Store, home: str) -> list[Link]:
+    """Every link that starts from a record of table ``home`` (call inside a read)."""
+    name = table_of(home)
+    if not store.has_table(name):
+        return []
+    return list(store.docs(name).values())
+
+
+def by_from(links: Iterable[Link]) -> dict[str, list[Link]]:
+    """Links grouped by their ``from`` record, each group oldest first."""
+    grouped: dict[str, list[Link]] = {}
+    for link in links:
+        grouped.setdefault(link["from"], []).append(link)
+    for group in grouped.values():
+        group.sort(key=order)
+    return grouped
+
+
+def outgoing(store: Store, home: str, frm: str, kind: str | None = None) -> list[Link]:
+    """The links from record ``frm`` (kept in ``home``), oldest first."""
+    found = [
+        link
+        for link in in_home(store, home)
+        if link["from"] == frm and (kind is None or link["kind"] == kind)
+    ]
+    return sorted(found, key=order)
+
+
+def link_tables(store: Store) -> list[str]:
+    """Every link table (lists the store's tables: not for a hot path)."""
+    return store.table_names(LOGICAL)
+
+
+def every_link(store: Store) -> Iterator[Link]:
+    """Every link of the store (call inside a read; reads every link table)."""
+    for name in link_tables(store):
+        yield from store.docs(name).values()
+
+
+def incoming(store: Store, record_id: str) -> list[Link]:
+    """The links that point to ``record_id``, oldest first (reads every link table)."""
+    return sorted((x for x in every_link(store) if x["to"] == record_id), key=order)
+
+
+def touching(store: Store, record_ids: set[str]) -> list[Link]:
+    """The links from or to any of ``record_ids`` (reads every link table)."""
+    return [x for x in every_link(store) if x["from"] in record_ids or x["to"] in record_ids]
+
+
+def episode_ids(links: Iterable[Link], kind: str) -> list[str]:
+    """The episode ids of a record's ``kind`` links, oldest first (what ``episode_ids``
+    shows)."""
+    return [x["to"] for x in sorted(links, key=order) if x["kind"] == kind]
+
+
+# -- lessons: superseded and merged ---------------------------------------------------------
+def lesson_relations(store: Store) -> tuple[dict[str, str], dict[str, str]]:
+    """``(superseded_by, supersedes)`` of the lessons: which lesson replaced which.
+
+    A lesson is superseded by the lesson that ``supersedes`` it, or by the one it was
+    ``merged_into``. Call inside a read; one small table (``links.lessons``).
+    """
+    replaced_by: dict[str, str] = {}
+    replaces: dict[str, str] = {}
+    for link in sorted(in_home(store, "lessons"), key=order):
+        if link["kind"] == SUPERSEDES:
+            replaced_by[link["to"]] = link["from"]
+            replaces[link["from"]] = link["to"]
+        elif link["kind"] == MERGED_INTO:
+            replaced_by[link["from"]] = link["to"]
+    return replaced_by, replaces
+
+
+def with_lesson_relations(store: Store, lessons: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each lesson with ``superseded_by`` and ``supersedes`` as its links say (copies)."""
+    replaced_by, replaces = lesson_relations(store)
+    return [
+        {
+            **lesson,
+            "superseded_by": replaced_by.get(lesson["id"]),
+            "supersedes": replaces.get(lesson["id"]),
+        }
+        for lesson in lessons
+    ]
+
+
+#: Fields computed from links that a record's view carries but its document never does.
+COMPUTED = (
+    "superseded_by",
+    "supersedes",
+    "merged_from",
+    "episode_ids",
+    "merged_from_id",
+    "link_refs",
+)
+
+
+def stored(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` without the fields computed from links (what the store keeps)."""
+    if not any(k in doc for k in COMPUTED):
+        return doc
+    return {k: v for k, v in doc.items() if k not in COMPUTED}
+
+
+# -- cards and rules: their episodes ----------------------------------------------------------
+def with_episode_ids(
+    store: Store, home: str, docs: Iterable[dict[str, Any]], kind: str
+) -> list[dict[str, Any]]:
+    """Each rule or card (all kept in ``home``) with the ``episode_ids`` its ``kind``
+    links name, oldest first (copies)."""
+    grouped = by_from(x for x in in_home(store, home) if x["kind"] == kind)
+    return [{**doc, "episode_ids": [x["to"] for x in grouped.get(doc["id"], [])]} for doc in docs]
+
+
+def with_targets(store: Store, home: str, docs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each record (all kept in ``home``) with ``link_refs``: what its links point to,
+    oldest first, as context sources (``{"kind", "id", "via"}``). Copies; a record
+    with no link is returned as it is."""
+    grouped = by_from(in_home(store, home))
+    out = []
+    for doc in docs:
+        mine = grouped.get(doc["id"])
+        out.append({**doc, "link_refs": [target_ref(x) for x in mine]} if mine else doc)
+    return out
+
+
+#: Record kinds by the prefix of the ids memwork makes.
+ID_PREFIXES = {
+    "les_": "lesson",
+    "ep_": "episode",
+    "rule_": "rule",
+    "card_": "card",
+    "slot_": "slot",
+    "ses_": "session",
+    "prop_": "proposal",
+    "obs_": "observation",
+    "act_": "action",
+    "prof_": "profile",
+}
+
+
+def kind_of(ref: str) -> str:
+    """What a link end names: a record kind by its id's prefix, ``task``, ``project``,
+    ``file`` or ``url`` for a reference, else ``session`` (an agent's own session id)."""
+    for prefix, kind in ID_PREFIXES.items():
+        if ref.startswith(prefix):
+            return kind
+    if "/obs_" in ref:
+        return "observation"
+    if is_reference(ref):
+        return ref.split(":", 1)[0]
+    return "session"
+
+
+def target_ref(link: Link) -> dict[str, Any]:
+    """A context source for what ``link`` points to: ``{"kind", "id", "via"}``."""
+    to = link["to"]
+    kind = kind_of(to)
+    shown = to.split(":", 1)[1] if is_reference(to) else to
+    return {"kind": kind, "id": shown, "via": link["kind"]}
+
+
+def merged_from(store: Store, card_id: str) -> list[str]:
+    """Every card merged (directly or through another) into ``card_id``, nearest first."""
+    into: dict[str, list[str]] = {}
+    for link in sorted(in_home(store, "mistake_cards"), key=order):
+        if link["kind"] == MERGED_INTO:
+            into.setdefault(link["to"], []).append(link["from"])
+    out: list[str] = []
+    pending = list(into.get(card_id, []))
+    while pending:
+        absorbed = pending.pop(0)
+        if absorbed in out or absorbed == card_id:
+            continue
+        out.append(absorbed)
+        pending.extend(into.get(absorbed, []))
+    return out
+
+
+def merged_target(store: Store, home: str, absorbed_id: str) -> str | None:
+    """The record ``absorbed_id`` was merged into, followed to the end (None when it was
+    never merged)."""
+    targets = {x["from"]: x["to"] for x in in_home(store, home) if x["kind"] == MERGED_INTO}
+    seen: set[str] = set()
+    current = absorbed_id
+    while current in targets and current not in seen:
+        seen.add(current)
+        current = targets[current]
+    return None if current == absorbed_id else current
+
+
+# -- writing -----------------------------------------------------------------------------------
+def put(store: Store, link: Link) -> Link:
+    """Store a link in its home's table (call inside a transaction)."""
+    store.put(table_of(link["home"]), link["id"], link)
+    return link
+
+
+def delete(store: Store, links: Iterable[Link]) -> None:
+    """Remove links (call inside a transaction)."""
+    by_table: dict[str, list[str]] = {}
+    for link in links:
+        by_table.setdefault(table_of(link["home"]), []).append(link["id"])
+    for name, link_ids in by_table.items():
+        store.delete(name, link_ids)
+
+
+def note_episode(
+    store: Store,
+    kind: str,
+    frm: str,
+    home: str,
+    episode_id: str | None,
+    now: datetime,
+    *,
+    existing: list[Link] | None = None,
+) -> None:
+    """Link ``frm`` to ``episode_id`` with ``kind`` (``derived_from``/``sighted_in``) unless
+    it already is, keeping its newest :data:`EPISODE_REFS` such links.
+
+    ``existing`` (the record's current links, oldest first) saves a read when the
+    caller has them. Call inside a transaction.
+    """
+    if not episode_id:
+        return
+    every = (
+        existing if existing is not None else [x for x in in_home(store, home) if x["from"] == frm]
+    )
+    mine = sorted((x for x in every if x["kind"] == kind), key=order)
+    if any(x["to"] == episode_id for x in mine):
+        return
+    put(store, make(kind, frm, episode_id, home, now, seq=next_seq(every)))
+    overflow = len(mine) + 1 - EPISODE_REFS
+    if overflow > 0:
+        delete(store, mine[:overflow])
+
+
+def next_seq(outgoing: Iterable[Link]) -> int:
+    """The ``seq`` of a record's next link: after every link it has (so a record's links
+    keep the order they were made in, whatever the clock says)."""
+    return 1 + max((int(x.get("seq", 0)) for x in outgoing), default=0)
+
+
+def note_episodes(
+    store: Store, kind: str, frm: str, home: str, episode_ids: Iterable[str], now: datetime
+) -> None:
+    """:func:`note_episode` for several episodes, oldest first."""
+    for episode_id in episode_ids:
+        note_episode(store, kind, frm, home, episode_id, now)
+
+
+def rehome(store: Store, frm: str, old_home: str, new_home: str) -> int:
+    """Move record ``frm``'s links from ``old_home`` to ``new_home`` (a rule that moved
+    between its active table and an archive chunk); returns how many moved."""
+    if old_home == new_home:
+        return 0
+    moving = [x for x in in_home(store, old_home) if x["from"] == frm]
+    if moving:
+        delete(store, moving)
+        for link in moving:
+            put(store, {**link, "home": new_home})
+    return len(moving)
+
+
+def repoint_from(store: Store, links: Iterable[Link], new_from: str) -> None:
+    """Give ``links`` another ``from`` record in the same home (a merged card's sightings
+    become the absorbing card's)."""
+    for link in links:
+        put(store, {**link, "from": new_from})
+
+
+# -- what the ad hoc fields became (schema 2 → 3, old checkpoints, old exports) ---------------
+def legacy_links(
+    table: str, home: str, doc: dict[str, Any], now: datetime
+) -> tuple[dict[str, Any], list[Link]]:
+    """``doc`` without its relation fields, and the links they meant.
+
+    A lesson's ``supersedes`` / ``superseded_by``, a card's ``merged_from`` and
+    ``episode_ids``, a rule's ``episode_ids``. Links are made in the order the
+    fields listed them, so ``episode_ids`` keeps its oldest-first order. The
+    created time of a made link is the record's ``updated_at`` (else ``now``).
+    """
+    kept = dict(doc)
+    made: list[Link] = []
+    when = _instant(doc.get("updated_at"), now)
+    if table == "lessons":
+        new_of_old = kept.pop("superseded_by", None)
+        old_of_new = kept.pop("supersedes", None)
+        if old_of_new:
+            made.append(make(SUPERSEDES, doc["id"], old_of_new, home, when))
+        if new_of_old:
+            # Written on the old lesson; the new one says it too when it supersedes it
+            # (that link is made from the new lesson's own field). A merge set only this.
+            made.append(make(MERGED_INTO, doc["id"], new_of_old, home, when))
+    elif table == "mistake_cards":
+        for absorbed in kept.pop("merged_from", None) or []:
+            made.append(make(MERGED_INTO, absorbed, doc["id"], home, when))
+        episodes = (kept.pop("episode_ids", None) or [])[-EPISODE_REFS:]
+        for seq, episode_id in enumerate(episodes, start=1):
+            made.append(make(SIGHTED_IN, doc["id"], episode_id, home, when, seq=seq))
+    elif table == "rules":
+        episodes = (kept.pop("episode_ids", None) or [])[-EPISODE_REFS:]
+        for seq, episode_id in enumerate(episodes, start=1):
+            made.append(make(DERIVED_FROM, doc["id"], episode_id, home, when, seq=seq))
+    return kept, made
+
+
+def _instant(stamp: Any, now: datetime) -> datetime:
+    from .clock import parse_instant
+
+    if isinstance(stamp, str):
+        try:
+            return parse_instant(stamp)
+        except ValueError:
+            pass
+    return now
+
+
+def dedupe(made: list[Link]) -> list[Link]:
+    """One relation per pair: a superseded lesson's ``superseded_by`` and its successor's
+    ``supersedes`` describe the same replacement, kept as the one ``supersedes`` link."""
+    superseding = {(x["to"], x["from"]) for x in made if x["kind"] == SUPERSEDES}
+    return [
+        x for x in made if not (x["kind"] == MERGED_INTO and (x["from"], x["to"]) in superseding)
+    ]
+
+
+_LEGACY_TABLES = ("lessons", "mistake_cards", "rules")
+_LEGACY_FIELDS = ("superseded_by", "supersedes", "merged_from", "episode_ids")
+
+
+def convert_legacy(store: Store, now: datetime) -> int:
+    """Turn every relation field still written in a record into links (call inside a
+    transaction); returns how many links were made. Idempotent: a store with no such
+    field is left as it is. Runs as the schema-3 migration and after a checkpoint
+    taken before it is restored."""
+    from .tables import logical_name
+
+    made_total = 0
+    for name in store.table_names():
+        table = logical_name(name)
+        if table not in _LEGACY_TABLES:
+            continue
+        docs = store.docs(name)
+        changed: dict[str, dict[str, Any]] = {}
+        made: list[Link] = []
+        for doc in docs.values():
+            if not any(field in doc for field in _LEGACY_FIELDS):
+                continue
+            kept, links = legacy_links(table, name, doc, now)
+            changed[doc["id"]] = kept
+            made.extend(links)
+        if table == "lessons":
+            made = dedupe(made)
+        if changed:
+            store.put_many(name, changed)
+        existing = {(x["kind"], x["from"], x["to"]) for x in in_home(store, name)}
+        for link in made:
+            key = (link["kind"], link["from"], link["to"])
+            if key not in existing:
+                existing.add(key)
+                put(store, link)
+                made_total += 1
+    return made_total

@@ -1,0 +1,97 @@
+"""Work items: the frontier's order, dependencies and their cycles, and the frontier in
+the context, through the CLI, the Python API and MCP, on a folder and on Redis."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from memwork import Memory
+from memwork.core.errors import UserError
+from tests.conftest import folder_digest
+from tests.doors import mcp, tool, tool_error
+
+BOTH_BACKENDS = True
+
+
+def _add(cli: Any, title: str, *flags: str, now: str | None = None) -> str:
+    done = cli("--json", "action", "add", title, *flags, now=now)
+    assert done.code == 0, done.err
+    return str(done.json()["id"])
+
+
+def test_the_frontier_is_workable_actions_by_priority_then_age(cli: Any, db: Path | str) -> None:
+    first = _add(cli, "write the runbook", now="2026-11-01T10:00:00Z")
+    older = _add(cli, "rotate keys", "--priority", "1", now="2026-11-01T10:01:00Z")
+    newer = _add(cli, "backfill", "--priority", "1", now="2026-11-01T10:02:00Z")
+    urgent = _add(
+        cli, "page on-call", "--priority", "3", "--after", first, now="2026-11-01T10:03:00Z"
+    )
+    blocked = _add(cli, "flags", "--priority", "5", now="2026-11-01T10:04:00Z")
+    cli("action", "update", blocked, "--status", "blocked")
+    active = _add(cli, "canary", now="2026-11-01T10:05:00Z")
+    cli("action", "update", active, "--status", "active")
+
+    def frontier() -> list[str]:
+        return [a["id"] for a in cli("--json", "action", "frontier").json()]
+
+    # Highest priority first, then oldest; waiting or blocked actions are not on it.
+    assert frontier() == [older, newer, first, active]
+    shown = cli("--json", "action", "show", urgent).json()
+    assert shown["waiting_for"] == [first] and shown["workable"] is False
+    # Its dependency done, the waiting action joins, at its priority.
+    cli("action", "update", first, "--status", "done", "--note", "docs/runbook.md")
+    assert frontier() == [urgent, older, newer, active]
+    assert cli("--json", "action", "show", first).json()["notes"][0]["text"] == "docs/runbook.md"
+    assert [a["id"] for a in cli("--json", "action", "list", "--status", "blocked").json()] == [
+        blocked
+    ]
+    # The context shows the top 5 as a section of its own.
+    text = cli("context").out
+    assert "## Work to do now" in text
+    section = text.split("## Work to do now", 1)[1].split("##", 1)[0]
+    assert section.index("page on-call") < section.index("rotate keys") < section.index("canary")
+    assert "flags" not in section and "write the runbook" not in section
+
+
+def test_a_cycle_is_refused_naming_it_and_the_store_is_untouched(cli: Any, db: Path | str) -> None:
+    a = _add(cli, "a")
+    b = _add(cli, "b", "--after", a)
+    c = _add(cli, "c", "--after", b)
+    before = folder_digest(db)
+    refused = cli("action", "update", a, "--after", c)
+    assert refused.code == 2
+    assert "cycle" in refused.err and all(x in refused.err for x in (a, b, c))
+    assert refused.err.startswith("memwork: ") and refused.err.count("\n") == 1
+    assert folder_digest(db) == before
+    # Waiting for itself is the smallest cycle.
+    assert cli("action", "update", a, "--after", a).code == 2
+    assert cli("link", a, c, "--kind", "after").code == 2  # the same rule through links
+    assert folder_digest(db) == before
+    assert cli("action", "add", "x", "--after", "act_nope").code == 2
+
+
+def test_the_api_and_mcp_share_the_frontier_and_the_cycle_rule(cli: Any, db: Path | str) -> None:
+    with Memory(db) as memory:
+        one = memory.action_create("deploy", priority=2)["id"]
+        two = memory.action_create("verify", after=[one])["id"]
+        assert [a["id"] for a in memory.frontier()] == [one]
+        with pytest.raises(UserError, match="cycle"):
+            memory.action_update(one, after=[two])
+
+    async def body(client: Client) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        await tool(client, "action_update", action=one, status="done")
+        out["frontier"] = await tool(client, "frontier")
+        out["cycle"] = await tool_error(client, "action_update", action=one, after=[two])
+        out["made"] = await tool(client, "action_create", title="announce", after=[two])
+        return out
+
+    out = mcp(db, body)
+    assert [a["id"] for a in out["frontier"]] == [two]
+    assert "cycle" in out["cycle"]
+    assert cli("--json", "action", "show", out["made"]["id"]).json()["waiting_for"] == [two]
+    assert [a["id"] for a in cli("--json", "action", "frontier").json()] == [two]

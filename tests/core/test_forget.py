@@ -1,0 +1,153 @@
+"""Forgetting for good: a session or observations leave every table, index, cache and
+the next context, through every door; the audit keeps the fact, not the words."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from memwork import Memory
+from memwork.core.errors import UserError
+from tests.conftest import folder_digest, stored_text
+from tests.doors import mcp, tool
+
+BOTH_BACKENDS = True
+
+#: Words nothing else in the store says, so finding them anywhere is finding a trace.
+MARK = "zebraorchid"
+KEEP = "kingfisher"
+
+
+def _every_byte(db: Path | str, *, snapshots: bool = False) -> str:
+    """Everything the store keeps: every file under a folder (checkpoints' snapshot
+    files only when asked), or every key of a Redis database."""
+    if isinstance(db, str):
+        from tests.redis_server import client_for
+
+        client = client_for(db)
+        out = []
+        for key in client.scan_iter(count=1000):
+            if not snapshots and key.startswith(b"memwork:snap:"):
+                continue
+            kind = client.type(key).decode()
+            if kind == "hash":
+                out += [k.decode() + v.decode() for k, v in client.hgetall(key).items()]
+            elif kind == "string":
+                out.append(client.get(key).decode())
+            elif kind == "set":
+                out += [m.decode() for m in client.smembers(key)]
+        return "\n".join(out)
+    texts = []
+    for path in sorted(db.rglob("*")):
+        if path.is_file() and (snapshots or "snapshots" not in path.parts):
+            texts.append(path.read_bytes().decode("utf-8", errors="replace"))
+    return "\n".join(texts)
+
+
+def _session_with_secrets(cli: Any, word: str) -> tuple[str, list[str]]:
+    sid = cli("session", "start", "--project", "api", "--title", f"{word} title").out.strip()
+    obs = [
+        cli("--json", "observe", "--session", sid, f"{word} observed {n}").json()["id"]
+        for n in range(3)
+    ]
+    cli("wm", "--session", sid, "set", f"{word}-key", f"{word} value")
+    cli("wm", "--session", sid, "task", "--id", "t1", "--description", f"{word} task")
+    cli("wm", "--session", sid, "scratch", "add", f"{word} scratch")
+    cli("wm", "--session", sid, "checkpoint", "create", "-m", f"{word} wm checkpoint")
+    cli("session", "end", sid, "--summary", f"{word} summary")
+    return sid, obs
+
+
+def test_a_forgotten_session_leaves_no_trace(cli: Any, db: Path | str) -> None:
+    sid, obs = _session_with_secrets(cli, MARK)
+    kept, _ = _session_with_secrets(cli, KEEP)
+    lesson = cli("lesson", "add", "Check the canary dashboard").out.strip()
+    assert cli("link", lesson, obs[0], "--kind", "cites").code == 0
+    assert cli("link", lesson, sid).code == 0
+    # Searched and exported before: the search cache and the export hold the words.
+    assert cli("--json", "search", MARK).json()
+    assert MARK in cli("export").out and MARK in _every_byte(db)
+
+    done = cli("--json", "session", "delete", sid)
+    assert done.code == 0, done.err
+    result = done.json()
+    assert result["observations"] == 3 and result["working_memory"] is True
+    assert result["links"] == 2 and result["checkpoints_may_hold"] == []
+
+    assert MARK not in _every_byte(db)  # no table, cache, journal or audit entry holds it
+    assert MARK not in cli("export").out
+    assert cli("--json", "search", MARK).json() == []
+    assert MARK not in cli("context", "--project", "api").out
+    assert cli("session", "show", sid).code == 2
+    assert cli("--json", "links", lesson).json()["outgoing"] == []
+    # The other session is whole.
+    assert KEEP in cli("export").out and cli("session", "show", kept).code == 0
+    # The audit keeps the fact: when, who, what kind of change, which record.
+    entries = cli("--json", "history", "--record", sid, "--limit", "50").json()
+    assert entries[0]["action"] == "forget" and MARK not in json.dumps(entries)
+    assert {e["summary"] for e in entries[1:]} == {"[forgotten]"}
+    assert {e["action"] for e in entries} >= {"start", "end", "wm-set", "forget"}
+
+
+def test_forgetting_observations_one_by_one(cli: Any, db: Path | str) -> None:
+    sid, obs = _session_with_secrets(cli, KEEP)
+    secret = cli("--json", "observe", "--session", sid, f"{MARK} leaked").json()["id"]
+    before = cli("--json", "session", "show", sid).json()
+    done = cli("--json", "observation", "delete", f"{sid}/{secret}")
+    assert done.code == 0, done.err
+    assert done.json()["ids"] == [secret]
+    assert MARK not in _every_byte(db)
+    after = cli("--json", "session", "show", sid).json()
+    assert [o["id"] for o in after["observations"]] == obs
+    # Counted, so the tally of what was ever observed still adds up.
+    assert after["total_observed"] == before["total_observed"]
+    assert after["forgotten_observations"] == 1
+    # All or nothing: one unknown id deletes none.
+    snapshot = folder_digest(db)
+    refused = cli("observation", "delete", obs[0], "obs_nope")
+    assert refused.code == 2 and "obs_nope" in refused.err
+    assert folder_digest(db) == snapshot
+
+
+def test_checkpoints_keep_their_copies_until_deleted(cli: Any, db: Path | str) -> None:
+    sid, _ = _session_with_secrets(cli, MARK)
+    checkpoint = cli("checkpoint", "create", "-m", "before").out.strip()
+    done = cli("session", "delete", sid)
+    assert done.code == 0 and checkpoint[:8] in done.err  # said on stderr
+    assert MARK not in _every_byte(db)
+    assert MARK in _every_byte(db, snapshots=True)  # the checkpoint's copy, as promised
+    cli("checkpoint", "delete", checkpoint)
+    assert MARK not in _every_byte(db, snapshots=True)
+
+
+def test_forget_through_the_api_and_mcp(cli: Any, db: Path | str) -> None:
+    first, first_obs = _session_with_secrets(cli, MARK)
+    second, second_obs = _session_with_secrets(cli, MARK + "x")
+
+    with Memory(db) as memory:
+        gone = memory.forget("observation", first_obs[1])
+        assert gone["ids"] == [first_obs[1]]
+        with pytest.raises(UserError, match="kind"):
+            memory.forget("lesson", first)
+        assert memory.delete_session(first)["observations"] == 2
+
+    async def body(client: Client) -> Any:
+        return await tool(client, "forget", kind="session", id=second)
+
+    assert mcp(db, body)["id"] == second
+    assert MARK not in _every_byte(db)
+    assert stored_text(db, "sessions").count('"id"') == 0
+
+
+@pytest.mark.folder_only
+def test_the_search_cache_forgets_at_once(cli: Any, db: Path) -> None:
+    sid, _ = _session_with_secrets(cli, MARK)
+    assert cli("--json", "search", MARK).json()
+    cache = db / "cache"
+    assert cache.exists() and MARK in _every_byte(cache)
+    cli("session", "delete", sid)
+    assert MARK not in _every_byte(cache)
