@@ -2,8 +2,9 @@
 PYTHON ?= python3
 # `make test PYTHON=python3.13` builds and uses a venv of that Python beside .venv.
 VENV ?= $(if $(filter python3,$(PYTHON)),.venv,.venv-$(notdir $(PYTHON)))
-# Test processes: one per core (pytest-xdist); `make test JOBS=0` runs in one process.
-JOBS ?= auto
+# Test processes (pytest-xdist): at least four, one per core beyond that; many tests wait on
+# a subprocess or a server, not the CPU. `make test JOBS=0` runs in one process.
+JOBS ?= $(shell $(PYTHON) -c 'import os; print(max(4, os.cpu_count() or 1))')
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LAYOUT := $(VENV)/layout
