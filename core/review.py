@@ -370,6 +370,16 @@ def set_config(
     config.check_key(key)
     wanted = new.strip().lower() if isinstance(new, str) else new
     with store.transaction():
+        if key == "isolation" and wanted == "shared":
+            from .curator import NotCurator
+            from .isolation import viewer
+
+            if viewer(store) is not None:
+                # An isolated agent does not lift its own isolation (a person may).
+                raise NotCurator(
+                    "isolation: turning agent isolation off takes the store's curator key "
+                    "(--curator-key FILE); nothing was changed"
+                )
         on = config.is_on(store, "review")
         if key == "review" and wanted == "off" and on:
             args = {"key": key, "value": "off"}

@@ -22,10 +22,11 @@ from __future__ import annotations
 import re
 import threading
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from . import isolation
 from .errors import InvalidInput
 from .recall.follow import Recall
 from .recall.records import KIND_NAMES
@@ -208,7 +209,13 @@ def scored_hits(
     # One read of the store for the catch-up, the setting, the ranking and the titles.
     with store.reading():
         index = recall.refresh(store)
-        found = semantic.rank(store, recall, index, query, limit, where)
+        view = isolation.viewer(store)
+        if view is None:
+            found = semantic.rank(store, recall, index, query, limit, where)
+        else:
+            found = _ranked_for(
+                store, view, limit, lambda n: semantic.rank(store, recall, index, query, n, where)
+            )
         if not found:
             return []
         titles = _session_titles(store, {s.session for s in found if s.kind == "observation"})
@@ -217,6 +224,32 @@ def scored_hits(
         (Hit(s.kind, s.ref, _title(s, titles, s.ref in superseded), round(s.score, 4)), s)
         for s in found
     ]
+
+
+def _ranked_for(
+    store: Store, view: str, limit: int, rank: Callable[[int], list[Scored]]
+) -> list[Scored]:
+    """The best ``limit`` hits an isolated agent sees (call inside a read): ranked
+    deeper, four times as deep each round, until ``limit`` of them are its own or
+    global or nothing is left to rank. The index stays one for every agent."""
+    depth = limit
+    while True:
+        found = rank(depth)
+        kept = [s for s in found if _sees(store, view, s)]
+        if len(kept) >= limit or len(found) < depth:
+            return kept[:limit]
+        depth *= 4
+
+
+def _sees(store: Store, view: str, found: Scored) -> bool:
+    """Whether ``view`` sees a hit: a session's records are its agent's, an episode the
+    agent's that recorded it, anything else is global."""
+    if found.kind in ("observation", "wm", "session"):
+        return isolation.sees(view, isolation.owner_of_session(store, found.session))
+    if found.kind == "episode":
+        doc = store.docs(found.table).get(found.ref) or {}
+        return isolation.sees(view, doc.get("agent_id"))
+    return True
 
 
 def _superseded(store: Store) -> set[str]:
