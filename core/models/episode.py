@@ -165,11 +165,3 @@ class Episode(Record):
     card_ids: list[str] = Field(default_factory=list)
     #: The agent that recorded it (core/isolation.py); absent: a global episode.
     agent_id: Identifier = Field(default="", max_length=200)
-
-    def to_doc(self) -> dict[str, Any]:
-        """The stored document; a global episode carries no ``agent_id`` (as before
-        agents were stamped, so old exports stay byte for byte)."""
-        doc = super().to_doc()
-        if not doc.get("agent_id"):
-            doc.pop("agent_id", None)
-        return doc
