@@ -319,7 +319,7 @@ def iter_all(store: Store, *, newest_first: bool = False) -> Iterator[dict[str, 
 
 # -- compact rows for list views (read-only helpers) -------------------------------------
 class EpisodeRow(NamedTuple):
-    """What a list of episodes shows of one episode (8 fields, no lists, no metadata)."""
+    """What a list of episodes shows of one episode (9 fields, no lists, no metadata)."""
 
     # Named for the episode's number, as every pane and command calls it; it hides
     # tuple.index, which nothing calls on a row.
@@ -331,6 +331,7 @@ class EpisodeRow(NamedTuple):
     steps: int
     recorded_at: str
     summary: str
+    agent: str = ""  # the agent that recorded it ("": none, a global episode)
 
 
 def row_of(doc: dict[str, Any]) -> EpisodeRow:
@@ -344,6 +345,7 @@ def row_of(doc: dict[str, Any]) -> EpisodeRow:
         doc["steps"],
         doc.get("recorded_at") or doc["created_at"],
         doc.get("summary", ""),
+        doc.get("agent_id", ""),
     )
 
 
@@ -392,6 +394,7 @@ def compact_shard(store: Store, name: str, previous: ShardRows | None = None) ->
                     d["steps"],
                     d["created_at"],
                     d.get("summary", ""),
+                    d.get("agent_id", ""),
                 ),
             )
             for d in docs.values()
