@@ -210,12 +210,11 @@ def scored_hits(
     with store.reading():
         index = recall.refresh(store)
         view = isolation.viewer(store)
-        if view is None:
-            found = semantic.rank(store, recall, index, query, limit, where)
-        else:
-            found = _ranked_for(
-                store, view, limit, lambda n: semantic.rank(store, recall, index, query, n, where)
-            )
+        if view is not None:
+            # Another agent's records never become candidates: the ranking's own depth
+            # is spent on what this caller may see (one index for every agent).
+            where = where._replace(visible=_visible_to(store, view))
+        found = semantic.rank(store, recall, index, query, limit, where)
         if not found:
             return []
         titles = _session_titles(store, {s.session for s in found if s.kind == "observation"})
@@ -226,30 +225,20 @@ def scored_hits(
     ]
 
 
-def _ranked_for(
-    store: Store, view: str, limit: int, rank: Callable[[int], list[Scored]]
-) -> list[Scored]:
-    """The best ``limit`` hits an isolated agent sees (call inside a read): ranked
-    deeper, four times as deep each round, until ``limit`` of them are its own or
-    global or nothing is left to rank. The index stays one for every agent."""
-    depth = limit
-    while True:
-        found = rank(depth)
-        kept = [s for s in found if _sees(store, view, s)]
-        if len(kept) >= limit or len(found) < depth:
-            return kept[:limit]
-        depth *= 4
+def _visible_to(store: Store, view: str) -> Callable[[str, str, str | None, str], bool]:
+    """Whether ``view`` sees a record (call inside a read): a session's records are its
+    agent's, an episode the agent's that recorded it, anything else is global."""
+    owners = {sid: doc.get("agent_id") for sid, doc in store.docs("sessions").items()}
 
+    def visible(kind: str, ref: str, session: str | None, table: str) -> bool:
+        if kind in ("observation", "wm", "session"):
+            return isolation.sees(view, owners.get(session or ""))
+        if kind == "episode":
+            doc = store.docs(table).get(ref) or {}
+            return isolation.sees(view, doc.get("agent_id"))
+        return True
 
-def _sees(store: Store, view: str, found: Scored) -> bool:
-    """Whether ``view`` sees a hit: a session's records are its agent's, an episode the
-    agent's that recorded it, anything else is global."""
-    if found.kind in ("observation", "wm", "session"):
-        return isolation.sees(view, isolation.owner_of_session(store, found.session))
-    if found.kind == "episode":
-        doc = store.docs(found.table).get(found.ref) or {}
-        return isolation.sees(view, doc.get("agent_id"))
-    return True
+    return visible
 
 
 def _superseded(store: Store) -> set[str]:

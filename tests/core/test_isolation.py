@@ -266,3 +266,22 @@ def test_the_http_door_filters_by_the_agent_header(
     assert "giraffe" not in json.dumps(found) and "elephant" in json.dumps(found)
     refused = post("get_session", {"session": made["alice"]["session"]}, "bob")
     assert refused.status_code >= 400 and "session not found" in refused.text
+
+
+def test_other_agents_records_never_crowd_out_ones_own_hits(
+    cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ranking looks only so deep: another agent's many better matches must not
+    leave an isolated agent's one match out of its search or its context."""
+    assert cli("config", "set", "isolation", "agent").code == 0
+    # Alice's note first: on a tie the newest ranks first, so bob's all outrank it.
+    mine = as_agent(cli, monkeypatch, "alice", "session", "start").out.strip()
+    as_agent(cli, monkeypatch, "alice", "observe", "--session", mine, "deploy check passed")
+    theirs = as_agent(cli, monkeypatch, "bob", "session", "start").out.strip()
+    for n in range(150):
+        as_agent(cli, monkeypatch, "bob", "observe", "--session", theirs, f"deploy check {n}")
+    hits = as_agent(cli, monkeypatch, "alice", "--json", "search", "deploy check").json()
+    assert [h["id"].partition("/")[0] for h in hits] == [mine]
+    context = as_agent(cli, monkeypatch, "alice", "context", "--query", "deploy check")
+    assert "deploy check passed" in context.out
+    assert len(as_agent(cli, monkeypatch, "bob", "--json", "search", "deploy check").json()) == 10
