@@ -10,7 +10,7 @@ episode aggregates (and, with ``--query``, out of the search hits).
 
 Usage: python bench/bench_isolation.py [OUT]   (default bench/out/isolation)
 
-It builds ``OUT/on`` and ``OUT/off`` and prints the farm-bench commands that time
+It builds ``OUT/base``, copies it to ``OUT/on`` and ``OUT/off`` and prints the farm-bench commands that time
 them, pair by pair (A: isolation on, B: off):
 
     MEMWORK_AGENT=agent-3 MEMWORK_NOW=2026-11-01T12:00:00Z farm-bench -n 20 \\
@@ -82,9 +82,10 @@ def build(path: Path) -> None:
 def main(argv: list[str]) -> int:
     out = Path(argv[0]) if argv else ROOT / "bench" / "out" / "isolation"
     out.mkdir(parents=True, exist_ok=True)
-    build(out / "off")
-    shutil.rmtree(out / "on", ignore_errors=True)
-    copy_store(str(out / "off"), str(out / "on"))
+    build(out / "base")
+    for name in ("off", "on"):  # two copies, laid out alike (no log to replay in either)
+        shutil.rmtree(out / name, ignore_errors=True)
+        copy_store(str(out / "base"), str(out / name))
     on = Store(out / "on")
     config.set_value(on, "isolation", "agent", now=NOW, actor="tui")
     on.close()
