@@ -129,12 +129,13 @@ def check_own_agent(store: Store, agent: str) -> None:
 
 
 def check_operator(store: Store, what: str) -> None:
-    """Refuse an operator's tool that holds every agent's records (``export``) to an
-    agent while agents are isolated; a person with the curator key may."""
+    """Refuse an operator's tool that reaches every agent's records (``export``,
+    ``checkpoint restore``) to an agent while agents are isolated; a person with the
+    curator key may."""
     if viewer(store) is not None:
         from .errors import Conflict
 
         raise Conflict(
-            f"{what}: isolation is agent and {what} holds every agent's records: "
+            f"{what}: isolation is agent and {what} reaches every agent's records: "
             "give the store's curator key (--curator-key FILE) or use the workbench"
         )

@@ -1602,7 +1602,8 @@ class Operations:
         (its full id or a unique start), and every snapshot is kept as a recovered checkpoint.
         While review is on, restoring a checkpoint taken while it was off would turn it off:
         without the curator key that waits as a proposal ("proposed": true); the curator's
-        restore is recorded in the queue.
+        restore is recorded in the queue. While agents are isolated, it rewinds every agent's
+        memory: refused to an agent without the curator key.
 
         While the store's review is on, the result is the proposal ("proposed": True).
 

@@ -1474,7 +1474,7 @@ OPERATIONS: tuple[Op, ...] = (
         review=True,
         destructive=True,
         result="checkpoint_restore",
-        errors=("invalid", "not_found"),
+        errors=("invalid", "not_found", "conflict"),
         doc=(
             "Put the store back as a checkpoint holds it, after taking an automatic "
             "checkpoint of the current state; returns that automatic checkpoint (restoring "
@@ -1487,7 +1487,8 @@ OPERATIONS: tuple[Op, ...] = (
             "unique start), and every snapshot is kept as a recovered checkpoint. While review "
             "is on, restoring a checkpoint taken while it was off would turn it off: without "
             'the curator key that waits as a proposal ("proposed": true); the curator\'s '
-            "restore is recorded in the queue."
+            "restore is recorded in the queue. While agents are isolated, it rewinds every "
+            "agent's memory: refused to an agent without the curator key."
         ),
         cli_print="cmd_checkpoints:restored",
     ),

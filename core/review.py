@@ -437,8 +437,12 @@ def restore_checkpoint(
     recorded in the queue as a decision; anyone else's waits as a proposal.
     """
     from . import checkpoints
+    from .isolation import check_operator
 
     with store.transaction():
+        # A restore rewinds every agent's memory (and may bring isolation back off): an
+        # isolated agent's is refused, as export is.
+        check_operator(store, "checkpoint restore")
         # A restore is also the repair of damaged tables: the checkpoint may be found
         # among the snapshots on disk (the checkpoints table unreadable).
         target = checkpoints.restorable(store, key)

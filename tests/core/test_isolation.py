@@ -153,6 +153,10 @@ def test_no_agent_id_sees_only_global_records_and_export_is_for_the_curator(
         refused = as_agent(cli, monkeypatch, agent, "export")
         assert refused.code == 2 and refused.out == ""
         assert refused.err.startswith("memwork: export: isolation is agent")
+    checkpoint = cli(*curator_args(), "checkpoint", "create").out.strip()
+    refused = as_agent(cli, monkeypatch, "alice", "checkpoint", "restore", checkpoint)
+    assert refused.code == 2
+    assert refused.err.startswith("memwork: checkpoint restore: isolation is agent")
     exported = cli(*curator_args(), "export")
     assert exported.code == 0 and "giraffe" in exported.out and "elephant" in exported.out
     # A session for another agent is refused (it would be a write into another's memory).
