@@ -10,8 +10,8 @@ episode aggregates (and, with ``--query``, out of the search hits).
 
 Usage: python bench/bench_isolation.py [OUT]   (default bench/out/isolation)
 
-It builds ``OUT/base``, copies it to ``OUT/on`` and ``OUT/off`` and prints the farm-bench commands that time
-them, pair by pair (A: isolation on, B: off):
+It builds ``OUT/base``, copies it to ``OUT/on`` and ``OUT/off`` and prints the
+farm-bench commands that time them, pair by pair (A: isolation on, B: off):
 
     MEMWORK_AGENT=agent-3 MEMWORK_NOW=2026-11-01T12:00:00Z farm-bench -n 20 \\
         --vs "memwork --db OUT/off context --task t1" -- memwork --db OUT/on context --task t1
