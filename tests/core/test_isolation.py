@@ -59,7 +59,11 @@ def populate(cli: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         made[agent] = {"session": sid, "observation": obs, "episode": ep}
     # Global: slots and lessons are shared on purpose; an agent with no id writes globally.
     assert cli("slot", "set", "persona", "Be terse about purple things.").code == 0
-    assert cli("lesson", "add", "Purple deploys want a canary").code == 0
+    lesson = cli("--json", "lesson", "add", "Purple deploys want a canary").json()["id"]
+    made["lesson"] = lesson
+    for agent in SECRET:  # linked by a person (the curator sees every agent's records)
+        linked = cli(*curator_args(), "link", lesson, made[agent]["episode"], "--kind", "about")
+        assert linked.code == 0, linked.err
     anon = json.dumps({"task_id": "deploy", "score": 0.5, "summary": "purple deploy shared"})
     made["global_episode"] = cli("record-episode", "-", stdin=anon).out.strip()
     return made
@@ -123,6 +127,7 @@ def test_an_agent_never_sees_another_agents_records_at_the_cli(
             ("session", "end", theirs["session"]),
             ("session", "delete", theirs["session"]),
             ("observation", "delete", theirs["observation"]),
+            ("links", theirs["episode"]),
         ):
             done = run(*args)
             assert done.code == 2, (args, done.out)
@@ -133,6 +138,11 @@ def test_an_agent_never_sees_another_agents_records_at_the_cli(
         history = run("--json", "history", "--limit", "100").json()
         assert history and not any(e["actor"].endswith(f":{other}") for e in history)
         assert hidden not in json.dumps(history)
+        # A global record linked to the other agent's episode: the link, not its words.
+        ends = run("--json", "links", made["lesson"]).json()["outgoing"]
+        assert {e["target"]["id"]: e["target"]["title"] for e in ends}[theirs["episode"]] == (
+            "(another agent's)"
+        )
         # What the agent may read by id, it reads.
         assert run("--json", "get", mine["episode"]).json()["record"]["agent_id"] == me
         assert run("wm", "--session", mine["session"], "get", "plan").code == 0
