@@ -226,6 +226,10 @@ def test_the_python_api_filters_by_its_agent(
         with pytest.raises(NotFound):
             bob.get_record(new)
         assert alice.get_record(new)["record"]["agent_id"] == "alice"
+    # A person's script with the store's curator key reads every agent's memory.
+    with Memory(db, agent="ops", curator_key=curator_args()[1]) as person:
+        assert len(person.list_sessions()) == 2
+        assert "elephant" in json.dumps(person.export()["tables"]["observations"])
 
 
 def test_mcp_serves_an_agent_only_its_own_records(
