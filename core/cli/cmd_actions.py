@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .main import Context
-from .output import clip, emit_json, say
+from .output import clip, emit_json, emit_rows, say
 
 
 def _line(action: dict[str, Any]) -> str:
@@ -19,12 +19,7 @@ def _line(action: dict[str, Any]) -> str:
 
 def listed(ctx: Context, rows: list[dict[str, Any]]) -> int:
     """``action list`` and ``action frontier``: a line each."""
-    if ctx.json:
-        emit_json(rows)
-    else:
-        for row in rows:
-            say(_line(row))
-    return 0
+    return emit_rows(ctx.json, rows, _line)
 
 
 def shown(ctx: Context, action: dict[str, Any]) -> int:

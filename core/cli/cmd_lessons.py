@@ -6,7 +6,7 @@ from typing import Any
 
 from ..decay import FORGET_AT
 from .main import Context
-from .output import clip, emit_json, note, say
+from .output import clip, emit_json, emit_rows, note, say
 
 
 def _line(lesson: dict[str, Any]) -> str:
@@ -66,12 +66,7 @@ def added(ctx: Context, saved: dict[str, Any]) -> int:
 
 def listed(ctx: Context, rows: list[dict[str, Any]]) -> int:
     """``lesson list``: a line each."""
-    if ctx.json:
-        emit_json(rows)
-    else:
-        for row in rows:
-            say(_line(row))
-    return 0
+    return emit_rows(ctx.json, rows, _line)
 
 
 def shown(ctx: Context, lesson: dict[str, Any]) -> int:

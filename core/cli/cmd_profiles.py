@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .main import Context
-from .output import clip, emit_json, note, say
+from .output import clip, emit_json, emit_rows, note, say
 
 
 def _size(profile: dict[str, Any]) -> str:
@@ -33,9 +33,8 @@ def shown(ctx: Context, profile: dict[str, Any]) -> int:
 
 def listed(ctx: Context, rows: list[dict[str, Any]]) -> int:
     """``profile list``: a line each."""
-    if ctx.json:
-        emit_json(rows)
-    else:
-        for row in rows:
-            say(f"{clip(row['project'], 30):<30}  {_size(row):>11}  {clip(row['content'], 60)}")
-    return 0
+    return emit_rows(ctx.json, rows, _line)
+
+
+def _line(row: dict[str, Any]) -> str:
+    return f"{clip(row['project'], 30):<30}  {_size(row):>11}  {clip(row['content'], 60)}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .main import Context
-from .output import clip, emit_json, note, say
+from .output import clip, emit_json, emit_rows, note, say
 
 
 def _line(session: dict[str, Any]) -> str:
@@ -32,12 +32,7 @@ def _observation_line(obs: dict[str, Any]) -> str:
 
 def listed(ctx: Context, rows: list[dict[str, Any]]) -> int:
     """``session list``: a line each."""
-    if ctx.json:
-        emit_json(rows)
-    else:
-        for row in rows:
-            say(_line(row))
-    return 0
+    return emit_rows(ctx.json, rows, _line)
 
 
 def shown(ctx: Context, session: dict[str, Any]) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .main import Context
-from .output import clip, emit_json, note, say
+from .output import clip, emit_json, emit_rows, note, say
 
 
 def _size(slot: dict[str, Any]) -> str:
@@ -72,9 +72,4 @@ def deleted(ctx: Context, slot: dict[str, Any]) -> int:
 
 def listed(ctx: Context, rows: list[dict[str, Any]]) -> int:
     """``slot list``: a line each."""
-    if ctx.json:
-        emit_json(rows)
-    else:
-        for row in rows:
-            say(_line(row))
-    return 0
+    return emit_rows(ctx.json, rows, _line)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..lazyjson import dumps_indented
 from ..privacy.controls import escape_json_output, terminal_text
 from ..text import clip
 
-__all__ = ["clip", "emit_json", "emit_json_items", "note", "say"]
+__all__ = ["clip", "emit_json", "emit_json_items", "emit_rows", "note", "say"]
 
 
 def emit_json(value: Any) -> None:
@@ -45,6 +45,17 @@ def emit_json_items(items: Iterable[Any]) -> None:
         first = False
     out.write(b"[]\n" if first else b"\n]\n")
     sys.stdout.flush()
+
+
+def emit_rows(as_json: bool, rows: list[dict[str, Any]], line: Callable[[Any], str]) -> int:
+    """A listing: the rows as one JSON list with ``--json``, else ``line(row)`` for each.
+    Returns the exit code (0) for the handler to return."""
+    if as_json:
+        emit_json(rows)
+    else:
+        for row in rows:
+            say(line(row))
+    return 0
 
 
 def say(text: str = "") -> None:
