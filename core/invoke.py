@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput
-from .operations import Op, Param
+from .operations import Op, Param, is_required
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -138,8 +138,10 @@ def check(op: Op, door: str, given: Mapping[str, Any]) -> dict[str, Any]:
     for p in params:
         if p.name in given:
             out[p.name] = _sized(p, coerce(p, given[p.name]))
-        elif p.default is ...:
+        elif is_required(p):
             raise InvalidInput(p.name, "is required")
+        elif p.default is ...:
+            out[p.name] = None  # nullable: the operation says what it needs instead
         else:
             out[p.name] = list(p.default) if isinstance(p.default, tuple) else p.default
     return out

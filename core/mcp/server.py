@@ -47,7 +47,7 @@ from pydantic import Field
 from .. import __version__, invoke
 from ..errors import InvalidInput, MemworkError, NotFound, UserError, worded
 from ..memory import Memory
-from ..operations import Op, Param, door_ops
+from ..operations import Op, Param, door_ops, is_required
 from ..shapes import SHAPES, Schema, is_object
 
 P = ParamSpec("P")
@@ -135,7 +135,7 @@ def input_schema(op: Op, door: str) -> Schema:
         "properties": {p.name: param_schema(p) for p in params},
         "additionalProperties": False,
     }
-    required = [p.name for p in params if p.default is ...]
+    required = [p.name for p in params if is_required(p)]
     if required:
         schema["required"] = required
     return schema

@@ -98,3 +98,18 @@ class WMCheckpoint(Record):
     description: str = Field(default="", max_length=2000)
     seq: int = Field(ge=1, le=MAX_INT)
     state: WMSnapshot
+
+
+class WMScope(_Strict):
+    """Keys shared above the session: one document per scope (``project:<P>`` or
+    ``agent:<A>``) in the ``wm_scopes`` table, its id the scope."""
+
+    id: str = Field(min_length=1, max_length=220)
+    scope: str = Field(min_length=1, max_length=220)
+    kv: dict[str, WMEntry] = Field(default_factory=dict)
+    created_at: Timestamp
+    updated_at: Timestamp
+
+    def to_doc(self) -> dict[str, Any]:
+        """The JSON-ready document the store keeps."""
+        return self.model_dump(mode="json")
