@@ -49,13 +49,16 @@ def check_scope(scope: object) -> str:
     if not isinstance(scope, str):
         raise InvalidInput("scope", f"{SCOPE_RULE} (got {scope!r})")
     kind, sep, name = scope.partition(":")
+    shown = scope if len(scope) <= 60 else scope[:57] + "..."
     if not sep or kind not in KINDS or not name.strip():
-        raise InvalidInput("scope", f"{SCOPE_RULE} (got {scope[:60]!r})")
+        raise InvalidInput("scope", f"{SCOPE_RULE} (got {shown!r})")
     if name != name.strip():
-        raise InvalidInput("scope", f"the {kind} must not start or end with whitespace")
+        raise InvalidInput(
+            "scope", f"{SCOPE_RULE}, without spaces around the {kind} (got {shown!r})"
+        )
     problem = identifier_problem(name)
     if problem:
-        raise InvalidInput("scope", problem)
+        raise InvalidInput("scope", f"{SCOPE_RULE}; the {kind} {problem}")
     return scope
 
 

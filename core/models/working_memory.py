@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .base import Identifier, Record, Timestamp
 from .limits import MAX_INT
@@ -109,6 +109,20 @@ class WMScope(_Strict):
     kv: dict[str, WMEntry] = Field(default_factory=dict)
     created_at: Timestamp
     updated_at: Timestamp
+
+    @field_validator("scope")
+    @classmethod
+    def _scope(cls, value: str) -> str:
+        kind, sep, name = value.partition(":")
+        if not sep or kind not in ("project", "agent") or not name.strip():
+            raise ValueError(f"must be project:<project> or agent:<agent> (got {value[:60]!r})")
+        return value
+
+    @model_validator(mode="after")
+    def _keyed_by_scope(self) -> WMScope:
+        if self.id != self.scope:
+            raise ValueError(f"id must be the scope {self.scope!r} (got {self.id[:60]!r})")
+        return self
 
     def to_doc(self) -> dict[str, Any]:
         """The JSON-ready document the store keeps."""
