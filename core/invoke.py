@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from .curator import Curator
     from .storage.store import Store
+    from .wm_fallback import Fallback
 
 _TYPE_WORDS = {
     "str": "a string",
@@ -174,6 +175,7 @@ def call(
     now: datetime,
     actor: str,
     curator: Curator | None = None,
+    fallback: Fallback | None = None,
 ) -> Any:
     """Run ``op`` on ``store`` with checked ``params``; what its core function returns.
 
@@ -183,7 +185,35 @@ def call(
     the curator key a person gave the door (:mod:`core.curator`: the CLI's
     ``--curator-key FILE``), passed to functions that decide or may go around review;
     agents' doors never have one.
+
+    ``fallback``: a long-lived process's working memory in process memory
+    (:mod:`core.wm_fallback`): a working-memory operation goes on there while a Redis
+    store does not answer.
     """
+    if fallback is not None:
+        from .wm_fallback import is_wm
+
+        if is_wm(op):
+            return fallback.run(
+                op,
+                store,
+                params,
+                lambda on: _run(op, on, params, now=now, actor=actor, curator=curator),
+                now=now,
+                actor=actor,
+            )
+    return _run(op, store, params, now=now, actor=actor, curator=curator)
+
+
+def _run(
+    op: Op,
+    store: Store,
+    params: Mapping[str, Any],
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None,
+) -> Any:
     fn = function(op.run)
     names = {p.name for p in op.params}
     kwargs = {(p.arg or p.name): params[p.name] for p in op.params if p.name in params}

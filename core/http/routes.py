@@ -26,9 +26,15 @@ from ..errors import Conflict, InvalidInput, MemworkError, NotFound, UserError, 
 from ..memory import Memory
 from ..operations import Op, door_ops
 from ..shapes import SHAPES
+from ..wm_fallback import used_fallback
 
 AGENT_HEADER = "x-memwork-agent"
 JSON = "application/json"
+
+
+#: Set (``true``) on a working-memory answer given from the server's memory while its
+#: Redis store does not answer.
+FALLBACK_HEADER = "Memwork-Using-Fallback"
 
 
 def json_response(value: Any, status: int = 200) -> Response:
@@ -108,9 +114,20 @@ def operation_route(op: Op, memory: Memory, cap: int) -> Route:
             params = invoke.check(op, "http", given)
 
             def run() -> Any:
-                return invoke.call(op, memory.store, params, now=memory.now(), actor=actor)
+                return invoke.call(
+                    op,
+                    memory.store,
+                    params,
+                    now=memory.now(),
+                    actor=actor,
+                    fallback=memory.wm_fallback,
+                )
 
-            return json_response(await anyio.to_thread.run_sync(run))
+            value = await anyio.to_thread.run_sync(run)
+            response = json_response(value)
+            if used_fallback(value):  # a list's body cannot carry the field: the header does
+                response.headers[FALLBACK_HEADER] = "true"
+            return response
         except _TooLarge:
             return json_response(
                 {"error": f"memwork: the request body is over {cap} bytes", "kind": "too_large"},
