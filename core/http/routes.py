@@ -22,7 +22,15 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .. import __version__, invoke
-from ..errors import Conflict, InvalidInput, MemworkError, NotFound, UserError, worded
+from ..errors import (
+    Conflict,
+    InvalidInput,
+    MemworkError,
+    NotFound,
+    StoreUnreachable,
+    UserError,
+    worded,
+)
 from ..memory import Memory
 from ..operations import Op, door_ops
 from ..shapes import SHAPES
@@ -46,6 +54,8 @@ def error_response(exc: MemworkError) -> Response:
     """A memwork error as JSON with its status (the CLI's exit-2 errors are all 4xx)."""
     if isinstance(exc, InvalidInput):
         status, kind = 400, "invalid"
+    elif isinstance(exc, StoreUnreachable):  # the CLI's exit 2, but the server is away
+        status, kind = 503, "unavailable"
     elif isinstance(exc, NotFound):
         status, kind = 404, "not_found"
     elif isinstance(exc, Conflict | UserError):

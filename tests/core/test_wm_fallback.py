@@ -220,3 +220,36 @@ def test_the_mcp_server_keeps_answering_working_memory(
     err = errlog.read_text()
     assert len(_lines(err, "working memory is kept in this process's memory")) == 1
     assert len(_lines(err, "answers again: wrote back 1 working-memory write")) == 1
+
+
+def test_the_http_door_keeps_answering_working_memory(server: RedisServer, url: str) -> None:
+    import httpx2
+
+    from tests.http_server import Served
+
+    served = Served(url, python_env(MEMWORK_NOW=NOW, MEMWORK_FSYNC="0"))
+    try:
+
+        def post(name: str, **body: Any) -> httpx2.Response:
+            return httpx2.post(f"{served.url}/v1/{name}", json=body, timeout=60)
+
+        assert post("wm_set", session="run-5", key="plan", value="ship").status_code == 200
+        server.stop()
+        got = post("wm_get", session="run-5", key="plan")
+        assert got.status_code == 200 and got.json()["using_fallback"] is True
+        assert got.headers["memwork-using-fallback"] == "true"
+        listed = post("wm_list", session="run-5")
+        assert [r["key"] for r in listed.json()] == ["plan"]
+        assert listed.headers["memwork-using-fallback"] == "true"  # a list says it here
+        refused = post("record_episode", episode=EPISODE)
+        assert refused.status_code == 503 and refused.json()["kind"] == "unavailable"
+        assert f"Redis at {server.url}" in refused.json()["error"]
+        server.start()
+        wait_for(
+            lambda: "memwork-using-fallback" not in post("wm_stats", session="run-5").headers,
+            "the HTTP door to use Redis again",
+        )
+    finally:
+        code, rest = served.stop()
+    assert code == 0, rest
+    assert len(_lines(rest, "working memory is kept in this process's memory")) == 1
