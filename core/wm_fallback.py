@@ -5,12 +5,12 @@ A process that outlives one call (``Memory``, and the MCP server and the HTTP do
 top of it) keeps a :class:`Fallback` for a Redis store. Every working-memory operation
 (the ``wm`` verbs) goes through it:
 
-- While Redis answers, the operation runs on the store as always, and the working
-  memory it touched (the session's table, the session itself, the shared scopes) is
-  copied into an in-memory store: the last state this process saw.
-- When Redis stops answering (:class:`core.errors.StoreUnreachable`), the operation runs
-  on that in-memory store instead, so reads see what the process last saw plus what it
-  wrote since, and writes are kept. Every answer then says so: ``using_fallback: true``
+- While Redis answers, the operation runs on the store as always, at no extra cost.
+- When Redis stops answering (:class:`core.errors.StoreUnreachable`), the working memory
+  the process last read (the sessions, their working memory, the shared scopes, as its
+  store's cache holds them) is copied into an in-memory store, and the operation runs
+  there instead: reads see what the process last saw plus what it wrote since, and
+  writes are kept. Every answer then says so: ``using_fallback: true``
   in an object (``_using_fallback`` in ``wm get-all``'s, whose other keys are the
   user's), and lists are :class:`FallbackList` (a list with ``using_fallback = True``;
   the MCP tool and the HTTP door say it beside them). One line goes to stderr, once
@@ -133,11 +133,11 @@ class Fallback:
                 if self.active:  # still away: nothing was journaled to find that out
                     self._next_try = self._clock() + self._retry_s
                 else:
+                    self._seed(store)
                     self._fall_back(exc)
                 return self._on_fallback(op, params, call, now=now, actor=actor)
             if self.active:
                 self._back()
-            self._keep_copy(store, params)
             return value
 
     def _on_fallback(
@@ -222,33 +222,20 @@ class Fallback:
             self._mirror = Store.in_memory()
         return self._mirror
 
-    def _keep_copy(self, store: Store, params: Mapping[str, Any]) -> None:
-        """Copy what a working-memory call touched into process memory (the last state this
-        process saw: what the fallback starts from)."""
-        from . import sessions, wm_scopes
-        from . import working_memory as wm
+    def _seed(self, store: Store) -> None:
+        """A fresh in-memory store holding the working memory ``store`` last read (its
+        sessions, their working memory, the shared scopes), read from this process's
+        memory: nothing is copied while Redis answers, so the fallback costs nothing
+        until it is needed."""
+        from . import wm_scopes
+        from .storage.store import Store
 
-        session = params.get("session")
-        tables: dict[str, dict[str, dict[str, Any]]] = {}
-        session_doc: dict[str, Any] | None = None
-        try:
-            with store.reading():
-                if isinstance(session, str) and session.strip():
-                    session_doc = sessions.find_named(store, session)
-                    if session_doc is not None:
-                        name = wm.table_name(session_doc["id"])
-                        tables[name] = dict(store.docs(name)) if store.has_table(name) else {}
-                if store.has_table(wm_scopes.TABLE):
-                    tables[wm_scopes.TABLE] = dict(store.docs(wm_scopes.TABLE))
-        except (StoreUnreachable, UserError):
-            return  # the copy is a convenience: the answer stands
-        mirror = self._store()
+        picked = store.last_read(
+            lambda name: name in ("sessions", wm_scopes.TABLE) or name.startswith("working_memory.")
+        )
+        self._mirror = mirror = Store.in_memory()
         with mirror.transaction():
-            if session_doc is not None:
-                mirror.put("sessions", session_doc["id"], dict(session_doc))
-            for name, docs in tables.items():
-                if mirror.has_table(name):
-                    mirror.drop(name)
+            for name, docs in picked.items():
                 if docs:
                     mirror.put_many(name, {k: dict(v) for k, v in docs.items()})
 

@@ -253,3 +253,29 @@ def test_the_http_door_keeps_answering_working_memory(server: RedisServer, url: 
         code, rest = served.stop()
     assert code == 0, rest
     assert len(_lines(rest, "working memory is kept in this process's memory")) == 1
+
+
+def test_shared_keys_stay_visible_and_scoped_writes_are_written_back(
+    server: RedisServer, url: str
+) -> None:
+    with Memory(url, agent="bot") as memory:
+        sid = memory.start_session(project="web")["id"]
+        memory.wm_set(None, "deploy", "friday", scope="project:web")
+        assert memory.wm_get(sid, "deploy")["scope"] == "project:web"
+        server.stop()
+        seen = memory.wm_get(sid, "deploy")
+        assert (seen["value"], seen["scope"], seen["using_fallback"]) == (
+            "friday",
+            "project:web",
+            True,
+        )
+        memory.wm_set(None, "freeze", True, scope="project:web")
+        assert memory.wm_exists(sid, "freeze")["scope"] == "project:web"
+        server.start()
+        wait_for(lambda: not memory.wm_stats(sid)["using_fallback"], "the write-back")
+    with Memory(url) as fresh:
+        assert fresh.wm_get_all(sid) == {
+            "deploy": "friday",
+            "freeze": True,
+            "_scopes": {"deploy": "project:web", "freeze": "project:web"},
+        }
