@@ -161,7 +161,9 @@ class Fallback:
         with self._lock:
             if not self._journal:
                 return
-            self._replay(store)
+            if self._replay(store):
+                self._back()
+                return
             if self._journal:
                 self._say(
                     f"Redis at {self.location} still does not answer: "

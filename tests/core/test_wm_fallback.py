@@ -279,3 +279,18 @@ def test_shared_keys_stay_visible_and_scoped_writes_are_written_back(
             "freeze": True,
             "_scopes": {"deploy": "project:web", "freeze": "project:web"},
         }
+
+
+def test_closing_after_redis_returns_writes_back_at_once(
+    server: RedisServer, url: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    memory = Memory(url)
+    memory.wm_set("run-6", "a", 1)
+    server.stop()
+    memory.scratch_add("run-6", "kept meanwhile")
+    server.start()
+    memory.close()  # no working-memory call came after the return: closing writes back
+    err = capfd.readouterr().err
+    assert len(_lines(err, "answers again: wrote back 1 working-memory write")) == 1
+    with Memory(url) as fresh:
+        assert [e["text"] for e in fresh.scratch_list("run-6")] == ["kept meanwhile"]
