@@ -126,7 +126,7 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "rule": ("rules for a task or for every task", ()),
     "card": ("mistake cards, merged across episodes", ()),
     "slot": ("pinned slots that lead the context", ()),
-    "wm": ("a session's working memory", ("session",)),
+    "wm": ("a session's working memory, and keys shared by a project or an agent", ("session",)),
     "wm scratch": ("the session's scratchpad", ()),
     "wm checkpoint": ("working-memory checkpoints", ()),
     "checkpoint": ("store-wide checkpoints", ()),
