@@ -32,8 +32,9 @@ SUMMARY_KEEP = 1000
 
 
 def compact(episode: dict[str, Any]) -> dict[str, Any]:
-    """What the aggregates keep of one episode."""
-    return {
+    """What the aggregates keep of one episode (its agent when it has one: the context
+    of an isolated agent shows only its own and global episodes)."""
+    entry = {
         "id": episode["id"],
         "index": episode["index"],
         "outcome": episode["outcome"],
@@ -43,6 +44,9 @@ def compact(episode: dict[str, Any]) -> dict[str, Any]:
         "summary": ellipsize(episode.get("summary", ""), SUMMARY_KEEP),
         "task_id": episode["task_id"],
     }
+    if episode.get("agent_id"):
+        entry["agent_id"] = episode["agent_id"]
+    return entry
 
 
 def empty_global() -> dict[str, Any]:
@@ -130,6 +134,14 @@ def add_episode(
         glob["recent_failures"] = failures.add_to_recent(glob["recent_failures"], summary, now)
         failures.note_prior(glob, summary, now)
     add_scores(task, [episode["score"]])
+    agent = episode.get("agent_id")
+    if agent:
+        # Per agent: [episodes, score sum], so an isolated agent's mean leaves out the
+        # other agents' episodes without reading them.
+        by_agent = {**(task.get("by_agent") or {})}
+        count, total = by_agent.get(agent) or [0, 0.0]
+        by_agent[agent] = [int(count) + 1, float(total) + float(episode["score"])]
+        task["by_agent"] = by_agent
     task["outcomes"] = {**task["outcomes"]}
     task["outcomes"][episode["outcome"]] = task["outcomes"].get(episode["outcome"], 0) + 1
     task["recent"] = [*task["recent"], entry][-TASK_RECENT:]
@@ -145,3 +157,14 @@ def add_scores(task: dict[str, Any], scores: list[float]) -> None:
     task["episodes"] = int(task["episodes"]) + len(scores)
     task["mean_score"] = total / task["episodes"] if task["episodes"] else 0.0
     task["score_tail"] = [*task["score_tail"], *scores][-SCORE_TAIL:]
+
+
+def visible_scores(task: dict[str, Any], view: str) -> tuple[int, float]:
+    """(episodes, score sum) of a task's aggregate that ``view`` sees: every episode
+    but other agents' (core/isolation.py)."""
+    count, total = int(task["episodes"]), float(task["score_sum"])
+    for agent, (n, summed) in (task.get("by_agent") or {}).items():
+        if agent != view:
+            count -= int(n)
+            total -= float(summed)
+    return count, total

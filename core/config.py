@@ -18,6 +18,9 @@ has a fixed set of values and a default; a key never set reads as its default.
   ``MEMWORK_EMBEDDER`` overrides it).
 - ``wm_default_ttl`` (``off`` or whole seconds, default ``off``): the TTL a
   working-memory key set without one gets (:func:`core.working_memory.set_key`).
+- ``isolation`` (``shared``/``agent``, default ``shared``): with ``agent``, each agent
+  reads only its own sessions, observations, working memory and episodes, plus what
+  is global (:mod:`core.isolation`).
 """
 
 from __future__ import annotations
@@ -52,6 +55,12 @@ SETTINGS: dict[str, tuple[tuple[str, ...], str, str]] = {
         ("off", "SECONDS"),
         "off",
         "the TTL of a working-memory key set without --ttl (off, or whole seconds)",
+    ),
+    "isolation": (
+        ("shared", "agent"),
+        "shared",
+        "agent: each agent reads only its own sessions, observations, working memory and "
+        "episodes, plus global records (slots, lessons, rules, cards, profiles)",
     ),
 }
 #: Settings that take a whole number (in this range) besides ``off``.

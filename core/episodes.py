@@ -172,6 +172,7 @@ def record_episodes(
     (e.g. to show a fallback).
     """
     warned: dict[int, list[str]] = {}
+    agent = actor.partition(":")[2]
     spool = spool_items(items, warned)
     synthesise = failures.enabled()
     external = bool(consolidation.external_command())
@@ -184,6 +185,8 @@ def record_episodes(
         for number, item in enumerate(_unspooled(spool), start=1):
             index = int(glob["total_episodes"]) + 1
             doc = _prepare(item, index, now, synthesise)
+            if agent:
+                doc["agent_id"] = agent  # whose episode it is (core/isolation.py)
             doc["card_ids"] = _named(
                 number,
                 "mistake_cards",
@@ -270,19 +273,22 @@ def record_op(
 
 # -- reads -------------------------------------------------------------------------------
 def get_episode(store: Store, key: str) -> dict[str, Any]:
-    """An episode by id or by ``#index``/index number."""
+    """An episode by id or by ``#index``/index number (another agent's, while agents are
+    isolated, is not found)."""
+    from .isolation import check_episode
+
     with store.reading():
         wanted = key.lstrip("#")
         if wanted.isdigit():
             index = int(wanted)
             for doc in store.docs(shards.shard_of(BASE, index)).values():
                 if doc["index"] == index:
-                    return dict(doc)
+                    return dict(check_episode(store, doc, key))
             raise NotFound("episode", key)
         for name in reversed(shards.shard_names(store, BASE)):
             found = store.docs(name).get(key)
             if found:
-                return dict(found)
+                return dict(check_episode(store, found, key))
     raise NotFound("episode", key)
 
 
@@ -313,7 +319,7 @@ def iter_all(store: Store, *, newest_first: bool = False) -> Iterator[dict[str, 
 
 # -- compact rows for list views (read-only helpers) -------------------------------------
 class EpisodeRow(NamedTuple):
-    """What a list of episodes shows of one episode (8 fields, no lists, no metadata)."""
+    """What a list of episodes shows of one episode (9 fields, no lists, no metadata)."""
 
     # Named for the episode's number, as every pane and command calls it; it hides
     # tuple.index, which nothing calls on a row.
@@ -325,6 +331,7 @@ class EpisodeRow(NamedTuple):
     steps: int
     recorded_at: str
     summary: str
+    agent: str = ""  # the agent that recorded it ("": none, a global episode)
 
 
 def row_of(doc: dict[str, Any]) -> EpisodeRow:
@@ -338,6 +345,7 @@ def row_of(doc: dict[str, Any]) -> EpisodeRow:
         doc["steps"],
         doc.get("recorded_at") or doc["created_at"],
         doc.get("summary", ""),
+        doc.get("agent_id", ""),
     )
 
 
@@ -386,6 +394,7 @@ def compact_shard(store: Store, name: str, previous: ShardRows | None = None) ->
                     d["steps"],
                     d["created_at"],
                     d.get("summary", ""),
+                    d.get("agent_id", ""),
                 ),
             )
             for d in docs.values()

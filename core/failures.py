@@ -155,6 +155,8 @@ def summary_of(episode: dict[str, Any]) -> dict[str, Any]:
         "recorded_at": episode["created_at"],
         "task_id": episode["task_id"],
     }
+    if episode.get("agent_id"):
+        summary["agent_id"] = episode["agent_id"]
     metadata = episode.get("metadata") or {}
     phase = phase_of(metadata)
     if phase is not None:
@@ -299,6 +301,8 @@ def note_prior(glob: dict[str, Any], failure: dict[str, Any], now: datetime) -> 
             "line": ellipsize(f"- (prior) {line[2:]}", PRIOR_CAP),
             "recorded_at": failure["recorded_at"],
         }
+        if failure.get("agent_id"):
+            entry["agent_id"] = failure["agent_id"]
         held = (kinds.get(kind) or {}).get("entries") or []
         items = [x for x in held if x["episode_id"] != entry["episode_id"]] + [entry]
         items.sort(key=_key, reverse=True)

@@ -34,7 +34,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from . import audit, links, names, sessions, shards
+from . import audit, isolation, links, names, sessions, shards
 from .clock import iso, parse_instant
 from .errors import InvalidInput, NotFound
 from .storage.store import Store
@@ -150,8 +150,12 @@ def _observation_table(store: Store, ref: str) -> tuple[str, str]:
         if store.has_table(table) and obs_id in store.docs(table):
             return table, obs_id
         raise NotFound("observation", key)
+    view = isolation.viewer(store)
     for name in physical_tables(store.table_names("observations"), "observations"):
         if key in store.docs(name):
+            owner = isolation.owner_of_session(store, name.partition(".")[2])
+            if not isolation.sees(view, owner):
+                break  # another agent's, while agents are isolated: not found
             return name, key
     raise NotFound("observation", key)
 

@@ -170,12 +170,18 @@ def query(
     ``table`` is a logical table (``lessons``), ``record`` a record id (or a start
     or end of one, see :func:`record_matches`), ``actor`` an actor or an actor kind
     (see :func:`actor_matches`). Stops reading as soon as ``limit`` entries matched.
+    While agents are isolated, an agent's door does not see other agents' entries.
     """
     out: list[Entry] = []
     if limit is not None and limit <= 0:
         return out
     with store.reading():
+        from .isolation import sees, viewer
+
+        view = viewer(store)
         for entry in newest_first(store):
+            if view is not None and not sees(view, str(entry["actor"]).partition(":")[2]):
+                continue  # another agent's doing, while agents are isolated
             if table is not None and entry["table"] != table:
                 continue
             if record is not None and not record_matches(entry["record_id"], record):

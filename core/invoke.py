@@ -223,7 +223,12 @@ def _run(
         kwargs["actor"] = actor
     if _takes(fn, "curator"):
         kwargs["curator"] = curator
-    return fn(store, **kwargs)
+    from .isolation import asking
+
+    # Who asks is said once, here, for every door: reads filter by it while agents are
+    # isolated (core/isolation.py).
+    with asking(actor, curator):
+        return fn(store, **kwargs)
 
 
 def writes(op: Op, params: Mapping[str, Any]) -> bool:

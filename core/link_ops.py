@@ -255,6 +255,26 @@ def remove_links(
     return [_view(x) for x in gone]
 
 
+#: The title of another agent's record, while agents are isolated (core/isolation.py).
+HIDDEN = "(another agent's)"
+
+
+def _hidden(store: Store, found: Located) -> bool:
+    """Whether this call may not read ``found`` (another agent's, while isolated)."""
+    from . import isolation
+
+    view = isolation.viewer(store)
+    if view is None:
+        return False
+    if found.kind == "observation":
+        owner = isolation.owner_of_session(store, found.doc.get("session_id"))
+    elif found.kind in ("session", "episode"):
+        owner = str(found.doc.get("agent_id") or "")
+    else:
+        return False
+    return not isolation.sees(view, owner)
+
+
 def _end(store: Store, ref: str) -> dict[str, Any]:
     """One end of a link as a listing shows it: kind, id, title, whether it exists."""
     if links.is_reference(ref):
@@ -262,7 +282,8 @@ def _end(store: Store, ref: str) -> dict[str, Any]:
     found = locate(store, ref)
     if found is None:
         return {"kind": links.kind_of(ref), "id": ref, "title": GONE, "exists": False}
-    return {"kind": found.kind, "id": found.id, "title": title_of(found), "exists": True}
+    title = HIDDEN if _hidden(store, found) else title_of(found)
+    return {"kind": found.kind, "id": found.id, "title": title, "exists": True}
 
 
 def links_of(store: Store, id: str) -> dict[str, Any]:  # noqa: A002 - the parameter's name
@@ -277,6 +298,8 @@ def links_of(store: Store, id: str) -> dict[str, Any]:  # noqa: A002 - the param
         raise InvalidInput("id", "must name a record")
     with store.reading():
         found = locate(store, key)
+        if found is not None and _hidden(store, found):
+            raise NotFound("record", key)
         if found is None:
             # What is gone may still be linked (a merged card, a deleted record).
             record_id = key

@@ -137,8 +137,8 @@ class Operations:
     ) -> list[dict[str, Any]]:
         """List sessions.
 
-        Every session, newest first. Sessions created by the first use of an agent's own id
-        carry `implicit: true`.
+        Every session, newest first (while agents are isolated, the caller's own and those of no
+        agent). Sessions created by the first use of an agent's own id carry `implicit: true`.
         """
         result: list[dict[str, Any]] = self._operation(
             "list_sessions",
@@ -1662,7 +1662,8 @@ class Operations:
         (its full id or a unique start), and every snapshot is kept as a recovered checkpoint.
         While review is on, restoring a checkpoint taken while it was off would turn it off:
         without the curator key that waits as a proposal ("proposed": true); the curator's
-        restore is recorded in the queue.
+        restore is recorded in the queue. While agents are isolated, it rewinds every agent's
+        memory: refused to an agent without the curator key.
 
         While the store's review is on, the result is the proposal ("proposed": True).
 
@@ -1722,7 +1723,9 @@ class Operations:
 
         The whole store as one JSON document (stdout without FILE; the other doors return it).
         FILE is written through a temp file beside it and must be a regular file or absent (a
-        folder, a device or a symbolic link is refused); a new FILE is private (0600).
+        folder, a device or a symbolic link is refused); a new FILE is private (0600). While
+        agents are isolated (`config isolation agent`) it is an operator's tool: refused to an
+        agent without the curator key.
         """
         result: dict[str, Any] = self._operation(
             "export",
@@ -1968,7 +1971,9 @@ class Operations:
         lessons and slots it injected, audit action `inject`), `embedder off|wordllama` (search
         fuses the embedder's similarities with its BM25 ranking; off by default,
         `MEMWORK_EMBEDDER` overrides it), `wm_default_ttl off|SECONDS` (the TTL of a
-        working-memory key set without one). An unknown key or value is refused, naming the
+        working-memory key set without one), `isolation shared|agent` (agent: each agent reads
+        only its own sessions, observations, working memory and episodes, plus global records;
+        turning it off takes the curator key). An unknown key or value is refused, naming the
         allowed ones. Turning review on registers a curator when the store has none (the key
         given, else the user's key file); turning it off is a decision: without the curator key
         it waits as a proposal ("proposed": true), the curator's is recorded in the queue.

@@ -132,7 +132,7 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "checkpoint": ("store-wide checkpoints", ()),
     "config": (
         "store settings (review on|off, context_log on|off, embedder off|wordllama, "
-        "wm_default_ttl)",
+        "wm_default_ttl, isolation shared|agent)",
         (),
     ),
     "review": ("proposals from agents waiting for review", ()),
@@ -460,8 +460,9 @@ OPERATIONS: tuple[Op, ...] = (
         "sessions:list_sessions",
         result="sessions",
         doc=(
-            "Every session, newest first. Sessions created by the first use of an agent's "
-            "own id carry `implicit: true`."
+            "Every session, newest first (while agents are isolated, the caller's own and "
+            "those of no agent). Sessions created by the first use of an agent's own id carry "
+            "`implicit: true`."
         ),
         cli_print="cmd_sessions:listed",
     ),
@@ -1506,7 +1507,7 @@ OPERATIONS: tuple[Op, ...] = (
         review=True,
         destructive=True,
         result="checkpoint_restore",
-        errors=("invalid", "not_found"),
+        errors=("invalid", "not_found", "conflict"),
         doc=(
             "Put the store back as a checkpoint holds it, after taking an automatic "
             "checkpoint of the current state; returns that automatic checkpoint (restoring "
@@ -1519,7 +1520,8 @@ OPERATIONS: tuple[Op, ...] = (
             "unique start), and every snapshot is kept as a recovered checkpoint. While review "
             "is on, restoring a checkpoint taken while it was off would turn it off: without "
             'the curator key that waits as a proposal ("proposed": true); the curator\'s '
-            "restore is recorded in the queue."
+            "restore is recorded in the queue. While agents are isolated, it rewinds every "
+            "agent's memory: refused to an agent without the curator key."
         ),
         cli_print="cmd_checkpoints:restored",
     ),
@@ -1605,11 +1607,13 @@ OPERATIONS: tuple[Op, ...] = (
             ),
         ),
         result="export",
+        errors=("invalid", "conflict"),
         doc=(
             "The whole store as one JSON document (stdout without FILE; the other doors "
             "return it). FILE is written through a temp file beside it and must be a regular "
             "file or absent (a folder, a device or a symbolic link is refused); a new FILE is "
-            "private (0600)."
+            "private (0600). While agents are isolated (`config isolation agent`) it is an "
+            "operator's tool: refused to an agent without the curator key."
         ),
         when=(
             "Take a whole copy of memory (every table, the audit log included) as one JSON "
@@ -1934,7 +1938,10 @@ OPERATIONS: tuple[Op, ...] = (
             "asks for records the lessons and slots it injected, audit action `inject`), "
             "`embedder off|wordllama` (search fuses the embedder's similarities with its BM25 "
             "ranking; off by default, `MEMWORK_EMBEDDER` overrides it), `wm_default_ttl "
-            "off|SECONDS` (the TTL of a working-memory key set without one). An unknown key or "
+            "off|SECONDS` (the TTL of a working-memory key set without one), `isolation "
+            "shared|agent` (agent: each agent reads only its own sessions, observations, "
+            "working memory and episodes, plus global records; turning it off takes the "
+            "curator key). An unknown key or "
             "value is refused, naming the allowed ones. Turning review on registers a curator "
             "when the store has none (the key given, else the user's key file); turning it "
             "off is a decision: without the curator key it waits as a proposal "

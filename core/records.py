@@ -17,7 +17,18 @@ import re
 from datetime import datetime
 from typing import Any
 
-from . import cards, checkpoints, episodes, lessons, lookup, review, rules, sessions, slots
+from . import (
+    cards,
+    checkpoints,
+    episodes,
+    isolation,
+    lessons,
+    lookup,
+    review,
+    rules,
+    sessions,
+    slots,
+)
 from . import working_memory as wm
 from .errors import InvalidInput, NotFound
 from .storage.store import Store
@@ -91,9 +102,15 @@ def _by_kind(store: Store, kind: str, key: str, now: datetime) -> Doc:
         return review.get_proposal(store, key, now)
     for name in physical_tables(store.table_names("observations"), "observations"):
         observation = store.docs(name).get(key)
-        if observation is not None:
+        if observation is not None and _seen(store, observation):
             return dict(observation)
     raise NotFound("observation", key)
+
+
+def _seen(store: Store, observation: Doc) -> bool:
+    """Whether this call sees an observation (its session's agent's, while isolated)."""
+    owner = isolation.owner_of_session(store, observation.get("session_id"))
+    return isolation.sees(isolation.viewer(store), owner)
 
 
 def _in_session(store: Store, key: str, now: datetime) -> tuple[str, Doc, str]:
@@ -101,7 +118,7 @@ def _in_session(store: Store, key: str, now: datetime) -> tuple[str, Doc, str]:
     if rest.startswith("obs_"):
         table = sessions.observations_table(session)
         found = store.docs(table).get(rest) if store.has_table(table) else None
-        if found is None:
+        if found is None or not _seen(store, found):
             raise NotFound("observation", key)
         return "observation", dict(found), key
     if rest == "task":

@@ -370,6 +370,16 @@ def set_config(
     config.check_key(key)
     wanted = new.strip().lower() if isinstance(new, str) else new
     with store.transaction():
+        if key == "isolation" and wanted == "shared":
+            from .curator import NotCurator
+            from .isolation import viewer
+
+            if viewer(store) is not None:
+                # An isolated agent does not lift its own isolation (a person may).
+                raise NotCurator(
+                    "isolation: turning agent isolation off takes the store's curator key "
+                    "(--curator-key FILE); nothing was changed"
+                )
         on = config.is_on(store, "review")
         if key == "review" and wanted == "off" and on:
             args = {"key": key, "value": "off"}
@@ -427,8 +437,12 @@ def restore_checkpoint(
     recorded in the queue as a decision; anyone else's waits as a proposal.
     """
     from . import checkpoints
+    from .isolation import check_operator
 
     with store.transaction():
+        # A restore rewinds every agent's memory (and may bring isolation back off): an
+        # isolated agent's is refused, as export is.
+        check_operator(store, "checkpoint restore")
         # A restore is also the repair of damaged tables: the checkpoint may be found
         # among the snapshots on disk (the checkpoints table unreadable).
         target = checkpoints.restorable(store, key)

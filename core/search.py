@@ -22,10 +22,11 @@ from __future__ import annotations
 import re
 import threading
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from . import isolation
 from .errors import InvalidInput
 from .recall.follow import Recall
 from .recall.records import KIND_NAMES
@@ -208,6 +209,11 @@ def scored_hits(
     # One read of the store for the catch-up, the setting, the ranking and the titles.
     with store.reading():
         index = recall.refresh(store)
+        view = isolation.viewer(store)
+        if view is not None:
+            # Another agent's records never become candidates: the ranking's own depth
+            # is spent on what this caller may see (one index for every agent).
+            where = where._replace(visible=_visible_to(store, view))
         found = semantic.rank(store, recall, index, query, limit, where)
         if not found:
             return []
@@ -217,6 +223,22 @@ def scored_hits(
         (Hit(s.kind, s.ref, _title(s, titles, s.ref in superseded), round(s.score, 4)), s)
         for s in found
     ]
+
+
+def _visible_to(store: Store, view: str) -> Callable[[str, str, str | None, str], bool]:
+    """Whether ``view`` sees a record (call inside a read): a session's records are its
+    agent's, an episode the agent's that recorded it, anything else is global."""
+    owners = {sid: doc.get("agent_id") for sid, doc in store.docs("sessions").items()}
+
+    def visible(kind: str, ref: str, session: str | None, table: str) -> bool:
+        if kind in ("observation", "wm", "session"):
+            return isolation.sees(view, owners.get(session or ""))
+        if kind == "episode":
+            doc = store.docs(table).get(ref) or {}
+            return isolation.sees(view, doc.get("agent_id"))
+        return True
+
+    return visible
 
 
 def _superseded(store: Store) -> set[str]:

@@ -11,10 +11,11 @@ always the number of observations ever logged.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from . import audit, ids, lookup, names
+from . import audit, ids, isolation, lookup, names
 from .clock import iso, parse_instant
 from .errors import Conflict, InvalidInput
 from .models.base import validate
@@ -70,9 +71,21 @@ def view(session: dict[str, Any], now: datetime | None = None) -> dict[str, Any]
 
 
 # -- reads ----------------------------------------------------------------------------
+def visible(store: Store) -> Mapping[str, dict[str, Any]]:
+    """The sessions this call may read, by id (every one unless agents are isolated,
+    :mod:`core.isolation`); call inside a read."""
+    docs = store.docs(TABLE)
+    view = isolation.viewer(store)
+    if view is None:
+        return docs
+    return {k: d for k, d in docs.items() if isolation.sees(view, d.get("agent_id"))}
+
+
 def resolve(store: Store, key: str) -> dict[str, Any]:
-    """A session by id or unique id prefix (>= 4 characters); call inside a read."""
-    return lookup.resolve(store.docs(TABLE), key, "session", field="session")
+    """A session by id or unique id prefix (>= 4 characters); call inside a read.
+
+    Another agent's session, while agents are isolated, is not found."""
+    return lookup.resolve(visible(store), key, "session", field="session")
 
 
 def find_named(store: Store, key: str) -> dict[str, Any] | None:
@@ -80,13 +93,15 @@ def find_named(store: Store, key: str) -> dict[str, Any] | None:
 
     The id itself wins. A start or end of an id is accepted only for ids memwork
     made (``ses_…``): an agent's own ids are taken whole, so ``run-4`` never
-    lands in ``run-42``.
+    lands in ``run-42``. Another agent's session, while agents are isolated, is not
+    found (:class:`NotFound`, not None: its id is taken).
     """
     docs = store.docs(TABLE)
     key = key.strip()
     if key in docs:
-        return dict(docs[key])
-    minted = {k: d for k, d in docs.items() if not d.get("implicit")}
+        # Another agent's session is not found, and never created again over it.
+        return dict(isolation.check_session(store, docs[key], key))
+    minted = {k: d for k, d in visible(store).items() if not d.get("implicit")}
     return lookup.find(minted, key, "session", field="session")
 
 
@@ -128,9 +143,10 @@ def ensure_session(store: Store, key: str, *, now: datetime, actor: str) -> dict
 
 
 def list_sessions(store: Store, now: datetime | None = None) -> list[dict[str, Any]]:
-    """Every session with computed fields, newest first (by start, then id)."""
+    """Every session (this call may read) with computed fields, newest first (by start,
+    then id)."""
     with store.reading():
-        docs = list(store.docs(TABLE).values())
+        docs = list(visible(store).values())
     docs.sort(key=lambda d: (d["started_at"], d["id"]), reverse=True)
     return [view(d, now) for d in docs]
 
@@ -208,6 +224,8 @@ def start_op(
     """The ``start_session`` operation: the agent defaults to the caller's own agent id
     (``cli:coder`` starts sessions for ``coder``)."""
     agent_id = agent or actor.partition(":")[2]
+    with store.reading():
+        isolation.check_own_agent(store, agent_id)
     return start_session(
         store, agent_id=agent_id, project=project, title=title, now=now, actor=actor
     )

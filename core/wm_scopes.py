@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from . import audit, sessions, wm_more
+from . import audit, isolation, sessions, wm_more
 from . import working_memory as wm
 from .clock import iso
 from .errors import InvalidInput, NotFound
@@ -62,10 +62,19 @@ def check_scope(scope: object) -> str:
     return scope
 
 
-def _who(session: str | None, scope: str | None) -> tuple[str | None, str | None]:
-    """The session or the scope a call acts on; one of them is needed."""
+def _who(store: Store, session: str | None, scope: str | None) -> tuple[str | None, str | None]:
+    """The session or the scope a call acts on; one of them is needed. While agents are
+    isolated, an ``agent:<A>`` scope is agent A's working memory: another agent's call
+    finds no such scope (a project's keys are shared, like its profile)."""
     if scope is not None:
-        return None, check_scope(scope)
+        check_scope(scope)
+        kind, _, name = scope.partition(":")
+        if kind == "agent":
+            with store.reading():
+                view = isolation.viewer(store)
+            if not isolation.sees(view, name):
+                raise NotFound("working-memory scope", scope)
+        return None, scope
     if session is None or not str(session).strip():
         raise InvalidInput(
             "session", f"is required (or give scope: {SCOPE_RULE.removeprefix('must be ')})"
@@ -123,7 +132,7 @@ def resolved(store: Store, session: str, now: datetime) -> dict[str, tuple[dict[
 def _keys_of(
     store: Store, session: str | None, scope: str | None, now: datetime
 ) -> dict[str, tuple[dict[str, Any], str]]:
-    who, scope = _who(session, scope)
+    who, scope = _who(store, session, scope)
     if scope is not None:
         with store.reading():
             kv = _scope_kv(store, scope)
@@ -195,7 +204,7 @@ def stats(
     """What a session's working memory holds (:func:`core.wm_more.stats`) plus what it
     inherits (``inherited_keys``: keys it sees from a scope and does not hold itself;
     ``scope_keys``: the live keys of each scope it inherits from); or a scope's counts."""
-    who, scope = _who(session, scope)
+    who, scope = _who(store, session, scope)
     if scope is not None:
         with store.reading():
             kv = _live(_scope_kv(store, scope), now)
@@ -271,7 +280,7 @@ def set_key(
 ) -> dict[str, Any]:
     """Set ``key`` in the session, or in ``scope`` for every session of that project or
     agent; the entry with ``scope``."""
-    who, scope = _who(session, scope)
+    who, scope = _who(store, session, scope)
     if scope is None:
         assert who is not None
         own = wm.set_key(store, who, key, value, ttl=ttl, now=now, actor=actor)
@@ -313,7 +322,7 @@ def delete_key(
 ) -> dict[str, Any]:
     """Delete a live key of the session or of ``scope``; a session never deletes what it
     inherits (NotFound says where the key lives)."""
-    who, scope = _who(session, scope)
+    who, scope = _who(store, session, scope)
     if scope is None:
         assert who is not None
         try:
@@ -344,7 +353,7 @@ def clear_keys(
 ) -> dict[str, Any]:
     """Delete every key of the session (its task state, scratchpad and checkpoints stay;
     what it inherits too) or of ``scope``; the keys cleared."""
-    who, scope = _who(session, scope)
+    who, scope = _who(store, session, scope)
     if scope is None:
         assert who is not None
         return {**wm_more.clear_keys(store, who, now=now, actor=actor), "scope": SESSION}

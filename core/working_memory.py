@@ -198,7 +198,8 @@ def _purge(state: dict[str, Any], now: datetime) -> list[str]:
 # -- store plumbing --------------------------------------------------------------------
 def _session_id(store: Store, session: str) -> str:
     """The id of the session an agent named, for reads: an id no session has yet
-    reads as an empty working memory (nothing is created by a read)."""
+    reads as an empty working memory (nothing is created by a read); another agent's
+    session, while agents are isolated, is not found (``sessions.find_named``)."""
     found = sessions.find_named(store, session)
     return found["id"] if found is not None else sessions.check_named_id(session.strip())
 

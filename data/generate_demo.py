@@ -338,17 +338,23 @@ def generate(out: Path = OUT) -> Path:
     start = DEMO_NOW - timedelta(days=42)
     session_ids: dict[str, str] = {}
 
-    def record(item: dict, when: datetime, session: str | None = None) -> None:
+    def record(
+        item: dict, when: datetime, session: str | None = None, agent: str = "atlas"
+    ) -> None:
         if session is not None:
             item["session_id"] = session_ids[session]
-        episodes.record_episodes(store, [item], now=when, actor=actor)
+        # Whose episode it is (the isolation setting, the workbench's agent filter): mostly
+        # atlas, some a second agent's, some a CI script's with no agent id (global).
+        by = f"api:{agent}" if agent else "api"
+        episodes.record_episodes(store, [item], now=when, actor=by)
 
     # Episodes over six weeks; a burst of failures in the last day feeds the failure block.
     task_names = list(TASKS)
     for n in range(1, 141):
         when = start + timedelta(hours=n * 7.1)
         task = task_names[(n * 5 + rng.randint(0, 2)) % len(task_names)]
-        timeline.at(when, partial(record, _episode(rng, task, n, when), when))
+        agent = "hermes" if n % 5 == 0 else "" if n % 7 == 0 else "atlas"
+        timeline.at(when, partial(record, _episode(rng, task, n, when), when, agent=agent))
     _plan_sessions(store, timeline, session_ids)
     for n, (task, ago, session) in enumerate(
         (

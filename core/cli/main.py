@@ -104,7 +104,11 @@ def run_op(ctx: Context) -> int:
     """Run the command's operation and print its result (``--json``: as JSON)."""
     op = ctx.op
     if op.cli_run:
-        return int(_resolve(op.cli_run)(ctx) or 0)
+        from ..isolation import asking
+
+        # A verb that runs itself (context, export…) reads as this caller too.
+        with asking(ctx.actor, ctx.curator):
+            return int(_resolve(op.cli_run)(ctx) or 0)
     from ..invoke import call, check_rules
 
     params = ctx.params()

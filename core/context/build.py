@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from .. import aggregates, config, links
+from .. import aggregates, config, isolation, links
 from ..errors import InvalidInput, MemworkError
 from ..privacy import scrub
 from ..storage.store import Store
@@ -168,10 +168,11 @@ def read_inputs(
             ]
             lessons = links.with_targets(store, "lessons", lessons)
             slots = links.with_targets(store, "slots", slots)
-        return {
+        view = isolation.viewer(store)
+        data = {
             "actions": _frontier(store, project),
             "profile": _profile(store, project),
-            "summaries": _summaries(store, project, agent),
+            "summaries": _summaries(store, project, agent, view),
             "cards": cards,
             "glob": aggregates.read_global(store),
             "lessons": lessons,
@@ -181,6 +182,33 @@ def read_inputs(
             # Settings live in ``meta``, which the aggregate read above loaded already.
             "context_log": config.is_on(store, "context_log"),
         }
+    return data if view is None else _isolated(data, view)
+
+
+def _isolated(data: dict[str, Any], view: str) -> dict[str, Any]:
+    """What an isolated agent's context may show of the episode aggregates: its own and
+    global episodes, failures and "(prior)" recalls, and its mean score over those."""
+
+    def own(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [e for e in entries if isolation.sees(view, e.get("agent_id"))]
+
+    glob = dict(data["glob"])
+    glob["recent"] = own(glob.get("recent") or [])
+    glob["recent_failures"] = own(glob.get("recent_failures") or [])
+    glob["failure_kinds"] = {
+        task: {
+            kind: {**held, "entries": own(held.get("entries") or [])}
+            for kind, held in kinds.items()
+        }
+        for task, kinds in (glob.get("failure_kinds") or {}).items()
+    }
+    task = data["task"]
+    if task is not None:
+        count, total = aggregates.visible_scores(task, view)
+        mean = total / count if count > 0 else 0.0
+        task = {**task, "episodes": count, "score_sum": total, "mean_score": mean}
+        task["recent"] = own(task["recent"])
+    return {**data, "glob": glob, "task": task}
 
 
 def _frontier(store: Store, project: str | None) -> list[dict[str, Any]]:
@@ -203,15 +231,18 @@ def _profile(store: Store, project: str | None) -> dict[str, Any] | None:
 SUMMARIES = 3
 
 
-def _summaries(store: Store, project: str | None, agent: str | None) -> list[dict[str, Any]]:
+def _summaries(
+    store: Store, project: str | None, agent: str | None, view: str | None
+) -> list[dict[str, Any]]:
     """The last :data:`SUMMARIES` ended sessions with a summary, of ``project`` (else of
-    ``agent``), newest first by their end."""
+    ``agent``), newest first by their end; only those ``view`` sees."""
     if not (project or agent) or not store.has_table("sessions"):
         return []
+    seen = [d for d in store.docs("sessions").values() if isolation.sees(view, d.get("agent_id"))]
     if project:
-        mine = [d for d in store.docs("sessions").values() if d.get("project") == project]
+        mine = [d for d in seen if d.get("project") == project]
     else:
-        mine = [d for d in store.docs("sessions").values() if d.get("agent_id") == agent]
+        mine = [d for d in seen if d.get("agent_id") == agent]
     ended = [d for d in mine if d.get("status") == "ended" and d.get("summary")]
     ended.sort(key=lambda d: (d.get("ended_at") or "", d["id"]), reverse=True)
     return ended[:SUMMARIES]

@@ -26,8 +26,15 @@ def _order(key: str | None, *, grouped: bool) -> Callable[[dict[str, Any]], tupl
 
 
 def export_store(store: Store, *, now: datetime) -> dict[str, Any]:
-    """Every record of every table; import of this document restores the store."""
+    """Every record of every table; import of this document restores the store.
+
+    An operator's tool: while agents are isolated an agent's door is refused
+    (:func:`core.isolation.check_operator`), a caller with the curator key is not.
+    """
+    from ..isolation import check_operator
+
     with store.reading():
+        check_operator(store, "export")
         grouped: dict[str, list[dict[str, Any]]] = {
             t: [] for t in (*USER_TABLES, *INTERNAL_TABLES) if t not in LOCAL_TABLES
         }

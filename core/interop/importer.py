@@ -202,7 +202,7 @@ def _validated(table: str, raw: Any, where: str) -> dict[str, Any]:
 
 #: Fields the writers add only once there is something in them (their readers default
 #: them): absent in a record, absent after the import, so a round trip stays exact.
-_ADDED_WHEN_NEEDED = {"mistake_cards": ("merged_keys",)}
+_ADDED_WHEN_NEEDED = {"mistake_cards": ("merged_keys",), "episodes": ("agent_id",)}
 
 
 def _normalised(dumped: Any, given: Any) -> Any:

@@ -72,6 +72,9 @@ class Filter(NamedTuple):
     until: float | None = None
     session: str | None = None
     now: float | None = None  # working-memory keys that expired by then are left out
+    #: Whether the caller may see a record: (kind, ref, session id, table) → bool, asked
+    #: once per candidate (per-agent isolation: core/isolation.py); None: every record.
+    visible: Callable[[str, str, str | None, str], bool] | None = None
 
 
 class Scored(NamedTuple):
@@ -594,9 +597,32 @@ class RecallIndex:
         since, until, now = where.since, where.until, where.now
         if not self.expiring:
             now = None  # nothing can have expired
-        if kinds is None and session is None and since is None and until is None and now is None:
+        visible = where.visible
+        if (
+            kinds is None
+            and session is None
+            and since is None
+            and until is None
+            and now is None
+            and visible is None
+        ):
             return None
         codes, sessions, times, expires = self.kinds, self.sessions, self.times, self.expires
+        seen: dict[int, bool] = {}
+
+        def shown(slot: int) -> bool:
+            if visible is None:
+                return True
+            known = seen.get(slot)
+            if known is None:
+                code = sessions[slot]
+                known = seen[slot] = visible(
+                    KIND_NAMES[codes[slot]],
+                    self.refs[slot],
+                    self.session_ids[code] if code >= 0 else None,
+                    self.table_names[self.tables[slot]],
+                )
+            return known
 
         def ok(slot: int) -> bool:
             if kinds is not None and codes[slot] not in kinds:
@@ -611,6 +637,8 @@ class RecallIndex:
                     return False
                 if until is not None and at > until:
                     return False
+            if not shown(slot):
+                return False
             return now is None or expires[slot] == NEVER or expires[slot] > now
 
         return ok

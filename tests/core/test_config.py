@@ -20,6 +20,7 @@ def test_defaults_set_get_list(cli, db: Path) -> None:  # noqa: ANN001
     assert [(r["key"], r["value"], r["set"]) for r in listed] == [
         ("context_log", "off", False),
         ("embedder", "off", False),
+        ("isolation", "shared", False),
         ("review", "off", False),
         ("wm_default_ttl", "off", False),
     ]
@@ -53,8 +54,8 @@ def test_bad_keys_and_values_are_refused_and_change_nothing(cli, db: Path) -> No
     done = cli("config", "set", "reveiw", "on")
     assert done.code == 2
     assert done.err == (
-        "memwork: key: must be one of context_log, embedder, review, wm_default_ttl "
-        "(got 'reveiw')\n"
+        "memwork: key: must be one of context_log, embedder, isolation, review, "
+        "wm_default_ttl (got 'reveiw')\n"
     )
     done = cli("config", "set", "review", "maybe")
     assert done.code == 2

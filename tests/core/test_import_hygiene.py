@@ -62,7 +62,7 @@ CONTEXT_PATH = {
         f"memwork.core.{name}"
         for name in (
             "aggregates audit card_text clock config decay env_settings errors failures ids "
-            "lazyjson links names "
+            "isolation lazyjson links names "
             "operations paths ranking shards sources tables text "
             "cli cli.cmd_context cli.main cli.parser "
             "context context.budget context.build context.default_style context.episodic_style "

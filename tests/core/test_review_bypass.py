@@ -59,6 +59,7 @@ def test_importing_an_export_never_changes_the_store_settings(
         "review": "on",
         "context_log": "off",
         "embedder": "off",
+        "isolation": "shared",
         "wm_default_ttl": "off",
     }
 

@@ -170,3 +170,35 @@ def test_the_api_and_mcp_share_and_resolve_alike(cli: Any, db: Path | str) -> No
     assert out["exists"]["scope"] == "agent:tester"
     assert "scope: must be project:<project> or agent:<agent>" in out["bad"]
     assert "session: is required" in out["none"]
+
+
+def test_while_isolated_an_agent_scope_is_that_agents_alone(
+    cli: Any, monkeypatch: Any, db: Path | str
+) -> None:
+    from tests.core.test_isolation import as_agent
+
+    assert cli("curator", "init").code == 0
+    assert cli("config", "set", "isolation", "agent").code == 0
+
+    def run(agent: str, *args: str) -> Any:
+        return as_agent(cli, monkeypatch, agent, *args)
+
+    alice = run("alice", "session", "start", "--project", "web").out.strip()
+    bob = run("bob", "session", "start", "--project", "web").out.strip()
+    assert run("alice", "wm", "set", "style", "giraffe", "--scope", "agent:alice").code == 0
+    assert run("alice", "wm", "set", "deploy", "friday", "--scope", "project:web").code == 0
+    before = folder_digest(db)
+    for args in (
+        ("get", "style", "--scope", "agent:alice"),
+        ("keys", "--scope", "agent:alice"),
+        ("set", "style", "x", "--scope", "agent:alice"),
+        ("clear", "--scope", "agent:alice"),
+    ):
+        refused = run("bob", "wm", *args)
+        assert refused.code == 2 and "working-memory scope not found: agent:alice" in refused.err
+    assert folder_digest(db) == before
+    # Bob's session inherits his project's keys, never alice's own.
+    seen = run("bob", "--json", "wm", "--session", bob, "get-all").json()
+    assert seen == {"deploy": "friday", "_scopes": {"deploy": "project:web"}}
+    mine = run("alice", "--json", "wm", "--session", alice, "get-all").json()
+    assert mine["style"] == "giraffe" and mine["_scopes"]["style"] == "agent:alice"

@@ -48,12 +48,14 @@ class EpisodesPane(Pane):
     TITLE = "Episodes"
     HELP = (
         "Newest first; the score is coloured by outcome (✓ success, ~ partial, ✗ failure). "
-        "t picks a task, o cycles the outcome, x clears both. The sparkline shows the "
+        "t picks a task, o cycles the outcome, f the agent that recorded it (all, each "
+        "agent, then episodes of no agent), x clears them. The sparkline shows the "
         "selected episode's task: its last 200 scores. c opens the episode's mistake card."
     )
     BINDINGS: ClassVar[list[Binding]] = [
         Binding("t", "pick_task", "Task"),
         Binding("o", "cycle_outcome", "Outcome"),
+        Binding("f", "cycle_agent", "Agent", tooltip="Show one agent's episodes (cycles)"),
         Binding("x", "clear_filters", "Clear filters"),
         Binding("c", "open_card", "Card"),
         Binding("y", "copy_id", "Copy id"),
@@ -70,6 +72,8 @@ class EpisodesPane(Pane):
         self.tasks: dict[str, dict[str, Any]] = {}
         self.task_filter: str | None = None
         self.outcome_filter: str | None = None
+        #: The agent whose episodes show (None: every agent; "": episodes of no agent).
+        self.agent_filter: str | None = None
         #: The episode shown in the detail (id, document, cards) once read.
         self.detail: tuple[str, dict[str, Any], list[dict[str, Any]]] | None = None
         self._shards: dict[str, ShardRows] = {}
@@ -193,18 +197,33 @@ class EpisodesPane(Pane):
     # -- filters ----------------------------------------------------------------------
     def _refilter(self) -> None:
         """Show ``all_rows`` through the current filters (filtering in a worker)."""
-        if self.task_filter is None and self.outcome_filter is None:
+        if not self.filtered:
             self.workers.cancel_group(self, "episodes-filter")  # its result is stale now
             self._filter_pending = False
             self._set_view(self.all_rows, self.all_positions)
             return
         self._filter_pending = True
         self._show_status()
-        self._filter(self.all_rows, self.task_filter, self.outcome_filter)
+        self._filter(self.all_rows, self.task_filter, self.outcome_filter, self.agent_filter)
+
+    @property
+    def filtered(self) -> bool:
+        """Whether a filter (task, outcome, agent) is set."""
+        return (
+            self.task_filter is not None
+            or self.outcome_filter is not None
+            or self.agent_filter is not None
+        )
 
     @work(thread=True, exclusive=True, group="episodes-filter", exit_on_error=False)
-    def _filter(self, rows: Sequence[EpisodeRow], task: str | None, outcome: str | None) -> None:
-        view = tuple(filter(matcher(task, outcome), rows))
+    def _filter(
+        self,
+        rows: Sequence[EpisodeRow],
+        task: str | None,
+        outcome: str | None,
+        agent: str | None,
+    ) -> None:
+        view = tuple(filter(matcher(task, outcome, agent), rows))
         self.deliver(self._show_filtered, view, positions(view))
 
     def _show_filtered(self, view: Sequence[EpisodeRow], where: dict[str, int]) -> None:
@@ -213,8 +232,7 @@ class EpisodesPane(Pane):
 
     def _set_view(self, rows: Sequence[EpisodeRow], where: dict[str, int] | None) -> None:
         table = self.table
-        filtered = self.task_filter is not None or self.outcome_filter is not None
-        if filtered:
+        if self.filtered:
             table.empty_text = "No episodes match the filters (x clears them)"
         elif self.complete:
             table.empty_text = "No episodes yet: agents record them (memwork record-episode)"
@@ -234,16 +252,17 @@ class EpisodesPane(Pane):
     def _show_status(self) -> None:
         shown = len(self.view_rows)
         loaded = len(self.all_rows)
-        filtered = self.task_filter is not None or self.outcome_filter is not None
         parts: list[Any] = []
         if self._filter_pending:
             parts.append(("filtering… ", "italic"))
-        elif filtered:
+        elif self.filtered:
             parts += [(f"{shown:,}", "bold"), f" of {loaded:,}"]
         elif self.complete:
             parts += [(f"{loaded:,}", "bold"), " episode" if loaded == 1 else " episodes"]
         else:
             parts += [(f"{loaded:,}", "bold"), f" of {self.total:,}"]
+        if self.agent_filter is not None:
+            parts += [" · agent ", (self.agent_filter or "(none)", "bold magenta")]
         if not self.complete:
             parts.append((" · loading…", "italic"))
         self.query_one("#episodes-status", Static).update(Text.assemble(*parts))
@@ -279,15 +298,25 @@ class EpisodesPane(Pane):
         select = self.query_one("#episodes-outcome", Select)
         select.value = Select.NULL if following is None else following
 
+    def action_cycle_agent(self) -> None:
+        """All → each agent that recorded an episode → episodes of no agent → all."""
+        named = sorted({r.agent for r in self.all_rows if r.agent})
+        anonymous = [""] if any(not r.agent for r in self.all_rows) else []
+        order: list[str | None] = [None, *named, *anonymous]
+        at = order.index(self.agent_filter) if self.agent_filter in order else 0
+        self.agent_filter = order[(at + 1) % len(order)]
+        # The list's status line says whose; no toast (it would hide the rows).
+        self._refilter()
+
     def action_clear_filters(self) -> None:
         """Show every episode again."""
-        if self.task_filter is None and self.outcome_filter is None:
+        if not self.filtered:
             return
         for name in ("#episodes-task", "#episodes-outcome"):
             select = self.query_one(name, Select)
             with select.prevent(Select.Changed):
                 select.clear()
-        self.task_filter = self.outcome_filter = None
+        self.task_filter = self.outcome_filter = self.agent_filter = None
         self._refilter()
 
     # -- selection, trend, detail -------------------------------------------------------
@@ -363,11 +392,7 @@ class EpisodesPane(Pane):
             table.move_cursor(position)
             table.focus()
             return True
-        if (
-            self.all_positions is not None
-            and ref in self.all_positions
-            and (self.task_filter is not None or self.outcome_filter is not None)
-        ):
+        if self.all_positions is not None and ref in self.all_positions and self.filtered:
             self.app.notify("Filters cleared to show the episode", timeout=3)
             self.action_clear_filters()
             return self._pending_jump is None

@@ -41,7 +41,9 @@ class SessionsPane(Pane):
         "checkpoints, then to the observation timeline. d and r act on the focused keys and "
         "checkpoints lists. Delete forgets the selected session for good (in the timeline, "
         "the observation under the cursor), after a confirmation. w opens the work items "
-        "(▶ marks what can be done now). TTLs count down live; the "
+        "(▶ marks what can be done now). f shows one agent's sessions at a time (all, "
+        "each agent, then sessions of no agent): the workbench sees every agent's memory "
+        "even while the store isolates agents. TTLs count down live; the "
         "timeline follows new observations while its cursor is on the last row."
     )
     BINDINGS: ClassVar[list[Binding]] = [
@@ -55,6 +57,15 @@ class SessionsPane(Pane):
         Binding("e", "end_session", "End", tooltip="End the session with a summary"),
         Binding("n", "new_session", "New", tooltip="Start a new session"),
         Binding("w", "work", "Work", tooltip="The work items and what can be done now"),
+        # Out of the footer (it is full at 120 columns): in the help, the palette, and
+        # the list's status line while a filter is on.
+        Binding(
+            "f",
+            "agent_filter",
+            "Agent",
+            tooltip="Show one agent's sessions (cycles)",
+            show=False,
+        ),
         Binding(
             "delete",
             "forget",
@@ -77,6 +88,10 @@ class SessionsPane(Pane):
         self.follow_once = False
         self._pending_session: str | None = None
         self._pending_observation: str | None = None
+        #: Every session loaded, before the agent filter.
+        self.all_rows: list[dict[str, Any]] = []
+        #: The agent whose sessions show (None: every agent; "": sessions of no agent).
+        self.agent_filter: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Welcome()  # an empty store: where it is and how agents reach it
@@ -150,6 +165,11 @@ class SessionsPane(Pane):
         self._pending_session = session_id
 
     def _show_sessions(self, rows: list[dict[str, Any]], detail: SessionDetail | None) -> None:
+        self.all_rows = rows
+        if self.agent_filter is not None:
+            rows = [r for r in rows if (r.get("agent_id") or "") == self.agent_filter]
+            if detail is not None and detail.session["id"] not in {r["id"] for r in rows}:
+                detail = None
         self.sessions = {r["id"]: r for r in rows}
         table = self.query_one("#sessions", VirtualTable)
         table.empty_text = "No sessions yet: agents start one, or press n"
@@ -160,13 +180,15 @@ class SessionsPane(Pane):
         if keep:
             self._pending_session = None
         active = sum(1 for r in rows if r["status"] == "active")
-        self.query_one("#sessions-status", Static).update(
-            Text.assemble(
-                (plural(len(rows), "session"), "bold"),
-                " · ",
-                (f"{active} active", "green" if active else "bright_black"),
-            )
+        status = Text.assemble(
+            (plural(len(rows), "session"), "bold"),
+            " · ",
+            (f"{active} active", "green" if active else "bright_black"),
         )
+        if self.agent_filter is not None:
+            status.append(" · agent ")
+            status.append(self.agent_filter or "(none)", "bold magenta")
+        self.query_one("#sessions-status", Static).update(status)
         selected = table.cursor_key
         if detail is not None and detail.session["id"] == selected:
             self._show_detail(detail)
@@ -250,7 +272,10 @@ class SessionsPane(Pane):
             return self._focused_id() == self.FOCUSED_ACTIONS[action]
         session = self.detail.session if self.detail else None
         if session is None:
-            return action in ("new_session", "work")  # nothing to act on: New and Work
+            # Nothing to act on: New and Work, and the agent filter while it hides some.
+            return action in ("new_session", "work") or (
+                action == "agent_filter" and bool(self.all_rows)
+            )
         if action == "end_session" and session["status"] == "ended":
             return False  # an ended session cannot end again: not in the footer
         return True
@@ -274,6 +299,8 @@ class SessionsPane(Pane):
 
     def jump_to(self, ref: str) -> None:
         session_id, _, observation_id = ref.partition("/")
+        if self.agent_filter is not None and session_id not in self.sessions:
+            self.agent_filter = None  # a jump shows its session, whoever's it is
         self._pending_session = session_id
         self._pending_observation = observation_id or None
         table = self.query_one("#sessions", VirtualTable)
@@ -302,6 +329,20 @@ class SessionsPane(Pane):
         from ..screens.work import WorkScreen
 
         self.app.push_screen(WorkScreen())
+
+    def agents(self) -> list[str]:
+        """The agent filter's choices, in cycling order: each agent with a session, then
+        "" when some session has no agent."""
+        named = sorted({r["agent_id"] for r in self.all_rows if r.get("agent_id")})
+        return named + ([""] if any(not r.get("agent_id") for r in self.all_rows) else [])
+
+    def action_agent_filter(self) -> None:
+        """Show the next agent's sessions (after the last, every session again)."""
+        choices: list[str | None] = [None, *self.agents()]
+        at = choices.index(self.agent_filter) if self.agent_filter in choices else 0
+        self.agent_filter = choices[(at + 1) % len(choices)]
+        # The list's status line says whose; no toast (it would hide the rows).
+        self._show_sessions(self.all_rows, self.detail)
 
     def action_new_session(self) -> None:
         forms.new_session(self)

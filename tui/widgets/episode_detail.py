@@ -53,6 +53,8 @@ def render_episode(
         return Group(head, Text("\nloading…", style="dim italic"))
     parts: list[Any] = [head]
     who = []
+    if doc.get("agent_id"):
+        who.append(f"agent {doc['agent_id']}")
     if doc.get("worker_id"):
         who.append(f"worker {doc['worker_id']}")
     if doc.get("session_id"):

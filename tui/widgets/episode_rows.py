@@ -35,8 +35,16 @@ def positions(rows: Sequence[EpisodeRow]) -> dict[str, int]:
     return {row.id: position for position, row in enumerate(rows)}
 
 
-def matcher(task: str | None, outcome: str | None) -> Callable[[EpisodeRow], bool]:
-    """A predicate for the task and outcome filters (at least one is set)."""
+def matcher(
+    task: str | None, outcome: str | None, agent: str | None = None
+) -> Callable[[EpisodeRow], bool]:
+    """A predicate for the task, outcome and agent filters (at least one is set; agent
+    "" keeps the episodes of no agent)."""
+    if agent is not None:
+        rest = matcher(task, outcome) if task is not None or outcome is not None else None
+        if rest is None:
+            return lambda r: r.agent == agent
+        return lambda r: r.agent == agent and rest(r)
     if task is not None and outcome is not None:
         return lambda r: r.task_id == task and r.outcome == outcome
     if task is not None:

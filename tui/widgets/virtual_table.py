@@ -675,6 +675,24 @@ class VirtualTable(ScrollView, can_focus=True):
         if round(self.scroll_y) == top:
             self.scroll_to_cursor()
 
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        # A Resize event is not sent for every size a layout passes through: a table
+        # that grew by a row (its scroll clamped to the new range) and then shrank back
+        # got no Resize for the shrink, and the selected row stayed below the view.
+        # Whatever the events, a selected row that was in view stays in view.
+        shown = self._cursor_in_view()
+        changed = super()._size_updated(size, virtual_size, container_size, layout)
+        if shown and not self._cursor_in_view():
+            self.scroll_to_cursor()
+        return changed
+
+    def _cursor_in_view(self) -> bool:
+        visible = self._visible_rows
+        top = round(self.scroll_y)
+        return visible > 0 and top <= self.cursor_row < top + visible
+
     _row_style: Style | None = None
 
     def notify_style_update(self) -> None:
@@ -800,8 +818,11 @@ class VirtualTable(ScrollView, can_focus=True):
 
     @property
     def _visible_rows(self) -> int:
-        """Number of rows that fit below the header."""
-        return max(0, self.scrollable_content_region.height - 1)
+        """Number of rows that fit below the header.
+
+        From the size the layout gave the table, not its region on screen: while a
+        layout is under way (``_size_updated``) the region is still the old one."""
+        return max(0, self.container_size.height - self.scrollbar_size_horizontal - 1)
 
     def _clamp(self, index: int) -> int:
         return max(0, min(index, self._row_count - 1))
