@@ -232,8 +232,12 @@ class Fallback:
         from . import wm_scopes
         from .storage.store import Store
 
+        # ``meta`` holds the store's settings: isolation and wm_default_ttl apply on the
+        # fallback as on the store.
         picked = store.last_read(
-            lambda name: name in ("sessions", wm_scopes.TABLE) or name.startswith("working_memory.")
+            lambda name: (
+                name in ("sessions", "meta", wm_scopes.TABLE) or name.startswith("working_memory.")
+            )
         )
         self._mirror = mirror = Store.in_memory()
         with mirror.transaction():

@@ -294,3 +294,35 @@ def test_closing_after_redis_returns_writes_back_at_once(
     assert len(_lines(err, "answers again: wrote back 1 working-memory write")) == 1
     with Memory(url) as fresh:
         assert [e["text"] for e in fresh.scratch_list("run-6")] == ["kept meanwhile"]
+
+
+def test_isolation_holds_on_the_fallback(server: RedisServer, url: str) -> None:
+    import subprocess
+    import sys
+
+    from memwork.core.errors import NotFound
+
+    done = subprocess.run(
+        [sys.executable, "-m", "memwork", "--db", url, "config", "set", "isolation", "agent"],
+        capture_output=True,
+        text=True,
+        env=python_env(MEMWORK_NOW=NOW),
+    )
+    assert done.returncode == 0, done.stderr
+    with Memory(url, agent="alice") as alice:
+        alice.wm_set(None, "style", "giraffe", scope="agent:alice")
+    bob = Memory(url, agent="bob")
+    try:
+        sid = bob.start_session(project="web")["id"]
+        bob.wm_set(None, "deploy", "friday", scope="project:web")
+        assert bob.wm_get_all(sid) == {"deploy": "friday", "_scopes": {"deploy": "project:web"}}
+        with pytest.raises(NotFound):
+            bob.wm_get(None, "style", scope="agent:alice")
+        server.stop()
+        assert bob.wm_get(sid, "deploy")["using_fallback"] is True
+        with pytest.raises(NotFound):  # the fallback keeps the store's settings
+            bob.wm_get(None, "style", scope="agent:alice")
+        server.start()
+        wait_for(lambda: not bob.wm_stats(sid)["using_fallback"], "Redis again")
+    finally:
+        bob.close()
