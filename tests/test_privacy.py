@@ -594,6 +594,20 @@ def test_secrets_never_survive_in_context(
     assert f"[redacted:{kind}]" in out
 
 
+def test_every_secret_beside_every_ordinary_line_is_redacted_as_its_kind() -> None:
+    """Every pair, not a sample: "PASSWORD=<your password>" before a line once hid the
+    next line's secret from its rule (a rejected match swallowed the keyword after it)."""
+    wrong = []
+    for line in ORDINARY:
+        for _, kind, template, secret in SECRETS:
+            written = template.format(secret)
+            for text in (f"{line}\n{written}", f"{written}\n{line}", f"{line} {written}"):
+                out = scrub(text)
+                if secret in out or f"[redacted:{kind}]" not in out:
+                    wrong.append((text, out))
+    assert wrong == []
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(ORDINARY), max_size=5))
 def test_ordinary_lines_joined_stay_identical(lines: list[str]) -> None:

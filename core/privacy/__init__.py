@@ -269,8 +269,10 @@ def _redact_spans(text: str, spans: list[tuple[int, int, str]], found: Found | N
         if merged and s < merged[-1][1]:
             last = merged[-1]
             last[1] = max(last[1], e)
-            if last[2] in _GENERIC and kind not in _GENERIC:
-                last[2] = kind  # a named rule's kind wins over the generic ones
+            if last[2] in _GENERIC and (kind not in _GENERIC or kind == "password"):
+                # A named rule's kind wins over the generic ones, and among those a
+                # password says most ("password>" taking a next line's "passwd=…").
+                last[2] = kind
             continue
         merged.append([s, e, kind])
     if not merged:

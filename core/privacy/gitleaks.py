@@ -208,7 +208,6 @@ class Rule:
             m = pattern.match(text, p)
             if m is None:
                 continue
-            last_end = m.end()
             start = p
             if rebuild:
                 run = _IDENT_RUN.search(text, max(0, p - 50), p)
@@ -217,6 +216,10 @@ class Rule:
             f = self.finding(text, m, start)
             if f is not None:
                 out.append(f)
+                # Only a match that was reported hides the keywords inside it: one that
+                # entropy or an allowlist ruled out ("password>" taking the next line's
+                # "client_secret" as its value) must not hide the secret after them.
+                last_end = m.end()
         return out
 
     def scan_all(self, text: str) -> list[Finding]:
