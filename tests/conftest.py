@@ -12,12 +12,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from memwork.core import ids
 from memwork.core.storage.store import Store
 from tests.redis_server import RedisServer, redis_digest
 
 NOW = datetime(2026, 11, 1, 12, 0, 0, tzinfo=UTC)
+
+# Property tests draw new examples on every developer's run (that is how they find
+# bugs); the CI run (.ci/run sets MEMWORK_CI) draws the same ones every time, so
+# whether a change lands never depends on a random draw.
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("MEMWORK_CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture(autouse=True)
