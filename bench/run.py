@@ -29,6 +29,7 @@ def main() -> None:
         ("Bulk recording", "bench_bulk.py", [] if not quick else ["--sizes", "1000", "10000"]),
         ("Virtual table vs DataTable", "bench_virtual_table.py", []),
         ("A failure storm", "bench_failures.py", []),
+        ("The working-memory fallback", "bench_wm_fallback.py", []),
     ]
     for title, script, args in scripts:
         if not (HERE / script).exists():

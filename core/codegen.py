@@ -189,8 +189,8 @@ def cli_usage(op: Op) -> str:
         else:
             value = " " + (p.metavar or p.name.upper())
         text = f"{flag}{value}" + ("…" if p.type.startswith("strs") else "")
-        if p.name in owner:
-            head[owner[p.name] - 1].append(text)
+        if p.name in owner:  # a nullable group flag (``wm [--session S]``) may be left out
+            head[owner[p.name] - 1].append(f"[{text}]" if p.type.endswith("?") else text)
         else:
             parts.append(text if p.default is ... else f"[{text}]")
     return "`" + " ".join([*(w for group in head for w in group), *parts]) + "`"

@@ -56,6 +56,12 @@ class StoreUnreadable(StoreError, UserError):
     a damaged journal, not a folder); it is left untouched."""
 
 
+class StoreUnreachable(StoreUnreadable):
+    """The store's server does not answer (a Redis store whose server is stopped or out of
+    reach); nothing was written. Working memory in a long-lived process goes on in the
+    process's memory (:mod:`core.wm_fallback`); everything else is refused with this."""
+
+
 class StoreTooNew(StoreError, UserError):
     """The store was written by a newer memwork; it is left untouched."""
 

@@ -15,13 +15,14 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput
-from .operations import Op, Param
+from .operations import Op, Param, is_required
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from .curator import Curator
     from .storage.store import Store
+    from .wm_fallback import Fallback
 
 _TYPE_WORDS = {
     "str": "a string",
@@ -138,8 +139,10 @@ def check(op: Op, door: str, given: Mapping[str, Any]) -> dict[str, Any]:
     for p in params:
         if p.name in given:
             out[p.name] = _sized(p, coerce(p, given[p.name]))
-        elif p.default is ...:
+        elif is_required(p):
             raise InvalidInput(p.name, "is required")
+        elif p.default is ...:
+            out[p.name] = None  # nullable: the operation says what it needs instead
         else:
             out[p.name] = list(p.default) if isinstance(p.default, tuple) else p.default
     return out
@@ -172,6 +175,7 @@ def call(
     now: datetime,
     actor: str,
     curator: Curator | None = None,
+    fallback: Fallback | None = None,
 ) -> Any:
     """Run ``op`` on ``store`` with checked ``params``; what its core function returns.
 
@@ -181,7 +185,35 @@ def call(
     the curator key a person gave the door (:mod:`core.curator`: the CLI's
     ``--curator-key FILE``), passed to functions that decide or may go around review;
     agents' doors never have one.
+
+    ``fallback``: a long-lived process's working memory in process memory
+    (:mod:`core.wm_fallback`): a working-memory operation goes on there while a Redis
+    store does not answer.
     """
+    if fallback is not None:
+        from .wm_fallback import is_wm
+
+        if is_wm(op):
+            return fallback.run(
+                op,
+                store,
+                params,
+                lambda on: _run(op, on, params, now=now, actor=actor, curator=curator),
+                now=now,
+                actor=actor,
+            )
+    return _run(op, store, params, now=now, actor=actor, curator=curator)
+
+
+def _run(
+    op: Op,
+    store: Store,
+    params: Mapping[str, Any],
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None,
+) -> Any:
     fn = function(op.run)
     names = {p.name for p in op.params}
     kwargs = {(p.arg or p.name): params[p.name] for p in op.params if p.name in params}

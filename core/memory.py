@@ -35,6 +35,7 @@ from .storage.store import Store
 
 if TYPE_CHECKING:
     from .curator import Curator
+    from .wm_fallback import Fallback
 
 #: The doors a Memory serves: the Python API itself, and the MCP server on top of it.
 ACTORS = ("api", "mcp", "http")
@@ -86,6 +87,13 @@ class Memory(Operations):
                 raise InvalidInput("agent", problem)
         self.actor = f"{actor}:{self.agent}" if self.agent else actor
         self._clock = clock
+        #: Working memory in process memory while a Redis store does not answer
+        #: (:mod:`core.wm_fallback`); None for a store on disk.
+        self.wm_fallback: Fallback | None = None
+        if self.store.backend.scheme == "redis":
+            from .wm_fallback import Fallback
+
+            self.wm_fallback = Fallback(self.store.location)
         self._curator: Curator | None = None
         if curator_key is not None:
             from .curator import load
@@ -93,6 +101,12 @@ class Memory(Operations):
             self._curator = load(os.fspath(curator_key))
 
     # -- plumbing -----------------------------------------------------------------------
+    @property
+    def using_fallback(self) -> bool:
+        """Whether working memory is kept in this process's memory now, because the Redis
+        store does not answer (every working-memory answer says so too)."""
+        return self.wm_fallback is not None and self.wm_fallback.active
+
     def now(self) -> datetime:
         """The instant a call runs at (the injected clock, else ``core.clock.now``)."""
         if self._clock is not None:
@@ -106,6 +120,8 @@ class Memory(Operations):
         ever held inside a call)."""
         from .search import flush
 
+        if self.wm_fallback is not None:
+            self.wm_fallback.close(self.store)
         flush(self.store)
         self.store.close()
 
@@ -217,7 +233,13 @@ class Memory(Operations):
         try:
             checked = invoke.check(op, "api", params)
             return invoke.call(
-                op, self.store, checked, now=self.now(), actor=self.actor, curator=self._curator
+                op,
+                self.store,
+                checked,
+                now=self.now(),
+                actor=self.actor,
+                curator=self._curator,
+                fallback=self.wm_fallback,
             )
         except MemworkError as exc:
             # The same exception (class, fields, traceback), its text the CLI's line.

@@ -1133,11 +1133,12 @@ class Operations:
 
     def wm_set(
         self,
-        session: str,
+        session: str | None,
         key: str,
         value: Any,
         *,
         ttl: float | None = None,
+        scope: str | None = None,
     ) -> dict[str, Any]:
         """Set a key.
 
@@ -1146,13 +1147,19 @@ class Operations:
         Keep short-lived state for a session under `key` (keys starting with `_` are reserved);
         with `ttl` the key disappears after that many seconds. The session is any id: one no
         session has yet (an agent's own `run-42`: letters, digits, `_ - . : @`, up to 128)
-        creates the session, marked implicit, on the first write; reads of it are empty.
+        creates the session, marked implicit, on the first write; reads of it are empty. With
+        `scope` (`project:<P>` or `agent:<A>`) the key is shared instead: every session of that
+        project or agent sees it, unless it has a key of its own by that name (the session's own
+        key wins, then the agent's, then the project's). TTLs and `wm_default_ttl` apply to
+        shared keys too.
 
         Args:
-            session: the session's id (any id an agent names works).
+            session: the session's id (any id an agent names works; not needed with scope).
             key: the working-memory key (a leading _ is reserved).
             value: the value (the CLI stores the text as typed).
             ttl: seconds until the key disappears.
+            scope: project:<project> or agent:<agent>: the keys every session of that project or
+            agent sees, instead of the session's own.
         """
         result: dict[str, Any] = self._operation(
             "wm_set",
@@ -1161,180 +1168,233 @@ class Operations:
                 "key": key,
                 "value": value,
                 "ttl": ttl,
+                "scope": scope,
             },
         )
         return result
 
     def wm_get(
         self,
-        session: str,
+        session: str | None,
         key: str,
+        *,
+        scope: str | None = None,
     ) -> dict[str, Any]:
         """Get a key.
 
         Read back state kept for this run.
 
-        A live key's entry (an expired key is not found).
+        A live key's entry (an expired key is not found), with `scope`: where it came from
+        (`session`, or the `agent:<A>` / `project:<P>` scope the session inherits it from). With
+        `scope`, that scope's key.
 
         Args:
-            session: the session's id (any id an agent names works).
+            session: the session's id (any id an agent names works; not needed with scope).
             key: the working-memory key (a leading _ is reserved).
+            scope: project:<project> or agent:<agent>: the keys every session of that project or
+            agent sees, instead of the session's own.
         """
         result: dict[str, Any] = self._operation(
             "wm_get",
             {
                 "session": session,
                 "key": key,
+                "scope": scope,
             },
         )
         return result
 
     def wm_delete(
         self,
-        session: str,
+        session: str | None,
         key: str,
+        *,
+        scope: str | None = None,
     ) -> dict[str, Any]:
         """Delete a key.
 
         Call when state kept under `key` no longer applies.
 
-        Remove a working-memory key.
+        Remove a working-memory key of the session (never one it inherits: the error names the
+        scope to delete it from), or of `scope`.
 
         Args:
-            session: the session's id (any id an agent names works).
+            session: the session's id (any id an agent names works; not needed with scope).
             key: the working-memory key (a leading _ is reserved).
+            scope: project:<project> or agent:<agent>: the keys every session of that project or
+            agent sees, instead of the session's own.
         """
         result: dict[str, Any] = self._operation(
             "wm_delete",
             {
                 "session": session,
                 "key": key,
+                "scope": scope,
             },
         )
         return result
 
     def wm_list(
         self,
-        session: str,
+        session: str | None,
+        *,
+        scope: str | None = None,
     ) -> list[dict[str, Any]]:
         """List live keys.
 
-        Every live key of the session, sorted, with the seconds each has left.
+        Every live key of the session, inherited ones included, sorted, with the seconds each
+        has left and `scope` (where it came from); with `scope`, that scope's.
 
         Args:
-            session: the session's id (any id an agent names works).
+            session: the session's id (any id an agent names works; not needed with scope).
+            scope: project:<project> or agent:<agent>: the keys every session of that project or
+            agent sees, instead of the session's own.
         """
         result: list[dict[str, Any]] = self._operation(
             "wm_list",
             {
                 "session": session,
+                "scope": scope,
             },
         )
         return result
 
     def wm_keys(
         self,
-        session: str,
+        session: str | None,
         pattern: str = "*",
+        *,
+        scope: str | None = None,
     ) -> list[dict[str, Any]]:
         """List live key names matching a glob.
 
-        The names of the session's live keys that match `pattern` (a glob), sorted.
+        The names of the session's live keys (inherited ones included) that match `pattern` (a
+        glob), sorted; with `scope`, that scope's. `wm list` says where each came from.
 
         Args:
-            session: the session's id (any id an agent names works).
+            session: the session's id (any id an agent names works; not needed with scope).
             pattern: a glob (* ? [abc]; default every key).
+            scope: project:<project> or agent:<agent>: the keys every session of that project or
+            agent sees, instead of the session's own.
         """
         result: list[dict[str, Any]] = self._operation(
             "wm_keys",
             {
                 "session": session,
                 "pattern": pattern,
+                "scope": scope,
             },
         )
         return result
 
     def wm_exists(
         self,
-        session: str,
+        session: str | None,
         key: str,
+        *,
+        scope: str | None = None,
     ) -> dict[str, Any]:
         """Whether a key is live.
 
-        Whether `key` is live in the session (an expired key does not exist): `{key, exists}`;
-        the CLI prints true or false and exits 0 either way.
+        Whether `key` is live in the session, inherited ones included (an expired key does not
+        exist): `{key, exists, scope}` (`scope`: where it came from, null when it does not
+        exist); the CLI prints true or false and exits 0 either way.
 
         Args:
-            session: the session's id (any id an agent names works).
+            session: the session's id (any id an agent names works; not needed with scope).
             key: the working-memory key (a leading _ is reserved).
+            scope: project:<project> or agent:<agent>: the keys every session of that project or
+            agent sees, instead of the session's own.
         """
         result: dict[str, Any] = self._operation(
             "wm_exists",
             {
                 "session": session,
                 "key": key,
+                "scope": scope,
             },
         )
         return result
 
     def wm_get_all(
         self,
-        session: str,
+        session: str | None,
+        *,
+        scope: str | None = None,
     ) -> dict[str, Any]:
         """Every live key's value.
 
-        Every live key's value, by key (an empty object when there is none).
+        Every live key's value, by key (an empty object when there is none), inherited keys
+        included: `_scopes` (present when a key was inherited) maps each inherited key to its
+        scope (a leading `_` is reserved, so it never meets a key).
 
         Args:
-            session: the session's id (any id an agent names works).
+            session: the session's id (any id an agent names works; not needed with scope).
+            scope: project:<project> or agent:<agent>: the keys every session of that project or
+            agent sees, instead of the session's own.
         """
         result: dict[str, Any] = self._operation(
             "wm_get_all",
             {
                 "session": session,
+                "scope": scope,
             },
         )
         return result
 
     def wm_clear(
         self,
-        session: str,
+        session: str | None,
+        *,
+        scope: str | None = None,
     ) -> dict[str, Any]:
         """Delete every user key.
 
         Start the session's key-value state afresh (the task state stays).
 
         Delete every user key of the session; its task state, scratchpad and working-memory
-        checkpoints stay. Returns the keys cleared.
+        checkpoints stay, and so do the keys it inherits. With `scope`, every key of that scope.
+        Returns the keys cleared.
 
         Args:
-            session: the session's id (any id an agent names works).
+            session: the session's id (any id an agent names works; not needed with scope).
+            scope: project:<project> or agent:<agent>: the keys every session of that project or
+            agent sees, instead of the session's own.
         """
         result: dict[str, Any] = self._operation(
             "wm_clear",
             {
                 "session": session,
+                "scope": scope,
             },
         )
         return result
 
     def wm_stats(
         self,
-        session: str,
+        session: str | None,
+        *,
+        scope: str | None = None,
     ) -> dict[str, Any]:
         """What the working memory holds.
 
         Counts: `total_keys` (user keys, plus the task state and the scratchpad when present),
         `user_keys`, `checkpoints`, `scratchpad_entries`, `has_task_state`, `ttl_keys` (keys
-        with a TTL), `using_fallback` (false: the store answered).
+        with a TTL), `inherited_keys` (keys seen from a scope, not held by the session),
+        `scope_keys` (live keys per scope the session inherits from), `using_fallback` (true
+        while a Redis store does not answer and working memory is kept in the process's memory).
+        With `scope`, that scope's counts.
 
         Args:
-            session: the session's id (any id an agent names works).
+            session: the session's id (any id an agent names works; not needed with scope).
+            scope: project:<project> or agent:<agent>: the keys every session of that project or
+            agent sees, instead of the session's own.
         """
         result: dict[str, Any] = self._operation(
             "wm_stats",
             {
                 "session": session,
+                "scope": scope,
             },
         )
         return result

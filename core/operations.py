@@ -126,7 +126,7 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "rule": ("rules for a task or for every task", ()),
     "card": ("mistake cards, merged across episodes", ()),
     "slot": ("pinned slots that lead the context", ()),
-    "wm": ("a session's working memory", ("session",)),
+    "wm": ("a session's working memory, and keys shared by a project or an agent", ("session",)),
     "wm scratch": ("the session's scratchpad", ()),
     "wm checkpoint": ("working-memory checkpoints", ()),
     "checkpoint": ("store-wide checkpoints", ()),
@@ -152,6 +152,21 @@ LESSON = Param(
 )
 SESSION = Param(
     "session", "str", "the session's id (any id an agent names works)", cli="--session", metavar="S"
+)
+WM_SESSION = Param(
+    "session",
+    "str?",
+    "the session's id (any id an agent names works; not needed with scope)",
+    cli="--session",
+    metavar="S",
+)
+WM_SCOPE = Param(
+    "scope",
+    "str?",
+    "project:<project> or agent:<agent>: the keys every session of that project or agent "
+    "sees, instead of the session's own",
+    None,
+    metavar="SCOPE",
 )
 SESSION_ID = Param("session", "str", "the session's id (or a unique start or end of it)", cli="ID")
 LABEL = Param("label", "str", "the slot's label (letters, digits and _ - . /)", cli="LABEL")
@@ -1168,12 +1183,13 @@ OPERATIONS: tuple[Op, ...] = (
         "wm_set",
         "wm set",
         "set a key",
-        "working_memory:set_key",
+        "wm_scopes:set_key",
         (
-            SESSION,
+            WM_SESSION,
             KEY,
             Param("value", "json", "the value (the CLI stores the text as typed)", cli="VALUE"),
             Param("ttl", "float?", "seconds until the key disappears", None, metavar="SECONDS"),
+            WM_SCOPE,
         ),
         writes=True,
         result="wm_key",
@@ -1182,7 +1198,10 @@ OPERATIONS: tuple[Op, ...] = (
             "reserved); with `ttl` the key disappears after that many seconds. The session is "
             "any id: one no session has yet (an agent's own `run-42`: letters, digits, "
             "`_ - . : @`, up to 128) creates the session, marked implicit, on the first "
-            "write; reads of it are empty."
+            "write; reads of it are empty. With `scope` (`project:<P>` or `agent:<A>`) the key "
+            "is shared instead: every session of that project or agent sees it, unless it has "
+            "a key of its own by that name (the session's own key wins, then the agent's, then "
+            "the project's). TTLs and `wm_default_ttl` apply to shared keys too."
         ),
         when="Keep short-lived state for this run.",
         cli_print="cmd_wm:key_set",
@@ -1191,11 +1210,13 @@ OPERATIONS: tuple[Op, ...] = (
         "wm_get",
         "wm get",
         "get a key",
-        "working_memory:get_key",
-        (SESSION, KEY),
+        "wm_scopes:get_key",
+        (WM_SESSION, KEY, WM_SCOPE),
         result="wm_key",
         errors=("invalid", "not_found"),
-        doc="A live key's entry (an expired key is not found).",
+        doc="A live key's entry (an expired key is not found), with `scope`: where it came "
+        "from (`session`, or the `agent:<A>` / `project:<P>` scope the session inherits it "
+        "from). With `scope`, that scope's key.",
         when="Read back state kept for this run.",
         cli_print="cmd_wm:key_value",
     ),
@@ -1203,13 +1224,14 @@ OPERATIONS: tuple[Op, ...] = (
         "wm_delete",
         "wm delete",
         "delete a key",
-        "working_memory:delete_key",
-        (SESSION, KEY),
+        "wm_scopes:delete_key",
+        (WM_SESSION, KEY, WM_SCOPE),
         writes=True,
         destructive=True,
         result="wm_key",
         errors=("invalid", "not_found"),
-        doc="Remove a working-memory key.",
+        doc="Remove a working-memory key of the session (never one it inherits: the error "
+        "names the scope to delete it from), or of `scope`.",
         when="Call when state kept under `key` no longer applies.",
         cli_print="cmd_wm:key_set",
     ),
@@ -1217,59 +1239,67 @@ OPERATIONS: tuple[Op, ...] = (
         "wm_list",
         "wm list",
         "list live keys",
-        "working_memory:list_keys",
-        (SESSION,),
+        "wm_scopes:list_keys",
+        (WM_SESSION, WM_SCOPE),
         result="wm_keys",
-        doc="Every live key of the session, sorted, with the seconds each has left.",
+        doc="Every live key of the session, inherited ones included, sorted, with the "
+        "seconds each has left and `scope` (where it came from); with `scope`, that scope's.",
         cli_print="cmd_wm:keys",
     ),
     Op(
         "wm_keys",
         "wm keys",
         "list live key names matching a glob",
-        "wm_more:key_names",
+        "wm_scopes:key_names",
         (
-            SESSION,
+            WM_SESSION,
             Param("pattern", "str", "a glob (* ? [abc]; default every key)", "*", cli="PATTERN"),
+            WM_SCOPE,
         ),
         result="wm_key_names",
         errors=("invalid",),
-        doc="The names of the session's live keys that match `pattern` (a glob), sorted.",
+        doc="The names of the session's live keys (inherited ones included) that match "
+        "`pattern` (a glob), sorted; with `scope`, that scope's. `wm list` says where each "
+        "came from.",
         cli_print="cmd_wm:names",
     ),
     Op(
         "wm_exists",
         "wm exists",
         "whether a key is live",
-        "wm_more:key_exists",
-        (SESSION, KEY),
+        "wm_scopes:key_exists",
+        (WM_SESSION, KEY, WM_SCOPE),
         result="wm_exists",
         errors=("invalid",),
-        doc="Whether `key` is live in the session (an expired key does not exist): "
-        "`{key, exists}`; the CLI prints true or false and exits 0 either way.",
+        doc="Whether `key` is live in the session, inherited ones included (an expired key "
+        "does not exist): `{key, exists, scope}` (`scope`: where it came from, null when it "
+        "does not exist); the CLI prints true or false and exits 0 either way.",
         cli_print="cmd_wm:exists",
     ),
     Op(
         "wm_get_all",
         "wm get-all",
         "every live key's value",
-        "wm_more:get_all",
-        (SESSION,),
+        "wm_scopes:get_all",
+        (WM_SESSION, WM_SCOPE),
         result="wm_values",
-        doc="Every live key's value, by key (an empty object when there is none).",
+        doc="Every live key's value, by key (an empty object when there is none), inherited "
+        "keys included: `_scopes` (present when a key was inherited) maps each inherited key "
+        "to its scope (a leading `_` is reserved, so it never meets a key).",
         cli_print="cmd_wm:values",
     ),
     Op(
         "wm_clear",
         "wm clear",
         "delete every user key",
-        "wm_more:clear_keys",
-        (SESSION,),
+        "wm_scopes:clear_keys",
+        (WM_SESSION, WM_SCOPE),
         writes=True,
         destructive=True,
         result="wm_cleared",
         doc="Delete every user key of the session; its task state, scratchpad and "
-        "working-memory checkpoints stay. Returns the keys cleared.",
+        "working-memory checkpoints stay, and so do the keys it inherits. With `scope`, "
+        "every key of that scope. Returns the keys cleared.",
         when="Start the session's key-value state afresh (the task state stays).",
         cli_print="cmd_wm:cleared",
     ),
@@ -1277,12 +1307,15 @@ OPERATIONS: tuple[Op, ...] = (
         "wm_stats",
         "wm stats",
         "what the working memory holds",
-        "wm_more:stats",
-        (SESSION,),
+        "wm_scopes:stats",
+        (WM_SESSION, WM_SCOPE),
         result="wm_stats",
         doc="Counts: `total_keys` (user keys, plus the task state and the scratchpad when "
         "present), `user_keys`, `checkpoints`, `scratchpad_entries`, `has_task_state`, "
-        "`ttl_keys` (keys with a TTL), `using_fallback` (false: the store answered).",
+        "`ttl_keys` (keys with a TTL), `inherited_keys` (keys seen from a scope, not held by "
+        "the session), `scope_keys` (live keys per scope the session inherits from), "
+        "`using_fallback` (true while a Redis store does not answer and working memory is "
+        "kept in the process's memory). With `scope`, that scope's counts.",
         cli_print="cmd_wm:stats",
     ),
     Op(
@@ -2091,3 +2124,10 @@ def door_ops(door: str) -> list[Op]:
 def door_params(op: Op, door: str) -> tuple[Param, ...]:
     """The parameters ``op`` takes at ``door``."""
     return tuple(p for p in op.params if door in p.doors)
+
+
+def is_required(param: Param) -> bool:
+    """Whether a call must give ``param``. A nullable parameter without a default
+    (``wm --session`` where ``scope`` may stand in for it) may be left out at every door:
+    it is then null, and the operation says what it needs instead."""
+    return param.default is ... and not param.type.endswith("?")

@@ -190,6 +190,8 @@ WM_KEY = _obj(
         "set_at": _p(_STR, "when it was set"),
         "expires_at": _p([_STR, "null"], "when it disappears (with a TTL)"),
         "ttl_remaining": _p([_NUM, "null"], "seconds left at the caller's now"),
+        "scope": _p(_STR, "where it came from: session, or the agent:<A> / project:<P> scope"),
+        "using_fallback": _p(_BOOL, "present (true) while kept in process memory"),
     },
     ("key",),
 )
@@ -447,12 +449,24 @@ SHAPES: dict[str, Schema] = {
     "wm_key_names": {**_STRS, "description": "Live key names, sorted."},
     "wm_exists": _obj(
         "Whether a key is live.",
-        {"key": _p(_STR, "the key"), "exists": _p(_BOOL, "live in the session")},
+        {
+            "key": _p(_STR, "the key"),
+            "exists": _p(_BOOL, "live in the session"),
+            "scope": _p([_STR, "null"], "where it came from (null when it does not exist)"),
+        },
     ),
-    "wm_values": {"type": "object", "description": "Every live key's value, by key."},
+    "wm_values": {
+        "type": "object",
+        "description": "Every live key's value, by key; `_scopes` maps each inherited key to "
+        "its scope, `_using_fallback` is true while kept in process memory.",
+    },
     "wm_cleared": _obj(
         "The keys a clear deleted.",
-        {"session_id": _p(_STR, "the session"), "cleared": {**_STRS, "description": "keys"}},
+        {
+            "session_id": _p([_STR, "null"], "the session (null for a scope)"),
+            "scope": _p(_STR, "session, or the scope cleared"),
+            "cleared": {**_STRS, "description": "keys"},
+        },
     ),
     "scratch_cleared": _obj(
         "How many scratchpad notes went.",
@@ -461,13 +475,16 @@ SHAPES: dict[str, Schema] = {
     "wm_stats": _obj(
         "What a session's working memory holds.",
         {
-            "session_id": _p(_STR, "the session"),
+            "session_id": _p([_STR, "null"], "the session (null for a scope)"),
+            "scope": _p(_STR, "session, or the scope counted"),
             "total_keys": _p(_INT, "user keys, plus the task state and the scratchpad"),
             "user_keys": _p(_INT, "live user keys"),
             "checkpoints": _p(_INT, "working-memory checkpoints"),
             "scratchpad_entries": _p(_INT, "scratchpad notes"),
             "has_task_state": _p(_BOOL, "a task state is set"),
             "ttl_keys": _p(_INT, "live keys with a TTL"),
+            "inherited_keys": _p(_INT, "keys seen from a scope and not held by the session"),
+            "scope_keys": _p("object", "live keys of each scope the session inherits from"),
             "using_fallback": _p(_BOOL, "answered from process memory, not the store"),
         },
     ),

@@ -39,6 +39,7 @@ SINGLE = (
     "actions",
     "profiles",
     "crashes",
+    "wm_scopes",
 )
 
 
@@ -88,6 +89,7 @@ USER_TABLES = (
     "sessions",
     "observations",
     "working_memory",
+    "wm_scopes",
     "episodes",
     "mistake_cards",
     "rules",

@@ -36,6 +36,7 @@ from ..core import (
     rules,
     sessions,
     slots,
+    wm_scopes,
     working_memory,
 )
 from ..core.context.build import build_context
@@ -173,7 +174,12 @@ class MemoryService:
         return SessionDetail(
             sessions.get_session(self.store, session_id, now),
             sessions.observations(self.store, session_id),
-            working_memory.overview(self.store, session_id, now=now),
+            {
+                **working_memory.overview(self.store, session_id, now=now),
+                # Its own keys and those it inherits from its agent and project, each with
+                # its ``scope`` (core/wm_scopes.py).
+                "keys": wm_scopes.list_keys(self.store, session_id, now=now),
+            },
         )
 
     # -- episodes ---------------------------------------------------------------------

@@ -16,7 +16,7 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else orjson.dumps(value).decode()
 
 
-def _ttl(entry: wm.KeyView) -> str:
+def _ttl(entry: dict[str, Any]) -> str:
     left = entry["ttl_remaining"]
     return "" if left is None else f"  (expires in {left:g}s)"
 
@@ -59,13 +59,16 @@ def key_value(ctx: Context, entry: wm.KeyView) -> int:
     return _print(ctx, entry, _text(entry["value"]))
 
 
-def keys(ctx: Context, rows: list[wm.KeyView]) -> int:
-    """``wm list``: ``key = value`` each, with the time it has left."""
+def keys(ctx: Context, rows: list[dict[str, Any]]) -> int:
+    """``wm list``: ``key = value`` each, with the time it has left and, for a key the
+    session inherits, ``[scope]``."""
     if ctx.json:
         emit_json(rows)
     else:
         for row in rows:
-            say(f"{row['key']} = {clip(_text(row['value']), 80)}{_ttl(row)}")
+            where = row.get("scope", "session")
+            inherited = f"  [{where}]" if where != "session" else ""
+            say(f"{row['key']} = {clip(_text(row['value']), 80)}{_ttl(row)}{inherited}")
     return 0
 
 
@@ -157,5 +160,7 @@ def stats(ctx: Context, result: dict[str, Any]) -> int:
     else:
         for name, value in result.items():
             shown = str(value).lower() if isinstance(value, bool) else value
+            if isinstance(value, dict):
+                shown = orjson.dumps(value).decode()
             say(f"{name} {shown}")
     return 0

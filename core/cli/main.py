@@ -112,6 +112,12 @@ def run_op(ctx: Context) -> int:
     from ..invoke import call, check_rules
 
     params = ctx.params()
+    for param in op.params:  # a group's flag (``wm --session``) is optional for some verbs
+        if params.get(param.name, ...) is None and param.default is ... and param.cli:
+            if not param.type.endswith("?"):
+                from ..errors import InvalidInput
+
+                raise InvalidInput(param.name, f"is required ({param.cli} {param.metavar})")
     check_rules(op, params)  # bad input is refused before the store is opened
     result = call(op, ctx.store, params, now=ctx.now, actor=ctx.actor, curator=ctx.curator)
     if op.review and isinstance(result, dict) and result.get("proposed") is True:

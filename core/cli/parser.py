@@ -124,8 +124,10 @@ def add_argument(parser: argparse.ArgumentParser, param: Param) -> None:
     if kind == "strs":
         kw["action"] = "append"
         kw["default"] = None if param.default is None else []
-    elif param.default is ...:
+    elif param.default is ... and not param.type.endswith("?"):
         kw["required"] = True
+    elif param.default is ...:
+        kw["default"] = None  # nullable: the operation says what it needs instead
     else:
         kw["default"] = param.default
     parser.add_argument(*flags(param), **kw)

@@ -22,13 +22,27 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .. import __version__, invoke
-from ..errors import Conflict, InvalidInput, MemworkError, NotFound, UserError, worded
+from ..errors import (
+    Conflict,
+    InvalidInput,
+    MemworkError,
+    NotFound,
+    StoreUnreachable,
+    UserError,
+    worded,
+)
 from ..memory import Memory
 from ..operations import Op, door_ops
 from ..shapes import SHAPES
+from ..wm_fallback import used_fallback
 
 AGENT_HEADER = "x-memwork-agent"
 JSON = "application/json"
+
+
+#: Set (``true``) on a working-memory answer given from the server's memory while its
+#: Redis store does not answer.
+FALLBACK_HEADER = "Memwork-Using-Fallback"
 
 
 def json_response(value: Any, status: int = 200) -> Response:
@@ -40,6 +54,8 @@ def error_response(exc: MemworkError) -> Response:
     """A memwork error as JSON with its status (the CLI's exit-2 errors are all 4xx)."""
     if isinstance(exc, InvalidInput):
         status, kind = 400, "invalid"
+    elif isinstance(exc, StoreUnreachable):  # the CLI's exit 2, but the server is away
+        status, kind = 503, "unavailable"
     elif isinstance(exc, NotFound):
         status, kind = 404, "not_found"
     elif isinstance(exc, Conflict | UserError):
@@ -108,9 +124,20 @@ def operation_route(op: Op, memory: Memory, cap: int) -> Route:
             params = invoke.check(op, "http", given)
 
             def run() -> Any:
-                return invoke.call(op, memory.store, params, now=memory.now(), actor=actor)
+                return invoke.call(
+                    op,
+                    memory.store,
+                    params,
+                    now=memory.now(),
+                    actor=actor,
+                    fallback=memory.wm_fallback,
+                )
 
-            return json_response(await anyio.to_thread.run_sync(run))
+            value = await anyio.to_thread.run_sync(run)
+            response = json_response(value)
+            if used_fallback(value):  # a list's body cannot carry the field: the header does
+                response.headers[FALLBACK_HEADER] = "true"
+            return response
         except _TooLarge:
             return json_response(
                 {"error": f"memwork: the request body is over {cap} bytes", "kind": "too_large"},

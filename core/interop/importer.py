@@ -40,7 +40,7 @@ from ..models.proposal import Proposal, StoreConfig
 from ..models.rule import Rule
 from ..models.session import Observation, Session
 from ..models.slot import Slot
-from ..models.working_memory import WMCheckpoint, WMState
+from ..models.working_memory import WMCheckpoint, WMScope, WMState
 from ..privacy.fields import check_doc, scrub_doc
 from ..storage.store import Store
 from ..text import fingerprint
@@ -69,6 +69,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "links": Link,
     "actions": Action,
     "profiles": Profile,
+    "wm_scopes": WMScope,
 }
 
 

@@ -40,15 +40,16 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver import server as _sdk_server
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
-from mcp_types import CallToolResult, Resource, TextContent, ToolAnnotations
+from mcp_types import CallToolResult, ContentBlock, Resource, TextContent, ToolAnnotations
 from mcp_types import Tool as MCPTool
 from pydantic import Field
 
 from .. import __version__, invoke
 from ..errors import InvalidInput, MemworkError, NotFound, UserError, worded
 from ..memory import Memory
-from ..operations import Op, Param, door_ops
+from ..operations import Op, Param, door_ops, is_required
 from ..shapes import SHAPES, Schema, is_object
+from ..wm_fallback import used_fallback
 
 P = ParamSpec("P")
 
@@ -135,7 +136,7 @@ def input_schema(op: Op, door: str) -> Schema:
         "properties": {p.name: param_schema(p) for p in params},
         "additionalProperties": False,
     }
-    required = [p.name for p in params if p.default is ...]
+    required = [p.name for p in params if is_required(p)]
     if required:
         schema["required"] = required
     return schema
@@ -175,6 +176,13 @@ def tool_of(op: Op) -> MCPTool:
             open_world_hint=False,
         ),
     )
+
+
+#: The second line of a working-memory answer given from the server's memory.
+FALLBACK_NOTE = (
+    "using_fallback: true (the Redis store does not answer: working memory is kept in the "
+    "server's memory and written back when it answers again)"
+)
 
 
 def structured(op: Op, value: Any) -> dict[str, Any]:
@@ -242,7 +250,12 @@ class MemworkServer(MCPServer):
 
             def run() -> Any:
                 return invoke.call(
-                    op, self.memory.store, params, now=self.memory.now(), actor=actor
+                    op,
+                    self.memory.store,
+                    params,
+                    now=self.memory.now(),
+                    actor=actor,
+                    fallback=self.memory.wm_fallback,
                 )
 
             value = await anyio.to_thread.run_sync(run) if self.threaded else run()
@@ -255,11 +268,14 @@ class MemworkServer(MCPServer):
             log.exception("%s raised", name)
             return _text(f"memwork: internal error: {type(exc).__name__}: {exc}", error=True)
         text = value if op.name == "context" and isinstance(value, str) else _dumps(value)
-        return CallToolResult(
-            content=[TextContent(type="text", text=text)],
-            structured_content=structured(op, value),
-            is_error=False,
-        )
+        content: list[ContentBlock] = [TextContent(type="text", text=text)]
+        shaped = structured(op, value)
+        if used_fallback(value):
+            # A list's answer cannot carry the field: its wrapper and a second line do.
+            if shaped is not value:
+                shaped = {**shaped, "using_fallback": True}
+            content.append(TextContent(type="text", text=FALLBACK_NOTE))
+        return CallToolResult(content=content, structured_content=shaped, is_error=False)
 
     async def list_resources(self) -> list[Resource]:
         """The static resources, then one per slot, in context order."""

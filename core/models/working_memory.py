@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .base import Identifier, Record, Timestamp
 from .limits import MAX_INT
@@ -98,3 +98,32 @@ class WMCheckpoint(Record):
     description: str = Field(default="", max_length=2000)
     seq: int = Field(ge=1, le=MAX_INT)
     state: WMSnapshot
+
+
+class WMScope(_Strict):
+    """Keys shared above the session: one document per scope (``project:<P>`` or
+    ``agent:<A>``) in the ``wm_scopes`` table, its id the scope."""
+
+    id: str = Field(min_length=1, max_length=220)
+    scope: str = Field(min_length=1, max_length=220)
+    kv: dict[str, WMEntry] = Field(default_factory=dict)
+    created_at: Timestamp
+    updated_at: Timestamp
+
+    @field_validator("scope")
+    @classmethod
+    def _scope(cls, value: str) -> str:
+        kind, sep, name = value.partition(":")
+        if not sep or kind not in ("project", "agent") or not name.strip():
+            raise ValueError(f"must be project:<project> or agent:<agent> (got {value[:60]!r})")
+        return value
+
+    @model_validator(mode="after")
+    def _keyed_by_scope(self) -> WMScope:
+        if self.id != self.scope:
+            raise ValueError(f"id must be the scope {self.scope!r} (got {self.id[:60]!r})")
+        return self
+
+    def to_doc(self) -> dict[str, Any]:
+        """The JSON-ready document the store keeps."""
+        return self.model_dump(mode="json")

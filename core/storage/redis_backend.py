@@ -37,6 +37,7 @@ from ..errors import (
     NoStore,
     StoreError,
     StoreTooNew,
+    StoreUnreachable,
     StoreUnreadable,
     StoreWriteFailed,
     UserError,
@@ -148,11 +149,11 @@ class RedisBackend(Backend):
             yield
         except ConnectionLost as exc:
             if self._opening:
-                raise StoreUnreadable(
+                raise StoreUnreachable(
                     f"cannot reach Redis at {self.location}: {exc} (is the server running?); "
                     "nothing was written"
                 ) from None
-            raise StoreError(
+            raise StoreUnreachable(
                 f"lost the connection to Redis at {self.location}: {exc}; nothing more was written"
             ) from None
         except ReplyError as exc:
@@ -486,7 +487,7 @@ class RedisBackend(Backend):
             if last == txid:
                 return
             if last is None:
-                raise StoreError(
+                raise StoreUnreachable(
                     f"lost the connection to Redis at {self.location} during a commit ({exc}); "
                     "the server is not back, so whether this write landed is unknown: "
                     "check with `memwork history` once it is"

@@ -339,6 +339,14 @@ class Store:
         """Whether table ``name`` is in memory (reading it costs nothing more)."""
         return self.cache.loaded(name)
 
+    def last_read(self, wanted: Callable[[str], bool]) -> dict[str, Docs]:
+        """The tables ``wanted`` picks among those this process holds in memory, as it last
+        read them, without asking the backend (which may not answer): what a fallback
+        starts from. Treat them as read-only."""
+        with self._mutex:
+            held = dict.items(self.cache.tables)  # never loads: a plain dict's view
+            return {name: docs for name, docs in list(held) if wanted(name)}
+
     def docs(self, name: str) -> Docs:
         """The raw documents of a table (id → document); treat them as read-only."""
         try:

@@ -145,6 +145,7 @@ def test_wm_set_get_list_delete(cli, sid: str) -> None:  # noqa: ANN001
             "set_at": "2026-11-01T12:00:00.000000Z",
             "expires_at": None,
             "ttl_remaining": None,
+            "scope": "session",
         }
     ]
     assert cli("wm", "--session", sid, "delete", "plan").out.strip() == "plan"

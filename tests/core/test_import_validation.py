@@ -238,6 +238,11 @@ REFUSED = [
         {"profiles": [{"id": "p", "project": "api", "limit": 0} | STAMPS]},
         "profiles[1].limit",
     ),
+    (
+        "wm scope kind",
+        {"wm_scopes": [{"id": "team:x", "scope": "team:x", "kv": {}} | STAMPS]},
+        "wm_scopes[1].scope",
+    ),
     ("checkpoints", {"checkpoints": [{"id": ".."}]}, "tables.checkpoints", "store-local"),
     ("imports", {"imports": [{"id": "imp_1"}]}, "tables.imports"),
     (

@@ -67,7 +67,7 @@ def test_the_readmes_table_of_operations_is_generated_from_the_registry() -> Non
     assert readme == codegen.readme_text(readme), "stale: run `make generate`"
     for op in OPERATIONS:  # every verb has its row, spelled as the CLI takes it
         assert f"| {codegen.cli_usage(op).replace('|', chr(92) + '|')} |" in readme, op.cli
-    assert "| `wm --session S set KEY VALUE [--ttl SECONDS]` |" in readme
+    assert "| `wm [--session S] set KEY VALUE [--ttl SECONDS] [--scope SCOPE]` |" in readme
 
 
 def test_a_json_door_names_the_field_of_a_wrong_type_in_one_line() -> None:

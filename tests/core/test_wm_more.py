@@ -50,6 +50,9 @@ def test_the_cli_asks_lists_counts_and_clears(cli: Any, db: Path | str) -> None:
         "has_task_state": True,
         "ttl_keys": 1,
         "using_fallback": False,
+        "scope": "session",
+        "inherited_keys": 0,
+        "scope_keys": {},
     }
     cleared = cli("--json", *wm, "clear", now=LATER).json()
     assert cleared["cleared"] == ["build.id", "build.url", "owner"]
@@ -66,7 +69,11 @@ def test_the_api_and_mcp_answer_alike(cli: Any, db: Path | str) -> None:
     _fill(cli, "run-2")
     with Memory(db) as memory:
         assert memory.wm_keys("run-2", "own*") == ["owner"]
-        assert memory.wm_exists("run-2", "owner") == {"key": "owner", "exists": True}
+        assert memory.wm_exists("run-2", "owner") == {
+            "key": "owner",
+            "exists": True,
+            "scope": "session",
+        }
         assert memory.wm_get_all("run-2")["build.id"] == "41"
         assert memory.wm_stats("run-2")["user_keys"] >= 3
 
@@ -82,7 +89,7 @@ def test_the_api_and_mcp_answer_alike(cli: Any, db: Path | str) -> None:
 
     out = mcp(db, body)
     assert out["keys"] == ["build.id", "build.url"]
-    assert out["exists"] == {"key": "nope", "exists": False}
+    assert out["exists"] == {"key": "nope", "exists": False, "scope": None}
     assert out["stats"]["using_fallback"] is False and out["stats"]["checkpoints"] == 1
     assert "owner" in out["clear"]["cleared"] and out["scratch"]["cleared"] == 2
     assert out["all"] == {}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import sessions, working_memory
+from memwork.core import sessions, wm_scopes, working_memory
 from memwork.core.clock import parse_instant
 from memwork.core.errors import NotFound
 from memwork.core.storage.store import Store
@@ -307,6 +307,34 @@ def test_set_a_key_with_a_ttl_then_delete_it(demo_app, demo_path: Path) -> None:
             with pytest.raises(NotFound):
                 working_memory.get_key(Store(demo_path), active["id"], "owner", now=NOW)
             assert "owner" not in _keys(app)
+
+    run(scenario)
+
+
+def test_shared_keys_show_their_scope_and_d_deletes_from_it(demo_app, demo_path: Path) -> None:
+    active = _active(demo_path)
+    project = f"project:{active['project']}"
+    store = Store(demo_path)
+    wm_scopes.set_key(store, None, "deploy", "friday", scope=project, now=NOW, actor="cli")
+    store.close()
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert "deploy" in _keys(app)
+            assert "deploy (project)" in screen_text(app)  # where it comes from
+            keys = await _focus(pilot, "wm-keys")
+            keys.move_cursor(_keys(app).index("deploy"))
+            await pilot.press("d")
+            await settle(pilot)
+            assert f"Delete shared key 'deploy' from {project}?" in screen_text(app)
+            assert "Every session of project checkout stops seeing it" in screen_text(app)
+            await pilot.press("y")
+            await settle(pilot)
+            await wait_until(pilot, lambda: "deploy" not in _keys(app))
+            shown = wm_scopes.list_keys(Store(demo_path), None, scope=project, now=NOW)
+            assert shown == []
 
     run(scenario)
 

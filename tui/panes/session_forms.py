@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...core import forgetting
+from ...core import forgetting, wm_scopes
 from ...core import sessions as core_sessions
 from ...core import working_memory as core_wm
 from ...core.errors import InvalidInput
@@ -167,22 +167,34 @@ def set_key(pane: SessionsPane, session: Doc, current: Doc | None) -> None:
     )
 
 
-def delete_key(pane: SessionsPane, session: Doc, key: str) -> None:
-    """Delete a working-memory key, after a confirmation."""
+def delete_key(pane: SessionsPane, session: Doc, key: str, scope: str = "session") -> None:
+    """Delete a working-memory key, after a confirmation: the session's own, or a shared
+    key from the scope the session inherits it from."""
 
     async def answered(yes: bool | None) -> None:
-        if yes:
+        if not yes:
+            return
+        if scope == "session":
             await pane.workbench.write(
                 core_wm.delete_key, session["id"], key, done=f"Key {key!r} deleted"
             )
+        else:
+            await pane.workbench.write(
+                wm_scopes.delete_key,
+                None,
+                key,
+                scope=scope,
+                done=f"Shared key {key!r} deleted from {scope}",
+            )
 
-    pane.app.push_screen(
-        ConfirmScreen(
-            f"Delete key {key!r}?",
-            "It leaves this session's working memory (a checkpoint that holds it keeps it).",
-        ),
-        answered,
-    )
+    if scope == "session":
+        title = f"Delete key {key!r}?"
+        body = "It leaves this session's working memory (a checkpoint that holds it keeps it)."
+    else:
+        kind, _, name = scope.partition(":")
+        title = f"Delete shared key {key!r} from {scope}?"
+        body = f"Every session of {kind} {name} stops seeing it, not only this one."
+    pane.app.push_screen(ConfirmScreen(title, body), answered)
 
 
 def _kept_copies(result: Doc) -> str:

@@ -376,7 +376,7 @@ class SessionsPane(Pane):
         if key is None:
             self.warn("No key selected")
             return
-        forms.delete_key(self, session, key)
+        forms.delete_key(self, session, key, self.wm_panel.scope_of(key))
 
     def action_task(self) -> None:
         if (session := self._need_session()) is not None:

@@ -170,6 +170,12 @@ class WorkingMemoryPanel(Vertical):
             if not k["expires_at"] or parse_instant(k["expires_at"]) > now
         ]
 
+    def scope_of(self, key: str | None) -> str:
+        """Where key ``key`` comes from: ``session``, or the scope the session inherits it
+        from (``project:web``)."""
+        found = next((k for k in (self.wm or {}).get("keys", []) if k["key"] == key), None)
+        return str(found.get("scope") or "session") if found else "session"
+
     # -- showing ------------------------------------------------------------------------
     def show(self, wm: dict[str, Any] | None, now: datetime, *, same_session: bool) -> None:
         """Show a session's working memory (None: no session selected)."""
@@ -215,7 +221,7 @@ class WorkingMemoryPanel(Vertical):
         rows = [
             Row(
                 [
-                    Text(k["key"], style="bold"),
+                    key_text(k),
                     value_text(k["value"]),
                     ttl_text(k["expires_at"], now),
                 ],
@@ -256,3 +262,12 @@ class WorkingMemoryPanel(Vertical):
         description.update(Text(task.get("description") or "", style="bright_black"))
         bar.display = True
         bar.update(total=100, progress=task["progress_percent"])
+
+
+def key_text(entry: dict[str, Any]) -> Text:
+    """A key's name, and ``(project)`` or ``(agent)`` when the session inherits it (from
+    its own project or agent: the name would only repeat the session's)."""
+    scope = entry.get("scope") or "session"
+    if scope == "session":
+        return Text(entry["key"], style="bold")
+    return Text.assemble((entry["key"], "bold"), (f" ({scope.partition(':')[0]})", "bright_black"))
