@@ -39,7 +39,7 @@ def clear_keys(store: Store, session: str, *, now: datetime, actor: str) -> dict
         cleared = sorted(state["kv"])
         state["kv"] = {}
         wm._save_state(store, state, now)
-        wm._audit(store, actor, "wm-clear", sid, f"cleared {len(cleared)} keys", purged, now)
+        wm.audit_change(store, actor, "wm-clear", sid, f"cleared {len(cleared)} keys", purged, now)
     return {"session_id": sid, "cleared": cleared}
 
 
@@ -51,7 +51,7 @@ def scratch_clear(store: Store, session: str, *, now: datetime, actor: str) -> d
         state["scratchpad"] = []
         wm._save_state(store, state, now)
         summary = f"scratch cleared ({count} entries)"
-        wm._audit(store, actor, "wm-scratch-clear", sid, summary, purged, now)
+        wm.audit_change(store, actor, "wm-scratch-clear", sid, summary, purged, now)
     return {"session_id": sid, "cleared": count}
 
 

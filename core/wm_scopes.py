@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from . import audit, isolation, sessions, wm_more
+from . import isolation, sessions, wm_more
 from . import working_memory as wm
 from .clock import iso
 from .errors import InvalidInput, NotFound
@@ -251,22 +251,6 @@ def _save_scope(store: Store, doc: dict[str, Any], now: datetime) -> None:
     store.put(TABLE, doc["id"], validate(WMScope, doc).to_doc())
 
 
-def _audit(
-    store: Store,
-    actor: str,
-    action: str,
-    scope: str,
-    summary: str,
-    purged: list[str],
-    now: datetime,
-) -> None:
-    if purged:
-        summary += f" (purged {len(purged)} expired: {', '.join(purged)})"
-    audit.record(
-        store, actor=actor, action=action, table=TABLE, record_id=scope, summary=summary, now=now
-    )
-
-
 def set_key(
     store: Store,
     session: str | None,
@@ -307,7 +291,9 @@ def set_key(
         doc["kv"][key] = entry
         _save_scope(store, doc, now)
         ttl_note = f" (ttl {seconds:g}s)" if seconds is not None else ""
-        _audit(store, actor, "wm-set", scope, f"set key {key!r}{ttl_note}", purged, now)
+        wm.audit_change(
+            store, actor, "wm-set", scope, f"set key {key!r}{ttl_note}", purged, now, table=TABLE
+        )
     return _view(key, entry, scope, now)
 
 
@@ -344,7 +330,9 @@ def delete_key(
         if entry is None:
             raise NotFound("working-memory key", f"{key} in {scope}")
         _save_scope(store, doc, now)
-        _audit(store, actor, "wm-delete", scope, f"delete key {key!r}", purged, now)
+        wm.audit_change(
+            store, actor, "wm-delete", scope, f"delete key {key!r}", purged, now, table=TABLE
+        )
     return _view(key, entry, scope, now)
 
 
@@ -362,5 +350,14 @@ def clear_keys(
         cleared = sorted(doc["kv"])
         doc["kv"] = {}
         _save_scope(store, doc, now)
-        _audit(store, actor, "wm-clear", scope, f"cleared {len(cleared)} keys", purged, now)
+        wm.audit_change(
+            store,
+            actor,
+            "wm-clear",
+            scope,
+            f"cleared {len(cleared)} keys",
+            purged,
+            now,
+            table=TABLE,
+        )
     return {"session_id": None, "scope": scope, "cleared": cleared}

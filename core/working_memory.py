@@ -228,7 +228,7 @@ def _save_state(store: Store, state: dict[str, Any], now: datetime) -> dict[str,
     return doc
 
 
-def _audit(
+def audit_change(
     store: Store,
     actor: str,
     action: str,
@@ -236,14 +236,17 @@ def _audit(
     summary: str,
     purged: list[str],
     now: datetime,
+    table: str = LOGICAL,
 ) -> None:
+    """One audit entry for a working-memory change (``table``: a session's working
+    memory, or the shared scopes), naming the expired keys the change purged."""
     if purged:
         summary += f" (purged {len(purged)} expired: {', '.join(purged)})"
     audit.record(
         store,
         actor=actor,
         action=action,
-        table=LOGICAL,
+        table=table,
         record_id=record_id,
         summary=summary,
         now=now,
@@ -380,7 +383,7 @@ def set_key(
         state["kv"][key] = entry
         _save_state(store, state, now)
         ttl_note = f" (ttl {seconds:g}s)" if seconds is not None else ""
-        _audit(store, actor, "wm-set", sid, f"set key {key!r}{ttl_note}", purged, now)
+        audit_change(store, actor, "wm-set", sid, f"set key {key!r}{ttl_note}", purged, now)
     return entry_view(key, entry, now)
 
 
@@ -392,7 +395,7 @@ def delete_key(store: Store, session: str, key: str, *, now: datetime, actor: st
         if entry is None:
             raise NotFound("working-memory key", key)
         _save_state(store, state, now)
-        _audit(store, actor, "wm-delete", sid, f"delete key {key!r}", purged, now)
+        audit_change(store, actor, "wm-delete", sid, f"delete key {key!r}", purged, now)
     return entry_view(key, entry, now)
 
 
@@ -473,7 +476,7 @@ def update_task(
             f"{what} task {state['task']['task_id']!r}: "
             f"{state['task']['status']} {state['task']['progress_percent']:g}%"
         )
-        _audit(store, actor, "wm-task", sid, summary, purged, now)
+        audit_change(store, actor, "wm-task", sid, summary, purged, now)
     return dict(state["task"])
 
 
@@ -486,7 +489,7 @@ def clear_task(store: Store, session: str, *, now: datetime, actor: str) -> dict
             raise NotFound("working-memory task", sid)
         state["task"] = None
         _save_state(store, state, now)
-        _audit(store, actor, "wm-task", sid, f"clear task {task['task_id']!r}", purged, now)
+        audit_change(store, actor, "wm-task", sid, f"clear task {task['task_id']!r}", purged, now)
     return dict(task)
 
 
@@ -514,7 +517,7 @@ def scratch_add(
         summary = f"scratch: {one_line(content)[:120]}"
         if dropped:
             summary += f" (dropped {dropped} oldest)"
-        _audit(store, actor, "wm-scratch", sid, summary, purged, now)
+        audit_change(store, actor, "wm-scratch", sid, summary, purged, now)
     return {**entry, "dropped": dropped}
 
 
@@ -536,7 +539,7 @@ def set_scratch_capacity(
         summary = f"scratch capacity {capacity}"
         if dropped:
             summary += f" (dropped {dropped} oldest)"
-        _audit(store, actor, "wm-scratch", sid, summary, purged, now)
+        audit_change(store, actor, "wm-scratch", sid, summary, purged, now)
     return dropped
 
 
@@ -566,7 +569,7 @@ def create_wm_checkpoint(
         _save_state(store, state, now)
         store.put(table_name(sid), checkpoint_id, saved)
         note = f": {one_line(text)[:100]}" if text else ""
-        _audit(
+        audit_change(
             store, actor, "wm-checkpoint", checkpoint_id, f"create checkpoint{note}", purged, now
         )
     return checkpoint_id
@@ -632,7 +635,7 @@ def restore_wm_checkpoint(
         state["scratchpad"] = list(saved_state.get("scratchpad", []))[-capacity:]
         purged = sorted(set(purged) | set(_purge(state, now)))
         _save_state(store, state, now)
-        _audit(
+        audit_change(
             store,
             actor,
             "wm-restore",
@@ -654,7 +657,7 @@ def delete_wm_checkpoint(
         store.delete(table_name(sid), [checkpoint["id"]])
         if purged:
             _save_state(store, state, now)
-        _audit(
+        audit_change(
             store,
             actor,
             "wm-checkpoint-delete",
