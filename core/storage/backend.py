@@ -180,13 +180,21 @@ def table_writes(commits: Iterable[Commit], name: str) -> list[TableWrite]:
     return found
 
 
-def replay(writes: list[TableWrite], before: Callable[[], Docs | None]) -> Docs:
+def replay(
+    writes: list[TableWrite],
+    before: Callable[[], Docs | None],
+    listed: Callable[[int], Collection[str] | None] | None = None,
+) -> Docs:
     """A table after ``writes`` (in commit order; a drop is a replace with nothing put),
     in id order, given how to read it before them.
 
     Read from the last write back, so a write whose documents all come again later is
     never decoded (an aggregate rewritten by every commit costs one decode, not one per
-    commit), and the table before is read only when the writes do not replace it.
+    commit), and the table before is read only when the writes do not replace it, nor
+    write again every document it holds. ``listed(n)`` names the ids the table held
+    before, without decoding it, when it held at most ``n`` (None when it cannot
+    tell): an aggregate table every commit rewrites whole is then never decoded from
+    its file while the log holds a later copy.
     """
     if not writes:
         return before() or {}  # a table file keeps its documents in id order already
@@ -204,11 +212,34 @@ def replay(writes: list[TableWrite], before: Callable[[], Docs | None]) -> Docs:
         if write.replace:
             replaced = True
             break
-    base = None if replaced else before()
-    result = {k: v for k, v in base.items() if k not in settled} if base else {}
-    result.update(found)
+    held = listed(len(settled)) if listed is not None and not replaced else None
+    if replaced or (held is not None and settled.issuperset(held)):
+        base = None  # replaced, or every document it held was written or deleted since
+    else:
+        base = before()
+    if not base:
+        return dict(sorted(found.items()))
     # In id order, as a table file keeps them: a fresh read sees one sequence everywhere.
-    return dict(sorted(result.items()))
+    # The base is in id order already, so only the ids it lacks need placing; those
+    # usually sort after all of it (ids grow with time), and then no sort of the whole
+    # table is needed (a links table of a big store is tens of thousands of documents).
+    result = dict(base)
+    for doc_id in settled.difference(found):
+        result.pop(doc_id, None)
+    new = []
+    for doc_id, doc in found.items():
+        if doc_id in result:
+            result[doc_id] = doc
+        else:
+            new.append(doc_id)
+    if not new:
+        return result
+    new.sort()
+    if result and new[0] < next(reversed(result)):
+        result.update((doc_id, found[doc_id]) for doc_id in new)
+        return dict(sorted(result.items()))
+    result.update((doc_id, found[doc_id]) for doc_id in new)
+    return result
 
 
 class Commit:

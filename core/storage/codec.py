@@ -142,6 +142,32 @@ def _kept_blocks(
     return kept
 
 
+def listed_ids(name: str, version: int | None, raw: bytes, most: int) -> list[str] | None:
+    """The ids of the documents in ``raw``, the file of table ``name`` at ``version``,
+    read from its layout without decoding a document; None when it holds more than
+    ``most``, or is not laid out as memwork writes it (then decode it to know)."""
+    ending = _TAIL + _quoted(name) + b',\n  "version": ' + str(version).encode() + b"\n}\n"
+    start, end = len(_HEAD), len(raw) - len(ending)
+    if not raw.startswith(_HEAD) or not raw.endswith(ending) or not raw.startswith(_ENTRY, start):
+        return None
+    # An entry starts with a newline, four spaces and a quote, and nothing else does
+    # (see _kept_blocks): counting them is a scan of bytes, not a parse.
+    if raw.count(_NEXT_ENTRY, start, end) >= most:
+        return None
+    ids = []
+    pos = start + len(_ENTRY)
+    while True:
+        key_end = raw.find(b'": ', pos, end)
+        key = raw[pos:key_end]
+        if key_end < 0 or b"\\" in key or b'"' in key:
+            return None  # an escaped id: leave it to the decoder
+        ids.append(key.decode("utf-8"))
+        pos = raw.find(_NEXT_ENTRY, key_end, end)
+        if pos < 0:
+            return ids
+        pos += len(_NEXT_ENTRY)
+
+
 def _spliced(name: str, docs: Mapping[str, Any], version: int, kept: dict[str, bytes]) -> bytes:
     parts = [_HEAD]
     fast = lazyjson.loaded()

@@ -39,7 +39,7 @@ from ..errors import (
 from . import journal, schema, wal
 from .atomic import DIR_MODE, failed_write, fsync_dir, fsync_enabled, write_temp
 from .backend import Backend, Commit, Docs, Refresh, replay, table_writes
-from .codec import dumps, load_file, loads, read_store_file, table_bytes
+from .codec import dumps, listed_ids, load_file, loads, read_store_file, table_bytes
 from .lock import InterProcessLock, LockTimeout, lock_timeout
 from .manifest import MANIFEST_NAME, Manifest, table_file
 
@@ -337,7 +337,8 @@ class FolderBackend(Backend):
                     f"{path} follows commit {start} but store.json is at commit "
                     f"{base.generation}; nothing was changed (run `memwork doctor`)"
                 )
-            tail = wal.read_records(path, data[wal.HEADER_SIZE :], wal.HEADER_SIZE, base.generation)
+            # Read in place: a slice would copy the whole log (2 MiB before a fold).
+            tail = wal.read_records(path, data, 0, base.generation, skip=wal.HEADER_SIZE)
         except BaseException:
             log.close()
             raise
@@ -443,7 +444,20 @@ class FolderBackend(Backend):
     def read_table(self, name: str) -> Docs:
         if name not in self._head.tables:
             raise KeyError(name)
-        return replay(table_writes(self._records, name), lambda: self.read_file(name)[1])
+        writes = table_writes(self._records, name)
+        if not writes:
+            return self.read_file(name)[1]
+        raw: list[bytes] = []  # the file's bytes, read once if at all
+
+        def file_bytes() -> bytes:
+            if not raw:
+                raw.append(read_store_file(self.path / table_file(name)))
+            return raw[0]
+
+        def listed(most: int) -> list[str] | None:
+            return listed_ids(name, self._base.tables.get(name), file_bytes(), most)
+
+        return replay(writes, lambda: self.parse_file(name, file_bytes()), listed)
 
     def set_aside(self, name: str, stamp: str) -> str | None:
         """Link table ``name``'s file into ``damaged/<stamp>/``: the commit that replaces
@@ -477,8 +491,13 @@ class FolderBackend(Backend):
 
     def read_file(self, name: str) -> tuple[bytes, Docs]:
         """Table ``name``'s file as ``store.json`` lists it: its bytes and documents."""
+        raw = read_store_file(self.path / table_file(name))
+        return raw, self.parse_file(name, raw)
+
+    def parse_file(self, name: str, raw: bytes) -> Docs:
+        """The documents of table ``name``'s file, given its bytes (checked against
+        ``store.json``'s version of it)."""
         path = self.path / table_file(name)
-        raw = read_store_file(path)
         try:
             data = loads(raw)
         except ValueError as exc:
@@ -499,7 +518,7 @@ class FolderBackend(Backend):
                 "run `memwork doctor`"
             )
         docs: Docs = data["documents"]
-        return raw, docs
+        return docs
 
     # -- committing -------------------------------------------------------------------------
     def commit(self, commit: Commit) -> Manifest:

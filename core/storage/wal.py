@@ -121,12 +121,13 @@ def read_header(path: Path, data: bytes) -> int:
     return int(base)
 
 
-def read_records(path: Path, data: bytes, start: int, after: int) -> Tail:
-    """The records in ``data`` (the log's bytes from offset ``start``) that follow
-    generation ``after``; earlier ones are skipped, a gap is refused."""
+def read_records(path: Path, data: bytes, start: int, after: int, skip: int = 0) -> Tail:
+    """The records in ``data`` (the log's bytes from offset ``start``, the first ``skip``
+    of them not records: a header) that follow generation ``after``; earlier ones are
+    skipped, a gap is refused."""
     tail = Tail()
     view = memoryview(data)
-    pos = 0
+    pos = skip
     expect = after + 1
     while pos + RECORD_HEADER <= len(data):
         length, crc, generation = _RECORD.unpack_from(data, pos)
@@ -214,18 +215,21 @@ def _decode(path: Path, data: bytes, start: int, end: int, generation: int) -> t
 
 def _span(span: object) -> bool:
     """Whether an index entry reads ``[offset, length, replace, put ids, deleted ids]``."""
+    # Plain loops: every reader checks every entry of every record of the log.
     if type(span) is not list or len(span) != 5:
         return False
     offset, length, replace, put, deleted = span
-    return (
-        type(offset) is int
-        and type(length) is int
-        and type(replace) is int
-        and type(put) is list
-        and type(deleted) is list
-        and all(type(i) is str for i in put)
-        and all(type(i) is str for i in deleted)
-    )
+    if type(offset) is not int or type(length) is not int or type(replace) is not int:
+        return False
+    if type(put) is not list or type(deleted) is not list:
+        return False
+    for doc_id in put:
+        if type(doc_id) is not str:
+            return False
+    for doc_id in deleted:
+        if type(doc_id) is not str:
+            return False
+    return True
 
 
 def _loader(

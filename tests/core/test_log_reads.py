@@ -1,0 +1,97 @@
+"""What a reader of a folder store's log decodes: a table that later records wrote
+whole is read from the log alone (its file is not parsed), a table only partly
+written again still reads its file, and both give exactly what a folded store gives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memwork.core.storage import codec
+from memwork.core.storage.store import Store
+
+
+def _write(folder: Path, docs: dict[str, dict]) -> None:
+    store = Store(folder)
+    with store.transaction():
+        for doc_id, doc in docs.items():
+            store.put("meta", doc_id, doc)
+    store.close()
+
+
+def _folded_copy(folder: Path, tmp_path: Path) -> dict:
+    import shutil
+
+    copy = tmp_path / "folded"
+    shutil.copytree(folder, copy)
+    store = Store(copy)
+    store.fold_log()
+    with store.reading():
+        return dict(store.docs("meta"))
+
+
+def test_a_table_every_record_rewrites_is_read_from_the_log_alone(tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    _write(folder, {"counters": {"id": "counters", "n": 0}, "episodes": {"id": "episodes"}})
+    Store(folder).fold_log()  # both documents now in meta.json
+    for n in range(1, 4):
+        _write(
+            folder, {"counters": {"id": "counters", "n": n}, "episodes": {"id": "episodes", "n": n}}
+        )
+    expected = _folded_copy(folder, tmp_path)
+    # Spoil a value inside the file, keeping its layout: a reader that parsed the file
+    # would refuse the store; one that knows both documents come from the log never looks.
+    table = folder / "meta.json"
+    table.write_bytes(table.read_bytes().replace(b'"n": 0', b'"n": @'))
+    store = Store(folder)
+    with store.reading():
+        assert store.docs("meta") == expected
+        assert list(store.docs("meta")) == ["counters", "episodes"]  # id order, as a file
+
+
+def test_a_table_partly_written_again_still_reads_its_file(tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    _write(folder, {"a": {"id": "a", "v": 0}, "b": {"id": "b", "v": 0}, "c": {"id": "c"}})
+    Store(folder).fold_log()
+    _write(folder, {"b": {"id": "b", "v": 1}, "d": {"id": "d"}})
+    store = Store(folder)
+    with store.transaction():
+        store.delete("meta", ["c"])
+    expected = _folded_copy(folder, tmp_path)
+    with Store(folder).reading() as reader:
+        assert (
+            reader.docs("meta")
+            == expected
+            == {
+                "a": {"id": "a", "v": 0},
+                "b": {"id": "b", "v": 1},
+                "d": {"id": "d"},
+            }
+        )
+        assert list(reader.docs("meta")) == ["a", "b", "d"]
+
+
+@pytest.mark.parametrize("odd_id", ['say "hi"', "back\\slash", "naïve", "tab\there"])
+def test_ids_the_layout_cannot_name_are_left_to_the_decoder(tmp_path: Path, odd_id: str) -> None:
+    folder = tmp_path / "s"
+    _write(folder, {odd_id: {"id": odd_id, "v": 0}, "z": {"id": "z", "v": 0}})
+    Store(folder).fold_log()
+    _write(folder, {odd_id: {"id": odd_id, "v": 1}})
+    with Store(folder).reading() as reader:
+        assert reader.docs("meta") == {odd_id: {"id": odd_id, "v": 1}, "z": {"id": "z", "v": 0}}
+
+
+def test_listed_ids_reads_a_table_file_s_ids_from_its_layout() -> None:
+    docs = {"a": {"x": [1, {"y": '\n    "fake": 1'}]}, "b": {}, "naïve": {"s": 'q"uote'}}
+    raw = codec.table_bytes("t", docs, 7)
+    assert codec.listed_ids("t", 7, raw, 10) == ["a", "b", "naïve"]
+    assert codec.listed_ids("t", 7, raw, 3) == ["a", "b", "naïve"]
+    assert codec.listed_ids("t", 7, raw, 2) is None  # holds more than it may
+    assert codec.listed_ids("t", 8, raw, 10) is None  # another version of the table
+    assert codec.listed_ids("u", 7, raw, 10) is None  # another table's file
+    assert codec.listed_ids("t", 7, codec.table_bytes("t", {}, 7), 10) is None
+    escaped = codec.table_bytes("t", {'q"': {}}, 7)
+    assert codec.listed_ids("t", 7, escaped, 10) is None
+    assert json.loads(raw)["documents"].keys() == {"a", "b", "naïve"}
