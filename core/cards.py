@@ -132,7 +132,10 @@ def apply_cards(
         touched.append(doc["id"])
     store.put_many(TABLE, changed)
     if episode_id:
-        sightings = links.by_from(x for x in links.in_home(store, TABLE) if x["from"] in changed)
+        sightings = {
+            card_id: sorted(links.from_record(store, TABLE, card_id), key=links.order)
+            for card_id in changed
+        }
         for card_id in dict.fromkeys(touched):
             links.note_episode(
                 store,

@@ -56,7 +56,18 @@ def iso(moment: datetime) -> str:
 
     One fixed width makes stored timestamps sort correctly as strings.
     """
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    global _last_iso
+    # A write stamps many records with the one instant it was given (a bulk recording
+    # ~5 per episode); formatting it once is what strftime would give again.
+    last = _last_iso
+    if last is not None and last[0] is moment:
+        return last[1]
+    text = moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    _last_iso = (moment, text)
+    return text
+
+
+_last_iso: tuple[datetime, str] | None = None
 
 
 def now_iso() -> str:

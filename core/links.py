@@ -160,6 +160,63 @@ def in_home(store: Store, home: str) -> list[Link]:
     return list(store.docs(name).values())
 
 
+class _Grouped:
+    """A links table's links grouped by ``from``, and the table they were grouped from."""
+
+    __slots__ = ("docs", "stamp", "groups")
+
+    def __init__(self, docs: dict[str, Link], stamp: tuple[int, int]) -> None:
+        self.docs = docs
+        self.stamp = stamp
+        self.groups: dict[str, list[Link]] = {}
+        for link in docs.values():
+            self.groups.setdefault(link["from"], []).append(link)
+
+
+_GROUPED = "links.from"
+
+
+def _current(store: Store, name: str) -> _Grouped | None:
+    """The grouping of table ``name`` if it still matches the table."""
+    grouped: _Grouped | None = store.derived.get(_GROUPED, {}).get(name)
+    if grouped is None or grouped.docs is not store.docs(name):
+        return None
+    return grouped if grouped.stamp == store.table_stamp(name) else None
+
+
+def from_record(store: Store, home: str, frm: str) -> list[Link]:
+    """The links from record ``frm`` kept in ``home``, in table order (call inside a
+    read; treat the list as read-only).
+
+    Recording an episode asks this for each rule and card it touches; scanning the
+    whole links table each time grew with history (a mistake card's table holds
+    every card's sightings), so the table is grouped once and the grouping kept
+    current by :func:`put` and :func:`delete` (and rebuilt after any other change).
+    """
+    name = table_of(home)
+    grouped = _current(store, name)
+    if grouped is None:
+        grouped = _Grouped(store.docs(name), store.table_stamp(name))
+        store.derived.setdefault(_GROUPED, {})[name] = grouped
+    return grouped.groups.get(frm, [])
+
+
+def _regrouped(store: Store, name: str, grouped: _Grouped | None) -> None:
+    """After a write :func:`put` or :func:`delete` applied to ``grouped`` as well."""
+    if grouped is not None:
+        grouped.docs, grouped.stamp = store.docs(name), store.table_stamp(name)
+
+
+def _ungroup(grouped: _Grouped, link: Link) -> None:
+    group = grouped.groups.get(link["from"], [])
+    for i, held in enumerate(group):
+        if held is link:
+            del group[i]
+            break
+    if not group:
+        grouped.groups.pop(link["from"], None)
+
+
 def by_from(links: Iterable[Link]) -> dict[str, list[Link]]:
     """Links grouped by their ``from`` record, each group oldest first."""
     grouped: dict[str, list[Link]] = {}
@@ -346,8 +403,37 @@ def merged_target(store: Store, home: str, absorbed_id: str) -> str | None:
 # -- writing -----------------------------------------------------------------------------------
 def put(store: Store, link: Link) -> Link:
     """Store a link in its home's table (call inside a transaction)."""
-    store.put(table_of(link["home"]), link["id"], link)
+    name = table_of(link["home"])
+    grouped = _current(store, name)
+    old = grouped.docs.get(link["id"]) if grouped is not None else None
+    store.put(name, link["id"], link)
+    if grouped is not None:
+        group = grouped.groups.setdefault(link["from"], [])
+        if old is not None and old["from"] == link["from"]:
+            # Where it was, as in the table (a dict keeps a replaced key's place).
+            group[next(i for i, held in enumerate(group) if held is old)] = link
+        else:
+            if old is not None:
+                _ungroup(grouped, old)
+            group.append(link)
+        _regrouped(store, name, grouped)
     return link
+
+
+def put_all(store: Store, home: str, links: list[Link]) -> None:
+    """Store new links that all live in ``home`` (ids not in its table yet), in one write
+    (call inside a transaction)."""
+    name = table_of(home)
+    grouped = _current(store, name)
+    if grouped is not None and any(link["id"] in grouped.docs for link in links):
+        for link in links:  # one replaces a link: keep its place, as put does
+            put(store, link)
+        return
+    store.put_many(name, {link["id"]: link for link in links})
+    if grouped is not None:
+        for link in links:
+            grouped.groups.setdefault(link["from"], []).append(link)
+        _regrouped(store, name, grouped)
 
 
 def delete(store: Store, links: Iterable[Link]) -> None:
@@ -356,7 +442,14 @@ def delete(store: Store, links: Iterable[Link]) -> None:
     for link in links:
         by_table.setdefault(table_of(link["home"]), []).append(link["id"])
     for name, link_ids in by_table.items():
+        grouped = _current(store, name)
+        if grouped is not None:
+            for link_id in link_ids:
+                old = grouped.docs.get(link_id)
+                if old is not None:
+                    _ungroup(grouped, old)
         store.delete(name, link_ids)
+        _regrouped(store, name, grouped)
 
 
 def note_episode(
@@ -377,9 +470,7 @@ def note_episode(
     """
     if not episode_id:
         return
-    every = (
-        existing if existing is not None else [x for x in in_home(store, home) if x["from"] == frm]
-    )
+    every = existing if existing is not None else from_record(store, home, frm)
     mine = sorted((x for x in every if x["kind"] == kind), key=order)
     if any(x["to"] == episode_id for x in mine):
         return
@@ -408,11 +499,10 @@ def rehome(store: Store, frm: str, old_home: str, new_home: str) -> int:
     between its active table and an archive chunk); returns how many moved."""
     if old_home == new_home:
         return 0
-    moving = [x for x in in_home(store, old_home) if x["from"] == frm]
+    moving = list(from_record(store, old_home, frm))
     if moving:
         delete(store, moving)
-        for link in moving:
-            put(store, {**link, "home": new_home})
+        put_all(store, new_home, [{**link, "home": new_home} for link in moving])
     return len(moving)
 
 

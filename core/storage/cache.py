@@ -96,6 +96,11 @@ class TableCache(Storage):
         self._stage_off = False
         self.in_transaction = False
         self.lock_held: Callable[[], bool] = lambda: True
+        # Per table, the last change that may have touched its documents (and one for
+        # every table at once): what an index derived from a table checks (stamp()).
+        self._changes: dict[str, int] = {}
+        self._every = 0
+        self._change_count = 0
         # MEMWORK_VERIFY_WRITES (the test suite): each loaded document as it was read,
         # so a commit can tell a document changed in place without a put.
         self._pristine: dict[str, dict[str, str]] | None = (
@@ -109,6 +114,7 @@ class TableCache(Storage):
     def write(self, data: dict[str, Docs]) -> None:
         if not self.in_transaction:
             raise RuntimeError(_OUTSIDE)
+        self._changed_all()  # TinyDB's API edited documents in place
         if data is not self.tables:
             # drop_tables() hands us a fresh dict: adopt it table by table.
             for name in list(self.tables):
@@ -122,6 +128,7 @@ class TableCache(Storage):
 
     # -- loading and freshness --------------------------------------------------------------
     def _load(self, name: str) -> Docs:
+        self._changed(name)
         handle = self._staged.pop(name, None)
         if handle is not None:
             # Touched again: back in memory, and the copy aside goes.
@@ -161,12 +168,14 @@ class TableCache(Storage):
         return change
 
     def _replace_clean(self, name: str, docs: Docs) -> None:
+        self._changed(name)
         self.tables[name] = self._clean[name] = docs
         if self._pristine is not None:
             self._pristine[name] = {k: _canonical(d) for k, d in docs.items()}
 
     def evict(self, name: str) -> None:
         """Forget a cached table so the next access reads it again."""
+        self._changed(name)
         self.tables.pop(name, None)
         self._clean.pop(name, None)
         self._touched.pop(name, None)
@@ -176,6 +185,7 @@ class TableCache(Storage):
 
     def clear(self) -> None:
         """Forget every cached table (they are read again when next used)."""
+        self._changed_all()
         self.tables.clear()
         self._clean.clear()
         if self._pristine is not None:
@@ -195,6 +205,20 @@ class TableCache(Storage):
         """Every table the store holds, including ones created in this transaction."""
         here = set(self.tables) | set(self._staged)
         return sorted((set(self.head.tables) | here) - (self._dropped - here))
+
+    def stamp(self, name: str) -> tuple[int, int]:
+        """A value that differs whenever table ``name``'s documents may have changed
+        since it was taken, in this process (an index derived from the table, kept
+        beside the dict :attr:`tables` holds, is current while both are the same)."""
+        return self._every, self._changes.get(name, 0)
+
+    def _changed(self, name: str) -> None:
+        self._change_count += 1
+        self._changes[name] = self._change_count
+
+    def _changed_all(self) -> None:
+        self._change_count += 1
+        self._every = self._change_count
 
     # -- writes -----------------------------------------------------------------------------
     def writable(self, name: str) -> Docs:
@@ -221,6 +245,7 @@ class TableCache(Storage):
         this copies it once per transaction, so a batch of writes stays linear.
         """
         table = self.writable(name)
+        self._changed(name)
         before = len(table)
         table.update(docs)
         self._touched.setdefault(name, set()).update(docs)
@@ -254,6 +279,7 @@ class TableCache(Storage):
     def delete_docs(self, name: str, ids: list[str]) -> None:
         """Remove documents by id."""
         table = self.writable(name)
+        self._changed(name)
         deleted = self._deleted.setdefault(name, set())
         for doc_id in ids:
             if table.pop(doc_id, None) is not None:
@@ -265,6 +291,7 @@ class TableCache(Storage):
         documents (the committed ones stay as they were), written whole at commit."""
         if not self.has(name):
             return  # TinyDB makes a new table of its own
+        self._changed(name)
         docs = self.writable(name)
         for doc_id, doc in docs.items():
             docs[doc_id] = json.loads(json.dumps(doc))
@@ -274,6 +301,7 @@ class TableCache(Storage):
         """Delete a whole table at the next commit."""
         if not self.in_transaction:
             raise RuntimeError(_OUTSIDE)
+        self._changed(name)
         handle = self._staged.pop(name, None)
         if handle is not None:
             self.backend.discard(handle)
@@ -352,6 +380,7 @@ class TableCache(Storage):
         """Forget uncommitted changes; the backend was never touched."""
         # Committed dicts are never changed in place (TinyDB edits private copies), so
         # each changed table goes back to the one it was copied from.
+        self._changed_all()
         for handle in self._staged.values():
             self.backend.discard(handle)
         for name in {*self.dirty(), *self._dropped}:

@@ -99,6 +99,8 @@ class Store:
         self._fold_wanted = False
         self._target_schema: int | None = None
         self._listeners: list[Listener] = []
+        #: Indexes derived from tables, by whoever derives them (see table_stamp).
+        self.derived: dict[str, Any] = {}
         head = backend.open(create)
         self.cache = TableCache(backend, head)
         self.cache.lock_held = lambda: self._depth > 0
@@ -334,6 +336,12 @@ class Store:
         """The committed version of table ``name`` (None: no such table); it changes
         whenever the table does."""
         return self.cache.head.tables.get(name)
+
+    def table_stamp(self, name: str) -> tuple[int, int]:
+        """A value that changes whenever table ``name``'s documents may have changed in
+        this process (a write, a reload, another process's commit taken in): an index
+        built from :meth:`docs` is current while the stamp and the dict are the same."""
+        return self.cache.stamp(name)
 
     def is_loaded(self, name: str) -> bool:
         """Whether table ``name`` is in memory (reading it costs nothing more)."""

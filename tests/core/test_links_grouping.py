@@ -1,0 +1,95 @@
+"""A record's links, found through the grouping recording keeps (core/links.py
+``from_record``), always match a scan of the links table: across the writes links
+makes itself, writes that go around it, rollbacks and other processes' commits."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from memwork.core import links
+from memwork.core.storage.store import Store
+from tests.conftest import NOW
+
+HOMES = ("rules.task.t", "rules.archive.000001.task.t", "mistake_cards")
+RECORDS = ("r1", "r2", "r3", "c1")
+
+
+def _scan(store: Store, home: str, frm: str) -> list[dict]:
+    return [x for x in links.in_home(store, home) if x["from"] == frm]
+
+
+def _agrees(store: Store) -> None:
+    for home in HOMES:
+        for frm in RECORDS:
+            found = links.from_record(store, home, frm)
+            assert sorted(x["id"] for x in found) == sorted(
+                x["id"] for x in _scan(store, home, frm)
+            )
+            assert all(x is store.docs(links.table_of(home))[x["id"]] for x in found)
+
+
+def test_the_grouping_follows_every_kind_of_write(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    rng = random.Random(5)
+    made: list[dict] = []
+    for step in range(150):
+        # Several writes a transaction: the first copies the table, the rest change it
+        # in place, which only the table's stamp tells.
+        with store.transaction():
+            for _ in range(rng.randint(1, 5)):
+                _one_write(store, rng, made, step)
+                _agrees(store)
+        with store.reading():
+            _agrees(store)
+
+
+def _one_write(store: Store, rng: random.Random, made: list[dict], step: int) -> None:
+    op = rng.choice(["put", "put", "replace", "delete", "rehome", "around", "many"])
+    home, frm = rng.choice(HOMES), rng.choice(RECORDS)
+    n = len(made)
+    if op == "put" or not made:
+        link = links.make("derived_from", frm, f"ep{step}-{n}", home, NOW, seq=n)
+        made.append(links.put(store, link))
+    elif op == "replace":  # the same link, now from another record
+        old = rng.choice(made)
+        made.append(links.put(store, {**old, "from": frm, "note": str(n)}))
+    elif op == "delete":
+        links.delete(store, [rng.choice(made)])
+    elif op == "rehome":
+        links.rehome(store, frm, home, rng.choice(HOMES))
+    elif op == "many":
+        new = [links.make("about", frm, f"task:{step}-{n}-{i}", home, NOW) for i in range(3)]
+        links.put_all(store, home, new)
+    else:  # a write that goes around links, straight to the table
+        link = links.make("about", frm, f"file:{step}-{n}", home, NOW)
+        store.put(links.table_of(home), link["id"], link)
+
+
+def test_a_rolled_back_link_is_not_found(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    with store.transaction():
+        links.put(store, links.make("about", "r1", "task:a", HOMES[0], NOW))
+    with store.reading():
+        assert len(links.from_record(store, HOMES[0], "r1")) == 1
+    with pytest.raises(RuntimeError), store.transaction():
+        links.put(store, links.make("about", "r1", "task:b", HOMES[0], NOW))
+        assert len(links.from_record(store, HOMES[0], "r1")) == 2
+        raise RuntimeError("abandon")
+    with store.reading():
+        assert [x["to"] for x in links.from_record(store, HOMES[0], "r1")] == ["task:a"]
+
+
+def test_another_process_s_links_are_found(tmp_path: Path) -> None:
+    mine, theirs = Store(tmp_path / "s"), Store(tmp_path / "s")
+    with mine.transaction():
+        links.put(mine, links.make("about", "r1", "task:a", HOMES[0], NOW))
+    with mine.reading():
+        assert len(links.from_record(mine, HOMES[0], "r1")) == 1
+    with theirs.transaction():
+        links.put(theirs, links.make("about", "r1", "task:b", HOMES[0], NOW))
+        links.delete(theirs, [x for x in links.in_home(theirs, HOMES[0]) if x["to"] == "task:a"])
+    with mine.reading():
+        assert [x["to"] for x in links.from_record(mine, HOMES[0], "r1")] == ["task:b"]
