@@ -444,10 +444,18 @@ def delete(store: Store, links: Iterable[Link]) -> None:
     for name, link_ids in by_table.items():
         grouped = _current(store, name)
         if grouped is not None:
+            held = grouped.docs
+            gone: dict[str, set[int]] = {}
             for link_id in link_ids:
-                old = grouped.docs.get(link_id)
+                old = held.get(link_id)
                 if old is not None:
-                    _ungroup(grouped, old)
+                    gone.setdefault(old["from"], set()).add(id(old))
+            for frm, objects in gone.items():
+                group = [x for x in grouped.groups.get(frm, ()) if id(x) not in objects]
+                if group:
+                    grouped.groups[frm] = group
+                else:
+                    grouped.groups.pop(frm, None)
         store.delete(name, link_ids)
         _regrouped(store, name, grouped)
 
@@ -471,13 +479,15 @@ def note_episode(
     if not episode_id:
         return
     every = existing if existing is not None else from_record(store, home, frm)
-    mine = sorted((x for x in every if x["kind"] == kind), key=order)
-    if any(x["to"] == episode_id for x in mine):
+    if any(x["to"] == episode_id and x["kind"] == kind for x in every):
         return
+    mine = [x for x in every if x["kind"] == kind]
     put(store, make(kind, frm, episode_id, home, now, seq=next_seq(every)))
     overflow = len(mine) + 1 - EPISODE_REFS
-    if overflow > 0:
-        delete(store, mine[:overflow])
+    if overflow == 1:  # the usual case once a record is well sighted: no sort
+        delete(store, [min(mine, key=order)])
+    elif overflow > 1:
+        delete(store, sorted(mine, key=order)[:overflow])
 
 
 def next_seq(outgoing: Iterable[Link]) -> int:
@@ -499,10 +509,17 @@ def rehome(store: Store, frm: str, old_home: str, new_home: str) -> int:
     between its active table and an archive chunk); returns how many moved."""
     if old_home == new_home:
         return 0
-    moving = list(from_record(store, old_home, frm))
-    if moving:
-        delete(store, moving)
-        put_all(store, new_home, [{**link, "home": new_home} for link in moving])
+    if not from_record(store, old_home, frm):  # also makes the grouping current
+        return 0
+    # Every link of one record, out of one grouping and into another, as one delete and
+    # one write: an archived rule moves its links on every step that archives it.
+    name = table_of(old_home)
+    source = _current(store, name)
+    assert source is not None
+    moving = source.groups.pop(frm)
+    store.delete(name, [link["id"] for link in moving])
+    _regrouped(store, name, source)
+    put_all(store, new_home, [{**link, "home": new_home} for link in moving])
     return len(moving)
 
 
