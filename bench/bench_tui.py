@@ -20,8 +20,10 @@ For each size, in a fresh app (``App.run_test(size=(120, 40))``):
 * first switch per pane: in a second fresh app, once it is idle (the hidden
   panes were loaded and laid out after the first paint), each pane's digit from
   the Sessions pane, until the first frame that shows that pane; then the same
-  switches again, warm (median of 3). The same with ``prepare=False`` (panes
-  loaded and laid out on their first show) for comparison.
+  switches again, warm (median of ``WARM_SWITCHES``: a single slow frame, a
+  collection or the machine's other work, moves a median of three). The same
+  with ``prepare=False`` (panes loaded and laid out on their first show) for
+  comparison.
 
 Stores are built (and cached under bench/out/) by bench_store.py's ``build(n)``.
 Usage: python bench/bench_tui.py [--sizes 1000 10000 100000] [--moves 50]
@@ -58,6 +60,7 @@ from memwork.tui.widgets.virtual_table import VirtualTable  # noqa: E402
 SIZE = (120, 40)
 QUERIES = ["deploy rollback", "timeout", "jwt expiry", "scheduler race", "migrate bucket"]
 TIMEOUT = 120.0
+WARM_SWITCHES = 9
 
 
 class TimedApp(MemworkApp):
@@ -240,7 +243,7 @@ async def first_switches(path: Path, prepare: bool) -> dict[str, tuple[float, fl
             await pilot.pause()
         for n in range(2, len(PANES) + 1):
             warm = []
-            for _ in range(3):
+            for _ in range(WARM_SWITCHES):
                 warm.append(await switch_to(app, n))
                 await pilot.pause()
                 await switch_to(app, 1)

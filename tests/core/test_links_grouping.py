@@ -29,6 +29,7 @@ def _agrees(store: Store) -> None:
                 x["id"] for x in _scan(store, home, frm)
             )
             assert all(x is store.docs(links.table_of(home))[x["id"]] for x in found)
+            assert all(x["home"] == home for x in found)
 
 
 def test_the_grouping_follows_every_kind_of_write(tmp_path: Path) -> None:
@@ -53,9 +54,11 @@ def _one_write(store: Store, rng: random.Random, made: list[dict], step: int) ->
     if op == "put" or not made:
         link = links.make("derived_from", frm, f"ep{step}-{n}", home, NOW, seq=n)
         made.append(links.put(store, link))
-    elif op == "replace":  # the same link, now from another record
-        old = rng.choice(made)
-        made.append(links.put(store, {**old, "from": frm, "note": str(n)}))
+    elif op == "replace":  # a link as it is now, then from another record
+        held = [x for h in HOMES for x in store.docs(links.table_of(h)).values()]
+        if held:
+            old = rng.choice(sorted(held, key=lambda x: x["id"]))
+            made.append(links.put(store, {**old, "from": frm, "note": str(n)}))
     elif op == "delete":
         links.delete(store, [rng.choice(made)])
     elif op == "rehome":
@@ -63,9 +66,11 @@ def _one_write(store: Store, rng: random.Random, made: list[dict], step: int) ->
     elif op == "many":
         new = [links.make("about", frm, f"task:{step}-{n}-{i}", home, NOW) for i in range(3)]
         links.put_all(store, home, new)
+        made.extend(new)
     else:  # a write that goes around links, straight to the table
         link = links.make("about", frm, f"file:{step}-{n}", home, NOW)
         store.put(links.table_of(home), link["id"], link)
+        made.append(link)
 
 
 def test_a_rolled_back_link_is_not_found(tmp_path: Path) -> None:
