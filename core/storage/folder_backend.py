@@ -3,8 +3,9 @@
 ``store.json`` names the schema version, the commit counter and each table file's
 version. A commit appends one record to ``store.log`` and fsyncs it once
 (:mod:`core.storage.wal`); readers apply the log's records over the table files.
-When the log passes a size (``MEMWORK_LOG_BYTES``, default 2 MiB) or an age
-(``MEMWORK_LOG_SECONDS``, default 300 s) it is *folded* into the table files: every
+When the log passes a size (``MEMWORK_LOG_BYTES``, default 2 MiB), a number of
+records (``MEMWORK_LOG_RECORDS``, default 32) or an age (``MEMWORK_LOG_SECONDS``,
+default 300 s) it is *folded* into the table files: every
 table it touched is rewritten beside its target, with the bytes of its unchanged
 documents kept (:func:`core.storage.codec.table_bytes`), together with
 ``store.json`` and a fresh, empty log, in one journaled multi-file commit
@@ -55,11 +56,17 @@ RECALL_FILE = "index.bin"
 DAMAGED = "damaged"
 LOG_BYTES_ENV = "MEMWORK_LOG_BYTES"
 LOG_SECONDS_ENV = "MEMWORK_LOG_SECONDS"
+LOG_RECORDS_ENV = "MEMWORK_LOG_RECORDS"
 #: An episode's record holds the whole aggregate documents it changed (~50-100 KB in a
 #: store of 100k episodes): 2 MiB keeps a fold's ~10-25 fsyncs to well under one per
 #: commit, and costs a reader that opens a full log ~5 ms (README, Performance).
 DEFAULT_LOG_BYTES = 2 * 1024 * 1024
 DEFAULT_LOG_SECONDS = 300.0
+#: Every reader checks and decodes each record's index (~50-100 µs a record when a
+#: process starts): small commits (an observation is ~1 KB) would let 2 MiB hold
+#: ~1,500 of them, and a context call pay ~40 ms to read them. 32 keeps a reader's
+#: worst case to a few ms and adds a fold's fsyncs (~10) to every 32nd commit.
+DEFAULT_LOG_RECORDS = 32
 #: A commit that puts more documents than this goes straight to the table files: it
 #: would outgrow the log at once, and writing it twice costs more than a fold.
 DIRECT_DOCUMENTS = 1000
@@ -155,6 +162,7 @@ class FolderBackend(Backend):
         self._snapshots: SnapshotFiles | None = None
         self.log_limit = int(_setting(LOG_BYTES_ENV, DEFAULT_LOG_BYTES))
         self.log_seconds = _setting(LOG_SECONDS_ENV, DEFAULT_LOG_SECONDS)
+        self.log_records = int(_setting(LOG_RECORDS_ENV, DEFAULT_LOG_RECORDS))
 
     # -- what callers see -------------------------------------------------------------------
     @property
@@ -629,7 +637,11 @@ class FolderBackend(Backend):
         self._head = wal.head_after(self._base, self._records)
         if log.started is None:
             log.started = now
-        if log.end > self.log_limit or now - log.started >= self.log_seconds:
+        if (
+            log.end > self.log_limit
+            or len(self._records) >= self.log_records
+            or now - log.started >= self.log_seconds
+        ):
             self._fold_after(commit.txid)
         return self._head
 

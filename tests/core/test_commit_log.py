@@ -183,6 +183,27 @@ def test_the_log_is_folded_past_its_size_or_age(
     assert "late" in json.loads((folder / "lessons.json").read_text())["documents"]
 
 
+def test_small_commits_are_folded_past_a_number_of_records(tmp_path: Path) -> None:
+    """An observation's record is ~1 KB: by size alone 2 MiB would hold ~1,500 of them,
+    and every reader would check and decode each one."""
+    folder = tmp_path / "s"
+    memory = Memory(folder, clock=lambda: NOW)
+    session = memory.start_session(agent="a")["id"]
+    most = 0
+    for n in range(100):
+        memory.observe(session, f"note {n}")
+        most = max(most, len(_log_records(folder).records))
+    assert most <= 32
+    assert (folder / wal.LOG_NAME).stat().st_size < 64 * 1024
+    with Store(folder).reading() as reader:
+        notes = [
+            d["content"]
+            for name in reader.table_names("observations")
+            for d in reader.docs(name).values()
+        ]
+    assert sorted(notes) == sorted(f"note {n}" for n in range(100))
+
+
 def test_a_commit_too_big_for_the_log_goes_to_the_table_files(tmp_path: Path) -> None:
     folder = tmp_path / "s"
     store = Store(folder)
