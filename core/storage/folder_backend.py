@@ -4,7 +4,7 @@
 version. A commit appends one record to ``store.log`` and fsyncs it once
 (:mod:`core.storage.wal`); readers apply the log's records over the table files.
 When the log passes a size (``MEMWORK_LOG_BYTES``, default 2 MiB), a number of
-records (``MEMWORK_LOG_RECORDS``, default 32) or an age (``MEMWORK_LOG_SECONDS``,
+records (``MEMWORK_LOG_RECORDS``, default 64) or an age (``MEMWORK_LOG_SECONDS``,
 default 300 s) it is *folded* into the table files: every
 table it touched is rewritten beside its target, with the bytes of its unchanged
 documents kept (:func:`core.storage.codec.table_bytes`), together with
@@ -62,11 +62,12 @@ LOG_RECORDS_ENV = "MEMWORK_LOG_RECORDS"
 #: commit, and costs a reader that opens a full log ~5 ms (README, Performance).
 DEFAULT_LOG_BYTES = 2 * 1024 * 1024
 DEFAULT_LOG_SECONDS = 300.0
-#: Every reader checks and decodes each record's index (~50-100 µs a record when a
+#: Every reader checks and decodes each record's index (~40-100 µs a record when a
 #: process starts): small commits (an observation is ~1 KB) would let 2 MiB hold
-#: ~1,500 of them, and a context call pay ~40 ms to read them. 32 keeps a reader's
-#: worst case to a few ms and adds a fold's fsyncs (~10) to every 32nd commit.
-DEFAULT_LOG_RECORDS = 32
+#: ~1,500 of them, and a context call pay ~40 ms to read them. 64 keeps a reader's
+#: worst case to a few ms; fewer (32) put a fold's ~10 fsyncs, and its tens of ms,
+#: into p95 of the writers (bench/bench_commit.py, README).
+DEFAULT_LOG_RECORDS = 64
 #: A commit that puts more documents than this goes straight to the table files: it
 #: would outgrow the log at once, and writing it twice costs more than a fold.
 DIRECT_DOCUMENTS = 1000
