@@ -126,6 +126,24 @@ class TableWrite:
         #: (:meth:`Backend.stage`); its documents are then read back only if asked for.
         self.staged = staged
 
+    @classmethod
+    def logged(
+        cls, replace: bool, put_ids: list[str], delete: list[str], load: Callable[[], Docs]
+    ) -> TableWrite:
+        """A write read back from a log: its ids known, its documents decoded by ``load``
+        when first asked for (the lists are kept, not copied: a reader makes one of
+        these for every table of every record in the log)."""
+        self = cls.__new__(cls)
+        self._put = None
+        self._put_ids = put_ids
+        self.delete = delete
+        self._load = load
+        self.replace = replace
+        self._docs = None
+        self.base = None
+        self.staged = None
+        return self
+
     @property
     def put(self) -> Docs:
         """The documents inserted or replaced (the whole table with ``replace``)."""

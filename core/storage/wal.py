@@ -169,39 +169,32 @@ def _decode(path: Path, data: bytes, start: int, end: int, generation: int) -> t
     """The commit whose payload is ``data[start:end]``: its index is parsed now, its
     tables' documents only when read (each loader slices ``data``; nothing is copied
     before, since a reader opening the store decodes every record of the log)."""
-    damaged = StoreUnreadable(
-        f"{path}: the record of commit {generation} is not laid out as "
-        "memwork writes it; nothing was changed"
-    )
     newline = data.find(b"\n", start, end)
     if newline < 0:
-        raise damaged
+        raise _damaged(path, generation)
     try:
         index = json.loads(data[start:newline])
     except ValueError:
-        raise damaged from None
+        raise _damaged(path, generation) from None
     if not isinstance(index, dict) or not isinstance(index.get("tables"), dict):
-        raise damaged
+        raise _damaged(path, generation)
     body = newline + 1
     writes: dict[str, TableWrite] = {}
     for name, span in index["tables"].items():
         if not is_table_name(name) or not _span(span):
-            raise damaged
+            raise _damaged(path, generation)
         offset, length, replace, put_ids, delete_ids = span
         if offset < 0 or length < 0 or body + offset + length > end:
-            raise damaged
-        writes[name] = TableWrite(
-            replace=bool(replace),
-            put_ids=put_ids,
-            delete=delete_ids,
-            load=_loader(path, data, body + offset, length, generation),
-        )
+            raise _damaged(path, generation)
+        # The lists are the index's own, fresh from the parser: no copies.
+        load = _loader(path, data, body + offset, length, generation)
+        writes[name] = TableWrite.logged(bool(replace), put_ids, delete_ids, load)
     drops = index.get("drops")
     schema_version = index.get("schema")
     if not isinstance(drops, list) or not all(is_table_name(n) for n in drops):
-        raise damaged
+        raise _damaged(path, generation)
     if schema_version is not None and type(schema_version) is not int:
-        raise damaged
+        raise _damaged(path, generation)
     at = index.get("at")
     commit = Commit(
         writes,
@@ -211,6 +204,13 @@ def _decode(path: Path, data: bytes, start: int, end: int, generation: int) -> t
         generation=generation,
     )
     return commit, float(at) if isinstance(at, int | float) else 0.0
+
+
+def _damaged(path: Path, generation: int) -> StoreUnreadable:
+    return StoreUnreadable(
+        f"{path}: the record of commit {generation} is not laid out as "
+        "memwork writes it; nothing was changed"
+    )
 
 
 def _span(span: object) -> bool:
