@@ -26,7 +26,7 @@ For each size, in a fresh app (``App.run_test(size=(120, 40))``):
   comparison.
 
 Stores are built (and cached under bench/out/) by bench_store.py's ``build(n)``.
-Usage: python bench/bench_tui.py [--sizes 1000 10000 100000] [--moves 50]
+Usage: python bench/bench_tui.py [--sizes 1000 10000 100000] [--moves 50] [--warm PANE]
 """
 
 from __future__ import annotations
@@ -256,11 +256,45 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
+async def warm_switches(path: Path, pane_id: str, count: int) -> list[float]:
+    """``count`` warm switches to one pane, each from the Sessions pane, in one idle app:
+    the whole spread, where a median of a few hides or shows one slow frame."""
+    app = TimedApp(Store(path), prepare=True)
+    n = next(i for i, pane in enumerate(PANES, 1) if pane.PANE_ID == pane_id)
+    start = perf_counter()
+    times = []
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.first_paint is not None, start)
+        await until(lambda: app.all_panes_prepared, start)
+        await idle(app)
+        for _ in range(2):  # shown once before: warm from here on
+            await switch_to(app, n)
+            await idle(app)
+            await switch_to(app, 1)
+            await idle(app)
+        for _ in range(count):
+            times.append(await switch_to(app, n))
+            await pilot.pause()
+            await switch_to(app, 1)
+            await pilot.pause()
+    return sorted(times)
+
+
 async def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000])
     parser.add_argument("--moves", type=int, default=50, help="key presses per median")
+    parser.add_argument(
+        "--warm", metavar="PANE", help="only: 20 warm switches to this pane (say: context)"
+    )
     args = parser.parse_args(argv)
+    if args.warm:
+        for n in args.sizes:
+            times = await warm_switches(build(n)[0], args.warm, 20)
+            shown = ", ".join(f"{t * 1000:.0f}" for t in times)
+            median = ms(statistics.median(times))
+            print(f"{n:,} episodes, {args.warm}: median {median} ({shown} ms)")
+        return
     rows = []
     for n in args.sizes:
         t0 = perf_counter()
