@@ -8,6 +8,8 @@ from typing import Any
 
 from . import ids, shards
 from .clock import iso
+from .errors import InvalidInput
+from .privacy import current_tally, identifier_problem
 from .storage.store import Store
 
 BASE = "audit"
@@ -39,9 +41,6 @@ def record(
     """
     # The sequence lives in the log itself, not in ``meta``: restoring a
     # checkpoint rolls ``meta`` back, but the audit log is never rolled back.
-    from .errors import InvalidInput
-    from .privacy import current_tally, identifier_problem
-
     problem = identifier_problem(actor)
     if problem:  # MEMWORK_AGENT or an API caller's actor: stored as given, so checked
         raise InvalidInput("actor", problem)

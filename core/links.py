@@ -106,13 +106,19 @@ def is_reference(ref: str) -> bool:
     return ref.startswith(REFERENCE_PREFIXES)
 
 
+#: hashlib's sha1, loaded on the first link made (an import statement per link was
+#: a fifth of making one, and a bulk recording makes hundreds of thousands).
+_sha1: Any = None
+
+
 def link_id(kind: str, frm: str, to: str, now: datetime) -> str:
     """A link's id: the instant it was made (as record ids start) and a digest of what
     it joins. Taking nothing from the id generator, links leave every other record's
     id as it would be (the seeded demo store keeps its ids)."""
-    from .rule_archive import sha1  # CPython's own: hashlib would load OpenSSL (~2 ms)
-
-    digest = int.from_bytes(sha1(f"{kind}\0{frm}\0{to}".encode()).digest()[:10], "big")
+    global _sha1
+    if _sha1 is None:  # CPython's own: hashlib would load OpenSSL (~2 ms)
+        from .rule_archive import sha1 as _sha1
+    digest = int.from_bytes(_sha1(f"{kind}\0{frm}\0{to}".encode()).digest()[:10], "big")
     millis = int(now.timestamp() * 1000)
     return f"lnk_{ids.encode(millis, 10)}{ids.encode(digest, 16)}"
 
