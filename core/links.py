@@ -202,9 +202,19 @@ def from_record(store: Store, home: str, frm: str) -> list[Link]:
     name = table_of(home)
     grouped = _current(store, name)
     if grouped is None:
-        grouped = _Grouped(store.docs(name), store.table_stamp(name))
-        store.derived.setdefault(_GROUPED, {})[name] = grouped
+        held: dict[str, _Grouped] = store.derived.setdefault(_GROUPED, {})
+        _forget_stale(store, held)
+        grouped = held[name] = _Grouped(store.docs(name), store.table_stamp(name))
     return grouped.groups.get(frm, [])
+
+
+def _forget_stale(store: Store, held: dict[str, _Grouped]) -> None:
+    """Drop the groupings of tables the store no longer holds as they were grouped: each
+    keeps its table's documents alive, and a bulk recording hands tables it has written
+    to the backend to bound its memory."""
+    gone = [n for n, g in held.items() if not store.is_loaded(n) or g.docs is not store.docs(n)]
+    for name in gone:
+        del held[name]
 
 
 def _regrouped(store: Store, name: str, grouped: _Grouped | None) -> None:

@@ -98,3 +98,24 @@ def test_another_process_s_links_are_found(tmp_path: Path) -> None:
         links.delete(theirs, [x for x in links.in_home(theirs, HOMES[0]) if x["to"] == "task:a"])
     with mine.reading():
         assert [x["to"] for x in links.from_record(mine, HOMES[0], "r1")] == ["task:b"]
+
+
+def test_groupings_of_tables_the_store_let_go_are_dropped(tmp_path: Path) -> None:
+    """A grouping keeps its table's documents alive: once the store holds the table no
+    more (another process wrote it, a bulk recording handed it to the backend), the next
+    grouping made drops it, so memory stays bounded by what the store holds."""
+    mine, theirs = Store(tmp_path / "s"), Store(tmp_path / "s")
+    with mine.transaction():
+        links.put(mine, links.make("about", "r1", "task:a", HOMES[0], NOW))
+        links.put(mine, links.make("about", "c1", "task:b", HOMES[2], NOW))
+    with mine.reading():
+        links.from_record(mine, HOMES[0], "r1")
+    held = mine.derived["links.from"]
+    assert links.table_of(HOMES[0]) in held
+    mine.cache.evict(links.table_of(HOMES[0]))  # what a refresh or staging does
+    with theirs.transaction():
+        links.put(theirs, links.make("about", "c1", "task:c", HOMES[2], NOW))
+    with mine.reading():
+        assert len(links.from_record(mine, HOMES[2], "c1")) == 2
+    assert links.table_of(HOMES[0]) not in held
+    assert links.table_of(HOMES[2]) in held
