@@ -132,20 +132,8 @@ def apply_cards(
         touched.append(doc["id"])
     store.put_many(TABLE, changed)
     if episode_id:
-        sightings = {
-            card_id: sorted(links.from_record(store, TABLE, card_id), key=links.order)
-            for card_id in changed
-        }
         for card_id in dict.fromkeys(touched):
-            links.note_episode(
-                store,
-                links.SIGHTED_IN,
-                card_id,
-                TABLE,
-                episode_id,
-                now,
-                existing=sightings.get(card_id, []),
-            )
+            links.note_episode(store, links.SIGHTED_IN, card_id, TABLE, episode_id, now)
     return touched
 
 

@@ -121,7 +121,7 @@ def _log(
                 f"{manifest.generation}"
             )
         tail = wal.read_records(
-            folder / wal.LOG_NAME, data[wal.HEADER_SIZE :], wal.HEADER_SIZE, manifest.generation
+            folder / wal.LOG_NAME, data, 0, manifest.generation, skip=wal.HEADER_SIZE
         )
     except StoreUnreadable as exc:
         checks.append(Check("log", "problem", str(exc)))

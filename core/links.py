@@ -199,13 +199,17 @@ def from_record(store: Store, home: str, frm: str) -> list[Link]:
     every card's sightings), so the table is grouped once and the grouping kept
     current by :func:`put` and :func:`delete` (and rebuilt after any other change).
     """
-    name = table_of(home)
+    return _grouping(store, table_of(home)).groups.get(frm, [])
+
+
+def _grouping(store: Store, name: str) -> _Grouped:
+    """Table ``name``'s grouping, made again if the table changed since."""
     grouped = _current(store, name)
     if grouped is None:
         held: dict[str, _Grouped] = store.derived.setdefault(_GROUPED, {})
         _forget_stale(store, held)
         grouped = held[name] = _Grouped(store.docs(name), store.table_stamp(name))
-    return grouped.groups.get(frm, [])
+    return grouped
 
 
 def _forget_stale(store: Store, held: dict[str, _Grouped]) -> None:
@@ -223,14 +227,17 @@ def _regrouped(store: Store, name: str, grouped: _Grouped | None) -> None:
         grouped.docs, grouped.stamp = store.docs(name), store.table_stamp(name)
 
 
-def _ungroup(grouped: _Grouped, link: Link) -> None:
-    group = grouped.groups.get(link["from"], [])
-    for i, held in enumerate(group):
-        if held is link:
-            del group[i]
-            break
-    if not group:
-        grouped.groups.pop(link["from"], None)
+def _ungroup(grouped: _Grouped, links: Iterable[Link]) -> None:
+    """Take ``links`` (the very documents the grouping holds) out of their groups."""
+    gone: dict[str, set[int]] = {}
+    for link in links:
+        gone.setdefault(link["from"], set()).add(id(link))
+    for frm, objects in gone.items():
+        group = [x for x in grouped.groups.get(frm, ()) if id(x) not in objects]
+        if group:
+            grouped.groups[frm] = group
+        else:
+            grouped.groups.pop(frm, None)
 
 
 def by_from(links: Iterable[Link]) -> dict[str, list[Link]]:
@@ -424,14 +431,14 @@ def put(store: Store, link: Link) -> Link:
     old = grouped.docs.get(link["id"]) if grouped is not None else None
     store.put(name, link["id"], link)
     if grouped is not None:
-        group = grouped.groups.setdefault(link["from"], [])
         if old is not None and old["from"] == link["from"]:
             # Where it was, as in the table (a dict keeps a replaced key's place).
+            group = grouped.groups[link["from"]]
             group[next(i for i, held in enumerate(group) if held is old)] = link
         else:
             if old is not None:
-                _ungroup(grouped, old)
-            group.append(link)
+                _ungroup(grouped, [old])
+            grouped.groups.setdefault(link["from"], []).append(link)
         _regrouped(store, name, grouped)
     return link
 
@@ -461,17 +468,7 @@ def delete(store: Store, links: Iterable[Link]) -> None:
         grouped = _current(store, name)
         if grouped is not None:
             held = grouped.docs
-            gone: dict[str, set[int]] = {}
-            for link_id in link_ids:
-                old = held.get(link_id)
-                if old is not None:
-                    gone.setdefault(old["from"], set()).add(id(old))
-            for frm, objects in gone.items():
-                group = [x for x in grouped.groups.get(frm, ()) if id(x) not in objects]
-                if group:
-                    grouped.groups[frm] = group
-                else:
-                    grouped.groups.pop(frm, None)
+            _ungroup(grouped, [held[i] for i in link_ids if i in held])
         store.delete(name, link_ids)
         _regrouped(store, name, grouped)
 
@@ -483,18 +480,13 @@ def note_episode(
     home: str,
     episode_id: str | None,
     now: datetime,
-    *,
-    existing: list[Link] | None = None,
 ) -> None:
     """Link ``frm`` to ``episode_id`` with ``kind`` (``derived_from``/``sighted_in``) unless
-    it already is, keeping its newest :data:`EPISODE_REFS` such links.
-
-    ``existing`` (the record's current links, oldest first) saves a read when the
-    caller has them. Call inside a transaction.
-    """
+    it already is, keeping its newest :data:`EPISODE_REFS` such links (call inside a
+    transaction)."""
     if not episode_id:
         return
-    every = existing if existing is not None else from_record(store, home, frm)
+    every = from_record(store, home, frm)
     if any(x["to"] == episode_id and x["kind"] == kind for x in every):
         return
     mine = [x for x in every if x["kind"] == kind]
@@ -525,14 +517,13 @@ def rehome(store: Store, frm: str, old_home: str, new_home: str) -> int:
     between its active table and an archive chunk); returns how many moved."""
     if old_home == new_home:
         return 0
-    if not from_record(store, old_home, frm):  # also makes the grouping current
-        return 0
     # Every link of one record, out of one grouping and into another, as one delete and
     # one write: an archived rule moves its links on every step that archives it.
     name = table_of(old_home)
-    source = _current(store, name)
-    assert source is not None
-    moving = source.groups.pop(frm)
+    source = _grouping(store, name)
+    moving = source.groups.pop(frm, None)
+    if not moving:
+        return 0
     store.delete(name, [link["id"] for link in moving])
     _regrouped(store, name, source)
     put_all(store, new_home, [{**link, "home": new_home} for link in moving])

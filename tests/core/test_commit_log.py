@@ -38,7 +38,7 @@ def _episode(n: int) -> dict:
 def _log_records(folder: Path) -> wal.Tail:
     data = (folder / wal.LOG_NAME).read_bytes()
     base = wal.read_header(folder / wal.LOG_NAME, data)
-    return wal.read_records(folder / wal.LOG_NAME, data[wal.HEADER_SIZE :], wal.HEADER_SIZE, base)
+    return wal.read_records(folder / wal.LOG_NAME, data, 0, base, skip=wal.HEADER_SIZE)
 
 
 def _manifest(folder: Path) -> dict:
