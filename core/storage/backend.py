@@ -253,11 +253,9 @@ def replay(
     if not new:
         return result
     new.sort()
-    if result and new[0] < next(reversed(result)):
-        result.update((doc_id, found[doc_id]) for doc_id in new)
-        return dict(sorted(result.items()))
+    in_order = not result or new[0] > next(reversed(result))
     result.update((doc_id, found[doc_id]) for doc_id in new)
-    return result
+    return result if in_order else dict(sorted(result.items()))
 
 
 class Commit:

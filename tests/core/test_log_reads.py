@@ -95,3 +95,15 @@ def test_listed_ids_reads_a_table_file_s_ids_from_its_layout() -> None:
     escaped = codec.table_bytes("t", {'q"': {}}, 7)
     assert codec.listed_ids("t", 7, escaped, 10) is None
     assert json.loads(raw)["documents"].keys() == {"a", "b", "naïve"}
+
+
+def test_documents_the_log_adds_read_in_id_order_wherever_they_fall(tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    _write(folder, {"b": {"id": "b"}, "d": {"id": "d"}})
+    Store(folder).fold_log()
+    _write(folder, {"e": {"id": "e"}})  # after every id the file holds
+    with Store(folder).reading() as reader:
+        assert list(reader.docs("meta")) == ["b", "d", "e"]
+    _write(folder, {"a": {"id": "a"}, "c": {"id": "c"}})  # before and among them
+    with Store(folder).reading() as reader:
+        assert list(reader.docs("meta")) == ["a", "b", "c", "d", "e"]
