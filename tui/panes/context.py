@@ -25,6 +25,7 @@ from ..screens.form import Field, FormScreen
 from ..widgets.bars import plural
 from ..widgets.context_side import render_side, source_name
 from ..widgets.known_names import KnownNames
+from ..widgets.wrapped_text import WrappedTextArea
 from .base import Pane
 
 #: Wait this long after the last change before rebuilding (typing a budget is several changes).
@@ -143,7 +144,7 @@ class ContextPane(Pane):
         with Horizontal(classes="split"):
             with Vertical(id="context-preview-column"):
                 yield Static("", id="context-preview-title")
-                yield TextArea(
+                yield WrappedTextArea(
                     "",
                     id="context-preview",
                     read_only=True,
