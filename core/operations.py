@@ -31,8 +31,8 @@ record's id, run ``make generate`` (the ``Memory`` methods and the README
 table), and test it. ``docs/ARCHITECTURE.md`` says more.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: typing.NamedTuple would compile each
+# field's annotation string at import, which the CLI pays on every call.
 from typing import Any, NamedTuple
 
 from .context.budget import DEFAULT_BUDGET

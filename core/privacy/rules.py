@@ -13,8 +13,8 @@ for. Vendor token formats come from gitleaks' rule set
 :mod:`core.privacy.assign`.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: typing.NamedTuple would compile each field's
+# annotation string when the scrubber is imported, on every CLI call.
 import re
 from collections.abc import Callable
 from typing import NamedTuple
