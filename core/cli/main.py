@@ -187,13 +187,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ..privacy import counting
 
         ctx = Context(args)
+        code = 1
         try:
             with counting() as tally:
                 code = run_op(ctx)
         finally:
             opened = ctx.__dict__.get("store")  # the cached store, when the verb opened one
             if opened is not None:
-                opened.close()
+                if code == 0:
+                    opened.close()
+                else:  # refused: a store this call created for it is taken back
+                    opened.discard_if_new()
         if tally.total and not tally.reported:
             # Every redaction is reported: JSON objects carry them in a field
             # (core.cli.output.emit_json); anything else gets this line on stderr.

@@ -560,3 +560,10 @@ class Backend(ABC):
 
     def close(self) -> None:  # noqa: B027 - an optional hook; most backends need none
         """Release connections, threads and open files."""
+
+    def discard_created(self) -> bool:
+        """Remove the store this backend's :meth:`open` created, if it still holds only
+        what the open wrote (no table, no commit); True when it did. The CLI calls it
+        after a refused command, so bad input to a missing store leaves nothing behind.
+        Optional: a backend that returns False keeps the new, empty store."""
+        return False

@@ -22,6 +22,7 @@ becomes a path, and files are opened with ``O_NOFOLLOW``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import time
@@ -164,6 +165,10 @@ class FolderBackend(Backend):
         self.log_limit = int(_setting(LOG_BYTES_ENV, DEFAULT_LOG_BYTES))
         self.log_seconds = _setting(LOG_SECONDS_ENV, DEFAULT_LOG_SECONDS)
         self.log_records = int(_setting(LOG_RECORDS_ENV, DEFAULT_LOG_RECORDS))
+        #: Folders this open made (the store's own, then missing parents), and whether it
+        #: wrote a new store into them: what :meth:`discard_created` may take back.
+        self._made: list[Path] = []
+        self.created = False
 
     # -- what callers see -------------------------------------------------------------------
     @property
@@ -223,8 +228,10 @@ class FolderBackend(Backend):
             if not create:
                 raise NoStore(self.path)
             try:
+                missing = [p for p in self.path.parents if not os.path.lexists(p)]
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 os.mkdir(self.path, DIR_MODE)
+                self._made = [self.path, *missing]
             except FileExistsError:
                 pass  # another process made it first
             except OSError as exc:
@@ -297,6 +304,7 @@ class FolderBackend(Backend):
             manifest = Manifest(schema_version=schema.SCHEMA_VERSION)
             files = {MANIFEST_NAME: manifest.to_bytes(), wal.LOG_NAME: wal.header(0)}
             journal.commit(self.path, files, [], "init")
+            self.created = True
         elif writable:
             journal.remove_strays(self.path, temps)
         manifest = Manifest.read(manifest_path)
@@ -375,6 +383,40 @@ class FolderBackend(Backend):
 
     def close(self) -> None:
         self._close_log()
+
+    def discard_created(self) -> bool:
+        # Taken back only while it is exactly what open() wrote: no table, no commit in
+        # the log, no other file. Anything more is somebody's data and stays.
+        if not self.created or self._lock is None:
+            return False
+        self.created = False
+        ours = {MANIFEST_NAME, wal.LOG_NAME, LOCK_NAME}
+        self.acquire()
+        try:
+            try:
+                pristine = (
+                    not Manifest.read(self.path / MANIFEST_NAME).tables
+                    and os.stat(self.log_path).st_size == wal.HEADER_SIZE
+                    and {e.name for e in os.scandir(self.path)} <= ours
+                )
+            except (OSError, StoreError):
+                pristine = False
+            if not pristine:
+                return False
+            self._close_log()
+            for name in (wal.LOG_NAME, MANIFEST_NAME):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.path / name)
+        finally:
+            self.release(False)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path / LOCK_NAME)
+        for folder in self._made:
+            try:
+                os.rmdir(folder)
+            except OSError:
+                break  # not empty (or not ours to remove): it and its parents stay
+        return True
 
     def backup(self, version: int) -> str:
         return str(schema.backup_folder(self.path, version))

@@ -410,3 +410,9 @@ class Store:
         """Release resources (the lock is only held inside reading/transaction)."""
         self.cache.clear()
         self.backend.close()
+
+    def discard_if_new(self) -> bool:
+        """Close the store and remove it if this open created it and nothing was written
+        since (see :meth:`Backend.discard_created`); True when it was removed."""
+        self.close()
+        return self.backend.discard_created()

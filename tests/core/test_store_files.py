@@ -383,6 +383,63 @@ def test_read_verbs_never_create_a_store(run, tmp_path: Path) -> None:  # noqa: 
     assert (missing / "store.json").exists()
 
 
+def test_a_refused_write_to_a_missing_store_leaves_nothing_behind(run, tmp_path: Path) -> None:  # noqa: ANN001
+    missing = tmp_path / "new" / "deep" / "store"
+    for args in (
+        ("observe", "--session", "s1", ""),
+        ("lesson", "add", ""),
+        ("record-episode", "-"),  # no input on stdin
+        ("slot", "set", "bad label!", "text"),
+    ):
+        code, out, err = run("--db", str(missing), *args)
+        assert (code, out) == (2, ""), (args, err)
+        assert err.startswith("memwork: ") and err.count("\n") == 1, (args, err)
+        # Neither the store nor the folders made for it are left.
+        assert not (tmp_path / "new").exists(), args
+    # Into a folder the user made: it stays, empty.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run("--db", str(empty), "lesson", "add", "")[0] == 2
+    assert empty.is_dir() and list(empty.iterdir()) == []
+    # The next good write creates the store as before.
+    code, _, err = run("--db", str(missing), "lesson", "add", "first")
+    assert code == 0, err
+    assert (missing / "store.json").exists()
+
+
+def test_a_refused_write_keeps_a_store_that_holds_anything(run, tmp_path: Path) -> None:  # noqa: ANN001
+    path = tmp_path / "store"
+    assert run("--db", str(path), "lesson", "add", "keep me")[0] == 0
+    before = folder_digest(path)
+    assert run("--db", str(path), "lesson", "add", "")[0] == 2
+    assert folder_digest(path) == before
+
+
+def test_a_new_store_is_taken_back_only_while_nothing_was_written(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    fresh = Store(path)
+    # Another process writes into the store this one just created.
+    other = Store(path, create=False)
+    with other.transaction():
+        other.put("lessons", "les_1", {"id": "les_1", "text": "theirs"})
+    other.close()
+    assert fresh.discard_if_new() is False
+    again = Store(path, create=False)
+    with again.reading():
+        assert again.docs("lessons")["les_1"]["text"] == "theirs"
+    again.close()
+    # An untouched new store is removed, with the folder made for it; only once.
+    lone = tmp_path / "a" / "b"
+    new = Store(lone)
+    assert new.discard_if_new() is True
+    assert not (tmp_path / "a").exists()
+    assert new.discard_if_new() is False
+    # An existing store opened again was not created by that open: never taken back.
+    reopened = Store(path)
+    assert reopened.discard_if_new() is False
+    assert (path / "store.json").exists()
+
+
 # -- a full disk ---------------------------------------------------------------------------
 def _assert_full_disk_refusal(run, folder: Path, scratch: Path) -> None:  # noqa: ANN001
     """A write that does not fit: exit 2, one line, no temp file left, old data intact."""
