@@ -20,6 +20,7 @@ from . import (
     failures,
     ids,
     lazyjson,
+    link_batch,
     rules,
     shards,
 )
@@ -178,7 +179,10 @@ def record_episodes(
     external = bool(consolidation.external_command())
     reports: list[consolidation.Report] = []
     recorded = Spool()
-    with store.transaction():
+    # Rules' and cards' episode references are modelled in memory and written once, at
+    # the end (core/link_batch.py): a bulk recording would otherwise make, write and
+    # drop links that do not survive it.
+    with store.transaction(), link_batch.deferred(store):
         glob = aggregates.read_global(store)
         tasks: dict[str, dict[str, Any]] = {}
         seq = audit.last_seq(store)

@@ -85,6 +85,18 @@ REFERENCE_PREFIXES = ("task:", "project:", "file:", "url:")
 
 Link = dict[str, Any]
 
+#: Where a recording's model of episode references lives (``store.derived``), while
+#: :func:`core.link_batch.deferred` runs.
+BATCH = "links.batch"
+
+
+def _settle(store: Store) -> None:
+    """Write a recording's modelled episode references first (see :mod:`core.link_batch`):
+    whatever reads or writes links another way must not find a table behind."""
+    batch = store.derived.get(BATCH)
+    if batch is not None and batch.records:
+        batch.flush()
+
 
 def table_of(home: str) -> str:
     """The physical table that holds links starting from records of table ``home``."""
@@ -118,9 +130,15 @@ def link_id(kind: str, frm: str, to: str, now: datetime) -> str:
     global _sha1
     if _sha1 is None:  # CPython's own: hashlib would load OpenSSL (~2 ms)
         from .rule_archive import sha1 as _sha1
+    global _stamped
     digest = int.from_bytes(_sha1(f"{kind}\0{frm}\0{to}".encode()).digest()[:10], "big")
-    millis = int(now.timestamp() * 1000)
-    return f"lnk_{ids.encode(millis, 10)}{ids.encode(digest, 16)}"
+    if _stamped[0] != now:  # a recording makes its links at one instant: encoded once
+        _stamped = (now, "lnk_" + ids.encode(int(now.timestamp() * 1000), 10))
+    return _stamped[1] + ids.encode(digest, 16)
+
+
+#: The last instant a link was made at, and its encoded prefix.
+_stamped: tuple[datetime | None, str] = (None, "")
 
 
 def make(
@@ -160,6 +178,7 @@ def order(link: Link) -> tuple[str, str, int, str]:
 # -- reading -------------------------------------------------------------------------------
 def in_home(store: Store, home: str) -> list[Link]:
     """Every link that starts from a record of table ``home`` (call inside a read)."""
+    _settle(store)
     name = table_of(home)
     if not store.has_table(name):
         return []
@@ -199,6 +218,7 @@ def from_record(store: Store, home: str, frm: str) -> list[Link]:
     every card's sightings), so the table is grouped once and the grouping kept
     current by :func:`put` and :func:`delete` (and rebuilt after any other change).
     """
+    _settle(store)
     return _grouping(store, table_of(home)).groups.get(frm, [])
 
 
@@ -267,6 +287,7 @@ def link_tables(store: Store) -> list[str]:
 
 def every_link(store: Store) -> Iterator[Link]:
     """Every link of the store (call inside a read; reads every link table)."""
+    _settle(store)
     for name in link_tables(store):
         yield from store.docs(name).values()
 
@@ -426,6 +447,7 @@ def merged_target(store: Store, home: str, absorbed_id: str) -> str | None:
 # -- writing -----------------------------------------------------------------------------------
 def put(store: Store, link: Link) -> Link:
     """Store a link in its home's table (call inside a transaction)."""
+    _settle(store)
     name = table_of(link["home"])
     grouped = _current(store, name)
     old = grouped.docs.get(link["id"]) if grouped is not None else None
@@ -446,6 +468,7 @@ def put(store: Store, link: Link) -> Link:
 def put_all(store: Store, home: str, links: list[Link]) -> None:
     """Store new links that all live in ``home`` (ids not in its table yet), in one write
     (call inside a transaction)."""
+    _settle(store)
     name = table_of(home)
     grouped = _current(store, name)
     if grouped is not None and any(link["id"] in grouped.docs for link in links):
@@ -461,6 +484,7 @@ def put_all(store: Store, home: str, links: list[Link]) -> None:
 
 def delete(store: Store, links: Iterable[Link]) -> None:
     """Remove links (call inside a transaction)."""
+    _settle(store)
     by_table: dict[str, list[str]] = {}
     for link in links:
         by_table.setdefault(table_of(link["home"]), []).append(link["id"])
@@ -485,6 +509,10 @@ def note_episode(
     it already is, keeping its newest :data:`EPISODE_REFS` such links (call inside a
     transaction)."""
     if not episode_id:
+        return
+    batch = store.derived.get(BATCH)
+    if batch is not None:
+        batch.note(kind, frm, home, episode_id, now)
         return
     every = from_record(store, home, frm)
     if any(x["to"] == episode_id and x["kind"] == kind for x in every):
@@ -517,6 +545,9 @@ def rehome(store: Store, frm: str, old_home: str, new_home: str) -> int:
     between its active table and an archive chunk); returns how many moved."""
     if old_home == new_home:
         return 0
+    batch = store.derived.get(BATCH)
+    if batch is not None:
+        return int(batch.rehome(frm, old_home, new_home))
     # Every link of one record, out of one grouping and into another, as one delete and
     # one write: an archived rule moves its links on every step that archives it.
     name = table_of(old_home)

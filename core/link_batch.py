@@ -1,0 +1,211 @@
+"""Episode references kept in memory while episodes are recorded, written once at the end.
+
+Recording an episode links the rules it derives (``derived_from``) and the cards it
+sights (``sighted_in``) to it, keeping each record's newest
+:data:`~core.links.EPISODE_REFS`; a rule that leaves the active window takes its
+links to an archive chunk (:func:`core.links.rehome`) and back when it returns.
+Done one link at a time, a bulk recording made, wrote and dropped links that did
+not survive the batch, and moved a thrashing rule's links on every step: in a
+million-episode import that upkeep was a fifth of the time.
+
+Inside :func:`deferred`, :func:`core.links.note_episode` and
+:func:`core.links.rehome` only update a small model of each touched record's links
+(what is stored, plus what would have been added, in the same order and with the
+same ``seq``, and which links would have been dropped), and :meth:`Batch.flush`
+writes the difference once: the links that survive, in the record's final home,
+made exactly as one-at-a-time recording would have made them. Any other reader or
+writer of links flushes first (``core.links._settle``), so nothing reads a link
+table that is behind. A transaction that fails drops the model with everything
+else it did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+
+from . import links
+from .clock import iso
+from .storage.store import Store
+
+#: Records a batch models before it writes them out (bounds its memory in a bulk import).
+MAX_RECORDS = 50_000
+
+
+class _Ref:
+    """One of a record's links as the model holds it: stored (``link``), or to be made."""
+
+    __slots__ = ("kind", "to", "seq", "key", "link", "now", "made")
+
+    def __init__(
+        self,
+        kind: str,
+        to: str,
+        seq: int,
+        key: tuple[str, int, str],
+        link: links.Link | None,
+        now: datetime | None,
+        made: int,
+    ) -> None:
+        self.kind = kind
+        self.to = to
+        self.seq = seq
+        #: links.order without ``from`` (the same for a record's links).
+        self.key = key
+        self.link = link
+        self.now = now
+        #: When the model made it (new links are written in that order).
+        self.made = made
+
+
+def _key(ref: _Ref) -> tuple[str, int, str]:
+    return ref.key
+
+
+def _stored_ref(link: links.Link) -> _Ref:
+    seq = int(link.get("seq", 0))
+    return _Ref(link["kind"], link["to"], seq, (link["created_at"], seq, link["id"]), link, None, 0)
+
+
+class _Record:
+    """A record's links as they would be: where they are stored, where they go, all of them."""
+
+    __slots__ = ("stored_home", "home", "stored", "refs")
+
+    def __init__(self, home: str, stored: list[links.Link]) -> None:
+        self.stored_home = home
+        self.home = home
+        self.stored = stored
+        self.refs = [_stored_ref(link) for link in stored]
+
+
+class Batch:
+    """The model of the links of the records a recording touched (see the module)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.records: dict[str, _Record] = {}
+        self._made = 0
+
+    def _record(self, frm: str, home: str) -> _Record:
+        record = self.records.get(frm)
+        if record is not None:
+            if record.home == home:
+                return record
+            # Told another home than the model's: write what it holds and start again.
+            self.flush()
+        elif len(self.records) >= MAX_RECORDS:
+            self.flush()
+        record = self.records[frm] = _Record(home, self._stored(home, frm))
+        return record
+
+    def _stored(self, home: str, frm: str) -> list[links.Link]:
+        """Record ``frm``'s links as its table holds them (read past the batch itself)."""
+        derived = self.store.derived
+        held = derived.pop(links.BATCH, None)
+        try:
+            return list(links.from_record(self.store, home, frm))
+        finally:
+            if held is not None:
+                derived[links.BATCH] = held
+
+    def note(self, kind: str, frm: str, home: str, episode_id: str, now: datetime) -> None:
+        """:func:`core.links.note_episode`, on the model."""
+        record = self.records.get(frm)
+        if record is None or record.home != home:
+            record = self._record(frm, home)
+        refs = record.refs
+        mine = []
+        top = 0
+        for ref in refs:
+            if ref.kind == kind:
+                if ref.to == episode_id:
+                    return  # already linked
+                mine.append(ref)
+            if ref.seq > top:
+                top = ref.seq
+        seq = top + 1
+        self._made += 1
+        refs.append(_Ref(kind, episode_id, seq, (iso(now), seq, ""), None, now, self._made))
+        overflow = len(mine) + 1 - links.EPISODE_REFS
+        if overflow > 0:
+            # The oldest of the record's others go (never the one just added), as one at a
+            # time would have dropped them.
+            if overflow == 1:
+                oldest = min(mine, key=_key)
+                refs.remove(oldest)
+            else:
+                dropped = {id(ref) for ref in sorted(mine, key=_key)[:overflow]}
+                refs[:] = [ref for ref in refs if id(ref) not in dropped]
+
+    def rehome(self, frm: str, old_home: str, new_home: str) -> int:
+        """:func:`core.links.rehome`, on the model."""
+        record = self.records.get(frm)
+        if record is None:
+            stored = self._stored(old_home, frm)
+            if not stored:
+                return 0  # no links to move
+            if len(self.records) >= MAX_RECORDS:
+                self.flush()
+            record = self.records[frm] = _Record(old_home, stored)
+        elif record.home != old_home:
+            record = self._record(frm, old_home)
+        record.home = new_home
+        return len(record.refs)
+
+    @contextmanager
+    def suspended(self) -> Iterator[None]:
+        """Links' own reads and writes, made by the batch itself, go straight through."""
+        held = self.store.derived.pop(links.BATCH, None)
+        try:
+            yield
+        finally:
+            if held is not None:
+                self.store.derived[links.BATCH] = held
+
+    def flush(self) -> None:
+        """Write what the model holds: drop the links that went, move those whose record
+        moved, make the new ones; one delete and one write per table."""
+        if not self.records:
+            return
+        records, self.records = self.records, {}
+        deletes: dict[str, list[links.Link]] = {}
+        puts: dict[str, list[tuple[int, links.Link]]] = {}
+        for frm, record in records.items():
+            kept_ids = {id(ref.link) for ref in record.refs if ref.link is not None}
+            moved = record.home != record.stored_home
+            gone = [x for x in record.stored if moved or id(x) not in kept_ids]
+            if gone:
+                deletes.setdefault(record.stored_home, []).extend(gone)
+            out = puts.setdefault(record.home, [])
+            for ref in record.refs:
+                if ref.link is None:
+                    assert ref.now is not None
+                    link = links.make(ref.kind, frm, ref.to, record.home, ref.now, seq=ref.seq)
+                    out.append((ref.made, link))
+                elif moved:
+                    out.append((0, {**ref.link, "home": record.home}))
+        with self.suspended():
+            for gone in deletes.values():
+                links.delete(self.store, gone)
+            for home, made in puts.items():
+                if made:
+                    made.sort(key=lambda pair: pair[0])
+                    links.put_all(self.store, home, [link for _, link in made])
+
+
+@contextmanager
+def deferred(store: Store) -> Iterator[Batch]:
+    """Model episode references while the block runs and write them when it ends (call
+    inside a transaction; an exception drops the model, the transaction rolls back)."""
+    if links.BATCH in store.derived:  # already inside one: it writes at its own end
+        yield store.derived[links.BATCH]
+        return
+    batch = Batch(store)
+    store.derived[links.BATCH] = batch
+    try:
+        yield batch
+        batch.flush()
+    finally:
+        store.derived.pop(links.BATCH, None)
