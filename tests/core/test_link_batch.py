@@ -25,9 +25,7 @@ def _tables(store: Store) -> dict[str, dict]:
     """The link tables that hold links (one at a time, a table whose links all moved
     away stays as an empty table; the model never makes it)."""
     with store.reading():
-        return {
-            n: dict(store.docs(n)) for n in store.table_names(links.LOGICAL) if store.docs(n)
-        }
+        return {n: dict(store.docs(n)) for n in store.table_names(links.LOGICAL) if store.docs(n)}
 
 
 def _seed(store: Store, rng: random.Random) -> dict[str, str]:
