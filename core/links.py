@@ -31,7 +31,10 @@ context reads its cards' and rules' sources that way, never a table that grows
 with history), and a rule that leaves the active window takes its links along
 to its archive chunk (:func:`rehome`). What links *to* a record is found by
 reading every link table (:func:`incoming`): curation's question, not an agent's
-per-step one.
+per-step one. While episodes are recorded, :func:`note_episode` and :func:`rehome`
+work on a model of the touched records' links that is written once at the end of
+the recording (:mod:`core.link_batch`); every other function here writes that
+model out first.
 
 Plain functions over documents, no pydantic: the context path imports this
 module (:func:`superseded` decides which lessons are live).
