@@ -98,6 +98,33 @@ def new_card(card: dict[str, Any], index: int, stamp: str) -> dict[str, Any]:
     }
 
 
+class _Keys(dict[Key, dict[str, Any]]):
+    """Cards by merge key (a card's own key, then the keys of cards merged into it), and
+    the table it was made from."""
+
+    __slots__ = ("docs", "stamp")
+
+
+_KEYS = "cards.by_key"
+
+
+def _keys(store: Store) -> dict[Key, dict[str, Any]]:
+    """The cards by merge key, made once and kept current by :func:`apply_cards` itself:
+    rebuilding it for every episode that reports a card grew with the table. Made again
+    when the table changed any other way (a curation merge, an edit, a reload)."""
+    docs = store.docs(TABLE)
+    held: _Keys | None = store.derived.get(_KEYS)
+    if held is not None and held.docs is docs and held.stamp == store.table_stamp(TABLE):
+        return held
+    by_key = _Keys((merge_key(c), c) for c in docs.values())
+    for c in docs.values():
+        for key in c.get("merged_keys", []):
+            by_key.setdefault(tuple(key), c)
+    by_key.docs, by_key.stamp = docs, store.table_stamp(TABLE)
+    store.derived[_KEYS] = by_key
+    return by_key
+
+
 def apply_cards(
     store: Store,
     reported: list[dict[str, Any]],
@@ -113,11 +140,7 @@ def apply_cards(
     if not reported:
         return []
     stamp = iso(now)
-    docs = store.docs(TABLE)
-    by_key = {merge_key(c): c for c in docs.values()}
-    for c in docs.values():
-        for key in c.get("merged_keys", []):
-            by_key.setdefault(tuple(key), c)
+    by_key = _keys(store)
     changed: dict[str, dict[str, Any]] = {}
     touched = []
     for card in reported:
@@ -131,6 +154,8 @@ def apply_cards(
         changed[doc["id"]] = doc
         touched.append(doc["id"])
     store.put_many(TABLE, changed)
+    if isinstance(by_key, _Keys):  # what this call put is in it: still current
+        by_key.docs, by_key.stamp = store.docs(TABLE), store.table_stamp(TABLE)
     if episode_id:
         for card_id in dict.fromkeys(touched):
             links.note_episode(store, links.SIGHTED_IN, card_id, TABLE, episode_id, now)

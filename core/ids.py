@@ -75,7 +75,14 @@ def new_id(prefix: str, *, millis: int | None = None) -> str:
         _last_rand += 1
     else:
         _last_ms, _last_rand = ms, _random_bits(80)
-    return f"{prefix}_{encode(ms, 10)}{encode(_last_rand & ((1 << 80) - 1), 16)}"
+    global _time_part
+    if _time_part[0] != ms:  # ids made in one millisecond share it: encoded once
+        _time_part = (ms, encode(ms, 10))
+    return f"{prefix}_{_time_part[1]}{encode(_last_rand & ((1 << 80) - 1), 16)}"
+
+
+#: The last millisecond an id was made in, encoded.
+_time_part: tuple[int, str] = (-1, "")
 
 
 def new_uuid() -> str:

@@ -188,3 +188,68 @@ class _not_deferred:  # noqa: N801 - stands in for the context manager
 
     def __exit__(self, *exc: object) -> None:
         return None
+
+
+def test_cards_merge_by_key_across_curation_as_a_fresh_index_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recording keeps its cards-by-merge-key index between episodes (core/cards.py);
+    across curation merges, edits and a failed recording it files every reported card
+    where an index made afresh for each episode would."""
+    from memwork.core import cards
+
+    rng = random.Random(4)
+    plan = []
+    for step in range(40):
+        reported = [
+            {"mistake_type": f"t{rng.randint(0, 4)}", "correct_decision": rng.choice(["", "x"])}
+            for _ in range(rng.randint(1, 3))
+        ]
+        plan.append(("record", reported))
+        if step % 7 == 6:
+            plan.append(("merge", rng.random()))
+        if step % 11 == 10:
+            plan.append(("edit", rng.random()))
+        if step % 13 == 12:
+            plan.append(("fail", reported))
+
+    def run(path: Path, fresh: bool) -> dict:
+        ids.seed(3)
+        if fresh:
+            monkeypatch.setattr(cards, "_keys", _fresh_keys)
+        store = Store(path)
+        for what, arg in plan:
+            live = sorted(store.docs(cards.TABLE)) if store.has_table(cards.TABLE) else []
+            if what == "record":
+                item = {"task_id": "t", "score": 0.1, "summary": "s", "mistake_cards": arg}
+                episodes.record_episodes(store, [item], now=NOW, actor="cli")
+            elif what == "merge" and len(live) > 1:
+                keep, absorb = live[int(arg * len(live)) % len(live)], live[0]
+                if keep != absorb:
+                    cards.merge_cards(store, keep, absorb, now=NOW, actor="tui")
+            elif what == "edit" and live:
+                cards.edit_card(store, live[-1], now=NOW, actor="tui", lesson=f"l{arg:.3f}")
+            elif what == "fail":
+                with pytest.raises(RuntimeError), store.transaction():
+                    given = [cards.normalise_input(c, task_id="t") for c in arg]
+                    cards.apply_cards(store, given, index=0, now=NOW)
+                    raise RuntimeError("rolled back")
+        monkeypatch.undo()
+        with store.reading():
+            return {n: dict(store.docs(n)) for n in store.table_names() if store.docs(n)}
+
+    kept = run(tmp_path / "a", False)
+    fresh = run(tmp_path / "b", True)
+    assert json.dumps(kept, sort_keys=True) == json.dumps(fresh, sort_keys=True)
+    assert any(c.get("merged_keys") for c in kept[cards.TABLE].values())
+
+
+def _fresh_keys(store: Store) -> dict:
+    from memwork.core import cards
+
+    docs = store.docs(cards.TABLE)
+    by_key = {cards.merge_key(c): c for c in docs.values()}
+    for c in docs.values():
+        for key in c.get("merged_keys", []):
+            by_key.setdefault(tuple(key), c)
+    return by_key
