@@ -8,7 +8,6 @@ JOBS ?= $(shell $(PYTHON) -c 'import os; print(max(4, os.cpu_count() or 1))')
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LAYOUT := $(VENV)/layout
-DEV := $(VENV)/dev
 
 .PHONY: help run test lint format generate bench demo clean
 
@@ -22,18 +21,6 @@ $(STAMP): $(BIN)/python pyproject.toml setup.py
 	$(BIN)/python -m pip install -q --upgrade pip
 	# lenient mode: an import hook maps memwork.core to core/ and memwork.tui to tui/ (setup.py)
 	$(BIN)/python -m pip install -q -e '.[test]' --config-settings editable_mode=lenient
-	@# That hook costs every memwork process ~5 ms before it runs anything (it loads
-	@# pathlib and importlib.util at start-up). The same mapping as a folder of links
-	@# (memwork/ with core/, tui/ and data/demo/ linked in), put on sys.path by the
-	@# install's own .pth file, costs nothing; new modules show up as before.
-	rm -rf $(DEV) && mkdir -p $(DEV)/memwork
-	ln -s $(CURDIR)/memwork/*.py $(DEV)/memwork/
-	ln -s $(CURDIR)/core $(CURDIR)/tui $(DEV)/memwork/
-	ln -s $(CURDIR)/data/demo $(DEV)/memwork/demo
-	site=$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])'); \
-	for pth in "$$site"/__editable__.memwork-*.pth; do \
-		[ -e "$$pth" ] && echo "$(CURDIR)/$(DEV)" > "$$pth"; \
-	done; true
 	touch $(STAMP)
 
 run: $(STAMP)  ## Open the workbench on a fresh copy of the demo store
