@@ -21,9 +21,12 @@ else it did.
 
 from __future__ import annotations
 
+from bisect import insort
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from operator import attrgetter
 
 from . import links
 from .clock import iso
@@ -59,8 +62,7 @@ class _Ref:
         self.made = made
 
 
-def _key(ref: _Ref) -> tuple[str, int, str]:
-    return ref.key
+_KEY = attrgetter("key")
 
 
 def _stored_ref(link: links.Link) -> _Ref:
@@ -69,15 +71,21 @@ def _stored_ref(link: links.Link) -> _Ref:
 
 
 class _Record:
-    """A record's links as they would be: where they are stored, where they go, all of them."""
+    """A record's links as they would be: where they are stored, where they go, all of
+    them oldest first (:func:`core.links.order`), and what answers "already linked?",
+    "how many of this kind?" and "the next seq" without a scan."""
 
-    __slots__ = ("stored_home", "home", "stored", "refs")
+    __slots__ = ("stored_home", "home", "stored", "refs", "linked", "counts", "top")
 
     def __init__(self, home: str, stored: list[links.Link]) -> None:
         self.stored_home = home
         self.home = home
         self.stored = stored
-        self.refs = [_stored_ref(link) for link in stored]
+        self.refs = sorted((_stored_ref(link) for link in stored), key=_KEY)
+        # Counts, not sets: an old store may hold the same link twice.
+        self.linked: dict[tuple[str, str], int] = Counter((r.kind, r.to) for r in self.refs)
+        self.counts: dict[str, int] = Counter(r.kind for r in self.refs)
+        self.top = max((r.seq for r in self.refs), default=0)
 
 
 class Batch:
@@ -115,29 +123,35 @@ class Batch:
         record = self.records.get(frm)
         if record is None or record.home != home:
             record = self._record(frm, home)
+        linked, counts = record.linked, record.counts
+        pair = (kind, episode_id)
+        if linked.get(pair):
+            return  # already linked
         refs = record.refs
-        mine = []
-        top = 0
-        for ref in refs:
-            if ref.kind == kind:
-                if ref.to == episode_id:
-                    return  # already linked
-                mine.append(ref)
-            if ref.seq > top:
-                top = ref.seq
-        seq = top + 1
-        self._made += 1
-        refs.append(_Ref(kind, episode_id, seq, (iso(now), seq, ""), None, now, self._made))
-        overflow = len(mine) + 1 - links.EPISODE_REFS
+        seq = record.top + 1
+        overflow = counts.get(kind, 0) + 1 - links.EPISODE_REFS
         if overflow > 0:
-            # The oldest of the record's others go (never the one just added), as one at a
+            # The oldest of the record's others go (never the one being added), as one at a
             # time would have dropped them.
-            if overflow == 1:
-                oldest = min(mine, key=_key)
-                refs.remove(oldest)
-            else:
-                dropped = {id(ref) for ref in sorted(mine, key=_key)[:overflow]}
-                refs[:] = [ref for ref in refs if id(ref) not in dropped]
+            at = 0
+            while overflow:
+                ref = refs[at]
+                if ref.kind == kind:
+                    del refs[at]
+                    linked[kind, ref.to] -= 1
+                    counts[kind] -= 1
+                    overflow -= 1
+                else:
+                    at += 1
+        self._made += 1
+        new = _Ref(kind, episode_id, seq, (iso(now), seq, ""), None, now, self._made)
+        if not refs or refs[-1].key <= new.key:
+            refs.append(new)
+        else:  # made at an earlier instant than the newest (a clock that went back)
+            insort(refs, new, key=_KEY)
+        linked[pair] = 1
+        counts[kind] = counts.get(kind, 0) + 1
+        record.top = seq
 
     def rehome(self, frm: str, old_home: str, new_home: str) -> int:
         """:func:`core.links.rehome`, on the model."""
