@@ -310,6 +310,9 @@ def note_prior(glob: dict[str, Any], failure: dict[str, Any], now: datetime) -> 
         newer = [x for x in items if _stamp(x["recorded_at"]) >= start][:PRIOR_KEEP]
         kinds[kind] = {"entries": newer + older, "seen": int(failure["index"])}
     every[failure["task_id"]] = kinds
+    if sum(len(ks) for ks in every.values()) <= PRIOR_KINDS:
+        glob["failure_kinds"] = every  # nothing to let go: no need to rank every pair
+        return
     pairs = [(int(k["seen"]), task, kind) for task, ks in every.items() for kind, k in ks.items()]
     for _, task, kind in sorted(pairs)[:-PRIOR_KINDS]:
         every[task] = {k: v for k, v in every[task].items() if k != kind}
