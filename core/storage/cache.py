@@ -244,8 +244,11 @@ class TableCache(Storage):
         TinyDB's own update path rebuilds the whole table dict twice per call;
         this copies it once per transaction, so a batch of writes stays linear.
         """
-        table = self.writable(name)
-        self._changed(name)
+        table = self.tables.get(name)
+        if table is None or not self.in_transaction or self._clean.get(name) is table:
+            table = self.writable(name)  # the first write this transaction (or refused)
+        self._change_count += 1  # _changed, inline: recording puts hundreds per episode
+        self._changes[name] = self._change_count
         before = len(table)
         table.update(docs)
         self._touched.setdefault(name, set()).update(docs)
