@@ -76,10 +76,38 @@ def recent_origins(glob: dict[str, Any], plural: str) -> list[dict[str, Any] | N
     return origins
 
 
+#: The prior failures by task and kind (``failures.note_prior``), a ``meta`` document of
+#: their own: they fill ~66 KB at their cap and change only when an episode fails, while
+#: the rest of the aggregate (~29 KB) is written by every episode. Kept inside it, every
+#: episode's commit carried both.
+FAILURE_KINDS_DOC = "failure_kinds"
+
+
 def read_global(store: Store) -> dict[str, Any]:
-    """The global aggregate (a copy)."""
-    doc = store.docs(META).get(EPISODES_DOC)
-    return {**empty_global(), **doc} if doc else empty_global()
+    """The global aggregate (a copy; ``failure_kinds`` comes from its own document, or
+    from inside the aggregate in a store written before it had one)."""
+    docs = store.docs(META)
+    doc = docs.get(EPISODES_DOC)
+    glob = {**empty_global(), **doc} if doc else empty_global()
+    held = docs.get(FAILURE_KINDS_DOC)
+    if held is not None:
+        kinds = held.get("kinds")
+        glob["failure_kinds"] = kinds if kinds is not None else {}
+    return glob
+
+
+def write_global(store: Store, glob: dict[str, Any]) -> None:
+    """Store the global aggregate (call inside a transaction); ``failure_kinds`` goes to
+    its own document, written only when it changed."""
+    doc = dict(glob)
+    kinds = doc.pop("failure_kinds", None)
+    store.put(META, EPISODES_DOC, doc)
+    if kinds is None:
+        return
+    held = store.docs(META).get(FAILURE_KINDS_DOC)
+    # note_prior makes a new mapping when it changes anything: the one read is unchanged.
+    if held is None or held.get("kinds") is not kinds:
+        store.put(META, FAILURE_KINDS_DOC, {"id": FAILURE_KINDS_DOC, "kinds": kinds})
 
 
 def task_table(task_id: str) -> str:

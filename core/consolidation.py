@@ -246,7 +246,7 @@ def consolidate(store: Store, *, now: datetime, actor: str) -> Report:
     with store.transaction():
         glob = aggregates.read_global(store)
         apply_rules(store, texts, report, glob, now=now, actor=actor)
-        store.put(aggregates.META, aggregates.EPISODES_DOC, glob)
+        aggregates.write_global(store, glob)
     return report
 
 

@@ -158,7 +158,7 @@ def _repeat(
     glob = aggregates.read_global(store)
     glob["recent_failures"] = failures.add_to_recent(glob["recent_failures"], summary, now)
     failures.note_prior(glob, summary, now)
-    store.put(aggregates.META, aggregates.EPISODES_DOC, glob)
+    aggregates.write_global(store, glob)
     audit.record(
         store,
         actor=actor,

@@ -240,7 +240,7 @@ def record_episodes(
             if not external and consolidation.due(glob):
                 reports.append(consolidation.consolidate_within(store, glob, now=now, actor=actor))
                 seq = audit.last_seq(store)  # the consolidation wrote its own entry
-        store.put(aggregates.META, aggregates.EPISODES_DOC, glob)
+        aggregates.write_global(store, glob)
         aggregates.write_tasks(store, tasks)
     if external and consolidation.due(glob):
         reports.append(consolidation.consolidate(store, now=now, actor=actor))

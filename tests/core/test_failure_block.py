@@ -206,3 +206,58 @@ def test_the_prior_memory_stays_bounded() -> None:
         assert all(len(k["entries"]) <= 2 * failures.PRIOR_KEEP for k in kinds.values())
     # The most recently seen pair is among those kept.
     assert "type:E29" in glob["failure_kinds"]["t9"]  # failure 399: E(399 % 37), t(399 % 13)
+
+
+def test_prior_failures_live_in_their_own_document_written_only_when_they_change(
+    tmp_path,  # noqa: ANN001
+) -> None:
+    """Every episode rewrites the global aggregate; the prior-failure memory (large at its
+    cap) goes into the store only when a failure changes it."""
+    from memwork.core import aggregates, episodes
+    from memwork.core.storage.store import Store
+
+    store = Store(tmp_path / "s")
+    now = T
+    bad = {"task_id": "api", "score": 0.1, "summary": "s", "errors": [{"error_type": "E"}]}
+    good = {"task_id": "api", "score": 0.9, "summary": "s", "successes": ["ok"]}
+    episodes.record_episodes(store, [bad], now=now, actor="cli")
+    written: list[str] = []
+    heard = lambda change: written.extend(  # noqa: E731
+        doc_id for name, t in change.tables.items() if name == "meta" for doc_id in t.put
+    )
+    store.subscribe(heard)
+    episodes.record_episodes(store, [good], now=now, actor="cli")
+    assert "episodes" in written and aggregates.FAILURE_KINDS_DOC not in written
+    written.clear()
+    episodes.record_episodes(
+        store, [{**bad, "errors": [{"error_type": "F"}]}], now=now, actor="cli"
+    )
+    assert aggregates.FAILURE_KINDS_DOC in written
+    with store.reading():
+        meta = store.docs("meta")
+        assert "failure_kinds" not in meta["episodes"]
+        kinds = aggregates.read_global(store)["failure_kinds"]["api"]
+    assert set(kinds) == {"type:E", "type:F"}
+
+
+def test_a_store_that_kept_prior_failures_inside_the_aggregate_reads_and_moves_them(
+    tmp_path,  # noqa: ANN001
+) -> None:
+    from memwork.core import aggregates, episodes
+    from memwork.core.storage.store import Store
+
+    store = Store(tmp_path / "s")
+    bad = {"task_id": "api", "score": 0.1, "summary": "s", "errors": [{"error_type": "E"}]}
+    episodes.record_episodes(store, [bad], now=T, actor="cli")
+    with store.transaction():  # as a store written before the document of its own
+        glob = aggregates.read_global(store)
+        store.put("meta", "episodes", glob)
+        store.delete("meta", [aggregates.FAILURE_KINDS_DOC])
+    with store.reading():
+        assert set(aggregates.read_global(store)["failure_kinds"]["api"]) == {"type:E"}
+    good = {"task_id": "api", "score": 0.9, "summary": "s", "successes": ["ok"]}
+    episodes.record_episodes(store, [good], now=T, actor="cli")
+    with store.reading():
+        meta = store.docs("meta")
+        assert "failure_kinds" not in meta["episodes"]
+        assert set(meta[aggregates.FAILURE_KINDS_DOC]["kinds"]["api"]) == {"type:E"}
