@@ -103,6 +103,8 @@ class _Keys(dict[Key, dict[str, Any]]):
     the table it was made from."""
 
     __slots__ = ("docs", "stamp")
+    docs: dict[str, dict[str, Any]]
+    stamp: tuple[int, int]
 
 
 _KEYS = "cards.by_key"
