@@ -110,7 +110,7 @@ class _Keys(dict[Key, dict[str, Any]]):
 _KEYS = "cards.by_key"
 
 
-def _keys(store: Store) -> dict[Key, dict[str, Any]]:
+def _keys(store: Store) -> _Keys:
     """The cards by merge key, made once and kept current by :func:`apply_cards` itself:
     rebuilding it for every episode that reports a card grew with the table. Made again
     when the table changed any other way (a curation merge, an edit, a reload)."""
@@ -156,8 +156,8 @@ def apply_cards(
         changed[doc["id"]] = doc
         touched.append(doc["id"])
     store.put_many(TABLE, changed)
-    if isinstance(by_key, _Keys):  # what this call put is in it: still current
-        by_key.docs, by_key.stamp = store.docs(TABLE), store.table_stamp(TABLE)
+    # What this call put is in it already: it stays current for the next episode.
+    by_key.docs, by_key.stamp = store.docs(TABLE), store.table_stamp(TABLE)
     if episode_id:
         for card_id in dict.fromkeys(touched):
             links.note_episode(store, links.SIGHTED_IN, card_id, TABLE, episode_id, now)

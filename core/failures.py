@@ -310,15 +310,18 @@ def note_prior(glob: dict[str, Any], failure: dict[str, Any], now: datetime) -> 
         newer = [x for x in items if _stamp(x["recorded_at"]) >= start][:PRIOR_KEEP]
         kinds[kind] = {"entries": newer + older, "seen": int(failure["index"])}
     every[failure["task_id"]] = kinds
-    if sum(len(ks) for ks in every.values()) <= PRIOR_KINDS:
-        glob["failure_kinds"] = every  # nothing to let go: no need to rank every pair
-        return
+    if sum(len(ks) for ks in every.values()) > PRIOR_KINDS:  # only then rank every pair
+        _let_go(every)
+    glob["failure_kinds"] = every
+
+
+def _let_go(every: dict[str, Any]) -> None:
+    """Keep the :data:`PRIOR_KINDS` most recently seen (task, kind) pairs (in place)."""
     pairs = [(int(k["seen"]), task, kind) for task, ks in every.items() for kind, k in ks.items()]
     for _, task, kind in sorted(pairs)[:-PRIOR_KINDS]:
         every[task] = {k: v for k, v in every[task].items() if k != kind}
         if not every[task]:
             del every[task]
-    glob["failure_kinds"] = every
 
 
 def prior_entries(

@@ -64,7 +64,7 @@ def _pairs() -> list[str]:
 
 def new_id(prefix: str, *, millis: int | None = None) -> str:
     """A new id such as ``les_01JD3Q...``; monotonic within one process."""
-    global _last_ms, _last_rand
+    global _last_ms, _last_rand, _time_part
     if millis is None:
         # Seeded (tests, the demo generator): a fixed time base, so ids repeat exactly.
         millis = _SEEDED_BASE_MS if _rng is not None else int(time.time() * 1000)
@@ -75,7 +75,6 @@ def new_id(prefix: str, *, millis: int | None = None) -> str:
         _last_rand += 1
     else:
         _last_ms, _last_rand = ms, _random_bits(80)
-    global _time_part
     if _time_part[0] != ms:  # ids made in one millisecond share it: encoded once
         _time_part = (ms, encode(ms, 10))
     return f"{prefix}_{_time_part[1]}{encode(_last_rand & ((1 << 80) - 1), 16)}"

@@ -96,7 +96,9 @@ class Batch:
         self.records: dict[str, _Record] = {}
         self._made = 0
 
-    def _record(self, frm: str, home: str) -> _Record:
+    def _record(self, frm: str, home: str, stored: list[links.Link] | None = None) -> _Record:
+        """Record ``frm``'s model, made from its table (or from ``stored``, read already)
+        if the batch does not hold it in ``home``."""
         record = self.records.get(frm)
         if record is not None:
             if record.home == home:
@@ -105,18 +107,15 @@ class Batch:
             self.flush()
         elif len(self.records) >= MAX_RECORDS:
             self.flush()
-        record = self.records[frm] = _Record(home, self._stored(home, frm))
+        if stored is None:
+            stored = self._stored(home, frm)
+        record = self.records[frm] = _Record(home, stored)
         return record
 
     def _stored(self, home: str, frm: str) -> list[links.Link]:
         """Record ``frm``'s links as its table holds them (read past the batch itself)."""
-        derived = self.store.derived
-        held = derived.pop(links.BATCH, None)
-        try:
+        with self.suspended():
             return list(links.from_record(self.store, home, frm))
-        finally:
-            if held is not None:
-                derived[links.BATCH] = held
 
     def note(self, kind: str, frm: str, home: str, episode_id: str, now: datetime) -> None:
         """:func:`core.links.note_episode`, on the model."""
@@ -155,16 +154,12 @@ class Batch:
 
     def rehome(self, frm: str, old_home: str, new_home: str) -> int:
         """:func:`core.links.rehome`, on the model."""
-        record = self.records.get(frm)
-        if record is None:
+        stored = None
+        if frm not in self.records:
             stored = self._stored(old_home, frm)
             if not stored:
                 return 0  # no links to move
-            if len(self.records) >= MAX_RECORDS:
-                self.flush()
-            record = self.records[frm] = _Record(old_home, stored)
-        elif record.home != old_home:
-            record = self._record(frm, old_home)
+        record = self._record(frm, old_home, stored)
         record.home = new_home
         return len(record.refs)
 

@@ -130,10 +130,9 @@ def link_id(kind: str, frm: str, to: str, now: datetime) -> str:
     """A link's id: the instant it was made (as record ids start) and a digest of what
     it joins. Taking nothing from the id generator, links leave every other record's
     id as it would be (the seeded demo store keeps its ids)."""
-    global _sha1
+    global _sha1, _stamped
     if _sha1 is None:  # CPython's own: hashlib would load OpenSSL (~2 ms)
         from .rule_archive import sha1 as _sha1
-    global _stamped
     digest = int.from_bytes(_sha1(f"{kind}\0{frm}\0{to}".encode()).digest()[:10], "big")
     if _stamped[0] != now:  # a recording makes its links at one instant: encoded once
         _stamped = (now, "lnk_" + ids.encode(int(now.timestamp() * 1000), 10))

@@ -246,7 +246,7 @@ def _fresh_keys(store: Store) -> dict:
     from memwork.core import cards
 
     docs = store.docs(cards.TABLE)
-    by_key = {cards.merge_key(c): c for c in docs.values()}
+    by_key = cards._Keys((cards.merge_key(c), c) for c in docs.values())
     for c in docs.values():
         for key in c.get("merged_keys", []):
             by_key.setdefault(tuple(key), c)
