@@ -28,8 +28,6 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from tinydb.storages import Storage
-
 from .backend import Backend, Change, Commit, Docs, Refresh, TableWrite, replay, table_writes
 from .manifest import Manifest
 
@@ -70,8 +68,12 @@ def _canonical(doc: Any) -> str:
     return json.dumps(doc, sort_keys=True, ensure_ascii=False)
 
 
-class TableCache(Storage):
-    """TinyDB storage over a :class:`~core.storage.backend.Backend`."""
+class TableCache:
+    """TinyDB storage over a :class:`~core.storage.backend.Backend`.
+
+    It has TinyDB's ``Storage`` methods (``read``, ``write``, ``close``) without
+    subclassing it: importing TinyDB is left to the callers of its API
+    (:mod:`core.storage.tinydb_api`)."""
 
     def __init__(self, backend: Backend, head: Manifest) -> None:
         self.backend = backend

@@ -21,9 +21,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tinydb import TinyDB
-from tinydb.table import Document, Table
-
 from ..errors import StoreError, StoreWriteFailed
 from . import schema
 from .backend import Backend, Change, Docs, Listener
@@ -33,23 +30,8 @@ from .manifest import table_file
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from .tinydb_api import StoreDB, StrTable
     from .url import Location
-
-
-class StrTable(Table):
-    """A TinyDB table keyed by the records' own string ids.
-
-    Integer ids cached per process collide when two processes insert; a
-    record's stable id cannot.
-    """
-
-    # TinyDB declares document_id_class as type[int]; this table's ids are strings.
-    document_id_class = str  # type: ignore[assignment]
-
-
-class _StoreDB(TinyDB):
-    table_class = StrTable
-    default_table_name = "_unused"
 
 
 def open_backend(location: str | os.PathLike[str] | Location, *, create: bool) -> Backend:
@@ -104,7 +86,7 @@ class Store:
         head = backend.open(create)
         self.cache = TableCache(backend, head)
         self.cache.lock_held = lambda: self._depth > 0
-        self._db = _StoreDB(storage=lambda: self.cache)
+        self._db: StoreDB | None = None  # TinyDB's API, made when a caller asks for a table
         if head.schema_version < schema.SCHEMA_VERSION:
             self._migrate()
 
@@ -318,8 +300,13 @@ class Store:
         TinyDB's writes edit documents in place; it is then written whole."""
         if self.cache.in_transaction:
             self.cache.private(name)
-        # TinyDB.table is typed Table; _StoreDB.table_class makes every table a StrTable.
-        return self._db.table(name, cache_size=0)  # type: ignore[return-value]
+        db = self._db
+        if db is None:
+            from .tinydb_api import StoreDB
+
+            db = self._db = StoreDB(storage=lambda: self.cache)
+        # TinyDB.table is typed Table; StoreDB.table_class makes every table a StrTable.
+        return db.table(name, cache_size=0)  # type: ignore[return-value]
 
     def table_names(self, prefix: str | None = None) -> list[str]:
         """Tables in the store, optionally those named ``prefix`` or ``prefix.*``."""
@@ -395,12 +382,14 @@ class Store:
     def drop(self, name: str) -> None:
         """Remove a whole table."""
         self.cache.drop(name)
-        self._db._tables.pop(name, None)
+        if self._db is not None:
+            self._db.forget(name)
 
     def insert_document(self, name: str, doc_id: str, doc: dict[str, Any]) -> None:
         """Insert a new document through TinyDB's public API (fails if the id exists)."""
-        # TinyDB types doc_id as int; a StrTable's ids are the records' own strings.
-        self.table(name).insert(Document(doc, doc_id=doc_id))  # type: ignore[arg-type]
+        from .tinydb_api import document
+
+        self.table(name).insert(document(doc, doc_id))
 
     def table_path(self, name: str) -> Path:
         """The file that holds table ``name`` (a folder store only)."""
