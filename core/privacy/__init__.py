@@ -39,9 +39,9 @@ from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any
 
+from ..lazy_regex import lazy
 from .assign import names_secret
 from .controls import has_controls, strip_controls
-from .lazy import lazy
 from .rules import RULES, Rule
 
 __all__ = [

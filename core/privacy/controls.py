@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from .lazy import lazy
+from ..lazy_regex import lazy
 
 __all__ = ["escape_json_output", "has_controls", "strip_controls", "terminal_text"]
 
@@ -48,18 +48,18 @@ def strip_controls(text: str) -> str:
 # marks (U+200E, U+200F, U+061C). "deploy\u202e.vne" shows as "deploy" + "env." reversed
 # ("Trojan Source"); stored text may hold them (they are text), what memwork prints never
 # drives the terminal with them.
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+_BIDI = lazy("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 # The same, and the C1 controls (U+0080-U+009F; U+009B alone starts a CSI sequence in some
 # terminals), as UTF-8 bytes inside a JSON document.
-_JSON_UNSAFE = re.compile(
-    rb"\xc2[\x80-\x9f]|\xe2\x80[\x8e\x8f\xaa-\xae]|\xe2\x81[\xa6-\xa9]|\xd8\x9c"
-)
+_JSON_UNSAFE = rb"\xc2[\x80-\x9f]|\xe2\x80[\x8e\x8f\xaa-\xae]|\xe2\x81[\xa6-\xa9]|\xd8\x9c"
 
 
 def terminal_text(text: str) -> str:
     """``text`` as a terminal may show it: no control characters (:func:`strip_controls`),
     no bidirectional overrides. Clean text is returned unchanged."""
     text = strip_controls(text)
+    if text.isascii():  # nearly every text; the pattern is then never compiled
+        return text
     return _BIDI.sub("", text) if _BIDI.search(text) else text
 
 
@@ -71,4 +71,7 @@ def escape_json_output(raw: bytes) -> bytes:
     """A JSON document with C1 controls and bidirectional overrides written as ``\\uXXXX``
     escapes: the same JSON values, and nothing a terminal acts on when it is printed.
     (They can only occur inside strings: JSON's own syntax is ASCII.)"""
-    return _JSON_UNSAFE.sub(_escaped, raw) if _JSON_UNSAFE.search(raw) else raw
+    if raw.isascii():  # nearly every document; the pattern is then never compiled
+        return raw
+    unsafe = re.compile(_JSON_UNSAFE)
+    return unsafe.sub(_escaped, raw) if unsafe.search(raw) else raw

@@ -30,14 +30,15 @@ from ..errors import InvalidInput
 
 SCHEMES = ("redis", "rediss")
 PASSWORD_ENV = "MEMWORK_REDIS_PASSWORD"
-_URL_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
-_REDIS_LIKE = re.compile(r"rediss?:", re.IGNORECASE)
+# Compiled on first use (re's own cache): a folder path never needs them.
+_URL_LIKE = r"[A-Za-z][A-Za-z0-9+.\-]*://"
+_REDIS_LIKE = r"(?i)rediss?:"
 _CERT_REQS = ("none", "optional", "required")
 
 
 def is_url(text: str) -> bool:
     """Whether ``text`` names a store by URL (or tries to) rather than a folder."""
-    return bool(_URL_LIKE.match(text) or _REDIS_LIKE.match(text))
+    return bool(re.match(_URL_LIKE, text) or re.match(_REDIS_LIKE, text))
 
 
 def might_be_url(text: str) -> bool:
@@ -155,13 +156,14 @@ class StoreURL:
         return self.display
 
 
-_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*:/*)[^@]*@")
+_USERINFO = r"^([A-Za-z][A-Za-z0-9+.\-]*:/*)[^@]*@"
 
 
 def shown(text: str, width: int = 40) -> str:
     """``text`` as a message may show it: a password (anything before an ``@``) never
     appears, and it is cut to ``width`` characters."""
-    text = _USERINFO.sub(lambda m: f"{m[1]}***@", text)
+    if "@" in text:
+        text = re.sub(_USERINFO, lambda m: f"{m[1]}***@", text)
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
