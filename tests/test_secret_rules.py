@@ -30,7 +30,7 @@ import pytest
 
 from memwork.core.privacy import scrub
 from memwork.core.privacy.gate import KeywordGate, aho_available
-from memwork.core.privacy.gitleaks import DATA, lower_aligned, rule_set
+from memwork.core.privacy.gitleaks import DATA, RuleSet, lower_aligned, rule_set
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "tests" / "data" / "gitleaks_samples.json.gz"
@@ -89,6 +89,69 @@ def test_the_rule_set_is_pinned_licensed_and_complete() -> None:
     assert set(samples()["rules"]) == set(rules.ids)
     # Only rules that need a file name (no pattern) are left out.
     assert all("path-only" in d["reason"] for d in rules.dropped)
+
+
+def test_the_shipped_index_describes_the_data_file() -> None:
+    # `make generate` writes it; refreshing the rules without it would fail here.
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "make_index", ROOT / "scripts" / "gitleaks" / "make_index.py"
+    )
+    assert spec and spec.loader
+    make_index = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_index)
+    written = (ROOT / "core" / "privacy" / "gitleaks_index.py").read_text(encoding="utf-8")
+    assert written == make_index.index_source(DATA.read_bytes())
+
+
+def _same_rules(a: RuleSet, b: RuleSet) -> None:
+    assert a.ids == b.ids and a.by_keyword == b.by_keyword and a.always == b.always
+    assert a.global_allow.allows("true", "true", "true")
+    assert b.global_allow.allows("true", "true", "true")
+    assert (a.global_allow._sources, a.global_allow.stopwords) == (
+        b.global_allow._sources,
+        b.global_allow.stopwords,
+    )
+    assert a.source == b.source and a.dropped == b.dropped
+    for rid in a.ids:
+        ra, rb = a.rule(rid), b.rule(rid)
+        assert (ra._regex, ra._scan, ra.keywords, ra.entropy, ra.anchor) == (
+            rb._regex,
+            rb._scan,
+            rb.keywords,
+            rb.entropy,
+            rb.anchor,
+        ), rid
+
+
+def test_the_index_gives_the_rules_the_whole_file_gives(tmp_path: Path) -> None:
+    # The shipped file is read through its index (a rule's line at its offset); a copy
+    # elsewhere is read whole: both give every rule alike.
+    copy = tmp_path / "rules.jsonl"
+    copy.write_bytes(DATA.read_bytes())
+    indexed, whole = RuleSet(), RuleSet(copy)
+    assert indexed._offsets and not indexed._lines
+    assert whole._lines and not whole._offsets
+    _same_rules(indexed, whole)
+
+
+def test_a_data_file_the_index_does_not_describe_is_read_whole(monkeypatch) -> None:
+    from memwork.core.privacy import gitleaks_index
+
+    indexed = RuleSet()
+    monkeypatch.setattr(gitleaks_index, "DATA_SIZE", gitleaks_index.DATA_SIZE + 1)
+    stale = RuleSet()
+    assert stale._lines and not stale._offsets
+    _same_rules(stale, indexed)
+
+
+def test_a_rule_line_that_is_not_where_the_index_says_is_refused(monkeypatch) -> None:
+    rules = RuleSet()
+    first, second = rules.ids[:2]
+    monkeypatch.setitem(rules._offsets, first, rules._offsets[second])
+    with pytest.raises(ValueError, match=first):
+        rules.rule(first)
 
 
 def test_every_rule_compiles_both_ways() -> None:

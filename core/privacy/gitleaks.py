@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections import Counter
 from functools import cached_property
@@ -229,26 +230,70 @@ class Rule:
 
 
 class RuleSet:
-    """The rules of one data file, parsed on demand."""
+    """The rules of one data file, parsed on demand.
+
+    The shipped file's index (ids, keywords, the global allowlist, where each rule's
+    line starts) comes precomputed from :mod:`core.privacy.gitleaks_index`, so a fresh
+    process reads only the lines of the rules its text needs; any other file, or a
+    shipped file the index does not describe (by its size), is read whole.
+    """
 
     def __init__(self, path: Path = DATA) -> None:
-        lines = path.read_text(encoding="utf-8").split("\n")
-        header: dict[str, Any] = json.loads(lines[0])
-        #: Where the rules came from: name, url, tag, commit, sha256 of gitleaks.toml, licence.
-        self.source: dict[str, Any] = header["source"]
-        self.dropped: list[dict[str, str]] = header.get("dropped", [])
-        allow = header["allowlist"]
+        self.path = path
+        self._lines: dict[str, str] = {}
+        self._offsets: dict[str, tuple[int, int]] = {}
+        index: Any = None
+        if path == DATA:
+            from . import gitleaks_index as index
+
+            if os.stat(path).st_size != index.DATA_SIZE:
+                index = None
+        if index is not None:
+            allow: dict[str, Any] = {
+                "regexes": index.ALLOW_REGEXES,
+                "stopwords": index.ALLOW_STOPWORDS,
+            }
+            entries: tuple[tuple[str, tuple[str, ...]], ...] = index.INDEX
+            self._offsets = index.LINES
+        else:
+            lines = path.read_text(encoding="utf-8").split("\n")
+            header = self._parse_header(lines[0])
+            allow = header["allowlist"]
+            entries = tuple((rid, tuple(kw)) for rid, kw in header["index"])
+            self._lines = {rid: lines[i] for i, (rid, _) in enumerate(entries, start=1)}
         self.global_allow = Allowlist(
             {"regexes": allow["regexes"], "stopwords": allow["stopwords"]}
         )
-        self._lines = {rid: lines[i] for i, (rid, _) in enumerate(header["index"], start=1)}
-        self.ids: tuple[str, ...] = tuple(rid for rid, _ in header["index"])
+        self.ids: tuple[str, ...] = tuple(rid for rid, _ in entries)
         self.by_keyword: dict[str, tuple[str, ...]] = {}
-        for rid, keywords in header["index"]:
+        for rid, keywords in entries:
             for k in keywords:
                 self.by_keyword[k] = (*self.by_keyword.get(k, ()), rid)
-        self.always: tuple[str, ...] = tuple(rid for rid, kw in header["index"] if not kw)
+        self.always: tuple[str, ...] = tuple(rid for rid, kw in entries if not kw)
         self._rules: dict[str, Rule] = {}
+
+    @staticmethod
+    def _parse_header(line: str) -> dict[str, Any]:
+        header: dict[str, Any] = json.loads(line)
+        return header
+
+    @cached_property
+    def _header(self) -> dict[str, Any]:
+        with open(self.path, encoding="utf-8") as f:
+            return self._parse_header(f.readline())
+
+    @property
+    def source(self) -> dict[str, Any]:
+        """Where the rules came from: name, url, tag, commit, sha256 of gitleaks.toml,
+        licence."""
+        source: dict[str, Any] = self._header["source"]
+        return source
+
+    @property
+    def dropped(self) -> list[dict[str, str]]:
+        """gitleaks rules the conversion left out, with the reason."""
+        dropped: list[dict[str, str]] = self._header.get("dropped", [])
+        return dropped
 
     @cached_property
     def gate(self) -> KeywordGate:
@@ -259,9 +304,22 @@ class RuleSet:
         """The rule ``rule_id`` (parsed the first time it is asked for)."""
         rule = self._rules.get(rule_id)
         if rule is None:
-            raw = json.loads(self._lines[rule_id])
+            raw = json.loads(self._line(rule_id))
+            if raw.get("id") != rule_id:
+                raise ValueError(f"{self.path}: the rule at {rule_id}'s place is {raw.get('id')}")
             rule = self._rules[rule_id] = Rule(raw, self.global_allow)
         return rule
+
+    def _line(self, rule_id: str) -> str:
+        line = self._lines.get(rule_id)
+        if line is None:
+            offset, length = self._offsets[rule_id]
+            fd = os.open(self.path, os.O_RDONLY)
+            try:
+                line = os.pread(fd, length, offset).decode("utf-8")
+            finally:
+                os.close(fd)
+        return line
 
     def find(self, text: str, low: str) -> list[Finding]:
         """Every secret in ``text`` (``low``: :func:`lower_aligned` of it), memwork's way."""

@@ -14,6 +14,8 @@ Writes, from the repository root:
 - ``core/privacy/data/gitleaks_rules.jsonl``: the converted rules (:mod:`convert`), with
   the tag, commit and sha256 of ``config/gitleaks.toml`` they came from;
 - ``core/privacy/data/LICENSE.gitleaks``: gitleaks' MIT licence, shipped beside them;
+- ``core/privacy/gitleaks_index.py``: the rules' index (:mod:`make_index`), which the
+  scrubber starts from;
 - ``tests/data/gitleaks_samples.json.gz``: gitleaks' own true and false positives per
   rule (:mod:`extract_samples`, seeded), gzip-compressed so that push protection and
   secret scanners do not flag thousands of token-shaped test strings in the repository.
@@ -90,6 +92,9 @@ def main() -> None:
         meta = {"tag": ref, "commit": commit, "license": "MIT (LICENSE.gitleaks)"}
         data, stats = convert((t / "config/gitleaks.toml").read_bytes(), meta)
         write_jsonl(data, RULES_OUT)
+        from make_index import OUT, index_source
+
+        OUT.write_text(index_source(RULES_OUT.read_bytes()), encoding="utf-8")
         extracted = extract(t, a.seed)
     gen = Generator(a.seed + 6)
     rules: dict[str, dict[str, list[str]]] = {}

@@ -67,6 +67,7 @@ CONTEXT_PATH = {
             "cli cli.cmd_context cli.main cli.parser "
             "context context.budget context.build context.default_style context.episodic_style "
             "context.log privacy privacy.assign privacy.controls privacy.gate privacy.gitleaks "
+            "privacy.gitleaks_index "
             "privacy.rules "
             "storage storage.atomic storage.backend storage.cache storage.codec "
             "storage.folder_backend storage.journal storage.lock storage.manifest "
