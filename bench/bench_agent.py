@@ -73,8 +73,12 @@ def linked_copy(src: Path, dst: Path) -> Path:
     return dst
 
 
+#: The memwork command the process figures time (``--memwork``; default: the dev venv's).
+MEMWORK = ROOT / ".venv" / "bin" / "memwork"
+
+
 def memwork_cmd(*args: str) -> list[str]:
-    exe = ROOT / ".venv" / "bin" / "memwork"
+    exe = MEMWORK
     return [str(exe), *args] if exe.exists() else [sys.executable, "-m", "memwork", *args]
 
 
@@ -205,7 +209,16 @@ def main() -> None:
         default=["mcp", "api", "processes"],
         help="measure only these (the tables of the others are left out)",
     )
+    parser.add_argument(
+        "--memwork",
+        type=Path,
+        default=MEMWORK,
+        help="the memwork command whose processes are timed (an installed one, say: the dev "
+        "venv's import hook costs every process ~5 ms)",
+    )
     args = parser.parse_args()
+    global MEMWORK
+    MEMWORK = args.memwork
     os.environ["MEMWORK_FSYNC"] = "0"
     rows = []
     for n in args.sizes:

@@ -13,10 +13,10 @@ read a line at a time. Input must start (after whitespace) with ``{`` or ``[``.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from json import JSONDecodeError  # orjson's error is one (its messages are kept)
-from pathlib import Path
 from typing import IO, Any
 
 from .errors import InvalidInput
@@ -33,11 +33,10 @@ def open_source(path: str) -> IO[bytes]:
     """FILE opened for reading bytes, or stdin for ``-``."""
     if path == "-":
         return sys.stdin.buffer
-    target = Path(path)
-    if target.is_dir():
+    if os.path.isdir(path):
         raise InvalidInput("FILE", f"{path} is a folder, not a file")
     try:
-        return target.open("rb")
+        return open(path, "rb")
     except OSError as exc:
         raise InvalidInput("FILE", f"cannot read {path}: {exc.strerror}") from None
 
@@ -152,21 +151,22 @@ def _as_records(value: Any) -> Iterator[Any]:
         yield value
 
 
-def load_document(path: Path) -> Any:
+def load_document(path: str | os.PathLike[str]) -> Any:
     """One JSON document from a file (at most 256 MB)."""
-    with open_source(str(path)) as stream:
+    name = os.path.basename(os.fspath(path))
+    with open_source(os.fspath(path)) as stream:
         first, head = _first_byte(stream)
         if not first:
-            raise InvalidInput("FILE", f"{path.name} is empty")
+            raise InvalidInput("FILE", f"{name} is empty")
         if first not in b'{["':
             raise InvalidInput(
-                "FILE", f"{path.name} is not JSON (it starts with {first.decode('latin-1')!r})"
+                "FILE", f"{name} is not JSON (it starts with {first.decode('latin-1')!r})"
             )
         raw = read_capped(stream, DOCUMENT_MAX, head)
     try:
         return loads(raw)
     except JSONDecodeError as exc:
-        raise InvalidInput("FILE", f"{path.name} is not valid JSON ({exc})") from None
+        raise InvalidInput("FILE", f"{name} is not valid JSON ({exc})") from None
 
 
 def records_from(path: str) -> Iterator[Any]:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 from .errors import InvalidInput
 
@@ -38,6 +37,8 @@ from .errors import InvalidInput
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TypeGuard
+
+    from .storage.atomic import StrPath
 
 #: Longest identifier that may name a file (a table file adds a prefix and ``.json``).
 ID_MAX = 128
@@ -96,7 +97,7 @@ def check_file_name(name: object, field: str = "table") -> str:
     return name
 
 
-def inside(folder: Path, path: Path) -> bool:
+def inside(folder: StrPath, path: StrPath) -> bool:
     """Whether ``path`` resolves to somewhere under ``folder`` (symlinks followed)."""
     base = os.path.realpath(folder)
     target = os.path.realpath(path)

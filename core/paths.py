@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import InvalidInput
+
+if TYPE_CHECKING:  # pathlib is imported when a caller wants a Path: it costs a CLI call ~3 ms
+    from pathlib import Path
+
+    from .storage.url import Location
 
 ENV_DB = "MEMWORK_DB"
 
 
 def default_store_path() -> Path:
     """``<user data dir>/memwork`` (platformdirs), imported only when needed."""
+    from pathlib import Path
+
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("memwork", appauthor=False))
@@ -27,16 +34,42 @@ def resolve_store_path(db: str | None) -> Path | str:
     here and never becomes a path (``Path("redis://h")`` would be a folder
     named ``redis:``).
     """
+    named = _named(db)
+    if named is None:
+        return default_store_path()
+    return resolve_location(*named)
+
+
+def store_location(db: str | None) -> Location:
+    """The store :func:`resolve_store_path` names, parsed (:mod:`core.storage.url`), with a
+    folder kept as text: what the CLI opens on every call, without importing pathlib."""
+    from .storage.url import FILE, Location, might_be_url, parse_location
+
+    named = _named(db)
+    if named is None:
+        return Location(FILE, folder=str(default_store_path()))
+    text, field = named
+    if might_be_url(text):
+        location = parse_location(text, field)  # a malformed URL is refused here
+        if location.folder_text is None:
+            return location
+        text = location.folder_text
+    return Location(FILE, folder=os.path.expanduser(text))
+
+
+def _named(db: str | None) -> tuple[str, str] | None:
+    """The location text the user gave and where (``--db`` or ``MEMWORK_DB``); None when
+    neither was given (the default store)."""
     if db is not None:
         if not db.strip():
             raise InvalidInput("--db", "must name a store folder (got an empty path)")
-        return resolve_location(db, "--db")
+        return db, "--db"
     env = os.environ.get(ENV_DB)
     if env is not None:
         if not env.strip():
             raise InvalidInput(ENV_DB, "is set but empty; name a store folder or unset it")
-        return resolve_location(env, ENV_DB)
-    return default_store_path()
+        return env, ENV_DB
+    return None
 
 
 def store_origin(db: str | None) -> str:
@@ -65,6 +98,8 @@ def resolve_location(text: str, field: str) -> Path | str:
     another backend (``memory:``, a Redis URL), checked here and kept as text."""
     if not text.strip():
         raise InvalidInput(field, "must name a store folder or a Redis URL (got nothing)")
+    from pathlib import Path
+
     from .storage.url import might_be_url
 
     if might_be_url(text):
@@ -80,6 +115,8 @@ def resolve_location(text: str, field: str) -> Path | str:
 def demo_source() -> Path:
     """The demo store: package data of an installed memwork (``memwork/demo``), or
     ``data/demo`` in a source checkout."""
+    from pathlib import Path
+
     package = Path(__file__).resolve().parent.parent
     installed = package / "demo"
     return installed if installed.is_dir() else package / "data" / "demo"

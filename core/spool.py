@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import struct
-import tempfile
 from array import array
 from collections.abc import Iterator
 from typing import IO
@@ -59,6 +58,8 @@ class Spool:
         self._buffer += item
         self._ends.append(len(self._buffer))
         if len(self._buffer) > self._limit:
+            import tempfile  # only a batch past its memory bound spools (tempfile costs ~3 ms)
+
             self._file = tempfile.TemporaryFile(prefix="memwork-spool-")
             for kept in self._in_memory():
                 self._file.write(_LENGTH.pack(len(kept)) + kept)

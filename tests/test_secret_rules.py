@@ -28,12 +28,13 @@ from typing import Any
 
 import pytest
 
-from memwork.core.privacy import scrub
+from memwork.core.privacy import gitleaks, scrub
 from memwork.core.privacy.gate import KeywordGate, aho_available
-from memwork.core.privacy.gitleaks import DATA, RuleSet, lower_aligned, rule_set
+from memwork.core.privacy.gitleaks import RuleSet, lower_aligned, rule_set
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "tests" / "data" / "gitleaks_samples.json.gz"
+DATA = Path(gitleaks.DATA)
 ORDINARY = ROOT / "tests" / "data" / "ordinary_text.json"
 #: gitleaks' false positives that only a file path rules out (free text has none).
 PATH_CONDITIONED = {"freemius-secret-key", "hashicorp-tf-password", "nuget-config-password"}
@@ -144,6 +145,10 @@ def test_a_data_file_the_index_does_not_describe_is_read_whole(monkeypatch) -> N
     stale = RuleSet()
     assert stale._lines and not stale._offsets
     _same_rules(stale, indexed)
+
+
+def test_the_rule_set_is_the_shipped_file_however_its_path_is_given() -> None:
+    assert RuleSet(DATA)._offsets  # a Path to the shipped file uses the index too
 
 
 def test_a_rule_line_that_is_not_where_the_index_says_is_refused(monkeypatch) -> None:

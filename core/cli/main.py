@@ -58,9 +58,10 @@ class Context:
 
     @cached_property
     def store(self) -> Store:
+        from ..paths import store_location
         from ..storage.store import Store
 
-        return Store(self.store_path, create=not self.reads_only)
+        return Store(store_location(self.args.db), create=not self.reads_only)
 
     @cached_property
     def now(self) -> datetime:

@@ -39,14 +39,13 @@ import os
 import re
 from collections import Counter
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 from .gate import KeywordGate
 
 __all__ = ["DATA", "Finding", "Rule", "RuleSet", "entropy", "lower_aligned", "rule_set"]
 
-DATA = Path(__file__).parent / "data" / "gitleaks_rules.jsonl"
+DATA = os.path.join(os.path.dirname(__file__), "data", "gitleaks_rules.jsonl")
 #: RE2's ``\w \d \s \b`` and ``(?i)`` are ASCII-only: so are the converted patterns.
 FLAGS = re.ASCII
 # What gitleaks' identifier prefix would have taken before an anchored match.
@@ -238,15 +237,15 @@ class RuleSet:
     shipped file the index does not describe (by its size), is read whole.
     """
 
-    def __init__(self, path: Path = DATA) -> None:
-        self.path = path
+    def __init__(self, path: str | os.PathLike[str] = DATA) -> None:
+        self.path = os.fspath(path)
         self._lines: dict[str, str] = {}
         self._offsets: dict[str, tuple[int, int]] = {}
         index: Any = None
-        if path == DATA:
+        if self.path == DATA:
             from . import gitleaks_index as index
 
-            if os.stat(path).st_size != index.DATA_SIZE:
+            if os.stat(self.path).st_size != index.DATA_SIZE:
                 index = None
         if index is not None:
             allow: dict[str, Any] = {
@@ -256,7 +255,8 @@ class RuleSet:
             entries: tuple[tuple[str, tuple[str, ...]], ...] = index.INDEX
             self._offsets = index.LINES
         else:
-            lines = path.read_text(encoding="utf-8").split("\n")
+            with open(self.path, encoding="utf-8") as f:
+                lines = f.read().split("\n")
             header = self._parse_header(lines[0])
             allow = header["allowlist"]
             entries = tuple((rid, tuple(kw)) for rid, kw in header["index"])

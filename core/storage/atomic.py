@@ -16,9 +16,16 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput, StoreError, StoreWriteFailed
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+#: A file or folder, as text or a path object. Paths here are handled as text (os.path):
+#: pathlib brings urllib.parse and ipaddress with it, ~3 ms of every CLI call.
+StrPath: TypeAlias = "str | os.PathLike[str]"
 
 TMP_MARK = ".tmp-"
 FILE_MODE = 0o600
@@ -51,14 +58,14 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def _unlink_quietly(path: Path) -> None:
+def _unlink_quietly(path: StrPath) -> None:
     try:
         os.unlink(path)
     except OSError:
         pass
 
 
-def write_new(path: Path, data: bytes, mode: int = FILE_MODE, *, sync: bool = True) -> None:
+def write_new(path: StrPath, data: bytes, mode: int = FILE_MODE, *, sync: bool = True) -> None:
     """Create ``path`` (which must not exist) holding ``data``, fsynced unless ``sync`` is
     False (the caller then calls :func:`sync_files`); removed on failure."""
     fd = os.open(path, _CREATE, mode)
@@ -73,7 +80,7 @@ def write_new(path: Path, data: bytes, mode: int = FILE_MODE, *, sync: bool = Tr
     os.close(fd)
 
 
-def sync_files(paths: list[Path]) -> None:
+def sync_files(paths: list[str]) -> None:
     """fsync files written with ``sync=False``.
 
     Written first and flushed together, many files cost about one journal commit
@@ -90,19 +97,50 @@ def sync_files(paths: list[Path]) -> None:
             os.close(fd)
 
 
-def write_temp(path: Path, data: bytes, tag: str, *, sync: bool = True) -> Path:
+def write_temp(path: StrPath, data: bytes, tag: str, *, sync: bool = True) -> str:
     """Write ``data`` to a new temp file beside ``path`` (fsynced unless ``sync`` is False);
     return the temp path.
 
     The name is ``<name>.tmp-<tag>-<random>``: the journal names it, and stray
     ones (a commit killed before its journal) are recognised by the mark.
     """
-    tmp = path.with_name(f"{path.name}{TMP_MARK}{tag}-{random_tag()}")
+    tmp = f"{os.fspath(path)}{TMP_MARK}{tag}-{random_tag()}"
     write_new(tmp, data, sync=sync)
     return tmp
 
 
-def fsync_dir(folder: Path) -> None:
+def folder_of(path: StrPath) -> str:
+    """The folder ``path`` is in (``.`` for a bare file name)."""
+    return os.path.dirname(os.fspath(path)) or "."
+
+
+def absolute_folder(path: str) -> str:
+    """``path`` with ``~`` expanded, made absolute, as ``Path(path).expanduser().absolute()``
+    writes it (``.`` parts and repeated separators dropped, ``..`` kept), without pathlib."""
+    path = os.path.expanduser(path)
+    if os.name != "posix":  # pragma: no cover - Windows paths have drives and two separators
+        from pathlib import Path
+
+        return str(Path(path).absolute())
+    if not path.startswith("/"):
+        path = os.path.join(os.getcwd(), path)
+    # POSIX keeps exactly two leading slashes ("//host/share"); more become one.
+    lead = "//" if path.startswith("//") and not path.startswith("///") else "/"
+    return lead + "/".join(part for part in path.split("/") if part and part != ".")
+
+
+def parents(path: str) -> list[str]:
+    """The folders ``path`` is inside, nearest first (as ``Path.parents``, for an
+    absolute path)."""
+    out = []
+    parent = os.path.dirname(path)
+    while parent != path:
+        out.append(parent)
+        path, parent = parent, os.path.dirname(parent)
+    return out
+
+
+def fsync_dir(folder: StrPath) -> None:
     """Make renames inside ``folder`` durable."""
     if not fsync_enabled():
         return
@@ -113,7 +151,7 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, tag: str) -> None:
+def atomic_write(path: StrPath, data: bytes, tag: str) -> None:
     """Replace ``path`` with ``data`` so readers see the old or the new bytes, never a mix."""
     tmp = write_temp(path, data, tag)
     try:
@@ -121,7 +159,7 @@ def atomic_write(path: Path, data: bytes, tag: str) -> None:
     except BaseException:
         _unlink_quietly(tmp)
         raise
-    fsync_dir(path.parent)
+    fsync_dir(folder_of(path))
 
 
 def failed_write(exc: OSError, what: object) -> StoreError:
@@ -130,7 +168,7 @@ def failed_write(exc: OSError, what: object) -> StoreError:
     return kind(f"cannot write {what}: {exc.strerror or exc}; nothing was written")
 
 
-def check_user_file(path: Path, field: str = "FILE") -> os.stat_result | None:
+def check_user_file(path: StrPath, field: str = "FILE") -> os.stat_result | None:
     """What is at ``path`` now (None: nothing), when it may be replaced by a new file.
 
     Only a regular file is ever replaced: a folder, a device or a symbolic link
@@ -140,7 +178,7 @@ def check_user_file(path: Path, field: str = "FILE") -> os.stat_result | None:
     try:
         st = os.lstat(path)
     except FileNotFoundError:
-        if not os.path.isdir(path.parent):
+        if not os.path.isdir(folder_of(path)):
             raise InvalidInput(field, f"cannot write {path}: its folder does not exist") from None
         return None
     except OSError as exc:
@@ -157,7 +195,7 @@ def check_user_file(path: Path, field: str = "FILE") -> os.stat_result | None:
     return st
 
 
-def write_user_file(path: Path, data: bytes, field: str = "FILE") -> None:
+def write_user_file(path: StrPath, data: bytes, field: str = "FILE") -> None:
     """Replace a file the user named (an export, a saved context) atomically.
 
     The target is checked by :func:`check_user_file`; the temp file beside it
@@ -166,7 +204,9 @@ def write_user_file(path: Path, data: bytes, field: str = "FILE") -> None:
     """
     st = check_user_file(path, field)
     mode = stat.S_IMODE(st.st_mode) if st is not None else FILE_MODE
-    tmp = path.with_name(f".{path.name}{TMP_MARK}{random_tag()}")
+    folder = folder_of(path)
+    name = os.path.basename(os.fspath(path))
+    tmp = os.path.join(folder, f".{name}{TMP_MARK}{random_tag()}")
     try:
         write_new(tmp, data, mode)
         try:
@@ -174,6 +214,6 @@ def write_user_file(path: Path, data: bytes, field: str = "FILE") -> None:
         except BaseException:
             _unlink_quietly(tmp)
             raise
-        fsync_dir(path.parent)
+        fsync_dir(folder)
     except OSError as exc:
         raise InvalidInput(field, f"cannot write {path}: {exc.strerror or exc}") from None

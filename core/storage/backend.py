@@ -78,10 +78,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Mapping
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .manifest import Manifest
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 Doc = dict[str, Any]
 Docs = dict[str, Doc]

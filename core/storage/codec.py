@@ -20,11 +20,13 @@ import os
 import stat
 import sys
 from collections.abc import Collection, Mapping
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import lazyjson
 from ..errors import StoreUnreadable
+
+if TYPE_CHECKING:
+    from .atomic import StrPath
 
 #: Documents a commit re-encodes with the standard library; more go through orjson.
 ORJSON_AFTER_DOCUMENTS = 64
@@ -203,7 +205,7 @@ _READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0
 _READ |= getattr(os, "O_CLOEXEC", 0)
 
 
-def read_store_file(path: Path) -> bytes:
+def read_store_file(path: StrPath) -> bytes:
     """The bytes of a file inside a store, which must be a regular file, not a link.
 
     ``O_NOFOLLOW`` refuses a symbolic link (it could point anywhere on disk) and
@@ -238,19 +240,19 @@ def read_store_file(path: Path) -> bytes:
             raise StoreUnreadable(f"cannot read {path}: {exc.strerror}") from None
 
 
-def _is_link(path: Path) -> bool:
+def _is_link(path: StrPath) -> bool:
     try:
         return stat.S_ISLNK(os.lstat(path).st_mode)
     except OSError:
         return False
 
 
-def load_file(path: Path) -> Any:
+def load_file(path: StrPath) -> Any:
     """Parse one JSON file of a store; a file that cannot be parsed is named in the error."""
     return parse_file(path, read_store_file(path))
 
 
-def parse_file(path: Path, raw: bytes) -> Any:
+def parse_file(path: StrPath, raw: bytes) -> Any:
     """Parse the bytes read from ``path`` (a file that cannot be parsed is named)."""
     try:
         return loads(raw)

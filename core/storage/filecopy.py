@@ -83,7 +83,7 @@ def _plain_copy(src: int, dst: int, size: int, offset: int) -> None:
             done += written
 
 
-def copy_into(source: Path, dst: int, offset: int) -> tuple[int, str]:
+def copy_into(source: str | Path, dst: int, offset: int) -> tuple[int, str]:
     """Copy the file ``source`` into ``dst`` at ``offset``; returns (bytes, how)."""
     try:
         src = os.open(source, _SRC)

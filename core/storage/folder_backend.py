@@ -27,7 +27,6 @@ import os
 import stat
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import names as names_
@@ -39,13 +38,23 @@ from ..errors import (
     StoreWriteFailed,
 )
 from . import journal, schema, wal
-from .atomic import DIR_MODE, failed_write, fsync_dir, fsync_enabled, write_temp
+from .atomic import (
+    DIR_MODE,
+    absolute_folder,
+    failed_write,
+    fsync_dir,
+    fsync_enabled,
+    parents,
+    write_temp,
+)
 from .backend import Backend, Commit, Docs, Refresh, replay, table_writes
 from .codec import dumps, listed_ids, load_file, loads, read_store_file, table_bytes
 from .lock import InterProcessLock, LockTimeout, lock_timeout
 from .manifest import MANIFEST_NAME, Manifest, table_file
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .snapshot_files import SnapshotFiles
 
 LOCK_NAME = ".lock"
@@ -129,8 +138,8 @@ def _dumped(name: str, version: int, docs: Docs) -> Callable[[], bytes]:
     return lambda: dumps({"documents": docs, "table": name, "version": version})
 
 
-def _staged_path(handle: object) -> Path:
-    if not isinstance(handle, Path):
+def _staged_path(handle: object) -> str:
+    if not isinstance(handle, str):
         raise TypeError(f"not a staged table of a folder store: {handle!r}")
     return handle
 
@@ -151,8 +160,11 @@ class FolderBackend(Backend):
 
     scheme = "file"
 
-    def __init__(self, path: Path) -> None:
-        self.path = path.expanduser().absolute()
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        #: The store folder, absolute, as text: the backend works with os.path, not
+        #: pathlib (which costs every CLI call ~3 ms to import); :attr:`path` is a Path.
+        self.dir = absolute_folder(os.fspath(path))
+        self._path: Path | None = None
         self._lock_timeout = lock_timeout()
         self._lock: InterProcessLock | None = None
         #: store.json as last read, the log's records after it, and the head they make.
@@ -167,10 +179,23 @@ class FolderBackend(Backend):
         self.log_records = int(_setting(LOG_RECORDS_ENV, DEFAULT_LOG_RECORDS))
         #: Folders this open made (the store's own, then missing parents), and whether it
         #: wrote a new store into them: what :meth:`discard_created` may take back.
-        self._made: list[Path] = []
+        self._made: list[str] = []
         self.created = False
 
     # -- what callers see -------------------------------------------------------------------
+    @property
+    def path(self) -> Path:
+        """The store folder as a ``Path`` (made on first use)."""
+        if self._path is None:
+            from pathlib import Path
+
+            self._path = Path(self.dir)
+        return self._path
+
+    def _file(self, name: str) -> str:
+        """A file (or folder) inside the store folder."""
+        return os.path.join(self.dir, name)
+
     @property
     def snapshots(self) -> SnapshotFiles:
         """The checkpoints' snapshot files (loaded on first use: ``memwork context`` and
@@ -183,11 +208,11 @@ class FolderBackend(Backend):
 
     @property
     def location(self) -> str:
-        return str(self.path)
+        return self.dir
 
     @property
     def label(self) -> str:
-        return self.path.name
+        return os.path.basename(self.dir)
 
     @property
     def folder(self) -> Path:
@@ -208,7 +233,7 @@ class FolderBackend(Backend):
     # -- opening ----------------------------------------------------------------------------
     def open(self, create: bool) -> Manifest:
         self._prepare_folder(create)
-        self._lock = InterProcessLock(self.path / LOCK_NAME, self._lock_timeout)
+        self._lock = InterProcessLock(self._file(LOCK_NAME), self._lock_timeout)
         self.acquire()
         try:
             return self._open(create)
@@ -219,51 +244,50 @@ class FolderBackend(Backend):
         # The store folder itself may be a symbolic link (a user's choice of
         # where it lives); links *inside* it are refused (see _scan).
         try:
-            mode: int | None = os.stat(self.path).st_mode
+            mode: int | None = os.stat(self.dir).st_mode
         except FileNotFoundError:
             mode = None
         except OSError as exc:
-            raise StoreUnreadable(f"cannot use {self.path} as a store: {exc.strerror}") from None
+            raise StoreUnreadable(f"cannot use {self.dir} as a store: {exc.strerror}") from None
         if mode is None:
             if not create:
-                raise NoStore(self.path)
+                raise NoStore(self.dir)
             try:
-                missing = [p for p in self.path.parents if not os.path.lexists(p)]
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                os.mkdir(self.path, DIR_MODE)
-                self._made = [self.path, *missing]
+                missing = [p for p in parents(self.dir) if not os.path.lexists(p)]
+                os.makedirs(os.path.dirname(self.dir), exist_ok=True)
+                os.mkdir(self.dir, DIR_MODE)
+                self._made = [self.dir, *missing]
             except FileExistsError:
                 pass  # another process made it first
             except OSError as exc:
                 raise StoreUnreadable(
-                    f"cannot create a store at {self.path}: {exc.strerror}"
+                    f"cannot create a store at {self.dir}: {exc.strerror}"
                 ) from None
             return
         if stat.S_ISREG(mode):
             raise StoreUnreadable(
-                f"{self.path} is a file; a memwork store is a folder "
+                f"{self.dir} is a file; a memwork store is a folder "
                 "(use `memwork import` to bring a JSON file in)"
             )
         if not stat.S_ISDIR(mode):
             raise StoreUnreadable(
-                f"{self.path} is not a folder (a device or another special file); "
+                f"{self.dir} is not a folder (a device or another special file); "
                 "a memwork store is a folder"
             )
-        if not os.path.lexists(self.path / MANIFEST_NAME):
+        if not os.path.lexists(self._file(MANIFEST_NAME)):
             if not create:
-                raise NoStore(self.path)
+                raise NoStore(self.dir)
             if self._foreign_files():
                 # Checked before the lock file is created: a folder that is not ours
                 # must not even gain a .lock.
                 raise StoreUnreadable(
-                    f"{self.path} is not empty and has no {MANIFEST_NAME}; "
-                    "refusing to write into it"
+                    f"{self.dir} is not empty and has no {MANIFEST_NAME}; refusing to write into it"
                 )
 
     def _foreign_files(self) -> list[str]:
         return [
             e.name
-            for e in os.scandir(self.path)
+            for e in os.scandir(self.dir)
             if e.name not in (LOCK_NAME, journal.JOURNAL_NAME) and not journal.is_temp_name(e.name)
         ]
 
@@ -275,7 +299,7 @@ class FolderBackend(Backend):
         until it is replaced by the real thing. One scandir, done on every open.
         """
         temps = []
-        for entry in os.scandir(self.path):
+        for entry in os.scandir(self.dir):
             if entry.is_symlink():
                 raise StoreUnreadable(
                     f"{entry.path} is a symbolic link; memwork does not follow links inside "
@@ -286,27 +310,26 @@ class FolderBackend(Backend):
         return temps
 
     def _open(self, create: bool) -> Manifest:
-        manifest_path = self.path / MANIFEST_NAME
+        manifest_path = self._file(MANIFEST_NAME)
         temps = self._scan()
-        journal.recover(self.path)
+        journal.recover(self.dir)
         writable = self.read_only is None
         if not os.path.lexists(manifest_path):
             if not create:
-                raise NoStore(self.path)
+                raise NoStore(self.dir)
             if self._foreign_files():
                 raise StoreUnreadable(
-                    f"{self.path} is not empty and has no {MANIFEST_NAME}; "
-                    "refusing to write into it"
+                    f"{self.dir} is not empty and has no {MANIFEST_NAME}; refusing to write into it"
                 )
             if not writable:
-                raise StoreWriteFailed(f"cannot create a store at {self.path}: {self.read_only}")
-            journal.remove_strays(self.path, temps)
+                raise StoreWriteFailed(f"cannot create a store at {self.dir}: {self.read_only}")
+            journal.remove_strays(self.dir, temps)
             manifest = Manifest(schema_version=schema.SCHEMA_VERSION)
             files = {MANIFEST_NAME: manifest.to_bytes(), wal.LOG_NAME: wal.header(0)}
-            journal.commit(self.path, files, [], "init")
+            journal.commit(self.dir, files, [], "init")
             self.created = True
         elif writable:
-            journal.remove_strays(self.path, temps)
+            journal.remove_strays(self.dir, temps)
         manifest = Manifest.read(manifest_path)
         if manifest.schema_version > schema.SCHEMA_VERSION:
             raise StoreTooNew(
@@ -319,13 +342,13 @@ class FolderBackend(Backend):
 
     # -- the log -----------------------------------------------------------------------------
     @property
-    def log_path(self) -> Path:
+    def log_path(self) -> str:
         """``store.log``."""
-        return self.path / wal.LOG_NAME
+        return self._file(wal.LOG_NAME)
 
     def _load(self, manifest: Manifest | None = None) -> None:
         """Read ``store.json`` and the whole log afresh (on open, and after a fold)."""
-        base = manifest or Manifest.read(self.path / MANIFEST_NAME)
+        base = manifest or Manifest.read(self._file(MANIFEST_NAME))
         self._close_log()
         self._base, self._records, self._head = base, [], base
         path = self.log_path
@@ -395,9 +418,9 @@ class FolderBackend(Backend):
         try:
             try:
                 pristine = (
-                    not Manifest.read(self.path / MANIFEST_NAME).tables
+                    not Manifest.read(self._file(MANIFEST_NAME)).tables
                     and os.stat(self.log_path).st_size == wal.HEADER_SIZE
-                    and {e.name for e in os.scandir(self.path)} <= ours
+                    and {e.name for e in os.scandir(self.dir)} <= ours
                 )
             except (OSError, StoreError):
                 pristine = False
@@ -406,11 +429,11 @@ class FolderBackend(Backend):
             self._close_log()
             for name in (wal.LOG_NAME, MANIFEST_NAME):
                 with contextlib.suppress(FileNotFoundError):
-                    os.unlink(self.path / name)
+                    os.unlink(self._file(name))
         finally:
             self.release(False)
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.path / LOCK_NAME)
+            os.unlink(self._file(LOCK_NAME))
         for folder in self._made:
             try:
                 os.rmdir(folder)
@@ -428,8 +451,8 @@ class FolderBackend(Backend):
             self._lock.acquire()
         except LockTimeout:
             raise StoreError(
-                f"the store at {self.path} is locked by another process "
-                f"(waited {self._lock_timeout:.0f} s for {self.path / LOCK_NAME})"
+                f"the store at {self.dir} is locked by another process "
+                f"(waited {self._lock_timeout:.0f} s for {self._file(LOCK_NAME)})"
             ) from None
 
     def release(self, failed: bool) -> None:
@@ -438,7 +461,7 @@ class FolderBackend(Backend):
 
     # -- reading ----------------------------------------------------------------------------
     def refresh(self) -> Refresh | None:
-        journal.recover(self.path)  # an interrupted fold or commit is completed first
+        journal.recover(self.dir)  # an interrupted fold or commit is completed first
         log = self._log
         try:
             st: os.stat_result | None = os.stat(self.log_path, follow_symlinks=False)
@@ -451,7 +474,7 @@ class FolderBackend(Backend):
             self._take(tail, st.st_size)
             return Refresh(self._head, tail.records) if tail.records else None
         if log is None and st is None:
-            manifest = Manifest.read(self.path / MANIFEST_NAME)
+            manifest = Manifest.read(self._file(MANIFEST_NAME))
             if (manifest.generation, manifest.tables) == (self._head.generation, self._head.tables):
                 return None
             self._base = self._head = manifest
@@ -474,7 +497,7 @@ class FolderBackend(Backend):
         try:
             fd = os.open(self.log_path, os.O_RDONLY | _LOG_FLAGS)
         except FileNotFoundError:
-            return Manifest.read(self.path / MANIFEST_NAME).generation
+            return Manifest.read(self._file(MANIFEST_NAME)).generation
         except OSError:
             return -1
         try:
@@ -502,7 +525,7 @@ class FolderBackend(Backend):
 
         def file_bytes() -> bytes:
             if not raw:
-                raw.append(read_store_file(self.path / table_file(name)))
+                raw.append(read_store_file(self._file(table_file(name))))
             return raw[0]
 
         def listed(most: int) -> list[str] | None:
@@ -514,21 +537,22 @@ class FolderBackend(Backend):
         """Link table ``name``'s file into ``damaged/<stamp>/``: the commit that replaces
         or drops the table then leaves its bytes there, and only there."""
         names_.check_id(stamp, "damaged folder")
-        source = self.path / table_file(name)
+        source = self._file(table_file(name))
         if not os.path.lexists(source):
             return None  # missing: nothing to keep
-        folder = self.path / DAMAGED / stamp
+        parent = self._file(DAMAGED)
+        folder = os.path.join(parent, stamp)
         try:
-            for part in (folder.parent, folder):
+            for part in (parent, folder):
                 try:
                     os.mkdir(part, DIR_MODE)
                 except FileExistsError:
-                    if os.path.islink(part) or not part.is_dir():
+                    if os.path.islink(part) or not os.path.isdir(part):
                         raise StoreUnreadable(
                             f"{part} is not a folder; memwork keeps damaged files only in a "
                             "real folder inside the store (move it away); nothing was changed"
                         ) from None
-            target = folder / source.name
+            target = os.path.join(folder, table_file(name))
             try:
                 os.link(source, target)  # the same bytes, not a copy: instant, no space
             except OSError:
@@ -538,17 +562,17 @@ class FolderBackend(Backend):
             fsync_dir(folder)
         except OSError as exc:
             raise failed_write(exc, f"{folder}") from None
-        return f"{DAMAGED}/{stamp}/{source.name}"
+        return f"{DAMAGED}/{stamp}/{table_file(name)}"
 
     def read_file(self, name: str) -> tuple[bytes, Docs]:
         """Table ``name``'s file as ``store.json`` lists it: its bytes and documents."""
-        raw = read_store_file(self.path / table_file(name))
+        raw = read_store_file(self._file(table_file(name)))
         return raw, self.parse_file(name, raw)
 
     def parse_file(self, name: str, raw: bytes) -> Docs:
         """The documents of table ``name``'s file, given its bytes (checked against
         ``store.json``'s version of it)."""
-        path = self.path / table_file(name)
+        path = self._file(table_file(name))
         try:
             data = loads(raw)
         except ValueError as exc:
@@ -583,7 +607,7 @@ class FolderBackend(Backend):
 
     def _has_recall_file(self) -> bool:
         """Whether recall has saved anything to forget (a store never searched has not)."""
-        return os.path.exists(self.path.joinpath(*RECALL_CACHE, RECALL_FILE))
+        return os.path.exists(os.path.join(self.dir, *RECALL_CACHE, RECALL_FILE))
 
     def _loses_text(self, commit: Commit) -> bool:
         """Whether ``commit`` removes text recall reads: a table of it dropped or replaced,
@@ -632,7 +656,7 @@ class FolderBackend(Backend):
         tables a restore replaced) until some process next rewrote it. The next search
         rebuilds it from the store.
         """
-        folder = self.path.joinpath(*RECALL_CACHE)
+        folder = os.path.join(self.dir, *RECALL_CACHE)
         if os.path.islink(folder):
             return
         try:
@@ -642,14 +666,14 @@ class FolderBackend(Backend):
         for file in names:
             if file == RECALL_FILE or file.startswith("vectors-"):
                 try:
-                    os.unlink(folder / file)
+                    os.unlink(os.path.join(folder, file))
                 except OSError:
                     pass  # a read-only folder: the file stays as it was
 
     def _commit(self, commit: Commit) -> Manifest:
         if self.read_only:
             raise StoreWriteFailed(
-                f"the store at {self.path} is read-only for this user ({self.read_only}); "
+                f"the store at {self.dir} is read-only for this user ({self.read_only}); "
                 "nothing was written"
             )
         self._refuse_unlisted(
@@ -701,7 +725,7 @@ class FolderBackend(Backend):
                 os.ftruncate(log.fd, log.end)
             except OSError:
                 log.size = -1  # the next commit truncates it
-            raise failed_write(exc, f"the store at {self.path}") from None
+            raise failed_write(exc, f"the store at {self.dir}") from None
         log.end += len(record)
         log.size = log.end
 
@@ -716,7 +740,7 @@ class FolderBackend(Backend):
     def fold_log(self) -> None:
         if self.read_only:
             raise StoreWriteFailed(
-                f"the store at {self.path} is read-only for this user ({self.read_only}); "
+                f"the store at {self.dir} is read-only for this user ({self.read_only}); "
                 "nothing was written"
             )
         self.fold()
@@ -735,8 +759,8 @@ class FolderBackend(Backend):
         tag = extra.txid if extra is not None else txid
         # Each table file is written beside its target as soon as it is encoded, so a
         # big fold holds one table's bytes at a time; the journal renames them all in.
-        staged: dict[str, Path] = {}
-        written: list[Path] = []
+        staged: dict[str, str] = {}
+        written: list[str] = []
         try:
             for name in names:
                 if name not in target.tables:
@@ -746,7 +770,7 @@ class FolderBackend(Backend):
                     staged[table_file(name)] = _staged_path(last.staged)
                     continue
                 data = self._folded(name, records, target.tables[name])
-                path = write_temp(self.path / table_file(name), data, tag, sync=False)
+                path = write_temp(self._file(table_file(name)), data, tag, sync=False)
                 written.append(path)
                 staged[table_file(name)] = path
         except BaseException as exc:
@@ -756,13 +780,13 @@ class FolderBackend(Backend):
                 except FileNotFoundError:
                     pass
             if isinstance(exc, OSError):
-                raise failed_write(exc, f"the store at {self.path}") from None
+                raise failed_write(exc, f"the store at {self.dir}") from None
             raise
         files = {MANIFEST_NAME: target.to_bytes(), wal.LOG_NAME: wal.header(target.generation)}
         deletes = [table_file(n) for n in self._base.tables if n not in target.tables]
         # From here the journal owns the temp files: it removes them if it fails before
         # it is written, and renames them in (now or on the next open) once it is.
-        journal.commit(self.path, files, deletes, tag, staged)
+        journal.commit(self.dir, files, deletes, tag, staged)
         self._load(target)
 
     def _folded(self, name: str, records: list[Commit], version: int) -> bytes:
@@ -809,9 +833,9 @@ class FolderBackend(Backend):
             return None
         data = table_bytes(name, docs, self._head.generation + 1)
         try:
-            return write_temp(self.path / table_file(name), data, "stage", sync=False)
+            return write_temp(self._file(table_file(name)), data, "stage", sync=False)
         except OSError as exc:
-            raise failed_write(exc, f"the store at {self.path}") from None
+            raise failed_write(exc, f"the store at {self.dir}") from None
 
     def read_staged(self, handle: object) -> Docs:
         path = _staged_path(handle)
@@ -828,7 +852,7 @@ class FolderBackend(Backend):
     def _committed_bytes(self, name: str) -> bytes | None:
         """The table's committed file (None when it cannot be read: it is then encoded whole)."""
         try:
-            return read_store_file(self.path / table_file(name))
+            return read_store_file(self._file(table_file(name)))
         except StoreUnreadable:
             return None
 
@@ -840,7 +864,7 @@ class FolderBackend(Backend):
         destroy them.
         """
         for name in new_tables:
-            path = self.path / table_file(name)
+            path = self._file(table_file(name))
             try:
                 os.lstat(path)
             except FileNotFoundError:
@@ -852,8 +876,8 @@ class FolderBackend(Backend):
             raise StoreUnreadable(
                 f"{path} exists but store.json does not list table {name!r}, so memwork will "
                 f"not overwrite it; nothing was written. To keep its records, add "
-                f'"{name}": {version} to "tables" in {self.path / MANIFEST_NAME}; to discard '
-                f"them, move {path.name} out of the store"
+                f'"{name}": {version} to "tables" in {self._file(MANIFEST_NAME)}; to discard '
+                f"them, move {os.path.basename(path)} out of the store"
             )
 
     # -- snapshots (store checkpoints) ------------------------------------------------------
@@ -866,7 +890,7 @@ class FolderBackend(Backend):
         self.snapshots.create(
             key,
             [
-                (n, tables[n], self._encoded(n) if n in logged else self.path / table_file(n))
+                (n, tables[n], self._encoded(n) if n in logged else self._file(table_file(n)))
                 for n in names
                 if n in tables
             ],

@@ -23,11 +23,12 @@ from __future__ import annotations
 import os
 import re
 import stat
-from pathlib import Path
+from os.path import join
 
 from ..errors import StoreUnreadable, StoreWriteFailed
 from .atomic import (
     TMP_MARK,
+    StrPath,
     atomic_write,
     failed_write,
     fsync_dir,
@@ -47,48 +48,50 @@ Plan = tuple[list[tuple[str, str]], list[str]]
 
 
 def commit(
-    folder: Path,
+    folder: StrPath,
     files: dict[str, bytes],
     deletes: list[str],
     txid: str,
-    staged: dict[str, Path] | None = None,
+    staged: dict[str, str] | None = None,
 ) -> None:
     """Replace ``files`` (name → bytes) and delete ``deletes`` in ``folder`` atomically;
     ``staged`` names files already written beside their targets (final name → temp file,
     written with :func:`core.storage.atomic.write_temp`), renamed in with the rest."""
-    renames: list[list[str]] = [[tmp.name, name] for name, tmp in (staged or {}).items()]
+    renames: list[list[str]] = [
+        [os.path.basename(tmp), name] for name, tmp in (staged or {}).items()
+    ]
     try:
         for name, data in files.items():
-            tmp = write_temp(folder / name, data, txid, sync=False)
-            renames.append([tmp.name, name])
+            tmp = write_temp(join(folder, name), data, txid, sync=False)
+            renames.append([os.path.basename(tmp), name])
         # Every temp file is on disk before the journal names it.
-        sync_files([folder / tmp for tmp, _ in renames])
+        sync_files([join(folder, tmp) for tmp, _ in renames])
         atomic_write(
-            folder / JOURNAL_NAME, dumps_small({"deletes": deletes, "renames": renames}), txid
+            join(folder, JOURNAL_NAME), dumps_small({"deletes": deletes, "renames": renames}), txid
         )
     except BaseException as exc:
         # Before the journal nothing is committed: the temps go now, not at the next open.
         for tmp_name, _ in renames:
             try:
-                os.unlink(folder / tmp_name)
+                os.unlink(join(folder, tmp_name))
             except OSError:
                 pass
         if isinstance(exc, OSError):
             raise failed_write(exc, f"the store at {folder}") from None
         raise
     _apply(folder, [(tmp, final) for tmp, final in renames], deletes)
-    (folder / JOURNAL_NAME).unlink()
+    os.unlink(join(folder, JOURNAL_NAME))
 
 
-def _apply(folder: Path, renames: list[tuple[str, str]], deletes: list[str]) -> None:
+def _apply(folder: StrPath, renames: list[tuple[str, str]], deletes: list[str]) -> None:
     for tmp, final in renames:
         try:
-            os.replace(folder / tmp, folder / final)
+            os.replace(join(folder, tmp), join(folder, final))
         except FileNotFoundError:
             pass  # already renamed by an earlier, interrupted replay
     for name in deletes:
         try:
-            (folder / name).unlink()
+            os.unlink(join(folder, name))
         except FileNotFoundError:
             pass
     fsync_dir(folder)
@@ -102,14 +105,14 @@ def is_table_file(name: object) -> bool:
     return is_table_name(name[: -len(".json")])
 
 
-def _bad(path: Path, reason: str) -> StoreUnreadable:
+def _bad(path: str, reason: str) -> StoreUnreadable:
     return StoreUnreadable(
         f"{path} is not a valid memwork journal ({reason}); nothing was changed. "
         f"Move it out of the store to open the store as of its last complete commit"
     )
 
 
-def _regular_or_missing(path: Path) -> str | None:
+def _regular_or_missing(path: str) -> str | None:
     """None when ``path`` is a regular file or absent, else what it is."""
     try:
         mode = os.lstat(path).st_mode
@@ -120,9 +123,9 @@ def _regular_or_missing(path: Path) -> str | None:
     return "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
 
 
-def check_plan(folder: Path, plan: object) -> Plan:
+def check_plan(folder: StrPath, plan: object) -> Plan:
     """The journal's renames and deletes, once every rule holds (else StoreUnreadable)."""
-    path = folder / JOURNAL_NAME
+    path = join(folder, JOURNAL_NAME)
     if not isinstance(plan, dict) or set(plan) != {"deletes", "renames"}:
         raise _bad(path, 'expected an object with exactly "deletes" and "renames"')
     raw_renames, raw_deletes = plan["renames"], plan["deletes"]
@@ -147,7 +150,7 @@ def check_plan(folder: Path, plan: object) -> Plan:
             raise _bad(path, f"rename {n} targets {final!r} twice")
         targets.add(final)
         for name in (tmp, final):
-            what = _regular_or_missing(folder / name)
+            what = _regular_or_missing(join(folder, name))
             if what is not None:
                 raise _bad(path, f"{name} is {what}")
         renames.append((tmp, final))
@@ -155,16 +158,16 @@ def check_plan(folder: Path, plan: object) -> Plan:
     for n, name in enumerate(raw_deletes, start=1):
         if not is_table_file(name):
             raise _bad(path, f"delete {n} names {name!r}, not a table file")
-        what = _regular_or_missing(folder / name)
+        what = _regular_or_missing(join(folder, name))
         if what is not None:
             raise _bad(path, f"{name} is {what}")
         deletes.append(name)
     return renames, deletes
 
 
-def read_plan(folder: Path) -> Plan | None:
+def read_plan(folder: StrPath) -> Plan | None:
     """The pending journal's checked plan, or None when no commit is pending."""
-    journal = folder / JOURNAL_NAME
+    journal = join(folder, JOURNAL_NAME)
     try:
         os.lstat(journal)
     except FileNotFoundError:
@@ -176,7 +179,7 @@ def read_plan(folder: Path) -> Plan | None:
     return check_plan(folder, plan)
 
 
-def recover(folder: Path) -> bool:
+def recover(folder: StrPath) -> bool:
     """Finish a commit a crash interrupted; return whether there was one."""
     plan = read_plan(folder)
     if plan is None:
@@ -184,10 +187,10 @@ def recover(folder: Path) -> bool:
     renames, deletes = plan
     try:
         _apply(folder, renames, deletes)
-        (folder / JOURNAL_NAME).unlink()
+        os.unlink(join(folder, JOURNAL_NAME))
     except OSError as exc:
         raise StoreWriteFailed(
-            f"{folder / JOURNAL_NAME} holds an interrupted commit that needs write access to "
+            f"{join(folder, JOURNAL_NAME)} holds an interrupted commit that needs write access to "
             f"complete ({exc.strerror}); open the store once with write access"
         ) from None
     return True
@@ -198,7 +201,7 @@ def is_temp_name(name: str) -> bool:
     return TMP_MARK in name
 
 
-def remove_strays(folder: Path, candidates: list[str] | None = None) -> int:
+def remove_strays(folder: StrPath, candidates: list[str] | None = None) -> int:
     """Delete temp files of commits that never reached their journal.
 
     ``candidates`` are temp names already listed (from the scan done on open);
@@ -213,7 +216,7 @@ def remove_strays(folder: Path, candidates: list[str] | None = None) -> int:
     removed = 0
     for name in candidates:
         try:
-            os.unlink(folder / name)
+            os.unlink(join(folder, name))
             removed += 1
         except FileNotFoundError:
             pass

@@ -22,9 +22,12 @@ import errno
 import os
 import stat
 import time
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import StoreUnreadable
+
+if TYPE_CHECKING:
+    from .atomic import StrPath
 
 try:
     import fcntl
@@ -70,7 +73,7 @@ class InterProcessLock:
     Callers count re-entry themselves.
     """
 
-    def __init__(self, path: Path, timeout: float) -> None:
+    def __init__(self, path: StrPath, timeout: float) -> None:
         self.path = path
         self.timeout = timeout
         self._fd: int | None = None

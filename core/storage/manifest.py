@@ -8,11 +8,14 @@ a :class:`Manifest`; a folder keeps it in ``store.json``.
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import names
 from ..errors import StoreUnreadable
 from .codec import dumps_small, load_file
+
+if TYPE_CHECKING:
+    from .atomic import StrPath
 
 MANIFEST_NAME = "store.json"
 FORMAT = "memwork-store"
@@ -98,12 +101,12 @@ class Manifest:
         )
 
     @classmethod
-    def read(cls, path: Path) -> Manifest:
+    def read(cls, path: StrPath) -> Manifest:
         """Parse ``store.json``; anything unexpected is refused, never repaired."""
         return cls.parse(load_file(path), path)
 
     @classmethod
-    def parse(cls, data: object, path: Path) -> Manifest:
+    def parse(cls, data: object, path: StrPath) -> Manifest:
         """A manifest from the parsed JSON of ``path``; anything unexpected is refused."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise StoreUnreadable(f"{path} is not a memwork store manifest; it was left untouched")

@@ -78,7 +78,7 @@ class SnapshotFiles:
         return folder
 
     def create(
-        self, key: str, tables: Iterable[tuple[str, int, Path | Callable[[], bytes]]]
+        self, key: str, tables: Iterable[tuple[str, int, str | Path | Callable[[], bytes]]]
     ) -> None:
         """Write snapshot ``key``: each table (name, version, its committed file, or what
         makes its bytes, called when the table's turn comes) copied into one pack."""
@@ -100,7 +100,7 @@ class SnapshotFiles:
                 offset = 0
                 for name, version, source in tables:
                     table_file(name)  # the name rule, as for every table
-                    if isinstance(source, Path):
+                    if isinstance(source, (str, Path)):
                         size, _ = copy_into(source, fd, offset)
                     else:
                         data = source()

@@ -18,7 +18,6 @@ import os
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreError, StoreWriteFailed
@@ -29,6 +28,7 @@ from .manifest import table_file
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
     from .tinydb_api import StoreDB, StrTable
     from .url import Location
@@ -42,7 +42,8 @@ def open_backend(location: str | os.PathLike[str] | Location, *, create: bool) -
     if parsed.scheme == FILE:
         from .folder_backend import FolderBackend
 
-        return FolderBackend(parsed.path())
+        assert parsed.folder_text is not None  # a file location always names its folder
+        return FolderBackend(parsed.folder_text)
     if parsed.scheme == MEMORY:
         from .memory_backend import MemoryBackend
 

@@ -24,9 +24,12 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SCHEMES = ("redis", "rediss")
 PASSWORD_ENV = "MEMWORK_REDIS_PASSWORD"
@@ -56,21 +59,33 @@ class Location:
     """A parsed store location: its backend's scheme (``file``, ``memory``, ``redis``),
     with the folder for ``file`` and the URL text for ``redis``."""
 
-    __slots__ = ("scheme", "folder", "url")
+    __slots__ = ("scheme", "folder_text", "url")
 
-    def __init__(self, scheme: str, *, folder: Path | None = None, url: str = "") -> None:
+    def __init__(self, scheme: str, *, folder: str | None = None, url: str = "") -> None:
         self.scheme = scheme
-        self.folder = folder
+        #: The folder of a ``file`` location as it was written (a folder store opens it
+        #: as text: pathlib is imported only for :attr:`folder`).
+        self.folder_text = folder
         self.url = url
 
     def __repr__(self) -> str:
-        return f"Location({self.scheme!r}, folder={self.folder!r}, url={self.url!r})"
+        return f"Location({self.scheme!r}, folder={self.folder_text!r}, url={self.url!r})"
+
+    @property
+    def folder(self) -> Path | None:
+        """The folder of a ``file`` location (None for the others)."""
+        if self.folder_text is None:
+            return None
+        from pathlib import Path
+
+        return Path(self.folder_text)
 
     def path(self) -> Path:
         """The folder of a ``file`` location."""
-        if self.folder is None:
+        folder = self.folder
+        if folder is None:
             raise ValueError(f"a {self.scheme} store has no folder")
-        return self.folder
+        return folder
 
 
 def parse_location(value: str | os.PathLike[str], field: str = "store path") -> Location:
@@ -86,11 +101,11 @@ def parse_location(value: str | os.PathLike[str], field: str = "store path") -> 
             raise InvalidInput(
                 field, f"{text[:60]!r} is a URL, not a folder; pass store URLs as text"
             )
-        return Location(FILE, folder=Path(text))
+        return Location(FILE, folder=text)
     if not value.strip():
         raise InvalidInput(field, "must not be empty")
     if not might_be_url(value):
-        return Location(FILE, folder=Path(value))
+        return Location(FILE, folder=value)
     scheme = value.split(":", 1)[0].lower()
     if scheme == FILE:
         rest = value[len(FILE) + 1 :]
@@ -99,7 +114,7 @@ def parse_location(value: str | os.PathLike[str], field: str = "store path") -> 
             rest = rest[rest.index("/") :] if "/" in rest else ""
         if not rest:
             raise InvalidInput(field, "a file: location names a folder (file:PATH)")
-        return Location(FILE, folder=Path(rest))
+        return Location(FILE, folder=rest)
     if scheme == MEMORY:
         if value.lower() not in (MEMORY_LOCATION, "memory://"):
             raise InvalidInput(field, "the in-process store is named memory: alone")
@@ -107,7 +122,7 @@ def parse_location(value: str | os.PathLike[str], field: str = "store path") -> 
     if is_url(value):
         parse(value, field)  # a malformed URL is refused here, naming where it came from
         return Location(REDIS, url=value)
-    return Location(FILE, folder=Path(value))  # "C:thing", "notes:2026": a folder name
+    return Location(FILE, folder=value)  # "C:thing", "notes:2026": a folder name
 
 
 class StoreURL:

@@ -39,13 +39,15 @@ import json
 import struct
 import zlib
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreUnreadable
 from .backend import Commit, Docs, TableWrite
 from .codec import dumps_compact, loads
 from .manifest import Manifest, is_table_name
+
+if TYPE_CHECKING:
+    from .atomic import StrPath
 
 LOG_NAME = "store.log"
 MAGIC = b"memwork-log\n"
@@ -107,7 +109,7 @@ class Tail:
         self.torn = 0
 
 
-def read_header(path: Path, data: bytes) -> int:
+def read_header(path: StrPath, data: bytes) -> int:
     """The base generation a log's first bytes name (StoreUnreadable when they are not
     a memwork log)."""
     if len(data) < HEADER_SIZE or not data.startswith(MAGIC):
@@ -121,7 +123,7 @@ def read_header(path: Path, data: bytes) -> int:
     return int(base)
 
 
-def read_records(path: Path, data: bytes, start: int, after: int, skip: int = 0) -> Tail:
+def read_records(path: StrPath, data: bytes, start: int, after: int, skip: int = 0) -> Tail:
     """The records in ``data`` (the log's bytes from offset ``start``, the first ``skip``
     of them not records: a header) that follow generation ``after``; earlier ones are
     skipped, a gap is refused."""
@@ -165,7 +167,9 @@ def _whole_record_at(data: bytes, pos: int) -> bool:
     return end <= len(data) and _crc(generation, data[body:end]) == int(crc)
 
 
-def _decode(path: Path, data: bytes, start: int, end: int, generation: int) -> tuple[Commit, float]:
+def _decode(
+    path: StrPath, data: bytes, start: int, end: int, generation: int
+) -> tuple[Commit, float]:
     """The commit whose payload is ``data[start:end]``: its index is parsed now, its
     tables' documents only when read (each loader slices ``data``; nothing is copied
     before, since a reader opening the store decodes every record of the log)."""
@@ -206,7 +210,7 @@ def _decode(path: Path, data: bytes, start: int, end: int, generation: int) -> t
     return commit, float(at) if isinstance(at, int | float) else 0.0
 
 
-def _damaged(path: Path, generation: int) -> StoreUnreadable:
+def _damaged(path: StrPath, generation: int) -> StoreUnreadable:
     return StoreUnreadable(
         f"{path}: the record of commit {generation} is not laid out as "
         "memwork writes it; nothing was changed"
@@ -233,7 +237,7 @@ def _span(span: object) -> bool:
 
 
 def _loader(
-    path: Path, body: bytes, offset: int, length: int, generation: int
+    path: StrPath, body: bytes, offset: int, length: int, generation: int
 ) -> Callable[[], Docs]:
     def load() -> Docs:
         try:
@@ -266,7 +270,7 @@ def head_after(base: Manifest, records: list[Commit]) -> Manifest:
     return Manifest(schema_version=schema_version, generation=records[-1].generation, tables=tables)
 
 
-def last_generation(path: Path, data: bytes) -> int:
+def last_generation(path: StrPath, data: bytes) -> int:
     """The generation of the last whole record in a log's bytes (the base when it has
     none), from the record headers alone: a cheap look for a poller, not a check."""
     generation = read_header(path, data)

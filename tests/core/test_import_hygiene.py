@@ -75,21 +75,41 @@ CONTEXT_PATH = {
         ).split()
     ),
 }
-#: Modules the context path used to load or must never load. TinyDB is the document API
-#: for callers that ask for one (``Store.table``); importing it costs a fresh process
-#: ~3 ms, and the context reads and logs without it.
+#: Modules the context and record-episode paths used to load or must never load. TinyDB
+#: is the document API for callers that ask for one (``Store.table``), and pathlib (with
+#: the urllib.parse and ipaddress it imports) is made only for callers that want a
+#: ``Path``: each costs a fresh process ~3 ms, and these paths work without them.
 HEAVY = {
     *("shutil", "bz2", "lzma", "inspect", "dataclasses", "asyncio", "subprocess", "ssl"),
-    "tinydb",
+    *("tinydb", "pathlib", "urllib.parse", "ipaddress", "tempfile"),
 }
 
-CONTEXT_PROBE = """
+# A development install's import hook loads pathlib before any memwork code runs, so the
+# probe forgets it (and what it brought) first: whatever loads it again is memwork's.
+PROBE_START = """
 import sys
+for name in ("pathlib", "urllib.parse", "ipaddress", "tempfile", "shutil"):
+    sys.modules.pop(name, None)
 from memwork.core.cli.main import main
+heavy = set(sys.argv[2:])
+"""
+
+CONTEXT_PROBE = (
+    PROBE_START
+    + """
 code = main(["--db", sys.argv[1], "context", "--task", "deploy-api"])
 print(code, len(sys.modules), sorted(m for m in sys.modules if m.startswith("memwork")))
-print(sorted(m for m in sys.modules if m.split(".")[0] in sys.argv[2:]))
+print(sorted(m for m in sys.modules if m in heavy or m.split(".")[0] in heavy))
 """
+)
+
+RECORD_PROBE = (
+    PROBE_START
+    + """
+code = main(["--db", sys.argv[1], "record-episode", "-"])
+print(code, sorted(m for m in sys.modules if m in heavy or m.split(".")[0] in heavy))
+"""
+)
 
 
 def test_the_context_path_loads_only_the_modules_it_needs(tmp_path) -> None:
@@ -115,3 +135,20 @@ def test_the_context_path_loads_only_the_modules_it_needs(tmp_path) -> None:
     assert code == "0"
     assert set(eval(loaded)) == CONTEXT_PATH  # noqa: S307 - our own probe's repr of a list
     assert eval(second) == []  # noqa: S307
+
+
+def test_record_episode_loads_none_of_the_heavy_modules(tmp_path) -> None:
+    # An agent records an episode per task; it must not pay for pathlib, tempfile or
+    # TinyDB either (the process is measured against the context's).
+    done = subprocess.run(
+        [sys.executable, "-c", RECORD_PROBE, str(tmp_path / "s"), *sorted(HEAVY)],
+        input='{"task": "deploy-api", "score": 0.4, "summary": "rolled back", '
+        '"mistakes": ["skipped the canary"], "steps": 3}',
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in python_env().items() if k != "MEMWORK_VERIFY_WRITES"},
+    )
+    assert done.returncode == 0, done.stderr
+    code, _, loaded = done.stdout.strip().splitlines()[-1].partition(" ")
+    assert code == "0"
+    assert eval(loaded) == []  # noqa: S307 - our own probe's repr of a list

@@ -109,7 +109,7 @@ def test_a_symlinked_snapshots_folder_sends_nothing_outside(tmp_path: Path) -> N
 # -- temp files ----------------------------------------------------------------------------
 def test_store_temp_files_are_exclusive_and_unguessable(tmp_path: Path) -> None:
     target = tmp_path / "lessons.json"
-    names = {atomic.write_temp(target, b"x", "123-1").name for _ in range(3)}
+    names = {os.path.basename(atomic.write_temp(target, b"x", "123-1")) for _ in range(3)}
     assert len(names) == 3  # the same tag never gives the same name
     victim = tmp_path / "victim"
     victim.write_text("precious")
