@@ -162,6 +162,10 @@ def bench_api(store: Path, calls: int) -> dict[str, float]:
 def bench_processes(store: Path, repeat: int) -> dict[str, float]:
     """Whole processes (ms): context, record-episode, search."""
     payload = json.dumps(EPISODE).encode()
+    process_env = env()
+    if MEMWORK.parent != ROOT / ".venv" / "bin":
+        # An installed memwork: the checkout's own memwork/ on the path would shadow it.
+        del process_env["PYTHONPATH"]
 
     def run(args: list[str], stdin: bytes | None = None) -> float:
         start = time.perf_counter()
@@ -170,7 +174,7 @@ def bench_processes(store: Path, repeat: int) -> dict[str, float]:
             input=stdin,
             check=True,
             stdout=subprocess.DEVNULL,
-            env=env(),
+            env=process_env,
             cwd=ROOT,
         )
         return (time.perf_counter() - start) * 1000
@@ -198,6 +202,7 @@ def bench_processes(store: Path, repeat: int) -> dict[str, float]:
 
 
 def main() -> None:
+    global MEMWORK
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 100_000])
     parser.add_argument("--calls", type=int, default=200, help="tool calls per series")
@@ -217,7 +222,6 @@ def main() -> None:
         "venv's import hook costs every process ~5 ms)",
     )
     args = parser.parse_args()
-    global MEMWORK
     MEMWORK = args.memwork
     os.environ["MEMWORK_FSYNC"] = "0"
     rows = []
