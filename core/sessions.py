@@ -18,8 +18,7 @@ from typing import Any
 from . import audit, ids, isolation, lookup, names
 from .clock import iso, parse_instant
 from .errors import Conflict, InvalidInput
-from .models.base import validate
-from .models.session import Observation, Session
+from .models.plain_session import plain_observation, plain_session
 from .privacy import scrub
 from .storage.store import Store
 from .text import one_line
@@ -105,6 +104,29 @@ def find_named(store: Store, key: str) -> dict[str, Any] | None:
     return lookup.find(minted, key, "session", field="session")
 
 
+def session_doc(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """``doc`` as a stored session: checked by the session model, which is built only
+    when the plain check (:mod:`core.models.plain_session`) cannot vouch for it."""
+    saved = plain_session(doc)
+    if saved is None:
+        from .models.base import validate
+        from .models.session import Session
+
+        saved = validate(Session, doc).to_doc()
+    return saved
+
+
+def observation_doc(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """``doc`` as a stored observation (see :func:`session_doc`)."""
+    saved = plain_observation(doc)
+    if saved is None:
+        from .models.base import validate
+        from .models.session import Observation
+
+        saved = validate(Observation, doc).to_doc()
+    return saved
+
+
 def check_named_id(key: str) -> str:
     """An id an agent may name to create a session (:func:`core.names.check_id`).
 
@@ -129,14 +151,21 @@ def ensure_session(store: Store, key: str, *, now: datetime, actor: str) -> dict
     doc = {
         "id": sid,
         "agent_id": agent,
+        "project": "",
+        "title": "",
         "started_at": stamp,
+        "ended_at": None,
         "status": "active",
-        "implicit": True,
+        "summary": "",
+        "observation_count": 0,
+        "dropped_observations": 0,
         "max_observations": cap_of_new_session(),
+        "forgotten_observations": 0,
+        "implicit": True,
         "created_at": stamp,
         "updated_at": stamp,
     }
-    saved = validate(Session, doc).to_doc()
+    saved = session_doc(doc)
     store.put(TABLE, sid, saved)
     _audit(store, actor, "start", TABLE, sid, f"start session {sid} (implicit: first use)", now)
     return dict(saved)
@@ -204,7 +233,7 @@ def start_session(
         "created_at": stamp,
         "updated_at": stamp,
     }
-    saved = validate(Session, doc).to_doc()
+    saved = session_doc(doc)
     with store.transaction():
         store.put(TABLE, saved["id"], saved)
         label = saved["title"] or saved["project"] or saved["agent_id"] or "untitled"
@@ -265,7 +294,7 @@ def end_session(
         if session["status"] == "ended":
             raise Conflict(f"session {session['id']} already ended at {session['ended_at']}")
         session.update(status="ended", ended_at=iso(now), summary=text, updated_at=iso(now))
-        saved = validate(Session, session).to_doc()
+        saved = session_doc(session)
         store.put(TABLE, saved["id"], saved)
         note = f": {one_line(text)[:120]}" if text else ""
         _audit(store, actor, "end", TABLE, saved["id"], f"end session{note}", now)
@@ -325,7 +354,7 @@ def observe(
             "created_at": stamp,
             "updated_at": stamp,
         }
-        saved = validate(Observation, doc).to_doc()  # before the first write
+        saved = observation_doc(doc)  # before the first write
         kept = sorted(docs.values(), key=lambda d: (d["seq"], d["id"]))
         overflow = len(kept) + 1 - int(session["max_observations"])
         dropped = [d["id"] for d in kept[: max(0, overflow)]]
@@ -334,7 +363,7 @@ def observe(
         session["observation_count"] = len(store.docs(table))
         session["dropped_observations"] = int(session["dropped_observations"]) + len(dropped)
         session["updated_at"] = stamp
-        store.put(TABLE, session["id"], validate(Session, session).to_doc())
+        store.put(TABLE, session["id"], session_doc(session))
         summary = f"observe {saved['kind']}: {one_line(content)[:120]}"
         if dropped:
             summary += f" (dropped {len(dropped)} oldest)"
