@@ -43,18 +43,12 @@ def resolve_store_path(db: str | None) -> Path | str:
 def store_location(db: str | None) -> Location:
     """The store :func:`resolve_store_path` names, parsed (:mod:`core.storage.url`), with a
     folder kept as text: what the CLI opens on every call, without importing pathlib."""
-    from .storage.url import FILE, Location, might_be_url, parse_location
-
     named = _named(db)
     if named is None:
+        from .storage.url import FILE, Location
+
         return Location(FILE, folder=str(default_store_path()))
-    text, field = named
-    if might_be_url(text):
-        location = parse_location(text, field)  # a malformed URL is refused here
-        if location.folder_text is None:
-            return location
-        text = location.folder_text
-    return Location(FILE, folder=os.path.expanduser(text))
+    return _location(*named)
 
 
 def _named(db: str | None) -> tuple[str, str] | None:
@@ -96,20 +90,26 @@ def agent_setting(location: Path | str) -> str:
 def resolve_location(text: str, field: str) -> Path | str:
     """A store named on the command line: a folder path, or a location text that names
     another backend (``memory:``, a Redis URL), checked here and kept as text."""
-    if not text.strip():
-        raise InvalidInput(field, "must name a store folder or a Redis URL (got nothing)")
+    location = _location(text, field)
+    if location.folder_text is None:
+        return text
     from pathlib import Path
 
-    from .storage.url import might_be_url
+    return Path(location.folder_text)
+
+
+def _location(text: str, field: str) -> Location:
+    """``text`` parsed, a folder's ``~`` expanded (a malformed URL is refused here)."""
+    if not text.strip():
+        raise InvalidInput(field, "must name a store folder or a Redis URL (got nothing)")
+    from .storage.url import FILE, Location, might_be_url, parse_location
 
     if might_be_url(text):
-        from .storage.url import parse_location
-
-        location = parse_location(text, field)  # a malformed URL is refused here
-        if location.folder is None:
-            return text
-        return location.folder.expanduser()
-    return Path(text).expanduser()
+        location = parse_location(text, field)
+        if location.folder_text is None:
+            return location
+        text = location.folder_text
+    return Location(FILE, folder=os.path.expanduser(text))
 
 
 def demo_source() -> Path:

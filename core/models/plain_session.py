@@ -16,6 +16,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from ..errors import InvalidInput
+from ..names import check_id
+from ..privacy import identifier_problem
 from .limits import MAX_INT
 
 #: The models' fields, in their order (a test checks them against the models).
@@ -66,19 +69,12 @@ def is_instant(value: str) -> bool:
 
 
 def _identifier(value: object) -> bool:
-    if not isinstance(value, str) or type(value) is not str:
-        return False
-    from ..privacy import identifier_problem
-
-    return identifier_problem(value) is None
+    return type(value) is str and identifier_problem(value) is None
 
 
 def _session_id(value: object) -> bool:
-    if not isinstance(value, str) or not _identifier(value):
+    if type(value) is not str or not _identifier(value):
         return False
-    from ..errors import InvalidInput
-    from ..names import check_id
-
     try:
         check_id(value, "session_id")
     except InvalidInput:

@@ -257,7 +257,7 @@ class RuleSet:
         else:
             with open(self.path, encoding="utf-8") as f:
                 lines = f.read().split("\n")
-            header = self._parse_header(lines[0])
+            header: dict[str, Any] = json.loads(lines[0])
             allow = header["allowlist"]
             entries = tuple((rid, tuple(kw)) for rid, kw in header["index"])
             self._lines = {rid: lines[i] for i, (rid, _) in enumerate(entries, start=1)}
@@ -272,15 +272,11 @@ class RuleSet:
         self.always: tuple[str, ...] = tuple(rid for rid, kw in entries if not kw)
         self._rules: dict[str, Rule] = {}
 
-    @staticmethod
-    def _parse_header(line: str) -> dict[str, Any]:
-        header: dict[str, Any] = json.loads(line)
-        return header
-
     @cached_property
     def _header(self) -> dict[str, Any]:
         with open(self.path, encoding="utf-8") as f:
-            return self._parse_header(f.readline())
+            header: dict[str, Any] = json.loads(f.readline())
+        return header
 
     @property
     def source(self) -> dict[str, Any]:
