@@ -47,8 +47,8 @@ format: $(STAMP)  ## Apply ruff format and fixes
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-generate: $(STAMP)  ## Remake Memory's methods and the README's table from core/operations.py, and the rule set's index
-	$(BIN)/python -m memwork.core.codegen
+generate: $(STAMP)  ## Remake Memory's methods and the README's table from core/ops/operations.py, and the rule set's index
+	$(BIN)/python -m memwork.core.ops.codegen
 	$(BIN)/python scripts/gitleaks/make_index.py
 
 bench: $(STAMP)  ## Run the benchmarks (prints the README's Performance tables)

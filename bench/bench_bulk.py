@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import synthetic  # noqa: E402
 from bench_store import BATCH, OUT, build_memwork  # noqa: E402
 
-from memwork.core import episodes  # noqa: E402
+from memwork.core.domain import episodes  # noqa: E402
 from memwork.core.storage.store import Store  # noqa: E402
 
 

@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import bench_store  # noqa: E402
 
-from memwork.core import checkpoints  # noqa: E402
+from memwork.core.services import checkpoints  # noqa: E402
 from memwork.core.storage import atomic  # noqa: E402
 from memwork.core.storage.codec import dumps  # noqa: E402
 from memwork.core.storage.folder_backend import FolderBackend  # noqa: E402

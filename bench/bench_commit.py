@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from memwork.core.memory import Memory  # noqa: E402
+from memwork.core.ops.memory import Memory  # noqa: E402
 from memwork.core.storage.backend import Change  # noqa: E402
 
 OUT = ROOT / "bench" / "out"

@@ -29,7 +29,7 @@ HOURS = 12
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_store import median_ms  # noqa: E402
 
-from memwork.core import aggregates, episodes  # noqa: E402
+from memwork.core.domain import aggregates, episodes  # noqa: E402
 from memwork.core.storage.store import Store  # noqa: E402
 
 

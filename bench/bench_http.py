@@ -193,7 +193,7 @@ def bench_load(url: str, clients: int, seconds: float) -> dict[str, Any]:
 
 def missing_episodes(store: Path, ids: list[str]) -> int:
     """How many of ``ids`` the store does not hold."""
-    from memwork.core import episodes
+    from memwork.core.domain import episodes
     from memwork.core.storage.store import Store
 
     opened = Store(store)

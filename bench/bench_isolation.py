@@ -24,7 +24,8 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from memwork.core import config, episodes, lessons, sessions, slots
+from memwork.core.domain import episodes, lessons, sessions, slots
+from memwork.core.ledger import config
 from memwork.core.storage.copy import copy_store
 from memwork.core.storage.store import Store
 

@@ -2,7 +2,7 @@
 
 Quality (R@1/5/10/20 and MRR; recall@k = the share of a question's answer records
 among the first k hits, averaged over questions; MRR = 1/rank of the first answer,
-0 past 20), memwork (``core.search.search`` on a real store) and the baseline
+0 past 20), memwork (``core.services.recall.search.search`` on a real store) and the baseline
 (bm25s with PyStemmer, English stop words, the records' whole text) side by side:
 
 * **synthetic** (always): ``bench/recall_synthetic.py``, a seeded agent memory of
@@ -50,8 +50,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from recall_synthetic import generate  # noqa: E402
 
-from memwork.core import episodes, lessons, search, sessions  # noqa: E402
-from memwork.core.recall.follow import Recall  # noqa: E402
+from memwork.core.domain import episodes, lessons, sessions
+from memwork.core.services.recall import search  # noqa: E402
+from memwork.core.services.recall.follow import Recall  # noqa: E402
 from memwork.core.storage.store import Store  # noqa: E402
 
 KS = (1, 5, 10, 20)
@@ -357,7 +358,7 @@ def linked_copy(src: Path, dst: Path) -> Path:
 
 def _texts(store: Store) -> list[str]:
     """What the baseline indexes: every record's text, as recall's own fields hold it."""
-    from memwork.core.recall import records as units
+    from memwork.core.services.recall import extract as units
 
     with store.reading():
         return [

@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import synthetic  # noqa: E402
 from bench_store import OUT, TASK, build  # noqa: E402
 
-from memwork.core import episodes  # noqa: E402
+from memwork.core.domain import episodes  # noqa: E402
 from memwork.core.storage.copy import copy_store  # noqa: E402
 from memwork.core.storage.store import Store  # noqa: E402
 

@@ -50,7 +50,7 @@ def baseline_package(rev: str, folder: Path) -> str:
     package = folder / "baseline_privacy"
     package.mkdir()
     for name in listing:
-        if not name.endswith(".py") or name == "fields.py":  # fields needs core.errors
+        if not name.endswith(".py") or name == "fields.py":  # fields needs core.base.errors
             continue
         source = subprocess.run(
             ["git", "-C", str(ROOT), "show", f"{rev}:core/privacy/{name}"],

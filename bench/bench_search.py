@@ -3,7 +3,7 @@
 For 1k / 10k / 100k synthetic memory records (seeded, so every run sees the same
 corpus) it measures:
 
-* build: time to construct :class:`core.search_index.SearchIndex` and the growth
+* build: time to construct :class:`core.services.recall.search_index.SearchIndex` and the growth
   of the process's resident memory while doing so;
 * keystrokes: each of ~20 queries (common words, typos, multi-word prefixes) is
   typed one character at a time and every prefix is searched, as the search box
@@ -31,7 +31,7 @@ from rapidfuzz import fuzz, process
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memwork.core.search_index import SearchDoc, SearchIndex  # noqa: E402
+from memwork.core.services.recall.search_index import SearchDoc, SearchIndex  # noqa: E402
 
 QUERIES = [
     "jwt expiry",

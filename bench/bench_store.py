@@ -36,8 +36,8 @@ import episodic_reference  # noqa: E402
 import synthetic  # noqa: E402
 from tinydb import Query, TinyDB  # noqa: E402
 
-from memwork.core import episodes  # noqa: E402
-from memwork.core.context.build import read_inputs  # noqa: E402
+from memwork.core.domain import episodes  # noqa: E402
+from memwork.core.services.context.build import read_inputs  # noqa: E402
 from memwork.core.storage.store import Store  # noqa: E402
 
 OUT = ROOT / "bench" / "out"

@@ -48,7 +48,9 @@ def child(store: Path, calls: int) -> dict[str, float]:
     memory = Memory(store)
     recall = None
     try:
-        from memwork.core.search import kept_recall  # recall's own index (not before it)
+        from memwork.core.services.recall.search import (
+            kept_recall,  # recall's own index (not before it)
+        )
 
         recall = kept_recall(memory.store)[1]
         recall.refresh(memory.store)  # built before the clock starts, as in a server

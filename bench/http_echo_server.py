@@ -26,8 +26,8 @@ from starlette.responses import Response  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
 from memwork import Memory  # noqa: E402
-from memwork.core.http.app import HttpDoor, listen_on, max_body, run_uvicorn  # noqa: E402
-from memwork.core.http.routes import json_response, read_json  # noqa: E402
+from memwork.core.doors.http.app import HttpDoor, listen_on, max_body, run_uvicorn  # noqa: E402
+from memwork.core.doors.http.routes import json_response, read_json  # noqa: E402
 
 
 def main() -> None:

@@ -27,25 +27,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memwork.core import (  # noqa: E402
+from memwork.core.base import ids
+from memwork.core.base.clock import iso  # noqa: E402
+from memwork.core.domain import (
     actions,
-    checkpoints,
-    config,
-    curator,
     episodes,
-    ids,
     lessons,
     link_ops,
     profiles,
-    review,
     rules,
     sessions,
     slots,
-    working_memory,
 )
-from memwork.core.clock import iso  # noqa: E402
-from memwork.core.context.build import build_context  # noqa: E402
-from memwork.core.context.log import record_injections  # noqa: E402
+from memwork.core.domain.working_memory import entries as working_memory
+from memwork.core.ledger import config, curator
+from memwork.core.services import checkpoints, review
+from memwork.core.services.context.build import build_context  # noqa: E402
+from memwork.core.services.context.log import record_injections  # noqa: E402
 from memwork.core.storage.store import Store  # noqa: E402
 
 SEED = 1729
@@ -384,7 +382,7 @@ def generate(out: Path = OUT) -> Path:
     _plan_lessons(store, timeline, actor)
     timeline.at(start, partial(_set_up_by_hand, store, start))
     if LETTA_SAMPLE.exists():
-        from memwork.core.interop.importer import run_import
+        from memwork.core.services.interop.importer import run_import
 
         when = DEMO_NOW - timedelta(days=3)
         timeline.at(

@@ -1,7 +1,7 @@
 """memwork: a memory workbench for AI agents.
 
 ``from memwork import Memory`` is the Python API for agents (see
-:mod:`memwork.core.memory`). The installed package holds ``memwork.core`` (domain,
+:mod:`memwork.core.ops.memory`). The installed package holds ``memwork.core`` (domain,
 storage, context export, CLI; never imports textual), ``memwork.tui`` (the
 workbench) and ``memwork/demo`` (the demo store). In the source tree these are the
 top-level ``core/``, ``tui/`` and ``data/demo/`` folders; the build maps them here.
@@ -9,14 +9,14 @@ top-level ``core/``, ``tui/`` and ``data/demo/`` folders; the build maps them he
 
 from __future__ import annotations
 
-from .core import __version__
+from memwork.core import __version__
 
 # Not `typing.TYPE_CHECKING`: every CLI call imports this package, and typing is not free.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from .core.memory import Memory
+    from memwork.core.ops.memory import Memory
 
 __all__ = ["Memory", "__version__"]
 
@@ -24,7 +24,7 @@ __all__ = ["Memory", "__version__"]
 def __getattr__(name: str) -> Any:
     # Imported on first use: every CLI call imports this package, few need the API.
     if name == "Memory":
-        from .core.memory import Memory
+        from memwork.core.ops.memory import Memory
 
         return Memory
     raise AttributeError(f"module 'memwork' has no attribute {name!r}")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from memwork.core import ids
+from memwork.core.base import ids
 from memwork.core.storage.store import Store
 from tests.redis_server import RedisServer, redis_digest
 
@@ -127,7 +127,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture
 def cli(db: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture):  # noqa: ANN201
     """Run ``memwork --db <db> ARGS`` in-process; stdin can be given as text."""
-    from memwork.core.cli.main import main
+    from memwork.core.doors.cli.main import main
 
     def run(*args: str, stdin: str | None = None, now: str | None = None) -> CliResult:
         if now is not None:
@@ -190,14 +190,14 @@ def python_env(**extra: str) -> dict[str, str]:
 def curator_args() -> tuple[str, str]:
     """``--curator-key FILE`` with the test user's key file (made by ``config set review
     on`` or the workbench's first decision; XDG_CONFIG_HOME is the test's own)."""
-    from memwork.core.curator import default_key_file
+    from memwork.core.ledger.curator import default_key_file
 
     return ("--curator-key", str(default_key_file()))
 
 
 def curator_for(store: Store, now: datetime):  # noqa: ANN201 - a Curator
     """A curator key registered for ``store`` (core calls that decide take it)."""
-    from memwork.core import curator
+    from memwork.core.ledger import curator
 
     key, _ = curator.ensure_key_file()
     curator.register(store, key, now=now, actor="tui")

@@ -430,7 +430,7 @@ def test_clean_text_compiles_few_rules(tmp_path) -> None:  # noqa: ANN001
     import shutil
     from pathlib import Path
 
-    from memwork.core.context.build import build_context
+    from memwork.core.services.context.build import build_context
     from memwork.core.storage.store import Store
     from tests.conftest import NOW
 

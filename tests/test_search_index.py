@@ -9,7 +9,7 @@ import sys
 import pytest
 from rapidfuzz.distance import OSA
 
-from memwork.core.search_index import (
+from memwork.core.services.recall.search_index import (
     FUZZY_MIN_LEN,
     FUZZY_WIDE_LEN,
     INFIX_MIN_LEN,
@@ -418,7 +418,7 @@ def test_typing_a_query_keystroke_by_keystroke_matches_cold_searches() -> None:
 
 def test_does_not_import_textual_or_pydantic() -> None:
     code = (
-        "import sys, memwork.core.search_index; "
+        "import sys, memwork.core.services.recall.search_index; "
         "bad = [m for m in ('textual', 'pydantic') if m in sys.modules]; "
         "assert not bad, bad"
     )

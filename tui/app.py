@@ -27,8 +27,8 @@ from textual.screen import Screen
 from textual.widgets import Header, TabbedContent, TabPane, Tabs
 from textual.worker import WorkerFailed
 
-from ..core.errors import MemworkError
-from ..core.search_index import SearchIndex
+from ..core.base.errors import MemworkError
+from ..core.services.recall.search_index import SearchIndex
 from . import clipboard, hangup
 from .commands import ActionsProvider, MemorySearchProvider
 from .gc_pause import big_load
@@ -339,7 +339,7 @@ class MemworkApp(TypeAhead, App[None]):
         """The single writer path: run a core mutation, say how it went, refresh the panes.
 
         ``fn(store, *args, now=…, actor="tui", **kwargs)`` runs in a thread. A refusal
-        (a :class:`~core.errors.MemworkError`) is shown where the user is looking:
+        (a :class:`~core.base.errors.MemworkError`) is shown where the user is looking:
         under the fields of the open form (re-raised for the form, which stays
         open; ``form=True`` says the caller is an inline form, like the slot
         editor), or else as an error toast (then None is returned). On success

@@ -109,7 +109,7 @@ class MemorySearchProvider(Provider):
             pass  # the previous index still answers
 
     async def search(self, query: str) -> Hits:
-        from ..core.kinds import pane_of
+        from ..core.models.kinds import pane_of
 
         index = self.workbench.search_index
         if index is None or len(query.strip()) < 2:

@@ -6,8 +6,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..core import clock
-from ..core.paths import demo_source
+from ..core.base import clock
+
+# The workbench writes through the operations' runner, which registers the schema steps
+# and what recall's files hold before any store is opened.
+from ..core.ops import runner as _runner  # noqa: F401
+from ..core.storage.paths import demo_source
 from ..core.storage.store import Store
 
 

@@ -19,36 +19,32 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..core import (
+from ..core.base import clock
+from ..core.base.errors import NotFound
+from ..core.domain import (
     aggregates,
-    audit,
     cards,
-    checkpoints,
-    clock,
-    config,
     contradictions,
     effect,
     episodes,
-    history,
     lessons,
-    lint,
-    review,
     rules,
     sessions,
     slots,
-    wm_scopes,
-    working_memory,
 )
-from ..core.context.build import build_context
-from ..core.context.log import Injections, injection_counts
-from ..core.curator import Curator, ensure_key_file, is_decision
-from ..core.decay import effective_confidence, is_live
-from ..core.errors import NotFound
+from ..core.domain.decay import effective_confidence, is_live
+from ..core.domain.targets import Targets, known_targets
+from ..core.domain.working_memory import entries as working_memory
+from ..core.domain.working_memory import scopes as wm_scopes
+from ..core.ledger import audit, config
+from ..core.ledger.curator import Curator, ensure_key_file, is_decision
 from ..core.privacy import counting
-from ..core.search_docs import build_index
-from ..core.search_index import SearchIndex
+from ..core.services import checkpoints, history, lint, review
+from ..core.services.context.build import build_context
+from ..core.services.context.log import Injections, injection_counts
+from ..core.services.recall.search_docs import build_index
+from ..core.services.recall.search_index import SearchIndex
 from ..core.storage.store import Store
-from ..core.targets import Targets, known_targets
 
 __all__ = ["EpisodeHead", "LessonExtras", "MemoryService", "SessionDetail", "Store"]
 
@@ -73,13 +69,13 @@ class LessonExtras:
     """What the Lessons pane shows beside the lists, read after them."""
 
     effects: dict[str, Doc | None]
-    """Lesson id → its effect on its task (``core.effect``), or None."""
+    """Lesson id → its effect on its task (``core.domain.effect``), or None."""
     contradicts: dict[str, list[str]]
     """Live lesson id → the ids of the live lessons it contradicts."""
     findings: list[Doc]
     """Every lint finding."""
     uses: dict[str, Injections]
-    """Record id → how many contexts injected it (``core.context.log``)."""
+    """Record id → how many contexts injected it (``core.services.context.log``)."""
     logging: bool
     """Whether contexts are being logged (setting ``context_log``)."""
 
@@ -91,7 +87,7 @@ class SessionDetail:
     session: Doc
     observations: list[Doc]
     wm: Doc
-    """:func:`core.working_memory.overview` of the session."""
+    """:func:`core.domain.working_memory.entries.overview` of the session."""
 
 
 class MemoryService:
@@ -103,7 +99,7 @@ class MemoryService:
         self._curator: Curator | None = None
 
     def curator(self) -> Curator:
-        """The person's curator key (``core.curator``): the user's key file, made on the
+        """The person's curator key (``core.ledger.curator``): the user's key file, made on the
         first decision. The workbench is a person at the keyboard; its decisions carry it."""
         if self._curator is None:
             self._curator, _ = ensure_key_file()
@@ -177,7 +173,7 @@ class MemoryService:
             {
                 **working_memory.overview(self.store, session_id, now=now),
                 # Its own keys and those it inherits from its agent and project, each with
-                # its ``scope`` (core/wm_scopes.py).
+                # its ``scope`` (core/domain/working_memory/scopes.py).
                 "keys": wm_scopes.list_keys(self.store, session_id, now=now),
             },
         )
@@ -330,7 +326,7 @@ class MemoryService:
         return found, names
 
     def lint_findings(self) -> list[Doc]:
-        """Every lint finding (``core.lint``), in report order."""
+        """Every lint finding (``core.services.lint``), in report order."""
         return lint.lint(self.store, self.now)
 
     def lesson_extras(self) -> LessonExtras:
@@ -350,7 +346,7 @@ class MemoryService:
         return LessonExtras(effects, opposite, found, uses, logging)
 
     def review_queue(self, include_decided: bool) -> tuple[list[Doc], bool]:
-        """Proposals (pending, or all), each described (``core.review.describe``), and
+        """Proposals (pending, or all), each described (``core.services.review.describe``), and
         whether the review setting is on."""
         with self.store.reading():
             return (

@@ -1,4 +1,7 @@
-"""Work items: actions an agent (or a person) plans, with dependencies (see core/actions.py)."""
+"""Work items: actions an agent (or a person) plans, with dependencies.
+
+Their rules are in core/domain/actions.py.
+"""
 
 from __future__ import annotations
 

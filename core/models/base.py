@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
-from ..errors import InvalidInput
+from ..base.errors import InvalidInput
 from ..privacy import identifier_problem, scrub
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ def check_identifier(value: str) -> str:
 
 
 def check_timestamp(value: str) -> str:
-    """An ISO-8601 instant (what :func:`core.clock.iso` writes; other offsets are read too)."""
+    """An ISO-8601 instant (what :func:`core.base.clock.iso` writes; other offsets are read too)."""
     from .plain_session import is_instant
 
     if not is_instant(value):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ..card_text import TEXT_CAP
 from .base import Identifier, Record
+from .card_text import TEXT_CAP
 from .limits import MAX_INT
 from .plain import DEFAULT_LESSON
 

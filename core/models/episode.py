@@ -163,5 +163,5 @@ class Episode(Record):
     worker_id: Identifier | None = Field(default=None, max_length=200)
     metadata: dict[str, Any] = Field(default_factory=dict)
     card_ids: list[str] = Field(default_factory=list)
-    #: The agent that recorded it (core/isolation.py); absent: a global episode.
+    #: The agent that recorded it (core/ledger/isolation.py); absent: a global episode.
     agent_id: Identifier = Field(default="", max_length=200)

@@ -1,4 +1,4 @@
-"""Links: one relation between two records (see :mod:`core.links`)."""
+"""Links: one relation between two records (see :mod:`core.ledger.links`)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ class Link(Record):
     @field_validator("kind")
     @classmethod
     def _check_kind(cls, value: str) -> str:
-        from ..links import KIND_RULE, is_kind
+        from ..ledger.links import KIND_RULE, is_kind
 
         if not is_kind(value):
             raise ValueError(f"{KIND_RULE} (got {value!r})")

@@ -27,7 +27,7 @@ def outcome_for(score: float) -> str:
 
 
 # -- mistake cards ---------------------------------------------------------------------
-DEFAULT_LESSON = "Avoid repeating this failure."  # its cap is core.card_text.TEXT_CAP
+DEFAULT_LESSON = "Avoid repeating this failure."  # its cap is core.models.card_text.TEXT_CAP
 
 # -- rules -----------------------------------------------------------------------------
 RULE_TEXT_CAP = 2000

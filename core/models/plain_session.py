@@ -16,8 +16,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ..errors import InvalidInput
-from ..names import check_id
+from ..base.errors import InvalidInput
+from ..base.names import check_id
 from ..privacy import identifier_problem
 from .limits import MAX_INT
 
@@ -59,7 +59,7 @@ KIND_MAX = 50
 
 def is_instant(value: str) -> bool:
     """Whether ``value`` is an ISO-8601 instant (``Z`` or an offset; what
-    :func:`core.clock.iso` writes)."""
+    :func:`core.base.clock.iso` writes)."""
     text = value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value
     try:
         datetime.fromisoformat(text)

@@ -1,4 +1,4 @@
-"""Project profiles: a slot-like block of text per project (see core/profiles.py)."""
+"""Project profiles: a slot-like block of text per project (see core/domain/profiles.py)."""
 
 from __future__ import annotations
 

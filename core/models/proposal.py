@@ -43,7 +43,7 @@ OnOff = Literal["on", "off"]
 
 
 class StoreConfig(BaseModel):
-    """``meta/config``: the store settings (``core.config``); a key never set is absent."""
+    """``meta/config``: the store settings (``core.ledger.config``); a key never set is absent."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -51,5 +51,5 @@ class StoreConfig(BaseModel):
     review: OnOff | None = None
     context_log: OnOff | None = None
     embedder: Literal["off", "wordllama"] | None = None
-    #: ``off`` or whole seconds, as text (``core.config.NUMERIC``).
+    #: ``off`` or whole seconds, as text (``core.ledger.config.NUMERIC``).
     wm_default_ttl: str | None = Field(default=None, pattern=r"^(off|[1-9][0-9]{0,9})$")

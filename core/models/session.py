@@ -14,9 +14,9 @@ MAX_OBSERVATIONS = 500
 
 def check_session_id(value: str) -> str:
     """A session id names the session's tables (``observations.<id>``): the one naming
-    rule of :func:`core.names.check_id` applies wherever it is stored."""
-    from ..errors import InvalidInput
-    from ..names import check_id
+    rule of :func:`core.base.names.check_id` applies wherever it is stored."""
+    from ..base.errors import InvalidInput
+    from ..base.names import check_id
 
     try:
         return check_id(value, "session_id")

@@ -25,7 +25,7 @@ scrubbed string by string, and a value under a key that names a secret (``passwo
 at any depth.
 
 Redactions can be counted: inside :func:`counting`, every redaction adds to the current
-:class:`Tally`, which the CLI reports and :func:`core.audit.record` attaches to the
+:class:`Tally`, which the CLI reports and :func:`core.ledger.audit.record` attaches to the
 audit entry it writes.
 """
 
@@ -39,7 +39,7 @@ from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any
 
-from ..lazy_regex import lazy
+from ..base.lazy_regex import lazy
 from .assign import names_secret
 from .controls import has_controls, strip_controls
 from .rules import RULES, Rule

@@ -40,7 +40,7 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-from ..lazy_regex import LazyPattern, lazy
+from ..base.lazy_regex import LazyPattern, lazy
 
 __all__ = ["Span", "find", "find_ported", "find_prefixed", "names_secret", "secret_key_kind"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ..lazy_regex import lazy
+from ..base.lazy_regex import lazy
 
 __all__ = ["escape_json_output", "has_controls", "strip_controls", "terminal_text"]
 

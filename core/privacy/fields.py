@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InvalidInput
+from ..base.errors import InvalidInput
 from . import identifier_problem, scrub, scrub_under, scrub_value
 
 __all__ = ["CURATED", "check_doc", "is_identifier", "scrub_doc"]
@@ -36,7 +36,7 @@ _IDENTIFIERS = frozenset(
         "supersedes",
         "superseded_by",
         "merged_from",
-        # A link's ends and where it lives (core/links.py).
+        # A link's ends and where it lives (core/ledger/links.py).
         "from",
         "to",
         "home",

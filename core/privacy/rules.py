@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from ..lazy_regex import LazyPattern, lazy
+from ..base.lazy_regex import LazyPattern, lazy
 
 __all__ = ["RULES", "Rule"]
 

@@ -18,14 +18,10 @@ import os
 import stat
 from typing import TYPE_CHECKING
 
-from ..errors import InvalidInput, StoreError, StoreWriteFailed
+from ..base.errors import InvalidInput, StoreError, StoreWriteFailed
 
 if TYPE_CHECKING:
-    from typing import TypeAlias
-
-#: A file or folder, as text or a path object. Paths here are handled as text (os.path):
-#: pathlib brings urllib.parse and ipaddress with it, ~3 ms of every CLI call.
-StrPath: TypeAlias = "str | os.PathLike[str]"
+    from ..base.filepaths import StrPath
 
 TMP_MARK = ".tmp-"
 FILE_MODE = 0o600

@@ -52,9 +52,9 @@ not survive JSON is refused before anything is written.
 
 **Damage.** :meth:`Backend.check_table` says why a table cannot be read, and
 :meth:`Backend.set_aside` keeps its stored form out of the way (never deleted) before
-a restore replaces it (``core/checkpoints.py``).
+a restore replaces it (``core/services/checkpoints.py``).
 
-**Snapshots** (the files of store checkpoints, ``core/checkpoints.py``): a snapshot is
+**Snapshots** (the files of store checkpoints, ``core/services/checkpoints.py``): a snapshot is
 an independent copy of some tables' committed state under a key, readable after
 anything is done to the live tables. :meth:`Backend.snapshot_create` and
 :meth:`Backend.snapshot_import` run inside a transaction and exist once its commit
@@ -416,13 +416,13 @@ class Backend(ABC):
     @abstractmethod
     def open(self, create: bool) -> Manifest:
         """Open the store (creating it when missing and ``create`` is set, else
-        :class:`~core.errors.NoStore`); returns its head. Takes the lock itself when
+        :class:`~core.base.errors.NoStore`); returns its head. Takes the lock itself when
         it needs it; a schema newer than this memwork is refused untouched."""
 
     @abstractmethod
     def acquire(self) -> None:
         """Take the inter-process lock, waiting up to the lock timeout
-        (:class:`~core.errors.StoreError` naming the holder when it stays busy)."""
+        (:class:`~core.base.errors.StoreError` naming the holder when it stays busy)."""
 
     @abstractmethod
     def release(self, failed: bool) -> None:
@@ -452,7 +452,7 @@ class Backend(ABC):
     @abstractmethod
     def read_table(self, name: str) -> Docs:
         """The committed documents of table ``name`` at the head (``KeyError`` when it
-        does not exist; :class:`~core.errors.StoreUnreadable` when it cannot be read)."""
+        does not exist; :class:`~core.base.errors.StoreUnreadable` when it cannot be read)."""
 
     def committed_generation(self) -> int:
         """The generation committed now, read without the lock (it moves whenever
@@ -462,7 +462,7 @@ class Backend(ABC):
     # -- damage ---------------------------------------------------------------------------
     def check_table(self, name: str) -> str | None:
         """Why table ``name`` cannot be read (None: it reads), without keeping it."""
-        from ..errors import StoreUnreadable
+        from ..base.errors import StoreUnreadable
 
         try:
             self.read_table(name)
@@ -528,7 +528,7 @@ class Backend(ABC):
     @abstractmethod
     def snapshot_read(self, key: str) -> dict[str, tuple[int, Docs]]:
         """The tables snapshot ``key`` holds, each with the version it was taken at
-        (:class:`~core.errors.StoreUnreadable` when it is missing or damaged)."""
+        (:class:`~core.base.errors.StoreUnreadable` when it is missing or damaged)."""
 
     def snapshot_tables(self, key: str) -> dict[str, Docs]:
         """The tables snapshot ``key`` holds."""

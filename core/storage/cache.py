@@ -28,7 +28,16 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from .backend import Backend, Change, Commit, Docs, Refresh, TableWrite, replay, table_writes
+from .backend import (
+    Backend,
+    Change,
+    Commit,
+    Docs,
+    Refresh,
+    TableWrite,
+    replay,
+    table_writes,
+)
 from .manifest import Manifest
 
 _OUTSIDE = "memwork writes must run inside store.transaction()"

@@ -3,13 +3,13 @@
 Sorted keys and one document per line-block make a store diff well in git.
 
 Two encoders write these bytes: orjson, several times faster on big tables,
-and :mod:`core.storage.plainjson` (the standard library), which saves
+and :mod:`core.base.plainjson` (the standard library), which saves
 orjson's ~12 ms import. A commit re-encodes only the documents it changed and
 keeps the bytes of the others from the file it replaces (:func:`table_bytes`),
 so recording one episode encodes a few small documents with the standard
 library and never imports orjson. A process that works through a lot of JSON
 (a bulk recording, an import, the workbench) turns to orjson once it pays
-(:mod:`core.lazyjson`).
+(:mod:`core.base.lazyjson`).
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ import sys
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .. import lazyjson
-from ..errors import StoreUnreadable
+from ..base import lazyjson
+from ..base.errors import StoreUnreadable
 
 if TYPE_CHECKING:
-    from .atomic import StrPath
+    from ..base.filepaths import StrPath
 
 #: Documents a commit re-encodes with the standard library; more go through orjson.
 ORJSON_AFTER_DOCUMENTS = 64
@@ -45,7 +45,7 @@ def dumps_small(value: Any) -> bytes:
     """The same bytes as :func:`dumps`, for a value too small to be worth orjson's import."""
     if "orjson" in sys.modules:
         return dumps(value)
-    from . import plainjson  # not on the read-only path (`memwork context`)
+    from ..base import plainjson  # not on the read-only path (`memwork context`)
 
     return plainjson.dumps(value)
 
@@ -57,7 +57,7 @@ def dumps_compact(value: Any) -> bytes:
         import orjson
 
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    from . import plainjson
+    from ..base import plainjson
 
     return plainjson.dumps_compact(value)
 
@@ -191,7 +191,7 @@ def _spliced(name: str, docs: Mapping[str, Any], version: int, kept: dict[str, b
 
 def _encode_document(doc: Any, fast: lazyjson.Orjson | None) -> bytes:
     if fast is None:
-        from . import plainjson
+        from ..base import plainjson
 
         return plainjson.dumps_nested(doc, _INDENT, _DOC_DEPTH)
     # orjson cannot start deeper; its lines only need the document's indent added.

@@ -24,7 +24,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ..errors import Conflict, InvalidInput, StoreUnreadable
+from ..base.errors import Conflict, InvalidInput, StoreUnreadable
 from .backend import Docs
 from .store import Store
 from .url import FILE, MEMORY, REDIS, Location, parse, parse_location

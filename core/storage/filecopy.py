@@ -27,7 +27,7 @@ import stat
 import struct
 from pathlib import Path
 
-from ..errors import StoreUnreadable
+from ..base.errors import StoreUnreadable
 
 FICLONERANGE = 0x4020940D  # _IOW(0x94, 13, struct file_clone_range), Linux
 ALIGN = 4096

@@ -29,15 +29,15 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .. import names as names_
-from ..errors import (
+from ..base import names as names_
+from ..base.errors import (
     NoStore,
     StoreError,
     StoreTooNew,
     StoreUnreadable,
     StoreWriteFailed,
 )
-from . import journal, schema, wal
+from . import derived_files, journal, schema, wal
 from .atomic import (
     DIR_MODE,
     absolute_folder,
@@ -48,7 +48,14 @@ from .atomic import (
     write_temp,
 )
 from .backend import Backend, Commit, Docs, Refresh, replay, table_writes
-from .codec import dumps, listed_ids, load_file, loads, read_store_file, table_bytes
+from .codec import (
+    dumps,
+    listed_ids,
+    load_file,
+    loads,
+    read_store_file,
+    table_bytes,
+)
 from .lock import InterProcessLock, LockTimeout, lock_timeout
 from .manifest import MANIFEST_NAME, Manifest, table_file
 
@@ -58,10 +65,6 @@ if TYPE_CHECKING:
     from .snapshot_files import SnapshotFiles
 
 LOCK_NAME = ".lock"
-#: Where recall keeps its index of a folder store (core/recall/follow.py): one file
-#: holding the searchable text of every table it reads, and the embedder's vectors.
-RECALL_CACHE = ("cache", "recall")
-RECALL_FILE = "index.bin"
 #: Where a restore keeps the table files it found damaged (never deleted).
 DAMAGED = "damaged"
 LOG_BYTES_ENV = "MEMWORK_LOG_BYTES"
@@ -93,7 +96,7 @@ def _setting(name: str, default: float) -> float:
     except ValueError:
         value = -1.0
     if not 0 <= value < float("inf"):
-        from ..errors import InvalidInput
+        from ..base.errors import InvalidInput
 
         raise InvalidInput(name, f"must be a number >= 0 (got {raw!r})")
     return value
@@ -598,75 +601,42 @@ class FolderBackend(Backend):
     # -- committing -------------------------------------------------------------------------
     def commit(self, commit: Commit) -> Manifest:
         """Append the commit to the log and fsync it once (or fold it in with the log when
-        it is too big for it); the log is folded once it passes its size or age."""
-        forget = self._has_recall_file() and self._loses_text(commit)
+        it is too big for it); the log is folded once it passes its size or age. Files
+        derived from the tables that would keep words the commit removes go with it."""
+        stale = [
+            name
+            for name in self._derived_folders()
+            if derived_files.loses_words(name, commit, self._head.tables)
+        ]
         head = self._commit(commit)
-        if forget:
-            self._forget_recall_text()
+        for name in stale:
+            self._remove_derived(name)
         return head
 
-    def _has_recall_file(self) -> bool:
-        """Whether recall has saved anything to forget (a store never searched has not)."""
-        return os.path.exists(os.path.join(self.dir, *RECALL_CACHE, RECALL_FILE))
+    def _derived_folders(self) -> list[str]:
+        """The folders of derived files this store has (none for a store never searched)."""
+        try:
+            return os.listdir(os.path.join(self.dir, derived_files.FOLDER))
+        except OSError:
+            return []
 
-    def _loses_text(self, commit: Commit) -> bool:
-        """Whether ``commit`` removes text recall reads: a table of it dropped or replaced,
-        a document deleted, or changed so that some of its searchable text is gone (a
-        forget, a redaction, an edit), unless the same text lands elsewhere in the same
-        commit (a rule moved to the archive). Adding documents, or changing what recall
-        does not read (a lesson's confidence, a session's last activity), removes none."""
-        from ..recall import records  # what recall reads of each table is said there
-
-        existed = self._head.tables
-        if any(records.indexed(name) for name in commit.drops):
-            return True
-        removed: set[str] = set()
-        for name, write in commit.writes.items():
-            if name not in existed or not records.indexed(name):
-                continue
-            if write.replace or write.base is None:
-                return True  # replaced whole (a restore, TinyDB's own edits): cannot tell
-            base = write.base
-            # A session past its cap drops its oldest notes as a new one arrives: a
-            # rotation, not a forget (the file would go with every note); those notes
-            # leave the file when it is next saved.
-            if not (records.ordered(name) and write.put_ids):
-                for doc_id in write.delete:
-                    old = base.get(doc_id)
-                    if old is not None:
-                        removed.update(records.texts(name, old))
-            for doc_id, doc in write.put.items():
-                old = base.get(doc_id)
-                if old is not None and old is not doc and old != doc:
-                    removed.update(records.texts(name, old) - records.texts(name, doc))
-        if not removed:
-            return False  # the common commit: records added, numbers changed
-        for name, write in commit.writes.items():  # unless it all lands elsewhere
-            if records.indexed(name):
-                for doc in write.put.values():
-                    removed.difference_update(records.texts(name, doc))
-        return bool(removed)
-
-    def _forget_recall_text(self) -> None:
-        """Remove the recall index's file (and its vectors) after a commit that removed
-        text from the store.
-
-        The file holds every indexed record's words: left as it was, it would keep
-        text the store no longer holds (an observation forgotten, a secret redacted,
-        tables a restore replaced) until some process next rewrote it. The next search
-        rebuilds it from the store.
-        """
-        folder = os.path.join(self.dir, *RECALL_CACHE)
+    def _remove_derived(self, name: str) -> None:
+        """Remove the files of ``cache/<name>/`` after a commit that removed words from the
+        store: left as they were, they would keep text the store no longer holds (an
+        observation forgotten, a secret redacted, tables a restore replaced) until their
+        owner next rewrote them. Their owner rebuilds them from the store."""
+        folder = os.path.join(self.dir, derived_files.FOLDER, name)
         if os.path.islink(folder):
             return
         try:
-            names = os.listdir(folder)
+            files = os.listdir(folder)
         except OSError:
-            return  # none was made (a store never searched), or not a folder
-        for file in names:
-            if file == RECALL_FILE or file.startswith("vectors-"):
+            return  # not a folder
+        for file in files:
+            path = os.path.join(folder, file)
+            if os.path.isfile(path) and not os.path.islink(path):
                 try:
-                    os.unlink(os.path.join(folder, file))
+                    os.unlink(path)
                 except OSError:
                     pass  # a read-only folder: the file stays as it was
 

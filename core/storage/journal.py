@@ -25,10 +25,10 @@ import re
 import stat
 from os.path import join
 
-from ..errors import StoreUnreadable, StoreWriteFailed
+from ..base.errors import StoreUnreadable, StoreWriteFailed
+from ..base.filepaths import StrPath
 from .atomic import (
     TMP_MARK,
-    StrPath,
     atomic_write,
     failed_write,
     fsync_dir,

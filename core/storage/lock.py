@@ -24,10 +24,10 @@ import stat
 import time
 from typing import TYPE_CHECKING
 
-from ..errors import StoreUnreadable
+from ..base.errors import StoreUnreadable
 
 if TYPE_CHECKING:
-    from .atomic import StrPath
+    from ..base.filepaths import StrPath
 
 try:
     import fcntl
@@ -57,7 +57,7 @@ def lock_timeout() -> float:
     except ValueError:
         value = -1.0
     if not 0 <= value < float("inf"):  # also refuses nan
-        from ..errors import InvalidInput
+        from ..base.errors import InvalidInput
 
         raise InvalidInput(LOCK_TIMEOUT_ENV, f"must be a number of seconds >= 0 (got {raw!r})")
     return value

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import names
-from ..errors import StoreUnreadable
+from ..base import names
+from ..base.errors import StoreUnreadable
 from .codec import dumps_small, load_file
 
 if TYPE_CHECKING:
-    from .atomic import StrPath
+    from ..base.filepaths import StrPath
 
 MANIFEST_NAME = "store.json"
 FORMAT = "memwork-store"
@@ -46,7 +46,7 @@ def table_file(name: str) -> str:
     guard against a name that would lead outside the store folder.
     """
     if not is_table_name(name):
-        from ..errors import InvalidInput
+        from ..base.errors import InvalidInput
 
         raise InvalidInput("table", f"{names.FILE_NAME_RULE} (got {name[:40]!r})")
     return f"{name}.json"

@@ -9,7 +9,7 @@ committed.
 
 from __future__ import annotations
 
-from ..errors import StoreUnreadable
+from ..base.errors import StoreUnreadable
 from . import schema
 from .backend import Backend, Commit, Docs, Refresh
 from .codec import dumps_small, loads
@@ -112,7 +112,7 @@ class MemoryBackend(Backend):
         }
 
     def snapshot_check(self, key: str) -> None:
-        from .. import names
+        from ..base import names
 
         names.check_id(key, "checkpoint")
 

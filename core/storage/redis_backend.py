@@ -30,8 +30,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .. import names
-from ..errors import (
+from ..base import names
+from ..base.errors import (
     Conflict,
     InvalidInput,
     NoStore,

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import StoreUnreadable
+from ..base.errors import StoreUnreadable
 from .backend import Docs
 
 PREFIX = "memwork:"
@@ -88,7 +88,7 @@ def wm_expiry_ms(docs: Docs) -> int:
     """
     import os
 
-    from .. import clock
+    from ..base import clock
 
     if os.environ.get(clock.ENV_NOW) or set(docs) != {"state"}:
         return 0

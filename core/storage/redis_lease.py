@@ -30,7 +30,7 @@ import threading
 import time
 from typing import Any
 
-from ..errors import InvalidInput
+from ..base.errors import InvalidInput
 from . import redis_scripts as scripts
 from .lock import LockTimeout
 from .resp import Connection, ConnectionLost, ReplyError

@@ -28,15 +28,6 @@ RECORDS_VERSION = 3
 Migration = Callable[["Store"], None]
 
 
-def _rule_archive_in_chunks(store: Store) -> None:
-    """1 → 2: inactive rules move from hash buckets to chunks in arrival order with an
-    index of their texts (core/rule_archive.py), so recording stops rewriting the
-    whole archive."""
-    from .. import rule_archive  # a domain module: imported only when a store is this old
-
-    rule_archive.convert_legacy(store)
-
-
 def _write_ahead_log(store: Store) -> None:
     """2 → 3: a folder store commits through a write-ahead log (``store.log``,
     core/storage/wal.py), which its first commit starts; no document changes. The
@@ -44,24 +35,30 @@ def _write_ahead_log(store: Store) -> None:
     the store instead of missing its latest commits."""
 
 
-def _relations_as_links(store: Store) -> None:
-    """3 → 4: the relation fields of records (a lesson's ``superseded_by`` and
-    ``supersedes``, a card's ``merged_from`` and ``episode_ids``, a rule's
-    ``episode_ids``) become links (core/links.py), one model for every relation."""
-    from .. import links  # a domain module: imported only when a store is this old
-    from ..clock import now
-
-    links.convert_legacy(store, now())
-
-
-#: ``MIGRATIONS[n]`` turns a version-``n`` store into version ``n + 1``.
-MIGRATIONS: dict[int, Migration] = {
-    1: _rule_archive_in_chunks,
-    2: _write_ahead_log,
-    3: _relations_as_links,
-}
+#: ``MIGRATIONS[n]`` turns a version-``n`` store into version ``n + 1``. Steps that
+#: rewrite records are domain work: they are registered from above
+#: (core/domain/migrations.py) with :func:`register`.
+MIGRATIONS: dict[int, Migration] = {2: _write_ahead_log}
 #: Migrations that change no document: nothing to copy aside before them.
 NO_BACKUP = frozenset({2})
+
+
+def register(version: int, step: Migration) -> None:
+    """Say how a version-``version`` store becomes version ``version + 1``."""
+    MIGRATIONS[version] = step
+
+
+def step(version: int) -> Migration:
+    """The step from ``version``; a clear refusal when no module registered it."""
+    try:
+        return MIGRATIONS[version]
+    except KeyError:
+        from ..base.errors import StoreError
+
+        raise StoreError(
+            f"this store is at schema {version} and its upgrade to {version + 1} was not "
+            "loaded (import memwork.core.domain.migrations); the store was left untouched"
+        ) from None
 
 
 def needs_backup(version: int) -> bool:

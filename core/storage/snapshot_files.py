@@ -15,9 +15,16 @@ import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from .. import names
-from ..errors import StoreUnreadable
-from .atomic import DIR_MODE, FILE_MODE, atomic_write, failed_write, fsync_dir, fsync_enabled
+from ..base import names
+from ..base.errors import StoreUnreadable
+from .atomic import (
+    DIR_MODE,
+    FILE_MODE,
+    atomic_write,
+    failed_write,
+    fsync_dir,
+    fsync_enabled,
+)
 from .backend import Docs
 from .codec import dumps, load_file, loads, read_store_file
 from .manifest import is_table_name, table_file

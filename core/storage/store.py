@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from ..errors import StoreError, StoreWriteFailed
+from ..base.errors import StoreError, StoreWriteFailed
 from . import schema
 from .backend import Backend, Change, Docs, Listener
 from .cache import TableCache
@@ -55,7 +55,7 @@ def open_backend(location: str | os.PathLike[str] | Location, *, create: bool) -
 
 class Store:
     """The memwork store at ``location``, created when missing (``create=False``: a
-    missing store is :class:`~core.errors.NoStore` and nothing is created)."""
+    missing store is :class:`~core.base.errors.NoStore` and nothing is created)."""
 
     def __init__(self, location: str | os.PathLike[str] | Location, *, create: bool = True) -> None:
         self._attach(open_backend(location, create=create), create)
@@ -100,7 +100,7 @@ class Store:
                 #: Where the store was copied before the migration changed it.
                 self.backup_path = self.backend.backup(version)
             for step in range(version, schema.SCHEMA_VERSION):
-                schema.MIGRATIONS[step](self)
+                schema.step(step)(self)
             self._target_schema = schema.SCHEMA_VERSION
 
     # -- what the rest of memwork sees ------------------------------------------------------

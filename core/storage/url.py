@@ -26,7 +26,7 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from ..errors import InvalidInput
+from ..base.errors import InvalidInput
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -41,13 +41,13 @@ import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import StoreUnreadable
+from ..base.errors import StoreUnreadable
 from .backend import Commit, Docs, TableWrite
 from .codec import dumps_compact, loads
 from .manifest import Manifest, is_table_name
 
 if TYPE_CHECKING:
-    from .atomic import StrPath
+    from ..base.filepaths import StrPath
 
 LOG_NAME = "store.log"
 MAGIC = b"memwork-log\n"

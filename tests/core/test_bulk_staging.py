@@ -1,6 +1,6 @@
 """Bulk writes in bounded memory: a transaction's changed tables past a threshold are
 staged beside their targets and switched in by the commit (core/storage/cache.py,
-core/storage/folder_backend.py), input and output are spooled (core/spool.py), and it
+core/storage/folder_backend.py), input and output are spooled (core/base/spool.py), and it
 all still lands whole or not at all."""
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import audit, episodes, ids
-from memwork.core.cli.output import emit_json, emit_json_items
-from memwork.core.spool import Spool
+from memwork.core.base import ids
+from memwork.core.base.spool import Spool
+from memwork.core.domain import episodes
+from memwork.core.doors.cli.output import emit_json, emit_json_items
+from memwork.core.ledger import audit
 from memwork.core.storage.folder_backend import FolderBackend
 from memwork.core.storage.store import Store
 from tests.conftest import NOW, folder_digest, python_env
@@ -53,7 +55,7 @@ def small_memory(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 
 
 def _export(folder: Path) -> dict:
-    from memwork.core.interop.export import export_store
+    from memwork.core.services.interop.export import export_store
 
     store = Store(folder)
     with store.reading():

@@ -11,11 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memwork.core import audit, cards, episodes
-from memwork.core.card_text import plain_text
-from memwork.core.errors import Conflict, InvalidInput, NotFound
+from memwork.core.base.errors import Conflict, InvalidInput, NotFound
+from memwork.core.domain import cards, episodes
+from memwork.core.domain.ranking import ranked_cards
+from memwork.core.ledger import audit
 from memwork.core.models.card import DEFAULT_LESSON
-from memwork.core.ranking import ranked_cards
+from memwork.core.models.card_text import plain_text
 from memwork.core.storage.store import Store
 
 ACTOR = "test"

@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import audit, checkpoints, episodes, lessons, rules, slots, tables
-from memwork.core.errors import InvalidInput, NotFound
+from memwork.core.base.errors import InvalidInput, NotFound
+from memwork.core.domain import episodes, lessons, rules, slots
+from memwork.core.ledger import audit
+from memwork.core.services import checkpoints
+from memwork.core.storage import tables
 from memwork.core.storage.store import Store
 from tests.conftest import folder_digest
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core.cli.main import main
+from memwork.core.doors.cli.main import main
 from tests.conftest import folded, folder_digest
 
 #: The CLI contract holds on a folder and on a Redis store alike (tests/conftest.py).
@@ -125,7 +125,7 @@ def test_a_store_path_that_is_a_file_is_exit_2(run, tmp_path: Path) -> None:  # 
 
 
 def test_an_internal_error_is_exit_1_one_line(cli, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
-    from memwork.core import stats
+    from memwork.core.services import stats
 
     def broken(store):  # noqa: ANN001, ANN202
         raise RuntimeError("boom")

@@ -75,8 +75,9 @@ def test_letta_limits_out_of_range_are_refused(cli, db: Path, tmp_path: Path, li
 
 @pytest.mark.parametrize("depth", [65, 300, 1000])
 def test_deep_working_memory_values_are_refused(store, depth: int) -> None:  # noqa: ANN001
-    from memwork.core import sessions, working_memory
-    from memwork.core.errors import InvalidInput
+    from memwork.core.base.errors import InvalidInput
+    from memwork.core.domain import sessions
+    from memwork.core.domain.working_memory import entries as working_memory
     from tests.conftest import NOW
 
     sid = sessions.start_session(store, now=NOW, actor="api")["id"]
@@ -136,7 +137,7 @@ def test_dev_zero_is_refused_at_once(cli, db: Path, verb: tuple[str, ...]) -> No
 @pytest.fixture
 def small_caps(monkeypatch: pytest.MonkeyPatch) -> None:
     """A 64 KB record and a 1 MB document, so the caps are tested without huge files."""
-    from memwork.core import jsonio
+    from memwork.core.base import jsonio
 
     monkeypatch.setattr(jsonio, "RECORD_MAX", 64 * 1024)
     monkeypatch.setattr(jsonio, "DOCUMENT_MAX", 1024 * 1024)

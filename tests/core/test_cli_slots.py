@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import slots
+from memwork.core.domain import slots
 from memwork.core.storage.store import Store
 from tests.conftest import NOW, folder_digest, stored_text
 
@@ -163,7 +163,7 @@ def test_cli_actor_and_scrubbing_reach_the_store(cli, db: Path, monkeypatch) -> 
     done = cli("slot", "set", "contacts", "ping ops@example.com, DB_PASSWORD=S3cr3t!x", "--json")
     assert done.json()["content"] == "ping ops@example.com, DB_PASSWORD=[redacted:password]"
     store = Store(db)
-    from memwork.core import audit
+    from memwork.core.ledger import audit
 
     with store.reading():
         entry = next(audit.entries(store))

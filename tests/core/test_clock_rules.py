@@ -2,7 +2,7 @@
 see, and never weaken a lesson by reinforcing it.
 
 Described in docs/MEMORY.md, Failure memory and Lessons. The failure examples record
-through the aggregate's own function (:func:`core.failures.add_to_recent`, what every
+through the aggregate's own function (:func:`core.domain.failures.add_to_recent`, what every
 recording runs) with writers whose clocks are skewed, then compare what a reader sees
 with what it would see if every failure had been kept.
 """
@@ -14,9 +14,9 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memwork.core import failures, lessons
-from memwork.core.clock import iso
-from memwork.core.decay import effective_confidence
+from memwork.core.base.clock import iso
+from memwork.core.domain import failures, lessons
+from memwork.core.domain.decay import effective_confidence
 from memwork.core.storage.store import Store
 
 T = datetime(2026, 11, 1, 12, tzinfo=UTC)

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core.doctor import report
-from memwork.core.errors import StoreUnreadable
-from memwork.core.memory import Memory
+from memwork.core.base.errors import StoreUnreadable
+from memwork.core.ops.memory import Memory
+from memwork.core.services.doctor.report import report
 from memwork.core.storage import journal, schema, wal
 from memwork.core.storage.backend import Change
 from memwork.core.storage.store import Store

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memwork.core import config
+from memwork.core.ledger import config
 from memwork.core.storage.store import Store
 from tests.conftest import curator_args, folder_digest
 
@@ -40,7 +40,7 @@ def test_the_setting_lives_in_the_store(cli, db: Path) -> None:  # noqa: ANN001
     with store.reading():
         assert store.docs("meta")["config"]["review"] == "on"
     # A checkpoint carries it: restoring one taken before brings "off" back (the
-    # curator's decision: core/curator.py).
+    # curator's decision: core/ledger/curator.py).
     cli(*curator_args(), "config", "set", "review", "off")
     checkpoint = cli("checkpoint", "create").out.strip()
     cli("config", "set", "review", "on")
@@ -65,7 +65,7 @@ def test_bad_keys_and_values_are_refused_and_change_nothing(cli, db: Path) -> No
 
 
 def test_a_change_is_audited(cli, db: Path) -> None:  # noqa: ANN001
-    from memwork.core import audit
+    from memwork.core.ledger import audit
 
     cli("config", "set", "review", "on")
     cli("config", "set", "review", "on")  # no change: no entry

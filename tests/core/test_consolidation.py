@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import aggregates, audit, consolidation, episodes, rules
+from memwork.core.domain import aggregates, consolidation, episodes, rules
+from memwork.core.ledger import audit
 from memwork.core.storage.store import Store
 
 ACTOR = "test"

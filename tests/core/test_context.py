@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memwork.core import aggregates, cards, episodes, lessons, rules, slots
-from memwork.core.clock import iso
-from memwork.core.context.budget import estimate_tokens
-from memwork.core.context.build import build_context
+from memwork.core.base.clock import iso
+from memwork.core.domain import aggregates, cards, episodes, lessons, rules, slots
 from memwork.core.privacy import scrub
+from memwork.core.services.context.budget import estimate_tokens
+from memwork.core.services.context.build import build_context
 from memwork.core.storage.store import Store
 from tests.conftest import NOW
 

@@ -1,7 +1,7 @@
 """Every line of ``memwork context --format json`` names the records it came from,
 and the store can record which lessons and slots a context injected.
 
-Described in core/sources.py and core/context/log.py.
+Described in core/services/context/sources.py and core/services/context/log.py.
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def test_rules_and_cards_keep_the_newest_twenty_episodes(cli) -> None:  # noqa: 
 
 # -- recording what was injected ------------------------------------------------------
 def _inject_entries(db: Path) -> list[dict]:
-    from memwork.core import audit
+    from memwork.core.ledger import audit
 
     store = Store(db, create=False)
     with store.reading():
@@ -191,7 +191,7 @@ def test_context_log_records_injected_lessons_and_slots(cli, db: Path) -> None: 
 
 
 def _counts(db: Path) -> dict:
-    from memwork.core.context.log import injection_counts
+    from memwork.core.services.context.log import injection_counts
 
     store = Store(db, create=False)
     with store.reading():
@@ -221,7 +221,7 @@ def test_an_injected_lesson_is_named_in_its_entry_and_counted(cli, db: Path) -> 
 
 @pytest.mark.folder_only
 def test_injections_logged_before_the_counts_existed_are_counted(cli, db: Path) -> None:  # noqa: ANN001
-    from memwork.core.context.log import COUNTS_ID, META
+    from memwork.core.services.context.log import COUNTS_ID, META
 
     made = _store_with_everything(cli)
     cli("config", "set", "context_log", "on")
@@ -247,7 +247,7 @@ def test_a_store_that_cannot_take_the_log_still_gets_its_context(
 ) -> None:  # noqa: ANN001
     _store_with_everything(cli)
     cli("config", "set", "context_log", "on")
-    from memwork.core.errors import StoreWriteFailed
+    from memwork.core.base.errors import StoreWriteFailed
     from memwork.core.storage.store import Store as RealStore
 
     def refuse(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202

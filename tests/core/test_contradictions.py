@@ -1,6 +1,6 @@
 """Contradicting memory is flagged: in lint, on both lessons' detail, in the review queue.
 
-Described in core/contradictions.py. Each case stores two live lessons (the second
+Described in core/domain/contradictions.py. Each case stores two live lessons (the second
 kept beside the first, never merged into it) and checks whether the pair is
 flagged, from both sides.
 """
@@ -11,7 +11,9 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from memwork.core import config, contradictions, lessons, lint, review, rules
+from memwork.core.domain import contradictions, lessons, rules
+from memwork.core.ledger import config
+from memwork.core.services import lint, review
 from memwork.core.storage.store import Store
 
 ACTOR = "tui"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core.cli.main import main
+from memwork.core.doors.cli.main import main
 from tests.conftest import folder_digest
 from tests.redis_server import client_for
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import aggregates, episodes
-from memwork.core.doctor import report
+from memwork.core.domain import aggregates, episodes
+from memwork.core.services.doctor.report import report
 from memwork.core.storage.store import Store
 from tests.conftest import python_env
 
@@ -50,8 +50,9 @@ def _child_loop(
 ) -> None:  # pragma: no cover
     from datetime import UTC, datetime
 
-    from memwork.core import checkpoints, lessons
-    from memwork.core.interop.importer import run_import
+    from memwork.core.domain import lessons
+    from memwork.core.services import checkpoints
+    from memwork.core.services.interop.importer import run_import
 
     os.environ["MEMWORK_FSYNC"] = "1"
     os.environ["MEMWORK_LOG_BYTES"] = LOG_BYTES
@@ -154,7 +155,7 @@ def _state(path: Path | str, checked: set[str]) -> tuple[set[str], set[str]]:
 
 def _doctor(path: Path | str) -> dict:
     if isinstance(path, str):
-        from memwork.core.doctor_redis import report as redis_report
+        from memwork.core.services.doctor.redis import report as redis_report
         from memwork.core.storage.url import parse
 
         return redis_report(parse(path))

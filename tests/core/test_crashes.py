@@ -115,7 +115,7 @@ def test_counting_survives_an_export_and_import(cli, tmp_path: Path) -> None:  #
     dump = tmp_path / "store.json"
     assert cli("export", str(dump)).code == 0
     fresh = tmp_path / "fresh"
-    from memwork.core.cli.main import main
+    from memwork.core.doors.cli.main import main
 
     assert main(["--db", str(fresh), "import", str(dump)]) == 0
     memory = Memory(fresh, clock=lambda: __import__("datetime").datetime.fromisoformat(T1))

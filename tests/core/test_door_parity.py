@@ -32,16 +32,16 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from memwork import Memory
-from memwork.core.errors import CoercionWarning, UserError
-from memwork.core.operations import GROUPS, OPERATIONS, Op, by_name
-from memwork.core.shapes import SHAPES
+from memwork.core.base.errors import CoercionWarning, UserError
+from memwork.core.ops.operations import GROUPS, OPERATIONS, Op, by_name
+from memwork.core.ops.shapes import SHAPES
 from tests.conftest import curator_args, python_env
 from tests.http_server import Served
 
 NOW = "2026-11-01T12:00:00Z"
 AGENT = "tester"
 CLI_ONLY = {op.name for op in OPERATIONS if op.doors == ("cli",)}
-#: Operations only the store's curator may call (core/curator.py).
+#: Operations only the store's curator may call (core/ledger/curator.py).
 DECISIONS = {"approve_proposal", "reject_proposal", "merge_proposal"}
 DOORS = ("cli", "api", "mcp", "mcp-http", "http")
 
@@ -305,7 +305,7 @@ def cli_argv(op: Op, params: dict[str, Any]) -> list[str]:
 def cli_door(
     db: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[bytes]
 ) -> Call:
-    from memwork.core.cli.main import main
+    from memwork.core.doors.cli.main import main
 
     monkeypatch.setenv("MEMWORK_NOW", NOW)
     monkeypatch.setenv("MEMWORK_AGENT", AGENT)

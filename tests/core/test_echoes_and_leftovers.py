@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from memwork.core import checkpoints
-from memwork.core.errors import InvalidInput
+from memwork.core.base.errors import InvalidInput
+from memwork.core.services import checkpoints
 from memwork.core.storage.store import Store
 from tests.conftest import NOW, folded, folder_digest, python_env
 from tests.core.test_mcp_server import with_server
@@ -34,7 +34,7 @@ def run(monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture):  
     """``memwork ARGS`` in-process without the fixture's ``--db``: (code, out, err)."""
     import io
 
-    from memwork.core.cli.main import main
+    from memwork.core.doors.cli.main import main
 
     def go(*argv: str) -> tuple[int, str, str]:
         capsysbinary.readouterr()
@@ -207,7 +207,7 @@ def test_the_recall_index_forgets_a_deleted_session_without_a_search(cli, db: Pa
 
 @pytest.mark.folder_only
 def test_a_token_planted_in_the_recall_index_is_never_printed(cli, db: Path) -> None:  # noqa: ANN001
-    from memwork.core.recall.engine import RecallIndex
+    from memwork.core.services.recall.engine import RecallIndex
 
     assert cli("observe", "--session", "s1", "the deploy finished cleanly").code == 0
     assert "deploy" in cli("search", "deploy finished").out

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from memwork.core import effect, episodes, lessons
+from memwork.core.domain import effect, episodes, lessons
 from memwork.core.storage.store import Store
 
 ACTOR = "test"

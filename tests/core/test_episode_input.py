@@ -11,8 +11,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memwork.core import episode_input
-from memwork.core.errors import InvalidInput
+from memwork.core.base.errors import InvalidInput
+from memwork.core.domain import episode_input
 from memwork.core.models.base import validate
 from memwork.core.models.episode import EpisodeInput
 from tests.conftest import python_env
@@ -132,7 +132,7 @@ def test_recording_an_episode_imports_no_pydantic(tmp_path: Path) -> None:
     episode = {"task_id": "t", "score": 0.2, "mistakes": ["m"], "mistake_cards": [{"lesson": "l"}]}
     args = ["--db", str(tmp_path / "s"), "record-episode", str(tmp_path / "e")]
     probe = (
-        "import sys; from memwork.core.cli.main import main; "
+        "import sys; from memwork.core.doors.cli.main import main; "
         f"code = main({args!r}); "
         "print(code, sorted({m.split('.')[0] for m in sys.modules} & "
         "{'pydantic', 'textual', 'rich', 'rapidfuzz', 'subprocess'}))"
@@ -147,7 +147,7 @@ def test_recording_an_episode_imports_no_pydantic(tmp_path: Path) -> None:
 
 def test_recorded_documents_still_satisfy_the_episode_model(cli, db: Path) -> None:  # noqa: ANN001
     """The model no longer checks every stored episode on the hot path: prove it would pass."""
-    from memwork.core import episodes
+    from memwork.core.domain import episodes
     from memwork.core.models.episode import Episode
     from memwork.core.storage.store import Store
 

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import aggregates, audit, distinct, episodes
-from memwork.core.errors import InvalidInput
+from memwork.core.base.errors import InvalidInput
+from memwork.core.domain import aggregates, distinct, episodes
+from memwork.core.ledger import audit
 from memwork.core.models.episode import outcome_for
 from memwork.core.storage.store import Store
 from tests.conftest import folder_digest

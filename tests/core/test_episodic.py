@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import episodes, rules
-from memwork.core.context.build import build_context
-from memwork.core.interop import importer
+from memwork.core.domain import episodes, rules
+from memwork.core.services.context.build import build_context
+from memwork.core.services.interop import importer
 from memwork.core.storage.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))

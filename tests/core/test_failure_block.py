@@ -11,8 +11,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memwork.core import failures
-from memwork.core.clock import iso
+from memwork.core.base.clock import iso
+from memwork.core.domain import failures
 
 T = datetime(2026, 11, 1, 12, tzinfo=UTC)
 
@@ -213,7 +213,7 @@ def test_prior_failures_live_in_their_own_document_written_only_when_they_change
 ) -> None:
     """Every episode rewrites the global aggregate; the prior-failure memory (large at its
     cap) goes into the store only when a failure changes it."""
-    from memwork.core import aggregates, episodes
+    from memwork.core.domain import aggregates, episodes
     from memwork.core.storage.store import Store
 
     store = Store(tmp_path / "s")
@@ -243,7 +243,7 @@ def test_prior_failures_live_in_their_own_document_written_only_when_they_change
 def test_a_store_that_kept_prior_failures_inside_the_aggregate_reads_and_moves_them(
     tmp_path,  # noqa: ANN001
 ) -> None:
-    from memwork.core import aggregates, episodes
+    from memwork.core.domain import aggregates, episodes
     from memwork.core.storage.store import Store
 
     store = Store(tmp_path / "s")

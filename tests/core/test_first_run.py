@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core.cli.main import main
+from memwork.core.doors.cli.main import main
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -62,7 +62,7 @@ def test_doctor_on_a_first_run_names_the_default_store_it_will_create(
 
 
 def test_the_agent_line_for_a_redis_store_never_shows_its_password(redis_url: str) -> None:
-    from memwork.core.paths import agent_setting
+    from memwork.core.storage.paths import agent_setting
 
     secret_url = redis_url.replace("redis://", "redis://:hunter2-not-shown@")
     line = agent_setting(secret_url)

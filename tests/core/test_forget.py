@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 
 from memwork import Memory
-from memwork.core.errors import UserError
+from memwork.core.base.errors import UserError
 from tests.conftest import folder_digest, stored_text
 from tests.doors import mcp, tool
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from memwork.core import history
+from memwork.core.services import history
 from memwork.core.storage.store import Store
 from tests.conftest import NOW
 
@@ -48,7 +48,7 @@ def test_a_bad_limit_is_refused(cli) -> None:  # noqa: ANN001
 
 
 def test_history_reaches_past_a_shard(store: Store) -> None:
-    from memwork.core import audit
+    from memwork.core.ledger import audit
 
     with store.transaction():
         for n in range(1205):

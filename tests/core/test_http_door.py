@@ -181,7 +181,7 @@ def test_bodies_are_capped(guarded: Served) -> None:
 def test_the_token_is_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -> None:
     import hmac
 
-    from memwork.core.http import guard
+    from memwork.core.doors.http import guard
 
     seen: list[tuple[bytes, bytes]] = []
     compare = hmac.compare_digest

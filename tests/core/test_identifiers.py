@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from memwork.core.errors import InvalidInput
-from memwork.core.memory import Memory
+from memwork.core.base.errors import InvalidInput
+from memwork.core.ops.memory import Memory
 from tests.conftest import NOW, folder_digest
 from tests.core.test_mcp_server import fails, with_server
 

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memwork.core import ids
-from memwork.core.clock import iso
+from memwork.core.base import ids
+from memwork.core.base.clock import iso
 
 
 def _digit_by_digit(number: int, length: int) -> str:

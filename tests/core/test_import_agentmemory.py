@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from memwork.core.errors import InvalidInput
-from memwork.core.interop import agentmemory, importer
-from memwork.core.interop.bundle import Bundle
-from memwork.core.text import fingerprint
+from memwork.core.base.errors import InvalidInput
+from memwork.core.base.text import fingerprint
+from memwork.core.services.interop import agentmemory, importer
+from memwork.core.services.interop.bundle import Bundle
 from tests.conftest import NOW, folder_digest
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "agentmemory"

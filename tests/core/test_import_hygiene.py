@@ -39,7 +39,7 @@ def test_every_core_module_imports_without_textual() -> None:
 
 def test_cli_context_path_does_not_import_textual_or_pydantic(tmp_path) -> None:
     probe = (
-        "import sys; from memwork.core.cli.main import main; "
+        "import sys; from memwork.core.doors.cli.main import main; "
         f"main(['--db', {str(tmp_path / 's')!r}, 'context']); "
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'pydantic', 'rich'}))"
     )
@@ -90,7 +90,7 @@ PROBE_START = """
 import sys
 for name in ("pathlib", "urllib.parse", "ipaddress", "tempfile", "shutil"):
     sys.modules.pop(name, None)
-from memwork.core.cli.main import main
+from memwork.core.doors.cli.main import main
 heavy = set(sys.argv[2:])
 """
 
@@ -113,7 +113,8 @@ print(code, sorted(m for m in sys.modules if m in heavy or m.split(".")[0] in he
 
 
 def test_the_context_path_loads_only_the_modules_it_needs(tmp_path) -> None:
-    from memwork.core import config, lessons
+    from memwork.core.domain import lessons
+    from memwork.core.ledger import config
     from memwork.core.storage.store import Store
     from tests.conftest import NOW
 

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from memwork.core.errors import InvalidInput
-from memwork.core.interop import importer, letta
-from memwork.core.interop.bundle import Bundle
+from memwork.core.base.errors import InvalidInput
 from memwork.core.models.slot import DEFAULT_LIMIT
 from memwork.core.privacy import scrub
+from memwork.core.services.interop import importer, letta
+from memwork.core.services.interop.bundle import Bundle
 from tests.conftest import NOW, folder_digest
 
 SAMPLES = Path("/work/shared/samples/letta")

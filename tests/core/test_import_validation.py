@@ -261,7 +261,7 @@ def test_memwork_import_refuses_invalid_records(cli, db: Path, tmp_path: Path, c
 
 
 def test_refused_cases_cover_every_table() -> None:
-    from memwork.core.interop.memwork_format import KNOWN, LOCAL
+    from memwork.core.services.interop.memwork_format import KNOWN, LOCAL
 
     covered = {t for c in REFUSED for t in c[1]}
     assert covered >= KNOWN | LOCAL
@@ -296,7 +296,7 @@ def test_imported_text_is_scrubbed_and_personal_details_kept_in_slots(
     assert done.json()["redactions"] == {"email": 1, "github-pat": 2}
     (lesson,) = cli("lesson", "list", "--json").json()
     assert lesson["content"] == "mail [redacted:email], token [redacted:github-pat]"
-    from memwork.core.text import fingerprint
+    from memwork.core.base.text import fingerprint
 
     assert lesson["fingerprint"] == fingerprint(lesson["content"])
     (slot,) = cli("slot", "list", "--json").json()

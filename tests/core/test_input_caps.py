@@ -14,14 +14,14 @@ from typing import Any
 import anyio
 import pytest
 
-from memwork.core.errors import InvalidInput
-from memwork.core.memory import Memory
+from memwork.core.base.errors import InvalidInput
+from memwork.core.ops.memory import Memory
 from memwork.core.storage.lock import InterProcessLock
 from tests.conftest import NOW, folder_digest, stored_text
 from tests.core.test_mcp_server import fails, with_server
 
 BIG = "x" * (16 * 1024 * 1024 + 10)
-QUERY_MAX = 4096  # core.search.QUERY_MAX
+QUERY_MAX = 4096  # core.services.recall.search.QUERY_MAX
 QUERY = "deploy " * (QUERY_MAX // 7 + 1)
 
 

@@ -15,7 +15,7 @@ import pytest
 from mcp import Client
 
 from memwork import Memory
-from memwork.core.errors import Conflict, NotFound
+from memwork.core.base.errors import Conflict, NotFound
 from tests.conftest import curator_args, folder_digest, python_env
 from tests.doors import mcp, tool, tool_error
 from tests.http_server import Served

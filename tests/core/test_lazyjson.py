@@ -1,4 +1,4 @@
-"""core/lazyjson.py gives orjson's answers from the standard library (orjson not loaded)."""
+"""core/base/lazyjson.py gives orjson's answers from the standard library (orjson not loaded)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memwork.core import lazyjson
+from memwork.core.base import lazyjson
 
 
 @pytest.fixture(autouse=True)

@@ -13,12 +13,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memwork.core import audit, cards, episodes, lessons
-from memwork.core.clock import iso
-from memwork.core.decay import effective_confidence, is_forgotten, reinforced_confidence
-from memwork.core.errors import Conflict, InvalidInput, NotFound
+from memwork.core.base.clock import iso
+from memwork.core.base.errors import Conflict, InvalidInput, NotFound
+from memwork.core.base.text import fingerprint
+from memwork.core.domain import cards, episodes, lessons
+from memwork.core.domain.decay import effective_confidence, is_forgotten, reinforced_confidence
+from memwork.core.ledger import audit
 from memwork.core.storage.store import Store
-from memwork.core.text import fingerprint
 from tests.conftest import NOW, folder_digest
 
 ACTOR = "test"

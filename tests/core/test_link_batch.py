@@ -1,4 +1,4 @@
-"""Episode references modelled during a recording (core/link_batch.py) end as the same
+"""Episode references modelled during a recording (core/ledger/link_batch.py) end as the same
 links, in the same tables, as noting them one at a time: whatever the records held
 before, however their links move between homes, whatever the clock says, and when
 something reads or writes links in the middle."""
@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import episodes, ids, link_batch, links
+from memwork.core.base import ids
+from memwork.core.domain import episodes
+from memwork.core.ledger import link_batch, links
 from memwork.core.storage.store import Store
 from tests.conftest import NOW
 
@@ -192,10 +194,10 @@ class _not_deferred:  # noqa: N801 - stands in for the context manager
 def test_cards_merge_by_key_across_curation_as_a_fresh_index_would(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Recording keeps its cards-by-merge-key index between episodes (core/cards.py);
+    """Recording keeps its cards-by-merge-key index between episodes (core/domain/cards.py);
     across curation merges, edits and a failed recording it files every reported card
     where an index made afresh for each episode would."""
-    from memwork.core import cards
+    from memwork.core.domain import cards
 
     rng = random.Random(4)
     plan = []
@@ -243,7 +245,7 @@ def test_cards_merge_by_key_across_curation_as_a_fresh_index_would(
 
 
 def _fresh_keys(store: Store) -> dict:
-    from memwork.core import cards
+    from memwork.core.domain import cards
 
     docs = store.docs(cards.TABLE)
     by_key = cards._Keys((cards.merge_key(c), c) for c in docs.values())

@@ -1,4 +1,4 @@
-"""A record's links, found through the grouping recording keeps (core/links.py
+"""A record's links, found through the grouping recording keeps (core/ledger/links.py
 ``from_record``), always match a scan of the links table: across the writes links
 makes itself, writes that go around it, rollbacks and other processes' commits."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import links
+from memwork.core.ledger import links
 from memwork.core.storage.store import Store
 from tests.conftest import NOW
 

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from memwork.core import links
+from memwork.core.ledger import links
 from memwork.core.storage import schema
 from memwork.core.storage.store import Store
 from tests.redis_server import client_for

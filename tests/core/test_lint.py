@@ -1,5 +1,5 @@
 """Memory lint: over-limit and stale slots, duplicates, contradictions, unmerged
-near-duplicates and [AVOID] rules a lesson contradicts. Described in core/lint.py."""
+near-duplicates and [AVOID] rules a lesson contradicts. Described in core/services/lint.py."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import shutil
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from memwork.core import lessons, lint, rules, slots
-from memwork.core.slots import put_imported_slot
+from memwork.core.domain import lessons, rules, slots
+from memwork.core.domain.slots import put_imported_slot
+from memwork.core.services import lint
 from memwork.core.storage.store import Store
 from tests.conftest import folder_digest
 

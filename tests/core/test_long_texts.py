@@ -16,7 +16,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memwork.core import cards, episodes, rules
+from memwork.core.domain import cards, episodes, rules
 from memwork.core.models.card import TEXT_CAP as CARD_CAP
 from memwork.core.models.episode import TEXT_MAX
 from memwork.core.models.rule import TEXT_CAP as RULE_CAP

@@ -12,8 +12,8 @@ import anyio
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 
-from memwork.core.context.budget import DEFAULT_BUDGET
-from memwork.core.operations import door_ops
+from memwork.core.ops.operations import door_ops
+from memwork.core.services.context.budget import DEFAULT_BUDGET
 from memwork.core.storage.store import Store
 from tests.conftest import folder_digest, python_env
 
@@ -334,7 +334,7 @@ def test_two_servers_writing_one_store_at_once_lose_nothing(db: Path, cli) -> No
     anyio.run(main)
     store = Store(db)
     with store.reading():
-        from memwork.core import episodes
+        from memwork.core.domain import episodes
 
         docs = list(episodes.iter_all(store))
     assert sorted(d["index"] for d in docs) == list(range(1, 2 * per_server + 1))
@@ -408,7 +408,8 @@ def test_the_server_loads_no_rich_or_textual(tmp_path: Path) -> None:
     import subprocess
 
     probe = (
-        "import sys; from memwork import Memory; from memwork.core.mcp.server import build_server; "
+        "import sys; from memwork import Memory; "
+        "from memwork.core.doors.mcp.server import build_server; "
         f"build_server(Memory({str(tmp_path / 's')!r}, actor='mcp')); "
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'rich', 'textual'}))"
     )

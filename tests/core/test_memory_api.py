@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from memwork import Memory
-from memwork.core import ids
-from memwork.core.errors import CoercionWarning, InvalidInput, NotFound
+from memwork.core.base import ids
+from memwork.core.base.errors import CoercionWarning, InvalidInput, NotFound
 from tests.conftest import folder_digest
 
 #: The same on a folder and on a Redis store (tests/conftest.py).
@@ -218,7 +218,7 @@ def test_the_context_path_stays_light(tmp_path: Path) -> None:
 
 
 def test_agent_writes_through_the_api_wait_for_review(tmp_path: Path) -> None:
-    from memwork.core import config
+    from memwork.core.ledger import config
 
     memory = Memory(tmp_path / "db", agent="harness")
     memory.set_slot("persona", "You are terse.")
@@ -235,7 +235,7 @@ def test_agent_writes_through_the_api_wait_for_review(tmp_path: Path) -> None:
 
 
 def test_the_api_context_records_injections_when_asked(tmp_path: Path) -> None:
-    from memwork.core import audit, config
+    from memwork.core.ledger import audit, config
 
     memory = Memory(tmp_path / "db")
     memory.set_slot("persona", "You are terse.")
@@ -261,7 +261,7 @@ def test_what_the_episodic_library_accepts_is_recorded_with_a_warning(db: Path) 
 def test_every_operation_is_a_typed_documented_method(tmp_path: Path) -> None:
     import inspect
 
-    from memwork.core.operations import door_ops
+    from memwork.core.ops.operations import door_ops
 
     for op in door_ops("api"):
         method = getattr(Memory, "record_episodes" if op.name == "record_episode" else op.name)

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import names, sessions, working_memory
-from memwork.core.errors import InvalidInput, StoreUnreadable
+from memwork.core.base import names
+from memwork.core.base.errors import InvalidInput, StoreUnreadable
+from memwork.core.domain import sessions
+from memwork.core.domain.working_memory import entries as working_memory
 from memwork.core.storage.store import Store
 from tests.conftest import folded, folder_digest
 

@@ -2,7 +2,7 @@
 
 Described in docs/MEMORY.md, Lessons.
 
-The polarity rules live in ``core.negation`` (plain functions of text); the
+The polarity rules live in ``core.domain.negation`` (plain functions of text); the
 lesson store uses them so "Never X" does not reinforce "Always X".
 """
 
@@ -13,10 +13,10 @@ from datetime import datetime
 import pytest
 from rapidfuzz import fuzz
 
-from memwork.core import lessons
-from memwork.core.negation import clauses, contradicts, is_negated, normalise, opposed
+from memwork.core.base.text import normalise as lesson_normalise
+from memwork.core.domain import lessons
+from memwork.core.domain.negation import clauses, contradicts, is_negated, normalise, opposed
 from memwork.core.storage.store import Store
-from memwork.core.text import normalise as lesson_normalise
 
 ACTOR = "test"
 T0 = "2026-11-01T12:00:00Z"

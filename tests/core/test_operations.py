@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import codegen, invoke
-from memwork.core.errors import InvalidInput
-from memwork.core.operations import DOORS, ERRORS, GROUPS, OPERATIONS, TYPES, by_name
-from memwork.core.shapes import SHAPES
+from memwork.core.base.errors import InvalidInput
+from memwork.core.ops import codegen
+from memwork.core.ops import runner as invoke
+from memwork.core.ops.operations import DOORS, ERRORS, GROUPS, OPERATIONS, TYPES, by_name
+from memwork.core.ops.shapes import SHAPES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +36,7 @@ def test_each_declaration_names_real_code_that_takes_its_parameters(op) -> None:
         assert all(" ".join(words[:n]) in GROUPS for n in range(1, len(words))), op.cli
     for target in (op.cli_run, op.cli_print):
         if target:
-            assert callable(_function(target, "memwork.core.cli")), target
+            assert callable(_function(target, "memwork.core.doors.cli")), target
     if op.doors == ("cli",) and op.cli_run:
         return  # a command of the CLI's own: its handler is the implementation
     run = _function(op.run, "memwork.core")

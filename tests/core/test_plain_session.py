@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from memwork.core import sessions
-from memwork.core.errors import InvalidInput
+from memwork.core.base.errors import InvalidInput
+from memwork.core.domain import sessions
 from memwork.core.models import plain_session
 from memwork.core.models.base import validate
 from memwork.core.models.limits import MAX_INT
@@ -190,7 +190,7 @@ def test_observing_stores_the_same_documents_with_or_without_the_plain_check(
 
 def test_an_observe_process_does_not_import_pydantic(tmp_path) -> None:
     probe = (
-        "import sys; from memwork.core.cli.main import main; "
+        "import sys; from memwork.core.doors.cli.main import main; "
         "codes = [main(['--db', sys.argv[1], 'observe', '--session', s, 'canary ok']) "
         "for s in ('run-1', 'run-1')]; "
         "print(codes, sorted({m.split('.')[0] for m in sys.modules} & {'pydantic', 'tinydb'}))"

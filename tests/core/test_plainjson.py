@@ -1,4 +1,4 @@
-"""The standard-library encoder writes orjson's bytes (core/storage/plainjson.py), indented
+"""The standard-library encoder writes orjson's bytes (core/base/plainjson.py), indented
 as table files are and compact as the log's records are."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memwork.core.storage import plainjson
+from memwork.core.base import plainjson
 
 OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
 

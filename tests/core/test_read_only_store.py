@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core.cli.main import main
+from memwork.core.doors.cli.main import main
 from tests.conftest import folder_digest
 
 T0 = "2026-01-01T00:00:00Z"

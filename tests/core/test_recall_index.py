@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from memwork import Memory
-from memwork.core import episodes, forgetting, lessons, search, sessions, slots
-from memwork.core.recall.follow import IndexFile, Recall
+from memwork.core.domain import episodes, forgetting, lessons, sessions, slots
+from memwork.core.services.recall import search
+from memwork.core.services.recall.follow import IndexFile, Recall
 from memwork.core.storage.store import Store
 from tests.conftest import NOW
 
@@ -277,7 +278,7 @@ def test_an_embedder_finds_what_shares_no_word_with_the_query(
     if setting == "env":
         monkeypatch.setenv("MEMWORK_EMBEDDER", "wordllama")
     else:
-        from memwork.core import config
+        from memwork.core.ledger import config
 
         config.set_value(memory.store, "embedder", "wordllama", now=NOW, actor="t")
     found = memory.search("car", limit=1)
@@ -287,7 +288,7 @@ def test_an_embedder_finds_what_shares_no_word_with_the_query(
 
 
 def test_an_unknown_embedder_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memwork.core.errors import InvalidInput
+    from memwork.core.base.errors import InvalidInput
 
     memory = Memory(tmp_path / "s", clock=lambda: NOW)
     memory.add_lesson("x marks the spot")

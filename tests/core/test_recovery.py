@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import checkpoints
+from memwork.core.services import checkpoints
 from memwork.core.storage.store import Store
 from tests.conftest import NOW, folded
 
@@ -123,7 +123,7 @@ def test_restore_works_when_the_checkpoints_table_itself_is_damaged(
 
 
 def test_a_healthy_restore_reports_no_damage(store: Store) -> None:
-    from memwork.core import lessons
+    from memwork.core.domain import lessons
 
     lessons.add_lesson(store, "kept", now=NOW, actor="t")
     doc = checkpoints.create(store, "c", now=NOW, actor="t")
@@ -132,7 +132,7 @@ def test_a_healthy_restore_reports_no_damage(store: Store) -> None:
 
 
 def test_a_damaged_redis_table_is_copied_aside_and_restored(redis_url: str) -> None:
-    from memwork.core import lessons
+    from memwork.core.domain import lessons
     from tests.redis_server import client_for
 
     store = Store(redis_url)
@@ -141,7 +141,7 @@ def test_a_damaged_redis_table_is_copied_aside_and_restored(redis_url: str) -> N
     client = client_for(redis_url)
     client.delete("memwork:t:lessons")
     client.set("memwork:t:lessons", "not a hash")  # a table key of the wrong type
-    from memwork.core.doctor_redis import report
+    from memwork.core.services.doctor.redis import report
     from memwork.core.storage.url import parse
 
     verdict = report(parse(redis_url))

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from memwork.core import aggregates, episodes
-from memwork.core.doctor_redis import report
+from memwork.core.domain import aggregates, episodes
+from memwork.core.services.doctor.redis import report
 from memwork.core.storage.store import Store
 from memwork.core.storage.url import parse
 from tests.conftest import python_env

@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import checkpoints, lessons, working_memory
-from memwork.core.cli.main import main
-from memwork.core.errors import InvalidInput, StoreError, StoreTooNew, StoreUnreadable
+from memwork.core.base.errors import InvalidInput, StoreError, StoreTooNew, StoreUnreadable
+from memwork.core.domain import lessons
+from memwork.core.domain.working_memory import entries as working_memory
+from memwork.core.doors.cli.main import main
+from memwork.core.services import checkpoints
 from memwork.core.storage.store import Store
 from tests.conftest import NOW, folder_digest, python_env
 from tests.redis_server import RedisServer, client_for, free_port
@@ -457,7 +459,7 @@ def test_missing_store_header_is_refused(redis_url: str) -> None:
 
 # -- the context path stays light ---------------------------------------------------------------
 PROBE = (
-    "import sys; from memwork.core.cli.main import main; "
+    "import sys; from memwork.core.doors.cli.main import main; "
     "code = main(['--db', sys.argv[1], 'context']); "
     "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'pydantic', "
     "'rich', 'orjson', 'redis', 'ssl', 'asyncio'}), sorted(m for m in sys.modules "

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core.cli.main import main
+from memwork.core.doors.cli.main import main
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl")
 

@@ -1,6 +1,6 @@
 """The review queue: agents' lesson adds and slot edits wait for a person while review is on.
 
-Described in core/review.py and the README (review, config).
+Described in core/services/review.py and the README (review, config).
 """
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import config, lessons, review, slots
+from memwork.core.domain import lessons, slots
+from memwork.core.ledger import config
+from memwork.core.services import review
 from memwork.core.storage.store import Store
 from tests.conftest import curator_args, curator_for, folder_digest
 
@@ -30,7 +32,7 @@ def _pending(cli) -> list[dict]:  # noqa: ANN001
 
 def _audit(db: Path) -> list[dict]:
     store = Store(db, create=False)
-    from memwork.core import audit
+    from memwork.core.ledger import audit
 
     with store.reading():
         return list(audit.entries(store, newest_first=False))

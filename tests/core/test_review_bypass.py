@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core.errors import InvalidInput, UserError
-from memwork.core.memory import Memory
+from memwork.core.base.errors import InvalidInput, UserError
+from memwork.core.ops.memory import Memory
 from tests.conftest import NOW, curator_args, folder_digest
 
 #: The same on a folder and on a Redis store (tests/conftest.py).
@@ -34,7 +34,7 @@ def _pending(cli) -> list[dict]:  # noqa: ANN001
 def test_importing_an_export_never_changes_the_store_settings(
     cli, db: Path, tmp_path: Path
 ) -> None:  # noqa: ANN001
-    from memwork.core.cli.main import main
+    from memwork.core.doors.cli.main import main
 
     other = tmp_path / "other"
     assert main(["--db", str(other), "lesson", "add", "Canary every deploy"]) == 0
@@ -65,7 +65,7 @@ def test_importing_an_export_never_changes_the_store_settings(
 
 
 def test_imported_audit_entries_are_marked_imported(cli, db: Path, tmp_path: Path) -> None:  # noqa: ANN001
-    from memwork.core.cli.main import main
+    from memwork.core.doors.cli.main import main
 
     other = tmp_path / "other"
     assert main(["--db", str(other), "lesson", "add", "Canary every deploy"]) == 0
@@ -86,7 +86,7 @@ def test_a_name_is_no_claim_to_decide(tmp_path: Path) -> None:
     assert err.value.field == "actor"
     memory = Memory(tmp_path / "db", agent="tui", clock=lambda: NOW)
     memory.add_lesson("Canary every deploy")
-    from memwork.core import config
+    from memwork.core.ledger import config
 
     config.set_value(memory.store, "review", "on", now=NOW, actor="api")
     assert memory.add_lesson("Skip the canary for hotfixes")["proposed"] is True
@@ -120,7 +120,7 @@ def test_an_agent_cannot_approve_its_own_proposal(
             done = cli("review", *verb)
             assert done.code == 2 and "curator key" in done.err and done.err.count("\n") == 1
     # Another key is not the store's.
-    from memwork.core import curator
+    from memwork.core.ledger import curator
 
     own, _ = curator.ensure_key_file(tmp_path / "agent.key")
     done = cli("--curator-key", str(tmp_path / "agent.key"), "review", "approve", proposal["id"])
@@ -200,12 +200,12 @@ def test_a_curator_key_never_reaches_memory(cli, tmp_path: Path) -> None:  # noq
 
 
 def test_review_functions_refuse_without_the_key(tmp_path: Path) -> None:
-    from memwork.core import review
+    from memwork.core.services import review
     from memwork.core.storage.store import Store
 
     store = Store(tmp_path / "db")
     memory = Memory(tmp_path / "db", clock=lambda: NOW)
-    from memwork.core import config
+    from memwork.core.ledger import config
 
     config.set_value(store, "review", "on", now=NOW, actor="api")
     proposal = memory.add_lesson("Skip the canary")

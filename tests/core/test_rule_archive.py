@@ -1,7 +1,7 @@
 """The archive of inactive rules: chunks in arrival order, the index of their texts,
 and the move from the hash buckets of schema 1.
 
-Described in core/rule_archive.py and docs/MEMORY.md, Rules.
+Described in core/domain/rule_archive.py and docs/MEMORY.md, Rules.
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memwork.core import checkpoints, rule_archive, rules
-from memwork.core.interop import export, importer, memwork_format
+from memwork.core.domain import rule_archive, rules
+from memwork.core.services import checkpoints
+from memwork.core.services.interop import export, importer, memwork_format
 from memwork.core.storage import schema
 from memwork.core.storage.manifest import MANIFEST_NAME, Manifest
 from memwork.core.storage.store import Store
-from memwork.core.tables import rule_scope_slug
+from memwork.core.storage.tables import rule_scope_slug
 
 ACTOR = "test"
 

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import audit, episodes, rules
-from memwork.core.errors import InvalidInput
+from memwork.core.base.errors import InvalidInput
+from memwork.core.domain import episodes, rules
+from memwork.core.ledger import audit
 from memwork.core.storage.store import Store
 from tests.conftest import folder_digest
 
@@ -262,7 +263,7 @@ def test_inactive_rules_move_to_an_archive_and_come_back_when_reactivated(
     store: Store, now: datetime
 ) -> None:
     """The active table (what the context reads) stays at the window size."""
-    from memwork.core.tables import rule_table
+    from memwork.core.storage.tables import rule_table
 
     for n in range(30):
         rules.add_rule(store, f"[AVOID] mistake {n}", scope="task:t", now=now, actor="cli")

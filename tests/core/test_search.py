@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import search
+from memwork.core.services.recall import search
 from memwork.core.storage.store import Store
 from tests.conftest import NOW, folder_digest
 
@@ -227,14 +227,14 @@ def test_forgotten_deleted_and_edited_records_leave_recall_at_once(cli) -> None:
 
 @pytest.mark.parametrize("query", ["", "  ", "!!!", "the and of"])
 def test_empty_queries_find_nothing(store: Store, query: str) -> None:
-    from memwork.core import lessons
+    from memwork.core.domain import lessons
 
     lessons.add_lesson(store, "The and of everything", now=NOW, actor="t")
     assert search.search(store, query, now=NOW) == []
 
 
 def test_search_and_history_read_and_create_nothing(tmp_path: Path) -> None:
-    from memwork.core.cli.main import main
+    from memwork.core.doors.cli.main import main
 
     missing = tmp_path / "no-store-here"
     assert main(["--db", str(missing), "search", "anything"]) == 2

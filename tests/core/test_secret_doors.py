@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from memwork.core.memory import Memory
+from memwork.core.ops.memory import Memory
 from tests.conftest import NOW, stored_text
 from tests.core.test_mcp_server import call, with_server
 from tests.test_secret_rules import expected
@@ -250,7 +250,7 @@ def test_a_subset_through_a_memwork_export_written_elsewhere(cli, db: Path, tmp_
     source = tmp_path / "export.json"
     source.write_text(json.dumps(document))
     other = tmp_path / "other"
-    from memwork.core.cli.main import main
+    from memwork.core.doors.cli.main import main
 
     assert main(["--db", str(other), "import", str(source)]) == 0
     assert _leaks(stored_text(other), corpus) == []

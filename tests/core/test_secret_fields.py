@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import lessons, sessions, working_memory
-from memwork.core.errors import InvalidInput
+from memwork.core.base.errors import InvalidInput
+from memwork.core.domain import lessons, sessions
+from memwork.core.domain.working_memory import entries as working_memory
 from memwork.core.models.base import validate
 from memwork.core.models.episode import EpisodeInput
 from memwork.core.privacy import scrub

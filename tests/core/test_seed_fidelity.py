@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from memwork import Memory
-from memwork.core.errors import UserError
+from memwork.core.base.errors import UserError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import episodic_reference as ref  # noqa: E402

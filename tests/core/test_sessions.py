@@ -8,8 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memwork.core import audit, forgetting, sessions
-from memwork.core.errors import Conflict, InvalidInput, NotFound
+from memwork.core.base.errors import Conflict, InvalidInput, NotFound
+from memwork.core.domain import forgetting, sessions
+from memwork.core.ledger import audit
 from memwork.core.models.session import MAX_OBSERVATIONS
 from memwork.core.storage.store import Store
 from tests.conftest import NOW
@@ -247,7 +248,7 @@ def test_observe_audits(store: Store, now: datetime) -> None:
 
 
 def test_delete_session_drops_its_tables(store: Store, now: datetime) -> None:
-    from memwork.core import working_memory as wm
+    from memwork.core.domain.working_memory import entries as wm
 
     session = _start(store, now)
     _observe(store, session["id"], "a", now)

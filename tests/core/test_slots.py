@@ -9,8 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memwork.core import audit, slots
-from memwork.core.errors import Conflict, InvalidInput, NotFound
+from memwork.core.base.errors import Conflict, InvalidInput, NotFound
+from memwork.core.domain import slots
+from memwork.core.ledger import audit
 from memwork.core.storage.store import Store
 from tests.conftest import NOW
 

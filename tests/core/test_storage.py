@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core.errors import StoreTooNew, StoreUnreadable
+from memwork.core.base.errors import StoreTooNew, StoreUnreadable
 from memwork.core.storage import journal, schema
 from memwork.core.storage.store import Store
 from tests.conftest import folder_digest
@@ -212,8 +212,8 @@ def test_older_schema_is_migrated_after_a_backup(
 
 
 def test_lookup_takes_a_unique_start_or_end_of_an_id() -> None:
-    from memwork.core import lookup
-    from memwork.core.errors import InvalidInput, NotFound
+    from memwork.core.base import lookup
+    from memwork.core.base.errors import InvalidInput, NotFound
 
     docs = {
         "les_01AAAA0000XYZ1": {"id": "les_01AAAA0000XYZ1"},

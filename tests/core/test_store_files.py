@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import checkpoints
-from memwork.core.errors import StoreUnreadable
+from memwork.core.base.errors import StoreUnreadable
+from memwork.core.services import checkpoints
 from memwork.core.storage import atomic
 from memwork.core.storage.store import Store
 from tests.conftest import NOW, folded, folder_digest
@@ -533,7 +533,7 @@ def run(monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture):  
     import io
     import sys
 
-    from memwork.core.cli.main import main
+    from memwork.core.doors.cli.main import main
 
     def go(*argv: str) -> tuple[int, str, str]:
         capsysbinary.readouterr()

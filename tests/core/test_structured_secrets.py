@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from memwork.core.memory import Memory
+from memwork.core.ops.memory import Memory
 from memwork.core.privacy import scrub_value
 from tests.conftest import NOW, stored_text
 from tests.core.test_mcp_server import call, with_server
@@ -141,7 +141,7 @@ def test_import_and_export_redact_under_secret_keys(cli, db: Path, tmp_path: Pat
     document["tables"]["episodes"] = [episode]
     source.write_text(json.dumps(document))
     other = tmp_path / "other"
-    from memwork.core.cli.main import main
+    from memwork.core.doors.cli.main import main
 
     assert main(["--db", str(other), "import", str(source)]) == 0
     _clean(stored_text(other))

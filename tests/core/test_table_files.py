@@ -173,7 +173,7 @@ def test_a_document_changed_in_place_is_caught_by_the_check(
 
 PROBE = """
 import sys
-from memwork.core.cli.main import main
+from memwork.core.doors.cli.main import main
 code = main(["--db", sys.argv[1], "record-episode", *sys.argv[2:]])
 print(code, sorted({m.split(".")[0] for m in sys.modules} & {"orjson", "dataclasses", "pydantic"}))
 """

@@ -1,11 +1,11 @@
-"""Known tasks and projects (core/targets.py): what a context can be asked for by name,
+"""Known tasks and projects (core/domain/targets.py): what a context can be asked for by name,
 and which scopes look like typos."""
 
 from __future__ import annotations
 
-from memwork.core import episodes, lessons, rules, sessions
+from memwork.core.domain import episodes, lessons, rules, sessions
+from memwork.core.domain.targets import known_targets, unknown_scope
 from memwork.core.storage.store import Store
-from memwork.core.targets import known_targets, unknown_scope
 
 
 def test_tasks_and_projects_come_from_every_record_that_names_them(store: Store, now) -> None:  # noqa: ANN001

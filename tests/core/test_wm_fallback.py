@@ -20,7 +20,7 @@ import pytest
 from mcp import Client
 
 from memwork import Memory
-from memwork.core.errors import StoreUnreachable
+from memwork.core.base.errors import StoreUnreachable
 from memwork.core.storage.store import Store
 from tests.conftest import python_env
 from tests.doors import tool, tool_error
@@ -300,7 +300,7 @@ def test_isolation_holds_on_the_fallback(server: RedisServer, url: str) -> None:
     import subprocess
     import sys
 
-    from memwork.core.errors import NotFound
+    from memwork.core.base.errors import NotFound
 
     done = subprocess.run(
         [sys.executable, "-m", "memwork", "--db", url, "config", "set", "isolation", "agent"],

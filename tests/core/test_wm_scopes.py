@@ -10,7 +10,7 @@ from typing import Any
 from mcp import Client
 
 from memwork import Memory
-from memwork.core.errors import InvalidInput, NotFound
+from memwork.core.base.errors import InvalidInput, NotFound
 from tests.conftest import folder_digest
 from tests.doors import mcp, tool, tool_error
 

@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memwork.core import audit, sessions
-from memwork.core import working_memory as wm
-from memwork.core.errors import InvalidInput, NotFound
+from memwork.core.base.errors import InvalidInput, NotFound
+from memwork.core.domain import sessions
+from memwork.core.domain.working_memory import entries as wm
+from memwork.core.ledger import audit
 from memwork.core.models.working_memory import SCRATCH_CAPACITY
 from memwork.core.storage.store import Store
 from tests.conftest import NOW

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from datetime import UTC, datetime
 
-from memwork.core import episodes
+from memwork.core.domain import episodes
 from memwork.core.storage.store import Store
 
 

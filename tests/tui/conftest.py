@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 from textual.worker import WorkerCancelled
 
-from memwork.core.paths import demo_source
+from memwork.core.storage.paths import demo_source
 from memwork.tui.app import PANES, MemworkApp, make_app
 
 #: The instant the demo store was written at (data/generate_demo.py).

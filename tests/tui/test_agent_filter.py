@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from memwork.core import config, episodes, sessions
+from memwork.core.domain import episodes, sessions
+from memwork.core.ledger import config
 from memwork.core.storage.store import Store
 from memwork.tui.panes.episodes import EpisodesPane
 from memwork.tui.panes.sessions import SessionsPane

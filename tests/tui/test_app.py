@@ -9,8 +9,8 @@ import pytest
 from textual.widgets import OptionList
 
 import memwork.tui.app
-from memwork.core import lessons
-from memwork.core.paths import demo_source
+from memwork.core.domain import lessons
+from memwork.core.storage.paths import demo_source
 from memwork.core.storage.store import Store
 from memwork.tui.app import PANES
 from memwork.tui.launch import demo_copy, launch

@@ -6,8 +6,9 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-from memwork.core import audit, lessons, sessions
-from memwork.core.clock import parse_instant
+from memwork.core.base.clock import parse_instant
+from memwork.core.domain import lessons, sessions
+from memwork.core.ledger import audit
 from memwork.core.storage.store import Store
 from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import DEMO_NOW, open_pane, run, screen_text, settle

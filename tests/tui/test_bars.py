@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from memwork.core.clock import iso, parse_instant
+from memwork.core.base.clock import iso, parse_instant
 from memwork.tui.widgets.bars import ago, plural
 
 NOW = parse_instant("2026-11-20T12:00:00Z")

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from memwork.core import audit, cards
+from memwork.core.domain import cards
+from memwork.core.ledger import audit
 from memwork.core.storage.store import Store
 from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import SIZE, open_pane, run, screen_text, settle

@@ -6,8 +6,9 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from memwork.core import checkpoints, lessons
-from memwork.core.clock import parse_instant
+from memwork.core.base.clock import parse_instant
+from memwork.core.domain import lessons
+from memwork.core.services import checkpoints
 from memwork.core.storage.store import Store
 from memwork.tui.panes.checkpoints import FIRST_N, field_words
 from memwork.tui.widgets.virtual_table import VirtualTable

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from textual.widgets import Static, TextArea
 
-from memwork.core import aggregates
-from memwork.core.clock import parse_instant
-from memwork.core.context.build import build_context
+from memwork.core.base.clock import parse_instant
+from memwork.core.domain import aggregates
+from memwork.core.services.context.build import build_context
 from memwork.core.storage.store import Store
 from tests.tui.conftest import DEMO_NOW, SIZE, capture_toasts, open_pane, run, screen_text, settle
 
@@ -202,7 +202,7 @@ def test_save_to_file(demo_app, demo_path: Path, tmp_path: Path) -> None:
 
 def test_preview_follows_the_store(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
-        from memwork.core import slots
+        from memwork.core.domain import slots
 
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
@@ -227,7 +227,7 @@ def test_context_pane_snapshot(demo_app, snap_compare) -> None:
 def test_a_task_with_no_episodes_and_a_project_can_be_previewed(tmp_path: Path) -> None:
     """On a new store an approved lesson for a task nothing was recorded for still
     reaches the agent: the pane previews it for any typed task and project."""
-    from memwork.core import lessons
+    from memwork.core.domain import lessons
     from memwork.tui.app import make_app
 
     db = tmp_path / "fresh"

@@ -10,7 +10,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Sparkline
 
-from memwork.core import aggregates, cards, episodes
+from memwork.core.domain import aggregates, cards, episodes
 from memwork.core.storage.store import Store
 from memwork.tui.app import make_app
 from memwork.tui.panes.episodes import EpisodesPane

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from textual.command import CommandPalette
 
-from memwork.core import lessons, lint, rules
+from memwork.core.domain import lessons, rules
+from memwork.core.services import lint
 from memwork.core.storage.store import Store
 from memwork.tui.screens.findings import FindingsScreen
 from memwork.tui.widgets.virtual_table import VirtualTable
@@ -15,7 +16,7 @@ from tests.tui.conftest import DEMO_NOW, run, screen_text, settle
 
 
 def _findings(path: Path) -> list[dict]:
-    from memwork.core.clock import parse_instant
+    from memwork.core.base.clock import parse_instant
 
     return lint.lint(Store(path), parse_instant(DEMO_NOW))
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memwork.core import sessions
+from memwork.core.domain import sessions
 from memwork.core.storage.store import Store
 from memwork.tui.app import make_app
 from memwork.tui.title import home_relative

@@ -6,8 +6,9 @@ import shutil
 from datetime import timedelta
 from pathlib import Path
 
-from memwork.core import audit, forgetting, lessons, sessions
-from memwork.core.clock import parse_instant
+from memwork.core.base.clock import parse_instant
+from memwork.core.domain import forgetting, lessons, sessions
+from memwork.core.ledger import audit
 from memwork.core.storage.store import Store
 from memwork.tui.app import make_app
 from memwork.tui.panes.history import HistoryPane

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core.context.log import injection_counts
+from memwork.core.services.context.log import injection_counts
 from memwork.core.storage.store import Store
 from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import open_pane, run, screen_text, settle

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from memwork.core import lessons
+from memwork.core.domain import lessons
 from memwork.core.storage.store import Store
 from memwork.tui.panes.lessons import LessonsPane
 from memwork.tui.widgets.virtual_table import VirtualTable

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import episodes, lessons
+from memwork.core.domain import episodes, lessons
 from memwork.core.storage.copy import copy_store
 from memwork.core.storage.store import Store
 from memwork.tui import app as app_module

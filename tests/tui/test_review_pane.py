@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memwork.core import config, lessons, review, slots
+from memwork.core.domain import lessons, slots
+from memwork.core.ledger import config
+from memwork.core.services import review
 from memwork.core.storage.store import Store
 from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import SIZE, open_pane, run, screen_text, settle
@@ -82,7 +84,7 @@ def test_approve_with_a(demo_app, demo_path: Path) -> None:  # noqa: ANN001
 
 
 def review_now():  # noqa: ANN201
-    from memwork.core.clock import now
+    from memwork.core.base.clock import now
 
     return now()
 

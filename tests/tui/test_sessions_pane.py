@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core import sessions, wm_scopes, working_memory
-from memwork.core.clock import parse_instant
-from memwork.core.errors import NotFound
+from memwork.core.base.clock import parse_instant
+from memwork.core.base.errors import NotFound
+from memwork.core.domain import sessions
+from memwork.core.domain.working_memory import entries as working_memory
+from memwork.core.domain.working_memory import scopes as wm_scopes
 from memwork.core.storage.store import Store
 from memwork.tui.widgets.bars import duration
 from memwork.tui.widgets.virtual_table import VirtualTable
@@ -418,7 +420,7 @@ def test_delete_forgets_a_session_or_an_observation_after_a_confirmation(
 
 
 def test_w_lists_the_work_items_and_a_key_changes_a_status(demo_app, demo_path: Path) -> None:
-    from memwork.core import actions
+    from memwork.core.domain import actions
 
     listed = actions.list_actions(Store(demo_path))
     first = listed[0]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from textual.widgets import Static, TextArea
 
-from memwork.core import slots
-from memwork.core.clock import parse_instant
+from memwork.core.base.clock import parse_instant
+from memwork.core.domain import slots
 from memwork.core.storage.store import Store
 from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import DEMO_NOW, SIZE, capture_toasts, open_pane, run, screen_text, settle
@@ -38,7 +38,7 @@ def _counter(app) -> str:
 
 
 def test_slots_list_flags_over_limit_and_read_only(demo_app, demo_path) -> None:  # noqa: ANN001
-    from memwork.core import slots as core_slots
+    from memwork.core.domain import slots as core_slots
     from memwork.core.storage.store import Store
 
     store = Store(demo_path)

@@ -10,8 +10,8 @@ from pathlib import Path
 from rich.text import Text
 from textual.widgets import Static, TextArea
 
-from memwork.core import lessons, sessions
-from memwork.core.clock import parse_instant
+from memwork.core.base.clock import parse_instant
+from memwork.core.domain import lessons, sessions
 from memwork.core.storage.store import Store
 from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import DEMO_NOW, SIZE, open_pane, run, screen_text, settle

@@ -9,7 +9,7 @@ from pathlib import Path
 from textual import events
 from textual.widgets import TextArea
 
-from memwork.core import lessons, slots
+from memwork.core.domain import lessons, slots
 from memwork.core.storage.store import Store
 from memwork.tui.screens.confirm import ConfirmScreen
 from memwork.tui.screens.form import FormScreen

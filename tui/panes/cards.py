@@ -19,9 +19,9 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ...core import cards as core_cards
+from ...core.base.text import clip
+from ...core.domain import cards as core_cards
 from ...core.models.card import DEFAULT_LESSON, TEXT_CAP
-from ...core.text import clip
 from ..messages import JumpTo
 from ..screens.confirm import ConfirmScreen
 from ..screens.form import Field, FormScreen

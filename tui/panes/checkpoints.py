@@ -14,9 +14,9 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ...core import checkpoints as core_checkpoints
-from ...core import review as core_review
-from ...core.text import clip
+from ...core.base.text import clip
+from ...core.services import checkpoints as core_checkpoints
+from ...core.services import review as core_review
 from ..screens.confirm import ConfirmScreen
 from ..screens.form import Field, FormScreen
 from ..widgets.bars import ago, short_time

@@ -17,10 +17,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Input, Label, Select, Static, TextArea
 
-from ...core.context.files import save_text, target_path
-from ...core.env_settings import token_budget_or_default
-from ...core.errors import InvalidInput
-from ...core.targets import Targets
+from ...core.base.env_settings import token_budget_or_default
+from ...core.base.errors import InvalidInput
+from ...core.domain.targets import Targets
+from ...core.services.context.files import save_text, target_path
 from ..screens.form import Field, FormScreen
 from ..widgets.bars import plural
 from ..widgets.context_side import render_side, source_name
@@ -301,7 +301,7 @@ class ContextPane(Pane):
 
     def action_open_source(self) -> None:
         """Enter: open the record the line under the cursor came from, in its pane."""
-        from ...core.kinds import KINDS
+        from ...core.models.kinds import KINDS
         from ..messages import JumpTo
 
         sources = self.line_sources()

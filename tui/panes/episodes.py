@@ -1,7 +1,7 @@
 """Episodes: every attempt at a task, newest first, coloured by outcome.
 
 Fast on 100,000 episodes: the table is backed by a compact in-memory index (one
-:class:`core.episodes.EpisodeRow` per episode) that a worker builds shard by shard. The
+:class:`core.domain.episodes.EpisodeRow` per episode) that a worker builds shard by shard. The
 first paint needs no shard at all (the global aggregate keeps the last 100 episodes);
 older episodes arrive in stages, newest first, and later refreshes re-read
 only the shards that changed. Filters run over the compact index in a worker;
@@ -22,8 +22,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Select, Static
 from textual.worker import get_current_worker
 
-from ...core import aggregates
-from ...core.episodes import EpisodeRow, ShardRows
+from ...core.domain import aggregates
+from ...core.domain.episodes import EpisodeRow, ShardRows
 from ..gc_pause import big_load
 from ..messages import JumpTo
 from ..widgets.episode_detail import render_episode

@@ -20,8 +20,8 @@ from textual.containers import Horizontal
 from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from ...core import history
-from ...core.kinds import of_table, pane_of
+from ...core.models.kinds import of_table, pane_of
+from ...core.services import history
 from ..gc_pause import big_load
 from ..messages import JumpTo
 from ..widgets.audit_rows import (

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...core import lessons as core_lessons
-from ...core import rules as core_rules
-from ...core.errors import InvalidInput
-from ...core.targets import unknown_scope
-from ...core.text import clip
+from ...core.base.errors import InvalidInput
+from ...core.base.text import clip
+from ...core.domain import lessons as core_lessons
+from ...core.domain import rules as core_rules
+from ...core.domain.targets import unknown_scope
 from ..screens.clusters import ClustersScreen
 from ..screens.form import Field, FormScreen
 

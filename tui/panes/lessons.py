@@ -12,11 +12,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
-from ...core import lessons as core_lessons
-from ...core import rules as core_rules
-from ...core.context.log import Injections
-from ...core.decay import is_forgotten
-from ...core.text import clip
+from ...core.base.text import clip
+from ...core.domain import lessons as core_lessons
+from ...core.domain import rules as core_rules
+from ...core.domain.decay import is_forgotten
+from ...core.services.context.log import Injections
 from ..screens.confirm import ConfirmScreen
 from ..service import LessonExtras
 from ..widgets.lesson_detail import render_lesson, render_rule
@@ -106,7 +106,7 @@ class LessonsPane(Pane):
         self.forgotten_here: set[str] = set()
         self._select_lesson: str | None = None
         self._select_rule: str | None = None
-        #: Lesson id -> effect (core.effect), live lesson id -> ids it contradicts,
+        #: Lesson id -> effect (core.domain.effect), live lesson id -> ids it contradicts,
         #: record id -> lint findings: loaded after the lists, by a second worker.
         self.effects: dict[str, dict[str, Any] | None] = {}
         self.contradicts: dict[str, list[str]] = {}
@@ -157,7 +157,7 @@ class LessonsPane(Pane):
         self.deliver(self._show_extras, self.service.lesson_extras())
 
     def _show_extras(self, extras: LessonExtras) -> None:
-        from ...core.lint import by_record
+        from ...core.services.lint import by_record
 
         self.effects = extras.effects
         self.contradicts = extras.contradicts

@@ -18,8 +18,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static
 
-from ...core import review as core_review
-from ...core.text import clip
+from ...core.base.text import clip
+from ...core.services import review as core_review
 from ..screens.form import Field, FormScreen
 from ..screens.lesson_picker import LessonPicker
 from ..widgets.proposal_detail import (

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...core import forgetting, wm_scopes
-from ...core import sessions as core_sessions
-from ...core import working_memory as core_wm
-from ...core.errors import InvalidInput
+from ...core.base.errors import InvalidInput
+from ...core.domain import forgetting
+from ...core.domain import sessions as core_sessions
+from ...core.domain.working_memory import entries as core_wm
+from ...core.domain.working_memory import scopes as wm_scopes
 from ..screens.confirm import ConfirmScreen
 from ..screens.form import Field, FormScreen
 from ..widgets.bars import plural, short_stamp

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...core import slots as core_slots
+from ...core.domain import slots as core_slots
 from ..screens.confirm import ConfirmScreen
 from ..screens.form import Field, FormScreen
 

@@ -16,8 +16,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static, TextArea
 
-from ...core import slots as core_slots
-from ...core.errors import MemworkError
+from ...core.base.errors import MemworkError
+from ...core.domain import slots as core_slots
 from ..screens.confirm import ConfirmScreen
 from ..widgets.slot_editor import SlotEditor
 from ..widgets.slot_rows import slot_row, slots_status
@@ -80,7 +80,7 @@ class SlotsPane(Pane):
         self._loaded = False  # until then an empty list means "not read yet"
         #: The slot being deleted from here (its draft goes with it, as confirmed).
         self._deleting: str | None = None
-        #: Slot id -> its lint findings (core.lint), loaded beside the slots.
+        #: Slot id -> its lint findings (core.services.lint), loaded beside the slots.
         self.findings: dict[str, list[dict[str, Any]]] = {}
 
     def compose(self) -> ComposeResult:
@@ -115,7 +115,7 @@ class SlotsPane(Pane):
         self.deliver(self._show_lint, self.service.lint_findings())
 
     def _show_lint(self, findings: list[dict[str, Any]]) -> None:
-        from ...core.lint import by_record
+        from ...core.services.lint import by_record
 
         index = by_record(findings)
         self.findings = {k: v for k, v in index.items() if k in self.slots}

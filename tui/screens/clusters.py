@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.decay import effective_confidence
+from ...core.domain.decay import effective_confidence
 from ..widgets.bars import plural
 from .dialog import Dialog
 

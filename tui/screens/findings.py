@@ -21,10 +21,10 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Label, Static
 
-from ...core import lessons as core_lessons
-from ...core import rules as core_rules
-from ...core.kinds import KINDS
-from ...core.text import clip
+from ...core.base.text import clip
+from ...core.domain import lessons as core_lessons
+from ...core.domain import rules as core_rules
+from ...core.models.kinds import KINDS
 from ..messages import JumpTo
 from ..widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 from .confirm import ConfirmScreen

@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Static, TextArea
 
-from ...core.errors import MemworkError
+from ...core.base.errors import MemworkError
 from .dialog import Dialog
 
 

@@ -14,7 +14,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.kinds import pane_of
+from ...core.models.kinds import pane_of
 from ..messages import JumpTo
 from ..widgets.bars import plural
 from .dialog import Dialog

@@ -18,8 +18,8 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Label, Static
 
-from ...core import actions as core_actions
-from ...core.text import clip
+from ...core.base.text import clip
+from ...core.domain import actions as core_actions
 from ..widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 from .dialog import Dialog
 

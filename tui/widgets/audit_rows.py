@@ -16,7 +16,7 @@ from rich.text import Text
 
 from .virtual_table import Column, Row
 
-#: The audit action of "injected into context" entries (``core.context.log``).
+#: The audit action of "injected into context" entries (``core.services.context.log``).
 INJECT = "inject"
 #: How those entries' summaries begin (the list shows what follows it).
 INJECT_PREFIX = "injected into context: "

@@ -11,7 +11,7 @@ from datetime import datetime
 from rich.console import Console
 from rich.text import Text
 
-from ...core.clock import parse_instant
+from ...core.base.clock import parse_instant
 
 BLOCKS = " ▏▎▍▌▋▊▉█"
 

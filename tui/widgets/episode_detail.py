@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
-from ...core.episodes import EpisodeRow
+from ...core.domain.episodes import EpisodeRow
 from .bars import ago, outcome_style, plural, short_time
 from .episode_rows import GLYPH
 

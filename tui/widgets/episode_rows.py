@@ -1,6 +1,6 @@
 """Episode rows for a VirtualTable: a Row is built only when it is drawn.
 
-Backed by :class:`core.episodes.EpisodeRow` tuples (a compact index of up to
+Backed by :class:`core.domain.episodes.EpisodeRow` tuples (a compact index of up to
 hundreds of thousands of episodes), so scrolling a list of 100,000 episodes
 formats only the rows on screen.
 """
@@ -12,7 +12,7 @@ from datetime import datetime
 
 from rich.text import Text
 
-from ...core.episodes import EpisodeRow
+from ...core.domain.episodes import EpisodeRow
 from .bars import ago, outcome_style
 from .virtual_table import Column, Row
 

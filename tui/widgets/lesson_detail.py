@@ -7,9 +7,9 @@ from typing import Any
 
 from rich.text import Text
 
-from ...core.context.log import Injections
-from ...core.decay import effective_confidence, state_of
-from ...core.text import clip
+from ...core.base.text import clip
+from ...core.domain.decay import effective_confidence, state_of
+from ...core.services.context.log import Injections
 from .bars import ago, confidence_style
 
 #: Lesson state → style in the list and the detail.

@@ -12,8 +12,8 @@ from typing import Any, NamedTuple
 
 from rich.text import Text
 
-from ...core.context.log import Injections
-from ...core.decay import decayed_away, effective_confidence, is_live
+from ...core.domain.decay import decayed_away, effective_confidence, is_live
+from ...core.services.context.log import Injections
 from .bars import confidence_bar, confidence_style, plural
 from .lesson_detail import STATE_STYLE, effect_text, shown_state
 from .virtual_table import Choices, Column, Row

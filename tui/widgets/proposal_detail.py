@@ -1,6 +1,6 @@
 """A proposal beside what it would change: the slot's diff, or the nearest live lesson.
 
-Renders what :func:`core.review.describe` returns; the Review pane shows it in
+Renders what :func:`core.services.review.describe` returns; the Review pane shows it in
 its detail column.
 """
 
@@ -12,8 +12,8 @@ from typing import Any
 
 from rich.text import Text
 
-from ...core.review import EDITED_FIELD
-from ...core.text import one_line
+from ...core.base.text import one_line
+from ...core.services.review import EDITED_FIELD
 from .bars import ago
 
 #: Decided proposals: their state's colour.

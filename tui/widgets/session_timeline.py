@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Label, Static
 
-from ...core.clock import parse_instant
+from ...core.base.clock import parse_instant
 from .bars import clip_to_lines, duration, short_stamp
 from .virtual_table import Column, ListRowSource, Row, VirtualTable
 

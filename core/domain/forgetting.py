@@ -1,0 +1,224 @@
+"""Forgetting for good: a session, or single observations, taken out of the store.
+
+Unlike ``lesson forget`` (soft, restorable), forgetting here is for privacy: what
+an agent saw must be able to leave memory. ``forget_session`` deletes a session
+with its observations and its working memory; ``forget_observations`` deletes
+single observations. In one transaction, the data leaves:
+
+- every table: the session record, its observations table, its working-memory
+  table (keys, task, scratchpad, working-memory checkpoints), and the links that
+  start from or point to any of them (``links.observations.<session>`` whole);
+- the audit log's words: every entry about the forgotten records keeps its
+  time, actor, action, table and record id (the *fact* that something was
+  recorded, then forgotten) but its summary becomes ``[forgotten]``, so no title,
+  summary, observation text or key name stays behind; the forget itself is
+  audited without content;
+- the search index: a folder store removes recall's index file
+  (``<store>/cache/recall/``) as the commit that deletes text lands
+  (core/storage/folder_backend.py), and a long-lived process's index follows the
+  store's announced changes, dropping the deleted records;
+- a folder store's write-ahead log: its older records hold the words until it is
+  folded into the table files, so a forget folds it once it has committed;
+- the next context: it reads the store as it is.
+
+What it does not reach, and says so: store checkpoints keep their copies until
+they are deleted (the answer lists the checkpoints taken since the session
+started, ``checkpoints_may_hold``), a migration's backup folder beside the store
+keeps its copy, and a Redis server keeps the old bytes in its append-only file
+until it rewrites it (``BGREWRITEAOF``). Episodes that name the session keep
+their ``session_id`` (an id, not what happened in it).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ..base import names
+from ..base.clock import iso, parse_instant
+from ..base.errors import InvalidInput, NotFound
+from ..ledger import audit, isolation, links
+from ..storage import shards
+from ..storage.store import Store
+from ..storage.tables import physical_tables
+from . import sessions
+
+#: What a forgotten record's audit entries say instead of their summary.
+FORGOTTEN = "[forgotten]"
+#: Tables whose audit entries can hold a forgotten record's words.
+_AUDITED = ("sessions", "observations", "working_memory")
+
+
+def _forget_links(store: Store, gone: set[str], dropped_homes: set[str]) -> int:
+    """Remove every link from or to a record in ``gone`` (the link tables of
+    ``dropped_homes`` go whole); returns how many links went."""
+    count = 0
+    for home in dropped_homes:
+        name = links.table_of(home)
+        if store.has_table(name):
+            count += len(store.docs(name))
+            store.drop(name)
+    touching = links.touching(store, gone)
+    links.delete(store, touching)
+    return count + len(touching)
+
+
+def _redact_audit(store: Store, record_ids: set[str]) -> int:
+    """Blank the summaries of audit entries about ``record_ids`` (reads the whole log:
+    privacy over speed); returns how many entries changed."""
+    changed = 0
+    for name in shards.shard_names(store, audit.BASE):
+        hits = {
+            doc_id: {**doc, "summary": FORGOTTEN}
+            for doc_id, doc in store.docs(name).items()
+            if doc.get("record_id") in record_ids
+            and doc.get("table") in _AUDITED
+            and doc.get("summary") != FORGOTTEN
+        }
+        if hits:
+            store.put_many(name, hits)
+            changed += len(hits)
+    return changed
+
+
+def _checkpoints_since(store: Store, started_at: str) -> list[str]:
+    """Checkpoints taken since ``started_at``: they may hold copies of what was forgotten."""
+    start = parse_instant(started_at)
+    found = []
+    for doc in store.docs("checkpoints").values() if store.has_table("checkpoints") else ():
+        try:
+            taken = parse_instant(doc["created_at"])
+        except (KeyError, ValueError):
+            taken = start
+        if taken >= start:
+            found.append(doc["id"])
+    return sorted(found)
+
+
+def forget_session(store: Store, session: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """Delete a session with its observations and working memory, everywhere but in
+    checkpoints (see the module); returns what was forgotten."""
+    with store.transaction():
+        found = sessions.find_named(store, session)
+        if found is None:
+            raise NotFound("session", session.strip())
+        sid = found["id"]
+        obs_table = sessions.observations_table(sid)
+        wm_table = f"{sessions.WORKING_MEMORY}.{sid}"
+        observation_ids = set(store.docs(obs_table)) if store.has_table(obs_table) else set()
+        wm_ids = set(store.docs(wm_table)) if store.has_table(wm_table) else set()
+        dropped = [name for name in (obs_table, wm_table) if store.has_table(name)]
+        for name in dropped:
+            store.drop(name)
+        store.delete(sessions.TABLE, [sid])
+        gone = {sid, *observation_ids}
+        link_count = _forget_links(store, gone, {obs_table})
+        redacted = _redact_audit(store, {sid, *observation_ids, *wm_ids})
+        audit.record(
+            store,
+            actor=actor,
+            action="forget",
+            table=sessions.TABLE,
+            record_id=sid,
+            summary=(
+                f"forgot session {sid}: {len(observation_ids)} observations, working memory, "
+                f"{link_count} links; {redacted} audit entries blanked"
+            ),
+            now=now,
+        )
+        holding = _checkpoints_since(store, found.get("started_at") or iso(now))
+        store.fold_log()  # the log's older records hold the words until it is folded
+    return {
+        "kind": "session",
+        "id": sid,
+        "observations": len(observation_ids),
+        "working_memory": bool(wm_ids),
+        "links": link_count,
+        "audit_entries_blanked": redacted,
+        "checkpoints_may_hold": holding,
+    }
+
+
+def _observation_table(store: Store, ref: str) -> tuple[str, str]:
+    """(table, observation id) of an observation named ``<session>/<id>`` or by its id."""
+    key = ref.strip()
+    if not key:
+        raise InvalidInput("observation", "must name an observation (obs_… or <session>/obs_…)")
+    if "/" in key:
+        session, _, obs_id = key.partition("/")
+        found = sessions.find_named(store, session)
+        if found is None:
+            raise NotFound("session", session)
+        table = sessions.observations_table(found["id"])
+        if store.has_table(table) and obs_id in store.docs(table):
+            return table, obs_id
+        raise NotFound("observation", key)
+    view = isolation.viewer(store)
+    for name in physical_tables(store.table_names("observations"), "observations"):
+        if key in store.docs(name):
+            owner = isolation.owner_of_session(store, name.partition(".")[2])
+            if not isolation.sees(view, owner):
+                break  # another agent's, while agents are isolated: not found
+            return name, key
+    raise NotFound("observation", key)
+
+
+def forget_observations(
+    store: Store, observations: list[str], *, now: datetime, actor: str
+) -> dict[str, Any]:
+    """Delete single observations (ids, or ``<session>/<id>``), everywhere but in
+    checkpoints; every one must exist or nothing is deleted. Returns what was forgotten."""
+    wanted = [o for o in observations if isinstance(o, str)]
+    if not wanted:
+        raise InvalidInput("observations", "name at least one observation")
+    with store.transaction():
+        by_table: dict[str, set[str]] = {}
+        for ref in wanted:
+            table, obs_id = _observation_table(store, ref)
+            by_table.setdefault(table, set()).add(obs_id)
+        gone: set[str] = set()
+        started: list[str] = []
+        for table, obs_ids in by_table.items():
+            sid = table.split(".", 1)[1]
+            names.check_id(sid, "session")
+            store.delete(table, sorted(obs_ids))
+            session = dict(store.docs(sessions.TABLE)[sid])
+            session["observation_count"] = len(store.docs(table))
+            session["forgotten_observations"] = int(session.get("forgotten_observations", 0)) + len(
+                obs_ids
+            )
+            session["updated_at"] = iso(now)
+            store.put(sessions.TABLE, sid, session)
+            started.append(session.get("started_at") or iso(now))
+            gone |= obs_ids
+        link_count = _forget_links(store, gone, set())
+        redacted = _redact_audit(store, gone)
+        for obs_id in sorted(gone):
+            audit.record(
+                store,
+                actor=actor,
+                action="forget",
+                table="observations",
+                record_id=obs_id,
+                summary=f"forgot observation {obs_id}",
+                now=now,
+            )
+        holding = _checkpoints_since(store, min(started))
+        store.fold_log()  # the log's older records hold the words until it is folded
+    return {
+        "kind": "observation",
+        "ids": sorted(gone),
+        "observations": len(gone),
+        "links": link_count,
+        "audit_entries_blanked": redacted,
+        "checkpoints_may_hold": holding,
+    }
+
+
+def forget(store: Store, kind: str, id: str, *, now: datetime, actor: str) -> dict[str, Any]:  # noqa: A002
+    """The ``forget`` operation: a session (``kind="session"``) or an observation."""
+    if kind == "session":
+        return forget_session(store, id, now=now, actor=actor)
+    if kind == "observation":
+        return forget_observations(store, [id], now=now, actor=actor)
+    raise InvalidInput("kind", f"must be one of session, observation (got {kind!r})")

@@ -1,0 +1,1 @@
+"""Working memory: short-lived keys of a session, a project or everyone, with TTLs."""

@@ -1,0 +1,52 @@
+"""``memwork stats`` (how it prints) and ``memwork doctor``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .main import Context
+from .output import emit_json, say
+
+
+def stats(ctx: Context, found: dict[str, Any]) -> int:
+    """``stats``: always JSON."""
+    emit_json(found)
+    return 0
+
+
+def doctor(ctx: Context) -> int:
+    import os
+
+    from ...base.errors import NoStore
+    from ...services.doctor.report import report
+    from ...storage.paths import ENV_DB, agent_setting, store_origin
+    from ...storage.url import REDIS, parse, parse_location
+
+    path = ctx.store_path
+    origin = store_origin(ctx.args.db)
+    location = parse_location(path, "--db")
+    if location.scheme == REDIS:
+        from ...services.doctor.redis import report as redis_report
+
+        result = redis_report(parse(location.url))
+    elif location.folder is None:
+        raise NoStore(location.scheme + ":")  # memory: lives only in its own process
+    elif not os.path.lexists(location.folder):
+        if origin == "default":
+            # The first run: say where memory will live and how to point an agent at it.
+            raise NoStore(f"{location.folder} yet (the default store; the first write creates it)")
+        raise NoStore(location.folder)
+    else:
+        result = report(location.folder)
+    result["origin"] = origin
+    result["agent_env"] = agent_setting(path)
+    if ctx.json:
+        emit_json(result)
+    else:
+        for check in result["checks"]:
+            mark = {"ok": "ok     ", "warn": "warning", "problem": "PROBLEM"}[check["status"]]
+            say(f"{mark}  {check['name']}: {check['detail']}")
+        where = {"--db": "named by --db", ENV_DB: f"named by {ENV_DB}"}.get(origin, "the default")
+        say(f"this store is {where}; point an agent at it with {result['agent_env']}")
+        say("store is healthy" if result["ok"] else "problems found; nothing was changed")
+    return 0 if result["ok"] else 1

@@ -1,0 +1,238 @@
+"""``memwork``: the headless CLI agents call on every step, and the workbench launcher.
+
+The parser is made from the operations' declarations (:mod:`core.ops.operations`,
+:mod:`core.doors.cli.parser`), and only for the verb a call names. A command runs its
+operation's core function through :mod:`core.ops.runner`, as every other door does,
+and prints the result with the printer the operation names (a function in a
+``cmd_<group>`` module, imported only when it runs); the workbench (textual) is
+imported only when no verb is given, so a cold ``memwork context`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from ...base.errors import MemworkError, UserError, worded
+from ...ops.operations import Op, by_name
+from .parser import build, verbs
+
+if TYPE_CHECKING:  # only for annotations: a verb loads what it uses when it runs
+    from datetime import datetime
+    from pathlib import Path
+
+    from ...ledger.curator import Curator
+    from ...storage.store import Store
+
+
+class Context:
+    """What a command needs: its arguments, the store, the clock, the actor."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+
+    @cached_property
+    def op(self) -> Op:
+        """The operation the command runs."""
+        return by_name(self.args.op)
+
+    @property
+    def reads_only(self) -> bool:
+        """Whether the command only reads (so it must not create a store): a verb that
+        only reads never creates a store at a mistyped path."""
+        op = self.op
+        if op.read_unless:
+            return all(getattr(self.args, name, None) is None for name in op.read_unless)
+        return not op.writes
+
+    @cached_property
+    def store_path(self) -> Path | str:
+        from ...storage.paths import resolve_store_path
+
+        return resolve_store_path(self.args.db)
+
+    @cached_property
+    def store(self) -> Store:
+        from ...storage.paths import store_location
+        from ...storage.store import Store
+
+        return Store(store_location(self.args.db), create=not self.reads_only)
+
+    @cached_property
+    def now(self) -> datetime:
+        from ...base.clock import now
+
+        return now()
+
+    @property
+    def actor(self) -> str:
+        agent = os.environ.get("MEMWORK_AGENT")
+        if agent:
+            from ...base.errors import InvalidInput
+            from ...privacy import identifier_problem
+
+            problem = identifier_problem(agent)
+            if problem:
+                raise InvalidInput("MEMWORK_AGENT", problem)
+        return f"cli:{agent}" if agent else "cli"
+
+    @cached_property
+    def curator(self) -> Curator | None:
+        """The curator key given with ``--curator-key FILE`` (never from the environment
+        or the default file: an agent started from the same shell would inherit those)."""
+        path = getattr(self.args, "curator_key", None)
+        if not path:
+            return None
+        from ...ledger.curator import load
+
+        return load(path)
+
+    @property
+    def json(self) -> bool:
+        return bool(getattr(self.args, "json", False))
+
+    def params(self) -> dict[str, Any]:
+        """The operation's parameters, as the CLI was given them."""
+        return {p.name: getattr(self.args, p.name) for p in self.op.params if "cli" in p.doors}
+
+
+def run_op(ctx: Context) -> int:
+    """Run the command's operation and print its result (``--json``: as JSON)."""
+    op = ctx.op
+    if op.cli_run:
+        from ...ledger.isolation import asking
+
+        # A verb that runs itself (context, export…) reads as this caller too.
+        with asking(ctx.actor, ctx.curator):
+            return int(_resolve(op.cli_run)(ctx) or 0)
+    from ...ops.runner import call, check_rules
+
+    params = ctx.params()
+    for param in op.params:  # a group's flag (``wm --session``) is optional for some verbs
+        if params.get(param.name, ...) is None and param.default is ... and param.cli:
+            if not param.type.endswith("?"):
+                from ...base.errors import InvalidInput
+
+                raise InvalidInput(param.name, f"is required ({param.cli} {param.metavar})")
+    check_rules(op, params)  # bad input is refused before the store is opened
+    result = call(op, ctx.store, params, now=ctx.now, actor=ctx.actor, curator=ctx.curator)
+    if op.review and isinstance(result, dict) and result.get("proposed") is True:
+        return int(_resolve("cmd_review:proposed")(ctx, result) or 0)
+    if op.cli_print:
+        return int(_resolve(op.cli_print)(ctx, result) or 0)
+    from .output import emit_json, say
+
+    if ctx.json:
+        emit_json(result)
+    else:
+        say(result["id"])
+    return 0
+
+
+def _verb(argv: list[str]) -> str | None:
+    """The command word, skipping global options (``--db`` takes a value)."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in ("--db", "--curator-key"):
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
+
+
+def _resolve(handler: str) -> Callable[..., int | None]:
+    module, _, name = handler.partition(":")
+    # Handlers and printers name their module inside this package: the package itself
+    # is ``memwork.core.doors.cli`` once installed.
+    fn: Callable[..., int | None] = getattr(
+        importlib.import_module(f"{__package__}.{module}"), name
+    )
+    return fn
+
+
+def _open_workbench(args: argparse.Namespace) -> int:
+    from ...storage.paths import resolve_store_path
+
+    path = None if args.demo else resolve_store_path(args.db)
+    # textual is imported only here. By name, not by an import statement: the
+    # workbench is a sibling package (``memwork.tui``) that core never depends on.
+    launch = importlib.import_module("memwork.tui.launch").launch
+    code: int = launch(path, demo=args.demo)
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (0 ok, 2 user error, 1 anything else)."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    verb = _verb(args_list)
+    parser = build(verb if verb in verbs() else None)
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:  # usage errors and --help: report the code, do not raise
+        return int(exc.code or 0)
+    try:
+        if args.version:
+            from ... import __version__
+
+            print(f"memwork {__version__}")
+            return 0
+        if not args.command:
+            return _open_workbench(args)
+        from ...privacy import counting
+
+        ctx = Context(args)
+        code = 1
+        try:
+            with counting() as tally:
+                code = run_op(ctx)
+        finally:
+            opened = ctx.__dict__.get("store")  # the cached store, when the verb opened one
+            if opened is not None:
+                if code == 0:
+                    opened.close()
+                else:  # refused: a store this call created for it is taken back
+                    opened.discard_if_new()
+        if tally.total and not tally.reported:
+            # Every redaction is reported: JSON objects carry them in a field
+            # (core.doors.cli.output.emit_json); anything else gets this line on stderr.
+            print(f"memwork: {tally.describe()}", file=sys.stderr)
+        return code
+    except UserError as exc:
+        print(_shown(exc), file=sys.stderr)
+        return 2
+    except MemworkError as exc:
+        print(_shown(exc), file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the contract is one line, never a traceback
+        if os.environ.get("MEMWORK_DEBUG"):
+            raise
+        print(f"memwork: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+
+
+def _shown(exc: Exception) -> str:
+    """An error's ``memwork: …`` line, made safe for a terminal: it may quote what the
+    user gave."""
+    from ...privacy.controls import terminal_text
+
+    return terminal_text(worded(exc))
+
+
+def entry() -> None:
+    """Console-script entry point."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

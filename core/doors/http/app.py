@@ -1,0 +1,217 @@
+"""The HTTP door's application and ``memwork serve``.
+
+One process, one open store, three ways in: MCP over streamable HTTP at
+``/mcp`` (the same server as ``memwork mcp``, tools in worker threads), every
+operation as JSON under ``/v1/`` (:mod:`core.doors.http.routes`), and the commits as
+server-sent events at ``/v1/events`` (:mod:`core.doors.http.events`); ``/livez``
+says the server is up. :class:`core.doors.http.guard.Guard` stands in front of all
+of it (bearer token, loopback, body cap). Built on what the MCP SDK brings
+(Starlette, uvicorn); nothing here parses HTTP by hand.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import os
+import signal
+import socket
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+from anyio.abc import TaskStatus
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ...base.errors import InvalidInput
+from ...ops.memory import Memory
+from .events import CommitFeed
+from .guard import Guard
+from .routes import json_response, routes
+
+#: The largest request body (bytes); ``MEMWORK_HTTP_MAX_BODY`` changes it. One episode may
+#: hold 100,000 characters in each text field, so a batch needs room.
+MAX_BODY = 16 * 1024 * 1024
+DEFAULT_HOST = "127.0.0.1"
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+DEFAULT_PORT = 3111
+
+
+def max_body() -> int:
+    """The body cap: ``MEMWORK_HTTP_MAX_BODY`` bytes, else :data:`MAX_BODY`."""
+    text = os.environ.get("MEMWORK_HTTP_MAX_BODY", "").strip()
+    if not text:
+        return MAX_BODY
+    if not text.isdigit() or int(text) < 1:
+        raise InvalidInput("MEMWORK_HTTP_MAX_BODY", f"must be a number of bytes (got {text!r})")
+    return int(text)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address or ``localhost``."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class HttpDoor:
+    """The application for one open store, and how to stop what it keeps open."""
+
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        token: str | None,
+        cap: int = MAX_BODY,
+        extra_routes: list[Route] | None = None,
+    ) -> None:
+        """``extra_routes``: a benchmark's baseline, served the same way."""
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        from ..mcp.server import build_server
+
+        self.memory = memory
+        self.mcp = build_server(memory, threaded=True)
+        # The guard checks hosts and tokens for every route; the SDK's own Host check
+        # would refuse a token-holding client that reaches the server by its network name.
+        mcp_app = self.mcp.streamable_http_app(
+            streamable_http_path="/mcp",
+            max_request_body_size=cap,
+            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        )
+        self.feed = CommitFeed(memory.store)
+        self._stopping = anyio.Event()
+
+        async def livez(request: Request) -> Response:
+            return json_response({"status": "ok"})
+
+        async def events(request: Request) -> Response:
+            return self.feed.response(request)
+
+        self.starlette = Starlette(
+            routes=[
+                Route("/livez", livez, methods=["GET"]),
+                Route("/v1/events", events, methods=["GET"]),
+                *routes(memory, cap),
+                *(extra_routes or []),
+                *mcp_app.routes,
+            ],
+            lifespan=self._lifespan,
+        )
+        self.app = Guard(self.starlette, token=token, max_body=cap)
+
+    @contextlib.asynccontextmanager
+    async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        async def sessions(*, task_status: TaskStatus[None]) -> None:
+            # MCP's sessions live until the server stops (see stop()).
+            async with self.mcp.session_manager.run():
+                task_status.started()
+                await self._stopping.wait()
+
+        async with anyio.create_task_group() as group:
+            await group.start(sessions)
+            group.start_soon(self.feed.run)
+            yield
+            self._stopping.set()
+            group.cancel_scope.cancel()
+
+    def stop(self) -> None:
+        """Before the server waits for connections to close: end the event streams and
+        MCP's sessions (their open streams would otherwise hold it for the whole grace
+        period). Calls in flight finish: their writes are whole or not at all."""
+        self.feed.close()
+        self._stopping.set()
+
+
+def build_app(memory: Memory, *, token: str | None, cap: int = MAX_BODY) -> Any:
+    """The ASGI application of the HTTP door for ``memory``'s store."""
+    return HttpDoor(memory, token=token, cap=cap).app
+
+
+def listen_on(host: str, port: int) -> socket.socket:
+    """A listening socket (bound before the server starts, so a taken port is one line).
+
+    Made with ``IPPROTO_TCP`` spelled out: asyncio turns Nagle's algorithm off only on
+    sockets that say so, and uvicorn writes a response's head and body separately, so
+    with it on every keep-alive response waited ~40 ms for the client's delayed ACK.
+    """
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        raise InvalidInput("port", f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.listen(2048)
+    return sock
+
+
+def serve(
+    path: str | os.PathLike[str] | Path | None = None,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+) -> int:
+    """Serve the store until interrupted (SIGINT / SIGTERM: a clean stop, exit 0)."""
+    token = os.environ.get("MEMWORK_TOKEN") or None
+    if not 0 <= port <= 65535:
+        raise InvalidInput("port", f"must be between 0 and 65535 (got {port})")
+    if token is None and not is_loopback(host):
+        raise InvalidInput(
+            "host",
+            f"{host} is not a loopback address: without MEMWORK_TOKEN the server listens on "
+            "loopback only (set MEMWORK_TOKEN to serve other machines)",
+        )
+    cap = max_body()
+    memory = Memory(path, actor="mcp")
+    door = HttpDoor(memory, token=token, cap=cap)
+    sock = listen_on(host, port)
+    where = f"http://{host if ':' not in host else f'[{host}]'}:{sock.getsockname()[1]}"
+    guard = (
+        "bearer token required (MEMWORK_TOKEN)"
+        if token
+        else "no MEMWORK_TOKEN: loopback only, no authentication"
+    )
+    print(f"memwork: serving {memory.store.location} at {where} ({guard})", file=sys.stderr)
+    print(f"memwork: MCP at {where}/mcp, operations at {where}/v1/", file=sys.stderr, flush=True)
+    try:
+        run_uvicorn(door, sock)
+    finally:
+        sock.close()
+        memory.close()
+    return 0
+
+
+def run_uvicorn(door: HttpDoor, sock: socket.socket) -> None:
+    """Serve ``door`` on ``sock`` until SIGINT or SIGTERM; then stop cleanly."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            door.stop()
+            await super().shutdown(sockets)
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            # A stop asked for (Ctrl-C, SIGTERM from a service manager) is the end of
+            # serving, exit 0; uvicorn's own version raises the signal again afterwards.
+            previous = {sig: signal.signal(sig, self.handle_exit) for sig in _STOP_SIGNALS}
+            try:
+                yield
+            finally:
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
+
+    config = uvicorn.Config(
+        door.app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5
+    )
+    Server(config).run(sockets=[sock])

@@ -1,0 +1,271 @@
+"""``/v1/<operation>``: every operation as a JSON route, and the OpenAPI document of them.
+
+A route takes ``POST`` with a JSON object of the operation's parameters (an
+empty body is ``{}``) and answers with the JSON the CLI prints for it with
+``--json`` (the context's text is a JSON string). Bad input is the CLI's
+one-line message with a 4xx status: 400 invalid input, 404 not found, 409 a
+failed precondition (a duplicate, a read-only slot, a read-only store); 415
+when the body is not JSON (a browser cannot send ``application/json`` to
+another site without asking first, so a web page cannot post to a store served
+on loopback), 413 when it is over the cap. Writes are audited as ``http``, or
+``http:<agent>`` with an ``X-Memwork-Agent`` header.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import orjson
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ... import __version__
+from ...base.errors import (
+    Conflict,
+    InvalidInput,
+    MemworkError,
+    NotFound,
+    StoreUnreachable,
+    UserError,
+    worded,
+)
+from ...ops import runner as invoke
+from ...ops.memory import Memory
+from ...ops.operations import Op, door_ops
+from ...ops.shapes import SHAPES
+from ...ops.wm_fallback import used_fallback
+
+AGENT_HEADER = "x-memwork-agent"
+JSON = "application/json"
+
+
+#: Set (``true``) on a working-memory answer given from the server's memory while its
+#: Redis store does not answer.
+FALLBACK_HEADER = "Memwork-Using-Fallback"
+
+
+def json_response(value: Any, status: int = 200) -> Response:
+    """``value`` as JSON (orjson: the context of a big store is long)."""
+    return Response(orjson.dumps(value), status_code=status, media_type=JSON)
+
+
+def error_response(exc: MemworkError) -> Response:
+    """A memwork error as JSON with its status (the CLI's exit-2 errors are all 4xx)."""
+    if isinstance(exc, InvalidInput):
+        status, kind = 400, "invalid"
+    elif isinstance(exc, StoreUnreachable):  # the CLI's exit 2, but the server is away
+        status, kind = 503, "unavailable"
+    elif isinstance(exc, NotFound):
+        status, kind = 404, "not_found"
+    elif isinstance(exc, Conflict | UserError):
+        status, kind = 409, "conflict"
+    else:
+        status, kind = 503, "unavailable"
+    body: dict[str, Any] = {"error": worded(exc), "kind": kind}
+    if isinstance(exc, InvalidInput):
+        body["field"] = exc.field
+    return json_response(body, status)
+
+
+def actor_of(request: Request) -> str:
+    """``http``, or ``http:<agent>`` when the caller names itself."""
+    agent = request.headers.get(AGENT_HEADER, "").strip()
+    if not agent:
+        return "http"
+    from ...privacy import identifier_problem
+
+    problem = identifier_problem(agent)
+    if problem:
+        raise InvalidInput("X-Memwork-Agent", problem)
+    return f"http:{agent}"
+
+
+async def read_json(request: Request, cap: int) -> dict[str, Any]:
+    """The body as a JSON object (an empty body is ``{}``), read up to ``cap`` bytes.
+
+    ``Content-Type: application/json`` is required even for an empty body: it is what
+    a cross-site form or a no-cors fetch cannot send.
+    """
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != JSON:
+        raise _NotJson
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > cap:
+            raise _TooLarge
+    if not body.strip():
+        return {}
+    try:
+        given = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        raise InvalidInput("body", f"must be JSON ({exc})") from None
+    if not isinstance(given, dict):
+        raise InvalidInput("body", "must be a JSON object of the operation's parameters")
+    return given
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class _NotJson(Exception):
+    pass
+
+
+def operation_route(op: Op, memory: Memory, cap: int) -> Route:
+    """``POST /v1/<op>``."""
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            given = await read_json(request, cap)
+            actor = actor_of(request)
+            params = invoke.check(op, "http", given)
+
+            def run() -> Any:
+                return invoke.call(
+                    op,
+                    memory.store,
+                    params,
+                    now=memory.now(),
+                    actor=actor,
+                    fallback=memory.wm_fallback,
+                )
+
+            value = await anyio.to_thread.run_sync(run)
+            response = json_response(value)
+            if used_fallback(value):  # a list's body cannot carry the field: the header does
+                response.headers[FALLBACK_HEADER] = "true"
+            return response
+        except _TooLarge:
+            return json_response(
+                {"error": f"memwork: the request body is over {cap} bytes", "kind": "too_large"},
+                413,
+            )
+        except _NotJson:
+            return json_response(
+                {
+                    "error": "memwork: the body must be JSON (Content-Type: application/json)",
+                    "kind": "unsupported_media_type",
+                },
+                415,
+            )
+        except MemworkError as exc:
+            return error_response(exc)
+
+    return Route(f"/v1/{op.name}", endpoint, methods=["POST"], name=op.name)
+
+
+def routes(memory: Memory, cap: int) -> list[Route]:
+    """A route per operation the HTTP door offers, and ``/v1/openapi.json``."""
+    document = openapi()
+
+    async def spec(request: Request) -> Response:
+        return JSONResponse(document)
+
+    return [
+        *(operation_route(op, memory, cap) for op in door_ops("http")),
+        Route("/v1/openapi.json", spec, methods=["GET"], name="openapi"),
+    ]
+
+
+# -- OpenAPI --------------------------------------------------------------------------------
+_ERROR = {
+    "type": "object",
+    "description": "An error: the CLI's one-line message.",
+    "properties": {
+        "error": {"type": "string", "description": "memwork: <field>: <rule>, or what failed"},
+        "kind": {
+            "type": "string",
+            "description": "invalid, not_found, conflict, unauthorized, forbidden, too_large, "
+            "unsupported_media_type, unavailable",
+        },
+        "field": {"type": "string", "description": "the parameter that was wrong (invalid)"},
+    },
+    "required": ["error", "kind"],
+}
+_ERRORS = {
+    "invalid": ("400", "Invalid input: the message names the field and the rule."),
+    "not_found": ("404", "The record the call names does not exist."),
+    "conflict": ("409", "A failed precondition (a duplicate, a read-only slot, ...)."),
+}
+
+
+def _error_response(text: str) -> dict[str, Any]:
+    return {
+        "description": text,
+        "content": {JSON: {"schema": {"$ref": "#/components/schemas/Error"}}},
+    }
+
+
+def openapi() -> dict[str, Any]:
+    """The OpenAPI 3.1 document of the HTTP door, made from the declarations."""
+    from ..mcp.server import input_schema
+
+    paths: dict[str, Any] = {}
+    for op in door_ops("http"):
+        responses: dict[str, Any] = {
+            "200": {
+                "description": (SHAPES[op.result].get("description") or "The result."),
+                "content": {JSON: {"schema": SHAPES[op.result]}},
+            }
+        }
+        for kind in op.errors:
+            code, text = _ERRORS[kind]
+            responses[code] = _error_response(text)
+        responses.setdefault("400", _error_response(_ERRORS["invalid"][1]))
+        responses["401"] = _error_response("No or a wrong bearer token.")
+        responses["413"] = _error_response("The request body is over the cap.")
+        paths[f"/v1/{op.name}"] = {
+            "post": {
+                "operationId": op.name,
+                "summary": op.summary,
+                "description": " ".join(t for t in (op.doc, op.when) if t),
+                "tags": [op.cli.split()[0] if " " in op.cli else "memory"],
+                "requestBody": {
+                    "required": False,
+                    "content": {JSON: {"schema": input_schema(op, "http")}},
+                },
+                "responses": responses,
+            }
+        }
+    paths["/v1/events"] = {
+        "get": {
+            "operationId": "events",
+            "summary": "commits as server-sent events",
+            "description": (
+                "A `ready` event on connect, then a `commit` event for every commit by any "
+                "writer (CLI, workbench, other servers): its generation and the audit entries "
+                "it added."
+            ),
+            "responses": {"200": {"description": "text/event-stream"}},
+        }
+    }
+    paths["/livez"] = {
+        "get": {
+            "operationId": "livez",
+            "summary": "whether the server is up (no token needed)",
+            "security": [],
+            "responses": {"200": {"description": '{"status": "ok"}'}},
+        }
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "memwork",
+            "version": __version__,
+            "description": (
+                "Every memwork operation as a JSON route: POST a JSON object of its "
+                "parameters, get back what `memwork … --json` prints. MCP over streamable "
+                "HTTP is at /mcp."
+            ),
+        },
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": {"Error": _ERROR},
+        },
+        "security": [{"bearer": []}],
+        "paths": paths,
+    }

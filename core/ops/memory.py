@@ -1,0 +1,247 @@
+"""``Memory``: the Python API for agents that run in the same process as their memory.
+
+A method per operation (:mod:`core.ops.operations`; the methods are generated into
+:mod:`core.ops.memory_ops`), each running the same core function as the CLI verb it
+mirrors, under the same lock and journal, and returning what that verb prints
+for the same store and clock: the text for ``context`` (``format="text"``),
+the new id for ``record_episode``, and otherwise the JSON value the verb
+prints with ``--json``, as Python data. Bad input raises
+:class:`core.base.errors.UserError` (``InvalidInput``, ``NotFound``, ``Conflict``)
+whose text is the line the CLI prints for it on exit code 2 (``memwork: item 1:
+score: …``), and leaves the store untouched.
+
+One ``Memory`` keeps its store open between calls, so a call pays only for
+what it reads; what other processes (the CLI, the workbench, an MCP server)
+commit in between is picked up by the next call. Audit entries name the
+actor ``api`` (``api:<agent>`` with an agent id).
+
+    from . import Memory
+
+    memory = Memory()                      # $MEMWORK_DB, else the default store
+    prompt = memory.context(task="deploy-api")
+    memory.record_episode({"task_id": "deploy-api", "score": 0.9, "summary": "..."})
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+from ..storage.store import Store
+from .memory_ops import Operations
+
+if TYPE_CHECKING:
+    from ..ledger.curator import Curator
+    from .wm_fallback import Fallback
+
+#: The doors a Memory serves: the Python API itself, and the MCP server on top of it.
+ACTORS = ("api", "mcp", "http")
+
+
+class Memory(Operations):
+    """A memwork store, opened once, with one method per operation.
+
+    ``path`` names the store folder (``None``: ``$MEMWORK_DB``, then the
+    default location). ``agent`` is added to the audit actor (``None``:
+    ``$MEMWORK_AGENT``). ``clock`` replaces :func:`core.base.clock.now` (tests,
+    replays); by default every call reads the clock, which honours
+    ``MEMWORK_NOW``. ``actor`` is the kind of writer recorded in the audit log
+    (``api``, or ``mcp`` for the MCP server on top of it).
+
+    ``curator_key`` names a curator key file (:mod:`core.ledger.curator`): for a person's
+    script, never an agent's. With it this Memory decides proposals, and its writes go
+    live while the store's review is on; without it (an agent) its lesson adds, slot
+    edits and rules wait for review, and deciding is refused.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        agent: str | None = None,
+        clock: Callable[[], datetime] | None = None,
+        actor: str = "api",
+        curator_key: str | os.PathLike[str] | None = None,
+    ) -> None:
+        from ..storage.paths import resolve_store_path
+
+        #: The store's folder, or its Redis URL (text: a URL never becomes a path).
+        self.path: Path | str = resolve_store_path(os.fspath(path) if path is not None else None)
+        self.store = Store(self.path)
+        if actor not in ACTORS:
+            from ..base.errors import InvalidInput
+
+            # Agents' doors only: the kind of writer is not a claim to decide anything
+            # (core/ledger/curator.py), and "tui" is the workbench's own name in the audit log.
+            raise InvalidInput("actor", f"must be one of {', '.join(ACTORS)} (got {actor!r})")
+        self.agent = agent if agent is not None else os.environ.get("MEMWORK_AGENT") or None
+        if self.agent:
+            from ..base.errors import InvalidInput
+            from ..privacy import identifier_problem
+
+            problem = identifier_problem(self.agent)
+            if problem:
+                raise InvalidInput("agent", problem)
+        self.actor = f"{actor}:{self.agent}" if self.agent else actor
+        self._clock = clock
+        #: Working memory in process memory while a Redis store does not answer
+        #: (:mod:`core.ops.wm_fallback`); None for a store on disk.
+        self.wm_fallback: Fallback | None = None
+        if self.store.backend.scheme == "redis":
+            from .wm_fallback import Fallback
+
+            self.wm_fallback = Fallback(self.store.location)
+        self._curator: Curator | None = None
+        if curator_key is not None:
+            from ..ledger.curator import load
+
+            self._curator = load(os.fspath(curator_key))
+
+    # -- plumbing -----------------------------------------------------------------------
+    @property
+    def using_fallback(self) -> bool:
+        """Whether working memory is kept in this process's memory now, because the Redis
+        store does not answer (every working-memory answer says so too)."""
+        return self.wm_fallback is not None and self.wm_fallback.active
+
+    def now(self) -> datetime:
+        """The instant a call runs at (the injected clock, else ``core.base.clock.now``)."""
+        if self._clock is not None:
+            return self._clock()
+        from ..base.clock import now
+
+        return now()
+
+    def close(self) -> None:
+        """Save the recall index if it changed, and drop cached tables (the lock is only
+        ever held inside a call)."""
+        from ..services.recall.search import flush
+
+        if self.wm_fallback is not None:
+            self.wm_fallback.close(self.store)
+        flush(self.store)
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the context ----------------------------------------------------------------------
+    @overload
+    def context(
+        self,
+        task: str | None = None,
+        *,
+        project: str | None = None,
+        budget: int | None = None,
+        style: str = "default",
+        format: Literal["text"] = "text",  # noqa: A002 - the CLI's flag name
+        query: str | None = None,
+    ) -> str: ...
+    @overload
+    def context(
+        self,
+        task: str | None = None,
+        *,
+        project: str | None = None,
+        budget: int | None = None,
+        style: str = "default",
+        format: Literal["json"],  # noqa: A002 - the CLI's flag name
+        query: str | None = None,
+    ) -> dict[str, Any]: ...
+    @overload
+    def context(
+        self,
+        task: str | None = None,
+        *,
+        project: str | None = None,
+        budget: int | None = None,
+        style: str = "default",
+        format: str,  # noqa: A002 - the CLI's flag name
+        query: str | None = None,
+    ) -> str | dict[str, Any]: ...
+    def context(
+        self,
+        task: str | None = None,
+        *,
+        project: str | None = None,
+        budget: int | None = None,
+        style: str = "default",
+        format: str = "text",  # noqa: A002 - the CLI's flag name
+        query: str | None = None,
+    ) -> str | dict[str, Any]:
+        """The prompt context: text (``format="text"``) or the ``--format json`` document.
+
+        Call at the start of every task. ``project`` ranks that project's lessons as
+        matching; ``budget`` is in estimated tokens (characters / 3; default
+        ``$MEMWORK_TOKEN_BUDGET``; without either the default style keeps to 2,000 and
+        the episodic style is never cut; the JSON document lists what a budget dropped).
+        While the store's ``context_log`` is on, what it injected is recorded (a store
+        this process cannot write to still gives its context). ``query`` adds a
+        "Relevant memories" section: the observations, episodes and lessons that best
+        answer it.
+        """
+        params = {"task": task, "project": project, "budget": budget, "style": style}
+        params.update(format=format, query=query)
+        result: str | dict[str, Any] = self._operation("context", params)
+        return result
+
+    # -- episodes -------------------------------------------------------------------------
+    def record_episodes(self, episodes: list[Any]) -> list[str]:
+        """Record episodes all-or-nothing; the new ids in order.
+
+        What the episodic library accepts and memwork's model does not (a missing score,
+        a numeric string, a card that is not an object…) is read as the library reads
+        it, and each such reading is a :class:`core.base.errors.CoercionWarning` naming the
+        item and the field, worded as the CLI's stderr line.
+        """
+        from ..base.errors import InvalidInput
+
+        if not isinstance(episodes, list):
+            raise InvalidInput("episodes", "must be a list of episode objects")
+        return self._recorded({"episodes": episodes})
+
+    def record_episode(self, episode: dict[str, Any]) -> str:
+        """Record one episode (call after every attempt at a task); its new id (and a
+        :class:`core.base.errors.CoercionWarning` per reading, as for :meth:`record_episodes`)."""
+        return self._recorded({"episode": episode})[0]
+
+    def _recorded(self, params: dict[str, Any]) -> list[str]:
+        import warnings
+
+        from ..base.errors import PREFIX, CoercionWarning
+
+        recorded: dict[str, list[str]] = self._operation("record_episode", params)
+        for note in recorded.get("warnings", []):
+            # stacklevel 3: the caller of record_episode(s), not this helper.
+            warnings.warn(PREFIX + note, CoercionWarning, stacklevel=3)
+        return recorded["ids"]
+
+    # -- every operation runs here ----------------------------------------------------------
+    def _operation(self, name: str, params: dict[str, Any]) -> Any:
+        """Check ``params`` as the JSON doors do and run operation ``name`` as this Memory."""
+        from ..base.errors import MemworkError, worded
+        from . import runner as invoke
+        from .operations import by_name
+
+        op = by_name(name)
+        try:
+            checked = invoke.check(op, "api", params)
+            return invoke.call(
+                op,
+                self.store,
+                checked,
+                now=self.now(),
+                actor=self.actor,
+                curator=self._curator,
+                fallback=self.wm_fallback,
+            )
+        except MemworkError as exc:
+            # The same exception (class, fields, traceback), its text the CLI's line.
+            exc.args = (worded(exc),)
+            raise

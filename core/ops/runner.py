@@ -1,0 +1,243 @@
+"""Running an operation: checking what a door was given, then calling its core function.
+
+Every door runs operations through here (:func:`call`), so an operation does
+the same thing, with the same errors, wherever it is called from. The doors
+that take JSON (``Memory``, MCP, HTTP) first pass what they were given
+through :func:`check`, which fills in defaults and refuses, in one line
+naming the field, an unknown parameter, a missing one or a value of the wrong
+type; the CLI's parser (argparse) already did that for its own arguments.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+# Said before any operation opens a store: the schema steps that rewrite records, and
+# what recall's files beside a folder store hold (so a commit that forgets words removes
+# them, and one that only adds records keeps them).
+from ..base.errors import InvalidInput
+from ..domain import migrations as _migrations  # noqa: F401
+from ..services.recall import index_files as _index_files  # noqa: F401
+from .operations import Op, Param, is_required
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from ..ledger.curator import Curator
+    from ..storage.store import Store
+    from .wm_fallback import Fallback
+
+_TYPE_WORDS = {
+    "str": "a string",
+    "int": "an integer",
+    "float": "a number",
+    "bool": "true or false",
+    "strs": "a list of strings",
+    "json": "a JSON value",
+    "object": "an object",
+    "objects": "a list",
+}
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def coerce(param: Param, value: Any) -> Any:
+    """``value`` as ``param`` takes it, or ``InvalidInput`` naming the parameter.
+
+    Integral floats count as integers (JSON has one kind of number); a tuple or
+    any other iterable of strings counts as a list of strings (Python callers).
+    """
+    kind = param.type.rstrip("?")
+    if value is None:
+        if param.type.endswith("?"):
+            return None
+        raise InvalidInput(param.name, f"must be {_TYPE_WORDS[kind]} (got None)")
+    ok = True
+    if kind == "str":
+        ok = isinstance(value, str)
+    elif kind == "int":
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        ok = _is_int(value)
+    elif kind == "float":
+        ok = (_is_int(value) or isinstance(value, float)) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif kind == "bool":
+        ok = isinstance(value, bool)
+    elif kind == "strs":
+        if isinstance(value, str | bytes | Mapping):
+            ok = False
+        else:
+            try:
+                value = list(value)
+            except TypeError:
+                ok = False
+            else:
+                ok = all(isinstance(v, str) for v in value)
+    elif kind == "object":
+        ok = isinstance(value, dict)
+    elif kind == "objects":
+        # Each item is the operation's to check: it names the item that is wrong.
+        ok = isinstance(value, list)
+    if not ok:
+        raise InvalidInput(param.name, f"must be {_TYPE_WORDS[kind]} (got {_shown(value)})")
+    return check_rule(param, value)
+
+
+def check_rule(param: Param, value: Any) -> Any:
+    """``value`` when it keeps ``param``'s rules (choices, minimum); else ``InvalidInput``."""
+    if param.choices and value not in param.choices and value is not None:
+        raise InvalidInput(
+            param.name, f"must be one of {', '.join(param.choices)} (got {_shown(value)})"
+        )
+    if param.minimum is not None and value is not None and value < param.minimum:
+        raise InvalidInput(param.name, f"must be >= {param.minimum} (got {value})")
+    return value
+
+
+def check_rules(op: Op, params: Mapping[str, Any]) -> None:
+    """Every rule of ``op``'s parameters that ``params`` holds (before the store opens)."""
+    for p in op.params:
+        if p.name in params:
+            check_rule(p, params[p.name])
+
+
+def _sized(param: Param, value: Any) -> Any:
+    """The input limits every door shares (the CLI reads a record of at most 16 MB, a
+    document of at most 256 MB): a value at most 16 MB, a list of records each at most
+    16 MB and 256 MB in all."""
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    from ..base.jsonio import DOCUMENT_MAX
+    from ..models.limits import check_size
+
+    if param.type.rstrip("?") == "objects" and isinstance(value, list):
+        for number, item in enumerate(value, start=1):
+            try:
+                check_size(item, param.name)
+            except InvalidInput as exc:
+                raise InvalidInput(exc.field, exc.rule, item=number) from None
+        check_size(value, param.name, DOCUMENT_MAX)
+    else:
+        check_size(value, param.name)
+    return value
+
+
+def check(op: Op, door: str, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters of ``op`` at ``door`` from ``given``: checked, defaults filled in."""
+    params = [p for p in op.params if door in p.doors]
+    known = {p.name for p in params}
+    for name in given:
+        if name not in known:
+            expected = ", ".join(sorted(known)) or "none"
+            raise InvalidInput(str(name), f"is not a parameter of {op.name} (it takes: {expected})")
+    out: dict[str, Any] = {}
+    for p in params:
+        if p.name in given:
+            out[p.name] = _sized(p, coerce(p, given[p.name]))
+        elif is_required(p):
+            raise InvalidInput(p.name, "is required")
+        elif p.default is ...:
+            out[p.name] = None  # nullable: the operation says what it needs instead
+        else:
+            out[p.name] = list(p.default) if isinstance(p.default, tuple) else p.default
+    return out
+
+
+def function(target: str, package: str = "memwork.core") -> Callable[..., Any]:
+    """The function ``"module:function"`` names inside ``package`` (imported on first use).
+
+    Looked up on every call (a dictionary lookup once imported), so a test that
+    replaces the function is heard.
+    """
+    module, _, name = target.partition(":")
+    # Resolved by name: the registry stays plain data that imports no domain module.
+    found: Callable[..., Any] = getattr(importlib.import_module(f"{package}.{module}"), name)
+    return found
+
+
+def _takes(fn: Callable[..., Any], name: str) -> bool:
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    return name in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+
+
+def call(
+    op: Op,
+    store: Store,
+    params: Mapping[str, Any],
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None = None,
+    fallback: Fallback | None = None,
+) -> Any:
+    """Run ``op`` on ``store`` with checked ``params``; what its core function returns.
+
+    The function gets each parameter under its keyword (``Param.arg`` or its name),
+    and ``now`` and ``actor`` (the caller's) when it takes them and no parameter of
+    the operation has that name (``history``'s ``actor`` is a filter). ``curator`` is
+    the curator key a person gave the door (:mod:`core.ledger.curator`: the CLI's
+    ``--curator-key FILE``), passed to functions that decide or may go around review;
+    agents' doors never have one.
+
+    ``fallback``: a long-lived process's working memory in process memory
+    (:mod:`core.ops.wm_fallback`): a working-memory operation goes on there while a Redis
+    store does not answer.
+    """
+    if fallback is not None:
+        from .wm_fallback import is_wm
+
+        if is_wm(op):
+            return fallback.run(
+                op,
+                store,
+                params,
+                lambda on: _run(op, on, params, now=now, actor=actor, curator=curator),
+                now=now,
+                actor=actor,
+            )
+    return _run(op, store, params, now=now, actor=actor, curator=curator)
+
+
+def _run(
+    op: Op,
+    store: Store,
+    params: Mapping[str, Any],
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None,
+) -> Any:
+    fn = function(op.run)
+    names = {p.name for p in op.params}
+    kwargs = {(p.arg or p.name): params[p.name] for p in op.params if p.name in params}
+    if "now" not in names and _takes(fn, "now"):
+        kwargs["now"] = now
+    if "actor" not in names and _takes(fn, "actor"):
+        kwargs["actor"] = actor
+    if _takes(fn, "curator"):
+        kwargs["curator"] = curator
+    from ..ledger.isolation import asking
+
+    # Who asks is said once, here, for every door: reads filter by it while agents are
+    # isolated (core/ledger/isolation.py).
+    with asking(actor, curator):
+        return fn(store, **kwargs)
+
+
+def writes(op: Op, params: Mapping[str, Any]) -> bool:
+    """Whether this call of ``op`` writes (``wm task`` with no field only reads)."""
+    if op.read_unless:
+        return any(params.get(name) is not None for name in op.read_unless)
+    return op.writes

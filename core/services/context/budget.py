@@ -1,0 +1,142 @@
+"""Sections, lines with drop priorities, rendering and the token budget.
+
+Tokens are an estimate: ceil(characters / 3), as the agent-memory server
+estimates them (a tokenizer is far too slow to load on every agent step). When
+the rendered context is over budget, whole lines go, lowest priority first and,
+within a priority, from the bottom up; a section whose lines are all gone loses
+its heading. Lines that share a ``group`` (a slot: its ``### label`` heading and
+its text) are kept or dropped together, so the context never ends with a heading
+and no body. A budget too small for any whole line still leaves the first line
+(under its headings), cut to fit with an ellipsis: a store with memory never
+reads as an empty one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ...base.env_settings import DEFAULT_TOKEN_BUDGET
+
+#: Characters per estimated token. Three, not four: English prose averages about four
+#: characters a token, but code, ids and punctuation-heavy lines run shorter, and a
+#: budget must not let through more text than it promises.
+CHARS_PER_TOKEN = 3
+#: The default style's token budget when the caller gives none (said in base, which the
+#: environment's settings read too).
+DEFAULT_BUDGET = DEFAULT_TOKEN_BUDGET
+
+
+def estimate_tokens(text: str) -> int:
+    """The token estimate used everywhere: ceil(chars / 3)."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+# Plain classes rather than dataclasses: importing dataclasses (inspect, ast,
+# tokenize...) costs ~8 ms, paid on every `memwork context` call.
+class Line:
+    """One line of the context, how early it is dropped (lower goes first) and the
+    records it came from (``core.services.context.sources`` references).
+
+    Lines with the same ``group`` (within a section) are dropped together.
+    """
+
+    __slots__ = ("text", "priority", "sources", "group")
+
+    def __init__(
+        self,
+        text: str,
+        priority: float,
+        sources: list[dict[str, Any]] | None = None,
+        group: str | None = None,
+    ) -> None:
+        self.text = text
+        self.priority = priority
+        self.sources = sources if sources is not None else []
+        self.group = group
+
+
+class Section:
+    """A heading (optional) and its lines."""
+
+    __slots__ = ("name", "heading", "lines")
+
+    def __init__(self, name: str, heading: str | None, lines: list[Line] | None = None) -> None:
+        self.name = name
+        self.heading = heading
+        self.lines: list[Line] = lines if lines is not None else []
+
+
+Renderer = Callable[[list[Section]], str]
+
+
+class Dropped:
+    """A line the budget removed (and the records it came from)."""
+
+    __slots__ = ("section", "text", "sources")
+
+    def __init__(
+        self, section: str, text: str, sources: list[dict[str, Any]] | None = None
+    ) -> None:
+        self.section = section
+        self.text = text
+        self.sources = sources if sources is not None else []
+
+
+def fit(
+    sections: list[Section], budget: int, render: Renderer
+) -> tuple[list[Section], list[Dropped], list[Dropped]]:
+    """Drop lines until the rendered text fits ``budget`` tokens (a group goes whole,
+    its lines listed in the order they appear).
+
+    Returns the sections kept, the lines dropped and the lines shown cut: when not
+    one whole line fits, the first line (with its section's heading, and a slot's
+    ``### label`` line before it) is kept, cut with an ellipsis to fit.
+    """
+    live = [Section(s.name, s.heading, list(s.lines)) for s in sections if s.lines]
+    if not live:
+        return [], [], []
+    first = Section(live[0].name, live[0].heading, list(live[0].lines))
+    dropped: list[Dropped] = []
+    while live and estimate_tokens(render(live)) > max(0, budget):
+        # The lowest priority present; among its lines, the one furthest down.
+        low = min(line.priority for s in live for line in s.lines)
+        for section in reversed(live):
+            hits = [i for i, line in enumerate(section.lines) if line.priority == low]
+            if hits:
+                group = section.lines[hits[-1]].group
+                if group is None:
+                    going = [hits[-1]]
+                else:
+                    going = [i for i, x in enumerate(section.lines) if x.group == group]
+                dropped.extend(
+                    Dropped(section.name, section.lines[i].text, section.lines[i].sources)
+                    for i in going
+                )
+                section.lines = [x for i, x in enumerate(section.lines) if i not in going]
+                break
+        live = [s for s in live if s.lines]
+    if live:
+        return live, dropped, []
+    return _first_line_cut(first, dropped, budget, render)
+
+
+def _first_line_cut(
+    section: Section, dropped: list[Dropped], budget: int, render: Renderer
+) -> tuple[list[Section], list[Dropped], list[Dropped]]:
+    """The first line of ``section`` (after a slot's heading line), cut to fit."""
+    lines = section.lines
+    group = lines[0].group
+    two = group is not None and len(lines) > 1 and lines[1].group == group
+    kept = lines[:2] if two else lines[:1]
+    shown = [Line(x.text, x.priority, x.sources, x.group) for x in kept]
+    cut_to = Section(section.name, section.heading, shown)
+    original = shown[-1].text
+    shown[-1].text = ""
+    room = max(0, budget) * CHARS_PER_TOKEN - len(render([cut_to]))
+    shown[-1].text = original if len(original) <= room else original[: max(0, room - 1)] + "…"
+    texts = {(section.name, x.text) for x in kept}
+    rest = [line for line in dropped if (line.section, line.text) not in texts]
+    last = kept[-1]
+    return [cut_to], rest, [Dropped(section.name, last.text, last.sources)]

@@ -1,0 +1,1 @@
+"""The doctor: checks a store (folder or Redis) and says what it finds."""

@@ -1,0 +1,337 @@
+"""Recall: one natural-language query over every kind of memory, best first.
+
+``memwork search``, the MCP ``search`` tool, ``Memory.search`` and the
+context's "Relevant memories" section ask here. Ranking is
+:mod:`core.services.recall.engine` (BM25 over stems, stop words out, OR semantics,
+field weights, the conversation ideas for observations, a typo fallback only
+for words the store never used, proximity as a bonus inside the score);
+keeping the index in step with the store, in memory and in the store's cache
+folder, is :mod:`core.services.recall.follow`. The workbench's search box is a different
+tool for a different moment (a prefix and typo match per keystroke,
+:mod:`core.services.recall.search_index`).
+
+Filters: ``kinds``; ``since``/``until`` on the record's own time (when it was
+recorded: an episode's or observation's creation, a lesson's, a working-memory
+key's last set; both ends included); ``session`` (its observations, working
+memory, episodes recorded in it, and the session itself). A hit's ``score`` is
+its relevance (higher is better; comparable within one query only).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import weakref
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ...base.errors import InvalidInput
+from ...base.text import clip
+from ...ledger import isolation
+from ...storage.store import Store
+from .extract import KIND_NAMES
+from .follow import Recall
+
+if TYPE_CHECKING:
+    from .engine import Scored
+
+#: Every kind a search covers, as ``--kind`` names them.
+KINDS = KIND_NAMES
+_ALIASES = {
+    "lessons": "lesson",
+    "rules": "rule",
+    "cards": "card",
+    "mistake_card": "card",
+    "mistake_cards": "card",
+    "mistake-card": "card",
+    "mistake-cards": "card",
+    "episodes": "episode",
+    "observations": "observation",
+    "slots": "slot",
+    "working_memory": "wm",
+    "working-memory": "wm",
+    "sessions": "session",
+    "checkpoints": "checkpoint",
+}
+DEFAULT_LIMIT = 10
+MAX_LIMIT = 1000
+_SPAN = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_kinds(values: Iterable[str] | None) -> set[str] | None:
+    """``--kind`` values as kind names (plurals and ``working_memory`` accepted); None = all."""
+    if not values:
+        return None
+    kinds = set()
+    for value in values:
+        name = value.strip().lower()
+        name = _ALIASES.get(name, name)
+        if name not in KINDS:
+            raise InvalidInput("kind", f"must be one of {', '.join(KINDS)} (got {value!r})")
+        kinds.add(name)
+    return kinds
+
+
+def parse_when(text: str | datetime | None, *, now: datetime, field: str) -> float | None:
+    """``--since``/``--until`` as seconds since the epoch: an ISO-8601 instant, a date
+    (its first instant for ``since``, its last for ``until``), or a span back from now
+    (``30m``, ``12h``, ``7d``, ``2w``)."""
+    if text is None:
+        return None
+    if isinstance(text, datetime):
+        return (text if text.tzinfo else text.replace(tzinfo=UTC)).timestamp()
+    span = _SPAN.match(text)
+    if span:
+        return (now - timedelta(seconds=int(span[1]) * _UNITS[span[2]])).timestamp()
+    value = text.strip()
+    rule = "must be an ISO-8601 instant or date, or a span back from now like 12h or 7d"
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        try:
+            day = datetime.fromisoformat(value).replace(tzinfo=UTC)
+        except ValueError:
+            raise InvalidInput(field, f"{rule} (got {text!r})") from None
+        if field == "until":
+            day += timedelta(days=1, microseconds=-1)
+        return day.timestamp()
+    from ...base.clock import parse_instant
+
+    try:
+        return parse_instant(value, field=field).timestamp()
+    except InvalidInput:
+        raise InvalidInput(field, f"{rule} (got {text!r})") from None
+
+
+class Hit(NamedTuple):
+    """One search result: what it is, its id, the line that shows it, its score."""
+
+    kind: str
+    id: str
+    title: str
+    score: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The record ``memwork search --json`` prints."""
+        return {"id": self.id, "kind": self.kind, "score": self.score, "title": self.title}
+
+
+#: Longest query, in characters (every door): a question, not a document. A 10 MB query
+#: used to hold an MCP server for half a minute.
+QUERY_MAX = 4096
+
+
+def check_query(query: object) -> str:
+    """A query within :data:`QUERY_MAX` characters, else InvalidInput naming ``query``."""
+    if not isinstance(query, str):
+        raise InvalidInput("query", f"must be text (got {type(query).__name__})")
+    if len(query) > QUERY_MAX:
+        raise InvalidInput(
+            "query", f"must be at most {QUERY_MAX:,} characters (got {len(query):,})"
+        )
+    return query
+
+
+def search(
+    store: Store,
+    query: str,
+    *,
+    now: datetime,
+    kinds: set[str] | None = None,
+    limit: int = DEFAULT_LIMIT,
+    since: str | datetime | None = None,
+    until: str | datetime | None = None,
+    session: str | None = None,
+    recall: Recall | None = None,
+) -> list[Hit]:
+    """The best ``limit`` records for ``query``, best first (see the module docstring).
+
+    ``recall`` is the index a long-lived caller keeps between searches (a fresh one
+    reads the store's cache folder, or the store).
+    """
+    return [
+        hit
+        for hit, _ in scored_hits(
+            store,
+            query,
+            now=now,
+            kinds=kinds,
+            limit=limit,
+            since=since,
+            until=until,
+            session=session,
+            recall=recall,
+        )
+    ]
+
+
+def scored_hits(
+    store: Store,
+    query: str,
+    *,
+    now: datetime,
+    kinds: set[str] | None = None,
+    limit: int = DEFAULT_LIMIT,
+    since: str | datetime | None = None,
+    until: str | datetime | None = None,
+    session: str | None = None,
+    recall: Recall | None = None,
+) -> list[tuple[Hit, Scored]]:
+    """:func:`search`'s hits, each with what the index knows of it (its session)."""
+    check_query(query)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput("limit", f"must be a whole number from 1 to {MAX_LIMIT} (got {limit})")
+    start = parse_when(since, now=now, field="since")
+    end = parse_when(until, now=now, field="until")
+    if start is not None and end is not None and start > end:
+        raise InvalidInput("since", "must not be later than until")
+    if session is not None and not session.strip():
+        raise InvalidInput("session", "must not be empty")
+    from .engine import Filter
+    from .follow import Recall
+
+    if not query.strip():
+        return []
+    recall = recall or Recall()
+    if recall.index is None:
+        # The first catch-up may read many tables: it takes the lock a few tables at a
+        # time, so writers never wait for a whole build.
+        recall.refresh(store)
+    where = Filter(
+        kinds=frozenset(kinds) if kinds else None,
+        since=start,
+        until=end,
+        session=session.strip() if session else None,
+        now=now.timestamp(),
+    )
+    from . import semantic
+
+    # One read of the store for the catch-up, the setting, the ranking and the titles.
+    with store.reading():
+        index = recall.refresh(store)
+        view = isolation.viewer(store)
+        if view is not None:
+            # Another agent's records never become candidates: the ranking's own depth
+            # is spent on what this caller may see (one index for every agent).
+            where = where._replace(visible=_visible_to(store, view))
+        found = semantic.rank(store, recall, index, query, limit, where)
+        if not found:
+            return []
+        titles = _session_titles(store, {s.session for s in found if s.kind == "observation"})
+        superseded = _superseded(store) if any(s.kind == "lesson" for s in found) else set()
+    return [
+        (Hit(s.kind, s.ref, _title(s, titles, s.ref in superseded), round(s.score, 4)), s)
+        for s in found
+    ]
+
+
+def _visible_to(store: Store, view: str) -> Callable[[str, str, str | None, str], bool]:
+    """Whether ``view`` sees a record (call inside a read): a session's records are its
+    agent's, an episode the agent's that recorded it, anything else is global."""
+    owners = {sid: doc.get("agent_id") for sid, doc in store.docs("sessions").items()}
+
+    def visible(kind: str, ref: str, session: str | None, table: str) -> bool:
+        if kind in ("observation", "wm", "session"):
+            return isolation.sees(view, owners.get(session or ""))
+        if kind == "episode":
+            doc = store.docs(table).get(ref) or {}
+            return isolation.sees(view, doc.get("agent_id"))
+        return True
+
+    return visible
+
+
+def _superseded(store: Store) -> set[str]:
+    """The lessons another supersedes (a ``supersedes`` link points at each; call inside
+    a read). Links live beside the records, so the index never holds this."""
+    from ...ledger.links import lesson_relations
+
+    superseded_by, _ = lesson_relations(store)
+    return set(superseded_by)
+
+
+def _session_titles(store: Store, wanted: set[str | None]) -> dict[str, str]:
+    """The current titles of the sessions the hits name (call inside a read)."""
+    if not wanted:
+        return {}
+    from ...models.kinds import KINDS as REGISTRY
+
+    docs = store.docs("sessions")
+    return {sid: REGISTRY["session"].title(docs[sid]) for sid in wanted if sid in docs}
+
+
+def _title(found: Scored, sessions: dict[str, str], superseded: bool = False) -> str:
+    from ...privacy import scrub
+
+    if superseded:  # kept as history: a hit says the agent no longer gets it
+        return scrub(f"(superseded) {found.title}", personal=False)
+
+    # Titles come from the store or its cache folder's index: a secret planted in either
+    # (a file edited by hand) never reaches the output.
+    if found.kind != "observation" or found.session is None:
+        return scrub(found.title, personal=False)
+    # The session's current title names the note's session (it is not part of the index).
+    kind, _, content = found.title.partition(": ")
+    session = clip(sessions.get(found.session, found.session), 28)
+    return scrub(f"{kind} · {session}: {content}", personal=False)
+
+
+# One recall index per open store: a long-lived caller (Memory, an MCP or HTTP server)
+# keeps it between searches (it follows every commit), and concurrent searches of one
+# store take turns.
+_KEPT: weakref.WeakKeyDictionary[Store, tuple[threading.Lock, Recall]] = weakref.WeakKeyDictionary()
+_KEPT_LOCK = threading.Lock()
+
+
+def kept_recall(store: Store) -> tuple[threading.Lock, Recall]:
+    """The recall index kept for ``store`` in this process, and the lock that guards it."""
+    from .follow import Recall
+
+    with _KEPT_LOCK:
+        kept = _KEPT.get(store)
+        if kept is None:
+            # A long-lived process saves its index to the cache folder at most every 30 s
+            # (and on close): saving after every write would cost each query.
+            kept = _KEPT[store] = (threading.Lock(), Recall(save_after=30.0))
+    return kept
+
+
+def flush(store: Store) -> None:
+    """Save the kept recall index of ``store`` if it changed (``Memory.close``)."""
+    kept = _KEPT.get(store)
+    if kept is not None:
+        with kept[0]:
+            if kept[1].index is not None:
+                # Caught up first: a commit since the last search may have removed text
+                # (and the index file with it), which a stale index must not write back.
+                kept[1].refresh(store)
+            kept[1].flush()
+
+
+def search_op(
+    store: Store,
+    query: str,
+    *,
+    now: datetime,
+    kinds: Iterable[str] | None = None,
+    limit: int = DEFAULT_LIMIT,
+    since: str | None = None,
+    until: str | None = None,
+    session: str | None = None,
+) -> list[dict[str, Any]]:
+    """The ``search`` operation: :func:`search` with the store's kept index, as JSON."""
+    wanted = parse_kinds(list(kinds) if kinds is not None else None)
+    lock, recall = kept_recall(store)
+    with lock:
+        hits = search(
+            store,
+            query,
+            now=now,
+            kinds=wanted,
+            limit=limit,
+            since=since,
+            until=until,
+            session=session,
+            recall=recall,
+        )
+    return [hit.to_json() for hit in hits]
