@@ -9,18 +9,21 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LAYOUT := $(VENV)/layout
 
-.PHONY: help run test lint format generate bench demo clean
+.PHONY: help run test test-quick lint format generate bench demo clean
 
 help:  ## Show this help
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): $(BIN)/python pyproject.toml setup.py
 	$(BIN)/python -m pip install -q --upgrade pip
-	# lenient mode: an import hook maps memwork.core to core/ and memwork.tui to tui/ (setup.py)
-	$(BIN)/python -m pip install -q -e '.[test]' --config-settings editable_mode=lenient
+	@# lenient mode: an import hook maps memwork.core to core/ and memwork.tui to tui/
+	@# (setup.py). setuptools announces that mode with a page of text on every install;
+	@# it is information only, so it is not shown.
+	PYTHONWARNINGS="ignore:Editable installation" \
+	  $(BIN)/python -m pip install -q -e '.[test]' --config-settings editable_mode=lenient
 	touch $(STAMP)
 
 run: $(STAMP)  ## Open the workbench on a fresh copy of the demo store
@@ -31,6 +34,9 @@ test: lint  ## Run the whole test suite (and ruff, the import contracts, mypy on
 	@# PYTHONDONTWRITEBYTECODE is set each of them would compile every module again.
 	@$(BIN)/python -m compileall -q -j 0 memwork core tui tests > /dev/null
 	$(BIN)/python -m pytest -n $(JOBS) --dist worksteal
+
+test-quick: $(STAMP)  ## The fast inner loop: in-memory and folder stores, no Redis, no slow tests
+	MEMWORK_TEST_QUICK=1 $(BIN)/python -m pytest -n $(JOBS) --dist worksteal -m "not slow"
 
 lint: $(STAMP)  ## ruff check + format check + import contracts (lint-imports) + mypy (core/)
 	$(BIN)/ruff check .

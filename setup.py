@@ -3,18 +3,25 @@
 The repository keeps its layout (``core/``, ``tui/``, ``data/`` at the top); an
 installed memwork adds only ``memwork``: ``core/`` becomes ``memwork.core``,
 ``tui/`` ``memwork.tui`` and ``data/demo/`` the package data ``memwork/demo``.
-Subpackages are found here, so a new one needs no edit. Everything else about
-the project is in pyproject.toml.
+Subpackages are found here, so a new one needs no edit. Folders that hold only
+data (the secret rule set, the demo's snapshots) are packages too, as setuptools
+expects of any importable folder; pyproject.toml says which of their files ship.
+Everything else about the project is in pyproject.toml.
 """
 
 from setuptools import find_packages, setup
 
 MAPPED = {"core": "memwork.core", "tui": "memwork.tui"}
 
-packages = ["memwork", "memwork.demo"]
-package_dir = {"memwork": "memwork", "memwork.demo": "data/demo"}
+packages = ["memwork", "memwork.demo", "memwork.demo.snapshots"]
+package_dir = {
+    "memwork": "memwork",
+    "memwork.demo": "data/demo",
+    "memwork.demo.snapshots": "data/demo/snapshots",
+}
 for folder, name in MAPPED.items():
     package_dir[name] = folder
     packages += [name] + [f"{name}.{sub}" for sub in find_packages(folder)]
+packages.append("memwork.core.privacy.data")
 
 setup(packages=packages, package_dir=package_dir)

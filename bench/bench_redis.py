@@ -47,7 +47,7 @@ MEMWORK = ROOT / ".venv" / "bin" / "memwork"
 WRITER = """
 import sys, time
 from datetime import UTC, datetime
-from memwork.core import episodes
+from memwork.core.domain import episodes
 from memwork.core.storage.store import Store
 store = Store(sys.argv[1])
 item = {"task_id": "bench-w", "score": 0.5, "steps": 3, "summary": "concurrent write"}

@@ -27,6 +27,23 @@ settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("MEMWORK_CI"):
     settings.load_profile("ci")
 
+#: ``make test-quick``: the in-memory backend and the folder store only (no Redis), and
+#: no test marked ``slow``; the whole suite (``make test``) runs everything.
+QUICK = bool(os.environ.get("MEMWORK_TEST_QUICK"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In a quick run, leave out slow tests and every test that needs a Redis server."""
+    if not QUICK:
+        return
+    kept, left = [], []
+    for item in items:
+        needs_redis = "redis_server" in getattr(item, "fixturenames", ())
+        (left if needs_redis or item.get_closest_marker("slow") else kept).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -51,7 +68,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     ids.seed(None)
 
 
-@pytest.fixture(params=["memory", "json", "redis"])
+@pytest.fixture(params=["memory"] if QUICK else ["memory", "json", "redis"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     """A fresh store on TinyDB-memory-backed tables, on real files and in Redis."""
     if request.param == "memory":
@@ -121,7 +138,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         and getattr(metafunc.module, "BOTH_BACKENDS", False)
         and metafunc.definition.get_closest_marker("folder_only") is None
     ):
-        metafunc.parametrize("db", ["folder", "redis"], indirect=True)
+        metafunc.parametrize("db", ["folder"] if QUICK else ["folder", "redis"], indirect=True)
 
 
 @pytest.fixture

@@ -126,7 +126,7 @@ KILLED_CHILD = """
 import os, sys
 os.environ["MEMWORK_STAGE_DOCUMENTS"] = "300"
 from datetime import UTC, datetime
-from memwork.core import episodes
+from memwork.core.domain import episodes
 from memwork.core.storage.store import Store
 from memwork.core.storage.folder_backend import FolderBackend
 real = FolderBackend.stage

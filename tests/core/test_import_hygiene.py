@@ -54,24 +54,30 @@ def test_cli_context_path_does_not_import_textual_or_pydantic(tmp_path) -> None:
 #: what it injected). Each one
 #: is there for a reason; a new one on this path (which agents pay on every step) must be
 #: added here on purpose. The operations' registry is one of them (the CLI's parser is made
-#: from it); the doors' machinery (invoke, shapes, codegen, Memory, MCP, HTTP) is not.
+#: from it); the doors' machinery (the runner, shapes, codegen, Memory, MCP, HTTP) is not.
+#: Each layer's package (``memwork.core.base`` ...) is loaded with its first module.
 CONTEXT_PATH = {
     "memwork",
     "memwork.core",
     *(
         f"memwork.core.{name}"
         for name in (
-            "aggregates audit card_text clock config decay env_settings errors failures ids "
-            "isolation lazy_regex lazyjson links names "
-            "operations paths ranking shards sources tables text "
-            "cli cli.cmd_context cli.main cli.parser "
-            "context context.budget context.build context.default_style context.episodic_style "
-            "context.log privacy privacy.assign privacy.controls privacy.gate privacy.gitleaks "
-            "privacy.gitleaks_index "
-            "privacy.rules "
+            "base base.clock base.env_settings base.errors base.filepaths base.ids "
+            "base.lazy_regex base.lazyjson base.names base.plainjson base.text "
+            "domain domain.aggregates domain.decay domain.failures domain.migrations "
+            "domain.ranking "
+            "doors doors.cli doors.cli.cmd_context doors.cli.main doors.cli.parser "
+            "ledger ledger.audit ledger.config ledger.isolation ledger.links "
+            "models models.card_text ops ops.operations "
+            "privacy privacy.assign privacy.controls privacy.gate privacy.gitleaks "
+            "privacy.gitleaks_index privacy.rules "
+            "services services.context services.context.budget services.context.build "
+            "services.context.default_style services.context.episodic_style "
+            "services.context.log services.context.sources "
             "storage storage.atomic storage.backend storage.cache storage.codec "
-            "storage.folder_backend storage.journal storage.lock storage.manifest "
-            "storage.plainjson storage.schema storage.store storage.url storage.wal"
+            "storage.derived_files storage.folder_backend storage.journal storage.lock "
+            "storage.manifest storage.paths storage.schema storage.shards storage.store "
+            "storage.tables storage.url storage.wal"
         ).split()
     ),
 }

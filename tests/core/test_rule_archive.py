@@ -208,7 +208,7 @@ def test_a_failed_batch_leaves_the_archive_as_it_was(store: Store, now: datetime
 CHILD = """
 import sys
 from datetime import UTC, datetime
-from memwork.core import rule_archive, rules
+from memwork.core.domain import rule_archive, rules
 from memwork.core.storage.store import Store
 rule_archive.CHUNK, rule_archive.GROUP = 2, 1
 now = datetime(2026, 11, 1, tzinfo=UTC)

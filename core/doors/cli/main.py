@@ -58,6 +58,7 @@ class Context:
 
     @cached_property
     def store(self) -> Store:
+        from ...domain import migrations  # noqa: F401 - an older store's upgrade steps
         from ...storage.paths import store_location
         from ...storage.store import Store
 
