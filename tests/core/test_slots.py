@@ -466,7 +466,8 @@ def test_reads_do_not_import_pydantic() -> None:
     from tests.conftest import python_env
 
     probe = (
-        "import sys; from memwork.core.domain import slots; from memwork.core.storage.store import Store; "
+        "import sys; from memwork.core.domain import slots; "
+        "from memwork.core.storage.store import Store; "
         "s = Store.in_memory(); slots.list_slots(s); "
         "print('pydantic' in sys.modules)"
     )
