@@ -147,7 +147,7 @@ def working_memory_docs(store: Store, now: datetime) -> list[SearchDoc]:
             sid = doc["session_id"]
             for key, entry in sorted(doc["kv"].items()):
                 expires = entry.get("expires_at")
-                # The rule of working_memory.entries.is_expired, without importing its models.
+                # The rule of working_memory.state.is_expired, without importing its models.
                 if expires and parse_instant(expires) <= now:
                     continue
                 value = entry["value"] if isinstance(entry["value"], str) else str(entry["value"])
