@@ -39,7 +39,10 @@ from memwork.core.domain import (
     sessions,
     slots,
 )
-from memwork.core.domain.working_memory import entries as working_memory
+from memwork.core.domain.working_memory import checkpoints as wm_checkpoints
+from memwork.core.domain.working_memory import keys as wm_keys
+from memwork.core.domain.working_memory import scratchpad as wm_scratchpad
+from memwork.core.domain.working_memory import task as wm_task
 from memwork.core.ledger import config, curator
 from memwork.core.services import checkpoints, review
 from memwork.core.services.context.build import build_context  # noqa: E402
@@ -719,32 +722,30 @@ def _plan_agent_session(
     at = started + timedelta(minutes=40)
     step(
         at,
-        working_memory.update_task,
+        wm_task.update_task,
         task_id=title.split()[0].lower(),
         description=title,
         status="in_progress" if not ended else "done",
         current_step=3 + n,
         total_steps=8,
     )
-    step(at, working_memory.set_key, "branch", f"feature/{project}-{n + 1}")
-    step(at, working_memory.set_key, "pr", f"#{4120 + n}")
+    step(at, wm_keys.set_key, "branch", f"feature/{project}-{n + 1}")
+    step(at, wm_keys.set_key, "pr", f"#{4120 + n}")
     for k in range(3 + n):
         when = at + timedelta(minutes=k + 1)
-        step(when, working_memory.scratch_add, f"step {k + 1}: {SESSION_NOTES[k][1]}")
+        step(when, wm_scratchpad.scratch_add, f"step {k + 1}: {SESSION_NOTES[k][1]}")
     step(
         at + timedelta(minutes=4 + n),
-        working_memory.create_wm_checkpoint,
+        wm_checkpoints.create_wm_checkpoint,
         description="before risky step",
     )
     if ended:
         step(started + timedelta(hours=2), sessions.end_session, summary=f"Done: {title.lower()}")
     else:
         # Live keys with TTLs so the Sessions pane shows a countdown.
-        step(
-            DEMO_NOW - timedelta(minutes=5), working_memory.set_key, "lock_owner", "atlas", ttl=3600
-        )
-        step(DEMO_NOW - timedelta(minutes=2), working_memory.set_key, "retry_after", "120", ttl=600)
-        step(DEMO_NOW, working_memory.set_key, "heartbeat", "ok", ttl=45)
+        step(DEMO_NOW - timedelta(minutes=5), wm_keys.set_key, "lock_owner", "atlas", ttl=3600)
+        step(DEMO_NOW - timedelta(minutes=2), wm_keys.set_key, "retry_after", "120", ttl=600)
+        step(DEMO_NOW, wm_keys.set_key, "heartbeat", "ok", ttl=45)
 
 
 def _plan_cron_session(store: Store, timeline: Timeline, session_ids: dict[str, str]) -> None:

@@ -34,7 +34,7 @@ from ..core.domain import (
 )
 from ..core.domain.decay import effective_confidence, is_live
 from ..core.domain.targets import Targets, known_targets
-from ..core.domain.working_memory import entries as working_memory
+from ..core.domain.working_memory import overview as working_memory
 from ..core.domain.working_memory import scopes as wm_scopes
 from ..core.ledger import audit, config
 from ..core.ledger.curator import Curator, ensure_key_file, is_decision
@@ -87,7 +87,7 @@ class SessionDetail:
     session: Doc
     observations: list[Doc]
     wm: Doc
-    """:func:`core.domain.working_memory.entries.overview` of the session."""
+    """:func:`core.domain.working_memory.overview.overview` of the session."""
 
 
 class MemoryService:

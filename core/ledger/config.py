@@ -17,7 +17,7 @@ has a fixed set of values and a default; a key never set reads as its default.
   embedder's similarities with its BM25 ranking (:mod:`core.services.recall.semantic`;
   ``MEMWORK_EMBEDDER`` overrides it).
 - ``wm_default_ttl`` (``off`` or whole seconds, default ``off``): the TTL a
-  working-memory key set without one gets (:func:`core.domain.working_memory.entries.set_key`).
+  working-memory key set without one gets (:func:`core.domain.working_memory.keys.set_key`).
 - ``isolation`` (``shared``/``agent``, default ``shared``): with ``agent``, each agent
   reads only its own sessions, observations, working memory and episodes, plus what
   is global (:mod:`core.ledger.isolation`).

@@ -20,7 +20,9 @@ from typing import Any
 from ..base import lookup
 from ..base.errors import InvalidInput, NotFound
 from ..domain import cards, episodes, lessons, rules, sessions, slots
-from ..domain.working_memory import entries as wm
+from ..domain.working_memory import keys as wm_keys
+from ..domain.working_memory import scratchpad as wm_scratchpad
+from ..domain.working_memory import task as wm_task
 from ..ledger import isolation
 from ..storage.store import Store
 from ..storage.tables import physical_tables
@@ -114,14 +116,14 @@ def _in_session(store: Store, key: str, now: datetime) -> tuple[str, Doc, str]:
             raise NotFound("observation", key)
         return "observation", dict(found), key
     if rest == "task":
-        task = wm.get_task(store, session)
+        task = wm_task.get_task(store, session)
         if task is not None:
             return "wm", {"session_id": session, "task": task}, key
     number = rest.removeprefix("scratch/")
     if number != rest and number.isdigit():
-        entries = wm.scratch_list(store, session)
+        entries = wm_scratchpad.scratch_list(store, session)
         if not 1 <= int(number) <= len(entries):
             raise NotFound("scratchpad entry", key)
         return "wm", {"session_id": session, **entries[int(number) - 1]}, key
-    entry = wm.get_key(store, session, rest, now=now)
+    entry = wm_keys.get_key(store, session, rest, now=now)
     return "wm", {"session_id": session, **entry}, key

@@ -77,7 +77,7 @@ def test_letta_limits_out_of_range_are_refused(cli, db: Path, tmp_path: Path, li
 def test_deep_working_memory_values_are_refused(store, depth: int) -> None:  # noqa: ANN001
     from memwork.core.base.errors import InvalidInput
     from memwork.core.domain import sessions
-    from memwork.core.domain.working_memory import entries as working_memory
+    from memwork.core.domain.working_memory import keys as wm_keys
     from tests.conftest import NOW
 
     sid = sessions.start_session(store, now=NOW, actor="api")["id"]
@@ -85,8 +85,8 @@ def test_deep_working_memory_values_are_refused(store, depth: int) -> None:  # n
     for _ in range(depth):
         value = [value]
     with pytest.raises(InvalidInput, match="nests deeper than 64 levels"):
-        working_memory.set_key(store, sid, "k", value, now=NOW, actor="api")
-    assert working_memory.list_keys(store, sid, now=NOW) == []
+        wm_keys.set_key(store, sid, "k", value, now=NOW, actor="api")
+    assert wm_keys.list_keys(store, sid, now=NOW) == []
 
 
 # -- control characters -----------------------------------------------------------------------

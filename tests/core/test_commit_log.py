@@ -16,7 +16,7 @@ import pytest
 
 from memwork.core.base.errors import StoreUnreadable
 from memwork.core.ops.memory import Memory
-from memwork.core.services.doctor.report import report
+from memwork.core.services.doctor.folder import report
 from memwork.core.storage import journal, schema, wal
 from memwork.core.storage.backend import Change
 from memwork.core.storage.store import Store

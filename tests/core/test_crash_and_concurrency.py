@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memwork.core.domain import aggregates, episodes
-from memwork.core.services.doctor.report import report
+from memwork.core.services.doctor.folder import report
 from memwork.core.storage.store import Store
 from tests.conftest import python_env
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core.services.doctor.report import report
+from memwork.core.services.doctor.folder import report
 from memwork.core.storage import journal
 from memwork.core.storage.store import Store
 from tests.conftest import folder_digest

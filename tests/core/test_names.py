@@ -11,7 +11,7 @@ import pytest
 from memwork.core.base import names
 from memwork.core.base.errors import InvalidInput, StoreUnreadable
 from memwork.core.domain import sessions
-from memwork.core.domain.working_memory import entries as working_memory
+from memwork.core.domain.working_memory import state as wm_state
 from memwork.core.storage.store import Store
 from tests.conftest import folded, folder_digest
 
@@ -54,13 +54,13 @@ def _bait(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("value", ORDINARY)
 def test_ordinary_agent_ids_pass(value: str) -> None:
     assert names.check_id(value, "session") == value
-    assert working_memory.table_name(value) == f"working_memory.{value}"
+    assert wm_state.table_name(value) == f"working_memory.{value}"
     assert sessions.observations_table(value) == f"observations.{value}"
 
 
 @pytest.mark.parametrize("value", HOSTILE)
 def test_hostile_ids_are_refused_naming_the_field_and_the_rule(value: str) -> None:
-    for make in (working_memory.table_name, sessions.observations_table):
+    for make in (wm_state.table_name, sessions.observations_table):
         with pytest.raises(InvalidInput) as caught:
             make(value)
         assert caught.value.field == "session"

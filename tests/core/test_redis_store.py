@@ -16,7 +16,8 @@ import pytest
 
 from memwork.core.base.errors import InvalidInput, StoreError, StoreTooNew, StoreUnreadable
 from memwork.core.domain import lessons
-from memwork.core.domain.working_memory import entries as working_memory
+from memwork.core.domain.working_memory import checkpoints as wm_checkpoints
+from memwork.core.domain.working_memory import keys as wm_keys
 from memwork.core.doors.cli.main import main
 from memwork.core.services import checkpoints
 from memwork.core.storage.store import Store
@@ -322,17 +323,17 @@ def test_working_memory_with_only_ttl_keys_is_reclaimed_by_redis(redis_url: str)
     store = Store(redis_url)
     client = client_for(redis_url)
     now = datetime.now(UTC)
-    working_memory.set_key(store, "run-1", "lease", "x", ttl=30, now=now, actor="t")
+    wm_keys.set_key(store, "run-1", "lease", "x", ttl=30, now=now, actor="t")
     key = "memwork:t:working_memory.run-1"
     # The key's own expiry plus a grace period for clocks that drift.
     assert 85_000 < client.pttl(key) <= 90_000
-    working_memory.set_key(store, "run-1", "plan", "keep", now=now, actor="t")
+    wm_keys.set_key(store, "run-1", "plan", "keep", now=now, actor="t")
     assert client.pttl(key) == -1  # a key without a TTL: kept until deleted
-    working_memory.delete_key(store, "run-1", "plan", now=now, actor="t")
+    wm_keys.delete_key(store, "run-1", "plan", now=now, actor="t")
     assert client.pttl(key) > 0
     later = now + timedelta(seconds=31)
     with store.reading():
-        assert working_memory.list_keys(store, "run-1", now=later) == []
+        assert wm_keys.list_keys(store, "run-1", now=later) == []
     # Redis reclaims it (here at once, instead of a minute after the key expired):
     # every key in it had expired, so nothing anyone sees changes.
     client.pexpire(key, 1)
@@ -340,10 +341,10 @@ def test_working_memory_with_only_ttl_keys_is_reclaimed_by_redis(redis_url: str)
     assert not client.exists(key)
     other = Store(redis_url)
     with other.reading():
-        assert working_memory.list_keys(other, "run-1", now=later) == []
-    working_memory.set_key(other, "run-1", "next", "y", now=later, actor="t")
+        assert wm_keys.list_keys(other, "run-1", now=later) == []
+    wm_keys.set_key(other, "run-1", "next", "y", now=later, actor="t")
     with other.reading():
-        assert [e["key"] for e in working_memory.list_keys(other, "run-1", now=later)] == ["next"]
+        assert [e["key"] for e in wm_keys.list_keys(other, "run-1", now=later)] == ["next"]
 
 
 def test_under_memwork_now_the_clock_rule_alone_decides(
@@ -521,7 +522,7 @@ def test_a_checkpoint_keeps_working_memory_that_redis_would_reclaim(redis_url: s
     store = Store(redis_url)
     client = client_for(redis_url)
     now = datetime.now(UTC)
-    working_memory.set_key(store, "run-2", "lease", "x", ttl=30, now=now, actor="t")
+    wm_keys.set_key(store, "run-2", "lease", "x", ttl=30, now=now, actor="t")
     assert client.pttl("memwork:t:working_memory.run-2") > 0
     doc = checkpoints.create(store, "with wm", now=now, actor="t")
     assert client.pttl(f"memwork:snap:{doc['id']}:t:working_memory.run-2") == -1
@@ -572,15 +573,15 @@ def test_working_memory_reclaimed_under_a_long_running_process_is_rewritten_whol
 
     store = Store(redis_url)  # the workbench, say: it keeps tables loaded
     now = datetime.now(UTC)
-    working_memory.set_key(store, "run-3", "lease", "x", ttl=30, now=now, actor="t")
+    wm_keys.set_key(store, "run-3", "lease", "x", ttl=30, now=now, actor="t")
     with store.reading():
-        working_memory.list_keys(store, "run-3", now=now)
+        wm_keys.list_keys(store, "run-3", now=now)
     client = client_for(redis_url)
     client.delete("memwork:t:working_memory.run-3")  # Redis reclaimed it
     # A write in the same instant leaves the state document as it was loaded...
-    working_memory.create_wm_checkpoint(store, "run-3", now=now, actor="t")
+    wm_checkpoints.create_wm_checkpoint(store, "run-3", now=now, actor="t")
     other = Store(redis_url)
     with other.reading():  # ...and it is written again all the same, not lost
-        keys = [e["key"] for e in working_memory.list_keys(other, "run-3", now=now)]
-        assert len(working_memory.list_wm_checkpoints(other, "run-3")) == 1
+        keys = [e["key"] for e in wm_keys.list_keys(other, "run-3", now=now)]
+        assert len(wm_checkpoints.list_wm_checkpoints(other, "run-3")) == 1
     assert keys == ["lease"]

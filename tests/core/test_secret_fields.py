@@ -13,7 +13,7 @@ import pytest
 
 from memwork.core.base.errors import InvalidInput
 from memwork.core.domain import lessons, sessions
-from memwork.core.domain.working_memory import entries as working_memory
+from memwork.core.domain.working_memory import keys as wm_keys
 from memwork.core.models.base import validate
 from memwork.core.models.episode import EpisodeInput
 from memwork.core.privacy import scrub
@@ -189,7 +189,7 @@ def test_python_api_checks_identifiers_and_scrubs_text(store: Store) -> None:
     assert err.value.field == "agent_id"
     sid = sessions.start_session(store, now=NOW, actor="api")["id"]
     with pytest.raises(InvalidInput) as err:
-        working_memory.set_key(store, sid, secret, 1, now=NOW, actor="api")
+        wm_keys.set_key(store, sid, secret, 1, now=NOW, actor="api")
     assert err.value.field == "key"
     saved = lessons.add_lesson(store, "x", now=NOW, actor="api", tags=[f"t {secret}"]).lesson
     assert saved["tags"] == ["t [redacted:github-pat]"]

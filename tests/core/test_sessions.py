@@ -248,11 +248,11 @@ def test_observe_audits(store: Store, now: datetime) -> None:
 
 
 def test_delete_session_drops_its_tables(store: Store, now: datetime) -> None:
-    from memwork.core.domain.working_memory import entries as wm
+    from memwork.core.domain.working_memory import keys as wm_keys
 
     session = _start(store, now)
     _observe(store, session["id"], "a", now)
-    wm.set_key(store, session["id"], "k", "v", now=now, actor=ACTOR)
+    wm_keys.set_key(store, session["id"], "k", "v", now=now, actor=ACTOR)
     forgetting.forget_session(store, session["id"], now=now, actor=ACTOR)
     with store.reading():
         assert store.table_names("observations") == []

@@ -12,8 +12,11 @@ import pytest
 from memwork.core.base.clock import parse_instant
 from memwork.core.base.errors import NotFound
 from memwork.core.domain import sessions
-from memwork.core.domain.working_memory import entries as working_memory
+from memwork.core.domain.working_memory import keys as wm_keys
+from memwork.core.domain.working_memory import overview as wm_overview
 from memwork.core.domain.working_memory import scopes as wm_scopes
+from memwork.core.domain.working_memory import scratchpad as wm_scratchpad
+from memwork.core.domain.working_memory import state as wm_state
 from memwork.core.storage.store import Store
 from memwork.tui.widgets.bars import duration
 from memwork.tui.widgets.virtual_table import VirtualTable
@@ -33,7 +36,7 @@ def _session(path: Path, session_id: str) -> dict:
 
 
 def _wm(path: Path, session_id: str) -> dict:
-    return working_memory.overview(Store(path), session_id, now=NOW)
+    return wm_overview.overview(Store(path), session_id, now=NOW)
 
 
 def _keys(app) -> list[str]:
@@ -203,7 +206,7 @@ def test_a_session_an_agent_named_shows_its_id_as_implicit(demo_app, demo_path: 
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             store = Store(demo_path)
-            working_memory.set_key(store, "run-42", "plan", "retry", now=NOW, actor="cli")
+            wm_keys.set_key(store, "run-42", "plan", "retry", now=NOW, actor="cli")
             app.store_changed()
             await settle(pilot)
             table = app.query_one("#sessions", VirtualTable)
@@ -296,7 +299,7 @@ def test_set_a_key_with_a_ttl_then_delete_it(demo_app, demo_path: Path) -> None:
             assert "ttl: must be seconds" in screen_text(app)  # stays open, says why
             await pilot.press("ctrl+a", "ctrl+k", *"5m", "ctrl+s")
             await settle(pilot)
-            entry = working_memory.get_key(Store(demo_path), active["id"], "owner", now=NOW)
+            entry = wm_keys.get_key(Store(demo_path), active["id"], "owner", now=NOW)
             assert entry["value"] == "me" and entry["ttl_remaining"] == 300
             assert "5m 00s" in screen_text(app)
             keys = await _focus(pilot, "wm-keys")
@@ -307,7 +310,7 @@ def test_set_a_key_with_a_ttl_then_delete_it(demo_app, demo_path: Path) -> None:
             await pilot.press("y")
             await settle(pilot)
             with pytest.raises(NotFound):
-                working_memory.get_key(Store(demo_path), active["id"], "owner", now=NOW)
+                wm_keys.get_key(Store(demo_path), active["id"], "owner", now=NOW)
             assert "owner" not in _keys(app)
 
     run(scenario)
@@ -475,8 +478,8 @@ def test_checkpoint_then_restore_replaces_the_working_memory(demo_app, demo_path
             assert "11-20 12:00  swap" in screen_text(app)
             # Change the working memory, then restore the demo's checkpoint.
             store = Store(demo_path)
-            working_memory.delete_key(store, active["id"], "pr", now=NOW, actor="cli")
-            working_memory.scratch_add(store, active["id"], "oops", now=NOW, actor="cli")
+            wm_keys.delete_key(store, active["id"], "pr", now=NOW, actor="cli")
+            wm_scratchpad.scratch_add(store, active["id"], "oops", now=NOW, actor="cli")
             app.store_changed()
             await settle(pilot)
             assert "pr" not in _keys(app)
@@ -491,9 +494,7 @@ def test_checkpoint_then_restore_replaces_the_working_memory(demo_app, demo_path
             await settle(pilot)
             wm = _wm(demo_path, active["id"])
             state = demo_checkpoint["state"]
-            live = sorted(
-                k for k, e in state["kv"].items() if not working_memory.is_expired(e, NOW)
-            )
+            live = sorted(k for k, e in state["kv"].items() if not wm_state.is_expired(e, NOW))
             assert "pr" in live and "oops" not in [e["text"] for e in state["scratchpad"]]
             assert [k["key"] for k in wm["keys"]] == live
             assert [e["text"] for e in wm["scratchpad"]] == [e["text"] for e in state["scratchpad"]]

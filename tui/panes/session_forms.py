@@ -12,8 +12,11 @@ from typing import TYPE_CHECKING, Any
 from ...core.base.errors import InvalidInput
 from ...core.domain import forgetting
 from ...core.domain import sessions as core_sessions
-from ...core.domain.working_memory import entries as core_wm
+from ...core.domain.working_memory import checkpoints as wm_checkpoints
+from ...core.domain.working_memory import keys as wm_keys
 from ...core.domain.working_memory import scopes as wm_scopes
+from ...core.domain.working_memory import scratchpad as wm_scratchpad
+from ...core.domain.working_memory import task as wm_task
 from ..screens.confirm import ConfirmScreen
 from ..screens.form import Field, FormScreen
 from ..widgets.bars import plural, short_stamp
@@ -140,7 +143,7 @@ def set_key(pane: SessionsPane, session: Doc, current: Doc | None) -> None:
     async def submit(values: dict[str, str]) -> Any:
         ttl = parse_ttl(values["ttl"])
         return await pane.workbench.write(
-            core_wm.set_key,
+            wm_keys.set_key,
             session["id"],
             values["key"],
             values["value"],
@@ -177,7 +180,7 @@ def delete_key(pane: SessionsPane, session: Doc, key: str, scope: str = "session
             return
         if scope == "session":
             await pane.workbench.write(
-                core_wm.delete_key, session["id"], key, done=f"Key {key!r} deleted"
+                wm_keys.delete_key, session["id"], key, done=f"Key {key!r} deleted"
             )
         else:
             await pane.workbench.write(
@@ -282,7 +285,7 @@ def task(pane: SessionsPane, session: Doc, current: Doc | None) -> None:
         if "progress" in changed:
             kwargs["progress_percent"] = _optional_float(changed["progress"], "progress")
         return await pane.workbench.write(
-            core_wm.update_task, session["id"], done="Task updated", **kwargs
+            wm_task.update_task, session["id"], done="Task updated", **kwargs
         )
 
     pane.app.push_screen(
@@ -311,7 +314,7 @@ def scratch(pane: SessionsPane, session: Doc) -> None:
 
     async def submit(values: dict[str, str]) -> Any:
         return await pane.workbench.write(
-            core_wm.scratch_add, session["id"], values["text"], done="Scratchpad note added"
+            wm_scratchpad.scratch_add, session["id"], values["text"], done="Scratchpad note added"
         )
 
     pane.app.push_screen(
@@ -326,7 +329,7 @@ def create_wm_checkpoint(pane: SessionsPane, session: Doc) -> None:
 
     async def submit(values: dict[str, str]) -> Any:
         return await pane.workbench.write(
-            core_wm.create_wm_checkpoint,
+            wm_checkpoints.create_wm_checkpoint,
             session["id"],
             description=values["description"],
             done="Working-memory checkpoint created",
@@ -355,7 +358,7 @@ def restore_wm_checkpoint(pane: SessionsPane, session: Doc, checkpoint: Doc) -> 
     async def answered(yes: bool | None) -> None:
         if yes:
             await pane.workbench.write(
-                core_wm.restore_wm_checkpoint,
+                wm_checkpoints.restore_wm_checkpoint,
                 session["id"],
                 checkpoint["id"],
                 done="Working memory restored",

@@ -1,7 +1,7 @@
 """One session's working memory: the task with its progress, keys with a live TTL
 countdown, the scratchpad and the working-memory checkpoints.
 
-Attributes down: the Sessions pane hands it :func:`core.domain.working_memory.entries.overview`
+Attributes down: the Sessions pane hands it :func:`core.domain.working_memory.overview.overview`
 with :meth:`WorkingMemoryPanel.show` and calls :meth:`WorkingMemoryPanel.tick`
 once a second; the countdown is recomputed from ``expires_at`` without a store
 read, so an expired key leaves on its own.
@@ -20,7 +20,7 @@ from textual.widgets import Label, ProgressBar, Static
 
 from ...core.base.clock import parse_instant
 from ...core.base.errors import InvalidInput
-from ...core.domain.working_memory import entries as core_wm
+from ...core.domain.working_memory import state as core_wm
 from .bars import duration, plural, short_stamp
 from .virtual_table import Column, ListRowSource, Row, VirtualTable
 
@@ -112,7 +112,7 @@ class WorkingMemoryPanel(Vertical):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        #: ``working_memory.entries.overview`` of the session shown (None: no session).
+        #: ``working_memory.overview.overview`` of the session shown (None: no session).
         self.wm: dict[str, Any] | None = None
 
     def compose(self) -> ComposeResult:

@@ -8,7 +8,7 @@ Every answer about a key says where it came from: ``scope`` is ``"session"`` for
 session's own keys, else the scope it was inherited from.
 
 Each scope is one document (id: the scope) in the ``wm_scopes`` table, holding keys
-exactly as a session's state does (:mod:`core.domain.working_memory.entries`): the same key rules,
+exactly as a session's state does (:mod:`.state`): the same key rules,
 TTLs, ``wm_default_ttl`` and lazy expiry (an expired key is invisible at once and
 purged by the next write to that scope). Deleting or clearing a scope acts on that
 scope only; a session's delete or clear never touches what it inherits.
@@ -35,8 +35,9 @@ from ...models.working_memory import WMScope
 from ...privacy import identifier_problem, scrub_under
 from ...storage.store import Store
 from .. import sessions
-from . import entries as wm
-from . import more as wm_more
+from . import keys as session_keys
+from . import overview
+from .state import audit_change, check_key, check_ttl, entry_view, is_expired, stored_state
 
 TABLE = "wm_scopes"
 #: The kinds of scope above a session, nearest first.
@@ -99,11 +100,11 @@ def session_scopes(session_doc: dict[str, Any] | None) -> list[str]:
 
 
 def _live(kv: dict[str, Any], now: datetime) -> dict[str, Any]:
-    return {k: e for k, e in kv.items() if not wm.is_expired(e, now)}
+    return {k: e for k, e in kv.items() if not is_expired(e, now)}
 
 
 def _view(key: str, entry: dict[str, Any], scope: str, now: datetime) -> dict[str, Any]:
-    return {**wm.entry_view(key, entry, now), "scope": scope}
+    return {**entry_view(key, entry, now), "scope": scope}
 
 
 # -- reading ----------------------------------------------------------------------------
@@ -122,7 +123,7 @@ def resolved(store: Store, session: str, now: datetime) -> dict[str, tuple[dict[
     with store.reading():
         found = sessions.find_named(store, session)
         sid = found["id"] if found is not None else sessions.check_named_id(session.strip())
-        own = (wm._stored_state(store, sid) or {"kv": {}})["kv"]
+        own = (stored_state(store, sid) or {"kv": {}})["kv"]
         layers = [(SESSION, own)] + [(s, _scope_kv(store, s)) for s in session_scopes(found)]
     seen: dict[str, tuple[dict[str, Any], str]] = {}
     for where, kv in reversed(layers):  # the farthest first: nearer ones overwrite
@@ -171,8 +172,10 @@ def key_names(
     now: datetime,
 ) -> list[str]:
     """The live key names matching ``pattern`` (a glob), inherited ones included, sorted."""
-    if not isinstance(pattern, str) or not pattern or len(pattern) > wm_more.PATTERN_MAX:
-        raise InvalidInput("pattern", f"must be a glob of 1 to {wm_more.PATTERN_MAX} characters")
+    if not isinstance(pattern, str) or not pattern or len(pattern) > session_keys.PATTERN_MAX:
+        raise InvalidInput(
+            "pattern", f"must be a glob of 1 to {session_keys.PATTERN_MAX} characters"
+        )
     return [k for k in _keys_of(store, session, scope, now) if fnmatchcase(k, pattern)]
 
 
@@ -181,7 +184,7 @@ def key_exists(
 ) -> dict[str, Any]:
     """``{key, exists, scope}``: whether ``key`` is live, and where it came from (null when
     it does not exist)."""
-    wm.check_key(key)
+    check_key(key)
     found = _keys_of(store, session, scope, now).get(key)
     return {"key": key, "exists": found is not None, "scope": found[1] if found else None}
 
@@ -203,7 +206,7 @@ def get_all(
 def stats(
     store: Store, session: str | None, *, scope: str | None = None, now: datetime
 ) -> dict[str, Any]:
-    """What a session's working memory holds (:func:`.more.stats`) plus what it inherits
+    """What a session's working memory holds (:func:`.overview.stats`) plus what it inherits
     (``inherited_keys``: keys it sees from a scope and does not hold itself;
     ``scope_keys``: the live keys of each scope it inherits from); or a scope's counts."""
     who, scope = _who(store, session, scope)
@@ -225,7 +228,7 @@ def stats(
         }
     assert who is not None
     with store.reading():
-        counts = wm_more.stats(store, who, now=now)
+        counts = overview.stats(store, who, now=now)
         found = sessions.find_named(store, who)
         scope_keys = {s: len(_live(_scope_kv(store, s), now)) for s in session_scopes(found)}
         seen = resolved(store, who, now)
@@ -242,7 +245,7 @@ def _load_scope(store: Store, scope: str, now: datetime) -> tuple[dict[str, Any]
     else:
         stamp = iso(now)
         doc = {"id": scope, "scope": scope, "kv": {}, "created_at": stamp, "updated_at": stamp}
-    expired = sorted(k for k, e in doc["kv"].items() if wm.is_expired(e, now))
+    expired = sorted(k for k, e in doc["kv"].items() if is_expired(e, now))
     for key in expired:
         del doc["kv"][key]
     return doc, expired
@@ -269,10 +272,10 @@ def set_key(
     who, scope = _who(store, session, scope)
     if scope is None:
         assert who is not None
-        own = wm.set_key(store, who, key, value, ttl=ttl, now=now, actor=actor)
+        own = session_keys.set_key(store, who, key, value, ttl=ttl, now=now, actor=actor)
         return {**own, "scope": SESSION}
-    wm.check_key(key)
-    seconds = wm.check_ttl(ttl)
+    check_key(key)
+    seconds = check_ttl(ttl)
     check_json(value, "value")
     try:
         orjson.dumps(value)
@@ -293,7 +296,7 @@ def set_key(
         doc["kv"][key] = entry
         _save_scope(store, doc, now)
         ttl_note = f" (ttl {seconds:g}s)" if seconds is not None else ""
-        wm.audit_change(
+        audit_change(
             store, actor, "wm-set", scope, f"set key {key!r}{ttl_note}", purged, now, table=TABLE
         )
     return _view(key, entry, scope, now)
@@ -314,7 +317,7 @@ def delete_key(
     if scope is None:
         assert who is not None
         try:
-            gone = wm.delete_key(store, who, key, now=now, actor=actor)
+            gone = session_keys.delete_key(store, who, key, now=now, actor=actor)
         except NotFound:
             inherited = resolved(store, who, now).get(key)
             if inherited is None:
@@ -332,7 +335,7 @@ def delete_key(
         if entry is None:
             raise NotFound("working-memory key", f"{key} in {scope}")
         _save_scope(store, doc, now)
-        wm.audit_change(
+        audit_change(
             store, actor, "wm-delete", scope, f"delete key {key!r}", purged, now, table=TABLE
         )
     return _view(key, entry, scope, now)
@@ -346,13 +349,13 @@ def clear_keys(
     who, scope = _who(store, session, scope)
     if scope is None:
         assert who is not None
-        return {**wm_more.clear_keys(store, who, now=now, actor=actor), "scope": SESSION}
+        return {**session_keys.clear_keys(store, who, now=now, actor=actor), "scope": SESSION}
     with store.transaction():
         doc, purged = _load_scope(store, scope, now)
         cleared = sorted(doc["kv"])
         doc["kv"] = {}
         _save_scope(store, doc, now)
-        wm.audit_change(
+        audit_change(
             store,
             actor,
             "wm-clear",

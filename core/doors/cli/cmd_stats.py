@@ -18,7 +18,7 @@ def doctor(ctx: Context) -> int:
     import os
 
     from ...base.errors import NoStore
-    from ...services.doctor.report import report
+    from ...services.doctor.folder import report
     from ...storage.paths import ENV_DB, agent_setting, store_origin
     from ...storage.url import REDIS, parse, parse_location
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import orjson
 
-from ...domain.working_memory import entries as wm
+from ...domain.working_memory import state as wm_state
 from .main import Context
 from .output import clip, emit_json, note, say
 
@@ -49,12 +49,12 @@ def _print(ctx: Context, record: object, text: str) -> int:
 
 
 # -- keys -----------------------------------------------------------------------------
-def key_set(ctx: Context, entry: wm.KeyView) -> int:
+def key_set(ctx: Context, entry: wm_state.KeyView) -> int:
     """``wm set`` and ``wm delete``: the key."""
     return _print(ctx, entry, entry["key"])
 
 
-def key_value(ctx: Context, entry: wm.KeyView) -> int:
+def key_value(ctx: Context, entry: wm_state.KeyView) -> int:
     """``wm get``: the value as the shell sees it."""
     return _print(ctx, entry, _text(entry["value"]))
 
@@ -116,7 +116,7 @@ def checkpoints(ctx: Context, rows: list[dict[str, Any]]) -> int:
     return 0
 
 
-# -- clearing, questions and counts (core/domain/working_memory/more.py) -----------------
+# -- clearing, questions and counts (core/domain/working_memory: keys, scratchpad, overview) --
 def names(ctx: Context, rows: list[str]) -> int:
     """``wm keys``: a name a line."""
     if ctx.json:

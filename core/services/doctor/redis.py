@@ -25,7 +25,6 @@ Managed services sometimes disable ``CONFIG``; then the persistence section of
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from typing import Any
 
 from ...base.errors import UserError
@@ -43,7 +42,7 @@ from ...storage.redis_keys import (
 from ...storage.resp import Connection, ConnectionLost, ReplyError
 from ...storage.tables import logical_name
 from ...storage.url import StoreURL
-from .report import Check
+from .findings import Check, verdict
 
 
 def _pairs(flat: list[bytes] | None) -> dict[str, bytes]:
@@ -467,10 +466,5 @@ def _no_store(url: StoreURL) -> UserError:
 
 
 def report(url: StoreURL) -> dict[str, Any]:
-    """Checks as JSON, with an overall verdict."""
-    checks = diagnose(url)
-    return {
-        "checks": [asdict(c) for c in checks],
-        "ok": not any(c.status == "problem" for c in checks),
-        "store": url.display,
-    }
+    """The Redis store's checks as JSON, with an overall verdict."""
+    return verdict(diagnose(url), url.display)

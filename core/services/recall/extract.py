@@ -12,7 +12,11 @@ Observations are the one kind with an order that matters: a session is a
 conversation, and the unit keeps its ``seq`` so the index can link each
 observation to the one before it.
 
-Plain functions over documents, like :mod:`core.services.recall.search_docs`; no store access.
+The same definition of each kind's searchable text (:data:`FIELDS`) feeds the workbench's
+global search: :mod:`core.services.recall.search_docs` builds its documents from
+:func:`body_text`, and :data:`BODY_FIELDS` says, in one place, where the two differ.
+
+Plain functions over documents; no store access.
 """
 
 from __future__ import annotations
@@ -99,28 +103,21 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else "" if value is None else str(value)
 
 
-def _lesson(doc: dict[str, Any]) -> Iterable[Unit]:
-    if doc.get("deleted"):
-        return  # forgotten: recall no longer finds it (restoring it brings it back)
-    title = _title("lesson", doc)
-    if doc.get("superseded_by"):  # kept as history: a hit says the agent no longer gets it
-        title = f"(superseded) {title}"
-    fields = (
+# -- the searchable text of each kind (recall's fields; the workbench's body: BODY_FIELDS) --
+def _lesson_fields(doc: dict[str, Any]) -> tuple[Field, ...]:
+    return (
         (W_MAIN, _text(doc.get("content"))),
         (W_ID, _text(doc.get("scope"))),
         (W_TAG, " ".join(doc.get("tags") or [])),
     )
-    yield Unit(doc["id"], "lesson", title, fields, instant(doc.get("created_at")), None, 0, NEVER)
 
 
-def _rule(doc: dict[str, Any]) -> Iterable[Unit]:
-    fields = ((W_MAIN, _text(doc.get("text"))), (W_ID, _text(doc.get("scope"))))
-    time = instant(doc.get("created_at"))
-    yield Unit(doc["id"], "rule", _title("rule", doc), fields, time, None, 0, NEVER)
+def _rule_fields(doc: dict[str, Any]) -> tuple[Field, ...]:
+    return ((W_MAIN, _text(doc.get("text"))), (W_ID, _text(doc.get("scope"))))
 
 
-def _card(doc: dict[str, Any]) -> Iterable[Unit]:
-    fields = (
+def _card_fields(doc: dict[str, Any]) -> tuple[Field, ...]:
+    return (
         (W_MAIN, _text(doc.get("lesson"))),
         (W_MAIN, _text(doc.get("bad_decision"))),
         (W_SIDE, _text(doc.get("correct_decision"))),
@@ -128,19 +125,114 @@ def _card(doc: dict[str, Any]) -> Iterable[Unit]:
         (W_SIDE, _text(doc.get("mistake_type"))),
         (W_ID, _text(doc.get("task_id"))),
     )
-    time = instant(doc.get("created_at"))
-    yield Unit(doc["id"], "card", _title("card", doc), fields, time, None, 0, NEVER)
 
 
-def _episode(doc: dict[str, Any]) -> Iterable[Unit]:
+def _episode_fields(doc: dict[str, Any]) -> tuple[Field, ...]:
     errors = " ".join(_text(e.get("message")) for e in doc.get("errors") or [])
-    fields = (
+    return (
         (W_MAIN, _text(doc.get("summary"))),
         (W_MAIN, " ".join(doc.get("mistakes") or [])),
         (W_SIDE, " ".join(doc.get("successes") or [])),
         (W_SIDE, errors),
         (W_ID, _text(doc.get("task_id"))),
     )
+
+
+def _observation_fields(doc: dict[str, Any]) -> tuple[Field, ...]:
+    return (
+        (W_MAIN, _text(doc.get("content"))),
+        (W_TAG, " ".join(doc.get("tags") or [])),
+    )
+
+
+def _slot_fields(doc: dict[str, Any]) -> tuple[Field, ...]:
+    return (
+        (W_LABEL, _text(doc.get("label")).replace("_", " ")),
+        (W_MAIN, _text(doc.get("content"))),
+        (W_SIDE, _text(doc.get("description"))),
+    )
+
+
+def _session_fields(doc: dict[str, Any]) -> tuple[Field, ...]:
+    return (
+        (W_MAIN, _text(doc.get("title"))),
+        (W_MAIN, _text(doc.get("summary"))),
+        (W_SIDE, _text(doc.get("project"))),
+        (W_SIDE, _text(doc.get("agent_id"))),
+    )
+
+
+def _checkpoint_fields(doc: dict[str, Any]) -> tuple[Field, ...]:
+    return ((W_MAIN, _text(doc.get("description"))),)
+
+
+#: Kind → the searchable text of one of its records, as weighted fields: the one
+#: definition of what of each kind is searched, by recall (every field, weighted) and by
+#: the workbench's global search (:data:`BODY_FIELDS`). Working memory is recall's alone
+#: (:func:`_working_memory`): the workbench's search does not cover it.
+FIELDS: dict[str, Callable[[dict[str, Any]], tuple[Field, ...]]] = {
+    "lesson": _lesson_fields,
+    "rule": _rule_fields,
+    "card": _card_fields,
+    "episode": _episode_fields,
+    "observation": _observation_fields,
+    "slot": _slot_fields,
+    "session": _session_fields,
+    "checkpoint": _checkpoint_fields,
+}
+
+#: Kind → which of its :data:`FIELDS`, in what order, make the body of its document in the
+#: workbench's global search (:mod:`core.services.recall.search_docs`). That index searches
+#: a record's title too, and the fields left out here are in the title (a lesson's or a
+#: rule's text, a card's lesson and mistake type, an episode's task id, a slot's label, a
+#: session's title). What the workbench reads beyond this is its own, and is all in
+#: ``search_docs``: forgotten lessons (recall skips them) titled ``(forgotten)``; an
+#: observation's session title, leading its title and its body; a checkpoint's time as its
+#: body (its description is its title); no working memory.
+BODY_FIELDS: dict[str, tuple[int, ...]] = {
+    "lesson": (1, 2),
+    "rule": (1,),
+    "card": (5, 1, 2, 3),
+    "episode": (0, 1, 2, 3),
+    "observation": (1,),
+    "slot": (2, 1),
+    "session": (3, 2, 1),
+    "checkpoint": (),
+}
+
+
+def body_text(kind: str, doc: dict[str, Any]) -> str:
+    """The body of a record's document in the workbench's global search: its
+    :data:`BODY_FIELDS`, in order."""
+    fields = FIELDS[kind](doc)
+    return " ".join(fields[i][1] for i in BODY_FIELDS[kind])
+
+
+# -- recall's units -----------------------------------------------------------------------
+def _lesson(doc: dict[str, Any]) -> Iterable[Unit]:
+    if doc.get("deleted"):
+        return  # forgotten: recall no longer finds it (restoring it brings it back)
+    title = _title("lesson", doc)
+    if doc.get("superseded_by"):  # kept as history: a hit says the agent no longer gets it
+        title = f"(superseded) {title}"
+    fields = _lesson_fields(doc)
+    yield Unit(doc["id"], "lesson", title, fields, instant(doc.get("created_at")), None, 0, NEVER)
+
+
+def _rule(doc: dict[str, Any]) -> Iterable[Unit]:
+    fields = _rule_fields(doc)
+    time = instant(doc.get("created_at"))
+    yield Unit(doc["id"], "rule", _title("rule", doc), fields, time, None, 0, NEVER)
+
+
+def _card(doc: dict[str, Any]) -> Iterable[Unit]:
+    fields = _card_fields(doc)
+    time = instant(doc.get("created_at"))
+    yield Unit(doc["id"], "card", _title("card", doc), fields, time, None, 0, NEVER)
+
+
+def _episode(doc: dict[str, Any]) -> Iterable[Unit]:
+    fields = _episode_fields(doc)
     yield Unit(
         doc["id"],
         "episode",
@@ -154,10 +246,7 @@ def _episode(doc: dict[str, Any]) -> Iterable[Unit]:
 
 
 def _observation(doc: dict[str, Any]) -> Iterable[Unit]:
-    fields = (
-        (W_MAIN, _text(doc.get("content"))),
-        (W_TAG, " ".join(doc.get("tags") or [])),
-    )
+    fields = _observation_fields(doc)
     # The session's title leads the shown title; it is added when the hit is shown,
     # so renaming a session renames its observations' hits without re-indexing them.
     title = f"{doc.get('kind', '')}: {clip(_text(doc.get('content')), TITLE_WIDTH)}"
@@ -217,28 +306,19 @@ def _working_memory(doc: dict[str, Any]) -> Iterable[Unit]:
 
 
 def _slot(doc: dict[str, Any]) -> Iterable[Unit]:
-    fields = (
-        (W_LABEL, _text(doc.get("label")).replace("_", " ")),
-        (W_MAIN, _text(doc.get("content"))),
-        (W_SIDE, _text(doc.get("description"))),
-    )
+    fields = _slot_fields(doc)
     time = instant(doc.get("created_at"))
     yield Unit(doc["id"], "slot", _title("slot", doc), fields, time, None, 0, NEVER)
 
 
 def _session(doc: dict[str, Any]) -> Iterable[Unit]:
-    fields = (
-        (W_MAIN, _text(doc.get("title"))),
-        (W_MAIN, _text(doc.get("summary"))),
-        (W_SIDE, _text(doc.get("project"))),
-        (W_SIDE, _text(doc.get("agent_id"))),
-    )
+    fields = _session_fields(doc)
     time = instant(doc.get("started_at") or doc.get("created_at"))
     yield Unit(doc["id"], "session", _title("session", doc), fields, time, doc["id"], 0, NEVER)
 
 
 def _checkpoint(doc: dict[str, Any]) -> Iterable[Unit]:
-    fields = ((W_MAIN, _text(doc.get("description"))),)
+    fields = _checkpoint_fields(doc)
     time = instant(doc.get("created_at"))
     title = _title("checkpoint", doc)
     yield Unit(doc["id"], "checkpoint", title, fields, time, None, 0, NEVER)

@@ -1,5 +1,6 @@
-"""Working memory beyond one key: clear, scratch clear, exists, keys (glob), get-all and
-stats, through the CLI, the Python API and MCP, on a folder and on Redis."""
+"""A session's keys as a whole (core/domain/working_memory/keys.py: clear, exists, keys by
+a glob, get-all), with scratch clear and stats, through the CLI, the Python API and MCP,
+on a folder and on Redis."""
 
 from __future__ import annotations
 
