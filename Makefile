@@ -24,12 +24,23 @@ $(STAMP): $(BIN)/python pyproject.toml setup.py
 	@# it is information only, so it is not shown.
 	PYTHONWARNINGS="ignore:Editable installation" \
 	  $(BIN)/python -m pip install -q -e '.[test]' --config-settings editable_mode=lenient
+	$(layout)
 	touch $(STAMP)
+
+# A view of the installed layout: core/ and tui/ linked under memwork/ as the build maps
+# them (setup.py). lint-imports and mypy read the tree through it: tui/ imports core/ as
+# `..core`, which resolves only where both sit in one package. Remade on each lint (a new
+# memwork/*.py is linked then); new modules under core/ or tui/ appear in it at once.
+define layout
+	@rm -rf $(LAYOUT) && mkdir -p $(LAYOUT)/memwork
+	@ln -s $(CURDIR)/memwork/*.py $(LAYOUT)/memwork/
+	@ln -s $(CURDIR)/core $(CURDIR)/tui $(LAYOUT)/memwork/
+endef
 
 run: $(STAMP)  ## Open the workbench on a fresh copy of the demo store
 	$(BIN)/memwork --demo
 
-test: lint  ## Run the whole test suite (and ruff, the import contracts, mypy on core/)
+test: lint  ## Run the whole test suite (and ruff, the import contracts, mypy on core/ and tui/)
 	@# Bytecode once, up front: many tests start memwork processes, and where
 	@# PYTHONDONTWRITEBYTECODE is set each of them would compile every module again.
 	@$(BIN)/python -m compileall -q -j 0 memwork core tui tests > /dev/null
@@ -38,16 +49,14 @@ test: lint  ## Run the whole test suite (and ruff, the import contracts, mypy on
 test-quick: $(STAMP)  ## The fast inner loop: in-memory and folder stores, no Redis, no slow tests
 	MEMWORK_TEST_QUICK=1 $(BIN)/python -m pytest -n $(JOBS) --dist worksteal -m "not slow"
 
-lint: $(STAMP)  ## ruff check + format check + import contracts (lint-imports) + mypy (core/)
+lint: $(STAMP)  ## ruff check + format check + import contracts (lint-imports) + mypy (core/, tui/)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	@# The contracts read the installed layout: a view that links core/ and tui/ under
-	@# memwork/ (lint-imports puts its working directory first on sys.path).
-	@rm -rf $(LAYOUT) && mkdir -p $(LAYOUT)/memwork
-	@ln -s $(CURDIR)/memwork/*.py $(LAYOUT)/memwork/
-	@ln -s $(CURDIR)/core $(CURDIR)/tui $(LAYOUT)/memwork/
+	$(layout)
+	@# lint-imports puts its working directory first on sys.path.
 	cd $(LAYOUT) && $(CURDIR)/$(BIN)/lint-imports --config $(CURDIR)/pyproject.toml
-	$(BIN)/mypy
+	@# pyproject's `files` names .venv/layout; the view of this venv is passed explicitly.
+	$(BIN)/mypy $(LAYOUT)/memwork
 
 format: $(STAMP)  ## Apply ruff format and fixes
 	$(BIN)/ruff format .

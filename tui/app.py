@@ -19,7 +19,7 @@ from typing import Any, ClassVar, TypeVar
 
 from textual import events, on, work
 from textual.app import App, ComposeResult, ScreenStackError, SystemCommand
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.geometry import Region
 from textual.notifications import SeverityLevel
@@ -84,13 +84,13 @@ class MemworkApp(TypeAhead, App[None]):
     #: Screen classes by size: an 80x24 terminal gets narrower side columns, shorter
     #: tables and borderless form fields; from 130 columns lists take more of the width
     #: (see the .tcss files and FormScreen).
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [
+    HORIZONTAL_BREAKPOINTS = [
         (0, "-narrow"),
         (100, "-wide"),
         (130, "-xwide"),
     ]
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (32, "-tall")]
-    BINDINGS: ClassVar[list[Binding]] = [
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
+    BINDINGS: ClassVar[list[BindingType]] = [
         *(
             Binding(
                 str(n),
@@ -348,7 +348,7 @@ class MemworkApp(TypeAhead, App[None]):
         which runs before the caller next awaits.
         """
         try:
-            result = await self.io(self.service.write, fn, *args, **kwargs)
+            result: T = await self.io(self.service.write, fn, *args, **kwargs)
         except MemworkError as exc:
             if form or isinstance(self.screen, FormScreen):
                 raise
@@ -510,7 +510,7 @@ class MemworkApp(TypeAhead, App[None]):
         carry record text (a rule's ``[AVOID]``), which must never be read as markup."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's palette commands but its Quit: ours (q) asks about unsaved edits and
         is listed already."""
         for command in super().get_system_commands(screen):

@@ -66,7 +66,9 @@ def _run_in_pane(app: MemworkApp, pane_id: str, action: str) -> None:
 
     async def run() -> None:
         pane = app.pane(pane_id)
-        if not await pane.run_action(action):
+        # App.run_action says whether the action ran (Widget.run_action, which calls it
+        # with the widget as namespace, returns None).
+        if not await app.run_action(action, pane):
             # Not where the focus is (a lesson key with the rules list focused): say so.
             await pane.run_action(f"explain({action!r})")
 

@@ -35,6 +35,11 @@ from textual.widget import Widget
 if TYPE_CHECKING:
     from textual.message_pump import MessagePump
 
+    # The mixin's methods call App's (super(), self.screen): mypy reads it as an App.
+    _AppBase = App[Any]
+else:
+    _AppBase = object
+
 #: A key no widget reported back within this many seconds is taken as handled (a
 #: widget removed while it held the key): the keys behind it must not wait forever.
 KEY_PATIENCE = 1.0
@@ -51,7 +56,7 @@ class KeyGate:
     key (priority bindings, then the focused widget).
     """
 
-    def __init__(self, app: App[object], route: Callable[[events.Key], Awaitable[None]]) -> None:
+    def __init__(self, app: App[Any], route: Callable[[events.Key], Awaitable[None]]) -> None:
         self.app = app
         self.route = route
         self.waiting: deque[events.Key] = deque()
@@ -129,7 +134,7 @@ class KeyGate:
             self.done(event)
 
 
-class TypeAhead:
+class TypeAhead(_AppBase):
     """What the app adds to route typed keys through its :class:`KeyGate` (``self.keys``):
     mixed into :class:`~tui.app.MemworkApp` before ``App``."""
 

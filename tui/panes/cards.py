@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -43,7 +43,7 @@ class CardsPane(Pane):
         "to merge duplicates, mark one with space, select the card to keep and press m "
         "(the counts add up). v shows the card's latest episode."
     )
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("e", "edit", "Edit"),
         Binding("space", "toggle_mark", "Mark"),
         Binding("m", "merge", "Merge"),

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -87,7 +87,7 @@ class CheckpointsPane(Pane):
         "current state as an automatic checkpoint, so a restore can be undone by "
         "restoring that one."
     )
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "create", "Create"),
         Binding("r", "restore", "Restore"),
         Binding("d", "delete", "Delete"),

@@ -12,7 +12,7 @@ from typing import Any, ClassVar, NamedTuple
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Input, Label, Select, Static, TextArea
@@ -70,7 +70,7 @@ class ContextPane(Pane):
         "The line under the cursor names the records it came from; Enter opens the first "
         "(a rule's episodes and a card's sightings are listed beside it)."
     )
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "focus_task", "Task"),
         Binding("p", "focus_project", "Project"),
         Binding("b", "focus_budget", "Budget"),

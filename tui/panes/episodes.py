@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Select, Static
 from textual.worker import get_current_worker
@@ -52,7 +52,7 @@ class EpisodesPane(Pane):
         "agent, then episodes of no agent), x clears them. The sparkline shows the "
         "selected episode's task: its last 200 scores. c opens the episode's mistake card."
     )
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "pick_task", "Task"),
         Binding("o", "cycle_outcome", "Outcome"),
         Binding("f", "cycle_agent", "Agent", tooltip="Show one agent's episodes (cycles)"),
@@ -359,7 +359,9 @@ class EpisodesPane(Pane):
         if found is not None:
             self.deliver(self._show_detail, row, *found)
 
-    def _show_detail(self, row: EpisodeRow, doc: dict[str, Any], touched: list[dict]) -> None:
+    def _show_detail(
+        self, row: EpisodeRow, doc: dict[str, Any], touched: list[dict[str, Any]]
+    ) -> None:
         current = self.selected_row()
         if current is None or current.id != row.id:
             return

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -55,7 +55,7 @@ class HistoryPane(Pane):
         "or slot was injected into an agent's context (recorded while context_log is on; "
         "hidden unless asked)."
     )
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f", "focus_filter", "Filter"),
         Binding("t", "cycle_table(1)", "Table"),
         Binding("T", "cycle_table(-1)", "Table back", show=False),
@@ -127,15 +127,15 @@ class HistoryPane(Pane):
             newer = self.service.audit_after(current.top_seq, current.entries[0]["id"])
             if newer is not None:
                 if newer:
-                    entries = [*newer, *current.entries]
-                    hay = [*map(history.haystack, newer), *current.hay]
+                    entries: list[dict[str, Any]] = [*newer, *current.entries]
+                    hay: list[str] = [*map(history.haystack, newer), *current.hay]
                     log = build_log(entries, hay, complete=True, expected=len(entries))
                     self.deliver(self._show_log, log)
                 return
         with big_load():  # no full collection pass while the log piles up
             # A full load, newest page first, handing the screen a first page at once.
-            entries: list[dict[str, Any]] = []
-            hay: list[str] = []
+            entries = []
+            hay = []
             shown = 0
             for n, number in enumerate(range(pages, 0, -1), start=1):
                 if worker.is_cancelled:
@@ -353,8 +353,8 @@ class HistoryPane(Pane):
             return
         target = await self.workbench.io(self.service.locate, entry["table"], entry["record_id"])
         if target is None:
-            kind = of_table(entry["table"])
-            noun = kind.name if kind is not None else "record"
+            gone = of_table(entry["table"])
+            noun = gone.name if gone is not None else "record"
             self.warn(f"The {noun} this entry names no longer exists (it was deleted since)")
             return
         kind, ref = target

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
@@ -46,7 +46,7 @@ class LessonsPane(Pane):
         "Keys act on the selection of the focused list (a lesson key pressed on the rules "
         "list says so). ] and [ preview decay a week at a time, 0 returns to now."
     )
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "add_lesson", "Add", tooltip="Add a lesson"),
         Binding("n", "add_rule", "New rule", tooltip="Add a rule (rules list)"),
         Binding("e", "edit", "Edit", tooltip="Edit the lesson's text, scope, confidence, tags"),
@@ -166,7 +166,9 @@ class LessonsPane(Pane):
         self.logging = extras.logging
         self._render_tables()
 
-    def _show(self, all_lessons: list[dict], all_rules: list[dict], groups: int) -> None:
+    def _show(
+        self, all_lessons: list[dict[str, Any]], all_rules: list[dict[str, Any]], groups: int
+    ) -> None:
         self.lessons = {x["id"]: x for x in all_lessons}
         self.rules = {x["id"]: x for x in all_rules}
         self.duplicate_groups = groups

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static
 
@@ -44,7 +44,7 @@ class ReviewPane(Pane):
         "a approves, e edits the text then approves, r rejects (with a reason), m merges a "
         "proposed lesson into a live one (reinforcing it). x shows decided proposals."
     )
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "approve", "Approve", tooltip="Make the proposal live as it is"),
         Binding("e", "edit", "Edit+approve", tooltip="Approve with your own text"),
         Binding("r", "reject", "Reject", tooltip="Turn it down, with a reason"),

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
@@ -46,7 +46,7 @@ class SessionsPane(Pane):
         "even while the store isolates agents. TTLs count down live; the "
         "timeline follows new observations while its cursor is on the last row."
     )
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "observe", "Observe", tooltip="Add an observation to the session"),
         Binding("s", "set_key", "Set key", tooltip="Set a working-memory key (with a TTL)"),
         Binding("d", "delete_key", "Delete key", tooltip="Delete the selected key"),

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widgets import Static, TextArea
 
 from ...core.base.errors import MemworkError
@@ -37,7 +37,7 @@ class SlotsPane(Pane):
         "(x discards it). An edit past the limit is refused and your text is kept. "
         "Shift+↑/↓ (or K/J) move the selected slot; i edits its limit and description."
     )
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("e", "edit", "Edit"),
         Binding("n", "new", "New"),
         Binding("d", "delete", "Delete"),
@@ -223,7 +223,8 @@ class SlotsPane(Pane):
         slot = self.slots.get(self.editor_id or "")
         if slot is None:
             return False
-        return self.query_one("#slot-editor", TextArea).text != slot["content"]
+        saved: str = slot["content"]
+        return self.query_one("#slot-editor", TextArea).text != saved
 
     def selected(self) -> dict[str, Any] | None:
         key = self.query_one("#slots", VirtualTable).cursor_key
@@ -379,6 +380,8 @@ class SlotsPane(Pane):
             self.save_error_limit = int(slot["limit"])
             self._render_editor_info()
             self.app.notify(str(exc), title="Not saved", severity="error", timeout=8)
+            return
+        if saved is None:  # write() returns None for a refusal only, which form=True raises
             return
         self.save_error = ""
         self.slots[saved["id"]] = saved

@@ -13,7 +13,9 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from textual import events
-from textual.app import active_app
+
+# Where Textual defines it (textual.app imports it but does not export it).
+from textual._context import active_app
 from textual.screen import ModalScreen
 
 #: Below this many lines a dialog draws its fields and buttons without borders.

@@ -199,7 +199,9 @@ class FindingsScreen(Dialog[None]):
             return
 
         async def answered(yes: bool | None) -> None:
-            if yes and await self.workbench.write(
+            if not yes:
+                return
+            if await self.workbench.write(
                 core_lessons.forget,
                 target.record_id,
                 done=f"Forgotten: “{clip(target.title, 40)}” (u in Rules & lessons undoes it)",
@@ -220,7 +222,9 @@ class FindingsScreen(Dialog[None]):
         titles = [t.title for t in self.targets if t.finding is target.finding]
 
         async def answered(yes: bool | None) -> None:
-            if yes and await self.workbench.write(
+            if not yes:
+                return
+            if await self.workbench.write(
                 core_lessons.merge_lessons,
                 keep,
                 rest,

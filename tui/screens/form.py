@@ -100,7 +100,10 @@ class FormScreen(Dialog[Any]):
         out = {}
         for field in self.fields:
             widget = self.query_one(f"#f-{field.name}")
-            out[field.name] = widget.text if isinstance(widget, TextArea) else widget.value
+            if isinstance(widget, TextArea):
+                out[field.name] = widget.text
+            elif isinstance(widget, Input):  # compose() yields one of the two per field
+                out[field.name] = widget.value
         return out
 
     async def action_save(self) -> None:

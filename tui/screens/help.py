@@ -8,6 +8,7 @@ not (``0``, Tab). Its top says which store this is and the line to give an agent
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
@@ -18,6 +19,9 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from .dialog import Dialog
+
+if TYPE_CHECKING:
+    from ..panes.base import Pane
 
 
 class HelpScreen(Dialog[None]):
@@ -35,7 +39,7 @@ class HelpScreen(Dialog[None]):
     HelpScreen #help-store { margin-top: 0; }
     """
 
-    def __init__(self, panes: Sequence[type], current: str | None = None) -> None:
+    def __init__(self, panes: Sequence[type[Pane]], current: str | None = None) -> None:
         super().__init__()
         self.panes = panes
         self.current = current
@@ -97,12 +101,12 @@ class HelpScreen(Dialog[None]):
         return table
 
     @staticmethod
-    def pane_bindings(pane: type) -> list[Binding]:
+    def pane_bindings(pane: type[Pane]) -> list[Binding]:
         return [
             b for b in getattr(pane, "BINDINGS", []) if isinstance(b, Binding) and b.description
         ]
 
-    def _pane_keys(self, pane: type) -> Table:
+    def _pane_keys(self, pane: type[Pane]) -> Table:
         table = self._grid()
         n = list(self.panes).index(pane) + 1
         table.add_row(

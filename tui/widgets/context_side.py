@@ -66,8 +66,8 @@ def render_side(data: dict[str, Any], width: int, theme: dict[str, str]) -> Text
         out.append("  (none)\n", style="dim")
     for section in data["sections"]:
         title = section_title(section["name"], section["heading"])
-        lines = len(section["lines"])
-        count = plural(lines, "line")
+        line_count = len(section["lines"])
+        count = plural(line_count, "line")
         one_line = len(title) + len(count) + 4 <= width
         out.append(f"  {title}")
         out.append(f"  {count}\n" if one_line else "\n", style="dim")

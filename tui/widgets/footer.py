@@ -40,7 +40,7 @@ class WorkbenchFooter(Footer):
     def compose(self) -> ComposeResult:
         widgets: list[Widget] = list(super().compose())
         kept = [w for w in widgets if isinstance(w, FooterKey) and w.action in ALWAYS_SHOWN]
-        kept.sort(key=lambda w: ALWAYS_SHOWN.index(w.action))  # type: ignore[attr-defined]
+        kept.sort(key=lambda w: ALWAYS_SHOWN.index(w.action))
         palette = [w for w in widgets if w.has_class("-command-palette")]
         for widget in palette:
             # Textual docks this key at the right on its own; here the group does.

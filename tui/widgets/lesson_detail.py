@@ -38,7 +38,9 @@ def effect_text(effect: dict[str, Any] | None) -> Text:
     return Text(f"{change:+.2f}", style=style)
 
 
-def findings_text(findings: list[dict[str, Any]] | tuple = (), warning: str = "yellow") -> Text:
+def findings_text(
+    findings: list[dict[str, Any]] | tuple[dict[str, Any], ...] = (), warning: str = "yellow"
+) -> Text:
     """A record's lint findings, one line each (empty when it has none); ``warning`` is
     the theme's colour for flags (readable on the light theme too)."""
     out = Text()
@@ -53,7 +55,7 @@ def findings_text(findings: list[dict[str, Any]] | tuple = (), warning: str = "y
 def render_rule(
     rule: dict[str, Any] | None,
     now: datetime,
-    findings: list[dict[str, Any]] | tuple = (),
+    findings: list[dict[str, Any]] | tuple[dict[str, Any], ...] = (),
     warning: str = "yellow",
 ) -> Text:
     """A rule: its text, scope, polarity, source and whether it is in the active window
@@ -126,8 +128,8 @@ def render_lesson(
     others: dict[str, dict[str, Any]] | None = None,
     effect: dict[str, Any] | None = None,
     use: Injections | None = None,
-    contradicts: list[dict[str, Any]] | tuple = (),
-    findings: list[dict[str, Any]] | tuple = (),
+    contradicts: list[dict[str, Any]] | tuple[dict[str, Any], ...] = (),
+    findings: list[dict[str, Any]] | tuple[dict[str, Any], ...] = (),
     warning: str = "yellow",
 ) -> Text:
     """A lesson: its content, effective and stored confidence, decay and links; its

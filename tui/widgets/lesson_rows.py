@@ -27,7 +27,9 @@ class LessonRows(NamedTuple):
     forgotten: int
 
 
-def _effect_key(effects: dict[str, dict[str, Any] | None], lesson: dict[str, Any]) -> tuple:
+def _effect_key(
+    effects: dict[str, dict[str, Any] | None], lesson: dict[str, Any]
+) -> tuple[int, float]:
     effect = effects.get(lesson["id"])
     return (0, -float(effect["change"])) if effect else (1, 0.0)
 
@@ -35,7 +37,7 @@ def _effect_key(effects: dict[str, dict[str, Any] | None], lesson: dict[str, Any
 def flagged_content(
     lesson: dict[str, Any],
     contradicts: dict[str, list[str]],
-    findings: dict[str, list],
+    findings: dict[str, list[dict[str, Any]]],
     warning: str = "yellow",
 ) -> Text | str:
     """The lesson's text, marked when it contradicts another or lint flags it."""
@@ -43,7 +45,8 @@ def flagged_content(
         return Text.assemble(("⚑ ", warning), lesson["content"])
     if lesson["id"] in findings:
         return Text.assemble(("⚑ ", "bright_black"), lesson["content"])
-    return lesson["content"]
+    content: str = lesson["content"]
+    return content
 
 
 def lesson_columns(sort_by: str, *, with_use: bool) -> list[Column]:
@@ -87,7 +90,7 @@ def lesson_rows(
     sort_by: str,
     effects: dict[str, dict[str, Any] | None],
     contradicts: dict[str, list[str]],
-    findings: dict[str, list],
+    findings: dict[str, list[dict[str, Any]]],
     uses: dict[str, Injections] | None = None,
     warning: str = "yellow",
 ) -> LessonRows:
@@ -133,7 +136,9 @@ def lesson_rows(
 
 
 def rule_rows(
-    rules: dict[str, dict[str, Any]], findings: dict[str, list], warning: str = "yellow"
+    rules: dict[str, dict[str, Any]],
+    findings: dict[str, list[dict[str, Any]]],
+    warning: str = "yellow",
 ) -> list[Row]:
     """Rows for the rules list: active ones first, global before task-scoped, newest first."""
     return [

@@ -166,7 +166,7 @@ def diff_text(lines: list[str]) -> Text:
             removed = [line]
             while i + len(removed) < len(lines) and lines[i + len(removed)].startswith("-"):
                 removed.append(lines[i + len(removed)])
-            added = []
+            added: list[str] = []
             j = i + len(removed)
             while j + len(added) < len(lines) and lines[j + len(added)].startswith("+"):
                 added.append(lines[j + len(added)])

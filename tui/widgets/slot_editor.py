@@ -86,7 +86,7 @@ class SlotEditor(Vertical):
         *,
         base: str,
         save_error: str,
-        findings: list[dict[str, Any]] | tuple = (),
+        findings: list[dict[str, Any]] | tuple[dict[str, Any], ...] = (),
     ) -> None:
         """Title, count and state line for ``slot`` (None: no slot selected).
 

@@ -115,11 +115,11 @@ def fit_columns(columns: Sequence[Column], width: int) -> list[int | None]:
         room = width - 2 * CELL_PADDING * len(shown)
         flex_min = sum(_flex_min(columns[i]) for i in flexible)
         short = sum(columns[i].width or 0 for i in fixed) + flex_min - room
-        slack = {
-            i: (columns[i].width or 0) - min(columns[i].width or 0, columns[i].min_width)
-            for i in fixed
-            if columns[i].min_width is not None
-        }
+        slack: dict[int, int] = {}
+        for i in fixed:
+            column = columns[i]
+            if column.min_width is not None:
+                slack[i] = (column.width or 0) - min(column.width or 0, column.min_width)
         droppable = [i for i in shown if columns[i].drop_order > 0]
         if short <= sum(slack.values()) or not droppable:
             break
@@ -144,7 +144,9 @@ def _flex_min(column: Column) -> int:
     return FLEX_MIN_WIDTH if column.min_width is None else column.min_width
 
 
-def _share(columns: Sequence[Column], flexible: list[int], left: int, widths: list) -> None:
+def _share(
+    columns: Sequence[Column], flexible: list[int], left: int, widths: list[int | None]
+) -> None:
     """Share `left` cells among the flexible columns by weight, within their bounds: a
     column whose minimum is above its part (or maximum below it) is set to that bound
     and the others share what remains."""
@@ -153,12 +155,13 @@ def _share(columns: Sequence[Column], flexible: list[int], left: int, widths: li
         room = max(0, left)
         total = sum(columns[i].weight for i in pending)
         parts = {i: room * columns[i].weight // total for i in pending}
-        bounded = {}
+        bounded: dict[int, int] = {}
         for i in pending:
-            if _flex_min(columns[i]) > parts[i]:
-                bounded[i] = _flex_min(columns[i])
-            elif columns[i].max_width is not None and columns[i].max_width < parts[i]:
-                bounded[i] = columns[i].max_width
+            column = columns[i]
+            if _flex_min(column) > parts[i]:
+                bounded[i] = _flex_min(column)
+            elif column.max_width is not None and column.max_width < parts[i]:
+                bounded[i] = column.max_width
         if not bounded:
             # Cells lost to rounding go to the first columns, one each.
             for position, i in enumerate(pending):
@@ -767,9 +770,9 @@ class VirtualTable(ScrollView, can_focus=True):
         else:
             # rich_style walks the CSS ancestry (~0.1 ms); it cannot change between
             # two style updates, so it is computed once per update, not per row.
+            if self._row_style is None:
+                self._row_style = self.rich_style
             style = self._row_style
-            if style is None:
-                style = self._row_style = self.rich_style
             post_style = None
         return self._render_cells(cells, width, style, post_style)
 
@@ -861,7 +864,8 @@ class VirtualTable(ScrollView, can_focus=True):
         """Find the index of the row with `key`, trying `hint` and its neighbours first."""
         index_of = getattr(self._source, "index_of", None)
         if callable(index_of):
-            return index_of(key)
+            found: int | None = index_of(key)  # a source's optional fast lookup
+            return found
         count = self._row_count
         source = self._source
         # Rows usually shift by a few places when the store changes: look near the hint.
