@@ -47,6 +47,20 @@ class Conflict(UserError):
     """The operation would break a precondition (duplicate, read-only, over limit...)."""
 
 
+class ReadOnlyView(Conflict):
+    """A write through a read-only view of the store (``Memory.tinydb()``); nothing was
+    written. The message (worded as the Python API words errors: ``memwork: ...``) names
+    what writes instead: ``Memory``'s methods or the CLI."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        super().__init__(
+            f"{PREFIX}{what}: Memory.tinydb() is a read-only view of the store and nothing was "
+            "written; write through Memory's methods (record_episode, add_lesson, set_slot, "
+            "forget, ...) or the memwork CLI, which keep the store's lock, log and audit"
+        )
+
+
 class StoreError(MemworkError):
     """The store cannot be used safely; nothing was written."""
 

@@ -35,6 +35,7 @@ from .memory_ops import Operations
 
 if TYPE_CHECKING:
     from ..ledger.curator import Curator
+    from .tinydb_view import TinyDBView
     from .wm_fallback import Fallback
 
 #: The doors a Memory serves: the Python API itself, and the MCP server on top of it.
@@ -124,6 +125,28 @@ class Memory(Operations):
             self.wm_fallback.close(self.store)
         flush(self.store)
         self.store.close()
+
+    def tinydb(self) -> TinyDBView:
+        """The live store as a read-only ``tinydb.TinyDB``, to query with TinyDB's ``Query``.
+
+        ``db = memory.tinydb(); db.table("episodes").search(Query().score < 0.5)``.
+        ``db.tables()`` lists logical tables, and ``db.table("episodes")`` holds every
+        episode (all its shards; ``table("observations")`` every session's observations,
+        ``table("rules")`` every scope's rules, archived ones too), each document keyed by
+        its own id (``doc_id`` is the record's ``"id"``). Every query reads the store as it
+        is when it runs (under the store's lock, what other processes committed and a
+        folder store's log included), so writes made after this call are seen.
+
+        Any write through it (``insert``, ``update``, ``upsert``, ``remove``,
+        ``truncate``, ``drop_table``...) raises :class:`core.base.errors.ReadOnlyView` and
+        writes nothing: write through this Memory's methods or the CLI. While agents are
+        isolated it is refused without the curator key, as ``export`` is. A Python-API
+        helper, not an operation (no CLI verb or tool); TinyDB is imported only here.
+        Details: :mod:`core.ops.tinydb_view`.
+        """
+        from .tinydb_view import TinyDBView
+
+        return TinyDBView(self.store, actor=self.actor, curator=self._curator)
 
     def __enter__(self) -> Memory:
         return self
