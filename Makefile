@@ -62,11 +62,11 @@ format: $(STAMP)  ## Apply ruff format and fixes
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-generate: $(STAMP)  ## Remake Memory's methods and the README's table from core/ops/operations.py, and the rule set's index
+generate: $(STAMP)  ## Remake Memory's methods and docs/CLI.md's table of operations from core/ops/operations.py, and the rule set's index
 	$(BIN)/python -m memwork.core.ops.codegen
 	$(BIN)/python scripts/gitleaks/make_index.py
 
-bench: $(STAMP)  ## Run the benchmarks (prints the README's Performance tables)
+bench: $(STAMP)  ## Run the benchmarks (prints the tables of docs/PERFORMANCE.md that it reproduces)
 	$(BIN)/python bench/run.py
 
 demo: $(STAMP)  ## Regenerate data/demo from the seeded generator

@@ -242,7 +242,7 @@ def main() -> None:
 
 
 def report(rows: list[dict[str, Any]]) -> None:
-    """The README's tables, for what was measured."""
+    """The tables of docs/PERFORMANCE_JOURNAL.md, for what was measured."""
     if all("mcp" in r for r in rows):
         report_mcp(rows)
     if all("processes" in r for r in rows):

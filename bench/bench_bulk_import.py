@@ -53,8 +53,8 @@ def run(n: int, fsync: bool, consolidate: bool = True, tree: Path = ROOT) -> dic
     if not consolidate:
         # The heuristic consolidation after every 20th episode re-adds the last 100
         # high-scoring summaries as global rules; with a million distinct summaries its
-        # rule archive lookups dominate the time (see the README). Off, the run measures
-        # reading, validating, recording and the one commit.
+        # rule archive lookups dominate the time (see docs/PERFORMANCE_JOURNAL.md). Off, the
+        # run measures reading, validating, recording and the one commit.
         env["MEMWORK_CONSOLIDATE_EVERY"] = str(10**12)
     start = time.perf_counter()
     memwork = str(tree / ".venv" / "bin" / "memwork")

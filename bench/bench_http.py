@@ -234,7 +234,7 @@ def main() -> None:
 
 
 def report(rows: list[dict[str, Any]]) -> None:
-    """The README's tables."""
+    """The tables of docs/PERFORMANCE_JOURNAL.md."""
     print(
         "\n| episodes | echo route p50 | `POST /v1/context` p50 / p95 | ratio (target <= 2.5x) "
         "| MCP echo p50 | `record_episode` p50 / p95 | ratio (target <= 4x) "

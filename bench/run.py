@@ -1,4 +1,4 @@
-"""`make bench`: every benchmark, in one run, printing the README's tables.
+"""`make bench`: every benchmark, in one run, printing the tables of docs/PERFORMANCE_JOURNAL.md.
 
 Usage: python bench/run.py [--quick]   (--quick: 1k and 10k only)
 """

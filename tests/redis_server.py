@@ -49,7 +49,7 @@ TRUNCATED_AOF = "Unexpected end of file reading the append only file"
 
 class RedisServer:
     """One redis-server process with AOF on (``appendfsync always`` unless told), set up
-    as the README asks: ``aof-load-truncated no``, so a write a crash cut short stops the
+    as docs/STORES.md asks: ``aof-load-truncated no``, so a write a crash cut short stops the
     server until ``redis-check-aof --fix`` drops it whole (which :meth:`start` then does,
     as an operator would; :attr:`repairs` counts it)."""
 
@@ -77,7 +77,7 @@ class RedisServer:
 
         When it refuses an AOF whose last write a crash cut short, fix the file with
         ``redis-check-aof --fix`` (which drops that write whole, back to before its
-        ``MULTI``) and start it again: the operator's step the README describes.
+        ``MULTI``) and start it again: the operator's step docs/STORES.md describes.
         """
         log = self.folder / "redis.log"
         seen = log.stat().st_size if log.exists() else 0

@@ -13,7 +13,7 @@ from .panes.review import ReviewPane
 from .panes.sessions import SessionsPane
 from .panes.slots import SlotsPane
 
-#: The panes in the order the digits 1–9 select them (the README's workbench section).
+#: The panes in the order the digits 1–9 select them (docs/WORKBENCH.md).
 PANES: tuple[type[Pane], ...] = (
     SessionsPane,
     EpisodesPane,

@@ -1,8 +1,8 @@
-"""Files made from the operations' declarations: ``Memory``'s methods and the README's table.
+"""Files made from the operations' declarations: ``Memory``'s methods and the table of operations.
 
 ``python -m memwork.core.ops.codegen`` (``make generate``) rewrites
 ``core/ops/memory_ops.py`` (a typed method per operation, whose docstring is the
-operation's text) and the section of ``README.md`` between the
+operation's text) and the section of ``docs/CLI.md`` between the
 ``<!-- operations -->`` markers (every operation at every door). A test fails
 when either is stale, naming this command.
 """
@@ -19,7 +19,8 @@ from .shapes import SHAPES
 
 ROOT = Path(__file__).resolve().parents[2]
 MEMORY_OPS = Path(__file__).resolve().parent / "memory_ops.py"
-README = ROOT / "README.md"
+#: The document that holds the table of operations, between BEGIN and END.
+OPERATIONS_DOC = ROOT / "docs" / "CLI.md"
 BEGIN = "<!-- operations: made by `make generate` from core/ops/operations.py; do not edit -->"
 END = "<!-- /operations -->"
 
@@ -167,7 +168,7 @@ def memory_source() -> str:
     return "\n".join([*head, *body]).rstrip("\n") + "\n"
 
 
-# -- the README's table -----------------------------------------------------------------------
+# -- the table of operations (docs/CLI.md) ----------------------------------------------------
 def cli_usage(op: Op) -> str:
     """How the CLI spells ``op``: ``wm --session S set KEY VALUE [--ttl SECONDS]``."""
     words = op.cli.split()
@@ -201,8 +202,8 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def readme_table() -> str:
-    """The README's table of operations: how each door spells it, what it does."""
+def operations_table() -> str:
+    """The table of operations: how each door spells each operation, what it does."""
     rows = [
         "| CLI | Python · MCP · HTTP | Writes | What it does |",
         "|---|---|---|---|",
@@ -224,28 +225,28 @@ def readme_table() -> str:
     return "\n".join(rows)
 
 
-def readme_text(current: str) -> str:
-    """``current`` (the README) with its operations section made again."""
+def operations_doc_text(current: str) -> str:
+    """``current`` (``docs/CLI.md``) with its operations section made again."""
     start, end = current.index(BEGIN), current.index(END)
-    return current[: start + len(BEGIN)] + "\n" + readme_table() + "\n" + current[end:]
+    return current[: start + len(BEGIN)] + "\n" + operations_table() + "\n" + current[end:]
 
 
 def main() -> int:
-    """Write ``core/ops/memory_ops.py`` and the README's section; say what changed."""
+    """Write ``core/ops/memory_ops.py`` and the section of ``docs/CLI.md``; say what changed."""
     changed = []
     current = MEMORY_OPS.read_text() if MEMORY_OPS.exists() else ""
     if current != memory_source():
         MEMORY_OPS.write_text(memory_source())
         changed.append(str(MEMORY_OPS.relative_to(ROOT)))
-    readme = README.read_text()
-    if readme_text(readme) != readme:
-        README.write_text(readme_text(readme))
-        changed.append("README.md")
+    doc = OPERATIONS_DOC.read_text()
+    if operations_doc_text(doc) != doc:
+        OPERATIONS_DOC.write_text(operations_doc_text(doc))
+        changed.append(str(OPERATIONS_DOC.relative_to(ROOT)))
     print("updated: " + ", ".join(changed) if changed else "up to date", file=sys.stderr)
     return 0
 
 
-__all__ = ["DOORS", "main", "memory_source", "readme_table", "readme_text"]
+__all__ = ["DOORS", "main", "memory_source", "operations_doc_text", "operations_table"]
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -14,7 +14,7 @@ an agent's call waits for review, what it returns (a shape in
   schema, descriptions and output schema generated from here;
 - the HTTP door (``core/doors/http/``) has one route per operation under ``/v1/`` and
   an OpenAPI document made from the same declarations;
-- the README's table of operations is generated from it (a test checks it).
+- the table of operations in ``docs/CLI.md`` is generated from it (a test checks it).
 
 Every door runs an operation the same way (:mod:`core.ops.runner`): its ``run``
 function, named ``"module:function"`` inside ``core`` and imported only when
@@ -27,8 +27,8 @@ the budget's default and holds no code that runs at import.
 
 Adding a verb: declare an ``Op`` here (in the order the CLI's help lists it),
 write its core function, give it a printer if the CLI's text is more than the
-record's id, run ``make generate`` (the ``Memory`` methods and the README
-table), and test it. ``docs/ARCHITECTURE.md`` says more.
+record's id, run ``make generate`` (the ``Memory`` methods and the table in
+``docs/CLI.md``), and test it. ``docs/ARCHITECTURE.md`` says more.
 """
 
 # No ``from __future__ import annotations`` here: typing.NamedTuple would compile each
@@ -101,7 +101,7 @@ class Op(NamedTuple):
     """The shape of what it returns (:data:`core.ops.shapes.SHAPES`)."""
     errors: tuple[str, ...] = ("invalid",)
     doc: str = ""
-    """What it does, for a reader: docstrings, MCP descriptions, the README, OpenAPI."""
+    """What it does, for a reader: docstrings, MCP descriptions, docs/CLI.md, OpenAPI."""
     when: str = ""
     """For an agent: when to call it (the MCP description starts with it)."""
     doors: tuple[str, ...] = DOORS

@@ -25,7 +25,7 @@ top of it) keeps a :class:`Fallback` for a Redis store. Every working-memory ope
 
 Every other operation (episodes, lessons, slots, observations...) still refuses with
 the store's one-line error: only working memory is short-lived enough to keep in a
-process. The CLI, one process per call, has no fallback (see the README).
+process. The CLI, one process per call, has no fallback (see docs/CONCEPTS.md).
 """
 
 from __future__ import annotations

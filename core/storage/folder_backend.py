@@ -72,14 +72,14 @@ LOG_SECONDS_ENV = "MEMWORK_LOG_SECONDS"
 LOG_RECORDS_ENV = "MEMWORK_LOG_RECORDS"
 #: An episode's record holds the whole aggregate documents it changed (~50-100 KB in a
 #: store of 100k episodes): 2 MiB keeps a fold's ~10-25 fsyncs to well under one per
-#: commit, and costs a reader that opens a full log ~5 ms (README, Performance).
+#: commit, and costs a reader that opens a full log ~5 ms (docs/PERFORMANCE_JOURNAL.md).
 DEFAULT_LOG_BYTES = 2 * 1024 * 1024
 DEFAULT_LOG_SECONDS = 300.0
 #: Every reader checks and decodes each record's index (~40-100 µs a record when a
 #: process starts): small commits (an observation is ~1 KB) would let 2 MiB hold
 #: ~1,500 of them, and a context call pay ~40 ms to read them. 64 keeps a reader's
 #: worst case to a few ms; fewer (32) put a fold's ~10 fsyncs, and its tens of ms,
-#: into p95 of the writers (bench/bench_commit.py, README).
+#: into p95 of the writers (bench/bench_commit.py, docs/PERFORMANCE.md).
 DEFAULT_LOG_RECORDS = 64
 #: A commit that puts more documents than this goes straight to the table files: it
 #: would outgrow the log at once, and writing it twice costs more than a fold.

@@ -1,7 +1,7 @@
 """The CLI contract: exit codes, one-line errors, JSON output, stats, doctor,
 export/import round trip, and where the store lives.
 
-Described in README, CLI reference.
+Described in docs/CLI.md.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """SIGKILL of the Redis server under writers, then a restart: with AOF,
-``appendfsync always`` and ``aof-load-truncated no`` (the settings the README asks
+``appendfsync always`` and ``aof-load-truncated no`` (the settings docs/STORES.md asks
 for) no acknowledged write is lost and the store is whole."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The review queue: agents' lesson adds and slot edits wait for a person while review is on.
 
-Described in core/services/review.py and the README (review, config).
+Described in core/services/review.py and docs/CONCEPTS.md (Curation).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every test here ran against the code before the fix and failed there. The rules
 they check are described in docs/MEMORY.md (Lessons, Failure memory, The
-context) and in the README's CLI reference.
+context) and in docs/CLI.md.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 long-lived process (``Memory``, the MCP server) keeps answering from its own memory and
 says ``using_fallback: true``, durable writes still refuse in one line naming the store,
 one line goes to stderr once, and what was written meanwhile is written back when the
-server answers again. The CLI, one process per call, refuses (the README says why).
+server answers again. The CLI, one process per call, refuses (docs/CONCEPTS.md says why).
 
 Each test runs its own redis-server (tests/redis_server.py), stopped and started again
 on the same port; nothing waits a fixed time: a test waits for a condition.

@@ -1,6 +1,6 @@
 """The default context layout.
 
-Described in README, The context.
+Described in docs/CONCEPTS.md, The context.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``memwork doctor`` on a Redis store: the data, the schema, the lock, and the server's
 settings that memwork's guarantees rest on. It reports; it changes nothing.
 
-What memwork expects of the server (the README lists them too):
+What memwork expects of the server (docs/STORES.md lists them too):
 
 * ``appendonly yes`` and ``appendfsync always``: an acknowledged commit is on
   disk before memwork hears "OK", so it survives a crash of the server. With

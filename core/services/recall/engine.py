@@ -8,7 +8,7 @@ and more and rarer words rank it higher. Words pass :mod:`core.services.recall.w
 (stop words out, Snowball stems), so "deploying" finds "deployed".
 
 Three ideas from conversation retrieval apply to observations, whose sessions
-are conversations (each measured on held-out data; see the README):
+are conversations (each measured on held-out data; see docs/RECALL.md):
 
 * a note's words also count a tenth for the note after it (an answer often
   continues the question before it: "what did you do?" / "went skiing");

@@ -2,7 +2,7 @@
 
 One setting chooses it: ``memwork config set embedder wordllama`` (kept in the
 store) or ``MEMWORK_EMBEDDER`` (which wins; ``off`` turns it off). It is off by
-default because the evaluation shows it barely helps (README, Recall): on
+default because the evaluation shows it barely helps (docs/RECALL.md): on
 held-out conversations fusing WordLlama's similarities moved R@10 by +1.8
 points on one set and -0.8 on the other, while it costs ~6 ms a query at 10k
 records, ~250 MB of memory and a 19 MB optional package.

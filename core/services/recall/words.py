@@ -4,7 +4,7 @@ A record and a query pass the same function, so "deploying", "deployed" and
 "deploys" all meet at ``deploy``. The stop list is Lucene's English list plus
 the words a question is made of ("when", "did", "what", "you", "my"): in an
 agent's question they carry no subject, and counting them as terms ranks
-records by how chatty they are (the evaluation in the README measures it).
+records by how chatty they are (the evaluation in docs/RECALL.md measures it).
 Words are runs of letters and digits in any script; one letter alone is
 dropped, one digit kept ("5" in "step 5"). Stems are memoised: a store's
 vocabulary is small next to its word count.
