@@ -44,6 +44,7 @@ from memwork.core.domain.working_memory import keys as wm_keys
 from memwork.core.domain.working_memory import scratchpad as wm_scratchpad
 from memwork.core.domain.working_memory import task as wm_task
 from memwork.core.ledger import config, curator
+from memwork.core.ops import runner
 from memwork.core.services import checkpoints, review
 from memwork.core.services.context.build import build_context  # noqa: E402
 from memwork.core.services.context.log import record_injections  # noqa: E402
@@ -652,7 +653,9 @@ def _plan_review(store: Store, timeline: Timeline) -> None:
         first, second = review.list_proposals(store, when)[:2]
         with store.transaction():
             store.put("meta", curator.DOC, {"id": curator.DOC, "key_sha256": person.digest})
-            review.approve(store, first["id"], now=when, actor="tui", curator=person)
+            review.approve(
+                store, first["id"], now=when, actor="tui", curator=person, replay=runner.replay
+            )
             review.reject(
                 store,
                 second["id"],

@@ -13,6 +13,7 @@ UI thread.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -37,7 +38,9 @@ from ..core.domain.targets import Targets, known_targets
 from ..core.domain.working_memory import overview as working_memory
 from ..core.domain.working_memory import scopes as wm_scopes
 from ..core.ledger import audit, config
-from ..core.ledger.curator import Curator, ensure_key_file, is_decision
+from ..core.ledger.curator import Curator, decision, ensure_key_file, is_decision
+from ..core.ops import runner
+from ..core.ops.operations import by_name
 from ..core.privacy import counting
 from ..core.services import checkpoints, history, lint, review
 from ..core.services.context.build import build_context
@@ -90,6 +93,25 @@ class SessionDetail:
     """:func:`core.domain.working_memory.overview.overview` of the session."""
 
 
+@decision
+def run_operation(
+    store: Store,
+    name: str,
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None = None,
+    **params: Any,
+) -> Any:
+    """Run the operation ``name`` (:mod:`core.ops.operations`) through the operation
+    runner, as every door does: its parameters checked, then audit, isolation and review
+    as for any caller (the workbench's curator key: review holds none of its writes, and
+    records the ones that get around it). For :meth:`MemoryService.write`."""
+    op = by_name(name)
+    checked = runner.check(op, "api", params)
+    return runner.call(op, store, checked, now=now, actor=actor, curator=curator)
+
+
 class MemoryService:
     """Core calls for the workbench, with the clock and the actor filled in."""
 
@@ -120,6 +142,9 @@ class MemoryService:
         """
         if is_decision(fn):
             kwargs.setdefault("curator", self.curator())
+        if "replay" in inspect.signature(fn).parameters:
+            # Approving a proposal replays its operation through the operation runner.
+            kwargs.setdefault("replay", runner.replay)
         with counting():
             return fn(self.store, *args, now=self.now, actor=self.actor, **kwargs)
 

@@ -162,6 +162,32 @@ def write_record(result: LessonWrite, now: datetime) -> dict[str, Any]:
     }
 
 
+def add_op(
+    store: Store,
+    text: str,
+    *,
+    now: datetime,
+    actor: str,
+    scope: str = "global",
+    confidence: float | None = None,
+    tags: list[str] | None = None,
+    on_duplicate: str = "keep-both",
+) -> dict[str, Any]:
+    """The ``add_lesson`` operation: the saved lesson, with what the save did
+    (:func:`write_record`)."""
+    written = add_lesson(
+        store,
+        text,
+        now=now,
+        actor=actor,
+        scope=scope,
+        confidence=confidence,
+        tags=tags,
+        on_duplicate=on_duplicate,
+    )
+    return write_record(written, now)
+
+
 def _save(store: Store, lesson: dict[str, Any], now: datetime) -> dict[str, Any]:
     lesson = links.stored(lesson)  # relations are links, never fields of the record
     lesson["updated_at"] = iso(now)

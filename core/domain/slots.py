@@ -436,6 +436,14 @@ def append_slot(
         return view(saved)
 
 
+def replace_op(
+    store: Store, label: str, old: str, new: str, *, now: datetime, actor: str
+) -> dict[str, Any]:
+    """The ``replace_in_slot`` operation: the slot with ``replaced`` (how many times)."""
+    slot, count = replace_in_slot(store, label, old, new, now=now, actor=actor)
+    return {**slot, "replaced": count}
+
+
 def replace_in_slot(
     store: Store, label: str, old: str, new: str, *, now: datetime, actor: str
 ) -> tuple[dict[str, Any], int]:

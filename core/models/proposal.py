@@ -18,13 +18,22 @@ Status = Literal["pending", "approved", "rejected", "merged"]
 class Proposal(Record):
     """One change an agent asked for, and what a person decided about it."""
 
-    kind: ProposalKind
-    op: ProposalOp
+    kind: str = Field(min_length=1)
+    """What it changes (:data:`ProposalKind`, or the first CLI word of another operation
+    declared ``review=True``)."""
+    op: str = Field(min_length=1)
+    """How (:data:`ProposalOp`, or the rest of that operation's CLI words)."""
     target: str = Field(min_length=1)
     """The lesson's or rule's scope (an add), the edited lesson's or card's id, the slot's
     label, the setting, the checkpoint, or the profile's project."""
     args: dict[str, Any]
-    """The arguments of the write, scrubbed, as the agent gave them."""
+    """The arguments of the write, checked and scrubbed (the operation's parameters, under
+    the queue's names: ``core.services.review.SHOWN``)."""
+    operation: str | None = None
+    """The operation approving it runs (:mod:`core.ops.operations`), when ``kind`` and
+    ``op`` do not name it (an operation the queue has no words of its own for: ``args``
+    are its parameters). Left out of the stored record when None, so a proposal of a
+    known write is stored as older memwork stores it."""
     status: Status = "pending"
     proposed_by: str
     decided_by: str | None = None

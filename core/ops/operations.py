@@ -94,7 +94,9 @@ class Op(NamedTuple):
     params: tuple[Param, ...] = ()
     writes: bool = False
     review: bool = False
-    """An agent's call becomes a proposal while the store's review is on."""
+    """An agent's call becomes a proposal while the store's review is on: the runner
+    (:mod:`core.ops.runner`) checks it as it would run it, queues the operation's name
+    and parameters, and replays them when the curator approves."""
     destructive: bool = False
     """It removes or replaces what a person may want back (a checkpoint undoes it)."""
     result: str = "record"
@@ -116,6 +118,12 @@ class Op(NamedTuple):
     the result (default: JSON with ``--json``, else the record's id)."""
     read_unless: tuple[str, ...] = ()
     """It only reads unless one of these parameters is given (``wm task``)."""
+    review_when: str = ""
+    """``"module:function"`` in ``core``, ``fn(store, params) -> bool``: whether this call
+    is one review holds (``""``: every call of a ``review`` operation)."""
+    review_recorded: bool = False
+    """The curator's own call, when review holds it, is recorded in the queue as a decided
+    proposal (what gets around review: turning it off, restoring past it)."""
 
 
 #: CLI groups: words → (help, the group's own flags, taken from its operations).
@@ -660,7 +668,7 @@ OPERATIONS: tuple[Op, ...] = (
         "add_lesson",
         "lesson add",
         "add a lesson (re-adding the same words reinforces)",
-        "services.review:add_lesson",
+        "domain.lessons:add_op",
         (
             Param("text", "str", "the lesson, as one imperative line", cli="TEXT"),
             SCOPE,
@@ -803,7 +811,7 @@ OPERATIONS: tuple[Op, ...] = (
         "edit_lesson",
         "lesson edit",
         "change a lesson's text, scope, tags or confidence",
-        "services.review:edit_lesson",
+        "domain.lessons:edit",
         (
             LESSON,
             Param(
@@ -812,6 +820,7 @@ OPERATIONS: tuple[Op, ...] = (
                 "the new text (the old one is kept among its wordings)",
                 None,
                 metavar="T",
+                arg="content",
             ),
             Param("scope", "str?", "the new scope", None, metavar="S"),
             Param(
@@ -826,6 +835,7 @@ OPERATIONS: tuple[Op, ...] = (
         ),
         writes=True,
         review=True,
+        review_when="services.review:changes_words",
         result="lesson_edit",
         errors=("invalid", "not_found", "conflict"),
         doc="Change a lesson's text, scope, tags or confidence; the old text joins its wordings.",
@@ -855,7 +865,7 @@ OPERATIONS: tuple[Op, ...] = (
         "add_rule",
         "rule add",
         "add a manual rule",
-        "services.review:add_rule",
+        "domain.rules:add_op",
         (
             Param(
                 "text",
@@ -940,7 +950,7 @@ OPERATIONS: tuple[Op, ...] = (
         "edit_card",
         "card edit",
         "edit a mistake card's lesson or evidence",
-        "services.review:edit_card",
+        "domain.cards:edit_card",
         (
             CARD,
             Param("lesson", "str?", "the card's lesson (cut to 300 characters)", None, metavar="L"),
@@ -981,10 +991,10 @@ OPERATIONS: tuple[Op, ...] = (
         "set_slot",
         "slot set",
         "create or overwrite a slot",
-        "services.review:set_slot",
+        "domain.slots:set_slot",
         (
             LABEL,
-            Param("text", "str", "the slot's whole content", cli="TEXT"),
+            Param("text", "str", "the slot's whole content", cli="TEXT", arg="content"),
             Param("limit", "int?", "its limit in characters (default 2000)", None, metavar="N"),
             Param("description", "str?", "what belongs in it", None, metavar="D"),
         ),
@@ -1004,7 +1014,7 @@ OPERATIONS: tuple[Op, ...] = (
         "append_slot",
         "slot append",
         "append text to a slot",
-        "services.review:append_slot",
+        "domain.slots:append_slot",
         (LABEL, Param("text", "str", "the line to add", cli="TEXT")),
         writes=True,
         review=True,
@@ -1018,7 +1028,7 @@ OPERATIONS: tuple[Op, ...] = (
         "replace_in_slot",
         "slot replace",
         "replace OLD with NEW in a slot",
-        "services.review:replace_in_slot",
+        "domain.slots:replace_op",
         (
             LABEL,
             Param("old", "str", "the text to replace (it must occur)", cli="OLD"),
@@ -1134,7 +1144,7 @@ OPERATIONS: tuple[Op, ...] = (
         "set_profile",
         "profile set",
         "set a project's profile",
-        "services.review:set_profile",
+        "domain.profiles:set_profile",
         (
             Param("project", "str", "the project", cli="PROJECT"),
             Param("text", "str", "what the project is (secrets are removed)", cli="TEXT"),
@@ -1501,10 +1511,12 @@ OPERATIONS: tuple[Op, ...] = (
         "restore_checkpoint",
         "checkpoint restore",
         "restore a checkpoint",
-        "services.review:restore_checkpoint",
+        "services.checkpoints:restore_op",
         (CHECKPOINT,),
         writes=True,
         review=True,
+        review_when="services.review:restores_past_review",
+        review_recorded=True,
         destructive=True,
         result="checkpoint_restore",
         errors=("invalid", "not_found", "conflict"),
@@ -1918,7 +1930,7 @@ OPERATIONS: tuple[Op, ...] = (
         "set_config",
         "config set",
         "set a store setting",
-        "services.review:set_config",
+        "ledger.config:set_op",
         (
             Param("key", "str", "the setting: review, context_log or embedder", cli="KEY"),
             Param(
@@ -1948,6 +1960,8 @@ OPERATIONS: tuple[Op, ...] = (
             '("proposed": true), the curator\'s is recorded in the queue.'
         ),
         review=True,
+        review_when="services.review:turns_review_off",
+        review_recorded=True,
         doors=_LOCAL,
         cli_print="cmd_config:changed",
     ),

@@ -219,6 +219,72 @@ def _run(
     actor: str,
     curator: Curator | None,
 ) -> Any:
+    if op.review:
+        return _reviewed(op, store, params, now=now, actor=actor, curator=curator)
+    return _direct(op, store, params, now=now, actor=actor, curator=curator)
+
+
+def _reviewed(
+    op: Op,
+    store: Store,
+    params: Mapping[str, Any],
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None,
+) -> Any:
+    """An operation declared ``review=True``: while the store's review is on and the caller
+    did not present the curator key (``review.needs_review``), checked as it would run,
+    then queued as a proposal holding its name and parameters (the proposal is returned,
+    with ``"proposed": True``); else run. ``review_when`` narrows the calls review holds;
+    ``review_recorded`` records the curator's own such call in the queue as decided."""
+    from ..services import review
+
+    with store.transaction():
+        held = not op.review_when or bool(function(op.review_when)(store, params))
+        if held and review.needs_review(store, curator, now=now, actor=actor):
+            proposal = review.propose_operation(
+                store, op.name, dict(params), now=now, actor=actor, words=op.cli
+            )
+            return review.queued(store, proposal, now)
+        shape = (
+            review.shape(store, op.name, dict(params), now) if held and op.review_recorded else None
+        )
+        result = _direct(op, store, params, now=now, actor=actor, curator=curator)
+        if shape is not None:
+            review.record_decision(store, shape, result, now=now, actor=actor)
+        return result
+
+
+def replay(
+    operation: str,
+    store: Store,
+    params: Mapping[str, Any],
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None,
+) -> Any:
+    """Run an approved proposal's operation as the curator who approved it: its parameters
+    checked again as any door's are, then the operation's own function, with the audit,
+    isolation and validation of a direct call (review does not hold it again)."""
+    from .operations import by_name
+
+    op = by_name(operation)
+    door = "api" if "api" in op.doors else op.doors[0]
+    checked = check(op, door, params)
+    return _direct(op, store, checked, now=now, actor=actor, curator=curator)
+
+
+def _direct(
+    op: Op,
+    store: Store,
+    params: Mapping[str, Any],
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None,
+) -> Any:
     fn = function(op.run)
     names = {p.name for p in op.params}
     kwargs = {(p.arg or p.name): params[p.name] for p in op.params if p.name in params}
@@ -228,6 +294,8 @@ def _run(
         kwargs["actor"] = actor
     if _takes(fn, "curator"):
         kwargs["curator"] = curator
+    if _takes(fn, "replay"):
+        kwargs["replay"] = replay  # review approve: the approved operation runs through here
     from ..ledger.isolation import asking
 
     # Who asks is said once, here, for every door: reads filter by it while agents are

@@ -109,6 +109,19 @@ def resolve(store: Store, key: str) -> dict[str, Any]:
     return lookup.resolve(store.docs(TABLE), key, "checkpoint")
 
 
+def restore_op(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """The ``restore_checkpoint`` operation: the automatic checkpoint taken first (which
+    undoes the restore). An isolated agent's restore is refused (it rewinds every agent's
+    memory, and may bring isolation back off), as its export is. A restore is also the
+    repair of damaged tables: the checkpoint may be found among the snapshots on disk."""
+    from ..ledger.isolation import check_operator
+
+    with store.transaction():
+        check_operator(store, "checkpoint restore")
+        target = restorable(store, key)
+        return restore(store, target["id"], now=now, actor=actor)
+
+
 def restore(store: Store, key: str, *, now: datetime, actor: str) -> dict[str, Any]:
     """Replace every snapshotted table with the checkpoint's.
 

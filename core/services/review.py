@@ -10,26 +10,36 @@ instead). Every proposal and every decision is audited; decided proposals are ke
 Who is a person is decided by the curator key (:mod:`core.ledger.curator`), never by a
 name a process gives itself: a door passes the :class:`~core.ledger.curator.Curator`
 it was given (the workbench's, or the CLI's ``--curator-key FILE``), and without
-it a write is an agent's. Every door that writes for agents calls one function
-per write — :func:`submit_lesson`, :func:`submit_slot`, :func:`add_rule`… —
-which proposes or writes in one transaction, so the setting cannot change
-between the decision and the write. Getting around review is itself a decision
-the queue records: turning review off (:func:`set_config`) and restoring a
-checkpoint taken while it was off (:func:`restore_checkpoint`) wait as proposals
-for an agent, and are recorded as decided proposals when the curator does them.
+it a write is an agent's.
+
+Which writes wait is said by the operations' declarations (``review=True`` in
+:mod:`core.ops.operations`), and the operation runner (:mod:`core.ops.runner`) applies
+it for every door: it asks :func:`needs_review`, and either runs the operation or
+queues it here (:func:`propose_operation`: the operation's name and its checked
+parameters, with what the queue shows of it), in one transaction, so the setting
+cannot change between the decision and the write. Approving replays the operation
+through the runner as the curator (:func:`approve` gets the runner's ``replay``).
+Getting around review is itself a decision the queue records: turning review off
+and restoring a checkpoint taken while it was off wait as proposals for an agent,
+and are recorded as decided proposals when the curator does them
+(:func:`record_decision`).
 
 A proposal is checked when it is made, with the rules the live write applies
 (an empty lesson, a bad scope, a slot edit past its limit, a read-only slot or
 a ``replace`` whose text is absent are refused at once, exit 2), and checked
 again when approved, against the store as it is then.
+
+Proposals stored by older memwork hold only ``kind``, ``op`` and ``args``: they are
+read as the operation they name (:func:`operation_of`).
 """
 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from rapidfuzz import fuzz, process
 
@@ -54,6 +64,22 @@ STATUSES = ("pending", "approved", "rejected", "merged")
 Doc = dict[str, Any]
 
 
+class Replay(Protocol):
+    """The runner's replay (:func:`core.ops.runner.replay`): run the operation
+    ``operation`` with ``params`` as ``actor`` (the curator), as a direct call would."""
+
+    def __call__(
+        self,
+        operation: str,
+        store: Store,
+        params: Mapping[str, Any],
+        *,
+        now: datetime,
+        actor: str,
+        curator: Curator | None,
+    ) -> Any: ...
+
+
 # -- who decides ----------------------------------------------------------------------
 def needs_review(store: Store, curator: Curator | None, *, now: datetime, actor: str) -> bool:
     """Whether a write must become a proposal now: review is on and the writer did not
@@ -70,6 +96,7 @@ def _curated(store: Store, curator: Curator | None, now: datetime, actor: str) -
     return True
 
 
+# -- for Python callers that write without the runner -----------------------------------
 @dataclass
 class Submitted:
     """What a submitted write did: proposed it (``proposal``) or wrote it (``result``)."""
@@ -83,6 +110,24 @@ class Submitted:
         return self.proposal is not None
 
 
+def _submit(
+    store: Store,
+    operation: str,
+    params: Doc,
+    write: Callable[[], Any],
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None,
+) -> Submitted:
+    with store.transaction():
+        if needs_review(store, curator, now=now, actor=actor):
+            return Submitted(
+                proposal=propose_operation(store, operation, params, now=now, actor=actor)
+            )
+        return Submitted(result=write())
+
+
 def submit_lesson(
     store: Store,
     content: str,
@@ -93,25 +138,23 @@ def submit_lesson(
     confidence: float | None = None,
     tags: list[str] | None = None,
     on_duplicate: str = "keep-both",
-    source: str = "agent",
     curator: Curator | None = None,
 ) -> Submitted:
-    """``lessons.add_lesson``, or a proposal of it while review is on (and the writer is
-    not the curator)."""
-    args = {
-        "content": content,
-        "scope": scope,
-        "confidence": confidence,
-        "tags": sorted(set(tags or [])),
-        "on_duplicate": on_duplicate,
-        "source": source,
-    }
-    with store.transaction():
-        if needs_review(store, curator, now=now, actor=actor):
-            return Submitted(proposal=propose(store, "lesson", "add", args, now=now, actor=actor))
-        return Submitted(
-            result=lessons.add_lesson(store, content, now=now, actor=actor, **_kw(args))
-        )
+    """``lessons.add_lesson``, or a proposal of it (the ``add_lesson`` operation) while
+    review is on and the writer is not the curator."""
+    kw: Doc = {"scope": scope, "confidence": confidence, "tags": tags, "on_duplicate": on_duplicate}
+    return _submit(
+        store,
+        "add_lesson",
+        {"text": content, **kw},
+        lambda: lessons.add_lesson(store, content, now=now, actor=actor, **kw),
+        now=now,
+        actor=actor,
+        curator=curator,
+    )
+
+
+_SLOT_OPERATIONS = {"set": "set_slot", "append": "append_slot", "replace": "replace_in_slot"}
 
 
 def submit_slot(
@@ -125,141 +168,29 @@ def submit_slot(
     **args: Any,
 ) -> Submitted:
     """A slot ``set`` (content, limit, description), ``append`` (text) or ``replace``
-    (old, new), or a proposal of it while review is on (and the writer is not the
-    curator)."""
+    (old, new), or a proposal of it while review is on and the writer is not the
+    curator."""
     if op not in SLOT_OPS:
         raise InvalidInput("op", f"must be one of {', '.join(SLOT_OPS)} (got {op!r})")
-    with store.transaction():
-        if needs_review(store, curator, now=now, actor=actor):
-            args = {"label": label, **args}
-            return Submitted(proposal=propose(store, "slot", op, args, now=now, actor=actor))
-        return Submitted(result=_slot_write(store, op, {"label": label, **args}, now, actor))
+    operation = _SLOT_OPERATIONS[op]
+    params = _params_of(operation, {"label": label, **args})
 
+    def write() -> Any:
+        if op == "set":
+            return slots.set_slot(
+                store,
+                label,
+                args["content"],
+                now=now,
+                actor=actor,
+                limit=args.get("limit"),
+                description=args.get("description"),
+            )
+        if op == "append":
+            return slots.append_slot(store, label, args["text"], now=now, actor=actor)
+        return slots.replace_in_slot(store, label, args["old"], args["new"], now=now, actor=actor)
 
-# -- the operations agents' doors call -------------------------------------------------
-def _answer(store: Store, submitted: Submitted, now: datetime) -> Doc | None:
-    """What a write that became a proposal returns: the proposal, ``"proposed": True``."""
-    if submitted.proposal is None:
-        return None
-    return {**get_proposal(store, submitted.proposal["id"], now), "proposed": True}
-
-
-def add_lesson(
-    store: Store,
-    text: str,
-    *,
-    now: datetime,
-    actor: str,
-    scope: str = "global",
-    confidence: float | None = None,
-    tags: list[str] | None = None,
-    on_duplicate: str = "keep-both",
-    curator: Curator | None = None,
-) -> Doc:
-    """The ``add_lesson`` operation: the saved lesson (what the save did in ``action``),
-    or the proposal while review is on."""
-    submitted = submit_lesson(
-        store,
-        text,
-        now=now,
-        actor=actor,
-        scope=scope,
-        confidence=confidence,
-        tags=tags,
-        on_duplicate=on_duplicate,
-        curator=curator,
-    )
-    proposed = _answer(store, submitted, now)
-    return proposed if proposed is not None else lessons.write_record(submitted.result, now)
-
-
-def set_slot(
-    store: Store,
-    label: str,
-    text: str,
-    *,
-    now: datetime,
-    actor: str,
-    limit: int | None = None,
-    description: str | None = None,
-    curator: Curator | None = None,
-) -> Doc:
-    """The ``set_slot`` operation: the slot, or the proposal while review is on."""
-    submitted = submit_slot(
-        store,
-        "set",
-        label,
-        now=now,
-        actor=actor,
-        curator=curator,
-        content=text,
-        limit=limit,
-        description=description,
-    )
-    proposed = _answer(store, submitted, now)
-    return proposed if proposed is not None else dict(submitted.result)
-
-
-def append_slot(
-    store: Store,
-    label: str,
-    text: str,
-    *,
-    now: datetime,
-    actor: str,
-    curator: Curator | None = None,
-) -> Doc:
-    """The ``append_slot`` operation: the slot, or the proposal while review is on."""
-    submitted = submit_slot(
-        store, "append", label, now=now, actor=actor, curator=curator, text=text
-    )
-    proposed = _answer(store, submitted, now)
-    return proposed if proposed is not None else dict(submitted.result)
-
-
-def set_profile(
-    store: Store,
-    project: str,
-    text: str,
-    *,
-    now: datetime,
-    actor: str,
-    limit: int | None = None,
-    curator: Curator | None = None,
-) -> Doc:
-    """The ``set_profile`` operation: the project's profile, or the proposal while review
-    is on for ``actor`` (a profile leads the project's context, as a slot does)."""
-    from ..domain import profiles
-
-    with store.transaction():
-        if needs_review(store, curator, now=now, actor=actor):
-            args = {"project": project, "content": text, "limit": limit}
-            proposal = propose(store, "profile", "set", args, now=now, actor=actor)
-        else:
-            return profiles.set_profile(store, project, text, limit=limit, now=now, actor=actor)
-    return {**get_proposal(store, proposal["id"], now), "proposed": True}
-
-
-def replace_in_slot(
-    store: Store,
-    label: str,
-    old: str,
-    new: str,
-    *,
-    now: datetime,
-    actor: str,
-    curator: Curator | None = None,
-) -> Doc:
-    """The ``replace_in_slot`` operation: the slot with ``replaced`` (how many times), or
-    the proposal while review is on."""
-    submitted = submit_slot(
-        store, "replace", label, now=now, actor=actor, curator=curator, old=old, new=new
-    )
-    proposed = _answer(store, submitted, now)
-    if proposed is not None:
-        return proposed
-    slot, count = submitted.result
-    return {**slot, "replaced": count}
+    return _submit(store, operation, params, write, now=now, actor=actor, curator=curator)
 
 
 def edit_lesson(
@@ -274,138 +205,41 @@ def edit_lesson(
     confidence: float | None = None,
     curator: Curator | None = None,
 ) -> Doc:
-    """The ``edit_lesson`` operation: the edited lesson, or, while review is on (and the
-    writer is not the curator) and the edit changes the words or the scope, the
-    proposal.
-
-    Tags and confidence alone go live: they change no words the context shows (as
-    reinforcing or weakening a lesson goes live).
-    """
+    """What the ``edit_lesson`` operation returns, for a caller without the runner: the
+    edited lesson, or the proposal (``"proposed": True``) while review holds the edit."""
+    params: Doc = {"lesson": key, "text": text, "scope": scope, "tags": tags}
+    params["confidence"] = confidence
     with store.transaction():
-        if (text is not None or scope is not None) and needs_review(
-            store, curator, now=now, actor=actor
-        ):
-            target = lessons.resolve(store, key)
-            args = {"lesson": target["id"], "content": text, "scope": scope, "tags": tags}
-            if confidence is not None:
-                args["confidence"] = confidence
-            proposal = propose(store, "lesson", "edit", args, now=now, actor=actor)
-        else:
-            edited = lessons.edit(
-                store,
-                key,
-                now=now,
-                actor=actor,
-                content=text,
-                scope=scope,
-                tags=tags,
-                confidence=confidence,
+        if changes_words(store, params) and needs_review(store, curator, now=now, actor=actor):
+            return queued(
+                store, propose_operation(store, "edit_lesson", params, now=now, actor=actor), now
             )
-            return edited
-    return {**get_proposal(store, proposal["id"], now), "proposed": True}
+        return lessons.edit(
+            store,
+            key,
+            now=now,
+            actor=actor,
+            content=text,
+            scope=scope,
+            tags=tags,
+            confidence=confidence,
+        )
 
 
-def edit_card(
-    store: Store,
-    key: str,
-    *,
-    now: datetime,
-    actor: str,
-    lesson: str | None = None,
-    evidence: str | None = None,
-    curator: Curator | None = None,
-) -> Doc:
-    """The ``edit_card`` operation: the edited card, or the proposal while review is on
-    (a card's lesson and evidence reach the context)."""
-    with store.transaction():
-        if not needs_review(store, curator, now=now, actor=actor):
-            return cards.edit_card(
-                store, key, now=now, actor=actor, lesson=lesson, evidence=evidence
-            )
-        target = cards.resolve(store, key)
-        args = {"card": target["id"], "lesson": lesson, "evidence": evidence}
-        proposal = propose(store, "card", "edit", args, now=now, actor=actor)
-    return {**get_proposal(store, proposal["id"], now), "proposed": True}
+# -- which calls review holds (the operations' ``review_when``) ------------------------
+def changes_words(store: Store, params: Mapping[str, Any]) -> bool:
+    """A lesson edit waits for review when it changes the words or the scope; tags and
+    confidence alone go live (they change no words the context shows, as reinforcing or
+    weakening a lesson goes live)."""
+    return params.get("text") is not None or params.get("scope") is not None
 
 
-# -- rules, settings and restores: what would get around review --------------------------
-def add_rule(
-    store: Store,
-    text: str,
-    *,
-    now: datetime,
-    actor: str,
-    scope: str = "global",
-    curator: Curator | None = None,
-) -> Doc:
-    """The ``add_rule`` operation: the rule with its ``outcome``, or the proposal while
-    review is on (a manual rule reaches every context of its scope, as a lesson does)."""
-    from ..domain import rules
-
-    with store.transaction():
-        if needs_review(store, curator, now=now, actor=actor):
-            args = {"text": text, "scope": scope}
-            proposal = propose(store, "rule", "add", args, now=now, actor=actor)
-        else:
-            return rules.add_op(store, text, now=now, actor=actor, scope=scope)
-    return {**get_proposal(store, proposal["id"], now), "proposed": True}
-
-
-@decision
-def set_config(
-    store: Store,
-    key: str,
-    new: str,
-    *,
-    now: datetime,
-    actor: str,
-    curator: Curator | None = None,
-) -> Doc:
-    """The ``set_config`` operation: ``{"key", "value", "previous"}``, or the proposal.
-
-    Turning review off while it is on is a decision: the curator's is recorded in the
-    queue (a decided proposal) and takes effect; anyone else's waits as a proposal.
-    Turning review on takes effect at once, and registers a curator when the store has
-    none: the key given, else the user's key file (made when missing; its path is in
-    ``curator_key``), so that someone can decide.
-    """
-    config.check_key(key)
-    wanted = new.strip().lower() if isinstance(new, str) else new
-    with store.transaction():
-        if key == "isolation" and wanted == "shared":
-            from ..ledger.curator import NotCurator
-            from ..ledger.isolation import viewer
-
-            if viewer(store) is not None:
-                # An isolated agent does not lift its own isolation (a person may).
-                raise NotCurator(
-                    "isolation: turning agent isolation off takes the store's curator key "
-                    "(--curator-key FILE); nothing was changed"
-                )
-        on = config.is_on(store, "review")
-        if key == "review" and wanted == "off" and on:
-            args = {"key": key, "value": "off"}
-            if not _curated(store, curator, now, actor):
-                proposal = propose(store, "config", "set", args, now=now, actor=actor)
-                return {**get_proposal(store, proposal["id"], now), "proposed": True}
-            done = config.set_value(store, key, new, now=now, actor=actor)
-            _record_decision(
-                store, "config", "set", args, now=now, actor=actor, result="review: on -> off"
-            )
-            return done
-        registration: Doc | None = None
-        if key == "review" and wanted == "on" and not on:
-            from ..ledger.curator import ensure_key_file, registered
-
-            if curator is None and registered(store) is None:
-                curator, _ = ensure_key_file()
-                registration = {"file": curator.source}
-            if curator is not None:
-                check(store, curator, now=now, actor=actor, what="turning review on")
-        done = config.set_value(store, key, new, now=now, actor=actor)
-        if registration is not None:
-            done["curator_key"] = registration
-        return done
+def turns_review_off(store: Store, params: Mapping[str, Any]) -> bool:
+    """Turning review off while it is on: a decision (the curator's is recorded in the
+    queue and takes effect; anyone else's waits as a proposal)."""
+    value = params.get("value")
+    wanted = value.strip().lower() if isinstance(value, str) else value
+    return params.get("key") == "review" and wanted == "off" and config.is_on(store, "review")
 
 
 def checkpoint_review(store: Store, key: str) -> str:
@@ -427,40 +261,17 @@ def _review_on(store: Store) -> bool:
         return True
 
 
-@decision
-def restore_checkpoint(
-    store: Store, key: str, *, now: datetime, actor: str, curator: Curator | None = None
-) -> Doc:
-    """The ``restore_checkpoint`` operation: the automatic checkpoint taken first (which
-    undoes the restore), or the proposal.
-
-    Restoring a checkpoint taken while review was off, while it is on now, would turn
-    review off and may bring back what a person rejected: the curator's restore is
-    recorded in the queue as a decision; anyone else's waits as a proposal.
-    """
+def restores_past_review(store: Store, params: Mapping[str, Any]) -> bool:
+    """Restoring a checkpoint taken while review was off, while it is on now: it would turn
+    review off and may bring back what a person rejected (the curator's restore is
+    recorded in the queue as a decision; anyone else's waits as a proposal). An isolated
+    agent's restore is refused first, and a checkpoint that is not there."""
     from ..ledger.isolation import check_operator
     from . import checkpoints
 
-    with store.transaction():
-        # A restore rewinds every agent's memory (and may bring isolation back off): an
-        # isolated agent's is refused, as export is.
-        check_operator(store, "checkpoint restore")
-        # A restore is also the repair of damaged tables: the checkpoint may be found
-        # among the snapshots on disk (the checkpoints table unreadable).
-        target = checkpoints.restorable(store, key)
-        past_review = _review_on(store) and checkpoint_review(store, target["id"]) == "off"
-        args = {"checkpoint": target["id"], "created_at": target.get("created_at")}
-        if past_review and not _curated(store, curator, now, actor):
-            proposal = propose(store, "checkpoint", "restore", args, now=now, actor=actor)
-        else:
-            before = checkpoints.restore(store, target["id"], now=now, actor=actor)
-            if past_review:
-                result = f"restored checkpoint {target['id'][:8]} (review was off in it)"
-                _record_decision(
-                    store, "checkpoint", "restore", args, now=now, actor=actor, result=result
-                )
-            return before
-    return {**get_proposal(store, proposal["id"], now), "proposed": True}
+    check_operator(store, "checkpoint restore")
+    target = checkpoints.restorable(store, params["checkpoint"])
+    return _review_on(store) and checkpoint_review(store, target["id"]) == "off"
 
 
 # -- proposing ------------------------------------------------------------------------
@@ -469,34 +280,49 @@ def _kw(args: Doc) -> Doc:
     return {k: args.get(k) for k in ("scope", "confidence", "tags", "on_duplicate", "source")}
 
 
-def _slot_write(store: Store, op: str, args: Doc, now: datetime, actor: str) -> Any:
-    label = args["label"]
-    if op == "set":
-        return slots.set_slot(
-            store,
-            label,
-            args["content"],
-            now=now,
-            actor=actor,
-            limit=args.get("limit"),
-            description=args.get("description"),
-        )
-    if op == "append":
-        return slots.append_slot(store, label, args["text"], now=now, actor=actor)
-    return slots.replace_in_slot(store, label, args["old"], args["new"], now=now, actor=actor)
+#: What the queue shows of the operations it knows: operation → (kind, op, {parameter:
+#: the argument the proposal's ``args`` keep it under}). A proposal of any other
+#: operation declared ``review=True`` is shown by its own parameters.
+SHOWN: dict[str, tuple[str, str, dict[str, str]]] = {
+    "add_lesson": (
+        "lesson",
+        "add",
+        {
+            "text": "content",
+            "scope": "scope",
+            "confidence": "confidence",
+            "tags": "tags",
+            "on_duplicate": "on_duplicate",
+        },
+    ),
+    "edit_lesson": (
+        "lesson",
+        "edit",
+        {
+            "lesson": "lesson",
+            "text": "content",
+            "scope": "scope",
+            "tags": "tags",
+            "confidence": "confidence",
+        },
+    ),
+    "edit_card": ("card", "edit", {"card": "card", "lesson": "lesson", "evidence": "evidence"}),
+    "set_slot": (
+        "slot",
+        "set",
+        {"label": "label", "text": "content", "limit": "limit", "description": "description"},
+    ),
+    "append_slot": ("slot", "append", {"label": "label", "text": "text"}),
+    "replace_in_slot": ("slot", "replace", {"label": "label", "old": "old", "new": "new"}),
+    "add_rule": ("rule", "add", {"text": "text", "scope": "scope"}),
+    "set_config": ("config", "set", {"key": "key", "value": "value"}),
+    "restore_checkpoint": ("checkpoint", "restore", {"checkpoint": "checkpoint"}),
+    "set_profile": ("profile", "set", {"project": "project", "text": "content", "limit": "limit"}),
+}
+_BY_KIND = {(kind, op): name for name, (kind, op, _) in SHOWN.items()}
 
-
-#: What can be proposed: (kind, op).
-PROPOSABLE = (
-    ("lesson", "add"),
-    ("lesson", "edit"),
-    ("card", "edit"),
-    *(("slot", o) for o in SLOT_OPS),
-    ("rule", "add"),
-    ("config", "set"),
-    ("checkpoint", "restore"),
-    ("profile", "set"),
-)
+#: What can be proposed in the queue's own words: (kind, op).
+PROPOSABLE = tuple(_BY_KIND)
 #: The argument a reviewer's own text (``approve --edit``) replaces, per (kind, op).
 EDITED_FIELD = {
     ("lesson", "add"): "content",
@@ -508,6 +334,79 @@ EDITED_FIELD = {
     ("rule", "add"): "text",
     ("profile", "set"): "content",
 }
+
+
+def _args_of(store: Store, operation: str, params: Doc) -> tuple[str, str, Doc]:
+    """(kind, op, args): what the queue shows of a call of ``operation``."""
+    kind, op, names = SHOWN[operation]
+    args = {arg: params.get(name) for name, arg in names.items()}
+    if operation == "add_lesson":
+        args["tags"] = sorted(set(args.get("tags") or []))
+        args["source"] = "agent"
+    elif operation == "edit_lesson":
+        args["lesson"] = lessons.resolve(store, params["lesson"])["id"]
+        if args.get("confidence") is None:
+            args.pop("confidence")
+    elif operation == "edit_card":
+        args["card"] = cards.resolve(store, params["card"])["id"]
+    elif operation == "set_config":
+        value = args.get("value")
+        args["value"] = value.strip().lower() if isinstance(value, str) else value
+    elif operation == "restore_checkpoint":
+        from . import checkpoints
+
+        target = checkpoints.restorable(store, params["checkpoint"])
+        args = {"checkpoint": target["id"], "created_at": target.get("created_at")}
+    return kind, op, args
+
+
+def _params_of(operation: str, args: Mapping[str, Any]) -> Doc:
+    """The parameters of ``operation`` that a proposal's ``args`` hold."""
+    names = SHOWN[operation][2]
+    return {name: args[arg] for name, arg in names.items() if arg in args}
+
+
+def operation_of(proposal: Mapping[str, Any]) -> tuple[str, Doc]:
+    """(the operation, its parameters) a proposal holds; for a proposal stored by older
+    memwork (``kind``, ``op`` and ``args`` only), the operation they name."""
+    if proposal.get("operation"):
+        return str(proposal["operation"]), dict(proposal["args"])
+    operation = _BY_KIND.get((proposal["kind"], proposal["op"]))
+    if operation is None:
+        raise InvalidInput("op", f"{proposal['kind']} {proposal['op']} cannot be proposed")
+    return operation, _params_of(operation, proposal["args"])
+
+
+@dataclass
+class Shape:
+    """What the queue keeps of a call of ``operation``: ``kind`` and ``op`` (which name the
+    operation), ``target``, and ``args`` (its checked parameters, under the queue's
+    names)."""
+
+    operation: str
+    kind: str
+    op: str
+    target: str
+    args: Doc
+
+
+def shape(store: Store, operation: str, params: Doc, now: datetime, words: str = "") -> Shape:
+    """A call of ``operation`` checked as the live write would check it (else the live
+    write's own error), its text scrubbed as the write would store it."""
+    if operation not in SHOWN:
+        return _shape_other(operation, params, words)
+    kind, op, args = _args_of(store, operation, params)
+    target, clean = _checked(kind, op, args, store, now)
+    return Shape(operation, kind, op, target, clean)
+
+
+def _shape_other(operation: str, params: Doc, words: str) -> Shape:
+    """An operation the queue has no words of its own for (any other ``review=True``
+    one): shown by its CLI words and its parameters, secrets removed."""
+    kind, _, op = (words or operation).partition(" ")
+    clean = {k: scrub(v) if isinstance(v, str) else v for k, v in params.items()}
+    first = next((v for v in clean.values() if isinstance(v, str) and v), operation)
+    return Shape(operation, kind, op or operation, str(first)[:200], clean)
 
 
 def _edit_plan(store: Store, kind: str, args: Doc) -> tuple[Doc, Doc]:
@@ -578,35 +477,78 @@ def _checked(kind: str, op: str, args: Doc, store: Store, now: datetime) -> tupl
     return plan["label"], clean
 
 
+def propose_operation(
+    store: Store, operation: str, params: Doc, *, now: datetime, actor: str, words: str = ""
+) -> Doc:
+    """Queue a call of ``operation`` (checked as the live write would be: :func:`shape`)
+    and audit it. ``words``: the operation's CLI words (how the queue names an operation
+    it has no words of its own for)."""
+    with store.transaction():
+        return _store_proposal(store, shape(store, operation, params, now, words), now, actor)
+
+
 def propose(store: Store, kind: str, op: str, args: Doc, *, now: datetime, actor: str) -> Doc:
-    """Store a proposal (checked as the live write would be) and audit it."""
+    """Queue a write named in the queue's own words (``kind``, ``op``, ``args``)."""
     if (kind, op) not in PROPOSABLE:
         raise InvalidInput("op", f"{kind} {op} cannot be proposed")
+    operation = _BY_KIND[(kind, op)]
+    return propose_operation(store, operation, _params_of(operation, args), now=now, actor=actor)
+
+
+def _store_proposal(store: Store, found: Shape, now: datetime, actor: str) -> Doc:
     stamp = iso(now)
-    with store.transaction():
-        target, clean = _checked(kind, op, args, store, now)
-        doc = validate(
-            Proposal,
-            {
-                "id": ids.new_id("prop"),
-                "kind": kind,
-                "op": op,
-                "target": target,
-                "args": clean,
-                "proposed_by": actor,
-                "created_at": stamp,
-                "updated_at": stamp,
-            },
-        ).to_doc()
-        store.put(TABLE, doc["id"], doc)
-        _audit(store, actor, "propose", doc, now, change_line(doc))
-    return doc
+    doc = validate(
+        Proposal,
+        {
+            "id": ids.new_id("prop"),
+            "kind": found.kind,
+            "op": found.op,
+            "target": found.target,
+            "args": found.args,
+            "operation": None if found.operation in SHOWN else found.operation,
+            "proposed_by": actor,
+            "created_at": stamp,
+            "updated_at": stamp,
+        },
+    ).to_doc()
+    store.put(TABLE, doc["id"], _kept(doc))
+    _audit(store, actor, "propose", doc, now, change_line(doc))
+    return _kept(doc)
+
+
+def _kept(doc: Doc) -> Doc:
+    """A proposal as stored: without ``operation`` when ``kind`` and ``op`` name it (as
+    older memwork stores it, and reads it)."""
+    return {k: v for k, v in doc.items() if k != "operation" or v is not None}
+
+
+def queued(store: Store, proposal: Doc, now: datetime) -> Doc:
+    """What a call that became a proposal returns: the proposal, ``"proposed": True``."""
+    return {**get_proposal(store, proposal["id"], now), "proposed": True}
+
+
+def record_decision(store: Store, found: Shape, result: Any, *, now: datetime, actor: str) -> Doc:
+    """Record a change the curator made directly that would get around review (turning
+    it off, restoring past it) as a proposal decided at once: the queue keeps it."""
+    if found.operation == "set_config":
+        line = "review: on -> off"
+    elif found.operation == "restore_checkpoint":
+        line = f"restored checkpoint {found.target[:8]} (review was off in it)"
+    else:
+        line = change_line(vars(found))
+    proposal = _store_proposal(store, found, now, actor)
+    decided = _decide(store, proposal, "approved", now, actor, result_id=None, result=line)
+    _audit(store, actor, "approve", decided, now, f"decided by the curator: {line}")
+    return decided
 
 
 # -- reading --------------------------------------------------------------------------
 def change_line(proposal: Doc) -> str:
     """What a proposal would change, in one line."""
     args = proposal["args"]
+    if proposal.get("operation") and proposal["operation"] not in SHOWN:
+        said = ", ".join(f"{k}={clip(str(v), 40)}" for k, v in args.items() if v is not None)
+        return f"{proposal['kind']} {proposal['op']}: {clip(said, 100)}"
     if proposal["op"] == "edit":
         what = args.get("content") if proposal["kind"] == "lesson" else args.get("lesson")
         if what is None:
@@ -679,7 +621,7 @@ def describe(store: Store, proposal: Doc, now: datetime, all_lessons: list[Doc])
       ``stale`` when it would be refused now (the reason).
     """
     out: Doc = {**proposal, "change": change_line(proposal), "flags": []}
-    if proposal["status"] != "pending":
+    if proposal["status"] != "pending" or (proposal.get("operation") or "add_lesson") not in SHOWN:
         return out
     if proposal["op"] == "edit":
         out.update(_edit_preview(store, proposal))
@@ -853,8 +795,8 @@ def _decide(
             "updated_at": iso(now),
         },
     ).to_doc()
-    store.put(TABLE, doc["id"], doc)
-    return doc
+    store.put(TABLE, doc["id"], _kept(doc))
+    return _kept(doc)
 
 
 @decision
@@ -867,6 +809,7 @@ def approve(
     curator: Curator | None,
     edit: str | None = None,
     whole_slot: bool = False,
+    replay: Replay | None = None,
 ) -> Doc:
     """Make a proposal live, as proposed or with ``edit`` as its text (the lesson's
     content, a slot's new content, the appended text, the replacement, the rule).
@@ -878,14 +821,18 @@ def approve(
     that no longer applies (the text it replaces is gone): the reviewer writes what
     the slot should say.
 
-    The write runs as ``actor`` (the reviewer) and is checked against the store as
-    it is now: a refusal (a slot edit that no longer fits, say) leaves the proposal
-    pending. Returns the decided proposal.
+    The proposed operation is replayed through the operation runner (``replay``, which
+    the runner gives its ``review approve``) as ``actor`` (the reviewer), checked
+    against the store as it is now: a refusal (a slot edit that no longer fits, say)
+    leaves the proposal pending. Returns the decided proposal.
     """
     with store.transaction():
         check(store, curator, now=now, actor=actor)
         proposal = _pending(store, key)
+        if replay is None:
+            raise InvalidInput("replay", "approving runs the operation through the runner")
         args = dict(proposal["args"])
+        operation, params = operation_of(proposal)
         edited = edit is not None
         op = proposal["op"]
         if whole_slot:
@@ -895,49 +842,19 @@ def approve(
                 )
             if edit is None:
                 raise InvalidInput("edit", "a whole-slot edit needs the slot's new text")
-            op = "set"
+            op, operation = "set", "set_slot"
             args = {"label": args["label"]}
+            params = {"label": args["label"]}
         if edited:
             if not isinstance(edit, str) or not edit.strip():
                 raise InvalidInput("edit", "must not be empty")
-            field = EDITED_FIELD.get((proposal["kind"], op))
+            field = EDITED_FIELD.get((proposal["kind"], op)) if operation in SHOWN else None
             if field is None:
                 raise InvalidInput("edit", f"a {proposal['kind']} proposal has no text to edit")
             args[field] = edit
-        if proposal["kind"] in ("rule", "config", "checkpoint"):
-            result_id, result = _apply_guarded(store, proposal, args, now, actor)
-        elif op == "edit":
-            result_id = _apply_edit(store, proposal["kind"], args, now, actor)["id"]
-            result = f"edited {proposal['kind']} {result_id}"
-        elif proposal["kind"] == "lesson":
-            written = lessons.add_lesson(store, args["content"], now=now, actor=actor, **_kw(args))
-            result_id = written.lesson["id"]
-            result = {
-                "created": f"created lesson {result_id}",
-                "kept-both": f"created lesson {result_id} (kept beside {written.duplicate_of})",
-                "superseded": f"created lesson {result_id}, superseding {written.duplicate_of}",
-                "reinforced": f"reinforced lesson {result_id} (already known)",
-            }[written.action]
-        elif proposal["kind"] == "profile":
-            from ..domain import profiles
-
-            profile = profiles.set_profile(
-                store,
-                args["project"],
-                args["content"],
-                limit=args.get("limit"),
-                now=now,
-                actor=actor,
-            )
-            result_id = profile["id"]
-            result = f"set profile {profile['project']}"
-        else:
-            written = _slot_write(store, op, args, now, actor)
-            slot = written[0] if isinstance(written, tuple) else written
-            result_id = slot["id"]
-            result = f"{op} slot {slot['label']}"
-            if op != proposal["op"]:
-                result += f" (the whole slot, instead of the proposed {proposal['op']})"
+            params = {**params, **_params_of(operation, {field: edit})}
+        result = replay(operation, store, params, now=now, actor=actor, curator=curator)
+        result_id, line = _outcome(proposal, operation, op, params, result)
         decided = _decide(
             store,
             proposal,
@@ -947,65 +864,44 @@ def approve(
             args=args,
             edited=edited,
             result_id=result_id,
-            result=result,
+            result=line,
         )
         by = f" (proposed by {proposal['proposed_by']}{', edited' if edited else ''})"
-        _audit(store, actor, "approve", decided, now, f"approve: {result}{by}")
+        _audit(store, actor, "approve", decided, now, f"approve: {line}{by}")
     return decided
 
 
-def _apply_guarded(
-    store: Store, proposal: Doc, args: Doc, now: datetime, actor: str
+def _outcome(
+    proposal: Doc, operation: str, op: str, params: Doc, result: Any
 ) -> tuple[str | None, str]:
-    """Make an approved rule, setting or restore: (the record it wrote, what it did)."""
-    kind = proposal["kind"]
-    if kind == "rule":
-        from ..domain import rules
-
-        doc = rules.add_op(store, args["text"], now=now, actor=actor, scope=args["scope"])
+    """What an approved operation did: (the record it wrote, one line)."""
+    doc: Doc = result if isinstance(result, dict) else {}
+    if operation == "add_lesson":
+        lesson_id, other = doc["id"], doc.get("duplicate_of")
+        return lesson_id, {
+            "created": f"created lesson {lesson_id}",
+            "kept-both": f"created lesson {lesson_id} (kept beside {other})",
+            "superseded": f"created lesson {lesson_id}, superseding {other}",
+            "reinforced": f"reinforced lesson {lesson_id} (already known)",
+        }[doc["action"]]
+    if operation in ("edit_lesson", "edit_card"):
+        return doc["id"], f"edited {proposal['kind']} {doc['id']}"
+    if operation == "set_profile":
+        return doc["id"], f"set profile {doc['project']}"
+    if operation in ("set_slot", "append_slot", "replace_in_slot"):
+        line = f"{op} slot {doc['label']}"
+        if op != proposal["op"]:
+            line += f" (the whole slot, instead of the proposed {proposal['op']})"
+        return doc["id"], line
+    if operation == "add_rule":
         return doc["id"], f"{doc['outcome']} rule {doc['id']} ({doc['scope']})"
-    if kind == "config":
-        done = config.set_value(store, args["key"], args["value"], now=now, actor=actor)
-        return config.DOC, f"{done['key']}: {done['previous']} -> {done['value']}"
-    from . import checkpoints
-
-    before = checkpoints.restore(store, args["checkpoint"], now=now, actor=actor)
-    return args["checkpoint"], (
-        f"restored checkpoint {args['checkpoint'][:8]} (undo: restore {before['id'][:8]})"
-    )
-
-
-def _record_decision(
-    store: Store, kind: str, op: str, args: Doc, *, now: datetime, actor: str, result: str
-) -> Doc:
-    """Record a change the curator made directly that would get around review (turning
-    it off, restoring past it) as a proposal decided at once: the queue keeps it."""
-    proposal = propose(store, kind, op, args, now=now, actor=actor)
-    decided = _decide(store, proposal, "approved", now, actor, result_id=None, result=result)
-    _audit(store, actor, "approve", decided, now, f"decided by the curator: {result}")
-    return decided
-
-
-def _apply_edit(store: Store, kind: str, args: Doc, now: datetime, actor: str) -> Doc:
-    if kind == "lesson":
-        return lessons.edit(
-            store,
-            args["lesson"],
-            now=now,
-            actor=actor,
-            content=args.get("content"),
-            scope=args.get("scope"),
-            tags=args.get("tags"),
-            confidence=args.get("confidence"),
-        )
-    return cards.edit_card(
-        store,
-        args["card"],
-        now=now,
-        actor=actor,
-        lesson=args.get("lesson"),
-        evidence=args.get("evidence"),
-    )
+    if operation == "set_config":
+        return config.DOC, f"{doc['key']}: {doc['previous']} -> {doc['value']}"
+    if operation == "restore_checkpoint":
+        checkpoint = str(params["checkpoint"])
+        return checkpoint, f"restored checkpoint {checkpoint[:8]} (undo: restore {doc['id'][:8]})"
+    found = doc.get("id")
+    return (found if isinstance(found, str) else None), f"{change_line(proposal)}"
 
 
 @decision

@@ -16,9 +16,9 @@ from textual.widgets import Static
 
 from ...core.base.text import clip
 from ...core.services import checkpoints as core_checkpoints
-from ...core.services import review as core_review
 from ..screens.confirm import ConfirmScreen
 from ..screens.form import Field, FormScreen
+from ..service import run_operation
 from ..widgets.bars import ago, short_time
 from ..widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 from .base import Pane
@@ -377,7 +377,9 @@ class CheckpointsPane(Pane):
                 return
             # As the curator (the workbench is a person): a restore past review is
             # recorded in the review queue as a decision.
-            before = await self.workbench.write(core_review.restore_checkpoint, checkpoint["id"])
+            before = await self.workbench.write(
+                run_operation, "restore_checkpoint", checkpoint=checkpoint["id"]
+            )
             if before is None or before.get("proposed"):
                 return  # the error toast is already shown
             self._pending_jump = before["id"]

@@ -22,6 +22,7 @@ from ...core.base.text import clip
 from ...core.services import review as core_review
 from ..screens.form import Field, FormScreen
 from ..screens.lesson_picker import LessonPicker
+from ..service import run_operation
 from ..widgets.proposal_detail import (
     STATUS_STYLE,
     kind_label,
@@ -334,9 +335,10 @@ class ReviewPane(Pane):
     async def action_toggle_review(self) -> None:
         turn = "off" if self.reviewing else "on"
         await self.workbench.write(
-            core_review.set_config,
-            "review",
-            turn,
+            run_operation,
+            "set_config",
+            key="review",
+            value=turn,
             done=f"Review {turn}: agents' writes "
             + ("wait here" if turn == "on" else "go live again"),
         )
