@@ -240,6 +240,8 @@ def _reviewed(
     ``review_recorded`` records the curator's own such call in the queue as decided."""
     from ..services import review
 
+    if op.name not in review.SHOWN and not store.cache.in_transaction:
+        _try(op, store, params, now=now, actor=actor, curator=curator)
     with store.transaction():
         held = not op.review_when or bool(function(op.review_when)(store, params))
         if held and review.needs_review(store, curator, now=now, actor=actor):
@@ -254,6 +256,34 @@ def _reviewed(
         if shape is not None:
             review.record_decision(store, shape, result, now=now, actor=actor)
         return result
+
+
+class _Undone(Exception):
+    """Undoes a trial run (:func:`_try`)."""
+
+
+def _try(
+    op: Op,
+    store: Store,
+    params: Mapping[str, Any],
+    *,
+    now: datetime,
+    actor: str,
+    curator: Curator | None,
+) -> None:
+    """Run an operation the review queue has no checks of its own for, and undo it: a call
+    the operation would refuse is refused before it is queued, with the operation's own
+    error (the queue checks the writes it knows without running them)."""
+    from ..services import review
+
+    try:
+        with store.transaction():
+            held = not op.review_when or bool(function(op.review_when)(store, params))
+            if held and review.needs_review(store, curator, now=now, actor=actor):
+                _direct(op, store, params, now=now, actor=actor, curator=curator)
+            raise _Undone
+    except _Undone:
+        return
 
 
 def replay(

@@ -321,8 +321,6 @@ SHOWN: dict[str, tuple[str, str, dict[str, str]]] = {
 }
 _BY_KIND = {(kind, op): name for name, (kind, op, _) in SHOWN.items()}
 
-#: What can be proposed in the queue's own words: (kind, op).
-PROPOSABLE = tuple(_BY_KIND)
 #: The argument a reviewer's own text (``approve --edit``) replaces, per (kind, op).
 EDITED_FIELD = {
     ("lesson", "add"): "content",
@@ -485,14 +483,6 @@ def propose_operation(
     it has no words of its own for)."""
     with store.transaction():
         return _store_proposal(store, shape(store, operation, params, now, words), now, actor)
-
-
-def propose(store: Store, kind: str, op: str, args: Doc, *, now: datetime, actor: str) -> Doc:
-    """Queue a write named in the queue's own words (``kind``, ``op``, ``args``)."""
-    if (kind, op) not in PROPOSABLE:
-        raise InvalidInput("op", f"{kind} {op} cannot be proposed")
-    operation = _BY_KIND[(kind, op)]
-    return propose_operation(store, operation, _params_of(operation, args), now=now, actor=actor)
 
 
 def _store_proposal(store: Store, found: Shape, now: datetime, actor: str) -> Doc:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from memwork.core.base.errors import InvalidInput
+from memwork.core.base.errors import InvalidInput, NotFound
 from memwork.core.domain import lessons, slots
 from memwork.core.ledger import config
 from memwork.core.ops import operations, runner
@@ -60,6 +60,13 @@ def test_a_new_review_operation_is_queued_and_replayed(
     monkeypatch.setitem(operations.BY_NAME, note.name, note)
     slots.set_slot(store, "notes", "first", now=now, actor="tui")
     key = _review_on(store, now)
+
+    # Refused before anything is queued, as the operation itself refuses it.
+    with pytest.raises(NotFound) as refused:
+        _run(store, "add_note", now, label="nowhere", text="x")
+    with pytest.raises(NotFound) as direct:
+        slots.append_slot(store, "nowhere", "x", now=now, actor="tui")
+    assert str(refused.value) == str(direct.value) and review.pending_count(store) == 0
 
     proposed = _run(
         store, "add_note", now, label="notes", text="second https://alice:pw@example.com/x"
