@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..base import ids
 from ..base.clock import iso
@@ -30,9 +30,6 @@ from ..base.text import one_line
 from ..ledger import audit, links
 from ..privacy import identifier_problem, scrub
 from ..storage.store import Store
-
-if TYPE_CHECKING:
-    from .link_ops import Located
 
 TABLE = "actions"
 STATUSES = ("pending", "active", "blocked", "done", "cancelled")
@@ -172,11 +169,14 @@ def _check_after(store: Store, action_id: str, waited_for: list[str], field: str
     return resolved
 
 
-def check_dependency(store: Store, origin: Located, target: Located | None) -> None:
-    """An ``after`` link made with ``memwork link`` joins two actions and closes no cycle."""
-    if origin.kind != "action" or target is None or target.kind != "action":
+def check_dependency(store: Store, origin: tuple[str, str], target: tuple[str, str] | None) -> None:
+    """An ``after`` link made with ``memwork link`` joins two actions and closes no cycle.
+
+    ``origin`` and ``target`` are ``(kind, id)`` of the records it joins (None: a target
+    memwork does not keep)."""
+    if origin[0] != "action" or target is None or target[0] != "action":
         raise InvalidInput("kind", "after links an action to an action it waits for")
-    _check_after(store, origin.id, [target.id], "target")
+    _check_after(store, origin[1], [target[1]], "target")
 
 
 def _add_after(store: Store, action_id: str, waited_for: list[str], now: datetime) -> None:

@@ -191,7 +191,9 @@ def add_link(
         if kind == links.AFTER:
             from .actions import check_dependency
 
-            check_dependency(store, origin, found)
+            check_dependency(
+                store, (origin.kind, origin.id), (found.kind, found.id) if found else None
+            )
         mine = links.outgoing(store, origin.home, origin.id)
         for link in mine:
             if link["to"] == to and link["kind"] == kind:
