@@ -12,7 +12,7 @@ and from then on everything goes through orjson.
 values, and raises orjson's own error (so its message) on anything it refuses:
 whatever the standard library would read differently (``NaN``, a number that
 overflows, a lone surrogate, bytes that are not UTF-8, deep nesting) is left to
-orjson. ``tests/core/test_lazyjson.py`` compares the two on generated input.
+orjson. ``tests/core/base/test_lazyjson.py`` compares the two on generated input.
 """
 
 from __future__ import annotations

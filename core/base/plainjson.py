@@ -15,7 +15,7 @@ documents an agent's step changes are encoded here instead, to the same bytes:
 - integers only in orjson's range (-2**63 … 2**64 - 1), string keys only, at
   most 254 nested containers: beyond those orjson refuses, and so does this.
 
-``tests/core/test_plainjson.py`` checks byte-identity with orjson on generated
+``tests/core/base/test_plainjson.py`` checks byte-identity with orjson on generated
 documents.
 """
 

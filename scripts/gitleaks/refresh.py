@@ -20,8 +20,9 @@ Writes, from the repository root:
   rule (:mod:`extract_samples`, seeded), gzip-compressed so that push protection and
   secret scanners do not flag thousands of token-shaped test strings in the repository.
 
-Then run ``pytest tests/test_secret_rules.py``: every sample of every rule must be found by
-its converted rule and redacted by the scrubber, and no rule may backtrack on long input.
+Then run ``pytest tests/core/privacy/test_secret_rules.py``: every sample of every rule
+must be found by its converted rule and redacted by the scrubber, and no rule may
+backtrack on long input.
 A rule the tests reject needs a look (a new RE2 construct for :mod:`re2py`, a pattern that
 needs a bound in :mod:`scanplan`) before the new data is committed.
 """

@@ -19,7 +19,7 @@ from memwork.core.models.episode import EpisodeInput
 from memwork.core.privacy import scrub
 from memwork.core.storage.store import Store
 from tests.conftest import NOW, folded, folder_digest
-from tests.test_privacy import PERSONAL, SECRETS
+from tests.core.privacy.test_privacy import PERSONAL, SECRETS
 
 _B62 = "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xYz"
 #: Secret values without spaces, of several kinds, for the CLI round trips.

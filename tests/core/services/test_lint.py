@@ -14,7 +14,7 @@ from memwork.core.storage.store import Store
 from tests.conftest import folder_digest
 
 ACTOR = "tui"
-DEMO = Path(__file__).resolve().parents[2] / "data" / "demo"
+DEMO = Path(__file__).resolve().parents[3] / "data" / "demo"
 
 
 def _kinds(found: list[dict]) -> list[str]:

@@ -1,6 +1,6 @@
 """The secret corpus through every door and every field an agent fills.
 
-One sample of every rule of the adopted set (``tests/test_secret_rules.py`` runs all of
+One sample of every rule of the adopted set (``tests/core/privacy/test_secret_rules.py`` runs all of
 them through the scrubber in-process) goes through the Python API into each field —
 episode summary, mistake and error, lesson, slot, observation, working-memory value,
 scratchpad and search query — and a representative subset through the CLI, MCP and each
@@ -18,8 +18,8 @@ import pytest
 
 from memwork.core.ops.memory import Memory
 from tests.conftest import NOW, stored_text
-from tests.core.test_mcp_server import call, with_server
-from tests.test_secret_rules import expected
+from tests.core.doors.test_mcp_server import call, with_server
+from tests.core.privacy.test_secret_rules import expected
 
 #: Every Nth rule goes through the slower doors (CLI processes, an MCP server, imports).
 STRIDE = 9

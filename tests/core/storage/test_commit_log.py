@@ -22,7 +22,7 @@ from memwork.core.storage.backend import Change
 from memwork.core.storage.store import Store
 from tests.conftest import NOW, folder_digest, python_env
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 def _episode(n: int) -> dict:

@@ -18,7 +18,7 @@ from tests.conftest import NOW, folder_digest
 SAMPLES = Path("/work/shared/samples/letta")
 EZRA = SAMPLES / "ezra.af"
 MEMGPT = SAMPLES / "memgpt_agent.af"
-V1 = Path(__file__).resolve().parent.parent / "data" / "letta" / "v1_support_agent.af"
+V1 = Path(__file__).resolve().parents[2] / "data" / "letta" / "v1_support_agent.af"
 OVER_LIMIT = ["corrections/ezra-mistakes", "system/active-issues", "system/lettabot"]
 
 needs_samples = pytest.mark.skipif(

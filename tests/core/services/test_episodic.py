@@ -24,7 +24,7 @@ from memwork.core.services.context.build import build_context
 from memwork.core.services.interop import importer
 from memwork.core.storage.store import Store
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 import episodic_reference as ref  # noqa: E402
 
 ACTOR = "test"

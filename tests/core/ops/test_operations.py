@@ -15,7 +15,7 @@ from memwork.core.ops import runner as invoke
 from memwork.core.ops.operations import DOORS, ERRORS, GROUPS, OPERATIONS, TYPES, by_name
 from memwork.core.ops.shapes import SHAPES
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _function(target: str, package: str) -> object:

@@ -403,7 +403,7 @@ def test_json_lists_sections_with_estimates_and_the_dropped_lines(cli) -> None: 
     record = cli("context", "--task", "t", "--format", "json", "--budget", str(budget)).json()
     assert record["budget_tokens"] == budget and record["task"] == "t"
     assert record["style"] == "default"
-    # Each line's sources are checked in tests/core/test_context_sources.py.
+    # Each line's sources are checked in tests/core/services/test_context_sources.py.
     record["dropped"] = [_without_sources(d) for d in record["dropped"]]
     record["sections"] = [_without_sources(s) for s in record["sections"]]
     assert record["dropped"] == [

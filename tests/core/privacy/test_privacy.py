@@ -435,7 +435,7 @@ def test_clean_text_compiles_few_rules(tmp_path) -> None:  # noqa: ANN001
     from tests.conftest import NOW
 
     store = tmp_path / "demo"
-    shutil.copytree(Path(__file__).resolve().parents[1] / "data" / "demo", store)
+    shutil.copytree(Path(__file__).resolve().parents[3] / "data" / "demo", store)
     lines: list[str] = []
     for task in ("deploy-api", "fix-flaky-test", None):
         lines += build_context(Store(store), now=NOW, task_id=task).text.splitlines()

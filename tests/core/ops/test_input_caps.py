@@ -18,7 +18,7 @@ from memwork.core.base.errors import InvalidInput
 from memwork.core.ops.memory import Memory
 from memwork.core.storage.lock import InterProcessLock
 from tests.conftest import NOW, folder_digest, stored_text
-from tests.core.test_mcp_server import fails, with_server
+from tests.core.doors.test_mcp_server import fails, with_server
 
 BIG = "x" * (16 * 1024 * 1024 + 10)
 QUERY_MAX = 4096  # core.services.recall.search.QUERY_MAX

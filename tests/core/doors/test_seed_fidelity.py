@@ -18,7 +18,7 @@ import pytest
 from memwork import Memory
 from memwork.core.base.errors import UserError
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 import episodic_reference as ref  # noqa: E402
 
 T = datetime(2026, 11, 1, 12, tzinfo=UTC)

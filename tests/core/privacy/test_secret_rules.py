@@ -32,7 +32,7 @@ from memwork.core.privacy import gitleaks, scrub
 from memwork.core.privacy.gate import KeywordGate, aho_available
 from memwork.core.privacy.gitleaks import RuleSet, lower_aligned, rule_set
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "tests" / "data" / "gitleaks_samples.json.gz"
 DATA = Path(gitleaks.DATA)
 ORDINARY = ROOT / "tests" / "data" / "ordinary_text.json"

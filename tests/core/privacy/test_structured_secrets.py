@@ -13,7 +13,7 @@ import pytest
 from memwork.core.ops.memory import Memory
 from memwork.core.privacy import scrub_value
 from tests.conftest import NOW, stored_text
-from tests.core.test_mcp_server import call, with_server
+from tests.core.doors.test_mcp_server import call, with_server
 
 
 def _k(*parts: str) -> str:

@@ -19,7 +19,7 @@ from memwork.core.services.recall.follow import IndexFile, Recall
 from memwork.core.storage.store import Store
 from tests.conftest import NOW
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def ep(summary: str, **extra: object) -> dict:

@@ -15,7 +15,7 @@ import pytest
 from memwork.core.base.errors import InvalidInput
 from memwork.core.ops.memory import Memory
 from tests.conftest import NOW, folder_digest
-from tests.core.test_mcp_server import fails, with_server
+from tests.core.doors.test_mcp_server import fails, with_server
 
 HF = "".join(("hf_", "BnCKnnVMAJMrXynycgXBxMLVxQukLiQgJt"))
 LONG = "b" * 201

@@ -16,7 +16,7 @@ from memwork.core.services.interop import agentmemory, importer
 from memwork.core.services.interop.bundle import Bundle
 from tests.conftest import NOW, folder_digest
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "agentmemory"
+DATA = Path(__file__).resolve().parents[2] / "data" / "agentmemory"
 OLD = DATA / "v0.3-export.json"  # sessions, observations, memories, summaries, profiles
 NEW = DATA / "v0.9-export.json"  # plus lessons, slots and collections memwork ignores
 T_NOW = "2026-11-01T12:00:00Z"

@@ -23,7 +23,7 @@ from memwork.core.base.errors import InvalidInput
 from memwork.core.services import checkpoints
 from memwork.core.storage.store import Store
 from tests.conftest import NOW, folded, folder_digest, python_env
-from tests.core.test_mcp_server import with_server
+from tests.core.doors.test_mcp_server import with_server
 from tests.redis_server import RedisServer
 
 HF = "".join(("hf_", "BnCKnnVMAJMrXynycgXBxMLVxQukLiQgJt"))

@@ -175,7 +175,7 @@ def test_the_api_and_mcp_share_and_resolve_alike(cli: Any, db: Path | str) -> No
 def test_while_isolated_an_agent_scope_is_that_agents_alone(
     cli: Any, monkeypatch: Any, db: Path | str
 ) -> None:
-    from tests.core.test_isolation import as_agent
+    from tests.core.ledger.test_isolation import as_agent
 
     assert cli("curator", "init").code == 0
     assert cli("config", "set", "isolation", "agent").code == 0

@@ -16,7 +16,7 @@ from tests.redis_server import client_for
 
 BOTH_BACKENDS = True
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "schema2"
+DATA = Path(__file__).resolve().parents[2] / "data" / "schema2"
 FIELDS = ("superseded_by", "supersedes", "merged_from", "episode_ids")
 
 
