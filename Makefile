@@ -40,13 +40,18 @@ endef
 run: $(STAMP)  ## Open the workbench on a fresh copy of the demo store
 	$(BIN)/memwork --demo
 
-test: lint  ## Run the whole test suite (and ruff, the import contracts, mypy on core/ and tui/)
-	@# Bytecode once, up front: many tests start memwork processes, and where
-	@# PYTHONDONTWRITEBYTECODE is set each of them would compile every module again.
+# Bytecode once, up front: many tests start memwork processes, and where
+# PYTHONDONTWRITEBYTECODE is set each of them would compile every module again.
+define bytecode
 	@$(BIN)/python -m compileall -q -j 0 memwork core tui tests > /dev/null
+endef
+
+test: lint  ## Run the whole test suite (and ruff, the import contracts, mypy on core/ and tui/)
+	$(bytecode)
 	$(BIN)/python -m pytest -n $(JOBS) --dist worksteal
 
 test-quick: $(STAMP)  ## The fast inner loop: in-memory and folder stores, no Redis, no slow tests
+	$(bytecode)
 	MEMWORK_TEST_QUICK=1 $(BIN)/python -m pytest -n $(JOBS) --dist worksteal -m "not slow"
 
 lint: $(STAMP)  ## ruff check + format check + import contracts (lint-imports) + mypy (core/, tui/)
