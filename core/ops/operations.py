@@ -1930,7 +1930,7 @@ OPERATIONS: tuple[Op, ...] = (
         "set_config",
         "config set",
         "set a store setting",
-        "ledger.config:set_op",
+        "ledger.set_config:set_op",
         (
             Param("key", "str", "the setting: review, context_log or embedder", cli="KEY"),
             Param(
