@@ -92,9 +92,10 @@ class Memory(Operations):
         #: (:mod:`core.ops.wm_fallback`); None for a store on disk.
         self.wm_fallback: Fallback | None = None
         if self.store.backend.scheme == "redis":
+            from . import runner
             from .wm_fallback import Fallback
 
-            self.wm_fallback = Fallback(self.store.location)
+            self.wm_fallback = Fallback(self.store.location, run=runner.call, writes=runner.writes)
         self._curator: Curator | None = None
         if curator_key is not None:
             from ..ledger.curator import load

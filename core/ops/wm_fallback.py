@@ -35,7 +35,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TextIO
 
 from ..base.errors import StoreUnreachable, UserError
 
@@ -79,6 +79,14 @@ def mark(op: Op, value: Any) -> Any:
     return value
 
 
+class RunOp(Protocol):
+    """The runner's ``call``: runs an operation on a store at an instant, as an actor."""
+
+    def __call__(
+        self, op: Op, store: Store, params: Mapping[str, Any], *, now: datetime, actor: str
+    ) -> Any: ...
+
+
 class _Write(NamedTuple):
     op: Op
     params: dict[str, Any]
@@ -93,11 +101,17 @@ class Fallback:
         self,
         location: str,
         *,
+        run: RunOp,
+        writes: Callable[[Op, Mapping[str, Any]], bool],
         err: TextIO | None = None,
         retry_s: float = RETRY_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.location = location
+        #: How an operation runs and whether it writes: the runner's, given by whoever
+        #: makes the fallback (the runner sits above this policy and hands it in).
+        self._run_op = run
+        self._writes = writes
         self._err = err
         self._retry_s = retry_s
         self._clock = clock
@@ -149,10 +163,8 @@ class Fallback:
         now: datetime,
         actor: str,
     ) -> Any:
-        from .runner import writes
-
         value = call(self._store())
-        if writes(op, params):
+        if self._writes(op, params):
             self._journal.append(_Write(op, dict(params), now, actor))
         return mark(op, value)
 
@@ -187,7 +199,7 @@ class Fallback:
         while self._journal:
             write = self._journal[0]
             try:
-                write_back(store, write)
+                self._run_op(write.op, store, write.params, now=write.now, actor=write.actor)
             except StoreUnreachable:
                 self._next_try = self._clock() + self._retry_s
                 return False
@@ -244,13 +256,6 @@ class Fallback:
             for name, docs in picked.items():
                 if docs:
                     mirror.put_many(name, {k: dict(v) for k, v in docs.items()})
-
-
-def write_back(store: Store, write: _Write) -> Any:
-    """Run one journaled write on ``store`` at its own instant, as its own actor."""
-    from .runner import call
-
-    return call(write.op, store, write.params, now=write.now, actor=write.actor)
 
 
 def _count(n: int, what: str) -> str:
