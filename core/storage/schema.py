@@ -12,12 +12,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-    from .store import Store
 
 SCHEMA_VERSION = 4
 #: The shape of records, which an export names: schema 3 changed how a folder store
@@ -25,10 +23,12 @@ SCHEMA_VERSION = 4
 #: older export's relation fields become links as it is imported.
 RECORDS_VERSION = 3
 
-Migration = Callable[["Store"], None]
+#: A step: called with the open ``Store`` inside the migration's transaction. Typed as
+#: Any so that this table stays below the store that runs it (store.py imports it).
+Migration = Callable[[Any], None]
 
 
-def _write_ahead_log(store: Store) -> None:
+def _write_ahead_log(store: Any) -> None:
     """2 → 3: a folder store commits through a write-ahead log (``store.log``,
     core/storage/wal.py), which its first commit starts; no document changes. The
     version moves so that an older memwork, which would not read the log, refuses
