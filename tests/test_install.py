@@ -86,6 +86,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     yield Installed(wheel, bin_dir, project)
 
 
+@pytest.mark.slow
 def test_the_wheel_adds_one_import_name_and_carries_the_demo(installed: Installed) -> None:
     with zipfile.ZipFile(installed.wheel) as wheel:
         names = wheel.namelist()

@@ -73,6 +73,7 @@ VALUES = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(VALUES, st.booleans(), st.sampled_from([None, 2]))
 def test_json_written_by_anyone_is_read_as_orjson_reads_it(
@@ -158,6 +159,7 @@ def test_what_is_written_reads_back_as_through_orjson(value: Any) -> None:
     assert _same(lazyjson.reads(lazyjson.dumps(value)), expected)
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(VALUES)
 def test_indented_output_is_orjsons(value: Any) -> None:

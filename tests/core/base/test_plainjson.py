@@ -43,18 +43,21 @@ DOCUMENTS = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(DOCUMENTS)
 def test_any_document_is_written_as_orjson_writes_it(value: Any) -> None:
     assert plainjson.dumps(value) == orjson.dumps(value, option=OPTIONS)
 
 
+@pytest.mark.slow
 @settings(max_examples=1000, deadline=None)
 @given(DOCUMENTS)
 def test_any_document_is_written_compact_as_orjson_writes_it(value: Any) -> None:
     assert plainjson.dumps_compact(value) == orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(TEXT, DOCUMENTS, max_size=6))
 def test_a_document_inside_a_table_file_is_written_as_orjson_writes_it(doc: Any) -> None:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -89,6 +90,7 @@ def by_model(item: Any) -> tuple[str, Any]:
         return "error", str(exc)
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(episodes())
 def test_the_plain_reading_never_disagrees_with_the_model(item: Any) -> None:

@@ -138,6 +138,7 @@ def test_errors_are_json_with_the_clis_line_and_a_4xx(served: Served, tmp_path: 
     assert folder_digest(db) == before
 
 
+@pytest.mark.slow
 def test_every_route_but_livez_wants_the_token(guarded: Served) -> None:
     assert "bearer token required" in guarded.banner
     spec = httpx2.get(

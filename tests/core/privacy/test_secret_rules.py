@@ -349,6 +349,7 @@ def _adversarial(keyword: str) -> list[str]:
     return texts
 
 
+@pytest.mark.slow
 def test_no_rule_backtracks_on_long_adversarial_text() -> None:
     rules = rule_set()
     slow = []

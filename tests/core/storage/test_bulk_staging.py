@@ -62,6 +62,7 @@ def _export(folder: Path) -> dict:
         return export_store(store, now=NOW)
 
 
+@pytest.mark.slow
 def test_a_bulk_record_bigger_than_memory_lands_whole_and_as_it_would_in_memory(
     tmp_path: Path, small_memory: dict[str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -80,6 +81,7 @@ def test_a_bulk_record_bigger_than_memory_lands_whole_and_as_it_would_in_memory(
         assert len(list(episodes.iter_all(store))) == 2600
 
 
+@pytest.mark.slow
 def test_a_bulk_record_that_fails_after_staging_leaves_the_store_as_it_was(
     tmp_path: Path, small_memory: dict[str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -142,6 +144,7 @@ episodes.record_episodes(Store(sys.argv[1]), items, now=datetime.now(UTC), actor
 """
 
 
+@pytest.mark.slow
 def test_a_bulk_record_killed_after_staging_leaves_nothing_behind(tmp_path: Path) -> None:
     folder = tmp_path / "s"
     store = Store(folder)

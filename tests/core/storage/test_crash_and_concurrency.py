@@ -162,6 +162,7 @@ def _doctor(path: Path | str) -> dict:
     return report(path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["folder", "redis"])
 def test_sigkill_at_random_instants_loses_no_acknowledged_write(
     tmp_path: Path, backend: str, request: pytest.FixtureRequest

@@ -179,6 +179,7 @@ print(code, sorted({m.split(".")[0] for m in sys.modules} & {"orjson", "dataclas
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flags", [[], ["--json"]])
 def test_recording_one_episode_imports_no_orjson(tmp_path: Path, flags: list[str]) -> None:
     """orjson's import costs more than the rest of recording an episode beyond the context."""
