@@ -37,8 +37,8 @@ def loses_words(name: str, commit: Commit, existed: Mapping[str, int]) -> bool:
         return check(commit, existed)
     if commit.drops:
         return True
-    for name_, write in commit.writes.items():
-        if name_ not in existed:
+    for table, write in commit.writes.items():
+        if table not in existed:
             continue
         if write.replace or write.base is None or write.delete:
             return True
