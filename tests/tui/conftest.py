@@ -15,6 +15,7 @@ from textual.worker import WorkerCancelled
 
 from memwork.core.storage.paths import demo_source
 from memwork.tui.app import PANES, MemworkApp, make_app
+from memwork.tui.panes.base import Pane
 
 #: The instant the demo store was written at (data/generate_demo.py).
 DEMO_NOW = "2026-11-20T12:00:00Z"
@@ -60,7 +61,12 @@ def run(scenario: Callable[[], Awaitable[None]]) -> None:
 async def settle(pilot: Pilot) -> None:
     """Let workers finish and the screen catch up: until two frames in a row are the
     same (a worker's result lays out, resizes and scrolls over several turns of the
-    event loop, and how many depends on how busy the machine is)."""
+    event loop, and how many depends on how busy the machine is). A pane's debounced
+    rebuild counts as work: a busy machine can leave its timer still to fire."""
+    for _ in range(400):  # 20 s at most
+        if not any(pane.rebuild_pending for pane in pilot.app.screen_stack[0].query(Pane)):
+            break
+        await pilot.pause(0.05)
     for _ in range(2):
         await pilot.pause()
         try:

@@ -90,6 +90,11 @@ class Pane(Vertical):
         if self.active:
             self.reload()
 
+    @property
+    def rebuild_pending(self) -> bool:
+        """Whether a change is waiting to be shown (a debounced rebuild not yet run)."""
+        return False
+
     def reload(self) -> None:
         """Load (or reload) the pane's data."""
         self.stale = False

@@ -214,6 +214,10 @@ class ContextPane(Pane):
             self._timer.stop()
         self._timer = self.set_timer(DEBOUNCE_SECONDS, self._rebuild)
 
+    @property
+    def rebuild_pending(self) -> bool:
+        return self._timer is not None
+
     def _rebuild(self) -> None:
         if self._timer is not None:
             self._timer.stop()
