@@ -21,15 +21,17 @@ for the nearest vocabulary words (one edit from 4 letters, two from 8, or the
 words it starts), counted lower. Query words side by side in a record add a
 small proximity bonus inside the score, never a band above it.
 
-Queries are answered term at a time, rarest first, with MaxScore pruning:
-once the terms left could not lift an unseen record into the best ``DEPTH``, common
-terms only update records already in play, so a query costs about its rare
-terms' postings. Term frequencies and lengths are kept in tenths, as integers,
-so adding and removing records is exact: an index kept incrementally equals
-one rebuilt from scratch.
+Queries are answered term at a time, rarest first, each term's postings scored
+at once as numpy arrays (a term's postings are two int32 arrays, read as views),
+with MaxScore pruning: once the terms left could not lift an unseen record into
+the best ``DEPTH``, common terms only update the records still in the running
+(and their neighbours), so a query costs about its rare terms' postings. Term
+frequencies and lengths are kept in tenths, as integers, so adding and removing
+records is exact: an index kept incrementally equals one rebuilt from scratch.
 
-Pure Python plus PyStemmer; rapidfuzz is imported only when a word needs the
-typo fallback. Not thread-safe: callers serialise access.
+numpy is imported by the first query; rapidfuzz only when a word needs the typo
+fallback. Not thread-safe: callers serialise access (a query's views of the
+postings must be gone before a write appends to them).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from typing import Any, NamedTuple
 from . import words as wordlib
 from .extract import KIND_NAMES, NEVER, Unit
 
-FORMAT = 2
+FORMAT = 3
 K1 = 0.6
 B = 0.2
 PREV_TURN = 1  # tenths: the previous observation's words count 0.1
@@ -141,8 +143,92 @@ class _Column:
         return "".join(f"{v}{_SEP}" for v in self._list), offsets.tobytes()
 
 
+class _DocPostings:
+    """term → (slots, tenths): two parallel arrays per term, decoded from their bytes
+    on first use.
+
+    Arrays, not dicts: a query reads a term's postings as numpy views (no copy) and
+    scores them in one vectorised step, and 100,000 long records' postings take a
+    tenth of the memory a dict per term would. Adding appends; removing finds the
+    slot (rare: forget, redact, restore, a reordered session)."""
+
+    __slots__ = ("live", "raw")
+
+    def __init__(self, raw: dict[str, bytes] | None = None) -> None:
+        self.live: dict[str, tuple[array[int], array[int]]] = {}
+        self.raw: dict[str, bytes] = raw or {}
+
+    def get(self, term: str) -> tuple[array[int], array[int]] | None:
+        found = self.live.get(term)
+        if found is None:
+            packed = self.raw.pop(term, None)
+            if packed is None:
+                return None
+            half = len(packed) // 2
+            found = self.live[term] = (array("i", packed[:half]), array("i", packed[half:]))
+        return found
+
+    def add(self, term: str, slot: int, tf: int) -> None:
+        found = self.get(term)
+        if found is None:
+            found = self.live[term] = (array("i"), array("i"))
+        found[0].append(slot)
+        found[1].append(tf)
+
+    def remove(self, term: str, slots: set[int]) -> None:
+        """Take ``slots`` out of ``term``'s postings (the term goes when none are left)."""
+        found = self.get(term)
+        if found is None:
+            return
+        docs, tfs = found
+        if len(slots) == 1:
+            (slot,) = slots
+            try:
+                at = docs.index(slot)
+            except ValueError:
+                return
+            del docs[at]
+            del tfs[at]
+        else:
+            keep = [i for i, d in enumerate(docs) if d not in slots]
+            if len(keep) == len(docs):
+                return
+            found = self.live[term] = (
+                array("i", [docs[i] for i in keep]),
+                array("i", [tfs[i] for i in keep]),
+            )
+            docs = found[0]
+        if not docs:
+            self.drop(term)
+
+    def df(self, term: str) -> int:
+        """How many records hold ``term``."""
+        found = self.get(term)
+        return len(found[0]) if found else 0
+
+    def drop(self, term: str) -> None:
+        self.live.pop(term, None)
+        self.raw.pop(term, None)
+
+    def __contains__(self, term: str) -> bool:
+        return term in self.live or term in self.raw
+
+    def terms(self) -> Iterator[str]:
+        yield from self.live
+        yield from self.raw
+
+    def __len__(self) -> int:
+        return len(self.live) + len(self.raw)
+
+    def pack(self) -> dict[str, bytes]:
+        packed = dict(self.raw)
+        for term, (docs, tfs) in self.live.items():
+            packed[term] = docs.tobytes() + tfs.tobytes()
+        return packed
+
+
 class _Postings:
-    """term → {slot: tenths}, each term's map decoded from its bytes on first use."""
+    """term → {session: tenths} (the session field), each decoded on first use."""
 
     __slots__ = ("live", "raw")
 
@@ -241,8 +327,7 @@ class RecallIndex:
         self.refs = _Column()
         self.titles = _Column()
         self.fields = _Column()
-        self.post = _Postings()
-        self.max_tf: dict[str, int] = {}
+        self.post = _DocPostings()
         self.total_len = 0
         self.live = 0
         self.expiring = 0  # units that expire (working-memory keys with a TTL)
@@ -257,6 +342,10 @@ class RecallIndex:
         self.sess_post = _Postings()
         self._slots_of: dict[int, dict[str, int]] | None = None  # table code → ref → slot
         self._vocab: list[str] | None = None
+        #: What queries derive from the records (kind masks, session totals), kept until
+        #: the records change (``generation`` counts changes).
+        self.generation = 0
+        self._derived: dict[object, tuple[int, Any]] = {}
         #: Called with (slot, unit) when a unit is indexed and (slot, None) when removed.
         self.listeners: list[Callable[[int, Unit | None], None]] = []
 
@@ -385,10 +474,7 @@ class RecallIndex:
                         repost.append(slot)
                 before = unit.ref
         repost = list(dict.fromkeys(repost))
-        for slot in repost:
-            self._unpost(slot)
-        for slot in removed:
-            self._unpost(slot)
+        self._unpost([*repost, *removed])
         for slot in removed:
             self._release(slot)
         code = self._table_code(table)
@@ -486,18 +572,16 @@ class RecallIndex:
         return posted, own
 
     def _post(self, slot: int) -> None:
+        self.generation += 1
         posted, own = self._posted(slot)
         length = sum(own.values())
         self.lens[slot] = length
         self.total_len += length
         self.live += 1
-        max_tf = self.max_tf
+        add = self.post.add
         for term, tf in posted.items():
-            if tf <= 0:
-                continue
-            self.post.setdefault(term)[slot] = tf
-            if tf > max_tf.get(term, 0):
-                max_tf[term] = tf
+            if tf > 0:
+                add(term, slot, tf)
         session = self.sessions[slot]
         if session >= 0 and self.kinds[slot] == _OBSERVATION:
             self.session_lens[session] += length
@@ -506,35 +590,34 @@ class RecallIndex:
                 found = self.sess_post.setdefault(term)
                 found[session] = found.get(session, 0) + tf
 
-    def _unpost(self, slot: int) -> None:
-        posted, own = self._posted(slot)
-        self.total_len -= self.lens[slot]
-        self.live -= 1
-        for term, tf in posted.items():
-            found = self.post.get(term)
-            if found is None or slot not in found:
-                continue
-            del found[slot]
-            if not found:
-                self.post.drop(term)
-                self.max_tf.pop(term, None)
-            elif tf >= self.max_tf.get(term, 0):
-                self.max_tf[term] = max(found.values())
-        session = self.sessions[slot]
-        if session >= 0 and self.kinds[slot] == _OBSERVATION:
-            self.session_lens[session] -= self.lens[slot]
-            self.session_docs[session] -= 1
-            for term, tf in own.items():
-                found = self.sess_post.get(term)
-                if found is None:
-                    continue
-                left = found.get(session, 0) - tf
-                if left > 0:
-                    found[session] = left
-                else:
-                    found.pop(session, None)
-                    if not found:
-                        self.sess_post.drop(term)
+    def _unpost(self, slots: Iterable[int]) -> None:
+        """Take the slots' postings out (each term's postings are walked once)."""
+        gone: dict[str, set[int]] = {}
+        self.generation += 1
+        for slot in slots:
+            posted, own = self._posted(slot)
+            self.total_len -= self.lens[slot]
+            self.live -= 1
+            for term, tf in posted.items():
+                if tf > 0:
+                    gone.setdefault(term, set()).add(slot)
+            session = self.sessions[slot]
+            if session >= 0 and self.kinds[slot] == _OBSERVATION:
+                self.session_lens[session] -= self.lens[slot]
+                self.session_docs[session] -= 1
+                for term, tf in own.items():
+                    found = self.sess_post.get(term)
+                    if found is None:
+                        continue
+                    left = found.get(session, 0) - tf
+                    if left > 0:
+                        found[session] = left
+                    else:
+                        found.pop(session, None)
+                        if not found:
+                            self.sess_post.drop(term)
+        for term, which in gone.items():
+            self.post.remove(term, which)
 
     # ------------------------------------------------------------------ queries
 
@@ -571,8 +654,7 @@ class RecallIndex:
         return ranked[:MAX_EXPANSIONS]
 
     def _df(self, term: str) -> int:
-        found = self.post.get(term)
-        return len(found) if found else 0
+        return self.post.df(term)
 
     def query_terms(self, query: str) -> list[tuple[str, float]]:
         """The query's terms with their weights: its own stems, and for a stem the index
@@ -586,60 +668,65 @@ class RecallIndex:
                 out[word] = max(out.get(word, 0.0), weight)
         return list(out.items())
 
+    def _mask(self, where: Filter, np: Any) -> Any:
+        """Which slots ``where``'s kinds, session, time window and expiry let through, as
+        a numpy bool array (None: all of them; ``visible`` is asked per candidate)."""
+        mask = None
+
+        def both(part: Any) -> None:
+            nonlocal mask
+            mask = part if mask is None else mask & part
+
+        if where.kinds is not None:
+            codes = sorted(KIND_NAMES.index(k) for k in where.kinds)
+            both(
+                self._derive(
+                    ("kinds", *codes),
+                    lambda: np.isin(np.frombuffer(self.kinds, dtype=np.int8), codes),
+                )
+            )
+        if where.session is not None:
+            code = self.session_codes.get(where.session, -2)
+            both(np.frombuffer(self.sessions, dtype=np.int32) == code)
+        if where.since is not None or where.until is not None:
+            # A record with no time (NaN) compares false: outside any window.
+            times = np.frombuffer(self.times, dtype=np.float64)
+            if where.since is not None:
+                both(times >= where.since)
+            if where.until is not None:
+                both(times <= where.until)
+        if where.now is not None and self.expiring:
+            both(np.frombuffer(self.expires, dtype=np.float64) > where.now)
+        return mask
+
     def allowed(self, where: Filter) -> Callable[[int], bool] | None:
         """A test of which slots ``where`` lets through (None: all of them)."""
-        kinds = None
-        if where.kinds is not None:
-            kinds = {KIND_NAMES.index(k) for k in where.kinds}
-        session = None
-        if where.session is not None:
-            session = self.session_codes.get(where.session, -2)
-        since, until, now = where.since, where.until, where.now
-        if not self.expiring:
-            now = None  # nothing can have expired
-        visible = where.visible
-        if (
-            kinds is None
-            and session is None
-            and since is None
-            and until is None
-            and now is None
-            and visible is None
-        ):
+        np = _numpy()
+        mask = self._mask(where, np)
+        if mask is None and where.visible is None:
             return None
-        codes, sessions, times, expires = self.kinds, self.sessions, self.times, self.expires
+        return self._test(mask, where.visible)
+
+    def _test(
+        self, mask: Any, visible: Callable[[str, str, str | None, str], bool] | None
+    ) -> Callable[[int], bool]:
         seen: dict[int, bool] = {}
 
-        def shown(slot: int) -> bool:
+        def ok(slot: int) -> bool:
+            if mask is not None and not mask[slot]:
+                return False
             if visible is None:
                 return True
             known = seen.get(slot)
             if known is None:
-                code = sessions[slot]
+                code = self.sessions[slot]
                 known = seen[slot] = visible(
-                    KIND_NAMES[codes[slot]],
+                    KIND_NAMES[self.kinds[slot]],
                     self.refs[slot],
                     self.session_ids[code] if code >= 0 else None,
                     self.table_names[self.tables[slot]],
                 )
             return known
-
-        def ok(slot: int) -> bool:
-            if kinds is not None and codes[slot] not in kinds:
-                return False
-            if session is not None and sessions[slot] != session:
-                return False
-            if since is not None or until is not None:
-                at = times[slot]
-                if at != at:  # no time: outside any window
-                    return False
-                if since is not None and at < since:
-                    return False
-                if until is not None and at > until:
-                    return False
-            if not shown(slot):
-                return False
-            return now is None or expires[slot] == NEVER or expires[slot] > now
 
         return ok
 
@@ -653,82 +740,23 @@ class RecallIndex:
         ten_k1 = 10 * K1  # tf and lengths are in tenths
         c1 = ten_k1 * (1 - B)
         c2 = ten_k1 * B / (self.total_len / n or 1.0)
-        lens = self.lens
-        info: list[tuple[float, dict[int, int], str]] = []
-        bound: list[float] = []
+        info: list[tuple[float, tuple[array[int], array[int]], str]] = []
         for term, weight in weighted:
             post = self.post.get(term)
             if not post:
                 continue
-            df = len(post)
+            df = len(post[0])
             kp1 = weight * math.log(1 + (n - df + 0.5) / (df + 0.5)) * (K1 + 1)
-            mtf = self.max_tf[term]
             info.append((kp1, post, term))
-            bound.append(kp1 * mtf / (mtf + c1))
         if not info:
             return {}
-        order = sorted(range(len(info)), key=lambda i: (-info[i][0], info[i][2]))
-        info = [info[i] for i in order]
-        bound = [bound[i] for i in order]
-        rest = [0.0] * (len(info) + 1)
-        for i in range(len(info) - 1, -1, -1):
-            rest[i] = rest[i + 1] + bound[i]
-        ok = self.allowed(where)
-        acc: dict[int, float] = {}
-        pruned_from = len(info)
-        floor = 0.0  # the DEPTH-th best score when the terms left were pruned
-        for i, (kp1, post, _) in enumerate(info):
-            if i and len(acc) >= DEPTH:
-                # MaxScore: once DEPTH records score above what every term left could
-                # give together, a record holding none of the terms so far cannot make
-                # the best DEPTH, and the terms left only update records in play.
-                left = rest[i]
-                if left < max(acc.values()):
-                    above = [s for s in acc.values() if s > left]
-                    if len(above) >= DEPTH:
-                        floor = sorted(above)[-DEPTH]
-                        pruned_from = i
-                        break
-            # One term's share for each of its records, made in a comprehension, then the
-            # records already in play add what they had (the same sums, in the same order).
-            if ok is None:
-                part = {d: kp1 * tf / (tf + c1 + c2 * lens[d]) for d, tf in post.items()}
-            else:
-                part = {
-                    d: kp1 * tf / (tf + c1 + c2 * lens[d])
-                    for d, tf in post.items()
-                    if d in acc or ok(d)
-                }
-            if acc:
-                for d in part.keys() & acc.keys():
-                    part[d] = acc[d] + part[d]
-            acc.update(part)
-        if not acc:
+        info.sort(key=lambda x: (-x[0], x[2]))  # rarest first: the same sums every time
+        np = _numpy()
+        mask = self._mask(where, np)
+        acc = self._bm25(info, c1, c2, mask, prune=where.visible is None, np=np)
+        top, ok = self._best(acc, mask, where.visible, np)
+        if not top:
             return {}
-        late = info[pruned_from:]
-        if late:
-            # Only a record that the terms left could lift to the DEPTH-th best score is
-            # still in the running (scores only grow, so that score is at least ``floor``);
-            # the others keep what the rarer terms gave them, and what the common terms
-            # add is counted only if a neighbour's share needs it.
-            reach = rest[pruned_from] * (1 + 1e-9)  # rounding never drops a contender
-            alive = {d: s for d, s in acc.items() if s + reach >= floor}
-        else:
-            alive = acc
-        for kp1, post, _ in late:
-            alive.update(
-                {
-                    d: alive[d] + kp1 * post[d] / (post[d] + c1 + c2 * lens[d])
-                    for d in alive.keys() & post.keys()
-                }
-            )
-        if len(alive) > DEPTH:  # the threshold by a C-speed sort, then the few above it
-            theta = sorted(alive.values())[-DEPTH]
-            top = [(d, s) for d, s in alive.items() if s >= theta]
-        else:
-            top = list(alive.items())
-        top.sort(key=lambda kv: (-kv[1], -kv[0]))
-        del top[DEPTH:]
         final = dict(top)
         best = top[0][1] or 1.0
         session_score = self._session_scores([t for _, _, t in info], top)
@@ -739,26 +767,17 @@ class RecallIndex:
                 s = self.sessions[d]
                 if s in session_score and self.kinds[d] == _OBSERVATION:
                     final[d] += share * session_score[s]
-        # Neighbours: a note gains a share of the best score beside it in its session.
+        # Neighbours: a note gains a share of the best score beside it in its session
+        # (a neighbour the query may not see lends nothing).
         prev, nxt = self.prev, self.next
         candidates = set(final)
         for d, _ in top:
             for j in (prev[d], nxt[d]):
-                if j >= 0 and j not in final and (ok is None or ok(j)):
+                if j >= 0 and j not in final and ok(j):
                     candidates.add(j)
-        # Every BM25 score the neighbour shares read: a contender's in full; any other
-        # record's from what the rarer terms gave it (nothing, outside acc) and the late
-        # terms, added in the same order as for a contender.
         needed = {j for c in candidates for j in (prev[c], nxt[c]) if j >= 0}
-        needed.update(candidates.difference(final))
-        bm25 = {j: alive[j] for j in needed & alive.keys()}
-        for j in needed.difference(bm25):
-            total = acc.get(j, 0.0)
-            for kp1, post, _ in late:
-                tf = post.get(j)
-                if tf:
-                    total += kp1 * tf / (tf + c1 + c2 * lens[j])
-            bm25[j] = total
+        needed.update(candidates)
+        bm25 = {j: float(acc[j]) if ok(j) else 0.0 for j in needed}
         for c in candidates:
             a, z = prev[c], nxt[c]
             if a < 0 and z < 0:
@@ -774,6 +793,100 @@ class RecallIndex:
             self._proximity(final, [(t, kp1 / (K1 + 1)) for kp1, _, t in info], weighted)
         return final
 
+    def _bm25(
+        self,
+        info: list[tuple[float, tuple[array[int], array[int]], str]],
+        c1: float,
+        c2: float,
+        mask: Any,
+        *,
+        prune: bool,
+        np: Any,
+    ) -> Any:
+        """BM25 by slot (0 where ``mask`` says no), term at a time, rarest first.
+
+        Exact where it matters, cheaper where it cannot: once the ``DEPTH``-th best score
+        so far is above what all the terms left could add together (each adds less than
+        its ``kp1``), no record outside the running can reach the best ``DEPTH``, so the
+        common terms left are added only for the records in the running and for their
+        neighbours two notes either side (what the neighbour shares read). Every other
+        record keeps a partial score that nothing reads."""
+        lens = np.frombuffer(self.lens, dtype=np.int64)
+        # A record ``mask`` leaves out starts at -inf and stays below every record in.
+        acc = np.zeros(len(self.kinds)) if mask is None else np.where(mask, 0.0, -np.inf)
+        rest = [0.0] * (len(info) + 1)
+        for i in range(len(info) - 1, -1, -1):
+            rest[i] = rest[i + 1] + info[i][0]
+        live = None  # bool by slot: the records still in the running (None: all)
+        for i, (kp1, (docs, tfs), _) in enumerate(info):
+            slots = np.frombuffer(docs, dtype=np.int32)
+            tf = np.frombuffer(tfs, dtype=np.int32)
+            if live is None and prune and i and rest[i] < acc.max():
+                live = self._contenders(acc, rest[i], np)
+            if live is not None:
+                keep = live[slots]
+                slots, tf = slots[keep], tf[keep]
+            # One term for all its records at once (a slot appears once per term).
+            acc[slots] += kp1 * tf / (tf + c1 + c2 * lens[slots])
+        if mask is not None:
+            acc[~mask] = 0.0
+        return acc
+
+    def _contenders(self, acc: Any, left: float, np: Any) -> Any:
+        """The slots still in the running when the terms left add under ``left``, with
+        their neighbours two notes either side; None when too many still are."""
+        hits = acc[acc > 0]
+        if len(hits) <= DEPTH:
+            return None
+        cut = len(hits) - DEPTH
+        theta = np.partition(hits, cut)[cut]
+        if theta <= left:
+            return None
+        running = np.flatnonzero(acc >= theta - left * (1 + 1e-9))
+        prev = np.frombuffer(self.prev, dtype=np.int32)
+        nxt = np.frombuffer(self.next, dtype=np.int32)
+        near = running
+        for _ in range(2):
+            near = np.concatenate((prev[near], nxt[near]))
+            near = near[near >= 0]
+            running = np.concatenate((running, near))
+        live = np.zeros(len(acc), dtype=bool)
+        live[running] = True
+        return live
+
+    def _best(
+        self,
+        acc: Any,
+        mask: Any,
+        visible: Callable[[str, str, str | None, str], bool] | None,
+        np: Any,
+    ) -> tuple[list[tuple[int, float]], Callable[[int], bool]]:
+        """The best ``DEPTH`` (slot, score) by ``acc`` that the caller may see, best first
+        (ties: the higher slot), and the test of which slots ``mask`` and ``visible`` let
+        through."""
+        hits = np.flatnonzero(acc)
+        values = acc[hits]
+        ok = self._test(mask, visible)
+
+        # The best k by a partition (ties at the k-th score all kept), then the few sorted;
+        # while the caller may not see enough of them, k grows.
+        k = DEPTH if visible is None else 4 * DEPTH
+        while True:
+            if k < len(hits):
+                cut = len(values) - k
+                theta = np.partition(values, cut)[cut]
+                chosen = np.flatnonzero(values >= theta)
+            else:
+                chosen = np.arange(len(hits))
+            ranked = sorted(
+                zip(hits[chosen].tolist(), values[chosen].tolist(), strict=True),
+                key=_best_first,
+            )
+            top = ranked if visible is None else [kv for kv in ranked if ok(kv[0])]
+            if len(top) >= DEPTH or k >= len(hits):
+                return top[:DEPTH], ok
+            k *= 4
+
     def _session_scores(self, terms: list[str], top: list[tuple[int, float]]) -> dict[int, float]:
         sessions = {
             self.sessions[d]
@@ -782,8 +895,7 @@ class RecallIndex:
         }
         if not sessions:
             return {}
-        sn = sum(1 for c in self.session_docs if c > 0) or 1
-        total = sum(self.session_lens) / sn or 1.0
+        sn, total = self._derive("sessions", self._session_totals)
         ten_k1 = 10 * K1
         c1, c2 = ten_k1 * (1 - B), ten_k1 * B / total
         info = []
@@ -801,6 +913,20 @@ class RecallIndex:
                     value += kp1 * tf / (tf + c1 + c2 * self.session_lens[s])
             out[s] = value
         return out if any(out.values()) else {}
+
+    def _session_totals(self) -> tuple[int, float]:
+        """(sessions holding observations, their mean length in tenths)."""
+        sn = sum(1 for c in self.session_docs if c > 0) or 1
+        return sn, sum(self.session_lens) / sn or 1.0
+
+    def _derive(self, key: object, make: Callable[[], Any]) -> Any:
+        """``make()``, remembered until the records change."""
+        found = self._derived.get(key)
+        if found is not None and found[0] == self.generation:
+            return found[1]
+        value = make()
+        self._derived[key] = (self.generation, value)
+        return value
 
     def _proximity(
         self,
@@ -873,7 +999,6 @@ class RecallIndex:
             "fields": fields,
             "post": self.post.pack(),
             "sess_post": self.sess_post.pack(),
-            "max_tf": self.max_tf,
             "totals": (self.total_len, self.live, self.expiring),
             "free": self.free,
             "tables": (self.table_names, self.table_keys),
@@ -894,9 +1019,8 @@ class RecallIndex:
             for name in ("refs", "titles", "fields"):
                 blob, offsets = state[name]
                 setattr(self, name, _Column.packed(blob, array("q", offsets)))
-            self.post = _Postings(state["post"])
+            self.post = _DocPostings(state["post"])
             self.sess_post = _Postings(state["sess_post"])
-            self.max_tf = state["max_tf"]
             self.total_len, self.live, self.expiring = state["totals"]
             self.free = state["free"]
             self.table_names, self.table_keys = state["tables"]
@@ -919,8 +1043,8 @@ class RecallIndex:
                 by_slot[slot] = key
         postings = {}
         for term in sorted(self.post.terms()):
-            found = self.post.get(term) or {}
-            postings[term] = sorted((by_slot[s], tf) for s, tf in found.items())
+            docs, tfs = self.post.get(term) or (array("i"), array("i"))
+            postings[term] = sorted((by_slot[s], tf) for s, tf in zip(docs, tfs, strict=True))
         sessions = {}
         for term in sorted(self.sess_post.terms()):
             found = self.sess_post.get(term) or {}
@@ -938,7 +1062,6 @@ class RecallIndex:
                 for s, key in by_slot.items()
             ),
             "postings": postings,
-            "max_tf": {t: self.max_tf[t] for t in sorted(self.max_tf)},
             "sessions": sessions,
             "totals": (self.total_len, self.live),
             "tables": dict(sorted(self.table_keys.items())),
@@ -946,6 +1069,18 @@ class RecallIndex:
 
 
 _OBSERVATION = KIND_NAMES.index("observation")
+
+
+def _best_first(item: tuple[int, float]) -> tuple[float, int]:
+    return -item[1], -item[0]
+
+
+def _numpy() -> Any:
+    """numpy, imported when the first query needs it (a CLI run that only writes never
+    pays for it)."""
+    import numpy
+
+    return numpy
 
 
 def _score_then_slot(item: tuple[int, float]) -> tuple[float, int]:
