@@ -37,7 +37,7 @@ from ..base.errors import (
     StoreUnreadable,
     StoreWriteFailed,
 )
-from . import derived_files, journal, schema, wal
+from . import derived_files, journal, log_damage, schema, wal
 from .atomic import (
     DIR_MODE,
     absolute_folder,
@@ -105,7 +105,7 @@ def _setting(name: str, default: float) -> float:
 class _Log:
     """``store.log`` as this process has it open."""
 
-    __slots__ = ("fd", "ident", "size", "end", "started", "writable")
+    __slots__ = ("fd", "ident", "size", "end", "started", "writable", "version", "damaged")
 
     def __init__(self, fd: int, ident: tuple[int, int], writable: bool) -> None:
         self.fd = fd
@@ -117,6 +117,11 @@ class _Log:
         #: When the oldest record in it was written (None: it holds none).
         self.started: float | None = None
         self.writable = writable
+        #: Its format (an older one is rewritten by the next fold).
+        self.version = wal.FORMAT_VERSION
+        #: Whether a read found bytes no record could be proven from: the next write
+        #: keeps the file in ``damaged/`` and folds what verified.
+        self.damaged = False
 
     def close(self) -> None:
         if self.fd >= 0:
@@ -374,14 +379,16 @@ class FolderBackend(Backend):
         log = _Log(fd, (st.st_dev, st.st_ino), writable)
         try:
             data = os.pread(fd, st.st_size, 0)
-            start = wal.read_header(path, data)
+            log.version, start = wal.read_version(path, data)
             if start > base.generation:
                 raise StoreUnreadable(
                     f"{path} follows commit {start} but store.json is at commit "
                     f"{base.generation}; nothing was changed (run `memwork doctor`)"
                 )
             # Read in place: a slice would copy the whole log (2 MiB before a fold).
-            tail = wal.read_records(path, data, 0, base.generation, skip=wal.HEADER_SIZE)
+            tail = wal.read_records(
+                path, data, 0, base.generation, skip=wal.HEADER_SIZE, version=log.version
+            )
         except BaseException:
             log.close()
             raise
@@ -392,6 +399,9 @@ class FolderBackend(Backend):
         """Adopt records read from the open log."""
         assert self._log is not None
         self._log.size, self._log.end = size, tail.end
+        if tail.damage:
+            self._log.damaged = True
+            log_damage.say(self.log_path, self._log.ident, tail.damage)
         if tail.records:
             if self._log.started is None:
                 self._log.started = tail.times[0]
@@ -405,7 +415,9 @@ class FolderBackend(Backend):
 
     def _read_tail(self, log: _Log, size: int) -> wal.Tail:
         data = os.pread(log.fd, size - log.end, log.end)
-        return wal.read_records(self.log_path, data, log.end, self._head.generation)
+        return wal.read_records(
+            self.log_path, data, log.end, self._head.generation, version=log.version
+        )
 
     def close(self) -> None:
         self._close_log()
@@ -524,6 +536,9 @@ class FolderBackend(Backend):
         writes = table_writes(self._records, name)
         if not writes:
             return self.read_file(name)[1]
+        if name not in self._base.tables:
+            # Made by the log: no file yet (its first write may be lost to damage).
+            return replay(writes, dict)
         raw: list[bytes] = []  # the file's bytes, read once if at all
 
         def file_bytes() -> bytes:
@@ -539,10 +554,22 @@ class FolderBackend(Backend):
     def set_aside(self, name: str, stamp: str) -> str | None:
         """Link table ``name``'s file into ``damaged/<stamp>/``: the commit that replaces
         or drops the table then leaves its bytes there, and only there."""
-        names_.check_id(stamp, "damaged folder")
         source = self._file(table_file(name))
         if not os.path.lexists(source):
             return None  # missing: nothing to keep
+        return self._keep_aside(source, stamp, table_file(name))
+
+    def _keep_log(self) -> str:
+        """Link the damaged log into ``damaged/<time>-log-<id>/``: the fold that follows
+        replaces ``store.log`` with the records that verified, and the bytes none could
+        be proven from stay there, for a person (or a later memwork) to read."""
+        from ..base import ids
+
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-log-" + ids.new_uuid()[:8]
+        return self._keep_aside(self.log_path, stamp, wal.LOG_NAME)
+
+    def _keep_aside(self, source: str, stamp: str, name: str) -> str:
+        names_.check_id(stamp, "damaged folder")
         parent = self._file(DAMAGED)
         folder = os.path.join(parent, stamp)
         try:
@@ -555,7 +582,7 @@ class FolderBackend(Backend):
                             f"{part} is not a folder; memwork keeps damaged files only in a "
                             "real folder inside the store (move it away); nothing was changed"
                         ) from None
-            target = os.path.join(folder, table_file(name))
+            target = os.path.join(folder, name)
             try:
                 os.link(source, target)  # the same bytes, not a copy: instant, no space
             except OSError:
@@ -563,9 +590,10 @@ class FolderBackend(Backend):
 
                 shutil.copyfile(source, target, follow_symlinks=False)
             fsync_dir(folder)
+            fsync_dir(parent)
         except OSError as exc:
             raise failed_write(exc, f"{folder}") from None
-        return f"{DAMAGED}/{stamp}/{table_file(name)}"
+        return f"{DAMAGED}/{stamp}/{name}"
 
     def read_file(self, name: str) -> tuple[bytes, Docs]:
         """Table ``name``'s file as ``store.json`` lists it: its bytes and documents."""
@@ -658,6 +686,8 @@ class FolderBackend(Backend):
         if (
             log is None
             or not log.writable
+            or log.damaged
+            or log.version != wal.FORMAT_VERSION
             or documents > DIRECT_DOCUMENTS
             or commit.schema_version is not None
             or any(w.staged is not None for w in commit.writes.values())
@@ -719,7 +749,10 @@ class FolderBackend(Backend):
         """Write the log's records (and ``extra``, a commit that skips the log) into the
         table files, with ``store.json`` and a fresh log, in one journaled commit."""
         records = [*self._records, *([extra] if extra is not None else [])]
-        if not records and self._log is not None:
+        log = self._log
+        if log is not None and log.writable and log.damaged:
+            self._keep_log()  # before anything replaces it: its unread bytes stay on disk
+        elif not records and log is not None and log.version == wal.FORMAT_VERSION:
             return
         target = wal.head_after(self._base, records)
         names: dict[str, None] = {}

@@ -105,32 +105,38 @@ def _log(
         return []
     try:
         data = read_store_file(path)
-        start = wal.read_header(folder / wal.LOG_NAME, data)
+        version, start = wal.read_version(folder / wal.LOG_NAME, data)
         if start > manifest.generation:
             raise StoreUnreadable(
                 f"{folder / wal.LOG_NAME} follows commit {start} but store.json is at commit "
                 f"{manifest.generation}"
             )
         tail = wal.read_records(
-            folder / wal.LOG_NAME, data, 0, manifest.generation, skip=wal.HEADER_SIZE
+            folder / wal.LOG_NAME,
+            data,
+            0,
+            manifest.generation,
+            skip=wal.HEADER_SIZE,
+            version=version,
         )
     except StoreUnreadable as exc:
         checks.append(Check("log", "problem", str(exc)))
         return []
     size = f"{len(data) / 1024:.0f} KiB"
-    if tail.torn:
+    older = (
+        f"; format {version}, rewritten by the next write" if version != wal.FORMAT_VERSION else ""
+    )
+    checks.append(
+        Check("log", "ok", f"{len(tail.records)} commits since the last fold ({size}){older}")
+    )
+    for damage in tail.damage:
         checks.append(
             Check(
                 "log",
-                "warn",
-                f"{len(tail.records)} commits since the last fold ({size}), then {tail.torn} "
-                "bytes of a commit a crash cut short: it was never acknowledged, and the next "
-                "write drops it",
+                "problem" if damage.serious else "warn",
+                f"{damage.describe()}; the next write keeps the log in damaged/ and goes on "
+                "with every record that verifies",
             )
-        )
-    else:
-        checks.append(
-            Check("log", "ok", f"{len(tail.records)} commits since the last fold ({size})")
         )
     return tail.records
 
