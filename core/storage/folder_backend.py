@@ -58,6 +58,7 @@ from .codec import (
 )
 from .lock import InterProcessLock, LockTimeout, lock_timeout
 from .manifest import MANIFEST_NAME, Manifest, table_file
+from .table_sums import checksum, verify
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -182,6 +183,8 @@ class FolderBackend(Backend):
         self._log: _Log | None = None
         self._polled: tuple[tuple[int, int, int], int] | None = None
         self._snapshots: SnapshotFiles | None = None
+        #: The checksum of each table this process staged, by its temp file.
+        self._staged_sums: dict[str, str] = {}
         self.log_limit = int(_setting(LOG_BYTES_ENV, DEFAULT_LOG_BYTES))
         self.log_seconds = _setting(LOG_SECONDS_ENV, DEFAULT_LOG_SECONDS)
         self.log_records = int(_setting(LOG_RECORDS_ENV, DEFAULT_LOG_RECORDS))
@@ -549,7 +552,13 @@ class FolderBackend(Backend):
         def listed(most: int) -> list[str] | None:
             return listed_ids(name, self._base.tables.get(name), file_bytes(), most)
 
-        return replay(writes, lambda: self.parse_file(name, file_bytes()), listed)
+        def parsed() -> Docs:
+            # Checked when its documents are read: a peek at its ids (``listed``) that
+            # spares the parse spares the check too.
+            self._check(name, file_bytes())
+            return self.parse_file(name, file_bytes())
+
+        return replay(writes, parsed, listed)
 
     def set_aside(self, name: str, stamp: str) -> str | None:
         """Link table ``name``'s file into ``damaged/<stamp>/``: the commit that replaces
@@ -563,10 +572,14 @@ class FolderBackend(Backend):
         """Link the damaged log into ``damaged/<time>-log-<id>/``: the fold that follows
         replaces ``store.log`` with the records that verified, and the bytes none could
         be proven from stay there, for a person (or a later memwork) to read."""
+        return self._keep_aside(self.log_path, self._stamp("log"), wal.LOG_NAME)
+
+    @staticmethod
+    def _stamp(what: str) -> str:
+        """A new folder name under ``damaged/``: when, what, and a random part."""
         from ..base import ids
 
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-log-" + ids.new_uuid()[:8]
-        return self._keep_aside(self.log_path, stamp, wal.LOG_NAME)
+        return time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + f"-{what}-" + ids.new_uuid()[:8]
 
     def _keep_aside(self, source: str, stamp: str, name: str) -> str:
         names_.check_id(stamp, "damaged folder")
@@ -597,8 +610,22 @@ class FolderBackend(Backend):
 
     def read_file(self, name: str) -> tuple[bytes, Docs]:
         """Table ``name``'s file as ``store.json`` lists it: its bytes and documents."""
-        raw = read_store_file(self._file(table_file(name)))
+        raw = self._table_bytes(name)
         return raw, self.parse_file(name, raw)
+
+    def _table_bytes(self, name: str) -> bytes:
+        """Table ``name``'s file's bytes, checked against the checksum ``store.json``
+        keeps for it."""
+        raw = read_store_file(self._file(table_file(name)))
+        self._check(name, raw)
+        return raw
+
+    def _check(self, name: str, raw: bytes) -> None:
+        """Refuse table ``name``'s file when its bytes do not match its checksum."""
+        expected = self._base.checksums.get(name)
+        if expected is not None and checksum(raw) != expected:
+            self.parse_file(name, raw)  # a file that does not even parse says that first
+            verify(self._file(table_file(name)), raw, expected)
 
     def parse_file(self, name: str, raw: bytes) -> Docs:
         """The documents of table ``name``'s file, given its bytes (checked against
@@ -764,18 +791,26 @@ class FolderBackend(Backend):
         # big fold holds one table's bytes at a time; the journal renames them all in.
         staged: dict[str, str] = {}
         written: list[str] = []
+        # Tables the fold leaves alone keep their checksums; each one it writes gets its own.
+        sums = {
+            n: s for n, s in self._base.checksums.items() if n in target.tables and n not in names
+        }
         try:
             for name in names:
                 if name not in target.tables:
                     continue
                 last = extra.writes.get(name) if extra is not None else None
                 if last is not None and last.staged is not None:
-                    staged[table_file(name)] = _staged_path(last.staged)
+                    path = _staged_path(last.staged)
+                    staged[table_file(name)] = path
+                    known = self._staged_sums.pop(path, None)
+                    sums[name] = known or checksum(read_store_file(path))
                     continue
                 data = self._folded(name, records, target.tables[name])
                 path = write_temp(self._file(table_file(name)), data, tag, sync=False)
                 written.append(path)
                 staged[table_file(name)] = path
+                sums[name] = checksum(data)
         except BaseException as exc:
             for path in written:  # nothing names them yet: they go at once
                 try:
@@ -785,6 +820,7 @@ class FolderBackend(Backend):
             if isinstance(exc, OSError):
                 raise failed_write(exc, f"the store at {self.dir}") from None
             raise
+        target.checksums = sums
         files = {MANIFEST_NAME: target.to_bytes(), wal.LOG_NAME: wal.header(target.generation)}
         deletes = [table_file(n) for n in self._base.tables if n not in target.tables]
         # From here the journal owns the temp files: it removes them if it fails before
@@ -836,9 +872,11 @@ class FolderBackend(Backend):
             return None
         data = table_bytes(name, docs, self._head.generation + 1)
         try:
-            return write_temp(self._file(table_file(name)), data, "stage", sync=False)
+            path = write_temp(self._file(table_file(name)), data, "stage", sync=False)
         except OSError as exc:
             raise failed_write(exc, f"the store at {self.dir}") from None
+        self._staged_sums[path] = checksum(data)
+        return path
 
     def read_staged(self, handle: object) -> Docs:
         path = _staged_path(handle)
@@ -847,6 +885,7 @@ class FolderBackend(Backend):
         return docs
 
     def discard(self, handle: object) -> None:
+        self._staged_sums.pop(_staged_path(handle), None)
         try:
             os.unlink(_staged_path(handle))
         except FileNotFoundError:
@@ -854,10 +893,19 @@ class FolderBackend(Backend):
 
     def _committed_bytes(self, name: str) -> bytes | None:
         """The table's committed file (None when it cannot be read: it is then encoded whole)."""
+        path = self._file(table_file(name))
         try:
-            return read_store_file(self._file(table_file(name)))
+            raw = read_store_file(path)
         except StoreUnreadable:
             return None
+        try:
+            self._check(name, raw)
+        except StoreUnreadable:
+            # Damaged since this process read it: what replaces it comes from that read,
+            # and the damaged bytes are kept, not overwritten.
+            self._keep_aside(path, self._stamp("table"), table_file(name))
+            return None
+        return raw
 
     def _refuse_unlisted(self, new_tables: list[str]) -> None:
         """Never overwrite a table file that store.json does not name.

@@ -24,6 +24,7 @@ from ...storage.journal import JOURNAL_NAME
 from ...storage.lock import InterProcessLock
 from ...storage.manifest import MANIFEST_NAME, Manifest, table_file
 from ...storage.snapshot_files import SNAPSHOTS, SnapshotFiles
+from ...storage.table_sums import verify
 from ...storage.tables import logical_name
 from .findings import Check, verdict
 
@@ -367,6 +368,7 @@ def diagnose(folder: Path) -> list[Check]:
         path = folder / (pending.get(file) or file)
         try:
             data = load_file(path)
+            verify(path, read_store_file(path), manifest.checksums.get(name))
         except StoreUnreadable as exc:
             damaged[name] = Check(f"table {name}", "problem", str(exc))
             checks.append(damaged[name])

@@ -254,3 +254,67 @@ def test_no_acknowledged_commit_is_lost_or_hidden_without_a_report(
             assert list((folder / "damaged").glob("*/store.log")), (kind, at)
         shutil.rmtree(folder)
     assert outcomes["reported"] and outcomes["whole"], outcomes
+
+
+# -- folded table files ---------------------------------------------------------------------
+
+
+def test_a_flipped_bit_in_a_table_file_is_refused_by_name_and_never_overwritten(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "s"
+    for n in range(3):
+        assert _cli(folder, "observe", "--session", "s1", f"observation {n}").returncode == 0
+    Store(folder).fold_log()
+    table = folder / "observations.s1.json"
+    data = bytearray(table.read_bytes())
+    at = data.index(b"observation 1") + len("observation ")
+    data[at] ^= 1  # "observation 1" reads "observation 0": still JSON, a changed value
+    table.write_bytes(bytes(data))
+    done = _cli(folder, "export")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        f"memwork: {table} does not match the checksum store.json keeps for it: its bytes "
+        "changed on disk after memwork wrote them; it was left untouched (run `memwork "
+        "doctor`)\n"
+    )
+    assert _cli(folder, "observe", "--session", "s1", "observation 3").returncode == 2
+    assert table.read_bytes() == bytes(data)
+    doctor = _cli(folder, "doctor", "--json")
+    assert doctor.returncode == 1
+    [check] = [
+        c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "table observations.s1"
+    ]
+    assert check["status"] == "problem" and "does not match the checksum" in check["detail"]
+
+
+@pytest.mark.slow
+def test_no_change_to_a_table_file_reads_back_unnoticed(tmp_path: Path) -> None:
+    import shutil
+
+    pristine = tmp_path / "pristine"
+    _lessons(pristine, 6)
+    Store(pristine).fold_log()
+    data = (pristine / "lessons.json").read_bytes()
+    cases = [("flip", i) for i in range(len(data))] + [("cut", i) for i in range(0, len(data), 5)]
+    assert len(cases) > 400
+    for n, (kind, at) in enumerate(cases):
+        folder = tmp_path / f"case{n}"
+        shutil.copytree(pristine, folder)
+        damaged = bytearray(data)
+        if kind == "flip":
+            damaged[at] ^= 1 << (n % 8)
+        else:
+            del damaged[at:]
+        (folder / "lessons.json").write_bytes(bytes(damaged))
+        store = Store(folder)
+        with pytest.raises(StoreUnreadable, match="lessons.json"):
+            with store.reading():
+                store.docs("lessons")
+        with pytest.raises(StoreUnreadable, match="lessons.json"):
+            with store.transaction():
+                store.put("lessons", "after", {"id": "after"})
+        store.fold_log()
+        assert (folder / "lessons.json").read_bytes() == bytes(damaged), (kind, at)
+        store.close()
+        shutil.rmtree(folder)
