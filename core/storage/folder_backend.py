@@ -382,16 +382,9 @@ class FolderBackend(Backend):
         log = _Log(fd, (st.st_dev, st.st_ino), writable)
         try:
             data = os.pread(fd, st.st_size, 0)
-            log.version, start = wal.read_version(path, data)
-            if start > base.generation:
-                raise StoreUnreadable(
-                    f"{path} follows commit {start} but store.json is at commit "
-                    f"{base.generation}; nothing was changed (run `memwork doctor`)"
-                )
             # Read in place: a slice would copy the whole log (2 MiB before a fold).
-            tail = wal.read_records(
-                path, data, 0, base.generation, skip=wal.HEADER_SIZE, version=log.version
-            )
+            tail = wal.read_log(path, data, base.generation)
+            log.version = tail.version
         except BaseException:
             log.close()
             raise

@@ -15,7 +15,7 @@ import sys
 class Damage:
     """A stretch of the log that held no record a checksum verifies."""
 
-    __slots__ = ("offset", "size", "lost", "recovered", "follows", "tail", "cut")
+    __slots__ = ("offset", "size", "lost", "recovered", "follows", "tail", "cut", "header")
 
     def __init__(self, offset: int, size: int, tail: bool) -> None:
         #: Where it starts in the file, and how many bytes it spans.
@@ -31,12 +31,14 @@ class Damage:
         self.follows = 0
         #: A torn tail that looks like a crash's: a record's first bytes, or zeros.
         self.cut = False
+        #: The file's own header (its records are read by their checksums all the same).
+        self.header = False
 
     @property
     def serious(self) -> bool:
         """Whether commits are missing between records that verify (a torn tail may be a
         crash's, never acknowledged; a record recovered whole cost nothing)."""
-        return self.recovered is None and not self.tail
+        return self.recovered is None and (self.header or not self.tail)
 
     def describe(self) -> str:
         """One sentence: where, what was lost, what follows."""
@@ -46,6 +48,16 @@ class Damage:
             if self.follows == 1
             else f"{self.follows} verified records follow it"
         )
+        if self.header and self.tail:
+            return (
+                f"{self.size} bytes {where} end the log, inside its header: a log cut short "
+                "there, whose commits since the last fold are lost"
+            )
+        if self.header:
+            return (
+                f"its header ({self.size} bytes {where}) is not a memwork log's; every record "
+                f"proves itself by its checksum, and {follows}"
+            )
         if self.recovered is not None:
             return (
                 f"the record of commit {self.recovered} {where} has damaged bytes outside its "

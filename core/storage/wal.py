@@ -108,7 +108,7 @@ def encode(commit: Commit, at: float) -> bytes:
 class Tail:
     """What reading a log from some offset found."""
 
-    __slots__ = ("records", "times", "end", "torn", "damage")
+    __slots__ = ("records", "times", "end", "torn", "damage", "version")
 
     def __init__(self) -> None:
         #: The records that verify, in order, each a commit with its generation set.
@@ -121,6 +121,8 @@ class Tail:
         self.torn = 0
         #: Every stretch a record could not be proven from, in file order.
         self.damage: list[Damage] = []
+        #: The log's format.
+        self.version = FORMAT_VERSION
 
 
 def read_version(path: StrPath, data: bytes) -> tuple[int, int]:
@@ -135,6 +137,36 @@ def read_version(path: StrPath, data: bytes) -> tuple[int, int]:
             "upgrade memwork. Nothing was changed."
         )
     return int(version), int(base)
+
+
+def read_log(path: StrPath, data: bytes, after: int) -> Tail:
+    """A whole log's records that follow generation ``after`` (``store.json``'s).
+
+    A header whose magic is damaged (or a file too short to hold one) is damage, not a
+    refusal: every record proves itself by its checksum, so the records are read all
+    the same and the header is reported with them. A header that names a format this
+    memwork does not know, or a base past ``after``, is refused: that is a newer memwork's
+    log, or one that does not belong with this ``store.json``.
+    """
+    if len(data) >= HEADER_SIZE and data.startswith(MAGIC):
+        version, base = read_version(path, data)
+        if base > after:
+            raise StoreUnreadable(
+                f"{path} follows commit {base} but store.json is at commit {after}; "
+                "nothing was changed (run `memwork doctor`)"
+            )
+        tail = read_records(path, data, 0, after, skip=HEADER_SIZE, version=version)
+        tail.version = version
+        return tail
+    head = min(HEADER_SIZE, len(data))
+    version = FORMAT_VERSION if MARK in data[head:] or len(data) <= HEADER_SIZE else 1
+    tail = read_records(path, data, 0, after, skip=head, version=version)
+    tail.version = version
+    damage = Damage(0, head, tail=len(data) < HEADER_SIZE)
+    damage.header = True
+    damage.follows = len(tail.records)
+    tail.damage.insert(0, damage)
+    return tail
 
 
 def read_header(path: StrPath, data: bytes) -> int:

@@ -106,24 +106,12 @@ def _log(
         return []
     try:
         data = read_store_file(path)
-        version, start = wal.read_version(folder / wal.LOG_NAME, data)
-        if start > manifest.generation:
-            raise StoreUnreadable(
-                f"{folder / wal.LOG_NAME} follows commit {start} but store.json is at commit "
-                f"{manifest.generation}"
-            )
-        tail = wal.read_records(
-            folder / wal.LOG_NAME,
-            data,
-            0,
-            manifest.generation,
-            skip=wal.HEADER_SIZE,
-            version=version,
-        )
+        tail = wal.read_log(folder / wal.LOG_NAME, data, manifest.generation)
     except StoreUnreadable as exc:
         checks.append(Check("log", "problem", str(exc)))
         return []
     size = f"{len(data) / 1024:.0f} KiB"
+    version = tail.version
     older = (
         f"; format {version}, rewritten by the next write" if version != wal.FORMAT_VERSION else ""
     )

@@ -1,0 +1,64 @@
+"""``checkpoint restore`` as the repair of a damaged store (core/services/checkpoints.py,
+core/storage/folder_backend.py): it works whatever part of the folder is damaged, keeps
+the damaged files in damaged/, and a refused restore writes nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import folder_digest, python_env
+
+
+def _cli(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memwork", "--db", str(folder), *args],
+        capture_output=True,
+        text=True,
+        env=python_env(),
+    )
+
+
+def _lessons(folder: Path) -> list[str]:
+    done = _cli(folder, "lesson", "list", "--json")
+    assert done.returncode == 0, done.stderr
+    return sorted(lesson["content"] for lesson in json.loads(done.stdout))
+
+
+def _checkpointed(folder: Path) -> str:
+    """A store with one lesson in a checkpoint and one added after it."""
+    assert _cli(folder, "lesson", "add", "Kept by the checkpoint").returncode == 0
+    done = _cli(folder, "checkpoint", "create")
+    assert done.returncode == 0, done.stderr
+    assert _cli(folder, "lesson", "add", "Added after it").returncode == 0
+    return done.stdout.strip()
+
+
+def test_restore_works_when_the_log_s_first_bytes_are_overwritten(tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    checkpoint = _checkpointed(folder)
+    log = folder / "store.log"
+    damaged = b"overwritten!" * 4 + log.read_bytes()[48:]
+    log.write_bytes(damaged)
+    # The header and the first record are gone; the records after them still read.
+    listed = _cli(folder, "lesson", "list", "--json")
+    assert listed.returncode == 0
+    assert "store.log is damaged: its header (24 bytes at byte 0)" in listed.stderr
+    assert "commit 1 is lost" in listed.stderr
+    done = _cli(folder, "checkpoint", "restore", checkpoint)
+    assert done.returncode == 0, done.stderr
+    assert _lessons(folder) == ["Kept by the checkpoint"]
+    [kept] = (folder / "damaged").glob("*/store.log")
+    assert kept.read_bytes() == damaged
+    assert _cli(folder, "doctor").returncode == 0
+
+
+def test_a_refused_restore_writes_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    _checkpointed(folder)
+    before = folder_digest(folder)
+    done = _cli(folder, "checkpoint", "restore", "no-such-checkpoint")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert folder_digest(folder) == before
