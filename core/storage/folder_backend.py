@@ -27,7 +27,7 @@ import os
 import stat
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..base import names as names_
 from ..base.errors import (
@@ -185,6 +185,9 @@ class FolderBackend(Backend):
         self._snapshots: SnapshotFiles | None = None
         #: The checksum of each table this process staged, by its temp file.
         self._staged_sums: dict[str, str] = {}
+        #: ``store.json`` could not be read and a repair opened the store on one rebuilt
+        #: from the table files: the next fold keeps the damaged file in damaged/.
+        self._manifest_damaged = False
         self.log_limit = int(_setting(LOG_BYTES_ENV, DEFAULT_LOG_BYTES))
         self.log_seconds = _setting(LOG_SECONDS_ENV, DEFAULT_LOG_SECONDS)
         self.log_records = int(_setting(LOG_RECORDS_ENV, DEFAULT_LOG_RECORDS))
@@ -341,7 +344,12 @@ class FolderBackend(Backend):
             self.created = True
         elif writable:
             journal.remove_strays(self.dir, temps)
-        manifest = Manifest.read(manifest_path)
+        try:
+            manifest = Manifest.read(manifest_path)
+        except StoreUnreadable as exc:
+            if not (self.rescue and writable) or os.path.islink(manifest_path):
+                raise
+            manifest = self._rebuilt_manifest(exc)
         if manifest.schema_version > schema.SCHEMA_VERSION:
             raise StoreTooNew(
                 f"{manifest_path} has schema version {manifest.schema_version}, newer than "
@@ -350,6 +358,28 @@ class FolderBackend(Backend):
             )
         self._load(manifest)
         return self._head
+
+    def _rebuilt_manifest(self, problem: StoreUnreadable) -> Manifest:
+        """A manifest rebuilt from the table files, said on stderr (a repair only)."""
+        import sys
+
+        from . import manifest_rescue
+
+        try:
+            with open(self.log_path, "rb") as log:
+                base: int | None = wal.read_header(self.log_path, log.read(wal.HEADER_SIZE))
+        except (OSError, StoreUnreadable):
+            base = None
+        manifest = manifest_rescue.rebuild(self.dir, base)
+        self._manifest_damaged = True
+        print(
+            f"memwork: {problem}. This restore goes on with a store.json rebuilt from the "
+            f"{len(manifest.tables)} table files in the folder and the log, and keeps the "
+            "damaged one in damaged/",
+            file=sys.stderr,
+            flush=True,
+        )
+        return manifest
 
     # -- the log -----------------------------------------------------------------------------
     @property
@@ -707,6 +737,7 @@ class FolderBackend(Backend):
             log is None
             or not log.writable
             or log.damaged
+            or self._manifest_damaged
             or log.version != wal.FORMAT_VERSION
             or documents > DIRECT_DOCUMENTS
             or commit.schema_version is not None
@@ -770,10 +801,14 @@ class FolderBackend(Backend):
         table files, with ``store.json`` and a fresh log, in one journaled commit."""
         records = [*self._records, *([extra] if extra is not None else [])]
         log = self._log
+        if self._manifest_damaged:
+            self._keep_aside(self._file(MANIFEST_NAME), self._stamp("manifest"), MANIFEST_NAME)
+            self._manifest_damaged = False
+        elif not records and log is not None and log.version == wal.FORMAT_VERSION:
+            if not (log.writable and log.damaged):
+                return
         if log is not None and log.writable and log.damaged:
             self._keep_log()  # before anything replaces it: its unread bytes stay on disk
-        elif not records and log is not None and log.version == wal.FORMAT_VERSION:
-            return
         target = wal.head_after(self._base, records)
         names: dict[str, None] = {}
         for commit in records:
@@ -925,7 +960,9 @@ class FolderBackend(Backend):
             )
 
     # -- snapshots (store checkpoints) ------------------------------------------------------
-    def snapshot_create(self, key: str, names: list[str]) -> None:
+    def snapshot_create(
+        self, key: str, names: list[str], about: dict[str, Any] | None = None
+    ) -> None:
         """Copy each table's file into the pack (a reflink where the filesystem offers
         one); a table the log changed since is written from its documents instead, one
         at a time. Nothing is folded: a table that cannot be read is simply not named."""
@@ -938,7 +975,14 @@ class FolderBackend(Backend):
                 for n in names
                 if n in tables
             ],
+            None if about is None else {**about, "schema_version": self._head.schema_version},
         )
+
+    def snapshot_about(self, key: str) -> dict[str, Any] | None:
+        return self.snapshots.about(key)
+
+    def damage_found(self) -> bool:
+        return self._manifest_damaged or (self._log is not None and self._log.damaged)
 
     def _encoded(self, name: str) -> Callable[[], bytes]:
         version = self._head.tables[name]

@@ -14,9 +14,10 @@ import os
 import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from ..base import names
-from ..base.errors import StoreUnreadable
+from ..base.errors import InvalidInput, StoreUnreadable
 from .atomic import (
     DIR_MODE,
     FILE_MODE,
@@ -85,10 +86,15 @@ class SnapshotFiles:
         return folder
 
     def create(
-        self, key: str, tables: Iterable[tuple[str, int, str | Path | Callable[[], bytes]]]
+        self,
+        key: str,
+        tables: Iterable[tuple[str, int, str | Path | Callable[[], bytes]]],
+        about: dict[str, Any] | None = None,
     ) -> None:
         """Write snapshot ``key``: each table (name, version, its committed file, or what
-        makes its bytes, called when the table's turn comes) copied into one pack."""
+        makes its bytes, called when the table's turn comes) copied into one pack, and
+        ``about``, the checkpoint's record, in its index (what lets a restore find it when
+        neither the checkpoints table nor ``store.json`` can be read)."""
         from .filecopy import aligned, copy_into
 
         names.check_id(key, "checkpoint")
@@ -120,9 +126,10 @@ class SnapshotFiles:
                     os.fsync(fd)
             finally:
                 os.close(fd)
-            atomic_write(
-                target / SNAPSHOT_MANIFEST, dumps({"pack": index, "tables": versions}), "snap"
-            )
+            plan: dict[str, Any] = {"pack": index, "tables": versions}
+            if about is not None:
+                plan["checkpoint"] = about
+            atomic_write(target / SNAPSHOT_MANIFEST, dumps(plan), "snap")
             fsync_dir(target)
             fsync_dir(base)
         except BaseException as exc:
@@ -165,6 +172,19 @@ class SnapshotFiles:
             version = tables[name] if type(tables[name]) is int else 0
             result[name] = (version, data["documents"])
         return result
+
+    def about(self, key: str) -> dict[str, Any] | None:
+        """The checkpoint record snapshot ``key`` keeps in its index (None: none, or it
+        cannot be read)."""
+        try:
+            folder = self.folder_of(key)
+            plan = load_file(folder / SNAPSHOT_MANIFEST) if folder is not None else None
+        except (StoreUnreadable, InvalidInput):
+            return None
+        about = plan.get("checkpoint") if isinstance(plan, dict) else None
+        if not isinstance(about, dict) or about.get("id") != key:
+            return None
+        return about
 
     def delete(self, key: str) -> None:
         """Remove a snapshot's files."""

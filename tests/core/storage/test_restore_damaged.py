@@ -62,3 +62,41 @@ def test_a_refused_restore_writes_nothing(tmp_path: Path) -> None:
     done = _cli(folder, "checkpoint", "restore", "no-such-checkpoint")
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert folder_digest(folder) == before
+
+
+def test_restore_works_when_store_json_cannot_be_read(tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    checkpoint = _checkpointed(folder)
+    manifest = folder / "store.json"
+    manifest.write_bytes(b'{"format": "memwork-st')
+    listed = _cli(folder, "lesson", "list")
+    assert listed.returncode == 2 and "store.json is not valid JSON" in listed.stderr
+    before = folder_digest(folder)
+    assert _cli(folder, "checkpoint", "restore", "no-such-checkpoint").returncode == 2
+    assert folder_digest(folder) == before  # a refused restore writes nothing
+    done = _cli(folder, "checkpoint", "restore", checkpoint)
+    assert done.returncode == 0, done.stderr
+    assert "This restore goes on with a store.json rebuilt from the" in done.stderr
+    assert _lessons(folder) == ["Kept by the checkpoint"]
+    [kept] = (folder / "damaged").glob("*/store.json")
+    assert kept.read_bytes() == b'{"format": "memwork-st'
+    assert _cli(folder, "doctor").returncode == 0
+
+
+def test_a_checkpoint_whose_record_was_lost_with_the_log_is_never_swept(tmp_path: Path) -> None:
+    """The checkpoint's commit is damaged in the log, so no record names its snapshot:
+    the next checkpoint command gives the snapshot its record back (it describes itself)
+    instead of removing it as one an interrupted command left."""
+    folder = tmp_path / "s"
+    assert _cli(folder, "lesson", "add", "Kept by the checkpoint").returncode == 0
+    done = _cli(folder, "checkpoint", "create", "-m", "before the damage")
+    checkpoint = done.stdout.strip()
+    log = folder / "store.log"
+    data = bytearray(log.read_bytes())
+    mark = data.rindex(b"\xffmw\xfe")  # the checkpoint's record is the last one
+    data[mark + 40] ^= 0x20
+    log.write_bytes(bytes(data))
+    assert _cli(folder, "checkpoint", "create", "-m", "after").returncode == 0
+    listed = json.loads(_cli(folder, "checkpoint", "list", "--json").stdout)
+    assert {c["id"]: c["description"] for c in listed}[checkpoint] == "before the damage"
+    assert (folder / "snapshots" / checkpoint).is_dir()
