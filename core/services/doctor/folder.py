@@ -247,20 +247,52 @@ def _checkpoints_newest_first(
     docs = _head_docs(folder, manifest, records, "checkpoints", pending)
     if docs is not None:
         return sorted(docs.values(), key=lambda d: (d.get("created_at", ""), d["id"]), reverse=True)
+    return _on_disk(folder)
+
+
+def _on_disk(folder: Path) -> list[dict[str, Any]]:
+    """The snapshots on disk as checkpoints, newest first: each with the record it keeps
+    of itself, or its id alone (a snapshot taken before they described themselves, dated
+    by its folder's time)."""
     snaps = SnapshotFiles(folder)
-    keys = []
+    found = []
     for key in snaps.keys():
         try:
             where = snaps.folder_of(key)
         except (StoreUnreadable, InvalidInput):
             continue
         if where is not None:
-            keys.append((os.stat(where).st_mtime, key))
-    return [{"id": key} for _, key in sorted(keys, reverse=True)]
+            about = snaps.about(key) or {"id": key}
+            found.append((str(about.get("created_at", "")), os.stat(where).st_mtime, about))
+    return [about for _, _, about in sorted(found, key=lambda f: f[:2], reverse=True)]
+
+
+def _restorable(checkpoints: list[dict[str, Any]], why: str) -> Check | None:
+    """The checkpoints a restore can bring the store back to, newest first, with the
+    command (None when there are none)."""
+    if not checkpoints:
+        return None
+    newest, *older = checkpoints
+    more = (
+        f"; older ones: {', '.join(c['id'] for c in older[:5])}"
+        + (f" and {len(older) - 5} more" if len(older) > 5 else "")
+        if older
+        else ""
+    )
+    return Check(
+        "repair",
+        "problem",
+        f"{why}; the newest checkpoint is {newest['id']}{_when(newest)}: "
+        f"`memwork checkpoint restore {newest['id']}`{more}",
+    )
 
 
 def _snapshots(
-    folder: Path, manifest: Manifest, records: list[Commit], pending: dict[str, str]
+    folder: Path,
+    manifest: Manifest,
+    records: list[Commit],
+    pending: dict[str, str],
+    log_damaged: bool = False,
 ) -> Check | None:
     base = folder / SNAPSHOTS
     if not base.is_dir() or base.is_symlink():
@@ -275,6 +307,18 @@ def _snapshots(
     orphans = sorted(keys - recorded)
     if not orphans:
         return None
+    snaps = SnapshotFiles(folder)
+    described = [key for key in orphans if snaps.about(key) is not None]
+    if log_damaged and described:
+        # Their records may be among the commits the damaged log lost: they are
+        # checkpoints, not leftovers, and the next checkpoint command records them again.
+        return Check(
+            "snapshots",
+            "warn",
+            f"{len(described)} checkpoints no record names, perhaps lost with the damaged "
+            f"log ({', '.join(described[:5])}); each still restores, and the next checkpoint "
+            "command gives them their records back",
+        )
     size = sum(
         e.stat(follow_symlinks=False).st_size
         for key in orphans
@@ -318,6 +362,13 @@ def diagnose(folder: Path) -> list[Check]:
         manifest = Manifest.read(folder / (pending.get(MANIFEST_NAME) or MANIFEST_NAME))
     except StoreUnreadable as exc:
         checks.append(Check("manifest", "problem", str(exc)))
+        repair = _restorable(
+            _on_disk(folder),
+            "a checkpoint restore rebuilds store.json from the table files, restores every "
+            "table the checkpoint holds and keeps the damaged file in damaged/",
+        )
+        if repair:
+            checks.append(repair)
         return checks
     if manifest.schema_version > schema.SCHEMA_VERSION:
         checks.append(
@@ -341,7 +392,11 @@ def diagnose(folder: Path) -> list[Check]:
     else:
         checks.append(Check("schema", "ok", f"version {manifest.schema_version}"))
     checks.append(_lock_check(folder))
+    lost = len(checks)
     records = _log(folder, manifest, pending, checks)
+    lost_commits = any(c.name == "log" and c.status == "problem" for c in checks[lost:])
+    # A torn tail too may have held a commit (a damaged last record looks like a crash's).
+    log_damaged = any(c.name == "log" and c.status != "ok" for c in checks[lost:])
     permissions = _permissions(folder)
     if permissions:
         checks.append(permissions)
@@ -386,6 +441,14 @@ def diagnose(folder: Path) -> list[Check]:
             bad += 1
     if damaged:
         checks.append(_repair(folder, manifest, records, pending, damaged))
+    elif lost_commits:
+        repair = _restorable(
+            _checkpoints_newest_first(folder, manifest, records, pending),
+            "commits lost with the damaged log cannot be read back; to return to a state "
+            "the store held whole, restore a checkpoint",
+        )
+        if repair:
+            checks.append(repair)
     checks.append(
         Check(
             "tables",
@@ -414,7 +477,7 @@ def diagnose(folder: Path) -> list[Check]:
                 f"{len(strays)} files the store does not use: {', '.join(strays[:5])}",
             )
         )
-    orphans = _snapshots(folder, manifest, records, pending)
+    orphans = _snapshots(folder, manifest, records, pending, log_damaged)
     if orphans:
         checks.append(orphans)
     curation = _curation(_head_docs(folder, manifest, records, "meta", pending))

@@ -71,6 +71,9 @@ def test_restore_works_when_store_json_cannot_be_read(tmp_path: Path) -> None:
     manifest.write_bytes(b'{"format": "memwork-st')
     listed = _cli(folder, "lesson", "list")
     assert listed.returncode == 2 and "store.json is not valid JSON" in listed.stderr
+    doctor = _cli(folder, "doctor")
+    assert doctor.returncode == 1
+    assert f"`memwork checkpoint restore {checkpoint}`" in doctor.stdout
     before = folder_digest(folder)
     assert _cli(folder, "checkpoint", "restore", "no-such-checkpoint").returncode == 2
     assert folder_digest(folder) == before  # a refused restore writes nothing
@@ -96,6 +99,11 @@ def test_a_checkpoint_whose_record_was_lost_with_the_log_is_never_swept(tmp_path
     mark = data.rindex(b"\xffmw\xfe")  # the checkpoint's record is the last one
     data[mark + 40] ^= 0x20
     log.write_bytes(bytes(data))
+    doctor = _cli(folder, "doctor", "--json")
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    # Not called a leftover of an interrupted command: it is a checkpoint that restores.
+    assert checks["snapshots"]["detail"].startswith("1 checkpoints no record names")
+    assert checkpoint in checks["snapshots"]["detail"]
     assert _cli(folder, "checkpoint", "create", "-m", "after").returncode == 0
     listed = json.loads(_cli(folder, "checkpoint", "list", "--json").stdout)
     assert {c["id"]: c["description"] for c in listed}[checkpoint] == "before the damage"
