@@ -60,8 +60,8 @@ class Damage:
             )
         if self.recovered is not None:
             return (
-                f"the record of commit {self.recovered} {where} has damaged bytes outside its "
-                f"checksummed payload; it was recovered whole (its checksum verifies); {follows}"
+                f"the record of commit {self.recovered} {where} has a damaged header; it was "
+                f"recovered whole (its payload verifies against its checksum); {follows}"
             )
         if self.tail and self.cut:
             return (

@@ -151,6 +151,30 @@ def test_a_log_of_the_previous_format_opens_and_is_rewritten_by_the_next_write(
         assert set(other.docs("lessons")) == {"l0", "l1", "l2", "l3", "l4"}
 
 
+def test_the_length_bit_repro_on_a_log_of_the_previous_format_keeps_every_commit(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "s"
+    _lessons(folder, 8)
+    log = folder / wal.LOG_NAME
+    _as_format_1(log)
+    data = bytearray(log.read_bytes())
+    third = wal.HEADER_SIZE
+    for _ in range(2):
+        third += 16 + struct.unpack_from("<I", data, third)[0]
+    data[third] ^= 1  # bit 0 of the first byte of the third record's header: its length
+    log.write_bytes(bytes(data))
+    every = {f"l{n}" for n in range(8)}
+    store = Store(folder)
+    with store.reading():
+        assert set(store.docs("lessons")) == every
+    assert f"the record of commit 3 at byte {third} has a damaged header" in capfd.readouterr().err
+    with store.transaction():
+        store.put("lessons", "l8", {"id": "l8"})
+    with Store(folder).reading() as other:
+        assert set(other.docs("lessons")) == every | {"l8"}
+
+
 def test_damage_in_a_log_of_the_previous_format_is_skipped_to_the_next_record(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
