@@ -976,6 +976,9 @@ class FolderBackend(Backend):
                 if n in tables
             ],
             None if about is None else {**about, "schema_version": self._head.schema_version},
+            # A copied file carries the checksum its fold recorded: a copy of a file
+            # damaged since then is caught when the checkpoint is read, not restored.
+            sums=self._base.checksums,
         )
 
     def snapshot_about(self, key: str) -> dict[str, Any] | None:

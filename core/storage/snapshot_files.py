@@ -29,6 +29,7 @@ from .atomic import (
 from .backend import Docs
 from .codec import dumps, load_file, loads, read_store_file
 from .manifest import is_table_name, table_file
+from .table_sums import checksum
 
 SNAPSHOTS = "snapshots"
 SNAPSHOT_MANIFEST = "snapshot.json"
@@ -90,11 +91,14 @@ class SnapshotFiles:
         key: str,
         tables: Iterable[tuple[str, int, str | Path | Callable[[], bytes]]],
         about: dict[str, Any] | None = None,
+        sums: dict[str, str] | None = None,
     ) -> None:
         """Write snapshot ``key``: each table (name, version, its committed file, or what
         makes its bytes, called when the table's turn comes) copied into one pack, and
         ``about``, the checkpoint's record, in its index (what lets a restore find it when
-        neither the checkpoints table nor ``store.json`` can be read)."""
+        neither the checkpoints table nor ``store.json`` can be read). Each table's
+        checksum goes in the index too, checked when the snapshot is read: ``sums`` holds
+        those of the copied files (``store.json``'s), the rest are made from their bytes."""
         from .filecopy import aligned, copy_into
 
         names.check_id(key, "checkpoint")
@@ -108,6 +112,7 @@ class SnapshotFiles:
             os.mkdir(target, DIR_MODE)
             versions: dict[str, int] = {}
             index: dict[str, list[int]] = {}
+            known: dict[str, str] = {}
             fd = os.open(target / SNAPSHOT_PACK, _CREATE, FILE_MODE)
             try:
                 offset = 0
@@ -115,10 +120,13 @@ class SnapshotFiles:
                     table_file(name)  # the name rule, as for every table
                     if isinstance(source, (str, Path)):
                         size, _ = copy_into(source, fd, offset)
+                        if sums and name in sums:
+                            known[name] = sums[name]
                     else:
                         data = source()
                         _pwrite_all(fd, data, offset)
                         size = len(data)
+                        known[name] = checksum(data)
                     index[name] = [offset, size]
                     versions[name] = version
                     offset = aligned(offset + size)
@@ -127,6 +135,8 @@ class SnapshotFiles:
             finally:
                 os.close(fd)
             plan: dict[str, Any] = {"pack": index, "tables": versions}
+            if known:
+                plan["sums"] = known
             if about is not None:
                 plan["checkpoint"] = about
             atomic_write(target / SNAPSHOT_MANIFEST, dumps(plan), "snap")
@@ -159,8 +169,15 @@ class SnapshotFiles:
             raw = _read_pack(folder, plan["pack"], set(tables), wanted, damaged)
         else:  # snapshots taken before packs: one (hard-linked) file per table
             raw = {name: read_store_file(folder / table_file(name)) for name in wanted}
+        sums = plan.get("sums")
         result = {}
         for name, data_bytes in raw.items():
+            expected = sums.get(name) if isinstance(sums, dict) else None
+            if expected is not None and checksum(data_bytes) != expected:
+                raise StoreUnreadable(
+                    f"table {name} in checkpoint {key} does not match its checksum (its copy "
+                    f"in {folder} changed on disk); the checkpoint cannot be read"
+                )
             try:
                 data = loads(data_bytes)
             except ValueError:

@@ -108,3 +108,24 @@ def test_a_checkpoint_whose_record_was_lost_with_the_log_is_never_swept(tmp_path
     listed = json.loads(_cli(folder, "checkpoint", "list", "--json").stdout)
     assert {c["id"]: c["description"] for c in listed}[checkpoint] == "before the damage"
     assert (folder / "snapshots" / checkpoint).is_dir()
+
+
+def test_a_checkpoint_whose_copy_changed_on_disk_is_refused_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "s"
+    assert _cli(folder, "lesson", "add", "Kept by the checkpoint").returncode == 0
+    from memwork.core.storage.store import Store
+
+    Store(folder).fold_log()  # the checkpoint then copies lessons.json as it is
+    checkpoint = _cli(folder, "checkpoint", "create").stdout.strip()
+    pack = folder / "snapshots" / checkpoint / "tables.pack"
+    data = bytearray(pack.read_bytes())
+    at = data.index(b"Kept by the checkpoint")
+    data[at] ^= 0x20  # "kept by…": still JSON, a changed value
+    pack.write_bytes(bytes(data))
+    before = folder_digest(folder)
+    done = _cli(folder, "checkpoint", "restore", checkpoint)
+    assert done.returncode == 2
+    assert f"table lessons in checkpoint {checkpoint} does not match its checksum" in done.stderr
+    assert folder_digest(folder) == before
