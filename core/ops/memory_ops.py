@@ -1660,11 +1660,14 @@ class Operations:
         those tables out of the automatic checkpoint; `damaged` lists each (`table`, `reason`,
         `moved_to`, and `restored`: whether the checkpoint's copy replaced it). With the
         checkpoints table itself damaged, the checkpoint is found among the snapshots on disk
-        (its full id or a unique start), and every snapshot is kept as a recovered checkpoint.
-        While review is on, restoring a checkpoint taken while it was off would turn it off:
-        without the curator key that waits as a proposal ("proposed": true); the curator's
-        restore is recorded in the queue. While agents are isolated, it rewinds every agent's
-        memory: refused to an agent without the curator key.
+        (its full id or a unique start), and every snapshot is kept as a recovered checkpoint
+        (with the record it keeps of itself). On a folder store whose store.json cannot be read
+        (the CLI), it rebuilds one from the table files and the log and keeps the damaged file
+        in damaged/; a damaged log is kept there too. While review is on, restoring a checkpoint
+        taken while it was off would turn it off: without the curator key that waits as a
+        proposal ("proposed": true); the curator's restore is recorded in the queue. While
+        agents are isolated, it rewinds every agent's memory: refused to an agent without the
+        curator key.
 
         While the store's review is on, the result is the proposal ("proposed": True).
 

@@ -46,8 +46,21 @@ def _snapshot_names(store: Store) -> list[str]:
 
 
 def _sweep(store: Store) -> int:
-    """Remove snapshot folders that no checkpoint record names; call inside a transaction."""
-    return store.backend.snapshot_sweep(set(store.docs(TABLE)))
+    """Remove snapshot folders that no checkpoint record names (left by a checkpoint
+    command killed before its commit); call inside a transaction. When the store's
+    history was found damaged, a record may have been lost with it: a snapshot that
+    describes itself is then given its record back instead."""
+    recorded = set(store.docs(TABLE))
+    if store.backend.damage_found():
+        found = {
+            key: about
+            for key in store.backend.snapshot_keys()
+            if key not in recorded and (about := store.backend.snapshot_about(key)) is not None
+        }
+        if found:
+            store.put_many(TABLE, {key: _record_of(about) for key, about in found.items()})
+            recorded |= set(found)
+    return store.backend.snapshot_sweep(recorded)
 
 
 def _take(
@@ -59,7 +72,6 @@ def _take(
 ) -> dict[str, Any]:
     key = ids.new_uuid()
     counts = _counts(store, damaged)
-    store.backend.snapshot_create(key, [n for n in _snapshot_names(store) if n not in damaged])
     doc = {
         "automatic": automatic,
         "counts": counts,
@@ -67,6 +79,10 @@ def _take(
         "description": description,
         "id": key,
     }
+    # The snapshot keeps the record too: it describes itself to a restore that cannot
+    # read the checkpoints table (or store.json).
+    names = [n for n in _snapshot_names(store) if n not in damaged]
+    store.backend.snapshot_create(key, names, about=doc)
     store.put(TABLE, key, doc)
     return doc
 
@@ -205,6 +221,12 @@ def _restore_within(
     return before, report
 
 
+def _record_of(about: dict[str, Any]) -> dict[str, Any]:
+    """The checkpoint record a snapshot keeps of itself (less what only the snapshot
+    needs)."""
+    return {k: v for k, v in about.items() if k != "schema_version"}
+
+
 def _recover_records(store: Store, now: datetime) -> None:
     """A checkpoint record for every snapshot on disk, as far as its files tell."""
     recovered = {}
@@ -213,6 +235,10 @@ def _recover_records(store: Store, now: datetime) -> None:
             held = store.backend.snapshot_read(key)
         except (StoreUnreadable, InvalidInput):
             continue  # not readable: not offered as a checkpoint (its folder stays)
+        about = store.backend.snapshot_about(key)
+        if about is not None:  # it describes itself: its own record comes back
+            recovered[key] = _record_of(about)
+            continue
         counts: dict[str, int] = {}
         for name, (_, docs) in held.items():
             logical = tables.logical_name(name)
@@ -246,7 +272,9 @@ def restorable(store: Store, key: str) -> dict[str, Any]:
     try:
         return resolve(store, key)
     except StoreUnreadable:
-        on_disk = {k: {"id": k} for k in store.backend.snapshot_keys()}
+        on_disk = {
+            k: store.backend.snapshot_about(k) or {"id": k} for k in store.backend.snapshot_keys()
+        }
         return lookup.resolve(on_disk, key, "checkpoint")
 
 

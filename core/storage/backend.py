@@ -388,6 +388,9 @@ class Backend(ABC):
 
     #: The location scheme that names this backend (``file``, ``memory``, ``redis``).
     scheme: str = ""
+    #: Set before :meth:`open` by a repair (``checkpoint restore``): a store whose head
+    #: cannot be read opens on one rebuilt from what can be, where the backend knows how.
+    rescue: bool = False
 
     # -- what messages and callers see ------------------------------------------------------
     @property
@@ -518,8 +521,21 @@ class Backend(ABC):
 
     # -- snapshots (the files of store checkpoints) -----------------------------------------
     @abstractmethod
-    def snapshot_create(self, key: str, names: list[str]) -> None:
-        """Snapshot the committed state of tables ``names`` under ``key``."""
+    def snapshot_create(
+        self, key: str, names: list[str], about: dict[str, Any] | None = None
+    ) -> None:
+        """Snapshot the committed state of tables ``names`` under ``key``; ``about`` is the
+        checkpoint's own record, kept with the snapshot where the backend can (a folder's
+        snapshot then describes itself when the checkpoints table cannot be read)."""
+
+    def damage_found(self) -> bool:
+        """Whether this open found part of the store's history unreadable (a damaged log
+        or head): records it held may be missing, a checkpoint's among them."""
+        return False
+
+    def snapshot_about(self, key: str) -> dict[str, Any] | None:
+        """The checkpoint record snapshot ``key`` keeps of itself (None: it keeps none)."""
+        return None
 
     @abstractmethod
     def snapshot_import(self, key: str, tables: dict[str, tuple[int, Docs]]) -> None:

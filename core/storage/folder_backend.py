@@ -27,7 +27,7 @@ import os
 import stat
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..base import names as names_
 from ..base.errors import (
@@ -37,7 +37,7 @@ from ..base.errors import (
     StoreUnreadable,
     StoreWriteFailed,
 )
-from . import derived_files, journal, schema, wal
+from . import derived_files, journal, log_damage, schema, wal
 from .atomic import (
     DIR_MODE,
     absolute_folder,
@@ -58,6 +58,7 @@ from .codec import (
 )
 from .lock import InterProcessLock, LockTimeout, lock_timeout
 from .manifest import MANIFEST_NAME, Manifest, table_file
+from .table_sums import checksum, verify
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -105,7 +106,7 @@ def _setting(name: str, default: float) -> float:
 class _Log:
     """``store.log`` as this process has it open."""
 
-    __slots__ = ("fd", "ident", "size", "end", "started", "writable")
+    __slots__ = ("fd", "ident", "size", "end", "started", "writable", "version", "damaged")
 
     def __init__(self, fd: int, ident: tuple[int, int], writable: bool) -> None:
         self.fd = fd
@@ -117,6 +118,11 @@ class _Log:
         #: When the oldest record in it was written (None: it holds none).
         self.started: float | None = None
         self.writable = writable
+        #: Its format (an older one is rewritten by the next fold).
+        self.version = wal.FORMAT_VERSION
+        #: Whether a read found bytes no record could be proven from: the next write
+        #: keeps the file in ``damaged/`` and folds what verified.
+        self.damaged = False
 
     def close(self) -> None:
         if self.fd >= 0:
@@ -177,6 +183,11 @@ class FolderBackend(Backend):
         self._log: _Log | None = None
         self._polled: tuple[tuple[int, int, int], int] | None = None
         self._snapshots: SnapshotFiles | None = None
+        #: The checksum of each table this process staged, by its temp file.
+        self._staged_sums: dict[str, str] = {}
+        #: ``store.json`` could not be read and a repair opened the store on one rebuilt
+        #: from the table files: the next fold keeps the damaged file in damaged/.
+        self._manifest_damaged = False
         self.log_limit = int(_setting(LOG_BYTES_ENV, DEFAULT_LOG_BYTES))
         self.log_seconds = _setting(LOG_SECONDS_ENV, DEFAULT_LOG_SECONDS)
         self.log_records = int(_setting(LOG_RECORDS_ENV, DEFAULT_LOG_RECORDS))
@@ -333,7 +344,12 @@ class FolderBackend(Backend):
             self.created = True
         elif writable:
             journal.remove_strays(self.dir, temps)
-        manifest = Manifest.read(manifest_path)
+        try:
+            manifest = Manifest.read(manifest_path)
+        except StoreUnreadable as exc:
+            if not (self.rescue and writable) or os.path.islink(manifest_path):
+                raise
+            manifest = self._rebuilt_manifest(exc)
         if manifest.schema_version > schema.SCHEMA_VERSION:
             raise StoreTooNew(
                 f"{manifest_path} has schema version {manifest.schema_version}, newer than "
@@ -342,6 +358,28 @@ class FolderBackend(Backend):
             )
         self._load(manifest)
         return self._head
+
+    def _rebuilt_manifest(self, problem: StoreUnreadable) -> Manifest:
+        """A manifest rebuilt from the table files, said on stderr (a repair only)."""
+        import sys
+
+        from . import manifest_rescue
+
+        try:
+            with open(self.log_path, "rb") as log:
+                base: int | None = wal.read_header(self.log_path, log.read(wal.HEADER_SIZE))
+        except (OSError, StoreUnreadable):
+            base = None
+        manifest = manifest_rescue.rebuild(self.dir, base)
+        self._manifest_damaged = True
+        print(
+            f"memwork: {problem}. This restore goes on with a store.json rebuilt from the "
+            f"{len(manifest.tables)} table files in the folder and the log, and keeps the "
+            "damaged one in damaged/",
+            file=sys.stderr,
+            flush=True,
+        )
+        return manifest
 
     # -- the log -----------------------------------------------------------------------------
     @property
@@ -374,14 +412,9 @@ class FolderBackend(Backend):
         log = _Log(fd, (st.st_dev, st.st_ino), writable)
         try:
             data = os.pread(fd, st.st_size, 0)
-            start = wal.read_header(path, data)
-            if start > base.generation:
-                raise StoreUnreadable(
-                    f"{path} follows commit {start} but store.json is at commit "
-                    f"{base.generation}; nothing was changed (run `memwork doctor`)"
-                )
             # Read in place: a slice would copy the whole log (2 MiB before a fold).
-            tail = wal.read_records(path, data, 0, base.generation, skip=wal.HEADER_SIZE)
+            tail = wal.read_log(path, data, base.generation)
+            log.version = tail.version
         except BaseException:
             log.close()
             raise
@@ -392,6 +425,9 @@ class FolderBackend(Backend):
         """Adopt records read from the open log."""
         assert self._log is not None
         self._log.size, self._log.end = size, tail.end
+        if tail.damage:
+            self._log.damaged = True
+            log_damage.say(self.log_path, self._log.ident, tail.damage)
         if tail.records:
             if self._log.started is None:
                 self._log.started = tail.times[0]
@@ -405,7 +441,9 @@ class FolderBackend(Backend):
 
     def _read_tail(self, log: _Log, size: int) -> wal.Tail:
         data = os.pread(log.fd, size - log.end, log.end)
-        return wal.read_records(self.log_path, data, log.end, self._head.generation)
+        return wal.read_records(
+            self.log_path, data, log.end, self._head.generation, version=log.version
+        )
 
     def close(self) -> None:
         self._close_log()
@@ -524,6 +562,9 @@ class FolderBackend(Backend):
         writes = table_writes(self._records, name)
         if not writes:
             return self.read_file(name)[1]
+        if name not in self._base.tables:
+            # Made by the log: no file yet (its first write may be lost to damage).
+            return replay(writes, dict)
         raw: list[bytes] = []  # the file's bytes, read once if at all
 
         def file_bytes() -> bytes:
@@ -534,15 +575,37 @@ class FolderBackend(Backend):
         def listed(most: int) -> list[str] | None:
             return listed_ids(name, self._base.tables.get(name), file_bytes(), most)
 
-        return replay(writes, lambda: self.parse_file(name, file_bytes()), listed)
+        def parsed() -> Docs:
+            # Checked when its documents are read: a peek at its ids (``listed``) that
+            # spares the parse spares the check too.
+            self._check(name, file_bytes())
+            return self.parse_file(name, file_bytes())
+
+        return replay(writes, parsed, listed)
 
     def set_aside(self, name: str, stamp: str) -> str | None:
         """Link table ``name``'s file into ``damaged/<stamp>/``: the commit that replaces
         or drops the table then leaves its bytes there, and only there."""
-        names_.check_id(stamp, "damaged folder")
         source = self._file(table_file(name))
         if not os.path.lexists(source):
             return None  # missing: nothing to keep
+        return self._keep_aside(source, stamp, table_file(name))
+
+    def _keep_log(self) -> str:
+        """Link the damaged log into ``damaged/<time>-log-<id>/``: the fold that follows
+        replaces ``store.log`` with the records that verified, and the bytes none could
+        be proven from stay there, for a person (or a later memwork) to read."""
+        return self._keep_aside(self.log_path, self._stamp("log"), wal.LOG_NAME)
+
+    @staticmethod
+    def _stamp(what: str) -> str:
+        """A new folder name under ``damaged/``: when, what, and a random part."""
+        from ..base import ids
+
+        return time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + f"-{what}-" + ids.new_uuid()[:8]
+
+    def _keep_aside(self, source: str, stamp: str, name: str) -> str:
+        names_.check_id(stamp, "damaged folder")
         parent = self._file(DAMAGED)
         folder = os.path.join(parent, stamp)
         try:
@@ -555,7 +618,7 @@ class FolderBackend(Backend):
                             f"{part} is not a folder; memwork keeps damaged files only in a "
                             "real folder inside the store (move it away); nothing was changed"
                         ) from None
-            target = os.path.join(folder, table_file(name))
+            target = os.path.join(folder, name)
             try:
                 os.link(source, target)  # the same bytes, not a copy: instant, no space
             except OSError:
@@ -563,14 +626,29 @@ class FolderBackend(Backend):
 
                 shutil.copyfile(source, target, follow_symlinks=False)
             fsync_dir(folder)
+            fsync_dir(parent)
         except OSError as exc:
             raise failed_write(exc, f"{folder}") from None
-        return f"{DAMAGED}/{stamp}/{table_file(name)}"
+        return f"{DAMAGED}/{stamp}/{name}"
 
     def read_file(self, name: str) -> tuple[bytes, Docs]:
         """Table ``name``'s file as ``store.json`` lists it: its bytes and documents."""
-        raw = read_store_file(self._file(table_file(name)))
+        raw = self._table_bytes(name)
         return raw, self.parse_file(name, raw)
+
+    def _table_bytes(self, name: str) -> bytes:
+        """Table ``name``'s file's bytes, checked against the checksum ``store.json``
+        keeps for it."""
+        raw = read_store_file(self._file(table_file(name)))
+        self._check(name, raw)
+        return raw
+
+    def _check(self, name: str, raw: bytes) -> None:
+        """Refuse table ``name``'s file when its bytes do not match its checksum."""
+        expected = self._base.checksums.get(name)
+        if expected is not None and checksum(raw) != expected:
+            self.parse_file(name, raw)  # a file that does not even parse says that first
+            verify(self._file(table_file(name)), raw, expected)
 
     def parse_file(self, name: str, raw: bytes) -> Docs:
         """The documents of table ``name``'s file, given its bytes (checked against
@@ -658,6 +736,9 @@ class FolderBackend(Backend):
         if (
             log is None
             or not log.writable
+            or log.damaged
+            or self._manifest_damaged
+            or log.version != wal.FORMAT_VERSION
             or documents > DIRECT_DOCUMENTS
             or commit.schema_version is not None
             or any(w.staged is not None for w in commit.writes.values())
@@ -719,8 +800,15 @@ class FolderBackend(Backend):
         """Write the log's records (and ``extra``, a commit that skips the log) into the
         table files, with ``store.json`` and a fresh log, in one journaled commit."""
         records = [*self._records, *([extra] if extra is not None else [])]
-        if not records and self._log is not None:
-            return
+        log = self._log
+        if self._manifest_damaged:
+            self._keep_aside(self._file(MANIFEST_NAME), self._stamp("manifest"), MANIFEST_NAME)
+            self._manifest_damaged = False
+        elif not records and log is not None and log.version == wal.FORMAT_VERSION:
+            if not (log.writable and log.damaged):
+                return
+        if log is not None and log.writable and log.damaged:
+            self._keep_log()  # before anything replaces it: its unread bytes stay on disk
         target = wal.head_after(self._base, records)
         names: dict[str, None] = {}
         for commit in records:
@@ -731,18 +819,26 @@ class FolderBackend(Backend):
         # big fold holds one table's bytes at a time; the journal renames them all in.
         staged: dict[str, str] = {}
         written: list[str] = []
+        # Tables the fold leaves alone keep their checksums; each one it writes gets its own.
+        sums = {
+            n: s for n, s in self._base.checksums.items() if n in target.tables and n not in names
+        }
         try:
             for name in names:
                 if name not in target.tables:
                     continue
                 last = extra.writes.get(name) if extra is not None else None
                 if last is not None and last.staged is not None:
-                    staged[table_file(name)] = _staged_path(last.staged)
+                    path = _staged_path(last.staged)
+                    staged[table_file(name)] = path
+                    known = self._staged_sums.pop(path, None)
+                    sums[name] = known or checksum(read_store_file(path))
                     continue
                 data = self._folded(name, records, target.tables[name])
                 path = write_temp(self._file(table_file(name)), data, tag, sync=False)
                 written.append(path)
                 staged[table_file(name)] = path
+                sums[name] = checksum(data)
         except BaseException as exc:
             for path in written:  # nothing names them yet: they go at once
                 try:
@@ -752,6 +848,7 @@ class FolderBackend(Backend):
             if isinstance(exc, OSError):
                 raise failed_write(exc, f"the store at {self.dir}") from None
             raise
+        target.checksums = sums
         files = {MANIFEST_NAME: target.to_bytes(), wal.LOG_NAME: wal.header(target.generation)}
         deletes = [table_file(n) for n in self._base.tables if n not in target.tables]
         # From here the journal owns the temp files: it removes them if it fails before
@@ -803,9 +900,11 @@ class FolderBackend(Backend):
             return None
         data = table_bytes(name, docs, self._head.generation + 1)
         try:
-            return write_temp(self._file(table_file(name)), data, "stage", sync=False)
+            path = write_temp(self._file(table_file(name)), data, "stage", sync=False)
         except OSError as exc:
             raise failed_write(exc, f"the store at {self.dir}") from None
+        self._staged_sums[path] = checksum(data)
+        return path
 
     def read_staged(self, handle: object) -> Docs:
         path = _staged_path(handle)
@@ -814,6 +913,7 @@ class FolderBackend(Backend):
         return docs
 
     def discard(self, handle: object) -> None:
+        self._staged_sums.pop(_staged_path(handle), None)
         try:
             os.unlink(_staged_path(handle))
         except FileNotFoundError:
@@ -821,10 +921,19 @@ class FolderBackend(Backend):
 
     def _committed_bytes(self, name: str) -> bytes | None:
         """The table's committed file (None when it cannot be read: it is then encoded whole)."""
+        path = self._file(table_file(name))
         try:
-            return read_store_file(self._file(table_file(name)))
+            raw = read_store_file(path)
         except StoreUnreadable:
             return None
+        try:
+            self._check(name, raw)
+        except StoreUnreadable:
+            # Damaged since this process read it: what replaces it comes from that read,
+            # and the damaged bytes are kept, not overwritten.
+            self._keep_aside(path, self._stamp("table"), table_file(name))
+            return None
+        return raw
 
     def _refuse_unlisted(self, new_tables: list[str]) -> None:
         """Never overwrite a table file that store.json does not name.
@@ -851,7 +960,9 @@ class FolderBackend(Backend):
             )
 
     # -- snapshots (store checkpoints) ------------------------------------------------------
-    def snapshot_create(self, key: str, names: list[str]) -> None:
+    def snapshot_create(
+        self, key: str, names: list[str], about: dict[str, Any] | None = None
+    ) -> None:
         """Copy each table's file into the pack (a reflink where the filesystem offers
         one); a table the log changed since is written from its documents instead, one
         at a time. Nothing is folded: a table that cannot be read is simply not named."""
@@ -864,7 +975,17 @@ class FolderBackend(Backend):
                 for n in names
                 if n in tables
             ],
+            None if about is None else {**about, "schema_version": self._head.schema_version},
+            # A copied file carries the checksum its fold recorded: a copy of a file
+            # damaged since then is caught when the checkpoint is read, not restored.
+            sums=self._base.checksums,
         )
+
+    def snapshot_about(self, key: str) -> dict[str, Any] | None:
+        return self.snapshots.about(key)
+
+    def damage_found(self) -> bool:
+        return self._manifest_damaged or (self._log is not None and self._log.damaged)
 
     def _encoded(self, name: str) -> Callable[[], bytes]:
         version = self._head.tables[name]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ..base import names
 from ..base.errors import StoreUnreadable
 from .codec import dumps_small, load_file
+from .table_sums import is_checksum
 
 if TYPE_CHECKING:
     from ..base.filepaths import StrPath
@@ -74,14 +75,21 @@ def _safe(name: str) -> bool:
 class Manifest:
     """What ``store.json`` holds."""
 
-    __slots__ = ("schema_version", "generation", "tables")
+    __slots__ = ("schema_version", "generation", "tables", "checksums")
 
     def __init__(
-        self, schema_version: int, generation: int = 0, tables: dict[str, int] | None = None
+        self,
+        schema_version: int,
+        generation: int = 0,
+        tables: dict[str, int] | None = None,
+        checksums: dict[str, str] | None = None,
     ) -> None:
         self.schema_version = schema_version
         self.generation = generation
         self.tables: dict[str, int] = tables if tables is not None else {}
+        #: The checksum of each table file as its fold wrote it (a folder store's own;
+        #: a file an older memwork wrote has none until its next fold).
+        self.checksums: dict[str, str] = checksums if checksums is not None else {}
 
     def __repr__(self) -> str:
         return (
@@ -91,14 +99,15 @@ class Manifest:
 
     def to_bytes(self) -> bytes:
         """Encode for disk."""
-        return dumps_small(
-            {
-                "format": FORMAT,
-                "generation": self.generation,
-                "schema_version": self.schema_version,
-                "tables": self.tables,
-            }
-        )
+        data: dict[str, object] = {
+            "format": FORMAT,
+            "generation": self.generation,
+            "schema_version": self.schema_version,
+            "tables": self.tables,
+        }
+        if self.checksums:
+            data["checksums"] = self.checksums
+        return dumps_small(data)
 
     @classmethod
     def read(cls, path: StrPath) -> Manifest:
@@ -113,11 +122,14 @@ class Manifest:
         version = data.get("schema_version")
         tables = data.get("tables")
         generation = data.get("generation", 0)
+        checksums = data.get("checksums", {})
         if (
             not isinstance(version, int)
             or not isinstance(tables, dict)
             or not isinstance(generation, int)
             or not all(isinstance(v, int) for v in tables.values())
+            or not isinstance(checksums, dict)
+            or not all(is_checksum(v) for v in checksums.values())
         ):
             raise StoreUnreadable(f"{path} has a damaged header; it was left untouched")
         for name in tables:
@@ -128,4 +140,10 @@ class Manifest:
                     f"{path} names a table {name[:40]!r} that is not a plain file name; "
                     "it was left untouched"
                 )
-        return cls(schema_version=version, generation=generation, tables=dict(tables))
+        return cls(
+            schema_version=version,
+            generation=generation,
+            tables=dict(tables),
+            # One of a table it no longer lists (a lost entry) checks nothing.
+            checksums={n: v for n, v in checksums.items() if n in tables},
+        )

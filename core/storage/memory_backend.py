@@ -9,6 +9,8 @@ committed.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..base.errors import StoreUnreadable
 from . import schema
 from .backend import Backend, Commit, Docs, Refresh
@@ -87,7 +89,9 @@ class MemoryBackend(Backend):
         return self._head
 
     # -- snapshots --------------------------------------------------------------------------
-    def snapshot_create(self, key: str, names: list[str]) -> None:
+    def snapshot_create(
+        self, key: str, names: list[str], about: dict[str, Any] | None = None
+    ) -> None:
         self.snapshot_check(key)
         self._snapshots[key] = {
             n: (self._head.tables[n], dict(self._tables[n])) for n in names if n in self._tables

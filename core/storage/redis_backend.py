@@ -519,7 +519,9 @@ class RedisBackend(Backend):
         )
 
     # -- snapshots (store checkpoints) ------------------------------------------------------
-    def snapshot_create(self, key: str, names_: list[str]) -> None:
+    def snapshot_create(
+        self, key: str, names_: list[str], about: dict[str, Any] | None = None
+    ) -> None:
         """Copy the committed tables ``names_`` into snapshot ``key`` when this commits."""
         names.check_id(key, "checkpoint")
         self._pending += ["S", key, len(names_), *names_]

@@ -14,9 +14,10 @@ import os
 import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from ..base import names
-from ..base.errors import StoreUnreadable
+from ..base.errors import InvalidInput, StoreUnreadable
 from .atomic import (
     DIR_MODE,
     FILE_MODE,
@@ -28,6 +29,7 @@ from .atomic import (
 from .backend import Docs
 from .codec import dumps, load_file, loads, read_store_file
 from .manifest import is_table_name, table_file
+from .table_sums import checksum
 
 SNAPSHOTS = "snapshots"
 SNAPSHOT_MANIFEST = "snapshot.json"
@@ -85,10 +87,18 @@ class SnapshotFiles:
         return folder
 
     def create(
-        self, key: str, tables: Iterable[tuple[str, int, str | Path | Callable[[], bytes]]]
+        self,
+        key: str,
+        tables: Iterable[tuple[str, int, str | Path | Callable[[], bytes]]],
+        about: dict[str, Any] | None = None,
+        sums: dict[str, str] | None = None,
     ) -> None:
         """Write snapshot ``key``: each table (name, version, its committed file, or what
-        makes its bytes, called when the table's turn comes) copied into one pack."""
+        makes its bytes, called when the table's turn comes) copied into one pack, and
+        ``about``, the checkpoint's record, in its index (what lets a restore find it when
+        neither the checkpoints table nor ``store.json`` can be read). Each table's
+        checksum goes in the index too, checked when the snapshot is read: ``sums`` holds
+        those of the copied files (``store.json``'s), the rest are made from their bytes."""
         from .filecopy import aligned, copy_into
 
         names.check_id(key, "checkpoint")
@@ -102,6 +112,7 @@ class SnapshotFiles:
             os.mkdir(target, DIR_MODE)
             versions: dict[str, int] = {}
             index: dict[str, list[int]] = {}
+            known: dict[str, str] = {}
             fd = os.open(target / SNAPSHOT_PACK, _CREATE, FILE_MODE)
             try:
                 offset = 0
@@ -109,10 +120,13 @@ class SnapshotFiles:
                     table_file(name)  # the name rule, as for every table
                     if isinstance(source, (str, Path)):
                         size, _ = copy_into(source, fd, offset)
+                        if sums and name in sums:
+                            known[name] = sums[name]
                     else:
                         data = source()
                         _pwrite_all(fd, data, offset)
                         size = len(data)
+                        known[name] = checksum(data)
                     index[name] = [offset, size]
                     versions[name] = version
                     offset = aligned(offset + size)
@@ -120,9 +134,12 @@ class SnapshotFiles:
                     os.fsync(fd)
             finally:
                 os.close(fd)
-            atomic_write(
-                target / SNAPSHOT_MANIFEST, dumps({"pack": index, "tables": versions}), "snap"
-            )
+            plan: dict[str, Any] = {"pack": index, "tables": versions}
+            if known:
+                plan["sums"] = known
+            if about is not None:
+                plan["checkpoint"] = about
+            atomic_write(target / SNAPSHOT_MANIFEST, dumps(plan), "snap")
             fsync_dir(target)
             fsync_dir(base)
         except BaseException as exc:
@@ -152,8 +169,15 @@ class SnapshotFiles:
             raw = _read_pack(folder, plan["pack"], set(tables), wanted, damaged)
         else:  # snapshots taken before packs: one (hard-linked) file per table
             raw = {name: read_store_file(folder / table_file(name)) for name in wanted}
+        sums = plan.get("sums")
         result = {}
         for name, data_bytes in raw.items():
+            expected = sums.get(name) if isinstance(sums, dict) else None
+            if expected is not None and checksum(data_bytes) != expected:
+                raise StoreUnreadable(
+                    f"table {name} in checkpoint {key} does not match its checksum (its copy "
+                    f"in {folder} changed on disk); the checkpoint cannot be read"
+                )
             try:
                 data = loads(data_bytes)
             except ValueError:
@@ -165,6 +189,19 @@ class SnapshotFiles:
             version = tables[name] if type(tables[name]) is int else 0
             result[name] = (version, data["documents"])
         return result
+
+    def about(self, key: str) -> dict[str, Any] | None:
+        """The checkpoint record snapshot ``key`` keeps in its index (None: none, or it
+        cannot be read)."""
+        try:
+            folder = self.folder_of(key)
+            plan = load_file(folder / SNAPSHOT_MANIFEST) if folder is not None else None
+        except (StoreUnreadable, InvalidInput):
+            return None
+        about = plan.get("checkpoint") if isinstance(plan, dict) else None
+        if not isinstance(about, dict) or about.get("id") != key:
+            return None
+        return about
 
     def delete(self, key: str) -> None:
         """Remove a snapshot's files."""

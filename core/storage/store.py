@@ -57,8 +57,18 @@ class Store:
     """The memwork store at ``location``, created when missing (``create=False``: a
     missing store is :class:`~core.base.errors.NoStore` and nothing is created)."""
 
-    def __init__(self, location: str | os.PathLike[str] | Location, *, create: bool = True) -> None:
-        self._attach(open_backend(location, create=create), create)
+    def __init__(
+        self,
+        location: str | os.PathLike[str] | Location,
+        *,
+        create: bool = True,
+        rescue: bool = False,
+    ) -> None:
+        backend = open_backend(location, create=create)
+        # A repair (checkpoint restore) opens a store whose head cannot be read on one
+        # rebuilt from what can be (Backend.rescue).
+        backend.rescue = rescue
+        self._attach(backend, create)
 
     @classmethod
     def over(cls, backend: Backend, *, create: bool = True) -> Store:

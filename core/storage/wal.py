@@ -8,9 +8,9 @@ files stay the store a person can read and diff.
 
 The file::
 
-    header   b"memwork-log\\n", u32 format (1), u64 base generation   (24 bytes)
-    record   u32 payload length, u32 CRC-32 of (generation + payload), u64 generation,
-             then the payload
+    header   b"memwork-log\\n", u32 format (2), u64 base generation   (24 bytes)
+    record   4-byte sync marker b"\\xffmw\\xfe", u32 payload length,
+             u32 CRC-32 of (generation + payload), u64 generation, then the payload
 
 A payload is one line of JSON, the record's index, then the documents each table
 was given, one JSON object per table::
@@ -27,10 +27,17 @@ table files follow (:func:`core.storage.codec.dumps_compact`: orjson's values, w
 or without orjson), so a value reads back the same from the log and from a folded
 file, and one that cannot be encoded fails the commit before anything is written.
 
-A record that a crash cut short fails its length or its checksum and is dropped
-whole: it was never acknowledged, since a commit returns only after the fsync
-that follows its append. A record that fails its checksum *before* later good
-records is damage, not a crash, and the store is refused untouched.
+Damage. A payload is UTF-8 text, which never holds the bytes 0xFF or 0xFE, so the
+marker never occurs inside one: a reader that meets a record it cannot verify finds
+the next record by its marker and goes on from there, keeping a
+:class:`~core.storage.log_damage.Damage` for the bytes it skipped (the commits they
+held, known from the generations around them). A damaged length, generation or
+checksum field is recovered: the payload between two markers still verifies. A
+record that a crash cut short is a torn tail: it was never acknowledged, since a
+commit returns only after the fsync that follows its append, but a reader cannot
+tell it from a last record damaged or cut later, so it says so too. Format 1 (no
+marker, written by earlier memwork) is read alike, finding the next record by its
+generation; the next fold writes format 2.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 from ..base.errors import StoreUnreadable
 from .backend import Commit, Docs, TableWrite
 from .codec import dumps_compact, loads
+from .log_damage import Damage
 from .manifest import Manifest, is_table_name
 
 if TYPE_CHECKING:
@@ -51,10 +59,14 @@ if TYPE_CHECKING:
 
 LOG_NAME = "store.log"
 MAGIC = b"memwork-log\n"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: The formats this memwork reads (1: no sync marker; the next fold writes 2).
+READS = (1, 2)
 _HEAD = struct.Struct("<IQ")
 HEADER_SIZE = len(MAGIC) + _HEAD.size
-_RECORD = struct.Struct("<IIQ")
+MARK = b"\xffmw\xfe"
+_RECORD = struct.Struct("<4sIIQ")
+_RECORD_V1 = struct.Struct("<IIQ")
 RECORD_HEADER = _RECORD.size
 _GENERATION = struct.Struct("<Q")
 
@@ -90,81 +102,231 @@ def encode(commit: Commit, at: float) -> bytes:
     head = json.dumps(index, separators=(",", ":"), ensure_ascii=False).encode()
     payload = b"".join([head, b"\n", *blobs])
     generation = commit.generation
-    return _RECORD.pack(len(payload), _crc(generation, payload), generation) + payload
+    return _RECORD.pack(MARK, len(payload), _crc(generation, payload), generation) + payload
 
 
 class Tail:
     """What reading a log from some offset found."""
 
-    __slots__ = ("records", "times", "end", "torn")
+    __slots__ = ("records", "times", "end", "torn", "damage", "version")
 
     def __init__(self) -> None:
-        #: The whole records, in order, each a commit with its generation set.
+        #: The records that verify, in order, each a commit with its generation set.
         self.records: list[Commit] = []
         #: When each record was written (unix seconds).
         self.times: list[float] = []
-        #: The offset just past the last whole record.
+        #: The offset just past the last record that verifies.
         self.end = 0
-        #: Bytes after ``end`` that are no whole record (a commit a crash cut short).
+        #: Bytes after ``end`` that are no whole record (a torn tail).
         self.torn = 0
+        #: Every stretch a record could not be proven from, in file order.
+        self.damage: list[Damage] = []
+        #: The log's format.
+        self.version = FORMAT_VERSION
 
 
-def read_header(path: StrPath, data: bytes) -> int:
-    """The base generation a log's first bytes name (StoreUnreadable when they are not
-    a memwork log)."""
+def read_version(path: StrPath, data: bytes) -> tuple[int, int]:
+    """The format and base generation a log's first bytes name (StoreUnreadable when
+    they are not a memwork log this memwork reads)."""
     if len(data) < HEADER_SIZE or not data.startswith(MAGIC):
         raise StoreUnreadable(f"{path} is not a memwork log; it was left untouched")
     version, base = _HEAD.unpack_from(data, len(MAGIC))
-    if version != FORMAT_VERSION:
+    if version not in READS:
         raise StoreUnreadable(
             f"{path} is a log of format {version}, which this memwork does not read; "
             "upgrade memwork. Nothing was changed."
         )
-    return int(base)
+    return int(version), int(base)
 
 
-def read_records(path: StrPath, data: bytes, start: int, after: int, skip: int = 0) -> Tail:
-    """The records in ``data`` (the log's bytes from offset ``start``, the first ``skip``
-    of them not records: a header) that follow generation ``after``; earlier ones are
-    skipped, a gap is refused."""
-    tail = Tail()
-    view = memoryview(data)
-    pos = skip
-    expect = after + 1
-    while pos + RECORD_HEADER <= len(data):
-        length, crc, generation = _RECORD.unpack_from(data, pos)
-        body = pos + RECORD_HEADER
-        if body + length > len(data) or _crc(generation, view[body : body + length]) != crc:
-            if _whole_record_at(data, body + length):
-                raise StoreUnreadable(
-                    f"{path} is damaged at byte {start + pos}: a record fails its checksum "
-                    "and later commits follow it; nothing was changed (run `memwork doctor`)"
-                )
-            break  # a commit a crash cut short: never acknowledged, dropped whole
-        if generation > after:
-            if generation != expect:
-                raise StoreUnreadable(
-                    f"{path} holds commit {generation} where commit {expect} should follow "
-                    "store.json; nothing was changed (run `memwork doctor`)"
-                )
-            commit, at = _decode(path, data, body, body + length, generation)
-            tail.records.append(commit)
-            tail.times.append(at)
-            expect += 1
-        pos = body + length
-    tail.end = start + pos
-    tail.torn = len(data) - pos
+def read_log(path: StrPath, data: bytes, after: int) -> Tail:
+    """A whole log's records that follow generation ``after`` (``store.json``'s).
+
+    A header whose magic is damaged (or a file too short to hold one) is damage, not a
+    refusal: every record proves itself by its checksum, so the records are read all
+    the same and the header is reported with them. A header that names a format this
+    memwork does not know, or a base past ``after``, is refused: that is a newer memwork's
+    log, or one that does not belong with this ``store.json``.
+    """
+    if len(data) >= HEADER_SIZE and data.startswith(MAGIC):
+        version, base = read_version(path, data)
+        if base > after:
+            raise StoreUnreadable(
+                f"{path} follows commit {base} but store.json is at commit {after}; "
+                "nothing was changed (run `memwork doctor`)"
+            )
+        tail = read_records(path, data, 0, after, skip=HEADER_SIZE, version=version)
+        tail.version = version
+        return tail
+    head = min(HEADER_SIZE, len(data))
+    version = FORMAT_VERSION if MARK in data[head:] or len(data) <= HEADER_SIZE else 1
+    tail = read_records(path, data, 0, after, skip=head, version=version)
+    tail.version = version
+    damage = Damage(0, head, tail=len(data) < HEADER_SIZE)
+    damage.header = True
+    damage.follows = len(tail.records)
+    tail.damage.insert(0, damage)
     return tail
 
 
-def _whole_record_at(data: bytes, pos: int) -> bool:
-    """Whether a whole record with a good checksum starts at ``pos``."""
-    if pos < 0 or pos + RECORD_HEADER > len(data):
-        return False
-    length, crc, generation = _RECORD.unpack_from(data, pos)
-    body = pos + RECORD_HEADER
-    end: int = body + length
-    return end <= len(data) and _crc(generation, data[body:end]) == int(crc)
+def read_header(path: StrPath, data: bytes) -> int:
+    """The base generation a log's first bytes name (see :func:`read_version`)."""
+    return read_version(path, data)[1]
+
+
+def read_records(
+    path: StrPath,
+    data: bytes,
+    start: int,
+    after: int,
+    skip: int = 0,
+    version: int = FORMAT_VERSION,
+) -> Tail:
+    """The records in ``data`` (the log's bytes from offset ``start``, the first ``skip``
+    of them not records: a header) that follow generation ``after``; earlier ones are
+    skipped. Bytes no record can be proven from are skipped to the next record that
+    verifies and kept in :attr:`Tail.damage`; a gap in the generations with no damage
+    before it is refused."""
+    tail = Tail()
+    view = memoryview(data)
+    size = len(data)
+    pos = skip
+    expect = after + 1
+    verified = 0
+    counted: list[int] = []  # records verified before each damage
+    skipped: Damage | None = None  # the damage just before pos, when nothing was recovered
+    while pos < size:
+        found = _whole(data, view, pos, version)
+        if found is None:
+            later = _next_start(data, view, pos, version, expect)
+            end = size if later is None else later
+            damage = Damage(start + pos, end - pos, tail=later is None)
+            tail.damage.append(damage)
+            counted.append(verified)
+            found = _salvage(path, data, view, pos, end, version, expect)
+            if found is None:
+                if later is None:
+                    tail.torn = size - pos
+                    damage.cut = _cut(data, pos, version)
+                    break
+                skipped, pos = damage, later
+                continue
+            damage.recovered = found[1]
+        length, generation = found
+        body = pos + (RECORD_HEADER if version >= 2 else _RECORD_V1.size)
+        if generation > after:
+            if generation != expect:
+                if skipped is None or generation < expect:
+                    raise StoreUnreadable(
+                        f"{path} holds commit {generation} where commit {expect} should "
+                        "follow store.json; nothing was changed (run `memwork doctor`)"
+                    )
+                skipped.lost = (expect, generation - 1)
+            commit, at = _decode(path, data, body, body + length, generation)
+            tail.records.append(commit)
+            tail.times.append(at)
+            expect = generation + 1
+        verified += 1
+        skipped = None
+        pos = body + length
+    for damage, before in zip(tail.damage, counted, strict=True):
+        damage.follows = verified - before - (1 if damage.recovered is not None else 0)
+    tail.end = start + pos
+    return tail
+
+
+def _whole(data: bytes, view: memoryview, pos: int, version: int) -> tuple[int, int] | None:
+    """(payload length, generation) of the record at ``pos`` when its checksum verifies."""
+    if version >= 2:
+        if pos + RECORD_HEADER > len(data):
+            return None
+        _, length, crc, generation = _RECORD.unpack_from(data, pos)
+        body = pos + RECORD_HEADER
+    else:
+        if pos + _RECORD_V1.size > len(data):
+            return None
+        length, crc, generation = _RECORD_V1.unpack_from(data, pos)
+        body = pos + _RECORD_V1.size
+    end = body + length
+    if end > len(data) or _crc(generation, view[body:end]) != crc:
+        return None
+    return length, generation
+
+
+def _cut(data: bytes, pos: int, version: int) -> bool:
+    """Whether the bytes from ``pos`` to the end look like a crash's torn tail: zeros (a
+    file extended before its data landed), or a record's header naming more bytes than
+    follow it."""
+    rest = data[pos:]
+    if not rest.strip(b"\0"):
+        return True
+    head = RECORD_HEADER if version >= 2 else _RECORD_V1.size
+    if len(rest) < head:
+        return version < 2 or MARK.startswith(rest[:4])
+    if version >= 2:
+        mark, length, _, _ = _RECORD.unpack_from(data, pos)
+        return bool(mark == MARK and head + length > len(rest))
+    length = _RECORD_V1.unpack_from(data, pos)[0]
+    return bool(head + length > len(rest))
+
+
+def _next_start(data: bytes, view: memoryview, pos: int, version: int, expect: int) -> int | None:
+    """Where the first record after ``pos`` that verifies starts (None: none does)."""
+    if version >= 2:
+        at = data.find(MARK, pos + 1)
+        while at >= 0:
+            if _whole(data, view, at, version) is not None:
+                return at
+            at = data.find(MARK, at + 1)
+        return None
+    # Format 1 has no marker: a later record names a generation from ``expect`` on, whose
+    # six high bytes are (almost always) those of ``expect``.
+    best: int | None = None
+    for first in (expect, expect + 0x10000):
+        high = _GENERATION.pack(first)[2:]
+        at = data.find(high, pos + 1)
+        while at >= 0:
+            record = at - 10  # the generation is the last field of a 16-byte header
+            if record > pos and (best is None or record < best):
+                (generation,) = _GENERATION.unpack_from(data, record + 8)
+                if generation >= expect and _whole(data, view, record, version) is not None:
+                    best = record
+                    break
+            elif best is not None and record >= best:
+                break
+            at = data.find(high, at + 1)
+    return best
+
+
+def _salvage(
+    path: StrPath, data: bytes, view: memoryview, pos: int, end: int, version: int, expect: int
+) -> tuple[int, int] | None:
+    """The record in ``data[pos:end]`` when one damaged header field is all that kept it
+    from verifying: a length (the payload runs to ``end``, where the next record
+    starts), a generation (the one expected) or one bit of the checksum. Its payload
+    must then verify, and decode."""
+    head = RECORD_HEADER if version >= 2 else _RECORD_V1.size
+    body = pos + head
+    if body > end:
+        return None
+    if version >= 2:
+        _, length, crc, generation = _RECORD.unpack_from(data, pos)
+    else:
+        length, crc, generation = _RECORD_V1.unpack_from(data, pos)
+    lengths = {end - body}
+    if body + length <= end:
+        lengths.add(length)
+    for size in lengths:
+        for number in {generation, expect}:
+            got = _crc(number, view[body : body + size])
+            wrong = (size != length) + (number != generation)
+            if (got == crc and wrong <= 1) or (wrong == 0 and (got ^ crc).bit_count() == 1):
+                try:
+                    _decode(path, data, body, body + size, number)
+                except StoreUnreadable:
+                    continue
+                return size, number
+    return None
 
 
 def _decode(
@@ -273,11 +435,12 @@ def head_after(base: Manifest, records: list[Commit]) -> Manifest:
 def last_generation(path: StrPath, data: bytes) -> int:
     """The generation of the last whole record in a log's bytes (the base when it has
     none), from the record headers alone: a cheap look for a poller, not a check."""
-    generation = read_header(path, data)
+    version, generation = read_version(path, data)
+    layout = _RECORD if version >= 2 else _RECORD_V1
     pos = HEADER_SIZE
-    while pos + RECORD_HEADER <= len(data):
-        length, _, record = _RECORD.unpack_from(data, pos)
-        if pos + RECORD_HEADER + length > len(data):
+    while pos + layout.size <= len(data):
+        *_, length, _, record = layout.unpack_from(data, pos)
+        if pos + layout.size + length > len(data):
             break
-        generation, pos = record, pos + RECORD_HEADER + length
+        generation, pos = record, pos + layout.size + length
     return int(generation)

@@ -62,7 +62,10 @@ class Context:
         from ...storage.paths import store_location
         from ...storage.store import Store
 
-        return Store(store_location(self.args.db), create=not self.reads_only)
+        # A restore is the repair of a damaged store: it may open one whose store.json
+        # cannot be read (core/storage/manifest_rescue.py).
+        rescue = self.args.op == "restore_checkpoint"
+        return Store(store_location(self.args.db), create=not self.reads_only, rescue=rescue)
 
     @cached_property
     def now(self) -> datetime:

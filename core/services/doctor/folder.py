@@ -24,6 +24,7 @@ from ...storage.journal import JOURNAL_NAME
 from ...storage.lock import InterProcessLock
 from ...storage.manifest import MANIFEST_NAME, Manifest, table_file
 from ...storage.snapshot_files import SNAPSHOTS, SnapshotFiles
+from ...storage.table_sums import verify
 from ...storage.tables import logical_name
 from .findings import Check, verdict
 
@@ -105,32 +106,26 @@ def _log(
         return []
     try:
         data = read_store_file(path)
-        start = wal.read_header(folder / wal.LOG_NAME, data)
-        if start > manifest.generation:
-            raise StoreUnreadable(
-                f"{folder / wal.LOG_NAME} follows commit {start} but store.json is at commit "
-                f"{manifest.generation}"
-            )
-        tail = wal.read_records(
-            folder / wal.LOG_NAME, data, 0, manifest.generation, skip=wal.HEADER_SIZE
-        )
+        tail = wal.read_log(folder / wal.LOG_NAME, data, manifest.generation)
     except StoreUnreadable as exc:
         checks.append(Check("log", "problem", str(exc)))
         return []
     size = f"{len(data) / 1024:.0f} KiB"
-    if tail.torn:
+    version = tail.version
+    older = (
+        f"; format {version}, rewritten by the next write" if version != wal.FORMAT_VERSION else ""
+    )
+    checks.append(
+        Check("log", "ok", f"{len(tail.records)} commits since the last fold ({size}){older}")
+    )
+    for damage in tail.damage:
         checks.append(
             Check(
                 "log",
-                "warn",
-                f"{len(tail.records)} commits since the last fold ({size}), then {tail.torn} "
-                "bytes of a commit a crash cut short: it was never acknowledged, and the next "
-                "write drops it",
+                "problem" if damage.serious else "warn",
+                f"{damage.describe()}; the next write keeps the log in damaged/ and goes on "
+                "with every record that verifies",
             )
-        )
-    else:
-        checks.append(
-            Check("log", "ok", f"{len(tail.records)} commits since the last fold ({size})")
         )
     return tail.records
 
@@ -252,20 +247,52 @@ def _checkpoints_newest_first(
     docs = _head_docs(folder, manifest, records, "checkpoints", pending)
     if docs is not None:
         return sorted(docs.values(), key=lambda d: (d.get("created_at", ""), d["id"]), reverse=True)
+    return _on_disk(folder)
+
+
+def _on_disk(folder: Path) -> list[dict[str, Any]]:
+    """The snapshots on disk as checkpoints, newest first: each with the record it keeps
+    of itself, or its id alone (a snapshot taken before they described themselves, dated
+    by its folder's time)."""
     snaps = SnapshotFiles(folder)
-    keys = []
+    found = []
     for key in snaps.keys():
         try:
             where = snaps.folder_of(key)
         except (StoreUnreadable, InvalidInput):
             continue
         if where is not None:
-            keys.append((os.stat(where).st_mtime, key))
-    return [{"id": key} for _, key in sorted(keys, reverse=True)]
+            about = snaps.about(key) or {"id": key}
+            found.append((str(about.get("created_at", "")), os.stat(where).st_mtime, about))
+    return [about for _, _, about in sorted(found, key=lambda f: f[:2], reverse=True)]
+
+
+def _restorable(checkpoints: list[dict[str, Any]], why: str) -> Check | None:
+    """The checkpoints a restore can bring the store back to, newest first, with the
+    command (None when there are none)."""
+    if not checkpoints:
+        return None
+    newest, *older = checkpoints
+    more = (
+        f"; older ones: {', '.join(c['id'] for c in older[:5])}"
+        + (f" and {len(older) - 5} more" if len(older) > 5 else "")
+        if older
+        else ""
+    )
+    return Check(
+        "repair",
+        "problem",
+        f"{why}; the newest checkpoint is {newest['id']}{_when(newest)}: "
+        f"`memwork checkpoint restore {newest['id']}`{more}",
+    )
 
 
 def _snapshots(
-    folder: Path, manifest: Manifest, records: list[Commit], pending: dict[str, str]
+    folder: Path,
+    manifest: Manifest,
+    records: list[Commit],
+    pending: dict[str, str],
+    log_damaged: bool = False,
 ) -> Check | None:
     base = folder / SNAPSHOTS
     if not base.is_dir() or base.is_symlink():
@@ -280,6 +307,18 @@ def _snapshots(
     orphans = sorted(keys - recorded)
     if not orphans:
         return None
+    snaps = SnapshotFiles(folder)
+    described = [key for key in orphans if snaps.about(key) is not None]
+    if log_damaged and described:
+        # Their records may be among the commits the damaged log lost: they are
+        # checkpoints, not leftovers, and the next checkpoint command records them again.
+        return Check(
+            "snapshots",
+            "warn",
+            f"{len(described)} checkpoints no record names, perhaps lost with the damaged "
+            f"log ({', '.join(described[:5])}); each still restores, and the next checkpoint "
+            "command gives them their records back",
+        )
     size = sum(
         e.stat(follow_symlinks=False).st_size
         for key in orphans
@@ -323,6 +362,13 @@ def diagnose(folder: Path) -> list[Check]:
         manifest = Manifest.read(folder / (pending.get(MANIFEST_NAME) or MANIFEST_NAME))
     except StoreUnreadable as exc:
         checks.append(Check("manifest", "problem", str(exc)))
+        repair = _restorable(
+            _on_disk(folder),
+            "a checkpoint restore rebuilds store.json from the table files, restores every "
+            "table the checkpoint holds and keeps the damaged file in damaged/",
+        )
+        if repair:
+            checks.append(repair)
         return checks
     if manifest.schema_version > schema.SCHEMA_VERSION:
         checks.append(
@@ -346,7 +392,11 @@ def diagnose(folder: Path) -> list[Check]:
     else:
         checks.append(Check("schema", "ok", f"version {manifest.schema_version}"))
     checks.append(_lock_check(folder))
+    lost = len(checks)
     records = _log(folder, manifest, pending, checks)
+    lost_commits = any(c.name == "log" and c.status == "problem" for c in checks[lost:])
+    # A torn tail too may have held a commit (a damaged last record looks like a crash's).
+    log_damaged = any(c.name == "log" and c.status != "ok" for c in checks[lost:])
     permissions = _permissions(folder)
     if permissions:
         checks.append(permissions)
@@ -361,6 +411,7 @@ def diagnose(folder: Path) -> list[Check]:
         path = folder / (pending.get(file) or file)
         try:
             data = load_file(path)
+            verify(path, read_store_file(path), manifest.checksums.get(name))
         except StoreUnreadable as exc:
             damaged[name] = Check(f"table {name}", "problem", str(exc))
             checks.append(damaged[name])
@@ -390,6 +441,14 @@ def diagnose(folder: Path) -> list[Check]:
             bad += 1
     if damaged:
         checks.append(_repair(folder, manifest, records, pending, damaged))
+    elif lost_commits:
+        repair = _restorable(
+            _checkpoints_newest_first(folder, manifest, records, pending),
+            "commits lost with the damaged log cannot be read back; to return to a state "
+            "the store held whole, restore a checkpoint",
+        )
+        if repair:
+            checks.append(repair)
     checks.append(
         Check(
             "tables",
@@ -418,7 +477,7 @@ def diagnose(folder: Path) -> list[Check]:
                 f"{len(strays)} files the store does not use: {', '.join(strays[:5])}",
             )
         )
-    orphans = _snapshots(folder, manifest, records, pending)
+    orphans = _snapshots(folder, manifest, records, pending, log_damaged)
     if orphans:
         checks.append(orphans)
     curation = _curation(_head_docs(folder, manifest, records, "meta", pending))

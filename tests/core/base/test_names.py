@@ -13,7 +13,7 @@ from memwork.core.base.errors import InvalidInput, StoreUnreadable
 from memwork.core.domain import sessions
 from memwork.core.domain.working_memory import state as wm_state
 from memwork.core.storage.store import Store
-from tests.conftest import folded, folder_digest
+from tests.conftest import folded, folder_digest, resealed
 
 T0 = "2026-01-01T00:00:00Z"
 HOSTILE = [
@@ -106,6 +106,7 @@ def test_a_tampered_checkpoint_id_is_refused_by_delete_restore_and_diff(
     [(old, doc)] = data["documents"].items()
     data["documents"] = {cid: {**doc, "id": cid}}
     path.write_text(json.dumps(data))
+    resealed(path)
     before = folder_digest(db)
     for verb in ("delete", "restore", "diff"):
         done = cli("checkpoint", verb, cid)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import folded, folder_digest
+from tests.conftest import folded, folder_digest, resealed
 
 BIG = str(2**70)
 
@@ -114,6 +114,7 @@ def test_stored_control_characters_are_never_printed(cli, db: Path) -> None:  # 
     lesson["content"] = f"evil {ESCAPES}"
     lesson["scope"] = "global"
     path.write_text(json.dumps(doc))
+    resealed(path)
     for args in (("lesson", "list"), ("lesson", "show", lesson["id"]), ("context",)):
         done = cli(*args)
         assert done.code == 0, done.err

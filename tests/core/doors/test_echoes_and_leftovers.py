@@ -22,7 +22,7 @@ import pytest
 from memwork.core.base.errors import InvalidInput
 from memwork.core.services import checkpoints
 from memwork.core.storage.store import Store
-from tests.conftest import NOW, folded, folder_digest, python_env
+from tests.conftest import NOW, folded, folder_digest, python_env, resealed
 from tests.core.doors.test_mcp_server import with_server
 from tests.redis_server import RedisServer
 
@@ -101,6 +101,7 @@ def test_doctor_names_a_record_its_model_refuses(cli, db: Path) -> None:  # noqa
     (lesson,) = data["documents"].values()
     lesson["confidence"] = "high"
     table.write_text(json.dumps(data))
+    resealed(table)
     before = folder_digest(db)
     done = cli("doctor")
     assert done.code == 1 and "internal error" not in done.err
@@ -234,6 +235,7 @@ def test_json_output_escapes_c1_controls_and_bidi_overrides(cli, db: Path) -> No
         for doc in data["documents"].values():
             doc[field] = planted
         path.write_text(json.dumps(data))
+        resealed(path)
     outputs = [
         cli("lesson", "list", "--json"),
         cli("slot", "list", "--json"),

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core.base.errors import StoreUnreadable
 from memwork.core.ops.memory import Memory
 from memwork.core.services.doctor.folder import report
 from memwork.core.storage import journal, schema, wal
@@ -271,11 +270,14 @@ def _four_commits(folder: Path) -> None:
 
 
 @pytest.mark.parametrize("damage", ["cut short", "bad checksum", "zeros appended"])
-def test_a_torn_last_record_is_dropped_whole(tmp_path: Path, damage: str) -> None:
+def test_a_torn_last_record_is_reported_and_kept_aside(
+    tmp_path: Path, damage: str, capfd: pytest.CaptureFixture[str]
+) -> None:
     folder = tmp_path / "s"
     _four_commits(folder)
     log = folder / wal.LOG_NAME
-    data = bytearray(log.read_bytes())
+    original = log.read_bytes()
+    data = bytearray(original)
     if damage == "cut short":
         data = data[:-25]
     elif damage == "bad checksum":
@@ -284,23 +286,30 @@ def test_a_torn_last_record_is_dropped_whole(tmp_path: Path, damage: str) -> Non
         data += bytes(4096)  # a file extended by a crash before its data landed
     log.write_bytes(bytes(data))
     verdict = report(folder)
-    assert verdict["ok"]
-    [check] = [c for c in verdict["checks"] if c["name"] == "log"]
-    assert check["status"] == "warn"
-    assert "a commit a crash cut short: it was never acknowledged" in check["detail"]
+    assert verdict["ok"]  # a crash's torn tail is a warning: it was never acknowledged
+    [torn] = [c for c in verdict["checks"] if c["name"] == "log" and c["status"] != "ok"]
+    assert torn["status"] == "warn"
+    assert "never acknowledged" in torn["detail"] and "end the log" in torn["detail"]
     store = Store(folder)
     with store.reading():
         expected = {"l0", "l1", "l2"} | ({"l3"} if damage == "zeros appended" else set())
         assert set(store.docs("lessons")) == expected
-    with store.transaction():  # the next write drops the torn bytes and appends after
+    said = capfd.readouterr().err
+    assert f"{log} is damaged" in said and "end the log" in said
+    with store.transaction():  # the next write keeps the torn bytes aside, then goes on
         store.put("lessons", "next", {"id": "next"})
+    [kept] = (folder / "damaged").glob("*/store.log")
+    assert kept.read_bytes() == bytes(data)
     tail = _log_records(folder)
-    assert tail.torn == 0 and len(tail.records) == len(expected) + 1
+    assert tail.torn == 0 and not tail.damage
     with Store(folder).reading() as other:
         assert set(other.docs("lessons")) == expected | {"next"}
+    assert report(folder)["ok"]
 
 
-def test_damage_before_later_records_is_refused_untouched(tmp_path: Path) -> None:
+def test_damage_before_later_records_costs_only_that_commit(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     folder = tmp_path / "s"
     _four_commits(folder)
     log = folder / wal.LOG_NAME
@@ -309,12 +318,27 @@ def test_damage_before_later_records_is_refused_untouched(tmp_path: Path) -> Non
     data[wal.HEADER_SIZE + wal.RECORD_HEADER + 10] ^= 0xFF
     log.write_bytes(bytes(data))
     before = folder_digest(folder)
-    with pytest.raises(StoreUnreadable, match="damaged at byte 24: a record fails its checksum"):
-        Store(folder)
-    assert folder_digest(folder) == before
+    store = Store(folder)
+    with store.reading():
+        assert set(store.docs("lessons")) == {"l1", "l2", "l3"}
+    assert folder_digest(folder) == before  # a read changes nothing
+    said = capfd.readouterr().err.splitlines()
+    assert said == [
+        f"memwork: {log} is damaged: {said[0].split(': ', 2)[2].split('. ')[0]}. The next "
+        "write keeps this log in damaged/ and goes on with every record that verifies "
+        "(`memwork doctor` lists it)"
+    ]
+    assert "at byte 24: commit 1 is lost; 3 verified records follow it" in said[0]
     verdict = report(folder)
     assert not verdict["ok"]
-    assert any(c["name"] == "log" and c["status"] == "problem" for c in verdict["checks"])
+    [check] = [c for c in verdict["checks"] if c["name"] == "log" and c["status"] == "problem"]
+    assert "commit 1 is lost" in check["detail"]
+    with store.transaction():
+        store.put("lessons", "next", {"id": "next"})
+    [kept] = (folder / "damaged").glob("*/store.log")
+    assert kept.read_bytes() == bytes(data)
+    with Store(folder).reading() as other:
+        assert set(other.docs("lessons")) == {"l1", "l2", "l3", "next"}
 
 
 # -- a store written before the log ------------------------------------------------------------

@@ -114,9 +114,11 @@ def test_restore_works_when_the_checkpoints_table_itself_is_damaged(
     assert done.code == 0, done.err
     assert "table checkpoints was damaged" in done.err
     listed = {c["id"]: c for c in cli("checkpoint", "list", "--json").json()}
-    # Both snapshots are still checkpoints (recovered), and none was swept as an orphan.
+    # Both snapshots are still checkpoints (recovered), and none was swept as an orphan;
+    # each snapshot kept its own record, description and time included.
     assert {history["old"], history["new"]} <= set(listed)
-    assert "recovered from its files" in listed[history["new"]]["description"]
+    assert listed[history["new"]]["description"] == "second week"
+    assert listed[history["new"]]["created_at"].startswith("2026-11-02T12:00:00")
     assert _lessons(cli) == ["Check the canary before a deploy"]
     assert cli("checkpoint", "restore", history["new"], now=T2).code == 0
     assert "Pin the client version" in _lessons(cli)

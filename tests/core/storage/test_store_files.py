@@ -230,8 +230,9 @@ def test_a_checkpoint_survives_an_in_place_edit_of_a_table_file(cli, db: Path) -
         f.seek(0)
         f.write(data)
         f.truncate()
-    diff = cli("checkpoint", "diff", cid, "--json").json()
-    assert diff["tables"]["lessons"]["changed"]
+    # The file no longer matches the checksum its fold recorded: reads refuse it.
+    diff = cli("checkpoint", "diff", cid, "--json")
+    assert diff.code == 2 and "lessons.json does not match the checksum" in diff.err
     assert cli("checkpoint", "restore", cid, now=T0).code == 0
     listed = cli("lesson", "list").out
     assert "The original lesson" in listed and "vandalised" not in listed
