@@ -863,8 +863,13 @@ class RecallIndex:
 
     def to_bytes(self) -> bytes:
         """The whole index, for the store's cache folder."""
+        return marshal.dumps(self.saved_state())
+
+    def saved_state(self) -> dict[str, Any]:
+        """What :meth:`to_bytes` writes, before encoding (a background save encodes it
+        in slices: :mod:`core.services.recall.snapshot`)."""
         refs, titles, fields = self.refs.pack(), self.titles.pack(), self.fields.pack()
-        state = {
+        return {
             "format": FORMAT,
             "params": params_key(),
             "numeric": [c.tobytes() for c in self._numeric()],
@@ -879,7 +884,6 @@ class RecallIndex:
             "tables": (self.table_names, self.table_keys),
             "sessions": (self.session_ids, self.session_lens, self.session_docs),
         }
-        return marshal.dumps(state)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> RecallIndex | None:

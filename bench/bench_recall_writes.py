@@ -1,0 +1,144 @@
+"""The first search after a write, beside a plain search, in one long-lived process.
+
+An agent's process writes (``Memory.observe``) between its questions. The recall
+index catches up with a write at the next search (the documents the write
+changed), and the index file is saved outside any search: by a background thread
+of the long-lived process, and when it closes. This measures, on a folder store
+of N long observations (~950 characters each, 100 to a session; built once into
+``bench/out/`` and kept for the next run):
+
+* ``plain``: ``Memory.search`` with nothing written since the last one;
+* ``after write, save not due``: the first search after one ``observe``, while the
+  index file is not due for a save (``save_after`` 1 hour);
+* ``after write, save due``: the same with the save due at once (``save_after`` 0:
+  every write makes a save due; the background thread runs it);
+* ``observe``: the time to add one record (``Memory.observe``).
+
+Each row is p50 / p95 wall milliseconds, and the ratio of its p50 (and p95) to the
+plain search's, all measured in this run on this machine. Goals: the first search
+after a write within 3x a plain one, an observe within 5 ms. fsync is off
+(``MEMWORK_FSYNC=0``), as in the other write benchmarks.
+
+    python bench/bench_recall_writes.py 10000 30000 [--rounds 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("MEMWORK_FSYNC", "0")
+
+from memwork import Memory  # noqa: E402
+from memwork.core.domain import sessions  # noqa: E402
+from memwork.core.storage.store import Store  # noqa: E402
+
+OUT = ROOT / "bench" / "out"
+NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+#: Bumped whenever ``_fill`` changes what a cached store holds.
+STORE_VERSION = 1
+PER_SESSION = 100
+TEXT_CHARS = 950
+QUERIES = [
+    "why did the billing replica fail its health check",
+    "rotate the staging keys",
+    "flaky integration test timeout",
+    "what did we decide about the cache eviction policy",
+    "memory leak in the ingest worker",
+    "rollback of the schema migration",
+    "who owns the payments gateway",
+    "slow query on the orders table",
+    "tls certificate expired",
+    "retry storm after the deploy",
+]
+
+
+def _vocabulary(rng: random.Random, size: int = 6000) -> list[str]:
+    """Pronounceable made-up words (a Zipf draw over them reads like real text to BM25)."""
+    onsets = "b c d f g h j k l m n p r s t v w z br cr dr fl gr pl st tr sh ch".split()
+    vowels = "a e i o u ai ea io ou".split()
+    codas = ["", "n", "r", "s", "t", "l", "nd", "st", "ck"]
+    words: set[str] = set()
+    while len(words) < size:
+        n = rng.choice((1, 2, 2, 3))
+        words.add("".join(rng.choice(onsets) + rng.choice(vowels) for _ in range(n)) + rng.choice(codas))
+    plain = (
+        "the a of to and in is was we it for on that this with as by at from deploy billing "
+        "replica health check staging keys cache test timeout worker ingest schema migration "
+        "payments gateway query orders table certificate retry storm rollback memory leak"
+    ).split()
+    return plain + sorted(words)
+
+
+def _text(rng: random.Random, vocab: list[str], weights: list[float]) -> str:
+    out: list[str] = []
+    length = 0
+    while length < TEXT_CHARS:
+        sentence = rng.choices(vocab, weights, k=rng.randint(8, 18))
+        line = " ".join(sentence).capitalize() + "."
+        out.append(line)
+        length += len(line) + 1
+    return " ".join(out)[:TEXT_CHARS]
+
+
+def _fill(path: Path, records: int) -> None:
+    rng = random.Random(records)
+    vocab = _vocabulary(rng)
+    weights = [1.0 / (rank + 1) for rank in range(len(vocab))]
+    store = Store(path)
+    count = max(1, -(-records // PER_SESSION))
+    with store.transaction():
+        sids = [
+            sessions.start_session(store, title=f"run {s}", now=NOW, actor="bench")["id"]
+            for s in range(count)
+        ]
+    done = 0
+    while done < records:
+        with store.transaction():
+            for i in range(done, min(records, done + 2000)):
+                at = NOW - timedelta(seconds=records - i)
+                text = _text(rng, vocab, weights)
+                sessions.observe(store, sids[i % count], text, now=at, actor="bench")
+        done = min(records, done + 2000)
+    store.close()
+
+
+def cached_store(records: int) -> Path:
+    """The store of ``records`` long observations, built once into ``bench/out``."""
+    folder = OUT / f"recall-writes-v{STORE_VERSION}-{records}"
+    done = folder.with_suffix(".done")
+    if not done.exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        print(f"(building a store of {records:,} long observations in {folder} ...)", file=sys.stderr)
+        _fill(folder, records)
+        done.write_text("ok\n")
+    return folder
+
+
+def linked_copy(src: Path, dst: Path) -> Path:
+    """A copy whose files are hard links (a store replaces files, it never edits them)."""
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst, copy_function=os.link, ignore=shutil.ignore_patterns(".lock"))
+    return dst
+
+
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def _ms(fn: Callable[[], object]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1000
