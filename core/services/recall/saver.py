@@ -32,9 +32,10 @@ if TYPE_CHECKING:
     from ...storage.store import Store
 
 #: Longest slice of work under the follower's lock, in seconds.
-SLICE = 0.004
-#: Rest between slices, in seconds: a query waiting for the lock gets it.
-REST = 0.001
+SLICE = 0.002
+#: Rest after each slice or piece, in seconds: a query waiting for the lock gets it,
+#: and the process's other threads the interpreter (a save takes at most half of it).
+REST = 0.002
 #: Longest sleep with nothing to save, in seconds (then the thread looks whether its
 #: store is still open).
 IDLE = 60.0
@@ -52,9 +53,13 @@ class Saver:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._start = threading.Lock()
-        #: Saves landed, and saves that did not (a commit removed the files meanwhile).
+        #: Saves landed, saves that did not (a commit removed the files meanwhile), and
+        #: the wall seconds the last one took from start to landing (slices and rests).
         self.landed = 0
         self.missed = 0
+        self.last_seconds = 0.0
+        #: Whether a save is under way.
+        self.saving = False
 
     def wake(self) -> None:
         """The index changed: look whether a save is due (cheap; called by a query)."""
@@ -89,15 +94,19 @@ class Saver:
             store = self._store()
             if store is None:
                 return
+            self.saving = True
             try:
                 self._save(store)
             except Exception:  # noqa: BLE001 - only a cache: never take the process down
                 with self._lock:
                     self._recall.saved(landed=False)
+            finally:
+                self.saving = False
             del store
 
     def _save(self, store: Store) -> None:
         recall = self._recall
+        began = time.monotonic()
         with self._lock:
             reservation = recall.reserve(store)
             index = recall.index
@@ -127,6 +136,7 @@ class Saver:
             reservation.discard()
         with self._lock:
             recall.saved(landed)
+        self.last_seconds = time.monotonic() - began
         if landed:
             self.landed += 1
         else:

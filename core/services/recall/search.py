@@ -310,6 +310,12 @@ def kept_recall(store: Store) -> tuple[threading.Lock, Recall]:
     return kept
 
 
+def saver_of(store: Store) -> Saver | None:
+    """The background saver of ``store``'s kept recall index (None: a one-call store, or
+    no search yet)."""
+    return _SAVERS.get(store)
+
+
 def flush(store: Store) -> None:
     """Save the kept recall index of ``store`` now if it changed (``Memory.close``): the
     background saver is stopped first."""

@@ -113,7 +113,7 @@ def pack_columns(frozen: RecallIndex, pause: Callable[[], None]) -> None:
         setattr(frozen, name, _Column.packed("".join(parts), offsets))
 
 
-def encoded(value: object) -> Iterator[bytes]:
+def encoded(value: Any) -> Iterator[bytes]:
     """``marshal.dumps(value, 2)`` in pieces: long dicts, lists and tuples a slice of
     entries at a time, long texts a slice of characters at a time."""
     if not _big(value):
@@ -149,12 +149,12 @@ def encoded(value: object) -> Iterator[bytes]:
         yield from parts
 
 
-def _big(value: object) -> bool:
+def _big(value: Any) -> bool:
     """Whether ``value`` is worth encoding in pieces."""
     if isinstance(value, str):
         return len(value) > _CHARS
     if isinstance(value, dict):
         return len(value) > _ITEMS or any(_big(v) for v in value.values())
-    if type(value) in (list, tuple):
-        return len(value) > _ITEMS or any(_big(v) for v in value)  # type: ignore[attr-defined]
+    if isinstance(value, list | tuple):
+        return len(value) > _ITEMS or any(_big(v) for v in value)
     return False
