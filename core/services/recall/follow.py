@@ -497,7 +497,7 @@ class Recall:
     def touched(self) -> None:
         """Something worth saving changed outside a refresh (new vectors)."""
         self._dirty = True
-        if self.wake is not None:
+        if self.wake is not None and self._file is not None:
             self.wake()
 
     # ------------------------------------------------------------------ saving

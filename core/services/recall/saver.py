@@ -3,8 +3,9 @@
 A query never saves the index (it would wait for a rewrite of the whole file: 0.6-1.7 s
 at 30k long notes, ~18 s at 100k). Its catch-up marks the index changed and wakes this
 thread, which waits until the save is due (:meth:`Recall.save_due`) and then saves in
-slices a few milliseconds long, each under the follower's lock, so a query waits at
-most one slice (:mod:`core.services.recall.snapshot`):
+slices of about a millisecond, each under the follower's lock and followed by a rest,
+so a query waits at most one slice and a write is slowed little
+(:mod:`core.services.recall.snapshot`):
 
 1. catch up and open the files to write, under the store's lock (the save then holds
    at least what the store held at that moment);
@@ -32,9 +33,9 @@ if TYPE_CHECKING:
     from ...storage.store import Store
 
 #: Longest slice of work under the follower's lock, in seconds.
-SLICE = 0.002
+SLICE = 0.001
 #: Rest after each slice or piece, in seconds: a query waiting for the lock gets it,
-#: and the process's other threads the interpreter (a save takes at most half of it).
+#: and the process's other threads the interpreter (a save takes at most a third).
 REST = 0.002
 #: Longest sleep with nothing to save, in seconds (then the thread looks whether its
 #: store is still open).

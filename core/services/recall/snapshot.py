@@ -3,7 +3,7 @@
 Saving means :meth:`~core.services.recall.engine.RecallIndex.to_bytes`, whose cost is
 mostly encoding each word's postings that this process decoded (every word a query or a
 write touched: ~1 s at 10k long notes, ~18 s at 100k). A background save takes that
-cost in slices, each under the follower's lock and a few milliseconds long:
+cost in slices, each under the follower's lock and about a millisecond long:
 
 1. :func:`pack_some` encodes decoded postings back into the bytes the index keeps
    for words it has not touched (what a freshly loaded index holds), a slice at a time.
@@ -12,7 +12,7 @@ cost in slices, each under the follower's lock and a few milliseconds long:
    step: arrays and lists copied, postings shared as immutable bytes.
 3. Outside the lock, :func:`pack_columns` joins the copy's text columns a slice at a
    time, and :func:`encoded` turns what ``to_bytes`` would write into marshal pieces
-   of a few hundred kilobytes each (version 2, which refers to no earlier object, so
+   of at most a few hundred kilobytes each (version 2, which refers to no earlier object, so
    pieces made apart join into one stream that ``marshal.loads`` reads as a whole).
    One ``marshal.dumps`` of it all would hold the interpreter for ~0.6 s at 30k notes.
 
@@ -33,10 +33,10 @@ from typing import Any
 from .engine import _SEP, RecallIndex, _Column, _Postings
 
 #: Strings joined in one slice of :func:`pack_columns`.
-_ROWS = 1024
+_ROWS = 256
 #: Entries of a dict, or characters of a text, encoded in one piece by :func:`encoded`.
-_ITEMS = 1024
-_CHARS = 1 << 20
+_ITEMS = 256
+_CHARS = 1 << 18
 _VERSION = 2  # no references between objects: pieces encoded apart join up
 
 
