@@ -59,12 +59,11 @@ class Context:
     @cached_property
     def store(self) -> Store:
         from ...domain import migrations  # noqa: F401 - an older store's upgrade steps
-        from ...services.recall.lifetime import for_one_call
         from ...storage.paths import store_location
         from ...storage.store import Store
 
         store = Store(store_location(self.args.db), create=not self.reads_only)
-        for_one_call(store)  # recall saves its index after the answer, not in a thread
+        store.one_call = True  # recall saves its index after the answer, not in a thread
         return store
 
     @cached_property

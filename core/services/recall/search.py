@@ -291,13 +291,12 @@ SAVE_AFTER = 30.0
 
 def kept_recall(store: Store) -> tuple[threading.Lock, Recall]:
     """The recall index kept for ``store`` in this process, and the lock that guards it."""
-    from . import lifetime
     from .follow import Recall
 
     with _KEPT_LOCK:
         kept = _KEPT.get(store)
         if kept is None:
-            if lifetime.one_call(store):
+            if store.one_call:
                 kept = _KEPT[store] = (threading.Lock(), Recall())
             else:
                 from .saver import Saver
