@@ -343,18 +343,24 @@ _AT_EXIT: list[bool] = []
 
 
 def _stop_at_exit() -> None:
-    """Have the background savers stop between two slices when the interpreter exits
-    (a half-written file is removed, not left behind); the next process catches up."""
+    """When the interpreter exits with a store still open (a script that never closed
+    its ``Memory``): stop its background saver between two slices, then save what
+    is due, as a CLI call does after its answer (an index built here is not left
+    for the next process to build again)."""
     if not _AT_EXIT:
         import atexit
 
         _AT_EXIT.append(True)
-        atexit.register(_stop_all)
+        atexit.register(_at_exit)
 
 
-def _stop_all() -> None:
-    for saver in list(_SAVERS.values()):
+def _at_exit() -> None:
+    for store, saver in list(_SAVERS.items()):
         saver.stop()
+        try:
+            settle(store)
+        except Exception:  # noqa: BLE001, S112 - only a cache: the next process catches up
+            continue
 
 
 def search_op(

@@ -99,6 +99,23 @@ def test_the_cli_saves_an_index_it_built_after_the_answer(cli, db: Path) -> None
     assert _stat(_index(db)) == saved  # one commit behind: left to the next process
 
 
+def test_a_script_that_never_closes_its_memory_saves_the_index_it_built(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "s"
+    with Memory(db, clock=lambda: NOW) as memory:
+        sid = memory.start_session(title="weir")["id"]
+        memory.observe(sid, "a heron on the weir")
+    script = "import sys; from memwork import Memory; print(Memory(sys.argv[1]).search('heron'))"
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(db)], capture_output=True, text=True, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    assert "a heron on the weir" in done.stdout
+    assert any("a heron on the weir" in t for t in _saved_titles(db))  # saved at exit
+    assert not [p for p in _index(db).parent.iterdir() if p.suffix == ".tmp"]
+
+
 _CHILD = textwrap.dedent(
     """
     import sys, time
