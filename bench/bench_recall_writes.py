@@ -7,17 +7,21 @@ of the long-lived process, and when it closes. This measures, on a folder store
 of N long observations (~950 characters each, 100 to a session; built once into
 ``bench/out/`` and kept for the next run):
 
-* ``plain``: ``Memory.search`` with nothing written since the last one;
-* ``after write, save not due``: the first search after one ``observe``, while the
-  index file is not due for a save (``save_after`` 1 hour);
-* ``after write, save due``: the same with the save due at once (``save_after`` 0:
-  every write makes a save due; the background thread runs it);
-* ``observe``: the time to add one record (``Memory.observe``).
+* ``plain search``: ``Memory.search`` with nothing written since the last one;
+* ``first search after a write, save not due``: the first search after one
+  ``observe``, while the index file is not due for a save (``save_after`` 1 hour);
+* ``first search after a write, save due``: the same with a save due after every
+  write (``save_after`` 1 ms; the background thread runs it while the next calls
+  run);
+* ``main's rule``: the save written inside the search that found it due, as the
+  code before did, on the same index (``--inline-rounds`` of them);
+* ``observe``: the time to add one record (``Memory.observe``), alone and while a
+  background save runs. A first run builds the store and its index file (a few
+  minutes at 30k) into ``bench/out/``; the timed runs use a hard-linked copy.
 
 Rounds are a plain search, an observe, the first search after it, then ``--think``
 seconds (the agent's own work between calls; the background thread saves then, and
-during the calls that follow). A last row times the rule this replaces on the same
-index: the save written inside the search that found it due. Each row is p50 / p95
+during the calls that follow). Each row is p50 / p95
 wall milliseconds, and the ratio of its p50 (and p95) to the plain search's, all
 measured in this run on this machine. Goals: the first search
 after a write within 3x a plain one, an observe within 5 ms. fsync is off
