@@ -64,6 +64,7 @@ if TYPE_CHECKING:
 
 _TABLES_PER_LOCK = 16  # big tables re-read under one lock, so writers never wait long
 _SAVE_AFTER_TABLES = 8  # an index this many tables behind is saved soon (else: lazily)
+_RETRY = 1.0  # seconds before an urgent save that did not land is tried again
 _STALE_TMP = 3600.0  # seconds after which a half-written file of a dead process is removed
 #: A document, its units and their fingerprints.
 _DocUnits = tuple[dict[str, Any], tuple[Unit, ...], tuple[int, ...]]
@@ -241,6 +242,8 @@ class Recall:
         self._file: IndexFile | None = None
         self._dirty = False
         self._urgent = False  # built here or found far behind: worth saving soon
+        self._was_urgent = False  # what the save under way was
+        self._retry_at = 0.0  # an urgent save that did not land is tried again from then
         self._saved_at = time.monotonic()
         self._vectors: Vectors | None = None
         self.changes = 0  # units added, replaced or removed by this follower so far
@@ -508,7 +511,7 @@ class Recall:
         if not self._dirty or self._file is None or self.index is None:
             return None
         if self._urgent:
-            return 0.0  # now
+            return self._retry_at  # now, unless the last try just failed
         if self.save_after:
             return self._saved_at + self.save_after
         return None
@@ -536,6 +539,7 @@ class Recall:
         """Mark the index as saved as it is now (a later change marks it changed again)
         and return its vectors' file name and encoder, if any. Call under the follower's
         lock, at the moment the index (or a copy of it) is taken for the save."""
+        self._was_urgent = self._urgent
         self._dirty = self._urgent = False
         if self._vectors is None:
             return None
@@ -543,14 +547,19 @@ class Recall:
 
     def saved(self, landed: bool) -> None:
         """What became of a save (call under the follower's lock): one that did not land
-        is tried again ``save_after`` seconds later (a commit removed the file meanwhile;
-        the next process would rebuild it)."""
+        (stopped, or a commit removed its files meanwhile) is due again as it was, an
+        urgent one a second later."""
         self._saved_at = time.monotonic()
         if landed:
+            self._retry_at = 0.0
             if self._vectors is not None:
                 self._vectors.computed = 0
         else:
             self._dirty = True
+            if self._was_urgent:
+                self._urgent = True
+                self._retry_at = self._saved_at + _RETRY
+        self._was_urgent = False
 
     def flush(self, store: Store) -> None:
         """Save the index (and vectors) to the store's cache folder now if they changed
@@ -576,7 +585,7 @@ class Recall:
         built here or found far behind, or one past ``save_after``). Call under the
         follower's lock."""
         due = self.save_due()
-        if due is not None and due <= time.monotonic():
+        if due is not None and (self._urgent or due <= time.monotonic()):
             self.flush(store)
 
     def _vectors_name(self) -> str:
