@@ -94,6 +94,9 @@ class Store:
         self._listeners: list[Listener] = []
         #: Indexes derived from tables, by whoever derives them (see table_stamp).
         self.derived: dict[str, Any] = {}
+        #: Opened for one call, after which the process ends (the CLI's): whoever
+        #: derives files from it saves them when the call ends, not in the background.
+        self.one_call = False
         head = backend.open(create)
         self.cache = TableCache(backend, head)
         self.cache.lock_held = lambda: self._depth > 0

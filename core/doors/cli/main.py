@@ -65,7 +65,9 @@ class Context:
         # A restore is the repair of a damaged store: it may open one whose store.json
         # cannot be read (core/storage/manifest_rescue.py).
         rescue = self.args.op == "restore_checkpoint"
-        return Store(store_location(self.args.db), create=not self.reads_only, rescue=rescue)
+        store = Store(store_location(self.args.db), create=not self.reads_only, rescue=rescue)
+        store.one_call = True  # recall saves its index after the answer, not in a thread
+        return store
 
     @cached_property
     def now(self) -> datetime:
@@ -200,6 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             opened = ctx.__dict__.get("store")  # the cached store, when the verb opened one
             if opened is not None:
                 if code == 0:
+                    _settle(opened)
                     opened.close()
                 else:  # refused: a store this call created for it is taken back
                     opened.discard_if_new()
@@ -223,6 +226,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"memwork: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
+
+
+def _settle(store: Store) -> None:
+    """What the call owes the next one, once its answer is out: the recall index it
+    built or found far behind is saved (never inside the search itself)."""
+    search = sys.modules.get(f"{__package__.rsplit('.doors', 1)[0]}.services.recall.search")
+    if search is None:  # the verb never searched
+        return
+    sys.stdout.flush()
+    try:
+        search.settle(store)
+    except Exception:  # noqa: BLE001, S110 - a cache: the answer was given, the next call rebuilds
+        pass
 
 
 def _shown(exc: Exception) -> str:

@@ -460,4 +460,6 @@ def serve(path: str | os.PathLike[str] | None = None, *, agent: str | None = Non
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         log.info("the client hung up")
+    finally:
+        memory.close()  # saves the recall index if it changed since its last save
     return 0

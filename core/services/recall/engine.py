@@ -143,30 +143,74 @@ class _Column:
         return "".join(f"{v}{_SEP}" for v in self._list), offsets.tobytes()
 
 
-class _DocPostings:
-    """term → (slots, tenths): two parallel arrays per term, decoded from their bytes
-    on first use.
-
-    Arrays, not dicts: a query reads a term's postings as numpy views (no copy) and
-    scores them in one vectorised step, and 100,000 long records' postings take a
-    tenth of the memory a dict per term would. Adding appends; removing finds the
-    slot (rare: forget, redact, restore, a reordered session)."""
+class LazyPostings:
+    """term → postings, each term's decoded from its bytes on first use (a loaded
+    index of 100,000 records decodes only the words queries and writes touch)."""
 
     __slots__ = ("live", "raw")
 
     def __init__(self, raw: dict[str, bytes] | None = None) -> None:
-        self.live: dict[str, tuple[array[int], array[int]]] = {}
+        self.live: dict[str, Any] = {}
         self.raw: dict[str, bytes] = raw or {}
 
-    def get(self, term: str) -> tuple[array[int], array[int]] | None:
+    @staticmethod
+    def decode(packed: bytes) -> Any:
+        """One term's postings from their bytes."""
+        raise NotImplementedError
+
+    @staticmethod
+    def encode(found: Any) -> bytes:
+        """One term's postings as bytes (what :meth:`decode` reads)."""
+        raise NotImplementedError
+
+    def get(self, term: str) -> Any:
         found = self.live.get(term)
         if found is None:
             packed = self.raw.pop(term, None)
             if packed is None:
                 return None
-            half = len(packed) // 2
-            found = self.live[term] = (array("i", packed[:half]), array("i", packed[half:]))
+            found = self.live[term] = self.decode(packed)
         return found
+
+    def drop(self, term: str) -> None:
+        self.live.pop(term, None)
+        self.raw.pop(term, None)
+
+    def __contains__(self, term: str) -> bool:
+        return term in self.live or term in self.raw
+
+    def terms(self) -> Iterator[str]:
+        yield from self.live
+        yield from self.raw
+
+    def __len__(self) -> int:
+        return len(self.live) + len(self.raw)
+
+    def pack(self) -> dict[str, bytes]:
+        packed = dict(self.raw)
+        for term, found in self.live.items():
+            packed[term] = self.encode(found)
+        return packed
+
+
+class _DocPostings(LazyPostings):
+    """term → (slots, tenths): two parallel int32 arrays per term.
+
+    Arrays, not dicts: a query reads a term's postings as numpy views (no copy) and
+    scores them in one vectorised step, and 100,000 long records' postings take a
+    fraction of the memory a dict per term would. Adding appends; removing finds the
+    slot (rare: forget, redact, restore, a reordered session)."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def decode(packed: bytes) -> tuple[array[int], array[int]]:
+        half = len(packed) // 2
+        return array("i", packed[:half]), array("i", packed[half:])
+
+    @staticmethod
+    def encode(found: tuple[array[int], array[int]]) -> bytes:
+        return found[0].tobytes() + found[1].tobytes()
 
     def add(self, term: str, slot: int, tf: int) -> None:
         found = self.get(term)
@@ -193,11 +237,8 @@ class _DocPostings:
             keep = [i for i, d in enumerate(docs) if d not in slots]
             if len(keep) == len(docs):
                 return
-            found = self.live[term] = (
-                array("i", [docs[i] for i in keep]),
-                array("i", [tfs[i] for i in keep]),
-            )
-            docs = found[0]
+            docs = array("i", [docs[i] for i in keep])
+            self.live[term] = (docs, array("i", [tfs[i] for i in keep]))
         if not docs:
             self.drop(term)
 
@@ -206,70 +247,26 @@ class _DocPostings:
         found = self.get(term)
         return len(found[0]) if found else 0
 
-    def drop(self, term: str) -> None:
-        self.live.pop(term, None)
-        self.raw.pop(term, None)
 
-    def __contains__(self, term: str) -> bool:
-        return term in self.live or term in self.raw
+class _Postings(LazyPostings):
+    """term → {session: tenths} (the session field)."""
 
-    def terms(self) -> Iterator[str]:
-        yield from self.live
-        yield from self.raw
+    __slots__ = ()
 
-    def __len__(self) -> int:
-        return len(self.live) + len(self.raw)
-
-    def pack(self) -> dict[str, bytes]:
-        packed = dict(self.raw)
-        for term, (docs, tfs) in self.live.items():
-            packed[term] = docs.tobytes() + tfs.tobytes()
-        return packed
-
-
-class _Postings:
-    """term → {session: tenths} (the session field), each decoded on first use."""
-
-    __slots__ = ("live", "raw")
-
-    def __init__(self, raw: dict[str, bytes] | None = None) -> None:
-        self.live: dict[str, dict[int, int]] = {}
-        self.raw: dict[str, bytes] = raw or {}
-
-    def get(self, term: str) -> dict[int, int] | None:
-        found = self.live.get(term)
-        if found is None:
-            packed = self.raw.pop(term, None)
-            if packed is None:
-                return None
-            found = self.live[term] = marshal.loads(packed)
+    @staticmethod
+    def decode(packed: bytes) -> dict[int, int]:
+        found: dict[int, int] = marshal.loads(packed)
         return found
 
+    @staticmethod
+    def encode(found: dict[int, int]) -> bytes:
+        return marshal.dumps(found)
+
     def setdefault(self, term: str) -> dict[int, int]:
-        found = self.get(term)
+        found: dict[int, int] | None = self.get(term)
         if found is None:
             found = self.live[term] = {}
         return found
-
-    def drop(self, term: str) -> None:
-        self.live.pop(term, None)
-        self.raw.pop(term, None)
-
-    def __contains__(self, term: str) -> bool:
-        return term in self.live or term in self.raw
-
-    def terms(self) -> Iterator[str]:
-        yield from self.live
-        yield from self.raw
-
-    def __len__(self) -> int:
-        return len(self.live) + len(self.raw)
-
-    def pack(self) -> dict[str, bytes]:
-        packed = dict(self.raw)
-        for term, post in self.live.items():
-            packed[term] = marshal.dumps(post)
-        return packed
 
 
 def _tenths(weight: float) -> int:
@@ -989,8 +986,13 @@ class RecallIndex:
 
     def to_bytes(self) -> bytes:
         """The whole index, for the store's cache folder."""
+        return marshal.dumps(self.saved_state())
+
+    def saved_state(self) -> dict[str, Any]:
+        """What :meth:`to_bytes` writes, before encoding (a background save encodes it
+        in slices: :mod:`core.services.recall.snapshot`)."""
         refs, titles, fields = self.refs.pack(), self.titles.pack(), self.fields.pack()
-        state = {
+        return {
             "format": FORMAT,
             "params": params_key(),
             "numeric": [c.tobytes() for c in self._numeric()],
@@ -1004,7 +1006,6 @@ class RecallIndex:
             "tables": (self.table_names, self.table_keys),
             "sessions": (self.session_ids, self.session_lens, self.session_docs),
         }
-        return marshal.dumps(state)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> RecallIndex | None:

@@ -12,10 +12,16 @@ query that follows its commit is answered.
 On a folder store the index also lives in ``<store>/cache/recall/index.bin``
 (private modes, never through a link, nothing outside the store folder), so a
 fresh ``memwork search`` process reads it and catches up with whatever was
-committed since instead of reading every table. An index built or found
-many tables behind is saved at once; a smaller lag, by a long-lived process
-at most every 30 s and when it closes, and by a one-shot process not at all
-(the next process catches up with it). A table's version is the generation of
+committed since instead of reading every table. No query ever saves it: a
+catch-up only marks the index as changed. A long-lived process saves it in a
+background thread (:mod:`core.services.recall.saver`) at once when it was built
+or found many tables behind, else at most every ``save_after`` seconds, and
+synchronously when it closes; a one-shot process (the CLI) saves an index it
+built or found many tables behind after its answer is printed, and leaves a
+smaller lag to the next process, which catches up from the store. A process
+that dies before its save loses nothing: the next one finds the file behind and
+catches up. A save lands only if no commit removed the folder's files while it
+was being written (:class:`Reservation`). A table's version is the generation of
 the commit that last wrote it, so a table dropped and made again is never
 mistaken for the old one. Nothing in
 the cache is essential: an unreadable or foreign file is rebuilt from the
@@ -40,7 +46,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ...storage.store import Store
 from . import extract as records
@@ -53,8 +59,13 @@ if TYPE_CHECKING:
     from ...storage.backend import Change
     from .semantic import Embedder, Vectors
 
+    #: Encodes the vectors as they were when it was made.
+    VectorBytes = Callable[[], bytes]
+
 _TABLES_PER_LOCK = 16  # big tables re-read under one lock, so writers never wait long
-_SAVE_AFTER_TABLES = 8  # a one-shot process saves an index that was this many tables behind
+_SAVE_AFTER_TABLES = 8  # an index this many tables behind is saved soon (else: lazily)
+_RETRY = 1.0  # seconds before an urgent save that did not land is tried again
+_STALE_TMP = 3600.0  # seconds after which a half-written file of a dead process is removed
 #: A document, its units and their fingerprints.
 _DocUnits = tuple[dict[str, Any], tuple[Unit, ...], tuple[int, ...]]
 CACHE_ENV = "MEMWORK_SEARCH_CACHE"
@@ -94,41 +105,47 @@ class IndexFile:
             return None
         return RecallIndex.from_bytes(data)
 
-    def save(self, index: RecallIndex) -> None:
-        """Write the index beside its target and rename it in (errors mean: no cache)."""
-        self.save_bytes(self.NAME, index.to_bytes())
-        self._remove_obsolete()
-
     def load_vectors(self, name: str) -> bytes | None:
         """The saved vectors of embedder ``name``, if any."""
         if not self._real():
             return None
         try:
-            path = self.folder / f"vectors-{name}.npz"
+            path = self.folder / vectors_file(name)
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
             with os.fdopen(fd, "rb") as src:
                 return src.read()
         except OSError:
             return None
 
-    def save_bytes(self, name: str, data: bytes) -> None:
-        """Write one file of the folder beside its target and rename it in."""
-        target = self.folder / name
-        tmp = target.with_name(f"{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    def reserve(self, names: Iterable[str]) -> Reservation | None:
+        """Start writing the files ``names`` (call inside a read of the store, just after
+        catching the index up): each gets a fresh private file beside its target. A
+        commit that removes text removes every file of the folder, these too, so one
+        still there when :meth:`Reservation.land` looks holds no text the store lost.
+        None when the folder cannot be written (or is a link)."""
+        reservation = Reservation(self)
         try:
             for folder in (self.folder.parent, self.folder):
                 with contextlib.suppress(FileExistsError):
                     os.mkdir(folder, 0o700)
             if not self._real():
-                return
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-            fd = os.open(tmp, flags, 0o600)
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-            os.replace(tmp, target)
+                return None
+            self._remove_stale()
+            for name in names:
+                reservation.open(name)
         except OSError:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+            reservation.discard()
+            return None
+        return reservation
+
+    def _remove_stale(self) -> None:
+        """Remove what a process that died while saving left behind."""
+        cutoff = time.time() - _STALE_TMP
+        for entry in os.scandir(self.folder):
+            if entry.name.endswith(".tmp") and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                        os.unlink(entry.path)
 
     def _remove_obsolete(self) -> None:
         old = self.store_folder.joinpath(*self.OBSOLETE)
@@ -142,22 +159,91 @@ class IndexFile:
             old.rmdir()
 
 
+class Reservation:
+    """Files of the index folder being written beside their targets (see
+    :meth:`IndexFile.reserve`); :meth:`land` renames them in, or none of them."""
+
+    def __init__(self, file: IndexFile) -> None:
+        self.file = file
+        self._open: dict[str, tuple[Path, BinaryIO]] = {}
+
+    def open(self, name: str) -> None:
+        """Create the private file that will become ``name``."""
+        tmp = self.file.folder / f"{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(tmp, flags, 0o600)
+        self._open[name] = (tmp, os.fdopen(fd, "wb"))
+
+    def write(self, name: str, pieces: Iterable[bytes], pause: Callable[[], None]) -> None:
+        """Write ``pieces`` into the file that will become ``name``, calling ``pause``
+        between them (OSError: the save fails, :meth:`land` refuses it)."""
+        out = self._open[name][1]
+        for piece in pieces:
+            out.write(piece)
+            pause()
+        out.flush()
+
+    def land(self, store: Store) -> bool:
+        """Rename every file in under the store's lock if none was removed meanwhile (a
+        commit that removed text did, and the store would then hold less than they do);
+        True when they landed."""
+        try:
+            with store.reading():
+                for tmp, out in self._open.values():
+                    if not _same_file(tmp, out):
+                        return False
+                for name, (tmp, _) in self._open.items():
+                    os.replace(tmp, self.file.folder / name)
+                self._open.clear()
+        except OSError:
+            return False
+        finally:
+            self.discard()
+        self.file._remove_obsolete()
+        return True
+
+    def discard(self) -> None:
+        """Close the files and remove those that did not land."""
+        for tmp, out in self._open.values():
+            with contextlib.suppress(OSError):
+                if _same_file(tmp, out):
+                    tmp.unlink()
+            with contextlib.suppress(OSError):
+                out.close()
+        self._open.clear()
+
+
+def _same_file(path: Path, out: BinaryIO) -> bool:
+    """Whether ``path`` is still the file ``out`` writes (not removed, not replaced)."""
+    try:
+        now, mine = os.lstat(path), os.fstat(out.fileno())
+    except OSError:
+        return False
+    return (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino)
+
+
 class Recall:
     """A recall index following one store (see the module docstring).
 
-    An index it built, or found many tables behind, is saved at once. Otherwise
-    ``save_after`` is how many seconds a long-lived process lets its saved index
-    lag behind its own (0: a one-shot process, which leaves a small lag to the
-    next one); :meth:`flush` saves what is pending.
+    A catch-up never saves: it marks the index changed and calls :attr:`wake` (a
+    long-lived process's background saver). :meth:`save_due` says when a save is due:
+    at once for an index built here or found many tables behind, else ``save_after``
+    seconds after the last save (0: never, a one-shot process leaves a small lag to
+    the next one). :meth:`settle` saves what is due, :meth:`flush` whatever changed.
     """
 
     def __init__(self, *, save_after: float = 0.0) -> None:
         self.index: RecallIndex | None = None
         self.location: str | None = None
         self.save_after = save_after
+        #: Called (by the thread that caught up) when the index changed: cheap, no I/O.
+        self.wake: Callable[[], None] | None = None
         self._seen: dict[str, int] = {}  # table → version synced by this process
         self._file: IndexFile | None = None
         self._dirty = False
+        self._urgent = False  # built here or found far behind: worth saving soon
+        self._was_urgent = False  # what the save under way was
+        self._retry_at = 0.0  # an urgent save that did not land is tried again from then
         self._saved_at = time.monotonic()
         self._vectors: Vectors | None = None
         self.changes = 0  # units added, replaced or removed by this follower so far
@@ -191,7 +277,7 @@ class Recall:
             self.index = loaded or RecallIndex()
             self._lagging = None if loaded is None else 0
             self._seen = {}
-            self._dirty = False
+            self._dirty = self._urgent = False
             self._vectors = None
             self._synced = None
             self._docs = {}
@@ -257,16 +343,18 @@ class Recall:
         return index
 
     def _after_catch_up(self, tables: int) -> None:
-        """Save the index if it is due, after a catch-up that read ``tables`` tables."""
+        """Note what a catch-up that read ``tables`` tables means for the saved file
+        (it never saves here: that would be inside a query)."""
         if self._dirty and self._file is not None:
-            # An index built here, or found far behind, is saved at once; rewriting the
-            # whole file (~45 MB at 100k records) to record a commit or two would cost
-            # more than the next process's catching up with them, so a small catch-up
-            # waits for ``save_after`` (a long-lived process) or is left to the next one.
-            behind = self._lagging is None or tables >= _SAVE_AFTER_TABLES
-            due = self.save_after and time.monotonic() - self._saved_at >= self.save_after
-            if behind or due:
-                self.flush()
+            # An index built here, or found far behind, is worth saving soon; rewriting
+            # the whole file (~45 MB at 100k records) to record a commit or two would
+            # cost more than the next process's catching up with them, so a small
+            # catch-up waits for ``save_after`` (a long-lived process) or is left to the
+            # next process.
+            if self._lagging is None or tables >= _SAVE_AFTER_TABLES:
+                self._urgent = True
+            if self.wake is not None:
+                self.wake()
         self._lagging = tables
 
     def _listen(self, store: Store) -> None:
@@ -412,6 +500,97 @@ class Recall:
     def touched(self) -> None:
         """Something worth saving changed outside a refresh (new vectors)."""
         self._dirty = True
+        if self.wake is not None and self._file is not None:
+            self.wake()
+
+    # ------------------------------------------------------------------ saving
+
+    def save_due(self) -> float | None:
+        """When (``time.monotonic()``) a save of the index is due; None: nothing to save,
+        or nothing worth saving before the process ends."""
+        if not self._dirty or self._file is None or self.index is None:
+            return None
+        if self._urgent:
+            return self._retry_at  # now, unless the last try just failed
+        if self.save_after:
+            return self._saved_at + self.save_after
+        return None
+
+    def reserve(self, store: Store) -> Reservation | None:
+        """Catch up with ``store`` and open the files a save writes (None: nothing to
+        save, or the folder cannot be written). Call under the follower's lock; then
+        :meth:`freeze`, write, land, and report with :meth:`saved`."""
+        if self.index is None:
+            return None
+        with store.reading():
+            self.refresh(store)
+            if not self._dirty or self._file is None:
+                return None
+            names = [self._file.NAME]
+            if self._vectors is not None:
+                names.append(self._vectors_name())
+            reservation = self._file.reserve(names)
+        if reservation is None:  # an unwritable folder: the index stays in memory
+            self._dirty = self._urgent = False
+            self._saved_at = time.monotonic()
+        return reservation
+
+    def freeze(self) -> tuple[str, VectorBytes] | None:
+        """Mark the index as saved as it is now (a later change marks it changed again)
+        and return its vectors' file name and encoder, if any. Call under the follower's
+        lock, at the moment the index (or a copy of it) is taken for the save."""
+        self._was_urgent = self._urgent
+        self._dirty = self._urgent = False
+        if self._vectors is None:
+            return None
+        return self._vectors_name(), self._vectors.snapshot()
+
+    def saved(self, landed: bool) -> None:
+        """What became of a save (call under the follower's lock): one that did not land
+        (stopped, or a commit removed its files meanwhile) is due again as it was, an
+        urgent one a second later."""
+        self._saved_at = time.monotonic()
+        if landed:
+            self._retry_at = 0.0
+            if self._vectors is not None:
+                self._vectors.computed = 0
+        else:
+            self._dirty = True
+            if self._was_urgent:
+                self._urgent = True
+                self._retry_at = self._saved_at + _RETRY
+        self._was_urgent = False
+
+    def flush(self, store: Store) -> None:
+        """Save the index (and vectors) to the store's cache folder now if they changed
+        (a process closing). Call under the follower's lock."""
+        reservation = self.reserve(store)
+        if reservation is None:
+            self._dirty = self._urgent = False
+            return
+        assert self.index is not None
+        vectors = self.freeze()
+        landed = False
+        try:
+            reservation.write(IndexFile.NAME, [self.index.to_bytes()], _no_pause)
+            if vectors is not None:
+                reservation.write(vectors[0], [vectors[1]()], _no_pause)
+            landed = reservation.land(store)
+        except OSError:
+            reservation.discard()
+        self.saved(landed)
+
+    def settle(self, store: Store) -> None:
+        """What a process that ends now owes the next one: the save, if due (an index
+        built here or found far behind, or one past ``save_after``). Call under the
+        follower's lock."""
+        due = self.save_due()
+        if due is not None and (self._urgent or due <= time.monotonic()):
+            self.flush(store)
+
+    def _vectors_name(self) -> str:
+        assert self._vectors is not None
+        return vectors_file(self._vectors.model.name)
 
     def vectors(self, model: Embedder) -> Vectors:
         """The embedder's vectors for this index (read from the cache folder when saved)."""
@@ -426,17 +605,14 @@ class Recall:
                 kept.load(data)
         return kept
 
-    def flush(self) -> None:
-        """Save the index (and vectors) to the store's cache folder if they changed."""
-        if self._dirty and self._file is not None and self.index is not None:
-            self._file.save(self.index)
-            if self._vectors is not None:
-                self._file.save_bytes(
-                    f"vectors-{self._vectors.model.name}.npz", self._vectors.to_bytes()
-                )
-                self._vectors.computed = 0
-            self._saved_at = time.monotonic()
-        self._dirty = False
+
+def vectors_file(model: str) -> str:
+    """The file of the index folder that holds embedder ``model``'s vectors."""
+    return f"vectors-{model}.npz"
+
+
+def _no_pause() -> None:
+    pass
 
 
 def _read_doc(read: Callable[[dict[str, Any]], Iterable[Unit]], doc: dict[str, Any]) -> _DocUnits:

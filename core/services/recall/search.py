@@ -35,6 +35,7 @@ from .follow import Recall
 
 if TYPE_CHECKING:
     from .engine import Scored
+    from .saver import Saver
 
 #: Every kind a search covers, as ``--kind`` names them.
 KINDS = KIND_NAMES
@@ -278,9 +279,14 @@ def _title(found: Scored, sessions: dict[str, str], superseded: bool = False) ->
 
 # One recall index per open store: a long-lived caller (Memory, an MCP or HTTP server)
 # keeps it between searches (it follows every commit), and concurrent searches of one
-# store take turns.
+# store take turns. A long-lived caller's index is saved by a background thread (a
+# ``Saver``); the CLI's, when its call ends (:func:`settle`).
 _KEPT: weakref.WeakKeyDictionary[Store, tuple[threading.Lock, Recall]] = weakref.WeakKeyDictionary()
+_SAVERS: weakref.WeakKeyDictionary[Store, Saver] = weakref.WeakKeyDictionary()
 _KEPT_LOCK = threading.Lock()
+#: Seconds a long-lived process lets its saved index lag behind its own: rewriting the
+#: whole file after every write would cost more than it spares the next process.
+SAVE_AFTER = 30.0
 
 
 def kept_recall(store: Store) -> tuple[threading.Lock, Recall]:
@@ -290,22 +296,71 @@ def kept_recall(store: Store) -> tuple[threading.Lock, Recall]:
     with _KEPT_LOCK:
         kept = _KEPT.get(store)
         if kept is None:
-            # A long-lived process saves its index to the cache folder at most every 30 s
-            # (and on close): saving after every write would cost each query.
-            kept = _KEPT[store] = (threading.Lock(), Recall(save_after=30.0))
+            if store.one_call:
+                kept = _KEPT[store] = (threading.Lock(), Recall())
+            else:
+                from .saver import Saver
+
+                recall = Recall(save_after=SAVE_AFTER)
+                kept = _KEPT[store] = (threading.Lock(), recall)
+                saver = _SAVERS[store] = Saver(store, kept[0], recall)
+                recall.wake = saver.wake
+                _stop_at_exit()
     return kept
 
 
+def saver_of(store: Store) -> Saver | None:
+    """The background saver of ``store``'s kept recall index (None: a one-call store, or
+    no search yet)."""
+    return _SAVERS.get(store)
+
+
 def flush(store: Store) -> None:
-    """Save the kept recall index of ``store`` if it changed (``Memory.close``)."""
+    """Save the kept recall index of ``store`` now if it changed (``Memory.close``): the
+    background saver is stopped first."""
+    saver = _SAVERS.pop(store, None)
+    if saver is not None:
+        saver.stop()
     kept = _KEPT.get(store)
     if kept is not None:
         with kept[0]:
-            if kept[1].index is not None:
-                # Caught up first: a commit since the last search may have removed text
-                # (and the index file with it), which a stale index must not write back.
-                kept[1].refresh(store)
-            kept[1].flush()
+            kept[1].wake = None
+            # Caught up first (inside): a commit since the last search may have removed
+            # text, and the index file with it, which a stale index must not write back.
+            kept[1].flush(store)
+
+
+def settle(store: Store) -> None:
+    """Save the kept recall index of ``store`` if the process owes it to the next one
+    (built here or found far behind): the end of a CLI call, after its answer."""
+    kept = _KEPT.get(store)
+    if kept is not None:
+        with kept[0]:
+            kept[1].settle(store)
+
+
+_AT_EXIT: list[bool] = []
+
+
+def _stop_at_exit() -> None:
+    """When the interpreter exits with a store still open (a script that never closed
+    its ``Memory``): stop its background saver between two slices, then save what
+    is due, as a CLI call does after its answer (an index built here is not left
+    for the next process to build again)."""
+    if not _AT_EXIT:
+        import atexit
+
+        _AT_EXIT.append(True)
+        atexit.register(_at_exit)
+
+
+def _at_exit() -> None:
+    for store, saver in list(_SAVERS.items()):
+        saver.stop()
+        try:
+            settle(store)
+        except Exception:  # noqa: BLE001, S112 - only a cache: the next process catches up
+            continue
 
 
 def search_op(

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import heapq
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...base.errors import InvalidInput
@@ -151,14 +152,25 @@ class Vectors:
         return self.matrix[:n]
 
     def to_bytes(self) -> bytes:
-        import io
+        """The vectors of the index's slots, as the cache folder keeps them."""
+        return self.snapshot()()
 
+    def snapshot(self) -> Callable[[], bytes]:
+        """:meth:`to_bytes` of the vectors as they are now, to run later (a background
+        save encodes them outside the follower's lock)."""
         import numpy as np
 
-        out = io.BytesIO()
         n = len(self.index.kinds)
-        np.savez(out, matrix=self.matrix[:n], fps=self.fps[:n], name=np.array(self.model.name))
-        return out.getvalue()
+        matrix, fps, name = self.matrix[:n].copy(), self.fps[:n].copy(), self.model.name
+
+        def encode() -> bytes:
+            import io
+
+            out = io.BytesIO()
+            np.savez(out, matrix=matrix, fps=fps, name=np.array(name))
+            return out.getvalue()
+
+        return encode
 
     def load(self, data: bytes) -> None:
         import io

@@ -76,8 +76,8 @@ CONTEXT_PATH = {
             "services.context.log services.context.sources "
             "storage storage.atomic storage.backend storage.cache storage.codec "
             "storage.derived_files storage.folder_backend storage.journal storage.lock "
-            "storage.manifest storage.paths storage.schema storage.shards storage.store "
-            "storage.tables storage.url storage.wal"
+            "storage.log_damage storage.manifest storage.paths storage.schema storage.shards storage.store "
+            "storage.table_sums storage.tables storage.url storage.wal"
         ).split()
     ),
 }
@@ -88,6 +88,7 @@ CONTEXT_PATH = {
 HEAVY = {
     *("shutil", "bz2", "lzma", "inspect", "dataclasses", "asyncio", "subprocess", "ssl"),
     *("tinydb", "pathlib", "urllib.parse", "ipaddress", "tempfile"),
+    "numpy",  # recall's scoring: only a query needs it (~80 ms to import)
 }
 
 # A development install's import hook loads pathlib before any memwork code runs, so the

@@ -110,6 +110,8 @@ def test_the_index_survives_a_restart_and_catches_up_with_what_changed(tmp_path:
     before = search.search(store, "heron pier", now=NOW, recall=first)
     assert first.changes > 0
     saved = tmp_path / "s" / "cache" / "recall" / "index.bin"
+    assert not saved.exists()  # never inside the search: when the process ends
+    first.settle(store)
     assert saved.stat().st_mode & 0o777 == 0o600
     assert (tmp_path / "s" / "cache" / "recall").stat().st_mode & 0o777 == 0o700
 
@@ -129,19 +131,26 @@ def test_a_small_catch_up_is_left_to_the_next_process_and_a_big_one_is_saved(
 ) -> None:
     store = Store(tmp_path / "s")
     sid = fill(store)
-    search.search(store, "heron", now=NOW, recall=Recall())  # builds and saves the index
+    built_here = Recall()
+    search.search(store, "heron", now=NOW, recall=built_here)
+    built_here.settle(store)  # the process ends: it saves the index it built
     saved = tmp_path / "s" / "cache" / "recall" / "index.bin"
     built = saved.read_bytes()
 
     sessions.observe(store, sid, "an egret on pier 0", now=NOW, actor="t")
-    hits = search.search(Store(tmp_path / "s"), "egret", now=NOW, recall=Recall())
+    one_behind = Recall()
+    hits = search.search(Store(tmp_path / "s"), "egret", now=NOW, recall=one_behind)
     assert hits[0].title.endswith("an egret on pier 0")
+    one_behind.settle(store)
     assert saved.read_bytes() == built  # one commit behind: not worth rewriting the file
 
     for n in range(1, 9):  # eight new sessions: eight tables the saved index lacks
         sessions.observe(store, f"run-{n}", f"an egret on pier {n}", now=NOW, actor="t")
-    hits = search.search(Store(tmp_path / "s"), "egret", now=NOW, limit=20, recall=Recall())
+    far_behind = Recall()
+    hits = search.search(Store(tmp_path / "s"), "egret", now=NOW, limit=20, recall=far_behind)
     assert sum("egret" in h.title for h in hits) == 9
+    assert saved.read_bytes() == built  # not inside the search
+    far_behind.settle(store)
     assert saved.read_bytes() != built
     again = Recall()
     assert search.search(Store(tmp_path / "s"), "egret", now=NOW, limit=20, recall=again) == hits
@@ -169,9 +178,14 @@ def test_an_unreadable_cache_is_rebuilt_and_the_old_search_cache_is_removed(
     old = tmp_path / "s" / "cache" / "search"
     old.mkdir(parents=True, mode=0o700)
     (old / "episodes.000001.txt").write_text("prepared text of an older memwork")
-    expected = search.search(store, "heron", now=NOW)
+    first = Recall()
+    expected = search.search(store, "heron", now=NOW, recall=first)
+    first.settle(store)
     (tmp_path / "s" / "cache" / "recall" / IndexFile.NAME).write_bytes(b"\x00garbage")
-    assert search.search(Store(tmp_path / "s"), "heron", now=NOW) == expected
+    again, reopened = Recall(), Store(tmp_path / "s")
+    assert search.search(reopened, "heron", now=NOW, recall=again) == expected
+    again.settle(reopened)  # rebuilt: saved when the process ends
+    assert IndexFile(tmp_path / "s").load() is not None
     assert not old.exists()
 
 
@@ -310,7 +324,9 @@ def test_a_commit_that_removes_text_removes_the_index_file_at_once(tmp_path: Pat
     sid = fill(store)
     secret = sessions.observe(store, sid, "the launch word is PINEAPPLE", now=NOW, actor="t")
     lesson = lessons.add_lesson(store, "Canary every deploy", now=NOW, actor="t").lesson
-    search.search(store, "launch word", now=NOW, recall=Recall())
+    built = Recall()
+    search.search(store, "launch word", now=NOW, recall=built)
+    built.settle(store)
     saved = tmp_path / "s" / "cache" / "recall" / "index.bin"
     assert b"PINEAPPLE" in saved.read_bytes()
 
@@ -332,9 +348,33 @@ def test_a_commit_that_removes_text_removes_the_index_file_at_once(tmp_path: Pat
     assert not saved.exists()
     cached = [p for p in (tmp_path / "s" / "cache").rglob("*") if p.is_file()]
     assert not [p for p in cached if b"PINEAPPLE" in p.read_bytes()]
-    hits = search.search(Store(tmp_path / "s"), "launch word pineapple", now=NOW)
+    rebuilt, reopened = Recall(), Store(tmp_path / "s")
+    hits = search.search(reopened, "launch word pineapple", now=NOW, recall=rebuilt)
     assert all("PINEAPPLE" not in h.title for h in hits)
-    assert saved.exists()  # rebuilt by the next search
+    rebuilt.settle(reopened)
+    assert saved.exists()  # rebuilt by the next search, saved as its process ends
+
+
+def test_a_save_under_way_when_a_commit_removes_text_does_not_land(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    sid = fill(store)
+    secret = sessions.observe(store, sid, "the launch word is PINEAPPLE", now=NOW, actor="t")
+    follower = Recall()
+    search.search(store, "launch word", now=NOW, recall=follower)
+    reservation = follower.reserve(store)  # a save starts from the index as it is
+    assert reservation is not None and follower.index is not None
+    other = Store(tmp_path / "s")  # meanwhile another process forgets the note
+    with other.transaction():
+        other.delete(f"observations.{sid}", [secret["id"]])
+    follower.freeze()
+    reservation.write(IndexFile.NAME, [follower.index.to_bytes()], lambda: None)
+    assert not reservation.land(store)  # the file would hold the forgotten words
+    follower.saved(landed=False)
+    folder = tmp_path / "s" / "cache" / "recall"
+    assert not [p for p in folder.iterdir() if b"PINEAPPLE" in p.read_bytes()]
+    # The next save starts from the index caught up with the forget, and lands.
+    follower.flush(store)
+    assert b"PINEAPPLE" not in (folder / IndexFile.NAME).read_bytes()
 
 
 def test_changes_heard_from_the_store_keep_the_index_equal_to_a_rebuilt_one(

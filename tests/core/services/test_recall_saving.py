@@ -1,0 +1,204 @@
+"""When the recall index file is written: never inside a search; by a background thread
+or at close in a long-lived process; after the answer in the CLI; and a process killed
+before its save loses nothing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from memwork import Memory
+from memwork.core.services.recall.follow import IndexFile
+from memwork.core.services.recall.search import kept_recall
+from tests.conftest import NOW
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _index(db: Path) -> Path:
+    return db / "cache" / "recall" / IndexFile.NAME
+
+
+def _stat(path: Path) -> tuple[int, int] | None:
+    try:
+        found = path.stat()
+    except FileNotFoundError:
+        return None
+    return found.st_ino, found.st_mtime_ns
+
+
+def _changes(path: Path, since: tuple[int, int] | None, timeout: float = 20.0) -> bool:
+    """Wait until ``path`` is another file than ``since`` (a save landed)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if _stat(path) not in (None, since):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def _saved_titles(db: Path) -> list[str]:
+    index = IndexFile(db).load()
+    assert index is not None
+    return [index.titles[s] for s in range(len(index.titles)) if index.kinds[s] >= 0]
+
+
+def test_a_search_in_a_long_lived_memory_never_writes_the_index_file(tmp_path: Path) -> None:
+    db = tmp_path / "s"
+    memory = Memory(db, clock=lambda: NOW)
+    sid = memory.start_session(title="weir")["id"]
+    memory.observe(sid, "a heron on the weir")
+    recall = kept_recall(memory.store)[1]
+    recall.save_after = 0.05  # a save is due almost at once after each write
+    memory.search("heron")  # builds the index: the background thread saves it
+    assert _changes(_index(db), None)
+    for n in range(5):
+        memory.observe(sid, f"kingfisher number {n} by the sluice")
+        time.sleep(0.06)  # the save is due by the next search
+        before = _stat(_index(db))
+        hits = memory.search(f"kingfisher number {n}")
+        assert _stat(_index(db)) == before  # the search answered without saving
+        assert hits[0]["title"].endswith(f"kingfisher number {n} by the sluice")
+        assert _changes(_index(db), before)  # the background thread saved it after
+        assert any(f"kingfisher number {n}" in t for t in _saved_titles(db))
+    memory.close()
+
+
+def test_close_saves_what_the_background_thread_had_not(tmp_path: Path) -> None:
+    db = tmp_path / "s"
+    memory = Memory(db, clock=lambda: NOW)
+    sid = memory.start_session(title="weir")["id"]
+    memory.observe(sid, "a heron on the weir")
+    memory.search("heron")
+    assert _changes(_index(db), None)  # built: saved soon, in the background
+    saved = _stat(_index(db))
+    memory.observe(sid, "an otter under the bridge")
+    assert memory.search("otter")
+    time.sleep(0.2)
+    assert _stat(_index(db)) == saved  # one write: not due for 30 s
+    memory.close()
+    assert _stat(_index(db)) != saved
+    assert any("otter" in t for t in _saved_titles(db))
+
+
+def test_the_cli_saves_an_index_it_built_after_the_answer(cli, db: Path) -> None:  # noqa: ANN001
+    assert cli("observe", "--session", "s1", "a heron on the weir").code == 0
+    found = cli("search", "heron", "--json")
+    assert found.code == 0 and found.json()[0]["title"].endswith("a heron on the weir")
+    assert any("a heron on the weir" in t for t in _saved_titles(db))
+    saved = _stat(_index(db))
+    assert cli("observe", "--session", "s1", "an otter under the bridge").code == 0
+    assert cli("search", "otter", "--json").json()[0]["title"].endswith("under the bridge")
+    assert _stat(_index(db)) == saved  # one commit behind: left to the next process
+
+
+def test_a_script_that_never_closes_its_memory_saves_the_index_it_built(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "s"
+    with Memory(db, clock=lambda: NOW) as memory:
+        sid = memory.start_session(title="weir")["id"]
+        memory.observe(sid, "a heron on the weir")
+    script = "import sys; from memwork import Memory; print(Memory(sys.argv[1]).search('heron'))"
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(db)], capture_output=True, text=True, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    assert "a heron on the weir" in done.stdout
+    assert any("a heron on the weir" in t for t in _saved_titles(db))  # saved at exit
+    assert not [p for p in _index(db).parent.iterdir() if p.suffix == ".tmp"]
+
+
+_CHILD = textwrap.dedent(
+    """
+    import sys, time
+    from memwork import Memory
+    from memwork.core.services.recall.search import kept_recall
+
+    memory = Memory(sys.argv[1])
+    kept_recall(memory.store)[1].save_after = float(sys.argv[3])
+    sid = sys.argv[2]
+    memory.search("heron")
+    n = int(sys.argv[5])
+    while True:
+        memory.observe(sid, f"kingfisher number {n} by the sluice")
+        assert memory.search(f"kingfisher number {n}")
+        print(n, flush=True)
+        n += 1
+        if n >= int(sys.argv[4]):
+            time.sleep(60)
+    """
+)
+
+
+def _killed_after(
+    db: Path, sid: str, save_after: float, writes: int, seconds: float, start: int = 0
+) -> int:
+    """Run a long-lived process that writes notes ``start``, ``start + 1``... and
+    searches after each; SIGKILL it after ``seconds`` (or once the note before
+    ``writes`` is written); returns the next note's number."""
+    args = [str(db), sid, str(save_after), str(writes), str(start)]
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, *args],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert child.stdout is not None
+    done = start - 1
+    deadline = time.monotonic() + seconds
+    try:
+        while time.monotonic() < deadline and done < writes - 1:
+            line = child.stdout.readline()
+            if not line:
+                break
+            done = int(line)
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+    return done + 1
+
+
+def _prepared(tmp_path: Path) -> tuple[Path, str]:
+    db = tmp_path / "s"
+    with Memory(db, clock=lambda: NOW) as memory:
+        sid = memory.start_session(title="weir")["id"]
+        memory.observe(sid, "a heron on the weir")
+        memory.search("heron")  # built and saved (on close at the latest)
+    return db, sid
+
+
+def test_a_process_killed_before_its_save_loses_nothing(tmp_path: Path) -> None:
+    db, sid = _prepared(tmp_path)
+    saved = _index(db).read_bytes()
+    written = _killed_after(db, sid, save_after=3600.0, writes=5, seconds=60.0)
+    assert written == 5
+    assert _index(db).read_bytes() == saved  # it caught up in memory, never saved
+    with Memory(db, clock=lambda: NOW) as memory:
+        hits = memory.search("kingfisher sluice", limit=20)
+        assert sum("kingfisher number" in h["title"] for h in hits) == 5
+        assert kept_recall(memory.store)[1].changes > 0  # found the file behind, caught up
+
+
+@pytest.mark.slow
+def test_a_process_killed_while_saving_in_the_background_loses_nothing(tmp_path: Path) -> None:
+    db, sid = _prepared(tmp_path)
+    written = 0
+    for seconds in (0.4, 0.8, 1.2):  # a save is due after every write: killed mid-save
+        begun = written
+        # At most 60 notes a run: a session keeps its last 100.
+        written = _killed_after(db, sid, 0.001, begun + 60, seconds, start=begun)
+        assert IndexFile(db).load() is not None  # the file is whole (the old or a new one)
+        with Memory(db, clock=lambda: NOW) as memory:
+            hits = memory.search("kingfisher sluice", limit=1000, session=sid)
+            found = {h["title"].rsplit(": ", 1)[-1] for h in hits}
+            assert found >= {f"kingfisher number {n} by the sluice" for n in range(begun, written)}
+            sid = memory.start_session(title="weir again")["id"]
+    assert written > 0
