@@ -376,6 +376,8 @@ def _fill(path: Path, records: int) -> list[str]:
 OUT = ROOT / "bench" / "out"
 #: Bumped whenever ``_fill`` or the generator changes what a cached store holds.
 STORE_VERSION = 2
+#: The same for the ``long`` and ``short`` stores.
+SHAPED_VERSION = 1
 
 
 def cached_store(records: int) -> tuple[Path, list[str]]:
@@ -395,16 +397,16 @@ def cached_store(records: int) -> tuple[Path, list[str]]:
     return folder, json.loads(questions.read_text())
 
 
-#: Text lengths of the ``long`` and ``short`` stores: (join notes until at least, cut at).
-SHAPES = {"long": (900, 1000), "short": (0, 300)}
+#: Text lengths of the ``long`` and ``short`` stores: (join texts until at least, never past).
+SHAPES = {"long": (920, 1000), "short": (120, 300)}
 
 
 def _shaped_texts(records: int, shape: str) -> tuple[list[str], list[str]]:
     """``records`` texts of the shape, each the synthetic memory's consecutive texts
-    joined (long: until 900 characters, cut at a word before 1,000; short: as many as
-    fit in 300), and the synthetic questions."""
+    joined until it is as long as the shape's least, never past its most (cut at a
+    word), and the synthetic questions."""
     least, most = SHAPES[shape]
-    pool_size = min(200_000, max(20_000, records * (least or most) // 50))
+    pool_size = min(200_000, max(20_000, records * least // 50))
     data = generate(sessions=100, notes=max(1, pool_size // 200), seed=7)
     pool = [rec.text for rec in data.records]
     texts: list[str] = []
@@ -429,7 +431,7 @@ def _shaped_texts(records: int, shape: str) -> tuple[list[str], list[str]]:
 def cached_shaped_store(records: int, shape: str) -> tuple[Path, list[str]]:
     """A folder store of ``records`` notes of the shape (100 to a session), built once into
     ``bench/out`` and keyed by both, and its questions."""
-    folder = OUT / f"recall-v{STORE_VERSION}-{shape}-{records}"
+    folder = OUT / f"recall-{shape}-v{SHAPED_VERSION}-{records}"
     questions = folder.with_suffix(".questions.json")
     if not questions.exists():
         import shutil
@@ -685,6 +687,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.mcp:
         over_mcp(args.mcp, args.rounds)
     if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=1))
 
 
