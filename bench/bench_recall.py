@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import statistics
 import sys
@@ -90,14 +89,6 @@ LABELS = {
     "wordllama": "WordLlama 256-d",
     "bm25s+wordllama": "RRF bm25s + WordLlama",
 }
-
-
-def need_bm25s() -> None:
-    """Kept for other scripts: the baseline's packages."""
-    engines.need("bm25s", "Stemmer")
-
-
-Baseline = engines.Bm25s  # the name bench_writes.py and earlier runs used
 
 
 class Memwork:
@@ -255,7 +246,7 @@ def table(board: Board, level: str) -> list[str]:
         if tally is None:
             continue
         cells = " | ".join(f"{v:.3f}" for v in tally.row())
-        lines.append(f"| {LABELS.get(system, system)} | {tally.n} | {cells} |")
+        lines.append(f"| {LABELS.get(system, system)} | {tally.n:,} | {cells} |")
     cats = board.categories(level)[1:]
     if len(cats) > 1:
         systems = board.systems()
@@ -266,7 +257,7 @@ def table(board: Board, level: str) -> list[str]:
             row = [board.get(level, cat, s) for s in systems]
             n = next((t.n for t in row if t), 0)
             cells = " | ".join(f"{t.row()[KS.index(10)]:.3f}" if t else "—" for t in row)
-            lines.append(f"| {cat} | {n} | {cells} |")
+            lines.append(f"| {cat} | {n:,} | {cells} |")
     return lines
 
 
@@ -281,7 +272,6 @@ def as_json(board: Board) -> dict[str, Any]:
 
 def quality(sets: list[str], tuning_only: bool, per_category: int) -> dict[str, Any]:
     """Run the sets, print a table per set, slice and level; return every number."""
-    logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs each index it builds
     engines.need("bm25s", "Stemmer", "tantivy", "wordllama")
     os.environ.setdefault("MEMWORK_EMBEDDER", "off")
     if os.environ["MEMWORK_EMBEDDER"] != "off":
