@@ -32,7 +32,7 @@ process (p50/p95 of 300 questions after a warm-up), on three kinds of store
 (``--shapes``): ``mixed`` (the synthetic agent memory: notes, episodes and
 lessons of ~60 characters; also times an observe and the next query), ``long``
 (notes of ~950 characters, the length of a chat assistant's reply) and ``short``
-(notes of at most 300). Stores are built once and cached in ``bench/out/``.
+(notes of 120 to 300). Stores are built once and cached in ``bench/out/``.
 
 Missing engines (bm25s, PyStemmer, tantivy, wordllama) are installed into the
 running environment at the pins of the ``bench`` extra.
