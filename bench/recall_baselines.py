@@ -25,6 +25,7 @@ pins of the ``bench`` extra in pyproject.toml).
 from __future__ import annotations
 
 import importlib.util
+import logging
 import re
 import sqlite3
 import subprocess
@@ -71,6 +72,7 @@ class Bm25s:
         import bm25s
         import Stemmer
 
+        logging.getLogger("bm25s").setLevel(logging.WARNING)  # else a line per index built
         self.bm25s, self.stemmer = bm25s, Stemmer.Stemmer("english")
         self.model = bm25s.BM25()
         tokens = bm25s.tokenize(texts, stopwords="en", stemmer=self.stemmer, show_progress=False)
