@@ -23,8 +23,9 @@ The sets (bench/recall_sets.py, which also gives each slice rule):
 
 ``--tuning-only`` computes and prints the tuning slices only: tune with it, and
 look at the held-out slices only to report. ``--sets locomo,longmemeval``
-chooses sets; ``--per-category N`` sizes LongMemEval's sample; ``--json FILE``
-writes every number.
+chooses sets, ``--systems memwork,bm25s`` systems (a quicker loop);
+``--per-category N`` sizes LongMemEval's sample; ``--json FILE`` writes every
+number.
 
 Speed (``--latency N ...``): ``Memory.search`` in a long-lived process on a folder
 store of N records, beside bm25s and tantivy over the very same texts in the same
@@ -141,11 +142,21 @@ class Clock:
         return out
 
 
+def build_engines(texts: list[str], clock: Clock, chosen: tuple[str, ...]) -> dict[str, Any]:
+    """The chosen engines other than memwork over ``texts`` (the fusion's parts are built
+    for it, and reported only when chosen too)."""
+    needed = set(chosen) | ({"bm25s", "wordllama"} if "bm25s+wordllama" in chosen else set())
+    built = {name: clock.run(name, cls, texts) for name, cls in ENGINES.items() if name in needed}
+    if "bm25s+wordllama" in chosen:
+        built["bm25s+wordllama"] = engines.Fusion(built["bm25s"], built["wordllama"])
+    return {name: engine for name, engine in built.items() if name in chosen}
+
+
 # ---------------------------------------------------------------- synthetic
 
 
 def synthetic(
-    clock: Clock, tuning_only: bool
+    clock: Clock, tuning_only: bool, chosen: tuple[str, ...]
 ) -> tuple[dict[str, Board], dict[str, dict[str, int]]]:
     """The seeded agent memory: every kind of record searched, level ``record``."""
     data = generate()
@@ -179,8 +190,7 @@ def synthetic(
                 )
                 refs.append(wrote.lesson["id"])
                 texts.append(rec.text)
-    built: dict[str, Any] = {name: clock.run(name, cls, texts) for name, cls in ENGINES.items()}
-    built["bm25s+wordllama"] = engines.Fusion(built["bm25s"], built["wordllama"])
+    built = build_engines(texts, clock, chosen)
     recall = Recall()
     boards: dict[str, Board] = {}
     sizes: dict[str, dict[str, int]] = {}
@@ -191,10 +201,11 @@ def synthetic(
         sizes.setdefault(part, {"records": len(texts), "questions": 0})["questions"] += 1
         board = boards.setdefault(part, Board())
         answers = {refs[i] for i in q.answers}
-        hits = clock.run(
-            "memwork", partial(search.search, store, q.text, now=NOW, limit=20, recall=recall)
-        )
-        board.add("record", ALL, "memwork", [h.id for h in hits], answers)
+        if "memwork" in chosen:
+            hits = clock.run(
+                "memwork", partial(search.search, store, q.text, now=NOW, limit=20, recall=recall)
+            )
+            board.add("record", ALL, "memwork", [h.id for h in hits], answers)
         for name, engine in built.items():
             ranked = clock.run(name, engine.search, q.text, 20)
             board.add("record", ALL, name, [refs[i] for i in ranked], answers)
@@ -205,7 +216,7 @@ def synthetic(
 
 
 def conversations(
-    convs: list[recall_sets.Conversation], clock: Clock
+    convs: list[recall_sets.Conversation], clock: Clock, chosen: tuple[str, ...]
 ) -> tuple[Board, dict[str, int]]:
     """Every system on every conversation of a slice: turn and session levels."""
     board = Board()
@@ -214,10 +225,10 @@ def conversations(
         if not conv.questions:
             continue
         texts = [t for _, _, t in conv.turns]
-        built: dict[str, Any] = {"memwork": clock.run("memwork", Memwork, conv.turns)}
-        for name, cls in ENGINES.items():
-            built[name] = clock.run(name, cls, texts)
-        built["bm25s+wordllama"] = engines.Fusion(built["bm25s"], built["wordllama"])
+        built: dict[str, Any] = {}
+        if "memwork" in chosen:
+            built["memwork"] = clock.run("memwork", Memwork, conv.turns)
+            built.update(build_engines(texts, clock, chosen))
         size["conversations"] += 1
         size["turns"] += len(conv.turns)
         size["questions"] += len(conv.questions)
@@ -270,7 +281,9 @@ def as_json(board: Board) -> dict[str, Any]:
     return out
 
 
-def quality(sets: list[str], tuning_only: bool, per_category: int) -> dict[str, Any]:
+def quality(
+    sets: list[str], tuning_only: bool, per_category: int, chosen: tuple[str, ...] = SYSTEMS
+) -> dict[str, Any]:
     """Run the sets, print a table per set, slice and level; return every number."""
     engines.need("bm25s", "Stemmer", "tantivy", "wordllama")
     os.environ.setdefault("MEMWORK_EMBEDDER", "off")
@@ -281,7 +294,7 @@ def quality(sets: list[str], tuning_only: bool, per_category: int) -> dict[str, 
         clock = Clock()
         t0 = time.perf_counter()
         if name == "synthetic":
-            boards, sizes = synthetic(clock, tuning_only)
+            boards, sizes = synthetic(clock, tuning_only, chosen)
         else:
             parts = recall_sets.load(name, DATA, per_category)
             if not parts:
@@ -291,7 +304,7 @@ def quality(sets: list[str], tuning_only: bool, per_category: int) -> dict[str, 
             for part, convs in parts.items():
                 if tuning_only and part != recall_sets.TUNING:
                     continue
-                boards[part], sizes[part] = conversations(convs, clock)
+                boards[part], sizes[part] = conversations(convs, clock, chosen)
         spent = time.perf_counter() - t0
         report[name] = {
             "seconds": round(spent, 1),
@@ -643,6 +656,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--tuning-only", action="store_true", help="only the tuning slices")
     ap.add_argument(
+        "--systems", default=",".join(SYSTEMS), help="comma-separated: " + ", ".join(SYSTEMS)
+    )
+    ap.add_argument(
         "--per-category", type=int, default=15, help="LongMemEval questions per type and slice"
     )
     ap.add_argument("--json", type=Path, metavar="FILE", help="write every number here")
@@ -662,13 +678,17 @@ def main(argv: list[str] | None = None) -> None:
             ap.error(
                 f"--sets: unknown set {name!r} (known: synthetic, {', '.join(recall_sets.SETS)})"
             )
+    chosen = tuple(s for s in SYSTEMS if s in args.systems.split(","))
+    unknown = set(args.systems.split(",")) - set(SYSTEMS) - {""}
+    if unknown or not chosen:
+        ap.error(f"--systems: unknown {sorted(unknown)} (known: {', '.join(SYSTEMS)})")
     shapes = [s for s in args.shapes.split(",") if s]
     for shape in shapes:
         if shape != "mixed" and shape not in SHAPES:
             ap.error(f"--shapes: unknown shape {shape!r} (known: mixed, long, short)")
     report: dict[str, Any] = {"tuning only": args.tuning_only}
     if not args.no_quality:
-        report["quality"] = quality(sets, args.tuning_only, args.per_category)
+        report["quality"] = quality(sets, args.tuning_only, args.per_category, chosen)
     if args.latency is not None:
         print()
         report["latency"] = latency(
