@@ -155,7 +155,7 @@ def need_tantivy() -> None:
     if importlib.util.find_spec("tantivy") is None:
         print("installing tantivy ...", file=sys.stderr)
         subprocess.run(
-            [sys.executable, "-m", "pip", "install", "-q", "tantivy==0.25.0"], check=True
+            [sys.executable, "-m", "pip", "install", "-q", "tantivy==0.27.0"], check=True
         )
 
 

@@ -1,117 +1,164 @@
-"""Recall quality and speed: memwork's search beside a plain BM25 engine, in one run.
+"""Recall quality and speed: memwork's search beside other engines, in one run.
 
-Quality (R@1/5/10/20 and MRR; recall@k = the share of a question's answer records
-among the first k hits, averaged over questions; MRR = 1/rank of the first answer,
-0 past 20), memwork (``core.services.recall.search.search`` on a real store) and the baseline
-(bm25s with PyStemmer, English stop words, the records' whole text) side by side:
+Quality (``python bench/bench_recall.py``): every system answers the same
+questions over the same turns, and R@1/5/10/20 and MRR are reported per set,
+slice, level and question category (bench/recall_metrics.py says how each is
+counted). The systems (bench/recall_baselines.py): memwork
+(``core.services.recall.search.search`` on a real store: one store per
+conversation, each turn an observation of its session, asked with
+``kinds={"observation"}``, the embedder off), bm25s, SQLite FTS5, tantivy,
+WordLlama 256-d and a reciprocal rank fusion of bm25s and WordLlama.
 
-* **synthetic** (always): ``bench/recall_synthetic.py``, a seeded agent memory of
-  observations, episodes and lessons with known answers; its tuning and held-out
-  slices are reported apart. All kinds are searched.
-* **REALTALK** (tuning chats and held-out chats apart) and **LoCoMo** (a check,
-  never tuned on): long multi-session conversations with labelled evidence turns.
-  One store per conversation, each turn an observation of its session, each
-  question asked with ``kinds={"observation"}``, limit 20. They are not in the
-  repository (REALTALK carries no licence; LoCoMo is CC BY-NC). Put them in a
-  folder and name it in ``MEMWORK_RECALL_DATA`` (default ``bench/data/recall``):
-  ``realtalk/Chat_*.json`` from github.com/danny911kr/REALTALK (``data/``) and
-  ``locomo10.json`` from github.com/snap-research/LoCoMo (``data/``). Missing
-  files are skipped with a note (CI has none).
+The sets (bench/recall_sets.py, which also gives each slice rule):
 
-Speed (``--latency``): ``Memory.search`` in a long-lived process on a folder store
-of N records across 100 sessions (p50/p95 of 300 questions, after a warm-up), and
-the cost of keeping the index current after an observe.
+* **synthetic** (always there): ``bench/recall_synthetic.py``, a seeded agent
+  memory of observations, episodes and lessons; every kind is searched; level
+  ``record``.
+* **locomo**, **realtalk**, **longmemeval**: public multi-session conversations
+  with labelled evidence, read from ``MEMWORK_RECALL_DATA`` (default
+  ``bench/data/recall``, git-ignored); ``bench/get_recall_data.sh`` says where
+  each file comes from. Missing files are skipped with a note. Levels: ``turn``
+  (the evidence turns) and ``session`` (the evidence sessions, each ranked by its
+  best turn).
 
-The baseline needs ``bm25s`` (``pip install 'memwork[bench]'``); the script
-installs it into the running environment when it is missing.
+``--tuning-only`` computes and prints the tuning slices only: tune with it, and
+look at the held-out slices only to report. ``--sets locomo,longmemeval``
+chooses sets, ``--systems memwork,bm25s`` systems (a quicker loop);
+``--per-category N`` sizes LongMemEval's sample; ``--json FILE`` writes every
+number.
 
-    python bench/bench_recall.py                  # quality on every set present
-    python bench/bench_recall.py --latency 10000 100000
+Speed (``--latency N ...``): ``Memory.search`` in a long-lived process on a folder
+store of N records, beside bm25s and tantivy over the very same texts in the same
+process (p50/p95 of 300 questions after a warm-up), on three kinds of store
+(``--shapes``): ``mixed`` (the synthetic agent memory: notes, episodes and
+lessons of ~60 characters; also times an observe and the next query), ``long``
+(notes of ~950 characters, the length of a chat assistant's reply) and ``short``
+(notes of 120 to 300). Stores are built once and cached in ``bench/out/``.
+
+Missing engines (bm25s, PyStemmer, tantivy, wordllama) are installed into the
+running environment at the pins of the ``bench`` extra.
+
+    python bench/bench_recall.py                      # quality on every set present
+    python bench/bench_recall.py --tuning-only --sets locomo,longmemeval
+    python bench/bench_recall.py --no-quality --latency 10000 100000
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
-import re
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import recall_baselines as engines  # noqa: E402
+import recall_sets  # noqa: E402
+from recall_metrics import ALL, KS, Board, session_ranking  # noqa: E402
 from recall_synthetic import generate  # noqa: E402
 
-from memwork.core.domain import episodes, lessons, sessions
+from memwork.core.base.errors import InvalidInput  # noqa: E402
+from memwork.core.domain import episodes, lessons, sessions  # noqa: E402
 from memwork.core.services.recall import search  # noqa: E402
 from memwork.core.services.recall.follow import Recall  # noqa: E402
 from memwork.core.storage.store import Store  # noqa: E402
 
-KS = (1, 5, 10, 20)
 NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 DATA = Path(os.environ.get("MEMWORK_RECALL_DATA", ROOT / "bench" / "data" / "recall"))
-REALTALK_TUNE = ("Chat_1_", "Chat_2_", "Chat_5_", "Chat_6_", "Chat_8_", "Chat_9_")
+FETCH = 100  # turns each system returns: the turn level reads 20, the session level all
+SYSTEMS = ("memwork", "bm25s", "fts5", "tantivy", "wordllama", "bm25s+wordllama")
+ENGINES = {
+    "bm25s": engines.Bm25s,
+    "fts5": engines.Fts5,
+    "tantivy": engines.Tantivy,
+    "wordllama": engines.WordLlama,
+}
+LABELS = {
+    "memwork": "memwork search",
+    "bm25s": "bm25s (BM25)",
+    "fts5": "SQLite FTS5",
+    "tantivy": "tantivy",
+    "wordllama": "WordLlama 256-d",
+    "bm25s+wordllama": "RRF bm25s + WordLlama",
+}
 
 
-def need_bm25s() -> None:
-    if importlib.util.find_spec("bm25s") is None:
-        print("installing the baseline (bm25s) ...", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "bm25s==0.3.16"], check=True)
+class Memwork:
+    """memwork's search over a store of the turns: one session per conversation session,
+    each turn an observation, in order, a second apart."""
 
-
-class Baseline:
-    """bm25s (k1 1.5, b 0.75), English stop words, Snowball stems: a plain BM25."""
-
-    def __init__(self, texts: list[str]) -> None:
-        import bm25s
-        import Stemmer
-
-        self.bm25s, self.stemmer = bm25s, Stemmer.Stemmer("english")
-        self.model = bm25s.BM25()
-        tokens = bm25s.tokenize(texts, stopwords="en", stemmer=self.stemmer, show_progress=False)
-        self.model.index(tokens, show_progress=False)
-        self.n = len(texts)
+    def __init__(self, turns: list[tuple[str, str, str]]) -> None:
+        self.store = Store.in_memory()
+        self.index_of: dict[str, int] = {}
+        self.skipped = 0
+        sids: dict[str, str] = {}
+        with self.store.transaction():
+            for n, (_uid, session, text) in enumerate(turns):
+                if session not in sids:
+                    sids[session] = sessions.start_session(
+                        self.store, title=f"s{session}", now=NOW, actor="b"
+                    )["id"]
+                at = NOW + timedelta(seconds=n)
+                try:
+                    saved = sessions.observe(self.store, sids[session], text, now=at, actor="b")
+                except InvalidInput:  # nothing left once private parts are scrubbed
+                    self.skipped += 1
+                    continue
+                self.index_of[f"{sids[session]}/{saved['id']}"] = n
+        self.recall = Recall()
+        self.asked_at = NOW + timedelta(seconds=len(turns), days=1)
 
     def search(self, query: str, k: int) -> list[int]:
-        q = self.bm25s.tokenize(
-            query, stopwords="en", stemmer=self.stemmer, return_ids=False, show_progress=False
+        hits = search.search(
+            self.store,
+            query,
+            now=self.asked_at,
+            kinds={"observation"},
+            limit=k,
+            recall=self.recall,
         )
-        q = [[t for t in q[0] if t in self.model.vocab_dict]]
-        if not q[0]:
-            return []
-        ids, scores = self.model.retrieve(q, k=min(k, self.n), show_progress=False, n_threads=1)
-        return [int(i) for i, s in zip(ids[0], scores[0], strict=True) if s > 0]
+        return [self.index_of[h.id] for h in hits]
 
 
-class Tally:
+class Clock:
+    """Seconds spent per system (building and asking), to say where a run's time goes."""
+
     def __init__(self) -> None:
-        self.hits = {k: 0.0 for k in KS}
-        self.mrr = 0.0
-        self.n = 0
+        self.spent: dict[str, float] = {}
 
-    def add(self, ranked: list[str], answers: set[str]) -> None:
-        for k in KS:
-            self.hits[k] += len(answers.intersection(ranked[:k])) / len(answers)
-        self.mrr += next((1 / r for r, x in enumerate(ranked[:20], 1) if x in answers), 0.0)
-        self.n += 1
+    def run(self, system: str, fn: Callable[..., Any], *args: Any) -> Any:
+        t0 = time.perf_counter()
+        out = fn(*args)
+        self.spent[system] = self.spent.get(system, 0.0) + time.perf_counter() - t0
+        return out
 
-    def row(self) -> list[float]:
-        n = self.n or 1
-        return [self.hits[k] / n for k in KS] + [self.mrr / n]
+
+def build_engines(texts: list[str], clock: Clock, chosen: tuple[str, ...]) -> dict[str, Any]:
+    """The chosen engines other than memwork over ``texts`` (the fusion's parts are built
+    for it, and reported only when chosen too)."""
+    needed = set(chosen) | ({"bm25s", "wordllama"} if "bm25s+wordllama" in chosen else set())
+    built = {name: clock.run(name, cls, texts) for name, cls in ENGINES.items() if name in needed}
+    if "bm25s+wordllama" in chosen:
+        built["bm25s+wordllama"] = engines.Fusion(built["bm25s"], built["wordllama"])
+    return {name: engine for name, engine in built.items() if name in chosen}
 
 
 # ---------------------------------------------------------------- synthetic
 
 
-def synthetic() -> dict[str, dict[str, Tally]]:
+def synthetic(
+    clock: Clock, tuning_only: bool, chosen: tuple[str, ...]
+) -> tuple[dict[str, Board], dict[str, dict[str, int]]]:
+    """The seeded agent memory: every kind of record searched, level ``record``."""
     data = generate()
     store = Store.in_memory()
     refs: list[str] = []
@@ -143,136 +190,140 @@ def synthetic() -> dict[str, dict[str, Tally]]:
                 )
                 refs.append(wrote.lesson["id"])
                 texts.append(rec.text)
+    built = build_engines(texts, clock, chosen)
     recall = Recall()
-    base = Baseline(texts)
-    out: dict[str, dict[str, Tally]] = {}
+    boards: dict[str, Board] = {}
+    sizes: dict[str, dict[str, int]] = {}
     for q in data.questions:
-        part = "synthetic held-out" if q.held_out else "synthetic tuning"
-        tallies = out.setdefault(part, {"memwork": Tally(), "bm25": Tally()})
+        if tuning_only and q.held_out:
+            continue
+        part = recall_sets.HELD_OUT if q.held_out else recall_sets.TUNING
+        sizes.setdefault(part, {"records": len(texts), "questions": 0})["questions"] += 1
+        board = boards.setdefault(part, Board())
         answers = {refs[i] for i in q.answers}
-        hits = search.search(store, q.text, now=NOW, limit=20, recall=recall)
-        tallies["memwork"].add([h.id for h in hits], answers)
-        tallies["bm25"].add([refs[i] for i in base.search(q.text, 20)], answers)
-    return out
+        if "memwork" in chosen:
+            hits = clock.run(
+                "memwork", partial(search.search, store, q.text, now=NOW, limit=20, recall=recall)
+            )
+            board.add("record", ALL, "memwork", [h.id for h in hits], answers)
+        for name, engine in built.items():
+            ranked = clock.run(name, engine.search, q.text, 20)
+            board.add("record", ALL, name, [refs[i] for i in ranked], answers)
+    return boards, sizes
 
 
 # ---------------------------------------------------------------- conversations
 
 
-def _conversations(
-    kind: str,
-) -> list[tuple[str, list[tuple[str, int, str]], list[tuple[str, list[str]]]]]:
-    """(name, turns as (uid, session, text), questions as (text, evidence uids))."""
-    out = []
-    if kind == "locomo":
-        path = DATA / "locomo10.json"
-        if not path.exists():
-            return []
-        samples = json.loads(path.read_text())
-        items = [(str(s["sample_id"]), s["conversation"], s["qa"]) for s in samples]
-    else:
-        files = sorted((DATA / "realtalk").glob("Chat_*.json"))
-        items = []
-        for f in files:
-            tune = f.name.startswith(REALTALK_TUNE)
-            if (kind == "realtalk-tune") != tune:
-                continue
-            d = json.loads(f.read_text())
-            items.append((f.stem, d, d["qa"]))
-    for name, conv, qa in items:
-        turns = []
-        keys = sorted(
-            (k for k in conv if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k[8:])
-        )
-        for key in keys:
-            if not isinstance(conv[key], list):
-                continue
-            for t in conv[key]:
-                text = (t.get("clean_text") or t.get("text") or "").strip()
-                if kind == "locomo" and t.get("blip_caption"):
-                    text = f"{text} [shares {t['blip_caption']}]"
-                if text:
-                    turns.append((t["dia_id"], int(key[8:]), text))
-        known = {u for u, _, _ in turns}
-        questions = []
-        for q in qa:
-            evidence = [e for e in _evidence(q.get("evidence") or []) if e in known]
-            if evidence:
-                questions.append((q["question"], evidence))
-        out.append((name, turns, questions))
+def conversations(
+    convs: list[recall_sets.Conversation], clock: Clock, chosen: tuple[str, ...]
+) -> tuple[Board, dict[str, int]]:
+    """Every system on every conversation of a slice: turn and session levels."""
+    board = Board()
+    size = {"conversations": 0, "turns": 0, "questions": 0, "unstored turns": 0}
+    for conv in convs:
+        if not conv.questions:
+            continue
+        texts = [t for _, _, t in conv.turns]
+        built: dict[str, Any] = {}
+        if "memwork" in chosen:
+            built["memwork"] = clock.run("memwork", Memwork, conv.turns)
+            built.update(build_engines(texts, clock, chosen))
+        size["conversations"] += 1
+        size["turns"] += len(conv.turns)
+        size["questions"] += len(conv.questions)
+        size["unstored turns"] += built["memwork"].skipped
+        uids = [u for u, _, _ in conv.turns]
+        session_of = {u: s for u, s, _ in conv.turns}
+        for q in conv.questions:
+            for name, engine in built.items():
+                ranked = [uids[i] for i in clock.run(name, engine.search, q.text, FETCH)]
+                board.add("turn", q.category, name, ranked[:20], q.turns)
+                board.add(
+                    "session", q.category, name, session_ranking(ranked, session_of.get), q.sessions
+                )
+    return board, size
+
+
+# ---------------------------------------------------------------- report
+
+
+def table(board: Board, level: str) -> list[str]:
+    """The level's table: every system over all questions, then R@10 by category."""
+    head = "| system | questions | " + " | ".join(f"R@{k}" for k in KS) + " | MRR |"
+    lines = [head, "|---|---:|" + "---:|" * (len(KS) + 1)]
+    for system in board.systems():
+        tally = board.get(level, ALL, system)
+        if tally is None:
+            continue
+        cells = " | ".join(f"{v:.3f}" for v in tally.row())
+        lines.append(f"| {LABELS.get(system, system)} | {tally.n:,} | {cells} |")
+    cats = board.categories(level)[1:]
+    if len(cats) > 1:
+        systems = board.systems()
+        lines += ["", "R@10 by category:", ""]
+        lines.append("| category | questions | " + " | ".join(LABELS[s] for s in systems) + " |")
+        lines.append("|---|---:|" + "---:|" * len(systems))
+        for cat in cats:
+            row = [board.get(level, cat, s) for s in systems]
+            n = next((t.n for t in row if t), 0)
+            cells = " | ".join(f"{t.row()[KS.index(10)]:.3f}" if t else "—" for t in row)
+            lines.append(f"| {cat} | {n:,} | {cells} |")
+    return lines
+
+
+def as_json(board: Board) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for (level, cat, system), tally in board.tallies.items():
+        row = tally.row()
+        cell = {f"R@{k}": row[i] for i, k in enumerate(KS)} | {"MRR": row[-1], "n": tally.n}
+        out.setdefault(level, {}).setdefault(cat, {})[system] = cell
     return out
 
 
-def _evidence(items: list[str]) -> list[str]:
-    found: list[str] = []
-    for item in map(str, items):
-        for m in re.finditer(r"D(\d+):(\d+)\s*-\s*D?(\d+)?:?(\d+)", item):
-            s1, a, s2, b = int(m[1]), int(m[2]), int(m[3] or m[1]), int(m[4])
-            if s1 == s2 and 0 <= b - a <= 40:
-                found += [f"D{s1}:{n}" for n in range(a, b + 1)]
-        rest = re.sub(r"D(\d+):(\d+)\s*-\s*D?(\d+)?:?(\d+)", " ", item)
-        found += [f"D{m[1]}:{m[2]}" for m in re.finditer(r"D(\d+):(\d+)", rest)]
-    return list(dict.fromkeys(found))
-
-
-def conversations(kind: str) -> dict[str, Tally] | None:
-    convs = _conversations(kind)
-    if not convs:
-        return None
-    tallies = {"memwork": Tally(), "bm25": Tally()}
-    for _name, turns, questions in convs:
-        store = Store.in_memory()
-        uid_of: dict[str, str] = {}
-        with store.transaction():
-            sids: dict[int, str] = {}
-            for n, (uid, session, text) in enumerate(turns):
-                if session not in sids:
-                    sids[session] = sessions.start_session(
-                        store, title=f"s{session}", now=NOW, actor="b"
-                    )["id"]
-                at = NOW + timedelta(seconds=n)
-                saved = sessions.observe(store, sids[session], text, now=at, actor="b")
-                uid_of[f"{sids[session]}/{saved['id']}"] = uid
-        base = Baseline([t for _, _, t in turns])
-        recall = Recall()
-        for text, evidence in questions:
-            hits = search.search(
-                store,
-                text,
-                now=NOW + timedelta(days=1),
-                kinds={"observation"},
-                limit=20,
-                recall=recall,
+def quality(
+    sets: list[str], tuning_only: bool, per_category: int, chosen: tuple[str, ...] = SYSTEMS
+) -> dict[str, Any]:
+    """Run the sets, print a table per set, slice and level; return every number."""
+    engines.need("bm25s", "Stemmer", "tantivy", "wordllama")
+    os.environ.setdefault("MEMWORK_EMBEDDER", "off")
+    if os.environ["MEMWORK_EMBEDDER"] != "off":
+        print(f"(memwork runs with MEMWORK_EMBEDDER={os.environ['MEMWORK_EMBEDDER']})")
+    report: dict[str, Any] = {}
+    for name in sets:
+        clock = Clock()
+        t0 = time.perf_counter()
+        if name == "synthetic":
+            boards, sizes = synthetic(clock, tuning_only, chosen)
+        else:
+            parts = recall_sets.load(name, DATA, per_category)
+            if not parts:
+                print(f"\n({name}: no data under {DATA}; see bench/get_recall_data.sh)")
+                continue
+            boards, sizes = {}, {}
+            for part, convs in parts.items():
+                if tuning_only and part != recall_sets.TUNING:
+                    continue
+                boards[part], sizes[part] = conversations(convs, clock, chosen)
+        spent = time.perf_counter() - t0
+        report[name] = {
+            "seconds": round(spent, 1),
+            "system seconds": {k: round(v, 1) for k, v in clock.spent.items()},
+        }
+        for part, board in boards.items():
+            report[name][part] = {"size": sizes[part], "levels": as_json(board)}
+            size = ", ".join(
+                f"{v:,} {k}" for k, v in sizes[part].items() if v or k != "unstored turns"
             )
-            tallies["memwork"].add([uid_of[h.id] for h in hits], set(evidence))
-            tallies["bm25"].add([turns[i][0] for i in base.search(text, 20)], set(evidence))
-    return tallies
-
-
-def quality(public: bool = True) -> None:
-    need_bm25s()
-    rows: list[tuple[str, str, int, list[float]]] = []
-    for part, tallies in sorted(synthetic().items(), reverse=True):
-        for system, tally in tallies.items():
-            rows.append((part, system, tally.n, tally.row()))
-    for kind, label in (
-        ("realtalk-tune", "REALTALK tuning"),
-        ("realtalk-heldout", "REALTALK held-out"),
-        ("locomo", "LoCoMo (check)"),
-    ):
-        found = conversations(kind) if public else None
-        if found is None:
-            print(
-                f"({label}: not found under {DATA}; see this script's docstring)", file=sys.stderr
-            )
-            continue
-        for system, tally in found.items():
-            rows.append((label, system, tally.n, tally.row()))
-    print("| set | system | questions | R@1 | R@5 | R@10 | R@20 | MRR |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
-    for part, system, n, row in rows:
-        name = "memwork search" if system == "memwork" else "plain BM25 (bm25s)"
-        print(f"| {part} | {name} | {n} | " + " | ".join(f"{v:.3f}" for v in row) + " |")
+            for level in board.levels():
+                mark = " (HELD OUT)" if part == recall_sets.HELD_OUT else ""
+                print(f"\n#### {name}, {part}{mark}, {level} level ({size})\n")
+                print("\n".join(table(board, level)), flush=True)
+        per = ", ".join(
+            f"{k} {v:.0f} s" for k, v in sorted(clock.spent.items(), key=lambda kv: -kv[1])
+        )
+        print(f"\n({name}: {spent:.0f} s; {per})", flush=True)
+    return report
 
 
 # ---------------------------------------------------------------- latency
@@ -328,6 +379,8 @@ def _fill(path: Path, records: int) -> list[str]:
 OUT = ROOT / "bench" / "out"
 #: Bumped whenever ``_fill`` or the generator changes what a cached store holds.
 STORE_VERSION = 2
+#: The same for the ``long`` and ``short`` stores.
+SHAPED_VERSION = 1
 
 
 def cached_store(records: int) -> tuple[Path, list[str]]:
@@ -342,6 +395,68 @@ def cached_store(records: int) -> tuple[Path, list[str]]:
         folder.parent.mkdir(parents=True, exist_ok=True)
         print(f"(building a store of {records:,} records in {folder} ...)", file=sys.stderr)
         asked = _fill(folder, records)
+        shutil.rmtree(folder / "cache", ignore_errors=True)  # every run starts without an index
+        questions.write_text(json.dumps(asked))
+    return folder, json.loads(questions.read_text())
+
+
+#: Text lengths of the ``long`` and ``short`` stores: (join texts until at least, never past).
+SHAPES = {"long": (920, 1000), "short": (120, 300)}
+
+
+def _shaped_texts(records: int, shape: str) -> tuple[list[str], list[str]]:
+    """``records`` texts of the shape, each the synthetic memory's consecutive texts
+    joined until it is as long as the shape's least, never past its most (cut at a
+    word), and the synthetic questions."""
+    least, most = SHAPES[shape]
+    pool_size = min(200_000, max(20_000, records * least // 50))
+    data = generate(sessions=100, notes=max(1, pool_size // 200), seed=7)
+    pool = [rec.text for rec in data.records]
+    texts: list[str] = []
+    at = 0
+    while len(texts) < records:
+        parts: list[str] = []
+        size = -1
+        while True:
+            nxt = pool[at % len(pool)]
+            if parts and (size >= least or size + 1 + len(nxt) > most):
+                break
+            parts.append(nxt)
+            size += 1 + len(nxt)
+            at += 1
+        text = " ".join(parts)
+        if len(text) > most:
+            text = text[:most].rsplit(" ", 1)[0]
+        texts.append(text)
+    return texts, [q.text for q in data.questions]
+
+
+def cached_shaped_store(records: int, shape: str) -> tuple[Path, list[str]]:
+    """A folder store of ``records`` notes of the shape (100 to a session), built once into
+    ``bench/out`` and keyed by both, and its questions."""
+    folder = OUT / f"recall-{shape}-v{SHAPED_VERSION}-{records}"
+    questions = folder.with_suffix(".questions.json")
+    if not questions.exists():
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        print(f"(building a store of {records:,} {shape} notes in {folder} ...)", file=sys.stderr)
+        texts, asked = _shaped_texts(records, shape)
+        store = Store(folder)
+        count = max(100, records // 100)
+        with store.transaction():
+            sids = [
+                sessions.start_session(store, title=f"run {s}", now=NOW, actor="b")["id"]
+                for s in range(count)
+            ]
+        per = -(-records // count)
+        for start in range(0, records, 2000):
+            with store.transaction():
+                for i in range(start, min(records, start + 2000)):
+                    at = NOW - timedelta(seconds=records - i)
+                    sessions.observe(store, sids[i // per], texts[i], now=at, actor="b")
+        store.close()
         shutil.rmtree(folder / "cache", ignore_errors=True)  # every run starts without an index
         questions.write_text(json.dumps(asked))
     return folder, json.loads(questions.read_text())
@@ -392,56 +507,92 @@ def _p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
-def latency(sizes: list[int], rounds: int, limit: int = 10) -> None:
-    """``Memory.search`` in a long-lived process beside bm25s over the same texts."""
+def latency(sizes: list[int], rounds: int, limit: int, shapes: list[str]) -> list[dict]:
+    """``Memory.search`` in a long-lived process beside bm25s and tantivy over the same
+    texts, at each size and shape; returns the figures."""
+    engines.need("bm25s", "Stemmer", "tantivy")
     print(
-        f"| records | system | ready in | query (top {limit}) CPU p50 / p95 | wall p50 / p95 "
-        "| observe, then the next query (CPU p50) |"
+        f"| records | texts | system | ready in | query (top {limit}) CPU p50 / p95 "
+        "| wall p50 / p95 | observe, then the next query (CPU p50) |"
     )
-    print("|---:|---|---:|---:|---:|---:|")
+    print("|---:|---|---|---:|---:|---:|---:|")
+    rows: list[dict] = []
     for size in sizes:
-        _latency_at(size, rounds, limit)
+        for shape in shapes:
+            rows.append(_latency_at(size, shape, rounds, limit))
+    print()
+    print("| records | texts | memwork / tantivy CPU p50 | memwork / bm25s CPU p50 |")
+    print("|---:|---|---:|---:|")
+    for row in rows:
+        cpu = row["cpu p50 ms"]
+        print(
+            f"| {row['records']:,} | {row['shape']} | {cpu['memwork'] / cpu['tantivy']:.1f}x "
+            f"| {cpu['memwork'] / cpu['bm25s']:.1f}x |"
+        )
+    return rows
 
 
-def _latency_at(size: int, rounds: int, limit: int) -> None:
+def _latency_at(size: int, shape: str, rounds: int, limit: int) -> dict:
     import shutil
 
     from memwork import Memory
 
-    source, questions = cached_store(size)
-    store_path = linked_copy(source, OUT / f"recall-run-{size}")
+    if shape == "mixed":
+        source, questions = cached_store(size)
+    else:
+        source, questions = cached_shaped_store(size, shape)
+    store_path = linked_copy(source, OUT / f"recall-run-{shape}-{size}")
     asked = questions[:rounds]
     memory = Memory(store_path, clock=lambda: NOW)
     t0 = time.perf_counter()
     memory.search("warm up")
-    ready = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    base = Baseline(_texts(memory.store))
-    base_ready = time.perf_counter() - t0
+    ready = {"memwork": time.perf_counter() - t0}
+    texts = _texts(memory.store)
+    others: dict[str, Any] = {}
+    for name, cls in (("bm25s", engines.Bm25s), ("tantivy", engines.Tantivy)):
+        t0 = time.perf_counter()
+        others[name] = cls(texts)
+        ready[name] = time.perf_counter() - t0
     for q in questions[-20:]:  # warm-up, not counted
         memory.search(q)
-        base.search(q, 10)
-    ours, theirs = Timed(), Timed()
-    for q in asked:  # one of each in turn, so a busy moment hits both alike
-        ours(lambda q=q: memory.search(q, limit=limit))
-        theirs(lambda q=q: base.search(q, limit))
-    sid = memory.start_session(title="bench")["id"]
-    writes, after = Timed(), Timed()
-    for n, q in enumerate(asked[:50]):
-        writes(lambda n=n, q=q: memory.observe(sid, f"observation {n}: {q}"))
-        after(lambda q=q: memory.search(q, limit=limit))
+        for engine in others.values():
+            engine.search(q, limit)
+    timed = {name: Timed() for name in ("memwork", *others)}
+    for q in asked:  # one of each in turn, so a busy moment hits all alike
+        timed["memwork"](lambda q=q: memory.search(q, limit=limit))
+        for name, engine in others.items():
+            timed[name](lambda e=engine, q=q: e.search(q, limit))
+    writes_cell = "—"
+    if shape == "mixed":
+        sid = memory.start_session(title="bench")["id"]
+        writes, after = Timed(), Timed()
+        for n, q in enumerate(asked[:50]):
+            writes(lambda n=n, q=q: memory.observe(sid, f"observation {n}: {q}"))
+            after(lambda q=q: memory.search(q, limit=limit))
+        writes_cell = f"{statistics.median(writes.cpu):.2f} + {statistics.median(after.cpu):.2f} ms"
     memory.close()
-    print(
-        f"| {size:,} | memwork `Memory.search` | {ready:.2f} s | {ours.cell('cpu')} "
-        f"| {ours.cell('wall')} | {statistics.median(writes.cpu):.2f} + "
-        f"{statistics.median(after.cpu):.2f} ms |"
-    )
-    print(
-        f"| | plain BM25 (bm25s) | {base_ready:.2f} s | {theirs.cell('cpu')} "
-        f"| {theirs.cell('wall')} | a full rebuild |",
-        flush=True,
-    )
+    mean = sum(map(len, texts)) / max(1, len(texts))
+    label = f"{shape}, {mean:.0f} chars"
+    names = {"memwork": "memwork `Memory.search`", "bm25s": "bm25s", "tantivy": "tantivy"}
+    after_write = {"memwork": writes_cell, "bm25s": "a full rebuild", "tantivy": "—"}
+    for n, (name, t) in enumerate(timed.items()):
+        cells = (
+            f"| {size:,} | {label} |" if n == 0 else "| | |",
+            f" {names[name]} | {ready[name]:.2f} s | {t.cell('cpu')} | {t.cell('wall')} ",
+            f"| {after_write[name]} |",
+        )
+        print("".join(cells), flush=True)
     shutil.rmtree(store_path, ignore_errors=True)
+    return {
+        "records": size,
+        "shape": shape,
+        "mean chars": round(mean),
+        "ready s": ready,
+        "cpu p50 ms": {k: statistics.median(t.cpu) for k, t in timed.items()},
+        "cpu p95 ms": {k: _p95(t.cpu) for k, t in timed.items()},
+        "wall p50 ms": {k: statistics.median(t.wall) for k, t in timed.items()},
+        "wall p95 ms": {k: _p95(t.wall) for k, t in timed.items()},
+    }
 
 
 def over_mcp(size: int, rounds: int) -> None:
@@ -498,19 +649,56 @@ def over_mcp(size: int, rounds: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument(
+        "--sets",
+        default=",".join(("synthetic", *recall_sets.SETS)),
+        help="comma-separated: synthetic, " + ", ".join(recall_sets.SETS),
+    )
+    ap.add_argument("--tuning-only", action="store_true", help="only the tuning slices")
+    ap.add_argument(
+        "--systems", default=",".join(SYSTEMS), help="comma-separated: " + ", ".join(SYSTEMS)
+    )
+    ap.add_argument(
+        "--per-category", type=int, default=15, help="LongMemEval questions per type and slice"
+    )
+    ap.add_argument("--json", type=Path, metavar="FILE", help="write every number here")
     ap.add_argument("--latency", nargs="*", type=int, metavar="N", help="records per store")
+    ap.add_argument(
+        "--shapes", default="mixed,long,short", help="--latency stores: mixed,long,short"
+    )
     ap.add_argument("--rounds", type=int, default=300, help="questions timed per store")
     ap.add_argument("--limit", type=int, default=10, help="hits per query (--latency)")
     ap.add_argument("--mcp", type=int, metavar="N", help="MCP search at N records")
     ap.add_argument("--no-quality", action="store_true")
-    ap.add_argument("--synthetic-only", action="store_true", help="skip the public sets")
+    ap.add_argument("--synthetic-only", action="store_true", help="= --sets synthetic")
     args = ap.parse_args(argv)
+    sets = ["synthetic"] if args.synthetic_only else [s for s in args.sets.split(",") if s]
+    for name in sets:
+        if name != "synthetic" and name not in recall_sets.SETS:
+            ap.error(
+                f"--sets: unknown set {name!r} (known: synthetic, {', '.join(recall_sets.SETS)})"
+            )
+    chosen = tuple(s for s in SYSTEMS if s in args.systems.split(","))
+    unknown = set(args.systems.split(",")) - set(SYSTEMS) - {""}
+    if unknown or not chosen:
+        ap.error(f"--systems: unknown {sorted(unknown)} (known: {', '.join(SYSTEMS)})")
+    shapes = [s for s in args.shapes.split(",") if s]
+    for shape in shapes:
+        if shape != "mixed" and shape not in SHAPES:
+            ap.error(f"--shapes: unknown shape {shape!r} (known: mixed, long, short)")
+    report: dict[str, Any] = {"tuning only": args.tuning_only}
     if not args.no_quality:
-        quality(public=not args.synthetic_only)
+        report["quality"] = quality(sets, args.tuning_only, args.per_category, chosen)
     if args.latency is not None:
-        latency(args.latency or [10_000, 100_000], args.rounds, args.limit)
+        print()
+        report["latency"] = latency(
+            args.latency or [10_000, 100_000], args.rounds, args.limit, shapes
+        )
     if args.mcp:
         over_mcp(args.mcp, args.rounds)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report, indent=1))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,195 @@
+"""The public conversation sets of bench/bench_recall.py, loaded into one shape.
+
+Every set becomes conversations: turns ``(uid, session, text)`` in the order they
+were said, and questions with their evidence turns, evidence sessions and a
+category. Each set is split into a *tuning* slice and a *held-out* slice by a
+fixed rule on whole conversations or whole questions, never on turns:
+
+* **LoCoMo** (``locomo10.json``, github.com/snap-research/LoCoMo, CC BY-NC 4.0):
+  10 conversations; the ones at even positions in the file (0, 2, 4, 6, 8) tune,
+  the odd ones are held out. Categories are the file's numbers: 1 multi-hop,
+  2 temporal, 3 open-domain, 4 single-hop, 5 adversarial.
+* **REALTALK** (``realtalk/Chat_*.json``, github.com/danny911kr/REALTALK, no
+  licence stated): 10 chats of real people over weeks; chats 1, 2, 5, 6, 8 and 9
+  tune, 3, 4, 7 and 10 are held out (the split memwork's ranking was made on).
+* **LongMemEval** (``longmemeval_s_cleaned.json``, ``longmemeval_s.json`` or
+  ``longmemeval_oracle.json``, github.com/xiaowu0162/LongMemEval, data on
+  HuggingFace ``xiaowu0162/longmemeval-cleaned``, MIT): 500 questions, each with
+  its own haystack of ~50 user/assistant sessions whose assistant replies run to
+  about a thousand characters. A question tunes when the SHA-1 of its id is even,
+  else it is held out; abstention questions (``_abs``, no evidence) are left out.
+  Long: at most ``per_category`` questions of each type in each slice are kept,
+  the ones with the smallest SHA-1 of ``"pick:" + id`` (a stable sample).
+
+Missing files give no conversations (the caller says what it skipped).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TUNING, HELD_OUT = "tuning", "held-out"
+REALTALK_TUNE = ("Chat_1_", "Chat_2_", "Chat_5_", "Chat_6_", "Chat_8_", "Chat_9_")
+LOCOMO_CATEGORIES = {
+    1: "1 multi-hop",
+    2: "2 temporal",
+    3: "3 open-domain",
+    4: "4 single-hop",
+    5: "5 adversarial",
+}
+#: REALTALK's files number their categories only; these names are ours, read off the questions.
+REALTALK_CATEGORIES = {1: "1 multi-hop", 2: "2 temporal", 3: "3 commonsense"}
+LONGMEMEVAL_FILES = ("longmemeval_s_cleaned.json", "longmemeval_s.json", "longmemeval_oracle.json")
+SETS = ("locomo", "realtalk", "longmemeval")
+
+
+@dataclass
+class Question:
+    """A question, the turns and sessions that answer it, and its category."""
+
+    qid: str
+    text: str
+    turns: set[str]
+    sessions: set[str]
+    category: str
+
+
+@dataclass
+class Conversation:
+    """One store's worth of turns ``(uid, session, text)`` and the questions asked of it."""
+
+    name: str
+    turns: list[tuple[str, str, str]]
+    questions: list[Question] = field(default_factory=list)
+
+
+def _sha(text: str) -> int:
+    return int(hashlib.sha1(text.encode()).hexdigest(), 16)
+
+
+def load(name: str, data: Path, per_category: int = 15) -> dict[str, list[Conversation]]:
+    """The set ``name``'s conversations by slice (empty when its files are missing)."""
+    if name == "locomo":
+        return locomo(data / "locomo10.json")
+    if name == "realtalk":
+        return realtalk(data / "realtalk")
+    if name == "longmemeval":
+        found = next((data / f for f in LONGMEMEVAL_FILES if (data / f).exists()), None)
+        return longmemeval(found, per_category) if found else {}
+    raise ValueError(f"--sets: unknown set {name!r} (known: {', '.join(SETS)})")
+
+
+# ---------------------------------------------------------------- LoCoMo and REALTALK
+
+
+def locomo(path: Path) -> dict[str, list[Conversation]]:
+    if not path.exists():
+        return {}
+    out: dict[str, list[Conversation]] = {TUNING: [], HELD_OUT: []}
+    for n, sample in enumerate(json.loads(path.read_text())):
+        conv = _dialogue(
+            str(sample["sample_id"]), sample["conversation"], sample["qa"], LOCOMO_CATEGORIES, True
+        )
+        out[HELD_OUT if n % 2 else TUNING].append(conv)
+    return out
+
+
+def realtalk(folder: Path) -> dict[str, list[Conversation]]:
+    files = sorted(folder.glob("Chat_*.json"), key=lambda f: int(f.name.split("_")[1]))
+    if not files:
+        return {}
+    out: dict[str, list[Conversation]] = {TUNING: [], HELD_OUT: []}
+    for f in files:
+        d = json.loads(f.read_text())
+        conv = _dialogue(f.stem, d, d["qa"], REALTALK_CATEGORIES)
+        out[TUNING if f.name.startswith(REALTALK_TUNE) else HELD_OUT].append(conv)
+    return out
+
+
+def _dialogue(
+    name: str, conv: dict, qa: list[dict], categories: dict[int, str], captions: bool = False
+) -> Conversation:
+    """A LoCoMo-shaped conversation: ``session_N`` lists of turns with ``dia_id``s (with
+    ``captions``, a shared photo's caption joins its turn; REALTALK's are left out, as
+    memwork's ranking was tuned without them)."""
+    turns: list[tuple[str, str, str]] = []
+    keys = sorted((k for k in conv if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k[8:]))
+    for key in keys:
+        if not isinstance(conv[key], list):
+            continue
+        for t in conv[key]:
+            text = (t.get("clean_text") or t.get("text") or "").strip()
+            if captions and t.get("blip_caption"):
+                text = f"{text} [shares {t['blip_caption']}]"
+            if text:
+                turns.append((t["dia_id"], key[8:], text))
+    session_of = {u: s for u, s, _ in turns}
+    out = Conversation(name, turns)
+    for n, q in enumerate(qa):
+        evidence = {e for e in evidence_ids(q.get("evidence") or []) if e in session_of}
+        if not evidence:
+            continue
+        category = categories.get(q.get("category"), str(q.get("category")))
+        sessions = {session_of[e] for e in evidence}
+        out.questions.append(Question(f"{name}#{n}", q["question"], evidence, sessions, category))
+    return out
+
+
+_RANGE = r"D(\d+):(\d+)\s*-\s*D?(\d+)?:?(\d+)"
+
+
+def evidence_ids(items: list[str]) -> list[str]:
+    """Turn ids from evidence strings: ``D3:5``, lists of them, and ranges ``D3:5-D3:8``."""
+    found: list[str] = []
+    for item in map(str, items):
+        for m in re.finditer(_RANGE, item):
+            s1, a, s2, b = int(m[1]), int(m[2]), int(m[3] or m[1]), int(m[4])
+            if s1 == s2 and 0 <= b - a <= 40:
+                found += [f"D{s1}:{n}" for n in range(a, b + 1)]
+        rest = re.sub(_RANGE, " ", item)
+        found += [f"D{m[1]}:{m[2]}" for m in re.finditer(r"D(\d+):(\d+)", rest)]
+    return list(dict.fromkeys(found))
+
+
+# ---------------------------------------------------------------- LongMemEval
+
+
+def longmemeval(path: Path, per_category: int) -> dict[str, list[Conversation]]:
+    """One conversation per question (its own haystack), sampled per type and slice."""
+    picked: dict[tuple[str, str], list[dict]] = {}
+    for item in json.loads(path.read_text()):
+        qid = str(item["question_id"])
+        if qid.endswith("_abs"):
+            continue
+        part = TUNING if _sha(qid) % 2 == 0 else HELD_OUT
+        picked.setdefault((part, item["question_type"]), []).append(item)
+    out: dict[str, list[Conversation]] = {TUNING: [], HELD_OUT: []}
+    for (part, _), items in sorted(picked.items()):
+        items.sort(key=lambda it: _sha("pick:" + str(it["question_id"])))
+        out[part] += [haystack(it) for it in items[:per_category]]
+    return out
+
+
+def haystack(item: dict) -> Conversation:
+    """A LongMemEval question's sessions as turns ``<session id>#<n>``; evidence turns are
+    those marked ``has_answer``, evidence sessions the ``answer_session_ids``."""
+    qid = str(item["question_id"])
+    turns: list[tuple[str, str, str]] = []
+    evidence: set[str] = set()
+    for sid, session in zip(item["haystack_session_ids"], item["haystack_sessions"], strict=True):
+        for n, turn in enumerate(session):
+            text = (turn.get("content") or "").strip()
+            if not text:
+                continue
+            uid = f"{sid}#{n}"
+            turns.append((uid, str(sid), text))
+            if turn.get("has_answer"):
+                evidence.add(uid)
+    known = {s for _, s, _ in turns}
+    sessions = {str(s) for s in item.get("answer_session_ids") or []} & known
+    question = Question(qid, item["question"], evidence, sessions, item["question_type"])
+    return Conversation(qid, turns, [question] if sessions or evidence else [])
