@@ -44,7 +44,7 @@ LOCOMO_CATEGORIES = {
 #: REALTALK's files number their categories only; these names are ours, read off the questions.
 REALTALK_CATEGORIES = {1: "1 multi-hop", 2: "2 temporal", 3: "3 commonsense"}
 LONGMEMEVAL_FILES = ("longmemeval_s_cleaned.json", "longmemeval_s.json", "longmemeval_oracle.json")
-SETS = ("locomo", "realtalk", "longmemeval")
+SETS = ("locomo", "realtalk", "longmemeval", "locomo-long")
 
 
 @dataclass
@@ -75,6 +75,11 @@ def load(name: str, data: Path, per_category: int = 15) -> dict[str, list[Conver
     """The set ``name``'s conversations by slice (empty when its files are missing)."""
     if name == "locomo":
         return locomo(data / "locomo10.json")
+    if name == "locomo-long":
+        return {
+            part: [long_replies(c) for c in convs]
+            for part, convs in locomo(data / "locomo10.json").items()
+        }
     if name == "realtalk":
         return realtalk(data / "realtalk")
     if name == "longmemeval":
@@ -193,3 +198,58 @@ def haystack(item: dict) -> Conversation:
     sessions = {str(s) for s in item.get("answer_session_ids") or []} & known
     question = Question(qid, item["question"], evidence, sessions, item["question_type"])
     return Conversation(qid, turns, [question] if sessions or evidence else [])
+
+
+# ---------------------------------------------------------------- long replies
+
+#: An assistant's sentences: ``{w}`` and ``{v}`` take words of the line it answers.
+_REPLY = (
+    "It sounds like {w} really matters to you, and that makes a lot of sense.",
+    "If you would like, I can suggest a few more ideas about {w} and {v}.",
+    "Many people find that {w} and {v} go well together when they plan ahead.",
+    "Here are a few things to keep in mind about {w}: take it one step at a time.",
+    "When it comes to {w}, a little preparation goes a long way.",
+    "You might also consider how {v} fits into your week, alongside {w}.",
+    "Thinking about {w} in terms of {v} can help you decide what to do next.",
+    "A common approach to {w} is to start small and build a routine around it.",
+    "Let me know if you want a checklist for {w}; I am happy to put one together.",
+    "Some resources on {v} could be useful too, especially for beginners.",
+    "That is a great question, and there are several ways to look at it.",
+    "Everyone's situation is different, so adjust these suggestions as you see fit.",
+    "Try to keep notes as you go, so you can see what works and what does not.",
+    "Balancing your time and energy is important, so do not overcommit.",
+    "In the end, what matters most is that it feels right for you.",
+)
+
+
+def long_replies(conv: Conversation) -> Conversation:
+    """``conv`` with a long reply (~1,000 characters) after every line, as an assistant
+    would write it: the line's own words said again among general advice. The
+    questions and their answers are the original lines: a ranking that rewards length
+    or lends a reply its neighbour's score puts the reply above the line that answers.
+    A stand-in for long-reply sets (LongMemEval's) this machine cannot fetch."""
+    turns: list[tuple[str, str, str]] = []
+    for uid, session, text in conv.turns:
+        turns.append((uid, session, text))
+        words = [w for w in re.findall(r"[A-Za-z]{4,}", text) if w.lower() not in _COMMON]
+        words = words or ["this"]
+        seed = _sha(uid)
+        parts: list[str] = []
+        i = 0
+        while sum(len(p) + 1 for p in parts) < 950:
+            template = _REPLY[
+                (seed >> (i % 40)) % len(_REPLY) if i < 3 else (seed + i * 7) % len(_REPLY)
+            ]
+            parts.append(
+                template.format(w=words[i % len(words)], v=words[(i * 3 + 1) % len(words)])
+            )
+            i += 1
+        turns.append((f"{uid}r", session, " ".join(parts)))
+    return Conversation(f"{conv.name}-long", turns, conv.questions)
+
+
+_COMMON = frozenset(
+    "that this with have what from they were been about your just really would there "
+    "their will when them then than like also into some could know time very well "
+    "yeah thanks thank sounds great good".split()
+)

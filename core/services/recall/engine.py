@@ -734,9 +734,6 @@ class RecallIndex:
         if not n:
             return {}
         weighted = self.query_terms(query)
-        ten_k1 = 10 * K1  # tf and lengths are in tenths
-        c1 = ten_k1 * (1 - B)
-        c2 = ten_k1 * B / (self.total_len / n or 1.0)
         info: list[tuple[float, tuple[array[int], array[int]], str]] = []
         for term, weight in weighted:
             post = self.post.get(term)
@@ -750,7 +747,7 @@ class RecallIndex:
         info.sort(key=lambda x: (-x[0], x[2]))  # rarest first: the same sums every time
         np = _numpy()
         mask = self._mask(where, np)
-        acc = self._bm25(info, c1, c2, mask, prune=where.visible is None, np=np)
+        acc = self._bm25(info, self._derive("norms", self._norms), mask, where.visible is None, np)
         top, ok = self._best(acc, mask, where.visible, np)
         if not top:
             return {}
@@ -793,10 +790,8 @@ class RecallIndex:
     def _bm25(
         self,
         info: list[tuple[float, tuple[array[int], array[int]], str]],
-        c1: float,
-        c2: float,
+        norms: Any,
         mask: Any,
-        *,
         prune: bool,
         np: Any,
     ) -> Any:
@@ -808,7 +803,6 @@ class RecallIndex:
         common terms left are added only for the records in the running and for their
         neighbours two notes either side (what the neighbour shares read). Every other
         record keeps a partial score that nothing reads."""
-        lens = np.frombuffer(self.lens, dtype=np.int64)
         # A record ``mask`` leaves out starts at -inf and stays below every record in.
         acc = np.zeros(len(self.kinds)) if mask is None else np.where(mask, 0.0, -np.inf)
         rest = [0.0] * (len(info) + 1)
@@ -824,7 +818,7 @@ class RecallIndex:
                 keep = live[slots]
                 slots, tf = slots[keep], tf[keep]
             # One term for all its records at once (a slot appears once per term).
-            acc[slots] += kp1 * tf / (tf + c1 + c2 * lens[slots])
+            acc[slots] += kp1 * tf / (tf + norms[slots])
         if mask is not None:
             acc[~mask] = 0.0
         return acc
@@ -910,6 +904,13 @@ class RecallIndex:
                     value += kp1 * tf / (tf + c1 + c2 * self.session_lens[s])
             out[s] = value
         return out if any(out.values()) else {}
+
+    def _norms(self) -> Any:
+        """BM25's length term by slot, in tenths: ``k1 (1 - b + b len / mean)`` (kept
+        until the records change: a term's score is then one gather and a division)."""
+        np = _numpy()
+        mean = self.total_len / self.live if self.live else 1.0
+        return 10 * K1 * (1 - B + B * np.frombuffer(self.lens, dtype=np.int64) / (mean or 1.0))
 
     def _session_totals(self) -> tuple[int, float]:
         """(sessions holding observations, their mean length in tenths)."""
