@@ -19,7 +19,7 @@ cancelled dependency is not done (unlink it, or cancel the waiting action too).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -37,6 +37,8 @@ WORKABLE = ("pending", "active")
 CLOSED = ("done", "cancelled")
 #: How many frontier actions the context shows.
 CONTEXT_FRONTIER = 5
+#: How many ids of a cycle an error names before it shortens the middle.
+CYCLE_SHOWN = 10
 
 
 # -- reads ------------------------------------------------------------------------------------
@@ -127,25 +129,31 @@ def _cycle(deps: dict[str, list[str]], waiting: str, waited_for: str) -> list[st
     ``waiting`` back to itself; None when there is none."""
     if waiting == waited_for:
         return [waiting, waiting]
-    path: list[str] = []
-    seen: set[str] = set()
-
-    def walk(node: str) -> bool:
-        if node == waiting:
-            return True
-        if node in seen:
-            return False
-        seen.add(node)
-        for nxt in deps.get(node, []):
-            path.append(nxt)
-            if walk(nxt):
-                return True
-            path.pop()
-        return False
-
-    if walk(waited_for):
-        return [waiting, waited_for, *path]
+    # Depth first with an explicit stack (a chain of thousands of dependencies is a
+    # plain work plan, deeper than Python's recursion limit): ``trail`` is the path from
+    # ``waited_for`` to the node on top, each with the dependencies it has left to try.
+    seen = {waited_for}
+    trail: list[tuple[str, Iterator[str]]] = [(waited_for, iter(deps.get(waited_for, [])))]
+    while trail:
+        nxt = next(trail[-1][1], None)
+        if nxt is None:
+            trail.pop()
+        elif nxt == waiting:
+            return [waiting, *(node for node, _ in trail), waiting]
+        elif nxt not in seen:
+            seen.add(nxt)
+            trail.append((nxt, iter(deps.get(nxt, []))))
     return None
+
+
+def _named(cycle: list[str]) -> str:
+    """A cycle as ``a -> b -> … -> a``; a long one by its ends and its length (a chain of
+    a thousand actions would make an error line of tens of thousands of characters)."""
+    if len(cycle) <= CYCLE_SHOWN:
+        return " -> ".join(cycle)
+    half = CYCLE_SHOWN // 2
+    ends = [*cycle[:half], "…", *cycle[-half:]]
+    return " -> ".join(ends) + f" ({len(cycle) - 1} actions)"
 
 
 def _check_after(store: Store, action_id: str, waited_for: list[str], field: str) -> list[str]:
@@ -162,7 +170,7 @@ def _check_after(store: Store, action_id: str, waited_for: list[str], field: str
             raise InvalidInput(field, f"an action cannot wait for itself ({action_id})")
         cycle = _cycle(deps, action_id, other["id"])
         if cycle is not None:
-            raise InvalidInput(field, "would make a cycle: " + " -> ".join(cycle))
+            raise InvalidInput(field, "would make a cycle: " + _named(cycle))
         deps.setdefault(action_id, []).append(other["id"])
         if other["id"] not in resolved:
             resolved.append(other["id"])
