@@ -180,16 +180,16 @@ class Operations:
         self,
         session: str,
     ) -> dict[str, Any]:
-        """Forget a session: its observations and working memory, for good.
+        """Forget a session: its observations, working memory and actions, for good.
 
         Forget a session an agent should not remember (it cannot be undone).
 
-        Delete a session with its observations and working memory for good: out of every table
-        (their links too), every search cache and the next context. The audit log keeps the fact
-        (time, actor, action, id), not the words: their entries' summaries become `[forgotten]`.
-        Store checkpoints keep their copies until deleted (`checkpoints_may_hold` lists those
-        taken since the session started); a Redis server's append-only file keeps old bytes
-        until it is rewritten.
+        Delete a session with its observations, its working memory and the actions made in it
+        for good: out of every table (their links too), every search cache and the next context.
+        The audit log keeps the fact (time, actor, action, id), not the words: their entries'
+        summaries become `[forgotten]`. Store checkpoints keep their copies until deleted
+        (`checkpoints_may_hold` lists those taken since the session started); a Redis server's
+        append-only file keeps old bytes until it is rewritten.
 
         Args:
             session: the session's id (or a unique start or end of it).

@@ -509,14 +509,16 @@ OPERATIONS: tuple[Op, ...] = (
     Op(
         "delete_session",
         "session delete",
-        "forget a session: its observations and working memory, for good",
+        "forget a session: its observations, working memory and actions, for good",
         "domain.forgetting:forget_session",
         (SESSION_ID._replace(arg="session"),),
         writes=True,
         destructive=True,
         result="forgotten",
         errors=("invalid", "not_found"),
-        doc=_FORGET_DOC.format(what="a session with its observations and working memory"),
+        doc=_FORGET_DOC.format(
+            what="a session with its observations, its working memory and the actions made in it"
+        ),
         when="Forget a session an agent should not remember (it cannot be undone).",
         cli_print="cmd_sessions:forgotten",
     ),
