@@ -386,6 +386,7 @@ SHAPES: dict[str, Schema] = {
     "profiles": _list("Project profiles, by project.", PROFILE),
     "profile_write": _or_proposed(PROFILE),
     "action": ACTION,
+    "action_write": _or_proposed(ACTION),
     "actions": _list("Actions.", ACTION),
     "link": LINK,
     "links": _list("Links.", LINK),
