@@ -30,6 +30,7 @@ from ..base.text import one_line
 from ..ledger import audit, links
 from ..privacy import identifier_problem, scrub
 from ..storage.store import Store
+from . import readable
 
 TABLE = "actions"
 STATUSES = ("pending", "active", "blocked", "done", "cancelled")
@@ -52,7 +53,7 @@ def _dependencies(store: Store) -> dict[str, list[str]]:
 
 
 def _views(store: Store, docs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    actions = store.docs(TABLE) if store.has_table(TABLE) else {}
+    actions = readable.docs(store, TABLE) if store.has_table(TABLE) else {}
     deps = _dependencies(store)
     out = []
     for doc in docs:
@@ -77,7 +78,7 @@ def resolve(store: Store, key: str, field: str = "action") -> dict[str, Any]:
     """An action by id or a unique start or end of it (call inside a read)."""
     from ..base import lookup
 
-    docs = store.docs(TABLE) if store.has_table(TABLE) else {}
+    docs = readable.docs(store, TABLE) if store.has_table(TABLE) else {}
     return lookup.resolve(docs, key, "action", field=field)
 
 
@@ -89,7 +90,7 @@ def list_actions(
     if status is not None and status not in STATUSES:
         raise InvalidInput("status", f"must be one of {', '.join(STATUSES)} (got {status!r})")
     with store.reading():
-        docs = list(store.docs(TABLE).values()) if store.has_table(TABLE) else []
+        docs = list(readable.docs(store, TABLE).values()) if store.has_table(TABLE) else []
         if status is not None:
             docs = [d for d in docs if d["status"] == status]
         if project is not None:
@@ -106,7 +107,7 @@ def frontier(
     with store.reading():
         if not store.has_table(TABLE):
             return []
-        docs = [d for d in store.docs(TABLE).values() if d["status"] in WORKABLE]
+        docs = [d for d in readable.docs(store, TABLE).values() if d["status"] in WORKABLE]
         if project is not None:
             docs = [d for d in docs if d.get("project", "") in ("", project)]
         views = [v for v in _views(store, docs) if v["workable"]]

@@ -32,6 +32,8 @@ _TEXT = "a string"
 _FLAG = "true or false"
 _TEXTS = "a list of strings"
 _OBJECT = "an object or null"
+_OBJECTS = "a list of objects"
+_TEXT_OR_NULL = "a string or null"
 
 #: Per table, the fields a record must hold and the type each must be.
 FIELDS: dict[str, dict[str, str]] = {
@@ -48,6 +50,19 @@ FIELDS: dict[str, dict[str, str]] = {
         "pinned": _FLAG,
         "deleted": _FLAG,
         "wordings": _TEXTS,
+        "created_at": _TEXT,
+        "updated_at": _TEXT,
+    },
+    "actions": {
+        "id": _TEXT,
+        "title": _TEXT,
+        "status": _TEXT,
+        "priority": _WHOLE,
+        "session_id": _TEXT,
+        "project": _TEXT,
+        "agent_id": _TEXT,
+        "notes": _OBJECTS,
+        "closed_at": _TEXT_OR_NULL,
         "created_at": _TEXT,
         "updated_at": _TEXT,
     },
@@ -69,6 +84,15 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "deleted": False,
         "wordings": [],
     },
+    "actions": {
+        "status": "pending",
+        "priority": 0,
+        "session_id": "",
+        "project": "",
+        "agent_id": "",
+        "notes": [],
+        "closed_at": None,
+    },
 }
 
 
@@ -83,12 +107,17 @@ def _fits(value: Any, kind: str) -> bool:
         return type(value) is bool
     if kind == _TEXTS:
         return type(value) is list and all(type(v) is str for v in value)
+    if kind == _OBJECTS:
+        return type(value) is list and all(type(v) is dict for v in value)
+    if kind == _TEXT_OR_NULL:
+        return value is None or type(value) is str
     return value is None or type(value) is dict  # _OBJECT
 
 
-def _shown(value: Any) -> str:
+def _shown(value: Any, kind: str) -> str:
     if isinstance(value, list):  # (not its repr: a hand-made list can nest past recursion)
-        wrong = next((v for v in value if type(v) is not str), None)
+        item = dict if kind == _OBJECTS else str
+        wrong = next((v for v in value if type(v) is not item), None)
         return f"a list holding {type(wrong).__name__}"
     text = repr(value) if not isinstance(value, dict) else "an object"
     return text if len(text) <= 40 else text[:39] + "…"
@@ -102,6 +131,8 @@ _TYPES: dict[str, frozenset[type]] = {
     _FLAG: frozenset({bool}),
     _TEXTS: frozenset({list}),
     _OBJECT: frozenset({dict, type(None)}),
+    _OBJECTS: frozenset({list}),
+    _TEXT_OR_NULL: frozenset({str, type(None)}),
 }
 _quick: dict[str, Callable[[Any], bool]] = {}
 
@@ -116,8 +147,9 @@ def _sound(table: str) -> Callable[[Any], bool]:
         terms = ["type(d) is dict"]
         for n, (field, kind) in enumerate(fields.items()):
             terms.append(f"type(d.get({field!r})) in T{n}")
-            if kind == _TEXTS:
-                terms.append(f"(not d[{field!r}] or all(type(x) is str for x in d[{field!r}]))")
+            if kind in (_TEXTS, _OBJECTS):
+                item = "str" if kind == _TEXTS else "dict"
+                terms.append(f"(not d[{field!r}] or all(type(x) is {item} for x in d[{field!r}]))")
         names = {f"T{n}": _TYPES[kind] for n, kind in enumerate(fields.values())}
         found = _quick[table] = eval("lambda d: " + " and ".join(terms), names)  # noqa: S307
     return found
@@ -137,10 +169,10 @@ def problem(table: str, doc: Any) -> str | None:
                 continue
             return f"{field}: is missing"
         if not _fits(doc[field], kind):
-            return f"{field}: must be {kind} (got {_shown(doc[field])})"
+            return f"{field}: must be {kind} (got {_shown(doc[field], kind)})"
     for field, kind in OPTIONAL.get(table, {}).items():
         if field in doc and not _fits(doc[field], kind):
-            return f"{field}: must be {kind} (got {_shown(doc[field])})"
+            return f"{field}: must be {kind} (got {_shown(doc[field], kind)})"
     return None
 
 

@@ -166,3 +166,29 @@ def test_a_chain_deeper_than_the_recursion_limit_is_walked_and_its_cycle_named(
     assert cli("link", chain[0], chain[-1], "--kind", "after").code == 2
     assert folder_digest(db) == before
     assert [a["id"] for a in cli("--json", "action", "frontier").json()] == [chain[0]]
+
+
+@pytest.mark.folder_only
+def test_a_wrong_typed_action_is_named_and_left_out(cli: Any, db: Path) -> None:
+    from tests.conftest import folded
+
+    bad = _add(cli, "write the runbook")
+    good = _add(cli, "rotate keys")
+    path = folded(db) / "actions.json"
+    data = json.loads(path.read_text())
+    data["documents"][bad]["priority"] = "high"
+    data["documents"][good].pop("notes")  # an older memwork's record: read with its default
+    path.write_text(json.dumps(data))
+    said = (
+        f"memwork: actions: record '{bad}': priority: must be a whole number (got 'high'); "
+        "left out (memwork doctor names it)\n"
+    )
+    for args in (("context",), ("action", "list"), ("--json", "action", "frontier")):
+        done = cli(*args)
+        # Said once per process (each CLI call is one; these run in this test's process).
+        assert done.code == 0 and done.err == (said if args == ("context",) else ""), args
+        assert bad not in done.out and good in done.out
+    assert cli("action", "add", "page on-call", "--after", good).code == 0
+    assert cli("--json", "action", "show", good).json()["notes"] == []
+    folded(db)
+    assert json.loads(path.read_text())["documents"][bad]["priority"] == "high"  # kept as is
