@@ -123,35 +123,41 @@ def _shown(value: Any, kind: str) -> str:
     return text if len(text) <= 40 else text[:39] + "…"
 
 
-#: The types each kind takes, for the quick pass (every record of a sound table).
-_TYPES: dict[str, frozenset[type]] = {
-    _TEXT: frozenset({str}),
-    _NUMBER: frozenset({int, float}),
-    _WHOLE: frozenset({int}),
-    _FLAG: frozenset({bool}),
-    _TEXTS: frozenset({list}),
-    _OBJECT: frozenset({dict, type(None)}),
-    _OBJECTS: frozenset({list}),
-    _TEXT_OR_NULL: frozenset({str, type(None)}),
-}
 _quick: dict[str, Callable[[Any], bool]] = {}
 
 
+def _term(field: str, kind: str) -> str:
+    """The test of one field in :func:`_sound`'s expression (``d`` is the record)."""
+    value = f"d[{field!r}]"
+    simple = {_TEXT: "str", _WHOLE: "int", _FLAG: "bool"}
+    if kind in simple:
+        return f"type({value}) is {simple[kind]}"
+    if kind == _NUMBER:
+        return f"type({value}) in (int, float)"
+    if kind in (_OBJECT, _TEXT_OR_NULL):
+        return f"({value} is None or type({value}) is {'dict' if kind == _OBJECT else 'str'})"
+    item = "str" if kind == _TEXTS else "dict"
+    return f"(type({value}) is list and (not {value} or all(type(x) is {item} for x in {value})))"
+
+
 def _sound(table: str) -> Callable[[Any], bool]:
-    """A quick yes for a record whose every field has its type, made once per table as
-    one expression (a cold ``memwork context`` runs it over every lesson): ``problem``
-    says why not, and reads a missing field with its default."""
+    """A quick yes for a record whose every field is there with its type, made once per
+    table as one expression (a cold ``memwork context`` runs it over every lesson):
+    :func:`problem` says why not, and reads a missing field with its default."""
     found = _quick.get(table)
     if found is None:
         fields = {**FIELDS.get(table, {}), **OPTIONAL.get(table, {})}
-        terms = ["type(d) is dict"]
-        for n, (field, kind) in enumerate(fields.items()):
-            terms.append(f"type(d.get({field!r})) in T{n}")
-            if kind in (_TEXTS, _OBJECTS):
-                item = "str" if kind == _TEXTS else "dict"
-                terms.append(f"(not d[{field!r}] or all(type(x) is {item} for x in d[{field!r}]))")
-        names = {f"T{n}": _TYPES[kind] for n, kind in enumerate(fields.values())}
-        found = _quick[table] = eval("lambda d: " + " and ".join(terms), names)  # noqa: S307
+        terms = " and ".join(_term(f, k) for f, k in fields.items())
+        source = (
+            "def sound(d):\n"
+            "    try:\n"
+            f"        return type(d) is dict and {terms}\n"
+            "    except KeyError:\n"
+            "        return False\n"
+        )
+        space: dict[str, Any] = {}
+        exec(source, space)  # noqa: S102 - made from this module's own field table
+        found = _quick[table] = space["sound"]
     return found
 
 
