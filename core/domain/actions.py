@@ -19,7 +19,7 @@ cancelled dependency is not done (unlink it, or cancel the waiting action too).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -30,6 +30,7 @@ from ..base.text import one_line
 from ..ledger import audit, links
 from ..privacy import identifier_problem, scrub
 from ..storage.store import Store
+from . import readable
 
 TABLE = "actions"
 STATUSES = ("pending", "active", "blocked", "done", "cancelled")
@@ -37,6 +38,8 @@ WORKABLE = ("pending", "active")
 CLOSED = ("done", "cancelled")
 #: How many frontier actions the context shows.
 CONTEXT_FRONTIER = 5
+#: How many ids of a cycle an error names before it shortens the middle.
+CYCLE_SHOWN = 10
 
 
 # -- reads ------------------------------------------------------------------------------------
@@ -50,7 +53,7 @@ def _dependencies(store: Store) -> dict[str, list[str]]:
 
 
 def _views(store: Store, docs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    actions = store.docs(TABLE) if store.has_table(TABLE) else {}
+    actions = readable.docs(store, TABLE) if store.has_table(TABLE) else {}
     deps = _dependencies(store)
     out = []
     for doc in docs:
@@ -75,7 +78,7 @@ def resolve(store: Store, key: str, field: str = "action") -> dict[str, Any]:
     """An action by id or a unique start or end of it (call inside a read)."""
     from ..base import lookup
 
-    docs = store.docs(TABLE) if store.has_table(TABLE) else {}
+    docs = readable.docs(store, TABLE) if store.has_table(TABLE) else {}
     return lookup.resolve(docs, key, "action", field=field)
 
 
@@ -87,7 +90,7 @@ def list_actions(
     if status is not None and status not in STATUSES:
         raise InvalidInput("status", f"must be one of {', '.join(STATUSES)} (got {status!r})")
     with store.reading():
-        docs = list(store.docs(TABLE).values()) if store.has_table(TABLE) else []
+        docs = list(readable.docs(store, TABLE).values()) if store.has_table(TABLE) else []
         if status is not None:
             docs = [d for d in docs if d["status"] == status]
         if project is not None:
@@ -104,7 +107,7 @@ def frontier(
     with store.reading():
         if not store.has_table(TABLE):
             return []
-        docs = [d for d in store.docs(TABLE).values() if d["status"] in WORKABLE]
+        docs = [d for d in readable.docs(store, TABLE).values() if d["status"] in WORKABLE]
         if project is not None:
             docs = [d for d in docs if d.get("project", "") in ("", project)]
         views = [v for v in _views(store, docs) if v["workable"]]
@@ -127,25 +130,31 @@ def _cycle(deps: dict[str, list[str]], waiting: str, waited_for: str) -> list[st
     ``waiting`` back to itself; None when there is none."""
     if waiting == waited_for:
         return [waiting, waiting]
-    path: list[str] = []
-    seen: set[str] = set()
-
-    def walk(node: str) -> bool:
-        if node == waiting:
-            return True
-        if node in seen:
-            return False
-        seen.add(node)
-        for nxt in deps.get(node, []):
-            path.append(nxt)
-            if walk(nxt):
-                return True
-            path.pop()
-        return False
-
-    if walk(waited_for):
-        return [waiting, waited_for, *path]
+    # Depth first with an explicit stack (a chain of thousands of dependencies is a
+    # plain work plan, deeper than Python's recursion limit): ``trail`` is the path from
+    # ``waited_for`` to the node on top, each with the dependencies it has left to try.
+    seen = {waited_for}
+    trail: list[tuple[str, Iterator[str]]] = [(waited_for, iter(deps.get(waited_for, [])))]
+    while trail:
+        nxt = next(trail[-1][1], None)
+        if nxt is None:
+            trail.pop()
+        elif nxt == waiting:
+            return [waiting, *(node for node, _ in trail), waiting]
+        elif nxt not in seen:
+            seen.add(nxt)
+            trail.append((nxt, iter(deps.get(nxt, []))))
     return None
+
+
+def _named(cycle: list[str]) -> str:
+    """A cycle as ``a -> b -> … -> a``; a long one by its ends and its length (a chain of
+    a thousand actions would make an error line of tens of thousands of characters)."""
+    if len(cycle) <= CYCLE_SHOWN:
+        return " -> ".join(cycle)
+    half = CYCLE_SHOWN // 2
+    ends = [*cycle[:half], "…", *cycle[-half:]]
+    return " -> ".join(ends) + f" ({len(cycle) - 1} actions)"
 
 
 def _check_after(store: Store, action_id: str, waited_for: list[str], field: str) -> list[str]:
@@ -162,7 +171,7 @@ def _check_after(store: Store, action_id: str, waited_for: list[str], field: str
             raise InvalidInput(field, f"an action cannot wait for itself ({action_id})")
         cycle = _cycle(deps, action_id, other["id"])
         if cycle is not None:
-            raise InvalidInput(field, "would make a cycle: " + " -> ".join(cycle))
+            raise InvalidInput(field, "would make a cycle: " + _named(cycle))
         deps.setdefault(action_id, []).append(other["id"])
         if other["id"] not in resolved:
             resolved.append(other["id"])

@@ -6,8 +6,10 @@ with its observations and its working memory; ``forget_observations`` deletes
 single observations. In one transaction, the data leaves:
 
 - every table: the session record, its observations table, its working-memory
-  table (keys, task, scratchpad, working-memory checkpoints), and the links that
-  start from or point to any of them (``links.observations.<session>`` whole);
+  table (keys, task, scratchpad, working-memory checkpoints), the actions made in
+  the session (their titles and notes are what the agent was doing), and the links
+  that start from or point to any of them (``links.observations.<session>`` whole;
+  an action outside the session that waited for one no longer waits);
 - the audit log's words: every entry about the forgotten records keeps its
   time, actor, action, table and record id (the *fact* that something was
   recorded, then forgotten) but its summary becomes ``[forgotten]``, so no title,
@@ -46,7 +48,9 @@ from . import sessions
 #: What a forgotten record's audit entries say instead of their summary.
 FORGOTTEN = "[forgotten]"
 #: Tables whose audit entries can hold a forgotten record's words.
-_AUDITED = ("sessions", "observations", "working_memory")
+_AUDITED = ("sessions", "observations", "working_memory", "actions")
+#: The work items table (core.domain.actions; not imported: actions sit above sessions).
+_ACTIONS = "actions"
 
 
 def _forget_links(store: Store, gone: set[str], dropped_homes: set[str]) -> int:
@@ -81,6 +85,13 @@ def _redact_audit(store: Store, record_ids: set[str]) -> int:
     return changed
 
 
+def _session_actions(store: Store, sid: str) -> set[str]:
+    """The ids of the actions made in session ``sid``."""
+    if not store.has_table(_ACTIONS):
+        return set()
+    return {key for key, doc in store.docs(_ACTIONS).items() if doc.get("session_id") == sid}
+
+
 def _checkpoints_since(store: Store, started_at: str) -> list[str]:
     """Checkpoints taken since ``started_at``: they may hold copies of what was forgotten."""
     start = parse_instant(started_at)
@@ -111,9 +122,12 @@ def forget_session(store: Store, session: str, *, now: datetime, actor: str) -> 
         for name in dropped:
             store.drop(name)
         store.delete(sessions.TABLE, [sid])
-        gone = {sid, *observation_ids}
+        action_ids = _session_actions(store, sid)
+        if action_ids:
+            store.delete(_ACTIONS, sorted(action_ids))
+        gone = {sid, *observation_ids, *action_ids}
         link_count = _forget_links(store, gone, {obs_table})
-        redacted = _redact_audit(store, {sid, *observation_ids, *wm_ids})
+        redacted = _redact_audit(store, {*gone, *wm_ids})
         audit.record(
             store,
             actor=actor,
@@ -122,7 +136,8 @@ def forget_session(store: Store, session: str, *, now: datetime, actor: str) -> 
             record_id=sid,
             summary=(
                 f"forgot session {sid}: {len(observation_ids)} observations, working memory, "
-                f"{link_count} links; {redacted} audit entries blanked"
+                f"{len(action_ids)} actions, {link_count} links; {redacted} audit entries "
+                "blanked"
             ),
             now=now,
         )
@@ -133,6 +148,7 @@ def forget_session(store: Store, session: str, *, now: datetime, actor: str) -> 
         "id": sid,
         "observations": len(observation_ids),
         "working_memory": bool(wm_ids),
+        "actions": len(action_ids),
         "links": link_count,
         "audit_entries_blanked": redacted,
         "checkpoints_may_hold": holding,

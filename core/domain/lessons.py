@@ -22,7 +22,7 @@ from ..models.base import validate
 from ..models.lesson import DEFAULT_CONFIDENCE, Lesson
 from ..privacy import scrub
 from ..storage.store import Store
-from . import contradictions, effect
+from . import contradictions, effect, readable
 from .decay import (
     decayed_away,
     effective_confidence,
@@ -48,7 +48,7 @@ ON_DUPLICATE = ("reinforce", "supersede", "keep-both")
 def all_lessons(store: Store) -> list[dict[str, Any]]:
     """Every lesson, oldest first, with ``superseded_by`` and ``supersedes`` as its links
     say (call inside ``store.reading()``)."""
-    docs = sorted(store.docs(TABLE).values(), key=lambda d: (d["created_at"], d["id"]))
+    docs = sorted(readable.docs(store, TABLE).values(), key=lambda d: (d["created_at"], d["id"]))
     return links.with_lesson_relations(store, docs)
 
 
@@ -67,7 +67,7 @@ def list_lessons(store: Store, now: datetime, *, include_all: bool = False) -> l
 
 def resolve(store: Store, key: str) -> dict[str, Any]:
     """A lesson by id or unique id prefix, with the relations its links give."""
-    found = lookup.resolve(store.docs(TABLE), key, "lesson")
+    found = lookup.resolve(readable.docs(store, TABLE), key, "lesson")
     return links.with_lesson_relations(store, [found])[0]
 
 

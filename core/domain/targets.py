@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..storage.store import Store
-from . import aggregates, lessons, sessions
+from . import aggregates, lessons, readable, sessions
 from .rule_archive import ARCHIVE
 
 
@@ -40,7 +40,7 @@ def known_targets(store: Store) -> Targets:
                 continue  # inactive rules: their scopes are in the active tables too
             for rule in store.docs(name).values():
                 _add_scope(str(rule.get("scope", "")), tasks, projects)
-        for lesson in store.docs(lessons.TABLE).values():
+        for lesson in readable.docs(store, lessons.TABLE).values():
             _add_scope(str(lesson.get("scope", "")), tasks, projects)
         for session in store.docs(sessions.TABLE).values():
             if session.get("project"):

@@ -17,6 +17,8 @@ from ..base.errors import InvalidInput
 
 MAX_INT = 2**53
 MAX_DEPTH = 64
+#: How many keys down a nesting error names (past them the path says nothing new).
+_NAMED_LEVELS = 2
 INT_RULE = f"must be a whole number within -2**53..2**53 ({MAX_INT})"
 
 
@@ -47,6 +49,25 @@ def check_json(value: Any, field: str = "value") -> None:
             for key, inner in pairs:
                 if isinstance(inner, dict | list | int):
                     stack.append((inner, f"{where}.{key}" if where else str(key), depth + 1))
+
+
+def check_depth(value: Any, field: str) -> None:
+    """Refuse ``value`` nested deeper than :data:`MAX_DEPTH`, naming ``field`` and the
+    first keys on the way down (as :func:`check_json` does).
+
+    Iterative, and it builds no message from the value itself: a value nested a thousand
+    deep would make ``repr()`` (and every other recursive walk) end in a RecursionError.
+    """
+    stack: list[tuple[Any, str, int]] = [(value, field, 0)]
+    while stack:
+        item, where, depth = stack.pop()
+        if depth >= MAX_DEPTH:
+            raise InvalidInput(f"{where}…", f"nests deeper than {MAX_DEPTH} levels")
+        pairs = item.items() if isinstance(item, dict) else enumerate(item)
+        for key, inner in pairs:
+            if isinstance(inner, dict | list | tuple):
+                named = f"{where}.{key}" if depth < _NAMED_LEVELS else where
+                stack.append((inner, named, depth + 1))
 
 
 def json_size(value: Any) -> int:

@@ -180,16 +180,16 @@ class Operations:
         self,
         session: str,
     ) -> dict[str, Any]:
-        """Forget a session: its observations and working memory, for good.
+        """Forget a session: its observations, working memory and actions, for good.
 
         Forget a session an agent should not remember (it cannot be undone).
 
-        Delete a session with its observations and working memory for good: out of every table
-        (their links too), every search cache and the next context. The audit log keeps the fact
-        (time, actor, action, id), not the words: their entries' summaries become `[forgotten]`.
-        Store checkpoints keep their copies until deleted (`checkpoints_may_hold` lists those
-        taken since the session started); a Redis server's append-only file keeps old bytes
-        until it is rewritten.
+        Delete a session with its observations, its working memory and the actions made in it
+        for good: out of every table (their links too), every search cache and the next context.
+        The audit log keeps the fact (time, actor, action, id), not the words: their entries'
+        summaries become `[forgotten]`. Store checkpoints keep their copies until deleted
+        (`checkpoints_may_hold` lists those taken since the session started); a Redis server's
+        append-only file keeps old bytes until it is rewritten.
 
         Args:
             session: the session's id (or a unique start or end of it).
@@ -273,7 +273,10 @@ class Operations:
 
         Add a work item, pending. `after` lists the actions it waits for: it joins the frontier
         once every one of them is done. Each carries `after`, `waiting_for` (the dependencies
-        not done yet) and `workable`.
+        not done yet) and `workable`. While the store's review is on, an agent's call waits for
+        a person: the result is the proposal ("proposed": true).
+
+        While the store's review is on, the result is the proposal ("proposed": True).
 
         Args:
             title: what to do, in one line.
@@ -310,7 +313,12 @@ class Operations:
 
         Change an action: its status (pending, active, blocked, done, cancelled), title or
         priority, add a timestamped note, or make it wait for more actions (a dependency that
-        would close a cycle is refused, naming the cycle). Only what is given changes.
+        would close a cycle is refused, naming the cycle). Only what is given changes. While the
+        store's review is on, an agent's new title or priority (what the context shows, and in
+        what order) waits for a person: the result is the proposal ("proposed": true); status,
+        notes and dependencies go live.
+
+        While the store's review is on, the result is the proposal ("proposed": True).
 
         Args:
             action: the action's id (or a unique start or end of it).

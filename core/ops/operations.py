@@ -509,14 +509,16 @@ OPERATIONS: tuple[Op, ...] = (
     Op(
         "delete_session",
         "session delete",
-        "forget a session: its observations and working memory, for good",
+        "forget a session: its observations, working memory and actions, for good",
         "domain.forgetting:forget_session",
         (SESSION_ID._replace(arg="session"),),
         writes=True,
         destructive=True,
         result="forgotten",
         errors=("invalid", "not_found"),
-        doc=_FORGET_DOC.format(what="a session with its observations and working memory"),
+        doc=_FORGET_DOC.format(
+            what="a session with its observations, its working memory and the actions made in it"
+        ),
         when="Forget a session an agent should not remember (it cannot be undone).",
         cli_print="cmd_sessions:forgotten",
     ),
@@ -577,12 +579,13 @@ OPERATIONS: tuple[Op, ...] = (
             AFTER,
         ),
         writes=True,
-        result="action",
+        review=True,
+        result="action_write",
         errors=("invalid", "not_found"),
         doc=(
             "Add a work item, pending. `after` lists the actions it waits for: it joins the "
             "frontier once every one of them is done. Each carries `after`, `waiting_for` "
-            "(the dependencies not done yet) and `workable`."
+            "(the dependencies not done yet) and `workable`." + _REVIEWED
         ),
         when=(
             "Plan work: one action per step you or another agent must take, with `after` "
@@ -603,13 +606,18 @@ OPERATIONS: tuple[Op, ...] = (
             AFTER._replace(help="more actions it waits for (repeatable; a cycle is refused)"),
         ),
         writes=True,
-        result="action",
+        review=True,
+        review_when="services.review:changes_action_words",
+        result="action_write",
         errors=("invalid", "not_found"),
         doc=(
             "Change an action: its status (pending, active, blocked, done, cancelled), "
             "title or priority, add a timestamped note, or make it wait for more actions "
             "(a dependency that would close a cycle is refused, naming the cycle). Only "
-            "what is given changes."
+            "what is given changes. While the store's review is on, an agent's new title "
+            "or priority (what the context shows, and in what order) waits for a person: "
+            'the result is the proposal ("proposed": true); status, notes and dependencies '
+            "go live."
         ),
         when="Say you started (active), finished (done) or are stuck on (blocked) an action.",
     ),

@@ -140,6 +140,13 @@ def check(op: Op, door: str, given: Mapping[str, Any]) -> dict[str, Any]:
         if name not in known:
             expected = ", ".join(sorted(known)) or "none"
             raise InvalidInput(str(name), f"is not a parameter of {op.name} (it takes: {expected})")
+    # Nesting first: any message about a value nested thousands deep (its repr) and any
+    # check that walks it by recursion would end in a RecursionError.
+    from ..models.limits import check_depth
+
+    for name, value in given.items():
+        if isinstance(value, dict | list | tuple):
+            check_depth(value, str(name))
     out: dict[str, Any] = {}
     for p in params:
         if p.name in given:

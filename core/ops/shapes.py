@@ -373,6 +373,7 @@ SHAPES: dict[str, Schema] = {
             "ids": {**_STRS, "description": "the observations forgotten"},
             "observations": _p(_INT, "observations deleted"),
             "working_memory": _p(_BOOL, "the session had working memory, now deleted"),
+            "actions": _p(_INT, "actions made in the session, deleted"),
             "links": _p(_INT, "links removed with them"),
             "audit_entries_blanked": _p(_INT, "audit entries whose words became [forgotten]"),
             "checkpoints_may_hold": {
@@ -385,6 +386,7 @@ SHAPES: dict[str, Schema] = {
     "profiles": _list("Project profiles, by project.", PROFILE),
     "profile_write": _or_proposed(PROFILE),
     "action": ACTION,
+    "action_write": _or_proposed(ACTION),
     "actions": _list("Actions.", ACTION),
     "link": LINK,
     "links": _list("Links.", LINK),

@@ -110,7 +110,9 @@ class Rule:
     """One converted gitleaks rule (parsed from its line of the data file)."""
 
     def __init__(self, raw: dict[str, Any], global_allow: Allowlist) -> None:
-        self.id: str = raw["id"]
+        #: The kind a finding is reported as: the rule's id (a rule derived from another,
+        #: :mod:`core.privacy.prefixed`, reports the other's).
+        self.id: str = raw.get("kind") or raw["id"]
         self.global_allow = global_allow
         self.description: str = raw.get("description", "")
         self._regex: str = raw["regex"]
@@ -247,6 +249,8 @@ class RuleSet:
 
             if os.stat(self.path).st_size != index.DATA_SIZE:
                 index = None
+        #: Rules made from others, to find a token by its prefix alone (by their own id).
+        self._derived: dict[str, dict[str, Any]] = {}
         if index is not None:
             allow: dict[str, Any] = {
                 "regexes": index.ALLOW_REGEXES,
@@ -254,19 +258,25 @@ class RuleSet:
             }
             entries: tuple[tuple[str, tuple[str, ...]], ...] = index.INDEX
             self._offsets = index.LINES
+            derived: tuple[dict[str, Any], ...] = index.PREFIXED
         else:
+            from .prefixed import derive
+
             with open(self.path, encoding="utf-8") as f:
                 lines = f.read().split("\n")
             header: dict[str, Any] = json.loads(lines[0])
             allow = header["allowlist"]
             entries = tuple((rid, tuple(kw)) for rid, kw in header["index"])
             self._lines = {rid: lines[i] for i, (rid, _) in enumerate(entries, start=1)}
+            made = (derive(json.loads(line)) for line in self._lines.values())
+            derived = tuple(d for d in made if d is not None)
+        self._derived = {d["id"]: d for d in derived}
         self.global_allow = Allowlist(
             {"regexes": allow["regexes"], "stopwords": allow["stopwords"]}
         )
         self.ids: tuple[str, ...] = tuple(rid for rid, _ in entries)
         self.by_keyword: dict[str, tuple[str, ...]] = {}
-        for rid, keywords in entries:
+        for rid, keywords in (*entries, *((d["id"], tuple(d["keywords"])) for d in derived)):
             for k in keywords:
                 self.by_keyword[k] = (*self.by_keyword.get(k, ()), rid)
         self.always: tuple[str, ...] = tuple(rid for rid, kw in entries if not kw)
@@ -299,6 +309,8 @@ class RuleSet:
     def rule(self, rule_id: str) -> Rule:
         """The rule ``rule_id`` (parsed the first time it is asked for)."""
         rule = self._rules.get(rule_id)
+        if rule is None and rule_id in self._derived:
+            rule = self._rules[rule_id] = Rule(self._derived[rule_id], self.global_allow)
         if rule is None:
             raw = json.loads(self._line(rule_id))
             if raw.get("id") != rule_id:

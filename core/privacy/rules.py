@@ -6,9 +6,9 @@ replaces only its ``secret`` group. They cover what must be recognised
 exactly, whatever else runs: private-key blocks, credentials in URLs, Bearer
 and Basic values, Azure SAS signatures, passwords on command lines, API keys
 of shapes the rule set below them does not take (OpenAI's ``sk-…`` without its
-marker, Stripe's ``pk_live_…``), payment card numbers (Luhn-checked), and the
-personal details (e-mail, IP and home-directory paths) no secret scanner looks
-for. Vendor token formats come from gitleaks' rule set
+marker, Stripe's ``pk_live_…``, Square's ``sq0csp-…`` secret), payment card numbers
+(Luhn-checked), and the personal details (e-mail, IP and home-directory paths) no
+secret scanner looks for. Vendor token formats come from gitleaks' rule set
 (:mod:`core.privacy.gitleaks`), assignments and prefixed tokens from
 :mod:`core.privacy.assign`.
 """
@@ -149,6 +149,13 @@ RULES: tuple[Rule, ...] = (
             r"|AIza[\w-]{30,})",
             re.ASCII,
         ),
+    ),
+    Rule(
+        "square-secret",
+        ("sq0csp-",),
+        # Square's OAuth application secret: gitleaks retired its rule (the pinned rule set
+        # has only the access token, sq0atp-), but the prefix alone marks one.
+        lazy(r"(?<![\w-])(?P<secret>sq0csp-[0-9A-Za-z_-]{43})(?![\w-])", re.ASCII),
     ),
     Rule(
         "sas_signature",

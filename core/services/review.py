@@ -1,8 +1,10 @@
 """The review queue: what agents want to remember waits for a person.
 
 While the store setting ``review`` is on (``memwork config set review on``),
-lesson adds and edits, card edits, slot set/append/replace and rule adds that
-come from an *agent* become *proposals* instead of live records. Proposals never
+lesson adds and edits, card edits, slot set/append/replace, rule adds, profile sets,
+action adds and action retitles or reprioritisations that come from an *agent* become
+*proposals* instead of live records; an agent's import of such records is refused
+(a person imports them with the curator key). Proposals never
 reach the context; a person approves (optionally with their own text), rejects
 (with a reason) or merges them (a proposed lesson reinforces an existing one
 instead). Every proposal and every decision is audited; decided proposals are kept.
@@ -58,6 +60,9 @@ from ..privacy import scrub
 from ..storage.store import Store
 
 TABLE = "proposals"
+#: The tables whose records only reach an agent's context through review while it is on
+#: (an import of any of them takes the curator key).
+REVIEWED_TABLES = ("lessons", "rules", "mistake_cards", "slots", "profiles", "actions")
 SLOT_OPS = ("set", "append", "replace")
 STATUSES = ("pending", "approved", "rejected", "merged")
 
@@ -232,6 +237,13 @@ def changes_words(store: Store, params: Mapping[str, Any]) -> bool:
     confidence alone go live (they change no words the context shows, as reinforcing or
     weakening a lesson goes live)."""
     return params.get("text") is not None or params.get("scope") is not None
+
+
+def changes_action_words(store: Store, params: Mapping[str, Any]) -> bool:
+    """An action update waits for review when it changes the title or the priority (what
+    the context's work section shows, and in what order); a status, a note or a
+    dependency goes live (an agent saying where its work stands)."""
+    return params.get("title") is not None or params.get("priority") is not None
 
 
 def turns_review_off(store: Store, params: Mapping[str, Any]) -> bool:

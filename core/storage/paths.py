@@ -55,14 +55,16 @@ def _named(db: str | None) -> tuple[str, str] | None:
     """The location text the user gave and where (``--db`` or ``MEMWORK_DB``); None when
     neither was given (the default store)."""
     if db is not None:
+        # Surrounding whitespace is a paste's, never the store's: " redis://…" would
+        # otherwise become a folder named after the URL, password and all.
         if not db.strip():
             raise InvalidInput("--db", "must name a store folder (got an empty path)")
-        return db, "--db"
+        return db.strip(), "--db"
     env = os.environ.get(ENV_DB)
     if env is not None:
         if not env.strip():
             raise InvalidInput(ENV_DB, "is set but empty; name a store folder or unset it")
-        return env, ENV_DB
+        return env.strip(), ENV_DB
     return None
 
 

@@ -36,6 +36,7 @@ PASSWORD_ENV = "MEMWORK_REDIS_PASSWORD"
 # Compiled on first use (re's own cache): a folder path never needs them.
 _URL_LIKE = r"[A-Za-z][A-Za-z0-9+.\-]*://"
 _REDIS_LIKE = r"(?i)rediss?:"
+_CREDENTIALS = r":[^/\\]*@"
 _CERT_REQS = ("none", "optional", "required")
 
 
@@ -46,7 +47,14 @@ def is_url(text: str) -> bool:
 
 def might_be_url(text: str) -> bool:
     """A cheap first look: only text that passes it can name anything but a folder."""
-    return ":" in text[:9] or "://" in text
+    return ":" in text[:9] or "://" in text or "@" in text
+
+
+def looks_mangled(text: str) -> bool:
+    """Whether ``text``, no store URL memwork reads, still looks like one: ``://``
+    anywhere (a quote or a stray character before the scheme) or ``:…@`` (a password
+    before a host). Such text is refused, never made a folder named after it."""
+    return "://" in text or bool(re.search(_CREDENTIALS, text))
 
 
 FILE = "file"
@@ -99,10 +107,11 @@ def parse_location(value: str | os.PathLike[str], field: str = "store path") -> 
         if might_be_url(text) and is_url(text):
             # A URL that became a Path ("redis:/host") must not become a folder.
             raise InvalidInput(
-                field, f"{text[:60]!r} is a URL, not a folder; pass store URLs as text"
+                field, f"{shown(text, 60)!r} is a URL, not a folder; pass store URLs as text"
             )
         return Location(FILE, folder=text)
-    if not value.strip():
+    value = value.strip()  # " redis://…" pasted with a space is the URL, not a folder
+    if not value:
         raise InvalidInput(field, "must not be empty")
     if not might_be_url(value):
         return Location(FILE, folder=value)
@@ -122,6 +131,12 @@ def parse_location(value: str | os.PathLike[str], field: str = "store path") -> 
     if is_url(value):
         parse(value, field)  # a malformed URL is refused here, naming where it came from
         return Location(REDIS, url=value)
+    if looks_mangled(value):
+        raise InvalidInput(
+            field,
+            f"{shown(value)!r} looks like a URL but does not start with redis:// or "
+            "rediss:// (a folder store is a path or file:PATH)",
+        )
     return Location(FILE, folder=value)  # "C:thing", "notes:2026": a folder name
 
 
@@ -171,14 +186,16 @@ class StoreURL:
         return self.display
 
 
-_USERINFO = r"^([A-Za-z][A-Za-z0-9+.\-]*:/*)[^@]*@"
+# What comes before an "@" back to the last "/" (a URL's user and password, however its
+# scheme was mangled).
+_USERINFO = r"[^/\s]*@"
 
 
 def shown(text: str, width: int = 40) -> str:
     """``text`` as a message may show it: a password (anything before an ``@``) never
-    appears, and it is cut to ``width`` characters."""
+    appears (``***``), and it is cut to ``width`` characters."""
     if "@" in text:
-        text = re.sub(_USERINFO, lambda m: f"{m[1]}***@", text)
+        text = re.sub(_USERINFO, "***@", text)
     return text if len(text) <= width else text[: width - 3] + "..."
 
 

@@ -22,16 +22,32 @@ DATA = ROOT / "core/privacy/data/gitleaks_rules.jsonl"
 OUT = ROOT / "core/privacy/gitleaks_index.py"
 
 
+def _prefixed() -> Any:
+    """``core/privacy/prefixed.py``, loaded by its path (it imports nothing of memwork's)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("prefixed", ROOT / "core/privacy/prefixed.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def index_source(data: bytes) -> str:
     """The index module for the rule data ``data`` (the bytes of the JSONL file)."""
     lines = data.split(b"\n")
     header: dict[str, Any] = json.loads(lines[0])
     offsets: dict[str, tuple[int, int]] = {}
+    derived: list[dict[str, Any]] = []
+    derive = _prefixed().derive
     at = len(lines[0]) + 1
     for line in lines[1:]:
         if line.strip():
-            rid = json.loads(line)["id"]
-            offsets[rid] = (at, len(line))
+            raw = json.loads(line)
+            offsets[raw["id"]] = (at, len(line))
+            found = derive(raw)
+            if found is not None:
+                derived.append(found)
         at += len(line) + 1
     index = [(rid, tuple(keywords)) for rid, keywords in header["index"]]
     if [rid for rid, _ in index] != list(offsets):
@@ -53,6 +69,8 @@ def index_source(data: bytes) -> str:
         "LINES = {",
         *(f"    {rid!r}: {span!r}," for rid, span in offsets.items()),
         "}",
+        "#: Rules that find a token by its vendor prefix alone (core/privacy/prefixed.py).",
+        *_tuple("PREFIXED", derived),
         "",
     ]
     return "\n".join(parts)

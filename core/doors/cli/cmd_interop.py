@@ -53,6 +53,7 @@ def import_(ctx: Context) -> int:
         now=ctx.now,
         actor=ctx.actor,
         progress=progress,
+        curator=ctx.curator,
     )
     if report.clashes:
         note(

@@ -73,6 +73,10 @@ def observed(ctx: Context, obs: dict[str, Any]) -> int:
     return 0
 
 
+def _actions(count: int) -> str:
+    return f", {count} action{'' if count == 1 else 's'})"
+
+
 def forgotten(ctx: Context, result: dict[str, Any]) -> int:
     """``session delete``, ``observation delete``, ``forget``: what went, and what keeps a
     copy."""
@@ -80,7 +84,8 @@ def forgotten(ctx: Context, result: dict[str, Any]) -> int:
         emit_json(result)
     else:
         what = (
-            f"session {result['id']} ({result['observations']} observations)"
+            f"session {result['id']} ({result['observations']} observations"
+            + (_actions(result["actions"]) if result.get("actions") else ")")
             if result["kind"] == "session"
             else f"{result['observations']} observation{'' if result['observations'] == 1 else 's'}"
         )

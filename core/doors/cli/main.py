@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...base.errors import MemworkError, UserError, worded
 from ...ops.operations import Op, by_name
-from .parser import build, verbs
+from .parser import build, quoted_short, verbs
 
 if TYPE_CHECKING:  # only for annotations: a verb loads what it uses when it runs
     from datetime import datetime
@@ -224,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the contract is one line, never a traceback
         if os.environ.get("MEMWORK_DEBUG"):
             raise
-        print(f"memwork: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(_safe(f"memwork: internal error: {type(exc).__name__}: {exc}"), file=sys.stderr)
         return 1
 
 
@@ -244,9 +244,15 @@ def _settle(store: Store) -> None:
 def _shown(exc: Exception) -> str:
     """An error's ``memwork: …`` line, made safe for a terminal: it may quote what the
     user gave."""
+    return _safe(worded(exc))
+
+
+def _safe(line: str) -> str:
+    """An error line as every error is printed: the long arguments it quotes cut short,
+    no control characters."""
     from ...privacy.controls import terminal_text
 
-    return terminal_text(worded(exc))
+    return terminal_text(quoted_short(line))
 
 
 def entry() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ...ops.operations import GROUPS, OPERATIONS, Op, Param
@@ -42,6 +43,34 @@ class _Formatter(argparse.HelpFormatter):
         super().__init__(prog, indent_increment, max_help_position, width=_width())
 
 
+#: How many characters of a value a usage error quotes (the rest is an ellipsis).
+QUOTED = 80
+#: The long arguments of the call being parsed (shortened wherever an error quotes them).
+_long_args: list[str] = []
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= QUOTED else text[: QUOTED - 1] + "…"
+
+
+def quoted_short(message: str) -> str:
+    """``message`` with every long argument of this call it quotes cut to :data:`QUOTED`
+    characters and an ellipsis (a 6,000-character value made a 6,000-character line)."""
+    for arg in sorted(_long_args, key=len, reverse=True):
+        if arg in message or repr(arg) in message:
+            message = message.replace(repr(arg), repr(_short(arg))).replace(arg, _short(arg))
+    return message
+
+
+def usage_line(message: str, prog: str) -> str:
+    """argparse's ``message`` as the CLI's one error line, as every other error line is
+    made: long arguments quoted short, no control characters (an argument is the user's
+    text)."""
+    from ...privacy.controls import terminal_text
+
+    return terminal_text(quoted_short(f"memwork: {message} (see `{prog} --help`)"))
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line and exits 2."""
 
@@ -49,8 +78,17 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
 
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        """argparse's (the root parser's: a verb's parser is given what is left), first
+        remembering the long arguments an error may quote."""
+        given = list(sys.argv[1:] if args is None else args)
+        _long_args[:] = [a for a in given if isinstance(a, str) and len(a) > QUOTED]
+        return super().parse_args(given, namespace)
+
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"memwork: {message} (see `{self.prog} --help`)\n")
+        self.exit(2, usage_line(message, self.prog) + "\n")
 
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ...base.errors import InvalidInput, MemworkError
 from ...base.text import ellipsize
-from ...domain import aggregates
+from ...domain import aggregates, readable
 from ...ledger import config, isolation, links
 from ...privacy import scrub
 from ...storage.store import Store
@@ -161,7 +161,7 @@ def read_inputs(
         scopes = [s for s in ("global", f"task:{task_id}" if task_id else None) if s]
         cards = list(store.docs("mistake_cards").values())
         rules = [rule for scope in scopes for rule in store.docs(rules_table(scope)).values()]
-        lessons = links.with_lesson_relations(store, store.docs("lessons").values())
+        lessons = links.with_lesson_relations(store, readable.docs(store, "lessons").values())
         slots = list(store.docs("slots").values())
         if sources:
             cards = links.with_episode_ids(store, "mistake_cards", cards, links.SIGHTED_IN)

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ...base.text import clip, ellipsize, one_line
+from ...domain import readable
 from .budget import Line, Section
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def section(
 
 def _line(store: Store, kind: str, ref: str, table: str, shown: set[str]) -> Line | None:
     if kind == "lesson":
-        lesson = store.docs("lessons").get(ref)
+        lesson = readable.docs(store, "lessons").get(ref)
         if lesson is None or ref in shown or lesson.get("deleted") or lesson.get("superseded_by"):
             return None
         text = f"- Lesson: {ellipsize(one_line(lesson['content']), LINE_CHARS)}"

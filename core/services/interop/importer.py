@@ -20,12 +20,14 @@ from ...base.errors import Conflict, InvalidInput
 from ...base.text import fingerprint
 from ...domain import aggregates, rule_archive, rules
 from ...ledger import audit
+from ...ledger.curator import Curator
 from ...models.base import validate
 from ...models.by_table import model_for
 from ...models.limits import check_json
 from ...privacy.fields import check_doc, scrub_doc
 from ...storage import counters, tables
 from ...storage.store import Store
+from ...storage.tables import logical_name
 from .bundle import Bundle
 
 FORMATS = ("memwork", "episodic", "letta", "agentmemory")
@@ -274,6 +276,23 @@ def _fresh_copy(table: str, doc: dict[str, Any], taken: set[str]) -> dict[str, A
 
 
 # -- applying ------------------------------------------------------------------------
+def _check_review(
+    store: Store, bundle: Bundle, curator: Curator | None, *, now: datetime, actor: str
+) -> None:
+    """Refuse, in one line naming the curator key, an agent's import of records review
+    covers while it is on (call inside the import's transaction)."""
+    from .. import review
+
+    held = sorted(
+        {logical_name(t) for t, docs in bundle.tables.items() if docs} & set(review.REVIEWED_TABLES)
+    )
+    if held and review.needs_review(store, curator, now=now, actor=actor):
+        raise Conflict(
+            f"review is on: importing {', '.join(held)} would put them live without review; "
+            "a person imports them with --curator-key FILE (nothing was imported)"
+        )
+
+
 def apply_bundle(
     store: Store,
     bundle: Bundle,
@@ -283,8 +302,11 @@ def apply_bundle(
     actor: str,
     source: str,
     progress: Progress | None = None,
+    curator: Curator | None = None,
 ) -> ImportReport:
-    """Write a bundle in one transaction (nothing at all when anything is wrong)."""
+    """Write a bundle in one transaction (nothing at all when anything is wrong). While the
+    store's review is on, a bundle holding records review covers (lessons, rules, slots…)
+    is refused unless the curator key is given: an import would put them live at once."""
     if on_conflict is not None and on_conflict not in POLICIES:
         raise InvalidInput("on_conflict", f"must be one of {', '.join(POLICIES)}")
     check_names(bundle)
@@ -300,6 +322,7 @@ def apply_bundle(
     total = bundle.total()
     done = 0
     with store.transaction():
+        _check_review(store, bundle, curator, now=now, actor=actor)
         glob = aggregates.read_global(store)
         has_history = int(glob["total_episodes"]) > 0
         if has_history and (bundle.tables.get("episodes") or bundle.history):
@@ -505,8 +528,10 @@ def run_import(
     now: datetime,
     actor: str,
     progress: Progress | None = None,
+    curator: Curator | None = None,
 ) -> ImportReport:
-    """Read, parse and apply ``path``."""
+    """Read, parse and apply ``path`` (``curator``: the key a person gave, which an import
+    of reviewed records takes while review is on)."""
     data = load_document(path)
     bundle = parse(data, fmt, now=now, source=path.name)
     return apply_bundle(
@@ -517,4 +542,5 @@ def run_import(
         actor=actor,
         source=path.name,
         progress=progress,
+        curator=curator,
     )

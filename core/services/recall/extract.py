@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from ...base.text import clip
+from ...domain.readable import problem
 from ...models.kinds import KINDS
 from ...storage.tables import logical_name
 
@@ -212,6 +213,8 @@ def body_text(kind: str, doc: dict[str, Any]) -> str:
 def _lesson(doc: dict[str, Any]) -> Iterable[Unit]:
     if doc.get("deleted"):
         return  # forgotten: recall no longer finds it (restoring it brings it back)
+    if problem("lessons", doc) is not None:
+        return  # a wrong-typed record is in no answer (core.domain.readable)
     title = _title("lesson", doc)
     if doc.get("superseded_by"):  # kept as history: a hit says the agent no longer gets it
         title = f"(superseded) {title}"

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...base.text import clip
+from ...domain import readable
 from ...ledger import links
 from ...models.kinds import KINDS
 from ...storage import shards
@@ -65,7 +66,7 @@ def _small_tables_but_sessions(store: Store) -> Iterator[SearchDoc]:
 def _cards_and_lessons(store: Store) -> Iterator[SearchDoc]:
     for doc in store.docs("mistake_cards").values():
         yield _doc("card", doc)
-    for doc in links.with_lesson_relations(store, store.docs("lessons").values()):
+    for doc in links.with_lesson_relations(store, readable.docs(store, "lessons").values()):
         found = _doc("lesson", doc)  # forgotten ones too, unlike recall
         # A lesson the agent no longer gets says so in a hit, before its (cut) text.
         state = (

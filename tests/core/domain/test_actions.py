@@ -3,6 +3,7 @@ the context, through the CLI, the Python API and MCP, on a folder and on Redis."
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -95,3 +96,99 @@ def test_the_api_and_mcp_share_the_frontier_and_the_cycle_rule(cli: Any, db: Pat
     assert "cycle" in out["cycle"]
     assert cli("--json", "action", "show", out["made"]["id"]).json()["waiting_for"] == [two]
     assert [a["id"] for a in cli("--json", "action", "frontier").json()] == [two]
+
+
+def _chain_file(folder: Path, length: int) -> tuple[Path, list[str]]:
+    """An export of ``length`` actions, each waiting for the one before (made in one
+    import: a thousand adds would each check the growing chain)."""
+    from memwork.core.base.ids import new_id
+
+    stamp = "2026-11-01T10:00:00Z"
+    chain = [new_id("act") for _ in range(length)]
+    actions = [
+        {
+            "id": key,
+            "title": f"step {n}",
+            "status": "pending",
+            "priority": 0,
+            "project": "",
+            "session_id": "",
+            "agent_id": "",
+            "notes": [],
+            "closed_at": None,
+            "created_at": stamp,
+            "updated_at": stamp,
+        }
+        for n, key in enumerate(chain)
+    ]
+    links = [
+        {
+            "id": new_id("lnk"),
+            "kind": "after",
+            "from": later,
+            "to": earlier,
+            "home": "actions",
+            "note": "",
+            "seq": 1,
+            "created_at": stamp,
+            "updated_at": stamp,
+        }
+        for earlier, later in zip(chain, chain[1:], strict=False)
+    ]
+    path = folder / "chain.json"
+    export = {
+        "format": "memwork-export",
+        "schema_version": 3,
+        "exported_at": stamp,
+        "tables": {"actions": actions, "links": links},
+    }
+    path.write_text(json.dumps(export))
+    return path, chain
+
+
+def test_a_chain_deeper_than_the_recursion_limit_is_walked_and_its_cycle_named(
+    cli: Any, db: Path | str, tmp_path: Path
+) -> None:
+    path, chain = _chain_file(tmp_path, 1100)
+    imported = cli("import", str(path))
+    assert imported.code == 0, imported.err
+    done = cli("--json", "action", "add", "ship it", "--after", chain[-1])
+    assert done.code == 0, done.err
+    assert done.json()["after"] == [chain[-1]]
+    assert cli("link", chain[-1], chain[-2], "--kind", "related").code == 0
+    before = folder_digest(db)
+    # Closing the chain into a loop is refused with one short line that names its ends.
+    refused = cli("action", "update", chain[0], "--after", chain[-1])
+    assert refused.code == 2, refused.err
+    assert refused.err.count("\n") == 1 and len(refused.err) < 600
+    assert "cycle" in refused.err and chain[0] in refused.err and chain[-1] in refused.err
+    assert "(1100 actions)" in refused.err
+    assert cli("link", chain[0], chain[-1], "--kind", "after").code == 2
+    assert folder_digest(db) == before
+    assert [a["id"] for a in cli("--json", "action", "frontier").json()] == [chain[0]]
+
+
+@pytest.mark.folder_only
+def test_a_wrong_typed_action_is_named_and_left_out(cli: Any, db: Path) -> None:
+    from tests.conftest import folded
+
+    bad = _add(cli, "write the runbook")
+    good = _add(cli, "rotate keys")
+    path = folded(db) / "actions.json"
+    data = json.loads(path.read_text())
+    data["documents"][bad]["priority"] = "high"
+    data["documents"][good].pop("notes")  # an older memwork's record: read with its default
+    path.write_text(json.dumps(data))
+    said = (
+        f"memwork: actions: record '{bad}': priority: must be a whole number (got 'high'); "
+        "left out (memwork doctor names it)\n"
+    )
+    for args in (("context",), ("action", "list"), ("--json", "action", "frontier")):
+        done = cli(*args)
+        # Said once per process (each CLI call is one; these run in this test's process).
+        assert done.code == 0 and done.err == (said if args == ("context",) else ""), args
+        assert bad not in done.out and good in done.out
+    assert cli("action", "add", "page on-call", "--after", good).code == 0
+    assert cli("--json", "action", "show", good).json()["notes"] == []
+    folded(db)
+    assert json.loads(path.read_text())["documents"][bad]["priority"] == "high"  # kept as is

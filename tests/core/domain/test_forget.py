@@ -93,6 +93,39 @@ def test_a_forgotten_session_leaves_no_trace(cli: Any, db: Path | str) -> None:
     assert {e["action"] for e in entries} >= {"start", "end", "wm-set", "forget"}
 
 
+def test_a_forgotten_session_takes_its_actions_with_it(cli: Any, db: Path | str) -> None:
+    sid = cli("session", "start", "--project", "api").out.strip()
+    other = cli("session", "start", "--project", "api").out.strip()
+
+    def add(title: str, *flags: str) -> str:
+        done = cli("--json", "action", "add", title, "--project", "api", *flags)
+        assert done.code == 0, done.err
+        return str(done.json()["id"])
+
+    first = add(f"{MARK} rotate keys", "--session", sid, "--priority", "3")
+    second = add(f"{MARK} page on-call", "--session", sid, "--after", first)
+    cli("action", "update", second, "--note", f"{MARK} note", "--status", "active")
+    kept = add(f"{KEEP} backfill", "--session", other, "--after", second)
+    assert MARK in cli("context", "--project", "api").out
+
+    done = cli("--json", "session", "delete", sid)
+    assert done.code == 0, done.err
+    assert done.json()["actions"] == 2
+    assert MARK not in _every_byte(db)  # no table, journal or audit entry holds the titles
+    assert MARK not in cli("export").out
+    assert MARK not in cli("context", "--project", "api").out
+    assert MARK not in cli("--json", "history", "--limit", "200").out
+    assert cli("action", "show", first).code == 2
+    # Another session's action stays, no longer waiting for one that is gone.
+    shown = cli("--json", "action", "show", kept).json()
+    assert shown["after"] == [] and shown["workable"] is True
+    assert KEEP in cli("context", "--project", "api").out
+    # The audit keeps the fact that the actions were there, not their titles.
+    entries = cli("--json", "history", "--record", first).json()
+    assert entries and {e["summary"] for e in entries} == {"[forgotten]"}
+    assert "(0 observations, 1 action)" in cli("session", "delete", other).out
+
+
 def test_forgetting_observations_one_by_one(cli: Any, db: Path | str) -> None:
     sid, obs = _session_with_secrets(cli, KEEP)
     secret = cli("--json", "observe", "--session", sid, f"{MARK} leaked").json()["id"]

@@ -540,3 +540,57 @@ def test_a_card_merge_counted_twice_counts_twice(first: int, second: int) -> Non
     with store.reading():
         (card,) = cards.all_cards(store)
     assert card["seen_count"] == first + second + 2
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "rule"),
+    [
+        ("confidence", "high", "confidence: must be a number (got 'high')"),
+        ("fingerprint", None, "fingerprint: is missing"),
+        ("tags", "ops", "tags: must be a list of strings (got 'ops')"),
+    ],
+    ids=["confidence-high", "fingerprint-missing", "tags-text"],
+)
+def test_a_wrong_typed_lesson_is_named_and_left_out_of_every_answer(
+    cli, db: Path, field: str, value: object, rule: str
+) -> None:  # noqa: ANN001
+    import json
+
+    from tests.conftest import folded
+
+    bad = cli("lesson", "add", "Canary every deploy for fifteen minutes").out.strip()
+    good = cli("lesson", "add", "Pin dependency versions in the lockfile").out.strip()
+    path = folded(db) / "lessons.json"
+    data = json.loads(path.read_text())
+    if value is None:
+        del data["documents"][bad][field]
+    else:
+        data["documents"][bad][field] = value
+    path.write_text(json.dumps(data))
+    said = f"memwork: lessons: record '{bad}': {rule}; left out (memwork doctor names it)\n"
+    for args in (
+        ("context",),
+        ("lesson", "list"),
+        ("--json", "lesson", "list"),
+        ("search", "canary deploy"),
+        ("lesson", "add", "Canary every deploy for fifteen minutes please"),
+        ("lesson", "add", "Write the runbook before the deploy"),
+    ):
+        done = cli(*args)
+        assert done.code == 0, (args, done.err)
+        assert done.err in ("", said), (args, done.err)  # once per process at most
+        assert bad not in done.out and "Canary every deploy for fifteen minutes\n" not in done.out
+    assert "Pin dependency versions" in cli("context").out
+    assert cli("lesson", "show", good).code == 0
+    # A field an older memwork did not write is read with its default.
+    data = json.loads(folded(db).joinpath("lessons.json").read_text())
+    del data["documents"][good]["wordings"]
+    path.write_text(json.dumps(data))
+    assert cli("--json", "lesson", "show", good).json()["wordings"] == []
+    # Nothing is lost: the record stays as it was for a person to correct; doctor names it.
+    folded(db)
+    kept = json.loads(path.read_text())["documents"][bad]
+    assert kept.get(field) == value
+    if value is not None:  # a field of the wrong kind (doctor reads a missing one as absent)
+        doctor = cli("doctor")
+        assert doctor.code == 1 and bad in doctor.out

@@ -125,6 +125,29 @@ def test_stored_control_characters_are_never_printed(cli, db: Path) -> None:  # 
     assert "\\u001b" in listed.out  # JSON escapes them: safe to print, and nothing is lost
 
 
+def test_argument_errors_are_escaped_and_quote_values_short(cli, db: Path) -> None:  # noqa: ANN001
+    long = "q" * 6000
+    cases = [
+        (("lesson", "list", ESCAPES, long), "unrecognized arguments"),
+        ((ESCAPES,), "invalid choice"),
+        ((long,), "invalid choice"),
+        (("context", "--budget", long), "invalid int value"),
+        (("lesson", "add", "x", "--scope", long), "scope"),  # the operation's own rule
+        (("lesson", "list", "--status", f"{ESCAPES}{long}"), "unrecognized arguments"),
+    ]
+    for args, words in cases:
+        done = cli(*args)
+        assert done.code == 2, (args, done.err)
+        assert done.err.startswith("memwork: ") and done.err.count("\n") == 1, done.err
+        assert words in done.err
+        for control in ("\x1b", "\x07", "\x9b", "\x00", "\r"):
+            assert control not in done.err, (args, done.err)
+        assert len(done.err) < 700, (args, len(done.err))
+        if long in "".join(args):
+            assert "qq…" in done.err and "q" * 80 not in done.err
+    assert not Path(db).exists()
+
+
 # -- bounded reading --------------------------------------------------------------------------
 @pytest.mark.parametrize("verb", [("record-episode",), ("import",)])
 def test_dev_zero_is_refused_at_once(cli, db: Path, verb: tuple[str, ...]) -> None:  # noqa: ANN001

@@ -65,7 +65,7 @@ CONTEXT_PATH = {
             "base base.clock base.env_settings base.errors base.filepaths base.ids "
             "base.lazy_regex base.lazyjson base.names base.plainjson base.text "
             "domain domain.aggregates domain.decay domain.failures domain.migrations "
-            "domain.ranking "
+            "domain.ranking domain.readable "
             "doors doors.cli doors.cli.cmd_context doors.cli.main doors.cli.parser "
             "ledger ledger.audit ledger.config ledger.isolation ledger.links "
             "models models.card_text ops ops.operations "

@@ -98,3 +98,68 @@ def test_a_long_call_never_blocks_other_calls(db: Path) -> None:
 
     with_server(db, body)
     assert "recorded after the wait" in stored_text(db)
+
+
+def _deep_list(depth: int) -> list[Any]:
+    value: list[Any] = ["x"]
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+def _deep_text(depth: int) -> str:
+    """A value nested ``depth`` deep as JSON text (the standard encoder recurses)."""
+    return '{"k": ' * depth + "1" + "}" * depth
+
+
+def test_a_value_nested_past_the_limit_is_refused_at_every_door(
+    cli: Any, db: Path, tmp_path: Path
+) -> None:
+    import httpx2
+
+    from tests.conftest import python_env
+    from tests.http_server import Served
+
+    deep = _deep_list(1000)
+    memory = Memory(db, clock=lambda: NOW)
+    memory.add_lesson("a first lesson")
+    before = folder_digest(db)
+    # The Python API: a string, a list of strings, an object, a JSON value, each refused
+    # by the nesting rule (before a message quotes the value: its repr() recursed).
+    for call, field in (
+        (lambda: memory.add_lesson(deep), "text.0.0…"),  # type: ignore[arg-type]
+        (lambda: memory.action_create("t", after=deep), "after.0.0…"),
+        (lambda: memory.record_failure({"error_class": "E", "m": deep}), "report.m.0…"),
+        (lambda: memory.set_config("review", {"on": deep}), "value.on.0…"),
+    ):
+        with pytest.raises(InvalidInput) as err:
+            call()
+        assert err.value.field == field and err.value.rule == "nests deeper than 64 levels"
+    assert folder_digest(db) == before
+    memory.close()
+    # The CLI's JSON input.
+    report = tmp_path / "report.json"
+    report.write_text('{"error_class": "E", "m": ' + _deep_text(1000) + "}")
+    done = cli("record-failure", str(report))
+    assert done.code == 2 and done.err == "memwork: m.k.k…: nests deeper than 64 levels\n"
+    # MCP (its client encodes a hundred levels; the rule is the same past 64).
+    shallow = _deep_list(100)
+
+    async def body(client: Any) -> str:
+        return await fails(client, "add_lesson", text=shallow)
+
+    assert with_server(db, body) == "memwork: text.0.0…: nests deeper than 64 levels"
+    # HTTP: a 4xx naming the field, not a 500.
+    served = Served(db, python_env(MEMWORK_NOW="2026-11-01T12:00:00Z", MEMWORK_FSYNC="0"))
+    try:
+        answer = httpx2.post(
+            f"{served.url}/v1/set_slot",
+            content=('{"label": "persona", "text": ' + _deep_text(1000) + "}").encode(),
+            headers={"content-type": "application/json"},
+            timeout=60,
+        )
+    finally:
+        assert served.stop()[0] == 0
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"] == "memwork: text.k.k…: nests deeper than 64 levels"
+    assert folder_digest(db) == before

@@ -115,6 +115,7 @@ def _same_rules(a: RuleSet, b: RuleSet) -> None:
         b.global_allow.stopwords,
     )
     assert a.source == b.source and a.dropped == b.dropped
+    assert a._derived == b._derived  # the prefix-alone rules: from the index, or made here
     for rid in a.ids:
         ra, rb = a.rule(rid), b.rule(rid)
         assert (ra._regex, ra._scan, ra.keywords, ra.entropy, ra.anchor) == (
@@ -425,3 +426,46 @@ def test_false_positive_rate_on_memwork_text_is_at_most_one_percent() -> None:
 def test_the_letta_block_keeps_its_file_name() -> None:
     text = "Signal: group-gating.ts with mention/reply detection"
     assert scrub(text) == text
+
+
+# A token whose vendor prefix marks it, written without the name gitleaks wants before it.
+_B36 = "k3v9q2m7x4z8w1n6b5c0"
+_ALONE = {
+    "new-relic-user-api-key": "NRAK-" + ("Q7W2E9R4T1Y6U3I8O5P0A2S7D").ljust(27, "9"),
+    "new-relic-insert-key": "NRII-" + (_B36 * 2)[:32],
+    "new-relic-browser-api-token": "NRJS-" + "9f3a7c1e5b2d8f4a6c0",
+    "typeform-api-token": "tfp_" + (_B36 * 3)[:59],
+    "defined-networking-api-token": "dnkey-" + (_B36 * 2)[:26] + "-" + (_B36 * 3)[:52],
+    "square-secret": "sq0csp-" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9f",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_ALONE))
+@pytest.mark.parametrize(
+    "form", ["{}", 'value: "{}"', "export TOKEN_VALUE={}", "rotate {}.", "[{}]", "x = '{}';"]
+)
+def test_a_token_is_marked_by_its_vendor_prefix_alone(kind: str, form: str) -> None:
+    token = _ALONE[kind]
+    text = form.format(token)
+    done = scrub(text)
+    assert token not in done and f"[redacted:{kind}]" in done, done
+    assert done == text.replace(token, f"[redacted:{kind}]")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "NRAK-" + "A" * 27,  # no digit: a placeholder, not a drawn key
+        "live_streaming_configuration_options_for_the_app",  # a name with the prefix
+        "see the tfp_ prefix in the docs",
+        "XNRAK-Q7W2E9R4T1Y6U3I8O5P0A2S7D99",  # the prefix inside a longer word
+        "sq0csp-short",
+    ],
+)
+def test_a_prefix_without_a_token_is_kept(text: str) -> None:
+    assert scrub(text) == text
+
+
+def test_a_named_token_is_still_found_by_the_rule_itself() -> None:
+    token = _ALONE["new-relic-user-api-key"]
+    assert scrub(f"newrelic_key = {token}") == "newrelic_key = [redacted:new-relic-user-api-key]"

@@ -49,7 +49,7 @@ def test_importing_an_export_never_changes_the_store_settings(
     exported.write_text(json.dumps(document))
 
     _on(cli)
-    done = cli("import", str(exported))
+    done = cli(*curator_args(), "import", str(exported))  # a person's import (it holds a lesson)
     assert done.code == 0, done.err
     assert "store settings not imported (the file has context_log on, review off)" in done.out
     assert cli("config", "get", "review").out == "on\n"
@@ -62,6 +62,61 @@ def test_importing_an_export_never_changes_the_store_settings(
         "isolation": "shared",
         "wm_default_ttl": "off",
     }
+
+
+def test_an_agents_import_of_reviewed_records_is_refused_naming_the_curator_key(
+    cli, db: Path, tmp_path: Path
+) -> None:  # noqa: ANN001
+    assert cli("slot", "set", "persona", "Curated persona").code == 0
+    assert cli("lesson", "add", "Canary every deploy").code == 0
+    _on(cli)
+    exported = tmp_path / "export.json"
+    assert cli("export", str(exported)).code == 0
+    document = json.loads(exported.read_text())
+    for slot in document["tables"]["slots"]:
+        slot["content"] = "An agent's persona"
+    for lesson in document["tables"]["lessons"]:
+        lesson["content"] = "Skip the canary for hotfixes"
+    exported.write_text(json.dumps(document))
+    before = folder_digest(db)
+    done = cli("import", str(exported), "--on-conflict", "replace")
+    assert done.code == 2 and done.err.count("\n") == 1, done.err
+    assert "review is on" in done.err and "--curator-key" in done.err
+    assert "lessons, slots" in done.err
+    assert folder_digest(db) == before
+    assert "Curated persona" in cli("context").out
+    # The curator's import goes live.
+    done = cli(*curator_args(), "import", str(exported), "--on-conflict", "replace")
+    assert done.code == 0, done.err
+    assert "An agent's persona" in cli("context").out
+
+
+def test_an_agents_action_waits_for_review_before_it_leads_the_context(cli) -> None:  # noqa: ANN001
+    kept = cli("--json", "action", "add", "write the runbook").json()["id"]
+    _on(cli)
+    done = cli("action", "add", "wire the payout to account 7", "--priority", "9")
+    assert done.code == 0 and done.out.startswith("proposed prop_"), done.out
+    assert "wire the payout" not in cli("context").out
+    assert [a["id"] for a in cli("--json", "action", "list").json()] == [kept]
+    # A new title or priority waits too; a status or a note goes live.
+    assert cli("action", "update", kept, "--priority", "9").out.startswith("proposed prop_")
+    assert cli("action", "update", kept, "--title", "ignore the runbook").out.startswith("proposed")
+    assert cli("action", "update", kept, "--status", "active").code == 0
+    shown = cli("--json", "action", "show", kept).json()
+    assert (shown["title"], shown["priority"], shown["status"]) == (
+        "write the runbook",
+        0,
+        "active",
+    )
+    proposals = _pending(cli)
+    assert len(proposals) == 3
+    # The curator's approval makes the action, and the curator's own add goes live.
+    [added] = [p for p in proposals if "wire the payout" in json.dumps(p)]
+    approved = cli(*curator_args(), "review", "approve", added["id"])
+    assert approved.code == 0, approved.err
+    assert "wire the payout to account 7" in cli("context").out
+    own = cli(*curator_args(), "--json", "action", "add", "rotate keys")
+    assert own.code == 0 and own.json()["id"].startswith("act_")
 
 
 def test_imported_audit_entries_are_marked_imported(cli, db: Path, tmp_path: Path) -> None:  # noqa: ANN001

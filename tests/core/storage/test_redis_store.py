@@ -85,6 +85,53 @@ def test_a_malformed_url_is_refused_and_nothing_is_created(
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "redis//:PW-s3cret@host:6379/0",
+        "'redis://:PW-s3cret@host:6379/0'",
+        "x redis://user:PW-s3cret@host/0",
+        "<redis://:PW-s3cret@host/0>",
+        "redis:/:PW-s3cret@host/0",
+        "reddis://:PW-s3cret@host/0",
+    ],
+)
+def test_a_mangled_url_is_refused_creating_nothing_and_never_shows_its_password(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str
+) -> None:
+    for verb in (("lesson", "add", "x"), ("stats",), ("doctor",)):
+        code, out, err = run("--db", url, *verb)
+        assert (code, out) == (2, ""), (verb, out)
+        _one_line(err)
+        assert "PW-s3cret" not in err, err
+        assert "***@" in err or url.startswith("reddis"), err
+    monkeypatch.setenv("MEMWORK_DB", url)
+    code, _, err = run("stats")
+    assert code == 2 and "PW-s3cret" not in err and "MEMWORK_DB" in err
+    assert os.listdir(tmp_path) == []
+
+
+def test_surrounding_whitespace_is_trimmed_from_the_store_location(
+    run, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = run("--db", f" {redis_url}\t", "lesson", "add", "Canary every deploy")
+    assert code == 0, err
+    assert os.listdir(tmp_path) == []  # no folder named after the URL
+    monkeypatch.setenv("MEMWORK_DB", f"  {redis_url} ")
+    code, out, _ = run("--json", "stats")
+    assert code == 0 and json.loads(out)["counts"]["lessons"] == 1
+    # An unreachable server with a password: the message names it without the password.
+    code, out, err = run("--db", f" redis://:PW-s3cret@127.0.0.1:{free_port()}/0", "stats")
+    assert code == 2 and "PW-s3cret" not in err
+    _one_line(err)
+    assert os.listdir(tmp_path) == []
+    # A folder too.
+    monkeypatch.delenv("MEMWORK_DB")
+    code, _, err = run("--db", f" {tmp_path / 'db'} ", "lesson", "add", "x")
+    assert code == 0, err
+    assert os.listdir(tmp_path) == ["db"]
+
+
 def test_a_url_that_became_a_path_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match="is a URL, not a folder"):
         Store(Path("redis://localhost/0"))
