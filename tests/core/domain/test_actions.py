@@ -170,7 +170,7 @@ def test_a_chain_deeper_than_the_recursion_limit_is_walked_and_its_cycle_named(
 
 @pytest.mark.folder_only
 def test_a_wrong_typed_action_is_named_and_left_out(cli: Any, db: Path) -> None:
-    from tests.conftest import folded
+    from tests.conftest import folded, resealed
 
     bad = _add(cli, "write the runbook")
     good = _add(cli, "rotate keys")
@@ -179,6 +179,7 @@ def test_a_wrong_typed_action_is_named_and_left_out(cli: Any, db: Path) -> None:
     data["documents"][bad]["priority"] = "high"
     data["documents"][good].pop("notes")  # an older memwork's record: read with its default
     path.write_text(json.dumps(data))
+    resealed(path)  # planted by hand: not damage
     said = (
         f"memwork: actions: record '{bad}': priority: must be a whole number (got 'high'); "
         "left out (memwork doctor names it)\n"

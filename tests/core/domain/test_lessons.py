@@ -556,7 +556,7 @@ def test_a_wrong_typed_lesson_is_named_and_left_out_of_every_answer(
 ) -> None:  # noqa: ANN001
     import json
 
-    from tests.conftest import folded
+    from tests.conftest import folded, resealed
 
     bad = cli("lesson", "add", "Canary every deploy for fifteen minutes").out.strip()
     good = cli("lesson", "add", "Pin dependency versions in the lockfile").out.strip()
@@ -567,6 +567,7 @@ def test_a_wrong_typed_lesson_is_named_and_left_out_of_every_answer(
     else:
         data["documents"][bad][field] = value
     path.write_text(json.dumps(data))
+    resealed(path)  # planted by hand: not damage
     said = f"memwork: lessons: record '{bad}': {rule}; left out (memwork doctor names it)\n"
     for args in (
         ("context",),
@@ -586,6 +587,7 @@ def test_a_wrong_typed_lesson_is_named_and_left_out_of_every_answer(
     data = json.loads(folded(db).joinpath("lessons.json").read_text())
     del data["documents"][good]["wordings"]
     path.write_text(json.dumps(data))
+    resealed(path)  # planted by hand: not damage
     assert cli("--json", "lesson", "show", good).json()["wordings"] == []
     # Nothing is lost: the record stays as it was for a person to correct; doctor names it.
     folded(db)
