@@ -39,6 +39,7 @@ from __future__ import annotations
 import bisect
 import marshal
 import math
+import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
@@ -57,6 +58,10 @@ PROXIMITY = 0.25
 # Records re-scored with the session field and neighbours: 100 ranked the tuning sets
 # (synthetic and REALTALK) exactly as 200 did, in ~70% of the time at 10k records.
 DEPTH = 100
+#: A query that reads up to this many postings is scored in plain Python, unless numpy
+#: is already loaded: a few milliseconds either way, and a one-shot CLI search on a
+#: small store skips numpy's import (~80 ms).
+SMALL = 20_000
 PROXIMITY_DEPTH = 50
 TYPO_WEIGHT = (1.0, 0.8, 0.6)  # by edit distance
 PREFIX_WEIGHT = 0.7
@@ -745,10 +750,16 @@ class RecallIndex:
         if not info:
             return {}
         info.sort(key=lambda x: (-x[0], x[2]))  # rarest first: the same sums every time
-        np = _numpy()
-        mask = self._mask(where, np)
-        acc = self._bm25(info, self._derive("norms", self._norms), mask, where.visible is None, np)
-        top, ok = self._best(acc, mask, where.visible, np)
+        score_of: Callable[[int], float]
+        if plain_python(sum(len(docs) for _, (docs, _), _ in info)):
+            top, ok, score_of = self._bm25_small(info, where)
+        else:
+            np = _numpy()
+            mask = self._mask(where, np)
+            norms = self._derive("norms", self._norms)
+            acc = self._bm25(info, norms, mask, where.visible is None, np)
+            top, ok = self._best(acc, mask, where.visible, np)
+            score_of = acc.item
         if not top:
             return {}
         final = dict(top)
@@ -771,7 +782,7 @@ class RecallIndex:
                     candidates.add(j)
         needed = {j for c in candidates for j in (prev[c], nxt[c]) if j >= 0}
         needed.update(candidates)
-        bm25 = {j: float(acc[j]) if ok(j) else 0.0 for j in needed}
+        bm25 = {j: score_of(j) if ok(j) else 0.0 for j in needed}
         for c in candidates:
             a, z = prev[c], nxt[c]
             if a < 0 and z < 0:
@@ -786,6 +797,60 @@ class RecallIndex:
         if len(info) > 1 and PROXIMITY:
             self._proximity(final, [(t, kp1 / (K1 + 1)) for kp1, _, t in info], weighted)
         return final
+
+    def _bm25_small(
+        self, info: list[tuple[float, tuple[array[int], array[int]], str]], where: Filter
+    ) -> tuple[list[tuple[int, float]], Callable[[int], bool], Callable[[int], float]]:
+        """:meth:`_bm25` and :meth:`_best` for a query that reads few postings, in plain
+        Python: the same sums in the same order, so the same scores to the last bit."""
+        ok = self._scalar_test(where)
+        lens = self.lens
+        k, one_b = 10 * K1, 1 - B
+        mean = (self.total_len / self.live if self.live else 1.0) or 1.0
+        acc: dict[int, float] = {}
+        get = acc.get
+        for kp1, (docs, tfs), _ in info:
+            # What _norms holds, written out: k1 (1 - b + b len / mean), in tenths.
+            for d, tf in zip(docs, tfs, strict=True):
+                if ok is None or ok(d):
+                    acc[d] = get(d, 0.0) + kp1 * tf / (tf + k * (one_b + B * lens[d] / mean))
+        if len(acc) > DEPTH:
+            theta = sorted(acc.values())[-DEPTH]
+            top = [(d, v) for d, v in acc.items() if v >= theta]
+        else:
+            top = list(acc.items())
+        top.sort(key=_best_first)
+        return top[:DEPTH], ok or _anything, get_score(acc)
+
+    def _scalar_test(self, where: Filter) -> Callable[[int], bool] | None:
+        """:meth:`_mask` and ``visible`` as one test of a slot (None: every slot)."""
+        kinds = None if where.kinds is None else {KIND_NAMES.index(k) for k in where.kinds}
+        session = None
+        if where.session is not None:
+            session = self.session_codes.get(where.session, -2)
+        since, until = where.since, where.until
+        now = where.now if self.expiring else None  # nothing can have expired
+        visible = where.visible
+        if kinds is None and session is None and since is None and until is None:
+            if now is None and visible is None:
+                return None
+        codes, sessions, times, expires = self.kinds, self.sessions, self.times, self.expires
+        shown = self._test(None, visible) if visible is not None else None
+
+        def ok(slot: int) -> bool:
+            if kinds is not None and codes[slot] not in kinds:
+                return False
+            if session is not None and sessions[slot] != session:
+                return False
+            if since is not None or until is not None:
+                at = times[slot]
+                if not (since is None or at >= since) or not (until is None or at <= until):
+                    return False  # (a record with no time, NaN, fails both: outside)
+            if now is not None and not expires[slot] > now:
+                return False
+            return shown is None or shown(slot)
+
+        return ok
 
     def _bm25(
         self,
@@ -1071,6 +1136,24 @@ class RecallIndex:
 
 
 _OBSERVATION = KIND_NAMES.index("observation")
+
+
+def plain_python(postings: int) -> bool:
+    """Whether a query that reads ``postings`` postings is scored without numpy."""
+    return postings <= SMALL and "numpy" not in sys.modules
+
+
+def _anything(slot: int) -> bool:
+    return True
+
+
+def get_score(acc: dict[int, float]) -> Callable[[int], float]:
+    """A slot's score in ``acc`` (0 when it has none)."""
+
+    def score_of(slot: int) -> float:
+        return acc.get(slot, 0.0)
+
+    return score_of
 
 
 def _best_first(item: tuple[int, float]) -> tuple[float, int]:

@@ -1,0 +1,87 @@
+"""The two ways the recall index scores a query (numpy arrays, or plain Python for a
+query that reads few postings in a process that has not loaded numpy) rank alike,
+score for score, under every filter."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from memwork.core.services.recall import engine
+from memwork.core.services.recall.engine import Filter, RecallIndex, fingerprint
+from memwork.core.services.recall.extract import NEVER, Unit
+
+WORDS = [f"w{i}" for i in range(300)]
+
+
+def _index(seed: int) -> RecallIndex:
+    rng = random.Random(seed)
+    index = RecallIndex()
+    for s in range(12):
+        fresh = []
+        for i in range(rng.randint(5, 40)):
+            # Zipf-like: a few words everywhere, most rare; lengths from 3 to 120 words.
+            words = [
+                WORDS[min(int(rng.paretovariate(1.1)) - 1, 299)] for _ in range(rng.randint(3, 120))
+            ]
+            unit = Unit(
+                ref=f"o{s}-{i}",
+                kind="observation" if i % 7 else "lesson",
+                title=" ".join(words[:4]),
+                fields=((1.0, " ".join(words)),),
+                time=float("nan") if i % 11 == 0 else 1000.0 + i,
+                session=f"s{s}" if i % 7 else None,
+                seq=i,
+                expires=2000.0 if i % 13 == 0 else NEVER,
+            )
+            fresh.append((unit, fingerprint(unit)))
+        index.append_in_order(f"t{s}", fresh, None, "1")
+    return index
+
+
+FILTERS = [
+    Filter(),
+    Filter(kinds=frozenset({"observation"})),
+    Filter(session="s3"),
+    Filter(since=1010.0, until=1030.0),
+    Filter(until=1020.0),
+    Filter(now=2500.0),
+    Filter(visible=lambda kind, ref, session, table: not ref.endswith(("1", "4"))),
+]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_both_ways_of_scoring_give_the_same_ranking(seed: int, monkeypatch) -> None:
+    index = _index(seed)
+    rng = random.Random(seed)
+    questions = [" ".join(rng.sample(WORDS[:60], rng.randint(1, 6))) for _ in range(40)]
+    found = {}
+    for plain in (False, True):
+        monkeypatch.setattr(engine, "plain_python", lambda postings, plain=plain: plain)
+        found[plain] = [
+            [(hit.ref, hit.score) for hit in index.search(q, 30, where)]
+            for where in FILTERS
+            for q in questions
+        ]
+    assert found[True] == found[False]
+    assert sum(len(hits) for hits in found[True]) > 1000  # the questions do find things
+
+
+def test_a_small_index_in_a_fresh_process_never_imports_numpy(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from memwork.core.services.recall.engine import RecallIndex, fingerprint\n"
+        "from memwork.core.services.recall.extract import NEVER, Unit\n"
+        "i = RecallIndex()\n"
+        "u = Unit('a', 'observation', 't', ((1.0, 'rolled back the canary'),), 1.0, 's', 0,"
+        " NEVER)\n"
+        "i.append_in_order('t', [(u, fingerprint(u))], None, '1')\n"
+        "assert [h.ref for h in i.search('canary', 5)] == ['a']\n"
+        "print('numpy' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
