@@ -76,7 +76,8 @@ CONTEXT_PATH = {
             "services.context.log services.context.sources "
             "storage storage.atomic storage.backend storage.cache storage.codec "
             "storage.derived_files storage.folder_backend storage.journal storage.lock "
-            "storage.log_damage storage.manifest storage.paths storage.schema storage.shards storage.store "
+            "storage.log_damage storage.manifest storage.paths storage.schema storage.shards "
+            "storage.store "
             "storage.table_sums storage.tables storage.url storage.wal"
         ).split()
     ),
