@@ -124,7 +124,22 @@ class Op(NamedTuple):
     review_recorded: bool = False
     """The curator's own call, when review holds it, is recorded in the queue as a decided
     proposal (what gets around review: turning it off, restoring past it)."""
+    toolset: str = "workspace"
+    """The MCP tool set it belongs to (:data:`TOOLSETS`): ``agent`` is what an MCP server
+    lists unless told otherwise."""
 
+
+#: MCP tool sets, each with what it is for; an operation names its own (``Op.toolset``).
+#: ``memwork mcp`` and ``memwork serve`` list the ``agent`` set unless ``--tools`` (or
+#: ``MEMWORK_MCP_TOOLS``) names others; ``all`` is every tool.
+TOOLSETS: dict[str, str] = {
+    "agent": "the agent's loop: context, episodes and failures, sessions and observations, "
+    "search and reading by id, lessons, working memory",
+    "workspace": "more for a working agent: slots, actions, profiles, listings, the rest of "
+    "working memory and its checkpoints",
+    "curation": "the curator's verbs: review, settings, checkpoints, lint, editing, merging "
+    "and forgetting records",
+}
 
 #: CLI groups: words → (help, the group's own flags, taken from its operations).
 GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -287,6 +302,7 @@ OPERATIONS: tuple[Op, ...] = (
         mcp="get_context",
         api="-",
         cli_run="cmd_context:run",
+        toolset="agent",
     ),
     Op(
         "record_episode",
@@ -341,6 +357,7 @@ OPERATIONS: tuple[Op, ...] = (
         when="Call after every attempt at a task, success or failure.",
         api="-",
         cli_run="cmd_episodes:record",
+        toolset="agent",
     ),
     Op(
         "record_failure",
@@ -378,6 +395,7 @@ OPERATIONS: tuple[Op, ...] = (
         ),
         when="Call when a run crashes (an exception, a non-zero exit) with its crash report.",
         cli_run="cmd_episodes:record_failure",
+        toolset="agent",
     ),
     # -- sessions ---------------------------------------------------------------------------
     Op(
@@ -415,6 +433,7 @@ OPERATIONS: tuple[Op, ...] = (
         ),
         when="Note something seen or done during a session.",
         cli_print="cmd_sessions:observed",
+        toolset="agent",
     ),
     Op(
         "start_session",
@@ -437,6 +456,7 @@ OPERATIONS: tuple[Op, ...] = (
         result="session",
         doc="Start a session; its `id` is what observations and working memory take.",
         when="Call when a run begins.",
+        toolset="agent",
     ),
     Op(
         "end_session",
@@ -460,6 +480,7 @@ OPERATIONS: tuple[Op, ...] = (
         errors=("invalid", "not_found"),
         doc="End a session, with a summary of what happened.",
         when="Call when a run ends, with a one-paragraph summary of what happened.",
+        toolset="agent",
     ),
     Op(
         "list_sessions",
@@ -519,6 +540,7 @@ OPERATIONS: tuple[Op, ...] = (
         doc=_FORGET_DOC.format(what="a session with its observations and working memory"),
         when="Forget a session an agent should not remember (it cannot be undone).",
         cli_print="cmd_sessions:forgotten",
+        toolset="curation",
     ),
     Op(
         "delete_observations",
@@ -540,6 +562,7 @@ OPERATIONS: tuple[Op, ...] = (
         doc=_FORGET_DOC.format(what="single observations"),
         when="Forget observations that hold something that must not be remembered.",
         cli_print="cmd_sessions:forgotten",
+        toolset="curation",
     ),
     Op(
         "forget",
@@ -562,6 +585,7 @@ OPERATIONS: tuple[Op, ...] = (
             "(cannot be undone)."
         ),
         cli_print="cmd_sessions:forgotten",
+        toolset="curation",
     ),
     # -- work items -------------------------------------------------------------------------
     Op(
@@ -699,6 +723,7 @@ OPERATIONS: tuple[Op, ...] = (
         ),
         when="Save durable knowledge worth carrying to future tasks, as one imperative line.",
         cli_print="cmd_lessons:added",
+        toolset="agent",
     ),
     Op(
         "list_lessons",
@@ -740,6 +765,7 @@ OPERATIONS: tuple[Op, ...] = (
         doc="Raise a lesson's confidence (+10% of what it lacks) and restart its decay.",
         when="Call when a lesson proved right again.",
         cli_print="cmd_lessons:line",
+        toolset="agent",
     ),
     Op(
         "weaken_lesson",
@@ -753,6 +779,7 @@ OPERATIONS: tuple[Op, ...] = (
         doc="Lower a lesson's confidence.",
         when="Call when a lesson misled you.",
         cli_print="cmd_lessons:line",
+        toolset="agent",
     ),
     Op(
         "pin_lesson",
@@ -765,6 +792,7 @@ OPERATIONS: tuple[Op, ...] = (
         errors=("invalid", "not_found"),
         doc="Pin a lesson: a pinned lesson does not decay.",
         cli_print="cmd_lessons:line",
+        toolset="curation",
     ),
     Op(
         "unpin_lesson",
@@ -777,6 +805,7 @@ OPERATIONS: tuple[Op, ...] = (
         errors=("invalid", "not_found"),
         doc="Unpin a lesson: it decays again from its last reinforcement.",
         cli_print="cmd_lessons:line",
+        toolset="curation",
     ),
     Op(
         "forget_lesson",
@@ -790,6 +819,7 @@ OPERATIONS: tuple[Op, ...] = (
         errors=("invalid", "not_found", "conflict"),
         doc="Forget a lesson (soft: `restore` brings it back).",
         cli_print="cmd_lessons:line",
+        toolset="curation",
     ),
     Op(
         "restore_lesson",
@@ -806,6 +836,7 @@ OPERATIONS: tuple[Op, ...] = (
             "the confidence it had."
         ),
         cli_print="cmd_lessons:restored",
+        toolset="curation",
     ),
     Op(
         "edit_lesson",
@@ -840,6 +871,7 @@ OPERATIONS: tuple[Op, ...] = (
         errors=("invalid", "not_found", "conflict"),
         doc="Change a lesson's text, scope, tags or confidence; the old text joins its wordings.",
         cli_print="cmd_lessons:line",
+        toolset="curation",
     ),
     Op(
         "merge_lessons",
@@ -859,6 +891,7 @@ OPERATIONS: tuple[Op, ...] = (
             "and the sum of their reinforcements."
         ),
         cli_print="cmd_lessons:line",
+        toolset="curation",
     ),
     # -- rules ------------------------------------------------------------------------------
     Op(
@@ -883,6 +916,7 @@ OPERATIONS: tuple[Op, ...] = (
             "or reactivated as the newest of its scope." + _REVIEWED
         ),
         cli_print="cmd_rules:added",
+        toolset="curation",
     ),
     Op(
         "list_rules",
@@ -913,6 +947,7 @@ OPERATIONS: tuple[Op, ...] = (
             "Switch a rule on as the newest of its scope (the oldest past the window goes "
             "inactive)."
         ),
+        toolset="curation",
     ),
     Op(
         "deactivate_rule",
@@ -924,6 +959,7 @@ OPERATIONS: tuple[Op, ...] = (
         result="rule",
         errors=("invalid", "not_found"),
         doc="Switch a rule off: it stays, inactive, out of every context.",
+        toolset="curation",
     ),
     # -- mistake cards ----------------------------------------------------------------------
     Op(
@@ -967,6 +1003,7 @@ OPERATIONS: tuple[Op, ...] = (
             "ellipsis)."
         ),
         cli_print="cmd_cards:line",
+        toolset="curation",
     ),
     Op(
         "merge_cards",
@@ -985,6 +1022,7 @@ OPERATIONS: tuple[Op, ...] = (
             "absorbed card's id is kept in `merged_from` (asking for it finds `keep`)."
         ),
         cli_print="cmd_cards:line",
+        toolset="curation",
     ),
     # -- slots ------------------------------------------------------------------------------
     Op(
@@ -1075,6 +1113,7 @@ OPERATIONS: tuple[Op, ...] = (
         errors=("invalid", "not_found", "conflict"),
         doc="Delete a slot (a checkpoint brings it back).",
         cli_print="cmd_slots:deleted",
+        toolset="curation",
     ),
     Op(
         "create_slot",
@@ -1112,6 +1151,7 @@ OPERATIONS: tuple[Op, ...] = (
         errors=("invalid", "not_found"),
         doc="Move a slot to `position` (0 is first) in the order slots lead the context.",
         cli_print="cmd_slots:written",
+        toolset="curation",
     ),
     Op(
         "lock_slot",
@@ -1215,6 +1255,7 @@ OPERATIONS: tuple[Op, ...] = (
         ),
         when="Keep short-lived state for this run.",
         cli_print="cmd_wm:key_set",
+        toolset="agent",
     ),
     Op(
         "wm_get",
@@ -1229,6 +1270,7 @@ OPERATIONS: tuple[Op, ...] = (
         "from). With `scope`, that scope's key.",
         when="Read back state kept for this run.",
         cli_print="cmd_wm:key_value",
+        toolset="agent",
     ),
     Op(
         "wm_delete",
@@ -1361,6 +1403,7 @@ OPERATIONS: tuple[Op, ...] = (
         when="Track the session's current task.",
         cli_print="cmd_wm:task",
         read_unless=("task_id", "description", "step", "total", "progress", "status"),
+        toolset="agent",
     ),
     Op(
         "scratch_add",
@@ -1373,6 +1416,7 @@ OPERATIONS: tuple[Op, ...] = (
         doc="Append a timestamped note to the session's scratchpad (1000 entries, oldest dropped).",
         when="Jot a note for later in this run.",
         cli_print="cmd_wm:scratch_added",
+        toolset="agent",
     ),
     Op(
         "scratch_list",
@@ -1473,6 +1517,7 @@ OPERATIONS: tuple[Op, ...] = (
         writes=True,
         result="checkpoint",
         doc="A named copy of every table but the audit log (its id is a uuid4).",
+        toolset="curation",
     ),
     Op(
         "list_checkpoints",
@@ -1482,6 +1527,7 @@ OPERATIONS: tuple[Op, ...] = (
         result="checkpoints",
         doc="Every store checkpoint, oldest first, with its record counts.",
         cli_print="cmd_checkpoints:listed",
+        toolset="curation",
     ),
     Op(
         "diff_checkpoint",
@@ -1506,6 +1552,7 @@ OPERATIONS: tuple[Op, ...] = (
             "between a checkpoint and now, or two checkpoints."
         ),
         cli_print="cmd_checkpoints:diffed",
+        toolset="curation",
     ),
     Op(
         "restore_checkpoint",
@@ -1539,6 +1586,7 @@ OPERATIONS: tuple[Op, ...] = (
             "agent's memory: refused to an agent without the curator key."
         ),
         cli_print="cmd_checkpoints:restored",
+        toolset="curation",
     ),
     Op(
         "delete_checkpoint",
@@ -1551,6 +1599,7 @@ OPERATIONS: tuple[Op, ...] = (
         result="checkpoint",
         errors=("invalid", "not_found"),
         doc="Delete a store checkpoint and its snapshot.",
+        toolset="curation",
     ),
     Op(
         "consolidate",
@@ -1567,6 +1616,7 @@ OPERATIONS: tuple[Op, ...] = (
             "`fallback_reason`."
         ),
         cli_print="cmd_episodes:consolidated",
+        toolset="curation",
     ),
     # -- store-level commands (the machine that holds the store) ----------------------------
     Op(
@@ -1635,6 +1685,7 @@ OPERATIONS: tuple[Op, ...] = (
             "document: it can be large."
         ),
         cli_run="cmd_interop:export",
+        toolset="curation",
     ),
     # -- recall -----------------------------------------------------------------------------
     Op(
@@ -1682,6 +1733,7 @@ OPERATIONS: tuple[Op, ...] = (
         ),
         when="Recall what you remember about something: ask a question or give a few words.",
         cli_print="cmd_search:hits",
+        toolset="agent",
     ),
     Op(
         "get_record",
@@ -1707,6 +1759,7 @@ OPERATIONS: tuple[Op, ...] = (
         ),
         when="Read a record a search found, whole.",
         cli_print="cmd_search:record",
+        toolset="agent",
     ),
     Op(
         "link",
@@ -1820,6 +1873,7 @@ OPERATIONS: tuple[Op, ...] = (
         ),
         when="See who changed a record and when.",
         cli_print="cmd_history:entries",
+        toolset="curation",
     ),
     Op(
         "mcp",
@@ -1834,9 +1888,21 @@ OPERATIONS: tuple[Op, ...] = (
                 None,
                 metavar="A",
             ),
+            Param(
+                "tools",
+                "str?",
+                "the tools to list: sets (agent, workspace, curation, all) and tool names, "
+                "comma-separated (default $MEMWORK_MCP_TOOLS, else agent)",
+                None,
+                metavar="SET",
+            ),
         ),
         result="none",
-        doc="Serve the store to an agent over MCP on stdin/stdout.",
+        doc=(
+            "Serve the store to an agent over MCP on stdin/stdout. It lists the `agent` tool "
+            "set unless `--tools` (or `MEMWORK_MCP_TOOLS`) names sets or tools: `workspace`, "
+            "`curation`, `all`, a tool's name, comma-separated."
+        ),
         doors=("cli",),
         cli_run="cmd_mcp:run",
     ),
@@ -1861,6 +1927,14 @@ OPERATIONS: tuple[Op, ...] = (
                 3111,
                 metavar="N",
             ),
+            Param(
+                "tools",
+                "str?",
+                "the tools to list: sets (agent, workspace, curation, all) and tool names, "
+                "comma-separated (default $MEMWORK_MCP_TOOLS, else agent)",
+                None,
+                metavar="SET",
+            ),
         ),
         result="none",
         doc=(
@@ -1868,7 +1942,7 @@ OPERATIONS: tuple[Op, ...] = (
             "as JSON under `/v1/` (OpenAPI at `/v1/openapi.json`), commits as server-sent "
             "events at `/v1/events`, `/livez` open. A bearer token from `MEMWORK_TOKEN` is "
             "required on every other route; without it the server listens on loopback only "
-            "and says so."
+            "and says so. `/mcp` lists the tools `--tools` picks, as `memwork mcp` does."
         ),
         doors=("cli",),
         cli_run="cmd_serve:run",
@@ -1927,6 +2001,7 @@ OPERATIONS: tuple[Op, ...] = (
         ),
         when="Check that the memory store is healthy (after an error that mentions the store).",
         cli_run="cmd_stats:doctor",
+        toolset="curation",
     ),
     # -- curation ---------------------------------------------------------------------------
     Op(
@@ -1977,6 +2052,7 @@ OPERATIONS: tuple[Op, ...] = (
         result="config_value",
         doc="A store setting's value (its default when never set).",
         cli_print="cmd_config:value",
+        toolset="curation",
     ),
     Op(
         "list_config",
@@ -1986,6 +2062,7 @@ OPERATIONS: tuple[Op, ...] = (
         result="config_rows",
         doc="Every store setting with its value, whether it was set, and what it does.",
         cli_print="cmd_config:rows",
+        toolset="curation",
     ),
     Op(
         "list_proposals",
@@ -2001,6 +2078,7 @@ OPERATIONS: tuple[Op, ...] = (
             "`before`, `after` and `diff`."
         ),
         cli_print="cmd_review:listed",
+        toolset="curation",
     ),
     Op(
         "get_proposal",
@@ -2012,6 +2090,7 @@ OPERATIONS: tuple[Op, ...] = (
         errors=("invalid", "not_found"),
         doc="One proposal with what it would change, its flags and its diff.",
         cli_print="cmd_review:shown",
+        toolset="curation",
     ),
     Op(
         "approve_proposal",
@@ -2121,6 +2200,7 @@ OPERATIONS: tuple[Op, ...] = (
             "stderr, and exits 0 whatever it finds."
         ),
         cli_print="cmd_lint:findings",
+        toolset="curation",
     ),
 )
 

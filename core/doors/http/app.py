@@ -17,7 +17,7 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,8 @@ from starlette.routing import Route
 
 from ...base.errors import InvalidInput
 from ...ops.memory import Memory
+from ...ops.operations import Op
+from ...ops.toolsets import chosen_tools
 from .events import CommitFeed
 from .guard import Guard
 from .routes import json_response, routes
@@ -72,14 +74,16 @@ class HttpDoor:
         token: str | None,
         cap: int = MAX_BODY,
         extra_routes: list[Route] | None = None,
+        tools: Sequence[Op] | None = None,
     ) -> None:
-        """``extra_routes``: a benchmark's baseline, served the same way."""
+        """``extra_routes``: a benchmark's baseline, served the same way; ``tools``: what
+        ``/mcp`` lists (default: every MCP operation)."""
         from mcp.server.transport_security import TransportSecuritySettings
 
         from ..mcp.server import build_server
 
         self.memory = memory
-        self.mcp = build_server(memory, threaded=True)
+        self.mcp = build_server(memory, threaded=True, tools=tools)
         # The guard checks hosts and tokens for every route; the SDK's own Host check
         # would refuse a token-holding client that reaches the server by its network name.
         mcp_app = self.mcp.streamable_http_app(
@@ -160,8 +164,10 @@ def serve(
     *,
     host: str = DEFAULT_HOST,
     port: int = DEFAULT_PORT,
+    tools: str | None = None,
 ) -> int:
-    """Serve the store until interrupted (SIGINT / SIGTERM: a clean stop, exit 0)."""
+    """Serve the store until interrupted (SIGINT / SIGTERM: a clean stop, exit 0).
+    ``tools``: the sets and tool names ``/mcp`` lists (as ``memwork mcp --tools``)."""
     token = os.environ.get("MEMWORK_TOKEN") or None
     if not 0 <= port <= 65535:
         raise InvalidInput("port", f"must be between 0 and 65535 (got {port})")
@@ -172,8 +178,9 @@ def serve(
             "loopback only (set MEMWORK_TOKEN to serve other machines)",
         )
     cap = max_body()
+    chosen = chosen_tools(tools)
     memory = Memory(path, actor="mcp")
-    door = HttpDoor(memory, token=token, cap=cap)
+    door = HttpDoor(memory, token=token, cap=cap, tools=chosen)
     sock = listen_on(host, port)
     where = f"http://{host if ':' not in host else f'[{host}]'}:{sock.getsockname()[1]}"
     guard = (
