@@ -1,4 +1,7 @@
-"""The MCP server: every operation as a tool, the context and slots as resources, and prompts.
+"""The MCP server: operations as tools, the context and slots as resources, and prompts.
+
+It lists the operations of the tool sets it is asked for (:mod:`core.ops.toolsets`:
+the ``agent`` set unless ``--tools`` or ``MEMWORK_MCP_TOOLS`` says otherwise).
 
 Built on the official ``mcp`` SDK (:class:`mcp.server.MCPServer`); the SDK
 speaks the protocol, this module maps the operations' declarations
