@@ -1931,7 +1931,7 @@ OPERATIONS: tuple[Op, ...] = (
             Param(
                 "tools",
                 "str?",
-                "the tools to list: sets (agent, workspace, curation, all) and tool names, "
+                "the tools /mcp lists: sets (agent, workspace, curation, all) and tool names, "
                 "comma-separated (default $MEMWORK_MCP_TOOLS, else agent)",
                 None,
                 metavar="SET",
