@@ -1,6 +1,6 @@
 """Calling operations through the agents' doors in a test: the MCP server over stdio.
 
-``mcp(db, body, **env)`` starts ``memwork --db DB mcp --agent AGENT`` with a real
+``mcp(db, body, **env)`` starts ``memwork --db DB mcp --tools all --agent AGENT`` with a real
 SDK client, runs ``body(client)`` and stops it; ``tool`` returns a successful
 call's JSON (or the context text), ``tool_error`` a failing call's message.
 """
@@ -26,11 +26,15 @@ def mcp(
     body: Callable[[Client], Awaitable[Any]],
     *,
     agent: str | None = "tester",
+    tools: str | None = "all",
     **env: str,
 ) -> Any:
-    """Start ``memwork mcp`` on ``db`` (env: ``MEMWORK_NOW`` fixed, plus ``env``), run
-    ``body`` with a connected client, stop the server; what ``body`` returned."""
+    """Start ``memwork mcp`` on ``db`` (env: ``MEMWORK_NOW`` fixed, plus ``env``; every
+    tool unless ``tools`` says otherwise, ``None``: the server's default), run ``body``
+    with a connected client, stop the server; what ``body`` returned."""
     args = ["-m", "memwork", "--db", str(db), "mcp"]
+    if tools:
+        args += ["--tools", tools]
     if agent:
         args += ["--agent", agent]
     server = StdioServerParameters(

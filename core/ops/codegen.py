@@ -213,7 +213,7 @@ def operations_table() -> str:
         if "api" in op.doors:
             doors.append(f"`{op.name}`")
         if "mcp" in op.doors:
-            doors.append(f"MCP `{op.mcp or op.name}`")
+            doors.append(f"MCP `{op.mcp or op.name}` ({op.toolset})")
         if "http" in op.doors:
             doors.append(f"`POST /v1/{op.name}`")
         where = " · ".join(doors) if doors else "CLI only"

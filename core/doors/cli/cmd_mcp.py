@@ -10,4 +10,4 @@ def run(ctx: Context) -> int:
     from ..mcp.server import serve
 
     # stdout carries the protocol from here on: nothing else may print to it.
-    return serve(resolve_store_path(ctx.args.db), agent=ctx.args.agent)
+    return serve(resolve_store_path(ctx.args.db), agent=ctx.args.agent, tools=ctx.args.tools)

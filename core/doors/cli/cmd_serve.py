@@ -9,4 +9,9 @@ def run(ctx: Context) -> int:
     from ...storage.paths import resolve_store_path
     from ..http.app import serve
 
-    return serve(resolve_store_path(ctx.args.db), host=ctx.args.host, port=ctx.args.port)
+    return serve(
+        resolve_store_path(ctx.args.db),
+        host=ctx.args.host,
+        port=ctx.args.port,
+        tools=ctx.args.tools,
+    )

@@ -5,7 +5,10 @@ One process, one open store, three ways in: MCP over streamable HTTP at
 operation as JSON under ``/v1/`` (:mod:`core.doors.http.routes`), and the commits as
 server-sent events at ``/v1/events`` (:mod:`core.doors.http.events`); ``/livez``
 says the server is up. :class:`core.doors.http.guard.Guard` stands in front of all
-of it (bearer token, loopback, body cap). Built on what the MCP SDK brings
+of it (bearer token, loopback, body cap), and a client that does not finish a
+request's headers in time is dropped (:mod:`core.doors.http.slow_clients`). The
+router's own answers (no such route, a method a route does not take) are JSON
+errors like every route's. Built on what the MCP SDK brings
 (Starlette, uvicorn); nothing here parses HTTP by hand.
 """
 
@@ -17,22 +20,25 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import anyio
 from anyio.abc import TaskStatus
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from ...base.errors import InvalidInput
 from ...ops.memory import Memory
+from ...ops.operations import Op
+from ...ops.toolsets import chosen_tools
 from .events import CommitFeed
 from .guard import Guard
-from .routes import json_response, routes
+from .routes import http_error, json_response, routes
 
 #: The largest request body (bytes); ``MEMWORK_HTTP_MAX_BODY`` changes it. One episode may
 #: hold 100,000 characters in each text field, so a batch needs room.
@@ -40,6 +46,22 @@ MAX_BODY = 16 * 1024 * 1024
 DEFAULT_HOST = "127.0.0.1"
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 DEFAULT_PORT = 3111
+
+
+def bearer_token() -> str | None:
+    """``MEMWORK_TOKEN``, or ``None`` when it is unset or empty.
+
+    A token with spaces or a newline around it (a file read with its newline) is
+    refused: clients send it without them, so every one of them would be locked out.
+    """
+    token = os.environ.get("MEMWORK_TOKEN", "")
+    if token != token.strip():
+        raise InvalidInput(
+            "MEMWORK_TOKEN",
+            "has whitespace around it, which no client sends: every request would be "
+            "refused (remove the spaces or newline)",
+        )
+    return token or None
 
 
 def max_body() -> int:
@@ -72,14 +94,16 @@ class HttpDoor:
         token: str | None,
         cap: int = MAX_BODY,
         extra_routes: list[Route] | None = None,
+        tools: Sequence[Op] | None = None,
     ) -> None:
-        """``extra_routes``: a benchmark's baseline, served the same way."""
+        """``extra_routes``: a benchmark's baseline, served the same way; ``tools``: what
+        ``/mcp`` lists (default: every MCP operation)."""
         from mcp.server.transport_security import TransportSecuritySettings
 
         from ..mcp.server import build_server
 
         self.memory = memory
-        self.mcp = build_server(memory, threaded=True)
+        self.mcp = build_server(memory, threaded=True, tools=tools)
         # The guard checks hosts and tokens for every route; the SDK's own Host check
         # would refuse a token-holding client that reaches the server by its network name.
         mcp_app = self.mcp.streamable_http_app(
@@ -105,6 +129,7 @@ class HttpDoor:
                 *mcp_app.routes,
             ],
             lifespan=self._lifespan,
+            exception_handlers={HTTPException: http_error},
         )
         self.app = Guard(self.starlette, token=token, max_body=cap)
 
@@ -160,9 +185,13 @@ def serve(
     *,
     host: str = DEFAULT_HOST,
     port: int = DEFAULT_PORT,
+    tools: str | None = None,
 ) -> int:
-    """Serve the store until interrupted (SIGINT / SIGTERM: a clean stop, exit 0)."""
-    token = os.environ.get("MEMWORK_TOKEN") or None
+    """Serve the store until interrupted (SIGINT / SIGTERM: a clean stop, exit 0).
+    ``tools``: the sets and tool names ``/mcp`` lists (as ``memwork mcp --tools``)."""
+    from .slow_clients import header_timeout
+
+    token = bearer_token()
     if not 0 <= port <= 65535:
         raise InvalidInput("port", f"must be between 0 and 65535 (got {port})")
     if token is None and not is_loopback(host):
@@ -172,8 +201,10 @@ def serve(
             "loopback only (set MEMWORK_TOKEN to serve other machines)",
         )
     cap = max_body()
+    deadline = header_timeout()
+    chosen = chosen_tools(tools)
     memory = Memory(path, actor="mcp")
-    door = HttpDoor(memory, token=token, cap=cap)
+    door = HttpDoor(memory, token=token, cap=cap, tools=chosen)
     sock = listen_on(host, port)
     where = f"http://{host if ':' not in host else f'[{host}]'}:{sock.getsockname()[1]}"
     guard = (
@@ -184,16 +215,22 @@ def serve(
     print(f"memwork: serving {memory.store.location} at {where} ({guard})", file=sys.stderr)
     print(f"memwork: MCP at {where}/mcp, operations at {where}/v1/", file=sys.stderr, flush=True)
     try:
-        run_uvicorn(door, sock)
+        run_uvicorn(door, sock, header_timeout=deadline)
     finally:
         sock.close()
         memory.close()
     return 0
 
 
-def run_uvicorn(door: HttpDoor, sock: socket.socket) -> None:
-    """Serve ``door`` on ``sock`` until SIGINT or SIGTERM; then stop cleanly."""
+def run_uvicorn(
+    door: HttpDoor, sock: socket.socket, *, header_timeout: float | None = None
+) -> None:
+    """Serve ``door`` on ``sock`` until SIGINT or SIGTERM; then stop cleanly. A client
+    whose request headers take over ``header_timeout`` seconds (default 10) is dropped
+    (:mod:`core.doors.http.slow_clients`)."""
     import uvicorn
+
+    from .slow_clients import HEADER_TIMEOUT, protocol_with_deadline
 
     class Server(uvicorn.Server):
         async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
@@ -212,6 +249,11 @@ def run_uvicorn(door: HttpDoor, sock: socket.socket) -> None:
                     signal.signal(sig, handler)
 
     config = uvicorn.Config(
-        door.app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5
+        door.app,
+        http=protocol_with_deadline(header_timeout or HEADER_TIMEOUT),
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=5,
     )
     Server(config).run(sockets=[sock])

@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 import orjson
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -49,6 +50,27 @@ FALLBACK_HEADER = "Memwork-Using-Fallback"
 def json_response(value: Any, status: int = 200) -> Response:
     """``value`` as JSON (orjson: the context of a big store is long)."""
     return Response(orjson.dumps(value), status_code=status, media_type=JSON)
+
+
+#: An error kind per HTTP status the router answers by itself.
+_ROUTER_KINDS = {404: "not_found", 405: "method_not_allowed"}
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """What the router answers by itself (no such route, a method the route does not
+    take), in the JSON error shape of every route, its headers (``Allow``) kept."""
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    headers = dict(exc.headers or {}) if isinstance(exc, HTTPException) else {}
+    path = request.url.path
+    if status == 405:
+        allowed = headers.get("Allow") or headers.get("allow") or "another method"
+        message = f"memwork: {request.method} is not allowed on {path} (use {allowed})"
+    elif status == 404:
+        message = f"memwork: no route {path} (the operations are under /v1/, POST)"
+    else:
+        message = f"memwork: {getattr(exc, 'detail', '') or 'the request failed'}"
+    body = {"error": message, "kind": _ROUTER_KINDS.get(status, "http")}
+    return Response(orjson.dumps(body), status_code=status, media_type=JSON, headers=headers)
 
 
 def error_response(exc: MemworkError) -> Response:
@@ -180,7 +202,7 @@ _ERROR = {
         "kind": {
             "type": "string",
             "description": "invalid, not_found, conflict, unauthorized, forbidden, too_large, "
-            "unsupported_media_type, unavailable",
+            "unsupported_media_type, unavailable, method_not_allowed, timeout",
         },
         "field": {"type": "string", "description": "the parameter that was wrong (invalid)"},
     },

@@ -1,4 +1,7 @@
-"""The MCP server: every operation as a tool, the context and slots as resources, and prompts.
+"""The MCP server: operations as tools, the context and slots as resources, and prompts.
+
+It lists the operations of the tool sets it is asked for (:mod:`core.ops.toolsets`:
+the ``agent`` set unless ``--tools`` or ``MEMWORK_MCP_TOOLS`` says otherwise).
 
 Built on the official ``mcp`` SDK (:class:`mcp.server.MCPServer`); the SDK
 speaks the protocol, this module maps the operations' declarations
@@ -31,8 +34,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Callable, Mapping
-from typing import Annotated, Any, ParamSpec
+from collections.abc import Callable, Mapping, Sequence
+from typing import Annotated, Any, ParamSpec, cast
 
 import anyio
 import orjson
@@ -50,6 +53,7 @@ from ...ops import runner as invoke
 from ...ops.memory import Memory
 from ...ops.operations import Op, Param, door_ops, is_required
 from ...ops.shapes import SHAPES, Schema, is_object
+from ...ops.toolsets import chosen_tools, tool_name
 from ...ops.wm_fallback import used_fallback
 
 P = ParamSpec("P")
@@ -143,12 +147,36 @@ def input_schema(op: Op, door: str) -> Schema:
     return schema
 
 
+def _undescribed(schema: Any) -> Any:
+    """``schema`` without the descriptions of its properties and items."""
+    if isinstance(schema, list):
+        return [_undescribed(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    lean: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "properties":  # field names, one of which may be "description"
+            lean[key] = {name: _undescribed(field) for name, field in value.items()}
+        elif key != "description":
+            lean[key] = _undescribed(value)
+    return lean
+
+
 def output_schema(op: Op) -> Schema:
-    """What ``op`` returns as structured content: its shape, or ``{"result": shape}``."""
+    """What ``op`` returns as structured content: its shape, or ``{"result": shape}``.
+
+    The shape's own description stays; its fields' descriptions are left out. Every
+    tool's schema travels into every agent session that lists the tools, and an agent
+    reads a result's field names, not their schema (the descriptions are in the HTTP
+    door's OpenAPI document, made from the same shapes).
+    """
     shape = SHAPES[op.result]
-    if is_object(shape):
-        return shape
-    return {"type": "object", "properties": {"result": shape}, "required": ["result"]}
+    if not is_object(shape):
+        shape = {"type": "object", "properties": {"result": shape}, "required": ["result"]}
+    lean = _undescribed(shape)
+    if "description" in shape:
+        lean = {"description": shape["description"], **lean}
+    return cast(Schema, lean)
 
 
 def description(op: Op) -> str:
@@ -156,11 +184,6 @@ def description(op: Op) -> str:
     parts = [op.when, op.doc or op.summary]
     text = " ".join(p for p in parts if p)
     return text + (_REVIEWED if op.review else "")
-
-
-def tool_name(op: Op) -> str:
-    """The tool's name (``get_context`` for the ``context`` operation)."""
-    return op.mcp or op.name
 
 
 def tool_of(op: Op) -> MCPTool:
@@ -195,10 +218,13 @@ def structured(op: Op, value: Any) -> dict[str, Any]:
 
 # -- the server --------------------------------------------------------------------------------
 class MemworkServer(MCPServer):
-    """MCPServer whose tools are memwork's operations, and which lists every slot as a
-    resource (read through its template)."""
+    """MCPServer whose tools are memwork's operations (the chosen ones), and which lists
+    every slot as a resource (read through its template)."""
 
-    def __init__(self, memory: Memory, *, threaded: bool = False) -> None:
+    def __init__(
+        self, memory: Memory, *, threaded: bool = False, tools: Sequence[Op] | None = None
+    ) -> None:
+        """``tools``: the operations it lists and runs (default: every MCP operation)."""
         super().__init__(
             "memwork",
             title="memwork",
@@ -209,11 +235,12 @@ class MemworkServer(MCPServer):
         )
         self.memory = memory
         self.threaded = threaded
-        self.operations = {tool_name(op): op for op in door_ops("mcp")}
+        chosen = door_ops("mcp") if tools is None else tools
+        self.operations = {tool_name(op): op for op in chosen}
         self._tools = [tool_of(op) for op in self.operations.values()]
 
     async def list_tools(self) -> list[MCPTool]:
-        """A tool per operation, in declaration order."""
+        """A tool per chosen operation, in declaration order."""
         return list(self._tools)
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
@@ -313,9 +340,12 @@ def _hit_line(hit: dict[str, Any]) -> str:
     return f"- [{hit['kind']}] {hit['title']} (id {hit['id']})"
 
 
-def build_server(memory: Memory, *, threaded: bool = False) -> MemworkServer:
-    """The server with every tool, resource and prompt registered on ``memory``."""
-    server = MemworkServer(memory, threaded=threaded)
+def build_server(
+    memory: Memory, *, threaded: bool = False, tools: Sequence[Op] | None = None
+) -> MemworkServer:
+    """The server with the chosen tools (default: all), every resource and prompt
+    registered on ``memory``."""
+    server = MemworkServer(memory, threaded=threaded, tools=tools)
     m = memory
 
     # -- resources ----------------------------------------------------------------------
@@ -446,12 +476,20 @@ def is_hangup(exc: BaseException) -> bool:
     return isinstance(exc, _HANGUPS)
 
 
-def serve(path: str | os.PathLike[str] | None = None, *, agent: str | None = None) -> int:
+def serve(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    agent: str | None = None,
+    tools: str | None = None,
+) -> int:
     """Serve the store over stdio until the client closes the connection (exit 0, also
-    when it hangs up in the middle of a call)."""
+    when it hangs up in the middle of a call). ``tools``: the sets and tool names to
+    list (:mod:`core.ops.toolsets`; default ``$MEMWORK_MCP_TOOLS``, else ``agent``),
+    checked before anything starts."""
+    chosen = chosen_tools(tools)
     memory = Memory(path, agent=agent, actor="mcp")
     try:
-        build_server(memory, threaded=True).run("stdio")
+        build_server(memory, threaded=True, tools=chosen).run("stdio")
     except BaseException as exc:  # noqa: BLE001 - a hang-up is the end of the conversation
         if not is_hangup(exc):
             raise

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -131,8 +133,17 @@ def test_errors_are_json_with_the_clis_line_and_a_4xx(served: Served, tmp_path: 
         headers={"content-type": "application/x-www-form-urlencoded"},
     )
     assert form.status_code == 415
-    assert httpx2.post(f"{served.url}/v1/nope", json={}).status_code == 404
-    assert httpx2.get(f"{served.url}/v1/stats").status_code == 405
+    assert httpx2.post(f"{served.url}/v1/nope", json={}).json() == {
+        "error": "memwork: no route /v1/nope (the operations are under /v1/, POST)",
+        "kind": "not_found",
+    }
+    wrong_method = httpx2.get(f"{served.url}/v1/stats")
+    assert wrong_method.status_code == 405 and wrong_method.headers["allow"] == "POST"
+    assert wrong_method.headers["content-type"] == "application/json"
+    assert wrong_method.json() == {
+        "error": "memwork: GET is not allowed on /v1/stats (use POST)",
+        "kind": "method_not_allowed",
+    }
     # The people's controls are not offered over HTTP.
     assert httpx2.post(f"{served.url}/v1/approve_proposal", json={}).status_code == 404
     assert folder_digest(db) == before
@@ -245,6 +256,7 @@ def test_mcp_over_http_with_the_token(guarded: Served, tmp_path: Path) -> None:
 
     got = anyio.run(main)
     assert {"get_context", "record_episode", "get_record"} <= got["tools"]
+    assert len(got["tools"]) <= 15 and "lint" not in got["tools"]  # the agent set by default
     assert not got["recorded"].is_error
     assert got["wrong"].is_error
     assert got["wrong"].content[0].text == "memwork: budget: must be an integer (got 'lots')"
@@ -267,3 +279,88 @@ def test_a_redis_store_is_served_and_followed_alike(redis_url: str) -> None:
         assert [x["content"] for x in post(server, "list_lessons").json()] == ["Canary on Redis"]
     finally:
         assert server.stop()[0] == 0
+
+
+def test_a_token_with_whitespace_around_it_is_refused_at_start(tmp_path: Path) -> None:
+    for token in ("s3cret\n", " s3cret", "  "):
+        done = subprocess.run(
+            [sys.executable, "-m", "memwork", "--db", str(tmp_path / "db"), "serve"],
+            capture_output=True,
+            text=True,
+            env=_env(MEMWORK_TOKEN=token),
+            timeout=60,
+        )
+        assert done.returncode == 2
+        assert done.stderr == (
+            "memwork: MEMWORK_TOKEN: has whitespace around it, which no client sends: every "
+            "request would be refused (remove the spaces or newline)\n"
+        )
+    assert not (tmp_path / "db").exists()
+
+
+def _half_request(url: str) -> socket.socket:
+    """A connection that sends the start of a request's headers, never the end."""
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    client = socket.create_connection((host, int(port)), timeout=30)
+    client.sendall(b"POST /v1/stats HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    return client
+
+
+def test_a_client_that_never_finishes_its_headers_is_dropped(tmp_path: Path) -> None:
+    server = Served(tmp_path / "db", _env(MEMWORK_HTTP_HEADER_TIMEOUT="1.5"))
+    try:
+        started = time.monotonic()
+        slow = [_half_request(server.url) for _ in range(20)]
+        # A byte now and then does not restart the clock.
+        for _ in range(3):
+            time.sleep(0.3)
+            slow[0].sendall(b"X")
+        # Meanwhile the others are served as usual.
+        assert post(server, "stats").status_code == 200
+        answers = []
+        for client in slow:
+            data = b""
+            while chunk := client.recv(4096):  # the server closes: recv returns b""
+                data += chunk
+            answers.append(data)
+            client.close()
+        waited = time.monotonic() - started
+        assert 1.4 < waited < 15, waited
+        for data in answers:
+            head, _, body = data.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 408 "), data
+            assert json.loads(body) == {
+                "error": "memwork: the request's headers did not arrive within 1.5 s",
+                "kind": "timeout",
+            }
+        # A kept-alive connection that goes quiet in its next request is dropped as well.
+        host, port = server.url.removeprefix("http://").rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=30) as kept:
+            kept.sendall(b"GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            first = b""
+            while not first.endswith(b'{"status":"ok"}'):  # the whole first answer
+                chunk = kept.recv(4096)
+                assert chunk, first
+                first += chunk
+            assert first.startswith(b"HTTP/1.1 200 "), first
+            kept.sendall(b"GET /livez HTTP/1.1\r\n")
+            rest = b""
+            while chunk := kept.recv(4096):
+                rest += chunk
+            assert rest.startswith(b"HTTP/1.1 408 "), rest
+        assert post(server, "stats").status_code == 200
+    finally:
+        code, rest = server.stop()
+    assert code == 0, rest
+
+
+def test_a_header_timeout_that_is_not_a_number_is_refused(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "memwork", "--db", str(tmp_path / "db"), "serve", "--port", "0"],
+        capture_output=True,
+        text=True,
+        env=_env(MEMWORK_HTTP_HEADER_TIMEOUT="soon"),
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("memwork: MEMWORK_HTTP_HEADER_TIMEOUT: must be a number")

@@ -49,7 +49,7 @@ TOOLS = {
 
 
 def params(db: Path, agent: str | None = "tester") -> StdioServerParameters:
-    args = ["-m", "memwork", "--db", str(db), "mcp"]
+    args = ["-m", "memwork", "--db", str(db), "mcp", "--tools", "all"]
     if agent:
         args += ["--agent", agent]
     return StdioServerParameters(

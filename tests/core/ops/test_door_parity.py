@@ -465,7 +465,17 @@ def test_every_door_answers_every_operation_alike(
 
     stdio = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "memwork", "--db", str(tmp_path / "mcp"), "mcp", "--agent", AGENT],
+        args=[
+            "-m",
+            "memwork",
+            "--db",
+            str(tmp_path / "mcp"),
+            "mcp",
+            "--tools",
+            "all",
+            "--agent",
+            AGENT,
+        ],
         env=env,
     )
 
@@ -475,7 +485,7 @@ def test_every_door_answers_every_operation_alike(
 
     answers["mcp"] = anyio.run(over_stdio)
 
-    served = Served(tmp_path / "mcp-http", env)
+    served = Served(tmp_path / "mcp-http", env, "--tools", "all")
     try:
 
         async def over_http() -> dict[str, Any]:

@@ -170,7 +170,7 @@ def _mcp_with_stderr(url: str, body: Callable[[Client], Any], errlog: Path) -> A
 
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "memwork", "--db", url, "mcp", "--agent", "tester"],
+        args=["-m", "memwork", "--db", url, "mcp", "--tools", "all", "--agent", "tester"],
         env=python_env(MEMWORK_NOW=NOW, MEMWORK_FSYNC="0"),
     )
 
