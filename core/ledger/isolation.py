@@ -110,6 +110,18 @@ def check_session(store: Store, session: dict[str, Any], key: str) -> dict[str, 
     return session
 
 
+def check_session_named(store: Store, session_id: str) -> None:
+    """Refuse a write that names session ``session_id`` (an action's) unless this call
+    sees that session: another agent's is *not found*, and so is an id no session has
+    (else the two answers would tell another agent's session ids apart)."""
+    view = viewer(store)
+    if view is None:
+        return
+    doc = store.docs("sessions").get(session_id) if store.has_table("sessions") else None
+    if doc is None or not sees(view, doc.get("agent_id")):
+        raise NotFound("session", session_id)
+
+
 def check_episode(store: Store, episode: dict[str, Any], key: str) -> dict[str, Any]:
     """``episode`` when this call sees it; else NotFound, worded as an unknown id."""
     if not sees(viewer(store), episode.get("agent_id")):
