@@ -127,8 +127,9 @@ def test_the_python_api_keeps_links_actions_and_sources_behind_the_wall(
     with Memory(db, agent="alice") as alice:
         got = alice.links(lesson)
         assert got["incoming"] == [] and bob["episode"] not in json.dumps(got)
-        with pytest.raises(NotFound, match="link not found: "):
-            alice.unlink(bob["episode"], lesson)
+        for source, target in ((bob["episode"], lesson), (lesson, bob["episode"])):
+            with pytest.raises(NotFound, match="link not found: "):
+                alice.unlink(source, target)
         with pytest.raises(NotFound, match=f"memwork: record not found: {bob['episode']}$"):
             alice.link(lesson, bob["episode"])
         with pytest.raises(NotFound, match=f"memwork: session not found: {bob['session']}$"):
@@ -160,8 +161,9 @@ def test_the_http_routes_keep_links_actions_and_sources_behind_the_wall(
     shown = post(served, "links", {"id": lesson}, "alice")
     assert shown.status_code == 200 and shown.json()["incoming"] == []
     assert bob["episode"] not in shown.text and "elephant" not in shown.text
-    refused = post(served, "unlink", {"source": bob["episode"], "target": lesson}, "alice")
-    assert refused.status_code == 404 and refused.json()["kind"] == "not_found"
+    for source, target in ((bob["episode"], lesson), (lesson, bob["episode"])):
+        refused = post(served, "unlink", {"source": source, "target": target}, "alice")
+        assert refused.status_code == 404 and refused.json()["kind"] == "not_found"
     refused = post(served, "link", {"source": lesson, "target": bob["episode"]}, "alice")
     assert refused.status_code == 404
     assert refused.json()["error"] == f"memwork: record not found: {bob['episode']}"
