@@ -23,7 +23,11 @@ that presents the store's curator key (a person: ``--curator-key FILE``,
 ``Memory(curator_key=...)``) sees everything.
 
 A record another agent owns is *not found* (exit 2) by every door, worded as an id
-that does not exist.
+that does not exist. What joins records follows them: a link is listed, made and
+removed only by a caller that sees both its ends (:class:`core.domain.link_ops.Walls`,
+which also keeps the context's sources to what the caller sees), a work item names
+only a session its caller sees (:func:`check_session_named`), and the HTTP event
+stream carries a reader only the history entries it may read.
 """
 
 from __future__ import annotations

@@ -14,11 +14,13 @@ from typing import Any
 
 import httpx2
 import pytest
+from mcp import Client
 
 from memwork import Memory
 from memwork.core.base.errors import NotFound
 from tests.conftest import folder_digest, python_env
 from tests.core.ledger.test_isolation import as_agent, populate
+from tests.doors import mcp, tool, tool_error
 from tests.http_server import Served
 
 BOTH_BACKENDS = True
@@ -138,6 +140,29 @@ def test_the_python_api_keeps_links_actions_and_sources_behind_the_wall(
         assert bob["episode"] not in json.dumps(context)
     with Memory(db, agent="bob") as him:
         assert [x["note"] for x in him.links(lesson)["incoming"]] == ["bob's elephant note"]
+
+
+def test_mcp_keeps_links_and_actions_behind_the_wall(
+    cli: Any, db: Path | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = setup(cli, monkeypatch)
+    bob, lesson = made["bob"], made["lesson"]
+
+    async def body(client: Client) -> dict[str, Any]:
+        return {
+            "links": await tool(client, "links", id=lesson),
+            "unlink": await tool_error(client, "unlink", source=bob["episode"], target=lesson),
+            "link": await tool_error(client, "link", source=lesson, target=bob["episode"]),
+            "action": await tool_error(
+                client, "action_create", title="sneak in", session=bob["session"]
+            ),
+        }
+
+    got = mcp(db, body, agent="alice")
+    assert got["links"]["incoming"] == [] and bob["episode"] not in json.dumps(got["links"])
+    assert "link not found" in got["unlink"]
+    assert got["link"] == f"memwork: record not found: {bob['episode']}"
+    assert got["action"] == f"memwork: session not found: {bob['session']}"
 
 
 @pytest.fixture
