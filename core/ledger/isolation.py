@@ -126,6 +126,22 @@ def check_session_named(store: Store, session_id: str) -> None:
         raise NotFound("session", session_id)
 
 
+def visible_episodes(store: Store, episode_ids: list[str]) -> list[str]:
+    """``episode_ids`` (a rule's or a card's) without the episodes this call may not see
+    (call inside a read): another agent's, while agents are isolated. An id no episode
+    has any more stays (it names nobody's record)."""
+    view = viewer(store)
+    if view is None or not episode_ids:
+        return episode_ids
+    tables = [store.docs(name) for name in reversed(store.table_names("episodes"))]
+    kept = []
+    for episode_id in episode_ids:
+        doc = next((docs[episode_id] for docs in tables if episode_id in docs), None)
+        if doc is None or sees(view, doc.get("agent_id")):
+            kept.append(episode_id)
+    return kept
+
+
 def check_episode(store: Store, episode: dict[str, Any], key: str) -> dict[str, Any]:
     """``episode`` when this call sees it; else NotFound, worded as an unknown id."""
     if not sees(viewer(store), episode.get("agent_id")):

@@ -254,3 +254,36 @@ def test_the_event_stream_carries_only_what_its_reader_may_see(
     # An operator's stream (no agent id) sees every commit, as it always did.
     everyone = json.dumps(operators)
     assert "elephant secret" in everyone and "giraffe marker" in everyone
+
+
+def test_shared_cards_and_rules_name_only_the_episodes_their_reader_sees(
+    cli: Any, db: Path | str, monkeypatch: pytest.MonkeyPatch, served: Served
+) -> None:
+    """A card and a rule are shared, but the episodes behind them are their agents': each
+    agent's lists and ``get`` name only its own (and global) episodes."""
+    assert cli("config", "set", "isolation", "agent").code == 0
+    episode = {
+        "task_id": "deploy",
+        "score": 0.95,
+        "mistake_cards": [{"mistake_type": "skipped_canary", "bad_decision": "no canary"}],
+        "successes": ["ran the canary first"],
+    }
+    made = {}
+    for agent in ("alice", "bob"):
+        monkeypatch.setenv("MEMWORK_AGENT", agent)
+        done = cli("record-episode", "-", stdin=json.dumps(episode))
+        monkeypatch.delenv("MEMWORK_AGENT")
+        assert done.code == 0, done.err
+        made[agent] = done.out.strip()
+    for me, other in (("alice", "bob"), ("bob", "alice")):
+        run = lambda *a, me=me: as_agent(cli, monkeypatch, me, *a)  # noqa: E731
+        (card,) = run("--json", "card", "list").json()
+        (rule,) = run("--json", "rule", "list").json()
+        assert card["episode_ids"] == rule["episode_ids"] == [made[me]]
+        for record in (card["id"], rule["id"]):
+            shown = run("--json", "get", record)
+            assert shown.code == 0 and made[me] in shown.out and made[other] not in shown.out
+    with Memory(db, agent="alice") as alice:
+        assert [c["episode_ids"] for c in alice.list_cards()] == [[made["alice"]]]
+    listed = post(served, "list_rules", {}, "bob").json()
+    assert [r["episode_ids"] for r in listed] == [[made["bob"]]]
