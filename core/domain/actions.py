@@ -267,6 +267,10 @@ def create(
         "updated_at": stamp,
     }
     with store.transaction():
+        if session_id:
+            from ..ledger.isolation import check_session_named
+
+            check_session_named(store, session_id)
         waited_for = _check_after(store, doc["id"], list(after or []), "after")
         saved = _save(store, doc)
         _add_after(store, saved["id"], waited_for, now)

@@ -9,7 +9,7 @@ from ..base import ids, lookup
 from ..base.clock import iso
 from ..base.errors import Conflict, InvalidInput, NotFound
 from ..base.text import one_line
-from ..ledger import audit, links
+from ..ledger import audit, isolation, links
 from ..models.card_text import cut_text
 from ..models.plain import DEFAULT_LESSON
 from ..privacy import scrub
@@ -182,7 +182,8 @@ def all_cards(store: Store) -> list[dict[str, Any]]:
 
 def with_links(store: Store, cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Copies of ``cards`` with ``episode_ids`` (the episodes that sighted each, oldest
-    first) and ``merged_from`` (the cards merged into each), from their links."""
+    first, those this call may see) and ``merged_from`` (the cards merged into each), from
+    their links."""
     kept = links.in_home(store, TABLE)
     sightings = links.by_from(x for x in kept if x["kind"] == links.SIGHTED_IN)
     into: dict[str, list[str]] = {}
@@ -201,7 +202,9 @@ def with_links(store: Store, cards: list[dict[str, Any]]) -> list[dict[str, Any]
         out.append(
             {
                 **card,
-                "episode_ids": [x["to"] for x in sightings.get(card["id"], [])],
+                "episode_ids": isolation.visible_episodes(
+                    store, [x["to"] for x in sightings.get(card["id"], [])]
+                ),
                 "merged_from": absorbed,
             }
         )

@@ -157,8 +157,17 @@ def _target(store: Store, target: str) -> tuple[str, Located | None]:
         if problem:
             raise InvalidInput("target", problem)
         return f"{prefix}:{rest}", None
-    found = require(store, text, "target")
+    found = _require_seen(store, text, "target")
     return found.id, found
+
+
+def _require_seen(store: Store, ref: str, field: str) -> Located:
+    """:func:`require`, and a record this call may not see is missing too: the very
+    words of an unknown id, so the answer never tells another agent's ids apart."""
+    found = locate(store, ref, field)
+    if found is None or Walls(store).hides(found):
+        raise NotFound("record", ref.strip())
+    return found
 
 
 def _view(link: links.Link) -> dict[str, Any]:
@@ -184,7 +193,7 @@ def add_link(
     kind = _check_kind(kind)
     text = scrub(note).strip() if isinstance(note, str) else ""
     with store.transaction():
-        origin = require(store, source, "source")
+        origin = _require_seen(store, source, "source")
         to, found = _target(store, target)
         if to == origin.id:
             raise InvalidInput("target", "a record cannot link to itself")
@@ -228,18 +237,24 @@ def remove_links(
     if kind is not None:
         kind = _check_kind(kind)
     with store.transaction():
+        seen = Walls(store)
         origin = locate(store, source, "source")
-        from_id = origin.id if origin is not None else source.strip()
-        home = origin.home if origin is not None else home_for(store, from_id)
+        if origin is not None and seen.hides(origin):
+            from_id, home = source.strip(), None  # as an id that does not exist
+        else:
+            from_id = origin.id if origin is not None else source.strip()
+            home = origin.home if origin is not None else home_for(store, from_id)
         wanted = target.strip()
         if not links.is_reference(wanted):
             found = locate(store, wanted, "target")
-            wanted = found.id if found is not None else wanted
+            wanted = found.id if found is not None and not seen.hides(found) else wanted
         candidates = links.outgoing(store, home, from_id) if home else []
         gone = [
             x
             for x in candidates
-            if x["to"] == wanted and (x["kind"] == kind if kind else x["kind"] not in links.MANAGED)
+            if x["to"] == wanted
+            and (x["kind"] == kind if kind else x["kind"] not in links.MANAGED)
+            and seen.both_ends(x)
         ]
         if not gone:
             what = f"{kind} link" if kind else "link"
@@ -258,24 +273,66 @@ def remove_links(
     return [_view(x) for x in gone]
 
 
-#: The title of another agent's record, while agents are isolated (core/ledger/isolation.py).
-HIDDEN = "(another agent's)"
+class Walls:
+    """What this call may see of the records links join, while agents are isolated
+    (:mod:`core.ledger.isolation`): a session, its observations and an episode are
+    their agent's; every other record, a reference (``task:X``…) and an end that is
+    gone are seen by all. A link is seen, made and removed only by a caller that sees
+    both its ends. Answers are kept for the call (call inside a read)."""
 
+    def __init__(self, store: Store) -> None:
+        from ..ledger import isolation
 
-def _hidden(store: Store, found: Located) -> bool:
-    """Whether this call may not read ``found`` (another agent's, while isolated)."""
-    from ..ledger import isolation
+        self.store = store
+        self.view = isolation.viewer(store)
+        self._seen: dict[str, bool] = {}
 
-    view = isolation.viewer(store)
-    if view is None:
-        return False
-    if found.kind == "observation":
-        owner = isolation.owner_of_session(store, found.doc.get("session_id"))
-    elif found.kind in ("session", "episode"):
-        owner = str(found.doc.get("agent_id") or "")
-    else:
-        return False
-    return not isolation.sees(view, owner)
+    def hides(self, found: Located) -> bool:
+        """Whether ``found`` is another agent's, to this call."""
+        from ..ledger import isolation
+
+        if self.view is None:
+            return False
+        if found.kind == "observation":
+            owner = isolation.owner_of_session(self.store, found.doc.get("session_id"))
+        elif found.kind in ("session", "episode"):
+            owner = str(found.doc.get("agent_id") or "")
+        else:
+            return False
+        return not isolation.sees(self.view, owner)
+
+    def sees(self, ref: str) -> bool:
+        """Whether this call sees the record (or reference) ``ref`` names."""
+        if self.view is None or links.is_reference(ref):
+            return True
+        known = self._seen.get(ref)
+        if known is None:
+            found = locate(self.store, ref)
+            known = self._seen[ref] = found is None or not self.hides(found)
+        return known
+
+    def both_ends(self, link: links.Link) -> bool:
+        """Whether this call sees both ends of ``link``."""
+        return self.view is None or (self.sees(link["from"]) and self.sees(link["to"]))
+
+    def sources(self, docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Rules, cards, lessons or slots with only the ``episode_ids`` and ``link_refs``
+        this call sees (what the context names as a line's sources; copies)."""
+        if self.view is None:
+            return docs
+        out = []
+        for doc in docs:
+            ids = doc.get("episode_ids")
+            refs = doc.get("link_refs")
+            if ids:
+                doc = {**doc, "episode_ids": [e for e in ids if self.sees(e)]}
+            if refs:
+                doc = {**doc, "link_refs": [r for r in refs if self._sees_target(r)]}
+            out.append(doc)
+        return out
+
+    def _sees_target(self, ref: dict[str, Any]) -> bool:
+        return ref["kind"] in ("task", "project", "file", "url") or self.sees(str(ref["id"]))
 
 
 def _end(store: Store, ref: str) -> dict[str, Any]:
@@ -285,8 +342,7 @@ def _end(store: Store, ref: str) -> dict[str, Any]:
     found = locate(store, ref)
     if found is None:
         return {"kind": links.kind_of(ref), "id": ref, "title": GONE, "exists": False}
-    title = HIDDEN if _hidden(store, found) else title_of(found)
-    return {"kind": found.kind, "id": found.id, "title": title, "exists": True}
+    return {"kind": found.kind, "id": found.id, "title": title_of(found), "exists": True}
 
 
 def links_of(store: Store, id: str) -> dict[str, Any]:  # noqa: A002 - the parameter's name
@@ -300,13 +356,18 @@ def links_of(store: Store, id: str) -> dict[str, Any]:  # noqa: A002 - the param
     if not key:
         raise InvalidInput("id", "must name a record")
     with store.reading():
+        seen = Walls(store)
         found = locate(store, key)
-        if found is not None and _hidden(store, found):
+        if found is not None and seen.hides(found):
             raise NotFound("record", key)
         if found is None:
             # What is gone may still be linked (a merged card, a deleted record).
             record_id = key
-            ends = [x for x in links.every_link(store) if key in (x["from"], x["to"])]
+            ends = [
+                x
+                for x in links.every_link(store)
+                if key in (x["from"], x["to"]) and seen.both_ends(x)
+            ]
             if not ends:
                 raise NotFound("record", key)
             head = {"kind": links.kind_of(key), "id": key, "title": GONE, "exists": False}
@@ -322,10 +383,18 @@ def links_of(store: Store, id: str) -> dict[str, Any]:  # noqa: A002 - the param
             )
         )
         incoming = links.incoming(store, record_id)
+        # Only links whose other end this call sees: another agent's record, its link's
+        # id and its note stay behind the wall.
         return {
             **head,
-            "outgoing": [{**_view(x), "target": _end(store, x["to"])} for x in outgoing],
-            "incoming": [{**_view(x), "source": _end(store, x["from"])} for x in incoming],
+            "outgoing": [
+                {**_view(x), "target": _end(store, x["to"])} for x in outgoing if seen.sees(x["to"])
+            ],
+            "incoming": [
+                {**_view(x), "source": _end(store, x["from"])}
+                for x in incoming
+                if seen.sees(x["from"])
+            ],
         }
 
 
@@ -341,8 +410,9 @@ def dangling(store: Store) -> list[dict[str, Any]]:
     history).
     """
     out = []
+    seen = Walls(store)
     for link in sorted(links.every_link(store), key=links.order):
-        if link["kind"] in links.EPISODE_KINDS:
+        if link["kind"] in links.EPISODE_KINDS or not seen.both_ends(link):
             continue
         missing = []
         if link["kind"] != links.MERGED_INTO and locate(store, link["from"]) is None:

@@ -9,7 +9,7 @@ from ..base import ids
 from ..base.clock import iso
 from ..base.errors import InvalidInput
 from ..base.text import ellipsize, one_line
-from ..ledger import audit, links
+from ..ledger import audit, isolation, links
 from ..models.plain import (
     RULE_POLARITIES,
     RULE_SOURCES,
@@ -63,8 +63,10 @@ def _home_of(store: Store, rule: dict[str, Any]) -> str:
 
 
 def with_episodes(store: Store, rule: dict[str, Any]) -> dict[str, Any]:
-    """``rule`` with ``episode_ids``: the episodes its ``derived_from`` links name."""
-    return links.with_episode_ids(store, _home_of(store, rule), [rule], links.DERIVED_FROM)[0]
+    """``rule`` with ``episode_ids``: the episodes its ``derived_from`` links name (those
+    this call may see)."""
+    found = links.with_episode_ids(store, _home_of(store, rule), [rule], links.DERIVED_FROM)[0]
+    return {**found, "episode_ids": isolation.visible_episodes(store, found["episode_ids"])}
 
 
 def task_scope(task_id: str) -> str:
@@ -87,12 +89,14 @@ def in_scope(store: Store, scope: str, *, active_only: bool = True) -> list[dict
 
 def all_rules(store: Store, *, active_only: bool = False) -> list[dict[str, Any]]:
     """Every rule: global first, then by scope, each oldest first, with the episodes that
-    derived it (``episode_ids``, from its ``derived_from`` links)."""
+    derived it (``episode_ids``, from its ``derived_from`` links; those this call sees)."""
     rules = []
     for name in store.table_names(TABLE):
         docs = [r for r in store.docs(name).values() if r["active"] or not active_only]
         if docs:
             rules += links.with_episode_ids(store, name, docs, links.DERIVED_FROM)
+    for rule in rules:  # copies already: keep only the episodes this call may see
+        rule["episode_ids"] = isolation.visible_episodes(store, rule["episode_ids"])
     return sorted(rules, key=lambda r: (r["scope"] != "global", r["scope"], r["seq"]))
 
 

@@ -23,7 +23,11 @@ that presents the store's curator key (a person: ``--curator-key FILE``,
 ``Memory(curator_key=...)``) sees everything.
 
 A record another agent owns is *not found* (exit 2) by every door, worded as an id
-that does not exist.
+that does not exist. What joins records follows them: a link is listed, made and
+removed only by a caller that sees both its ends (:class:`core.domain.link_ops.Walls`,
+which also keeps the context's sources to what the caller sees), a work item names
+only a session its caller sees (:func:`check_session_named`), and the HTTP event
+stream carries a reader only the history entries it may read.
 """
 
 from __future__ import annotations
@@ -108,6 +112,34 @@ def check_session(store: Store, session: dict[str, Any], key: str) -> dict[str, 
     if not sees_session(viewer(store), session):
         raise NotFound("session", key.strip())
     return session
+
+
+def check_session_named(store: Store, session_id: str) -> None:
+    """Refuse a write that names session ``session_id`` (an action's) unless this call
+    sees that session: another agent's is *not found*, and so is an id no session has
+    (else the two answers would tell another agent's session ids apart)."""
+    view = viewer(store)
+    if view is None:
+        return
+    doc = store.docs("sessions").get(session_id) if store.has_table("sessions") else None
+    if doc is None or not sees(view, doc.get("agent_id")):
+        raise NotFound("session", session_id)
+
+
+def visible_episodes(store: Store, episode_ids: list[str]) -> list[str]:
+    """``episode_ids`` (a rule's or a card's) without the episodes this call may not see
+    (call inside a read): another agent's, while agents are isolated. An id no episode
+    has any more stays (it names nobody's record)."""
+    view = viewer(store)
+    if view is None or not episode_ids:
+        return episode_ids
+    tables = [store.docs(name) for name in reversed(store.table_names("episodes"))]
+    kept = []
+    for episode_id in episode_ids:
+        doc = next((docs[episode_id] for docs in tables if episode_id in docs), None)
+        if doc is None or sees(view, doc.get("agent_id")):
+            kept.append(episode_id)
+    return kept
 
 
 def check_episode(store: Store, episode: dict[str, Any], key: str) -> dict[str, Any]:

@@ -177,11 +177,11 @@ def query(
     if limit is not None and limit <= 0:
         return out
     with store.reading():
-        from ..ledger.isolation import sees, viewer
+        from ..ledger.isolation import viewer
 
         view = viewer(store)
         for entry in newest_first(store):
-            if view is not None and not sees(view, str(entry["actor"]).partition(":")[2]):
+            if not sees_entry(view, entry):
                 continue  # another agent's doing, while agents are isolated
             if table is not None and entry["table"] != table:
                 continue
@@ -193,6 +193,23 @@ def query(
             if limit is not None and len(out) >= limit:
                 break
     return out
+
+
+def sees_entry(view: str | None, entry: Entry) -> bool:
+    """Whether a caller that reads as ``view`` (:func:`core.ledger.isolation.viewer`) sees
+    an audit entry: while agents are isolated, an agent sees its own doings and those of
+    callers with no agent id, never another agent's (their summaries hold its words)."""
+    from ..ledger.isolation import agent_of, sees
+
+    return view is None or sees(view, agent_of(str(entry["actor"])))
+
+
+def visible(store: Store, entries: list[Entry]) -> list[Entry]:
+    """The ``entries`` this call may see (call inside a read), in their order."""
+    from ..ledger.isolation import viewer
+
+    view = viewer(store)
+    return entries if view is None else [e for e in entries if sees_entry(view, e)]
 
 
 # -- the record an entry names -------------------------------------------------------------

@@ -14,6 +14,13 @@ within a poll (0.2 s by default). Each stream starts with a ``ready`` event
 ``entries`` holds at most 200 entries, newest last; ``more`` counts those left
 out (a bulk import writes thousands). A ``: ping`` comment keeps idle
 connections open through proxies.
+
+A stream carries only what its reader may read: a client that names its agent
+(``X-Memwork-Agent``) on a store that isolates agents gets the entries the
+``history`` verb would show that agent (its own doings and those of callers with
+no agent id, never another agent's), and no event at all for a commit it may
+see nothing of; ``entries`` and ``more`` count only what it sees. A stream
+opened with no agent id is an operator's: it sees every commit.
 """
 
 from __future__ import annotations
@@ -27,32 +34,50 @@ from anyio.streams.memory import MemoryObjectSendStream
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from ...base.errors import MemworkError
 from ...storage.store import Store
+from .routes import actor_of, error_response
 
 MAX_ENTRIES = 200
 POLL = 0.2
 PING = 15.0
 
 
-def entries_after(store: Store, seq: int) -> tuple[list[dict[str, Any]], int, int]:
-    """(the newest audit entries after ``seq``, oldest first and at most
-    :data:`MAX_ENTRIES`; how many more there were; the newest seq)."""
+def entries_after(store: Store, seq: int) -> tuple[list[dict[str, Any]], int]:
+    """(every audit entry after ``seq``, oldest first; the newest seq). Each stream cuts
+    them to :data:`MAX_ENTRIES` after keeping what its reader may see."""
     from ...services.history import newest_first
 
     found: list[dict[str, Any]] = []
-    more = 0
     newest = seq
     with store.reading():
         for entry in newest_first(store):
             if int(entry["seq"]) <= seq:
                 break
             newest = max(newest, int(entry["seq"]))
-            if len(found) < MAX_ENTRIES:
-                found.append(entry)
-            else:
-                more += 1
+            found.append(entry)
     found.reverse()
-    return found, more, newest
+    return found, newest
+
+
+def for_reader(store: Store, actor: str, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ``entries`` the stream of ``actor`` (``http:<agent>``) may carry: what that agent
+    may read of the history, as every door filters it; an operator's stream (no agent
+    id) gets every entry."""
+    from ...ledger.isolation import agent_of, asking
+    from ...services.history import visible
+
+    if not agent_of(actor):
+        return entries
+    with asking(actor), store.reading():
+        return visible(store, entries)
+
+
+def cut(event: dict[str, Any], entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """``event`` with the newest :data:`MAX_ENTRIES` of ``entries`` and ``more`` counting
+    the rest."""
+    kept = entries[-MAX_ENTRIES:]
+    return {**event, "entries": kept, "more": len(entries) - len(kept)}
 
 
 def _last_seq(store: Store) -> int:
@@ -88,9 +113,9 @@ class CommitFeed:
             generation = await anyio.to_thread.run_sync(self.store.committed_generation)
             if generation == self.generation:
                 continue
-            entries, more, seq = await anyio.to_thread.run_sync(entries_after, self.store, seq)
+            entries, seq = await anyio.to_thread.run_sync(entries_after, self.store, seq)
             self.generation = generation
-            event = {"generation": generation, "entries": entries, "more": more}
+            event = {"generation": generation, "entries": entries}
             for stream in list(self._streams):
                 try:
                     stream.send_nowait(event)
@@ -99,8 +124,9 @@ class CommitFeed:
                     self._streams.discard(stream)
                     stream.close()
 
-    async def stream(self, request: Request) -> AsyncIterator[bytes]:
-        """One viewer's events, until it goes away."""
+    async def stream(self, request: Request, actor: str) -> AsyncIterator[bytes]:
+        """One viewer's events (``actor``: who reads, as the door names callers), until it
+        goes away."""
         send, receive = anyio.create_memory_object_stream[dict[str, Any]](64)
         if self.closed:
             return
@@ -117,6 +143,12 @@ class CommitFeed:
                         return
                     yield b": ping\n\n"
                     continue
+                seen = await anyio.to_thread.run_sync(
+                    for_reader, self.store, actor, event["entries"]
+                )
+                if not seen and event["entries"]:
+                    continue  # only others' doings: not even that a commit happened
+                event = cut(event, seen)
                 data = orjson.dumps(event).decode()
                 yield f"event: commit\nid: {event['generation']}\ndata: {data}\n\n".encode()
         except (anyio.EndOfStream, anyio.ClosedResourceError):
@@ -127,9 +159,13 @@ class CommitFeed:
             receive.close()
 
     def response(self, request: Request) -> Response:
-        """The ``text/event-stream`` response of ``/v1/events``."""
+        """The ``text/event-stream`` response of ``/v1/events`` (a bad agent header: 400)."""
+        try:
+            actor = actor_of(request)
+        except MemworkError as exc:
+            return error_response(exc)
         return StreamingResponse(
-            self.stream(request),
+            self.stream(request, actor),
             media_type="text/event-stream",
             headers={"cache-control": "no-store", "x-accel-buffering": "no"},
         )

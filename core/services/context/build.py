@@ -178,6 +178,13 @@ def read_inputs(
             lessons = links.with_targets(store, "lessons", lessons)
             slots = links.with_targets(store, "slots", slots)
         view = isolation.viewer(store)
+        if sources and view is not None:
+            # A line names only the records this caller may see as its sources.
+            from ...domain.link_ops import Walls
+
+            seen = Walls(store)
+            cards, rules = seen.sources(cards), seen.sources(rules)
+            lessons, slots = seen.sources(lessons), seen.sources(slots)
         data = {
             "actions": _frontier(store, project),
             "profile": _profile(store, project),
