@@ -11,7 +11,9 @@ Three ideas from conversation retrieval apply to observations, whose sessions
 are conversations (each measured on held-out data; see docs/RECALL.md):
 
 * a note's words also count a tenth for the note after it (an answer often
-  continues the question before it: "what did you do?" / "went skiing");
+  continues the question before it: "what did you do?" / "went skiing"), and a
+  word the note after it says again counts half there (a reply that repeats its
+  question's words is not where the answer is);
 * a note gains 0.3 of its best neighbour's score (evidence comes in runs);
 * the whole session is a second field, worth 0.2 of the best score.
 
@@ -51,6 +53,9 @@ from .extract import KIND_NAMES, NEVER, Unit
 FORMAT = 3
 K1 = 0.6
 B = 0.2
+# tenths: a word a note repeats from the note before it counts half in that note (a
+# reply that says its question's words again is not where the answer is)
+ECHO = 5
 PREV_TURN = 1  # tenths: the previous observation's words count 0.1
 NEIGHBOUR = 0.3
 SESSION_WEIGHT = 0.2
@@ -570,6 +575,8 @@ class RecallIndex:
             return own, own
         posted = dict(own)
         for term, tenths in counts_of(self.fields[prev]).items():
+            if term in own:
+                posted[term] = own[term] * ECHO // 10
             posted[term] = posted.get(term, 0) + tenths * PREV_TURN // 10
         return posted, own
 
@@ -1190,6 +1197,7 @@ def params_key() -> tuple[object, ...]:
     return (
         K1,
         B,
+        ECHO,
         PREV_TURN,
         hashlib.blake2b(stop, digest_size=8).hexdigest(),
         records.W_MAIN,
