@@ -10,17 +10,16 @@ to the index (p50/p95), and the index's memory (tracemalloc, this process).
     python bench/bench_engine.py 10000 100000
     python bench/bench_engine.py --short 100000
 
-tantivy is installed into the running environment when it is missing (the bench extra).
+tantivy is the evaluation's own (``bench/recall_baselines.py``), installed into the
+running environment when it is missing (the bench extra).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import math
 import random
 import statistics
-import subprocess
 import sys
 import time
 import tracemalloc
@@ -30,6 +29,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from recall_baselines import Tantivy, need  # noqa: E402
 
 from memwork.core.services.recall.engine import Filter, RecallIndex, fingerprint  # noqa: E402
 from memwork.core.services.recall.extract import NEVER, Unit  # noqa: E402
@@ -116,27 +118,8 @@ def build(corpus: list[str]) -> RecallIndex:
     return index
 
 
-class Tantivy:
-    def __init__(self, corpus: list[str]) -> None:
-        import tantivy
-
-        schema = tantivy.SchemaBuilder()
-        schema.add_text_field("body", stored=False, tokenizer_name="en_stem")
-        schema.add_integer_field("id", stored=True, fast=True)
-        self.schema = schema.build()
-        self.index = tantivy.Index(self.schema)
-        writer = self.index.writer(heap_size=200_000_000, num_threads=1)
-        for i, text in enumerate(corpus):
-            writer.add_document(tantivy.Document(body=text, id=i))
-        writer.commit()
-        writer.wait_merging_threads()
-        self.index.reload()
-        self.searcher = self.index.searcher()
-
-    def search(self, query: str, limit: int) -> list[int]:
-        parsed = self.index.parse_query(query, ["body"])
-        hits = self.searcher.search(parsed, limit).hits
-        return [self.searcher.doc(address)["id"][0] for _, address in hits]
+def _top(engine: Tantivy, limit: int, query: str) -> list[int]:
+    return engine.search(query, limit)
 
 
 def timed(fn: Callable[[str], object], asked: list[str]) -> tuple[float, float]:
@@ -151,21 +134,13 @@ def timed(fn: Callable[[str], object], asked: list[str]) -> tuple[float, float]:
     return statistics.median(spent), spent[round(0.95 * (len(spent) - 1))]
 
 
-def need_tantivy() -> None:
-    if importlib.util.find_spec("tantivy") is None:
-        print("installing tantivy ...", file=sys.stderr)
-        subprocess.run(
-            [sys.executable, "-m", "pip", "install", "-q", "tantivy==0.27.0"], check=True
-        )
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sizes", nargs="*", type=int, default=[10_000])
     ap.add_argument("--short", action="store_true", help="texts of <= 300 characters")
     ap.add_argument("--limit", type=int, default=10)
     args = ap.parse_args()
-    need_tantivy()
+    need("tantivy", "bm25s")  # bm25s: the stop words tantivy is asked without
     print(
         "| records | texts | memwork p50 / p95 | tantivy p50 / p95 | ratio p50 / p95 "
         "| add one p50 / p95 | index memory |"
@@ -181,7 +156,7 @@ def main() -> None:
         engine = Tantivy(base)
         asked = questions(base)
         ours = timed(partial(index.search, limit=args.limit, where=OBSERVATIONS), asked)
-        theirs = timed(partial(engine.search, limit=args.limit), asked)
+        theirs = timed(partial(_top, engine, args.limit), asked)
         adds = []
         for j, text in enumerate(extra):
             u = unit(n + j, text)
