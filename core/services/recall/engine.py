@@ -739,8 +739,13 @@ class RecallIndex:
 
         return ok
 
-    def scores(self, query: str, where: Filter = Filter()) -> dict[int, float]:  # noqa: B008
-        """Every candidate's score (unordered): the best ``DEPTH`` by BM25, their
+    def scores(
+        self,
+        query: str,
+        where: Filter = Filter(),  # noqa: B008
+        depth: int = DEPTH,
+    ) -> dict[int, float]:
+        """Every candidate's score (unordered): the best ``depth`` by BM25, their
         neighbours, with the session field, neighbour shares and proximity added."""
         n = self.live
         if not n:
@@ -759,13 +764,13 @@ class RecallIndex:
         info.sort(key=lambda x: (-x[0], x[2]))  # rarest first: the same sums every time
         score_of: Callable[[int], float]
         if plain_python(sum(len(docs) for _, (docs, _), _ in info)):
-            top, ok, score_of = self._bm25_small(info, where)
+            top, ok, score_of = self._bm25_small(info, where, depth)
         else:
             np = _numpy()
             mask = self._mask(where, np)
             norms = self._derive("norms", self._norms)
-            acc = self._bm25(info, norms, mask, where.visible is None, np)
-            top, ok = self._best(acc, mask, where.visible, np)
+            acc = self._bm25(info, norms, mask, where.visible is None, np, depth)
+            top, ok = self._best(acc, mask, where.visible, np, depth)
             score_of = acc.item
         if not top:
             return {}
@@ -806,7 +811,10 @@ class RecallIndex:
         return final
 
     def _bm25_small(
-        self, info: list[tuple[float, tuple[array[int], array[int]], str]], where: Filter
+        self,
+        info: list[tuple[float, tuple[array[int], array[int]], str]],
+        where: Filter,
+        depth: int,
     ) -> tuple[list[tuple[int, float]], Callable[[int], bool], Callable[[int], float]]:
         """:meth:`_bm25` and :meth:`_best` for a query that reads few postings, in plain
         Python: the same sums in the same order, so the same scores to the last bit."""
@@ -821,13 +829,13 @@ class RecallIndex:
             for d, tf in zip(docs, tfs, strict=True):
                 if ok is None or ok(d):
                     acc[d] = get(d, 0.0) + kp1 * tf / (tf + k * (one_b + B * lens[d] / mean))
-        if len(acc) > DEPTH:
-            theta = sorted(acc.values())[-DEPTH]
+        if len(acc) > depth:
+            theta = sorted(acc.values())[-depth]
             top = [(d, v) for d, v in acc.items() if v >= theta]
         else:
             top = list(acc.items())
         top.sort(key=_best_first)
-        return top[:DEPTH], ok or _anything, get_score(acc)
+        return top[:depth], ok or _anything, get_score(acc)
 
     def _scalar_test(self, where: Filter) -> Callable[[int], bool] | None:
         """:meth:`_mask` and ``visible`` as one test of a slot (None: every slot)."""
@@ -866,6 +874,7 @@ class RecallIndex:
         mask: Any,
         prune: bool,
         np: Any,
+        depth: int,
     ) -> Any:
         """BM25 by slot (0 where ``mask`` says no), term at a time, rarest first.
 
@@ -885,7 +894,7 @@ class RecallIndex:
             slots = np.frombuffer(docs, dtype=np.int32)
             tf = np.frombuffer(tfs, dtype=np.int32)
             if live is None and prune and i and rest[i] < acc.max():
-                live = self._contenders(acc, rest[i], np)
+                live = self._contenders(acc, rest[i], np, depth)
             if live is not None:
                 keep = live[slots]
                 slots, tf = slots[keep], tf[keep]
@@ -895,13 +904,13 @@ class RecallIndex:
             acc[~mask] = 0.0
         return acc
 
-    def _contenders(self, acc: Any, left: float, np: Any) -> Any:
+    def _contenders(self, acc: Any, left: float, np: Any, depth: int) -> Any:
         """The slots still in the running when the terms left add under ``left``, with
         their neighbours two notes either side; None when too many still are."""
         hits = acc[acc > 0]
-        if len(hits) <= DEPTH:
+        if len(hits) <= depth:
             return None
-        cut = len(hits) - DEPTH
+        cut = len(hits) - depth
         theta = np.partition(hits, cut)[cut]
         if theta <= left:
             return None
@@ -923,6 +932,7 @@ class RecallIndex:
         mask: Any,
         visible: Callable[[str, str, str | None, str], bool] | None,
         np: Any,
+        depth: int,
     ) -> tuple[list[tuple[int, float]], Callable[[int], bool]]:
         """The best ``DEPTH`` (slot, score) by ``acc`` that the caller may see, best first
         (ties: the higher slot), and the test of which slots ``mask`` and ``visible`` let
@@ -933,7 +943,7 @@ class RecallIndex:
 
         # The best k by a partition (ties at the k-th score all kept), then the few sorted;
         # while the caller may not see enough of them, k grows.
-        k = DEPTH if visible is None else 4 * DEPTH
+        k = depth if visible is None else 4 * depth
         while True:
             if k < len(hits):
                 cut = len(values) - k
@@ -946,8 +956,8 @@ class RecallIndex:
                 key=_best_first,
             )
             top = ranked if visible is None else [kv for kv in ranked if ok(kv[0])]
-            if len(top) >= DEPTH or k >= len(hits):
-                return top[:DEPTH], ok
+            if len(top) >= depth or k >= len(hits):
+                return top[:depth], ok
             k *= 4
 
     def _session_scores(self, terms: list[str], top: list[tuple[int, float]]) -> dict[int, float]:
@@ -1039,7 +1049,8 @@ class RecallIndex:
 
     def search(self, query: str, limit: int, where: Filter = Filter()) -> list[Scored]:  # noqa: B008
         """The best ``limit`` records, best first (ties: the most recently indexed)."""
-        found = self.scores(query, where)
+        # A caller asking for more than the usual depth gets what it asked for.
+        found = self.scores(query, where, max(DEPTH, limit))
         best = sorted(found.items(), key=_score_then_slot, reverse=True)[:limit]
         return [self.scored(d, s) for d, s in best if s > 0]
 

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...base.errors import InvalidInput
-from .engine import Filter, RecallIndex, Scored, decode_fields
+from .engine import DEPTH, Filter, RecallIndex, Scored, decode_fields
 
 if TYPE_CHECKING:
     from ...storage.store import Store
@@ -203,7 +203,7 @@ def rank(
     vectors = recall.vectors(embedder(name))
     import numpy as np
 
-    lexical = index.scores(query, where)
+    lexical = index.scores(query, where, max(DEPTH, limit))
     matrix = vectors.current()
     if vectors.computed:
         recall.touched()

@@ -85,3 +85,19 @@ def test_a_small_index_in_a_fresh_process_never_imports_numpy(tmp_path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("plain", [False, True])
+def test_a_caller_asking_for_more_than_a_hundred_gets_them(plain: bool, monkeypatch) -> None:
+    monkeypatch.setattr(engine, "plain_python", lambda postings: plain)
+    index = RecallIndex()
+    fresh = []
+    for i in range(400):
+        unit = Unit(
+            f"n{i}", "lesson", "t", ((1.0, f"canary rollout step {i}"),), 1.0, None, 0, NEVER
+        )
+        fresh.append((unit, fingerprint(unit)))
+    index.sync_changes("lessons", [], fresh, "1")
+    assert len(index.search("canary", 10)) == 10
+    assert len(index.search("canary", 250)) == 250
+    assert len(index.search("canary", 1000)) == 400
