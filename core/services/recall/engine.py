@@ -907,9 +907,11 @@ class RecallIndex:
     def _contenders(self, acc: Any, left: float, np: Any, depth: int) -> Any:
         """The slots still in the running when the terms left add under ``left``, with
         their neighbours two notes either side; None when too many still are."""
-        hits = acc[acc > 0]
-        if len(hits) <= depth:
+        # The depth-th best is above ``left`` only if ``depth`` records are: one count
+        # says so before any partition is paid for.
+        if np.count_nonzero(acc > left) < depth:
             return None
+        hits = acc[acc > 0]
         cut = len(hits) - depth
         theta = np.partition(hits, cut)[cut]
         if theta <= left:
