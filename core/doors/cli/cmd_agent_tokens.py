@@ -11,7 +11,7 @@ from .output import emit_json, note, say
 def issued(ctx: Context, done: dict[str, Any]) -> int:
     """``agent-token add``: the token on stdout (alone, for a script), advice on stderr."""
     if ctx.json:
-        emit_json({"agent": done["agent"], "token": done["token"]})
+        emit_json(done)
         return 0
     say(done["token"])
     note(
