@@ -164,3 +164,12 @@ def test_while_review_is_on_tokens_take_the_curator_key(tmp_path: Path) -> None:
     assert cli(db, "--curator-key", str(key), "agent-token", "add", "coder").returncode == 0
     assert cli(db, "agent-token", "revoke", "coder").returncode == 2
     assert cli(db, "--curator-key", str(key), "agent-token", "revoke", "coder").returncode == 0
+
+
+def test_restoring_a_checkpoint_never_brings_a_revoked_token_back(tmp_path: Path) -> None:
+    db = tmp_path / "db"
+    issue(db, "coder")
+    checkpoint = json.loads(cli(db, "--json", "checkpoint", "create").stdout)["id"]
+    assert cli(db, "agent-token", "revoke", "coder").returncode == 0
+    assert cli(db, "checkpoint", "restore", checkpoint).returncode == 0
+    assert json.loads(cli(db, "--json", "agent-token", "list").stdout) == []
