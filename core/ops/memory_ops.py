@@ -2157,6 +2157,60 @@ class Operations:
         )
         return result
 
+    def issue_agent_token(
+        self,
+        agent: str,
+    ) -> dict[str, Any]:
+        """Issue an agent its own HTTP token (shown once).
+
+        Issue a new random token for an agent and show it once: the store keeps only its digest,
+        the agent and when it was made. Over HTTP a request whose bearer token is this token
+        acts as that agent and no other. While review is on this needs the curator key.
+
+        Args:
+            agent: the agent the token acts as.
+        """
+        result: dict[str, Any] = self._operation(
+            "issue_agent_token",
+            {
+                "agent": agent,
+            },
+        )
+        return result
+
+    def list_agent_tokens(
+        self,
+    ) -> list[dict[str, Any]]:
+        """The agents that hold tokens, and when each was made.
+
+        Every agent token's agent and creation time (never the token or its digest).
+        """
+        result: list[dict[str, Any]] = self._operation(
+            "list_agent_tokens",
+            {},
+        )
+        return result
+
+    def revoke_agent_token(
+        self,
+        agent: str,
+    ) -> dict[str, Any]:
+        """Revoke every token of an agent.
+
+        Remove every token of an agent: the next HTTP request carrying one is refused (401). An
+        agent with no token is not found. While review is on this needs the curator key.
+
+        Args:
+            agent: the agent whose tokens end.
+        """
+        result: dict[str, Any] = self._operation(
+            "revoke_agent_token",
+            {
+                "agent": agent,
+            },
+        )
+        return result
+
     def lint(
         self,
     ) -> list[dict[str, Any]]:

@@ -163,6 +163,7 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "action": ("work items with dependencies, and the frontier", ()),
     "profile": ("a project's profile, shown in its context", ()),
     "curator": ("the key that decides for a store while review is on", ()),
+    "agent-token": ("agents' own HTTP tokens: identity comes from the token", ()),
 }
 
 _LOCAL = ("cli", "api")
@@ -2193,6 +2194,53 @@ OPERATIONS: tuple[Op, ...] = (
         ),
         doors=("cli",),
         cli_print="cmd_review:curator_ready",
+    ),
+    Op(
+        "issue_agent_token",
+        "agent-token add",
+        "issue an agent its own HTTP token (shown once)",
+        "ledger.agent_tokens:issue",
+        (Param("agent", "str", "the agent the token acts as", cli="AGENT"),),
+        writes=True,
+        result="agent_token",
+        doc=(
+            "Issue a new random token for an agent and show it once: the store keeps only "
+            "its digest, the agent and when it was made. Over HTTP a request whose bearer "
+            "token is this token acts as that agent and no other. While review is on this "
+            "needs the curator key."
+        ),
+        doors=_LOCAL,
+        cli_print="cmd_agent_tokens:issued",
+        toolset="curation",
+    ),
+    Op(
+        "list_agent_tokens",
+        "agent-token list",
+        "the agents that hold tokens, and when each was made",
+        "ledger.agent_tokens:listing",
+        result="agent_tokens",
+        doc="Every agent token's agent and creation time (never the token or its digest).",
+        doors=_LOCAL,
+        cli_print="cmd_agent_tokens:listed",
+        toolset="curation",
+    ),
+    Op(
+        "revoke_agent_token",
+        "agent-token revoke",
+        "revoke every token of an agent",
+        "ledger.agent_tokens:revoke",
+        (Param("agent", "str", "the agent whose tokens end", cli="AGENT"),),
+        writes=True,
+        result="agent_token_revoked",
+        errors=("invalid", "not_found"),
+        doc=(
+            "Remove every token of an agent: the next HTTP request carrying one is refused "
+            "(401). An agent with no token is not found. While review is on this needs the "
+            "curator key."
+        ),
+        doors=_LOCAL,
+        cli_print="cmd_agent_tokens:revoked",
+        toolset="curation",
     ),
     Op(
         "lint",

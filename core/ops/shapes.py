@@ -568,6 +568,25 @@ SHAPES: dict[str, Schema] = {
             "registered_by": _p(_STR, "who registered it"),
         },
     ),
+    "agent_token": _obj(
+        "A new agent token: shown this once, the store keeps only its digest.",
+        {
+            "agent": _p(_STR, "the agent it acts as"),
+            "token": _p(_STR, "the bearer token"),
+            "created_at": _p(_STR, "when it was made"),
+        },
+    ),
+    "agent_tokens": _list(
+        "Agent tokens (never the tokens themselves).",
+        _obj(
+            "An agent token.",
+            {"agent": _p(_STR, "its agent"), "created_at": _p(_STR, "when it was made")},
+        ),
+    ),
+    "agent_token_revoked": _obj(
+        "What a revoke removed.",
+        {"agent": _p(_STR, "the agent"), "revoked": _p(_INT, "how many tokens ended")},
+    ),
     "config_value": _obj(
         "A setting's value.", {"key": _p(_STR, "the setting"), "value": _p(_STR, "its value")}
     ),

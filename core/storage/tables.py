@@ -41,6 +41,7 @@ SINGLE = (
     "profiles",
     "crashes",
     "wm_scopes",
+    "agent_tokens",
 )
 
 
@@ -111,8 +112,9 @@ INTERNAL_TABLES = ("distinct", "task_stats", "meta", "crashes")
 #: exported (an import rebuilds them as it writes the records).
 DERIVED_TABLES = ("rule_index",)
 
-#: Store-local history: not exported (snapshots do not travel in a JSON document).
-LOCAL_TABLES = ("checkpoints", "imports")
+#: Store-local: not exported (snapshots do not travel in a JSON document; agent tokens'
+#: digests stay with the store that issued them).
+LOCAL_TABLES = ("checkpoints", "imports", "agent_tokens")
 
 #: Tables a store checkpoint snapshots and restores. The audit log is left out
 #: on purpose: it records what happened, including restores, so it never rewinds.

@@ -131,7 +131,13 @@ class HttpDoor:
             lifespan=self._lifespan,
             exception_handlers={HTTPException: http_error},
         )
-        self.app = Guard(self.starlette, token=token, max_body=cap)
+        self.app = Guard(self.starlette, token=token, max_body=cap, agent_of=self.agent_of)
+
+    def agent_of(self, token: str) -> str | None:
+        """The agent an agent token was issued for (read from the store each time)."""
+        from ...ledger.agent_tokens import agent_of_token
+
+        return agent_of_token(self.memory.store, token)
 
     @contextlib.asynccontextmanager
     async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:

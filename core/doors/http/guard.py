@@ -7,6 +7,12 @@
 - Without a token the server listens on loopback only (``serve`` refuses any
   other address), and a request whose ``Host`` is not a loopback name is refused
   (403): a web page that rebinds its own name to 127.0.0.1 cannot reach the store.
+- A bearer token that is an agent token (:mod:`core.ledger.agent_tokens`) is accepted
+  too, with or without ``MEMWORK_TOKEN``: the request then acts as that agent at every
+  route, as if it had sent ``X-Memwork-Agent: <agent>`` with the operator's token. One
+  that names another agent in that header is refused (403); a token the store does
+  not know (never issued, or revoked) is 401. The store is asked on every such
+  request, so a revoke takes effect on the next one.
 - A request that says its body is larger than the cap is refused (413) before
   it is read; the routes stop reading a streamed body at the cap as well.
 
@@ -20,6 +26,7 @@ import hmac
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+import anyio
 import orjson
 
 Scope = MutableMapping[str, Any]
@@ -30,6 +37,11 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 OPEN_PATHS = frozenset({"/livez"})
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+AGENT_HEADER = b"x-memwork-agent"
+AGENT_TOKEN_PREFIX = b"mwa_"
+
+#: The agent an agent token was issued for, or None (a blocking store read).
+AgentLookup = Callable[[str], str | None]
 
 
 def host_name(host_header: str) -> str:
@@ -65,10 +77,20 @@ async def send_error(
 class Guard:
     """Authentication, the loopback rule and the body cap, in front of every route."""
 
-    def __init__(self, app: ASGIApp, *, token: str | None, max_body: int) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        token: str | None,
+        max_body: int,
+        agent_of: AgentLookup | None = None,
+    ) -> None:
+        """``agent_of``: how an agent token is looked up (None: agent tokens are not
+        taken)."""
         self.app = app
         self.token = token.encode() if token else None
         self.max_body = max_body
+        self.agent_of = agent_of
 
     def authorized(self, headers: dict[bytes, bytes]) -> bool:
         """Whether the request carries the server's bearer token (constant-time check)."""
@@ -95,7 +117,17 @@ class Guard:
                     "forbidden",
                 )
                 return
-        elif not self.authorized(headers):
+        scheme, _, given = headers.get(b"authorization", b"").partition(b" ")
+        given = given.strip()
+        if (
+            self.agent_of is not None
+            and scheme.lower() == b"bearer"
+            and given.startswith(AGENT_TOKEN_PREFIX)
+            and not (self.token is not None and hmac.compare_digest(given, self.token))
+        ):
+            await self.as_agent(scope, receive, send, headers, given)
+            return
+        if not self.authorized(headers):
             await send_error(
                 send,
                 401,
@@ -104,6 +136,50 @@ class Guard:
                 ((b"www-authenticate", b'Bearer realm="memwork"'),),
             )
             return
+        await self.capped(scope, receive, send, headers)
+
+    async def as_agent(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        headers: dict[bytes, bytes],
+        given: bytes,
+    ) -> None:
+        """A request carrying an agent token: refused unless the store knows the token,
+        then passed on naming that agent (and no other)."""
+        assert self.agent_of is not None
+        lookup = self.agent_of
+        agent = await anyio.to_thread.run_sync(lambda: lookup(given.decode("latin-1")))
+        if agent is None:
+            # The message never repeats the token.
+            await send_error(
+                send,
+                401,
+                "memwork: the agent token is not known to this store (never issued, or revoked)",
+                "unauthorized",
+                ((b"www-authenticate", b'Bearer realm="memwork"'),),
+            )
+            return
+        named = headers.get(AGENT_HEADER, b"").strip().decode("latin-1")
+        if named and named != agent:
+            await send_error(
+                send,
+                403,
+                f"memwork: X-Memwork-Agent names {named!r}, but the agent token is "
+                f"{agent!r}'s: a token acts as its own agent only",
+                "forbidden",
+            )
+            return
+        scope["headers"] = [(k, v) for k, v in scope["headers"] if k.lower() != AGENT_HEADER] + [
+            (AGENT_HEADER, agent.encode())
+        ]
+        await self.capped(scope, receive, send, headers)
+
+    async def capped(
+        self, scope: Scope, receive: Receive, send: Send, headers: dict[bytes, bytes]
+    ) -> None:
+        """The body cap, then the application."""
         length = headers.get(b"content-length")
         if length is not None and length.isdigit() and int(length) > self.max_body:
             await send_error(

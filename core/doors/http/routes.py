@@ -8,7 +8,8 @@ failed precondition (a duplicate, a read-only slot, a read-only store); 415
 when the body is not JSON (a browser cannot send ``application/json`` to
 another site without asking first, so a web page cannot post to a store served
 on loopback), 413 when it is over the cap. Writes are audited as ``http``, or
-``http:<agent>`` with an ``X-Memwork-Agent`` header.
+``http:<agent>`` with an ``X-Memwork-Agent`` header or an agent's own token (the guard
+turns the token into the header, :mod:`core.doors.http.guard`).
 """
 
 from __future__ import annotations
@@ -238,7 +239,8 @@ def openapi() -> dict[str, Any]:
             code, text = _ERRORS[kind]
             responses[code] = _error_response(text)
         responses.setdefault("400", _error_response(_ERRORS["invalid"][1]))
-        responses["401"] = _error_response("No or a wrong bearer token.")
+        responses["401"] = _error_response("No or a wrong bearer token (or a revoked agent token).")
+        responses["403"] = _error_response("An agent token with a header naming another agent.")
         responses["413"] = _error_response("The request body is over the cap.")
         paths[f"/v1/{op.name}"] = {
             "post": {

@@ -183,6 +183,9 @@ SCENARIO: list[tuple[str, str, dict[str, Any]]] = [
     ("prof_big", "set_profile", {"project": "web", "text": "x" * 30, "limit": 20}),
     ("prof_show", "get_profile", {"project": "api"}),
     ("profs", "list_profiles", {}),
+    ("tok", "issue_agent_token", {"agent": "helper"}),
+    ("toks", "list_agent_tokens", {}),
+    ("tok_revoke", "revoke_agent_token", {"agent": "helper"}),
     ("review_on", "set_config", {"key": "review", "value": "on"}),
     ("p4", "set_profile", {"project": "api", "text": "The API service, on Postgres 16."}),
     ("p1", "add_lesson", {"text": "Pin the image digest"}),
@@ -238,6 +241,8 @@ _ID = re.compile(
     r"|\b[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}\b"
     # A checkpoint's short id, in audit summaries and an automatic checkpoint's description.
     r"|(?:(?<=restoring )|(?<=checkpoint )|(?<=restore ))[0-9a-f]{8}\b"
+    # An agent token: random, shown once.
+    r"|\bmwa_[A-Za-z0-9_-]{43}"
 )
 _ACTOR = re.compile(rf"\b(?:cli|api|mcp|http):{AGENT}\b")
 
