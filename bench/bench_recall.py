@@ -383,21 +383,29 @@ STORE_VERSION = 2
 SHAPED_VERSION = 1
 
 
+def _built_once(
+    folder: Path, what: str, build: Callable[[Path], list[str]]
+) -> tuple[Path, list[str]]:
+    """``folder`` as ``build`` fills it (once: its questions file says it is done), without
+    a recall index, and the questions ``build`` returned."""
+    import shutil
+
+    questions = folder.with_suffix(".questions.json")
+    if not questions.exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        print(f"(building a store of {what} in {folder} ...)", file=sys.stderr)
+        asked = build(folder)
+        shutil.rmtree(folder / "cache", ignore_errors=True)  # every run starts without an index
+        questions.write_text(json.dumps(asked))
+    return folder, json.loads(questions.read_text())
+
+
 def cached_store(records: int) -> tuple[Path, list[str]]:
     """The benchmark store of ``records`` records (built once into ``bench/out``) and its
     questions."""
     folder = OUT / f"recall-v{STORE_VERSION}-{records}"
-    questions = folder.with_suffix(".questions.json")
-    if not questions.exists():
-        import shutil
-
-        shutil.rmtree(folder, ignore_errors=True)
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        print(f"(building a store of {records:,} records in {folder} ...)", file=sys.stderr)
-        asked = _fill(folder, records)
-        shutil.rmtree(folder / "cache", ignore_errors=True)  # every run starts without an index
-        questions.write_text(json.dumps(asked))
-    return folder, json.loads(questions.read_text())
+    return _built_once(folder, f"{records:,} records", lambda f: _fill(f, records))
 
 
 #: Text lengths of the ``long`` and ``short`` stores: (join texts until at least, never past).
@@ -435,31 +443,28 @@ def cached_shaped_store(records: int, shape: str) -> tuple[Path, list[str]]:
     """A folder store of ``records`` notes of the shape (100 to a session), built once into
     ``bench/out`` and keyed by both, and its questions."""
     folder = OUT / f"recall-{shape}-v{SHAPED_VERSION}-{records}"
-    questions = folder.with_suffix(".questions.json")
-    if not questions.exists():
-        import shutil
+    return _built_once(
+        folder, f"{records:,} {shape} notes", lambda f: _fill_shaped(f, records, shape)
+    )
 
-        shutil.rmtree(folder, ignore_errors=True)
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        print(f"(building a store of {records:,} {shape} notes in {folder} ...)", file=sys.stderr)
-        texts, asked = _shaped_texts(records, shape)
-        store = Store(folder)
-        count = max(100, records // 100)
+
+def _fill_shaped(folder: Path, records: int, shape: str) -> list[str]:
+    texts, asked = _shaped_texts(records, shape)
+    store = Store(folder)
+    count = max(100, records // 100)
+    with store.transaction():
+        sids = [
+            sessions.start_session(store, title=f"run {s}", now=NOW, actor="b")["id"]
+            for s in range(count)
+        ]
+    per = -(-records // count)
+    for start in range(0, records, 2000):
         with store.transaction():
-            sids = [
-                sessions.start_session(store, title=f"run {s}", now=NOW, actor="b")["id"]
-                for s in range(count)
-            ]
-        per = -(-records // count)
-        for start in range(0, records, 2000):
-            with store.transaction():
-                for i in range(start, min(records, start + 2000)):
-                    at = NOW - timedelta(seconds=records - i)
-                    sessions.observe(store, sids[i // per], texts[i], now=at, actor="b")
-        store.close()
-        shutil.rmtree(folder / "cache", ignore_errors=True)  # every run starts without an index
-        questions.write_text(json.dumps(asked))
-    return folder, json.loads(questions.read_text())
+            for i in range(start, min(records, start + 2000)):
+                at = NOW - timedelta(seconds=records - i)
+                sessions.observe(store, sids[i // per], texts[i], now=at, actor="b")
+    store.close()
+    return asked
 
 
 def linked_copy(src: Path, dst: Path) -> Path:
