@@ -72,6 +72,7 @@ class Memory(Operations):
         #: The store's folder, or its Redis URL (text: a URL never becomes a path).
         self.path: Path | str = resolve_store_path(os.fspath(path) if path is not None else None)
         self.store = Store(self.path)
+        self.store.fold_mode = "background"  # a long-lived process: no call waits for a fold
         if actor not in ACTORS:
             from ..base.errors import InvalidInput
 

@@ -391,6 +391,10 @@ class Backend(ABC):
     #: Set before :meth:`open` by a repair (``checkpoint restore``): a store whose head
     #: cannot be read opens on one rebuilt from what can be, where the backend knows how.
     rescue: bool = False
+    #: The last commit left the store wanting a fold (a folder store's log past its
+    #: record count or age): the store runs it once the lock is let go
+    #: (:attr:`core.storage.store.Store.fold_mode`), never inside a writer's commit.
+    fold_due: bool = False
 
     # -- what messages and callers see ------------------------------------------------------
     @property
@@ -429,7 +433,8 @@ class Backend(ABC):
 
     @abstractmethod
     def release(self, failed: bool) -> None:
-        """Let the lock go (``failed``: the hold ended with an exception)."""
+        """Let the lock go (``failed``: the hold ended with an exception), then make
+        durable what the hold committed, where the backend defers that past the lock."""
 
     def begin(self) -> None:  # noqa: B027 - an optional hook; most backends need none
         """An outermost transaction starts (the lock is held): a writer's lease starts

@@ -188,6 +188,9 @@ class FolderBackend(Backend):
         #: ``store.json`` could not be read and a repair opened the store on one rebuilt
         #: from the table files: the next fold keeps the damaged file in damaged/.
         self._manifest_damaged = False
+        #: The log this hold appended to and has not yet made durable: its fsync runs
+        #: when the lock is let go (:meth:`release`), so writers share the disk's flush.
+        self._unsynced: _Log | None = None
         self.log_limit = int(_setting(LOG_BYTES_ENV, DEFAULT_LOG_BYTES))
         self.log_seconds = _setting(LOG_SECONDS_ENV, DEFAULT_LOG_SECONDS)
         self.log_records = int(_setting(LOG_RECORDS_ENV, DEFAULT_LOG_RECORDS))
@@ -436,6 +439,9 @@ class FolderBackend(Backend):
 
     def _close_log(self) -> None:
         if self._log is not None:
+            if self._unsynced is self._log:
+                self._unsynced = None
+                self._sync(self._log, quiet=False)
             self._log.close()
             self._log = None
 
@@ -497,8 +503,24 @@ class FolderBackend(Backend):
             ) from None
 
     def release(self, failed: bool) -> None:
+        """Let the lock go, then fsync what this hold appended to the log: the commit is
+        acknowledged only after that, but the next writer need not wait for this disk
+        flush to append its own, and writers that commit at the same moment share one
+        (group commit). A reader may see a record before its fsync has returned; a
+        power cut in that moment can take it back, as it takes back any unacknowledged
+        commit (the log's checksums show such a torn tail)."""
+        unsynced, self._unsynced = self._unsynced, None
         if self._lock is not None:
             self._lock.release()
+        if unsynced is not None:
+            self._sync(unsynced, quiet=failed)
+
+    def _sync(self, log: _Log, quiet: bool) -> None:
+        try:
+            os.fsync(log.fd)
+        except OSError as exc:
+            if not quiet:  # the hold failed already: its own error is the one to report
+                raise failed_write(exc, f"the store at {self.dir}") from None
 
     # -- reading ----------------------------------------------------------------------------
     def refresh(self) -> Refresh | None:
@@ -760,7 +782,9 @@ class FolderBackend(Backend):
             or len(self._records) >= self.log_records
             or now - log.started >= self.log_seconds
         ):
-            self._fold_after(commit.txid)
+            # Not in this commit: the store folds once the lock is let go, in the
+            # background or after the call's answer (Store.fold_mode).
+            self.fold_due = True
         return self._head
 
     def _append(self, log: _Log, record: bytes) -> None:
@@ -769,8 +793,6 @@ class FolderBackend(Backend):
                 os.ftruncate(log.fd, log.end)  # a commit a crash cut short: never acknowledged
                 log.size = log.end
             _write_all(log.fd, record, log.end)
-            if fsync_enabled():
-                os.fsync(log.fd)
         except OSError as exc:
             try:  # a full disk: take the partial record back, so nothing half lands
                 os.ftruncate(log.fd, log.end)
@@ -779,14 +801,8 @@ class FolderBackend(Backend):
             raise failed_write(exc, f"the store at {self.dir}") from None
         log.end += len(record)
         log.size = log.end
-
-    def _fold_after(self, txid: str) -> None:
-        """Fold once a commit is acknowledged: a failure (a full disk) loses nothing, since
-        the log holds every commit; the next commit tries again."""
-        try:
-            self.fold(txid=txid)
-        except (OSError, StoreError):
-            pass
+        if fsync_enabled():
+            self._unsynced = log  # made durable when the lock is let go (release)
 
     def fold_log(self) -> None:
         if self.read_only:
@@ -854,6 +870,9 @@ class FolderBackend(Backend):
         # From here the journal owns the temp files: it removes them if it fails before
         # it is written, and renames them in (now or on the next open) once it is.
         journal.commit(self.dir, files, deletes, tag, staged)
+        if self._unsynced is log:
+            self._unsynced = None  # the journal made the table files durable: they hold it
+        self.fold_due = False
         self._load(target)
 
     def _folded(self, name: str, records: list[Commit], version: int) -> bytes:

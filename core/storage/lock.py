@@ -43,6 +43,13 @@ _OPEN_RO = os.O_RDONLY | _NOFOLLOW
 _READ_ONLY_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
+#: How a waiter polls a busy lock: from 0.2 ms, doubling to 2 ms while the hold is
+#: short (a commit's), to 20 ms once it has lasted a quarter of a second.
+_FIRST_WAIT = 0.0002
+_SHORT_CEILING = 0.002
+_SHORT_HOLD = 0.25
+_LONG_CEILING = 0.02
+
 LOCK_TIMEOUT_ENV = "MEMWORK_LOCK_TIMEOUT"
 DEFAULT_LOCK_TIMEOUT_S = 30.0
 
@@ -100,19 +107,25 @@ class InterProcessLock:
         if fd is None:
             return
         mode = fcntl.LOCK_SH if self.read_only else fcntl.LOCK_EX
-        deadline = time.monotonic() + wait
-        delay = 0.001
+        started = time.monotonic()
+        deadline = started + wait
+        delay = _FIRST_WAIT
         while True:
             try:
                 fcntl.flock(fd, mode | fcntl.LOCK_NB)
                 self._fd = fd
                 return
             except BlockingIOError:
-                if time.monotonic() >= deadline:
+                now = time.monotonic()
+                if now >= deadline:
                     os.close(fd)
                     raise LockTimeout(str(self.path)) from None
                 time.sleep(delay)
-                delay = min(delay * 2, 0.05)
+                # Commits hold the lock ~1 ms: a waiter that slept 50 ms (as it once
+                # did) let several go by idle. Long holds (a fold, an import) are
+                # polled less often.
+                ceiling = _SHORT_CEILING if now - started < _SHORT_HOLD else _LONG_CEILING
+                delay = min(delay * 2, ceiling)
 
     def _open(self) -> int | None:
         """The lock file's descriptor (None: a read-only store without one)."""

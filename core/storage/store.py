@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
+    from .background_fold import BackgroundFold
     from .tinydb_api import StoreDB, StrTable
     from .url import Location
 
@@ -97,6 +98,13 @@ class Store:
         #: Opened for one call, after which the process ends (the CLI's): whoever
         #: derives files from it saves them when the call ends, not in the background.
         self.one_call = False
+        #: When a fold the log asked for runs, once the commit's lock is let go:
+        #: ``"now"`` by the committing thread, ``"background"`` in a thread of its own
+        #: (a long-lived process: no writer waits for it), ``"close"`` when the store is
+        #: closed (a one-call process, after its answer).
+        self.fold_mode = "now"
+        self._folder: BackgroundFold | None = None
+        self._fold_at_close = False
         head = backend.open(create)
         self.cache = TableCache(backend, head)
         self.cache.lock_held = lambda: self._depth > 0
@@ -203,6 +211,30 @@ class Store:
                 self._depth -= 1
                 if self._depth == 0:
                     self.backend.release(failed)
+                    if self.backend.fold_due and not failed:
+                        self._fold_later()
+
+    def _fold_later(self) -> None:
+        """Run the fold the last commit asked for, as :attr:`fold_mode` says."""
+        self.backend.fold_due = False  # asked again by the next commit if this one fails
+        if self.fold_mode == "close":
+            self._fold_at_close = True
+        elif self.fold_mode == "background":
+            if self._folder is None:
+                from .background_fold import BackgroundFold
+
+                self._folder = BackgroundFold(self._fold_quietly)
+            self._folder.wake()
+        else:
+            self._fold_quietly()
+
+    def _fold_quietly(self) -> None:
+        """Fold now; a failure (a full disk) loses nothing, since the log holds every
+        commit, and the next commit past the log's size or age asks again."""
+        try:
+            self.fold_log()
+        except (OSError, StoreError):
+            pass
 
     def _refresh(self) -> None:
         found = self.backend.refresh()
@@ -270,13 +302,15 @@ class Store:
         log's size or age; this is for a person or a test that wants the files current.
         Inside a transaction it runs once the transaction has committed (what it folds
         must include that commit)."""
-        if self._txn_depth > 0:
-            self._fold_wanted = True
-            return
-        with self._locked():
-            if self._depth == 1:
-                self._refresh()
-            self.backend.fold_log()
+        # The mutex first: another thread's transaction must not be mistaken for ours.
+        with self._mutex:
+            if self._txn_depth > 0:
+                self._fold_wanted = True
+                return
+            with self._locked():
+                if self._depth == 1:
+                    self._refresh()
+                self.backend.fold_log()
 
     def _fold_committed(self) -> None:
         """The fold a transaction asked for, after its commit: the commit is acknowledged
@@ -410,7 +444,15 @@ class Store:
         return self.path / table_file(name)
 
     def close(self) -> None:
-        """Release resources (the lock is only held inside reading/transaction)."""
+        """Release resources (the lock is only held inside reading/transaction), after
+        the fold a commit left for later."""
+        if self._folder is not None:
+            if self._folder.stop():
+                self._fold_at_close = True
+            self._folder = None
+        if self._fold_at_close:
+            self._fold_at_close = False
+            self._fold_quietly()
         self.cache.clear()
         self.backend.close()
 

@@ -67,6 +67,7 @@ class Context:
         rescue = self.args.op == "restore_checkpoint"
         store = Store(store_location(self.args.db), create=not self.reads_only, rescue=rescue)
         store.one_call = True  # recall saves its index after the answer, not in a thread
+        store.fold_mode = "close"  # and the log is folded then too, never inside the commit
         return store
 
     @cached_property

@@ -10,7 +10,9 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -187,6 +189,7 @@ def test_small_commits_are_folded_past_a_number_of_records(tmp_path: Path) -> No
     and every reader would check and decode each one."""
     folder = tmp_path / "s"
     memory = Memory(folder, clock=lambda: NOW)
+    memory.store.fold_mode = "now"  # the fold at once, for an exact count
     session = memory.start_session(agent="a")["id"]
     most = 0
     for n in range(150):
@@ -201,6 +204,37 @@ def test_small_commits_are_folded_past_a_number_of_records(tmp_path: Path) -> No
             for d in reader.docs(name).values()
         ]
     assert sorted(notes) == sorted(f"note {n}" for n in range(150))
+
+
+def test_a_long_lived_process_folds_off_its_writers_path(tmp_path: Path) -> None:
+    """The Python API's calls never pay a fold: it runs on a thread of its own after the
+    commit that asked for it has returned, and close() finishes what is left."""
+    folder = tmp_path / "s"
+    memory = Memory(folder, clock=lambda: NOW)
+    session = memory.start_session(agent="a")["id"]
+    backend = memory.store.backend
+    folded_on: list[str] = []
+    real_fold = backend.fold
+
+    def fold(*args: Any, **kwargs: Any) -> None:
+        folded_on.append(threading.current_thread().name)
+        real_fold(*args, **kwargs)
+
+    backend.fold = fold  # type: ignore[method-assign]
+    for n in range(200):
+        memory.observe(session, f"note {n}")
+    memory.close()
+    assert folded_on, "200 commits past the log's record count were never folded"
+    assert set(folded_on) <= {"memwork-fold", threading.main_thread().name}
+    assert folded_on.count(threading.main_thread().name) <= 1  # only close() folds here
+    assert len(_log_records(folder).records) < 64
+    with Store(folder).reading() as reader:
+        notes = [
+            d["content"]
+            for name in reader.table_names("observations")
+            for d in reader.docs(name).values()
+        ]
+    assert sorted(notes) == sorted(f"note {n}" for n in range(200))
 
 
 def test_a_commit_too_big_for_the_log_goes_to_the_table_files(tmp_path: Path) -> None:

@@ -1,0 +1,47 @@
+"""The thread that folds a long-lived process's folder store off its writers' path.
+
+A fold (the log written into the table files) costs a few to tens of milliseconds
+under the store's lock. A commit that leaves the log past its record count or age
+no longer pays it: in a process that lives on (the Python API, MCP, HTTP) this
+thread runs it soon after, while the writer has already returned.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+
+class BackgroundFold:
+    """A daemon thread that calls ``fold`` each time it is woken (once per burst)."""
+
+    def __init__(self, fold: Callable[[], None]) -> None:
+        self._fold = fold
+        self._wanted = threading.Event()
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="memwork-fold", daemon=True)
+        self._thread.start()
+
+    def wake(self) -> None:
+        """Ask for a fold (several asks before it runs make one)."""
+        self._wanted.set()
+
+    def stop(self) -> bool:
+        """End the thread (a fold already running finishes first); True when a fold was
+        asked for and had not started: the caller runs it."""
+        pending = self._wanted.is_set()
+        self._stopping = True
+        self._wanted.set()
+        self._thread.join(timeout=30)
+        return pending
+
+    def _run(self) -> None:
+        while True:
+            self._wanted.wait()
+            self._wanted.clear()
+            if self._stopping:
+                return
+            try:
+                self._fold()
+            except Exception:  # noqa: BLE001, S110 - the log keeps every commit; the next one asks again
+                pass
