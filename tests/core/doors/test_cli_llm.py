@@ -259,3 +259,41 @@ def test_session_summarize_sets_a_summary_by_hand(cli, db: Path) -> None:  # noq
     empty = cli("session", "summarize", sid, "  ", now=NOW)
     assert empty.code == 2 and "summary: must not be empty" in empty.err
     assert folder_digest(db) == before
+
+
+# -- the other doors ----------------------------------------------------------------------
+def test_the_python_api_asks_the_model_too(tmp_path: Path, server: ChatServer) -> None:
+    from memwork import Memory
+
+    memory = Memory(tmp_path / "api")
+    session = memory.start_session(title="rollout")["id"]
+    memory.observe(session, "rolled back after the canary failed")
+    server.script(completion('[{"text": "Watch the canary", "confidence": 0.7}]'))
+    assert memory.reflect(session)["engine"] == "llm"
+    server.script(completion("Rolled back."))
+    assert memory.crystallize(session)["summary"] == "Rolled back."
+    assert memory.get_session(session)["summary"] == "Rolled back."
+
+
+def test_the_http_door_reports_a_failing_model_without_the_key(
+    tmp_path: Path, server: ChatServer
+) -> None:
+    import httpx
+
+    from tests.conftest import python_env
+    from tests.http_server import Served
+
+    env = python_env(MEMWORK_NOW=NOW, MEMWORK_FSYNC="0", MEMWORK_LLM_RETRIES="0")
+    served = Served(tmp_path / "db", env)
+    try:
+        server.script(completion('["Canary first"]'))
+        ok = httpx.post(f"{served.url}/v1/consolidate", json={}, timeout=30)
+        assert ok.status_code == 200 and ok.json()["added"] == ["[CONSOLIDATED] Canary first"]
+        server.script(Reply(403, json.dumps({"error": f"key {KEY} is not allowed"})))
+        failed = httpx.post(f"{served.url}/v1/consolidate", json={}, timeout=30)
+        assert failed.status_code == 503 and failed.json()["kind"] == "unavailable"
+        assert "HTTP 403: key [key] is not allowed" in failed.json()["error"]
+        assert KEY not in failed.text
+    finally:
+        code, rest = served.stop()
+    assert code == 0 and KEY not in served.banner + rest
