@@ -4,7 +4,8 @@ With a model endpoint the model reads the observations and proposes lessons (as
 agentmemory's reflect does); without one the heuristic keeps what the agent marked
 as lessons, decisions and errors (:mod:`.heuristics`). Either way each lesson is
 written as an agent's ``lesson add`` would be: a proposal while review is on and the
-caller is not the curator, else a lesson (re-adding the same words reinforces it).
+caller is not the curator, else a lesson (one already kept in the same or nearly the
+same words is reinforced instead of added again).
 They are all written in one transaction, tagged ``reflected``, scoped to the
 session's project when it has one.
 """
