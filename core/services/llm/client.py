@@ -55,6 +55,18 @@ def _said(response: httpx.Response, endpoint: Endpoint) -> str:
     return f": {quoted}" if quoted else ""
 
 
+def _quiet_request_log() -> None:
+    """httpx logs each request's full URL at INFO, and a URL may carry a credential in its
+    query: a process that logs at INFO (``memwork serve``) must not write it out. A level
+    the operator set on purpose is left alone."""
+    import logging
+
+    for name in ("httpx", "httpcore"):
+        log = logging.getLogger(name)
+        if log.level == logging.NOTSET:
+            log.setLevel(logging.WARNING)
+
+
 def content_of(body: Any) -> str:
     """The first choice's message text of a chat completion (ValueError when there is
     none)."""
@@ -80,6 +92,8 @@ def chat(
     answer was not a chat completion.
     """
     import httpx  # only the verbs that ask a model pay for it
+
+    _quiet_request_log()
 
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if endpoint.key:

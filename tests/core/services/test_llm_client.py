@@ -166,3 +166,17 @@ def test_a_half_given_configuration_is_refused_by_name(
     with pytest.raises(InvalidInput) as refused:
         endpoint.configured()
     assert refused.value.field == field
+
+
+def test_a_credential_in_the_url_is_not_logged(
+    server: ChatServer, waits: list[float], caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    logging.getLogger("httpx").setLevel(logging.NOTSET)  # as a fresh process has it
+    caplog.set_level(logging.INFO)  # as `memwork serve` logs
+    server.script(completion("ok"))
+    where = endpoint.Endpoint(f"{server.url}?api-key={KEY}", "m", KEY)
+    assert client.chat(where, ASK, sleep=waits.append) == "ok"
+    assert server.requests[0]["path"].endswith(f"?api-key={KEY}")
+    assert KEY not in caplog.text
