@@ -7,7 +7,8 @@ summary into ``[HIGH SCORE 0.91] <summary>``. An external consolidator
 (``MEMWORK_CONSOLIDATE_CMD``) may replace it; its rules read ``[CONSOLIDATED]
 <rule>``, as the episodic library writes them. Whatever goes wrong with it —
 exit code, bad JSON, timeout — falls back to the heuristic and is reported,
-never raised.
+never raised. On demand, a configured model endpoint may write the rules instead
+(``core/services/llm/consolidate.py``, through :func:`apply_rules`).
 """
 
 from __future__ import annotations
