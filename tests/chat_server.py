@@ -16,11 +16,13 @@ from typing import Any, NamedTuple
 
 
 class Reply(NamedTuple):
-    """One scripted answer: the status, the raw body, and a delay before it is sent."""
+    """One scripted answer: the status, the raw body, a delay before it is sent, and any
+    further headers."""
 
     status: int = 200
     body: str = ""
     delay: float = 0.0
+    headers: dict[str, str] | None = None
 
 
 def completion(content: str) -> Reply:
@@ -58,6 +60,8 @@ class ChatServer:
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
+                    for name, value in (reply.headers or {}).items():
+                        self.send_header(name, value)
                     self.end_headers()
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):

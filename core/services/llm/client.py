@@ -1,7 +1,8 @@
 """One chat-completions call, with a time-out per attempt and bounded retries.
 
 Retried: a time-out, a connection that fails, HTTP 429 and 5xx (the server's
-trouble, which may pass). Not retried: any other 4xx (the request itself is
+trouble, which may pass), after 0.5 s, 1 s, ... or the wait a ``Retry-After`` asks for
+(10 s at most). Not retried: any other 4xx (the request itself is
 wrong: a bad key, an unknown model), and an answer that is not a chat completion.
 Every failure is one :class:`~core.base.errors.ModelFailed` whose message names the
 endpoint without its credentials; the key is taken out of anything the server
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
 
 #: Seconds before the first retry; each further one waits twice as long.
 BACKOFF = 0.5
+#: The longest wait a server's ``Retry-After`` may ask for, in seconds.
+MAX_RETRY_AFTER = 10.0
 #: The most of an error body a message quotes.
 QUOTE = 200
 
@@ -67,6 +70,16 @@ def _quiet_request_log() -> None:
             log.setLevel(logging.WARNING)
 
 
+def retry_after(value: str | None) -> float:
+    """The seconds a ``Retry-After`` header asks for (0 when absent or a date), at most
+    :data:`MAX_RETRY_AFTER`: a server must not make a CLI call hang for minutes."""
+    try:
+        seconds = float(value or 0)
+    except ValueError:
+        return 0.0
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER) if seconds == seconds else 0.0
+
+
 def content_of(body: Any) -> str:
     """The first choice's message text of a chat completion (ValueError when there is
     none)."""
@@ -107,10 +120,12 @@ def chat(
     where = f"model endpoint {endpoint.shown}"
     attempts = endpoint.retries + 1
     last = ""
+    asked_wait = 0.0
     with httpx.Client(timeout=endpoint.timeout, follow_redirects=False) as http:
         for attempt in range(attempts):
             if attempt:
-                sleep(BACKOFF * 2 ** (attempt - 1))
+                sleep(max(BACKOFF * 2 ** (attempt - 1), asked_wait))
+                asked_wait = 0.0
             try:
                 response = http.post(endpoint.url, headers=headers, json=payload)
             except httpx.TimeoutException:
@@ -122,6 +137,7 @@ def chat(
             status = response.status_code
             if status == 429 or status >= 500:
                 last = f"answered HTTP {status}{_said(response, endpoint)}"
+                asked_wait = retry_after(response.headers.get("Retry-After"))
                 continue
             if status >= 400:
                 raise ModelFailed(

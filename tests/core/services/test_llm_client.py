@@ -180,3 +180,14 @@ def test_a_credential_in_the_url_is_not_logged(
     assert client.chat(where, ASK, sleep=waits.append) == "ok"
     assert server.requests[0]["path"].endswith(f"?api-key={KEY}")
     assert KEY not in caplog.text
+
+
+def test_a_servers_retry_after_is_honoured_within_bounds(
+    server: ChatServer, waits: list[float]
+) -> None:
+    server.script(Reply(429, "slow down", headers={"Retry-After": "3"}), completion("ok"))
+    assert _chat(server, waits) == "ok" and waits == [3.0]
+    server.script(Reply(503, "", headers={"Retry-After": "3600"}), completion("ok"))
+    waits.clear()
+    assert _chat(server, waits) == "ok" and waits == [client.MAX_RETRY_AFTER]
+    assert [client.retry_after(v) for v in (None, "soon", "-4", "nan", "0.2")] == [0, 0, 0, 0, 0.2]
