@@ -24,7 +24,8 @@ def reflected(ctx: Context, result: dict[str, Any]) -> int:
         emit_json(result)
         return 0
     lessons = result["lessons"]
-    say(f"{result['engine']} reflection on {result['session']}: {len(lessons)} lessons")
+    noun = "lesson" if len(lessons) == 1 else "lessons"
+    say(f"{result['engine']} reflection on {result['session']}: {len(lessons)} {noun}")
     for lesson in lessons:
         mark = "?" if lesson["proposed"] else "+"
         say(f"  {mark} {lesson['id']}  {lesson['text']}")

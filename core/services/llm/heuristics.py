@@ -42,7 +42,8 @@ def summary_of(observations: Iterable[Mapping[str, Any]]) -> str:
     items = [o for o in observations if str(o.get("content", "")).strip()]
     kinds = Counter(str(o.get("kind", "note")) for o in items)
     counted = ", ".join(f"{n} {kind}" for kind, n in kinds.most_common())
-    parts = [f"{len(items)} observations ({counted})."]
+    noun = "observation" if len(items) == 1 else "observations"
+    parts = [f"{len(items)} {noun} ({counted})."]
     decisions = [clip(str(o["content"]), QUOTE) for o in items if o.get("kind") == "decision"]
     if decisions:
         parts.append("Decided: " + "; ".join(decisions[-3:]) + ".")

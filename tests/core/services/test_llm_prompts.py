@@ -129,3 +129,9 @@ def test_heuristic_summary_counts_and_quotes() -> None:
         "3 observations (1 decision, 1 error, 1 note). Decided: Canary each deploy. "
         "Errors: deploy failed: timeout stack.... Last: checked the dashboard"
     )
+
+
+def test_heuristic_summary_of_one_observation() -> None:
+    assert heuristics.summary_of([{"kind": "note", "content": "looked"}]) == (
+        "1 observation (1 note). Last: looked"
+    )
