@@ -55,6 +55,12 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         "MEMWORK_CONSOLIDATE_CMD",
         "MEMWORK_CONSOLIDATE_EVERY",
         "MEMWORK_AGENT",
+        "MEMWORK_LLM_URL",
+        "MEMWORK_LLM_MODEL",
+        "MEMWORK_LLM_API_KEY",
+        "MEMWORK_LLM_TIMEOUT",
+        "MEMWORK_LLM_RETRIES",
+        "GROQ_API_KEY",
     ):
         monkeypatch.delenv(name, raising=False)
     # fsync proves nothing without a power cut; the crash tests turn it back on.

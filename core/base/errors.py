@@ -96,3 +96,9 @@ class CoercionWarning(UserWarning):
 
 class StoreWriteFailed(StoreError, UserError):
     """The store cannot be written (read-only, permissions, a full disk); nothing was written."""
+
+
+class ModelFailed(MemworkError):
+    """The configured model endpoint failed or answered something memwork cannot use
+    (exit code 1); nothing was written. The message names the endpoint by its address
+    without credentials and says what went wrong."""

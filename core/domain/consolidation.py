@@ -7,7 +7,8 @@ summary into ``[HIGH SCORE 0.91] <summary>``. An external consolidator
 (``MEMWORK_CONSOLIDATE_CMD``) may replace it; its rules read ``[CONSOLIDATED]
 <rule>``, as the episodic library writes them. Whatever goes wrong with it —
 exit code, bad JSON, timeout — falls back to the heuristic and is reported,
-never raised.
+never raised. On demand, a configured model endpoint may write the rules instead
+(``core/services/llm/consolidate.py``, through :func:`apply_rules`).
 """
 
 from __future__ import annotations
@@ -69,12 +70,14 @@ class Report:
     step, and ``dataclasses`` brings ``inspect`` and ``ast`` with it (~8 ms).
     """
 
-    __slots__ = ("source", "added", "fallback_reason")
+    __slots__ = ("source", "added", "fallback_reason", "proposed")
 
     def __init__(self, source: str, fallback_reason: str | None = None) -> None:
-        self.source = source  # "heuristic" or "external"
+        self.source = source  # "heuristic", "external" or "llm" (a model endpoint)
         self.added: list[str] = []
         self.fallback_reason = fallback_reason
+        #: Ids of the review proposals a model's rules became (review on, an agent asking).
+        self.proposed: list[str] = []
 
     def __repr__(self) -> str:
         return (
@@ -84,7 +87,13 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         """What ``consolidate --json`` prints."""
-        return {"added": self.added, "fallback_reason": self.fallback_reason, "source": self.source}
+        return {
+            "added": self.added,
+            "engine": self.source,
+            "fallback_reason": self.fallback_reason,
+            "proposed": self.proposed,
+            "source": self.source,
+        }
 
 
 def _run_in_group(command: str, stdin: str, timeout: float) -> tuple[str, str, int]:
@@ -203,6 +212,8 @@ def apply_rules(
     rules.enforce_window(store, "global", now)
     glob["last_consolidated_at"] = glob["total_episodes"]
     summary = f"{report.source} consolidation: {len(report.added)} new global rules"
+    if report.proposed:
+        summary += f", {len(report.proposed)} proposed for review"
     if report.fallback_reason:
         summary += f" ({report.fallback_reason})"
     audit.record(

@@ -302,6 +302,25 @@ def end_session(
     return view(saved, now)
 
 
+def summarize(
+    store: Store, session: str, summary: str, *, now: datetime, actor: str
+) -> dict[str, Any]:
+    """Set a session's summary, leaving it active or ended as it is (``crystallize`` writes
+    one from the observations; a person may write their own)."""
+    text = scrub(summary).strip()
+    if not text:
+        raise InvalidInput("summary", "must not be empty")
+    with store.transaction():
+        found = resolve(store, session)
+        found.update(summary=text, updated_at=iso(now))
+        saved = session_doc(found)
+        store.put(TABLE, saved["id"], saved)
+        _audit(
+            store, actor, "summarize", TABLE, saved["id"], f"summary: {one_line(text)[:120]}", now
+        )
+    return view(saved, now)
+
+
 def _clean_tags(tags: list[str] | None) -> list[str]:
     seen: dict[str, None] = {}
     for tag in tags or []:

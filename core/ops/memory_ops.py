@@ -133,6 +133,31 @@ class Operations:
         )
         return result
 
+    def summarize_session(
+        self,
+        session: str,
+        summary: str,
+    ) -> dict[str, Any]:
+        """Set a session's summary.
+
+        Set a session's summary without ending it (or replace an ended session's). While review
+        is on, an agent's summary waits as a proposal.
+
+        While the store's review is on, the result is the proposal ("proposed": True).
+
+        Args:
+            session: the session's id (or a unique start or end of it).
+            summary: what happened, in a paragraph.
+        """
+        result: dict[str, Any] = self._operation(
+            "summarize_session",
+            {
+                "session": session,
+                "summary": summary,
+            },
+        )
+        return result
+
     def list_sessions(
         self,
     ) -> list[dict[str, Any]]:
@@ -1718,10 +1743,64 @@ class Operations:
         every 20 recorded episodes); an external consolidator's rules
         (`MEMWORK_CONSOLIDATE_CMD`) read `[CONSOLIDATED] <rule>`, as the episodic library writes
         them, and one that fails falls back to the heuristic, reported in `fallback_reason`.
+        With a model endpoint (`MEMWORK_LLM_URL`, `MEMWORK_LLM_MODEL`, the key in
+        `MEMWORK_LLM_API_KEY` or `GROQ_API_KEY`) the model writes the `[CONSOLIDATED]` rules
+        from the last 30 episodes instead; while review is on an agent's are proposed
+        (`proposed`), and an endpoint that fails or answers malformed is an error with nothing
+        written. `engine` says which did the work: llm, external or heuristic.
         """
         result: dict[str, Any] = self._operation(
             "consolidate",
             {},
+        )
+        return result
+
+    def reflect(
+        self,
+        session: str,
+    ) -> dict[str, Any]:
+        """Turn a session's observations into lessons.
+
+        Read a session's observations and write the lessons worth keeping, tagged `reflected`
+        (scoped to the session's project when it has one): a model writes them when an endpoint
+        is configured (`MEMWORK_LLM_URL`), else the heuristic keeps the observations of kind
+        lesson, insight, learning or decision and turns errors into `Avoid: …` (`engine` and
+        `fallback_reason` say so). While review is on, an agent's lessons wait as proposals. A
+        session without observations is refused; an endpoint that fails or answers malformed is
+        an error with nothing written.
+
+        Args:
+            session: the session's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "reflect",
+            {
+                "session": session,
+            },
+        )
+        return result
+
+    def crystallize(
+        self,
+        session: str,
+    ) -> dict[str, Any]:
+        """Write a session's summary from its observations.
+
+        Write a session's summary from its observations (the session stays active or ended as it
+        was): a model writes the paragraph when an endpoint is configured (`MEMWORK_LLM_URL`),
+        else the heuristic counts and quotes them (`engine` and `fallback_reason` say so). While
+        review is on, an agent's summary waits as a `session summarize` proposal. A session
+        without observations is refused; an endpoint that fails or answers malformed is an error
+        with nothing written.
+
+        Args:
+            session: the session's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "crystallize",
+            {
+                "session": session,
+            },
         )
         return result
 

@@ -485,6 +485,25 @@ OPERATIONS: tuple[Op, ...] = (
         toolset="agent",
     ),
     Op(
+        "summarize_session",
+        "session summarize",
+        "set a session's summary",
+        "domain.sessions:summarize",
+        (
+            SESSION_ID,
+            Param("summary", "str", "what happened, in a paragraph", cli="SUMMARY"),
+        ),
+        writes=True,
+        review=True,
+        result="session",
+        errors=("invalid", "not_found"),
+        doc=(
+            "Set a session's summary without ending it (or replace an ended session's). "
+            "While review is on, an agent's summary waits as a proposal."
+        ),
+        toolset="curation",
+    ),
+    Op(
         "list_sessions",
         "session list",
         "list sessions",
@@ -1615,17 +1634,64 @@ OPERATIONS: tuple[Op, ...] = (
         "consolidate",
         "consolidate",
         "distil recent episodes into rules",
-        "domain.consolidation:consolidate_op",
+        "services.llm.consolidate:consolidate_op",
         writes=True,
         result="consolidation",
+        errors=("invalid",),
         doc=(
             "Distil the last 100 episodes into global `[HIGH SCORE …]` rules now (it also "
             "runs after every 20 recorded episodes); an external consolidator's rules "
             "(`MEMWORK_CONSOLIDATE_CMD`) read `[CONSOLIDATED] <rule>`, as the episodic library "
             "writes them, and one that fails falls back to the heuristic, reported in "
-            "`fallback_reason`."
+            "`fallback_reason`. With a model endpoint (`MEMWORK_LLM_URL`, `MEMWORK_LLM_MODEL`, "
+            "the key in `MEMWORK_LLM_API_KEY` or `GROQ_API_KEY`) the model writes the "
+            "`[CONSOLIDATED]` rules from the last 30 episodes instead; while review is on an "
+            "agent's are proposed (`proposed`), and an endpoint that fails or answers "
+            "malformed is an error with nothing written. `engine` says which did the work: "
+            "llm, external or heuristic."
         ),
         cli_print="cmd_episodes:consolidated",
+        toolset="curation",
+    ),
+    Op(
+        "reflect",
+        "reflect",
+        "turn a session's observations into lessons",
+        "services.llm.reflect:reflect_op",
+        (SESSION_ID,),
+        writes=True,
+        result="reflection",
+        errors=("invalid", "not_found", "conflict"),
+        doc=(
+            "Read a session's observations and write the lessons worth keeping, tagged "
+            "`reflected` (scoped to the session's project when it has one): a model writes "
+            "them when an endpoint is configured (`MEMWORK_LLM_URL`), else the heuristic keeps "
+            "the observations of kind lesson, insight, learning or decision and turns errors "
+            "into `Avoid: …` (`engine` and `fallback_reason` say so). While review is on, an "
+            "agent's lessons wait as proposals. A session without observations is refused; an "
+            "endpoint that fails or answers malformed is an error with nothing written."
+        ),
+        cli_print="cmd_llm:reflected",
+        toolset="curation",
+    ),
+    Op(
+        "crystallize",
+        "crystallize",
+        "write a session's summary from its observations",
+        "services.llm.crystallize:crystallize_op",
+        (SESSION_ID,),
+        writes=True,
+        result="crystallization",
+        errors=("invalid", "not_found", "conflict"),
+        doc=(
+            "Write a session's summary from its observations (the session stays active or "
+            "ended as it was): a model writes the paragraph when an endpoint is configured "
+            "(`MEMWORK_LLM_URL`), else the heuristic counts and quotes them (`engine` and "
+            "`fallback_reason` say so). While review is on, an agent's summary waits as a "
+            "`session summarize` proposal. A session without observations is refused; an "
+            "endpoint that fails or answers malformed is an error with nothing written."
+        ),
+        cli_print="cmd_llm:crystallized",
         toolset="curation",
     ),
     # -- store-level commands (the machine that holds the store) ----------------------------

@@ -508,9 +508,43 @@ SHAPES: dict[str, Schema] = {
     "consolidation": _obj(
         "What a consolidation added.",
         {
-            "source": _p(_STR, "heuristic or external"),
+            "source": _p(_STR, "heuristic, external or llm"),
+            "engine": _p(_STR, "which did the work: llm, external or heuristic"),
             "added": {**_STRS, "description": "the new global rules"},
+            "proposed": {**_STRS, "description": "ids of the rule proposals review holds"},
             "fallback_reason": _p([_STR, "null"], "why the external consolidator was not used"),
+        },
+    ),
+    "reflection": _obj(
+        "The lessons a reflection wrote or proposed.",
+        {
+            "engine": _p(_STR, "llm or heuristic"),
+            "fallback_reason": _p([_STR, "null"], "why no model was asked"),
+            "session": _p(_STR, "the session's id"),
+            "lessons": {
+                "type": "array",
+                "description": "each lesson: its text, its id (a proposal's while review "
+                "holds it) and whether it was proposed",
+                "items": _obj(
+                    "A reflected lesson.",
+                    {
+                        "text": _p(_STR, "the lesson's words"),
+                        "id": _p(_STR, "the lesson's id, or the proposal's"),
+                        "proposed": _p(_BOOL, "waits for review"),
+                    },
+                ),
+            },
+        },
+    ),
+    "crystallization": _obj(
+        "The summary a crystallization wrote or proposed.",
+        {
+            "engine": _p(_STR, "llm or heuristic"),
+            "fallback_reason": _p([_STR, "null"], "why no model was asked"),
+            "session": _p(_STR, "the session's id"),
+            "summary": _p(_STR, "the summary"),
+            "proposed": _p(_BOOL, "waits for review"),
+            "proposal": _p([_STR, "null"], "the proposal's id while review holds it"),
         },
     ),
     "hits": _list("Search hits, best first.", HIT),

@@ -69,4 +69,6 @@ def consolidated(ctx: Context, report: dict[str, Any]) -> int:
         say(f"{report['source']} consolidation: {len(report['added'])} new global rules")
         for text in report["added"]:
             say(f"  + {text}")
+        for proposal in report.get("proposed") or []:
+            say(f"  ? proposed for review: {proposal}")
     return 0

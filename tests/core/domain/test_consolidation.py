@@ -198,7 +198,13 @@ def test_on_demand_through_the_cli(cli) -> None:  # noqa: ANN001
     assert done.code == 0 and done.err == ""
     assert done.out == "heuristic consolidation: 1 new global rules\n  + [HIGH SCORE 0.90] alpha\n"
     again = cli("consolidate", "--json").json()
-    assert again == {"added": [], "fallback_reason": None, "source": "heuristic"}
+    assert again == {
+        "added": [],
+        "engine": "heuristic",
+        "fallback_reason": None,
+        "proposed": [],
+        "source": "heuristic",
+    }
     listed = cli("rule", "list", "--json").json()
     assert [(r["text"], r["source"]) for r in listed] == [
         ("[HIGH SCORE 0.90] alpha", "consolidated")

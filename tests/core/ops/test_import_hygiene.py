@@ -90,6 +90,7 @@ HEAVY = {
     *("shutil", "bz2", "lzma", "inspect", "dataclasses", "asyncio", "subprocess", "ssl"),
     *("tinydb", "pathlib", "urllib.parse", "ipaddress", "tempfile"),
     "numpy",  # recall's scoring: only a query needs it (~80 ms to import)
+    "httpx",  # the model endpoint's client: only consolidate, reflect and crystallize ask
 }
 
 # A development install's import hook loads pathlib before any memwork code runs, so the
