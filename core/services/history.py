@@ -180,8 +180,9 @@ def query(
         from ..ledger.isolation import viewer
 
         view = viewer(store)
+        owners = RecordOwners(store) if view is not None else None
         for entry in newest_first(store):
-            if not sees_entry(view, entry):
+            if not sees_entry(view, entry, owners):
                 continue  # another agent's doing, while agents are isolated
             if table is not None and entry["table"] != table:
                 continue
@@ -195,13 +196,69 @@ def query(
     return out
 
 
-def sees_entry(view: str | None, entry: Entry) -> bool:
+def sees_entry(view: str | None, entry: Entry, owners: RecordOwners | None = None) -> bool:
     """Whether a caller that reads as ``view`` (:func:`core.ledger.isolation.viewer`) sees
     an audit entry: while agents are isolated, an agent sees its own doings and those of
-    callers with no agent id, never another agent's (their summaries hold its words)."""
+    callers with no agent id, never another agent's (their summaries hold its words);
+    with ``owners``, not those callers' doings on another agent's records either (a
+    curator's "forgot session ses_…" names it)."""
     from ..ledger.isolation import agent_of, sees
 
-    return view is None or sees(view, agent_of(str(entry["actor"])))
+    if view is None:
+        return True
+    agent = agent_of(str(entry["actor"]))
+    if agent:
+        return sees(view, agent)
+    return owners is None or sees(view, owners.owner(entry))
+
+
+class RecordOwners:
+    """The agent that owns the record an audit entry names, found as entries ask (read
+    once per kind, inside the caller's read)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._maps: dict[str, dict[str, str]] = {}
+
+    def owner(self, entry: Entry) -> str:
+        """The owning agent (``""``: global, gone, or a kind agents do not own)."""
+        from ..ledger.isolation import owner_of_session
+
+        table, record = str(entry["table"]), str(entry["record_id"])
+        if table == "sessions":
+            return owner_of_session(self.store, record)
+        kind = table.split(".", 1)[0]
+        if kind not in ("actions", "episodes", "observations"):
+            return ""
+        if kind not in self._maps:
+            self._maps[kind] = self._read(kind)
+        return self._maps[kind].get(record, "")
+
+    def _read(self, kind: str) -> dict[str, str]:
+        from ..ledger.isolation import owner_of_session
+
+        store = self.store
+        found: dict[str, str] = {}
+        if kind == "episodes":
+            for name in store.table_names("episodes"):
+                for doc in store.docs(name).values():
+                    if doc.get("agent_id"):
+                        found[str(doc.get("id"))] = str(doc["agent_id"])
+            return found
+        if kind == "actions":
+            if store.has_table("actions"):
+                for doc in store.docs("actions").values():
+                    owner = owner_of_session(store, doc.get("session_id"))
+                    if owner:
+                        found[str(doc.get("id"))] = owner
+            return found
+        for name in store.table_names("observations"):
+            if "." not in name:
+                continue
+            owner = owner_of_session(store, name.split(".", 1)[1])
+            if owner:
+                found.update(dict.fromkeys(store.docs(name), owner))
+        return found
 
 
 def visible(store: Store, entries: list[Entry]) -> list[Entry]:
@@ -209,7 +266,10 @@ def visible(store: Store, entries: list[Entry]) -> list[Entry]:
     from ..ledger.isolation import viewer
 
     view = viewer(store)
-    return entries if view is None else [e for e in entries if sees_entry(view, e)]
+    if view is None:
+        return entries
+    owners = RecordOwners(store)
+    return [e for e in entries if sees_entry(view, e, owners)]
 
 
 # -- the record an entry names -------------------------------------------------------------

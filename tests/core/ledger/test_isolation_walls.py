@@ -18,7 +18,7 @@ from mcp import Client
 
 from memwork import Memory
 from memwork.core.base.errors import NotFound
-from tests.conftest import folder_digest, python_env
+from tests.conftest import curator_args, folder_digest, python_env
 from tests.core.ledger.test_isolation import as_agent, populate
 from tests.doors import mcp, tool, tool_error
 from tests.http_server import Served
@@ -287,3 +287,27 @@ def test_shared_cards_and_rules_name_only_the_episodes_their_reader_sees(
         assert [c["episode_ids"] for c in alice.list_cards()] == [[made["alice"]]]
     listed = post(served, "list_rules", {}, "bob").json()
     assert [r["episode_ids"] for r in listed] == [[made["bob"]]]
+
+
+def test_a_callers_doings_with_no_agent_id_on_anothers_records_stay_behind_the_wall(
+    cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The person at the CLI (no agent id) works on bob's records: alice's history does
+    not show those entries (their summaries name bob's session and action),
+    bob's does, and the person's doings on shared records stay in view for both."""
+    made = setup(cli, monkeypatch)
+    bob = made["bob"]
+    person = lambda *a: as_agent(cli, monkeypatch, None, *curator_args(), *a)  # noqa: E731
+    added = person("--json", "action", "add", "check bob's canary", "--session", bob["session"])
+    assert added.code == 0, added.err
+    action = added.json()["id"]
+    done = person("action", "update", action, "--status", "done")
+    assert done.code == 0, done.err
+    assert person("--json", "lesson", "add", "Shared: canaries first").code == 0
+    for me, sees_bobs in (("alice", False), ("bob", True)):
+        shown = as_agent(cli, monkeypatch, me, "--json", "history", "--limit", "500")
+        assert shown.code == 0, shown.err
+        records = {e["record_id"] for e in shown.json()}
+        assert (action in records) is sees_bobs
+        assert (bob["session"] in shown.out) is sees_bobs
+        assert any("Shared: canaries first" in e["summary"] for e in shown.json())
