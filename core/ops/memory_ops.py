@@ -1962,7 +1962,9 @@ class Operations:
         a problem (a commit a kill interrupted, or a log record a crash cut short, is only a
         note: the next open completes or drops it), 1 otherwise; a store it cannot open (a Redis
         that wants a password) is one line, exit 2; the other doors answer `ok` false instead of
-        exit 1.
+        exit 1. On a first run (no store at the default location yet) the CLI says where the
+        first write will create it and gives the `MEMWORK_DB=` line, exit 0 (`exists` false); a
+        path given by --db or MEMWORK_DB that does not exist is exit 2.
         """
         result: dict[str, Any] = self._operation(
             "doctor",

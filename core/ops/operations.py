@@ -828,7 +828,7 @@ OPERATIONS: tuple[Op, ...] = (
         result="lesson",
         errors=("invalid", "not_found", "conflict"),
         doc="Forget a lesson (soft: `restore` brings it back).",
-        cli_print="cmd_lessons:line",
+        cli_print="cmd_lessons:forgotten",
         toolset="curation",
     ),
     Op(
@@ -2007,7 +2007,10 @@ OPERATIONS: tuple[Op, ...] = (
             "that repairs them all. Exit 0 when nothing is a problem (a commit a kill "
             "interrupted, or a log record a crash cut short, is only a note: the next open "
             "completes or drops it), 1 otherwise; a store it cannot open (a Redis that wants a "
-            "password) is one line, exit 2; the other doors answer `ok` false instead of exit 1."
+            "password) is one line, exit 2; the other doors answer `ok` false instead of exit 1. "
+            "On a first run (no store at the default location yet) the CLI says where the "
+            "first write will create it and gives the `MEMWORK_DB=` line, exit 0 (`exists` "
+            "false); a path given by --db or MEMWORK_DB that does not exist is exit 2."
         ),
         when="Check that the memory store is healthy (after an error that mentions the store).",
         cli_run="cmd_stats:doctor",
