@@ -15,6 +15,10 @@ what it reads; what other processes (the CLI, the workbench, an MCP server)
 commit in between is picked up by the next call. Audit entries name the
 actor ``api`` (``api:<agent>`` with an agent id).
 
+A ``Memory`` on a Redis store starts even while Redis does not answer: working memory
+is then kept in the process (:mod:`core.ops.wm_fallback`) until the store can be
+opened, and every other call refuses in one line until then.
+
     from . import Memory
 
     memory = Memory()                      # $MEMWORK_DB, else the default store
@@ -25,6 +29,7 @@ actor ``api`` (``api:<agent>`` with an agent id).
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -71,7 +76,12 @@ class Memory(Operations):
 
         #: The store's folder, or its Redis URL (text: a URL never becomes a path).
         self.path: Path | str = resolve_store_path(os.fspath(path) if path is not None else None)
-        self.store = Store(self.path)
+        #: Working memory in process memory while a Redis store does not answer
+        #: (:mod:`core.ops.wm_fallback`); None for a store on disk.
+        self.wm_fallback: Fallback | None = None
+        self._store: Store | None = None
+        self._opening = threading.Lock()
+        self._open_or_fall_back()
         if actor not in ACTORS:
             from ..base.errors import InvalidInput
 
@@ -88,14 +98,6 @@ class Memory(Operations):
                 raise InvalidInput("agent", problem)
         self.actor = f"{actor}:{self.agent}" if self.agent else actor
         self._clock = clock
-        #: Working memory in process memory while a Redis store does not answer
-        #: (:mod:`core.ops.wm_fallback`); None for a store on disk.
-        self.wm_fallback: Fallback | None = None
-        if self.store.backend.scheme == "redis":
-            from . import runner
-            from .wm_fallback import Fallback
-
-            self.wm_fallback = Fallback(self.store.location, run=runner.call, writes=runner.writes)
         self._curator: Curator | None = None
         if curator_key is not None:
             from ..ledger.curator import load
@@ -103,6 +105,58 @@ class Memory(Operations):
             self._curator = load(os.fspath(curator_key))
 
     # -- plumbing -----------------------------------------------------------------------
+    def _open_or_fall_back(self) -> None:
+        """Open the store; a Redis store gets its working-memory fallback, from the start
+        when Redis does not answer now (the store is then opened by a later call)."""
+        from ..base.errors import StoreUnreachable
+        from ..storage.url import REDIS, parse, parse_location
+
+        location = parse_location(self.path)
+        if location.scheme == REDIS:
+            from . import runner
+            from .wm_fallback import Fallback
+
+            shown = parse(location.url).display
+            self.wm_fallback = Fallback(shown, run=runner.call, writes=runner.writes)
+        try:
+            self._store = Store(self.path)
+        except StoreUnreachable as exc:
+            if self.wm_fallback is None:
+                raise
+            self.wm_fallback.start_away(exc)
+
+    @property
+    def store(self) -> Store:
+        """The open store. A Redis store that did not answer when this Memory started is
+        opened here, on first use (:class:`core.base.errors.StoreUnreachable` while it
+        still does not answer)."""
+        found = self._store
+        if found is None:
+            with self._opening:
+                found = self._store
+                if found is None:
+                    found = self._store = Store(self.path)
+        return found
+
+    @property
+    def location(self) -> str:
+        """Where the store is, as errors and logs name it (a Redis URL without its
+        password), known even before the store could be opened."""
+        if self._store is not None:
+            return self._store.location
+        if self.wm_fallback is not None:
+            return self.wm_fallback.location
+        return str(self.path)
+
+    def call_target(self) -> Store | Callable[[], Store]:
+        """What a door hands :func:`core.ops.runner.call`: the store once it is open, else
+        the function that opens it, so that working memory can answer from the fallback
+        while it cannot be opened."""
+        found = self._store
+        if found is not None:
+            return found
+        return lambda: self.store
+
     @property
     def using_fallback(self) -> bool:
         """Whether working memory is kept in this process's memory now, because the Redis
@@ -123,9 +177,11 @@ class Memory(Operations):
         from ..services.recall.search import flush
 
         if self.wm_fallback is not None:
-            self.wm_fallback.close(self.store)
-        flush(self.store)
-        self.store.close()
+            self.wm_fallback.close(self.call_target())
+        if self._store is None:
+            return  # never opened: Redis did not answer while this Memory lived
+        flush(self._store)
+        self._store.close()
 
     def tinydb(self) -> TinyDBView:
         """The live store as a read-only ``tinydb.TinyDB``, to query with TinyDB's ``Query``.
@@ -258,7 +314,7 @@ class Memory(Operations):
             checked = invoke.check(op, "api", params)
             return invoke.call(
                 op,
-                self.store,
+                self.call_target(),
                 checked,
                 now=self.now(),
                 actor=self.actor,
