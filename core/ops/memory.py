@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from ..ledger.curator import Curator
     from .tinydb_view import TinyDBView
     from .wm_fallback import Fallback
+    from .wm_session import SessionMemory
 
 #: The doors a Memory serves: the Python API itself, and the MCP server on top of it.
 ACTORS = ("api", "mcp", "http")
@@ -204,6 +205,18 @@ class Memory(Operations):
         from .tinydb_view import TinyDBView
 
         return TinyDBView(self.store, actor=self.actor, curator=self._curator)
+
+    def working_memory(
+        self, session: str, *, project: str | None = None, title: str = ""
+    ) -> SessionMemory:
+        """Session ``session``'s working memory with the working-memory library's plain
+        answers: ``get(key, default)`` gives the value or the default, ``delete(key)`` True
+        or False, ``update_progress(...)`` None when there is no task. With ``project``,
+        the session (an id of the caller's own) is started in that project, so the keys
+        the project shares are seen. Details: :mod:`core.ops.wm_session`."""
+        from .wm_session import SessionMemory
+
+        return SessionMemory(self, session, project=project, title=title)
 
     def __enter__(self) -> Memory:
         return self
