@@ -441,3 +441,36 @@ def test_the_http_door_starts_while_redis_is_down(down: RedisServer) -> None:
     said = served.banner + rest  # the fallback's line comes before the "serving" one
     assert len(_lines(said, "working memory is kept in this process's memory")) == 1
     assert len(_lines(said, "answers again: wrote back 1 working-memory write")) == 1
+
+
+def test_an_agent_token_while_redis_is_down_is_unavailable_not_a_server_error(
+    down: RedisServer,
+) -> None:
+    import httpx2
+
+    from tests.http_server import Served
+
+    token = "operator-token-for-the-fallback-test"
+    served = Served(f"{down.url}/1", python_env(MEMWORK_NOW=NOW, MEMWORK_TOKEN=token))
+    try:
+        # Agent tokens are kept in the store: none can be checked while it does not answer.
+        refused = httpx2.post(
+            f"{served.url}/v1/wm_get",
+            json={"session": "run-11", "key": "plan"},
+            headers={"Authorization": "Bearer mwa_not-checkable-now"},
+            timeout=60,
+        )
+        assert refused.status_code == 503, refused.text
+        assert refused.json()["kind"] == "unavailable"
+        assert f"cannot reach Redis at {down.url}" in refused.json()["error"]
+        # The operator's token needs no store: working memory answers from the fallback.
+        kept = httpx2.post(
+            f"{served.url}/v1/wm_set",
+            json={"session": "run-11", "key": "plan", "value": "ship"},
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=60,
+        )
+        assert kept.status_code == 200 and kept.json()["using_fallback"] is True
+    finally:
+        code, rest = served.stop()
+    assert code == 0, rest
