@@ -219,11 +219,13 @@ def start_session(
     now: datetime,
     actor: str,
     max_observations: int | None = None,
+    session_id: str | None = None,
 ) -> dict[str, Any]:
-    """Start a session; returns it with computed fields."""
+    """Start a session (``session_id``: a checked id of the caller's, else a new one);
+    returns it with computed fields."""
     stamp = iso(now)
     doc = {
-        "id": ids.new_id("ses"),
+        "id": session_id or ids.new_id("ses"),
         "agent_id": agent_id.strip(),
         # Project names are often paths (/home/<user>/…): scrubbed like any agent text.
         "project": scrub(project).strip(),
@@ -248,17 +250,87 @@ def start_op(
     agent: str = "",
     project: str = "",
     title: str = "",
+    session: str | None = None,
     now: datetime,
     actor: str,
 ) -> dict[str, Any]:
     """The ``start_session`` operation: the agent defaults to the caller's own agent id
-    (``cli:coder`` starts sessions for ``coder``)."""
+    (``cli:coder`` starts sessions for ``coder``). ``session``: an id of the caller's own
+    (:func:`start_named`)."""
     agent_id = agent or actor.partition(":")[2]
     with store.reading():
         isolation.check_own_agent(store, agent_id)
+    if session is not None:
+        return start_named(
+            store, session, agent_id=agent_id, project=project, title=title, now=now, actor=actor
+        )
     return start_session(
         store, agent_id=agent_id, project=project, title=title, now=now, actor=actor
     )
+
+
+def start_named(
+    store: Store,
+    key: str,
+    *,
+    agent_id: str = "",
+    project: str = "",
+    title: str = "",
+    now: datetime,
+    actor: str,
+) -> dict[str, Any]:
+    """Start the session with the caller's own id ``key`` (an agent's ``run-42``), so that
+    it can have a project and an agent, and so the keys they share, like a minted one.
+
+    - No session has that id: it is started with it (not implicit).
+    - Working memory or an observation already made it (implicit): it is adopted: it takes
+      the agent, project and title given, stops being implicit, keeps what it holds.
+    - It was started already: the same call again (same agent and project, or none given)
+      returns it unchanged; a different agent or project is a Conflict naming the field.
+    """
+    sid = check_named_id(key.strip())
+    wanted = {"agent_id": agent_id.strip(), "project": scrub(project).strip()}
+    with store.transaction():
+        docs = store.docs(TABLE)
+        found = docs.get(sid)
+        if found is not None:
+            isolation.check_session(store, dict(found), sid)
+        if found is not None and not found.get("implicit"):
+            for field, value in wanted.items():
+                if value and value != found.get(field):
+                    name = "agent" if field == "agent_id" else field
+                    raise Conflict(
+                        f"session {sid} was started with {name} {found.get(field)!r} "
+                        f"(not {value!r}): a session keeps its {name}"
+                    )
+            return view(dict(found), now)
+        if found is None:
+            saved = start_session(
+                store,
+                agent_id=agent_id,
+                project=project,
+                title=title,
+                now=now,
+                actor=actor,
+                session_id=sid,
+            )
+            return saved
+        doc = dict(found)
+        if doc.get("agent_id") and wanted["agent_id"] and doc["agent_id"] != wanted["agent_id"]:
+            raise Conflict(
+                f"session {sid} belongs to agent {doc['agent_id']!r} (not "
+                f"{wanted['agent_id']!r}): a session keeps its agent"
+            )
+        doc["agent_id"] = doc.get("agent_id") or wanted["agent_id"]
+        doc["project"] = wanted["project"]
+        doc["title"] = scrub(title).strip()
+        doc["implicit"] = False
+        doc["updated_at"] = iso(now)
+        saved = session_doc(doc)
+        store.put(TABLE, sid, saved)
+        label = saved["title"] or saved["project"] or saved["agent_id"] or "untitled"
+        _audit(store, actor, "start", TABLE, sid, f"start session: {one_line(label)}", now)
+    return view(saved, now)
 
 
 def show(

@@ -15,6 +15,10 @@ what it reads; what other processes (the CLI, the workbench, an MCP server)
 commit in between is picked up by the next call. Audit entries name the
 actor ``api`` (``api:<agent>`` with an agent id).
 
+A ``Memory`` on a Redis store starts even while Redis does not answer: working memory
+is then kept in the process (:mod:`core.ops.wm_fallback`) until the store can be
+opened, and every other call refuses in one line until then.
+
     from . import Memory
 
     memory = Memory()                      # $MEMWORK_DB, else the default store
@@ -25,6 +29,7 @@ actor ``api`` (``api:<agent>`` with an agent id).
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -37,6 +42,7 @@ if TYPE_CHECKING:
     from ..ledger.curator import Curator
     from .tinydb_view import TinyDBView
     from .wm_fallback import Fallback
+    from .wm_session import SessionMemory
 
 #: The doors a Memory serves: the Python API itself, and the MCP server on top of it.
 ACTORS = ("api", "mcp", "http")
@@ -71,8 +77,12 @@ class Memory(Operations):
 
         #: The store's folder, or its Redis URL (text: a URL never becomes a path).
         self.path: Path | str = resolve_store_path(os.fspath(path) if path is not None else None)
-        self.store = Store(self.path)
-        self.store.fold_mode = "background"  # a long-lived process: no call waits for a fold
+        #: Working memory in process memory while a Redis store does not answer
+        #: (:mod:`core.ops.wm_fallback`); None for a store on disk.
+        self.wm_fallback: Fallback | None = None
+        self._store: Store | None = None
+        self._opening = threading.Lock()
+        self._open_or_fall_back()
         if actor not in ACTORS:
             from ..base.errors import InvalidInput
 
@@ -89,14 +99,6 @@ class Memory(Operations):
                 raise InvalidInput("agent", problem)
         self.actor = f"{actor}:{self.agent}" if self.agent else actor
         self._clock = clock
-        #: Working memory in process memory while a Redis store does not answer
-        #: (:mod:`core.ops.wm_fallback`); None for a store on disk.
-        self.wm_fallback: Fallback | None = None
-        if self.store.backend.scheme == "redis":
-            from . import runner
-            from .wm_fallback import Fallback
-
-            self.wm_fallback = Fallback(self.store.location, run=runner.call, writes=runner.writes)
         self._curator: Curator | None = None
         if curator_key is not None:
             from ..ledger.curator import load
@@ -104,6 +106,63 @@ class Memory(Operations):
             self._curator = load(os.fspath(curator_key))
 
     # -- plumbing -----------------------------------------------------------------------
+    def _open_or_fall_back(self) -> None:
+        """Open the store; a Redis store gets its working-memory fallback, from the start
+        when Redis does not answer now (the store is then opened by a later call)."""
+        from ..base.errors import StoreUnreachable
+        from ..storage.url import REDIS, parse, parse_location
+
+        location = parse_location(self.path)
+        if location.scheme == REDIS:
+            from . import runner
+            from .wm_fallback import Fallback
+
+            shown = parse(location.url).display
+            self.wm_fallback = Fallback(shown, run=runner.call, writes=runner.writes)
+        try:
+            self._store = self._opened()
+        except StoreUnreachable as exc:
+            if self.wm_fallback is None:
+                raise
+            self.wm_fallback.start_away(exc)
+
+    def _opened(self) -> Store:
+        store = Store(self.path)
+        store.fold_mode = "background"  # a long-lived process: no call waits for a fold
+        return store
+
+    @property
+    def store(self) -> Store:
+        """The open store. A Redis store that did not answer when this Memory started is
+        opened here, on first use (:class:`core.base.errors.StoreUnreachable` while it
+        still does not answer)."""
+        found = self._store
+        if found is None:
+            with self._opening:
+                found = self._store
+                if found is None:
+                    found = self._store = self._opened()
+        return found
+
+    @property
+    def location(self) -> str:
+        """Where the store is, as errors and logs name it (a Redis URL without its
+        password), known even before the store could be opened."""
+        if self._store is not None:
+            return self._store.location
+        if self.wm_fallback is not None:
+            return self.wm_fallback.location
+        return str(self.path)
+
+    def call_target(self) -> Store | Callable[[], Store]:
+        """What a door hands :func:`core.ops.runner.call`: the store once it is open, else
+        the function that opens it, so that working memory can answer from the fallback
+        while it cannot be opened."""
+        found = self._store
+        if found is not None:
+            return found
+        return lambda: self.store
+
     @property
     def using_fallback(self) -> bool:
         """Whether working memory is kept in this process's memory now, because the Redis
@@ -124,9 +183,11 @@ class Memory(Operations):
         from ..services.recall.search import flush
 
         if self.wm_fallback is not None:
-            self.wm_fallback.close(self.store)
-        flush(self.store)
-        self.store.close()
+            self.wm_fallback.close(self.call_target())
+        if self._store is None:
+            return  # never opened: Redis did not answer while this Memory lived
+        flush(self._store)
+        self._store.close()
 
     def tinydb(self) -> TinyDBView:
         """The live store as a read-only ``tinydb.TinyDB``, to query with TinyDB's ``Query``.
@@ -149,6 +210,18 @@ class Memory(Operations):
         from .tinydb_view import TinyDBView
 
         return TinyDBView(self.store, actor=self.actor, curator=self._curator)
+
+    def working_memory(
+        self, session: str, *, project: str | None = None, title: str = ""
+    ) -> SessionMemory:
+        """Session ``session``'s working memory with the working-memory library's plain
+        answers: ``get(key, default)`` gives the value or the default, ``delete(key)`` True
+        or False, ``update_progress(...)`` None when there is no task. With ``project``,
+        the session (an id of the caller's own) is started in that project, so the keys
+        the project shares are seen. Details: :mod:`core.ops.wm_session`."""
+        from .wm_session import SessionMemory
+
+        return SessionMemory(self, session, project=project, title=title)
 
     def __enter__(self) -> Memory:
         return self
@@ -259,7 +332,7 @@ class Memory(Operations):
             checked = invoke.check(op, "api", params)
             return invoke.call(
                 op,
-                self.store,
+                self.call_target(),
                 checked,
                 now=self.now(),
                 actor=self.actor,

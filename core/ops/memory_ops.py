@@ -87,17 +87,24 @@ class Operations:
         agent: str = "",
         project: str = "",
         title: str = "",
+        *,
+        session: str | None = None,
     ) -> dict[str, Any]:
         """Start a session.
 
         Call when a run begins.
 
-        Start a session; its `id` is what observations and working memory take.
+        Start a session; its `id` is what observations and working memory take. With `session`,
+        the session gets that id of your own (an agent's `run-42`), so it can have a project
+        (and see the keys the project shares): a session working memory already made under that
+        id is adopted, keeping what it holds; the same start again returns it unchanged; another
+        agent or project is a conflict.
 
         Args:
             agent: the agent's id (default: the caller's agent id).
             project: the project it works on.
             title: a title for the run.
+            session: an id of your own for the session (letters, digits, _ - . : @).
         """
         result: dict[str, Any] = self._operation(
             "start_session",
@@ -105,6 +112,7 @@ class Operations:
                 "agent": agent,
                 "project": project,
                 "title": title,
+                "session": session,
             },
         )
         return result
@@ -1213,20 +1221,25 @@ class Operations:
         key: str,
         *,
         scope: str | None = None,
+        default: Any = None,
     ) -> dict[str, Any]:
         """Get a key.
 
         Read back state kept for this run.
 
         A live key's entry (an expired key is not found), with `scope`: where it came from
-        (`session`, or the `agent:<A>` / `project:<P>` scope the session inherits it from). With
-        `scope`, that scope's key.
+        (`session`, or the `agent:<A>` / `project:<P>` scope the session inherits it from), and
+        `found` true. With `scope`, that scope's key. With `default`, a missing key is no error:
+        the answer is `{key, value: default, found: false, scope: null}` (a null default is no
+        default).
 
         Args:
             session: the session's id (any id an agent names works; not needed with scope).
             key: the working-memory key (a leading _ is reserved).
             scope: project:<project> or agent:<agent>: the keys every session of that project or
             agent sees, instead of the session's own.
+            default: the answer's value when the key is missing or expired, instead of not found
+            (the CLI takes the text as typed).
         """
         result: dict[str, Any] = self._operation(
             "wm_get",
@@ -1234,6 +1247,7 @@ class Operations:
                 "session": session,
                 "key": key,
                 "scope": scope,
+                "default": default,
             },
         )
         return result
@@ -1244,19 +1258,23 @@ class Operations:
         key: str,
         *,
         scope: str | None = None,
+        missing_ok: bool = False,
     ) -> dict[str, Any]:
         """Delete a key.
 
         Call when state kept under `key` no longer applies.
 
         Remove a working-memory key of the session (never one it inherits: the error names the
-        scope to delete it from), or of `scope`.
+        scope to delete it from), or of `scope`; the answer carries `deleted` true. With
+        `missing_ok`, a key that is not there (or only inherited) writes nothing and answers
+        `{key, deleted: false, scope: null}` instead of not found.
 
         Args:
             session: the session's id (any id an agent names works; not needed with scope).
             key: the working-memory key (a leading _ is reserved).
             scope: project:<project> or agent:<agent>: the keys every session of that project or
             agent sees, instead of the session's own.
+            missing_ok: a key that is not there is no error: the answer says deleted false.
         """
         result: dict[str, Any] = self._operation(
             "wm_delete",
@@ -1264,6 +1282,7 @@ class Operations:
                 "session": session,
                 "key": key,
                 "scope": scope,
+                "missing_ok": missing_ok,
             },
         )
         return result
@@ -1443,6 +1462,7 @@ class Operations:
         total: int | None = None,
         progress: float | None = None,
         status: str | None = None,
+        if_exists: bool = False,
     ) -> dict[str, Any] | None:
         """Show or update the task state.
 
@@ -1451,7 +1471,9 @@ class Operations:
         Track the session's current task: only the fields given change; progress is clamped to
         0-100. Progress follows step / total until the caller gives `progress`; from then on
         step updates leave it as given (`progress_given: true`) until another `progress` or a
-        new task id. With no field, returns the task state (null when none).
+        new task id. With no field, returns the task state (null when none). An update with no
+        task starts one (task id `unknown` unless given); with `if_exists` it writes nothing and
+        answers null instead.
 
         Args:
             session: the session's id (any id an agent names works).
@@ -1461,6 +1483,8 @@ class Operations:
             total: the number of steps.
             progress: percent done, clamped to 0-100.
             status: its status (pending, active, done, ...).
+            if_exists: update only a task the session has: without one, write nothing, answer
+            null.
         """
         result: dict[str, Any] | None = self._operation(
             "wm_task",
@@ -1472,6 +1496,7 @@ class Operations:
                 "total": total,
                 "progress": progress,
                 "status": status,
+                "if_exists": if_exists,
             },
         )
         return result
@@ -2041,7 +2066,9 @@ class Operations:
         a problem (a commit a kill interrupted, or a log record a crash cut short, is only a
         note: the next open completes or drops it), 1 otherwise; a store it cannot open (a Redis
         that wants a password) is one line, exit 2; the other doors answer `ok` false instead of
-        exit 1.
+        exit 1. On a first run (no store at the default location yet) the CLI says where the
+        first write will create it and gives the `MEMWORK_DB=` line, exit 0 (`exists` false); a
+        path given by --db or MEMWORK_DB that does not exist is exit 2.
         """
         result: dict[str, Any] = self._operation(
             "doctor",

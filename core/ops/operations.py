@@ -453,10 +453,25 @@ OPERATIONS: tuple[Op, ...] = (
             ),
             Param("project", "str", "the project it works on", "", metavar="P", positional=True),
             Param("title", "str", "a title for the run", "", metavar="T", positional=True),
+            Param(
+                "session",
+                "str?",
+                "an id of your own for the session (letters, digits, _ - . : @)",
+                None,
+                cli="--id",
+                metavar="ID",
+            ),
         ),
         writes=True,
         result="session",
-        doc="Start a session; its `id` is what observations and working memory take.",
+        errors=("invalid", "not_found", "conflict"),
+        doc=(
+            "Start a session; its `id` is what observations and working memory take. With "
+            "`session`, the session gets that id of your own (an agent's `run-42`), so it "
+            "can have a project (and see the keys the project shares): a session working "
+            "memory already made under that id is adopted, keeping what it holds; the same "
+            "start again returns it unchanged; another agent or project is a conflict."
+        ),
         when="Call when a run begins.",
         toolset="agent",
     ),
@@ -847,7 +862,7 @@ OPERATIONS: tuple[Op, ...] = (
         result="lesson",
         errors=("invalid", "not_found", "conflict"),
         doc="Forget a lesson (soft: `restore` brings it back).",
-        cli_print="cmd_lessons:line",
+        cli_print="cmd_lessons:forgotten",
         toolset="curation",
     ),
     Op(
@@ -1291,12 +1306,26 @@ OPERATIONS: tuple[Op, ...] = (
         "wm get",
         "get a key",
         "domain.working_memory.scopes:get_key",
-        (WM_SESSION, KEY, WM_SCOPE),
+        (
+            WM_SESSION,
+            KEY,
+            WM_SCOPE,
+            Param(
+                "default",
+                "json?",
+                "the answer's value when the key is missing or expired, instead of not found "
+                "(the CLI takes the text as typed)",
+                None,
+                metavar="VALUE",
+            ),
+        ),
         result="wm_key",
         errors=("invalid", "not_found"),
         doc="A live key's entry (an expired key is not found), with `scope`: where it came "
         "from (`session`, or the `agent:<A>` / `project:<P>` scope the session inherits it "
-        "from). With `scope`, that scope's key.",
+        "from), and `found` true. With `scope`, that scope's key. With `default`, a missing "
+        "key is no error: the answer is `{key, value: default, found: false, scope: null}` "
+        "(a null default is no default).",
         when="Read back state kept for this run.",
         cli_print="cmd_wm:key_value",
         toolset="agent",
@@ -1306,13 +1335,25 @@ OPERATIONS: tuple[Op, ...] = (
         "wm delete",
         "delete a key",
         "domain.working_memory.scopes:delete_key",
-        (WM_SESSION, KEY, WM_SCOPE),
+        (
+            WM_SESSION,
+            KEY,
+            WM_SCOPE,
+            Param(
+                "missing_ok",
+                "bool",
+                "a key that is not there is no error: the answer says deleted false",
+                False,
+            ),
+        ),
         writes=True,
         destructive=True,
         result="wm_key",
         errors=("invalid", "not_found"),
         doc="Remove a working-memory key of the session (never one it inherits: the error "
-        "names the scope to delete it from), or of `scope`.",
+        "names the scope to delete it from), or of `scope`; the answer carries `deleted` "
+        "true. With `missing_ok`, a key that is not there (or only inherited) writes nothing "
+        "and answers `{key, deleted: false, scope: null}` instead of not found.",
         when="Call when state kept under `key` no longer applies.",
         cli_print="cmd_wm:key_set",
     ),
@@ -1419,6 +1460,12 @@ OPERATIONS: tuple[Op, ...] = (
             Param("total", "int?", "the number of steps", None, metavar="N"),
             Param("progress", "float?", "percent done, clamped to 0-100", None, metavar="P"),
             Param("status", "str?", "its status (pending, active, done, ...)", None, metavar="S"),
+            Param(
+                "if_exists",
+                "bool",
+                "update only a task the session has: without one, write nothing, answer null",
+                False,
+            ),
         ),
         writes=True,
         result="wm_task",
@@ -1427,7 +1474,8 @@ OPERATIONS: tuple[Op, ...] = (
             "clamped to 0-100. Progress follows step / total until the caller gives "
             "`progress`; from then on step updates leave it as given (`progress_given: true`) "
             "until another `progress` or a new task id. With no field, returns the task state "
-            "(null when none)."
+            "(null when none). An update with no task starts one (task id `unknown` unless "
+            "given); with `if_exists` it writes nothing and answers null instead."
         ),
         when="Track the session's current task.",
         cli_print="cmd_wm:task",
@@ -2073,7 +2121,10 @@ OPERATIONS: tuple[Op, ...] = (
             "that repairs them all. Exit 0 when nothing is a problem (a commit a kill "
             "interrupted, or a log record a crash cut short, is only a note: the next open "
             "completes or drops it), 1 otherwise; a store it cannot open (a Redis that wants a "
-            "password) is one line, exit 2; the other doors answer `ok` false instead of exit 1."
+            "password) is one line, exit 2; the other doors answer `ok` false instead of exit 1. "
+            "On a first run (no store at the default location yet) the CLI says where the "
+            "first write will create it and gives the `MEMWORK_DB=` line, exit 0 (`exists` "
+            "false); a path given by --db or MEMWORK_DB that does not exist is exit 2."
         ),
         when="Check that the memory store is healthy (after an error that mentions the store).",
         cli_run="cmd_stats:doctor",

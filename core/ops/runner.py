@@ -21,6 +21,7 @@ from ..base.errors import InvalidInput
 from ..domain import migrations as _migrations  # noqa: F401
 from ..services.recall import index_files as _index_files  # noqa: F401
 from .operations import Op, Param, is_required
+from .wm_fallback import is_wm, reach
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -181,7 +182,7 @@ def _takes(fn: Callable[..., Any], name: str) -> bool:
 
 def call(
     op: Op,
-    store: Store,
+    store: Store | Callable[[], Store],
     params: Mapping[str, Any],
     *,
     now: datetime,
@@ -200,11 +201,10 @@ def call(
 
     ``fallback``: a long-lived process's working memory in process memory
     (:mod:`core.ops.wm_fallback`): a working-memory operation goes on there while a Redis
-    store does not answer.
+    store does not answer. ``store`` may then be a function that opens the store (one
+    that did not answer when the process started): it is called when needed.
     """
     if fallback is not None:
-        from .wm_fallback import is_wm
-
         if is_wm(op):
             return fallback.run(
                 op,
@@ -214,7 +214,7 @@ def call(
                 now=now,
                 actor=actor,
             )
-    return _run(op, store, params, now=now, actor=actor, curator=curator)
+    return _run(op, reach(store), params, now=now, actor=actor, curator=curator)
 
 
 def _run(

@@ -190,7 +190,13 @@ WM_KEY = _obj(
         "set_at": _p(_STR, "when it was set"),
         "expires_at": _p([_STR, "null"], "when it disappears (with a TTL)"),
         "ttl_remaining": _p([_NUM, "null"], "seconds left at the caller's now"),
-        "scope": _p(_STR, "where it came from: session, or the agent:<A> / project:<P> scope"),
+        "scope": _p(
+            [_STR, "null"],
+            "where it came from: session, or the agent:<A> / project:<P> scope (null: no such "
+            "key, for a get with a default or a delete with missing_ok)",
+        ),
+        "found": _p(_BOOL, "wm get: whether the key is live (false: the value is the default)"),
+        "deleted": _p(_BOOL, "wm delete: whether a key was deleted (false with missing_ok)"),
         "using_fallback": _p(_BOOL, "present (true) while kept in process memory"),
     },
     ("key",),

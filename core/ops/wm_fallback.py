@@ -6,6 +6,8 @@ top of it) keeps a :class:`Fallback` for a Redis store. Every working-memory ope
 (the ``wm`` verbs) goes through it:
 
 - While Redis answers, the operation runs on the store as always, at no extra cost.
+- A process that starts while Redis does not answer starts all the same, on the fallback
+  from its first call, with nothing in it yet (the store is opened when Redis answers).
 - When Redis stops answering (:class:`core.base.errors.StoreUnreachable`), the working memory
   the process last read (the sessions, their working memory, the shared scopes, as its
   store's cache holds them) is copied into an in-memory store, and the operation runs
@@ -79,6 +81,13 @@ def mark(op: Op, value: Any) -> Any:
     return value
 
 
+def reach(store: Store | Callable[[], Store]) -> Store:
+    """The open store behind ``store`` (opening it when it is an opener)."""
+    from ..storage.store import Store
+
+    return store if isinstance(store, Store) else store()
+
+
 class RunOp(Protocol):
     """The runner's ``call``: runs an operation on a store at an instant, as an actor."""
 
@@ -125,29 +134,40 @@ class Fallback:
         self.active = False
 
     # -- what the doors call ----------------------------------------------------------------
+    def start_away(self, exc: StoreUnreachable) -> None:
+        """Redis did not answer when the process started: working memory is kept here from
+        the first call (empty: nothing was read), and written back once the store opens."""
+        from ..storage.store import Store
+
+        with self._lock:
+            self._mirror = Store.in_memory()
+            self._fall_back(exc)
+
     def run(
         self,
         op: Op,
-        store: Store,
+        store: Store | Callable[[], Store],
         params: Mapping[str, Any],
         call: Callable[[Store], Any],
         *,
         now: datetime,
         actor: str,
     ) -> Any:
-        """Run working-memory operation ``op`` (``call(store)``) on ``store``, or on the
-        fallback while ``store`` does not answer; the answer, marked when it came from
-        the fallback."""
+        """Run working-memory operation ``op`` (``call(store)``) on ``store`` (the store, or
+        a function that opens it), or on the fallback while it does not answer; the answer,
+        marked when it came from the fallback."""
         with self._lock:
             if self.active and (self._clock() < self._next_try or not self._replay(store)):
                 return self._on_fallback(op, params, call, now=now, actor=actor)
+            opened: Store | None = None
             try:
-                value = call(store)
+                opened = reach(store)
+                value = call(opened)
             except StoreUnreachable as exc:
                 if self.active:  # still away: nothing was journaled to find that out
                     self._next_try = self._clock() + self._retry_s
                 else:
-                    self._seed(store)
+                    self._seed(opened)
                     self._fall_back(exc)
                 return self._on_fallback(op, params, call, now=now, actor=actor)
             if self.active:
@@ -168,7 +188,7 @@ class Fallback:
             self._journal.append(_Write(op, dict(params), now, actor))
         return mark(op, value)
 
-    def close(self, store: Store) -> None:
+    def close(self, store: Store | Callable[[], Store]) -> None:
         """Write back what is left if Redis answers; else say what could not be."""
         with self._lock:
             if not self._journal:
@@ -193,13 +213,13 @@ class Fallback:
             "again (answers say using_fallback: true); other writes are refused"
         )
 
-    def _replay(self, store: Store) -> bool:
+    def _replay(self, store: Store | Callable[[], Store]) -> bool:
         """Replay the journal on ``store`` in order; False when it still does not answer
         (what was written back stays written, the rest waits)."""
         while self._journal:
             write = self._journal[0]
             try:
-                self._run_op(write.op, store, write.params, now=write.now, actor=write.actor)
+                self._run_op(write.op, reach(store), write.params, now=write.now, actor=write.actor)
             except StoreUnreachable:
                 self._next_try = self._clock() + self._retry_s
                 return False
@@ -236,13 +256,17 @@ class Fallback:
             self._mirror = Store.in_memory()
         return self._mirror
 
-    def _seed(self, store: Store) -> None:
+    def _seed(self, store: Store | None) -> None:
         """A fresh in-memory store holding the working memory ``store`` last read (its
         sessions, their working memory, the shared scopes), read from this process's
         memory: nothing is copied while Redis answers, so the fallback costs nothing
-        until it is needed."""
+        until it is needed. Empty when the store could not even be opened."""
         from ..domain.working_memory import scopes as wm_scopes
         from ..storage.store import Store
+
+        if store is None:
+            self._mirror = Store.in_memory()
+            return
 
         # ``meta`` holds the store's settings: isolation and wm_default_ttl apply on the
         # fallback as on the store.

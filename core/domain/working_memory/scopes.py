@@ -145,13 +145,24 @@ def _keys_of(
 
 
 def get_key(
-    store: Store, session: str | None, key: str, *, scope: str | None = None, now: datetime
+    store: Store,
+    session: str | None,
+    key: str,
+    *,
+    scope: str | None = None,
+    default: Any = None,
+    now: datetime,
 ) -> dict[str, Any]:
-    """A live key's entry and where it came from (``scope``); NotFound when no live key."""
+    """A live key's entry and where it came from (``scope``), with ``found`` true; when
+    there is no live key, NotFound, or with a ``default`` (not None) the answer
+    ``{key, value: default, found: false, scope: None}``."""
     found = _keys_of(store, session, scope, now).get(key)
     if found is None:
-        raise NotFound("working-memory key", key)
-    return _view(key, found[0], found[1], now)
+        if default is None:
+            raise NotFound("working-memory key", key)
+        check_key(key)
+        return {"key": key, "value": default, "found": False, "scope": None}
+    return {**_view(key, found[0], found[1], now), "found": True}
 
 
 def list_keys(
@@ -308,11 +319,33 @@ def delete_key(
     key: str,
     *,
     scope: str | None = None,
+    missing_ok: bool = False,
     now: datetime,
     actor: str,
 ) -> dict[str, Any]:
-    """Delete a live key of the session or of ``scope``; a session never deletes what it
-    inherits (NotFound says where the key lives)."""
+    """Delete a live key of the session or of ``scope`` (the answer carries ``deleted``
+    true); a session never deletes what it inherits (NotFound says where the key lives).
+    ``missing_ok``: no live key of its own is no error: nothing is written and the answer
+    is ``{key, deleted: false, scope: None}``."""
+    try:
+        gone = _delete_key(store, session, key, scope=scope, now=now, actor=actor)
+    except NotFound as exc:
+        if not missing_ok or exc.what != "working-memory key":
+            raise
+        check_key(key)
+        return {"key": key, "deleted": False, "scope": None}
+    return {**gone, "deleted": True}
+
+
+def _delete_key(
+    store: Store,
+    session: str | None,
+    key: str,
+    *,
+    scope: str | None,
+    now: datetime,
+    actor: str,
+) -> dict[str, Any]:
     who, scope = _who(store, session, scope)
     if scope is None:
         assert who is not None

@@ -165,11 +165,35 @@ def task_op(
     total: int | None = None,
     progress: float | None = None,
     status: str | None = None,
+    if_exists: bool = False,
 ) -> dict[str, Any] | None:
     """The ``wm_task`` operation: update the fields given, or read the task state when none
-    is (``None`` when the session has none)."""
+    is (``None`` when the session has none). ``if_exists``: update only a task the session
+    has; without one nothing is written (not even the session) and the answer is None."""
     if all(v is None for v in (task_id, description, step, total, progress, status)):
         return get_task(store, session)
+    if if_exists:
+        with store.transaction():  # the check and the update see the same state
+            if get_task(store, session) is None:
+                return None
+            return _update(
+                store, session, now, actor, task_id, description, step, total, progress, status
+            )
+    return _update(store, session, now, actor, task_id, description, step, total, progress, status)
+
+
+def _update(
+    store: Store,
+    session: str,
+    now: datetime,
+    actor: str,
+    task_id: str | None,
+    description: str | None,
+    step: int | None,
+    total: int | None,
+    progress: float | None,
+    status: str | None,
+) -> dict[str, Any]:
     return update_task(
         store,
         session,

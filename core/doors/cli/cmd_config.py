@@ -40,7 +40,14 @@ def rows(ctx: Context, settings: list[dict[str, Any]]) -> int:
     if ctx.json:
         emit_json(settings)
         return 0
-    for row in settings:
-        origin = "" if row["set"] else " (default)"
-        say(f"{row['key']:<12} {row['value']}{origin:<10}  {row['help']}")
+    # Columns as wide as their widest cell: a long value (a path, a model name) must not
+    # push its own help text out of line with the others'.
+    cells = [
+        (str(row["key"]), f"{row['value']}{'' if row['set'] else ' (default)'}", row["help"])
+        for row in settings
+    ]
+    key_width = max((len(key) for key, _, _ in cells), default=0)
+    value_width = max((len(shown) for _, shown, _ in cells), default=0)
+    for key, shown, help_text in cells:
+        say(f"{key:<{key_width}}  {shown:<{value_width}}  {help_text}")
     return 0

@@ -97,6 +97,20 @@ def shown(ctx: Context, lesson: dict[str, Any]) -> int:
     return 0
 
 
+def forgotten(ctx: Context, lesson: dict[str, Any]) -> int:
+    """``lesson forget``: what a soft forget did and how to undo it on stderr, then the lesson
+    (its line says "forgotten": nothing was deleted)."""
+    note(
+        f"forgot {lesson['id']}: hidden from lists, search and the context, but kept; "
+        f"`memwork lesson restore {lesson['id']}` brings it back"
+    )
+    if ctx.json:
+        emit_json(lesson)
+    else:
+        say(_line(lesson).removesuffix(" deleted") + " forgotten")
+    return 0
+
+
 def restored(ctx: Context, lesson: dict[str, Any]) -> int:
     """``lesson restore``: the confidence it now has on stderr, then the lesson."""
     lifted = lesson["confidence"] > lesson["restored_from"]

@@ -32,10 +32,23 @@ def doctor(ctx: Context) -> int:
     elif location.folder is None:
         raise NoStore(location.scheme + ":")  # memory: lives only in its own process
     elif not os.path.lexists(location.folder):
-        if origin == "default":
-            # The first run: say where memory will live and how to point an agent at it.
-            raise NoStore(f"{location.folder} yet (the default store; the first write creates it)")
-        raise NoStore(location.folder)
+        if origin != "default":
+            raise NoStore(location.folder)  # a path someone named and got wrong, most likely
+        # The first run on a machine: nothing is wrong, so say where memory will live and
+        # how to point an agent at it (exit 0: there is nothing to repair).
+        result = {
+            "ok": True,
+            "exists": False,
+            "checks": [
+                {
+                    "name": "store",
+                    "status": "ok",
+                    "detail": (
+                        f"no store at {location.folder} yet; the first write creates it there"
+                    ),
+                }
+            ],
+        }
     else:
         result = report(location.folder)
     result["origin"] = origin
@@ -48,5 +61,8 @@ def doctor(ctx: Context) -> int:
             say(f"{mark}  {check['name']}: {check['detail']}")
         where = {"--db": "named by --db", ENV_DB: f"named by {ENV_DB}"}.get(origin, "the default")
         say(f"this store is {where}; point an agent at it with {result['agent_env']}")
-        say("store is healthy" if result["ok"] else "problems found; nothing was changed")
+        if result.get("exists") is False:
+            say("nothing to check yet")
+        else:
+            say("store is healthy" if result["ok"] else "problems found; nothing was changed")
     return 0 if result["ok"] else 1

@@ -49,8 +49,14 @@ def _print(ctx: Context, record: object, text: str) -> int:
 
 
 # -- keys -----------------------------------------------------------------------------
-def key_set(ctx: Context, entry: wm_state.KeyView) -> int:
-    """``wm set`` and ``wm delete``: the key."""
+def key_set(ctx: Context, entry: dict[str, Any]) -> int:
+    """``wm set`` and ``wm delete``: the key (a delete with ``--missing-ok`` that found no
+    key says so on stderr and prints nothing else)."""
+    if entry.get("deleted") is False:
+        note(f"no key {entry['key']!r} here: nothing deleted")
+        if ctx.json:
+            emit_json(entry)
+        return 0
     return _print(ctx, entry, entry["key"])
 
 
@@ -79,6 +85,8 @@ def task(ctx: Context, state: dict[str, Any] | None) -> int:
     if state is None:
         if ctx.json:
             emit_json(None)
+        elif getattr(a, "if_exists", False):
+            note("no task state in this session: nothing updated (--if-exists)")
         else:
             note("no task state in this session (set one with --id/--step/--total/--progress)")
         return 0

@@ -111,7 +111,7 @@ class HttpDoor:
             max_request_body_size=cap,
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )
-        self.feed = CommitFeed(memory.store)
+        self.feed = CommitFeed(lambda: memory.store)
         self._stopping = anyio.Event()
 
         async def livez(request: Request) -> Response:
@@ -218,7 +218,7 @@ def serve(
         if token
         else "no MEMWORK_TOKEN: loopback only, no authentication"
     )
-    print(f"memwork: serving {memory.store.location} at {where} ({guard})", file=sys.stderr)
+    print(f"memwork: serving {memory.location} at {where} ({guard})", file=sys.stderr)
     print(f"memwork: MCP at {where}/mcp, operations at {where}/v1/", file=sys.stderr, flush=True)
     try:
         run_uvicorn(door, sock, header_timeout=deadline)

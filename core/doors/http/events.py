@@ -25,7 +25,7 @@ opened with no agent id is an operator's: it sees every commit.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -34,7 +34,7 @@ from anyio.streams.memory import MemoryObjectSendStream
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from ...base.errors import MemworkError
+from ...base.errors import MemworkError, StoreUnreachable
 from ...storage.store import Store
 from .routes import actor_of, error_response
 
@@ -90,8 +90,10 @@ def _last_seq(store: Store) -> int:
 class CommitFeed:
     """Watches the store's commits and fans them out to every open event stream."""
 
-    def __init__(self, store: Store, poll: float = POLL) -> None:
-        self.store = store
+    def __init__(self, store: Store | Callable[[], Store], poll: float = POLL) -> None:
+        #: The store, or a function that gives it (opening a Redis store that did not
+        #: answer when the server started).
+        self._store = store
         self.poll = poll
         self.generation = 0
         self.closed = False
@@ -104,16 +106,29 @@ class CommitFeed:
             stream.close()
         self._streams.clear()
 
+    @property
+    def store(self) -> Store:
+        """The store watched (StoreUnreachable while a Redis store cannot be opened)."""
+        return self._store if isinstance(self._store, Store) else self._store()
+
     async def run(self) -> None:
-        """Poll until cancelled (the server's lifespan runs it)."""
-        self.generation = await anyio.to_thread.run_sync(self.store.committed_generation)
-        seq = await anyio.to_thread.run_sync(_last_seq, self.store)
+        """Poll until cancelled (the server's lifespan runs it). A Redis store that does
+        not answer is asked again at the next poll: the server keeps serving meanwhile."""
+        seq: int | None = None
         while True:
-            await anyio.sleep(self.poll)
-            generation = await anyio.to_thread.run_sync(self.store.committed_generation)
-            if generation == self.generation:
+            try:
+                if seq is None:
+                    self.generation = await anyio.to_thread.run_sync(self._generation)
+                    seq = await anyio.to_thread.run_sync(self._last_seq)
+                    continue
+                await anyio.sleep(self.poll)
+                generation = await anyio.to_thread.run_sync(self._generation)
+                if generation == self.generation:
+                    continue
+                entries, seq = await anyio.to_thread.run_sync(self._entries_after, seq)
+            except StoreUnreachable:
+                await anyio.sleep(self.poll)
                 continue
-            entries, seq = await anyio.to_thread.run_sync(entries_after, self.store, seq)
             self.generation = generation
             event = {"generation": generation, "entries": entries}
             for stream in list(self._streams):
@@ -123,6 +138,15 @@ class CommitFeed:
                     # A viewer that stopped reading loses its stream, not the server's memory.
                     self._streams.discard(stream)
                     stream.close()
+
+    def _generation(self) -> int:
+        return self.store.committed_generation()
+
+    def _last_seq(self) -> int:
+        return _last_seq(self.store)
+
+    def _entries_after(self, seq: int) -> tuple[list[dict[str, Any]], int]:
+        return entries_after(self.store, seq)
 
     async def stream(self, request: Request, actor: str) -> AsyncIterator[bytes]:
         """One viewer's events (``actor``: who reads, as the door names callers), until it

@@ -148,9 +148,17 @@ class Guard:
     ) -> None:
         """A request carrying an agent token: refused unless the store knows the token,
         then passed on naming that agent (and no other)."""
+        from ...base.errors import StoreUnreachable, worded
+
         assert self.agent_of is not None
         lookup = self.agent_of
-        agent = await anyio.to_thread.run_sync(lambda: lookup(given.decode("latin-1")))
+        try:
+            agent = await anyio.to_thread.run_sync(lambda: lookup(given.decode("latin-1")))
+        except StoreUnreachable as exc:
+            # Tokens are kept in the store: while it does not answer none can be checked,
+            # so the request is refused as every store call then is (not a server error).
+            await send_error(send, 503, worded(exc), "unavailable")
+            return
         if agent is None:
             # The message never repeats the token.
             await send_error(

@@ -150,7 +150,7 @@ def operation_route(op: Op, memory: Memory, cap: int) -> Route:
             def run() -> Any:
                 return invoke.call(
                     op,
-                    memory.store,
+                    memory.call_target(),
                     params,
                     now=memory.now(),
                     actor=actor,

@@ -279,7 +279,7 @@ class MemworkServer(MCPServer):
             def run() -> Any:
                 return invoke.call(
                     op,
-                    self.memory.store,
+                    self.memory.call_target(),
                     params,
                     now=self.memory.now(),
                     actor=actor,

@@ -402,6 +402,18 @@ def test_cli_lesson_verbs(cli) -> None:  # noqa: ANN001
     assert text.code == 0 and "content: Read the error first" in text.out
 
 
+def test_cli_lesson_forget_says_it_is_soft_and_how_to_undo_it(cli) -> None:  # noqa: ANN001
+    lid = cli("lesson", "add", "Read the error first", now=T0).out.strip()
+    done = cli("lesson", "forget", lid)
+    assert done.code == 0
+    assert done.out.rstrip().endswith(" forgotten") and "deleted" not in done.out
+    assert done.err == (
+        f"forgot {lid}: hidden from lists, search and the context, but kept; "
+        f"`memwork lesson restore {lid}` brings it back\n"
+    )
+    assert cli("lesson", "restore", lid).code == 0
+
+
 def test_cli_lesson_errors_are_exit_2_and_write_nothing(cli, db: Path) -> None:  # noqa: ANN001
     lid = cli("lesson", "add", "x").out.strip()
     before = folder_digest(db)

@@ -329,3 +329,65 @@ def test_wm_task_progress_follows_steps_until_the_agent_sets_it(cli, sid: str) -
     assert cli(*args, "--progress", "60", "--json").json()["progress_percent"] == 60.0
     task = cli(*args, "--step", "4", "--status", "review", "--json").json()
     assert (task["current_step"], task["status"], task["progress_percent"]) == (4, "review", 60.0)
+
+
+# -- the working-memory library's answers, in the CLI's closest forms ---------------------
+def test_wm_get_with_a_default_answers_it_for_a_missing_key(cli, db: Path) -> None:  # noqa: ANN001
+    cli("wm", "--session", "run-1", "set", "plan", "ship", now=T0)
+    got = cli("wm", "--session", "run-1", "get", "nope", "--default", "none yet", now=T0)
+    assert (got.code, got.out, got.err) == (0, "none yet\n", "")
+    answer = cli("--json", "wm", "--session", "run-1", "get", "nope", "--default", "0").json()
+    assert answer == {"key": "nope", "value": "0", "found": False, "scope": None}
+    live = cli("--json", "wm", "--session", "run-1", "get", "plan", "--default", "x").json()
+    assert (live["value"], live["found"], live["scope"]) == ("ship", True, "session")
+    # Without a default a missing key is still not found (exit 2), as before.
+    _refused(cli, db, "wm", "--session", "run-1", "get", "nope", field="working-memory key")
+
+
+def test_wm_delete_missing_ok_says_nothing_was_deleted(cli, db: Path) -> None:  # noqa: ANN001
+    cli("wm", "--session", "run-2", "set", "a", "1", now=T0)
+    before = folder_digest(db)
+    gone = cli("wm", "--session", "run-2", "delete", "nope", "--missing-ok", now=T0)
+    assert (gone.code, gone.out) == (0, "")
+    assert gone.err == "no key 'nope' here: nothing deleted\n"
+    assert folder_digest(db) == before
+    answer = cli("--json", "wm", "--session", "run-2", "delete", "nope", "--missing-ok").json()
+    assert answer == {"key": "nope", "deleted": False, "scope": None}
+    done = cli("--json", "wm", "--session", "run-2", "delete", "a", "--missing-ok").json()
+    assert (done["key"], done["deleted"], done["scope"]) == ("a", True, "session")
+    _refused(cli, db, "wm", "--session", "run-2", "delete", "a", field="working-memory key")
+
+
+def test_wm_task_if_exists_never_starts_an_unknown_task(cli, db: Path) -> None:  # noqa: ANN001
+    cli("wm", "--session", "run-3", "set", "a", "1", now=T0)
+    before = folder_digest(db)
+    skipped = cli("wm", "--session", "run-3", "task", "--progress", "50", "--if-exists", now=T0)
+    assert (skipped.code, skipped.out) == (0, "")
+    assert skipped.err == "no task state in this session: nothing updated (--if-exists)\n"
+    assert folder_digest(db) == before
+    assert cli("--json", "wm", "--session", "run-3", "task").json() is None
+    cli("wm", "--session", "run-3", "task", "--id", "build", "--total", "4", now=T0)
+    moved = cli("--json", "wm", "--session", "run-3", "task", "--step", "2", "--if-exists")
+    assert (moved.json()["task_id"], moved.json()["progress_percent"]) == ("build", 50.0)
+
+
+def test_a_session_id_of_your_own_can_have_a_project(cli, db: Path) -> None:  # noqa: ANN001
+    cli("wm", "set", "deploy", "friday", "--scope", "project:web", now=T0)
+    # Working memory made the session first (implicit, no project): it sees no project key.
+    cli("wm", "--session", "run-42", "set", "plan", "ship", now=T0)
+    assert cli("wm", "--session", "run-42", "get", "deploy").code == 2
+    started = cli("--json", "session", "start", "--id", "run-42", "--project", "web", now=T0)
+    assert started.code == 0, started.err
+    record = started.json()
+    assert (record["id"], record["project"], record["implicit"]) == ("run-42", "web", False)
+    assert cli("wm", "--session", "run-42", "get", "deploy").out == "friday\n"
+    assert cli("wm", "--session", "run-42", "get", "plan").out == "ship\n"  # kept
+    # The same start again is no error; another project is refused, the store untouched.
+    again = cli("session", "start", "--id", "run-42", "--project", "web", now=T0)
+    assert (again.code, again.out) == (0, "run-42\n")
+    _refused(cli, db, "session", "start", "--id", "run-42", "--project", "api", field="project")
+    # A new id of your own starts a session with it.
+    fresh = cli("--json", "session", "start", "--id", "run-43", "--project", "web").json()
+    assert (fresh["id"], fresh["implicit"]) == ("run-43", False)
+    assert cli("wm", "--session", "run-43", "get", "deploy").out == "friday\n"
+    _refused(cli, db, "session", "start", "--id", "bad id!", field="session")

@@ -49,16 +49,30 @@ def test_doctor_on_a_first_run_names_the_default_store_it_will_create(
     # tests/conftest.py points the user data dir at tmp_path / "xdg-data".
     default = tmp_path / "xdg-data" / "memwork"
     code, out, err = run(capsys, "doctor")
-    assert code == 2 and out == ""
-    assert err == (
-        f"memwork: no memwork store at {default} yet "
-        "(the default store; the first write creates it)\n"
-    )
-    assert not default.exists()
+    assert code == 0 and err == ""
+    assert out.splitlines() == [
+        f"ok       store: no store at {default} yet; the first write creates it there",
+        f"this store is the default; point an agent at it with MEMWORK_DB={default}",
+        "nothing to check yet",
+    ]
+    code, out, _ = run(capsys, "doctor", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["ok"] is True and report["exists"] is False
+    assert report["origin"] == "default" and report["agent_env"] == f"MEMWORK_DB={default}"
+    assert not default.exists()  # doctor only looks
     assert run(capsys, "lesson", "add", "Canary every deploy")[0] == 0
     code, out, _ = run(capsys, "doctor")
     assert code == 0
     assert f"this store is the default; point an agent at it with MEMWORK_DB={default}" in out
+
+
+def test_doctor_on_a_path_named_by_db_that_does_not_exist_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "typo"
+    code, out, err = run(capsys, "--db", str(missing), "doctor")
+    assert (code, out) == (2, "")
+    assert err == f"memwork: no memwork store at {missing}\n"
 
 
 def test_the_agent_line_for_a_redis_store_never_shows_its_password(redis_url: str) -> None:

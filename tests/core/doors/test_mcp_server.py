@@ -556,3 +556,25 @@ def test_a_client_that_hangs_up_mid_call_ends_the_server_cleanly(tmp_path: Path)
         with opened.reading():
             recorded = opened.get("meta", "episodes")
         assert recorded is None or recorded["total_episodes"] in (0, 400)
+
+
+def test_the_working_memory_librarys_answers_as_tool_arguments(db: Path) -> None:
+    """A default for a missing key, a delete that may find nothing, progress only for a
+    task that exists, and a session id of the agent's own with a project."""
+
+    async def body(client: Client) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        await call(client, "wm_set", key="deploy", value="friday", scope="project:web")
+        out["start"] = await call(client, "start_session", project="web", session="run-42")
+        out["shared"] = await call(client, "wm_get", session="run-42", key="deploy")
+        out["default"] = await call(client, "wm_get", session="run-42", key="x", default=7)
+        out["delete"] = await call(client, "wm_delete", session="run-42", key="x", missing_ok=True)
+        out["task"] = await call(client, "wm_task", session="run-42", progress=5, if_exists=True)
+        return out
+
+    out = with_server(db, body)
+    assert (out["start"]["id"], out["start"]["project"]) == ("run-42", "web")
+    assert (out["shared"]["value"], out["shared"]["scope"]) == ("friday", "project:web")
+    assert out["default"] == {"key": "x", "value": 7, "found": False, "scope": None}
+    assert out["delete"] == {"key": "x", "deleted": False, "scope": None}
+    assert out["task"] is None

@@ -30,7 +30,20 @@ def test_defaults_set_get_list(cli, db: Path) -> None:  # noqa: ANN001
     assert cli("--json", "config", "get", "review").json() == {"key": "review", "value": "on"}
     assert cli("config", "set", "review", "ON").out == "review is already on\n"
     text = cli("config", "list").out
-    assert "review       on" in text and "context_log  off (default)" in text
+    assert "review          on  " in text and "context_log     off (default)  " in text
+
+
+def test_config_list_lines_up_its_columns(cli, db: Path) -> None:  # noqa: ANN001
+    cli("lesson", "add", "x")
+    cli("config", "set", "wm_default_ttl", "3600")
+    lines = cli("config", "list").out.splitlines()
+    listed = cli("config", "list", "--json").json()
+    assert len(lines) == len(listed) == 5
+    # Each row's value and help text start at the same column as every other row's.
+    rows = list(zip(lines, listed, strict=True))
+    value_at = {line.index(row["value"], len(row["key"])) for line, row in rows}
+    help_at = {line.index(row["help"]) for line, row in rows}
+    assert len(value_at) == 1 and len(help_at) == 1, lines
 
 
 def test_the_setting_lives_in_the_store(cli, db: Path) -> None:  # noqa: ANN001

@@ -103,6 +103,10 @@ SCENARIO: list[tuple[str, str, dict[str, Any]]] = [
     ("wm_get", "wm_get", {"session": ref("ses", "id"), "key": "pods"}),
     ("wm_list", "wm_list", {"session": ref("ses", "id")}),
     ("wm_gone", "wm_get", {"session": ref("ses", "id"), "key": "nope"}),
+    ("wm_dflt", "wm_get", {"session": ref("ses", "id"), "key": "nope", "default": "none"}),
+    ("wm_no_del", "wm_delete", {"session": ref("ses", "id"), "key": "nope", "missing_ok": True}),
+    ("task_skip", "wm_task", {"session": "run-own", "progress": 5.0, "if_exists": True}),
+    ("ses_own", "start_session", {"project": "api", "session": "run-own"}),
     ("task_none", "wm_task", {"session": ref("ses", "id")}),
     (
         "task",

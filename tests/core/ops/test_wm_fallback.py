@@ -326,3 +326,151 @@ def test_isolation_holds_on_the_fallback(server: RedisServer, url: str) -> None:
         wait_for(lambda: not bob.wm_stats(sid)["using_fallback"], "Redis again")
     finally:
         bob.close()
+
+
+# -- a process that starts while Redis is down ------------------------------------------------
+@pytest.fixture
+def down(tmp_path: Path) -> Iterator[RedisServer]:
+    """A redis-server on a port where nothing listens yet (the test starts it)."""
+    own = RedisServer(tmp_path / "redis-down", fsync="always")
+    own.folder.mkdir()
+    yield own
+    own.stop()
+
+
+def test_memory_starts_while_redis_is_down_and_writes_back_when_it_starts(
+    down: RedisServer, capfd: pytest.CaptureFixture[str]
+) -> None:
+    url = f"{down.url}/1"
+    memory = Memory(url, agent="bot")  # refused with StoreUnreachable before the fix
+    try:
+        assert memory.using_fallback is True
+        assert memory.wm_set("run-7", "plan", "step one")["using_fallback"] is True
+        assert memory.wm_task("run-7", task_id="t1", step=1, total=4)["using_fallback"] is True
+        assert memory.scratch_add("run-7", "noted while Redis was down")["using_fallback"] is True
+        got = memory.wm_get("run-7", "plan")
+        assert (got["value"], got["using_fallback"]) == ("step one", True)
+        # Every other call refuses in one line naming the store, as it does mid-run.
+        with pytest.raises(StoreUnreachable) as refused:
+            memory.record_episode(EPISODE)
+        assert f"cannot reach Redis at {down.url}" in str(refused.value)
+        assert "\n" not in str(refused.value)
+        err = capfd.readouterr().err
+        assert len(_lines(err, "working memory is kept in this process's memory")) == 1
+
+        down.start()
+        wait_for(lambda: memory.wm_stats("run-7")["using_fallback"] is False, "the write-back")
+        assert memory.using_fallback is False
+        err = capfd.readouterr().err
+        assert len(_lines(err, "answers again: wrote back 3 working-memory writes")) == 1
+        assert memory.record_episode(EPISODE)  # the store is open now
+    finally:
+        memory.close()
+    with Memory(url) as fresh:
+        assert fresh.wm_get_all("run-7") == {"plan": "step one"}
+        assert fresh.wm_task("run-7")["current_step"] == 1
+        assert [e["text"] for e in fresh.scratch_list("run-7")] == ["noted while Redis was down"]
+        assert [e["actor"] for e in fresh.history(table="working_memory")[:3]] == ["api:bot"] * 3
+
+
+def test_memory_started_while_redis_is_down_says_what_is_lost_on_close(
+    down: RedisServer, capfd: pytest.CaptureFixture[str]
+) -> None:
+    memory = Memory(f"{down.url}/1")
+    memory.wm_set("run-8", "a", 1)
+    memory.close()
+    err = capfd.readouterr().err
+    assert len(_lines(err, "1 working-memory write kept in this process's memory")) == 1
+
+
+def test_the_mcp_server_starts_while_redis_is_down(down: RedisServer, tmp_path: Path) -> None:
+    url = f"{down.url}/1"
+
+    async def body(client: Client) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        out["set"] = await tool(client, "wm_set", session="run-9", key="plan", value="ship")
+        out["get"] = await tool(client, "wm_get", session="run-9", key="plan")
+        out["episode"] = await tool_error(client, "record_episode", episode=EPISODE)
+        down.start()
+        deadline = time.monotonic() + 30
+        while (await tool(client, "wm_stats", session="run-9"))["using_fallback"]:
+            assert time.monotonic() < deadline, "the MCP server never wrote back"
+            await anyio.sleep(0.02)
+        out["after"] = await tool(client, "wm_get_all", session="run-9")
+        return out
+
+    errlog = tmp_path / "mcp-stderr.txt"
+    out = _mcp_with_stderr(url, body, errlog)
+    assert out["set"]["using_fallback"] is True
+    assert (out["get"]["value"], out["get"]["using_fallback"]) == ("ship", True)
+    assert out["episode"].startswith("memwork: ") and f"Redis at {down.url}" in out["episode"]
+    assert out["after"] == {"plan": "ship"}
+    err = errlog.read_text()
+    assert len(_lines(err, "working memory is kept in this process's memory")) == 1
+    assert len(_lines(err, "answers again: wrote back 1 working-memory write")) == 1
+    with Memory(url) as fresh:
+        assert fresh.wm_get_all("run-9") == {"plan": "ship"}
+
+
+def test_the_http_door_starts_while_redis_is_down(down: RedisServer) -> None:
+    import httpx2
+
+    from tests.http_server import Served
+
+    url = f"{down.url}/1"
+    served = Served(url, python_env(MEMWORK_NOW=NOW, MEMWORK_FSYNC="0"))
+    try:
+
+        def post(name: str, **body: Any) -> httpx2.Response:
+            return httpx2.post(f"{served.url}/v1/{name}", json=body, timeout=60)
+
+        done = post("wm_set", session="run-10", key="plan", value="ship")
+        assert done.status_code == 200 and done.json()["using_fallback"] is True
+        assert done.headers["memwork-using-fallback"] == "true"
+        refused = post("record_episode", episode=EPISODE)
+        assert refused.status_code == 503 and f"Redis at {down.url}" in refused.json()["error"]
+        down.start()
+        wait_for(
+            lambda: "memwork-using-fallback" not in post("wm_stats", session="run-10").headers,
+            "the HTTP door to use Redis again",
+        )
+        assert post("wm_get_all", session="run-10").json() == {"plan": "ship"}
+    finally:
+        code, rest = served.stop()
+    assert code == 0, rest
+    said = served.banner + rest  # the fallback's line comes before the "serving" one
+    assert len(_lines(said, "working memory is kept in this process's memory")) == 1
+    assert len(_lines(said, "answers again: wrote back 1 working-memory write")) == 1
+
+
+def test_an_agent_token_while_redis_is_down_is_unavailable_not_a_server_error(
+    down: RedisServer,
+) -> None:
+    import httpx2
+
+    from tests.http_server import Served
+
+    token = "operator-token-for-the-fallback-test"
+    served = Served(f"{down.url}/1", python_env(MEMWORK_NOW=NOW, MEMWORK_TOKEN=token))
+    try:
+        # Agent tokens are kept in the store: none can be checked while it does not answer.
+        refused = httpx2.post(
+            f"{served.url}/v1/wm_get",
+            json={"session": "run-11", "key": "plan"},
+            headers={"Authorization": "Bearer mwa_not-checkable-now"},
+            timeout=60,
+        )
+        assert refused.status_code == 503, refused.text
+        assert refused.json()["kind"] == "unavailable"
+        assert f"cannot reach Redis at {down.url}" in refused.json()["error"]
+        # The operator's token needs no store: working memory answers from the fallback.
+        kept = httpx2.post(
+            f"{served.url}/v1/wm_set",
+            json={"session": "run-11", "key": "plan", "value": "ship"},
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=60,
+        )
+        assert kept.status_code == 200 and kept.json()["using_fallback"] is True
+    finally:
+        code, rest = served.stop()
+    assert code == 0, rest
