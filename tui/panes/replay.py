@@ -4,8 +4,8 @@ The left list holds the sessions, newest first. The right side replays the
 selected one: its start, each observation, each episode it recorded, each work
 item it opened, noted or closed, and its end, in time order. Only the steps up
 to the current one are shown, the current one in full below them: ``n`` (or
-``→``) steps forward, ``p`` (``←``) back, ``home``/``end`` jump to the first or
-last step, ``space`` plays the rest one step a second.
+``→``) steps forward, ``p`` (``←``) back, ``shift+←``/``shift+→`` jump to the first
+or last step, ``space`` plays the rest one step a second.
 """
 
 from __future__ import annotations
@@ -64,15 +64,16 @@ class ReplayPane(Pane):
     HELP = (
         "Pick a session on the left (enter moves to its replay); its observations, episodes "
         "and work items appear one step at a time: n or → steps forward, p or ← back, "
-        "home and end jump to the first and last step, space plays (a step a second) and "
+        "shift+← and shift+→ jump to the first and last step, space plays (a step a second) and "
         "pauses."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n,right", "step(1)", "Step", key_display="n"),
         Binding("p,left", "step(-1)", "Back", key_display="p"),
         Binding("space", "play", "Play/pause"),
-        Binding("home", "jump(0)", "First", show=False),
-        Binding("end", "jump(-1)", "Last", show=False),
+        # Not home/end: the focused list takes those (its first and last row).
+        Binding("shift+left", "jump(0)", "First", key_display="⇧←", show=False),
+        Binding("shift+right", "jump(-1)", "Last", key_display="⇧→", show=False),
     ]
 
     def __init__(self) -> None:
@@ -162,6 +163,10 @@ class ReplayPane(Pane):
         self.deliver(self._show_replay, found, keep_step)
 
     def _show_replay(self, found: Replay | None, keep_step: bool) -> None:
+        if self.replay is not None and found is not None:
+            # A reload of the session on screen (a commit, or a second read racing the
+            # first) keeps the step the user is at.
+            keep_step = keep_step or found.session["id"] == self.replay.session["id"]
         self.replay = found
         # A new session starts at its first step; the one on screen keeps its place.
         self.step = min(self.step, self.total) if keep_step else min(1, self.total)
