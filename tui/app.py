@@ -1,4 +1,4 @@
-"""The workbench: nine panes over one store, keyboard first.
+"""The workbench: eleven panes over one store, keyboard first.
 
 Built by :func:`make_app` so tests and snapshots construct it the same way
 the CLI does. All store I/O runs in worker threads. Writes by agents show up
