@@ -14,10 +14,10 @@ from memwork.core.storage.paths import demo_source
 from memwork.core.storage.store import Store
 from memwork.tui.app import PANES
 from memwork.tui.launch import demo_copy, launch
+from memwork.tui.pane_list import pane_key
 from memwork.tui.screens.search import hit_label, query_words
 from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.conftest import folder_digest
-from memwork.tui.pane_list import pane_key
 from tests.tui.conftest import SIZE, run, screen_text, settle
 
 
