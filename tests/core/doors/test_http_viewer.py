@@ -8,7 +8,8 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx2
@@ -67,6 +68,22 @@ def agent_token(db: Path, agent: str) -> str:
     return str(json.loads(done.stdout)["token"])
 
 
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started (Linux: read from /proc)."""
+    found = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(x) for x in found.read_text().split()] if found.exists() else []
+
+
+def wait_for(ready: Callable[[], bool], seconds: float) -> bool:
+    """Whether ``ready()`` holds within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not ready():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
 def socket_refused(url: str, **headers: str) -> bool:
     """Whether the viewer's WebSocket at ``url`` is refused before it opens."""
     try:
@@ -113,10 +130,31 @@ def test_the_viewer_socket_is_guarded_like_the_page(guarded: Served, tmp_path: P
     # A page on another site, in a browser that holds the cookie, is turned away.
     cookie = f"memwork_viewer={viewer_cookie(TOKEN)}"
     assert socket_refused(ws, Cookie=cookie, Origin="http://evil.example")
-    # The page's own origin with the cookie: the workbench answers.
+    # The page's own origin with the cookie: a workbench starts for the tab, and stops
+    # when the tab goes.
     with connect(ws, additional_headers={"Cookie": cookie, "Origin": f"http://{host}"}) as sock:
         sock.send(json.dumps(["ping", "1"]))
         assert json.loads(sock.recv(timeout=60)) == ["pong", "1"]
+        assert len(children(guarded.process.pid)) == 1
+    assert wait_for(lambda: not children(guarded.process.pid), 30)
+
+
+@pytest.mark.slow
+def test_stopping_the_server_stops_the_open_workbenches(demo: Path) -> None:
+    server = Served(demo, _env(MEMWORK_TOKEN=TOKEN))
+    ws = server.url.replace("http://", "ws://") + "/viewer/ws?width=100&height=30"
+    with connect(ws, additional_headers={"Authorization": f"Bearer {TOKEN}"}) as sock:
+        # The workbench draws its first screen (the demo's sessions) into the socket.
+        drawn = b""
+        while b"Sessions" not in drawn:
+            drawn += sock.recv(timeout=90)
+        workbench = children(server.process.pid)
+        assert len(workbench) == 1
+        code, rest = server.stop()
+    assert code == 0, rest
+    assert not Path(f"/proc/{workbench[0]}").exists() or wait_for(
+        lambda: not Path(f"/proc/{workbench[0]}").exists(), 10
+    )
 
 
 def test_without_a_token_only_the_loopback_page_may_open_it(demo: Path) -> None:
