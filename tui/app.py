@@ -1,4 +1,4 @@
-"""The workbench: nine panes over one store, keyboard first.
+"""The workbench: eleven panes over one store, keyboard first.
 
 Built by :func:`make_app` so tests and snapshots construct it the same way
 the CLI does. All store I/O runs in worker threads. Writes by agents show up
@@ -34,7 +34,7 @@ from .commands import ActionsProvider, MemorySearchProvider
 from .gc_pause import big_load
 from .keys import KeyGate, TypeAhead
 from .messages import JumpTo
-from .pane_list import PANES
+from .pane_list import PANES, pane_key
 from .panes.base import Pane
 from .screens.form import FormScreen
 from .service import MemoryService, Store
@@ -93,7 +93,7 @@ class MemworkApp(TypeAhead, App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         *(
             Binding(
-                str(n),
+                pane_key(n, pane),
                 f"show_pane('{pane.PANE_ID}')",
                 pane.TITLE,
                 show=False,
@@ -156,7 +156,7 @@ class MemworkApp(TypeAhead, App[None]):
         yield Header(show_clock=False, icon="◆")
         with PaneSwitcher(initial=f"tab-{PANES[0].PANE_ID}", id="panes"):
             for n, pane in enumerate(PANES, start=1):
-                with TabPane(f"{n} {pane.TITLE}", id=f"tab-{pane.PANE_ID}"):
+                with TabPane(f"{pane_key(n, pane)} {pane.TITLE}", id=f"tab-{pane.PANE_ID}"):
                     yield pane()
         yield WorkbenchFooter(compact=True)
 
@@ -401,7 +401,7 @@ class MemworkApp(TypeAhead, App[None]):
         if fit == self._tab_fit:
             return
         self._tab_fit = fit
-        switcher.set_class(fit == "tight", "-tight-tabs")
+        switcher.set_class(fit in ("tight", "mini"), "-tight-tabs")
         for n, pane in enumerate(PANES, start=1):
             switcher.get_tab(f"tab-{pane.PANE_ID}").label = tab_label(n, pane, fit)
 

@@ -21,10 +21,14 @@ if TYPE_CHECKING:
 
 def _actions(app: MemworkApp) -> Iterator[tuple[str, str, Any]]:
     """(title, help, callback) for every action reachable from a key, each once."""
-    from .pane_list import PANES
+    from .pane_list import PANES, pane_key
 
     for n, pane in enumerate(PANES, start=1):
-        yield (f"Go to {pane.TITLE}", f"key {n}", partial(app.action_show_pane, pane.PANE_ID))
+        yield (
+            f"Go to {pane.TITLE}",
+            f"key {pane_key(n, pane)}",
+            partial(app.action_show_pane, pane.PANE_ID),
+        )
     # An action bound to two keys (q and ctrl+q) is one entry that names both.
     keys: dict[str, list[str]] = {}
     titles: dict[str, str] = {}

@@ -42,7 +42,7 @@ from ..core.ledger.curator import Curator, decision, ensure_key_file, is_decisio
 from ..core.ops import runner
 from ..core.ops.operations import by_name
 from ..core.privacy import counting
-from ..core.services import checkpoints, history, lint, review
+from ..core.services import checkpoints, history, link_graph, lint, replay, review
 from ..core.services.context.build import build_context
 from ..core.services.context.log import Injections, injection_counts
 from ..core.services.recall.search_docs import build_index
@@ -202,6 +202,23 @@ class MemoryService:
                 "keys": wm_scopes.list_keys(self.store, session_id, now=now),
             },
         )
+
+    # -- links and replays -------------------------------------------------------------
+    def linked_records(self) -> list[link_graph.LinkedRecord]:
+        """Every record a link touches, most linked first (the Graph pane's list)."""
+        return link_graph.linked_records(self.store)
+
+    def link_tree(self, root: str) -> list[link_graph.GraphRow]:
+        """The tree of links around ``root`` (the Graph pane)."""
+        return link_graph.link_tree(self.store, root)
+
+    def sessions_for_replay(self) -> list[Doc]:
+        """Every session, newest first (the Replay pane's list)."""
+        return sessions.list_sessions(self.store, self.now)
+
+    def session_replay(self, session_id: str) -> replay.Replay:
+        """One session's timeline (the Replay pane)."""
+        return replay.session_replay(self.store, session_id)
 
     # -- episodes ---------------------------------------------------------------------
     def episode_head(self) -> EpisodeHead:

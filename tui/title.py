@@ -72,29 +72,36 @@ def title_line(place: str, pending: int, findings: int, width: int) -> str:
 
 #: Cells a tab adds around its label: Textual's padding (one each side), or one in
 #: the tight tab bar.
-TAB_PADDING = {"full": 2, "short": 2, "tight": 1}
+TAB_PADDING = {"full": 2, "short": 2, "tight": 1, "mini": 1}
+#: Letters of a pane's name in the tightest tab bar (eleven panes in 80 columns).
+MINI_LETTERS = 4
 
 
 def tab_text(n: int, pane: type[Pane], fit: str) -> str:
-    """A tab's label as plain text: ``1 Sessions``; ``3 Cards`` short; ``3Cards`` tight."""
+    """A tab's label as plain text: ``1 Sessions``; ``3 Cards`` short; ``3Cards`` tight;
+    ``1Sess`` mini."""
     name = pane.TITLE if fit == "full" else (pane.SHORT_TITLE or pane.TITLE)
-    return f"{n}{'' if fit == 'tight' else ' '}{name}"
+    if fit == "mini":
+        name = name[:MINI_LETTERS]
+    return f"{pane.KEY or n}{'' if fit in ('tight', 'mini') else ' '}{name}"
 
 
 def tab_labels(panes: Sequence[type[Pane]], width: int) -> str:
-    """The widest way of naming the tabs ("full", "short", "tight") that fits ``width``."""
-    for fit in ("full", "short"):
+    """The widest way of naming the tabs ("full", "short", "tight", "mini") that fits
+    ``width``."""
+    for fit in ("full", "short", "tight"):
         need = sum(
             len(tab_text(n, p, fit)) + TAB_PADDING[fit] for n, p in enumerate(panes, start=1)
         )
         if need <= width:
             return fit
-    return "tight"
+    return "mini"
 
 
 def tab_label(n: int, pane: type[Pane], fit: str) -> Content:
     """The label of pane ``n``'s tab; in the tight bar its digit is set bold, so the key
     still reads apart from the name."""
-    if fit != "tight":
+    if fit not in ("tight", "mini"):
         return Content(tab_text(n, pane, fit))
-    return Content.assemble((str(n), "bold"), pane.SHORT_TITLE or pane.TITLE)
+    key = pane.KEY or str(n)
+    return Content.assemble((key, "bold"), tab_text(n, pane, fit)[len(key) :])

@@ -15,6 +15,7 @@ from textual.worker import WorkerCancelled
 
 from memwork.core.storage.paths import demo_source
 from memwork.tui.app import PANES, MemworkApp, make_app
+from memwork.tui.pane_list import pane_key
 from memwork.tui.panes.base import Pane
 
 #: The instant the demo store was written at (data/generate_demo.py).
@@ -100,9 +101,11 @@ def screen_text(app: MemworkApp) -> str:
 
 
 async def open_pane(pilot: Pilot, pane_id: str) -> None:
-    """Press the pane's digit once the app has settled (an early digit can be lost)."""
+    """Press the pane's key (its digit, or its letter past the ninth) once the app has
+    settled (an early key can be lost)."""
     await settle(pilot)
-    await pilot.press(str(1 + [pane.PANE_ID for pane in PANES].index(pane_id)))
+    n = 1 + [pane.PANE_ID for pane in PANES].index(pane_id)
+    await pilot.press(pane_key(n, PANES[n - 1]))
     await settle(pilot)
     assert pilot.app.active_pane == pane_id
 

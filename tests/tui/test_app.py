@@ -14,20 +14,23 @@ from memwork.core.storage.paths import demo_source
 from memwork.core.storage.store import Store
 from memwork.tui.app import PANES
 from memwork.tui.launch import demo_copy, launch
+from memwork.tui.pane_list import pane_key
 from memwork.tui.screens.search import hit_label, query_words
 from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.conftest import folder_digest
 from tests.tui.conftest import SIZE, run, screen_text, settle
 
 
-def test_digits_switch_to_the_nine_panes_in_order(demo_app) -> None:
+def test_digits_and_letters_switch_to_the_eleven_panes_in_order(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             text = screen_text(app)
             for n, pane in enumerate(PANES, start=1):
-                assert f"{n} {pane.TITLE}" in text  # every pane is named on screen
+                # Every pane is named (in 120 columns, eleven tabs take their short names).
+                named = (f"{pane_key(n, pane)} {t}" for t in (pane.TITLE, pane.SHORT_TITLE) if t)
+                assert any(name in text for name in named), text
             expected = [
                 "sessions",
                 "episodes",
@@ -38,10 +41,13 @@ def test_digits_switch_to_the_nine_panes_in_order(demo_app) -> None:
                 "context",
                 "history",
                 "review",
+                "graph",
+                "replay",
             ]
             assert [p.PANE_ID for p in PANES] == expected
-            for n, pane_id in enumerate(expected, start=1):
-                await pilot.press(str(n))
+            keys = [*"123456789", "W", "R"]
+            for key, pane_id in zip(keys, expected, strict=True):
+                await pilot.press(key)
                 await settle(pilot)
                 assert app.active_pane == pane_id
 

@@ -11,6 +11,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Select
 
 from memwork.tui.app import PANES, MemworkApp
+from memwork.tui.pane_list import pane_key
 from memwork.tui.panes.lessons import LessonsPane
 from memwork.tui.screens.clusters import ClustersScreen
 from memwork.tui.screens.confirm import ConfirmScreen
@@ -241,9 +242,10 @@ def test_at_80x24_the_title_tabs_and_footer_say_everything(demo_app) -> None:
                 # The counts whole, with the keys that open them (they used to end "7 lint …").
                 assert "5 review (9)" in title and "7 lint (L)" in title, title
                 assert "…" not in title.split("·", 1)[1], title
-                # Every pane's tab (the bar used to stop at "6 Checkpoi").
+                # Every pane's tab (the bar used to stop at "6 Checkpoi"): eleven fit with
+                # their key and four letters of their name.
                 for n, cls in enumerate(PANES, start=1):
-                    assert f"{n}{cls.SHORT_TITLE or cls.TITLE}" in tabs, tabs
+                    assert f"{pane_key(n, cls)}{(cls.SHORT_TITLE or cls.TITLE)[:4]}" in tabs, tabs
                 # Help and Search never fall off the footer.
                 assert "? Help" in footer and "/ Search" in footer, footer
 

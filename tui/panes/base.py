@@ -35,6 +35,8 @@ class Pane(Vertical):
     TITLE: ClassVar[str] = ""
     #: The tab's name where the terminal is too narrow for every TITLE ("" = TITLE).
     SHORT_TITLE: ClassVar[str] = ""
+    #: The key that shows the pane, for a pane past the ninth ("" = its digit).
+    KEY: ClassVar[str] = ""
     #: Shown in the help screen under the pane's name.
     HELP: ClassVar[str] = ""
 

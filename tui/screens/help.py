@@ -83,9 +83,9 @@ class HelpScreen(Dialog[None]):
         table.add_row("", "")
         table.add_row(Text("Everywhere", style="bold"), "")
         table.add_row(
-            f"1–{len(self.panes)}",
+            "1–9 " + " ".join(p.KEY for p in self.panes if p.KEY),
             "switch pane: "
-            + ", ".join(f"{n} {pane.TITLE}" for n, pane in enumerate(self.panes, start=1)),
+            + ", ".join(f"{p.KEY or n} {p.TITLE}" for n, p in enumerate(self.panes, start=1)),
         )
         keys: dict[str, list[str]] = {}
         for binding in self.app.BINDINGS:

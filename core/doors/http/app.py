@@ -7,6 +7,7 @@ server-sent events at ``/v1/events`` (:mod:`core.doors.http.events`); ``/livez``
 says the server is up. :class:`core.doors.http.guard.Guard` stands in front of all
 of it (bearer token, loopback, body cap), and a client that does not finish a
 request's headers in time is dropped (:mod:`core.doors.http.slow_clients`). The
+workbench itself runs in a browser at ``/viewer`` (:mod:`core.doors.http.viewer`). The
 router's own answers (no such route, a method a route does not take) are JSON
 errors like every route's. Built on what the MCP SDK brings
 (Starlette, uvicorn); nothing here parses HTTP by hand.
@@ -39,6 +40,7 @@ from ...ops.toolsets import chosen_tools
 from .events import CommitFeed
 from .guard import Guard
 from .routes import http_error, json_response, routes
+from .viewer import Viewer
 
 #: The largest request body (bytes); ``MEMWORK_HTTP_MAX_BODY`` changes it. One episode may
 #: hold 100,000 characters in each text field, so a batch needs room.
@@ -112,6 +114,8 @@ class HttpDoor:
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )
         self.feed = CommitFeed(lambda: memory.store)
+        # The store as given (a Redis URL with its password): each tab's workbench opens it.
+        self.viewer = Viewer(str(memory.path), token=token)
         self._stopping = anyio.Event()
 
         async def livez(request: Request) -> Response:
@@ -125,6 +129,7 @@ class HttpDoor:
                 Route("/livez", livez, methods=["GET"]),
                 Route("/v1/events", events, methods=["GET"]),
                 *routes(memory, cap),
+                *self.viewer.routes(),
                 *(extra_routes or []),
                 *mcp_app.routes,
             ],
@@ -159,6 +164,7 @@ class HttpDoor:
         MCP's sessions (their open streams would otherwise hold it for the whole grace
         period). Calls in flight finish: their writes are whole or not at all."""
         self.feed.close()
+        self.viewer.stop()
         self._stopping.set()
 
 
@@ -219,7 +225,11 @@ def serve(
         else "no MEMWORK_TOKEN: loopback only, no authentication"
     )
     print(f"memwork: serving {memory.location} at {where} ({guard})", file=sys.stderr)
-    print(f"memwork: MCP at {where}/mcp, operations at {where}/v1/", file=sys.stderr, flush=True)
+    print(
+        f"memwork: MCP at {where}/mcp, operations at {where}/v1/, the workbench at {where}/viewer",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         run_uvicorn(door, sock, header_timeout=deadline)
     finally:

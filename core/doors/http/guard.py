@@ -15,6 +15,15 @@
   request, so a revoke takes effect on the next one.
 - A request that says its body is larger than the cap is refused (413) before
   it is read; the routes stop reading a streamed body at the cap as well.
+- ``/viewer`` (the workbench in a browser, :mod:`core.doors.http.viewer`) is the
+  operator's: an agent token is refused there (403), since the workbench acts on
+  every record with no agent's limits. A browser cannot send a header when it
+  follows a link, so under ``/viewer`` the operator's token is also taken as
+  ``?token=`` and as the cookie the page sets from it (a keyed digest of the token,
+  scoped to ``/viewer``, never the token itself); nowhere else. Its WebSocket passes
+  the same checks, and one whose ``Origin`` is another site than the server it
+  reaches is refused: a page elsewhere cannot drive the workbench through a
+  browser that holds the cookie, nor through loopback without a token.
 
 Plain ASGI, not Starlette's ``BaseHTTPMiddleware``: the event stream and MCP's
 streamed responses pass through untouched.
@@ -22,6 +31,7 @@ streamed responses pass through untouched.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -39,6 +49,10 @@ OPEN_PATHS = frozenset({"/livez"})
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 AGENT_HEADER = b"x-memwork-agent"
 AGENT_TOKEN_PREFIX = b"mwa_"
+#: The paths of the workbench in a browser (the operator's alone).
+VIEWER_PREFIX = "/viewer"
+#: The cookie that carries the viewer's credential (see :func:`viewer_cookie`).
+VIEWER_COOKIE = "memwork_viewer"
 
 #: The agent an agent token was issued for, or None (a blocking store read).
 AgentLookup = Callable[[str], str | None]
@@ -74,6 +88,44 @@ async def send_error(
     await send({"type": "http.response.body", "body": body})
 
 
+def viewer_cookie(token: str) -> str:
+    """The viewer's cookie for ``token``: a keyed digest, so the cookie jar never holds
+    the token itself, and a new token makes every old cookie worthless."""
+    return hmac.new(token.encode(), b"memwork viewer", hashlib.sha256).hexdigest()
+
+
+def is_viewer(path: str) -> bool:
+    """Whether ``path`` is the viewer's (``/viewer`` or below it)."""
+    return path == VIEWER_PREFIX or path.startswith(VIEWER_PREFIX + "/")
+
+
+def cookie_value(headers: dict[bytes, bytes], name: str) -> str | None:
+    """The value of cookie ``name`` in the request's ``Cookie`` header, if any."""
+    for part in headers.get(b"cookie", b"").decode("latin-1").split(";"):
+        key, sep, value = part.strip().partition("=")
+        if sep and key == name:
+            return value
+    return None
+
+
+def query_value(scope: Scope, name: str) -> str | None:
+    """The first ``name=`` of the request's query string, if any."""
+    from urllib.parse import parse_qs
+
+    values = parse_qs(scope.get("query_string", b"").decode("latin-1")).get(name)
+    return values[0] if values else None
+
+
+def same_origin(headers: dict[bytes, bytes]) -> bool:
+    """Whether a WebSocket's ``Origin`` (when the client sent one) names the host and
+    port the request was sent to (its ``Host``). Browsers always send it."""
+    origin = headers.get(b"origin")
+    if origin is None:
+        return True  # not a browser: nothing a web page could have started
+    _, sep, rest = origin.decode("latin-1").partition("://")
+    return bool(sep) and rest == headers.get(b"host", b"").decode("latin-1")
+
+
 class Guard:
     """Authentication, the loopback rule and the body cap, in front of every route."""
 
@@ -101,11 +153,25 @@ class Guard:
         matches = hmac.compare_digest(given.strip(), self.token)
         return matches and scheme.lower() == b"bearer"
 
+    def viewer_authorized(self, scope: Scope, headers: dict[bytes, bytes]) -> bool:
+        """Under ``/viewer``: the token as a header, as ``?token=`` or as the cookie."""
+        if self.token is None or self.authorized(headers):
+            return True
+        token = self.token.decode()
+        given = query_value(scope, "token")
+        if given is not None and hmac.compare_digest(given.encode(), self.token):
+            return True
+        cookie = cookie_value(headers, VIEWER_COOKIE) or ""
+        return hmac.compare_digest(cookie.encode(), viewer_cookie(token).encode())
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
+        if scope["type"] not in ("http", "websocket") or scope["path"] in OPEN_PATHS:
             await self.app(scope, receive, send)
             return
         headers = dict(scope["headers"])
+        if scope["type"] == "websocket":
+            await self.socket(scope, receive, send, headers)
+            return
         if self.token is None:
             host = host_name(headers.get(b"host", b"").decode("latin-1"))
             if host not in LOOPBACK_NAMES:
@@ -125,9 +191,19 @@ class Guard:
             and given.startswith(AGENT_TOKEN_PREFIX)
             and not (self.token is not None and hmac.compare_digest(given, self.token))
         ):
+            if is_viewer(scope["path"]):
+                await send_error(
+                    send,
+                    403,
+                    "memwork: the viewer is the operator's: open it with MEMWORK_TOKEN, "
+                    "not an agent token",
+                    "forbidden",
+                )
+                return
             await self.as_agent(scope, receive, send, headers, given)
             return
-        if not self.authorized(headers):
+        viewer = is_viewer(scope["path"])
+        if not (self.viewer_authorized(scope, headers) if viewer else self.authorized(headers)):
             await send_error(
                 send,
                 401,
@@ -137,6 +213,29 @@ class Guard:
             )
             return
         await self.capped(scope, receive, send, headers)
+
+    async def socket(
+        self, scope: Scope, receive: Receive, send: Send, headers: dict[bytes, bytes]
+    ) -> None:
+        """A WebSocket (only the viewer has one): the viewer's checks, and a page from
+        another site is turned away. A refusal closes it before it opens (HTTP 403)."""
+        host = host_name(headers.get(b"host", b"").decode("latin-1"))
+        given = headers.get(b"authorization", b"").partition(b" ")[2].strip()
+        agent_token = given.startswith(AGENT_TOKEN_PREFIX) and not (
+            self.token is not None and hmac.compare_digest(given, self.token)
+        )
+        allowed = (
+            is_viewer(scope["path"])
+            and same_origin(headers)
+            and (self.token is not None or host in LOOPBACK_NAMES)
+            and not agent_token
+            and self.viewer_authorized(scope, headers)
+        )
+        if not allowed:
+            await receive()  # the client's connect
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        await self.app(scope, receive, send)
 
     async def as_agent(
         self,

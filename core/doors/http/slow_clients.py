@@ -10,13 +10,15 @@ connection opening, or of the previous response on a kept-alive connection; the
 clock is not restarted by bytes that trickle in, so the time a slow client holds
 a connection is bounded, and h11 bounds the head's size (16 KiB). A dropped
 client gets a JSON 408 and the connection is closed. A body is not timed: the
-routes read it at their own pace, capped in size by the guard.
+routes read it at their own pace, capped in size by the guard; nor is a connection
+once it has become a WebSocket (the viewer's).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+from typing import Any
 
 import orjson
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -87,6 +89,12 @@ class HeaderDeadline(H11Protocol):
         super().handle_events()
         if self._deadline is not None and self.cycle is not self._waiting_after:
             self._disarm()
+
+    def handle_websocket_upgrade(self, event: Any) -> None:
+        """The head was whole and the connection is a WebSocket's from now on (the
+        viewer's): the clock stops, or its 408 would land inside the socket's frames."""
+        self._disarm()
+        super().handle_websocket_upgrade(event)
 
     def on_response_complete(self) -> None:
         """Start the clock for the next request on a kept-alive connection."""
