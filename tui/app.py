@@ -123,6 +123,7 @@ class MemworkApp(TypeAhead, App[None]):
         store: Store,
         *,
         title_suffix: str | None = None,
+        show_location: bool = False,
         poll: bool = True,
         prepare: bool = True,
     ) -> None:
@@ -133,10 +134,12 @@ class MemworkApp(TypeAhead, App[None]):
         #: True once every hidden pane was loaded and laid out in idle time.
         self.all_panes_prepared = False
         #: Where the store is, as an agent's MEMWORK_DB names it; None for a store shown
-        #: under another name (the demo's temporary copy, which is gone when it quits).
-        self.store_location = None if title_suffix else self.service.location()
-        #: Where the store is, as the title names it (the demo says it is a copy).
-        self.title_base = title_suffix or home_relative(self.store_location or "")
+        #: under another name only (tests, whose temporary paths would differ per run).
+        self.store_location = self.service.location() if show_location or not title_suffix else None
+        #: Where the store is, as the title names it (the demo says it is a copy, and
+        #: where: an agent can write to it while the workbench watches).
+        place = home_relative(self.store_location or "")
+        self.title_base = " ".join(filter(None, [title_suffix, place]))
         self.sub_title = self.title_base
         #: (pending proposals, lint findings) as the header shows them.
         self.curation_counts: tuple[int, int] | None = None
@@ -150,6 +153,8 @@ class MemworkApp(TypeAhead, App[None]):
         self._tab_fit = "full"
         #: Keys one at a time, each to a target that is ready for it (tui/keys.py).
         self.keys = KeyGate(self, self._route_key)
+        #: A toast shown once the workbench is up (the demo says where its copy is).
+        self.start_note: str | None = None
 
     # -- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -175,6 +180,8 @@ class MemworkApp(TypeAhead, App[None]):
             self.set_interval(hangup.CHECK_SECONDS, partial(self._quit_if_hung_up, fd))
         self.check_store()
         self.refresh_counts()
+        if self.start_note:
+            self.notify(self.start_note, title="Demo", timeout=30)
         # The search index is built after the first paint, in the background; it is
         # rebuilt when the search opens and the store has moved since.
         self.set_timer(1.0, self.refresh_search_index)
@@ -535,11 +542,14 @@ def make_app(
     store: Store | str | Path,
     *,
     title_suffix: str | None = None,
+    show_location: bool = False,
     poll: bool = True,
     prepare: bool = True,
 ) -> MemworkApp:
     """Build the workbench for a store (a Store, or a path to open).
 
+    ``title_suffix`` names the store in the title instead of its place, unless
+    ``show_location`` (then both, and the help names its ``MEMWORK_DB``).
     ``poll=False`` stops the store polling and ``prepare=False`` the loading of
     hidden panes in idle time (tests that must see a pane load on first show).
     """
@@ -547,4 +557,6 @@ def make_app(
 
     if not isinstance(store, Store):  # a location to open
         store = open_store(store)
-    return MemworkApp(store, title_suffix=title_suffix, poll=poll, prepare=prepare)
+    return MemworkApp(
+        store, title_suffix=title_suffix, show_location=show_location, poll=poll, prepare=prepare
+    )
