@@ -40,6 +40,7 @@ from .screens.form import FormScreen
 from .service import MemoryService, Store
 from .title import home_relative, tab_label, tab_labels, title_line
 from .widgets.footer import WorkbenchFooter
+from .widgets.virtual_table import VirtualTable
 
 __all__ = ["PANES", "MemworkApp", "make_app"]
 
@@ -105,7 +106,23 @@ class MemworkApp(TypeAhead, App[None]):
         Binding("q", "quit_safely", "Quit", id="quit"),
         Binding("ctrl+q", "quit_safely", "Quit", show=False, priority=True),
         Binding("question_mark,f1", "help", "Help", key_display="?", id="help"),
-        Binding("slash", "search", "Search", key_display="/", id="search"),
+        Binding(
+            "slash",
+            "filter_or_search",
+            "Search",
+            key_display="/",
+            id="search",
+            tooltip="on a list: show only its rows that hold the typed words (Esc clears); "
+            "elsewhere: search all memory",
+        ),
+        Binding(
+            "ctrl+f",
+            "search",
+            "Search all",
+            show=False,
+            id="search-all",
+            tooltip="search all memory, from anywhere",
+        ),
         Binding(
             "L",
             "lint",
@@ -465,6 +482,17 @@ class MemworkApp(TypeAhead, App[None]):
         # One assignment each: the search screen reads them from the UI thread.
         self.search_index = index
         self.search_generation = generation
+
+    def action_filter_or_search(self) -> None:
+        """Filter the list that has the focus (its rows that hold the typed words); with
+        no list focused, search all memory."""
+        focused = self.screen.focused
+        if isinstance(focused, VirtualTable):
+            from .screens.list_filter import ListFilterScreen
+
+            self.push_screen(ListFilterScreen(focused))
+            return
+        self.action_search()
 
     def action_search(self) -> None:
         """Fuzzy search over all memory."""

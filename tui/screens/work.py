@@ -40,7 +40,9 @@ STATUS_STYLE = {
 
 
 #: The keys, under the selected item.
-KEYS = "n new · e edit · a active · d done · b blocked · p pending · x cancel · Esc close"
+KEYS = (
+    "n new · e edit · a active · d done · b blocked · p pending · x cancel · / filter · Esc close"
+)
 
 
 class WorkScreen(Dialog[None]):
@@ -55,6 +57,8 @@ class WorkScreen(Dialog[None]):
         Binding("x", "status('cancelled')", "Cancel item"),
         Binding("n", "add", "New"),
         Binding("e", "edit", "Edit"),
+        # A modal screen hears none of the app's keys: its list's filter is bound here.
+        Binding("slash", "app.filter_or_search", "Filter", key_display="/"),
     ]
     DEFAULT_CSS = """
     WorkScreen { align: center middle; }
