@@ -18,7 +18,8 @@ from ...core.domain import rules as core_rules
 from ...core.domain.decay import is_forgotten
 from ...core.services.context.log import Injections
 from ..screens.confirm import ConfirmScreen
-from ..service import LessonExtras
+from .. import external_editor
+from ..service import LessonExtras, run_operation
 from ..widgets.lesson_detail import render_lesson, render_rule
 from ..widgets.lesson_rows import lesson_columns, lesson_rows, lessons_status, rule_rows
 from ..widgets.virtual_table import Column, ListRowSource, VirtualTable
@@ -78,6 +79,13 @@ class LessonsPane(Pane):
             "tab,shift+tab", "switch_list", "Rules / lessons list", key_display="Tab", show=False
         ),
         Binding("s", "cycle_sort", "Sort", tooltip="Sort lessons by confidence or by effect"),
+        Binding(
+            "E",
+            "external_edit",
+            "In $EDITOR",
+            show=False,
+            tooltip="Edit the lesson's text in your own editor; saved when you quit it",
+        ),
     ]
 
     #: Shown (and active) only while their list has the focus, so the footer stays short.
@@ -89,6 +97,7 @@ class LessonsPane(Pane):
         "restore",
         "merge",
         "edit",
+        "external_edit",
     }
     RULE_ACTIONS: ClassVar[set[str]] = {"toggle_rule", "add_rule"}
 
@@ -260,6 +269,22 @@ class LessonsPane(Pane):
     def focus_main(self) -> None:
         # Lessons are what is curated most, and most keys act on them.
         self.query_one("#lessons", VirtualTable).focus()
+
+    async def action_external_edit(self) -> None:
+        """Edit the selected lesson's text in $EDITOR; saved as ``memwork lesson edit``."""
+        lesson = self.selected_lesson()
+        if lesson is None:
+            self.warn("No lesson selected")
+            return
+
+        async def save(text: str) -> Any:
+            return await self.workbench.write(
+                run_operation, "edit_lesson", lesson=lesson["id"], text=text, done="Lesson saved"
+            )
+
+        await external_editor.edit_and_save(
+            self.workbench, f"lesson {lesson['id']}", lesson["content"], save
+        )
 
     def applies(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         kind = self._focused_kind()

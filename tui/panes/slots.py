@@ -18,7 +18,9 @@ from textual.widgets import Static, TextArea
 
 from ...core.base.errors import MemworkError
 from ...core.domain import slots as core_slots
+from .. import external_editor
 from ..screens.confirm import ConfirmScreen
+from ..service import run_operation
 from ..widgets.slot_editor import SlotEditor
 from ..widgets.slot_rows import slot_row, slots_status
 from ..widgets.virtual_table import Column, ListRowSource, VirtualTable
@@ -48,6 +50,13 @@ class SlotsPane(Pane):
         Binding("x", "discard", "Discard"),
         Binding("ctrl+s", "save", "Save"),
         Binding("escape", "leave_editor", "Back to list"),
+        Binding(
+            "E",
+            "external_edit",
+            "In $EDITOR",
+            show=False,
+            tooltip="Edit the slot in your own editor; saved (within its limit) when you quit it",
+        ),
     ]
 
     #: Shown (and active) only while the list has the focus.
@@ -59,6 +68,7 @@ class SlotsPane(Pane):
         "details",
         "toggle_lock",
         "discard",
+        "external_edit",
     }
 
     def __init__(self) -> None:
@@ -345,6 +355,29 @@ class SlotsPane(Pane):
                 f"{slot['label']} is read-only: you can read and copy it; l unlocks it",
                 timeout=4,
             )
+
+    async def action_external_edit(self) -> None:
+        """Edit the selected slot in $EDITOR; saved as ``memwork slot set`` (its limit and
+        read-only flag checked the same way)."""
+        slot = self._need_slot()
+        if slot is None:
+            return
+        if self._has_draft(slot["id"]):
+            self.warn(f"{slot['label']} has unsaved edits here: ctrl+s saves, x discards")
+            return
+
+        async def save(text: str) -> Any:
+            return await self.workbench.write(
+                run_operation,
+                "set_slot",
+                label=slot["label"],
+                text=text,
+                done=lambda s: f"Saved {s['label']} ({s['chars']}/{s['limit']})",
+            )
+
+        await external_editor.edit_and_save(
+            self.workbench, f"slot {slot['label']}", slot["content"], save
+        )
 
     def action_leave_editor(self) -> None:
         if self._editor_dirty():
