@@ -39,6 +39,7 @@ from .panes.base import Pane
 from .screens.form import FormScreen
 from .service import MemoryService, Store
 from .title import home_relative, tab_label, tab_labels, title_line
+from .undo import Undo
 from .widgets.footer import WorkbenchFooter
 from .widgets.virtual_table import VirtualTable
 
@@ -131,6 +132,15 @@ class MemworkApp(TypeAhead, App[None]):
             id="lint",
             tooltip="Every lint finding, each record it names; open or fix it",
         ),
+        Binding(
+            "U",
+            "undo",
+            "Undo",
+            show=False,
+            id="undo",
+            tooltip="undo the last delete or merge made here, from the restore point taken "
+            "before it",
+        ),
         Binding("ctrl+r", "reload", "Reload", show=False, id="reload"),
         Binding("ctrl+t", "toggle_theme", "Light/dark", show=False, id="theme"),
     ]
@@ -172,6 +182,8 @@ class MemworkApp(TypeAhead, App[None]):
         self.keys = KeyGate(self, self._route_key)
         #: A toast shown once the workbench is up (the demo says where its copy is).
         self.start_note: str | None = None
+        #: Restore points taken before destructive changes; U undoes the last one.
+        self.undo = Undo(self)
 
     # -- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -358,6 +370,7 @@ class MemworkApp(TypeAhead, App[None]):
         *args: Any,
         done: str | Callable[[T], str] = "",
         form: bool = False,
+        restore_point: str | None = None,
         **kwargs: Any,
     ) -> T | None:
         """The single writer path: run a core mutation, say how it went, refresh the panes.
@@ -370,8 +383,15 @@ class MemworkApp(TypeAhead, App[None]):
         ``done`` (a message, or a function of the result) is toasted and the panes
         reload after the caller's own follow-up (e.g. noting the record to select),
         which runs before the caller next awaits.
+
+        ``restore_point`` (a destructive change, named: "deleting slot persona") takes
+        an automatic checkpoint first, which ``U`` restores (:mod:`tui.undo`); the toast
+        says so. When it cannot be taken, the change is not made.
         """
+        point = None
         try:
+            if restore_point:
+                point = await self.undo.take(restore_point)
             result: T = await self.io(self.service.write, fn, *args, **kwargs)
         except MemworkError as exc:
             if form or isinstance(self.screen, FormScreen):
@@ -379,8 +399,11 @@ class MemworkApp(TypeAhead, App[None]):
             self.notify(str(exc), title="Not changed", severity="error", timeout=8)
             return None
         message = done(result) if callable(done) else done
+        if point is not None and restore_point:
+            await self.undo.remember(point, restore_point)
+            message = f"{message} · U undoes it (restore point “before {restore_point}”)"
         if message:
-            self.notify(message, timeout=4)
+            self.notify(message, timeout=8 if point else 4)
         self.call_later(self.store_changed)
         return result
 
@@ -555,6 +578,10 @@ class MemworkApp(TypeAhead, App[None]):
     def action_help_quit(self) -> None:
         """ctrl+c copies in a text field; elsewhere it tells how to quit."""
         self.notify("Press q or ctrl+q to quit", title="Do you want to quit?")
+
+    def action_undo(self) -> None:
+        """Undo the last destructive change made here (tui/undo.py)."""
+        self.undo.action_undo()
 
     def action_reload(self) -> None:
         """Reload everything from the store."""

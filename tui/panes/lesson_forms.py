@@ -164,6 +164,7 @@ def merge_near_duplicates(pane: LessonsPane) -> None:
                 keep["id"],
                 [x["id"] for x in rest],
                 done=f"Merged {len(rest)} into “{keep['content'][:40]}”",
+                restore_point=f"merging {len(rest) + 1} lessons",
             )
 
     pane.app.push_screen(ClustersScreen(groups, now), chosen)

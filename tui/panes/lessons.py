@@ -17,8 +17,8 @@ from ...core.domain import lessons as core_lessons
 from ...core.domain import rules as core_rules
 from ...core.domain.decay import is_forgotten
 from ...core.services.context.log import Injections
-from ..screens.confirm import ConfirmScreen
 from .. import external_editor
+from ..screens.confirm import ConfirmScreen
 from ..service import LessonExtras, run_operation
 from ..widgets.lesson_detail import render_lesson, render_rule
 from ..widgets.lesson_rows import lesson_columns, lesson_rows, lessons_status, rule_rows

@@ -481,7 +481,8 @@ class SlotsPane(Pane):
                 await self.workbench.write(
                     core_slots.delete_slot,
                     slot["label"],
-                    done=f"Deleted slot {slot['label']} (a checkpoint can bring it back)",
+                    done=f"Deleted slot {slot['label']}",
+                    restore_point=f"deleting slot {slot['label']}",
                 )
 
         draft = " and your unsaved draft" if self._has_draft(slot["id"]) else ""
@@ -489,7 +490,7 @@ class SlotsPane(Pane):
             ConfirmScreen(
                 f"Delete slot {slot['label']}?",
                 f"Its {slot['chars']} characters{draft} leave every context. "
-                "Restoring a checkpoint (pane 6) brings it back.",
+                "U undoes it (a restore point is taken first).",
                 confirm="Delete",
             ),
             answered,
