@@ -12,13 +12,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
 from ..widgets.virtual_table import VirtualTable
-from .dialog import Dialog
 
 
-class ListFilterScreen(Dialog[None]):
+class ListFilterScreen(ModalScreen[None]):
     """Filter ``table`` (a list on the screen below) by the words typed here."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", show=False)]
@@ -40,16 +40,17 @@ class ListFilterScreen(Dialog[None]):
     def compose(self) -> ComposeResult:
         with Horizontal():
             yield Label("Filter /", id="filter-prompt")
-            yield Input(self.before, placeholder="words the rows must hold", id="filter-input")
+            yield Input(
+                self.before, placeholder="words the rows must hold", id="filter-input", compact=True
+            )
             yield Label(self._count(), id="filter-count")
 
     def on_mount(self) -> None:
-        super().on_mount()
         self.query_one(Input).focus()
 
     def _count(self) -> str:
         table = self.table
-        return f"{table.row_count:,} of {table.unfiltered_count:,} · Enter keep · Esc undo"
+        return f"{table.row_count:,} of {table.unfiltered_count:,} · Enter keep · Esc cancel"
 
     @on(Input.Changed)
     def _typed(self, event: Input.Changed) -> None:
