@@ -90,3 +90,12 @@ def test_slash_filters_the_work_items_and_ctrl_f_searches_everything(demo_app) -
             assert type(app.screen).__name__ == "SearchScreen"
 
     run(scenario)
+
+
+def test_filtered_lessons_at_80x24_snapshot(demo_app, snap_compare) -> None:
+    async def ready(pilot) -> None:
+        await open_pane(pilot, "lessons")
+        await pilot.press("slash", *"canary")
+        await settle(pilot)
+
+    assert snap_compare(demo_app(), run_before=ready, terminal_size=(80, 24))

@@ -97,3 +97,14 @@ def test_e_edits_title_priority_note_and_refuses_a_cycle(demo_app, demo_path: Pa
             )
 
     run(scenario)
+
+
+def test_add_form_over_the_work_items_at_80x24_snapshot(demo_app, snap_compare) -> None:
+    async def ready(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        await pilot.press("n", *"Check the rollback path")
+        await settle(pilot)
+
+    assert snap_compare(demo_app(), run_before=ready, terminal_size=(80, 24))
