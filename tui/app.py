@@ -109,7 +109,7 @@ class MemworkApp(TypeAhead, App[None]):
         Binding("question_mark,f1", "help", "Help", key_display="?", id="help"),
         Binding(
             "slash",
-            "filter_or_search",
+            "search",
             "Search",
             key_display="/",
             id="search",
@@ -118,7 +118,7 @@ class MemworkApp(TypeAhead, App[None]):
         ),
         Binding(
             "ctrl+f",
-            "search",
+            "search_all",
             "Search all",
             show=False,
             id="search-all",
@@ -506,7 +506,7 @@ class MemworkApp(TypeAhead, App[None]):
         self.search_index = index
         self.search_generation = generation
 
-    def action_filter_or_search(self) -> None:
+    def action_search(self) -> None:
         """Filter the list that has the focus (its rows that hold the typed words); with
         no list focused, search all memory."""
         focused = self.screen.focused
@@ -515,9 +515,9 @@ class MemworkApp(TypeAhead, App[None]):
 
             self.push_screen(ListFilterScreen(focused))
             return
-        self.action_search()
+        self.action_search_all()
 
-    def action_search(self) -> None:
+    def action_search_all(self) -> None:
         """Fuzzy search over all memory."""
         from .screens.search import SearchScreen
 

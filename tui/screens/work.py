@@ -58,7 +58,7 @@ class WorkScreen(Dialog[None]):
         Binding("n", "add", "New"),
         Binding("e", "edit", "Edit"),
         # A modal screen hears none of the app's keys: its list's filter is bound here.
-        Binding("slash", "app.filter_or_search", "Filter", key_display="/"),
+        Binding("slash", "app.search", "Filter", key_display="/"),
     ]
     DEFAULT_CSS = """
     WorkScreen { align: center middle; }
