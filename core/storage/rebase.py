@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +32,17 @@ from .store import Store
 STORED_INSTANT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
 
 
+@lru_cache(maxsize=1 << 16)
+def _moved(instant: str, by: timedelta) -> str:
+    # Checkpoint snapshots repeat most of the tables' instants: each is computed once.
+    return iso(parse_instant(instant) + by)
+
+
 def shifted(value: Any, by: timedelta) -> Any:
     """``value`` (a stored JSON value) with every stored instant in it moved ``by``."""
     if isinstance(value, str):
         if len(value) == 27 and STORED_INSTANT.fullmatch(value):
-            return iso(parse_instant(value) + by)
+            return _moved(value, by)
         return value
     if isinstance(value, dict):
         return {key: shifted(item, by) for key, item in value.items()}
