@@ -23,6 +23,8 @@ from textual.app import SuspendNotSupported
 if TYPE_CHECKING:
     from .app import MemworkApp
 
+#: What the key says in the help.
+TOOLTIP = "Edit its text in your own editor ($VISUAL, $EDITOR); saved when you quit it"
 #: Used when neither $VISUAL nor $EDITOR is set (present on every Unix).
 FALLBACK_EDITOR = "vi"
 

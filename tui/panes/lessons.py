@@ -17,9 +17,9 @@ from ...core.domain import lessons as core_lessons
 from ...core.domain import rules as core_rules
 from ...core.domain.decay import is_forgotten
 from ...core.services.context.log import Injections
-from .. import external_editor
+from ..external_editor import TOOLTIP as EDITOR_TIP
 from ..screens.confirm import ConfirmScreen
-from ..service import LessonExtras, run_operation
+from ..service import LessonExtras
 from ..widgets.lesson_detail import render_lesson, render_rule
 from ..widgets.lesson_rows import lesson_columns, lesson_rows, lessons_status, rule_rows
 from ..widgets.virtual_table import Column, ListRowSource, VirtualTable
@@ -79,13 +79,7 @@ class LessonsPane(Pane):
             "tab,shift+tab", "switch_list", "Rules / lessons list", key_display="Tab", show=False
         ),
         Binding("s", "cycle_sort", "Sort", tooltip="Sort lessons by confidence or by effect"),
-        Binding(
-            "E",
-            "external_edit",
-            "In $EDITOR",
-            show=False,
-            tooltip="Edit the lesson's text in your own editor; saved when you quit it",
-        ),
+        Binding("E", "external_edit", "In $EDITOR", show=False, tooltip=EDITOR_TIP),
     ]
 
     #: Shown (and active) only while their list has the focus, so the footer stays short.
@@ -276,15 +270,7 @@ class LessonsPane(Pane):
         if lesson is None:
             self.warn("No lesson selected")
             return
-
-        async def save(text: str) -> Any:
-            return await self.workbench.write(
-                run_operation, "edit_lesson", lesson=lesson["id"], text=text, done="Lesson saved"
-            )
-
-        await external_editor.edit_and_save(
-            self.workbench, f"lesson {lesson['id']}", lesson["content"], save
-        )
+        await forms.edit_in_editor(self, lesson)
 
     def applies(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         kind = self._focused_kind()

@@ -18,9 +18,8 @@ from textual.widgets import Static, TextArea
 
 from ...core.base.errors import MemworkError
 from ...core.domain import slots as core_slots
-from .. import external_editor
+from ..external_editor import TOOLTIP as EDITOR_TIP
 from ..screens.confirm import ConfirmScreen
-from ..service import run_operation
 from ..widgets.slot_editor import SlotEditor
 from ..widgets.slot_rows import slot_row, slots_status
 from ..widgets.virtual_table import Column, ListRowSource, VirtualTable
@@ -50,13 +49,7 @@ class SlotsPane(Pane):
         Binding("x", "discard", "Discard"),
         Binding("ctrl+s", "save", "Save"),
         Binding("escape", "leave_editor", "Back to list"),
-        Binding(
-            "E",
-            "external_edit",
-            "In $EDITOR",
-            show=False,
-            tooltip="Edit the slot in your own editor; saved (within its limit) when you quit it",
-        ),
+        Binding("E", "external_edit", "In $EDITOR", show=False, tooltip=EDITOR_TIP),
     ]
 
     #: Shown (and active) only while the list has the focus.
@@ -366,18 +359,7 @@ class SlotsPane(Pane):
             self.warn(f"{slot['label']} has unsaved edits here: ctrl+s saves, x discards")
             return
 
-        async def save(text: str) -> Any:
-            return await self.workbench.write(
-                run_operation,
-                "set_slot",
-                label=slot["label"],
-                text=text,
-                done=lambda s: f"Saved {s['label']} ({s['chars']}/{s['limit']})",
-            )
-
-        await external_editor.edit_and_save(
-            self.workbench, f"slot {slot['label']}", slot["content"], save
-        )
+        await forms.edit_in_editor(self, slot)
 
     def action_leave_editor(self) -> None:
         if self._editor_dirty():
