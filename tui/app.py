@@ -39,7 +39,9 @@ from .panes.base import Pane
 from .screens.form import FormScreen
 from .service import MemoryService, Store
 from .title import home_relative, tab_label, tab_labels, title_line
+from .undo import Undo
 from .widgets.footer import WorkbenchFooter
+from .widgets.virtual_table import VirtualTable
 
 __all__ = ["PANES", "MemworkApp", "make_app"]
 
@@ -105,7 +107,23 @@ class MemworkApp(TypeAhead, App[None]):
         Binding("q", "quit_safely", "Quit", id="quit"),
         Binding("ctrl+q", "quit_safely", "Quit", show=False, priority=True),
         Binding("question_mark,f1", "help", "Help", key_display="?", id="help"),
-        Binding("slash", "search", "Search", key_display="/", id="search"),
+        Binding(
+            "slash",
+            "search",
+            "Search",
+            key_display="/",
+            id="search",
+            tooltip="on a list: show only its rows that hold the typed words (Esc clears); "
+            "elsewhere: search all memory",
+        ),
+        Binding(
+            "ctrl+f",
+            "search_all",
+            "Search all",
+            show=False,
+            id="search-all",
+            tooltip="search all memory, from anywhere",
+        ),
         Binding(
             "L",
             "lint",
@@ -113,6 +131,15 @@ class MemworkApp(TypeAhead, App[None]):
             show=False,
             id="lint",
             tooltip="Every lint finding, each record it names; open or fix it",
+        ),
+        Binding(
+            "U",
+            "undo",
+            "Undo",
+            show=False,
+            id="undo",
+            tooltip="undo the last delete or merge made here, from the restore point taken "
+            "before it",
         ),
         Binding("ctrl+r", "reload", "Reload", show=False, id="reload"),
         Binding("ctrl+t", "toggle_theme", "Light/dark", show=False, id="theme"),
@@ -123,6 +150,7 @@ class MemworkApp(TypeAhead, App[None]):
         store: Store,
         *,
         title_suffix: str | None = None,
+        show_location: bool = False,
         poll: bool = True,
         prepare: bool = True,
     ) -> None:
@@ -133,10 +161,12 @@ class MemworkApp(TypeAhead, App[None]):
         #: True once every hidden pane was loaded and laid out in idle time.
         self.all_panes_prepared = False
         #: Where the store is, as an agent's MEMWORK_DB names it; None for a store shown
-        #: under another name (the demo's temporary copy, which is gone when it quits).
-        self.store_location = None if title_suffix else self.service.location()
-        #: Where the store is, as the title names it (the demo says it is a copy).
-        self.title_base = title_suffix or home_relative(self.store_location or "")
+        #: under another name only (tests, whose temporary paths would differ per run).
+        self.store_location = self.service.location() if show_location or not title_suffix else None
+        #: Where the store is, as the title names it (the demo says it is a copy, and
+        #: where: an agent can write to it while the workbench watches).
+        place = home_relative(self.store_location or "")
+        self.title_base = " ".join(filter(None, [title_suffix, place]))
         self.sub_title = self.title_base
         #: (pending proposals, lint findings) as the header shows them.
         self.curation_counts: tuple[int, int] | None = None
@@ -150,6 +180,10 @@ class MemworkApp(TypeAhead, App[None]):
         self._tab_fit = "full"
         #: Keys one at a time, each to a target that is ready for it (tui/keys.py).
         self.keys = KeyGate(self, self._route_key)
+        #: A toast shown once the workbench is up (the demo says where its copy is).
+        self.start_note: str | None = None
+        #: Restore points taken before destructive changes; U undoes the last one.
+        self.undo = Undo(self)
 
     # -- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -175,6 +209,8 @@ class MemworkApp(TypeAhead, App[None]):
             self.set_interval(hangup.CHECK_SECONDS, partial(self._quit_if_hung_up, fd))
         self.check_store()
         self.refresh_counts()
+        if self.start_note:
+            self.notify(self.start_note, title="Demo", timeout=30)
         # The search index is built after the first paint, in the background; it is
         # rebuilt when the search opens and the store has moved since.
         self.set_timer(1.0, self.refresh_search_index)
@@ -334,6 +370,7 @@ class MemworkApp(TypeAhead, App[None]):
         *args: Any,
         done: str | Callable[[T], str] = "",
         form: bool = False,
+        restore_point: str | None = None,
         **kwargs: Any,
     ) -> T | None:
         """The single writer path: run a core mutation, say how it went, refresh the panes.
@@ -346,8 +383,15 @@ class MemworkApp(TypeAhead, App[None]):
         ``done`` (a message, or a function of the result) is toasted and the panes
         reload after the caller's own follow-up (e.g. noting the record to select),
         which runs before the caller next awaits.
+
+        ``restore_point`` (a destructive change, named: "deleting slot persona") takes
+        an automatic checkpoint first, which ``U`` restores (:mod:`tui.undo`); the toast
+        says so. When it cannot be taken, the change is not made.
         """
+        point = None
         try:
+            if restore_point:
+                point = await self.undo.take(restore_point)
             result: T = await self.io(self.service.write, fn, *args, **kwargs)
         except MemworkError as exc:
             if form or isinstance(self.screen, FormScreen):
@@ -355,8 +399,11 @@ class MemworkApp(TypeAhead, App[None]):
             self.notify(str(exc), title="Not changed", severity="error", timeout=8)
             return None
         message = done(result) if callable(done) else done
+        if point is not None and restore_point:
+            await self.undo.remember(point, restore_point)
+            message = f"{message} · U undoes it (restore point “before {restore_point}”)"
         if message:
-            self.notify(message, timeout=4)
+            self.notify(message, timeout=8 if point else 4)
         self.call_later(self.store_changed)
         return result
 
@@ -460,6 +507,17 @@ class MemworkApp(TypeAhead, App[None]):
         self.search_generation = generation
 
     def action_search(self) -> None:
+        """Filter the list that has the focus (its rows that hold the typed words); with
+        no list focused, search all memory."""
+        focused = self.screen.focused
+        if isinstance(focused, VirtualTable):
+            from .screens.list_filter import ListFilterScreen
+
+            self.push_screen(ListFilterScreen(focused))
+            return
+        self.action_search_all()
+
+    def action_search_all(self) -> None:
         """Fuzzy search over all memory."""
         from .screens.search import SearchScreen
 
@@ -521,6 +579,10 @@ class MemworkApp(TypeAhead, App[None]):
         """ctrl+c copies in a text field; elsewhere it tells how to quit."""
         self.notify("Press q or ctrl+q to quit", title="Do you want to quit?")
 
+    def action_undo(self) -> None:
+        """Undo the last destructive change made here (tui/undo.py)."""
+        self.undo.action_undo()
+
     def action_reload(self) -> None:
         """Reload everything from the store."""
         self.store_changed()
@@ -535,11 +597,14 @@ def make_app(
     store: Store | str | Path,
     *,
     title_suffix: str | None = None,
+    show_location: bool = False,
     poll: bool = True,
     prepare: bool = True,
 ) -> MemworkApp:
     """Build the workbench for a store (a Store, or a path to open).
 
+    ``title_suffix`` names the store in the title instead of its place, unless
+    ``show_location`` (then both, and the help names its ``MEMWORK_DB``).
     ``poll=False`` stops the store polling and ``prepare=False`` the loading of
     hidden panes in idle time (tests that must see a pane load on first show).
     """
@@ -547,4 +612,6 @@ def make_app(
 
     if not isinstance(store, Store):  # a location to open
         store = open_store(store)
-    return MemworkApp(store, title_suffix=title_suffix, poll=poll, prepare=prepare)
+    return MemworkApp(
+        store, title_suffix=title_suffix, show_location=show_location, poll=poll, prepare=prepare
+    )

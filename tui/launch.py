@@ -12,6 +12,7 @@ from ..core.base import clock
 # and what recall's files hold before any store is opened.
 from ..core.ops import runner as _runner  # noqa: F401
 from ..core.storage.paths import demo_source
+from ..core.storage.rebase import copy_shifted, offset_to
 from ..core.storage.store import Store
 
 
@@ -21,13 +22,35 @@ def open_store(path: str | Path) -> Store:
 
 
 def demo_copy() -> Path:
-    """A fresh temporary copy of data/demo (the committed demo is never changed)."""
+    """A fresh temporary copy of data/demo (the committed demo is never changed), its
+    timestamps moved so that it reads as written just now.
+
+    The demo was written at a fixed instant (its ``meta`` record ``demo`` names it).
+    Moving the copy's instants, rather than the workbench's clock, keeps one clock for
+    the workbench and for an agent writing to the copy meanwhile (``MEMWORK_DB``).
+    """
     source = demo_source()
     if not (source / "store.json").exists():
         raise SystemExit(f"memwork: the demo store is missing at {source}; run `make demo`")
-    target = Path(tempfile.mkdtemp(prefix="memwork-demo-")) / "demo"
-    shutil.copytree(source, target, ignore=shutil.ignore_patterns(".lock"))
-    return target
+    folder = Path(tempfile.mkdtemp(prefix="memwork-demo-"))
+    target = folder / "demo"
+    # Read from a plain copy: opening the committed folder could leave a lock file in it.
+    raw = folder / "as-written"
+    shutil.copytree(source, raw, ignore=shutil.ignore_patterns(".lock"))
+    try:
+        store = Store(raw, create=False)
+        try:
+            with store.reading():
+                written_at = (store.get("meta", "demo") or {}).get("now")
+        finally:
+            store.close()
+        if written_at:
+            copy_shifted(raw, target, offset_to(written_at, clock.now()))
+            return target
+        raw.rename(target)
+        return target
+    finally:
+        shutil.rmtree(raw, ignore_errors=True)
 
 
 def launch(path: Path | str | None, *, demo: bool = False) -> int:
@@ -42,14 +65,11 @@ def launch(path: Path | str | None, *, demo: bool = False) -> int:
         return app.return_code or 0
     path = demo_copy()
     try:
-        store = Store(path)
-        with store.reading():
-            marker = store.get("meta", "demo") or {}
-        if marker.get("now"):
-            # The demo was written at a fixed instant: start the clock there so its
-            # lessons look their intended age, then let it run (TTLs count down).
-            clock.shift(clock.parse_instant(marker["now"]))
-        app = make_app(store, title_suffix="demo (a temporary copy)")
+        app = make_app(Store(path), title_suffix="demo copy", show_location=True)
+        app.start_note = (
+            "A temporary copy, deleted when you quit. To watch an agent write to it, "
+            f"run it with MEMWORK_DB={path} (? shows this again)"
+        )
         app.run()
         return app.return_code or 0
     finally:

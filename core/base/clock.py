@@ -8,23 +8,11 @@ Domain functions take ``now`` as a parameter; only the edges call :func:`now`.
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from .errors import InvalidInput
 
 ENV_NOW = "MEMWORK_NOW"
-_offset: timedelta | None = None
-
-
-def shift(to: datetime | None) -> None:
-    """Make the clock read ``to`` now and run on from there (``None`` undoes it).
-
-    The demo store is written at a fixed instant; opening it with ``--demo``
-    shifts the clock there, so its lessons look their intended age while TTLs
-    still count down in real time.
-    """
-    global _offset
-    _offset = None if to is None else to - datetime.now(UTC)
 
 
 def parse_instant(text: str, *, field: str = "timestamp") -> datetime:
@@ -46,8 +34,6 @@ def now() -> datetime:
     fixed = os.environ.get(ENV_NOW)
     if fixed:
         return parse_instant(fixed, field=ENV_NOW)
-    if _offset is not None:
-        return datetime.now(UTC) + _offset
     return datetime.now(UTC)
 
 

@@ -100,6 +100,6 @@ def wm_expiry_ms(docs: Docs) -> int:
     if not all(stamps):
         return 0
     latest = max(clock.parse_instant(s) for s in stamps)
-    # The clock may be shifted (the demo): turn the store's instant into the wall clock's.
+    # The clock may be fixed (MEMWORK_NOW): turn the store's instant into the wall clock's.
     offset = clock.now() - datetime.now(UTC)
     return int(((latest - offset).timestamp() + EXPIRY_GRACE_S) * 1000)

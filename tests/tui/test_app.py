@@ -165,9 +165,9 @@ def test_the_palette_finds_a_record_an_agent_wrote_while_it_was_open(
 
 
 async def _search(pilot, query: str) -> None:
-    """Open the global search (/) and type ``query`` into it."""
+    """Open the global search (ctrl+f; / filters the list in focus) and type ``query``."""
     await settle(pilot)
-    await pilot.press("slash")
+    await pilot.press("ctrl+f")
     await settle(pilot)
     await pilot.press(*query)
     await settle(pilot)

@@ -218,7 +218,7 @@ def test_search_jumps_to_an_old_episode(demo_app, demo_path: Path) -> None:
             old = _read(demo_path, episodes.get_episode, "#5")
             # The index, the task and the summary's longest word: what a user remembers.
             word = max(re.findall(r"[a-z]+", old["summary"].lower()), key=len)
-            await pilot.press("slash")
+            await pilot.press("ctrl+f")
             await settle(pilot)
             await pilot.press(*f"{old['index']} {old['task_id']} {word}")
             await settle(pilot)

@@ -268,6 +268,7 @@ class CardsPane(Pane):
                     keep["id"],
                     absorb["id"],
                     done=f"Merged: the card is now seen {total}×",
+                    restore_point="merging two mistake cards",
                 )
                 if done is not None:
                     self.marked = None

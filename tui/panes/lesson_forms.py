@@ -13,8 +13,10 @@ from ...core.base.text import clip
 from ...core.domain import lessons as core_lessons
 from ...core.domain import rules as core_rules
 from ...core.domain.targets import unknown_scope
+from .. import external_editor
 from ..screens.clusters import ClustersScreen
 from ..screens.form import Field, FormScreen
+from ..service import run_operation
 
 if TYPE_CHECKING:
     from .lessons import LessonsPane
@@ -148,6 +150,19 @@ def edit_lesson(pane: LessonsPane, lesson: dict[str, Any]) -> None:
     )
 
 
+async def edit_in_editor(pane: LessonsPane, lesson: dict[str, Any]) -> None:
+    """Edit a lesson's text in $EDITOR, saved through the ``edit_lesson`` operation."""
+
+    async def save(text: str) -> Any:
+        return await pane.workbench.write(
+            run_operation, "edit_lesson", lesson=lesson["id"], text=text, done="Lesson saved"
+        )
+
+    await external_editor.edit_and_save(
+        pane.workbench, f"lesson {lesson['id']}", lesson["content"], save
+    )
+
+
 def merge_near_duplicates(pane: LessonsPane) -> None:
     """Pick a group of near-duplicate lessons and merge it into its strongest."""
     now = pane.service.now
@@ -164,6 +179,7 @@ def merge_near_duplicates(pane: LessonsPane) -> None:
                 keep["id"],
                 [x["id"] for x in rest],
                 done=f"Merged {len(rest)} into “{keep['content'][:40]}”",
+                restore_point=f"merging {len(rest) + 1} lessons",
             )
 
     pane.app.push_screen(ClustersScreen(groups, now), chosen)

@@ -17,6 +17,7 @@ from ...core.domain import lessons as core_lessons
 from ...core.domain import rules as core_rules
 from ...core.domain.decay import is_forgotten
 from ...core.services.context.log import Injections
+from ..external_editor import TOOLTIP as EDITOR_TIP
 from ..screens.confirm import ConfirmScreen
 from ..service import LessonExtras
 from ..widgets.lesson_detail import render_lesson, render_rule
@@ -78,6 +79,7 @@ class LessonsPane(Pane):
             "tab,shift+tab", "switch_list", "Rules / lessons list", key_display="Tab", show=False
         ),
         Binding("s", "cycle_sort", "Sort", tooltip="Sort lessons by confidence or by effect"),
+        Binding("E", "external_edit", "In $EDITOR", show=False, tooltip=EDITOR_TIP),
     ]
 
     #: Shown (and active) only while their list has the focus, so the footer stays short.
@@ -89,6 +91,7 @@ class LessonsPane(Pane):
         "restore",
         "merge",
         "edit",
+        "external_edit",
     }
     RULE_ACTIONS: ClassVar[set[str]] = {"toggle_rule", "add_rule"}
 
@@ -260,6 +263,14 @@ class LessonsPane(Pane):
     def focus_main(self) -> None:
         # Lessons are what is curated most, and most keys act on them.
         self.query_one("#lessons", VirtualTable).focus()
+
+    async def action_external_edit(self) -> None:
+        """Edit the selected lesson's text in $EDITOR; saved as ``memwork lesson edit``."""
+        lesson = self.selected_lesson()
+        if lesson is None:
+            self.warn("No lesson selected")
+            return
+        await forms.edit_in_editor(self, lesson)
 
     def applies(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         kind = self._focused_kind()

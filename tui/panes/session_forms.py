@@ -180,7 +180,11 @@ def delete_key(pane: SessionsPane, session: Doc, key: str, scope: str = "session
             return
         if scope == "session":
             await pane.workbench.write(
-                wm_keys.delete_key, session["id"], key, done=f"Key {key!r} deleted"
+                wm_keys.delete_key,
+                session["id"],
+                key,
+                done=f"Key {key!r} deleted",
+                restore_point=f"deleting key {key!r}",
             )
         else:
             await pane.workbench.write(
@@ -189,6 +193,7 @@ def delete_key(pane: SessionsPane, session: Doc, key: str, scope: str = "session
                 key,
                 scope=scope,
                 done=f"Shared key {key!r} deleted from {scope}",
+                restore_point=f"deleting shared key {key!r}",
             )
 
     if scope == "session":

@@ -9,13 +9,33 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...core.domain import slots as core_slots
+from .. import external_editor
 from ..screens.confirm import ConfirmScreen
 from ..screens.form import Field, FormScreen
+from ..service import run_operation
 
 if TYPE_CHECKING:
     from .slots import SlotsPane
 
 Doc = dict[str, Any]
+
+
+async def edit_in_editor(pane: SlotsPane, slot: dict[str, Any]) -> None:
+    """Edit a slot's text in $EDITOR, saved through the ``set_slot`` operation (its limit
+    and read-only flag checked as for ``memwork slot set``)."""
+
+    async def save(text: str) -> Any:
+        return await pane.workbench.write(
+            run_operation,
+            "set_slot",
+            label=slot["label"],
+            text=text,
+            done=lambda s: f"Saved {s['label']} ({s['chars']}/{s['limit']})",
+        )
+
+    await external_editor.edit_and_save(
+        pane.workbench, f"slot {slot['label']}", slot["content"], save
+    )
 
 
 def new_slot(pane: SlotsPane) -> None:

@@ -18,6 +18,7 @@ from textual.widgets import Static, TextArea
 
 from ...core.base.errors import MemworkError
 from ...core.domain import slots as core_slots
+from ..external_editor import TOOLTIP as EDITOR_TIP
 from ..screens.confirm import ConfirmScreen
 from ..widgets.slot_editor import SlotEditor
 from ..widgets.slot_rows import slot_row, slots_status
@@ -48,6 +49,7 @@ class SlotsPane(Pane):
         Binding("x", "discard", "Discard"),
         Binding("ctrl+s", "save", "Save"),
         Binding("escape", "leave_editor", "Back to list"),
+        Binding("E", "external_edit", "In $EDITOR", show=False, tooltip=EDITOR_TIP),
     ]
 
     #: Shown (and active) only while the list has the focus.
@@ -59,6 +61,7 @@ class SlotsPane(Pane):
         "details",
         "toggle_lock",
         "discard",
+        "external_edit",
     }
 
     def __init__(self) -> None:
@@ -346,6 +349,18 @@ class SlotsPane(Pane):
                 timeout=4,
             )
 
+    async def action_external_edit(self) -> None:
+        """Edit the selected slot in $EDITOR; saved as ``memwork slot set`` (its limit and
+        read-only flag checked the same way)."""
+        slot = self._need_slot()
+        if slot is None:
+            return
+        if self._has_draft(slot["id"]):
+            self.warn(f"{slot['label']} has unsaved edits here: ctrl+s saves, x discards")
+            return
+
+        await forms.edit_in_editor(self, slot)
+
     def action_leave_editor(self) -> None:
         if self._editor_dirty():
             self.app.notify("Kept as a draft: ctrl+s saves, x discards")
@@ -448,7 +463,8 @@ class SlotsPane(Pane):
                 await self.workbench.write(
                     core_slots.delete_slot,
                     slot["label"],
-                    done=f"Deleted slot {slot['label']} (a checkpoint can bring it back)",
+                    done=f"Deleted slot {slot['label']}",
+                    restore_point=f"deleting slot {slot['label']}",
                 )
 
         draft = " and your unsaved draft" if self._has_draft(slot["id"]) else ""
@@ -456,7 +472,7 @@ class SlotsPane(Pane):
             ConfirmScreen(
                 f"Delete slot {slot['label']}?",
                 f"Its {slot['chars']} characters{draft} leave every context. "
-                "Restoring a checkpoint (pane 6) brings it back.",
+                "U undoes it (a restore point is taken first).",
                 confirm="Delete",
             ),
             answered,

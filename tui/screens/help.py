@@ -88,6 +88,7 @@ class HelpScreen(Dialog[None]):
             + ", ".join(f"{p.KEY or n} {p.TITLE}" for n, p in enumerate(self.panes, start=1)),
         )
         keys: dict[str, list[str]] = {}
+        tips: dict[str, str] = {}
         for binding in self.app.BINDINGS:
             if (
                 isinstance(binding, Binding)
@@ -95,8 +96,13 @@ class HelpScreen(Dialog[None]):
                 and "show_pane" not in binding.action
             ):
                 keys.setdefault(binding.description, []).append(binding.key_display or binding.key)
+                if binding.tooltip:
+                    tips.setdefault(binding.description, binding.tooltip)
         for description, shown in keys.items():
-            table.add_row(Text(" / ".join(shown)), Text(description))
+            what = Text(description)
+            if description in tips:
+                what.append(f" — {tips[description]}", style="dim")
+            table.add_row(Text(" / ".join(shown)), what)
         table.add_row("ctrl+p", "command palette: every action, and search over all memory")
         return table
 

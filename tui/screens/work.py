@@ -4,7 +4,9 @@
 the store's actions as ``memwork action list`` orders them (open ones first, by
 priority then age); a ``▶`` marks what can be worked on now (the frontier), and an
 action waiting for others names them. ``a`` makes the selected action active,
-``d`` done, ``b`` blocked, ``p`` pending again; the list follows the store.
+``d`` done, ``b`` blocked, ``p`` pending again, ``x`` cancelled; ``n`` adds a work
+item and ``e`` edits the selected one (title, priority, a note, more dependencies:
+:mod:`tui.screens.work_forms`); the list follows the store.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from textual.widgets import Label, Static
 
 from ...core.base.text import clip
 from ...core.domain import actions as core_actions
+from ..service import run_operation
 from ..widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
+from . import work_forms
 from .dialog import Dialog
 
 if TYPE_CHECKING:
@@ -35,6 +39,12 @@ STATUS_STYLE = {
 }
 
 
+#: The keys, under the selected item.
+KEYS = (
+    "n new · e edit · a active · d done · b blocked · p pending · x cancel · / filter · Esc close"
+)
+
+
 class WorkScreen(Dialog[None]):
     """The store's actions; a key changes the selected one's status."""
 
@@ -44,6 +54,11 @@ class WorkScreen(Dialog[None]):
         Binding("d", "status('done')", "Done"),
         Binding("b", "status('blocked')", "Blocked"),
         Binding("p", "status('pending')", "Pending"),
+        Binding("x", "status('cancelled')", "Cancel item"),
+        Binding("n", "add", "New"),
+        Binding("e", "edit", "Edit"),
+        # A modal screen hears none of the app's keys: its list's filter is bound here.
+        Binding("slash", "app.search", "Filter", key_display="/"),
     ]
     DEFAULT_CSS = """
     WorkScreen { align: center middle; }
@@ -58,6 +73,7 @@ class WorkScreen(Dialog[None]):
     def __init__(self) -> None:
         super().__init__()
         self.rows: list[dict[str, Any]] = []
+        self._select: str | None = None  # a new item's id, selected once it is listed
 
     @property
     def workbench(self) -> MemworkApp:
@@ -77,7 +93,7 @@ class WorkScreen(Dialog[None]):
                 id="work",
                 empty_text="Reading the store…",
             )
-            yield Static("a active · d done · b blocked · p pending · Esc close", id="work-detail")
+            yield Static(KEYS, id="work-detail")
 
     def on_mount(self) -> None:
         self.query_one("#work", VirtualTable).focus()
@@ -113,13 +129,19 @@ class WorkScreen(Dialog[None]):
                     for r in rows
                 ]
             ),
-            keep_key=table.cursor_key,
+            keep_key=self._select or table.cursor_key,
         )
+        if self._select and any(r["id"] == self._select for r in rows):
+            self._select = None
         frontier = sum(1 for r in rows if r["workable"])
         self.query_one("#work-title", Label).update(
             f"Work items · {len(rows)} · {frontier} to do now (▶)"
         )
         self._detail()
+
+    def select_after_load(self, action_id: str) -> None:
+        """Select ``action_id`` once the list holds it (after a write's reload)."""
+        self._select = action_id
 
     def selected(self) -> dict[str, Any] | None:
         key = self.query_one("#work", VirtualTable).cursor_key
@@ -139,8 +161,20 @@ class WorkScreen(Dialog[None]):
             lines.append(f"waits for: {clip(waiting, 160)}")
         if row.get("notes"):
             lines.append(f"note: {clip(row['notes'][-1]['text'], 160)}")
-        lines.append("a active · d done · b blocked · p pending · Esc close")
+        lines.append(KEYS)
         detail.update("\n".join(lines))
+
+    def action_add(self) -> None:
+        """Add a work item (a form)."""
+        work_forms.add_item(self)
+
+    def action_edit(self) -> None:
+        """Edit the selected work item (a form)."""
+        row = self.selected()
+        if row is None:
+            self.app.notify("No work item selected", severity="warning")
+            return
+        work_forms.edit_item(self, row)
 
     async def action_status(self, status: str) -> None:
         row = self.selected()
@@ -148,8 +182,9 @@ class WorkScreen(Dialog[None]):
             self.app.notify("No work item selected", severity="warning")
             return
         if await self.workbench.write(
-            core_actions.update,
-            row["id"],
+            run_operation,
+            "action_update",
+            action=row["id"],
             status=status,
             done=f"“{clip(row['title'], 40)}” is {status}",
         ):

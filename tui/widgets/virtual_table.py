@@ -24,6 +24,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
@@ -286,6 +287,7 @@ class VirtualTable(ScrollView, can_focus=True):
         Binding("home,g", "first", "First row", show=False),
         Binding("end,G", "last", "Last row", show=False),
         Binding("enter", "select_cursor", "Select", show=False),
+        Binding("escape", "clear_filter", "Clear the filter", show=False),
     ]
     """
     | Key(s) | Description |
@@ -297,6 +299,7 @@ class VirtualTable(ScrollView, can_focus=True):
     | home, g | Move the cursor to the first row. |
     | end, G | Move the cursor to the last row. |
     | enter | Select the row under the cursor (posts `RowSelected`). |
+    | escape | Clear the filter (when one is set; else the key goes on). |
     """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -304,6 +307,7 @@ class VirtualTable(ScrollView, can_focus=True):
         "virtual-table--cursor",
         "virtual-table--empty",
         "virtual-table--new-above",
+        "virtual-table--filter",
     }
     """
     | Class | Description |
@@ -312,6 +316,7 @@ class VirtualTable(ScrollView, can_focus=True):
     | `virtual-table--cursor` | Target the cursor row (styled dimmer when not focused). |
     | `virtual-table--empty` | Target the placeholder shown when there are no rows. |
     | `virtual-table--new-above` | Target the "N new ↑" marker in the header. |
+    | `virtual-table--filter` | Target the filter's marker in the header. |
     """
 
     DEFAULT_CSS = """
@@ -335,6 +340,11 @@ class VirtualTable(ScrollView, can_focus=True):
         & > .virtual-table--empty {
             color: $text-muted;
             text-style: italic;
+        }
+        & > .virtual-table--filter {
+            background: $warning 70%;
+            color: $text;
+            text-style: bold;
         }
         & > .virtual-table--new-above {
             background: $accent;
@@ -433,6 +443,8 @@ class VirtualTable(ScrollView, can_focus=True):
             raise ValueError("VirtualTable needs at least one column")
         self._columns: tuple[Column, ...] = tuple(columns)
         self._source: RowSource = source if source is not None else ListRowSource()
+        self._base: RowSource = self._source  # the rows before the filter
+        self._filter = ""
         self._row_count = len(self._source)
         self.set_reactive(VirtualTable.empty_text, empty_text)
         self._line_cache: LRUCache[tuple[int, int, bool, bool], Strip] = LRUCache(cache_size)
@@ -459,6 +471,32 @@ class VirtualTable(ScrollView, can_focus=True):
     def source(self) -> RowSource:
         """The current row source."""
         return self._source
+
+    @property
+    def filter_text(self) -> str:
+        """What the rows are filtered by ("" when every row shows)."""
+        return self._filter
+
+    @property
+    def unfiltered_count(self) -> int:
+        """Number of rows before the filter."""
+        return len(self._base)
+
+    def set_filter(self, query: str) -> None:
+        """Show only the rows whose cells hold every word of ``query`` (ignoring case);
+        "" shows every row again. The cursor stays on its row when that row is kept, and
+        the filter stays on when the owner hands the table new rows."""
+        query = " ".join(query.split())
+        if query == self._filter:
+            return
+        self._filter = query
+        self.set_source(self._base, keep_key=self.cursor_key)
+
+    def action_clear_filter(self) -> None:
+        """Show every row again (the key goes on to the pane when no filter is set)."""
+        if not self._filter:
+            raise SkipAction()
+        self.set_filter("")
 
     @property
     def row_count(self) -> int:
@@ -535,7 +573,12 @@ class VirtualTable(ScrollView, can_focus=True):
         old_source = self._source
         # A source changed in place can no longer tell which key was under the cursor
         # (and may be shorter now): trust the caller's `keep_key` then.
-        in_place = source is old_source
+        in_place = source is self._base
+        self._base = source
+        if self._filter:
+            from .row_filter import FilteredRows
+
+            source = FilteredRows(source, self._filter)
         old_key = keep_key if in_place else self.cursor_key
         old_top = round(self.scroll_y)
         screen_offset = old_index - old_top
@@ -592,7 +635,7 @@ class VirtualTable(ScrollView, can_focus=True):
         Args:
             keep_key: As for `set_source`. Read `cursor_key` *before* changing the source.
         """
-        self.set_source(self._source, keep_key=keep_key)
+        self.set_source(self._base, keep_key=keep_key)
 
     # ------------------------------------------------------------------ reactives
 
@@ -729,7 +772,15 @@ class VirtualTable(ScrollView, can_focus=True):
             style = self.get_component_rich_style("virtual-table--header")
             labels: list[CellType] = [column.label for column in self._columns]
             strip = self._render_cells(labels, width, style, None)
-            if self.new_above:
+            if self._filter:
+                # Over the right end of the header: the list is filtered (Esc clears).
+                marker = f" /{self._filter} · {self._row_count:,} of {len(self._base):,} "
+                marker = marker if cell_len(marker) < width * 2 // 3 else " filtered "
+                if cell_len(marker) < width:
+                    marker_style = style + self.get_component_rich_style("virtual-table--filter")
+                    left = strip.crop(0, width - cell_len(marker))
+                    strip = Strip.join([left, Strip([Segment(marker, marker_style)])])
+            elif self.new_above:
                 # Over the right end of the header: rows arrived above the view.
                 marker = f" {self.new_above:,} new ↑ "
                 if cell_len(marker) < width:
@@ -743,7 +794,10 @@ class VirtualTable(ScrollView, can_focus=True):
         base_style = self.rich_style
         body_height = self.scrollable_content_region.height - 1
         # The placeholder wraps (a narrow table keeps all of it), centred both ways.
-        lines = textwrap.wrap(self.empty_text, max(1, width - 2)) or [""]
+        shown = self.empty_text
+        if self._filter and len(self._base):
+            shown = f"Nothing here matches “{self._filter}” (Esc clears the filter)"
+        lines = textwrap.wrap(shown, max(1, width - 2)) or [""]
         lines = lines[: max(1, body_height)]
         first = max(0, (body_height - len(lines)) // 2)
         if not first <= y - 1 < first + len(lines) or width <= 0:
