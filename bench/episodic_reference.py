@@ -13,6 +13,7 @@ KEEP_LOG = 100
 RULES_PER_TASK = 10
 GLOBAL_RULES = 20
 CONSOLIDATE_EVERY = 20
+KEEP_CARDS = 30
 
 
 def empty() -> dict[str, Any]:
@@ -115,6 +116,11 @@ def _merge_card(memory: dict[str, Any], card: dict[str, Any], task: str, index: 
             "last_seen_episode": index,
         }
     )
+    # The library keeps its top 30: a new card sorts the list (stable) and drops the rest.
+    memory["mistake_cards"].sort(
+        key=lambda c: (c["seen_count"], c["last_seen_episode"]), reverse=True
+    )
+    del memory["mistake_cards"][KEEP_CARDS:]
 
 
 def consolidate(memory: dict[str, Any]) -> None:
