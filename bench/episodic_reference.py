@@ -141,8 +141,11 @@ def trim(memory: dict[str, Any]) -> None:
     memory["episode_log"] = memory["episode_log"][-KEEP_LOG:]
 
 
-def render(memory: dict[str, Any], task: str | None = None) -> str:
-    """The episodic context layout (docs/MEMORY.md, The context)."""
+def render(
+    memory: dict[str, Any], task: str | None = None, max_rules: int = 5, max_recent: int = 3
+) -> str:
+    """The episodic context layout (docs/MEMORY.md, The context), with the library's
+    two knobs."""
     out = ["## MEMORY FROM PAST EPISODES"]
 
     def block(heading: str, items: list[str]) -> None:
@@ -151,8 +154,11 @@ def render(memory: dict[str, Any], task: str | None = None) -> str:
             out.extend(items)
 
     if task:
-        block(f"Rules for {task}:", [f"  - {r}" for r in memory["task_rules"].get(task, [])[-5:]])
-    block("General rules (all tasks):", [f"  - {r}" for r in memory["global_rules"][-5:]])
+        block(
+            f"Rules for {task}:",
+            [f"  - {r}" for r in memory["task_rules"].get(task, [])[-max_rules:]],
+        )
+    block("General rules (all tasks):", [f"  - {r}" for r in memory["global_rules"][-max_rules:]])
     block("Mistakes to avoid:", [f"  - AVOID: {m}" for m in memory["mistakes"][-3:]])
     cards = sorted(
         memory.get("mistake_cards", []),
@@ -168,7 +174,9 @@ def render(memory: dict[str, Any], task: str | None = None) -> str:
         ],
     )
     if task:
-        recent = [e for e in memory["episode_log"][-KEEP_LOG:] if e["task_id"] == task][-3:]
+        recent = [e for e in memory["episode_log"][-KEEP_LOG:] if e["task_id"] == task][
+            -max_recent:
+        ]
         block(
             f"Recent {task} episodes:",
             [

@@ -282,6 +282,22 @@ OPERATIONS: tuple[Op, ...] = (
                 None,
                 metavar="TEXT",
             ),
+            Param(
+                "max_rules",
+                "int?",
+                "episodic style: the last N rules of each rules section (default 5)",
+                None,
+                metavar="N",
+                minimum=1,
+            ),
+            Param(
+                "max_recent",
+                "int?",
+                "episodic style: the task's last N episodes (default 3)",
+                None,
+                metavar="N",
+                minimum=1,
+            ),
         ),
         result="context",
         doc=(
@@ -294,7 +310,8 @@ OPERATIONS: tuple[Op, ...] = (
             "leaves other projects' lessons out. `format` json gives every section with its "
             "token estimate and every line its `sources`. `query` (what you are about to do, "
             "in words) adds a Relevant memories section: the best observations, episodes and "
-            "lessons for it."
+            "lessons for it. `max_rules` and `max_recent` are the episodic library's own knobs "
+            "(style episodic only; 5 and 3 by default)."
         ),
         when=(
             "Call at the start of every task (and whenever the task changes): the memory to "

@@ -8,9 +8,14 @@ and docs/CLI.md.
 from __future__ import annotations
 
 import json
+import sys
 from datetime import UTC, datetime
+from pathlib import Path
 
 from memwork.core.base.errors import UserError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
+import episodic_reference as ref  # noqa: E402
 
 T = datetime(2026, 11, 1, 12, tzinfo=UTC)
 NOW = "2026-11-01T12:00:00Z"
@@ -87,3 +92,69 @@ def test_a_given_message_still_leads_the_line(cli) -> None:  # noqa: ANN001
     report = {**CRASH_FILE, "message": "decoder choked on a BOM"}
     assert cli("record-failure", stdin=json.dumps(report), now=NOW).code == 0
     assert _block(cli) == ["- IterationError: decoder choked on a BOM"]
+
+
+# -- the episodic library: its knobs and its 30 cards ------------------------------------
+def _episodes(n: int) -> list[dict]:
+    return [
+        {
+            "task_id": "fix",
+            "score": 0.9 if i % 2 else 0.2,
+            "steps": i,
+            "summary": f"attempt {i}",
+            "successes": [f"worked {i}"],
+            "mistakes": [f"slipped {i}"],
+        }
+        for i in range(n)
+    ]
+
+
+def test_the_episodic_knobs_reach_every_door(cli, db) -> None:  # noqa: ANN001
+    assert cli("record-episode", stdin=json.dumps(_episodes(12)), now=NOW).code == 0
+    memory = ref.empty()
+    for episode in _episodes(12):
+        ref.record(memory, episode)
+    flags = ("--style", "episodic", "--max-rules", "8", "--max-recent", "6")
+    done = cli("context", "--task", "fix", *flags, now=NOW)
+    assert done.code == 0, done.err
+    assert done.out == ref.render(memory, "fix", max_rules=8, max_recent=6) + "\n"
+    assert done.out != ref.render(memory, "fix") + "\n"
+    from memwork import Memory
+
+    api = Memory(db).context("fix", style="episodic", max_rules=8, max_recent=6)
+    assert api + "\n" == done.out
+    # Refused, naming the field and the rule: below 1, or with the default style.
+    bad = cli("context", "--task", "fix", "--style", "episodic", "--max-rules", "0", now=NOW)
+    assert bad.code == 2 and "max_rules" in bad.err and ">= 1" in bad.err, bad.err
+    bad = cli("context", "--task", "fix", "--max-recent", "4", now=NOW)
+    assert bad.code == 2, bad.err
+    assert bad.err.startswith("memwork: max_recent: applies to the episodic style only"), bad.err
+
+
+def test_past_thirty_cards_the_episodic_style_shows_what_the_library_keeps(cli) -> None:  # noqa: ANN001
+    # One card seen twice early, then 31 new ones: the library drops the oldest of the
+    # once-seen cards past its 30th, and the early card, sighted again, restarts at 1.
+    early = {"mistake_type": "early", "lesson": "Check early.", "evidence": "e"}
+    episodes = [{"task_id": "t", "score": 0.3, "steps": 1, "mistake_cards": [early]}] * 2
+    episodes += [
+        {"task_id": "t", "score": 0.3, "steps": 1, "mistake_cards": [{"mistake_type": f"m{i}"}]}
+        for i in range(31)
+    ]
+    # Every new card outranks a once-seen older one, never the twice-seen one; two more
+    # sightings of card m0 (evicted by then) and of the early card.
+    episodes += [
+        {"task_id": "t", "score": 0.3, "steps": 1, "mistake_cards": [{"mistake_type": "m0"}]},
+        {"task_id": "t", "score": 0.3, "steps": 1, "mistake_cards": [early]},
+    ]
+    assert cli("record-episode", stdin=json.dumps(episodes), now=NOW).code == 0
+    memory = ref.empty()
+    for episode in episodes:
+        ref.record(memory, episode)
+    assert len(memory["mistake_cards"]) == 30
+    done = cli("context", "--style", "episodic", now=NOW)
+    assert done.out == ref.render(memory) + "\n"
+    assert "  - [early, seen 3x] Check early. Evidence: e" in done.out
+    # The cards table still keeps every card, with its whole count.
+    listed = cli("--json", "card", "list").json()
+    assert len(listed) == 32
+    assert next(c for c in listed if c["mistake_type"] == "m0")["seen_count"] == 2

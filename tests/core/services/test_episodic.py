@@ -34,8 +34,8 @@ def _record(store: Store, now: datetime, *items: dict) -> None:
     episodes.record_episodes(store, list(items), now=now, actor=ACTOR)
 
 
-def _render(store: Store, now: datetime, task: str | None = None) -> str:
-    return build_context(store, now=now, task_id=task, style="episodic").text
+def _render(store: Store, now: datetime, task: str | None = None, **knobs: int) -> str:
+    return build_context(store, now=now, task_id=task, style="episodic", **knobs).text
 
 
 # -- hand-worked examples ----------------------------------------------------------------
@@ -240,6 +240,11 @@ def _assert_same(store: Store, memory: dict, now: datetime, where: str) -> None:
         got = _render(store, now, task)
         want = ref.render(memory, task)
         assert got == want, f"{where}, task {task!r}"
+    # The library's knobs (max_rules, max_recent), past the defaults and below them.
+    for knobs in ({"max_rules": 9, "max_recent": 8}, {"max_rules": 1, "max_recent": 1}):
+        for task in (None, TASKS[0]):
+            got = _render(store, now, task, **knobs)
+            assert got == ref.render(memory, task, **knobs), f"{where}, {knobs}, task {task!r}"
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
