@@ -211,6 +211,13 @@ PROPOSAL = Param(
 )
 SCOPE = Param("scope", "str", "global, task:<task id> or project:<project>", "global", metavar="S")
 TAGS = Param("tags", "strs", "tags (repeatable on the CLI)", (), cli="--tag", metavar="T")
+DECAY_RATE = Param(
+    "decay_rate",
+    "float?",
+    "confidence lost per week without reinforcement, 0.0-1.0 (default 0.05; 0 never decays)",
+    None,
+    metavar="R",
+)
 ALL = Param("all", "bool", "include forgotten, deleted and superseded", False)
 ACTION = Param("action", "str", "the action's id (or a unique start or end of it)", cli="ID")
 AFTER = Param(
@@ -733,6 +740,7 @@ OPERATIONS: tuple[Op, ...] = (
                 "keep-both",
                 choices=("reinforce", "supersede", "keep-both"),
             ),
+            DECAY_RATE,
         ),
         writes=True,
         review=True,
@@ -746,7 +754,9 @@ OPERATIONS: tuple[Op, ...] = (
             "the opposite of another (a negation, an antonym verb such as enable/disable, a "
             "reversed before/after) is never a near-duplicate: it is kept and `contradicts` "
             "lists the other, as `lesson show` and lint do. Added at confidence <= 0.1, a "
-            "lesson is kept but starts forgotten (`starts_forgotten`)."
+            "lesson is kept but starts forgotten (`starts_forgotten`). `decay_rate` is the "
+            "confidence it loses per week without reinforcement (default 0.05; 0 never "
+            "decays); re-adding with a rate sets the lesson's rate."
         ),
         when="Save durable knowledge worth carrying to future tasks, as one imperative line.",
         cli_print="cmd_lessons:added",
@@ -868,7 +878,7 @@ OPERATIONS: tuple[Op, ...] = (
     Op(
         "edit_lesson",
         "lesson edit",
-        "change a lesson's text, scope, tags or confidence",
+        "change a lesson's text, scope, tags, confidence or decay rate",
         "domain.lessons:edit",
         (
             LESSON,
@@ -890,13 +900,17 @@ OPERATIONS: tuple[Op, ...] = (
                 metavar="T",
             ),
             Param("confidence", "float?", "the new confidence, 0.0-1.0", None, metavar="C"),
+            DECAY_RATE._replace(help="the new decay rate: confidence lost per week, 0.0-1.0"),
         ),
         writes=True,
         review=True,
         review_when="services.review:changes_words",
         result="lesson_edit",
         errors=("invalid", "not_found", "conflict"),
-        doc="Change a lesson's text, scope, tags or confidence; the old text joins its wordings.",
+        doc=(
+            "Change a lesson's text, scope, tags, confidence or decay rate; the old text "
+            "joins its wordings."
+        ),
         cli_print="cmd_lessons:line",
         toolset="curation",
     ),

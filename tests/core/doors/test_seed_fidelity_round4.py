@@ -158,3 +158,33 @@ def test_past_thirty_cards_the_episodic_style_shows_what_the_library_keeps(cli) 
     listed = cli("--json", "card", "list").json()
     assert len(listed) == 32
     assert next(c for c in listed if c["mistake_type"] == "m0")["seen_count"] == 2
+
+
+# -- agentmemory: a lesson's decay rate ----------------------------------------------------
+def test_a_lesson_decay_rate_is_set_at_add_and_edit(cli, db) -> None:  # noqa: ANN001
+    done = cli("--json", "lesson", "add", "Pin base images", "--decay-rate", "0.2", now=NOW)
+    assert done.code == 0, done.err
+    lesson = done.json()
+    assert lesson["decay_rate"] == 0.2
+    # Three whole weeks later: 0.5 - 3 x 0.2, not 0.5 - 3 x 0.05.
+    later = "2026-11-22T12:00:00Z"
+    shown = cli("--json", "lesson", "show", lesson["id"], now=later).json()
+    assert shown["effective_confidence"] == 0.0
+    assert "  decays 0.2 a week" in cli("lesson", "show", lesson["id"], now=NOW).out
+    edited = cli("--json", "lesson", "edit", lesson["id"], "--decay-rate", "0", now=NOW)
+    assert edited.code == 0, edited.err
+    shown = cli("--json", "lesson", "show", lesson["id"], now=later).json()
+    assert shown["decay_rate"] == 0.0 and shown["effective_confidence"] == 0.5
+    # Every door takes it from the one declaration.
+    from memwork import Memory
+
+    added = Memory(db).add_lesson("Cache wheels", decay_rate=0.01)
+    assert added["decay_rate"] == 0.01
+    # Refused, naming the field and the rule; nothing written.
+    for flags in (("--decay-rate", "1.5"), ("--decay-rate", "-0.1")):
+        bad = cli("lesson", "add", "Another lesson", *flags, now=NOW)
+        assert bad.code == 2 and bad.err.startswith("memwork: decay_rate: must be between"), bad.err
+    bad = cli("lesson", "edit", lesson["id"], "--decay-rate", "2", now=NOW)
+    assert bad.code == 2 and bad.err.startswith("memwork: decay_rate: must be between"), bad.err
+    listed = cli("--json", "lesson", "list", now=NOW).json()
+    assert [x["content"] for x in listed if x["content"] == "Another lesson"] == []
