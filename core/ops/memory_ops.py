@@ -1809,7 +1809,9 @@ class Operations:
         Any record a search returns, read whole by its id: `{kind, id, record}`. Episodes,
         lessons (with their computed fields), rules, mistake cards, slots, sessions (with their
         observations), observations (`<session>/<id>`), working memory (`<session>/<key>`,
-        `<session>/task`, `<session>/scratch/<n>`), checkpoints and proposals.
+        `<session>/task`, `<session>/scratch/<n>`), checkpoints, proposals, imports (`imp_…`,
+        with the note each kept) and the Letta agents an import brought (`letta:<name or id>`:
+        name, system prompt, blocks).
 
         Args:
             id: the record's id, as a search hit gives it (or a unique start or end of it).

@@ -1796,7 +1796,8 @@ OPERATIONS: tuple[Op, ...] = (
             "Episodes, lessons (with their computed fields), rules, mistake cards, slots, "
             "sessions (with their observations), observations (`<session>/<id>`), working "
             "memory (`<session>/<key>`, `<session>/task`, `<session>/scratch/<n>`), "
-            "checkpoints and proposals."
+            "checkpoints, proposals, imports (`imp_…`, with the note each kept) and the Letta "
+            "agents an import brought (`letta:<name or id>`: name, system prompt, blocks)."
         ),
         when="Read a record a search found, whole.",
         cli_print="cmd_search:record",

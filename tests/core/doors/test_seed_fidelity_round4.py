@@ -188,3 +188,46 @@ def test_a_lesson_decay_rate_is_set_at_add_and_edit(cli, db) -> None:  # noqa: A
     assert bad.code == 2 and bad.err.startswith("memwork: decay_rate: must be between"), bad.err
     listed = cli("--json", "lesson", "list", now=NOW).json()
     assert [x["content"] for x in listed if x["content"] == "Another lesson"] == []
+
+
+# -- a Letta agent's name and system prompt ------------------------------------------------
+LETTA_V1 = Path(__file__).resolve().parents[2] / "data" / "letta" / "v1_support_agent.af"
+
+
+def test_an_imported_letta_agent_is_readable_by_get_and_in_the_export(cli) -> None:  # noqa: ANN001
+    system = json.loads(LETTA_V1.read_text())["system"]
+    done = cli("--json", "import", str(LETTA_V1), "--format", "letta", now=NOW)
+    assert done.code == 0, done.err
+    import_id = done.json()["import_id"]
+    got = cli("--json", "get", "letta:juniper-support", now=NOW)
+    assert got.code == 0, got.err
+    agent = got.json()
+    assert agent["kind"] == "letta_agent" and agent["id"] == "letta:juniper-support"
+    assert agent["record"]["name"] == "juniper-support"
+    assert agent["record"]["system"] == system
+    assert agent["record"]["import_id"] == import_id
+    assert agent["record"]["blocks"]  # the slots its memory blocks became
+    # The import itself, with the note it kept.
+    record = cli("--json", "get", import_id, now=NOW).json()
+    assert record["kind"] == "import" and record["record"]["format"] == "letta"
+    # The export carries the agent (and an import of that export brings it back).
+    meta = cli("--json", "export").json()["tables"]["meta"]
+    (kept,) = [d for d in meta if d["id"] == "letta_agents"]
+    assert [(a["name"], a["system"]) for a in kept["agents"]] == [("juniper-support", system)]
+    # An unknown name is refused, naming the agents there are.
+    missing = cli("get", "letta:nobody", now=NOW)
+    assert missing.code == 2 and "imported agents: juniper-support" in missing.err
+
+
+def test_the_letta_agent_survives_an_export_and_import(cli, tmp_path: Path) -> None:  # noqa: ANN001
+    assert cli("import", str(LETTA_V1), "--format", "letta", now=NOW).code == 0
+    dump = tmp_path / "store.json"
+    assert cli("export", str(dump)).code == 0
+    from memwork.core.doors.cli.main import main
+
+    fresh = tmp_path / "fresh"
+    assert main(["--db", str(fresh), "import", str(dump)]) == 0
+    from memwork import Memory
+
+    got = Memory(fresh).get_record("letta:juniper-support")
+    assert got["record"]["name"] == "juniper-support"
