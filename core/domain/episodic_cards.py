@@ -21,9 +21,11 @@ from typing import Any
 
 from ..models.plain import DEFAULT_LESSON
 from ..storage.store import Store
-from .ranking import ranked_cards
+from .ranking import library_card_order, ranked_cards
 
 META = "meta"
+#: Its document in ``meta`` (the context reads it by this name without importing this
+#: module: the context path an agent runs every step loads only what it needs).
 DOC = "episodic_cards"
 #: Cards the episodic library keeps.
 KEEP = 30
@@ -105,11 +107,5 @@ def add(window: list[dict[str, Any]], card: dict[str, Any], index: int, card_id:
         last_seen_episode=index,
     )
     window.append(fresh)
-    window.sort(key=ordered)
+    window.sort(key=library_card_order)
     del window[KEEP:]
-
-
-def ordered(card: dict[str, Any]) -> tuple[int, int]:
-    """The library's order (sorted with a stable sort): seen_count, then
-    last_seen_episode, both descending."""
-    return (-int(card["seen_count"]), -int(card["last_seen_episode"]))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ...base.errors import InvalidInput, MemworkError
 from ...base.text import ellipsize
-from ...domain import aggregates, episodic_cards, readable
+from ...domain import aggregates, readable
 from ...ledger import config, isolation, links
 from ...privacy import scrub
 from ...storage.store import Store
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from ..recall.follow import Recall
 
 Style = Literal["default", "episodic"]
+#: core/domain/episodic_cards.py's document in ``meta`` (a test checks the two agree).
+EPISODIC_CARDS = "episodic_cards"
 
 
 class ContextResult:
@@ -190,8 +192,9 @@ def read_inputs(
             "profile": _profile(store, project),
             "summaries": _summaries(store, project, agent, view),
             "cards": cards,
-            # The episodic library's own 30 cards (core/domain/episodic_cards.py).
-            "episodic_cards": episodic_cards.read(store),
+            # The episodic library's own 30 cards (core/domain/episodic_cards.py, which
+            # this hot path does not import); None in a store written before them.
+            "episodic_cards": (store.docs("meta").get(EPISODIC_CARDS) or {}).get("cards"),
             "glob": aggregates.read_global(store),
             "lessons": lessons,
             "rules": rules,

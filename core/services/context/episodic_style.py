@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...domain.aggregates import recent_origins
-from ...domain.episodic_cards import ordered
-from ...domain.ranking import active_rules, ranked_cards
+from ...domain.ranking import active_rules, library_card_order, ranked_cards
 from ...models.card_text import plain_text
 from . import sources
 from .budget import Line, Section
@@ -120,7 +119,7 @@ def _top_cards(data: dict[str, Any]) -> list[dict[str, Any]]:
     window = data.get("episodic_cards")
     if window is None:
         return ranked_cards(data["cards"])[:3]
-    return sorted(window, key=ordered)[:3]
+    return sorted(window, key=library_card_order)[:3]
 
 
 def _card_sources(card: dict[str, Any], live: dict[str, dict[str, Any]]) -> list[Ref]:

@@ -467,3 +467,10 @@ def test_what_the_library_accepts_renders_as_the_library_renders_it(
             for task in (None, *TASKS, "7", "8"):
                 got, want = _render(store, now, task), ref.render(memory, task)
                 assert got == want, f"seed {seed}, after {n} episodes, task {task!r}"
+
+
+def test_the_context_reads_the_card_window_where_recording_writes_it() -> None:
+    from memwork.core.domain import episodic_cards
+    from memwork.core.services.context import build
+
+    assert build.EPISODIC_CARDS == episodic_cards.DOC
