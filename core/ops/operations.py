@@ -1692,7 +1692,9 @@ OPERATIONS: tuple[Op, ...] = (
             "tables (checkpoints, imports) are never imported, and neither are the store's "
             "settings (`review`, `context_log`) or its curator: the output says which "
             "settings the file carried (`settings_not_imported`). Audit entries brought from "
-            "another store carry `imported` (the import's id)."
+            "another store carry `imported` (the import's id). A Letta file's agents (name, "
+            "system prompt, model, tools, the slots their blocks became) are kept with the "
+            "store: `get letta:<name>` reads one, an export carries them."
         ),
         doors=("cli",),
         cli_run="cmd_interop:import_",
