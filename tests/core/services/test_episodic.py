@@ -474,3 +474,31 @@ def test_the_context_reads_the_card_window_where_recording_writes_it() -> None:
     from memwork.core.services.context import build
 
     assert build.EPISODIC_CARDS == episodic_cards.DOC
+
+
+def test_a_store_from_before_the_card_window_starts_it_from_its_best_cards(
+    store: Store, now: datetime
+) -> None:
+    """A store recorded before the window was kept has none: its first card after the
+    upgrade starts the window from the table's 30 best cards (all the library had, as long
+    as it never held more), and the layout is ranked from the table until then."""
+    from memwork.core.domain import episodic_cards
+
+    memory = ref.empty()
+    first = [
+        {"task_id": "t", "score": 0.2, "steps": 1, "mistake_cards": [{"mistake_type": f"c{i}"}]}
+        for i in range(5)
+    ]
+    for episode in first:
+        _record(store, now, copy.deepcopy(episode))
+        ref.record(memory, episode)
+    with store.transaction():
+        store.delete(episodic_cards.META, [episodic_cards.DOC])
+    assert _render(store, now) == ref.render(memory)  # ranked from the table meanwhile
+    later = {"task_id": "t", "score": 0.2, "steps": 1, "mistake_cards": [{"mistake_type": "c1"}]}
+    _record(store, now, copy.deepcopy(later))
+    ref.record(memory, later)
+    with store.reading():
+        window = episodic_cards.read(store)
+    assert window is not None and len(window) == 5
+    assert _render(store, now) == ref.render(memory)
