@@ -13,6 +13,7 @@ KEEP_LOG = 100
 RULES_PER_TASK = 10
 GLOBAL_RULES = 20
 CONSOLIDATE_EVERY = 20
+KEEP_CARDS = 30
 
 
 def empty() -> dict[str, Any]:
@@ -115,6 +116,11 @@ def _merge_card(memory: dict[str, Any], card: dict[str, Any], task: str, index: 
             "last_seen_episode": index,
         }
     )
+    # The library keeps its top 30: a new card sorts the list (stable) and drops the rest.
+    memory["mistake_cards"].sort(
+        key=lambda c: (c["seen_count"], c["last_seen_episode"]), reverse=True
+    )
+    del memory["mistake_cards"][KEEP_CARDS:]
 
 
 def consolidate(memory: dict[str, Any]) -> None:
@@ -135,8 +141,11 @@ def trim(memory: dict[str, Any]) -> None:
     memory["episode_log"] = memory["episode_log"][-KEEP_LOG:]
 
 
-def render(memory: dict[str, Any], task: str | None = None) -> str:
-    """The episodic context layout (docs/MEMORY.md, The context)."""
+def render(
+    memory: dict[str, Any], task: str | None = None, max_rules: int = 5, max_recent: int = 3
+) -> str:
+    """The episodic context layout (docs/MEMORY.md, The context), with the library's
+    two knobs."""
     out = ["## MEMORY FROM PAST EPISODES"]
 
     def block(heading: str, items: list[str]) -> None:
@@ -145,8 +154,11 @@ def render(memory: dict[str, Any], task: str | None = None) -> str:
             out.extend(items)
 
     if task:
-        block(f"Rules for {task}:", [f"  - {r}" for r in memory["task_rules"].get(task, [])[-5:]])
-    block("General rules (all tasks):", [f"  - {r}" for r in memory["global_rules"][-5:]])
+        block(
+            f"Rules for {task}:",
+            [f"  - {r}" for r in memory["task_rules"].get(task, [])[-max_rules:]],
+        )
+    block("General rules (all tasks):", [f"  - {r}" for r in memory["global_rules"][-max_rules:]])
     block("Mistakes to avoid:", [f"  - AVOID: {m}" for m in memory["mistakes"][-3:]])
     cards = sorted(
         memory.get("mistake_cards", []),
@@ -162,7 +174,9 @@ def render(memory: dict[str, Any], task: str | None = None) -> str:
         ],
     )
     if task:
-        recent = [e for e in memory["episode_log"][-KEEP_LOG:] if e["task_id"] == task][-3:]
+        recent = [e for e in memory["episode_log"][-KEEP_LOG:] if e["task_id"] == task][
+            -max_recent:
+        ]
         block(
             f"Recent {task} episodes:",
             [

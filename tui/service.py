@@ -280,6 +280,13 @@ class MemoryService:
         """Every slot in context order, with computed fields."""
         return slots.list_slots(self.store)
 
+    def letta_agents(self) -> list[Doc]:
+        """The Letta agents imports brought (name, system prompt, their slots' labels)."""
+        from ..core.services.interop.letta_agents import all_agents
+
+        with self.store.reading():
+            return all_agents(self.store)
+
     # -- checkpoints, context, tasks --------------------------------------------------
     def store_checkpoints(self) -> list[Doc]:
         """The store's checkpoints, oldest first."""

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..base.clock import iso, parse_instant
 from ..base.errors import InvalidInput
-from ..base.text import clip
+from ..base.text import clip, one_line
 from ..ledger import audit
 from ..models.base import validate
 from ..models.crash import Crash, CrashReport
@@ -35,6 +35,8 @@ from . import aggregates, episodes, failures
 TABLE = "crashes"
 #: What the failed episode's summary starts with (its errors carry the report's class).
 SUMMARY_PREFIX = "crash"
+#: Characters of a fingerprint a composed message shows (enough to tell crashes apart).
+FINGERPRINT_SHOWN = 12
 
 
 def crash_id(fingerprint: str) -> str:
@@ -50,7 +52,27 @@ def parse_report(report: Any) -> CrashReport:
         raise InvalidInput(
             "report", f"must be one JSON object, a crash report (got {type(report).__name__})"
         )
+    named = report.get("error_class", report.get("error_type"))
+    kind = report.get("friction_kind", report.get("friction"))
+    if (named is None or named == "") and not (isinstance(kind, str) and kind.strip()):
+        raise InvalidInput("error_class", "is required (or a friction_kind, which then names it)")
     return validate(CrashReport, report, outside=True)
+
+
+def composed_message(report: CrashReport) -> str:
+    """The error's message when the report gives none, as the failure loop composes it
+    from its crash file: ``phase=ACT; friction=retry_loop; signature: a > b > c;
+    fp=<first 12 characters>`` (the parts it has), else ``iteration failed``."""
+    parts = []
+    if report.phase.strip():
+        parts.append(f"phase={one_line(report.phase)}")
+    if report.friction_kind.strip():
+        parts.append(f"friction={one_line(report.friction_kind)}")
+    if report.stack_signature.strip():
+        parts.append(f"signature: {one_line(report.stack_signature)}")
+    if report.fingerprint.strip():
+        parts.append(f"fp={report.fingerprint.strip()[:FINGERPRINT_SHOWN]}")
+    return "; ".join(parts) or "iteration failed"
 
 
 def _episode_of(report: CrashReport) -> dict[str, Any]:
@@ -69,15 +91,16 @@ def _episode_of(report: CrashReport) -> dict[str, Any]:
         metadata["phase"] = report.phase
     if report.exit_code is not None:
         metadata["exit_code"] = report.exit_code
-    summary = f"{SUMMARY_PREFIX}: {report.error_class}"
-    if report.message:
-        summary += f": {report.message}"
+    # A report without a message still tells the agent where it broke: the failure
+    # loop's own line (phase, signature, short fingerprint), never a bare type.
+    message = report.message if report.message.strip() else composed_message(report)
+    summary = f"{SUMMARY_PREFIX}: {report.error_class}: {message}"
     return {
         "task_id": report.task_id,
         "score": 0.0,
         "steps": 0,
         "summary": summary,
-        "errors": [{"error_type": report.error_class, "message": report.message}],
+        "errors": [{"error_type": report.error_class, "message": message}],
         "outcome": "failure",
         "session_id": report.session_id,
         "recorded_at": report.recorded_at,

@@ -20,7 +20,7 @@ from ..models.plain import outcome_for
 from ..privacy import scrub, scrub_value
 from ..storage import shards
 from ..storage.store import Store
-from . import aggregates, cards, consolidation, distinct, failures, rules
+from . import aggregates, cards, consolidation, distinct, episodic_cards, failures, rules
 from .episode_input import parse_lenient
 
 BASE = "episodes"
@@ -177,21 +177,30 @@ def record_episodes(
         glob = aggregates.read_global(store)
         tasks: dict[str, dict[str, Any]] = {}
         seq = audit.last_seq(store)
+        window: list[dict[str, Any]] | None = None
         for number, item in enumerate(_unspooled(spool), start=1):
             index = int(glob["total_episodes"]) + 1
             doc = _prepare(item, index, now, synthesise)
             if agent:
                 doc["agent_id"] = agent  # whose episode it is (core/ledger/isolation.py)
+            reported = doc.pop("_cards")
+            if reported and window is None:
+                # The episodic library's own top 30 (for --style episodic), read before
+                # this episode's cards reach the table.
+                window = episodic_cards.current(store)
             doc["card_ids"] = _named(
                 number,
                 "mistake_cards",
                 cards.apply_cards,
                 store,
-                doc.pop("_cards"),
+                reported,
                 index=index,
                 now=now,
                 episode_id=doc["id"],
             )
+            if window is not None:
+                for card, card_id in zip(reported, doc["card_ids"], strict=True):
+                    episodic_cards.add(window, card, index, card_id)
             for kind, plural in _DISTINCT_LISTS:
                 fresh = distinct.note_texts(
                     store, kind, doc[plural], episode_index=index, recorded_at=doc["created_at"]
@@ -233,6 +242,8 @@ def record_episodes(
                 seq = audit.last_seq(store)  # the consolidation wrote its own entry
         aggregates.write_global(store, glob)
         aggregates.write_tasks(store, tasks)
+        if window is not None:
+            episodic_cards.write(store, window)
     if external and consolidation.due(glob):
         reports.append(consolidation.consolidate(store, now=now, actor=actor))
     spool.close()

@@ -6,6 +6,7 @@ from timestamps with the caller's clock, so decay is deterministic.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -172,6 +173,7 @@ def add_op(
     confidence: float | None = None,
     tags: list[str] | None = None,
     on_duplicate: str = "keep-both",
+    decay_rate: float | None = None,
 ) -> dict[str, Any]:
     """The ``add_lesson`` operation: the saved lesson, with what the save did
     (:func:`write_record`)."""
@@ -184,6 +186,7 @@ def add_op(
         confidence=confidence,
         tags=tags,
         on_duplicate=on_duplicate,
+        decay_rate=decay_rate,
     )
     return write_record(written, now)
 
@@ -282,6 +285,7 @@ def new_lesson(
         raise InvalidInput("content", "must not be empty")
     if confidence is not None and not 0.0 <= confidence <= 1.0:
         raise InvalidInput("confidence", f"must be between 0.0 and 1.0 (got {confidence})")
+    check_decay_rate(decay_rate)
     tags = _clean_tags(tags)
     stamp = iso(now)
     fresh = {
@@ -298,9 +302,23 @@ def new_lesson(
         "updated_at": stamp,
     }
     if decay_rate is not None:
-        fresh["decay_rate"] = decay_rate
+        fresh["decay_rate"] = float(decay_rate)
     validate(Lesson, fresh)  # scope, confidence, lengths: fail before touching the store
     return fresh
+
+
+def check_decay_rate(value: Any) -> None:
+    """``InvalidInput`` unless ``value`` is None or a rate a lesson can decay at: the
+    confidence it loses per whole week, 0.0 (never decays) to 1.0."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise InvalidInput("decay_rate", f"must be a number (got {value!r})")
+    if not 0.0 <= value <= 1.0:
+        raise InvalidInput(
+            "decay_rate",
+            f"must be between 0.0 and 1.0, the confidence lost per week (got {value})",
+        )
 
 
 def _add(
@@ -325,7 +343,7 @@ def _add(
         while target.get("superseded_by") in docs and target["id"] not in seen:
             seen.add(target["id"])
             target = dict(docs[target["superseded_by"]])
-        saved = _save(store, _reinforce(target, now), now)
+        saved = _save(store, _with_rate(_reinforce(target, now), fresh), now)
         _audit(store, actor, "reinforce", saved, now)
         return LessonWrite(
             related(store, saved),
@@ -339,7 +357,7 @@ def _add(
     opposite = [x["id"] for x in contradictions.of_lesson(lessons, text, scope, now)]
     if match is not None and on_duplicate == "reinforce":
         existing, similarity = match
-        updated = _reinforce(existing, now)
+        updated = _with_rate(_reinforce(existing, now), fresh)
         updated["wordings"] = [*existing.get("wordings", []), text]
         if tags:
             updated["tags"] = sorted(set(existing.get("tags", [])) | set(tags))
@@ -357,6 +375,9 @@ def _add(
         fresh["confidence"] = existing["confidence"]
         fresh["reinforcements"] = existing["reinforcements"]
         fresh["pinned"] = existing.get("pinned", False)
+        # The new wording decays as the old one did, unless the writer gave a rate.
+        if "decay_rate" in existing:
+            fresh.setdefault("decay_rate", existing["decay_rate"])
         fresh["wordings"] = [*existing.get("wordings", []), existing["content"]]
         saved = _save(store, fresh, now)
         links.put(store, links.make(links.SUPERSEDES, saved["id"], existing["id"], TABLE, now))
@@ -384,6 +405,13 @@ def _add(
             contradicts=opposite,
         )
     return LessonWrite(saved, "created", starts_forgotten=starts_forgotten, contradicts=opposite)
+
+
+def _with_rate(lesson: dict[str, Any], fresh: dict[str, Any]) -> dict[str, Any]:
+    """A reinforced lesson takes the decay rate its writer gave (none given: it keeps its own)."""
+    if "decay_rate" in fresh:
+        lesson["decay_rate"] = fresh["decay_rate"]
+    return lesson
 
 
 def _contradicted(
@@ -561,8 +589,11 @@ def edit(
     scope: str | None = None,
     tags: list[str] | None = None,
     confidence: float | None = None,
+    decay_rate: float | None = None,
 ) -> dict[str, Any]:
-    """Change a lesson's text, scope, tags or confidence (the old text is kept)."""
+    """Change a lesson's text, scope, tags, confidence or decay rate (the old text is
+    kept)."""
+    check_decay_rate(decay_rate)
 
     def apply(x: dict[str, Any]) -> dict[str, Any]:
         if content is not None:
@@ -579,6 +610,8 @@ def edit(
             x["tags"] = _clean_tags(tags)
         if confidence is not None:
             x["confidence"] = confidence
+        if decay_rate is not None:
+            x["decay_rate"] = float(decay_rate)
         return x
 
     return _change(store, key, "edit", now, actor, apply)

@@ -25,6 +25,13 @@ def card_rank_key(card: dict[str, Any]) -> tuple[int, int, int, str]:
     )
 
 
+def library_card_order(card: dict[str, Any]) -> tuple[int, int]:
+    """The episodic library's card order, for a stable sort of its own card list
+    (core/domain/episodic_cards.py): seen_count, then last_seen_episode, both descending;
+    ties keep their place in that list."""
+    return (-int(card["seen_count"]), -int(card["last_seen_episode"]))
+
+
 def ranked_cards(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Cards in ranking order (the same everywhere: context, CLI, workbench)."""
     return sorted(cards, key=card_rank_key)

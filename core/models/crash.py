@@ -18,14 +18,23 @@ ALIASES = {
     "message": ("error_message",),
     "task_id": ("task",),
     "exit_code": ("exit", "returncode"),
+    "phase": ("rarv_phase",),
 }
+#: Frames of a stack signature given as a list that are kept (the failure loop's own cut).
+SIGNATURE_FRAMES = 5
+#: How a signature given as a list of frames is written: outermost first.
+FRAME_JOIN = " > "
 
 
 class CrashReport(BaseModel):
     """What ``memwork record-failure`` takes: one crash of an agent's run.
 
-    ``error_class`` is required; without a ``fingerprint`` every report is a failure
-    of its own. Unknown keys are kept in the episode's metadata, as for episodes.
+    ``error_class`` is required, unless the report names a ``friction_kind`` (a run
+    that went round in circles rather than raising): that kind is then the error's
+    type, as the failure loop reads its own friction records. ``stack_signature`` is
+    text, or the list of normalised frames the failure loop writes (its first five are
+    kept, joined ``a > b > c``). Without a ``fingerprint`` every report is a failure of
+    its own. Unknown keys are kept in the episode's metadata, as for episodes.
     """
 
     model_config = ConfigDict(extra="allow")
@@ -51,7 +60,22 @@ class CrashReport(BaseModel):
             for other in others:
                 if name not in data and other in data:
                     data[name] = data.pop(other)
+        kind = data.get("friction_kind")
+        named = data.get("error_class")
+        if (named is None or named == "") and isinstance(kind, str) and kind.strip():
+            data["error_class"] = kind.strip()
         return data
+
+    @field_validator("stack_signature", mode="before")
+    @classmethod
+    def _frames(cls, value: Any) -> Any:
+        if value is None:
+            return ""
+        if isinstance(value, list):
+            if not all(isinstance(f, str | int | float) for f in value):
+                raise ValueError("must be text or a list of frames (each a string)")
+            return FRAME_JOIN.join(str(f).strip() for f in value[:SIGNATURE_FRAMES])
+        return value
 
     @field_validator("error_class", "task_id")
     @classmethod

@@ -240,6 +240,8 @@ class Memory(Operations):
         style: str = "default",
         format: Literal["text"] = "text",  # noqa: A002 - the CLI's flag name
         query: str | None = None,
+        max_rules: int | None = None,
+        max_recent: int | None = None,
     ) -> str: ...
     @overload
     def context(
@@ -251,6 +253,8 @@ class Memory(Operations):
         style: str = "default",
         format: Literal["json"],  # noqa: A002 - the CLI's flag name
         query: str | None = None,
+        max_rules: int | None = None,
+        max_recent: int | None = None,
     ) -> dict[str, Any]: ...
     @overload
     def context(
@@ -262,6 +266,8 @@ class Memory(Operations):
         style: str = "default",
         format: str,  # noqa: A002 - the CLI's flag name
         query: str | None = None,
+        max_rules: int | None = None,
+        max_recent: int | None = None,
     ) -> str | dict[str, Any]: ...
     def context(
         self,
@@ -272,6 +278,8 @@ class Memory(Operations):
         style: str = "default",
         format: str = "text",  # noqa: A002 - the CLI's flag name
         query: str | None = None,
+        max_rules: int | None = None,
+        max_recent: int | None = None,
     ) -> str | dict[str, Any]:
         """The prompt context: text (``format="text"``) or the ``--format json`` document.
 
@@ -282,10 +290,11 @@ class Memory(Operations):
         While the store's ``context_log`` is on, what it injected is recorded (a store
         this process cannot write to still gives its context). ``query`` adds a
         "Relevant memories" section: the observations, episodes and lessons that best
-        answer it.
+        answer it. ``max_rules`` and ``max_recent`` are the episodic library's knobs of
+        ``build_memory_context`` (``style="episodic"`` only; 5 and 3 by default).
         """
         params = {"task": task, "project": project, "budget": budget, "style": style}
-        params.update(format=format, query=query)
+        params.update(format=format, query=query, max_rules=max_rules, max_recent=max_recent)
         result: str | dict[str, Any] = self._operation("context", params)
         return result
 

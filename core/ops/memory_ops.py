@@ -451,6 +451,7 @@ class Operations:
         confidence: float | None = None,
         tags: Iterable[str] = (),
         on_duplicate: str = "keep-both",
+        decay_rate: float | None = None,
     ) -> dict[str, Any]:
         """Add a lesson (re-adding the same words reinforces).
 
@@ -464,7 +465,9 @@ class Operations:
         (a negation, an antonym verb such as enable/disable, a reversed before/after) is never a
         near-duplicate: it is kept and `contradicts` lists the other, as `lesson show` and lint
         do. Added at confidence <= 0.1, a lesson is kept but starts forgotten
-        (`starts_forgotten`).
+        (`starts_forgotten`). `decay_rate` is the confidence it loses per week without
+        reinforcement (default 0.05; 0 never decays); re-adding with a rate sets the lesson's
+        rate.
 
         While the store's review is on, the result is the proposal ("proposed": True).
 
@@ -475,6 +478,8 @@ class Operations:
             tags: tags (repeatable on the CLI).
             on_duplicate: what a near-duplicate does: keep both (it may be new advice),
             reinforce it, or supersede it.
+            decay_rate: confidence lost per week without reinforcement, 0.0-1.0 (default 0.05; 0
+            never decays).
         """
         result: dict[str, Any] = self._operation(
             "add_lesson",
@@ -484,6 +489,7 @@ class Operations:
                 "confidence": confidence,
                 "tags": tags,
                 "on_duplicate": on_duplicate,
+                "decay_rate": decay_rate,
             },
         )
         return result
@@ -657,10 +663,12 @@ class Operations:
         scope: str | None = None,
         tags: Iterable[str] | None = None,
         confidence: float | None = None,
+        decay_rate: float | None = None,
     ) -> dict[str, Any]:
-        """Change a lesson's text, scope, tags or confidence.
+        """Change a lesson's text, scope, tags, confidence or decay rate.
 
-        Change a lesson's text, scope, tags or confidence; the old text joins its wordings.
+        Change a lesson's text, scope, tags, confidence or decay rate; the old text joins its
+        wordings.
 
         While the store's review is on, the result is the proposal ("proposed": True).
 
@@ -670,6 +678,7 @@ class Operations:
             scope: the new scope.
             tags: the new tags (replace the old ones; repeatable on the CLI).
             confidence: the new confidence, 0.0-1.0.
+            decay_rate: the new decay rate: confidence lost per week, 0.0-1.0.
         """
         result: dict[str, Any] = self._operation(
             "edit_lesson",
@@ -679,6 +688,7 @@ class Operations:
                 "scope": scope,
                 "tags": tags,
                 "confidence": confidence,
+                "decay_rate": decay_rate,
             },
         )
         return result
@@ -1903,7 +1913,9 @@ class Operations:
         Any record a search returns, read whole by its id: `{kind, id, record}`. Episodes,
         lessons (with their computed fields), rules, mistake cards, slots, sessions (with their
         observations), observations (`<session>/<id>`), working memory (`<session>/<key>`,
-        `<session>/task`, `<session>/scratch/<n>`), checkpoints and proposals.
+        `<session>/task`, `<session>/scratch/<n>`), checkpoints, proposals, imports (`imp_…`,
+        with the note each kept) and the Letta agents an import brought (`letta:<name or id>`:
+        name, system prompt, blocks).
 
         Args:
             id: the record's id, as a search hit gives it (or a unique start or end of it).

@@ -211,6 +211,13 @@ PROPOSAL = Param(
 )
 SCOPE = Param("scope", "str", "global, task:<task id> or project:<project>", "global", metavar="S")
 TAGS = Param("tags", "strs", "tags (repeatable on the CLI)", (), cli="--tag", metavar="T")
+DECAY_RATE = Param(
+    "decay_rate",
+    "float?",
+    "confidence lost per week without reinforcement, 0.0-1.0 (default 0.05; 0 never decays)",
+    None,
+    metavar="R",
+)
 ALL = Param("all", "bool", "include forgotten, deleted and superseded", False)
 ACTION = Param("action", "str", "the action's id (or a unique start or end of it)", cli="ID")
 AFTER = Param(
@@ -282,6 +289,22 @@ OPERATIONS: tuple[Op, ...] = (
                 None,
                 metavar="TEXT",
             ),
+            Param(
+                "max_rules",
+                "int?",
+                "episodic style: the last N rules of each rules section (default 5)",
+                None,
+                metavar="N",
+                minimum=1,
+            ),
+            Param(
+                "max_recent",
+                "int?",
+                "episodic style: the task's last N episodes (default 3)",
+                None,
+                metavar="N",
+                minimum=1,
+            ),
         ),
         result="context",
         doc=(
@@ -294,7 +317,8 @@ OPERATIONS: tuple[Op, ...] = (
             "leaves other projects' lessons out. `format` json gives every section with its "
             "token estimate and every line its `sources`. `query` (what you are about to do, "
             "in words) adds a Relevant memories section: the best observations, episodes and "
-            "lessons for it."
+            "lessons for it. `max_rules` and `max_recent` are the episodic library's own knobs "
+            "(style episodic only; 5 and 3 by default)."
         ),
         when=(
             "Call at the start of every task (and whenever the task changes): the memory to "
@@ -750,6 +774,7 @@ OPERATIONS: tuple[Op, ...] = (
                 "keep-both",
                 choices=("reinforce", "supersede", "keep-both"),
             ),
+            DECAY_RATE,
         ),
         writes=True,
         review=True,
@@ -763,7 +788,9 @@ OPERATIONS: tuple[Op, ...] = (
             "the opposite of another (a negation, an antonym verb such as enable/disable, a "
             "reversed before/after) is never a near-duplicate: it is kept and `contradicts` "
             "lists the other, as `lesson show` and lint do. Added at confidence <= 0.1, a "
-            "lesson is kept but starts forgotten (`starts_forgotten`)."
+            "lesson is kept but starts forgotten (`starts_forgotten`). `decay_rate` is the "
+            "confidence it loses per week without reinforcement (default 0.05; 0 never "
+            "decays); re-adding with a rate sets the lesson's rate."
         ),
         when="Save durable knowledge worth carrying to future tasks, as one imperative line.",
         cli_print="cmd_lessons:added",
@@ -885,7 +912,7 @@ OPERATIONS: tuple[Op, ...] = (
     Op(
         "edit_lesson",
         "lesson edit",
-        "change a lesson's text, scope, tags or confidence",
+        "change a lesson's text, scope, tags, confidence or decay rate",
         "domain.lessons:edit",
         (
             LESSON,
@@ -907,13 +934,17 @@ OPERATIONS: tuple[Op, ...] = (
                 metavar="T",
             ),
             Param("confidence", "float?", "the new confidence, 0.0-1.0", None, metavar="C"),
+            DECAY_RATE._replace(help="the new decay rate: confidence lost per week, 0.0-1.0"),
         ),
         writes=True,
         review=True,
         review_when="services.review:changes_words",
         result="lesson_edit",
         errors=("invalid", "not_found", "conflict"),
-        doc="Change a lesson's text, scope, tags or confidence; the old text joins its wordings.",
+        doc=(
+            "Change a lesson's text, scope, tags, confidence or decay rate; the old text "
+            "joins its wordings."
+        ),
         cli_print="cmd_lessons:line",
         toolset="curation",
     ),
@@ -1775,7 +1806,9 @@ OPERATIONS: tuple[Op, ...] = (
             "tables (checkpoints, imports) are never imported, and neither are the store's "
             "settings (`review`, `context_log`) or its curator: the output says which "
             "settings the file carried (`settings_not_imported`). Audit entries brought from "
-            "another store carry `imported` (the import's id)."
+            "another store carry `imported` (the import's id). A Letta file's agents (name, "
+            "system prompt, model, tools, the slots their blocks became) are kept with the "
+            "store: `get letta:<name>` reads one, an export carries them."
         ),
         doors=("cli",),
         cli_run="cmd_interop:import_",
@@ -1879,7 +1912,8 @@ OPERATIONS: tuple[Op, ...] = (
             "Episodes, lessons (with their computed fields), rules, mistake cards, slots, "
             "sessions (with their observations), observations (`<session>/<id>`), working "
             "memory (`<session>/<key>`, `<session>/task`, `<session>/scratch/<n>`), "
-            "checkpoints and proposals."
+            "checkpoints, proposals, imports (`imp_…`, with the note each kept) and the Letta "
+            "agents an import brought (`letta:<name or id>`: name, system prompt, blocks)."
         ),
         when="Read a record a search found, whole.",
         cli_print="cmd_search:record",

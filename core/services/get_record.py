@@ -5,8 +5,10 @@ makes say their kind (``les_``, ``ep_``, ``rule_``, ``card_``, ``slot_``,
 ``ses_``, ``prop_``, ``obs_``); records inside a session are named
 ``<session>/<rest>`` (an observation ``<session>/obs_…``, working memory
 ``<session>/<key>``, ``<session>/task``, ``<session>/scratch/<n>``); a
-checkpoint is a uuid; an agent's own session id (``run-42``) and a slot's
-label are taken as they are. Each record comes back as the operation that
+checkpoint is a uuid; an import is ``imp_…`` (its report, with the note it kept);
+a Letta agent an import brought is ``letta:<name or id>`` (its name, system prompt,
+blocks); an agent's own session id (``run-42``) and a slot's label are taken as
+they are. Each record comes back as the operation that
 shows its kind returns it (a lesson with its computed fields, a session with
 its observations, a slot with its size).
 """
@@ -27,6 +29,7 @@ from ..ledger import isolation
 from ..storage.store import Store
 from ..storage.tables import physical_tables
 from . import checkpoints, review
+from .interop import letta_agents
 
 Doc = dict[str, Any]
 
@@ -54,6 +57,14 @@ def get_record(store: Store, id: str, *, now: datetime) -> Doc:  # noqa: A002 - 
 
 
 def _find(store: Store, key: str, now: datetime) -> tuple[str, Doc, str]:
+    if key.startswith(letta_agents.PREFIX):
+        agent = letta_agents.find(store, key)
+        return "letta_agent", agent, letta_agents.PREFIX + str(agent.get("id") or agent["name"])
+    if key.startswith("imp_"):
+        found = store.docs("imports").get(key)
+        if found is None:
+            raise NotFound("import", key)
+        return "import", dict(found), key
     if "/" in key:
         return _in_session(store, key, now)
     if key.startswith("#") or key.isdigit():

@@ -260,3 +260,27 @@ def test_a_scope_with_a_typo_is_caught_in_the_form(demo_app, demo_path: Path) ->
             assert [x["scope"] for x in added] == ["task:deploy-apj"]
 
     run(scenario)
+
+
+def test_the_edit_form_sets_the_decay_rate_and_the_detail_shows_it(
+    demo_app, demo_path: Path
+) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pane(pilot, "lessons")
+            table = app.query_one("#lessons", VirtualTable)
+            lesson_id = table.cursor_key
+            while _stored(demo_path, lesson_id).get("pinned"):  # pinned: no decay shown
+                await pilot.press("down")
+                lesson_id = table.cursor_key
+            await pilot.press("e")
+            await settle(pilot)
+            assert "Decay per week" in screen_text(app)
+            await pilot.press("tab", "tab", "tab", "tab")  # scope, confidence, tags, decay
+            await pilot.press("ctrl+a", "ctrl+k", *"0.125", "ctrl+s")
+            await settle(pilot)
+            assert _stored(demo_path, lesson_id)["decay_rate"] == 0.125
+            assert "0.125 per week" in screen_text(app)
+
+    run(scenario)

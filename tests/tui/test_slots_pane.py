@@ -313,3 +313,36 @@ def test_slots_pane_snapshot(demo_app, snap_compare) -> None:
         await settle(pilot)
 
     assert snap_compare(demo_app(), run_before=run_before, terminal_size=SIZE)
+
+
+def test_a_slot_from_a_letta_agent_shows_the_agent_and_its_system_prompt(
+    demo_app, demo_path: Path
+) -> None:
+    from memwork.core.ledger.curator import ensure_key_file
+    from memwork.core.services.interop import importer
+
+    letta = Path(__file__).resolve().parents[1] / "data" / "letta" / "v1_support_agent.af"
+    store = Store(demo_path)
+    curator, _ = ensure_key_file()  # the person's key: review is on in the demo
+    importer.run_import(
+        store, letta, fmt="letta", on_conflict="skip", now=NOW, actor="cli", curator=curator
+    )
+    store.close()
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pane(pilot, "slots")
+            await _select(pilot, "tickets")
+            await settle(pilot)
+            assert "Letta agent juniper-support (a)" in screen_text(app)
+            await pilot.press("a")
+            await settle(pilot)
+            text = screen_text(app)
+            assert "Letta agent juniper-support" in text and "System prompt" in text
+            assert "You are Juniper, a support agent with self-editing memory." in text
+            await pilot.press("escape")
+            await settle(pilot)
+            assert "System prompt" not in screen_text(app)
+
+    run(scenario)

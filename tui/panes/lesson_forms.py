@@ -122,7 +122,7 @@ def add_rule(pane: LessonsPane) -> None:
 
 
 def edit_lesson(pane: LessonsPane, lesson: dict[str, Any]) -> None:
-    """Edit a lesson's text, scope, stored confidence and tags."""
+    """Edit a lesson's text, scope, stored confidence, tags and decay rate."""
     kept: list[str] = [lesson["scope"]]  # its own scope, known or not, stays as it is
 
     async def submit(values: dict[str, str]) -> Any:
@@ -133,6 +133,7 @@ def edit_lesson(pane: LessonsPane, lesson: dict[str, Any]) -> None:
             scope=await checked_scope(pane, values["scope"], kept),
             tags=_tags(values["tags"]),
             confidence=_number(values["confidence"], "confidence"),
+            decay_rate=_number(values["decay_rate"], "decay_rate"),
             done="Lesson saved",
         )
 
@@ -144,6 +145,7 @@ def edit_lesson(pane: LessonsPane, lesson: dict[str, Any]) -> None:
                 Field("scope", "Scope", lesson["scope"]),
                 Field("confidence", "Stored confidence", f"{lesson['confidence']:.2f}"),
                 Field("tags", "Tags", ", ".join(lesson.get("tags", []))),
+                Field("decay_rate", "Decay per week", f"{lesson.get('decay_rate', 0.05):g}"),
             ],
             submit,
         )

@@ -18,8 +18,10 @@ from textual.widgets import Static, TextArea
 
 from ...core.base.errors import MemworkError
 from ...core.domain import slots as core_slots
+from ...core.services.interop.letta_agents import owner_of
 from ..external_editor import TOOLTIP as EDITOR_TIP
 from ..screens.confirm import ConfirmScreen
+from ..screens.letta_agent import LettaAgentScreen
 from ..widgets.slot_editor import SlotEditor
 from ..widgets.slot_rows import slot_row, slots_status
 from ..widgets.virtual_table import Column, ListRowSource, VirtualTable
@@ -36,7 +38,8 @@ class SlotsPane(Pane):
         "Slots lead every context, in list order. The editor follows the list: Enter or e "
         "edits, ctrl+s saves, Esc goes back to the list and keeps unsaved text as a draft "
         "(x discards it). An edit past the limit is refused and your text is kept. "
-        "Shift+↑/↓ (or K/J) move the selected slot; i edits its limit and description."
+        "Shift+↑/↓ (or K/J) move the selected slot; i edits its limit and description; a "
+        "shows the Letta agent an imported slot came from (its system prompt)."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("e", "edit", "Edit"),
@@ -45,6 +48,7 @@ class SlotsPane(Pane):
         Binding("shift+up,K", "move(-1)", "Move", key_display="⇧↑↓"),
         Binding("shift+down,J", "move(1)", "Move down", key_display="⇧↓ J", show=False),
         Binding("i", "details", "Limit/desc."),
+        Binding("a", "agent", "Letta agent", show=False),
         Binding("l", "toggle_lock", "Lock"),
         Binding("x", "discard", "Discard"),
         Binding("ctrl+s", "save", "Save"),
@@ -59,6 +63,7 @@ class SlotsPane(Pane):
         "delete",
         "move",
         "details",
+        "agent",
         "toggle_lock",
         "discard",
         "external_edit",
@@ -85,6 +90,8 @@ class SlotsPane(Pane):
         self._deleting: str | None = None
         #: Slot id -> its lint findings (core.services.lint), loaded beside the slots.
         self.findings: dict[str, list[dict[str, Any]]] = {}
+        #: The Letta agents imports brought (their memory blocks became slots).
+        self.agents: list[dict[str, Any]] = []
 
     def compose(self) -> ComposeResult:
         yield Static("", id="slots-status", classes="pane-toolbar")
@@ -110,7 +117,7 @@ class SlotsPane(Pane):
 
     @work(thread=True, exclusive=True, group="slots-load", exit_on_error=False)
     def _load(self) -> None:
-        self.deliver(self._show, self.service.all_slots())
+        self.deliver(self._show, self.service.all_slots(), self.service.letta_agents())
         self._load_lint()
 
     @work(thread=True, exclusive=True, group="slots-lint", exit_on_error=False)
@@ -125,7 +132,10 @@ class SlotsPane(Pane):
         self._render_rows()
         self._render_editor_info()
 
-    def _show(self, slots: list[dict[str, Any]]) -> None:
+    def _show(
+        self, slots: list[dict[str, Any]], agents: list[dict[str, Any]] | None = None
+    ) -> None:
+        self.agents = agents or []
         self._loaded = True
         previous = self.slots
         self.slots = {s["id"]: s for s in slots}
@@ -267,8 +277,11 @@ class SlotsPane(Pane):
         self._render_editor_info()
 
     def _render_editor_info(self) -> None:
+        slot = self.slots.get(self.editor_id or "")
+        owner = owner_of(self.agents, slot["label"]) if slot else None
         self.query_one(SlotEditor).show_info(
-            self.slots.get(self.editor_id or ""),
+            slot,
+            agent=str(owner.get("name") or owner.get("id")) if owner else "",
             base=self.editor_base,
             save_error=self.save_error,
             findings=[
@@ -489,6 +502,16 @@ class SlotsPane(Pane):
             self.app.notify("Already " + ("first" if step < 0 else "last"), timeout=2)
             return
         await self.workbench.write(core_slots.move_slot, slot["label"], target)
+
+    def action_agent(self) -> None:
+        slot = self._need_slot()
+        if slot is None:
+            return
+        owner = owner_of(self.agents, slot["label"])
+        if owner is None:
+            self.warn("This slot did not come from an imported Letta agent")
+            return
+        self.app.push_screen(LettaAgentScreen(owner))
 
     def action_details(self) -> None:
         if (slot := self._need_slot()) is not None:

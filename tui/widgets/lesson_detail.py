@@ -164,7 +164,7 @@ def render_lesson(
         f"{lesson['scope']}\n",
         *_reinforced(lesson, now),
         ("decay ", "bright_black"),
-        "none (pinned)\n" if lesson.get("pinned") else f"{lesson['decay_rate']:.2f} per week\n",
+        "none (pinned)\n" if lesson.get("pinned") else f"{lesson['decay_rate']:g} per week\n",
         ("source ", "bright_black"),
         f"{lesson.get('source', '')}\n",
     ]

@@ -87,12 +87,14 @@ class SlotEditor(Vertical):
         base: str,
         save_error: str,
         findings: list[dict[str, Any]] | tuple[dict[str, Any], ...] = (),
+        agent: str = "",
     ) -> None:
         """Title, count and state line for ``slot`` (None: no slot selected).
 
         ``base`` is the slot's stored text when editing began; ``save_error`` the
         core's refusal of the last save ("" when none); ``findings`` its lint
-        findings, said on the state line while nothing else needs saying.
+        findings, said on the state line while nothing else needs saying; ``agent`` the
+        Letta agent whose memory block the slot was imported from ("" when none).
         """
         title = self.query_one("#slot-title", Static)
         counter = self.query_one("#slot-counter", Static)
@@ -108,6 +110,7 @@ class SlotEditor(Vertical):
             Text.assemble(
                 (slot["label"], "bold"),
                 ("  " + slot["description"], "italic") if slot.get("description") else "",
+                (f"  · Letta agent {agent} (a)", "dim") if agent else "",
             ),
         )
         size, limit = len(text), int(slot["limit"])

@@ -44,6 +44,8 @@ def run(ctx: Context) -> int:
         on_log_error=_not_logged,
         on_dropped=None if as_json else _dropped,
         query=getattr(a, "query", None),
+        max_rules=a.max_rules,
+        max_recent=a.max_recent,
     )
     if isinstance(result, dict):
         from .output import emit_json

@@ -80,6 +80,8 @@ def shown(ctx: Context, lesson: dict[str, Any]) -> int:
         f"  confidence {lesson['confidence']:.2f} (effective {lesson['effective_confidence']:.2f}),"
         f" reinforced {lesson['reinforcements']}x, last {lesson['last_reinforced_at']}"
     )
+    pinned = " (pinned: no decay)" if lesson.get("pinned") else ""
+    say(f"  decays {lesson.get('decay_rate', 0.05):.3g} a week{pinned}")
     if lesson.get("tags"):
         say(f"  tags: {', '.join(lesson['tags'])}")
     for wording in lesson.get("wordings", []):

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from ..recall.follow import Recall
 
 Style = Literal["default", "episodic"]
+#: core/domain/episodic_cards.py's document in ``meta`` (a test checks the two agree).
+EPISODIC_CARDS = "episodic_cards"
 
 
 class ContextResult:
@@ -190,6 +192,9 @@ def read_inputs(
             "profile": _profile(store, project),
             "summaries": _summaries(store, project, agent, view),
             "cards": cards,
+            # The episodic library's own 30 cards (core/domain/episodic_cards.py, which
+            # this hot path does not import); None in a store written before them.
+            "episodic_cards": (store.docs("meta").get(EPISODIC_CARDS) or {}).get("cards"),
             "glob": aggregates.read_global(store),
             "lessons": lessons,
             "rules": rules,
@@ -299,6 +304,8 @@ def build_context(
     agent: str | None = None,
     query: str | None = None,
     recall: Recall | None = None,
+    max_rules: int | None = None,
+    max_recent: int | None = None,
 ) -> ContextResult:
     """Build the context for ``task_id`` within ``budget_tokens`` (estimated).
 
@@ -309,10 +316,13 @@ def build_context(
     last sessions' summaries come instead. ``sources=False`` leaves out what lines came
     from beyond the records themselves (the text needs none of it). ``query`` adds the
     memories most relevant to it (:mod:`core.services.context.relevant`; ``recall`` is a
-    long-lived caller's index).
+    long-lived caller's index). ``max_rules`` and ``max_recent`` are the episodic
+    library's knobs (rules per rules section, the task's recent episodes; 5 and 3 when
+    not given): the episodic style's alone.
     """
     if style not in ("default", "episodic"):
         raise InvalidInput("style", f"must be 'default' or 'episodic' (got {style!r})")
+    episodic_knobs(style, max_rules=max_rules, max_recent=max_recent)
     if budget_tokens is not None and budget_tokens < 0:
         raise InvalidInput("budget", f"must be >= 0 (got {budget_tokens})")
     if budget_tokens is None and style == "default":
@@ -333,7 +343,9 @@ def build_context(
             "content": scrub(data["profile"].get("content", ""), personal=False),
         }
     if style == "episodic":
-        sections = episodic_style.build_sections(data, task_id)
+        sections = episodic_style.build_sections(
+            data, task_id, max_rules=max_rules, max_recent=max_recent
+        )
         render = episodic_style.render
     else:
         sections = default_style.build_sections(data, task_id, now, project or None)
@@ -381,6 +393,18 @@ def build_context(
     )
 
 
+def episodic_knobs(style: str, *, max_rules: int | None, max_recent: int | None) -> None:
+    """Refuse the episodic library's knobs where they mean nothing, or below 1 (that
+    library would read 0 as "all of them")."""
+    for name, value in (("max_rules", max_rules), ("max_recent", max_recent)):
+        if value is None:
+            continue
+        if style != "episodic":
+            raise InvalidInput(name, "applies to the episodic style only (style episodic)")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InvalidInput(name, f"must be a whole number >= 1 (got {value!r})")
+
+
 def for_agent(
     store: Store,
     *,
@@ -394,6 +418,8 @@ def for_agent(
     on_log_error: Callable[[MemworkError], None] | None = None,
     on_dropped: Callable[[str], None] | None = None,
     query: str | None = None,
+    max_rules: int | None = None,
+    max_recent: int | None = None,
 ) -> str | dict[str, Any]:
     """The context an agent asks for, as every door returns it: the text, or with
     ``format="json"`` the sections with their sources and what the budget dropped.
@@ -432,6 +458,8 @@ def for_agent(
                 agent=agent,
                 query=query,
                 recall=recall,
+                max_rules=max_rules,
+                max_recent=max_recent,
             )
     else:
         result = build_context(
@@ -443,6 +471,8 @@ def for_agent(
             project=project,
             sources=format == "json",
             agent=agent,
+            max_rules=max_rules,
+            max_recent=max_recent,
         )
     dropped = result.drop_note()
     if dropped and on_dropped is not None:

@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from ...domain.aggregates import recent_origins
-from ...domain.ranking import active_rules, ranked_cards
+from ...domain.ranking import active_rules, library_card_order, ranked_cards
 from ...models.card_text import plain_text
 from . import sources
 from .budget import Line, Section
+from .sources import Ref
 
 HEADER = "## MEMORY FROM PAST EPISODES"
 MAX_RULES = 5
@@ -22,12 +23,21 @@ MAX_RECENT = 3
 P_EPISODES, P_MEAN, P_MISTAKES, P_CARDS, P_GLOBAL, P_TASK = 0, 1, 2, 3, 4, 5
 
 
-def build_sections(data: dict[str, Any], task_id: str | None) -> list[Section]:
-    """The library's sections, in its order."""
+def build_sections(
+    data: dict[str, Any],
+    task_id: str | None,
+    *,
+    max_rules: int | None = None,
+    max_recent: int | None = None,
+) -> list[Section]:
+    """The library's sections, in its order; ``max_rules`` rules per rules section and
+    the task's ``max_recent`` last episodes, as the library's own knobs (5 and 3)."""
+    max_rules = max_rules or MAX_RULES
+    max_recent = max_recent or MAX_RECENT
     sections: list[Section] = []
     rules = data["rules"]
     if task_id:
-        task_rules = active_rules(rules, f"task:{task_id}")[-MAX_RULES:]
+        task_rules = active_rules(rules, f"task:{task_id}")[-max_rules:]
         sections.append(
             Section(
                 "task_rules",
@@ -41,7 +51,7 @@ def build_sections(data: dict[str, Any], task_id: str | None) -> list[Section]:
             "General rules (all tasks):",
             [
                 Line(f"  - {r['text']}", P_GLOBAL, sources.rule(r))
-                for r in active_rules(rules, "global")[-MAX_RULES:]
+                for r in active_rules(rules, "global")[-max_rules:]
             ],
         )
     )
@@ -61,6 +71,7 @@ def build_sections(data: dict[str, Any], task_id: str | None) -> list[Section]:
             ],
         )
     )
+    live = {c["id"]: c for c in data["cards"]}
     sections.append(
         Section(
             "mistake_cards",
@@ -70,14 +81,14 @@ def build_sections(data: dict[str, Any], task_id: str | None) -> list[Section]:
                     f"  - [{c['mistake_type']}, seen {c['seen_count']}x] "
                     f"{plain_text(c, 'lesson')} Evidence: {plain_text(c, 'evidence')}",
                     P_CARDS,
-                    sources.card(c),
+                    _card_sources(c, live),
                 )
-                for c in ranked_cards(data["cards"])[:3]
+                for c in _top_cards(data)
             ],
         )
     )
     if task_id:
-        recent = [e for e in data["glob"]["recent"] if e["task_id"] == task_id][-MAX_RECENT:]
+        recent = [e for e in data["glob"]["recent"] if e["task_id"] == task_id][-max_recent:]
         sections.append(
             Section(
                 "episodes",
@@ -100,6 +111,21 @@ def build_sections(data: dict[str, Any], task_id: str | None) -> list[Section]:
                 Section("mean_score", None, [Line(line, P_MEAN, sources.task(task_id))])
             )
     return sections
+
+
+def _top_cards(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The library's top 3: from its own 30 (core/domain/episodic_cards.py), ordered as it
+    orders them (a stable sort of its list); a store without that list ranks the table."""
+    window = data.get("episodic_cards")
+    if window is None:
+        return ranked_cards(data["cards"])[:3]
+    return sorted(window, key=library_card_order)[:3]
+
+
+def _card_sources(card: dict[str, Any], live: dict[str, dict[str, Any]]) -> list[Ref]:
+    """The card a line came from (with its sightings while it is in the table)."""
+    held = live.get(card.get("id") or "")
+    return sources.card(held) if held is not None else [{"kind": "card", "id": card.get("id")}]
 
 
 def render(sections: list[Section]) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 from ...base import ids
 from ...base.clock import iso, parse_instant
 from ...base.errors import InvalidInput
-from ...domain import aggregates, failures
+from ...domain import aggregates, episodic_cards, failures
 from ...domain.distinct import Kind as DistinctKind
 from ...domain.distinct import doc_id as distinct_id
 from ...domain.rules import ACTIVE_GLOBAL, ACTIVE_PER_TASK
@@ -203,6 +203,7 @@ def parse(data: Any, *, now: datetime) -> Bundle:
     cards = data.get("mistake_cards") or []
     if not isinstance(cards, list):
         raise InvalidInput("mistake_cards", "must be a list of cards")
+    window = []
     for n, card in enumerate(cards, start=1):
         where = f"mistake_cards[{n}]"
         if not isinstance(card, dict):
@@ -217,25 +218,26 @@ def parse(data: Any, *, now: datetime) -> Bundle:
                 raise InvalidInput(
                     f"{where}.{name}", f"must be a whole number >= 0 (got {value!r})"
                 )
-        bundle.add(
-            "mistake_cards",
-            {
-                "bad_decision": scrub(str(card.get("bad_decision") or "")),
-                "correct_decision": scrub(str(card.get("correct_decision") or "")),
-                "created_at": stamp,
-                "evidence": scrub(str(card.get("evidence") or ""))[:TEXT_CAP],
-                "first_seen_episode": first,
-                "id": ids.new_id("card"),
-                "last_seen_episode": last_seen,
-                "lesson": (scrub(str(card.get("lesson") or "")) or DEFAULT_LESSON)[:TEXT_CAP],
-                "mistake_type": str(card.get("mistake_type") or "unknown_mistake"),
-                "seen_count": seen,
-                "task_id": str(card.get("task_id") or "unknown"),
-                "updated_at": stamp,
-                "worker_id": card.get("worker_id") or None,
-            },
-        )
+        doc = {
+            "bad_decision": scrub(str(card.get("bad_decision") or "")),
+            "correct_decision": scrub(str(card.get("correct_decision") or "")),
+            "created_at": stamp,
+            "evidence": scrub(str(card.get("evidence") or ""))[:TEXT_CAP],
+            "first_seen_episode": first,
+            "id": ids.new_id("card"),
+            "last_seen_episode": last_seen,
+            "lesson": (scrub(str(card.get("lesson") or "")) or DEFAULT_LESSON)[:TEXT_CAP],
+            "mistake_type": str(card.get("mistake_type") or "unknown_mistake"),
+            "seen_count": seen,
+            "task_id": str(card.get("task_id") or "unknown"),
+            "updated_at": stamp,
+            "worker_id": card.get("worker_id") or None,
+        }
+        bundle.add("mistake_cards", doc)
+        window.append(episodic_cards.entry(doc))
 
-    bundle.history["meta"] = [glob, counts]
+    # The file's own card list, in its order: what --style episodic ranks from.
+    window_doc = {"id": episodic_cards.DOC, "cards": window}
+    bundle.history["meta"] = [glob, counts, window_doc]
     bundle.history["task_stats"] = list(tasks.values())
     return bundle

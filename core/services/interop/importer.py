@@ -442,6 +442,11 @@ def apply_bundle(
                 "source": source,
             },
         )
+        if bundle.format == "letta":
+            # The agents' names and system prompts, readable (get, export, workbench).
+            from .letta_agents import keep
+
+            keep(store, bundle.note, import_id=report.import_id, now=now)
         if not restore:
             # A memwork export restored into an empty store brings its own audit
             # log and stays byte-identical on the next export; the import itself

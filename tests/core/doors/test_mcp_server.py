@@ -117,7 +117,10 @@ def test_the_server_offers_every_operation_each_saying_when_to_call_it(db: Path)
     assert by_name["record_episode"].annotations.read_only_hint is False
     assert by_name["restore_checkpoint"].annotations.destructive_hint is True
     props = by_name["get_context"].input_schema["properties"]
-    assert set(props) == {"task", "project", "budget", "style", "format", "query"}
+    assert set(props) == {
+        *("task", "project", "budget", "style", "format", "query"),
+        *("max_rules", "max_recent"),
+    }
     # No budget: MEMWORK_TOKEN_BUDGET, else the style's own (2000, none for episodic).
     assert "integer" in json.dumps(props["budget"])
     assert props["budget"].get("default") is None

@@ -90,6 +90,12 @@ SCENARIO: list[tuple[str, str, dict[str, Any]]] = [
     ("ctx", "context", {"task": "deploy-api"}),
     ("ctx_json", "context", {"task": "deploy-api", "format": "json", "budget": 60}),
     ("ctx_episodic", "context", {"task": "deploy-api", "style": "episodic"}),
+    (
+        "ctx_episodic_knobs",
+        "context",
+        {"task": "deploy-api", "style": "episodic", "max_rules": 1, "max_recent": 1},
+    ),
+    ("ctx_bad_knob", "context", {"task": "deploy-api", "max_rules": 2}),
     ("ses", "start_session", {"project": "api", "title": "canary rollout"}),
     (
         "obs",
@@ -530,6 +536,7 @@ def test_every_door_answers_every_operation_alike(
     }
     assert errors == {
         "bad_ep",
+        "ctx_bad_knob",
         "wm_gone",
         "l_bad",
         "s_locked",

@@ -34,8 +34,8 @@ def _record(store: Store, now: datetime, *items: dict) -> None:
     episodes.record_episodes(store, list(items), now=now, actor=ACTOR)
 
 
-def _render(store: Store, now: datetime, task: str | None = None) -> str:
-    return build_context(store, now=now, task_id=task, style="episodic").text
+def _render(store: Store, now: datetime, task: str | None = None, **knobs: int) -> str:
+    return build_context(store, now=now, task_id=task, style="episodic", **knobs).text
 
 
 # -- hand-worked examples ----------------------------------------------------------------
@@ -240,6 +240,11 @@ def _assert_same(store: Store, memory: dict, now: datetime, where: str) -> None:
         got = _render(store, now, task)
         want = ref.render(memory, task)
         assert got == want, f"{where}, task {task!r}"
+    # The library's knobs (max_rules, max_recent), past the defaults and below them.
+    for knobs in ({"max_rules": 9, "max_recent": 8}, {"max_rules": 1, "max_recent": 1}):
+        for task in (None, TASKS[0]):
+            got = _render(store, now, task, **knobs)
+            assert got == ref.render(memory, task, **knobs), f"{where}, {knobs}, task {task!r}"
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -462,3 +467,38 @@ def test_what_the_library_accepts_renders_as_the_library_renders_it(
             for task in (None, *TASKS, "7", "8"):
                 got, want = _render(store, now, task), ref.render(memory, task)
                 assert got == want, f"seed {seed}, after {n} episodes, task {task!r}"
+
+
+def test_the_context_reads_the_card_window_where_recording_writes_it() -> None:
+    from memwork.core.domain import episodic_cards
+    from memwork.core.services.context import build
+
+    assert build.EPISODIC_CARDS == episodic_cards.DOC
+
+
+def test_a_store_from_before_the_card_window_starts_it_from_its_best_cards(
+    store: Store, now: datetime
+) -> None:
+    """A store recorded before the window was kept has none: its first card after the
+    upgrade starts the window from the table's 30 best cards (all the library had, as long
+    as it never held more), and the layout is ranked from the table until then."""
+    from memwork.core.domain import episodic_cards
+
+    memory = ref.empty()
+    first = [
+        {"task_id": "t", "score": 0.2, "steps": 1, "mistake_cards": [{"mistake_type": f"c{i}"}]}
+        for i in range(5)
+    ]
+    for episode in first:
+        _record(store, now, copy.deepcopy(episode))
+        ref.record(memory, episode)
+    with store.transaction():
+        store.delete(episodic_cards.META, [episodic_cards.DOC])
+    assert _render(store, now) == ref.render(memory)  # ranked from the table meanwhile
+    later = {"task_id": "t", "score": 0.2, "steps": 1, "mistake_cards": [{"mistake_type": "c1"}]}
+    _record(store, now, copy.deepcopy(later))
+    ref.record(memory, later)
+    with store.reading():
+        window = episodic_cards.read(store)
+    assert window is not None and len(window) == 5
+    assert _render(store, now) == ref.render(memory)
