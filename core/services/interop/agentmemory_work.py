@@ -220,6 +220,9 @@ class Work:
         for where, item in _items(data, "relations", ("memoryRelations", "memory_relations")):
             item = self.read._object(item, where)
             kind = link_kind(item.get("type", item.get("kind")), f"{where}.type")
+            if kind in links.MANAGED and kind != links.SUPERSEDES:
+                # memwork keeps these itself between rules, cards and episodes.
+                raise InvalidInput(f"{where}.type", f"{kind} is not a relation between memories")
             src = self.read._ident(item, ("sourceId", "source_id", "from"), where)
             dst = self.read._ident(item, ("targetId", "target_id", "to"), where)
             if src is None or dst is None:

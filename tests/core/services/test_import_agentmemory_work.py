@@ -130,6 +130,7 @@ def test_a_dependency_cycle_is_refused_naming_the_edge() -> None:
         (lambda d: d["actions"][1].update(priority=2.5), "actions[2].priority"),
         (lambda d: d["relations"][1].update(type="Is Part Of!"), None),
         (lambda d: d["relations"][0].update(type=""), "relations[1].type"),
+        (lambda d: d["relations"][1].update(type="sighted_in"), "relations[2].type"),
         (lambda d: d["actionEdges"][0].pop("targetActionId"), "actionEdges[1].targetActionId"),
     ],
 )
