@@ -157,6 +157,13 @@ def _named(cycle: list[str]) -> str:
     return " -> ".join(ends) + f" ({len(cycle) - 1} actions)"
 
 
+def cycle_named(deps: dict[str, list[str]], waiting: str, waited_for: str) -> str | None:
+    """The cycle ``waiting`` after ``waited_for`` would close, named for an error line
+    (``deps``: action id → the actions it waits for); None when there is none."""
+    cycle = _cycle(deps, waiting, waited_for)
+    return None if cycle is None else _named(cycle)
+
+
 def _check_after(store: Store, action_id: str, waited_for: list[str], field: str) -> list[str]:
     """The ids of the actions ``action_id`` will wait for, checked: each exists, is not
     itself, and closes no cycle (``InvalidInput`` naming the cycle)."""

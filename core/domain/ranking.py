@@ -58,7 +58,8 @@ def ranked_lessons(
     now: datetime,
     project: str | None = None,
 ) -> list[tuple[float, dict[str, Any]]]:
-    """Live lessons that apply, by effective confidence × scope match (best first)."""
+    """Live lessons that apply, by effective confidence × scope match (best first; on a
+    tie, the newest first)."""
     scored = []
     for lesson in lessons:
         if not is_live(lesson, now):
@@ -67,7 +68,10 @@ def ranked_lessons(
         if weight <= 0:
             continue
         scored.append((round(effective_confidence(lesson, now) * weight, 6), lesson))
-    scored.sort(key=lambda pair: (-pair[0], pair[1]["created_at"], pair[1]["id"]))
+    # Ties go to the newer lesson: oldest-first let ten old lessons of equal confidence
+    # hold the context for good, and a lesson just learned never showed.
+    scored.sort(key=lambda pair: (pair[1]["created_at"], pair[1]["id"]), reverse=True)
+    scored.sort(key=lambda pair: -pair[0])
     return scored
 
 

@@ -2336,9 +2336,11 @@ class Operations:
 
         What a curator should look at: slots over their limit or untouched for 30 days, slots
         and lessons with the same content, lessons that contradict each other, unmerged
-        near-duplicate lessons, `[AVOID]` rules a live lesson contradicts, links whose record is
-        no longer in the store (`dangling_link`). A list of `{kind, records, message}`; the CLI
-        prints a line each and the count on stderr, and exits 0 whatever it finds.
+        near-duplicate lessons, `[AVOID]` rules a live lesson contradicts, `[HIGH SCORE …]`
+        rules that repeat a newer one's summary (`duplicate_rule`) or that no recent episode
+        gives any more (`stale_rule`), links whose record is no longer in the store
+        (`dangling_link`). A list of `{kind, records, message}`; the CLI prints a line each and
+        the count on stderr, and exits 0 whatever it finds.
         """
         result: list[dict[str, Any]] = self._operation(
             "lint",

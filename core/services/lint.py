@@ -17,6 +17,14 @@ finds. The kinds, in the order they are reported:
   same text is a ``duplicate`` instead.
 - ``avoid_contradicts_lesson``: an active ``[AVOID]`` rule that a live lesson
   tells the agent to do (:func:`core.domain.contradictions.rule_conflicts`).
+- ``duplicate_rule``: an active ``[HIGH SCORE x]`` rule (heuristic consolidation)
+  whose summary a newer active one repeats with another score: the default
+  context shows the summary once, the episodic style every copy. The fix:
+  switch the older copy off (``memwork rule deactivate ID``; ``t`` in the
+  workbench's findings).
+- ``stale_rule``: an active ``[HIGH SCORE x]`` rule that no episode among the
+  recent ones (the window consolidation reads) gives any more: the task has
+  moved on, or the rule came with an import. Same fix.
 - ``dangling_link``: a link one of whose records is no longer in the store (an
   observation dropped past its session's cap, a record an import did not bring).
   Links memwork keeps itself between rules or cards and their episodes are made
@@ -35,7 +43,15 @@ from typing import Any
 
 from ..base.clock import parse_instant
 from ..base.text import clip, normalise
-from ..domain import contradictions, lessons, rules, slots
+from ..domain import (
+    aggregates,
+    consolidated_rules,
+    consolidation,
+    contradictions,
+    lessons,
+    rules,
+    slots,
+)
 from ..domain.decay import is_live
 from ..storage.store import Store
 
@@ -47,6 +63,8 @@ KINDS = (
     "contradiction",
     "near_duplicates",
     "avoid_contradicts_lesson",
+    "duplicate_rule",
+    "stale_rule",
     "dangling_link",
 )
 
@@ -67,7 +85,8 @@ def lint(store: Store, now: datetime) -> list[Doc]:
         all_slots = [slots.view(dict(d)) for d in store.docs(slots.TABLE).values()]
         all_lessons = lessons.all_lessons(store)
         active_rules = rules.all_rules(store, active_only=True)
-    return findings(all_slots, all_lessons, active_rules, now)
+        recent = aggregates.read_global(store).get("recent") or []
+    return findings(all_slots, all_lessons, active_rules, now, recent)
 
 
 def lint_op(store: Store, now: datetime) -> list[Doc]:
@@ -94,9 +113,14 @@ def lint_op(store: Store, now: datetime) -> list[Doc]:
 
 
 def findings(
-    all_slots: list[Doc], all_lessons: list[Doc], active_rules: list[Doc], now: datetime
+    all_slots: list[Doc],
+    all_lessons: list[Doc],
+    active_rules: list[Doc],
+    now: datetime,
+    recent: list[Doc] | None = None,
 ) -> list[Doc]:
-    """The findings for these records (plain data: no store)."""
+    """The findings for these records (plain data: no store; ``recent``: the global
+    aggregate's recent episodes, for consolidated rules; None leaves those out)."""
     out: list[Doc] = []
     ordered = sorted(all_slots, key=lambda s: (s.get("position", 0), s["label"]))
     for slot in ordered:
@@ -155,6 +179,42 @@ def findings(
                 f"{lesson['id']} {_quote(lesson['content'], 50)}",
             )
         )
+    if recent is not None:
+        out += _consolidated([r for r in active_rules if r["scope"] == "global"], recent)
+    return out
+
+
+def _consolidated(global_rules: list[Doc], recent: list[Doc]) -> list[Doc]:
+    """``duplicate_rule`` and ``stale_rule`` findings, oldest rule first."""
+    out = []
+    newer = consolidated_rules.repeats(global_rules)
+    given = consolidated_rules.tasks_by_summary(
+        e for e in recent if float(e.get("score", 0)) >= consolidation.HIGH_SCORE
+    )
+    for rule in sorted(global_rules, key=lambda r: r["seq"]):
+        key = consolidated_rules.key(rule["text"])
+        if key is None:
+            continue
+        fix = f"memwork rule deactivate {rule['id']} switches it off"
+        if rule["id"] in newer:
+            kept = newer[rule["id"]]
+            out.append(
+                _finding(
+                    "duplicate_rule",
+                    [rule["id"], kept["id"]],
+                    f"rule {_quote(rule['text'], 60)} repeats the newer {kept['id']} "
+                    f"{_quote(kept['text'], 40)}; {fix}",
+                )
+            )
+        elif key not in given:
+            out.append(
+                _finding(
+                    "stale_rule",
+                    [rule["id"]],
+                    f"rule {_quote(rule['text'], 60)} comes from no recent episode "
+                    f"(consolidation would not write it now); {fix}",
+                )
+            )
     return out
 
 

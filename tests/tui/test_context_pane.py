@@ -63,9 +63,10 @@ def test_preview_follows_task_budget_and_style(demo_app, demo_path: Path) -> Non
             await pilot.press("right", "enter")
             await rebuilt(pilot)
             assert _preview(app) == _expected(demo_path, task_id=task_id)
-            assert f"## Rules for {task_id}" in _preview(app)
+            # The demo's task has lessons of its own: they are listed under it.
+            assert f"## Rules and lessons for {task_id}" in _preview(app)
             side = _side(app)
-            assert f"Rules for {task_id}" in side
+            assert f"Rules and lessons for {task_id}" in side
             with_task = build_context(Store(demo_path), now=NOW, task_id=task_id)
             assert with_task.tokens != first.tokens
             assert f"~{with_task.tokens:,} / 2,000 tokens" in side

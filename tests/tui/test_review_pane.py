@@ -42,7 +42,7 @@ def test_the_queue_shows_each_proposal_beside_its_change(demo_app) -> None:  # n
         async with app.run_test(size=SIZE) as pilot:
             await open_pane(pilot, "review")
             text = screen_text(app)
-            assert "5 to review (9)" in text and "7 lint findings" in text
+            assert "5 to review (9)" in text and "10 lint findings" in text
             assert "Review on · 5 waiting" in text
             assert _table(app).row_count == 5
             # A lesson: its flags and the nearest live lesson.

@@ -239,8 +239,8 @@ def test_at_80x24_the_title_tabs_and_footer_say_everything(demo_app) -> None:
                 await open_pane(pilot, pane.PANE_ID)
                 lines = screen_text(app).splitlines()
                 title, tabs, footer = lines[0], lines[1], lines[-1]
-                # The counts whole, with the keys that open them (they used to end "7 lint …").
-                assert "5 review (9)" in title and "7 lint (L)" in title, title
+                # The counts whole, with the keys that open them (they used to end "10 lint …").
+                assert "5 review (9)" in title and "10 lint (L)" in title, title
                 assert "…" not in title.split("·", 1)[1], title
                 # Every pane's tab (the bar used to stop at "6 Checkpoi"): eleven fit with
                 # their key and four letters of their name.

@@ -41,6 +41,8 @@ KIND_NAMES = {
     "contradiction": "contradiction",
     "near_duplicates": "near-duplicates",
     "avoid_contradicts_lesson": "rule contradicted",
+    "duplicate_rule": "repeated rule",
+    "stale_rule": "stale rule",
 }
 
 

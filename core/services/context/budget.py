@@ -98,7 +98,8 @@ def fit(
     if not live:
         return [], [], []
     first = Section(live[0].name, live[0].heading, list(live[0].lines))
-    dropped: list[Dropped] = []
+    dropped = _sure_to_go(live, budget)
+    live = [s for s in live if s.lines]
     while live and estimate_tokens(render(live)) > max(0, budget):
         # The lowest priority present; among its lines, the one furthest down.
         low = min(line.priority for s in live for line in s.lines)
@@ -120,6 +121,68 @@ def fit(
     if live:
         return live, dropped, []
     return _first_line_cut(first, dropped, budget, render)
+
+
+def _sure_to_go(live: list[Section], budget: int) -> list[Dropped]:
+    """Take out, in place, the lines the loop in :func:`fit` would surely drop, and
+    return them in the order it would have dropped them.
+
+    Lines of one priority go from the bottom up, so a line can stay only if every line
+    of its priority above it stays: once those lines alone (with their newlines) are
+    over the budget, the line and every one below it of that priority must go, and
+    before them every line of a lower priority. Taking them out at once keeps a store
+    with thousands of lessons from re-rendering the context once per dropped line.
+    """
+    room = max(0, budget) * CHARS_PER_TOKEN
+    used: dict[float, int] = {}
+    over: dict[float, int] = {}  # priority -> position (document order) of its first line over
+    at = 0
+    for section in live:
+        for line in section.lines:
+            total = used.get(line.priority, -1) + len(line.text) + 1
+            used[line.priority] = total
+            if total > room and line.priority not in over:
+                over[line.priority] = at
+            at += 1
+    if not over:
+        return []
+    top = max(over)
+    start = over[top]
+    at = 0
+    going: list[tuple[int, int, float, str | None]] = []  # (section, index, priority, group)
+    for n, section in enumerate(live):
+        for i, line in enumerate(section.lines):
+            if line.priority < top or (line.priority == top and at >= start):
+                going.append((n, i, line.priority, line.group))
+            at += 1
+    # Whole groups: a group with any line going goes whole.
+    groups = {(n, g) for n, _, _, g in going if g is not None}
+    marked = {(n, i) for n, i, _, _ in going}
+    for n, section in enumerate(live):
+        for i, line in enumerate(section.lines):
+            if line.group is not None and (n, line.group) in groups:
+                marked.add((n, i))
+    out: list[Dropped] = []
+    for priority in sorted({live[n].lines[i].priority for n, i in marked}):
+        done: set[tuple[int, str]] = set()
+        for n in reversed(range(len(live))):
+            section = live[n]
+            for i in reversed(range(len(section.lines))):
+                line = section.lines[i]
+                if (n, i) not in marked or line.priority != priority:
+                    continue
+                if line.group is None:
+                    out.append(Dropped(section.name, line.text, line.sources))
+                elif (n, line.group) not in done:
+                    done.add((n, line.group))
+                    out.extend(
+                        Dropped(section.name, x.text, x.sources)
+                        for x in section.lines
+                        if x.group == line.group
+                    )
+    for n, section in enumerate(live):
+        section.lines = [x for i, x in enumerate(section.lines) if (n, i) not in marked]
+    return out
 
 
 def _first_line_cut(

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from ...base.text import cut, one_line
-from ...domain import failures
+from ...domain import consolidated_rules, failures
 from ...domain.ranking import active_rules, ranked_cards, ranked_lessons
 from . import sources
 from .budget import Line, Section
@@ -18,10 +18,50 @@ from .budget import Line, Section
 # the work frontier, rules, failures, the project's profile, slots.
 P_SUMMARIES, P_EPISODES, P_MEAN, P_LESSONS, P_CARDS, P_FRONTIER = 0, 1, 2, 3, 4, 5
 P_GLOBAL_RULES, P_TASK_RULES, P_FAILURES, P_PROFILE, P_SLOTS = 6, 7, 8, 9, 10
-MAX_LESSONS = 10
+#: Consolidated rules from other tasks' episodes: after the lessons, and dropped before
+#: them (a task's context is about that task).
+P_OTHER_TASKS = 2.5
+#: Consolidated rules from other tasks' episodes shown with a task, at most.
+MAX_OTHER_TASKS = 3
 MAX_CARDS = 3
 RECENT_EPISODES = 3
 SUMMARY_WIDTH = 240
+
+
+def lesson_line(lesson: dict[str, Any]) -> Line:
+    """``- <lesson>``, dropped with the lessons."""
+    return Line(f"- {one_line(lesson['content'])}", P_LESSONS, sources.lesson(lesson))
+
+
+def global_rules(
+    rules: list[dict[str, Any]], task_id: str | None, recent: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The active global rules to show, newest first, and (with a task) the consolidated
+    rules other tasks' episodes gave, to show after the lessons (at most
+    :data:`MAX_OTHER_TASKS`).
+
+    A ``[HIGH SCORE x]`` rule that repeats the summary of a newer one is shown once (the
+    newest). With a task, one that no recent episode of that task gave goes with the
+    others; one whose episodes left the recent window stays where it was.
+    """
+    tasks = consolidated_rules.tasks_by_summary(recent) if task_id else {}
+    seen: set[str] = set()
+    shown: list[dict[str, Any]] = []
+    others: list[dict[str, Any]] = []
+    for rule in reversed(active_rules(rules, "global")):
+        key = consolidated_rules.key(rule["text"])
+        if key is None:
+            shown.append(rule)
+            continue
+        if key in seen:
+            continue
+        seen.add(key)
+        givers = tasks.get(key)
+        if task_id and givers and task_id not in givers:
+            others.append(rule)
+        else:
+            shown.append(rule)
+    return shown, others[:MAX_OTHER_TASKS]
 
 
 def card_line(card: dict[str, Any]) -> str:
@@ -38,9 +78,10 @@ def episode_line(ep: dict[str, Any]) -> str:
 
 
 def mean_line(task_id: str, stats: dict[str, Any]) -> str:
-    """``Your mean score on <task>: 0.64 (over 12 episodes)``."""
+    """``Your mean score on <task>: 0.64 (over 12 episodes)`` (``1 episode`` for one)."""
     mean, count = stats["mean_score"], stats["episodes"]
-    return f"Your mean score on {task_id}: {mean:.2f} (over {count} episodes)"
+    episodes = "episode" if count == 1 else "episodes"
+    return f"Your mean score on {task_id}: {mean:.2f} (over {count} {episodes})"
 
 
 def action_line(action: dict[str, Any]) -> str:
@@ -93,15 +134,20 @@ def build_sections(
         )
 
     rules = data["rules"]
+    ranked = ranked_lessons(data["lessons"], task_id, now, project)
+    # A lesson scoped to the task is listed under it, not among the general ones.
+    own_scope = f"task:{task_id}" if task_id else None
+    task_lessons = [x for _, x in ranked if x["scope"] == own_scope]
     if task_id:
         task_rules = reversed(active_rules(rules, f"task:{task_id}"))
-        sections.append(
-            Section(
-                "task_rules",
-                f"## Rules for {task_id}",
-                [Line(f"- {r['text']}", P_TASK_RULES, sources.rule(r)) for r in task_rules],
-            )
+        heading = "Rules and lessons" if task_lessons else "Rules"
+        task_section = Section(
+            "task_rules",
+            f"## {heading} for {task_id}",
+            [Line(f"- {r['text']}", P_TASK_RULES, sources.rule(r)) for r in task_rules],
         )
+        task_section.lines.extend(lesson_line(x) for x in task_lessons)
+        sections.append(task_section)
     frontier = data.get("actions") or []
     if frontier:
         sections.append(
@@ -115,14 +161,10 @@ def build_sections(
             )
         )
     general = Section("global", "## General rules and lessons")
-    general.lines.extend(
-        Line(f"- {r['text']}", P_GLOBAL_RULES, sources.rule(r))
-        for r in reversed(active_rules(rules, "global"))
-    )
-    general.lines.extend(
-        Line(f"- {one_line(lesson['content'])}", P_LESSONS, sources.lesson(lesson))
-        for _, lesson in ranked_lessons(data["lessons"], task_id, now, project)[:MAX_LESSONS]
-    )
+    mine, others = global_rules(rules, task_id, data["glob"].get("recent") or [])
+    general.lines.extend(Line(f"- {r['text']}", P_GLOBAL_RULES, sources.rule(r)) for r in mine)
+    general.lines.extend(lesson_line(x) for _, x in ranked if x["scope"] != own_scope)
+    general.lines.extend(Line(f"- {r['text']}", P_OTHER_TASKS, sources.rule(r)) for r in others)
     sections.append(general)
 
     sections.append(

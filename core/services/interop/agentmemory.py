@@ -46,9 +46,14 @@ Mapping:
   prefixed with their scope (``global/…``, ``<project>/…``).
 
 Timestamps may be ISO-8601 strings or epoch numbers (milliseconds; values
-below 1e11 are taken as seconds). All text is scrubbed. Other top-level keys
-(graph nodes, actions, …) are not imported; the note lists them
-(``ignored_keys``) with their sizes (``not_imported``).
+below 1e11 are taken as seconds). All text is scrubbed.
+
+- **actions**, **actionEdges** and **relations** → work items and links, with
+  every end mapped to the record it became here: see
+  :mod:`core.services.interop.agentmemory_work`.
+
+Other top-level keys (graph nodes, routines, …) are not imported; the note lists
+them (``ignored_keys``) with their sizes (``not_imported``).
 """
 
 from __future__ import annotations
@@ -66,6 +71,7 @@ from ...base.text import fingerprint
 from ...models.lesson import DEFAULT_CONFIDENCE, DEFAULT_DECAY_RATE
 from ...models.session import MAX_OBSERVATIONS
 from ...privacy import scrub
+from .agentmemory_work import Work
 from .bundle import Bundle
 from .letta import dedupe_labels, flag, limit_of, map_label, slot_doc
 
@@ -82,6 +88,12 @@ KEYS = (
     "lessons",
     "slots",
     "pagination",
+    "actions",
+    "actionEdges",
+    "action_edges",
+    "relations",
+    "memoryRelations",
+    "memory_relations",
 )
 LESSON_MAX = 4000
 KIND_MAX = 50
@@ -419,6 +431,12 @@ class _Lessons:
         self.stamp = stamp
         self.by_key: dict[tuple[str, str], dict[str, Any]] = {}
         self.merged = 0
+        #: Source memory (or lesson) id → the key of the lesson it became.
+        self.sources: dict[str, tuple[str, str]] = {}
+
+    def ids(self) -> dict[str, str]:
+        """Source memory (or lesson) id → the id of the lesson it became."""
+        return {source: self.by_key[key]["id"] for source, key in self.sources.items()}
 
     def add(
         self,
@@ -428,6 +446,7 @@ class _Lessons:
         *,
         extra_tags: list[str],
         content_key: str = "content",
+        source_id: str | None = None,
     ) -> None:
         text = scrub(content).strip()
         if not text:
@@ -471,6 +490,8 @@ class _Lessons:
             "updated_at": iso(updated),
             "wordings": [],
         }
+        if source_id is not None:
+            self.sources.setdefault(source_id, (doc["fingerprint"], scope))
         known = self.by_key.get((doc["fingerprint"], scope))
         if known is None:
             self.by_key[(doc["fingerprint"], scope)] = doc
@@ -670,20 +691,33 @@ def parse(data: Any, *, now: datetime, source: str = "") -> Bundle:
 
     # Memories and lessons.
     skipped_versions = 0
-    for n, item in enumerate(_list(data, "memories"), start=1):
+    older: set[str] = set()
+    memories = _list(data, "memories")
+    for n, item in enumerate(memories, start=1):
         where = f"memories[{n}]"
         item = _object(item, where)
+        source_id = _ident(item, ("id", "memoryId"), where)
         if item.get("isLatest") is False:
             skipped_versions += 1
+            if source_id is not None:
+                older.add(source_id)
             continue
         content, key = _memory_content(item, where)
         kind = _text(item, ("type", "kind", "category"), where).strip()
-        lessons.add(item, where, content, extra_tags=[kind] if kind else [], content_key=key)
+        lessons.add(
+            item,
+            where,
+            content,
+            extra_tags=[kind] if kind else [],
+            content_key=key,
+            source_id=source_id,
+        )
     for n, item in enumerate(_list(data, "lessons"), start=1):
         where = f"lessons[{n}]"
         item = _object(item, where)
         content, key = _memory_content(item, where)
-        lessons.add(item, where, content, extra_tags=[], content_key=key)
+        source_id = _ident(item, ("id", "lessonId"), where)
+        lessons.add(item, where, content, extra_tags=[], content_key=key, source_id=source_id)
 
     # Profiles: kept in the note; conventions and common errors become project lessons.
     raw_profiles = data.get("profiles")
@@ -723,6 +757,12 @@ def parse(data: Any, *, now: datetime, source: str = "") -> Bundle:
         bundle.add("lessons", doc)
 
     _slots(data, stamp, bundle, note)
+
+    # Work items and the relations between records, with ids mapped to this store's.
+    work = Work(exported or now)
+    work.add_actions(data, bundle)
+    work.add_relations(data, lessons.ids(), older, memories)
+    work.finish(bundle, note)
 
     if profiles:
         note["profiles"] = profiles

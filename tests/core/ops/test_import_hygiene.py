@@ -64,7 +64,8 @@ CONTEXT_PATH = {
         for name in (
             "base base.clock base.env_settings base.errors base.filepaths base.ids "
             "base.lazy_regex base.lazyjson base.names base.plainjson base.text "
-            "domain domain.aggregates domain.decay domain.failures domain.migrations "
+            "domain domain.aggregates domain.consolidated_rules domain.decay domain.failures "
+            "domain.migrations "
             "domain.ranking domain.readable "
             "doors doors.cli doors.cli.cmd_context doors.cli.main doors.cli.parser "
             "ledger ledger.audit ledger.config ledger.isolation ledger.links "

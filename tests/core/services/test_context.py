@@ -144,18 +144,21 @@ def test_global_rules_then_lessons_by_effective_confidence_times_scope(
     later = now + timedelta(weeks=8)
     # Effective confidence 8 weeks on (0.05/week) x scope match:
     # task 0.35 x 1, global 0.4 x 0.75, project 0.5 x 0.5, faded 0.2 x 0.75.
+    # A task's own lesson is listed under the task, not among the general ones.
     assert _text(store, later, "t") == (
+        "## Rules and lessons for t\n- task 0.75\n\n"
         "## General rules and lessons\n- g2\n- g1\n"
-        "- task 0.75\n- global 0.8\n- project 0.9\n- faded 0.6"
+        "- global 0.8\n- project 0.9\n- faded 0.6"
     )
-    # Now, without a task: task-scoped lessons do not apply; ties (0.45) keep creation order.
+    # Now, without a task: task-scoped lessons do not apply; on a tie (0.45) the newer
+    # lesson goes first.
     assert _text(store, now) == (
         "## General rules and lessons\n- g2\n- g1\n"
-        "- global 0.8\n- project 0.9\n- faded 0.6\n- decayed away 0.5"
+        "- global 0.8\n- faded 0.6\n- project 0.9\n- decayed away 0.5"
     )
 
 
-def test_at_most_ten_lessons(store: Store, now: datetime) -> None:
+def test_lessons_fill_the_budget_by_rank(store: Store, now: datetime) -> None:
     for n in range(12):
         lessons.add_lesson(
             store,
@@ -165,8 +168,15 @@ def test_at_most_ten_lessons(store: Store, now: datetime) -> None:
             confidence=0.3 + n / 40,
             on_duplicate="keep-both",
         )
-    lines = _text(store, now).splitlines()[1:]
-    assert lines == [f"- lesson {'x' * n}" for n in range(11, 1, -1)]
+    every = [f"- lesson {'x' * n}".strip() for n in range(11, -1, -1)]
+    assert _text(store, now).splitlines()[1:] == every
+    # A smaller budget keeps the best ranked and names every lesson it left out.
+    result = build_context(store, now=now, budget_tokens=40)
+    kept = result.text.splitlines()[1:]
+    assert 2 < len(kept) < 12 and kept == every[: len(kept)]
+    assert [(d.section, d.text) for d in result.dropped] == [
+        ("global", text) for text in reversed(every[len(kept) :])
+    ]
 
 
 def test_top_three_mistake_cards(store: Store, now: datetime) -> None:
@@ -408,7 +418,7 @@ def test_json_lists_sections_with_estimates_and_the_dropped_lines(cli) -> None: 
     record["sections"] = [_without_sources(s) for s in record["sections"]]
     assert record["dropped"] == [
         {"section": "episodes", "line": "- Score 0.60 in 2 steps: fine"},
-        {"section": "mean_score", "line": "Your mean score on t: 0.60 (over 1 episodes)"},
+        {"section": "mean_score", "line": "Your mean score on t: 0.60 (over 1 episode)"},
     ]
     assert record["sections"] == [
         {

@@ -90,7 +90,8 @@ def test_every_section_of_the_default_context_has_sources(cli) -> None:  # noqa:
     assert general["- Deploy from main only"] == [{"kind": "rule", "id": made["manual_rule"]}]
     high = general["- [HIGH SCORE 0.95] Canary, then promoted"]
     assert high[1:] == [{"kind": "episode", "id": second}]
-    assert general["- Canary every deploy"] == [{"kind": "lesson", "id": made["lesson"]}]
+    # A lesson scoped to the task is listed under the task.
+    assert task_rules["- Canary every deploy"] == [{"kind": "lesson", "id": made["lesson"]}]
     [(_, card)] = lines["mistake_cards"]
     assert card[0]["kind"] == "card"
     assert card[1:] == [{"kind": "episode", "id": first}, {"kind": "episode", "id": third}]

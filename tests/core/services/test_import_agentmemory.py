@@ -18,7 +18,7 @@ from tests.conftest import NOW, folder_digest
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "agentmemory"
 OLD = DATA / "v0.3-export.json"  # sessions, observations, memories, summaries, profiles
-NEW = DATA / "v0.9-export.json"  # plus lessons, slots and collections memwork ignores
+NEW = DATA / "v0.9-export.json"  # plus lessons, slots, an action and a graph (ignored)
 T_NOW = "2026-11-01T12:00:00Z"
 
 
@@ -168,11 +168,17 @@ def test_old_export_memories_become_lessons() -> None:
 # -- the newer export ---------------------------------------------------------------------
 def test_new_export_counts_and_note() -> None:
     bundle = _parse(_load(NEW))
-    assert bundle.counts() == {"sessions": 2, "observations": 4, "lessons": 4, "slots": 4}
+    assert bundle.counts() == {
+        "sessions": 2,
+        "observations": 4,
+        "lessons": 4,
+        "slots": 4,
+        "actions": 1,
+    }
     note = bundle.note
     assert note["version"] == "0.9.12"
-    assert note["ignored_keys"] == ["actions", "graphNodes"]
-    assert note["not_imported"] == {"actions": 1, "graphNodes": 2}
+    assert note["ignored_keys"] == ["graphNodes"]
+    assert note["not_imported"] == {"graphNodes": 2}
     assert note["slots_unpinned_in_source"] == ["self_notes"]
     assert "sessions_created" not in note
 
@@ -468,8 +474,14 @@ def test_cli_imports_the_new_export_with_explicit_format(cli) -> None:  # noqa: 
     done = cli("import", str(NEW), "--format", "agentmemory", "--json", now=T_NOW)
     assert done.code == 0, done.err
     report = done.json()
-    assert report["added"] == {"lessons": 4, "observations": 4, "sessions": 2, "slots": 4}
-    assert report["note"]["ignored_keys"] == ["actions", "graphNodes"]
+    assert report["added"] == {
+        "actions": 1,
+        "lessons": 4,
+        "observations": 4,
+        "sessions": 2,
+        "slots": 4,
+    }
+    assert report["note"]["ignored_keys"] == ["graphNodes"]
     slots = cli("slot", "list", "--json").json()
     assert [s["label"] for s in slots] == [
         "persona",
