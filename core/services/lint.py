@@ -35,7 +35,7 @@ from typing import Any
 
 from ..base.clock import parse_instant
 from ..base.text import clip, normalise
-from ..domain import contradictions, lessons, rules, slots
+from ..domain import contradictions, lessons, readable, rules, slots
 from ..domain.decay import is_live
 from ..storage.store import Store
 
@@ -64,7 +64,7 @@ def _quote(text: str, width: int = 60) -> str:
 def lint(store: Store, now: datetime) -> list[Doc]:
     """Every finding, in the order of :data:`KINDS` (one consistent read)."""
     with store.reading():
-        all_slots = [slots.view(dict(d)) for d in store.docs(slots.TABLE).values()]
+        all_slots = [slots.view(dict(d)) for d in readable.docs(store, slots.TABLE).values()]
         all_lessons = lessons.all_lessons(store)
         active_rules = rules.all_rules(store, active_only=True)
     return findings(all_slots, all_lessons, active_rules, now)
