@@ -100,7 +100,9 @@ def _checkpoints(store: Store) -> Iterator[SearchDoc]:
 
 def session_titles(store: Store) -> dict[str, str]:
     """Session id → the title observations are shown under."""
-    return {doc["id"]: KINDS["session"].title(doc) for doc in readable.docs(store, "sessions").values()}
+    return {
+        doc["id"]: KINDS["session"].title(doc) for doc in readable.docs(store, "sessions").values()
+    }
 
 
 def observation_docs(store: Store, name: str, titles: dict[str, str]) -> Iterator[SearchDoc]:
