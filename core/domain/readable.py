@@ -23,7 +23,6 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from ..models.plain import DEFAULT_LESSON
 from ..storage.backend import Docs
 from ..storage.store import Store
 from ..storage.tables import logical_name
@@ -176,7 +175,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "bad_decision": "",
         "correct_decision": "",
         "evidence": "",
-        "lesson": DEFAULT_LESSON,
+        "lesson": "Avoid repeating this failure.",  # models.plain.DEFAULT_LESSON (see the test)
         "seen_count": 1,
         "merged_keys": [],
         "cut_chars": {},
@@ -190,7 +189,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "summary": "",
         "observation_count": 0,
         "dropped_observations": 0,
-        "max_observations": 500,  # the session model's (not imported: it needs pydantic)
+        "max_observations": 500,  # models.session.MAX_OBSERVATIONS (see the test)
         "forgotten_observations": 0,
         "implicit": False,
     },

@@ -137,3 +137,16 @@ def test_a_wrong_typed_record_is_named_once_and_left_out(
     assert doctor.code == 1 and bad in doctor.out and "internal error" not in doctor.err
     assert _records(db) == before  # untouched: the record is kept for a person to fix
     assert json.loads(path.read_text())["documents"][bad][field] == value
+
+
+def test_the_defaults_are_the_models() -> None:
+    # The check runs on memwork context's cold path, which loads no model: its defaults
+    # are written out, and must stay the models'.
+    from memwork.core.domain import readable
+    from memwork.core.models.by_table import MODELS
+
+    for table, defaults in readable.DEFAULTS.items():
+        fields = MODELS[table].model_fields
+        for name, value in defaults.items():
+            assert fields[name].get_default(call_default_factory=True) == value, (table, name)
+        assert set(readable.FIELDS[table]) | set(readable.OPTIONAL.get(table, {})) <= set(fields)
