@@ -134,6 +134,26 @@ FIELDS: dict[str, dict[str, str]] = {
         "after_end": _FLAG,
         **_STAMPS,
     },
+    # Every shard (``episodes.000001``).
+    "episodes": {
+        "id": _TEXT,
+        "index": _WHOLE,
+        "task_id": _TEXT,
+        "score": _NUMBER,
+        "steps": _WHOLE,
+        "summary": _TEXT,
+        "mistakes": _TEXTS,
+        "successes": _TEXTS,
+        "mistake_cards": _OBJECTS,
+        "errors": _OBJECTS,
+        "outcome": _TEXT,
+        "session_id": _TEXT_OR_NULL,
+        "worker_id": _TEXT_OR_NULL,
+        "metadata": _DICT,
+        "card_ids": _TEXTS,
+        "agent_id": _TEXT,
+        **_STAMPS,
+    },
 }
 #: Fields a record may leave out, and the type each must be when it is there.
 OPTIONAL: dict[str, dict[str, str]] = {
@@ -194,6 +214,18 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "implicit": False,
     },
     "observations": {"kind": "note", "tags": [], "seq": 0, "after_end": False},
+    "episodes": {
+        "summary": "",
+        "mistakes": [],
+        "successes": [],
+        "mistake_cards": [],
+        "errors": [],
+        "session_id": None,
+        "worker_id": None,
+        "metadata": {},
+        "card_ids": [],
+        "agent_id": "",
+    },
 }
 
 

@@ -82,7 +82,7 @@ def _line(store: Store, kind: str, ref: str, table: str, shown: set[str]) -> Lin
     if kind == "episode":
         from .sources import episode
 
-        doc = store.docs(table).get(ref) if store.has_table(table) else None
+        doc = readable.docs(store, table).get(ref) if store.has_table(table) else None
         if doc is None:
             return None
         mistakes = "; ".join(one_line(m) for m in doc.get("mistakes") or [])

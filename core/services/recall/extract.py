@@ -239,6 +239,8 @@ def _card(doc: dict[str, Any]) -> Iterable[Unit]:
 
 
 def _episode(doc: dict[str, Any]) -> Iterable[Unit]:
+    if problem("episodes", doc) is not None:
+        return  # a wrong-typed record is in no answer (core.domain.readable)
     fields = _episode_fields(doc)
     yield Unit(
         doc["id"],

@@ -43,7 +43,7 @@ def episode_doc(doc: dict[str, Any]) -> SearchDoc:
 
 
 def _episode_docs(store: Store, name: str) -> Iterator[SearchDoc]:
-    for doc in store.docs(name).values():
+    for doc in readable.docs(store, name).values():
         yield episode_doc(doc)
 
 

@@ -1,4 +1,4 @@
-"""A wrong-typed slot, rule, mistake card, session or observation (a table file edited by
+"""A wrong-typed slot, rule, mistake card, session, observation or episode (a table file edited by
 hand or damaged) is left out of every answer with one line on stderr, never an internal
 error; the other records are answered and the store is left as it was."""
 
@@ -54,6 +54,10 @@ def _records(db: Path) -> dict[str, str]:
     return {k: v for k, v in folder_digest(db).items() if not k.startswith("cache/")}
 
 
+def _named(arg: str, sid: str, good: str) -> str:
+    return {"SID": sid, "GOOD": good}.get(arg, arg)
+
+
 # (table file glob, field, wrong value, rule said, the kind's own reads)
 CASES = [
     ("slots", "position", "first", "must be a whole number (got 'first')", [("slot", "list")]),
@@ -88,6 +92,7 @@ CASES = [
         "must be a whole number (got 'x')",
         [("session", "show", "SID")],
     ),
+    ("episodes.*", "score", "high", "must be a number (got 'high')", [("get", "GOOD")]),
 ]
 
 
@@ -123,16 +128,20 @@ def test_a_wrong_typed_record_is_named_once_and_left_out(
     ]
     heard = ""
     for args in reads:
-        done = cli(*(sid if a == "SID" else a for a in args))
+        done = cli(*(_named(a, sid, good) for a in args))
         assert done.code == 0, (args, done.err)
         assert "internal error" not in done.err, args
         heard += done.err.replace("0 findings\n", "")
         # An export keeps every record, as it is; a left-out session's observations are
         # sound and still answered (their references carry its id).
-        if args[0] != "export" and not (table == "sessions" and args[0] in ("search", "context")):
+        # A card's sightings name a left-out episode (stats shows the top cards).
+        if args[0] != "export" and not (
+            (table == "sessions" and args[0] in ("search", "context"))
+            or (table == "episodes.*" and args[0] == "stats")
+        ):
             assert bad not in done.out, args
     assert heard == said  # one line per process, naming table, id, field and rule
-    assert good in cli("--json", *(sid if a == "SID" else a for a in own[0])).out
+    assert good in cli("--json", *(_named(a, sid, good) for a in own[0])).out
     doctor = cli("doctor")
     assert doctor.code == 1 and bad in doctor.out and "internal error" not in doctor.err
     assert _records(db) == before  # untouched: the record is kept for a person to fix
