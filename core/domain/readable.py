@@ -8,6 +8,10 @@ compute with a table (:func:`docs`) leave the record out and say so once per pro
 one line on stderr naming the table, the id, the field and the rule; ``memwork doctor``
 names it too. The record itself stays in the store untouched (nothing is lost: a
 person corrects or removes it, or restores a checkpoint), and an export keeps it.
+The tables are the ones agents and the workbench compute with: lessons, actions,
+slots, rules, mistake cards, sessions, observations and episodes; a table split over
+files (``rules.global``, ``observations.<session>``, ``episodes.000001``) is checked
+file by file against its kind's fields, and the line names the file's table.
 
 A field an older memwork did not write is read with its default (:data:`DEFAULTS`).
 The check is plain Python (no pydantic: ``memwork context`` runs it), a type per

@@ -159,3 +159,21 @@ def test_the_defaults_are_the_models() -> None:
         for name, value in defaults.items():
             assert fields[name].get_default(call_default_factory=True) == value, (table, name)
         assert set(readable.FIELDS[table]) | set(readable.OPTIONAL.get(table, {})) <= set(fields)
+
+
+def test_a_write_never_takes_the_place_of_a_wrong_typed_slot(cli: Any, db: Path) -> None:
+    cli("slot", "set", "persona", "You are careful with deploys")
+    cli("slot", "set", "prefs", "Short answers please")
+    path = folded(db) / "slots.json"
+    data = json.loads(path.read_text())
+    bad = next(d for d in data["documents"].values() if d["label"] == "persona")
+    bad["position"] = "first"
+    path.write_text(json.dumps(data))
+    resealed(path)
+    before = _records(db)
+    assert cli("slot", "create", "persona").code == 2  # its label stays taken
+    done = cli("slot", "set", "persona", "new words")
+    assert done.code == 2 and "position" in done.err  # refused, naming the field
+    assert _records(db) == before
+    assert cli("slot", "move", "prefs", "0").code == 0  # the others are still curated
+    assert json.loads(folded(db).joinpath("slots.json").read_text())["documents"][bad["id"]] == bad
