@@ -44,12 +44,13 @@ def _all_docs(store: Store) -> list[dict[str, Any]]:
 
 
 def _find(store: Store, rule_id: str) -> tuple[str, dict[str, Any] | None]:
-    """The table holding rule ``rule_id`` and the rule; active tables are looked at first."""
+    """The table holding rule ``rule_id`` and the rule; active tables are looked at first.
+    A wrong-typed rule is not found (:mod:`.readable`): no read or switch computes with it."""
     names = store.table_names(TABLE)
     archived = rule_archive.ARCHIVE + "."
     active = [n for n in names if not n.startswith(archived)]
     for name in (*active, *(n for n in names if n.startswith(archived))):
-        rule = store.docs(name).get(rule_id)
+        rule = readable.docs(store, name).get(rule_id)
         if rule is not None:
             return name, rule
     return "", None
@@ -143,7 +144,8 @@ def upsert(
     """
     stamp = iso(now)
     table = table_for(scope)
-    for active in store.docs(table).values():
+    # A wrong-typed rule is not there for a write either: the sound copy is added beside it.
+    for active in readable.docs(store, table).values():
         if active["text"] == text:
             links.note_episodes(
                 store, links.DERIVED_FROM, active["id"], table, episode_ids or [], now

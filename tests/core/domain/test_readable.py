@@ -177,3 +177,27 @@ def test_a_write_never_takes_the_place_of_a_wrong_typed_slot(cli: Any, db: Path)
     assert _records(db) == before
     assert cli("slot", "move", "prefs", "0").code == 0  # the others are still curated
     assert json.loads(folded(db).joinpath("slots.json").read_text())["documents"][bad["id"]] == bad
+
+
+def test_a_wrong_typed_rule_is_not_found_by_get_or_a_switch_and_its_text_can_come_back(
+    cli: Any, db: Path
+) -> None:
+    bad = cli("rule", "add", "Always run the canary first").out.strip().split()[0]
+    cli("rule", "add", "Read the deploy logs")
+    path = folded(db) / "rules.global.json"
+    data = json.loads(path.read_text())
+    data["documents"][bad]["scope"] = 5
+    path.write_text(json.dumps(data))
+    resealed(path)
+    kept = data["documents"][bad]
+    for args in (("get", bad), ("rule", "deactivate", bad), ("rule", "activate", bad)):
+        done = cli(*args)
+        assert done.code == 2 and "not found" in done.err, (args, done.err)
+    # The same words again: a sound rule beside the one a person has to fix.
+    done = cli("--json", "rule", "add", "Always run the canary first")
+    assert done.code == 0, done.err
+    assert done.json()["id"] != bad
+    assert "Always run the canary first" in cli("context").out
+    assert (
+        json.loads(folded(db).joinpath("rules.global.json").read_text())["documents"][bad] == kept
+    )
