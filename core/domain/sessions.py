@@ -101,6 +101,9 @@ def find_named(store: Store, key: str) -> dict[str, Any] | None:
     docs = store.docs(TABLE)
     key = key.strip()
     if key in docs:
+        wrong = readable.problem(TABLE, docs[key])
+        if wrong is not None:  # never written over, nor computed with: a person fixes it
+            raise Conflict(f"session {key} is not readable ({wrong}; memwork doctor names it)")
         # Another agent's session is not found, and never created again over it.
         return dict(isolation.check_session(store, docs[key], key))
     minted = {k: d for k, d in visible(store).items() if not d.get("implicit")}

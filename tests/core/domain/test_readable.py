@@ -201,3 +201,19 @@ def test_a_wrong_typed_rule_is_not_found_by_get_or_a_switch_and_its_text_can_com
     assert (
         json.loads(folded(db).joinpath("rules.global.json").read_text())["documents"][bad] == kept
     )
+
+
+def test_an_observation_for_a_wrong_typed_session_is_refused_naming_the_field(
+    cli: Any, db: Path
+) -> None:
+    sid = cli("session", "start", "--title", "canary night").out.strip()
+    path = folded(db) / "sessions.json"
+    data = json.loads(path.read_text())
+    data["documents"][sid]["observation_count"] = "lots"
+    path.write_text(json.dumps(data))
+    resealed(path)
+    before = _records(db)
+    done = cli("observe", "--session", sid, "the canary failed")
+    assert done.code == 2 and "observation_count: must be a whole number" in done.err
+    assert _records(db) == before  # nothing written over it
+    assert cli("observe", "--session", "run-42", "another run is fine").code == 0
