@@ -14,6 +14,7 @@ from ..models.card_text import cut_text
 from ..models.plain import DEFAULT_LESSON
 from ..privacy import scrub
 from ..storage.store import Store
+from . import readable
 from .ranking import ranked_cards
 
 TABLE = "mistake_cards"
@@ -177,7 +178,7 @@ def _validated(card: dict[str, Any]) -> dict[str, Any]:
 def all_cards(store: Store) -> list[dict[str, Any]]:
     """Every card, ranked, with its links as ``episode_ids`` and ``merged_from`` (call
     inside ``store.reading()``)."""
-    return with_links(store, ranked_cards(list(store.docs(TABLE).values())))
+    return with_links(store, ranked_cards(list(readable.docs(store, TABLE).values())))
 
 
 def with_links(store: Store, cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -217,8 +218,8 @@ def top_cards(store: Store, n: int = 3) -> list[dict[str, Any]]:
 
 
 def resolve(store: Store, key: str) -> dict[str, Any]:
-    """A card by id or unique id prefix."""
-    docs = store.docs(TABLE)
+    """A card by id or unique id prefix (a wrong-typed one is not found: it is in no answer)."""
+    docs = readable.docs(store, TABLE)
     found = lookup.find(docs, key, "mistake card")
     if found is None:
         # A card merged away lives on in the card that absorbed it.

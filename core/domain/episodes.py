@@ -20,7 +20,7 @@ from ..models.plain import outcome_for
 from ..privacy import scrub, scrub_value
 from ..storage import shards
 from ..storage.store import Store
-from . import aggregates, cards, consolidation, distinct, episodic_cards, failures, rules
+from . import aggregates, cards, consolidation, distinct, episodic_cards, failures, readable, rules
 from .episode_input import parse_lenient
 
 BASE = "episodes"
@@ -287,12 +287,12 @@ def get_episode(store: Store, key: str) -> dict[str, Any]:
         wanted = key.lstrip("#")
         if wanted.isdigit():
             index = int(wanted)
-            for doc in store.docs(shards.shard_of(BASE, index)).values():
+            for doc in readable.docs(store, shards.shard_of(BASE, index)).values():
                 if doc["index"] == index:
                     return dict(check_episode(store, doc, key))
             raise NotFound("episode", key)
         for name in reversed(shards.shard_names(store, BASE)):
-            found = store.docs(name).get(key)
+            found = readable.docs(store, name).get(key)
             if found:
                 return dict(check_episode(store, found, key))
     raise NotFound("episode", key)
@@ -313,7 +313,9 @@ def page(store: Store, start_index: int, stop_index: int) -> list[dict[str, Any]
     for name in shards.shard_names(store, BASE):
         if first <= name <= last:
             out.extend(
-                d for d in store.docs(name).values() if start_index <= d["index"] < stop_index
+                d
+                for d in readable.docs(store, name).values()
+                if start_index <= d["index"] < stop_index
             )
     return sorted(out, key=lambda d: d["index"])
 
@@ -381,7 +383,7 @@ def compact_shard(store: Store, name: str, previous: ShardRows | None = None) ->
     returned as is, so refreshing a list of 100,000 episodes after one more is
     recorded re-reads one shard, not two hundred.
     """
-    docs = store.docs(name)
+    docs = readable.docs(store, name)  # the same mapping while the shard is unchanged
     if previous is not None and previous.docs is docs:
         return previous
     # tuple.__new__ skips the NamedTuple's Python-level __new__ (a third of the cost

@@ -8,6 +8,10 @@ compute with a table (:func:`docs`) leave the record out and say so once per pro
 one line on stderr naming the table, the id, the field and the rule; ``memwork doctor``
 names it too. The record itself stays in the store untouched (nothing is lost: a
 person corrects or removes it, or restores a checkpoint), and an export keeps it.
+The tables are the ones agents and the workbench compute with: lessons, actions,
+slots, rules, mistake cards, sessions, observations and episodes; a table split over
+files (``rules.global``, ``observations.<session>``, ``episodes.000001``) is checked
+file by file against its kind's fields, and the line names the file's table.
 
 A field an older memwork did not write is read with its default (:data:`DEFAULTS`).
 The check is plain Python (no pydantic: ``memwork context`` runs it), a type per
@@ -25,6 +29,7 @@ from typing import Any
 
 from ..storage.backend import Docs
 from ..storage.store import Store
+from ..storage.tables import logical_name
 
 _NUMBER = "a number"
 _WHOLE = "a whole number"
@@ -34,6 +39,9 @@ _TEXTS = "a list of strings"
 _OBJECT = "an object or null"
 _OBJECTS = "a list of objects"
 _TEXT_OR_NULL = "a string or null"
+_DICT = "an object"
+_KEYS = "a list of lists of strings"
+_STAMPS = {"created_at": _TEXT, "updated_at": _TEXT}
 
 #: Per table, the fields a record must hold and the type each must be.
 FIELDS: dict[str, dict[str, str]] = {
@@ -66,6 +74,90 @@ FIELDS: dict[str, dict[str, str]] = {
         "created_at": _TEXT,
         "updated_at": _TEXT,
     },
+    "slots": {
+        "id": _TEXT,
+        "label": _TEXT,
+        "content": _TEXT,
+        "description": _TEXT,
+        "limit": _WHOLE,
+        "read_only": _FLAG,
+        "position": _WHOLE,
+        **_STAMPS,
+    },
+    # Active rules (``rules.<scope>``) and their archive (``rules.archive.…``) alike.
+    "rules": {
+        "id": _TEXT,
+        "text": _TEXT,
+        "scope": _TEXT,
+        "polarity": _TEXT,
+        "source": _TEXT,
+        "active": _FLAG,
+        "seq": _WHOLE,
+        **_STAMPS,
+    },
+    "mistake_cards": {
+        "id": _TEXT,
+        "mistake_type": _TEXT,
+        "task_id": _TEXT,
+        "worker_id": _TEXT_OR_NULL,
+        "bad_decision": _TEXT,
+        "correct_decision": _TEXT,
+        "evidence": _TEXT,
+        "lesson": _TEXT,
+        "seen_count": _WHOLE,
+        "first_seen_episode": _WHOLE,
+        "last_seen_episode": _WHOLE,
+        "merged_keys": _KEYS,
+        "cut_chars": _DICT,
+        **_STAMPS,
+    },
+    "sessions": {
+        "id": _TEXT,
+        "agent_id": _TEXT,
+        "project": _TEXT,
+        "title": _TEXT,
+        "started_at": _TEXT,
+        "ended_at": _TEXT_OR_NULL,
+        "status": _TEXT,
+        "summary": _TEXT,
+        "observation_count": _WHOLE,
+        "dropped_observations": _WHOLE,
+        "max_observations": _WHOLE,
+        "forgotten_observations": _WHOLE,
+        "implicit": _FLAG,
+        **_STAMPS,
+    },
+    # Every session's table (``observations.<session>``).
+    "observations": {
+        "id": _TEXT,
+        "session_id": _TEXT,
+        "kind": _TEXT,
+        "content": _TEXT,
+        "tags": _TEXTS,
+        "seq": _WHOLE,
+        "after_end": _FLAG,
+        **_STAMPS,
+    },
+    # Every shard (``episodes.000001``).
+    "episodes": {
+        "id": _TEXT,
+        "index": _WHOLE,
+        "task_id": _TEXT,
+        "score": _NUMBER,
+        "steps": _WHOLE,
+        "summary": _TEXT,
+        "mistakes": _TEXTS,
+        "successes": _TEXTS,
+        "mistake_cards": _OBJECTS,
+        "errors": _OBJECTS,
+        "outcome": _TEXT,
+        "session_id": _TEXT_OR_NULL,
+        "worker_id": _TEXT_OR_NULL,
+        "metadata": _DICT,
+        "card_ids": _TEXTS,
+        "agent_id": _TEXT,
+        **_STAMPS,
+    },
 }
 #: Fields a record may leave out, and the type each must be when it is there.
 OPTIONAL: dict[str, dict[str, str]] = {
@@ -93,6 +185,51 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "notes": [],
         "closed_at": None,
     },
+    "slots": {
+        "content": "",
+        "description": "",
+        "limit": 2000,
+        "read_only": False,
+        "position": 0,
+    },
+    "rules": {"scope": "global", "polarity": "note", "source": "manual", "active": True, "seq": 0},
+    "mistake_cards": {
+        "mistake_type": "unknown_mistake",
+        "worker_id": None,
+        "bad_decision": "",
+        "correct_decision": "",
+        "evidence": "",
+        "lesson": "Avoid repeating this failure.",  # models.plain.DEFAULT_LESSON (see the test)
+        "seen_count": 1,
+        "merged_keys": [],
+        "cut_chars": {},
+    },
+    "sessions": {
+        "agent_id": "",
+        "project": "",
+        "title": "",
+        "ended_at": None,
+        "status": "active",
+        "summary": "",
+        "observation_count": 0,
+        "dropped_observations": 0,
+        "max_observations": 500,  # models.session.MAX_OBSERVATIONS (see the test)
+        "forgotten_observations": 0,
+        "implicit": False,
+    },
+    "observations": {"kind": "note", "tags": [], "seq": 0, "after_end": False},
+    "episodes": {
+        "summary": "",
+        "mistakes": [],
+        "successes": [],
+        "mistake_cards": [],
+        "errors": [],
+        "session_id": None,
+        "worker_id": None,
+        "metadata": {},
+        "card_ids": [],
+        "agent_id": "",
+    },
 }
 
 
@@ -111,11 +248,20 @@ def _fits(value: Any, kind: str) -> bool:
         return type(value) is list and all(type(v) is dict for v in value)
     if kind == _TEXT_OR_NULL:
         return value is None or type(value) is str
+    if kind == _DICT:
+        return type(value) is dict
+    if kind == _KEYS:
+        return type(value) is list and all(_fits(v, _TEXTS) for v in value)
     return value is None or type(value) is dict  # _OBJECT
 
 
 def _shown(value: Any, kind: str) -> str:
     if isinstance(value, list):  # (not its repr: a hand-made list can nest past recursion)
+        if kind == _KEYS:
+            wrong = next((v for v in value if not _fits(v, _TEXTS)), None)
+            if isinstance(wrong, list):
+                return f"a list holding {_shown(wrong, _TEXTS)}"
+            return f"a list holding {type(wrong).__name__}"
         item = dict if kind == _OBJECTS else str
         wrong = next((v for v in value if type(v) is not item), None)
         return f"a list holding {type(wrong).__name__}"
@@ -134,6 +280,10 @@ def _term(field: str, kind: str) -> str:
         return f"type({value}) is {simple[kind]}"
     if kind == _NUMBER:
         return f"type({value}) in (int, float)"
+    if kind == _DICT:
+        return f"type({value}) is dict"
+    if kind == _KEYS:
+        return f"_fits({value}, {_KEYS!r})"
     if kind in (_OBJECT, _TEXT_OR_NULL):
         return f"({value} is None or type({value}) is {'dict' if kind == _OBJECT else 'str'})"
     item = "str" if kind == _TEXTS else "dict"
@@ -155,7 +305,7 @@ def _sound(table: str) -> Callable[[Any], bool]:
             "    except KeyError:\n"
             "        return False\n"
         )
-        space: dict[str, Any] = {}
+        space: dict[str, Any] = {"_fits": _fits}
         exec(source, space)  # noqa: S102 - made from this module's own field table
         found = _quick[table] = space["sound"]
     return found
@@ -163,7 +313,9 @@ def _sound(table: str) -> Callable[[Any], bool]:
 
 def problem(table: str, doc: Any) -> str | None:
     """What is wrong with ``doc`` as a record of ``table`` (``field: rule (got …)``), or
-    None when memwork can compute with it."""
+    None when memwork can compute with it. ``table`` may be a physical table's name
+    (``rules.global``): its records are checked as its logical table's."""
+    table = logical_name(table)
     if _sound(table)(doc):
         return None
     if type(doc) is not dict:
@@ -201,22 +353,25 @@ _said: set[tuple[str, str, str]] = set()
 def docs(store: Store, table: str) -> Docs:
     """The records of ``table`` memwork can compute with (id → record; call inside a read):
     every record when all are sound (the store's own dict), else a copy without the
-    others (each reported once on stderr) and with the defaults of fields left out."""
+    others (each reported once on stderr, naming the physical table: the file to fix)
+    and with the defaults of fields left out. ``table`` may be physical (``rules.global``,
+    ``observations.<session>``)."""
     raw = store.docs(table)
-    if table not in FIELDS:
+    kind = logical_name(table)
+    if kind not in FIELDS:
         return raw
     seen = _views.setdefault(store, {}).setdefault(table, _Seen())
     stamp = store.table_stamp(table)
     if seen.raw is raw and seen.stamp == stamp:
         return seen.good
-    sound = _sound(table)
+    sound = _sound(kind)
     odd = [key for key, doc in raw.items() if not sound(doc)]
     good = raw
     if odd:
         good = dict(raw)
-        defaults = DEFAULTS.get(table, {})
+        defaults = DEFAULTS.get(kind, {})
         for key in odd:
-            wrong = problem(table, raw[key])
+            wrong = problem(kind, raw[key])
             if wrong is not None:
                 _report(table, key, wrong)
                 del good[key]

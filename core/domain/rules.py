@@ -20,7 +20,7 @@ from ..privacy import scrub
 from ..storage import counters
 from ..storage.store import Store
 from ..storage.tables import rule_table
-from . import rule_archive
+from . import readable, rule_archive
 
 TABLE = "rules"
 ACTIVE_PER_TASK = 10
@@ -36,7 +36,7 @@ def table_for(scope: str) -> str:
 
 def _archived(store: Store, scope: str) -> list[dict[str, Any]]:
     tables = rule_archive.tables(store, scope)
-    return [r for n in tables for r in store.docs(n).values() if r["scope"] == scope]
+    return [r for n in tables for r in readable.docs(store, n).values() if r["scope"] == scope]
 
 
 def _all_docs(store: Store) -> list[dict[str, Any]]:
@@ -44,12 +44,13 @@ def _all_docs(store: Store) -> list[dict[str, Any]]:
 
 
 def _find(store: Store, rule_id: str) -> tuple[str, dict[str, Any] | None]:
-    """The table holding rule ``rule_id`` and the rule; active tables are looked at first."""
+    """The table holding rule ``rule_id`` and the rule; active tables are looked at first.
+    A wrong-typed rule is not found (:mod:`.readable`): no read or switch computes with it."""
     names = store.table_names(TABLE)
     archived = rule_archive.ARCHIVE + "."
     active = [n for n in names if not n.startswith(archived)]
     for name in (*active, *(n for n in names if n.startswith(archived))):
-        rule = store.docs(name).get(rule_id)
+        rule = readable.docs(store, name).get(rule_id)
         if rule is not None:
             return name, rule
     return "", None
@@ -81,7 +82,7 @@ def active_limit(scope: str) -> int:
 
 def in_scope(store: Store, scope: str, *, active_only: bool = True) -> list[dict[str, Any]]:
     """Rules of one scope, oldest first (by ``seq``)."""
-    rules = [r for r in store.docs(table_for(scope)).values() if r["scope"] == scope]
+    rules = [r for r in readable.docs(store, table_for(scope)).values() if r["scope"] == scope]
     if not active_only:
         rules += _archived(store, scope)
     return sorted(rules, key=lambda r: r["seq"])
@@ -92,7 +93,7 @@ def all_rules(store: Store, *, active_only: bool = False) -> list[dict[str, Any]
     derived it (``episode_ids``, from its ``derived_from`` links; those this call sees)."""
     rules = []
     for name in store.table_names(TABLE):
-        docs = [r for r in store.docs(name).values() if r["active"] or not active_only]
+        docs = [r for r in readable.docs(store, name).values() if r["active"] or not active_only]
         if docs:
             rules += links.with_episode_ids(store, name, docs, links.DERIVED_FROM)
     for rule in rules:  # copies already: keep only the episodes this call may see
@@ -143,7 +144,8 @@ def upsert(
     """
     stamp = iso(now)
     table = table_for(scope)
-    for active in store.docs(table).values():
+    # A wrong-typed rule is not there for a write either: the sound copy is added beside it.
+    for active in readable.docs(store, table).values():
         if active["text"] == text:
             links.note_episodes(
                 store, links.DERIVED_FROM, active["id"], table, episode_ids or [], now

@@ -23,6 +23,7 @@ from ..ledger import audit, isolation
 from ..models.plain_session import plain_observation, plain_session
 from ..privacy import scrub
 from ..storage.store import Store
+from . import readable
 
 TABLE = "sessions"
 OBSERVATIONS = "observations"
@@ -73,8 +74,9 @@ def view(session: dict[str, Any], now: datetime | None = None) -> dict[str, Any]
 # -- reads ----------------------------------------------------------------------------
 def visible(store: Store) -> Mapping[str, dict[str, Any]]:
     """The sessions this call may read, by id (every one unless agents are isolated,
-    :mod:`core.ledger.isolation`); call inside a read."""
-    docs = store.docs(TABLE)
+    :mod:`core.ledger.isolation`), a wrong-typed one left out (:mod:`.readable`); call
+    inside a read."""
+    docs = readable.docs(store, TABLE)
     view = isolation.viewer(store)
     if view is None:
         return docs
@@ -99,6 +101,9 @@ def find_named(store: Store, key: str) -> dict[str, Any] | None:
     docs = store.docs(TABLE)
     key = key.strip()
     if key in docs:
+        wrong = readable.problem(TABLE, docs[key])
+        if wrong is not None:  # never written over, nor computed with: a person fixes it
+            raise Conflict(f"session {key} is not readable ({wrong}; memwork doctor names it)")
         # Another agent's session is not found, and never created again over it.
         return dict(isolation.check_session(store, docs[key], key))
     minted = {k: d for k, d in visible(store).items() if not d.get("implicit")}
@@ -191,7 +196,7 @@ def observations(store: Store, session_id: str) -> list[dict[str, Any]]:
     """A session's retained observations, oldest first (NotFound for an unknown session)."""
     with store.reading():
         session = resolve(store, session_id)
-        docs = list(store.docs(observations_table(session["id"])).values())
+        docs = list(readable.docs(store, observations_table(session["id"])).values())
     return sorted((dict(d) for d in docs), key=lambda d: (d["seq"], d["id"]))
 
 

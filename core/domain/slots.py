@@ -41,6 +41,7 @@ from ..ledger import audit
 from ..models.limits import MAX_INT
 from ..privacy import scrub as _scrub_all
 from ..storage.store import Store
+from . import readable
 
 TABLE = "slots"
 
@@ -164,18 +165,24 @@ def _default_limit() -> int:
 
 # -- reads ----------------------------------------------------------------------------
 def _ordered(store: Store) -> list[dict[str, Any]]:
-    return sorted(store.docs(TABLE).values(), key=lambda d: (d["position"], d["label"]))
+    # A wrong-typed slot is left out (core.domain.readable): writes that renumber the
+    # others leave it as it is.
+    docs = readable.docs(store, TABLE)
+    return sorted(docs.values(), key=lambda d: (d["position"], d["label"]))
 
 
-def _find(store: Store, label: str) -> dict[str, Any] | None:
-    for doc in store.docs(TABLE).values():
+def _find(store: Store, label: str, *, sound: bool = False) -> dict[str, Any] | None:
+    # Writes look at every record (a label a wrong-typed slot holds is taken, never
+    # made again over it); reads (``sound``) at those memwork can compute with.
+    docs = readable.docs(store, TABLE) if sound else store.docs(TABLE)
+    for doc in docs.values():
         if doc["label"] == label:
             return dict(doc)
     return None
 
 
-def _require(store: Store, label: str) -> dict[str, Any]:
-    found = _find(store, label)
+def _require(store: Store, label: str, *, sound: bool = False) -> dict[str, Any]:
+    found = _find(store, label, sound=sound)
     if found is None:
         check_label(label)  # an impossible label deserves the rule, not "not found"
         raise NotFound("slot", label)
@@ -191,7 +198,7 @@ def list_slots(store: Store) -> list[dict[str, Any]]:
 def get_slot(store: Store, label: str) -> dict[str, Any]:
     """One slot with computed fields; ``NotFound`` when missing."""
     with store.reading():
-        return view(_require(store, label))
+        return view(_require(store, label, sound=True))
 
 
 def preview(

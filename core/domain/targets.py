@@ -38,11 +38,11 @@ def known_targets(store: Store) -> Targets:
         for name in store.table_names("rules"):
             if name.startswith(ARCHIVE + "."):
                 continue  # inactive rules: their scopes are in the active tables too
-            for rule in store.docs(name).values():
+            for rule in readable.docs(store, name).values():
                 _add_scope(str(rule.get("scope", "")), tasks, projects)
         for lesson in readable.docs(store, lessons.TABLE).values():
             _add_scope(str(lesson.get("scope", "")), tasks, projects)
-        for session in store.docs(sessions.TABLE).values():
+        for session in readable.docs(store, sessions.TABLE).values():
             if session.get("project"):
                 projects.add(str(session["project"]))
     return Targets(dict(sorted(tasks.items())), sorted(projects))

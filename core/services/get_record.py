@@ -21,7 +21,7 @@ from typing import Any
 
 from ..base import lookup
 from ..base.errors import InvalidInput, NotFound
-from ..domain import cards, episodes, lessons, rules, sessions, slots
+from ..domain import cards, episodes, lessons, readable, rules, sessions, slots
 from ..domain.working_memory import keys as wm_keys
 from ..domain.working_memory import scratchpad as wm_scratchpad
 from ..domain.working_memory import task as wm_task
@@ -106,7 +106,7 @@ def _by_kind(store: Store, kind: str, key: str, now: datetime) -> Doc:
     if kind == "proposal":
         return review.get_proposal(store, key, now)
     for name in physical_tables(store.table_names("observations"), "observations"):
-        observation = store.docs(name).get(key)
+        observation = readable.docs(store, name).get(key)
         if observation is not None and _seen(store, observation):
             return dict(observation)
     raise NotFound("observation", key)
@@ -122,7 +122,7 @@ def _in_session(store: Store, key: str, now: datetime) -> tuple[str, Doc, str]:
     session, _, rest = key.partition("/")
     if rest.startswith("obs_"):
         table = sessions.observations_table(session)
-        found = store.docs(table).get(rest) if store.has_table(table) else None
+        found = readable.docs(store, table).get(rest) if store.has_table(table) else None
         if found is None or not _seen(store, found):
             raise NotFound("observation", key)
         return "observation", dict(found), key

@@ -49,6 +49,7 @@ from ..domain import (
     consolidation,
     contradictions,
     lessons,
+    readable,
     rules,
     slots,
 )
@@ -82,7 +83,7 @@ def _quote(text: str, width: int = 60) -> str:
 def lint(store: Store, now: datetime) -> list[Doc]:
     """Every finding, in the order of :data:`KINDS` (one consistent read)."""
     with store.reading():
-        all_slots = [slots.view(dict(d)) for d in store.docs(slots.TABLE).values()]
+        all_slots = [slots.view(dict(d)) for d in readable.docs(store, slots.TABLE).values()]
         all_lessons = lessons.all_lessons(store)
         active_rules = rules.all_rules(store, active_only=True)
         recent = aggregates.read_global(store).get("recent") or []

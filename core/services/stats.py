@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..domain import aggregates, cards, rule_archive
+from ..domain import aggregates, cards, readable, rule_archive
 from ..ledger import audit
 from ..storage import tables
 from ..storage.store import Store
@@ -42,7 +42,7 @@ def active_rule_counts(store: Store) -> dict[str, int]:
     for name in store.table_names("rules"):
         if name.startswith(archived):
             continue
-        for rule in store.docs(name).values():
+        for rule in readable.docs(store, name).values():
             if rule.get("active", True):
                 counts[rule["scope"]] = counts.get(rule["scope"], 0) + 1
     return counts
@@ -65,7 +65,7 @@ def store_stats(store: Store, *, top: int = 5) -> dict[str, Any]:
         }
         return {
             "counts": table_counts(store),
-            "mistake_cards": len(store.docs(cards.TABLE)),
+            "mistake_cards": len(readable.docs(store, cards.TABLE)),
             "mistakes": int(glob["distinct_mistakes"]),
             "rules": {"global": rules.get("global", 0), "tasks": task_rules},
             "successes": int(glob["distinct_successes"]),

@@ -161,10 +161,10 @@ def read_inputs(
     """
     with store.reading():
         scopes = [s for s in ("global", f"task:{task_id}" if task_id else None) if s]
-        cards = list(store.docs("mistake_cards").values())
-        rules = [rule for scope in scopes for rule in store.docs(rules_table(scope)).values()]
+        cards = list(readable.docs(store, "mistake_cards").values())
+        rules = [r for s in scopes for r in readable.docs(store, rules_table(s)).values()]
         lessons = links.with_lesson_relations(store, readable.docs(store, "lessons").values())
-        slots = list(store.docs("slots").values())
+        slots = list(readable.docs(store, "slots").values())
         if sources:
             cards = links.with_episode_ids(store, "mistake_cards", cards, links.SIGHTED_IN)
             rules = [
@@ -259,7 +259,8 @@ def _summaries(
     ``agent``), newest first by their end; only those ``view`` sees."""
     if not (project or agent) or not store.has_table("sessions"):
         return []
-    seen = [d for d in store.docs("sessions").values() if isolation.sees(view, d.get("agent_id"))]
+    sessions = readable.docs(store, "sessions").values()
+    seen = [d for d in sessions if isolation.sees(view, d.get("agent_id"))]
     if project:
         mine = [d for d in seen if d.get("project") == project]
     else:

@@ -82,7 +82,7 @@ def _line(store: Store, kind: str, ref: str, table: str, shown: set[str]) -> Lin
     if kind == "episode":
         from .sources import episode
 
-        doc = store.docs(table).get(ref) if store.has_table(table) else None
+        doc = readable.docs(store, table).get(ref) if store.has_table(table) else None
         if doc is None:
             return None
         mistakes = "; ".join(one_line(m) for m in doc.get("mistakes") or [])
@@ -94,10 +94,10 @@ def _line(store: Store, kind: str, ref: str, table: str, shown: set[str]) -> Lin
         return Line(f"{head}: {ellipsize(text, LINE_CHARS)}", P_RELEVANT, [episode(doc)])
     if kind == "observation":
         session, _, oid = ref.partition("/")
-        doc = store.docs(table).get(oid) if store.has_table(table) else None
+        doc = readable.docs(store, table).get(oid) if store.has_table(table) else None
         if doc is None:
             return None
-        sessions = store.docs("sessions")
+        sessions = readable.docs(store, "sessions")
         title = sessions.get(session, {}).get("title") or session
         when = str(doc.get("created_at", ""))[:16].replace("T", " ")
         content = ellipsize(one_line(doc["content"]), LINE_CHARS)

@@ -24,11 +24,27 @@ ORDER_KEYS = {"episodes": "index", "audit": "seq", "observations": "seq"}
 GROUP_FIRST = {"observations", "working_memory"}
 
 
+def _sortable(value: Any) -> tuple[int, Any]:
+    """``value`` as a sort key that never meets another type: an export keeps a record of
+    the wrong type (a ``seq`` of ``"x"`` typed by hand), after the sound ones."""
+    if type(value) in (int, float):
+        return (0, value)
+    return (1, str(value))
+
+
 def _order(key: str | None, *, grouped: bool) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
     """A table's export order: by ``key`` (when it has one) then id, per session if ``grouped``."""
+
+    def field(d: dict[str, Any], name: str) -> tuple[int, Any]:
+        return _sortable(d.get(name, 0))
+
     if grouped:
-        return lambda d: (d["session_id"], d[key] if key else 0, d["id"])
-    return lambda d: (d[key] if key else 0, d["id"])
+        return lambda d: (
+            _sortable(d.get("session_id")),
+            field(d, key or ""),
+            _sortable(d.get("id")),
+        )
+    return lambda d: (field(d, key or ""), _sortable(d.get("id")))
 
 
 def export_store(store: Store, *, now: datetime) -> dict[str, Any]:

@@ -223,18 +223,24 @@ def _lesson(doc: dict[str, Any]) -> Iterable[Unit]:
 
 
 def _rule(doc: dict[str, Any]) -> Iterable[Unit]:
+    if problem("rules", doc) is not None:
+        return  # a wrong-typed record is in no answer (core.domain.readable)
     fields = _rule_fields(doc)
     time = instant(doc.get("created_at"))
     yield Unit(doc["id"], "rule", _title("rule", doc), fields, time, None, 0, NEVER)
 
 
 def _card(doc: dict[str, Any]) -> Iterable[Unit]:
+    if problem("mistake_cards", doc) is not None:
+        return  # a wrong-typed record is in no answer (core.domain.readable)
     fields = _card_fields(doc)
     time = instant(doc.get("created_at"))
     yield Unit(doc["id"], "card", _title("card", doc), fields, time, None, 0, NEVER)
 
 
 def _episode(doc: dict[str, Any]) -> Iterable[Unit]:
+    if problem("episodes", doc) is not None:
+        return  # a wrong-typed record is in no answer (core.domain.readable)
     fields = _episode_fields(doc)
     yield Unit(
         doc["id"],
@@ -249,6 +255,8 @@ def _episode(doc: dict[str, Any]) -> Iterable[Unit]:
 
 
 def _observation(doc: dict[str, Any]) -> Iterable[Unit]:
+    if problem("observations", doc) is not None:
+        return  # a wrong-typed record is in no answer (core.domain.readable)
     fields = _observation_fields(doc)
     # The session's title leads the shown title; it is added when the hit is shown,
     # so renaming a session renames its observations' hits without re-indexing them.
@@ -309,12 +317,16 @@ def _working_memory(doc: dict[str, Any]) -> Iterable[Unit]:
 
 
 def _slot(doc: dict[str, Any]) -> Iterable[Unit]:
+    if problem("slots", doc) is not None:
+        return  # a wrong-typed record is in no answer (core.domain.readable)
     fields = _slot_fields(doc)
     time = instant(doc.get("created_at"))
     yield Unit(doc["id"], "slot", _title("slot", doc), fields, time, None, 0, NEVER)
 
 
 def _session(doc: dict[str, Any]) -> Iterable[Unit]:
+    if problem("sessions", doc) is not None:
+        return  # a wrong-typed record is in no answer (core.domain.readable)
     fields = _session_fields(doc)
     time = instant(doc.get("started_at") or doc.get("created_at"))
     yield Unit(doc["id"], "session", _title("session", doc), fields, time, doc["id"], 0, NEVER)

@@ -43,7 +43,7 @@ def episode_doc(doc: dict[str, Any]) -> SearchDoc:
 
 
 def _episode_docs(store: Store, name: str) -> Iterator[SearchDoc]:
-    for doc in store.docs(name).values():
+    for doc in readable.docs(store, name).values():
         yield episode_doc(doc)
 
 
@@ -64,7 +64,7 @@ def _small_tables_but_sessions(store: Store) -> Iterator[SearchDoc]:
 
 
 def _cards_and_lessons(store: Store) -> Iterator[SearchDoc]:
-    for doc in store.docs("mistake_cards").values():
+    for doc in readable.docs(store, "mistake_cards").values():
         yield _doc("card", doc)
     for doc in links.with_lesson_relations(store, readable.docs(store, "lessons").values()):
         found = _doc("lesson", doc)  # forgotten ones too, unlike recall
@@ -78,18 +78,18 @@ def _cards_and_lessons(store: Store) -> Iterator[SearchDoc]:
 
 
 def _slots(store: Store) -> Iterator[SearchDoc]:
-    for doc in store.docs("slots").values():
+    for doc in readable.docs(store, "slots").values():
         yield _doc("slot", doc)
 
 
 def rule_docs(store: Store, name: str) -> Iterator[SearchDoc]:
     """The search documents of one rules table (active rules of a scope, or an archive)."""
-    for doc in store.docs(name).values():
+    for doc in readable.docs(store, name).values():
         yield _doc("rule", doc)
 
 
 def _sessions(store: Store) -> Iterator[SearchDoc]:
-    for doc in store.docs("sessions").values():
+    for doc in readable.docs(store, "sessions").values():
         yield _doc("session", doc)
 
 
@@ -100,13 +100,15 @@ def _checkpoints(store: Store) -> Iterator[SearchDoc]:
 
 def session_titles(store: Store) -> dict[str, str]:
     """Session id → the title observations are shown under."""
-    return {doc["id"]: KINDS["session"].title(doc) for doc in store.docs("sessions").values()}
+    return {
+        doc["id"]: KINDS["session"].title(doc) for doc in readable.docs(store, "sessions").values()
+    }
 
 
 def observation_docs(store: Store, name: str, titles: dict[str, str]) -> Iterator[SearchDoc]:
     """The search documents of one observations table (``titles``: :func:`session_titles`)."""
     observation = KINDS["observation"]
-    for doc in store.docs(name).values():
+    for doc in readable.docs(store, name).values():
         # The same note often recurs across sessions; naming the session tells the hits apart.
         session_id: str = doc["session_id"]
         session = clip(titles.get(session_id, session_id), 28)
