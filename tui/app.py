@@ -21,6 +21,7 @@ from textual import events, on, work
 from textual.app import App, ComposeResult, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
+from textual.driver import Driver
 from textual.geometry import Region
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -29,7 +30,7 @@ from textual.worker import WorkerFailed
 
 from ..core.base.errors import MemworkError
 from ..core.services.recall.search_index import SearchIndex
-from . import clipboard, hangup
+from . import burst, clipboard, hangup
 from .commands import ActionsProvider, MemorySearchProvider
 from .gc_pause import big_load
 from .keys import KeyGate, TypeAhead
@@ -150,6 +151,11 @@ class MemworkApp(TypeAhead, App[None]):
         self._tab_fit = "full"
         #: Keys one at a time, each to a target that is ready for it (tui/keys.py).
         self.keys = KeyGate(self, self._route_key)
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this terminal, reading Esc and a key typed in one burst as
+        those two keys, never as an Alt chord (tui/burst.py)."""
+        return burst.install(super().get_driver_class())
 
     # -- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
