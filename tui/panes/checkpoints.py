@@ -87,6 +87,7 @@ class CheckpointsPane(Pane):
         "current state as an automatic checkpoint, so a restore can be undone by "
         "restoring that one."
     )
+    PALETTE_ANYWHERE = frozenset({"create", "focus_detail"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "create", "Create"),
         Binding("r", "restore", "Restore"),

@@ -37,6 +37,7 @@ class SlotsPane(Pane):
         "(x discards it). An edit past the limit is refused and your text is kept. "
         "Shift+↑/↓ (or K/J) move the selected slot; i edits its limit and description."
     )
+    PALETTE_ANYWHERE = frozenset({"new"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("e", "edit", "Edit"),
         Binding("n", "new", "New"),
