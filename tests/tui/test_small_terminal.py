@@ -9,12 +9,14 @@ from rich.text import Text
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Button, Select
+from textual.widgets._footer import FooterKey
 
 from memwork.tui.app import PANES, MemworkApp
 from memwork.tui.panes.lessons import LessonsPane
 from memwork.tui.screens.clusters import ClustersScreen
 from memwork.tui.screens.confirm import ConfirmScreen
 from memwork.tui.screens.form import FormScreen
+from memwork.tui.widgets.footer import WorkbenchFooter
 from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import open_pane, run, screen_text, settle
 
@@ -263,5 +265,31 @@ def test_at_80x24_lessons_and_proposals_show_their_text(demo_app) -> None:
             # The proposed text leads each row (every row read "add lesson (t…").
             assert any("Canary every deploy for" in row for row in rows), rows
             assert not any("add lesson (t" in row for row in rows), rows
+
+    run(scenario)
+
+
+@pytest.mark.parametrize("size", [SMALL, (100, 30)])
+def test_footer_keys_are_whole_and_quit_is_always_there(demo_app, size) -> None:
+    """The footer used to be cut mid-word ("…c Checkpoint e", "y Co", "q Qu"): it shows
+    the pane's first keys that fit whole, then Help, Search and Quit."""
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=size) as pilot:
+            for pane in PANES:
+                await open_pane(pilot, pane.PANE_ID)
+                footer = app.query_one(WorkbenchFooter)
+                right = footer.query_one("#footer-right")
+                line = screen_text(app).splitlines()[-1]
+                for widget in (right, *footer.query(FooterKey)):
+                    assert on_screen(app, widget), (pane.PANE_ID, line)
+                left = [k for k in footer.query(FooterKey) if k.parent is footer]
+                assert left, (pane.PANE_ID, line)  # the pane's own keys, not just the app's
+                for key in left:
+                    assert key.region.right <= right.region.x, (pane.PANE_ID, line)
+                    assert f"{key.key_display} {key.description}" in line, line
+                for whole in ("? Help", "/ Search", "q Quit"):
+                    assert whole in line, (pane.PANE_ID, line)
 
     run(scenario)
