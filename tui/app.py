@@ -23,7 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.geometry import Region
-from textual.notifications import SeverityLevel
+from textual.notifications import Notify, SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Header, TabbedContent, TabPane, Tabs
 from textual.worker import WorkerFailed
@@ -515,6 +515,16 @@ class MemworkApp(TypeAhead, App[None]):
         """A toast. Unlike Textual's, its text is shown as typed by default: toasts
         carry record text (a rule's ``[AVOID]``), which must never be read as markup."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def on_notify(self, event: Notify) -> None:
+        """A new toast replaces the ones on screen (three stacked covered half a list at
+        80x24); an error stays beside it until it times out, as it may still be read."""
+        # Runs before App's own handler, which adds the new toast and redraws the rack.
+        errors = [n for n in self._notifications if n.severity == "error"]
+        kept = errors[-1:] if event.notification.severity != "error" else []
+        for old in list(self._notifications):
+            if old not in kept:
+                self._unnotify(old, refresh=False)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's palette commands but its Quit: ours (q) asks about unsaved edits and
