@@ -8,7 +8,7 @@ import pytest
 from rich.text import Text
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import Button, Select
+from textual.widgets import Button, Input, Select
 from textual.widgets._footer import FooterKey
 
 from memwork.tui.app import PANES, MemworkApp
@@ -291,5 +291,30 @@ def test_footer_keys_are_whole_and_quit_is_always_there(demo_app, size) -> None:
                     assert f"{key.key_display} {key.description}" in line, line
                 for whole in ("? Help", "/ Search", "q Quit"):
                     assert whole in line, (pane.PANE_ID, line)
+
+    run(scenario)
+
+
+def test_short_forms_mark_their_fields_so_hints_never_look_like_values(demo_app) -> None:
+    """Below 32 lines the fields drop their borders; a bar at their left (and their own
+    background) tells a value from the hint under it ("global" and "global, task:<id>…"
+    used to read alike)."""
+
+    async def scenario() -> None:
+        app = demo_app(prepare=False)
+        async with app.run_test(size=SMALL) as pilot:
+            await open_pane(pilot, "lessons")
+            await pilot.press("a")
+            await settle(pilot)
+            assert isinstance(app.screen, FormScreen)
+            lines = screen_text(app).splitlines()
+            scope = app.screen.query_one("#f-scope", Input)
+            assert scope.compact  # short terminal: borderless
+            row, x = scope.region.y, scope.region.x
+            assert lines[row][x] == "▌" and lines[row][x + 1 :].startswith("global"), lines[row]
+            hint = next(line for line in lines if "global, task:<id>" in line)
+            assert "▌" not in hint
+            for field in app.screen.query("Input, TextArea"):
+                assert lines[field.region.y][field.region.x] == "▌", field.id
 
     run(scenario)
