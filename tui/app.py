@@ -149,6 +149,8 @@ class MemworkApp(TypeAhead, App[None]):
         self.search_index: SearchIndex | None = None
         self.search_generation = -1
         self._tab_fit = "full"
+        #: Whether the user has switched panes (the opening pane is then left alone).
+        self._moved = False
         #: Keys one at a time, each to a target that is ready for it (tui/keys.py).
         self.keys = KeyGate(self, self._route_key)
 
@@ -181,11 +183,24 @@ class MemworkApp(TypeAhead, App[None]):
             self.set_interval(hangup.CHECK_SECONDS, partial(self._quit_if_hung_up, fd))
         self.check_store()
         self.refresh_counts()
+        self._open_where_records_are()
         # The search index is built after the first paint, in the background; it is
         # rebuilt when the search opens and the store has moved since.
         self.set_timer(1.0, self.refresh_search_index)
         if self.prepare_panes:
             self.set_timer(PREPARE_AFTER, self._prepare_next_pane)
+
+    @work(thread=True, exclusive=True, group="opening", exit_on_error=False)
+    def _open_where_records_are(self) -> None:
+        """A store with no session but other records (episodes an agent recorded) opens
+        on the first pane that shows them, not on an empty Sessions list."""
+        if (pane_id := self.service.opening_pane()) is not None:
+            self.call_from_thread(self._open_instead, pane_id)
+
+    def _open_instead(self, pane_id: str) -> None:
+        untouched = self.active_pane == PANES[0].PANE_ID and len(self.screen_stack) == 1
+        if untouched and not self._moved:
+            self.action_show_pane(pane_id)
 
     def _prepare_next_pane(self) -> None:
         """Load one hidden pane, lay it out once its data is in, then go on to the next.
@@ -304,6 +319,7 @@ class MemworkApp(TypeAhead, App[None]):
         pane_id = (event.pane.id or "").removeprefix("tab-")
         if pane_id and pane_id != self.active_pane:
             self.active_pane = pane_id
+            self._moved = True
             try:
                 pane = self.pane(pane_id)
             except NoMatches:  # the app is shutting down
