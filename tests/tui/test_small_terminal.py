@@ -318,3 +318,17 @@ def test_short_forms_mark_their_fields_so_hints_never_look_like_values(demo_app)
                 assert lines[field.region.y][field.region.x] == "▌", field.id
 
     run(scenario)
+
+
+def test_at_140x45_the_lesson_text_has_most_of_the_list(demo_app) -> None:
+    """The lesson text stopped at ~35 characters on a wide screen while the scope kept 20."""
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=(140, 45)) as pilot:
+            await open_pane(pilot, "lessons")
+            widths = app.query_one("#lessons", VirtualTable).visible_columns()
+            assert widths["content"] >= 44, widths
+            assert widths["content"] >= 4 * widths["scope"], widths
+
+    run(scenario)
