@@ -8,7 +8,7 @@ import pytest
 from rich.text import Text
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import Button, Input, Select
+from textual.widgets import Button, Input, OptionList, Select
 from textual.widgets._footer import FooterKey
 
 from memwork.tui.app import PANES, MemworkApp
@@ -330,5 +330,24 @@ def test_at_140x45_the_lesson_text_has_most_of_the_list(demo_app) -> None:
             widths = app.query_one("#lessons", VirtualTable).visible_columns()
             assert widths["content"] >= 44, widths
             assert widths["content"] >= 4 * widths["scope"], widths
+
+    run(scenario)
+
+
+def test_at_80x24_the_episode_task_list_shows_each_name_on_one_line(demo_app) -> None:
+    """The task list was as narrow as its 16-column Select: long names wrapped and read
+    as one with the table beside them."""
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SMALL) as pilot:
+            await open_pane(pilot, "episodes")
+            await pilot.press("t")
+            await settle(pilot)
+            overlay = app.query_one("#episodes-task > SelectOverlay", OptionList)
+            lines = screen_text(app).splitlines()
+            for index in range(overlay.option_count):
+                label = str(overlay.get_option_at_index(index).prompt)
+                assert any(label in line for line in lines), (label, lines)
 
     run(scenario)
