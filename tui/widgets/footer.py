@@ -76,12 +76,14 @@ class WorkbenchFooter(Footer):
         widgets: list[Widget] = list(super().compose())
         kept = [w for w in widgets if isinstance(w, FooterKey) and w.action in ALWAYS_SHOWN]
         kept.sort(key=lambda w: ALWAYS_SHOWN.index(w.action))
-        palette = [w for w in widgets if w.has_class("-command-palette")]
+        palette = [
+            w for w in widgets if isinstance(w, FooterKey) and w.has_class("-command-palette")
+        ]
         for widget in palette:
             # Textual docks this key at the right on its own; here the group does.
             widget.remove_class("-command-palette")
             widget.add_class("-palette")
-        right = [*kept, *palette]
+        right: list[Widget] = [*kept, *palette]
         left = [w for w in widgets if w not in right]
         width = self.size.width or self.app.size.width
         self.fitted_width = width
