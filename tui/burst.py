@@ -22,8 +22,10 @@ from textual.driver import Driver
 __all__ = ["BurstParser", "install"]
 
 ESC = "\x1b"
-#: After ESC these start a longer sequence (CSI, SS3): never a key typed after Escape.
-SEQUENCE_STARTS = frozenset("[O")
+#: After ESC these start a longer sequence (CSI, SS3, OSC, DCS, APC, PM, ST): left to
+#: Textual's parser. Typed after Escape they still split, once the parser's wait for
+#: the rest of a sequence times out (the Alt branch below).
+SEQUENCE_STARTS = frozenset("[O]P_^\\")
 
 
 class BurstParser(XTermParser):

@@ -5,6 +5,7 @@ app's driver uses, as a terminal would send them."""
 from __future__ import annotations
 
 import sys
+import time
 
 from textual import events
 from textual.command import CommandPalette
@@ -35,6 +36,18 @@ def test_escape_then_a_key_in_one_read_is_two_keys() -> None:
     assert keys_of("\x1b[A") == ["up"]
     assert keys_of("\x1b[1;2A") == ["shift+up"]
     assert keys_of("7") == ["7"]
+
+
+def test_escape_then_a_sequence_start_splits_once_the_parser_stops_waiting() -> None:
+    """ESC ] may begin a reply from the terminal: the parser waits for the rest, and
+    only then reads the two keys typed."""
+    parser = BurstParser()
+    assert list(parser.feed("\x1b]")) == []
+    time.sleep(0.2)  # past the parser's wait for the rest of a sequence
+    assert [m.key for m in parser.tick() if isinstance(m, events.Key)] == [
+        "escape",
+        "right_square_bracket",
+    ]
 
 
 def test_the_app_reads_its_terminal_with_that_parser(demo_app) -> None:
