@@ -47,15 +47,7 @@ class LessonsPane(Pane):
         "list says so). ] and [ preview decay a week at a time, 0 returns to now."
     )
     PALETTE_ANYWHERE = frozenset(
-        {
-            "add_lesson",
-            "add_rule",
-            "preview",
-            "preview_now",
-            "toggle_all",
-            "cycle_sort",
-            "switch_list",
-        }
+        "add_lesson add_rule preview preview_now toggle_all cycle_sort switch_list".split()
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "add_lesson", "Add", tooltip="Add a lesson"),
