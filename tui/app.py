@@ -21,15 +21,16 @@ from textual import events, on, work
 from textual.app import App, ComposeResult, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
+from textual.driver import Driver
 from textual.geometry import Region
-from textual.notifications import SeverityLevel
+from textual.notifications import Notify, SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Header, TabbedContent, TabPane, Tabs
 from textual.worker import WorkerFailed
 
 from ..core.base.errors import MemworkError
 from ..core.services.recall.search_index import SearchIndex
-from . import clipboard, hangup
+from . import burst, clipboard, hangup
 from .commands import ActionsProvider, MemorySearchProvider
 from .gc_pause import big_load
 from .keys import KeyGate, TypeAhead
@@ -178,12 +179,19 @@ class MemworkApp(TypeAhead, App[None]):
         self.search_index: SearchIndex | None = None
         self.search_generation = -1
         self._tab_fit = "full"
+        #: Whether the user has switched panes (the opening pane is then left alone).
+        self._moved = False
         #: Keys one at a time, each to a target that is ready for it (tui/keys.py).
         self.keys = KeyGate(self, self._route_key)
         #: A toast shown once the workbench is up (the demo says where its copy is).
         self.start_note: str | None = None
         #: Restore points taken before destructive changes; U undoes the last one.
         self.undo = Undo(self)
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this terminal, reading Esc and a key typed in one burst as
+        those two keys, never as an Alt chord (tui/burst.py)."""
+        return burst.install(super().get_driver_class())
 
     # -- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -211,11 +219,24 @@ class MemworkApp(TypeAhead, App[None]):
         self.refresh_counts()
         if self.start_note:
             self.notify(self.start_note, title="Demo", timeout=30)
+        self._open_where_records_are()
         # The search index is built after the first paint, in the background; it is
         # rebuilt when the search opens and the store has moved since.
         self.set_timer(1.0, self.refresh_search_index)
         if self.prepare_panes:
             self.set_timer(PREPARE_AFTER, self._prepare_next_pane)
+
+    @work(thread=True, exclusive=True, group="opening", exit_on_error=False)
+    def _open_where_records_are(self) -> None:
+        """A store with no session but other records (episodes an agent recorded) opens
+        on the first pane that shows them, not on an empty Sessions list."""
+        if (pane_id := self.service.opening_pane()) is not None:
+            self.call_from_thread(self._open_instead, pane_id)
+
+    def _open_instead(self, pane_id: str) -> None:
+        untouched = self.active_pane == PANES[0].PANE_ID and len(self.screen_stack) == 1
+        if untouched and not self._moved:
+            self.action_show_pane(pane_id)
 
     def _prepare_next_pane(self) -> None:
         """Load one hidden pane, lay it out once its data is in, then go on to the next.
@@ -334,6 +355,7 @@ class MemworkApp(TypeAhead, App[None]):
         pane_id = (event.pane.id or "").removeprefix("tab-")
         if pane_id and pane_id != self.active_pane:
             self.active_pane = pane_id
+            self._moved = True
             try:
                 pane = self.pane(pane_id)
             except NoMatches:  # the app is shutting down
@@ -567,6 +589,16 @@ class MemworkApp(TypeAhead, App[None]):
         """A toast. Unlike Textual's, its text is shown as typed by default: toasts
         carry record text (a rule's ``[AVOID]``), which must never be read as markup."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def on_notify(self, event: Notify) -> None:
+        """A new toast replaces the ones on screen (three stacked covered half a list at
+        80x24); an error stays beside it until it times out, as it may still be read."""
+        # Runs before App's own handler, which adds the new toast and redraws the rack.
+        errors = [n for n in self._notifications if n.severity == "error"]
+        kept = errors[-1:] if event.notification.severity != "error" else []
+        for old in list(self._notifications):
+            if old not in kept:
+                self._unnotify(old, refresh=False)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's palette commands but its Quit: ours (q) asks about unsaved edits and

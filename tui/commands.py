@@ -17,6 +17,7 @@ from .messages import JumpTo
 
 if TYPE_CHECKING:
     from .app import MemworkApp
+    from .panes.base import Pane
 
 
 def _actions(app: MemworkApp) -> Iterator[tuple[str, str, Any]]:
@@ -49,7 +50,7 @@ def _actions(app: MemworkApp) -> Iterator[tuple[str, str, Any]]:
             yield (
                 f"{pane_cls.TITLE}: {binding.description}",
                 f"key {binding.key_display or binding.key} in {pane_cls.TITLE}",
-                partial(_run_in_pane, app, pane_cls.PANE_ID, binding.action),
+                partial(_run_in_pane, app, pane_cls, binding.action),
             )
 
 
@@ -65,8 +66,20 @@ def plain_highlight(matcher: Matcher, text: str) -> Content:
     return content
 
 
-def _run_in_pane(app: MemworkApp, pane_id: str, action: str) -> None:
+def _run_in_pane(app: MemworkApp, pane_cls: type[Pane], action: str) -> None:
+    pane_id = pane_cls.PANE_ID
+    unseen = pane_id != app.active_pane
     app.action_show_pane(pane_id)
+    if unseen and action.partition("(")[0] not in pane_cls.PALETTE_ANYWHERE:
+        # The pane's selection was out of sight when the palette was opened (chosen
+        # there some time before): an action on it would hit a record the user never
+        # saw. Show the pane and let the user pick the record first.
+        app.notify(
+            f"Select one here, then press {pane_cls.key_name(action)}",
+            title=pane_cls.TITLE,
+            timeout=6,
+        )
+        return
 
     async def run() -> None:
         pane = app.pane(pane_id)

@@ -167,6 +167,23 @@ class MemoryService:
                 self.store.docs(table) for table in ("lessons", "slots", "mistake_cards")
             ) and not rules.all_rules(self.store)
 
+    def opening_pane(self) -> str | None:
+        """Where the workbench opens when the store has no session but holds something
+        else: the first of Episodes, Lessons, Slots and Cards with records (None: there
+        are sessions, or nothing at all)."""
+        with self.store.reading():
+            if self.store.docs("sessions"):
+                return None
+            if int(aggregates.read_global(self.store)["total_episodes"]):
+                return "episodes"
+            if self.store.docs("lessons") or rules.all_rules(self.store):
+                return "lessons"
+            if self.store.docs("slots"):
+                return "slots"
+            if self.store.docs("mistake_cards"):
+                return "cards"
+        return None
+
     def generation(self) -> int:
         """The store's commit counter; it moves whenever anyone writes."""
         return self.store.committed_generation()

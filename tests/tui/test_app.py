@@ -15,10 +15,11 @@ from memwork.core.storage.store import Store
 from memwork.tui.app import PANES
 from memwork.tui.launch import demo_copy, launch
 from memwork.tui.pane_list import pane_key
+from memwork.tui.screens.form import FormScreen
 from memwork.tui.screens.search import hit_label, query_words
 from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.conftest import folder_digest
-from tests.tui.conftest import SIZE, run, screen_text, settle
+from tests.tui.conftest import SIZE, capture_toasts, run, screen_text, settle
 
 
 def test_digits_and_letters_switch_to_the_eleven_panes_in_order(demo_app) -> None:
@@ -346,5 +347,51 @@ def test_hidden_panes_are_prepared_in_idle_time(demo_app) -> None:  # noqa: ANN0
             await pilot.press("8")
             await pilot.pause()
             assert "History" in screen_text(app) and "entries" in screen_text(app)
+
+    run(scenario)
+
+
+def test_palette_never_acts_on_a_record_out_of_sight(demo_app, demo_path: Path) -> None:
+    """ "Rules & lessons: Reinforce" chosen on Sessions used to reinforce whichever lesson
+    had been selected there earlier, unseen. It shows the lessons and asks for a pick."""
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            toasts = capture_toasts(app)
+            await settle(pilot)
+            assert app.active_pane == "sessions"
+            lesson_id = app.query_one("#lessons", VirtualTable).cursor_key
+            store = Store(demo_path)
+            with store.reading():
+                before = lessons.resolve(store, lesson_id)["reinforcements"]
+            await pilot.press("ctrl+p")
+            await settle(pilot)
+            await pilot.press(*"Rules & lessons: Reinforce", "enter")
+            await settle(pilot)
+            assert app.active_pane == "lessons"
+            with store.reading():
+                assert lessons.resolve(store, lesson_id)["reinforcements"] == before
+            assert any("press r (Reinforce)" in t for t in toasts), toasts
+            # Now the lesson is in view: its key acts on it.
+            await pilot.press("r")
+            await settle(pilot)
+            with store.reading():
+                assert lessons.resolve(store, lesson_id)["reinforcements"] == before + 1
+
+    run(scenario)
+
+
+def test_palette_runs_an_action_on_no_record_from_any_pane(demo_app) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("ctrl+p")
+            await settle(pilot)
+            await pilot.press(*"Slots: New", "enter")
+            await settle(pilot)
+            assert app.active_pane == "slots"
+            assert isinstance(app.screen, FormScreen)
 
     run(scenario)

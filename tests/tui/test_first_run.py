@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memwork import Memory
 from memwork.core.domain import sessions
 from memwork.core.storage.store import Store
 from memwork.tui.app import make_app
@@ -82,5 +83,23 @@ def test_a_list_says_loading_until_it_is_read(demo_app, tmp_path: Path) -> None:
         async with app.run_test(size=(120, 40)) as pilot:
             await open_pane(pilot, "lessons")
             assert "No lessons yet" in screen_text(app)
+
+    run(scenario)
+
+
+def test_a_store_with_episodes_but_no_session_opens_on_its_episodes(tmp_path: Path) -> None:
+    """It used to open on an empty Sessions list, as if nothing were recorded."""
+    db = tmp_path / "agent-memory"
+    Memory(str(db)).record_episode({"task_id": "deploy-api", "score": 0.8})
+
+    async def scenario() -> None:
+        app = make_app(db, poll=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            assert app.active_pane == "episodes"
+            assert "deploy-api" in screen_text(app)
+            await open_pane(pilot, "sessions")  # still there when asked for
+            await settle(pilot)
+            assert app.active_pane == "sessions"
 
     run(scenario)

@@ -160,6 +160,28 @@ def test_a_new_rule_is_selected_and_toasts_keep_its_brackets(demo_app) -> None:
     run(scenario)
 
 
+def test_a_new_lesson_is_selected_in_the_lessons_list(demo_app) -> None:
+    """After a, the lesson just added is the one under the cursor (it used to stay on
+    the lesson selected before), even when the form was opened from the rules list."""
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pane(pilot, "lessons")
+            await pilot.press("tab", "a")  # from the rules list
+            await settle(pilot)
+            await pilot.press(*"Zebra-stripe the canary hosts before a rollout", "ctrl+s")
+            await settle(pilot)
+            table = app.query_one("#lessons", VirtualTable)
+            assert app.focused is table
+            selected = app.query_one(LessonsPane).lessons[table.cursor_key]
+            assert selected["content"] == "Zebra-stripe the canary hosts before a rollout"
+            row = table.cursor_row - table.scroll_offset.y  # on screen, not scrolled away
+            assert 0 <= row < table.size.height
+
+    run(scenario)
+
+
 def test_add_lesson_form_shows_validation_errors_in_the_form(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()

@@ -8,7 +8,8 @@ import pytest
 from rich.text import Text
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import Button, Select
+from textual.widgets import Button, Input, OptionList, Select
+from textual.widgets._footer import FooterKey
 
 from memwork.tui.app import PANES, MemworkApp
 from memwork.tui.pane_list import pane_key
@@ -16,6 +17,7 @@ from memwork.tui.panes.lessons import LessonsPane
 from memwork.tui.screens.clusters import ClustersScreen
 from memwork.tui.screens.confirm import ConfirmScreen
 from memwork.tui.screens.form import FormScreen
+from memwork.tui.widgets.footer import WorkbenchFooter
 from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import open_pane, run, screen_text, settle
 
@@ -265,5 +267,89 @@ def test_at_80x24_lessons_and_proposals_show_their_text(demo_app) -> None:
             # The proposed text leads each row (every row read "add lesson (t…").
             assert any("Canary every deploy for" in row for row in rows), rows
             assert not any("add lesson (t" in row for row in rows), rows
+
+    run(scenario)
+
+
+@pytest.mark.parametrize("size", [SMALL, (100, 30)])
+def test_footer_keys_are_whole_and_quit_is_always_there(demo_app, size) -> None:
+    """The footer used to be cut mid-word ("…c Checkpoint e", "y Co", "q Qu"): it shows
+    the pane's first keys that fit whole, then Help, Search and Quit."""
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=size) as pilot:
+            for pane in PANES:
+                await open_pane(pilot, pane.PANE_ID)
+                footer = app.query_one(WorkbenchFooter)
+                right = footer.query_one("#footer-right")
+                line = screen_text(app).splitlines()[-1]
+                for widget in (right, *footer.query(FooterKey)):
+                    assert on_screen(app, widget), (pane.PANE_ID, line)
+                left = [k for k in footer.query(FooterKey) if k.parent is footer]
+                assert left, (pane.PANE_ID, line)  # the pane's own keys, not just the app's
+                for key in left:
+                    assert key.region.right <= right.region.x, (pane.PANE_ID, line)
+                    assert f"{key.key_display} {key.description}" in line, line
+                for whole in ("? Help", "/ Search", "q Quit"):
+                    assert whole in line, (pane.PANE_ID, line)
+
+    run(scenario)
+
+
+def test_short_forms_mark_their_fields_so_hints_never_look_like_values(demo_app) -> None:
+    """Below 32 lines the fields drop their borders; a bar at their left (and their own
+    background) tells a value from the hint under it ("global" and "global, task:<id>…"
+    used to read alike)."""
+
+    async def scenario() -> None:
+        app = demo_app(prepare=False)
+        async with app.run_test(size=SMALL) as pilot:
+            await open_pane(pilot, "lessons")
+            await pilot.press("a")
+            await settle(pilot)
+            assert isinstance(app.screen, FormScreen)
+            lines = screen_text(app).splitlines()
+            scope = app.screen.query_one("#f-scope", Input)
+            assert scope.compact  # short terminal: borderless
+            row, x = scope.region.y, scope.region.x
+            assert lines[row][x] == "▌" and lines[row][x + 1 :].startswith("global"), lines[row]
+            hint = next(line for line in lines if "global, task:<id>" in line)
+            assert "▌" not in hint
+            for field in app.screen.query("Input, TextArea"):
+                assert lines[field.region.y][field.region.x] == "▌", field.id
+
+    run(scenario)
+
+
+def test_at_140x45_the_lesson_text_has_most_of_the_list(demo_app) -> None:
+    """The lesson text stopped at ~35 characters on a wide screen while the scope kept 20."""
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=(140, 45)) as pilot:
+            await open_pane(pilot, "lessons")
+            widths = app.query_one("#lessons", VirtualTable).visible_columns()
+            assert widths["content"] >= 44, widths
+            assert widths["content"] >= 4 * widths["scope"], widths
+
+    run(scenario)
+
+
+def test_at_80x24_the_episode_task_list_shows_each_name_on_one_line(demo_app) -> None:
+    """The task list was as narrow as its 16-column Select: long names wrapped and read
+    as one with the table beside them."""
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SMALL) as pilot:
+            await open_pane(pilot, "episodes")
+            await pilot.press("t")
+            await settle(pilot)
+            overlay = app.query_one("#episodes-task > SelectOverlay", OptionList)
+            lines = screen_text(app).splitlines()
+            for index in range(overlay.option_count):
+                label = str(overlay.get_option_at_index(index).prompt)
+                assert any(label in line for line in lines), (label, lines)
 
     run(scenario)

@@ -39,6 +39,10 @@ class Pane(Vertical):
     KEY: ClassVar[str] = ""
     #: Shown in the help screen under the pane's name.
     HELP: ClassVar[str] = ""
+    #: Actions that act on no selected record (a new one, a filter, a view): the
+    #: command palette runs them from any pane. The others act on the selection, so
+    #: from another pane the palette shows this pane and asks to pick the record first.
+    PALETTE_ANYWHERE: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Every key of a pane gets a hidden second binding, tried when the first one's

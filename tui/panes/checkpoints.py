@@ -87,6 +87,7 @@ class CheckpointsPane(Pane):
         "current state as an automatic checkpoint, so a restore can be undone by "
         "restoring that one."
     )
+    PALETTE_ANYWHERE = frozenset({"create", "focus_detail"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "create", "Create"),
         Binding("r", "restore", "Restore"),
@@ -384,7 +385,8 @@ class CheckpointsPane(Pane):
                 return  # the error toast is already shown
             self._pending_jump = before["id"]
             self.app.notify(
-                f"Restored {_name(checkpoint)}. To undo, restore the automatic checkpoint "
+                f"Checkpoint {_name(checkpoint)} is back. To undo, restore the automatic "
+                "checkpoint "
                 f"“{before['description']}” (now selected).",
                 title="Restored",
                 timeout=12,

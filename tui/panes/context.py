@@ -70,6 +70,17 @@ class ContextPane(Pane):
         "The line under the cursor names the records it came from; Enter opens the first "
         "(a rule's episodes and a card's sightings are listed beside it)."
     )
+    PALETTE_ANYWHERE = frozenset(
+        {
+            "focus_task",
+            "focus_project",
+            "focus_budget",
+            "toggle_style",
+            "copy",
+            "save",
+            "focus_preview",
+        }
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "focus_task", "Task"),
         Binding("p", "focus_project", "Project"),

@@ -52,6 +52,7 @@ class EpisodesPane(Pane):
         "agent, then episodes of no agent), x clears them. The sparkline shows the "
         "selected episode's task: its last 200 scores. c opens the episode's mistake card."
     )
+    PALETTE_ANYWHERE = frozenset({"pick_task", "cycle_outcome", "cycle_agent", "clear_filters"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "pick_task", "Task"),
         Binding("o", "cycle_outcome", "Outcome"),

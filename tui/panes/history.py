@@ -55,6 +55,15 @@ class HistoryPane(Pane):
         "or slot was injected into an agent's context (recorded while context_log is on; "
         "hidden unless asked)."
     )
+    PALETTE_ANYWHERE = frozenset(
+        {
+            "focus_filter",
+            "cycle_table",
+            "clear_filter",
+            "toggle_injections",
+            "leave_filter",
+        }
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f", "focus_filter", "Filter"),
         Binding("t", "cycle_table(1)", "Table"),

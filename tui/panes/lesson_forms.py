@@ -58,7 +58,7 @@ def add_lesson(pane: LessonsPane) -> None:
     kept: list[str] = []
 
     async def submit(values: dict[str, str]) -> Any:
-        return await pane.workbench.write(
+        saved = await pane.workbench.write(
             core_lessons.add_lesson,
             values["content"],
             scope=await checked_scope(pane, values["scope"], kept),
@@ -73,6 +73,9 @@ def add_lesson(pane: LessonsPane) -> None:
                 else "Lesson added"
             ),
         )
+        if saved is not None:
+            pane.select_lesson_after_load(saved.lesson["id"])
+        return saved
 
     pane.app.push_screen(
         FormScreen(

@@ -47,6 +47,9 @@ class LessonsPane(Pane):
         "Keys act on the selection of the focused list (a lesson key pressed on the rules "
         "list says so). ] and [ preview decay a week at a time, 0 returns to now."
     )
+    PALETTE_ANYWHERE = frozenset(
+        "add_lesson add_rule preview preview_now toggle_all cycle_sort switch_list".split()
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "add_lesson", "Add", tooltip="Add a lesson"),
         Binding("n", "add_rule", "New rule", tooltip="Add a rule (rules list)"),
@@ -176,6 +179,7 @@ class LessonsPane(Pane):
         self.rules = {x["id"]: x for x in all_rules}
         self.duplicate_groups = groups
         self._render_tables()
+        self._select_lesson = None  # the lists are in: a lesson not shown now never will be
         if self._pending_jump:
             ref, self._pending_jump = self._pending_jump, None
             self.jump_to(ref)
@@ -202,10 +206,15 @@ class LessonsPane(Pane):
             warning=warning,
         )
         table.empty_text = NO_LESSONS  # loaded: an empty list now means none
-        wanted, self._select_lesson = self._select_lesson, None
-        if wanted is not None and wanted not in {row.key for row in shown.rows}:
+        wanted = self._select_lesson
+        if wanted is not None and wanted in {row.key for row in shown.rows}:
+            # Kept until the lesson is in the list: the extras can land before the lists.
+            self._select_lesson = None
+        else:
             wanted = None
         table.set_source(ListRowSource(shown.rows), keep_key=wanted or table.cursor_key)
+        if wanted is not None:
+            table.focus()  # the lesson just added or restored is selected, in its own list
         rules_table = self.query_one("#rules", VirtualTable)
         rules_table.empty_text = NO_RULES
         new_rule, self._select_rule = self._select_rule, None
@@ -477,6 +486,10 @@ class LessonsPane(Pane):
     def action_edit(self) -> None:
         if (lesson := self._need_lesson()) is not None:
             forms.edit_lesson(self, lesson)
+
+    def select_lesson_after_load(self, lesson_id: str) -> None:
+        """Select (and focus) lesson ``lesson_id`` when the reload that follows a write lands."""
+        self._select_lesson = lesson_id
 
     def select_rule_after_load(self, rule_id: str) -> None:
         """Select (and focus) rule ``rule_id`` when the reload that follows a write lands."""

@@ -45,6 +45,7 @@ class ReviewPane(Pane):
         "a approves, e edits the text then approves, r rejects (with a reason), m merges a "
         "proposed lesson into a live one (reinforcing it). x shows decided proposals."
     )
+    PALETTE_ANYWHERE = frozenset({"toggle_decided", "toggle_review"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "approve", "Approve", tooltip="Make the proposal live as it is"),
         Binding("e", "edit", "Edit+approve", tooltip="Approve with your own text"),

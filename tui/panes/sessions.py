@@ -46,6 +46,7 @@ class SessionsPane(Pane):
         "even while the store isolates agents. TTLs count down live; the "
         "timeline follows new observations while its cursor is on the last row."
     )
+    PALETTE_ANYWHERE = frozenset({"new_session", "work", "agent_filter"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "observe", "Observe", tooltip="Add an observation to the session"),
         Binding("s", "set_key", "Set key", tooltip="Set a working-memory key (with a TTL)"),

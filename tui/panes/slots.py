@@ -41,6 +41,7 @@ class SlotsPane(Pane):
         "Shift+↑/↓ (or K/J) move the selected slot; i edits its limit and description; a "
         "shows the Letta agent an imported slot came from (its system prompt)."
     )
+    PALETTE_ANYWHERE = frozenset({"new"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("e", "edit", "Edit"),
         Binding("n", "new", "New"),

@@ -57,6 +57,10 @@ class FormScreen(Dialog[Any]):
     FormScreen .field-help { color: $text-muted; text-style: italic; }
     FormScreen Input.-textual-compact, FormScreen TextArea.-textual-compact {
         background: $panel;
+        border-left: outer $primary 50% !important;
+    }
+    FormScreen Input.-textual-compact:focus, FormScreen TextArea.-textual-compact:focus {
+        border-left: outer $accent !important;
     }
     FormScreen TextArea { height: 10; }
     FormScreen.-short TextArea { height: 4; }

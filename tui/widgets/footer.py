@@ -1,13 +1,19 @@
-"""The footer: the focused pane's keys, with Help and Search always in view.
+"""The footer: the focused pane's most useful keys, whole, with Help, Search and Quit
+always in view.
 
-Textual's footer lists the focused widget's keys first and the app's last, so in
-an 80-column terminal the app's own keys (``?`` Help, ``/`` Search) were the
-first to fall off the right edge. Here they sit at the right, in one group with
-the command palette's key, and the pane's keys fill the room left of them.
+Textual's footer lists the focused widget's keys first and the app's last, and cuts
+the row at the right edge: in an 80-column terminal the Sessions footer ended
+"c Checkpoint e", hiding End, New, Work, Forget and Quit. Here Help, Search and
+Quit sit at the right, in one group with the command palette's key, and the
+pane's keys fill the room left of them in the order the pane declares them (its
+most useful first). A key that would not fit whole is left out, with every key
+after it: ``?`` lists them all.
 """
 
 from __future__ import annotations
 
+from rich.cells import cell_len
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import HorizontalGroup
 from textual.widget import Widget
@@ -15,11 +21,35 @@ from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
 #: App actions whose keys never leave the footer, in the order they are shown.
-ALWAYS_SHOWN = ("help", "search")
+ALWAYS_SHOWN = ("help", "search", "quit_safely")
+#: Columns the right-hand group takes besides its keys (its left border).
+RIGHT_BORDER = 1
+
+
+def key_width(key: FooterKey) -> int:
+    """Columns a compact footer key takes: its key, a space and its name, then a gap."""
+    width = cell_len(key.key_display)
+    if key.description:
+        width += 1 + cell_len(key.description)
+    return width + 1
+
+
+def fitting(widgets: list[Widget], room: int) -> list[Widget]:
+    """The leading ``widgets`` that fit whole in ``room`` columns (order kept: a pane
+    declares its most useful keys first)."""
+    kept: list[Widget] = []
+    for widget in widgets:
+        if isinstance(widget, FooterKey):
+            room -= key_width(widget)
+            if room < 0:
+                break
+        kept.append(widget)
+    return kept
 
 
 class WorkbenchFooter(Footer):
-    """A compact footer whose Help and Search keys stay on screen at any width."""
+    """A compact footer whose keys are never cut and whose Help, Search and Quit keys
+    stay on screen at any width."""
 
     DEFAULT_CSS = """
     WorkbenchFooter > #footer-right {
@@ -37,15 +67,34 @@ class WorkbenchFooter(Footer):
     }
     """
 
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        #: The width the keys were last fitted to (a resize to another one refits them).
+        self.fitted_width = 0
+
     def compose(self) -> ComposeResult:
         widgets: list[Widget] = list(super().compose())
         kept = [w for w in widgets if isinstance(w, FooterKey) and w.action in ALWAYS_SHOWN]
         kept.sort(key=lambda w: ALWAYS_SHOWN.index(w.action))
-        palette = [w for w in widgets if w.has_class("-command-palette")]
+        palette = [
+            w for w in widgets if isinstance(w, FooterKey) and w.has_class("-command-palette")
+        ]
         for widget in palette:
             # Textual docks this key at the right on its own; here the group does.
             widget.remove_class("-command-palette")
             widget.add_class("-palette")
-        yield from (w for w in widgets if w not in kept and w not in palette)
-        if kept or palette:
-            yield HorizontalGroup(*kept, *palette, id="footer-right")
+        right: list[Widget] = [*kept, *palette]
+        left = [w for w in widgets if w not in right]
+        width = self.size.width or self.app.size.width
+        self.fitted_width = width
+        if width:
+            room = width - RIGHT_BORDER - sum(key_width(w) for w in kept)
+            room -= sum(key_width(w) + 1 for w in palette)  # its padding for the margin
+            left = fitting(left, room)
+        yield from left
+        if right:
+            yield HorizontalGroup(*right, id="footer-right")
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width != self.fitted_width:
+            self.call_after_refresh(self.recompose)

@@ -69,8 +69,10 @@ def lesson_columns(sort_by: str, *, with_use: bool) -> list[Column]:
             if with_use
             else []
         ),
-        Column("scope", "Scope", min_width=10, max_width=24, drop_order=1),
-        Column("content", "Lesson", min_width=30, weight=2),
+        # The text takes most of the room a wide list has (it stopped at ~35 characters
+        # at 140 columns while the scope kept 20); the scope shows whole in the detail.
+        Column("scope", "Scope", min_width=10, max_width=20, drop_order=1),
+        Column("content", "Lesson", min_width=30, weight=4),
     ]
 
 
