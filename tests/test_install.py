@@ -9,6 +9,7 @@ the dependencies from the registry or its cache); each test then runs the instal
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import select
@@ -61,12 +62,16 @@ class Installed:
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     base = tmp_path_factory.mktemp("install")
     dist = base / "dist"
-    built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
-        capture_output=True,
-        text=True,
-        cwd=base,
-    )
+    # pip builds in the source tree (its build/ folder): test processes that build at
+    # the same moment would trip over each other's files, so they take turns.
+    with open(tmp_path_factory.getbasetemp().parent / "wheel.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        built = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
+            capture_output=True,
+            text=True,
+            cwd=base,
+        )
     assert built.returncode == 0, built.stderr
     (wheel,) = dist.glob("memwork-*.whl")
     venv.create(base / "venv", with_pip=True)

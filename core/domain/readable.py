@@ -155,13 +155,15 @@ FIELDS: dict[str, dict[str, str]] = {
         "worker_id": _TEXT_OR_NULL,
         "metadata": _DICT,
         "card_ids": _TEXTS,
-        "agent_id": _TEXT,
         **_STAMPS,
     },
 }
 #: Fields a record may leave out, and the type each must be when it is there.
 OPTIONAL: dict[str, dict[str, str]] = {
     "lessons": {"source": _TEXT, "effect_base": _OBJECT},
+    # Stamped only on an agent's episode: most records never carry it, and filling it
+    # in would copy every such record on each read.
+    "episodes": {"agent_id": _TEXT},
 }
 #: What a field an older memwork did not write reads as (the model's default): such a
 #: record is read with it, not left out.
@@ -228,7 +230,6 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "worker_id": None,
         "metadata": {},
         "card_ids": [],
-        "agent_id": "",
     },
 }
 

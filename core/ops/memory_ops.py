@@ -465,9 +465,7 @@ class Operations:
         (a negation, an antonym verb such as enable/disable, a reversed before/after) is never a
         near-duplicate: it is kept and `contradicts` lists the other, as `lesson show` and lint
         do. Added at confidence <= 0.1, a lesson is kept but starts forgotten
-        (`starts_forgotten`). `decay_rate` is the confidence it loses per week without
-        reinforcement (default 0.05; 0 never decays); re-adding with a rate sets the lesson's
-        rate.
+        (`starts_forgotten`). Re-adding with a `decay_rate` sets the lesson's rate.
 
         While the store's review is on, the result is the proposal ("proposed": True).
 
@@ -1239,9 +1237,8 @@ class Operations:
 
         A live key's entry (an expired key is not found), with `scope`: where it came from
         (`session`, or the `agent:<A>` / `project:<P>` scope the session inherits it from), and
-        `found` true. With `scope`, that scope's key. With `default`, a missing key is no error:
-        the answer is `{key, value: default, found: false, scope: null}` (a null default is no
-        default).
+        `found` true. With `scope`, that scope's key. With a non-null `default`, a missing key
+        answers `value: default, found: false`.
 
         Args:
             session: the session's id (any id an agent names works; not needed with scope).

@@ -292,7 +292,7 @@ OPERATIONS: tuple[Op, ...] = (
             Param(
                 "max_rules",
                 "int?",
-                "episodic style: the last N rules of each rules section (default 5)",
+                "episodic style: rules per section (default 5)",
                 None,
                 metavar="N",
                 minimum=1,
@@ -300,7 +300,7 @@ OPERATIONS: tuple[Op, ...] = (
             Param(
                 "max_recent",
                 "int?",
-                "episodic style: the task's last N episodes (default 3)",
+                "episodic style: recent episodes (default 3)",
                 None,
                 metavar="N",
                 minimum=1,
@@ -788,9 +788,8 @@ OPERATIONS: tuple[Op, ...] = (
             "the opposite of another (a negation, an antonym verb such as enable/disable, a "
             "reversed before/after) is never a near-duplicate: it is kept and `contradicts` "
             "lists the other, as `lesson show` and lint do. Added at confidence <= 0.1, a "
-            "lesson is kept but starts forgotten (`starts_forgotten`). `decay_rate` is the "
-            "confidence it loses per week without reinforcement (default 0.05; 0 never "
-            "decays); re-adding with a rate sets the lesson's rate."
+            "lesson is kept but starts forgotten (`starts_forgotten`). Re-adding with a "
+            "`decay_rate` sets the lesson's rate."
         ),
         when="Save durable knowledge worth carrying to future tasks, as one imperative line.",
         cli_print="cmd_lessons:added",
@@ -1354,9 +1353,8 @@ OPERATIONS: tuple[Op, ...] = (
         errors=("invalid", "not_found"),
         doc="A live key's entry (an expired key is not found), with `scope`: where it came "
         "from (`session`, or the `agent:<A>` / `project:<P>` scope the session inherits it "
-        "from), and `found` true. With `scope`, that scope's key. With `default`, a missing "
-        "key is no error: the answer is `{key, value: default, found: false, scope: null}` "
-        "(a null default is no default).",
+        "from), and `found` true. With `scope`, that scope's key. With a non-null "
+        "`default`, a missing key answers `value: default, found: false`.",
         when="Read back state kept for this run.",
         cli_print="cmd_wm:key_value",
         toolset="agent",

@@ -55,6 +55,7 @@ def test_an_agent_step_is_one_append_and_one_fsync(
     monkeypatch.setenv("MEMWORK_FSYNC", "1")
     folder = tmp_path / "s"
     memory = Memory(folder, clock=lambda: NOW)
+    memory.store.fold_mode = "now"  # each fold's fsyncs counted with the call it follows
     session = memory.start_session(agent="a")["id"]
     calls = {"n": 0}
     real_fsync, real_fdatasync = os.fsync, os.fdatasync
