@@ -71,7 +71,7 @@ def test_an_agent_writing_to_the_demo_is_seen_at_its_own_time(
     copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MEMWORK_NOW", LATER)
-    session = "ses_01M3250V00WA1TEPXJB3ZH4H8S"  # the demo's active session, on top
+    session = "ses_01M3250V00WA1TEPXJB3ZH4H8V"  # the demo's active session, on top
 
     async def scenario() -> None:
         app = make_app(copy, title_suffix="demo copy", show_location=True, poll=False)

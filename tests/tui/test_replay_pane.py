@@ -12,7 +12,7 @@ from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import SIZE, open_pane, run, screen_text, settle, wait_until
 
 NARROW = (80, 24)
-ACTIVE = "ses_01M3250V00WA1TEPXJB3ZH4H8S"
+ACTIVE = "ses_01M3250V00WA1TEPXJB3ZH4H8V"
 
 
 def test_steps_forward_back_and_to_the_end(demo_app, demo_path: Path) -> None:

@@ -15,6 +15,7 @@ from ...core.domain import rules as core_rules
 from ...core.domain.targets import unknown_scope
 from .. import external_editor
 from ..screens.clusters import ClustersScreen
+from ..screens.confirm import ConfirmScreen
 from ..screens.form import Field, FormScreen
 from ..service import run_operation
 
@@ -188,3 +189,29 @@ def merge_near_duplicates(pane: LessonsPane) -> None:
             )
 
     pane.app.push_screen(ClustersScreen(groups, now), chosen)
+
+
+def forget_lesson(pane: LessonsPane, lesson: dict[str, Any]) -> None:
+    """Ask, then forget ``lesson`` (soft: ``u`` brings it back exactly as it was)."""
+
+    async def answered(yes: bool | None) -> None:
+        if not yes:
+            return
+        done = await pane.workbench.write(
+            core_lessons.forget,
+            lesson["id"],
+            done=f"Forgotten: “{clip(lesson['content'], 40)}” (u brings it back)",
+        )
+        if done is not None:
+            pane.last_forgotten = lesson["id"]
+            pane.forgotten_here.add(lesson["id"])
+
+    pane.app.push_screen(
+        ConfirmScreen(
+            "Forget this lesson?",
+            f"“{lesson['content']}”\n\nIt leaves the context and the list; "
+            "u brings it back (x shows forgotten lessons).",
+            confirm="Forget",
+        ),
+        answered,
+    )

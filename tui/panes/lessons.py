@@ -18,7 +18,6 @@ from ...core.domain import rules as core_rules
 from ...core.domain.decay import is_forgotten
 from ...core.services.context.log import Injections
 from ..external_editor import TOOLTIP as EDITOR_TIP
-from ..screens.confirm import ConfirmScreen
 from ..service import LessonExtras
 from ..widgets.lesson_detail import render_lesson, render_rule
 from ..widgets.lesson_rows import lesson_columns, lesson_rows, lessons_status, rule_rows
@@ -405,31 +404,8 @@ class LessonsPane(Pane):
             )
 
     def action_forget(self) -> None:
-        lesson = self._need_lesson()
-        if lesson is None:
-            return
-
-        async def answered(yes: bool | None) -> None:
-            if not yes:
-                return
-            done = await self.workbench.write(
-                core_lessons.forget,
-                lesson["id"],
-                done=f"Forgotten: “{clip(lesson['content'], 40)}” (u brings it back)",
-            )
-            if done is not None:
-                self.last_forgotten = lesson["id"]
-                self.forgotten_here.add(lesson["id"])
-
-        self.app.push_screen(
-            ConfirmScreen(
-                "Forget this lesson?",
-                f"“{lesson['content']}”\n\nIt leaves the context and the list; "
-                "u brings it back (x shows forgotten lessons).",
-                confirm="Forget",
-            ),
-            answered,
-        )
+        if (lesson := self._need_lesson()) is not None:
+            forms.forget_lesson(self, lesson)
 
     async def action_restore(self) -> None:
         """Bring back the selected lesson if it is forgotten, else the one forgotten last.

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from textual.widgets import TextArea
+
 from ...core.domain import slots as core_slots
 from .. import external_editor
 from ..screens.confirm import ConfirmScreen
@@ -128,6 +130,65 @@ async def toggle_lock(pane: SlotsPane, slot: Doc) -> None:
             "It was marked read-only (usually by the team). Once unlocked, you and "
             "agents can edit or delete it.",
             confirm="Unlock",
+        ),
+        answered,
+    )
+
+
+def discard_draft(pane: SlotsPane, slot: Doc) -> None:
+    """Ask, then drop the unsaved draft of ``slot`` (the editor shows the stored text)."""
+
+    def answered(yes: bool | None) -> None:
+        if not yes:
+            return
+        pane.drafts.pop(slot["id"], None)
+        pane.save_error = ""
+        if pane.editor_id == slot["id"]:
+            editor = pane.query_one("#slot-editor", TextArea)
+            current = pane.slots.get(slot["id"], slot)
+            pane.editor_base = current["content"]
+            editor.load_text(current["content"])
+        pane.app.notify("Draft discarded")
+
+    pane.app.push_screen(
+        ConfirmScreen(
+            f"Discard your unsaved changes to {slot['label']}?",
+            "The slot goes back to its stored text.",
+            confirm="Discard",
+        ),
+        answered,
+    )
+
+
+def delete_slot(pane: SlotsPane, slot: Doc) -> None:
+    """Ask, then delete ``slot`` (a restore point first, so ``U`` undoes it); a read-only
+    slot is refused with the key that unlocks it."""
+    if slot.get("read_only"):
+        pane.app.notify(
+            f"slot {slot['label']} is read-only: l unlocks it first",
+            title="Not deleted",
+            severity="error",
+        )
+        return
+
+    async def answered(yes: bool | None) -> None:
+        if yes:
+            pane.drafts.pop(slot["id"], None)
+            pane._deleting = slot["id"]
+            await pane.workbench.write(
+                core_slots.delete_slot,
+                slot["label"],
+                done=f"Deleted slot {slot['label']}",
+                restore_point=f"deleting slot {slot['label']}",
+            )
+
+    draft = " and your unsaved draft" if pane._has_draft(slot["id"]) else ""
+    pane.app.push_screen(
+        ConfirmScreen(
+            f"Delete slot {slot['label']}?",
+            f"Its {slot['chars']} characters{draft} leave every context. "
+            "U undoes it (a restore point is taken first).",
+            confirm="Delete",
         ),
         answered,
     )

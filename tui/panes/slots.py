@@ -20,7 +20,6 @@ from ...core.base.errors import MemworkError
 from ...core.domain import slots as core_slots
 from ...core.services.interop.letta_agents import owner_of
 from ..external_editor import TOOLTIP as EDITOR_TIP
-from ..screens.confirm import ConfirmScreen
 from ..screens.letta_agent import LettaAgentScreen
 from ..widgets.slot_editor import SlotEditor
 from ..widgets.slot_rows import slot_row, slots_status
@@ -426,27 +425,7 @@ class SlotsPane(Pane):
         if slot is None or not self._has_draft(slot["id"]):
             self.app.notify("No unsaved draft here")
             return
-
-        def answered(yes: bool | None) -> None:
-            if not yes:
-                return
-            self.drafts.pop(slot["id"], None)
-            self.save_error = ""
-            if self.editor_id == slot["id"]:
-                editor = self.query_one("#slot-editor", TextArea)
-                current = self.slots.get(slot["id"], slot)
-                self.editor_base = current["content"]
-                editor.load_text(current["content"])
-            self.app.notify("Draft discarded")
-
-        self.app.push_screen(
-            ConfirmScreen(
-                f"Discard your unsaved changes to {slot['label']}?",
-                "The slot goes back to its stored text.",
-                confirm="Discard",
-            ),
-            answered,
-        )
+        forms.discard_draft(self, slot)
 
     def action_new(self) -> None:
         forms.new_slot(self)
@@ -459,38 +438,8 @@ class SlotsPane(Pane):
             self.workbench.hold_keys_for(self.query_one("#slot-editor", TextArea))
 
     def action_delete(self) -> None:
-        slot = self._need_slot()
-        if slot is None:
-            return
-        if slot.get("read_only"):
-            self.app.notify(
-                f"slot {slot['label']} is read-only: l unlocks it first",
-                title="Not deleted",
-                severity="error",
-            )
-            return
-
-        async def answered(yes: bool | None) -> None:
-            if yes:
-                self.drafts.pop(slot["id"], None)
-                self._deleting = slot["id"]
-                await self.workbench.write(
-                    core_slots.delete_slot,
-                    slot["label"],
-                    done=f"Deleted slot {slot['label']}",
-                    restore_point=f"deleting slot {slot['label']}",
-                )
-
-        draft = " and your unsaved draft" if self._has_draft(slot["id"]) else ""
-        self.app.push_screen(
-            ConfirmScreen(
-                f"Delete slot {slot['label']}?",
-                f"Its {slot['chars']} characters{draft} leave every context. "
-                "U undoes it (a restore point is taken first).",
-                confirm="Delete",
-            ),
-            answered,
-        )
+        if (slot := self._need_slot()) is not None:
+            forms.delete_slot(self, slot)
 
     async def action_move(self, step: int) -> None:
         slot = self._need_slot()
