@@ -62,36 +62,32 @@ def _clean(text: str) -> str:
 
 # -- consolidation ------------------------------------------------------------------------
 def _episode_line(ep: Mapping[str, Any]) -> str:
-    line = f"- task {ep.get('task_id', '?')} | score {float(ep.get('score', 0.0)):.2f}"
-    if ep.get("summary"):
-        line += f" | summary: {clip(str(ep['summary']), EPISODE_TEXT_CAP)}"
-    for key in ("mistakes", "successes"):
-        items = [clip(str(x), EPISODE_TEXT_CAP) for x in ep.get(key) or [] if x]
-        if items:
-            line += f" | {key}: " + "; ".join(items[:5])
-    return line
+    summary = clip(str(ep.get("summary") or ""), EPISODE_TEXT_CAP)
+    return f"task={ep.get('task_id', '?')} score={float(ep.get('score', 0.0)):.2f}: {summary}"
+
+
+#: The episodic library's own consolidation prompt, word for word, so a model answers
+#: memwork as it answered the library.
+_CONSOLIDATION_PROMPT = """You are analyzing an AI agent's performance across multiple episodes.
+Here are recent episode outcomes:
+
+{episodes}
+
+Extract 5 concise, actionable rules the agent should follow in future episodes.
+Each rule should be 1 sentence. Focus on what WORKS and what to AVOID.
+
+Return ONLY a JSON array of strings:
+["Rule 1...", "Rule 2...", ...]
+"""
 
 
 def consolidation_messages(episodes: Iterable[Mapping[str, Any]]) -> list[Message]:
-    """The chat for a consolidation: the last 30 of ``episodes`` (oldest first), each
-    with its task, score, summary, mistakes and successes."""
+    """The chat for a consolidation, as the episodic library asks it: one user message
+    with the last 30 of ``episodes`` (oldest first), one line each (task, score,
+    summary)."""
     window = list(episodes)[-CONSOLIDATE_WINDOW:]
     lines = "\n".join(_episode_line(ep) for ep in window)
-    return [
-        {
-            "role": "system",
-            "content": "You distil an AI agent's experience into short rules it will follow "
-            "on its next tasks.",
-        },
-        {
-            "role": "user",
-            "content": f"Here are the agent's {len(window)} most recent episodes, oldest "
-            f"first (score 0 = failed, 1 = perfect):\n{lines}\n\n"
-            "Write 3 to 5 general, actionable rules that would raise the agent's scores: "
-            "repeat what worked, avoid what failed. One sentence each, under 120 "
-            "characters, no task ids. Reply with only a JSON array of strings.",
-        },
-    ]
+    return [{"role": "user", "content": _CONSOLIDATION_PROMPT.format(episodes=lines)}]
 
 
 def parse_rules(answer: str) -> list[str]:

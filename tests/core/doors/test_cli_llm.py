@@ -62,9 +62,10 @@ def test_consolidate_asks_the_model_about_the_last_30_episodes(cli, server: Chat
         "  + [CONSOLIDATED] Run the tests first\n"
         "  + [CONSOLIDATED] Keep diffs small\n"
     )
-    asked = server.requests[0]["body"]["messages"][1]["content"]
-    assert "30 most recent episodes" in asked and "task t4 " not in asked and "task t5 " in asked
-    assert "mistakes: m34" in asked
+    asked = server.requests[0]["body"]["messages"][-1]["content"]
+    # The episodic library's prompt over the last 30 episodes (t5 to t34).
+    assert asked.startswith("You are analyzing an AI agent's performance")
+    assert "task=t4 " not in asked and "task=t5 " in asked and "task=t34 " in asked
     assert _global_rules(cli)[-2:] == [
         "[CONSOLIDATED] Run the tests first",
         "[CONSOLIDATED] Keep diffs small",
@@ -160,7 +161,7 @@ def test_reflect_writes_the_models_lessons(cli, server: ChatServer) -> None:  # 
         ["reflected"],
         0.8,
     )
-    asked = server.requests[0]["body"]["messages"][1]["content"]
+    asked = server.requests[0]["body"]["messages"][-1]["content"]
     assert "- [note] deploy failed twice\n- [note] canary caught it" in asked
 
 

@@ -25,11 +25,12 @@ def _episodes(n: int) -> list[dict]:
 
 def test_consolidation_prompt_shows_the_last_30_episodes_oldest_first() -> None:
     messages = prompts.consolidation_messages(_episodes(45))
-    assert [m["role"] for m in messages] == ["system", "user"]
-    asked = messages[1]["content"]
-    assert "task-14 " not in asked and "task-15 " in asked and "task-44 " in asked
-    assert asked.index("task-15 ") < asked.index("task-44 ")
-    assert "mistakes: mistake 44" in asked and "JSON array of strings" in asked
+    assert [m["role"] for m in messages] == ["user"]  # the episodic library's one message
+    asked = messages[0]["content"]
+    assert "task=task-14 " not in asked and "task=task-15 " in asked
+    assert asked.index("task=task-15 ") < asked.index("task=task-44 ")
+    assert asked.startswith("You are analyzing an AI agent's performance across multiple")
+    assert "Extract 5 concise, actionable rules" in asked and "JSON array of strings" in asked
 
 
 @pytest.mark.parametrize(
