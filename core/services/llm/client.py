@@ -14,12 +14,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...base.errors import ModelFailed
 from ...base.text import clip
 from ...privacy import scrub
 from .endpoint import Endpoint
+
+_T = TypeVar("_T")
 
 if TYPE_CHECKING:
     import httpx
@@ -155,3 +157,15 @@ def chat(
                 ) from None
     tries = "1 attempt" if attempts == 1 else f"{attempts} attempts"
     raise ModelFailed(f"{where} {last} ({tries}); nothing was written")
+
+
+def ask(where: Endpoint, messages: list[Message], read: Callable[[str], _T]) -> _T:
+    """The model's answer to ``messages``, read by ``read`` (a prompts parser): an answer
+    it cannot read (its ValueError) is a :class:`ModelFailed` that writes nothing."""
+    answer = chat(where, messages)
+    try:
+        return read(answer)
+    except ValueError as exc:
+        raise ModelFailed(
+            f"model endpoint {where.shown} answered malformed: {exc}; nothing was written"
+        ) from None

@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ...base.errors import ModelFailed, NotFound
+from ...base.errors import NotFound
 from ...domain import aggregates, consolidation, episodes
 from ...ledger.curator import Curator
 from ...storage.store import Store
@@ -39,13 +39,7 @@ def model_rules(store: Store, where: endpoint.Endpoint) -> list[str]:
     """The rules the model proposes from the last 30 episodes (ModelFailed if it fails)."""
     with store.reading():
         window = _full(store, aggregates.read_global(store)["recent"])
-    answer = client.chat(where, prompts.consolidation_messages(window))
-    try:
-        return prompts.parse_rules(answer)
-    except ValueError as exc:
-        raise ModelFailed(
-            f"model endpoint {where.shown} answered malformed: {exc}; nothing was written"
-        ) from None
+    return client.ask(where, prompts.consolidation_messages(window), prompts.parse_rules)
 
 
 def consolidate_op(

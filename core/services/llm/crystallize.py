@@ -11,7 +11,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ...base.errors import ModelFailed
 from ...domain import sessions
 from ...ledger.curator import Curator
 from ...storage.store import Store
@@ -35,13 +34,8 @@ def crystallize_op(
     found, observations = session_source.read(store, session, "crystallize")
     where = endpoint.configured()
     if where is not None:
-        answer = client.chat(where, prompts.crystallize_messages(found, observations))
-        try:
-            summary = prompts.parse_summary(answer)
-        except ValueError as exc:
-            raise ModelFailed(
-                f"model endpoint {where.shown} answered malformed: {exc}; nothing was written"
-            ) from None
+        messages = prompts.crystallize_messages(found, observations)
+        summary = client.ask(where, messages, prompts.parse_summary)
     else:
         summary = heuristics.summary_of(observations)
     proposal: str | None = None

@@ -15,7 +15,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ...base.errors import ModelFailed
 from ...ledger.curator import Curator
 from ...storage.store import Store
 from .. import review
@@ -36,13 +35,8 @@ def reflect_op(
     found, observations = session_source.read(store, session, "reflect on")
     where = endpoint.configured()
     if where is not None:
-        answer = client.chat(where, prompts.reflection_messages(found, observations))
-        try:
-            proposed = prompts.parse_lessons(answer)
-        except ValueError as exc:
-            raise ModelFailed(
-                f"model endpoint {where.shown} answered malformed: {exc}; nothing was written"
-            ) from None
+        messages = prompts.reflection_messages(found, observations)
+        proposed = client.ask(where, messages, prompts.parse_lessons)
     else:
         proposed = heuristics.lessons_from(observations)
     scope = f"project:{found['project']}" if found.get("project") else "global"
