@@ -51,7 +51,7 @@ from textual.strip import Strip  # noqa: E402
 
 from memwork.core.storage.store import Store  # noqa: E402
 from memwork.tui.app import MemworkApp  # noqa: E402
-from memwork.tui.pane_list import PANES  # noqa: E402
+from memwork.tui.pane_list import PANES, pane_key  # noqa: E402
 from memwork.tui.panes.episodes import EpisodesPane  # noqa: E402
 from memwork.tui.panes.sessions import SessionsPane  # noqa: E402
 from memwork.tui.screens.search import MIN_QUERY  # noqa: E402
@@ -202,10 +202,12 @@ async def measure(path: Path, n: int, moves: int) -> dict[str, Any]:
 
 
 async def switch_to(app: TimedApp, n: int) -> float:
-    """Seconds from pressing digit ``n`` until a frame shows that pane."""
+    """Seconds from pressing pane ``n``'s key (its digit, or its letter past the ninth)
+    until a frame shows that pane."""
     pane = app.pane(PANES[n - 1].PANE_ID)
+    key = pane_key(n, PANES[n - 1])
     start = perf_counter()
-    app.post_message(events.Key(str(n), str(n)))
+    app.post_message(events.Key(key, key))
     while True:
         await next_frame(app)
         try:

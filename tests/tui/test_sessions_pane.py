@@ -124,6 +124,30 @@ def test_sessions_pane_shows_sessions_timeline_and_working_memory(
     run(scenario)
 
 
+@pytest.mark.parametrize("size", [(140, 45), (200, 50)])
+def test_a_wide_terminal_gives_its_room_to_the_observations(
+    demo_app, demo_path: Path, size: tuple[int, int]
+) -> None:
+    # At 140 columns the observations' text was cut at ~35 characters while the list's
+    # titles took the room; the selected session's title is shown whole above anyway.
+    observed = sessions.observations(Store(demo_path), _active(demo_path)["id"])
+    texts = {o["content"].split(" #")[0] for o in observed}
+    fitting = sorted(t for t in texts if len(t) <= 44)
+    assert len(fitting) >= 3, "the demo's active session has short and long notes"
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            lines = screen_text(app).splitlines()
+            for text in fitting:  # whole, on the row of its time and kind
+                assert any(text in line and "…" not in line.split(text)[1][:1] for line in lines)
+            timeline = app.query_one("#sessions-left").region.width
+            assert timeline <= size[0] // 2  # the list takes at most half
+
+    run(scenario)
+
+
 def test_ttl_counts_down_and_expired_keys_vanish(demo_app, monkeypatch: pytest.MonkeyPatch) -> None:
     async def scenario() -> None:
         app = demo_app()
