@@ -193,6 +193,49 @@ def test_an_agents_new_episode_appears_on_top_keeping_the_selection(
     run(scenario)
 
 
+def test_an_error_memwork_named_says_so(demo_app, demo_path: Path) -> None:
+    # A failure reported without an error gets memwork's IterationError (the context's
+    # past failures need a line); the detail says the agent never reported that class.
+    store = Store(demo_path)
+    for summary, errors in (
+        ("Reported its own error", [{"error_type": "TimeoutError", "message": "30s"}]),
+        ("Failed without a word", []),
+    ):
+        episodes.record_episodes(
+            store,
+            [
+                {
+                    "task_id": "deploy-api",
+                    "score": 0.1,
+                    "steps": 3,
+                    "outcome": "failure",
+                    "summary": summary,
+                    "errors": errors,
+                }
+            ],
+            now=datetime(2026, 11, 20, 11, 59, tzinfo=UTC),
+            actor="cli",
+        )
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pane(pilot, "episodes")
+            await pilot.press("home")
+            await settle(pilot)
+            text = " ".join(screen_text(app).split())
+            assert "Failed without a word" in text
+            assert "IterationError" in text
+            assert "named by memwork (no error reported)" in text
+            await pilot.press("down")
+            await settle(pilot)
+            text = " ".join(screen_text(app).split())
+            assert "Reported its own error" in text and "TimeoutError" in text
+            assert "named by memwork" not in text
+
+    run(scenario)
+
+
 def test_c_opens_the_episodes_mistake_card(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()

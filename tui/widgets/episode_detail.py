@@ -10,6 +10,7 @@ from rich.console import Group
 from rich.text import Text
 
 from ...core.domain.episodes import EpisodeRow
+from ...core.domain.failures import SYNTHESISED_TYPE
 from .bars import ago, outcome_style, plural, short_time
 from .episode_rows import GLYPH
 
@@ -71,6 +72,11 @@ def render_episode(
                 (f"{error.get('error_type', 'Error')}", "bold red"),
                 f": {error.get('message', '')}",
             )
+            if error.get("error_type") == SYNTHESISED_TYPE:
+                # The agent reported a failure without an error: memwork names it so the
+                # context's past failures can warn of it, and the person should know
+                # the class is memwork's word, not the agent's.
+                text.append("\n  named by memwork (no error reported)", style="dim")
             if error.get("resolution"):
                 text.append(f"\n  → {error['resolution']}", style="green")
             parts.append(text)
