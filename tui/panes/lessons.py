@@ -129,8 +129,8 @@ class LessonsPane(Pane):
                 yield Label("Rules", classes="section-title")
                 yield VirtualTable(
                     [
-                        Column("scope", "Scope", min_width=8, max_width=24, drop_order=2),
-                        Column("text", "Rule", min_width=26, weight=2),
+                        Column("scope", "Scope", min_width=8, max_width=20, drop_order=2),
+                        Column("text", "Rule", min_width=26, weight=4),
                         Column("source", "Source", width=12, drop_order=1),
                         Column("active", "On", width=3),
                     ],
