@@ -389,6 +389,7 @@ class MemworkApp(TypeAhead, App[None]):
     async def write(
         self,
         operation: str,
+        /,
         *,
         done: str | Callable[[Any], str] = "",
         form: bool = False,

@@ -97,11 +97,11 @@ class SessionDetail:
 def run_operation(
     store: Store,
     name: str,
+    params: dict[str, Any],
     *,
     now: datetime,
     actor: str,
     curator: Curator | None = None,
-    **params: Any,
 ) -> Any:
     """Run the operation ``name`` through the operation runner, as every door does: its
     parameters checked under their declared names, then audit, isolation and review as
@@ -134,7 +134,7 @@ class MemoryService:
         return clock.now()
 
     # -- writing ----------------------------------------------------------------------
-    def write(self, operation: str, **params: Any) -> Any:
+    def write(self, operation: str, /, **params: Any) -> Any:
         """Run the operation named ``operation`` with ``params`` (its declared parameter
         names) through the operation runner, as the person at the keyboard: the clock,
         the actor ``tui`` and the person's curator key filled in.
@@ -147,10 +147,10 @@ class MemoryService:
             return run_operation(
                 self.store,
                 operation,
+                params,
                 now=self.now,
                 actor=self.actor,
                 curator=self.curator(),
-                **params,
             )
 
     def location(self) -> str:
