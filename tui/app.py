@@ -388,19 +388,23 @@ class MemworkApp(TypeAhead, App[None]):
 
     async def write(
         self,
-        fn: Callable[..., T],
-        *args: Any,
-        done: str | Callable[[T], str] = "",
+        operation: str,
+        /,
+        *,
+        done: str | Callable[[Any], str] = "",
         form: bool = False,
         restore_point: str | None = None,
-        **kwargs: Any,
-    ) -> T | None:
-        """The single writer path: run a core mutation, say how it went, refresh the panes.
+        **params: Any,
+    ) -> Any:
+        """The single writer path: run an operation, say how it went, refresh the panes.
 
-        ``fn(store, *args, now=…, actor="tui", **kwargs)`` runs in a thread. A refusal
-        (a :class:`~core.base.errors.MemworkError`) is shown where the user is looking:
-        under the fields of the open form (re-raised for the form, which stays
-        open; ``form=True`` says the caller is an inline form, like the slot
+        The operation named ``operation`` (the name every door uses: ``reinforce_lesson``,
+        ``delete_slot``) runs in a thread through the operation runner
+        (:meth:`tui.service.MemoryService.write`) with ``params`` under their declared
+        names, so its parameters are checked and audit, isolation and review apply as at
+        any door. A refusal (a :class:`~core.base.errors.MemworkError`) is shown where the
+        user is looking: under the fields of the open form (re-raised for the form, which
+        stays open; ``form=True`` says the caller is an inline form, like the slot
         editor), or else as an error toast (then None is returned). On success
         ``done`` (a message, or a function of the result) is toasted and the panes
         reload after the caller's own follow-up (e.g. noting the record to select),
@@ -414,7 +418,7 @@ class MemworkApp(TypeAhead, App[None]):
         try:
             if restore_point:
                 point = await self.undo.take(restore_point)
-            result: T = await self.io(self.service.write, fn, *args, **kwargs)
+            result = await self.io(self.service.write, operation, **params)
         except MemworkError as exc:
             if form or isinstance(self.screen, FormScreen):
                 raise

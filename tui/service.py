@@ -1,10 +1,12 @@
 """The workbench's one door to the store: named reads, the writer, change detection.
 
 Panes never hold the store. They ask this service for what they show (one
-named method per read, each one consistent read of the store) and hand it the
-core mutations they run (:meth:`MemoryService.write`, which stamps the clock
-and the actor). Only this module and :mod:`tui.launch` import ``core.storage``;
-an import-linter contract in ``pyproject.toml`` keeps it that way.
+named method per read, each one consistent read of the store) and name the
+operations they run (:meth:`MemoryService.write`: the operation runner, as at
+every door, with the clock, the actor and the person's curator key). Only this
+module and :mod:`tui.launch` import ``core.storage``, and no other workbench
+module imports a core module that writes: import-linter contracts in
+``pyproject.toml`` keep it that way.
 
 Every method blocks on the store's lock and file reads: call them from worker
 threads (:meth:`tui.app.MemworkApp.io` runs one and awaits it), never from the
@@ -13,16 +15,16 @@ UI thread.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from ..core.base import clock
 from ..core.base.errors import NotFound
 from ..core.domain import (
+    actions,
     aggregates,
     cards,
     contradictions,
@@ -38,9 +40,9 @@ from ..core.domain.targets import Targets, known_targets
 from ..core.domain.working_memory import overview as working_memory
 from ..core.domain.working_memory import scopes as wm_scopes
 from ..core.ledger import audit, config
-from ..core.ledger.curator import Curator, decision, ensure_key_file, is_decision
+from ..core.ledger.curator import Curator, ensure_key_file
 from ..core.ops import runner
-from ..core.ops.operations import by_name
+from ..core.ops.internal import workbench_op
 from ..core.privacy import counting
 from ..core.services import checkpoints, history, link_graph, lint, replay, review
 from ..core.services.context.build import build_context
@@ -51,7 +53,6 @@ from ..core.storage.store import Store
 
 __all__ = ["EpisodeHead", "LessonExtras", "MemoryService", "SessionDetail", "Store"]
 
-T = TypeVar("T")
 ACTOR = "tui"
 Doc = dict[str, Any]
 
@@ -93,21 +94,21 @@ class SessionDetail:
     """:func:`core.domain.working_memory.overview.overview` of the session."""
 
 
-@decision
 def run_operation(
     store: Store,
     name: str,
+    params: dict[str, Any],
     *,
     now: datetime,
     actor: str,
     curator: Curator | None = None,
-    **params: Any,
 ) -> Any:
-    """Run the operation ``name`` (:mod:`core.ops.operations`) through the operation
-    runner, as every door does: its parameters checked, then audit, isolation and review
-    as for any caller (the workbench's curator key: review holds none of its writes, and
-    records the ones that get around it). For :meth:`MemoryService.write`."""
-    op = by_name(name)
+    """Run the operation ``name`` through the operation runner, as every door does: its
+    parameters checked under their declared names, then audit, isolation and review as
+    for any caller (the workbench's curator key: review holds none of its writes, and
+    records the ones that get around it). ``name`` is any door's operation
+    (:mod:`core.ops.operations`) or one of the workbench's own (:mod:`core.ops.internal`)."""
+    op = workbench_op(name)
     checked = runner.check(op, "api", params)
     return runner.call(op, store, checked, now=now, actor=actor, curator=curator)
 
@@ -122,7 +123,7 @@ class MemoryService:
 
     def curator(self) -> Curator:
         """The person's curator key (``core.ledger.curator``): the user's key file, made on the
-        first decision. The workbench is a person at the keyboard; its decisions carry it."""
+        first write. The workbench is a person at the keyboard; every write carries it."""
         if self._curator is None:
             self._curator, _ = ensure_key_file()
         return self._curator
@@ -133,20 +134,24 @@ class MemoryService:
         return clock.now()
 
     # -- writing ----------------------------------------------------------------------
-    def write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run a core mutation ``fn(store, *args, now=…, actor="tui", **kwargs)``.
+    def write(self, operation: str, /, **params: Any) -> Any:
+        """Run the operation named ``operation`` with ``params`` (its declared parameter
+        names) through the operation runner, as the person at the keyboard: the clock,
+        the actor ``tui`` and the person's curator key filled in.
 
-        ``fn`` is a public domain function of ``core`` (they open their own
-        transaction, validate before the first write and record the audit entry).
-        Redactions the scrubber makes in it are counted into the change's audit entry.
+        There is no other way for the workbench to change the store: a pane names an
+        operation, never a core function. Redactions the scrubber makes in it are counted
+        into the change's audit entry.
         """
-        if is_decision(fn):
-            kwargs.setdefault("curator", self.curator())
-        if "replay" in inspect.signature(fn).parameters:
-            # Approving a proposal replays its operation through the operation runner.
-            kwargs.setdefault("replay", runner.replay)
         with counting():
-            return fn(self.store, *args, now=self.now, actor=self.actor, **kwargs)
+            return run_operation(
+                self.store,
+                operation,
+                params,
+                now=self.now,
+                actor=self.actor,
+                curator=self.curator(),
+            )
 
     def location(self) -> str:
         """Where the store is, as an agent would name it in ``MEMWORK_DB``: the folder's
@@ -286,6 +291,11 @@ class MemoryService:
         groups = lessons.near_duplicate_clusters(all_lessons, self.now)
         return all_lessons, all_rules, len(groups)
 
+    def near_duplicate_groups(self, known: Sequence[Doc]) -> list[list[Doc]]:
+        """Groups of near-duplicate live lessons among ``known`` (each strongest first),
+        largest group first: what merging offers."""
+        return lessons.near_duplicate_clusters(list(known), self.now)
+
     def live_lessons(self) -> list[Doc]:
         """The live lessons, strongest first (what a proposal can be merged into)."""
         now = self.now
@@ -312,6 +322,10 @@ class MemoryService:
     def checkpoint_diff(self, key: str, titles: int) -> Doc:
         """What changed since checkpoint ``key``, with titles for the first ids shown."""
         return checkpoints.diff(self.store, key, titles=titles)
+
+    def work_items(self) -> list[Doc]:
+        """Every work item (``core.domain.actions``), as ``memwork action list`` lists them."""
+        return actions.list_actions(self.store)
 
     def tasks(self) -> list[Doc]:
         """Every task with its numbers."""

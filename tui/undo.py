@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..core.base.text import clip
-from ..core.services import checkpoints
-from .service import run_operation
 
 if TYPE_CHECKING:
     from .app import MemworkApp
@@ -49,8 +47,9 @@ class Undo:
     async def take(self, what: str) -> str:
         """Take the restore point for ``what`` (raises when the store cannot be copied:
         the change must then not be made)."""
-        service = self.app.service
-        doc = await self.app.io(service.write, checkpoints.create, f"before {what}", automatic=True)
+        doc = await self.app.io(
+            self.app.service.write, "take_restore_point", description=f"before {what}"
+        )
         return str(doc["id"])
 
     async def remember(self, checkpoint: str, what: str) -> None:
@@ -96,9 +95,7 @@ class Undo:
         )
 
     async def _restore(self, point: RestorePoint) -> None:
-        before: Any = await self.app.write(
-            run_operation, "restore_checkpoint", checkpoint=point.checkpoint
-        )
+        before: Any = await self.app.write("restore_checkpoint", checkpoint=point.checkpoint)
         if before is None or before.get("proposed"):
             return  # refused: the toast says why
         if self.last == point:

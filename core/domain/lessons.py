@@ -174,6 +174,7 @@ def add_op(
     tags: list[str] | None = None,
     on_duplicate: str = "keep-both",
     decay_rate: float | None = None,
+    source: str = "agent",
 ) -> dict[str, Any]:
     """The ``add_lesson`` operation: the saved lesson, with what the save did
     (:func:`write_record`)."""
@@ -185,6 +186,7 @@ def add_op(
         scope=scope,
         confidence=confidence,
         tags=tags,
+        source=source,
         on_duplicate=on_duplicate,
         decay_rate=decay_rate,
     )

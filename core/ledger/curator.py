@@ -26,10 +26,9 @@ import hashlib
 import hmac
 import os
 import secrets
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from ..base.errors import InvalidInput, UserError
 from ..storage.store import Store
@@ -38,9 +37,6 @@ META = "meta"
 DOC = "curator"
 KEY_PREFIX = "mwc_"
 ENV_FILE = "MEMWORK_CURATOR_KEY_FILE"
-
-F = TypeVar("F", bound=Callable[..., Any])
-_DECIDERS: set[Callable[..., Any]] = set()
 
 
 class NotCurator(UserError):
@@ -66,17 +62,6 @@ class Curator:
 
     def __repr__(self) -> str:  # never the key itself
         return f"Curator({self.source!r})"
-
-
-def decision(fn: F) -> F:
-    """Mark a core function as a decision: its door passes the curator (``curator=``)."""
-    _DECIDERS.add(fn)
-    return fn
-
-
-def is_decision(fn: Callable[..., Any]) -> bool:
-    """Whether ``fn`` is a decision (:func:`decision`)."""
-    return fn in _DECIDERS
 
 
 # -- key files --------------------------------------------------------------------------

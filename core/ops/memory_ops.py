@@ -452,6 +452,7 @@ class Operations:
         tags: Iterable[str] = (),
         on_duplicate: str = "keep-both",
         decay_rate: float | None = None,
+        source: str = "agent",
     ) -> dict[str, Any]:
         """Add a lesson (re-adding the same words reinforces).
 
@@ -478,6 +479,7 @@ class Operations:
             reinforce it, or supersede it.
             decay_rate: confidence lost per week without reinforcement, 0.0-1.0 (default 0.05; 0
             never decays).
+            source: who wrote the lesson, kept on the record (the workbench says tui).
         """
         result: dict[str, Any] = self._operation(
             "add_lesson",
@@ -488,6 +490,7 @@ class Operations:
                 "tags": tags,
                 "on_duplicate": on_duplicate,
                 "decay_rate": decay_rate,
+                "source": source,
             },
         )
         return result
@@ -647,6 +650,28 @@ class Operations:
         """
         result: dict[str, Any] = self._operation(
             "restore_lesson",
+            {
+                "lesson": lesson,
+            },
+        )
+        return result
+
+    def unforget_lesson(
+        self,
+        lesson: str,
+    ) -> dict[str, Any]:
+        """Undo forgetting a lesson.
+
+        Undo `forget`: the lesson is live again exactly as it was (its confidence and decay
+        clock untouched), unlike `restore`, which brings it back as if reinforced now. Only a
+        lesson forgotten by hand can be unforgotten; one that has also decayed away since stays
+        forgotten (restore it).
+
+        Args:
+            lesson: the lesson's id (or a unique start or end of it).
+        """
+        result: dict[str, Any] = self._operation(
+            "unforget_lesson",
             {
                 "lesson": lesson,
             },

@@ -775,6 +775,13 @@ OPERATIONS: tuple[Op, ...] = (
                 choices=("reinforce", "supersede", "keep-both"),
             ),
             DECAY_RATE,
+            Param(
+                "source",
+                "str",
+                "who wrote the lesson, kept on the record (the workbench says tui)",
+                "agent",
+                doors=("api",),
+            ),
         ),
         writes=True,
         review=True,
@@ -906,6 +913,23 @@ OPERATIONS: tuple[Op, ...] = (
             "the confidence it had."
         ),
         cli_print="cmd_lessons:restored",
+        toolset="curation",
+    ),
+    Op(
+        "unforget_lesson",
+        "lesson unforget",
+        "undo forgetting a lesson",
+        "domain.lessons:unforget",
+        (LESSON,),
+        writes=True,
+        result="lesson",
+        errors=("invalid", "not_found", "conflict"),
+        doc=(
+            "Undo `forget`: the lesson is live again exactly as it was (its confidence and "
+            "decay clock untouched), unlike `restore`, which brings it back as if reinforced "
+            "now. Only a lesson forgotten by hand can be unforgotten; one that has also "
+            "decayed away since stays forgotten (restore it)."
+        ),
         toolset="curation",
     ),
     Op(

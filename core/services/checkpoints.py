@@ -114,6 +114,12 @@ def create(
     return doc
 
 
+def restore_point(store: Store, description: str, *, now: datetime, actor: str) -> dict[str, Any]:
+    """An automatic checkpoint taken before a destructive change a person makes (the
+    workbench's ``U`` restores it); swept with the other automatic ones."""
+    return create(store, description, now=now, actor=actor, automatic=True)
+
+
 def list_checkpoints(store: Store) -> list[dict[str, Any]]:
     """Checkpoints, oldest first."""
     with store.reading():

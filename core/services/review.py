@@ -52,7 +52,7 @@ from ..base.text import clip, fingerprint, normalise, one_line
 from ..domain import cards, contradictions, lessons, slots
 from ..domain.decay import is_live
 from ..ledger import audit, config, links
-from ..ledger.curator import Curator, check, decision
+from ..ledger.curator import Curator, check
 from ..models.base import validate
 from ..models.lesson import Lesson
 from ..models.proposal import Proposal
@@ -801,7 +801,6 @@ def _decide(
     return _kept(doc)
 
 
-@decision
 def approve(
     store: Store,
     key: str,
@@ -906,7 +905,6 @@ def _outcome(
     return (found if isinstance(found, str) else None), f"{change_line(proposal)}"
 
 
-@decision
 def reject(
     store: Store,
     key: str,
@@ -928,7 +926,6 @@ def reject(
     return decided
 
 
-@decision
 def merge(
     store: Store,
     key: str,

@@ -20,7 +20,6 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ...core.base.text import clip
-from ...core.domain import cards as core_cards
 from ...core.models.card import DEFAULT_LESSON, TEXT_CAP
 from ..messages import JumpTo
 from ..screens.confirm import ConfirmScreen
@@ -264,9 +263,9 @@ class CardsPane(Pane):
         async def answered(yes: bool | None) -> None:
             if yes:
                 done = await self.workbench.write(
-                    core_cards.merge_cards,
-                    keep["id"],
-                    absorb["id"],
+                    "merge_cards",
+                    keep=keep["id"],
+                    absorb=absorb["id"],
                     done=f"Merged: the card is now seen {total}×",
                     restore_point="merging two mistake cards",
                 )
@@ -294,8 +293,8 @@ class CardsPane(Pane):
         async def submit(values: dict[str, str]) -> Any:
             cut = max(len(values["lesson"].strip()), len(values["evidence"].strip())) > TEXT_CAP
             return await self.workbench.write(
-                core_cards.edit_card,
-                card["id"],
+                "edit_card",
+                card=card["id"],
                 lesson=values["lesson"],
                 evidence=values["evidence"],
                 done=f"Card saved{f' (cut to {TEXT_CAP} characters)' if cut else ''}",

@@ -15,10 +15,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ...core.base.text import clip
-from ...core.services import checkpoints as core_checkpoints
 from ..screens.confirm import ConfirmScreen
 from ..screens.form import Field, FormScreen
-from ..service import run_operation
 from ..widgets.bars import ago, short_time
 from ..widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 from .base import Pane
@@ -334,8 +332,8 @@ class CheckpointsPane(Pane):
     def action_create(self) -> None:
         async def submit(values: dict[str, str]) -> Any:
             created = await self.workbench.write(
-                core_checkpoints.create,
-                values["description"],
+                "create_checkpoint",
+                description=values["description"],
                 done=lambda c: f"Checkpoint {_name(c)} created",
             )
             if created is not None:
@@ -378,9 +376,7 @@ class CheckpointsPane(Pane):
                 return
             # As the curator (the workbench is a person): a restore past review is
             # recorded in the review queue as a decision.
-            before = await self.workbench.write(
-                run_operation, "restore_checkpoint", checkpoint=checkpoint["id"]
-            )
+            before = await self.workbench.write("restore_checkpoint", checkpoint=checkpoint["id"])
             if before is None or before.get("proposed"):
                 return  # the error toast is already shown
             self._pending_jump = before["id"]
@@ -413,8 +409,8 @@ class CheckpointsPane(Pane):
         async def answered(yes: bool | None) -> None:
             if yes:
                 await self.workbench.write(
-                    core_checkpoints.delete,
-                    checkpoint["id"],
+                    "delete_checkpoint",
+                    checkpoint=checkpoint["id"],
                     done=f"Deleted checkpoint {_name(checkpoint)}",
                 )
 

@@ -10,14 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.base.errors import InvalidInput
 from ...core.base.text import clip
-from ...core.domain import lessons as core_lessons
-from ...core.domain import rules as core_rules
 from ...core.domain.targets import unknown_scope
 from .. import external_editor
 from ..screens.clusters import ClustersScreen
 from ..screens.confirm import ConfirmScreen
 from ..screens.form import Field, FormScreen
-from ..service import run_operation
 
 if TYPE_CHECKING:
     from .lessons import LessonsPane
@@ -60,22 +57,22 @@ def add_lesson(pane: LessonsPane) -> None:
 
     async def submit(values: dict[str, str]) -> Any:
         saved = await pane.workbench.write(
-            core_lessons.add_lesson,
-            values["content"],
+            "add_lesson",
+            text=values["content"],
             scope=await checked_scope(pane, values["scope"], kept),
             confidence=_number(values["confidence"], "confidence"),
             tags=_tags(values["tags"]),
             source="tui",
             done=lambda result: (
-                f"Already known: reinforced “{clip(result.lesson['content'], 50)}”"
-                if result.action == "reinforced"
+                f"Already known: reinforced “{clip(result['content'], 50)}”"
+                if result["action"] == "reinforced"
                 else "Lesson added (a near-duplicate of another: m merges them)"
-                if result.near_duplicate_of
+                if result["near_duplicate_of"]
                 else "Lesson added"
             ),
         )
         if saved is not None:
-            pane.select_lesson_after_load(saved.lesson["id"])
+            pane.select_lesson_after_load(saved["id"])
         return saved
 
     pane.app.push_screen(
@@ -99,18 +96,18 @@ def add_rule(pane: LessonsPane) -> None:
 
     async def submit(values: dict[str, str]) -> Any:
         added = await pane.workbench.write(
-            core_rules.add_rule,
-            values["text"],
+            "add_rule",
+            text=values["text"],
             scope=await checked_scope(pane, values["scope"], kept),
             done=lambda result: (
-                f"Rule {result[1]}: {clip(result[0]['text'], 50)}"
-                if result[1] != "unchanged"
-                else f"Already a rule: {clip(result[0]['text'], 50)}"
+                f"Rule {result['outcome']}: {clip(result['text'], 50)}"
+                if result["outcome"] != "unchanged"
+                else f"Already a rule: {clip(result['text'], 50)}"
             ),
         )
         if added:
-            pane.select_rule_after_load(added[0]["id"])
-        return added[0] if added else None
+            pane.select_rule_after_load(added["id"])
+        return added
 
     pane.app.push_screen(
         FormScreen(
@@ -131,9 +128,9 @@ def edit_lesson(pane: LessonsPane, lesson: dict[str, Any]) -> None:
 
     async def submit(values: dict[str, str]) -> Any:
         return await pane.workbench.write(
-            core_lessons.edit,
-            lesson["id"],
-            content=values["content"],
+            "edit_lesson",
+            lesson=lesson["id"],
+            text=values["content"],
             scope=await checked_scope(pane, values["scope"], kept),
             tags=_tags(values["tags"]),
             confidence=_number(values["confidence"], "confidence"),
@@ -161,7 +158,7 @@ async def edit_in_editor(pane: LessonsPane, lesson: dict[str, Any]) -> None:
 
     async def save(text: str) -> Any:
         return await pane.workbench.write(
-            run_operation, "edit_lesson", lesson=lesson["id"], text=text, done="Lesson saved"
+            "edit_lesson", lesson=lesson["id"], text=text, done="Lesson saved"
         )
 
     await external_editor.edit_and_save(
@@ -172,7 +169,7 @@ async def edit_in_editor(pane: LessonsPane, lesson: dict[str, Any]) -> None:
 def merge_near_duplicates(pane: LessonsPane) -> None:
     """Pick a group of near-duplicate lessons and merge it into its strongest."""
     now = pane.service.now
-    groups = core_lessons.near_duplicate_clusters(list(pane.lessons.values()), now)
+    groups = pane.service.near_duplicate_groups(list(pane.lessons.values()))
     if not groups:
         pane.app.notify("No near-duplicate lessons (similarity >= 90 within a scope)")
         return
@@ -181,9 +178,9 @@ def merge_near_duplicates(pane: LessonsPane) -> None:
         if group:
             keep, *rest = group
             await pane.workbench.write(
-                core_lessons.merge_lessons,
-                keep["id"],
-                [x["id"] for x in rest],
+                "merge_lessons",
+                keep=keep["id"],
+                absorb=[x["id"] for x in rest],
                 done=f"Merged {len(rest)} into “{keep['content'][:40]}”",
                 restore_point=f"merging {len(rest) + 1} lessons",
             )
@@ -198,8 +195,8 @@ def forget_lesson(pane: LessonsPane, lesson: dict[str, Any]) -> None:
         if not yes:
             return
         done = await pane.workbench.write(
-            core_lessons.forget,
-            lesson["id"],
+            "forget_lesson",
+            lesson=lesson["id"],
             done=f"Forgotten: “{clip(lesson['content'], 40)}” (u brings it back)",
         )
         if done is not None:

@@ -13,8 +13,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
 from ...core.base.text import clip
-from ...core.domain import lessons as core_lessons
-from ...core.domain import rules as core_rules
 from ...core.domain.decay import is_forgotten
 from ...core.services.context.log import Injections
 from ..external_editor import TOOLTIP as EDITOR_TIP
@@ -387,19 +385,18 @@ class LessonsPane(Pane):
 
     async def action_reinforce(self) -> None:
         if lesson := self._need_lesson():
-            await self.workbench.write(core_lessons.reinforce, lesson["id"], done="Reinforced")
+            await self.workbench.write("reinforce_lesson", lesson=lesson["id"], done="Reinforced")
 
     async def action_weaken(self) -> None:
         if lesson := self._need_lesson():
-            await self.workbench.write(core_lessons.weaken, lesson["id"], done="Weakened")
+            await self.workbench.write("weaken_lesson", lesson=lesson["id"], done="Weakened")
 
     async def action_toggle_pin(self) -> None:
         if lesson := self._need_lesson():
             pinned = not lesson.get("pinned")
             await self.workbench.write(
-                core_lessons.set_pinned,
-                lesson["id"],
-                pinned,
+                "pin_lesson" if pinned else "unpin_lesson",
+                lesson=lesson["id"],
                 done="Pinned" if pinned else "Unpinned",
             )
 
@@ -425,8 +422,8 @@ class LessonsPane(Pane):
             lesson = last
         undo = lesson["id"] in self.forgotten_here and bool(lesson.get("deleted"))
         restored = await self.workbench.write(
-            core_lessons.unforget if undo else core_lessons.restore,
-            lesson["id"],
+            "unforget_lesson" if undo else "restore_lesson",
+            lesson=lesson["id"],
             done=f"{'Back as it was' if undo else 'Restored'}: “{clip(lesson['content'], 40)}”",
         )
         if restored is not None:
@@ -477,9 +474,8 @@ class LessonsPane(Pane):
             self.warn("Select a rule first (Tab to the rules list)")
             return
         await self.workbench.write(
-            core_rules.set_active,
-            rule["id"],
-            not rule["active"],
+            "deactivate_rule" if rule["active"] else "activate_rule",
+            rule=rule["id"],
             done="Rule switched on" if not rule["active"] else "Rule switched off",
         )
 

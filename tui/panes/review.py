@@ -19,10 +19,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static
 
 from ...core.base.text import clip
-from ...core.services import review as core_review
 from ..screens.form import Field, FormScreen
 from ..screens.lesson_picker import LessonPicker
-from ..service import run_operation
 from ..widgets.proposal_detail import (
     STATUS_STYLE,
     kind_label,
@@ -214,8 +212,8 @@ class ReviewPane(Pane):
     async def action_approve(self) -> None:
         if proposal := self._need_pending():
             await self.workbench.write(
-                core_review.approve,
-                proposal["id"],
+                "approve_proposal",
+                proposal=proposal["id"],
                 done=lambda decided: f"Approved: {decided['result']}",
             )
 
@@ -230,8 +228,8 @@ class ReviewPane(Pane):
 
         async def submit(values: dict[str, str]) -> Any:
             return await self.workbench.write(
-                core_review.approve,
-                proposal["id"],
+                "approve_proposal",
+                proposal=proposal["id"],
                 edit=values["text"],
                 whole_slot=whole,
                 done=lambda decided: f"Approved with your text: {decided['result']}",
@@ -279,7 +277,7 @@ class ReviewPane(Pane):
 
         async def submit(values: dict[str, str]) -> Any:
             return await self.workbench.write(
-                core_review.reject, proposal["id"], why=values["why"], done="Rejected"
+                "reject_proposal", proposal=proposal["id"], why=values["why"], done="Rejected"
             )
 
         self.app.push_screen(
@@ -313,9 +311,9 @@ class ReviewPane(Pane):
         async def chosen(lesson: dict[str, Any] | None) -> None:
             if lesson is not None:
                 await self.workbench.write(
-                    core_review.merge,
-                    proposal["id"],
-                    lesson["id"],
+                    "merge_proposal",
+                    proposal=proposal["id"],
+                    lesson=lesson["id"],
                     done=lambda decided: f"Merged: {decided['result']}",
                 )
 
@@ -336,7 +334,6 @@ class ReviewPane(Pane):
     async def action_toggle_review(self) -> None:
         turn = "off" if self.reviewing else "on"
         await self.workbench.write(
-            run_operation,
             "set_config",
             key="review",
             value=turn,

@@ -10,13 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...core.base.errors import InvalidInput
-from ...core.domain import forgetting
-from ...core.domain import sessions as core_sessions
-from ...core.domain.working_memory import checkpoints as wm_checkpoints
-from ...core.domain.working_memory import keys as wm_keys
-from ...core.domain.working_memory import scopes as wm_scopes
-from ...core.domain.working_memory import scratchpad as wm_scratchpad
-from ...core.domain.working_memory import task as wm_task
 from ..screens.confirm import ConfirmScreen
 from ..screens.form import Field, FormScreen
 from ..widgets.bars import plural, short_stamp
@@ -57,8 +50,8 @@ def new_session(pane: SessionsPane) -> None:
 
     async def submit(values: dict[str, str]) -> Any:
         session = await pane.workbench.write(
-            core_sessions.start_session,
-            agent_id=values["agent"],
+            "start_session",
+            agent=values["agent"],
             project=values["project"],
             title=values["title"],
             done="Session started",
@@ -85,8 +78,8 @@ def end_session(pane: SessionsPane, session: Doc) -> None:
 
     async def submit(values: dict[str, str]) -> Any:
         return await pane.workbench.write(
-            core_sessions.end_session,
-            session["id"],
+            "end_session",
+            session=session["id"],
             summary=values["summary"],
             done="Session ended",
         )
@@ -113,9 +106,9 @@ def observe(pane: SessionsPane, session: Doc) -> None:
 
     async def submit(values: dict[str, str]) -> Any:
         result = await pane.workbench.write(
-            core_sessions.observe,
-            session["id"],
-            values["content"],
+            "observe",
+            session=session["id"],
+            text=values["content"],
             kind=values["kind"].strip() or "note",
             tags=_tags(values["tags"]),
             done="Observation added",
@@ -143,10 +136,10 @@ def set_key(pane: SessionsPane, session: Doc, current: Doc | None) -> None:
     async def submit(values: dict[str, str]) -> Any:
         ttl = parse_ttl(values["ttl"])
         return await pane.workbench.write(
-            wm_keys.set_key,
-            session["id"],
-            values["key"],
-            values["value"],
+            "wm_set",
+            session=session["id"],
+            key=values["key"],
+            value=values["value"],
             ttl=ttl,
             done=f"Key {values['key']!r} set",
         )
@@ -180,17 +173,17 @@ def delete_key(pane: SessionsPane, session: Doc, key: str, scope: str = "session
             return
         if scope == "session":
             await pane.workbench.write(
-                wm_keys.delete_key,
-                session["id"],
-                key,
+                "wm_delete",
+                session=session["id"],
+                key=key,
                 done=f"Key {key!r} deleted",
                 restore_point=f"deleting key {key!r}",
             )
         else:
             await pane.workbench.write(
-                wm_scopes.delete_key,
-                None,
-                key,
+                "wm_delete",
+                session=None,
+                key=key,
                 scope=scope,
                 done=f"Shared key {key!r} deleted from {scope}",
                 restore_point=f"deleting shared key {key!r}",
@@ -223,8 +216,8 @@ def forget_session(pane: SessionsPane, session: Doc) -> None:
     async def answered(yes: bool | None) -> None:
         if yes:
             await pane.workbench.write(
-                forgetting.forget_session,
-                session["id"],
+                "delete_session",
+                session=session["id"],
                 done=lambda r: (
                     f"Session forgotten with {plural(r['observations'], 'observation')}"
                     + _kept_copies(r)
@@ -249,8 +242,8 @@ def forget_observation(pane: SessionsPane, session: Doc, observation: Doc) -> No
     async def answered(yes: bool | None) -> None:
         if yes:
             await pane.workbench.write(
-                forgetting.forget_observations,
-                [f"{session['id']}/{observation['id']}"],
+                "delete_observations",
+                observations=[f"{session['id']}/{observation['id']}"],
                 done=lambda r: "Observation forgotten" + _kept_copies(r),
             )
 
@@ -280,17 +273,18 @@ def task(pane: SessionsPane, session: Doc, current: Doc | None) -> None:
         changed = {k: v for k, v in values.items() if v.strip() != before[k].strip()}
         if not changed:
             return True
-        kwargs: dict[str, Any] = {}
+        params: dict[str, Any] = {}
         for name in ("task_id", "description", "status"):
             if name in changed:
-                kwargs[name] = changed[name]
-        for name in ("current_step", "total_steps"):
+                params[name] = changed[name]
+        # The form's fields, as the ``wm_task`` operation names them.
+        for name, param in (("current_step", "step"), ("total_steps", "total")):
             if name in changed:
-                kwargs[name] = _optional_int(changed[name], name)
+                params[param] = _optional_int(changed[name], name)
         if "progress" in changed:
-            kwargs["progress_percent"] = _optional_float(changed["progress"], "progress")
+            params["progress"] = _optional_float(changed["progress"], "progress")
         return await pane.workbench.write(
-            wm_task.update_task, session["id"], done="Task updated", **kwargs
+            "wm_task", session=session["id"], done="Task updated", **params
         )
 
     pane.app.push_screen(
@@ -319,7 +313,7 @@ def scratch(pane: SessionsPane, session: Doc) -> None:
 
     async def submit(values: dict[str, str]) -> Any:
         return await pane.workbench.write(
-            wm_scratchpad.scratch_add, session["id"], values["text"], done="Scratchpad note added"
+            "scratch_add", session=session["id"], text=values["text"], done="Scratchpad note added"
         )
 
     pane.app.push_screen(
@@ -334,8 +328,8 @@ def create_wm_checkpoint(pane: SessionsPane, session: Doc) -> None:
 
     async def submit(values: dict[str, str]) -> Any:
         return await pane.workbench.write(
-            wm_checkpoints.create_wm_checkpoint,
-            session["id"],
+            "create_wm_checkpoint",
+            session=session["id"],
             description=values["description"],
             done="Working-memory checkpoint created",
         )
@@ -363,9 +357,9 @@ def restore_wm_checkpoint(pane: SessionsPane, session: Doc, checkpoint: Doc) -> 
     async def answered(yes: bool | None) -> None:
         if yes:
             await pane.workbench.write(
-                wm_checkpoints.restore_wm_checkpoint,
-                session["id"],
-                checkpoint["id"],
+                "restore_wm_checkpoint",
+                session=session["id"],
+                checkpoint=checkpoint["id"],
                 done="Working memory restored",
             )
 

@@ -10,16 +10,27 @@ from typing import TYPE_CHECKING, Any
 
 from textual.widgets import TextArea
 
-from ...core.domain import slots as core_slots
+from ...core.base.errors import InvalidInput
 from .. import external_editor
 from ..screens.confirm import ConfirmScreen
 from ..screens.form import Field, FormScreen
-from ..service import run_operation
 
 if TYPE_CHECKING:
     from .slots import SlotsPane
 
 Doc = dict[str, Any]
+
+
+def _limit(text: str, *, required: bool) -> int | None:
+    """The typed limit as a number (the slot's rules check its range); empty is the
+    default for a new slot, and refused for an existing one."""
+    typed = text.strip()
+    if not typed and not required:
+        return None
+    try:
+        return int(typed)
+    except ValueError:
+        raise InvalidInput("limit", f"must be a whole number >= 1 (got {text!r})") from None
 
 
 async def edit_in_editor(pane: SlotsPane, slot: dict[str, Any]) -> None:
@@ -28,7 +39,6 @@ async def edit_in_editor(pane: SlotsPane, slot: dict[str, Any]) -> None:
 
     async def save(text: str) -> Any:
         return await pane.workbench.write(
-            run_operation,
             "set_slot",
             label=slot["label"],
             text=text,
@@ -45,9 +55,9 @@ def new_slot(pane: SlotsPane) -> None:
 
     async def submit(values: dict[str, str]) -> Any:
         created = await pane.workbench.write(
-            core_slots.create_slot,
-            values["label"],
-            limit=values["limit"],
+            "create_slot",
+            label=values["label"],
+            limit=_limit(values["limit"], required=False),
             description=values["description"],
             done=lambda slot: f"Slot {slot['label']} created: type its text, ctrl+s saves",
         )
@@ -79,10 +89,10 @@ def edit_details(pane: SlotsPane, slot: Doc) -> None:
 
     async def submit(values: dict[str, str]) -> Any:
         return await pane.workbench.write(
-            core_slots.set_slot,
-            slot["label"],
-            pane.slots.get(slot["id"], slot)["content"],
-            limit=core_slots.check_limit(values["limit"]),
+            "set_slot",
+            label=slot["label"],
+            text=pane.slots.get(slot["id"], slot)["content"],
+            limit=_limit(values["limit"], required=True),
             description=values["description"],
             done=lambda saved: f"Saved {slot['label']}: limit {saved['limit']}",
         )
@@ -108,9 +118,8 @@ async def toggle_lock(pane: SlotsPane, slot: Doc) -> None:
     """Lock a slot (read-only for agents and here); unlocking asks first."""
     if not slot.get("read_only"):
         await pane.workbench.write(
-            core_slots.set_read_only,
-            slot["label"],
-            True,
+            "lock_slot",
+            label=slot["label"],
             done=f"Locked {slot['label']}: read-only for agents and here (l unlocks)",
         )
         return
@@ -118,9 +127,8 @@ async def toggle_lock(pane: SlotsPane, slot: Doc) -> None:
     async def answered(yes: bool | None) -> None:
         if yes:
             await pane.workbench.write(
-                core_slots.set_read_only,
-                slot["label"],
-                False,
+                "unlock_slot",
+                label=slot["label"],
                 done=f"Unlocked {slot['label']} (l locks it again)",
             )
 
@@ -176,8 +184,8 @@ def delete_slot(pane: SlotsPane, slot: Doc) -> None:
             pane.drafts.pop(slot["id"], None)
             pane._deleting = slot["id"]
             await pane.workbench.write(
-                core_slots.delete_slot,
-                slot["label"],
+                "delete_slot",
+                label=slot["label"],
                 done=f"Deleted slot {slot['label']}",
                 restore_point=f"deleting slot {slot['label']}",
             )

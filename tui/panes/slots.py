@@ -17,7 +17,6 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Static, TextArea
 
 from ...core.base.errors import MemworkError
-from ...core.domain import slots as core_slots
 from ...core.services.interop.letta_agents import owner_of
 from ..external_editor import TOOLTIP as EDITOR_TIP
 from ..screens.letta_agent import LettaAgentScreen
@@ -391,9 +390,9 @@ class SlotsPane(Pane):
         try:
             # The editor is an inline form: a refusal is shown in it (and toasted).
             saved = await self.workbench.write(
-                core_slots.set_slot,
-                slot["label"],
-                text,
+                "set_slot",
+                label=slot["label"],
+                text=text,
                 form=True,
                 done=lambda s: (
                     f"Saved {s['label']} ({s['chars']}/{s['limit']})"
@@ -451,7 +450,7 @@ class SlotsPane(Pane):
         if not 0 <= target < len(order):
             self.app.notify("Already " + ("first" if step < 0 else "last"), timeout=2)
             return
-        await self.workbench.write(core_slots.move_slot, slot["label"], target)
+        await self.workbench.write("move_slot", label=slot["label"], position=target)
 
     def action_agent(self) -> None:
         slot = self._need_slot()

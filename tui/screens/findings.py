@@ -22,8 +22,6 @@ from textual.containers import Vertical
 from textual.widgets import Label, Static
 
 from ...core.base.text import clip
-from ...core.domain import lessons as core_lessons
-from ...core.domain import rules as core_rules
 from ...core.models.kinds import KINDS
 from ..messages import JumpTo
 from ..widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
@@ -204,8 +202,8 @@ class FindingsScreen(Dialog[None]):
             if not yes:
                 return
             if await self.workbench.write(
-                core_lessons.forget,
-                target.record_id,
+                "forget_lesson",
+                lesson=target.record_id,
                 done=f"Forgotten: “{clip(target.title, 40)}” (u in Rules & lessons undoes it)",
             ):
                 self.load()
@@ -227,9 +225,9 @@ class FindingsScreen(Dialog[None]):
             if not yes:
                 return
             if await self.workbench.write(
-                core_lessons.merge_lessons,
-                keep,
-                rest,
+                "merge_lessons",
+                keep=keep,
+                absorb=rest,
                 done=f"Merged {len(rest)} into “{clip(titles[0], 40)}”",
             ):
                 self.load()
@@ -251,9 +249,8 @@ class FindingsScreen(Dialog[None]):
             self.app.notify("t switches a rule off: select a rule's row", severity="warning")
             return
         if await self.workbench.write(
-            core_rules.set_active,
-            target.record_id,
-            False,
+            "deactivate_rule",
+            rule=target.record_id,
             done=f"Rule switched off: {clip(target.title, 50)}",
         ):
             self.load()

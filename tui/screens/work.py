@@ -21,8 +21,6 @@ from textual.containers import Vertical
 from textual.widgets import Label, Static
 
 from ...core.base.text import clip
-from ...core.domain import actions as core_actions
-from ..service import run_operation
 from ..widgets.virtual_table import Column, ListRowSource, Row, VirtualTable
 from . import work_forms
 from .dialog import Dialog
@@ -106,7 +104,7 @@ class WorkScreen(Dialog[None]):
     @work(thread=True, exclusive=True, group="work-load", exit_on_error=False)
     def load(self) -> None:
         """Read every action (in a thread)."""
-        rows = core_actions.list_actions(self.workbench.service.store)
+        rows = self.workbench.service.work_items()
         self.app.call_from_thread(self._show, rows)
 
     def _show(self, rows: list[dict[str, Any]]) -> None:
@@ -182,7 +180,6 @@ class WorkScreen(Dialog[None]):
             self.app.notify("No work item selected", severity="warning")
             return
         if await self.workbench.write(
-            run_operation,
             "action_update",
             action=row["id"],
             status=status,

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.base.errors import InvalidInput
 from ...core.base.text import clip
-from ..service import run_operation
 from .form import Field, FormScreen
 
 if TYPE_CHECKING:
@@ -65,7 +64,6 @@ def add_item(screen: WorkScreen) -> None:
         if values["project"].strip():
             params["project"] = values["project"].strip()
         made = await screen.workbench.write(
-            run_operation,
             "action_create",
             form=True,
             done=lambda r: f"Added “{clip(r.get('title', ''), 40)}”",
@@ -112,7 +110,6 @@ def edit_item(screen: WorkScreen, row: Doc) -> None:
             screen.app.notify("Nothing changed", timeout=3)
             return True
         return await screen.workbench.write(
-            run_operation,
             "action_update",
             action=row["id"],
             form=True,

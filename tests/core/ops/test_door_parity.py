@@ -153,6 +153,9 @@ SCENARIO: list[tuple[str, str, dict[str, Any]]] = [
     ("unpin", "unpin_lesson", {"lesson": ref("l3", "id")}),
     ("forget", "forget_lesson", {"lesson": ref("l3", "id")}),
     ("restore", "restore_lesson", {"lesson": ref("l3", "id")}),
+    ("forget_l3", "forget_lesson", {"lesson": ref("l3", "id")}),
+    ("unforget", "unforget_lesson", {"lesson": ref("l3", "id")}),
+    ("unforget_twice", "unforget_lesson", {"lesson": ref("l3", "id")}),
     ("edit", "edit_lesson", {"lesson": ref("l1", "id"), "text": "Canary every deploy for 15 min"}),
     ("merge", "merge_lessons", {"keep": ref("l1", "id"), "absorb": [ref("l2", "id")]}),
     ("all_lessons", "list_lessons", {"all": True}),
@@ -543,6 +546,7 @@ def test_every_door_answers_every_operation_alike(
         "a_cycle",
         "unlink_none",
         "forget_again",
+        "unforget_twice",
         "prof_big",
     }, errors
     assert "would make a cycle" in expected["a_cycle"]["error"]
