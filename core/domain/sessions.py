@@ -452,9 +452,11 @@ def observe(
             "updated_at": stamp,
         }
         saved = observation_doc(doc)  # before the first write
-        kept = sorted(docs.values(), key=lambda d: (d["seq"], d["id"]))
-        overflow = len(kept) + 1 - int(session["max_observations"])
-        dropped = [d["id"] for d in kept[: max(0, overflow)]]
+        overflow = len(docs) + 1 - int(session["max_observations"])
+        dropped: list[str] = []
+        if overflow > 0:  # sorted only then: every observe runs under the store's lock
+            kept = sorted(docs.values(), key=lambda d: (d["seq"], d["id"]))
+            dropped = [d["id"] for d in kept[:overflow]]
         store.put(table, saved["id"], saved)
         store.delete(table, dropped)
         session["observation_count"] = len(store.docs(table))

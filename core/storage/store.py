@@ -239,8 +239,8 @@ class Store:
     def _refresh(self) -> None:
         found = self.backend.refresh()
         if found is not None:
-            change = self.cache.adopt(found)
-            if self._listeners and change.tables:
+            change = self.cache.adopt(found, said=bool(self._listeners))
+            if change is not None and change.tables:
                 self._announce(change)
 
     @contextmanager
@@ -330,6 +330,8 @@ class Store:
             return None
         head = self.backend.commit(commit)
         self.cache.committed(commit, head)
+        if not self._listeners:
+            return None  # nobody to tell: no need to list what changed
         return Change.of_commits([commit], head.generation, local=True)
 
     def _rollback(self) -> None:
