@@ -435,7 +435,8 @@ class FolderBackend(Backend):
             if self._log.started is None:
                 self._log.started = tail.times[0]
             self._records.extend(tail.records)
-            self._head = wal.head_after(self._base, self._records)
+            # From the head already known: the records before these are applied in it.
+            self._head = wal.head_after(self._head, tail.records)
 
     def _close_log(self) -> None:
         if self._log is not None:
@@ -774,7 +775,7 @@ class FolderBackend(Backend):
             return self._head
         self._append(log, record)
         self._records.append(_light(commit))
-        self._head = wal.head_after(self._base, self._records)
+        self._head = wal.head_after(self._head, self._records[-1:])
         if log.started is None:
             log.started = now
         if (
