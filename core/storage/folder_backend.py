@@ -37,7 +37,7 @@ from ..base.errors import (
     StoreUnreadable,
     StoreWriteFailed,
 )
-from . import derived_files, journal, log_damage, schema, wal
+from . import derived_files, fold_outside, journal, log_damage, schema, wal
 from .atomic import (
     DIR_MODE,
     absolute_folder,
@@ -47,7 +47,7 @@ from .atomic import (
     parents,
     write_temp,
 )
-from .backend import Backend, Commit, Docs, Refresh, replay, table_writes
+from .backend import NO_FOLD_NEEDED, Backend, Commit, Docs, Refresh, replay, table_writes
 from .codec import (
     dumps,
     listed_ids,
@@ -56,6 +56,7 @@ from .codec import (
     read_store_file,
     table_bytes,
 )
+from .fold_outside import FoldPlan
 from .lock import InterProcessLock, LockTimeout, lock_timeout
 from .manifest import MANIFEST_NAME, Manifest, table_file
 from .table_sums import checksum, verify
@@ -151,6 +152,12 @@ def _staged_path(handle: object) -> str:
     if not isinstance(handle, str):
         raise TypeError(f"not a staged table of a folder store: {handle!r}")
     return handle
+
+
+def _plan(plan: object) -> FoldPlan:
+    if not isinstance(plan, FoldPlan):
+        raise TypeError(f"not a fold plan of a folder store: {plan!r}")
+    return plan
 
 
 def _light(commit: Commit) -> Commit:
@@ -812,6 +819,65 @@ class FolderBackend(Backend):
                 "nothing was written"
             )
         self.fold()
+
+    def fold_begin(self) -> FoldPlan | str | None:
+        log = self._log
+        if (
+            self.read_only
+            or log is None
+            or not log.writable
+            or log.damaged
+            or self._manifest_damaged
+            or log.version != wal.FORMAT_VERSION
+            or log.size != log.end
+            or not self._records
+        ):
+            return None  # damage, an old format, a torn tail: the fold under the lock
+        try:
+            claim = fold_outside.claim(self.dir, log.ident)
+        except OSError:
+            return None
+        if claim is None:
+            return NO_FOLD_NEEDED  # another process prepares this very fold
+        plan = FoldPlan(self._base, list(self._records), log.ident, log.end)
+        plan.claim = claim
+        return plan
+
+    def fold_prepare(self, plan: object) -> None:
+        fold_outside.prepare(self.dir, _plan(plan))
+
+    def fold_finish(self, plan: object) -> bool:
+        plan = _plan(plan)
+        log = self._log
+        if log is None or log.ident != plan.ident or self._base is not plan.base:
+            plan.discard()
+            return True  # another process folded this log meanwhile
+        if (
+            log.damaged
+            or log.size != log.end
+            or log.end < plan.end
+            or not all(os.path.isfile(p) for p in plan.staged.values())
+        ):
+            plan.discard()  # damage since, or its temp files swept away by an open
+            return False
+        try:
+            tail = os.pread(log.fd, log.end - plan.end, plan.end)
+        except OSError:
+            plan.discard()
+            return False
+        manifest = plan.manifest()
+        files = {MANIFEST_NAME: manifest.to_bytes(), wal.LOG_NAME: wal.header(manifest.generation)}
+        files[wal.LOG_NAME] += tail  # the records appended since the plan, as they are
+        try:
+            journal.commit(self.dir, files, plan.deletes(), fold_outside.TAG, plan.staged)
+        finally:
+            plan.staged.clear()  # the journal owns them now (or removed them)
+            plan.discard()
+        if self._unsynced is log:
+            self._unsynced = None  # the journal made the new log durable: it holds it
+        self.fold_due = False
+        self._load(manifest)
+        return True
 
     def fold(self, extra: Commit | None = None, *, txid: str = "fold") -> None:
         """Write the log's records (and ``extra``, a commit that skips the log) into the
