@@ -10,10 +10,11 @@ table it touched is rewritten beside its target, with the bytes of its unchanged
 documents kept (:func:`core.storage.codec.table_bytes`), together with
 ``store.json`` and a fresh, empty log, in one journaled multi-file commit
 (:mod:`core.storage.journal`). A commit too big for the log (a bulk record, an
-import, a restore) is folded in with it directly. Everything runs under
-``<store>/.lock`` (:mod:`core.storage.lock`), so no reader ever sees a fold half
-done, and the records a fold consumed are still read from the old log by a process
-that had not seen them yet.
+import, a restore) is folded in with it directly. Everything is read and committed
+under ``<store>/.lock`` (:mod:`core.storage.lock`), so no reader ever sees a fold
+half done, and the records a fold consumed are still read from the old log by a
+process that had not seen them yet; a fold asked for by the log's limits writes its
+table files while the lock is free (:mod:`core.storage.fold_outside`).
 
 Nothing reaches outside the folder: symbolic links inside it are refused on every
 open, every table name passes :func:`~core.storage.manifest.table_file` before it
