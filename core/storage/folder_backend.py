@@ -558,7 +558,10 @@ class FolderBackend(Backend):
         self._load()
         if self._head.generation == before.generation:
             return None
-        commits: list[Commit] | None = missed + self._records
+        # A fold prepared off the lock starts the new log with the records appended while
+        # it was prepared, which this process may have read from the old log already.
+        last = missed[-1].generation if missed else before.generation
+        commits: list[Commit] | None = missed + [c for c in self._records if c.generation > last]
         gone = self._head.generation - before.generation
         if len(commits or ()) != gone or (missed and missed[0].generation != before.generation + 1):
             commits = None  # folded with a commit that never was in the log: versions tell

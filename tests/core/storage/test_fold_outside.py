@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from memwork.core.storage import wal
-from memwork.core.storage.backend import NO_FOLD_NEEDED
+from memwork.core.storage.backend import NO_FOLD_NEEDED, Change
 from memwork.core.storage.store import Store
 
 
@@ -74,10 +74,16 @@ def test_commits_made_while_a_fold_is_prepared_stay_in_the_new_log(tmp_path: Pat
     everything = ["seed", *(f"n{n:02d}" for n in range(8))]
     assert _read_fresh(folder) == sorted(everything)
     # Both writers go on from the new log, and commit numbers go on without a gap.
-    _commit(other, 8)
-    _commit(folding, 9)
+    heard: list[Change] = []
+    other.subscribe(heard.append)
+    _commit(folding, 8)
+    _commit(other, 9)
     assert _log_generations(folder) == list(range(later[0], later[0] + 5))
     assert _read_fresh(folder) == sorted([*everything, "n08", "n09"])
+    # The writer that had read the copied records already is told of the one new commit,
+    # document by document, not that the whole table may have changed.
+    told = [c.tables["notes"] for c in heard if not c.local]
+    assert [(sorted(t.put), t.whole) for t in told] == [(["n08"], False)]
 
 
 def test_one_fold_is_prepared_at_a_time(tmp_path: Path) -> None:
