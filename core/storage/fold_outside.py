@@ -69,6 +69,12 @@ def claim(folder: str, ident: object) -> str | None:
     return path
 
 
+def being_prepared(name: str, mtime: float) -> bool:
+    """Whether a file in the store folder is a fold's, written in the last minute: one
+    a process is preparing now without the lock (``doctor`` does not call it stray)."""
+    return f"{TMP_MARK}{TAG}-" in name and time.time() - mtime < CLAIM_SECONDS
+
+
 def _key(ident: object) -> str:
     return "-".join(str(part) for part in ident) if isinstance(ident, tuple) else str(ident)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from memwork.core.services.doctor.folder import report
 from memwork.core.storage import wal
 from memwork.core.storage.backend import NO_FOLD_NEEDED, Change
 from memwork.core.storage.store import Store
@@ -97,6 +98,8 @@ def test_one_fold_is_prepared_at_a_time(tmp_path: Path) -> None:
     with second.reading():
         assert second.backend.fold_begin() == NO_FOLD_NEEDED
     first.backend.fold_prepare(plan)
+    verdict = report(folder)  # the prepared files are no strays while it runs
+    assert verdict["ok"] and not [c for c in verdict["checks"] if c["name"] == "files"]
     assert _finish(first, plan)
     assert _temps(folder) == []
 
