@@ -873,7 +873,9 @@ class FolderBackend(Backend):
         files = {MANIFEST_NAME: manifest.to_bytes(), wal.LOG_NAME: wal.header(manifest.generation)}
         files[wal.LOG_NAME] += tail  # the records appended since the plan, as they are
         try:
-            journal.commit(self.dir, files, plan.deletes(), fold_outside.TAG, plan.staged)
+            journal.commit(
+                self.dir, files, plan.deletes(), fold_outside.TAG, plan.staged, staged_synced=True
+            )
         finally:
             plan.staged.clear()  # the journal owns them now (or removed them)
             plan.discard()
