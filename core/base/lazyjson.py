@@ -79,6 +79,16 @@ def fast(amount: int = 0) -> Orjson | None:
     return module
 
 
+def use_fast() -> Orjson:
+    """Import orjson now: a long-lived process (the Python API, the MCP and HTTP servers)
+    pays its import once, and every commit after it encodes and decodes several times
+    faster, with the same bytes and values (a writer does this while it holds the
+    store's lock, so the others wait for it)."""
+    import orjson
+
+    return orjson
+
+
 def _refuse_constant(name: str) -> NoReturn:
     raise ValueError(name)  # NaN, Infinity, -Infinity: orjson refuses them
 

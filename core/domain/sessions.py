@@ -11,6 +11,7 @@ always the number of observations ever logged.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -430,6 +431,10 @@ def observe(
         )
     cap_of_new_session()  # a bad MEMWORK_MAX_OBS_PER_SESSION is said where it matters
     stamp = iso(now)
+    # Made before the lock is taken: the other writers wait only for what needs it.
+    obs_id = ids.new_id("obs")
+    clean_kind = scrub(kind).strip()
+    clean_tags = _clean_tags(tags)
     with store.transaction():
         session = ensure_session(store, session_id, now=now, actor=actor)
         table = observations_table(session["id"])
@@ -441,20 +446,24 @@ def observe(
             + int(session.get("forgotten_observations", 0))
         )
         doc = {
-            "id": ids.new_id("obs"),
+            "id": obs_id,
             "session_id": session["id"],
-            "kind": scrub(kind).strip(),
+            "kind": clean_kind,
             "content": content,
-            "tags": _clean_tags(tags),
+            "tags": clean_tags,
             "seq": max(last, total) + 1,
             "after_end": session["status"] == "ended",
             "created_at": stamp,
             "updated_at": stamp,
         }
         saved = observation_doc(doc)  # before the first write
-        kept = sorted(docs.values(), key=lambda d: (d["seq"], d["id"]))
-        overflow = len(kept) + 1 - int(session["max_observations"])
-        dropped = [d["id"] for d in kept[: max(0, overflow)]]
+        overflow = len(docs) + 1 - int(session["max_observations"])
+        dropped: list[str] = []
+        if overflow > 0:
+            # The oldest few, not a sort of the whole session: observe runs under the
+            # store's lock, and a full session (500) drops one on every call.
+            oldest = heapq.nsmallest(overflow, docs.values(), key=lambda d: (d["seq"], d["id"]))
+            dropped = [d["id"] for d in oldest]
         store.put(table, saved["id"], saved)
         store.delete(table, dropped)
         session["observation_count"] = len(store.docs(table))

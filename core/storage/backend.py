@@ -149,10 +149,19 @@ class TableWrite:
     @property
     def put(self) -> Docs:
         """The documents inserted or replaced (the whole table with ``replace``)."""
-        if self._put is None:
-            assert self._load is not None, "a TableWrite needs its documents or a loader"
-            self._put, self._load = self._load(), None
-        return self._put
+        put = self._put
+        if put is None:
+            # Safe without a lock: a fold prepared off the lock (core/storage/fold_outside.py)
+            # may decode the same write as the committing thread. ``_put`` is set before
+            # ``_load`` is dropped, so a thread that finds no loader finds the documents.
+            load = self._load
+            if load is None:
+                assert self._put is not None, "a TableWrite needs its documents or a loader"
+                return self._put
+            put = load()
+            self._put = put
+            self._load = None
+        return put
 
     @property
     def put_ids(self) -> Collection[str]:
@@ -383,6 +392,10 @@ class Change:
 Listener = Callable[[Change], None]
 
 
+#: What :meth:`Backend.fold_begin` returns while another process prepares the same fold.
+NO_FOLD_NEEDED = "no fold needed"
+
+
 class Backend(ABC):
     """Where a store's tables live; see the module docstring for the contract."""
 
@@ -493,6 +506,22 @@ class Backend(ABC):
     def fold_log(self) -> None:  # noqa: B027 - an optional hook; most backends need none
         """Write whatever the backend holds only in a log into its tables (a folder's
         ``store.log`` into its table files). With the lock held."""
+
+    def fold_begin(self) -> object | None:
+        """With the lock held: a plan for a fold whose heavy part runs without it
+        (:meth:`fold_prepare`, then :meth:`fold_finish` under the lock again),
+        :data:`NO_FOLD_NEEDED` (another process is folding), or None when the backend
+        cannot fold that way now (then :meth:`fold_log` does it)."""
+        return None
+
+    def fold_prepare(self, plan: object) -> None:  # noqa: B027 - an optional hook
+        """Without the lock: the plan's heavy part (raises when the plan must be dropped)."""
+
+    def fold_finish(self, plan: object) -> bool:
+        """With the lock held again: commit the plan's fold (True also when another
+        process folded the same log meanwhile); False when :meth:`fold_log` must run
+        instead."""
+        return False
 
     # -- staging: a transaction bigger than memory -------------------------------------------
     def stage(self, name: str, docs: Docs) -> object | None:

@@ -1,9 +1,10 @@
 """The thread that folds a long-lived process's folder store off its writers' path.
 
-A fold (the log written into the table files) costs a few to tens of milliseconds
-under the store's lock. A commit that leaves the log past its record count or age
-no longer pays it: in a process that lives on (the Python API, MCP, HTTP) this
-thread runs it soon after, while the writer has already returned.
+A fold (the log written into the table files) costs a few to tens of milliseconds,
+most of it now without the store's lock (:mod:`core.storage.fold_outside`). A
+commit that leaves the log past its record count or age no longer pays it: in a
+process that lives on (the Python API, MCP, HTTP) this thread runs it soon after,
+while the writer has already returned.
 """
 
 from __future__ import annotations

@@ -156,16 +156,19 @@ class TableCache:
             self._pristine[name] = {k: _canonical(d) for k, d in docs.items()}
         return docs
 
-    def adopt(self, refresh: Refresh) -> Change:
+    def adopt(self, refresh: Refresh, *, said: bool = True) -> Change | None:
         """Take in what other processes committed (outside any transaction); returns
-        what changed."""
+        what changed (None without ``said``: nobody listens, and a writer that adopts
+        others' commits does it while it holds the lock)."""
         before = self.head
         commits = refresh.commits
+        change = None
         if commits is None:
             for name in list(self.tables):
                 if refresh.head.tables.get(name) != before.tables.get(name):
                     self.evict(name)
-            change = Change.of_heads(before, refresh.head)
+            if said:
+                change = Change.of_heads(before, refresh.head)
         else:
             touched = {n for c in commits for n in (*c.writes, *c.drops)}
             for name in touched & self.tables.keys():
@@ -174,7 +177,8 @@ class TableCache:
                     continue
                 cached = self.tables[name]
                 self._replace_clean(name, replay(table_writes(commits, name), _given(cached)))
-            change = Change.of_commits(commits, refresh.head.generation, local=False)
+            if said:
+                change = Change.of_commits(commits, refresh.head.generation, local=False)
         self.head = refresh.head
         return change
 

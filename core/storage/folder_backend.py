@@ -10,10 +10,11 @@ table it touched is rewritten beside its target, with the bytes of its unchanged
 documents kept (:func:`core.storage.codec.table_bytes`), together with
 ``store.json`` and a fresh, empty log, in one journaled multi-file commit
 (:mod:`core.storage.journal`). A commit too big for the log (a bulk record, an
-import, a restore) is folded in with it directly. Everything runs under
-``<store>/.lock`` (:mod:`core.storage.lock`), so no reader ever sees a fold half
-done, and the records a fold consumed are still read from the old log by a process
-that had not seen them yet.
+import, a restore) is folded in with it directly. Everything is read and committed
+under ``<store>/.lock`` (:mod:`core.storage.lock`), so no reader ever sees a fold
+half done, and the records a fold consumed are still read from the old log by a
+process that had not seen them yet; a fold asked for by the log's limits writes its
+table files while the lock is free (:mod:`core.storage.fold_outside`).
 
 Nothing reaches outside the folder: symbolic links inside it are refused on every
 open, every table name passes :func:`~core.storage.manifest.table_file` before it
@@ -37,7 +38,7 @@ from ..base.errors import (
     StoreUnreadable,
     StoreWriteFailed,
 )
-from . import derived_files, journal, log_damage, schema, wal
+from . import derived_files, fold_outside, journal, log_damage, schema, wal
 from .atomic import (
     DIR_MODE,
     absolute_folder,
@@ -47,7 +48,7 @@ from .atomic import (
     parents,
     write_temp,
 )
-from .backend import Backend, Commit, Docs, Refresh, replay, table_writes
+from .backend import NO_FOLD_NEEDED, Backend, Commit, Docs, Refresh, replay, table_writes
 from .codec import (
     dumps,
     listed_ids,
@@ -56,6 +57,7 @@ from .codec import (
     read_store_file,
     table_bytes,
 )
+from .fold_outside import FoldPlan
 from .lock import InterProcessLock, LockTimeout, lock_timeout
 from .manifest import MANIFEST_NAME, Manifest, table_file
 from .table_sums import checksum, verify
@@ -151,6 +153,12 @@ def _staged_path(handle: object) -> str:
     if not isinstance(handle, str):
         raise TypeError(f"not a staged table of a folder store: {handle!r}")
     return handle
+
+
+def _plan(plan: object) -> FoldPlan:
+    if not isinstance(plan, FoldPlan):
+        raise TypeError(f"not a fold plan of a folder store: {plan!r}")
+    return plan
 
 
 def _light(commit: Commit) -> Commit:
@@ -435,7 +443,8 @@ class FolderBackend(Backend):
             if self._log.started is None:
                 self._log.started = tail.times[0]
             self._records.extend(tail.records)
-            self._head = wal.head_after(self._base, self._records)
+            # From the head already known: the records before these are applied in it.
+            self._head = wal.head_after(self._head, tail.records)
 
     def _close_log(self) -> None:
         if self._log is not None:
@@ -549,7 +558,10 @@ class FolderBackend(Backend):
         self._load()
         if self._head.generation == before.generation:
             return None
-        commits: list[Commit] | None = missed + self._records
+        # A fold prepared off the lock starts the new log with the records appended while
+        # it was prepared, which this process may have read from the old log already.
+        last = missed[-1].generation if missed else before.generation
+        commits: list[Commit] | None = missed + [c for c in self._records if c.generation > last]
         gone = self._head.generation - before.generation
         if len(commits or ()) != gone or (missed and missed[0].generation != before.generation + 1):
             commits = None  # folded with a commit that never was in the log: versions tell
@@ -774,7 +786,7 @@ class FolderBackend(Backend):
             return self._head
         self._append(log, record)
         self._records.append(_light(commit))
-        self._head = wal.head_after(self._base, self._records)
+        self._head = wal.head_after(self._head, self._records[-1:])
         if log.started is None:
             log.started = now
         if (
@@ -811,6 +823,67 @@ class FolderBackend(Backend):
                 "nothing was written"
             )
         self.fold()
+
+    def fold_begin(self) -> FoldPlan | str | None:
+        log = self._log
+        if (
+            self.read_only
+            or log is None
+            or not log.writable
+            or log.damaged
+            or self._manifest_damaged
+            or log.version != wal.FORMAT_VERSION
+            or log.size != log.end
+            or not self._records
+        ):
+            return None  # damage, an old format, a torn tail: the fold under the lock
+        try:
+            claim = fold_outside.claim(self.dir, log.ident)
+        except OSError:
+            return None
+        if claim is None:
+            return NO_FOLD_NEEDED  # another process prepares this very fold
+        plan = FoldPlan(self._base, list(self._records), log.ident, log.end)
+        plan.claim = claim
+        return plan
+
+    def fold_prepare(self, plan: object) -> None:
+        fold_outside.prepare(self.dir, _plan(plan))
+
+    def fold_finish(self, plan: object) -> bool:
+        plan = _plan(plan)
+        log = self._log
+        if log is None or log.ident != plan.ident or self._base is not plan.base:
+            plan.discard()
+            return True  # another process folded this log meanwhile
+        if (
+            log.damaged
+            or log.size != log.end
+            or log.end < plan.end
+            or not all(os.path.isfile(p) for p in plan.staged.values())
+        ):
+            plan.discard()  # damage since, or its temp files swept away by an open
+            return False
+        try:
+            tail = os.pread(log.fd, log.end - plan.end, plan.end)
+        except OSError:
+            plan.discard()
+            return False
+        manifest = plan.manifest()
+        files = {MANIFEST_NAME: manifest.to_bytes(), wal.LOG_NAME: wal.header(manifest.generation)}
+        files[wal.LOG_NAME] += tail  # the records appended since the plan, as they are
+        try:
+            journal.commit(
+                self.dir, files, plan.deletes(), fold_outside.TAG, plan.staged, staged_synced=True
+            )
+        finally:
+            plan.staged.clear()  # the journal owns them now (or removed them)
+            plan.discard()
+        if self._unsynced is log:
+            self._unsynced = None  # the journal made the new log durable: it holds it
+        self.fold_due = False
+        self._load(manifest)
+        return True
 
     def fold(self, extra: Commit | None = None, *, txid: str = "fold") -> None:
         """Write the log's records (and ``extra``, a commit that skips the log) into the

@@ -53,19 +53,25 @@ def commit(
     deletes: list[str],
     txid: str,
     staged: dict[str, str] | None = None,
+    *,
+    staged_synced: bool = False,
 ) -> None:
     """Replace ``files`` (name → bytes) and delete ``deletes`` in ``folder`` atomically;
     ``staged`` names files already written beside their targets (final name → temp file,
-    written with :func:`core.storage.atomic.write_temp`), renamed in with the rest."""
+    written with :func:`core.storage.atomic.write_temp`), renamed in with the rest
+    (``staged_synced``: their writer fsynced them already)."""
     renames: list[list[str]] = [
         [os.path.basename(tmp), name] for name, tmp in (staged or {}).items()
     ]
+    # Every temp file is on disk before the journal names it (from ``first`` on: those
+    # before are staged files their writer fsynced, which must still be there).
+    first = len(renames) if staged_synced else 0
     try:
+        _present([join(folder, tmp) for tmp, _ in renames[:first]])
         for name, data in files.items():
             tmp = write_temp(join(folder, name), data, txid, sync=False)
             renames.append([os.path.basename(tmp), name])
-        # Every temp file is on disk before the journal names it.
-        sync_files([join(folder, tmp) for tmp, _ in renames])
+        sync_files([join(folder, tmp) for tmp, _ in renames[first:]])
         atomic_write(
             join(folder, JOURNAL_NAME), dumps_small({"deletes": deletes, "renames": renames}), txid
         )
@@ -81,6 +87,13 @@ def commit(
         raise
     _apply(folder, [(tmp, final) for tmp, final in renames], deletes)
     os.unlink(join(folder, JOURNAL_NAME))
+
+
+def _present(paths: list[str]) -> None:
+    """FileNotFoundError unless every file is there (a journal must not name a lost one)."""
+    for path in paths:
+        if not os.path.isfile(path):
+            raise FileNotFoundError(2, "No such file or directory", path)
 
 
 def _apply(folder: StrPath, renames: list[tuple[str, str]], deletes: list[str]) -> None:

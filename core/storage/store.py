@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.errors import StoreError, StoreWriteFailed
 from . import schema
-from .backend import Backend, Change, Docs, Listener
+from .backend import NO_FOLD_NEEDED, Backend, Change, Docs, Listener
 from .cache import TableCache
 from .manifest import table_file
 
@@ -232,15 +232,41 @@ class Store:
         """Fold now; a failure (a full disk) loses nothing, since the log holds every
         commit, and the next commit past the log's size or age asks again."""
         try:
-            self.fold_log()
+            if not self._fold_off_the_lock():
+                self.fold_log()
         except (OSError, StoreError):
             pass
+
+    def _fold_off_the_lock(self) -> bool:
+        """Fold with the lock held only to plan and to commit: the table files are
+        written and fsynced while other writers commit (see
+        :mod:`core.storage.fold_outside`). False when the backend cannot, or the plan
+        was dropped; then :meth:`fold_log` folds under the lock."""
+        with self._mutex:
+            if self._txn_depth > 0:
+                return False
+            with self._locked():
+                if self._depth == 1:
+                    self._refresh()
+                plan = self.backend.fold_begin()
+        if plan is None:
+            return False
+        if plan == NO_FOLD_NEEDED:
+            return True
+        try:
+            self.backend.fold_prepare(plan)  # neither the lock nor the mutex held
+        except (OSError, StoreError, ValueError):
+            return False
+        with self._mutex, self._locked():
+            if self._depth == 1:
+                self._refresh()
+            return self.backend.fold_finish(plan)
 
     def _refresh(self) -> None:
         found = self.backend.refresh()
         if found is not None:
-            change = self.cache.adopt(found)
-            if self._listeners and change.tables:
+            change = self.cache.adopt(found, said=bool(self._listeners))
+            if change is not None and change.tables:
                 self._announce(change)
 
     @contextmanager
@@ -330,6 +356,8 @@ class Store:
             return None
         head = self.backend.commit(commit)
         self.cache.committed(commit, head)
+        if not self._listeners:
+            return None  # nobody to tell: no need to list what changed
         return Change.of_commits([commit], head.generation, local=True)
 
     def _rollback(self) -> None:

@@ -48,6 +48,7 @@ import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..base import lazyjson
 from ..base.errors import StoreUnreadable
 from .backend import Commit, Docs, TableWrite
 from .codec import dumps_compact, loads
@@ -99,7 +100,11 @@ def encode(commit: Commit, at: float) -> bytes:
         "tables": tables,
         "txid": commit.txid,
     }
-    head = json.dumps(index, separators=(",", ":"), ensure_ascii=False).encode()
+    fast = lazyjson.loaded()
+    if fast is not None:  # the same compact JSON (keys in this order), several times faster
+        head = fast.dumps(index)
+    else:
+        head = json.dumps(index, separators=(",", ":"), ensure_ascii=False).encode()
     payload = b"".join([head, b"\n", *blobs])
     generation = commit.generation
     return _RECORD.pack(MARK, len(payload), _crc(generation, payload), generation) + payload
@@ -339,7 +344,7 @@ def _decode(
     if newline < 0:
         raise _damaged(path, generation)
     try:
-        index = json.loads(data[start:newline])
+        index = loads(data[start:newline])  # orjson's speed in a process that loaded it
     except ValueError:
         raise _damaged(path, generation) from None
     if not isinstance(index, dict) or not isinstance(index.get("tables"), dict):

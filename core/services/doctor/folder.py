@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ...base.errors import InvalidInput, StoreUnreadable
-from ...storage import journal, schema, wal
+from ...storage import fold_outside, journal, schema, wal
 from ...storage.backend import Commit, Docs, replay, table_writes
 from ...storage.codec import load_file, read_store_file
 from ...storage.folder_backend import LOCK_NAME
@@ -552,6 +552,8 @@ def _unlisted(
     for entry in sorted(os.scandir(folder), key=lambda e: e.name):
         if entry.name in known or not entry.is_file(follow_symlinks=False):
             continue
+        if fold_outside.being_prepared(entry.name, entry.stat(follow_symlinks=False).st_mtime):
+            continue  # a fold another process prepares while the lock is free
         if journal.is_table_file(entry.name) and not journal.is_temp_name(entry.name):
             try:
                 data = load_file(Path(entry.path))

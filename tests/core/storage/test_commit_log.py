@@ -215,13 +215,18 @@ def test_a_long_lived_process_folds_off_its_writers_path(tmp_path: Path) -> None
     session = memory.start_session(agent="a")["id"]
     backend = memory.store.backend
     folded_on: list[str] = []
-    real_fold = backend.fold
+    real_fold, real_finish = backend.fold, backend.fold_finish
 
     def fold(*args: Any, **kwargs: Any) -> None:
         folded_on.append(threading.current_thread().name)
         real_fold(*args, **kwargs)
 
+    def fold_finish(plan: object) -> bool:  # a fold prepared off the lock commits here
+        folded_on.append(threading.current_thread().name)
+        return real_finish(plan)
+
     backend.fold = fold  # type: ignore[method-assign]
+    backend.fold_finish = fold_finish  # type: ignore[method-assign]
     for n in range(200):
         memory.observe(session, f"note {n}")
     memory.close()

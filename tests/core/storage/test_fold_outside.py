@@ -1,0 +1,133 @@
+"""A fold prepared while the lock is free: writers commit meanwhile and lose nothing,
+a fold another process made meanwhile wins, and a dropped plan leaves no file behind."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memwork.core.services.doctor.folder import report
+from memwork.core.storage import wal
+from memwork.core.storage.backend import NO_FOLD_NEEDED, Change
+from memwork.core.storage.store import Store
+
+
+def _commit(store: Store, n: int) -> None:
+    with store.transaction():
+        store.put("notes", f"n{n:02d}", {"id": f"n{n:02d}", "text": f"note {n}"})
+
+
+def _file_ids(folder: Path) -> list[str]:
+    return sorted(json.loads((folder / "notes.json").read_text())["documents"])
+
+
+def _read_fresh(folder: Path) -> list[str]:
+    store = Store(folder, create=False)
+    try:
+        with store.reading():
+            return sorted(store.docs("notes"))
+    finally:
+        store.close()
+
+
+def _log_generations(folder: Path) -> list[int]:
+    data = (folder / wal.LOG_NAME).read_bytes()
+    base = wal.read_header(folder / wal.LOG_NAME, data)
+    tail = wal.read_records(folder / wal.LOG_NAME, data, 0, base, skip=wal.HEADER_SIZE)
+    return [c.generation for c in tail.records]
+
+
+def _temps(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if ".tmp-" in p.name)
+
+
+def _plan(store: Store) -> object:
+    with store.reading():
+        plan = store.backend.fold_begin()
+    assert plan is not None and plan != NO_FOLD_NEEDED
+    store.backend.fold_prepare(plan)
+    return plan
+
+
+def _finish(store: Store, plan: object) -> bool:
+    with store.reading():
+        return store.backend.fold_finish(plan)
+
+
+def test_commits_made_while_a_fold_is_prepared_stay_in_the_new_log(tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    folding, other = Store(folder), Store(folder)
+    with folding.transaction():
+        folding.put("notes", "seed", {"id": "seed"})
+    with folding.reading():
+        pass
+    for n in range(5):
+        _commit(folding, n)
+    plan = _plan(folding)
+    for n in range(5, 8):
+        _commit(other, n)  # the lock is free: another writer commits meanwhile
+    assert _finish(folding, plan)
+    assert _file_ids(folder) == ["n00", "n01", "n02", "n03", "n04", "seed"]
+    later = _log_generations(folder)
+    assert len(later) == 3  # the three commits made meanwhile, copied as they were
+    assert later == list(range(later[0], later[0] + 3))
+    assert _temps(folder) == []
+    everything = ["seed", *(f"n{n:02d}" for n in range(8))]
+    assert _read_fresh(folder) == sorted(everything)
+    # Both writers go on from the new log, and commit numbers go on without a gap.
+    heard: list[Change] = []
+    other.subscribe(heard.append)
+    _commit(folding, 8)
+    _commit(other, 9)
+    assert _log_generations(folder) == list(range(later[0], later[0] + 5))
+    assert _read_fresh(folder) == sorted([*everything, "n08", "n09"])
+    # The writer that had read the copied records already is told of the one new commit,
+    # document by document, not that the whole table may have changed.
+    told = [c.tables["notes"] for c in heard if not c.local]
+    assert [(sorted(t.put), t.whole) for t in told] == [(["n08"], False)]
+
+
+def test_one_fold_is_prepared_at_a_time(tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    first, second = Store(folder), Store(folder)
+    for n in range(3):
+        _commit(first, n)
+    with first.reading():
+        plan = first.backend.fold_begin()
+    assert plan is not None and plan != NO_FOLD_NEEDED
+    with second.reading():
+        assert second.backend.fold_begin() == NO_FOLD_NEEDED
+    first.backend.fold_prepare(plan)
+    verdict = report(folder)  # the prepared files are no strays while it runs
+    assert verdict["ok"] and not [c for c in verdict["checks"] if c["name"] == "files"]
+    assert _finish(first, plan)
+    assert _temps(folder) == []
+
+
+def test_a_fold_made_meanwhile_by_another_process_wins(tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    folding, other = Store(folder), Store(folder)
+    for n in range(4):
+        _commit(folding, n)
+    plan = _plan(folding)
+    other.fold_log()  # folds under the lock, the old way
+    _commit(other, 4)
+    assert _finish(folding, plan)  # nothing left to do: the plan is dropped
+    assert _temps(folder) == []
+    assert _file_ids(folder) == ["n00", "n01", "n02", "n03"]
+    assert _read_fresh(folder) == [f"n{n:02d}" for n in range(5)]
+
+
+def test_a_plan_whose_files_an_open_swept_away_falls_back(tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    folding = Store(folder)
+    for n in range(4):
+        _commit(folding, n)
+    plan = _plan(folding)
+    Store(folder).close()  # an open removes temp files no journal names
+    assert not _finish(folding, plan)
+    assert _read_fresh(folder) == [f"n{n:02d}" for n in range(4)]
+    folding.fold_log()
+    assert _file_ids(folder) == [f"n{n:02d}" for n in range(4)]
+    assert _log_generations(folder) == []
+    assert _temps(folder) == []
