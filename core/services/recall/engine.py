@@ -68,6 +68,12 @@ DEPTH = 100
 #: small store skips numpy's import (~80 ms).
 SMALL = 20_000
 PROXIMITY_DEPTH = 50
+#: A term whose postings reach 1 / _DENSE of the slots is summed densely (np.bincount).
+_DENSE = 8
+#: Pruning picks out the records in the running (and their neighbours) only when they are
+#: under 1 / _WORTH of all: past that, picking them out of each term's postings costs more
+#: than scoring every record.
+_WORTH = 3
 TYPO_WEIGHT = (1.0, 0.8, 0.6)  # by edit distance
 PREFIX_WEIGHT = 0.7
 MAX_EXPANSIONS = 5
@@ -883,9 +889,13 @@ class RecallIndex:
         its ``kp1``), no record outside the running can reach the best ``DEPTH``, so the
         common terms left are added only for the records in the running and for their
         neighbours two notes either side (what the neighbour shares read). Every other
-        record keeps a partial score that nothing reads."""
+        record keeps a partial score that nothing reads. When most records are still in
+        the running, picking them out would cost more than it spares: every record is
+        then scored in full, which ranks alike (those outside stay below the best
+        ``DEPTH`` either way)."""
+        size = len(self.kinds)
         # A record ``mask`` leaves out starts at -inf and stays below every record in.
-        acc = np.zeros(len(self.kinds)) if mask is None else np.where(mask, 0.0, -np.inf)
+        acc = np.zeros(size) if mask is None else np.where(mask, 0.0, -np.inf)
         rest = [0.0] * (len(info) + 1)
         for i in range(len(info) - 1, -1, -1):
             rest[i] = rest[i + 1] + info[i][0]
@@ -893,39 +903,60 @@ class RecallIndex:
         for i, (kp1, (docs, tfs), _) in enumerate(info):
             slots = np.frombuffer(docs, dtype=np.int32)
             tf = np.frombuffer(tfs, dtype=np.int32)
-            if live is None and prune and i and rest[i] < acc.max():
-                live = self._contenders(acc, rest[i], np, depth)
+            if prune and i and rest[i] < (best := acc.max()):
+                found = self._contenders(acc, rest[i], best, np, depth)
+                live = None if found is False else found
+                prune = found is None  # False: too many in the running, for good
             if live is not None:
-                keep = live[slots]
+                keep = live.take(slots)
                 slots, tf = slots[keep], tf[keep]
-            # One term for all its records at once (a slot appears once per term).
-            acc[slots] += kp1 * tf / (tf + norms[slots])
+            # kp1 tf / (tf + norm), one term for all its records at once, each step the
+            # same IEEE operation as written out (so the same bits), in place.
+            gain = np.multiply(tf, kp1)
+            part = norms.take(slots)
+            part += tf
+            gain /= part
+            if len(slots) * _DENSE > size:
+                # A term most records hold: summed into a fresh array then added whole
+                # (0 + x is x exactly; a slot appears once per term).
+                acc += np.bincount(slots, gain, size)
+            else:
+                acc[slots] += gain
         if mask is not None:
             acc[~mask] = 0.0
         return acc
 
-    def _contenders(self, acc: Any, left: float, np: Any, depth: int) -> Any:
+    def _contenders(self, acc: Any, left: float, best: float, np: Any, depth: int) -> Any:
         """The slots still in the running when the terms left add under ``left``, with
-        their neighbours two notes either side; None when too many still are."""
+        their neighbours two notes either side; None when the best ``depth`` could still
+        change with any record, False when so many are in the running that picking them
+        out would cost more than scoring every record (the query then stops trying: its
+        terms left are its commonest)."""
         # The depth-th best is above ``left`` only if ``depth`` records are: one count
         # says so before any partition is paid for.
-        if np.count_nonzero(acc > left) < depth:
+        size = len(acc)
+        above = np.count_nonzero(acc > left)
+        if above < depth:
             return None
-        hits = acc[acc > 0]
-        cut = len(hits) - depth
-        theta = np.partition(hits, cut)[cut]
-        if theta <= left:
-            return None
-        running = np.flatnonzero(acc >= theta - left * (1 + 1e-9))
+        reach = left * (1 + 1e-9)
+        if np.count_nonzero(acc >= best - reach) * _WORTH > size:
+            # Already too many within reach of the best score, let alone of the depth-th.
+            return False
+        theta = np.partition(acc[acc > left], above - depth)[above - depth]
+        running = np.flatnonzero(acc >= theta - reach)
+        if len(running) * _WORTH > size:
+            return False
         prev = np.frombuffer(self.prev, dtype=np.int32)
         nxt = np.frombuffer(self.next, dtype=np.int32)
         near = running
         for _ in range(2):
-            near = np.concatenate((prev[near], nxt[near]))
+            near = np.concatenate((prev.take(near), nxt.take(near)))
             near = near[near >= 0]
             running = np.concatenate((running, near))
-        live = np.zeros(len(acc), dtype=bool)
+        live = np.zeros(size, dtype=bool)
         live[running] = True
+        if np.count_nonzero(live) * _WORTH > size:
+            return False
         return live
 
     def _best(
@@ -939,26 +970,21 @@ class RecallIndex:
         """The best ``DEPTH`` (slot, score) by ``acc`` that the caller may see, best first
         (ties: the higher slot), and the test of which slots ``mask`` and ``visible`` let
         through."""
-        hits = np.flatnonzero(acc)
-        values = acc[hits]
         ok = self._test(mask, visible)
+        size = len(acc)
 
         # The best k by a partition (ties at the k-th score all kept), then the few sorted;
-        # while the caller may not see enough of them, k grows.
+        # while the caller may not see enough of them, k grows. A record scores 0 or more.
         k = depth if visible is None else 4 * depth
         while True:
-            if k < len(hits):
-                cut = len(values) - k
-                theta = np.partition(values, cut)[cut]
-                chosen = np.flatnonzero(values >= theta)
-            else:
-                chosen = np.arange(len(hits))
+            theta = np.partition(acc, size - k)[size - k] if k < size else 0.0
+            # theta 0: fewer than k records score at all, and every one that does is kept.
+            chosen = np.flatnonzero(acc >= theta) if theta > 0 else np.flatnonzero(acc)
             ranked = sorted(
-                zip(hits[chosen].tolist(), values[chosen].tolist(), strict=True),
-                key=_best_first,
+                zip(chosen.tolist(), acc.take(chosen).tolist(), strict=True), key=_best_first
             )
             top = ranked if visible is None else [kv for kv in ranked if ok(kv[0])]
-            if len(top) >= depth or k >= len(hits):
+            if len(top) >= depth or k >= size or theta <= 0:
                 return top[:depth], ok
             k *= 4
 
