@@ -39,6 +39,7 @@ postings must be gone before a write appends to them).
 from __future__ import annotations
 
 import bisect
+import heapq
 import marshal
 import math
 import sys
@@ -768,16 +769,26 @@ class RecallIndex:
         if not info:
             return {}
         info.sort(key=lambda x: (-x[0], x[2]))  # rarest first: the same sums every time
-        score_of: Callable[[int], float]
+        # Which of some slots the query may see, and their BM25 scores (0 if it may not).
+        allowed: Callable[[list[int]], list[bool]]
+        lookup: Callable[[list[int]], list[float]]
         if plain_python(sum(len(docs) for _, (docs, _), _ in info)):
             top, ok, score_of = self._bm25_small(info, where, depth)
+            allowed = _each(ok)
+            lookup = _each(lambda j: score_of(j) if ok(j) else 0.0)
         else:
             np = _numpy()
             mask = self._mask(where, np)
             norms = self._derive("norms", self._norms)
             acc = self._bm25(info, norms, mask, where.visible is None, np, depth)
             top, ok = self._best(acc, mask, where.visible, np, depth)
-            score_of = acc.item
+            if where.visible is None:
+                # A record ``mask`` leaves out scores 0 in ``acc``: whole lists at once.
+                allowed = _everything if mask is None else _taken(mask)
+                lookup = _taken(acc)
+            else:
+                allowed = _each(ok)
+                lookup = _each(lambda j: acc.item(j) if ok(j) else 0.0)
         if not top:
             return {}
         final = dict(top)
@@ -794,13 +805,13 @@ class RecallIndex:
         # (a neighbour the query may not see lends nothing).
         prev, nxt = self.prev, self.next
         candidates = set(final)
-        for d, _ in top:
-            for j in (prev[d], nxt[d]):
-                if j >= 0 and j not in final and ok(j):
-                    candidates.add(j)
+        beside = [j for d, _ in top for j in (prev[d], nxt[d]) if j >= 0 and j not in final]
+        candidates.update(j for j, seen in zip(beside, allowed(beside), strict=True) if seen)
         needed = {j for c in candidates for j in (prev[c], nxt[c]) if j >= 0}
         needed.update(candidates)
-        bm25 = {j: score_of(j) if ok(j) else 0.0 for j in needed}
+        order = list(needed)
+        bm25 = dict(zip(order, lookup(order), strict=True))
+        sessions = self.sessions
         for c in candidates:
             a, z = prev[c], nxt[c]
             if a < 0 and z < 0:
@@ -809,7 +820,7 @@ class RecallIndex:
             if c not in final:
                 own = bm25[c]
                 if own and share:
-                    own += share * session_score.get(self.sessions[c], 0.0)
+                    own += share * session_score.get(sessions[c], 0.0)
                 final[c] = own
             final[c] += NEIGHBOUR * near
         if len(info) > 1 and PROXIMITY:
@@ -1054,7 +1065,7 @@ class RecallIndex:
         if not pairs:
             return
         fields = self.fields
-        chosen = sorted(final.items(), key=itemgetter(1), reverse=True)[:PROXIMITY_DEPTH]
+        chosen = heapq.nlargest(PROXIMITY_DEPTH, final.items(), key=itemgetter(1))
         for d, _ in chosen:
             bonus = 0.0
             for part in fields[d].split(_FIELD):
@@ -1079,7 +1090,7 @@ class RecallIndex:
         """The best ``limit`` records, best first (ties: the most recently indexed)."""
         # A caller asking for more than the usual depth gets what it asked for.
         found = self.scores(query, where, max(DEPTH, limit))
-        best = sorted(found.items(), key=_score_then_slot, reverse=True)[:limit]
+        best = heapq.nlargest(limit, found.items(), key=_score_then_slot)
         return [self.scored(d, s) for d, s in best if s > 0]
 
     def scored(self, slot: int, score: float) -> Scored:
@@ -1191,6 +1202,28 @@ def plain_python(postings: int) -> bool:
 
 def _anything(slot: int) -> bool:
     return True
+
+
+def _each(test: Callable[[int], Any]) -> Callable[[list[int]], list[Any]]:
+    """``test`` asked of each slot of a list."""
+
+    def each(slots: list[int]) -> list[Any]:
+        return [test(slot) for slot in slots]
+
+    return each
+
+
+def _taken(values: Any) -> Callable[[list[int]], list[Any]]:
+    """A numpy array's values at a list of slots, as Python values."""
+
+    def taken(slots: list[int]) -> list[Any]:
+        return values.take(slots).tolist() if slots else []
+
+    return taken
+
+
+def _everything(slots: list[int]) -> list[bool]:
+    return [True] * len(slots)
 
 
 def get_score(acc: dict[int, float]) -> Callable[[int], float]:
