@@ -982,20 +982,24 @@ class RecallIndex:
         (ties: the higher slot), and the test of which slots ``mask`` and ``visible`` let
         through."""
         ok = self._test(mask, visible)
-        size = len(acc)
+        # The records that score at all (a record scores 0 or more): the partition runs
+        # over these alone (many zeros would slow it down, and say nothing).
+        values = acc[acc > 0]
 
         # The best k by a partition (ties at the k-th score all kept), then the few sorted;
-        # while the caller may not see enough of them, k grows. A record scores 0 or more.
+        # while the caller may not see enough of them, k grows.
         k = depth if visible is None else 4 * depth
         while True:
-            theta = np.partition(acc, size - k)[size - k] if k < size else 0.0
-            # theta 0: fewer than k records score at all, and every one that does is kept.
-            chosen = np.flatnonzero(acc >= theta) if theta > 0 else np.flatnonzero(acc)
+            if k < len(values):
+                cut = len(values) - k
+                chosen = np.flatnonzero(acc >= np.partition(values, cut)[cut])
+            else:
+                chosen = np.flatnonzero(acc)
             ranked = sorted(
                 zip(chosen.tolist(), acc.take(chosen).tolist(), strict=True), key=_best_first
             )
             top = ranked if visible is None else [kv for kv in ranked if ok(kv[0])]
-            if len(top) >= depth or k >= size or theta <= 0:
+            if len(top) >= depth or k >= len(values):
                 return top[:depth], ok
             k *= 4
 
