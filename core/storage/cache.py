@@ -198,6 +198,12 @@ class TableCache:
         if self._pristine is not None:
             self._pristine.pop(name, None)
 
+    def release(self, name: str) -> None:
+        """Forget a table's documents unless a transaction is under way (it may hold
+        changes to them): they are read again when next used."""
+        if not self.in_transaction and name in self.tables:
+            self.evict(name)
+
     def clear(self) -> None:
         """Forget every cached table (they are read again when next used)."""
         self._changed_all()

@@ -418,6 +418,13 @@ class Store:
             held = dict.items(self.cache.tables)  # never loads: a plain dict's view
             return {name: docs for name, docs in list(held) if wanted(name)}
 
+    def release(self, name: str) -> None:
+        """Stop holding table ``name``'s documents in memory (read again when next used;
+        kept while a transaction is under way). A pass over many tables that needs each
+        once, such as building the recall index, need not keep them all."""
+        with self._mutex:
+            self.cache.release(name)
+
     def docs(self, name: str) -> Docs:
         """The raw documents of a table (id → document); treat them as read-only."""
         try:

@@ -39,6 +39,7 @@ postings must be gone before a write appends to them).
 from __future__ import annotations
 
 import bisect
+import heapq
 import marshal
 import math
 import sys
@@ -68,6 +69,12 @@ DEPTH = 100
 #: small store skips numpy's import (~80 ms).
 SMALL = 20_000
 PROXIMITY_DEPTH = 50
+#: A term whose postings reach 1 / _DENSE of the slots is summed densely (np.bincount).
+_DENSE = 8
+#: Pruning picks out the records in the running (and their neighbours) only when they are
+#: under 1 / _WORTH of all: past that, picking them out of each term's postings costs more
+#: than scoring every record.
+_WORTH = 3
 TYPO_WEIGHT = (1.0, 0.8, 0.6)  # by edit distance
 PREFIX_WEIGHT = 0.7
 MAX_EXPANSIONS = 5
@@ -762,16 +769,26 @@ class RecallIndex:
         if not info:
             return {}
         info.sort(key=lambda x: (-x[0], x[2]))  # rarest first: the same sums every time
-        score_of: Callable[[int], float]
+        # Which of some slots the query may see, and their BM25 scores (0 if it may not).
+        allowed: Callable[[list[int]], list[bool]]
+        lookup: Callable[[list[int]], list[float]]
         if plain_python(sum(len(docs) for _, (docs, _), _ in info)):
             top, ok, score_of = self._bm25_small(info, where, depth)
+            allowed = _each(ok)
+            lookup = _each(lambda j: score_of(j) if ok(j) else 0.0)
         else:
             np = _numpy()
             mask = self._mask(where, np)
             norms = self._derive("norms", self._norms)
             acc = self._bm25(info, norms, mask, where.visible is None, np, depth)
             top, ok = self._best(acc, mask, where.visible, np, depth)
-            score_of = acc.item
+            if where.visible is None:
+                # A record ``mask`` leaves out scores 0 in ``acc``: whole lists at once.
+                allowed = _everything if mask is None else _taken(mask)
+                lookup = _taken(acc)
+            else:
+                allowed = _each(ok)
+                lookup = _each(lambda j: acc.item(j) if ok(j) else 0.0)
         if not top:
             return {}
         final = dict(top)
@@ -788,13 +805,13 @@ class RecallIndex:
         # (a neighbour the query may not see lends nothing).
         prev, nxt = self.prev, self.next
         candidates = set(final)
-        for d, _ in top:
-            for j in (prev[d], nxt[d]):
-                if j >= 0 and j not in final and ok(j):
-                    candidates.add(j)
+        beside = [j for d, _ in top for j in (prev[d], nxt[d]) if j >= 0 and j not in final]
+        candidates.update(j for j, seen in zip(beside, allowed(beside), strict=True) if seen)
         needed = {j for c in candidates for j in (prev[c], nxt[c]) if j >= 0}
         needed.update(candidates)
-        bm25 = {j: score_of(j) if ok(j) else 0.0 for j in needed}
+        order = list(needed)
+        bm25 = dict(zip(order, lookup(order), strict=True))
+        sessions = self.sessions
         for c in candidates:
             a, z = prev[c], nxt[c]
             if a < 0 and z < 0:
@@ -803,7 +820,7 @@ class RecallIndex:
             if c not in final:
                 own = bm25[c]
                 if own and share:
-                    own += share * session_score.get(self.sessions[c], 0.0)
+                    own += share * session_score.get(sessions[c], 0.0)
                 final[c] = own
             final[c] += NEIGHBOUR * near
         if len(info) > 1 and PROXIMITY:
@@ -883,9 +900,13 @@ class RecallIndex:
         its ``kp1``), no record outside the running can reach the best ``DEPTH``, so the
         common terms left are added only for the records in the running and for their
         neighbours two notes either side (what the neighbour shares read). Every other
-        record keeps a partial score that nothing reads."""
+        record keeps a partial score that nothing reads. When most records are still in
+        the running, picking them out would cost more than it spares: every record is
+        then scored in full, which ranks alike (those outside stay below the best
+        ``DEPTH`` either way)."""
+        size = len(self.kinds)
         # A record ``mask`` leaves out starts at -inf and stays below every record in.
-        acc = np.zeros(len(self.kinds)) if mask is None else np.where(mask, 0.0, -np.inf)
+        acc = np.zeros(size) if mask is None else np.where(mask, 0.0, -np.inf)
         rest = [0.0] * (len(info) + 1)
         for i in range(len(info) - 1, -1, -1):
             rest[i] = rest[i + 1] + info[i][0]
@@ -893,39 +914,60 @@ class RecallIndex:
         for i, (kp1, (docs, tfs), _) in enumerate(info):
             slots = np.frombuffer(docs, dtype=np.int32)
             tf = np.frombuffer(tfs, dtype=np.int32)
-            if live is None and prune and i and rest[i] < acc.max():
-                live = self._contenders(acc, rest[i], np, depth)
+            if prune and i and rest[i] < (best := acc.max()):
+                found = self._contenders(acc, rest[i], best, np, depth)
+                live = None if found is False else found
+                prune = found is None  # False: too many in the running, for good
             if live is not None:
-                keep = live[slots]
+                keep = live.take(slots)
                 slots, tf = slots[keep], tf[keep]
-            # One term for all its records at once (a slot appears once per term).
-            acc[slots] += kp1 * tf / (tf + norms[slots])
+            # kp1 tf / (tf + norm), one term for all its records at once, each step the
+            # same IEEE operation as written out (so the same bits), in place.
+            gain = np.multiply(tf, kp1)
+            part = norms.take(slots)
+            part += tf
+            gain /= part
+            if len(slots) * _DENSE > size:
+                # A term most records hold: summed into a fresh array then added whole
+                # (0 + x is x exactly; a slot appears once per term).
+                acc += np.bincount(slots, gain, size)
+            else:
+                acc[slots] += gain
         if mask is not None:
             acc[~mask] = 0.0
         return acc
 
-    def _contenders(self, acc: Any, left: float, np: Any, depth: int) -> Any:
+    def _contenders(self, acc: Any, left: float, best: float, np: Any, depth: int) -> Any:
         """The slots still in the running when the terms left add under ``left``, with
-        their neighbours two notes either side; None when too many still are."""
+        their neighbours two notes either side; None when the best ``depth`` could still
+        change with any record, False when so many are in the running that picking them
+        out would cost more than scoring every record (the query then stops trying: its
+        terms left are its commonest)."""
         # The depth-th best is above ``left`` only if ``depth`` records are: one count
         # says so before any partition is paid for.
-        if np.count_nonzero(acc > left) < depth:
+        size = len(acc)
+        above = np.count_nonzero(acc > left)
+        if above < depth:
             return None
-        hits = acc[acc > 0]
-        cut = len(hits) - depth
-        theta = np.partition(hits, cut)[cut]
-        if theta <= left:
-            return None
-        running = np.flatnonzero(acc >= theta - left * (1 + 1e-9))
+        reach = left * (1 + 1e-9)
+        if np.count_nonzero(acc >= best - reach) * _WORTH > size:
+            # Already too many within reach of the best score, let alone of the depth-th.
+            return False
+        theta = np.partition(acc[acc > left], above - depth)[above - depth]
+        running = np.flatnonzero(acc >= theta - reach)
+        if len(running) * _WORTH > size:
+            return False
         prev = np.frombuffer(self.prev, dtype=np.int32)
         nxt = np.frombuffer(self.next, dtype=np.int32)
         near = running
         for _ in range(2):
-            near = np.concatenate((prev[near], nxt[near]))
+            near = np.concatenate((prev.take(near), nxt.take(near)))
             near = near[near >= 0]
             running = np.concatenate((running, near))
-        live = np.zeros(len(acc), dtype=bool)
+        live = np.zeros(size, dtype=bool)
         live[running] = True
+        if np.count_nonzero(live) * _WORTH > size:
+            return False
         return live
 
     def _best(
@@ -939,26 +981,25 @@ class RecallIndex:
         """The best ``DEPTH`` (slot, score) by ``acc`` that the caller may see, best first
         (ties: the higher slot), and the test of which slots ``mask`` and ``visible`` let
         through."""
-        hits = np.flatnonzero(acc)
-        values = acc[hits]
         ok = self._test(mask, visible)
+        # The records that score at all (a record scores 0 or more): the partition runs
+        # over these alone (many zeros would slow it down, and say nothing).
+        values = acc[acc > 0]
 
         # The best k by a partition (ties at the k-th score all kept), then the few sorted;
         # while the caller may not see enough of them, k grows.
         k = depth if visible is None else 4 * depth
         while True:
-            if k < len(hits):
+            if k < len(values):
                 cut = len(values) - k
-                theta = np.partition(values, cut)[cut]
-                chosen = np.flatnonzero(values >= theta)
+                chosen = np.flatnonzero(acc >= np.partition(values, cut)[cut])
             else:
-                chosen = np.arange(len(hits))
+                chosen = np.flatnonzero(acc)
             ranked = sorted(
-                zip(hits[chosen].tolist(), values[chosen].tolist(), strict=True),
-                key=_best_first,
+                zip(chosen.tolist(), acc.take(chosen).tolist(), strict=True), key=_best_first
             )
             top = ranked if visible is None else [kv for kv in ranked if ok(kv[0])]
-            if len(top) >= depth or k >= len(hits):
+            if len(top) >= depth or k >= len(values):
                 return top[:depth], ok
             k *= 4
 
@@ -1028,7 +1069,7 @@ class RecallIndex:
         if not pairs:
             return
         fields = self.fields
-        chosen = sorted(final.items(), key=itemgetter(1), reverse=True)[:PROXIMITY_DEPTH]
+        chosen = heapq.nlargest(PROXIMITY_DEPTH, final.items(), key=itemgetter(1))
         for d, _ in chosen:
             bonus = 0.0
             for part in fields[d].split(_FIELD):
@@ -1053,7 +1094,7 @@ class RecallIndex:
         """The best ``limit`` records, best first (ties: the most recently indexed)."""
         # A caller asking for more than the usual depth gets what it asked for.
         found = self.scores(query, where, max(DEPTH, limit))
-        best = sorted(found.items(), key=_score_then_slot, reverse=True)[:limit]
+        best = heapq.nlargest(limit, found.items(), key=_score_then_slot)
         return [self.scored(d, s) for d, s in best if s > 0]
 
     def scored(self, slot: int, score: float) -> Scored:
@@ -1165,6 +1206,28 @@ def plain_python(postings: int) -> bool:
 
 def _anything(slot: int) -> bool:
     return True
+
+
+def _each(test: Callable[[int], Any]) -> Callable[[list[int]], list[Any]]:
+    """``test`` asked of each slot of a list."""
+
+    def each(slots: list[int]) -> list[Any]:
+        return [test(slot) for slot in slots]
+
+    return each
+
+
+def _taken(values: Any) -> Callable[[list[int]], list[Any]]:
+    """A numpy array's values at a list of slots, as Python values."""
+
+    def taken(slots: list[int]) -> list[Any]:
+        return values.take(slots).tolist() if slots else []
+
+    return taken
+
+
+def _everything(slots: list[int]) -> list[bool]:
+    return [True] * len(slots)
 
 
 def get_score(acc: dict[int, float]) -> Callable[[int], float]:

@@ -419,8 +419,13 @@ class Recall:
                 continue
             if now_at != version:  # committed again since the first look
                 key = _key(now_at)
+            held = store.is_loaded(name)
             changes += self._sync(index, name, store.docs(name), key)
             self._seen[name] = now_at
+            if not held:
+                # Read for the index alone (a build reads every table): the index holds
+                # what it needs, so the documents are not kept in memory.
+                store.release(name)
         return changes
 
     def _sync(

@@ -1,0 +1,123 @@
+"""Recall's memory: what a process holds once it has searched a big store.
+
+Every figure is one fresh child process's resident memory (``VmRSS``, and its peak
+``VmHWM``, from ``/proc/self/status``), on a copy of the benchmark store of
+``bench/bench_recall.py`` (N notes of the ``--shape``, built once into
+``bench/out``, with its saved recall index):
+
+* ``python`` (the baseline): the interpreter with ``memwork`` and numpy imported,
+  nothing opened;
+* ``Memory, index file``: a long-lived ``Memory`` after a warm-up and
+  ``--rounds`` searches, its index read from the store's cache folder;
+* ``Memory, built here`` (``--built``): the same with the cache off
+  (``MEMWORK_SEARCH_CACHE=0``), so the index is built from the store's documents;
+* ``memwork search`` and ``memwork context``: one CLI call each (peak RSS, from the
+  child's ``ru_maxrss``), and their ratio.
+
+The children import memwork as this interpreter does (run it with the venv's
+python); the stores are shared with bench_recall.py.
+
+    python bench/bench_recall_memory.py 100000 --shape long
+    python bench/bench_recall_memory.py 100000 --shape short --built
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import bench_recall as recall_bench  # noqa: E402
+
+_PROBE = """
+import json, sys
+def status():
+    out = {}
+    for line in open("/proc/self/status"):
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            out[key] = int(value.split()[0]) / 1024
+    return out
+import numpy
+from memwork import Memory
+path, questions, rounds = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3])
+if sys.argv[4] == "1":
+    memory = Memory(path)
+    memory.search("warm up")
+    for q in questions[:rounds]:
+        memory.search(q, limit=10)
+print(json.dumps(status()))
+"""
+
+
+def _child(path: Path, questions: list[str], rounds: int, open_it: bool, env: dict) -> dict:
+    asked = json.dumps(questions)
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(path), asked, str(rounds), "01"[open_it]],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _cli_peak(args: list[str], env: dict) -> float:
+    """Peak RSS (MB) of one ``memwork`` CLI call."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memwork", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    if status:
+        raise RuntimeError(proc.stderr.read().decode() if proc.stderr else f"exit {status}")
+    return usage.ru_maxrss / 1024
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("records", type=int, nargs="?", default=100_000)
+    ap.add_argument("--shape", default="long", help="long, short or mixed")
+    ap.add_argument("--rounds", type=int, default=100, help="searches before measuring")
+    ap.add_argument("--built", action="store_true", help="also build the index in the child")
+    args = ap.parse_args(argv)
+    if args.shape == "mixed":
+        source, questions = recall_bench.cached_store(args.records)
+    else:
+        source, questions = recall_bench.cached_shaped_store(args.records, args.shape)
+    env = {k: v for k, v in os.environ.items() if k != "MEMWORK_SEARCH_CACHE"}
+    env["MEMWORK_NOW"] = recall_bench.NOW.isoformat()
+    asked = questions[: args.rounds]
+    with tempfile.TemporaryDirectory(dir=recall_bench.OUT) as tmp:
+        saved = source.joinpath("cache", "recall", "index.bin")
+        if not saved.exists():  # saved once, by a Memory that closes, for every run after
+            _child(source, [], 0, True, env)
+        store = recall_bench.linked_copy(source, Path(tmp) / "store")
+        rows = [("python (memwork and numpy imported)", _child(store, [], 0, False, env))]
+        rows.append(("Memory, index file", _child(store, asked, args.rounds, True, env)))
+        if args.built:
+            cold = dict(env, MEMWORK_SEARCH_CACHE="0")
+            rows.append(("Memory, built here", _child(store, asked, args.rounds, True, cold)))
+        search = _cli_peak(["--db", str(store), "search", asked[0]], env)
+        context = _cli_peak(["--db", str(store), "context"], env)
+    print(f"{args.records:,} {args.shape} notes, after a warm-up and {args.rounds} searches")
+    print("| process | RSS | peak RSS |")
+    print("|---|---:|---:|")
+    for name, got in rows:
+        print(f"| {name} | {got['VmRSS']:.0f} MB | {got['VmHWM']:.0f} MB |")
+    print(f"| `memwork search` (CLI) | | {search:.0f} MB |")
+    print(f"| `memwork context` (CLI) | | {context:.0f} MB |")
+    print(f"\nCLI search / context peak RSS: {search / context:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
