@@ -114,9 +114,8 @@ def rss_mib(pid: int) -> float:
     """Resident memory of ``pid`` and its children (worker processes), MiB."""
     total = 0
     pids = [pid]
-    children = Path(f"/proc/{pid}/task/{pid}/children")
-    if children.exists():
-        pids += [int(p) for p in children.read_text().split()]
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        pids += [int(p) for p in (task / "children").read_text().split()]
     for p in pids:
         for line in Path(f"/proc/{p}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -184,14 +183,19 @@ async def first_search(port: int, question: str) -> float:
 
 
 async def latency(port: int, questions: list[str], calls: int) -> dict[str, list[float]]:
-    """Echo and search in turn over one connection (ms); the first 20 rounds not counted."""
-    out: dict[str, list[float]] = {"echo": [], "search": []}
+    """Echo, search and an empty search in turn over one connection (ms); the first 20
+    rounds not counted. An empty query is answered before the index is asked: what a
+    search costs besides the search itself."""
+    out: dict[str, list[float]] = {"echo": [], "search": [], "empty": []}
     conn = await Conn.open(port)
     for n in range(calls + 20):
         payload = body(questions[n % len(questions)])
         for name in out:
+            route = "search" if name == "empty" else name
             started = time.perf_counter()
-            status, answer = await conn.post(f"/v1/{name}", payload)
+            status, answer = await conn.post(
+                f"/v1/{route}", body(" ") if name == "empty" else payload
+            )
             elapsed = (time.perf_counter() - started) * 1000
             if status != 200:
                 raise RuntimeError(f"{name} answered {status}: {answer[:300]!r}")
@@ -239,14 +243,20 @@ async def load(
 
 # -- one run ----------------------------------------------------------------------------------
 def measure(
-    tree: Path, label: str, n: int, shape: str, args: argparse.Namespace, loaded: bool
+    tree: Path,
+    label: str,
+    workers: int,
+    n: int,
+    shape: str,
+    args: argparse.Namespace,
+    loaded: bool,
 ) -> dict[str, Any]:
     _, questions = texts_of(n, shape)
     source = store_of(tree, label, n, shape)
-    store = linked_copy(source, OUT / f"http-search-run-{label}")
-    extra = args.server_args if label == "current" else []
-    server, port = start(tree, store, extra)
-    row: dict[str, Any] = {"tree": label, "n": n, "shape": shape, "clients": args.clients}
+    store = linked_copy(source, OUT / f"http-search-run-{os.getpid()}-{label}")
+    server, port = start(tree, store, ["--search-workers", str(workers)] if workers else [])
+    name = f"{label}, {workers} search workers" if workers else label
+    row: dict[str, Any] = {"tree": name, "n": n, "shape": shape, "clients": args.clients}
     row["load_avg"] = os.getloadavg()
     try:
         row["first_s"] = asyncio.run(first_search(port, "warm up the index"))
@@ -274,18 +284,22 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--baseline", type=Path, help="an older tree, measured the same way")
     parser.add_argument(
-        "--server-args", nargs="*", default=[], help="passed to the current tree's server"
+        "--workers",
+        type=int,
+        nargs="+",
+        default=[0],
+        help="the current tree is measured once per value, with that many search workers",
     )
     args = parser.parse_args()
-    trees = [(ROOT, "current")]
+    trees = [(ROOT, "current", w) for w in args.workers]
     if args.baseline:
-        trees.append((args.baseline.resolve(), "baseline"))
+        trees.append((args.baseline.resolve(), "baseline", 0))
     rows = []
     for shape in args.shapes:
         for n in args.sizes:
-            for tree, label in trees:
+            for tree, label, workers in trees:
                 loaded = n == max(args.sizes)
-                row = measure(tree, label, n, shape, args, loaded)
+                row = measure(tree, label, workers, n, shape, args, loaded)
                 rows.append(row)
                 print(json.dumps({k: v for k, v in row.items() if k != "latency"}), flush=True)
     report(rows)
@@ -296,15 +310,16 @@ def report(rows: list[dict[str, Any]]) -> None:
     """The tables of docs/PERFORMANCE.md."""
     base = {(r["n"], r["shape"]): r for r in rows if r["tree"] == "baseline"}
     print(
-        "\n| tree | notes | echo p50 | `/v1/search` p50 / p95 | ratio to echo (goal <= 3x) "
-        "| first search | RSS |"
+        "\n| tree | notes | echo p50 | empty search p50 | `/v1/search` p50 / p95 "
+        "| ratio to echo (goal <= 3x) | first search | RSS |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         lat = r["latency"]
         echo, search = statistics.median(lat["echo"]), statistics.median(lat["search"])
         print(
-            f"| {r['tree']} | {r['n']:,} {r['shape']} | {echo:.2f} ms | {search:.2f} / "
+            f"| {r['tree']} | {r['n']:,} {r['shape']} | {echo:.2f} ms "
+            f"| {statistics.median(lat['empty']):.2f} ms | {search:.2f} / "
             f"{pct(lat['search'], 0.95):.2f} ms | {search / echo:.2f}x | {r['first_s']:.1f} s "
             f"| {r['rss_mib']:.0f} MiB |"
         )

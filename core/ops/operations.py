@@ -2091,6 +2091,15 @@ OPERATIONS: tuple[Op, ...] = (
                 None,
                 metavar="SET",
             ),
+            Param(
+                "search_workers",
+                "int",
+                "processes that run /v1/search, each with its own recall index in memory, so "
+                "that N searches run at once (default 0: the server's own process)",
+                0,
+                metavar="N",
+                minimum=0,
+            ),
         ),
         result="none",
         doc=(
