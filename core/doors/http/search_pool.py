@@ -27,7 +27,10 @@ import queue
 import threading
 from datetime import datetime
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ...ops.memory import Memory
 
 #: The most workers ``--search-workers`` takes (each holds a whole recall index).
 MAX_WORKERS = 16
@@ -51,37 +54,47 @@ class SearchPool:
         self.count = count
         self._idle: queue.Queue[Worker] = queue.Queue()
         self._workers: list[Worker] = []
-        self._starting = 0
+        self._pending = 0
         self._lock = threading.Lock()
         self._stopped = False
 
     def start(self) -> None:
-        """Start the workers (each gets ready in the background)."""
+        """Start the workers in the background, one after another: each starts once the
+        one before it is ready, so only one reads the store to build its index at a time
+        (the others then load the index it saved, or catch up from the store)."""
+        self._pending = self.count
+        threading.Thread(target=self._start_all, name="memwork-search-start", daemon=True).start()
+
+    def _start_all(self) -> None:
         import multiprocessing
 
         # Spawned, not forked: the server's process has threads (uvicorn's, the index
         # saver's), and a forked child would inherit their locks held.
         context = multiprocessing.get_context("spawn")
-        for _ in range(self.count):
-            mine, theirs = context.Pipe()
-            process = context.Process(
-                target=work, args=(self.path, theirs), name="memwork-search", daemon=True
-            )
-            process.start()
-            theirs.close()
-            worker = Worker(process, mine)
+        try:
+            for _ in range(self.count):
+                if self._stopped:
+                    return
+                mine, theirs = context.Pipe()
+                process = context.Process(
+                    target=work, args=(self.path, theirs), name="memwork-search", daemon=True
+                )
+                process.start()
+                theirs.close()
+                worker = Worker(process, mine)
+                with self._lock:
+                    self._workers.append(worker)
+                    self._pending -= 1
+                self._ready(worker)
+        finally:
             with self._lock:
-                self._workers.append(worker)
-                self._starting += 1
-            threading.Thread(target=self._ready, args=(worker,), daemon=True).start()
+                self._pending = 0
 
     def _ready(self, worker: Worker) -> None:
         try:
             ok = worker.conn.recv() == "ready"
         except (EOFError, OSError):
             ok = False
-        with self._lock:
-            self._starting -= 1
         if ok:
             self._idle.put(worker)
         else:
@@ -95,9 +108,9 @@ class SearchPool:
 
     @property
     def alive(self) -> int:
-        """Workers that answer or are getting ready."""
+        """Workers that answer, are getting ready or are yet to start."""
         with self._lock:
-            return len(self._workers)
+            return len(self._workers) + self._pending
 
     def pids(self) -> list[int]:
         """The workers' process ids."""
@@ -153,12 +166,11 @@ def work(path: str, conn: Connection) -> None:
 
     from ...base.errors import MemworkError
     from ...ops import runner as invoke
-    from ...ops.memory import Memory
     from ...ops.operations import by_name
     from .routes import error_body
 
     op = by_name("search")
-    memory = Memory(path, actor="mcp")
+    memory = _opened(path)
     try:
         memory.search("warm up")  # loads (or builds) the recall index before the first caller
         conn.send("ready")
@@ -180,3 +192,17 @@ def work(path: str, conn: Connection) -> None:
             conn.send(reply)
     finally:
         memory.close()
+
+
+def _opened(path: str) -> Memory:
+    """The store, opened as ``Memory`` opens it; a lock held past the lock's timeout (a
+    long write by another process) is waited for twice more before the worker gives up."""
+    from ...base.errors import StoreError
+    from ...ops.memory import Memory
+
+    for _ in range(2):
+        try:
+            return Memory(path, actor="mcp")
+        except StoreError:
+            continue
+    return Memory(path, actor="mcp")
