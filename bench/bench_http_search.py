@@ -7,23 +7,26 @@ characters, ``short``: about 200; 100 notes to a session), one server
 
 * latency: ``/v1/search`` (a question of the synthetic set, ``limit`` 10) and
   ``/v1/echo`` (the same body), one of each in turn over one keep-alive
-  connection; p50 / p95 and the ratio of the p50s (goal: <= 3x at 100k);
+  connection; p50 / p95 and the ratio of the p50s (goal: <= 3x at 100k); and an
+  empty query in the same turn, answered before the index is asked: what the
+  door and the operation cost around the search itself;
 * throughput (the largest size): 16 clients at once, each on its own keep-alive
   connection, searching again and again for ``--seconds``; searches/s, p50 /
   p95, and the statuses (no 5xx allowed); then the echo route the same way, the
   most this client and server can do on this machine;
 * the server's resident memory (RSS) at the end.
 
-``--baseline TREE`` measures an older checkout the same way in the same run (its
-own ``.venv``, its own store of the same notes written by its own code), size by
-size, each tree in turn: the ratios in the table are against that tree's
-figures. The clients speak HTTP/1.1 on raw sockets (a few microseconds a
+``--workers 0 2`` measures the current tree once per value, with that many search
+worker processes (``memwork serve --search-workers``). ``--baseline TREE`` measures
+an older checkout the same way in the same run (its own ``.venv``, its own store of
+the same notes written by its own code), size by size, each tree in turn: the
+"vs baseline" column is against that tree's figures. The clients speak HTTP/1.1 on raw sockets (a few microseconds a
 call), so the figures are the server's, not a client library's.
 
 fsync is off (``MEMWORK_FSYNC=0``). The first search of a server builds or
 loads its recall index and is reported apart ("first search").
 Usage: python bench/bench_http_search.py [--sizes 1000 10000 100000]
-[--shapes long short] [--calls 200] [--clients 16] [--seconds 20]
+[--shapes long short] [--calls 200] [--clients 16] [--seconds 20] [--workers 0 2]
 [--baseline /path/to/old/tree]
 """
 
