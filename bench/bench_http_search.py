@@ -20,8 +20,9 @@ characters, ``short``: about 200; 100 notes to a session), one server
 worker processes (``memwork serve --search-workers``). ``--baseline TREE`` measures
 an older checkout the same way in the same run (its own ``.venv``, its own store of
 the same notes written by its own code), size by size, each tree in turn: the
-"vs baseline" column is against that tree's figures. The clients speak HTTP/1.1 on raw sockets (a few microseconds a
-call), so the figures are the server's, not a client library's.
+"vs baseline" column is against that tree's figures. The clients speak HTTP/1.1 on
+raw sockets (a few microseconds a call), so the figures are the server's, not a
+client library's.
 
 fsync is off (``MEMWORK_FSYNC=0``). The first search of a server builds or
 loads its recall index and is reported apart ("first search").
@@ -41,6 +42,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -99,10 +101,12 @@ def store_of(tree: Path, label: str, n: int, shape: str) -> Path:
 
 
 # -- the server -------------------------------------------------------------------------------
-def start(tree: Path, store: Path, extra: list[str]) -> tuple[subprocess.Popen[str], int]:
+def start(tree: Path, store: Path, workers: int) -> tuple[subprocess.Popen[str], int]:
+    extra = ["--search-workers", str(workers)] if workers else []
     server = subprocess.Popen(
         [python_of(tree), str(tree / "bench" / "http_echo_server.py"), str(store), *extra],
         stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE if workers else None,
         env=env(tree),
         text=True,
     )
@@ -111,6 +115,15 @@ def start(tree: Path, store: Path, extra: list[str]) -> tuple[subprocess.Popen[s
     if not url.startswith("http://"):
         raise RuntimeError("the benchmark server did not start")
     return server, int(url.rsplit(":", 1)[1])
+
+
+def workers_ready(server: subprocess.Popen[str]) -> str:
+    """Wait for the server's line saying its search workers are ready; that line."""
+    assert server.stderr is not None
+    for line in server.stderr:
+        if "search workers ready" in line:
+            return line.strip()
+    raise RuntimeError("the server ended before its search workers were ready")
 
 
 def rss_mib(pid: int) -> float:
@@ -257,12 +270,15 @@ def measure(
     _, questions = texts_of(n, shape)
     source = store_of(tree, label, n, shape)
     store = linked_copy(source, OUT / f"http-search-run-{os.getpid()}-{label}")
-    server, port = start(tree, store, ["--search-workers", str(workers)] if workers else [])
+    server, port = start(tree, store, workers)
     name = f"{label}, {workers} search workers" if workers else label
     row: dict[str, Any] = {"tree": name, "n": n, "shape": shape, "clients": args.clients}
     row["load_avg"] = os.getloadavg()
     try:
         row["first_s"] = asyncio.run(first_search(port, "warm up the index"))
+        if workers:  # every worker loads its index before anything is timed
+            row["workers"] = workers_ready(server)
+            threading.Thread(target=server.stderr.read, daemon=True).start()  # type: ignore[union-attr]
         row["latency"] = asyncio.run(latency(port, questions, args.calls))
         if loaded:
             row["search_load"] = asyncio.run(

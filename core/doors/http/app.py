@@ -120,7 +120,9 @@ class HttpDoor:
         # The store as given (a Redis URL with its password): each tab's workbench opens it.
         self.viewer = Viewer(str(memory.path), token=token)
         self._stopping = anyio.Event()
-        self.pool = SearchPool(str(memory.path), search_workers) if search_workers else None
+        self.pool = (
+            SearchPool(str(memory.path), search_workers, report=_say) if search_workers else None
+        )
 
         async def livez(request: Request) -> Response:
             return json_response({"status": "ok"})
@@ -177,6 +179,10 @@ class HttpDoor:
         self.feed.close()
         self.viewer.stop()
         self._stopping.set()
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def build_app(memory: Memory, *, token: str | None, cap: int = MAX_BODY) -> Any:

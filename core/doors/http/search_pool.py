@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
@@ -49,9 +50,11 @@ class Worker:
 class SearchPool:
     """``count`` worker processes searching the store at ``path``."""
 
-    def __init__(self, path: str, count: int) -> None:
+    def __init__(self, path: str, count: int, report: Callable[[str], None] | None = None) -> None:
+        """``report``: where to say that the workers are ready (``memwork serve``: stderr)."""
         self.path = path
         self.count = count
+        self.report = report
         self._idle: queue.Queue[Worker] = queue.Queue()
         self._workers: list[Worker] = []
         self._pending = 0
@@ -89,6 +92,12 @@ class SearchPool:
         finally:
             with self._lock:
                 self._pending = 0
+        if self.report is not None and not self._stopped:
+            ready = self._idle.qsize()
+            self.report(
+                f"memwork: {ready} of {self.count} search workers ready"
+                + ("" if ready == self.count else " (the server searches when none is left)")
+            )
 
     def _ready(self, worker: Worker) -> None:
         try:
