@@ -171,7 +171,12 @@ class SearchPool:
 def work(path: str, conn: Connection) -> None:
     """A worker: open the store, load the index, then answer searches until told to
     stop or the server is gone (its end of the pipe closes)."""
+    import signal
     import traceback
+
+    # Ctrl-C in a terminal reaches the whole process group: the server stops its
+    # workers itself, after the searches in flight are answered.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     from ...base.errors import MemworkError
     from ...ops import runner as invoke

@@ -73,6 +73,7 @@ def pooled(db: Path) -> Iterator[Served]:
     yield server
     code, rest = server.stop()
     assert code == 0, rest
+    assert "memwork: 2 of 2 search workers ready" in rest  # the operator is told
 
 
 def test_searches_answer_as_the_cli_does_and_see_every_write(pooled: Served, db: Path) -> None:
