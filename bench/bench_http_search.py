@@ -320,9 +320,12 @@ def main() -> None:
                 loaded = n == max(args.sizes)
                 row = measure(tree, label, workers, n, shape, args, loaded)
                 rows.append(row)
-                print(json.dumps({k: v for k, v in row.items() if k != "latency"}), flush=True)
+                shown = {k: v for k, v in row.items() if k != "latency"}
+                shown["p50_ms"] = {k: statistics.median(v) for k, v in row["latency"].items()}
+                print(json.dumps(shown), flush=True)
+                # Kept after every row: a run cut short keeps what it measured.
+                (OUT / "http_search_results.json").write_text(json.dumps(rows, indent=2))
     report(rows)
-    (OUT / "http_search_results.json").write_text(json.dumps(rows, indent=2))
 
 
 def report(rows: list[dict[str, Any]]) -> None:
