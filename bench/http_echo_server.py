@@ -6,7 +6,8 @@ way an operation's route does and sends it back) and an MCP tool ``echo``
 (runs in a worker thread as every tool does, returns its text): the baselines
 the operations are measured against, served the same way in the same process.
 
-Usage: python bench/http_echo_server.py STORE  (prints the URL on stdout)
+Usage: python bench/http_echo_server.py STORE [--search-workers N]  (prints the URL on
+stdout)
 """
 
 from __future__ import annotations
@@ -37,8 +38,13 @@ def main() -> None:
     async def echo(request: Request) -> Response:
         return json_response(await read_json(request, cap))
 
+    workers = int(sys.argv[3]) if sys.argv[2:3] == ["--search-workers"] else 0
     door = HttpDoor(
-        memory, token=None, cap=cap, extra_routes=[Route("/v1/echo", echo, methods=["POST"])]
+        memory,
+        token=None,
+        cap=cap,
+        extra_routes=[Route("/v1/echo", echo, methods=["POST"])],
+        search_workers=workers,
     )
     server = door.mcp
     tools, call = server.list_tools, server.call_tool

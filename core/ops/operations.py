@@ -2115,6 +2115,15 @@ OPERATIONS: tuple[Op, ...] = (
                 None,
                 metavar="SET",
             ),
+            Param(
+                "search_workers",
+                "int",
+                "processes that run /v1/search, each with its own recall index in memory, so "
+                "that N searches run at once (default 0: the server's own process)",
+                0,
+                metavar="N",
+                minimum=0,
+            ),
         ),
         result="none",
         doc=(
@@ -2122,7 +2131,10 @@ OPERATIONS: tuple[Op, ...] = (
             "as JSON under `/v1/` (OpenAPI at `/v1/openapi.json`), commits as server-sent "
             "events at `/v1/events`, `/livez` open. A bearer token from `MEMWORK_TOKEN` is "
             "required on every other route; without it the server listens on loopback only "
-            "and says so. `/mcp` lists the tools `--tools` picks, as `memwork mcp` does."
+            "and says so. `/mcp` lists the tools `--tools` picks, as `memwork mcp` does. With "
+            "`--search-workers N`, `/v1/search` runs in N processes that each keep the store "
+            "open with their own recall index (N searches at once, one index in memory each); "
+            "every search sees every commit made before it, by anyone."
         ),
         doors=("cli",),
         cli_run="cmd_serve:run",

@@ -14,4 +14,5 @@ def run(ctx: Context) -> int:
         host=ctx.args.host,
         port=ctx.args.port,
         tools=ctx.args.tools,
+        search_workers=ctx.args.search_workers,
     )

@@ -40,6 +40,7 @@ from ...ops.toolsets import chosen_tools
 from .events import CommitFeed
 from .guard import Guard
 from .routes import http_error, json_response, routes
+from .search_pool import MAX_WORKERS, SearchPool
 from .viewer import Viewer
 
 #: The largest request body (bytes); ``MEMWORK_HTTP_MAX_BODY`` changes it. One episode may
@@ -97,9 +98,11 @@ class HttpDoor:
         cap: int = MAX_BODY,
         extra_routes: list[Route] | None = None,
         tools: Sequence[Op] | None = None,
+        search_workers: int = 0,
     ) -> None:
         """``extra_routes``: a benchmark's baseline, served the same way; ``tools``: what
-        ``/mcp`` lists (default: every MCP operation)."""
+        ``/mcp`` lists (default: every MCP operation); ``search_workers``: processes that
+        run ``/v1/search`` (:mod:`core.doors.http.search_pool`; 0: this process does)."""
         from mcp.server.transport_security import TransportSecuritySettings
 
         from ..mcp.server import build_server
@@ -117,6 +120,9 @@ class HttpDoor:
         # The store as given (a Redis URL with its password): each tab's workbench opens it.
         self.viewer = Viewer(str(memory.path), token=token)
         self._stopping = anyio.Event()
+        self.pool = (
+            SearchPool(str(memory.path), search_workers, report=_say) if search_workers else None
+        )
 
         async def livez(request: Request) -> Response:
             return json_response({"status": "ok"})
@@ -128,7 +134,7 @@ class HttpDoor:
             routes=[
                 Route("/livez", livez, methods=["GET"]),
                 Route("/v1/events", events, methods=["GET"]),
-                *routes(memory, cap),
+                *routes(memory, cap, self.pool),
                 *self.viewer.routes(),
                 *(extra_routes or []),
                 *mcp_app.routes,
@@ -152,12 +158,19 @@ class HttpDoor:
                 task_status.started()
                 await self._stopping.wait()
 
-        async with anyio.create_task_group() as group:
-            await group.start(sessions)
-            group.start_soon(self.feed.run)
-            yield
-            self._stopping.set()
-            group.cancel_scope.cancel()
+        if self.pool is not None:
+            self.pool.start()
+        try:
+            async with anyio.create_task_group() as group:
+                await group.start(sessions)
+                group.start_soon(self.feed.run)
+                yield
+                self._stopping.set()
+                group.cancel_scope.cancel()
+        finally:
+            if self.pool is not None:
+                # Every request has been answered by now: the workers are idle.
+                await anyio.to_thread.run_sync(self.pool.stop)
 
     def stop(self) -> None:
         """Before the server waits for connections to close: end the event streams and
@@ -166,6 +179,10 @@ class HttpDoor:
         self.feed.close()
         self.viewer.stop()
         self._stopping.set()
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def build_app(memory: Memory, *, token: str | None, cap: int = MAX_BODY) -> Any:
@@ -198,14 +215,20 @@ def serve(
     host: str = DEFAULT_HOST,
     port: int = DEFAULT_PORT,
     tools: str | None = None,
+    search_workers: int = 0,
 ) -> int:
     """Serve the store until interrupted (SIGINT / SIGTERM: a clean stop, exit 0).
-    ``tools``: the sets and tool names ``/mcp`` lists (as ``memwork mcp --tools``)."""
+    ``tools``: the sets and tool names ``/mcp`` lists (as ``memwork mcp --tools``);
+    ``search_workers``: processes that run ``/v1/search`` (0: the server's own)."""
     from .slow_clients import header_timeout
 
     token = bearer_token()
     if not 0 <= port <= 65535:
         raise InvalidInput("port", f"must be between 0 and 65535 (got {port})")
+    if not 0 <= search_workers <= MAX_WORKERS:
+        raise InvalidInput(
+            "search-workers", f"must be between 0 and {MAX_WORKERS} (got {search_workers})"
+        )
     if token is None and not is_loopback(host):
         raise InvalidInput(
             "host",
@@ -216,7 +239,7 @@ def serve(
     deadline = header_timeout()
     chosen = chosen_tools(tools)
     memory = Memory(path, actor="mcp")
-    door = HttpDoor(memory, token=token, cap=cap, tools=chosen)
+    door = HttpDoor(memory, token=token, cap=cap, tools=chosen, search_workers=search_workers)
     sock = listen_on(host, port)
     where = f"http://{host if ':' not in host else f'[{host}]'}:{sock.getsockname()[1]}"
     guard = (

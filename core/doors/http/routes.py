@@ -38,6 +38,7 @@ from ...ops.memory import Memory
 from ...ops.operations import Op, door_ops
 from ...ops.shapes import SHAPES
 from ...ops.wm_fallback import used_fallback
+from .search_pool import SearchPool
 
 AGENT_HEADER = "x-memwork-agent"
 JSON = "application/json"
@@ -76,6 +77,12 @@ async def http_error(request: Request, exc: Exception) -> Response:
 
 def error_response(exc: MemworkError) -> Response:
     """A memwork error as JSON with its status (the CLI's exit-2 errors are all 4xx)."""
+    status, body = error_body(exc)
+    return json_response(body, status)
+
+
+def error_body(exc: MemworkError) -> tuple[int, dict[str, Any]]:
+    """The status and JSON body of a memwork error (a search worker sends them back)."""
     if isinstance(exc, InvalidInput):
         status, kind = 400, "invalid"
     elif isinstance(exc, StoreUnreachable):  # the CLI's exit 2, but the server is away
@@ -89,7 +96,7 @@ def error_response(exc: MemworkError) -> Response:
     body: dict[str, Any] = {"error": worded(exc), "kind": kind}
     if isinstance(exc, InvalidInput):
         body["field"] = exc.field
-    return json_response(body, status)
+    return status, body
 
 
 def actor_of(request: Request) -> str:
@@ -138,8 +145,17 @@ class _NotJson(Exception):
     pass
 
 
-def operation_route(op: Op, memory: Memory, cap: int) -> Route:
-    """``POST /v1/<op>``."""
+class _Answered(Exception):
+    """A search worker's error answer: its status and body."""
+
+    def __init__(self, status: int, body: dict[str, Any]) -> None:
+        super().__init__(status)
+        self.status, self.body = status, body
+
+
+def operation_route(op: Op, memory: Memory, cap: int, pool: SearchPool | None = None) -> Route:
+    """``POST /v1/<op>``; with ``pool``, a search runs in one of its worker processes."""
+    pooled = pool if op.name == "search" else None
 
     async def endpoint(request: Request) -> Response:
         try:
@@ -148,6 +164,12 @@ def operation_route(op: Op, memory: Memory, cap: int) -> Route:
             params = invoke.check(op, "http", given)
 
             def run() -> Any:
+                if pooled is not None:
+                    kind, value = pooled.search(params, now=memory.now(), actor=actor)
+                    if kind == "ok":
+                        return value
+                    if kind == "error":
+                        raise _Answered(*value)
                 return invoke.call(
                     op,
                     memory.call_target(),
@@ -177,19 +199,22 @@ def operation_route(op: Op, memory: Memory, cap: int) -> Route:
             )
         except MemworkError as exc:
             return error_response(exc)
+        except _Answered as answered:
+            return json_response(answered.body, answered.status)
 
     return Route(f"/v1/{op.name}", endpoint, methods=["POST"], name=op.name)
 
 
-def routes(memory: Memory, cap: int) -> list[Route]:
-    """A route per operation the HTTP door offers, and ``/v1/openapi.json``."""
+def routes(memory: Memory, cap: int, pool: SearchPool | None = None) -> list[Route]:
+    """A route per operation the HTTP door offers, and ``/v1/openapi.json``; ``pool``:
+    the worker processes that run searches (None: searches run in this process)."""
     document = openapi()
 
     async def spec(request: Request) -> Response:
         return JSONResponse(document)
 
     return [
-        *(operation_route(op, memory, cap) for op in door_ops("http")),
+        *(operation_route(op, memory, cap, pool) for op in door_ops("http")),
         Route("/v1/openapi.json", spec, methods=["GET"], name="openapi"),
     ]
 
