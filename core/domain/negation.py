@@ -44,7 +44,7 @@ When no clauses pair up, the texts' overall polarity decides."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"})
 _IRREGULAR = (
@@ -169,6 +169,9 @@ class Clause:
     """The negators found, in order (antonym verbs among them)."""
     order: tuple[frozenset[str], frozenset[str]] | None = None
     """(what comes first, what comes next) when ``before``/``after`` joins two parts."""
+    lead: str = ""
+    """The first content word's stem (in an imperative, the action: "pin" in "Pin
+    images by digest")."""
 
     @property
     def negated(self) -> bool:
@@ -252,6 +255,7 @@ def _clause(tokens: list[str]) -> Clause | None:
     core: set[str] = set()
     parts: list[set[str]] = [set()]
     swapped = False
+    lead = ""
     for position, token in enumerate(tokens):
         following = tokens[position + 1] if position + 1 < len(tokens) else ""
         if token == "not" and following == "only":
@@ -272,6 +276,7 @@ def _clause(tokens: list[str]) -> Clause | None:
             negators.append(token)
             stem = _ANTONYM_STEMS[stem]
         if stem:
+            lead = lead or stem
             core.add(stem)
             parts[-1].add(stem)
     if not core and not negators:
@@ -282,22 +287,30 @@ def _clause(tokens: list[str]) -> Clause | None:
         order = (then, first) if swapped else (first, then)
     elif len(parts) == 2:
         core.add(_stem("after" if swapped else "before"))  # "do it before": no second part
-    return Clause(frozenset(core), tuple(negators), order)
+    return Clause(frozenset(core), tuple(negators), order, lead)
 
 
 def clauses(text: str) -> list[Clause]:
     """The clauses of ``text`` in order, each with its core and its negators."""
     found: list[Clause] = []
     for part in _CLAUSE_BREAK.split(normalise(text)):
+        words = _TOKEN.findall(part)
+        # "Pin images by digest, not by tag": a part that opens on "not" is a contrast
+        # with the clause before it, and says not to do *that action* that way. Alone,
+        # its core ("tag") would meet every lesson that mentions a tag.
+        contrast = bool(found) and words[:1] == ["not"] and words[1:2] != ["only"]
         tokens: list[str] = []
-        for token in _TOKEN.findall(part):
+        for token in words:
             if token in _CONJUNCTIONS:
                 if (clause := _clause(tokens)) is not None:
                     found.append(clause)
                 tokens = []
+                contrast = False
             else:
                 tokens.append(token)
         if (clause := _clause(tokens)) is not None:
+            if contrast and found[-1].lead:
+                clause = replace(clause, core=clause.core | {found[-1].lead})
             found.append(clause)
     return found
 

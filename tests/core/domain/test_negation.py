@@ -156,6 +156,23 @@ def test_placement_a_negated_side_clause_does_not_negate_the_instruction() -> No
     )
 
 
+@pytest.mark.parametrize(
+    ("other", "flagged"),
+    [
+        # A lesson that only shares the contrasted word is about something else.
+        ("Run the smoke test before tagging a release", False),
+        ("Tag the release after the changelog is merged", False),
+        # Doing the very action the contrast rules out is the opposite.
+        ("Pin images by tag", True),
+        ("Pin base images by their tag", True),
+    ],
+)
+def test_a_contrast_after_a_comma_is_about_the_clause_before_it(other: str, flagged: bool) -> None:
+    lesson = "Pin container images by digest, not by tag"
+    assert opposed(lesson, other) is flagged
+    assert opposed(other, lesson) is flagged
+
+
 def test_double_negation_is_positive() -> None:
     assert not is_negated("Never deploy without tests")
     assert is_negated("Never deploy with failing tests")
