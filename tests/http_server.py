@@ -34,6 +34,15 @@ class Served:
         else:
             raise RuntimeError(f"memwork serve did not start: {self.banner}")
 
+    def wait_for(self, text: str) -> None:
+        """Read the server's stderr until a line holds ``text`` (kept in ``banner``)."""
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.banner += line
+            if text in line:
+                return
+        raise RuntimeError(f"memwork serve never said {text!r}: {self.banner}")
+
     def stop(self) -> tuple[int, str]:
         """SIGTERM, as a service manager stops it; (exit code, the rest of stderr)."""
         if self.process.poll() is None:

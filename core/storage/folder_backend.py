@@ -38,7 +38,7 @@ from ..base.errors import (
     StoreUnreadable,
     StoreWriteFailed,
 )
-from . import derived_files, fold_outside, journal, log_damage, schema, wal
+from . import derived_files, journal, log_damage, schema, wal
 from .atomic import (
     DIR_MODE,
     absolute_folder,
@@ -57,7 +57,6 @@ from .codec import (
     read_store_file,
     table_bytes,
 )
-from .fold_outside import FoldPlan
 from .lock import InterProcessLock, LockTimeout, lock_timeout
 from .manifest import MANIFEST_NAME, Manifest, table_file
 from .table_sums import checksum, verify
@@ -65,6 +64,7 @@ from .table_sums import checksum, verify
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from .fold_outside import FoldPlan
     from .snapshot_files import SnapshotFiles
 
 LOCK_NAME = ".lock"
@@ -156,6 +156,8 @@ def _staged_path(handle: object) -> str:
 
 
 def _plan(plan: object) -> FoldPlan:
+    from .fold_outside import FoldPlan
+
     if not isinstance(plan, FoldPlan):
         raise TypeError(f"not a fold plan of a folder store: {plan!r}")
     return plan
@@ -837,20 +839,27 @@ class FolderBackend(Backend):
             or not self._records
         ):
             return None  # damage, an old format, a torn tail: the fold under the lock
+        # Imported here: a read (``memwork context``) never folds, so never loads it.
+        from . import fold_outside
+
         try:
             claim = fold_outside.claim(self.dir, log.ident)
         except OSError:
             return None
         if claim is None:
             return NO_FOLD_NEEDED  # another process prepares this very fold
-        plan = FoldPlan(self._base, list(self._records), log.ident, log.end)
+        plan = fold_outside.FoldPlan(self._base, list(self._records), log.ident, log.end)
         plan.claim = claim
         return plan
 
     def fold_prepare(self, plan: object) -> None:
+        from . import fold_outside
+
         fold_outside.prepare(self.dir, _plan(plan))
 
     def fold_finish(self, plan: object) -> bool:
+        from . import fold_outside
+
         plan = _plan(plan)
         log = self._log
         if log is None or log.ident != plan.ident or self._base is not plan.base:
