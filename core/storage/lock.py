@@ -111,11 +111,12 @@ def _wait_in_kernel(fd: int, mode: int, seconds: float) -> bool:
     On False (or any exception) ``fd`` is closed, which also drops a lock the
     kernel granted in the instant the alarm fired.
     """
-    held = False
+    waiting = True
 
     def expire(signum: int, frame: object) -> None:
-        # Once the lock is held a late alarm is harmless: it must not undo the hold.
-        if not held:
+        # Only while flock waits: a late alarm must not undo a hold the kernel just
+        # granted, nor replace another error on its way out.
+        if waiting:
             raise _Expired
 
     previous = signal.signal(signal.SIGALRM, expire)
@@ -123,9 +124,10 @@ def _wait_in_kernel(fd: int, mode: int, seconds: float) -> bool:
         try:
             signal.setitimer(signal.ITIMER_REAL, seconds)
             fcntl.flock(fd, mode)
-            held = True
+            waiting = False
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+            waiting = False
     except _Expired:
         os.close(fd)
         return False
