@@ -7,7 +7,12 @@ a busy timeout so none fails). The rows are the documents one ``observe`` commit
 heard through ``store.subscribe`` once before the run: the same tables, the same
 document sizes, a new id per call. Reports commits per second for each side (all
 commits / the time from the first start to the last end) and their ratio, round by
-round with the two sides taking turns, so a busy moment on the machine hits both.
+round with the sides taking turns, so a busy moment on the machine hits all three.
+
+Each round also runs memwork with its lock waiters polling (as before they waited in
+the kernel), the baseline for that change. Per side: CPU time per commit (all
+writers' user+system time in the loop / all commits), and fairness: each writer's
+commits while all of them were running (until the first one finished), fewest–most.
 
 One writer (``--writers 1``) is the single-writer commit cost.
 
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -33,19 +39,33 @@ sys.path.insert(0, str(ROOT))
 OUT = ROOT / "bench" / "out"
 
 
-def _memwork_writer(store: str, session: str, calls: int, start_at: float, me: int) -> dict:
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _memwork_writer(
+    store: str, session: str, calls: int, start_at: float, me: int, poll: bool
+) -> dict:
     from memwork.core.ops.memory import Memory
+
+    if poll:
+        from memwork.core.storage import lock
+
+        lock._KERNEL_WAIT = False  # the baseline: waiters poll the busy lock
 
     memory = Memory(store)
     memory.observe(session, f"writer {me} is ready")  # opening costs are not the commit's
     while time.time() < start_at:
         time.sleep(0.0005)
-    began = time.time()
+    began, cpu = time.time(), _cpu()
+    done = []
     for n in range(calls):
         memory.observe(session, f"writer {me} step {n}: the canary for billing-api went green")
-    ended = time.time()
+        done.append(time.time())
+    ended, cpu = time.time(), _cpu() - cpu
     memory.close()
-    return {"began": began, "ended": ended, "calls": calls}
+    return {"began": began, "ended": ended, "calls": calls, "cpu": cpu, "done": done}
 
 
 def _sqlite_writer(path: str, rows_file: str, calls: int, start_at: float, me: int) -> dict:
@@ -55,7 +75,8 @@ def _sqlite_writer(path: str, rows_file: str, calls: int, start_at: float, me: i
     db.execute("PRAGMA synchronous=FULL")
     while time.time() < start_at:
         time.sleep(0.0005)
-    began = time.time()
+    began, cpu = time.time(), _cpu()
+    done = []
     for n in range(calls):
         db.execute("BEGIN IMMEDIATE")
         for table, doc_id, doc in rows:
@@ -66,22 +87,38 @@ def _sqlite_writer(path: str, rows_file: str, calls: int, start_at: float, me: i
                 (key, json.dumps(doc, sort_keys=True)),
             )
         db.execute("COMMIT")
-    ended = time.time()
+        done.append(time.time())
+    ended, cpu = time.time(), _cpu() - cpu
     db.close()
-    return {"began": began, "ended": ended, "calls": calls}
+    return {"began": began, "ended": ended, "calls": calls, "cpu": cpu, "done": done}
 
 
 def _worker(argv: list[str]) -> None:
     kind, target, extra, calls, start_at, me = argv
-    if kind == "memwork":
-        result = _memwork_writer(target, extra, int(calls), float(start_at), int(me))
+    if kind in ("memwork", "polling"):
+        poll = kind == "polling"
+        result = _memwork_writer(target, extra, int(calls), float(start_at), int(me), poll)
     else:
         result = _sqlite_writer(target, extra, int(calls), float(start_at), int(me))
     print(json.dumps(result))
 
 
-def _fleet(kind: str, target: str, extra: str, writers: int, calls: int) -> float:
-    """Commits per second of ``writers`` processes started at one moment."""
+class Side:
+    """One fleet's run: commits per second, CPU ms per commit, fairness."""
+
+    def __init__(self, results: list[dict]) -> None:
+        began = min(r["began"] for r in results)
+        ended = max(r["ended"] for r in results)
+        commits = sum(r["calls"] for r in results)
+        self.rate = commits / (ended - began)
+        self.cpu_ms = 1000 * sum(r["cpu"] for r in results) / commits
+        first_done = min(r["ended"] for r in results)
+        shares = [sum(1 for t in r["done"] if t <= first_done) for r in results]
+        self.fairness = f"{min(shares)}–{max(shares)}"
+
+
+def _fleet(kind: str, target: str, extra: str, writers: int, calls: int) -> Side:
+    """``writers`` processes started at one moment."""
     start_at = time.time() + 1.5 + 0.15 * writers  # every process imported and open by then
     procs = [
         subprocess.Popen(
@@ -99,9 +136,7 @@ def _fleet(kind: str, target: str, extra: str, writers: int, calls: int) -> floa
         if proc.returncode != 0:
             raise SystemExit(f"a {kind} writer failed (exit {proc.returncode})")
         results.append(json.loads(out.strip().splitlines()[-1]))
-    began = min(r["began"] for r in results)
-    ended = max(r["ended"] for r in results)
-    return sum(r["calls"] for r in results) / (ended - began)
+    return Side(results)
 
 
 def _setup(work: Path) -> tuple[str, str, str, str]:
@@ -152,18 +187,38 @@ def main() -> None:
         store, session, twin, rows_file = _setup(work)
         print(
             f"{args.writers} writer processes x {args.calls} commits, fsync on, "
-            f"{args.rounds} rounds (memwork then SQLite each round)"
+            f"{args.rounds} rounds (memwork with either lock wait, taking turns, then SQLite)"
         )
         print()
-        print("| round | memwork commits/s | SQLite WAL FULL commits/s | ratio |")
-        print("|---|---:|---:|---:|")
+        print(
+            "| round | memwork commits/s | polling wait commits/s | SQLite WAL FULL commits/s "
+            "| ratio | polling ratio | CPU ms/commit (memwork, polling, SQLite) "
+            "| commits per writer, all running (memwork, polling, SQLite) | load avg |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         ratios: list[float] = []
+        polled: list[float] = []
         for r in range(args.rounds):
-            ours = _fleet("memwork", store, session, args.writers, args.calls)
+            # The store grows every run: the two memwork sides swap places each round.
+            if r % 2 == 0:
+                ours = _fleet("memwork", store, session, args.writers, args.calls)
+                poll = _fleet("polling", store, session, args.writers, args.calls)
+            else:
+                poll = _fleet("polling", store, session, args.writers, args.calls)
+                ours = _fleet("memwork", store, session, args.writers, args.calls)
             theirs = _fleet("sqlite", twin, rows_file, args.writers, args.calls)
-            ratios.append(ours / theirs)
-            print(f"| {r + 1} | {ours:.0f} | {theirs:.0f} | {ours / theirs:.2f}x |", flush=True)
+            ratios.append(ours.rate / theirs.rate)
+            polled.append(poll.rate / theirs.rate)
+            print(
+                f"| {r + 1} | {ours.rate:.0f} | {poll.rate:.0f} | {theirs.rate:.0f} "
+                f"| {ratios[-1]:.2f}x | {polled[-1]:.2f}x "
+                f"| {ours.cpu_ms:.2f}, {poll.cpu_ms:.2f}, {theirs.cpu_ms:.2f} "
+                f"| {ours.fairness}, {poll.fairness}, {theirs.fairness} "
+                f"| {os.getloadavg()[0]:.1f} |",
+                flush=True,
+            )
         print(f"\nmedian ratio (memwork / SQLite): {statistics.median(ratios):.2f}x")
+        print(f"median ratio, polling wait (memwork / SQLite): {statistics.median(polled):.2f}x")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

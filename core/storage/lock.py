@@ -14,13 +14,24 @@ file is missing and cannot be created (every store file is replaced by
 rename, so a reader sees whole files; a writer racing it can at worst make
 the read fail with a version mismatch, never corrupt anything). A store
 opened that way refuses writes (:attr:`InterProcessLock.read_only`).
+
+A busy lock is waited for in the kernel when it can be: a blocking ``flock`` in the
+main thread, its timeout kept by a one-shot ``SIGALRM`` timer whose handler
+interrupts the wait. The waiter then takes the lock the moment its holder lets go
+and spends no CPU meanwhile (polling cost ~1 ms of CPU per commit with eight
+writers, and a poller could sleep past the release). A signal handler only runs in
+the main thread, and a timer someone else armed must not be clobbered, so other
+threads, a process with its own alarm pending, and platforms without ``setitimer``
+poll instead.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import signal
 import stat
+import threading
 import time
 from typing import TYPE_CHECKING
 
@@ -35,6 +46,8 @@ except ImportError:  # pragma: no cover - Windows
     # The module's name doubles as the "is there flock" flag: None on a platform
     # without fcntl (mypy checks for POSIX, where the module always exists).
     fcntl = None  # type: ignore[assignment]
+
+_KERNEL_WAIT = hasattr(signal, "setitimer") and hasattr(signal, "SIGALRM")
 
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | os.O_NONBLOCK
@@ -74,6 +87,58 @@ class LockTimeout(Exception):
     """The lock stayed busy for the whole timeout."""
 
 
+class _Expired(BaseException):
+    """Raised by the alarm handler into a blocking wait whose time ran out.
+
+    A BaseException so that no ``except Exception`` between the handler and
+    :func:`_wait_in_kernel` can swallow it.
+    """
+
+
+def _can_wait_in_kernel() -> bool:
+    """Whether this thread may arm ``SIGALRM`` for a blocking wait right now."""
+    if not _KERNEL_WAIT or threading.current_thread() is not threading.main_thread():
+        return False
+    if signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+        return False  # someone else's alarm (signal.alarm, a test timeout) is pending
+    # None: a handler installed from C, which could not be put back afterwards.
+    return signal.getsignal(signal.SIGALRM) is not None
+
+
+def _wait_in_kernel(fd: int, mode: int, seconds: float) -> bool:
+    """Block in ``flock`` for at most ``seconds``; True once the lock is held.
+
+    On False (or any exception) ``fd`` is closed, which also drops a lock the
+    kernel granted in the instant the alarm fired.
+    """
+    waiting = True
+
+    def expire(signum: int, frame: object) -> None:
+        # Only while flock waits: a late alarm must not undo a hold the kernel just
+        # granted, nor replace another error on its way out.
+        if waiting:
+            raise _Expired
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    try:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, seconds)
+            fcntl.flock(fd, mode)
+            waiting = False
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            waiting = False
+    except _Expired:
+        os.close(fd)
+        return False
+    except BaseException:
+        os.close(fd)
+        raise
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    return True
+
+
 class InterProcessLock:
     """An exclusive (shared on a read-only store), non-reentrant lock on a file.
 
@@ -107,6 +172,14 @@ class InterProcessLock:
         if fd is None:
             return
         mode = fcntl.LOCK_SH if self.read_only else fcntl.LOCK_EX
+        if wait > 0 and _can_wait_in_kernel():
+            try:
+                fcntl.flock(fd, mode | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if not _wait_in_kernel(fd, mode, wait):
+                    raise LockTimeout(str(self.path)) from None
+            self._fd = fd
+            return
         started = time.monotonic()
         deadline = started + wait
         delay = _FIRST_WAIT
