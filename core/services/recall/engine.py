@@ -211,26 +211,50 @@ class LazyPostings:
 
 
 class _DocPostings(LazyPostings):
-    """term → (slots, tenths): two parallel int32 arrays per term.
+    """term → (slots, tenths): two parallel int32 sequences per term.
 
     Arrays, not dicts: a query reads a term's postings as numpy views (no copy) and
     scores them in one vectorised step, and 100,000 long records' postings take a
-    fraction of the memory a dict per term would. Adding appends; removing finds the
-    slot (rare: forget, redact, restore, a reordered session)."""
+    fraction of the memory a dict per term would. A term read from its bytes is two
+    int32 views of them (no copy: a query's first use of a common word would otherwise
+    copy its postings, and a background save packs them back to bytes, so every query
+    paid it again); the first write to the term turns them into arrays. Adding appends;
+    removing finds the slot (rare: forget, redact, restore, a reordered session)."""
 
     __slots__ = ()
 
     @staticmethod
-    def decode(packed: bytes) -> tuple[array[int], array[int]]:
+    def decode(packed: bytes) -> tuple[memoryview, memoryview]:
         half = len(packed) // 2
-        return array("i", packed[:half]), array("i", packed[half:])
+        # bytes data is 8-aligned, and half is a multiple of 4: int32 views are aligned.
+        view = memoryview(packed)
+        return view[:half].cast("i"), view[half:].cast("i")
 
     @staticmethod
-    def encode(found: tuple[array[int], array[int]]) -> bytes:
-        return found[0].tobytes() + found[1].tobytes()
+    def encode(found: tuple[Any, Any]) -> bytes:
+        docs, tfs = found
+        if isinstance(docs, memoryview) and docs.obj is tfs.obj:
+            # Views of the bytes they were read from, never written since: those bytes.
+            packed: bytes = docs.obj
+            return packed
+        return bytes(docs.tobytes() + tfs.tobytes())
+
+    def _writable(self, term: str) -> tuple[array[int], array[int]] | None:
+        """``term``'s postings as arrays that take writes (None: no such term)."""
+        found = self.get(term)
+        if found is None:
+            return None
+        if isinstance(found[0], array):
+            kept: tuple[array[int], array[int]] = found
+            return kept
+        docs, tfs = array("i"), array("i")
+        docs.frombytes(found[0].cast("B"))
+        tfs.frombytes(found[1].cast("B"))
+        self.live[term] = (docs, tfs)
+        return docs, tfs
 
     def add(self, term: str, slot: int, tf: int) -> None:
-        found = self.get(term)
+        found = self._writable(term)
         if found is None:
             found = self.live[term] = (array("i"), array("i"))
         found[0].append(slot)
@@ -238,7 +262,7 @@ class _DocPostings(LazyPostings):
 
     def remove(self, term: str, slots: set[int]) -> None:
         """Take ``slots`` out of ``term``'s postings (the term goes when none are left)."""
-        found = self.get(term)
+        found = self._writable(term)
         if found is None:
             return
         docs, tfs = found
@@ -914,10 +938,14 @@ class RecallIndex:
         for i, (kp1, (docs, tfs), _) in enumerate(info):
             slots = np.frombuffer(docs, dtype=np.int32)
             tf = np.frombuffer(tfs, dtype=np.int32)
-            if prune and i and rest[i] < (best := acc.max()):
-                found = self._contenders(acc, rest[i], best, np, depth)
-                live = None if found is False else found
-                prune = found is None  # False: too many in the running, for good
+            # No score is above the terms added so far (each adds under its kp1): while
+            # the terms left add as much, the cut cannot apply, and no pass over every
+            # record is paid to learn so.
+            if prune and i and rest[i] < (rest[0] - rest[i]) * (1 + 1e-9):
+                if rest[i] < (best := acc.max()):
+                    found = self._contenders(acc, rest[i], best, np, depth)
+                    live = None if found is False else found
+                    prune = found is None  # False: too many in the running, for good
             if live is not None:
                 keep = live.take(slots)
                 slots, tf = slots[keep], tf[keep]
@@ -946,14 +974,15 @@ class RecallIndex:
         # The depth-th best is above ``left`` only if ``depth`` records are: one count
         # says so before any partition is paid for.
         size = len(acc)
-        above = np.count_nonzero(acc > left)
+        over = acc > left
+        above = np.count_nonzero(over)
         if above < depth:
             return None
         reach = left * (1 + 1e-9)
         if np.count_nonzero(acc >= best - reach) * _WORTH > size:
             # Already too many within reach of the best score, let alone of the depth-th.
             return False
-        theta = np.partition(acc[acc > left], above - depth)[above - depth]
+        theta = np.partition(acc[over], above - depth)[above - depth]
         running = np.flatnonzero(acc >= theta - reach)
         if len(running) * _WORTH > size:
             return False

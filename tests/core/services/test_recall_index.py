@@ -126,6 +126,30 @@ def test_the_index_survives_a_restart_and_catches_up_with_what_changed(tmp_path:
     assert third.changes == 1  # only the new episode was read into the index
 
 
+def test_words_a_search_read_from_the_saved_index_still_take_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(tmp_path / "s")
+    fill(store)
+    first = Recall()
+    search.search(store, "heron pier", now=NOW, recall=first)
+    first.settle(store)
+
+    again = Recall()  # reads "heron" and "pier" straight from the saved file's bytes
+    before = search.search(store, "heron pier", now=NOW, recall=again)
+    sid = sessions.start_session(store, title="dusk", now=NOW, actor="t")["id"]
+    sessions.observe(store, sid, "heron on the pier, heron under the pier", now=NOW, actor="t")
+    after = search.search(store, "heron pier", now=NOW, recall=again)
+    assert after != before
+    assert any("heron under the pier" in hit.title for hit in after)
+    again.settle(store)
+    assert search.search(store, "heron pier", now=NOW, recall=Recall()) == after
+
+    monkeypatch.setenv("MEMWORK_SEARCH_CACHE", "0")
+    assert again.index is not None
+    assert again.index.state() == Recall().refresh(store).state()
+
+
 def test_a_small_catch_up_is_left_to_the_next_process_and_a_big_one_is_saved(
     tmp_path: Path,
 ) -> None:
