@@ -65,6 +65,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import recall_baselines as engines  # noqa: E402
 import recall_sets  # noqa: E402
+from http_search_fill import fill  # noqa: E402
 from recall_metrics import ALL, KS, Board, session_ranking  # noqa: E402
 from recall_synthetic import generate  # noqa: E402
 
@@ -452,20 +453,7 @@ def cached_shaped_store(records: int, shape: str) -> tuple[Path, list[str]]:
 
 def _fill_shaped(folder: Path, records: int, shape: str) -> list[str]:
     texts, asked = _shaped_texts(records, shape)
-    store = Store(folder)
-    count = max(100, records // 100)
-    with store.transaction():
-        sids = [
-            sessions.start_session(store, title=f"run {s}", now=NOW, actor="b")["id"]
-            for s in range(count)
-        ]
-    per = -(-records // count)
-    for start in range(0, records, 2000):
-        with store.transaction():
-            for i in range(start, min(records, start + 2000)):
-                at = NOW - timedelta(seconds=records - i)
-                sessions.observe(store, sids[i // per], texts[i], now=at, actor="b")
-    store.close()
+    fill(folder, texts)
     return asked
 
 

@@ -18,14 +18,16 @@ from pathlib import Path
 NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
 
-def main() -> None:
+def fill(folder: Path, texts: list[str]) -> None:
+    """Write ``texts`` as notes into the folder store at ``folder``, 100 notes to a
+    session (a session keeps 500 at most), one second apart, ending at ``NOW``.
+    ``bench_recall.py`` fills its latency stores with this too."""
     from memwork.core.domain import sessions
     from memwork.core.storage.store import Store
 
-    texts: list[str] = json.loads(Path(sys.argv[1]).read_text())
-    store = Store(Path(sys.argv[2]))
+    store = Store(folder)
     records = len(texts)
-    count = max(100, records // 100)  # 100 notes to a session (a session keeps 500 at most)
+    count = max(100, records // 100)
     with store.transaction():
         sids = [
             sessions.start_session(store, title=f"run {s}", now=NOW, actor="b")["id"]
@@ -38,6 +40,10 @@ def main() -> None:
                 at = NOW - timedelta(seconds=records - i)
                 sessions.observe(store, sids[i // per], texts[i], now=at, actor="b")
     store.close()
+
+
+def main() -> None:
+    fill(Path(sys.argv[2]), json.loads(Path(sys.argv[1]).read_text()))
 
 
 if __name__ == "__main__":
