@@ -82,7 +82,7 @@ def _run_in_pane(app: MemworkApp, pane_cls: type[Pane], action: str) -> None:
         return
 
     async def run() -> None:
-        pane = app.pane(pane_id)
+        pane = await app.attached_pane(pane_id)
         # App.run_action says whether the action ran (Widget.run_action, which calls it
         # with the widget as namespace, returns None).
         if not await app.run_action(action, pane):

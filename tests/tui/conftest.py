@@ -42,10 +42,16 @@ def demo_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def demo_app(demo_path: Path) -> Iterator[Callable[..., MemworkApp]]:
-    """Build the workbench on the demo copy (``poll=False`` keeps timers out of snapshots)."""
+    """Build the workbench on the demo copy (``poll=False`` keeps timers out of snapshots).
+
+    ``prepare=False``: the hidden panes load when first shown, not in idle time. The
+    workbench a user runs prepares them, and one test checks that; in every other
+    test that work only competed with the keys it sends (about a quarter of the
+    workbench tests' CPU time)."""
 
     def build(**kwargs: Any) -> MemworkApp:
         kwargs.setdefault("poll", False)
+        kwargs.setdefault("prepare", False)
         # The title names the store's place: a private copy's temporary path would make
         # every snapshot differ from run to run.
         kwargs.setdefault("title_suffix", "demo")

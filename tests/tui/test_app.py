@@ -19,7 +19,7 @@ from memwork.tui.screens.form import FormScreen
 from memwork.tui.screens.search import hit_label, query_words
 from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.conftest import folder_digest
-from tests.tui.conftest import SIZE, capture_toasts, run, screen_text, settle
+from tests.tui.conftest import SIZE, capture_toasts, run, screen_text, settle, wait_until
 
 
 def test_digits_and_letters_switch_to_the_eleven_panes_in_order(demo_app) -> None:
@@ -335,10 +335,9 @@ def test_tab_cycles_the_panes_lists_in_the_order_the_help_gives(demo_app) -> Non
 
 
 def test_hidden_panes_are_prepared_in_idle_time(demo_app) -> None:  # noqa: ANN001
-    from tests.tui.conftest import wait_until
 
     async def scenario() -> None:
-        app = demo_app()
+        app = demo_app(prepare=True)
         async with app.run_test(size=SIZE) as pilot:
             assert not app.all_panes_prepared
             await wait_until(pilot, lambda: app.all_panes_prepared)
@@ -356,9 +355,10 @@ def test_palette_never_acts_on_a_record_out_of_sight(demo_app, demo_path: Path) 
     had been selected there earlier, unseen. It shows the lessons and asks for a pick."""
 
     async def scenario() -> None:
-        app = demo_app()
+        app = demo_app(prepare=True)  # the hidden Lessons pane has a selection
         async with app.run_test(size=SIZE) as pilot:
             toasts = capture_toasts(app)
+            await wait_until(pilot, lambda: app.all_panes_prepared)
             await settle(pilot)
             assert app.active_pane == "sessions"
             lesson_id = app.query_one("#lessons", VirtualTable).cursor_key

@@ -71,6 +71,8 @@ def test_a_list_says_loading_until_it_is_read(demo_app, tmp_path: Path) -> None:
         app = demo_app(prepare=False)  # the Lessons pane loads when first shown
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
+            # Composed (as a first switch or idle-time preparation does first), not read.
+            await app.attached_pane("lessons")
             table = app.query_one("#lessons", VirtualTable)
             assert table.row_count == 0
             assert table.empty_text == "Loading lessons…"  # not "No lessons yet"

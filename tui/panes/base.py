@@ -59,6 +59,12 @@ class Pane(Vertical):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(id=f"pane-{self.PANE_ID}", **kwargs)
         self.stale = True
+        #: Whether the pane's widgets exist: a hidden pane is composed when the app first
+        #: puts it into its tab (on its first show, or while preparing it in idle time).
+        self.composed = False
+
+    def on_mount(self) -> None:
+        self.composed = True
 
     @classmethod
     def css_file(cls) -> str:
@@ -93,7 +99,7 @@ class Pane(Vertical):
     def store_changed(self) -> None:
         """Another commit landed: reload now if visible, else on next show."""
         self.stale = True
-        if self.active:
+        if self.active and self.composed:
             self.reload()
 
     @property
