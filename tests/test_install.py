@@ -1,10 +1,15 @@
 """memwork as users install it: a wheel built from this checkout, installed into a fresh
 venv outside the checkout, adds one import name and works from there.
 
-The wheel is built and installed once for the module (about half a minute: pip resolves
-the dependencies from the registry or its cache); each test then runs the installed
-`memwork` in a working directory that also holds a project of the user's own with a
-`core/` package, the layout (a Django project's) that shadowed memwork's old names.
+The wheel is built (by pip, in an isolated build env) and installed (by pip, without
+its dependencies) once per run, the first xdist worker to need it doing it for all; the
+fresh venv sees only the distributions the wheel's metadata asks for, linked from the
+development venv after their versions are checked against it (tests/wheel_deps.py), so
+an undeclared or unsatisfiable dependency still fails here. About ten seconds, where
+pip's resolving and unpacking every dependency again took a minute and a half. Each test
+then runs the installed `memwork` in a working directory that also holds a project of
+the user's own with a `core/` package, the layout (a Django project's) that shadowed
+memwork's old names.
 """
 
 from __future__ import annotations
@@ -13,8 +18,10 @@ import fcntl
 import json
 import os
 import select
+import shutil
 import subprocess
 import sys
+import sysconfig
 import time
 import venv
 import zipfile
@@ -25,6 +32,8 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+
+from tests import wheel_deps
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,7 +49,8 @@ class Installed:
     project: Path
 
     def env(self, **extra: str) -> dict[str, str]:
-        # Nothing from the checkout or the development venv may leak in.
+        # Nothing from the checkout or the development venv may leak in (the venv's
+        # .pth file names the linked dependencies alone).
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL"))}
         env["PATH"] = f"{self.bin}{os.pathsep}{env.get('PATH', '')}"
         env.update(extra)
@@ -58,33 +68,87 @@ class Installed:
         )
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
-    base = tmp_path_factory.mktemp("install")
-    dist = base / "dist"
-    # pip builds in the source tree (its build/ folder): test processes that build at
-    # the same moment would trip over each other's files, so they take turns.
-    with open(tmp_path_factory.getbasetemp().parent / "wheel.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        built = subprocess.run(
-            [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
-            capture_output=True,
-            text=True,
-            cwd=base,
-        )
+def _shared_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where this run builds and installs the wheel: the run's folder that every xdist
+    worker shares (so the first worker to get here builds it for all), else this
+    process's own."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def _install(shared: Path) -> tuple[Path, Path]:
+    """Build the wheel of the checkout and install it into a fresh venv under ``shared``
+    (once per run); return the wheel and the venv's bin folder."""
+    base = shared / "install"
+    dist, venv_dir = base / "dist", base / "venv"
+    bin_dir = venv_dir / "bin"
+    if (base / "ready").exists():
+        (wheel,) = dist.glob("memwork-*.whl")
+        return wheel, bin_dir
+    # What a worker that failed half-way left behind is not reused.
+    shutil.rmtree(base, ignore_errors=True)
+    base.mkdir()
+    # The build front end users' tools run: an isolated build env with the declared
+    # build requirements (the development venv's setuptools is older than those).
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
+        capture_output=True,
+        text=True,
+        cwd=base,
+    )
     assert built.returncode == 0, built.stderr
     (wheel,) = dist.glob("memwork-*.whl")
-    venv.create(base / "venv", with_pip=True)
-    bin_dir = base / "venv" / "bin"
+    venv.create(venv_dir, with_pip=False)
+    python = str(bin_dir / "python")
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    # The dependencies, from the development venv: only those the wheel declares (and
+    # theirs), each at a version its declaration accepts.
+    dev_site = Path(sysconfig.get_path("purelib"))
+    wheel_deps.link(
+        wheel_deps.closure(wheel_deps.wheel_requirements(wheel), dev_site), dev_site, base / "deps"
+    )
+    (Path(purelib) / "memwork-test-deps.pth").write_text(f"{base / 'deps'}\n")
+    env = Installed(wheel, bin_dir, base).env()
+    # Before the wheel nothing supplies memwork there: not the linked dependencies, not
+    # the development venv's editable install (its import hook is never set up).
+    before = subprocess.run(
+        [python, "-c", "import memwork"], capture_output=True, text=True, cwd=base, env=env
+    )
+    assert "No module named 'memwork'" in before.stderr, before.stderr
     done = subprocess.run(
-        [str(bin_dir / "python"), "-m", "pip", "install", "-q", str(wheel)],
+        [sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "-q", str(wheel)],
         capture_output=True,
         text=True,
         cwd=base,
     )
     assert done.returncode == 0, done.stderr
+    where = subprocess.run(
+        [python, "-c", "import memwork; print(memwork.__file__)"],
+        capture_output=True,
+        text=True,
+        cwd=base,
+        env=env,
+    )
+    assert where.stdout.startswith(purelib), where.stdout + where.stderr
+    (base / "ready").touch()
+    return wheel, bin_dir
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
+    # pip builds in the source tree (its build/ folder): test processes that build at
+    # the same moment would trip over each other's files, so they take turns; a worker
+    # that finds the run's install made uses it.
+    with open(tmp_path_factory.getbasetemp().parent / "wheel.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        wheel, bin_dir = _install(_shared_folder(tmp_path_factory))
     # A user's project with a package named core (and one named tui) of its own.
-    project = base / "project"
+    project = tmp_path_factory.mktemp("project")
     for name in ("core", "tui"):
         (project / name).mkdir(parents=True)
         (project / name / "__init__.py").write_text("raise ImportError('the user project')\n")
