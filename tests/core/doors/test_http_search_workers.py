@@ -16,7 +16,7 @@ import httpx2
 import pytest
 
 from tests.conftest import python_env
-from tests.http_server import Served
+from tests.http_server import Served, client
 
 NOW = "2026-11-01T12:00:00Z"
 
@@ -35,7 +35,7 @@ def cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def post(server: Served, name: str, body: Any, **headers: str) -> httpx2.Response:
-    return httpx2.post(f"{server.url}/v1/{name}", json=body, headers=headers, timeout=60)
+    return client().post(f"{server.url}/v1/{name}", json=body, headers=headers, timeout=60)
 
 
 def workers_of(server: Served) -> list[int]:
