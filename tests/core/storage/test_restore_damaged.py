@@ -4,21 +4,32 @@ the damaged files in damaged/, and a refused restore writes nothing."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
-import sys
 from pathlib import Path
 
-from tests.conftest import folder_digest, python_env
+from memwork.core.doors.cli.main import main
+from tests.conftest import folder_digest
 
 
 def _cli(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memwork", "--db", str(folder), *args],
-        capture_output=True,
-        text=True,
-        env=python_env(),
-    )
+    """``memwork --db FOLDER ARGS`` run in this process (22 interpreter start-ups saved):
+    each call opens the store from its files, as a new process does, so it meets the
+    damage each test makes on disk."""
+    out, err = io.BytesIO(), io.BytesIO()
+    stdout = io.TextIOWrapper(out, encoding="utf-8")
+    stderr = io.TextIOWrapper(err, encoding="utf-8")
+    argv = ["--db", str(folder), *args]
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            code = main(argv)
+        except SystemExit as exc:  # argparse's refusals
+            code = exc.code if isinstance(exc.code, int) else 1
+        stdout.flush()
+        stderr.flush()
+    return subprocess.CompletedProcess(argv, code, out.getvalue().decode(), err.getvalue().decode())
 
 
 def _lessons(folder: Path) -> list[str]:
