@@ -4,32 +4,18 @@ the damaged files in damaged/, and a refused restore writes nothing."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import subprocess
 from pathlib import Path
 
-from memwork.core.doors.cli.main import main
+from tests.cli_in_process import run
 from tests.conftest import folder_digest
 
 
 def _cli(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``memwork --db FOLDER ARGS`` run in this process (22 interpreter start-ups saved):
-    each call opens the store from its files, as a new process does, so it meets the
-    damage each test makes on disk."""
-    out, err = io.BytesIO(), io.BytesIO()
-    stdout = io.TextIOWrapper(out, encoding="utf-8")
-    stderr = io.TextIOWrapper(err, encoding="utf-8")
-    argv = ["--db", str(folder), *args]
-    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        try:
-            code = main(argv)
-        except SystemExit as exc:  # argparse's refusals
-            code = exc.code if isinstance(exc.code, int) else 1
-        stdout.flush()
-        stderr.flush()
-    return subprocess.CompletedProcess(argv, code, out.getvalue().decode(), err.getvalue().decode())
+    # In this process (22 interpreter start-ups saved): each call still opens the store
+    # from its files and meets the damage the test made on disk.
+    return run(folder, *args)
 
 
 def _lessons(folder: Path) -> list[str]:
