@@ -2,14 +2,33 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import signal
 import subprocess
 import sys
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from pathlib import Path
 
+import httpx2
+
 _WHERE = re.compile(r"at (http://\S+) \(")
+
+
+@functools.cache
+def client() -> httpx2.Client:
+    """One HTTP client for the tests' requests, each sent as a fresh client would.
+
+    httpx's module functions (``httpx2.post`` ...) build a client, TLS context included
+    (about 0.1 s), for every request. This one keeps no cookies and no connections
+    between requests, so no request depends on an earlier one or on an earlier server.
+    """
+    no_cookies = CookieJar(DefaultCookiePolicy(allowed_domains=[]))
+    return httpx2.Client(
+        cookies=httpx2.Cookies(no_cookies),
+        limits=httpx2.Limits(max_keepalive_connections=0),
+    )
 
 
 class Served:

@@ -73,8 +73,12 @@ VALUES = st.recursive(
 )
 
 
+# 300 draws, not 1500 (hypothesis's default is 100): the parser breakages tried (integers
+# past 64 bits read as integers, a 64-bit bound moved, lone surrogate escapes let
+# through) failed or passed this test alike at 300 and 1500 derandomized draws; the
+# bounds and escapes are pinned by the edge cases below, which no draw count replaces.
 @pytest.mark.slow
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(VALUES, st.booleans(), st.sampled_from([None, 2]))
 def test_json_written_by_anyone_is_read_as_orjson_reads_it(
     value: Any, ascii_only: bool, indent: int | None
@@ -147,7 +151,7 @@ def test_edge_cases_get_orjsons_verdict(raw: bytes) -> None:
     _agree(raw)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=200, deadline=None)  # 500 before: see the first property test
 @given(VALUES)
 def test_what_is_written_reads_back_as_through_orjson(value: Any) -> None:
     try:
@@ -160,7 +164,7 @@ def test_what_is_written_reads_back_as_through_orjson(value: Any) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=200, deadline=None)  # 500 before: see the first property test
 @given(VALUES)
 def test_indented_output_is_orjsons(value: Any) -> None:
     options = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS

@@ -43,22 +43,26 @@ DOCUMENTS = st.recursive(
 )
 
 
+# 300, 200 and 100 draws, not 1500, 1000 and 300 (hypothesis's default is 100): the
+# encoder breakages tried (the -5 exponent spelled as Python spells it, one-digit
+# exponents left padded, keys left unsorted) failed at these counts as at the old ones,
+# under the CI profile's derandomized draws; the awkward values below stay pinned.
 @pytest.mark.slow
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(DOCUMENTS)
 def test_any_document_is_written_as_orjson_writes_it(value: Any) -> None:
     assert plainjson.dumps(value) == orjson.dumps(value, option=OPTIONS)
 
 
 @pytest.mark.slow
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(DOCUMENTS)
 def test_any_document_is_written_compact_as_orjson_writes_it(value: Any) -> None:
     assert plainjson.dumps_compact(value) == orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.dictionaries(TEXT, DOCUMENTS, max_size=6))
 def test_a_document_inside_a_table_file_is_written_as_orjson_writes_it(doc: Any) -> None:
     whole = orjson.dumps({"documents": {"d": doc}}, option=OPTIONS)

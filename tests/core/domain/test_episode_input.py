@@ -90,8 +90,11 @@ def by_model(item: Any) -> tuple[str, Any]:
         return "error", str(exc)
 
 
+# 300 draws, not 1500: the plain reading's breakages tried (the summary alias always
+# taken, any float step count accepted, and three that neither count catches) failed or
+# passed alike at 300 and 1500 under the CI profile's derandomized draws.
 @pytest.mark.slow
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(episodes())
 def test_the_plain_reading_never_disagrees_with_the_model(item: Any) -> None:
     verdict = by_model(item)

@@ -16,7 +16,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import python_env
-from tests.http_server import Served
+from tests.http_server import Served, client
 
 NOW = "2026-11-01T12:00:00Z"
 TOKEN = "s3cret-operator-token-for-the-tests"
@@ -55,7 +55,7 @@ def issue(db: Path, agent: str) -> str:
 
 
 def post(server: Served, name: str, body: Any = None, **headers: str) -> httpx2.Response:
-    return httpx2.post(f"{server.url}/v1/{name}", json=body or {}, headers=headers, timeout=60)
+    return client().post(f"{server.url}/v1/{name}", json=body or {}, headers=headers, timeout=60)
 
 
 def bearer(token: str, **more: str) -> dict[str, str]:

@@ -18,7 +18,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import folder_digest, python_env
-from tests.http_server import Served
+from tests.http_server import Served, client
 
 NOW = "2026-11-01T12:00:00Z"
 TOKEN = "s3cret-token-for-the-tests"
@@ -48,7 +48,7 @@ def guarded(tmp_path: Path) -> Iterator[Served]:
 
 
 def post(server: Served, name: str, body: Any = None, **headers: str) -> httpx2.Response:
-    return httpx2.post(f"{server.url}/v1/{name}", json=body or {}, headers=headers, timeout=60)
+    return client().post(f"{server.url}/v1/{name}", json=body or {}, headers=headers, timeout=60)
 
 
 def cli(db: Path | str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -157,9 +157,11 @@ def test_every_route_but_livez_wants_the_token(guarded: Served) -> None:
     ).json()
     routes = [(method, path) for path, item in spec["paths"].items() for method in item]
     assert len(routes) > 40
+    # The shared client (tests/http_server.py): a client of its own per request spent
+    # almost all of this test's time building TLS contexts.
     for method, path in [*routes, ("post", "/mcp"), ("get", "/mcp")]:
         for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": TOKEN}):
-            answer = httpx2.request(method, f"{guarded.url}{path}", headers=headers, json={})
+            answer = client().request(method, f"{guarded.url}{path}", headers=headers, json={})
             expected = 200 if path == "/livez" else 401
             assert answer.status_code == expected, (method, path, headers, answer.text)
             if expected == 401:

@@ -16,7 +16,7 @@ import httpx2
 import pytest
 
 from tests.conftest import python_env
-from tests.http_server import Served
+from tests.http_server import Served, client
 
 NOW = "2026-11-01T12:00:00Z"
 
@@ -35,7 +35,7 @@ def cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def post(server: Served, name: str, body: Any, **headers: str) -> httpx2.Response:
-    return httpx2.post(f"{server.url}/v1/{name}", json=body, headers=headers, timeout=60)
+    return client().post(f"{server.url}/v1/{name}", json=body, headers=headers, timeout=60)
 
 
 def workers_of(server: Served) -> list[int]:
@@ -58,12 +58,23 @@ def alive(pid: int) -> bool:
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    """A store with a few notes in two agents' sessions."""
+def db(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> Path:
+    """A store with a few notes in two agents' sessions, written by the CLI in this
+    process (four interpreter start-ups a test saved; the tests' own CLI calls stay
+    separate processes, as another writer beside the server is)."""
+    from memwork.core.doors.cli.main import main
+
+    monkeypatch.setenv("MEMWORK_NOW", NOW)
     path = tmp_path / "db"
     for agent, text in (("alpha", "rotated the TLS certificate on db-3"), ("beta", "db-3 disk")):
-        sid = json.loads(cli(path, "--json", "session", "start", "--agent", agent).stdout)["id"]
-        assert cli(path, "observe", "--session", sid, text).returncode == 0
+        capsysbinary.readouterr()
+        assert main(["--db", str(path), "--json", "session", "start", "--agent", agent]) == 0
+        sys.stdout.flush()
+        sid = json.loads(capsysbinary.readouterr().out)["id"]
+        assert main(["--db", str(path), "observe", "--session", sid, text]) == 0
+    capsysbinary.readouterr()
     return path
 
 

@@ -18,7 +18,7 @@ from memwork import Memory
 from memwork.core.base.errors import Conflict, NotFound
 from tests.conftest import curator_args, folder_digest, python_env
 from tests.doors import mcp, tool, tool_error
-from tests.http_server import Served
+from tests.http_server import Served, client
 
 BOTH_BACKENDS = True
 
@@ -274,7 +274,7 @@ def test_the_http_door_filters_by_the_agent_header(
 
     def post(name: str, body: dict[str, Any], agent: str) -> httpx2.Response:
         headers = {"X-Memwork-Agent": agent}
-        return httpx2.post(f"{served.url}/v1/{name}", json=body, headers=headers, timeout=60)
+        return client().post(f"{served.url}/v1/{name}", json=body, headers=headers, timeout=60)
 
     listed = post("list_sessions", {}, "bob").json()
     assert [s["id"] for s in listed] == [made["bob"]["session"]]

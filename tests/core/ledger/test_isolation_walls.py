@@ -21,7 +21,7 @@ from memwork.core.base.errors import NotFound
 from tests.conftest import curator_args, folder_digest, python_env
 from tests.core.ledger.test_isolation import as_agent, populate
 from tests.doors import mcp, tool, tool_error
-from tests.http_server import Served
+from tests.http_server import Served, client
 
 BOTH_BACKENDS = True
 
@@ -175,7 +175,7 @@ def served(db: Path | str) -> Iterator[Served]:
 
 def post(served: Served, name: str, body: dict[str, Any], agent: str) -> httpx2.Response:
     headers = {"X-Memwork-Agent": agent}
-    return httpx2.post(f"{served.url}/v1/{name}", json=body, headers=headers, timeout=60)
+    return client().post(f"{served.url}/v1/{name}", json=body, headers=headers, timeout=60)
 
 
 def test_the_http_routes_keep_links_actions_and_sources_behind_the_wall(

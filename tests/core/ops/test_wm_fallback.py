@@ -225,13 +225,13 @@ def test_the_mcp_server_keeps_answering_working_memory(
 def test_the_http_door_keeps_answering_working_memory(server: RedisServer, url: str) -> None:
     import httpx2
 
-    from tests.http_server import Served
+    from tests.http_server import Served, client
 
     served = Served(url, python_env(MEMWORK_NOW=NOW, MEMWORK_FSYNC="0"))
     try:
 
         def post(name: str, **body: Any) -> httpx2.Response:
-            return httpx2.post(f"{served.url}/v1/{name}", json=body, timeout=60)
+            return client().post(f"{served.url}/v1/{name}", json=body, timeout=60)
 
         assert post("wm_set", session="run-5", key="plan", value="ship").status_code == 200
         server.stop()
@@ -415,14 +415,14 @@ def test_the_mcp_server_starts_while_redis_is_down(down: RedisServer, tmp_path: 
 def test_the_http_door_starts_while_redis_is_down(down: RedisServer) -> None:
     import httpx2
 
-    from tests.http_server import Served
+    from tests.http_server import Served, client
 
     url = f"{down.url}/1"
     served = Served(url, python_env(MEMWORK_NOW=NOW, MEMWORK_FSYNC="0"))
     try:
 
         def post(name: str, **body: Any) -> httpx2.Response:
-            return httpx2.post(f"{served.url}/v1/{name}", json=body, timeout=60)
+            return client().post(f"{served.url}/v1/{name}", json=body, timeout=60)
 
         done = post("wm_set", session="run-10", key="plan", value="ship")
         assert done.status_code == 200 and done.json()["using_fallback"] is True

@@ -30,7 +30,7 @@ def _stored_episodes(path: Path | str) -> list[dict]:
     return docs
 
 
-# -- 200 SIGKILLs at random instants --------------------------------------------------------
+# -- SIGKILLs at random instants --------------------------------------------------------
 # The writer is a forked child of this process (modules already imported, so a kill
 # costs milliseconds, not an interpreter start-up). It runs a random mix of what writes
 # to a store: recording episodes, checkpoint create, checkpoint restore (a rewind: the
@@ -41,7 +41,11 @@ def _stored_episodes(path: Path | str) -> list[dict]:
 # (a pending commit or a torn last log record is fine), the store opens, every
 # checkpoint is readable, and the store holds exactly what the acknowledged operations
 # say, give or take the one operation that was in flight.
-KILLS = 200
+# 100 kills a backend (200 on a folder before: the suite's slowest test by 20 s). A run
+# of 100 still lands a kill inside a restore some 25 times, between a commit's journal
+# and its switch several times and across some 50 log folds, and the counts checked at
+# the end scale with KILLS.
+KILLS = 100
 LOG_BYTES = "12000"
 
 
@@ -188,10 +192,7 @@ def test_sigkill_at_random_instants_loses_no_acknowledged_write(
     }
     folded_at = _folded_at(path)
     started = time.monotonic()
-    # Each Redis kill costs a little more (the next process finds the dead holder's
-    # lease and takes it over): half as many keep the suite's time in bounds.
-    kills = KILLS if backend == "folder" else KILLS // 2
-    for kill in range(kills):
+    for kill in range(KILLS):
         target = rng.choice(sorted(snaps)) if snaps else None
         pid, read = _fork_writer(path, kill, target, tmp_path)
         lines: list[str] = []
@@ -249,12 +250,12 @@ def test_sigkill_at_random_instants_loses_no_acknowledged_write(
         eps, les = stored_eps, stored_les
     _state(path, set())  # at the end, every checkpoint once more
     elapsed = time.monotonic() - started
-    print(f"{kills} kills in {elapsed:.1f} s: {counts}")
-    assert counts["ep"] > kills // 2, "the writer should record episodes between kills"
-    assert counts["cp"] > kills // 20 and counts["rd"] > kills // 40, counts
-    assert counts["id"] > kills // 40, counts
+    print(f"{KILLS} kills in {elapsed:.1f} s: {counts}")
+    assert counts["ep"] > KILLS // 2, "the writer should record episodes between kills"
+    assert counts["cp"] > KILLS // 20 and counts["rd"] > KILLS // 40, counts
+    assert counts["id"] > KILLS // 40, counts
     if isinstance(path, Path):
-        assert counts["log folds"] > kills // 4, counts
+        assert counts["log folds"] > KILLS // 4, counts
 
 
 def _folded_at(path: Path | str) -> int:

@@ -9,7 +9,6 @@ import json
 import re
 import struct
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,18 +17,15 @@ from memwork.core.base.errors import StoreUnreadable
 from memwork.core.services.doctor.folder import report
 from memwork.core.storage import wal
 from memwork.core.storage.store import Store
-from tests.conftest import folder_digest, python_env
+from tests.cli_in_process import run
+from tests.conftest import folder_digest
 
 # -- the repro: eight observations, one flipped bit ---------------------------------------
 
 
 def _cli(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memwork", "--db", str(folder), *args],
-        capture_output=True,
-        text=True,
-        env=python_env(MEMWORK_LOG_RECORDS="1000"),
-    )
+    # In this process: each call opens the store from its files, as a new process does.
+    return run(folder, *args, MEMWORK_LOG_RECORDS="1000")
 
 
 def _record_offsets(data: bytes) -> list[int]:
