@@ -28,7 +28,7 @@ from time import monotonic
 from typing import TYPE_CHECKING, Any
 
 from textual import events
-from textual.app import App
+from textual.app import App, ScreenStackError
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -45,6 +45,8 @@ else:
 KEY_PATIENCE = 1.0
 #: A hold whose target never became ready lets the keys go after this many seconds.
 HOLD_PATIENCE = 2.0
+#: How many rounds of messages set off by one key are handled before the next key.
+ECHO_ROUNDS = 4
 
 
 class KeyGate:
@@ -76,6 +78,40 @@ class KeyGate:
             self.current = None
             # Queued on the app, behind whatever the key's action queued there (a focus
             # change, a screen's first callbacks), so those are applied first.
+            self.app.call_later(self._when_echoes_are_handled, ECHO_ROUNDS)
+
+    def _when_echoes_are_handled(self, rounds: int) -> None:
+        """Deliver the next key once the messages the last one set off are handled.
+
+        A key's handling goes on in other widgets' queues after it was stopped: the
+        enter that picks an item of a Select's list closes the list and posts the
+        Select's Changed to its pane; ``o`` sets a filter whose pane reads it back
+        when the Changed arrives. Typed quickly, the next key used to get there first
+        (``t review enter o o``: the two ``o`` were lost to the closing list; ``o o``
+        read the filter before the first ``o`` had set it). Every widget of the screen
+        is sent a callback behind what it holds, and the next key goes once all ran;
+        messages those handlers posted in turn get another round, up to ``rounds``.
+        """
+        try:
+            nodes = [self.app, *self.app.screen.walk_children(with_self=True)]
+        except ScreenStackError:  # closing: nothing left to wait for
+            nodes = []
+        busy = [node for node in nodes if not node._message_queue.empty()]  # noqa: SLF001
+        if not busy or rounds <= 0:
+            self.app.call_later(self.next)
+            return
+        pending = 0
+
+        def ran() -> None:
+            nonlocal pending
+            pending -= 1
+            if pending == 0:
+                self.app.call_later(self._when_echoes_are_handled, rounds - 1)
+
+        for node in busy:
+            if node.call_later(ran):
+                pending += 1
+        if pending == 0:
             self.app.call_later(self.next)
 
     def resume(self) -> None:

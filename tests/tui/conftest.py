@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import unicodedata
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
+from textual._wait import wait_for_idle
+from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 from textual.worker import WorkerCancelled
@@ -21,6 +25,53 @@ from memwork.tui.panes.base import Pane
 #: The instant the demo store was written at (data/generate_demo.py).
 DEMO_NOW = "2026-11-20T12:00:00Z"
 SIZE = (120, 40)
+
+
+def key_event(key: str) -> events.Key:
+    """The key event a terminal sends for ``key`` (a name like "ctrl+s", or a character),
+    as Textual's own Pilot builds it."""
+    if len(key) == 1 and not key.isalnum():
+        key = _character_to_key(key)
+    try:
+        char: str | None = unicodedata.lookup(
+            _get_unicode_name_from_key(REPLACED_KEYS.get(key, key))
+        )
+    except KeyError:
+        char = key if len(key) == 1 else None
+    return events.Key(key, char)
+
+
+async def _press_as_typed(self: Pilot, *keys: str) -> None:
+    """Every key of one ``press`` arrives at once, as a quick hand or a paste sends it,
+    then the test waits once for the app to be idle.
+
+    Textual's Pilot waits for the app to go idle after every single key (two idle
+    checks of 20 ms or more, and a re-render of the screen each time): typing a
+    sentence into a form cost a second or more. The workbench handles a burst as if
+    every key had been typed slowly (tui/keys.py), so a burst tests what a user does;
+    ``wait:<ms>`` still pauses inside a sequence.
+    """
+    app = self.app
+    driver = app._driver  # noqa: SLF001 - the driver the terminal's keys come through
+    assert driver is not None
+    for key in keys:
+        if key.startswith("wait:"):
+            await wait_for_idle(0)
+            await asyncio.sleep(float(key.partition(":")[2]) / 1000)
+            continue
+        event = key_event(key)
+        event.set_sender(app)
+        driver.send_message(event)
+    if keys:
+        await wait_for_idle(0)
+        await app._animator.wait_until_complete()  # noqa: SLF001
+        await wait_for_idle(0)
+        await self._wait_for_screen()  # noqa: SLF001
+
+
+@pytest.fixture(autouse=True)
+def _keys_as_typed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Pilot, "press", _press_as_typed)
 
 
 @pytest.fixture(autouse=True)

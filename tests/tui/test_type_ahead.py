@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual import events
 from textual.widgets import TextArea
 
 from memwork.core.domain import lessons, slots
@@ -14,19 +13,14 @@ from memwork.core.storage.store import Store
 from memwork.tui.screens.confirm import ConfirmScreen
 from memwork.tui.screens.form import FormScreen
 from memwork.tui.widgets.virtual_table import VirtualTable
-from tests.tui.conftest import SIZE, open_pane, run, settle
-
-#: Keys whose name is not the character they type.
-NAMES = {" ": "space", "/": "slash", ":": "colon", "-": "minus", ".": "full_stop"}
+from tests.tui.conftest import SIZE, key_event, open_pane, run, settle
 
 
 def type_ahead(app, *keys: str) -> None:
     """Post every key at once, before the app has handled the first: what a terminal
     delivers when keys come faster than the app answers."""
     for key in keys:
-        name = NAMES.get(key, key)
-        character = key if len(key) == 1 else None
-        event = events.Key(name, character)
+        event = key_event(key)
         event.set_sender(app)
         app.post_message(event)
 
@@ -129,5 +123,25 @@ def test_a_lesson_typed_ahead_is_added_with_its_text(demo_app, demo_path: Path) 
                 contents = [x["content"] for x in lessons.all_lessons(store)]
             assert text in contents
             assert not isinstance(app.screen, FormScreen)
+
+    run(scenario)
+
+
+def test_keys_after_a_pick_in_a_list_wait_for_the_list_to_close(demo_app) -> None:
+    """``t review enter o o`` typed at once: the two ``o`` used to reach the closing task
+    list (lost), and ``o o`` alone read the outcome filter before the first ``o`` had set
+    it (one step instead of two)."""
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pane(pilot, "episodes")
+            type_ahead(app, "t", *chars("review"), "enter", "o", "o")
+            await settle(pilot)
+            pane = app.pane("episodes")
+            assert (pane.task_filter, pane.outcome_filter) == ("review-pr", "partial")
+            type_ahead(app, "o", "o")
+            await settle(pilot)
+            assert pane.outcome_filter is None  # failure, then all outcomes again
 
     run(scenario)
