@@ -45,8 +45,10 @@ else:
 KEY_PATIENCE = 1.0
 #: A hold whose target never became ready lets the keys go after this many seconds.
 HOLD_PATIENCE = 2.0
-#: How many rounds of messages set off by one key are handled before the next key.
-ECHO_ROUNDS = 4
+#: At most this many rounds of messages set off by one key are handled before the next
+#: key (a message bubbles one widget up per round: an Input's Submitted reaches its
+#: pane three or four rounds later, and the focus change it asks for one after that).
+ECHO_ROUNDS = 24
 
 
 class KeyGate:
@@ -65,6 +67,8 @@ class KeyGate:
         self.current: events.Key | None = None
         self.current_since = 0.0
         self.holds: list[tuple[Callable[[], bool], float]] = []
+        #: Since when the keys wait for the last one's messages to be handled (0: not).
+        self.echoes_since = 0.0
 
     # -- what the app calls -----------------------------------------------------------
     async def arrived(self, event: events.Key) -> None:
@@ -76,6 +80,7 @@ class KeyGate:
         """``event`` was handled (it reached the app, or a widget stopped it)."""
         if event is self.current:
             self.current = None
+            self.echoes_since = monotonic()
             # Queued on the app, behind whatever the key's action queued there (a focus
             # change, a screen's first callbacks), so those are applied first.
             self.app.call_later(self._when_echoes_are_handled, ECHO_ROUNDS)
@@ -98,6 +103,7 @@ class KeyGate:
             nodes = []
         busy = [node for node in nodes if not node._message_queue.empty()]  # noqa: SLF001
         if not busy or rounds <= 0:
+            self.echoes_since = 0.0
             self.app.call_later(self.next)
             return
         pending = 0
@@ -112,6 +118,7 @@ class KeyGate:
             if node.call_later(ran):
                 pending += 1
         if pending == 0:
+            self.echoes_since = 0.0
             self.app.call_later(self.next)
 
     def resume(self) -> None:
@@ -129,6 +136,9 @@ class KeyGate:
         never became ready would otherwise keep waiting."""
         if self.current is not None and monotonic() - self.current_since > KEY_PATIENCE:
             self.done(self.current)
+        elif self.echoes_since and monotonic() - self.echoes_since > KEY_PATIENCE:
+            self.echoes_since = 0.0  # a widget that took a callback went away
+            self.app.call_later(self.next)
         elif self.waiting and self.current is None:
             self.app.call_later(self.next)
 
@@ -142,7 +152,7 @@ class KeyGate:
 
     async def next(self) -> None:
         """Deliver the next waiting key, unless one is on its way or a hold keeps them."""
-        if self.current is not None or not self.waiting or self.held():
+        if self.current is not None or self.echoes_since or not self.waiting or self.held():
             return
         event = self.waiting.popleft()
         self.current, self.current_since = event, monotonic()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import TextArea
+from textual.widgets import Input, TextArea
 
 from memwork.core.domain import lessons, slots
 from memwork.core.storage.store import Store
@@ -145,3 +145,23 @@ def test_keys_after_a_pick_in_a_list_wait_for_the_list_to_close(demo_app) -> Non
             assert pane.outcome_filter is None  # failure, then all outcomes again
 
     run(scenario)
+
+
+def test_keys_after_enter_in_a_field_wait_for_the_focus_it_moves(demo_app) -> None:
+    """Enter in the Context pane's task field moves the focus to the preview once the
+    field's Submitted reaches the pane, a few widgets up. ``t deploy-api enter b 300``
+    typed at once used to route ``b`` to the field still focused and ``3`` to the
+    preview, which switched to the Cards pane; the budget kept 2000."""
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pane(pilot, "context")
+            type_ahead(app, "t", *chars("deploy-api"), "enter", "b", *chars("300"), "enter")
+            await settle(pilot)
+            assert app.active_pane == "context"
+            assert app.query_one("#context-task", Input).value == "deploy-api"
+            assert app.query_one("#context-budget", Input).value == "300"
+
+    for _ in range(3):  # the lost keys depended on how the messages interleaved
+        run(scenario)
