@@ -16,6 +16,7 @@ from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import HorizontalGroup
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
@@ -71,8 +72,39 @@ class WorkbenchFooter(Footer):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         #: The width the keys were last fitted to (a resize to another one refits them).
         self.fitted_width = 0
+        #: What the keys shown were made from (:meth:`keys_wanted` when last composed).
+        self.shown: tuple[object, ...] | None = None
+
+    def keys_wanted(self) -> tuple[object, ...]:
+        """Everything the footer's keys are made from: the screen's shown bindings (key,
+        name, action, whether enabled, tooltip), the palette's, and the width."""
+        active = self.screen.active_bindings
+        shown = tuple(
+            (b.key, self.app.get_key_display(b), b.description, b.action, on, tip, b.group)
+            for (_, b, on, tip) in active.values()
+            if b.show
+        )
+        palette = active.get(self.app.COMMAND_PALETTE_BINDING)
+        return (shown, palette[2] if palette else None, self.size.width or self.app.size.width)
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        """Refit the keys when the bindings changed what they show.
+
+        Textual's footer recomposes on every change of the focus or of an action's
+        state, mounting and styling a dozen keys again (a form's field moving the focus,
+        a list's cursor refreshing the bindings); mostly the same keys.
+        """
+        self._bindings_ready = True
+        if screen.app.app_focus and self.is_attached and screen is self.screen:
+            self.call_after_refresh(self._refit)
+
+    async def _refit(self) -> None:
+        if self.is_attached and self.keys_wanted() != self.shown:
+            await self.recompose()
 
     def compose(self) -> ComposeResult:
+        if self._bindings_ready:
+            self.shown = self.keys_wanted()
         widgets: list[Widget] = list(super().compose())
         kept = [w for w in widgets if isinstance(w, FooterKey) and w.action in ALWAYS_SHOWN]
         kept.sort(key=lambda w: ALWAYS_SHOWN.index(w.action))
