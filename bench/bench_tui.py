@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import statistics
 import sys
@@ -91,17 +92,28 @@ class TimedApp(MemworkApp):
             return False
 
     def watch_episode_rows(self) -> None:
-        """Flag the first time the Episodes table draws a row of episodes."""
-        table = self.query_one("#episodes-table", VirtualTable)
-        original = table.render_line
+        """Flag the first time the Episodes table draws a row of episodes (the table may
+        not exist yet: a hidden pane is composed when first shown or prepared)."""
+        global _watching
+        _watching = self
+        if getattr(VirtualTable.render_line, "watched", False):
+            return
+        original = VirtualTable.render_line
 
-        def render_line(y: int) -> Strip:
-            strip = original(y)
-            if y >= 1 and table.row_count and "#" in strip.text:
-                self.rows_painted = True
+        def render_line(table: VirtualTable, y: int) -> Strip:
+            strip = original(table, y)
+            app = _watching
+            if app is not None and table.id == "episodes-table" and table.app is app:
+                if y >= 1 and table.row_count and "#" in strip.text:
+                    app.rows_painted = True
             return strip
 
-        table.render_line = render_line  # type: ignore[method-assign]
+        render_line.watched = True  # type: ignore[attr-defined]
+        VirtualTable.render_line = render_line  # type: ignore[method-assign]
+
+
+#: The app whose Episodes table :meth:`TimedApp.watch_episode_rows` watches.
+_watching: TimedApp | None = None
 
 
 async def next_frame(app: TimedApp) -> None:
@@ -123,9 +135,11 @@ async def switch_to_episodes(app: TimedApp) -> float:
     """Seconds from pressing "2" until a frame shows the Episodes table with rows."""
     app.rows_painted = False
     start = perf_counter()
+    app.frame.clear()
     app.post_message(events.Key("2", "2"))
     while True:
-        await next_frame(app)
+        await asyncio.wait_for(app.frame.wait(), timeout=TIMEOUT)
+        app.frame.clear()
         if app.rows_painted:
             return perf_counter() - start
         if perf_counter() - start > TIMEOUT:
@@ -155,7 +169,7 @@ async def measure(path: Path, n: int, moves: int) -> dict[str, Any]:
         assert app.first_paint is not None
         result["first_paint"] = app.first_paint - start
         app.watch_episode_rows()
-        pane = app.query_one(EpisodesPane)
+        pane = app.pane(EpisodesPane.PANE_ID)
         pressed = perf_counter()
         result["switch_cold"] = await switch_to_episodes(app)
         result["all_loaded"] = await until(lambda: pane.complete, pressed)
@@ -209,9 +223,14 @@ async def switch_to(app: TimedApp, n: int) -> float:
     key = pane_key(n, PANES[n - 1])
     start = perf_counter()
     cpu = thread_time()
+    app.frame.clear()  # before the key: its frame can come before we wait for one
     app.post_message(events.Key(key, key))
     while True:
-        await next_frame(app)
+        # A frame can show the pane before the layout says so, and none come after it
+        # once the screen is still: look again without one now and then.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(app.frame.wait(), timeout=0.05)
+        app.frame.clear()
         try:
             shown = app.screen.find_widget(pane).region.area > 0
         except Exception:  # not placed yet
