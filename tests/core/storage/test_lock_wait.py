@@ -7,9 +7,11 @@ process's hold looks to the waiter.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -53,12 +55,23 @@ def test_a_main_thread_waiter_gets_the_lock_once_the_holder_lets_go(tmp_path: Pa
     assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL
 
 
-def test_the_timeout_still_ends_the_wait_and_puts_the_alarm_back(tmp_path: Path) -> None:
-    path = tmp_path / ".lock"
-    holder = _held(path)
+@contextlib.contextmanager
+def _program_alarm_handler() -> Iterator[list[int]]:
+    """The program's own SIGALRM handler while the block runs: it records each alarm it
+    hears; no alarm is left armed and the handler from before is back afterwards."""
     heard: list[int] = []
     previous = signal.signal(signal.SIGALRM, lambda signum, frame: heard.append(signum))
     try:
+        yield heard
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_the_timeout_still_ends_the_wait_and_puts_the_alarm_back(tmp_path: Path) -> None:
+    path = tmp_path / ".lock"
+    holder = _held(path)
+    with _program_alarm_handler() as heard:
         started = time.monotonic()
         with pytest.raises(LockTimeout):
             InterProcessLock(path, timeout=0.3).acquire()
@@ -67,8 +80,6 @@ def test_the_timeout_still_ends_the_wait_and_puts_the_alarm_back(tmp_path: Path)
         # The program's own handler is back, and it was not called for our alarm.
         signal.raise_signal(signal.SIGALRM)
         assert heard == [signal.SIGALRM]
-    finally:
-        signal.signal(signal.SIGALRM, previous)
     holder.release()
     InterProcessLock(path, timeout=0).acquire()  # the timed-out waiter kept nothing
 
@@ -76,9 +87,7 @@ def test_the_timeout_still_ends_the_wait_and_puts_the_alarm_back(tmp_path: Path)
 def test_an_alarm_the_program_armed_is_left_alone(tmp_path: Path) -> None:
     path = tmp_path / ".lock"
     holder = _held(path)
-    heard: list[int] = []
-    previous = signal.signal(signal.SIGALRM, lambda signum, frame: heard.append(signum))
-    try:
+    with _program_alarm_handler() as heard:
         signal.setitimer(signal.ITIMER_REAL, 0.15)
         releaser = _release_later(holder, 0.4)
         waiter = InterProcessLock(path, timeout=30)
@@ -86,9 +95,6 @@ def test_an_alarm_the_program_armed_is_left_alone(tmp_path: Path) -> None:
         releaser.join()
         waiter.release()
         assert heard == [signal.SIGALRM]
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def test_a_waiter_on_another_thread_polls_and_gets_the_lock(tmp_path: Path) -> None:
