@@ -12,6 +12,7 @@ always the number of observations ever logged.
 from __future__ import annotations
 
 import heapq
+import operator
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -408,6 +409,30 @@ def _clean_tags(tags: list[str] | None) -> list[str]:
     return list(seen)
 
 
+_SEQ = operator.itemgetter("seq")
+
+
+def _seqs(docs: Mapping[str, dict[str, Any]]) -> list[int]:
+    """Every observation's ``seq``, in the table's order. A full session (500) is
+    scanned on every observe, under the store's lock: C-level loops, not Python ones."""
+    seqs = list(map(_SEQ, docs.values()))
+    if set(map(type, seqs)) <= {int}:
+        return seqs
+    return [int(seq) for seq in seqs]
+
+
+def _oldest(docs: Mapping[str, dict[str, Any]], seqs: list[int], count: int) -> list[str]:
+    """The ids of the ``count`` oldest observations (by ``seq``, then id); ``seqs`` is
+    :func:`_seqs` of ``docs``. A full session drops one on every call: that one is
+    found without a sort or a Python-level loop."""
+    if count == 1:
+        first = min(seqs)
+        if seqs.count(first) == 1:
+            return [list(docs)[seqs.index(first)]]
+    oldest = heapq.nsmallest(count, docs.values(), key=lambda d: (int(d["seq"]), d["id"]))
+    return [d["id"] for d in oldest]
+
+
 def observe(
     store: Store,
     session_id: str,
@@ -439,7 +464,8 @@ def observe(
         session = ensure_session(store, session_id, now=now, actor=actor)
         table = observations_table(session["id"])
         docs = store.docs(table)
-        last = max((int(d["seq"]) for d in docs.values()), default=0)
+        seqs = _seqs(docs)
+        last = max(seqs, default=0)
         total = (
             int(session["observation_count"])
             + int(session["dropped_observations"])
@@ -460,10 +486,7 @@ def observe(
         overflow = len(docs) + 1 - int(session["max_observations"])
         dropped: list[str] = []
         if overflow > 0:
-            # The oldest few, not a sort of the whole session: observe runs under the
-            # store's lock, and a full session (500) drops one on every call.
-            oldest = heapq.nsmallest(overflow, docs.values(), key=lambda d: (d["seq"], d["id"]))
-            dropped = [d["id"] for d in oldest]
+            dropped = _oldest(docs, seqs, overflow)
         store.put(table, saved["id"], saved)
         store.delete(table, dropped)
         session["observation_count"] = len(store.docs(table))

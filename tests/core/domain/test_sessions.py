@@ -180,6 +180,28 @@ def test_cap_drops_the_oldest_and_counts_them(store: Store, now: datetime) -> No
     assert sessions.get_session(store, session["id"])["total_observed"] == 5
 
 
+def test_cap_drops_the_lowest_seq_whatever_order_the_table_holds(
+    store: Store, now: datetime
+) -> None:
+    # Another writer's observations can arrive in a table in any id order: the one
+    # dropped is the oldest by seq, not the first the table happens to list.
+    session = _start(store, now, max_observations=3)
+    for i in range(3):
+        _observe(store, session["id"], f"o{i}", now)
+    table = f"observations.{session['id']}"
+    with store.transaction():
+        docs = store.docs(table)
+        shuffled = [docs[i] for i in sorted(docs, key=lambda i: -docs[i]["seq"])]
+        store.delete(table, list(docs))
+        for doc in shuffled:
+            store.put(table, doc["id"], doc)
+    assert [d["seq"] for d in store.docs(table).values()] != [1, 2, 3]
+    _observe(store, session["id"], "o3", now)
+    kept = sessions.observations(store, session["id"])
+    assert [o["content"] for o in kept] == ["o1", "o2", "o3"]
+    assert [o["seq"] for o in kept] == [2, 3, 4]
+
+
 def test_cap_at_the_default_of_500(store: Store, now: datetime) -> None:
     session = _start(store, now)
     for i in range(MAX_OBSERVATIONS + 2):
