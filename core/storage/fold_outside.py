@@ -44,13 +44,29 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 CLAIM_SECONDS = 60.0
 
 
+def _claim_path(folder: str, ident: object) -> str:
+    return os.path.join(folder, f"{MANIFEST_NAME}{TMP_MARK}{TAG}-plan-{_key(ident)}")
+
+
+def claimed(folder: str, ident: object) -> bool:
+    """Whether another process holds a live claim on the fold of the log ``ident``
+    names (one stat). A commit past the log's limits then asks for no fold of its own:
+    with eight writers, each would otherwise wake its fold to take the lock, find the
+    claim and give up, a dozen times for every fold."""
+    try:
+        mtime = os.stat(_claim_path(folder, ident), follow_symlinks=False).st_mtime
+    except OSError:
+        return False
+    return time.time() - mtime < CLAIM_SECONDS
+
+
 def claim(folder: str, ident: object) -> str | None:
     """Claim the fold of the log ``ident`` names, with the lock held; the claim's path,
     or None while another process prepares that fold. Every commit past the log's
     limits asks for a fold, so eight writers would otherwise all prepare one at once,
     and all but one throw theirs away. The claim is a temp file (the next open of the
     store removes one a crash left behind)."""
-    path = os.path.join(folder, f"{MANIFEST_NAME}{TMP_MARK}{TAG}-plan-{_key(ident)}")
+    path = _claim_path(folder, ident)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
     except FileExistsError:

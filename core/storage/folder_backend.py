@@ -797,8 +797,11 @@ class FolderBackend(Backend):
             or now - log.started >= self.log_seconds
         ):
             # Not in this commit: the store folds once the lock is let go, in the
-            # background or after the call's answer (Store.fold_mode).
-            self.fold_due = True
+            # background or after the call's answer (Store.fold_mode). Nor twice: a
+            # fold another process is preparing takes this record with it.
+            from . import fold_outside
+
+            self.fold_due = not fold_outside.claimed(self.dir, log.ident)
         return self._head
 
     def _append(self, log: _Log, record: bytes) -> None:

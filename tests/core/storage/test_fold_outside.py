@@ -104,6 +104,28 @@ def test_one_fold_is_prepared_at_a_time(tmp_path: Path) -> None:
     assert _temps(folder) == []
 
 
+def test_a_commit_past_the_limit_asks_for_no_fold_while_another_is_prepared(
+    tmp_path: Path, monkeypatch
+) -> None:
+    # Eight writers past the log's limit would each wake a fold that takes the lock
+    # only to find the claim: while one is prepared, the others ask for none.
+    monkeypatch.setenv("MEMWORK_LOG_RECORDS", "3")
+    folder = tmp_path / "s"
+    folding, other = Store(folder), Store(folder)
+    folding.fold_mode = other.fold_mode = "close"
+    for n in range(3):
+        _commit(folding, n)
+    plan = _plan(folding)
+    _commit(other, 3)
+    assert not other._fold_at_close  # the fold under way takes this record with it
+    assert _finish(folding, plan)
+    for n in range(4, 7):
+        _commit(other, n)
+    assert other._fold_at_close  # no claim now: this one asks, as before
+    folding.close()
+    other.close()
+
+
 def test_a_fold_made_meanwhile_by_another_process_wins(tmp_path: Path) -> None:
     folder = tmp_path / "s"
     folding, other = Store(folder), Store(folder)
