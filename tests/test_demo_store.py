@@ -57,6 +57,7 @@ def _files(folder: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.slow
 def test_generator_reproduces_the_committed_demo_byte_for_byte(tmp_path: Path) -> None:
     before = _files(DEMO)
     spec = importlib.util.spec_from_file_location("generate_demo", ROOT / "data/generate_demo.py")

@@ -235,6 +235,7 @@ def _read_until(fd: int, needle: bytes, seconds: float) -> bytes:
     return seen
 
 
+@pytest.mark.slow
 def test_demo_opens_from_the_installed_wheel(installed: Installed) -> None:
     master, slave = os.openpty()
     child = subprocess.Popen(

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from memwork.core.domain import episodes, sessions
 from memwork.core.ledger import config
 from memwork.core.storage.store import Store
@@ -23,6 +25,7 @@ def _agents_of_episodes(path: Path) -> Counter[str]:
     return Counter(r.get("agent_id", "") for r in rows)
 
 
+@pytest.mark.slow
 def test_f_cycles_the_sessions_through_each_agent(demo_app, demo_path: Path) -> None:
     store = Store(demo_path)
     # Isolation is for agents' doors: the workbench still sees every agent's sessions.
@@ -53,6 +56,7 @@ def test_f_cycles_the_sessions_through_each_agent(demo_app, demo_path: Path) -> 
     run(scenario)
 
 
+@pytest.mark.slow
 def test_f_cycles_the_episodes_through_each_agent_then_none(demo_app, demo_path: Path) -> None:
     counts = _agents_of_episodes(demo_path)
     named = sorted(a for a in counts if a)
@@ -88,6 +92,7 @@ def test_f_cycles_the_episodes_through_each_agent_then_none(demo_app, demo_path:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_episodes_of_one_agent_snapshot(demo_app, snap_compare) -> None:
     async def second_agent(pilot) -> None:  # noqa: ANN001
         await settle(pilot)

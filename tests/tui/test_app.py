@@ -22,6 +22,7 @@ from tests.conftest import folder_digest
 from tests.tui.conftest import SIZE, capture_toasts, run, screen_text, settle, wait_until
 
 
+@pytest.mark.slow
 def test_digits_and_letters_switch_to_the_eleven_panes_in_order(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -55,6 +56,7 @@ def test_digits_and_letters_switch_to_the_eleven_panes_in_order(demo_app) -> Non
     run(scenario)
 
 
+@pytest.mark.slow
 def test_help_screen_lists_every_pane_and_its_keys(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -77,6 +79,7 @@ def test_help_screen_lists_every_pane_and_its_keys(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_help_opens_on_the_keys_of_the_current_pane(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -93,6 +96,7 @@ def test_help_opens_on_the_keys_of_the_current_pane(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_command_palette_reaches_a_pane_action(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -116,6 +120,7 @@ def test_command_palette_reaches_a_pane_action(demo_app, demo_path: Path) -> Non
     run(scenario)
 
 
+@pytest.mark.slow
 def test_palette_shows_record_text_as_typed_and_lists_quit_once(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -138,6 +143,7 @@ def test_palette_shows_record_text_as_typed_and_lists_quit_once(demo_app) -> Non
     run(scenario)
 
 
+@pytest.mark.slow
 def test_the_palette_finds_a_record_an_agent_wrote_while_it_was_open(
     demo_app, demo_path: Path
 ) -> None:
@@ -174,6 +180,7 @@ async def _search(pilot, query: str) -> None:
     await settle(pilot)
 
 
+@pytest.mark.slow
 def test_search_jumps_to_the_record(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -197,6 +204,7 @@ def test_search_jumps_to_the_record(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_theme_toggles_and_q_quits(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -245,10 +253,12 @@ def test_demo_workbench_removes_its_temporary_copy_on_quit(
     assert opened and not opened[0].exists() and not opened[0].parent.exists()
 
 
+@pytest.mark.slow
 def test_help_snapshot(demo_app, snap_compare) -> None:
     assert snap_compare(demo_app(), press=["question_mark"], terminal_size=SIZE)
 
 
+@pytest.mark.slow
 def test_search_names_the_session_of_an_observation_and_jumps_to_it(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -266,6 +276,7 @@ def test_search_names_the_session_of_an_observation_and_jumps_to_it(demo_app) ->
     run(scenario)
 
 
+@pytest.mark.slow
 def test_search_hits_highlight_the_query_and_wrap_under_their_title(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -289,6 +300,7 @@ def test_search_hits_highlight_the_query_and_wrap_under_their_title(demo_app) ->
     assert marked == {"Rolled", "Fri"}  # the query's words, whatever their case
 
 
+@pytest.mark.slow
 def test_search_starts_at_its_second_character(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -303,6 +315,7 @@ def test_search_starts_at_its_second_character(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_tab_cycles_the_panes_lists_in_the_order_the_help_gives(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -334,6 +347,7 @@ def test_tab_cycles_the_panes_lists_in_the_order_the_help_gives(demo_app) -> Non
     run(scenario)
 
 
+@pytest.mark.slow
 def test_hidden_panes_are_prepared_in_idle_time(demo_app) -> None:  # noqa: ANN001
 
     async def scenario() -> None:
@@ -350,6 +364,7 @@ def test_hidden_panes_are_prepared_in_idle_time(demo_app) -> None:  # noqa: ANN0
     run(scenario)
 
 
+@pytest.mark.slow
 def test_palette_never_acts_on_a_record_out_of_sight(demo_app, demo_path: Path) -> None:
     """ "Rules & lessons: Reinforce" chosen on Sessions used to reinforce whichever lesson
     had been selected there earlier, unseen. It shows the lessons and asks for a pick."""
@@ -382,6 +397,7 @@ def test_palette_never_acts_on_a_record_out_of_sight(demo_app, demo_path: Path) 
     run(scenario)
 
 
+@pytest.mark.slow
 def test_palette_runs_an_action_on_no_record_from_any_pane(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
 from memwork.core.base.clock import parse_instant
 from memwork.core.domain import lessons, sessions
 from memwork.core.ledger import audit
@@ -41,6 +43,7 @@ def _first_row_text(app, table_id: str) -> str:
     return table.render_line(1).text
 
 
+@pytest.mark.slow
 def test_history_opened_after_an_agent_wrote_starts_at_the_newest_entry(
     demo_app, demo_path: Path
 ) -> None:
@@ -63,6 +66,7 @@ def test_history_opened_after_an_agent_wrote_starts_at_the_newest_entry(
     run(scenario)
 
 
+@pytest.mark.slow
 def test_history_scrolled_down_counts_what_arrived_above(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -87,6 +91,7 @@ def test_history_scrolled_down_counts_what_arrived_above(demo_app, demo_path: Pa
     run(scenario)
 
 
+@pytest.mark.slow
 def test_an_agents_confident_lesson_appears_at_the_top_of_the_lessons(
     demo_app, demo_path: Path
 ) -> None:
@@ -122,6 +127,7 @@ def _keys(table: VirtualTable) -> list[str | None]:
     return [table.row_key_at(i) for i in range(table.row_count)]
 
 
+@pytest.mark.slow
 def test_a_lesson_the_decay_preview_moves_off_screen_stays_selected(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()

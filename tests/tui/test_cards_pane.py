@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 
 from memwork.core.domain import cards
@@ -23,6 +24,7 @@ def _table(app) -> VirtualTable:
     return app.query_one("#cards-table", VirtualTable)
 
 
+@pytest.mark.slow
 def test_cards_are_ranked_with_their_detail(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -50,6 +52,7 @@ def test_cards_are_ranked_with_their_detail(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_edit_card_lesson_and_evidence(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -86,6 +89,7 @@ def test_edit_card_lesson_and_evidence(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_merge_marked_card_into_selected_adds_the_counts(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -138,6 +142,7 @@ def test_merge_marked_card_into_selected_adds_the_counts(demo_app, demo_path: Pa
     run(scenario)
 
 
+@pytest.mark.slow
 def test_merge_needs_two_different_cards(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -153,6 +158,7 @@ def test_merge_needs_two_different_cards(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_v_shows_the_cards_latest_episode(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -168,6 +174,7 @@ def test_v_shows_the_cards_latest_episode(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_cards_pane_snapshot(demo_app, snap_compare) -> None:
     async def shown(pilot: Pilot) -> None:
         await settle(pilot)

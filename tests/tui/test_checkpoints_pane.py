@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static
 
 from memwork.core.base.clock import parse_instant
@@ -62,6 +63,7 @@ def _detail(app) -> str:
     return str(app.query_one("#checkpoint-detail", Static).render())
 
 
+@pytest.mark.slow
 def test_checkpoints_list_and_diff_against_now(demo_app, demo_path: Path) -> None:
     listed = _newest_first(demo_path)
     assert len(listed) >= 2  # the demo has an older checkpoint to compare with
@@ -90,6 +92,7 @@ def test_checkpoints_list_and_diff_against_now(demo_app, demo_path: Path) -> Non
     run(scenario)
 
 
+@pytest.mark.slow
 def test_create_diff_restore_and_undo(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -156,6 +159,7 @@ def test_create_diff_restore_and_undo(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_delete_asks_first(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -178,6 +182,7 @@ def test_delete_asks_first(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_jump_to_selects_the_checkpoint(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -192,6 +197,7 @@ def test_jump_to_selects_the_checkpoint(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_checkpoints_pane_snapshot(demo_app, snap_compare) -> None:
     async def run_before(pilot) -> None:
         await open_pane(pilot, "checkpoints")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static, TextArea
 
 from memwork.core.base.clock import parse_instant
@@ -41,6 +42,7 @@ def _tasks(path: Path) -> list[dict]:
         return aggregates.all_tasks(store)
 
 
+@pytest.mark.slow
 def test_preview_follows_task_budget_and_style(demo_app, demo_path: Path) -> None:
     first_task = _tasks(demo_path)[0]
     task_id = first_task["task_id"]
@@ -98,6 +100,7 @@ def test_preview_follows_task_budget_and_style(demo_app, demo_path: Path) -> Non
     run(scenario)
 
 
+@pytest.mark.slow
 def test_budget_is_validated_inline(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -125,6 +128,7 @@ def test_budget_is_validated_inline(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_copy_says_what_was_sent_and_uses_a_local_clipboard_tool(
     demo_app, monkeypatch, tmp_path: Path
 ) -> None:
@@ -166,6 +170,7 @@ def test_copy_says_what_was_sent_and_uses_a_local_clipboard_tool(
     run(scenario)
 
 
+@pytest.mark.slow
 def test_save_to_file(demo_app, demo_path: Path, tmp_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -201,6 +206,7 @@ def test_save_to_file(demo_app, demo_path: Path, tmp_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_preview_follows_the_store(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         from memwork.core.domain import slots
@@ -216,6 +222,7 @@ def test_preview_follows_the_store(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_context_pane_snapshot(demo_app, snap_compare) -> None:
     async def run_before(pilot) -> None:
         await open_pane(pilot, "context")
@@ -225,6 +232,7 @@ def test_context_pane_snapshot(demo_app, snap_compare) -> None:
     assert snap_compare(demo_app(), run_before=run_before, terminal_size=SIZE)
 
 
+@pytest.mark.slow
 def test_a_task_with_no_episodes_and_a_project_can_be_previewed(tmp_path: Path) -> None:
     """On a new store an approved lesson for a task nothing was recorded for still
     reaches the agent: the pane previews it for any typed task and project."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from memwork.tui.widgets.virtual_table import VirtualTable
 from tests.tui.conftest import SIZE, open_pane, run, screen_text, settle
 
@@ -33,6 +35,7 @@ def _effects_in_order(app) -> list[Any]:  # noqa: ANN001
     return [pane.effects.get(table.row_key_at(i)) for i in range(table.row_count)]
 
 
+@pytest.mark.slow
 def test_lessons_show_their_effect_and_sort_by_it(demo_app) -> None:  # noqa: ANN001
     async def scenario() -> None:
         app = demo_app()
@@ -60,6 +63,7 @@ def test_lessons_show_their_effect_and_sort_by_it(demo_app) -> None:  # noqa: AN
     run(scenario)
 
 
+@pytest.mark.slow
 def test_both_contradicting_lessons_say_so_and_lint_shows_on_the_detail(demo_app) -> None:  # noqa: ANN001
     async def scenario() -> None:
         app = demo_app()
@@ -88,6 +92,7 @@ def test_both_contradicting_lessons_say_so_and_lint_shows_on_the_detail(demo_app
     run(scenario)
 
 
+@pytest.mark.slow
 def test_slots_show_their_lint_findings(demo_app) -> None:  # noqa: ANN001
     async def scenario() -> None:
         app = demo_app()
@@ -106,6 +111,7 @@ def test_slots_show_their_lint_findings(demo_app) -> None:  # noqa: ANN001
     run(scenario)
 
 
+@pytest.mark.slow
 def test_enter_on_a_context_line_opens_its_source(demo_app) -> None:  # noqa: ANN001
     async def scenario() -> None:
         app = demo_app()
@@ -149,6 +155,7 @@ def test_enter_on_a_context_line_opens_its_source(demo_app) -> None:  # noqa: AN
     run(scenario)
 
 
+@pytest.mark.slow
 def test_a_rule_line_names_its_episodes_and_a_mean_line_opens_the_task(demo_app) -> None:  # noqa: ANN001
     async def scenario() -> None:
         app = demo_app()
@@ -186,6 +193,7 @@ def test_a_rule_line_names_its_episodes_and_a_mean_line_opens_the_task(demo_app)
     run(scenario)
 
 
+@pytest.mark.slow
 def test_history_shows_context_injections_when_asked(demo_app) -> None:  # noqa: ANN001
     async def scenario() -> None:
         app = demo_app()

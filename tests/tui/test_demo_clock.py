@@ -67,6 +67,7 @@ def test_the_copy_reads_as_written_now(copy: Path, demo_path: Path) -> None:
         assert min(parse_instant(s) for s in stamps) > parse_instant(DEMO_NOW) - timedelta(days=400)
 
 
+@pytest.mark.slow
 def test_an_agent_writing_to_the_demo_is_seen_at_its_own_time(
     copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -35,6 +35,7 @@ def _layout(screen: Screen) -> tuple:
     return screen.has_class("-short"), controls
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("key", "kind"),
     [("a", FormScreen), ("f", ConfirmScreen)],
@@ -60,6 +61,7 @@ def test_a_dialog_below_32_lines_has_one_layout_from_its_first_frame(
     run(scenario)
 
 
+@pytest.mark.slow
 def test_help_opens_on_the_current_panes_keys_from_its_first_frame(demo_app) -> None:
     def top_section(screen: Screen) -> str:
         # The first section on screen below the store line.

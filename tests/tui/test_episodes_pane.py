@@ -7,6 +7,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Sparkline
 
@@ -47,6 +48,7 @@ def _first_episode(app, path: Path, wanted) -> tuple[int, dict]:
     raise AssertionError("no such episode in the demo")
 
 
+@pytest.mark.slow
 def test_lists_newest_first_with_scores_coloured_by_outcome(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -69,6 +71,7 @@ def test_lists_newest_first_with_scores_coloured_by_outcome(demo_app, demo_path:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_filters_by_task_and_outcome_narrow_the_table(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -111,6 +114,7 @@ def test_filters_by_task_and_outcome_narrow_the_table(demo_app, demo_path: Path)
     run(scenario)
 
 
+@pytest.mark.slow
 def test_sparkline_and_detail_follow_the_cursor(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -163,6 +167,7 @@ def test_sparkline_and_detail_follow_the_cursor(demo_app, demo_path: Path) -> No
     run(scenario)
 
 
+@pytest.mark.slow
 def test_an_agents_new_episode_appears_on_top_keeping_the_selection(
     demo_app, demo_path: Path
 ) -> None:
@@ -193,6 +198,7 @@ def test_an_agents_new_episode_appears_on_top_keeping_the_selection(
     run(scenario)
 
 
+@pytest.mark.slow
 def test_an_error_memwork_named_says_so(demo_app, demo_path: Path) -> None:
     # A failure reported without an error gets memwork's IterationError (the context's
     # past failures need a line); the detail says the agent never reported that class.
@@ -236,6 +242,7 @@ def test_an_error_memwork_named_says_so(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_c_opens_the_episodes_mistake_card(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -253,6 +260,7 @@ def test_c_opens_the_episodes_mistake_card(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_search_jumps_to_an_old_episode(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -284,6 +292,7 @@ def test_search_jumps_to_an_old_episode(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_big_store_pages_to_the_oldest_episode(tmp_path: Path) -> None:
     sys.path.insert(0, str(ROOT / "bench"))
     import synthetic
@@ -336,12 +345,14 @@ async def _shown(pilot: Pilot, *keys: str) -> None:
     await settle(pilot)
 
 
+@pytest.mark.slow
 def test_episodes_pane_snapshot(demo_app, snap_compare) -> None:
     assert snap_compare(
         demo_app(), run_before=lambda pilot: _shown(pilot, "2", "down"), terminal_size=SIZE
     )
 
 
+@pytest.mark.slow
 def test_episodes_filtered_snapshot(demo_app, snap_compare) -> None:
     assert snap_compare(
         demo_app(),

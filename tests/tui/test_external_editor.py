@@ -52,6 +52,7 @@ def _kept_file(toasts: list[str]) -> Path:
     return Path(found.group(1))
 
 
+@pytest.mark.slow
 def test_E_edits_the_selected_lesson_and_an_empty_text_is_refused(
     demo_app, demo_path: Path, editor
 ) -> None:
@@ -89,6 +90,7 @@ def test_E_edits_the_selected_lesson_and_an_empty_text_is_refused(
     run(scenario)
 
 
+@pytest.mark.slow
 def test_E_edits_a_slot_within_its_limit(demo_app, demo_path: Path, editor) -> None:
     async def scenario() -> None:
         app = demo_app()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.command import CommandPalette
 
 from memwork.core.domain import lessons, rules
@@ -34,6 +35,7 @@ async def _row_of(pilot, text: str) -> int:
     raise AssertionError(f"no row {text!r}: {[t.title for t in screen.targets]}")
 
 
+@pytest.mark.slow
 def test_l_lists_every_finding_and_enter_opens_its_record(demo_app, demo_path: Path) -> None:
     found = _findings(demo_path)
 
@@ -61,6 +63,7 @@ def test_l_lists_every_finding_and_enter_opens_its_record(demo_app, demo_path: P
     run(scenario)
 
 
+@pytest.mark.slow
 def test_the_palette_leads_to_the_findings(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -76,6 +79,7 @@ def test_the_palette_leads_to_the_findings(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_findings_are_fixed_from_the_list(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()

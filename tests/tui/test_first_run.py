@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from memwork import Memory
 from memwork.core.domain import sessions
 from memwork.core.storage.store import Store
@@ -17,6 +19,7 @@ from memwork.tui.widgets.welcome import Welcome
 from tests.tui.conftest import open_pane, run, screen_text, settle
 
 
+@pytest.mark.slow
 def test_an_empty_store_says_where_it_is_and_how_agents_reach_it(tmp_path: Path) -> None:
     db = tmp_path / "agent-memory"
     Store(db)  # what `memwork` with no store does: creates it, empty
@@ -49,6 +52,7 @@ def test_an_empty_store_says_where_it_is_and_how_agents_reach_it(tmp_path: Path)
     run(scenario)
 
 
+@pytest.mark.slow
 def test_at_80x24_the_title_says_where_the_store_is(tmp_path: Path) -> None:
     # Named as the default store is (<user data dir>/memwork): its name alone says nothing.
     db = tmp_path / "a" / "long" / "path" / "to" / "share" / "memwork"
@@ -66,6 +70,7 @@ def test_at_80x24_the_title_says_where_the_store_is(tmp_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_a_list_says_loading_until_it_is_read(demo_app, tmp_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app(prepare=False)  # the Lessons pane loads when first shown
@@ -89,6 +94,7 @@ def test_a_list_says_loading_until_it_is_read(demo_app, tmp_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_a_store_with_episodes_but_no_session_opens_on_its_episodes(tmp_path: Path) -> None:
     """It used to open on an empty Sessions list, as if nothing were recorded."""
     db = tmp_path / "agent-memory"

@@ -5,9 +5,12 @@ from __future__ import annotations
 import gc
 import threading
 
+import pytest
+
 from memwork.tui.gc_pause import big_load
 
 
+@pytest.mark.slow
 def test_collection_pauses_during_a_load_and_resumes_after_the_last() -> None:
     assert gc.isenabled()
     frozen = gc.get_freeze_count()

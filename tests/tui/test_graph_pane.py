@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 
 from memwork.core.services.link_graph import link_tree, linked_records
@@ -14,6 +15,7 @@ from tests.tui.conftest import SIZE, open_pane, run, screen_text, settle, wait_u
 NARROW = (80, 24)
 
 
+@pytest.mark.slow
 def test_the_tree_shows_a_records_links_and_reroots_on_enter(demo_app, demo_path: Path) -> None:
     store = Store(demo_path)
     top = linked_records(store)[0]
@@ -44,6 +46,7 @@ def test_the_tree_shows_a_records_links_and_reroots_on_enter(demo_app, demo_path
     run(scenario)
 
 
+@pytest.mark.slow
 def test_an_empty_store_says_where_links_come_from(tmp_path: Path) -> None:
     from memwork.tui.app import make_app
 
@@ -58,6 +61,7 @@ def test_an_empty_store_says_where_links_come_from(tmp_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_graph_pane_snapshot_80x24(demo_app, snap_compare) -> None:
     async def shown(pilot: Pilot) -> None:
         await settle(pilot)

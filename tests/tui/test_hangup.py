@@ -40,6 +40,7 @@ def _read_until(fd: int, needle: bytes, seconds: float) -> bytes:
     return seen
 
 
+@pytest.mark.slow
 def test_the_workbench_quits_when_its_terminal_hangs_up(demo_path: Path) -> None:
     # No controlling terminal, so no SIGHUP arrives when the terminal closes: the
     # case (an SSH drop, a killed tmux, make in between) where Textual would spin.

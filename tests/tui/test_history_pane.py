@@ -6,6 +6,8 @@ import shutil
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
 from memwork.core.base.clock import parse_instant
 from memwork.core.domain import forgetting, lessons, sessions
 from memwork.core.ledger import audit
@@ -48,6 +50,7 @@ async def _select(pilot, entry_id: str) -> VirtualTable:
     return table
 
 
+@pytest.mark.slow
 def test_history_lists_the_audit_log_newest_first(demo_app, demo_path: Path) -> None:
     log = _log(demo_path)
 
@@ -75,6 +78,7 @@ def test_history_lists_the_audit_log_newest_first(demo_app, demo_path: Path) -> 
     run(scenario)
 
 
+@pytest.mark.slow
 def test_filter_narrows_the_list(demo_app, demo_path: Path) -> None:
     log = _log(demo_path)
 
@@ -105,6 +109,7 @@ def test_filter_narrows_the_list(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_t_cycles_a_table_filter(demo_app, demo_path: Path) -> None:
     log = _log(demo_path)
     tables = sorted({e["table"] for e in log})
@@ -139,6 +144,7 @@ def test_t_cycles_a_table_filter(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_enter_jumps_to_the_session_of_an_observation(demo_app, demo_path: Path) -> None:
     log = _log(demo_path)
     entry = next(e for e in log if e["table"] == "observations")
@@ -165,6 +171,7 @@ def test_enter_jumps_to_the_session_of_an_observation(demo_app, demo_path: Path)
     run(scenario)
 
 
+@pytest.mark.slow
 def test_enter_jumps_to_sessions_and_lessons(demo_app, demo_path: Path) -> None:
     log = _log(demo_path)
     ended = next(e for e in log if e["table"] == "sessions" and e["action"] == "end")
@@ -195,6 +202,7 @@ def test_enter_jumps_to_sessions_and_lessons(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_enter_on_a_record_that_is_gone_or_has_no_pane_says_so(demo_app, demo_path: Path) -> None:
     store = Store(demo_path)
     doomed = sessions.start_session(store, title="short-lived", now=NOW, actor="cli")
@@ -225,6 +233,7 @@ def test_enter_on_a_record_that_is_gone_or_has_no_pane_says_so(demo_app, demo_pa
     run(scenario)
 
 
+@pytest.mark.slow
 def test_new_entries_appear_on_top_and_the_selection_stays(demo_app, demo_path: Path) -> None:
     log = _log(demo_path)
 
@@ -249,6 +258,7 @@ def test_new_entries_appear_on_top_and_the_selection_stays(demo_app, demo_path: 
     run(scenario)
 
 
+@pytest.mark.slow
 def test_a_big_log_loads_in_pages_and_filters(tmp_path: Path, demo_path: Path) -> None:
     """3,500 entries over four shards: the first page comes early, the rest follows."""
     path = tmp_path / "big"
@@ -301,6 +311,7 @@ def test_a_big_log_loads_in_pages_and_filters(tmp_path: Path, demo_path: Path) -
         HistoryPane._show_log = original
 
 
+@pytest.mark.slow
 def test_jump_to_an_audit_entry(demo_app, demo_path: Path) -> None:
     log = _log(demo_path)
     target = log[40]
@@ -320,6 +331,7 @@ def test_jump_to_an_audit_entry(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_history_pane_snapshot(demo_app, snap_compare) -> None:
     async def ready(pilot) -> None:
         await pilot.press("8")
@@ -328,6 +340,7 @@ def test_history_pane_snapshot(demo_app, snap_compare) -> None:
     assert snap_compare(demo_app(), run_before=ready, press=["down"], terminal_size=SIZE)
 
 
+@pytest.mark.slow
 def test_history_filtered_snapshot(demo_app, snap_compare) -> None:
     async def ready(pilot) -> None:
         await pilot.press("8")

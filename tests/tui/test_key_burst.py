@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 import time
 
+import pytest
 from textual import events
 from textual.command import CommandPalette
 from textual.widgets import TextArea
@@ -55,6 +56,7 @@ def test_the_app_reads_its_terminal_with_that_parser(demo_app) -> None:
     assert sys.modules[driver_class.__module__].XTermParser is BurstParser
 
 
+@pytest.mark.slow
 def test_escape_7_in_one_burst_leaves_the_slot_editor_and_shows_pane_7(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -74,6 +76,7 @@ def test_escape_7_in_one_burst_leaves_the_slot_editor_and_shows_pane_7(demo_app)
     run(scenario)
 
 
+@pytest.mark.slow
 def test_escape_4_in_one_burst_closes_the_palette_and_shows_pane_4(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()

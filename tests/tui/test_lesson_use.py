@@ -35,6 +35,7 @@ def _column_text(table: VirtualTable, key: str, row: int) -> str:
     raise AssertionError(key)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (100, 30), (140, 45)])
 def test_s_sorts_lessons_by_use_and_the_used_column_stays(demo_app, demo_path, size) -> None:
     counts = _counts(demo_path)
@@ -63,6 +64,7 @@ def test_s_sorts_lessons_by_use_and_the_used_column_stays(demo_app, demo_path, s
     run(scenario)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)])
 def test_sorting_by_effect_keeps_the_effect_column_in_a_narrow_terminal(demo_app, size) -> None:
     async def scenario() -> None:
@@ -81,6 +83,7 @@ def test_sorting_by_effect_keeps_the_effect_column_in_a_narrow_terminal(demo_app
     run(scenario)
 
 
+@pytest.mark.slow
 def test_injection_entries_name_the_lesson(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from memwork.core.domain import lessons
 from memwork.core.storage.store import Store
 from memwork.tui.panes.lessons import LessonsPane
@@ -18,6 +20,7 @@ def _stored(path: Path, lesson_id: str) -> dict:
         return lessons.resolve(store, lesson_id)
 
 
+@pytest.mark.slow
 def test_lessons_pane_lists_lessons_with_confidence_bars(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -33,6 +36,7 @@ def test_lessons_pane_lists_lessons_with_confidence_bars(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_reinforce_weaken_pin_from_the_keyboard(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -61,6 +65,7 @@ def test_reinforce_weaken_pin_from_the_keyboard(demo_app, demo_path: Path) -> No
     run(scenario)
 
 
+@pytest.mark.slow
 def test_forget_asks_first_and_u_right_after_brings_it_back(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -112,6 +117,7 @@ def test_forget_asks_first_and_u_right_after_brings_it_back(demo_app, demo_path:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_lesson_keys_on_the_rules_list_say_where_they_work(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -138,6 +144,7 @@ def test_lesson_keys_on_the_rules_list_say_where_they_work(demo_app, demo_path: 
     run(scenario)
 
 
+@pytest.mark.slow
 def test_a_new_rule_is_selected_and_toasts_keep_its_brackets(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -160,6 +167,7 @@ def test_a_new_rule_is_selected_and_toasts_keep_its_brackets(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_a_new_lesson_is_selected_in_the_lessons_list(demo_app) -> None:
     """After a, the lesson just added is the one under the cursor (it used to stay on
     the lesson selected before), even when the form was opened from the rules list."""
@@ -182,6 +190,7 @@ def test_a_new_lesson_is_selected_in_the_lessons_list(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_add_lesson_form_shows_validation_errors_in_the_form(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -210,6 +219,7 @@ def test_add_lesson_form_shows_validation_errors_in_the_form(demo_app, demo_path
     run(scenario)
 
 
+@pytest.mark.slow
 def test_decay_preview_shows_what_fades(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -241,6 +251,7 @@ def test_decay_preview_shows_what_fades(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_lessons_pane_snapshot(demo_app, snap_compare) -> None:
     async def second_lesson(pilot) -> None:  # noqa: ANN001
         # "down" pressed before the list is read would land nowhere on a busy machine
@@ -252,6 +263,7 @@ def test_lessons_pane_snapshot(demo_app, snap_compare) -> None:
     assert snap_compare(demo_app(), run_before=second_lesson, terminal_size=SIZE)
 
 
+@pytest.mark.slow
 def test_decay_preview_snapshot(demo_app, snap_compare) -> None:
     assert snap_compare(
         demo_app(),
@@ -260,6 +272,7 @@ def test_decay_preview_snapshot(demo_app, snap_compare) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_scope_with_a_typo_is_caught_in_the_form(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -291,6 +304,7 @@ def test_a_scope_with_a_typo_is_caught_in_the_form(demo_app, demo_path: Path) ->
     run(scenario)
 
 
+@pytest.mark.slow
 def test_the_edit_form_sets_the_decay_rate_and_the_detail_shows_it(
     demo_app, demo_path: Path
 ) -> None:

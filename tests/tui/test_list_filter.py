@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from memwork.core.domain import lessons
 from memwork.core.storage.store import Store
 from memwork.tui.widgets.virtual_table import VirtualTable
@@ -18,6 +20,7 @@ def _rows(table: VirtualTable) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_slash_filters_the_lessons_and_esc_clears(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -69,6 +72,7 @@ def test_slash_filters_the_lessons_and_esc_clears(demo_app, demo_path: Path) -> 
     run(scenario)
 
 
+@pytest.mark.slow
 def test_slash_filters_the_work_items_and_ctrl_f_searches_everything(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -92,6 +96,7 @@ def test_slash_filters_the_work_items_and_ctrl_f_searches_everything(demo_app) -
     run(scenario)
 
 
+@pytest.mark.slow
 def test_filtered_lessons_at_80x24_snapshot(demo_app, snap_compare) -> None:
     async def ready(pilot) -> None:
         await open_pane(pilot, "lessons")

@@ -38,6 +38,7 @@ async def _until(pilot, condition, seconds: float = 5.0) -> bool:  # noqa: ANN00
     return False
 
 
+@pytest.mark.slow
 def test_the_workbench_follows_other_writers_without_polling(
     demo_in_redis: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -73,6 +74,7 @@ def test_the_workbench_follows_other_writers_without_polling(
     run(scenario)
 
 
+@pytest.mark.slow
 def test_a_folder_workbench_still_polls(demo_path: Path, demo_in_redis: str) -> None:
     """A folder cannot push: its workbench polls; a Redis one sets no poll at all."""
     polled: dict[str, bool] = {}

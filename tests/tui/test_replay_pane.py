@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 
 from memwork.core.services.replay import session_replay
@@ -15,6 +16,7 @@ NARROW = (80, 24)
 ACTIVE = "ses_01M3250V00WA1TEPXJB3ZH4H8V"
 
 
+@pytest.mark.slow
 def test_steps_forward_back_and_to_the_end(demo_app, demo_path: Path) -> None:
     store = Store(demo_path)
     replay = session_replay(store, ACTIVE)
@@ -57,6 +59,7 @@ def test_steps_forward_back_and_to_the_end(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_a_new_observation_appears_at_the_end_of_the_replay(demo_app, demo_path: Path) -> None:
     from memwork.core.base.clock import parse_instant
     from memwork.core.domain import sessions
@@ -83,6 +86,7 @@ def test_a_new_observation_appears_at_the_end_of_the_replay(demo_app, demo_path:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_replay_pane_snapshot_80x24(demo_app, snap_compare) -> None:
     async def shown(pilot: Pilot) -> None:
         await settle(pilot)

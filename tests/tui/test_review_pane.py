@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from memwork.core.domain import lessons, slots
 from memwork.core.ledger import config
 from memwork.core.services import review
@@ -36,6 +38,7 @@ async def _select(pilot, change: str) -> str:  # noqa: ANN001
     raise AssertionError(f"no proposal {change!r}")
 
 
+@pytest.mark.slow
 def test_the_queue_shows_each_proposal_beside_its_change(demo_app) -> None:  # noqa: ANN001
     async def scenario() -> None:
         app = demo_app()
@@ -64,6 +67,7 @@ def test_the_queue_shows_each_proposal_beside_its_change(demo_app) -> None:  # n
     run(scenario)
 
 
+@pytest.mark.slow
 def test_approve_with_a(demo_app, demo_path: Path) -> None:  # noqa: ANN001
     async def scenario() -> None:
         app = demo_app()
@@ -89,6 +93,7 @@ def review_now():  # noqa: ANN201
     return now()
 
 
+@pytest.mark.slow
 def test_edit_then_approve_with_e(demo_app, demo_path: Path) -> None:  # noqa: ANN001
     async def scenario() -> None:
         app = demo_app()
@@ -109,6 +114,7 @@ def test_edit_then_approve_with_e(demo_app, demo_path: Path) -> None:  # noqa: A
     run(scenario)
 
 
+@pytest.mark.slow
 def test_reject_with_r_keeps_the_reason(demo_app, demo_path: Path) -> None:  # noqa: ANN001
     async def scenario() -> None:
         app = demo_app()
@@ -137,6 +143,7 @@ def _rows(app):  # noqa: ANN001, ANN202
     return [table.source.row(i) for i in range(table.row_count)]
 
 
+@pytest.mark.slow
 def test_merge_with_m_reinforces_the_near_duplicate(demo_app, demo_path: Path) -> None:  # noqa: ANN001
     async def scenario() -> None:
         app = demo_app()
@@ -167,6 +174,7 @@ def test_merge_with_m_reinforces_the_near_duplicate(demo_app, demo_path: Path) -
     run(scenario)
 
 
+@pytest.mark.slow
 def test_merge_picks_any_lesson_by_searching_for_it(demo_app, demo_path: Path) -> None:  # noqa: ANN001
     async def scenario() -> None:
         app = demo_app()
@@ -186,6 +194,7 @@ def test_merge_picks_any_lesson_by_searching_for_it(demo_app, demo_path: Path) -
     run(scenario)
 
 
+@pytest.mark.slow
 def test_a_replace_whose_text_is_gone_is_approved_as_a_whole_slot_edit(
     demo_app, demo_path: Path
 ) -> None:  # noqa: ANN001
@@ -224,6 +233,7 @@ def test_a_replace_whose_text_is_gone_is_approved_as_a_whole_slot_edit(
     run(scenario)
 
 
+@pytest.mark.slow
 def test_o_switches_review_and_the_workbench_writes_live(demo_app, demo_path: Path) -> None:  # noqa: ANN001
     async def scenario() -> None:
         app = demo_app()
@@ -250,6 +260,7 @@ def test_o_switches_review_and_the_workbench_writes_live(demo_app, demo_path: Pa
     run(scenario)
 
 
+@pytest.mark.slow
 def test_review_pane_snapshot(demo_app, snap_compare) -> None:  # noqa: ANN001
     async def run_before(pilot) -> None:  # noqa: ANN001
         await open_pane(pilot, "review")
@@ -258,6 +269,7 @@ def test_review_pane_snapshot(demo_app, snap_compare) -> None:  # noqa: ANN001
     assert snap_compare(demo_app(), run_before=run_before, terminal_size=SIZE)
 
 
+@pytest.mark.slow
 def test_review_pane_snapshot_at_80x24(demo_app, snap_compare) -> None:  # noqa: ANN001
     async def run_before(pilot) -> None:  # noqa: ANN001
         await open_pane(pilot, "review")
@@ -266,6 +278,7 @@ def test_review_pane_snapshot_at_80x24(demo_app, snap_compare) -> None:  # noqa:
     assert snap_compare(demo_app(), run_before=run_before, terminal_size=(80, 24))
 
 
+@pytest.mark.slow
 def test_an_agents_lesson_edit_shows_its_diff_and_approves(demo_app, demo_path: Path) -> None:  # noqa: ANN001
     store = Store(demo_path, create=False)
     now = review_now()

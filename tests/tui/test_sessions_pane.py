@@ -63,6 +63,7 @@ def _viewed(path: Path, session_id: str) -> dict:
     return sessions.get_session(Store(path), session_id, NOW)
 
 
+@pytest.mark.slow
 def test_sessions_pane_shows_sessions_timeline_and_working_memory(
     demo_app, demo_path: Path
 ) -> None:
@@ -124,6 +125,7 @@ def test_sessions_pane_shows_sessions_timeline_and_working_memory(
     run(scenario)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(140, 45), (200, 50)])
 def test_a_wide_terminal_gives_its_room_to_the_observations(
     demo_app, demo_path: Path, size: tuple[int, int]
@@ -148,6 +150,7 @@ def test_a_wide_terminal_gives_its_room_to_the_observations(
     run(scenario)
 
 
+@pytest.mark.slow
 def test_ttl_counts_down_and_expired_keys_vanish(demo_app, monkeypatch: pytest.MonkeyPatch) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -169,6 +172,7 @@ def test_ttl_counts_down_and_expired_keys_vanish(demo_app, monkeypatch: pytest.M
     run(scenario)
 
 
+@pytest.mark.slow
 def test_an_agent_observation_shows_up_without_moving_the_selection(
     demo_app, demo_path: Path
 ) -> None:
@@ -204,6 +208,7 @@ def test_an_agent_observation_shows_up_without_moving_the_selection(
     run(scenario)
 
 
+@pytest.mark.slow
 def test_the_timeline_follows_new_observations_at_its_end(demo_app, demo_path: Path) -> None:
     active = _active(demo_path)
 
@@ -245,6 +250,7 @@ def test_a_session_an_agent_named_shows_its_id_as_implicit(demo_app, demo_path: 
     run(scenario)
 
 
+@pytest.mark.slow
 def test_add_an_observation_from_a_form(demo_app, demo_path: Path) -> None:
     active = _active(demo_path)
 
@@ -274,6 +280,7 @@ def test_add_an_observation_from_a_form(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_end_a_session_with_a_summary(demo_app, demo_path: Path) -> None:
     active = _active(demo_path)
 
@@ -308,6 +315,7 @@ def test_end_a_session_with_a_summary(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_set_a_key_with_a_ttl_then_delete_it(demo_app, demo_path: Path) -> None:
     active = _active(demo_path)
 
@@ -340,6 +348,7 @@ def test_set_a_key_with_a_ttl_then_delete_it(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_shared_keys_show_their_scope_and_d_deletes_from_it(demo_app, demo_path: Path) -> None:
     active = _active(demo_path)
     project = f"project:{active['project']}"
@@ -368,6 +377,7 @@ def test_shared_keys_show_their_scope_and_d_deletes_from_it(demo_app, demo_path:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_delete_key_only_applies_to_the_keys_list(demo_app, demo_path: Path) -> None:
     active = _active(demo_path)
 
@@ -396,6 +406,7 @@ def test_delete_key_only_applies_to_the_keys_list(demo_app, demo_path: Path) -> 
     run(scenario)
 
 
+@pytest.mark.slow
 def test_delete_forgets_a_session_or_an_observation_after_a_confirmation(
     demo_app, demo_path: Path
 ) -> None:
@@ -446,6 +457,7 @@ def test_delete_forgets_a_session_or_an_observation_after_a_confirmation(
     run(scenario)
 
 
+@pytest.mark.slow
 def test_w_lists_the_work_items_and_a_key_changes_a_status(demo_app, demo_path: Path) -> None:
     from memwork.core.domain import actions
 
@@ -480,6 +492,7 @@ def test_w_lists_the_work_items_and_a_key_changes_a_status(demo_app, demo_path: 
     run(scenario)
 
 
+@pytest.mark.slow
 def test_checkpoint_then_restore_replaces_the_working_memory(demo_app, demo_path: Path) -> None:
     active = _active(demo_path)
 
@@ -527,6 +540,7 @@ def test_checkpoint_then_restore_replaces_the_working_memory(demo_app, demo_path
     run(scenario)
 
 
+@pytest.mark.slow
 def test_task_and_scratchpad_from_the_keyboard(demo_app, demo_path: Path) -> None:
     active = _active(demo_path)
 
@@ -554,6 +568,7 @@ def test_task_and_scratchpad_from_the_keyboard(demo_app, demo_path: Path) -> Non
     run(scenario)
 
 
+@pytest.mark.slow
 def test_start_a_new_session(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -578,6 +593,7 @@ def test_start_a_new_session(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_jump_to_an_observation(demo_app, demo_path: Path) -> None:
     store = Store(demo_path)
     ended = sessions.list_sessions(store)[-1]
@@ -597,6 +613,7 @@ def test_jump_to_an_observation(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_sessions_pane_snapshot(demo_app, snap_compare) -> None:
     async def ready(pilot) -> None:
         await settle(pilot)
@@ -604,6 +621,7 @@ def test_sessions_pane_snapshot(demo_app, snap_compare) -> None:
     assert snap_compare(demo_app(), run_before=ready, terminal_size=SIZE)
 
 
+@pytest.mark.slow
 def test_sessions_pane_keys_focused_snapshot(demo_app, snap_compare) -> None:
     async def ready(pilot) -> None:
         await settle(pilot)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static, TextArea
 
 from memwork.core.base.clock import parse_instant
@@ -37,6 +38,7 @@ def _counter(app) -> str:
     return str(app.query_one("#slot-counter", Static).render())
 
 
+@pytest.mark.slow
 def test_slots_list_flags_over_limit_and_read_only(demo_app, demo_path) -> None:  # noqa: ANN001
     from memwork.core.domain import slots as core_slots
     from memwork.core.storage.store import Store
@@ -61,6 +63,7 @@ def test_slots_list_flags_over_limit_and_read_only(demo_app, demo_path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_live_counter_turns_to_error_and_an_over_limit_save_writes_nothing(
     demo_app, demo_path: Path
 ) -> None:
@@ -104,6 +107,7 @@ def test_live_counter_turns_to_error_and_an_over_limit_save_writes_nothing(
     run(scenario)
 
 
+@pytest.mark.slow
 def test_imported_over_limit_slot_may_shrink_but_not_grow(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -123,6 +127,7 @@ def test_imported_over_limit_slot_may_shrink_but_not_grow(demo_app, demo_path: P
     run(scenario)
 
 
+@pytest.mark.slow
 def test_create_edit_reorder_and_delete_a_slot(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -177,6 +182,7 @@ def test_create_edit_reorder_and_delete_a_slot(demo_app, demo_path: Path) -> Non
     run(scenario)
 
 
+@pytest.mark.slow
 def test_read_only_slot_refuses_edits_and_delete(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -216,6 +222,7 @@ def test_read_only_slot_refuses_edits_and_delete(demo_app, demo_path: Path) -> N
     run(scenario)
 
 
+@pytest.mark.slow
 def test_limit_and_description_form(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -237,6 +244,7 @@ def test_limit_and_description_form(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_leaving_the_editor_keeps_a_draft(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -270,6 +278,7 @@ def test_leaving_the_editor_keeps_a_draft(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_unsaved_text_of_a_slot_deleted_elsewhere_goes_to_the_clipboard(
     demo_app, demo_path: Path, monkeypatch
 ) -> None:
@@ -292,6 +301,7 @@ def test_unsaved_text_of_a_slot_deleted_elsewhere_goes_to_the_clipboard(
     run(scenario)
 
 
+@pytest.mark.slow
 def test_jump_to_selects_the_slot(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -306,6 +316,7 @@ def test_jump_to_selects_the_slot(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_slots_pane_snapshot(demo_app, snap_compare) -> None:
     async def run_before(pilot) -> None:
         await open_pane(pilot, "slots")
@@ -315,6 +326,7 @@ def test_slots_pane_snapshot(demo_app, snap_compare) -> None:
     assert snap_compare(demo_app(), run_before=run_before, terminal_size=SIZE)
 
 
+@pytest.mark.slow
 def test_a_slot_from_a_letta_agent_shows_the_agent_and_its_system_prompt(
     demo_app, demo_path: Path
 ) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from rich.text import Text
 from textual.widgets import Static, TextArea
 
@@ -30,6 +31,7 @@ async def _select_slot(pilot, label: str) -> None:  # noqa: ANN001
     raise AssertionError(label)
 
 
+@pytest.mark.slow
 def test_a_refusal_under_an_old_limit_goes_when_the_limit_is_raised(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -50,6 +52,7 @@ def test_a_refusal_under_an_old_limit_goes_when_the_limit_is_raised(demo_app) ->
     run(scenario)
 
 
+@pytest.mark.slow
 def test_a_new_lesson_says_when_it_was_added_not_reinforced_0x(demo_app, demo_path) -> None:
     lessons.add_lesson(
         Store(demo_path), "Zebra crossings first", confidence=0.99, now=NOW, actor="cli:atlas"
@@ -67,6 +70,7 @@ def test_a_new_lesson_says_when_it_was_added_not_reinforced_0x(demo_app, demo_pa
     run(scenario)
 
 
+@pytest.mark.slow
 def test_the_lessons_header_counts_contradicting_lessons_in_words(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -79,6 +83,7 @@ def test_the_lessons_header_counts_contradicting_lessons_in_words(demo_app) -> N
     run(scenario)
 
 
+@pytest.mark.slow
 def test_a_slot_diff_marks_the_characters_that_changed(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -101,6 +106,7 @@ def test_a_slot_diff_marks_the_characters_that_changed(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_a_long_session_summary_ends_in_an_ellipsis(demo_app, demo_path: Path) -> None:
     store = Store(demo_path)
     started = sessions.start_session(
@@ -124,6 +130,7 @@ def test_a_long_session_summary_ends_in_an_ellipsis(demo_app, demo_path: Path) -
     run(scenario)
 
 
+@pytest.mark.slow
 def test_flags_take_the_themes_warning_colour_on_the_light_theme(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()

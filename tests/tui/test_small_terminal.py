@@ -49,6 +49,7 @@ def on_screen(app: MemworkApp, widget: Widget) -> bool:
     return widget in visible and bool(region) and screen.contains_region(region)
 
 
+@pytest.mark.slow
 def test_every_list_keeps_its_text_column_at_80x24(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -116,6 +117,7 @@ async def _check_modal(pilot: Pilot, what: str, *keys: str, tab: bool = False) -
     assert not isinstance(app.screen, FormScreen | ConfirmScreen | ClustersScreen), what
 
 
+@pytest.mark.slow
 def test_every_form_and_dialog_fits_80x24(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app(prepare=False)  # panes load when opened: no idle work to wait for
@@ -174,6 +176,7 @@ def test_every_form_and_dialog_fits_80x24(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pane_id", [pane.PANE_ID for pane in PANES])
 def test_each_pane_at_80x24_snapshot(demo_app, snap_compare, pane_id: str) -> None:
     async def ready(pilot: Pilot) -> None:
@@ -182,6 +185,7 @@ def test_each_pane_at_80x24_snapshot(demo_app, snap_compare, pane_id: str) -> No
     assert snap_compare(demo_app(), run_before=ready, terminal_size=SMALL)
 
 
+@pytest.mark.slow
 def test_the_session_forms_read_whole_at_140x45(demo_app) -> None:
     """The Task form's button labels were clipped even on a large screen."""
 
@@ -195,6 +199,7 @@ def test_the_session_forms_read_whole_at_140x45(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_at_140x45_task_names_are_whole_and_a_session_title_is_whole_above_its_timeline(
     demo_app,
 ) -> None:
@@ -230,6 +235,7 @@ def test_at_140x45_task_names_are_whole_and_a_session_title_is_whole_above_its_t
     run(scenario)
 
 
+@pytest.mark.slow
 def test_a_dialog_dims_the_workbench_instead_of_blanking_it(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app(prepare=False)
@@ -245,6 +251,7 @@ def test_a_dialog_dims_the_workbench_instead_of_blanking_it(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_at_80x24_the_title_tabs_and_footer_say_everything(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app(title_suffix="demo (a temporary copy)")  # as memwork --demo says
@@ -266,6 +273,7 @@ def test_at_80x24_the_title_tabs_and_footer_say_everything(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_at_80x24_lessons_and_proposals_show_their_text(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -283,6 +291,7 @@ def test_at_80x24_lessons_and_proposals_show_their_text(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [SMALL, (100, 30)])
 def test_footer_keys_are_whole_and_quit_is_always_there(demo_app, size) -> None:
     """The footer used to be cut mid-word ("…c Checkpoint e", "y Co", "q Qu"): it shows
@@ -309,6 +318,7 @@ def test_footer_keys_are_whole_and_quit_is_always_there(demo_app, size) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_short_forms_mark_their_fields_so_hints_never_look_like_values(demo_app) -> None:
     """Below 32 lines the fields drop their borders; a bar at their left (and their own
     background) tells a value from the hint under it ("global" and "global, task:<id>…"
@@ -334,6 +344,7 @@ def test_short_forms_mark_their_fields_so_hints_never_look_like_values(demo_app)
     run(scenario)
 
 
+@pytest.mark.slow
 def test_at_140x45_the_lesson_text_has_most_of_the_list(demo_app) -> None:
     """The lesson text stopped at ~35 characters on a wide screen while the scope kept 20."""
 
@@ -348,6 +359,7 @@ def test_at_140x45_the_lesson_text_has_most_of_the_list(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_at_80x24_the_episode_task_list_shows_each_name_on_one_line(demo_app) -> None:
     """The task list was as narrow as its 16-column Select: long names wrapped and read
     as one with the table beside them."""

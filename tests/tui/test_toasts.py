@@ -3,6 +3,8 @@ a list at 80x24), and an error stays beside it until it times out."""
 
 from __future__ import annotations
 
+import pytest
+
 from memwork.tui.app import MemworkApp
 from tests.tui.conftest import open_pane, run, settle
 
@@ -11,6 +13,7 @@ def shown(app: MemworkApp) -> list[str]:
     return [str(n.message) for n in app._notifications]  # noqa: SLF001 - what the rack shows
 
 
+@pytest.mark.slow
 def test_a_new_toast_replaces_the_ones_on_screen(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -25,6 +28,7 @@ def test_a_new_toast_replaces_the_ones_on_screen(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_an_error_stays_beside_the_newest_toast(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -43,6 +47,7 @@ def test_an_error_stays_beside_the_newest_toast(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_a_checkpoint_restore_says_restored_once(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()

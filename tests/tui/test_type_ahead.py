@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input, TextArea
 
 from memwork.core.domain import lessons, slots
@@ -44,6 +45,7 @@ async def _select_slot(pilot, label: str) -> None:
     raise AssertionError(label)
 
 
+@pytest.mark.slow
 def test_a_limit_typed_right_after_i_is_the_limit_saved(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -59,6 +61,7 @@ def test_a_limit_typed_right_after_i_is_the_limit_saved(demo_app, demo_path: Pat
     run(scenario)
 
 
+@pytest.mark.slow
 def test_fields_typed_ahead_across_tab_land_in_their_own_fields(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -72,6 +75,7 @@ def test_fields_typed_ahead_across_tab_land_in_their_own_fields(demo_app, demo_p
     run(scenario)
 
 
+@pytest.mark.slow
 def test_text_typed_right_after_e_goes_into_the_slot_and_q_does_not_quit(
     demo_app, demo_path: Path
 ) -> None:
@@ -96,6 +100,7 @@ def test_text_typed_right_after_e_goes_into_the_slot_and_q_does_not_quit(
     run(scenario)
 
 
+@pytest.mark.slow
 def test_a_key_typed_right_after_a_digit_acts_in_the_new_pane(demo_app) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -110,6 +115,7 @@ def test_a_key_typed_right_after_a_digit_acts_in_the_new_pane(demo_app) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_a_lesson_typed_ahead_is_added_with_its_text(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()
@@ -127,6 +133,7 @@ def test_a_lesson_typed_ahead_is_added_with_its_text(demo_app, demo_path: Path) 
     run(scenario)
 
 
+@pytest.mark.slow
 def test_keys_after_a_pick_in_a_list_wait_for_the_list_to_close(demo_app) -> None:
     """``t review enter o o`` typed at once: the two ``o`` used to reach the closing task
     list (lost), and ``o o`` alone read the outcome filter before the first ``o`` had set
@@ -147,6 +154,7 @@ def test_keys_after_a_pick_in_a_list_wait_for_the_list_to_close(demo_app) -> Non
     run(scenario)
 
 
+@pytest.mark.slow
 def test_keys_after_enter_in_a_field_wait_for_the_focus_it_moves(demo_app) -> None:
     """Enter in the Context pane's task field moves the focus to the preview once the
     field's Submitted reaches the pane, a few widgets up. ``t deploy-api enter b 300``

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+import pytest
+
 from memwork.core.base.clock import parse_instant
 from memwork.core.base.errors import NotFound
 from memwork.core.domain import slots
@@ -41,6 +43,7 @@ def _slot_id(path: Path, label: str) -> str:
     return slots.get_slot(Store(path), label)["id"]
 
 
+@pytest.mark.slow
 def test_U_brings_back_a_deleted_slot(demo_app, demo_path: Path) -> None:
     slot = _deletable(demo_path)
     label = slot["label"]
@@ -74,6 +77,7 @@ def test_U_brings_back_a_deleted_slot(demo_app, demo_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_U_asks_first_when_an_agent_wrote_since(demo_app, demo_path: Path) -> None:
     slot = _deletable(demo_path)
     label = slot["label"]

@@ -7,6 +7,7 @@ import functools
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+import pytest
 from rich.text import Text
 from textual import events, on
 from textual.app import App, ComposeResult
@@ -206,6 +207,7 @@ async def test_cursor_movement_with_keys() -> None:
         assert table.cursor_key == "k0"
 
 
+@pytest.mark.slow
 @async_test
 async def test_cursor_stays_visible_when_moving_past_the_edge() -> None:
     app = TableApp(ListRowSource(make_rows(100)))

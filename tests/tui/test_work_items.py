@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static
 
 from memwork.core.domain import actions
@@ -20,6 +21,7 @@ def _error(app) -> str:
     return str(app.screen.query_one("#error", Static).render())
 
 
+@pytest.mark.slow
 def test_n_adds_a_work_item_that_waits_for_another(demo_app, demo_path: Path) -> None:
     before = _listed(demo_path)
     first = before[0]
@@ -53,6 +55,7 @@ def test_n_adds_a_work_item_that_waits_for_another(demo_app, demo_path: Path) ->
     run(scenario)
 
 
+@pytest.mark.slow
 def test_e_edits_title_priority_note_and_refuses_a_cycle(demo_app, demo_path: Path) -> None:
     listed = _listed(demo_path)
     first = listed[0]
@@ -99,6 +102,7 @@ def test_e_edits_title_priority_note_and_refuses_a_cycle(demo_app, demo_path: Pa
     run(scenario)
 
 
+@pytest.mark.slow
 def test_add_form_over_the_work_items_at_80x24_snapshot(demo_app, snap_compare) -> None:
     async def ready(pilot) -> None:
         await settle(pilot)

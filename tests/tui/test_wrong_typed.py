@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import folded, resealed
 from tests.tui.conftest import SIZE, open_pane, run, screen_text
 
 
+@pytest.mark.slow
 def test_the_slots_pane_opens_with_a_wrong_typed_slot_left_out(demo_app, demo_path: Path) -> None:  # noqa: ANN001
     path = folded(demo_path) / "slots.json"
     data = json.loads(path.read_text())

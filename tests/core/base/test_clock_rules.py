@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -72,6 +73,7 @@ def _writes(bursts: list[tuple[int, int, int, int]]) -> list[tuple[datetime, dat
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     bursts=_bursts(CLOSE, timedelta(days=3)),
@@ -92,6 +94,7 @@ def test_writers_within_six_hours_never_hide_a_failure_whatever_their_number_or_
     assert failures.lines_for_context(kept, reader) == _ideal(every, reader)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     bursts=st.lists(
@@ -116,6 +119,7 @@ def test_any_skew_hides_nothing_while_few_minutes_hold_failures(
     assert failures.lines_for_context(kept, reader) == _ideal(every, reader)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     ahead_hours=st.integers(1, 5),

@@ -31,6 +31,7 @@ def _fill(cli: Any) -> None:
         assert cli("lesson", "add", text, "--on-duplicate", "keep-both").code == 0
 
 
+@pytest.mark.slow
 def test_the_context_takes_its_default_budget_from_the_environment(
     cli: Any, db: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -73,6 +74,7 @@ def test_a_malformed_budget_is_refused_naming_the_variable(
         memory.context()
 
 
+@pytest.mark.slow
 def test_mcp_says_a_malformed_budget_in_its_tool_error(db: Path | str, cli: Any) -> None:
     _fill(cli)
 
@@ -84,6 +86,7 @@ def test_mcp_says_a_malformed_budget_in_its_tool_error(db: Path | str, cli: Any)
     )
 
 
+@pytest.mark.slow
 def test_a_new_session_keeps_the_cap_the_environment_gives(
     cli: Any, db: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -151,6 +151,7 @@ def test_edge_cases_get_orjsons_verdict(raw: bytes) -> None:
     _agree(raw)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)  # 500 before: see the first property test
 @given(VALUES)
 def test_what_is_written_reads_back_as_through_orjson(value: Any) -> None:

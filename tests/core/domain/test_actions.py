@@ -75,6 +75,7 @@ def test_a_cycle_is_refused_naming_it_and_the_store_is_untouched(cli: Any, db: P
     assert cli("action", "add", "x", "--after", "act_nope").code == 2
 
 
+@pytest.mark.slow
 def test_the_api_and_mcp_share_the_frontier_and_the_cycle_rule(cli: Any, db: Path | str) -> None:
     with Memory(db) as memory:
         one = memory.action_create("deploy", priority=2)["id"]

@@ -157,6 +157,7 @@ def test_checkpoints_keep_their_copies_until_deleted(cli: Any, db: Path | str) -
     assert MARK not in _every_byte(db, snapshots=True)
 
 
+@pytest.mark.slow
 def test_forget_through_the_api_and_mcp(cli: Any, db: Path | str) -> None:
     first, first_obs = _session_with_secrets(cli, MARK)
     second, second_obs = _session_with_secrets(cli, MARK + "x")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client
 
 from memwork import Memory
@@ -53,6 +54,7 @@ def test_the_profile_follows_the_slots_and_summaries_come_newest_first(
     assert "## Recent sessions" not in tight and "## Project api" in tight
 
 
+@pytest.mark.slow
 def test_a_profile_over_its_limit_is_refused_and_review_queues_an_agents_edit(
     cli: Any, db: Path | str
 ) -> None:

@@ -72,6 +72,7 @@ def _index_matches_chunks(store: Store, scope: str) -> None:
 
 
 # -- behaviour: the window and reactivation, whatever the chunks -----------------------------
+@pytest.mark.slow
 @settings(
     max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -202,6 +202,7 @@ def test_cap_drops_the_lowest_seq_whatever_order_the_table_holds(
     assert [o["seq"] for o in kept] == [2, 3, 4]
 
 
+@pytest.mark.slow
 def test_cap_at_the_default_of_500(store: Store, now: datetime) -> None:
     session = _start(store, now)
     for i in range(MAX_OBSERVATIONS + 2):

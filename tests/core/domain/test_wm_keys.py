@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client
 
 from memwork import Memory
@@ -66,6 +67,7 @@ def test_the_cli_asks_lists_counts_and_clears(cli: Any, db: Path | str) -> None:
     assert bad.code == 2 and bad.err.startswith("memwork: pattern")
 
 
+@pytest.mark.slow
 def test_the_api_and_mcp_answer_alike(cli: Any, db: Path | str) -> None:
     _fill(cli, "run-2")
     with Memory(db) as memory:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client
 
 from memwork import Memory
@@ -129,6 +130,7 @@ def test_bad_scope_syntax_is_refused_and_leaves_the_store_alone(cli: Any, db: Pa
     assert folder_digest(db) == before
 
 
+@pytest.mark.slow
 def test_the_api_and_mcp_share_and_resolve_alike(cli: Any, db: Path | str) -> None:
     sid = _session(cli, "tester", "web")
     with Memory(db) as memory:

@@ -186,6 +186,7 @@ def test_a_document_over_the_cap_is_refused(cli, db: Path, tmp_path: Path, small
     _refused(cli, db, "import", str(path), field="larger than")
 
 
+@pytest.mark.slow
 def test_json_lines_of_any_length_stream_through(cli, tmp_path: Path, small_caps) -> None:  # noqa: ANN001
     # 3 MB of JSON Lines: three times the document cap, each line well under the record cap.
     path = tmp_path / "eps.jsonl"

@@ -88,6 +88,7 @@ def test_without_an_endpoint_consolidate_is_the_heuristic_and_says_so(cli) -> No
     assert cli("consolidate", now=NOW).out.startswith("heuristic consolidation: ")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("replies", "said"),
     [
@@ -276,6 +277,7 @@ def test_the_python_api_asks_the_model_too(tmp_path: Path, server: ChatServer) -
     assert memory.get_session(session)["summary"] == "Rolled back."
 
 
+@pytest.mark.slow
 def test_the_http_door_reports_a_failing_model_without_the_key(
     tmp_path: Path, server: ChatServer
 ) -> None:

@@ -122,6 +122,7 @@ def test_a_table_file_replaced_by_a_folder(cli, db: Path) -> None:  # noqa: ANN0
     assert "lessons.json is a folder" in err
 
 
+@pytest.mark.slow
 def test_mcp_argument_type_errors_are_one_line(db: Path) -> None:
     async def body(client: Any) -> list[str]:
         out = []

@@ -62,6 +62,7 @@ def bearer(token: str, **more: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}", **more}
 
 
+@pytest.mark.slow
 def test_a_request_with_an_agent_token_acts_as_that_agent(guarded: Served, tmp_path: Path) -> None:
     db = tmp_path / "db"
     coder = issue(db, "coder")
@@ -89,6 +90,7 @@ def test_a_request_with_an_agent_token_acts_as_that_agent(guarded: Served, tmp_p
     assert "http:coder" in {e["actor"] for e in history}
 
 
+@pytest.mark.slow
 def test_mcp_and_the_event_stream_take_the_agent_token(guarded: Served, tmp_path: Path) -> None:
     db = tmp_path / "db"
     coder = issue(db, "coder")
@@ -110,6 +112,7 @@ def test_mcp_and_the_event_stream_take_the_agent_token(guarded: Served, tmp_path
     assert wrong.status_code == 403
 
 
+@pytest.mark.slow
 def test_a_revoked_token_is_refused_at_once(guarded: Served, tmp_path: Path) -> None:
     db = tmp_path / "db"
     coder = issue(db, "coder")
@@ -152,6 +155,7 @@ def test_unknown_agent_and_bad_names_are_refused(tmp_path: Path) -> None:
     assert not db.exists()  # refused before the store was made
 
 
+@pytest.mark.slow
 def test_while_review_is_on_tokens_take_the_curator_key(tmp_path: Path) -> None:
     db = tmp_path / "db"
     key = tmp_path / "curator.key"
@@ -166,6 +170,7 @@ def test_while_review_is_on_tokens_take_the_curator_key(tmp_path: Path) -> None:
     assert cli(db, "--curator-key", str(key), "agent-token", "revoke", "coder").returncode == 0
 
 
+@pytest.mark.slow
 def test_restoring_a_checkpoint_never_brings_a_revoked_token_back(tmp_path: Path) -> None:
     db = tmp_path / "db"
     issue(db, "coder")

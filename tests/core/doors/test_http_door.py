@@ -61,6 +61,7 @@ def cli(db: Path | str, *args: str, stdin: str | None = None) -> subprocess.Comp
     )
 
 
+@pytest.mark.slow
 def test_without_a_token_it_says_so_and_serves_loopback_only(
     served: Served, tmp_path: Path
 ) -> None:
@@ -75,6 +76,7 @@ def test_without_a_token_it_says_so_and_serves_loopback_only(
     assert refused.stderr.startswith("memwork: host: 0.0.0.0 is not a loopback address")
 
 
+@pytest.mark.slow
 def test_operations_answer_as_the_cli_does(served: Served, tmp_path: Path) -> None:
     db = tmp_path / "db"
     ids = post(served, "record_episode", {"episode": EPISODE}, **{"X-Memwork-Agent": "coder"})
@@ -95,6 +97,7 @@ def test_operations_answer_as_the_cli_does(served: Served, tmp_path: Path) -> No
     assert actors[-1] == "http:coder" and "http" in actors
 
 
+@pytest.mark.slow
 def test_errors_are_json_with_the_clis_line_and_a_4xx(served: Served, tmp_path: Path) -> None:
     db = tmp_path / "db"
     post(served, "set_slot", {"label": "persona", "text": "Be terse.", "limit": 20})
@@ -173,6 +176,7 @@ def test_every_route_but_livez_wants_the_token(guarded: Served) -> None:
     assert ok.status_code == 200 and "counts" in ok.json()
 
 
+@pytest.mark.slow
 def test_bodies_are_capped(guarded: Served) -> None:
     auth = {"Authorization": f"Bearer {TOKEN}"}
     big = {"episode": {**EPISODE, "summary": "x" * 5000}}
@@ -218,6 +222,7 @@ def test_the_token_is_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch)
     ]
 
 
+@pytest.mark.slow
 def test_the_event_stream_delivers_a_commit_made_by_a_cli_writer(
     served: Served, tmp_path: Path
 ) -> None:
@@ -243,6 +248,7 @@ def test_the_event_stream_delivers_a_commit_made_by_a_cli_writer(
     assert "observe note: seen from the CLI" in [e["summary"] for e in commit["entries"]]
 
 
+@pytest.mark.slow
 def test_mcp_over_http_with_the_token(guarded: Served, tmp_path: Path) -> None:
     headers = {"Authorization": f"Bearer {TOKEN}", "X-Memwork-Agent": "remote"}
 
@@ -267,6 +273,7 @@ def test_mcp_over_http_with_the_token(guarded: Served, tmp_path: Path) -> None:
     assert {e["actor"] for e in json.loads(history)} == {"mcp:remote"}
 
 
+@pytest.mark.slow
 def test_a_redis_store_is_served_and_followed_alike(redis_url: str) -> None:
     server = Served(redis_url, _env())
     try:
@@ -283,6 +290,7 @@ def test_a_redis_store_is_served_and_followed_alike(redis_url: str) -> None:
         assert server.stop()[0] == 0
 
 
+@pytest.mark.slow
 def test_a_token_with_whitespace_around_it_is_refused_at_start(tmp_path: Path) -> None:
     for token in ("s3cret\n", " s3cret", "  "):
         done = subprocess.run(
@@ -308,6 +316,7 @@ def _half_request(url: str) -> socket.socket:
     return client
 
 
+@pytest.mark.slow
 def test_a_client_that_never_finishes_its_headers_is_dropped(tmp_path: Path) -> None:
     server = Served(tmp_path / "db", _env(MEMWORK_HTTP_HEADER_TIMEOUT="1.5"))
     try:

@@ -89,6 +89,7 @@ def pooled(db: Path) -> Iterator[Served]:
     assert code == 0, rest
 
 
+@pytest.mark.slow
 def test_searches_answer_as_the_cli_does_and_see_every_write(pooled: Served, db: Path) -> None:
     hits = post(pooled, "search", {"query": "db-3 certificate"})
     assert hits.status_code == 200
@@ -105,6 +106,7 @@ def test_searches_answer_as_the_cli_does_and_see_every_write(pooled: Served, db:
     assert any("kafka" in h["title"] for h in post(pooled, "search", {"query": "kafka"}).json())
 
 
+@pytest.mark.slow
 def test_bad_input_is_the_same_json_error_with_or_without_workers(pooled: Served, db: Path) -> None:
     cases = [{"query": "x", "limit": 5000}, {"query": "x", "since": "soon"}, {"query": "x" * 5000}]
     pooled_answers = [post(pooled, "search", body) for body in cases]
@@ -119,6 +121,7 @@ def test_bad_input_is_the_same_json_error_with_or_without_workers(pooled: Served
         assert mine.json()["kind"] == "invalid" and mine.json()["field"] in body
 
 
+@pytest.mark.slow
 def test_an_isolated_agent_searches_its_own_records_only(pooled: Served, db: Path) -> None:
     assert cli(db, "config", "set", "isolation", "agent").returncode == 0
     as_beta = post(pooled, "search", {"query": "db-3"}, **{"X-Memwork-Agent": "beta"}).json()
@@ -127,6 +130,7 @@ def test_an_isolated_agent_searches_its_own_records_only(pooled: Served, db: Pat
     assert any("certificate" in hit["title"] for hit in as_alpha)
 
 
+@pytest.mark.slow
 def test_a_killed_worker_costs_no_answer_and_stopping_ends_the_rest(db: Path) -> None:
     server = Served(db, _env(), "--search-workers", "1")
     try:

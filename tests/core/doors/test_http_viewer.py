@@ -93,6 +93,7 @@ def socket_refused(url: str, **headers: str) -> bool:
         return refused.response.status_code == 403
 
 
+@pytest.mark.slow
 def test_the_viewer_wants_the_operators_token(guarded: Served, tmp_path: Path) -> None:
     page = f"{guarded.url}/viewer"
     assert httpx2.get(page).status_code == 401
@@ -122,6 +123,7 @@ def test_the_viewer_wants_the_operators_token(guarded: Served, tmp_path: Path) -
     ).is_success
 
 
+@pytest.mark.slow
 def test_the_viewer_socket_is_guarded_like_the_page(guarded: Served, tmp_path: Path) -> None:
     ws = guarded.url.replace("http://", "ws://") + "/viewer/ws"
     host = guarded.url.removeprefix("http://")
@@ -157,6 +159,7 @@ def test_stopping_the_server_stops_the_open_workbenches(demo: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_without_a_token_only_the_loopback_page_may_open_it(demo: Path) -> None:
     server = Served(demo, _env())
     try:

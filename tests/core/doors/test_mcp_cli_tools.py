@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client
 
 from memwork import Memory
@@ -16,6 +17,7 @@ from tests.doors import mcp, tool
 BOTH_BACKENDS = True
 
 
+@pytest.mark.slow
 def test_an_agent_checks_exports_and_reads_a_timeline_over_mcp(cli: Any, db: Path | str) -> None:
     sid = cli("session", "start", "--title", "rollout").out.strip()
     for n in range(4):

@@ -129,6 +129,7 @@ def test_the_server_offers_every_operation_each_saying_when_to_call_it(db: Path)
     assert by_name["get_lesson"].output_schema["properties"]["effective_confidence"]
 
 
+@pytest.mark.slow
 def test_every_tool_works_and_the_cli_sees_the_writes(
     db: Path,
     cli,  # noqa: ANN001
@@ -282,6 +283,7 @@ BAD_INPUT: list[tuple[str, dict[str, Any], list[str], Any]] = [
 ]
 
 
+@pytest.mark.slow
 def test_bad_input_is_a_tool_error_with_the_clis_message_and_the_store_is_untouched(
     db: Path,
     cli,  # noqa: ANN001
@@ -315,6 +317,7 @@ def test_bad_input_is_a_tool_error_with_the_clis_message_and_the_store_is_untouc
     assert folder_digest(db) == before
 
 
+@pytest.mark.slow
 def test_two_servers_writing_one_store_at_once_lose_nothing(db: Path, cli) -> None:  # noqa: ANN001
     per_server = 25
     seen: dict[str, str] = {}
@@ -351,6 +354,7 @@ def test_two_servers_writing_one_store_at_once_lose_nothing(db: Path, cli) -> No
     assert actors == {"mcp:alpha", "mcp:beta"}
 
 
+@pytest.mark.slow
 def test_the_context_and_every_slot_are_resources(db: Path, cli) -> None:  # noqa: ANN001
     cli("slot", "set", "persona", "Be terse.", now=NOW)
     cli("slot", "set", "corrections/mistakes", "Never force-push.", now=NOW)
@@ -398,6 +402,7 @@ def test_the_context_and_every_slot_are_resources(db: Path, cli) -> None:  # noq
     assert got["missing"] == "memwork: slot not found: nope"
 
 
+@pytest.mark.slow
 def test_without_an_agent_id_the_actor_is_mcp(db: Path, cli) -> None:  # noqa: ANN001
     async def body(client: Client) -> Any:
         return await call(client, "add_lesson", text="Read the logs first")
@@ -406,6 +411,7 @@ def test_without_an_agent_id_the_actor_is_mcp(db: Path, cli) -> None:  # noqa: A
     assert [e["actor"] for e in cli("--json", "history", now=NOW).json()] == ["mcp"]
 
 
+@pytest.mark.slow
 def test_the_server_loads_no_rich_or_textual(tmp_path: Path) -> None:
     """The SDK logs through rich when it can; memwork's server keeps core free of it."""
     import subprocess
@@ -423,6 +429,7 @@ def test_the_server_loads_no_rich_or_textual(tmp_path: Path) -> None:
     assert done.stdout.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_agent_writes_become_proposals_while_review_is_on(db: Path, cli) -> None:  # noqa: ANN001
     cli("slot", "set", "persona", "You are terse.")
     cli("config", "set", "review", "on")
@@ -448,6 +455,7 @@ def test_agent_writes_become_proposals_while_review_is_on(db: Path, cli) -> None
     assert cli("lesson", "list", "--json").json() == []
 
 
+@pytest.mark.slow
 def test_every_result_is_structured_and_keeps_its_output_schema(db: Path, cli) -> None:  # noqa: ANN001
     import jsonschema
 
@@ -490,6 +498,7 @@ def test_every_result_is_structured_and_keeps_its_output_schema(db: Path, cli) -
     assert results["get_record"].structured_content["kind"] in {"lesson", "session", "episode"}
 
 
+@pytest.mark.slow
 def test_prompts_recall_and_start_a_task_with_memory(db: Path, cli) -> None:  # noqa: ANN001
     cli("lesson", "add", "Canary every deploy for fifteen minutes", now=NOW)
     cli("record-episode", stdin=json.dumps(EPISODE), now=NOW)
@@ -539,6 +548,7 @@ print(json.dumps({"code": code, "stderr": server.stderr.read().decode()}))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.folder_only
 def test_a_client_that_hangs_up_mid_call_ends_the_server_cleanly(tmp_path: Path) -> None:
     import subprocess
@@ -561,6 +571,7 @@ def test_a_client_that_hangs_up_mid_call_ends_the_server_cleanly(tmp_path: Path)
         assert recorded is None or recorded["total_episodes"] in (0, 400)
 
 
+@pytest.mark.slow
 def test_the_working_memory_librarys_answers_as_tool_arguments(db: Path) -> None:
     """A default for a missing key, a delete that may find nothing, progress only for a
     task that exists, and a session id of the agent's own with a project."""

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client
 
 from memwork.core.ops.operations import door_ops
@@ -57,6 +58,7 @@ def raw_tools_list(db: Path, *args: str, **env: str) -> str:
     return line
 
 
+@pytest.mark.slow
 def test_by_default_an_agent_gets_a_small_described_tool_set(tmp_path: Path) -> None:
     tools = mcp(tmp_path / "s", listed, tools=None)
     assert len(tools) <= 15
@@ -71,6 +73,7 @@ def test_by_default_an_agent_gets_a_small_described_tool_set(tmp_path: Path) -> 
     assert len(line) <= 24_000, len(line)  # ~6k tokens in every session, not ~36k
 
 
+@pytest.mark.slow
 def test_all_lists_every_operation_and_sets_combine(tmp_path: Path) -> None:
     every = mcp(tmp_path / "s", listed, tools="all")
     assert names(every) == EVERY_TOOL
@@ -91,6 +94,7 @@ def test_a_tool_outside_the_set_is_not_there(tmp_path: Path) -> None:
     assert result.is_error and "no tool named 'list_config'" in result.content[0].text
 
 
+@pytest.mark.slow
 def test_the_environment_picks_the_set_and_the_flag_wins(tmp_path: Path) -> None:
     chosen = mcp(tmp_path / "s", listed, tools=None, MEMWORK_MCP_TOOLS="curation")
     assert names(chosen) == CURATION
@@ -98,6 +102,7 @@ def test_the_environment_picks_the_set_and_the_flag_wins(tmp_path: Path) -> None
     assert names(flagged) == {"get_lesson"}
 
 
+@pytest.mark.slow
 def test_an_unknown_set_or_name_is_refused_before_the_server_starts(tmp_path: Path) -> None:
     store = tmp_path / "s"
     for args, env in (

@@ -230,6 +230,7 @@ def test_the_python_api_filters_by_its_agent(
         assert "elephant" in json.dumps(person.export()["tables"]["observations"])
 
 
+@pytest.mark.slow
 def test_mcp_serves_an_agent_only_its_own_records(
     cli: Any, db: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -267,6 +268,7 @@ def served(db: Path | str) -> Iterator[Served]:
     assert code == 0, rest
 
 
+@pytest.mark.slow
 def test_the_http_door_filters_by_the_agent_header(
     cli: Any, monkeypatch: pytest.MonkeyPatch, served: Served
 ) -> None:
@@ -284,6 +286,7 @@ def test_the_http_door_filters_by_the_agent_header(
     assert refused.status_code >= 400 and "session not found" in refused.text
 
 
+@pytest.mark.slow
 def test_other_agents_records_never_crowd_out_ones_own_hits(
     cli: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

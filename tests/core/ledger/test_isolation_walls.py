@@ -142,6 +142,7 @@ def test_the_python_api_keeps_links_actions_and_sources_behind_the_wall(
         assert [x["note"] for x in him.links(lesson)["incoming"]] == ["bob's elephant note"]
 
 
+@pytest.mark.slow
 def test_mcp_keeps_links_and_actions_behind_the_wall(
     cli: Any, db: Path | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -178,6 +179,7 @@ def post(served: Served, name: str, body: dict[str, Any], agent: str) -> httpx2.
     return client().post(f"{served.url}/v1/{name}", json=body, headers=headers, timeout=60)
 
 
+@pytest.mark.slow
 def test_the_http_routes_keep_links_actions_and_sources_behind_the_wall(
     cli: Any, monkeypatch: pytest.MonkeyPatch, served: Served
 ) -> None:
@@ -230,6 +232,7 @@ def read_events(served: Served, agent: str | None, until: str) -> tuple[list[Any
     return events, thread
 
 
+@pytest.mark.slow
 def test_the_event_stream_carries_only_what_its_reader_may_see(
     cli: Any, monkeypatch: pytest.MonkeyPatch, served: Served
 ) -> None:
@@ -256,6 +259,7 @@ def test_the_event_stream_carries_only_what_its_reader_may_see(
     assert "elephant secret" in everyone and "giraffe marker" in everyone
 
 
+@pytest.mark.slow
 def test_shared_cards_and_rules_name_only_the_episodes_their_reader_sees(
     cli: Any, db: Path | str, monkeypatch: pytest.MonkeyPatch, served: Served
 ) -> None:

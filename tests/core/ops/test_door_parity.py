@@ -487,6 +487,7 @@ def _memory(db: Path, curator_key: str | None = None) -> Memory:
     return Memory(db, agent=AGENT, clock=lambda: clock, curator_key=curator_key)
 
 
+@pytest.mark.slow
 def test_every_door_answers_every_operation_alike(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:

@@ -29,6 +29,7 @@ def _refused(done: Any, field: str) -> None:
     assert HF not in done.err and HUGE[:300] not in done.err
 
 
+@pytest.mark.slow
 def test_a_task_id_holding_a_token_is_refused_at_every_door(cli, db: Path, tmp_path: Path) -> None:  # noqa: ANN001
     assert cli("session", "start").code == 0
     before = folder_digest(db)

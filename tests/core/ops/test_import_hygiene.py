@@ -6,6 +6,8 @@ import pkgutil
 import subprocess
 import sys
 
+import pytest
+
 import memwork.core
 from tests.conftest import python_env
 
@@ -27,6 +29,7 @@ def _core_modules() -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_every_core_module_imports_without_textual() -> None:
     modules = _core_modules()
     assert len(modules) > 20

@@ -45,6 +45,7 @@ def test_the_api_caps_a_record_at_16_mb(tmp_path: Path) -> None:
     assert folder_digest(tmp_path / "db") == before
 
 
+@pytest.mark.slow
 def test_mcp_caps_a_record_at_16_mb(db: Path) -> None:
     async def body(client: Any) -> list[str]:
         return [
@@ -57,6 +58,7 @@ def test_mcp_caps_a_record_at_16_mb(db: Path) -> None:
     assert "xxxxxxxxxx" not in stored_text(db)
 
 
+@pytest.mark.slow
 def test_a_query_is_capped_at_every_door(cli, db: Path, tmp_path: Path) -> None:  # noqa: ANN001
     assert cli("lesson", "add", "Canary every deploy").code == 0
     done = cli("search", QUERY)
@@ -72,6 +74,7 @@ def test_a_query_is_capped_at_every_door(cli, db: Path, tmp_path: Path) -> None:
     assert with_server(db, body).startswith("memwork: query: must be at most 4,096")
 
 
+@pytest.mark.slow
 @pytest.mark.folder_only
 def test_a_long_call_never_blocks_other_calls(db: Path) -> None:
     Memory(db, clock=lambda: NOW).observe("s1", "the store exists")
@@ -112,6 +115,7 @@ def _deep_text(depth: int) -> str:
     return '{"k": ' * depth + "1" + "}" * depth
 
 
+@pytest.mark.slow
 def test_a_value_nested_past_the_limit_is_refused_at_every_door(
     cli: Any, db: Path, tmp_path: Path
 ) -> None:

@@ -127,6 +127,7 @@ def test_a_process_that_closes_before_redis_returns_says_what_was_lost(
     assert len(_lines(err, "1 working-memory write kept in this process's memory")) == 1
 
 
+@pytest.mark.slow
 def test_the_cli_refuses_working_memory_while_redis_is_stopped(
     server: RedisServer, url: str, cli_env: dict[str, str]
 ) -> None:
@@ -182,6 +183,7 @@ def _mcp_with_stderr(url: str, body: Callable[[Client], Any], errlog: Path) -> A
     return anyio.run(main)
 
 
+@pytest.mark.slow
 def test_the_mcp_server_keeps_answering_working_memory(
     server: RedisServer, url: str, tmp_path: Path
 ) -> None:
@@ -222,6 +224,7 @@ def test_the_mcp_server_keeps_answering_working_memory(
     assert len(_lines(err, "answers again: wrote back 1 working-memory write")) == 1
 
 
+@pytest.mark.slow
 def test_the_http_door_keeps_answering_working_memory(server: RedisServer, url: str) -> None:
     import httpx2
 
@@ -383,6 +386,7 @@ def test_memory_started_while_redis_is_down_says_what_is_lost_on_close(
     assert len(_lines(err, "1 working-memory write kept in this process's memory")) == 1
 
 
+@pytest.mark.slow
 def test_the_mcp_server_starts_while_redis_is_down(down: RedisServer, tmp_path: Path) -> None:
     url = f"{down.url}/1"
 
@@ -412,6 +416,7 @@ def test_the_mcp_server_starts_while_redis_is_down(down: RedisServer, tmp_path: 
         assert fresh.wm_get_all("run-9") == {"plan": "ship"}
 
 
+@pytest.mark.slow
 def test_the_http_door_starts_while_redis_is_down(down: RedisServer) -> None:
     import httpx2
 
@@ -443,6 +448,7 @@ def test_the_http_door_starts_while_redis_is_down(down: RedisServer) -> None:
     assert len(_lines(said, "answers again: wrote back 1 working-memory write")) == 1
 
 
+@pytest.mark.slow
 def test_an_agent_token_while_redis_is_down_is_unavailable_not_a_server_error(
     down: RedisServer,
 ) -> None:

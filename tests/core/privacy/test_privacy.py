@@ -563,6 +563,7 @@ _FRAGMENTS = (
 _SEPARATORS = st.sampled_from(["", " ", "\n", "/", ":", ".", "@", "-", "_", "a", "1"])
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(_FRAGMENTS), _SEPARATORS), max_size=6))
 def test_scrub_is_idempotent_on_spliced_fragments(parts: list[tuple[str, str]]) -> None:
@@ -594,6 +595,7 @@ def test_secrets_never_survive_in_context(
     assert f"[redacted:{kind}]" in out
 
 
+@pytest.mark.slow
 def test_every_secret_beside_every_ordinary_line_is_redacted_as_its_kind() -> None:
     """Every pair, not a sample: "PASSWORD=<your password>" before a line once hid the
     next line's secret from its rule (a rejected match swallowed the keyword after it)."""

@@ -105,6 +105,7 @@ def _write_everything_api(memory: Memory, corpus: list[tuple[str, str, list[str]
         memory.search(sample[:4000])  # a query is never stored or echoed
 
 
+@pytest.mark.slow
 def test_every_rule_through_the_python_api(cli, db: Path) -> None:  # noqa: ANN001
     corpus = _corpus()
     assert len(corpus) >= 200
@@ -112,6 +113,7 @@ def test_every_rule_through_the_python_api(cli, db: Path) -> None:  # noqa: ANN0
     _no_leaks(db, cli, corpus)
 
 
+@pytest.mark.slow
 def test_a_subset_through_the_cli(cli, db: Path) -> None:  # noqa: ANN001
     corpus = _subset()
     samples = [sample for _, sample, _ in corpus]
@@ -135,6 +137,7 @@ def test_a_subset_through_the_cli(cli, db: Path) -> None:  # noqa: ANN001
     _no_leaks(db, cli, corpus)
 
 
+@pytest.mark.slow
 def test_a_subset_through_mcp(cli, db: Path) -> None:  # noqa: ANN001
     corpus = _subset()
     samples = [sample for _, sample, _ in corpus]

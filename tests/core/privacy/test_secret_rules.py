@@ -187,11 +187,13 @@ def test_every_sample_is_found_by_its_own_rule() -> None:
 
 
 # -- recall -------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_no_rule_keeps_a_secret_as_gitleaks_writes_it() -> None:
     kept = {rid: tp[:80] for rid, pairs in expected().items() for tp, s in pairs if _kept(tp, s)}
     assert kept == {}
 
 
+@pytest.mark.slow
 def test_no_rule_keeps_a_secret_in_agent_prose() -> None:
     kept = {}
     for rid, pairs in expected().items():
@@ -294,6 +296,7 @@ def _all_sample_texts() -> list[str]:
     return texts + _ordinary_texts()
 
 
+@pytest.mark.slow
 def test_anchored_scanning_finds_what_gitleaks_finds() -> None:
     # Rules run with pattern.match at the places their keywords (or literals) occur, with
     # gitleaks' lazy identifier prefix dropped: every secret gitleaks' own search finds

@@ -117,6 +117,7 @@ def test_cli_wm_value_under_a_secret_key(cli, db: Path) -> None:  # noqa: ANN001
     _clean(stored_text(db))
 
 
+@pytest.mark.slow
 def test_mcp_wm_set_with_a_json_string(db: Path) -> None:
     # MCP clients send objects as JSON strings; the SDK parses them into objects, and
     # every string under a secret-named key is redacted there as the CLI's text is.

@@ -247,6 +247,7 @@ def _assert_same(store: Store, memory: dict, now: datetime, where: str) -> None:
             assert got == ref.render(memory, task, **knobs), f"{where}, {knobs}, task {task!r}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_fresh_store_matches_the_reference(seed: int, now: datetime) -> None:
     rng = random.Random(seed)
@@ -452,6 +453,7 @@ def _loose_episode(rng: random.Random) -> dict:
     return episode
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [21, 22])
 def test_what_the_library_accepts_renders_as_the_library_renders_it(
     seed: int, now: datetime

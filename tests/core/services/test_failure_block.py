@@ -61,6 +61,7 @@ def test_future_recorded_at_stamps_do_not_hide_failures_inside_the_window(cli) -
     ]
 
 
+@pytest.mark.slow
 def test_a_failure_recorded_before_the_clock_ran_ahead_survives_it(cli) -> None:  # noqa: ANN001
     assert cli("record-episode", stdin=json.dumps(_failure("Real")), now=_at(T)).code == 0
     ahead = T + timedelta(days=365)
@@ -92,6 +93,7 @@ def test_newest_first_by_recorded_stamp_not_by_recording_order(cli) -> None:  # 
     assert _block(cli, T) == ["- First: m", "- Second: m", "- Third: m"]
 
 
+@pytest.mark.slow
 def test_kept_failures_stay_bounded_under_skew() -> None:
     kept: list[dict] = []
     for n in range(3000):

@@ -382,6 +382,7 @@ def test_damage_before_later_records_costs_only_that_commit(
 
 
 # -- a store written before the log ------------------------------------------------------------
+@pytest.mark.slow
 def test_a_store_written_by_the_previous_memwork_opens_and_migrates(tmp_path: Path) -> None:
     """``tests/data/store-v2`` was written by memwork at schema 2 (one journaled commit
     per write, no log). It reads the same once its relation fields are links (the one

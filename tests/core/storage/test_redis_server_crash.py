@@ -54,6 +54,7 @@ def _writer(url: str, name: str, acknowledged: list[str]) -> subprocess.Popen[st
     return child
 
 
+@pytest.mark.slow
 def test_a_killed_server_keeps_every_acknowledged_write(durable_server: RedisServer) -> None:
     url = f"{durable_server.url}/0"
     Store(url)
@@ -119,6 +120,7 @@ def _cut_last_commit(aof: Path) -> None:
         file.truncate(start + (len(data) - start) // 2)
 
 
+@pytest.mark.slow
 def test_a_commit_a_crash_cut_short_never_comes_back_in_half(durable_server: RedisServer) -> None:
     # Redis's default (aof-load-truncated yes) would load the cut file, keep the cut
     # commit's first half in it, and replay that half after the next commit and restart.
