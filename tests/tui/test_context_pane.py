@@ -247,7 +247,7 @@ def test_a_task_with_no_episodes_and_a_project_can_be_previewed(tmp_path: Path) 
     )
 
     async def scenario() -> None:
-        app = make_app(db, poll=False)
+        app = make_app(db, poll=False, prepare=False)  # as demo_app builds it
         async with app.run_test(size=(80, 24)) as pilot:
             await open_pane(pilot, "context")
             await pilot.press("t", *"deploy-api", "enter")

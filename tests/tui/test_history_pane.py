@@ -286,7 +286,7 @@ def test_a_big_log_loads_in_pages_and_filters(tmp_path: Path, demo_path: Path) -
         original(self, log)
 
     async def scenario() -> None:
-        app = make_app(path, poll=False)
+        app = make_app(path, poll=False, prepare=False)  # the pane reads its log when shown
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("8")
             await settle(pilot)
