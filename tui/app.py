@@ -25,7 +25,7 @@ from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.geometry import Region
 from textual.notifications import Notify, SeverityLevel
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Header, TabbedContent, TabPane, Tabs
 from textual.worker import WorkerFailed
 
@@ -227,6 +227,7 @@ class MemworkApp(TypeAhead, App[None]):
         self.refresh_counts()
         if self.start_note:
             self.notify(self.start_note, title="Demo", timeout=30)
+            self.screen_change_signal.subscribe(self, self._dialog_opened)
         self._open_where_records_are()
         # The search index is built after the first paint, in the background; it is
         # rebuilt when the search opens and the store has moved since.
@@ -628,6 +629,15 @@ class MemworkApp(TypeAhead, App[None]):
         for old in list(self._notifications):
             if old not in kept:
                 self._unnotify(old, refresh=False)
+
+    def _dialog_opened(self, screen: Screen[Any]) -> None:
+        """Take the start note down once a dialog opens: for its 30 s it would cover the
+        dialog's buttons at 80x24 (``?`` shows the note again)."""
+        if not isinstance(screen, ModalScreen):
+            return
+        for shown in list(self._notifications):
+            if shown.message == self.start_note:
+                self._unnotify(shown)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's palette commands but its Quit: ours (q) asks about unsaved edits and

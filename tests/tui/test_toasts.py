@@ -63,3 +63,25 @@ def test_a_checkpoint_restore_says_restored_once(demo_app) -> None:
             assert words.count("Restored") == 1, words
 
     run(scenario)
+
+
+@pytest.mark.slow
+def test_the_demo_note_gives_way_to_a_dialog(demo_app) -> None:
+    """The demo's start note stays 30 s; at 80x24 it covered a form's buttons (the help
+    screen still says where the copy is)."""
+    note = "A temporary copy, deleted when you quit."
+
+    async def scenario() -> None:
+        app = demo_app()
+        app.start_note = note
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_pane(pilot, "lessons")
+            assert shown(app) == [note]
+            await pilot.press("a")  # the add-lesson form
+            await settle(pilot)
+            assert shown(app) == []
+            await pilot.press("escape")
+            await settle(pilot)
+            assert shown(app) == []  # gone for good, not back when the form closes
+
+    run(scenario)
