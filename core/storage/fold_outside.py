@@ -70,11 +70,7 @@ def claim(folder: str, ident: object) -> str | None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
     except FileExistsError:
-        try:
-            age = time.time() - os.stat(path, follow_symlinks=False).st_mtime
-        except FileNotFoundError:
-            age = CLAIM_SECONDS  # let go in between: take it
-        if age < CLAIM_SECONDS:
+        if claimed(folder, ident):  # live; one let go in between, or a dead one, is taken
             return None
         try:
             os.unlink(path)

@@ -153,3 +153,27 @@ def test_a_plan_whose_files_an_open_swept_away_falls_back(tmp_path: Path) -> Non
     assert _file_ids(folder) == [f"n{n:02d}" for n in range(4)]
     assert _log_generations(folder) == []
     assert _temps(folder) == []
+
+
+def test_a_claim_left_by_a_dead_process_is_taken_over_after_a_minute(tmp_path: Path) -> None:
+    import os
+    import time
+
+    from memwork.core.storage import fold_outside
+
+    folder = tmp_path / "s"
+    first, second = Store(folder), Store(folder)
+    for n in range(3):
+        _commit(first, n)
+    with first.reading():
+        plan = first.backend.fold_begin()  # its process dies with the claim taken
+    assert plan is not None and plan != NO_FOLD_NEEDED
+    claim = next(p for p in folder.iterdir() if "-plan-" in p.name)
+    with second.reading():
+        assert second.backend.fold_begin() == NO_FOLD_NEEDED  # a live claim is respected
+    old = time.time() - fold_outside.CLAIM_SECONDS - 1
+    os.utime(claim, (old, old))
+    taken = _plan(second)  # a minute on, the fold is claimed again and prepared
+    assert _finish(second, taken)
+    assert _file_ids(folder) == ["n00", "n01", "n02"]
+    assert _temps(folder) == []
