@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import App, ScreenStackError
+from textual.message_pump import MessagePump
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -49,6 +50,20 @@ HOLD_PATIENCE = 2.0
 #: key (a message bubbles one widget up per round: an Input's Submitted reaches its
 #: pane three or four rounds later, and the focus change it asks for one after that).
 ECHO_ROUNDS = 24
+
+
+def holding_messages(app: App[Any]) -> list[MessagePump]:
+    """The app and the widgets of its screen that hold a message they have not handled
+    yet (none while the app closes)."""
+    try:
+        nodes: list[MessagePump] = [app, *app.screen.walk_children(with_self=True)]
+    except ScreenStackError:
+        return []
+    return [
+        node
+        for node in nodes
+        if node._pending_message is not None or not node._message_queue.empty()  # noqa: SLF001
+    ]
 
 
 class KeyGate:
@@ -97,11 +112,7 @@ class KeyGate:
         is sent a callback behind what it holds, and the next key goes once all ran;
         messages those handlers posted in turn get another round, up to ``rounds``.
         """
-        try:
-            nodes = [self.app, *self.app.screen.walk_children(with_self=True)]
-        except ScreenStackError:  # closing: nothing left to wait for
-            nodes = []
-        busy = [node for node in nodes if not node._message_queue.empty()]  # noqa: SLF001
+        busy = holding_messages(self.app)
         if not busy or rounds <= 0:
             self.echoes_since = 0.0
             self.app.call_later(self.next)

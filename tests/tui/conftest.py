@@ -12,14 +12,16 @@ from typing import Any
 import pytest
 from textual import events
 from textual._wait import wait_for_idle
-from textual.app import App, ScreenStackError
+from textual.app import App
 from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
+from textual.message_pump import MessagePump
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 from textual.worker import WorkerCancelled
 
 from memwork.core.storage.paths import demo_source
 from memwork.tui.app import PANES, MemworkApp, make_app
+from memwork.tui.keys import holding_messages
 from memwork.tui.pane_list import pane_key
 from memwork.tui.panes.base import Pane
 
@@ -81,20 +83,12 @@ async def handled(app: App[Any], timeout: float = 30.0) -> None:
     handler still running.
     """
     for _ in range(50):
-        try:
-            nodes = [app, *app.screen.walk_children(with_self=True)]
-        except ScreenStackError:
-            return  # the app is closing: nothing left to wait for
-        busy = [
-            node
-            for node in nodes
-            if node._pending_message is not None or not node._message_queue.empty()  # noqa: SLF001
-        ]
+        busy = holding_messages(app)
         if not busy or not await _behind(app, busy, timeout):
             return
 
 
-async def _behind(app: App[Any], busy: list[Any], timeout: float) -> bool:
+async def _behind(app: App[Any], busy: list[MessagePump], timeout: float) -> bool:
     """Wait until each of ``busy`` ran a callback posted behind what it holds; False
     when none could take one, the app failed (its exception ends the test) or the wait
     timed out."""
