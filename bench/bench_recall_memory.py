@@ -11,8 +11,8 @@ Every figure is one fresh child process's resident memory (``VmRSS``, and its pe
   ``--rounds`` searches, its index read from the store's cache folder;
 * ``Memory, built here`` (``--built``): the same with the cache off
   (``MEMWORK_SEARCH_CACHE=0``), so the index is built from the store's documents;
-* ``memwork search`` and ``memwork context``: one CLI call each (peak RSS, from the
-  child's ``ru_maxrss``), and their ratio.
+* ``memwork search`` and ``memwork context``: one CLI call each (peak RSS, ``VmHWM``
+  as the CLI process reads it at exit), and their ratio.
 
 The children import memwork as this interpreter does (run it with the venv's
 python); the stores are shared with bench_recall.py.
@@ -69,18 +69,37 @@ def _child(path: Path, questions: list[str], rounds: int, open_it: bool, env: di
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+_CLI = """
+import atexit, sys
+def peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            sys.stderr.write("PEAK %s\\n" % line.split()[1])
+atexit.register(peak)
+sys.argv = ["memwork", *sys.argv[1:]]
+from memwork.core.doors.cli.main import entry
+entry()
+"""
+
+
 def _cli_peak(args: list[str], env: dict) -> float:
-    """Peak RSS (MB) of one ``memwork`` CLI call."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memwork", *args],
+    """Peak RSS (MB) of one ``memwork`` CLI call, as the process itself saw it at exit.
+
+    Not the child's ``ru_maxrss``: that counts the pages it shared with this
+    process between fork and exec (this process holds numpy and the benchmark:
+    ~40 MB), which hid what the CLI itself used."""
+    out = subprocess.run(
+        [sys.executable, "-c", _CLI, *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=env,
+        text=True,
+        check=False,
     )
-    _, status, usage = os.wait4(proc.pid, 0)
-    if status:
-        raise RuntimeError(proc.stderr.read().decode() if proc.stderr else f"exit {status}")
-    return usage.ru_maxrss / 1024
+    peaks = [line.split()[1] for line in out.stderr.splitlines() if line.startswith("PEAK ")]
+    if out.returncode or not peaks:
+        raise RuntimeError(out.stderr or f"exit {out.returncode}")
+    return int(peaks[-1]) / 1024
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -50,8 +50,9 @@ from typing import Any, NamedTuple
 
 from . import words as wordlib
 from .extract import KIND_NAMES, NEVER, Unit
+from .mapped import TermBytes, TextRows
 
-FORMAT = 3
+FORMAT = 4
 K1 = 0.6
 B = 0.2
 # tenths: a word a note repeats from the note before it counts half in that note (a
@@ -78,7 +79,6 @@ _WORTH = 3
 TYPO_WEIGHT = (1.0, 0.8, 0.6)  # by edit distance
 PREFIX_WEIGHT = 0.7
 MAX_EXPANSIONS = 5
-_SEP = "\x00"  # between stored strings (no stored text holds one: the scrubber drops them)
 _FIELD = "\x1e"
 _WEIGHT = "\x1f"
 
@@ -109,55 +109,44 @@ class Scored(NamedTuple):
 
 
 class _Column:
-    """Strings by slot: one joined string with offsets (as loaded), else a list.
+    """Strings by slot: the saved rows of a loaded index (read in place), those
+    changed since, and those appended since (all of them, for an index built here)."""
 
-    Loading an index reads two buffers instead of building 100,000 strings;
-    the first change turns the column into a list.
-    """
+    __slots__ = ("base", "over", "tail")
 
-    __slots__ = ("_list", "_blob", "_offsets")
-
-    def __init__(self, values: list[str] | None = None) -> None:
-        self._list: list[str] | None = values if values is not None else []
-        self._blob = ""
-        self._offsets = array("q")
-
-    @classmethod
-    def packed(cls, blob: str, offsets: array[int]) -> _Column:
-        column = cls()
-        column._list = None
-        column._blob, column._offsets = blob, offsets
-        return column
+    def __init__(self, values: list[str] | None = None, base: TextRows | None = None) -> None:
+        self.base = base
+        self.over: dict[int, str] = {}
+        self.tail: list[str] = values if values is not None else []
 
     def __getitem__(self, i: int) -> str:
-        if self._list is not None:
-            return self._list[i]
-        return self._blob[self._offsets[i] : self._offsets[i + 1] - 1]
+        base = self.base
+        if base is None:
+            return self.tail[i]
+        saved = len(base)
+        if i >= saved:
+            return self.tail[i - saved]
+        found = self.over.get(i) if self.over else None
+        return base[i] if found is None else found
 
     def __len__(self) -> int:
-        return len(self._list) if self._list is not None else len(self._offsets) - 1
-
-    def values(self) -> list[str]:
-        if self._list is None:
-            self._list = self._blob.split(_SEP)[:-1] if self._offsets[-1] else []
-            self._blob, self._offsets = "", array("q")
-        return self._list
+        return len(self.tail) + (len(self.base) if self.base is not None else 0)
 
     def append(self, value: str) -> None:
-        self.values().append(value)
+        self.tail.append(value)
 
     def __setitem__(self, i: int, value: str) -> None:
-        self.values()[i] = value
+        saved = len(self.base) if self.base is not None else 0
+        if i >= saved:
+            self.tail[i - saved] = value
+        else:
+            self.over[i] = value
 
-    def pack(self) -> tuple[str, bytes]:
-        if self._list is None:
-            return self._blob, self._offsets.tobytes()
-        offsets = array("q", [0])
-        total = 0
-        for value in self._list:
-            total += len(value) + 1
-            offsets.append(total)
-        return "".join(f"{v}{_SEP}" for v in self._list), offsets.tobytes()
+    def copy(self) -> _Column:
+        """A copy later changes to this one do not reach (saved rows are shared)."""
+        out = _Column(list(self.tail), self.base)
+        out.over = dict(self.over)
+        return out
 
 
 class LazyPostings:
@@ -166,9 +155,9 @@ class LazyPostings:
 
     __slots__ = ("live", "raw")
 
-    def __init__(self, raw: dict[str, bytes] | None = None) -> None:
+    def __init__(self, raw: TermBytes | None = None) -> None:
         self.live: dict[str, Any] = {}
-        self.raw: dict[str, bytes] = raw or {}
+        self.raw = raw if raw is not None else TermBytes()
 
     @staticmethod
     def decode(packed: bytes) -> Any:
@@ -203,8 +192,9 @@ class LazyPostings:
     def __len__(self) -> int:
         return len(self.live) + len(self.raw)
 
-    def pack(self) -> dict[str, bytes]:
-        packed = dict(self.raw)
+    def pack(self) -> TermBytes:
+        """Every term's bytes, in a copy later changes do not reach."""
+        packed = self.raw.copy()
         for term, found in self.live.items():
             packed[term] = self.encode(found)
         return packed
@@ -560,19 +550,20 @@ class RecallIndex:
             self.expiring += 1
         if self.free:
             slot = self.free.pop()
-            for column, value in zip(self._numeric(), row, strict=True):
+            for column, value in zip(self.numeric(), row, strict=True):
                 column[slot] = value
             self.refs[slot], self.titles[slot], self.fields[slot] = unit.ref, unit.title, stored
         else:
             slot = len(self.kinds)
-            for column, value in zip(self._numeric(), row, strict=True):
+            for column, value in zip(self.numeric(), row, strict=True):
                 column.append(value)
             self.refs.append(unit.ref)
             self.titles.append(unit.title)
             self.fields.append(stored)
         return slot
 
-    def _numeric(self) -> tuple[array[Any], ...]:
+    def numeric(self) -> tuple[array[Any], ...]:
+        """The per-slot number columns, in the order a saved file holds them."""
         return (
             self.kinds,
             self.tables,
@@ -1139,56 +1130,6 @@ class RecallIndex:
         )
 
     # ------------------------------------------------------------------ persistence
-
-    def to_bytes(self) -> bytes:
-        """The whole index, for the store's cache folder."""
-        return marshal.dumps(self.saved_state())
-
-    def saved_state(self) -> dict[str, Any]:
-        """What :meth:`to_bytes` writes, before encoding (a background save encodes it
-        in slices: :mod:`core.services.recall.snapshot`)."""
-        refs, titles, fields = self.refs.pack(), self.titles.pack(), self.fields.pack()
-        return {
-            "format": FORMAT,
-            "params": params_key(),
-            "numeric": [c.tobytes() for c in self._numeric()],
-            "refs": refs,
-            "titles": titles,
-            "fields": fields,
-            "post": self.post.pack(),
-            "sess_post": self.sess_post.pack(),
-            "totals": (self.total_len, self.live, self.expiring),
-            "free": self.free,
-            "tables": (self.table_names, self.table_keys),
-            "sessions": (self.session_ids, self.session_lens, self.session_docs),
-        }
-
-    @classmethod
-    def from_bytes(cls, data: bytes) -> RecallIndex | None:
-        """An index saved by :meth:`to_bytes`, or None when it is not one this code reads."""
-        try:
-            state = marshal.loads(data)
-            if state.get("format") != FORMAT or state.get("params") != params_key():
-                return None
-            self = cls()
-            for column, raw in zip(self._numeric(), state["numeric"], strict=True):
-                column.frombytes(raw)
-            for name in ("refs", "titles", "fields"):
-                blob, offsets = state[name]
-                setattr(self, name, _Column.packed(blob, array("q", offsets)))
-            self.post = _DocPostings(state["post"])
-            self.sess_post = _Postings(state["sess_post"])
-            self.total_len, self.live, self.expiring = state["totals"]
-            self.free = state["free"]
-            self.table_names, self.table_keys = state["tables"]
-            self.table_codes = {name: i for i, name in enumerate(self.table_names)}
-            self.session_ids, self.session_lens, self.session_docs = state["sessions"]
-            self.session_codes = {sid: i for i, sid in enumerate(self.session_ids)}
-            if not len(self.kinds) == len(self.refs) == len(self.fps):
-                return None
-            return self
-        except (ValueError, EOFError, TypeError, KeyError, AttributeError):
-            return None
 
     def state(self) -> dict[str, Any]:
         """What the index holds, independent of slot numbers (tests compare a rebuilt

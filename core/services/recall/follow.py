@@ -40,6 +40,7 @@ say which documents a commit touched, :meth:`Recall.refresh` is where to use it.
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import secrets
 import time
@@ -50,6 +51,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ...storage.store import Store
 from . import extract as records
+from . import saved_file
 from .engine import RecallIndex, fingerprint
 from .extract import Unit
 from .index_files import FOLDER as INDEX_FOLDER
@@ -99,11 +101,19 @@ class IndexFile:
             return None
         try:
             fd = os.open(self.folder / self.NAME, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            with os.fdopen(fd, "rb") as src:
-                data = src.read()
-        except OSError:
+            try:
+                # Mapped, not read: a query reads the words and rows it needs (the file
+                # is replaced by a rename, never changed in place, so the map holds).
+                data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+            finally:
+                os.close(fd)
+        except (OSError, ValueError):  # ValueError: an empty file
             return None
-        return RecallIndex.from_bytes(data)
+        index = saved_file.read(data)
+        if index is None:
+            with contextlib.suppress(BufferError):  # a view of it may still be held
+                data.close()
+        return index
 
     def load_vectors(self, name: str) -> bytes | None:
         """The saved vectors of embedder ``name``, if any."""
@@ -577,7 +587,7 @@ class Recall:
         vectors = self.freeze()
         landed = False
         try:
-            reservation.write(IndexFile.NAME, [self.index.to_bytes()], _no_pause)
+            reservation.write(IndexFile.NAME, saved_file.pieces(self.index), _no_pause)
             if vectors is not None:
                 reservation.write(vectors[0], [vectors[1]()], _no_pause)
             landed = reservation.land(store)

@@ -26,7 +26,7 @@ import time
 import weakref
 from typing import TYPE_CHECKING
 
-from . import snapshot
+from . import saved_file, snapshot
 from .follow import IndexFile, Recall
 
 if TYPE_CHECKING:
@@ -125,8 +125,7 @@ class Saver:
                         vectors = recall.freeze()
                         break
                 time.sleep(REST)
-            snapshot.pack_columns(frozen, _rest)
-            reservation.write(IndexFile.NAME, snapshot.encoded(frozen.saved_state()), _rest)
+            reservation.write(IndexFile.NAME, saved_file.pieces(frozen), _rest)
             if vectors is not None:
                 reservation.write(vectors[0], [vectors[1]()], _rest)
             if self._stopping.is_set():

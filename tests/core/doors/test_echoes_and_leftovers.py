@@ -209,16 +209,18 @@ def test_the_recall_index_forgets_a_deleted_session_without_a_search(cli, db: Pa
 
 @pytest.mark.folder_only
 def test_a_token_planted_in_the_recall_index_is_never_printed(cli, db: Path) -> None:  # noqa: ANN001
-    from memwork.core.services.recall.engine import RecallIndex
+    from memwork.core.services.recall import saved_file
 
     assert cli("observe", "--session", "s1", "the deploy finished cleanly").code == 0
     assert "deploy" in cli("search", "deploy finished").out
     saved = db / "cache" / "recall" / "index.bin"
-    index = RecallIndex.from_bytes(saved.read_bytes())
+    index = saved_file.read(saved.read_bytes())
     assert index is not None
     (slot,) = [i for i in range(len(index.titles)) if "deploy" in index.titles[i]]
     index.titles[slot] = f"observation: deploy finished {HF}"
-    saved.write_bytes(index.to_bytes())
+    planted = saved.with_name("planted")
+    planted.write_bytes(saved_file.to_bytes(index))
+    planted.replace(saved)  # as memwork replaces it: never rewritten in place
     for args in (("search", "deploy finished"), ("search", "deploy finished", "--json")):
         out = cli(*args).out
         assert "deploy" in out and HF not in out

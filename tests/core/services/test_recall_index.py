@@ -14,7 +14,7 @@ import pytest
 
 from memwork import Memory
 from memwork.core.domain import episodes, forgetting, lessons, sessions, slots
-from memwork.core.services.recall import search
+from memwork.core.services.recall import saved_file, search
 from memwork.core.services.recall.follow import IndexFile, Recall
 from memwork.core.storage.store import Store
 from tests.conftest import NOW
@@ -391,7 +391,7 @@ def test_a_save_under_way_when_a_commit_removes_text_does_not_land(tmp_path: Pat
     with other.transaction():
         other.delete(f"observations.{sid}", [secret["id"]])
     follower.freeze()
-    reservation.write(IndexFile.NAME, [follower.index.to_bytes()], lambda: None)
+    reservation.write(IndexFile.NAME, saved_file.pieces(follower.index), lambda: None)
     assert not reservation.land(store)  # the file would hold the forgotten words
     follower.saved(landed=False)
     folder = tmp_path / "s" / "cache" / "recall"

@@ -3,14 +3,12 @@ back as the index it copied, and untouched by changes made after it was taken.""
 
 from __future__ import annotations
 
-import marshal
 from pathlib import Path
 
 import pytest
 
 from memwork.core.domain import episodes, lessons, sessions
-from memwork.core.services.recall import search, snapshot
-from memwork.core.services.recall.engine import RecallIndex
+from memwork.core.services.recall import saved_file, search, snapshot
 from memwork.core.services.recall.follow import Recall
 from memwork.core.storage.store import Store
 from tests.conftest import NOW
@@ -37,9 +35,8 @@ def _filled(tmp_path: Path) -> tuple[Store, Recall, str]:
 @pytest.fixture
 def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     """Pieces small enough that a test index is split everywhere it can be."""
-    monkeypatch.setattr(snapshot, "_ITEMS", 3)
-    monkeypatch.setattr(snapshot, "_CHARS", 40)
-    monkeypatch.setattr(snapshot, "_ROWS", 4)
+    monkeypatch.setattr(saved_file, "_PIECE", 64)
+    monkeypatch.setattr(saved_file, "_ROWS", 4)
 
 
 def test_the_pieces_join_into_what_the_index_saves(tmp_path: Path, small_pieces: None) -> None:
@@ -50,13 +47,10 @@ def test_the_pieces_join_into_what_the_index_saves(tmp_path: Path, small_pieces:
         pass
     assert snapshot.live_terms(index) == 0
     frozen = snapshot.copy_of(index)
-    snapshot.pack_columns(frozen, lambda: None)
-    state = frozen.saved_state()
-    pieces = list(snapshot.encoded(state))
+    pieces = list(saved_file.pieces(frozen))
     assert len(pieces) > 50
-    data = b"".join(pieces)
-    assert data == marshal.dumps(state, 2)
-    loaded = RecallIndex.from_bytes(data)
+    assert max(len(p) for p in pieces) < 1024
+    loaded = saved_file.read(b"".join(pieces))
     assert loaded is not None and loaded.state() == index.state()
     # Encoded postings answer as decoded ones did.
     assert [s.ref for s in loaded.search("heron tide", 10)] == [
@@ -74,6 +68,5 @@ def test_the_copy_keeps_the_index_as_it_was_when_taken(tmp_path: Path) -> None:
     sessions.observe(store, sid, "a kingfisher on pier 9", now=NOW, actor="t")
     search.search(store, "kingfisher heron", now=NOW, recall=recall)  # changes the index
     assert index.state() != before
-    snapshot.pack_columns(frozen, lambda: None)
-    saved = RecallIndex.from_bytes(b"".join(snapshot.encoded(frozen.saved_state())))
+    saved = saved_file.read(saved_file.to_bytes(frozen))
     assert saved is not None and saved.state() == before

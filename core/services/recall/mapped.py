@@ -1,0 +1,167 @@
+"""Values of a saved recall index, read in place from the file's bytes.
+
+A saved index of 100,000 long notes is ~220 MB: the texts, fields and references of
+every record and every word's postings. Decoding it whole made each CLI ``memwork
+search`` read and hold all of it (~470 MB at its peak) to answer from a few words'
+postings and ten titles. The file is instead mapped, and these types read what a
+query asks for, when it asks: one record's text, one word's postings.
+
+Both take writes on top of what they read (a process catching up with the store),
+held beside the mapped bytes, which are never written. The buffer may be a ``bytes``
+object as well as an ``mmap``: both slice to ``bytes``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol
+
+_CODEC = ("utf-8", "surrogatepass")
+
+
+class Buffer(Protocol):
+    """What the saved file is read from: ``bytes`` or a read-only ``mmap``."""
+
+    def __getitem__(self, key: slice, /) -> bytes: ...
+
+    def __len__(self) -> int: ...
+
+
+def encode(text: str) -> bytes:
+    """``text`` as the file holds it (UTF-8, lone surrogates kept)."""
+    return text.encode(*_CODEC)
+
+
+class TextRows:
+    """Saved texts by row: one run of bytes and where each row starts (``offsets``
+    holds one more entry than there are rows)."""
+
+    __slots__ = ("buf", "start", "offsets")
+
+    def __init__(self, buf: Buffer, start: int, offsets: memoryview) -> None:
+        self.buf, self.start, self.offsets = buf, start, offsets
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, row: int) -> str:
+        at = self.start
+        offsets = self.offsets
+        return str(self.buf[at + offsets[row] : at + offsets[row + 1]], *_CODEC)
+
+    def span(self, first: int, last: int) -> bytes:
+        """Rows ``first`` to ``last`` (excluded), as the file holds them."""
+        at = self.start
+        return self.buf[at + self.offsets[first] : at + self.offsets[last]]
+
+
+class TermTable:
+    """Saved words, sorted by their bytes, each with its bytes of postings."""
+
+    __slots__ = ("words", "data")
+
+    def __init__(self, words: TextRows, data: TextRows) -> None:
+        self.words, self.data = words, data
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def find(self, word: bytes) -> int:
+        """The row of ``word`` (its encoded form), or -1."""
+        words = self.words
+        lo, hi = 0, len(words)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            here = words.span(mid, mid + 1)
+            if here < word:
+                lo = mid + 1
+            elif here > word:
+                hi = mid
+            else:
+                return mid
+        return -1
+
+    def word(self, row: int) -> str:
+        return self.words[row]
+
+    def postings(self, row: int) -> bytes:
+        return self.data.span(row, row + 1)
+
+
+class TermBytes:
+    """term → its postings' bytes: the saved ones, read on demand, and those set since.
+
+    A word is in ``extra`` (set since), or in the saved table unless ``gone`` names it;
+    ``gone`` only ever holds saved words. A fresh index has no table: a dict, then.
+    """
+
+    __slots__ = ("table", "gone", "extra")
+
+    def __init__(self, table: TermTable | None = None) -> None:
+        self.table = table
+        self.gone: set[str] = set()
+        self.extra: dict[str, bytes] = {}
+
+    def _saved(self, term: str) -> int:
+        table = self.table
+        if table is None or term in self.gone:
+            return -1
+        return table.find(encode(term))
+
+    def __contains__(self, term: object) -> bool:
+        return term in self.extra or (isinstance(term, str) and self._saved(term) >= 0)
+
+    def __len__(self) -> int:
+        saved = len(self.table) - len(self.gone) if self.table is not None else 0
+        return len(self.extra) + saved
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.extra
+        table, gone = self.table, self.gone
+        if table is not None:
+            for row in range(len(table)):
+                term = table.word(row)
+                if term not in gone:
+                    yield term
+
+    def __setitem__(self, term: str, packed: bytes) -> None:
+        if term not in self.extra and self._saved(term) >= 0:
+            self.gone.add(term)
+        self.extra[term] = packed
+
+    def pop(self, term: str, default: bytes | None = None) -> bytes | None:
+        """Take ``term`` out; its bytes, or ``default``."""
+        found = self.extra.pop(term, None)
+        if found is not None:
+            return found
+        row = self._saved(term)
+        if row < 0:
+            return default
+        self.gone.add(term)
+        assert self.table is not None
+        return self.table.postings(row)
+
+    def copy(self) -> TermBytes:
+        """A copy later changes to this one do not reach (the saved bytes are shared)."""
+        out = TermBytes(self.table)
+        out.gone = set(self.gone)
+        out.extra = dict(self.extra)
+        return out
+
+    def sorted_items(self) -> Iterator[tuple[bytes, bytes]]:
+        """(word, postings) for every term, in the order of the words' bytes."""
+        extra = sorted((encode(term), term) for term in self.extra)
+        table, gone = self.table, self.gone
+        saved = range(len(table)) if table is not None else range(0)
+        at = 0
+        for row in saved:
+            assert table is not None
+            word = table.words.span(row, row + 1)
+            while at < len(extra) and extra[at][0] < word:
+                yield extra[at][0], self.extra[extra[at][1]]
+                at += 1
+            if gone and str(word, *_CODEC) in gone:
+                continue
+            yield word, table.postings(row)
+        for word, term in extra[at:]:
+            yield word, self.extra[term]

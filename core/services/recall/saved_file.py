@@ -1,0 +1,211 @@
+"""The recall index as a file: written in pieces, read in place.
+
+Layout (all numbers little-endian)::
+
+    b"MWRECALL"                      8 bytes
+    sections, each 8-aligned         the number columns, the text columns, the words
+    head                             marshal of a dict: what the index holds besides the
+                                     sections, and where each section lies
+    head offset, head length, b"MWRECALL"   <QQ8s, the last 24 bytes
+
+The sections hold what grows with the records: per-slot numbers, the texts of every
+record (references, titles, the fields removal and proximity read) and every word's
+postings, each a run of bytes with its offsets. :func:`read` maps none of them into
+Python objects: a column is a :class:`~core.services.recall.mapped.TextRows`, the
+words a :class:`~core.services.recall.mapped.TermTable`, read when a query needs
+them. So a process that answers one query from a file of a 100,000-note store holds
+the words it asked for, not the file. The file is replaced by a rename, never
+written in place, so a mapping of it stays valid until its reader lets go.
+"""
+
+from __future__ import annotations
+
+import marshal
+import struct
+from array import array
+from collections.abc import Generator, Iterable, Iterator
+
+from .engine import FORMAT, LazyPostings, RecallIndex, _Column, _DocPostings, _Postings, params_key
+from .mapped import Buffer, TermBytes, TermTable, TextRows, encode
+
+MAGIC = b"MWRECALL"
+_TRAILER = struct.Struct("<QQ8s")
+_PIECE = 1 << 18  # bytes gathered into one piece of the writer (the saver rests between)
+_ROWS = 256  # text rows encoded in one step
+_COLUMNS = ("refs", "titles", "fields")
+_POSTINGS = ("post", "sess_post")
+
+
+def pieces(index: RecallIndex) -> Iterator[bytes]:
+    """The file of ``index``, in pieces of at most a few hundred kilobytes (a background
+    save rests between them; call it on a copy nothing else changes)."""
+    out = _Writer()
+    yield from out.put(MAGIC)
+    sections: dict[str, tuple[int, int]] = {}
+    numeric = []
+    for numbers in index.numeric():
+        numeric.append((yield from out.section(_chunks(numbers.tobytes()))))
+    for name in _COLUMNS:
+        offsets = array("q", [0])
+        sections[name] = yield from out.section(_rows(getattr(index, name), offsets))
+        sections[name + ".at"] = yield from out.section(_chunks(offsets.tobytes()))
+    for name in _POSTINGS:
+        postings: LazyPostings = getattr(index, name)
+        word_at, data_at = array("q", [0]), array("q", [0])
+        packed = postings.pack()
+        words: list[bytes] = []
+        sections[name + ".data"] = yield from out.section(_words(packed, words, word_at, data_at))
+        sections[name + ".data.at"] = yield from out.section(_chunks(data_at.tobytes()))
+        sections[name + ".words"] = yield from out.section(_chunks(b"".join(words)))
+        sections[name + ".words.at"] = yield from out.section(_chunks(word_at.tobytes()))
+    head = marshal.dumps(
+        {
+            "format": FORMAT,
+            "params": params_key(),
+            "numeric": numeric,
+            "sections": sections,
+            "totals": (index.total_len, index.live, index.expiring),
+            "free": index.free,
+            "tables": (index.table_names, index.table_keys),
+            "sessions": (index.session_ids, index.session_lens, index.session_docs),
+        }
+    )
+    at = out.at
+    yield from out.put(head)
+    yield from out.put(_TRAILER.pack(at, len(head), MAGIC))
+    yield from out.flush()
+
+
+def to_bytes(index: RecallIndex) -> bytes:
+    """The whole file of ``index`` at once (a test, or a save with nothing to wait for)."""
+    return b"".join(pieces(index))
+
+
+def read(buf: Buffer) -> RecallIndex | None:
+    """The index saved in ``buf``, or None when it is not one this code reads (another
+    format or ranking, cut short, damaged where it can tell)."""
+    size = len(buf)
+    try:
+        if size < len(MAGIC) + _TRAILER.size or buf[: len(MAGIC)] != MAGIC:
+            return None
+        at, length, magic = _TRAILER.unpack(buf[size - _TRAILER.size : size])
+        if magic != MAGIC or at + length > size - _TRAILER.size:
+            return None
+        head = marshal.loads(buf[at : at + length])
+        if head.get("format") != FORMAT or head.get("params") != params_key():
+            return None
+        sections: dict[str, tuple[int, int]] = head["sections"]
+        if any(s < 0 or s + n > at for s, n in [*sections.values(), *head["numeric"]]):
+            return None
+        self = RecallIndex()
+        for column, (start, n) in zip(self.numeric(), head["numeric"], strict=True):
+            column.frombytes(buf[start : start + n])
+
+        def offsets(name: str) -> memoryview:
+            # Read in place too (sections start 8-aligned): a query reads a few of them.
+            start, n = sections[name]
+            found = memoryview(buf)[start : start + n].cast("q")  # type: ignore[arg-type]
+            if not found or found[0] != 0 or found[-1] > n_bytes(name[: -len(".at")]):
+                raise ValueError(name)
+            return found
+
+        def n_bytes(name: str) -> int:
+            return sections[name][1]
+
+        def rows(name: str) -> TextRows:
+            return TextRows(buf, sections[name][0], offsets(name + ".at"))
+
+        for name in _COLUMNS:
+            setattr(self, name, _Column(base=rows(name)))
+        words, sessions = (TermTable(rows(n + ".words"), rows(n + ".data")) for n in _POSTINGS)
+        if len(words.words) != len(words.data) or len(sessions.words) != len(sessions.data):
+            return None
+        self.post = _DocPostings(TermBytes(words))
+        self.sess_post = _Postings(TermBytes(sessions))
+        self.total_len, self.live, self.expiring = head["totals"]
+        self.free = head["free"]
+        self.table_names, self.table_keys = head["tables"]
+        self.table_codes = {name: i for i, name in enumerate(self.table_names)}
+        self.session_ids, self.session_lens, self.session_docs = head["sessions"]
+        self.session_codes = {sid: i for i, sid in enumerate(self.session_ids)}
+        if not len(self.kinds) == len(self.refs) == len(self.titles) == len(self.fps):
+            return None
+        return self
+    except (ValueError, EOFError, TypeError, KeyError, AttributeError, struct.error):
+        return None
+
+
+class _Writer:
+    """Where the file stands while its pieces are made: gathers small writes into
+    pieces and pads each section to 8 bytes (so number columns start aligned)."""
+
+    def __init__(self) -> None:
+        self.at = 0
+        self._held: list[bytes] = []
+        self._size = 0
+
+    def put(self, data: bytes) -> Iterator[bytes]:
+        self._held.append(data)
+        self._size += len(data)
+        self.at += len(data)
+        if self._size >= _PIECE:
+            yield from self.flush()
+
+    def flush(self) -> Iterator[bytes]:
+        if self._held:
+            yield b"".join(self._held)
+            self._held, self._size = [], 0
+
+    def section(self, parts: Iterable[bytes]) -> Generator[bytes, None, tuple[int, int]]:
+        """Write ``parts`` as one section, padded; returns (start, length)."""
+        start = self.at
+        for part in parts:
+            yield from self.put(part)
+        length = self.at - start
+        if self.at % 8:
+            yield from self.put(b"\0" * (8 - self.at % 8))
+        return start, length
+
+
+def _chunks(data: bytes) -> Iterator[bytes]:
+    for start in range(0, len(data), _PIECE):
+        yield data[start : start + _PIECE]
+
+
+def _rows(column: _Column, offsets: array[int]) -> Iterator[bytes]:
+    """A text column's bytes, filling ``offsets`` (the end of every row)."""
+    base = column.base
+    rows: Iterable[int] = range(len(column))
+    if base is not None and not column.over:
+        # Unchanged saved rows: their bytes as they are, a piece at a time.
+        offsets.frombytes(base.offsets[1:].cast("B"))
+        for first in range(0, len(base), _ROWS):
+            yield base.span(first, min(len(base), first + _ROWS))
+        rows = range(len(base), len(column))
+    total = offsets[-1]
+    batch: list[bytes] = []
+    for i in rows:
+        text = encode(column[i])
+        total += len(text)
+        offsets.append(total)
+        batch.append(text)
+        if len(batch) >= _ROWS:
+            yield b"".join(batch)
+            batch = []
+    if batch:
+        yield b"".join(batch)
+
+
+def _words(
+    packed: TermBytes, words: list[bytes], word_at: array[int], data_at: array[int]
+) -> Iterator[bytes]:
+    """Every word's postings in the order of the words' bytes, filling the words and
+    both offset columns."""
+    words_total = data_total = 0
+    for word, data in packed.sorted_items():
+        words.append(word)
+        words_total += len(word)
+        word_at.append(words_total)
+        data_total += len(data)
+        data_at.append(data_total)
+        yield data

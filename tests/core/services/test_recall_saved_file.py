@@ -1,0 +1,158 @@
+"""The recall index's file: read in place (a query decodes only the words it asks for),
+changed on top of what it read, saved again whole, and refused when damaged."""
+
+from __future__ import annotations
+
+import os
+from array import array
+from pathlib import Path
+
+import pytest
+
+from memwork.core.domain import lessons, sessions
+from memwork.core.services.recall import search
+from memwork.core.services.recall.follow import IndexFile, Recall
+from memwork.core.services.recall.mapped import TermBytes, TermTable, TextRows, encode
+from memwork.core.storage.store import Store
+from tests.conftest import NOW
+from tests.core.services.test_recall_index import fill
+
+
+def _saved(tmp_path: Path) -> tuple[Store, Path]:
+    store = Store(tmp_path / "s")
+    for n in range(3):
+        fill(store, n)
+    built = Recall()
+    search.search(store, "heron", now=NOW, recall=built)
+    built.settle(store)  # a process that built the index saves it as it ends
+    path = tmp_path / "s" / "cache" / "recall" / "index.bin"
+    assert path.exists()
+    return store, path
+
+
+def _rebuilt(store: Store, monkeypatch: pytest.MonkeyPatch) -> dict:
+    with monkeypatch.context() as m:
+        m.setenv("MEMWORK_SEARCH_CACHE", "0")
+        return Recall().refresh(store).state()
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Put ``data`` where ``path`` is, as memwork does: beside it, then a rename."""
+    tmp = path.with_name("replacing")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
+def test_a_query_on_a_loaded_index_decodes_only_its_own_words(tmp_path: Path) -> None:
+    store, path = _saved(tmp_path)
+    built = Recall().refresh(store)  # the same index, read from the file
+    loaded = IndexFile(tmp_path / "s").load()
+    assert loaded is not None
+    assert loaded.post.live == {}  # nothing decoded by reading the file
+
+    hits = loaded.search("heron pier", 5)
+    assert [h.ref for h in hits] == [h.ref for h in built.search("heron pier", 5)]
+    assert set(loaded.post.live) <= {"heron", "pier"}
+    assert len(loaded.post) == len(built.post)  # every other word still in its bytes
+    assert loaded.state() == built.state()
+
+
+def test_changes_after_a_load_are_saved_with_what_was_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, path = _saved(tmp_path)
+    process = Recall()
+    process.refresh(store)  # reads the file
+    sid = sessions.start_session(store, title="dusk", now=NOW, actor="t")["id"]
+    sessions.observe(store, sid, "an egret beside the heron", now=NOW, actor="t")
+    lesson = lessons.add_lesson(store, "Egrets follow the plough", now=NOW, actor="t")
+    process.refresh(store)
+    lessons.forget(store, lesson.lesson["id"], now=NOW, actor="t")  # removes the file
+    assert not path.exists()
+    assert [h.title for h in search.search(store, "plough", now=NOW, recall=process)] == []
+    process.flush(store)
+
+    again = IndexFile(tmp_path / "s").load()
+    assert again is not None
+    assert again.state() == _rebuilt(store, monkeypatch)
+    assert "egret" in again.post and "plough" not in again.post
+
+
+def test_words_beyond_ascii_are_found_in_the_saved_file(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    sid = sessions.start_session(store, title="trip", now=NOW, actor="t")["id"]
+    for text in ("a café in Zürich", "東京 station at noon", "naïve façade 🦩 flamingo"):
+        sessions.observe(store, sid, text, now=NOW, actor="t")
+    first = Recall()
+    search.search(store, "station", now=NOW, recall=first)
+    first.settle(store)
+    for word, expected in (("zürich", "café"), ("東京", "station"), ("façade", "flamingo")):
+        hits = search.search(store, word, now=NOW, recall=Recall())
+        assert hits and expected in hits[0].title, word
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["empty", "cut in the sections", "cut in the trailer", "magic", "head", "garbage"],
+)
+def test_a_damaged_file_is_not_read_and_search_rebuilds(tmp_path: Path, damage: str) -> None:
+    store, path = _saved(tmp_path)
+    data = path.read_bytes()
+    expected = search.search(store, "heron pier", now=NOW, recall=Recall())
+    broken = {
+        "empty": b"",
+        "cut in the sections": data[: len(data) // 2],
+        "cut in the trailer": data[:-5],
+        "magic": b"XXXXXXXX" + data[8:],
+        "head": data[:-40] + b"\xff" * 16 + data[-24:],
+        "garbage": os.urandom(len(data)),
+    }[damage]
+    _replace(path, broken)
+    assert IndexFile(tmp_path / "s").load() is None
+    assert search.search(store, "heron pier", now=NOW, recall=Recall()) == expected
+
+
+def test_an_index_file_of_another_format_is_not_read(tmp_path: Path) -> None:
+    import marshal
+
+    _, path = _saved(tmp_path)
+    _replace(path, marshal.dumps({"format": 3, "post": {}}))  # what earlier versions wrote
+    assert IndexFile(tmp_path / "s").load() is None
+
+
+def _table(words: dict[str, bytes]) -> TermTable:
+    """A saved word table holding ``words``."""
+    ordered = sorted((encode(w), data) for w, data in words.items())
+    blobs = [b"".join(w for w, _ in ordered), b"".join(d for _, d in ordered)]
+    rows = []
+    for part, blob in zip((0, 1), blobs, strict=True):
+        offsets = array("q", [0])
+        for item in ordered:
+            offsets.append(offsets[-1] + len(item[part]))
+        rows.append(TextRows(blob, 0, memoryview(offsets)))
+    return TermTable(rows[0], rows[1])
+
+
+def test_term_bytes_read_saved_words_and_keep_changes_beside_them() -> None:
+    saved = TermBytes(_table({"pier": b"P", "heron": b"H", "égret": b"E", "zebra": b"Z"}))
+    assert len(saved) == 4 and "égret" in saved and "gull" not in saved
+    copy = saved.copy()
+    saved["gull"] = b"G"  # new
+    saved["pier"] = b"P2"  # a saved word set again
+    assert saved.pop("heron") == b"H"
+    assert saved.pop("heron") is None
+    assert len(saved) == 4
+    assert sorted(saved) == ["gull", "pier", "zebra", "égret"]
+    assert list(saved.sorted_items()) == [
+        (b"gull", b"G"),
+        (b"pier", b"P2"),
+        (b"zebra", b"Z"),
+        (encode("égret"), b"E"),
+    ]
+    # The copy taken before saw none of it.
+    assert list(copy.sorted_items()) == [
+        (b"heron", b"H"),
+        (b"pier", b"P"),
+        (b"zebra", b"Z"),
+        (encode("égret"), b"E"),
+    ]
