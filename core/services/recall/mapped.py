@@ -56,7 +56,8 @@ class TextRows:
 
 
 class TermTable:
-    """Saved words, sorted by their bytes, each with its bytes of postings."""
+    """Saved words, sorted by their bytes, each with its bytes of postings. Each word's
+    row ends in a newline (no word holds one), so all of them decode in one step."""
 
     __slots__ = ("words", "data")
 
@@ -69,6 +70,7 @@ class TermTable:
     def find(self, word: bytes) -> int:
         """The row of ``word`` (its encoded form), or -1."""
         words = self.words
+        word += b"\n"  # a word sorts before its longer neighbours with the newline too
         lo, hi = 0, len(words)
         while lo < hi:
             mid = (lo + hi) // 2
@@ -81,8 +83,10 @@ class TermTable:
                 return mid
         return -1
 
-    def word(self, row: int) -> str:
-        return self.words[row]
+    def all_words(self) -> list[str]:
+        """Every saved word, in order."""
+        n = len(self.words)
+        return str(self.words.span(0, n), *_CODEC).split("\n")[:-1] if n else []
 
     def postings(self, row: int) -> bytes:
         return self.data.span(row, row + 1)
@@ -119,8 +123,7 @@ class TermBytes:
         yield from self.extra
         table, gone = self.table, self.gone
         if table is not None:
-            for row in range(len(table)):
-                term = table.word(row)
+            for term in table.all_words():
                 if term not in gone:
                     yield term
 
@@ -149,8 +152,9 @@ class TermBytes:
         return out
 
     def sorted_items(self) -> Iterator[tuple[bytes, bytes]]:
-        """(word, postings) for every term, in the order of the words' bytes."""
-        extra = sorted((encode(term), term) for term in self.extra)
+        """(word's row, postings) for every term in the order a saved table keeps: by
+        the bytes of each word's row (the word and its newline)."""
+        extra = sorted((encode(term) + b"\n", term) for term in self.extra)
         table, gone = self.table, self.gone
         saved = range(len(table)) if table is not None else range(0)
         at = 0
@@ -160,7 +164,7 @@ class TermBytes:
             while at < len(extra) and extra[at][0] < word:
                 yield extra[at][0], self.extra[extra[at][1]]
                 at += 1
-            if gone and str(word, *_CODEC) in gone:
+            if gone and str(word[:-1], *_CODEC) in gone:
                 continue
             yield word, table.postings(row)
         for word, term in extra[at:]:

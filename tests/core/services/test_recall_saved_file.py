@@ -122,7 +122,7 @@ def test_an_index_file_of_another_format_is_not_read(tmp_path: Path) -> None:
 
 def _table(words: dict[str, bytes]) -> TermTable:
     """A saved word table holding ``words``."""
-    ordered = sorted((encode(w), data) for w, data in words.items())
+    ordered = sorted((encode(w) + b"\n", data) for w, data in words.items())
     blobs = [b"".join(w for w, _ in ordered), b"".join(d for _, d in ordered)]
     rows = []
     for part, blob in zip((0, 1), blobs, strict=True):
@@ -144,15 +144,15 @@ def test_term_bytes_read_saved_words_and_keep_changes_beside_them() -> None:
     assert len(saved) == 4
     assert sorted(saved) == ["gull", "pier", "zebra", "égret"]
     assert list(saved.sorted_items()) == [
-        (b"gull", b"G"),
-        (b"pier", b"P2"),
-        (b"zebra", b"Z"),
-        (encode("égret"), b"E"),
+        (b"gull\n", b"G"),
+        (b"pier\n", b"P2"),
+        (b"zebra\n", b"Z"),
+        (encode("égret\n"), b"E"),
     ]
     # The copy taken before saw none of it.
     assert list(copy.sorted_items()) == [
-        (b"heron", b"H"),
-        (b"pier", b"P"),
-        (b"zebra", b"Z"),
-        (encode("égret"), b"E"),
+        (b"heron\n", b"H"),
+        (b"pier\n", b"P"),
+        (b"zebra\n", b"Z"),
+        (encode("égret\n"), b"E"),
     ]
