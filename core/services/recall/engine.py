@@ -52,7 +52,7 @@ from . import words as wordlib
 from .extract import KIND_NAMES, NEVER, Unit
 from .mapped import TermBytes, TextRows
 
-FORMAT = 4
+FORMAT = 5
 K1 = 0.6
 B = 0.2
 # tenths: a word a note repeats from the note before it counts half in that note (a
