@@ -11,6 +11,9 @@ Every figure is one fresh child process's resident memory (``VmRSS``, and its pe
   ``--rounds`` searches, its index read from the store's cache folder;
 * ``Memory, built here`` (``--built``): the same with the cache off
   (``MEMWORK_SEARCH_CACHE=0``), so the index is built from the store's documents;
+* ``Memory, built and saved here`` (``--built``): the cache on but no index file yet,
+  so the process builds the index, saves it in the background and (the index
+  unchanged meanwhile) reads it back from that file; measured once the save landed;
 * ``memwork search`` and ``memwork context``: one CLI call each (peak RSS, ``VmHWM``
   as the CLI process reads it at exit), and their ratio.
 
@@ -49,8 +52,17 @@ import numpy
 from memwork import Memory
 path, questions, rounds = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3])
 if sys.argv[4] == "1":
+    import time
+    from memwork.core.services.recall.search import kept_recall, saver_of
     memory = Memory(path)
     memory.search("warm up")
+    # An index built here is saved in the background at once: measure after that.
+    saver, recall = saver_of(memory.store), kept_recall(memory.store)[1]
+    deadline = time.monotonic() + 300
+    while saver is not None and time.monotonic() < deadline:
+        if saver.landed or (not saver.saving and recall.save_due() is None):
+            break
+        time.sleep(0.05)
     for q in questions[:rounds]:
         memory.search(q, limit=10)
 print(json.dumps(status()))
@@ -126,6 +138,11 @@ def main(argv: list[str] | None = None) -> None:
         if args.built:
             cold = dict(env, MEMWORK_SEARCH_CACHE="0")
             rows.append(("Memory, built here", _child(store, asked, args.rounds, True, cold)))
+            fresh = recall_bench.linked_copy(source, Path(tmp) / "fresh")
+            fresh.joinpath("cache", "recall", "index.bin").unlink(missing_ok=True)
+            rows.append(
+                ("Memory, built and saved here", _child(fresh, asked, args.rounds, True, env))
+            )
         search = _cli_peak(["--db", str(store), "search", asked[0]], env)
         context = _cli_peak(["--db", str(store), "context"], env)
     print(f"{args.records:,} {args.shape} notes, after a warm-up and {args.rounds} searches")

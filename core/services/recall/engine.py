@@ -160,9 +160,14 @@ class LazyPostings:
         self.raw = raw if raw is not None else TermBytes()
 
     @staticmethod
-    def decode(packed: bytes) -> Any:
+    def decode(packed: bytes | memoryview) -> Any:
         """One term's postings from their bytes."""
         raise NotImplementedError
+
+    @staticmethod
+    def saved_view(found: Any) -> bool:
+        """Whether ``found`` is read in place from a saved file, unchanged since."""
+        return False
 
     @staticmethod
     def encode(found: Any) -> bytes:
@@ -196,7 +201,10 @@ class LazyPostings:
         """Every term's bytes, in a copy later changes do not reach."""
         packed = self.raw.copy()
         for term, found in self.live.items():
-            packed[term] = self.encode(found)
+            if self.saved_view(found):
+                packed.restore(term)  # the saved row is these very bytes
+            else:
+                packed[term] = self.encode(found)
         return packed
 
 
@@ -214,18 +222,31 @@ class _DocPostings(LazyPostings):
     __slots__ = ()
 
     @staticmethod
-    def decode(packed: bytes) -> tuple[memoryview, memoryview]:
-        half = len(packed) // 2
-        # bytes data is 8-aligned, and half is a multiple of 4: int32 views are aligned.
+    def decode(packed: bytes | memoryview) -> tuple[memoryview, memoryview]:
+        # bytes data and a saved word's run are 8-aligned, and half is a multiple of 4:
+        # the int32 views are aligned.
         view = memoryview(packed)
+        half = len(view) // 2
         return view[:half].cast("i"), view[half:].cast("i")
+
+    @staticmethod
+    def _own_bytes(docs: Any, tfs: Any) -> bool:
+        """Whether the views are of one bytes object that holds just them."""
+        obj = docs.obj
+        return obj is tfs.obj and isinstance(obj, bytes) and len(obj) == docs.nbytes + tfs.nbytes
+
+    @staticmethod
+    def saved_view(found: Any) -> bool:
+        docs, tfs = found
+        # Read-only views that are not of their own bytes: of a saved file's pages.
+        return isinstance(docs, memoryview) and not _DocPostings._own_bytes(docs, tfs)
 
     @staticmethod
     def encode(found: tuple[Any, Any]) -> bytes:
         docs, tfs = found
-        if isinstance(docs, memoryview) and docs.obj is tfs.obj:
+        if isinstance(docs, memoryview) and _DocPostings._own_bytes(docs, tfs):
             # Views of the bytes they were read from, never written since: those bytes.
-            packed: bytes = docs.obj
+            packed: bytes = docs.obj  # type: ignore[assignment]  # checked: bytes
             return packed
         return bytes(docs.tobytes() + tfs.tobytes())
 
@@ -285,7 +306,7 @@ class _Postings(LazyPostings):
     __slots__ = ()
 
     @staticmethod
-    def decode(packed: bytes) -> dict[int, int]:
+    def decode(packed: bytes | memoryview) -> dict[int, int]:
         found: dict[int, int] = marshal.loads(packed)
         return found
 

@@ -176,11 +176,15 @@ class Reservation:
     def __init__(self, file: IndexFile) -> None:
         self.file = file
         self._open: dict[str, tuple[Path, BinaryIO]] = {}
+        #: The file :meth:`land` was asked to keep, mapped: what landed, whatever
+        #: another process renames in after it.
+        self.kept: mmap.mmap | None = None
 
     def open(self, name: str) -> None:
         """Create the private file that will become ``name``."""
         tmp = self.file.folder / f"{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        # Readable too: the saver may map what it wrote (:meth:`land`'s ``keep``).
+        flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
         fd = os.open(tmp, flags, 0o600)
         self._open[name] = (tmp, os.fdopen(fd, "wb"))
 
@@ -193,10 +197,10 @@ class Reservation:
             pause()
         out.flush()
 
-    def land(self, store: Store) -> bool:
+    def land(self, store: Store, keep: str | None = None) -> bool:
         """Rename every file in under the store's lock if none was removed meanwhile (a
         commit that removed text did, and the store would then hold less than they do);
-        True when they landed."""
+        True when they landed. ``keep`` names a file to map once landed (:attr:`kept`)."""
         try:
             with store.reading():
                 for tmp, out in self._open.values():
@@ -204,6 +208,13 @@ class Reservation:
                         return False
                 for name, (tmp, _) in self._open.items():
                     os.replace(tmp, self.file.folder / name)
+                if keep is not None and keep in self._open:
+                    with contextlib.suppress(OSError, ValueError):
+                        fd = self._open[keep][1].fileno()
+                        self.kept = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+                for _, out in self._open.values():
+                    with contextlib.suppress(OSError):
+                        out.close()
                 self._open.clear()
         except OSError:
             return False
@@ -576,6 +587,21 @@ class Recall:
                 self._retry_at = self._saved_at + _RETRY
         self._was_urgent = False
 
+    def adopt(self, saved: RecallIndex, data: mmap.mmap) -> bool:
+        """Read the index back from the file just written from ``saved`` (a copy taken
+        for a save), if the index has not changed since: its records in memory give way
+        to the mapped file, which a query reads in place (an index built here holds
+        every text and posting as Python objects, about twice the memory). Call under
+        the follower's lock; True when the file took the index's place."""
+        index = self.index
+        if index is None or self._vectors is not None or not _unchanged(index, saved):
+            return False  # a later save will (vectors are slot by slot: left as they are)
+        loaded = saved_file.read(data)
+        if loaded is None or loaded.table_keys != index.table_keys:
+            return False
+        self.index = loaded
+        return True
+
     def flush(self, store: Store) -> None:
         """Save the index (and vectors) to the store's cache folder now if they changed
         (a process closing). Call under the follower's lock."""
@@ -624,6 +650,17 @@ class Recall:
 def vectors_file(model: str) -> str:
     """The file of the index folder that holds embedder ``model``'s vectors."""
     return f"vectors-{model}.npz"
+
+
+def _unchanged(index: RecallIndex, saved: RecallIndex) -> bool:
+    """Whether ``index`` holds what ``saved``, a copy of it, held (every change to the
+    records counts a generation; a table's version is in ``table_keys``)."""
+    return (
+        index.generation == saved.generation
+        and index.table_keys == saved.table_keys
+        and (index.live, index.total_len, index.free) == (saved.live, saved.total_len, saved.free)
+        and len(index.kinds) == len(saved.kinds)
+    )
 
 
 def _no_pause() -> None:

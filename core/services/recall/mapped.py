@@ -36,10 +36,11 @@ class TextRows:
     """Saved texts by row: one run of bytes and where each row starts (``offsets``
     holds one more entry than there are rows)."""
 
-    __slots__ = ("buf", "start", "offsets")
+    __slots__ = ("buf", "start", "offsets", "_view")
 
     def __init__(self, buf: Buffer, start: int, offsets: memoryview) -> None:
         self.buf, self.start, self.offsets = buf, start, offsets
+        self._view: memoryview | None = None
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -53,6 +54,13 @@ class TextRows:
         """Rows ``first`` to ``last`` (excluded), as the file holds them."""
         at = self.start
         return self.buf[at + self.offsets[first] : at + self.offsets[last]]
+
+    def view(self, row: int) -> memoryview:
+        """Row ``row`` in place: no copy (its bytes stay the file's pages)."""
+        if self._view is None:
+            self._view = memoryview(self.buf)  # type: ignore[arg-type]
+        at = self.start
+        return self._view[at + self.offsets[row] : at + self.offsets[row + 1]]
 
 
 class TermTable:
@@ -88,8 +96,10 @@ class TermTable:
         n = len(self.words)
         return str(self.words.span(0, n), *_CODEC).split("\n")[:-1] if n else []
 
-    def postings(self, row: int) -> bytes:
-        return self.data.span(row, row + 1)
+    def postings(self, row: int) -> memoryview:
+        """A word's postings in place (8-aligned: every word's run is whole int32 pairs,
+        and the section starts aligned)."""
+        return self.data.view(row)
 
 
 class TermBytes:
@@ -132,8 +142,8 @@ class TermBytes:
             self.gone.add(term)
         self.extra[term] = packed
 
-    def pop(self, term: str, default: bytes | None = None) -> bytes | None:
-        """Take ``term`` out; its bytes, or ``default``."""
+    def pop(self, term: str, default: bytes | None = None) -> bytes | memoryview | None:
+        """Take ``term`` out; its bytes (a saved word's in place), or ``default``."""
         found = self.extra.pop(term, None)
         if found is not None:
             return found
@@ -144,6 +154,11 @@ class TermBytes:
         assert self.table is not None
         return self.table.postings(row)
 
+    def restore(self, term: str) -> None:
+        """Let the saved row serve ``term`` again (taken out with :meth:`pop` and never
+        changed since)."""
+        self.gone.discard(term)
+
     def copy(self) -> TermBytes:
         """A copy later changes to this one do not reach (the saved bytes are shared)."""
         out = TermBytes(self.table)
@@ -151,7 +166,7 @@ class TermBytes:
         out.extra = dict(self.extra)
         return out
 
-    def sorted_items(self) -> Iterator[tuple[bytes, bytes]]:
+    def sorted_items(self) -> Iterator[tuple[bytes, bytes | memoryview]]:
         """(word's row, postings) for every term in the order a saved table keeps: by
         the bytes of each word's row (the word and its newline)."""
         extra = sorted((encode(term) + b"\n", term) for term in self.extra)

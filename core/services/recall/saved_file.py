@@ -141,10 +141,10 @@ class _Writer:
 
     def __init__(self) -> None:
         self.at = 0
-        self._held: list[bytes] = []
+        self._held: list[bytes | memoryview] = []
         self._size = 0
 
-    def put(self, data: bytes) -> Iterator[bytes]:
+    def put(self, data: bytes | memoryview) -> Iterator[bytes]:
         self._held.append(data)
         self._size += len(data)
         self.at += len(data)
@@ -156,7 +156,9 @@ class _Writer:
             yield b"".join(self._held)
             self._held, self._size = [], 0
 
-    def section(self, parts: Iterable[bytes]) -> Generator[bytes, None, tuple[int, int]]:
+    def section(
+        self, parts: Iterable[bytes | memoryview]
+    ) -> Generator[bytes, None, tuple[int, int]]:
         """Write ``parts`` as one section, padded; returns (start, length)."""
         start = self.at
         for part in parts:
@@ -198,7 +200,7 @@ def _rows(column: _Column, offsets: array[int]) -> Iterator[bytes]:
 
 def _words(
     packed: TermBytes, words: list[bytes], word_at: array[int], data_at: array[int]
-) -> Iterator[bytes]:
+) -> Iterator[bytes | memoryview]:
     """Every word's postings in the order of the words' bytes, filling the words and
     both offset columns."""
     words_total = data_total = 0

@@ -12,7 +12,11 @@ so a query waits at most one slice and a write is slowed little
 2. pack the decoded postings, a slice at a time, and copy the index in one slice;
 3. outside every lock, encode the copy in pieces and write them, pausing between them;
 4. rename the files in under the store's lock, unless a commit removed them meanwhile
-   (it removed text: the file must not bring it back).
+   (it removed text: the file must not bring it back);
+5. if the index has not changed since the copy, read it back from the file just
+   written (mapped, as a fresh process would) and hand the freed heap back to the
+   system: an index built in this process, whose every text and posting was a Python
+   object, then holds about what one read from its file does.
 
 Writers never wait for a save: the store's lock is held only for steps 1 and 4.
 :func:`stop` ends the thread between two slices (a half-written file is removed); a
@@ -21,6 +25,7 @@ closing process then saves synchronously (:meth:`Recall.flush`).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import weakref
@@ -59,6 +64,8 @@ class Saver:
         self.landed = 0
         self.missed = 0
         self.last_seconds = 0.0
+        #: Saves after which the index gave way to the file they wrote.
+        self.adopted = 0
         #: Whether a save is under way.
         self.saving = False
 
@@ -131,16 +138,39 @@ class Saver:
             if self._stopping.is_set():
                 landed = False
             else:
-                landed = reservation.land(store)
+                landed = reservation.land(store, keep=IndexFile.NAME)
         finally:
             reservation.discard()
+        kept, adopted = reservation.kept, False
         with self._lock:
             recall.saved(landed)
+            if landed and kept is not None and recall.index is index:
+                adopted = recall.adopt(frozen, kept)
+        if kept is not None and not adopted:
+            with contextlib.suppress(BufferError):
+                kept.close()
+        del frozen, index, kept
+        if adopted:
+            self.adopted += 1
+            give_back_memory()
         self.last_seconds = time.monotonic() - began
         if landed:
             self.landed += 1
         else:
             self.missed += 1
+
+
+def give_back_memory() -> None:
+    """Hand the heap's free pages back to the system (glibc's ``malloc_trim``; nothing
+    where there is none). The objects of an index that gave way to its file are freed,
+    but the allocator keeps their pages unless asked."""
+    try:
+        import ctypes
+
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError, ImportError):
+        return
+    trim(0)
 
 
 def _rest() -> None:

@@ -44,7 +44,10 @@ def pack_some(index: RecallIndex, seconds: float) -> bool:
         live, raw = post.live, post.raw
         while live:
             term, found = live.popitem()
-            raw[term] = post.encode(found)
+            if post.saved_view(found):
+                raw.restore(term)  # served from the saved file again, as it was
+            else:
+                raw[term] = post.encode(found)
             if time.perf_counter() >= deadline:
                 return not any(p.live for p in _postings(index))
     return True

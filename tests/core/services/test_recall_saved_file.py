@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memwork.core.domain import lessons, sessions
-from memwork.core.services.recall import search
+from memwork.core.services.recall import search, snapshot
 from memwork.core.services.recall.follow import IndexFile, Recall
 from memwork.core.services.recall.mapped import TermBytes, TermTable, TextRows, encode
 from memwork.core.storage.store import Store
@@ -54,6 +54,11 @@ def test_a_query_on_a_loaded_index_decodes_only_its_own_words(tmp_path: Path) ->
     assert [h.ref for h in hits] == [h.ref for h in built.search("heron pier", 5)]
     assert set(loaded.post.live) <= {"heron", "pier"}
     assert len(loaded.post) == len(built.post)  # every other word still in its bytes
+    # The words it read are views of the file's pages, not copies: a save (or its
+    # packing step) hands them back to the file rather than keeping their bytes.
+    assert all(loaded.post.saved_view(found) for found in loaded.post.live.values())
+    assert snapshot.pack_some(loaded, 1.0)
+    assert loaded.post.live == {} and loaded.post.raw.extra == {} and not loaded.post.raw.gone
     assert loaded.state() == built.state()
 
 

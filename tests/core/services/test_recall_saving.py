@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from memwork import Memory
+from memwork.core.services.recall import snapshot
 from memwork.core.services.recall.follow import IndexFile
-from memwork.core.services.recall.search import kept_recall
+from memwork.core.services.recall.search import kept_recall, saver_of
 from tests.conftest import NOW
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -68,6 +69,64 @@ def test_a_search_in_a_long_lived_memory_never_writes_the_index_file(tmp_path: P
         assert hits[0]["title"].endswith(f"kingfisher number {n} by the sluice")
         assert _changes(_index(db), before)  # the background thread saved it after
         assert any(f"kingfisher number {n}" in t for t in _saved_titles(db))
+    memory.close()
+
+
+def _settled(saver: object, count: str, at_least: int) -> None:
+    deadline = time.monotonic() + 20
+    while getattr(saver, count) < at_least and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert getattr(saver, count) >= at_least
+
+
+def test_an_index_built_in_a_long_lived_memory_gives_way_to_the_file_it_saved(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "s"
+    memory = Memory(db, clock=lambda: NOW)
+    sid = memory.start_session(title="weir")["id"]
+    for n in range(40):
+        memory.observe(sid, f"heron number {n} fishing below the weir at dawn")
+    lock, recall = kept_recall(memory.store)
+    before = memory.search("heron weir dawn", limit=20)
+    assert recall.index is not None and recall.index.titles.base is None  # built here
+    saver = saver_of(memory.store)
+    assert saver is not None
+    _settled(saver, "landed", 1)
+    with lock:
+        index = recall.index
+    # The saved file took the index's place: its texts are read from the file.
+    assert saver.adopted == 1 and index.titles.base is not None
+    assert memory.search("heron weir dawn", limit=20) == before
+    # Writes go on as before, beside the file's bytes.
+    memory.observe(sid, "an otter under the weir")
+    assert memory.search("otter")[0]["title"].endswith("an otter under the weir")
+    memory.close()
+    assert any("otter" in t for t in _saved_titles(db))
+
+
+def test_an_index_changed_while_it_was_saved_keeps_its_place(tmp_path: Path) -> None:
+    from memwork.core.services.recall import saved_file
+
+    db = tmp_path / "s"
+    memory = Memory(db, clock=lambda: NOW)
+    sid = memory.start_session(title="weir")["id"]
+    memory.observe(sid, "a heron on the weir")
+    lock, recall = kept_recall(memory.store)
+    memory.search("heron")
+    saver = saver_of(memory.store)
+    assert saver is not None
+    _settled(saver, "landed", 1)
+    with lock:
+        index = recall.index
+        copy = snapshot.copy_of(index)
+        data = saved_file.to_bytes(copy)
+    memory.observe(sid, "an otter under the bridge")
+    memory.search("otter")  # the index caught up: no longer what the copy held
+    with lock:
+        assert recall.index is index
+        assert not recall.adopt(copy, data)  # type: ignore[arg-type]
+        assert recall.index is index
     memory.close()
 
 
