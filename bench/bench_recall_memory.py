@@ -17,6 +17,10 @@ Every figure is one fresh child process's resident memory (``VmRSS``, and its pe
 * ``memwork search`` and ``memwork context``: one CLI call each (peak RSS, ``VmHWM``
   as the CLI process reads it at exit), and their ratio.
 
+The second column, ``RssFile``, counts the pages of mapped files the process
+touched: mostly the recall index file read in place, pages the kernel shares and
+can drop under memory pressure, unlike the rest.
+
 The children import memwork as this interpreter does (run it with the venv's
 python); the stores are shared with bench_recall.py.
 
@@ -45,7 +49,7 @@ def status():
     out = {}
     for line in open("/proc/self/status"):
         key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
+        if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile"):
             out[key] = int(value.split()[0]) / 1024
     return out
 import numpy
@@ -146,12 +150,14 @@ def main(argv: list[str] | None = None) -> None:
         search = _cli_peak(["--db", str(store), "search", asked[0]], env)
         context = _cli_peak(["--db", str(store), "context"], env)
     print(f"{args.records:,} {args.shape} notes, after a warm-up and {args.rounds} searches")
-    print("| process | RSS | peak RSS |")
-    print("|---|---:|---:|")
+    print("| process | RSS | of it, the index file's pages | peak RSS |")
+    print("|---|---:|---:|---:|")
     for name, got in rows:
-        print(f"| {name} | {got['VmRSS']:.0f} MB | {got['VmHWM']:.0f} MB |")
-    print(f"| `memwork search` (CLI) | | {search:.0f} MB |")
-    print(f"| `memwork context` (CLI) | | {context:.0f} MB |")
+        print(
+            f"| {name} | {got['VmRSS']:.0f} MB | {got['RssFile']:.0f} MB | {got['VmHWM']:.0f} MB |"
+        )
+    print(f"| `memwork search` (CLI) | | | {search:.0f} MB |")
+    print(f"| `memwork context` (CLI) | | | {context:.0f} MB |")
     print(f"\nCLI search / context peak RSS: {search / context:.2f}x")
 
 
