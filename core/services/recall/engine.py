@@ -64,6 +64,7 @@ SESSION_WEIGHT = 0.2
 PROXIMITY = 0.25
 # Records re-scored with the session field and neighbours: 100 ranked the tuning sets
 # (synthetic and REALTALK) exactly as 200 did, in ~70% of the time at 10k records.
+_TABLES_SCANNED = 32  # tables found one by one before every table's map is made at once
 DEPTH = 100
 #: A query that reads up to this many postings is scored in plain Python, unless numpy
 #: is already loaded: a few milliseconds either way, and a one-shot CLI search on a
@@ -197,6 +198,9 @@ class LazyPostings:
     def __len__(self) -> int:
         return len(self.live) + len(self.raw)
 
+    def fold(self) -> None:
+        """Bring postings kept apart into their words' own (see ``_DocPostings``)."""
+
     def pack(self) -> TermBytes:
         """Every term's bytes, in a copy later changes do not reach."""
         packed = self.raw.copy()
@@ -219,7 +223,7 @@ class _DocPostings(LazyPostings):
     paid it again); the first write to the term turns them into arrays. Adding appends;
     removing finds the slot (rare: forget, redact, restore, a reordered session)."""
 
-    __slots__ = ()
+    __slots__ = ("added",)
 
     @staticmethod
     def decode(packed: bytes | memoryview) -> tuple[memoryview, memoryview]:
@@ -250,6 +254,40 @@ class _DocPostings(LazyPostings):
             return packed
         return bytes(docs.tobytes() + tfs.tobytes())
 
+    def __init__(self, raw: TermBytes | None = None) -> None:
+        super().__init__(raw)
+        #: Postings added to saved words not read since, kept apart until one is: a
+        #: process catching up with a few notes appends to ~100 words, most of them held
+        #: by most records, and copying each saved word's postings to append one would
+        #: cost a CLI search more memory than the rest of its index.
+        self.added: dict[str, tuple[array[int], array[int]]] = {}
+
+    def get(self, term: str) -> Any:
+        found = super().get(term)
+        if self.added:
+            grown = self.added.pop(term, None)
+            if grown is not None and found is not None:
+                docs, tfs = array("i"), array("i")
+                docs.frombytes(found[0].cast("B") if isinstance(found[0], memoryview) else found[0])
+                tfs.frombytes(found[1].cast("B") if isinstance(found[1], memoryview) else found[1])
+                docs.extend(grown[0])
+                tfs.extend(grown[1])
+                found = self.live[term] = (docs, tfs)
+        return found
+
+    def fold(self) -> None:
+        """Join every word's postings kept apart (:attr:`added`) to the word's own."""
+        for term in list(self.added):
+            self.get(term)
+
+    def drop(self, term: str) -> None:
+        self.added.pop(term, None)
+        super().drop(term)
+
+    def pack(self) -> TermBytes:
+        self.fold()
+        return super().pack()
+
     def _writable(self, term: str) -> tuple[array[int], array[int]] | None:
         """``term``'s postings as arrays that take writes (None: no such term)."""
         found = self.get(term)
@@ -265,11 +303,17 @@ class _DocPostings(LazyPostings):
         return docs, tfs
 
     def add(self, term: str, slot: int, tf: int) -> None:
-        found = self._writable(term)
-        if found is None:
-            found = self.live[term] = (array("i"), array("i"))
-        found[0].append(slot)
-        found[1].append(tf)
+        grown = self.added.get(term)
+        if grown is None:
+            found = self.live.get(term)
+            if found is not None and isinstance(found[0], array):
+                grown = found  # writable already
+            elif found is None and term not in self.raw:
+                grown = self.live[term] = (array("i"), array("i"))  # a new word
+            else:
+                grown = self.added[term] = (array("i"), array("i"))  # saved: kept apart
+        grown[0].append(slot)
+        grown[1].append(tf)
 
     def remove(self, term: str, slots: set[int]) -> None:
         """Take ``slots`` out of ``term``'s postings (the term goes when none are left)."""
@@ -390,6 +434,7 @@ class RecallIndex:
         self.session_docs: list[int] = []
         self.sess_post = _Postings()
         self._slots_of: dict[int, dict[str, int]] | None = None  # table code → ref → slot
+        self._slots_whole = False  # whether _slots_of holds every table
         self._vocab: list[str] | None = None
         #: What queries derive from the records (kind masks, session totals), kept until
         #: the records change (``generation`` counts changes).
@@ -401,15 +446,36 @@ class RecallIndex:
     # ------------------------------------------------------------------ tables
 
     def slots_of(self, table: str) -> dict[str, int]:
-        """ref → slot for one table's units."""
+        """ref → slot for one table's units, kept up to date once asked for.
+
+        A process that catches up with a commit or two asks for a table or two: their
+        slots are found by a scan of the table codes (in C), and only their references
+        read, not the 100,000 others of a saved index read in place. Past a few
+        tables, every table's map is made in one pass."""
+        code = self._table_code(table)
         if self._slots_of is None:
+            self._slots_of = {}
+        found = self._slots_of.get(code)
+        if found is not None:
+            return found
+        refs, tables, kinds = self.refs, self.tables, self.kinds
+        if self._slots_whole:
+            found = self._slots_of[code] = {}
+        elif len(self._slots_of) < _TABLES_SCANNED:
+            found = self._slots_of[code] = {
+                refs[slot]: slot for slot in _positions(tables, code) if kinds[slot] >= 0
+            }
+        else:
             by_table: dict[int, dict[str, int]] = {}
-            refs, tables, kinds = self.refs, self.tables, self.kinds
             for slot in range(len(kinds)):
                 if kinds[slot] >= 0:
                     by_table.setdefault(tables[slot], {})[refs[slot]] = slot
+            for kept, current in self._slots_of.items():
+                by_table[kept] = current  # the same objects: callers hold them
             self._slots_of = by_table
-        return self._slots_of.setdefault(self._table_code(table), {})
+            self._slots_whole = True
+            found = by_table.setdefault(code, {})
+        return found
 
     def _table_code(self, table: str) -> int:
         code = self.table_codes.get(table)
@@ -1188,6 +1254,22 @@ class RecallIndex:
 
 
 _OBSERVATION = KIND_NAMES.index("observation")
+
+
+def _positions(values: array[int], value: int) -> list[int]:
+    """The indexes of ``value`` in an int32 array, found by a search of its bytes (a
+    match that does not start on an element is a coincidence of two neighbours)."""
+    data = values.tobytes()
+    needle = value.to_bytes(4, sys.byteorder, signed=True)
+    found = []
+    at = data.find(needle)
+    while at >= 0:
+        if at % 4:
+            at = data.find(needle, at + 1)
+        else:
+            found.append(at // 4)
+            at = data.find(needle, at + 4)
+    return found
 
 
 def plain_python(postings: int) -> bool:

@@ -41,6 +41,7 @@ def pack_some(index: RecallIndex, seconds: float) -> bool:
     True once none are left."""
     deadline = time.perf_counter() + seconds
     for post in _postings(index):
+        post.fold()
         live, raw = post.live, post.raw
         while live:
             term, found = live.popitem()

@@ -161,3 +161,85 @@ def test_term_bytes_read_saved_words_and_keep_changes_beside_them() -> None:
         (b"zebra\n", b"Z"),
         (encode("égret\n"), b"E"),
     ]
+
+
+def test_a_catch_up_reads_the_references_of_the_tables_it_syncs_only(tmp_path: Path) -> None:
+    store, _ = _saved(tmp_path)
+    sid = sessions.start_session(store, title="dusk", now=NOW, actor="t")["id"]
+    sessions.observe(store, sid, "an egret beside the heron", now=NOW, actor="t")
+    process = Recall()
+    hits = search.search(store, "egret", now=NOW, recall=process)  # one session behind
+    assert hits[0].title.endswith("an egret beside the heron")
+    index = process.index
+    assert index is not None and index._slots_of is not None
+    names = {index.table_names[code] for code in index._slots_of}
+    assert names == {f"observations.{sid}", "sessions"}  # not the other tables' refs
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_positions_in_an_int32_array_ignore_matches_across_two_elements(seed: int) -> None:
+    import random
+
+    from memwork.core.services.recall.engine import _positions
+
+    rng = random.Random(seed)
+    values = [0, 1, 256, 257, 65536, 16777216, 0x01010101, -1, -256]
+    items = array("i", [rng.choice(values) for _ in range(rng.randint(0, 80))])
+    for value in values:
+        assert _positions(items, value) == [i for i, v in enumerate(items) if v == value]
+
+
+def test_notes_added_to_saved_words_are_kept_apart_until_a_query_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, _ = _saved(tmp_path)
+    sid = sessions.start_session(store, title="dusk", now=NOW, actor="t")["id"]
+    sessions.observe(store, sid, "an egret beside the heron on the pier", now=NOW, actor="t")
+    process = Recall()
+    search.search(store, "egret", now=NOW, recall=process)  # catches up: a new note
+    index = process.index
+    assert index is not None
+    # "heron" and "pier" were saved: the new note's postings wait beside them, and the
+    # saved ones stay where they are (nothing copied to append one slot).
+    assert {"heron", "pier"} <= set(index.post.added)
+    assert "heron" not in index.post.live
+    hits = search.search(store, "heron pier", now=NOW, limit=50, recall=process)
+    assert any(h.title.endswith("an egret beside the heron on the pier") for h in hits)
+    assert "heron" not in index.post.added  # read, so joined
+    assert index.state() == _rebuilt(store, monkeypatch)
+    process.flush(store)
+    again = IndexFile(tmp_path / "s").load()
+    assert again is not None and again.state() == _rebuilt(store, monkeypatch)
+
+
+def test_a_loaded_index_kept_through_every_kind_of_change_equals_one_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memwork.core.domain import forgetting, slots
+
+    store, _ = _saved(tmp_path)
+    sid = fill(store, 7)
+    follower = Recall()
+    follower.refresh(store)  # read from the file, then one session behind
+
+    def step() -> None:
+        follower.refresh(store)
+        assert follower.index is not None
+        assert follower.index.state() == _rebuilt(store, monkeypatch)
+        fresh = Recall()  # a new process: the file (if any), caught up
+        assert fresh.refresh(store).state() == _rebuilt(store, monkeypatch)
+        fresh.flush(store)  # and what it saves reads back the same
+
+    observed = sessions.observe(store, sid, "a grey heron at dusk on pier 7", now=NOW, actor="t")
+    step()
+    lesson = lessons.add_lesson(store, "Herons nest in colonies", now=NOW, actor="t")
+    slots.set_slot(store, "birds", "herons and egrets", now=NOW, actor="t")
+    step()
+    lessons.forget(store, lesson.lesson["id"], now=NOW, actor="t")
+    slots.replace_in_slot(store, "birds", "egrets", "storks", now=NOW, actor="t")
+    step()
+    with store.transaction():  # an observation taken out of the middle of a session
+        store.delete(f"observations.{sid}", [observed["id"]])
+    step()
+    forgetting.forget_session(store, sid, now=NOW, actor="t")
+    step()
