@@ -261,3 +261,45 @@ def test_a_process_killed_while_saving_in_the_background_loses_nothing(tmp_path:
             assert found >= {f"kingfisher number {n} by the sluice" for n in range(begun, written)}
             sid = memory.start_session(title="weir again")["id"]
     assert written > 0
+
+
+def test_a_long_lived_process_builds_its_first_index_in_a_thread_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """So the build's objects never come from the caller's heap (see first_catch_up);
+    a caller holding the store's lock builds in place, and a failure reaches it."""
+    import threading
+
+    from memwork.core.services.recall import search as search_mod
+    from memwork.core.services.recall.follow import Recall
+
+    threads: list[str] = []
+    refresh = Recall.refresh
+
+    def noted(self: Recall, store: object) -> object:
+        threads.append(threading.current_thread().name)
+        return refresh(self, store)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Recall, "refresh", noted)
+    memory = Memory(tmp_path / "s", clock=lambda: NOW)
+    sid = memory.start_session(title="weir")["id"]
+    memory.observe(sid, "a heron on the weir")
+    assert memory.search("heron")[0]["title"].endswith("a heron on the weir")
+    assert threads[0] == "memwork-recall-build"
+    assert set(threads[1:]) == {threading.current_thread().name}
+
+    lock, recall = kept_recall(memory.store)
+    threads.clear()
+    recall.index = None  # as if never built: built again, in place under the lock
+    with memory.store.reading():
+        search_mod.first_catch_up(memory.store, recall)
+    assert threads == [threading.current_thread().name]
+
+    def broken(self: Recall, store: object) -> object:
+        raise OSError("the disk went away")
+
+    monkeypatch.setattr(Recall, "refresh", broken)
+    recall.index = None
+    with pytest.raises(OSError, match="the disk went away"):
+        search_mod.first_catch_up(memory.store, recall)
+    memory.close()
