@@ -266,7 +266,9 @@ class _DocPostings(LazyPostings):
         found = super().get(term)
         if self.added:
             grown = self.added.pop(term, None)
-            if grown is not None and found is not None:
+            if grown is not None and found is None:
+                found = self.live[term] = grown  # (never so: a word kept apart is saved)
+            elif grown is not None:
                 docs, tfs = array("i"), array("i")
                 docs.frombytes(found[0].cast("B") if isinstance(found[0], memoryview) else found[0])
                 tfs.frombytes(found[1].cast("B") if isinstance(found[1], memoryview) else found[1])
