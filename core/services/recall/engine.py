@@ -230,6 +230,8 @@ class _DocPostings(LazyPostings):
         # bytes data and a saved word's run are 8-aligned, and half is a multiple of 4:
         # the int32 views are aligned.
         view = memoryview(packed)
+        if len(view) % 8:
+            raise ValueError("postings of a saved word are not whole (slot, tenths) pairs")
         half = len(view) // 2
         return view[:half].cast("i"), view[half:].cast("i")
 
@@ -437,6 +439,7 @@ class RecallIndex:
         self.sess_post = _Postings()
         self._slots_of: dict[int, dict[str, int]] | None = None  # table code → ref → slot
         self._slots_whole = False  # whether _slots_of holds every table
+        self.from_file = False  # read from a saved file (whose bytes queries read)
         self._vocab: list[str] | None = None
         #: What queries derive from the records (kind masks, session totals), kept until
         #: the records change (``generation`` counts changes).

@@ -71,6 +71,10 @@ _STALE_TMP = 3600.0  # seconds after which a half-written file of a dead process
 #: A document, its units and their fingerprints.
 _DocUnits = tuple[dict[str, Any], tuple[Unit, ...], tuple[int, ...]]
 CACHE_ENV = "MEMWORK_SEARCH_CACHE"
+#: What reading a damaged index file raises once in use: its head, trailer and section
+#: bounds are checked when it is opened, the bytes of a record or a word when a query
+#: reads them (see :meth:`Recall.drop_damaged_file`).
+SAVED_FILE_DAMAGE = (ValueError, TypeError, IndexError, KeyError, OverflowError, EOFError)
 
 
 class IndexFile:
@@ -126,6 +130,12 @@ class IndexFile:
                 return src.read()
         except OSError:
             return None
+
+    def remove(self) -> None:
+        """Remove the index file (damaged: it is rebuilt from the store)."""
+        if self._real():
+            with contextlib.suppress(OSError):
+                (self.folder / self.NAME).unlink()
 
     def reserve(self, names: Iterable[str]) -> Reservation | None:
         """Start writing the files ``names`` (call inside a read of the store, just after
@@ -586,6 +596,18 @@ class Recall:
                 self._urgent = True
                 self._retry_at = self._saved_at + _RETRY
         self._was_urgent = False
+
+    def drop_damaged_file(self) -> bool:
+        """The index read from the store's cache file failed in use (damage the file's
+        own checks could not see): remove the file and let the next catch-up build the
+        index from the store. False when the index was not read from a file."""
+        index = self.index
+        if index is None or not index.from_file or self._file is None:
+            return False
+        self._file.remove()
+        self.index = None
+        self.location = None  # the next refresh starts over, as in a fresh process
+        return True
 
     def adopt(self, saved: RecallIndex, data: mmap.mmap) -> bool:
         """Read the index back from the file just written from ``saved`` (a copy taken

@@ -46,9 +46,11 @@ class TextRows:
         return len(self.offsets) - 1
 
     def __getitem__(self, row: int) -> str:
-        at = self.start
-        offsets = self.offsets
-        return str(self.buf[at + offsets[row] : at + offsets[row + 1]], *_CODEC)
+        at, offsets = self.start, self.offsets
+        first, last = offsets[row], offsets[row + 1]
+        if last < first:
+            raise ValueError("a saved row ends before it starts")
+        return str(self.buf[at + first : at + last], *_CODEC)
 
     def span(self, first: int, last: int) -> bytes:
         """Rows ``first`` to ``last`` (excluded), as the file holds them."""
@@ -59,8 +61,11 @@ class TextRows:
         """Row ``row`` in place: no copy (its bytes stay the file's pages)."""
         if self._view is None:
             self._view = memoryview(self.buf)  # type: ignore[arg-type]
-        at = self.start
-        return self._view[at + self.offsets[row] : at + self.offsets[row + 1]]
+        at, offsets = self.start, self.offsets
+        first, last = offsets[row], offsets[row + 1]
+        if last < first:
+            raise ValueError("a saved row ends before it starts")
+        return self._view[at + first : at + last]
 
 
 class TermTable:

@@ -103,9 +103,11 @@ def read(buf: Buffer) -> RecallIndex | None:
 
         def offsets(name: str) -> memoryview:
             # Read in place too (sections start 8-aligned): a query reads a few of them.
+            # Their runs must end where their section does (whether each offset follows
+            # the one before is checked as a row is read: ``TextRows``).
             start, n = sections[name]
             found = memoryview(buf)[start : start + n].cast("q")  # type: ignore[arg-type]
-            if not found or found[0] != 0 or found[-1] > n_bytes(name[: -len(".at")]):
+            if not found or found[0] != 0 or found[-1] != n_bytes(name[: -len(".at")]):
                 raise ValueError(name)
             return found
 
@@ -128,8 +130,14 @@ def read(buf: Buffer) -> RecallIndex | None:
         self.table_codes = {name: i for i, name in enumerate(self.table_names)}
         self.session_ids, self.session_lens, self.session_docs = head["sessions"]
         self.session_codes = {sid: i for i, sid in enumerate(self.session_ids)}
-        if not len(self.kinds) == len(self.refs) == len(self.titles) == len(self.fps):
+        count = len(self.kinds)
+        if any(len(column) != count for column in self.numeric()):
             return None
+        if not count == len(self.refs) == len(self.titles) == len(self.fields):
+            return None
+        if len(self.free) > count or len(self.session_ids) != len(self.session_lens):
+            return None
+        self.from_file = True
         return self
     except (ValueError, EOFError, TypeError, KeyError, AttributeError, struct.error):
         return None

@@ -34,7 +34,7 @@ from .extract import KIND_NAMES
 from .follow import Recall
 
 if TYPE_CHECKING:
-    from .engine import Scored
+    from .engine import Filter, Scored
     from .saver import Saver
 
 #: Every kind a search covers, as ``--kind`` names them.
@@ -189,15 +189,11 @@ def scored_hits(
     if session is not None and not session.strip():
         raise InvalidInput("session", "must not be empty")
     from .engine import Filter
-    from .follow import Recall
+    from .follow import SAVED_FILE_DAMAGE, Recall
 
     if not query.strip():
         return []
     recall = recall or Recall()
-    if recall.index is None:
-        # The first catch-up may read many tables: it takes the lock a few tables at a
-        # time, so writers never wait for a whole build.
-        first_catch_up(store, recall)
     where = Filter(
         kinds=frozenset(kinds) if kinds else None,
         since=start,
@@ -205,8 +201,30 @@ def scored_hits(
         session=session.strip() if session else None,
         now=now.timestamp(),
     )
+    try:
+        found, titles, superseded = _ranked(store, recall, query, limit, where)
+    except SAVED_FILE_DAMAGE:
+        # An index read from a damaged file (a flipped byte the file's own checks could
+        # not see): the file is a cache, so it goes, and the index is built from the store.
+        if not recall.drop_damaged_file():
+            raise
+        found, titles, superseded = _ranked(store, recall, query, limit, where)
+    return [
+        (Hit(s.kind, s.ref, _title(s, titles, s.ref in superseded), round(s.score, 4)), s)
+        for s in found
+    ]
+
+
+def _ranked(
+    store: Store, recall: Recall, query: str, limit: int, where: Filter
+) -> tuple[list[Scored], dict[str, str], set[str]]:
+    """The ranking, with what the hits' titles need (see :func:`scored_hits`)."""
     from . import semantic
 
+    if recall.index is None:
+        # The first catch-up may read many tables: it takes the lock a few tables at a
+        # time, so writers never wait for a whole build.
+        first_catch_up(store, recall)
     # One read of the store for the catch-up, the setting, the ranking and the titles.
     with store.reading():
         index = recall.refresh(store)
@@ -217,13 +235,10 @@ def scored_hits(
             where = where._replace(visible=_visible_to(store, view))
         found = semantic.rank(store, recall, index, query, limit, where)
         if not found:
-            return []
+            return [], {}, set()
         titles = _session_titles(store, {s.session for s in found if s.kind == "observation"})
         superseded = _superseded(store) if any(s.kind == "lesson" for s in found) else set()
-    return [
-        (Hit(s.kind, s.ref, _title(s, titles, s.ref in superseded), round(s.score, 4)), s)
-        for s in found
-    ]
+    return found, titles, superseded
 
 
 def first_catch_up(store: Store, recall: Recall) -> None:

@@ -243,3 +243,70 @@ def test_a_loaded_index_kept_through_every_kind_of_change_equals_one_rebuilt(
     step()
     forgetting.forget_session(store, sid, now=NOW, actor="t")
     step()
+
+
+def _head(data: bytes) -> dict:
+    import marshal
+    import struct
+
+    at, length, _ = struct.unpack("<QQ8s", data[-24:])
+    return marshal.loads(data[at : at + length])
+
+
+def _first_posting(data: bytearray, head: dict, word: bytes) -> int:
+    """Where ``word``'s first posting (a slot) starts in the file."""
+    start, n = head["sections"]["post.words"]
+    row = bytes(data[start : start + n]).split(b"\n").index(word)
+    at, n = head["sections"]["post.data.at"]
+    offsets = array("q", bytes(data[at : at + n]))
+    return head["sections"]["post.data"][0] + offsets[row]
+
+
+def _offsets(data: bytearray, head: dict, name: str) -> tuple[int, array]:
+    at, n = head["sections"][name]
+    return at, array("q", bytes(data[at : at + n]))
+
+
+def _bad_title_bytes(data: bytearray, head: dict) -> None:
+    start = head["sections"]["titles"][0]
+    _, offsets = _offsets(data, head, "titles.at")
+    for at in offsets[:-1]:
+        data[start + at] = 0xFF  # no title is UTF-8 any more
+
+
+def _slot_past_the_end(data: bytearray, head: dict) -> None:
+    at = _first_posting(data, head, b"heron")
+    data[at : at + 4] = (10**6).to_bytes(4, "little")
+
+
+def _rows_running_backwards(data: bytearray, head: dict) -> None:
+    at, offsets = _offsets(data, head, "titles.at")
+    end = offsets[-1]
+    for i in range(1, len(offsets) - 1):
+        offsets[i] = end - i  # each row but the first ends before it starts
+    data[at : at + len(offsets) * 8] = offsets.tobytes()
+
+
+def _table_codes_out_of_range(data: bytearray, head: dict) -> None:
+    at, n = head["numeric"][1]  # each record's table
+    data[at : at + n] = (999).to_bytes(4, "little") * (n // 4)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [_bad_title_bytes, _slot_past_the_end, _rows_running_backwards, _table_codes_out_of_range],
+)
+def test_damage_found_only_in_use_drops_the_file_and_search_answers_from_the_store(
+    tmp_path: Path, damage: object
+) -> None:
+    store, path = _saved(tmp_path)
+    expected = search.search(store, "heron pier dawn", now=NOW, recall=Recall())
+    data = bytearray(path.read_bytes())
+    damage(data, _head(bytes(data)))  # type: ignore[operator]
+    _replace(path, bytes(data))
+    assert IndexFile(tmp_path / "s").load() is not None  # its own checks pass
+    process = Recall()
+    assert search.search(store, "heron pier dawn", now=NOW, recall=process) == expected
+    assert not path.exists() or path.read_bytes() != bytes(data)  # the damaged file went
+    assert process.index is not None and not process.index.from_file  # built from the store
+    assert search.search(store, "heron pier dawn", now=NOW, recall=Recall()) == expected
