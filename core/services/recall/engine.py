@@ -440,6 +440,11 @@ class RecallIndex:
         self._slots_of: dict[int, dict[str, int]] | None = None  # table code → ref → slot
         self._slots_whole = False  # whether _slots_of holds every table
         self.from_file = False  # read from a saved file (whose bytes queries read)
+        #: The saved file's identity (device, inode) while its bytes are read in place.
+        self.source: tuple[int, int] | None = None
+        #: Whether a record read from the saved file was taken out since (its text is
+        #: still in the file's bytes).
+        self.lost_saved_text = False
         self._vocab: list[str] | None = None
         #: What queries derive from the records (kind masks, session totals), kept until
         #: the records change (``generation`` counts changes).
@@ -678,6 +683,9 @@ class RecallIndex:
             self.expiring -= 1
         self.kinds[slot] = -1
         self.prev[slot] = self.next[slot] = -1
+        base = self.fields.base
+        if base is not None and slot < len(base):
+            self.lost_saved_text = True
         self.refs[slot] = self.titles[slot] = self.fields[slot] = ""
         self.free.append(slot)
 

@@ -109,6 +109,7 @@ class IndexFile:
                 # Mapped, not read: a query reads the words and rows it needs (the file
                 # is replaced by a rename, never changed in place, so the map holds).
                 data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+                found = os.fstat(fd)
             finally:
                 os.close(fd)
         except (OSError, ValueError):  # ValueError: an empty file
@@ -117,7 +118,17 @@ class IndexFile:
         if index is None:
             with contextlib.suppress(BufferError):  # a view of it may still be held
                 data.close()
+        else:
+            index.source = (found.st_dev, found.st_ino)
         return index
+
+    def holds(self, source: tuple[int, int] | None) -> bool:
+        """Whether the index file is still the file ``source`` names."""
+        try:
+            found = os.lstat(self.folder / self.NAME)
+        except OSError:
+            return False
+        return source == (found.st_dev, found.st_ino)
 
     def load_vectors(self, name: str) -> bytes | None:
         """The saved vectors of embedder ``name``, if any."""
@@ -187,8 +198,9 @@ class Reservation:
         self.file = file
         self._open: dict[str, tuple[Path, BinaryIO]] = {}
         #: The file :meth:`land` was asked to keep, mapped: what landed, whatever
-        #: another process renames in after it.
+        #: another process renames in after it; and its (device, inode).
         self.kept: mmap.mmap | None = None
+        self.kept_id: tuple[int, int] | None = None
 
     def open(self, name: str) -> None:
         """Create the private file that will become ``name``."""
@@ -222,6 +234,8 @@ class Reservation:
                     with contextlib.suppress(OSError, ValueError):
                         fd = self._open[keep][1].fileno()
                         self.kept = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+                        found = os.fstat(fd)
+                        self.kept_id = (found.st_dev, found.st_ino)
                 for _, out in self._open.values():
                     with contextlib.suppress(OSError):
                         out.close()
@@ -376,6 +390,10 @@ class Recall:
     def _after_catch_up(self, tables: int) -> None:
         """Note what a catch-up that read ``tables`` tables means for the saved file
         (it never saves here: that would be inside a query)."""
+        index = self.index
+        if index is not None and index.lost_saved_text:
+            index.lost_saved_text = False
+            self._let_go_of_removed_file(index)
         if self._dirty and self._file is not None:
             # An index built here, or found far behind, is worth saving soon; rewriting
             # the whole file (~45 MB at 100k records) to record a commit or two would
@@ -387,6 +405,19 @@ class Recall:
             if self.wake is not None:
                 self.wake()
         self._lagging = tables
+
+    def _let_go_of_removed_file(self, index: RecallIndex) -> None:
+        """A record read from the mapped file was taken out. If the file was removed
+        (the commit took text out of the store) or replaced, the mapping is the last copy
+        of that text on disk: a long-lived process reads what it still needs into memory
+        and lets the mapping go (its next save maps a new file). A one-call process
+        ends soon, and lets go then."""
+        if self.wake is None or self._file is None or index.source is None:
+            return
+        if self._file.holds(index.source):
+            return  # still the store's file: it holds the text as long as it is there
+        saved_file.unmap(index)
+        self._urgent = True
 
     def _listen(self, store: Store) -> None:
         """Hear what ``store`` announces from now on (and nothing from another store)."""
@@ -609,7 +640,9 @@ class Recall:
         self.location = None  # the next refresh starts over, as in a fresh process
         return True
 
-    def adopt(self, saved: RecallIndex, data: mmap.mmap) -> bool:
+    def adopt(
+        self, saved: RecallIndex, data: mmap.mmap, source: tuple[int, int] | None = None
+    ) -> bool:
         """Read the index back from the file just written from ``saved`` (a copy taken
         for a save), if the index has not changed since: its records in memory give way
         to the mapped file, which a query reads in place (an index built here holds
@@ -621,6 +654,7 @@ class Recall:
         loaded = saved_file.read(data)
         if loaded is None or loaded.table_keys != index.table_keys:
             return False
+        loaded.source = source
         self.index = loaded
         return True
 

@@ -177,6 +177,31 @@ class _Writer:
         return start, length
 
 
+def unmap(index: RecallIndex) -> None:
+    """Read into memory all that ``index`` still reads from its saved file, so that it
+    holds no reference to the file's bytes and their mapping can go (with it, the last
+    copy of a forgotten record's text on disk when the file was removed)."""
+    for name in _COLUMNS:
+        column: _Column = getattr(index, name)
+        if column.base is not None:
+            setattr(index, name, _Column([column[i] for i in range(len(column))]))
+    for post in (index.post, index.sess_post):
+        post.fold()
+        if post.raw.table is not None:
+            kept = TermBytes()
+            for row, data in post.raw.sorted_items():
+                kept.extra[str(row[:-1], "utf-8", "surrogatepass")] = bytes(data)
+            post.raw = kept
+        for term, found in list(post.live.items()):
+            if post.saved_view(found):
+                docs, tfs = array("i"), array("i")
+                docs.frombytes(found[0].cast("B"))
+                tfs.frombytes(found[1].cast("B"))
+                post.live[term] = (docs, tfs)
+    index.from_file = False
+    index.source = None
+
+
 def _chunks(data: bytes) -> Iterator[bytes]:
     for start in range(0, len(data), _PIECE):
         yield data[start : start + _PIECE]

@@ -145,7 +145,7 @@ class Saver:
         with self._lock:
             recall.saved(landed)
             if landed and kept is not None and recall.index is index:
-                adopted = recall.adopt(frozen, kept)
+                adopted = recall.adopt(frozen, kept, reservation.kept_id)
         if kept is not None and not adopted:
             with contextlib.suppress(BufferError):
                 kept.close()

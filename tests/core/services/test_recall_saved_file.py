@@ -310,3 +310,29 @@ def test_damage_found_only_in_use_drops_the_file_and_search_answers_from_the_sto
     assert not path.exists() or path.read_bytes() != bytes(data)  # the damaged file went
     assert process.index is not None and not process.index.from_file  # built from the store
     assert search.search(store, "heron pier dawn", now=NOW, recall=Recall()) == expected
+
+
+def test_an_index_read_into_memory_keeps_nothing_of_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mmap
+
+    from memwork.core.services.recall import saved_file
+
+    store, path = _saved(tmp_path)
+    sid = sessions.start_session(store, title="dusk", now=NOW, actor="t")["id"]
+    sessions.observe(store, sid, "an egret beside the heron on the pier", now=NOW, actor="t")
+    with path.open("rb") as src:
+        data = mmap.mmap(src.fileno(), 0, access=mmap.ACCESS_READ)
+    index = saved_file.read(data)
+    assert index is not None
+    process = Recall()
+    process.index, process._file = index, IndexFile(tmp_path / "s")
+    process.location = store.location
+    search.search(store, "heron pier", now=NOW, recall=process)  # views, kept-apart words
+    before = index.state()
+    saved_file.unmap(index)
+    data.close()  # BufferError if any view of the file were left
+    assert index.state() == before == _rebuilt(store, monkeypatch)
+    hits = search.search(store, "egret heron", now=NOW, recall=process)
+    assert hits[0].title.endswith("an egret beside the heron on the pier")

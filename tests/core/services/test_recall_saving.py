@@ -303,3 +303,40 @@ def test_a_long_lived_process_builds_its_first_index_in_a_thread_of_its_own(
     with pytest.raises(OSError, match="the disk went away"):
         search_mod.first_catch_up(memory.store, recall)
     memory.close()
+
+
+def _mapped_removed_files(db: Path) -> list[str]:
+    """Files of ``db``'s index folder this process still maps after their removal."""
+    maps = Path("/proc/self/maps")
+    if not maps.exists():
+        return []
+    folder = str(db / "cache" / "recall")
+    lines = maps.read_text().splitlines()
+    return [line for line in lines if folder in line and "(deleted)" in line]
+
+
+def test_a_forget_leaves_no_copy_of_the_text_in_a_file_this_process_maps(tmp_path: Path) -> None:
+    db = tmp_path / "s"
+    first = Memory(db, clock=lambda: NOW)
+    first.add_lesson("Plovers nest on shingle")
+    first.add_lesson("Herons fish at dawn")
+    first.search("plover")
+    first.close()  # saves the index file
+    assert _index(db).exists()
+
+    memory = Memory(db, clock=lambda: NOW)  # a long-lived process: reads the file in place
+    assert memory.search("plover")[0]["title"].endswith("Plovers nest on shingle")
+    lock, recall = kept_recall(memory.store)
+    with lock:
+        assert recall.index is not None and recall.index.titles.base is not None
+    plover = memory.search("plover")[0]["id"]
+    memory.forget_lesson(plover)  # takes text out of the store: the file is removed
+    assert not _index(db).exists()
+    assert memory.search("plover") == []
+    with lock:
+        # What the process still needs was read into memory; the removed file is let go.
+        assert recall.index is not None and recall.index.titles.base is None
+    assert _mapped_removed_files(db) == []
+    assert memory.search("heron")[0]["title"].endswith("Herons fish at dawn")
+    memory.close()
+    assert not any("Plovers" in t for t in _saved_titles(db))
