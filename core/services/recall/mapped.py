@@ -162,7 +162,8 @@ class TermBytes:
     def restore(self, term: str) -> None:
         """Let the saved row serve ``term`` again (taken out with :meth:`pop` and never
         changed since)."""
-        self.gone.discard(term)
+        if term not in self.extra:  # bytes set since stay what the word holds
+            self.gone.discard(term)
 
     def copy(self) -> TermBytes:
         """A copy later changes to this one do not reach (the saved bytes are shared)."""

@@ -266,7 +266,13 @@ def first_catch_up(store: Store, recall: Recall) -> None:
 
     worker = threading.Thread(target=build, name="memwork-recall-build", daemon=True)
     worker.start()
-    worker.join()
+    try:
+        worker.join()
+    except BaseException:
+        # Interrupted (Ctrl-C): the build changes the index the caller's lock guards, so
+        # it must end before the caller lets go of that lock.
+        worker.join()
+        raise
     if failed:
         raise failed[0]
 
