@@ -29,9 +29,11 @@ store, a read-only store is searched from memory, and ``MEMWORK_SEARCH_CACHE=0``
 turns the file off. A commit that removes text from the store (a record deleted,
 forgotten, redacted or rewritten, a table dropped) removes the file at once
 (core/storage/folder_backend.py), so no copy of that text outlives it; the next
-process rebuilds it. On Redis (and in memory) each long-lived process keeps its
-index in memory and follows every commit the same way, by the versions the
-commit moved.
+process rebuilds it. A process reading the file in place lets go of a removed file's
+mapping once it has taken such a record out (:meth:`Recall._let_go_of_removed_file`),
+so the mapping keeps no removed file's blocks either. On Redis (and in memory) each
+long-lived process keeps its index in memory and follows every commit the same way,
+by the versions the commit moved.
 
 This is the one place that learns what changed in a store: when the store can
 say which documents a commit touched, :meth:`Recall.refresh` is where to use it.
