@@ -255,12 +255,15 @@ def test_demo_opens_from_the_installed_wheel(installed: Installed) -> None:
         assert b"missing" not in screen
         # q quits; a key sent before the app reads its terminal is lost, so ask again
         # until it has gone.
+        after = b""
         for _ in range(60):
             os.write(master, b"q")
-            _read_until(master, b"\x00", 2)
+            after += _read_until(master, b"\x00", 2)
             if child.poll() is not None:
                 break
-        assert child.wait(timeout=10) == 0
+        code = child.wait(timeout=10)
+        # What the terminal showed last (a traceback or a one-line error) says why.
+        assert code == 0, (screen + after + _read_until(master, b"\x00", 1))[-3000:]
     finally:
         os.close(master)
         if child.poll() is None:
