@@ -201,6 +201,10 @@ class LazyPostings:
     def fold(self) -> None:
         """Bring postings kept apart into their words' own (see ``_DocPostings``)."""
 
+    def fold_one(self) -> bool:
+        """:meth:`fold` one word; False when none was left."""
+        return False
+
     def pack(self) -> TermBytes:
         """Every term's bytes, in a copy later changes do not reach."""
         packed = self.raw.copy()
@@ -281,8 +285,14 @@ class _DocPostings(LazyPostings):
 
     def fold(self) -> None:
         """Join every word's postings kept apart (:attr:`added`) to the word's own."""
-        for term in list(self.added):
-            self.get(term)
+        while self.fold_one():
+            pass
+
+    def fold_one(self) -> bool:
+        for term in self.added:
+            self.get(term)  # joins them (and takes the word out of ``added``)
+            return True
+        return False
 
     def drop(self, term: str) -> None:
         self.added.pop(term, None)

@@ -336,3 +336,23 @@ def test_an_index_read_into_memory_keeps_nothing_of_the_file(
     assert index.state() == before == _rebuilt(store, monkeypatch)
     hits = search.search(store, "egret heron", now=NOW, recall=process)
     assert hits[0].title.endswith("an egret beside the heron on the pier")
+
+
+def test_a_save_joins_words_kept_apart_a_slice_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, _ = _saved(tmp_path)
+    sid = sessions.start_session(store, title="dusk", now=NOW, actor="t")["id"]
+    note = "an egret beside the heron on the pier at dawn"
+    sessions.observe(store, sid, note, now=NOW, actor="t")
+    process = Recall()
+    process.refresh(store)
+    index = process.index
+    assert index is not None
+    kept_apart = len(index.post.added)
+    assert kept_apart >= 3
+    slices = 1
+    while not snapshot.pack_some(index, 0.0):  # no time at all: one word a slice
+        slices += 1
+    assert slices > kept_apart and index.post.added == {}
+    assert index.state() == _rebuilt(store, monkeypatch)
