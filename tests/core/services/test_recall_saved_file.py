@@ -30,6 +30,14 @@ def _saved(tmp_path: Path) -> tuple[Store, Path]:
     return store, path
 
 
+def _one_note_behind(tmp_path: Path, note: str) -> tuple[Store, Path, str]:
+    """A saved index, then ``note`` written in a new session (the file lacks it)."""
+    store, path = _saved(tmp_path)
+    sid = sessions.start_session(store, title="dusk", now=NOW, actor="t")["id"]
+    sessions.observe(store, sid, note, now=NOW, actor="t")
+    return store, path, sid
+
+
 def _rebuilt(store: Store, monkeypatch: pytest.MonkeyPatch) -> dict:
     with monkeypatch.context() as m:
         m.setenv("MEMWORK_SEARCH_CACHE", "0")
@@ -164,9 +172,7 @@ def test_term_bytes_read_saved_words_and_keep_changes_beside_them() -> None:
 
 
 def test_a_catch_up_reads_the_references_of_the_tables_it_syncs_only(tmp_path: Path) -> None:
-    store, _ = _saved(tmp_path)
-    sid = sessions.start_session(store, title="dusk", now=NOW, actor="t")["id"]
-    sessions.observe(store, sid, "an egret beside the heron", now=NOW, actor="t")
+    store, _, sid = _one_note_behind(tmp_path, "an egret beside the heron")
     process = Recall()
     hits = search.search(store, "egret", now=NOW, recall=process)  # one session behind
     assert hits[0].title.endswith("an egret beside the heron")
@@ -192,9 +198,7 @@ def test_positions_in_an_int32_array_ignore_matches_across_two_elements(seed: in
 def test_notes_added_to_saved_words_are_kept_apart_until_a_query_reads_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store, _ = _saved(tmp_path)
-    sid = sessions.start_session(store, title="dusk", now=NOW, actor="t")["id"]
-    sessions.observe(store, sid, "an egret beside the heron on the pier", now=NOW, actor="t")
+    store, _, _ = _one_note_behind(tmp_path, "an egret beside the heron on the pier")
     process = Recall()
     search.search(store, "egret", now=NOW, recall=process)  # catches up: a new note
     index = process.index
@@ -319,9 +323,7 @@ def test_an_index_read_into_memory_keeps_nothing_of_the_file(
 
     from memwork.core.services.recall import saved_file
 
-    store, path = _saved(tmp_path)
-    sid = sessions.start_session(store, title="dusk", now=NOW, actor="t")["id"]
-    sessions.observe(store, sid, "an egret beside the heron on the pier", now=NOW, actor="t")
+    store, path, _ = _one_note_behind(tmp_path, "an egret beside the heron on the pier")
     with path.open("rb") as src:
         data = mmap.mmap(src.fileno(), 0, access=mmap.ACCESS_READ)
     index = saved_file.read(data)
@@ -341,10 +343,7 @@ def test_an_index_read_into_memory_keeps_nothing_of_the_file(
 def test_a_save_joins_words_kept_apart_a_slice_at_a_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store, _ = _saved(tmp_path)
-    sid = sessions.start_session(store, title="dusk", now=NOW, actor="t")["id"]
-    note = "an egret beside the heron on the pier at dawn"
-    sessions.observe(store, sid, note, now=NOW, actor="t")
+    store, _, _ = _one_note_behind(tmp_path, "an egret beside the heron on the pier at dawn")
     process = Recall()
     process.refresh(store)
     index = process.index

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from memwork.core.services.doctor.folder import report
 from memwork.core.storage import wal
@@ -87,14 +88,21 @@ def test_commits_made_while_a_fold_is_prepared_stay_in_the_new_log(tmp_path: Pat
     assert [(sorted(t.put), t.whole) for t in told] == [(["n08"], False)]
 
 
-def test_one_fold_is_prepared_at_a_time(tmp_path: Path) -> None:
-    folder = tmp_path / "s"
+def _claimed(folder: Path) -> tuple[Store, Store, Any]:
+    """Two stores on ``folder``; the first has committed three times and claimed the
+    fold (its plan returned)."""
     first, second = Store(folder), Store(folder)
     for n in range(3):
         _commit(first, n)
     with first.reading():
         plan = first.backend.fold_begin()
     assert plan is not None and plan != NO_FOLD_NEEDED
+    return first, second, plan
+
+
+def test_one_fold_is_prepared_at_a_time(tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    first, second, plan = _claimed(folder)
     with second.reading():
         assert second.backend.fold_begin() == NO_FOLD_NEEDED
     first.backend.fold_prepare(plan)
@@ -162,12 +170,7 @@ def test_a_claim_left_by_a_dead_process_is_taken_over_after_a_minute(tmp_path: P
     from memwork.core.storage import fold_outside
 
     folder = tmp_path / "s"
-    first, second = Store(folder), Store(folder)
-    for n in range(3):
-        _commit(first, n)
-    with first.reading():
-        plan = first.backend.fold_begin()  # its process dies with the claim taken
-    assert plan is not None and plan != NO_FOLD_NEEDED
+    first, second, plan = _claimed(folder)  # its process dies with the claim taken
     claim = next(p for p in folder.iterdir() if "-plan-" in p.name)
     with second.reading():
         assert second.backend.fold_begin() == NO_FOLD_NEEDED  # a live claim is respected
