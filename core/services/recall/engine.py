@@ -275,9 +275,7 @@ class _DocPostings(LazyPostings):
             if grown is not None and found is None:
                 found = self.live[term] = grown  # (never so: a word kept apart is saved)
             elif grown is not None:
-                docs, tfs = array("i"), array("i")
-                docs.frombytes(found[0].cast("B") if isinstance(found[0], memoryview) else found[0])
-                tfs.frombytes(found[1].cast("B") if isinstance(found[1], memoryview) else found[1])
+                docs, tfs = copied(found)
                 docs.extend(grown[0])
                 tfs.extend(grown[1])
                 found = self.live[term] = (docs, tfs)
@@ -310,10 +308,7 @@ class _DocPostings(LazyPostings):
         if isinstance(found[0], array):
             kept: tuple[array[int], array[int]] = found
             return kept
-        docs, tfs = array("i"), array("i")
-        docs.frombytes(found[0].cast("B"))
-        tfs.frombytes(found[1].cast("B"))
-        self.live[term] = (docs, tfs)
+        docs, tfs = self.live[term] = copied(found)
         return docs, tfs
 
     def add(self, term: str, slot: int, tf: int) -> None:
@@ -377,6 +372,14 @@ class _Postings(LazyPostings):
         if found is None:
             found = self.live[term] = {}
         return found
+
+
+def copied(found: tuple[Any, Any]) -> tuple[array[int], array[int]]:
+    """A word's postings (views or arrays) as new int32 arrays that take writes."""
+    docs, tfs = array("i"), array("i")
+    docs.frombytes(memoryview(found[0]).cast("B"))
+    tfs.frombytes(memoryview(found[1]).cast("B"))
+    return docs, tfs
 
 
 def _tenths(weight: float) -> int:

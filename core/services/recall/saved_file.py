@@ -25,7 +25,16 @@ import struct
 from array import array
 from collections.abc import Generator, Iterable, Iterator
 
-from .engine import FORMAT, LazyPostings, RecallIndex, _Column, _DocPostings, _Postings, params_key
+from .engine import (
+    FORMAT,
+    LazyPostings,
+    RecallIndex,
+    _Column,
+    _DocPostings,
+    _Postings,
+    copied,
+    params_key,
+)
 from .mapped import Buffer, TermBytes, TermTable, TextRows, encode
 
 MAGIC = b"MWRECALL"
@@ -194,10 +203,7 @@ def unmap(index: RecallIndex) -> None:
             post.raw = kept
         for term, found in list(post.live.items()):
             if post.saved_view(found):
-                docs, tfs = array("i"), array("i")
-                docs.frombytes(found[0].cast("B"))
-                tfs.frombytes(found[1].cast("B"))
-                post.live[term] = (docs, tfs)
+                post.live[term] = copied(found)
     index.from_file = False
     index.source = None
 
