@@ -16,6 +16,7 @@ from textual.app import App
 from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
 from textual.message_pump import MessagePump
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input, TextArea
 from textual.worker import WorkerCancelled
 
@@ -141,6 +142,29 @@ def _fixed_clock_and_no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
 
 
+@pytest.fixture(autouse=True)
+def _no_frames_for_nobody(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The headless driver of ``run_test`` throws away every frame the app draws, and
+    drawing them cost ~15% of the workbench tests' CPU time. Tests look at the screen
+    through :func:`screen_text` and snapshots, which draw it whole when they look; the
+    layout, its sizes and the events it sends are computed as before. A test marked
+    ``every_frame`` (one that looks at the frames a terminal would get) has them drawn."""
+    if request.node.get_closest_marker("every_frame"):
+        return
+    draw = Screen._compositor_refresh
+
+    def skip_when_nobody_sees(self: Screen[Any]) -> None:
+        app = self.app
+        if not (app.is_headless and self is app.screen and not app.is_inline):
+            draw(self)
+            return
+        self._compositor._dirty_regions.clear()  # noqa: SLF001 - what a frame would clear
+        self._dirty_widgets.clear()  # noqa: SLF001
+        app._update_mouse_over(self)  # noqa: SLF001
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", skip_when_nobody_sees)
+
+
 @pytest.fixture
 def demo_path(tmp_path: Path) -> Path:
     """A private copy of data/demo (tests never touch the committed one)."""
@@ -211,7 +235,10 @@ async def wait_until(pilot: Pilot, ready: Callable[[], bool], timeout: float = 6
 
 def screen_text(app: MemworkApp) -> str:
     """What the user sees right now, as plain text lines."""
-    update = app.screen._compositor.render_update(full=True)  # type: ignore[attr-defined]
+    # The screens under a dialog show through it (dimmed), as in the terminal.
+    update = app.screen._compositor.render_update(  # type: ignore[attr-defined]
+        full=True, screen_stack=app._background_screens
+    )
     return "\n".join("".join(strip.text for strip in line) for line in update.strips)
 
 

@@ -15,6 +15,9 @@ from memwork.tui.screens.form import FormScreen
 from memwork.tui.screens.help import HelpScreen
 from tests.tui.conftest import open_pane, run, settle
 
+# These tests read the frames the terminal would get: they are drawn (conftest).
+pytestmark = pytest.mark.every_frame
+
 
 def _record_frames(app, kind: type[Screen], describe) -> list[Any]:  # noqa: ANN001
     """Every composited frame that shows a ``kind`` screen, described by ``describe``."""
