@@ -19,13 +19,24 @@ help:  ## Show this help
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# lenient mode: an import hook maps memwork.core to core/ and memwork.tui to tui/
+# (setup.py). setuptools announces that mode with a page of text on every install; it is
+# information only, so it is not shown.
+EDITABLE := -e '.[test]' --config-settings editable_mode=lenient
+QUIET_SETUPTOOLS := PYTHONWARNINGS="ignore:Editable installation"
+
+# uv installs the project and its packages in ~15 s, bytecode compiled on every core;
+# pip took ~45 s (it resolves against every index it is given and compiles on one core).
+# pip does it where uv cannot be installed.
 $(STAMP): $(BIN)/python pyproject.toml setup.py
-	$(BIN)/python -m pip install -q --upgrade pip
-	@# lenient mode: an import hook maps memwork.core to core/ and memwork.tui to tui/
-	@# (setup.py). setuptools announces that mode with a page of text on every install;
-	@# it is information only, so it is not shown.
-	PYTHONWARNINGS="ignore:Editable installation" \
-	  $(BIN)/python -m pip install -q -e '.[test]' --config-settings editable_mode=lenient
+	@if $(BIN)/python -m pip install -q uv > /dev/null 2>&1; then \
+	  echo "installing with uv"; \
+	  $(QUIET_SETUPTOOLS) $(BIN)/uv pip install --python $(BIN)/python -q --compile-bytecode $(EDITABLE); \
+	else \
+	  echo "installing with pip"; \
+	  $(BIN)/python -m pip install -q --upgrade pip && \
+	  $(QUIET_SETUPTOOLS) $(BIN)/python -m pip install -q $(EDITABLE); \
+	fi
 	$(layout)
 	touch $(STAMP)
 
