@@ -1,7 +1,8 @@
 """The HTTP door's application and ``memwork serve``.
 
 One process, one open store, three ways in: MCP over streamable HTTP at
-``/mcp`` (the same server as ``memwork mcp``, tools in worker threads), every
+``/mcp`` (the same server as ``memwork mcp``, tools in worker threads, loaded on the
+first request: :mod:`core.doors.http.mcp_endpoint`), every
 operation as JSON under ``/v1/`` (:mod:`core.doors.http.routes`), and the commits as
 server-sent events at ``/v1/events`` (:mod:`core.doors.http.events`); ``/livez``
 says the server is up. :class:`core.doors.http.guard.Guard` stands in front of all
@@ -23,10 +24,10 @@ import socket
 import sys
 from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-from anyio.abc import TaskStatus
+from anyio.abc import TaskGroup, TaskStatus
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -39,9 +40,13 @@ from ...ops.operations import Op
 from ...ops.toolsets import chosen_tools
 from .events import CommitFeed
 from .guard import Guard
+from .mcp_endpoint import McpOnFirstCall
 from .routes import http_error, json_response, routes
 from .search_pool import MAX_WORKERS, SearchPool
 from .viewer import Viewer
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
 
 #: The largest request body (bytes); ``MEMWORK_HTTP_MAX_BODY`` changes it. One episode may
 #: hold 100,000 characters in each text field, so a batch needs room.
@@ -103,19 +108,10 @@ class HttpDoor:
         """``extra_routes``: a benchmark's baseline, served the same way; ``tools``: what
         ``/mcp`` lists (default: every MCP operation); ``search_workers``: processes that
         run ``/v1/search`` (:mod:`core.doors.http.search_pool`; 0: this process does)."""
-        from mcp.server.transport_security import TransportSecuritySettings
-
-        from ..mcp.server import build_server
-
         self.memory = memory
-        self.mcp = build_server(memory, threaded=True, tools=tools)
-        # The guard checks hosts and tokens for every route; the SDK's own Host check
-        # would refuse a token-holding client that reaches the server by its network name.
-        mcp_app = self.mcp.streamable_http_app(
-            streamable_http_path="/mcp",
-            max_request_body_size=cap,
-            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-        )
+        self.mcp = McpOnFirstCall(memory, cap=cap, tools=tools, start=self._run_sessions)
+        #: The lifespan's task group, where MCP's sessions run once a client comes.
+        self._group: TaskGroup | None = None
         self.feed = CommitFeed(lambda: memory.store)
         # The store as given (a Redis URL with its password): each tab's workbench opens it.
         self.viewer = Viewer(str(memory.path), token=token)
@@ -137,7 +133,7 @@ class HttpDoor:
                 *routes(memory, cap, self.pool),
                 *self.viewer.routes(),
                 *(extra_routes or []),
-                *mcp_app.routes,
+                Route("/mcp", self.mcp),
             ],
             lifespan=self._lifespan,
             exception_handlers={HTTPException: http_error},
@@ -150,24 +146,33 @@ class HttpDoor:
 
         return agent_of_token(self.memory.store, token)
 
-    @contextlib.asynccontextmanager
-    async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
+    async def _run_sessions(self, server: MCPServer) -> bool:
+        """Run ``server``'s MCP sessions in the lifespan's task group until the door stops
+        (see stop()); False when it is stopping or not running."""
+
         async def sessions(*, task_status: TaskStatus[None]) -> None:
-            # MCP's sessions live until the server stops (see stop()).
-            async with self.mcp.session_manager.run():
+            async with server.session_manager.run():
                 task_status.started()
                 await self._stopping.wait()
 
+        if self._group is None or self._stopping.is_set():
+            return False
+        await self._group.start(sessions)
+        return True
+
+    @contextlib.asynccontextmanager
+    async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
         if self.pool is not None:
             self.pool.start()
         try:
             async with anyio.create_task_group() as group:
-                await group.start(sessions)
+                self._group = group
                 group.start_soon(self.feed.run)
                 yield
                 self._stopping.set()
                 group.cancel_scope.cancel()
         finally:
+            self._group = None
             if self.pool is not None:
                 # Every request has been answered by now: the workers are idle.
                 await anyio.to_thread.run_sync(self.pool.stop)

@@ -34,6 +34,7 @@ from ...base.errors import (
     worded,
 )
 from ...ops import runner as invoke
+from ...ops.json_schemas import input_schema
 from ...ops.memory import Memory
 from ...ops.operations import Op, door_ops
 from ...ops.shapes import SHAPES
@@ -250,8 +251,6 @@ def _error_response(text: str) -> dict[str, Any]:
 
 def openapi() -> dict[str, Any]:
     """The OpenAPI 3.1 document of the HTTP door, made from the declarations."""
-    from ..mcp.server import input_schema
-
     paths: dict[str, Any] = {}
     for op in door_ops("http"):
         responses: dict[str, Any] = {

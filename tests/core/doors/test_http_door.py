@@ -273,6 +273,40 @@ def test_mcp_over_http_with_the_token(guarded: Served, tmp_path: Path) -> None:
     assert {e["actor"] for e in json.loads(history)} == {"mcp:remote"}
 
 
+def test_the_mcp_sdk_loads_on_the_first_mcp_request(served: Served, tmp_path: Path) -> None:
+    """The door starts without the MCP SDK (~1.4 s of CPU to import); two clients arriving
+    first at once both get the one server it builds then."""
+    probe = (
+        "import sys; from memwork.core.doors.http.app import HttpDoor; "
+        "from memwork.core.ops.memory import Memory; "
+        f"HttpDoor(Memory({str(tmp_path / 'probe')!r}), token=None); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types')))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=_env())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+    async def tools_seen_by_one_client() -> set[str]:
+        http = httpx2.AsyncClient(timeout=60)
+        transport = streamable_http_client(f"{served.url}/mcp", http_client=http)
+        async with http, Client(transport, cache=None) as mcp_client:
+            return {t.name for t in (await mcp_client.list_tools()).tools}
+
+    async def main() -> list[set[str]]:
+        seen: list[set[str]] = []
+
+        async def one() -> None:
+            seen.append(await tools_seen_by_one_client())
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(one)
+            group.start_soon(one)
+        return seen
+
+    first, second = anyio.run(main)
+    assert "get_context" in first and first == second
+
+
 @pytest.mark.slow
 def test_a_redis_store_is_served_and_followed_alike(redis_url: str) -> None:
     server = Served(redis_url, _env())

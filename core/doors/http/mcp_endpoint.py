@@ -1,0 +1,87 @@
+"""``/mcp`` of the HTTP door, with the MCP SDK loaded on its first request.
+
+Importing the SDK costs ~1.4 s of CPU (it builds several hundred pydantic models for two
+protocol versions), more than everything else ``memwork serve`` does before it answers.
+Many HTTP clients never call ``/mcp``: they get a server that answers ~1 s sooner, and the
+first MCP client waits that second once. The import runs in a worker thread, so the
+other routes keep answering meanwhile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING
+
+import anyio
+from starlette.types import Receive, Scope, Send
+
+from ...ops.memory import Memory
+from ...ops.operations import Op
+from .routes import json_response
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+    from starlette.routing import BaseRoute
+
+
+def _load_sdk() -> None:
+    # The SDK's modules only: the server is built on the event loop's thread, where the
+    # SDK's objects expect to be made.
+    from ..mcp import server  # noqa: F401
+
+
+class McpOnFirstCall:
+    """The ASGI endpoint of ``/mcp``: builds the MCP server (the same as ``memwork mcp``,
+    tools run in worker threads) on the first request, has ``start`` run its sessions,
+    then hands every request to the SDK's own endpoint."""
+
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        cap: int,
+        tools: Sequence[Op] | None,
+        start: Callable[[MCPServer], Awaitable[bool]],
+    ) -> None:
+        """``start`` runs the server's sessions for as long as the door runs; False when
+        the door is stopping (the request is then refused)."""
+        self._memory = memory
+        self._cap = cap
+        self._tools = tools
+        self._start = start
+        self._lock = anyio.Lock()
+        self._route: BaseRoute | None = None
+        #: The MCP server, once a request made it.
+        self.server: MCPServer | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        route = self._route or await self._load()
+        if route is None:
+            response = json_response({"error": "the server is stopping"}, status=503)
+            await response(scope, receive, send)
+            return
+        await route.handle(scope, receive, send)
+
+    async def _load(self) -> BaseRoute | None:
+        async with self._lock:
+            if self._route is not None:
+                return self._route
+            await anyio.to_thread.run_sync(_load_sdk)
+            from mcp.server.transport_security import TransportSecuritySettings
+
+            from ..mcp.server import build_server
+
+            server = build_server(self._memory, threaded=True, tools=self._tools)
+            # The door's guard checks hosts and tokens for every route; the SDK's own Host
+            # check would refuse a token-holding client that reaches the server by its
+            # network name.
+            app = server.streamable_http_app(
+                streamable_http_path="/mcp",
+                max_request_body_size=self._cap,
+                transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+            )
+            if not await self._start(server):
+                return None
+            self.server = server
+            self._route = app.routes[0]  # /mcp, the SDK's only route here
+            return self._route
