@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import unicodedata
+import weakref
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -142,27 +143,35 @@ def _fixed_clock_and_no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
 
 
+#: Frames each running app was asked for (drawn or not), counted by the fixture below:
+#: :func:`settle` knows the screen is unchanged when none was asked for.
+FRAMES: weakref.WeakKeyDictionary[App[Any], int] = weakref.WeakKeyDictionary()
+
+
 @pytest.fixture(autouse=True)
 def _no_frames_for_nobody(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """The headless driver of ``run_test`` throws away every frame the app draws, and
     drawing them cost ~15% of the workbench tests' CPU time. Tests look at the screen
     through :func:`screen_text` and snapshots, which draw it whole when they look; the
     layout, its sizes and the events it sends are computed as before. A test marked
-    ``every_frame`` (one that looks at the frames a terminal would get) has them drawn."""
-    if request.node.get_closest_marker("every_frame"):
-        return
+    ``every_frame`` (one that looks at the frames a terminal would get) has them drawn.
+
+    Every frame asked for is counted in :data:`FRAMES`: Textual asks for one on any
+    change of what is shown (a refresh, a layout, a scroll)."""
+    every_frame = request.node.get_closest_marker("every_frame") is not None
     draw = Screen._compositor_refresh
 
-    def skip_when_nobody_sees(self: Screen[Any]) -> None:
+    def counted(self: Screen[Any]) -> None:
         app = self.app
-        if not (app.is_headless and self is app.screen and not app.is_inline):
+        FRAMES[app] = FRAMES.get(app, 0) + 1
+        if every_frame or not (app.is_headless and self is app.screen and not app.is_inline):
             draw(self)
             return
         self._compositor._dirty_regions.clear()  # noqa: SLF001 - what a frame would clear
         self._dirty_widgets.clear()  # noqa: SLF001
         app._update_mouse_over(self)  # noqa: SLF001
 
-    monkeypatch.setattr(Screen, "_compositor_refresh", skip_when_nobody_sees)
+    monkeypatch.setattr(Screen, "_compositor_refresh", counted)
 
 
 @pytest.fixture
@@ -213,11 +222,17 @@ async def settle(pilot: Pilot) -> None:
             await pilot.app.workers.wait_for_complete()
         except WorkerCancelled:
             pass  # an exclusive worker was replaced by a newer one: that one counts
+    # Read the screen only when a frame was asked for: drawing it whole costs ~10 ms.
+    app = pilot.app
     await pause(pilot)
-    shown = screen_text(pilot.app)
+    frames = FRAMES.get(app, 0)
+    shown = None
     for _ in range(50):
         await pause(pilot)
-        now = screen_text(pilot.app)
+        if FRAMES.get(app, 0) == frames:
+            return
+        frames = FRAMES.get(app, 0)
+        now = screen_text(app)
         if now == shown:
             return
         shown = now
