@@ -333,9 +333,8 @@ def test_a_forget_leaves_no_copy_of_the_text_in_a_file_this_process_maps(tmp_pat
     memory.forget_lesson(plover)  # takes text out of the store: the file is removed
     assert not _index(db).exists()
     assert memory.search("plover") == []
-    with lock:
-        # What the process still needs was read into memory; the removed file is let go.
-        assert recall.index is not None and recall.index.titles.base is None
+    # What the process still needs was read into memory; the removed file is let go. (A
+    # background save may since have written a new file and mapped that one in its place.)
     assert _mapped_removed_files(db) == []
     assert memory.search("heron")[0]["title"].endswith("Herons fish at dawn")
     memory.close()
