@@ -46,8 +46,6 @@ def main() -> None:
         extra_routes=[Route("/v1/echo", echo, methods=["POST"])],
         search_workers=workers,
     )
-    server = door.mcp
-    tools, call = server.list_tools, server.call_tool
     echo_tool = MCPTool(
         name="echo",
         description="Return the text unchanged.",
@@ -55,17 +53,24 @@ def main() -> None:
         annotations=ToolAnnotations(read_only_hint=True),
     )
 
-    async def list_tools() -> list[MCPTool]:
-        return [*(await tools()), echo_tool]
+    def add_echo(server: Any) -> None:
+        """The baseline tool beside the store's (the door builds its MCP server on the
+        first /mcp request)."""
+        tools, call = server.list_tools, server.call_tool
 
-    async def call_tool(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        if name != "echo":
-            return await call(name, arguments, context)
-        text = await anyio.to_thread.run_sync(lambda: str(arguments.get("text", "")))
-        return CallToolResult(content=[TextContent(type="text", text=text)], is_error=False)
+        async def list_tools() -> list[MCPTool]:
+            return [*(await tools()), echo_tool]
 
-    server.list_tools = list_tools  # type: ignore[method-assign]
-    server.call_tool = call_tool  # type: ignore[method-assign]
+        async def call_tool(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            if name != "echo":
+                return await call(name, arguments, context)
+            text = await anyio.to_thread.run_sync(lambda: str(arguments.get("text", "")))
+            return CallToolResult(content=[TextContent(type="text", text=text)], is_error=False)
+
+        server.list_tools = list_tools
+        server.call_tool = call_tool
+
+    door.mcp.when_built.append(add_echo)
     sock = listen_on("127.0.0.1", 0)
     print(f"http://127.0.0.1:{sock.getsockname()[1]}", flush=True)
     run_uvicorn(door, sock)

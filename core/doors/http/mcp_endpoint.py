@@ -51,8 +51,9 @@ class McpOnFirstCall:
         self._start = start
         self._lock = anyio.Lock()
         self._route: BaseRoute | None = None
-        #: The MCP server, once a request made it.
-        self.server: MCPServer | None = None
+        #: Called with the server once it is built, before it serves (a benchmark adds its
+        #: baseline tool this way).
+        self.when_built: list[Callable[[MCPServer], None]] = []
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         route = self._route or await self._load()
@@ -72,6 +73,8 @@ class McpOnFirstCall:
             from ..mcp.server import build_server
 
             server = build_server(self._memory, threaded=True, tools=self._tools)
+            for prepare in self.when_built:
+                prepare(server)
             # The door's guard checks hosts and tokens for every route; the SDK's own Host
             # check would refuse a token-holding client that reaches the server by its
             # network name.
@@ -82,6 +85,5 @@ class McpOnFirstCall:
             )
             if not await self._start(server):
                 return None
-            self.server = server
             self._route = app.routes[0]  # /mcp, the SDK's only route here
             return self._route
