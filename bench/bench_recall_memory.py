@@ -9,8 +9,11 @@ Every figure is one fresh child process's resident memory (``VmRSS``, and its pe
   nothing opened;
 * ``Memory, index file``: a long-lived ``Memory`` after a warm-up and
   ``--rounds`` searches, its index read from the store's cache folder;
-* ``Memory, built here`` (``--built``): the same with the cache off
-  (``MEMWORK_SEARCH_CACHE=0``), so the index is built from the store's documents;
+* ``Memory, built apart`` (``--built``): the same with the cache off
+  (``MEMWORK_SEARCH_CACHE=0``), so the index is built from the store's documents, by
+  a child process at this size (core/services/recall/build_apart.py);
+* ``Memory, built in this process`` (``--built``): the same with
+  ``MEMWORK_SEARCH_BUILD_APART=0``, as every build was before (the baseline);
 * ``Memory, built and saved here`` (``--built``): the cache on but no index file yet,
   so the process builds the index, saves it in the background and (the index
   unchanged meanwhile) reads it back from that file; measured once the save landed;
@@ -19,7 +22,10 @@ Every figure is one fresh child process's resident memory (``VmRSS``, and its pe
 
 The second column, ``RssFile``, counts the pages of mapped files the process
 touched: mostly the recall index file read in place, pages the kernel shares and
-can drop under memory pressure, unlike the rest.
+can drop under memory pressure, unlike the rest. The third is the memory file a
+child built the index into: the pages of it the process touched (``RssShmem``,
+counted in its RSS) and the whole file, which the system holds in memory as shared
+memory whether touched or not (it is not on disk).
 
 The children import memwork as this interpreter does (run it with the venv's
 python); the stores are shared with bench_recall.py.
@@ -49,8 +55,14 @@ def status():
     out = {}
     for line in open("/proc/self/status"):
         key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile"):
+        if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile", "RssShmem"):
             out[key] = int(value.split()[0]) / 1024
+    whole = 0
+    for line in open("/proc/self/maps"):
+        if "memwork-recall-index" in line:
+            start, end = (int(x, 16) for x in line.split()[0].split("-"))
+            whole += end - start
+    out["memfile"] = whole / 2**20
     return out
 import numpy
 from memwork import Memory
@@ -141,7 +153,11 @@ def main(argv: list[str] | None = None) -> None:
         rows.append(("Memory, index file", _child(store, asked, args.rounds, True, env)))
         if args.built:
             cold = dict(env, MEMWORK_SEARCH_CACHE="0")
-            rows.append(("Memory, built here", _child(store, asked, args.rounds, True, cold)))
+            rows.append(("Memory, built apart", _child(store, asked, args.rounds, True, cold)))
+            here = dict(cold, MEMWORK_SEARCH_BUILD_APART="0")
+            rows.append(
+                ("Memory, built in this process", _child(store, asked, args.rounds, True, here))
+            )
             fresh = recall_bench.linked_copy(source, Path(tmp) / "fresh")
             fresh.joinpath("cache", "recall", "index.bin").unlink(missing_ok=True)
             rows.append(
@@ -150,14 +166,19 @@ def main(argv: list[str] | None = None) -> None:
         search = _cli_peak(["--db", str(store), "search", asked[0]], env)
         context = _cli_peak(["--db", str(store), "context"], env)
     print(f"{args.records:,} {args.shape} notes, after a warm-up and {args.rounds} searches")
-    print("| process | RSS | of it, the index file's pages | peak RSS |")
-    print("|---|---:|---:|---:|")
+    print(
+        "| process | RSS | of it, the index file's pages | the child's memory file: "
+        "touched / whole | peak RSS |"
+    )
+    print("|---|---:|---:|---:|---:|")
     for name, got in rows:
+        memfile = f"{got['RssShmem']:.0f} / {got['memfile']:.0f} MB" if got["memfile"] else ""
         print(
-            f"| {name} | {got['VmRSS']:.0f} MB | {got['RssFile']:.0f} MB | {got['VmHWM']:.0f} MB |"
+            f"| {name} | {got['VmRSS']:.0f} MB | {got['RssFile']:.0f} MB | {memfile} "
+            f"| {got['VmHWM']:.0f} MB |"
         )
-    print(f"| `memwork search` (CLI) | | | {search:.0f} MB |")
-    print(f"| `memwork context` (CLI) | | | {context:.0f} MB |")
+    print(f"| `memwork search` (CLI) | | | | {search:.0f} MB |")
+    print(f"| `memwork context` (CLI) | | | | {context:.0f} MB |")
     print(f"\nCLI search / context peak RSS: {search / context:.2f}x")
 
 

@@ -470,6 +470,11 @@ class Backend(ABC):
         """Adopt what other processes committed since this backend last looked; None
         when nothing was."""
 
+    def size_hint(self, names: list[str]) -> int | None:
+        """About how many bytes tables ``names`` take as stored, found without reading
+        them (None: this backend cannot tell cheaply)."""
+        return None
+
     @abstractmethod
     def read_table(self, name: str) -> Docs:
         """The committed documents of table ``name`` at the head (``KeyError`` when it

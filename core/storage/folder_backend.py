@@ -592,6 +592,17 @@ class FolderBackend(Backend):
         self._polled = (key, generation)
         return generation
 
+    def size_hint(self, names: list[str]) -> int | None:
+        """The table files' sizes, and the log's whole (what it holds of these tables is
+        not told apart: a log is at most a couple of MiB)."""
+        total = self._log.size if self._log is not None else 0
+        for name in names:
+            try:
+                total += os.stat(self._file(table_file(name)), follow_symlinks=False).st_size
+            except OSError:
+                continue
+        return total
+
     def read_table(self, name: str) -> Docs:
         if name not in self._head.tables:
             raise KeyError(name)

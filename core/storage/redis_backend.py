@@ -361,6 +361,20 @@ class RedisBackend(Backend):
         self._head = Manifest(schema_version=version, generation=generation, tables=tables)
         return Refresh(self._head, None)
 
+    def size_hint(self, names: list[str]) -> int | None:
+        """What Redis says each table's hash takes (``MEMORY USAGE``, from a few sampled
+        fields: one pipelined round trip); None where it will not say."""
+        if not names:
+            return 0
+        try:
+            with self.redis_errors():
+                replies = self.conn.pipeline(
+                    [("MEMORY", "USAGE", table_key(name), "SAMPLES", "5") for name in names]
+                )
+        except (StoreError, ReplyError):
+            return None
+        return sum(r for r in replies if isinstance(r, int))
+
     def read_table(self, name: str) -> Docs:
         if name not in self._head.tables:
             raise KeyError(name)

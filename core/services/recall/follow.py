@@ -318,18 +318,9 @@ class Recall:
     def refresh(self, store: Store) -> RecallIndex:
         """The index, caught up with everything ``store`` has committed."""
         if self.location != store.location or self.index is None:
-            self.location = store.location
-            self._file = IndexFile.of(store)
-            loaded = self._file.load() if self._file else None
-            self.index = loaded or RecallIndex()
-            self._lagging = None if loaded is None else 0
-            self._seen = {}
-            self._dirty = self._urgent = False
-            self._vectors = None
-            self._synced = None
-            self._docs = {}
-            self._tails = {}
+            self._start(store, None)
         index = self.index
+        assert index is not None
         listening = self._listening is not None and self._listening() is store
         if not listening:
             self._listen(store)
@@ -388,6 +379,34 @@ class Recall:
         self._synced = synced
         self._after_catch_up(len(todo))
         return index
+
+    def _start(self, store: Store, built: RecallIndex | None) -> None:
+        """Begin following ``store`` from ``built``, else its saved index, else nothing."""
+        self.location = store.location
+        self._file = IndexFile.of(store)
+        loaded = built or (self._file.load() if self._file else None)
+        self.index = loaded or RecallIndex()
+        self._lagging = None if loaded is None else 0
+        self._seen = {}
+        self._dirty = self._urgent = False
+        self._vectors = None
+        self._synced = None
+        self._docs = {}
+        self._tails = {}
+
+    def has_saved_index(self, store: Store) -> bool:
+        """Whether ``store`` has an index file this follower would start from."""
+        file = IndexFile.of(store)
+        return file is not None and file._real() and (file.folder / file.NAME).is_file()
+
+    def start_from(self, store: Store, built: RecallIndex) -> None:
+        """Begin following ``store`` from ``built``, an index another process built
+        from it (:mod:`core.services.recall.build_apart`); the next :meth:`refresh`
+        catches up with what was committed since. Where the store keeps an index file,
+        it is saved soon: none holds this index yet."""
+        self._start(store, built)
+        if self._file is not None:
+            self._dirty = self._urgent = True
 
     def _after_catch_up(self, tables: int) -> None:
         """Note what a catch-up that read ``tables`` tables means for the saved file

@@ -244,7 +244,9 @@ def _ranked(
 def first_catch_up(store: Store, recall: Recall) -> None:
     """The first catch-up of ``recall``: the saved index read, or the whole index built.
 
-    In a long-lived process (one whose index is saved in the background) it runs in a
+    In a long-lived process (one whose index is saved in the background) with no
+    saved index to read, a big store's index is built by a child process
+    (:mod:`core.services.recall.build_apart`); otherwise the catch-up runs in a
     thread of its own, which this one waits for. A build makes and lets go of hundreds
     of megabytes of objects at 100k records; made by another thread, they come from
     that thread's own heap, which the allocator can hand back once the index gives way
@@ -256,6 +258,14 @@ def first_catch_up(store: Store, recall: Recall) -> None:
     if recall.wake is None or store.cache.lock_held():
         recall.refresh(store)
         return
+    from . import build_apart
+
+    if not recall.has_saved_index(store) and build_apart.worth_it(store):
+        built = build_apart.build(store)
+        if built is not None:
+            recall.start_from(store, built)
+            recall.refresh(store)  # what was committed while the child built
+            return
     failed: list[BaseException] = []
 
     def build() -> None:
