@@ -201,6 +201,9 @@ class FolderBackend(Backend):
         #: The log this hold appended to and has not yet made durable: its fsync runs
         #: when the lock is let go (:meth:`release`), so writers share the disk's flush.
         self._unsynced: _Log | None = None
+        #: Logs this process let go of while it held the lock (a fold replaced them),
+        #: closed once the lock is let go (:meth:`release`).
+        self._retired: list[_Log] = []
         self.log_limit = int(_setting(LOG_BYTES_ENV, DEFAULT_LOG_BYTES))
         self.log_seconds = _setting(LOG_SECONDS_ENV, DEFAULT_LOG_SECONDS)
         self.log_records = int(_setting(LOG_RECORDS_ENV, DEFAULT_LOG_RECORDS))
@@ -403,7 +406,7 @@ class FolderBackend(Backend):
     def _load(self, manifest: Manifest | None = None) -> None:
         """Read ``store.json`` and the whole log afresh (on open, and after a fold)."""
         base = manifest or Manifest.read(self._file(MANIFEST_NAME))
-        self._close_log()
+        self._close_log(later=True)
         self._base, self._records, self._head = base, [], base
         path = self.log_path
         writable = self.read_only is None
@@ -448,12 +451,19 @@ class FolderBackend(Backend):
             # From the head already known: the records before these are applied in it.
             self._head = wal.head_after(self._head, tail.records)
 
-    def _close_log(self) -> None:
+    def _close_log(self, later: bool = False) -> None:
+        """Let go of the open log. ``later``: close it once the lock is let go. After a
+        fold, this process may hold the replaced file's last descriptor, and closing it
+        frees the file's blocks (~1.4 ms for a full log), which no writer waiting for
+        the lock should wait for too."""
         if self._log is not None:
             if self._unsynced is self._log:
                 self._unsynced = None
                 self._sync(self._log, quiet=False)
-            self._log.close()
+            if later:
+                self._retired.append(self._log)
+            else:
+                self._log.close()
             self._log = None
 
     def _read_tail(self, log: _Log, size: int) -> wal.Tail:
@@ -464,6 +474,8 @@ class FolderBackend(Backend):
 
     def close(self) -> None:
         self._close_log()
+        while self._retired:
+            self._retired.pop().close()
 
     def discard_created(self) -> bool:
         # Taken back only while it is exactly what open() wrote: no table, no commit in
@@ -523,6 +535,8 @@ class FolderBackend(Backend):
         unsynced, self._unsynced = self._unsynced, None
         if self._lock is not None:
             self._lock.release()
+        while self._retired:
+            self._retired.pop().close()
         if unsynced is not None:
             self._sync(unsynced, quiet=failed)
 

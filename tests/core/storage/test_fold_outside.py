@@ -180,3 +180,32 @@ def test_a_claim_left_by_a_dead_process_is_taken_over_after_a_minute(tmp_path: P
     assert _finish(second, taken)
     assert _file_ids(folder) == ["n00", "n01", "n02"]
     assert _temps(folder) == []
+
+
+def test_a_log_another_process_folded_away_is_closed_after_the_lock_is_let_go(
+    tmp_path: Path,
+) -> None:
+    """Closing the last descriptor of a replaced log frees its blocks (a millisecond or
+    more for a full one): no writer waiting for the lock should wait for that too."""
+    folder = tmp_path / "s"
+    reader, other = Store(folder), Store(folder)
+    with reader.transaction():
+        reader.put("notes", "a", {"text": "kept in the first log"})
+    with other.transaction():
+        other.put("notes", "b", {"text": "folded with it"})
+    old = reader.backend._log  # type: ignore[attr-defined]
+    assert old is not None
+    other.fold_log()  # another process folds: a new store.log replaces the one open here
+    with reader.reading():  # reads the new log under the lock
+        assert reader.docs("notes").keys() == {"a", "b"}
+        assert reader.backend._log is not old  # type: ignore[attr-defined]
+        assert old.fd >= 0  # let go of, but not closed while the lock is held
+    assert old.fd == -1  # closed once the lock was let go
+    with reader.transaction():
+        reader.put("notes", "c", {"text": "in the new log"})
+    reader.close()
+    other.close()
+    fresh = Store(folder)
+    with fresh.reading():
+        assert sorted(fresh.docs("notes")) == ["a", "b", "c"]
+    fresh.close()
