@@ -51,8 +51,9 @@ def worth_it(store: Store) -> bool:
         return False
     if setting == "1":
         return True
-    names = [name for name in store.cache.head.tables if records.indexed(name)]
-    size = store.backend.size_hint(names)
+    with store.reading():  # a Redis store learns its tables under the lock
+        names = [name for name in store.cache.head.tables if records.indexed(name)]
+        size = store.backend.size_hint(names)
     return size is not None and size >= MIN_BYTES
 
 

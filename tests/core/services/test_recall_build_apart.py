@@ -209,6 +209,15 @@ def test_a_redis_stores_child_gets_the_password_on_stdin(
         here = Memory(url, clock=lambda: NOW)
         expected = _answers(here)
         here.close()
+        # By size, as a folder store: Redis says what its tables take (asked of a
+        # process that has read nothing yet, as a first search finds it).
+        monkeypatch.delenv(build_apart.ENV)
+        fresh = Memory(url, clock=lambda: NOW)
+        assert not build_apart.worth_it(fresh.store)
+        with monkeypatch.context() as small:
+            small.setattr(build_apart, "MIN_BYTES", 1000)
+            assert build_apart.worth_it(fresh.store)
+        fresh.close()
 
         monkeypatch.setenv(build_apart.ENV, "1")
         commands: list[list[str]] = []
