@@ -473,6 +473,12 @@ class Backend(ABC):
     def size_hint(self, names: list[str]) -> int | None:
         """About how many bytes tables ``names`` take as stored, found without reading
         them (None: this backend cannot tell cheaply)."""
+        sizes = self.table_sizes(names)
+        return None if sizes is None else sum(sizes)
+
+    def table_sizes(self, names: list[str]) -> list[int] | None:
+        """About how many bytes each of tables ``names`` takes as stored, found without
+        reading them (None: this backend cannot tell cheaply)."""
         return None
 
     @abstractmethod

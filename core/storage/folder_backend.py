@@ -606,16 +606,21 @@ class FolderBackend(Backend):
         self._polled = (key, generation)
         return generation
 
-    def size_hint(self, names: list[str]) -> int | None:
+    def size_hint(self, names: list[str]) -> int:
         """The table files' sizes, and the log's whole (what it holds of these tables is
         not told apart: a log is at most a couple of MiB)."""
-        total = self._log.size if self._log is not None else 0
+        sizes = self.table_sizes(names)
+        return sum(sizes) + (self._log.size if self._log is not None else 0)
+
+    def table_sizes(self, names: list[str]) -> list[int]:
+        """Each table file's size (0: none yet, its documents all in the log)."""
+        sizes = []
         for name in names:
             try:
-                total += os.stat(self._file(table_file(name)), follow_symlinks=False).st_size
+                sizes.append(os.stat(self._file(table_file(name)), follow_symlinks=False).st_size)
             except OSError:
-                continue
-        return total
+                sizes.append(0)
+        return sizes
 
     def read_table(self, name: str) -> Docs:
         if name not in self._head.tables:

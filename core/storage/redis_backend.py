@@ -361,11 +361,12 @@ class RedisBackend(Backend):
         self._head = Manifest(schema_version=version, generation=generation, tables=tables)
         return Refresh(self._head, None)
 
-    def size_hint(self, names: list[str]) -> int | None:
+    def table_sizes(self, names: list[str]) -> list[int] | None:
         """What Redis says each table's hash takes (``MEMORY USAGE``, from a few sampled
-        fields: one pipelined round trip); None where it will not say."""
+        fields: one pipelined round trip; 0 where it will not say); None when the
+        server cannot be asked."""
         if not names:
-            return 0
+            return []
         try:
             with self.redis_errors():
                 replies = self.conn.pipeline(
@@ -373,7 +374,7 @@ class RedisBackend(Backend):
                 )
         except (StoreError, ReplyError):
             return None
-        return sum(r for r in replies if isinstance(r, int))
+        return [r if isinstance(r, int) else 0 for r in replies]
 
     def read_table(self, name: str) -> Docs:
         if name not in self._head.tables:

@@ -279,8 +279,13 @@ class Recall:
     the next one). :meth:`settle` saves what is due, :meth:`flush` whatever changed.
     """
 
-    def __init__(self, *, save_after: float = 0.0) -> None:
+    def __init__(
+        self, *, save_after: float = 0.0, only: Callable[[str], bool] | None = None
+    ) -> None:
         self.index: RecallIndex | None = None
+        #: The tables this follower indexes, of those recall reads (None: all of them):
+        #: a part of a build made in parallel (:mod:`core.services.recall.build_apart`).
+        self.only = only
         self.location: str | None = None
         self.save_after = save_after
         #: Called (by the thread that caught up) when the index changed: cheap, no I/O.
@@ -345,8 +350,9 @@ class Recall:
             todo: list[tuple[str, int, str]] = []
             # Only tables whose version this process has not seen yet (a set difference,
             # so a store of ~1,000 tables costs a commit its own few tables).
+            only = self.only
             for name, version in versions.items() - self._seen.items():
-                if not records.indexed(name):
+                if not records.indexed(name) or (only is not None and not only(name)):
                     self._seen[name] = version
                     continue
                 key = _key(version)
@@ -368,8 +374,11 @@ class Recall:
             else:
                 todo_left = todo
         for start in range(0, len(todo_left), _TABLES_PER_LOCK):
+            # Read under the lock, indexed after it: a build's work never holds writers
+            # up, and two parts of one build run side by side (build_apart.py).
             with store.reading():
-                changes += self._catch_up(store, index, todo_left[start : start + _TABLES_PER_LOCK])
+                read = self._read_tables(store, todo_left[start : start + _TABLES_PER_LOCK])
+            changes += self._index_tables(index, read)
         self.changes += changes
         if changes or todo:
             self._dirty = True
@@ -484,6 +493,48 @@ class Recall:
                 continue
             ids = named[name]
             changes += self._sync(index, name, store.docs(name), _key(version), ids)
+            self._seen[name] = version
+        return changes
+
+    def _read_tables(
+        self, store: Store, todo: list[tuple[str, int, str]]
+    ) -> list[tuple[str, Mapping[str, dict[str, Any]] | None, str, int]]:
+        """The documents of the tables ``todo`` names, each with the version read (call
+        inside a read of the store; None: the table is gone). Documents are never
+        changed in place, so they stay as read once the lock is let go."""
+        read: list[tuple[str, Mapping[str, dict[str, Any]] | None, str, int]] = []
+        current = store.cache.head.tables
+        for name, version, key in todo:
+            now_at = current.get(name)
+            if now_at is None:
+                read.append((name, None, key, version))
+                continue
+            if now_at != version:  # committed again since the first look
+                key = _key(now_at)
+            held = store.is_loaded(name)
+            read.append((name, store.docs(name), key, now_at))
+            if not held:
+                # Read for the index alone (a build reads every table): the index holds
+                # what it needs, so the store's cache does not keep the documents.
+                store.release(name)
+        return read
+
+    def _index_tables(
+        self,
+        index: RecallIndex,
+        read: list[tuple[str, Mapping[str, dict[str, Any]] | None, str, int]],
+    ) -> int:
+        """Bring the index in step with tables :meth:`_read_tables` read; how many
+        units changed."""
+        changes = 0
+        for name, docs, key, version in read:
+            if docs is None:
+                index.drop_table(name)
+                self._seen.pop(name, None)
+                self._docs.pop(name, None)
+                changes += 1
+                continue
+            changes += self._sync(index, name, docs, key)
             self._seen[name] = version
         return changes
 
