@@ -541,26 +541,7 @@ class Recall:
     def _catch_up(self, store: Store, index: RecallIndex, todo: list[tuple[str, int, str]]) -> int:
         """Read the tables ``todo`` names into the index (call inside a read of the store);
         how many units changed."""
-        changes = 0
-        current = store.cache.head.tables
-        for name, version, key in todo:
-            now_at = current.get(name)
-            if now_at is None:
-                index.drop_table(name)
-                self._seen.pop(name, None)
-                self._docs.pop(name, None)
-                changes += 1
-                continue
-            if now_at != version:  # committed again since the first look
-                key = _key(now_at)
-            held = store.is_loaded(name)
-            changes += self._sync(index, name, store.docs(name), key)
-            self._seen[name] = now_at
-            if not held:
-                # Read for the index alone (a build reads every table): the index holds
-                # what it needs, so the documents are not kept in memory.
-                store.release(name)
-        return changes
+        return self._index_tables(index, self._read_tables(store, todo))
 
     def _sync(
         self,
