@@ -13,7 +13,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -24,6 +24,7 @@ from memwork.core.services.recall.search import kept_recall, saver_of
 from tests.conftest import NOW
 from tests.redis_server import RedisServer
 
+At = TypeVar("At", Path, str)
 QUESTIONS = ("heron weir dawn", "otter sluice", "kingfisher number 7", "plovers shingle")
 
 
@@ -34,6 +35,19 @@ def _fill(memory: Memory) -> None:
         memory.observe(sid, f"kingfisher number {n} on the sluice gate")
     memory.observe(sid, "an otter slipped under the sluice")
     memory.add_lesson("Plovers nest on shingle above the tide line")
+
+
+def _filled(where: At) -> At:
+    """A store at ``where`` holding what :func:`_fill` writes, closed again."""
+    filler = Memory(where, clock=lambda: NOW)
+    _fill(filler)
+    filler.close()
+    return where
+
+
+def _cache_off_build_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMWORK_SEARCH_CACHE", "0")  # no index file: the child's or none
+    monkeypatch.setenv(build_apart.ENV, "1")
 
 
 def _answers(memory: Memory) -> list[list[tuple[str, float]]]:
@@ -69,10 +83,7 @@ pytestmark = pytest.mark.skipif(
 def test_a_child_builds_the_index_and_this_process_reads_it_in_place(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    db = tmp_path / "s"
-    filler = Memory(db, clock=lambda: NOW)
-    _fill(filler)
-    filler.close()
+    db = _filled(tmp_path / "s")
     monkeypatch.setenv("MEMWORK_SEARCH_CACHE", "0")  # no index file: the child's or none
 
     monkeypatch.setenv(build_apart.ENV, "0")
@@ -101,11 +112,8 @@ def test_a_child_builds_the_index_and_this_process_reads_it_in_place(
 def test_what_is_committed_while_the_child_builds_is_caught_up(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    db = tmp_path / "s"
-    memory = Memory(db, clock=lambda: NOW)
-    _fill(memory)
-    monkeypatch.setenv("MEMWORK_SEARCH_CACHE", "0")
-    monkeypatch.setenv(build_apart.ENV, "1")
+    db = _filled(tmp_path / "s")
+    _cache_off_build_apart(monkeypatch)
     built = build_apart.build
 
     def then_a_commit(store: Any) -> Any:
@@ -122,16 +130,12 @@ def test_what_is_committed_while_the_child_builds_is_caught_up(
     assert hits[0]["title"].endswith("Avocets sweep the mud with their bills")
     assert _memory_files() - mapped
     reader.close()
-    memory.close()
 
 
 def test_with_the_cache_on_the_childs_index_gives_way_to_the_file_saved_from_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    db = tmp_path / "s"
-    filler = Memory(db, clock=lambda: NOW)
-    _fill(filler)
-    filler.close()
+    db = _filled(tmp_path / "s")
     index_file = db / "cache" / "recall" / "index.bin"
     assert not index_file.exists()  # nothing searched yet: no index file
     monkeypatch.setenv(build_apart.ENV, "1")
@@ -162,11 +166,8 @@ def test_with_the_cache_on_the_childs_index_gives_way_to_the_file_saved_from_it(
 def test_a_child_that_fails_leaves_the_build_to_this_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    db = tmp_path / "s"
-    memory = Memory(db, clock=lambda: NOW)
-    _fill(memory)
-    monkeypatch.setenv("MEMWORK_SEARCH_CACHE", "0")
-    monkeypatch.setenv(build_apart.ENV, "1")
+    db = _filled(tmp_path / "s")
+    _cache_off_build_apart(monkeypatch)
     # The child is told of a store that is not there: it ends with an error.
     monkeypatch.setattr(build_apart, "_spec", lambda store: {"folder": str(tmp_path / "gone")})
     threads = _threads_that_built(monkeypatch)
@@ -176,7 +177,6 @@ def test_a_child_that_fails_leaves_the_build_to_this_process(
     assert threads[0] == "memwork-recall-build"  # built here, in its thread, as before
     assert not _memory_files() - mapped
     reader.close()
-    memory.close()
 
 
 def test_only_a_big_store_is_built_apart_unless_told(
@@ -202,9 +202,7 @@ def test_a_redis_stores_child_gets_the_password_on_stdin(
     server.start()
     try:
         url = server.url + "/0"
-        filler = Memory(url, clock=lambda: NOW)
-        _fill(filler)
-        filler.close()
+        _filled(url)
         monkeypatch.setenv(build_apart.ENV, "0")
         here = Memory(url, clock=lambda: NOW)
         expected = _answers(here)
