@@ -17,6 +17,9 @@ Every figure is one fresh child process's resident memory (``VmRSS``, and its pe
 * ``Memory, built and saved here`` (``--built``): the cache on but no index file yet,
   so the process builds the index, saves it in the background and (the index
   unchanged meanwhile) reads it back from that file; measured once the save landed;
+* ``Memory on Redis`` (``--redis``): the store copied into a redis-server of its own,
+  a long-lived ``Memory`` on it with its index built by a child and, the baseline,
+  in the process;
 * ``memwork search`` and ``memwork context``: one CLI call each (peak RSS, ``VmHWM``
   as the CLI process reads it at exit), and their ratio.
 
@@ -32,6 +35,7 @@ python); the stores are shared with bench_recall.py.
 
     python bench/bench_recall_memory.py 100000 --shape long
     python bench/bench_recall_memory.py 100000 --shape short --built
+    python bench/bench_recall_memory.py 100000 --shape long --built --redis
 """
 
 from __future__ import annotations
@@ -130,12 +134,48 @@ def _cli_peak(args: list[str], env: dict) -> float:
     return int(peaks[-1]) / 1024
 
 
+def _on_redis(
+    store: Path, tmp: Path, asked: list[str], rounds: int, env: dict
+) -> list[tuple[str, dict]]:
+    """The same store copied into a redis-server of its own (the one ``make test``
+    installs): a long-lived ``Memory`` on it, its index built by a child (there is no
+    index file on Redis) and, as before, in the process."""
+    sys.path.insert(0, str(ROOT))
+    from tests.redis_server import RedisServer
+
+    folder = tmp / "redis"
+    folder.mkdir()
+    server = RedisServer(folder, fsync="no")
+    server.start()
+    try:
+        url = server.url + "/0"
+        copy = "import sys; from memwork.core.doors.cli.main import entry; entry()"
+        subprocess.run(
+            [sys.executable, "-c", copy, "copy", str(store), url],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        apart = _child(url, asked, rounds, True, env)  # type: ignore[arg-type]
+        here = dict(env, MEMWORK_SEARCH_BUILD_APART="0")
+        built = _child(url, asked, rounds, True, here)  # type: ignore[arg-type]
+    finally:
+        server.stop()
+    return [
+        ("Memory on Redis, built apart", apart),
+        ("Memory on Redis, built in this process", built),
+    ]
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("records", type=int, nargs="?", default=100_000)
     ap.add_argument("--shape", default="long", help="long, short or mixed")
     ap.add_argument("--rounds", type=int, default=100, help="searches before measuring")
     ap.add_argument("--built", action="store_true", help="also build the index in the child")
+    ap.add_argument(
+        "--redis", action="store_true", help="also the store copied into a Redis server"
+    )
     args = ap.parse_args(argv)
     if args.shape == "mixed":
         source, questions = recall_bench.cached_store(args.records)
@@ -163,6 +203,8 @@ def main(argv: list[str] | None = None) -> None:
             rows.append(
                 ("Memory, built and saved here", _child(fresh, asked, args.rounds, True, env))
             )
+        if args.redis:
+            rows += _on_redis(store, Path(tmp), asked, args.rounds, env)
         search = _cli_peak(["--db", str(store), "search", asked[0]], env)
         context = _cli_peak(["--db", str(store), "context"], env)
     print(f"{args.records:,} {args.shape} notes, after a warm-up and {args.rounds} searches")
