@@ -101,6 +101,10 @@ class IndexFile:
     def _real(self) -> bool:
         return not any(os.path.islink(p) for p in (self.folder.parent, self.folder))
 
+    def exists(self) -> bool:
+        """Whether the saved index file is there to be read (not through a link)."""
+        return self._real() and (self.folder / self.NAME).is_file()
+
     def load(self) -> RecallIndex | None:
         """The saved index, or None (missing, unreadable, a link, another format)."""
         if not self._real():
@@ -406,7 +410,7 @@ class Recall:
     def has_saved_index(self, store: Store) -> bool:
         """Whether ``store`` has an index file this follower would start from."""
         file = IndexFile.of(store)
-        return file is not None and file._real() and (file.folder / file.NAME).is_file()
+        return file is not None and file.exists()
 
     def start_from(self, store: Store, built: RecallIndex) -> None:
         """Begin following ``store`` from ``built``, an index another process built
