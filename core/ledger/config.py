@@ -13,9 +13,9 @@ has a fixed set of values and a default; a key never set reads as its default.
   injected (one audit entry each, action ``inject``), so the History pane can
   say when a record was put in front of an agent. Off by default because the
   context runs on every agent step and otherwise never writes.
-- ``embedder`` (``off``/``wordllama``, default ``off``): search fuses that
-  embedder's similarities with its BM25 ranking (:mod:`core.services.recall.semantic`;
-  ``MEMWORK_EMBEDDER`` overrides it).
+- ``embedder`` (``off``/``wordllama``, default ``off``): when a search's words find
+  fewer records than asked for, the records nearest its meaning by that embedder fill
+  the rest (:mod:`core.services.recall.semantic`; ``MEMWORK_EMBEDDER`` overrides it).
 - ``wm_default_ttl`` (``off`` or whole seconds, default ``off``): the TTL a
   working-memory key set without one gets (:func:`core.domain.working_memory.keys.set_key`).
 - ``isolation`` (``shared``/``agent``, default ``shared``): with ``agent``, each agent

@@ -2120,15 +2120,16 @@ class Operations:
         Store settings, kept in the store (its `meta` table: checkpoints, copies and exports
         carry them): `review on|off` (agents' lesson adds and edits, card edits and slot edits
         wait for review), `context_log on|off` (every context an agent asks for records the
-        lessons and slots it injected, audit action `inject`), `embedder off|wordllama` (search
-        fuses the embedder's similarities with its BM25 ranking; off by default,
-        `MEMWORK_EMBEDDER` overrides it), `wm_default_ttl off|SECONDS` (the TTL of a
-        working-memory key set without one), `isolation shared|agent` (agent: each agent reads
-        only its own sessions, observations, working memory and episodes, plus global records;
-        turning it off takes the curator key). An unknown key or value is refused, naming the
-        allowed ones. Turning review on registers a curator when the store has none (the key
-        given, else the user's key file); turning it off is a decision: without the curator key
-        it waits as a proposal ("proposed": true), the curator's is recorded in the queue.
+        lessons and slots it injected, audit action `inject`), `embedder off|wordllama` (when a
+        search's words find fewer records than asked for, the records nearest its meaning fill
+        the rest, below every word match; off by default, `MEMWORK_EMBEDDER` overrides it),
+        `wm_default_ttl off|SECONDS` (the TTL of a working-memory key set without one),
+        `isolation shared|agent` (agent: each agent reads only its own sessions, observations,
+        working memory and episodes, plus global records; turning it off takes the curator key).
+        An unknown key or value is refused, naming the allowed ones. Turning review on registers
+        a curator when the store has none (the key given, else the user's key file); turning it
+        off is a decision: without the curator key it waits as a proposal ("proposed": true),
+        the curator's is recorded in the queue.
 
         While the store's review is on, the result is the proposal ("proposed": True).
 

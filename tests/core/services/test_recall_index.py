@@ -325,6 +325,48 @@ def test_an_embedder_finds_what_shares_no_word_with_the_query(
     assert list((tmp_path / "s" / "cache" / "recall").glob("vectors-wordllama.npz"))
 
 
+def test_the_embedder_fills_below_what_the_words_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("wordllama")
+    memory = Memory(tmp_path / "s", clock=lambda: NOW)
+    memory.add_lesson("Check the car battery before a long drive")
+    memory.add_lesson("Buy a new automobile battery before winter")
+    memory.add_lesson("Water the tomatoes every evening")
+    words = memory.search("car", limit=3)
+    assert [h["title"] for h in words] == ["Check the car battery before a long drive"]
+    monkeypatch.setenv("MEMWORK_EMBEDDER", "wordllama")
+    filled = memory.search("car", limit=3)
+    # The word match keeps its place and its score; the rest come by meaning, below it.
+    assert filled[0] == words[0]
+    assert [h["title"] for h in filled[1:]] == [
+        "Buy a new automobile battery before winter",
+        "Water the tomatoes every evening",
+    ]
+    assert words[0]["score"] > filled[1]["score"] >= filled[2]["score"] > 0
+    assert len(memory.search("car", limit=2)) == 2
+    memory.close()
+
+
+def test_a_search_the_words_fill_never_loads_the_embedder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memwork.core.services.recall import semantic
+
+    memory = Memory(tmp_path / "s", clock=lambda: NOW)
+    for n in range(4):
+        memory.add_lesson(f"Rotate the api keys of service {n} every month")
+    before = memory.search("rotate keys", limit=3)
+    monkeypatch.setenv("MEMWORK_EMBEDDER", "wordllama")
+
+    def refused(name: str) -> None:
+        raise AssertionError("the embedder was loaded")
+
+    monkeypatch.setattr(semantic, "embedder", refused)
+    assert memory.search("rotate keys", limit=3) == before
+    memory.close()
+
+
 def test_an_unknown_embedder_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from memwork.core.base.errors import InvalidInput
 
