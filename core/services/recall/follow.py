@@ -69,6 +69,7 @@ if TYPE_CHECKING:
 _TABLES_PER_LOCK = 16  # big tables re-read under one lock, so writers never wait long
 _SAVE_AFTER_TABLES = 8  # an index this many tables behind is saved soon (else: lazily)
 _RETRY = 1.0  # seconds before an urgent save that did not land is tried again
+_VECTORS_WORTH_SAVING = 256  # new embedder vectors that make a save urgent
 _STALE_TMP = 3600.0  # seconds after which a half-written file of a dead process is removed
 #: A document, its units and their fingerprints.
 _DocUnits = tuple[dict[str, Any], tuple[Unit, ...], tuple[int, ...]]
@@ -622,8 +623,12 @@ class Recall:
         return self._sync(index, name, docs, key)
 
     def touched(self) -> None:
-        """Something worth saving changed outside a refresh (new vectors)."""
+        """Something worth saving changed outside a refresh (new vectors). Many new
+        vectors are saved before the process ends, even a one-call process's: computed
+        again by every CLI call, they would cost each ~35 µs a record."""
         self._dirty = True
+        if self._vectors is not None and self._vectors.computed >= _VECTORS_WORTH_SAVING:
+            self._urgent = True
         if self.wake is not None and self._file is not None:
             self.wake()
 

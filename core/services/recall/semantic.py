@@ -2,9 +2,9 @@
 
 One setting chooses it: ``memwork config set embedder wordllama`` (kept in the
 store) or ``MEMWORK_EMBEDDER`` (which wins; ``off`` turns it off). It is off by
-default: it costs a 19 MB optional package, ~80 MB of memory and ~0.35 s to load
-in each process that uses it, and ~1 KB and ~35 µs per record for the records'
-vectors (docs/RECALL.md).
+default: it costs a 19 MB optional package, ~22 MB of memory and ~0.1 s to load in
+each process that uses it, and ~1 KB and ~35 µs per record for the records' vectors
+(docs/RECALL.md).
 
 An :class:`Embedder` turns texts into unit vectors. The one shipped is
 WordLlama's 256-dimensional model, loaded from the files its wheel carries
@@ -54,35 +54,19 @@ class Embedder(Protocol):
 
 
 class WordLlamaEmbedder:
-    """WordLlama 256-d from the files in its wheel: the weights and the tokenizer
-    (its 0.4 loader looks for the tokenizer in ``tokenizer/``, the wheel ships it in
-    ``tokenizers/``, so the two files are handed over directly)."""
+    """WordLlama 256-d, read from the files its wheel ships
+    (:mod:`core.services.recall.wordllama_model`)."""
 
     name = "wordllama"
     dim = 256
 
     def __init__(self) -> None:
-        try:
-            import wordllama
-            from safetensors import safe_open
-            from tokenizers import Tokenizer
-            from wordllama.inference import WordLlamaInference
-        except ImportError:
-            raise InvalidInput(
-                "embedder", "wordllama is not installed (pip install 'memwork[embed]')"
-            ) from None
-        root = os.path.dirname(wordllama.__file__)
-        tokenizer = Tokenizer.from_file(
-            os.path.join(root, "tokenizers", "l2_supercat_tokenizer_config.json")
-        )
-        with safe_open(
-            os.path.join(root, "weights", "l2_supercat_256.safetensors"), framework="np"
-        ) as weights:
-            matrix = weights.get_tensor("embedding.weight")
-        self._model = WordLlamaInference(matrix, tokenizer)
+        from .wordllama_model import WordLlamaModel
+
+        self._model = WordLlamaModel()
 
     def embed(self, texts: list[str]) -> Any:
-        return self._model.embed(texts, norm=True)
+        return self._model.embed(texts)
 
 
 _LOADED: dict[str, Embedder] = {}
@@ -129,12 +113,11 @@ class Vectors:
         if slot < len(self.fps):
             self.fps[slot] = -1
 
-    def current(self) -> Any:
-        """The matrix, with every live slot's vector computed."""
+    def _sized(self) -> int:
+        """Grow the rows to the index's slots; their number."""
         import numpy as np
 
-        index = self.index
-        n = len(index.kinds)
+        n = len(self.index.kinds)
         if n > len(self.matrix):
             grow = max(n, 2 * len(self.matrix))
             matrix = np.zeros((grow, self.model.dim), dtype=np.float32)
@@ -142,6 +125,14 @@ class Vectors:
             fps = np.full(grow, -1, dtype=np.int64)
             fps[: len(self.fps)] = self.fps
             self.matrix, self.fps = matrix, fps
+        return n
+
+    def current(self) -> Any:
+        """The matrix, with every live slot's vector computed."""
+        import numpy as np
+
+        index = self.index
+        n = self._sized()
         live = np.frombuffer(index.kinds, dtype=np.int8)[:n] >= 0
         stale = np.flatnonzero(live & (self.fps[:n] != np.frombuffer(index.fps, dtype=np.int64)))
         self.computed += len(stale)
@@ -183,8 +174,7 @@ class Vectors:
             saved = np.load(io.BytesIO(data), allow_pickle=False)
             if str(saved["name"]) != self.model.name or saved["matrix"].shape[1] != self.model.dim:
                 return
-            n = min(len(saved["fps"]), len(self.index.kinds))
-            self.current()  # sized for the index
+            n = min(len(saved["fps"]), self._sized())
             self.matrix[:n] = saved["matrix"][:n]
             self.fps[:n] = saved["fps"][:n]
 

@@ -348,6 +348,34 @@ def test_the_embedder_fills_below_what_the_words_found(
     memory.close()
 
 
+def test_a_cli_call_keeps_the_vectors_it_computed(
+    db: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:  # noqa: ANN001
+    pytest.importorskip("wordllama")
+    from memwork.core.services.recall.wordllama_model import WordLlamaModel
+
+    memory = Memory(db, clock=lambda: NOW)
+    sid = memory.start_session(title="t")["id"]
+    for n in range(300):
+        memory.observe(sid, f"step {n}: the deploy of cache-{n} went green")
+    memory.close()
+    embedded: list[int] = []
+    real = WordLlamaModel.embed
+
+    def counted(self: WordLlamaModel, texts: list[str]):  # noqa: ANN202
+        embedded.append(len(texts))
+        return real(self, texts)
+
+    monkeypatch.setattr(WordLlamaModel, "embed", counted)
+    monkeypatch.setenv("MEMWORK_EMBEDDER", "wordllama")
+    assert cli("search", "automobile battery").code == 0  # no word matches: filled
+    assert sum(embedded) > 300  # every record's vector, then the query's
+    assert list((db / "cache" / "recall").glob("vectors-wordllama.npz"))
+    embedded.clear()
+    assert cli("search", "automobile battery").code == 0
+    assert embedded == [1]  # the next call reads them: only the query is embedded
+
+
 def test_a_search_the_words_fill_never_loads_the_embedder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
