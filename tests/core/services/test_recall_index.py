@@ -348,6 +348,28 @@ def test_the_embedder_fills_below_what_the_words_found(
     memory.close()
 
 
+def test_what_the_embedder_fills_in_is_only_what_the_agent_may_see(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("wordllama")
+    from memwork.core.ledger import config
+
+    coder = Memory(tmp_path / "s", agent="coder", clock=lambda: NOW)
+    tester = Memory(tmp_path / "s", agent="tester", clock=lambda: NOW)
+    mine = coder.start_session(title="mine")["id"]
+    theirs = tester.start_session(title="theirs")["id"]
+    coder.observe(mine, "Watered the tomatoes in the greenhouse")
+    tester.observe(theirs, "Bought a new automobile battery before winter")
+    config.set_value(coder.store, "isolation", "agent", now=NOW, actor="tui")
+    monkeypatch.setenv("MEMWORK_EMBEDDER", "wordllama")
+    found = [h["title"] for h in coder.search("car", limit=5)]
+    # The nearest by meaning is the other agent's note: filled in for that agent only.
+    assert found and not any("automobile" in title for title in found)
+    assert "automobile battery" in tester.search("car", limit=1)[0]["title"]
+    coder.close()
+    tester.close()
+
+
 def test_a_cli_call_keeps_the_vectors_it_computed(
     db: Path, cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # noqa: ANN001
