@@ -210,11 +210,29 @@ def rank(
     # by the similarity (from -1 to 1) into (0, FILL_SHARE].
     below = (found[-1].score if found else 1.0) * FILL_SHARE
     kinds = index.kinds
-    for slot in np.argsort(-sims, kind="stable").tolist():
-        if slot in have or kinds[slot] < 0 or (ok is not None and not ok(slot)):
-            continue
-        closeness = (1.0 + max(-1.0, min(1.0, float(sims[slot])))) / 2
-        found.append(index.scored(slot, below * max(closeness, 1e-6)))
-        if len(found) >= limit:
-            break
-    return found
+    want = 2 * (limit + len(have))
+    while True:
+        for slot in _nearest(np, sims, want):
+            if slot in have or kinds[slot] < 0 or (ok is not None and not ok(slot)):
+                continue
+            closeness = (1.0 + max(-1.0, min(1.0, float(sims[slot])))) / 2
+            found.append(index.scored(slot, below * max(closeness, 1e-6)))
+            have.add(slot)
+            if len(found) >= limit:
+                return found
+        if want >= len(sims):
+            return found
+        want *= 4  # the filters left too few of these: look further
+
+
+def _nearest(np: Any, sims: Any, k: int) -> list[int]:
+    """The ``k`` slots of highest similarity (and any tied with the last), nearest first,
+    ties by slot: the start of a stable sort of every slot, without sorting them all
+    (13 ms at 100k slots, against under 1 ms for a partition)."""
+    if k >= len(sims):
+        chosen = np.arange(len(sims))
+    else:
+        cut = np.partition(sims, len(sims) - k)[len(sims) - k]
+        chosen = np.flatnonzero(sims >= cut)
+    order: list[int] = chosen[np.lexsort((chosen, -sims[chosen]))].tolist()
+    return order

@@ -27,10 +27,14 @@ _TENSOR = "embedding.weight"
 _BATCH = 64
 
 
+def _not_installed() -> InvalidInput:
+    return InvalidInput("embedder", "wordllama is not installed (pip install 'memwork[embed]')")
+
+
 def _package_folder() -> str:
     spec = importlib.util.find_spec("wordllama")
     if spec is None or not spec.submodule_search_locations:
-        raise InvalidInput("embedder", "wordllama is not installed (pip install 'memwork[embed]')")
+        raise _not_installed()
     return str(list(spec.submodule_search_locations)[0])
 
 
@@ -57,9 +61,7 @@ class WordLlamaModel:
         try:
             from tokenizers import Tokenizer
         except ImportError:
-            raise InvalidInput(
-                "embedder", "wordllama is not installed (pip install 'memwork[embed]')"
-            ) from None
+            raise _not_installed() from None
         root = _package_folder()
         self.table = _mapped_table(os.path.join(root, *_WEIGHTS))
         self.dim = int(self.table.shape[1])
