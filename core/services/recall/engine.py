@@ -1119,7 +1119,9 @@ class RecallIndex:
         if np.count_nonzero(acc >= best - reach) * _WORTH > size:
             # Already too many within reach of the best score, let alone of the depth-th.
             return False
-        theta = np.partition(acc[over], above - depth)[above - depth]
+        theta = kth_best(acc, depth, np)
+        if theta is None:  # cannot be: ``depth`` records score above ``left``
+            return None
         running = np.flatnonzero(acc >= theta - reach)
         if len(running) * _WORTH > size:
             return False
@@ -1148,24 +1150,17 @@ class RecallIndex:
         (ties: the higher slot), and the test of which slots ``mask`` and ``visible`` let
         through."""
         ok = self._test(mask, visible)
-        # The records that score at all (a record scores 0 or more): the partition runs
-        # over these alone (many zeros would slow it down, and say nothing).
-        values = acc[acc > 0]
-
-        # The best k by a partition (ties at the k-th score all kept), then the few sorted;
-        # while the caller may not see enough of them, k grows.
+        # The best k (ties at the k-th score all kept), then the few sorted; while the
+        # caller may not see enough of them, k grows.
         k = depth if visible is None else 4 * depth
         while True:
-            if k < len(values):
-                cut = len(values) - k
-                chosen = np.flatnonzero(acc >= np.partition(values, cut)[cut])
-            else:
-                chosen = np.flatnonzero(acc)
+            theta = kth_best(acc, k, np)
+            chosen = np.flatnonzero(acc > 0 if theta is None else acc >= theta)
             ranked = sorted(
                 zip(chosen.tolist(), acc.take(chosen).tolist(), strict=True), key=_best_first
             )
             top = ranked if visible is None else [kv for kv in ranked if ok(kv[0])]
-            if len(top) >= depth or k >= len(values):
+            if len(top) >= depth or theta is None:
                 return top[:depth], ok
             k *= 4
 
@@ -1369,6 +1364,39 @@ def get_score(acc: dict[int, float]) -> Callable[[int], float]:
         return acc.get(slot, 0.0)
 
     return score_of
+
+
+#: Past this many slots, the k-th best score is bounded from below by a sample first.
+_SAMPLED = 32_768
+#: The sample holds about this many slots per place sought.
+_PER_PLACE = 64
+#: Up to this many values, the k-th is found by a sort: numpy's partition slows down
+#: badly on many equal values (short records often score alike), a sort does not.
+_SORTED = 4096
+
+
+def kth_best(acc: Any, k: int, np: Any) -> float | None:
+    """The ``k``-th best positive score in ``acc`` (None: fewer than ``k`` are positive).
+
+    Exact, without partitioning every score: the ``k``-th best of every ``step``-th
+    slot (a subset) cannot be above the ``k``-th best of all, so only the scores at or
+    above it (a few thousand of 100,000) are searched for it."""
+    size = len(acc)
+    if size >= _SAMPLED and k * _PER_PLACE * 4 <= size:
+        sample = acc[:: size // (k * _PER_PLACE)]
+        positive = sample[sample > 0]
+        if len(positive) >= k:
+            return _kth(acc[acc >= _kth(positive, k, np)], k, np)
+    positive = acc[acc > 0]
+    return _kth(positive, k, np) if len(positive) >= k else None
+
+
+def _kth(values: Any, k: int, np: Any) -> float:
+    """The ``k``-th largest of ``values`` (which hold at least ``k``)."""
+    cut = len(values) - k
+    if len(values) <= _SORTED:
+        return float(np.sort(values)[cut])
+    return float(np.partition(values, cut)[cut])
 
 
 def _best_first(item: tuple[int, float]) -> tuple[float, int]:

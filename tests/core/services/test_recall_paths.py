@@ -101,3 +101,60 @@ def test_a_caller_asking_for_more_than_a_hundred_gets_them(plain: bool, monkeypa
     assert len(index.search("canary", 10)) == 10
     assert len(index.search("canary", 250)) == 250
     assert len(index.search("canary", 1000)) == 400
+
+
+def _kth_by_sorting(values: list[float], k: int) -> float | None:
+    positive = sorted((v for v in values if v > 0), reverse=True)
+    return positive[k - 1] if len(positive) >= k else None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_kth_best_score_found_from_a_sample_is_the_kth_best(seed: int) -> None:
+    """The k-th best is read from the scores at or above a sample's k-th best: exact
+    whatever the scores, with many equal ones (short records score alike), records
+    left out (-inf), and fewer positive scores than k."""
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(seed)
+    size = 40_000 + seed * 9_000
+    share = (0.02, 0.3, 0.95)[seed % 3]  # how many records score at all
+    acc = np.where(rng.random(size) < share, rng.integers(1, 40, size) / 7.0, 0.0)
+    acc[rng.random(size) < 0.05] = -np.inf
+    for k in (1, 10, 100, 400):
+        assert engine.kth_best(acc, k, np) == _kth_by_sorting(acc.tolist(), k)
+    few = np.zeros(size)
+    few[rng.choice(size, 50, replace=False)] = 1.0 + rng.random(50)
+    assert engine.kth_best(few, 100, np) is None
+    assert engine.kth_best(few, 50, np) == float(few[few > 0].min())
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_rankings_hold_when_every_index_is_searched_from_a_sample(seed: int, monkeypatch) -> None:
+    """The sampled search for the best scores ranks as the plain Python sums do, with
+    every filter (forced on for a small index), and finds each k-th best exactly."""
+    monkeypatch.setattr(engine, "_SAMPLED", 0)
+    monkeypatch.setattr(engine, "_PER_PLACE", 1)
+    monkeypatch.setattr(engine, "DEPTH", 20)
+    sampled = []
+    kth_best = engine.kth_best
+
+    def checked(acc, k, np):  # type: ignore[no-untyped-def]
+        found = kth_best(acc, k, np)
+        if k * 4 <= len(acc):
+            sampled.append(found == _kth_by_sorting(acc.tolist(), k))
+        return found
+
+    monkeypatch.setattr(engine, "kth_best", checked)
+    index = _index(seed)
+    rng = random.Random(seed)
+    questions = [" ".join(rng.sample(WORDS[:60], rng.randint(1, 6))) for _ in range(40)]
+    found = {}
+    for plain in (False, True):
+        monkeypatch.setattr(engine, "plain_python", lambda postings, plain=plain: plain)
+        found[plain] = [
+            [(hit.ref, hit.score) for hit in index.search(q, 10, where)]
+            for where in FILTERS
+            for q in questions
+        ]
+    assert found[True] == found[False]
+    assert sum(len(hits) for hits in found[True]) > 500
+    assert len(sampled) > 100 and all(sampled)
