@@ -70,6 +70,10 @@ DEPTH = 100
 #: is already loaded: a few milliseconds either way, and a one-shot CLI search on a
 #: small store skips numpy's import (~80 ms).
 SMALL = 20_000
+#: The same for a process that answers one call (the CLI): numpy's import (~60 ms and
+#: ~10 MB) is then paid for a single query, and plain Python (~0.35 µs a posting)
+#: stays cheaper up to about this many postings.
+ONE_CALL_SMALL = 150_000
 PROXIMITY_DEPTH = 50
 #: A term whose postings reach 1 / _DENSE of the slots is summed densely (np.bincount).
 _DENSE = 8
@@ -912,9 +916,12 @@ class RecallIndex:
         query: str,
         where: Filter = Filter(),  # noqa: B008
         depth: int = DEPTH,
+        small: int = SMALL,
     ) -> dict[int, float]:
         """Every candidate's score (unordered): the best ``depth`` by BM25, their
-        neighbours, with the session field, neighbour shares and proximity added."""
+        neighbours, with the session field, neighbour shares and proximity added.
+        A query reading up to ``small`` postings is scored in plain Python while numpy
+        is not loaded (both ways give the same scores)."""
         n = self.live
         if not n:
             return {}
@@ -933,7 +940,7 @@ class RecallIndex:
         # Which of some slots the query may see, and their BM25 scores (0 if it may not).
         allowed: Callable[[list[int]], list[bool]]
         lookup: Callable[[list[int]], list[float]]
-        if plain_python(sum(len(docs) for _, (docs, _), _ in info)):
+        if plain_python(sum(len(docs) for _, (docs, _), _ in info), small):
             top, ok, score_of = self._bm25_small(info, where, depth)
             allowed = _each(ok)
             lookup = _each(lambda j: score_of(j) if ok(j) else 0.0)
@@ -1251,10 +1258,17 @@ class RecallIndex:
         wanted = {term for term, _ in self.query_terms(query)}
         return any(wanted.intersection(found) for _, found in decode_fields(self.fields[slot]))
 
-    def search(self, query: str, limit: int, where: Filter = Filter()) -> list[Scored]:  # noqa: B008
-        """The best ``limit`` records, best first (ties: the most recently indexed)."""
+    def search(
+        self,
+        query: str,
+        limit: int,
+        where: Filter = Filter(),  # noqa: B008
+        small: int = SMALL,
+    ) -> list[Scored]:
+        """The best ``limit`` records, best first (ties: the most recently indexed);
+        ``small`` as for :meth:`scores`."""
         # A caller asking for more than the usual depth gets what it asked for.
-        found = self.scores(query, where, max(DEPTH, limit))
+        found = self.scores(query, where, max(DEPTH, limit), small)
         best = heapq.nlargest(limit, found.items(), key=_score_then_slot)
         return [self.scored(d, s) for d, s in best if s > 0]
 
@@ -1326,9 +1340,9 @@ def _positions(values: array[int], value: int) -> list[int]:
     return found
 
 
-def plain_python(postings: int) -> bool:
+def plain_python(postings: int, small: int = SMALL) -> bool:
     """Whether a query that reads ``postings`` postings is scored without numpy."""
-    return postings <= SMALL and "numpy" not in sys.modules
+    return postings <= small and "numpy" not in sys.modules
 
 
 def _anything(slot: int) -> bool:

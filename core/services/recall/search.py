@@ -358,7 +358,7 @@ def kept_recall(store: Store) -> tuple[threading.Lock, Recall]:
         kept = _KEPT.get(store)
         if kept is None:
             if store.one_call:
-                kept = _KEPT[store] = (threading.Lock(), Recall())
+                kept = _KEPT[store] = (threading.Lock(), Recall(one_call=True))
             else:
                 from .saver import Saver
 

@@ -192,7 +192,7 @@ def rank(
     records nearest its meaning fill what the words leave short (see the module
     docstring)."""
     name = chosen(store)  # a bad setting is refused on every search, not only short ones
-    found = index.search(query, limit, where)
+    found = index.search(query, limit, where, recall.small)
     if len(found) >= limit or name == "off":
         return found
     vectors = recall.vectors(embedder(name))

@@ -58,7 +58,7 @@ def test_both_ways_of_scoring_give_the_same_ranking(seed: int, monkeypatch) -> N
     questions = [" ".join(rng.sample(WORDS[:60], rng.randint(1, 6))) for _ in range(40)]
     found = {}
     for plain in (False, True):
-        monkeypatch.setattr(engine, "plain_python", lambda postings, plain=plain: plain)
+        monkeypatch.setattr(engine, "plain_python", lambda postings, small=0, plain=plain: plain)
         found[plain] = [
             [(hit.ref, hit.score) for hit in index.search(q, 30, where)]
             for where in FILTERS
@@ -87,9 +87,36 @@ def test_a_small_index_in_a_fresh_process_never_imports_numpy(tmp_path) -> None:
     assert out.stdout.strip() == "False"
 
 
+@pytest.mark.parametrize("one_call", [False, True])
+def test_a_process_answering_one_call_skips_numpy_for_a_bigger_query(one_call: bool) -> None:
+    """A query reading 30,000 postings: a long-lived process loads numpy for it (it will
+    serve many), a one-call process (the CLI) scores it in plain Python, alike."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from memwork.core.services.recall.engine import RecallIndex, fingerprint, SMALL\n"
+        "from memwork.core.services.recall.follow import Recall\n"
+        "from memwork.core.services.recall.extract import NEVER, Unit\n"
+        "i = RecallIndex()\n"
+        "units = [Unit(f'n{n}', 'observation', 't', ((1.0, f'canary step {n % 97}'),),"
+        " 1.0, 's', n, NEVER) for n in range(30_000)]\n"
+        "i.append_in_order('t', [(u, fingerprint(u)) for u in units], None, '1')\n"
+        f"small = Recall(one_call={one_call}).small\n"
+        "hits = i.search('canary step 5', 3, small=small)\n"
+        "print(len(hits), hits[0].ref, 'numpy' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    count, best, numpy = out.stdout.split()
+    newest_step_5 = max(n for n in range(30_000) if n % 97 == 5)  # ties: the newest first
+    assert (count, best) == ("3", f"n{newest_step_5}")
+    assert numpy == str(not one_call)
+
+
 @pytest.mark.parametrize("plain", [False, True])
 def test_a_caller_asking_for_more_than_a_hundred_gets_them(plain: bool, monkeypatch) -> None:
-    monkeypatch.setattr(engine, "plain_python", lambda postings: plain)
+    monkeypatch.setattr(engine, "plain_python", lambda postings, small=0: plain)
     index = RecallIndex()
     fresh = []
     for i in range(400):
@@ -149,7 +176,7 @@ def test_rankings_hold_when_every_index_is_searched_from_a_sample(seed: int, mon
     questions = [" ".join(rng.sample(WORDS[:60], rng.randint(1, 6))) for _ in range(40)]
     found = {}
     for plain in (False, True):
-        monkeypatch.setattr(engine, "plain_python", lambda postings, plain=plain: plain)
+        monkeypatch.setattr(engine, "plain_python", lambda postings, small=0, plain=plain: plain)
         found[plain] = [
             [(hit.ref, hit.score) for hit in index.search(q, 10, where)]
             for where in FILTERS
