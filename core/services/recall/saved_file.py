@@ -27,6 +27,7 @@ from collections.abc import Generator, Iterable, Iterator
 
 from .engine import (
     FORMAT,
+    NUMBER_TYPES,
     LazyPostings,
     RecallIndex,
     _Column,
@@ -107,8 +108,13 @@ def read(buf: Buffer) -> RecallIndex | None:
         if any(s < 0 or s + n > at for s, n in [*sections.values(), *head["numeric"]]):
             return None
         self = RecallIndex()
-        for column, (start, n) in zip(self.numeric(), head["numeric"], strict=True):
-            column.frombytes(buf[start : start + n])
+        numbers = dict(zip(NUMBER_TYPES, head["numeric"], strict=True))
+        counts = {n // array(NUMBER_TYPES[name]).itemsize for name, (_, n) in numbers.items()}
+        if len(counts) != 1 or any(
+            n % array(NUMBER_TYPES[k]).itemsize for k, (_, n) in numbers.items()
+        ):
+            return None  # every column holds one number per record
+        self.read_later({name: (buf, start, n) for name, (start, n) in numbers.items()})
 
         def offsets(name: str) -> memoryview:
             # Read in place too (sections start 8-aligned): a query reads a few of them.
@@ -139,9 +145,7 @@ def read(buf: Buffer) -> RecallIndex | None:
         self.table_codes = {name: i for i, name in enumerate(self.table_names)}
         self.session_ids, self.session_lens, self.session_docs = head["sessions"]
         self.session_codes = {sid: i for i, sid in enumerate(self.session_ids)}
-        count = len(self.kinds)
-        if any(len(column) != count for column in self.numeric()):
-            return None
+        (count,) = counts
         if not count == len(self.refs) == len(self.titles) == len(self.fields):
             return None
         if len(self.free) > count or len(self.session_ids) != len(self.session_lens):
@@ -190,6 +194,7 @@ def unmap(index: RecallIndex) -> None:
     """Read into memory all that ``index`` still reads from its saved file, so that it
     holds no reference to the file's bytes and their mapping can go (with it, the last
     copy of a forgotten record's text on disk when the file was removed)."""
+    index.numeric()  # the number columns not read yet
     for name in _COLUMNS:
         column: _Column = getattr(index, name)
         if column.base is not None:

@@ -60,6 +60,7 @@ def copy_of(index: RecallIndex) -> RecallIndex:
     """A copy of ``index`` that later changes to it do not reach (call under the
     follower's lock, after :func:`pack_some` left few decoded words): only for saving."""
     frozen = RecallIndex.__new__(RecallIndex)
+    index.numeric()  # the number columns not read yet: the copy holds them all
     for name, value in vars(index).items():
         copied: Any = value
         if isinstance(value, array):
