@@ -58,6 +58,7 @@ from .engine import ONE_CALL_SMALL, SMALL, RecallIndex, fingerprint
 from .extract import Unit
 from .index_files import FOLDER as INDEX_FOLDER
 from .index_files import INDEX_FILE
+from .mapped import FileReader
 
 if TYPE_CHECKING:
     from ...storage.backend import Change
@@ -106,10 +107,15 @@ class IndexFile:
         """Whether the saved index file is there to be read (not through a link)."""
         return self._real() and (self.folder / self.NAME).is_file()
 
-    def load(self) -> RecallIndex | None:
-        """The saved index, or None (missing, unreadable, a link, another format)."""
+    def load(self, one_call: bool = False) -> RecallIndex | None:
+        """The saved index, or None (missing, unreadable, a link, another format).
+
+        ``one_call``: the process answers one call (the CLI), so rows and offsets are
+        read by ``pread`` rather than through the mapping (see
+        :class:`~core.services.recall.mapped.FileReader`)."""
         if not self._real():
             return None
+        reader = None
         try:
             fd = os.open(self.folder / self.NAME, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
             try:
@@ -117,12 +123,16 @@ class IndexFile:
                 # is replaced by a rename, never changed in place, so the map holds).
                 data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
                 found = os.fstat(fd)
+                if one_call:
+                    reader = FileReader(os.dup(fd), found.st_size)
             finally:
                 os.close(fd)
         except (OSError, ValueError):  # ValueError: an empty file
             return None
-        index = saved_file.read(data)
+        index = saved_file.read(data, reader)
         if index is None:
+            if reader is not None:
+                reader.close()
             with contextlib.suppress(BufferError):  # a view of it may still be held
                 data.close()
         else:
@@ -296,6 +306,7 @@ class Recall:
         #: loaded: more in a process that answers one call (its import would serve one
         #: query only).
         self.small = ONE_CALL_SMALL if one_call else SMALL
+        self.one_call = one_call
         #: The tables this follower indexes, of those recall reads (None: all of them):
         #: a part of a build made in parallel (:mod:`core.services.recall.build_apart`).
         self.only = only
@@ -406,7 +417,7 @@ class Recall:
         """Begin following ``store`` from ``built``, else its saved index, else nothing."""
         self.location = store.location
         self._file = IndexFile.of(store)
-        loaded = built or (self._file.load() if self._file else None)
+        loaded = built or (self._file.load(self.one_call) if self._file else None)
         self.index = loaded or RecallIndex()
         self._lagging = None if loaded is None else 0
         self._seen = {}

@@ -13,10 +13,15 @@ object as well as an ``mmap``: both slice to ``bytes``.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import struct
 from collections.abc import Iterator
 from typing import Protocol
 
 _CODEC = ("utf-8", "surrogatepass")
+_INT64 = struct.Struct("<q")
+_PAIR = struct.Struct("<qq")
 
 
 class Buffer(Protocol):
@@ -32,37 +37,134 @@ def encode(text: str) -> bytes:
     return text.encode(*_CODEC)
 
 
+class FileReader:
+    """A saved file read with ``pread``, slice by slice: a :class:`Buffer` whose reads
+    never enter the process's resident memory as mapped pages.
+
+    A query reads rows of text and their offsets here and there in a file of 100 MB or
+    more. Each page of a mapping it touches makes the system map the pages around it
+    too (64 KB at a time): a one-call process (the CLI) that read a few hundred rows
+    held ~10 MB of the file's pages. Read this way, it holds only the bytes it asked
+    for, for as long as it uses them."""
+
+    __slots__ = ("fd", "size")
+
+    def __init__(self, fd: int, size: int) -> None:
+        self.fd, self.size = fd, size  # the reader owns ``fd`` and closes it
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, key: slice, /) -> bytes:
+        start, stop, _ = key.indices(self.size)
+        if stop <= start:
+            return b""
+        data = os.pread(self.fd, stop - start, start)
+        if len(data) != stop - start:  # the file is never cut short in place: damage
+            raise ValueError("the saved file ends before a row it lists")
+        return data
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __del__(self) -> None:
+        with contextlib.suppress(OSError):
+            self.close()
+
+
+class Offsets:
+    """A saved run of little-endian int64 offsets, read one by one from a
+    :class:`FileReader` (what ``memoryview.cast("q")`` of a mapping gives in place)."""
+
+    __slots__ = ("reader", "start", "count")
+
+    def __init__(self, reader: FileReader, start: int, length: int) -> None:
+        self.reader, self.start, self.count = reader, start, length // 8
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, i: int, /) -> int:
+        if i < 0:
+            i += self.count
+        if not 0 <= i < self.count:
+            raise IndexError("offset out of range")
+        at = self.start + 8 * i
+        value: int = _INT64.unpack(self.reader[at : at + 8])[0]
+        return value
+
+    def raw(self, first: int) -> bytes:
+        """Offsets ``first`` to the last, as the file holds them."""
+        at = self.start + 8 * max(0, first)
+        return self.reader[at : self.start + 8 * self.count]
+
+    def pair(self, i: int) -> tuple[int, int]:
+        """Offsets ``i`` and ``i + 1`` in one read."""
+        if not 0 <= i < self.count - 1:
+            raise IndexError("offset out of range")
+        at = self.start + 8 * i
+        first, last = _PAIR.unpack(self.reader[at : at + 16])
+        return first, last
+
+
+def offset_bytes(offsets: memoryview | Offsets, first: int) -> bytes | memoryview:
+    """Offsets ``first`` to the last as the file holds them (little-endian int64)."""
+    if isinstance(offsets, Offsets):
+        return offsets.raw(first)
+    return offsets[first:].cast("B")
+
+
 class TextRows:
     """Saved texts by row: one run of bytes and where each row starts (``offsets``
-    holds one more entry than there are rows)."""
+    holds one more entry than there are rows). ``mapped``, when given, is what
+    :meth:`view` reads in place (``buf`` then reads by ``pread``)."""
 
-    __slots__ = ("buf", "start", "offsets", "_view")
+    __slots__ = ("buf", "start", "offsets", "_view", "mapped")
 
-    def __init__(self, buf: Buffer, start: int, offsets: memoryview) -> None:
+    def __init__(
+        self,
+        buf: Buffer,
+        start: int,
+        offsets: memoryview | Offsets,
+        mapped: Buffer | None = None,
+    ) -> None:
         self.buf, self.start, self.offsets = buf, start, offsets
+        self.mapped = buf if mapped is None else mapped
         self._view: memoryview | None = None
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
 
+    def _bounds(self, row: int) -> tuple[int, int]:
+        offsets = self.offsets
+        if isinstance(offsets, Offsets):
+            return offsets.pair(row)
+        return offsets[row], offsets[row + 1]
+
     def __getitem__(self, row: int) -> str:
-        at, offsets = self.start, self.offsets
-        first, last = offsets[row], offsets[row + 1]
+        at = self.start
+        first, last = self._bounds(row)
         if last < first:
             raise ValueError("a saved row ends before it starts")
         return str(self.buf[at + first : at + last], *_CODEC)
 
     def span(self, first: int, last: int) -> bytes:
         """Rows ``first`` to ``last`` (excluded), as the file holds them."""
-        at = self.start
-        return self.buf[at + self.offsets[first] : at + self.offsets[last]]
+        at, offsets = self.start, self.offsets
+        if last == first + 1:
+            begin, end = self._bounds(first)
+        else:
+            begin, end = offsets[first], offsets[last]
+        return self.buf[at + begin : at + end]
 
     def view(self, row: int) -> memoryview:
         """Row ``row`` in place: no copy (its bytes stay the file's pages)."""
         if self._view is None:
-            self._view = memoryview(self.buf)  # type: ignore[arg-type]
-        at, offsets = self.start, self.offsets
-        first, last = offsets[row], offsets[row + 1]
+            self._view = memoryview(self.mapped)  # type: ignore[arg-type]
+        at = self.start
+        first, last = self._bounds(row)
         if last < first:
             raise ValueError("a saved row ends before it starts")
         return self._view[at + first : at + last]

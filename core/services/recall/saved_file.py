@@ -36,7 +36,16 @@ from .engine import (
     copied,
     params_key,
 )
-from .mapped import Buffer, TermBytes, TermTable, TextRows, encode
+from .mapped import (
+    Buffer,
+    FileReader,
+    Offsets,
+    TermBytes,
+    TermTable,
+    TextRows,
+    encode,
+    offset_bytes,
+)
 
 MAGIC = b"MWRECALL"
 _TRAILER = struct.Struct("<QQ8s")
@@ -91,9 +100,12 @@ def to_bytes(index: RecallIndex) -> bytes:
     return b"".join(pieces(index))
 
 
-def read(buf: Buffer) -> RecallIndex | None:
+def read(buf: Buffer, reader: FileReader | None = None) -> RecallIndex | None:
     """The index saved in ``buf``, or None when it is not one this code reads (another
-    format or ranking, cut short, damaged where it can tell)."""
+    format or ranking, cut short, damaged where it can tell). With a ``reader`` of the
+    same file, rows, offsets and number columns are read through it (by ``pread``),
+    and only postings in place from ``buf``: what a one-call process wants (see
+    :class:`~core.services.recall.mapped.FileReader`)."""
     size = len(buf)
     try:
         if size < len(MAGIC) + _TRAILER.size or buf[: len(MAGIC)] != MAGIC:
@@ -114,15 +126,20 @@ def read(buf: Buffer) -> RecallIndex | None:
             n % array(NUMBER_TYPES[k]).itemsize for k, (_, n) in numbers.items()
         ):
             return None  # every column holds one number per record
-        self.read_later({name: (buf, start, n) for name, (start, n) in numbers.items()})
+        source = buf if reader is None else reader
+        self.read_later({name: (source, start, n) for name, (start, n) in numbers.items()})
 
-        def offsets(name: str) -> memoryview:
+        def offsets(name: str) -> memoryview | Offsets:
             # Read in place too (sections start 8-aligned): a query reads a few of them.
             # Their runs must end where their section does (whether each offset follows
             # the one before is checked as a row is read: ``TextRows``).
             start, n = sections[name]
-            found = memoryview(buf)[start : start + n].cast("q")  # type: ignore[arg-type]
-            if not found or found[0] != 0 or found[-1] != n_bytes(name[: -len(".at")]):
+            found: memoryview | Offsets
+            if reader is None:
+                found = memoryview(buf)[start : start + n].cast("q")  # type: ignore[arg-type]
+            else:
+                found = Offsets(reader, start, n)
+            if not len(found) or found[0] != 0 or found[-1] != n_bytes(name[: -len(".at")]):
                 raise ValueError(name)
             return found
 
@@ -130,7 +147,7 @@ def read(buf: Buffer) -> RecallIndex | None:
             return sections[name][1]
 
         def rows(name: str) -> TextRows:
-            return TextRows(buf, sections[name][0], offsets(name + ".at"))
+            return TextRows(source, sections[name][0], offsets(name + ".at"), buf)
 
         for name in _COLUMNS:
             setattr(self, name, _Column(base=rows(name)))
@@ -224,7 +241,7 @@ def _rows(column: _Column, offsets: array[int]) -> Iterator[bytes]:
     rows: Iterable[int] = range(len(column))
     if base is not None and not column.over:
         # Unchanged saved rows: their bytes as they are, a piece at a time.
-        offsets.frombytes(base.offsets[1:].cast("B"))
+        offsets.frombytes(offset_bytes(base.offsets, 1))
         for first in range(0, len(base), _ROWS):
             yield base.span(first, min(len(base), first + _ROWS))
         rows = range(len(base), len(column))

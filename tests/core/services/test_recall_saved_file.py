@@ -12,10 +12,31 @@ import pytest
 from memwork.core.domain import lessons, sessions
 from memwork.core.services.recall import search, snapshot
 from memwork.core.services.recall.follow import IndexFile, Recall
-from memwork.core.services.recall.mapped import TermBytes, TermTable, TextRows, encode
+from memwork.core.services.recall.mapped import (
+    FileReader,
+    TermBytes,
+    TermTable,
+    TextRows,
+    encode,
+)
 from memwork.core.storage.store import Store
 from tests.conftest import NOW
 from tests.core.services.test_recall_index import fill
+
+
+@pytest.fixture(autouse=True, params=[False, True], ids=["long-lived", "one-call"])
+def one_call(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Every test twice: as a long-lived process reads the file (through its mapping),
+    and as a one-call process does (rows, offsets and numbers by ``pread``)."""
+    if request.param:
+        init, load = Recall.__init__, IndexFile.load
+
+        def one_call_init(self: Recall, **kwargs: object) -> None:
+            init(self, **{"one_call": True, **kwargs})  # type: ignore[arg-type]
+
+        monkeypatch.setattr(Recall, "__init__", one_call_init)
+        monkeypatch.setattr(IndexFile, "load", lambda self, one_call=True: load(self, one_call))
+    return bool(request.param)
 
 
 def _saved(tmp_path: Path) -> tuple[Store, Path]:
@@ -51,11 +72,15 @@ def _replace(path: Path, data: bytes) -> None:
     tmp.replace(path)
 
 
-def test_a_query_on_a_loaded_index_decodes_only_its_own_words(tmp_path: Path) -> None:
+def test_a_query_on_a_loaded_index_decodes_only_its_own_words(
+    tmp_path: Path, one_call: bool
+) -> None:
     store, path = _saved(tmp_path)
     built = Recall().refresh(store)  # the same index, read from the file
     loaded = IndexFile(tmp_path / "s").load()
     assert loaded is not None
+    # A one-call process reads rows by pread, not through the mapping's pages.
+    assert isinstance(loaded.titles.base.buf, FileReader) == one_call
     assert loaded.post.live == {}  # nothing decoded by reading the file
 
     hits = loaded.search("heron pier", 5)
