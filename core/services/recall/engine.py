@@ -1038,8 +1038,12 @@ class RecallIndex:
         depth: int,
     ) -> tuple[list[tuple[int, float]], Callable[[int], bool], Callable[[int], float]]:
         """:meth:`_bm25` and :meth:`_best` for a query that reads few postings, in plain
-        Python: the same sums in the same order, so the same scores to the last bit."""
-        ok = self._scalar_test(where)
+        Python: the same sums in the same order, so the same scores to the last bit.
+
+        As there, the filters are asked of every posting and ``visible`` (a call per
+        record, reading its reference) only of the best records, until ``depth`` of
+        them pass."""
+        fits = self._scalar_test(where._replace(visible=None))
         lens = self.lens
         k, one_b = 10 * K1, 1 - B
         mean = (self.total_len / self.live if self.live else 1.0) or 1.0
@@ -1048,15 +1052,26 @@ class RecallIndex:
         for kp1, (docs, tfs), _ in info:
             # What _norms holds, written out: k1 (1 - b + b len / mean), in tenths.
             for d, tf in zip(docs, tfs, strict=True):
-                if ok is None or ok(d):
+                if fits is None or fits(d):
                     acc[d] = get(d, 0.0) + kp1 * tf / (tf + k * (one_b + B * lens[d] / mean))
-        if len(acc) > depth:
-            theta = sorted(acc.values())[-depth]
-            top = [(d, v) for d, v in acc.items() if v >= theta]
-        else:
-            top = list(acc.items())
-        top.sort(key=_best_first)
-        return top[:depth], ok or _anything, get_score(acc)
+        if where.visible is None:
+            if len(acc) > depth:
+                theta = sorted(acc.values())[-depth]
+                top = [(d, v) for d, v in acc.items() if v >= theta]
+            else:
+                top = list(acc.items())
+            top.sort(key=_best_first)
+            return top[:depth], fits or _anything, get_score(acc)
+        ok = self._scalar_test(where)
+        assert ok is not None  # (a caller's test is never None)
+        shown: list[tuple[int, float]] = []
+        many = 4 * depth
+        while True:
+            best = heapq.nlargest(many, acc.items(), key=_score_then_slot)
+            shown = [kv for kv in best if ok(kv[0])]
+            if len(shown) >= depth or many >= len(acc):
+                return shown[:depth], ok, get_score(acc)
+            many *= 4
 
     def _scalar_test(self, where: Filter) -> Callable[[int], bool] | None:
         """:meth:`_mask` and ``visible`` as one test of a slot (None: every slot)."""

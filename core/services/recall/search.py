@@ -177,8 +177,13 @@ def scored_hits(
     until: str | datetime | None = None,
     session: str | None = None,
     recall: Recall | None = None,
+    leave_out: frozenset[tuple[str, str]] = frozenset(),
 ) -> list[tuple[Hit, Scored]]:
-    """:func:`search`'s hits, each with what the index knows of it (its session)."""
+    """:func:`search`'s hits, each with what the index knows of it (its session).
+
+    ``leave_out`` names records, as (kind, id), that never become hits: they are left
+    out inside the ranking, so the ``limit`` is spent on the others (the context leaves
+    out the lessons it lists already)."""
     check_query(query)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput("limit", f"must be a whole number from 1 to {MAX_LIMIT} (got {limit})")
@@ -202,13 +207,13 @@ def scored_hits(
         now=now.timestamp(),
     )
     try:
-        found, titles, superseded = _ranked(store, recall, query, limit, where)
+        found, titles, superseded = _ranked(store, recall, query, limit, where, leave_out)
     except SAVED_FILE_DAMAGE:
         # An index read from a damaged file (a flipped byte the file's own checks could
         # not see): the file is a cache, so it goes, and the index is built from the store.
         if not recall.drop_damaged_file():
             raise
-        found, titles, superseded = _ranked(store, recall, query, limit, where)
+        found, titles, superseded = _ranked(store, recall, query, limit, where, leave_out)
     return [
         (Hit(s.kind, s.ref, _title(s, titles, s.ref in superseded), round(s.score, 4)), s)
         for s in found
@@ -216,7 +221,12 @@ def scored_hits(
 
 
 def _ranked(
-    store: Store, recall: Recall, query: str, limit: int, where: Filter
+    store: Store,
+    recall: Recall,
+    query: str,
+    limit: int,
+    where: Filter,
+    leave_out: frozenset[tuple[str, str]] = frozenset(),
 ) -> tuple[list[Scored], dict[str, str], set[str]]:
     """The ranking, with what the hits' titles need (see :func:`scored_hits`)."""
     from . import semantic
@@ -229,10 +239,15 @@ def _ranked(
     with store.reading():
         index = recall.refresh(store)
         view = isolation.viewer(store)
+        visible = None
         if view is not None:
             # Another agent's records never become candidates: the ranking's own depth
             # is spent on what this caller may see (one index for every agent).
-            where = where._replace(visible=_visible_to(store, view))
+            visible = _visible_to(store, view)
+        if leave_out:
+            visible = _leaving_out(leave_out, visible)
+        if visible is not None:
+            where = where._replace(visible=visible)
         found = semantic.rank(store, recall, index, query, limit, where)
         if not found:
             return [], {}, set()
@@ -285,6 +300,20 @@ def first_catch_up(store: Store, recall: Recall) -> None:
         raise
     if failed:
         raise failed[0]
+
+
+def _leaving_out(
+    leave_out: frozenset[tuple[str, str]],
+    visible: Callable[[str, str, str | None, str], bool] | None,
+) -> Callable[[str, str, str | None, str], bool]:
+    """``visible`` (None: everything), and never a record ``leave_out`` names."""
+
+    def shown(kind: str, ref: str, session: str | None, table: str) -> bool:
+        if (kind, ref) in leave_out:
+            return False
+        return visible is None or visible(kind, ref, session, table)
+
+    return shown
 
 
 def _visible_to(store: Store, view: str) -> Callable[[str, str, str | None, str], bool]:

@@ -294,6 +294,27 @@ def test_context_query_adds_relevant_memories_with_their_sources(cli) -> None:  
     assert any(d["section"] == "relevant" for d in tight["dropped"])
 
 
+def test_a_context_listing_more_lessons_than_a_search_returns_still_answers_a_query(
+    tmp_path: Path,
+) -> None:
+    """The lessons a context lists are left out of its query's ranking, not asked for
+    as extra hits: with 1,200 of them (past the 1,000 hits a search returns) the query
+    once failed, naming a limit the caller never gave."""
+    memory = Memory(tmp_path / "s", clock=lambda: NOW)
+    sid = memory.start_session(title="deploy api")["id"]
+    memory.observe(sid, "the payments canary showed 4% errors")
+    with memory.store.transaction():  # one commit for all of them
+        for n in range(1_200):
+            lessons.add_lesson(
+                memory.store, f"Canary payments change {n} for an hour", now=NOW, actor="t"
+            )
+    text = memory.context(query="payments canary errors", budget=1_000_000)
+    section = text.split("## Relevant memories\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert section[0].startswith("- [note, deploy api, ") and "4% errors" in section[0]
+    assert not any(line.startswith("- Lesson:") for line in section)  # listed already
+    assert text.count("Canary payments change") == 1_200  # each lesson once
+
+
 def test_memory_and_mcp_take_the_same_query(tmp_path: Path) -> None:
     memory = Memory(tmp_path / "s", clock=lambda: NOW)
     sid = memory.start_session(title="t")["id"]

@@ -185,3 +185,25 @@ def test_rankings_hold_when_every_index_is_searched_from_a_sample(seed: int, mon
     assert found[True] == found[False]
     assert sum(len(hits) for hits in found[True]) > 500
     assert len(sampled) > 100 and all(sampled)
+
+
+def test_plain_python_asks_who_may_see_only_of_the_best_records(monkeypatch) -> None:
+    """Per-agent visibility reads each record's reference: asked of every posting, a
+    one-call search of 100k records paid for it per posting. Like the numpy way, plain
+    Python asks it of the best records only, until enough of them pass."""
+    monkeypatch.setattr(engine, "plain_python", lambda postings, small=0: True)
+    index = RecallIndex()
+    fresh = []
+    for i in range(3_000):
+        unit = Unit(f"n{i}", "lesson", "t", ((1.0, f"canary step {i % 50}"),), 1.0, None, 0, NEVER)
+        fresh.append((unit, fingerprint(unit)))
+    index.sync_changes("lessons", [], fresh, "1")
+    asked = []
+
+    def visible(kind: str, ref: str, session: str | None, table: str) -> bool:
+        asked.append(ref)
+        return not ref.endswith("7")
+
+    hits = index.search("canary step", 10, Filter(visible=visible))
+    assert len(hits) == 10 and not any(h.ref.endswith("7") for h in hits)
+    assert len(set(asked)) <= 4 * engine.DEPTH  # not the 3,000 postings
