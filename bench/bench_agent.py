@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import anyio  # noqa: E402
 import bench_store  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
+from store_copy import linked_copy  # noqa: E402, F401 - bench_http* import it from here
 
 OUT = ROOT / "bench" / "out"
 TASK = bench_store.TASK
@@ -55,22 +56,6 @@ QUERIES = ["worker 25", "jwt expiry", "rollbak auth", "deploy-service canary"]
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
-
-
-def _link_or_copy(source: str, target: str) -> None:
-    # The log is appended to in place: it is copied. Table files are only ever replaced.
-    if os.path.basename(source) == "store.log":
-        shutil.copy2(source, target)
-    else:
-        os.link(source, target)
-
-
-def linked_copy(src: Path, dst: Path) -> Path:
-    """A copy of a store whose table files are hard links (a write replaces a table file,
-    never edits one; the log, appended to, is copied)."""
-    shutil.rmtree(dst, ignore_errors=True)
-    shutil.copytree(src, dst, copy_function=_link_or_copy, ignore=shutil.ignore_patterns(".lock"))
-    return dst
 
 
 #: The memwork command the process figures time (``--memwork``; default: the dev venv's).

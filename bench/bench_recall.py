@@ -68,6 +68,7 @@ import recall_sets  # noqa: E402
 from http_search_fill import fill  # noqa: E402
 from recall_metrics import ALL, KS, Board, session_ranking  # noqa: E402
 from recall_synthetic import generate  # noqa: E402
+from store_copy import linked_copy  # noqa: E402
 
 from memwork.core.base.errors import InvalidInput  # noqa: E402
 from memwork.core.domain import episodes, lessons, sessions  # noqa: E402
@@ -455,15 +456,6 @@ def _fill_shaped(folder: Path, records: int, shape: str) -> list[str]:
     texts, asked = _shaped_texts(records, shape)
     fill(folder, texts)
     return asked
-
-
-def linked_copy(src: Path, dst: Path) -> Path:
-    """A copy whose files are hard links (a store replaces files, it never edits them)."""
-    import shutil
-
-    shutil.rmtree(dst, ignore_errors=True)
-    shutil.copytree(src, dst, copy_function=os.link, ignore=shutil.ignore_patterns(".lock"))
-    return dst
 
 
 def _texts(store: Store) -> list[str]:

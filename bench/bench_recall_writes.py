@@ -45,7 +45,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("MEMWORK_FSYNC", "0")
+
+from store_copy import linked_copy  # noqa: E402
 
 from memwork import Memory  # noqa: E402
 from memwork.core.domain import sessions  # noqa: E402
@@ -137,13 +140,6 @@ def cached_store(records: int) -> Path:
         with Memory(folder, clock=lambda: NOW) as memory:
             memory.search(QUERIES[0])  # saved on close
     return folder
-
-
-def linked_copy(src: Path, dst: Path) -> Path:
-    """A copy whose files are hard links (a store replaces files, it never edits them)."""
-    shutil.rmtree(dst, ignore_errors=True)
-    shutil.copytree(src, dst, copy_function=os.link, ignore=shutil.ignore_patterns(".lock"))
-    return dst
 
 
 def _p95(values: list[float]) -> float:
