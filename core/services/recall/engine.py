@@ -81,6 +81,9 @@ _DENSE = 8
 #: under 1 / _WORTH of all: past that, picking them out of each term's postings costs more
 #: than scoring every record.
 _WORTH = 3
+#: How much taking in their neighbours is assumed to grow the records in the running at
+#: least: past 1 / (_WORTH * _NEAR_GROWTH) of all, pruning is given up before it is paid.
+_NEAR_GROWTH = 2
 TYPO_WEIGHT = (1.0, 0.8, 0.6)  # by edit distance
 PREFIX_WEIGHT = 0.7
 MAX_EXPANSIONS = 5
@@ -1181,19 +1184,24 @@ class RecallIndex:
         if theta is None:  # cannot be: ``depth`` records score above ``left``
             return None
         running = np.flatnonzero(acc >= theta - reach)
-        if len(running) * _WORTH > size:
+        if len(running) * _WORTH * _NEAR_GROWTH > size:
+            # With their neighbours these would pass the limit all but always: what
+            # finding those neighbours costs is spared (it decides cost, not ranking).
             return False
         prev = np.frombuffer(self.prev, dtype=np.int32)
         nxt = np.frombuffer(self.next, dtype=np.int32)
-        near = running
-        for _ in range(2):
-            near = np.concatenate((prev.take(near), nxt.take(near)))
-            near = near[near >= 0]
-            running = np.concatenate((running, near))
         live = np.zeros(size, dtype=bool)
         live[running] = True
-        if np.count_nonzero(live) * _WORTH > size:
-            return False
+        ring = running
+        for _ in range(2):
+            near = np.concatenate((prev.take(ring), nxt.take(ring)))
+            near = near[near >= 0]
+            # Only a note new to the running widens it further: the neighbours of one
+            # already in it are a step nearer to it, so they were taken in already.
+            ring = near[~live.take(near)]
+            live[ring] = True
+            if np.count_nonzero(live) * _WORTH > size:
+                return False
         return live
 
     def _best(
