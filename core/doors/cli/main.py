@@ -229,6 +229,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+#: Whether this process is the CLI's own (``entry``): a save owed after the answer is
+#: then left to a child the call does not wait for. Not when ``main`` runs inside
+#: another program (a test), whose process must not be forked.
+_OWN_PROCESS = False
+
+
 def _settle(store: Store) -> None:
     """What the call owes the next one, once its answer is out: the recall index it
     built or found far behind is saved (never inside the search itself)."""
@@ -236,8 +242,9 @@ def _settle(store: Store) -> None:
     if search is None:  # the verb never searched
         return
     sys.stdout.flush()
+    sys.stderr.flush()
     try:
-        search.settle(store)
+        search.settle(store, apart=_OWN_PROCESS)
     except Exception:  # noqa: BLE001, S110 - a cache: the answer was given, the next call rebuilds
         pass
 
@@ -258,6 +265,8 @@ def _safe(line: str) -> str:
 
 def entry() -> None:
     """Console-script entry point."""
+    global _OWN_PROCESS
+    _OWN_PROCESS = True
     sys.exit(main())
 
 

@@ -17,7 +17,8 @@ catch-up only marks the index as changed. A long-lived process saves it in a
 background thread (:mod:`core.services.recall.saver`) at once when it was built
 or found many tables behind, else at most every ``save_after`` seconds, and
 synchronously when it closes; a one-shot process (the CLI) saves an index it
-built or found many tables behind after its answer is printed, and leaves a
+built or found many tables behind after its answer is printed (in a child it does
+not wait for: :mod:`core.services.recall.save_apart`), and leaves a
 smaller lag to the next process, which catches up from the store. A process
 that dies before its save loses nothing: the next one finds the file behind and
 catches up. A save lands only if no commit removed the folder's files while it
@@ -758,12 +759,16 @@ class Recall:
             reservation.discard()
         self.saved(landed)
 
-    def settle(self, store: Store) -> None:
-        """What a process that ends now owes the next one: the save, if due (an index
-        built here or found far behind, or one past ``save_after``). Call under the
-        follower's lock."""
+    def owes_save(self) -> bool:
+        """Whether a process ending now owes the next one a save (an index built here
+        or found far behind, or one past ``save_after``)."""
         due = self.save_due()
-        if due is not None and (self._urgent or due <= time.monotonic()):
+        return due is not None and (self._urgent or due <= time.monotonic())
+
+    def settle(self, store: Store) -> None:
+        """What a process that ends now owes the next one: the save, if due (see
+        :meth:`owes_save`). Call under the follower's lock."""
+        if self.owes_save():
             self.flush(store)
 
     def _vectors_name(self) -> str:

@@ -420,13 +420,24 @@ def flush(store: Store) -> None:
             kept[1].flush(store)
 
 
-def settle(store: Store) -> None:
+def settle(store: Store, *, apart: bool = False) -> None:
     """Save the kept recall index of ``store`` if the process owes it to the next one
-    (built here or found far behind): the end of a CLI call, after its answer."""
+    (built here or found far behind): the end of a CLI call, after its answer.
+
+    ``apart`` (the CLI's own process, its answer written): the save is left to a
+    child process the call does not wait for (see :mod:`core.services.recall.save_apart`),
+    where the system allows; else it is made here."""
     kept = _KEPT.get(store)
-    if kept is not None:
-        with kept[0]:
-            kept[1].settle(store)
+    if kept is None:
+        return
+    with kept[0]:
+        recall = kept[1]
+        if apart and recall.owes_save():
+            from .save_apart import save_apart
+
+            if save_apart(store, recall):
+                return
+        recall.settle(store)
 
 
 _AT_EXIT: list[bool] = []
