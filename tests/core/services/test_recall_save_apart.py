@@ -32,9 +32,23 @@ class Owed:
         time.sleep(pause)
         mark.write_text("saved by %d" % __import__("os").getpid())
 
-print("answered", flush=True)
+print("answered by %d" % __import__("os").getpid(), flush=True)
 print("apart" if save_apart(None, Owed()) else "here", flush=True)
 """
+
+
+def _call(folder: Path, mark: Path, pause: float, **env: str) -> tuple[list[str], float]:
+    """Run the caller above; its output lines and how long it took to end."""
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", _SCRIPT, str(folder), str(mark), str(pause)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env={**os.environ, **env},
+    )
+    return done.stdout.splitlines(), time.monotonic() - started
 
 
 def _wait_for(path: Path, seconds: float) -> bool:
@@ -48,21 +62,14 @@ def _wait_for(path: Path, seconds: float) -> bool:
 
 def test_the_call_ends_with_its_answer_and_the_child_saves_after(tmp_path: Path) -> None:
     mark = tmp_path / "mark"
-    started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, str(tmp_path / "index"), str(mark), "3"],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    took = time.monotonic() - started
+    lines, took = _call(tmp_path / "index", mark, 3)
     # The caller read the call's output until it closed: the child, still saving,
     # holds none of its streams.
-    assert done.stdout == "answered\napart\n"
+    assert lines[0].startswith("answered by ") and lines[1:] == ["apart"]
     assert took < 2.5 and not mark.exists()
     assert _wait_for(mark, 30)
-    assert mark.read_text() != f"saved by {os.getpid()}"
+    caller = lines[0].removeprefix("answered by ")
+    assert mark.read_text().startswith("saved by ") and mark.read_text() != f"saved by {caller}"
 
 
 def test_a_child_that_finds_another_saving_leaves_it_the_work(tmp_path: Path) -> None:
@@ -71,12 +78,8 @@ def test_a_child_that_finds_another_saving_leaves_it_the_work(tmp_path: Path) ->
     held = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(held, fcntl.LOCK_EX)  # another saver at work
     try:
-        subprocess.run(
-            [sys.executable, "-c", _SCRIPT, str(folder), str(mark), "0"],
-            capture_output=True,
-            check=True,
-            timeout=60,
-        )
+        lines, _ = _call(folder, mark, 0)
+        assert lines[1:] == ["apart"]
         time.sleep(1.5)
         assert not mark.exists()
     finally:
@@ -84,16 +87,8 @@ def test_a_child_that_finds_another_saving_leaves_it_the_work(tmp_path: Path) ->
 
 
 def test_turned_off_the_call_saves_before_it_ends(tmp_path: Path) -> None:
-    mark = tmp_path / "mark"
-    done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, str(tmp_path / "index"), str(mark), "0"],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-        env={**os.environ, "MEMWORK_SAVE_APART": "0"},
-    )
-    assert done.stdout == "answered\nhere\n"  # the caller saves itself
+    lines, _ = _call(tmp_path / "index", tmp_path / "mark", 0, MEMWORK_SAVE_APART="0")
+    assert lines[1:] == ["here"]  # the caller saves itself
 
 
 @pytest.mark.parametrize("apart", ["1", "0"])
