@@ -1295,11 +1295,17 @@ class RecallIndex:
                 pairs.append((f" {a} {b} ", f" {b} {a} ", least))
         if not pairs:
             return
+        # Each pair without its outer spaces: a record whose stored terms hold none of
+        # them anywhere holds no pair in any field (most of the best do not).
+        bare = [p for forward, backward, _ in pairs for p in (forward[1:-1], backward[1:-1])]
         fields = self.fields
         chosen = heapq.nlargest(PROXIMITY_DEPTH, final.items(), key=itemgetter(1))
         for d, _ in chosen:
+            stored = fields[d]
+            if not any(p in stored for p in bare):
+                continue
             bonus = 0.0
-            for part in fields[d].split(_FIELD):
+            for part in stored.split(_FIELD):
                 # A field's terms joined by spaces: two terms side by side are a substring.
                 text = f" {part.partition(_WEIGHT)[2]} "
                 for forward, backward, least in pairs:
