@@ -27,7 +27,8 @@ Queries are answered term at a time, rarest first, each term's postings scored
 at once as numpy arrays (a term's postings are two int32 arrays, read as views),
 with MaxScore pruning: once the terms left could not lift an unseen record into
 the best ``DEPTH``, common terms only update the records still in the running
-(and their neighbours), so a query costs about its rare terms' postings. Term
+(the few neighbours the shares then read are completed by a binary search in each
+term's postings), so a query costs about its rare terms' postings. Term
 frequencies and lengths are kept in tenths, as integers, so adding and removing
 records is exact: an index kept incrementally equals one rebuilt from scratch.
 
@@ -81,9 +82,6 @@ _DENSE = 8
 #: under 1 / _WORTH of all: past that, picking them out of each term's postings costs more
 #: than scoring every record.
 _WORTH = 3
-#: How much taking in their neighbours is assumed to grow the records in the running at
-#: least: past 1 / (_WORTH * _NEAR_GROWTH) of all, pruning is given up before it is paid.
-_NEAR_GROWTH = 2
 TYPO_WEIGHT = (1.0, 0.8, 0.6)  # by edit distance
 PREFIX_WEIGHT = 0.7
 MAX_EXPANSIONS = 5
@@ -976,6 +974,7 @@ class RecallIndex:
         if not info:
             return {}
         info.sort(key=lambda x: (-x[0], x[2]))  # rarest first: the same sums every time
+        cut: tuple[Any, int] | None = None  # the running and the first term it limited
         # Which of some slots the query may see, and their BM25 scores (0 if it may not).
         allowed: Callable[[list[int]], list[bool]]
         lookup: Callable[[list[int]], list[float]]
@@ -987,7 +986,7 @@ class RecallIndex:
             np = _numpy()
             mask = self._mask(where, np)
             norms = self._derive("norms", self._norms)
-            acc = self._bm25(info, norms, mask, where.visible is None, np, depth)
+            acc, cut = self._bm25(info, norms, mask, where.visible is None, np, depth)
             top, ok = self._best(acc, mask, where.visible, np, depth)
             if where.visible is None:
                 # A record ``mask`` leaves out scores 0 in ``acc``: whole lists at once.
@@ -1017,6 +1016,10 @@ class RecallIndex:
         needed = {j for c in candidates for j in (prev[c], nxt[c]) if j >= 0}
         needed.update(candidates)
         order = list(needed)
+        if cut is not None:
+            # Scored with some terms only (outside the running when the cut came): the
+            # few the neighbour shares read get the rest of their terms now.
+            self._complete(acc, order, info, norms, mask, cut, np)
         bm25 = dict(zip(order, lookup(order), strict=True))
         sessions = self.sessions
         for c in candidates:
@@ -1114,18 +1117,19 @@ class RecallIndex:
         prune: bool,
         np: Any,
         depth: int,
-    ) -> Any:
-        """BM25 by slot (0 where ``mask`` says no), term at a time, rarest first.
+    ) -> tuple[Any, tuple[Any, int] | None]:
+        """BM25 by slot (0 where ``mask`` says no), term at a time, rarest first; and the
+        cut, if one came: (the records in the running, the first term added to them only).
 
         Exact where it matters, cheaper where it cannot: once the ``DEPTH``-th best score
         so far is above what all the terms left could add together (each adds less than
         its ``kp1``), no record outside the running can reach the best ``DEPTH``, so the
-        common terms left are added only for the records in the running and for their
-        neighbours two notes either side (what the neighbour shares read). Every other
-        record keeps a partial score that nothing reads. When most records are still in
-        the running, picking them out would cost more than it spares: every record is
-        then scored in full, which ranks alike (those outside stay below the best
-        ``DEPTH`` either way)."""
+        common terms left are added only for the records in the running. Every other
+        record keeps a partial score, and the few the neighbour shares read later are
+        completed then (:meth:`_complete`). When most records are still in the running,
+        picking them out would cost more than it spares: every record is then scored in
+        full, which ranks alike (those outside stay below the best ``DEPTH`` either
+        way)."""
         size = len(self.kinds)
         # A record ``mask`` leaves out starts at -inf and stays below every record in.
         acc = np.zeros(size) if mask is None else np.where(mask, 0.0, -np.inf)
@@ -1133,6 +1137,7 @@ class RecallIndex:
         for i in range(len(info) - 1, -1, -1):
             rest[i] = rest[i + 1] + info[i][0]
         live = None  # bool by slot: the records still in the running (None: all)
+        cut: tuple[Any, int] | None = None
         for i, (kp1, (docs, tfs), _) in enumerate(info):
             slots = np.frombuffer(docs, dtype=np.int32)
             tf = np.frombuffer(tfs, dtype=np.int32)
@@ -1144,6 +1149,8 @@ class RecallIndex:
                     found = self._contenders(acc, rest[i], best, np, depth)
                     live = None if found is False else found
                     prune = found is None  # False: too many in the running, for good
+                    if live is not None:
+                        cut = (live, i)
             if live is not None:
                 keep = live.take(slots)
                 slots, tf = slots[keep], tf[keep]
@@ -1161,14 +1168,50 @@ class RecallIndex:
                 acc[slots] += gain
         if mask is not None:
             acc[~mask] = 0.0
-        return acc
+        return acc, cut
+
+    def _complete(
+        self,
+        acc: Any,
+        slots: list[int],
+        info: list[tuple[float, tuple[array[int], array[int]], str]],
+        norms: Any,
+        mask: Any,
+        cut: tuple[Any, int],
+        np: Any,
+    ) -> None:
+        """Add to ``acc`` at ``slots`` outside the running the terms the cut kept from
+        them, in the order :meth:`_bm25` adds terms, each the same IEEE operations: the
+        scores it would have given them (a word's postings are in slot order, so each
+        slot is found by a binary search)."""
+        live, first = cut
+        wanted = np.array(slots, dtype=np.intp)
+        wanted = wanted[~live.take(wanted)]
+        if mask is not None:
+            wanted = wanted[mask.take(wanted)]  # left out: 0, as they are
+        if not len(wanted):
+            return
+        wanted.sort()
+        for kp1, (docs, tfs), _ in info[first:]:
+            posted = np.frombuffer(docs, dtype=np.int32)
+            at = np.searchsorted(posted, wanted)
+            inside = at < len(posted)
+            at, here = at[inside], wanted[inside]
+            held = posted.take(at) == here
+            at, here = at[held], here[held]
+            tf = np.frombuffer(tfs, dtype=np.int32).take(at)
+            gain = np.multiply(tf, kp1)
+            part = norms.take(here)
+            part += tf
+            gain /= part
+            acc[here] += gain
 
     def _contenders(self, acc: Any, left: float, best: float, np: Any, depth: int) -> Any:
-        """The slots still in the running when the terms left add under ``left``, with
-        their neighbours two notes either side; None when the best ``depth`` could still
-        change with any record, False when so many are in the running that picking them
-        out would cost more than scoring every record (the query then stops trying: its
-        terms left are its commonest)."""
+        """The slots still in the running when the terms left add under ``left`` (bool by
+        slot); None when the best ``depth`` could still change with any record, False
+        when so many are in the running that picking them out would cost more than
+        scoring every record (the query then stops trying: its terms left are its
+        commonest)."""
         # The depth-th best is above ``left`` only if ``depth`` records are: one count
         # says so before any partition is paid for.
         size = len(acc)
@@ -1184,24 +1227,10 @@ class RecallIndex:
         if theta is None:  # cannot be: ``depth`` records score above ``left``
             return None
         running = np.flatnonzero(acc >= theta - reach)
-        if len(running) * _WORTH * _NEAR_GROWTH > size:
-            # With their neighbours these would pass the limit all but always: what
-            # finding those neighbours costs is spared (it decides cost, not ranking).
+        if len(running) * _WORTH > size:
             return False
-        prev = np.frombuffer(self.prev, dtype=np.int32)
-        nxt = np.frombuffer(self.next, dtype=np.int32)
         live = np.zeros(size, dtype=bool)
         live[running] = True
-        ring = running
-        for _ in range(2):
-            near = np.concatenate((prev.take(ring), nxt.take(ring)))
-            near = near[near >= 0]
-            # Only a note new to the running widens it further: the neighbours of one
-            # already in it are a step nearer to it, so they were taken in already.
-            ring = near[~live.take(near)]
-            live[ring] = True
-            if np.count_nonzero(live) * _WORTH > size:
-                return False
         return live
 
     def _best(

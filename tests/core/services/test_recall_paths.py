@@ -204,3 +204,41 @@ def test_plain_python_asks_who_may_see_only_of_the_best_records(monkeypatch) -> 
     hits = index.search("canary step", 10, Filter(visible=visible))
     assert len(hits) == 10 and not any(h.ref.endswith("7") for h in hits)
     assert len(set(asked)) <= 4 * engine.DEPTH  # not the 3,000 postings
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_pruned_scores_equal_full_ones_to_the_last_bit(seed: int, monkeypatch) -> None:
+    """Once the common terms are added to the records in the running only, the
+    neighbours the shares read are completed afterwards: every score a query gives is
+    the one scoring every record in full gives, bit for bit."""
+    pytest.importorskip("numpy")
+    rng = random.Random(seed)
+    index = RecallIndex()
+    common, rare = ["deploy", "service", "error"], [f"r{i}" for i in range(400)]
+    for s in range(150):
+        fresh = []
+        for i in range(40):
+            words = rng.sample(common, rng.randint(1, 3)) + rng.sample(rare, 2)
+            words += ["filler"] * rng.randint(0, 30)
+            unit = Unit(
+                f"o{s}-{i}", "observation", "t", ((1.0, " ".join(words)),), 1.0, f"s{s}", i, NEVER
+            )
+            fresh.append((unit, fingerprint(unit)))
+        index.append_in_order(f"t{s}", fresh, None, "1")
+    monkeypatch.setattr(engine, "plain_python", lambda postings, small=0: False)
+    completed = []
+    complete = engine.RecallIndex._complete
+
+    def counted(self, acc, slots, *args):  # type: ignore[no-untyped-def]
+        completed.append(len(slots))
+        return complete(self, acc, slots, *args)
+
+    monkeypatch.setattr(engine.RecallIndex, "_complete", counted)
+    contenders = engine.RecallIndex._contenders
+    for n in range(40):
+        query = f"{rare[n]} {rare[n + 1]} deploy service error"
+        monkeypatch.setattr(engine.RecallIndex, "_contenders", contenders)
+        pruned = index.scores(query)
+        monkeypatch.setattr(engine.RecallIndex, "_contenders", lambda *a, **k: False)
+        assert pruned == index.scores(query), query
+    assert len(completed) >= 10  # the cut came, and neighbours were completed
