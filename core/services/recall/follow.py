@@ -101,12 +101,23 @@ class IndexFile:
             return None
         return cls(store.path)
 
-    def _real(self) -> bool:
+    def real(self) -> bool:
+        """Whether the index folder and its parent are folders, not links to elsewhere."""
         return not any(os.path.islink(p) for p in (self.folder.parent, self.folder))
+
+    def make_folders(self) -> bool:
+        """Make the index folder and its parent where missing; False when either is a
+        link (nothing is made through one). OSError: the store's folder refuses."""
+        for folder in (self.folder.parent, self.folder):
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(folder, 0o700)
+            if os.path.islink(folder):
+                return False
+        return True
 
     def exists(self) -> bool:
         """Whether the saved index file is there to be read (not through a link)."""
-        return self._real() and (self.folder / self.NAME).is_file()
+        return self.real() and (self.folder / self.NAME).is_file()
 
     def load(self, one_call: bool = False) -> RecallIndex | None:
         """The saved index, or None (missing, unreadable, a link, another format).
@@ -114,7 +125,7 @@ class IndexFile:
         ``one_call``: the process answers one call (the CLI), so rows and offsets are
         read by ``pread`` rather than through the mapping (see
         :class:`~core.services.recall.mapped.FileReader`)."""
-        if not self._real():
+        if not self.real():
             return None
         reader = None
         try:
@@ -150,7 +161,7 @@ class IndexFile:
 
     def load_vectors(self, name: str) -> bytes | None:
         """The saved vectors of embedder ``name``, if any."""
-        if not self._real():
+        if not self.real():
             return None
         try:
             path = self.folder / vectors_file(name)
@@ -162,7 +173,7 @@ class IndexFile:
 
     def remove(self) -> None:
         """Remove the index file (damaged: it is rebuilt from the store)."""
-        if self._real():
+        if self.real():
             with contextlib.suppress(OSError):
                 (self.folder / self.NAME).unlink()
 
@@ -174,10 +185,7 @@ class IndexFile:
         None when the folder cannot be written (or is a link)."""
         reservation = Reservation(self)
         try:
-            for folder in (self.folder.parent, self.folder):
-                with contextlib.suppress(FileExistsError):
-                    os.mkdir(folder, 0o700)
-            if not self._real():
+            if not self.make_folders():
                 return None
             self._remove_stale()
             for name in names:

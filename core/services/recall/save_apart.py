@@ -28,8 +28,10 @@ import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from ...storage.store import Store
-    from .follow import Recall
+    from .follow import IndexFile, Recall
 
 ENV = "MEMWORK_SAVE_APART"
 #: Held by the child while it saves (in the index's folder).
@@ -53,7 +55,7 @@ def save_apart(store: Store, recall: Recall) -> bool:
     # The child: it never returns into the caller's code.
     try:
         _detach()
-        with _one_saver(recall._file.folder) as mine:
+        with _one_saver(recall._file) as mine:
             if mine:
                 recall.settle(store)
     except BaseException:  # noqa: BLE001, S110 - only a cache: the next call catches up
@@ -71,13 +73,17 @@ def _detach() -> None:
 
 
 @contextlib.contextmanager
-def _one_saver(folder: os.PathLike[str] | str):  # type: ignore[no-untyped-def]
-    """True while this process holds the folder's saver lock; False when another does."""
+def _one_saver(file: IndexFile) -> Iterator[bool]:
+    """True while this process holds the index folder's saver lock; False when another
+    does, or the folder is reached through a link (nothing is made there then, as a
+    save makes nothing there)."""
     import fcntl
 
-    os.makedirs(folder, 0o700, exist_ok=True)
+    if not file.make_folders():
+        yield False
+        return
     fd = os.open(
-        os.path.join(folder, LOCK_NAME),
+        file.folder / LOCK_NAME,
         os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0),
         0o600,
     )

@@ -26,7 +26,7 @@ from memwork.core.services.recall.save_apart import save_apart
 folder, mark, pause = Path(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[3])
 
 class Owed:
-    _file = SimpleNamespace(folder=folder)
+    _file = SimpleNamespace(folder=folder, make_folders=lambda: folder.mkdir(exist_ok=True) or True)
 
     def settle(self, store):
         time.sleep(pause)
@@ -117,3 +117,27 @@ def test_a_cli_search_that_built_the_index_saves_it_either_way(tmp_path: Path, a
     # Only a child saving apart takes the saver's lock.
     assert (saved.parent / LOCK_NAME).exists() == (apart == "1")
     assert "a grey heron on pier 7" in memwork("search", "heron pier")
+
+
+def test_an_index_folder_that_is_a_link_gets_nothing_from_the_child(tmp_path: Path) -> None:
+    """The store's ``cache/recall`` replaced by a link to elsewhere: no save, no saver's
+    lock, nothing made through it (memwork follows no link in a store)."""
+    db, elsewhere = tmp_path / "s", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    def memwork(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "memwork", "--db", str(db), *args],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout
+
+    sid = memwork("session", "start", "--title", "t").strip()
+    memwork("observe", "--session", sid, "a heron")
+    (db / "cache").mkdir(exist_ok=True)
+    (db / "cache" / "recall").symlink_to(elsewhere, target_is_directory=True)
+    assert "a heron" in memwork("search", "heron")
+    time.sleep(1.5)  # a child, had one saved, would have landed its file by now
+    assert list(elsewhere.iterdir()) == []
