@@ -20,8 +20,6 @@ from collections.abc import Iterator
 from typing import Protocol
 
 _CODEC = ("utf-8", "surrogatepass")
-_INT64 = struct.Struct("<q")
-_PAIR = struct.Struct("<qq")
 
 
 class Buffer(Protocol):
@@ -75,25 +73,38 @@ class FileReader:
 
 
 class Offsets:
-    """A saved run of little-endian int64 offsets, read one by one from a
-    :class:`FileReader` (what ``memoryview.cast("q")`` of a mapping gives in place)."""
+    """A saved run of little-endian int64 offsets, read from a :class:`FileReader`
+    (what ``memoryview.cast("q")`` of a mapping gives in place), a block at a time:
+    a catch-up reads the rows of a table one after another, and one ``pread`` per
+    row cost it thousands of system calls."""
 
-    __slots__ = ("reader", "start", "count")
+    __slots__ = ("reader", "start", "count", "_first", "_block")
+
+    #: Offsets read at once (4 KB).
+    BLOCK = 512
 
     def __init__(self, reader: FileReader, start: int, length: int) -> None:
         self.reader, self.start, self.count = reader, start, length // 8
+        self._first = 0
+        self._block: tuple[int, ...] = ()
 
     def __len__(self) -> int:
         return self.count
+
+    def _load(self, i: int) -> None:
+        first = i - i % self.BLOCK
+        last = min(self.count, first + self.BLOCK + 1)  # one more: a row's end
+        data = self.reader[self.start + 8 * first : self.start + 8 * last]
+        self._first, self._block = first, struct.unpack(f"<{last - first}q", data)
 
     def __getitem__(self, i: int, /) -> int:
         if i < 0:
             i += self.count
         if not 0 <= i < self.count:
             raise IndexError("offset out of range")
-        at = self.start + 8 * i
-        value: int = _INT64.unpack(self.reader[at : at + 8])[0]
-        return value
+        if not self._first <= i < self._first + len(self._block):
+            self._load(i)
+        return self._block[i - self._first]
 
     def raw(self, first: int) -> bytes:
         """Offsets ``first`` to the last, as the file holds them."""
@@ -101,12 +112,13 @@ class Offsets:
         return self.reader[at : self.start + 8 * self.count]
 
     def pair(self, i: int) -> tuple[int, int]:
-        """Offsets ``i`` and ``i + 1`` in one read."""
+        """Offsets ``i`` and ``i + 1``."""
         if not 0 <= i < self.count - 1:
             raise IndexError("offset out of range")
-        at = self.start + 8 * i
-        first, last = _PAIR.unpack(self.reader[at : at + 16])
-        return first, last
+        if not self._first <= i < self._first + len(self._block) - 1:
+            self._load(i)
+        at = i - self._first
+        return self._block[at], self._block[at + 1]
 
 
 def offset_bytes(offsets: memoryview | Offsets, first: int) -> bytes | memoryview:
@@ -121,7 +133,11 @@ class TextRows:
     holds one more entry than there are rows). ``mapped``, when given, is what
     :meth:`view` reads in place (``buf`` then reads by ``pread``)."""
 
-    __slots__ = ("buf", "start", "offsets", "_view", "mapped")
+    __slots__ = ("buf", "start", "offsets", "_view", "mapped", "_span_at", "_span")
+
+    #: Bytes of text read at once through a :class:`FileReader` (rows read one after
+    #: another, as a catch-up reads a table's references, come from one read).
+    SPAN = 16384
 
     def __init__(
         self,
@@ -133,6 +149,8 @@ class TextRows:
         self.buf, self.start, self.offsets = buf, start, offsets
         self.mapped = buf if mapped is None else mapped
         self._view: memoryview | None = None
+        self._span_at = 0
+        self._span = b""
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -148,7 +166,15 @@ class TextRows:
         first, last = self._bounds(row)
         if last < first:
             raise ValueError("a saved row ends before it starts")
-        return str(self.buf[at + first : at + last], *_CODEC)
+        if not isinstance(self.buf, FileReader):
+            return str(self.buf[at + first : at + last], *_CODEC)
+        begin, end = at + first, at + last
+        held = self._span_at
+        if not (held <= begin and end <= held + len(self._span)):
+            stop = min(len(self.buf), max(end, begin + self.SPAN))
+            self._span_at, self._span = begin, self.buf[begin:stop]
+            held = begin
+        return str(self._span[begin - held : end - held], *_CODEC)
 
     def span(self, first: int, last: int) -> bytes:
         """Rows ``first`` to ``last`` (excluded), as the file holds them."""
