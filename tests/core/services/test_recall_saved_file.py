@@ -380,3 +380,38 @@ def test_a_save_joins_words_kept_apart_a_slice_at_a_time(
         slices += 1
     assert slices > kept_apart and index.post.added == {}
     assert index.state() == _rebuilt(store, monkeypatch)
+
+
+def test_offsets_read_a_block_at_a_time_give_what_the_mapping_gives(tmp_path: Path) -> None:
+    """Offsets and rows read through a ``FileReader`` (a block of offsets, a span of
+    text at a time) equal what a mapping of the same bytes gives, at every row and
+    across the blocks' edges, in any order."""
+    import random
+
+    from memwork.core.services.recall.mapped import Offsets
+
+    rng = random.Random(7)
+    texts = ["".join(rng.choice("abcé🦩 ") for _ in range(rng.randint(0, 90))) for _ in range(1500)]
+    body = b"".join(encode(t) for t in texts)
+    ends = [0]
+    for t in texts:
+        ends.append(ends[-1] + len(encode(t)))
+    at_offsets = 8 + len(body)
+    data = b"HEADHEAD" + body + array("q", ends).tobytes()
+    path = tmp_path / "rows"
+    path.write_bytes(data)
+    fd = os.open(path, os.O_RDONLY)
+    reader = FileReader(fd, len(data))
+    offsets = Offsets(reader, at_offsets, 8 * len(ends))
+    rows = TextRows(reader, 8, offsets, data)
+    mapped = TextRows(data, 8, memoryview(data)[at_offsets:].cast("q"))
+    order = list(range(len(texts)))
+    for shuffled in (False, True):
+        if shuffled:
+            rng.shuffle(order)
+        assert [rows[i] for i in order] == [mapped[i] for i in order] == [texts[i] for i in order]
+    assert [offsets[i] for i in (0, 511, 512, 513, 1024, -1)] == [
+        ends[i] for i in (0, 511, 512, 513, 1024, -1)
+    ]
+    assert rows.span(510, 515) == mapped.span(510, 515)
+    reader.close()
