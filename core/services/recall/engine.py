@@ -1249,8 +1249,7 @@ class RecallIndex:
         # caller may not see enough of them, k grows.
         k = depth if visible is None else 4 * depth
         while True:
-            theta = kth_best(acc, k, np)
-            chosen = np.flatnonzero(acc > 0 if theta is None else acc >= theta)
+            theta, chosen = best_slots(acc, k, np)
             ranked = sorted(
                 zip(chosen.tolist(), acc.take(chosen).tolist(), strict=True), key=_best_first
             )
@@ -1489,14 +1488,27 @@ def kth_best(acc: Any, k: int, np: Any) -> float | None:
     Exact, without partitioning every score: the ``k``-th best of every ``step``-th
     slot (a subset) cannot be above the ``k``-th best of all, so only the scores at or
     above it (a few thousand of 100,000) are searched for it."""
+    return best_slots(acc, k, np)[0]
+
+
+def best_slots(acc: Any, k: int, np: Any) -> tuple[float | None, Any]:
+    """:func:`kth_best`, and the slots scoring at least that (ties kept; None: every
+    slot scoring above 0), found in the same pass over the scores."""
     size = len(acc)
     if size >= _SAMPLED and k * _PER_PLACE * 4 <= size:
         sample = acc[:: size // (k * _PER_PLACE)]
         positive = sample[sample > 0]
         if len(positive) >= k:
-            return _kth(acc[acc >= _kth(positive, k, np)], k, np)
-    positive = acc[acc > 0]
-    return _kth(positive, k, np) if len(positive) >= k else None
+            near = np.flatnonzero(acc >= _kth(positive, k, np))
+            scores = acc.take(near)
+            theta = _kth(scores, k, np)
+            return theta, near[scores >= theta]
+    slots = np.flatnonzero(acc > 0)
+    if len(slots) < k:
+        return None, slots
+    scores = acc.take(slots)
+    theta = _kth(scores, k, np)
+    return theta, slots[scores >= theta]
 
 
 def _kth(values: Any, k: int, np: Any) -> float:

@@ -169,15 +169,17 @@ def test_rankings_hold_when_every_index_is_searched_from_a_sample(seed: int, mon
     monkeypatch.setattr(engine, "_PER_PLACE", 1)
     monkeypatch.setattr(engine, "DEPTH", 20)
     sampled = []
-    kth_best = engine.kth_best
+    best_slots = engine.best_slots
 
     def checked(acc, k, np):  # type: ignore[no-untyped-def]
-        found = kth_best(acc, k, np)
+        theta, slots = best_slots(acc, k, np)
         if k * 4 <= len(acc):
-            sampled.append(found == _kth_by_sorting(acc.tolist(), k))
-        return found
+            wanted = np.flatnonzero(acc > 0 if theta is None else acc >= theta)
+            exact = theta == _kth_by_sorting(acc.tolist(), k)
+            sampled.append(exact and slots.tolist() == wanted.tolist())
+        return theta, slots
 
-    monkeypatch.setattr(engine, "kth_best", checked)
+    monkeypatch.setattr(engine, "best_slots", checked)
     found = _both_ways(seed, 10, monkeypatch)
     assert found[True] == found[False]
     assert sum(len(hits) for hits in found[True]) > 500
