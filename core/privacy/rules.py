@@ -151,6 +151,16 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "memwork-key",
+        ("mwc_", "mwa_"),
+        # memwork's own curator keys (mwc_) and agent tokens (mwa_): the prefix and 43
+        # URL-safe characters (32 random bytes) mark one. Left to the generic detector,
+        # about one key in a hundred looked too plain to redact.
+        lazy(r"(?<![\w-])(?P<secret>mw[ca]_[A-Za-z0-9_-]{43})(?![\w-])", re.ASCII),
+        # A name of that length in lowercase words (mwc_notes_for_...) is not random.
+        keep=lambda m: not any(c.isdigit() or c.isupper() for c in m["secret"][4:]),
+    ),
+    Rule(
         "square-secret",
         ("sq0csp-",),
         # Square's OAuth application secret: gitleaks retired its rule (the pinned rule set

@@ -455,6 +455,8 @@ _ALONE = {
     "typeform-api-token": "tfp_" + (_B36 * 3)[:59],
     "defined-networking-api-token": "dnkey-" + (_B36 * 2)[:26] + "-" + (_B36 * 3)[:52],
     "square-secret": "sq0csp-" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9f",
+    # memwork's own curator key: one the generic detector once let through (~1 in 100).
+    "memwork-key": "mwc_EdbKLtoUqaBYQZVv1hnJGoCIbyfIFqeXQeGkkNTRwyE",
 }
 
 
@@ -478,10 +480,25 @@ def test_a_token_is_marked_by_its_vendor_prefix_alone(kind: str, form: str) -> N
         "see the tfp_ prefix in the docs",
         "XNRAK-Q7W2E9R4T1Y6U3I8O5P0A2S7D99",  # the prefix inside a longer word
         "sq0csp-short",
+        "the mwc_ and mwa_ prefixes name memwork's keys",
+        "the file mwc_notes_for_the_curator_of_this_store_version.md",  # no digit, no capital
     ],
 )
 def test_a_prefix_without_a_token_is_kept(text: str) -> None:
     assert scrub(text) == text
+
+
+def test_every_curator_key_and_agent_token_memwork_makes_is_redacted() -> None:
+    """Not some: the keys memwork hands out are random, and a detector that judges how
+    random a string looks lets a plain-looking one through now and then."""
+    import secrets as random_bytes
+
+    from memwork.core.ledger import agent_tokens, curator
+
+    made = [curator.new_key() for _ in range(2_000)]
+    made += [agent_tokens.PREFIX + random_bytes.token_urlsafe(32) for _ in range(2_000)]
+    for key in made:
+        assert key not in scrub(f"remember the key {key}"), key
 
 
 def test_a_named_token_is_still_found_by_the_rule_itself() -> None:
