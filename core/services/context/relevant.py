@@ -59,7 +59,7 @@ def section(
         recall=recall,
         # Left out inside the ranking: a context listing thousands of lessons once asked
         # for as many more hits, past what a search may return.
-        leave_out=frozenset(("lesson", ref) for ref in shown_lessons),
+        leave_out=frozenset(("lessons", ref) for ref in shown_lessons),
     )
     index = recall.index
     found = [f for f in found if index is not None and index.own_match(f[1].slot, query)]

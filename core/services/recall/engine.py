@@ -100,6 +100,9 @@ class Filter(NamedTuple):
     #: Whether the caller may see a record: (kind, ref, session id, table) → bool, asked
     #: once per candidate (per-agent isolation: core/ledger/isolation.py); None: every record.
     visible: Callable[[str, str, str | None, str], bool] | None = None
+    #: Slots left out like the filters above (the context's lessons it lists already):
+    #: part of the mask, so the ranking still prunes as it does without them.
+    without: frozenset[int] = frozenset()
 
 
 class Scored(NamedTuple):
@@ -540,6 +543,13 @@ class RecallIndex:
             found = by_table.setdefault(code, {})
         return found
 
+    def slots_in(self, table: str, refs: Iterable[str]) -> frozenset[int]:
+        """The slots of ``refs`` in ``table`` (those the index holds; nothing is added)."""
+        if table not in self.table_codes:
+            return frozenset()
+        found = self.slots_of(table)
+        return frozenset(slot for ref in refs if (slot := found.get(ref)) is not None)
+
     def _table_code(self, table: str) -> int:
         code = self.table_codes.get(table)
         if code is None:
@@ -915,6 +925,12 @@ class RecallIndex:
                 both(times <= where.until)
         if where.now is not None and self.expiring:
             both(np.frombuffer(self.expires, dtype=np.float64) > where.now)
+        if where.without:
+            size = len(self.kinds)
+            kept = np.ones(size, dtype=bool)  # a fresh array: masks are shared
+            out = np.fromiter(where.without, dtype=np.intp, count=len(where.without))
+            kept[out[(out >= 0) & (out < size)]] = False
+            both(kept)
         return mask
 
     def allowed(self, where: Filter) -> Callable[[int], bool] | None:
@@ -1087,15 +1103,17 @@ class RecallIndex:
             session = self.session_codes.get(where.session, -2)
         since, until = where.since, where.until
         now = where.now if self.expiring else None  # nothing can have expired
-        visible = where.visible
+        visible, without = where.visible, where.without
         if kinds is None and session is None and since is None and until is None:
-            if now is None and visible is None:
+            if now is None and visible is None and not without:
                 return None
         codes, sessions, times, expires = self.kinds, self.sessions, self.times, self.expires
         shown = self._test(None, visible) if visible is not None else None
 
         def ok(slot: int) -> bool:
             if kinds is not None and codes[slot] not in kinds:
+                return False
+            if slot in without:
                 return False
             if session is not None and sessions[slot] != session:
                 return False

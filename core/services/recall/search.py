@@ -181,9 +181,9 @@ def scored_hits(
 ) -> list[tuple[Hit, Scored]]:
     """:func:`search`'s hits, each with what the index knows of it (its session).
 
-    ``leave_out`` names records, as (kind, id), that never become hits: they are left
-    out inside the ranking, so the ``limit`` is spent on the others (the context leaves
-    out the lessons it lists already)."""
+    ``leave_out`` names records, as (table, id), that never become hits: they are left
+    out inside the ranking as filters are, so the ``limit`` is spent on the others (the
+    context leaves out the lessons it lists already)."""
     check_query(query)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput("limit", f"must be a whole number from 1 to {MAX_LIMIT} (got {limit})")
@@ -239,15 +239,16 @@ def _ranked(
     with store.reading():
         index = recall.refresh(store)
         view = isolation.viewer(store)
-        visible = None
         if view is not None:
             # Another agent's records never become candidates: the ranking's own depth
             # is spent on what this caller may see (one index for every agent).
-            visible = _visible_to(store, view)
+            where = where._replace(visible=_visible_to(store, view))
         if leave_out:
-            visible = _leaving_out(leave_out, visible)
-        if visible is not None:
-            where = where._replace(visible=visible)
+            tables: dict[str, list[str]] = {}
+            for table, ref in leave_out:
+                tables.setdefault(table, []).append(ref)
+            without = frozenset().union(*(index.slots_in(t, r) for t, r in tables.items()))
+            where = where._replace(without=without)
         found = semantic.rank(store, recall, index, query, limit, where)
         if not found:
             return [], {}, set()
@@ -300,20 +301,6 @@ def first_catch_up(store: Store, recall: Recall) -> None:
         raise
     if failed:
         raise failed[0]
-
-
-def _leaving_out(
-    leave_out: frozenset[tuple[str, str]],
-    visible: Callable[[str, str, str | None, str], bool] | None,
-) -> Callable[[str, str, str | None, str], bool]:
-    """``visible`` (None: everything), and never a record ``leave_out`` names."""
-
-    def shown(kind: str, ref: str, session: str | None, table: str) -> bool:
-        if (kind, ref) in leave_out:
-            return False
-        return visible is None or visible(kind, ref, session, table)
-
-    return shown
 
 
 def _visible_to(store: Store, view: str) -> Callable[[str, str, str | None, str], bool]:

@@ -48,6 +48,8 @@ FILTERS = [
     Filter(until=1020.0),
     Filter(now=2500.0),
     Filter(visible=lambda kind, ref, session, table: not ref.endswith(("1", "4"))),
+    Filter(without=frozenset(range(0, 400, 3))),
+    Filter(kinds=frozenset({"observation"}), without=frozenset(range(1, 400, 5))),
 ]
 
 
