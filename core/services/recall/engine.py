@@ -1086,7 +1086,6 @@ class RecallIndex:
             return top[:depth], fits or _anything, get_score(acc)
         ok = self._scalar_test(where)
         assert ok is not None  # (a caller's test is never None)
-        shown: list[tuple[int, float]] = []
         many = 4 * depth
         while True:
             best = heapq.nlargest(many, acc.items(), key=_score_then_slot)
@@ -1233,9 +1232,7 @@ class RecallIndex:
         # The depth-th best is above ``left`` only if ``depth`` records are: one count
         # says so before any partition is paid for.
         size = len(acc)
-        over = acc > left
-        above = np.count_nonzero(over)
-        if above < depth:
+        if np.count_nonzero(acc > left) < depth:
             return None
         reach = left * (1 + 1e-9)
         if np.count_nonzero(acc >= best - reach) * _WORTH > size:

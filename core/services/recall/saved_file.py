@@ -121,10 +121,9 @@ def read(buf: Buffer, reader: FileReader | None = None) -> RecallIndex | None:
             return None
         self = RecallIndex()
         numbers = dict(zip(NUMBER_TYPES, head["numeric"], strict=True))
-        counts = {n // array(NUMBER_TYPES[name]).itemsize for name, (_, n) in numbers.items()}
-        if len(counts) != 1 or any(
-            n % array(NUMBER_TYPES[k]).itemsize for k, (_, n) in numbers.items()
-        ):
+        widths = {name: array(code).itemsize for name, code in NUMBER_TYPES.items()}
+        counts = {n // widths[name] for name, (_, n) in numbers.items()}
+        if len(counts) != 1 or any(n % widths[name] for name, (_, n) in numbers.items()):
             return None  # every column holds one number per record
         source = buf if reader is None else reader
         self.read_later({name: (source, start, n) for name, (start, n) in numbers.items()})
