@@ -767,6 +767,12 @@ class Recall:
             reservation.discard()
         self.saved(landed)
 
+    @property
+    def index_file(self) -> IndexFile | None:
+        """The store's index file this follower saves (None: not a folder store, or the
+        cache is off)."""
+        return self._file
+
     def owes_save(self) -> bool:
         """Whether a process ending now owes the next one a save (an index built here
         or found far behind, or one past ``save_after``)."""

@@ -44,7 +44,8 @@ def save_apart(store: Store, recall: Recall) -> bool:
     itself. Call under the follower's lock, with the process's output flushed."""
     if os.environ.get(ENV, "1") == "0" or not hasattr(os, "fork"):
         return False
-    if threading.active_count() != 1 or recall._file is None:
+    file = recall.index_file
+    if threading.active_count() != 1 or file is None:
         return False
     try:
         pid = os.fork()
@@ -55,7 +56,7 @@ def save_apart(store: Store, recall: Recall) -> bool:
     # The child: it never returns into the caller's code.
     try:
         _detach()
-        with _one_saver(recall._file) as mine:
+        with _one_saver(file) as mine:
             if mine:
                 recall.settle(store)
     except BaseException:  # noqa: BLE001, S110 - only a cache: the next call catches up
