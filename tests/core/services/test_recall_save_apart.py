@@ -26,7 +26,9 @@ from memwork.core.services.recall.save_apart import save_apart
 folder, mark, pause = Path(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[3])
 
 class Owed:
-    index_file = SimpleNamespace(folder=folder, make_folders=lambda: folder.mkdir(exist_ok=True) or True)
+    index_file = SimpleNamespace(
+        folder=folder, make_folders=lambda: folder.mkdir(exist_ok=True) or True
+    )
 
     def settle(self, store):
         time.sleep(pause)
