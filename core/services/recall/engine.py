@@ -970,15 +970,18 @@ class RecallIndex:
         where: Filter = Filter(),  # noqa: B008
         depth: int = DEPTH,
         small: int = SMALL,
+        terms: list[tuple[str, float]] | None = None,
     ) -> dict[int, float]:
         """Every candidate's score (unordered): the best ``depth`` by BM25, their
         neighbours, with the session field, neighbour shares and proximity added.
         A query reading up to ``small`` postings is scored in plain Python while numpy
-        is not loaded (both ways give the same scores)."""
+        is not loaded (both ways give the same scores). ``terms`` (indexed terms with
+        their weights) stands for the query's own when given; it has no word order, so
+        no proximity is added."""
         n = self.live
         if not n:
             return {}
-        weighted = self.query_terms(query)
+        weighted = self.query_terms(query) if terms is None else terms
         info: list[tuple[float, tuple[array[int], array[int]], str]] = []
         for term, weight in weighted:
             post = self.post.get(term)
@@ -1049,7 +1052,7 @@ class RecallIndex:
                     own += share * session_score.get(sessions[c], 0.0)
                 final[c] = own
             final[c] += NEIGHBOUR * near
-        if len(info) > 1 and PROXIMITY:
+        if len(info) > 1 and PROXIMITY and terms is None:
             self._proximity(final, [(t, kp1 / (K1 + 1)) for kp1, _, t in info], weighted)
         return final
 
@@ -1372,11 +1375,12 @@ class RecallIndex:
         limit: int,
         where: Filter = Filter(),  # noqa: B008
         small: int = SMALL,
+        terms: list[tuple[str, float]] | None = None,
     ) -> list[Scored]:
         """The best ``limit`` records, best first (ties: the most recently indexed);
-        ``small`` as for :meth:`scores`."""
+        ``small`` and ``terms`` as for :meth:`scores`."""
         # A caller asking for more than the usual depth gets what it asked for.
-        found = self.scores(query, where, max(DEPTH, limit), small)
+        found = self.scores(query, where, max(DEPTH, limit), small, terms)
         best = heapq.nlargest(limit, found.items(), key=_score_then_slot)
         return [self.scored(d, s) for d, s in best if s > 0]
 

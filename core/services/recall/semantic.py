@@ -1,5 +1,8 @@
 """Semantic recall: an optional embedder that fills a search the words leave short.
 
+With it off (the default), the words of the best records found fill such a search
+instead (:mod:`core.services.recall.feedback`).
+
 One setting chooses it: ``memwork config set embedder wordllama`` (kept in the
 store) or ``MEMWORK_EMBEDDER`` (which wins; ``off`` turns it off). It is off by
 default: it costs a 19 MB optional package, ~22 MB of memory and ~0.1 s to load in
@@ -188,13 +191,17 @@ def _text(index: RecallIndex, slot: int) -> str:
 def rank(
     store: Store, recall: Recall, index: RecallIndex, query: str, limit: int, where: Filter
 ) -> list[Scored]:
-    """The best ``limit`` records by the query's words; with an embedder in force, the
-    records nearest its meaning fill what the words leave short (see the module
-    docstring)."""
+    """The best ``limit`` records by the query's words; what they leave short is filled
+    by the records nearest the query's meaning with an embedder in force, else by the
+    words of the best records found (see the module docstring)."""
     name = chosen(store)  # a bad setting is refused on every search, not only short ones
     found = index.search(query, limit, where, recall.small)
-    if len(found) >= limit or name == "off":
+    if len(found) >= limit:
         return found
+    if name == "off":
+        from . import feedback
+
+        return feedback.fill(index, query, found, limit, where, recall.small)
     vectors = recall.vectors(embedder(name))
     import numpy as np
 

@@ -354,7 +354,7 @@ def test_the_embedder_fills_below_what_the_words_found(
     memory.add_lesson("Check the car battery before a long drive")
     memory.add_lesson("Buy a new automobile battery before winter")
     memory.add_lesson("Water the tomatoes every evening")
-    words = memory.search("car", limit=3)
+    words = memory.search("car", limit=1)
     assert [h["title"] for h in words] == ["Check the car battery before a long drive"]
     monkeypatch.setenv("MEMWORK_EMBEDDER", "wordllama")
     filled = memory.search("car", limit=3)

@@ -225,7 +225,8 @@ def test_notes_added_to_saved_words_are_kept_apart_until_a_query_reads_them(
 ) -> None:
     store, _, _ = _one_note_behind(tmp_path, "an egret beside the heron on the pier")
     process = Recall()
-    search.search(store, "egret", now=NOW, recall=process)  # catches up: a new note
+    # Catches up (a new note); one hit asked for, so no fill reads the note's other words.
+    search.search(store, "egret", now=NOW, limit=1, recall=process)
     index = process.index
     assert index is not None
     # "heron" and "pier" were saved: the new note's postings wait beside them, and the

@@ -1,0 +1,113 @@
+"""Feedback: when a search's words find fewer records than asked for, the words of the
+best records found fill the rest, below every word match."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memwork import Memory
+from memwork.core.ledger import config
+from memwork.core.services.recall import feedback
+from memwork.core.services.recall.engine import Filter
+from memwork.core.services.recall.follow import Recall
+from tests.conftest import NOW
+
+BATTERY = "Check the car battery before a long drive"
+CHARGER = "Keep a battery charger in the trunk for a long drive"
+TOMATOES = "Water the tomatoes every evening"
+
+
+def garage(path: Path) -> Memory:
+    memory = Memory(path, clock=lambda: NOW)
+    for text in (BATTERY, CHARGER, TOMATOES):
+        memory.add_lesson(text)
+    return memory
+
+
+def test_the_words_of_the_best_record_found_fill_a_short_search(tmp_path: Path) -> None:
+    memory = garage(tmp_path / "s")
+    alone = memory.search("car", limit=1)
+    found = memory.search("car", limit=5)
+    # The word match keeps its place and its score; the note sharing its words (but not
+    # the query's) comes next, below it; a note sharing nothing with either never comes.
+    assert found[0] == alone[0]
+    assert [h["title"] for h in found] == [BATTERY, CHARGER]
+    assert found[0]["score"] > found[1]["score"] > 0
+    memory.close()
+
+
+def test_a_search_whose_words_find_enough_never_reads_feedback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = garage(tmp_path / "s")
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("feedback ran")
+
+    monkeypatch.setattr(feedback, "feedback_terms", refused)
+    assert [h["title"] for h in memory.search("long drive", limit=2)] == [BATTERY, CHARGER]
+    assert memory.search("nothing shares this", limit=5) == []  # no word match: no seed
+    memory.close()
+
+
+def test_what_feedback_fills_in_keeps_to_the_kinds_asked_for(tmp_path: Path) -> None:
+    memory = garage(tmp_path / "s")
+    sid = memory.start_session(title="garage")["id"]
+    memory.observe(sid, "Swapped the battery charger for a smaller one before the drive")
+    found = memory.search("car", kinds=["lesson"], limit=5)
+    assert [h["kind"] for h in found] == ["lesson", "lesson"]
+    everything = memory.search("car", limit=5)
+    assert "observation" in [h["kind"] for h in everything]
+    memory.close()
+
+
+def test_what_feedback_fills_in_is_only_what_the_agent_may_see(tmp_path: Path) -> None:
+    coder = Memory(tmp_path / "s", agent="coder", clock=lambda: NOW)
+    tester = Memory(tmp_path / "s", agent="tester", clock=lambda: NOW)
+    mine = coder.start_session(title="mine")["id"]
+    theirs = tester.start_session(title="theirs")["id"]
+    coder.observe(mine, "The car battery died on the long drive home")
+    tester.observe(theirs, "Bought a battery charger for the long drive")
+    config.set_value(coder.store, "isolation", "agent", now=NOW, actor="tui")
+    # The tester's note shares the coder's words: filled in for the tester's own search
+    # only (its words reach it for the tester, and feedback would for the coder).
+    assert [h["title"] for h in coder.search("car", limit=5)] == [
+        h["title"] for h in coder.search("car", limit=1)
+    ]
+    assert any("charger" in h["title"] for h in tester.search("battery", limit=5))
+    coder.close()
+    tester.close()
+
+
+def test_plain_python_and_numpy_fill_alike(tmp_path: Path) -> None:
+    memory = Memory(tmp_path / "s", clock=lambda: NOW)
+    sid = memory.start_session(title="ops")["id"]
+    for n in range(60):
+        memory.observe(sid, f"step {n}: the canary for service-{n % 7} went green after a retry")
+    memory.observe(sid, "the billing canary failed twice before the retry")
+    memory.close()
+    recall = Recall()
+    from memwork.core.storage.store import Store
+
+    store = Store(tmp_path / "s")
+    index = recall.refresh(store)
+    words = index.search("billing", 20, Filter(now=NOW.timestamp()))
+    plain = feedback.fill(index, "billing", list(words), 20, Filter(now=NOW.timestamp()), 10**9)
+    arrays = feedback.fill(index, "billing", list(words), 20, Filter(now=NOW.timestamp()), 0)
+    assert len(plain) == 20 and len(words) < 20
+    assert [(s.ref, s.score) for s in plain] == [(s.ref, s.score) for s in arrays]
+    store.close()
+
+
+def test_context_lists_only_what_the_query_words_find(tmp_path: Path) -> None:
+    memory = Memory(tmp_path / "s", clock=lambda: NOW)
+    sid = memory.start_session(title="garage")["id"]
+    memory.observe(sid, "The car battery died on the long drive home")
+    memory.observe(sid, "Bought a battery charger for the long drive")
+    assert len(memory.search("car", limit=5)) == 2  # the search fills
+    text = memory.context(query="car")
+    relevant = text.split("## Relevant memories", 1)[1]
+    assert "car battery died" in relevant and "charger" not in relevant
+    memory.close()
