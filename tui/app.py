@@ -12,6 +12,7 @@ first switch pays for it (and the first paint does not wait for widgets it hides
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
@@ -222,7 +223,8 @@ class MemworkApp(TypeAhead, App[None]):
                 self.set_interval(POLL_SECONDS, self.check_store)
         self.set_interval(KEY_CHECK_SECONDS, self.keys.check)
         if not self.is_headless and (fd := hangup.terminal_fd()) is not None:
-            self.set_interval(hangup.CHECK_SECONDS, partial(self._quit_if_hung_up, fd))
+            loop = asyncio.get_running_loop()
+            hangup.watch(fd, partial(loop.call_soon_threadsafe, self._hung_up))
         self.check_store()
         self.refresh_counts()
         if self.start_note:
@@ -329,11 +331,8 @@ class MemworkApp(TypeAhead, App[None]):
                     child.display = True
                 compositor.reflow(screen, size)
 
-    def _quit_if_hung_up(self, fd: int) -> None:
-        if hangup.terminal_gone(fd):
-            hangup.silence_terminal()
-            hangup.exit_if_shutdown_hangs()
-            self.exit(return_code=hangup.HANGUP_STATUS)  # as if the hang-up had reached us
+    def _hung_up(self) -> None:
+        self.exit(return_code=hangup.HANGUP_STATUS)  # as if the hang-up had reached us
 
     # -- panes ------------------------------------------------------------------------
     def pane(self, pane_id: str) -> Pane:

@@ -11,6 +11,11 @@ a hung-up terminal, and once its small queue is full the shutdown's own writes
 block forever. So the app points the standard streams at the null device
 before it exits, and a watchdog ends the process if the shutdown still hangs.
 Ending it that way is as safe as a kill: every store write is atomic.
+
+The same trap can close before the app looks: a screen that refreshes often
+(a timer, a progress bar) fills that queue within a second of the hang-up, and
+the event loop then blocks on its next frame, so a check the loop runs would
+never run again. The terminal is therefore watched by a thread of its own.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Callable
 
 #: How often the app checks that its terminal is still there.
 CHECK_SECONDS = 1.0
@@ -70,3 +76,22 @@ def exit_if_shutdown_hangs(seconds: float = SHUTDOWN_GRACE_SECONDS) -> None:
     timer = threading.Timer(seconds, os._exit, args=(HANGUP_STATUS,))
     timer.daemon = True
     timer.start()
+
+
+def watch(fd: int, on_gone: Callable[[], None], every: float = CHECK_SECONDS) -> threading.Thread:
+    """Check every ``every`` seconds, in a daemon thread, whether the terminal behind ``fd``
+    has hung up; once it has, silence the standard streams, arm the shutdown watchdog and
+    call ``on_gone`` (from that thread: it must hand the exit to the app's loop)."""
+
+    def run() -> None:
+        stop = threading.Event()
+        while not stop.wait(every):
+            if terminal_gone(fd):
+                silence_terminal()
+                exit_if_shutdown_hangs()
+                on_gone()
+                return
+
+    thread = threading.Thread(target=run, name="memwork-hangup", daemon=True)
+    thread.start()
+    return thread
