@@ -1898,9 +1898,11 @@ class Operations:
         Recall over every kind of memory, best first, for a question in plain words: BM25 over
         stemmed words with stop words left out (a record needs some of the words; more and rarer
         ones rank higher), field weights, a typo tolerated in a word the memory never used,
-        words side by side as a bonus. `kinds` accepts plurals; `since`/`until` bound when the
-        record was made; `session` keeps one session's records. Each hit is `{kind, id, title,
-        score}` (score: relevance, comparable within one query); `get_record` reads one whole.
+        words side by side as a bonus. When the words find fewer records than `limit`, the rest
+        are filled below them: by the words the best records found use most (or by meaning, with
+        the embedder on). `kinds` accepts plurals; `since`/`until` bound when the record was
+        made; `session` keeps one session's records. Each hit is `{kind, id, title, score}`
+        (score: relevance, comparable within one query); `get_record` reads one whole.
 
         Args:
             query: what to look for (typos tolerated).
