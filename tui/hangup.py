@@ -78,7 +78,7 @@ def exit_if_shutdown_hangs(seconds: float = SHUTDOWN_GRACE_SECONDS) -> None:
     timer.start()
 
 
-def watch(fd: int, on_gone: Callable[[], None], every: float = CHECK_SECONDS) -> threading.Thread:
+def watch(fd: int, on_gone: Callable[[], object], every: float = CHECK_SECONDS) -> threading.Thread:
     """Check every ``every`` seconds, in a daemon thread, whether the terminal behind ``fd``
     has hung up; once it has, silence the standard streams, arm the shutdown watchdog and
     call ``on_gone`` (from that thread: it must hand the exit to the app's loop)."""

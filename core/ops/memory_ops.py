@@ -1896,13 +1896,12 @@ class Operations:
         Recall what you remember about something: ask a question or give a few words.
 
         Recall over every kind of memory, best first, for a question in plain words: BM25 over
-        stemmed words with stop words left out (a record needs some of the words; more and rarer
-        ones rank higher), field weights, a typo tolerated in a word the memory never used,
-        words side by side as a bonus. When the words find fewer records than `limit`, the rest
-        are filled below them: by the words the best records found use most (or by meaning, with
-        the embedder on). `kinds` accepts plurals; `since`/`until` bound when the record was
-        made; `session` keeps one session's records. Each hit is `{kind, id, title, score}`
-        (score: relevance, comparable within one query); `get_record` reads one whole.
+        stemmed words, stop words left out (more and rarer words rank higher), field weights, a
+        typo tolerated, words side by side as a bonus; too few matches are filled below them
+        from the best ones' words (by meaning with the embedder on). `kinds` accepts plurals;
+        `since`/`until` bound when the record was made; `session` keeps one session's records.
+        Each hit is `{kind, id, title, score}` (score: relevance, comparable within one query);
+        `get_record` reads one whole.
 
         Args:
             query: what to look for (typos tolerated).
