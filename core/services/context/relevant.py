@@ -60,6 +60,9 @@ def section(
         # Left out inside the ranking: a context listing thousands of lessons once asked
         # for as many more hits, past what a search may return.
         leave_out=frozenset(("lessons", ref) for ref in shown_lessons),
+        # Only records holding a query word are listed (below): a fill would be read,
+        # and the embedder loaded, for nothing.
+        fill=False,
     )
     index = recall.index
     found = [f for f in found if index is not None and index.own_match(f[1].slot, query)]

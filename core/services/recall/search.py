@@ -178,12 +178,14 @@ def scored_hits(
     session: str | None = None,
     recall: Recall | None = None,
     leave_out: frozenset[tuple[str, str]] = frozenset(),
+    fill: bool = True,
 ) -> list[tuple[Hit, Scored]]:
     """:func:`search`'s hits, each with what the index knows of it (its session).
 
     ``leave_out`` names records, as (table, id), that never become hits: they are left
     out inside the ranking as filters are, so the ``limit`` is spent on the others (the
-    context leaves out the lessons it lists already)."""
+    context leaves out the lessons it lists already). ``fill=False`` returns only what
+    the query's words find, never filled (the context lists nothing else)."""
     check_query(query)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput("limit", f"must be a whole number from 1 to {MAX_LIMIT} (got {limit})")
@@ -207,13 +209,13 @@ def scored_hits(
         now=now.timestamp(),
     )
     try:
-        found, titles, superseded = _ranked(store, recall, query, limit, where, leave_out)
+        found, titles, superseded = _ranked(store, recall, query, limit, where, leave_out, fill)
     except SAVED_FILE_DAMAGE:
         # An index read from a damaged file (a flipped byte the file's own checks could
         # not see): the file is a cache, so it goes, and the index is built from the store.
         if not recall.drop_damaged_file():
             raise
-        found, titles, superseded = _ranked(store, recall, query, limit, where, leave_out)
+        found, titles, superseded = _ranked(store, recall, query, limit, where, leave_out, fill)
     return [
         (Hit(s.kind, s.ref, _title(s, titles, s.ref in superseded), round(s.score, 4)), s)
         for s in found
@@ -227,6 +229,7 @@ def _ranked(
     limit: int,
     where: Filter,
     leave_out: frozenset[tuple[str, str]] = frozenset(),
+    fill: bool = True,
 ) -> tuple[list[Scored], dict[str, str], set[str]]:
     """The ranking, with what the hits' titles need (see :func:`scored_hits`)."""
     from . import semantic
@@ -249,7 +252,7 @@ def _ranked(
                 tables.setdefault(table, []).append(ref)
             without = frozenset().union(*(index.slots_in(t, r) for t, r in tables.items()))
             where = where._replace(without=without)
-        found = semantic.rank(store, recall, index, query, limit, where)
+        found = semantic.rank(store, recall, index, query, limit, where, fill)
         if not found:
             return [], {}, set()
         titles = _session_titles(store, {s.session for s in found if s.kind == "observation"})

@@ -189,14 +189,21 @@ def _text(index: RecallIndex, slot: int) -> str:
 
 
 def rank(
-    store: Store, recall: Recall, index: RecallIndex, query: str, limit: int, where: Filter
+    store: Store,
+    recall: Recall,
+    index: RecallIndex,
+    query: str,
+    limit: int,
+    where: Filter,
+    fill: bool = True,
 ) -> list[Scored]:
     """The best ``limit`` records by the query's words; what they leave short is filled
-    by the records nearest the query's meaning with an embedder in force, else by the
-    words of the best records found (see the module docstring)."""
+    (unless ``fill`` is False) by the records nearest the query's meaning with an
+    embedder in force, else by the words of the best records found (see the module
+    docstring)."""
     name = chosen(store)  # a bad setting is refused on every search, not only short ones
     found = index.search(query, limit, where, recall.small)
-    if len(found) >= limit:
+    if len(found) >= limit or not fill:
         return found
     if name == "off":
         from . import feedback

@@ -111,3 +111,25 @@ def test_context_lists_only_what_the_query_words_find(tmp_path: Path) -> None:
     relevant = text.split("## Relevant memories", 1)[1]
     assert "car battery died" in relevant and "charger" not in relevant
     memory.close()
+
+
+@pytest.mark.parametrize("embedder", ["off", "wordllama"])
+def test_context_never_fills_what_it_would_not_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder: str
+) -> None:
+    from memwork.core.services.recall import semantic
+
+    memory = Memory(tmp_path / "s", clock=lambda: NOW)
+    sid = memory.start_session(title="garage")["id"]
+    memory.observe(sid, "The car battery died on the long drive home")
+    memory.observe(sid, "Bought a battery charger for the long drive")
+    monkeypatch.setenv("MEMWORK_EMBEDDER", embedder)
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a fill ran for the context")
+
+    monkeypatch.setattr(feedback, "feedback_terms", refused)
+    monkeypatch.setattr(semantic, "embedder", refused)
+    text = memory.context(query="car")
+    assert "car battery died" in text.split("## Relevant memories", 1)[1]
+    memory.close()
