@@ -66,7 +66,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import recall_baselines as engines  # noqa: E402
 import recall_sets  # noqa: E402
 from http_search_fill import fill  # noqa: E402
-from recall_metrics import ALL, KS, Board, session_ranking  # noqa: E402
+from recall_metrics import ALL, KS, Board, paired_gap, session_ranking  # noqa: E402
 from recall_synthetic import generate  # noqa: E402
 from store_copy import linked_copy  # noqa: E402
 
@@ -262,6 +262,7 @@ def table(board: Board, level: str) -> list[str]:
             continue
         cells = " | ".join(f"{v:.3f}" for v in tally.row())
         lines.append(f"| {LABELS.get(system, system)} | {tally.n:,} | {cells} |")
+    lines += _gaps(board, level)
     cats = board.categories(level)[1:]
     if len(cats) > 1:
         systems = board.systems()
@@ -274,6 +275,25 @@ def table(board: Board, level: str) -> list[str]:
             cells = " | ".join(f"{t.row()[KS.index(10)]:.3f}" if t else "—" for t in row)
             lines.append(f"| {cat} | {n:,} | {cells} |")
     return lines
+
+
+def _gaps(board: Board, level: str) -> list[str]:
+    """memwork against the best other system at R@10 and at MRR: the gap and its 95%
+    interval (paired bootstrap over the questions)."""
+    ours = board.get(level, ALL, "memwork")
+    others = [(s, board.get(level, ALL, s)) for s in board.systems() if s != "memwork"]
+    others = [(s, t) for s, t in others if t is not None and t.n == (ours.n if ours else -1)]
+    if ours is None or not others:
+        return []
+    out = [""]
+    for which, name, col in ((0, "R@10", KS.index(10)), (1, "MRR", len(KS))):
+        system, best = max(others, key=lambda st: st[1].row()[col])
+        gap, low, high = paired_gap(ours, best, which)
+        out.append(
+            f"memwork against the best other at {name} ({LABELS.get(system, system)}): "
+            f"{gap:+.3f}, 95% interval [{low:+.3f}, {high:+.3f}] (paired bootstrap)"
+        )
+    return out
 
 
 def as_json(board: Board) -> dict[str, Any]:

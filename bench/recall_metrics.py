@@ -12,11 +12,14 @@ session of each ranked turn the first time it appears, so a session is found at
 rank r when its first turn in the turn ranking makes it the r-th distinct session.
 
 A :class:`Tally` sums these over questions; :class:`Board` keeps one tally per
-(system, level, category) and turns them into rows.
+(system, level, category) and turns them into rows. ``paired_gap`` says how far two
+systems' means on the same questions can be trusted apart: a paired bootstrap of the
+per-question differences (a fixed seed, so a run repeats to the digit).
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -53,13 +56,17 @@ class Tally:
     hits: dict[int, float] = field(default_factory=lambda: {k: 0.0 for k in KS})
     rr: float = 0.0
     n: int = 0
+    #: Each question's (R@10, reciprocal rank), in the order they were added.
+    each: list[tuple[float, float]] = field(default_factory=list)
 
     def add(self, ranked: Sequence[Hashable], answers: set[Hashable]) -> None:
         """Count one question (its answers must not be empty)."""
         for k in KS:
             self.hits[k] += recall_at(ranked, answers, k)
-        self.rr += reciprocal_rank(ranked, answers)
+        rr = reciprocal_rank(ranked, answers)
+        self.rr += rr
         self.n += 1
+        self.each.append((recall_at(ranked, answers, 10), rr))
 
     def row(self) -> list[float]:
         """R@1, R@5, R@10, R@20 and MRR, averaged over the questions."""
@@ -100,3 +107,18 @@ class Board:
 
     def get(self, level: str, category: str, system: str) -> Tally | None:
         return self.tallies.get((level, category, system))
+
+
+def paired_gap(
+    a: Tally, b: Tally, which: int, rounds: int = 2000, seed: int = 7
+) -> tuple[float, float, float]:
+    """``a``'s mean minus ``b``'s over the same questions (``which``: 0 for R@10, 1 for
+    the reciprocal rank), with the 2.5th and 97.5th percentiles of that gap over
+    ``rounds`` resamples of the questions."""
+    gaps = [x[which] - y[which] for x, y in zip(a.each, b.each, strict=True)]
+    n = len(gaps)
+    if not n:
+        return 0.0, 0.0, 0.0
+    rng = random.Random(seed)
+    means = sorted(sum(gaps[rng.randrange(n)] for _ in range(n)) / n for _ in range(rounds))
+    return sum(gaps) / n, means[int(0.025 * rounds)], means[int(0.975 * rounds) - 1]

@@ -48,6 +48,21 @@ def test_a_tally_averages_over_questions() -> None:
     assert mrr == pytest.approx((1 + 1 / 6) / 2)
 
 
+def test_a_paired_gap_is_the_mean_difference_with_an_interval_around_it() -> None:
+    ahead, behind = m.Tally(), m.Tally()
+    for n in range(40):
+        # The same questions: one system finds the answer first on every other one, the
+        # other never ranks it above second.
+        ahead.add(["a", "x"] if n % 2 else ["x", "a"], {"a"})
+        behind.add(["x", "a"], {"a"})
+    gap, low, high = m.paired_gap(ahead, behind, 1)
+    assert gap == pytest.approx(0.25)  # (1 - 1/2) on half of the questions
+    assert low <= gap <= high
+    assert 0 < low and high < 0.5
+    assert m.paired_gap(ahead, behind, 0) == (0.0, 0.0, 0.0)  # both find it by rank 10
+    assert m.paired_gap(ahead, behind, 1) == (gap, low, high)  # a fixed seed repeats
+
+
 def test_a_board_counts_each_question_in_its_category_and_in_all() -> None:
     board = m.Board()
     board.add("turn", "temporal", "s", ["a"], {"a"})
