@@ -11,7 +11,7 @@ scores: a search whose words find enough never runs this.
 
 This is pseudo-relevance feedback, a classic of text retrieval, used here as a fill only,
 where it cannot move a word match. It needs no model, works on every kind of record, and
-costs one more search over a few dozen terms, on searches that found little.
+costs one more search, over ten words, on searches that found little.
 """
 
 from __future__ import annotations
