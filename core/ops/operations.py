@@ -1905,11 +1905,10 @@ OPERATIONS: tuple[Op, ...] = (
             "Recall over every kind of memory, best first, for a question in plain words: "
             "BM25 over stemmed words, stop words left out (more and rarer words rank "
             "higher), field weights, a typo tolerated, words side by side as a bonus; too few "
-            "matches are filled below them from the best ones' words (by meaning with the "
-            "embedder on). `kinds` accepts "
-            "plurals; `since`/`until` bound when the record was made; `session` keeps one "
-            "session's records. Each hit is `{kind, id, title, score}` (score: relevance, "
-            "comparable within one query); `get_record` reads one whole."
+            "matches are filled in below them by related records, marked `filled`. `kinds` "
+            "accepts plurals; `since`/`until` bound when the record was made; `session` keeps "
+            "one session's records. Each hit is `{kind, id, title, score}` (score: relevance "
+            "within one query); `get_record` reads one whole."
         ),
         when="Recall what you remember about something: ask a question or give a few words.",
         cli_print="cmd_search:hits",

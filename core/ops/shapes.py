@@ -333,7 +333,8 @@ HIT = _obj(
         "kind": _p(_STR, "lesson, rule, card, episode, observation, slot, wm, session, checkpoint"),
         "id": _p(_STR, "the record's id (get_record reads it whole)"),
         "title": _p(_STR, "the line that shows it"),
-        "score": _p(_NUM, "2 + fused rank: side by side; 1 +: all words; 0 +: with a typo"),
+        "score": _p(_NUM, "relevance within this query"),
+        "filled": _p(_BOOL, "holds no query word (a fill)"),
     },
     ("kind", "id"),
 )

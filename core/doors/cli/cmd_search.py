@@ -13,7 +13,11 @@ def hits(ctx: Context, found: list[dict[str, Any]]) -> int:
     if ctx.json:
         emit_json(found)
         return 0
+    shown_fill = False
     for hit in found:
+        if hit.get("filled") and not shown_fill:
+            say("        (below: none of the query's words; filled in as related)")
+            shown_fill = True
         say(f"{hit['score']:6.3f}  {hit['kind']:<11}  {hit['id']}  {clip(hit['title'], 80)}")
     return 0
 

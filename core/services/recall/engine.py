@@ -106,7 +106,8 @@ class Filter(NamedTuple):
 
 
 class Scored(NamedTuple):
-    """A record the query found, with its score."""
+    """A record the query found, with its score (``filled``: it holds no word of the
+    query, and came in to fill a search its words left short)."""
 
     slot: int
     ref: str
@@ -115,6 +116,7 @@ class Scored(NamedTuple):
     session: str | None
     score: float
     table: str
+    filled: bool = False
 
 
 class _Column:

@@ -100,5 +100,5 @@ def fill(
     best = more[0].score
     out = list(found)
     for s in more[: limit - len(found)]:
-        out.append(s._replace(score=below * max(s.score / best, 1e-6)))
+        out.append(s._replace(score=below * max(s.score / best, 1e-6), filled=True))
     return out

@@ -105,16 +105,27 @@ def parse_when(text: str | datetime | None, *, now: datetime, field: str) -> flo
 
 
 class Hit(NamedTuple):
-    """One search result: what it is, its id, the line that shows it, its score."""
+    """One search result: what it is, its id, the line that shows it, its score, and
+    whether it only filled a search its words left short (it holds none of them)."""
 
     kind: str
     id: str
     title: str
     score: float
+    filled: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        """The record ``memwork search --json`` prints."""
-        return {"id": self.id, "kind": self.kind, "score": self.score, "title": self.title}
+        """The record ``memwork search --json`` prints (``filled`` only when true, so a
+        word match reads as it always did)."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "kind": self.kind,
+            "score": self.score,
+            "title": self.title,
+        }
+        if self.filled:
+            out["filled"] = True
+        return out
 
 
 #: Longest query, in characters (every door): a question, not a document. A 10 MB query
@@ -217,7 +228,10 @@ def scored_hits(
             raise
         found, titles, superseded = _ranked(store, recall, query, limit, where, leave_out, fill)
     return [
-        (Hit(s.kind, s.ref, _title(s, titles, s.ref in superseded), round(s.score, 4)), s)
+        (
+            Hit(s.kind, s.ref, _title(s, titles, s.ref in superseded), round(s.score, 4), s.filled),
+            s,
+        )
         for s in found
     ]
 

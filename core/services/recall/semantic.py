@@ -230,7 +230,7 @@ def rank(
             if slot in have or kinds[slot] < 0 or (ok is not None and not ok(slot)):
                 continue
             closeness = (1.0 + max(-1.0, min(1.0, float(sims[slot])))) / 2
-            found.append(index.scored(slot, below * max(closeness, 1e-6)))
+            found.append(index.scored(slot, below * max(closeness, 1e-6))._replace(filled=True))
             have.add(slot)
             if len(found) >= limit:
                 return found

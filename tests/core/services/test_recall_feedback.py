@@ -35,7 +35,20 @@ def test_the_words_of_the_best_record_found_fill_a_short_search(tmp_path: Path) 
     assert found[0] == alone[0]
     assert [h["title"] for h in found] == [BATTERY, CHARGER]
     assert found[0]["score"] > found[1]["score"] > 0
+    # A filled hit says so; a word match reads as it always did.
+    assert "filled" not in found[0] and found[1]["filled"] is True
     memory.close()
+
+
+def test_the_cli_sets_filled_hits_apart(db: Path, cli) -> None:  # noqa: ANN001
+    memory = garage(db)
+    memory.close()
+    out = cli("search", "car").out.splitlines()
+    assert len(out) == 3
+    assert BATTERY in out[0] and "none of the query's words" in out[1] and CHARGER in out[2]
+    words_only = cli("search", "long drive").out
+    assert "none of the query's words" not in words_only  # both hold the words
+    assert cli("search", "car", "--json").code == 0
 
 
 def test_a_search_whose_words_find_enough_never_reads_feedback(

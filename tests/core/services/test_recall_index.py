@@ -365,6 +365,7 @@ def test_the_embedder_fills_below_what_the_words_found(
         "Water the tomatoes every evening",
     ]
     assert words[0]["score"] > filled[1]["score"] >= filled[2]["score"] > 0
+    assert [h.get("filled", False) for h in filled] == [False, True, True]
     assert len(memory.search("car", limit=2)) == 2
     memory.close()
 
