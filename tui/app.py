@@ -27,6 +27,7 @@ from textual.driver import Driver
 from textual.geometry import Region
 from textual.notifications import Notify, SeverityLevel
 from textual.screen import ModalScreen, Screen
+from textual.widget import MountError
 from textual.widgets import Header, TabbedContent, TabPane, Tabs
 from textual.worker import WorkerFailed
 
@@ -261,10 +262,12 @@ class MemworkApp(TypeAhead, App[None]):
         for pane_cls in PANES:
             if pane_cls.PANE_ID == self.active_pane or pane_cls.PANE_ID in self._prepared:
                 continue
+            if self._exit:
+                return  # quit while this timer waited: its tabs are being taken down
             self._prepared.add(pane_cls.PANE_ID)
             try:
                 pane = await self.attached_pane(pane_cls.PANE_ID)
-            except (NoMatches, ScreenStackError):  # the app is shutting down
+            except (NoMatches, ScreenStackError, MountError):  # the app is shutting down
                 return
             if pane.PANE_ID == self.active_pane:  # shown while it was composed: loaded
                 self.call_after_refresh(lambda: self.set_timer(0.05, self._prepare_next_pane))

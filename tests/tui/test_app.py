@@ -364,6 +364,23 @@ def test_hidden_panes_are_prepared_in_idle_time(demo_app) -> None:  # noqa: ANN0
     run(scenario)
 
 
+def test_quitting_stops_preparing_hidden_panes(demo_app) -> None:  # noqa: ANN001
+    """A pane's turn to be prepared could come after q: mounting it into a tab that was
+    being taken down ended the workbench with a traceback (exit 1) now and then."""
+
+    async def scenario() -> None:
+        app = demo_app(prepare=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            attached = {p.PANE_ID for p in PANES if app.pane(p.PANE_ID).parent is not None}
+            app.exit()
+            await app._prepare_next_pane()  # the idle timer's call, after the quit
+            now = {p.PANE_ID for p in PANES if app.pane(p.PANE_ID).parent is not None}
+            assert now == attached
+
+    run(scenario)
+
+
 @pytest.mark.slow
 def test_palette_never_acts_on_a_record_out_of_sight(demo_app, demo_path: Path) -> None:
     """ "Rules & lessons: Reinforce" chosen on Sessions used to reinforce whichever lesson
