@@ -261,7 +261,9 @@ def _read(fn: Callable[P, str], *args: P.args, **kwargs: P.kwargs) -> str:
 
 
 def _hit_line(hit: dict[str, Any]) -> str:
-    return f"- [{hit['kind']}] {hit['title']} (id {hit['id']})"
+    # A filled hit holds none of the topic's words: the model is told, not left to guess.
+    related = "; related, without the topic's words" if hit.get("filled") else ""
+    return f"- [{hit['kind']}] {hit['title']} (id {hit['id']}{related})"
 
 
 def build_server(

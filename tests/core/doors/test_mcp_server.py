@@ -501,6 +501,7 @@ def test_every_result_is_structured_and_keeps_its_output_schema(db: Path, cli) -
 @pytest.mark.slow
 def test_prompts_recall_and_start_a_task_with_memory(db: Path, cli) -> None:  # noqa: ANN001
     cli("lesson", "add", "Canary every deploy for fifteen minutes", now=NOW)
+    cli("lesson", "add", "Watch the error budget for fifteen minutes after a deploy", now=NOW)
     cli("record-episode", stdin=json.dumps(EPISODE), now=NOW)
 
     async def body(client: Client) -> dict[str, Any]:
@@ -516,6 +517,10 @@ def test_prompts_recall_and_start_a_task_with_memory(db: Path, cli) -> None:  # 
         assert prompt.description and all(a.description for a in prompt.arguments or [])
     recall = got["recall"].messages[0].content.text
     assert "Canary every deploy for fifteen minutes" in recall and "get_record" in recall
+    # The lesson without the topic's word comes in as related, and says so.
+    budget = next(line for line in recall.splitlines() if "error budget" in line)
+    assert "related, without the topic's words" in budget
+    assert "related" not in next(line for line in recall.splitlines() if "Canary every" in line)
     start = got["start"].messages[0].content.text
     assert cli("context", "--task", "deploy-api", now=NOW).out.strip() in start
     assert "start_session" in start and "record_episode" in start
