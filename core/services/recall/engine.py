@@ -434,12 +434,13 @@ def decode_fields(stored: str) -> list[tuple[int, list[str]]]:
     return out
 
 
-def counts_of(stored: str) -> dict[str, int]:
-    """A unit's own term counts, in tenths."""
+def counts_of(stored: str, floor: int = 0) -> dict[str, int]:
+    """A unit's own term counts, in tenths (from its fields weighing ``floor`` or more)."""
     counts: dict[str, int] = {}
     for weight, found in decode_fields(stored):
-        for term in found:
-            counts[term] = counts.get(term, 0) + weight
+        if weight >= floor:
+            for term in found:
+                counts[term] = counts.get(term, 0) + weight
     return counts
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from .engine import Filter, RecallIndex, Scored, decode_fields
+from .engine import Filter, RecallIndex, Scored, counts_of
 from .semantic import FILL_SHARE
 
 #: How many of the best records found are read for their words.
@@ -36,16 +36,6 @@ COMMON_FLOOR = 1_000
 FIELD_FLOOR = 5
 
 
-def _own_words(stored: str) -> dict[str, int]:
-    """A record's term counts in tenths, from its fields of ``FIELD_FLOOR`` or more."""
-    counts: dict[str, int] = {}
-    for weight, found in decode_fields(stored):
-        if weight >= FIELD_FLOOR:
-            for term in found:
-                counts[term] = counts.get(term, 0) + weight
-    return counts
-
-
 def feedback_terms(
     index: RecallIndex, found: list[Scored], own: set[str]
 ) -> list[tuple[str, float]]:
@@ -56,7 +46,7 @@ def feedback_terms(
     most = max(n // COMMON, COMMON_FLOOR)
     weights: dict[str, float] = {}
     for hit in found[:SEEDS]:
-        counts = _own_words(index.fields[hit.slot])
+        counts = counts_of(index.fields[hit.slot], FIELD_FLOOR)
         total = sum(counts.values())
         if not total:
             continue
