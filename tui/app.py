@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -179,6 +180,7 @@ class MemworkApp(TypeAhead, App[None]):
         self._pending_jump: tuple[str, str] | None = None  # (pane, record) until shown
         self._generation = -1
         self._stop_following: Callable[[], None] | None = None
+        self._hangup_watch: threading.Event | None = None  # set: stop watching the terminal
         self.search_index: SearchIndex | None = None
         self.search_generation = -1
         self._tab_fit = "full"
@@ -225,7 +227,7 @@ class MemworkApp(TypeAhead, App[None]):
         self.set_interval(KEY_CHECK_SECONDS, self.keys.check)
         if not self.is_headless and (fd := hangup.terminal_fd()) is not None:
             loop = asyncio.get_running_loop()
-            hangup.watch(fd, partial(loop.call_soon_threadsafe, self._hung_up))
+            self._hangup_watch = hangup.watch(fd, partial(loop.call_soon_threadsafe, self._hung_up))
         self.check_store()
         self.refresh_counts()
         if self.start_note:
@@ -516,6 +518,8 @@ class MemworkApp(TypeAhead, App[None]):
     def on_unmount(self) -> None:
         if self._stop_following is not None:
             self._stop_following()
+        if self._hangup_watch is not None:
+            self._hangup_watch.set()
 
     @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
     def check_store(self) -> None:

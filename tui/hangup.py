@@ -78,13 +78,16 @@ def exit_if_shutdown_hangs(seconds: float = SHUTDOWN_GRACE_SECONDS) -> None:
     timer.start()
 
 
-def watch(fd: int, on_gone: Callable[[], object], every: float = CHECK_SECONDS) -> threading.Thread:
+def watch(fd: int, on_gone: Callable[[], object], every: float = CHECK_SECONDS) -> threading.Event:
     """Check every ``every`` seconds, in a daemon thread, whether the terminal behind ``fd``
     has hung up; once it has, silence the standard streams, arm the shutdown watchdog and
-    call ``on_gone`` (from that thread: it must hand the exit to the app's loop)."""
+    call ``on_gone`` (from that thread: it must hand the exit to the app's loop).
+
+    Returns the event that stops the watch: set it when the app is gone, so that a
+    process which goes on after the app is never ended by its watchdog."""
+    stop = threading.Event()
 
     def run() -> None:
-        stop = threading.Event()
         while not stop.wait(every):
             if terminal_gone(fd):
                 silence_terminal()
@@ -92,6 +95,5 @@ def watch(fd: int, on_gone: Callable[[], object], every: float = CHECK_SECONDS) 
                 on_gone()
                 return
 
-    thread = threading.Thread(target=run, name="memwork-hangup", daemon=True)
-    thread.start()
-    return thread
+    threading.Thread(target=run, name="memwork-hangup", daemon=True).start()
+    return stop
