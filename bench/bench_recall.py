@@ -281,9 +281,16 @@ def _gaps(board: Board, level: str) -> list[str]:
     """memwork against the best other system at R@10 and at MRR: the gap and its 95%
     interval (paired bootstrap over the questions)."""
     ours = board.get(level, ALL, "memwork")
-    others = [(s, board.get(level, ALL, s)) for s in board.systems() if s != "memwork"]
-    others = [(s, t) for s, t in others if t is not None and t.n == (ours.n if ours else -1)]
-    if ours is None or not others:
+    if ours is None:
+        return []
+    others = [
+        (system, tally)
+        for system in board.systems()
+        if system != "memwork"
+        and (tally := board.get(level, ALL, system)) is not None
+        and tally.n == ours.n  # the same questions: paired
+    ]
+    if not others:
         return []
     out = [""]
     for which, name, col in ((0, "R@10", KS.index(10)), (1, "MRR", len(KS))):
