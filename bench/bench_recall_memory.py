@@ -20,8 +20,9 @@ Every figure is one fresh child process's resident memory (``VmRSS``, and its pe
 * ``Memory on Redis`` (``--redis``): the store copied into a redis-server of its own,
   a long-lived ``Memory`` on it with its index built by a child and, the baseline,
   in the process;
-* ``memwork search`` and ``memwork context``: one CLI call each (peak RSS, ``VmHWM``
-  as the CLI process reads it at exit), and their ratio.
+* ``memwork search`` and ``memwork context``: CLI calls (peak RSS, ``VmHWM`` as the
+  CLI process reads it at exit): a search for each of the first ``--cli`` questions
+  (median and most), one context, and their ratios.
 
 The second column, ``RssFile``, counts the pages of mapped files the process
 touched: mostly the recall index file read in place, pages the kernel shares and
@@ -43,6 +44,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -172,6 +174,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("records", type=int, nargs="?", default=100_000)
     ap.add_argument("--shape", default="long", help="long, short or mixed")
     ap.add_argument("--rounds", type=int, default=100, help="searches before measuring")
+    ap.add_argument("--cli", type=int, default=10, help="questions asked of CLI searches")
     ap.add_argument("--built", action="store_true", help="also build the index in the child")
     ap.add_argument(
         "--redis", action="store_true", help="also the store copied into a Redis server"
@@ -205,7 +208,7 @@ def main(argv: list[str] | None = None) -> None:
             )
         if args.redis:
             rows += _on_redis(store, Path(tmp), asked, args.rounds, env)
-        search = _cli_peak(["--db", str(store), "search", asked[0]], env)
+        searches = [_cli_peak(["--db", str(store), "search", q], env) for q in asked[: args.cli]]
         context = _cli_peak(["--db", str(store), "context"], env)
     print(f"{args.records:,} {args.shape} notes, after a warm-up and {args.rounds} searches")
     print(
@@ -219,9 +222,16 @@ def main(argv: list[str] | None = None) -> None:
             f"| {name} | {got['VmRSS']:.0f} MB | {got['RssFile']:.0f} MB | {memfile} "
             f"| {got['VmHWM']:.0f} MB |"
         )
-    print(f"| `memwork search` (CLI) | | | | {search:.0f} MB |")
-    print(f"| `memwork context` (CLI) | | | | {context:.0f} MB |")
-    print(f"\nCLI search / context peak RSS: {search / context:.2f}x")
+    middle, most = statistics.median(searches), max(searches)
+    print(
+        f"| `memwork search` (CLI), {len(searches)} questions: median / most "
+        f"| | | | {middle:.1f} / {most:.1f} MB |"
+    )
+    print(f"| `memwork context` (CLI) | | | | {context:.1f} MB |")
+    print(
+        f"\nCLI search / context peak RSS: {middle / context:.2f}x median, "
+        f"{most / context:.2f}x the most"
+    )
 
 
 if __name__ == "__main__":

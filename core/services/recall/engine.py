@@ -43,6 +43,7 @@ import bisect
 import heapq
 import marshal
 import math
+import mmap
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator
@@ -51,7 +52,7 @@ from typing import Any, NamedTuple
 
 from . import words as wordlib
 from .extract import KIND_NAMES, NEVER, Unit
-from .mapped import TermBytes, TextRows
+from .mapped import FileReader, SavedNumbers, TermBytes, TextRows
 
 FORMAT = 5
 K1 = 0.6
@@ -74,7 +75,7 @@ SMALL = 20_000
 #: The same for a process that answers one call (the CLI): numpy's import (~60 ms and
 #: ~10 MB) is then paid for a single query, and plain Python (~0.35 µs a posting)
 #: stays cheaper up to about this many postings.
-ONE_CALL_SMALL = 150_000
+ONE_CALL_SMALL = 600_000
 PROXIMITY_DEPTH = 50
 #: A term whose postings reach 1 / _DENSE of the slots is summed densely (np.bincount).
 _DENSE = 8
@@ -733,9 +734,28 @@ class RecallIndex:
             raise AttributeError(name)
         buf, start, n = unread.pop(name)
         column = array(NUMBER_TYPES[name])
-        column.frombytes(buf[start : start + n])
+        if isinstance(buf, FileReader) and n:
+            # Straight into the column: no copy of it held beside it meanwhile.
+            column = array(NUMBER_TYPES[name], [0]) * (n // column.itemsize)
+            buf.read_into(memoryview(column).cast("B"), start)
+        else:
+            column.frombytes(buf[start : start + n])
         setattr(self, name, column)
         return column
+
+    def _few(self, name: str) -> Any:
+        """Number column ``name`` for a query that reads it at a few slots (the best
+        records and their neighbours): the column itself once in memory; while it is
+        unread in a saved file read by ``pread`` (a one-call process), a reader of the
+        slots asked for, so the column is never copied whole (:class:`SavedNumbers`)."""
+        found = self.__dict__.get(name)
+        if found is None:
+            unread = self.__dict__.get("_unread") or {}
+            buf, start, n = unread.get(name, (None, 0, 0))
+            if isinstance(buf, FileReader):
+                return SavedNumbers(buf, start, n, NUMBER_TYPES[name])
+            found = getattr(self, name)
+        return found
 
     def read_later(self, columns: dict[str, tuple[Any, int, int]]) -> None:
         """Take number columns from a saved file's bytes, each (buffer, start, length),
@@ -1001,7 +1021,9 @@ class RecallIndex:
         allowed: Callable[[list[int]], list[bool]]
         lookup: Callable[[list[int]], list[float]]
         if plain_python(sum(len(docs) for _, (docs, _), _ in info), small):
-            top, ok, score_of = self._bm25_small(info, where, depth)
+            # A one-call process (its larger ``small``) keeps its memory to one word's
+            # pages at a time.
+            top, ok, score_of = self._bm25_small(info, where, depth, small > SMALL)
             allowed = _each(ok)
             lookup = _each(lambda j: score_of(j) if ok(j) else 0.0)
         else:
@@ -1025,13 +1047,14 @@ class RecallIndex:
         share = 0.0
         if session_score:
             share = SESSION_WEIGHT * best / max(session_score.values())
+            sessions = self._few("sessions")
             for d in final:
-                s = self.sessions[d]
+                s = sessions[d]
                 if s in session_score and self.kinds[d] == _OBSERVATION:
                     final[d] += share * session_score[s]
         # Neighbours: a note gains a share of the best score beside it in its session
         # (a neighbour the query may not see lends nothing).
-        prev, nxt = self.prev, self.next
+        prev, nxt = self._few("prev"), self._few("next")
         candidates = set(final)
         beside = [j for d, _ in top for j in (prev[d], nxt[d]) if j >= 0 and j not in final]
         candidates.update(j for j, seen in zip(beside, allowed(beside), strict=True) if seen)
@@ -1043,7 +1066,7 @@ class RecallIndex:
             # few the neighbour shares read get the rest of their terms now.
             self._complete(acc, order, info, norms, mask, cut, np)
         bm25 = dict(zip(order, lookup(order), strict=True))
-        sessions = self.sessions
+        sessions = self._few("sessions")
         for c in candidates:
             a, z = prev[c], nxt[c]
             if a < 0 and z < 0:
@@ -1064,9 +1087,11 @@ class RecallIndex:
         info: list[tuple[float, tuple[array[int], array[int]], str]],
         where: Filter,
         depth: int,
+        release: bool = False,
     ) -> tuple[list[tuple[int, float]], Callable[[int], bool], Callable[[int], float]]:
         """:meth:`_bm25` and :meth:`_best` for a query that reads few postings, in plain
         Python: the same sums in the same order, so the same scores to the last bit.
+        ``release``: let each word's mapped pages go once summed (:func:`_let_go`).
 
         As there, the filters are asked of every posting and ``visible`` (a call per
         record, reading its reference) only of the best records, until ``depth`` of
@@ -1075,29 +1100,44 @@ class RecallIndex:
         lens = self.lens
         k, one_b = 10 * K1, 1 - B
         mean = (self.total_len / self.live if self.live else 1.0) or 1.0
-        acc: dict[int, float] = {}
-        get = acc.get
-        for kp1, (docs, tfs), _ in info:
-            # What _norms holds, written out: k1 (1 - b + b len / mean), in tenths.
-            for d, tf in zip(docs, tfs, strict=True):
-                if fits is None or fits(d):
-                    acc[d] = get(d, 0.0) + kp1 * tf / (tf + k * (one_b + B * lens[d] / mean))
+        counted: dict[int, float] | _DenseScores
+        if sum(len(docs) for _, (docs, _), _ in info) * _DENSE >= len(lens):
+            # Most records touched: one float per slot (8 bytes) rather than a dict
+            # entry (~100 bytes with its key and value): ~10 MB less at 100,000 records.
+            counted = _DenseScores(len(lens))
+            dense = counted.scores
+            for kp1, (docs, tfs), _ in info:
+                for d, tf in zip(docs, tfs, strict=True):
+                    if fits is None or fits(d):
+                        dense[d] = dense[d] + kp1 * tf / (tf + k * (one_b + B * lens[d] / mean))
+                if release:
+                    _let_go(docs)
+        else:
+            acc: dict[int, float] = {}
+            counted, get = acc, acc.get
+            for kp1, (docs, tfs), _ in info:
+                # What _norms holds, written out: k1 (1 - b + b len / mean), in tenths.
+                for d, tf in zip(docs, tfs, strict=True):
+                    if fits is None or fits(d):
+                        acc[d] = get(d, 0.0) + kp1 * tf / (tf + k * (one_b + B * lens[d] / mean))
+                if release:
+                    _let_go(docs)
         if where.visible is None:
-            if len(acc) > depth:
-                theta = sorted(acc.values())[-depth]
-                top = [(d, v) for d, v in acc.items() if v >= theta]
+            if len(counted) > depth:
+                theta = heapq.nlargest(depth, counted.values())[-1]
+                top = [(d, v) for d, v in counted.items() if v >= theta]
             else:
-                top = list(acc.items())
+                top = list(counted.items())
             top.sort(key=_best_first)
-            return top[:depth], fits or _anything, get_score(acc)
+            return top[:depth], fits or _anything, get_score(counted)
         ok = self._scalar_test(where)
         assert ok is not None  # (a caller's test is never None)
         many = 4 * depth
         while True:
-            best = heapq.nlargest(many, acc.items(), key=_score_then_slot)
+            best = heapq.nlargest(many, counted.items(), key=_score_then_slot)
             shown = [kv for kv in best if ok(kv[0])]
-            if len(shown) >= depth or many >= len(acc):
-                return shown[:depth], ok, get_score(acc)
+            if len(shown) >= depth or many >= len(counted):
+                return shown[:depth], ok, get_score(counted)
             many *= 4
 
     def _scalar_test(self, where: Filter) -> Callable[[int], bool] | None:
@@ -1112,7 +1152,12 @@ class RecallIndex:
         if kinds is None and session is None and since is None and until is None:
             if now is None and visible is None and not without:
                 return None
-        codes, sessions, times, expires = self.kinds, self.sessions, self.times, self.expires
+        # Only the columns the filters read: each is a copy of the saved file's bytes
+        # (up to 800 KB at 100,000 records) in a process that has not read it yet.
+        codes: Any = self.kinds if kinds is not None else None
+        sessions: Any = self.sessions if session is not None else None
+        times: Any = self.times if since is not None or until is not None else None
+        expires: Any = self.expires if now is not None else None
         shown = self._test(None, visible) if visible is not None else None
 
         def ok(slot: int) -> bool:
@@ -1280,11 +1325,8 @@ class RecallIndex:
             k *= 4
 
     def _session_scores(self, terms: list[str], top: list[tuple[int, float]]) -> dict[int, float]:
-        sessions = {
-            self.sessions[d]
-            for d, _ in top
-            if self.sessions[d] >= 0 and self.kinds[d] == _OBSERVATION
-        }
+        of = self._few("sessions")
+        sessions = {of[d] for d, _ in top if of[d] >= 0 and self.kinds[d] == _OBSERVATION}
         if not sessions:
             return {}
         sn, total = self._derive("sessions", self._session_totals)
@@ -1388,7 +1430,7 @@ class RecallIndex:
         return [self.scored(d, s) for d, s in best if s > 0]
 
     def scored(self, slot: int, score: float) -> Scored:
-        session = self.sessions[slot]
+        session = self._few("sessions")[slot]
         return Scored(
             slot,
             self.refs[slot],
@@ -1439,19 +1481,28 @@ class RecallIndex:
 _OBSERVATION = KIND_NAMES.index("observation")
 
 
+#: Elements of a column searched at once by :func:`_positions` (64 KB of int32).
+_BLOCK = 16_384
+
+
 def _positions(values: array[int], value: int) -> list[int]:
     """The indexes of ``value`` in an int32 array, found by a search of its bytes (a
-    match that does not start on an element is a coincidence of two neighbours)."""
-    data = values.tobytes()
+    match that does not start on an element is a coincidence of two neighbours).
+
+    A block at a time: a copy of the whole column (400 KB at 100,000 records) was a
+    tenth of a CLI search's memory above a ``memwork context``'s. A block ends on an
+    element, so no element is cut between two."""
     needle = value.to_bytes(4, sys.byteorder, signed=True)
     found = []
-    at = data.find(needle)
-    while at >= 0:
-        if at % 4:
-            at = data.find(needle, at + 1)
-        else:
-            found.append(at // 4)
-            at = data.find(needle, at + 4)
+    for first in range(0, len(values), _BLOCK):
+        data = values[first : first + _BLOCK].tobytes()
+        at = data.find(needle)
+        while at >= 0:
+            if at % 4:
+                at = data.find(needle, at + 1)
+            else:
+                found.append(first + at // 4)
+                at = data.find(needle, at + 4)
     return found
 
 
@@ -1486,7 +1537,42 @@ def _everything(slots: list[int]) -> list[bool]:
     return [True] * len(slots)
 
 
-def get_score(acc: dict[int, float]) -> Callable[[int], float]:
+class _DenseScores:
+    """Scores by slot in one array of floats, read like the dict of touched slots it
+    stands for: ``get``, ``items``, ``values`` and ``len`` see only the slots scoring
+    above 0 (every share of a score is positive, so those are the touched ones)."""
+
+    __slots__ = ("scores",)
+
+    def __init__(self, slots: int) -> None:
+        self.scores = array("d", bytes(8 * slots))
+
+    def get(self, slot: int, default: float = 0.0) -> float:
+        found = self.scores[slot] if 0 <= slot < len(self.scores) else 0.0
+        return found if found > 0 else default
+
+    def items(self) -> Iterator[tuple[int, float]]:
+        return ((d, v) for d, v in enumerate(self.scores) if v > 0)
+
+    def values(self) -> Iterator[float]:
+        return (v for v in self.scores if v > 0)
+
+    def __len__(self) -> int:
+        return len(self.scores) - self.scores.count(0.0)
+
+
+def _let_go(docs: Any) -> None:
+    """Let the pages of a saved file that ``docs`` (a view of the mapped file) was read
+    from go from this process's memory. They stay in the system's cache and come back
+    if read again; a plain-Python query reads one word's postings after another, so a
+    CLI search holds one word's pages at a time instead of every word's (~4 MB for a
+    query of common words at 100,000 long notes)."""
+    owner = getattr(docs, "obj", None)
+    if isinstance(owner, mmap.mmap):
+        owner.madvise(mmap.MADV_DONTNEED)
+
+
+def get_score(acc: dict[int, float] | _DenseScores) -> Callable[[int], float]:
     """A slot's score in ``acc`` (0 when it has none)."""
 
     def score_of(slot: int) -> float:
@@ -1557,18 +1643,25 @@ def _score_then_slot(item: tuple[int, float]) -> tuple[float, int]:
     return item[1], item[0]
 
 
+def _blake2b() -> Any:
+    """hashlib's BLAKE2b from the module that implements it: importing ``hashlib``
+    loads OpenSSL too, ~3.4 MB of a CLI search's memory, for a digest it never uses.
+    The same digests either way."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # an interpreter without the module: hashlib finds another
+        from hashlib import blake2b
+    return blake2b
+
+
 def fingerprint(unit: Unit) -> int:
     """A stable 63-bit digest of everything the index keeps of a unit."""
-    import hashlib
-
-    digest = hashlib.blake2b(marshal.dumps(tuple(unit)), digest_size=8).digest()
+    digest = _blake2b()(marshal.dumps(tuple(unit)), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1
 
 
 def params_key() -> tuple[object, ...]:
     """The ranking constants a saved index was built with (a change rebuilds it)."""
-    import hashlib
-
     from . import extract as records
 
     stop = " ".join(sorted(wordlib.STOP_WORDS)).encode("utf-8")
@@ -1577,7 +1670,7 @@ def params_key() -> tuple[object, ...]:
         B,
         ECHO,
         PREV_TURN,
-        hashlib.blake2b(stop, digest_size=8).hexdigest(),
+        _blake2b()(stop, digest_size=8).hexdigest(),
         records.W_MAIN,
         records.W_LABEL,
         records.W_SIDE,

@@ -45,7 +45,6 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
-import secrets
 import time
 import weakref
 from collections.abc import Callable, Iterable, Mapping
@@ -230,7 +229,7 @@ class Reservation:
 
     def open(self, name: str) -> None:
         """Create the private file that will become ``name``."""
-        tmp = self.file.folder / f"{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        tmp = self.file.folder / f"{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
         # Readable too: the saver may map what it wrote (:meth:`land`'s ``keep``).
         flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
         fd = os.open(tmp, flags, 0o600)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import struct
+from array import array
 from collections.abc import Iterator
 from typing import Protocol
 
@@ -61,6 +62,15 @@ class FileReader:
         if len(data) != stop - start:  # the file is never cut short in place: damage
             raise ValueError("the saved file ends before a row it lists")
         return data
+
+    def read_into(self, into: memoryview, start: int) -> None:
+        """Fill ``into`` with the file's bytes from ``start`` on."""
+        done = 0
+        while done < len(into):
+            got = os.preadv(self.fd, [into[done:]], start + done)
+            if got <= 0:  # the file is never cut short in place: damage
+                raise ValueError("the saved file ends before a column it lists")
+            done += got
 
     def close(self) -> None:
         if self.fd >= 0:
@@ -119,6 +129,41 @@ class Offsets:
             self._load(i)
         at = i - self._first
         return self._block[at], self._block[at + 1]
+
+
+class SavedNumbers:
+    """A saved number column (``array`` typecode ``code``), read from a
+    :class:`FileReader` a block at a time, for a query that reads it at a few slots:
+    the best records' sessions and neighbours. Read whole, each such column of
+    100,000 records is 400 KB more of a CLI search's memory."""
+
+    __slots__ = ("reader", "start", "code", "count", "_first", "_block")
+
+    #: Numbers read at once.
+    BLOCK = 512
+
+    def __init__(self, reader: FileReader, start: int, length: int, code: str) -> None:
+        self.reader, self.start, self.code = reader, start, code
+        self.count = length // array(code).itemsize
+        self._first = 0
+        self._block = array(code)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, i: int, /) -> int | float:
+        if i < 0:
+            i += self.count
+        if not 0 <= i < self.count:
+            raise IndexError("slot out of range")
+        if not self._first <= i < self._first + len(self._block):
+            first = i - i % self.BLOCK
+            last = min(self.count, first + self.BLOCK)
+            width = self._block.itemsize
+            block = array(self.code)
+            block.frombytes(self.reader[self.start + width * first : self.start + width * last])
+            self._first, self._block = first, block
+        return self._block[i - self._first]
 
 
 def offset_bytes(offsets: memoryview | Offsets, first: int) -> bytes | memoryview:

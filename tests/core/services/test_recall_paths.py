@@ -53,12 +53,15 @@ FILTERS = [
 ]
 
 
-def _both_ways(seed: int, limit: int, monkeypatch) -> dict[bool, list]:  # noqa: ANN001
+def _both_ways(seed: int, limit: int, monkeypatch, dense: bool | None = None) -> dict[bool, list]:  # noqa: ANN001
     """(ref, score) of every hit of 40 questions under every filter, scored with numpy
-    (False) and in plain Python (True)."""
+    (False) and in plain Python (True); ``dense``: plain Python sums into one float per
+    slot (True) or a dict of the slots touched (False), whatever the postings read."""
     index = _index(seed)
     rng = random.Random(seed)
     questions = [" ".join(rng.sample(WORDS[:60], rng.randint(1, 6))) for _ in range(40)]
+    if dense is not None:
+        monkeypatch.setattr(engine, "_DENSE", 10**9 if dense else 0)
     found = {}
     for plain in (False, True):
         monkeypatch.setattr(engine, "plain_python", lambda postings, small=0, plain=plain: plain)
@@ -70,9 +73,10 @@ def _both_ways(seed: int, limit: int, monkeypatch) -> dict[bool, list]:  # noqa:
     return found
 
 
+@pytest.mark.parametrize("dense", [False, True])
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_both_ways_of_scoring_give_the_same_ranking(seed: int, monkeypatch) -> None:
-    found = _both_ways(seed, 30, monkeypatch)
+def test_both_ways_of_scoring_give_the_same_ranking(seed: int, dense: bool, monkeypatch) -> None:
+    found = _both_ways(seed, 30, monkeypatch, dense)
     assert found[True] == found[False]
     assert sum(len(hits) for hits in found[True]) > 1000  # the questions do find things
 

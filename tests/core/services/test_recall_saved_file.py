@@ -95,6 +95,28 @@ def test_a_query_on_a_loaded_index_decodes_only_its_own_words(
     assert loaded.state() == built.state()
 
 
+def test_a_one_call_query_reads_sessions_and_neighbours_in_place(
+    tmp_path: Path, one_call: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The best records' sessions and neighbours are read slot by slot from the file in
+    a one-call process (a block of a few numbers at a time here), never copied whole,
+    and score as the index built in memory does, neighbour shares and session field
+    included."""
+    from memwork.core.services.recall.mapped import SavedNumbers
+
+    monkeypatch.setattr(SavedNumbers, "BLOCK", 4)
+    store, _ = _saved(tmp_path)
+    built = Recall().refresh(store)
+    loaded = IndexFile(tmp_path / "s").load()
+    assert loaded is not None
+    for query in ("heron pier", "number 3", "pier 2 heron", "watch dawn", "missed heron count"):
+        got = [(h.ref, h.score, h.session, h.title) for h in loaded.search(query, 20)]
+        assert got == [(h.ref, h.score, h.session, h.title) for h in built.search(query, 20)]
+        assert any(h.session for h in loaded.search(query, 20)) or query == "watch dawn"
+    unread = set(loaded.__dict__.get("_unread", {}))
+    assert ({"sessions", "prev", "next"} <= unread) == one_call
+
+
 def test_changes_after_a_load_are_saved_with_what_was_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
