@@ -73,8 +73,9 @@ DEPTH = 100
 #: small store skips numpy's import (~80 ms).
 SMALL = 20_000
 #: The same for a process that answers one call (the CLI): numpy's import (~60 ms and
-#: ~10 MB) is then paid for a single query, and plain Python (~0.35 µs a posting)
-#: stays cheaper up to about this many postings.
+#: ~20 MB with its libraries) is then paid for a single query. Plain Python (~0.35 µs
+#: a posting) took as long as numpy's import and sums on long notes' ~460k postings at
+#: 100k records, in half the memory; past this many, numpy is worth its cost.
 ONE_CALL_SMALL = 600_000
 PROXIMITY_DEPTH = 50
 #: A term whose postings reach 1 / _DENSE of the slots is summed densely (np.bincount).
