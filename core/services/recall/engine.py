@@ -1569,8 +1569,12 @@ def _let_go(docs: Any) -> None:
     CLI search holds one word's pages at a time instead of every word's (~4 MB for a
     query of common words at 100,000 long notes)."""
     owner = getattr(docs, "obj", None)
-    if isinstance(owner, mmap.mmap):
-        owner.madvise(mmap.MADV_DONTNEED)
+    if isinstance(owner, mmap.mmap) and _DONTNEED is not None:
+        owner.madvise(_DONTNEED)
+
+
+#: Where the system has it (not on Windows): pages a process lets go of.
+_DONTNEED: int | None = getattr(mmap, "MADV_DONTNEED", None)
 
 
 def get_score(acc: dict[int, float] | _DenseScores) -> Callable[[int], float]:
