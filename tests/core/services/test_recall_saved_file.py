@@ -117,6 +117,36 @@ def test_a_one_call_query_reads_sessions_and_neighbours_in_place(
     assert ({"sessions", "prev", "next"} <= unread) == one_call
 
 
+@pytest.mark.parametrize("plain", [False, True])
+def test_a_query_one_note_behind_reads_new_postings_beside_the_saved_ones(
+    tmp_path: Path, plain: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process one note behind its index file appends the note's postings beside the
+    saved ones; a plain-Python query sums both parts without joining them (the join
+    copies the saved postings), numpy's joins them, and both rank as a rebuilt index
+    does."""
+    from memwork.core.services.recall import engine
+
+    store, _, _ = _one_note_behind(tmp_path, "a heron on the pier at dusk")
+    index = Recall().refresh(store)  # the file, then the note
+    assert "heron" in index.post.added  # kept apart, not joined yet
+    monkeypatch.setattr(engine, "plain_python", lambda postings, small=0: plain)
+    rebuilt = _rebuilt_index(store, monkeypatch)
+    for query in ("heron pier", "dusk heron", "pier 1"):
+        got = [(h.ref, h.score) for h in index.search(query, 20)]
+        assert got == [(h.ref, h.score) for h in rebuilt.search(query, 20)]
+    # Summed in parts, the saved postings stay views of the file and the new ones apart.
+    assert ("heron" in index.post.added) == plain
+    if plain:
+        assert index.post.saved_view(index.post.live["heron"])
+
+
+def _rebuilt_index(store: Store, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN202
+    with monkeypatch.context() as m:
+        m.setenv("MEMWORK_SEARCH_CACHE", "0")
+        return Recall().refresh(store)
+
+
 def test_changes_after_a_load_are_saved_with_what_was_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
