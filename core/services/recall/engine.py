@@ -52,7 +52,7 @@ from typing import Any, NamedTuple
 
 from . import words as wordlib
 from .extract import KIND_NAMES, NEVER, Unit
-from .mapped import FileReader, SavedNumbers, TermBytes, TextRows
+from .mapped import FileReader, SavedNumbers, TermBytes, TextRows, positions
 
 FORMAT = 5
 K1 = 0.6
@@ -545,10 +545,14 @@ class RecallIndex:
         if self._slots_whole:
             found = self._slots_of[code] = {}
         elif len(self._slots_of) < _TABLES_SCANNED:
+            held = tables.positions(code) if isinstance(tables, SavedNumbers) else None
             found = self._slots_of[code] = {
-                refs[slot]: slot for slot in _positions(tables, code) if kinds[slot] >= 0
+                refs[slot]: slot
+                for slot in (positions(tables, code) if held is None else held)
+                if kinds[slot] >= 0
             }
         else:
+            tables, kinds = self.column("tables"), self.column("kinds")
             by_table: dict[int, dict[str, int]] = {}
             for slot in range(len(kinds)):
                 if kinds[slot] >= 0:
@@ -727,12 +731,12 @@ class RecallIndex:
             self.expiring += 1
         if self.free:
             slot = self.free.pop()
-            for column, value in zip(self.numeric(), row, strict=True):
+            for column, value in zip(self._columns(), row, strict=True):
                 column[slot] = value
             self.refs[slot], self.titles[slot], self.fields[slot] = unit.ref, unit.title, stored
         else:
             slot = len(self.kinds)
-            for column, value in zip(self.numeric(), row, strict=True):
+            for column, value in zip(self._columns(), row, strict=True):
                 column.append(value)
             self.refs.append(unit.ref)
             self.titles.append(unit.title)
@@ -746,29 +750,24 @@ class RecallIndex:
         if not unread or name not in unread:
             raise AttributeError(name)
         buf, start, n = unread.pop(name)
-        column = array(NUMBER_TYPES[name])
-        if isinstance(buf, FileReader) and n:
-            # Straight into the column: no copy of it held beside it meanwhile.
-            column = array(NUMBER_TYPES[name], [0]) * (n // column.itemsize)
-            buf.read_into(memoryview(column).cast("B"), start)
+        column: Any
+        if isinstance(buf, FileReader):
+            # A one-call process: read in place, slot by slot, writes held beside.
+            column = SavedNumbers(buf, start, n, NUMBER_TYPES[name])
         else:
+            column = array(NUMBER_TYPES[name])
             column.frombytes(buf[start : start + n])
         setattr(self, name, column)
         return column
 
-    def _few(self, name: str) -> Any:
-        """Number column ``name`` for a query that reads it at a few slots (the best
-        records and their neighbours): the column itself once in memory; while it is
-        unread in a saved file read by ``pread`` (a one-call process), a reader of the
-        slots asked for, so the column is never copied whole (:class:`SavedNumbers`)."""
-        found = self.__dict__.get(name)
-        if found is None:
-            unread = self.__dict__.get("_unread") or {}
-            buf, start, n = unread.get(name, (None, 0, 0))
-            if isinstance(buf, FileReader):
-                return SavedNumbers(buf, start, n, NUMBER_TYPES[name])
-            found = getattr(self, name)
-        return found
+    def column(self, name: str) -> array[Any]:
+        """Number column ``name`` as one array: for a loop over every slot or numpy
+        (a column a one-call process reads in place is read whole now, once)."""
+        found = getattr(self, name)
+        if isinstance(found, SavedNumbers):
+            found = found.whole()
+            setattr(self, name, found)
+        return found  # type: ignore[no-any-return]
 
     def read_later(self, columns: dict[str, tuple[Any, int, int]]) -> None:
         """Take number columns from a saved file's bytes, each (buffer, start, length),
@@ -780,7 +779,12 @@ class RecallIndex:
         self.__dict__.setdefault("_unread", {}).update(columns)
 
     def numeric(self) -> tuple[array[Any], ...]:
-        """The per-slot number columns, in the order a saved file holds them."""
+        """The per-slot number columns as arrays, in the order a saved file holds them."""
+        return tuple(self.column(name) for name in NUMBER_TYPES)
+
+    def _columns(self) -> tuple[Any, ...]:
+        """The per-slot number columns as held (arrays, or read in place and written
+        beside: :class:`SavedNumbers`), in the order of :meth:`numeric`."""
         return (
             self.kinds,
             self.tables,
@@ -946,21 +950,21 @@ class RecallIndex:
             both(
                 self._derive(
                     ("kinds", *codes),
-                    lambda: np.isin(np.frombuffer(self.kinds, dtype=np.int8), codes),
+                    lambda: np.isin(np.frombuffer(self.column("kinds"), dtype=np.int8), codes),
                 )
             )
         if where.session is not None:
             code = self.session_codes.get(where.session, -2)
-            both(np.frombuffer(self.sessions, dtype=np.int32) == code)
+            both(np.frombuffer(self.column("sessions"), dtype=np.int32) == code)
         if where.since is not None or where.until is not None:
             # A record with no time (NaN) compares false: outside any window.
-            times = np.frombuffer(self.times, dtype=np.float64)
+            times = np.frombuffer(self.column("times"), dtype=np.float64)
             if where.since is not None:
                 both(times >= where.since)
             if where.until is not None:
                 both(times <= where.until)
         if where.now is not None and self.expiring:
-            both(np.frombuffer(self.expires, dtype=np.float64) > where.now)
+            both(np.frombuffer(self.column("expires"), dtype=np.float64) > where.now)
         if where.without:
             size = len(self.kinds)
             kept = np.ones(size, dtype=bool)  # a fresh array: masks are shared
@@ -1062,14 +1066,14 @@ class RecallIndex:
         share = 0.0
         if session_score:
             share = SESSION_WEIGHT * best / max(session_score.values())
-            sessions = self._few("sessions")
+            sessions = self.sessions
             for d in final:
                 s = sessions[d]
                 if s in session_score and self.kinds[d] == _OBSERVATION:
                     final[d] += share * session_score[s]
         # Neighbours: a note gains a share of the best score beside it in its session
         # (a neighbour the query may not see lends nothing).
-        prev, nxt = self._few("prev"), self._few("next")
+        prev, nxt = self.prev, self.next
         candidates = set(final)
         beside = [j for d, _ in top for j in (prev[d], nxt[d]) if j >= 0 and j not in final]
         candidates.update(j for j, seen in zip(beside, allowed(beside), strict=True) if seen)
@@ -1081,7 +1085,7 @@ class RecallIndex:
             # few the neighbour shares read get the rest of their terms now.
             self._complete(acc, order, info, norms, mask, cut, np)
         bm25 = dict(zip(order, lookup(order), strict=True))
-        sessions = self._few("sessions")
+        sessions = self.sessions
         for c in candidates:
             a, z = prev[c], nxt[c]
             if a < 0 and z < 0:
@@ -1112,7 +1116,7 @@ class RecallIndex:
         record, reading its reference) only of the best records, until ``depth`` of
         them pass."""
         fits = self._scalar_test(where._replace(visible=None))
-        lens = self.lens
+        lens = self.column("lens")
         k, one_b = 10 * K1, 1 - B
         mean = (self.total_len / self.live if self.live else 1.0) or 1.0
         counted: dict[int, float] | _DenseScores
@@ -1174,10 +1178,10 @@ class RecallIndex:
                 return None
         # Only the columns the filters read: each is a copy of the saved file's bytes
         # (up to 800 KB at 100,000 records) in a process that has not read it yet.
-        codes: Any = self.kinds if kinds is not None else None
-        sessions: Any = self.sessions if session is not None else None
-        times: Any = self.times if since is not None or until is not None else None
-        expires: Any = self.expires if now is not None else None
+        codes: Any = self.column("kinds") if kinds is not None else None
+        sessions: Any = self.column("sessions") if session is not None else None
+        times: Any = self.column("times") if since is not None or until is not None else None
+        expires: Any = self.column("expires") if now is not None else None
         shown = self._test(None, visible) if visible is not None else None
 
         def ok(slot: int) -> bool:
@@ -1345,7 +1349,7 @@ class RecallIndex:
             k *= 4
 
     def _session_scores(self, terms: list[str], top: list[tuple[int, float]]) -> dict[int, float]:
-        of = self._few("sessions")
+        of = self.sessions
         sessions = {of[d] for d, _ in top if of[d] >= 0 and self.kinds[d] == _OBSERVATION}
         if not sessions:
             return {}
@@ -1373,7 +1377,11 @@ class RecallIndex:
         until the records change: a term's score is then one gather and a division)."""
         np = _numpy()
         mean = self.total_len / self.live if self.live else 1.0
-        return 10 * K1 * (1 - B + B * np.frombuffer(self.lens, dtype=np.int64) / (mean or 1.0))
+        return (
+            10
+            * K1
+            * (1 - B + B * np.frombuffer(self.column("lens"), dtype=np.int64) / (mean or 1.0))
+        )
 
     def _session_totals(self) -> tuple[int, float]:
         """(sessions holding observations, their mean length in tenths)."""
@@ -1450,7 +1458,7 @@ class RecallIndex:
         return [self.scored(d, s) for d, s in best if s > 0]
 
     def scored(self, slot: int, score: float) -> Scored:
-        session = self._few("sessions")[slot]
+        session = self.sessions[slot]
         return Scored(
             slot,
             self.refs[slot],
@@ -1499,31 +1507,6 @@ class RecallIndex:
 
 
 _OBSERVATION = KIND_NAMES.index("observation")
-
-
-#: Elements of a column searched at once by :func:`_positions` (64 KB of int32).
-_BLOCK = 16_384
-
-
-def _positions(values: array[int], value: int) -> list[int]:
-    """The indexes of ``value`` in an int32 array, found by a search of its bytes (a
-    match that does not start on an element is a coincidence of two neighbours).
-
-    A block at a time: a copy of the whole column (400 KB at 100,000 records) was a
-    tenth of a CLI search's memory above a ``memwork context``'s. A block ends on an
-    element, so no element is cut between two."""
-    needle = value.to_bytes(4, sys.byteorder, signed=True)
-    found = []
-    for first in range(0, len(values), _BLOCK):
-        data = values[first : first + _BLOCK].tobytes()
-        at = data.find(needle)
-        while at >= 0:
-            if at % 4:
-                at = data.find(needle, at + 1)
-            else:
-                found.append(first + at // 4)
-                at = data.find(needle, at + 4)
-    return found
 
 
 def plain_python(postings: int, small: int = SMALL) -> bool:

@@ -18,7 +18,7 @@ import os
 import struct
 from array import array
 from collections.abc import Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
 _CODEC = ("utf-8", "surrogatepass")
 
@@ -131,39 +131,132 @@ class Offsets:
         return self._block[at], self._block[at + 1]
 
 
-class SavedNumbers:
-    """A saved number column (``array`` typecode ``code``), read from a
-    :class:`FileReader` a block at a time, for a query that reads it at a few slots:
-    the best records' sessions and neighbours. Read whole, each such column of
-    100,000 records is 400 KB more of a CLI search's memory."""
+def positions(values: array[Any], value: int) -> list[int]:
+    """The indexes of ``value`` in an integer array, found by a search of its bytes, a
+    block at a time (a copy of a whole column would be as big as the column); a match
+    that does not start on an element is a coincidence of two neighbours. A block ends
+    on an element, so no element is cut between two."""
+    width = values.itemsize
+    needle = array(values.typecode, [value]).tobytes()
+    step = 65_536 // width
+    found = []
+    for first in range(0, len(values), step):
+        data = values[first : first + step].tobytes()
+        at = data.find(needle)
+        while at >= 0:
+            if at % width:
+                at = data.find(needle, at + 1)
+            else:
+                found.append(first + at // width)
+                at = data.find(needle, at + width)
+    return found
 
-    __slots__ = ("reader", "start", "code", "count", "_first", "_block")
+
+class SavedNumbers:
+    """A saved number column (``array`` typecode ``code``) read from a
+    :class:`FileReader` a block at a time, with the writes of a catch-up held beside it:
+    values set at saved slots, and slots appended after them.
+
+    A one-call process (the CLI) reads a few slots of most columns: the best records'
+    sessions and neighbours, a new note's neighbour. Read whole, each column of
+    100,000 records is 400-800 KB more of its memory, and a catch-up that appends one
+    note used to read all nine. A loop over every slot asks for the column whole
+    instead (:meth:`whole`); from then on this object reads and writes that array, so
+    a reference taken before stays right."""
+
+    __slots__ = ("reader", "start", "code", "count", "over", "tail", "_first", "_block", "_whole")
 
     #: Numbers read at once.
     BLOCK = 512
+    #: Numbers searched at once by :meth:`positions` (64 KB of int32).
+    SCAN = 16_384
 
     def __init__(self, reader: FileReader, start: int, length: int, code: str) -> None:
         self.reader, self.start, self.code = reader, start, code
         self.count = length // array(code).itemsize
+        self.over: dict[int, int | float] = {}
+        self.tail: array[Any] = array(code)
         self._first = 0
-        self._block = array(code)
+        self._block: array[Any] = array(code)
+        self._whole: array[Any] | None = None
 
     def __len__(self) -> int:
-        return self.count
+        whole = self._whole
+        return len(whole) if whole is not None else self.count + len(self.tail)
 
     def __getitem__(self, i: int, /) -> int | float:
+        whole = self._whole
+        if whole is not None:
+            return whole[i]  # type: ignore[no-any-return]
+        count = self.count
         if i < 0:
-            i += self.count
-        if not 0 <= i < self.count:
+            i += count + len(self.tail)
+        if i >= count:
+            return self.tail[i - count]  # type: ignore[no-any-return]
+        if i < 0:
             raise IndexError("slot out of range")
+        over = self.over
+        if over and i in over:
+            return over[i]
         if not self._first <= i < self._first + len(self._block):
             first = i - i % self.BLOCK
-            last = min(self.count, first + self.BLOCK)
-            width = self._block.itemsize
-            block = array(self.code)
-            block.frombytes(self.reader[self.start + width * first : self.start + width * last])
-            self._first, self._block = first, block
-        return self._block[i - self._first]
+            self._first, self._block = first, self._read(first, min(count, first + self.BLOCK))
+        return self._block[i - self._first]  # type: ignore[no-any-return]
+
+    def __setitem__(self, i: int, value: int | float, /) -> None:
+        whole = self._whole
+        if whole is not None:
+            whole[i] = value
+            return
+        count = self.count
+        if i < 0:
+            i += count + len(self.tail)
+        if i >= count:
+            self.tail[i - count] = value
+        elif i < 0:
+            raise IndexError("slot out of range")
+        else:
+            self.over[i] = value
+
+    def append(self, value: int | float, /) -> None:
+        if self._whole is not None:
+            self._whole.append(value)
+        else:
+            self.tail.append(value)
+
+    def _read(self, first: int, last: int) -> array[Any]:
+        width = self._block.itemsize
+        found: array[Any] = array(self.code)
+        found.frombytes(self.reader[self.start + width * first : self.start + width * last])
+        return found
+
+    def positions(self, value: int) -> list[int]:
+        """The slots holding ``value``, in order, a block of the file at a time."""
+        if self._whole is not None:
+            return positions(self._whole, value)
+        over = self.over
+        found: list[int] = []
+        for first in range(0, self.count, self.SCAN):
+            block = self._read(first, min(self.count, first + self.SCAN))
+            found += [first + at for at in positions(block, value) if first + at not in over]
+        found += [i for i, v in over.items() if v == value]
+        found.sort()
+        found += [self.count + at for at in positions(self.tail, value)]
+        return found
+
+    def whole(self) -> array[Any]:
+        """The column as one array, with every write made to it; this object reads and
+        writes that array from now on."""
+        if self._whole is None:
+            column: array[Any] = array(self.code, [0]) * self.count
+            if self.count:
+                self.reader.read_into(memoryview(column).cast("B"), self.start)
+            for i, v in self.over.items():
+                column[i] = v
+            column.extend(self.tail)
+            self._whole = column
+            self.over, self.tail, self._block = {}, array(self.code), array(self.code)
+        return self._whole
 
 
 def offset_bytes(offsets: memoryview | Offsets, first: int) -> bytes | memoryview:

@@ -136,8 +136,9 @@ class Vectors:
 
         index = self.index
         n = self._sized()
-        live = np.frombuffer(index.kinds, dtype=np.int8)[:n] >= 0
-        stale = np.flatnonzero(live & (self.fps[:n] != np.frombuffer(index.fps, dtype=np.int64)))
+        live = np.frombuffer(index.column("kinds"), dtype=np.int8)[:n] >= 0
+        fps = np.frombuffer(index.column("fps"), dtype=np.int64)
+        stale = np.flatnonzero(live & (self.fps[:n] != fps))
         self.computed += len(stale)
         for start in range(0, len(stale), 512):
             batch = [int(s) for s in stale[start : start + 512]]

@@ -17,6 +17,7 @@ from memwork import Memory
 from memwork.core.services.recall import engine
 from memwork.core.services.recall.engine import fingerprint
 from memwork.core.services.recall.extract import NEVER, Unit
+from memwork.core.services.recall.mapped import positions
 from tests.conftest import NOW
 
 
@@ -61,13 +62,14 @@ def test_fingerprints_are_the_blake2b_digests_saved_indexes_hold() -> None:
 
 
 def test_positions_are_found_across_blocks_and_never_between_elements() -> None:
-    values = array("i", [0] * (3 * engine._BLOCK + 5))
-    wanted = [0, engine._BLOCK - 1, engine._BLOCK, 2 * engine._BLOCK + 7, len(values) - 1]
+    block = 65_536 // 4  # int32 elements searched at once
+    values = array("i", [0] * (3 * block + 5))
+    wanted = [0, block - 1, block, 2 * block + 7, len(values) - 1]
     for i in wanted:
         values[i] = 7
     # Two neighbours whose bytes hold 7's bytes across their border: no match.
     values[100], values[101] = 7 << 8, 0
-    assert engine._positions(values, 7) == wanted
+    assert positions(values, 7) == wanted
 
 
 def _hit_titles(memory: Memory) -> list[str]:
@@ -105,3 +107,35 @@ def test_a_cli_search_loads_neither_openssl_nor_numpy(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "web-7" in out.stdout
     assert out.stderr.split()[-3:] == ["0", "False", "False"]
+
+
+def test_a_saved_column_takes_writes_beside_it(tmp_path: Path) -> None:
+    import os
+
+    from memwork.core.services.recall.mapped import FileReader, SavedNumbers
+
+    values = array("i", range(0, 3000, 3))
+    path = tmp_path / "column.bin"
+    path.write_bytes(b"8 bytes!" + values.tobytes() + b"trailer")
+    reader = FileReader(os.open(path, os.O_RDONLY), path.stat().st_size)
+    column = SavedNumbers(reader, 8, 4 * len(values), "i")
+    assert (len(column), column[0], column[999], column[-1]) == (1000, 0, 2997, 2997)
+    column[5] = -1  # a saved slot
+    column.append(7)
+    column.append(9)
+    column[1001] = 8  # an appended one
+    assert (column[5], column[1000], column[1001], column[-1], len(column)) == (-1, 7, 8, 8, 1002)
+    with pytest.raises(IndexError):
+        column[1002]
+    assert column.positions(-1) == [5] and column.positions(15) == []
+    assert column.positions(3) == [1] and column.positions(8) == [1001]
+    expected = [*values, 7, 8]
+    expected[5] = -1
+    whole = column.whole()
+    assert list(whole) == expected
+    # From now on the object reads and writes that array: a reference taken before
+    # (a caller's local) stays right.
+    column[0] = 42
+    column.append(1)
+    assert (whole[0], len(whole), column[1002]) == (42, 1003, 1)
+    reader.close()

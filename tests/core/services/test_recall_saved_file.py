@@ -14,6 +14,7 @@ from memwork.core.services.recall import search, snapshot
 from memwork.core.services.recall.follow import IndexFile, Recall
 from memwork.core.services.recall.mapped import (
     FileReader,
+    SavedNumbers,
     TermBytes,
     TermTable,
     TextRows,
@@ -113,8 +114,9 @@ def test_a_one_call_query_reads_sessions_and_neighbours_in_place(
         got = [(h.ref, h.score, h.session, h.title) for h in loaded.search(query, 20)]
         assert got == [(h.ref, h.score, h.session, h.title) for h in built.search(query, 20)]
         assert any(h.session for h in loaded.search(query, 20)) or query == "watch dawn"
-    unread = set(loaded.__dict__.get("_unread", {}))
-    assert ({"sessions", "prev", "next"} <= unread) == one_call
+    # Never copied whole in a one-call process: unread, or read in place slot by slot.
+    held = {name: loaded.__dict__.get(name) for name in ("sessions", "prev", "next")}
+    assert [isinstance(found, array) for found in held.values()] == [not one_call] * 3
 
 
 @pytest.mark.parametrize("plain", [False, True])
@@ -139,6 +141,23 @@ def test_a_query_one_note_behind_reads_new_postings_beside_the_saved_ones(
     assert ("heron" in index.post.added) == plain
     if plain:
         assert index.post.saved_view(index.post.live["heron"])
+
+
+def test_catching_up_with_a_note_reads_no_column_whole(
+    tmp_path: Path, one_call: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-call process one note behind its index file appends the note's slot
+    beside the saved columns, then answers as a rebuilt index does; only the lengths,
+    which every posting a query sums reads, are read whole."""
+    store, _, _ = _one_note_behind(tmp_path, "a heron on the pier at dusk")
+    index = Recall().refresh(store)
+    rebuilt = _rebuilt_index(store, monkeypatch)
+    for query in ("heron pier", "dusk heron", "pier 1 number"):
+        got = [(h.ref, h.score, h.session) for h in index.search(query, 20)]
+        assert got == [(h.ref, h.score, h.session) for h in rebuilt.search(query, 20)]
+    assert index.state() == rebuilt.state()
+    held = {n: type(index.__dict__.get(n)) for n in ("kinds", "tables", "fps", "prev")}
+    assert held == {n: SavedNumbers if one_call else array for n in held}
 
 
 def _rebuilt_index(store: Store, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN202
@@ -263,7 +282,7 @@ def test_a_catch_up_reads_the_references_of_the_tables_it_syncs_only(tmp_path: P
 def test_positions_in_an_int32_array_ignore_matches_across_two_elements(seed: int) -> None:
     import random
 
-    from memwork.core.services.recall.engine import _positions
+    from memwork.core.services.recall.mapped import positions as _positions
 
     rng = random.Random(seed)
     values = [0, 1, 256, 257, 65536, 16777216, 0x01010101, -1, -256]
