@@ -398,7 +398,14 @@ class _DocPostings(LazyPostings):
 class _Postings(LazyPostings):
     """term → {session: tenths} (the session field)."""
 
-    __slots__ = ()
+    __slots__ = ("added",)
+
+    def __init__(self, raw: TermBytes | None = None) -> None:
+        super().__init__(raw)
+        #: Tenths added to saved words not read since, kept apart until one is (as
+        #: _DocPostings does): a note's ~100 words, each a saved word's sessions
+        #: decoded to add one, cost a CLI search one note behind ~1 MB at 100k notes.
+        self.added: dict[str, dict[int, int]] = {}
 
     @staticmethod
     def decode(packed: bytes | memoryview) -> dict[int, int]:
@@ -409,11 +416,51 @@ class _Postings(LazyPostings):
     def encode(found: dict[int, int]) -> bytes:
         return marshal.dumps(found)
 
+    def get(self, term: str) -> Any:
+        found = super().get(term)
+        if self.added:
+            grown = self.added.pop(term, None)
+            if grown is not None and found is None:
+                found = self.live[term] = grown  # (never so: a word kept apart is saved)
+            elif grown is not None:
+                for session, tenths in grown.items():
+                    found[session] = found.get(session, 0) + tenths
+        return found
+
+    def add(self, term: str, session: int, tenths: int) -> None:
+        """Add ``tenths`` to ``term`` in ``session``; to a saved word not read yet, apart."""
+        found = self.live.get(term)
+        if found is None:
+            if term in self.raw:
+                found = self.added.setdefault(term, {})
+            else:
+                found = self.setdefault(term)
+        found[session] = found.get(session, 0) + tenths
+
     def setdefault(self, term: str) -> dict[int, int]:
         found: dict[int, int] | None = self.get(term)
         if found is None:
             found = self.live[term] = {}
         return found
+
+    def fold(self) -> None:
+        """Join every word's tenths kept apart (:attr:`added`) to the word's own."""
+        while self.fold_one():
+            pass
+
+    def fold_one(self) -> bool:
+        for term in self.added:
+            self.get(term)  # joins them (and takes the word out of ``added``)
+            return True
+        return False
+
+    def drop(self, term: str) -> None:
+        self.added.pop(term, None)
+        super().drop(term)
+
+    def pack(self) -> TermBytes:
+        self.fold()
+        return super().pack()
 
 
 def copied(found: tuple[Any, Any]) -> tuple[array[int], array[int]]:
@@ -855,8 +902,9 @@ class RecallIndex:
             for term, tf in own.items():
                 found = live.get(term)
                 if found is None:
-                    found = sess_post.setdefault(term)  # a new word, or a saved one
-                found[session] = found.get(session, 0) + tf
+                    sess_post.add(term, session, tf)  # a new word, or a saved one
+                else:
+                    found[session] = found.get(session, 0) + tf
 
     def _unpost(self, slots: Iterable[int]) -> None:
         """Take the slots' postings out (each term's postings are walked once)."""

@@ -46,6 +46,7 @@ def join(first: RecallIndex, second: RecallIndex) -> RecallIndex:
             mine.append(theirs[row])
 
     second.post.fold()  # postings kept apart join their words first
+    second.sess_post.fold()
     live = first.post.live
     for term, (docs, tfs) in _postings(second.post):
         if len(docs) < _VECTOR:

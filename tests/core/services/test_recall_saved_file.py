@@ -146,11 +146,14 @@ def test_a_query_one_note_behind_reads_new_postings_beside_the_saved_ones(
 def test_catching_up_with_a_note_reads_no_column_whole(
     tmp_path: Path, one_call: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A one-call process one note behind its index file appends the note's slot
-    beside the saved columns, then answers as a rebuilt index does; only the lengths,
-    which every posting a query sums reads, are read whole."""
+    """A process one note behind its index file appends the note's slot beside the
+    saved columns (a one-call process) and its session field beside the saved words'
+    (any), then answers as a rebuilt index does; only the lengths, which every posting
+    a query sums reads, are read whole."""
     store, _, _ = _one_note_behind(tmp_path, "a heron on the pier at dusk")
     index = Recall().refresh(store)
+    # The note's saved words: its session's tenths kept apart, not decoded to add them.
+    assert {"heron", "pier"} <= index.sess_post.added.keys()
     rebuilt = _rebuilt_index(store, monkeypatch)
     for query in ("heron pier", "dusk heron", "pier 1 number"):
         got = [(h.ref, h.score, h.session) for h in index.search(query, 20)]
