@@ -597,7 +597,9 @@ class Recall:
             pairs = [p for _, found, fps in now.values() for p in zip(found, fps, strict=True)]
             if records.ordered(name):
                 pairs.sort(key=lambda pair: records.session_order(pair[0]))
-            if name in index.table_keys:  # a table that changes while this process runs
+            # Kept for a table that changes while this process runs: its next change
+            # then costs the documents it changed. A one-call process has no next one.
+            if name in index.table_keys and not self.one_call:
                 self._docs[name] = now
                 self._tails[name] = pairs[-1][0] if pairs else None
             found = [u for u, _ in pairs]

@@ -163,6 +163,23 @@ def test_catching_up_with_a_note_reads_no_column_whole(
     assert held == {n: SavedNumbers if one_call else array for n in held}
 
 
+def test_a_one_call_process_keeps_no_documents_for_a_next_catch_up(
+    tmp_path: Path, one_call: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long-lived process keeps each table's documents with their units once read, so
+    its next catch-up reads only the documents a commit changed; a one-call process has
+    no next catch-up to spare (~1 MB at 1,000 sessions) and reads the table again if
+    one comes after all."""
+    store, _, sid = _one_note_behind(tmp_path, "a heron on the pier at dusk")
+    recall = Recall()
+    recall.refresh(store)
+    assert bool(recall._docs) != one_call
+    sessions.observe(store, sid, "an egret beside the heron", now=NOW, actor="t")
+    index = recall.refresh(store)
+    assert index.state() == _rebuilt_index(store, monkeypatch).state()
+    assert any("egret" in h.title for h in index.search("egret", 5))
+
+
 def _rebuilt_index(store: Store, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN202
     with monkeypatch.context() as m:
         m.setenv("MEMWORK_SEARCH_CACHE", "0")
