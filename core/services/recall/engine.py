@@ -47,6 +47,7 @@ import mmap
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator
+from itertools import compress
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -1195,7 +1196,11 @@ class RecallIndex:
                     if release:
                         _let_go(docs)
         if where.visible is None:
-            if len(counted) > depth:
+            if isinstance(counted, _DenseScores):
+                # The depth-th best (0 when fewer score at all: then every one scoring).
+                leading = heapq.nlargest(depth, counted.scores)
+                top = counted.at_least(leading[-1] if len(leading) == depth else 0.0)
+            elif len(counted) > depth:
                 theta = heapq.nlargest(depth, counted.values())[-1]
                 top = [(d, v) for d, v in counted.items() if v >= theta]
             else:
@@ -1206,7 +1211,10 @@ class RecallIndex:
         assert ok is not None  # (a caller's test is never None)
         many = 4 * depth
         while True:
-            best = heapq.nlargest(many, counted.items(), key=_score_then_slot)
+            if isinstance(counted, _DenseScores):
+                best = counted.nlargest(many)
+            else:
+                best = heapq.nlargest(many, counted.items(), key=_score_then_slot)
             shown = [kv for kv in best if ok(kv[0])]
             if len(shown) >= depth or many >= len(counted):
                 return shown[:depth], ok, get_score(counted)
@@ -1610,6 +1618,21 @@ class _DenseScores:
 
     def __len__(self) -> int:
         return len(self.scores) - self.scores.count(0.0)
+
+    def at_least(self, theta: float) -> list[tuple[int, float]]:
+        """(slot, score) of every slot scoring at least ``theta`` and above 0, in slot
+        order; picked out at C speed (a loop over 100,000 slots in Python took ~5 ms)."""
+        scores = self.scores
+        keep: Iterable[Any] = map(theta.__le__, scores) if theta > 0 else scores
+        return [(d, scores[d]) for d in compress(range(len(scores)), keep)]
+
+    def nlargest(self, k: int) -> list[tuple[int, float]]:
+        """The ``k`` best (slot, score), by score then slot, as ``heapq.nlargest`` of
+        :meth:`items` keyed by score then slot gives them."""
+        best = heapq.nlargest(k, self.scores)
+        found = self.at_least(best[-1] if best else 0.0)
+        found.sort(key=_score_then_slot, reverse=True)
+        return found[:k]
 
 
 def _let_go(docs: Any) -> None:
