@@ -417,12 +417,13 @@ SHAPED_VERSION = 1
 def _built_once(
     folder: Path, what: str, build: Callable[[Path], list[str]]
 ) -> tuple[Path, list[str]]:
-    """``folder`` as ``build`` fills it (once: its questions file says it is done), without
-    a recall index, and the questions ``build`` returned."""
+    """``folder`` as ``build`` fills it (once: its questions file, written last, says it
+    is done), without a recall index, and the questions ``build`` returned. A folder
+    removed since is built again (opening it would make an empty store)."""
     import shutil
 
     questions = folder.with_suffix(".questions.json")
-    if not questions.exists():
+    if not questions.exists() or not (folder / "store.json").exists():
         shutil.rmtree(folder, ignore_errors=True)
         folder.parent.mkdir(parents=True, exist_ok=True)
         print(f"(building a store of {what} in {folder} ...)", file=sys.stderr)

@@ -491,6 +491,12 @@ class Backend(ABC):
         anyone commits)."""
         return self.head.generation
 
+    def changed_since(self, name: str, version: int) -> dict[str, Doc | None] | None:
+        """The documents of table ``name`` that commits after generation ``version``
+        put or deleted, each as the last of them left it (None: deleted), known without
+        reading the table; None when this backend cannot tell (call under the lock)."""
+        return None
+
     # -- damage ---------------------------------------------------------------------------
     def check_table(self, name: str) -> str | None:
         """Why table ``name`` cannot be read (None: it reads), without keeping it."""

@@ -48,7 +48,7 @@ from .atomic import (
     parents,
     write_temp,
 )
-from .backend import NO_FOLD_NEEDED, Backend, Commit, Docs, Refresh, replay, table_writes
+from .backend import NO_FOLD_NEEDED, Backend, Commit, Doc, Docs, Refresh, replay, table_writes
 from .codec import (
     dumps,
     listed_ids,
@@ -582,6 +582,32 @@ class FolderBackend(Backend):
         if len(commits or ()) != gone or (missed and missed[0].generation != before.generation + 1):
             commits = None  # folded with a commit that never was in the log: versions tell
         return Refresh(self._head, commits)
+
+    def changed_since(self, name: str, version: int) -> dict[str, Doc | None] | None:
+        """From the log, read back from its last record: each document decoded from the
+        last write that put it. None when the log starts after ``version`` (folded
+        since) or a commit after it replaced or dropped the table."""
+        if version < self._base.generation or version > self._head.generation:
+            return None
+        found: dict[str, Doc | None] = {}
+        for commit in reversed(self._records):
+            if commit.generation <= version:
+                break
+            if name in commit.drops:
+                return None
+            write = commit.writes.get(name)
+            if write is None:
+                continue
+            if write.replace:
+                return None
+            for doc_id in write.delete:  # a write's deletes come after its puts
+                found.setdefault(doc_id, None)
+            wanted = [doc_id for doc_id in write.put_ids if doc_id not in found]
+            if wanted:
+                put = write.put
+                for doc_id in wanted:
+                    found[doc_id] = put[doc_id]
+        return found
 
     def committed_generation(self) -> int:
         """The last commit's generation, from the log's record headers (no lock)."""

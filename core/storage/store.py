@@ -406,6 +406,13 @@ class Store:
         built from :meth:`docs` is current while the stamp and the dict are the same."""
         return self.cache.stamp(name)
 
+    def changed_since(self, name: str, version: int) -> dict[str, dict[str, Any] | None] | None:
+        """The documents of table ``name`` that commits after its version ``version``
+        put or deleted, as the last of them left each (None: deleted), when the backend
+        can tell without reading the whole table (a folder store's log still holds
+        those commits); None otherwise. Call inside :meth:`reading`."""
+        return self.backend.changed_since(name, version)
+
     def is_loaded(self, name: str) -> bool:
         """Whether table ``name`` is in memory (reading it costs nothing more)."""
         return self.cache.loaded(name)

@@ -405,6 +405,16 @@ def texts(table: str, doc: dict[str, Any]) -> set[str]:
     return {text for unit in reader(table)(doc) for _, text in unit.fields}
 
 
+#: Tables whose document gives at most one unit, named by the document's id.
+_BY_ID = frozenset(READERS) - {"observations", "working_memory"}
+
+
+def by_id(table: str) -> bool:
+    """Whether each document of ``table`` gives at most one unit, whose reference is the
+    document's id: a changed document's old unit is then found by that id alone."""
+    return logical_name(table) in _BY_ID
+
+
 def ordered(table: str) -> bool:
     """Whether a table's units keep an order (a session's observations do)."""
     return logical_name(table) == "observations"

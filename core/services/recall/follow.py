@@ -528,6 +528,20 @@ class Recall:
             self._seen[name] = version
         return changes
 
+    def _changed(self, store: Store, index: RecallIndex, name: str) -> _Changed | None:
+        """What changed in table ``name`` since the version the index holds, when the
+        store can tell from its log and the table's units are named by document id
+        (None: read the whole table). A note rewrites its session's document, and the
+        first catch-up of a process (every CLI call after a write) decoded the whole
+        sessions table to find which one changed."""
+        if name in self._docs or not records.by_id(name):
+            return None  # kept documents tell already; or units not by document id
+        held = index.table_keys.get(name)
+        if held is None or not held.isdigit():
+            return None
+        found = store.changed_since(name, int(held))
+        return None if found is None else _Changed(found)
+
     def _read_tables(
         self, store: Store, todo: list[tuple[str, int, str]]
     ) -> list[tuple[str, Mapping[str, dict[str, Any]] | None, str, int]]:
@@ -536,6 +550,7 @@ class Recall:
         changed in place, so they stay as read once the lock is let go."""
         read: list[tuple[str, Mapping[str, dict[str, Any]] | None, str, int]] = []
         current = store.cache.head.tables
+        index = self.index
         for name, version, key in todo:
             now_at = current.get(name)
             if now_at is None:
@@ -544,6 +559,10 @@ class Recall:
             if now_at != version:  # committed again since the first look
                 key = _key(now_at)
             held = store.is_loaded(name)
+            changed = None if held or index is None else self._changed(store, index, name)
+            if changed is not None:
+                read.append((name, changed, key, now_at))
+                continue
             read.append((name, store.docs(name), key, now_at))
             if not held:
                 # Read for the index alone (a build reads every table): the index holds
@@ -566,9 +585,26 @@ class Recall:
                 self._docs.pop(name, None)
                 changes += 1
                 continue
-            changes += self._sync(index, name, docs, key)
+            if isinstance(docs, _Changed):
+                changes += self._sync_changed(index, name, docs, key)
+            else:
+                changes += self._sync(index, name, docs, key)
             self._seen[name] = version
         return changes
+
+    def _sync_changed(self, index: RecallIndex, name: str, docs: _Changed, key: str) -> int:
+        """Bring one table of the index in step with the documents that changed in it
+        (:meth:`_changed`); how many units changed."""
+        read = records.reader(name)
+        fresh: list[tuple[Unit, int]] = []
+        gone: list[str] = []
+        for doc_id, doc in docs.items():
+            found = None if doc is None else _read_doc(read, doc)
+            if found is None or not found[1]:
+                gone.append(doc_id)  # deleted, or a record in no answer now
+            else:
+                fresh.extend(zip(found[1], found[2], strict=True))
+        return index.sync_changes(name, gone, fresh, key)
 
     def _catch_up(self, store: Store, index: RecallIndex, todo: list[tuple[str, int, str]]) -> int:
         """Read the tables ``todo`` names into the index (call inside a read of the store);
@@ -827,6 +863,11 @@ def _no_pause() -> None:
 def _read_doc(read: Callable[[dict[str, Any]], Iterable[Unit]], doc: dict[str, Any]) -> _DocUnits:
     found = tuple(read(doc))
     return doc, found, tuple(fingerprint(u) for u in found)
+
+
+class _Changed(dict[str, Any]):
+    """Documents of one table that changed since the index's version (None: deleted),
+    not the whole table (:meth:`Recall._changed`)."""
 
 
 def _key(version: int) -> str:

@@ -180,6 +180,32 @@ def test_a_one_call_process_keeps_no_documents_for_a_next_catch_up(
     assert any("egret" in h.title for h in index.search("egret", 5))
 
 
+def test_a_catch_up_reads_only_the_documents_the_log_says_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process whose index file is a few commits behind takes the sessions and lessons
+    that changed from the store's log, never reading those tables whole, and holds what
+    an index rebuilt from the whole store holds: a new session, notes that rewrite their
+    sessions' documents, a lesson added. (A commit that takes text out of a record
+    removes the file: the next process builds the index.)"""
+    store, _, sid = _one_note_behind(tmp_path, "a heron on the pier at dusk")
+    first = next(iter(store.docs("sessions")))
+    sessions.observe(store, first, "a kingfisher on the pier", now=NOW, actor="t")
+    added = lessons.add_lesson(store, "Egrets follow the plough", now=NOW, actor="t")
+    process = Store(tmp_path / "s")  # another process: nothing read yet
+    read: list[str] = []
+    whole = process.docs
+    monkeypatch.setattr(process, "docs", lambda name: read.append(name) or whole(name))
+    index = Recall().refresh(process)
+    assert "sessions" not in read and "lessons" not in read
+    assert f"observations.{sid}" in read  # a session's notes keep an order: read whole
+    monkeypatch.undo()
+    assert index.state() == _rebuilt_index(process, monkeypatch).state()
+    assert [h.ref for h in index.search("plough", 5)] == [added.lesson["id"]]
+    assert [h.session for h in index.search("kingfisher", 1)] == [first]
+    assert any(h.ref == sid for h in index.search("dusk", 5))  # the new session's record
+
+
 def _rebuilt_index(store: Store, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN202
     with monkeypatch.context() as m:
         m.setenv("MEMWORK_SEARCH_CACHE", "0")

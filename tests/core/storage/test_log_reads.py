@@ -107,3 +107,45 @@ def test_documents_the_log_adds_read_in_id_order_wherever_they_fall(tmp_path: Pa
     _write(folder, {"a": {"id": "a"}, "c": {"id": "c"}})  # before and among them
     with Store(folder).reading() as reader:
         assert list(reader.docs("meta")) == ["a", "b", "c", "d", "e"]
+
+
+def test_the_log_says_which_documents_changed_since_a_version(tmp_path: Path) -> None:
+    """What a follower one commit behind asks instead of reading a whole table: the
+    documents put or deleted since a version, each as the last commit left it."""
+    store = Store(tmp_path / "s")
+    with store.transaction():
+        for n in range(50):
+            store.put("notes", f"n{n}", {"id": f"n{n}", "text": f"note {n}"})
+    version = store.table_version("notes")
+    assert version is not None
+    with store.transaction():
+        store.put("notes", "n1", {"id": "n1", "text": "first edit"})
+    with store.transaction():
+        store.put("other", "x", {"id": "x"})  # another table: not listed
+    with store.transaction():
+        store.put("notes", "n1", {"id": "n1", "text": "second edit"})
+        store.put("notes", "n50", {"id": "n50", "text": "new"})
+        store.delete("notes", ["n2"])
+    reader = Store(tmp_path / "s")  # another process: nothing of the table read yet
+    with reader.reading():
+        changed = reader.changed_since("notes", version)
+        assert changed == {
+            "n1": {"id": "n1", "text": "second edit"},
+            "n50": {"id": "n50", "text": "new"},
+            "n2": None,
+        }
+        assert reader.changed_since("notes", reader.table_version("notes") or 0) == {}
+        assert not reader.is_loaded("notes")
+    # Folded since: the log no longer holds those commits, so it cannot tell.
+    store.fold_log()
+    with reader.reading():
+        assert reader.changed_since("notes", version) is None
+    # A commit that replaced the table whole cannot be told by document either.
+    later = store.table_version("notes") or 0
+    with store.transaction():
+        store.drop("notes")
+        store.put("notes", "n0", {"id": "n0", "text": "again"})
+    with reader.reading():
+        assert reader.changed_since("notes", later) is None
+    store.close()
+    reader.close()
