@@ -229,7 +229,53 @@ class LazyPostings:
         return packed
 
 
-class _DocPostings(LazyPostings):
+class _KeptApart(LazyPostings):
+    """Postings that take what is added to a saved word not read yet apart from it
+    (:attr:`added`), joined when the word is read (``get``) or saved: appending to a
+    saved word would copy or decode all of it first."""
+
+    __slots__ = ("added",)
+
+    def __init__(self, raw: TermBytes | None = None) -> None:
+        super().__init__(raw)
+        self.added: dict[str, Any] = {}
+
+    @staticmethod
+    def joined(found: Any, grown: Any) -> Any:
+        """A saved word's postings with those kept apart for it added."""
+        raise NotImplementedError
+
+    def get(self, term: str) -> Any:
+        found = super().get(term)
+        if self.added:
+            grown = self.added.pop(term, None)
+            if grown is not None:
+                # (Never None: a word is kept apart only while saved and not read.)
+                joined = grown if found is None else self.joined(found, grown)
+                found = self.live[term] = joined
+        return found
+
+    def fold(self) -> None:
+        """Join every word's additions kept apart (:attr:`added`) to the word's own."""
+        while self.fold_one():
+            pass
+
+    def fold_one(self) -> bool:
+        for term in self.added:
+            self.get(term)  # joins them (and takes the word out of ``added``)
+            return True
+        return False
+
+    def drop(self, term: str) -> None:
+        self.added.pop(term, None)
+        super().drop(term)
+
+    def pack(self) -> TermBytes:
+        self.fold()
+        return super().pack()
+
+
+class _DocPostings(_KeptApart):
     """term → (slots, tenths): two parallel int32 sequences per term.
 
     Arrays, not dicts: a query reads a term's postings as numpy views (no copy) and
@@ -240,7 +286,7 @@ class _DocPostings(LazyPostings):
     paid it again); the first write to the term turns them into arrays. Adding appends;
     removing finds the slot (rare: forget, redact, restore, a reordered session)."""
 
-    __slots__ = ("added",)
+    __slots__ = ()
 
     @staticmethod
     def decode(packed: bytes | memoryview) -> tuple[memoryview, memoryview]:
@@ -281,18 +327,12 @@ class _DocPostings(LazyPostings):
         #: cost a CLI search more memory than the rest of its index.
         self.added: dict[str, tuple[array[int], array[int]]] = {}
 
-    def get(self, term: str) -> Any:
-        found = super().get(term)
-        if self.added:
-            grown = self.added.pop(term, None)
-            if grown is not None and found is None:
-                found = self.live[term] = grown  # (never so: a word kept apart is saved)
-            elif grown is not None:
-                docs, tfs = copied(found)
-                docs.extend(grown[0])
-                tfs.extend(grown[1])
-                found = self.live[term] = (docs, tfs)
-        return found
+    @staticmethod
+    def joined(found: Any, grown: Any) -> Any:
+        docs, tfs = copied(found)
+        docs.extend(grown[0])
+        tfs.extend(grown[1])
+        return docs, tfs
 
     def parts(self, term: str) -> list[tuple[Any, Any]]:
         """``term``'s postings as held, those kept apart (:attr:`added`) not joined to
@@ -305,25 +345,6 @@ class _DocPostings(LazyPostings):
         if grown is None:
             return [] if found is None else [found]
         return [grown] if found is None else [found, grown]
-
-    def fold(self) -> None:
-        """Join every word's postings kept apart (:attr:`added`) to the word's own."""
-        while self.fold_one():
-            pass
-
-    def fold_one(self) -> bool:
-        for term in self.added:
-            self.get(term)  # joins them (and takes the word out of ``added``)
-            return True
-        return False
-
-    def drop(self, term: str) -> None:
-        self.added.pop(term, None)
-        super().drop(term)
-
-    def pack(self) -> TermBytes:
-        self.fold()
-        return super().pack()
 
     def _writable(self, term: str) -> tuple[array[int], array[int]] | None:
         """``term``'s postings as arrays that take writes (None: no such term)."""
@@ -396,16 +417,16 @@ class _DocPostings(LazyPostings):
         return len(found[0]) if found else 0
 
 
-class _Postings(LazyPostings):
+class _Postings(_KeptApart):
     """term → {session: tenths} (the session field)."""
 
-    __slots__ = ("added",)
+    __slots__ = ()
 
     def __init__(self, raw: TermBytes | None = None) -> None:
         super().__init__(raw)
-        #: Tenths added to saved words not read since, kept apart until one is (as
-        #: _DocPostings does): a note's ~100 words, each a saved word's sessions
-        #: decoded to add one, cost a CLI search one note behind ~1 MB at 100k notes.
+        #: Tenths added to saved words not read since: a note's ~100 words, each a
+        #: saved word's sessions decoded to add one, cost a CLI search one note behind
+        #: its index file ~1 MB at 100k notes.
         self.added: dict[str, dict[int, int]] = {}
 
     @staticmethod
@@ -417,15 +438,10 @@ class _Postings(LazyPostings):
     def encode(found: dict[int, int]) -> bytes:
         return marshal.dumps(found)
 
-    def get(self, term: str) -> Any:
-        found = super().get(term)
-        if self.added:
-            grown = self.added.pop(term, None)
-            if grown is not None and found is None:
-                found = self.live[term] = grown  # (never so: a word kept apart is saved)
-            elif grown is not None:
-                for session, tenths in grown.items():
-                    found[session] = found.get(session, 0) + tenths
+    @staticmethod
+    def joined(found: Any, grown: Any) -> Any:
+        for session, tenths in grown.items():
+            found[session] = found.get(session, 0) + tenths
         return found
 
     def add(self, term: str, session: int, tenths: int) -> None:
@@ -443,25 +459,6 @@ class _Postings(LazyPostings):
         if found is None:
             found = self.live[term] = {}
         return found
-
-    def fold(self) -> None:
-        """Join every word's tenths kept apart (:attr:`added`) to the word's own."""
-        while self.fold_one():
-            pass
-
-    def fold_one(self) -> bool:
-        for term in self.added:
-            self.get(term)  # joins them (and takes the word out of ``added``)
-            return True
-        return False
-
-    def drop(self, term: str) -> None:
-        self.added.pop(term, None)
-        super().drop(term)
-
-    def pack(self) -> TermBytes:
-        self.fold()
-        return super().pack()
 
 
 def copied(found: tuple[Any, Any]) -> tuple[array[int], array[int]]:
