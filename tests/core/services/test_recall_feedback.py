@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from memwork import Memory
-from memwork.core.ledger import config
 from memwork.core.services.recall import feedback
 from memwork.core.services.recall.engine import Filter
 from memwork.core.services.recall.follow import Recall
 from tests.conftest import NOW
+from tests.core.services.test_recall_index import isolated_agents
 
 BATTERY = "Check the car battery before a long drive"
 CHARGER = "Keep a battery charger in the trunk for a long drive"
@@ -77,13 +77,11 @@ def test_what_feedback_fills_in_keeps_to_the_kinds_asked_for(tmp_path: Path) -> 
 
 
 def test_what_feedback_fills_in_is_only_what_the_agent_may_see(tmp_path: Path) -> None:
-    coder = Memory(tmp_path / "s", agent="coder", clock=lambda: NOW)
-    tester = Memory(tmp_path / "s", agent="tester", clock=lambda: NOW)
-    mine = coder.start_session(title="mine")["id"]
-    theirs = tester.start_session(title="theirs")["id"]
-    coder.observe(mine, "The car battery died on the long drive home")
-    tester.observe(theirs, "Bought a battery charger for the long drive")
-    config.set_value(coder.store, "isolation", "agent", now=NOW, actor="tui")
+    coder, tester = isolated_agents(
+        tmp_path / "s",
+        "The car battery died on the long drive home",
+        "Bought a battery charger for the long drive",
+    )
     # The tester's note shares the coder's words: filled in for the tester's own search
     # only (its words reach it for the tester, and feedback would for the coder).
     assert [h["title"] for h in coder.search("car", limit=5)] == [

@@ -370,19 +370,28 @@ def test_the_embedder_fills_below_what_the_words_found(
     memory.close()
 
 
+def isolated_agents(path: Path, coder_note: str, tester_note: str) -> tuple[Memory, Memory]:
+    """Agents "coder" and "tester" on one store, each with a note in a session of its
+    own, and the store set to keep each agent's records to itself."""
+    from memwork.core.ledger import config
+
+    coder = Memory(path, agent="coder", clock=lambda: NOW)
+    tester = Memory(path, agent="tester", clock=lambda: NOW)
+    coder.observe(coder.start_session(title="mine")["id"], coder_note)
+    tester.observe(tester.start_session(title="theirs")["id"], tester_note)
+    config.set_value(coder.store, "isolation", "agent", now=NOW, actor="tui")
+    return coder, tester
+
+
 def test_what_the_embedder_fills_in_is_only_what_the_agent_may_see(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("wordllama")
-    from memwork.core.ledger import config
-
-    coder = Memory(tmp_path / "s", agent="coder", clock=lambda: NOW)
-    tester = Memory(tmp_path / "s", agent="tester", clock=lambda: NOW)
-    mine = coder.start_session(title="mine")["id"]
-    theirs = tester.start_session(title="theirs")["id"]
-    coder.observe(mine, "Watered the tomatoes in the greenhouse")
-    tester.observe(theirs, "Bought a new automobile battery before winter")
-    config.set_value(coder.store, "isolation", "agent", now=NOW, actor="tui")
+    coder, tester = isolated_agents(
+        tmp_path / "s",
+        "Watered the tomatoes in the greenhouse",
+        "Bought a new automobile battery before winter",
+    )
     monkeypatch.setenv("MEMWORK_EMBEDDER", "wordllama")
     found = [h["title"] for h in coder.search("car", limit=5)]
     # The nearest by meaning is the other agent's note: filled in for that agent only.
