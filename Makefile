@@ -32,7 +32,7 @@ QUIET_SETUPTOOLS := PYTHONWARNINGS="ignore:Editable installation"
 # uv installs the project and its packages in ~15 s, bytecode compiled on every core;
 # pip took ~45 s (it resolves against every index it is given and compiles on one core).
 # pip does it where uv cannot be installed (no pip beside $(PYTHON), no way to PyPI).
-$(STAMP): $(BIN)/python pyproject.toml setup.py
+$(STAMP): $(BIN)/python pyproject.toml setup.py core/services/recall/_scoring.c
 	@if $(PYTHON) -m pip --python $(BIN)/python install -q uv > /dev/null 2>&1; then \
 	  echo "installing with uv"; \
 	  $(QUIET_SETUPTOOLS) $(BIN)/uv pip install --python $(BIN)/python -q --compile-bytecode \

@@ -53,32 +53,55 @@ FILTERS = [
 ]
 
 
-def _both_ways(seed: int, limit: int, monkeypatch, dense: bool | None = None) -> dict[bool, list]:  # noqa: ANN001
-    """(ref, score) of every hit of 40 questions under every filter, scored with numpy
-    (False) and in plain Python (True); ``dense``: plain Python sums into one float per
-    slot (True) or a dict of the slots touched (False), whatever the postings read."""
+#: The ways a query is scored: numpy arrays or plain Python (``plain``), each with the
+#: compiled scoring loops or without them (``compiled``).
+WAYS = [(plain, compiled) for plain in (False, True) for compiled in (False, True)]
+
+
+def _every_way(
+    seed: int,
+    limit: int,
+    monkeypatch,  # noqa: ANN001
+    dense: bool | None = None,
+    ways: list[tuple[bool, bool]] = WAYS,  # noqa: B006
+) -> dict[tuple[bool, bool], list]:
+    """(ref, score) of every hit of 40 questions under every filter, scored each way
+    (``WAYS``); ``dense``: plain Python sums into one float per slot (True) or a dict of
+    the slots touched (False), whatever the postings read."""
     index = _index(seed)
     rng = random.Random(seed)
     questions = [" ".join(rng.sample(WORDS[:60], rng.randint(1, 6))) for _ in range(40)]
     if dense is not None:
         monkeypatch.setattr(engine, "_DENSE", 10**9 if dense else 0)
+    loops = engine._compiled
     found = {}
-    for plain in (False, True):
+    for plain, compiled in ways:
+        if compiled and loops is None:
+            continue  # (test_the_scoring_loops_are_built_where_a_compiler_is says why)
+        monkeypatch.setattr(engine, "_compiled", loops if compiled else None)
         monkeypatch.setattr(engine, "plain_python", lambda postings, small=0, plain=plain: plain)
-        found[plain] = [
+        found[plain, compiled] = [
             [(hit.ref, hit.score) for hit in index.search(q, limit, where)]
             for where in FILTERS
             for q in questions
         ]
+    monkeypatch.setattr(engine, "_compiled", loops)
     return found
+
+
+def _all_alike(found: dict[tuple[bool, bool], list]) -> list:
+    """The hits every way gave (they must be the same, score for score)."""
+    first, *others = found.values()
+    for way, hits in found.items():
+        assert hits == first, f"plain Python, compiled loops: {way}"
+    return first
 
 
 @pytest.mark.parametrize("dense", [False, True])
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_both_ways_of_scoring_give_the_same_ranking(seed: int, dense: bool, monkeypatch) -> None:
-    found = _both_ways(seed, 30, monkeypatch, dense)
-    assert found[True] == found[False]
-    assert sum(len(hits) for hits in found[True]) > 1000  # the questions do find things
+def test_every_way_of_scoring_gives_the_same_ranking(seed: int, dense: bool, monkeypatch) -> None:
+    hits = _all_alike(_every_way(seed, 30, monkeypatch, dense))
+    assert sum(len(found) for found in hits) > 1000  # the questions do find things
 
 
 def test_a_small_index_in_a_fresh_process_never_imports_numpy(tmp_path) -> None:
@@ -127,9 +150,14 @@ def test_a_process_answering_one_call_skips_numpy_for_a_bigger_query(one_call: b
     assert numpy == str(not one_call)
 
 
+@pytest.mark.parametrize("compiled", [False, True])
 @pytest.mark.parametrize("plain", [False, True])
-def test_a_caller_asking_for_more_than_a_hundred_gets_them(plain: bool, monkeypatch) -> None:
+def test_a_caller_asking_for_more_than_a_hundred_gets_them(
+    plain: bool, compiled: bool, monkeypatch
+) -> None:
     monkeypatch.setattr(engine, "plain_python", lambda postings, small=0: plain)
+    if not compiled:
+        monkeypatch.setattr(engine, "_compiled", None)
     index = RecallIndex()
     fresh = []
     for i in range(400):
@@ -186,17 +214,22 @@ def test_rankings_hold_when_every_index_is_searched_from_a_sample(seed: int, mon
         return theta, slots
 
     monkeypatch.setattr(engine, "best_slots", checked)
-    found = _both_ways(seed, 10, monkeypatch)
-    assert found[True] == found[False]
-    assert sum(len(hits) for hits in found[True]) > 500
+    # (The compiled loops pick the best in one pass of their own, without a sample.)
+    hits = _all_alike(_every_way(seed, 10, monkeypatch, ways=[(False, False), (True, False)]))
+    assert sum(len(found) for found in hits) > 500
     assert len(sampled) > 100 and all(sampled)
 
 
-def test_plain_python_asks_who_may_see_only_of_the_best_records(monkeypatch) -> None:
+@pytest.mark.parametrize("compiled", [False, True])
+def test_plain_python_asks_who_may_see_only_of_the_best_records(
+    compiled: bool, monkeypatch
+) -> None:
     """Per-agent visibility reads each record's reference: asked of every posting, a
     one-call search of 100k records paid for it per posting. Like the numpy way, plain
     Python asks it of the best records only, until enough of them pass."""
     monkeypatch.setattr(engine, "plain_python", lambda postings, small=0: True)
+    if not compiled:
+        monkeypatch.setattr(engine, "_compiled", None)
     index = RecallIndex()
     fresh = []
     for i in range(3_000):
@@ -234,6 +267,7 @@ def test_pruned_scores_equal_full_ones_to_the_last_bit(seed: int, monkeypatch) -
             fresh.append((unit, fingerprint(unit)))
         index.append_in_order(f"t{s}", fresh, None, "1")
     monkeypatch.setattr(engine, "plain_python", lambda postings, small=0: False)
+    monkeypatch.setattr(engine, "_compiled", None)  # (the compiled loops never cut)
     completed = []
     complete = engine.RecallIndex._complete
 

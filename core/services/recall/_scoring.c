@@ -1,0 +1,300 @@
+/* The recall index's scoring loops, compiled.
+ *
+ * engine.py sums BM25 a word at a time over its postings (slot and term frequency,
+ * two int32 arrays) and then picks the best records. In numpy that is five passes over
+ * each word's postings with temporaries between them; in plain Python, a bytecode loop
+ * per posting. Here it is one pass, with the GIL released.
+ *
+ * Every step is the same IEEE operation, in the same order, as the Python it stands
+ * for, so the scores are the same to the bit with or without this module (built with
+ * contraction into fused multiply-adds turned off: setup.py). engine.py works without
+ * it: a machine with no C compiler installs memwork all the same.
+ *
+ * Every slot read from postings is checked against the arrays' lengths: a damaged
+ * index file raises ValueError, never reads or writes outside them.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static int
+check_postings(Py_buffer *docs, Py_buffer *tfs)
+{
+    if (docs->len % 4 || tfs->len != docs->len) {
+        PyErr_SetString(PyExc_ValueError,
+                        "postings: slots and counts must be int32 arrays of one length");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+out_of_range(Py_ssize_t at, int32_t slot)
+{
+    PyErr_Format(PyExc_ValueError, "postings: slot %d at %zd is outside the index", slot, at);
+    return NULL;
+}
+
+PyDoc_STRVAR(add_scaled_doc,
+"add_scaled(acc, norms, docs, tfs, kp1, mask=None)\n--\n\n"
+"For each posting (slot d, count tf): acc[d] += tf * kp1 / (norms[d] + tf).\n"
+"acc and norms are float64 arrays of one length; docs and tfs int32 arrays. A slot\n"
+"whose byte in mask is 0 is left alone.");
+
+static PyObject *
+add_scaled(PyObject *self, PyObject *args)
+{
+    Py_buffer acc, norms, docs, tfs, mask = {0};
+    double kp1;
+    PyObject *mask_obj = Py_None;
+    if (!PyArg_ParseTuple(args, "w*y*y*y*d|O", &acc, &norms, &docs, &tfs, &kp1, &mask_obj))
+        return NULL;
+    PyObject *result = NULL;
+    int have_mask = mask_obj != Py_None;
+    if (have_mask && PyObject_GetBuffer(mask_obj, &mask, PyBUF_SIMPLE) < 0)
+        goto done;
+    if (check_postings(&docs, &tfs) < 0)
+        goto done;
+    Py_ssize_t size = acc.len / 8;
+    if (acc.len % 8 || norms.len != acc.len || (have_mask && mask.len != size)) {
+        PyErr_SetString(PyExc_ValueError,
+                        "add_scaled: acc, norms (float64) and mask must cover the same slots");
+        goto done;
+    }
+    double *a = acc.buf;
+    const double *nm = norms.buf;
+    const int32_t *d = docs.buf, *t = tfs.buf;
+    const unsigned char *m = have_mask ? mask.buf : NULL;
+    Py_ssize_t n = docs.len / 4, bad = -1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int32_t slot = d[i];
+        if (slot < 0 || slot >= size) {
+            bad = i;
+            break;
+        }
+        if (m && !m[slot])
+            continue;
+        double tf = (double)t[i];
+        double gain = tf * kp1;
+        a[slot] += gain / (nm[slot] + tf);
+    }
+    Py_END_ALLOW_THREADS
+    if (bad >= 0) {
+        out_of_range(bad, d[bad]);
+        goto done;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&acc);
+    PyBuffer_Release(&norms);
+    PyBuffer_Release(&docs);
+    PyBuffer_Release(&tfs);
+    if (have_mask && mask.obj)
+        PyBuffer_Release(&mask);
+    return result;
+}
+
+PyDoc_STRVAR(add_by_length_doc,
+"add_by_length(acc, lens, docs, tfs, kp1, k, one_b, b, mean)\n--\n\n"
+"For each posting (slot d, count tf):\n"
+"acc[d] += kp1 * tf / (tf + k * (one_b + b * lens[d] / mean)).\n"
+"acc is a float64 array, lens an int64 array of as many slots; docs and tfs int32.");
+
+static PyObject *
+add_by_length(PyObject *self, PyObject *args)
+{
+    Py_buffer acc, lens, docs, tfs;
+    double kp1, k, one_b, b, mean;
+    if (!PyArg_ParseTuple(args, "w*y*y*y*ddddd", &acc, &lens, &docs, &tfs, &kp1, &k, &one_b,
+                          &b, &mean))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_postings(&docs, &tfs) < 0)
+        goto done;
+    Py_ssize_t size = acc.len / 8;
+    if (acc.len % 8 || lens.len != acc.len) {
+        PyErr_SetString(PyExc_ValueError,
+                        "add_by_length: acc (float64) and lens (int64) must cover the same slots");
+        goto done;
+    }
+    double *a = acc.buf;
+    const int64_t *ln = lens.buf;
+    const int32_t *d = docs.buf, *t = tfs.buf;
+    Py_ssize_t n = docs.len / 4, bad = -1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int32_t slot = d[i];
+        if (slot < 0 || slot >= size) {
+            bad = i;
+            break;
+        }
+        double tf = (double)t[i];
+        /* As Python evaluates the line it stands for, left to right. */
+        double part = kp1 * tf / (tf + k * (one_b + b * (double)ln[slot] / mean));
+        a[slot] = a[slot] + part;
+    }
+    Py_END_ALLOW_THREADS
+    if (bad >= 0) {
+        out_of_range(bad, d[bad]);
+        goto done;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&acc);
+    PyBuffer_Release(&lens);
+    PyBuffer_Release(&docs);
+    PyBuffer_Release(&tfs);
+    return result;
+}
+
+/* A min-heap of (score, slot), the least at the root: by score, then slot. */
+typedef struct {
+    double score;
+    Py_ssize_t slot;
+} entry;
+
+static int
+below(const entry *x, const entry *y)
+{
+    return x->score < y->score || (x->score == y->score && x->slot < y->slot);
+}
+
+static void
+sift_down(entry *heap, Py_ssize_t size, Py_ssize_t at)
+{
+    for (;;) {
+        Py_ssize_t least = at, left = 2 * at + 1, right = left + 1;
+        if (left < size && below(&heap[left], &heap[least]))
+            least = left;
+        if (right < size && below(&heap[right], &heap[least]))
+            least = right;
+        if (least == at)
+            return;
+        entry swap = heap[at];
+        heap[at] = heap[least];
+        heap[least] = swap;
+        at = least;
+    }
+}
+
+static int
+best_first(const void *x, const void *y)
+{
+    const entry *a = x, *b = y;
+    if (below(a, b))
+        return 1;
+    return below(b, a) ? -1 : 0;
+}
+
+PyDoc_STRVAR(best_doc,
+"best(acc, k)\n--\n\n"
+"The k best slots of acc (a float64 array) scoring above 0, as (slot, score) pairs,\n"
+"best first; of equal scores, the higher slot first. Fewer when fewer score.");
+
+static PyObject *
+best(PyObject *self, PyObject *args)
+{
+    Py_buffer acc;
+    Py_ssize_t k;
+    if (!PyArg_ParseTuple(args, "y*n", &acc, &k))
+        return NULL;
+    PyObject *result = NULL;
+    entry *heap = NULL;
+    if (acc.len % 8 || k < 0) {
+        PyErr_SetString(PyExc_ValueError, "best: acc must be float64 and k at least 0");
+        goto done;
+    }
+    Py_ssize_t size = acc.len / 8, held = 0;
+    if (k > size)
+        k = size;
+    heap = PyMem_RawMalloc((size_t)(k ? k : 1) * sizeof(entry));
+    if (!heap) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const double *a = acc.buf;
+    Py_BEGIN_ALLOW_THREADS
+    if (k) {
+        /* From the last slot down: of equal scores the later slot ranks above, and is
+         * met first, so an equal score never displaces one held (many short records
+         * score alike). A score is looked at only above ``floor``: 0 until k are held,
+         * then the least held; a block of slots all at or under it is passed over
+         * after one branch-free pass for its largest. */
+        double floor = 0.0;
+        for (Py_ssize_t end = size; end > 0; end -= 32) {
+            Py_ssize_t start = end > 32 ? end - 32 : 0;
+            double most = floor;
+            for (Py_ssize_t i = start; i < end; i++)
+                most = a[i] > most ? a[i] : most;
+            if (!(most > floor))
+                continue;
+            for (Py_ssize_t slot = end - 1; slot >= start; slot--) {
+                double score = a[slot];
+                if (!(score > floor))
+                    continue;
+                if (held < k) {
+                    /* Sift the new entry up. */
+                    Py_ssize_t at = held++;
+                    heap[at].score = score;
+                    heap[at].slot = slot;
+                    while (at) {
+                        Py_ssize_t up = (at - 1) / 2;
+                        if (!below(&heap[at], &heap[up]))
+                            break;
+                        entry swap = heap[at];
+                        heap[at] = heap[up];
+                        heap[up] = swap;
+                        at = up;
+                    }
+                }
+                else {
+                    heap[0].score = score;
+                    heap[0].slot = slot;
+                    sift_down(heap, held, 0);
+                }
+                if (held == k)
+                    floor = heap[0].score;
+            }
+        }
+        qsort(heap, (size_t)held, sizeof(entry), best_first);
+    }
+    Py_END_ALLOW_THREADS
+    result = PyList_New(held);
+    if (!result)
+        goto done;
+    for (Py_ssize_t i = 0; i < held; i++) {
+        PyObject *pair = Py_BuildValue("(nd)", heap[i].slot, heap[i].score);
+        if (!pair) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, i, pair);
+    }
+done:
+    PyMem_RawFree(heap);
+    PyBuffer_Release(&acc);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"add_scaled", add_scaled, METH_VARARGS, add_scaled_doc},
+    {"add_by_length", add_by_length, METH_VARARGS, add_by_length_doc},
+    {"best", best, METH_VARARGS, best_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    "_scoring",
+    "The recall index's scoring loops, compiled (see engine.py).",
+    -1,
+    methods,
+};
+
+PyMODINIT_FUNC
+PyInit__scoring(void)
+{
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,116 @@
+"""The compiled scoring loops (core/services/recall/_scoring.c): built where a C
+compiler is, the same sums as the Python they stand for, safe on damaged postings,
+and never needed (an install without them scores the same in Python)."""
+
+from __future__ import annotations
+
+import math
+import random
+import shutil
+import subprocess
+import sys
+from array import array
+
+import pytest
+
+from memwork.core.services.recall import engine
+
+loops = engine._compiled
+needs_loops = pytest.mark.skipif(loops is None, reason="the scoring loops were not built")
+
+
+def test_the_scoring_loops_are_built_where_a_compiler_is() -> None:
+    """An install on a machine with a C compiler builds them (setup.py): a missing
+    module there means a build that failed unseen, and every search runs slower."""
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler on this machine: recall scores in Python")
+    assert loops is not None
+
+
+@needs_loops
+def test_a_term_is_summed_as_python_sums_it_to_the_last_bit() -> None:
+    rng = random.Random(5)
+    size = 5_000
+    lens = array("q", (rng.randint(1, 400) for _ in range(size)))
+    mean = sum(lens) / size
+    k, one_b, b = 10 * engine.K1, 1 - engine.B, engine.B
+    acc = array("d", bytes(8 * size))
+    expected = [0.0] * size
+    for _ in range(6):
+        docs = array("i", sorted(rng.sample(range(size), 1_500)))
+        tfs = array("i", (rng.randint(1, 9) for _ in docs))
+        kp1 = rng.uniform(0.1, 9.0)
+        loops.add_by_length(acc, lens, docs, tfs, kp1, k, one_b, b, mean)
+        for d, tf in zip(docs, tfs, strict=True):
+            expected[d] = expected[d] + kp1 * tf / (tf + k * (one_b + b * lens[d] / mean))
+    assert acc.tolist() == expected  # equal floats, not close ones
+
+
+@needs_loops
+def test_the_best_are_picked_best_first_and_ties_go_to_the_later_slot() -> None:
+    scores = array("d", [0.0, 2.0, 5.0, 2.0, -math.inf, 5.0, 1.0, 0.0, 2.0])
+    assert loops.best(scores, 4) == [(5, 5.0), (2, 5.0), (8, 2.0), (3, 2.0)]
+    assert loops.best(scores, 100) == [(5, 5.0), (2, 5.0), (8, 2.0), (3, 2.0), (1, 2.0), (6, 1.0)]
+    assert loops.best(scores, 0) == []
+    assert loops.best(array("d"), 3) == []
+
+
+@needs_loops
+def test_a_masked_slot_gains_nothing() -> None:
+    np = pytest.importorskip("numpy")
+    acc, norms = np.zeros(4), np.full(4, 2.0)
+    mask = np.array([True, False, True, True])
+    loops.add_scaled(acc, norms, array("i", [0, 1, 3]), array("i", [1, 1, 2]), 3.0, mask)
+    assert acc.tolist() == [3.0 / 3.0, 0.0, 0.0, 6.0 / 4.0]
+
+
+@needs_loops
+@pytest.mark.parametrize("slot", [-1, 4, 2**31 - 1])
+def test_a_damaged_posting_is_refused_not_read_past_the_arrays(slot: int) -> None:
+    """A slot outside the index (a damaged file) stops the sum with an error that
+    says so: nothing is read or written outside the arrays."""
+    acc, lens = array("d", bytes(32)), array("q", [1, 2, 3, 4])
+    docs, tfs = array("i", [0, slot]), array("i", [1, 1])
+    with pytest.raises(ValueError, match="outside the index"):
+        loops.add_by_length(acc, lens, docs, tfs, 1.0, 12.0, 0.8, 0.2, 2.5)
+    np = pytest.importorskip("numpy")
+    with pytest.raises(ValueError, match="outside the index"):
+        loops.add_scaled(np.zeros(4), np.ones(4), docs, tfs, 1.0)
+
+
+@needs_loops
+def test_arrays_of_the_wrong_size_are_refused() -> None:
+    acc, lens = array("d", bytes(32)), array("q", [1, 2, 3])
+    with pytest.raises(ValueError, match="same slots"):
+        loops.add_by_length(acc, lens, array("i", [0]), array("i", [1]), 1.0, 12.0, 0.8, 0.2, 2.5)
+    with pytest.raises(ValueError, match="one length"):
+        loops.add_by_length(
+            acc, array("q", [1] * 4), array("i", [0, 1]), array("i", [1]), 1.0, 12.0, 0.8, 0.2, 2.5
+        )
+
+
+def test_an_install_without_the_loops_finds_the_same_records() -> None:
+    """Where the module could not be built, recall imports and ranks all the same."""
+    code = (
+        "import sys\n"
+        "if sys.argv[1] == 'unbuilt':\n"
+        "    sys.modules['memwork.core.services.recall._scoring'] = None  # never built\n"
+        "from memwork.core.services.recall import engine\n"
+        "from memwork.core.services.recall.engine import RecallIndex, fingerprint\n"
+        "from memwork.core.services.recall.extract import NEVER, Unit\n"
+        "i = RecallIndex()\n"
+        "units = [Unit(f'n{n}', 'observation', 't', ((1.0, f'canary step {n % 13}'),),"
+        " 1.0, 's', n, NEVER) for n in range(500)]\n"
+        "i.append_in_order('t', [(u, fingerprint(u)) for u in units], None, '1')\n"
+        "hits = [(h.ref, h.score) for h in i.search('canary step 5', 3)]\n"
+        "print(engine._compiled is None, hits)\n"
+    )
+    runs = {
+        way: subprocess.run(
+            [sys.executable, "-c", code, way], capture_output=True, text=True, check=True
+        ).stdout.split(" ", 1)
+        for way in ("unbuilt", "as installed")
+    }
+    assert runs["unbuilt"][0] == "True"
+    assert runs["unbuilt"][1] == runs["as installed"][1]
+    assert runs["unbuilt"][1].count("'n") == 3
