@@ -60,7 +60,7 @@ try:
     # found): the same scores to the bit, ~6x faster than numpy on a long-note query.
     from . import _scoring as _compiled
 except ImportError:  # an install that could not build it scores in Python and numpy
-    _compiled = None
+    _compiled = None  # type: ignore[assignment]
 
 FORMAT = 5
 K1 = 0.6
@@ -1695,7 +1695,7 @@ class _DenseScores:
         """The ``k`` best (slot, score), by score then slot, as ``heapq.nlargest`` of
         :meth:`items` keyed by score then slot gives them."""
         if _compiled is not None:
-            return _compiled.best(self.scores, k)  # type: ignore[no-any-return]
+            return _compiled.best(self.scores, k)
         best = heapq.nlargest(k, self.scores)
         found = self.at_least(best[-1] if best else 0.0)
         found.sort(key=_score_then_slot, reverse=True)

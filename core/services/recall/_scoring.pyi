@@ -1,0 +1,26 @@
+"""Types of the compiled scoring loops (``_scoring.c``; its docstrings say what each does)."""
+
+from _typeshed import ReadableBuffer, WriteableBuffer
+
+def add_scaled(
+    acc: WriteableBuffer,
+    norms: ReadableBuffer,
+    docs: ReadableBuffer,
+    tfs: ReadableBuffer,
+    kp1: float,
+    mask: ReadableBuffer | None = None,
+    /,
+) -> None: ...
+def add_by_length(
+    acc: WriteableBuffer,
+    lens: ReadableBuffer,
+    docs: ReadableBuffer,
+    tfs: ReadableBuffer,
+    kp1: float,
+    k: float,
+    one_b: float,
+    b: float,
+    mean: float,
+    /,
+) -> None: ...
+def best(acc: ReadableBuffer, k: int, /) -> list[tuple[int, float]]: ...
