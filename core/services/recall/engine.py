@@ -85,6 +85,14 @@ SMALL = 20_000
 #: a posting) took as long as numpy's import and sums on long notes' ~460k postings at
 #: 100k records, in half the memory; past this many, numpy is worth its cost.
 ONE_CALL_SMALL = 600_000
+
+
+def one_call_small() -> int:
+    """:data:`ONE_CALL_SMALL`, or no limit with the compiled loops: they sum a query of
+    any size faster than numpy loads, in less memory."""
+    return ONE_CALL_SMALL if _compiled is None else sys.maxsize
+
+
 PROXIMITY_DEPTH = 50
 #: A term whose postings reach 1 / _DENSE of the slots is summed densely (np.bincount).
 _DENSE = 8

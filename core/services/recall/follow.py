@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from ...storage.store import Store
 from . import extract as records
 from . import saved_file
-from .engine import ONE_CALL_SMALL, SMALL, RecallIndex, fingerprint
+from .engine import SMALL, RecallIndex, fingerprint, one_call_small
 from .extract import Unit
 from .index_files import FOLDER as INDEX_FOLDER
 from .index_files import INDEX_FILE
@@ -313,7 +313,7 @@ class Recall:
         #: Up to how many postings a query is scored without numpy while numpy is not
         #: loaded: more in a process that answers one call (its import would serve one
         #: query only).
-        self.small = ONE_CALL_SMALL if one_call else SMALL
+        self.small = one_call_small() if one_call else SMALL
         self.one_call = one_call
         #: The tables this follower indexes, of those recall reads (None: all of them):
         #: a part of a build made in parallel (:mod:`core.services.recall.build_apart`).
