@@ -16,8 +16,10 @@ def stats(ctx: Context, found: dict[str, Any]) -> int:
 
 def doctor(ctx: Context) -> int:
     import os
+    from dataclasses import asdict
 
     from ...base.errors import NoStore
+    from ...services.doctor.findings import recall_scoring
     from ...services.doctor.folder import report
     from ...storage.paths import ENV_DB, agent_setting, store_origin
     from ...storage.url import REDIS, parse, parse_location
@@ -46,7 +48,8 @@ def doctor(ctx: Context) -> int:
                     "detail": (
                         f"no store at {location.folder} yet; the first write creates it there"
                     ),
-                }
+                },
+                asdict(recall_scoring()),
             ],
         }
     else:

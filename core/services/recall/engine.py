@@ -87,6 +87,11 @@ SMALL = 20_000
 ONE_CALL_SMALL = 600_000
 
 
+def compiled_scoring() -> bool:
+    """Whether the compiled scoring loops (``_scoring.c``) were built for this install."""
+    return _compiled is not None
+
+
 def one_call_small() -> int:
     """:data:`ONE_CALL_SMALL`, or no limit with the compiled loops: they sum a query of
     any size faster than numpy loads, in less memory."""

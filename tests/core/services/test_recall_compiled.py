@@ -114,3 +114,34 @@ def test_an_install_without_the_loops_finds_the_same_records() -> None:
     assert runs["unbuilt"][0] == "True"
     assert runs["unbuilt"][1] == runs["as installed"][1]
     assert runs["unbuilt"][1].count("'n") == 3
+
+
+@pytest.mark.parametrize("built", [True, False])
+def test_doctor_says_whether_searches_run_compiled(built: bool, tmp_path) -> None:  # noqa: ANN001
+    """`memwork doctor` names an install without the loops (a warning: the store is
+    fine, its searches are slower) and says how to get them."""
+    import json
+
+    if built and loops is None:
+        pytest.skip("the scoring loops were not built")
+    code = (
+        "import sys\n"
+        f"if {not built}:\n"
+        "    sys.modules['memwork.core.services.recall._scoring'] = None  # never built\n"
+        "from memwork.core.doors.cli.main import entry\n"
+        "sys.argv = ['memwork', *sys.argv[1:]]\n"
+        "entry()\n"
+    )
+    store = tmp_path / "store"
+    args = [sys.executable, "-c", code, "--db", str(store)]
+    subprocess.run(
+        [*args, "lesson", "add", "Check the canary first"], capture_output=True, check=False
+    )
+    out = subprocess.run([*args, "--json", "doctor"], capture_output=True, text=True, check=True)
+    report = json.loads(out.stdout)
+    [check] = [c for c in report["checks"] if c["name"] == "recall scoring"]
+    assert report["ok"]
+    if built:
+        assert check["status"] == "ok"
+    else:
+        assert check["status"] == "warn" and "C compiler" in check["detail"]
