@@ -12,6 +12,8 @@ import sys
 from array import array
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memwork.core.services.recall import engine
 
@@ -145,3 +147,20 @@ def test_doctor_says_whether_searches_run_compiled(built: bool, tmp_path) -> Non
         assert check["status"] == "ok"
     else:
         assert check["status"] == "warn" and "C compiler" in check["detail"]
+
+
+#: Scores drawn to be hard: many equal, zeros and -inf among them, so blocks of slots
+#: hold nothing above the floor.
+SCORES = st.one_of(
+    st.sampled_from([0.0, 0.0, -math.inf, 1.0, 2.5]),
+    st.floats(min_value=-5, max_value=50, allow_nan=False),
+)
+
+
+@needs_loops
+@settings(max_examples=300, deadline=None)
+@given(st.lists(SCORES, max_size=300), st.integers(min_value=0, max_value=320))
+def test_the_best_are_the_best_whatever_the_scores(scores: list[float], k: int) -> None:
+    """Against a sort, with k from 0 to past the slots."""
+    ranked = sorted(((v, d) for d, v in enumerate(scores) if v > 0), reverse=True)
+    assert loops.best(array("d", scores), k) == [(d, v) for v, d in ranked[:k]]
