@@ -97,31 +97,38 @@ done:
 }
 
 PyDoc_STRVAR(add_by_length_doc,
-"add_by_length(acc, lens, docs, tfs, kp1, k, one_b, b, mean)\n--\n\n"
+"add_by_length(acc, lens, docs, tfs, kp1, k, one_b, b, mean, mask=None)\n--\n\n"
 "For each posting (slot d, count tf):\n"
 "acc[d] += kp1 * tf / (tf + k * (one_b + b * lens[d] / mean)).\n"
-"acc is a float64 array, lens an int64 array of as many slots; docs and tfs int32.");
+"acc is a float64 array, lens an int64 array of as many slots; docs and tfs int32.\n"
+"A slot whose byte in mask is 0 is left alone.");
 
 static PyObject *
 add_by_length(PyObject *self, PyObject *args)
 {
-    Py_buffer acc, lens, docs, tfs;
+    Py_buffer acc, lens, docs, tfs, mask = {0};
     double kp1, k, one_b, b, mean;
-    if (!PyArg_ParseTuple(args, "w*y*y*y*ddddd", &acc, &lens, &docs, &tfs, &kp1, &k, &one_b,
-                          &b, &mean))
+    PyObject *mask_obj = Py_None;
+    if (!PyArg_ParseTuple(args, "w*y*y*y*ddddd|O", &acc, &lens, &docs, &tfs, &kp1, &k, &one_b,
+                          &b, &mean, &mask_obj))
         return NULL;
     PyObject *result = NULL;
+    int have_mask = mask_obj != Py_None;
+    if (have_mask && PyObject_GetBuffer(mask_obj, &mask, PyBUF_SIMPLE) < 0)
+        goto done;
     if (check_postings(&docs, &tfs) < 0)
         goto done;
     Py_ssize_t size = acc.len / 8;
-    if (acc.len % 8 || lens.len != acc.len) {
+    if (acc.len % 8 || lens.len != acc.len || (have_mask && mask.len != size)) {
         PyErr_SetString(PyExc_ValueError,
-                        "add_by_length: acc (float64) and lens (int64) must cover the same slots");
+                        "add_by_length: acc (float64), lens (int64) and mask must cover the "
+                        "same slots");
         goto done;
     }
     double *a = acc.buf;
     const int64_t *ln = lens.buf;
     const int32_t *d = docs.buf, *t = tfs.buf;
+    const unsigned char *m = have_mask ? mask.buf : NULL;
     Py_ssize_t n = docs.len / 4, bad = -1;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -130,6 +137,8 @@ add_by_length(PyObject *self, PyObject *args)
             bad = i;
             break;
         }
+        if (m && !m[slot])
+            continue;
         double tf = (double)t[i];
         /* As Python evaluates the line it stands for, left to right. */
         double part = kp1 * tf / (tf + k * (one_b + b * (double)ln[slot] / mean));
@@ -146,6 +155,112 @@ done:
     PyBuffer_Release(&lens);
     PyBuffer_Release(&docs);
     PyBuffer_Release(&tfs);
+    if (have_mask && mask.obj)
+        PyBuffer_Release(&mask);
+    return result;
+}
+
+/* An optional column of ``keep_where``: its buffer, held while the call runs. */
+typedef struct {
+    Py_buffer view;
+    int held;
+} column;
+
+static int
+take_column(PyObject *obj, column *col, Py_ssize_t size, Py_ssize_t width, const char *name)
+{
+    col->held = 0;
+    if (obj == Py_None)
+        return 0;
+    if (PyObject_GetBuffer(obj, &col->view, PyBUF_SIMPLE) < 0)
+        return -1;
+    col->held = 1;
+    if (col->view.len != size * width) {
+        PyErr_Format(PyExc_ValueError, "keep_where: %s must hold one value per slot", name);
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(keep_where_doc,
+"keep_where(size, kinds, allowed, sessions, session, times, since, until, expires, now)\n"
+"--\n\n"
+"Which of size slots a filter lets through, as a bytearray (1: kept). Each test is\n"
+"skipped when its column is None: kinds (int8 codes) must have their byte in allowed\n"
+"(256 bytes) set; sessions (int32) must equal session; times (float64) must be at or\n"
+"after since and at or before until, either None for no bound (a NaN time is never\n"
+"kept); expires (float64) must be after now.");
+
+static PyObject *
+keep_where(PyObject *self, PyObject *args)
+{
+    Py_ssize_t size, session;
+    PyObject *kinds_obj, *allowed_obj, *sessions_obj, *times_obj, *since_obj, *until_obj;
+    PyObject *expires_obj, *now_obj;
+    if (!PyArg_ParseTuple(args, "nOOOnOOOOO", &size, &kinds_obj, &allowed_obj, &sessions_obj,
+                          &session, &times_obj, &since_obj, &until_obj, &expires_obj, &now_obj))
+        return NULL;
+    if (size < 0) {
+        PyErr_SetString(PyExc_ValueError, "keep_where: size must be at least 0");
+        return NULL;
+    }
+    double since = 0, until = 0, now = 0;
+    int has_since = since_obj != Py_None, has_until = until_obj != Py_None;
+    int has_now = now_obj != Py_None;
+    if ((has_since && (since = PyFloat_AsDouble(since_obj)) == -1.0 && PyErr_Occurred()) ||
+        (has_until && (until = PyFloat_AsDouble(until_obj)) == -1.0 && PyErr_Occurred()) ||
+        (has_now && (now = PyFloat_AsDouble(now_obj)) == -1.0 && PyErr_Occurred()))
+        return NULL;
+    PyObject *result = NULL;
+    column kinds, allowed, sessions, times, expires;
+    kinds.held = allowed.held = sessions.held = times.held = expires.held = 0;
+    if (take_column(kinds_obj, &kinds, size, 1, "kinds") < 0 ||
+        take_column(allowed_obj, &allowed, 256, 1, "allowed") < 0 ||
+        take_column(sessions_obj, &sessions, size, 4, "sessions") < 0 ||
+        take_column(times_obj, &times, size, 8, "times") < 0 ||
+        take_column(expires_obj, &expires, size, 8, "expires") < 0)
+        goto done;
+    if (kinds.held != allowed.held) {
+        PyErr_SetString(PyExc_ValueError, "keep_where: kinds and allowed come together");
+        goto done;
+    }
+    result = PyByteArray_FromStringAndSize(NULL, size);
+    if (!result)
+        goto done;
+    unsigned char *out = (unsigned char *)PyByteArray_AS_STRING(result);
+    const unsigned char *code = kinds.held ? kinds.view.buf : NULL;
+    const unsigned char *ok = allowed.held ? allowed.view.buf : NULL;
+    const int32_t *in_session = sessions.held ? sessions.view.buf : NULL;
+    const double *at = times.held ? times.view.buf : NULL;
+    const double *until_when = expires.held ? expires.view.buf : NULL;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t slot = 0; slot < size; slot++) {
+        int keep = 1;
+        if (code && !ok[code[slot]])
+            keep = 0;
+        if (in_session && in_session[slot] != session)
+            keep = 0;
+        /* Written as the Python is: a NaN time or expiry fails every comparison. */
+        if (at && ((has_since && !(at[slot] >= since)) || (has_until && !(at[slot] <= until))))
+            keep = 0;
+        if (until_when && has_now && !(until_when[slot] > now))
+            keep = 0;
+        out[slot] = (unsigned char)keep;
+    }
+    Py_END_ALLOW_THREADS
+done:
+    if (kinds.held)
+        PyBuffer_Release(&kinds.view);
+    if (allowed.held)
+        PyBuffer_Release(&allowed.view);
+    if (sessions.held)
+        PyBuffer_Release(&sessions.view);
+    if (times.held)
+        PyBuffer_Release(&times.view);
+    if (expires.held)
+        PyBuffer_Release(&expires.view);
+    if (PyErr_Occurred())
+        Py_CLEAR(result);
     return result;
 }
 
@@ -281,6 +396,7 @@ done:
 static PyMethodDef methods[] = {
     {"add_scaled", add_scaled, METH_VARARGS, add_scaled_doc},
     {"add_by_length", add_by_length, METH_VARARGS, add_by_length_doc},
+    {"keep_where", keep_where, METH_VARARGS, keep_where_doc},
     {"best", best, METH_VARARGS, best_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -21,6 +21,20 @@ def add_by_length(
     one_b: float,
     b: float,
     mean: float,
+    mask: ReadableBuffer | None = None,
     /,
 ) -> None: ...
+def keep_where(
+    size: int,
+    kinds: ReadableBuffer | None,
+    allowed: ReadableBuffer | None,
+    sessions: ReadableBuffer | None,
+    session: int,
+    times: ReadableBuffer | None,
+    since: float | None,
+    until: float | None,
+    expires: ReadableBuffer | None,
+    now: float | None,
+    /,
+) -> bytearray: ...
 def best(acc: ReadableBuffer, k: int, /) -> list[tuple[int, float]]: ...

@@ -1184,10 +1184,10 @@ class RecallIndex:
         As there, the filters are asked of every posting and ``visible`` (a call per
         record, reading its reference) only of the best records, until ``depth`` of
         them pass."""
-        fits = self._scalar_test(where._replace(visible=None))
         lens = self.column("lens")
         if _compiled is not None:
-            return self._bm25_small_compiled(info, where, depth, release, fits, lens)
+            return self._bm25_small_compiled(info, where, depth, release, lens)
+        fits = self._scalar_test(where._replace(visible=None))
         k, one_b = 10 * K1, 1 - B
         mean = (self.total_len / self.live if self.live else 1.0) or 1.0
         counted: dict[int, float] | _DenseScores
@@ -1248,25 +1248,25 @@ class RecallIndex:
         where: Filter,
         depth: int,
         release: bool,
-        fits: Callable[[int], bool] | None,
         lens: array[int],
     ) -> tuple[list[tuple[int, float]], Callable[[int], bool], Callable[[int], float]]:
-        """:meth:`_bm25_small` with the compiled loops: every posting summed into one
-        float per slot (a filter is asked of the best records only, as ``visible``
-        is), so a query of any size needs neither numpy nor a loop in Python."""
+        """:meth:`_bm25_small` with the compiled loops: every posting the filters let
+        through summed into one float per slot, so a query of any size needs neither
+        numpy nor a loop in Python; ``visible`` is asked of the best records only."""
         assert _compiled is not None
         counted = _DenseScores(len(lens))
         mean = (self.total_len / self.live if self.live else 1.0) or 1.0
+        kept = self._kept(where)
         for kp1, parts, _ in info:
             for docs, tfs in parts:
                 _compiled.add_by_length(
-                    counted.scores, lens, docs, tfs, kp1, 10 * K1, 1 - B, B, mean
+                    counted.scores, lens, docs, tfs, kp1, 10 * K1, 1 - B, B, mean, kept
                 )
                 if release:
                     _let_go(docs)
-        ok = fits if where.visible is None else self._scalar_test(where)
-        if ok is None:
-            return _compiled.best(counted.scores, depth), _anything, get_score(counted)
+        ok = self._test(kept, where.visible)
+        if where.visible is None:
+            return _compiled.best(counted.scores, depth), ok, get_score(counted)
         many = 4 * depth
         while True:
             best = _compiled.best(counted.scores, many)
@@ -1274,6 +1274,36 @@ class RecallIndex:
             if len(shown) >= depth or len(best) < many:
                 return shown[:depth], ok, get_score(counted)
             many *= 4
+
+    def _kept(self, where: Filter) -> bytearray | None:
+        """:meth:`_mask` without numpy, by the compiled loops: a byte per slot (None:
+        every slot)."""
+        assert _compiled is not None
+        now = where.now if self.expiring else None  # nothing can have expired
+        timed = where.since is not None or where.until is not None
+        if where.kinds is None and where.session is None and not timed and now is None:
+            if not where.without:
+                return None
+        allowed = None
+        if where.kinds is not None:
+            codes = {KIND_NAMES.index(k) for k in where.kinds}
+            allowed = bytes(code in codes for code in range(256))
+        kept = _compiled.keep_where(
+            len(self.kinds),
+            self.column("kinds") if allowed is not None else None,
+            allowed,
+            self.column("sessions") if where.session is not None else None,
+            self.session_codes.get(where.session, -2) if where.session is not None else 0,
+            self.column("times") if timed else None,
+            where.since,
+            where.until,
+            self.column("expires") if now is not None else None,
+            now,
+        )
+        for slot in where.without:
+            if 0 <= slot < len(kept):
+                kept[slot] = 0
+        return kept
 
     def _scalar_test(self, where: Filter) -> Callable[[int], bool] | None:
         """:meth:`_mask` and ``visible`` as one test of a slot (None: every slot)."""

@@ -164,3 +164,38 @@ def test_the_best_are_the_best_whatever_the_scores(scores: list[float], k: int) 
     """Against a sort, with k from 0 to past the slots."""
     ranked = sorted(((v, d) for d, v in enumerate(scores) if v > 0), reverse=True)
     assert loops.best(array("d", scores), k) == [(d, v) for v, d in ranked[:k]]
+
+
+@needs_loops
+def test_a_filter_keeps_what_the_python_test_keeps() -> None:
+    """Kinds, session, a time window (NaN times outside it) and expiry, each alone and
+    together, slot for slot as the tests written in Python decide."""
+    rng = random.Random(3)
+    size = 2_000
+    kinds = array("b", (rng.randrange(6) for _ in range(size)))
+    sessions = array("i", (rng.randrange(-1, 8) for _ in range(size)))
+    times = array("d", (math.nan if rng.random() < 0.1 else rng.uniform(0, 100) for _ in kinds))
+    expires = array("d", (rng.choice([math.inf, rng.uniform(0, 100)]) for _ in kinds))
+    allowed = bytes(code in (1, 4) for code in range(256))
+    cases = [
+        ((kinds, allowed, None, 0, None, None, None, None, None), lambda d: kinds[d] in (1, 4)),
+        ((None, None, sessions, 3, None, None, None, None, None), lambda d: sessions[d] == 3),
+        (
+            (None, None, None, 0, times, 20.0, 70.0, None, None),
+            lambda d: times[d] >= 20.0 and times[d] <= 70.0,
+        ),
+        ((None, None, None, 0, times, None, 50.0, None, None), lambda d: times[d] <= 50.0),
+        ((None, None, None, 0, None, None, None, expires, 40.0), lambda d: expires[d] > 40.0),
+        (
+            (kinds, allowed, sessions, 5, times, 10.0, None, expires, 30.0),
+            lambda d: (
+                kinds[d] in (1, 4) and sessions[d] == 5 and times[d] >= 10.0 and expires[d] > 30.0
+            ),
+        ),
+    ]
+    for args, test in cases:
+        kept = loops.keep_where(size, *args)
+        assert list(kept) == [int(test(d)) for d in range(size)]
+        assert 0 < sum(kept) < size  # each case keeps some and leaves some out
+    with pytest.raises(ValueError, match="one value per slot"):
+        loops.keep_where(size + 1, None, None, sessions, 3, None, None, None, None, None)
