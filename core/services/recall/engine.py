@@ -1737,8 +1737,6 @@ class _DenseScores:
     def nlargest(self, k: int) -> list[tuple[int, float]]:
         """The ``k`` best (slot, score), by score then slot, as ``heapq.nlargest`` of
         :meth:`items` keyed by score then slot gives them."""
-        if _compiled is not None:
-            return _compiled.best(self.scores, k)
         best = heapq.nlargest(k, self.scores)
         found = self.at_least(best[-1] if best else 0.0)
         found.sort(key=_score_then_slot, reverse=True)
