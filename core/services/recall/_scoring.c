@@ -18,22 +18,64 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-static int
-check_postings(Py_buffer *docs, Py_buffer *tfs)
+static PyObject *
+out_of_range(Py_ssize_t at, int32_t slot)
 {
-    if (docs->len % 4 || tfs->len != docs->len) {
-        PyErr_SetString(PyExc_ValueError,
-                        "postings: slots and counts must be int32 arrays of one length");
+    PyErr_Format(PyExc_ValueError, "postings: slot %d at %zd is outside the index", slot, at);
+    return NULL;
+}
+
+/* What a summing loop reads and writes: the scores, a column of 8 bytes per slot
+ * (lengths, or their BM25 norms), a word's postings and an optional mask. */
+typedef struct {
+    Py_buffer acc, column, docs, tfs, mask;
+    int have_mask;
+    Py_ssize_t size, postings;
+} sums;
+
+/* The mask taken and every size checked (the others are parsed by the caller);
+ * release_sums() lets go of them all, whether this succeeded or not. */
+static int
+check_sums(sums *s, PyObject *mask_obj, const char *name)
+{
+    s->have_mask = mask_obj != Py_None;
+    if (s->have_mask && PyObject_GetBuffer(mask_obj, &s->mask, PyBUF_SIMPLE) < 0) {
+        s->have_mask = 0;
+        return -1;
+    }
+    if (s->docs.len % 4 || s->tfs.len != s->docs.len) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s: postings' slots and counts must be int32 arrays of one length", name);
+        return -1;
+    }
+    s->size = s->acc.len / 8;
+    s->postings = s->docs.len / 4;
+    if (s->acc.len % 8 || s->column.len != s->acc.len ||
+        (s->have_mask && s->mask.len != s->size)) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s: acc, the column by slot (8 bytes each) and mask must cover the same "
+                     "slots",
+                     name);
         return -1;
     }
     return 0;
 }
 
 static PyObject *
-out_of_range(Py_ssize_t at, int32_t slot)
+release_sums(sums *s, Py_ssize_t bad)
 {
-    PyErr_Format(PyExc_ValueError, "postings: slot %d at %zd is outside the index", slot, at);
-    return NULL;
+    PyObject *result = NULL;
+    if (bad >= 0)
+        out_of_range(bad, ((const int32_t *)s->docs.buf)[bad]);
+    else if (!PyErr_Occurred())
+        result = Py_NewRef(Py_None);
+    PyBuffer_Release(&s->acc);
+    PyBuffer_Release(&s->column);
+    PyBuffer_Release(&s->docs);
+    PyBuffer_Release(&s->tfs);
+    if (s->have_mask)
+        PyBuffer_Release(&s->mask);
+    return result;
 }
 
 PyDoc_STRVAR(add_scaled_doc,
@@ -45,32 +87,23 @@ PyDoc_STRVAR(add_scaled_doc,
 static PyObject *
 add_scaled(PyObject *self, PyObject *args)
 {
-    Py_buffer acc, norms, docs, tfs, mask = {0};
+    sums s;
     double kp1;
     PyObject *mask_obj = Py_None;
-    if (!PyArg_ParseTuple(args, "w*y*y*y*d|O", &acc, &norms, &docs, &tfs, &kp1, &mask_obj))
+    if (!PyArg_ParseTuple(args, "w*y*y*y*d|O", &s.acc, &s.column, &s.docs, &s.tfs, &kp1,
+                          &mask_obj))
         return NULL;
-    PyObject *result = NULL;
-    int have_mask = mask_obj != Py_None;
-    if (have_mask && PyObject_GetBuffer(mask_obj, &mask, PyBUF_SIMPLE) < 0)
-        goto done;
-    if (check_postings(&docs, &tfs) < 0)
-        goto done;
-    Py_ssize_t size = acc.len / 8;
-    if (acc.len % 8 || norms.len != acc.len || (have_mask && mask.len != size)) {
-        PyErr_SetString(PyExc_ValueError,
-                        "add_scaled: acc, norms (float64) and mask must cover the same slots");
-        goto done;
-    }
-    double *a = acc.buf;
-    const double *nm = norms.buf;
-    const int32_t *d = docs.buf, *t = tfs.buf;
-    const unsigned char *m = have_mask ? mask.buf : NULL;
-    Py_ssize_t n = docs.len / 4, bad = -1;
+    Py_ssize_t bad = -1;
+    if (check_sums(&s, mask_obj, "add_scaled") < 0)
+        return release_sums(&s, bad);
+    double *a = s.acc.buf;
+    const double *norms = s.column.buf;
+    const int32_t *d = s.docs.buf, *t = s.tfs.buf;
+    const unsigned char *m = s.have_mask ? s.mask.buf : NULL;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t i = 0; i < s.postings; i++) {
         int32_t slot = d[i];
-        if (slot < 0 || slot >= size) {
+        if (slot < 0 || slot >= s.size) {
             bad = i;
             break;
         }
@@ -78,22 +111,10 @@ add_scaled(PyObject *self, PyObject *args)
             continue;
         double tf = (double)t[i];
         double gain = tf * kp1;
-        a[slot] += gain / (nm[slot] + tf);
+        a[slot] += gain / (norms[slot] + tf);
     }
     Py_END_ALLOW_THREADS
-    if (bad >= 0) {
-        out_of_range(bad, d[bad]);
-        goto done;
-    }
-    result = Py_NewRef(Py_None);
-done:
-    PyBuffer_Release(&acc);
-    PyBuffer_Release(&norms);
-    PyBuffer_Release(&docs);
-    PyBuffer_Release(&tfs);
-    if (have_mask && mask.obj)
-        PyBuffer_Release(&mask);
-    return result;
+    return release_sums(&s, bad);
 }
 
 PyDoc_STRVAR(add_by_length_doc,
@@ -106,34 +127,23 @@ PyDoc_STRVAR(add_by_length_doc,
 static PyObject *
 add_by_length(PyObject *self, PyObject *args)
 {
-    Py_buffer acc, lens, docs, tfs, mask = {0};
+    sums s;
     double kp1, k, one_b, b, mean;
     PyObject *mask_obj = Py_None;
-    if (!PyArg_ParseTuple(args, "w*y*y*y*ddddd|O", &acc, &lens, &docs, &tfs, &kp1, &k, &one_b,
-                          &b, &mean, &mask_obj))
+    if (!PyArg_ParseTuple(args, "w*y*y*y*ddddd|O", &s.acc, &s.column, &s.docs, &s.tfs, &kp1,
+                          &k, &one_b, &b, &mean, &mask_obj))
         return NULL;
-    PyObject *result = NULL;
-    int have_mask = mask_obj != Py_None;
-    if (have_mask && PyObject_GetBuffer(mask_obj, &mask, PyBUF_SIMPLE) < 0)
-        goto done;
-    if (check_postings(&docs, &tfs) < 0)
-        goto done;
-    Py_ssize_t size = acc.len / 8;
-    if (acc.len % 8 || lens.len != acc.len || (have_mask && mask.len != size)) {
-        PyErr_SetString(PyExc_ValueError,
-                        "add_by_length: acc (float64), lens (int64) and mask must cover the "
-                        "same slots");
-        goto done;
-    }
-    double *a = acc.buf;
-    const int64_t *ln = lens.buf;
-    const int32_t *d = docs.buf, *t = tfs.buf;
-    const unsigned char *m = have_mask ? mask.buf : NULL;
-    Py_ssize_t n = docs.len / 4, bad = -1;
+    Py_ssize_t bad = -1;
+    if (check_sums(&s, mask_obj, "add_by_length") < 0)
+        return release_sums(&s, bad);
+    double *a = s.acc.buf;
+    const int64_t *lens = s.column.buf;
+    const int32_t *d = s.docs.buf, *t = s.tfs.buf;
+    const unsigned char *m = s.have_mask ? s.mask.buf : NULL;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t i = 0; i < s.postings; i++) {
         int32_t slot = d[i];
-        if (slot < 0 || slot >= size) {
+        if (slot < 0 || slot >= s.size) {
             bad = i;
             break;
         }
@@ -141,23 +151,11 @@ add_by_length(PyObject *self, PyObject *args)
             continue;
         double tf = (double)t[i];
         /* As Python evaluates the line it stands for, left to right. */
-        double part = kp1 * tf / (tf + k * (one_b + b * (double)ln[slot] / mean));
+        double part = kp1 * tf / (tf + k * (one_b + b * (double)lens[slot] / mean));
         a[slot] = a[slot] + part;
     }
     Py_END_ALLOW_THREADS
-    if (bad >= 0) {
-        out_of_range(bad, d[bad]);
-        goto done;
-    }
-    result = Py_NewRef(Py_None);
-done:
-    PyBuffer_Release(&acc);
-    PyBuffer_Release(&lens);
-    PyBuffer_Release(&docs);
-    PyBuffer_Release(&tfs);
-    if (have_mask && mask.obj)
-        PyBuffer_Release(&mask);
-    return result;
+    return release_sums(&s, bad);
 }
 
 /* An optional column of ``keep_where``: its buffer, held while the call runs. */
