@@ -27,7 +27,7 @@ def recall_scoring() -> Check:
         "recall scoring",
         "warn",
         "in Python: this install built no scoring loops (no C compiler when it was "
-        "installed?); searches of a big store are 2-4x slower. Install again where a C "
+        "installed?); searches of a big store take about twice as long. Install again where a C "
         "compiler (cc) is found to build them",
     )
 
