@@ -16,10 +16,9 @@ def stats(ctx: Context, found: dict[str, Any]) -> int:
 
 def doctor(ctx: Context) -> int:
     import os
-    from dataclasses import asdict
 
     from ...base.errors import NoStore
-    from ...services.doctor.findings import recall_scoring
+    from ...services.doctor.findings import Check, verdict
     from ...services.doctor.folder import report
     from ...storage.paths import ENV_DB, agent_setting, store_origin
     from ...storage.url import REDIS, parse, parse_location
@@ -38,20 +37,9 @@ def doctor(ctx: Context) -> int:
             raise NoStore(location.folder)  # a path someone named and got wrong, most likely
         # The first run on a machine: nothing is wrong, so say where memory will live and
         # how to point an agent at it (exit 0: there is nothing to repair).
-        result = {
-            "ok": True,
-            "exists": False,
-            "checks": [
-                {
-                    "name": "store",
-                    "status": "ok",
-                    "detail": (
-                        f"no store at {location.folder} yet; the first write creates it there"
-                    ),
-                },
-                asdict(recall_scoring()),
-            ],
-        }
+        nothing_yet = f"no store at {location.folder} yet; the first write creates it there"
+        result = verdict([Check("store", "ok", nothing_yet)], str(location.folder))
+        result["exists"] = False
     else:
         result = report(location.folder)
     result["origin"] = origin
