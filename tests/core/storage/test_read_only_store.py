@@ -121,8 +121,12 @@ def _seed(db: Path) -> None:
         os.environ["MEMWORK_NOW"] = T0
         code, _, err = _in_process(["--db", str(db), *argv])
         assert code == 0, err
-    # Warm every import the verbs need: the nobody child cannot read the stdlib.
+    # Warm every import the verbs need: the nobody child cannot read the stdlib, nor
+    # memwork's own modules where the checkout is private (a clone under `mktemp -d`).
+    # On a copy of the seeded store, so each verb gets as far as printing (on an empty
+    # one `checkpoint list` stopped before importing its printer).
     scratch = db.parent / "warm"
+    shutil.copytree(db, scratch)
     for argv in READS + WRITES:
         _in_process(["--db", str(scratch), *argv])
     _in_process(["--db", str(scratch), "export", str(db.parent / "warm.json")])
