@@ -17,6 +17,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static PyObject *
 out_of_range(Py_ssize_t at, int32_t slot)
@@ -391,11 +392,142 @@ done:
     return result;
 }
 
+/* Whether ``pat`` (m bytes) is in ``text`` (n bytes) with a space or an end of the
+ * text on each side: ``f" {pat} " in f" {text} "`` in Python. The texts are UTF-8, and
+ * so a match of their bytes is a match of their characters. */
+static int
+bounded_in(const char *text, Py_ssize_t n, const char *pat, Py_ssize_t m)
+{
+    if (m == 0 || m > n)
+        return 0;
+    for (Py_ssize_t i = 0; i + m <= n; i++) {
+        const char *at = memchr(text + i, pat[0], (size_t)(n - m - i + 1));
+        if (!at)
+            return 0;
+        i = at - text;
+        if ((i == 0 || text[i - 1] == ' ') && (i + m == n || text[i + m] == ' ') &&
+            memcmp(at, pat, (size_t)m) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+typedef struct {
+    const char *forward, *backward;
+    Py_ssize_t forward_len, backward_len;
+    double least;
+} word_pair;
+
+PyDoc_STRVAR(near_pairs_doc,
+"near_pairs(texts, start, offsets, slots, pairs)\n--\n\n"
+"Each slot's proximity bonus, in the order of slots. Row r of the saved texts is\n"
+"texts[start + offsets[r] : start + offsets[r + 1]] (offsets: int64), fields split by\n"
+"0x1e, each field's terms after its first 0x1f. pairs: (forward, backward, least)\n"
+"with forward and backward two terms joined by a space (UTF-8). For each field, and\n"
+"in it each pair: least is added when forward stands in the terms as whole words,\n"
+"else 0.5 * least when backward does.");
+
+static PyObject *
+near_pairs(PyObject *self, PyObject *args)
+{
+    Py_buffer texts, offsets;
+    Py_ssize_t start;
+    PyObject *slots_obj, *pairs_obj;
+    if (!PyArg_ParseTuple(args, "y*ny*OO", &texts, &start, &offsets, &slots_obj, &pairs_obj))
+        return NULL;
+    PyObject *result = NULL, *slots = NULL, *pairs = NULL;
+    word_pair *words = NULL;
+    if (offsets.len % 8 || offsets.len < 8 || start < 0 || start > texts.len) {
+        PyErr_SetString(PyExc_ValueError,
+                        "near_pairs: offsets must be int64, and start inside the texts");
+        goto done;
+    }
+    slots = PySequence_Fast(slots_obj, "near_pairs: slots must be a sequence");
+    pairs = slots ? PySequence_Fast(pairs_obj, "near_pairs: pairs must be a sequence") : NULL;
+    if (!pairs)
+        goto done;
+    Py_ssize_t n_pairs = PySequence_Fast_GET_SIZE(pairs);
+    words = PyMem_Malloc((size_t)(n_pairs ? n_pairs : 1) * sizeof(word_pair));
+    if (!words) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t p = 0; p < n_pairs; p++) {
+        PyObject *pair = PySequence_Fast_GET_ITEM(pairs, p);
+        char *f, *b;
+        if (!PyArg_ParseTuple(pair, "y#y#d;near_pairs: a pair is (bytes, bytes, float)", &f,
+                              &words[p].forward_len, &b, &words[p].backward_len,
+                              &words[p].least))
+            goto done;
+        words[p].forward = f;
+        words[p].backward = b;
+    }
+    const int64_t *at = offsets.buf;
+    Py_ssize_t rows = offsets.len / 8 - 1, n_slots = PySequence_Fast_GET_SIZE(slots);
+    const char *base = (const char *)texts.buf + start;
+    Py_ssize_t room = texts.len - start;
+    result = PyList_New(n_slots);
+    if (!result)
+        goto done;
+    for (Py_ssize_t i = 0; i < n_slots; i++) {
+        PyObject *slot = PySequence_Fast_GET_ITEM(slots, i);
+        if (!PyLong_Check(slot)) {
+            PyErr_SetString(PyExc_TypeError, "near_pairs: a slot must be an int");
+            goto fail;
+        }
+        Py_ssize_t row = PyLong_AsSsize_t(slot);
+        if (row == -1 && PyErr_Occurred())
+            goto fail;
+        int64_t first = row >= 0 && row < rows ? at[row] : -1;
+        int64_t last = first >= 0 ? at[row + 1] : -1;
+        if (first < 0 || last < first || last > room) {
+            PyErr_Format(PyExc_ValueError, "near_pairs: row %zd is outside the texts", row);
+            goto fail;
+        }
+        const char *row_text = base + first;
+        Py_ssize_t size = (Py_ssize_t)(last - first), from = 0;
+        double bonus = 0.0;
+        /* Field by field, pair by pair: the sums in the order engine.py adds them. */
+        while (from <= size) {
+            const char *field = row_text + from;
+            const char *stop = memchr(field, 0x1e, (size_t)(size - from));
+            Py_ssize_t field_len = stop ? stop - field : size - from;
+            const char *mark = memchr(field, 0x1f, (size_t)field_len);
+            if (mark) {
+                const char *terms = mark + 1;
+                Py_ssize_t len = field_len - (terms - field);
+                for (Py_ssize_t p = 0; p < n_pairs; p++) {
+                    if (bounded_in(terms, len, words[p].forward, words[p].forward_len))
+                        bonus += words[p].least;
+                    else if (bounded_in(terms, len, words[p].backward, words[p].backward_len))
+                        bonus += 0.5 * words[p].least;
+                }
+            }
+            from += field_len + 1;
+        }
+        PyObject *value = PyFloat_FromDouble(bonus);
+        if (!value)
+            goto fail;
+        PyList_SET_ITEM(result, i, value);
+    }
+    goto done;
+fail:
+    Py_CLEAR(result);
+done:
+    PyMem_Free(words);
+    Py_XDECREF(slots);
+    Py_XDECREF(pairs);
+    PyBuffer_Release(&texts);
+    PyBuffer_Release(&offsets);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"add_scaled", add_scaled, METH_VARARGS, add_scaled_doc},
     {"add_by_length", add_by_length, METH_VARARGS, add_by_length_doc},
     {"keep_where", keep_where, METH_VARARGS, keep_where_doc},
     {"best", best, METH_VARARGS, best_doc},
+    {"near_pairs", near_pairs, METH_VARARGS, near_pairs_doc},
     {NULL, NULL, 0, NULL},
 };
 

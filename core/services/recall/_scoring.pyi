@@ -38,3 +38,11 @@ def keep_where(
     /,
 ) -> bytearray: ...
 def best(acc: ReadableBuffer, k: int, /) -> list[tuple[int, float]]: ...
+def near_pairs(
+    texts: ReadableBuffer,
+    start: int,
+    offsets: ReadableBuffer,
+    slots: list[int],
+    pairs: list[tuple[bytes, bytes, float]],
+    /,
+) -> list[float]: ...

@@ -53,7 +53,7 @@ from typing import Any, NamedTuple
 
 from . import words as wordlib
 from .extract import KIND_NAMES, NEVER, Unit
-from .mapped import FileReader, SavedNumbers, TermBytes, TextRows, positions
+from .mapped import FileReader, SavedNumbers, TermBytes, TextRows, encode, positions
 
 try:
     # The scoring loops compiled (_scoring.c, built by setup.py where a C compiler is
@@ -168,6 +168,21 @@ class _Column:
 
     def append(self, value: str) -> None:
         self.tail.append(value)
+
+    def saved_apart(self, slots: list[int]) -> tuple[list[int], list[int]]:
+        """The positions in ``slots`` of rows that are the saved file's, unchanged
+        since, and of the others."""
+        saved: list[int] = []
+        other: list[int] = []
+        n = len(self.base) if self.base is not None else 0
+        over = self.over
+        for i, d in enumerate(slots):
+            (saved if 0 <= d < n and d not in over else other).append(i)
+        return saved, other
+
+    def in_place(self) -> tuple[Any, int, memoryview] | None:
+        """The saved rows' bytes as mapped (see :meth:`TextRows.in_place`), or None."""
+        return None if self.base is None else self.base.in_place()
 
     def __setitem__(self, i: int, value: str) -> None:
         saved = len(self.base) if self.base is not None else 0
@@ -511,6 +526,26 @@ def decode_fields(stored: str) -> list[tuple[int, list[str]]]:
         weight, _, found = part.partition(_WEIGHT)
         out.append((int(weight), found.split(" ")))
     return out
+
+
+def pair_bonus(stored: str, pairs: list[tuple[str, str, float]]) -> float:
+    """The sum of ``least`` over the fields of ``stored`` (as :func:`encode_fields`
+    writes them) and in each over ``pairs``: (" a b ", " b a ", least) adds ``least``
+    when a and b stand side by side in the field's terms, half when only the other way
+    round."""
+    # A record whose terms hold no pair anywhere holds none in any field (most do not).
+    if not any(f[1:-1] in stored or b[1:-1] in stored for f, b, _ in pairs):
+        return 0.0
+    bonus = 0.0
+    for part in stored.split(_FIELD):
+        # A field's terms joined by spaces: two terms side by side are a substring.
+        text = f" {part.partition(_WEIGHT)[2]} "
+        for forward, backward, least in pairs:
+            if forward in text:
+                bonus += least
+            elif backward in text:
+                bonus += 0.5 * least
+    return bonus
 
 
 def counts_of(stored: str, floor: int = 0) -> dict[str, int]:
@@ -1578,27 +1613,34 @@ class RecallIndex:
                 pairs.append((f" {a} {b} ", f" {b} {a} ", least))
         if not pairs:
             return
-        # Each pair without its outer spaces: a record whose stored terms hold none of
-        # them anywhere holds no pair in any field (most of the best do not).
-        bare = [p for forward, backward, _ in pairs for p in (forward[1:-1], backward[1:-1])]
-        fields = self.fields
-        chosen = heapq.nlargest(PROXIMITY_DEPTH, final.items(), key=itemgetter(1))
-        for d, _ in chosen:
-            stored = fields[d]
-            if not any(p in stored for p in bare):
-                continue
-            bonus = 0.0
-            for part in stored.split(_FIELD):
-                # A field's terms joined by spaces: two terms side by side are a substring.
-                text = f" {part.partition(_WEIGHT)[2]} "
-                for forward, backward, least in pairs:
-                    # In the query's order counts fully, the other way round half.
-                    if forward in text:
-                        bonus += least
-                    elif backward in text:
-                        bonus += 0.5 * least
+        # (heapq.nlargest's own equivalent, and quicker for a few hundred candidates)
+        best = sorted(final.items(), key=itemgetter(1), reverse=True)[:PROXIMITY_DEPTH]
+        chosen = [d for d, _ in best]
+        for d, bonus in zip(chosen, self._pair_bonuses(chosen, pairs), strict=True):
             if bonus:
                 final[d] += PROXIMITY * bonus
+
+    def _pair_bonuses(self, slots: list[int], pairs: list[tuple[str, str, float]]) -> list[float]:
+        """Each slot's sum of ``least`` for the ``pairs`` side by side in one of its
+        fields, field by field (half for the other order). Rows read in place from the
+        saved file are summed by the compiled loops, without decoding them."""
+        fields = self.fields
+        out = [0.0] * len(slots)
+        rest: list[int] | range = range(len(slots))
+        placed = fields.in_place() if _compiled is not None else None
+        if placed is not None:
+            saved, rest = fields.saved_apart(slots)
+            if saved:
+                texts, start, offsets = placed
+                encoded = [(encode(f[1:-1]), encode(b[1:-1]), least) for f, b, least in pairs]
+                found = _compiled.near_pairs(
+                    texts, start, offsets, [slots[i] for i in saved], encoded
+                )
+                for i, bonus in zip(saved, found, strict=True):
+                    out[i] = bonus
+        for i in rest:
+            out[i] = pair_bonus(fields[slots[i]], pairs)
+        return out
 
     def own_match(self, slot: int, query: str) -> bool:
         """Whether the record's own words hold any of the query's terms (a note can also

@@ -314,6 +314,13 @@ class TextRows:
             held = begin
         return str(self._span[begin - held : end - held], *_CODEC)
 
+    def in_place(self) -> tuple[Buffer, int, memoryview] | None:
+        """(the mapped bytes, where the rows start, the offsets) when both are read in
+        place, for a compiled reader of many rows; None when read by ``pread``."""
+        if isinstance(self.buf, FileReader) or isinstance(self.offsets, Offsets):
+            return None
+        return self.buf, self.start, self.offsets
+
     def span(self, first: int, last: int) -> bytes:
         """Rows ``first`` to ``last`` (excluded), as the file holds them."""
         at, offsets = self.start, self.offsets

@@ -199,3 +199,66 @@ def test_a_filter_keeps_what_the_python_test_keeps() -> None:
         assert 0 < sum(kept) < size  # each case keeps some and leaves some out
     with pytest.raises(ValueError, match="one value per slot"):
         loops.keep_where(size + 1, None, None, sessions, 3, None, None, None, None, None)
+
+
+def _rows(texts: list[str]) -> tuple[bytes, array]:
+    """Texts as a saved file holds them: their bytes one after another, and where each
+    starts (one more offset than rows)."""
+    data = [t.encode("utf-8", "surrogatepass") for t in texts]
+    offsets = array("q", [0])
+    for row in data:
+        offsets.append(offsets[-1] + len(row))
+    return b"".join(data), offsets
+
+
+def _pairs(words: list[tuple[str, str, float]]) -> tuple[list, list]:
+    """(" a b ", " b a ", least) as the index asks, and the same encoded for the loops."""
+    asked = [(f" {a} {b} ", f" {b} {a} ", least) for a, b, least in words]
+    encoded = [(f"{a} {b}".encode(), f"{b} {a}".encode(), least) for a, b, least in words]
+    return asked, encoded
+
+
+TERM = st.sampled_from(["deploy", "canary", "dep", "loy", "café", "日本", "a", "canaryx"])
+FIELD = st.tuples(
+    st.sampled_from(["10", "3", "5", ""]),
+    st.lists(TERM, max_size=8).map(" ".join),
+    st.booleans(),
+).map(lambda f: f"{f[0]}\x1f{f[1]}" if f[2] else f[1])  # a field may lack its weight
+
+
+@needs_loops
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(FIELD, max_size=4).map("\x1e".join), min_size=1, max_size=6),
+    st.lists(st.tuples(TERM, TERM, st.floats(0.01, 9.0)), min_size=1, max_size=4),
+)
+def test_words_side_by_side_are_found_as_python_finds_them(
+    texts: list[str], words: list[tuple[str, str, float]]
+) -> None:
+    """The proximity bonus read from a saved file's bytes equals the one the index
+    computes from the decoded text, to the bit: whole words only ("dep loy" is not in
+    "deploy"), field by field, multi-byte words, fields without a weight."""
+    data, offsets = _rows(texts)
+    asked, encoded = _pairs(words)
+    slots = list(range(len(texts)))[::-1]
+    found = loops.near_pairs(b"xx" + data, 2, offsets, slots, encoded)
+    assert found == [engine.pair_bonus(texts[d], asked) for d in slots]
+
+
+@needs_loops
+def test_the_bonus_counts_the_query_order_fully_and_the_other_half() -> None:
+    data, offsets = _rows(["3\x1fcanary deploy\x1e10\x1fdeploy canary now", "5\x1fcanarydeploy"])
+    _, encoded = _pairs([("canary", "deploy", 2.0)])
+    assert loops.near_pairs(data, 0, offsets, [0, 1], encoded) == [2.0 + 1.0, 0.0]
+
+
+@needs_loops
+@pytest.mark.parametrize(
+    ("offsets", "slot"),
+    [([0, 5], 1), ([0, 5], -1), ([0, 50], 0), ([4, 2], 0), ([-3, 2], 0)],
+)
+def test_damaged_offsets_are_refused_not_read_past_the_texts(offsets: list[int], slot: int) -> None:
+    with pytest.raises(ValueError, match="outside the texts"):
+        loops.near_pairs(b"a b c", 0, array("q", offsets), [slot], [(b"a b", b"b a", 1.0)])
+    with pytest.raises(ValueError, match="int64"):
+        loops.near_pairs(b"a b c", 0, b"1234", [0], [])

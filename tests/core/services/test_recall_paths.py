@@ -8,17 +8,23 @@ import random
 
 import pytest
 
-from memwork.core.services.recall import engine
+from memwork.core.services.recall import engine, saved_file
 from memwork.core.services.recall.engine import Filter, RecallIndex, fingerprint
 from memwork.core.services.recall.extract import NEVER, Unit
 
 WORDS = [f"w{i}" for i in range(300)]
 
 
-def _index(seed: int) -> RecallIndex:
+def _index(seed: int, saved: bool = False) -> RecallIndex:
+    """12 tables of notes; ``saved``: the first 10 written to a saved file and read back
+    (their rows then read in place), the last two added after."""
     rng = random.Random(seed)
     index = RecallIndex()
     for s in range(12):
+        if saved and s == 10:
+            loaded = saved_file.read(saved_file.to_bytes(index))
+            assert loaded is not None
+            index = loaded
         fresh = []
         for i in range(rng.randint(5, 40)):
             # Zipf-like: a few words everywhere, most rare; lengths from 3 to 120 words.
@@ -64,11 +70,13 @@ def _every_way(
     monkeypatch,  # noqa: ANN001
     dense: bool | None = None,
     ways: list[tuple[bool, bool]] = WAYS,  # noqa: B006
+    saved: bool = False,
 ) -> dict[tuple[bool, bool], list]:
     """(ref, score) of every hit of 40 questions under every filter, scored each way
     (``WAYS``); ``dense``: plain Python sums into one float per slot (True) or a dict of
-    the slots touched (False), whatever the postings read."""
-    index = _index(seed)
+    the slots touched (False), whatever the postings read; ``saved`` as for
+    :func:`_index`."""
+    index = _index(seed, saved)
     rng = random.Random(seed)
     questions = [" ".join(rng.sample(WORDS[:60], rng.randint(1, 6))) for _ in range(40)]
     if dense is not None:
@@ -102,6 +110,14 @@ def _all_alike(found: dict[tuple[bool, bool], list]) -> list:
 def test_every_way_of_scoring_gives_the_same_ranking(seed: int, dense: bool, monkeypatch) -> None:
     hits = _all_alike(_every_way(seed, 30, monkeypatch, dense))
     assert sum(len(found) for found in hits) > 1000  # the questions do find things
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_an_index_read_from_its_saved_file_ranks_as_one_built_here(seed: int, monkeypatch) -> None:
+    """Rows read in place from a saved file (the compiled loops read their words
+    without decoding them) and rows added since give the scores a fresh index gives."""
+    hits = _all_alike(_every_way(seed, 30, monkeypatch, saved=True))
+    assert hits == _all_alike(_every_way(seed, 30, monkeypatch))
 
 
 def test_a_small_index_in_a_fresh_process_never_imports_numpy(tmp_path) -> None:
