@@ -522,12 +522,187 @@ done:
     return result;
 }
 
+/* A slot's float in a dict of slots (0.0 when absent); -1 on an error. */
+static int
+value_in(PyObject *dict, Py_ssize_t key, double *out)
+{
+    *out = 0.0;
+    if (!dict)
+        return 0;
+    PyObject *k = PyLong_FromSsize_t(key);
+    if (!k)
+        return -1;
+    PyObject *v = PyDict_GetItemWithError(dict, k);
+    Py_DECREF(k);
+    if (!v)
+        return PyErr_Occurred() ? -1 : 0;
+    *out = PyFloat_AsDouble(v);
+    return *out == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* final[slot] = value, or += value when ``add``; -1 on an error. */
+static int
+set_score(PyObject *final, Py_ssize_t slot, double value, int add)
+{
+    PyObject *k = PyLong_FromSsize_t(slot);
+    if (!k)
+        return -1;
+    if (add) {
+        PyObject *held = PyDict_GetItemWithError(final, k);
+        if (!held) {
+            Py_DECREF(k);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_KeyError, "around: a slot was lost");
+            return -1;
+        }
+        value = PyFloat_AsDouble(held) + value;
+    }
+    PyObject *v = PyFloat_FromDouble(value);
+    int failed = !v || PyDict_SetItem(final, k, v) < 0;
+    Py_XDECREF(v);
+    Py_DECREF(k);
+    return failed ? -1 : 0;
+}
+
+PyDoc_STRVAR(around_doc,
+"around(top, acc, allowed, prev, next, sessions, kinds, session_score, share,\n"
+"       neighbour, observation)\n--\n\n"
+"The candidates' final scores as a dict, slot -> score: the top (slot, score) pairs\n"
+"first, in order, each observation gaining share * session_score[its session]; then\n"
+"the slots before and after each top slot that allowed lets through (a byte per\n"
+"slot, None: all), in the order met, each starting from its score in acc (a float64\n"
+"per slot) plus, when both are non-zero, share * its session's score. Every\n"
+"candidate with a slot before or after it then gains neighbour * the larger of\n"
+"those two slots' scores in acc. prev, next and sessions are int32 per slot (-1:\n"
+"none), kinds int8.");
+
+static PyObject *
+around(PyObject *self, PyObject *args)
+{
+    PyObject *top_obj, *allowed_obj, *session_obj;
+    Py_buffer acc, prev, next, sessions, kinds, allowed;
+    double share, neighbour;
+    int observation;
+    if (!PyArg_ParseTuple(args, "Oy*Oy*y*y*y*O!ddi", &top_obj, &acc, &allowed_obj, &prev, &next,
+                          &sessions, &kinds, &PyDict_Type, &session_obj, &share, &neighbour,
+                          &observation))
+        return NULL;
+    int have_allowed = allowed_obj != Py_None;
+    PyObject *final = NULL, *top = NULL;
+    Py_ssize_t *order = NULL;
+    if (have_allowed && PyObject_GetBuffer(allowed_obj, &allowed, PyBUF_SIMPLE) < 0) {
+        have_allowed = 0;
+        goto done;
+    }
+    Py_ssize_t size = acc.len / 8;
+    if (acc.len % 8 || prev.len != 4 * size || next.len != 4 * size ||
+        sessions.len != 4 * size || kinds.len != size || (have_allowed && allowed.len != size)) {
+        PyErr_SetString(PyExc_ValueError,
+                        "around: acc, allowed and the columns must cover the same slots");
+        goto done;
+    }
+    top = PySequence_Fast(top_obj, "around: top must be a sequence");
+    if (!top)
+        goto done;
+    const double *a = acc.buf;
+    const int32_t *before = prev.buf, *after = next.buf, *in_session = sessions.buf;
+    const signed char *kind = kinds.buf;
+    const unsigned char *ok = have_allowed ? allowed.buf : NULL;
+    PyObject *scores = PyDict_GET_SIZE(session_obj) ? session_obj : NULL;
+    Py_ssize_t n_top = PySequence_Fast_GET_SIZE(top), held = 0;
+    order = PyMem_Malloc((size_t)(3 * n_top + 1) * sizeof(Py_ssize_t));
+    final = PyDict_New();
+    if (!order || !final) {
+        if (!order)
+            PyErr_NoMemory();
+        goto fail;
+    }
+    /* Checked once here, so the loops below read only inside the columns. */
+#define INSIDE(slot) ((slot) >= 0 && (slot) < size)
+    for (Py_ssize_t i = 0; i < n_top; i++) {
+        Py_ssize_t slot;
+        double score;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(top, i), "nd;around: top holds (slot, score)",
+                              &slot, &score))
+            goto fail;
+        if (!INSIDE(slot) || !INSIDE(before[slot] < 0 ? 0 : before[slot]) ||
+            !INSIDE(after[slot] < 0 ? 0 : after[slot])) {
+            PyErr_Format(PyExc_ValueError, "around: slot %zd is outside the index", slot);
+            goto fail;
+        }
+        double gain = 0.0;
+        if (scores && kind[slot] == observation && value_in(scores, in_session[slot], &gain) < 0)
+            goto fail;
+        /* (Only a session the scores name adds: x + 0.0 is x, bit for bit.) */
+        if (set_score(final, slot, gain != 0.0 ? score + share * gain : score, 0) < 0)
+            goto fail;
+        order[held++] = slot;
+    }
+    Py_ssize_t tops = held;
+    for (Py_ssize_t i = 0; i < tops; i++) {
+        int32_t side[2] = {before[order[i]], after[order[i]]};
+        for (int k = 0; k < 2; k++) {
+            Py_ssize_t j = side[k];
+            if (j < 0 || (ok && !ok[j]))
+                continue;
+            PyObject *key = PyLong_FromSsize_t(j);
+            if (!key)
+                goto fail;
+            int seen = PyDict_Contains(final, key);
+            Py_DECREF(key);
+            if (seen < 0)
+                goto fail;
+            if (seen)
+                continue;
+            if (!INSIDE(before[j] < 0 ? 0 : before[j]) || !INSIDE(after[j] < 0 ? 0 : after[j])) {
+                PyErr_Format(PyExc_ValueError, "around: slot %zd is outside the index", j);
+                goto fail;
+            }
+            double own = a[j], gain = 0.0;
+            if (own != 0.0 && share != 0.0) {
+                if (value_in(scores, in_session[j], &gain) < 0)
+                    goto fail;
+                own += share * gain;
+            }
+            if (set_score(final, j, own, 0) < 0)
+                goto fail;
+            order[held++] = j;
+        }
+    }
+    for (Py_ssize_t i = 0; i < held; i++) {
+        Py_ssize_t c = order[i];
+        int32_t x = before[c], z = after[c];
+        if (x < 0 && z < 0)
+            continue;
+        double left = x >= 0 ? a[x] : 0.0, right = z >= 0 ? a[z] : 0.0;
+        double near = right > left ? right : left; /* Python's max(left, right) */
+        if (set_score(final, c, neighbour * near, 1) < 0)
+            goto fail;
+    }
+#undef INSIDE
+    goto done;
+fail:
+    Py_CLEAR(final);
+done:
+    PyMem_Free(order);
+    Py_XDECREF(top);
+    if (have_allowed)
+        PyBuffer_Release(&allowed);
+    PyBuffer_Release(&acc);
+    PyBuffer_Release(&prev);
+    PyBuffer_Release(&next);
+    PyBuffer_Release(&sessions);
+    PyBuffer_Release(&kinds);
+    return final;
+}
+
 static PyMethodDef methods[] = {
     {"add_scaled", add_scaled, METH_VARARGS, add_scaled_doc},
     {"add_by_length", add_by_length, METH_VARARGS, add_by_length_doc},
     {"keep_where", keep_where, METH_VARARGS, keep_where_doc},
     {"best", best, METH_VARARGS, best_doc},
     {"near_pairs", near_pairs, METH_VARARGS, near_pairs_doc},
+    {"around", around, METH_VARARGS, around_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -46,3 +46,17 @@ def near_pairs(
     pairs: list[tuple[bytes, bytes, float]],
     /,
 ) -> list[float]: ...
+def around(
+    top: list[tuple[int, float]],
+    acc: ReadableBuffer,
+    allowed: ReadableBuffer | None,
+    before: ReadableBuffer,
+    after: ReadableBuffer,
+    sessions: ReadableBuffer,
+    kinds: ReadableBuffer,
+    session_score: dict[int, float],
+    share: float,
+    neighbour: float,
+    observation: int,
+    /,
+) -> dict[int, float]: ...

@@ -48,7 +48,6 @@ import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from itertools import compress
-from operator import itemgetter
 from typing import Any, NamedTuple
 
 from . import words as wordlib
@@ -1135,14 +1134,18 @@ class RecallIndex:
         if not info:
             return {}
         info.sort(key=lambda x: (-x[0], x[2]))  # rarest first: the same sums every time
-        cut: tuple[Any, int] | None = None  # the running and the first term it limited
         # Which of some slots the query may see, and their BM25 scores (0 if it may not).
         allowed: Callable[[list[int]], list[bool]]
         lookup: Callable[[list[int]], list[float]]
+        # Scores pruned by a cut: the slots the neighbour shares read are completed.
+        complete: Callable[[list[int]], None] | None = None
+        # The scores as one float per slot, and the mask of slots the query may see
+        # (None: all), where the compiled loops can read them.
+        flat: tuple[Any, Any] | None = None
         if plain_python(sum(len(docs) for _, parts, _ in info for docs, _ in parts), small):
             # A one-call process (its larger ``small``) keeps its memory to one word's
             # pages at a time.
-            top, ok, score_of = self._bm25_small(info, where, depth, small > SMALL)
+            top, ok, score_of, flat = self._bm25_small(info, where, depth, small > SMALL)
             allowed = _each(ok)
             lookup = _each(lambda j: score_of(j) if ok(j) else 0.0)
         else:
@@ -1154,42 +1157,81 @@ class RecallIndex:
                 acc = self._bm25_compiled(info, norms, mask, np)
             else:
                 acc, cut = self._bm25(info, norms, mask, where.visible is None, np, depth)
+                if cut is not None:
+                    running = cut
+
+                    def complete_at(order: list[int]) -> None:
+                        self._complete(acc, order, info, norms, mask, running, np)
+
+                    complete = complete_at
             top, ok = self._best(acc, mask, where.visible, np, depth)
             if where.visible is None:
                 # A record ``mask`` leaves out scores 0 in ``acc``: whole lists at once.
                 allowed = _everything if mask is None else _taken(mask)
                 lookup = _taken(acc)
+                flat = (acc, mask) if complete is None else None
             else:
                 allowed = _each(ok)
                 lookup = _each(lambda j: acc.item(j) if ok(j) else 0.0)
         if not top:
             return {}
-        final = dict(top)
         best = top[0][1] or 1.0
         session_score = self._session_scores([t for _, _, t in info], top)
-        share = 0.0
+        share = SESSION_WEIGHT * best / max(session_score.values()) if session_score else 0.0
+        columns = self._arrays("prev", "next", "sessions", "kinds")
+        if flat is not None and columns is not None and _compiled is not None:
+            before, after, sessions, kinds = columns
+            final = _compiled.around(
+                top,
+                *flat,
+                before,
+                after,
+                sessions,
+                kinds,
+                session_score,
+                share,
+                NEIGHBOUR,
+                _OBSERVATION,
+            )
+        else:
+            final = self._around(top, allowed, lookup, session_score, share, complete)
+        if len(info) > 1 and PROXIMITY and terms is None:
+            self._proximity(final, [(t, kp1 / (K1 + 1)) for kp1, _, t in info], weighted)
+        return final
+
+    def _around(
+        self,
+        top: list[tuple[int, float]],
+        allowed: Callable[[list[int]], list[bool]],
+        lookup: Callable[[list[int]], list[float]],
+        session_score: dict[int, float],
+        share: float,
+        complete: Callable[[list[int]], None] | None,
+    ) -> dict[int, float]:
+        """The candidates' scores: the ``top`` (slot, score) with their session's share,
+        and the notes beside them in their sessions that ``allowed`` lets through, from
+        their own BM25 score (``lookup``) with their session's share; each gains
+        ``NEIGHBOUR`` x the best BM25 score beside it (a neighbour the query may not see
+        lends nothing). What ``_scoring.around`` does in one compiled pass."""
+        final = dict(top)
+        sessions, kinds = self.sessions, self.kinds
         if session_score:
-            share = SESSION_WEIGHT * best / max(session_score.values())
-            sessions = self.sessions
             for d in final:
                 s = sessions[d]
-                if s in session_score and self.kinds[d] == _OBSERVATION:
+                if s in session_score and kinds[d] == _OBSERVATION:
                     final[d] += share * session_score[s]
-        # Neighbours: a note gains a share of the best score beside it in its session
-        # (a neighbour the query may not see lends nothing).
         prev, nxt = self.prev, self.next
-        candidates = set(final)
-        beside = [j for d, _ in top for j in (prev[d], nxt[d]) if j >= 0 and j not in final]
-        candidates.update(j for j, seen in zip(beside, allowed(beside), strict=True) if seen)
+        # The notes beside the best, in the order met (as the compiled pass adds them).
+        beside = list(
+            dict.fromkeys(j for d, _ in top for j in (prev[d], nxt[d]) if j >= 0 and j not in final)
+        )
+        candidates = [*final, *(j for j, seen in zip(beside, allowed(beside), strict=True) if seen)]
         needed = {j for c in candidates for j in (prev[c], nxt[c]) if j >= 0}
         needed.update(candidates)
         order = list(needed)
-        if cut is not None:
-            # Scored with some terms only (outside the running when the cut came): the
-            # few the neighbour shares read get the rest of their terms now.
-            self._complete(acc, order, info, norms, mask, cut, np)
+        if complete is not None:
+            complete(order)
         bm25 = dict(zip(order, lookup(order), strict=True))
-        sessions = self.sessions
         for c in candidates:
             a, z = prev[c], nxt[c]
             if a < 0 and z < 0:
@@ -1201,9 +1243,13 @@ class RecallIndex:
                     own += share * session_score.get(sessions[c], 0.0)
                 final[c] = own
             final[c] += NEIGHBOUR * near
-        if len(info) > 1 and PROXIMITY and terms is None:
-            self._proximity(final, [(t, kp1 / (K1 + 1)) for kp1, _, t in info], weighted)
         return final
+
+    def _arrays(self, *names: str) -> list[array[Any]] | None:
+        """Number columns as arrays, or None while one is read in place (a one-call
+        process reads a few of its slots rather than all of them)."""
+        found = [getattr(self, name) for name in names]
+        return None if any(isinstance(f, SavedNumbers) for f in found) else found
 
     def _bm25_small(
         self,
@@ -1211,14 +1257,20 @@ class RecallIndex:
         where: Filter,
         depth: int,
         release: bool = False,
-    ) -> tuple[list[tuple[int, float]], Callable[[int], bool], Callable[[int], float]]:
+    ) -> tuple[
+        list[tuple[int, float]],
+        Callable[[int], bool],
+        Callable[[int], float],
+        tuple[Any, Any] | None,
+    ]:
         """:meth:`_bm25` and :meth:`_best` for a query that reads few postings, in plain
         Python: the same sums in the same order, so the same scores to the last bit.
         ``release``: let each word's mapped pages go once summed (:func:`_let_go`).
 
         As there, the filters are asked of every posting and ``visible`` (a call per
         record, reading its reference) only of the best records, until ``depth`` of
-        them pass."""
+        them pass. Last, the scores as one float per slot and the mask of slots the
+        query may see, where the compiled loops can read them (else None)."""
         lens = self.column("lens")
         if _compiled is not None:
             return self._bm25_small_compiled(info, where, depth, release, lens)
@@ -1263,7 +1315,7 @@ class RecallIndex:
             else:
                 top = list(counted.items())
             top.sort(key=_best_first)
-            return top[:depth], fits or _anything, get_score(counted)
+            return top[:depth], fits or _anything, get_score(counted), None
         ok = self._scalar_test(where)
         assert ok is not None  # (a caller's test is never None)
         many = 4 * depth
@@ -1274,7 +1326,7 @@ class RecallIndex:
                 best = heapq.nlargest(many, counted.items(), key=_score_then_slot)
             shown = [kv for kv in best if ok(kv[0])]
             if len(shown) >= depth or many >= len(counted):
-                return shown[:depth], ok, get_score(counted)
+                return shown[:depth], ok, get_score(counted), None
             many *= 4
 
     def _bm25_small_compiled(
@@ -1284,7 +1336,12 @@ class RecallIndex:
         depth: int,
         release: bool,
         lens: array[int],
-    ) -> tuple[list[tuple[int, float]], Callable[[int], bool], Callable[[int], float]]:
+    ) -> tuple[
+        list[tuple[int, float]],
+        Callable[[int], bool],
+        Callable[[int], float],
+        tuple[Any, Any] | None,
+    ]:
         """:meth:`_bm25_small` with the compiled loops: every posting the filters let
         through summed into one float per slot, so a query of any size needs neither
         numpy nor a loop in Python; ``visible`` is asked of the best records only."""
@@ -1301,13 +1358,14 @@ class RecallIndex:
                     _let_go(docs)
         ok = self._test(kept, where.visible)
         if where.visible is None:
-            return _compiled.best(counted.scores, depth), ok, get_score(counted)
+            flat = (counted.scores, kept)
+            return _compiled.best(counted.scores, depth), ok, get_score(counted), flat
         many = 4 * depth
         while True:
             best = _compiled.best(counted.scores, many)
             shown = [kv for kv in best if ok(kv[0])]
             if len(shown) >= depth or len(best) < many:
-                return shown[:depth], ok, get_score(counted)
+                return shown[:depth], ok, get_score(counted), None
             many *= 4
 
     def _kept(self, where: Filter) -> bytearray | None:
@@ -1613,8 +1671,9 @@ class RecallIndex:
                 pairs.append((f" {a} {b} ", f" {b} {a} ", least))
         if not pairs:
             return
-        # (heapq.nlargest's own equivalent, and quicker for a few hundred candidates)
-        best = sorted(final.items(), key=itemgetter(1), reverse=True)[:PROXIMITY_DEPTH]
+        # Of equal scores, the higher slot (as everywhere): a choice among ties that
+        # does not hang on the order the candidates were gathered in.
+        best = sorted(final.items(), key=_score_then_slot, reverse=True)[:PROXIMITY_DEPTH]
         chosen = [d for d, _ in best]
         for d, bonus in zip(chosen, self._pair_bonuses(chosen, pairs), strict=True):
             if bonus:

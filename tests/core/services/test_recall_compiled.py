@@ -262,3 +262,39 @@ def test_damaged_offsets_are_refused_not_read_past_the_texts(offsets: list[int],
         loops.near_pairs(b"a b c", 0, array("q", offsets), [slot], [(b"a b", b"b a", 1.0)])
     with pytest.raises(ValueError, match="int64"):
         loops.near_pairs(b"a b c", 0, b"1234", [0], [])
+
+
+def _columns(prev: list[int], nxt: list[int], sessions: list[int], kinds: list[int]) -> list:
+    return [array("i", prev), array("i", nxt), array("i", sessions), array("b", kinds)]
+
+
+@needs_loops
+def test_a_note_gains_its_sessions_share_and_its_neighbours() -> None:
+    """Slot 1 is the best; 0 and 2 stand before and after it in session 7, 3 is a
+    lesson. The best gains its session's share and a share of its better neighbour;
+    a neighbour enters from its own score, with its session's share and the best's."""
+    acc = array("d", [1.0, 4.0, 0.5, 3.0])
+    cols = _columns([-1, 0, 1, -1], [1, 2, -1, -1], [7, 7, 7, -1], [0, 0, 0, 2])
+    final = loops.around([(1, 4.0), (3, 3.0)], acc, None, *cols, {7: 2.0}, 0.1, 0.3, 0)
+    assert final == {
+        1: 4.0 + 0.1 * 2.0 + 0.3 * 1.0,
+        3: 3.0,
+        0: 1.0 + 0.1 * 2.0 + 0.3 * 4.0,
+        2: 0.5 + 0.1 * 2.0 + 0.3 * 4.0,
+    }
+    assert list(final) == [1, 3, 0, 2]  # the best first, then the neighbours as met
+    # A note the query may not see (its score is 0) never enters and lends nothing.
+    acc[0] = 0.0
+    hidden = loops.around([(1, 4.0)], acc, bytes([0, 1, 1, 1]), *cols, {}, 0.0, 0.3, 0)
+    assert hidden == {1: 4.0 + 0.3 * 0.5, 2: 0.5 + 0.3 * 4.0}
+
+
+@needs_loops
+@pytest.mark.parametrize(("prev", "top"), [([-1, 9, -1], [(1, 1.0)]), ([-1, -1, -1], [(5, 1.0)])])
+def test_a_damaged_neighbour_link_is_refused(prev: list[int], top: list) -> None:
+    acc = array("d", [1.0, 2.0, 3.0])
+    cols = _columns(prev, [-1, -1, -1], [0, 0, 0], [0, 0, 0])
+    with pytest.raises(ValueError, match="outside the index"):
+        loops.around(top, acc, None, *cols, {}, 0.0, 0.3, 0)
+    with pytest.raises(ValueError, match="same slots"):
+        loops.around(top, array("d", [1.0]), None, *cols, {}, 0.0, 0.3, 0)
