@@ -696,6 +696,120 @@ done:
     return final;
 }
 
+PyDoc_STRVAR(session_sums_doc,
+"session_sums(top, sessions, kinds, observation, info, c1, c2, lens)\n--\n\n"
+"The session field's BM25 score of each session an observation among the top\n"
+"(slot, score) pairs belongs to, as a dict session -> score; {} when every score is 0.\n"
+"sessions (int32, -1: none) and kinds (int8) are per slot; info is (kp1, {session:\n"
+"tf}) per query word, in the order summed; lens the sessions' lengths. A session's\n"
+"score sums kp1 * tf / (tf + c1 + c2 * lens[session]) over the words it holds.");
+
+static PyObject *
+session_sums(PyObject *self, PyObject *args)
+{
+    PyObject *top_obj, *info_obj, *lens;
+    Py_buffer sessions, kinds;
+    int observation;
+    double c1, c2;
+    if (!PyArg_ParseTuple(args, "Oy*y*iOddO!", &top_obj, &sessions, &kinds, &observation,
+                          &info_obj, &c1, &c2, &PyList_Type, &lens))
+        return NULL;
+    PyObject *top = NULL, *info = NULL, *out = NULL;
+    Py_ssize_t *wanted = NULL;
+    Py_ssize_t size = kinds.len;
+    if (sessions.len != 4 * size) {
+        PyErr_SetString(PyExc_ValueError, "session_sums: sessions and kinds must cover the same slots");
+        goto done;
+    }
+    top = PySequence_Fast(top_obj, "session_sums: top must be a sequence");
+    info = top ? PySequence_Fast(info_obj, "session_sums: info must be a sequence") : NULL;
+    if (!info)
+        goto done;
+    const int32_t *in_session = sessions.buf;
+    const signed char *kind = kinds.buf;
+    Py_ssize_t n_top = PySequence_Fast_GET_SIZE(top), n_info = PySequence_Fast_GET_SIZE(info);
+    Py_ssize_t n_lens = PyList_GET_SIZE(lens), found = 0;
+    wanted = PyMem_Malloc((size_t)(n_top ? n_top : 1) * sizeof(Py_ssize_t));
+    if (!wanted) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n_top; i++) {
+        Py_ssize_t slot;
+        double score;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(top, i),
+                              "nd;session_sums: top holds (slot, score)", &slot, &score))
+            goto done;
+        if (slot < 0 || slot >= size) {
+            PyErr_Format(PyExc_ValueError, "session_sums: slot %zd is outside the index", slot);
+            goto done;
+        }
+        Py_ssize_t s = in_session[slot];
+        if (s < 0 || kind[slot] != observation)
+            continue;
+        if (s >= n_lens) {
+            PyErr_Format(PyExc_ValueError, "session_sums: session %zd is outside the index", s);
+            goto done;
+        }
+        int seen = 0;
+        for (Py_ssize_t j = 0; j < found && !seen; j++)
+            seen = wanted[j] == s;
+        if (!seen)
+            wanted[found++] = s;
+    }
+    for (Py_ssize_t i = 0; i < n_info; i++) {
+        PyObject *term = PySequence_Fast_GET_ITEM(info, i);
+        if (!PyTuple_Check(term) || PyTuple_GET_SIZE(term) != 2 ||
+            !PyDict_Check(PyTuple_GET_ITEM(term, 1))) {
+            PyErr_SetString(PyExc_TypeError, "session_sums: info holds (kp1, dict) pairs");
+            goto done;
+        }
+    }
+    out = PyDict_New();
+    if (!out)
+        goto done;
+    int any = 0;
+    for (Py_ssize_t j = 0; j < found; j++) {
+        double value = 0.0, length = PyFloat_AsDouble(PyList_GET_ITEM(lens, wanted[j]));
+        if (length == -1.0 && PyErr_Occurred())
+            goto fail;
+        PyObject *key = PyLong_FromSsize_t(wanted[j]);
+        if (!key)
+            goto fail;
+        for (Py_ssize_t i = 0; i < n_info; i++) {
+            PyObject *term = PySequence_Fast_GET_ITEM(info, i);
+            double kp1 = PyFloat_AsDouble(PyTuple_GET_ITEM(term, 0));
+            PyObject *held = PyDict_GetItemWithError(PyTuple_GET_ITEM(term, 1), key);
+            double tf = held ? PyFloat_AsDouble(held) : 0.0;
+            if (PyErr_Occurred()) {
+                Py_DECREF(key);
+                goto fail;
+            }
+            if (tf != 0.0)
+                value += kp1 * tf / (tf + c1 + c2 * length);
+        }
+        any |= value != 0.0;
+        PyObject *v = PyFloat_FromDouble(value);
+        int failed = !v || PyDict_SetItem(out, key, v) < 0;
+        Py_XDECREF(v);
+        Py_DECREF(key);
+        if (failed)
+            goto fail;
+    }
+    if (!any)
+        PyDict_Clear(out);
+    goto done;
+fail:
+    Py_CLEAR(out);
+done:
+    PyMem_Free(wanted);
+    Py_XDECREF(top);
+    Py_XDECREF(info);
+    PyBuffer_Release(&sessions);
+    PyBuffer_Release(&kinds);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"add_scaled", add_scaled, METH_VARARGS, add_scaled_doc},
     {"add_by_length", add_by_length, METH_VARARGS, add_by_length_doc},
@@ -703,6 +817,7 @@ static PyMethodDef methods[] = {
     {"best", best, METH_VARARGS, best_doc},
     {"near_pairs", near_pairs, METH_VARARGS, near_pairs_doc},
     {"around", around, METH_VARARGS, around_doc},
+    {"session_sums", session_sums, METH_VARARGS, session_sums_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -60,3 +60,14 @@ def around(
     observation: int,
     /,
 ) -> dict[int, float]: ...
+def session_sums(
+    top: list[tuple[int, float]],
+    sessions: ReadableBuffer,
+    kinds: ReadableBuffer,
+    observation: int,
+    info: list[tuple[float, dict[int, int]]],
+    c1: float,
+    c2: float,
+    lens: list[int],
+    /,
+) -> dict[int, float]: ...

@@ -1606,10 +1606,14 @@ class RecallIndex:
             k *= 4
 
     def _session_scores(self, terms: list[str], top: list[tuple[int, float]]) -> dict[int, float]:
+        """The session field's BM25 score of each session the observations among
+        ``top`` belong to ({} when none scores)."""
+        columns = self._arrays("sessions", "kinds") if _compiled is not None else None
         of = self.sessions
-        sessions = {of[d] for d, _ in top if of[d] >= 0 and self.kinds[d] == _OBSERVATION}
-        if not sessions:
-            return {}
+        if columns is None:
+            sessions = {of[d] for d, _ in top if of[d] >= 0 and self.kinds[d] == _OBSERVATION}
+            if not sessions:
+                return {}
         sn, total = self._derive("sessions", self._session_totals)
         ten_k1 = 10 * K1
         c1, c2 = ten_k1 * (1 - B), ten_k1 * B / total
@@ -1619,6 +1623,12 @@ class RecallIndex:
             if post:
                 df = len(post)
                 info.append((math.log(1 + (sn - df + 0.5) / (df + 0.5)) * (K1 + 1), post))
+        if columns is not None and _compiled is not None:
+            # The same sums in the same order, without a dict lookup in Python each.
+            in_session, kinds = columns
+            return _compiled.session_sums(
+                top, in_session, kinds, _OBSERVATION, info, c1, c2, self.session_lens
+            )
         out = {}
         for s in sessions:
             value = 0.0

@@ -298,3 +298,22 @@ def test_a_damaged_neighbour_link_is_refused(prev: list[int], top: list) -> None
         loops.around(top, acc, None, *cols, {}, 0.0, 0.3, 0)
     with pytest.raises(ValueError, match="same slots"):
         loops.around(top, array("d", [1.0]), None, *cols, {}, 0.0, 0.3, 0)
+
+
+@needs_loops
+def test_a_session_scores_by_the_words_it_holds() -> None:
+    """Sessions 0 and 2 hold observations among the best (slot 3 is a lesson, slot 1
+    a note of no session); each sums its words in the order given."""
+    sessions, kinds = array("i", [0, -1, 2, 1, 0]), array("b", [0, 0, 0, 2, 0])
+    top = [(2, 5.0), (0, 4.0), (3, 3.0), (1, 2.0), (4, 1.0)]
+    info = [(1.5, {0: 3, 1: 9}), (0.7, {2: 1, 0: 1})]
+    found = loops.session_sums(top, sessions, kinds, 0, info, 0.5, 0.25, [40, 10, 8])
+    assert found == {
+        2: 0.0 + 0.7 * 1 / (1 + 0.5 + 0.25 * 8),
+        0: 0.0 + 1.5 * 3 / (3 + 0.5 + 0.25 * 40) + 0.7 * 1 / (1 + 0.5 + 0.25 * 40),
+    }
+    assert loops.session_sums(top, sessions, kinds, 0, [(1.5, {1: 9})], 0.5, 0.25, [1, 1, 1]) == {}
+    with pytest.raises(ValueError, match="outside the index"):
+        loops.session_sums(top, sessions, kinds, 0, info, 0.5, 0.25, [40])  # a session lost
+    with pytest.raises(ValueError, match="outside the index"):
+        loops.session_sums([(9, 1.0)], sessions, kinds, 0, info, 0.5, 0.25, [40, 10, 8])
