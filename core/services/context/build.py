@@ -361,8 +361,19 @@ def build_context(
             for ref in line.sources
             if ref.get("kind") == "lesson"
         }
-        heading = "Relevant memories:" if style == "episodic" else "## Relevant memories"
-        found = section(store, query, now=now, shown_lessons=shown, heading=heading, recall=recall)
+        if style == "episodic":
+            heading, priority = "Relevant memories:", episodic_style.P_RELEVANT
+        else:
+            heading, priority = "## Relevant memories", default_style.P_RELEVANT
+        found = section(
+            store,
+            query,
+            now=now,
+            shown_lessons=shown,
+            heading=heading,
+            priority=priority,
+            recall=recall,
+        )
         # After the failures, before the task's own episodes and mean score.
         at = next(
             (i for i, s in enumerate(sections) if s.name in ("episodes", "mean_score")),

@@ -14,13 +14,17 @@ from ...domain.ranking import active_rules, ranked_cards, ranked_lessons
 from . import sources
 from .budget import Line, Section
 
-# Drop order, lowest first: past sessions' summaries, episodes, lessons, mistake cards,
-# the work frontier, rules, failures, the project's profile, slots.
+# Drop order, lowest first: past sessions' summaries, episodes, lessons, a query's
+# relevant memories, mistake cards, the work frontier, rules, failures, the project's
+# profile, slots.
 P_SUMMARIES, P_EPISODES, P_MEAN, P_LESSONS, P_CARDS, P_FRONTIER = 0, 1, 2, 3, 4, 5
 P_GLOBAL_RULES, P_TASK_RULES, P_FAILURES, P_PROFILE, P_SLOTS = 6, 7, 8, 9, 10
 #: Consolidated rules from other tasks' episodes: after the lessons, and dropped before
 #: them (a task's context is about that task).
 P_OTHER_TASKS = 2.5
+#: The "Relevant memories" a query brings (``--query``): kept longer than the lessons,
+#: dropped before the mistake cards.
+P_RELEVANT = (P_LESSONS + P_CARDS) / 2
 #: Consolidated rules from other tasks' episodes shown with a task, at most.
 MAX_OTHER_TASKS = 3
 MAX_CARDS = 3

@@ -21,6 +21,9 @@ HEADER = "## MEMORY FROM PAST EPISODES"
 MAX_RULES = 5
 MAX_RECENT = 3
 P_EPISODES, P_MEAN, P_MISTAKES, P_CARDS, P_GLOBAL, P_TASK = 0, 1, 2, 3, 4, 5
+#: The "Relevant memories" a query brings: kept longer than the mistakes to avoid,
+#: dropped before the mistake cards and the rules.
+P_RELEVANT = (P_MISTAKES + P_CARDS) / 2
 
 
 def build_sections(

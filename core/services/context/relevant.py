@@ -30,8 +30,6 @@ MAX_RELEVANT = 5
 #: A hit weaker than this share of the best one is left out (a note found only through
 #: its neighbour, or through one common word, is not worth an agent's tokens).
 MIN_SHARE = 0.2
-#: Drop order: after lessons (2), before mistake cards (3).
-P_RELEVANT = 2.5
 KINDS = {"observation", "episode", "lesson"}
 LINE_CHARS = 300
 
@@ -43,9 +41,11 @@ def section(
     now: datetime,
     shown_lessons: set[str],
     heading: str = "## Relevant memories",
+    priority: float,
     recall: Recall | None = None,
 ) -> Section:
-    """The section for ``query`` (empty when nothing matches)."""
+    """The section for ``query`` (empty when nothing matches), its lines dropped over
+    the budget as ``priority`` says (each style places them among its own sections)."""
     from ..recall.follow import Recall
     from ..recall.search import scored_hits
 
@@ -72,19 +72,21 @@ def section(
         for hit, scored in found:
             if len(out.lines) >= MAX_RELEVANT or scored.score < floor:
                 break
-            line = _line(store, hit.kind, hit.id, scored.table, shown_lessons)
+            line = _line(store, hit.kind, hit.id, scored.table, shown_lessons, priority)
             if line is not None:
                 out.lines.append(line)
     return out
 
 
-def _line(store: Store, kind: str, ref: str, table: str, shown: set[str]) -> Line | None:
+def _line(
+    store: Store, kind: str, ref: str, table: str, shown: set[str], priority: float
+) -> Line | None:
     if kind == "lesson":
         lesson = readable.docs(store, "lessons").get(ref)
         if lesson is None or ref in shown or lesson.get("deleted") or lesson.get("superseded_by"):
             return None
         text = f"- Lesson: {ellipsize(one_line(lesson['content']), LINE_CHARS)}"
-        return Line(text, P_RELEVANT, [{"kind": "lesson", "id": ref}])
+        return Line(text, priority, [{"kind": "lesson", "id": ref}])
     if kind == "episode":
         from .sources import episode
 
@@ -97,7 +99,7 @@ def _line(store: Store, kind: str, ref: str, table: str, shown: set[str]) -> Lin
         head = (
             f"- Episode #{doc.get('index')} {doc.get('task_id')} ({day}, score {doc['score']:.2f})"
         )
-        return Line(f"{head}: {ellipsize(text, LINE_CHARS)}", P_RELEVANT, [episode(doc)])
+        return Line(f"{head}: {ellipsize(text, LINE_CHARS)}", priority, [episode(doc)])
     if kind == "observation":
         session, _, oid = ref.partition("/")
         doc = readable.docs(store, table).get(oid) if store.has_table(table) else None
@@ -108,5 +110,5 @@ def _line(store: Store, kind: str, ref: str, table: str, shown: set[str]) -> Lin
         when = str(doc.get("created_at", ""))[:16].replace("T", " ")
         content = ellipsize(one_line(doc["content"]), LINE_CHARS)
         text = f"- [{doc.get('kind', 'note')}, {clip(title, 40)}, {when}] {content}"
-        return Line(text, P_RELEVANT, [{"kind": "observation", "id": oid, "session": session}])
+        return Line(text, priority, [{"kind": "observation", "id": oid, "session": session}])
     return None

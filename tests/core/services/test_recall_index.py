@@ -315,6 +315,27 @@ def test_a_context_listing_more_lessons_than_a_search_returns_still_answers_a_qu
     assert text.count("Canary payments change") == 1_200  # each lesson once
 
 
+def test_what_a_query_finds_outlasts_the_lessons_when_the_budget_is_short(
+    tmp_path: Path,
+) -> None:
+    """Over the budget the relevant memories go after the lessons, before the mistake
+    cards: a store of hundreds of lessons once crowded out every line a query found
+    (their place in the drop order had fallen below the lessons')."""
+    memory = Memory(tmp_path / "s", clock=lambda: NOW)
+    sid = memory.start_session(title="deploy api")["id"]
+    memory.observe(sid, "the payments canary showed 4% errors")
+    with memory.store.transaction():
+        for n in range(400):
+            lessons.add_lesson(
+                memory.store, f"Keep the staging runbook {n} up to date weekly", now=NOW, actor="t"
+            )
+    text = memory.context(query="payments canary errors")  # the default 2,000 tokens
+    assert "## Relevant memories\n- [note, deploy api, " in text and "4% errors" in text
+    assert 0 < text.count("Keep the staging runbook") < 400  # lessons were dropped first
+    episodic = memory.context(query="payments canary errors", style="episodic", budget=2_000)
+    assert "Relevant memories:" in episodic and "4% errors" in episodic
+
+
 def test_memory_and_mcp_take_the_same_query(tmp_path: Path) -> None:
     memory = Memory(tmp_path / "s", clock=lambda: NOW)
     sid = memory.start_session(title="t")["id"]
