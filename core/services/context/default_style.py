@@ -21,7 +21,7 @@ P_SUMMARIES, P_EPISODES, P_MEAN, P_LESSONS, P_CARDS, P_FRONTIER = 0, 1, 2, 3, 4,
 P_GLOBAL_RULES, P_TASK_RULES, P_FAILURES, P_PROFILE, P_SLOTS = 6, 7, 8, 9, 10
 #: Consolidated rules from other tasks' episodes: after the lessons, and dropped before
 #: them (a task's context is about that task).
-P_OTHER_TASKS = 2.5
+P_OTHER_TASKS = (P_MEAN + P_LESSONS) / 2
 #: The "Relevant memories" a query brings (``--query``): kept longer than the lessons,
 #: dropped before the mistake cards.
 P_RELEVANT = (P_LESSONS + P_CARDS) / 2
