@@ -361,10 +361,11 @@ def build_context(
             for ref in line.sources
             if ref.get("kind") == "lesson"
         }
+        # The episodic style lists its items indented under a plain heading.
         if style == "episodic":
-            heading, priority = "Relevant memories:", episodic_style.P_RELEVANT
+            heading, priority, indent = "Relevant memories:", episodic_style.P_RELEVANT, "  "
         else:
-            heading, priority = "## Relevant memories", default_style.P_RELEVANT
+            heading, priority, indent = "## Relevant memories", default_style.P_RELEVANT, ""
         found = section(
             store,
             query,
@@ -372,6 +373,7 @@ def build_context(
             shown_lessons=shown,
             heading=heading,
             priority=priority,
+            indent=indent,
             recall=recall,
         )
         # After the failures, before the task's own episodes and mean score.

@@ -42,10 +42,12 @@ def section(
     shown_lessons: set[str],
     heading: str = "## Relevant memories",
     priority: float,
+    indent: str = "",
     recall: Recall | None = None,
 ) -> Section:
     """The section for ``query`` (empty when nothing matches), its lines dropped over
-    the budget as ``priority`` says (each style places them among its own sections)."""
+    the budget as ``priority`` says and led by ``indent`` (each style places and
+    lays them out as its own sections)."""
     from ..recall.follow import Recall
     from ..recall.search import scored_hits
 
@@ -74,6 +76,7 @@ def section(
                 break
             line = _line(store, hit.kind, hit.id, scored.table, shown_lessons, priority)
             if line is not None:
+                line.text = indent + line.text
                 out.lines.append(line)
     return out
 

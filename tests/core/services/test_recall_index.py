@@ -333,7 +333,9 @@ def test_what_a_query_finds_outlasts_the_lessons_when_the_budget_is_short(
     assert "## Relevant memories\n- [note, deploy api, " in text and "4% errors" in text
     assert 0 < text.count("Keep the staging runbook") < 400  # lessons were dropped first
     episodic = memory.context(query="payments canary errors", style="episodic", budget=2_000)
-    assert "Relevant memories:" in episodic and "4% errors" in episodic
+    # Laid out as the episodic style lays out its items: indented under the heading.
+    listed = episodic.split("Relevant memories:\n", 1)[1].splitlines()
+    assert listed[0].startswith("  - [note, deploy api, ") and "4% errors" in listed[0]
 
 
 def test_memory_and_mcp_take_the_same_query(tmp_path: Path) -> None:
