@@ -1018,6 +1018,13 @@ class RecallIndex:
                 weight = TYPO_WEIGHT[int(distance)]
                 if weight > found.get(word, 0.0):
                     found[word] = weight
+        # The stem a word begins with ("rotatoin": "rotat"): an ending the stemmer did
+        # not know, or a typo past the stem. The longest, of 5 letters or more and at
+        # least half the word ("intern" never stands for "internationalization").
+        for k in range(len(term) - 1, max(5, -(-len(term) // 2)) - 1, -1):
+            if term[:k] in self.post:
+                found[term[:k]] = max(found.get(term[:k], 0.0), PREFIX_WEIGHT)
+                break
         ranked = sorted(found.items(), key=lambda kv: (-kv[1], -self._df(kv[0]), kv[0]))
         return ranked[:MAX_EXPANSIONS]
 

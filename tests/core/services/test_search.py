@@ -105,6 +105,22 @@ def test_a_fragment_finds_the_words_it_starts(cli) -> None:  # noqa: ANN001
     ]
 
 
+def test_a_word_misspelt_past_its_stem_finds_the_stem(cli) -> None:  # noqa: ANN001
+    """A typo in a word's ending is more than two edits from the stem the index holds
+    ("rotatoin" against "rotat"): the longest stem the word begins with stands for it,
+    when it is most of the word."""
+    cli("lesson", "add", "Rotation of the signing keys happens monthly", now=T0)
+    cli("lesson", "add", "Catalog entries expire after a week", now=T0)
+    for query in ("rotatoin", "rotationz"):
+        assert titles(cli("--json", "search", query, now=T0)) == [
+            "Rotation of the signing keys happens monthly"
+        ], query
+    # A stem that is a small part of the word stands for nothing: "intern" (of
+    # "internal") is not what "internationalization" means.
+    cli("lesson", "add", "Internal tools live on the ops cluster", now=T0)
+    assert titles(cli("--json", "search", "internationalization", now=T0)) == []
+
+
 def test_every_memory_kind_is_searched_and_kind_filters(cli) -> None:  # noqa: ANN001
     sid = cli("session", "start", "--title", "zebra migration", now=T0).out.strip()
     cli("observe", "--session", sid, "zebra table locked", now=T0)
