@@ -47,7 +47,7 @@ import mmap
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator
-from itertools import compress
+from itertools import compress, islice
 from typing import Any, NamedTuple
 
 from . import words as wordlib
@@ -125,6 +125,36 @@ class Filter(NamedTuple):
     #: Slots left out like the filters above (the context's lessons it lists already):
     #: part of the mask, so the ranking still prunes as it does without them.
     without: frozenset[int] = frozenset()
+
+
+class Visibility:
+    """A visibility test (:attr:`Filter.visible`) by kind: the records of
+    ``by_session`` are decided by their session alone (``session(session_id)``), those
+    of ``by_record`` by ``record(kind, ref, session, table)``, and every other record
+    is visible.
+
+    Calling it is the whole definition; the index uses the split only to ask once per
+    session rather than once per record, and to decode a record's reference only for
+    the kinds whose test reads it."""
+
+    __slots__ = ("by_session", "session", "by_record", "record")
+
+    def __init__(
+        self,
+        by_session: frozenset[str],
+        session: Callable[[str | None], bool],
+        by_record: frozenset[str],
+        record: Callable[[str, str, str | None, str], bool],
+    ) -> None:
+        self.by_session, self.session = by_session, session
+        self.by_record, self.record = by_record, record
+
+    def __call__(self, kind: str, ref: str, session: str | None, table: str) -> bool:
+        if kind in self.by_session:
+            return self.session(session)
+        if kind in self.by_record:
+            return self.record(kind, ref, session, table)
+        return True
 
 
 class Scored(NamedTuple):
@@ -1092,6 +1122,14 @@ class RecallIndex:
         self, mask: Any, visible: Callable[[str, str, str | None, str], bool] | None
     ) -> Callable[[int], bool]:
         seen: dict[int, bool] = {}
+        # A test by kind: a note's session asked once (a query under isolation looks at
+        # hundreds of candidates, most of them notes), a reference decoded only where
+        # the test reads it.
+        split = visible if isinstance(visible, Visibility) else None
+        codes = {name: code for code, name in enumerate(KIND_NAMES)}
+        by_session = frozenset(codes[k] for k in split.by_session if k in codes) if split else ()
+        by_record = frozenset(codes[k] for k in split.by_record if k in codes) if split else ()
+        sessions_seen: dict[int, bool] = {}
 
         def ok(slot: int) -> bool:
             if mask is not None and not mask[slot]:
@@ -1101,12 +1139,22 @@ class RecallIndex:
             known = seen.get(slot)
             if known is None:
                 code = self.sessions[slot]
-                known = seen[slot] = visible(
-                    KIND_NAMES[self.kinds[slot]],
-                    self.refs[slot],
-                    self.session_ids[code] if code >= 0 else None,
-                    self.table_names[self.tables[slot]],
-                )
+                kind = self.kinds[slot]
+                if split is not None and kind in by_session:
+                    known = sessions_seen.get(code)
+                    if known is None:
+                        session = self.session_ids[code] if code >= 0 else None
+                        known = sessions_seen[code] = split.session(session)
+                elif split is not None and kind not in by_record:
+                    known = True
+                else:
+                    known = visible(
+                        KIND_NAMES[kind],
+                        self.refs[slot],
+                        self.session_ids[code] if code >= 0 else None,
+                        self.table_names[self.tables[slot]],
+                    )
+                seen[slot] = known
             return known
 
         return ok
@@ -1331,7 +1379,7 @@ class RecallIndex:
                 best = counted.nlargest(many)
             else:
                 best = heapq.nlargest(many, counted.items(), key=_score_then_slot)
-            shown = [kv for kv in best if ok(kv[0])]
+            shown = _first_seen(best, ok, depth)
             if len(shown) >= depth or many >= len(counted):
                 return shown[:depth], ok, get_score(counted), None
             many *= 4
@@ -1370,7 +1418,7 @@ class RecallIndex:
         many = 4 * depth
         while True:
             best = _compiled.best(counted.scores, many)
-            shown = [kv for kv in best if ok(kv[0])]
+            shown = _first_seen(best, ok, depth)
             if len(shown) >= depth or len(best) < many:
                 return shown[:depth], ok, get_score(counted), None
             many *= 4
@@ -1598,7 +1646,7 @@ class RecallIndex:
         while True:
             if loops is not None:
                 ranked = loops.best(acc, k)
-                top = ranked if visible is None else [kv for kv in ranked if ok(kv[0])]
+                top = ranked if visible is None else _first_seen(ranked, ok, depth)
                 if len(top) >= depth or len(ranked) < k:
                     return top[:depth], ok
                 k *= 4
@@ -1607,7 +1655,7 @@ class RecallIndex:
             ranked = sorted(
                 zip(chosen.tolist(), acc.take(chosen).tolist(), strict=True), key=_best_first
             )
-            top = ranked if visible is None else [kv for kv in ranked if ok(kv[0])]
+            top = ranked if visible is None else _first_seen(ranked, ok, depth)
             if len(top) >= depth or theta is None:
                 return top[:depth], ok
             k *= 4
@@ -1807,6 +1855,14 @@ def _each(test: Callable[[int], Any]) -> Callable[[list[int]], list[Any]]:
         return [test(slot) for slot in slots]
 
     return each
+
+
+def _first_seen(
+    ranked: list[tuple[int, float]], ok: Callable[[int], bool], depth: int
+) -> list[tuple[int, float]]:
+    """The first ``depth`` of ``ranked`` that ``ok`` lets through: it is asked no
+    further (under isolation each answer may read a record)."""
+    return list(islice((kv for kv in ranked if ok(kv[0])), depth))
 
 
 def _taken(values: Any) -> Callable[[list[int]], list[Any]]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import threading
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -34,7 +34,7 @@ from .extract import KIND_NAMES
 from .follow import Recall
 
 if TYPE_CHECKING:
-    from .engine import Filter, RecallIndex, Scored
+    from .engine import Filter, RecallIndex, Scored, Visibility
     from .saver import Saver
 
 #: Every kind a search covers, as ``--kind`` names them.
@@ -320,20 +320,27 @@ def first_catch_up(store: Store, recall: Recall) -> None:
         raise failed[0]
 
 
-def _visible_to(store: Store, view: str) -> Callable[[str, str, str | None, str], bool]:
+def _visible_to(store: Store, view: str) -> Visibility:
     """Whether ``view`` sees a record (call inside a read): a session's records are its
     agent's, an episode the agent's that recorded it, anything else is global."""
-    owners = {sid: doc.get("agent_id") for sid, doc in store.docs("sessions").items()}
+    from .engine import Visibility
 
-    def visible(kind: str, ref: str, session: str | None, table: str) -> bool:
-        if kind in ("observation", "wm", "session"):
-            return isolation.sees(view, owners.get(session or ""))
-        if kind == "episode":
-            doc = store.docs(table).get(ref) or {}
-            return isolation.sees(view, doc.get("agent_id"))
-        return True
+    sessions = store.docs("sessions")  # read as asked: a query meets a few sessions
 
-    return visible
+    def session_seen(session: str | None) -> bool:
+        doc = sessions.get(session or "")
+        return isolation.sees(view, doc.get("agent_id") if doc is not None else None)
+
+    def episode_seen(kind: str, ref: str, session: str | None, table: str) -> bool:
+        doc = store.docs(table).get(ref) or {}
+        return isolation.sees(view, doc.get("agent_id"))
+
+    return Visibility(
+        frozenset({"observation", "wm", "session"}),
+        session_seen,
+        frozenset({"episode"}),
+        episode_seen,
+    )
 
 
 def _superseded(store: Store) -> set[str]:

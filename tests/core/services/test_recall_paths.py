@@ -9,7 +9,7 @@ import random
 import pytest
 
 from memwork.core.services.recall import engine, saved_file
-from memwork.core.services.recall.engine import Filter, RecallIndex, fingerprint
+from memwork.core.services.recall.engine import Filter, RecallIndex, Visibility, fingerprint
 from memwork.core.services.recall.extract import NEVER, Unit
 
 WORDS = [f"w{i}" for i in range(300)]
@@ -261,6 +261,52 @@ def test_plain_python_asks_who_may_see_only_of_the_best_records(
     hits = index.search("canary step", 10, Filter(visible=visible))
     assert len(hits) == 10 and not any(h.ref.endswith("7") for h in hits)
     assert len(set(asked)) <= 4 * engine.DEPTH  # not the 3,000 postings
+
+
+def _rule(kind: str, ref: str, session: str | None, table: str) -> bool:
+    """Sessions s1, s4 and s7 belong to someone else; so do lessons whose id ends in 3."""
+    if kind == "observation":
+        return session not in ("s1", "s4", "s7")
+    if kind == "lesson":
+        return not ref.endswith("3")
+    return True
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_test_by_kind_finds_what_the_same_rule_finds_as_one_function(
+    seed: int, monkeypatch
+) -> None:
+    """Isolation's test decides a note by its session, once per session, and never
+    reads its reference: the hits, every way of scoring, are those of the same rule
+    written as one function asked of every record."""
+    split = Visibility(
+        frozenset({"observation"}),
+        lambda session: session not in ("s1", "s4", "s7"),
+        frozenset({"lesson"}),
+        _rule,
+    )
+    index = _index(seed)
+    rng = random.Random(seed)
+    questions = [" ".join(rng.sample(WORDS[:60], rng.randint(1, 6))) for _ in range(40)]
+    ways = {}
+    for name, visible in (("one function", _rule), ("by kind", split)):
+        ways[name] = [
+            [(h.ref, h.score) for h in index.search(q, 30, Filter(visible=visible))]
+            for q in questions
+        ]
+    assert ways["by kind"] == ways["one function"]
+    found = [ref for hits in ways["by kind"] for ref, _ in hits]
+    # (_index: note i of table s is "o{s}-{i}", a lesson when i is a multiple of 7)
+    hidden = [r for r in found if r.split("-")[0] in ("o1", "o4", "o7") and int(r[3:]) % 7]
+    assert found and not hidden
+    # A note's reference is never read to decide it: only lessons reach ``record``.
+    asked: list[str] = []
+    counted = Visibility(
+        split.by_session, split.session, split.by_record, lambda *a: asked.append(a[0]) or True
+    )
+    for q in questions:
+        index.search(q, 30, Filter(visible=counted))
+    assert asked and set(asked) == {"lesson"}
 
 
 @pytest.mark.parametrize("seed", [1, 2])
