@@ -79,6 +79,29 @@ release_sums(sums *s, Py_ssize_t bad)
     return result;
 }
 
+/* The pass both summing loops make over a word's postings, the GIL released: each
+ * slot checked against the scores (``bad`` takes the first posting outside them),
+ * a slot the mask leaves out skipped, and STEP run with ``slot`` and ``tf`` (the
+ * posting's count as a double) for the others. */
+#define EACH_POSTING(s, bad, STEP)                                                        \
+    do {                                                                                  \
+        const int32_t *docs_ = (s).docs.buf, *tfs_ = (s).tfs.buf;                         \
+        const unsigned char *mask_ = (s).have_mask ? (s).mask.buf : NULL;                 \
+        Py_BEGIN_ALLOW_THREADS                                                            \
+        for (Py_ssize_t i_ = 0; i_ < (s).postings; i_++) {                                \
+            int32_t slot = docs_[i_];                                                     \
+            if (slot < 0 || slot >= (s).size) {                                           \
+                (bad) = i_;                                                               \
+                break;                                                                    \
+            }                                                                             \
+            if (mask_ && !mask_[slot])                                                    \
+                continue;                                                                 \
+            double tf = (double)tfs_[i_];                                                 \
+            STEP;                                                                         \
+        }                                                                                 \
+        Py_END_ALLOW_THREADS                                                              \
+    } while (0)
+
 PyDoc_STRVAR(add_scaled_doc,
 "add_scaled(acc, norms, docs, tfs, kp1, mask=None)\n--\n\n"
 "For each posting (slot d, count tf): acc[d] += tf * kp1 / (norms[d] + tf).\n"
@@ -99,22 +122,7 @@ add_scaled(PyObject *self, PyObject *args)
         return release_sums(&s, bad);
     double *a = s.acc.buf;
     const double *norms = s.column.buf;
-    const int32_t *d = s.docs.buf, *t = s.tfs.buf;
-    const unsigned char *m = s.have_mask ? s.mask.buf : NULL;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < s.postings; i++) {
-        int32_t slot = d[i];
-        if (slot < 0 || slot >= s.size) {
-            bad = i;
-            break;
-        }
-        if (m && !m[slot])
-            continue;
-        double tf = (double)t[i];
-        double gain = tf * kp1;
-        a[slot] += gain / (norms[slot] + tf);
-    }
-    Py_END_ALLOW_THREADS
+    EACH_POSTING(s, bad, a[slot] += tf * kp1 / (norms[slot] + tf));
     return release_sums(&s, bad);
 }
 
@@ -139,23 +147,9 @@ add_by_length(PyObject *self, PyObject *args)
         return release_sums(&s, bad);
     double *a = s.acc.buf;
     const int64_t *lens = s.column.buf;
-    const int32_t *d = s.docs.buf, *t = s.tfs.buf;
-    const unsigned char *m = s.have_mask ? s.mask.buf : NULL;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < s.postings; i++) {
-        int32_t slot = d[i];
-        if (slot < 0 || slot >= s.size) {
-            bad = i;
-            break;
-        }
-        if (m && !m[slot])
-            continue;
-        double tf = (double)t[i];
-        /* As Python evaluates the line it stands for, left to right. */
-        double part = kp1 * tf / (tf + k * (one_b + b * (double)lens[slot] / mean));
-        a[slot] = a[slot] + part;
-    }
-    Py_END_ALLOW_THREADS
+    /* As Python evaluates the line it stands for, left to right. */
+    EACH_POSTING(s, bad,
+                 a[slot] = a[slot] + kp1 * tf / (tf + k * (one_b + b * (double)lens[slot] / mean)));
     return release_sums(&s, bad);
 }
 

@@ -107,6 +107,8 @@ _WORTH = 3
 TYPO_WEIGHT = (1.0, 0.8, 0.6)  # by edit distance
 PREFIX_WEIGHT = 0.7
 MAX_EXPANSIONS = 5
+#: A kind's code in the index's ``kinds`` column.
+_KIND_CODES = {name: code for code, name in enumerate(KIND_NAMES)}
 _FIELD = "\x1e"
 _WEIGHT = "\x1f"
 
@@ -1126,7 +1128,7 @@ class RecallIndex:
         # hundreds of candidates, most of them notes), a reference decoded only where
         # the test reads it.
         split = visible if isinstance(visible, Visibility) else None
-        codes = {name: code for code, name in enumerate(KIND_NAMES)}
+        codes = _KIND_CODES
         by_session = frozenset(codes[k] for k in split.by_session if k in codes) if split else ()
         by_record = frozenset(codes[k] for k in split.by_record if k in codes) if split else ()
         sessions_seen: dict[int, bool] = {}
@@ -1233,7 +1235,9 @@ class RecallIndex:
         best = top[0][1] or 1.0
         session_score = self._session_scores([t for _, _, t in info], top)
         share = SESSION_WEIGHT * best / max(session_score.values()) if session_score else 0.0
-        columns = self._arrays("prev", "next", "sessions", "kinds")
+        # The columns read only where the compiled pass can take them.
+        compiled = flat is not None and _compiled is not None
+        columns = self._arrays("prev", "next", "sessions", "kinds") if compiled else None
         if flat is not None and columns is not None and _compiled is not None:
             before, after, sessions, kinds = columns
             final = _compiled.around(
@@ -1664,8 +1668,8 @@ class RecallIndex:
         """The session field's BM25 score of each session the observations among
         ``top`` belong to ({} when none scores)."""
         columns = self._arrays("sessions", "kinds") if _compiled is not None else None
-        of = self.sessions
         if columns is None:
+            of = self.sessions
             sessions = {of[d] for d, _ in top if of[d] >= 0 and self.kinds[d] == _OBSERVATION}
             if not sessions:
                 return {}
