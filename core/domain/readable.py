@@ -297,8 +297,12 @@ def _sound(table: str) -> Callable[[Any], bool]:
     :func:`problem` says why not, and reads a missing field with its default."""
     found = _quick.get(table)
     if found is None:
-        fields = {**FIELDS.get(table, {}), **OPTIONAL.get(table, {})}
-        terms = " and ".join(_term(f, k) for f, k in fields.items())
+        required = [_term(f, k) for f, k in FIELDS.get(table, {}).items()]
+        # An optional field may be absent (a record an older memwork wrote): sound too.
+        optional = [
+            f"({f!r} not in d or {_term(f, k)})" for f, k in OPTIONAL.get(table, {}).items()
+        ]
+        terms = " and ".join(required + optional)
         source = (
             "def sound(d):\n"
             "    try:\n"

@@ -217,3 +217,31 @@ def test_an_observation_for_a_wrong_typed_session_is_refused_naming_the_field(
     assert done.code == 2 and "observation_count: must be a whole number" in done.err
     assert _records(db) == before  # nothing written over it
     assert cli("observe", "--session", "run-42", "another run is fine").code == 0
+
+
+def test_a_lesson_an_older_memwork_wrote_is_read_as_it_is(tmp_path: Path) -> None:
+    """A lesson without the fields a later memwork added (``effect_base``, ``source``)
+    is sound: every lesson is served from the store's own table, not a copy, so a
+    context over thousands of old lessons costs what it does over new ones; the
+    lesson whose optional field has the wrong type is still left out."""
+    from datetime import UTC, datetime
+
+    from memwork.core.domain import lessons, readable
+    from memwork.core.storage.store import Store
+
+    store = Store(tmp_path / "db")
+    now = datetime(2026, 11, 1, tzinfo=UTC)
+    made = [
+        lessons.add_lesson(store, text, now=now, actor="t").lesson
+        for text in ("read the logs first", "back up before migrations")
+    ]
+    with store.transaction():
+        for doc in made:
+            old = {k: v for k, v in doc.items() if k not in ("effect_base", "source")}
+            store.put("lessons", doc["id"], old)
+    with store.reading():
+        assert readable.docs(store, "lessons") is store.docs("lessons")
+    with store.transaction():
+        store.put("lessons", made[0]["id"], {**made[0], "effect_base": "high"})
+    with store.reading():
+        assert list(readable.docs(store, "lessons")) == [made[1]["id"]]
