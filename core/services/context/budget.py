@@ -42,7 +42,7 @@ class Line:
     Lines with the same ``group`` (within a section) are dropped together.
     """
 
-    __slots__ = ("text", "priority", "sources", "group")
+    __slots__ = ("text", "priority", "sources", "group", "scrub_as")
 
     def __init__(
         self,
@@ -50,11 +50,16 @@ class Line:
         priority: float,
         sources: list[dict[str, Any]] | None = None,
         group: str | None = None,
+        scrub_as: bool | None = None,
     ) -> None:
         self.text = text
         self.priority = priority
         self.sources = sources if sources is not None else []
         self.group = group
+        #: None: ``text`` is as shown. Else ``text`` is as stored, not yet scrubbed (a line
+        #: the budget surely drops is never shown), and is scrubbed with
+        #: ``personal=scrub_as`` if it ever is (:class:`Dropped` does that).
+        self.scrub_as = scrub_as
 
 
 class Section:
@@ -74,14 +79,34 @@ Renderer = Callable[[list[Section]], str]
 class Dropped:
     """A line the budget removed (and the records it came from)."""
 
-    __slots__ = ("section", "text", "sources")
+    __slots__ = ("section", "_text", "sources", "_scrub_as")
 
     def __init__(
-        self, section: str, text: str, sources: list[dict[str, Any]] | None = None
+        self,
+        section: str,
+        text: str,
+        sources: list[dict[str, Any]] | None = None,
+        scrub_as: bool | None = None,
     ) -> None:
         self.section = section
-        self.text = text
+        self._text = text
         self.sources = sources if sources is not None else []
+        self._scrub_as = scrub_as
+
+    @classmethod
+    def of(cls, section: str, line: Line) -> Dropped:
+        """``line`` of ``section``, dropped."""
+        return cls(section, line.text, line.sources, line.scrub_as)
+
+    @property
+    def text(self) -> str:
+        """The line as it would have been shown (scrubbed when first asked for, if the
+        budget dropped it before it was)."""
+        if self._scrub_as is not None:
+            from ...privacy import scrub
+
+            self._text, self._scrub_as = scrub(self._text, personal=self._scrub_as), None
+        return self._text
 
 
 def fit(
@@ -111,10 +136,7 @@ def fit(
                     going = [hits[-1]]
                 else:
                     going = [i for i, x in enumerate(section.lines) if x.group == group]
-                dropped.extend(
-                    Dropped(section.name, section.lines[i].text, section.lines[i].sources)
-                    for i in going
-                )
+                dropped.extend(Dropped.of(section.name, section.lines[i]) for i in going)
                 section.lines = [x for i, x in enumerate(section.lines) if i not in going]
                 break
         live = [s for s in live if s.lines]
@@ -172,13 +194,11 @@ def _sure_to_go(live: list[Section], budget: int) -> list[Dropped]:
                 if (n, i) not in marked or line.priority != priority:
                     continue
                 if line.group is None:
-                    out.append(Dropped(section.name, line.text, line.sources))
+                    out.append(Dropped.of(section.name, line))
                 elif (n, line.group) not in done:
                     done.add((n, line.group))
                     out.extend(
-                        Dropped(section.name, x.text, x.sources)
-                        for x in section.lines
-                        if x.group == line.group
+                        Dropped.of(section.name, x) for x in section.lines if x.group == line.group
                     )
     for n, section in enumerate(live):
         section.lines = [x for i, x in enumerate(section.lines) if (n, i) not in marked]
@@ -193,13 +213,16 @@ def _first_line_cut(
     group = lines[0].group
     two = group is not None and len(lines) > 1 and lines[1].group == group
     kept = lines[:2] if two else lines[:1]
-    shown = [Line(x.text, x.priority, x.sources, x.group) for x in kept]
+    shown_texts = [Dropped.of(section.name, x).text for x in kept]  # scrubbed, if not yet
+    shown = [
+        Line(t, x.priority, x.sources, x.group) for t, x in zip(shown_texts, kept, strict=True)
+    ]
     cut_to = Section(section.name, section.heading, shown)
     original = shown[-1].text
     shown[-1].text = ""
     room = max(0, budget) * CHARS_PER_TOKEN - len(render([cut_to]))
     shown[-1].text = original if len(original) <= room else original[: max(0, room - 1)] + "…"
-    texts = {(section.name, x.text) for x in kept}
+    texts = {(section.name, t) for t in shown_texts}
     rest = [line for line in dropped if (line.section, line.text) not in texts]
     last = kept[-1]
-    return [cut_to], rest, [Dropped(section.name, last.text, last.sources)]
+    return [cut_to], rest, [Dropped(section.name, original, last.sources)]

@@ -1,0 +1,128 @@
+"""`memwork context` on a store of many lessons: scrubbing only the lines the budget may
+show, against scrubbing every line first (as it did before).
+
+A store of N global lessons (budget 2000: a few dozen shown, the rest dropped). Each
+run is a fresh process, as an agent's call is (the scrubber's cache of clean lines
+lives in a process, so an in-process loop would not see what scrubbing costs). Both
+sides run the same wrapper, which calls the CLI's entry point; the baseline's wrapper
+first makes every line count as one the budget may show. The sides take turns, run by
+run, and the text each prints must be the same.
+
+Usage: python bench/bench_context_scrub.py [N ...] [--runs 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+WRAPPER = """
+import sys
+if sys.argv[1] == "every":
+    from memwork.core.services.context import build
+    build._could_stay = lambda sections, budget, personal: None
+sys.argv = ["memwork", "--db", sys.argv[2], "context"]
+from memwork.core.doors.cli.main import entry
+entry()
+"""
+
+
+def _store(path: Path, count: int) -> None:
+    from datetime import UTC, datetime
+
+    from memwork.core.base.clock import iso
+    from memwork.core.storage.store import Store
+
+    stamp = iso(datetime(2026, 11, 1, 12, tzinfo=UTC))
+    store = Store(path)
+    with store.transaction():
+        for n in range(count):
+            doc = {
+                "id": f"les_{n:026d}",
+                "content": f"When the rollout of service {n % 97} stalls at step {n}, "
+                f"check the canary dashboard and the {n * 7919 % 1000} replica first",
+                "scope": "global",
+                "confidence": 0.5 + (n % 50) / 100,
+                "created_at": stamp,
+                "updated_at": stamp,
+                "last_reinforced_at": stamp,
+                "decay_rate": 0.05,
+                "deleted": False,
+                "pinned": False,
+                "reinforcements": 0,
+                "tags": [],
+                "source": "bench",
+                "fingerprint": f"fp{n}",
+                "wordings": [],
+            }
+            store.put("lessons", doc["id"], doc)
+    store.close()
+
+
+def _run(side: str, db: Path) -> tuple[float, float, str]:
+    """Wall and CPU seconds of one process, and what it printed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", WRAPPER, side, str(db)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "MEMWORK_NOW": "2026-11-01T12:00:00+00:00"},
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, cpu, done.stdout
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sizes", nargs="*", type=int, default=[500, 3000])
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    print("| lessons | every line scrubbed (before) | lines the budget may show | ratio |")
+    print("|---:|---:|---:|---:|")
+    for count in args.sizes:
+        work = Path(tempfile.mkdtemp())
+        try:
+            db = work / "db"
+            _store(db, count)
+            _run("shown", db)  # the first open writes nothing, but warms the page cache
+            times: dict[str, list[tuple[float, float]]] = {"every": [], "shown": []}
+            printed: dict[str, set[str]] = {"every": set(), "shown": set()}
+            for _ in range(args.runs):
+                for side in ("every", "shown"):
+                    wall, cpu, out = _run(side, db)
+                    times[side].append((wall, cpu))
+                    printed[side].add(out)
+            if printed["every"] != printed["shown"] or len(printed["shown"]) != 1:
+                raise SystemExit("the two sides printed different contexts")
+            cells = []
+            for side in ("every", "shown"):
+                wall = statistics.median(t[0] for t in times[side]) * 1000
+                cpu = statistics.median(t[1] for t in times[side]) * 1000
+                cells.append((wall, cpu))
+            (w0, c0), (w1, c1) = cells
+            print(
+                f"| {count:,} | {w0:.0f} ms wall, {c0:.0f} ms CPU | {w1:.0f} ms wall, "
+                f"{c1:.0f} ms CPU | {w1 / w0:.2f}x wall, {c1 / c0:.2f}x CPU |",
+                flush=True,
+            )
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
