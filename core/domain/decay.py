@@ -6,6 +6,7 @@ export can rank lessons without importing pydantic or rapidfuzz.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -35,10 +36,14 @@ def effective_confidence(lesson: dict[str, Any], now: datetime) -> float:
 
 def decayed_away(lesson: dict[str, Any], now: datetime) -> bool:
     """Never reinforced and faded to <= 0.1: forgotten by decay (restorable)."""
+    return _faded(lesson, lambda: effective_confidence(lesson, now))
+
+
+def _faded(lesson: dict[str, Any], confidence: Callable[[], float]) -> bool:
     return (
         not lesson.get("pinned")
         and int(lesson.get("reinforcements", 0)) == 0
-        and effective_confidence(lesson, now) <= FORGET_AT
+        and confidence() <= FORGET_AT
     )
 
 
@@ -50,6 +55,15 @@ def is_forgotten(lesson: dict[str, Any], now: datetime) -> bool:
 def is_live(lesson: dict[str, Any], now: datetime) -> bool:
     """Shown by default and used in the context: not forgotten, not superseded."""
     return not is_forgotten(lesson, now) and not lesson.get("superseded_by")
+
+
+def live_confidence(lesson: dict[str, Any], now: datetime) -> float | None:
+    """The effective confidence of a live lesson (:func:`is_live`), None for any other:
+    what ranking needs, its decay worked out once (a context ranks every lesson)."""
+    if lesson.get("deleted") or lesson.get("superseded_by"):
+        return None
+    confidence = effective_confidence(lesson, now)
+    return None if _faded(lesson, lambda: confidence) else confidence
 
 
 def reinforced_confidence(confidence: float) -> float:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .decay import effective_confidence, is_live
+from .decay import live_confidence
 
 #: How much a lesson's scope counts for a task: its own task, every task, a project.
 SCOPE_WEIGHT = {"task": 1.0, "global": 0.75, "project": 0.5}
@@ -62,12 +62,13 @@ def ranked_lessons(
     tie, the newest first)."""
     scored = []
     for lesson in lessons:
-        if not is_live(lesson, now):
-            continue
         weight = scope_match(lesson["scope"], task_id, project)
         if weight <= 0:
             continue
-        scored.append((round(effective_confidence(lesson, now) * weight, 6), lesson))
+        confidence = live_confidence(lesson, now)
+        if confidence is None:
+            continue
+        scored.append((round(confidence * weight, 6), lesson))
     # Ties go to the newer lesson: oldest-first let ten old lessons of equal confidence
     # hold the context for good, and a lesson just learned never showed.
     scored.sort(key=lambda pair: (pair[1]["created_at"], pair[1]["id"]), reverse=True)
