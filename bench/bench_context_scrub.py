@@ -8,7 +8,11 @@ sides run the same wrapper, which calls the CLI's entry point; the baseline's wr
 first makes every line count as one the budget may show. The sides take turns, run by
 run, and the text each prints must be the same.
 
-Usage: python bench/bench_context_scrub.py [N ...] [--runs 15]
+``--agent-memory`` times the same two sides on the recall benchmark's 100k agent
+memory (3,204 lessons; built once into ``bench/out`` by ``bench/bench_recall.py``),
+``memwork context`` and ``memwork context --query``.
+
+Usage: python bench/bench_context_scrub.py [N ...] [--runs 15] [--agent-memory]
 """
 
 from __future__ import annotations
@@ -26,13 +30,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 WRAPPER = """
 import sys
 if sys.argv[1] == "every":
     from memwork.core.services.context import build
     build._could_stay = lambda sections, budget, personal: None
-sys.argv = ["memwork", "--db", sys.argv[2], "context"]
+sys.argv = ["memwork", "--db", sys.argv[2], "context", *sys.argv[3:]]
 from memwork.core.doors.cli.main import entry
 entry()
 """
@@ -70,12 +75,12 @@ def _store(path: Path, count: int) -> None:
     store.close()
 
 
-def _run(side: str, db: Path) -> tuple[float, float, str]:
+def _run(side: str, db: Path, *extra: str) -> tuple[float, float, str]:
     """Wall and CPU seconds of one process, and what it printed."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", WRAPPER, side, str(db)],
+        [sys.executable, "-c", WRAPPER, side, str(db), *extra],
         capture_output=True,
         text=True,
         check=True,
@@ -87,39 +92,59 @@ def _run(side: str, db: Path) -> tuple[float, float, str]:
     return wall, cpu, done.stdout
 
 
+def _sides(db: Path, runs: int, *extra: str) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Median (wall, CPU) ms of the baseline and of the code as it is, taking turns."""
+    _run("shown", db, *extra)  # warms the page cache
+    times: dict[str, list[tuple[float, float]]] = {"every": [], "shown": []}
+    printed: dict[str, set[str]] = {"every": set(), "shown": set()}
+    for _ in range(runs):
+        for side in ("every", "shown"):
+            wall, cpu, out = _run(side, db, *extra)
+            times[side].append((wall, cpu))
+            printed[side].add(out)
+    if printed["every"] != printed["shown"] or len(printed["shown"]) != 1:
+        raise SystemExit("the two sides printed different contexts")
+    every, shown = (
+        (
+            statistics.median(t[0] for t in times[side]) * 1000,
+            statistics.median(t[1] for t in times[side]) * 1000,
+        )
+        for side in ("every", "shown")
+    )
+    return every, shown
+
+
+def _row(label: str, every: tuple[float, float], shown: tuple[float, float]) -> None:
+    (w0, c0), (w1, c1) = every, shown
+    print(
+        f"| {label} | {w0:.0f} ms wall, {c0:.0f} ms CPU | {w1:.0f} ms wall, "
+        f"{c1:.0f} ms CPU | {w1 / w0:.2f}x wall, {c1 / c0:.2f}x CPU |",
+        flush=True,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sizes", nargs="*", type=int, default=[500, 3000])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--agent-memory", action="store_true")
     args = parser.parse_args()
-    print("| lessons | every line scrubbed (before) | lines the budget may show | ratio |")
-    print("|---:|---:|---:|---:|")
+    print("| store | every line scrubbed (before) | lines the budget may show | ratio |")
+    print("|---|---:|---:|---:|")
+    if args.agent_memory:
+        import bench_recall
+
+        db, _ = bench_recall.cached_store(100_000)
+        _row("100k agent memory", *_sides(db, args.runs))
+        query = ("--query", "deploy rollback failed")
+        _row("100k agent memory, `--query`", *_sides(db, args.runs, *query))
+        return
     for count in args.sizes:
         work = Path(tempfile.mkdtemp())
         try:
             db = work / "db"
             _store(db, count)
-            _run("shown", db)  # the first open writes nothing, but warms the page cache
-            times: dict[str, list[tuple[float, float]]] = {"every": [], "shown": []}
-            printed: dict[str, set[str]] = {"every": set(), "shown": set()}
-            for _ in range(args.runs):
-                for side in ("every", "shown"):
-                    wall, cpu, out = _run(side, db)
-                    times[side].append((wall, cpu))
-                    printed[side].add(out)
-            if printed["every"] != printed["shown"] or len(printed["shown"]) != 1:
-                raise SystemExit("the two sides printed different contexts")
-            cells = []
-            for side in ("every", "shown"):
-                wall = statistics.median(t[0] for t in times[side]) * 1000
-                cpu = statistics.median(t[1] for t in times[side]) * 1000
-                cells.append((wall, cpu))
-            (w0, c0), (w1, c1) = cells
-            print(
-                f"| {count:,} | {w0:.0f} ms wall, {c0:.0f} ms CPU | {w1:.0f} ms wall, "
-                f"{c1:.0f} ms CPU | {w1 / w0:.2f}x wall, {c1 / c0:.2f}x CPU |",
-                flush=True,
-            )
+            _row(f"{count:,} lessons", *_sides(db, args.runs))
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
