@@ -273,8 +273,8 @@ def _summaries(
 def _scrubbed(sections: list[Section], budget_tokens: int | None) -> list[Section]:
     """``sections`` with their text scrubbed, but for lines the budget will surely drop:
     those keep their stored text, marked to be scrubbed if they are ever shown (a store
-    with thousands of lessons shows a few dozen, and scrubbing the rest cost ~40% of a
-    ``memwork context``). Which lines go is decided as :func:`budget.fit` decides it,
+    with thousands of lessons shows a few dozen, and scrubbing the rest was a quarter
+    of a ``memwork context``). Which lines go is decided as :func:`budget.fit` decides it,
     from the scrubbed lengths of the lines that could stay."""
     # Slots are curated: personal details a person put there stay; secrets never do.
     personal = [s.name not in ("slots", "profile") for s in sections]
@@ -283,13 +283,13 @@ def _scrubbed(sections: list[Section], budget_tokens: int | None) -> list[Sectio
     for n, s in enumerate(sections):
         lines = []
         for i, line in enumerate(s.lines):
-            text = shown.get((n, i)) if shown is not None else None
-            if text is not None or shown is None:
-                if text is None:
-                    text = scrub(line.text, personal=personal[n])
-                lines.append(Line(text, line.priority, line.sources, line.group))
-            else:
-                lines.append(Line(line.text, line.priority, line.sources, line.group, personal[n]))
+            if shown is None:
+                text, later = scrub(line.text, personal=personal[n]), None
+            elif (n, i) in shown:
+                text, later = shown[n, i], None
+            else:  # surely dropped: scrubbed only if it is ever shown
+                text, later = line.text, personal[n]
+            lines.append(Line(text, line.priority, line.sources, line.group, later))
         heading = scrub(s.heading, personal=personal[n]) if s.heading else None
         out.append(Section(s.name, heading, lines))
     return out
