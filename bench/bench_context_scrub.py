@@ -44,34 +44,12 @@ entry()
 
 
 def _store(path: Path, count: int) -> None:
-    from datetime import UTC, datetime
+    from bench_lessons_budget import fill
 
-    from memwork.core.base.clock import iso
     from memwork.core.storage.store import Store
 
-    stamp = iso(datetime(2026, 11, 1, 12, tzinfo=UTC))
     store = Store(path)
-    with store.transaction():
-        for n in range(count):
-            doc = {
-                "id": f"les_{n:026d}",
-                "content": f"When the rollout of service {n % 97} stalls at step {n}, "
-                f"check the canary dashboard and the {n * 7919 % 1000} replica first",
-                "scope": "global",
-                "confidence": 0.5 + (n % 50) / 100,
-                "created_at": stamp,
-                "updated_at": stamp,
-                "last_reinforced_at": stamp,
-                "decay_rate": 0.05,
-                "deleted": False,
-                "pinned": False,
-                "reinforcements": 0,
-                "tags": [],
-                "source": "bench",
-                "fingerprint": f"fp{n}",
-                "wordings": [],
-            }
-            store.put("lessons", doc["id"], doc)
+    fill(store, count)
     store.close()
 
 

@@ -30,6 +30,12 @@ NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
 
 def _store(count: int) -> Store:
     store = Store(Path(tempfile.mkdtemp()) / "db")
+    fill(store, count)
+    return store
+
+
+def fill(store: Store, count: int) -> None:
+    """``count`` global lessons of varied confidence, written in one transaction."""
     stamp = iso(NOW)
     with store.transaction():
         for n in range(count):
@@ -51,7 +57,6 @@ def _store(count: int) -> Store:
                 "wordings": [],
             }
             store.put("lessons", doc["id"], doc)
-    return store
 
 
 def _best(store: Store, repeat: int) -> float:
