@@ -36,7 +36,11 @@ WRAPPER = """
 import sys
 if sys.argv[1] == "every":
     from memwork.core.services.context import build
-    build._could_stay = lambda sections, budget, personal: None
+    def every(sections, budget, shown):  # every line may stay: every line is scrubbed
+        for n, section in enumerate(sections):
+            for i in range(len(section.lines)):
+                shown(n, i)
+    build.could_stay = every
 sys.argv = ["memwork", "--db", sys.argv[2], "context", *sys.argv[3:]]
 from memwork.core.doors.cli.main import entry
 entry()

@@ -205,6 +205,31 @@ def _sure_to_go(live: list[Section], budget: int) -> list[Dropped]:
     return out
 
 
+def could_stay(sections: list[Section], budget: int, shown: Callable[[int, int], str]) -> None:
+    """Ask ``shown(section, line)`` for the text of every line :func:`fit` might keep
+    within ``budget``, and of no other (the others are surely dropped, so a caller need
+    not scrub them): the rule of :func:`_sure_to_go`, walked from the highest priority
+    down. Each line's shown length is added to its priority's; the first priority to
+    pass the budget is the last that keeps any line, and its lines from that point go
+    with every lower priority. The first section's first lines are asked for too: a
+    budget too small for any whole line shows the first one cut."""
+    room = max(0, budget) * CHARS_PER_TOKEN
+    by_priority: dict[float, list[tuple[int, int]]] = {}
+    for n, s in enumerate(sections):
+        for i, line in enumerate(s.lines):
+            by_priority.setdefault(line.priority, []).append((n, i))
+    first = next((n for n, s in enumerate(sections) if s.lines), None)
+    if first is not None:
+        for i in range(min(2, len(sections[first].lines))):
+            shown(first, i)
+    for priority in sorted(by_priority, reverse=True):
+        used = -1
+        for n, i in by_priority[priority]:
+            used += len(shown(n, i)) + 1
+            if used > room:
+                return
+
+
 def _first_line_cut(
     section: Section, dropped: list[Dropped], budget: int, render: Renderer
 ) -> tuple[list[Section], list[Dropped], list[Dropped]]:

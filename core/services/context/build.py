@@ -25,6 +25,7 @@ from .budget import (
     Dropped,
     Line,
     Section,
+    could_stay,
     estimate_tokens,
     fit,
 )
@@ -271,68 +272,34 @@ def _summaries(
 
 
 def _scrubbed(sections: list[Section], budget_tokens: int | None) -> list[Section]:
-    """``sections`` with their text scrubbed, but for lines the budget will surely drop:
-    those keep their stored text, marked to be scrubbed if they are ever shown (a store
-    with thousands of lessons shows a few dozen, and scrubbing the rest was a quarter
-    of a ``memwork context``). Which lines go is decided as :func:`budget.fit` decides it,
-    from the scrubbed lengths of the lines that could stay."""
+    """``sections`` with their text scrubbed, but for lines the budget will surely drop
+    (:func:`budget.could_stay`): those keep their stored text, marked to be scrubbed if
+    they are ever shown (a store with thousands of lessons shows a few dozen, and
+    scrubbing the rest was a quarter of a ``memwork context``)."""
     # Slots are curated: personal details a person put there stay; secrets never do.
     personal = [s.name not in ("slots", "profile") for s in sections]
-    shown = _could_stay(sections, budget_tokens, personal)
+    scrubbed: dict[tuple[int, int], str] = {}
+
+    def shown(n: int, i: int) -> str:
+        text = scrubbed.get((n, i))
+        if text is None:
+            text = scrubbed[n, i] = scrub(sections[n].lines[i].text, personal=personal[n])
+        return text
+
+    if budget_tokens is not None:
+        could_stay(sections, budget_tokens, shown)
     out = []
     for n, s in enumerate(sections):
         lines = []
         for i, line in enumerate(s.lines):
-            if shown is None:
-                text, later = scrub(line.text, personal=personal[n]), None
-            elif (n, i) in shown:
-                text, later = shown[n, i], None
+            if budget_tokens is None or (n, i) in scrubbed:
+                text, later = shown(n, i), None
             else:  # surely dropped: scrubbed only if it is ever shown
                 text, later = line.text, personal[n]
             lines.append(Line(text, line.priority, line.sources, line.group, later))
         heading = scrub(s.heading, personal=personal[n]) if s.heading else None
         out.append(Section(s.name, heading, lines))
     return out
-
-
-def _could_stay(
-    sections: list[Section], budget_tokens: int | None, personal: list[bool]
-) -> dict[tuple[int, int], str] | None:
-    """The scrubbed text of every line the budget might keep, by (section, line); None:
-    every line might (no budget).
-
-    Lines of one priority go from the bottom up, and every lower priority before them
-    (:func:`budget.fit`): walking the priorities from the highest, each line's scrubbed
-    length added to its priority's, the first priority to pass the budget is the last
-    that keeps any line, and its lines after that point go with every lower priority.
-    The first section's first lines are scrubbed too: a budget too small for any whole
-    line shows the first one cut."""
-    if budget_tokens is None:
-        return None
-    room = max(0, budget_tokens) * CHARS_PER_TOKEN
-    by_priority: dict[float, list[tuple[int, int]]] = {}
-    for n, s in enumerate(sections):
-        for i, line in enumerate(s.lines):
-            by_priority.setdefault(line.priority, []).append((n, i))
-    shown: dict[tuple[int, int], str] = {}
-
-    def scrubbed(n: int, i: int) -> str:
-        text = shown.get((n, i))
-        if text is None:
-            text = shown[n, i] = scrub(sections[n].lines[i].text, personal=personal[n])
-        return text
-
-    first = next((n for n, s in enumerate(sections) if s.lines), None)
-    if first is not None:
-        for i in range(min(2, len(sections[first].lines))):
-            scrubbed(first, i)
-    for priority in sorted(by_priority, reverse=True):
-        used = -1
-        for n, i in by_priority[priority]:
-            used += len(scrubbed(n, i)) + 1
-            if used > room:
-                return shown
-    return shown
 
 
 def build_context(
