@@ -18,6 +18,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 static PyObject *
 out_of_range(Py_ssize_t at, int32_t slot)
@@ -296,6 +299,36 @@ best_first(const void *x, const void *y)
     return below(b, a) ? -1 : 0;
 }
 
+/* Whether any of n scores is above ``floor``: one comparison each, the results or-ed
+ * (no branch, no running maximum). A whole block takes vector compares where the
+ * machine has them (every x86-64 has SSE2). */
+static inline int
+any_above(const double *a, Py_ssize_t n, double floor)
+{
+    int any = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        any |= a[i] > floor;
+    return any;
+}
+
+#if defined(__SSE2__)
+/* Two scores a compare; the same test as ``a[i] > floor`` (false for a NaN). */
+static int
+any_above_32(const double *a, double floor)
+{
+    __m128d least = _mm_set1_pd(floor), seen = _mm_setzero_pd();
+    for (int i = 0; i < 32; i += 2)
+        seen = _mm_or_pd(seen, _mm_cmpgt_pd(_mm_loadu_pd(a + i), least));
+    return _mm_movemask_pd(seen) != 0;
+}
+#else
+static int
+any_above_32(const double *a, double floor)
+{
+    return any_above(a, 32, floor);
+}
+#endif
+
 PyDoc_STRVAR(best_doc,
 "best(acc, k)\n--\n\n"
 "The k best slots of acc (a float64 array) scoring above 0, as (slot, score) pairs,\n"
@@ -333,10 +366,8 @@ best(PyObject *self, PyObject *args)
         double floor = 0.0;
         for (Py_ssize_t end = size; end > 0; end -= 32) {
             Py_ssize_t start = end > 32 ? end - 32 : 0;
-            double most = floor;
-            for (Py_ssize_t i = start; i < end; i++)
-                most = a[i] > most ? a[i] : most;
-            if (!(most > floor))
+            if (!(end - start == 32 ? any_above_32(a + start, floor)
+                                    : any_above(a + start, end - start, floor)))
                 continue;
             for (Py_ssize_t slot = end - 1; slot >= start; slot--) {
                 double score = a[slot];
