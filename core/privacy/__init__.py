@@ -53,6 +53,7 @@ __all__ = [
     "find_secrets",
     "has_controls",
     "identifier_problem",
+    "is_clean",
     "names_secret",
     "scrub",
     "scrub_under",
@@ -320,6 +321,15 @@ def _scrub_fixpoint(text: str, found: Found | None, personal: bool) -> str:
 _CLEAN: set[tuple[str, bool]] = set()
 _CLEAN_MAX = 20_000
 _CLEAN_LENGTH = 1_000
+
+
+def is_clean(text: str, *, personal: bool = True) -> bool:
+    """Whether :func:`scrub` would leave ``text`` as it is. Nothing is counted as a
+    redaction, and nothing is remembered (a build of the recall index asks this of
+    every record's title once)."""
+    if len(text) <= _CLEAN_LENGTH and (text, personal) in _CLEAN:
+        return True
+    return _scrub_fixpoint(text, None, personal) == text
 
 
 def scrub(text: str, *, personal: bool = True) -> str:

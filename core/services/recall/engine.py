@@ -50,6 +50,7 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import compress, islice
 from typing import Any, NamedTuple
 
+from ...base.hashing import blake2b
 from . import words as wordlib
 from .extract import KIND_NAMES, NEVER, Unit
 from .mapped import FileReader, SavedNumbers, TermBytes, TextRows, encode, positions
@@ -61,7 +62,7 @@ try:
 except ImportError:  # an install that could not build it scores in Python and numpy
     _compiled = None  # type: ignore[assignment]
 
-FORMAT = 5
+FORMAT = 6
 K1 = 0.6
 B = 0.2
 # tenths: a word a note repeats from the note before it counts half in that note (a
@@ -601,6 +602,7 @@ NUMBER_TYPES = {
     "expires": "d",
     "lens": "q",
     "fps": "q",
+    "seals": "q",
 }
 
 
@@ -623,6 +625,8 @@ class RecallIndex:
         self.expires = array("d")
         self.lens = array("q")  # tenths
         self.fps = array("q")
+        #: The title's seal when the scrubber found it clean (0: scrub it when shown).
+        self.seals = array("q")
         self.refs = _Column()
         self.titles = _Column()
         self.fields = _Column()
@@ -838,6 +842,8 @@ class RecallIndex:
             self._vocab = None
 
     def _claim(self, unit: Unit, fp: int, table: int) -> int:
+        from ...privacy.seal import seal_if_clean
+
         stored = encode_fields(unit.fields)
         session = -1
         if unit.session is not None:
@@ -857,6 +863,7 @@ class RecallIndex:
             unit.expires,
             0,
             fp,
+            seal_if_clean(unit.title),
         )
         if unit.expires != NEVER:
             self.expiring += 1
@@ -926,6 +933,7 @@ class RecallIndex:
             self.expires,
             self.lens,
             self.fps,
+            self.seals,
         )
 
     def _release(self, slot: int) -> None:
@@ -938,6 +946,7 @@ class RecallIndex:
             self.expiring -= 1
         self.kinds[slot] = -1
         self.prev[slot] = self.next[slot] = -1
+        self.seals[slot] = 0
         base = self.fields.base
         if base is not None and slot < len(base):
             self.lost_saved_text = True
@@ -2007,20 +2016,9 @@ def _score_then_slot(item: tuple[int, float]) -> tuple[float, int]:
     return item[1], item[0]
 
 
-def _blake2b() -> Any:
-    """hashlib's BLAKE2b from the module that implements it: importing ``hashlib``
-    loads OpenSSL too, ~3.4 MB of a CLI search's memory, for a digest it never uses.
-    The same digests either way."""
-    try:
-        from _blake2 import blake2b
-    except ImportError:  # an interpreter without the module: hashlib finds another
-        from hashlib import blake2b
-    return blake2b
-
-
 def fingerprint(unit: Unit) -> int:
     """A stable 63-bit digest of everything the index keeps of a unit."""
-    digest = _blake2b()(marshal.dumps(tuple(unit)), digest_size=8).digest()
+    digest = blake2b(marshal.dumps(tuple(unit)), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1
 
 
@@ -2034,7 +2032,7 @@ def params_key() -> tuple[object, ...]:
         B,
         ECHO,
         PREV_TURN,
-        _blake2b()(stop, digest_size=8).hexdigest(),
+        blake2b(stop, digest_size=8).hexdigest(),
         records.W_MAIN,
         records.W_LABEL,
         records.W_SIDE,

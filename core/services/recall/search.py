@@ -220,16 +220,23 @@ def scored_hits(
         now=now.timestamp(),
     )
     try:
-        found, titles, superseded = _ranked(store, recall, query, limit, where, leave_out, fill)
+        ranked = _ranked(store, recall, query, limit, where, leave_out, fill)
     except SAVED_FILE_DAMAGE:
         # An index read from a damaged file (a flipped byte the file's own checks could
         # not see): the file is a cache, so it goes, and the index is built from the store.
         if not recall.drop_damaged_file():
             raise
-        found, titles, superseded = _ranked(store, recall, query, limit, where, leave_out, fill)
+        ranked = _ranked(store, recall, query, limit, where, leave_out, fill)
+    found, titles, superseded, clean = ranked
     return [
         (
-            Hit(s.kind, s.ref, _title(s, titles, s.ref in superseded), round(s.score, 4), s.filled),
+            Hit(
+                s.kind,
+                s.ref,
+                _title(s, titles, s.ref in superseded, s.slot in clean),
+                round(s.score, 4),
+                s.filled,
+            ),
             s,
         )
         for s in found
@@ -244,8 +251,11 @@ def _ranked(
     where: Filter,
     leave_out: frozenset[tuple[str, str]] = frozenset(),
     fill: bool = True,
-) -> tuple[list[Scored], dict[str, str], set[str]]:
-    """The ranking, with what the hits' titles need (see :func:`scored_hits`)."""
+) -> tuple[list[Scored], dict[str, str], set[str], set[int]]:
+    """The ranking, with what the hits' titles need (see :func:`scored_hits`): the
+    sessions' titles, the superseded lessons and the slots whose titles the index
+    found clean (their seals match)."""
+    from ...privacy.seal import sealed
     from . import semantic
 
     if recall.index is None:
@@ -268,10 +278,12 @@ def _ranked(
             where = where._replace(without=without)
         found = semantic.rank(store, recall, index, query, limit, where, fill)
         if not found:
-            return [], {}, set()
+            return [], {}, set(), set()
         titles = _session_titles(index, {s.session for s in found if s.kind == "observation"})
         superseded = _superseded(store) if any(s.kind == "lesson" for s in found) else set()
-    return found, titles, superseded
+        seals = index.seals
+        clean = {s.slot for s in found if sealed(s.title, seals[s.slot])}
+    return found, titles, superseded, clean
 
 
 def first_catch_up(store: Store, recall: Recall) -> None:
@@ -353,33 +365,58 @@ def _superseded(store: Store) -> set[str]:
 
 
 def _session_titles(index: RecallIndex, wanted: set[str | None]) -> dict[str, str]:
-    """The current titles of the sessions the hits name, from the index's own records of
-    those sessions (caught up in the same read as the ranking).
+    """How the sessions the hits name show in the hits' titles: their current titles
+    from the index's own records of those sessions (caught up in the same read as the
+    ranking), scrubbed unless sealed, then cut to 28 characters (scrubbed first: a cut
+    can leave a secret too short for its rule).
 
     Not from the sessions table: a one-call search read and decoded the whole table for
     ten titles, ~2.7 MB of a CLI search's peak memory at 1,000 sessions. A session the
     index leaves out (a damaged record) is named by its id."""
+    from ...privacy import scrub
+    from ...privacy.seal import sealed
+
     if not wanted or "sessions" not in index.table_codes:
         return {}
     slots = index.slots_of("sessions")
-    titles = index.titles
-    return {sid: titles[slot] for sid in wanted if sid and (slot := slots.get(sid)) is not None}
+    titles, seals = index.titles, index.seals
+    shown: dict[str, str] = {}
+    for sid in wanted:
+        slot = slots.get(sid) if sid else None
+        if sid and slot is not None:
+            title = titles[slot]
+            clean = title if sealed(title, seals[slot]) else scrub(title, personal=False)
+            shown[sid] = clip(clean, SESSION_WIDTH)
+    return shown
 
 
-def _title(found: Scored, sessions: dict[str, str], superseded: bool = False) -> str:
+#: How much of its session's title an observation's hit shows.
+SESSION_WIDTH = 28
+
+
+def _title(
+    found: Scored, sessions: dict[str, str], superseded: bool = False, clean: bool = False
+) -> str:
+    """How a hit shows: its title, scrubbed unless ``clean`` (the index found it clean
+    and its seal says so); an observation's with its session's title inside (as
+    :func:`_session_titles` shows it); a superseded lesson's marked as such.
+
+    Titles come from the store or its cache folder's index: a secret planted in either
+    (a file edited by hand) never reaches the output. The parts are scrubbed one by one,
+    as they were written (a session title and a note's text are separate texts)."""
     from ...privacy import scrub
 
+    title = found.title if clean else scrub(found.title, personal=False)
     if superseded:  # kept as history: a hit says the agent no longer gets it
-        return scrub(f"(superseded) {found.title}", personal=False)
-
-    # Titles come from the store or its cache folder's index: a secret planted in either
-    # (a file edited by hand) never reaches the output.
+        return f"(superseded) {title}"
     if found.kind != "observation" or found.session is None:
-        return scrub(found.title, personal=False)
+        return title
     # The session's current title names the note's session (it is not part of the index).
-    kind, _, content = found.title.partition(": ")
-    session = clip(sessions.get(found.session, found.session), 28)
-    return scrub(f"{kind} · {session}: {content}", personal=False)
+    kind, _, content = title.partition(": ")
+    session = sessions.get(found.session)
+    if session is None:
+        session = clip(scrub(found.session, personal=False), SESSION_WIDTH)
+    return f"{kind} · {session}: {content}"
 
 
 # One recall index per open store: a long-lived caller (Memory, an MCP or HTTP server)
