@@ -1177,6 +1177,7 @@ class RecallIndex:
         depth: int = DEPTH,
         small: int = SMALL,
         terms: list[tuple[str, float]] | None = None,
+        wanted: int | None = None,
     ) -> dict[int, float]:
         """Every candidate's score (unordered): the best ``depth`` by BM25, their
         neighbours, with the session field, neighbour shares and proximity added.
@@ -1264,7 +1265,7 @@ class RecallIndex:
         else:
             final = self._around(top, allowed, lookup, session_score, share, complete)
         if len(info) > 1 and PROXIMITY and terms is None:
-            self._proximity(final, [(t, kp1 / (K1 + 1)) for kp1, _, t in info], weighted)
+            self._proximity(final, [(t, kp1 / (K1 + 1)) for kp1, _, t in info], weighted, wanted)
         return final
 
     def _around(
@@ -1737,9 +1738,15 @@ class RecallIndex:
         final: dict[int, float],
         idf: list[tuple[str, float]],
         weighted: list[tuple[str, float]],
+        wanted: int | None = None,
     ) -> None:
         """Consecutive query words side by side in one field add ``PROXIMITY`` x the
-        rarer word's idf (half when in the other order), for the best ``PROXIMITY_DEPTH``."""
+        rarer word's idf (half when in the other order), for the best ``PROXIMITY_DEPTH``.
+
+        ``wanted``: only the best ``wanted`` scores will be read. A candidate that the
+        largest bonus could not lift to the ``wanted``-th score is then left without
+        its bonus: the best ``wanted`` and their scores are the same, for less reading
+        of the candidates' fields."""
         order = [t for t, _ in weighted]
         weight_of = dict(idf)
         pairs = []
@@ -1751,8 +1758,14 @@ class RecallIndex:
             return
         # Of equal scores, the higher slot (as everywhere): a choice among ties that
         # does not hang on the order the candidates were gathered in.
-        best = sorted(final.items(), key=_score_then_slot, reverse=True)[:PROXIMITY_DEPTH]
-        chosen = [d for d, _ in best]
+        # (score, slot) pairs compare as the key would, without a call per candidate.
+        best = sorted(zip(final.values(), final.keys(), strict=True), reverse=True)
+        chosen = [d for _, d in best[:PROXIMITY_DEPTH]]
+        if wanted is not None and 0 < wanted < len(best):
+            # With room for the sums' rounding: whoever is left out cannot reach the bar.
+            most = PROXIMITY * sum(least for _, _, least in pairs)
+            bar = best[wanted - 1][0] - most - 1e-9 * (abs(best[wanted - 1][0]) + most)
+            chosen = [d for d in chosen if final[d] >= bar]
         for d, bonus in zip(chosen, self._pair_bonuses(chosen, pairs), strict=True):
             if bonus:
                 final[d] += PROXIMITY * bonus
@@ -1796,9 +1809,11 @@ class RecallIndex:
         """The best ``limit`` records, best first (ties: the most recently indexed);
         ``small`` and ``terms`` as for :meth:`scores`."""
         # A caller asking for more than the usual depth gets what it asked for.
-        found = self.scores(query, where, max(DEPTH, limit), small, terms)
-        best = heapq.nlargest(limit, found.items(), key=_score_then_slot)
-        return [self.scored(d, s) for d, s in best if s > 0]
+        found = self.scores(query, where, max(DEPTH, limit), small, terms, limit)
+        # (score, slot) pairs: the order of (ties: the later slot first), without a key call
+        # per candidate.
+        best = heapq.nlargest(limit, zip(found.values(), found.keys(), strict=True))
+        return [self.scored(d, s) for s, d in best if s > 0]
 
     def scored(self, slot: int, score: float) -> Scored:
         session = self.sessions[slot]

@@ -346,3 +346,26 @@ def test_pruned_scores_equal_full_ones_to_the_last_bit(seed: int, monkeypatch) -
         monkeypatch.setattr(engine.RecallIndex, "_contenders", lambda *a, **k: False)
         assert pruned == index.scores(query), query
     assert len(completed) >= 10  # the cut came, and neighbours were completed
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_leaving_out_bonuses_no_hit_could_use_changes_no_hit(seed: int) -> None:
+    """A search reads only its best ``limit`` scores, so the proximity bonus is left out
+    for the candidates even the largest bonus could not lift that far: the hits and
+    their scores are those of scoring every candidate, at every limit and filter."""
+    index = _index(seed)
+    rng = random.Random(seed)
+    # Word pairs from the texts, so that many candidates earn a bonus.
+    questions = [" ".join(rng.sample(WORDS[:12], rng.randint(2, 5))) for _ in range(40)]
+    left_out = 0
+    for where in FILTERS:
+        for q in questions:
+            every = index.scores(q, where, engine.DEPTH)
+            for limit in (1, 3, 10, 20):
+                best = sorted(zip(every.values(), every.keys(), strict=True), reverse=True)
+                expected = [(index.refs[d], s) for s, d in best[:limit] if s > 0]
+                hits = index.search(q, limit, where)
+                assert [(h.ref, h.score) for h in hits] == expected, (q, limit)
+                pruned = index.scores(q, where, engine.DEPTH, wanted=limit)
+                left_out += sum(1 for d, s in pruned.items() if s != every[d])
+    assert left_out > 100  # bonuses were left out, and the hits never moved
