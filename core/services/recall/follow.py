@@ -327,6 +327,9 @@ class Recall:
         self._dirty = False
         self._urgent = False  # built here or found far behind: worth saving soon
         self._was_urgent = False  # what the save under way was
+        #: A long-lived process read a file with titles not checked yet: a background
+        #: save checks them (and writes the file again) even if nothing else changed.
+        self.seals_owed = False
         self._retry_at = 0.0  # an urgent save that did not land is tried again from then
         self._saved_at = time.monotonic()
         self._vectors: Vectors | None = None
@@ -358,6 +361,14 @@ class Recall:
             self._start(store, None)
         index = self.index
         assert index is not None
+        # A build from nothing leaves titles unchecked (a saver checks them later).
+        index.sealing = bool(index.table_keys)
+        try:
+            return self._refreshed(store, index)
+        finally:
+            index.sealing = True
+
+    def _refreshed(self, store: Store, index: RecallIndex) -> RecallIndex:
         listening = self._listening is not None and self._listening() is store
         if not listening:
             self._listen(store)
@@ -430,6 +441,9 @@ class Recall:
         self._lagging = None if loaded is None else 0
         self._seen = {}
         self._dirty = self._urgent = False
+        # Another process built the index or saved it unchecked (a one-call process):
+        # a long-lived one checks the titles in the background, once.
+        self.seals_owed = loaded is not None and not self.one_call and bool(loaded.unsealed())
         self._vectors = None
         self._synced = None
         self._docs = {}
@@ -466,6 +480,8 @@ class Recall:
                 self._urgent = True
             if self.wake is not None:
                 self.wake()
+        elif self.seals_owed and self.wake is not None:
+            self.wake()
         self._lagging = tables
 
     def _let_go_of_removed_file(self, index: RecallIndex) -> None:
@@ -702,7 +718,7 @@ class Recall:
     def save_due(self) -> float | None:
         """When (``time.monotonic()``) a save of the index is due; None: nothing to save,
         or nothing worth saving before the process ends."""
-        if not self._dirty or self._file is None or self.index is None:
+        if not (self._dirty or self.seals_owed) or self._file is None or self.index is None:
             return None
         if self._urgent:
             return self._retry_at  # now, unless the last try just failed
@@ -728,6 +744,15 @@ class Recall:
             self._dirty = self._urgent = False
             self._saved_at = time.monotonic()
         return reservation
+
+    def sealed_some(self, changed: int, done: bool) -> None:
+        """A saver checked titles (call under the follower's lock): ``changed`` seals
+        were made (the index changed: the save writes them), ``done`` when none is
+        left unchecked."""
+        if changed:
+            self._dirty = True
+        if done:
+            self.seals_owed = False
 
     def freeze(self) -> tuple[str, VectorBytes] | None:
         """Mark the index as saved as it is now (a later change marks it changed again)
@@ -788,6 +813,11 @@ class Recall:
     def flush(self, store: Store) -> None:
         """Save the index (and vectors) to the store's cache folder now if they changed
         (a process closing). Call under the follower's lock."""
+        if self._dirty and self.index is not None:
+            # What a build here left unchecked goes out checked (the next process
+            # reads the file): ~1 s at 100k records, once.
+            for slot in self.index.unsealed():
+                self.index.seal(slot)
         reservation = self.reserve(store)
         if reservation is None:
             self._dirty = self._urgent = False
@@ -814,6 +844,8 @@ class Recall:
         """Whether a process ending now owes the next one a save (an index built here
         or found far behind, or one past ``save_after``)."""
         due = self.save_due()
+        if not self._dirty:
+            return False  # seals alone are left to a long-lived process's saver
         return due is not None and (self._urgent or due <= time.monotonic())
 
     def settle(self, store: Store) -> None:

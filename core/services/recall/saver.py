@@ -7,6 +7,8 @@ slices of about a millisecond, each under the follower's lock and followed by a 
 so a query waits at most one slice and a write is slowed little
 (:mod:`core.services.recall.snapshot`):
 
+0. check the titles a build left unchecked, a slice at a time (their seals go into
+   the file: :meth:`RecallIndex.seal`);
 1. catch up and open the files to write, under the store's lock (the save then holds
    at least what the store held at that moment);
 2. pack the decoded postings, a slice at a time, and copy the index in one slice;
@@ -115,6 +117,8 @@ class Saver:
     def _save(self, store: Store) -> None:
         recall = self._recall
         began = time.monotonic()
+        if not self._seal():
+            return
         with self._lock:
             reservation = recall.reserve(store)
             index = recall.index
@@ -158,6 +162,26 @@ class Saver:
             self.landed += 1
         else:
             self.missed += 1
+
+    def _seal(self) -> bool:
+        """Check the titles a build left unchecked, in slices (their seals go into the
+        file this save writes); False when stopped or the follower started over."""
+        recall = self._recall
+        with self._lock:
+            index = recall.index
+            waiting = index.unsealed() if index is not None else []
+        at = 0
+        while True:
+            if self._stopping.is_set():
+                return False
+            with self._lock:
+                if recall.index is not index or index is None:
+                    return False
+                at, changed = snapshot.seal_some(index, waiting, at, SLICE)
+                recall.sealed_some(changed, done=at >= len(waiting))
+            if at >= len(waiting):
+                return True
+            time.sleep(REST)
 
 
 def give_back_memory() -> None:

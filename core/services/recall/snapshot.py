@@ -13,8 +13,11 @@ under the follower's lock and about a millisecond long:
 3. Outside the lock, the saver writes the copy's pieces (a few hundred kilobytes
    each), resting between them.
 
-Nothing here changes what the index holds or how it ranks, nor what a saved file
-holds: :func:`~core.services.recall.saved_file.read` reads it as it reads a
+Before all three, :func:`seal_some` checks the titles a build left unchecked, a slice
+at a time, so that the file carries their seals (``RecallIndex.seals``).
+
+Apart from the seals, nothing here changes what the index holds or how it ranks, nor
+what a saved file holds: :func:`~core.services.recall.saved_file.read` reads it as it reads a
 synchronous save.
 """
 
@@ -54,6 +57,20 @@ def pack_some(index: RecallIndex, seconds: float) -> bool:
             if time.perf_counter() >= deadline:
                 return not any(p.live for p in _postings(index))
     return True
+
+
+def seal_some(index: RecallIndex, slots: list[int], at: int, seconds: float) -> tuple[int, int]:
+    """Check the titles of ``slots`` from position ``at`` on for about ``seconds`` (call
+    under the follower's lock; a slot changed since it was listed is passed over):
+    where the next slice starts, and how many seals changed."""
+    deadline = time.perf_counter() + seconds
+    changed = 0
+    while at < len(slots):
+        changed += index.seal(slots[at])
+        at += 1
+        if time.perf_counter() >= deadline:
+            break
+    return at, changed
 
 
 def copy_of(index: RecallIndex) -> RecallIndex:

@@ -1,23 +1,30 @@
 """A hit's title is scrubbed on its way out unless the index found it clean and sealed it.
 
-The index checks each record's title once, as the record enters it, and keeps a seal
-(a digest keyed by the scrubber's own files) beside each clean title. A search shows a
-sealed title as it is; any other title is scrubbed as it is shown: one with a secret
-planted in the store (a table file edited by hand), one changed by hand in the index's
-saved file (its seal no longer matches), one sealed by another scrubber.
+The index checks each record's title once and keeps a seal (a digest keyed by the
+scrubber's own files) beside each clean title: a record added to an index as it comes
+in, the records of a build from nothing before the file is written (by a long-lived
+process's background saver, or as a process saves what it built). A search shows a
+sealed title as it is; any other title is scrubbed as it is shown: one not checked
+yet, one with a secret planted in the store (a table file edited by hand), one changed
+by hand in the index's saved file (its seal no longer matches), one sealed by another
+scrubber.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
+from memwork import Memory
 from memwork.core import privacy
 from memwork.core.domain import sessions
 from memwork.core.privacy import seal
-from memwork.core.services.recall import search
-from memwork.core.services.recall.follow import Recall
+from memwork.core.services.recall import saved_file, search
+from memwork.core.services.recall.engine import UNSEALED, RecallIndex
+from memwork.core.services.recall.follow import IndexFile, Recall
+from memwork.core.services.recall.search import kept_recall
 from memwork.core.storage.store import Store
 from tests.conftest import NOW
 
@@ -89,19 +96,15 @@ def test_a_title_changed_by_hand_in_the_saved_index_is_scrubbed(tmp_path: Path) 
     assert "[redacted:github-pat]" in shown[0]
 
 
-def test_a_sealed_title_is_shown_unscrubbed_and_another_scrubbers_seal_does_not_hold(
-    store: Store, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _noted(store, "the heron deploy went out at dawn")
-    recall = Recall()
-    shown = _titles(store, "heron deploy", recall)
-    index = recall.index
-    assert index is not None
+def _slot(index: RecallIndex, word: str) -> int:
     (slot,) = [
-        s for s in range(len(index.kinds)) if index.kinds[s] >= 0 and "heron" in index.titles[s]
+        s for s in range(len(index.kinds)) if index.kinds[s] >= 0 and word in index.titles[s]
     ]
-    title = index.titles[slot]
-    assert seal.sealed(title, index.seals[slot])
+    return slot
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts scrubbed from now on."""
     scrubbed: list[str] = []
     real = privacy.scrub
 
@@ -110,6 +113,46 @@ def test_a_sealed_title_is_shown_unscrubbed_and_another_scrubbers_seal_does_not_
         return real(text, personal=personal)
 
     monkeypatch.setattr(privacy, "scrub", spy)
+    return scrubbed
+
+
+def test_a_build_leaves_titles_unchecked_and_a_record_added_later_is_checked_at_once(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _noted(store, "the heron deploy went out at dawn")
+    recall = Recall()
+    shown = _titles(store, "heron deploy", recall)
+    index = recall.index
+    assert index is not None
+    built = _slot(index, "heron")
+    assert index.seals[built] == UNSEALED and index.unsealed() == [
+        s for s in range(len(index.kinds)) if index.kinds[s] >= 0
+    ]
+    scrubbed = _spy(monkeypatch)
+    assert _titles(store, "heron deploy", recall) == shown
+    assert index.titles[built] in scrubbed  # not checked yet: scrubbed as it is shown
+    _noted(store, "the otter crossed the weir")
+    assert _titles(store, "otter weir", recall)
+    added = _slot(index, "otter")
+    assert seal.sealed(index.titles[added], index.seals[added])
+    assert index.seals[built] == UNSEALED  # the build's are left to the saver
+
+
+def test_a_sealed_title_is_shown_unscrubbed_and_another_scrubbers_seal_does_not_hold(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _noted(store, "the heron deploy went out at dawn")
+    recall = Recall()
+    shown = _titles(store, "heron deploy", recall)
+    index = recall.index
+    assert index is not None
+    for slot in index.unsealed():
+        assert index.seal(slot)
+    assert index.unsealed() == []
+    slot = _slot(index, "heron")
+    title = index.titles[slot]
+    assert seal.sealed(title, index.seals[slot])
+    scrubbed = _spy(monkeypatch)
     assert _titles(store, "heron deploy", recall) == shown
     assert scrubbed == []  # the note's title and its session's, sealed: shown as they are
     # Another key (another memwork's rules): the seal it finds is not this one.
@@ -118,6 +161,57 @@ def test_a_sealed_title_is_shown_unscrubbed_and_another_scrubbers_seal_does_not_
     assert not seal.sealed(title, index.seals[slot])
     assert _titles(store, "heron deploy", recall) == shown
     assert title in scrubbed
+
+
+def test_a_process_saves_what_it_built_with_every_title_checked(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    _noted(store, "the heron deploy went out at dawn")
+    _noted(store, f"the kingfisher deploy used {TOKEN}")  # scrubbed as written
+    with store.transaction():  # and one planted by hand, never scrubbed
+        table, note = _noted(store, "placeholder")
+        doc = store.get(table, note)
+        assert doc is not None
+        store.put(table, note, {**doc, "content": f"the egret deploy used {TOKEN}"})
+    built = Recall()
+    _titles(store, "deploy", built)
+    built.settle(store)  # a process that built the index saves it as it ends
+    read = Recall().refresh(store)
+    assert read.from_file and read.unsealed() == []
+    egret = _slot(read, "egret")
+    assert read.seals[egret] == 0  # looked at, not clean: scrubbed whenever shown
+    for word in ("heron", "kingfisher"):
+        slot = _slot(read, word)
+        assert seal.sealed(read.titles[slot], read.seals[slot])
+    (hit,) = [t for t in _titles(store, "egret deploy") if "egret" in t]
+    assert TOKEN not in hit
+
+
+def test_a_long_lived_process_checks_the_titles_of_a_file_saved_unchecked(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "s"
+    store = Store(db)
+    for n in range(30):
+        _noted(store, f"heron number {n} fishing below the weir")
+    built = Recall()
+    built.refresh(store)
+    assert built.index is not None and len(built.index.unsealed()) == 60
+    (db / "cache" / "recall").mkdir(parents=True, exist_ok=True)
+    (db / "cache" / "recall" / IndexFile.NAME).write_bytes(saved_file.to_bytes(built.index))
+    store.close()
+    memory = Memory(db, clock=lambda: NOW)
+    lock, recall = kept_recall(memory.store)
+    recall.save_after = 0.05
+    assert memory.search("heron weir")
+    assert recall.index is not None and recall.index.from_file
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and IndexFile(db).load().unsealed():  # type: ignore[union-attr]
+        time.sleep(0.05)
+    saved = IndexFile(db).load()
+    assert saved is not None and saved.unsealed() == []
+    slot = _slot(saved, "number 7 ")
+    assert seal.sealed(saved.titles[slot], saved.seals[slot])
+    memory.close()
 
 
 def test_the_key_changes_with_any_file_of_the_scrubber(tmp_path: Path) -> None:
