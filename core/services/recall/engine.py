@@ -1213,7 +1213,8 @@ class RecallIndex:
         A query reading up to ``small`` postings is scored in plain Python while numpy
         is not loaded (both ways give the same scores). ``terms`` (indexed terms with
         their weights) stands for the query's own when given; it has no word order, so
-        no proximity is added."""
+        no proximity is added. ``wanted``: only the best ``wanted`` scores are read (see
+        :meth:`_proximity`)."""
         n = self.live
         if not n:
             return {}
