@@ -362,11 +362,16 @@ class Recall:
         index = self.index
         assert index is not None
         # A build from nothing leaves titles unchecked (a saver checks them later).
-        index.sealing = bool(index.table_keys)
+        bulk = not index.table_keys
+        index.sealing = not bulk
         try:
             return self._refreshed(store, index)
         finally:
             index.sealing = True
+            if bulk and not self.one_call and index.table_keys:
+                self.seals_owed = bool(index.unsealed())
+                if self.seals_owed and self.wake is not None:
+                    self.wake()
 
     def _refreshed(self, store: Store, index: RecallIndex) -> RecallIndex:
         listening = self._listening is not None and self._listening() is store
@@ -718,7 +723,13 @@ class Recall:
     def save_due(self) -> float | None:
         """When (``time.monotonic()``) a save of the index is due; None: nothing to save,
         or nothing worth saving before the process ends."""
-        if not (self._dirty or self.seals_owed) or self._file is None or self.index is None:
+        if self.index is None:
+            return None
+        if self._file is None:
+            # Nothing is saved (the cache off, a Redis store), but what a build left
+            # unchecked is checked all the same, in the background.
+            return 0.0 if self.seals_owed else None
+        if not (self._dirty or self.seals_owed):
             return None
         if self._urgent:
             return self._retry_at  # now, unless the last try just failed
@@ -813,7 +824,7 @@ class Recall:
     def flush(self, store: Store) -> None:
         """Save the index (and vectors) to the store's cache folder now if they changed
         (a process closing). Call under the follower's lock."""
-        if self._dirty and self.index is not None:
+        if self._dirty and self.index is not None and self._file is not None:
             # What a build here left unchecked goes out checked (the next process
             # reads the file): ~1 s at 100k records, once.
             for slot in self.index.unsealed():
@@ -844,7 +855,7 @@ class Recall:
         """Whether a process ending now owes the next one a save (an index built here
         or found far behind, or one past ``save_after``)."""
         due = self.save_due()
-        if not self._dirty:
+        if not self._dirty or self._file is None:
             return False  # seals alone are left to a long-lived process's saver
         return due is not None and (self._urgent or due <= time.monotonic())
 

@@ -225,3 +225,33 @@ def test_the_key_changes_with_any_file_of_the_scrubber(tmp_path: Path) -> None:
     (tmp_path / "data" / "gitleaks_rules.jsonl").write_text('{"id": "a"}\n')
     (tmp_path / "rules.py").write_text("RULES = [1]\n")
     assert seal._key_of(tmp_path) != first
+
+
+def test_a_long_lived_process_without_an_index_file_checks_what_it_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache off (or a Redis store): nothing is saved, and the titles a build left
+    unchecked are checked in the background all the same."""
+    monkeypatch.setenv("MEMWORK_SEARCH_CACHE", "0")
+    db = tmp_path / "s"
+    memory = Memory(db, clock=lambda: NOW)
+    sid = memory.start_session(title="weir")["id"]
+    for n in range(30):
+        memory.observe(sid, f"heron number {n} fishing below the weir")
+    assert memory.search("heron weir")
+    lock, recall = kept_recall(memory.store)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        with lock:
+            assert recall.index is not None
+            left = recall.index.unsealed()
+        if not left:
+            break
+        time.sleep(0.05)
+    assert left == []
+    with lock:
+        index = recall.index
+        slot = _slot(index, "number 7 ")
+        assert seal.sealed(index.titles[slot], index.seals[slot])
+    assert not (db / "cache" / "recall" / IndexFile.NAME).exists()
+    memory.close()
