@@ -54,13 +54,18 @@ def test_a_clean_title_is_sealed_and_one_with_a_secret_is_not() -> None:
 
 def test_a_secret_planted_in_the_store_is_redacted_in_the_hit(store: Store) -> None:
     table, note = _noted(store, "the heron deploy went out at dawn")
+    kept = Recall()
+    assert _titles(store, "heron deploy", kept)  # built: the planting below comes in as a change
     with store.transaction():
         doc = store.get(table, note)
         assert doc is not None
         store.put(table, note, {**doc, "content": f"heron deploy used {TOKEN}"})
-    (title,) = _titles(store, "heron deploy")
-    assert TOKEN not in title
-    assert "[redacted:github-pat]" in title
+    for recall in (kept, None):  # checked as it came in, and in a build from nothing
+        (title,) = _titles(store, "heron deploy", recall)
+        assert TOKEN not in title
+        assert "[redacted:github-pat]" in title
+    assert kept.index is not None
+    assert kept.index.seals[_slot(kept.index, "heron")] == 0  # looked at: not clean
 
 
 def test_a_secret_in_a_session_title_is_redacted_in_its_notes_hits(store: Store) -> None:
