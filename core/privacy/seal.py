@@ -3,9 +3,9 @@
 Scrubbing a hit's title on its way out costs ~10 µs for a short line, a fifth of a
 search at 100k records. The recall index checks each record's title once, and keeps
 beside the title the seal of what it found clean (0 when the title held something to
-redact: that one is scrubbed every time it is shown). A record added to an index is
-checked as it comes in; a build from nothing leaves its titles unchecked (negative),
-and a long-lived process's background saver checks them before it writes the file.
+redact: that one is scrubbed every time it is shown). A catch-up checks the few titles
+a write adds as they come in; a build (or an index far behind) leaves its titles
+unchecked (negative), and the save checks them before it writes the file.
 
 A seal is a 63-bit BLAKE2b digest of the title under a key drawn from the scrubber
 itself: the bytes of every file of this package (its code and its rule set) and the

@@ -630,10 +630,10 @@ class RecallIndex:
         #: The title's seal when the scrubber found it clean (0: it did not, so the
         #: title is scrubbed when shown; UNSEALED: not looked at yet).
         self.seals = array("q")
-        #: Whether a unit's title is checked as it comes in. A build from nothing
-        #: leaves them UNSEALED: the saver seals them in the background (~10 µs a
-        #: title, ~1 s at 100k records, which a first search would otherwise wait for).
-        self.sealing = True
+        #: Slots given to units since the follower last looked, their titles not yet
+        #: checked (~11 µs a title): it checks a few at once and leaves many (a build,
+        #: ~1 s at 100k records) to its saver, outside every query.
+        self.fresh: list[int] = []
         self.refs = _Column()
         self.titles = _Column()
         self.fields = _Column()
@@ -849,8 +849,6 @@ class RecallIndex:
             self._vocab = None
 
     def _claim(self, unit: Unit, fp: int, table: int) -> int:
-        from ...privacy.seal import seal_if_clean
-
         stored = encode_fields(unit.fields)
         session = -1
         if unit.session is not None:
@@ -870,7 +868,7 @@ class RecallIndex:
             unit.expires,
             0,
             fp,
-            seal_if_clean(unit.title) if self.sealing else UNSEALED,
+            UNSEALED,
         )
         if unit.expires != NEVER:
             self.expiring += 1
@@ -879,6 +877,7 @@ class RecallIndex:
             for column, value in zip(self._columns(), row, strict=True):
                 column[slot] = value
             self.refs[slot], self.titles[slot], self.fields[slot] = unit.ref, unit.title, stored
+            self.fresh.append(slot)
         else:
             slot = len(self.kinds)
             for column, value in zip(self._columns(), row, strict=True):
@@ -886,6 +885,7 @@ class RecallIndex:
             self.refs.append(unit.ref)
             self.titles.append(unit.title)
             self.fields.append(stored)
+            self.fresh.append(slot)
         return slot
 
     def __getattr__(self, name: str) -> Any:

@@ -67,6 +67,8 @@ if TYPE_CHECKING:
     #: Encodes the vectors as they were when it was made.
     VectorBytes = Callable[[], bytes]
 
+#: Most new titles a catch-up checks itself (~11 µs each); more are left to the saver.
+SEAL_AT_ONCE = 256
 _TABLES_PER_LOCK = 16  # big tables re-read under one lock, so writers never wait long
 _SAVE_AFTER_TABLES = 8  # an index this many tables behind is saved soon (else: lazily)
 _RETRY = 1.0  # seconds before an urgent save that did not land is tried again
@@ -361,17 +363,23 @@ class Recall:
             self._start(store, None)
         index = self.index
         assert index is not None
-        # A build from nothing leaves titles unchecked (a saver checks them later).
-        bulk = not index.table_keys
-        index.sealing = not bulk
         try:
             return self._refreshed(store, index)
         finally:
-            index.sealing = True
-            if bulk and not self.one_call and index.table_keys:
-                self.seals_owed = bool(index.unsealed())
-                if self.seals_owed and self.wake is not None:
-                    self.wake()
+            self._check_fresh(index)
+
+    def _check_fresh(self, index: RecallIndex) -> None:
+        """Check the titles of the units the last catch-up added: a few at once (what a
+        write adds), many (a build, a catch-up far behind) left to a long-lived
+        process's saver, outside every query, or to the save of a one-call process."""
+        fresh, index.fresh = index.fresh, []
+        if len(fresh) <= SEAL_AT_ONCE:
+            for slot in fresh:
+                index.seal(slot)
+        elif not self.one_call:
+            self.seals_owed = True
+            if self.wake is not None:
+                self.wake()
 
     def _refreshed(self, store: Store, index: RecallIndex) -> RecallIndex:
         listening = self._listening is not None and self._listening() is store

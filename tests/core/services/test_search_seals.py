@@ -21,9 +21,9 @@ from memwork import Memory
 from memwork.core import privacy
 from memwork.core.domain import sessions
 from memwork.core.privacy import seal
-from memwork.core.services.recall import saved_file, search
+from memwork.core.services.recall import saved_file, search, snapshot
 from memwork.core.services.recall.engine import UNSEALED, RecallIndex
-from memwork.core.services.recall.follow import IndexFile, Recall
+from memwork.core.services.recall.follow import SEAL_AT_ONCE, IndexFile, Recall
 from memwork.core.services.recall.search import kept_recall
 from memwork.core.storage.store import Store
 from tests.conftest import NOW
@@ -121,20 +121,27 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return scrubbed
 
 
+def _many_notes(store: Store, count: int = SEAL_AT_ONCE + 10) -> None:
+    """More notes than a catch-up checks itself, in one session: heron number 0, 1, ..."""
+    sid = sessions.start_session(store, title="weir", now=NOW, actor="t")["id"]
+    for n in range(count):
+        sessions.observe(store, sid, f"heron number {n} fishing below the weir", now=NOW, actor="t")
+
+
 def test_a_build_leaves_titles_unchecked_and_a_record_added_later_is_checked_at_once(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _noted(store, "the heron deploy went out at dawn")
+    _many_notes(store)
     recall = Recall()
-    shown = _titles(store, "heron deploy", recall)
+    shown = _titles(store, "heron number 7", recall)
     index = recall.index
-    assert index is not None
-    built = _slot(index, "heron")
+    assert index is not None and recall.seals_owed
+    built = _slot(index, "number 7 ")
     assert index.seals[built] == UNSEALED and index.unsealed() == [
         s for s in range(len(index.kinds)) if index.kinds[s] >= 0
     ]
     scrubbed = _spy(monkeypatch)
-    assert _titles(store, "heron deploy", recall) == shown
+    assert _titles(store, "heron number 7", recall) == shown
     assert index.titles[built] in scrubbed  # not checked yet: scrubbed as it is shown
     _noted(store, "the otter crossed the weir")
     assert _titles(store, "otter weir", recall)
@@ -196,11 +203,10 @@ def test_a_long_lived_process_checks_the_titles_of_a_file_saved_unchecked(
 ) -> None:
     db = tmp_path / "s"
     store = Store(db)
-    for n in range(30):
-        _noted(store, f"heron number {n} fishing below the weir")
-    built = Recall()
+    _many_notes(store)
+    built = Recall(one_call=True)  # a CLI call's build, which leaves its titles unchecked
     built.refresh(store)
-    assert built.index is not None and len(built.index.unsealed()) == 60
+    assert built.index is not None and len(built.index.unsealed()) == SEAL_AT_ONCE + 11
     (db / "cache" / "recall").mkdir(parents=True, exist_ok=True)
     (db / "cache" / "recall" / IndexFile.NAME).write_bytes(saved_file.to_bytes(built.index))
     store.close()
@@ -241,10 +247,19 @@ def test_a_long_lived_process_without_an_index_file_checks_what_it_built(
     db = tmp_path / "s"
     memory = Memory(db, clock=lambda: NOW)
     sid = memory.start_session(title="weir")["id"]
-    for n in range(30):
+    for n in range(SEAL_AT_ONCE + 10):  # more than a catch-up checks itself
         memory.observe(sid, f"heron number {n} fishing below the weir")
-    assert memory.search("heron weir")
     lock, recall = kept_recall(memory.store)
+    checked: list[bool] = []
+    real = Recall._check_fresh
+
+    def check_fresh(self: Recall, index: RecallIndex) -> None:
+        real(self, index)
+        checked.append(self.seals_owed)
+
+    monkeypatch.setattr(Recall, "_check_fresh", check_fresh)
+    assert memory.search("heron weir")
+    assert checked[0]  # the build's titles were left to the saver
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         with lock:
@@ -260,3 +275,32 @@ def test_a_long_lived_process_without_an_index_file_checks_what_it_built(
         assert seal.sealed(index.titles[slot], index.seals[slot])
     assert not (db / "cache" / "recall" / IndexFile.NAME).exists()
     memory.close()
+
+
+def test_a_catch_up_that_adds_many_records_leaves_their_titles_to_the_saver(
+    store: Store,
+) -> None:
+    """A catch-up checks the titles of the few records a write adds before the query
+    goes on; past SEAL_AT_ONCE of them (a build, or an index far behind), it leaves them
+    to the saver, outside every query."""
+    _noted(store, "the heron deploy went out at dawn")
+    recall = Recall()
+    recall.refresh(store)
+    index = recall.index
+    assert index is not None
+    assert index.unsealed() == [] and not recall.seals_owed  # two titles: checked at once
+    sid = sessions.start_session(store, title="sluice", now=NOW, actor="t")["id"]
+    for n in range(SEAL_AT_ONCE + 1):
+        sessions.observe(store, sid, f"kingfisher number {n} on the sluice", now=NOW, actor="t")
+    recall.refresh(store)
+    left = index.unsealed()
+    assert len(left) == SEAL_AT_ONCE + 2 and recall.seals_owed  # the notes and the session
+    waiting = index.unsealed()
+    at, changed = snapshot.seal_some(index, waiting, 0, 60.0)  # what the saver does
+    recall.sealed_some(changed, done=at == len(waiting))
+    assert index.unsealed() == [] and not recall.seals_owed
+    sessions.observe(store, sid, "an otter under the sluice", now=NOW, actor="t")
+    recall.refresh(store)
+    assert index.unsealed() == [] and not recall.seals_owed
+    slot = _slot(index, "otter")
+    assert seal.sealed(index.titles[slot], index.seals[slot])
