@@ -22,7 +22,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-#: A digest already fed the scrubber's key: each seal copies it and adds the text.
+#: The scrubber's key, and a digest already fed it: each seal copies the digest and
+#: adds the text.
+_KEY: bytes | None = None
 _KEYED: Any = None
 
 
@@ -50,14 +52,30 @@ def _key_of(folder: Path) -> bytes:
     return digest.digest()
 
 
+def _key() -> bytes:
+    """The scrubber's key, drawn from its own files on first use."""
+    global _KEY
+    if _KEY is None:
+        _KEY = _key_of(Path(__file__).parent)
+    return _KEY
+
+
 def _keyed() -> Any:
-    """The keyed digest, made on first use from the scrubber's own files."""
+    """The keyed digest seals start from."""
     global _KEYED
     if _KEYED is None:
         from ..base.hashing import blake2b
 
-        _KEYED = blake2b(digest_size=8, key=_key_of(Path(__file__).parent))
+        _KEYED = blake2b(digest_size=8, key=_key())
     return _KEYED
+
+
+def key_id() -> str:
+    """A short name of this scrubber's key: an index records it beside its seals, and
+    one read under another key has its titles checked again."""
+    from ..base.hashing import blake2b
+
+    return blake2b(_key(), digest_size=8).hexdigest()
 
 
 def seal(text: str) -> int:

@@ -634,6 +634,9 @@ class RecallIndex:
         #: checked (~11 µs a title): it checks a few at once and leaves many (a build,
         #: ~1 s at 100k records) to its saver, outside every query.
         self.fresh: list[int] = []
+        #: The scrubber's key the seals were made under (``privacy.seal.key_id``;
+        #: None: none made yet). Seals made under another are checked again.
+        self.seal_key: str | None = None
         self.refs = _Column()
         self.titles = _Column()
         self.fields = _Column()
@@ -972,9 +975,24 @@ class RecallIndex:
             return found
         return [slot for slot, value in enumerate(seals) if value == UNSEALED and kinds[slot] >= 0]
 
+    def own_seals(self) -> None:
+        """Make every seal one of this scrubber's: seals made under another key (an
+        index file written by another version of memwork) are forgotten, to be made
+        again (call before :meth:`unsealed` and :meth:`seal`)."""
+        from ...privacy.seal import key_id
+
+        current = key_id()
+        if self.seal_key == current:
+            return
+        if self.seal_key is not None or self.from_file:
+            seals = self.column("seals")
+            for slot in range(len(seals)):
+                seals[slot] = UNSEALED
+        self.seal_key = current
+
     def seal(self, slot: int) -> bool:
-        """Check the title of the record at ``slot`` if it was not yet (see ``seals``);
-        whether its seal changed."""
+        """Check the title of the record at ``slot`` if it was not yet (see ``seals``;
+        :meth:`own_seals` first); whether its seal changed."""
         if self.kinds[slot] < 0 or self.seals[slot] != UNSEALED:
             return False
         from ...privacy.seal import seal_if_clean

@@ -374,6 +374,8 @@ class Recall:
         process's saver, outside every query, or to the save of a one-call process."""
         fresh, index.fresh = index.fresh, []
         if len(fresh) <= SEAL_AT_ONCE:
+            if fresh:
+                index.own_seals()
             for slot in fresh:
                 index.seal(slot)
         elif not self.one_call:
@@ -447,6 +449,8 @@ class Recall:
 
     def _start(self, store: Store, built: RecallIndex | None) -> None:
         """Begin following ``store`` from ``built``, else its saved index, else nothing."""
+        from ...privacy.seal import key_id
+
         self.location = store.location
         self._file = IndexFile.of(store)
         loaded = built or (self._file.load(self.one_call) if self._file else None)
@@ -454,9 +458,14 @@ class Recall:
         self._lagging = None if loaded is None else 0
         self._seen = {}
         self._dirty = self._urgent = False
-        # Another process built the index or saved it unchecked (a one-call process):
-        # a long-lived one checks the titles in the background, once.
-        self.seals_owed = loaded is not None and not self.one_call and bool(loaded.unsealed())
+        # Another process built the index or saved it unchecked (a one-call process), or
+        # another version of memwork sealed it: a long-lived one checks the titles in
+        # the background, once.
+        self.seals_owed = (
+            loaded is not None
+            and not self.one_call
+            and (loaded.seal_key != key_id() or bool(loaded.unsealed()))
+        )
         self._vectors = None
         self._synced = None
         self._docs = {}
@@ -835,6 +844,7 @@ class Recall:
         if self._dirty and self.index is not None and self._file is not None:
             # What a build here left unchecked goes out checked (the next process
             # reads the file): ~1 s at 100k records, once.
+            self.index.own_seals()
             for slot in self.index.unsealed():
                 self.index.seal(slot)
         reservation = self.reserve(store)

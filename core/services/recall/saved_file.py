@@ -87,6 +87,7 @@ def pieces(index: RecallIndex) -> Iterator[bytes]:
             "free": index.free,
             "tables": (index.table_names, index.table_keys),
             "sessions": (index.session_ids, index.session_lens, index.session_docs),
+            "seal_key": index.seal_key,
         }
     )
     at = out.at
@@ -161,6 +162,7 @@ def read(buf: Buffer, reader: FileReader | None = None) -> RecallIndex | None:
         self.table_codes = {name: i for i, name in enumerate(self.table_names)}
         self.session_ids, self.session_lens, self.session_docs = head["sessions"]
         self.session_codes = {sid: i for i, sid in enumerate(self.session_ids)}
+        self.seal_key = head.get("seal_key")
         (count,) = counts
         if not count == len(self.refs) == len(self.titles) == len(self.fields):
             return None

@@ -169,7 +169,7 @@ def test_a_sealed_title_is_shown_unscrubbed_and_another_scrubbers_seal_does_not_
     assert scrubbed == []  # the note's title and its session's, sealed: shown as they are
     # Another key (another memwork's rules): the seal it finds is not this one.
     monkeypatch.setattr(seal, "_KEYED", None)
-    monkeypatch.setattr(seal, "_key_of", lambda folder: b"another scrubber")
+    monkeypatch.setattr(seal, "_KEY", b"another scrubber")
     assert not seal.sealed(title, index.seals[slot])
     assert _titles(store, "heron deploy", recall) == shown
     assert title in scrubbed
@@ -304,3 +304,44 @@ def test_a_catch_up_that_adds_many_records_leaves_their_titles_to_the_saver(
     assert index.unsealed() == [] and not recall.seals_owed
     slot = _slot(index, "otter")
     assert seal.sealed(index.titles[slot], index.seals[slot])
+
+
+def test_a_long_lived_process_seals_again_what_another_version_sealed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index file whose seals another version of the scrubber made (its rules
+    changed since): they no longer match, so its titles are scrubbed when shown, and a
+    long-lived process checks them all again in the background and writes the file."""
+    db = tmp_path / "s"
+    store = Store(db)
+    for n in range(5):
+        _noted(store, f"heron number {n} fishing below the weir")
+    with monkeypatch.context() as old:
+        old.setattr(seal, "_KEY", b"an older scrubber")
+        old.setattr(seal, "_KEYED", None)
+        older = seal.key_id()
+        built = Recall()
+        built.refresh(store)
+        assert built.index is not None and built.index.unsealed() == []
+        built.settle(store)  # saved under the older key
+    monkeypatch.setattr(seal, "_KEYED", None)  # this process's key again
+    assert IndexFile(db).load().seal_key == older  # type: ignore[union-attr]
+    assert seal.key_id() != older
+    store.close()
+    memory = Memory(db, clock=lambda: NOW)
+    lock, recall = kept_recall(memory.store)
+    recall.save_after = 0.05
+    scrubbed = _spy(monkeypatch)
+    assert memory.search("heron number 3")
+    assert recall.seals_owed or IndexFile(db).load().seal_key == seal.key_id()  # type: ignore[union-attr]
+    assert any("heron number 3" in text for text in scrubbed)  # the old seal did not hold
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        saved = IndexFile(db).load()
+        if saved is not None and saved.seal_key == seal.key_id():
+            break
+        time.sleep(0.05)
+    assert saved is not None and saved.seal_key == seal.key_id() and saved.unsealed() == []
+    slot = _slot(saved, "number 3 ")
+    assert seal.sealed(saved.titles[slot], saved.seals[slot])
+    memory.close()
