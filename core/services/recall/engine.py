@@ -986,8 +986,10 @@ class RecallIndex:
             return
         if self.seal_key is not None or self.from_file:
             seals = self.column("seals")
-            for slot in range(len(seals)):
-                seals[slot] = UNSEALED
+            if "numpy" in sys.modules:
+                _numpy().frombuffer(seals, dtype=_numpy().int64)[:] = UNSEALED
+            else:
+                seals[:] = array("q", [UNSEALED]) * len(seals)
         self.seal_key = current
 
     def seal(self, slot: int) -> bool:
