@@ -325,8 +325,8 @@ _CLEAN_LENGTH = 1_000
 
 def is_clean(text: str, *, personal: bool = True) -> bool:
     """Whether :func:`scrub` would leave ``text`` as it is. Nothing is counted as a
-    redaction, and nothing is remembered (a build of the recall index asks this of
-    every record's title once)."""
+    redaction, and nothing is remembered (the recall index asks this of every record's
+    title once, to seal it: :mod:`core.privacy.seal`)."""
     if len(text) <= _CLEAN_LENGTH and (text, personal) in _CLEAN:
         return True
     return _scrub_fixpoint(text, None, personal) == text

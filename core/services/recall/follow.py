@@ -329,8 +329,9 @@ class Recall:
         self._dirty = False
         self._urgent = False  # built here or found far behind: worth saving soon
         self._was_urgent = False  # what the save under way was
-        #: A long-lived process read a file with titles not checked yet: a background
-        #: save checks them (and writes the file again) even if nothing else changed.
+        #: Titles a long-lived process holds unchecked (a build, a catch-up far behind,
+        #: a file read with unchecked seals or another key's): its saver checks them in
+        #: the background (and writes the file again) even if nothing else changed.
         self.seals_owed = False
         self._retry_at = 0.0  # an urgent save that did not land is tried again from then
         self._saved_at = time.monotonic()
@@ -363,10 +364,9 @@ class Recall:
             self._start(store, None)
         index = self.index
         assert index is not None
-        try:
-            return self._refreshed(store, index)
-        finally:
-            self._check_fresh(index)
+        found = self._refreshed(store, index)
+        self._check_fresh(index)  # a catch-up that failed leaves them to the next one
+        return found
 
     def _check_fresh(self, index: RecallIndex) -> None:
         """Check the titles of the units the last catch-up added: a few at once (what a
