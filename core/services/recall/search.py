@@ -364,6 +364,10 @@ def _superseded(store: Store) -> set[str]:
     return set(superseded_by)
 
 
+#: How much of its session's title an observation's hit shows.
+SESSION_WIDTH = 28
+
+
 def _session_titles(index: RecallIndex, wanted: set[str | None]) -> dict[str, str]:
     """How the sessions the hits name show in the hits' titles: their current titles
     from the index's own records of those sessions (caught up in the same read as the
@@ -388,10 +392,6 @@ def _session_titles(index: RecallIndex, wanted: set[str | None]) -> dict[str, st
             clean = title if sealed(title, seals[slot]) else scrub(title, personal=False)
             shown[sid] = clip(clean, SESSION_WIDTH)
     return shown
-
-
-#: How much of its session's title an observation's hit shows.
-SESSION_WIDTH = 28
 
 
 def _title(
