@@ -6,7 +6,6 @@ export can rank lessons without importing pydantic or rapidfuzz.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -36,15 +35,12 @@ def effective_confidence(lesson: dict[str, Any], now: datetime) -> float:
 
 def decayed_away(lesson: dict[str, Any], now: datetime) -> bool:
     """Never reinforced and faded to <= 0.1: forgotten by decay (restorable)."""
-    return _faded(lesson, lambda: effective_confidence(lesson, now))
+    return _may_fade(lesson) and effective_confidence(lesson, now) <= FORGET_AT
 
 
-def _faded(lesson: dict[str, Any], confidence: Callable[[], float]) -> bool:
-    return (
-        not lesson.get("pinned")
-        and int(lesson.get("reinforcements", 0)) == 0
-        and confidence() <= FORGET_AT
-    )
+def _may_fade(lesson: dict[str, Any]) -> bool:
+    """Whether decay can forget the lesson: never pinned, never reinforced."""
+    return not lesson.get("pinned") and int(lesson.get("reinforcements", 0)) == 0
 
 
 def is_forgotten(lesson: dict[str, Any], now: datetime) -> bool:
@@ -63,7 +59,7 @@ def live_confidence(lesson: dict[str, Any], now: datetime) -> float | None:
     if lesson.get("deleted") or lesson.get("superseded_by"):
         return None
     confidence = effective_confidence(lesson, now)
-    return None if _faded(lesson, lambda: confidence) else confidence
+    return None if _may_fade(lesson) and confidence <= FORGET_AT else confidence
 
 
 def reinforced_confidence(confidence: float) -> float:
