@@ -964,7 +964,9 @@ class RecallIndex:
         self.free.append(slot)
 
     def unsealed(self) -> list[int]:
-        """The records whose titles were not checked yet, in slot order."""
+        """The records whose titles this scrubber has not checked yet, in slot order
+        (seals made under another key are forgotten first: :meth:`own_seals`)."""
+        self.own_seals()
         seals, kinds = self.column("seals"), self.column("kinds")
         if "numpy" in sys.modules:
             np = _numpy()
@@ -978,7 +980,7 @@ class RecallIndex:
     def own_seals(self) -> None:
         """Make every seal one of this scrubber's: seals made under another key (an
         index file written by another version of memwork) are forgotten, to be made
-        again (call before :meth:`unsealed` and :meth:`seal`)."""
+        again (call before :meth:`seal`; :meth:`unsealed` does)."""
         from ...privacy.seal import key_id
 
         current = key_id()
@@ -987,7 +989,8 @@ class RecallIndex:
         if self.seal_key is not None or self.from_file:
             seals = self.column("seals")
             if "numpy" in sys.modules:
-                _numpy().frombuffer(seals, dtype=_numpy().int64)[:] = UNSEALED
+                np = _numpy()
+                np.frombuffer(seals, dtype=np.int64)[:] = UNSEALED
             else:
                 seals[:] = array("q", [UNSEALED]) * len(seals)
         self.seal_key = current

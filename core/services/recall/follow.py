@@ -43,6 +43,7 @@ say which documents a commit touched, :meth:`Recall.refresh` is where to use it.
 from __future__ import annotations
 
 import contextlib
+import math
 import mmap
 import os
 import time
@@ -53,7 +54,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ...storage.store import Store
 from . import extract as records
-from . import saved_file
+from . import saved_file, snapshot
 from .engine import SMALL, RecallIndex, fingerprint, one_call_small
 from .extract import Unit
 from .index_files import FOLDER as INDEX_FOLDER
@@ -449,8 +450,6 @@ class Recall:
 
     def _start(self, store: Store, built: RecallIndex | None) -> None:
         """Begin following ``store`` from ``built``, else its saved index, else nothing."""
-        from ...privacy.seal import key_id
-
         self.location = store.location
         self._file = IndexFile.of(store)
         loaded = built or (self._file.load(self.one_call) if self._file else None)
@@ -461,11 +460,8 @@ class Recall:
         # Another process built the index or saved it unchecked (a one-call process), or
         # another version of memwork sealed it: a long-lived one checks the titles in
         # the background, once.
-        self.seals_owed = (
-            loaded is not None
-            and not self.one_call
-            and (loaded.seal_key != key_id() or bool(loaded.unsealed()))
-        )
+        # (Listing them forgets another key's seals first.)
+        self.seals_owed = loaded is not None and not self.one_call and bool(loaded.unsealed())
         self._vectors = None
         self._synced = None
         self._docs = {}
@@ -844,9 +840,7 @@ class Recall:
         if self._dirty and self.index is not None and self._file is not None:
             # What a build here left unchecked goes out checked (the next process
             # reads the file): ~1 s at 100k records, once.
-            self.index.own_seals()
-            for slot in self.index.unsealed():
-                self.index.seal(slot)
+            snapshot.seal_some(self.index, self.index.unsealed(), 0, math.inf)
         reservation = self.reserve(store)
         if reservation is None:
             self._dirty = self._urgent = False

@@ -169,8 +169,6 @@ class Saver:
         recall = self._recall
         with self._lock:
             index = recall.index
-            if index is not None:
-                index.own_seals()
             waiting = index.unsealed() if index is not None else []
         at = 0
         while True:
