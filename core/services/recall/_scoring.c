@@ -329,6 +329,73 @@ any_above_32(const double *a, double floor)
 }
 #endif
 
+/* The best k of the scores from ``end`` - 1 down to ``start`` into ``heap`` (``held``
+ * of them so far, ``floor`` the least held once k are, else 0): a score is looked at
+ * only above ``floor``, and a block of slots all at or under it is passed over after
+ * one branch-free pass. Met from the last slot down: of equal scores the later slot
+ * ranks above, and is met first, so an equal score never displaces one held (many
+ * short records score alike). Blocks are counted from ``end``. */
+static void
+keep_best(const double *a, Py_ssize_t start, Py_ssize_t end, entry *heap, Py_ssize_t k,
+          Py_ssize_t *held_at, double *floor_at)
+{
+    Py_ssize_t held = *held_at;
+    double floor = *floor_at;
+    for (; end > start; end -= 32) {
+        Py_ssize_t from = end - start > 32 ? end - 32 : start;
+        if (!(end - from == 32 ? any_above_32(a + from, floor)
+                               : any_above(a + from, end - from, floor)))
+            continue;
+        for (Py_ssize_t slot = end - 1; slot >= from; slot--) {
+            double score = a[slot];
+            if (!(score > floor))
+                continue;
+            if (held < k) {
+                /* Sift the new entry up. */
+                Py_ssize_t at = held++;
+                heap[at].score = score;
+                heap[at].slot = slot;
+                while (at) {
+                    Py_ssize_t up = (at - 1) / 2;
+                    if (!below(&heap[at], &heap[up]))
+                        break;
+                    entry swap = heap[at];
+                    heap[at] = heap[up];
+                    heap[up] = swap;
+                    at = up;
+                }
+            }
+            else {
+                heap[0].score = score;
+                heap[0].slot = slot;
+                sift_down(heap, held, 0);
+            }
+            if (held == k)
+                floor = heap[0].score;
+        }
+    }
+    *held_at = held;
+    *floor_at = floor;
+}
+
+/* The ``held`` entries of ``heap`` as a list of (slot, score), best first. */
+static PyObject *
+best_list(entry *heap, Py_ssize_t held)
+{
+    PyObject *result = PyList_New(held);
+    if (!result)
+        return NULL;
+    for (Py_ssize_t i = 0; i < held; i++) {
+        PyObject *pair = Py_BuildValue("(nd)", heap[i].slot, heap[i].score);
+        if (!pair) {
+            Py_DECREF(result);
+            return NULL;
+        }
+        PyList_SET_ITEM(result, i, pair);
+    }
+    return result;
+}
+
 PyDoc_STRVAR(best_doc,
 "best(acc, k)\n--\n\n"
 "The k best slots of acc (a float64 array) scoring above 0, as (slot, score) pairs,\n"
@@ -358,61 +425,163 @@ best(PyObject *self, PyObject *args)
     const double *a = acc.buf;
     Py_BEGIN_ALLOW_THREADS
     if (k) {
-        /* From the last slot down: of equal scores the later slot ranks above, and is
-         * met first, so an equal score never displaces one held (many short records
-         * score alike). A score is looked at only above ``floor``: 0 until k are held,
-         * then the least held; a block of slots all at or under it is passed over
-         * after one branch-free pass for its largest. */
         double floor = 0.0;
-        for (Py_ssize_t end = size; end > 0; end -= 32) {
-            Py_ssize_t start = end > 32 ? end - 32 : 0;
-            if (!(end - start == 32 ? any_above_32(a + start, floor)
-                                    : any_above(a + start, end - start, floor)))
-                continue;
-            for (Py_ssize_t slot = end - 1; slot >= start; slot--) {
-                double score = a[slot];
-                if (!(score > floor))
-                    continue;
-                if (held < k) {
-                    /* Sift the new entry up. */
-                    Py_ssize_t at = held++;
-                    heap[at].score = score;
-                    heap[at].slot = slot;
-                    while (at) {
-                        Py_ssize_t up = (at - 1) / 2;
-                        if (!below(&heap[at], &heap[up]))
-                            break;
-                        entry swap = heap[at];
-                        heap[at] = heap[up];
-                        heap[up] = swap;
-                        at = up;
-                    }
-                }
-                else {
-                    heap[0].score = score;
-                    heap[0].slot = slot;
-                    sift_down(heap, held, 0);
-                }
-                if (held == k)
-                    floor = heap[0].score;
-            }
-        }
+        keep_best(a, 0, size, heap, k, &held, &floor);
         qsort(heap, (size_t)held, sizeof(entry), best_first);
     }
     Py_END_ALLOW_THREADS
-    result = PyList_New(held);
-    if (!result)
-        goto done;
-    for (Py_ssize_t i = 0; i < held; i++) {
-        PyObject *pair = Py_BuildValue("(nd)", heap[i].slot, heap[i].score);
-        if (!pair) {
-            Py_CLEAR(result);
-            goto done;
-        }
-        PyList_SET_ITEM(result, i, pair);
-    }
+    result = best_list(heap, held);
 done:
     PyMem_RawFree(heap);
+    PyBuffer_Release(&acc);
+    return result;
+}
+
+/* Slots summed and looked over together by sum_best(): 32 KB of scores, which stay in
+ * the nearest caches from their sums to their look. */
+#define WINDOW 4096
+
+/* One word's postings as sum_best() reads them. */
+typedef struct {
+    Py_buffer docs, tfs;
+    double kp1;
+    Py_ssize_t next; /* postings left to read, from the last one down */
+} word;
+
+PyDoc_STRVAR(sum_best_doc,
+"sum_best(acc, norms, words, k, mask=None)\n--\n\n"
+"add_scaled() for each (kp1, docs, tfs) of words in turn, into acc (float64, its\n"
+"values before are not read), then best(acc, k); a slot whose byte in mask is 0 is\n"
+"left at 0. The same sums in the same order, so the same acc and the same pairs, made\n"
+"a window of slots at a time from the last window down (each window's sums looked\n"
+"over while they are in the cache), which asks each word's slots to rise. If one\n"
+"word's do not, the index of the first such word in words is returned instead (acc\n"
+"is then partly summed).");
+
+static PyObject *
+sum_best(PyObject *self, PyObject *args)
+{
+    Py_buffer acc, norms;
+    PyObject *words_obj, *mask_obj = Py_None;
+    Py_ssize_t k;
+    if (!PyArg_ParseTuple(args, "w*y*On|O", &acc, &norms, &words_obj, &k, &mask_obj))
+        return NULL;
+    PyObject *result = NULL, *seq = NULL;
+    Py_buffer mask;
+    int have_mask = 0;
+    word *words = NULL;
+    entry *heap = NULL;
+    Py_ssize_t n = 0, taken = 0;
+    if (acc.len % 8 || norms.len != acc.len || k < 0) {
+        PyErr_SetString(PyExc_ValueError,
+                        "sum_best: acc and norms must be float64 arrays of one length, k at "
+                        "least 0");
+        goto done;
+    }
+    Py_ssize_t size = acc.len / 8;
+    if (mask_obj != Py_None) {
+        if (PyObject_GetBuffer(mask_obj, &mask, PyBUF_SIMPLE) < 0)
+            goto done;
+        have_mask = 1;
+        if (mask.len != size) {
+            PyErr_SetString(PyExc_ValueError, "sum_best: mask must cover the same slots");
+            goto done;
+        }
+    }
+    seq = PySequence_Fast(words_obj, "sum_best: words must be a sequence");
+    if (!seq)
+        goto done;
+    n = PySequence_Fast_GET_SIZE(seq);
+    words = PyMem_Calloc((size_t)(n ? n : 1), sizeof(word));
+    if (!words) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (; taken < n; taken++) {
+        word *w = &words[taken];
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, taken),
+                              "dy*y*;sum_best: words holds (kp1, docs, tfs)", &w->kp1, &w->docs,
+                              &w->tfs))
+            goto done;
+        if (w->docs.len % 4 || w->tfs.len != w->docs.len) {
+            taken++; /* its buffers are held: released below */
+            PyErr_SetString(PyExc_ValueError,
+                            "sum_best: postings' slots and counts must be int32 arrays of one "
+                            "length");
+            goto done;
+        }
+        w->next = w->docs.len / 4;
+    }
+    if (k > size)
+        k = size;
+    heap = PyMem_RawMalloc((size_t)(k ? k : 1) * sizeof(entry));
+    if (!heap) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    double *a = acc.buf;
+    const double *norm = norms.buf;
+    const unsigned char *allowed = have_mask ? mask.buf : NULL;
+    Py_ssize_t held = 0, bad = -1, unsorted = -1;
+    double floor = 0.0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t end = size; end > 0 && bad < 0 && unsorted < 0; end -= WINDOW) {
+        Py_ssize_t start = end > WINDOW ? end - WINDOW : 0;
+        memset(a + start, 0, (size_t)(end - start) * sizeof(double));
+        for (Py_ssize_t t = 0; t < n; t++) {
+            word *w = &words[t];
+            const int32_t *docs = w->docs.buf, *tfs = w->tfs.buf;
+            Py_ssize_t i = w->next;
+            int32_t above = (int32_t)end; /* the slot read last, or the window's end */
+            double kp1 = w->kp1;
+            for (; i > 0; i--) {
+                int32_t slot = docs[i - 1];
+                if (slot < start)
+                    break;
+                if (slot >= above) {
+                    if (slot >= size)
+                        bad = t;
+                    else
+                        unsorted = t;
+                    break;
+                }
+                above = slot;
+                if (allowed && !allowed[slot])
+                    continue;
+                double tf = (double)tfs[i - 1];
+                a[slot] += tf * kp1 / (norm[slot] + tf);
+            }
+            w->next = i;
+            if (bad >= 0 || unsorted >= 0)
+                break;
+        }
+        if (bad < 0 && unsorted < 0 && k)
+            keep_best(a, start, end, heap, k, &held, &floor);
+    }
+    /* A slot below 0 is never read: the last window stops at it, and it is left. */
+    for (Py_ssize_t t = 0; t < n && bad < 0 && unsorted < 0; t++)
+        if (words[t].next > 0)
+            bad = t;
+    if (bad < 0 && unsorted < 0)
+        qsort(heap, (size_t)held, sizeof(entry), best_first);
+    Py_END_ALLOW_THREADS
+    if (bad >= 0)
+        PyErr_Format(PyExc_ValueError, "sum_best: word %zd has a slot outside the index", bad);
+    else if (unsorted >= 0)
+        result = PyLong_FromSsize_t(unsorted);
+    else
+        result = best_list(heap, held);
+done:
+    for (Py_ssize_t t = 0; t < taken; t++) {
+        PyBuffer_Release(&words[t].docs);
+        PyBuffer_Release(&words[t].tfs);
+    }
+    PyMem_Free(words);
+    PyMem_RawFree(heap);
+    Py_XDECREF(seq);
+    if (have_mask)
+        PyBuffer_Release(&mask);
+    PyBuffer_Release(&norms);
     PyBuffer_Release(&acc);
     return result;
 }
@@ -840,6 +1009,7 @@ static PyMethodDef methods[] = {
     {"add_by_length", add_by_length, METH_VARARGS, add_by_length_doc},
     {"keep_where", keep_where, METH_VARARGS, keep_where_doc},
     {"best", best, METH_VARARGS, best_doc},
+    {"sum_best", sum_best, METH_VARARGS, sum_best_doc},
     {"near_pairs", near_pairs, METH_VARARGS, near_pairs_doc},
     {"around", around, METH_VARARGS, around_doc},
     {"session_sums", session_sums, METH_VARARGS, session_sums_doc},

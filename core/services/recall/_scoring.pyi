@@ -1,5 +1,7 @@
 """Types of the compiled scoring loops (``_scoring.c``; its docstrings say what each does)."""
 
+from collections.abc import Sequence
+
 from _typeshed import ReadableBuffer, WriteableBuffer
 
 def add_scaled(
@@ -38,6 +40,14 @@ def keep_where(
     /,
 ) -> bytearray: ...
 def best(acc: ReadableBuffer, k: int, /) -> list[tuple[int, float]]: ...
+def sum_best(
+    acc: WriteableBuffer,
+    norms: ReadableBuffer,
+    words: Sequence[tuple[float, ReadableBuffer, ReadableBuffer]],
+    k: int,
+    mask: ReadableBuffer | None = None,
+    /,
+) -> list[tuple[int, float]] | int: ...
 def near_pairs(
     texts: ReadableBuffer,
     start: int,

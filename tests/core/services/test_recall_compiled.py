@@ -167,6 +167,56 @@ def test_the_best_are_the_best_whatever_the_scores(scores: list[float], k: int) 
 
 
 @needs_loops
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(min_value=1, max_value=9_000),
+    st.integers(min_value=0, max_value=5),
+    st.sampled_from([0, 1, 10, 100, 400]),
+    st.booleans(),
+    st.integers(min_value=0),
+)
+def test_summing_and_picking_a_window_at_a_time_is_the_same_as_apart(
+    size: int, words: int, k: int, masked: bool, seed: int
+) -> None:
+    """``sum_best`` gives the very scores and picks that ``add_scaled`` word after
+    word and then ``best`` give, across windows, with ties (equal counts) and a mask;
+    what ``acc`` held before is never read."""
+    np = pytest.importorskip("numpy")
+    rng = random.Random(seed)
+    norms = np.array([rng.uniform(0.5, 30) for _ in range(size)])
+    postings = []
+    for _ in range(words):
+        docs = sorted(rng.sample(range(size), rng.randint(0, min(size, 2_000))))
+        tfs = [10] * len(docs) if rng.random() < 0.3 else [rng.randint(1, 40) for _ in docs]
+        postings.append((rng.uniform(0.1, 9.0), array("i", docs), array("i", tfs)))
+    mask = np.array([rng.random() < 0.7 for _ in range(size)]) if masked else None
+    apart = np.zeros(size)
+    for kp1, docs, tfs in postings:
+        loops.add_scaled(apart, norms, docs, tfs, kp1, mask)
+    together = np.full(size, 7.0)
+    assert loops.sum_best(together, norms, postings, k, mask) == loops.best(apart, k)
+    assert together.tolist() == apart.tolist()
+
+
+@needs_loops
+def test_summing_a_window_at_a_time_names_a_word_out_of_order() -> None:
+    """A word whose slots do not rise is named (its index), not summed wrong; a slot
+    outside the index is refused, wherever it stands."""
+    np = pytest.importorskip("numpy")
+    ones = array("i", [1, 1, 1])
+    rising = (1.0, array("i", [1, 5, 8]), ones)
+    assert (
+        loops.sum_best(np.empty(10), np.ones(10), [rising, (1.0, array("i", [1, 5, 3]), ones)], 5)
+        == 1
+    )
+    assert loops.sum_best(np.empty(10), np.ones(10), [(1.0, array("i", [2, 2, 3]), ones)], 5) == 0
+    for slot in (-1, 10):
+        damaged = (1.0, array("i", [0, 4, slot] if slot > 0 else [slot, 4, 6]), ones)
+        with pytest.raises(ValueError, match="outside the index"):
+            loops.sum_best(np.empty(10), np.ones(10), [rising, damaged], 5)
+
+
+@needs_loops
 def test_a_filter_keeps_what_the_python_test_keeps() -> None:
     """Kinds, session, a time window (NaN times outside it) and expiry, each alone and
     together, slot for slot as the tests written in Python decide."""

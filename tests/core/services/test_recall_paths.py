@@ -369,3 +369,48 @@ def test_leaving_out_bonuses_no_hit_could_use_changes_no_hit(seed: int) -> None:
                 pruned = index.scores(q, where, engine.DEPTH, wanted=limit)
                 left_out += sum(1 for d, s in pruned.items() if s != every[d])
     assert left_out > 100  # bonuses were left out, and the hits never moved
+
+
+def _out_of_order(index: RecallIndex) -> list[str]:
+    """The words whose postings' slots do not rise."""
+    out = []
+    for term in list(index.post.terms()):
+        docs = index.post.get(term)[0]
+        if any(a >= b for a, b in zip(docs, docs[1:], strict=False)):
+            out.append(term)
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_slots_taken_again_rank_as_every_other_way_ranks_them(seed: int, monkeypatch) -> None:
+    """Notes forgotten free their slots and new ones take them, so a word's postings no
+    longer rise with their slots: the compiled pass (which sums a window of slots at a
+    time) puts a word it meets out of order in order, once, and ranks as the others."""
+    index = _index(seed)
+    rng = random.Random(seed + 100)
+    for s in (2, 5, 7):
+        index.drop_table(f"t{s}")
+    fresh = []
+    for i in range(60):
+        words = [WORDS[min(int(rng.paretovariate(1.1)) - 1, 299)] for _ in range(30)]
+        unit = Unit(f"n{i}", "observation", "t", ((1.0, " ".join(words)),), 1.0, "s1", i, NEVER)
+        fresh.append((unit, fingerprint(unit)))
+    index.append_in_order("new", fresh, None, "1")
+    assert _out_of_order(index)  # (what the test is about)
+    questions = [" ".join(rng.sample(WORDS[:60], rng.randint(1, 6))) for _ in range(40)]
+    loops = engine._compiled
+    found = {}
+    for plain, compiled in WAYS:
+        if compiled and loops is None:
+            continue
+        monkeypatch.setattr(engine, "_compiled", loops if compiled else None)
+        monkeypatch.setattr(engine, "plain_python", lambda postings, small=0, plain=plain: plain)
+        found[plain, compiled] = [
+            [(hit.ref, hit.score) for hit in index.search(q, 30, where)]
+            for where in FILTERS
+            for q in questions
+        ]
+    assert sum(map(len, _all_alike(found))) > 1000
+    if loops is not None:  # every word a query met is in order now, the rest as they were
+        met = {t for q in questions for t, _ in index.query_terms(q)}
+        assert _out_of_order(index) and not met.intersection(_out_of_order(index))
