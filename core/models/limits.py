@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..base.errors import InvalidInput
+from ..base.jsonio import MB, RECORD_MAX
 
 MAX_INT = 2**53
 MAX_DEPTH = 64
@@ -98,8 +99,6 @@ def json_size(value: Any) -> int:
 def check_size(value: Any, field: str, limit: int | None = None) -> None:
     """Refuse a value larger than one record may be at any door (16 MB, as the CLI caps a
     line of JSON Lines): the Python API and MCP take the same as the CLI."""
-    from ..base.jsonio import MB, RECORD_MAX
-
     cap = RECORD_MAX if limit is None else limit
     size = json_size(value)
     if size > cap:

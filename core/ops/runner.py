@@ -11,6 +11,7 @@ type; the CLI's parser (argparse) already did that for its own arguments.
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,10 @@ from typing import TYPE_CHECKING, Any
 # what recall's files beside a folder store hold (so a commit that forgets words removes
 # them, and one that only adds records keeps them).
 from ..base.errors import InvalidInput
+from ..base.jsonio import DOCUMENT_MAX
 from ..domain import migrations as _migrations  # noqa: F401
+from ..ledger.isolation import asking
+from ..models.limits import check_depth, check_size
 from ..services.recall import index_files as _index_files  # noqa: F401
 from .operations import Op, Param, is_required
 from .wm_fallback import is_wm, reach
@@ -118,9 +122,6 @@ def _sized(param: Param, value: Any) -> Any:
     16 MB and 256 MB in all."""
     if value is None or isinstance(value, bool | int | float):
         return value
-    from ..base.jsonio import DOCUMENT_MAX
-    from ..models.limits import check_size
-
     if param.type.rstrip("?") == "objects" and isinstance(value, list):
         for number, item in enumerate(value, start=1):
             try:
@@ -133,18 +134,35 @@ def _sized(param: Param, value: Any) -> Any:
     return value
 
 
+#: (op, door) -> the op, its parameters at that door and their names: asked on every call
+#: (an agent's step may make several), and the same for as long as the op is.
+_AT_DOOR: dict[tuple[int, str], tuple[Op, tuple[Param, ...], frozenset[str]]] = {}
+
+
+#: What :func:`_at_door` takes for every parameter of an op, at any door.
+ALL_DOORS = "*"
+
+
+def _at_door(op: Op, door: str) -> tuple[tuple[Param, ...], frozenset[str]]:
+    """The parameters ``op`` takes at ``door`` (every one: :data:`ALL_DOORS`), and
+    their names."""
+    key = (id(op), door)
+    found = _AT_DOOR.get(key)
+    if found is None or found[0] is not op:  # (an id may be taken again by another op)
+        params = tuple(p for p in op.params if door == ALL_DOORS or door in p.doors)
+        found = _AT_DOOR[key] = (op, params, frozenset(p.name for p in params))
+    return found[1], found[2]
+
+
 def check(op: Op, door: str, given: Mapping[str, Any]) -> dict[str, Any]:
     """The parameters of ``op`` at ``door`` from ``given``: checked, defaults filled in."""
-    params = [p for p in op.params if door in p.doors]
-    known = {p.name for p in params}
+    params, known = _at_door(op, door)
     for name in given:
         if name not in known:
             expected = ", ".join(sorted(known)) or "none"
             raise InvalidInput(str(name), f"is not a parameter of {op.name} (it takes: {expected})")
     # Nesting first: any message about a value nested thousands deep (its repr) and any
     # check that walks it by recursion would end in a RecursionError.
-    from ..models.limits import check_depth
-
     for name, value in given.items():
         if isinstance(value, dict | list | tuple):
             check_depth(value, str(name))
@@ -168,16 +186,29 @@ def function(target: str, package: str = "memwork.core") -> Callable[..., Any]:
     replaces the function is heard.
     """
     module, _, name = target.partition(":")
+    full = f"{package}.{module}"
     # Resolved by name: the registry stays plain data that imports no domain module.
-    found: Callable[..., Any] = getattr(importlib.import_module(f"{package}.{module}"), name)
+    held = sys.modules.get(full) or importlib.import_module(full)
+    found: Callable[..., Any] = getattr(held, name)
     return found
+
+
+#: A function's code -> the names it takes (asked four times a call).
+_TAKES: dict[Any, frozenset[str]] = {}
 
 
 def _takes(fn: Callable[..., Any], name: str) -> bool:
     code = getattr(fn, "__code__", None)
     if code is None:
         return False
-    return name in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    names = _TAKES.get(code)
+    if names is None:
+        if len(_TAKES) > 1024:  # functions made on the fly (tests): never many held
+            _TAKES.clear()
+        names = _TAKES[code] = frozenset(
+            code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+        )
+    return name in names
 
 
 def call(
@@ -323,7 +354,7 @@ def _direct(
     curator: Curator | None,
 ) -> Any:
     fn = function(op.run)
-    names = {p.name for p in op.params}
+    names = _at_door(op, ALL_DOORS)[1]
     kwargs = {(p.arg or p.name): params[p.name] for p in op.params if p.name in params}
     if "now" not in names and _takes(fn, "now"):
         kwargs["now"] = now
@@ -333,8 +364,6 @@ def _direct(
         kwargs["curator"] = curator
     if _takes(fn, "replay"):
         kwargs["replay"] = replay  # review approve: the approved operation runs through here
-    from ..ledger.isolation import asking
-
     # Who asks is said once, here, for every door: reads filter by it while agents are
     # isolated (core/ledger/isolation.py).
     with asking(actor, curator):

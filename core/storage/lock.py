@@ -172,12 +172,19 @@ class InterProcessLock:
         if fd is None:
             return
         mode = fcntl.LOCK_SH if self.read_only else fcntl.LOCK_EX
+        try:
+            # A free lock (most holds): taken before any question of how to wait.
+            fcntl.flock(fd, mode | fcntl.LOCK_NB)
+            self._fd = fd
+            return
+        except BlockingIOError:
+            pass
+        except BaseException:
+            os.close(fd)
+            raise
         if wait > 0 and _can_wait_in_kernel():
-            try:
-                fcntl.flock(fd, mode | fcntl.LOCK_NB)
-            except BlockingIOError:
-                if not _wait_in_kernel(fd, mode, wait):
-                    raise LockTimeout(str(self.path)) from None
+            if not _wait_in_kernel(fd, mode, wait):
+                raise LockTimeout(str(self.path)) from None
             self._fd = fd
             return
         started = time.monotonic()

@@ -29,12 +29,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ...base.errors import InvalidInput
 from ...base.text import clip
 from ...ledger import isolation
+from ...privacy import scrub
+from ...privacy.seal import sealed
 from ...storage.store import Store
+from . import semantic
+from .engine import Filter
 from .extract import KIND_NAMES
-from .follow import Recall
+from .follow import SAVED_FILE_DAMAGE, Recall
 
 if TYPE_CHECKING:
-    from .engine import Filter, RecallIndex, Scored, Visibility
+    from .engine import RecallIndex, Scored, Visibility
     from .saver import Saver
 
 #: Every kind a search covers, as ``--kind`` names them.
@@ -206,9 +210,6 @@ def scored_hits(
         raise InvalidInput("since", "must not be later than until")
     if session is not None and not session.strip():
         raise InvalidInput("session", "must not be empty")
-    from .engine import Filter
-    from .follow import SAVED_FILE_DAMAGE, Recall
-
     if not query.strip():
         return []
     recall = recall or Recall()
@@ -255,9 +256,6 @@ def _ranked(
     """The ranking, with what the hits' titles need (see :func:`scored_hits`): the
     sessions' titles, the superseded lessons and the slots whose titles the index
     found clean (their seals match)."""
-    from ...privacy.seal import sealed
-    from . import semantic
-
     if recall.index is None:
         # The first catch-up may read many tables: it takes the lock a few tables at a
         # time, so writers never wait for a whole build.
@@ -377,9 +375,6 @@ def _session_titles(index: RecallIndex, wanted: set[str | None]) -> dict[str, st
     Not from the sessions table: a one-call search read and decoded the whole table for
     ten titles, ~2.7 MB of a CLI search's peak memory at 1,000 sessions. A session the
     index leaves out (a damaged record) is named by its id."""
-    from ...privacy import scrub
-    from ...privacy.seal import sealed
-
     if not wanted or "sessions" not in index.table_codes:
         return {}
     slots = index.slots_of("sessions")
@@ -404,8 +399,6 @@ def _title(
     Titles come from the store or its cache folder's index: a secret planted in either
     (a file edited by hand) never reaches the output. The parts are scrubbed one by one,
     as they were written (a session title and a note's text are separate texts)."""
-    from ...privacy import scrub
-
     title = found.title if clean else scrub(found.title, personal=False)
     if superseded:  # kept as history: a hit says the agent no longer gets it
         return f"(superseded) {title}"
@@ -433,8 +426,6 @@ SAVE_AFTER = 30.0
 
 def kept_recall(store: Store) -> tuple[threading.Lock, Recall]:
     """The recall index kept for ``store`` in this process, and the lock that guards it."""
-    from .follow import Recall
-
     with _KEPT_LOCK:
         kept = _KEPT.get(store)
         if kept is None:

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...base.errors import InvalidInput
+from ...ledger import config
 from .engine import Filter, RecallIndex, Scored, decode_fields
 
 if TYPE_CHECKING:
@@ -83,8 +84,6 @@ def chosen(store: Store) -> str:
         if name not in CHOICES:
             raise InvalidInput(ENV, f"must be one of {', '.join(CHOICES)} (got {from_env!r})")
         return name
-    from ...ledger import config
-
     with store.reading():
         return config.value(store, "embedder")
 

@@ -118,6 +118,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return real(text, personal=personal)
 
     monkeypatch.setattr(privacy, "scrub", spy)
+    monkeypatch.setattr(search, "scrub", spy)  # (what the hits' titles are shown through)
     return scrubbed
 
 
