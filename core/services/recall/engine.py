@@ -1809,6 +1809,12 @@ class RecallIndex:
         sn = sum(1 for c in self.session_docs if c > 0) or 1
         return sn, sum(self.session_lens) / sn or 1.0
 
+    def kept(self, key: str) -> dict[Any, Any]:
+        """A dict for a caller to keep what it works out from the records in (its own
+        ``key``), found empty again once the records change."""
+        found: dict[Any, Any] = self._derive(("kept", key), dict)
+        return found
+
     def _derive(self, key: object, make: Callable[[], Any]) -> Any:
         """``make()``, remembered until the records change."""
         found = self._derived.get(key)

@@ -377,15 +377,26 @@ def _session_titles(index: RecallIndex, wanted: set[str | None]) -> dict[str, st
     index leaves out (a damaged record) is named by its id."""
     if not wanted or "sessions" not in index.table_codes:
         return {}
-    slots = index.slots_of("sessions")
-    titles, seals = index.titles, index.seals
+    # A few sessions hold most hits: each is worked out once while the records stay as
+    # they are (what was shown is shown again: a title changed on disk meanwhile never is).
+    known = index.kept("session titles")
     shown: dict[str, str] = {}
+    slots: dict[str, int] | None = None
+    titles, seals = index.titles, index.seals
     for sid in wanted:
-        slot = slots.get(sid) if sid else None
-        if sid and slot is not None:
+        if not sid:
+            continue
+        found = known.get(sid)
+        if found is None:
+            if slots is None:
+                slots = index.slots_of("sessions")
+            slot = slots.get(sid)
+            if slot is None:
+                continue
             title = titles[slot]
             clean = title if sealed(title, seals[slot]) else scrub(title, personal=False)
-            shown[sid] = clip(clean, SESSION_WIDTH)
+            found = known[sid] = clip(clean, SESSION_WIDTH)
+        shown[sid] = found
     return shown
 
 

@@ -256,3 +256,19 @@ def test_search_and_history_read_and_create_nothing(tmp_path: Path) -> None:
     assert main(["--db", str(missing), "search", "anything"]) == 2
     assert main(["--db", str(missing), "history"]) == 2
     assert not missing.exists()
+
+
+def test_a_hit_shows_its_sessions_title_as_it_is_now(tmp_path) -> None:  # noqa: ANN001
+    """A long-lived process works out how a session shows in hits once: a session's
+    new title shows in the next search all the same."""
+    from memwork import Memory
+
+    memory = Memory(tmp_path / "store", clock=lambda: NOW)
+    memory.observe("run-7", "the heron waited by the weir")
+    [before] = memory.search("heron weir")
+    assert "run-7" in before["title"]
+    assert memory.search("heron weir") == [before]  # (the second answer is the kept one)
+    memory.start_session(title="River watch", session="run-7")
+    [after] = memory.search("heron weir")
+    assert "River watch" in after["title"] and "run-7" not in after["title"]
+    memory.close()
