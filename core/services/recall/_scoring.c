@@ -1004,6 +1004,62 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(rows_doc,
+"rows(texts, start, offsets, slots)\n--\n\n"
+"The saved rows ``slots`` names as str (UTF-8, surrogates passed through): row r is\n"
+"texts[start + offsets[r]:start + offsets[r + 1]], offsets int64. A row outside the\n"
+"texts (a damaged file) raises ValueError.");
+
+static PyObject *
+rows(PyObject *self, PyObject *args)
+{
+    Py_buffer texts, offsets;
+    Py_ssize_t start;
+    PyObject *slots_obj;
+    if (!PyArg_ParseTuple(args, "y*ny*O", &texts, &start, &offsets, &slots_obj))
+        return NULL;
+    PyObject *result = NULL, *slots = NULL;
+    if (offsets.len % 8 || offsets.len < 8 || start < 0 || start > texts.len) {
+        PyErr_SetString(PyExc_ValueError,
+                        "rows: offsets must be int64, and start inside the texts");
+        goto done;
+    }
+    slots = PySequence_Fast(slots_obj, "rows: slots must be a sequence");
+    if (!slots)
+        goto done;
+    const int64_t *at = offsets.buf;
+    Py_ssize_t count = offsets.len / 8 - 1, n = PySequence_Fast_GET_SIZE(slots);
+    const char *base = (const char *)texts.buf + start;
+    Py_ssize_t room = texts.len - start;
+    result = PyList_New(n);
+    if (!result)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t row = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(slots, i));
+        if (row == -1 && PyErr_Occurred())
+            goto fail;
+        int64_t first = row >= 0 && row < count ? at[row] : -1;
+        int64_t last = first >= 0 ? at[row + 1] : -1;
+        if (first < 0 || last < first || last > room) {
+            PyErr_Format(PyExc_ValueError, "rows: row %zd is outside the texts", row);
+            goto fail;
+        }
+        PyObject *text = PyUnicode_DecodeUTF8(base + first, (Py_ssize_t)(last - first),
+                                              "surrogatepass");
+        if (!text)
+            goto fail;
+        PyList_SET_ITEM(result, i, text);
+    }
+    goto done;
+fail:
+    Py_CLEAR(result);
+done:
+    Py_XDECREF(slots);
+    PyBuffer_Release(&texts);
+    PyBuffer_Release(&offsets);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"add_scaled", add_scaled, METH_VARARGS, add_scaled_doc},
     {"add_by_length", add_by_length, METH_VARARGS, add_by_length_doc},
@@ -1011,6 +1067,7 @@ static PyMethodDef methods[] = {
     {"best", best, METH_VARARGS, best_doc},
     {"sum_best", sum_best, METH_VARARGS, sum_best_doc},
     {"near_pairs", near_pairs, METH_VARARGS, near_pairs_doc},
+    {"rows", rows, METH_VARARGS, rows_doc},
     {"around", around, METH_VARARGS, around_doc},
     {"session_sums", session_sums, METH_VARARGS, session_sums_doc},
     {NULL, NULL, 0, NULL},

@@ -56,6 +56,9 @@ def near_pairs(
     pairs: list[tuple[bytes, bytes, float]],
     /,
 ) -> list[float]: ...
+def rows(
+    texts: ReadableBuffer, start: int, offsets: ReadableBuffer, slots: Sequence[int], /
+) -> list[str]: ...
 def around(
     top: list[tuple[int, float]],
     acc: ReadableBuffer,

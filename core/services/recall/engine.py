@@ -218,6 +218,16 @@ class _Column:
         """The saved rows' bytes as mapped (see :meth:`TextRows.in_place`), or None."""
         return None if self.base is None else self.base.in_place()
 
+    def many(self, slots: list[int]) -> list[str]:
+        """``[self[i] for i in slots]``: saved rows unchanged since, all of them, read
+        by the compiled loops in one call (a search's hits: ~1 µs a row otherwise)."""
+        placed = self.in_place() if _compiled is not None else None
+        if placed is not None:
+            saved, other = self.saved_apart(slots)
+            if not other:
+                return _compiled.rows(*placed, slots)
+        return [self[i] for i in slots]
+
     def __setitem__(self, i: int, value: str) -> None:
         saved = len(self.base) if self.base is not None else 0
         if i >= saved:
@@ -1904,7 +1914,29 @@ class RecallIndex:
         # (score, slot) pairs: the order of (ties: the later slot first), without a key call
         # per candidate.
         best = heapq.nlargest(limit, zip(found.values(), found.keys(), strict=True))
-        return [self.scored(d, s) for s, d in best if s > 0]
+        return self.scored_many([(d, s) for s, d in best if s > 0])
+
+    def scored_many(self, found: list[tuple[int, float]]) -> list[Scored]:
+        """:meth:`scored` of each (slot, score), their texts read together."""
+        slots = [d for d, _ in found]
+        refs, titles = self.refs.many(slots), self.titles.many(slots)
+        sessions, kinds, ids = self.sessions, self.kinds, self.session_ids
+        tables, names = self.tables, self.table_names
+        out = []
+        for (d, score), ref, title in zip(found, refs, titles, strict=True):
+            session = sessions[d]
+            out.append(
+                Scored(
+                    d,
+                    ref,
+                    KIND_NAMES[kinds[d]],
+                    title,
+                    ids[session] if session >= 0 else None,
+                    score,
+                    names[tables[d]],
+                )
+            )
+        return out
 
     def scored(self, slot: int, score: float) -> Scored:
         session = self.sessions[slot]

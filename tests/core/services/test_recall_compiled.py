@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memwork.core.services.recall import engine
+from memwork.core.services.recall import engine, mapped
 
 loops = engine._compiled
 needs_loops = pytest.mark.skipif(loops is None, reason="the scoring loops were not built")
@@ -293,6 +293,28 @@ def test_words_side_by_side_are_found_as_python_finds_them(
     slots = list(range(len(texts)))[::-1]
     found = loops.near_pairs(b"xx" + data, 2, offsets, slots, encoded)
     assert found == [engine.pair_bonus(texts[d], asked) for d in slots]
+
+
+@needs_loops
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text(max_size=30) | st.sampled_from(["", "café", "日本", "\ud800 lone"])),
+    st.data(),
+)
+def test_rows_are_read_as_the_saved_file_reads_them(texts: list[str], data: st.DataObject) -> None:
+    """A search's hits read their references and titles together: the same strings as
+    the rows read one by one, in the order asked (a row twice, empty rows, surrogates)."""
+    raw, offsets = _rows(texts)
+    slots = data.draw(st.lists(st.integers(0, len(texts) - 1), max_size=12)) if texts else []
+    saved = mapped.TextRows(b"head" + raw, 4, memoryview(offsets.tobytes()).cast("q"))
+    assert loops.rows(b"head" + raw, 4, offsets, slots) == [saved[d] for d in slots]
+
+
+@needs_loops
+@pytest.mark.parametrize(("offsets", "slot"), [([0, 5, 3], 1), ([0, 2, 99], 1), ([0, 2], 1)])
+def test_a_damaged_row_is_refused_not_read_past_the_texts(offsets: list[int], slot: int) -> None:
+    with pytest.raises(ValueError, match="outside the texts"):
+        loops.rows(b"abcdef", 0, array("q", offsets), [0, slot])
 
 
 @needs_loops
