@@ -28,11 +28,13 @@ opened, and every other call refuses in one line until then.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from ..storage.store import Store
@@ -40,6 +42,7 @@ from .memory_ops import Operations
 
 if TYPE_CHECKING:
     from ..ledger.curator import Curator
+    from .operations import Op
     from .tinydb_view import TinyDBView
     from .wm_fallback import Fallback
     from .wm_session import SessionMemory
@@ -336,9 +339,8 @@ class Memory(Operations):
     def _operation(self, name: str, params: dict[str, Any]) -> Any:
         """Check ``params`` as the JSON doors do and run operation ``name`` as this Memory."""
         from ..base.errors import MemworkError, worded
-        from . import runner as invoke
-        from .operations import by_name
 
+        invoke, by_name = _runner()
         op = by_name(name)
         try:
             checked = invoke.check(op, "api", params)
@@ -355,3 +357,13 @@ class Memory(Operations):
             # The same exception (class, fields, traceback), its text the CLI's line.
             exc.args = (worded(exc),)
             raise
+
+
+@functools.cache
+def _runner() -> tuple[ModuleType, Callable[[str], Op]]:
+    """The runner and the operations' lookup, imported on the first call (``import
+    memwork`` stays light) and then at hand: an agent may call on every step."""
+    from . import runner
+    from .operations import by_name
+
+    return runner, by_name

@@ -221,11 +221,13 @@ class _Column:
     def many(self, slots: list[int]) -> list[str]:
         """``[self[i] for i in slots]``: saved rows unchanged since, all of them, read
         by the compiled loops in one call (a search's hits: ~1 µs a row otherwise)."""
-        placed = self.in_place() if _compiled is not None else None
-        if placed is not None:
-            saved, other = self.saved_apart(slots)
-            if not other:
-                return _compiled.rows(*placed, slots)
+        base = self.base
+        if _compiled is not None and base is not None and slots:
+            # Every slot a saved row unchanged since (a loaded index, before edits).
+            if min(slots) >= 0 and max(slots) < len(base) and not self.over.keys() & slots:
+                placed = self.in_place()
+                if placed is not None:
+                    return _compiled.rows(*placed, slots)
         return [self[i] for i in slots]
 
     def __setitem__(self, i: int, value: str) -> None:
