@@ -437,6 +437,73 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(best_of_doc,
+"best_of(scores, k)\n--\n\n"
+"The k best of scores (a dict of int slot -> float score) as (score, slot) pairs, best\n"
+"first; of equal scores, the higher slot first: sorted(zip(scores.values(),\n"
+"scores.keys()), reverse=True)[:k], without sorting them all.");
+
+static PyObject *
+best_of(PyObject *self, PyObject *args)
+{
+    PyObject *scores;
+    Py_ssize_t k;
+    if (!PyArg_ParseTuple(args, "O!n", &PyDict_Type, &scores, &k))
+        return NULL;
+    if (k < 0) {
+        PyErr_SetString(PyExc_ValueError, "best_of: k must be at least 0");
+        return NULL;
+    }
+    Py_ssize_t size = PyDict_GET_SIZE(scores), held = 0, at = 0;
+    if (k > size)
+        k = size;
+    entry *heap = PyMem_Malloc((size_t)(k ? k : 1) * sizeof(entry));
+    if (!heap)
+        return PyErr_NoMemory();
+    PyObject *key, *value, *result = NULL;
+    while (k && PyDict_Next(scores, &at, &key, &value)) {
+        Py_ssize_t slot = PyLong_AsSsize_t(key);
+        double score = PyFloat_AsDouble(value);
+        if (PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "best_of: scores holds int -> float");
+            goto done;
+        }
+        entry e = {score, slot};
+        if (held < k) {
+            Py_ssize_t i = held++;
+            heap[i] = e;
+            while (i) {
+                Py_ssize_t up = (i - 1) / 2;
+                if (!below(&heap[i], &heap[up]))
+                    break;
+                entry swap = heap[i];
+                heap[i] = heap[up];
+                heap[up] = swap;
+                i = up;
+            }
+        }
+        else if (below(&heap[0], &e)) {
+            heap[0] = e;
+            sift_down(heap, held, 0);
+        }
+    }
+    qsort(heap, (size_t)held, sizeof(entry), best_first);
+    result = PyList_New(held);
+    if (!result)
+        goto done;
+    for (Py_ssize_t i = 0; i < held; i++) {
+        PyObject *pair = Py_BuildValue("(dn)", heap[i].score, heap[i].slot);
+        if (!pair) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, i, pair);
+    }
+done:
+    PyMem_Free(heap);
+    return result;
+}
+
 /* Slots summed and looked over together by sum_best(): 32 KB of scores, which stay in
  * the nearest caches from their sums to their look. */
 #define WINDOW 4096
@@ -1066,6 +1133,7 @@ static PyMethodDef methods[] = {
     {"keep_where", keep_where, METH_VARARGS, keep_where_doc},
     {"best", best, METH_VARARGS, best_doc},
     {"sum_best", sum_best, METH_VARARGS, sum_best_doc},
+    {"best_of", best_of, METH_VARARGS, best_of_doc},
     {"near_pairs", near_pairs, METH_VARARGS, near_pairs_doc},
     {"rows", rows, METH_VARARGS, rows_doc},
     {"around", around, METH_VARARGS, around_doc},

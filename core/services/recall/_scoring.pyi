@@ -48,6 +48,7 @@ def sum_best(
     mask: ReadableBuffer | None = None,
     /,
 ) -> list[tuple[int, float]] | int: ...
+def best_of(scores: dict[int, float], k: int, /) -> list[tuple[float, int]]: ...
 def near_pairs(
     texts: ReadableBuffer,
     start: int,

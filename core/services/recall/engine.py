@@ -1861,10 +1861,9 @@ class RecallIndex:
             return
         # Of equal scores, the higher slot (as everywhere): a choice among ties that
         # does not hang on the order the candidates were gathered in.
-        # (score, slot) pairs compare as the key would, without a call per candidate.
-        best = sorted(zip(final.values(), final.keys(), strict=True), reverse=True)
+        best = _best_of(final, max(PROXIMITY_DEPTH, wanted or 0))
         chosen = [d for _, d in best[:PROXIMITY_DEPTH]]
-        if wanted is not None and 0 < wanted < len(best):
+        if wanted is not None and 0 < wanted < len(final):
             # With room for the sums' rounding: whoever is left out cannot reach the bar.
             most = PROXIMITY * sum(least for _, _, least in pairs)
             bar = best[wanted - 1][0] - most - 1e-9 * (abs(best[wanted - 1][0]) + most)
@@ -1915,7 +1914,7 @@ class RecallIndex:
         found = self.scores(query, where, max(DEPTH, limit), small, terms, limit)
         # (score, slot) pairs: the order of (ties: the later slot first), without a key call
         # per candidate.
-        best = heapq.nlargest(limit, zip(found.values(), found.keys(), strict=True))
+        best = _best_of(found, limit)
         return self.scored_many([(d, s) for s, d in best if s > 0])
 
     def scored_many(self, found: list[tuple[int, float]]) -> list[Scored]:
@@ -2150,6 +2149,14 @@ def _numpy() -> Any:
     import numpy
 
     return numpy
+
+
+def _best_of(scores: dict[int, float], k: int) -> list[tuple[float, int]]:
+    """The ``k`` best (score, slot) of ``scores``, best first (ties: the higher slot)."""
+    if _compiled is not None:
+        return _compiled.best_of(scores, k)
+    # (score, slot) pairs compare as that order asks, without a key call per candidate.
+    return heapq.nlargest(k, zip(scores.values(), scores.keys(), strict=True))
 
 
 def _score_then_slot(item: tuple[int, float]) -> tuple[float, int]:

@@ -217,6 +217,18 @@ def test_summing_a_window_at_a_time_names_a_word_out_of_order() -> None:
 
 
 @needs_loops
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(st.integers(0, 10_000), SCORES.filter(lambda v: v == v), max_size=300),
+    st.integers(min_value=0, max_value=320),
+)
+def test_the_best_candidates_are_the_first_of_them_sorted(scores: dict, k: int) -> None:
+    """Candidates ranked as a sort of (score, slot) pairs ranks them, without the sort."""
+    ranked = sorted(zip(scores.values(), scores.keys(), strict=True), reverse=True)
+    assert loops.best_of(scores, k) == ranked[:k]
+
+
+@needs_loops
 def test_a_filter_keeps_what_the_python_test_keeps() -> None:
     """Kinds, session, a time window (NaN times outside it) and expiry, each alone and
     together, slot for slot as the tests written in Python decide."""
