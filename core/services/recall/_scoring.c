@@ -290,6 +290,23 @@ sift_down(entry *heap, Py_ssize_t size, Py_ssize_t at)
     }
 }
 
+/* ``e`` added to a heap of ``held`` entries, sifted up to its place. */
+static void
+push(entry *heap, Py_ssize_t held, entry e)
+{
+    Py_ssize_t at = held;
+    heap[at] = e;
+    while (at) {
+        Py_ssize_t up = (at - 1) / 2;
+        if (!below(&heap[at], &heap[up]))
+            break;
+        entry swap = heap[at];
+        heap[at] = heap[up];
+        heap[up] = swap;
+        at = up;
+    }
+}
+
 static int
 best_first(const void *x, const void *y)
 {
@@ -350,24 +367,11 @@ keep_best(const double *a, Py_ssize_t start, Py_ssize_t end, entry *heap, Py_ssi
             double score = a[slot];
             if (!(score > floor))
                 continue;
-            if (held < k) {
-                /* Sift the new entry up. */
-                Py_ssize_t at = held++;
-                heap[at].score = score;
-                heap[at].slot = slot;
-                while (at) {
-                    Py_ssize_t up = (at - 1) / 2;
-                    if (!below(&heap[at], &heap[up]))
-                        break;
-                    entry swap = heap[at];
-                    heap[at] = heap[up];
-                    heap[up] = swap;
-                    at = up;
-                }
-            }
+            entry e = {score, slot};
+            if (held < k)
+                push(heap, held++, e);
             else {
-                heap[0].score = score;
-                heap[0].slot = slot;
+                heap[0] = e;
                 sift_down(heap, held, 0);
             }
             if (held == k)
@@ -462,6 +466,12 @@ best_of(PyObject *self, PyObject *args)
         return PyErr_NoMemory();
     PyObject *key, *value, *result = NULL;
     while (k && PyDict_Next(scores, &at, &key, &value)) {
+        /* Checked first: a value of another type could run Python code (its
+         * __float__) that changes the dict under this loop. */
+        if (!PyLong_Check(key) || !(PyFloat_Check(value) || PyLong_Check(value))) {
+            PyErr_SetString(PyExc_TypeError, "best_of: scores holds int -> float");
+            goto done;
+        }
         Py_ssize_t slot = PyLong_AsSsize_t(key);
         double score = PyFloat_AsDouble(value);
         if (PyErr_Occurred()) {
@@ -469,19 +479,8 @@ best_of(PyObject *self, PyObject *args)
             goto done;
         }
         entry e = {score, slot};
-        if (held < k) {
-            Py_ssize_t i = held++;
-            heap[i] = e;
-            while (i) {
-                Py_ssize_t up = (i - 1) / 2;
-                if (!below(&heap[i], &heap[up]))
-                    break;
-                entry swap = heap[i];
-                heap[i] = heap[up];
-                heap[up] = swap;
-                i = up;
-            }
-        }
+        if (held < k)
+            push(heap, held++, e);
         else if (below(&heap[0], &e)) {
             heap[0] = e;
             sift_down(heap, held, 0);
