@@ -1912,8 +1912,6 @@ class RecallIndex:
         ``small`` and ``terms`` as for :meth:`scores`."""
         # A caller asking for more than the usual depth gets what it asked for.
         found = self.scores(query, where, max(DEPTH, limit), small, terms, limit)
-        # (score, slot) pairs: the order of (ties: the later slot first), without a key call
-        # per candidate.
         best = _best_of(found, limit)
         return self.scored_many([(d, s) for s, d in best if s > 0])
 
@@ -1940,16 +1938,8 @@ class RecallIndex:
         return out
 
     def scored(self, slot: int, score: float) -> Scored:
-        session = self.sessions[slot]
-        return Scored(
-            slot,
-            self.refs[slot],
-            KIND_NAMES[self.kinds[slot]],
-            self.titles[slot],
-            self.session_ids[session] if session >= 0 else None,
-            score,
-            self.table_names[self.tables[slot]],
-        )
+        """What a hit needs of ``slot``, with its ``score``."""
+        return self.scored_many([(slot, score)])[0]
 
     # ------------------------------------------------------------------ persistence
 
