@@ -382,15 +382,17 @@ keep_best(const double *a, Py_ssize_t start, Py_ssize_t end, entry *heap, Py_ssi
     *floor_at = floor;
 }
 
-/* The ``held`` entries of ``heap`` as a list of (slot, score), best first. */
+/* The ``held`` entries of ``heap`` as a list of (slot, score) pairs, or of (score,
+ * slot) pairs when ``score_first``. */
 static PyObject *
-best_list(entry *heap, Py_ssize_t held)
+best_list(entry *heap, Py_ssize_t held, int score_first)
 {
     PyObject *result = PyList_New(held);
     if (!result)
         return NULL;
     for (Py_ssize_t i = 0; i < held; i++) {
-        PyObject *pair = Py_BuildValue("(nd)", heap[i].slot, heap[i].score);
+        PyObject *pair = score_first ? Py_BuildValue("(dn)", heap[i].score, heap[i].slot)
+                                     : Py_BuildValue("(nd)", heap[i].slot, heap[i].score);
         if (!pair) {
             Py_DECREF(result);
             return NULL;
@@ -434,7 +436,7 @@ best(PyObject *self, PyObject *args)
         qsort(heap, (size_t)held, sizeof(entry), best_first);
     }
     Py_END_ALLOW_THREADS
-    result = best_list(heap, held);
+    result = best_list(heap, held, 0);
 done:
     PyMem_RawFree(heap);
     PyBuffer_Release(&acc);
@@ -487,17 +489,7 @@ best_of(PyObject *self, PyObject *args)
         }
     }
     qsort(heap, (size_t)held, sizeof(entry), best_first);
-    result = PyList_New(held);
-    if (!result)
-        goto done;
-    for (Py_ssize_t i = 0; i < held; i++) {
-        PyObject *pair = Py_BuildValue("(dn)", heap[i].score, heap[i].slot);
-        if (!pair) {
-            Py_CLEAR(result);
-            goto done;
-        }
-        PyList_SET_ITEM(result, i, pair);
-    }
+    result = best_list(heap, held, 1);
 done:
     PyMem_Free(heap);
     return result;
@@ -636,7 +628,7 @@ sum_best(PyObject *self, PyObject *args)
     else if (unsorted >= 0)
         result = PyLong_FromSsize_t(unsorted);
     else
-        result = best_list(heap, held);
+        result = best_list(heap, held, 0);
 done:
     for (Py_ssize_t t = 0; t < taken; t++) {
         PyBuffer_Release(&words[t].docs);
