@@ -644,6 +644,43 @@ done:
     return result;
 }
 
+/* Saved rows as the loops read them (a run of texts and the int64 offsets where each
+ * row starts, one more offset than rows), checked once. */
+typedef struct {
+    const int64_t *at;
+    Py_ssize_t count;  /* rows */
+    const char *base;  /* the first row's first byte */
+    Py_ssize_t room;   /* bytes from there to the end of the texts */
+} saved_rows;
+
+/* ``texts`` from ``start`` and ``offsets`` as saved rows; -1 (the error set, its
+ * message naming ``name``) when they cannot be. */
+static int
+take_rows(const Py_buffer *texts, Py_ssize_t start, const Py_buffer *offsets, const char *name,
+          saved_rows *rows)
+{
+    if (offsets->len % 8 || offsets->len < 8 || start < 0 || start > texts->len) {
+        PyErr_Format(PyExc_ValueError, "%s: offsets must be int64, and start inside the texts",
+                     name);
+        return -1;
+    }
+    rows->at = offsets->buf;
+    rows->count = offsets->len / 8 - 1;
+    rows->base = (const char *)texts->buf + start;
+    rows->room = texts->len - start;
+    return 0;
+}
+
+/* Where row ``row`` lies: bytes ``first`` to ``last`` after ``rows->base``; -1 when it
+ * lies outside the texts (a damaged file). */
+static int
+row_span(const saved_rows *rows, Py_ssize_t row, int64_t *first, int64_t *last)
+{
+    *first = row >= 0 && row < rows->count ? rows->at[row] : -1;
+    *last = *first >= 0 ? rows->at[row + 1] : -1;
+    return *first < 0 || *last < *first || *last > rows->room ? -1 : 0;
+}
+
 /* Whether ``pat`` (m bytes) is in ``text`` (n bytes) with a space or an end of the
  * text on each side: ``f" {pat} " in f" {text} "`` in Python. The texts are UTF-8, and
  * so a match of their bytes is a match of their characters. */
@@ -689,11 +726,9 @@ near_pairs(PyObject *self, PyObject *args)
         return NULL;
     PyObject *result = NULL, *slots = NULL, *pairs = NULL;
     word_pair *words = NULL;
-    if (offsets.len % 8 || offsets.len < 8 || start < 0 || start > texts.len) {
-        PyErr_SetString(PyExc_ValueError,
-                        "near_pairs: offsets must be int64, and start inside the texts");
+    saved_rows saved;
+    if (take_rows(&texts, start, &offsets, "near_pairs", &saved) < 0)
         goto done;
-    }
     slots = PySequence_Fast(slots_obj, "near_pairs: slots must be a sequence");
     pairs = slots ? PySequence_Fast(pairs_obj, "near_pairs: pairs must be a sequence") : NULL;
     if (!pairs)
@@ -714,10 +749,7 @@ near_pairs(PyObject *self, PyObject *args)
         words[p].forward = f;
         words[p].backward = b;
     }
-    const int64_t *at = offsets.buf;
-    Py_ssize_t rows = offsets.len / 8 - 1, n_slots = PySequence_Fast_GET_SIZE(slots);
-    const char *base = (const char *)texts.buf + start;
-    Py_ssize_t room = texts.len - start;
+    Py_ssize_t n_slots = PySequence_Fast_GET_SIZE(slots);
     result = PyList_New(n_slots);
     if (!result)
         goto done;
@@ -730,13 +762,12 @@ near_pairs(PyObject *self, PyObject *args)
         Py_ssize_t row = PyLong_AsSsize_t(slot);
         if (row == -1 && PyErr_Occurred())
             goto fail;
-        int64_t first = row >= 0 && row < rows ? at[row] : -1;
-        int64_t last = first >= 0 ? at[row + 1] : -1;
-        if (first < 0 || last < first || last > room) {
+        int64_t first, last;
+        if (row_span(&saved, row, &first, &last) < 0) {
             PyErr_Format(PyExc_ValueError, "near_pairs: row %zd is outside the texts", row);
             goto fail;
         }
-        const char *row_text = base + first;
+        const char *row_text = saved.base + first;
         Py_ssize_t size = (Py_ssize_t)(last - first), from = 0;
         double bonus = 0.0;
         /* Field by field, pair by pair: the sums in the order engine.py adds them. */
@@ -1077,18 +1108,13 @@ rows(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "y*ny*O", &texts, &start, &offsets, &slots_obj))
         return NULL;
     PyObject *result = NULL, *slots = NULL;
-    if (offsets.len % 8 || offsets.len < 8 || start < 0 || start > texts.len) {
-        PyErr_SetString(PyExc_ValueError,
-                        "rows: offsets must be int64, and start inside the texts");
+    saved_rows saved;
+    if (take_rows(&texts, start, &offsets, "rows", &saved) < 0)
         goto done;
-    }
     slots = PySequence_Fast(slots_obj, "rows: slots must be a sequence");
     if (!slots)
         goto done;
-    const int64_t *at = offsets.buf;
-    Py_ssize_t count = offsets.len / 8 - 1, n = PySequence_Fast_GET_SIZE(slots);
-    const char *base = (const char *)texts.buf + start;
-    Py_ssize_t room = texts.len - start;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(slots);
     result = PyList_New(n);
     if (!result)
         goto done;
@@ -1096,13 +1122,12 @@ rows(PyObject *self, PyObject *args)
         Py_ssize_t row = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(slots, i));
         if (row == -1 && PyErr_Occurred())
             goto fail;
-        int64_t first = row >= 0 && row < count ? at[row] : -1;
-        int64_t last = first >= 0 ? at[row + 1] : -1;
-        if (first < 0 || last < first || last > room) {
+        int64_t first, last;
+        if (row_span(&saved, row, &first, &last) < 0) {
             PyErr_Format(PyExc_ValueError, "rows: row %zd is outside the texts", row);
             goto fail;
         }
-        PyObject *text = PyUnicode_DecodeUTF8(base + first, (Py_ssize_t)(last - first),
+        PyObject *text = PyUnicode_DecodeUTF8(saved.base + first, (Py_ssize_t)(last - first),
                                               "surrogatepass");
         if (!text)
             goto fail;
