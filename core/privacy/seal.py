@@ -22,6 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from . import is_clean
+
 #: The scrubber's key, and a digest already fed it: each seal copies the digest and
 #: adds the text.
 _KEY: bytes | None = None
@@ -89,8 +91,6 @@ def seal_if_clean(text: str) -> int:
     """``text``'s seal if scrubbing it (secrets only) would leave it as it is, else 0.
 
     Nothing is counted as a redaction: this only looks."""
-    from . import is_clean
-
     return seal(text) if is_clean(text, personal=False) else 0
 
 

@@ -51,6 +51,7 @@ from itertools import compress, islice
 from typing import Any, NamedTuple
 
 from ...base.hashing import blake2b
+from ...privacy.seal import key_id, seal_if_clean
 from . import words as wordlib
 from .extract import KIND_NAMES, NEVER, Unit
 from .mapped import FileReader, SavedNumbers, TermBytes, TextRows, encode, positions
@@ -1002,8 +1003,6 @@ class RecallIndex:
         """Make every seal one of this scrubber's: seals made under another key (an
         index file written by another version of memwork) are forgotten, to be made
         again (call before :meth:`seal`; :meth:`unsealed` does)."""
-        from ...privacy.seal import key_id
-
         current = key_id()
         if self.seal_key == current:
             return
@@ -1021,8 +1020,6 @@ class RecallIndex:
         :meth:`own_seals` first); whether its seal changed."""
         if self.kinds[slot] < 0 or self.seals[slot] != UNSEALED:
             return False
-        from ...privacy.seal import seal_if_clean
-
         self.seals[slot] = seal_if_clean(self.titles[slot])
         return True
 
