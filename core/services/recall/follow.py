@@ -373,10 +373,11 @@ class Recall:
         """Check the titles of the units the last catch-up added: a few at once (what a
         write adds), many (a build, a catch-up far behind) left to a long-lived
         process's saver, outside every query, or to the save of a one-call process."""
+        if not index.fresh:  # (most searches: nothing was added)
+            return
         fresh, index.fresh = index.fresh, []
         if len(fresh) <= SEAL_AT_ONCE:
-            if fresh:
-                index.own_seals()
+            index.own_seals()
             for slot in fresh:
                 index.seal(slot)
         elif not self.one_call:
