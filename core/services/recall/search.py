@@ -394,10 +394,15 @@ def _session_titles(index: RecallIndex, wanted: set[str | None]) -> dict[str, st
             if slot is None:
                 continue
             title = titles[slot]
-            clean = title if sealed(title, seals[slot]) else scrub(title, personal=False)
-            found = known[sid] = clip(clean, SESSION_WIDTH)
+            found = known[sid] = clip(_as_shown(title, sealed(title, seals[slot])), SESSION_WIDTH)
         shown[sid] = found
     return shown
+
+
+def _as_shown(title: str, clean: bool) -> str:
+    """A title part as a hit shows it: as it is when the index found it clean (its seal
+    matches), else scrubbed of secrets (hits show personal details as written)."""
+    return title if clean else scrub(title, personal=False)
 
 
 def _title(
@@ -410,7 +415,7 @@ def _title(
     Titles come from the store or its cache folder's index: a secret planted in either
     (a file edited by hand) never reaches the output. The parts are scrubbed one by one,
     as they were written (a session title and a note's text are separate texts)."""
-    title = found.title if clean else scrub(found.title, personal=False)
+    title = _as_shown(found.title, clean)
     if superseded:  # kept as history: a hit says the agent no longer gets it
         return f"(superseded) {title}"
     if found.kind != "observation" or found.session is None:
