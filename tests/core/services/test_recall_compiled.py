@@ -199,6 +199,49 @@ def test_summing_and_picking_a_window_at_a_time_is_the_same_as_apart(
 
 
 @needs_loops
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(min_value=1, max_value=9_000),
+    st.integers(min_value=1, max_value=4),
+    st.sampled_from([0, 10, 100]),
+    st.booleans(),
+    st.integers(min_value=0),
+)
+def test_norms_read_by_length_give_the_scores_read_by_slot(
+    size: int, words: int, k: int, masked: bool, seed: int
+) -> None:
+    """``sum_best`` reading each slot's norm from a table by its length (two bytes a
+    slot) gives the very scores and picks it gives reading a float per slot."""
+    np = pytest.importorskip("numpy")
+    rng = random.Random(seed)
+    table = np.array([rng.uniform(0.5, 30) for _ in range(rng.randint(1, 600))])
+    lengths = np.array([rng.randrange(len(table)) for _ in range(size)], dtype=np.uint16)
+    postings = []
+    for _ in range(words):
+        docs = sorted(rng.sample(range(size), rng.randint(0, min(size, 2_000))))
+        tfs = [rng.randint(1, 40) for _ in docs]
+        postings.append((rng.uniform(0.1, 9.0), array("i", docs), array("i", tfs)))
+    mask = np.array([rng.random() < 0.7 for _ in range(size)]) if masked else None
+    by_slot, by_length = np.empty(size), np.full(size, 3.0)
+    picked = loops.sum_best(by_slot, table[lengths], postings, k, mask)
+    assert loops.sum_best(by_length, table, postings, k, mask, lengths) == picked
+    assert by_length.tolist() == by_slot.tolist()
+
+
+@needs_loops
+def test_a_length_past_the_table_is_refused() -> None:
+    """A slot whose length the table does not reach (a damaged column) is named, never
+    read past the table; lengths that do not cover the slots are refused."""
+    np = pytest.importorskip("numpy")
+    word = (1.0, array("i", [1, 2]), array("i", [1, 1]))
+    lengths = np.array([0, 1, 5], dtype=np.uint16)
+    with pytest.raises(ValueError, match="slot 2 is longer than norms reaches"):
+        loops.sum_best(np.empty(3), np.ones(4), [word], 2, None, lengths)
+    with pytest.raises(ValueError, match="lengths uint16"):
+        loops.sum_best(np.empty(3), np.ones(4), [word], 2, None, lengths[:2])
+
+
+@needs_loops
 def test_summing_a_window_at_a_time_names_a_word_out_of_order() -> None:
     """A word whose slots do not rise is named (its index), not summed wrong; a slot
     outside the index is refused, wherever it stands."""

@@ -112,6 +112,31 @@ def test_every_way_of_scoring_gives_the_same_ranking(seed: int, dense: bool, mon
     assert sum(len(found) for found in hits) > 1000  # the questions do find things
 
 
+def test_lengths_past_two_bytes_are_read_as_a_float_a_slot_with_the_same_hits(
+    monkeypatch,  # noqa: ANN001
+) -> None:
+    """The summing pass reads each record's length in two bytes and its length term
+    from a table; an index holding a record too long for that reads a float a slot
+    instead, and ranks the same, score for score."""
+    loops = engine._compiled
+    if loops is None:
+        pytest.skip("the compiled loops are not built here")
+    read = []
+    summed = loops.sum_best
+
+    def spy(*args):  # noqa: ANN002, ANN202
+        read.append(len(args) > 5 and args[5] is not None)
+        return summed(*args)
+
+    monkeypatch.setattr(loops, "sum_best", spy)
+    by_length = _every_way(1, 30, monkeypatch, ways=[(False, True)])
+    assert read and all(read)
+    read.clear()
+    monkeypatch.setattr(engine, "_LONGEST", 10)  # the notes run from 3 to 120 words
+    assert _every_way(1, 30, monkeypatch, ways=[(False, True)]) == by_length
+    assert read and not any(read)
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 def test_an_index_read_from_its_saved_file_ranks_as_one_built_here(seed: int, monkeypatch) -> None:
     """Rows read in place from a saved file (the compiled loops read their words
