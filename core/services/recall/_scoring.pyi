@@ -46,6 +46,7 @@ def sum_best(
     words: Sequence[tuple[float, ReadableBuffer, ReadableBuffer]],
     k: int,
     mask: ReadableBuffer | None = None,
+    lengths: ReadableBuffer | None = None,
     /,
 ) -> list[tuple[int, float]] | int: ...
 def best_of(scores: dict[int, float], k: int, /) -> list[tuple[float, int]]: ...
