@@ -263,6 +263,8 @@ class FolderBackend(Backend):
     # -- opening ----------------------------------------------------------------------------
     def open(self, create: bool) -> Manifest:
         self._prepare_folder(create)
+        if self._lock is not None:
+            self._lock.close()
         self._lock = InterProcessLock(self._file(LOCK_NAME), self._lock_timeout)
         self.acquire()
         try:
@@ -476,6 +478,8 @@ class FolderBackend(Backend):
         self._close_log()
         while self._retired:
             self._retired.pop().close()
+        if self._lock is not None:
+            self._lock.close()
 
     def discard_created(self) -> bool:
         # Taken back only while it is exactly what open() wrote: no table, no commit in
@@ -502,6 +506,7 @@ class FolderBackend(Backend):
                     os.unlink(self._file(name))
         finally:
             self.release(False)
+        self._lock.close()
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self._file(LOCK_NAME))
         for folder in self._made:
