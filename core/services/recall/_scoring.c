@@ -851,30 +851,6 @@ value_in(PyObject *dict, Py_ssize_t key, double *out)
     return *out == -1.0 && PyErr_Occurred() ? -1 : 0;
 }
 
-/* final[slot] = value, or += value when ``add``; -1 on an error. */
-static int
-set_score(PyObject *final, Py_ssize_t slot, double value, int add)
-{
-    PyObject *k = PyLong_FromSsize_t(slot);
-    if (!k)
-        return -1;
-    if (add) {
-        PyObject *held = PyDict_GetItemWithError(final, k);
-        if (!held) {
-            Py_DECREF(k);
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_KeyError, "around: a slot was lost");
-            return -1;
-        }
-        value = PyFloat_AsDouble(held) + value;
-    }
-    PyObject *v = PyFloat_FromDouble(value);
-    int failed = !v || PyDict_SetItem(final, k, v) < 0;
-    Py_XDECREF(v);
-    Py_DECREF(k);
-    return failed ? -1 : 0;
-}
-
 PyDoc_STRVAR(around_doc,
 "around(top, acc, allowed, prev, next, sessions, kinds, session_score, share,\n"
 "       neighbour, observation)\n--\n\n"
@@ -886,6 +862,64 @@ PyDoc_STRVAR(around_doc,
 "candidate with a slot before or after it then gains neighbour * the larger of\n"
 "those two slots' scores in acc. prev, next and sessions are int32 per slot (-1:\n"
 "none), kinds int8.");
+
+/* A (slot, score) pair of a top list: the slot, and the score where ``score`` is
+ * given; -1 (TypeError naming ``name``) when the item is not one. */
+static int
+top_pair(PyObject *item, const char *name, Py_ssize_t *slot, double *score)
+{
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2 ||
+        !PyLong_Check(PyTuple_GET_ITEM(item, 0))) {
+        PyErr_Format(PyExc_TypeError, "%s: top holds (slot, score)", name);
+        return -1;
+    }
+    *slot = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0));
+    if (*slot == -1 && PyErr_Occurred())
+        return -1;
+    if (score) {
+        *score = PyFloat_AsDouble(PyTuple_GET_ITEM(item, 1));
+        if (*score == -1.0 && PyErr_Occurred())
+            return -1;
+    }
+    return 0;
+}
+
+/* Slots met so far, each with where it stands in a list: open addressing over a
+ * power of two at least twice the slots it will hold. */
+typedef struct {
+    Py_ssize_t *slot, *at, mask;
+} slot_set;
+
+static int
+slot_set_init(slot_set *set, Py_ssize_t most)
+{
+    Py_ssize_t size = 16;
+    while (size < 2 * most)
+        size *= 2;
+    set->mask = size - 1;
+    set->slot = PyMem_Malloc((size_t)size * sizeof(Py_ssize_t));
+    set->at = PyMem_Malloc((size_t)size * sizeof(Py_ssize_t));
+    if (!set->slot || !set->at)
+        return -1;
+    for (Py_ssize_t i = 0; i < size; i++)
+        set->slot[i] = -1;
+    return 0;
+}
+
+/* Where ``slot`` stands (-1: not met; then it is put down as standing at ``at``). */
+static Py_ssize_t
+slot_set_meet(slot_set *set, Py_ssize_t slot, Py_ssize_t at)
+{
+    Py_ssize_t i = (Py_ssize_t)(((size_t)slot * 0x9E3779B97F4A7C15ull) >> 20) & set->mask;
+    while (set->slot[i] >= 0) {
+        if (set->slot[i] == slot)
+            return set->at[i];
+        i = (i + 1) & set->mask;
+    }
+    set->slot[i] = slot;
+    set->at[i] = at;
+    return -1;
+}
 
 static PyObject *
 around(PyObject *self, PyObject *args)
@@ -901,6 +935,8 @@ around(PyObject *self, PyObject *args)
     int have_allowed = allowed_obj != Py_None;
     PyObject *final = NULL, *top = NULL;
     Py_ssize_t *order = NULL;
+    double *value = NULL;
+    slot_set met = {NULL, NULL, 0};
     if (have_allowed && PyObject_GetBuffer(allowed_obj, &allowed, PyBUF_SIMPLE) < 0) {
         have_allowed = 0;
         goto done;
@@ -921,63 +957,58 @@ around(PyObject *self, PyObject *args)
     const unsigned char *ok = have_allowed ? allowed.buf : NULL;
     PyObject *scores = PyDict_GET_SIZE(session_obj) ? session_obj : NULL;
     Py_ssize_t n_top = PySequence_Fast_GET_SIZE(top), held = 0;
+    /* Each candidate's slot and score are kept here and the dict is made once at the
+     * end: the same additions, in the same order, as adding to the dict's floats. */
     order = PyMem_Malloc((size_t)(3 * n_top + 1) * sizeof(Py_ssize_t));
-    final = PyDict_New();
-    if (!order || !final) {
-        if (!order)
-            PyErr_NoMemory();
-        goto fail;
+    value = PyMem_Malloc((size_t)(3 * n_top + 1) * sizeof(double));
+    if (!order || !value || slot_set_init(&met, 3 * n_top + 1) < 0) {
+        PyErr_NoMemory();
+        goto done;
     }
     /* Checked once here, so the loops below read only inside the columns. */
 #define INSIDE(slot) ((slot) >= 0 && (slot) < size)
     for (Py_ssize_t i = 0; i < n_top; i++) {
         Py_ssize_t slot;
         double score;
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(top, i), "nd;around: top holds (slot, score)",
-                              &slot, &score))
-            goto fail;
+        if (top_pair(PySequence_Fast_GET_ITEM(top, i), "around", &slot, &score) < 0)
+            goto done;
         if (!INSIDE(slot) || !INSIDE(before[slot] < 0 ? 0 : before[slot]) ||
             !INSIDE(after[slot] < 0 ? 0 : after[slot])) {
             PyErr_Format(PyExc_ValueError, "around: slot %zd is outside the index", slot);
-            goto fail;
+            goto done;
         }
         double gain = 0.0;
         if (scores && kind[slot] == observation && value_in(scores, in_session[slot], &gain) < 0)
-            goto fail;
+            goto done;
         /* (Only a session the scores name adds: x + 0.0 is x, bit for bit.) */
-        if (set_score(final, slot, gain != 0.0 ? score + share * gain : score, 0) < 0)
-            goto fail;
-        order[held++] = slot;
+        double v = gain != 0.0 ? score + share * gain : score;
+        Py_ssize_t at = slot_set_meet(&met, slot, held);
+        if (at >= 0) {
+            value[at] = v; /* a slot twice: the later pair, as a dict of them holds */
+            continue;
+        }
+        order[held] = slot;
+        value[held++] = v;
     }
     Py_ssize_t tops = held;
     for (Py_ssize_t i = 0; i < tops; i++) {
         int32_t side[2] = {before[order[i]], after[order[i]]};
         for (int k = 0; k < 2; k++) {
             Py_ssize_t j = side[k];
-            if (j < 0 || (ok && !ok[j]))
-                continue;
-            PyObject *key = PyLong_FromSsize_t(j);
-            if (!key)
-                goto fail;
-            int seen = PyDict_Contains(final, key);
-            Py_DECREF(key);
-            if (seen < 0)
-                goto fail;
-            if (seen)
+            if (j < 0 || (ok && !ok[j]) || slot_set_meet(&met, j, held) >= 0)
                 continue;
             if (!INSIDE(before[j] < 0 ? 0 : before[j]) || !INSIDE(after[j] < 0 ? 0 : after[j])) {
                 PyErr_Format(PyExc_ValueError, "around: slot %zd is outside the index", j);
-                goto fail;
+                goto done;
             }
             double own = a[j], gain = 0.0;
             if (own != 0.0 && share != 0.0) {
                 if (value_in(scores, in_session[j], &gain) < 0)
-                    goto fail;
+                    goto done;
                 own += share * gain;
             }
-            if (set_score(final, j, own, 0) < 0)
-                goto fail;
-            order[held++] = j;
+            order[held] = j;
+            value[held++] = own;
         }
     }
     for (Py_ssize_t i = 0; i < held; i++) {
@@ -987,15 +1018,27 @@ around(PyObject *self, PyObject *args)
             continue;
         double left = x >= 0 ? a[x] : 0.0, right = z >= 0 ? a[z] : 0.0;
         double near = right > left ? right : left; /* Python's max(left, right) */
-        if (set_score(final, c, neighbour * near, 1) < 0)
-            goto fail;
+        value[i] = value[i] + neighbour * near;
     }
 #undef INSIDE
-    goto done;
-fail:
-    Py_CLEAR(final);
+    final = PyDict_New();
+    if (!final)
+        goto done;
+    for (Py_ssize_t i = 0; i < held; i++) {
+        PyObject *k = PyLong_FromSsize_t(order[i]), *v = k ? PyFloat_FromDouble(value[i]) : NULL;
+        int failed = !v || PyDict_SetItem(final, k, v) < 0;
+        Py_XDECREF(k);
+        Py_XDECREF(v);
+        if (failed) {
+            Py_CLEAR(final);
+            goto done;
+        }
+    }
 done:
     PyMem_Free(order);
+    PyMem_Free(value);
+    PyMem_Free(met.slot);
+    PyMem_Free(met.at);
     Py_XDECREF(top);
     if (have_allowed)
         PyBuffer_Release(&allowed);
@@ -1047,9 +1090,7 @@ session_sums(PyObject *self, PyObject *args)
     }
     for (Py_ssize_t i = 0; i < n_top; i++) {
         Py_ssize_t slot;
-        double score;
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(top, i),
-                              "nd;session_sums: top holds (slot, score)", &slot, &score))
+        if (top_pair(PySequence_Fast_GET_ITEM(top, i), "session_sums", &slot, NULL) < 0)
             goto done;
         if (slot < 0 || slot >= size) {
             PyErr_Format(PyExc_ValueError, "session_sums: slot %zd is outside the index", slot);

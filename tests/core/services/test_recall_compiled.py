@@ -416,6 +416,52 @@ def test_a_note_gains_its_sessions_share_and_its_neighbours() -> None:
     assert hidden == {1: 4.0 + 0.3 * 0.5, 2: 0.5 + 0.3 * 4.0}
 
 
+def _around_in_python(top, acc, allowed, prev, nxt, sessions, kinds, scores, share, near):  # noqa: ANN001, ANN202, PLR0913
+    """What ``around``'s docstring says, as a dict of the candidates is built."""
+    final = {}
+    for slot, score in top:
+        gain = scores.get(sessions[slot], 0.0) if kinds[slot] == 0 else 0.0
+        final[slot] = score + share * gain if gain != 0.0 else score
+    for slot in list(final):
+        for j in (prev[slot], nxt[slot]):
+            if j < 0 or (allowed is not None and not allowed[j]) or j in final:
+                continue
+            own = acc[j]
+            if own != 0.0 and share != 0.0:
+                own += share * scores.get(sessions[j], 0.0)
+            final[j] = own
+    for slot in final:
+        x, z = prev[slot], nxt[slot]
+        if x >= 0 or z >= 0:
+            left, right = acc[x] if x >= 0 else 0.0, acc[z] if z >= 0 else 0.0
+            final[slot] = final[slot] + near * max(left, right)
+    return final
+
+
+@needs_loops
+@settings(max_examples=100, deadline=None)
+@given(st.integers(min_value=1, max_value=1_500), st.integers(min_value=0), st.booleans())
+def test_the_candidates_around_the_best_are_those_a_dict_of_them_holds(
+    size: int, seed: int, masked: bool
+) -> None:
+    """Against the same rules in Python, up to hundreds of candidates (a slot may stand
+    twice in the top: the later pair counts, and its neighbours' share is added once)."""
+    rng = random.Random(seed)
+    acc = array("d", [rng.choice([0.0, rng.uniform(0, 9)]) for _ in range(size)])
+    sessions = [rng.randrange(-1, 20) for _ in range(size)]
+    kinds = [rng.choice([0, 0, 0, 2]) for _ in range(size)]
+    prev = [rng.randrange(-1, size) for _ in range(size)]
+    nxt = [rng.randrange(-1, size) for _ in range(size)]
+    allowed = bytes(rng.random() < 0.8 for _ in range(size)) if masked else None
+    top = [(rng.randrange(size), rng.uniform(0, 9)) for _ in range(rng.randint(0, 300))]
+    scores = {s: rng.uniform(0, 3) for s in range(0, 20, 3)}
+    share = rng.choice([0.0, 0.2])
+    cols = _columns(prev, nxt, sessions, kinds)
+    found = loops.around(top, acc, allowed, *cols, scores, share, 0.3, 0)
+    expected = _around_in_python(top, acc, allowed, prev, nxt, sessions, kinds, scores, share, 0.3)
+    assert list(found.items()) == list(expected.items())
+
+
 @needs_loops
 @pytest.mark.parametrize(("prev", "top"), [([-1, 9, -1], [(1, 1.0)]), ([-1, -1, -1], [(5, 1.0)])])
 def test_a_damaged_neighbour_link_is_refused(prev: list[int], top: list) -> None:
