@@ -214,6 +214,8 @@ class _Column:
         other: list[int] = []
         n = len(self.base) if self.base is not None else 0
         over = self.over
+        if not over and slots and min(slots) >= 0 and max(slots) < n:
+            return list(range(len(slots))), other  # a loaded index, before edits
         for i, d in enumerate(slots):
             (saved if 0 <= d < n and d not in over else other).append(i)
         return saved, other
@@ -1879,12 +1881,13 @@ class RecallIndex:
         # Of equal scores, the higher slot (as everywhere): a choice among ties that
         # does not hang on the order the candidates were gathered in.
         best = _best_of(final, max(PROXIMITY_DEPTH, wanted or 0))
-        chosen = [d for _, d in best[:PROXIMITY_DEPTH]]
         if wanted is not None and 0 < wanted < len(final):
             # With room for the sums' rounding: whoever is left out cannot reach the bar.
             most = PROXIMITY * sum(least for _, _, least in pairs)
             bar = best[wanted - 1][0] - most - 1e-9 * (abs(best[wanted - 1][0]) + most)
-            chosen = [d for d in chosen if final[d] >= bar]
+            chosen = [d for score, d in best[:PROXIMITY_DEPTH] if score >= bar]
+        else:
+            chosen = [d for _, d in best[:PROXIMITY_DEPTH]]
         for d, bonus in zip(chosen, self._pair_bonuses(chosen, pairs), strict=True):
             if bonus:
                 final[d] += PROXIMITY * bonus
@@ -1902,6 +1905,11 @@ class RecallIndex:
             if saved:
                 texts, start, offsets = placed
                 encoded = [(encode(f[1:-1]), encode(b[1:-1]), least) for f, b, least in pairs]
+                if not rest:  # every one a saved row (a loaded index, before edits)
+                    bonuses: list[float] = _compiled.near_pairs(
+                        texts, start, offsets, slots, encoded
+                    )
+                    return bonuses
                 found = _compiled.near_pairs(
                     texts, start, offsets, [slots[i] for i in saved], encoded
                 )
