@@ -195,24 +195,30 @@ class Store:
                 continue
 
     # -- locking ----------------------------------------------------------------------------
-    @contextmanager
-    def _locked(self) -> Iterator[None]:
-        with self._mutex:
+    def _locked(self) -> _Hold:
+        """This thread's hold of the store's lock (re-entrant; the inter-process lock is
+        taken by the outermost hold)."""
+        return _Hold(self)
+
+    def _enter_hold(self) -> None:
+        self._mutex.acquire()
+        try:
             if self._depth == 0:
                 self.backend.acquire()
-            self._depth += 1
-            failed = False
-            try:
-                yield
-            except BaseException:
-                failed = True
-                raise
-            finally:
-                self._depth -= 1
-                if self._depth == 0:
-                    self.backend.release(failed)
-                    if self.backend.fold_due and not failed:
-                        self._fold_later()
+        except BaseException:
+            self._mutex.release()
+            raise
+        self._depth += 1
+
+    def _leave_hold(self, failed: bool) -> None:
+        try:
+            self._depth -= 1
+            if self._depth == 0:
+                self.backend.release(failed)
+                if self.backend.fold_due and not failed:
+                    self._fold_later()
+        finally:
+            self._mutex.release()
 
     def _fold_later(self) -> None:
         """Run the fold the last commit asked for, as :attr:`fold_mode` says."""
@@ -269,13 +275,10 @@ class Store:
             if change is not None and change.tables:
                 self._announce(change)
 
-    @contextmanager
-    def reading(self) -> Iterator[Store]:
-        """A consistent view of the store: everything committed before it began."""
-        with self._locked():
-            if self._depth == 1:
-                self._refresh()
-            yield self
+    def reading(self) -> _Reading:
+        """A consistent view of the store: everything committed before it began (a
+        ``with`` block; ``as`` gives the store)."""
+        return _Reading(self)
 
     @contextmanager
     def transaction(self) -> Iterator[Store]:
@@ -503,3 +506,40 @@ class Store:
         since (see :meth:`Backend.discard_created`); True when it was removed."""
         self.close()
         return self.backend.discard_created()
+
+
+class _Hold:
+    """``with store._locked():`` a hold of the store's lock (see :meth:`Store._locked`).
+
+    A class rather than a generator: every search enters three nested reads, and a
+    generator's context manager costs a few microseconds more each time."""
+
+    __slots__ = ("store",)
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def __enter__(self) -> Store:
+        self.store._enter_hold()
+        return self.store
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        self.store._leave_hold(kind is not None)
+
+
+class _Reading(_Hold):
+    """``with store.reading():`` a hold that first catches up with what other
+    processes committed (the outermost one only)."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> Store:
+        store = self.store
+        store._enter_hold()
+        if store._depth == 1:
+            try:
+                store._refresh()
+            except BaseException:
+                store._leave_hold(True)
+                raise
+        return store
