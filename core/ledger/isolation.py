@@ -32,7 +32,7 @@ stream carries a reader only the history entries it may read.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
@@ -58,6 +58,18 @@ def asking(actor: str, curator: Curator | None = None) -> Iterator[None]:
     token = _ASKER.set((actor, curator))
     try:
         yield
+    finally:
+        _ASKER.reset(token)
+
+
+def run_asking(
+    actor: str, curator: Curator | None, fn: Callable[..., Any], /, *args: Any, **kwargs: Any
+) -> Any:
+    """``fn(*args, **kwargs)`` run as :func:`asking` runs a block: what every operation
+    does, without a generator's context manager around each call."""
+    token = _ASKER.set((actor, curator))
+    try:
+        return fn(*args, **kwargs)
     finally:
         _ASKER.reset(token)
 

@@ -37,6 +37,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from ..base.errors import MemworkError, worded
 from ..storage.store import Store
 from .memory_ops import Operations
 
@@ -338,8 +339,6 @@ class Memory(Operations):
     # -- every operation runs here ----------------------------------------------------------
     def _operation(self, name: str, params: dict[str, Any]) -> Any:
         """Check ``params`` as the JSON doors do and run operation ``name`` as this Memory."""
-        from ..base.errors import MemworkError, worded
-
         invoke, by_name = _runner()
         op = by_name(name)
         try:

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 # what recall's files beside a folder store hold (so a commit that forgets words removes
 # them, and one that only adds records keeps them).
 from ..base.errors import InvalidInput
-from ..base.jsonio import DOCUMENT_MAX
+from ..base.jsonio import DOCUMENT_MAX, RECORD_MAX
 from ..domain import migrations as _migrations  # noqa: F401
-from ..ledger.isolation import asking
+from ..ledger.isolation import run_asking
 from ..models.limits import check_depth, check_size
 from ..services.recall import index_files as _index_files  # noqa: F401
 from .operations import Op, Param, is_required
@@ -122,6 +122,8 @@ def _sized(param: Param, value: Any) -> Any:
     16 MB and 256 MB in all."""
     if value is None or isinstance(value, bool | int | float):
         return value
+    if isinstance(value, str) and 4 * len(value) + 2 <= RECORD_MAX:
+        return value  # (a character is at most 4 bytes of UTF-8: far under the cap)
     if param.type.rstrip("?") == "objects" and isinstance(value, list):
         for number, item in enumerate(value, start=1):
             try:
@@ -366,8 +368,7 @@ def _direct(
         kwargs["replay"] = replay  # review approve: the approved operation runs through here
     # Who asks is said once, here, for every door: reads filter by it while agents are
     # isolated (core/ledger/isolation.py).
-    with asking(actor, curator):
-        return fn(store, **kwargs)
+    return run_asking(actor, curator, fn, store, **kwargs)
 
 
 def writes(op: Op, params: Mapping[str, Any]) -> bool:
