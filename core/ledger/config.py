@@ -99,7 +99,9 @@ def stored(store: Store) -> dict[str, str]:
 def value(store: Store, key: str) -> str:
     """The value of ``key``: what the store says, else the default (call inside a read)."""
     check_key(key)
-    return stored(store).get(key, SETTINGS[key][1])
+    # Asked twice by every search: the one setting, not the dict of them all.
+    doc = store.docs(META).get(DOC) or {}
+    return str(doc[key]) if key in doc else SETTINGS[key][1]
 
 
 def is_on(store: Store, key: str) -> bool:
