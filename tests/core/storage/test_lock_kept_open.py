@@ -13,6 +13,8 @@ import pytest
 
 from memwork.core.storage.lock import InterProcessLock, LockTimeout
 
+from .lock_probe import lock_is_free
+
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/fd").is_dir() or not hasattr(os, "fork"),
     reason="counts open files in /proc and forks",
@@ -32,14 +34,7 @@ def _open_on(path: Path) -> int:
 
 def _busy(path: Path) -> bool:
     """Whether a fresh open of the lock file finds it held."""
-    other = InterProcessLock(path, timeout=0)
-    try:
-        other.acquire()
-    except LockTimeout:
-        return True
-    other.release()
-    other.close()
-    return False
+    return not lock_is_free(path)
 
 
 def test_the_lock_file_stays_open_between_holds_and_close_shuts_it(tmp_path: Path) -> None:

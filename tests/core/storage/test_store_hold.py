@@ -8,20 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from memwork.core.storage.lock import InterProcessLock, LockTimeout
+from memwork.core.storage.lock import InterProcessLock
 from memwork.core.storage.store import Store
+
+from .lock_probe import lock_is_free
 
 
 def _free(store_dir: Path) -> bool:
-    """Whether another open of the lock file (as another process) can take it."""
-    other = InterProcessLock(store_dir / ".lock", timeout=0)
-    try:
-        other.acquire()
-    except LockTimeout:
-        return False
-    other.release()
-    other.close()
-    return True
+    """Whether another process could take the store's lock now."""
+    return lock_is_free(store_dir / ".lock")
 
 
 def _free_to_other_threads(store: Store) -> bool:
