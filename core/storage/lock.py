@@ -175,6 +175,7 @@ class InterProcessLock:
         #: The lock file's descriptor, open between holds (a writable one only: a
         #: read-only store asks again on each hold whether it may write now).
         self._kept: int | None = None
+        self._kept_id: tuple[int, int] = (-1, -1)  # its file's (device, inode)
         #: Why this process cannot write the store (None: it can), set by :meth:`acquire`.
         self.read_only: str | None = None
         self._fallback = None
@@ -243,12 +244,12 @@ class InterProcessLock:
         """The lock file's descriptor (None: a read-only store without one)."""
         kept = self._kept
         if kept is not None:
-            try:
-                if os.fstat(kept).st_nlink > 0:
-                    return kept
-            except OSError:
-                pass
-            self._close(kept)  # removed or replaced since: the path is opened again
+            links = self._links(kept)
+            if links > 0:
+                return kept
+            self._forget(kept)  # removed or replaced since: the path is opened again
+            if links == 0:
+                os.close(kept)
         self.read_only = None
         try:
             fd = os.open(self.path, _OPEN_RW, 0o600)
@@ -264,15 +265,26 @@ class InterProcessLock:
                 if again.errno in _READ_ONLY_ERRNOS:
                     return None
                 raise self._refused(again) from None
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             os.close(fd)
             raise StoreUnreadable(
                 f"{self.path} is not a regular file; remove it (memwork recreates its lock file)"
             )
         if self.read_only is None:
-            self._kept = fd
+            self._kept, self._kept_id = fd, (st.st_dev, st.st_ino)
             _OPEN_LOCKS.add(self)
         return fd
+
+    def _links(self, fd: int) -> int:
+        """How many names the kept file ``fd`` has (0: removed or replaced); -1 when
+        ``fd`` is no longer that file: a descriptor closed behind this lock's back may
+        have been given to another file since, which is not this lock's to close."""
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            return -1
+        return st.st_nlink if (st.st_dev, st.st_ino) == self._kept_id else -1
 
     def _close(self, fd: int) -> None:
         """Close ``fd`` (which lets go of any hold on it), kept or not."""
@@ -298,16 +310,17 @@ class InterProcessLock:
     def close(self) -> None:
         """Close the lock file kept open between holds (a hold keeps it until it is
         let go; the next hold opens it again)."""
-        if self._fd is None and self._kept is not None:
-            self._close(self._kept)
+        kept = self._kept
+        if self._fd is None and kept is not None:
+            self._forget(kept)
+            if self._links(kept) >= 0:
+                os.close(kept)
 
     def __del__(self) -> None:
         # A lock dropped without close(): its descriptor is not left open.
-        kept = getattr(self, "_kept", None)
-        if kept is not None and getattr(self, "_fd", None) is None:
-            self._kept = None
+        if getattr(self, "_kept", None) is not None and getattr(self, "_fd", None) is None:
             try:
-                os.close(kept)
+                self.close()
             except OSError:
                 pass
 

@@ -136,3 +136,28 @@ def test_a_child_forked_between_holds_takes_the_lock_as_its_own(tmp_path: Path) 
     lock.acquire()
     lock.release()
     lock.close()
+
+
+def test_a_kept_descriptor_closed_or_reused_behind_the_locks_back_is_opened_again(
+    tmp_path: Path,
+) -> None:
+    """A program that closes every descriptor (as a daemon does) and opens another
+    file on the same number: the lock opens its own file again, never the other."""
+    path = tmp_path / ".lock"
+    lock = InterProcessLock(path, timeout=0)
+    lock.acquire()
+    lock.release()
+    kept = lock._kept
+    assert kept is not None
+    os.close(kept)
+    other = os.open(tmp_path / "other", os.O_RDWR | os.O_CREAT)
+    try:
+        assert other == kept  # the lowest free number: the same one
+        lock.acquire()
+        assert _busy(path)
+        lock.release()
+        lock.close()
+        # The other file was never locked nor closed by it.
+        os.fstat(other)
+    finally:
+        os.close(other)
