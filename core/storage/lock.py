@@ -17,9 +17,10 @@ opened that way refuses writes (:attr:`InterProcessLock.read_only`).
 
 The lock file stays open between holds (a search takes the lock once, and opening
 the file, checking it and closing it again cost ~3x the two ``flock`` calls of a hold
-when the kernel's caches are cold). A hold first checks that the file it holds open
-is still linked: one removed or replaced since (a store deleted, a user's ``rm``) is
-let go and the path opened again, so two processes never lock two different files.
+when the kernel's caches are cold). A hold first checks that the descriptor it keeps
+is still that file (by device and inode) and that the file is still linked: one
+removed or replaced since (a store deleted, a user's ``rm``) is let go and the path
+opened again, so two processes never lock two different files.
 A forked child lets go of its parent's open lock files without unlocking them: a
 ``flock`` on a descriptor the child inherited would count as its parent's hold.
 
