@@ -709,6 +709,28 @@ row_span(const saved_rows *rows, Py_ssize_t row, int64_t *first, int64_t *last)
     return *first < 0 || *last < *first || *last > rows->room ? -1 : 0;
 }
 
+/* The span (as row_span) of the row that item ``i`` of the sequence ``slots`` names; -1
+ * with the error set (its message naming ``name``) when the item is not an int or the
+ * row lies outside the texts. */
+static int
+slot_span(const saved_rows *rows, PyObject *slots, Py_ssize_t i, const char *name,
+          int64_t *first, int64_t *last)
+{
+    PyObject *slot = PySequence_Fast_GET_ITEM(slots, i);
+    if (!PyLong_Check(slot)) {
+        PyErr_Format(PyExc_TypeError, "%s: a slot must be an int", name);
+        return -1;
+    }
+    Py_ssize_t row = PyLong_AsSsize_t(slot);
+    if (row == -1 && PyErr_Occurred())
+        return -1;
+    if (row_span(rows, row, first, last) < 0) {
+        PyErr_Format(PyExc_ValueError, "%s: row %zd is outside the texts", name, row);
+        return -1;
+    }
+    return 0;
+}
+
 /* Whether ``pat`` (m bytes) is in ``text`` (n bytes) with a space or an end of the
  * text on each side: ``f" {pat} " in f" {text} "`` in Python. The texts are UTF-8, and
  * so a match of their bytes is a match of their characters. */
@@ -782,19 +804,9 @@ near_pairs(PyObject *self, PyObject *args)
     if (!result)
         goto done;
     for (Py_ssize_t i = 0; i < n_slots; i++) {
-        PyObject *slot = PySequence_Fast_GET_ITEM(slots, i);
-        if (!PyLong_Check(slot)) {
-            PyErr_SetString(PyExc_TypeError, "near_pairs: a slot must be an int");
-            goto fail;
-        }
-        Py_ssize_t row = PyLong_AsSsize_t(slot);
-        if (row == -1 && PyErr_Occurred())
-            goto fail;
         int64_t first, last;
-        if (row_span(&saved, row, &first, &last) < 0) {
-            PyErr_Format(PyExc_ValueError, "near_pairs: row %zd is outside the texts", row);
+        if (slot_span(&saved, slots, i, "near_pairs", &first, &last) < 0)
             goto fail;
-        }
         const char *row_text = saved.base + first;
         Py_ssize_t size = (Py_ssize_t)(last - first), from = 0;
         double bonus = 0.0;
@@ -1188,14 +1200,9 @@ rows(PyObject *self, PyObject *args)
     if (!result)
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t row = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(slots, i));
-        if (row == -1 && PyErr_Occurred())
-            goto fail;
         int64_t first, last;
-        if (row_span(&saved, row, &first, &last) < 0) {
-            PyErr_Format(PyExc_ValueError, "rows: row %zd is outside the texts", row);
+        if (slot_span(&saved, slots, i, "rows", &first, &last) < 0)
             goto fail;
-        }
         PyObject *text = PyUnicode_DecodeUTF8(saved.base + first, (Py_ssize_t)(last - first),
                                               "surrogatepass");
         if (!text)
