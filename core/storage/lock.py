@@ -245,12 +245,9 @@ class InterProcessLock:
         """The lock file's descriptor (None: a read-only store without one)."""
         kept = self._kept
         if kept is not None:
-            links = self._links(kept)
-            if links > 0:
+            if self._links(kept) > 0:
                 return kept
-            self._forget(kept)  # removed or replaced since: the path is opened again
-            if links == 0:
-                os.close(kept)
+            self._drop_kept()  # removed or replaced since: the path is opened again
         self.read_only = None
         try:
             fd = os.open(self.path, _OPEN_RW, 0o600)
@@ -308,18 +305,22 @@ class InterProcessLock:
             except OSError:
                 pass
 
+    def _drop_kept(self) -> None:
+        """Stop keeping the lock file, closing it while the descriptor is still that
+        file."""
+        kept, self._kept = self._kept, None
+        if kept is not None and self._links(kept) >= 0:
+            os.close(kept)
+
     def close(self) -> None:
         """Close the lock file kept open between holds (a hold keeps it until it is
         let go; the next hold opens it again)."""
-        kept = self._kept
-        if self._fd is None and kept is not None:
-            self._forget(kept)
-            if self._links(kept) >= 0:
-                os.close(kept)
+        if self._fd is None:
+            self._drop_kept()
 
     def __del__(self) -> None:
         # A lock dropped without close(): its descriptor is not left open.
-        if getattr(self, "_kept", None) is not None and getattr(self, "_fd", None) is None:
+        if hasattr(self, "_kept_id"):  # (not when __init__ failed before it)
             try:
                 self.close()
             except OSError:
