@@ -212,10 +212,10 @@ class _Column:
         since, and of the others."""
         saved: list[int] = []
         other: list[int] = []
+        if self._all_saved(slots):
+            return list(range(len(slots))), other  # a loaded index, before edits
         n = len(self.base) if self.base is not None else 0
         over = self.over
-        if not over and slots and min(slots) >= 0 and max(slots) < n:
-            return list(range(len(slots))), other  # a loaded index, before edits
         for i, d in enumerate(slots):
             (saved if 0 <= d < n and d not in over else other).append(i)
         return saved, other
@@ -227,14 +227,23 @@ class _Column:
     def many(self, slots: list[int]) -> list[str]:
         """``[self[i] for i in slots]``: saved rows unchanged since, all of them, read
         by the compiled loops in one call (a search's hits: ~1 µs a row otherwise)."""
-        base = self.base
-        if _compiled is not None and base is not None and slots:
-            # Every slot a saved row unchanged since (a loaded index, before edits).
-            if min(slots) >= 0 and max(slots) < len(base) and not self.over.keys() & slots:
-                placed = self.in_place()
-                if placed is not None:
-                    return _compiled.rows(*placed, slots)
+        if _compiled is not None and self._all_saved(slots):
+            placed = self.in_place()
+            if placed is not None:
+                return _compiled.rows(*placed, slots)
         return [self[i] for i in slots]
+
+    def _all_saved(self, slots: list[int]) -> bool:
+        """Whether every one of ``slots`` (at least one) is a saved row unchanged since
+        (a loaded index, before edits)."""
+        base = self.base
+        return (
+            base is not None
+            and bool(slots)
+            and min(slots) >= 0
+            and max(slots) < len(base)
+            and not self.over.keys() & slots
+        )
 
     def __setitem__(self, i: int, value: str) -> None:
         saved = len(self.base) if self.base is not None else 0
