@@ -458,9 +458,11 @@ class Backend(ABC):
         it needs it; a schema newer than this memwork is refused untouched."""
 
     @abstractmethod
-    def acquire(self) -> None:
+    def acquire(self, wait: bool = True) -> None:
         """Take the inter-process lock, waiting up to the lock timeout
-        (:class:`~core.base.errors.StoreError` naming the holder when it stays busy)."""
+        (:class:`~core.base.errors.StoreError` naming the holder when it stays busy);
+        with ``wait=False``, a lock that is not free at once raises
+        :class:`~core.base.no_wait.WouldWait`."""
 
     @abstractmethod
     def release(self, failed: bool) -> None:

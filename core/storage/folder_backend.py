@@ -38,6 +38,7 @@ from ..base.errors import (
     StoreUnreadable,
     StoreWriteFailed,
 )
+from ..base.no_wait import WouldWait
 from . import derived_files, journal, log_damage, schema, wal
 from .atomic import (
     DIR_MODE,
@@ -520,11 +521,13 @@ class FolderBackend(Backend):
         return str(schema.backup_folder(self.path, version))
 
     # -- locking ----------------------------------------------------------------------------
-    def acquire(self) -> None:
+    def acquire(self, wait: bool = True) -> None:
         assert self._lock is not None, "open() first"
         try:
-            self._lock.acquire()
+            self._lock.acquire(None if wait else 0)
         except LockTimeout:
+            if not wait:
+                raise WouldWait from None
             raise StoreError(
                 f"the store at {self.dir} is locked by another process "
                 f"(waited {self._lock_timeout:.0f} s for {self._file(LOCK_NAME)})"

@@ -46,7 +46,7 @@ class MemoryBackend(Backend):
         return self._head
 
     # One process, one store object: the store's own mutex is the whole lock.
-    def acquire(self) -> None:
+    def acquire(self, wait: bool = True) -> None:
         pass
 
     def release(self, failed: bool) -> None:

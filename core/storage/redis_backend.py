@@ -293,7 +293,12 @@ class RedisBackend(Backend):
     def _txid(self, n: str) -> str:
         return f"{self.lease.token or os.getpid()}-{n}"
 
-    def acquire(self) -> None:
+    def acquire(self, wait: bool = True) -> None:
+        if not wait:
+            # Taking the lease is a round trip to Redis: a wait, however short.
+            from ..base.no_wait import WouldWait
+
+            raise WouldWait
         try:
             with self.redis_errors():
                 self._fresh = self.lease.acquire(self._head.generation)

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..base.errors import StoreError, StoreWriteFailed
+from ..base.no_wait import WouldWait, may_wait
 from . import schema
 from .backend import NO_FOLD_NEEDED, Backend, Change, Docs, Listener
 from .cache import TableCache
@@ -201,10 +202,12 @@ class Store:
         return _Hold(self)
 
     def _enter_hold(self) -> None:
-        self._mutex.acquire()
+        waits = may_wait()  # (a call that must not wait is told so at once: WouldWait)
+        if not self._mutex.acquire(blocking=waits):
+            raise WouldWait
         try:
             if self._depth == 0:
-                self.backend.acquire()
+                self.backend.acquire(wait=waits)
         except BaseException:
             self._mutex.release()
             raise

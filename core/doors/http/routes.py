@@ -33,12 +33,14 @@ from ...base.errors import (
     UserError,
     worded,
 )
+from ...base.no_wait import WouldWait
 from ...ops import runner as invoke
 from ...ops.json_schemas import input_schema
 from ...ops.memory import Memory
 from ...ops.operations import Op, door_ops
 from ...ops.shapes import SHAPES
 from ...ops.wm_fallback import used_fallback
+from .quick_calls import QuickCalls
 from .search_pool import SearchPool
 
 AGENT_HEADER = "x-memwork-agent"
@@ -157,6 +159,10 @@ class _Answered(Exception):
 def operation_route(op: Op, memory: Memory, cap: int, pool: SearchPool | None = None) -> Route:
     """``POST /v1/<op>``; with ``pool``, a search runs in one of its worker processes."""
     pooled = pool if op.name == "search" else None
+    # A read on a store on this machine may be answered on the event loop (see
+    # quick_calls); a search pool's worker is a wait, and a Redis store's every read.
+    local = memory.wm_fallback is None
+    quick = QuickCalls() if pooled is None and not op.writes and local else None
 
     async def endpoint(request: Request) -> Response:
         try:
@@ -180,7 +186,15 @@ def operation_route(op: Op, memory: Memory, cap: int, pool: SearchPool | None = 
                     fallback=memory.wm_fallback,
                 )
 
-            value = await anyio.to_thread.run_sync(run)
+            if quick is None or invoke.writes(op, params):
+                value = await anyio.to_thread.run_sync(run)
+            elif quick.inline_next():
+                try:
+                    value = quick.inline(run)
+                except WouldWait:
+                    value = await anyio.to_thread.run_sync(quick.threaded, run)
+            else:
+                value = await anyio.to_thread.run_sync(quick.threaded, run)
             response = json_response(value)
             if used_fallback(value):  # a list's body cannot carry the field: the header does
                 response.headers[FALLBACK_HEADER] = "true"

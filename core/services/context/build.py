@@ -467,10 +467,11 @@ def for_agent(
         check_query(query)
     agent = actor.partition(":")[2] or None
     if query and query.strip():
+        from ...base.no_wait import taken
         from ..recall.search import kept_recall
 
         lock, recall = kept_recall(store)
-        with lock:
+        with taken(lock):
             result = build_context(
                 store,
                 now=now,

@@ -52,6 +52,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from ...base.no_wait import WouldWait, may_wait
 from ...storage.store import Store
 from . import extract as records
 from . import saved_file, snapshot
@@ -362,6 +363,8 @@ class Recall:
     def refresh(self, store: Store) -> RecallIndex:
         """The index, caught up with everything ``store`` has committed."""
         if self.location != store.location or self.index is None:
+            if not may_wait():  # a whole index to read or build
+                raise WouldWait
             self._start(store, None)
         index = self.index
         assert index is not None

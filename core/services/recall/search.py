@@ -27,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ...base.errors import InvalidInput
+from ...base.no_wait import WouldWait, may_wait, taken
 from ...base.text import clip
 from ...ledger import isolation
 from ...privacy import scrub
@@ -257,6 +258,8 @@ def _ranked(
     sessions' titles, the superseded lessons and the slots whose titles the index
     found clean (their seals match)."""
     if recall.index is None:
+        if not may_wait():  # a build or a read of the saved index: seconds at 100k
+            raise WouldWait
         # The first catch-up may read many tables: it takes the lock a few tables at a
         # time, so writers never wait for a whole build.
         first_catch_up(store, recall)
@@ -537,7 +540,7 @@ def search_op(
     """The ``search`` operation: :func:`search` with the store's kept index, as JSON."""
     wanted = parse_kinds(list(kinds) if kinds is not None else None)
     lock, recall = kept_recall(store)
-    with lock:
+    with taken(lock):
         hits = search(
             store,
             query,

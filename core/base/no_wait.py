@@ -1,0 +1,51 @@
+"""Calls that must not wait: they stop where they would, and are run again elsewhere.
+
+The HTTP door answers a quick read on its event loop instead of a worker thread
+(``core/doors/http/quick_calls.py``). There, waiting for anything (the store's lock
+while another process commits, the recall index while its saver holds it, a first
+build of that index) would hold up every other connection. Such a call runs inside
+:func:`never_waiting`; the places that would wait ask :func:`may_wait` first, or take
+their lock with :func:`taken`, and raise :class:`WouldWait` instead. Nothing is
+written before that point in a call that only reads, so the door simply runs the call
+again in a thread, where it may wait.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+_NEVER: ContextVar[bool] = ContextVar("memwork_never_waiting", default=False)
+
+
+class WouldWait(Exception):  # noqa: N818 - a signal to run elsewhere, not a failure
+    """A call inside :func:`never_waiting` met something it would have waited for."""
+
+
+def may_wait() -> bool:
+    """Whether the running call may wait (False inside :func:`never_waiting`)."""
+    return not _NEVER.get()
+
+
+@contextmanager
+def never_waiting() -> Iterator[None]:
+    """Run the block so that whatever would wait raises :class:`WouldWait`."""
+    token = _NEVER.set(True)
+    try:
+        yield
+    finally:
+        _NEVER.reset(token)
+
+
+@contextmanager
+def taken(lock: threading.Lock | threading.RLock) -> Iterator[None]:
+    """``with lock:``, except that inside :func:`never_waiting` a lock another thread
+    holds raises :class:`WouldWait` instead of being waited for."""
+    if not lock.acquire(blocking=may_wait()):
+        raise WouldWait
+    try:
+        yield
+    finally:
+        lock.release()

@@ -1,0 +1,100 @@
+"""The HTTP door answers quick reads on its event loop, and never lets one hold it."""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memwork.core.base.no_wait import WouldWait, may_wait
+from memwork.core.doors.http.quick_calls import REMEMBERED, QuickCalls
+from memwork.core.storage.folder_backend import LOCK_NAME
+from memwork.core.storage.lock import InterProcessLock
+from tests.http_server import Served, client
+
+from .test_http_door import _env, cli, post
+
+
+def test_a_route_runs_inline_only_after_its_last_calls_were_quick() -> None:
+    quick = QuickCalls(limit=0.05)
+    assert not quick.inline_next()  # nothing measured yet: a thread
+    for _ in range(REMEMBERED - 1):
+        quick.threaded(lambda: None)
+        assert not quick.inline_next()
+    quick.threaded(lambda: None)
+    assert quick.inline_next()
+    # Waiting shows on the wall clock of a call run inline...
+    quick.inline(lambda: time.sleep(0.06))
+    assert not quick.inline_next()
+    for _ in range(REMEMBERED):
+        quick.inline(lambda: None)
+    assert quick.inline_next()
+    # ... and in a thread, only its own CPU time counts (a wait for the GIL is not its).
+    quick.threaded(lambda: time.sleep(0.06))
+    assert quick.inline_next()
+    spin_until = time.thread_time() + 0.06
+    quick.threaded(lambda: [None for _ in iter(lambda: time.thread_time() < spin_until, False)])
+    assert not quick.inline_next()
+
+
+def test_an_inline_call_never_waits_and_keeps_its_context_to_itself() -> None:
+    quick = QuickCalls()
+    mark: contextvars.ContextVar[str] = contextvars.ContextVar("mark", default="outside")
+
+    def call() -> bool:
+        mark.set("inside")
+        return may_wait()
+
+    assert quick.inline(call) is False
+    assert mark.get() == "outside" and may_wait()
+
+    def waits() -> None:
+        raise WouldWait
+
+    with pytest.raises(WouldWait):
+        quick.inline(waits)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    db = tmp_path / "store"
+    made = cli(
+        db, "observe", "--session", "s1", "the deploy of billing failed on a missing migration"
+    )
+    assert made.returncode == 0, made.stderr
+    server = Served(db, _env())
+    yield server
+    server.stop()
+
+
+def test_a_search_meeting_a_busy_store_waits_in_a_thread_not_on_the_loop(
+    served: Served, tmp_path: Path
+) -> None:
+    for _ in range(REMEMBERED + 2):  # the first builds the index; then quick ones
+        found = post(served, "search", {"query": "billing migration"})
+        assert found.status_code == 200 and len(found.json()) == 1
+    other = InterProcessLock(tmp_path / "store" / LOCK_NAME, timeout=5)
+    other.acquire()  # a writer in another process holds the store
+    answers: list[int] = []
+    try:
+        searching = threading.Thread(
+            target=lambda: answers.append(
+                post(served, "search", {"query": "billing migration"}).status_code
+            )
+        )
+        searching.start()
+        time.sleep(0.3)  # the search has reached the lock and waits for it
+        assert not answers
+        # The loop is free: another request is answered while the search waits.
+        started = time.monotonic()
+        assert client().get(f"{served.url}/livez", timeout=5).status_code == 200
+        assert time.monotonic() - started < 1.0
+    finally:
+        other.release()
+        other.close()
+    searching.join(10)
+    assert answers == [200]  # answered once the store was free

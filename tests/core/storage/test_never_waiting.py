@@ -1,0 +1,98 @@
+"""A call that must not wait is told so at once, and the store stays as it was.
+
+The HTTP door answers quick reads on its event loop inside ``never_waiting()``: a
+lock another process or thread holds must raise ``WouldWait`` there (the door then
+runs the call in a thread), never hold the loop while it waits.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from memwork import Memory
+from memwork.core.base.no_wait import WouldWait, may_wait, never_waiting, taken
+from memwork.core.storage.folder_backend import LOCK_NAME
+from memwork.core.storage.lock import InterProcessLock
+
+
+def _memory(tmp_path: Path) -> Memory:
+    memory = Memory(tmp_path / "store")
+    memory.observe("s1", "the deploy of billing failed on a missing migration")
+    return memory
+
+
+def test_a_lock_another_process_holds_raises_instead_of_waiting(tmp_path: Path) -> None:
+    memory = _memory(tmp_path)
+    assert memory.search("billing migration")  # the index is built, outside the loop
+    other = InterProcessLock(tmp_path / "store" / LOCK_NAME, timeout=5)
+    other.acquire()  # a second open of the file: what another process's hold is
+    try:
+        with never_waiting(), pytest.raises(WouldWait):
+            memory.search("billing migration")
+        # Outside, the same call waits as ever: here it would wait out the timeout.
+        assert may_wait()
+    finally:
+        other.release()
+        other.close()
+    # Nothing was left held or half done: the store reads and writes as before.
+    assert [h["kind"] for h in memory.search("billing migration")] == ["observation"]
+    memory.observe("s1", "billing's migration was added by hand")
+    assert len(memory.search("billing migration")) == 2
+    memory.close()
+
+
+def test_the_store_held_by_another_thread_raises_instead_of_waiting(tmp_path: Path) -> None:
+    memory = _memory(tmp_path)
+    memory.search("billing")
+    store = memory.store
+    holding, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with store.reading():
+            holding.set()
+            done.wait(10)
+
+    worker = threading.Thread(target=hold)
+    worker.start()
+    try:
+        assert holding.wait(10)
+        with never_waiting(), pytest.raises(WouldWait):
+            memory.search("billing")
+    finally:
+        done.set()
+        worker.join()
+    assert memory.search("billing")
+    memory.close()
+
+
+def test_a_first_build_of_the_recall_index_is_never_made_without_waiting(
+    tmp_path: Path,
+) -> None:
+    memory = _memory(tmp_path)
+    with never_waiting(), pytest.raises(WouldWait):
+        memory.search("billing")
+    assert memory.search("billing")  # built where it may take its time
+    memory.close()
+
+
+def test_taken_waits_unless_told_not_to() -> None:
+    lock = threading.Lock()
+    with taken(lock):
+        assert lock.locked()
+    assert not lock.locked()
+    held = threading.Lock()
+    held.acquire()
+    freed = threading.Timer(0.05, held.release)
+    freed.start()
+    with taken(held):  # waits for the timer's release
+        pass
+    freed.join()
+    held.acquire()
+    try:
+        with never_waiting(), pytest.raises(WouldWait), taken(held):
+            pass
+    finally:
+        held.release()
