@@ -286,6 +286,8 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[Store]:
         """Read-modify-write under the lock; all of it lands, or none of it."""
+        if not may_wait():  # a commit ends in an fsync: a wait, told at once
+            raise WouldWait
         with self._locked():
             outermost = self._txn_depth == 0
             if outermost and self.read_only:

@@ -13,7 +13,9 @@ held by a process that commits; for the recall index, while its saver holds it; 
 a first build of that index). A call on the loop runs inside
 :func:`core.base.no_wait.never_waiting`, so those places raise
 :class:`~core.base.no_wait.WouldWait` instead, and the call is run again in a thread:
-it has written nothing by then. A call that takes long all the same (a catch-up with
+it has written nothing by then (a write is a wait too: its commit ends in an fsync,
+so a read that would write, such as a context with its log on, stops before it does).
+A call that met a wait, or took long all the same (a catch-up with
 many records another process wrote) is counted, and the calls after it go to threads
 until the last few are quick again. The first calls of a route always go to a thread.
 """
@@ -26,7 +28,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from ...base.no_wait import never_waiting
+from ...base.no_wait import WouldWait, never_waiting
 
 T = TypeVar("T")
 
@@ -64,9 +66,14 @@ class QuickCalls:
         waiting: :class:`~core.base.no_wait.WouldWait` where it would."""
         started = time.perf_counter()
         try:
-            return contextvars.copy_context().run(_never_waiting, call)
-        finally:
-            self._took(time.perf_counter() - started)
+            found = contextvars.copy_context().run(_never_waiting, call)
+        except WouldWait:
+            # Its next calls go to threads for a while: a call that writes (a context
+            # with its log on) or a store kept busy would meet the same again.
+            self._took(float("inf"))
+            raise
+        self._took(time.perf_counter() - started)
+        return found
 
     def threaded(self, call: Callable[[], T]) -> T:
         """``call()`` in the worker thread this runs in, timed."""

@@ -55,8 +55,12 @@ def test_an_inline_call_never_waits_and_keeps_its_context_to_itself() -> None:
     def waits() -> None:
         raise WouldWait
 
+    for _ in range(REMEMBERED):
+        quick.threaded(lambda: None)
+    assert quick.inline_next()
     with pytest.raises(WouldWait):
         quick.inline(waits)
+    assert not quick.inline_next()  # the next calls go to threads, not to the same wait
 
 
 @pytest.fixture
@@ -98,3 +102,29 @@ def test_a_search_meeting_a_busy_store_waits_in_a_thread_not_on_the_loop(
         other.close()
     searching.join(10)
     assert answers == [200]  # answered once the store was free
+
+
+def test_a_context_that_logs_what_it_injects_records_each_call_once(tmp_path: Path) -> None:
+    """With ``context_log`` on a context writes, and a write is never made on the loop:
+    it stops before it, and runs again in a thread, so no injection is counted twice."""
+    from memwork import Memory
+    from memwork.core.ledger import audit, config
+
+    db = tmp_path / "store"
+    memory = Memory(db)
+    memory.set_slot("persona", "You are terse.")
+    config.set_value(memory.store, "context_log", "on", now=memory.now(), actor="tui")
+    memory.close()
+    server = Served(db, _env())
+    try:
+        calls = REMEMBERED * 3
+        for _ in range(calls):
+            answer = post(server, "context", {})
+            assert answer.status_code == 200 and "You are terse." in answer.text
+    finally:
+        server.stop()
+    memory = Memory(db)
+    with memory.store.reading():
+        injected = [e for e in audit.entries(memory.store) if e["action"] == "inject"]
+    assert [e["table"] for e in injected] == ["slots"] * calls
+    memory.close()

@@ -96,3 +96,25 @@ def test_taken_waits_unless_told_not_to() -> None:
             pass
     finally:
         held.release()
+
+
+def test_a_write_is_never_begun_without_waiting(tmp_path: Path) -> None:
+    """A commit ends in an fsync: a call that must not wait stops before it writes,
+    and leaves the store as it was (a context with its log on writes its injections)."""
+    from memwork.core.ledger import audit, config
+
+    memory = _memory(tmp_path)
+    memory.set_slot("persona", "You are terse.")
+    config.set_value(memory.store, "context_log", "on", now=memory.now(), actor="tui")
+    with never_waiting():
+        with pytest.raises(WouldWait):
+            memory.context()
+        with pytest.raises(WouldWait):
+            memory.observe("s1", "a second note")
+    with memory.store.reading():
+        assert not [e for e in audit.entries(memory.store) if e["action"] == "inject"]
+    assert len(memory.search("note billing")) == 1
+    assert "You are terse." in memory.context()  # and, where it may wait, it writes
+    with memory.store.reading():
+        assert [e["action"] for e in audit.entries(memory.store)].count("inject") == 1
+    memory.close()
