@@ -38,7 +38,7 @@ from ..base.errors import (
     StoreUnreadable,
     StoreWriteFailed,
 )
-from ..base.no_wait import WouldWait
+from ..base.no_wait import WouldWait, may_wait
 from . import derived_files, journal, log_damage, schema, wal
 from .atomic import (
     DIR_MODE,
@@ -69,6 +69,9 @@ if TYPE_CHECKING:
     from .snapshot_files import SnapshotFiles
 
 LOCK_NAME = ".lock"
+#: The most of other processes' log a call that must not wait reads in a catch-up
+#: (~40 notes' commits, about a millisecond): past it, the call is run where it may.
+QUICK_TAIL = 64 * 1024
 #: Where a restore keeps the table files it found damaged (never deleted).
 DAMAGED = "damaged"
 LOG_BYTES_ENV = "MEMWORK_LOG_BYTES"
@@ -566,6 +569,8 @@ class FolderBackend(Backend):
         if log is not None and st is not None and (st.st_dev, st.st_ino) == log.ident:
             if st.st_size == log.size:
                 return None  # nobody committed: one stat
+            if st.st_size - log.size > QUICK_TAIL and not may_wait():
+                raise WouldWait  # many records to read: more than a quick call's work
             tail = self._read_tail(log, st.st_size)
             self._take(tail, st.st_size)
             return Refresh(self._head, tail.records) if tail.records else None
@@ -575,6 +580,8 @@ class FolderBackend(Backend):
                 return None
             self._base = self._head = manifest
             return Refresh(manifest, None)
+        if not may_wait():
+            raise WouldWait  # a fold to follow: the manifest read, and tables again
         # Another process folded the log (or started one): the records it folded are
         # still in the old log this process holds open, so nothing goes unlisted.
         before = self._head

@@ -41,6 +41,7 @@ from ...ops.toolsets import chosen_tools
 from .events import CommitFeed
 from .guard import Guard
 from .mcp_endpoint import McpOnFirstCall
+from .quick_calls import QuickCalls
 from .routes import http_error, json_response, routes
 from .search_pool import MAX_WORKERS, SearchPool
 from .viewer import Viewer
@@ -138,7 +139,13 @@ class HttpDoor:
             lifespan=self._lifespan,
             exception_handlers={HTTPException: http_error},
         )
-        self.app = Guard(self.starlette, token=token, max_body=cap, agent_of=self.agent_of)
+        self.app = Guard(
+            self.starlette,
+            token=token,
+            max_body=cap,
+            agent_of=self.agent_of,
+            quick_lookup=QuickCalls() if memory.wm_fallback is None else None,
+        )
 
     def agent_of(self, token: str) -> str | None:
         """The agent an agent token was issued for (read from the store each time)."""

@@ -36,8 +36,9 @@ import hmac
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-import anyio
 import orjson
+
+from .quick_calls import QuickCalls, answered
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -136,13 +137,18 @@ class Guard:
         token: str | None,
         max_body: int,
         agent_of: AgentLookup | None = None,
+        quick_lookup: QuickCalls | None = None,
     ) -> None:
         """``agent_of``: how an agent token is looked up (None: agent tokens are not
-        taken)."""
+        taken); ``quick_lookup``: its run times, where a quick one may be made on the
+        event loop."""
         self.app = app
         self.token = token.encode() if token else None
         self.max_body = max_body
         self.agent_of = agent_of
+        #: The token lookups' last run times, on a store on disk (see quick_calls: a
+        #: quick lookup is made on the event loop); None: always in a worker thread.
+        self.quick_lookup = quick_lookup
 
     def authorized(self, headers: dict[bytes, bytes]) -> bool:
         """Whether the request carries the server's bearer token (constant-time check)."""
@@ -252,7 +258,7 @@ class Guard:
         assert self.agent_of is not None
         lookup = self.agent_of
         try:
-            agent = await anyio.to_thread.run_sync(lambda: lookup(given.decode("latin-1")))
+            agent = await answered(self.quick_lookup, lambda: lookup(given.decode("latin-1")))
         except StoreUnreachable as exc:
             # Tokens are kept in the store: while it does not answer none can be checked,
             # so the request is refused as every store call then is (not a server error).

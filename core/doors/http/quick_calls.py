@@ -28,6 +28,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+import anyio
+
 from ...base.no_wait import WouldWait, never_waiting
 
 T = TypeVar("T")
@@ -87,3 +89,17 @@ class QuickCalls:
 def _never_waiting(call: Callable[[], T]) -> T:
     with never_waiting():
         return call()
+
+
+async def answered(quick: QuickCalls | None, call: Callable[[], T]) -> T:
+    """``call()`` on the event loop when ``quick`` says its last calls were quick (and
+    again in a worker thread if it meets a wait there), else in a worker thread; with
+    no ``quick`` (a call that may write or wait by nature), always in a thread."""
+    if quick is None:
+        return await anyio.to_thread.run_sync(call)
+    if quick.inline_next():
+        try:
+            return quick.inline(call)
+        except WouldWait:
+            pass
+    return await anyio.to_thread.run_sync(quick.threaded, call)

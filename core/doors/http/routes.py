@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import anyio
 import orjson
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -33,14 +32,13 @@ from ...base.errors import (
     UserError,
     worded,
 )
-from ...base.no_wait import WouldWait
 from ...ops import runner as invoke
 from ...ops.json_schemas import input_schema
 from ...ops.memory import Memory
 from ...ops.operations import Op, door_ops
 from ...ops.shapes import SHAPES
 from ...ops.wm_fallback import used_fallback
-from .quick_calls import QuickCalls
+from .quick_calls import QuickCalls, answered
 from .search_pool import SearchPool
 
 AGENT_HEADER = "x-memwork-agent"
@@ -186,15 +184,7 @@ def operation_route(op: Op, memory: Memory, cap: int, pool: SearchPool | None = 
                     fallback=memory.wm_fallback,
                 )
 
-            if quick is None or invoke.writes(op, params):
-                value = await anyio.to_thread.run_sync(run)
-            elif quick.inline_next():
-                try:
-                    value = quick.inline(run)
-                except WouldWait:
-                    value = await anyio.to_thread.run_sync(quick.threaded, run)
-            else:
-                value = await anyio.to_thread.run_sync(quick.threaded, run)
+            value = await answered(None if invoke.writes(op, params) else quick, run)
             response = json_response(value)
             if used_fallback(value):  # a list's body cannot carry the field: the header does
                 response.headers[FALLBACK_HEADER] = "true"
@@ -214,8 +204,8 @@ def operation_route(op: Op, memory: Memory, cap: int, pool: SearchPool | None = 
             )
         except MemworkError as exc:
             return error_response(exc)
-        except _Answered as answered:
-            return json_response(answered.body, answered.status)
+        except _Answered as worker:
+            return json_response(worker.body, worker.status)
 
     return Route(f"/v1/{op.name}", endpoint, methods=["POST"], name=op.name)
 

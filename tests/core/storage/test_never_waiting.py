@@ -8,6 +8,7 @@ runs the call in a thread), never hold the loop while it waits.
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,18 @@ from memwork import Memory
 from memwork.core.base.no_wait import WouldWait, may_wait, never_waiting, taken
 from memwork.core.storage.folder_backend import LOCK_NAME
 from memwork.core.storage.lock import InterProcessLock
+
+
+def _without_waiting(memory: Memory, query: str) -> list[dict[str, object]]:
+    """A search that must not wait, asked again while the index's background save holds
+    the index for one of its short slices (the only wait a quiet store has)."""
+    for _ in range(200):
+        try:
+            with never_waiting():
+                return memory.search(query)
+        except WouldWait:
+            time.sleep(0.01)
+    raise AssertionError("every search without waiting met a wait")
 
 
 def _memory(tmp_path: Path) -> Memory:
@@ -117,4 +130,21 @@ def test_a_write_is_never_begun_without_waiting(tmp_path: Path) -> None:
     assert "You are terse." in memory.context()  # and, where it may wait, it writes
     with memory.store.reading():
         assert [e["action"] for e in audit.entries(memory.store)].count("inject") == 1
+    memory.close()
+
+
+def test_a_long_catch_up_is_left_to_a_call_that_may_wait(tmp_path: Path) -> None:
+    """Another writer's many commits are more than a quick call's work to read: the call
+    stops before reading them; a few are read at once."""
+    memory = _memory(tmp_path)
+    memory.search("billing")
+    other = Memory(tmp_path / "store")  # a store of its own: what another process is
+    other.observe("s2", "one small note about billing")
+    assert len(_without_waiting(memory, "billing")) == 2  # a few records: read at once
+    for n in range(120):
+        other.observe("s2", f"note {n} on the billing rollout: " + "details " * 100)
+    with never_waiting(), pytest.raises(WouldWait):
+        memory.search("billing")
+    assert len(memory.search("billing", limit=200)) == 122
+    other.close()
     memory.close()
