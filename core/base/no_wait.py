@@ -1,13 +1,14 @@
 """Calls that must not wait: they stop where they would, and are run again elsewhere.
 
-The HTTP door answers a quick read on its event loop instead of a worker thread
-(``core/doors/http/quick_calls.py``). There, waiting for anything (the store's lock
-while another process commits, the recall index while its saver holds it, a first
-build of that index) would hold up every other connection. Such a call runs inside
-:func:`never_waiting`; the places that would wait ask :func:`may_wait` first, or take
-their lock with :func:`taken`, and raise :class:`WouldWait` instead. Nothing is
-written before that point in a call that only reads, so the door simply runs the call
-again in a thread, where it may wait.
+The server doors (HTTP, and MCP's tools) answer a quick read on their event loop
+instead of a worker thread (``core/doors/quick_calls.py``). There, waiting for
+anything (the store's lock while another process commits, the recall index while
+its saver holds it, a first build of that index, a commit's fsync) would hold up
+every other connection. Such a call runs inside :func:`never_waiting`; the places
+that would wait ask :func:`may_wait` first, or take their lock with :func:`taken`,
+and raise :class:`WouldWait` instead. Nothing is written before that point in a
+call that only reads, so the door simply runs the call again in a thread, where it
+may wait.
 """
 
 from __future__ import annotations

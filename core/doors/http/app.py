@@ -38,10 +38,10 @@ from ...base.errors import InvalidInput
 from ...ops.memory import Memory
 from ...ops.operations import Op
 from ...ops.toolsets import chosen_tools
+from ..quick_calls import QuickCalls
 from .events import CommitFeed
 from .guard import Guard
 from .mcp_endpoint import McpOnFirstCall
-from .quick_calls import QuickCalls
 from .routes import http_error, json_response, routes
 from .search_pool import MAX_WORKERS, SearchPool
 from .viewer import Viewer

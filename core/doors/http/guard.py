@@ -38,7 +38,7 @@ from typing import Any
 
 import orjson
 
-from .quick_calls import QuickCalls, answered
+from ..quick_calls import QuickCalls, answered
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

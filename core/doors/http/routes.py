@@ -38,7 +38,7 @@ from ...ops.memory import Memory
 from ...ops.operations import Op, door_ops
 from ...ops.shapes import SHAPES
 from ...ops.wm_fallback import used_fallback
-from .quick_calls import QuickCalls, answered
+from ..quick_calls import QuickCalls, answered
 from .search_pool import SearchPool
 
 AGENT_HEADER = "x-memwork-agent"

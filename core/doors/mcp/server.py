@@ -23,7 +23,9 @@ Audit entries name the actor ``mcp`` (``mcp:<agent>`` with ``--agent`` or
 Tools run in worker threads, over stdio as over HTTP (``memwork serve``): one
 long call (the first search of a big store, a wait for the store's lock held by
 another process) never holds up the others, from the same client or another (the
-store's lock orders their writes). Every call takes the limits of every door (a
+store's lock orders their writes). A tool that only reads a store on disk and whose
+last few calls were quick runs on the event loop instead, never waiting there
+(:mod:`core.doors.quick_calls`). Every call takes the limits of every door (a
 value at most 16 MB, a query at most 4 KB: :func:`core.ops.runner.check`). A client
 that hangs up, even mid-call, ends a stdio server cleanly (exit 0); the call it
 made is all-or-nothing as always.
@@ -56,6 +58,7 @@ from ...ops.operations import Op, door_ops
 from ...ops.shapes import SHAPES, is_object
 from ...ops.toolsets import chosen_tools, tool_name
 from ...ops.wm_fallback import used_fallback
+from ..quick_calls import QuickCalls, answered
 
 P = ParamSpec("P")
 
@@ -161,6 +164,12 @@ class MemworkServer(MCPServer):
         self.threaded = threaded
         chosen = door_ops("mcp") if tools is None else tools
         self.operations = {tool_name(op): op for op in chosen}
+        # A tool that reads a store on disk may be answered on the event loop once its
+        # last calls were quick (see core/doors/quick_calls.py).
+        local = threaded and memory.wm_fallback is None
+        self._quick = {
+            name: QuickCalls() for name, op in self.operations.items() if local and not op.writes
+        }
         self._tools = [tool_of(op) for op in self.operations.values()]
 
     async def list_tools(self) -> list[MCPTool]:
@@ -210,7 +219,11 @@ class MemworkServer(MCPServer):
                     fallback=self.memory.wm_fallback,
                 )
 
-            value = await anyio.to_thread.run_sync(run) if self.threaded else run()
+            if not self.threaded:
+                value = run()
+            else:
+                quick = None if invoke.writes(op, params) else self._quick.get(name)
+                value = await answered(quick, run)
         except UserError as exc:
             return _text(worded(exc), error=True)
         except MemworkError as exc:

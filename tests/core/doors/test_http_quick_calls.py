@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memwork.core.base.no_wait import WouldWait, may_wait
-from memwork.core.doors.http.quick_calls import REMEMBERED, QuickCalls
+from memwork.core.doors.quick_calls import REMEMBERED, QuickCalls
 from memwork.core.storage.folder_backend import LOCK_NAME
 from memwork.core.storage.lock import InterProcessLock
 from tests.http_server import Served, client
@@ -128,3 +128,50 @@ def test_a_context_that_logs_what_it_injects_records_each_call_once(tmp_path: Pa
         injected = [e for e in audit.entries(memory.store) if e["action"] == "inject"]
     assert [e["table"] for e in injected] == ["slots"] * calls
     memory.close()
+
+
+@pytest.mark.slow
+def test_an_mcp_search_meeting_a_busy_store_leaves_the_loop_free(
+    served: Served, tmp_path: Path
+) -> None:
+    """MCP's tools choose the same way: once a tool's calls were quick it runs on the
+    loop, and a store another holder locks sends it to a thread, not the loop to sleep."""
+    import anyio
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    other = InterProcessLock(tmp_path / "store" / LOCK_NAME, timeout=5)
+    took: list[float] = []
+
+    async def main() -> list[str]:
+        http = httpx2.AsyncClient(timeout=60)
+        transport = streamable_http_client(f"{served.url}/mcp", http_client=http)
+        async with http, Client(transport, cache=None) as mcp:
+            texts = []
+            for _ in range(REMEMBERED + 2):
+                found = await mcp.call_tool("search", {"query": "billing migration"})
+                texts.append(found.content[0].text)
+            other.acquire()
+            async with anyio.create_task_group() as group:
+
+                async def search() -> None:
+                    found = await mcp.call_tool("search", {"query": "billing migration"})
+                    texts.append(found.content[0].text)
+
+                group.start_soon(search)
+                await anyio.sleep(0.3)
+                started = time.monotonic()
+                live = await http.get(f"{served.url}/livez")
+                took.append(time.monotonic() - started)
+                assert live.status_code == 200
+                other.release()
+            return texts
+
+    try:
+        texts = anyio.run(main)
+    finally:
+        other.release()
+        other.close()
+    assert took and took[0] < 1.0
+    assert len(texts) == REMEMBERED + 3 and all("billing" in t for t in texts)

@@ -1,4 +1,5 @@
-"""Which calls the HTTP door answers on its event loop rather than in a worker thread.
+"""Which calls a server door (HTTP, MCP) answers on its event loop rather than in a
+worker thread.
 
 Handing a call to a worker thread and its answer back costs two wake-ups across
 threads: ~0.15-0.3 ms on a small machine, a quarter of a whole search at 100k notes.
@@ -30,7 +31,7 @@ from typing import TypeVar
 
 import anyio
 
-from ...base.no_wait import WouldWait, never_waiting
+from ..base.no_wait import WouldWait, never_waiting
 
 T = TypeVar("T")
 
