@@ -68,14 +68,20 @@ class QuickCalls:
         """``call()`` here, in a context of its own (as a thread would give it), never
         waiting: :class:`~core.base.no_wait.WouldWait` where it would."""
         started = time.perf_counter()
+        took = float("inf")
         try:
             found = contextvars.copy_context().run(_never_waiting, call)
         except WouldWait:
             # Its next calls go to threads for a while: a call that writes (a context
             # with its log on) or a store kept busy would meet the same again.
-            self._took(float("inf"))
             raise
-        self._took(time.perf_counter() - started)
+        except BaseException:
+            took = time.perf_counter() - started  # an error is timed as an answer is
+            raise
+        else:
+            took = time.perf_counter() - started
+        finally:
+            self._took(took)
         return found
 
     def threaded(self, call: Callable[[], T]) -> T:

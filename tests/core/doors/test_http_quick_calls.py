@@ -62,6 +62,16 @@ def test_an_inline_call_never_waits_and_keeps_its_context_to_itself() -> None:
         quick.inline(waits)
     assert not quick.inline_next()  # the next calls go to threads, not to the same wait
 
+    def refused() -> None:
+        time.sleep(0.06)  # a slow error counts as slow as a slow answer
+        raise ValueError("refused")
+
+    for _ in range(REMEMBERED):
+        quick.threaded(lambda: None)
+    with pytest.raises(ValueError):
+        quick.inline(refused)
+    assert not quick.inline_next()
+
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
