@@ -16,9 +16,9 @@ a first build of that index). A call on the loop runs inside
 :class:`~core.base.no_wait.WouldWait` instead, and the call is run again in a thread:
 it has written nothing by then (a write is a wait too: its commit ends in an fsync,
 so a read that would write, such as a context with its log on, stops before it does).
-A call that met a wait, or took long all the same (a catch-up with
-many records another process wrote) is counted, and the calls after it go to threads
-until the last few are quick again. The first calls of a route always go to a thread.
+A call that met a wait, or took long all the same, is counted as slow, and the calls
+after it go to threads until the last few are quick again. The first calls of a route
+always go to a thread.
 """
 
 from __future__ import annotations
