@@ -17,6 +17,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 _NEVER: ContextVar[bool] = ContextVar("memwork_never_waiting", default=False)
 
@@ -40,13 +41,27 @@ def never_waiting() -> Iterator[None]:
         _NEVER.reset(token)
 
 
-@contextmanager
-def taken(lock: threading.Lock | threading.RLock) -> Iterator[None]:
-    """``with lock:``, except that inside :func:`never_waiting` a lock another thread
-    holds raises :class:`WouldWait` instead of being waited for."""
-    if not lock.acquire(blocking=may_wait()):
+def take(lock: threading.Lock | threading.RLock) -> bool:
+    """Acquire ``lock``, waiting for it unless inside :func:`never_waiting`, where a
+    lock another thread holds raises :class:`WouldWait`; whether the call may wait
+    (for the caller's next steps)."""
+    waits = may_wait()
+    if not lock.acquire(blocking=waits):
         raise WouldWait
-    try:
-        yield
-    finally:
-        lock.release()
+    return waits
+
+
+class taken:  # noqa: N801 - used as ``with taken(lock):``, like a function
+    """``with lock:``, taken by :func:`take` (a class, not a generator: every search
+    takes one)."""
+
+    __slots__ = ("lock",)
+
+    def __init__(self, lock: threading.Lock | threading.RLock) -> None:
+        self.lock = lock
+
+    def __enter__(self) -> None:
+        take(self.lock)
+
+    def __exit__(self, *_: Any) -> None:
+        self.lock.release()

@@ -68,21 +68,16 @@ class QuickCalls:
         """``call()`` here, in a context of its own (as a thread would give it), never
         waiting: :class:`~core.base.no_wait.WouldWait` where it would."""
         started = time.perf_counter()
-        took = float("inf")
         try:
-            found = contextvars.copy_context().run(_never_waiting, call)
+            return contextvars.copy_context().run(_never_waiting, call)
         except WouldWait:
-            # Its next calls go to threads for a while: a call that writes (a context
-            # with its log on) or a store kept busy would meet the same again.
+            # Counted as never quick, so its next calls go to threads for a while: a call
+            # that writes (a context with its log on), or a store kept busy, would meet
+            # the same again. (An error is timed as an answer is.)
+            started = float("-inf")
             raise
-        except BaseException:
-            took = time.perf_counter() - started  # an error is timed as an answer is
-            raise
-        else:
-            took = time.perf_counter() - started
         finally:
-            self._took(took)
-        return found
+            self._took(time.perf_counter() - started)
 
     def threaded(self, call: Callable[[], T]) -> T:
         """``call()`` in the worker thread this runs in, timed."""

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..base.errors import StoreError, StoreWriteFailed
-from ..base.no_wait import WouldWait, may_wait
+from ..base.no_wait import WouldWait, may_wait, take
 from . import schema
 from .backend import NO_FOLD_NEEDED, Backend, Change, Docs, Listener
 from .cache import TableCache
@@ -202,9 +202,7 @@ class Store:
         return _Hold(self)
 
     def _enter_hold(self) -> None:
-        waits = may_wait()  # (a call that must not wait is told so at once: WouldWait)
-        if not self._mutex.acquire(blocking=waits):
-            raise WouldWait
+        waits = take(self._mutex)  # (a call that must not wait is told so: WouldWait)
         try:
             if self._depth == 0:
                 self.backend.acquire(wait=waits)

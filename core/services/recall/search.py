@@ -258,8 +258,6 @@ def _ranked(
     sessions' titles, the superseded lessons and the slots whose titles the index
     found clean (their seals match)."""
     if recall.index is None:
-        if not may_wait():  # a build or a read of the saved index: seconds at 100k
-            raise WouldWait
         # The first catch-up may read many tables: it takes the lock a few tables at a
         # time, so writers never wait for a whole build.
         first_catch_up(store, recall)
@@ -301,6 +299,8 @@ def first_catch_up(store: Store, recall: Recall) -> None:
     (~100 MB more resident after 100 searches at 100k long notes). A caller that holds
     the store's lock builds here (the thread would wait for that lock).
     """
+    if not may_wait():  # a build or a read of the saved index: seconds at 100k
+        raise WouldWait
     if recall.wake is None or store.cache.lock_held():
         recall.refresh(store)
         return
