@@ -130,9 +130,11 @@ add_scaled(PyObject *self, PyObject *args)
 }
 
 PyDoc_STRVAR(add_by_length_doc,
-"add_by_length(acc, lens, docs, tfs, kp1, k, one_b, b, mean, mask=None)\n--\n\n"
-"For each posting (slot d, count tf):\n"
-"acc[d] += kp1 * tf / (tf + k * (one_b + b * lens[d] / mean)).\n"
+"add_by_length(acc, lens, docs, tfs, kp1, k, one_b, b, mean, long_from, long_weight,\n"
+"              mask=None)\n--\n\n"
+"For each posting (slot d, count tf), with L = lens[d]:\n"
+"acc[d] += kp1 * tf / (tf + k * (one_b + b * L / mean\n"
+"                                 + long_weight * max(0.0, L / long_from - 1.0))).\n"
 "acc is a float64 array, lens an int64 array of as many slots; docs and tfs int32.\n"
 "A slot whose byte in mask is 0 is left alone.");
 
@@ -140,10 +142,10 @@ static PyObject *
 add_by_length(PyObject *self, PyObject *args)
 {
     sums s;
-    double kp1, k, one_b, b, mean;
+    double kp1, k, one_b, b, mean, long_from, long_weight;
     PyObject *mask_obj = Py_None;
-    if (!PyArg_ParseTuple(args, "w*y*y*y*ddddd|O", &s.acc, &s.column, &s.docs, &s.tfs, &kp1,
-                          &k, &one_b, &b, &mean, &mask_obj))
+    if (!PyArg_ParseTuple(args, "w*y*y*y*ddddddd|O", &s.acc, &s.column, &s.docs, &s.tfs, &kp1,
+                          &k, &one_b, &b, &mean, &long_from, &long_weight, &mask_obj))
         return NULL;
     Py_ssize_t bad = -1;
     if (check_sums(&s, mask_obj, "add_by_length") < 0)
@@ -151,8 +153,13 @@ add_by_length(PyObject *self, PyObject *args)
     double *a = s.acc.buf;
     const int64_t *lens = s.column.buf;
     /* As Python evaluates the line it stands for, left to right. */
-    EACH_POSTING(s, bad,
-                 a[slot] = a[slot] + kp1 * tf / (tf + k * (one_b + b * (double)lens[slot] / mean)));
+    EACH_POSTING(s, bad, {
+        double length = (double)lens[slot];
+        double over = length / long_from - 1.0;
+        a[slot] = a[slot] + kp1 * tf
+                                / (tf + k * (one_b + b * length / mean
+                                             + long_weight * (over > 0.0 ? over : 0.0)));
+    });
     return release_sums(&s, bad);
 }
 

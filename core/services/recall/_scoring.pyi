@@ -23,6 +23,8 @@ def add_by_length(
     one_b: float,
     b: float,
     mean: float,
+    long_from: float,
+    long_weight: float,
     mask: ReadableBuffer | None = None,
     /,
 ) -> None: ...

@@ -68,6 +68,12 @@ FORMAT = 6
 UNSEALED = -1
 K1 = 0.6
 B = 0.2
+# Past LONG_FROM tenths of words (about 40 words, 400-odd characters), a record's length
+# weighs LONG more for each LONG_FROM it runs on: a reply or a document that holds the
+# query's words far apart ranks below the line that says them together. Below it,
+# length weighs only what B gives it (a chat line that says more is no worse for it).
+LONG_FROM = 400
+LONG = 2.0
 # tenths: a word a note repeats from the note before it counts half in that note (a
 # reply that says its question's words again is not where the answer is)
 ECHO = 5
@@ -1431,7 +1437,7 @@ class RecallIndex:
         if _compiled is not None:
             return self._bm25_small_compiled(info, where, depth, release, lens)
         fits = self._scalar_test(where._replace(visible=None))
-        k, one_b = 10 * K1, 1 - B
+        k, one_b, far = 10 * K1, 1 - B, LONG_FROM
         mean = (self.total_len / self.live if self.live else 1.0) or 1.0
         counted: dict[int, float] | _DenseScores
         # A slot is in one part of a word at most: the parts add up as the word would.
@@ -1444,7 +1450,12 @@ class RecallIndex:
                 for docs, tfs in parts:
                     for d, tf in zip(docs, tfs, strict=True):
                         if fits is None or fits(d):
-                            part = kp1 * tf / (tf + k * (one_b + B * lens[d] / mean))
+                            n = lens[d]
+                            part = (
+                                kp1
+                                * tf
+                                / (tf + k * (one_b + B * n / mean + LONG * max(0.0, n / far - 1.0)))
+                            )
                             dense[d] = dense[d] + part
                     if release:
                         _let_go(docs)
@@ -1453,10 +1464,15 @@ class RecallIndex:
             counted, get = acc, acc.get
             for kp1, parts, _ in info:
                 for docs, tfs in parts:
-                    # What _norms holds, written out: k1 (1 - b + b len / mean), in tenths.
+                    # What _norms holds, written out (see _length_term), in tenths.
                     for d, tf in zip(docs, tfs, strict=True):
                         if fits is None or fits(d):
-                            part = kp1 * tf / (tf + k * (one_b + B * lens[d] / mean))
+                            n = lens[d]
+                            part = (
+                                kp1
+                                * tf
+                                / (tf + k * (one_b + B * n / mean + LONG * max(0.0, n / far - 1.0)))
+                            )
                             acc[d] = get(d, 0.0) + part
                     if release:
                         _let_go(docs)
@@ -1508,7 +1524,18 @@ class RecallIndex:
         for kp1, parts, _ in info:
             for docs, tfs in parts:
                 _compiled.add_by_length(
-                    counted.scores, lens, docs, tfs, kp1, 10 * K1, 1 - B, B, mean, kept
+                    counted.scores,
+                    lens,
+                    docs,
+                    tfs,
+                    kp1,
+                    10 * K1,
+                    1 - B,
+                    B,
+                    mean,
+                    LONG_FROM,
+                    LONG,
+                    kept,
                 )
                 if release:
                     _let_go(docs)
@@ -1820,15 +1847,11 @@ class RecallIndex:
         return out if any(out.values()) else {}
 
     def _norms(self) -> Any:
-        """BM25's length term by slot, in tenths: ``k1 (1 - b + b len / mean)`` (kept
-        until the records change: a term's score is then one gather and a division)."""
+        """BM25's length term by slot, in tenths (:func:`_length_term`; kept until the
+        records change: a term's score is then one gather and a division)."""
         np = _numpy()
         mean = self.total_len / self.live if self.live else 1.0
-        return (
-            10
-            * K1
-            * (1 - B + B * np.frombuffer(self.column("lens"), dtype=np.int64) / (mean or 1.0))
-        )
+        return _length_term(np.frombuffer(self.column("lens"), dtype=np.int64), mean)
 
     def _by_length(self) -> tuple[Any, Any] | None:
         """What :meth:`_norms` holds, as a table by length and each slot's length in
@@ -1841,8 +1864,7 @@ class RecallIndex:
         if not len(lens) or lens.min() < 0 or lens.max() > _LONGEST:
             return None
         mean = self.total_len / self.live if self.live else 1.0
-        table = 10 * K1 * (1 - B + B * np.arange(int(lens.max()) + 1) / (mean or 1.0))
-        return table, lens.astype(np.uint16)
+        return _length_term(np.arange(int(lens.max()) + 1), mean), lens.astype(np.uint16)
 
     def _session_totals(self) -> tuple[int, float]:
         """(sessions holding observations, their mean length in tenths)."""
@@ -2013,6 +2035,19 @@ class RecallIndex:
 
 
 _OBSERVATION = KIND_NAMES.index("observation")
+
+
+def _length_term(lens: Any, mean: float) -> Any:
+    """BM25's length term for an array of lengths, in tenths: ``k1 (1 - b + b len /
+    mean)``, plus ``LONG`` for each ``LONG_FROM`` a length runs past ``LONG_FROM``. The
+    plain-Python and compiled sums write it out as the same operations, in the same
+    order, so every way of summing gives the same bits."""
+    np = _numpy()
+    return (
+        10
+        * K1
+        * (1 - B + B * lens / (mean or 1.0) + LONG * np.maximum(0.0, lens / LONG_FROM - 1.0))
+    )
 
 
 def plain_python(postings: int, small: int = SMALL) -> bool:

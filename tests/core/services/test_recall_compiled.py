@@ -33,18 +33,22 @@ def test_the_scoring_loops_are_built_where_a_compiler_is() -> None:
 def test_a_term_is_summed_as_python_sums_it_to_the_last_bit() -> None:
     rng = random.Random(5)
     size = 5_000
-    lens = array("q", (rng.randint(1, 400) for _ in range(size)))
+    # Lengths on both sides of LONG_FROM, so the long records' extra weight is summed too.
+    lens = array("q", (rng.randint(1, 3 * engine.LONG_FROM) for _ in range(size)))
     mean = sum(lens) / size
     k, one_b, b = 10 * engine.K1, 1 - engine.B, engine.B
+    far, weight = engine.LONG_FROM, engine.LONG
     acc = array("d", bytes(8 * size))
     expected = [0.0] * size
     for _ in range(6):
         docs = array("i", sorted(rng.sample(range(size), 1_500)))
         tfs = array("i", (rng.randint(1, 9) for _ in docs))
         kp1 = rng.uniform(0.1, 9.0)
-        loops.add_by_length(acc, lens, docs, tfs, kp1, k, one_b, b, mean)
+        loops.add_by_length(acc, lens, docs, tfs, kp1, k, one_b, b, mean, far, weight)
         for d, tf in zip(docs, tfs, strict=True):
-            expected[d] = expected[d] + kp1 * tf / (tf + k * (one_b + b * lens[d] / mean))
+            n = lens[d]
+            over = weight * max(0.0, n / far - 1.0)
+            expected[d] = expected[d] + kp1 * tf / (tf + k * (one_b + b * n / mean + over))
     assert acc.tolist() == expected  # equal floats, not close ones
 
 
@@ -74,7 +78,7 @@ def test_a_damaged_posting_is_refused_not_read_past_the_arrays(slot: int) -> Non
     acc, lens = array("d", bytes(32)), array("q", [1, 2, 3, 4])
     docs, tfs = array("i", [0, slot]), array("i", [1, 1])
     with pytest.raises(ValueError, match="outside the index"):
-        loops.add_by_length(acc, lens, docs, tfs, 1.0, 12.0, 0.8, 0.2, 2.5)
+        loops.add_by_length(acc, lens, docs, tfs, 1.0, 12.0, 0.8, 0.2, 2.5, 400, 2.0)
     np = pytest.importorskip("numpy")
     with pytest.raises(ValueError, match="outside the index"):
         loops.add_scaled(np.zeros(4), np.ones(4), docs, tfs, 1.0)
@@ -84,10 +88,16 @@ def test_a_damaged_posting_is_refused_not_read_past_the_arrays(slot: int) -> Non
 def test_arrays_of_the_wrong_size_are_refused() -> None:
     acc, lens = array("d", bytes(32)), array("q", [1, 2, 3])
     with pytest.raises(ValueError, match="same slots"):
-        loops.add_by_length(acc, lens, array("i", [0]), array("i", [1]), 1.0, 12.0, 0.8, 0.2, 2.5)
+        loops.add_by_length(
+            acc, lens, array("i", [0]), array("i", [1]), 1.0, 12.0, 0.8, 0.2, 2.5, 400, 2.0
+        )
     with pytest.raises(ValueError, match="one length"):
         loops.add_by_length(
-            acc, array("q", [1] * 4), array("i", [0, 1]), array("i", [1]), 1.0, 12.0, 0.8, 0.2, 2.5
+            acc,
+            array("q", [1] * 4),
+            array("i", [0, 1]),
+            array("i", [1]),
+            *(1.0, 12.0, 0.8, 0.2, 2.5, 400, 2.0),
         )
 
 
