@@ -272,3 +272,62 @@ def test_a_hit_shows_its_sessions_title_as_it_is_now(tmp_path) -> None:  # noqa:
     [after] = memory.search("heron weir")
     assert "River watch" in after["title"] and "run-7" not in after["title"]
     memory.close()
+
+
+LONG_REPLY = (
+    "Choosing a camera lens is a big decision, and there is a lot to weigh before you "
+    "purchase one. The type of lens matters: a prime has one focal length, while a "
+    "zoom covers a range; for portraits many photographers like a fast prime. Think "
+    "about the body you own: a full-frame and a crop-sensor body frame the same glass "
+    "differently. Before you buy, rent one for a weekend and see how it handles. "
+    "Check the weight, the autofocus speed and the build quality. Read reviews from "
+    "people who shoot the same subjects as you, and compare prices from a few stores: "
+    "a used one in good condition can save a lot of money. Look after your gear, too: "
+    "a hood, a clean cloth and a good bag go a long way. Recent models often focus "
+    "faster and more quietly, which matters for video. If you purchase online, keep "
+    "the box and the receipt in case you need to return it. Finally, remember that "
+    "the best camera is the one you enjoy carrying, so take your time and have fun. "
+    "When you travel, pack light: one body, two lenses and spare batteries cover most "
+    "days. A small tripod helps at dusk, and a polarising filter deepens the sky and "
+    "cuts glare on water. Learn the exposure triangle well enough that you can change "
+    "settings without looking: aperture for depth, shutter speed for motion, "
+    "sensitivity for the rest. Back up your pictures every evening to a second card "
+    "or a laptop, since a lost card is a lost trip. Print your favourites now and "
+    "then; a print shows flaws and strengths a screen hides. Join a local club or an "
+    "online group to get honest feedback, and set yourself small projects, such as a "
+    "week of portraits or a month of street scenes, to keep learning."
+)
+
+
+FILLER = (
+    "Can you suggest a recipe for a quick weeknight pasta?",
+    "I want to buy a new pair of running shoes for the spring.",
+    "My sister visited last weekend and we went hiking.",
+    "What is a good way to learn Spanish vocabulary?",
+    "I recently moved to a new apartment near the park.",
+    "My phone camera keeps blurring photos at night.",
+    "How do I keep my tomato plants healthy in the heat?",
+    "We are planning a trip to Lisbon in May.",
+)
+
+
+def test_a_long_reply_holding_the_words_far_apart_ranks_below_the_line_that_answers(
+    cli,  # noqa: ANN001
+) -> None:
+    """A reply of ~1,600 characters that holds every word of the question, far apart,
+    must not outrank the short line before it that states the fact (without the extra
+    weight of a long record's length, it does)."""
+    for n, text in enumerate(FILLER):
+        other = cli("session", "start", "--title", f"chat {n}", now=T0).out.strip()
+        cli("observe", "--session", other, text, now=T0)
+    sid = cli("session", "start", "--title", "photography", now=T0).out.strip()
+    line = "By the way, I recently got a new 50mm prime lens for my camera."
+    for text in (line, LONG_REPLY, "Thanks, I will look after it."):
+        cli("observe", "--session", sid, text, now=T0)
+    found = cli(
+        "--json", "search", "What type of camera lens did I purchase most recently?", now=T0
+    )
+    assert found.code == 0
+    shown = note_titles(found)
+    assert shown[0] == line
+    assert shown[1].startswith("Choosing a camera lens")
