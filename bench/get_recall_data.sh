@@ -20,6 +20,16 @@
 #   curl -L -o "$MEMWORK_RECALL_DATA/longmemeval_s_cleaned.json" \
 #     https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main/longmemeval_s_cleaned.json
 #
+# HuggingFace out of reach, a public GitHub repository carries LongMemEval_S too, one
+# question per file: github.com/hussainzs/Memoria, evaluations/data/lme_jsons/ (the
+# same MIT data; beside it, each question's oracle file). With a git copy of it:
+#
+#   bench/get_recall_data.sh --longmemeval-from PATH/TO/Memoria
+#
+# puts the questions whose files hold a whole haystack (sessions other than the
+# evidence) into longmemeval_s.json, one per question id. The copy used for
+# docs/RECALL.md held 498 of the 500 questions.
+#
 # A set whose files are missing is skipped by the benchmark with a note.
 set -eu
 
@@ -27,11 +37,14 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 out=${MEMWORK_RECALL_DATA:-$here/bench/data/recall}
 locomo=""
 realtalk=""
+lme=""
 while [ $# -gt 0 ]; do
     case $1 in
         --locomo) locomo=$2; shift 2 ;;
         --realtalk) realtalk=$2; shift 2 ;;
-        *) echo "usage: $0 [--locomo GIT_DIR] [--realtalk GIT_DIR]" >&2; exit 2 ;;
+        --longmemeval-from) lme=$2; shift 2 ;;
+        *) echo "usage: $0 [--locomo GIT_DIR] [--realtalk GIT_DIR] [--longmemeval-from GIT_DIR]" >&2
+           exit 2 ;;
     esac
 done
 mkdir -p "$out/realtalk"
@@ -60,6 +73,40 @@ else
     done
 fi
 echo "realtalk/Chat_*.json -> $out/realtalk/"
+
+if [ -n "$lme" ]; then
+    # Each file is read from the repository's HEAD; a file of more than 1 MB is a
+    # LongMemEval_M haystack (500 sessions), not an S one, and is left out.
+    python3 - "$(gitdir "$lme")" "$out/longmemeval_s.json" <<'PY'
+import json, subprocess, sys
+
+git, target = sys.argv[1], sys.argv[2]
+folder = "evaluations/data/lme_jsons/"
+listing = subprocess.run(
+    ["git", "--git-dir", git, "ls-tree", "-l", "HEAD", folder],
+    check=True, capture_output=True, text=True,
+).stdout
+kept = {}
+for row in listing.splitlines():
+    meta, path = row.split("\t", 1)
+    _mode, _kind, blob, size = meta.split()
+    if not path.endswith(".json") or not size.isdigit() or int(size) > 1_000_000:
+        continue
+    shown = subprocess.run(["git", "--git-dir", git, "cat-file", "blob", blob], capture_output=True)
+    if shown.returncode:  # a blob the copy lacks
+        continue
+    item = json.loads(shown.stdout)
+    ids = [str(i) for i in item.get("haystack_session_ids") or []]
+    if all(i.startswith("answer_") for i in ids):
+        continue  # an oracle file: the evidence sessions alone
+    qid = str(item["question_id"])
+    if qid not in kept or len(ids) > len(kept[qid]["haystack_session_ids"]):
+        kept[qid] = item
+with open(target, "w") as out:
+    json.dump([kept[q] for q in sorted(kept)], out)
+print(f"{len(kept)} LongMemEval_S questions -> {target}")
+PY
+fi
 
 if ls "$out"/longmemeval_*.json > /dev/null 2>&1; then
     echo "LongMemEval: found $(cd "$out" && ls longmemeval_*.json | tr '\n' ' ')"
