@@ -14,7 +14,8 @@ fixed rule on whole conversations or whole questions, never on turns:
   tune, 3, 4, 7 and 10 are held out (the split memwork's ranking was made on).
 * **LongMemEval** (``longmemeval_s_cleaned.json``, ``longmemeval_s.json`` or
   ``longmemeval_oracle.json``, github.com/xiaowu0162/LongMemEval, data on
-  HuggingFace ``xiaowu0162/longmemeval-cleaned``, MIT): 500 questions, each with
+  HuggingFace ``xiaowu0162/longmemeval-cleaned``, or assembled from a git copy of
+  github.com/hussainzs/Memoria by ``bench/get_recall_data.sh``, MIT): 500 questions, each with
   its own haystack of ~50 user/assistant sessions whose assistant replies run to
   about a thousand characters. A question tunes when the SHA-1 of its id is even,
   else it is held out; abstention questions (``_abs``, no evidence) are left out.
@@ -227,7 +228,8 @@ def long_replies(conv: Conversation) -> Conversation:
     would write it: the line's own words said again among general advice. The
     questions and their answers are the original lines: a ranking that rewards length
     or lends a reply its neighbour's score puts the reply above the line that answers.
-    A stand-in for long-reply sets (LongMemEval's) this machine cannot fetch."""
+    First a stand-in for LongMemEval before its data could be had here; kept beside
+    it, as a long-reply shape built from another set's questions."""
     turns: list[tuple[str, str, str]] = []
     for uid, session, text in conv.turns:
         turns.append((uid, session, text))

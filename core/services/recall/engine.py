@@ -3,7 +3,8 @@
 An agent asks in words ("when did we rotate the staging keys?") and wants the
 records that answer. The index ranks by BM25 (``k1`` 0.6, ``b`` 0.2: short
 notes are not rewarded for being short, and a word said twice counts little
-more than once) with OR semantics: a record needs some of the query's words,
+more than once; past ``LONG_FROM`` a record's length weighs more, so a long reply
+does not outrank the line that answers) with OR semantics: a record needs some of the query's words,
 and more and rarer words rank it higher. Words pass :mod:`core.services.recall.words`
 (stop words out, Snowball stems), so "deploying" finds "deployed".
 
