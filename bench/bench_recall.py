@@ -100,7 +100,12 @@ class Memwork:
     """memwork's search over a store of the turns: one session per conversation session,
     each turn an observation, in order, a second apart."""
 
-    def __init__(self, turns: list[tuple[str, str, str]]) -> None:
+    def __init__(
+        self,
+        turns: list[tuple[str, str, str]],
+        times: list[datetime] | None = None,
+        asked: datetime | None = None,
+    ) -> None:
         self.store = Store.in_memory()
         self.index_of: dict[str, int] = {}
         self.skipped = 0
@@ -111,7 +116,9 @@ class Memwork:
                     sids[session] = sessions.start_session(
                         self.store, title=f"s{session}", now=NOW, actor="b"
                     )["id"]
-                at = NOW + timedelta(seconds=n)
+                # A set's own dates where it has them (a second apart within a session,
+                # so the turns keep their order), else a second apart from NOW.
+                at = (times[n] if times else NOW) + timedelta(seconds=n)
                 try:
                     saved = sessions.observe(self.store, sids[session], text, now=at, actor="b")
                 except InvalidInput:  # nothing left once private parts are scrubbed
@@ -119,7 +126,7 @@ class Memwork:
                     continue
                 self.index_of[f"{sids[session]}/{saved['id']}"] = n
         self.recall = Recall()
-        self.asked_at = NOW + timedelta(seconds=len(turns), days=1)
+        self.asked_at = asked or NOW + timedelta(seconds=len(turns), days=1)
 
     def search(self, query: str, k: int) -> list[int]:
         hits = search.search(
@@ -231,7 +238,7 @@ def conversations(
         texts = [t for _, _, t in conv.turns]
         built: dict[str, Any] = {}
         if "memwork" in chosen:
-            built["memwork"] = clock.run("memwork", Memwork, conv.turns)
+            built["memwork"] = clock.run("memwork", Memwork, conv.turns, conv.times, conv.asked)
             built.update(build_engines(texts, clock, chosen))
         size["conversations"] += 1
         size["turns"] += len(conv.turns)

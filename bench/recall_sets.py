@@ -31,6 +31,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 TUNING, HELD_OUT = "tuning", "held-out"
@@ -66,6 +67,10 @@ class Conversation:
     name: str
     turns: list[tuple[str, str, str]]
     questions: list[Question] = field(default_factory=list)
+    #: When each turn was said, if the set says (its session's date), and when the
+    #: questions were asked: memwork stores the turns at those times.
+    times: list[datetime] | None = None
+    asked: datetime | None = None
 
 
 def _sha(text: str) -> int:
@@ -185,20 +190,46 @@ def haystack(item: dict) -> Conversation:
     those marked ``has_answer``, evidence sessions the ``answer_session_ids``."""
     qid = str(item["question_id"])
     turns: list[tuple[str, str, str]] = []
+    times: list[datetime] = []
     evidence: set[str] = set()
-    for sid, session in zip(item["haystack_session_ids"], item["haystack_sessions"], strict=True):
+    dates = item.get("haystack_dates") or [None] * len(item["haystack_session_ids"])
+    for sid, session, date in zip(
+        item["haystack_session_ids"], item["haystack_sessions"], dates, strict=True
+    ):
+        at = _lme_date(date)
         for n, turn in enumerate(session):
             text = (turn.get("content") or "").strip()
             if not text:
                 continue
             uid = f"{sid}#{n}"
             turns.append((uid, str(sid), text))
+            times.append(at)
             if turn.get("has_answer"):
                 evidence.add(uid)
     known = {s for _, s, _ in turns}
     sessions = {str(s) for s in item.get("answer_session_ids") or []} & known
     question = Question(qid, item["question"], evidence, sessions, item["question_type"])
-    return Conversation(qid, turns, [question] if sessions or evidence else [])
+    asked = _lme_date(item.get("question_date"))
+    dated = asked is not None and all(t is not None for t in times)
+    return Conversation(
+        qid,
+        turns,
+        [question] if sessions or evidence else [],
+        times if dated else None,  # type: ignore[arg-type]
+        asked if dated else None,
+    )
+
+
+def _lme_date(text: str | None) -> datetime | None:
+    """LongMemEval's ``2023/05/20 (Sat) 02:21``, as UTC (None if absent or unread)."""
+    if not text:
+        return None
+    try:
+        return datetime.strptime(re.sub(r"\s*\(\w+\)", "", text).strip(), "%Y/%m/%d %H:%M").replace(
+            tzinfo=UTC
+        )
+    except ValueError:
+        return None
 
 
 # ---------------------------------------------------------------- long replies

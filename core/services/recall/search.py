@@ -33,7 +33,7 @@ from ...ledger import isolation
 from ...privacy import scrub
 from ...privacy.seal import sealed
 from ...storage.store import Store
-from . import semantic
+from . import semantic, when
 from .engine import Filter
 from .extract import KIND_NAMES
 from .follow import SAVED_FILE_DAMAGE, Recall
@@ -220,6 +220,7 @@ def scored_hits(
         until=end,
         session=session.strip() if session else None,
         now=now.timestamp(),
+        near=when.window(query, now),
     )
     try:
         ranked = _ranked(store, recall, query, limit, where, leave_out, fill)

@@ -1,0 +1,108 @@
+"""When a question points in time: "a week ago", "last Friday", "yesterday".
+
+An agent asks "what did I cook for my friend a couple of days ago?" and the memory
+holds several cooking notes; the one written about two days before the question is
+the one it means. :func:`window` reads such a phrase and gives the span of time it
+points at, generously wide (people round: "a week ago" is anything from four days
+to ten and a half). The ranking then lifts the records written inside that span
+(:data:`core.services.recall.engine.WHEN_BOOST`); it never leaves any record out,
+since the phrase may be about the event, not the note that tells of it.
+
+Read, in English:
+
+* *N days / weeks / months / years ago*, N in digits or words (*a*, *an*, *one* to
+  *twelve*, *a couple of*, *a few*, *several*);
+* *yesterday*, *today*, *this morning*, *earlier today*, *tonight*;
+* *last week / weekend / month / year* and *last Monday* … *last Sunday*.
+
+*How many days ago …* asks for a count, not about a time: with no count before its
+unit it gives no window. A
+question with two phrases gives the first.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from ...base.lazy_regex import LazyPattern
+
+DAY = 86_400.0
+_UNITS = {"day": 1.0, "week": 7.0, "month": 30.44, "year": 365.25}
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a couple of": 2,
+    "a couple": 2,
+    "couple of": 2,
+    "a few": 3,
+    "few": 3,
+    "several": 3,
+}
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_COUNT = "|".join(sorted((re.escape(n) for n in _NUMBERS), key=len, reverse=True))
+# Compiled by the first question that holds one of these words (most never do: a CLI
+# search should not pay for it).
+_HINTS = ("ago", "yesterday", "today", "tonight", "this ", "last ")
+_PHRASE = LazyPattern(
+    rf"\b(?:(?P<n>\d{{1,3}}|{_COUNT})\s+(?P<unit>day|week|month|year)s?\s+ago"
+    rf"|(?P<yesterday>yesterday)"
+    rf"|(?P<today>today|tonight|this\s+morning|this\s+afternoon|this\s+evening)"
+    rf"|last\s+(?P<last>week|weekend|month|year|{'|'.join(_WEEKDAYS)}))\b",
+    re.IGNORECASE,
+)
+
+
+def window(query: str, now: datetime) -> tuple[float, float] | None:
+    """The span of time (seconds since the epoch, from, to) that ``query`` points at,
+    seen from ``now``; None when it names none."""
+    lowered = query.lower()
+    if not any(hint in lowered for hint in _HINTS):
+        return None
+    found = _PHRASE.search(query)
+    if found is None:
+        return None
+    start, end = _span(found, now)
+    at = now.timestamp()
+    return at - start * DAY, at - end * DAY
+
+
+def _span(found: re.Match[str], now: datetime) -> tuple[float, float]:
+    """(days back to the span's start, days back to its end)."""
+    if found["n"]:
+        raw = found["n"].lower()
+        count = int(raw) if raw.isdigit() else _NUMBERS[" ".join(raw.split())]
+        back = count * _UNITS[found["unit"].lower()]
+        # Half as wide again on either side, but never under a day and a half: "two
+        # days ago" is not to the hour, and "a week ago" may be four days or ten.
+        slack = max(1.5, back / 2)
+        return back + slack, max(0.0, back - slack)
+    if found["yesterday"]:
+        return 2.5, 0.0
+    if found["today"]:
+        return 1.0, 0.0
+    last = found["last"].lower()
+    if last == "week":
+        return 14.0, 3.0
+    if last == "weekend":
+        # The last Saturday and Sunday before today, a day to spare on either side.
+        back = (now.weekday() - 5) % 7 or 7
+        return back + 1.0, max(0.0, back - 2.0)
+    if last == "month":
+        return 50.0, 15.0
+    if last == "year":
+        return 550.0, 180.0
+    back = (now.weekday() - _WEEKDAYS.index(last)) % 7 or 7
+    return back + 1.0, max(0.0, back - 1.0)

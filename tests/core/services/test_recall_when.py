@@ -1,0 +1,72 @@
+"""A question that points in time ("a couple of days ago", "last Friday") lifts the
+records written then: the spans read from the words, and a search that uses them."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memwork.core.services.recall.when import window
+
+#: A Wednesday.
+NOW = datetime(2023, 4, 12, 22, 0, tzinfo=UTC)
+
+
+def days_back(span: tuple[float, float] | None) -> tuple[float, float]:
+    assert span is not None
+    at = NOW.timestamp()
+    return round((at - span[0]) / 86_400, 2), round((at - span[1]) / 86_400, 2)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("What did I cook a couple of days ago?", (3.5, 0.5)),
+        ("Which book did I finish a week ago?", (10.5, 3.5)),
+        ("what did we deploy 3 days ago", (4.5, 1.5)),
+        ("I mentioned an event two weeks ago", (21.0, 7.0)),
+        ("What happened yesterday?", (2.5, 0.0)),
+        ("Anything from this morning?", (1.0, 0.0)),
+        ("Who called last Friday?", (6.0, 4.0)),  # Friday the 7th, a day to spare
+        ("Who called last Wednesday?", (8.0, 6.0)),  # a week back, never today
+        ("What did I play last weekend?", (5.0, 2.0)),  # Saturday the 8th and Sunday
+    ],
+)
+def test_a_phrase_gives_the_span_it_points_at(query: str, expected: tuple[float, float]) -> None:
+    assert days_back(window(query, NOW)) == expected
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "How many days ago did I attend a networking event?",  # a count, not a time
+        "How long ago did we rotate the keys?",
+        "When did we rotate the staging keys?",
+        "the last deploy of the week",
+        "",
+    ],
+)
+def test_no_span_where_none_is_named(query: str) -> None:
+    assert window(query, NOW) is None
+
+
+def test_a_note_written_when_the_question_says_ranks_first(cli) -> None:  # noqa: ANN001
+    """Two notes about cooking for a friend: the one written a couple of days before
+    the question comes first, though the other holds more of its words."""
+    iso = "%Y-%m-%dT%H:%M:%SZ"
+    sid = cli(
+        "session", "start", "--title", "kitchen", now=(NOW - timedelta(days=30)).strftime(iso)
+    )
+    sid = sid.out.strip()
+    older = "Cooked lasagna for my friend Sam; cooking for a friend is the best."
+    recent = "Made a green curry for my friend last night."
+    cli("observe", "--session", sid, older, now=(NOW - timedelta(days=10)).strftime(iso))
+    cli("observe", "--session", sid, recent, now=(NOW - timedelta(days=2)).strftime(iso))
+    asked = NOW.strftime(iso)
+    plain = cli("--json", "search", "What did I cook for my friend?", now=asked)
+    pointed = cli(
+        "--json", "search", "What did I cook for my friend a couple of days ago?", now=asked
+    )
+    assert [h["title"].split(": ", 1)[1] for h in plain.json()][:2] == [older, recent]
+    assert [h["title"].split(": ", 1)[1] for h in pointed.json()][:2] == [recent, older]
