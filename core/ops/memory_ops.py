@@ -1897,9 +1897,10 @@ class Operations:
 
         Recall over every kind of memory, best first, for a question in plain words: BM25 over
         stemmed words, stop words left out (more and rarer words rank higher), field weights, a
-        typo tolerated, words side by side as a bonus; too few matches are filled in below them
-        by related records, marked `filled`. `kinds` accepts plurals; `since`/`until` bound when
-        the record was made; `session` keeps one session's records. Each hit is `{kind, id,
+        typo tolerated, words side by side as a bonus, the records written when the question
+        points at ("two days ago", "last Friday") lifted; too few matches are filled in below
+        them by related records, marked `filled`. `kinds` accepts plurals; `since`/`until` bound
+        when the record was made; `session` keeps one session's records. Each hit is `{kind, id,
         title, score}` (score: relevance within one query); `get_record` reads one whole.
 
         Args:
