@@ -1895,13 +1895,13 @@ class Operations:
 
         Recall what you remember about something: ask a question or give a few words.
 
-        Recall over every kind of memory, best first, for a question in plain words: BM25 over
-        stemmed words, stop words left out (more and rarer words rank higher), field weights, a
-        typo tolerated, words side by side as a bonus, the records written when the question
-        points at ("two days ago", "last Friday") lifted; too few matches are filled in below
-        them by related records, marked `filled`. `kinds` accepts plurals; `since`/`until` bound
-        when the record was made; `session` keeps one session's records. Each hit is `{kind, id,
-        title, score}` (score: relevance within one query); `get_record` reads one whole.
+        Recall over every kind of memory, best first, for a question in words: BM25 over stemmed
+        words (more and rarer words rank higher), a typo tolerated; words side by side, and
+        records written when the question points at ('last Friday'), rank higher; too few
+        matches are filled in by related records, marked `filled`. `kinds` accepts plurals;
+        `since`/`until` bound when a record was made; `session` keeps one session's. Each hit is
+        `{kind, id, title, score}` (score: relevance within one query); `get_record` reads one
+        whole.
 
         Args:
             query: what to look for (typos tolerated).
