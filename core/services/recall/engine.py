@@ -73,8 +73,10 @@ B = 0.2
 # weighs LONG more for each LONG_FROM it runs on: a reply or a document that holds the
 # query's words far apart ranks below the line that says them together. Below it,
 # length weighs only what B gives it (a chat line that says more is no worse for it).
+# In a store whose records average more than LONG_FROM (whole sessions, documents), the
+# extra weight shrinks in proportion (:func:`long_weight`): long is then the usual.
 LONG_FROM = 400
-LONG = 2.0
+LONG = 4.0
 # tenths: a word a note repeats from the note before it counts half in that note (a
 # reply that says its question's words again is not where the answer is)
 ECHO = 5
@@ -1457,6 +1459,7 @@ class RecallIndex:
         fits = self._scalar_test(where._replace(visible=None))
         k, one_b, far = 10 * K1, 1 - B, LONG_FROM
         mean = (self.total_len / self.live if self.live else 1.0) or 1.0
+        weight = long_weight(mean)
         counted: dict[int, float] | _DenseScores
         # A slot is in one part of a word at most: the parts add up as the word would.
         if sum(len(docs) for _, parts, _ in info for docs, _ in parts) * _DENSE >= len(lens):
@@ -1472,7 +1475,10 @@ class RecallIndex:
                             part = (
                                 kp1
                                 * tf
-                                / (tf + k * (one_b + B * n / mean + LONG * max(0.0, n / far - 1.0)))
+                                / (
+                                    tf
+                                    + k * (one_b + B * n / mean + weight * max(0.0, n / far - 1.0))
+                                )
                             )
                             dense[d] = dense[d] + part
                     if release:
@@ -1489,7 +1495,10 @@ class RecallIndex:
                             part = (
                                 kp1
                                 * tf
-                                / (tf + k * (one_b + B * n / mean + LONG * max(0.0, n / far - 1.0)))
+                                / (
+                                    tf
+                                    + k * (one_b + B * n / mean + weight * max(0.0, n / far - 1.0))
+                                )
                             )
                             acc[d] = get(d, 0.0) + part
                     if release:
@@ -1552,7 +1561,7 @@ class RecallIndex:
                     B,
                     mean,
                     LONG_FROM,
-                    LONG,
+                    long_weight(mean),
                     kept,
                 )
                 if release:
@@ -2055,16 +2064,24 @@ class RecallIndex:
 _OBSERVATION = KIND_NAMES.index("observation")
 
 
+def long_weight(mean: float) -> float:
+    """What each ``LONG_FROM`` past ``LONG_FROM`` adds to a record's length term, in a
+    store whose records average ``mean`` tenths: ``LONG``, shrunk in proportion where
+    the average itself runs past ``LONG_FROM``."""
+    return LONG * min(1.0, LONG_FROM / (mean or 1.0))
+
+
 def _length_term(lens: Any, mean: float) -> Any:
     """BM25's length term for an array of lengths, in tenths: ``k1 (1 - b + b len /
-    mean)``, plus ``LONG`` for each ``LONG_FROM`` a length runs past ``LONG_FROM``. The
-    plain-Python and compiled sums write it out as the same operations, in the same
-    order, so every way of summing gives the same bits."""
+    mean)``, plus :func:`long_weight` for each ``LONG_FROM`` a length runs past
+    ``LONG_FROM``. The plain-Python and compiled sums write it out as the same
+    operations, in the same order, so every way of summing gives the same bits."""
     np = _numpy()
+    weight = long_weight(mean)
     return (
         10
         * K1
-        * (1 - B + B * lens / (mean or 1.0) + LONG * np.maximum(0.0, lens / LONG_FROM - 1.0))
+        * (1 - B + B * lens / (mean or 1.0) + weight * np.maximum(0.0, lens / LONG_FROM - 1.0))
     )
 
 

@@ -500,3 +500,13 @@ def test_a_session_scores_by_the_words_it_holds() -> None:
         loops.session_sums(top, sessions, kinds, 0, info, 0.5, 0.25, [40])  # a session lost
     with pytest.raises(ValueError, match="outside the index"):
         loops.session_sums([(9, 1.0)], sessions, kinds, 0, info, 0.5, 0.25, [40, 10, 8])
+
+
+def test_the_extra_weight_of_length_shrinks_where_records_are_long_on_average() -> None:
+    """A store of chat lines or notes weighs a long record's length in full; a store of
+    whole sessions or documents, whose average is itself long, weighs it in proportion
+    (there a long record is the usual, not a reply that buries the answer)."""
+    assert engine.long_weight(60.0) == engine.LONG
+    assert engine.long_weight(float(engine.LONG_FROM)) == engine.LONG
+    assert engine.long_weight(4.0 * engine.LONG_FROM) == engine.LONG / 4
+    assert engine.long_weight(0.0) == engine.LONG  # an empty store

