@@ -3,9 +3,9 @@
 An agent asks in words ("when did we rotate the staging keys?") and wants the
 records that answer. The index ranks by BM25 (``k1`` 0.6, ``b`` 0.2: short
 notes are not rewarded for being short, and a word said twice counts little
-more than once; past ``LONG_FROM`` a record's length weighs more, so a long reply
-does not outrank the line that answers) with OR semantics: a record needs some of the query's words,
-and more and rarer words rank it higher. Words pass :mod:`core.services.recall.words`
+more than once; past ``LONG_FROM`` a record's length weighs more, so a long
+reply does not outrank the line that answers) with OR semantics: a record needs
+some of the query's words, and more and rarer words rank it higher. Words pass :mod:`core.services.recall.words`
 (stop words out, Snowball stems), so "deploying" finds "deployed".
 
 Three ideas from conversation retrieval apply to observations, whose sessions
@@ -1279,8 +1279,8 @@ class RecallIndex:
         wanted: int | None = None,
     ) -> dict[int, float]:
         """Every candidate's score (unordered): the best ``depth`` by BM25, their
-        neighbours, with the session field, neighbour shares and proximity added.
-        A query reading up to ``small`` postings is scored in plain Python while numpy
+        neighbours, with the session field, neighbour shares and proximity added, and
+        those written in ``where.near`` lifted. A query reading up to ``small`` postings is scored in plain Python while numpy
         is not loaded (both ways give the same scores). ``terms`` (indexed terms with
         their weights) stands for the query's own when given; it has no word order, so
         no proximity is added. ``wanted``: only the best ``wanted`` scores are read (see
@@ -1547,6 +1547,7 @@ class RecallIndex:
         assert _compiled is not None
         counted = _DenseScores(len(lens))
         mean = (self.total_len / self.live if self.live else 1.0) or 1.0
+        weight = long_weight(mean)
         kept = self._kept(where)
         for kp1, parts, _ in info:
             for docs, tfs in parts:
@@ -1561,7 +1562,7 @@ class RecallIndex:
                     B,
                     mean,
                     LONG_FROM,
-                    long_weight(mean),
+                    weight,
                     kept,
                 )
                 if release:
