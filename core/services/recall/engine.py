@@ -5,8 +5,9 @@ records that answer. The index ranks by BM25 (``k1`` 0.6, ``b`` 0.2: short
 notes are not rewarded for being short, and a word said twice counts little
 more than once; past ``LONG_FROM`` a record's length weighs more, so a long
 reply does not outrank the line that answers) with OR semantics: a record needs
-some of the query's words, and more and rarer words rank it higher. Words pass :mod:`core.services.recall.words`
-(stop words out, Snowball stems), so "deploying" finds "deployed".
+some of the query's words, and more and rarer words rank it higher. Words pass
+:mod:`core.services.recall.words` (stop words out, Snowball stems), so "deploying"
+finds "deployed".
 
 Three ideas from conversation retrieval apply to observations, whose sessions
 are conversations (each measured on held-out data; see docs/RECALL.md):
@@ -1280,11 +1281,11 @@ class RecallIndex:
     ) -> dict[int, float]:
         """Every candidate's score (unordered): the best ``depth`` by BM25, their
         neighbours, with the session field, neighbour shares and proximity added, and
-        those written in ``where.near`` lifted. A query reading up to ``small`` postings is scored in plain Python while numpy
-        is not loaded (both ways give the same scores). ``terms`` (indexed terms with
-        their weights) stands for the query's own when given; it has no word order, so
-        no proximity is added. ``wanted``: only the best ``wanted`` scores are read (see
-        :meth:`_proximity`)."""
+        those written in ``where.near`` lifted. A query reading up to ``small``
+        postings is scored in plain Python while numpy is not loaded (both ways give
+        the same scores). ``terms`` (indexed terms with their weights) stands for the
+        query's own when given; it has no word order, so no proximity is added.
+        ``wanted``: only the best ``wanted`` scores are read (see :meth:`_proximity`)."""
         n = self.live
         if not n:
             return {}
