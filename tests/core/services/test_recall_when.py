@@ -9,6 +9,9 @@ import pytest
 
 from memwork.core.services.recall.when import window
 
+#: The same on a folder and on a Redis store (tests/conftest.py).
+BOTH_BACKENDS = True
+
 #: A Wednesday.
 NOW = datetime(2023, 4, 12, 22, 0, tzinfo=UTC)
 
