@@ -190,7 +190,7 @@ def haystack(item: dict) -> Conversation:
     those marked ``has_answer``, evidence sessions the ``answer_session_ids``."""
     qid = str(item["question_id"])
     turns: list[tuple[str, str, str]] = []
-    times: list[datetime] = []
+    times: list[datetime | None] = []
     evidence: set[str] = set()
     dates = item.get("haystack_dates") or [None] * len(item["haystack_session_ids"])
     for sid, session, date in zip(
@@ -210,13 +210,15 @@ def haystack(item: dict) -> Conversation:
     sessions = {str(s) for s in item.get("answer_session_ids") or []} & known
     question = Question(qid, item["question"], evidence, sessions, item["question_type"])
     asked = _lme_date(item.get("question_date"))
-    dated = asked is not None and all(t is not None for t in times)
+    # Dates for every turn and the question, or none at all (a store a second apart).
+    dated = [t for t in times if t is not None]
+    whole = asked is not None and len(dated) == len(times)
     return Conversation(
         qid,
         turns,
         [question] if sessions or evidence else [],
-        times if dated else None,  # type: ignore[arg-type]
-        asked if dated else None,
+        dated if whole else None,
+        asked if whole else None,
     )
 
 
