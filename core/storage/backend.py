@@ -544,6 +544,16 @@ class Backend(ABC):
         """Write whatever the backend holds only in a log into its tables (a folder's
         ``store.log`` into its table files). With the lock held."""
 
+    def fold_wanted(self) -> bool:
+        """Without the lock: whether the fold a commit asked for may still be needed
+        (False when another process has folded that log, or is folding it). A cheap
+        look, so a writer's fold does not take the lock only to find nothing to do; it
+        may claim the fold, which :meth:`fold_begin` then takes over."""
+        return True
+
+    def fold_unwanted(self) -> None:  # noqa: B027 - an optional hook; most backends need none
+        """Let go of what :meth:`fold_wanted` took when :meth:`fold_begin` will not run."""
+
     def fold_begin(self) -> object | None:
         """With the lock held: a plan for a fold whose heavy part runs without it
         (:meth:`fold_prepare`, then :meth:`fold_finish` under the lock again),

@@ -208,6 +208,8 @@ class FolderBackend(Backend):
         #: Logs this process let go of while it held the lock (a fold replaced them),
         #: closed once the lock is let go (:meth:`release`).
         self._retired: list[_Log] = []
+        #: The claim :meth:`fold_wanted` took (the log's ident and the claim's path).
+        self._claimed: tuple[tuple[int, int], str] | None = None
         self.log_limit = int(_setting(LOG_BYTES_ENV, DEFAULT_LOG_BYTES))
         self.log_seconds = _setting(LOG_SECONDS_ENV, DEFAULT_LOG_SECONDS)
         self.log_records = int(_setting(LOG_RECORDS_ENV, DEFAULT_LOG_RECORDS))
@@ -900,8 +902,43 @@ class FolderBackend(Backend):
             )
         self.fold()
 
+    def fold_wanted(self) -> bool:
+        from . import fold_outside
+
+        self.fold_unwanted()
+        log = self._log
+        if log is None:
+            return True
+        try:
+            st = os.stat(self.log_path, follow_symlinks=False)
+        except OSError:
+            return True  # the fold under the lock says what is wrong
+        if (st.st_dev, st.st_ino) != log.ident:
+            return False  # folded by another process: its records are in the tables
+        # Claimed before the lock is waited for: of eight writers whose commits asked
+        # for this fold, one prepares it and the others never take the lock for it.
+        try:
+            claim = fold_outside.claim(self.dir, log.ident)
+        except OSError:
+            return True
+        if claim is None:
+            return False  # another process prepares this very fold
+        self._claimed = (log.ident, claim)
+        return True
+
+    def fold_unwanted(self) -> None:
+        if self._claimed is not None:
+            from . import fold_outside
+
+            fold_outside.let_go(self._claimed[1])
+            self._claimed = None
+
     def fold_begin(self) -> FoldPlan | str | None:
         log = self._log
+        taken = self._claimed
+        if taken is None or log is None or taken[0] != log.ident:
+            self.fold_unwanted()  # a claim on a log folded since
+            taken = None
         if (
             self.read_only
             or log is None
@@ -912,14 +949,19 @@ class FolderBackend(Backend):
             or log.size != log.end
             or not self._records
         ):
+            self.fold_unwanted()
             return None  # damage, an old format, a torn tail: the fold under the lock
         # Imported here: a read (``memwork context``) never folds, so never loads it.
         from . import fold_outside
 
-        try:
-            claim = fold_outside.claim(self.dir, log.ident)
-        except OSError:
-            return None
+        claim: str | None
+        if taken is not None:
+            claim, self._claimed = taken[1], None  # taken by fold_wanted
+        else:
+            try:
+                claim = fold_outside.claim(self.dir, log.ident)
+            except OSError:
+                return None
         if claim is None:
             return NO_FOLD_NEEDED  # another process prepares this very fold
         plan = fold_outside.FoldPlan(self._base, list(self._records), log.ident, log.end)

@@ -249,13 +249,18 @@ class Store:
         written and fsynced while other writers commit (see
         :mod:`core.storage.fold_outside`). False when the backend cannot, or the plan
         was dropped; then :meth:`fold_log` folds under the lock."""
-        with self._mutex:
-            if self._txn_depth > 0:
-                return False
-            with self._locked():
-                if self._depth == 1:
-                    self._refresh()
-                plan = self.backend.fold_begin()
+        if not self.backend.fold_wanted():
+            return True  # folded, or being folded, by another process meanwhile
+        try:
+            with self._mutex:
+                if self._txn_depth > 0:
+                    return False
+                with self._locked():
+                    if self._depth == 1:
+                        self._refresh()
+                    plan = self.backend.fold_begin()
+        finally:
+            self.backend.fold_unwanted()  # what fold_wanted took and fold_begin did not
         if plan is None:
             return False
         if plan == NO_FOLD_NEEDED:

@@ -209,3 +209,50 @@ def test_a_log_another_process_folded_away_is_closed_after_the_lock_is_let_go(
     with fresh.reading():
         assert sorted(fresh.docs("notes")) == ["a", "b", "c"]
     fresh.close()
+
+
+def _claims(folder: Path) -> list[str]:
+    return [p.name for p in folder.iterdir() if "-plan-" in p.name]
+
+
+def test_a_fold_another_process_claimed_or_made_never_takes_the_lock(tmp_path: Path) -> None:
+    """Eight writers' commits ask for the same fold: one claims it before waiting for
+    the lock, and the others' folds give up without taking the lock at all."""
+    folder = tmp_path / "s"
+    late, first = Store(folder), Store(folder)
+    for n in range(3):
+        _commit(late, n)
+    taken: list[str] = []
+    acquire = late.backend.acquire
+
+    def counted(wait: bool = True) -> None:
+        taken.append("lock")
+        acquire(wait)
+
+    late.backend.acquire = counted  # type: ignore[method-assign]
+    assert first.backend.fold_wanted()  # claimed, the lock not yet taken
+    assert len(_claims(folder)) == 1
+    assert late._fold_off_the_lock()  # being folded elsewhere: nothing to do here
+    assert taken == []
+    assert first._fold_off_the_lock()  # the claim's owner folds, and lets it go
+    assert _file_ids(folder) == ["n00", "n01", "n02"]
+    assert _claims(folder) == [] and _temps(folder) == []
+    assert late._fold_off_the_lock()  # its log was folded away meanwhile
+    assert taken == []
+    assert _read_fresh(folder) == ["n00", "n01", "n02"]
+
+
+def test_a_claim_taken_for_a_fold_that_does_not_go_ahead_is_let_go(tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    store = Store(folder)
+    for n in range(3):
+        _commit(store, n)
+    with store.transaction():  # a fold asked for inside a transaction waits for its end
+        assert not store._fold_off_the_lock()
+    assert _claims(folder) == []
+    other = Store(folder)  # and another process may claim it at once
+    assert other.backend.fold_wanted()
+    other.backend.fold_unwanted()
+    assert _claims(folder) == []
+    store.fold_log()
+    assert _file_ids(folder) == ["n00", "n01", "n02"]
