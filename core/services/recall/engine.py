@@ -1082,6 +1082,9 @@ class RecallIndex:
         self.generation += 1
         posted, own = self._posted(slot)
         length = sum(own.values())
+        if not self.fields[slot].isascii():  # ideographs' pairs add nothing to it
+            share = wordlib.length_share
+            length -= sum(n for term, n in own.items() if len(term) == 2 and not share(term))
         self.lens[slot] = length
         self.total_len += length
         self.live += 1
@@ -2276,6 +2279,7 @@ def params_key() -> tuple[object, ...]:
         ECHO,
         PREV_TURN,
         blake2b(stop, digest_size=8).hexdigest(),
+        wordlib.VERSION,
         records.W_MAIN,
         records.W_LABEL,
         records.W_SIDE,

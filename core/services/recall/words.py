@@ -5,16 +5,31 @@ A record and a query pass the same function, so "deploying", "deployed" and
 the words a question is made of ("when", "did", "what", "you", "my"): in an
 agent's question they carry no subject, and counting them as terms ranks
 records by how chatty they are (the evaluation in docs/RECALL.md measures it).
-Words are runs of letters and digits in any script; one letter alone is
-dropped, one digit kept ("5" in "step 5"). Stems are memoised: a store's
+Words are runs of letters and digits in any script, with the combining marks
+among them (a Hindi vowel sign, a Thai tone mark: see
+:mod:`core.services.recall.marks`), read in Unicode's composed form; the marks a
+writer may leave out (accents on Latin letters, Hebrew points, Arabic vowel marks)
+are left out on both sides, so "café" and "cafe" meet. One letter alone is
+dropped, one digit kept ("5" in "step 5").
+
+Chinese, Japanese, Korean, Thai, Lao, Khmer and Myanmar text is not cut into
+words by spaces. Such a run gives each pair of characters side by side as a term
+("北京" in "我去了北京"), the way CJK search engines read it; Han, kana and
+Hangul also give each character alone, since one character is often a whole word
+("猫", a cat). Only the single characters count towards a record's length
+(:func:`length_share`): a sentence of thirty Chinese characters is about as long
+as one of twenty English words, not twice that. Stems are memoised: a store's
 vocabulary is small next to its word count.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import Stemmer
+
+from ...base.lazy_regex import lazy
 
 #: Lucene's English stop words, then question words, auxiliaries and pronouns.
 STOP_WORDS = frozenset(
@@ -28,19 +43,142 @@ STOP_WORDS = frozenset(
     whom why would you your yours yourself yourselves s t d ll m re ve y also ever kind""".split()
 )
 
+#: How text is cut into terms (a saved index made another way is built again).
+VERSION = 2
+
 _WORD = re.compile(r"[^\W_]+")
 _STEMMER = Stemmer.Stemmer("english")
 _MEMO: dict[str, str] = {}
 _MEMO_MAX = 200_000
 
+#: Scripts whose characters are words, or nearly, as (first, last) code points:
+#: Hangul Jamo, kana, Hangul compatibility Jamo, kana extensions, Han (extension A,
+#: the main block, compatibility), Hangul syllables, half-width katakana, Han
+#: beyond the BMP.
+_IDEOGRAPHS = (
+    (0x1100, 0x11FF),
+    (0x3040, 0x30FF),
+    (0x3130, 0x318F),
+    (0x31F0, 0x31FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7AF),
+    (0xF900, 0xFAFF),
+    (0xFF66, 0xFF9F),
+    (0x20000, 0x3134F),
+)
+#: Scripts written without spaces whose single letters mean little: Thai, Lao,
+#: Myanmar, Khmer.
+_LETTERS_ONLY = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF))
+
+#: A word with its marks (compiled on the first text that is not ASCII: the marks'
+#: class costs ~1 ms to compile, which a process reading only ASCII never pays).
+_MARKED_WORD = lazy("")
+#: Marks a writer may or may not type, left out: accents on Latin, Greek and Cyrillic
+#: letters ("café" is found as "cafe"), Hebrew points and Arabic vowel marks.
+_OPTIONAL = lazy("[\u0300-\u036f\u0591-\u05c7\u064b-\u065f\u0670]")
+
+
+def _marked_word() -> re.Pattern[str]:
+    if not _MARKED_WORD.pattern:
+        from .marks import char_class
+
+        # One class, underscores in it: a token holding one is split after (rare).
+        _MARKED_WORD.pattern = f"[\\w{char_class()}]+"
+    return _MARKED_WORD.compiled
+
+
+def _script(char: str) -> int:
+    """2 for an ideograph, 1 for a letter of another spaceless script, else 0
+    (memoised: a language uses a few thousand characters)."""
+    found = _SCRIPTS.get(char)
+    if found is None:
+        code = ord(char)
+        found = 0
+        if any(first <= code <= last for first, last in _IDEOGRAPHS):
+            found = 2
+        elif any(first <= code <= last for first, last in _LETTERS_ONLY):
+            found = 1
+        if len(_SCRIPTS) < _MEMO_MAX:
+            _SCRIPTS[char] = found
+    return found
+
+
+_SCRIPTS: dict[str, int] = {}
+
+
+def _folded(text: str) -> str:
+    """``text`` in Unicode's composed form, without the marks :data:`_OPTIONAL` names."""
+    apart = unicodedata.normalize("NFD", text)
+    if _OPTIONAL.search(apart) is not None:
+        apart = _OPTIONAL.sub("", apart)
+    return unicodedata.normalize("NFC", apart)
+
+
+def _keep(word: str, out: list[str]) -> None:
+    if word not in STOP_WORDS and (len(word) > 1 or word.isdigit()):
+        out.append(word)
+
+
+def _cut(token: str, out: list[str]) -> None:
+    """A token that is not ASCII: its spaceless runs as pairs (and ideographs alone),
+    the rest as words."""
+    scripts = _SCRIPTS
+    kinds = [scripts[c] if c in scripts else _script(c) for c in token]
+    kinds.append(-1)
+    start, kind = 0, kinds[0]
+    for i in range(1, len(kinds)):
+        now = kinds[i]
+        if now == kind:
+            continue
+        part = token[start:i]
+        if not kind:
+            _keep(part, out)
+        else:
+            alone = kind == 2
+            if len(part) == 1:
+                if alone:
+                    out.append(part)
+            else:
+                for j in range(len(part) - 1):
+                    if alone:
+                        out.append(part[j])
+                    out.append(part[j : j + 2])
+                if alone:
+                    out.append(part[-1])
+        start, kind = i, now
+
 
 def words(text: str) -> list[str]:
-    """The content words of ``text``, lower case, unstemmed, in order."""
-    return [
-        w
-        for w in _WORD.findall(text.lower())
-        if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())
-    ]
+    """The content words of ``text``, lower case, unstemmed, in order (for spaceless
+    scripts, the pairs and characters the module docstring describes)."""
+    lowered = text.lower()
+    if lowered.isascii():
+        return [
+            w for w in _WORD.findall(lowered) if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())
+        ]
+    out: list[str] = []
+    for found in _marked_word().findall(_folded(lowered)):
+        for token in found.split("_") if "_" in found else (found,):
+            if not token:
+                continue
+            if token.isascii():
+                _keep(token, out)
+            else:
+                _cut(token, out)
+    return out
+
+
+def length_share(term: str) -> bool:
+    """Whether ``term`` counts towards a record's length: all but the pairs of
+    ideographs, whose characters count once already as terms of their own."""
+    if len(term) != 2:
+        return True
+    scripts = _SCRIPTS
+    first, second = term[0], term[1]
+    return (scripts.get(first) or _script(first)) != 2 or (
+        scripts.get(second) or _script(second)
+    ) != 2
 
 
 def stem(word: str) -> str:
@@ -60,6 +198,8 @@ def terms(text: str) -> list[str]:
     for w in words(text):
         found = memo.get(w)
         if found is None:
-            found = stem(w)
+            # English stems are for English: a pair of Han characters or a Russian word
+            # is kept as it is (and a store's many pairs never fill the memo).
+            found = stem(w) if w.isascii() else w
         out.append(found)
     return out
