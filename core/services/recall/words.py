@@ -9,8 +9,9 @@ Words are runs of letters and digits in any script, with the combining marks
 among them (a Hindi vowel sign, a Thai tone mark: see
 :mod:`core.services.recall.marks`), read in Unicode's composed form; the marks a
 writer may leave out (accents on Latin letters, Hebrew points, Arabic vowel marks)
-are left out on both sides, so "café" and "cafe" meet. One letter alone is
-dropped, one digit kept ("5" in "step 5").
+are left out on both sides, so "café" and "cafe" meet (and case is folded, so
+"Straße" meets "strasse"). One letter alone is dropped, one digit kept ("5" in
+"step 5").
 
 Chinese, Japanese, Korean, Thai, Lao, Khmer and Myanmar text is not cut into
 words by spaces. Such a run gives each pair of characters side by side as a term
@@ -158,7 +159,8 @@ def words(text: str) -> list[str]:
             w for w in _WORD.findall(lowered) if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())
         ]
     out: list[str] = []
-    for found in _marked_word().findall(_folded(lowered)):
+    # casefold() where lower() is not enough: "Straße" meets "strasse".
+    for found in _marked_word().findall(_folded(text.casefold())):
         for token in found.split("_") if "_" in found else (found,):
             if not token:
                 continue

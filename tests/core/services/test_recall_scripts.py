@@ -77,6 +77,7 @@ def test_marks_stay_in_their_words_and_optional_ones_fold_away() -> None:
     assert words(decomposed) == words("café") == words("cafe") == ["cafe"]
     assert words("שָׁלוֹם") == words("שלום")  # Hebrew points are optional
     assert words("Pokémon Ünïcödé") == ["pokemon", "unicode"]
+    assert words("Straße") == words("STRASSE") == ["strasse"]
 
 
 def test_only_single_ideographs_count_towards_length() -> None:
