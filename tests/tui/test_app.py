@@ -428,3 +428,31 @@ def test_palette_runs_an_action_on_no_record_from_any_pane(demo_app) -> None:
             assert isinstance(app.screen, FormScreen)
 
     run(scenario)
+
+
+@pytest.mark.slow
+def test_search_finds_chinese_and_thai_inside_their_unspaced_lines(tmp_path: Path) -> None:
+    """Chinese and Thai are written without spaces: a name inside a line is found, and
+    one Chinese character (often a whole word) starts a search as two letters do."""
+    from memwork import Memory
+    from memwork.tui.app import make_app
+
+    memory = Memory(tmp_path / "s")
+    session = memory.start_session(agent="travel")["id"]
+    for note in ["我昨天去了北京看我的奶奶", "我的猫很可爱", "สวัสดีครับ วันนี้อากาศดี"]:
+        memory.observe(session, note)
+    memory.close()
+
+    async def scenario() -> None:
+        app = make_app(tmp_path / "s", poll=False, prepare=False, title_suffix="cjk")
+        async with app.run_test(size=SIZE) as pilot:
+            for query, found in [("北京", "北京看我"), ("猫", "我的猫"), ("อากาศ", "อากาศดี")]:
+                await _search(pilot, query)
+                hits = app.screen.query_one("#hits", OptionList)
+                assert hits.option_count == 1, query
+                assert found in screen_text(app)
+                await pilot.press("escape")
+            await _search(pilot, "ส")  # one Thai letter means little: still too short
+            assert "Keep typing" in screen_text(app)
+
+    run(scenario)

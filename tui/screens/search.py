@@ -15,6 +15,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.models.kinds import pane_of
+from ...core.services.recall.words import ideograph
 from ..messages import JumpTo
 from ..widgets.bars import plural
 from .dialog import Dialog
@@ -23,8 +24,16 @@ if TYPE_CHECKING:
     from ..app import MemworkApp
 
 #: A search starts at this many characters: one letter matches most of memory, and
-#: ranking thousands of records by it is the slowest keystroke and tells nothing.
+#: ranking thousands of records by it is the slowest keystroke and tells nothing. One
+#: Chinese or Japanese character is often a whole word ("猫"), so it is enough there.
 MIN_QUERY = 2
+
+
+def long_enough(text: str) -> bool:
+    """Whether ``text`` is worth searching (or highlighting) as the user typed it."""
+    text = text.strip()
+    return len(text) >= MIN_QUERY or (len(text) == 1 and ideograph(text))
+
 
 KIND_STYLE = {
     "episode": "cyan",
@@ -40,8 +49,9 @@ KIND_STYLE = {
 
 
 def query_words(query: str) -> list[str]:
-    """The words of a query worth highlighting (two characters or more)."""
-    return [word for word in re.split(r"\W+", query) if len(word) >= MIN_QUERY]
+    """The words of a query worth highlighting (two characters or more, or one
+    ideograph)."""
+    return [word for word in re.split(r"\W+", query) if long_enough(word)]
 
 
 def hit_label(kind: str, title: str, words: list[str]) -> Table:
@@ -100,7 +110,7 @@ class SearchScreen(Dialog[None]):
             self.set_timer(0.5, lambda: self.search(self.query_one("#query", Input).value))
         elif not query.strip():
             status.update(f"{plural(len(index), 'record')} indexed — type to search, Enter to jump")
-        elif len(query.strip()) < MIN_QUERY:
+        elif not long_enough(query):
             status.update(f"Keep typing: a search starts at {MIN_QUERY} characters")
         elif count == 0:
             status.update("No matches")
@@ -116,7 +126,7 @@ class SearchScreen(Dialog[None]):
         hits_view = self.query_one("#hits", OptionList)
         hits_view.clear_options()
         index = self.workbench.search_index
-        if index is None or len(query.strip()) < MIN_QUERY:
+        if index is None or not long_enough(query):
             self._show_status(query)
             return
         hits = index.search(query, limit=20)

@@ -66,6 +66,8 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 from rapidfuzz.utils import default_process
 
+from .words import spaceless
+
 __all__ = [
     "FUZZY_MIN_LEN",
     "FUZZY_WIDE_LEN",
@@ -80,7 +82,9 @@ __all__ = [
 FUZZY_MIN_LEN = 4
 #: Terms at least this long tolerate two typos.
 FUZZY_WIDE_LEN = 8
-#: Terms at least this long match inside words; shorter ones only at a word start.
+#: Terms at least this long match inside words; shorter ones only at a word start
+#: (but for Chinese, Japanese, Thai and the like, written without spaces, where
+#: "北京" stands inside the "word" 我昨天去了北京).
 INFIX_MIN_LEN = 3
 
 _TITLE = 0  # field: the title only
@@ -412,7 +416,7 @@ class SearchIndex:
         # Typing extends a term one character at a time, and every word matching
         # the longer term also matches the shorter one: reuse the shorter result.
         shorter = self._cached_term(term[:-1]) if len(term) > INFIX_MIN_LEN else None
-        if len(term) < INFIX_MIN_LEN:
+        if len(term) < INFIX_MIN_LEN and not spaceless(term):
             exact = self._prefix_range(term)
         elif shorter is not None:
             exact = [word for word in shorter.exact_words if term in word]

@@ -108,6 +108,16 @@ def _script(char: str) -> int:
 _SCRIPTS: dict[str, int] = {}
 
 
+def spaceless(text: str) -> bool:
+    """Whether ``text`` holds a character of a script written without spaces."""
+    return not text.isascii() and any(_script(c) for c in text)
+
+
+def ideograph(char: str) -> bool:
+    """Whether ``char`` is a Han, kana or Hangul character (often a word alone)."""
+    return _script(char) == 2
+
+
 def _folded(text: str) -> str:
     """``text`` in Unicode's composed form, without the marks :data:`_OPTIONAL` names."""
     apart = unicodedata.normalize("NFD", text)

@@ -439,3 +439,18 @@ def test_warm_up_changes_no_result_and_keeps_incremental_updates_working(
     assert [refs(index.search(q)) for q in queries] == before
     index.add(doc("ep_2", "Deploy canary", "rollback drill"))
     assert "ep_2" in refs(index.search("deplo canar"))
+
+
+def test_a_short_term_of_a_spaceless_script_matches_inside_a_line() -> None:
+    """A Chinese line is one "word" to the index: its names stand inside it."""
+    index = SearchIndex(
+        [
+            doc("obs_zh", "我昨天去了北京看我的奶奶"),
+            doc("obs_ja", "東京で新しいプロジェクトを始めました"),
+            doc("obs_en", "Cut the release branch"),
+        ]
+    )
+    assert refs(index.search("北京")) == ["obs_zh"]
+    assert set(refs(index.search("京"))) == {"obs_zh", "obs_ja"}  # one character
+    assert refs(index.search("re")) == ["obs_en"]  # a Latin pair still starts a word
+    assert refs(index.search("ch")) == []  # ("branch" holds it, but not at a word start)
