@@ -28,7 +28,7 @@ import os
 import stat
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..base import names as names_
 from ..base.errors import (
@@ -903,8 +903,6 @@ class FolderBackend(Backend):
         self.fold()
 
     def fold_wanted(self) -> bool:
-        from . import fold_outside
-
         self.fold_unwanted()
         log = self._log
         if log is None:
@@ -917,14 +915,22 @@ class FolderBackend(Backend):
             return False  # folded by another process: its records are in the tables
         # Claimed before the lock is waited for: of eight writers whose commits asked
         # for this fold, one prepares it and the others never take the lock for it.
-        try:
-            claim = fold_outside.claim(self.dir, log.ident)
-        except OSError:
-            return True
+        claim = self._new_claim(log.ident)
         if claim is None:
             return False  # another process prepares this very fold
-        self._claimed = (log.ident, claim)
-        return True
+        if claim:
+            self._claimed = (log.ident, claim)
+        return True  # claimed, or the claim could not be made: the lock decides
+
+    def _new_claim(self, ident: tuple[int, int]) -> str | None | Literal[False]:
+        """A claim on the fold of the log ``ident`` (its path); None while another
+        process holds one, False when no claim file could be made (a full disk)."""
+        from . import fold_outside
+
+        try:
+            return fold_outside.claim(self.dir, ident)
+        except OSError:
+            return False
 
     def fold_unwanted(self) -> None:
         if self._claimed is not None:
@@ -954,13 +960,12 @@ class FolderBackend(Backend):
         # Imported here: a read (``memwork context``) never folds, so never loads it.
         from . import fold_outside
 
-        claim: str | None
+        claim: str | None | Literal[False]
         if taken is not None:
             claim, self._claimed = taken[1], None  # taken by fold_wanted
         else:
-            try:
-                claim = fold_outside.claim(self.dir, log.ident)
-            except OSError:
+            claim = self._new_claim(log.ident)
+            if claim is False:
                 return None
         if claim is None:
             return NO_FOLD_NEEDED  # another process prepares this very fold
