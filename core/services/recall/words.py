@@ -7,7 +7,8 @@ agent's question they carry no subject, and counting them as terms ranks
 records by how chatty they are (the evaluation in docs/RECALL.md measures it).
 Words are runs of letters and digits in any script, with the combining marks
 among them (a Hindi vowel sign, a Thai tone mark: see
-:mod:`core.services.recall.marks`), read in Unicode's composed form; the marks a
+:mod:`core.services.recall.marks`), read in Unicode's compatibility composed form
+(full-width letters and digits as their plain forms); the marks a
 writer may leave out (accents on Latin letters, Hebrew points, Arabic vowel marks)
 are left out on both sides, so "café" and "cafe" meet (and case is folded, so
 "Straße" meets "strasse"). One letter alone is dropped, one digit kept ("5" in
@@ -119,11 +120,12 @@ def ideograph(char: str) -> bool:
 
 
 def _folded(text: str) -> str:
-    """``text`` in Unicode's composed form, without the marks :data:`_OPTIONAL` names."""
-    apart = unicodedata.normalize("NFD", text)
+    """``text`` in Unicode's compatibility composed form (full-width "ＡＰＩ" is "API",
+    "ﬁ" is "fi"), without the marks :data:`_OPTIONAL` names."""
+    apart = unicodedata.normalize("NFKD", text)
     if _OPTIONAL.search(apart) is not None:
         apart = _OPTIONAL.sub("", apart)
-    return unicodedata.normalize("NFC", apart)
+    return unicodedata.normalize("NFKC", apart)
 
 
 def _keep(word: str, out: list[str]) -> None:

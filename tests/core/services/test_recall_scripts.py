@@ -78,6 +78,9 @@ def test_marks_stay_in_their_words_and_optional_ones_fold_away() -> None:
     assert words("שָׁלוֹם") == words("שלום")  # Hebrew points are optional
     assert words("Pokémon Ünïcödé") == ["pokemon", "unicode"]
     assert words("Straße") == words("STRASSE") == ["strasse"]
+    # Full-width forms, common in Chinese and Japanese text, and ligatures.
+    assert words("ＡＰＩ接口") == words("API接口") == ["api", "接", "接口", "口"]
+    assert words("ﬁle ２０２３") == ["file", "2023"]
 
 
 def test_only_single_ideographs_count_towards_length() -> None:
