@@ -7,6 +7,8 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memwork.core.services.recall import marks
 from memwork.core.services.recall.words import length_share, terms, words
@@ -97,3 +99,13 @@ def test_the_marks_table_matches_this_python() -> None:
     if unicodedata.unidata_version == "14.0.0":  # the version the table was written from
         every = {cp for cp in range(0x110000) if unicodedata.category(chr(cp)).startswith("M")}
         assert listed == every
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80))
+def test_any_text_is_cut_without_fail_and_alike_in_either_unicode_form(text: str) -> None:
+    """Whatever a record holds, cutting it never fails, gives no empty term, and a text
+    typed composed or decomposed ("é" or "e" and an accent) gives the same terms."""
+    found = terms(text)
+    assert all(found)
+    assert terms(unicodedata.normalize("NFD", text)) == terms(unicodedata.normalize("NFC", text))
