@@ -78,7 +78,10 @@ _LETTERS_ONLY = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF))
 _MARKED_WORD = lazy("")
 #: Marks a writer may or may not type, left out: accents on Latin, Greek and Cyrillic
 #: letters ("café" is found as "cafe"), Hebrew points and Arabic vowel marks.
-_OPTIONAL = lazy("[\u0300-\u036f\u0591-\u05c7\u064b-\u065f\u0670]")
+_OPTIONAL = lazy(
+    # Hebrew's points only: its maqaf (a hyphen) and punctuation between them stay.
+    "[\u0300-\u036f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u064b-\u065f\u0670]"
+)
 
 
 def _marked_word() -> re.Pattern[str]:

@@ -78,6 +78,7 @@ def test_marks_stay_in_their_words_and_optional_ones_fold_away() -> None:
     decomposed = "cafe\u0301"
     assert words(decomposed) == words("café") == words("cafe") == ["cafe"]
     assert words("שָׁלוֹם") == words("שלום")  # Hebrew points are optional
+    assert words("בֵּית־סֵפֶר") == ["בית", "ספר"]  # its maqaf is a hyphen, not a point
     assert words("Pokémon Ünïcödé") == ["pokemon", "unicode"]
     assert words("Straße") == words("STRASSE") == ["strasse"]
     # Full-width forms, common in Chinese and Japanese text, and ligatures.
