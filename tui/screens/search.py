@@ -15,7 +15,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.models.kinds import pane_of
-from ...core.services.recall.words import ideograph
+from ...core.services.recall.scripts import ideograph
 from ..messages import JumpTo
 from ..widgets.bars import plural
 from .dialog import Dialog

@@ -73,7 +73,7 @@ def _spaceless_text(store: Store, names: list[str]) -> bool:
     here from 50,000 Chinese notes (22 MB, under :data:`MIN_BYTES`) left a long-lived
     process at 440 MB. Up to 50 records of the largest of the first few indexed
     tables are looked at."""
-    from .words import spaceless
+    from .scripts import spaceless
 
     first = names[:8]
     sizes = store.backend.table_sizes(first) or [0] * len(first)

@@ -66,7 +66,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 from rapidfuzz.utils import default_process
 
-from .words import spaceless
+from .scripts import spaceless
 
 __all__ = [
     "FUZZY_MIN_LEN",

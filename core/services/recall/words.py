@@ -32,6 +32,7 @@ import unicodedata
 import Stemmer
 
 from ...base.lazy_regex import lazy
+from .scripts import IDEOGRAPH, ideograph, scripts_of
 
 #: Lucene's English stop words, then question words, auxiliaries and pronouns.
 STOP_WORDS = frozenset(
@@ -53,26 +54,6 @@ _STEMMER = Stemmer.Stemmer("english")
 _MEMO: dict[str, str] = {}
 _MEMO_MAX = 200_000
 
-#: Scripts whose characters are words, or nearly, as (first, last) code points:
-#: Hangul Jamo, kana, Hangul compatibility Jamo, kana extensions, Han (extension A,
-#: the main block, compatibility), Hangul syllables, half-width katakana, Han
-#: beyond the BMP.
-_IDEOGRAPHS = (
-    (0x1100, 0x11FF),
-    (0x3040, 0x30FF),
-    (0x3130, 0x318F),
-    (0x31F0, 0x31FF),
-    (0x3400, 0x4DBF),
-    (0x4E00, 0x9FFF),
-    (0xAC00, 0xD7AF),
-    (0xF900, 0xFAFF),
-    (0xFF66, 0xFF9F),
-    (0x20000, 0x3134F),
-)
-#: Scripts written without spaces whose single letters mean little: Thai, Lao,
-#: Myanmar, Khmer.
-_LETTERS_ONLY = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF))
-
 #: A word with its marks (compiled on the first text that is not ASCII: the marks'
 #: class costs ~1 ms to compile, which a process reading only ASCII never pays).
 _MARKED_WORD = lazy("")
@@ -93,35 +74,6 @@ def _marked_word() -> re.Pattern[str]:
     return _MARKED_WORD.compiled
 
 
-def _script(char: str) -> int:
-    """2 for an ideograph, 1 for a letter of another spaceless script, else 0
-    (memoised: a language uses a few thousand characters)."""
-    found = _SCRIPTS.get(char)
-    if found is None:
-        code = ord(char)
-        found = 0
-        if any(first <= code <= last for first, last in _IDEOGRAPHS):
-            found = 2
-        elif any(first <= code <= last for first, last in _LETTERS_ONLY):
-            found = 1
-        if len(_SCRIPTS) < _MEMO_MAX:
-            _SCRIPTS[char] = found
-    return found
-
-
-_SCRIPTS: dict[str, int] = {}
-
-
-def spaceless(text: str) -> bool:
-    """Whether ``text`` holds a character of a script written without spaces."""
-    return not text.isascii() and any(_script(c) for c in text)
-
-
-def ideograph(char: str) -> bool:
-    """Whether ``char`` is a Han, kana or Hangul character (often a word alone)."""
-    return _script(char) == 2
-
-
 def _folded(text: str) -> str:
     """``text`` in Unicode's compatibility composed form (full-width "ＡＰＩ" is "API",
     "ﬁ" is "fi"), without the marks :data:`_OPTIONAL` names."""
@@ -139,8 +91,7 @@ def _keep(word: str, out: list[str]) -> None:
 def _cut(token: str, out: list[str]) -> None:
     """A token that is not ASCII: its spaceless runs as pairs (and ideographs alone),
     the rest as words."""
-    scripts = _SCRIPTS
-    kinds = [scripts[c] if c in scripts else _script(c) for c in token]
+    kinds = scripts_of(token)
     kinds.append(-1)
     start, kind = 0, kinds[0]
     for i in range(1, len(kinds)):
@@ -151,7 +102,7 @@ def _cut(token: str, out: list[str]) -> None:
         if not kind:
             _keep(part, out)
         else:
-            alone = kind == 2
+            alone = kind == IDEOGRAPH
             if len(part) == 1:
                 if alone:
                     out.append(part)
@@ -169,7 +120,7 @@ def words(text: str) -> list[str]:
     """The content words of ``text``, lower case, unstemmed, in order (for spaceless
     scripts, the pairs and characters the module docstring describes)."""
     lowered = text.lower()
-    if lowered.isascii():
+    if lowered.isascii():  # most text: _keep's rule written inline, one call a text
         return [
             w for w in _WORD.findall(lowered) if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())
         ]
@@ -189,13 +140,7 @@ def words(text: str) -> list[str]:
 def length_share(term: str) -> bool:
     """Whether ``term`` counts towards a record's length: all but the pairs of
     ideographs, whose characters count once already as terms of their own."""
-    if len(term) != 2:
-        return True
-    scripts = _SCRIPTS
-    first, second = term[0], term[1]
-    return (scripts.get(first) or _script(first)) != 2 or (
-        scripts.get(second) or _script(second)
-    ) != 2
+    return len(term) != 2 or not (ideograph(term[0]) and ideograph(term[1]))
 
 
 def stem(word: str) -> str:
