@@ -35,7 +35,8 @@ def run(db: Path | str, *args: str, **env: str) -> subprocess.CompletedProcess[s
 
     out, err = io.BytesIO(), io.BytesIO()
     stdout = io.TextIOWrapper(out, encoding="utf-8")
-    stderr = io.TextIOWrapper(err, encoding="utf-8")
+    # As a process's own: stdout strict, stderr writing what it cannot encode escaped.
+    stderr = io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace")
     argv = ["--db", str(db), *args]
     with _environ(env), contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
         try:

@@ -6,11 +6,16 @@ it was accepted, as an internal error. Every value is checked on the way in:
 
 - integers within +/- 2**53 (every integer a JSON reader in any language keeps
   exactly; counts, limits and steps are far below it);
-- objects and arrays nested at most 64 deep.
+- objects and arrays nested at most 64 deep;
+- text that is Unicode: no unpaired surrogate (JSON can spell one, ``"\\ud800"``, and
+  so can a command line's bytes that are not UTF-8; no UTF-8 file can hold it);
+- numbers that are numbers: no NaN or infinity (Python's JSON reader takes ``NaN``;
+  written back, it would come out as null).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..base.errors import InvalidInput
@@ -50,6 +55,50 @@ def check_json(value: Any, field: str = "value") -> None:
             for key, inner in pairs:
                 if isinstance(inner, dict | list | int):
                     stack.append((inner, f"{where}.{key}" if where else str(key), depth + 1))
+
+
+def check_plain(value: Any, field: str) -> None:
+    """Refuse, anywhere in ``value`` (an object's keys too), a string that holds an
+    unpaired surrogate and a float that is NaN or infinite, naming ``field``, the keys
+    down to it and, for text, where it stands. Iterative; call it once
+    :func:`check_depth` has bounded the nesting."""
+    stack: list[tuple[Any, str]] = [(value, field)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                _check_string(item, where)
+        elif isinstance(item, float):
+            check_float(item, where)
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                if isinstance(key, str) and not key.isascii():
+                    _check_string(key, where)
+                stack.append((inner, f"{where}.{key}"))
+        elif isinstance(item, list | tuple):
+            stack.extend((inner, f"{where}.{n}") for n, inner in enumerate(item))
+
+
+def check_float(value: float, field: str) -> float:
+    """``value`` when it is a finite number; InvalidInput naming ``field`` otherwise."""
+    if not math.isfinite(value):
+        raise InvalidInput(field, f"must be a finite number (got {value})")
+    return value
+
+
+def _check_string(text: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(text[exc.start])
+        what = (
+            f"a byte that is not UTF-8 (0x{code - 0xDC00:02X})"  # as Python reads bytes
+            if 0xDC80 <= code <= 0xDCFF
+            else f"an unpaired surrogate (U+{code:04X})"
+        )
+        raise InvalidInput(
+            where, f"must be Unicode text: it holds {what} at character {exc.start + 1:,}"
+        ) from None
 
 
 def check_depth(value: Any, field: str) -> None:

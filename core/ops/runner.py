@@ -22,7 +22,7 @@ from ..base.errors import InvalidInput
 from ..base.jsonio import DOCUMENT_MAX, RECORD_MAX
 from ..domain import migrations as _migrations  # noqa: F401
 from ..ledger.isolation import run_asking
-from ..models.limits import check_depth, check_size
+from ..models.limits import check_depth, check_int, check_plain, check_size
 from ..services.recall import index_files as _index_files  # noqa: F401
 from .operations import Op, Param, is_required
 from .wm_fallback import is_wm, reach
@@ -73,6 +73,8 @@ def coerce(param: Param, value: Any) -> Any:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         ok = _is_int(value)
+        if ok:
+            check_int(value, param.name)  # past 64 bits no store could write it back
     elif kind == "float":
         ok = (_is_int(value) or isinstance(value, float)) and not isinstance(value, bool)
         value = float(value) if ok else value
@@ -168,6 +170,10 @@ def check(op: Op, door: str, given: Mapping[str, Any]) -> dict[str, Any]:
     for name, value in given.items():
         if isinstance(value, dict | list | tuple):
             check_depth(value, str(name))
+        # Text no store can hold (an unpaired surrogate) and numbers JSON cannot say
+        # (NaN, infinity) are refused here, at every door: found later, the one would end
+        # the write in an encoder's internal error, the other be written back as null.
+        check_plain(value, str(name))
     out: dict[str, Any] = {}
     for p in params:
         if p.name in given:

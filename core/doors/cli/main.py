@@ -108,9 +108,43 @@ class Context:
         return {p.name: getattr(self.args, p.name) for p in self.op.params if "cli" in p.doors}
 
 
+#: What a parameter spelled so names: a path, which may be any bytes the system allows.
+_PATH_WORDS = frozenset({"FILE", "SRC", "DST", "PATH"})
+
+
+def _refuse_undecoded(ctx: Context) -> None:
+    """Refuse an argument whose bytes are not UTF-8 (Python reads each such byte as an
+    unpaired surrogate, which no store can hold), naming the parameter, before the
+    store is opened. A path may be any bytes: those are left to the file system."""
+    for p in ctx.op.params:
+        if "cli" not in p.doors or {p.cli, p.metavar} & _PATH_WORDS:
+            continue
+        value = getattr(ctx.args, p.name, None)
+        if not _plainly_fine(value):
+            # Imported only now: ``memwork context`` runs on every agent step.
+            from ...models.limits import check_plain
+
+            check_plain(value, p.name)
+
+
+def _plainly_fine(value: object) -> bool:
+    """Whether ``value`` is an argument no store could refuse, seen at a glance (ASCII
+    text, a whole or finite number, a list of such text); the rest is checked whole."""
+    if value is None or isinstance(value, bool | int):
+        return True
+    if isinstance(value, str):
+        return value.isascii()
+    if isinstance(value, float):
+        return value - value == 0.0  # false for NaN and the infinities
+    if isinstance(value, list):
+        return all(isinstance(v, str) and v.isascii() for v in value)
+    return False
+
+
 def run_op(ctx: Context) -> int:
     """Run the command's operation and print its result (``--json``: as JSON)."""
     op = ctx.op
+    _refuse_undecoded(ctx)
     if op.cli_run:
         from ...ledger.isolation import asking
 

@@ -1,0 +1,245 @@
+"""Whatever an agent or a script sends, an operation answers or refuses it in one line.
+
+A corpus of hostile values (wrong types, NaN and infinity, integers past 64 bits, text
+no UTF-8 file can hold, escape sequences, huge strings, nesting thousands deep, empty
+and missing values, unknown parameters) is given to every parameter of every operation,
+through the Python API and the CLI, on a store the door-parity scenario filled. Each
+call either works or raises one of memwork's own errors (the CLI: exit 2 with one
+line); none ends in an internal error, and the store reads and passes ``doctor``
+afterwards. The HTTP and MCP doors parse JSON before the operations see it: their own
+probes are in their door tests and below.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memwork import Memory
+from memwork.core.base.errors import InvalidInput, MemworkError
+from memwork.core.ops.operations import OPERATIONS, by_name
+from tests.cli_in_process import run as cli
+from tests.core.ops import test_door_parity as parity
+from tests.http_server import Served, client
+
+
+def _deep(levels: int, kind: str) -> Any:
+    value: Any = "x"
+    for _ in range(levels):
+        value = [value] if kind == "list" else {"k": value}
+    return value
+
+
+#: Values no parameter is meant to take, and a few it is.
+HOSTILE: list[Any] = [
+    None, True, False, 0, -1, 2**63, 10**30, -(10**30), 1e308, 0.5, -0.0,
+    math.nan, math.inf, -math.inf,
+    "", " ", "\x00", "\x1b[31mred\x1b[0m\x1b[2J", "a" * 200_000, "\ud800", "x\udcffy",
+    "../../etc/passwd", "café", "北京", "\u202e", "%s%n{0}", "null", "NaN", "1e999", "-1",
+    "2026-13-45", "9999-12-31T23:59:59Z", "*", "[", "\\", "les_" + "0" * 26, "--json",
+    [], [None], [[[]]], [1, "a", None], ["x"] * 10_000, [math.nan], ["\ud800"],
+    {}, {"a": None}, {"": ""}, {"\ud800": 1}, {"a": math.inf}, [{"a": 1}],
+    _deep(3000, "list"), _deep(3000, "dict"),
+]  # fmt: skip
+
+#: Arguments a command line may hold: any text, bytes that are not UTF-8 included
+#: (Python reads each such byte as a lone surrogate).
+HOSTILE_ARGV = [
+    "\udcff", "x\udcffy", "\x1b[2J\x1b[31m", "a" * 6000, "-", "--", "-x", "nan", "inf",
+    "1e999", "-1", "0", "99999999999999999999999", "", " ", "{", "null", "\u202e", "--json",
+]  # fmt: skip
+
+
+@pytest.fixture
+def filled(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
+    """A store the door-parity scenario filled through the Python API, and its answers
+    (ids to give the operations). Per test: the curator key it makes lives in the
+    test's own config folder."""
+    db = tmp_path / "db"
+    memory = parity._memory(db)
+    answers: dict[str, Any] = {}
+    call = parity.api_door(memory)
+    for label, name, params in parity.SCENARIO:
+        answers[label] = call(by_name(name), _given(params, answers))
+    memory.close()
+    return db, answers
+
+
+def _given(params: dict[str, Any], answers: dict[str, Any]) -> dict[str, Any]:
+    return {k: parity._resolve(v, answers) for k, v in params.items()}
+
+
+def _short(value: Any) -> str:
+    try:
+        shown = repr(value)
+    except RecursionError:
+        shown = "<nested>"
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+@pytest.mark.slow
+def test_no_value_ends_an_operation_in_an_internal_error(
+    filled: tuple[Path, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db, answers = filled
+    monkeypatch.setenv("MEMWORK_NOW", parity.NOW)
+    memory = parity._memory(db)
+    person = parity._memory(db, curator_key=parity.curator_args()[1])
+    found: dict[tuple[str, str, str], str] = {}
+    tried = set()
+    for _label, name, params in parity.SCENARIO:
+        op = by_name(name)
+        if "api" not in op.doors:
+            continue
+        tried.add(name)
+        who = person if name in parity.DECISIONS else memory
+        given = _given(params, answers)
+        calls = [("<unknown>", {**given, "zzz": 1})]
+        for p in op.params:
+            if "api" in p.doors:
+                calls.append((p.name, {k: v for k, v in given.items() if k != p.name}))
+                calls += [(p.name, {**given, p.name: value}) for value in HOSTILE]
+        for param, args in calls:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    who._operation(name, args)
+                except MemworkError:
+                    pass
+                except Exception as exc:  # noqa: BLE001 - what this test looks for
+                    key = (name, param, type(exc).__name__)
+                    found.setdefault(key, f"{_short(args.get(param))}: {exc!s:.200}")
+    assert tried == {op.name for op in OPERATIONS if "api" in op.doors}
+    assert not found, "\n".join(f"{k}: {v}" for k, v in sorted(found.items()))
+    # What was accepted left a store that reads and that doctor finds healthy.
+    memory.close()
+    person.close()
+    for args in (("context", "--task", "deploy-api"), ("export",), ("session", "list")):
+        done = cli(db, *args)
+        assert done.returncode == 0, (args, done.stderr)
+    doctor = cli(db, "doctor")
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+
+
+@pytest.mark.slow
+def test_no_argument_ends_a_command_in_an_internal_error(
+    filled: tuple[Path, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db, answers = filled
+    monkeypatch.setenv("MEMWORK_NOW", parity.NOW)
+    monkeypatch.chdir(filled[0].parent)  # whatever a command writes lands here
+    # ``-`` reads a record from stdin: an empty one here, as from `< /dev/null`.
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8"))
+    found: dict[tuple[str, int], str] = {}
+    seen: set[str] = set()
+    for _label, name, params in parity.SCENARIO:
+        op = by_name(name)
+        if "cli" not in op.doors or name in seen or any(p.cli == "FILE" for p in op.params):
+            continue  # (a file's name may be any text: import and export read and write it)
+        seen.add(name)
+        argv = parity.cli_argv(op, _given(params, answers))
+        key = list(parity.curator_args()) if name in parity.DECISIONS else []
+        verb = len(op.cli.split())  # the verb's words stay: without one, the workbench opens
+        for at in range(verb, len(argv) + 1):
+            for value in HOSTILE_ARGV:
+                args = [*argv[:at], value, *argv[at + 1 :]]
+                done = cli(db, *key, *args)
+                if "internal error" in done.stderr or done.returncode not in (0, 2):
+                    said = f"{args!r:.200} -> {done.returncode}: {done.stderr}"
+                    found.setdefault((name, at), said)
+    assert not found, "\n".join(f"{k}: {v}" for k, v in sorted(found.items()))
+
+
+def test_text_no_store_can_hold_is_refused_naming_the_field(tmp_path: Path) -> None:
+    memory = Memory(tmp_path / "db", agent="tester")
+    session = memory.start_session(title="run")["id"]
+    before = {**memory.export(), "exported_at": None}
+    with pytest.raises(InvalidInput) as lone:
+        memory.observe(session, "checked \ud800 the canary")
+    assert lone.value.field == "text"
+    assert "unpaired surrogate (U+D800) at character 9" in str(lone.value)
+    with pytest.raises(InvalidInput) as nested:
+        memory.record_episode({"task_id": "deploy", "score": 0.5, "mistakes": ["a\udcffb"]})
+    assert nested.value.field == "episode.mistakes.0"
+    assert "a byte that is not UTF-8 (0xFF) at character 2" in str(nested.value)
+    with pytest.raises(InvalidInput) as key:
+        memory.wm_set(session, "k", {"\ud83d": 1})
+    assert key.value.field == "value"
+    assert memory.get_session(session)["observation_count"] == 0
+    # Nothing of the refused calls was written.
+    assert {**memory.export(), "exported_at": None} == before
+
+
+def test_numbers_json_cannot_say_are_refused_not_written_as_null(tmp_path: Path) -> None:
+    memory = Memory(tmp_path / "db", agent="tester")
+    session = memory.start_session(title="run")["id"]
+    for value in (math.nan, math.inf, [1.0, -math.inf], {"ratio": math.nan}):
+        with pytest.raises(InvalidInput, match="must be a finite number") as refused:
+            memory.wm_set(session, "k", value)
+        assert refused.value.field.startswith("value")
+    with pytest.raises(InvalidInput, match="decay_rate: must be a finite number"):
+        memory.add_lesson("Canary first", decay_rate=math.nan)
+    assert memory.wm_get(session, "k", default="none")["found"] is False
+    memory.wm_set(session, "k", 0.25)  # a finite number is kept as it is
+    assert memory.wm_get(session, "k")["value"] == 0.25
+
+
+def test_an_integer_past_64_bits_is_refused_naming_the_parameter(tmp_path: Path) -> None:
+    memory = Memory(tmp_path / "db", agent="tester")
+    with pytest.raises(InvalidInput, match="limit: must be a whole number within") as big:
+        memory.search("canary", limit=10**30)
+    assert "31 digits" in str(big.value)
+    with pytest.raises(InvalidInput, match="limit: must be a whole number within"):
+        memory.set_profile("project:api", "The API service", limit=2**64)
+
+
+def test_a_command_line_argument_that_is_not_utf8_is_refused_before_the_store_opens(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "db"
+    for args, field in (
+        (("lesson", "add", "x\udcffy"), "text"),
+        (("context", "--task", "\udcff"), "task"),
+        (("search", "a\udcff"), "query"),
+        (("observe", "--session", "s\udcff", "checked"), "session"),
+    ):
+        done = cli(db, *args)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith(f"memwork: {field}: must be Unicode text: it holds a byte")
+        assert "internal error" not in done.stderr
+    assert not db.exists()  # refused before anything was made
+
+
+@pytest.mark.slow
+def test_the_http_door_answers_hostile_bodies_with_a_4xx(tmp_path: Path) -> None:
+    server = Served(tmp_path / "db", parity.python_env(MEMWORK_FSYNC="0"))
+    try:
+        bodies = [
+            b'{"session":"s1","text":"a\\ud800b"}',
+            b'{"session":"s1","text":"x","tags":[NaN]}',
+            b'{"session":"s1","key":"k","value":1e999}',
+            b'{"query":"x","limit":100000000000000000000000000}',
+            b'{"session":"s1","key":"k","value":' + b"[" * 5000 + b"]" * 5000 + b"}",
+            b"[1,2]",
+            b'{"session":"s1","text":"\xff\xfe"}',
+            b'{"a":',
+        ]
+        for route in ("observe", "wm_set", "search", "record_episode", "context"):
+            for body in bodies:
+                answer = client().post(
+                    f"{server.url}/v1/{route}",
+                    content=body,
+                    headers={"Content-Type": "application/json"},
+                )
+                assert 400 <= answer.status_code < 500, (route, body[:60], answer.text)
+                assert json.loads(answer.text)["error"]
+    finally:
+        code, rest = server.stop()
+    assert code == 0, rest
+    assert "Traceback" not in rest
