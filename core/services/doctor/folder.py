@@ -552,11 +552,17 @@ def _unlisted(
     for entry in sorted(os.scandir(folder), key=lambda e: e.name):
         if entry.name in known or not entry.is_file(follow_symlinks=False):
             continue
-        if fold_outside.being_prepared(entry.name, entry.stat(follow_symlinks=False).st_mtime):
+        try:
+            written = entry.stat(follow_symlinks=False).st_mtime
+        except FileNotFoundError:
+            continue  # gone since the folder was listed: a fold's file, renamed or removed
+        if fold_outside.being_prepared(entry.name, written):
             continue  # a fold another process prepares while the lock is free
         if journal.is_table_file(entry.name) and not journal.is_temp_name(entry.name):
             try:
                 data = load_file(Path(entry.path))
+            except FileNotFoundError:
+                continue  # gone since the folder was listed, as above
             except StoreUnreadable:
                 data = None
             if isinstance(data, dict) and data.get("table") == entry.name[: -len(".json")]:

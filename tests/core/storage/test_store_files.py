@@ -545,3 +545,29 @@ def run(monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture):  
         return code, captured.out.decode(), captured.err.decode()
 
     return go
+
+
+def test_doctor_passes_over_a_file_a_fold_removes_while_it_looks(
+    cli,
+    db: Path,
+    monkeypatch: pytest.MonkeyPatch,  # noqa: ANN001
+) -> None:
+    """A fold in another process renames its temp files away while doctor lists the
+    folder: such a file is no stray, and doctor never ends in an internal error."""
+    from memwork.core.services.doctor import folder as doctor_folder
+
+    assert cli("lesson", "add", "Canary first").code == 0
+    gone = [db / "actions.json.tmp-fold-0123456789ab", db / "lessons.json.tmp-fold-ba9876543210"]
+    listed = os.scandir
+
+    def listing_then_fold(path: os.PathLike[str] | str):  # noqa: ANN202 - as os.scandir
+        for file in gone:  # the fold's files, there when the folder is listed...
+            file.write_text("{}")
+        entries = list(listed(path))
+        for file in gone:  # ...and renamed away before doctor looks at each
+            file.unlink()
+        return iter(entries)
+
+    monkeypatch.setattr(doctor_folder.os, "scandir", listing_then_fold)
+    found = doctor_folder.report(db)
+    assert not any(".tmp-fold-" in line for line in json.dumps(found).split(",")), found
