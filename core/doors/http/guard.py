@@ -253,7 +253,7 @@ class Guard:
     ) -> None:
         """A request carrying an agent token: refused unless the store knows the token,
         then passed on naming that agent (and no other)."""
-        from ...base.errors import StoreUnreachable, worded
+        from ...base.errors import InvalidInput, StoreUnreachable, worded
 
         assert self.agent_of is not None
         lookup = self.agent_of
@@ -274,7 +274,13 @@ class Guard:
                 ((b"www-authenticate", b'Bearer realm="memwork"'),),
             )
             return
-        named = headers.get(AGENT_HEADER, b"").strip().decode("latin-1")
+        from .routes import header_text
+
+        try:
+            named = header_text(headers.get(AGENT_HEADER, b"").strip(), "X-Memwork-Agent")
+        except InvalidInput as exc:
+            await send_error(send, 400, worded(exc), "invalid")
+            return
         if named and named != agent:
             await send_error(
                 send,

@@ -113,6 +113,47 @@ def test_mcp_and_the_event_stream_take_the_agent_token(guarded: Served, tmp_path
 
 
 @pytest.mark.slow
+def test_an_agent_named_beyond_ascii_is_the_same_agent_at_every_door(
+    guarded: Served, tmp_path: Path
+) -> None:
+    """A header's bytes are read as UTF-8, as every other door reads a name: over HTTP,
+    ``café`` was ``cafÃ©`` (another agent, which isolation kept from café's records)
+    and café naming itself next to its own token was refused as naming another."""
+    db = tmp_path / "db"
+    cafe = issue(db, "café")
+    named = {"X-Memwork-Agent": "café".encode()}
+    for headers in (bearer(cafe), {**bearer(cafe), **named}, {**bearer(TOKEN), **named}):
+        done = client().post(
+            f"{guarded.url}/v1/record_episode",
+            json={"episode": EPISODE},
+            headers=headers,
+            timeout=60,
+        )
+        assert done.status_code == 200, done.text
+
+    async def main() -> Any:
+        http = httpx2.AsyncClient(headers={**bearer(TOKEN), **named}, timeout=60)
+        transport = streamable_http_client(f"{guarded.url}/mcp", http_client=http)
+        async with http, Client(transport, cache=None) as mcp:
+            return await mcp.call_tool("record_episode", {"episode": EPISODE})
+
+    assert not anyio.run(main).is_error
+    history = post(guarded, "history", {"limit": 10}, **bearer(cafe)).json()
+    assert {e["actor"] for e in history if e["table"] == "episodes"} == {"http:café", "mcp:café"}
+    # Seen as café's own (isolated): all four episodes.
+    assert len(post(guarded, "search", {"query": "worker-7"}, **bearer(cafe)).json()) == 4
+    for headers in (bearer(cafe), bearer(TOKEN)):
+        bad = client().post(
+            f"{guarded.url}/v1/search",
+            json={"query": "worker-7"},
+            headers={**headers, "X-Memwork-Agent": b"\xff\xfe"},
+            timeout=60,
+        )
+        assert bad.status_code == 400, bad.text
+        assert bad.json()["error"] == "memwork: X-Memwork-Agent: must be UTF-8 text"
+
+
+@pytest.mark.slow
 def test_a_revoked_token_is_refused_at_once(guarded: Served, tmp_path: Path) -> None:
     db = tmp_path / "db"
     coder = issue(db, "coder")
