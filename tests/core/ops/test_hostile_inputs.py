@@ -57,10 +57,11 @@ HOSTILE_ARGV = [
 
 
 @pytest.fixture
-def filled(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
+def filled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[str, Any]]:
     """A store the door-parity scenario filled through the Python API, and its answers
-    (ids to give the operations). Per test: the curator key it makes lives in the
-    test's own config folder."""
+    (ids to give the operations), with the scenario's clock for what runs next. Per
+    test: the curator key it makes lives in the test's own config folder."""
+    monkeypatch.setenv("MEMWORK_NOW", parity.NOW)
     db = tmp_path / "db"
     memory = parity._memory(db)
     answers: dict[str, Any] = {}
@@ -85,10 +86,9 @@ def _short(value: Any) -> str:
 
 @pytest.mark.slow
 def test_no_value_ends_an_operation_in_an_internal_error(
-    filled: tuple[Path, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+    filled: tuple[Path, dict[str, Any]],
 ) -> None:
     db, answers = filled
-    monkeypatch.setenv("MEMWORK_NOW", parity.NOW)
     memory = parity._memory(db)
     person = parity._memory(db, curator_key=parity.curator_args()[1])
     found: dict[tuple[str, str, str], str] = {}
@@ -132,8 +132,7 @@ def test_no_argument_ends_a_command_in_an_internal_error(
     filled: tuple[Path, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db, answers = filled
-    monkeypatch.setenv("MEMWORK_NOW", parity.NOW)
-    monkeypatch.chdir(filled[0].parent)  # whatever a command writes lands here
+    monkeypatch.chdir(db.parent)  # whatever a command writes lands here
     # ``-`` reads a record from stdin: an empty one here, as from `< /dev/null`.
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8"))
     found: dict[tuple[str, int], str] = {}
