@@ -327,3 +327,27 @@ def test_the_edit_form_sets_the_decay_rate_and_the_detail_shows_it(
             assert "0.125 per week" in screen_text(app)
 
     run(scenario)
+
+
+@pytest.mark.slow
+def test_a_decay_rate_that_is_no_number_is_refused_under_its_field(
+    demo_app, demo_path: Path
+) -> None:
+    """``nan`` reads as a float, and was written back as null (the rate gone); the form
+    now says why it is refused, under the field, and the lesson keeps its rate."""
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pane(pilot, "lessons")
+            lesson_id = app.query_one("#lessons", VirtualTable).cursor_key
+            before = _stored(demo_path, lesson_id).get("decay_rate")
+            await pilot.press("e")
+            await settle(pilot)
+            await pilot.press("tab", "tab", "tab", "tab")  # scope, confidence, tags, decay
+            await pilot.press("ctrl+a", "ctrl+k", *"nan", "ctrl+s")
+            await settle(pilot)
+            assert "decay_rate: must be a finite number (got nan)" in screen_text(app)
+            assert _stored(demo_path, lesson_id).get("decay_rate") == before
+
+    run(scenario)
