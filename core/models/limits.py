@@ -57,6 +57,50 @@ def check_json(value: Any, field: str = "value") -> None:
                     stack.append((inner, f"{where}.{key}" if where else str(key), depth + 1))
 
 
+def check_value(value: Any, field: str) -> None:
+    """:func:`check_depth`, then :func:`check_plain`, in one walk that names nothing
+    until it finds something wrong (every operation's every parameter passes here, an
+    episode batch holds thousands of values): then the walk that names the way down
+    to it runs. Nesting is refused first, wherever in ``value`` the other fault is."""
+    if isinstance(value, str):
+        if not value.isascii():
+            _check_string(value, field)
+        return
+    if isinstance(value, float):
+        check_float(value, field)
+        return
+    if not isinstance(value, dict | list | tuple):
+        return
+    faulty = False
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth >= MAX_DEPTH:
+            check_depth(value, field)  # raises, naming the first keys down
+        if isinstance(item, dict):
+            faulty = faulty or not all(_plain_text(k) for k in item if isinstance(k, str))
+            item = item.values()
+        for inner in item:
+            if isinstance(inner, str):
+                faulty = faulty or not _plain_text(inner)
+            elif isinstance(inner, float):
+                faulty = faulty or inner - inner != 0.0  # NaN and the infinities
+            elif isinstance(inner, dict | list | tuple):
+                stack.append((inner, depth + 1))
+    if faulty:
+        check_plain(value, field)  # raises, naming the way down
+
+
+def _plain_text(text: str) -> bool:
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def check_plain(value: Any, field: str) -> None:
     """Refuse, anywhere in ``value`` (an object's keys too), a string that holds an
     unpaired surrogate and a float that is NaN or infinite, naming ``field``, the keys

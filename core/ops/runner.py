@@ -22,7 +22,7 @@ from ..base.errors import InvalidInput
 from ..base.jsonio import DOCUMENT_MAX, RECORD_MAX
 from ..domain import migrations as _migrations  # noqa: F401
 from ..ledger.isolation import run_asking
-from ..models.limits import check_depth, check_int, check_plain, check_size
+from ..models.limits import check_int, check_size, check_value
 from ..services.recall import index_files as _index_files  # noqa: F401
 from .operations import Op, Param, is_required
 from .wm_fallback import is_wm, reach
@@ -166,14 +166,12 @@ def check(op: Op, door: str, given: Mapping[str, Any]) -> dict[str, Any]:
             expected = ", ".join(sorted(known)) or "none"
             raise InvalidInput(str(name), f"is not a parameter of {op.name} (it takes: {expected})")
     # Nesting first: any message about a value nested thousands deep (its repr) and any
-    # check that walks it by recursion would end in a RecursionError.
+    # check that walks it by recursion would end in a RecursionError. Then text no store
+    # can hold (an unpaired surrogate) and numbers JSON cannot say (NaN, infinity), at
+    # every door: found later, the one would end the write in an encoder's internal
+    # error, the other be written back as null.
     for name, value in given.items():
-        if isinstance(value, dict | list | tuple):
-            check_depth(value, str(name))
-        # Text no store can hold (an unpaired surrogate) and numbers JSON cannot say
-        # (NaN, infinity) are refused here, at every door: found later, the one would end
-        # the write in an encoder's internal error, the other be written back as null.
-        check_plain(value, str(name))
+        check_value(value, str(name))
     out: dict[str, Any] = {}
     for p in params:
         if p.name in given:

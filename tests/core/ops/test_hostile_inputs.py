@@ -242,3 +242,13 @@ def test_the_http_door_answers_hostile_bodies_with_a_4xx(tmp_path: Path) -> None
         code, rest = server.stop()
     assert code == 0, rest
     assert "Traceback" not in rest
+
+
+def test_nesting_is_refused_before_what_lies_inside_it(tmp_path: Path) -> None:
+    memory = Memory(tmp_path / "db", agent="tester")
+    session = memory.start_session(title="run")["id"]
+    for value in ([math.nan, _deep(100, "list")], {"a": "\ud800", "b": _deep(100, "dict")}):
+        with pytest.raises(InvalidInput, match="nests deeper than 64 levels"):
+            memory.wm_set(session, "k", value)
+    with pytest.raises(InvalidInput, match=r"value\.1\.0: must be a finite number"):
+        memory.wm_set(session, "k", ["ok", [math.inf]])
