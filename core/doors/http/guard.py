@@ -274,7 +274,7 @@ class Guard:
                 ((b"www-authenticate", b'Bearer realm="memwork"'),),
             )
             return
-        from .routes import header_text
+        from ..header_text import header_text
 
         try:
             named = header_text(headers.get(AGENT_HEADER, b"").strip(), "X-Memwork-Agent")

@@ -38,6 +38,7 @@ from ...ops.memory import Memory
 from ...ops.operations import Op, door_ops
 from ...ops.shapes import SHAPES
 from ...ops.wm_fallback import used_fallback
+from ..header_text import header_text
 from ..quick_calls import QuickCalls, answered
 from .search_pool import SearchPool
 
@@ -100,20 +101,9 @@ def error_body(exc: MemworkError) -> tuple[int, dict[str, Any]]:
     return status, body
 
 
-def header_text(raw: bytes, name: str) -> str:
-    """A header's value read as UTF-8, as every other door reads an agent's name (the
-    server hands headers over as Latin-1, which would make ``café`` another agent
-    over HTTP); InvalidInput naming the header when its bytes are not UTF-8."""
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InvalidInput(name, "must be UTF-8 text") from None
-
-
 def actor_of(request: Request) -> str:
     """``http``, or ``http:<agent>`` when the caller names itself."""
-    raw = request.headers.get(AGENT_HEADER, "").strip()
-    agent = header_text(raw.encode("latin-1"), "X-Memwork-Agent")
+    agent = header_text(request.headers.get(AGENT_HEADER, "").strip(), "X-Memwork-Agent")
     if not agent:
         return "http"
     from ...privacy import identifier_problem

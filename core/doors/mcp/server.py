@@ -191,14 +191,10 @@ class MemworkServer(MCPServer):
         agent = (headers or {}).get(AGENT_HEADER, "").strip() if headers else ""
         if not agent:
             return self.memory.actor
-        try:
-            # Headers come as Latin-1; an agent's name is UTF-8 at every door (``café``).
-            agent = agent.encode("latin-1").decode("utf-8")
-        except UnicodeEncodeError:
-            pass  # already read as text
-        except UnicodeDecodeError:
-            raise InvalidInput("agent", "must be UTF-8 text") from None
         from ...privacy import identifier_problem
+        from ..header_text import header_text
+
+        agent = header_text(agent, "agent")
 
         problem = identifier_problem(agent)
         if problem:
