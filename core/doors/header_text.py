@@ -15,12 +15,14 @@ def header_text(value: bytes | str, name: str) -> str:
     """``value`` (the header's bytes, or the Latin-1 text made of them) read as UTF-8;
     InvalidInput naming the header ``name`` when its bytes are not UTF-8. Text that
     Latin-1 cannot hold was read as text already and is returned as it is."""
-    if isinstance(value, str):
+    if isinstance(value, bytes):
+        raw = value
+    else:
         try:
-            value = value.encode("latin-1")
+            raw = value.encode("latin-1")
         except UnicodeEncodeError:
             return value
     try:
-        return value.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidInput(name, "must be UTF-8 text") from None
