@@ -172,6 +172,15 @@ class MemworkServer(MCPServer):
         }
         self._tools = [tool_of(op) for op in self.operations.values()]
 
+    async def run_stdio_async(self) -> None:
+        """Converse over stdio through memwork's wire (:mod:`core.doors.mcp.wire`): every
+        line the protocol cannot read is answered with an error, never dropped."""
+        from .wire import stdio
+
+        lowlevel = self._lowlevel_server
+        async with stdio() as (read_stream, write_stream):
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
     async def list_tools(self) -> list[MCPTool]:
         """A tool per chosen operation, in declaration order."""
         return list(self._tools)

@@ -1,0 +1,198 @@
+"""`memwork mcp`'s stdio wire: every line the protocol cannot read is answered, never
+dropped, and never changes the store."""
+
+from __future__ import annotations
+
+import json
+import select
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+
+from memwork.core.doors.mcp.wire import Refused, read_line
+from tests.conftest import python_env
+
+NOW = "2026-11-01T12:00:00Z"
+
+
+def call(ident: int, name: str, arguments: str) -> str:
+    """A tools/call line with ``arguments`` spelled as raw JSON text."""
+    return (
+        f'{{"jsonrpc":"2.0","id":{ident},"method":"tools/call",'
+        f'"params":{{"name":"{name}","arguments":{arguments}}}}}'
+    )
+
+
+DEEP = "[" * 5000 + "]" * 5000
+
+#: Lines no JSON-RPC reader takes, with the id and code each must be answered with and
+#: what the answer must say.
+HOSTILE: list[tuple[str, bytes, Any, int, str]] = [
+    (
+        "half an emoji",
+        call(2, "add_lesson", '{"text":"deploy \\ud83d then wait"}').encode(),
+        2,
+        types.INVALID_PARAMS,
+        "text: must be Unicode text: it holds an unpaired surrogate (U+D83D) at character 8",
+    ),
+    (
+        "a surrogate in a nested key",
+        call(3, "observe", '{"session":"s","text":"x","tags":["ok","\\udfff"]}').encode(),
+        3,
+        types.INVALID_PARAMS,
+        "tags.1: must be Unicode text",
+    ),
+    (
+        "bytes that are not UTF-8",
+        call(4, "add_lesson", '{"text":"caf\xe9"}').encode("latin-1"),
+        4,
+        types.PARSE_ERROR,
+        "must be UTF-8 text: byte 0xE9",
+    ),
+    (
+        "JSON cut short",
+        call(5, "add_lesson", '{"text":"never fini').encode()[:-3],
+        5,
+        types.PARSE_ERROR,
+        "a message must be JSON: Unterminated string",
+    ),
+    (
+        "nesting past any parser",
+        call(6, "search", '{"query":' + DEEP + "}").encode(),
+        6,
+        types.INVALID_PARAMS,
+        "nests deeper than 64 levels",
+    ),
+    (
+        "no jsonrpc member",
+        b'{"id":"seven","method":"tools/list"}',
+        "seven",
+        types.INVALID_REQUEST,
+        "not a JSON-RPC 2.0 message: jsonrpc: Field required",
+    ),
+    (
+        "a batch",
+        b'[{"jsonrpc":"2.0","id":8,"method":"tools/list"}]',
+        None,
+        types.INVALID_REQUEST,
+        "one JSON object (batches are not taken)",
+    ),
+    ("not JSON at all", b"hello?", None, types.PARSE_ERROR, "a message must be JSON"),
+]
+
+
+@pytest.mark.parametrize(
+    ("line", "ident", "code", "says"),
+    [case[1:] for case in HOSTILE],
+    ids=[case[0] for case in HOSTILE],
+)
+def test_a_line_the_protocol_cannot_read_is_refused_with_its_id(
+    line: bytes, ident: Any, code: int, says: str
+) -> None:
+    refused = read_line(line + b"\n")
+    assert isinstance(refused, Refused)
+    assert (refused.id, refused.code) == (ident, code)
+    assert refused.message.startswith("memwork: ")
+    assert says in refused.message
+    assert not refused.notification
+
+
+def test_good_lines_pass_and_blank_ones_are_skipped() -> None:
+    message = read_line(call(1, "search", '{"query":"caf\\u00e9 \\ud83d\\ude00"}').encode() + b"\n")
+    assert isinstance(message, types.JSONRPCRequest)
+    assert message.params["arguments"]["query"] == "café 😀"
+    assert read_line(b"  \r\n") is None
+
+
+def test_a_broken_notification_is_logged_and_never_answered() -> None:
+    refused = read_line(b'{"jsonrpc":"2.0","method":"notifications/\\ud800"}')
+    assert isinstance(refused, Refused)
+    assert refused.notification
+    assert refused.id is None
+
+
+def test_an_id_is_found_however_the_rest_of_the_line_is_broken() -> None:
+    # The id after a value nested past every parser's depth, and a string id with escapes.
+    line = '{"jsonrpc":"2.0","params":{"arguments":' + DEEP + '},"id":"a\\"b","method":"x"}'
+    refused = read_line(line.encode())
+    assert isinstance(refused, Refused)
+    assert refused.id == 'a"b'
+    # An id that is no JSON-RPC id (true, a float, an object) is answered as null.
+    for spelled in ("true", "1.5", '{"n":1}'):
+        line = '{"jsonrpc":"2.0","id":' + spelled + ',"method":"x","params":"\\ud800"}'
+        refused = read_line(line.encode())
+        assert isinstance(refused, Refused)
+        assert refused.id is None
+
+
+# -- a real server ------------------------------------------------------------------------------
+class Wire:
+    """``memwork mcp`` in a child process, spoken to line by line."""
+
+    def __init__(self, store: Path) -> None:
+        self.server = subprocess.Popen(
+            [sys.executable, "-m", "memwork", "--db", str(store), "mcp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=python_env(MEMWORK_NOW=NOW, MEMWORK_FSYNC="0"),
+        )
+
+    def send(self, line: bytes | dict[str, Any]) -> None:
+        raw = json.dumps(line).encode() if isinstance(line, dict) else line
+        assert self.server.stdin is not None
+        self.server.stdin.write(raw + b"\n")
+        self.server.stdin.flush()
+
+    def answer(self, wait: float = 30.0) -> dict[str, Any] | None:
+        assert self.server.stdout is not None
+        ready, _, _ = select.select([self.server.stdout], [], [], wait)
+        return json.loads(self.server.stdout.readline()) if ready else None
+
+    def close(self) -> str:
+        assert self.server.stdin is not None and self.server.stderr is not None
+        self.server.stdin.close()
+        assert self.server.wait(timeout=60) == 0
+        return self.server.stderr.read().decode()
+
+
+def test_the_server_answers_every_request_line_and_the_store_is_untouched(
+    db: Path,
+    cli,  # noqa: ANN001
+) -> None:
+    wire = Wire(db)
+    wire.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        }
+    )
+    assert wire.answer()["id"] == 1  # type: ignore[index]
+    wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    wire.send(b'{"jsonrpc":"2.0","method":"notifications/\\ud800"}')  # logged, no answer
+    for _what, line, ident, code, says in HOSTILE:
+        wire.send(line)
+        got = wire.answer()
+        assert got is not None, f"no answer to {_what}"
+        assert got["id"] == ident
+        assert got["error"]["code"] == code
+        assert says in got["error"]["message"]
+    # The conversation goes on: a good call after them all is answered as ever.
+    wire.send(call(9, "add_lesson", '{"text":"wait for the canary"}').encode())
+    done = wire.answer()
+    assert done is not None and done["id"] == 9 and "error" not in done
+    log = wire.close()
+    assert log.count("refused a message") == len(HOSTILE) + 1
+    assert "unpaired surrogate (U+D83D)" in log
+    lessons = json.loads(cli("lesson", "list", "--json").out)
+    assert [lesson["content"] for lesson in lessons] == ["wait for the canary"]
