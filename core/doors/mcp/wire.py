@@ -174,12 +174,18 @@ def _top_members(text: str) -> dict[str, Any]:
             if text[at : at + 1] != ":":
                 return found
             at = _skip(text, at + 1)
-            if text[at : at + 1] in ("{", "["):
+            nested = text[at : at + 1] in ("{", "[")
+            if nested:
                 at = _past_nested(text, at)
             else:
-                found[key], at = decoder.raw_decode(text, at)
+                value, at = decoder.raw_decode(text, at)
             at = _skip(text, at)
-            if text[at : at + 1] != ",":
+            ends = text[at : at + 1]
+            if ends not in (",", "}"):
+                return found  # a number cut short ("id":1 of "id":12) is no id
+            if not nested:
+                found[key] = value
+            if ends == "}":
                 return found
             at += 1
     except (ValueError, RecursionError):

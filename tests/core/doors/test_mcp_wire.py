@@ -12,6 +12,8 @@ from typing import Any
 
 import mcp_types as types
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memwork.core.doors.mcp.wire import Refused, read_line
 from tests.conftest import python_env
@@ -121,6 +123,10 @@ def test_an_id_is_found_however_the_rest_of_the_line_is_broken() -> None:
     refused = read_line(line.encode())
     assert isinstance(refused, Refused)
     assert refused.id == 'a"b'
+    # A line cut inside its id names no id: answering "1" might end another call.
+    refused = read_line(b'{"jsonrpc":"2.0","method":"tools/list","id":12'[:-1])
+    assert isinstance(refused, Refused)
+    assert refused.id is None
     # An id that is no JSON-RPC id (true, a float, an object) is answered as null.
     for spelled in ("true", "1.5", '{"n":1}'):
         line = '{"jsonrpc":"2.0","id":' + spelled + ',"method":"x","params":"\\ud800"}'
@@ -196,3 +202,39 @@ def test_the_server_answers_every_request_line_and_the_store_is_untouched(
     assert "unpaired surrogate (U+D83D)" in log
     lessons = json.loads(cli("lesson", "list", "--json").out)
     assert [lesson["content"] for lesson in lessons] == ["wait for the canary"]
+
+
+# -- any bytes at all -----------------------------------------------------------------------------
+GOOD = call(11, "observe", '{"session":"run-1","text":"deploy \\u00e9 done","tags":["a",["b"]]}')
+
+
+@given(
+    cuts=st.lists(
+        st.tuples(
+            st.integers(0, len(GOOD)),
+            st.sampled_from(["", "\\ud800", '"', "{", "[", "]", "}", ",", "\\", "\xff", "\x00"]),
+        ),
+        max_size=4,
+    ),
+    cut_at=st.none() | st.integers(0, len(GOOD)),
+)
+@settings(max_examples=400, deadline=None)
+def test_a_mangled_line_is_read_or_refused_never_an_error(
+    cuts: list[tuple[int, str]], cut_at: int | None
+) -> None:
+    line = GOOD
+    for at, piece in cuts:
+        line = line[:at] + piece + line[at + 1 :]
+    raw = line.encode("utf-8", "surrogatepass").replace("\xff".encode(), b"\xff")
+    raw = raw if cut_at is None else raw[:cut_at]
+    read = read_line(raw)
+    if isinstance(read, Refused):
+        assert read.message.startswith("memwork: ")
+        # An id is answered only as the line spells it, whole ("id":1 of a cut "id":11
+        # is no id).
+        spelled = raw.decode("utf-8", "replace")
+        assert read.id is None or f'"id":{read.id},' in spelled or f'"id":{read.id}}}' in spelled
+        assert read.code in (types.PARSE_ERROR, types.INVALID_REQUEST, types.INVALID_PARAMS)
+        read.reply()  # an answer that can be written
+    else:
+        assert read is None or isinstance(read, types.JSONRPCMessage.__args__)  # type: ignore[attr-defined]
