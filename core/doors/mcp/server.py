@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, ParamSpec
@@ -45,7 +46,15 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver import server as _sdk_server
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
-from mcp_types import CallToolResult, ContentBlock, Resource, TextContent, ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    ContentBlock,
+    Resource,
+    TextContent,
+    ToolAnnotations,
+)
 from mcp_types import Tool as MCPTool
 from pydantic import Field
 
@@ -54,7 +63,7 @@ from ...base.errors import InvalidInput, MemworkError, NotFound, UserError, word
 from ...ops import runner as invoke
 from ...ops.json_schemas import input_schema, output_schema
 from ...ops.memory import Memory
-from ...ops.operations import Op, door_ops
+from ...ops.operations import Op, by_name, door_ops
 from ...ops.shapes import SHAPES, is_object
 from ...ops.toolsets import chosen_tools, tool_name
 from ...ops.wm_fallback import used_fallback
@@ -181,6 +190,35 @@ class MemworkServer(MCPServer):
         async with stdio() as (read_stream, write_stream):
             await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        context: Context[Any, Any] | None = None,
+    ) -> Any:
+        """The prompt ``name`` rendered; an unknown prompt or argument, a missing one or
+        one that is not text is the client's error (invalid params, in memwork's words),
+        where the SDK would log it as the server's own."""
+        prompt = self._prompt_manager.get_prompt(name)
+        if prompt is None:
+            known = ", ".join(sorted(p.name for p in self._prompt_manager.list_prompts()))
+            raise MCPError(INVALID_PARAMS, f"memwork: no prompt named {name!r} (known: {known})")
+        declared = {a.name: a for a in prompt.arguments or []}
+        given = arguments or {}
+        for key, value in given.items():
+            if key not in declared:
+                taken = ", ".join(declared) or "none"
+                raise MCPError(
+                    INVALID_PARAMS,
+                    f"memwork: {key}: is not an argument of {name} (it takes: {taken})",
+                )
+            if not isinstance(value, str):
+                raise MCPError(INVALID_PARAMS, f"memwork: {key}: must be text (got {value!r:.40})")
+        for arg in declared.values():
+            if arg.required and arg.name not in given:
+                raise MCPError(INVALID_PARAMS, f"memwork: {arg.name}: is required")
+        return await super().get_prompt(name, arguments, context)
+
     async def list_tools(self) -> list[MCPTool]:
         """A tool per chosen operation, in declaration order."""
         return list(self._tools)
@@ -276,13 +314,27 @@ class MemworkServer(MCPServer):
 
 
 def _read(fn: Callable[P, str], *args: P.args, **kwargs: P.kwargs) -> str:
-    """A resource's text; user errors become protocol errors with the CLI's message."""
+    """A resource's text; user errors become protocol errors with the CLI's message: a
+    missing record or a bad parameter is the client's (invalid params), anything else
+    the server's."""
     try:
         return fn(*args, **kwargs)
     except NotFound as exc:
         raise ResourceNotFoundError(worded(exc)) from None
+    except UserError as exc:
+        raise MCPError(INVALID_PARAMS, worded(exc)) from None
     except MemworkError as exc:
         raise ResourceError(worded(exc)) from None
+
+
+def _whole_number(text: str | None, op: str, name: str) -> int | None:
+    """A URI's parameter ``name`` of ``op`` as the integer it spells; anything else is
+    refused in the words every door uses for that parameter."""
+    if text is None or re.fullmatch(r"[+-]?[0-9]{1,18}", text.strip()):
+        return None if text is None else int(text)
+    param = next(p for p in by_name(op).params if p.name == name)
+    invoke.coerce(param, text)  # raises: text is no integer
+    raise InvalidInput(name, f"must be an integer (got {text!r})")
 
 
 def _hit_line(hit: dict[str, Any]) -> str:
@@ -318,9 +370,15 @@ def build_server(
         mime_type="text/plain",
     )
     def task_context_resource(
-        task: str, project: str | None = None, budget: int | None = None
+        task: str, project: str | None = None, budget: str | None = None
     ) -> str:
-        return _read(m.context, task, project=project, budget=budget)
+        # A URI carries text: the budget is read here, so "?budget=lots" is refused as
+        # every door refuses it (the SDK would call it an internal error).
+        def read() -> str:
+            words = _whole_number(budget, "context", "budget")
+            return m.context(task, project=project, budget=words)
+
+        return _read(read)
 
     @server.resource(
         "memwork://slot/{+label}",

@@ -80,9 +80,20 @@ def read_line(raw: bytes) -> types.JSONRPCMessage | Refused | None:
             f"{exc.start:,} is not",
         )
     try:
-        return types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
     except (ValidationError, ValueError) as exc:
         return explain(text, exc)
+    if isinstance(message, types.JSONRPCNotification) and '"id"' in text:
+        # A request whose id is no JSON-RPC id (null, 1.5, true) reads as a notification,
+        # which is never answered: its client would wait for ever.
+        ident = json.loads(text).get("id", message)
+        if ident is not message:
+            return Refused(
+                None,
+                types.INVALID_REQUEST,
+                f"memwork: id: must be a string or a whole number (got {json.dumps(ident):.40})",
+            )
+    return message
 
 
 def explain(text: str, exc: Exception) -> Refused:

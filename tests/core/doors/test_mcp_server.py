@@ -527,6 +527,47 @@ def test_prompts_recall_and_start_a_task_with_memory(db: Path, cli) -> None:  # 
     assert "end_session(session='run-7')" in got["wrap"].messages[0].content.text
 
 
+@pytest.mark.slow
+def test_a_bad_prompt_or_resource_call_is_the_clients_error_in_memworks_words(
+    db: Path,
+    cli,  # noqa: ANN001
+) -> None:
+    cli("lesson", "add", "Canary every deploy", now=NOW)
+
+    async def body(client: Client) -> dict[str, Any]:
+        async def refused(get: Awaitable[Any]) -> tuple[int, str]:
+            try:
+                await get
+            except MCPError as exc:
+                return exc.error.code, exc.error.message
+            raise AssertionError("answered")
+
+        return {
+            "unknown": await refused(client.get_prompt("nope", {})),
+            "missing": await refused(client.get_prompt("recall", {})),
+            "stranger": await refused(client.get_prompt("recall", {"subject": "x"})),
+            "budget": await refused(client.read_resource("memwork://context/t?budget=lots")),
+            "negative": await refused(client.read_resource("memwork://context/t?budget=-5")),
+            # The server goes on as ever after them.
+            "fine": (await client.read_resource("memwork://context/t?budget=300")).contents[0].text,
+        }
+
+    got = with_server(db, body)
+    invalid = -32602
+    assert got["unknown"] == (
+        invalid,
+        "memwork: no prompt named 'nope' (known: recall, start_task, wrap_up)",
+    )
+    assert got["missing"] == (invalid, "memwork: topic: is required")
+    assert got["stranger"] == (
+        invalid,
+        "memwork: subject: is not an argument of recall (it takes: topic)",
+    )
+    assert got["budget"] == (invalid, "memwork: budget: must be an integer (got 'lots')")
+    assert got["negative"][0] == invalid and got["negative"][1].startswith("memwork: budget:")
+    assert got["fine"] + "\n" == cli("context", "--task", "t", "--budget", "300", now=NOW).out
+
+
 # -- hanging up ---------------------------------------------------------------------------------
 HANGUP = """
 import json, subprocess, sys

@@ -84,6 +84,20 @@ HOSTILE: list[tuple[str, bytes, Any, int, str]] = [
         "one JSON object (batches are not taken)",
     ),
     ("not JSON at all", b"hello?", None, types.PARSE_ERROR, "a message must be JSON"),
+    (
+        "an id of null",
+        b'{"jsonrpc":"2.0","id":null,"method":"tools/list"}',
+        None,
+        types.INVALID_REQUEST,
+        "id: must be a string or a whole number (got null)",
+    ),
+    (
+        "an id of 1.5",
+        b'{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}',
+        None,
+        types.INVALID_REQUEST,
+        "(got 1.5)",
+    ),
 ]
 
 
@@ -193,6 +207,19 @@ def test_the_server_answers_every_request_line_and_the_store_is_untouched(
         assert got["id"] == ident
         assert got["error"]["code"] == code
         assert says in got["error"]["message"]
+    # A request the protocol reads but the server cannot serve is the client's error too,
+    # never one the server logs as its own (with a traceback).
+    for ident, method, params, says in (
+        (20, "prompts/get", {"name": "nope"}, "memwork: no prompt named 'nope'"),
+        # (the SDK checks a request's own shape first, in its own words)
+        (21, "prompts/get", {"name": "recall", "arguments": {"topic": 3}}, "Invalid request"),
+        (22, "resources/read", {"uri": "memwork://context/t?budget=lots"}, "memwork: budget:"),
+    ):
+        wire.send({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
+        got = wire.answer()
+        assert got is not None and got["id"] == ident
+        assert got["error"]["code"] == types.INVALID_PARAMS
+        assert got["error"]["message"].startswith(says)
     # The conversation goes on: a good call after them all is answered as ever.
     wire.send(call(9, "add_lesson", '{"text":"wait for the canary"}').encode())
     done = wire.answer()
@@ -200,6 +227,7 @@ def test_the_server_answers_every_request_line_and_the_store_is_untouched(
     log = wire.close()
     assert log.count("refused a message") == len(HOSTILE) + 1
     assert "unpaired surrogate (U+D83D)" in log
+    assert "Traceback" not in log and "ERROR" not in log
     lessons = json.loads(cli("lesson", "list", "--json").out)
     assert [lesson["content"] for lesson in lessons] == ["wait for the canary"]
 
