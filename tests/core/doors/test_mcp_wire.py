@@ -4,6 +4,7 @@ dropped, and never changes the store."""
 from __future__ import annotations
 
 import json
+import random
 import select
 import subprocess
 import sys
@@ -150,12 +151,24 @@ def test_an_id_is_found_however_the_rest_of_the_line_is_broken() -> None:
 
 
 # -- a real server ------------------------------------------------------------------------------
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}
+
+
 class Wire:
     """``memwork mcp`` in a child process, spoken to line by line."""
 
-    def __init__(self, store: Path) -> None:
+    def __init__(self, store: Path, *args: str) -> None:
         self.server = subprocess.Popen(
-            [sys.executable, "-m", "memwork", "--db", str(store), "mcp"],
+            [sys.executable, "-m", "memwork", "--db", str(store), "mcp", *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -185,18 +198,7 @@ def test_the_server_answers_every_request_line_and_the_store_is_untouched(
     cli,  # noqa: ANN001
 ) -> None:
     wire = Wire(db)
-    wire.send(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "1"},
-            },
-        }
-    )
+    wire.send(INITIALIZE)
     assert wire.answer()["id"] == 1  # type: ignore[index]
     wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     wire.send(b'{"jsonrpc":"2.0","method":"notifications/\\ud800"}')  # logged, no answer
@@ -266,3 +268,85 @@ def test_a_mangled_line_is_read_or_refused_never_an_error(
         read.reply()  # an answer that can be written
     else:
         assert read is None or isinstance(read, types.JSONRPCMessage.__args__)  # type: ignore[attr-defined]
+
+
+# -- random calls through a real server --------------------------------------------------------
+ODD_VALUES: list[Any] = [
+    None, True, 0, -1, 2**70, 1.5, "", "x", "lots", "\u0000", "é" * 10, [], {}, [1],
+    {"a": 1}, "memwork://context", "../../etc", "x" * 5000,
+]  # fmt: skip
+METHODS = [
+    "tools/call", "prompts/get", "resources/read", "resources/list", "prompts/list",
+    "tools/list", "ping", "completion/complete", "logging/setLevel", "resources/subscribe",
+    "resources/templates/list",
+]  # fmt: skip
+#: What a client's mistake is answered with: invalid request or params, no such method.
+CLIENT_ERRORS = {types.INVALID_REQUEST, types.INVALID_PARAMS, types.METHOD_NOT_FOUND}
+
+
+def random_call(rng: random.Random, ident: int, tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """A JSON-RPC request of a random method whose params are random, odd values."""
+    method = rng.choice(METHODS)
+    params: Any
+    if method == "tools/call":
+        tool = rng.choice(tools)
+        names = list(tool["inputSchema"].get("properties", {}))
+        chosen = rng.sample(names, k=rng.randint(0, len(names)))
+        arguments = {name: rng.choice(ODD_VALUES) for name in chosen}
+        if rng.random() < 0.2:
+            arguments["not_a_parameter"] = 1
+        params = {"name": tool["name"], "arguments": arguments}
+    elif method == "prompts/get":
+        keys = ["topic", "task", "session", "x"]
+        arguments = {rng.choice(keys): rng.choice(ODD_VALUES) for _ in range(rng.randint(0, 2))}
+        params = {
+            "name": rng.choice(["recall", "start_task", "wrap_up", "x"]),
+            "arguments": arguments,
+        }
+    elif method in ("resources/read", "resources/subscribe"):
+        odd = str(rng.choice(ODD_VALUES))
+        params = {
+            "uri": rng.choice(
+                [
+                    "memwork://context",
+                    f"memwork://context/t?budget={odd}",
+                    f"memwork://slot/{odd}",
+                    "file:///etc/passwd",
+                    odd,
+                ]
+            )
+        }
+    elif method == "logging/setLevel":
+        params = {"level": rng.choice(["debug", "nope", 3])}
+    elif method == "completion/complete":
+        params = {
+            "ref": {"type": "ref/prompt", "name": "recall"},
+            "argument": {"name": "topic", "value": "x"},
+        }
+    else:
+        params = rng.choice([{}, None, {"cursor": rng.choice(ODD_VALUES)}])
+    call = {"jsonrpc": "2.0", "id": ident, "method": method}
+    if params is not None:
+        call["params"] = params
+    return call
+
+
+def test_random_calls_each_get_one_answer_and_none_is_the_servers_error(db: Path) -> None:
+    wire = Wire(db, "--tools", "all")
+    wire.send(INITIALIZE)
+    assert wire.answer() is not None
+    wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    wire.send({"jsonrpc": "2.0", "id": 0, "method": "tools/list"})
+    tools = wire.answer()["result"]["tools"]  # type: ignore[index]
+    rng = random.Random(36)
+    for ident in range(1, 301):
+        call = random_call(rng, ident, tools)
+        wire.send(call)
+        got = wire.answer()
+        assert got is not None and got["id"] == ident, call
+        if "error" in got:
+            assert got["error"]["code"] in CLIENT_ERRORS, (call, got)
+        else:
+            assert "internal error" not in json.dumps(got["result"]), (call, got)
+    log = wire.close()
+    assert "Traceback" not in log and "ERROR" not in log, log[-2000:]
