@@ -20,6 +20,9 @@ class BackgroundFold:
         self._fold = fold
         self._wanted = threading.Event()
         self._stopping = False
+        #: Guards ``_busy`` (a fold running) for :meth:`settle`.
+        self._idle = threading.Condition()
+        self._busy = False
         self._thread = threading.Thread(target=self._run, name="memwork-fold", daemon=True)
         self._thread.start()
 
@@ -36,13 +39,29 @@ class BackgroundFold:
         self._thread.join(timeout=30)
         return pending
 
+    def settle(self, timeout: float) -> bool:
+        """Wait until no fold is running or asked for (at most ``timeout`` seconds); False
+        when one still is. The caller must not hold the store: the fold needs it."""
+        with self._idle:
+            return self._idle.wait_for(
+                lambda: not self._busy and not self._wanted.is_set(), timeout
+            )
+
     def _run(self) -> None:
         while True:
             self._wanted.wait()
-            self._wanted.clear()
+            with self._idle:
+                self._wanted.clear()
+                self._busy = not self._stopping
             if self._stopping:
+                with self._idle:
+                    self._idle.notify_all()
                 return
             try:
                 self._fold()
             except Exception:  # noqa: BLE001, S110 - the log keeps every commit; the next one asks again
                 pass
+            finally:
+                with self._idle:
+                    self._busy = False
+                    self._idle.notify_all()

@@ -235,6 +235,16 @@ class Store:
         else:
             self._fold_quietly()
 
+    def settle(self, timeout: float = 30.0) -> None:
+        """Wait for a fold this process runs in the background to end, so what is read
+        next sees the store as its writers left it (``doctor`` would otherwise find the
+        store's lock held, by this very process). A caller holding the store does not
+        wait: the fold would be waiting for it."""
+        folder = self._folder
+        owned = getattr(self._mutex, "_is_owned", None)
+        if folder is not None and not (owned is not None and owned()):
+            folder.settle(timeout)
+
     def _fold_quietly(self) -> None:
         """Fold now; a failure (a full disk) loses nothing, since the log holds every
         commit, and the next commit past the log's size or age asks again."""

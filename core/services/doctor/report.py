@@ -20,4 +20,7 @@ def report_op(store: Store) -> dict[str, Any]:
             return redis.report(url)
     if store.folder is None:
         return {"checks": [], "ok": True, "store": store.label}
+    # A long-lived caller's own background fold holds the lock for a moment: not a
+    # writer elsewhere, so it is let finish before the lock is looked at.
+    store.settle()
     return folder.report(store.folder)
