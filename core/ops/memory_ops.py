@@ -2099,11 +2099,14 @@ class Operations:
         damaged or missing table it names the newest checkpoint holding a readable copy, and
         prints the `memwork checkpoint restore ID` that repairs them all. Exit 0 when nothing is
         a problem (a commit a kill interrupted, or a log record a crash cut short, is only a
-        note: the next open completes or drops it), 1 otherwise; a store it cannot open (a Redis
-        that wants a password) is one line, exit 2; the other doors answer `ok` false instead of
-        exit 1. On a first run (no store at the default location yet) the CLI says where the
-        first write will create it and gives the `MEMWORK_DB=` line, exit 0 (`exists` false); a
-        path given by --db or MEMWORK_DB that does not exist is exit 2.
+        note: the next open completes or drops it), 1 otherwise; the CLI's last line is `store
+        is healthy`, or `store is usable; N warnings above` when something is a warning (a Redis
+        that does not fsync each write, a log record recovered past a damaged header, the lock
+        held by a writer elsewhere); a store it cannot open (a Redis that wants a password) is
+        one line, exit 2; the other doors answer `ok` false instead of exit 1. On a first run
+        (no store at the default location yet) the CLI says where the first write will create it
+        and gives the `MEMWORK_DB=` line, exit 0 (`exists` false); a path given by --db or
+        MEMWORK_DB that does not exist is exit 2.
         """
         result: dict[str, Any] = self._operation(
             "doctor",

@@ -55,5 +55,12 @@ def doctor(ctx: Context) -> int:
         if result.get("exists") is False:
             say("nothing to check yet")
         else:
-            say("store is healthy" if result["ok"] else "problems found; nothing was changed")
+            warned = sum(check["status"] == "warn" for check in result["checks"])
+            if not result["ok"]:
+                say("problems found; nothing was changed")
+            elif warned:
+                # "healthy" under a warning would read as if the warning did not count.
+                say(f"store is usable; {warned} warning{'s' if warned > 1 else ''} above")
+            else:
+                say("store is healthy")
     return 0 if result["ok"] else 1
