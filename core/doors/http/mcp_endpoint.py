@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 import anyio
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from ...ops.memory import Memory
 from ...ops.operations import Op
@@ -22,6 +22,46 @@ from .routes import json_response
 if TYPE_CHECKING:
     from mcp.server import MCPServer
     from starlette.routing import BaseRoute
+
+
+#: A body up to this size is read through memwork's own checks first (the SDK reads
+#: every body whole anyway); a bigger one goes to the SDK as it comes.
+CHECKED_BODY = 1 << 20
+
+
+def _json_body(scope: Scope) -> bool:
+    """Whether the request says its body is JSON (else the SDK refuses it, 415)."""
+    for name, value in scope.get("headers", ()):
+        if name == b"content-type":
+            return value.split(b";")[0].strip().lower() == b"application/json"
+    return False
+
+
+async def _read_some(receive: Receive, limit: int) -> tuple[list[Message], bool]:
+    """The request's messages up to ``limit`` bytes of body (a chunk past it too), and
+    whether they hold the whole body."""
+    read: list[Message] = []
+    size = 0
+    while True:
+        message = await receive()
+        read.append(message)
+        if message["type"] != "http.request":
+            return read, False  # the client went away: the SDK hears it as it would have
+        size += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return read, True
+        if size > limit:
+            return read, False
+
+
+def _replayed(read: list[Message], receive: Receive) -> Receive:
+    """A ``receive`` that gives the messages already read, then what comes next."""
+    pending = list(read)
+
+    async def replay() -> Message:
+        return pending.pop(0) if pending else await receive()
+
+    return replay
 
 
 def _load_sdk() -> None:
@@ -61,6 +101,20 @@ class McpOnFirstCall:
             response = json_response({"error": "the server is stopping"}, status=503)
             await response(scope, receive, send)
             return
+        if scope.get("method") == "POST" and _json_body(scope):
+            messages, whole = await _read_some(receive, CHECKED_BODY)
+            if whole:
+                from ..mcp.wire import Refused, read_line
+
+                read = read_line(b"".join(m.get("body", b"") for m in messages))
+                if isinstance(read, Refused):
+                    # The SDK would answer in its own words, without the id, or take a
+                    # request whose id is null for a notification (202, no answer).
+                    error = {"code": read.code, "message": read.message}
+                    answer = {"jsonrpc": "2.0", "id": read.id, "error": error}
+                    await json_response(answer, status=400)(scope, receive, send)
+                    return
+            receive = _replayed(messages, receive)
         await route.handle(scope, receive, send)
 
     async def _load(self) -> BaseRoute | None:

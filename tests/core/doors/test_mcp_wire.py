@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import mcp_types as types
 import pytest
 from hypothesis import given, settings
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 from memwork.core.doors.mcp.wire import Refused, read_line
 from tests.conftest import python_env
+from tests.http_server import Served
 
 NOW = "2026-11-01T12:00:00Z"
 
@@ -350,3 +352,42 @@ def test_random_calls_each_get_one_answer_and_none_is_the_servers_error(db: Path
             assert "internal error" not in json.dumps(got["result"]), (call, got)
     log = wire.close()
     assert "Traceback" not in log and "ERROR" not in log, log[-2000:]
+
+
+# -- the same lines over HTTP ------------------------------------------------------------------
+def test_over_http_each_line_is_refused_in_the_same_words_with_its_id(tmp_path: Path) -> None:
+    server = Served(tmp_path / "db", python_env(MEMWORK_NOW=NOW, MEMWORK_FSYNC="0"))
+    try:
+        headers = {"Accept": "application/json, text/event-stream"}
+        with httpx2.Client(base_url=server.url, headers=headers, timeout=60) as http:
+            opened = http.post("/mcp", json=INITIALIZE)
+            assert opened.status_code == 200
+            headers = {
+                "Content-Type": "application/json",
+                "mcp-session-id": opened.headers["mcp-session-id"],
+                "mcp-protocol-version": "2025-06-18",
+            }
+            for what, line, ident, code, says in HOSTILE:
+                got = http.post("/mcp", content=line, headers=headers)
+                assert got.status_code == 400, what
+                answer = got.json()
+                assert answer["id"] == ident, what
+                assert answer["error"]["code"] == code, what
+                assert says in answer["error"]["message"], what
+            # A good call after them is answered as ever.
+            listed = http.post(
+                "/mcp", json={"jsonrpc": "2.0", "id": 9, "method": "ping"}, headers=headers
+            )
+            assert listed.status_code == 200
+            assert '"id":9' in listed.text
+    finally:
+        code, rest = server.stop()
+        assert code == 0, rest
+    listed = subprocess.run(
+        [sys.executable, "-m", "memwork", "--db", str(tmp_path / "db"), "lesson", "list", "--json"],
+        capture_output=True,
+        text=True,
+        env=python_env(MEMWORK_NOW=NOW),
+        check=True,
+    )
+    assert json.loads(listed.stdout) == []  # nothing any refused line held was written
