@@ -33,7 +33,8 @@ def _json_body(scope: Scope) -> bool:
     """Whether the request says its body is JSON (else the SDK refuses it, 415)."""
     for name, value in scope.get("headers", ()):
         if name == b"content-type":
-            return value.split(b";")[0].strip().lower() == b"application/json"
+            media: bytes = value.split(b";")[0].strip().lower()
+            return media == b"application/json"
     return False
 
 
