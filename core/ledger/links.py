@@ -49,6 +49,7 @@ from typing import Any
 
 from ..base import ids
 from ..base.clock import iso
+from ..base.errors import InvalidInput
 from ..storage.store import Store
 
 LOGICAL = "links"
@@ -579,14 +580,15 @@ def legacy_links(
     A lesson's ``supersedes`` / ``superseded_by``, a card's ``merged_from`` and
     ``episode_ids``, a rule's ``episode_ids``. Links are made in the order the
     fields listed them, so ``episode_ids`` keeps its oldest-first order. The
-    created time of a made link is the record's ``updated_at`` (else ``now``).
+    created time of a made link is the record's ``updated_at`` (else ``now``). A field
+    of the wrong type is ``InvalidInput`` naming it.
     """
     kept = dict(doc)
     made: list[Link] = []
     when = _instant(doc.get("updated_at"), now)
     if table == "lessons":
-        new_of_old = kept.pop("superseded_by", None)
-        old_of_new = kept.pop("supersedes", None)
+        new_of_old = _relation(kept.pop("superseded_by", None), "superseded_by")
+        old_of_new = _relation(kept.pop("supersedes", None), "supersedes")
         if old_of_new:
             made.append(make(SUPERSEDES, doc["id"], old_of_new, home, when))
         if new_of_old:
@@ -594,16 +596,35 @@ def legacy_links(
             # (that link is made from the new lesson's own field). A merge set only this.
             made.append(make(MERGED_INTO, doc["id"], new_of_old, home, when))
     elif table == "mistake_cards":
-        for absorbed in kept.pop("merged_from", None) or []:
+        for absorbed in _relations(kept.pop("merged_from", None), "merged_from"):
             made.append(make(MERGED_INTO, absorbed, doc["id"], home, when))
-        episodes = (kept.pop("episode_ids", None) or [])[-EPISODE_REFS:]
+        episodes = _relations(kept.pop("episode_ids", None), "episode_ids")[-EPISODE_REFS:]
         for seq, episode_id in enumerate(episodes, start=1):
             made.append(make(SIGHTED_IN, doc["id"], episode_id, home, when, seq=seq))
     elif table == "rules":
-        episodes = (kept.pop("episode_ids", None) or [])[-EPISODE_REFS:]
+        episodes = _relations(kept.pop("episode_ids", None), "episode_ids")[-EPISODE_REFS:]
         for seq, episode_id in enumerate(episodes, start=1):
             made.append(make(DERIVED_FROM, doc["id"], episode_id, home, when, seq=seq))
     return kept, made
+
+
+def _relation(value: Any, field: str) -> str | None:
+    """A relation field naming one record: its id, or None when it names none;
+    ``InvalidInput`` naming ``field`` when it is anything else (a file edited by hand)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        return value
+    raise InvalidInput(field, "must be a record id (a string)")
+
+
+def _relations(value: Any, field: str) -> list[str]:
+    """A relation field listing records: their ids, as :func:`_relation` reads one."""
+    if value is None:
+        return []
+    if isinstance(value, list) and all(isinstance(item, str) and item for item in value):
+        return value
+    raise InvalidInput(field, "must be a list of record ids (strings)")
 
 
 def _instant(stamp: Any, now: datetime) -> datetime:
@@ -648,7 +669,10 @@ def convert_legacy(store: Store, now: datetime) -> int:
         for doc in docs.values():
             if not any(field in doc for field in _LEGACY_FIELDS):
                 continue
-            kept, links = legacy_links(table, name, doc, now)
+            try:
+                kept, links = legacy_links(table, name, doc, now)
+            except InvalidInput:
+                continue  # kept as it is, nothing lost: doctor names the field
             changed[doc["id"]] = kept
             made.extend(links)
         if table == "lessons":

@@ -69,6 +69,19 @@ def parse(data: Any, *, now: datetime) -> Bundle:
     return bundle
 
 
+def _legacy(
+    table: str, home: str, doc: dict[str, Any], number: int, now: datetime
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """:func:`core.ledger.links.legacy_links`, a wrong field named as the import names
+    every field: ``tables.<table>[<n>].<field>``."""
+    from ...ledger import links
+
+    try:
+        return links.legacy_links(table, home, doc, now)
+    except InvalidInput as exc:
+        raise InvalidInput(f"tables.{table}[{number + 1}].{exc.field}", exc.rule) from None
+
+
 def _relations_as_links(bundle: Bundle, now: datetime) -> None:
     from ...ledger import links
 
@@ -77,13 +90,13 @@ def _relations_as_links(bundle: Bundle, now: datetime) -> None:
         found: list[dict[str, Any]] = []
         docs = bundle.tables.get(table, [])
         for number, doc in enumerate(docs):
-            docs[number], new = links.legacy_links(table, home, doc, now)
+            docs[number], new = _legacy(table, home, doc, number, now)
             found.extend(new)
         made.extend(links.dedupe(found) if table == "lessons" else found)
     rules = bundle.tables.get("rules", [])
     for number, doc in enumerate(rules):
         # Where a rule lands is the importing store's to decide: placed when written.
-        rules[number], new = links.legacy_links("rules", "rules", doc, now)
+        rules[number], new = _legacy("rules", "rules", doc, number, now)
         made.extend(new)
     if made:
         bundle.tables.setdefault("links", []).extend(made)

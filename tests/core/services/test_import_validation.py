@@ -243,6 +243,24 @@ REFUSED = [
         {"wm_scopes": [{"id": "team:x", "scope": "team:x", "kv": {}} | STAMPS]},
         "wm_scopes[1].scope",
     ),
+    # An old export's relation fields (turned into links as it is read), of the wrong type.
+    (
+        "a rule's episode_ids not a list",
+        {"rules": [{"id": "r", "episode_ids": 1.5e24} | STAMPS]},
+        "tables.rules[1].episode_ids",
+        "must be a list of record ids",
+    ),
+    (
+        "a card's merged_from holding a number",
+        {"mistake_cards": [{"id": "c", "merged_from": ["mc_1", 7]} | STAMPS]},
+        "tables.mistake_cards[1].merged_from",
+    ),
+    (
+        "a lesson's supersedes an object",
+        {"lessons": [{"id": "l", "supersedes": {"id": "x"}} | STAMPS]},
+        "tables.lessons[1].supersedes",
+        "must be a record id",
+    ),
     ("checkpoints", {"checkpoints": [{"id": ".."}]}, "tables.checkpoints", "store-local"),
     ("imports", {"imports": [{"id": "imp_1"}]}, "tables.imports"),
     (
