@@ -40,3 +40,22 @@ def clip(text: str, width: int) -> str:
     """Text on one line, at most ``width`` characters; an ellipsis marks a cut."""
     flat = one_line(text)
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def not_unicode(text: str) -> str | None:
+    """Why ``text`` cannot be stored (no UTF-8 file holds it), or None when it can: it
+    holds an unpaired surrogate, as JSON may spell one (``"\\ud800"``), or a byte that is
+    not UTF-8, as Python reads one from a command line or the environment."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(text[exc.start])
+        what = (
+            f"a byte that is not UTF-8 (0x{code - 0xDC00:02X})"
+            if 0xDC80 <= code <= 0xDCFF
+            else f"an unpaired surrogate (U+{code:04X})"
+        )
+        return f"must be Unicode text: it holds {what} at character {exc.start + 1:,}"
+    return None

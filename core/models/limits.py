@@ -20,6 +20,7 @@ from typing import Any
 
 from ..base.errors import InvalidInput
 from ..base.jsonio import MB, RECORD_MAX
+from ..base.text import not_unicode
 
 MAX_INT = 2**53
 MAX_DEPTH = 64
@@ -131,18 +132,9 @@ def check_float(value: float, field: str) -> float:
 
 
 def _check_string(text: str, where: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        code = ord(text[exc.start])
-        what = (
-            f"a byte that is not UTF-8 (0x{code - 0xDC00:02X})"  # as Python reads bytes
-            if 0xDC80 <= code <= 0xDCFF
-            else f"an unpaired surrogate (U+{code:04X})"
-        )
-        raise InvalidInput(
-            where, f"must be Unicode text: it holds {what} at character {exc.start + 1:,}"
-        ) from None
+    problem = not_unicode(text)
+    if problem:
+        raise InvalidInput(where, problem)
 
 
 def check_depth(value: Any, field: str) -> None:

@@ -86,7 +86,8 @@ class Memory(Operations):
         self.wm_fallback: Fallback | None = None
         self._store: Store | None = None
         self._opening = threading.Lock()
-        self._open_or_fall_back()
+        # Who writes is checked before the store is opened: a refused caller creates
+        # nothing (a new store's folder included).
         if actor not in ACTORS:
             from ..base.errors import InvalidInput
 
@@ -108,6 +109,7 @@ class Memory(Operations):
             from ..ledger.curator import load
 
             self._curator = load(os.fspath(curator_key))
+        self._open_or_fall_back()
 
     # -- plumbing -----------------------------------------------------------------------
     def _open_or_fall_back(self) -> None:

@@ -40,6 +40,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..base.lazy_regex import lazy
+from ..base.text import not_unicode
 from .assign import names_secret
 from .controls import has_controls, strip_controls
 from .rules import RULES, Rule
@@ -434,7 +435,8 @@ def identifier_problem(value: str) -> str | None:
     name = value.split(":", 1)[1] if value.startswith(_NAMED) else value
     if len(name) > IDENT_MAX:  # before the cache: a megabyte key must not be kept in it
         return f"must be at most {IDENT_MAX} characters (got {len(name):,})"
-    return _identifier_problem(value)
+    # (An environment variable's bytes that are not UTF-8 arrive as such text.)
+    return not_unicode(value) or _identifier_problem(value)
 
 
 @lru_cache(maxsize=4096)  # task ids, scopes and actors repeat across a batch

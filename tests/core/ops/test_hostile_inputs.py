@@ -215,6 +215,80 @@ def test_a_command_line_argument_that_is_not_utf8_is_refused_before_the_store_op
     assert not db.exists()  # refused before anything was made
 
 
+#: Every setting a run reads from the environment (a test checks the list is whole).
+SETTINGS = """MEMWORK_AGENT MEMWORK_CONSOLIDATE_CMD MEMWORK_CONSOLIDATE_EVERY
+MEMWORK_CONSOLIDATE_TIMEOUT MEMWORK_CURATOR_KEY_FILE MEMWORK_EMBEDDER MEMWORK_FAILURE_MEMORY
+MEMWORK_FSYNC MEMWORK_LEASE_LOST MEMWORK_LLM_API_KEY MEMWORK_LLM_MODEL MEMWORK_LLM_RETRIES
+MEMWORK_LLM_TIMEOUT MEMWORK_LLM_URL MEMWORK_LOCK_LEASE MEMWORK_LOCK_TIMEOUT MEMWORK_LOG_BYTES
+MEMWORK_LOG_RECORDS MEMWORK_LOG_SECONDS MEMWORK_MAX_OBS_PER_SESSION MEMWORK_MCP_TOOLS
+MEMWORK_NOW MEMWORK_SAVE_APART MEMWORK_SEARCH_BUILD_APART MEMWORK_SEARCH_CACHE
+MEMWORK_SPOOL_BYTES MEMWORK_STAGE_DOCUMENTS MEMWORK_TOKEN_BUDGET MEMWORK_VERIFY_WRITES""".split()
+#: What a shell may leave in one: bytes that are not UTF-8 included.
+HOSTILE_SETTINGS = [
+    "", " ", "abc", "-1", "0", "1e999", "nan", "inf", "99999999999999999999999", "1.5",
+    "true", "\udcff", "x" * 5000, "../../etc", "/dev/null", "2026-13-45T99:00:00Z", "0x10",
+]  # fmt: skip
+
+
+def test_the_corpus_names_every_setting_read_from_the_environment() -> None:
+    import re
+
+    root = Path(__file__).resolve().parents[3] / "core"
+    read = set()
+    for source in root.rglob("*.py"):
+        read |= set(re.findall(r'"(MEMWORK_[A-Z0-9_]+)"', source.read_text()))
+    # Where the store is, whether to print tracebacks, and the HTTP door's own (its
+    # start-up refuses a bad one, tested there); the Redis password is a secret's place.
+    elsewhere = {
+        "MEMWORK_DB", "MEMWORK_DEBUG", "MEMWORK_HTTP_HEADER_TIMEOUT", "MEMWORK_HTTP_MAX_BODY",
+        "MEMWORK_TOKEN", "MEMWORK_REDIS_PASSWORD",
+    }  # fmt: skip
+    assert read - elsewhere == set(SETTINGS)
+
+
+@pytest.mark.slow
+def test_no_setting_in_the_environment_ends_a_command_in_an_internal_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8"))
+    commands = [
+        ("observe", "--session", "s1", "hello"),
+        ("context",),
+        ("search", "hello"),
+        ("lesson", "add", "use canaries"),
+        ("record-episode", "-"),
+        ("doctor",),
+        ("stats",),
+    ]
+    found = []
+    for name in SETTINGS:
+        for value in HOSTILE_SETTINGS:
+            db = tmp_path / f"db-{name}-{HOSTILE_SETTINGS.index(value)}"
+            cli(db, "session", "start", "--id", "s1", MEMWORK_FSYNC="0")
+            for command in commands:
+                done = cli(db, *command, **{"MEMWORK_FSYNC": "0", name: value})
+                if "internal error" in done.stderr or done.returncode not in (0, 2):
+                    found.append(f"{name}={value!r:.30} {command[0]}: {done.stderr.strip()}")
+    assert not found, "\n".join(found)
+
+
+def test_an_agent_id_from_the_environment_that_is_not_utf8_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "db"
+    done = cli(db, "lesson", "add", "checked", MEMWORK_AGENT="agent\udcff")
+    assert done.returncode == 2
+    assert done.stderr == (
+        "memwork: MEMWORK_AGENT: must be Unicode text: it holds a byte that is not UTF-8"
+        " (0xFF) at character 6\n"
+    )
+    monkeypatch.setenv("MEMWORK_AGENT", "agent\udcff")
+    with pytest.raises(InvalidInput, match="agent: must be Unicode text"):
+        Memory(tmp_path / "api")  # refused as it opens, before any write
+    assert not (tmp_path / "api").exists()
+
+
 @pytest.mark.slow
 def test_the_http_door_answers_hostile_bodies_with_a_4xx(tmp_path: Path) -> None:
     server = Served(tmp_path / "db", parity.python_env(MEMWORK_FSYNC="0"))
