@@ -54,13 +54,28 @@ _BIDI = lazy("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 _JSON_UNSAFE = rb"\xc2[\x80-\x9f]|\xe2\x80[\x8e\x8f\xaa-\xae]|\xe2\x81[\xa6-\xa9]|\xd8\x9c"
 
 
+_SURROGATE = lazy("[\ud800-\udfff]")
+
+
 def terminal_text(text: str) -> str:
     """``text`` as a terminal may show it: no control characters (:func:`strip_controls`),
     no bidirectional overrides. Clean text is returned unchanged."""
     text = strip_controls(text)
     if text.isascii():  # nearly every text; the pattern is then never compiled
         return text
+    text = shown_unicode(text)
     return _BIDI.sub("", text) if _BIDI.search(text) else text
+
+
+def shown_unicode(text: str) -> str:
+    """``text`` with each character no UTF-8 output can hold shown as U+FFFD: a path
+    named by bytes that are not UTF-8 reaches the output as such characters (the only
+    text that does: every value from outside is checked for them)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
 
 
 def _escaped(m: re.Match[bytes]) -> bytes:

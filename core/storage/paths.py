@@ -59,6 +59,8 @@ def _named(db: str | None) -> tuple[str, str] | None:
         # otherwise become a folder named after the URL, password and all.
         if not db.strip():
             raise InvalidInput("--db", "must name a store folder (got an empty path)")
+        if "\x00" in db:  # no file name holds one (only a caller in Python can pass it)
+            raise InvalidInput("--db", "must not hold a NUL character")
         return db.strip(), "--db"
     env = os.environ.get(ENV_DB)
     if env is not None:

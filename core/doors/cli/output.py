@@ -28,9 +28,31 @@ def emit_json(value: Any) -> None:
     sys.stdout.flush()
     # Records planted in a table file can hold C1 controls or bidirectional overrides:
     # escaped, they read the same to a JSON parser and do nothing to a terminal.
-    sys.stdout.buffer.write(escape_json_output(dumps_indented(value)))
+    sys.stdout.buffer.write(escape_json_output(_dumped(value)))
     sys.stdout.buffer.write(b"\n")
     sys.stdout.flush()
+
+
+def _dumped(value: Any) -> bytes:
+    """``value`` as indented JSON. A path named by bytes that are not UTF-8 (``--db``,
+    ``MEMWORK_DB``: the only text that reaches an answer unchecked) has each such byte
+    shown as U+FFFD, as the text lines show it."""
+    try:
+        return dumps_indented(value)
+    except TypeError:
+        return dumps_indented(_shown(value))
+
+
+def _shown(value: Any) -> Any:
+    from ...privacy.controls import shown_unicode
+
+    if isinstance(value, str):
+        return shown_unicode(value)
+    if isinstance(value, dict):
+        return {_shown(k): _shown(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_shown(v) for v in value]
+    return value
 
 
 def emit_json_items(items: Iterable[Any]) -> None:
@@ -41,7 +63,7 @@ def emit_json_items(items: Iterable[Any]) -> None:
     first = True
     for item in items:
         out.write(b"[\n  " if first else b",\n  ")
-        out.write(dumps_indented(item).replace(b"\n", b"\n  "))
+        out.write(_dumped(item).replace(b"\n", b"\n  "))
         first = False
     out.write(b"[]\n" if first else b"\n]\n")
     sys.stdout.flush()

@@ -289,6 +289,23 @@ def test_an_agent_id_from_the_environment_that_is_not_utf8_is_refused(
     assert not (tmp_path / "api").exists()
 
 
+def test_a_store_path_that_is_not_utf8_is_shown_and_one_with_a_nul_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    db = "store-\udcff"  # the byte 0xFF, as Python reads it from a command line
+    assert cli(db, "lesson", "add", "checked").returncode == 0
+    assert (tmp_path / "store-\udcff").is_dir()  # the folder has the name the user gave
+    said = cli(db, "doctor")  # stdout strict UTF-8, as under most locales
+    assert said.returncode == 0, said.stderr
+    assert "ok       store: store-\ufffd" in said.stdout
+    report = cli(db, "--json", "doctor")
+    assert report.returncode == 0, report.stderr
+    assert json.loads(report.stdout)["store"] == "store-\ufffd"
+    nul = cli("a\x00b", "context")
+    assert (nul.returncode, nul.stderr) == (2, "memwork: --db: must not hold a NUL character\n")
+
+
 @pytest.mark.slow
 def test_the_http_door_answers_hostile_bodies_with_a_4xx(tmp_path: Path) -> None:
     server = Served(tmp_path / "db", parity.python_env(MEMWORK_FSYNC="0"))
