@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from json import JSONDecodeError  # orjson's error is one (its messages are kept)
 from typing import IO, Any
 
@@ -39,6 +40,16 @@ def open_source(path: str) -> IO[bytes]:
         return open(path, "rb")
     except OSError as exc:
         raise InvalidInput("FILE", f"cannot read {path}: {exc.strerror}") from None
+
+
+@contextmanager
+def _reading(name: str) -> Iterator[None]:
+    """A read that fails past the open (a device's I/O error, a file gone bad) refused
+    as the open is, naming the file."""
+    try:
+        yield
+    except OSError as exc:
+        raise InvalidInput("FILE", f"cannot read {name}: {exc.strerror or exc}") from None
 
 
 def _first_byte(stream: IO[bytes]) -> tuple[bytes, bytes]:
@@ -154,7 +165,7 @@ def _as_records(value: Any) -> Iterator[Any]:
 def load_document(path: str | os.PathLike[str]) -> Any:
     """One JSON document from a file (at most 256 MB)."""
     name = os.path.basename(os.fspath(path))
-    with open_source(os.fspath(path)) as stream:
+    with open_source(os.fspath(path)) as stream, _reading(name):
         first, head = _first_byte(stream)
         if not first:
             raise InvalidInput("FILE", f"{name} is empty")
@@ -173,7 +184,8 @@ def records_from(path: str) -> Iterator[Any]:
     """:func:`iter_records` over FILE (or stdin for ``-``), closing the file at the end."""
     stream = open_source(path)
     try:
-        yield from iter_records(stream)
+        with _reading(path):
+            yield from iter_records(stream)
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()

@@ -306,6 +306,18 @@ def test_a_store_path_that_is_not_utf8_is_shown_and_one_with_a_nul_refused(
     assert (nul.returncode, nul.stderr) == (2, "memwork: --db: must not hold a NUL character\n")
 
 
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="Linux's /proc")
+def test_a_file_that_fails_as_it_is_read_is_refused_naming_it(tmp_path: Path) -> None:
+    # /proc/self/mem opens, then its first read fails (an I/O error, as a bad disk's).
+    db = tmp_path / "db"
+    for command in (("import", "/proc/self/mem"), ("record-episode", "/proc/self/mem")):
+        done = cli(db, *command)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith("memwork: FILE: cannot read "), done.stderr
+        assert done.stderr.rstrip().endswith("Input/output error")
+    assert not db.exists()
+
+
 @pytest.mark.slow
 def test_the_http_door_answers_hostile_bodies_with_a_4xx(tmp_path: Path) -> None:
     server = Served(tmp_path / "db", parity.python_env(MEMWORK_FSYNC="0"))
