@@ -728,6 +728,14 @@ class FolderBackend(Backend):
                             "real folder inside the store (move it away); nothing was changed"
                         ) from None
             target = os.path.join(folder, name)
+            if os.path.isdir(source) and not os.path.islink(source):
+                # A folder where the file should be (a hand's mistake): it cannot be
+                # linked or copied as a file, so it moves aside whole, whatever it holds.
+                os.rename(source, target)
+                fsync_dir(os.path.dirname(source))
+                fsync_dir(folder)
+                fsync_dir(parent)
+                return f"{DAMAGED}/{stamp}/{name}"
             try:
                 os.link(source, target)  # the same bytes, not a copy: instant, no space
             except OSError:

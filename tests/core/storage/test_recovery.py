@@ -124,6 +124,24 @@ def test_restore_works_when_the_checkpoints_table_itself_is_damaged(
     assert "Pin the client version" in _lessons(cli)
 
 
+def test_a_table_file_replaced_by_a_folder_is_moved_aside_whole_and_restored(
+    cli,  # noqa: ANN001
+    db: Path,
+    history: dict[str, str],
+) -> None:
+    (db / "lessons.json").unlink()
+    (db / "lessons.json").mkdir()
+    (db / "lessons.json" / "notes.txt").write_text("someone's notes")
+    assert cli("lesson", "list").code == 2
+    done = cli("checkpoint", "restore", history["new"], "--json", now=T2)
+    assert done.code == 0, done.err
+    [moved] = [d["moved_to"] for d in done.json()["damaged"] if d["table"] == "lessons"]
+    # The folder and what it held are kept, not lost, and the table is whole again.
+    assert (db / moved / "notes.txt").read_text() == "someone's notes"
+    assert _lessons(cli) == ["Check the canary before a deploy", "Pin the client version"]
+    assert cli("doctor").code == 0
+
+
 def test_a_healthy_restore_reports_no_damage(store: Store) -> None:
     from memwork.core.domain import lessons
 
