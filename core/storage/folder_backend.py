@@ -571,6 +571,14 @@ class FolderBackend(Backend):
         if log is not None and st is not None and (st.st_dev, st.st_ino) == log.ident:
             if st.st_size == log.size:
                 return None  # nobody committed: one stat
+            if st.st_size < log.end:
+                # memwork only ever appends to a log, or replaces it by a rename.
+                raise StoreUnreadable(
+                    f"{self.log_path} was cut short while this process had it open "
+                    f"({log.end:,} bytes read, {st.st_size:,} now): something other than "
+                    "memwork changed it in place, and the commits past that point are no "
+                    "longer in it; run `memwork doctor` (a checkpoint restores the store)"
+                )
             if st.st_size - log.size > QUICK_TAIL and not may_wait():
                 raise WouldWait  # many records to read: more than a quick call's work
             tail = self._read_tail(log, st.st_size)

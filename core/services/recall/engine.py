@@ -710,6 +710,8 @@ class RecallIndex:
         self.from_file = False  # read from a saved file (whose bytes queries read)
         #: The saved file's identity (device, inode) while its bytes are read in place.
         self.source: tuple[int, int] | None = None
+        #: The mapping of the saved file queries read in place (None: all in memory).
+        self.mapped: mmap.mmap | None = None
         #: Whether a record read from the saved file was taken out since (its text is
         #: still in the file's bytes).
         self.lost_saved_text = False
@@ -2030,6 +2032,18 @@ class RecallIndex:
         return self.scored_many([(slot, score)])[0]
 
     # ------------------------------------------------------------------ persistence
+
+    def file_shrunk(self) -> bool:
+        """Whether the saved file this index reads in place is now shorter than its
+        mapping: cut in place by something other than memwork (which replaces the file
+        by a rename). Reading a page past its new end would end the process (SIGBUS)."""
+        mapped = self.mapped
+        if mapped is None:
+            return False
+        try:
+            return mapped.size() < len(mapped)  # (the file's size now, by its descriptor)
+        except (OSError, ValueError):  # a closed map: nothing is read from it
+            return False
 
     def state(self) -> dict[str, Any]:
         """What the index holds, independent of slot numbers (tests compare a rebuilt

@@ -362,6 +362,10 @@ class Recall:
 
     def refresh(self, store: Store) -> RecallIndex:
         """The index, caught up with everything ``store`` has committed."""
+        if self.index is not None and self.index.file_shrunk():
+            # The saved file was cut where it lies (a hand, a tool writing in place): its
+            # mapping must not be read again. Built from the store, as a damaged file is.
+            self.drop_damaged_file()
         if self.location != store.location or self.index is None:
             if not may_wait():  # a whole index to read or build
                 raise WouldWait
@@ -841,6 +845,14 @@ class Recall:
     def flush(self, store: Store) -> None:
         """Save the index (and vectors) to the store's cache folder now if they changed
         (a process closing). Call under the follower's lock."""
+        try:
+            self._flush(store)
+        except SAVED_FILE_DAMAGE:
+            # The file the index reads in place was damaged where its own checks could
+            # not see: nothing is saved from it; it goes, and the next process builds anew.
+            self.drop_damaged_file()
+
+    def _flush(self, store: Store) -> None:
         if self._dirty and self.index is not None and self._file is not None:
             # What a build here left unchecked goes out checked (the next process
             # reads the file): ~1 s at 100k records, once.
@@ -859,6 +871,9 @@ class Recall:
             landed = reservation.land(store)
         except OSError:
             reservation.discard()
+        except BaseException:
+            reservation.discard()
+            raise
         self.saved(landed)
 
     @property

@@ -21,6 +21,7 @@ written in place, so a mapping of it stays valid until its reader lets go.
 from __future__ import annotations
 
 import marshal
+import mmap
 import struct
 from array import array
 from collections.abc import Generator, Iterable, Iterator
@@ -169,6 +170,7 @@ def read(buf: Buffer, reader: FileReader | None = None) -> RecallIndex | None:
         if len(self.free) > count or len(self.session_ids) != len(self.session_lens):
             return None
         self.from_file = True
+        self.mapped = buf if isinstance(buf, mmap.mmap) else None
         return self
     except (ValueError, EOFError, TypeError, KeyError, AttributeError, struct.error):
         return None
@@ -229,6 +231,7 @@ def unmap(index: RecallIndex) -> None:
                 post.live[term] = copied(found)
     index.from_file = False
     index.source = None
+    index.mapped = None
 
 
 def _chunks(data: bytes) -> Iterator[bytes]:

@@ -13,6 +13,7 @@ import json
 import os
 import random
 import shutil
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -94,5 +95,110 @@ def test_every_file_damaged_every_way_each_command_answers_and_restore_repairs(
             if done.returncode not in allowed or "internal error" in done.stderr:
                 found.append(f"{kind} {name}: {command[0]} -> {done.returncode} {done.stderr}")
                 break
+        shutil.rmtree(db)
+    assert not found, "\n".join(found)
+
+
+# -- under a process that has the store open ------------------------------------------------
+LIVE = """
+import os, sys
+from pathlib import Path
+from memwork import Memory
+db = Path(sys.argv[1])
+memory = Memory(db)
+session = memory.start_session(title="t")["id"]
+for n in range(40):
+    memory.observe(session, f"note {n} about the canary for billing-api")
+memory.search("canary")
+memory.close()  # the index saved
+index = db / "cache" / "recall" / "index.bin"
+assert index.stat().st_size > 1000
+memory = Memory(db)
+assert memory.search("canary")  # the saved index, mapped, read in place
+index.write_bytes(b"{}")  # cut where it lies, as a tool writing in place would
+hits = memory.search("canary note 7")
+print(hits[0]["title"])
+memory.close()
+"""
+
+
+def test_a_saved_index_cut_in_place_under_a_running_process_is_not_read_again(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import python_env
+
+    done = subprocess.run(
+        [sys.executable, "-c", LIVE, str(tmp_path / "db")],
+        capture_output=True,
+        text=True,
+        env=python_env(MEMWORK_FSYNC="0"),
+        timeout=120,
+    )
+    # Reading the mapping past the file's new end would have ended it with SIGBUS (-7).
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert done.stdout.strip().endswith(": note 7 about the canary for billing-api")
+
+
+@pytest.mark.slow
+def test_every_file_damaged_under_a_running_process_each_call_answers_or_refuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memwork import Memory
+    from memwork.core.base.errors import MemworkError
+
+    monkeypatch.setenv("MEMWORK_FSYNC", "0")
+    monkeypatch.setenv("MEMWORK_LOG_RECORDS", "8")
+    base = tmp_path / "base"
+    memory = Memory(base)
+    session = memory.start_session(title="t")["id"]
+    for n in range(30):
+        memory.observe(session, f"note {n} about the canary")
+    memory.add_lesson("use canaries")
+    memory.create_checkpoint(description="c")
+    memory.search("canary")
+    for n in range(5):
+        memory.observe(session, f"late {n}")
+    memory.close()
+    files = sorted(
+        os.path.relpath(os.path.join(folder, name), base)
+        for folder, _, names in os.walk(base)
+        for name in names
+        if name != ".lock"
+    )
+    rng = random.Random(36)
+    found = []
+    for n in range(150):
+        db = tmp_path / f"db-{n}"
+        shutil.copytree(base, db)
+        memory = Memory(db)
+        name, kind = rng.choice(files), rng.choice(KINDS)
+        try:
+            memory.search("canary")  # the index mapped, the tables read
+            _damage(db / name, kind, rng)
+            for call in (
+                memory.context,
+                partial(memory.search, "canary"),
+                partial(memory.observe, session, "after the damage"),
+                memory.export,
+                memory.doctor,
+                partial(memory.add_lesson, "a new one"),
+            ):
+                try:
+                    call()
+                except MemworkError:
+                    pass
+                except Exception as exc:  # noqa: BLE001 - what the test looks for
+                    found.append(f"{kind} {name}: {type(exc).__name__}: {exc}")
+                    break
+        finally:
+            try:
+                memory.close()
+            except MemworkError:
+                pass
+            except Exception as exc:  # noqa: BLE001
+                found.append(f"{kind} {name}: close: {type(exc).__name__}: {exc}")
         shutil.rmtree(db)
     assert not found, "\n".join(found)
