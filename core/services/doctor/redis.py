@@ -211,10 +211,24 @@ def _diagnose(conn: Connection, url: StoreURL) -> list[Check]:
         if _header(conn)[0] == header[0]:
             break
     meta_raw, tables_raw, snaps_raw, holder, pttl = header
+    # A key of memwork's holding another kind of value (a hand's SET on a hash) answers
+    # WRONGTYPE: said as a problem with that key, and read as empty.
+    wrong = [
+        Check("keys", "problem", f"{key} holds the wrong kind of value ({reply})")
+        for key, reply in zip((META, TABLES, SNAPS, LOCK), header[:4], strict=True)
+        if isinstance(reply, ReplyError)
+    ]
+    meta_raw, tables_raw, snaps_raw, holder = (
+        None if isinstance(x, ReplyError) else x for x in header[:4]
+    )
+    if isinstance(pttl, ReplyError):
+        pttl = -1
     meta = _pairs(meta_raw)
     if not meta:
+        if wrong:
+            return [Check("store", "ok", f"{url.display} (Redis {version})"), *wrong]
         raise _no_store(url)
-    checks = [Check("store", "ok", f"{url.display} (Redis {version})")]
+    checks = [Check("store", "ok", f"{url.display} (Redis {version})"), *wrong]
     if meta.get("format") != FORMAT.encode():
         checks.append(Check("manifest", "problem", f"{META} is not a memwork store header"))
         return checks
@@ -257,8 +271,9 @@ def _diagnose(conn: Connection, url: StoreURL) -> list[Check]:
     damaged = {c.name[len("table ") :]: c for c in checks if c.name.startswith("table ")}
     if damaged and "checkpoints" not in damaged:
         checks.append(_repair(conn, damaged))
-    checks += _key_checks(keys, tables, {s.decode() for s in snaps_raw})
-    checks += _snapshot_checks(conn, {s.decode() for s in snaps_raw}, "checkpoints" in tables)
+    snaps = {s.decode() for s in snaps_raw or ()}
+    checks += _key_checks(keys, tables, snaps)
+    checks += _snapshot_checks(conn, snaps, "checkpoints" in tables)
     logical = sorted({logical_name(n) for n in tables if is_table_name(n)})
     checks.append(Check("contents", "ok", ", ".join(logical) or "empty store"))
     return checks
@@ -434,7 +449,10 @@ def _key_checks(keys: list[str], tables: dict[str, bytes], snaps: set[str]) -> l
 def _snapshot_checks(conn: Connection, snaps: set[str], has_checkpoints: bool) -> list[Check]:
     recorded: set[str] = set()
     if has_checkpoints:
-        recorded = {k.decode() for k in conn.call("HKEYS", f"{PREFIX}t:checkpoints")}
+        try:
+            recorded = {k.decode() for k in conn.call("HKEYS", f"{PREFIX}t:checkpoints")}
+        except ReplyError:
+            return []  # the table's own check says what is wrong with it
     checks = []
     orphans = sorted(snaps - recorded)
     missing = sorted(recorded - snaps)

@@ -485,6 +485,23 @@ def test_doctor_flags_foreign_and_unlisted_keys(run, redis_url: str) -> None:
     assert "PROBLEM  unlisted tables: 1 table keys" in out
 
 
+@pytest.mark.parametrize("key", ["memwork:meta", "memwork:tables", "memwork:snaps"])
+def test_doctor_names_a_key_of_memworks_that_holds_another_kind_of_value(
+    run,  # noqa: ANN001
+    redis_url: str,
+    key: str,
+) -> None:
+    assert run("--db", redis_url, "rule", "add", "x")[0] == 0
+    assert run("--db", redis_url, "checkpoint", "create")[0] == 0
+    client = client_for(redis_url)
+    client.delete(key)
+    client.rpush(key, "a list where memwork keeps another kind of value")
+    code, out, err = run("--db", redis_url, "doctor")
+    assert "internal error" not in err
+    assert code == 1, (out, err)
+    assert f"PROBLEM  keys: {key} holds the wrong kind of value (WRONGTYPE" in out
+
+
 def test_a_store_opens_after_the_server_forgot_its_scripts(redis_url: str) -> None:
     store = Store(redis_url)
     with store.transaction():
