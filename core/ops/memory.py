@@ -195,8 +195,11 @@ class Memory(Operations):
             self.wm_fallback.close(self.call_target())
         if self._store is None:
             return  # never opened: Redis did not answer while this Memory lived
-        flush(self._store)
-        self._store.close()
+        try:
+            flush(self._store)
+        finally:
+            # A save that failed (a damaged store) still lets the files go.
+            self._store.close()
 
     def tinydb(self) -> TinyDBView:
         """The live store as a read-only ``tinydb.TinyDB``, to query with TinyDB's ``Query``.

@@ -241,6 +241,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     opened.close()
                 else:  # refused: a store this call created for it is taken back
                     opened.discard_if_new()
+                if not _OWN_PROCESS:  # (the CLI's own process lets its exit do it)
+                    _release(opened)
         if tally.total and not tally.reported:
             # Every redaction is reported: JSON objects carry them in a field
             # (core.doors.cli.output.emit_json); anything else gets this line on stderr.
@@ -281,6 +283,14 @@ def _settle(store: Store) -> None:
         search.settle(store, apart=_OWN_PROCESS)
     except Exception:  # noqa: BLE001, S110 - a cache: the answer was given, the next call rebuilds
         pass
+
+
+def _release(store: Store) -> None:
+    """Let go of the recall index a search kept for ``store`` (its file's mapping): a
+    program that runs many calls in one process keeps no file of each open."""
+    search = sys.modules.get(f"{__package__.rsplit('.doors', 1)[0]}.services.recall.search")
+    if search is not None:
+        search.release(store)
 
 
 def _shown(exc: Exception) -> str:

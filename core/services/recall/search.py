@@ -476,11 +476,24 @@ def flush(store: Store) -> None:
         saver.stop()
     kept = _KEPT.get(store)
     if kept is not None:
-        with kept[0]:
-            kept[1].wake = None
-            # Caught up first (inside): a commit since the last search may have removed
-            # text, and the index file with it, which a stale index must not write back.
-            kept[1].flush(store)
+        try:
+            with kept[0]:
+                kept[1].wake = None
+                # Caught up first (inside): a commit since the last search may have
+                # removed text, and the index file with it, which a stale index must not
+                # write back.
+                kept[1].flush(store)
+        finally:
+            release(store)
+
+
+def release(store: Store) -> None:
+    """Let go of the recall index kept for ``store``, its saved file's mapping with it
+    (the store is closing: a process that opens many stores in turn keeps no file of
+    each open)."""
+    with _KEPT_LOCK:
+        _KEPT.pop(store, None)
+        _SAVERS.pop(store, None)
 
 
 def settle(store: Store, *, apart: bool = False) -> None:
