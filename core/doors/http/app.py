@@ -17,6 +17,7 @@ errors like every route's. Built on what the MCP SDK brings
 from __future__ import annotations
 
 import contextlib
+import errno
 import ipaddress
 import os
 import signal
@@ -216,7 +217,11 @@ def listen_on(host: str, port: int) -> socket.socket:
         sock.bind((host.strip("[]"), port))
     except OSError as exc:
         sock.close()
-        raise InvalidInput("port", f"cannot listen on {host}:{port}: {exc.strerror}") from None
+        # A name that resolves to nothing, or an address of no interface here, is the
+        # host's fault; a port taken or forbidden is the port's.
+        unknown = isinstance(exc, socket.gaierror) or exc.errno == errno.EADDRNOTAVAIL
+        field = "host" if unknown else "port"
+        raise InvalidInput(field, f"cannot listen on {host}:{port}: {exc.strerror}") from None
     sock.listen(2048)
     return sock
 

@@ -76,6 +76,28 @@ def test_without_a_token_it_says_so_and_serves_loopback_only(
     assert refused.stderr.startswith("memwork: host: 0.0.0.0 is not a loopback address")
 
 
+def test_an_address_no_interface_has_is_the_hosts_fault_a_taken_port_the_ports() -> None:
+    import socket as sockets
+
+    from memwork.core.base.errors import InvalidInput
+    from memwork.core.doors.http.app import listen_on
+
+    for host in ("256.0.0.1", "10.255.255.1"):  # no such address; none of this machine's
+        with pytest.raises(InvalidInput) as refused:
+            listen_on(host, 0)
+        assert refused.value.field == "host", refused.value
+    taken = sockets.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    try:
+        with pytest.raises(InvalidInput) as refused:
+            listen_on("127.0.0.1", taken.getsockname()[1])
+        assert refused.value.field == "port"
+        assert "Address already in use" in refused.value.rule
+    finally:
+        taken.close()
+
+
 @pytest.mark.slow
 def test_operations_answer_as_the_cli_does(served: Served, tmp_path: Path) -> None:
     db = tmp_path / "db"
