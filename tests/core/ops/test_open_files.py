@@ -5,6 +5,7 @@ included, whether the store was healthy or not."""
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -21,6 +22,18 @@ def _open_files() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
+def _before() -> int:
+    """The count to compare with, once what earlier tests left is collected (the loops
+    after it are never collected: a file kept per open must show as growth)."""
+    gc.collect()
+    return _open_files()
+
+
+#: Other threads of the test process may open or close a file meanwhile: a leak of one
+#: file per open, over the loops below, is far past this.
+SLACK = 4
+
+
 def _store(db: Path) -> None:
     memory = Memory(db)
     session = memory.start_session(title="t")["id"]
@@ -34,12 +47,12 @@ def _store(db: Path) -> None:
 def test_a_closed_memory_keeps_no_file_of_its_store_open(tmp_path: Path) -> None:
     db = tmp_path / "db"
     _store(db)
-    before = _open_files()
+    before = _before()
     for _ in range(30):
         memory = Memory(db)
         assert memory.search("canary")
         memory.close()
-    assert _open_files() == before
+    assert _open_files() - before <= SLACK
 
 
 def test_a_memory_whose_store_broke_meanwhile_still_lets_its_files_go(tmp_path: Path) -> None:
@@ -47,7 +60,7 @@ def test_a_memory_whose_store_broke_meanwhile_still_lets_its_files_go(tmp_path: 
 
     base = tmp_path / "base"
     _store(base)
-    before = _open_files()
+    before = _before()
     for n in range(10):
         db = shutil.copytree(base, tmp_path / f"db-{n}")
         memory = Memory(db)
@@ -56,17 +69,17 @@ def test_a_memory_whose_store_broke_meanwhile_still_lets_its_files_go(tmp_path: 
         (db / "store.log").write_bytes(b"")  # cut under it: its close fails
         with pytest.raises(MemworkError):
             memory.close()
-    assert _open_files() == before
+    assert _open_files() - before <= SLACK
 
 
 def test_commands_run_in_one_process_keep_no_file_open(tmp_path: Path) -> None:
     db = tmp_path / "db"
     _store(db)
-    before = _open_files()
+    before = _before()
     for _ in range(30):
         assert run(db, "search", "canary").returncode == 0
         assert run(db, "context").returncode == 0
     (db / "lessons.json").write_text("{")  # and a refused call, on a damaged store
     for _ in range(10):
         run(db, "search", "canary")
-    assert _open_files() == before
+    assert _open_files() - before <= SLACK
