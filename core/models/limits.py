@@ -93,13 +93,7 @@ def check_value(value: Any, field: str) -> None:
 
 
 def _plain_text(text: str) -> bool:
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    return not_unicode(text) is None
 
 
 def check_plain(value: Any, field: str) -> None:

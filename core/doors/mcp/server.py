@@ -330,11 +330,13 @@ def _read(fn: Callable[P, str], *args: P.args, **kwargs: P.kwargs) -> str:
 def _whole_number(text: str | None, op: str, name: str) -> int | None:
     """A URI's parameter ``name`` of ``op`` as the integer it spells; anything else is
     refused in the words every door uses for that parameter."""
-    if text is None or re.fullmatch(r"[+-]?[0-9]{1,18}", text.strip()):
-        return None if text is None else int(text)
+    if text is None:
+        return None
+    if re.fullmatch(r"[+-]?[0-9]{1,18}", text.strip()):
+        return int(text)
     param = next(p for p in by_name(op).params if p.name == name)
-    invoke.coerce(param, text)  # raises: text is no integer
-    raise InvalidInput(name, f"must be an integer (got {text!r})")
+    refused: int | None = invoke.coerce(param, text)  # text, not an integer: it raises
+    return refused
 
 
 def _hit_line(hit: dict[str, Any]) -> str:
