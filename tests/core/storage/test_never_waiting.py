@@ -31,6 +31,25 @@ def _without_waiting(memory: Memory, query: str) -> list[dict[str, object]]:
     raise AssertionError("every search without waiting met a wait")
 
 
+def _save_settled(memory: Memory) -> None:
+    """Until the kept recall index owes no save soon and none is under way."""
+    import time
+
+    from memwork.core.services.recall import search
+
+    lock, recall = search.kept_recall(memory.store)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        saver = search.saver_of(memory.store)
+        with lock:
+            due = recall.save_due()
+        soon = due is not None and due < time.monotonic() + 10
+        if not soon and (saver is None or not saver.saving):
+            return
+        time.sleep(0.05)
+    raise AssertionError("the recall index's first save never landed")
+
+
 def _memory(tmp_path: Path) -> Memory:
     memory = Memory(tmp_path / "store")
     memory.observe("s1", "the deploy of billing failed on a missing migration")
@@ -138,6 +157,10 @@ def test_a_long_catch_up_is_left_to_a_call_that_may_wait(tmp_path: Path) -> None
     stops before reading them; a few are read at once."""
     memory = _memory(tmp_path)
     memory.search("billing")
+    # The index built here is saved in the background at once, and that save catches up
+    # with whatever is committed by then: let it land first, or on a busy machine it
+    # reads the other writer's commits below before the search does.
+    _save_settled(memory)
     other = Memory(tmp_path / "store")  # a store of its own: what another process is
     other.observe("s2", "one small note about billing")
     assert len(_without_waiting(memory, "billing")) == 2  # a few records: read at once
