@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ...base.errors import MemworkError, UserError, worded
+from ...base.errors import Conflict, MemworkError, UserError, worded
 from ...ops.operations import Op, by_name
 from .parser import build, quoted_short, verbs
 
@@ -201,12 +201,30 @@ def _resolve(handler: str) -> Callable[..., int | None]:
 def _open_workbench(args: argparse.Namespace) -> int:
     from ...storage.paths import resolve_store_path
 
+    drawn_elsewhere = bool(os.environ.get("TEXTUAL_DRIVER"))  # the browser viewer's child
+    if not drawn_elsewhere and not (_terminal(sys.stdin) and _terminal(sys.stdout)):
+        # Drawn into a pipe or a file, the workbench would wait for keys that never
+        # come: a script or an agent that left out its command would hang, and its
+        # output fill with escape codes. Refused before any store is opened or made.
+        raise Conflict(
+            "the workbench needs a terminal, and this memwork's input or output is not one; "
+            "a script or an agent names a command (`memwork context`; `memwork --help` "
+            "lists them)"
+        )
     path = None if args.demo else resolve_store_path(args.db)
     # textual is imported only here. By name, not by an import statement: the
     # workbench is a sibling package (``memwork.tui``) that core never depends on.
     launch = importlib.import_module("memwork.tui.launch").launch
     code: int = launch(path, demo=args.demo)
     return code
+
+
+def _terminal(stream: object) -> bool:
+    """Whether ``stream`` is a terminal (a replaced or closed stream is not)."""
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from ...storage.backend import Commit, Docs, replay, table_writes
 from ...storage.codec import load_file, read_store_file
 from ...storage.folder_backend import LOCK_NAME
 from ...storage.journal import JOURNAL_NAME
-from ...storage.lock import InterProcessLock
+from ...storage.lock import InterProcessLock, LockTimeout
 from ...storage.manifest import MANIFEST_NAME, Manifest, table_file
 from ...storage.snapshot_files import SNAPSHOTS, SnapshotFiles
 from ...storage.table_sums import verify
@@ -334,8 +335,70 @@ def _snapshots(
     )
 
 
+#: Times the checks run again without the lock when they found something while a
+#: commit or fold changed the store under them, before they run with it.
+_TRIES = 3
+#: Seconds doctor waits for the lock for its last run (a writer holds it for
+#: milliseconds; a process that holds it longer is named by the lock check).
+_LOCK_WAIT = 5.0
+
+
 def diagnose(folder: Path) -> list[Check]:
-    """Every check, in the order a user would want to read them."""
+    """Every check, in the order a user would want to read them.
+
+    The checks read the folder without the store's lock, so a store in use is not held
+    up. A writer that commits, folds or takes a checkpoint while they read can make the
+    store look damaged for that moment: a table replaced after store.json was read, a
+    commit's journal, a fold's temporary file, a snapshot whose checkpoint is not yet
+    committed. So what the checks find is confirmed before it is reported: run again
+    while commits or folds changed the store under them, then once with the lock held
+    (writers wait for as long as that run takes). What doctor reports is what the store
+    holds, never a writer's work in progress."""
+    checks: list[Check] = []
+    for attempt in range(_TRIES):
+        before = _moment(folder)
+        checks = _checks(folder)
+        if _sound(checks):
+            return checks
+        if _moment(folder) == before:
+            break  # nothing folded meanwhile: the run under the lock says the rest
+        time.sleep(0.01 * (attempt + 1))  # a fold under way: give it time to end
+    lock = InterProcessLock(folder / LOCK_NAME, _LOCK_WAIT)
+    try:
+        lock.acquire()
+    except (LockTimeout, OSError, StoreUnreadable):
+        lock.close()
+        return checks  # the lock check names whoever holds it, or why it cannot
+    try:
+        held = next((c for c in checks if c.name == "lock"), None)
+        return _checks(folder, held)
+    finally:
+        lock.release()
+        lock.close()
+
+
+def _sound(checks: list[Check]) -> bool:
+    """Whether the checks found nothing (a busy lock is no finding about the data)."""
+    return all(c.status == "ok" or c.name == "lock" for c in checks)
+
+
+def _moment(folder: Path) -> tuple[tuple[int, int, int] | None, ...]:
+    """What every commit or fold changes: store.json, the journal and the log, each as
+    (inode, size, modification time), None when absent."""
+    found: list[tuple[int, int, int] | None] = []
+    for name in (MANIFEST_NAME, JOURNAL_NAME, wal.LOG_NAME):
+        try:
+            st = os.stat(folder / name, follow_symlinks=False)
+        except OSError:
+            found.append(None)
+            continue
+        found.append((st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(found)
+
+
+def _checks(folder: Path, lock: Check | None = None) -> list[Check]:
+    """One run of the checks; ``lock``: the lock check to report, when this run holds
+    the lock itself (it cannot ask whether another process holds it)."""
     checks: list[Check] = []
     try:
         mode = os.stat(folder).st_mode
@@ -391,7 +454,7 @@ def diagnose(folder: Path) -> list[Check]:
         )
     else:
         checks.append(Check("schema", "ok", f"version {manifest.schema_version}"))
-    checks.append(_lock_check(folder))
+    checks.append(lock or _lock_check(folder))
     lost = len(checks)
     records = _log(folder, manifest, pending, checks)
     lost_commits = any(c.name == "log" and c.status == "problem" for c in checks[lost:])

@@ -273,7 +273,7 @@ def _diagnose(conn: Connection, url: StoreURL) -> list[Check]:
         checks.append(_repair(conn, damaged))
     snaps = {s.decode() for s in snaps_raw or ()}
     checks += _key_checks(keys, tables, snaps)
-    checks += _snapshot_checks(conn, snaps, "checkpoints" in tables)
+    checks += _snapshot_checks(conn)
     logical = sorted({logical_name(n) for n in tables if is_table_name(n)})
     checks.append(Check("contents", "ok", ", ".join(logical) or "empty store"))
     return checks
@@ -446,13 +446,24 @@ def _key_checks(keys: list[str], tables: dict[str, bytes], snaps: set[str]) -> l
     return checks
 
 
-def _snapshot_checks(conn: Connection, snaps: set[str], has_checkpoints: bool) -> list[Check]:
-    recorded: set[str] = set()
-    if has_checkpoints:
-        try:
-            recorded = {k.decode() for k in conn.call("HKEYS", f"{PREFIX}t:checkpoints")}
-        except ReplyError:
-            return []  # the table's own check says what is wrong with it
+def _snapshot_checks(conn: Connection) -> list[Check]:
+    """The snapshots against the checkpoints that name them, all read in one
+    transaction: a checkpoint taken between two reads would look like one without its
+    snapshot (or its snapshot like one no checkpoint names)."""
+    replies = conn.pipeline(
+        [
+            ("MULTI",),
+            ("SMEMBERS", SNAPS),
+            ("HEXISTS", TABLES, "checkpoints"),
+            ("HKEYS", f"{PREFIX}t:checkpoints"),
+            ("EXEC",),
+        ]
+    )[-1]
+    if not isinstance(replies, list) or any(isinstance(r, ReplyError) for r in replies):
+        return []  # the keys' or the table's own checks say what is wrong with them
+    members, listed, keys = replies
+    snaps = {s.decode("utf-8", "replace") for s in members or ()}
+    recorded = {k.decode("utf-8", "replace") for k in keys or ()} if listed else set()
     checks = []
     orphans = sorted(snaps - recorded)
     missing = sorted(recorded - snaps)

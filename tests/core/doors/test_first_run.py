@@ -84,3 +84,26 @@ def test_the_agent_line_for_a_redis_store_never_shows_its_password(redis_url: st
     secret_url = redis_url.replace("redis://", "redis://:hunter2-not-shown@")
     line = agent_setting(secret_url)
     assert line.startswith("MEMWORK_DB=redis://") and "hunter2" not in line
+
+
+@pytest.mark.parametrize("demo", [False, True])
+def test_no_command_without_a_terminal_is_refused_at_once(tmp_path: Path, demo: bool) -> None:
+    """An agent or a script that leaves out its command gets one line and exit 2 at
+    once: the workbench, drawn into a pipe, would wait for keys forever."""
+    import subprocess
+    import sys
+
+    db = tmp_path / "memory"
+    args = ["--demo"] if demo else ["--db", str(db)]
+    done = subprocess.run(
+        [sys.executable, "-m", "memwork", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,  # a bound for a hang, not a timing expectation
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("memwork: the workbench needs a terminal")
+    assert done.stderr.count("\n") == 1 and "memwork context" in done.stderr
+    assert not db.exists()  # refused before any store is made
