@@ -2098,19 +2098,19 @@ class Operations:
         tables the manifest does not list, the lock's holder; reports, repairs nothing. A store
         in use is checked as it stands: what writers change while the checks read (a fold
         replacing table files, a commit's journal, a checkpoint being taken) is never reported
-        as damage; checks that find something while the store changed run again, the last time
-        with the lock held for as long as they take. For each damaged or missing table it names
-        the newest checkpoint holding a readable copy, and prints the `memwork checkpoint
-        restore ID` that repairs them all. Exit 0 when nothing is a problem (a commit a kill
-        interrupted, or a log record a crash cut short, is only a note: the next open completes
-        or drops it), 1 otherwise; the CLI's last line is `store is healthy`, or `store is
-        usable; N warnings above` when something is a warning (a Redis that does not fsync each
-        write, a log record recovered past a damaged header, the lock held by a writer
-        elsewhere); a store it cannot open (a Redis that wants a password) is one line, exit 2;
-        the other doors answer `ok` false instead of exit 1. On a first run (no store at the
-        default location yet) the CLI says where the first write will create it and gives the
-        `MEMWORK_DB=` line, exit 0 (`exists` false); a path given by --db or MEMWORK_DB that
-        does not exist is exit 2.
+        as damage; checks that find something while the store changed run again, and a problem
+        is confirmed by a run holding the lock for as long as it takes. For each damaged or
+        missing table it names the newest checkpoint holding a readable copy, and prints the
+        `memwork checkpoint restore ID` that repairs them all. Exit 0 when nothing is a problem
+        (a commit a kill interrupted, or a log record a crash cut short, is only a note: the
+        next open completes or drops it), 1 otherwise; the CLI's last line is `store is
+        healthy`, or `store is usable; N warnings above` when something is a warning (a Redis
+        that does not fsync each write, a log record recovered past a damaged header, the lock
+        held by a writer elsewhere); a store it cannot open (a Redis that wants a password) is
+        one line, exit 2; the other doors answer `ok` false instead of exit 1. On a first run
+        (no store at the default location yet) the CLI says where the first write will create it
+        and gives the `MEMWORK_DB=` line, exit 0 (`exists` false); a path given by --db or
+        MEMWORK_DB that does not exist is exit 2.
         """
         result: dict[str, Any] = self._operation(
             "doctor",

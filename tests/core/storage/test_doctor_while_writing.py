@@ -166,3 +166,20 @@ def test_a_checkpoint_taken_during_the_redis_checks_has_its_snapshot(
     finally:
         memory.close()
     assert _findings(report) == [], _findings(report)
+
+
+def test_a_warning_on_a_quiet_store_is_reported_from_one_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A leftover snapshot folder on a store nobody writes: one run, no wait for the
+    lock (a busy store's writers are held up only to confirm a problem)."""
+    store = tmp_path / "store"
+    with Memory(store) as memory:
+        memory.add_lesson("the canary goes first")
+    (store / "snapshots" / "00000000-0000-4000-8000-000000000001").mkdir(parents=True)
+    runs = []
+    real = folder_doctor._checks
+    monkeypatch.setattr(folder_doctor, "_checks", lambda *a: runs.append(a) or real(*a))
+    report = folder_doctor.report(store)
+    assert [c["name"] for c in _findings(report)] == ["snapshots"] and report["ok"]
+    assert len(runs) == 1
