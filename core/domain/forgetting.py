@@ -21,6 +21,10 @@ single observations. In one transaction, the data leaves:
   store's announced changes, dropping the deleted records;
 - a folder store's write-ahead log: its older records hold the words until it is
   folded into the table files, so a forget folds it once it has committed;
+- the quotes memwork itself made of a forgotten observation: a session summary that
+  ``crystallize`` wrote without a model quotes its observations (after "Decided:",
+  "Errors:", "Last:"), and so does the audit entry of that summary; each such quote,
+  whole or cut short with an ellipsis, becomes ``[forgotten]`` (``quotes_blanked``);
 - the next context: it reads the store as it is.
 
 What it does not reach, and says so: store checkpoints keep their copies until
@@ -28,7 +32,9 @@ they are deleted (the answer lists the checkpoints taken since the session
 started, ``checkpoints_may_hold``), a migration's backup folder beside the store
 keeps its copy, and a Redis server keeps the old bytes in its append-only file
 until it rewrites it (``BGREWRITEAOF``). Episodes that name the session keep
-their ``session_id`` (an id, not what happened in it).
+their ``session_id`` (an id, not what happened in it). Words written about an
+observation in other words (a summary a model or a person wrote, a lesson) are their
+own records: forget or edit those by themselves.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from typing import Any
 from ..base import names
 from ..base.clock import iso, parse_instant
 from ..base.errors import InvalidInput, NotFound
+from ..base.text import one_line
 from ..ledger import audit, isolation, links
 from ..storage import shards
 from ..storage.store import Store
@@ -79,6 +86,70 @@ def _redact_audit(store: Store, record_ids: set[str]) -> int:
             and doc.get("table") in _AUDITED
             and doc.get("summary") != FORGOTTEN
         }
+        if hits:
+            store.put_many(name, hits)
+            changed += len(hits)
+    return changed
+
+
+#: Where a summary memwork writes quotes observations, one quote after each (the
+#: heuristic summary of ``crystallize``: "Decided: a; b. Errors: c. Last: d").
+_QUOTED_AFTER = ("Decided: ", "Errors: ", "Last: ", "; ")
+#: A quote cut short with an ellipsis is taken for a forgotten observation's only when
+#: it keeps at least this much of it (a few letters could begin anything).
+_CUT_QUOTE_MIN = 12
+
+
+def _quoted_length(rest: str, content: str) -> int:
+    """How many characters at the start of ``rest`` quote ``content`` (one line), whole,
+    cut short with an ellipsis or cut by the end of the text; 0 when they do not."""
+    if content and rest.startswith(content):
+        return len(content)
+    if len(rest) >= _CUT_QUOTE_MIN and content.startswith(rest):
+        return len(rest)  # the text ends inside the quote (an audit entry cut to its width)
+    cut = rest.find("…")
+    if cut >= _CUT_QUOTE_MIN and content.startswith(rest[:cut]):
+        return cut + 1
+    return 0
+
+
+def without_quotes(text: str, contents: list[str]) -> str:
+    """``text`` with every quote of ``contents`` that follows one of the words a
+    machine-written summary quotes after replaced by ``[forgotten]``."""
+    flat = sorted({one_line(c) for c in contents if one_line(c)}, key=len, reverse=True)
+    for marker in _QUOTED_AFTER:
+        at = text.find(marker)
+        while at >= 0:
+            start = at + len(marker)
+            for content in flat:
+                length = _quoted_length(text[start:], content)
+                if length:
+                    text = text[:start] + FORGOTTEN + text[start + length :]
+                    break
+            at = text.find(marker, start)
+    return text
+
+
+def _blank_quotes(store: Store, sid: str, contents: list[str], session: dict[str, Any]) -> int:
+    """Blank the quotes of ``contents`` in session ``sid``'s summary (``session``, a
+    copy the caller writes back) and in the audit entries about that session; returns
+    how many texts changed."""
+    changed = 0
+    summary = session.get("summary")
+    if isinstance(summary, str) and summary:
+        blanked = without_quotes(summary, contents)
+        if blanked != summary:
+            session["summary"] = blanked
+            changed += 1
+    for name in shards.shard_names(store, audit.BASE):
+        hits = {}
+        for doc_id, doc in store.docs(name).items():
+            said = doc.get("summary")
+            if doc.get("record_id") != sid or not isinstance(said, str):
+                continue
+            blanked = without_quotes(said, contents)
+            if blanked != said:
+                hits[doc_id] = {**doc, "summary": blanked}
         if hits:
             store.put_many(name, hits)
             changed += len(hits)
@@ -194,11 +265,15 @@ def forget_observations(
             by_table.setdefault(table, set()).add(obs_id)
         gone: set[str] = set()
         started: list[str] = []
+        quotes = 0
         for table, obs_ids in by_table.items():
             sid = table.split(".", 1)[1]
             names.check_id(sid, "session")
+            held = store.docs(table)
+            contents = [str(held[o].get("content") or "") for o in obs_ids if o in held]
             store.delete(table, sorted(obs_ids))
             session = dict(store.docs(sessions.TABLE)[sid])
+            quotes += _blank_quotes(store, sid, contents, session)
             session["observation_count"] = len(store.docs(table))
             session["forgotten_observations"] = int(session.get("forgotten_observations", 0)) + len(
                 obs_ids
@@ -227,6 +302,7 @@ def forget_observations(
         "observations": len(gone),
         "links": link_count,
         "audit_entries_blanked": redacted,
+        "quotes_blanked": quotes,
         "checkpoints_may_hold": holding,
     }
 

@@ -220,9 +220,10 @@ class Operations:
         Delete a session with its observations, its working memory and the actions made in it
         for good: out of every table (their links too), every search cache and the next context.
         The audit log keeps the fact (time, actor, action, id), not the words: their entries'
-        summaries become `[forgotten]`. Store checkpoints keep their copies until deleted
-        (`checkpoints_may_hold` lists those taken since the session started); a Redis server's
-        append-only file keeps old bytes until it is rewritten.
+        summaries become `[forgotten]`, and so does a quote of a forgotten observation in a
+        summary `crystallize` wrote (`quotes_blanked`). Store checkpoints keep their copies
+        until deleted (`checkpoints_may_hold` lists those taken since the session started); a
+        Redis server's append-only file keeps old bytes until it is rewritten.
 
         Args:
             session: the session's id (or a unique start or end of it).
@@ -245,9 +246,11 @@ class Operations:
 
         Delete single observations for good: out of every table (their links too), every search
         cache and the next context. The audit log keeps the fact (time, actor, action, id), not
-        the words: their entries' summaries become `[forgotten]`. Store checkpoints keep their
-        copies until deleted (`checkpoints_may_hold` lists those taken since the session
-        started); a Redis server's append-only file keeps old bytes until it is rewritten.
+        the words: their entries' summaries become `[forgotten]`, and so does a quote of a
+        forgotten observation in a summary `crystallize` wrote (`quotes_blanked`). Store
+        checkpoints keep their copies until deleted (`checkpoints_may_hold` lists those taken
+        since the session started); a Redis server's append-only file keeps old bytes until it
+        is rewritten.
 
         Args:
             observations: the observations (obs_… or <session>/obs_…; all must exist).
@@ -273,9 +276,10 @@ class Operations:
         Delete a session (with its observations and working memory) or an observation for good:
         out of every table (their links too), every search cache and the next context. The audit
         log keeps the fact (time, actor, action, id), not the words: their entries' summaries
-        become `[forgotten]`. Store checkpoints keep their copies until deleted
-        (`checkpoints_may_hold` lists those taken since the session started); a Redis server's
-        append-only file keeps old bytes until it is rewritten.
+        become `[forgotten]`, and so does a quote of a forgotten observation in a summary
+        `crystallize` wrote (`quotes_blanked`). Store checkpoints keep their copies until
+        deleted (`checkpoints_may_hold` lists those taken since the session started); a Redis
+        server's append-only file keeps old bytes until it is rewritten.
 
         Args:
             kind: what to forget.

@@ -232,7 +232,9 @@ ACTION_STATUS = ("pending", "active", "blocked", "done", "cancelled")
 _FORGET_DOC = (
     "Delete {what} for good: out of every table (their links too), every search cache "
     "and the next context. The audit log keeps the fact (time, actor, action, id), not the "
-    "words: their entries' summaries become `[forgotten]`. Store checkpoints keep their "
+    "words: their entries' summaries become `[forgotten]`, and so does a quote of a "
+    "forgotten observation in a summary `crystallize` wrote (`quotes_blanked`). Store "
+    "checkpoints keep their "
     "copies until deleted (`checkpoints_may_hold` lists those taken since the session "
     "started); a Redis server's append-only file keeps old bytes until it is rewritten."
 )

@@ -383,6 +383,11 @@ SHAPES: dict[str, Schema] = {
             "actions": _p(_INT, "actions made in the session, deleted"),
             "links": _p(_INT, "links removed with them"),
             "audit_entries_blanked": _p(_INT, "audit entries whose words became [forgotten]"),
+            "quotes_blanked": _p(
+                _INT,
+                "session summaries and audit entries whose quote of a forgotten observation "
+                "(as crystallize writes it) became [forgotten]",
+            ),
             "checkpoints_may_hold": {
                 **_STRS,
                 "description": "checkpoints taken since, which keep their copies until deleted",

@@ -89,7 +89,12 @@ def forgotten(ctx: Context, result: dict[str, Any]) -> int:
             if result["kind"] == "session"
             else f"{result['observations']} observation{'' if result['observations'] == 1 else 's'}"
         )
-        say(f"forgot {what}; {result['audit_entries_blanked']} audit entries keep only the fact")
+        quotes = result.get("quotes_blanked") or 0
+        quoted = f"; {quotes} quotes of it in summaries became [forgotten]" if quotes else ""
+        say(
+            f"forgot {what}; {result['audit_entries_blanked']} audit entries keep only the "
+            f"fact{quoted}"
+        )
     held = result["checkpoints_may_hold"]
     if held:
         note(

@@ -185,3 +185,45 @@ def test_the_search_cache_forgets_at_once(cli: Any, db: Path) -> None:
     assert cache.exists() and MARK in _every_byte(cache)
     cli("session", "delete", sid)
     assert MARK not in _every_byte(cache)
+
+
+def test_a_summary_crystallize_wrote_loses_its_quote_of_a_forgotten_note(
+    cli: Any, db: Path | str
+) -> None:
+    """crystallize (no model) quotes observations in the session's summary and in the
+    summary's audit entry: forgetting one blanks its quotes there, every other quote
+    stays, and no byte of the store holds its words."""
+    sid = cli("session", "start", "--title", "deploy").out.strip()
+    cli("observe", "--session", sid, "--kind", "decision", f"{KEEP} goes first")
+    long_note = f"{MARK} " + "the long reason why " * 20  # quoted cut short, with …
+    cli("observe", "--session", sid, "--kind", "error", long_note)
+    secret = cli("--json", "observe", "--session", sid, f"{MARK} leaked").json()["id"]
+    summary = cli("--json", "crystallize", sid).json()["summary"]
+    assert f"{MARK} leaked" in summary and "…" in summary
+    cli("observation", "delete", f"{sid}/{secret}")
+    assert f"{MARK} leaked" not in _every_byte(db)
+    held = cli("--json", "session", "show", sid).json()["summary"]
+    assert held.endswith("Last: [forgotten]") and f"Decided: {KEEP} goes first." in held
+    # The cut quote of the other note (still kept) stays: only what was forgotten goes.
+    assert f"Errors: {MARK} the long reason" in held
+    long_id = next(
+        o["id"]
+        for o in cli("--json", "session", "show", sid).json()["observations"]
+        if o["content"].startswith(MARK)
+    )
+    done = cli("--json", "observation", "delete", f"{sid}/{long_id}").json()
+    assert done["quotes_blanked"] == 2  # the summary, and its audit entry
+    assert MARK not in _every_byte(db)
+    assert "Errors: [forgotten]." in cli("--json", "session", "show", sid).json()["summary"]
+    assert KEEP in cli("--json", "session", "show", sid).json()["summary"]
+    assert cli("--json", "search", MARK).json() == []
+
+
+def test_a_summary_in_other_words_is_its_own_record(cli: Any, db: Path | str) -> None:
+    """Words a person wrote about a note, not in a quote crystallize makes, stay."""
+    sid = cli("session", "start", "--title", "deploy").out.strip()
+    secret = cli("--json", "observe", "--session", sid, f"{MARK} leaked").json()["id"]
+    cli("session", "end", sid, "--summary", f"we saw {MARK} leaked")
+    done = cli("--json", "observation", "delete", f"{sid}/{secret}").json()
+    assert done["quotes_blanked"] == 0
+    assert cli("--json", "session", "show", sid).json()["summary"] == f"we saw {MARK} leaked"
