@@ -74,22 +74,31 @@ def _forget_links(store: Store, gone: set[str], dropped_homes: set[str]) -> int:
     return count + len(touching)
 
 
-def _redact_audit(store: Store, record_ids: set[str]) -> int:
-    """Blank the summaries of audit entries about ``record_ids`` (reads the whole log:
-    privacy over speed); returns how many entries changed."""
-    changed = 0
+def _redact_audit(
+    store: Store, record_ids: set[str], quoted: dict[str, list[str]] | None = None
+) -> tuple[int, int]:
+    """Blank the summaries of audit entries about ``record_ids``, and in the entries
+    about each session of ``quoted`` (session id → the contents of its observations
+    being forgotten) the quotes of those contents, in one read of the whole log
+    (privacy over speed); returns (entries blanked, entries whose quotes went)."""
+    blanked = requoted = 0
+    quoted = quoted or {}
     for name in shards.shard_names(store, audit.BASE):
-        hits = {
-            doc_id: {**doc, "summary": FORGOTTEN}
-            for doc_id, doc in store.docs(name).items()
-            if doc.get("record_id") in record_ids
-            and doc.get("table") in _AUDITED
-            and doc.get("summary") != FORGOTTEN
-        }
+        hits = {}
+        for doc_id, doc in store.docs(name).items():
+            record, said = doc.get("record_id"), doc.get("summary")
+            if record in record_ids:
+                if doc.get("table") in _AUDITED and said != FORGOTTEN:
+                    hits[doc_id] = {**doc, "summary": FORGOTTEN}
+                    blanked += 1
+            elif record in quoted and isinstance(said, str):
+                kept = _without_quotes(said, quoted[record])
+                if kept != said:
+                    hits[doc_id] = {**doc, "summary": kept}
+                    requoted += 1
         if hits:
             store.put_many(name, hits)
-            changed += len(hits)
-    return changed
+    return blanked, requoted
 
 
 #: Where a summary memwork writes quotes observations, one quote after each (the
@@ -113,10 +122,10 @@ def _quoted_length(rest: str, content: str) -> int:
     return 0
 
 
-def without_quotes(text: str, contents: list[str]) -> str:
+def _without_quotes(text: str, contents: list[str]) -> str:
     """``text`` with every quote of ``contents`` that follows one of the words a
     machine-written summary quotes after replaced by ``[forgotten]``."""
-    flat = sorted({one_line(c) for c in contents if one_line(c)}, key=len, reverse=True)
+    flat = sorted({line for line in map(one_line, contents) if line}, key=len, reverse=True)
     for marker in _QUOTED_AFTER:
         at = text.find(marker)
         while at >= 0:
@@ -128,32 +137,6 @@ def without_quotes(text: str, contents: list[str]) -> str:
                     break
             at = text.find(marker, start)
     return text
-
-
-def _blank_quotes(store: Store, sid: str, contents: list[str], session: dict[str, Any]) -> int:
-    """Blank the quotes of ``contents`` in session ``sid``'s summary (``session``, a
-    copy the caller writes back) and in the audit entries about that session; returns
-    how many texts changed."""
-    changed = 0
-    summary = session.get("summary")
-    if isinstance(summary, str) and summary:
-        blanked = without_quotes(summary, contents)
-        if blanked != summary:
-            session["summary"] = blanked
-            changed += 1
-    for name in shards.shard_names(store, audit.BASE):
-        hits = {}
-        for doc_id, doc in store.docs(name).items():
-            said = doc.get("summary")
-            if doc.get("record_id") != sid or not isinstance(said, str):
-                continue
-            blanked = without_quotes(said, contents)
-            if blanked != said:
-                hits[doc_id] = {**doc, "summary": blanked}
-        if hits:
-            store.put_many(name, hits)
-            changed += len(hits)
-    return changed
 
 
 def _session_actions(store: Store, sid: str) -> set[str]:
@@ -198,7 +181,7 @@ def forget_session(store: Store, session: str, *, now: datetime, actor: str) -> 
             store.delete(_ACTIONS, sorted(action_ids))
         gone = {sid, *observation_ids, *action_ids}
         link_count = _forget_links(store, gone, {obs_table})
-        redacted = _redact_audit(store, {*gone, *wm_ids})
+        redacted, _ = _redact_audit(store, {*gone, *wm_ids})
         audit.record(
             store,
             actor=actor,
@@ -266,14 +249,19 @@ def forget_observations(
         gone: set[str] = set()
         started: list[str] = []
         quotes = 0
+        quoted: dict[str, list[str]] = {}  # session → the contents forgotten from it
         for table, obs_ids in by_table.items():
             sid = table.split(".", 1)[1]
             names.check_id(sid, "session")
             held = store.docs(table)
-            contents = [str(held[o].get("content") or "") for o in obs_ids if o in held]
+            quoted[sid] = [str(held[o].get("content") or "") for o in obs_ids if o in held]
             store.delete(table, sorted(obs_ids))
             session = dict(store.docs(sessions.TABLE)[sid])
-            quotes += _blank_quotes(store, sid, contents, session)
+            summary = session.get("summary")
+            if isinstance(summary, str) and summary:
+                # crystallize's summary quotes observations (its audit entry: below)
+                session["summary"] = _without_quotes(summary, quoted[sid])
+                quotes += session["summary"] != summary
             session["observation_count"] = len(store.docs(table))
             session["forgotten_observations"] = int(session.get("forgotten_observations", 0)) + len(
                 obs_ids
@@ -283,7 +271,8 @@ def forget_observations(
             started.append(session.get("started_at") or iso(now))
             gone |= obs_ids
         link_count = _forget_links(store, gone, set())
-        redacted = _redact_audit(store, gone)
+        redacted, requoted = _redact_audit(store, gone, quoted)
+        quotes += requoted
         for obs_id in sorted(gone):
             audit.record(
                 store,
