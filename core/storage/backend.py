@@ -458,16 +458,25 @@ class Backend(ABC):
         it needs it; a schema newer than this memwork is refused untouched."""
 
     @abstractmethod
-    def acquire(self, wait: bool = True) -> None:
+    def acquire(self, wait: bool = True, meanwhile: Callable[[], None] | None = None) -> None:
         """Take the inter-process lock, waiting up to the lock timeout
         (:class:`~core.base.errors.StoreError` naming the holder when it stays busy);
         with ``wait=False``, a lock that is not free at once raises
-        :class:`~core.base.no_wait.WouldWait`."""
+        :class:`~core.base.no_wait.WouldWait`. A backend that waits in this process may
+        call ``meanwhile`` while the lock is busy (the store catches up then: see
+        :meth:`peek`)."""
 
     @abstractmethod
     def release(self, failed: bool) -> None:
         """Let the lock go (``failed``: the hold ended with an exception), then make
         durable what the hold committed, where the backend defers that past the lock."""
+
+    def peek(self) -> Refresh | None:
+        """What other processes committed, read without the lock where the backend can
+        prove each commit whole (None: nothing, or a backend that cannot tell without
+        the lock). What it returns is taken in as :meth:`refresh`'s answer is, and the
+        next refresh reads only what came after it."""
+        return None
 
     def begin(self) -> None:  # noqa: B027 - an optional hook; most backends need none
         """An outermost transaction starts (the lock is held): a writer's lease starts

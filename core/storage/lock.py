@@ -43,6 +43,7 @@ import stat
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..base.errors import StoreUnreadable
@@ -65,6 +66,10 @@ _OPEN_RW = os.O_RDWR | os.O_CREAT | _NOFOLLOW
 _OPEN_RO = os.O_RDONLY | _NOFOLLOW
 _READ_ONLY_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS)
 
+
+#: How often a waiter with work of its own to do while it waits (a writer catching up
+#: on what the holders commit) is woken to do it: about two commits' holds.
+MEANWHILE_EVERY = 0.001
 
 #: How a waiter polls a busy lock: from 0.2 ms, doubling to 2 ms while the hold is
 #: short (a commit's), to 20 ms once it has lasted a quarter of a second.
@@ -115,13 +120,16 @@ def _can_wait_in_kernel() -> bool:
     return signal.getsignal(signal.SIGALRM) is not None
 
 
-def _wait_in_kernel(fd: int, mode: int, seconds: float) -> bool:
-    """Block in ``flock`` for at most ``seconds``; True once the lock is held.
+def _wait_in_kernel(
+    fd: int, mode: int, seconds: float, meanwhile: Callable[[], None] | None = None
+) -> bool:
+    """Block in ``flock`` for at most ``seconds``; True once the lock is held. With
+    ``meanwhile``, the wait is cut every :data:`MEANWHILE_EVERY` to call it.
 
     On False (or any exception) ``fd`` is closed, which also drops a lock the
     kernel granted in the instant the alarm fired.
     """
-    waiting = True
+    waiting = False
 
     def expire(signum: int, frame: object) -> None:
         # Only while flock waits: a late alarm must not undo a hold the kernel just
@@ -130,23 +138,40 @@ def _wait_in_kernel(fd: int, mode: int, seconds: float) -> bool:
             raise _Expired
 
     previous = signal.signal(signal.SIGALRM, expire)
+    deadline = time.monotonic() + seconds
     try:
-        try:
-            signal.setitimer(signal.ITIMER_REAL, seconds)
-            fcntl.flock(fd, mode)
-            waiting = False
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            waiting = False
-    except _Expired:
-        os.close(fd)
-        return False
+        while True:
+            if meanwhile is not None:
+                meanwhile()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                os.close(fd)
+                return False
+            step = left if meanwhile is None else min(left, MEANWHILE_EVERY)
+            try:
+                try:
+                    waiting = True
+                    signal.setitimer(signal.ITIMER_REAL, step)
+                    fcntl.flock(fd, mode)
+                    waiting = False
+                finally:
+                    waiting = False
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                return True
+            except _Expired:
+                pass
+            # The alarm may have cut in as the kernel granted the lock: a try that does
+            # not wait, on the same descriptor, then finds it held already.
+            try:
+                fcntl.flock(fd, mode | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                pass
     except BaseException:
         os.close(fd)
         raise
     finally:
         signal.signal(signal.SIGALRM, previous)
-    return True
 
 
 #: Every lock that may hold its file open, for a forked child to let go of.
@@ -185,8 +210,12 @@ class InterProcessLock:
 
             self._fallback = FileLock(path, timeout=timeout, thread_local=False)
 
-    def acquire(self, timeout: float | None = None) -> None:
-        """Take the lock, waiting up to ``timeout`` seconds (default: the lock's own)."""
+    def acquire(
+        self, timeout: float | None = None, meanwhile: Callable[[], None] | None = None
+    ) -> None:
+        """Take the lock, waiting up to ``timeout`` seconds (default: the lock's own);
+        while it is busy, ``meanwhile`` is called about every :data:`MEANWHILE_EVERY`
+        (the waiter's own work that needs no lock)."""
         wait = self.timeout if timeout is None else timeout
         if self._fallback is not None:  # pragma: no cover - Windows
             from filelock import Timeout
@@ -212,7 +241,7 @@ class InterProcessLock:
             raise
         if wait > 0 and _can_wait_in_kernel():
             try:
-                waited = _wait_in_kernel(fd, mode, wait)
+                waited = _wait_in_kernel(fd, mode, wait, meanwhile)
             except BaseException:
                 self._forget(fd)  # closed by the wait
                 raise
@@ -230,6 +259,8 @@ class InterProcessLock:
                 self._fd = fd
                 return
             except BlockingIOError:
+                if meanwhile is not None:
+                    meanwhile()
                 now = time.monotonic()
                 if now >= deadline:
                     self._close(fd)

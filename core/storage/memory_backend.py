@@ -9,6 +9,7 @@ committed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..base.errors import StoreUnreadable
@@ -46,7 +47,7 @@ class MemoryBackend(Backend):
         return self._head
 
     # One process, one store object: the store's own mutex is the whole lock.
-    def acquire(self, wait: bool = True) -> None:
+    def acquire(self, wait: bool = True, meanwhile: Callable[[], None] | None = None) -> None:
         pass
 
     def release(self, failed: bool) -> None:

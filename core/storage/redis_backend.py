@@ -293,7 +293,7 @@ class RedisBackend(Backend):
     def _txid(self, n: str) -> str:
         return f"{self.lease.token or os.getpid()}-{n}"
 
-    def acquire(self, wait: bool = True) -> None:
+    def acquire(self, wait: bool = True, meanwhile: Callable[[], None] | None = None) -> None:
         if not wait:
             # Taking the lease is a round trip to Redis: a wait, however short.
             from ..base.no_wait import WouldWait

@@ -205,7 +205,7 @@ class Store:
         waits = take(self._mutex)  # (a call that must not wait is told so: WouldWait)
         try:
             if self._depth == 0:
-                self.backend.acquire(wait=waits)
+                self.backend.acquire(wait=waits, meanwhile=self._catch_up if waits else None)
         except BaseException:
             self._mutex.release()
             raise
@@ -290,6 +290,30 @@ class Store:
             change = self.cache.adopt(found, said=bool(self._listeners))
             if change is not None and change.tables:
                 self._announce(change)
+
+    def _catch_up(self) -> None:
+        """While this process waits for the lock (holding its mutex, with no
+        transaction under way): take in the commits other processes made that the
+        backend can read without the lock, so the hold that follows has only the
+        last few to read (:meth:`Backend.peek`)."""
+        try:
+            found = self.backend.peek()
+        except (OSError, StoreError):
+            return  # the read under the lock will say what is wrong
+        if found is None:
+            return
+        before = self.cache.head
+        try:
+            change = self.cache.adopt(found, said=bool(self._listeners))
+        except Exception:  # noqa: BLE001 - the backend has moved on: the cache must too
+            # A table that would not replay is read again when next used, from what the
+            # backend holds now (a document that will not decode fails that read, under
+            # the lock, as it would have without this catch-up).
+            self.cache.clear()
+            self.cache.head = found.head
+            change = Change.of_heads(before, found.head) if self._listeners else None
+        if change is not None and change.tables:
+            self._announce(change)
 
     def reading(self) -> _Reading:
         """A consistent view of the store: everything committed before it began (a

@@ -240,6 +240,41 @@ def read_records(
     return tail
 
 
+def read_settled(
+    path: StrPath, data: bytes, start: int, after: int, version: int = FORMAT_VERSION
+) -> Tail:
+    """The records at the front of ``data`` (the log's bytes from offset ``start``) that
+    follow generation ``after``, up to the first record that does not verify, decode or
+    follow the one before: what a process that does not hold the lock may take in. A
+    writer may be appending the next record while it reads, so whatever stops this read
+    is left to a read under the lock to judge (damage, a torn tail, or a record that
+    was simply not whole yet); :attr:`Tail.end` is where it stopped."""
+    tail = Tail()
+    view = memoryview(data)
+    head = RECORD_HEADER if version >= 2 else _RECORD_V1.size
+    pos = 0
+    expect = after + 1
+    while pos < len(data):
+        found = _whole(data, view, pos, version)
+        if found is None:
+            break
+        length, generation = found
+        body = pos + head
+        if generation > after:
+            if generation != expect:
+                break
+            try:
+                commit, at = _decode(path, data, body, body + length, generation)
+            except StoreUnreadable:
+                break
+            tail.records.append(commit)
+            tail.times.append(at)
+            expect = generation + 1
+        pos = body + length
+    tail.end = start + pos
+    return tail
+
+
 def _whole(data: bytes, view: memoryview, pos: int, version: int) -> tuple[int, int] | None:
     """(payload length, generation) of the record at ``pos`` when its checksum verifies."""
     if version >= 2:
