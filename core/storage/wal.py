@@ -45,7 +45,7 @@ from __future__ import annotations
 import json
 import struct
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..base import lazyjson
@@ -144,8 +144,11 @@ def read_version(path: StrPath, data: bytes) -> tuple[int, int]:
     return int(version), int(base)
 
 
-def read_log(path: StrPath, data: bytes, after: int) -> Tail:
-    """A whole log's records that follow generation ``after`` (``store.json``'s).
+def read_log(
+    path: StrPath, data: bytes, after: int, known: Mapping[int, Commit] | None = None
+) -> Tail:
+    """A whole log's records that follow generation ``after`` (``store.json``'s);
+    ``known``: commits already decoded, by generation (see :func:`read_records`).
 
     A header whose magic is damaged (or a file too short to hold one) is damage, not a
     refusal: every record proves itself by its checksum, so the records are read all
@@ -160,7 +163,7 @@ def read_log(path: StrPath, data: bytes, after: int) -> Tail:
                 f"{path} follows commit {base} but store.json is at commit {after}; "
                 "nothing was changed (run `memwork doctor`)"
             )
-        tail = read_records(path, data, 0, after, skip=HEADER_SIZE, version=version)
+        tail = read_records(path, data, 0, after, skip=HEADER_SIZE, version=version, known=known)
         tail.version = version
         return tail
     head = min(HEADER_SIZE, len(data))
@@ -186,12 +189,19 @@ def read_records(
     after: int,
     skip: int = 0,
     version: int = FORMAT_VERSION,
+    known: Mapping[int, Commit] | None = None,
 ) -> Tail:
     """The records in ``data`` (the log's bytes from offset ``start``, the first ``skip``
     of them not records: a header) that follow generation ``after``; earlier ones are
     skipped. Bytes no record can be proven from are skipped to the next record that
     verifies and kept in :attr:`Tail.damage`; a gap in the generations with no damage
-    before it is refused."""
+    before it is refused.
+
+    ``known`` holds commits this process decoded already, by generation: a record that
+    verifies and carries one of those generations is that commit (a fold starts the
+    new log with the old one's last records, as they were), so it is taken as it is
+    rather than decoded again. The first record is decoded all the same: its time is
+    the log's age."""
     tail = Tail()
     view = memoryview(data)
     size = len(data)
@@ -227,7 +237,11 @@ def read_records(
                         "follow store.json; nothing was changed (run `memwork doctor`)"
                     )
                 skipped.lost = (expect, generation - 1)
-            commit, at = _decode(path, data, body, body + length, generation)
+            reused = known.get(generation) if known is not None and tail.records else None
+            if reused is None:
+                commit, at = _decode(path, data, body, body + length, generation)
+            else:
+                commit, at = reused, tail.times[-1]
             tail.records.append(commit)
             tail.times.append(at)
             expect = generation + 1

@@ -256,3 +256,42 @@ def test_a_claim_taken_for_a_fold_that_does_not_go_ahead_is_let_go(tmp_path: Pat
     assert _claims(folder) == []
     store.fold_log()
     assert _file_ids(folder) == ["n00", "n01", "n02"]
+
+
+def test_records_a_fold_carries_into_the_new_log_are_not_decoded_again(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    folder = tmp_path / "s"
+    folding, other, reader = Store(folder), Store(folder), Store(folder)
+    _commit(folding, 0)
+    with reader.reading():
+        reader.docs("notes")
+    for n in range(1, 5):
+        _commit(folding, n)
+    plan = _plan(folding)
+    for n in range(5, 11):
+        _commit(other, n)  # six commits the new log starts with
+    with reader.reading():
+        assert len(reader.docs("notes")) == 11  # the reader has read all of them already
+    assert _finish(folding, plan)
+    assert len(_log_generations(folder)) == 6
+
+    decoded: list[int] = []
+    real = wal._decode
+
+    def counted(path: Any, data: bytes, start: int, end: int, generation: int) -> Any:
+        decoded.append(generation)
+        return real(path, data, start, end, generation)
+
+    monkeypatch.setattr(wal, "_decode", counted)
+    _commit(folding, 11)
+    with reader.reading():
+        assert sorted(reader.docs("notes")) == [f"n{n:02d}" for n in range(12)]
+    # The first record of the new log (its time is the log's age) and the one commit
+    # the reader had not seen: not the five others again.
+    assert len(decoded) == 2, decoded
+    assert decoded[-1] == max(decoded)
+    monkeypatch.undo()
+    assert _read_fresh(folder) == [f"n{n:02d}" for n in range(12)]
+    for store in (folding, other, reader):
+        store.close()
