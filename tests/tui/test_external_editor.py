@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,8 @@ def editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A scripted $EDITOR: ``editor(mode, words)`` says what it does to the file next."""
     script = tmp_path / "editor.py"
     script.write_text(EDITOR)
+    # The text of a refused edit is kept on purpose: here, not in the machine's /tmp.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
 
