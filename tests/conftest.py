@@ -215,6 +215,32 @@ def stored_text(db: Path | str, table: str | None = None) -> str:
     return log + "".join(p.read_text() for p in paths)
 
 
+def every_byte(db: Path | str, *, snapshots: bool = False) -> str:
+    """Everything the store keeps: every file under a folder (checkpoints' snapshot
+    files only when asked), or every key of a Redis database."""
+    if isinstance(db, str):
+        from tests.redis_server import client_for
+
+        client = client_for(db)
+        out = []
+        for key in client.scan_iter(count=1000):
+            if not snapshots and key.startswith(b"memwork:snap:"):
+                continue
+            kind = client.type(key).decode()
+            if kind == "hash":
+                out += [k.decode() + v.decode() for k, v in client.hgetall(key).items()]
+            elif kind == "string":
+                out.append(client.get(key).decode())
+            elif kind == "set":
+                out += [m.decode() for m in client.smembers(key)]
+        return "\n".join(out)
+    texts = []
+    for path in sorted(db.rglob("*")):
+        if path.is_file() and (snapshots or "snapshots" not in path.parts):
+            texts.append(path.read_bytes().decode("utf-8", errors="replace"))
+    return "\n".join(texts)
+
+
 def python_env(**extra: str) -> dict[str, str]:
     """Environment for child processes that run memwork code."""
     env = dict(os.environ)

@@ -60,7 +60,7 @@ _AUDITED = ("sessions", "observations", "working_memory", "actions")
 _ACTIONS = "actions"
 
 
-def _forget_links(store: Store, gone: set[str], dropped_homes: set[str]) -> int:
+def forget_links(store: Store, gone: set[str], dropped_homes: set[str]) -> int:
     """Remove every link from or to a record in ``gone`` (the link tables of
     ``dropped_homes`` go whole); returns how many links went."""
     count = 0
@@ -74,13 +74,17 @@ def _forget_links(store: Store, gone: set[str], dropped_homes: set[str]) -> int:
     return count + len(touching)
 
 
-def _redact_audit(
-    store: Store, record_ids: set[str], quoted: dict[str, list[str]] | None = None
+def redact_audit(
+    store: Store,
+    record_ids: set[str],
+    quoted: dict[str, list[str]] | None = None,
+    tables: tuple[str, ...] = _AUDITED,
 ) -> tuple[int, int]:
-    """Blank the summaries of audit entries about ``record_ids``, and in the entries
-    about each session of ``quoted`` (session id → the contents of its observations
-    being forgotten) the quotes of those contents, in one read of the whole log
-    (privacy over speed); returns (entries blanked, entries whose quotes went)."""
+    """Blank the summaries of audit entries about ``record_ids`` in ``tables``, and in
+    the entries about each session of ``quoted`` (session id → the contents of its
+    observations being forgotten) the quotes of those contents, in one read of the
+    whole log (privacy over speed); returns (entries blanked, entries whose quotes
+    went)."""
     blanked = requoted = 0
     quoted = quoted or {}
     for name in shards.shard_names(store, audit.BASE):
@@ -88,7 +92,7 @@ def _redact_audit(
         for doc_id, doc in store.docs(name).items():
             record, said = doc.get("record_id"), doc.get("summary")
             if record in record_ids:
-                if doc.get("table") in _AUDITED and said != FORGOTTEN:
+                if doc.get("table") in tables and said != FORGOTTEN:
                     hits[doc_id] = {**doc, "summary": FORGOTTEN}
                     blanked += 1
             elif record in quoted and isinstance(said, str):
@@ -146,7 +150,7 @@ def _session_actions(store: Store, sid: str) -> set[str]:
     return {key for key, doc in store.docs(_ACTIONS).items() if doc.get("session_id") == sid}
 
 
-def _checkpoints_since(store: Store, started_at: str) -> list[str]:
+def checkpoints_since(store: Store, started_at: str) -> list[str]:
     """Checkpoints taken since ``started_at``: they may hold copies of what was forgotten."""
     start = parse_instant(started_at)
     found = []
@@ -180,8 +184,8 @@ def forget_session(store: Store, session: str, *, now: datetime, actor: str) -> 
         if action_ids:
             store.delete(_ACTIONS, sorted(action_ids))
         gone = {sid, *observation_ids, *action_ids}
-        link_count = _forget_links(store, gone, {obs_table})
-        redacted, _ = _redact_audit(store, {*gone, *wm_ids})
+        link_count = forget_links(store, gone, {obs_table})
+        redacted, _ = redact_audit(store, {*gone, *wm_ids})
         audit.record(
             store,
             actor=actor,
@@ -195,7 +199,7 @@ def forget_session(store: Store, session: str, *, now: datetime, actor: str) -> 
             ),
             now=now,
         )
-        holding = _checkpoints_since(store, found.get("started_at") or iso(now))
+        holding = checkpoints_since(store, found.get("started_at") or iso(now))
         store.fold_log()  # the log's older records hold the words until it is folded
     return {
         "kind": "session",
@@ -270,8 +274,8 @@ def forget_observations(
             store.put(sessions.TABLE, sid, session)
             started.append(session.get("started_at") or iso(now))
             gone |= obs_ids
-        link_count = _forget_links(store, gone, set())
-        redacted, requoted = _redact_audit(store, gone, quoted)
+        link_count = forget_links(store, gone, set())
+        redacted, requoted = redact_audit(store, gone, quoted)
         quotes += requoted
         for obs_id in sorted(gone):
             audit.record(
@@ -283,7 +287,7 @@ def forget_observations(
                 summary=f"forgot observation {obs_id}",
                 now=now,
             )
-        holding = _checkpoints_since(store, min(started))
+        holding = checkpoints_since(store, min(started))
         store.fold_log()  # the log's older records hold the words until it is folded
     return {
         "kind": "observation",

@@ -682,6 +682,33 @@ class Operations:
         )
         return result
 
+    def delete_lessons(
+        self,
+        lessons: Iterable[str],
+    ) -> dict[str, Any]:
+        """Delete lessons for good, their words with them.
+
+        Delete a lesson that holds something no agent should remember; it cannot be undone
+        (`lesson forget` hides one and can be).
+
+        Delete lessons for good (`forget` only hides one): the record with every wording it had,
+        its text among other lessons' wordings (`wordings_removed`), its links, and the words of
+        its audit entries and of the review proposals that wrote or would edit it
+        (`[forgotten]`; a pending one is rejected). A lesson it had replaced is forgotten rather
+        than brought back (`superseded_forgotten`). Store checkpoints keep their copies until
+        deleted (`checkpoints_may_hold`).
+
+        Args:
+            lessons: the lessons (ids or unique id prefixes; all must exist).
+        """
+        result: dict[str, Any] = self._operation(
+            "delete_lessons",
+            {
+                "lessons": lessons,
+            },
+        )
+        return result
+
     def edit_lesson(
         self,
         lesson: str,

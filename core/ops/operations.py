@@ -935,6 +935,38 @@ OPERATIONS: tuple[Op, ...] = (
         toolset="curation",
     ),
     Op(
+        "delete_lessons",
+        "lesson delete",
+        "delete lessons for good, their words with them",
+        "domain.lesson_deletion:forget_lessons",
+        (
+            Param(
+                "lessons",
+                "strs",
+                "the lessons (ids or unique id prefixes; all must exist)",
+                cli="ID",
+            ),
+        ),
+        writes=True,
+        destructive=True,
+        result="forgotten",
+        errors=("invalid", "not_found"),
+        doc=(
+            "Delete lessons for good (`forget` only hides one): the record with every "
+            "wording it had, its text among other lessons' wordings (`wordings_removed`), its "
+            "links, and the words of its audit entries and of the review proposals that wrote "
+            "or would edit it (`[forgotten]`; a pending one is rejected). A lesson it had "
+            "replaced is forgotten rather than brought back (`superseded_forgotten`). Store "
+            "checkpoints keep their copies until deleted (`checkpoints_may_hold`)."
+        ),
+        when=(
+            "Delete a lesson that holds something no agent should remember; it cannot be "
+            "undone (`lesson forget` hides one and can be)."
+        ),
+        cli_print="cmd_sessions:forgotten",
+        toolset="curation",
+    ),
+    Op(
         "edit_lesson",
         "lesson edit",
         "change a lesson's text, scope, tags, confidence or decay rate",

@@ -375,10 +375,21 @@ SHAPES: dict[str, Schema] = {
     "forgotten": _obj(
         "What a forget removed for good.",
         {
-            "kind": _p(_STR, "session or observation"),
+            "kind": _p(_STR, "session, observation or lesson"),
             "id": _p(_STR, "the session forgotten"),
-            "ids": {**_STRS, "description": "the observations forgotten"},
+            "ids": {**_STRS, "description": "the observations or lessons forgotten"},
             "observations": _p(_INT, "observations deleted"),
+            "lessons": _p(_INT, "lessons deleted"),
+            "wordings_removed": _p(
+                _INT, "wordings of the deleted lessons taken out of other lessons' histories"
+            ),
+            "proposals_blanked": _p(
+                _INT, "review proposals that wrote or would edit them, now without their text"
+            ),
+            "superseded_forgotten": {
+                **_STRS,
+                "description": "lessons they had replaced, forgotten (hidden, restorable)",
+            },
             "working_memory": _p(_BOOL, "the session had working memory, now deleted"),
             "actions": _p(_INT, "actions made in the session, deleted"),
             "links": _p(_INT, "links removed with them"),

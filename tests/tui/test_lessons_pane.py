@@ -118,6 +118,49 @@ def test_forget_asks_first_and_u_right_after_brings_it_back(demo_app, demo_path:
 
 
 @pytest.mark.slow
+def test_delete_asks_first_then_takes_the_lesson_and_its_words_for_good(
+    demo_app, demo_path: Path
+) -> None:
+    async def scenario() -> None:
+        app = demo_app()
+        toasts = capture_toasts(app)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("4")
+            await settle(pilot)
+            table = app.query_one("#lessons", VirtualTable)
+            lesson_id = table.cursor_key
+            words = _stored(demo_path, lesson_id)["content"]
+            await pilot.press("delete")
+            await settle(pilot)
+            assert "Delete this lesson for good?" in screen_text(app)
+            await pilot.press("n")  # cancel: nothing changes
+            await settle(pilot)
+            assert _stored(demo_path, lesson_id)["content"] == words
+            await pilot.press("delete")
+            await settle(pilot)
+            await pilot.press("y")
+            await settle(pilot)
+            assert toasts[-1].startswith("Lesson deleted for good")
+            assert lesson_id not in [table.row_key_at(i) for i in range(table.row_count)]
+            store = Store(demo_path)
+            with store.reading():
+                assert lesson_id not in store.docs(lessons.TABLE)
+                history = [
+                    doc
+                    for name in store.table_names("audit")
+                    for doc in store.docs(name).values()
+                    if doc.get("record_id") == lesson_id
+                ]
+            assert history and all(words not in doc["summary"] for doc in history)
+            # Not forgotten: gone. x (all lessons) does not list it either.
+            await pilot.press("x")
+            await settle(pilot)
+            assert lesson_id not in [table.row_key_at(i) for i in range(table.row_count)]
+
+    run(scenario)
+
+
+@pytest.mark.slow
 def test_lesson_keys_on_the_rules_list_say_where_they_work(demo_app, demo_path: Path) -> None:
     async def scenario() -> None:
         app = demo_app()

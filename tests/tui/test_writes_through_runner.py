@@ -91,6 +91,8 @@ SCENARIO: list[tuple[str, str, dict[str, Any]]] = [
     ),
     ("forget_obs", "delete_observations", {"observations": [ref("obs2", "id")]}),
     ("forget_ses", "delete_session", {"session": ref("ses", "id")}),
+    ("doomed", "add_lesson", {"text": "Say the pager code aloud on calls"}),
+    ("del_lesson", "delete_lessons", {"lessons": [ref("doomed", "id")]}),
     ("undo_point", "restore_checkpoint", {"checkpoint": ref("point", "id")}),
     ("del_point", "delete_checkpoint", {"checkpoint": ref("point", "id")}),
 ]

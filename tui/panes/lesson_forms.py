@@ -15,6 +15,7 @@ from .. import external_editor
 from ..screens.clusters import ClustersScreen
 from ..screens.confirm import ConfirmScreen
 from ..screens.form import Field, FormScreen
+from ..widgets.bars import plural
 
 if TYPE_CHECKING:
     from .lessons import LessonsPane
@@ -186,6 +187,43 @@ def merge_near_duplicates(pane: LessonsPane) -> None:
             )
 
     pane.app.push_screen(ClustersScreen(groups, now), chosen)
+
+
+def delete_lesson(pane: LessonsPane, lesson: dict[str, Any]) -> None:
+    """Ask, then delete ``lesson`` for good (its words leave the store and the history)."""
+
+    async def answered(yes: bool | None) -> None:
+        if not yes:
+            return
+        await pane.workbench.write(
+            "delete_lessons",
+            lessons=[lesson["id"]],
+            done=lambda r: "Lesson deleted for good" + _deleted_note(r),
+        )
+
+    pane.app.push_screen(
+        ConfirmScreen(
+            "Delete this lesson for good?",
+            f"“{lesson['content']}”\n\nIt leaves the store with every wording it had, its "
+            "links and the words of its history; this cannot be undone (f forgets a lesson "
+            "and u brings it back). A store checkpoint taken since keeps its copy until you "
+            "delete it.",
+            confirm="Delete",
+        ),
+        answered,
+    )
+
+
+def _deleted_note(result: dict[str, Any]) -> str:
+    notes = []
+    if replaced := result.get("superseded_forgotten"):
+        notes.append(f"{plural(len(replaced), 'lesson')} it had replaced forgotten (u restores)")
+    if held := result.get("checkpoints_may_hold"):
+        notes.append(
+            f"{plural(len(held), 'checkpoint')} taken since "
+            f"{'keeps' if len(held) == 1 else 'keep'} a copy until deleted"
+        )
+    return f"; {'; '.join(notes)}" if notes else ""
 
 
 def forget_lesson(pane: LessonsPane, lesson: dict[str, Any]) -> None:

@@ -56,6 +56,13 @@ class LessonsPane(Pane):
         Binding("p", "toggle_pin", "Pin", tooltip="Pin or unpin: pinned lessons never decay"),
         Binding("f", "forget", "Forget", tooltip="Forget the lesson (u brings it back)"),
         Binding("u", "restore", "Restore", tooltip="Bring back a forgotten lesson"),
+        Binding(
+            "delete",
+            "delete_lesson",
+            "Delete",
+            show=False,
+            tooltip="Delete the lesson for good, its words with it (f only hides it)",
+        ),
         Binding("t", "toggle_rule", "Rule on/off", tooltip="Switch the rule on or off"),
         Binding("m", "merge", "Merge", tooltip="Merge near-duplicate lessons"),
         Binding(
@@ -89,6 +96,7 @@ class LessonsPane(Pane):
         "toggle_pin",
         "forget",
         "restore",
+        "delete_lesson",
         "merge",
         "edit",
         "external_edit",
@@ -403,6 +411,10 @@ class LessonsPane(Pane):
     def action_forget(self) -> None:
         if (lesson := self._need_lesson()) is not None:
             forms.forget_lesson(self, lesson)
+
+    def action_delete_lesson(self) -> None:
+        if (lesson := self._need_lesson()) is not None:
+            forms.delete_lesson(self, lesson)
 
     async def action_restore(self) -> None:
         """Bring back the selected lesson if it is forgotten, else the one forgotten last.

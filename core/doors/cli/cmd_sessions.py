@@ -78,22 +78,30 @@ def _actions(count: int) -> str:
 
 
 def forgotten(ctx: Context, result: dict[str, Any]) -> int:
-    """``session delete``, ``observation delete``, ``forget``: what went, and what keeps a
-    copy."""
+    """``session delete``, ``observation delete``, ``lesson delete``, ``forget``: what
+    went, and what keeps a copy."""
     if ctx.json:
         emit_json(result)
     else:
-        what = (
-            f"session {result['id']} ({result['observations']} observations"
-            + (_actions(result["actions"]) if result.get("actions") else ")")
-            if result["kind"] == "session"
-            else f"{result['observations']} observation{'' if result['observations'] == 1 else 's'}"
-        )
+        if result["kind"] == "session":
+            what = f"session {result['id']} ({result['observations']} observations" + (
+                _actions(result["actions"]) if result.get("actions") else ")"
+            )
+        else:
+            count = result["lessons" if result["kind"] == "lesson" else "observations"]
+            what = f"{count} {result['kind']}{'' if count == 1 else 's'}"
         quotes = result.get("quotes_blanked") or 0
         quoted = f"; {quotes} quotes of it in summaries became [forgotten]" if quotes else ""
+        done = "deleted" if result["kind"] == "lesson" else "forgot"
         say(
-            f"forgot {what}; {result['audit_entries_blanked']} audit entries keep only the "
+            f"{done} {what}; {result['audit_entries_blanked']} audit entries keep only the "
             f"fact{quoted}"
+        )
+    replaced = result.get("superseded_forgotten") or []
+    if replaced and not ctx.json:
+        note(
+            f"forgot {len(replaced)} lesson{'' if len(replaced) == 1 else 's'} it had replaced, "
+            f"which would have come back without it (restorable): {', '.join(replaced)}"
         )
     held = result["checkpoints_may_hold"]
     if held:

@@ -12,7 +12,7 @@ from mcp import Client
 
 from memwork import Memory
 from memwork.core.base.errors import UserError
-from tests.conftest import folder_digest, stored_text
+from tests.conftest import every_byte, folder_digest, stored_text
 from tests.doors import mcp, tool
 
 BOTH_BACKENDS = True
@@ -20,32 +20,6 @@ BOTH_BACKENDS = True
 #: Words nothing else in the store says, so finding them anywhere is finding a trace.
 MARK = "zebraorchid"
 KEEP = "kingfisher"
-
-
-def _every_byte(db: Path | str, *, snapshots: bool = False) -> str:
-    """Everything the store keeps: every file under a folder (checkpoints' snapshot
-    files only when asked), or every key of a Redis database."""
-    if isinstance(db, str):
-        from tests.redis_server import client_for
-
-        client = client_for(db)
-        out = []
-        for key in client.scan_iter(count=1000):
-            if not snapshots and key.startswith(b"memwork:snap:"):
-                continue
-            kind = client.type(key).decode()
-            if kind == "hash":
-                out += [k.decode() + v.decode() for k, v in client.hgetall(key).items()]
-            elif kind == "string":
-                out.append(client.get(key).decode())
-            elif kind == "set":
-                out += [m.decode() for m in client.smembers(key)]
-        return "\n".join(out)
-    texts = []
-    for path in sorted(db.rglob("*")):
-        if path.is_file() and (snapshots or "snapshots" not in path.parts):
-            texts.append(path.read_bytes().decode("utf-8", errors="replace"))
-    return "\n".join(texts)
 
 
 def _session_with_secrets(cli: Any, word: str) -> tuple[str, list[str]]:
@@ -70,7 +44,7 @@ def test_a_forgotten_session_leaves_no_trace(cli: Any, db: Path | str) -> None:
     assert cli("link", lesson, sid).code == 0
     # Searched and exported before: the search cache and the export hold the words.
     assert cli("--json", "search", MARK).json()
-    assert MARK in cli("export").out and MARK in _every_byte(db)
+    assert MARK in cli("export").out and MARK in every_byte(db)
 
     done = cli("--json", "session", "delete", sid)
     assert done.code == 0, done.err
@@ -78,7 +52,7 @@ def test_a_forgotten_session_leaves_no_trace(cli: Any, db: Path | str) -> None:
     assert result["observations"] == 3 and result["working_memory"] is True
     assert result["links"] == 2 and result["checkpoints_may_hold"] == []
 
-    assert MARK not in _every_byte(db)  # no table, cache, journal or audit entry holds it
+    assert MARK not in every_byte(db)  # no table, cache, journal or audit entry holds it
     assert MARK not in cli("export").out
     assert cli("--json", "search", MARK).json() == []
     assert MARK not in cli("context", "--project", "api").out
@@ -111,7 +85,7 @@ def test_a_forgotten_session_takes_its_actions_with_it(cli: Any, db: Path | str)
     done = cli("--json", "session", "delete", sid)
     assert done.code == 0, done.err
     assert done.json()["actions"] == 2
-    assert MARK not in _every_byte(db)  # no table, journal or audit entry holds the titles
+    assert MARK not in every_byte(db)  # no table, journal or audit entry holds the titles
     assert MARK not in cli("export").out
     assert MARK not in cli("context", "--project", "api").out
     assert MARK not in cli("--json", "history", "--limit", "200").out
@@ -133,7 +107,7 @@ def test_forgetting_observations_one_by_one(cli: Any, db: Path | str) -> None:
     done = cli("--json", "observation", "delete", f"{sid}/{secret}")
     assert done.code == 0, done.err
     assert done.json()["ids"] == [secret]
-    assert MARK not in _every_byte(db)
+    assert MARK not in every_byte(db)
     after = cli("--json", "session", "show", sid).json()
     assert [o["id"] for o in after["observations"]] == obs
     # Counted, so the tally of what was ever observed still adds up.
@@ -151,10 +125,10 @@ def test_checkpoints_keep_their_copies_until_deleted(cli: Any, db: Path | str) -
     checkpoint = cli("checkpoint", "create", "-m", "before").out.strip()
     done = cli("session", "delete", sid)
     assert done.code == 0 and checkpoint[:8] in done.err  # said on stderr
-    assert MARK not in _every_byte(db)
-    assert MARK in _every_byte(db, snapshots=True)  # the checkpoint's copy, as promised
+    assert MARK not in every_byte(db)
+    assert MARK in every_byte(db, snapshots=True)  # the checkpoint's copy, as promised
     cli("checkpoint", "delete", checkpoint)
-    assert MARK not in _every_byte(db, snapshots=True)
+    assert MARK not in every_byte(db, snapshots=True)
 
 
 @pytest.mark.slow
@@ -173,7 +147,7 @@ def test_forget_through_the_api_and_mcp(cli: Any, db: Path | str) -> None:
         return await tool(client, "forget", kind="session", id=second)
 
     assert mcp(db, body)["id"] == second
-    assert MARK not in _every_byte(db)
+    assert MARK not in every_byte(db)
     assert stored_text(db, "sessions").count('"id"') == 0
 
 
@@ -182,9 +156,9 @@ def test_the_search_cache_forgets_at_once(cli: Any, db: Path) -> None:
     sid, _ = _session_with_secrets(cli, MARK)
     assert cli("--json", "search", MARK).json()
     cache = db / "cache"
-    assert cache.exists() and MARK in _every_byte(cache)
+    assert cache.exists() and MARK in every_byte(cache)
     cli("session", "delete", sid)
-    assert MARK not in _every_byte(cache)
+    assert MARK not in every_byte(cache)
 
 
 def test_a_summary_crystallize_wrote_loses_its_quote_of_a_forgotten_note(
@@ -201,7 +175,7 @@ def test_a_summary_crystallize_wrote_loses_its_quote_of_a_forgotten_note(
     summary = cli("--json", "crystallize", sid).json()["summary"]
     assert f"{MARK} leaked" in summary and "…" in summary
     cli("observation", "delete", f"{sid}/{secret}")
-    assert f"{MARK} leaked" not in _every_byte(db)
+    assert f"{MARK} leaked" not in every_byte(db)
     held = cli("--json", "session", "show", sid).json()["summary"]
     assert held.endswith("Last: [forgotten]") and f"Decided: {KEEP} goes first." in held
     # The cut quote of the other note (still kept) stays: only what was forgotten goes.
@@ -213,7 +187,7 @@ def test_a_summary_crystallize_wrote_loses_its_quote_of_a_forgotten_note(
     )
     done = cli("--json", "observation", "delete", f"{sid}/{long_id}").json()
     assert done["quotes_blanked"] == 2  # the summary, and its audit entry
-    assert MARK not in _every_byte(db)
+    assert MARK not in every_byte(db)
     assert "Errors: [forgotten]." in cli("--json", "session", "show", sid).json()["summary"]
     assert KEEP in cli("--json", "session", "show", sid).json()["summary"]
     assert cli("--json", "search", MARK).json() == []

@@ -157,6 +157,9 @@ SCENARIO: list[tuple[str, str, dict[str, Any]]] = [
     ("forget_l3", "forget_lesson", {"lesson": ref("l3", "id")}),
     ("unforget", "unforget_lesson", {"lesson": ref("l3", "id")}),
     ("unforget_twice", "unforget_lesson", {"lesson": ref("l3", "id")}),
+    ("l4", "add_lesson", {"text": "Say the pager code aloud on calls"}),
+    ("l4_gone", "delete_lessons", {"lessons": [ref("l4", "id")]}),
+    ("l4_again", "delete_lessons", {"lessons": [ref("l4", "id")]}),
     ("edit", "edit_lesson", {"lesson": ref("l1", "id"), "text": "Canary every deploy for 15 min"}),
     ("merge", "merge_lessons", {"keep": ref("l1", "id"), "absorb": [ref("l2", "id")]}),
     ("all_lessons", "list_lessons", {"all": True}),
@@ -568,9 +571,11 @@ def test_every_door_answers_every_operation_alike(
         "a_cycle",
         "unlink_none",
         "forget_again",
+        "l4_again",
         "unforget_twice",
         "prof_big",
     }, errors
+    assert expected["l4_gone"]["lessons"] == 1
     assert "would make a cycle" in expected["a_cycle"]["error"]
     assert expected["p1"]["proposed"] is True and expected["merge"]["wordings"]
     for door in DOORS[1:]:
