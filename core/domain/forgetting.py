@@ -34,7 +34,9 @@ keeps its copy, and a Redis server keeps the old bytes in its append-only file
 until it rewrites it (``BGREWRITEAOF``). Episodes that name the session keep
 their ``session_id`` (an id, not what happened in it). Words written about an
 observation in other words (a summary a model or a person wrote, a lesson) are their
-own records: forget or edit those by themselves.
+own records: forget or edit those by themselves. A lesson that says a forgotten
+observation word for word (``reflect`` writes some that way) is named in the answer
+(``lessons_quoting``), for ``lesson delete``.
 """
 
 from __future__ import annotations
@@ -45,12 +47,12 @@ from typing import Any
 from ..base import names
 from ..base.clock import iso, parse_instant
 from ..base.errors import InvalidInput, NotFound
-from ..base.text import one_line
+from ..base.text import normalise, one_line
 from ..ledger import audit, isolation, links
 from ..storage import shards
 from ..storage.store import Store
 from ..storage.tables import physical_tables
-from . import sessions
+from . import lessons, sessions
 
 #: What a forgotten record's audit entries say instead of their summary.
 FORGOTTEN = "[forgotten]"
@@ -150,6 +152,31 @@ def _session_actions(store: Store, sid: str) -> set[str]:
     return {key for key, doc in store.docs(_ACTIONS).items() if doc.get("session_id") == sid}
 
 
+#: The prefix ``reflect`` puts before an error it turns into a lesson.
+_AVOID = "Avoid: "
+
+
+def lessons_quoting(store: Store, contents: list[str]) -> list[str]:
+    """The lessons that say one of ``contents`` word for word, whole or cut short (as
+    ``reflect`` writes an observation of a lesson's or an error's kind into a lesson):
+    records of their own, which a forget leaves, and names so that a person can delete
+    them too (``lesson delete``)."""
+    said = [normalise(c) for c in contents if len(c.strip()) >= _CUT_QUOTE_MIN]
+    if not said or not store.has_table(lessons.TABLE):
+        return []
+    found = []
+    for lesson_id, doc in store.docs(lessons.TABLE).items():
+        texts = [doc.get("content"), *(doc.get("wordings") or ())]
+        for text in texts:
+            if not isinstance(text, str):
+                continue
+            core = normalise(text.removeprefix(_AVOID).rstrip("…"))
+            if len(core) >= _CUT_QUOTE_MIN and any(c.startswith(core) for c in said):
+                found.append(lesson_id)
+                break
+    return sorted(found)
+
+
 def checkpoints_since(store: Store, started_at: str) -> list[str]:
     """Checkpoints taken since ``started_at``: they may hold copies of what was forgotten."""
     start = parse_instant(started_at)
@@ -174,7 +201,9 @@ def forget_session(store: Store, session: str, *, now: datetime, actor: str) -> 
         sid = found["id"]
         obs_table = sessions.observations_table(sid)
         wm_table = f"{sessions.WORKING_MEMORY}.{sid}"
-        observation_ids = set(store.docs(obs_table)) if store.has_table(obs_table) else set()
+        held = store.docs(obs_table) if store.has_table(obs_table) else {}
+        observation_ids = set(held)
+        quoting = lessons_quoting(store, [str(o.get("content") or "") for o in held.values()])
         wm_ids = set(store.docs(wm_table)) if store.has_table(wm_table) else set()
         dropped = [name for name in (obs_table, wm_table) if store.has_table(name)]
         for name in dropped:
@@ -209,6 +238,7 @@ def forget_session(store: Store, session: str, *, now: datetime, actor: str) -> 
         "actions": len(action_ids),
         "links": link_count,
         "audit_entries_blanked": redacted,
+        "lessons_quoting": quoting,
         "checkpoints_may_hold": holding,
     }
 
@@ -275,6 +305,7 @@ def forget_observations(
             started.append(session.get("started_at") or iso(now))
             gone |= obs_ids
         link_count = forget_links(store, gone, set())
+        quoting = lessons_quoting(store, [text for texts in quoted.values() for text in texts])
         redacted, requoted = redact_audit(store, gone, quoted)
         quotes += requoted
         for obs_id in sorted(gone):
@@ -296,6 +327,7 @@ def forget_observations(
         "links": link_count,
         "audit_entries_blanked": redacted,
         "quotes_blanked": quotes,
+        "lessons_quoting": quoting,
         "checkpoints_may_hold": holding,
     }
 

@@ -221,9 +221,11 @@ class Operations:
         for good: out of every table (their links too), every search cache and the next context.
         The audit log keeps the fact (time, actor, action, id), not the words: their entries'
         summaries become `[forgotten]`, and so does a quote of a forgotten observation in a
-        summary `crystallize` wrote (`quotes_blanked`). Store checkpoints keep their copies
-        until deleted (`checkpoints_may_hold` lists those taken since the session started); a
-        Redis server's append-only file keeps old bytes until it is rewritten.
+        summary `crystallize` wrote (`quotes_blanked`). Lessons that say a forgotten observation
+        word for word (`reflect` writes some so) are their own records and stay, named in
+        `lessons_quoting` for `lesson delete`. Store checkpoints keep their copies until deleted
+        (`checkpoints_may_hold` lists those taken since the session started); a Redis server's
+        append-only file keeps old bytes until it is rewritten.
 
         Args:
             session: the session's id (or a unique start or end of it).
@@ -247,10 +249,11 @@ class Operations:
         Delete single observations for good: out of every table (their links too), every search
         cache and the next context. The audit log keeps the fact (time, actor, action, id), not
         the words: their entries' summaries become `[forgotten]`, and so does a quote of a
-        forgotten observation in a summary `crystallize` wrote (`quotes_blanked`). Store
-        checkpoints keep their copies until deleted (`checkpoints_may_hold` lists those taken
-        since the session started); a Redis server's append-only file keeps old bytes until it
-        is rewritten.
+        forgotten observation in a summary `crystallize` wrote (`quotes_blanked`). Lessons that
+        say a forgotten observation word for word (`reflect` writes some so) are their own
+        records and stay, named in `lessons_quoting` for `lesson delete`. Store checkpoints keep
+        their copies until deleted (`checkpoints_may_hold` lists those taken since the session
+        started); a Redis server's append-only file keeps old bytes until it is rewritten.
 
         Args:
             observations: the observations (obs_… or <session>/obs_…; all must exist).
@@ -277,9 +280,11 @@ class Operations:
         out of every table (their links too), every search cache and the next context. The audit
         log keeps the fact (time, actor, action, id), not the words: their entries' summaries
         become `[forgotten]`, and so does a quote of a forgotten observation in a summary
-        `crystallize` wrote (`quotes_blanked`). Store checkpoints keep their copies until
-        deleted (`checkpoints_may_hold` lists those taken since the session started); a Redis
-        server's append-only file keeps old bytes until it is rewritten.
+        `crystallize` wrote (`quotes_blanked`). Lessons that say a forgotten observation word
+        for word (`reflect` writes some so) are their own records and stay, named in
+        `lessons_quoting` for `lesson delete`. Store checkpoints keep their copies until deleted
+        (`checkpoints_may_hold` lists those taken since the session started); a Redis server's
+        append-only file keeps old bytes until it is rewritten.
 
         Args:
             kind: what to forget.

@@ -399,6 +399,13 @@ SHAPES: dict[str, Schema] = {
                 "session summaries and audit entries whose quote of a forgotten observation "
                 "(as crystallize writes it) became [forgotten]",
             ),
+            "lessons_quoting": {
+                **_STRS,
+                "description": (
+                    "lessons that say a forgotten observation word for word (reflect writes "
+                    "some so): records of their own, left as they are; lesson delete takes them"
+                ),
+            },
             "checkpoints_may_hold": {
                 **_STRS,
                 "description": "checkpoints taken since, which keep their copies until deleted",

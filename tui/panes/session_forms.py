@@ -200,10 +200,16 @@ def delete_key(pane: SessionsPane, session: Doc, key: str, scope: str = "session
 
 
 def _kept_copies(result: Doc) -> str:
+    said = ""
+    if quoting := result.get("lessons_quoting"):
+        said = (
+            f"; {plural(len(quoting), 'lesson')} still "
+            f"{'says' if len(quoting) == 1 else 'say'} it word for word (Delete in Lessons)"
+        )
     held = result.get("checkpoints_may_hold") or []
     if not held:
-        return ""
-    return (
+        return said
+    return said + (
         f"; {plural(len(held), 'checkpoint')} taken since still "
         f"{'holds' if len(held) == 1 else 'hold'} a copy until deleted"
     )

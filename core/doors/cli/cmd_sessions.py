@@ -103,6 +103,14 @@ def forgotten(ctx: Context, result: dict[str, Any]) -> int:
             f"forgot {len(replaced)} lesson{'' if len(replaced) == 1 else 's'} it had replaced, "
             f"which would have come back without it (restorable): {', '.join(replaced)}"
         )
+    quoting = result.get("lessons_quoting") or []
+    if quoting and not ctx.json:
+        one = len(quoting) == 1
+        note(
+            f"{len(quoting)} lesson{'' if one else 's'} {'says' if one else 'say'} it word for "
+            f"word and {'stays' if one else 'stay'} (a record of its own): "
+            f"memwork lesson delete {' '.join(quoting)}"
+        )
     held = result["checkpoints_may_hold"]
     if held:
         note(

@@ -201,3 +201,29 @@ def test_a_summary_in_other_words_is_its_own_record(cli: Any, db: Path | str) ->
     done = cli("--json", "observation", "delete", f"{sid}/{secret}").json()
     assert done["quotes_blanked"] == 0
     assert cli("--json", "session", "show", sid).json()["summary"] == f"we saw {MARK} leaked"
+
+
+def test_lessons_that_say_a_forgotten_note_word_for_word_are_named(
+    cli: Any, db: Path | str
+) -> None:
+    """reflect makes lessons of notes word for word; a forget names them for `lesson
+    delete` (and leaves them: they are records of their own)."""
+    sid = cli("session", "start", "--title", "deploy").out.strip()
+    said = f"Never page {MARK} after midnight for a flaky check"
+    note = cli("--json", "observe", "--session", sid, "--kind", "lesson", said).json()["id"]
+    cli("observe", "--session", sid, "--kind", "error", f"The {MARK} canary timed out twice")
+    assert cli("reflect", sid).code == 0
+    made = {x["content"]: x["id"] for x in cli("--json", "lesson", "list").json()}
+    assert said in made and f"Avoid: The {MARK} canary timed out twice" in made
+    mine = cli("--json", "lesson", "add", f"Ask before paging about {MARK}").json()["id"]
+
+    done = cli("observation", "delete", f"{sid}/{note}")
+    assert done.code == 0, done.err
+    assert f"memwork lesson delete {made[said]}" in done.err
+    assert cli("--json", "lesson", "show", made[said]).json()["content"] == said  # left
+
+    gone = cli("--json", "session", "delete", sid).json()  # the error note goes with it
+    assert gone["lessons_quoting"] == [made[f"Avoid: The {MARK} canary timed out twice"]]
+    assert mine not in gone["lessons_quoting"]  # other words: not a quote
+    assert cli("lesson", "delete", *made.values(), mine).code == 0
+    assert MARK not in every_byte(db)
