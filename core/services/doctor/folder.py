@@ -363,7 +363,9 @@ def diagnose(folder: Path) -> list[Check]:
         if _sound(checks):
             return checks
         if _moment(folder) == before:
-            if _settled_warnings(checks):
+            # Free when the checks began is not enough: a writer that took the lock after
+            # that check may be between writing a checkpoint's snapshot and committing it.
+            if _settled_warnings(checks) and not _held_now(folder):
                 return checks
             break  # the run under the lock says the rest
         time.sleep(0.01 * (attempt + 1))  # a fold under way: give it time to end
@@ -379,6 +381,14 @@ def diagnose(folder: Path) -> list[Check]:
     finally:
         lock.release()
         lock.close()
+
+
+def _held_now(folder: Path) -> bool:
+    """Whether another process holds the store's lock at this moment."""
+    try:
+        return InterProcessLock(folder / LOCK_NAME, 0).is_held_elsewhere()
+    except (OSError, StoreUnreadable):
+        return True  # cannot tell: the run under the lock decides
 
 
 def _settled_warnings(checks: list[Check]) -> bool:

@@ -10,8 +10,10 @@ its reads looked like one without a snapshot."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -183,3 +185,36 @@ def test_a_warning_on_a_quiet_store_is_reported_from_one_run(
     report = folder_doctor.report(store)
     assert [c["name"] for c in _findings(report)] == ["snapshots"] and report["ok"]
     assert len(runs) == 1
+
+
+def test_a_checkpoint_begun_after_the_lock_check_is_not_an_orphan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deterministic: a writer takes the lock just after doctor found it free, and writes
+    a checkpoint's snapshot before its record commits; doctor must not call it orphaned."""
+    from memwork.core.storage.lock import InterProcessLock
+
+    store = tmp_path / "store"
+    with Memory(store) as memory:
+        memory.create_checkpoint(description="a real one")
+    writer = InterProcessLock(store / ".lock", timeout=0)
+    in_progress = store / "snapshots" / "0b7e4a4e-0000-4000-8000-000000000000"
+    real = folder_doctor._lock_check
+
+    def then_a_writer_begins(folder: Path) -> object:
+        found = real(folder)
+        if not in_progress.exists():
+            writer.acquire()
+            in_progress.mkdir(parents=True)  # its snapshot, its record not committed yet
+
+            def commit() -> None:
+                time.sleep(0.3)
+                shutil.rmtree(in_progress)  # (as if its record now named it)
+                writer.release()
+
+            threading.Thread(target=commit).start()
+        return found
+
+    monkeypatch.setattr(folder_doctor, "_lock_check", then_a_writer_begins)
+    report = folder_doctor.report(store)
+    assert _findings(report) == [], _findings(report)
