@@ -14,26 +14,36 @@ from collections.abc import Callable
 
 
 class BackgroundFold:
-    """A daemon thread that calls ``fold`` each time it is woken (once per burst)."""
+    """A daemon thread that calls ``fold`` each time it is woken (once per burst), with
+    each plan it was handed (a fold begun in the commit's own hold), or with None."""
 
-    def __init__(self, fold: Callable[[], None]) -> None:
+    def __init__(self, fold: Callable[[object | None], None]) -> None:
         self._fold = fold
         self._wanted = threading.Event()
         self._stopping = False
-        #: Guards ``_busy`` (a fold running) for :meth:`settle`.
+        #: Plans handed over and not run yet (each holds a claim on its fold: none is
+        #: dropped unrun, or other processes would wait a minute for that fold).
+        self._plans: list[object] = []
+        #: Guards ``_busy`` (a fold running) and ``_plans``, for :meth:`settle`.
         self._idle = threading.Condition()
         self._busy = False
         self._thread = threading.Thread(target=self._run, name="memwork-fold", daemon=True)
         self._thread.start()
 
-    def wake(self) -> None:
-        """Ask for a fold (several asks before it runs make one)."""
+    def wake(self, plan: object | None = None) -> None:
+        """Ask for a fold, with the plan begun for it if there is one (several asks
+        before it runs make one, each plan still run)."""
+        if plan is not None:
+            with self._idle:
+                self._plans.append(plan)
         self._wanted.set()
 
     def stop(self) -> bool:
-        """End the thread (a fold already running finishes first); True when a fold was
-        asked for and had not started: the caller runs it."""
-        pending = self._wanted.is_set()
+        """End the thread (a fold already running, and each plan handed over, finish
+        first); True when a fold was asked for without a plan and had not started: the
+        caller runs it."""
+        with self._idle:
+            pending = self._wanted.is_set() and not self._plans
         self._stopping = True
         self._wanted.set()
         self._thread.join(timeout=30)
@@ -52,16 +62,16 @@ class BackgroundFold:
             self._wanted.wait()
             with self._idle:
                 self._wanted.clear()
-                self._busy = not self._stopping
+                plans, self._plans = self._plans, []
+                self._busy = bool(plans) or not self._stopping
+            if self._busy:
+                try:
+                    for plan in plans or [None]:
+                        self._fold(plan)
+                except Exception:  # noqa: BLE001, S110 - the log keeps every commit; the next one asks again
+                    pass
+            with self._idle:
+                self._busy = False
+                self._idle.notify_all()
             if self._stopping:
-                with self._idle:
-                    self._idle.notify_all()
                 return
-            try:
-                self._fold()
-            except Exception:  # noqa: BLE001, S110 - the log keeps every commit; the next one asks again
-                pass
-            finally:
-                with self._idle:
-                    self._busy = False
-                    self._idle.notify_all()

@@ -9,15 +9,18 @@ from pathlib import Path
 import pytest
 
 from memwork.core.ops.memory import Memory
+from memwork.core.storage import store as store_module
+from memwork.core.storage import wal
 from memwork.core.storage.background_fold import BackgroundFold
 from memwork.core.storage.folder_backend import FolderBackend
+from memwork.core.storage.lock import InterProcessLock
 
 
 def test_settle_waits_for_a_running_fold_and_a_wanted_one() -> None:
     release = threading.Event()
     folds: list[float] = []
 
-    def fold() -> None:
+    def fold(plan: object | None) -> None:
         release.wait(10)
         folds.append(time.monotonic())
 
@@ -60,3 +63,126 @@ def test_doctor_in_a_long_lived_process_does_not_take_its_own_fold_for_a_busy_wr
         assert checks["lock"] == {"name": "lock", "status": "ok", "detail": "free"}
     finally:
         memory.close()
+
+
+def _folded(memory: Memory) -> bool:
+    """Whether the log was folded since the store was opened (its first fold)."""
+    backend = memory.store.backend
+    assert isinstance(backend, FolderBackend)
+    return backend._base.generation > 0
+
+
+def _hold_elsewhere(folder: Path) -> InterProcessLock:
+    """The store's lock, held as another process would hold it."""
+    other = InterProcessLock(folder / ".lock", timeout=0)
+    other.acquire()
+    return other
+
+
+def test_a_fold_prepared_while_others_hold_the_lock_is_committed_by_the_next_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With other writers queued for the lock, the fold thread would wait for it
+    holding the process's mutex, and the process's next call behind it: the next call
+    commits the fold in its own hold instead."""
+    # The session and four notes: the fold is asked for by the last call, none after it.
+    monkeypatch.setenv("MEMWORK_LOG_RECORDS", "5")
+    monkeypatch.setattr(store_module, "HANDOVER_S", 30.0)  # only a call can commit it
+    folder = tmp_path / "s"
+    memory = Memory(folder)
+    prepared = threading.Event()
+    real_prepare = FolderBackend.fold_prepare
+    other: list[InterProcessLock] = []
+
+    def prepare_then_busy(self: FolderBackend, plan: object) -> None:
+        real_prepare(self, plan)
+        other.append(_hold_elsewhere(folder))  # another writer has the lock now
+        prepared.set()
+
+    monkeypatch.setattr(FolderBackend, "fold_prepare", prepare_then_busy)
+    try:
+        session = memory.start_session(title="t")["id"]
+        for n in range(4):
+            memory.observe(session, f"note {n}")
+        assert prepared.wait(10), "no fold was prepared"
+        deadline = time.monotonic() + 10
+        while memory.store._prepared is None and time.monotonic() < deadline:
+            time.sleep(0.01)  # the thread found the lock busy and handed the fold over
+        assert memory.store._prepared is not None and not _folded(memory)
+        threading.Timer(0.2, other[0].release).start()
+        started = time.monotonic()
+        memory.observe(session, "the next call")  # waits for the other writer only
+        assert time.monotonic() - started < 5
+        assert _folded(memory) and memory.store._prepared is None
+        memory.store.settle(5)
+        notes = [o["content"] for o in memory.get_session(session)["observations"]]
+        assert notes == [*(f"note {n}" for n in range(4)), "the next call"]
+    finally:
+        memory.close()
+    fresh = Memory(folder)
+    try:
+        assert len(fresh.get_session(session)["observations"]) == 5
+    finally:
+        fresh.close()
+
+
+def test_a_fold_nobody_takes_over_is_committed_by_its_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An idle process (no next call): the thread commits the fold itself once the other
+    writer lets the lock go."""
+    # The session and four notes: the fold is asked for by the last call, none after it.
+    monkeypatch.setenv("MEMWORK_LOG_RECORDS", "5")
+    monkeypatch.setattr(store_module, "HANDOVER_S", 0.1)
+    folder = tmp_path / "s"
+    memory = Memory(folder)
+    real_prepare = FolderBackend.fold_prepare
+    other: list[InterProcessLock] = []
+
+    def prepare_then_busy(self: FolderBackend, plan: object) -> None:
+        real_prepare(self, plan)
+        other.append(_hold_elsewhere(folder))
+        threading.Timer(0.3, other[-1].release).start()
+
+    monkeypatch.setattr(FolderBackend, "fold_prepare", prepare_then_busy)
+    try:
+        session = memory.start_session(title="t")["id"]
+        for n in range(4):
+            memory.observe(session, f"note {n}")
+        assert memory.store._folder is not None
+        assert memory.store._folder.settle(10)
+        assert _folded(memory)
+        assert memory.store._prepared is None
+    finally:
+        memory.close()
+
+
+def test_closing_commits_a_fold_handed_over_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The session and four notes: the fold is asked for by the last call, none after it.
+    monkeypatch.setenv("MEMWORK_LOG_RECORDS", "5")
+    monkeypatch.setattr(store_module, "HANDOVER_S", 30.0)
+    folder = tmp_path / "s"
+    memory = Memory(folder)
+    real_prepare = FolderBackend.fold_prepare
+    other: list[InterProcessLock] = []
+
+    def prepare_then_busy(self: FolderBackend, plan: object) -> None:
+        real_prepare(self, plan)
+        other.append(_hold_elsewhere(folder))
+        threading.Timer(0.2, other[-1].release).start()
+
+    monkeypatch.setattr(FolderBackend, "fold_prepare", prepare_then_busy)
+    session = memory.start_session(title="t")["id"]
+    for n in range(4):
+        memory.observe(session, f"note {n}")
+    deadline = time.monotonic() + 10
+    while memory.store._prepared is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert memory.store._prepared is not None
+    started = time.monotonic()
+    memory.close()
+    assert time.monotonic() - started < 5  # not the 30 s a handover may wait
+    log = folder / "store.log"
+    assert wal.read_header(log, log.read_bytes()) == 5  # folded: the log follows commit 5
