@@ -54,6 +54,8 @@ def forget_lessons(
     wanted = [key for key in lessons if isinstance(key, str)]
     if not wanted:
         raise InvalidInput("lessons", "name at least one lesson")
+    if not all(key.strip() for key in wanted):
+        raise InvalidInput("lessons", "each must name a lesson (one is empty)")
     with store.transaction():
         found: dict[str, dict[str, Any]] = {}
         for key in wanted:

@@ -102,3 +102,6 @@ def test_one_missing_lesson_deletes_nothing(cli: Any, db: Path | str) -> None:
     assert "lesson not found: les_nosuchlesson" in done.err
     assert cli("--json", "export").json()["tables"] == before
     assert cli("lesson", "delete").code == 2  # at least one is named
+    blank = cli("lesson", "delete", lesson, " ")
+    assert blank.code == 2 and "each must name a lesson (one is empty)" in blank.err
+    assert cli("--json", "export").json()["tables"] == before
