@@ -59,6 +59,7 @@ def forget_lessons(
     with store.transaction():
         found: dict[str, dict[str, Any]] = {}
         for key in wanted:
+            _refuse_a_time_prefix(store, key.strip())
             lesson = lesson_rules.resolve(store, key)  # another agent's, while isolated: not found
             found[lesson["id"]] = lesson
         gone = set(found)
@@ -94,6 +95,28 @@ def forget_lessons(
         "superseded_forgotten": revived,
         "checkpoints_may_hold": holding,
     }
+
+
+#: ``les_`` and the ten characters of an id that say when it was made.
+_TIME_PREFIX = len("les_") + 10
+
+
+def _refuse_a_time_prefix(store: Store, key: str) -> None:
+    """Refuse a key that names a lesson only by the start of its id, when that start
+    says no more than when the lesson was made (``les_01`` matches the one lesson of a
+    store, and every lesson of a month): too little to delete one for good by. Whole
+    ids and their last characters (the random part, like a short hash) are taken."""
+    if len(key) >= _TIME_PREFIX:
+        return
+    docs = store.docs(lesson_rules.TABLE)
+    if key in docs or any(lesson_id.endswith(key) for lesson_id in docs):
+        return
+    if any(lesson_id.startswith(key) for lesson_id in docs):
+        raise InvalidInput(
+            "lessons",
+            f"{key!r} is only the start of an id, which says when a lesson was made: give the "
+            "whole id, or its last characters, to delete one for good",
+        )
 
 
 def _remove_wordings(store: Store, gone: Iterable[dict[str, Any]], *, now: datetime) -> int:

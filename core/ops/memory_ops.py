@@ -704,7 +704,7 @@ class Operations:
         deleted (`checkpoints_may_hold`).
 
         Args:
-            lessons: the lessons (ids or unique id prefixes; all must exist).
+            lessons: the lessons (whole ids, or their last characters; all must exist).
         """
         result: dict[str, Any] = self._operation(
             "delete_lessons",

@@ -945,7 +945,7 @@ OPERATIONS: tuple[Op, ...] = (
             Param(
                 "lessons",
                 "strs",
-                "the lessons (ids or unique id prefixes; all must exist)",
+                "the lessons (whole ids, or their last characters; all must exist)",
                 cli="ID",
             ),
         ),

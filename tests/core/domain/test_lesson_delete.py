@@ -93,6 +93,14 @@ def test_a_lesson_the_deleted_one_replaced_stays_out_of_the_context(
     assert KEEP in cli("context").out
 
 
+def test_a_lesson_is_named_by_its_whole_id_or_its_last_characters(cli: Any, db: Path | str) -> None:
+    first = _add(cli, f"Call {MARK} before a deploy")
+    second = _add(cli, "Watch the dashboard after a deploy")
+    assert cli("--json", "lesson", "delete", first[-6:]).json()["ids"] == [first]
+    assert cli("--json", "lesson", "delete", second[:20]).json()["ids"] == [second]
+    assert cli("--json", "lesson", "list", "--all").json() == []
+
+
 def test_one_missing_lesson_deletes_nothing(cli: Any, db: Path | str) -> None:
     lesson = _add(cli, f"Call {MARK} before a deploy")
     before = cli("--json", "export").json()["tables"]
@@ -102,6 +110,10 @@ def test_one_missing_lesson_deletes_nothing(cli: Any, db: Path | str) -> None:
     assert "lesson not found: les_nosuchlesson" in done.err
     assert cli("--json", "export").json()["tables"] == before
     assert cli("lesson", "delete").code == 2  # at least one is named
+    # The start of an id says when a lesson was made, not which: not enough to delete by.
+    vague = cli("lesson", "delete", lesson[:6])
+    assert vague.code == 2 and "is only the start of an id" in vague.err
+    assert cli("--json", "export").json()["tables"] == before
     blank = cli("lesson", "delete", lesson, " ")
     assert blank.code == 2 and "each must name a lesson (one is empty)" in blank.err
     assert cli("--json", "export").json()["tables"] == before
