@@ -585,13 +585,10 @@ class FolderBackend(Backend):
         tail = wal.read_settled(self.log_path, data, log.end, self._head.generation, log.version)
         if not tail.records:
             return None
-        # Only what verified counts as read: the bytes after it are read again under the
-        # lock, which tells a record still being appended from damage.
-        log.size = log.end = tail.end
-        if log.started is None:
-            log.started = tail.times[0]
-        self._records.extend(tail.records)
-        self._head = wal.head_after(self._head, tail.records)
+        # Only what verified counts as read (the size taken is its end): the bytes after
+        # it are read again under the lock, which tells a record still being appended
+        # from damage. A settled read holds no damage, so nothing is reported here.
+        self._take(tail, tail.end)
         return Refresh(self._head, tail.records)
 
     def refresh(self) -> Refresh | None:
