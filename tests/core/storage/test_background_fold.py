@@ -79,36 +79,58 @@ def _hold_elsewhere(folder: Path) -> InterProcessLock:
     return other
 
 
+def _busy_once_prepared(
+    monkeypatch: pytest.MonkeyPatch, folder: Path, handover: float, release_after: float | None
+) -> tuple[list[InterProcessLock], threading.Event]:
+    """Folds asked for by the fifth commit (the session and four notes: the last call
+    asks, none comes after it), handed over for ``handover`` seconds, and another
+    writer that takes the lock as soon as the fold is prepared (letting it go after
+    ``release_after`` seconds, or when the test does)."""
+    monkeypatch.setenv("MEMWORK_LOG_RECORDS", "5")
+    monkeypatch.setattr(store_module, "HANDOVER_S", handover)
+    real_prepare = FolderBackend.fold_prepare
+    other: list[InterProcessLock] = []
+    prepared = threading.Event()
+
+    def prepare_then_busy(self: FolderBackend, plan: object) -> None:
+        real_prepare(self, plan)
+        other.append(_hold_elsewhere(folder))  # another writer has the lock now
+        if release_after is not None:
+            threading.Timer(release_after, other[-1].release).start()
+        prepared.set()
+
+    monkeypatch.setattr(FolderBackend, "fold_prepare", prepare_then_busy)
+    return other, prepared
+
+
+def _four_notes(memory: Memory) -> str:
+    session = memory.start_session(title="t")["id"]
+    for n in range(4):
+        memory.observe(session, f"note {n}")
+    return str(session)
+
+
+def _handed_over(memory: Memory) -> bool:
+    """Whether the fold thread, finding the lock busy, handed the fold over (waits)."""
+    deadline = time.monotonic() + 10
+    while memory.store._prepared is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return memory.store._prepared is not None
+
+
 def test_a_fold_prepared_while_others_hold_the_lock_is_committed_by_the_next_call(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With other writers queued for the lock, the fold thread would wait for it
     holding the process's mutex, and the process's next call behind it: the next call
     commits the fold in its own hold instead."""
-    # The session and four notes: the fold is asked for by the last call, none after it.
-    monkeypatch.setenv("MEMWORK_LOG_RECORDS", "5")
-    monkeypatch.setattr(store_module, "HANDOVER_S", 30.0)  # only a call can commit it
     folder = tmp_path / "s"
+    other, prepared = _busy_once_prepared(monkeypatch, folder, 30.0, None)  # only a call
     memory = Memory(folder)
-    prepared = threading.Event()
-    real_prepare = FolderBackend.fold_prepare
-    other: list[InterProcessLock] = []
-
-    def prepare_then_busy(self: FolderBackend, plan: object) -> None:
-        real_prepare(self, plan)
-        other.append(_hold_elsewhere(folder))  # another writer has the lock now
-        prepared.set()
-
-    monkeypatch.setattr(FolderBackend, "fold_prepare", prepare_then_busy)
     try:
-        session = memory.start_session(title="t")["id"]
-        for n in range(4):
-            memory.observe(session, f"note {n}")
+        session = _four_notes(memory)
         assert prepared.wait(10), "no fold was prepared"
-        deadline = time.monotonic() + 10
-        while memory.store._prepared is None and time.monotonic() < deadline:
-            time.sleep(0.01)  # the thread found the lock busy and handed the fold over
-        assert memory.store._prepared is not None and not _folded(memory)
+        assert _handed_over(memory) and not _folded(memory)
         threading.Timer(0.2, other[0].release).start()
         started = time.monotonic()
         memory.observe(session, "the next call")  # waits for the other writer only
@@ -131,24 +153,11 @@ def test_a_fold_nobody_takes_over_is_committed_by_its_thread(
 ) -> None:
     """An idle process (no next call): the thread commits the fold itself once the other
     writer lets the lock go."""
-    # The session and four notes: the fold is asked for by the last call, none after it.
-    monkeypatch.setenv("MEMWORK_LOG_RECORDS", "5")
-    monkeypatch.setattr(store_module, "HANDOVER_S", 0.1)
     folder = tmp_path / "s"
+    _busy_once_prepared(monkeypatch, folder, 0.1, 0.3)
     memory = Memory(folder)
-    real_prepare = FolderBackend.fold_prepare
-    other: list[InterProcessLock] = []
-
-    def prepare_then_busy(self: FolderBackend, plan: object) -> None:
-        real_prepare(self, plan)
-        other.append(_hold_elsewhere(folder))
-        threading.Timer(0.3, other[-1].release).start()
-
-    monkeypatch.setattr(FolderBackend, "fold_prepare", prepare_then_busy)
     try:
-        session = memory.start_session(title="t")["id"]
-        for n in range(4):
-            memory.observe(session, f"note {n}")
+        _four_notes(memory)
         assert memory.store._folder is not None
         assert memory.store._folder.settle(10)
         assert _folded(memory)
@@ -160,27 +169,11 @@ def test_a_fold_nobody_takes_over_is_committed_by_its_thread(
 def test_closing_commits_a_fold_handed_over_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The session and four notes: the fold is asked for by the last call, none after it.
-    monkeypatch.setenv("MEMWORK_LOG_RECORDS", "5")
-    monkeypatch.setattr(store_module, "HANDOVER_S", 30.0)
     folder = tmp_path / "s"
+    _busy_once_prepared(monkeypatch, folder, 30.0, 0.2)
     memory = Memory(folder)
-    real_prepare = FolderBackend.fold_prepare
-    other: list[InterProcessLock] = []
-
-    def prepare_then_busy(self: FolderBackend, plan: object) -> None:
-        real_prepare(self, plan)
-        other.append(_hold_elsewhere(folder))
-        threading.Timer(0.2, other[-1].release).start()
-
-    monkeypatch.setattr(FolderBackend, "fold_prepare", prepare_then_busy)
-    session = memory.start_session(title="t")["id"]
-    for n in range(4):
-        memory.observe(session, f"note {n}")
-    deadline = time.monotonic() + 10
-    while memory.store._prepared is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert memory.store._prepared is not None
+    _four_notes(memory)
+    assert _handed_over(memory)
     started = time.monotonic()
     memory.close()
     assert time.monotonic() - started < 5  # not the 30 s a handover may wait
