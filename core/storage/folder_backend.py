@@ -599,8 +599,10 @@ class FolderBackend(Backend):
         except FileNotFoundError:
             st = None
         if log is not None and st is not None and (st.st_dev, st.st_ino) == log.ident:
-            if st.st_size == log.size:
+            if st.st_size == log.size == log.end:
                 return None  # nobody committed: one stat
+            # Past ``end`` lay bytes that did not verify: a writer may have cut them and
+            # appended a record just as long, so the same size proves nothing there.
             if st.st_size < log.end:
                 # memwork only ever appends to a log, or replaces it by a rename.
                 raise StoreUnreadable(

@@ -104,6 +104,40 @@ def test_a_record_still_being_appended_is_left_for_the_read_under_the_lock(
     reader.close()
 
 
+def test_a_record_written_over_bytes_that_did_not_verify_is_read_at_the_same_size(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # A reader that met bytes past the last record that verified, then a writer that cut
+    # them and appended a record just as long: the log's size did not change, its
+    # content did. (memwork cuts such bytes before it appends: after a write that failed
+    # half way, for one.)
+    folder = tmp_path / "s"
+    writer, reader = Store(folder), Store(folder)
+    _put(writer, "n1")
+    with reader.reading():
+        reader.docs("notes")
+    before = (folder / wal.LOG_NAME).stat().st_size
+    _put(writer, "n2")
+    writer.close()
+    whole = (folder / wal.LOG_NAME).read_bytes()
+    record = whole[before:]
+    with open(folder / wal.LOG_NAME, "r+b") as log:  # the same length, not a record
+        log.seek(before)
+        log.write(record[: len(record) // 2] + bytes(len(record) - len(record) // 2))
+    with reader.reading():
+        assert set(reader.docs("notes")) == {"n1"}
+    capfd.readouterr()  # the reader says what it could not read; not under test here
+
+    with open(folder / wal.LOG_NAME, "r+b") as log:  # the record, as long as those bytes
+        log.seek(before)
+        log.write(record)
+    assert (folder / wal.LOG_NAME).stat().st_size == len(whole)
+    with reader.reading():
+        assert set(reader.docs("notes")) == {"n1", "n2"}
+        assert reader.committed_generation() == 2
+    reader.close()
+
+
 def test_reading_without_the_lock_stops_where_a_record_does_not_verify(tmp_path: Path) -> None:
     folder = tmp_path / "s"
     store = Store(folder)
