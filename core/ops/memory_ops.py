@@ -630,7 +630,7 @@ class Operations:
         self,
         lesson: str,
     ) -> dict[str, Any]:
-        """Forget a lesson.
+        """Forget a lesson (it can be unforgotten).
 
         Forget a lesson (soft: `restore` brings it back).
 

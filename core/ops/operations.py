@@ -78,6 +78,10 @@ class Param(NamedTuple):
     minimum: int | None = None
     """The smallest value a number may take (checked at every door before the store is
     opened)."""
+    elsewhere: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Values outside ``choices`` that other operations take, with those operations'
+    names: a door that refuses such a value names them (``forget lesson`` points to
+    ``lesson forget`` and ``lesson delete``)."""
 
 
 class Op(NamedTuple):
@@ -636,7 +640,14 @@ OPERATIONS: tuple[Op, ...] = (
         "forget a session or an observation, for good",
         "domain.forgetting:forget",
         (
-            Param("kind", "str", "what to forget", cli="KIND", choices=("session", "observation")),
+            Param(
+                "kind",
+                "str",
+                "what to forget",
+                cli="KIND",
+                choices=("session", "observation"),
+                elsewhere=(("lesson", ("forget_lesson", "delete_lessons")),),
+            ),
             Param("id", "str", "its id (an observation also as <session>/obs_…)", cli="ID"),
         ),
         writes=True,
@@ -891,7 +902,7 @@ OPERATIONS: tuple[Op, ...] = (
     Op(
         "forget_lesson",
         "lesson forget",
-        "forget a lesson",
+        "forget a lesson (it can be unforgotten)",
         "domain.lessons:forget",
         (LESSON,),
         writes=True,

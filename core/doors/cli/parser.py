@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ...ops.operations import GROUPS, OPERATIONS, Op, Param
+from ...ops.operations import GROUPS, OPERATIONS, Op, Param, by_name
 
 _TYPES: dict[str, Any] = {"int": int, "float": float}
 
@@ -133,6 +133,25 @@ def flags(param: Param) -> list[str]:
     return param.cli.split() if param.cli else ["--" + param.name.replace("_", "-")]
 
 
+def _pointing_elsewhere(param: Param, convert: Callable[[str], Any] | None) -> Callable[[str], Any]:
+    """argparse's ``type`` for ``param``: a value another verb takes is refused with
+    that verb's words (argparse converts a value before it checks the choices)."""
+    others = dict(param.elsewhere)
+
+    def check(value: str) -> Any:
+        if value in others:
+            verbs = " or ".join(
+                f"`memwork {by_name(n).cli}` ({by_name(n).summary})" for n in others[value]
+            )
+            raise argparse.ArgumentTypeError(
+                f"must be one of {', '.join(param.choices)} (got {value!r}): for {value}s, {verbs}"
+            )
+        return value if convert is None else convert(value)
+
+    check.__name__ = param.type.rstrip("?")  # argparse names the type in its messages
+    return check
+
+
 def add_argument(parser: argparse.ArgumentParser, param: Param) -> None:
     """``param`` as an argument of ``parser``."""
     kind = param.type.rstrip("?")
@@ -143,6 +162,8 @@ def add_argument(parser: argparse.ArgumentParser, param: Param) -> None:
         kw["choices"] = list(param.choices)
     if kind in _TYPES:
         kw["type"] = _TYPES[kind]
+    if param.elsewhere:
+        kw["type"] = _pointing_elsewhere(param, kw.get("type"))
     if is_positional(param):
         if kind == "strs":
             kw["nargs"] = "+" if param.default is ... else "*"

@@ -131,6 +131,15 @@ def test_checkpoints_keep_their_copies_until_deleted(cli: Any, db: Path | str) -
     assert MARK not in every_byte(db, snapshots=True)
 
 
+def test_forget_lesson_on_the_command_line_names_the_lesson_verbs(cli: Any, db: Path | str) -> None:
+    lesson = cli("--json", "lesson", "add", "pin the base image").json()["id"]
+    done = cli("forget", "lesson", lesson)
+    assert done.code == 2 and done.err.count("\n") == 1, done.err
+    assert "`memwork lesson forget`" in done.err and "`memwork lesson delete`" in done.err
+    assert cli("lesson", "show", lesson).code == 0  # refused: nothing was forgotten
+    assert "invalid choice" in cli("forget", "sesion", "x").err  # other words: as before
+
+
 @pytest.mark.slow
 def test_forget_through_the_api_and_mcp(cli: Any, db: Path | str) -> None:
     first, first_obs = _session_with_secrets(cli, MARK)
@@ -139,8 +148,10 @@ def test_forget_through_the_api_and_mcp(cli: Any, db: Path | str) -> None:
     with Memory(db) as memory:
         gone = memory.forget("observation", first_obs[1])
         assert gone["ids"] == [first_obs[1]]
-        with pytest.raises(UserError, match="kind"):
+        with pytest.raises(UserError, match="kind") as refused:
             memory.forget("lesson", first)
+        # A lesson has verbs of its own: the refusal names both.
+        assert "forget_lesson" in str(refused.value) and "delete_lessons" in str(refused.value)
         assert memory.delete_session(first)["observations"] == 2
 
     async def body(client: Client) -> Any:
