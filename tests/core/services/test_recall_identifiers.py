@@ -1,0 +1,84 @@
+"""Identifiers in an agent's notes: a function named in camel case is found by the words
+it is made of, and by its own name first; words joined by underscores are found by
+the name written in camel case."""
+
+from __future__ import annotations
+
+import pytest
+
+from memwork.core.services.recall.words import terms, words
+
+#: The same on a folder and on a Redis store (tests/conftest.py).
+BOTH_BACKENDS = True
+
+NOTES = [
+    "Refactored parseOrderStatus in src/orders/parse.py to handle unknown codes",
+    "The billing_api service returned 503 during the canary",
+    "getUserById now caches for 30 seconds",
+    "Looked up the user by id in the admin console by hand",
+    "Status page shows the order queue draining slowly",
+]
+
+
+def test_a_camel_case_identifier_is_a_word_followed_by_its_parts() -> None:
+    assert words("Refactored parseOrderStatus today") == [
+        "refactored",
+        "parseorderstatus",
+        "parse",
+        "order",
+        "status",
+        "today",
+    ]
+    # An acronym inside, an acronym's plural, a digit: each a part of its own.
+    assert words("getHTTPResponse") == ["gethttpresponse", "get", "http", "response"]
+    assert words("userIDs") == ["userids", "user", "ids"]
+    assert words("getV2Api") == ["getv2api", "get", "2", "api"]
+    # The parts pass the rule every word passes: stop words and single letters out.
+    assert words("isReady") == ["isready", "ready"]
+    assert terms("parseOrderStatus") == ["parseorderstatus", "pars", "order", "status"]
+
+
+def test_words_without_camel_case_are_cut_as_before() -> None:
+    assert words("billing_api and billing-api on api.example.com") == [
+        "billing",
+        "api",
+        "billing",
+        "api",
+        "api",
+        "example",
+        "com",
+    ]
+    # Capitals alone make no identifier: an acronym, a name, a sentence's first word.
+    assert words("The NASA team met Alice") == ["nasa", "team", "met", "alice"]
+    assert words("HTTPServer") == ["httpserver"]
+
+
+def test_text_in_another_script_splits_its_identifiers_the_same_way() -> None:
+    assert words("café parseOrderStatus") == ["cafe", "parseorderstatus", "parse", "order"] + [
+        "status"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        # The words a function is made of find the note that names it.
+        ("where do we parse the order status", NOTES[0]),
+        # A name written in camel case finds words joined by an underscore.
+        ("billingApi", NOTES[1]),
+        # The exact name ranks the note that names it above one that shares its words.
+        ("getUserById", NOTES[2]),
+    ],
+)
+def test_a_note_that_names_a_function_is_found_by_its_words(
+    cli,  # noqa: ANN001
+    query: str,
+    expected: str,
+) -> None:
+    sid = cli("session", "start", "--title", "orders").out.strip()
+    for note in NOTES:
+        assert cli("observe", "--session", sid, note).code == 0
+    found = cli("--json", "search", query).json()
+    assert found, query
+    assert found[0]["title"].split(": ", 1)[1] == expected
+    assert not found[0].get("filled")  # found by its words, not filled in
