@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from memwork.core.services.recall.words import terms, words
+from tests.core.services.recall_notes import first_found
 
 #: The same on a folder and on a Redis store (tests/conftest.py).
 BOTH_BACKENDS = True
@@ -75,10 +76,4 @@ def test_a_note_that_names_a_function_is_found_by_its_words(
     query: str,
     expected: str,
 ) -> None:
-    sid = cli("session", "start", "--title", "orders").out.strip()
-    for note in NOTES:
-        assert cli("observe", "--session", sid, note).code == 0
-    found = cli("--json", "search", query).json()
-    assert found, query
-    assert found[0]["title"].split(": ", 1)[1] == expected
-    assert not found[0].get("filled")  # found by its words, not filled in
+    assert first_found(cli, NOTES, query) == expected

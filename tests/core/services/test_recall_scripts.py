@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from memwork.core.services.recall import marks
 from memwork.core.services.recall.words import length_share, terms, words
+from tests.core.services.recall_notes import first_found
 
 #: The same on a folder and on a Redis store (tests/conftest.py).
 BOTH_BACKENDS = True
@@ -47,13 +48,7 @@ def test_a_note_in_any_script_is_found_by_its_own_words(
     query: str,
     expected: str,
 ) -> None:
-    sid = cli("session", "start", "--title", "travel").out.strip()
-    for note in NOTES:
-        assert cli("observe", "--session", sid, note).code == 0
-    found = cli("--json", "search", query).json()
-    assert found, query
-    assert found[0]["title"].split(": ", 1)[1] == expected
-    assert not found[0].get("filled")  # found by its words, not filled in
+    assert first_found(cli, NOTES, query) == expected
 
 
 def test_english_is_cut_as_before() -> None:

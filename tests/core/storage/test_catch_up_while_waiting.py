@@ -30,6 +30,22 @@ def _put(store: Store, doc_id: str) -> None:
         store.put("notes", doc_id, {"id": doc_id, "text": f"note {doc_id}"})
 
 
+def _writer_and_reader(folder: Path) -> tuple[Store, Store]:
+    """Two stores on ``folder``: one wrote ``n1``, the other has read it."""
+    writer, reader = Store(folder), Store(folder)
+    _put(writer, "n1")
+    with reader.reading():
+        reader.docs("notes")
+    return writer, reader
+
+
+def _write_at(folder: Path, at: int, data: bytes) -> None:
+    """``data`` written into the store's log at ``at``, as another process appends."""
+    with open(folder / wal.LOG_NAME, "r+b") as log:
+        log.seek(at)
+        log.write(data)
+
+
 def test_a_waiting_writer_takes_in_the_holders_commits_before_it_gets_the_lock(
     tmp_path: Path,
 ) -> None:
@@ -76,10 +92,7 @@ def test_a_record_still_being_appended_is_left_for_the_read_under_the_lock(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     folder = tmp_path / "s"
-    writer, reader = Store(folder), Store(folder)
-    _put(writer, "n1")
-    with reader.reading():
-        reader.docs("notes")
+    writer, reader = _writer_and_reader(folder)
     _put(writer, "n2")
     before = (folder / wal.LOG_NAME).read_bytes()
     _put(writer, "n3")
@@ -93,9 +106,7 @@ def test_a_record_still_being_appended_is_left_for_the_read_under_the_lock(
     assert not reader.backend._log.damaged  # type: ignore[attr-defined]
     assert capfd.readouterr().err == ""  # nothing called damaged
 
-    with open(folder / wal.LOG_NAME, "r+b") as log:  # the append ends
-        log.seek(cut)
-        log.write(whole[cut:])
+    _write_at(folder, cut, whole[cut:])  # the append ends
     with reader.reading():
         assert set(reader.docs("notes")) == {"n1", "n2", "n3"}
         assert reader.committed_generation() == 3
@@ -112,25 +123,19 @@ def test_a_record_written_over_bytes_that_did_not_verify_is_read_at_the_same_siz
     # content did. (memwork cuts such bytes before it appends: after a write that failed
     # half way, for one.)
     folder = tmp_path / "s"
-    writer, reader = Store(folder), Store(folder)
-    _put(writer, "n1")
-    with reader.reading():
-        reader.docs("notes")
+    writer, reader = _writer_and_reader(folder)
     before = (folder / wal.LOG_NAME).stat().st_size
     _put(writer, "n2")
     writer.close()
     whole = (folder / wal.LOG_NAME).read_bytes()
     record = whole[before:]
-    with open(folder / wal.LOG_NAME, "r+b") as log:  # the same length, not a record
-        log.seek(before)
-        log.write(record[: len(record) // 2] + bytes(len(record) - len(record) // 2))
+    half = len(record) // 2
+    _write_at(folder, before, record[:half] + bytes(len(record) - half))  # not a record
     with reader.reading():
         assert set(reader.docs("notes")) == {"n1"}
     capfd.readouterr()  # the reader says what it could not read; not under test here
 
-    with open(folder / wal.LOG_NAME, "r+b") as log:  # the record, as long as those bytes
-        log.seek(before)
-        log.write(record)
+    _write_at(folder, before, record)  # the record, as long as those bytes
     assert (folder / wal.LOG_NAME).stat().st_size == len(whole)
     with reader.reading():
         assert set(reader.docs("notes")) == {"n1", "n2"}
