@@ -135,13 +135,17 @@ def _identifiers(text: str, ascii_only: bool) -> dict[str, list[str]]:
     an accent typed apart ("A" and a grave, the decomposed "À") is none, as the same
     word typed composed is none."""
     found: dict[str, list[str]] = {}
+    read_to = 0  # the end of the last word read: its other humps are in it
     for hump in _HUMP.finditer(text):
+        if hump.start() < read_to:
+            continue
         start = hump.start() - 1
-        while start > 0 and text[start - 1].isalnum():
+        while start > read_to and text[start - 1].isalnum():
             start -= 1
         token = _WORD.match(text, start)
         if token is None:  # pragma: no cover - a hump is two letters of a word
             continue
+        read_to = token.end()
         word = token.group()
         lowered = word.lower()
         if lowered in found or not word.isascii():
@@ -158,9 +162,22 @@ def _identifiers(text: str, ascii_only: bool) -> dict[str, list[str]]:
     return found
 
 
+#: Past this many identifiers in a text, each word is looked up rather than each
+#: identifier searched for (a search per identifier would grow as their product).
+_SEARCHED_MOST = 8
+
+
 def _with_parts(found: list[str], identifiers: dict[str, list[str]]) -> list[str]:
-    """``found`` with the parts of each identifier after it (found by the list's own
-    search: identifiers are few, a long text's words many)."""
+    """``found`` with the parts of each identifier after it: a few identifiers found by
+    the list's own search (a long text's words are many), many by a look at each word."""
+    if len(identifiers) > _SEARCHED_MOST:
+        out: list[str] = []
+        for word in found:
+            out.append(word)
+            parts = identifiers.get(word)
+            if parts:
+                out += parts
+        return out
     at: list[int] = []
     for word in identifiers:
         i = -1
@@ -173,7 +190,7 @@ def _with_parts(found: list[str], identifiers: dict[str, list[str]]) -> list[str
     if not at:
         return found
     at.sort()
-    out: list[str] = []
+    out = []
     done = 0
     for i in at:
         out += found[done : i + 1]
