@@ -14,10 +14,12 @@ are left out on both sides, so "café" and "cafe" meet (and case is folded, so
 "Straße" meets "strasse"). One letter alone is dropped, one digit kept ("5" in
 "step 5").
 
-An identifier written in camel case ("parseOrderStatus", "HTTPServer") is a word,
+An identifier written in camel case ("parseOrderStatus", "getHTTPResponse") is a word,
 followed by its parts ("parse", "order", "status"): an agent's note names the
 function, and the question that finds it names what it does ("where do we parse the
-order status"). Words joined by underscores, hyphens or dots are parts already.
+order status"). Camel case is a lower-case letter before a capital, so capitals alone
+("NASA", "HTTPServer") stay one word. Words joined by underscores, hyphens or dots are
+parts already.
 
 Chinese, Japanese, Korean, Thai, Lao, Khmer and Myanmar text is not cut into
 words by spaces. Such a run gives each pair of characters side by side as a term
