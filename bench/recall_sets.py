@@ -31,7 +31,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 TUNING, HELD_OUT = "tuning", "held-out"
@@ -128,18 +128,30 @@ def _dialogue(
     ``captions``, a shared photo's caption joins its turn; REALTALK's are left out, as
     memwork's ranking was tuned without them)."""
     turns: list[tuple[str, str, str]] = []
+    times: list[datetime | None] = []
     keys = sorted((k for k in conv if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k[8:]))
     for key in keys:
         if not isinstance(conv[key], list):
             continue
+        at = _session_date(conv.get(f"{key}_date_time"))
         for t in conv[key]:
             text = (t.get("clean_text") or t.get("text") or "").strip()
             if captions and t.get("blip_caption"):
                 text = f"{text} [shares {t['blip_caption']}]"
             if text:
                 turns.append((t["dia_id"], key[8:], text))
+                times.append(at)
     session_of = {u: s for u, s, _ in turns}
-    out = Conversation(name, turns)
+    # Each turn at its session's date, the questions a day after the last session (or,
+    # when a date is missing, none at all: a store a second apart).
+    dated = [t for t in times if t is not None]
+    whole = bool(dated) and len(dated) == len(times)
+    out = Conversation(
+        name,
+        turns,
+        times=dated if whole else None,
+        asked=max(dated) + timedelta(days=1) if whole else None,
+    )
     for n, q in enumerate(qa):
         evidence = {e for e in evidence_ids(q.get("evidence") or []) if e in session_of}
         if not evidence:
@@ -222,6 +234,19 @@ def haystack(item: dict) -> Conversation:
     )
 
 
+def _session_date(text: object) -> datetime | None:
+    """A LoCoMo session's ``1:56 pm on 8 May, 2023`` or a REALTALK one's
+    ``29.12.2023, 00:51:12``, as UTC (None if absent or unread)."""
+    if not isinstance(text, str):
+        return None
+    for layout in ("%I:%M %p on %d %B, %Y", "%d.%m.%Y, %H:%M:%S"):
+        try:
+            return datetime.strptime(text.strip(), layout).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    return None
+
+
 def _lme_date(text: str | None) -> datetime | None:
     """LongMemEval's ``2023/05/20 (Sat) 02:21``, as UTC (None if absent or unread)."""
     if not text:
@@ -280,7 +305,9 @@ def long_replies(conv: Conversation) -> Conversation:
             )
             i += 1
         turns.append((f"{uid}r", session, " ".join(parts)))
-    return Conversation(f"{conv.name}-long", turns, conv.questions)
+    # A reply is written a moment after its line: both at the line's date.
+    times = [t for t in conv.times for _ in range(2)] if conv.times else None
+    return Conversation(f"{conv.name}-long", turns, conv.questions, times, conv.asked)
 
 
 _COMMON = frozenset(

@@ -13,7 +13,11 @@ Read, in English:
 * *N days / weeks / months / years ago*, N in digits or words (*a*, *an*, *one* to
   *twelve*, *a couple of*, *a few*, *several*);
 * *yesterday*, *today*, *this morning*, *earlier today*, *tonight*;
-* *last week / weekend / month / year* and *last Monday* … *last Sunday*.
+* *last week / weekend / month / year* and *last Monday* … *last Sunday*;
+* a day by its date: *2026-11-28*, *November 28*, *Nov 28th, 2026*, *28 November*, *the
+  28th of November* (without a year, the last such day up to now), and *on Monday* …
+  *on Sunday* (the last such day, today included). A note about a day is written on
+  it or soon after: the span runs from the day before to the end of the day after.
 
 *How many days ago …* asks for a count, not about a time: with no count before its
 unit it gives no window. A
@@ -23,7 +27,7 @@ question with two phrases gives the first.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from ...base.lazy_regex import LazyPattern
 
@@ -52,15 +56,28 @@ _NUMBERS = {
     "several": 3,
 }
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+#: Months by the first three letters of their names.
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_ORDINAL = r"(?:st|nd|rd|th)?"
+_YEAR = r"(?:19|20)\d\d"
 _COUNT = "|".join(sorted((re.escape(n) for n in _NUMBERS), key=len, reverse=True))
 # Compiled by the first question that holds one of these words (most never do: a CLI
 # search should not pay for it).
-_HINTS = ("ago", "yesterday", "today", "tonight", "this ", "last ")
+_HINTS = ("ago", "yesterday", "today", "tonight", "this ", "last ", "on ", "-", *_MONTHS)
 _PHRASE = LazyPattern(
     rf"\b(?:(?P<n>\d{{1,3}}|{_COUNT})\s+(?P<unit>day|week|month|year)s?\s+ago"
     rf"|(?P<yesterday>yesterday)"
     rf"|(?P<today>today|tonight|this\s+morning|this\s+afternoon|this\s+evening)"
-    rf"|last\s+(?P<last>week|weekend|month|year|{'|'.join(_WEEKDAYS)}))\b",
+    rf"|last\s+(?P<last>week|weekend|month|year|{'|'.join(_WEEKDAYS)})"
+    rf"|(?P<iso>(?P<iso_y>\d{{4}})-(?P<iso_m>\d{{1,2}})-(?P<iso_d>\d{{1,2}}))"
+    rf"|(?P<m1>{_MONTH})\.?\s+(?P<d1>\d{{1,2}}){_ORDINAL}(?:(?:,\s*|\s+)(?P<y1>{_YEAR}))?"
+    rf"|(?:the\s+)?(?P<d2>\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?(?P<m2>{_MONTH})"
+    rf"(?:(?:,\s*|\s+)(?P<y2>{_YEAR}))?"
+    rf"|on\s+(?P<on>{'|'.join(_WEEKDAYS)}))\b",
     re.IGNORECASE,
 )
 
@@ -71,12 +88,53 @@ def window(query: str, now: datetime) -> tuple[float, float] | None:
     lowered = query.lower()
     if not any(hint in lowered for hint in _HINTS):
         return None
-    found = _PHRASE.search(query)
-    if found is None:
+    phrases = list(_PHRASE.finditer(query))
+    # A date anchors the question ("the weekend before 10 April"): it goes first.
+    for found in sorted(phrases, key=lambda f: not _a_date(f)):
+        if found["on"] or _a_date(found):
+            day = _day(found, now)
+            if day is None or day > now:
+                continue  # a date no calendar has, or one still to come
+            # The day before to the end of the day after (never past now).
+            began = day.timestamp()
+            return began - DAY, min(now.timestamp(), began + 2 * DAY)
+        start, end = _span(found, now)
+        at = now.timestamp()
+        return at - start * DAY, at - end * DAY
+    return None
+
+
+def _a_date(found: re.Match[str]) -> bool:
+    """Whether ``found`` names a day by its date."""
+    return bool(found["iso"] or found["m1"] or found["m2"])
+
+
+def _day(found: re.Match[str], now: datetime) -> datetime | None:
+    """The start of the day ``found`` names by its date or weekday, in ``now``'s time
+    zone; None for a phrase of another kind, or a date no calendar has (February 30)."""
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    if found["on"]:
+        back = (now.weekday() - _WEEKDAYS.index(found["on"].lower())) % 7
+        return midnight - timedelta(days=back)
+    if found["iso"]:
+        year, month, day = int(found["iso_y"]), int(found["iso_m"]), int(found["iso_d"])
+    elif found["m1"] or found["m2"]:
+        month = _MONTHS.index((found["m1"] or found["m2"])[:3].lower()) + 1
+        day = int(found["d1"] or found["d2"])
+        written = found["y1"] or found["y2"]
+        year = int(written) if written else now.year
+        if not written:
+            try:
+                if midnight.replace(month=month, day=day) > midnight:
+                    year -= 1  # not yet this year: the last one
+            except ValueError:
+                return None
+    else:
         return None
-    start, end = _span(found, now)
-    at = now.timestamp()
-    return at - start * DAY, at - end * DAY
+    try:
+        return midnight.replace(year=year, month=month, day=day)
+    except ValueError:
+        return None
 
 
 def _span(found: re.Match[str], now: datetime) -> tuple[float, float]:

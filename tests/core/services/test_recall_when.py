@@ -34,6 +34,17 @@ def days_back(span: tuple[float, float] | None) -> tuple[float, float]:
         ("Who called last Friday?", (6.0, 4.0)),  # Friday the 7th, a day to spare
         ("Who called last Wednesday?", (8.0, 6.0)),  # a week back, never today
         ("What did I play last weekend?", (5.0, 2.0)),  # Saturday the 8th and Sunday
+        # A day by its date: the day before to the end of the day after.
+        ("what did we deploy on 2023-04-03", (10.92, 7.92)),
+        ("What happened on April 3rd?", (10.92, 7.92)),
+        ("the 3rd of April", (10.92, 7.92)),
+        ("What did Tim say on 3 April, 2023?", (10.92, 7.92)),
+        ("a photo shared on April 3,2023", (10.92, 7.92)),
+        ("on Apr. 3", (10.92, 7.92)),
+        ("What did Maria do last weekend before April 3, 2023?", (10.92, 7.92)),  # the date
+        ("Who won on Dec 25?", (109.92, 106.92)),  # without a year: the last one
+        ("what broke on Monday", (3.92, 0.92)),  # the 10th
+        ("what broke on Wednesday", (1.92, 0.0)),  # today, up to now
     ],
 )
 def test_a_phrase_gives_the_span_it_points_at(query: str, expected: tuple[float, float]) -> None:
@@ -48,6 +59,10 @@ def test_a_phrase_gives_the_span_it_points_at(query: str, expected: tuple[float,
         "When did we rotate the staging keys?",
         "the last deploy of the week",
         "",
+        "May I ask about the deploy?",  # a month's name, no day
+        "What happened on February 30?",  # no such day
+        "What is planned on April 20, 2023?",  # a day still to come
+        "on 2023-13-01",
     ],
 )
 def test_no_span_where_none_is_named(query: str) -> None:
@@ -73,3 +88,20 @@ def test_a_note_written_when_the_question_says_ranks_first(cli) -> None:  # noqa
     )
     assert [h["title"].split(": ", 1)[1] for h in plain.json()][:2] == [older, recent]
     assert [h["title"].split(": ", 1)[1] for h in pointed.json()][:2] == [recent, older]
+
+
+def test_a_note_written_on_the_day_the_question_names_ranks_first(cli) -> None:  # noqa: ANN001
+    """Two deploy notes: the one written on the date the question gives comes first,
+    though the other holds more of its words (and comes first without the date)."""
+    iso = "%Y-%m-%dT%H:%M:%SZ"
+    sid = cli("session", "start", "--title", "ops", now=(NOW - timedelta(days=30)).strftime(iso))
+    sid = sid.out.strip()
+    earlier = "Deployed billing-api 2.3 to production after the canary."
+    later = "Deployed billing-api 2.4 to production; the production deploy went well."
+    cli("observe", "--session", sid, earlier, now="2023-03-28T15:00:00Z")
+    cli("observe", "--session", sid, later, now="2023-04-05T09:00:00Z")
+    asked = NOW.strftime(iso)
+    plain = cli("--json", "search", "what did we deploy to production", now=asked)
+    dated = cli("--json", "search", "what did we deploy to production on March 28", now=asked)
+    assert [h["title"].split(": ", 1)[1] for h in plain.json()][:2] == [later, earlier]
+    assert [h["title"].split(": ", 1)[1] for h in dated.json()][:2] == [earlier, later]
