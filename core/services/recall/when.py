@@ -67,7 +67,9 @@ _YEAR = r"(?:19|20)\d\d"
 _COUNT = "|".join(sorted((re.escape(n) for n in _NUMBERS), key=len, reverse=True))
 # Compiled by the first question that holds one of these words (most never do: a CLI
 # search should not pay for it).
-_HINTS = ("ago", "yesterday", "today", "tonight", "this ", "last ", "on ", "-", *_MONTHS)
+_HINTS = ("ago", "yesterday", "today", "tonight", "this ", "last ", "day")
+#: A date holds a digit and a dash or a month's name.
+_DATE_HINTS = ("-", *_MONTHS)
 _PHRASE = LazyPattern(
     rf"\b(?:(?P<n>\d{{1,3}}|{_COUNT})\s+(?P<unit>day|week|month|year)s?\s+ago"
     rf"|(?P<yesterday>yesterday)"
@@ -86,7 +88,9 @@ def window(query: str, now: datetime) -> tuple[float, float] | None:
     """The span of time (seconds since the epoch, from, to) that ``query`` points at,
     seen from ``now``; None when it names none."""
     lowered = query.lower()
-    if not any(hint in lowered for hint in _HINTS):
+    if not any(hint in lowered for hint in _HINTS) and not (
+        any(hint in lowered for hint in _DATE_HINTS) and any(c.isdigit() for c in lowered)
+    ):
         return None
     phrases = list(_PHRASE.finditer(query))
     # A date anchors the question ("the weekend before 10 April"): it goes first.
