@@ -5,7 +5,8 @@ questions over the same turns, and R@1/5/10/20 and MRR are reported per set,
 slice, level and question category (bench/recall_metrics.py says how each is
 counted). The systems (bench/recall_baselines.py): memwork
 (``core.services.recall.search.search`` on a real store: one store per
-conversation, each turn an observation of its session, asked with
+conversation, each turn an observation of its session written at the session's date
+where the set gives one, asked a day after the last, with
 ``kinds={"observation"}``, the embedder off), bm25s, SQLite FTS5, tantivy,
 WordLlama 256-d and a reciprocal rank fusion of bm25s and WordLlama.
 
@@ -98,7 +99,8 @@ LABELS = {
 
 class Memwork:
     """memwork's search over a store of the turns: one session per conversation session,
-    each turn an observation, in order, a second apart."""
+    each turn an observation, in order, a second apart (from its session's date, where
+    the set gives one)."""
 
     def __init__(
         self,

@@ -22,6 +22,11 @@ fixed rule on whole conversations or whole questions, never on turns:
   Long: at most ``per_category`` questions of each type in each slice are kept,
   the ones with the smallest SHA-1 of ``"pick:" + id`` (a stable sample).
 
+Each set gives its sessions' dates (LoCoMo's ``1:56 pm on 8 May, 2023``, REALTALK's
+``29.12.2023, 00:51:12``, LongMemEval's ``2023/05/20 (Sat) 02:21``): each turn keeps its
+session's, and the questions are asked a day after the last session (LongMemEval: at
+each question's own date).
+
 Missing files give no conversations (the caller says what it skipped).
 """
 
