@@ -17,7 +17,12 @@ Read, in English:
 * a day by its date: *2026-11-28*, *November 28*, *Nov 28th, 2026*, *28 November*, *the
   28th of November* (without a year, the last such day up to now), and *on Monday* …
   *on Sunday* (the last such day, today included). A note about a day is written on
-  it or soon after: the span runs from the day before to the end of the day after.
+  it or soon after: the span runs from the day before to the end of the day after;
+* a month: *in March*, *during March 2026* (without a year, the last such month up to
+  now), from the day before it begins to a week after it ends.
+
+A day's date is read first, then a month, then the other phrases in the order they
+come: a date anchors the question ("the weekend before 10 April").
 
 *How many days ago …* asks for a count, not about a time: with no count before its
 unit it gives no window. A
@@ -68,8 +73,10 @@ _COUNT = "|".join(sorted((re.escape(n) for n in _NUMBERS), key=len, reverse=True
 # Compiled by the first question that holds one of these words (most never do: a CLI
 # search should not pay for it).
 _HINTS = ("ago", "yesterday", "today", "tonight", "this ", "last ", "day")
-#: A date holds a digit and a dash or a month's name.
+#: A date holds a digit and a dash or a month's name; a month alone follows "in" or
+#: "during".
 _DATE_HINTS = ("-", *_MONTHS)
+_MONTH_HINTS = ("in ", "during ")
 _PHRASE = LazyPattern(
     rf"\b(?:(?P<n>\d{{1,3}}|{_COUNT})\s+(?P<unit>day|week|month|year)s?\s+ago"
     rf"|(?P<yesterday>yesterday)"
@@ -79,7 +86,9 @@ _PHRASE = LazyPattern(
     rf"|(?P<m1>{_MONTH})\.?\s+(?P<d1>\d{{1,2}}){_ORDINAL}(?:(?:,\s*|\s+)(?P<y1>{_YEAR}))?"
     rf"|(?:the\s+)?(?P<d2>\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?(?P<m2>{_MONTH})"
     rf"(?:(?:,\s*|\s+)(?P<y2>{_YEAR}))?"
-    rf"|on\s+(?P<on>{'|'.join(_WEEKDAYS)}))\b",
+    rf"|on\s+(?P<on>{'|'.join(_WEEKDAYS)})"
+    rf"|(?:in|during)\s+(?:early\s+|late\s+|mid-?)?(?P<mo>{_MONTH})(?:\s+(?P<my>{_YEAR}))?"
+    rf"(?!\s*\d))\b",
     re.IGNORECASE,
 )
 
@@ -89,28 +98,60 @@ def window(query: str, now: datetime) -> tuple[float, float] | None:
     seen from ``now``; None when it names none."""
     lowered = query.lower()
     if not any(hint in lowered for hint in _HINTS) and not (
-        any(hint in lowered for hint in _DATE_HINTS) and any(c.isdigit() for c in lowered)
+        any(hint in lowered for hint in _DATE_HINTS)
+        and (any(c.isdigit() for c in lowered) or any(hint in lowered for hint in _MONTH_HINTS))
     ):
         return None
-    phrases = list(_PHRASE.finditer(query))
-    # A date anchors the question ("the weekend before 10 April"): it goes first.
-    for found in sorted(phrases, key=lambda f: not _a_date(f)):
-        if found["on"] or _a_date(found):
+    # A date anchors the question ("the weekend before 10 April"): a day's date goes
+    # first, then a month, then the rest in the order they come.
+    for found in sorted(_PHRASE.finditer(query), key=_rank):
+        if found["mo"]:
+            month = _month(found, now)
+            if month is None:
+                continue  # a month still to come
+            # From the day before it begins to a week after it ends (never past now).
+            began, ended = month
+            return began.timestamp() - DAY, min(now.timestamp(), ended.timestamp() + 7 * DAY)
+        if found["on"] or _rank(found) == 0:
             day = _day(found, now)
             if day is None or day > now:
                 continue  # a date no calendar has, or one still to come
             # The day before to the end of the day after (never past now).
-            began = day.timestamp()
-            return began - DAY, min(now.timestamp(), began + 2 * DAY)
+            began_at = day.timestamp()
+            return began_at - DAY, min(now.timestamp(), began_at + 2 * DAY)
         start, end = _span(found, now)
         at = now.timestamp()
         return at - start * DAY, at - end * DAY
     return None
 
 
-def _a_date(found: re.Match[str]) -> bool:
-    """Whether ``found`` names a day by its date."""
-    return bool(found["iso"] or found["m1"] or found["m2"])
+def _rank(found: re.Match[str]) -> int:
+    """Which phrase of a question is read first: a day's date (0), a month (1), the rest
+    (2)."""
+    if found["iso"] or found["m1"] or found["m2"]:
+        return 0
+    return 1 if found["mo"] else 2
+
+
+def _month(found: re.Match[str], now: datetime) -> tuple[datetime, datetime] | None:
+    """The start of the month ``found`` names and of the month after, in ``now``'s time
+    zone: without a year, the last such month up to now; None for one still to come."""
+    month = _MONTHS.index(found["mo"][:3].lower()) + 1
+    first = now.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    if found["my"]:
+        first = first.replace(year=int(found["my"]), month=month)
+    else:
+        first = first.replace(month=month)
+        if first > now:
+            first = first.replace(year=first.year - 1)  # not yet this year: the last one
+    if first > now:
+        return None
+    after = (
+        first.replace(year=first.year + 1, month=1)
+        if month == 12
+        else first.replace(month=month + 1)
+    )
+    return first, after
 
 
 def _day(found: re.Match[str], now: datetime) -> datetime | None:

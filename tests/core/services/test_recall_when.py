@@ -45,6 +45,12 @@ def days_back(span: tuple[float, float] | None) -> tuple[float, float]:
         ("Who won on Dec 25?", (109.92, 106.92)),  # without a year: the last one
         ("what broke on Monday", (3.92, 0.92)),  # the 10th
         ("what broke on Wednesday", (1.92, 0.0)),  # today, up to now
+        # A month: from the day before it begins to a week after it ends.
+        ("How many runs did I miss in March?", (43.92, 4.92)),
+        ("When did we go camping during March 2023?", (43.92, 4.92)),
+        ("What did we paint in December?", (133.92, 94.92)),  # last year's
+        ("in April", (12.92, 0.0)),  # this month, up to now
+        ("the demo on April 3 in March", (10.92, 7.92)),  # the day's date first
     ],
 )
 def test_a_phrase_gives_the_span_it_points_at(query: str, expected: tuple[float, float]) -> None:
@@ -63,6 +69,8 @@ def test_a_phrase_gives_the_span_it_points_at(query: str, expected: tuple[float,
         "What happened on February 30?",  # no such day
         "What is planned on April 20, 2023?",  # a day still to come
         "on 2023-13-01",
+        "What do we plan in May 2023?",  # a month still to come
+        "the market in Japan",  # "mar", "jan" inside words
     ],
 )
 def test_no_span_where_none_is_named(query: str) -> None:
