@@ -1931,13 +1931,12 @@ class Operations:
 
         Recall what you remember about something: ask a question or give a few words.
 
-        Recall over every kind of memory, best first, for a question in words: BM25 over stemmed
-        words (more and rarer words rank higher), a typo tolerated; words side by side, and
-        records written when the question points at ('last Friday'), rank higher; too few
-        matches are filled in by related records, marked `filled`. `kinds` accepts plurals;
-        `since`/`until` bound when a record was made; `session` keeps one session's. Each hit is
-        `{kind, id, title, score}` (score: relevance within one query); `get_record` reads one
-        whole.
+        Recall over every kind of memory, best first, for a question: BM25 over stemmed words
+        (more and rarer words first), a typo tolerated; words side by side, and records written
+        when the question points at ('last Friday', 'Nov 28'), rank higher; too few matches are
+        filled by related records, marked `filled`. `kinds` accepts plurals; `since`/`until`
+        bound when a record was made; `session` keeps one session's. Each hit is `{kind, id,
+        title, score}` (score: relevance within one query); `get_record` reads one whole.
 
         Args:
             query: what to look for (typos tolerated).

@@ -1949,10 +1949,10 @@ OPERATIONS: tuple[Op, ...] = (
         ),
         result="hits",
         doc=(
-            "Recall over every kind of memory, best first, for a question in words: "
-            "BM25 over stemmed words (more and rarer words rank higher), a typo tolerated; "
-            "words side by side, and records written when the question points at ('last "
-            "Friday'), rank higher; too few matches are filled in by related records, marked "
+            "Recall over every kind of memory, best first, for a question: BM25 over "
+            "stemmed words (more and rarer words first), a typo tolerated; words side by "
+            "side, and records written when the question points at ('last Friday', 'Nov "
+            "28'), rank higher; too few matches are filled by related records, marked "
             "`filled`. `kinds` accepts plurals; `since`/`until` bound when a record was made; "
             "`session` keeps one session's. Each hit is `{kind, id, title, score}` (score: "
             "relevance within one query); `get_record` reads one whole."
