@@ -51,11 +51,11 @@ def _links(folder: Path) -> list[str]:
             if entry.is_symlink():
                 found.append(f"{SNAPSHOTS}/{entry.name}")
             elif entry.is_dir(follow_symlinks=False):
-                found.extend(
-                    f"{SNAPSHOTS}/{entry.name}/{e.name}"
-                    for e in os.scandir(entry.path)
-                    if e.is_symlink()
-                )
+                try:
+                    inside = list(os.scandir(entry.path))
+                except FileNotFoundError:
+                    continue  # a checkpoint deleted since the listing
+                found.extend(f"{SNAPSHOTS}/{entry.name}/{e.name}" for e in inside if e.is_symlink())
     return found
 
 
@@ -264,7 +264,11 @@ def _on_disk(folder: Path) -> list[dict[str, Any]]:
             continue
         if where is not None:
             about = snaps.about(key) or {"id": key}
-            found.append((str(about.get("created_at", "")), os.stat(where).st_mtime, about))
+            try:
+                written = os.stat(where).st_mtime
+            except FileNotFoundError:
+                continue  # a checkpoint deleted since the listing
+            found.append((str(about.get("created_at", "")), written, about))
     return [about for _, _, about in sorted(found, key=lambda f: f[:2], reverse=True)]
 
 
@@ -320,12 +324,7 @@ def _snapshots(
             f"log ({', '.join(described[:5])}); each still restores, and the next checkpoint "
             "command gives them their records back",
         )
-    size = sum(
-        e.stat(follow_symlinks=False).st_size
-        for key in orphans
-        for e in os.scandir(base / key)
-        if e.is_file(follow_symlinks=False)
-    )
+    size = sum(_files_size(base / key) for key in orphans)
     return Check(
         "snapshots",
         "warn",
@@ -333,6 +332,24 @@ def _snapshots(
         "interrupted checkpoint commands); the next checkpoint create, restore or delete "
         "removes them",
     )
+
+
+def _files_size(folder: Path) -> int:
+    """The bytes of the files directly in ``folder``. The checks run while writers
+    work: a checkpoint's temporary file, or the whole folder, may go between the
+    listing and the look at a file, and is then not counted."""
+    size = 0
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        return 0
+    for entry in entries:
+        try:
+            if entry.is_file(follow_symlinks=False):
+                size += entry.stat(follow_symlinks=False).st_size
+        except FileNotFoundError:
+            continue
+    return size
 
 
 #: Times the checks run again without the lock when they found something while a
@@ -359,7 +376,13 @@ def diagnose(folder: Path) -> list[Check]:
     checks: list[Check] = []
     for attempt in range(_TRIES):
         before = _moment(folder)
-        checks = _checks(folder)
+        try:
+            checks = _checks(folder)
+        except FileNotFoundError:
+            # A file the checks listed went before they read it: a writer at work (a
+            # checkpoint's temporary file renamed, a snapshot deleted). Look again.
+            time.sleep(0.01 * (attempt + 1))
+            continue
         if _sound(checks):
             return checks
         if _moment(folder) == before:

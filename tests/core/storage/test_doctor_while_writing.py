@@ -218,3 +218,42 @@ def test_a_checkpoint_begun_after_the_lock_check_is_not_an_orphan(
     monkeypatch.setattr(folder_doctor, "_lock_check", then_a_writer_begins)
     report = folder_doctor.report(store)
     assert _findings(report) == [], _findings(report)
+
+
+def test_a_file_that_goes_while_the_checks_read_it_is_looked_at_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deterministic: a writer renames a checkpoint's temporary file between the checks'
+    listing and their look at it (a run once ended in FileNotFoundError): the checks run
+    again and report what the store holds."""
+    store = tmp_path / "store"
+    with Memory(store) as memory:
+        memory.add_lesson("pin the base image")
+    real = folder_doctor._checks
+    runs = []
+
+    def a_file_goes_the_first_time(*args: object) -> object:
+        runs.append(args)
+        if len(runs) == 1:
+            raise FileNotFoundError(2, "No such file or directory", "snapshot.json.tmp")
+        return real(*args)
+
+    monkeypatch.setattr(folder_doctor, "_checks", a_file_goes_the_first_time)
+    report = folder_doctor.report(store)
+    assert report["ok"] and _findings(report) == [], report
+    assert len(runs) == 2
+
+
+def test_the_size_of_a_snapshot_folder_counts_no_file_that_went(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "snap"
+    folder.mkdir()
+    (folder / "kept.json").write_bytes(b"x" * 10)
+    (folder / "snapshot.json.tmp").write_bytes(b"y" * 5)
+    listed = list(os.scandir(folder))
+    (folder / "snapshot.json.tmp").unlink()  # renamed by its writer after the listing
+    monkeypatch.setattr(folder_doctor.os, "scandir", lambda _path: iter(listed))
+    assert folder_doctor._files_size(folder) == 10
+    monkeypatch.undo()
+    assert folder_doctor._files_size(tmp_path / "gone") == 0  # the whole folder went
