@@ -392,14 +392,16 @@ def diagnose(folder: Path) -> list[Check]:
                 return checks
             break  # the run under the lock says the rest
         time.sleep(0.01 * (attempt + 1))  # a fold under way: give it time to end
+    # The lock as the unlocked runs found it (asked now if none ran to the end): once
+    # doctor holds it, it cannot ask whether another process does.
+    held = next((c for c in checks if c.name == "lock"), None) or _lock_check(folder)
     lock = InterProcessLock(folder / LOCK_NAME, _LOCK_WAIT)
     try:
         lock.acquire()
     except (LockTimeout, OSError, StoreUnreadable):
         lock.close()
-        return checks  # the lock check names whoever holds it, or why it cannot
+        return checks or [held]  # the lock check names whoever holds it, or why it cannot
     try:
-        held = next((c for c in checks if c.name == "lock"), None)
         return _checks(folder, held)
     finally:
         lock.release()

@@ -257,3 +257,22 @@ def test_the_size_of_a_snapshot_folder_counts_no_file_that_went(
     assert folder_doctor._files_size(folder) == 10
     monkeypatch.undo()
     assert folder_doctor._files_size(tmp_path / "gone") == 0  # the whole folder went
+
+
+def test_when_every_unlocked_run_meets_a_file_that_went_the_run_under_the_lock_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "store"
+    Memory(store).close()
+    real = folder_doctor._checks
+
+    def unlocked_runs_fail(folder: Path, lock: object = None) -> object:
+        if lock is None:
+            raise FileNotFoundError(2, "No such file or directory", "snapshot.json.tmp")
+        return real(folder, lock)
+
+    monkeypatch.setattr(folder_doctor, "_checks", unlocked_runs_fail)
+    report = folder_doctor.report(store)
+    assert report["ok"], report
+    # Its own hold is not reported as another process's.
+    assert [c["status"] for c in report["checks"] if c["name"] == "lock"] == ["ok"]
