@@ -14,6 +14,9 @@ Read, in English:
   *twelve*, *a couple of*, *a few*, *several*);
 * *yesterday*, *today*, *this morning*, *earlier today*, *tonight*;
 * *last week / weekend / month / year* and *last Monday* … *last Sunday*;
+* *in the past / last week*, *month*, *year*, *few days*, *3 weeks* … (up to now, from a
+  quarter again as far back), and *this week / month / year* (*earlier this week*:
+  since it began);
 * a day by its date: *2026-11-28*, *November 28*, *Nov 28th, 2026*, *28 November*, *the
   28th of November* (without a year, the last such day up to now), and *on Monday* …
   *on Sunday* (the last such day, today included). A note about a day is written on
@@ -72,13 +75,16 @@ _YEAR = r"(?:19|20)\d\d"
 _COUNT = "|".join(sorted((re.escape(n) for n in _NUMBERS), key=len, reverse=True))
 # Compiled by the first question that holds one of these words (most never do: a CLI
 # search should not pay for it).
-_HINTS = ("ago", "yesterday", "today", "tonight", "this ", "last ", "day")
+_HINTS = ("ago", "yesterday", "today", "tonight", "this ", "last ", "past ", "day")
 #: A date holds a digit and a dash or a month's name; a month alone follows "in" or
 #: "during".
 _DATE_HINTS = ("-", *_MONTHS)
 _MONTH_HINTS = ("in ", "during ")
 _PHRASE = LazyPattern(
-    rf"\b(?:(?P<n>\d{{1,3}}|{_COUNT})\s+(?P<unit>day|week|month|year)s?\s+ago"
+    rf"\b(?:(?:in|over|during|within|for)\s+the\s+(?:past|last)\s+"
+    rf"(?:(?P<pn>\d{{1,3}}|{_COUNT})\s+)?(?P<punit>day|week|month|year)s?"
+    rf"|(?:earlier\s+)?this\s+(?P<this>week|month|year)"
+    rf"|(?P<n>\d{{1,3}}|{_COUNT})\s+(?P<unit>day|week|month|year)s?\s+ago"
     rf"|(?P<yesterday>yesterday)"
     rf"|(?P<today>today|tonight|this\s+morning|this\s+afternoon|this\s+evening)"
     rf"|last\s+(?P<last>week|weekend|month|year|{'|'.join(_WEEKDAYS)})"
@@ -184,6 +190,22 @@ def _day(found: re.Match[str], now: datetime) -> datetime | None:
 
 def _span(found: re.Match[str], now: datetime) -> tuple[float, float]:
     """(days back to the span's start, days back to its end)."""
+    if found["punit"]:
+        # "In the past month": up to now, from a quarter again as far back (and a day).
+        raw = (found["pn"] or "one").lower()
+        count = int(raw) if raw.isdigit() else _NUMBERS[" ".join(raw.split())]
+        return count * _UNITS[found["punit"].lower()] * 1.25 + 1.0, 0.0
+    if found["this"]:
+        # "This week": since it began (Monday, the 1st, 1 January), and a day before.
+        unit = found["this"].lower()
+        midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+        if unit == "week":
+            began = midnight - timedelta(days=now.weekday())
+        elif unit == "month":
+            began = midnight.replace(day=1)
+        else:
+            began = midnight.replace(month=1, day=1)
+        return (now - began).total_seconds() / DAY + 1.0, 0.0
     if found["n"]:
         raw = found["n"].lower()
         count = int(raw) if raw.isdigit() else _NUMBERS[" ".join(raw.split())]

@@ -34,6 +34,13 @@ def days_back(span: tuple[float, float] | None) -> tuple[float, float]:
         ("Who called last Friday?", (6.0, 4.0)),  # Friday the 7th, a day to spare
         ("Who called last Wednesday?", (8.0, 6.0)),  # a week back, never today
         ("What did I play last weekend?", (5.0, 2.0)),  # Saturday the 8th and Sunday
+        # Up to now: as far back again a quarter (and a day), or since it began.
+        ("How many art events did I attend in the past month?", (39.05, 0.0)),
+        ("what broke over the last week", (9.75, 0.0)),
+        ("for the past two days", (3.5, 0.0)),
+        ("what did we ship this week", (3.92, 0.0)),  # since Monday, and a day
+        ("a note from earlier this month", (12.92, 0.0)),
+        ("in the last month", (39.05, 0.0)),  # not "last month", the one before this
         # A day by its date: the day before to the end of the day after.
         ("what did we deploy on 2023-04-03", (10.92, 7.92)),
         ("What happened on April 3rd?", (10.92, 7.92)),
@@ -71,6 +78,7 @@ def test_a_phrase_gives_the_span_it_points_at(query: str, expected: tuple[float,
         "on 2023-13-01",
         "What do we plan in May 2023?",  # a month still to come
         "the market in Japan",  # "mar", "jan" inside words
+        "What should I cook this weekend?",  # still to come
     ],
 )
 def test_no_span_where_none_is_named(query: str) -> None:
