@@ -13,8 +13,10 @@ import base64
 import contextlib
 import itertools
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -58,6 +60,7 @@ class Chromium:
             [executable, *FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=True,  # its helper processes end with it (close())
         )
         port_file = self.profile / "DevToolsActivePort"
         deadline = time.monotonic() + 60
@@ -148,4 +151,12 @@ class Chromium:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        shutil.rmtree(self.profile, ignore_errors=True)
+        # Its renderer and crash handler may outlive it and write into the profile after
+        # it is removed (a folder was left in /tmp now and then): they go first.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        for _ in range(20):
+            shutil.rmtree(self.profile, ignore_errors=True)
+            if not self.profile.exists():
+                break
+            time.sleep(0.05)
