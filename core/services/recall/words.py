@@ -208,7 +208,9 @@ def words(text: str) -> list[str]:
     identifier followed by its parts)."""
     lowered = text.lower()
     ascii_only = lowered.isascii()
-    identifiers = _identifiers(text, ascii_only)
+    # A text without a capital holds no camel case: no search for one (agents' notes are
+    # often all lower case).
+    identifiers = _identifiers(text, ascii_only) if lowered != text else {}
     if ascii_only:  # most text: _keep's rule written inline, one call a text
         kept = [
             w for w in _WORD.findall(lowered) if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())
