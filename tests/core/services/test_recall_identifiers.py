@@ -60,9 +60,13 @@ def test_a_very_long_identifier_is_cut_in_time_that_grows_with_its_length() -> N
     import time
 
     def seconds(text: str) -> float:
-        began = time.perf_counter()
-        terms(text)
-        return time.perf_counter() - began
+        # The best of three: a busy moment on the machine slows one run, not all.
+        took = []
+        for _ in range(3):
+            began = time.perf_counter()
+            terms(text)
+            took.append(time.perf_counter() - began)
+        return min(took)
 
     plain = seconds("ab " * 2_700)  # as many characters, in words
     long_one = seconds("aB" * 4_000)
