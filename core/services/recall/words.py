@@ -21,6 +21,11 @@ order status"). Camel case is a lower-case letter before a capital, so capitals 
 ("NASA", "HTTPServer") stay one word. Words joined by underscores, hyphens or dots are
 parts already.
 
+A number written with commas between its thousands ("4,230", "1,000,000") is one
+number ("4230"): the question may write it either way. A comma counts as a separator
+only after one to three digits that start a number or follow another separator, and
+before exactly three digits ("1,2,3" and "1234,567" stay apart).
+
 Chinese, Japanese, Korean, Thai, Lao, Khmer and Myanmar text is not cut into
 words by spaces. Such a run gives each pair of characters side by side as a term
 ("北京" in "我去了北京"), the way CJK search engines read it; Han, kana and
@@ -54,7 +59,7 @@ STOP_WORDS = frozenset(
 )
 
 #: How text is cut into terms (a saved index made another way is built again).
-VERSION = 3
+VERSION = 4
 
 _WORD = re.compile(r"[^\W_]+")
 #: A lower-case letter then a capital: what marks camel case. Written capital first, so
@@ -64,6 +69,10 @@ _HUMP = re.compile(r"[A-Z](?<=[a-z][A-Z])")
 #: The parts of a camel-case identifier: "parseOrderStatus", "getHTTPResponse",
 #: "getV2Api"; an acronym's plural is one part ("userIDs": "user", "ids").
 _PART = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+#: A comma between a number's thousands: after one to three digits that begin a number
+#: (or follow another such comma), before exactly three. Written comma first, so the
+#: search runs over the text's commas rather than every character.
+_THOUSANDS = re.compile(r",(?:(?<=\b\d,)|(?<=\b\d\d,)|(?<=\b\d\d\d,))(?=\d{3}(?!\d))")
 _STEMMER = Stemmer.Stemmer("english")
 _MEMO: dict[str, str] = {}
 _MEMO_MAX = 200_000
@@ -205,7 +214,9 @@ def _with_parts(found: list[str], identifiers: dict[str, list[str]]) -> list[str
 def words(text: str) -> list[str]:
     """The content words of ``text``, lower case, unstemmed, in order (for spaceless
     scripts, the pairs and characters the module docstring describes; a camel-case
-    identifier followed by its parts)."""
+    identifier followed by its parts; a number's thousands' commas left out)."""
+    if "," in text:
+        text = _THOUSANDS.sub("", text)
     lowered = text.lower()
     ascii_only = lowered.isascii()
     # A text without a capital holds no camel case: no search for one (agents' notes are
