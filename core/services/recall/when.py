@@ -10,19 +10,22 @@ since the phrase may be about the event, not the note that tells of it.
 
 Read, in English:
 
-* *N days / weeks / months / years ago*, N in digits or words (*a*, *an*, *one* to
-  *twelve*, *a couple of*, *a few*, *several*);
-* *yesterday*, *today*, *this morning*, *earlier today*, *tonight*;
-* *last week / weekend / month / year* and *last Monday* … *last Sunday*;
-* *in the past / last week*, *month*, *year*, *few days*, *3 weeks* … (up to now, from a
-  quarter again as far back), and *this week / month / year* (*earlier this week*:
-  since it began);
+* *N hours / days / weeks / fortnights / months / years ago*, N in digits or words (*a*,
+  *an*, *one* to *twelve*, *a couple of*, *a few*, *several*);
+* *yesterday*, *last night*, *today*, *this morning*, *earlier today*, *tonight*;
+* *last week / weekend / month / year*, *over the weekend* and *last Monday* … *last
+  Sunday*;
+* *in the past / last week*, *month*, *year*, *few days*, *3 weeks* … and *the past few
+  days* (up to now, from a quarter again as far back), and *this week / month / year*
+  (*earlier this week*: since it began);
 * a day by its date: *2026-11-28*, *November 28*, *Nov 28th, 2026*, *28 November*, *the
-  28th of November* (without a year, the last such day up to now), and *on Monday* …
-  *on Sunday* (the last such day, today included). A note about a day is written on
-  it or soon after: the span runs from the day before to the end of the day after;
+  28th of November* (without a year, the last such day up to now), *on the 28th* (the
+  last 28th up to now) and *on Monday* … *on Sunday* (the last such day, today
+  included). A note about a day is written on it or soon after: the span runs from the
+  day before to the end of the day after;
 * a month: *in March*, *during March 2026* (without a year, the last such month up to
-  now), from the day before it begins to a week after it ends.
+  now), from the day before it begins to a week after it ends; a year, *in 2025*, the
+  same way.
 
 A day's date is read first, then a month, then the other phrases in the order they
 come: a date anchors the question ("the weekend before 10 April").
@@ -40,7 +43,14 @@ from datetime import datetime, timedelta
 from ...base.lazy_regex import LazyPattern
 
 DAY = 86_400.0
-_UNITS = {"day": 1.0, "week": 7.0, "month": 30.44, "year": 365.25}
+_UNITS = {
+    "hour": 1 / 24,
+    "day": 1.0,
+    "week": 7.0,
+    "fortnight": 14.0,
+    "month": 30.44,
+    "year": 365.25,
+}
 _NUMBERS = {
     "a": 1,
     "an": 1,
@@ -71,21 +81,27 @@ _MONTH = (
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
 _ORDINAL = r"(?:st|nd|rd|th)?"
+_UNIT = "hour|day|week|fortnight|month|year"
 _YEAR = r"(?:19|20)\d\d"
 _COUNT = "|".join(sorted((re.escape(n) for n in _NUMBERS), key=len, reverse=True))
 # The phrase below is compiled by the first question that may hold one (most never do:
 # a CLI search should not pay for it). These small patterns tell, in a microsecond or
 # two, which questions may: a word of a relative phrase, or an ISO date's start ...
-_HINTS = LazyPattern(r"ago|yesterday|today|tonight|this |last |past |day|\d{4}-\d")
+_HINTS = LazyPattern(
+    r"ago|yesterday|today|tonight|this |last |past |day|weekend|\d{4}-\d"
+    r"|(?:in|during) (?:19|20)\d\d|on the \d"
+)
 # ... or a month's name beside a digit (a date), or after "in" or "during" (a month).
 _MONTH_HINT = LazyPattern("|".join(_MONTHS))
 _MONTH_BESIDE = LazyPattern(r"\d|in |during ")
 _PHRASE = LazyPattern(
-    rf"\b(?:(?:in|over|during|within|for)\s+the\s+(?:past|last)\s+"
-    rf"(?:(?P<pn>\d{{1,3}}|{_COUNT})\s+)?(?P<punit>day|week|month|year)s?"
+    # "The past" needs no word before it; "the last" does ("the last day of the trip").
+    rf"\b(?:(?:(?:in|over|during|within|for)\s+the\s+(?:past|last)|the\s+past)\s+"
+    rf"(?:(?P<pn>\d{{1,3}}|{_COUNT})\s+)?(?P<punit>{_UNIT})s?"
     rf"|(?:earlier\s+)?this\s+(?P<this>week|month|year)"
-    rf"|(?P<n>\d{{1,3}}|{_COUNT})\s+(?P<unit>day|week|month|year)s?\s+ago"
-    rf"|(?P<yesterday>yesterday)"
+    rf"|(?P<n>\d{{1,3}}|{_COUNT})\s+(?P<unit>{_UNIT})s?\s+ago"
+    rf"|(?P<yesterday>yesterday|last\s+night)"
+    rf"|(?:over|during)\s+the\s+(?P<weekend>weekend)"
     rf"|(?P<today>today|tonight|this\s+morning|this\s+afternoon|this\s+evening)"
     rf"|last\s+(?P<last>week|weekend|month|year|{'|'.join(_WEEKDAYS)})"
     rf"|(?P<iso>(?P<iso_y>\d{{4}})-(?P<iso_m>\d{{1,2}})-(?P<iso_d>\d{{1,2}}))"
@@ -93,6 +109,10 @@ _PHRASE = LazyPattern(
     rf"|(?:the\s+)?(?P<d2>\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?(?P<m2>{_MONTH})"
     rf"(?:(?:,\s*|\s+)(?P<y2>{_YEAR}))?"
     rf"|on\s+(?P<on>{'|'.join(_WEEKDAYS)})"
+    # "On the 28th" ends its clause: "on the 2nd attempt" names no day.
+    rf"|on\s+the\s+(?P<d3>\d{{1,2}})(?:st|nd|rd|th)(?=\s*(?:[?.!,;:)]|$))"
+    # Not a date's year ("2025-03-04") nor a number ("2025.5", "2025 10").
+    rf"|(?:in|during)\s+(?P<yr>{_YEAR})(?![-/.]\d|\s*\d)"
     rf"|(?:in|during)\s+(?:early\s+|late\s+|mid-?)?(?P<mo>{_MONTH})(?:\s+(?P<my>{_YEAR}))?"
     rf"(?!\s*\d))\b",
     re.IGNORECASE,
@@ -110,10 +130,10 @@ def window(query: str, now: datetime) -> tuple[float, float] | None:
     # A date anchors the question ("the weekend before 10 April"): a day's date goes
     # first, then a month, then the rest in the order they come.
     for found in sorted(_PHRASE.finditer(query), key=_rank):
-        if found["mo"]:
-            month = _month(found, now)
+        if found["mo"] or found["yr"]:
+            month = _month(found, now) if found["mo"] else _year(found, now)
             if month is None:
-                continue  # a month still to come
+                continue  # a month (or year) still to come
             # From the day before it begins to a week after it ends (never past now).
             began, ended = month
             return began.timestamp() - DAY, min(now.timestamp(), ended.timestamp() + 7 * DAY)
@@ -133,9 +153,9 @@ def window(query: str, now: datetime) -> tuple[float, float] | None:
 def _rank(found: re.Match[str]) -> int:
     """Which phrase of a question is read first: a day's date (0), a month (1), the rest
     (2)."""
-    if found["iso"] or found["m1"] or found["m2"]:
+    if found["iso"] or found["m1"] or found["m2"] or found["d3"]:
         return 0
-    return 1 if found["mo"] else 2
+    return 1 if found["mo"] or found["yr"] else 2
 
 
 def _month(found: re.Match[str], now: datetime) -> tuple[datetime, datetime] | None:
@@ -159,6 +179,15 @@ def _month(found: re.Match[str], now: datetime) -> tuple[datetime, datetime] | N
     return first, after
 
 
+def _year(found: re.Match[str], now: datetime) -> tuple[datetime, datetime] | None:
+    """The start of the year ``found`` names and of the year after, in ``now``'s time
+    zone; None for one still to come."""
+    first = now.replace(
+        year=int(found["yr"]), month=1, day=1, hour=0, minute=0, second=0, microsecond=0
+    )
+    return None if first > now else (first, first.replace(year=first.year + 1))
+
+
 def _day(found: re.Match[str], now: datetime) -> datetime | None:
     """The start of the day ``found`` names by its date or weekday, in ``now``'s time
     zone; None for a phrase of another kind, or a date no calendar has (February 30)."""
@@ -168,6 +197,18 @@ def _day(found: re.Match[str], now: datetime) -> datetime | None:
         return midnight - timedelta(days=back)
     if found["iso"]:
         year, month, day = int(found["iso_y"]), int(found["iso_m"]), int(found["iso_d"])
+    elif found["d3"]:
+        # "On the 28th": this month's, or the last month's that has one, up to today.
+        day, first = int(found["d3"]), midnight.replace(day=1)
+        for _ in range(3):  # a 31st is at most two months back
+            try:
+                named = first.replace(day=day)
+            except ValueError:
+                named = None
+            if named is not None and named <= midnight:
+                return named
+            first = (first - timedelta(days=1)).replace(day=1)
+        return None
     elif found["m1"] or found["m2"]:
         month = _MONTHS.index((found["m1"] or found["m2"])[:3].lower()) + 1
         day = int(found["d1"] or found["d2"])
@@ -217,10 +258,10 @@ def _span(found: re.Match[str], now: datetime) -> tuple[float, float]:
         return 2.5, 0.0
     if found["today"]:
         return 1.0, 0.0
-    last = found["last"].lower()
+    last = (found["last"] or "").lower()
     if last == "week":
         return 14.0, 3.0
-    if last == "weekend":
+    if last == "weekend" or found["weekend"]:
         # The last Saturday and Sunday before today, a day to spare on either side.
         back = (now.weekday() - 5) % 7 or 7
         return back + 1.0, max(0.0, back - 2.0)

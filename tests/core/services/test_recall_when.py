@@ -58,6 +58,19 @@ def days_back(span: tuple[float, float] | None) -> tuple[float, float]:
         ("What did we paint in December?", (133.92, 94.92)),  # last year's
         ("in April", (12.92, 0.0)),  # this month, up to now
         ("the demo on April 3 in March", (10.92, 7.92)),  # the day's date first
+        # Nights, fortnights, hours, weekends without "last", "the past" alone.
+        ("What did I eat last night?", (2.5, 0.0)),  # as yesterday
+        ("I read it a fortnight ago", (21.0, 7.0)),  # as two weeks ago
+        ("the note from an hour ago", (1.54, 0.0)),  # never under a day and a half
+        ("Which runs failed in the past 48 hours?", (3.5, 0.0)),
+        ("What changed the past few days?", (4.75, 0.0)),
+        ("What did we do over the weekend?", (5.0, 2.0)),  # as last weekend
+        # A day of the month alone: the last one up to today (March has the 31st).
+        ("What broke on the 3rd?", (10.92, 7.92)),
+        ("What broke on the 31st?", (13.92, 10.92)),
+        # A year, as a month: the day before it begins to a week after it ends.
+        ("What did we ship in 2022?", (467.92, 94.92)),
+        ("What did we ship in 2023?", (102.92, 0.0)),  # this year, up to now
     ],
 )
 def test_a_phrase_gives_the_span_it_points_at(query: str, expected: tuple[float, float]) -> None:
@@ -79,6 +92,10 @@ def test_a_phrase_gives_the_span_it_points_at(query: str, expected: tuple[float,
         "What do we plan in May 2023?",  # a month still to come
         "the market in Japan",  # "mar", "jan" inside words
         "What should I cook this weekend?",  # still to come
+        "It passed on the 2nd attempt",  # an ordinal that names no day
+        "the last day of the trip",  # "the last" without "in" or "over": not a span
+        "What is planned in 2024?",  # a year still to come
+        "What did we ship in 2022-2023?",  # a range of years, not a year
     ],
 )
 def test_no_span_where_none_is_named(query: str) -> None:
