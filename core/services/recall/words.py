@@ -2,7 +2,8 @@
 
 A record and a query pass the same function, so "deploying", "deployed" and
 "deploys" all meet at ``deploy``. The stop list is Lucene's English list plus
-the words a question is made of ("when", "did", "what", "you", "my"): in an
+the words a question is made of ("when", "did", "what", "you", "my", the "many" and
+"much" of "how many"): in an
 agent's question they carry no subject, and counting them as terms ranks
 records by how chatty they are (the evaluation in docs/RECALL.md measures it).
 Words are runs of letters and digits in any script, with the combining marks
@@ -55,11 +56,12 @@ STOP_WORDS = frozenset(
     here hers herself him himself his how i its itself just me more most my myself nor now off
     once only other our ours ourselves out over own same she should so some than theirs them
     themselves those through too under until up very we were what when where which while who
-    whom why would you your yours yourself yourselves s t d ll m re ve y also ever kind""".split()
+    whom why would you your yours yourself yourselves s t d ll m re ve y also ever kind
+    many much""".split()
 )
 
 #: How text is cut into terms (a saved index made another way is built again).
-VERSION = 4
+VERSION = 5
 
 _WORD = re.compile(r"[^\W_]+")
 #: A lower-case letter then a capital: what marks camel case. Written capital first, so
