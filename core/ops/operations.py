@@ -34,6 +34,7 @@ record's id, run ``make generate`` (the ``Memory`` methods and the table in
 
 # No ``from __future__ import annotations`` here: typing.NamedTuple would compile each
 # field's annotation string at import, which the CLI pays on every call.
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ..services.context.budget import DEFAULT_BUDGET
@@ -2510,6 +2511,17 @@ BY_NAME: dict[str, Op] = {op.name: op for op in OPERATIONS}
 def by_name(name: str) -> Op:
     """The operation called ``name`` (``KeyError`` for an unknown one)."""
     return BY_NAME[name]
+
+
+def pointing_elsewhere(param: Param, value: object, name: "Callable[[Op], str]") -> str:
+    """What a refusal of ``value`` for ``param`` adds when other operations take it
+    (see :attr:`Param.elsewhere`): ": for lessons, A (summary) or B (summary)", each
+    operation named by ``name``; "" for any other value."""
+    ops = dict(param.elsewhere).get(value) if isinstance(value, str) else None
+    if not ops:
+        return ""
+    named = " or ".join(f"{name(by_name(n))} ({by_name(n).summary})" for n in ops)
+    return f": for {value}s, {named}"
 
 
 def door_ops(door: str) -> list[Op]:

@@ -24,7 +24,7 @@ from ..domain import migrations as _migrations  # noqa: F401
 from ..ledger.isolation import run_asking
 from ..models.limits import check_int, check_size, check_value
 from ..services.recall import index_files as _index_files  # noqa: F401
-from .operations import Op, Param, by_name, is_required
+from .operations import Op, Param, is_required, pointing_elsewhere
 from .wm_fallback import is_wm, reach
 
 if TYPE_CHECKING:
@@ -103,12 +103,7 @@ def coerce(param: Param, value: Any) -> Any:
 def check_rule(param: Param, value: Any) -> Any:
     """``value`` when it keeps ``param``'s rules (choices, minimum); else ``InvalidInput``."""
     if param.choices and value not in param.choices and value is not None:
-        ops = dict(param.elsewhere).get(value) if isinstance(value, str) else None
-        instead = (
-            f": for {value}s, {' or '.join(f'{n} ({by_name(n).summary})' for n in ops)}"
-            if ops
-            else ""
-        )
+        instead = pointing_elsewhere(param, value, lambda op: op.name)
         raise InvalidInput(
             param.name,
             f"must be one of {', '.join(param.choices)} (got {_shown(value)}){instead}",

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ...ops.operations import GROUPS, OPERATIONS, Op, Param, by_name
+from ...ops.operations import GROUPS, OPERATIONS, Op, Param, pointing_elsewhere
 
 _TYPES: dict[str, Any] = {"int": int, "float": float}
 
@@ -136,15 +136,12 @@ def flags(param: Param) -> list[str]:
 def _pointing_elsewhere(param: Param, convert: Callable[[str], Any] | None) -> Callable[[str], Any]:
     """argparse's ``type`` for ``param``: a value another verb takes is refused with
     that verb's words (argparse converts a value before it checks the choices)."""
-    others = dict(param.elsewhere)
 
     def check(value: str) -> Any:
-        if value in others:
-            verbs = " or ".join(
-                f"`memwork {by_name(n).cli}` ({by_name(n).summary})" for n in others[value]
-            )
+        instead = pointing_elsewhere(param, value, lambda op: f"`memwork {op.cli}`")
+        if instead:
             raise argparse.ArgumentTypeError(
-                f"must be one of {', '.join(param.choices)} (got {value!r}): for {value}s, {verbs}"
+                f"must be one of {', '.join(param.choices)} (got {value!r}){instead}"
             )
         return value if convert is None else convert(value)
 
