@@ -88,7 +88,7 @@ _COUNT = "|".join(sorted((re.escape(n) for n in _NUMBERS), key=len, reverse=True
 # a CLI search should not pay for it). These small patterns tell, in a microsecond or
 # two, which questions may: a word of a relative phrase, or an ISO date's start ...
 _HINTS = LazyPattern(
-    r"ago|yesterday|today|tonight|this |last |past |day|weekend|\d{4}-\d"
+    r"ago|day|tonight|this |last |past |weekend|\d{4}-\d"  # "day": yesterday, today, Monday
     r"|(?:in|during) (?:19|20)\d\d|on the \d"
 )
 # ... or a month's name beside a digit (a date), or after "in" or "during" (a month).
@@ -131,11 +131,11 @@ def window(query: str, now: datetime) -> tuple[float, float] | None:
     # first, then a month, then the rest in the order they come.
     for found in sorted(_PHRASE.finditer(query), key=_rank):
         if found["mo"] or found["yr"]:
-            month = _month(found, now) if found["mo"] else _year(found, now)
-            if month is None:
+            bounds = _month(found, now) if found["mo"] else _year(found, now)
+            if bounds is None:
                 continue  # a month (or year) still to come
             # From the day before it begins to a week after it ends (never past now).
-            began, ended = month
+            began, ended = bounds
             return began.timestamp() - DAY, min(now.timestamp(), ended.timestamp() + 7 * DAY)
         if found["on"] or _rank(found) == 0:
             day = _day(found, now)
