@@ -321,8 +321,7 @@ class Store:
                     if self._txn_depth > 0:
                         return False
                     with self._locked():
-                        if self._depth == 1:
-                            self._refresh()
+                        self._caught_up()
                         plan = self.backend.fold_begin()
             finally:
                 self.backend.fold_unwanted()  # what fold_wanted took and fold_begin did not
@@ -341,8 +340,7 @@ class Store:
             with self._mutex:
                 try:
                     with never_waiting(), self._locked():
-                        if self._depth == 1:
-                            self._refresh()
+                        self._caught_up()
                         return self.backend.fold_finish(plan)
                 except WouldWait:
                     pass
@@ -354,9 +352,14 @@ class Store:
                 return True  # a hold committed it (or dropped it, and asked again)
             self._prepared = None
             with self._locked():
-                if self._depth == 1:
-                    self._refresh()
+                self._caught_up()
                 return self.backend.fold_finish(plan)
+
+    def _caught_up(self) -> None:
+        """In the outermost hold of the lock, take in what other processes committed (a
+        hold inside it has nothing new to take)."""
+        if self._depth == 1:
+            self._refresh()
 
     def _refresh(self) -> None:
         found = self.backend.refresh()
@@ -453,8 +456,7 @@ class Store:
                 self._fold_wanted = True
                 return
             with self._locked():
-                if self._depth == 1:
-                    self._refresh()
+                self._caught_up()
                 self.backend.fold_log()
 
     def _fold_committed(self) -> None:
