@@ -68,14 +68,23 @@ while True:
 TOKEN = re.compile(r"kq\d+s\d+n\d+zz")
 
 
-def _killed_at_random(location: str, acks: Path, seconds: float) -> int:
-    """Four writers, one killed every 50–500 ms and started again; returns the kills."""
+def _acknowledged(acks: Path) -> int:
+    """The writes the writers were told had landed so far."""
+    return acks.read_text().count("add ") if acks.exists() else 0
+
+
+def _killed_at_random(location: str, acks: Path, seconds: float, adds: int = 0) -> int:
+    """Four writers, one killed every 50–500 ms and started again, for ``seconds`` and
+    then on until more than ``adds`` writes were acknowledged (a machine busy with other
+    tests does less in the same time), at most twice as long again; returns the kills."""
     env = {**os.environ, "MEMWORK_LOG_RECORDS": "25"}  # folds happen, and get killed too
     rng = random.Random(20261201)
     writers: dict[int, subprocess.Popen] = {}
     seed = kills = 0
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
+    began = time.monotonic()
+    while (now := time.monotonic() - began) < seconds or (
+        now < 3 * seconds and _acknowledged(acks) <= adds
+    ):
         for me in range(4):
             if me not in writers or writers[me].poll() is not None:
                 seed += 1
@@ -104,7 +113,7 @@ def test_writers_killed_mid_work_lose_nothing_they_were_told_landed(
     )
     Memory(location).close()
     acks = tmp_path / "acks.txt"
-    kills = _killed_at_random(location, acks, 12.0)
+    kills = _killed_at_random(location, acks, 12.0, adds=500)
     added: dict[str, str] = {}  # token -> the note's id ("" for lessons, episodes)
     gone: set[str] = set()
     in_flight: set[str] = set()
