@@ -33,7 +33,9 @@ words by spaces. Such a run gives each pair of characters side by side as a term
 Hangul also give each character alone, since one character is often a whole word
 ("猫", a cat). Only the single characters count towards a record's length
 (:func:`length_share`): a sentence of thirty Chinese characters is about as long
-as one of twenty English words, not twice that. Stems are memoised: a store's
+as one of twenty English words, not twice that. A past tense or plural the stemmer
+cannot bring to its word ("bought", "met", "children") is read as that word first
+(:mod:`core.services.recall.irregular`). Stems are memoised: a store's
 vocabulary is small next to its word count.
 """
 
@@ -45,6 +47,7 @@ import unicodedata
 import Stemmer
 
 from ...base.lazy_regex import lazy
+from .irregular import BASE
 from .scripts import IDEOGRAPH, ideograph, scripts_of
 
 #: Lucene's English stop words, then question words, auxiliaries and pronouns.
@@ -61,7 +64,7 @@ STOP_WORDS = frozenset(
 )
 
 #: How text is cut into terms (a saved index made another way is built again).
-VERSION = 5
+VERSION = 6
 
 _WORD = re.compile(r"[^\W_]+")
 #: A lower-case letter then a capital: what marks camel case. Written capital first, so
@@ -249,10 +252,11 @@ def length_share(term: str) -> bool:
 
 
 def stem(word: str) -> str:
-    """The Snowball English stem of one lower-case word."""
+    """The Snowball English stem of one lower-case word (of its base word, for a form
+    the stemmer cannot bring to it: *bought* is *buy*, see :mod:`.irregular`)."""
     found = _MEMO.get(word)
     if found is None:
-        found = _STEMMER.stemWord(word)
+        found = _STEMMER.stemWord(BASE.get(word, word))
         if len(_MEMO) < _MEMO_MAX:
             _MEMO[word] = found
     return found
