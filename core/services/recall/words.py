@@ -78,6 +78,8 @@ _PART = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 #: (or follow another such comma), before exactly three. Written comma first, so the
 #: search runs over the text's commas rather than every character.
 _THOUSANDS = re.compile(r",(?:(?<=\b\d,)|(?<=\b\d\d,)|(?<=\b\d\d\d,))(?=\d{3}(?!\d))")
+#: "won't", with either apostrophe.
+_WONT = re.compile(r"\bwon['\u2019]t\b", re.IGNORECASE)
 _STEMMER = Stemmer.Stemmer("english")
 _MEMO: dict[str, str] = {}
 _MEMO_MAX = 200_000
@@ -223,6 +225,10 @@ def words(text: str) -> list[str]:
     if "," in text:
         text = _THOUSANDS.sub("", text)
     lowered = text.lower()
+    if "won" in lowered and _WONT.search(lowered) is not None:
+        # "won't" would leave "won", read as the past of "win" (see .irregular).
+        text = _WONT.sub("will not", text)
+        lowered = text.lower()
     ascii_only = lowered.isascii()
     # A text without a capital holds no camel case: no search for one (agents' notes are
     # often all lower case).

@@ -69,3 +69,10 @@ def test_a_question_in_the_base_form_finds_what_happened(
     expected: str,
 ) -> None:
     assert first_found(cli, NOTES, query) == expected
+
+
+@pytest.mark.parametrize("text", ["I won't rotate the keys", "WON’T rotate the keys"])
+def test_wont_is_not_the_past_of_win(text: str) -> None:
+    # "won't" is cut at its apostrophe; the "won" left would stand for "win".
+    assert terms(text) == terms("rotate the keys")
+    assert terms("we won the cup") == terms("win the cup")
