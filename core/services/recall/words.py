@@ -35,7 +35,8 @@ Hangul also give each character alone, since one character is often a whole word
 (:func:`length_share`): a sentence of thirty Chinese characters is about as long
 as one of twenty English words, not twice that. A past tense or plural the stemmer
 cannot bring to its word ("bought", "met", "children") is read as that word first
-(:mod:`core.services.recall.irregular`). Stems are memoised: a store's
+(:mod:`core.services.recall.irregular`), and a British spelling as the American one
+("colour" as "color", :mod:`core.services.recall.spellings`). Stems are memoised: a store's
 vocabulary is small next to its word count.
 """
 
@@ -49,6 +50,7 @@ import Stemmer
 from ...base.lazy_regex import lazy
 from .irregular import BASE
 from .scripts import IDEOGRAPH, ideograph, scripts_of
+from .spellings import stem_aliases
 
 #: Lucene's English stop words, then question words, auxiliaries and pronouns.
 STOP_WORDS = frozenset(
@@ -64,7 +66,7 @@ STOP_WORDS = frozenset(
 )
 
 #: How text is cut into terms (a saved index made another way is built again).
-VERSION = 6
+VERSION = 7
 
 _WORD = re.compile(r"[^\W_]+")
 #: A lower-case letter then a capital: what marks camel case. Written capital first, so
@@ -81,6 +83,8 @@ _THOUSANDS = re.compile(r",(?:(?<=\b\d,)|(?<=\b\d\d,)|(?<=\b\d\d\d,))(?=\d{3}(?!
 #: "won't", with either apostrophe.
 _WONT = re.compile(r"\bwon['\u2019]t\b", re.IGNORECASE)
 _STEMMER = Stemmer.Stemmer("english")
+#: A British stem, the American one it stands for (:mod:`.spellings`).
+_ALIASES = stem_aliases(_STEMMER.stemWord)
 _MEMO: dict[str, str] = {}
 _MEMO_MAX = 200_000
 
@@ -259,10 +263,12 @@ def length_share(term: str) -> bool:
 
 def stem(word: str) -> str:
     """The Snowball English stem of one lower-case word (of its base word, for a form
-    the stemmer cannot bring to it: *bought* is *buy*, see :mod:`.irregular`)."""
+    the stemmer cannot bring to it: *bought* is *buy*, see :mod:`.irregular`; a British
+    spelling's stem is the American one, see :mod:`.spellings`)."""
     found = _MEMO.get(word)
     if found is None:
         found = _STEMMER.stemWord(BASE.get(word, word))
+        found = _ALIASES.get(found, found)
         if len(_MEMO) < _MEMO_MAX:
             _MEMO[word] = found
     return found
