@@ -8,8 +8,8 @@ read as its base word before it is stemmed, in records and queries alike.
 
 Left out on purpose: forms that are as often another word (*rose*, *bit*, *ground*,
 *wound*, *bound*, *lay*, *sat* beside the SAT, *led* beside LED, *lives* of *she lives*,
-*leaves*, *stuck*, *shot*, *dove*, *born*), and the forms of *be*, *do* and *have*,
-which are stop words.
+*leaves*, *stuck*, *shot*, *dove*, *born*) or a name (*Drew*, *Hung*, *Sung*), and the
+forms of *be*, *do* and *have*, which are stop words.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ _FORMS = {
     "creep": "crept",
     "deal": "dealt",
     "dig": "dug",
-    "draw": "drew drawn",
+    "draw": "drawn",
     "dream": "dreamt",
     "drink": "drank drunk",
     "drive": "drove driven",
@@ -56,7 +56,6 @@ _FORMS = {
     "give": "gave given",
     "go": "went gone",
     "grow": "grew grown",
-    "hang": "hung",
     "hear": "heard",
     "hide": "hid hidden",
     "hold": "held",
@@ -88,7 +87,7 @@ _FORMS = {
     "shake": "shook shaken",
     "shine": "shone",
     "shrink": "shrank shrunk",
-    "sing": "sang sung",
+    "sing": "sang",
     "sink": "sank sunk",
     "sleep": "slept",
     "slide": "slid",

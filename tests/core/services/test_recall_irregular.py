@@ -41,8 +41,9 @@ def test_a_form_and_its_word_are_one_term(form: str, word: str) -> None:
 
 @pytest.mark.parametrize(
     ("form", "word"),
-    # A rose is a flower, a bit a small amount, LED a lamp, the ground underfoot.
-    [("rose", "rise"), ("bit", "bite"), ("led", "lead"), ("ground", "grind")],
+    # A rose is a flower, a bit a small amount, LED a lamp, the ground underfoot, and
+    # Drew a name.
+    [("rose", "rise"), ("bit", "bite"), ("led", "lead"), ("ground", "grind"), ("drew", "draw")],
 )
 def test_forms_that_are_as_often_another_word_stay_apart(form: str, word: str) -> None:
     assert terms(form) != terms(word)
