@@ -11,10 +11,13 @@ since the phrase may be about the event, not the note that tells of it.
 Read, in English:
 
 * *N hours / days / weeks / fortnights / months / years ago*, N in digits or words (*a*,
-  *an*, *one* to *twelve*, *a couple of*, *a few*, *several*);
-* *yesterday*, *last night*, *today*, *this morning*, *earlier today*, *tonight*;
-* *last week / weekend / month / year*, *over the weekend* and *last Monday* … *last
-  Sunday*;
+  *an*, *one* to *twelve*, *a couple of*, *a few*, *several*), and with a half (*a week
+  and a half ago*, *one and a half weeks ago*, *half a year ago*);
+* *yesterday*, *last night*, *the day before yesterday* (as a date), *today*, *this
+  morning*, *earlier today*, *tonight*, *the other day* (within the week);
+* *last week / weekend / month / year* (or *this past* …, *the previous* …), *over* or
+  *at the weekend*, *the week / weekend / month before last*, and *last Monday* … *last
+  Sunday*; *since Monday* (from the last one before today, up to now);
 * *in the past / last week*, *month*, *year*, *few days*, *3 weeks* … and *the past few
   days* (up to now, from a quarter again as far back), and *this week / month / year*
   (*earlier this week*: since it began);
@@ -23,6 +26,9 @@ Read, in English:
   last 28th up to now) and *on Monday* … *on Sunday* (the last such day, today
   included). A note about a day is written on it or soon after: the span runs from the
   day before to the end of the day after;
+* a day with a name and a fixed date, *on* / *over* / *last Christmas*, *Christmas Eve*,
+  *New Year's Eve*, *New Year's (Day)*, *Halloween*, *Valentine's Day*, as its date
+  ("what should I buy for Christmas" names the day as a subject: no span);
 * a month: *in March*, *during March 2026* (without a year, the last such month up to
   now), from the day before it begins to a week after it ends; a year, *in 2025*, the
   same way.
@@ -81,6 +87,25 @@ _MONTH = (
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
 _ORDINAL = r"(?:st|nd|rd|th)?"
+#: Days with a name and a fixed date (month, day), written without apostrophes: "on
+#: Christmas Eve", "over New Year's", "on Valentine's Day".
+_HOLIDAYS = {
+    "christmas eve": (12, 24),
+    "christmas day": (12, 25),
+    "christmas": (12, 25),
+    "new years eve": (12, 31),
+    "new years day": (1, 1),
+    "new years": (1, 1),
+    "halloween": (10, 31),
+    "valentines day": (2, 14),
+    "valentines": (2, 14),
+}
+_HOLIDAY = "|".join(
+    name.replace("years", "year['\u2019]?s")
+    .replace("valentines", "valentine['\u2019]?s")
+    .replace(" ", r"\s+")
+    for name in sorted(_HOLIDAYS, key=len, reverse=True)
+)
 _UNIT = "hour|day|week|fortnight|month|year"
 _YEAR = r"(?:19|20)\d\d"
 _COUNT = "|".join(sorted((re.escape(n) for n in _NUMBERS), key=len, reverse=True))
@@ -89,7 +114,8 @@ _COUNT = "|".join(sorted((re.escape(n) for n in _NUMBERS), key=len, reverse=True
 # two, which questions may: a word of a relative phrase, or an ISO date's start ...
 _HINTS = LazyPattern(
     r"ago|day|tonight|this |last |past |weekend|\d{4}-\d"  # "day": yesterday, today, Monday
-    r"|(?:in|during) (?:19|20)\d\d|on the \d"
+    r"|(?:in|during) (?:19|20)\d\d|on the \d|before last|previous"
+    r"|christmas|new year|halloween|valentine"
 )
 # ... or a month's name beside a digit (a date), or after "in" or "during" (a month).
 _MONTH_HINT = LazyPattern("|".join(_MONTHS))
@@ -99,11 +125,17 @@ _PHRASE = LazyPattern(
     rf"\b(?:(?:(?:in|over|during|within|for)\s+the\s+(?:past|last)|the\s+past)\s+"
     rf"(?:(?P<pn>\d{{1,3}}|{_COUNT})\s+)?(?P<punit>{_UNIT})s?"
     rf"|(?:earlier\s+)?this\s+(?P<this>week|month|year)"
-    rf"|(?P<n>\d{{1,3}}|{_COUNT})\s+(?P<unit>{_UNIT})s?\s+ago"
-    rf"|(?P<yesterday>yesterday|last\s+night)"
-    rf"|(?:over|during)\s+the\s+(?P<weekend>weekend)"
+    # "A week and a half ago", "one and a half weeks ago", "half a year ago".
+    rf"|(?:(?P<n>\d{{1,3}}|{_COUNT})(?P<and1>\s+and\s+a\s+half)?|(?P<half>half\s+an?))"
+    rf"\s+(?P<unit>{_UNIT})s?(?P<and2>\s+and\s+a\s+half)?\s+ago"
+    rf"|(?P<yesterday>(?P<dby>the\s+day\s+before\s+)?yesterday|last\s+night)"
+    rf"|(?P<other>the\s+other\s+day)"
+    rf"|(?:over|during|at)\s+the\s+(?P<weekend>weekend)"
     rf"|(?P<today>today|tonight|this\s+morning|this\s+afternoon|this\s+evening)"
-    rf"|last\s+(?P<last>week|weekend|month|year|{'|'.join(_WEEKDAYS)})"
+    rf"|the\s+(?P<before>week|weekend|month)\s+before\s+last"
+    rf"|(?:last|this\s+past|the\s+previous)\s+(?P<last>week|weekend|month|year|{'|'.join(_WEEKDAYS)})"
+    rf"|since\s+(?P<since>{'|'.join(_WEEKDAYS)})"
+    rf"|(?:on|over|last)\s+(?P<holiday>{_HOLIDAY})"
     rf"|(?P<iso>(?P<iso_y>\d{{4}})-(?P<iso_m>\d{{1,2}})-(?P<iso_d>\d{{1,2}}))"
     rf"|(?P<m1>{_MONTH})\.?\s+(?P<d1>\d{{1,2}}){_ORDINAL}(?:(?:,\s*|\s+)(?P<y1>{_YEAR}))?"
     rf"|(?:the\s+)?(?P<d2>\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?(?P<m2>{_MONTH})"
@@ -137,7 +169,12 @@ def window(query: str, now: datetime) -> tuple[float, float] | None:
             # From the day before it begins to a week after it ends (never past now).
             began, ended = bounds
             return began.timestamp() - DAY, min(now.timestamp(), ended.timestamp() + 7 * DAY)
-        if found["on"] or _rank(found) == 0:
+        if found["since"]:
+            # "Since Monday": from the start of the last one before today, up to now.
+            back = (now.weekday() - _WEEKDAYS.index(found["since"].lower())) % 7 or 7
+            began = now.replace(hour=0, minute=0, second=0, microsecond=0)
+            return (began - timedelta(days=back)).timestamp() - DAY, now.timestamp()
+        if found["on"] or found["dby"] or _rank(found) == 0:
             day = _day(found, now)
             if day is None or day > now:
                 continue  # a date no calendar has, or one still to come
@@ -153,7 +190,7 @@ def window(query: str, now: datetime) -> tuple[float, float] | None:
 def _rank(found: re.Match[str]) -> int:
     """Which phrase of a question is read first: a day's date (0), a month (1), the rest
     (2)."""
-    if found["iso"] or found["m1"] or found["m2"] or found["d3"]:
+    if found["iso"] or found["m1"] or found["m2"] or found["d3"] or found["holiday"]:
         return 0
     return 1 if found["mo"] or found["yr"] else 2
 
@@ -195,6 +232,8 @@ def _day(found: re.Match[str], now: datetime) -> datetime | None:
     if found["on"]:
         back = (now.weekday() - _WEEKDAYS.index(found["on"].lower())) % 7
         return midnight - timedelta(days=back)
+    if found["dby"]:
+        return midnight - timedelta(days=2)  # the day before yesterday
     if found["iso"]:
         year, month, day = int(found["iso_y"]), int(found["iso_m"]), int(found["iso_d"])
     elif found["d3"]:
@@ -209,10 +248,14 @@ def _day(found: re.Match[str], now: datetime) -> datetime | None:
                 return named
             first = (first - timedelta(days=1)).replace(day=1)
         return None
-    elif found["m1"] or found["m2"]:
-        month = _MONTHS.index((found["m1"] or found["m2"])[:3].lower()) + 1
-        day = int(found["d1"] or found["d2"])
-        written = found["y1"] or found["y2"]
+    elif found["m1"] or found["m2"] or found["holiday"]:
+        if found["holiday"]:
+            name = " ".join(found["holiday"].lower().replace("'", "").replace("\u2019", "").split())
+            month, day = _HOLIDAYS[name]
+        else:
+            month = _MONTHS.index((found["m1"] or found["m2"])[:3].lower()) + 1
+            day = int(found["d1"] or found["d2"])
+        written = None if found["holiday"] else found["y1"] or found["y2"]
         year = int(written) if written else now.year
         if not written:
             try:
@@ -246,9 +289,14 @@ def _span(found: re.Match[str], now: datetime) -> tuple[float, float]:
         else:
             began = midnight.replace(month=1, day=1)
         return (now - began).total_seconds() / DAY + 1.0, 0.0
-    if found["n"]:
-        raw = found["n"].lower()
-        count = int(raw) if raw.isdigit() else _NUMBERS[" ".join(raw.split())]
+    if found["unit"]:
+        if found["half"]:
+            count = 0.5
+        else:
+            raw = found["n"].lower()
+            count = int(raw) if raw.isdigit() else _NUMBERS[" ".join(raw.split())]
+            if found["and1"] or found["and2"]:
+                count += 0.5
         back = count * _UNITS[found["unit"].lower()]
         # Half as wide again on either side, but never under a day and a half: "two
         # days ago" is not to the hour, and "a week ago" may be four days or ten.
@@ -256,17 +304,20 @@ def _span(found: re.Match[str], now: datetime) -> tuple[float, float]:
         return back + slack, max(0.0, back - slack)
     if found["yesterday"]:
         return 2.5, 0.0
+    if found["other"]:
+        return 8.0, 0.0  # "the other day": a few days back, within the week
     if found["today"]:
         return 1.0, 0.0
-    last = (found["last"] or "").lower()
+    before = (found["before"] or "").lower()  # "the week before last": one more back
+    last = (found["last"] or "").lower() or before
     if last == "week":
-        return 14.0, 3.0
+        return (21.0, 10.0) if before else (14.0, 3.0)
     if last == "weekend" or found["weekend"]:
         # The last Saturday and Sunday before today, a day to spare on either side.
-        back = (now.weekday() - 5) % 7 or 7
+        back = ((now.weekday() - 5) % 7 or 7) + (7 if before else 0)
         return back + 1.0, max(0.0, back - 2.0)
     if last == "month":
-        return 50.0, 15.0
+        return (80.0, 45.0) if before else (50.0, 15.0)
     if last == "year":
         return 550.0, 180.0
     back = (now.weekday() - _WEEKDAYS.index(last)) % 7 or 7

@@ -71,6 +71,23 @@ def days_back(span: tuple[float, float] | None) -> tuple[float, float]:
         # A year, as a month: the day before it begins to a week after it ends.
         ("What did we ship in 2022?", (467.92, 94.92)),
         ("What did we ship in 2023?", (102.92, 0.0)),  # this year, up to now
+        # Days before and after the ones above, halves, and days with a name.
+        ("What did I eat the day before yesterday?", (3.92, 0.92)),  # the 10th, as a date
+        ("Who did I meet the other day?", (8.0, 0.0)),  # within the week
+        ("What did we do at the weekend?", (5.0, 2.0)),  # as over the weekend
+        ("this past weekend", (5.0, 2.0)),  # as last weekend
+        ("What happened this past Friday?", (6.0, 4.0)),  # as last Friday
+        ("the previous week", (14.0, 3.0)),  # as last week
+        ("a week and a half ago", (15.75, 5.25)),  # ten and a half days, half again aside
+        ("one and a half weeks ago", (15.75, 5.25)),
+        ("half a year ago", (273.94, 91.31)),  # six months, not a year
+        ("the week before last", (21.0, 10.0)),  # a week further back than last week
+        ("the weekend before last", (12.0, 9.0)),  # the 1st and 2nd
+        ("the month before last", (80.0, 45.0)),
+        ("What changed since Monday?", (3.92, 0.0)),  # the 10th (and a day) up to now
+        ("What did we eat on Christmas Eve?", (110.92, 107.92)),  # the last one, as a date
+        ("What did we do over New Year\u2019s?", (102.92, 99.92)),  # either apostrophe
+        ("on Valentine's Day", (58.92, 55.92)),
     ],
 )
 def test_a_phrase_gives_the_span_it_points_at(query: str, expected: tuple[float, float]) -> None:
@@ -96,6 +113,9 @@ def test_a_phrase_gives_the_span_it_points_at(query: str, expected: tuple[float,
         "the last day of the trip",  # "the last" without "in" or "over": not a span
         "What is planned in 2024?",  # a year still to come
         "What did we ship in 2022-2023?",  # a range of years, not a year
+        "What should I buy for Christmas?",  # the holiday as a subject, not a time
+        "the previous attempt failed",  # "previous" without a unit
+        "What broke since the outage?",  # since an event, not a day
     ],
 )
 def test_no_span_where_none_is_named(query: str) -> None:
