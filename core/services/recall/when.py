@@ -15,9 +15,10 @@ Read, in English:
   and a half ago*, *one and a half weeks ago*, *half a year ago*);
 * *yesterday*, *last night*, *the day before yesterday* (as a date), *today*, *this
   morning*, *earlier today*, *tonight*, *the other day* (within the week);
-* *last week / weekend / month / year* (or *this past* …, *the previous* …), *over* or
-  *at the weekend*, *the week / weekend / month before last*, and *last Monday* … *last
-  Sunday*; *since Monday* (from the last one before today, up to now);
+* *last week / weekend* (or *this past* …, *the previous* …), *over* or *at the
+  weekend*, *the week / weekend before last*, and *last Monday* … *last Sunday*; *since
+  Monday* (from the last one before today, up to now); *last month*, *the month before
+  last* and *last year* are the calendar's, read as a month or a year named (below);
 * *in the past / last week*, *month*, *year*, *few days*, *3 weeks* … and *the past few
   days* (up to now, from a quarter again as far back), and *this week / month / year*
   (*earlier this week*: since it began);
@@ -162,8 +163,12 @@ def window(query: str, now: datetime) -> tuple[float, float] | None:
     # A date anchors the question ("the weekend before 10 April"): a day's date goes
     # first, then a month, then the rest in the order they come.
     for found in sorted(_PHRASE.finditer(query), key=_rank):
-        if found["mo"] or found["yr"]:
-            bounds = _month(found, now) if found["mo"] else _year(found, now)
+        calendar = _calendar(found, now)
+        if found["mo"] or found["yr"] or calendar is not None:
+            if calendar is not None:
+                bounds: tuple[datetime, datetime] | None = calendar
+            else:
+                bounds = _month(found, now) if found["mo"] else _year(found, now)
             if bounds is None:
                 continue  # a month (or year) still to come
             # From the day before it begins to a week after it ends (never past now).
@@ -213,6 +218,21 @@ def _month(found: re.Match[str], now: datetime) -> tuple[datetime, datetime] | N
         if month == 12
         else first.replace(month=month + 1)
     )
+    return first, after
+
+
+def _calendar(found: re.Match[str], now: datetime) -> tuple[datetime, datetime] | None:
+    """The month or year *last month*, *the month before last* or *last year* names (the
+    calendar's, before the one ``now`` is in); None for any other phrase."""
+    unit = (found["last"] or found["before"] or "").lower()
+    if unit not in ("month", "year"):
+        return None
+    first = now.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    if unit == "year":
+        this = first.replace(month=1)
+        return this.replace(year=this.year - 1), this
+    for _ in range(2 if found["before"] else 1):
+        after, first = first, (first - timedelta(days=1)).replace(day=1)
     return first, after
 
 
@@ -290,14 +310,13 @@ def _span(found: re.Match[str], now: datetime) -> tuple[float, float]:
             began = midnight.replace(month=1, day=1)
         return (now - began).total_seconds() / DAY + 1.0, 0.0
     if found["unit"]:
-        if found["half"]:
-            count = 0.5
-        else:
+        amount: float = 0.5
+        if not found["half"]:
             raw = found["n"].lower()
-            count = int(raw) if raw.isdigit() else _NUMBERS[" ".join(raw.split())]
+            amount = int(raw) if raw.isdigit() else _NUMBERS[" ".join(raw.split())]
             if found["and1"] or found["and2"]:
-                count += 0.5
-        back = count * _UNITS[found["unit"].lower()]
+                amount += 0.5
+        back = amount * _UNITS[found["unit"].lower()]
         # Half as wide again on either side, but never under a day and a half: "two
         # days ago" is not to the hour, and "a week ago" may be four days or ten.
         slack = max(1.5, back / 2)
@@ -316,9 +335,5 @@ def _span(found: re.Match[str], now: datetime) -> tuple[float, float]:
         # The last Saturday and Sunday before today, a day to spare on either side.
         back = ((now.weekday() - 5) % 7 or 7) + (7 if before else 0)
         return back + 1.0, max(0.0, back - 2.0)
-    if last == "month":
-        return (80.0, 45.0) if before else (50.0, 15.0)
-    if last == "year":
-        return 550.0, 180.0
     back = (now.weekday() - _WEEKDAYS.index(last)) % 7 or 7
     return back + 1.0, max(0.0, back - 1.0)

@@ -83,7 +83,10 @@ def days_back(span: tuple[float, float] | None) -> tuple[float, float]:
         ("half a year ago", (273.94, 91.31)),  # six months, not a year
         ("the week before last", (21.0, 10.0)),  # a week further back than last week
         ("the weekend before last", (12.0, 9.0)),  # the 1st and 2nd
-        ("the month before last", (80.0, 45.0)),
+        # Last month and last year are the calendar's, read as a named month or year.
+        ("What did I buy last month?", (43.92, 4.92)),  # March, as "in March"
+        ("the month before last", (71.92, 35.92)),  # February
+        ("Where did we travel last year?", (467.92, 94.92)),  # 2022, as "in 2022"
         ("What changed since Monday?", (3.92, 0.0)),  # the 10th (and a day) up to now
         ("What did we eat on Christmas Eve?", (110.92, 107.92)),  # the last one, as a date
         ("What did we do over New Year\u2019s?", (102.92, 99.92)),  # either apostrophe
