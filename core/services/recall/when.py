@@ -19,6 +19,9 @@ Read, in English:
   weekend*, *the week / weekend before last*, and *last Monday* … *last Sunday*; *since
   Monday* (from the last one before today, up to now); *last month*, *the month before
   last* and *last year* are the calendar's, read as a month or a year named (below);
+* any of the days, months or spans here after *since* (*since March 3*, *since
+  yesterday*, *since last week*, *since March*, *since 2022*, *since Christmas*): from
+  where that span begins up to now;
 * *in the past / last week*, *month*, *year*, *few days*, *3 weeks* … and *the past few
   days* (up to now, from a quarter again as far back), and *this week / month / year*
   (*earlier this week*: since it began);
@@ -115,12 +118,12 @@ _COUNT = "|".join(sorted((re.escape(n) for n in _NUMBERS), key=len, reverse=True
 # two, which questions may: a word of a relative phrase, or an ISO date's start ...
 _HINTS = LazyPattern(
     r"ago|day|tonight|this |last |past |weekend|\d{4}-\d"  # "day": yesterday, today, Monday
-    r"|(?:in|during) (?:19|20)\d\d|on the \d|before last|previous"
+    r"|(?:in|during|since) (?:19|20)\d\d|on the \d|before last|previous"
     r"|christmas|new year|halloween|valentine"
 )
 # ... or a month's name beside a digit (a date), or after "in" or "during" (a month).
 _MONTH_HINT = LazyPattern("|".join(_MONTHS))
-_MONTH_BESIDE = LazyPattern(r"\d|in |during ")
+_MONTH_BESIDE = LazyPattern(r"\d|in |during |since ")
 _PHRASE = LazyPattern(
     # "The past" needs no word before it; "the last" does ("the last day of the trip").
     rf"\b(?:(?:(?:in|over|during|within|for)\s+the\s+(?:past|last)|the\s+past)\s+"
@@ -136,7 +139,7 @@ _PHRASE = LazyPattern(
     rf"|the\s+(?P<before>week|weekend|month)\s+before\s+last"
     rf"|(?:last|this\s+past|the\s+previous)\s+(?P<last>week|weekend|month|year|{'|'.join(_WEEKDAYS)})"
     rf"|since\s+(?P<since>{'|'.join(_WEEKDAYS)})"
-    rf"|(?:on|over|last)\s+(?P<holiday>{_HOLIDAY})"
+    rf"|(?:on|over|last|since)\s+(?P<holiday>{_HOLIDAY})"
     rf"|(?P<iso>(?P<iso_y>\d{{4}})-(?P<iso_m>\d{{1,2}})-(?P<iso_d>\d{{1,2}}))"
     rf"|(?P<m1>{_MONTH})\.?\s+(?P<d1>\d{{1,2}}){_ORDINAL}(?:(?:,\s*|\s+)(?P<y1>{_YEAR}))?"
     rf"|(?:the\s+)?(?P<d2>\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?(?P<m2>{_MONTH})"
@@ -145,8 +148,8 @@ _PHRASE = LazyPattern(
     # "On the 28th" ends its clause: "on the 2nd attempt" names no day.
     rf"|on\s+the\s+(?P<d3>\d{{1,2}})(?:st|nd|rd|th)(?=\s*(?:[?.!,;:)]|$))"
     # Not a date's year ("2025-03-04") nor a number ("2025.5", "2025 10").
-    rf"|(?:in|during)\s+(?P<yr>{_YEAR})(?![-/.]\d|\s*\d)"
-    rf"|(?:in|during)\s+(?:early\s+|late\s+|mid-?)?(?P<mo>{_MONTH})(?:\s+(?P<my>{_YEAR}))?"
+    rf"|(?:in|during|since)\s+(?P<yr>{_YEAR})(?![-/.]\d|\s*\d)"
+    rf"|(?:in|during|since)\s+(?:early\s+|late\s+|mid-?)?(?P<mo>{_MONTH})(?:\s+(?P<my>{_YEAR}))?"
     rf"(?!\s*\d))\b",
     re.IGNORECASE,
 )
@@ -163,33 +166,51 @@ def window(query: str, now: datetime) -> tuple[float, float] | None:
     # A date anchors the question ("the weekend before 10 April"): a day's date goes
     # first, then a month, then the rest in the order they come.
     for found in sorted(_PHRASE.finditer(query), key=_rank):
-        calendar = _calendar(found, now)
-        if found["mo"] or found["yr"] or calendar is not None:
-            if calendar is not None:
-                bounds: tuple[datetime, datetime] | None = calendar
-            else:
-                bounds = _month(found, now) if found["mo"] else _year(found, now)
-            if bounds is None:
-                continue  # a month (or year) still to come
-            # From the day before it begins to a week after it ends (never past now).
-            began, ended = bounds
-            return began.timestamp() - DAY, min(now.timestamp(), ended.timestamp() + 7 * DAY)
-        if found["since"]:
-            # "Since Monday": from the start of the last one before today, up to now.
-            back = (now.weekday() - _WEEKDAYS.index(found["since"].lower())) % 7 or 7
-            began = now.replace(hour=0, minute=0, second=0, microsecond=0)
-            return (began - timedelta(days=back)).timestamp() - DAY, now.timestamp()
-        if found["on"] or found["dby"] or _rank(found) == 0:
-            day = _day(found, now)
-            if day is None or day > now:
-                continue  # a date no calendar has, or one still to come
-            # The day before to the end of the day after (never past now).
-            began_at = day.timestamp()
-            return began_at - DAY, min(now.timestamp(), began_at + 2 * DAY)
-        start, end = _span(found, now)
-        at = now.timestamp()
-        return at - start * DAY, at - end * DAY
+        span = _bounds(found, now)
+        if span is None:
+            continue  # a day or month still to come, or a date no calendar has
+        if _after_since(found, lowered):
+            return span[0], now.timestamp()  # "since March 3": from then up to now
+        return span
     return None
+
+
+def _after_since(found: re.Match[str], lowered: str) -> bool:
+    """Whether the phrase ``found`` follows *since* (or begins with it: "since March")."""
+    return found[0].lower().startswith("since") or lowered[: found.start()].rstrip().endswith(
+        "since"
+    )
+
+
+def _bounds(found: re.Match[str], now: datetime) -> tuple[float, float] | None:
+    """The span one phrase points at (see :func:`window`); None for a day or month
+    still to come, or a date no calendar has."""
+    calendar = _calendar(found, now)
+    if found["mo"] or found["yr"] or calendar is not None:
+        if calendar is not None:
+            bounds: tuple[datetime, datetime] | None = calendar
+        else:
+            bounds = _month(found, now) if found["mo"] else _year(found, now)
+        if bounds is None:
+            return None  # a month (or year) still to come
+        # From the day before it begins to a week after it ends (never past now).
+        began, ended = bounds
+        return began.timestamp() - DAY, min(now.timestamp(), ended.timestamp() + 7 * DAY)
+    if found["since"]:
+        # "Since Monday": from the start of the last one before today, up to now.
+        back = (now.weekday() - _WEEKDAYS.index(found["since"].lower())) % 7 or 7
+        midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+        return (midnight - timedelta(days=back)).timestamp() - DAY, now.timestamp()
+    if found["on"] or found["dby"] or _rank(found) == 0:
+        day = _day(found, now)
+        if day is None or day > now:
+            return None  # a date no calendar has, or one still to come
+        # The day before to the end of the day after (never past now).
+        began_at = day.timestamp()
+        return began_at - DAY, min(now.timestamp(), began_at + 2 * DAY)
+    start, end = _span(found, now)
+    at = now.timestamp()
+    return at - start * DAY, at - end * DAY
 
 
 def _rank(found: re.Match[str]) -> int:

@@ -88,6 +88,12 @@ def days_back(span: tuple[float, float] | None) -> tuple[float, float]:
         ("the month before last", (71.92, 35.92)),  # February
         ("Where did we travel last year?", (467.92, 94.92)),  # 2022, as "in 2022"
         ("What changed since Monday?", (3.92, 0.0)),  # the 10th (and a day) up to now
+        # After "since": from where the span begins, up to now.
+        ("What changed since March 3?", (41.92, 0.0)),
+        ("since last week", (14.0, 0.0)),
+        ("What did we ship since March?", (43.92, 0.0)),
+        ("since 2022", (467.92, 0.0)),
+        ("since Christmas", (109.92, 0.0)),
         ("What did we eat on Christmas Eve?", (110.92, 107.92)),  # the last one, as a date
         ("What did we do over New Year\u2019s?", (102.92, 99.92)),  # either apostrophe
         ("on Valentine's Day", (58.92, 55.92)),
