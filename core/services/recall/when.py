@@ -196,12 +196,7 @@ def _bounds(found: re.Match[str], now: datetime) -> tuple[float, float] | None:
         # From the day before it begins to a week after it ends (never past now).
         began, ended = bounds
         return began.timestamp() - DAY, min(now.timestamp(), ended.timestamp() + 7 * DAY)
-    if found["since"]:
-        # "Since Monday": from the start of the last one before today, up to now.
-        back = (now.weekday() - _WEEKDAYS.index(found["since"].lower())) % 7 or 7
-        midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
-        return (midnight - timedelta(days=back)).timestamp() - DAY, now.timestamp()
-    if found["on"] or found["dby"] or _rank(found) == 0:
+    if found["on"] or found["since"] or found["dby"] or _rank(found) == 0:
         day = _day(found, now)
         if day is None or day > now:
             return None  # a date no calendar has, or one still to come
@@ -272,6 +267,10 @@ def _day(found: re.Match[str], now: datetime) -> datetime | None:
     midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
     if found["on"]:
         back = (now.weekday() - _WEEKDAYS.index(found["on"].lower())) % 7
+        return midnight - timedelta(days=back)
+    if found["since"]:
+        # "Since Monday": the last one before today (window() runs the span up to now).
+        back = (now.weekday() - _WEEKDAYS.index(found["since"].lower())) % 7 or 7
         return midnight - timedelta(days=back)
     if found["dby"]:
         return midnight - timedelta(days=2)  # the day before yesterday
