@@ -17,21 +17,21 @@ PAIRS = """
 aeroplane airplane  aluminium aluminum  anaemia anemia  analogue analog  analyse analyze
 apologise apologize  armour armor  artefact artifact  authorisation authorization
 authorise authorize  behaviour behavior  catalogue catalog  categorise categorize
-centre center  colour color  cosy cozy  criticise criticize  customise customize  defence defense
-dialogue dialog  doughnut donut  emphasise emphasize  endeavour endeavor  favour favor
-favourite favorite  fibre fiber  finalise finalize  flavour flavor  grey gray
-harbour harbor  honour honor  humour humor  initialise initialize  jewellery jewelry
-judgement judgment  labour labor  licence license  litre liter  localise localize
-manoeuvre maneuver  maximise maximize  memorise memorize  metre meter  minimise minimize
-modernise modernize  mould mold  moustache mustache  mum mom  neighbour neighbor
-neighbourhood neighborhood  normalise normalize  odour odor  offence offense
-optimise optimize  organise organize  paediatrician pediatrician  personalise personalize
-practise practice  prioritise prioritize  pyjamas pajamas
-realise realize  recognise recognize  rumour rumor  sanitise sanitize  savoury savory
-sceptical skeptical  serialise serialize  skilful skillful  specialise specialize
-stabilise stabilize  standardise standardize  summarise summarize  synchronise synchronize
-theatre theater  tokenise tokenize  tumour tumor  utilise utilize  visualise visualize
-yoghurt yogurt
+centre center  colour color  cosy cozy  criticise criticize  customise customize
+defence defense  dialogue dialog  doughnut donut  emphasise emphasize
+endeavour endeavor  favour favor  favourite favorite  fibre fiber  finalise finalize
+flavour flavor  grey gray  harbour harbor  honour honor  humour humor
+initialise initialize  jewellery jewelry  judgement judgment  labour labor
+licence license  litre liter  localise localize  manoeuvre maneuver  maximise maximize
+memorise memorize  metre meter  minimise minimize  modernise modernize  mould mold
+moustache mustache  mum mom  neighbour neighbor  neighbourhood neighborhood
+normalise normalize  odour odor  offence offense  optimise optimize  organise organize
+paediatrician pediatrician  personalise personalize  practise practice
+prioritise prioritize  pyjamas pajamas  realise realize  recognise recognize
+rumour rumor  sanitise sanitize  savoury savory  sceptical skeptical
+serialise serialize  skilful skillful  specialise specialize  stabilise stabilize
+standardise standardize  summarise summarize  synchronise synchronize  theatre theater
+tokenise tokenize  tumour tumor  utilise utilize  visualise visualize  yoghurt yogurt
 """
 
 
