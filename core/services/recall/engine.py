@@ -55,6 +55,7 @@ from typing import Any, NamedTuple
 from ...base.hashing import blake2b
 from ...privacy.seal import key_id, seal_if_clean
 from . import words as wordlib
+from .categories import MEMBER_WEIGHT, member_stems
 from .extract import KIND_NAMES, NEVER, Unit
 from .mapped import FileReader, SavedNumbers, TermBytes, TextRows, encode, positions
 
@@ -1180,8 +1181,25 @@ class RecallIndex:
     def query_terms(self, query: str) -> list[tuple[str, float]]:
         """The query's terms with their weights: its own stems, and for a stem the index
         lacks, the words it stands for."""
+        return self._weighted(wordlib.terms(query))
+
+    def member_terms(
+        self, stems: list[str], weighted: list[tuple[str, float]]
+    ) -> list[tuple[str, float]]:
+        """The members of the kinds ``stems`` name (:mod:`.categories`) that the index
+        holds and ``weighted`` (the query's terms) does not, at the members' weight."""
+        kinds = _kinds()
+        taken = {term for term, _ in weighted}
         out: dict[str, float] = {}
-        for term in dict.fromkeys(wordlib.terms(query)):
+        for stem in stems:
+            for member in kinds.get(stem, ()):
+                if member not in taken and member in self.post:
+                    out[member] = MEMBER_WEIGHT
+        return list(out.items())
+
+    def _weighted(self, stems: list[str]) -> list[tuple[str, float]]:
+        out: dict[str, float] = {}
+        for term in dict.fromkeys(stems):
             if term in self.post:
                 out[term] = max(out.get(term, 0.0), 1.0)
                 continue
@@ -1294,10 +1312,17 @@ class RecallIndex:
         n = self.live
         if not n:
             return {}
-        weighted = self.query_terms(query) if terms is None else terms
+        if terms is None:
+            stems = wordlib.terms(query)
+            weighted = self._weighted(stems)
+            # A kind's members count where the question names the kind, apart from its
+            # own words: they never make a pair for proximity nor a session's score.
+            members = self.member_terms(stems, weighted)
+        else:
+            weighted, members = terms, []
         # Each word's postings in parts (see _DocPostings.parts): joined for numpy below.
         info: list[tuple[float, Any, str]] = []
-        for term, weight in weighted:
+        for term, weight in (*weighted, *members):
             parts = self.post.parts(term)
             if not parts:
                 continue
@@ -1351,7 +1376,8 @@ class RecallIndex:
         if not top:
             return {}
         best = top[0][1] or 1.0
-        session_score = self._session_scores([t for _, _, t in info], top)
+        own = {t for t, _ in weighted}
+        session_score = self._session_scores([t for _, _, t in info if t in own], top)
         share = SESSION_WEIGHT * best / max(session_score.values()) if session_score else 0.0
         # The columns read only where the compiled pass can take them.
         compiled = flat is not None and _compiled is not None
@@ -2254,6 +2280,16 @@ def _kth(values: Any, k: int, np: Any) -> float:
 
 def _best_first(item: tuple[int, float]) -> tuple[float, int]:
     return -item[1], -item[0]
+
+
+_KINDS: dict[str, tuple[str, ...]] = {}
+
+
+def _kinds() -> dict[str, tuple[str, ...]]:
+    """Each kind's stem with its members' stems, worked out on the first query."""
+    if not _KINDS:
+        _KINDS.update(member_stems(wordlib.stem))
+    return _KINDS
 
 
 def _numpy() -> Any:

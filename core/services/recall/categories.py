@@ -1,0 +1,114 @@
+"""Words that name a kind of thing, with the words for things of that kind.
+
+A question often names the kind ("how many pieces of jewelry did I buy", "which sports
+have I played") where the memories name the things ("picked up a silver necklace",
+"my volleyball team won"): the two share no word, and a search by words alone finds
+neither. Each kind here lends its members to a question that names it, at a weight
+well under the question's own words (:data:`MEMBER_WEIGHT`), so a record that names
+the kind itself still ranks first and a member only lifts what would otherwise not
+be found.
+
+One way only: a question that names a thing does not reach records that name its
+kind (asked about "the dentist", a note about "a doctor's visit" is a guess, not an
+answer). Members are single words of everyday English, left out where the word is as
+often something else ("watch", "play", "show", "cold", "bass").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+#: What a member found through its kind weighs, against 1 for the question's own words.
+MEMBER_WEIGHT = 0.5
+
+#: Each line: a kind (and words for the same kind, before the colon), then its members.
+KINDS = """
+doctor physician specialist: dentist dermatologist pediatrician therapist psychiatrist
+  psychologist surgeon cardiologist optometrist ophthalmologist orthodontist chiropractor
+  gynecologist neurologist physiotherapist allergist oncologist podiatrist urologist
+  counselor nurse
+pet: dog cat puppy kitten hamster rabbit bunny parrot goldfish turtle tortoise gerbil
+  ferret lizard gecko iguana budgie cockatiel guinea
+sport: soccer football basketball baseball tennis volleyball golf hockey rugby cricket
+  swimming cycling badminton softball lacrosse skiing snowboarding surfing boxing
+  wrestling climbing triathlon squash fencing rowing karate judo taekwondo gymnastics
+instrument: guitar piano violin drums cello flute saxophone trumpet ukulele clarinet harp
+  keyboard viola trombone banjo mandolin harmonica accordion
+appliance: blender toaster oven microwave fridge refrigerator dishwasher washer dryer
+  kettle mixer stove freezer fryer cooker smoker grill vacuum juicer processor
+  espresso coffeemaker humidifier dehumidifier
+furniture: sofa couch table chair desk bed dresser bookshelf bookcase wardrobe cabinet
+  ottoman nightstand armchair recliner futon stool bench sideboard
+jewelry: necklace ring bracelet earring pendant brooch anklet locket
+clothing clothes outfit garment: shirt dress jeans jacket coat sweater skirt pants
+  trousers blouse hoodie suit shorts scarf cardigan blazer vest leggings tights jumpsuit
+shoe footwear: sneaker boot heel sandal loafer slipper
+accessory: bag handbag purse belt scarf hat sunglasses wallet gloves necklace bracelet
+  earring
+drink beverage: coffee tea juice soda lemonade smoothie latte cappuccino espresso milk
+  wine beer cocktail kombucha
+cocktail: margarita mojito martini daiquiri negroni cosmopolitan manhattan sangria
+  mimosa bellini spritz paloma gimlet
+alcohol liquor booze: wine beer whiskey whisky vodka gin rum tequila champagne
+  bourbon sake cider brandy mezcal prosecco
+fruit: apple banana orange strawberry blueberry grape mango pineapple peach pear
+  cherry watermelon lemon lime kiwi avocado raspberry plum apricot papaya melon fig
+vegetable veggie: tomato cucumber carrot lettuce spinach kale broccoli onion potato
+  zucchini squash eggplant cabbage cauliflower peas celery asparagus beet radish
+  pumpkin corn
+herb: basil mint rosemary thyme parsley cilantro oregano sage dill chives
+flower: rose tulip lily daisy sunflower orchid peony lavender daffodil hydrangea
+  marigold carnation begonia dahlia
+dessert: cake pie cookie brownie pudding cheesecake tart cupcake muffin
+  donut macaron tiramisu gelato sorbet
+seafood: shrimp salmon tuna crab lobster oyster clam scallop mussel cod prawn
+meat: beef pork chicken lamb turkey bacon steak sausage ham veal
+cuisine: italian mexican chinese japanese thai indian french korean greek vietnamese
+  spanish ethiopian lebanese turkish
+exercise workout fitness: yoga pilates running jogging cycling swimming weightlifting
+  crossfit cardio zumba boxing rowing spinning
+relative family: mother father mom dad sister brother son daughter aunt uncle cousin
+  grandmother grandma grandfather grandpa niece nephew husband wife parent grandparent
+sibling: sister brother
+parent: mother father mom dad
+grandparent: grandmother grandma grandfather grandpa
+holiday: christmas thanksgiving easter halloween hanukkah diwali passover ramadan
+commute transport transportation: bus train subway metro taxi uber lyft tram ferry
+  bike bicycle scooter carpool
+vehicle: car truck van suv motorcycle bike bicycle scooter minivan sedan
+accommodation lodging: hotel hostel airbnb motel resort inn
+device gadget electronics: phone smartphone laptop tablet computer headphones earbuds
+  smartwatch tv television camera speaker console kindle router printer
+computer: laptop desktop macbook chromebook pc
+camera photography: lens tripod flash dslr mirrorless gimbal
+craft hobby: knitting crocheting sewing painting pottery woodworking embroidery
+  quilting scrapbooking calligraphy drawing photography gardening baking
+art artwork: painting drawing sculpture pottery sketch watercolor acrylic mural
+language: spanish french german italian japanese chinese mandarin cantonese korean
+  portuguese arabic russian hindi dutch
+medication medicine drug: ibuprofen aspirin antibiotic tylenol insulin antihistamine
+  inhaler vitamin supplement
+illness sickness disease: flu fever covid allergy migraine infection asthma diabetes
+  pneumonia bronchitis
+injury: sprain fracture bruise concussion
+event: concert festival party wedding conference exhibition meetup workshop recital
+  gala parade
+celebration: birthday anniversary wedding graduation party
+outdoor: hiking camping kayaking fishing biking climbing canoeing
+subscription: netflix spotify hulu magazine newspaper membership
+streaming: netflix hulu disney hbo spotify
+degree: bachelor master phd mba doctorate diploma
+"""
+
+
+def member_stems(stem: Callable[[str], str]) -> dict[str, tuple[str, ...]]:
+    """Each kind's stem, with its members' stems (``stem``: the stemmer for one word);
+    a kind named by several words lends the same members to each."""
+    found: dict[str, dict[str, None]] = {}
+    for entry in KINDS.replace("\n  ", " ").strip().splitlines():
+        heads, _, members = entry.partition(":")
+        stems = [stem(m) for m in members.split()]
+        for head in heads.split():
+            own = stem(head)
+            found.setdefault(own, {}).update((s, None) for s in stems if s != own)
+    return {head: tuple(members) for head, members in found.items()}

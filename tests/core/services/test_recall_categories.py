@@ -1,0 +1,96 @@
+"""A question that names a kind of thing ("jewelry", "sports", "a doctor") finds the
+notes that name things of that kind ("a necklace", "volleyball", "the dermatologist")."""
+
+from __future__ import annotations
+
+import pytest
+
+from memwork.core.services.recall import engine
+from memwork.core.services.recall.categories import KINDS, member_stems
+from memwork.core.services.recall.words import STOP_WORDS, stem, terms
+from tests.core.services.recall_notes import first_found
+
+#: The same on a folder and on a Redis store (tests/conftest.py).
+BOTH_BACKENDS = True
+
+# Each answer follows a note that shares the question's other words as well as it does:
+# without the kind's members, that note comes first.
+NOTES = [
+    "The Saturday market had a stall of old records",
+    "Picked up a silver necklace at the Saturday market",
+    "Watched a film on Sunday with Sam",
+    "Our volleyball team lost on Sunday",
+    "My arm still aches from moving the sofa",
+    "The dermatologist checked the mole on my arm",
+    "Dinner every evening is pasta lately",
+    "An hour of cello every evening now",
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("how many pieces of jewelry did I get at the market", NOTES[1]),
+        ("which sports did I do on Sunday", NOTES[3]),
+        ("what did the doctor tell me about my arm", NOTES[5]),
+        ("which instrument do I practise in the evening", NOTES[7]),
+        # British spelling of the kind, the American one's members.
+        ("what jewellery did I get at the market", NOTES[1]),
+    ],
+)
+def test_a_question_naming_a_kind_finds_a_thing_of_that_kind(
+    cli,  # noqa: ANN001
+    query: str,
+    expected: str,
+) -> None:
+    assert first_found(cli, NOTES, query) == expected
+
+
+def test_a_note_naming_the_kind_itself_ranks_above_one_naming_a_member(cli) -> None:  # noqa: ANN001
+    notes = [
+        "Bought a necklace for the wedding in June",
+        "Bought new jewelry for the wedding in June",
+    ]
+    assert first_found(cli, notes, "jewelry for the wedding") == notes[1]
+
+
+def test_a_thing_does_not_reach_its_kind(cli) -> None:  # noqa: ANN001
+    # One way only: asked about a necklace, a note about jewelry is a guess.
+    sid = cli("session", "start", "--title", "notes").out.strip()
+    for note in ["Sorted the jewelry box on the shelf", "Cleaned the kitchen shelf"]:
+        assert cli("observe", "--session", sid, note).code == 0
+    hits = cli("--json", "search", "necklace").json()
+    assert not [hit for hit in hits if not hit.get("filled")]
+
+
+def test_a_question_without_a_kind_ranks_as_without_the_list(
+    cli,  # noqa: ANN001
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sid = cli("session", "start", "--title", "notes").out.strip()
+    for note in NOTES:
+        assert cli("observe", "--session", sid, note).code == 0
+
+    def ranked(query: str) -> list[tuple[str, float]]:
+        return [(h["id"], h["score"]) for h in cli("--json", "search", query).json()]
+
+    plain, kind = "a film on Sunday", "which sports did I do on Sunday"
+    with_list = ranked(plain), ranked(kind)
+    # Stands for an empty list (an empty dict would be filled again on first use).
+    monkeypatch.setattr(engine, "_KINDS", {"-": ()})
+    without = ranked(plain), ranked(kind)
+    assert with_list[0] == without[0]
+    assert with_list[1] != without[1]
+
+
+def test_the_list_is_well_formed() -> None:
+    kinds = member_stems(stem)
+    assert len(kinds) > 50
+    for head, members in kinds.items():
+        assert members, head
+        assert head not in members
+    words = {w for line in KINDS.split("\n") for w in line.replace(":", " ").split()}
+    assert not words & STOP_WORDS
+    for word in words:
+        # A kind or a member is one word, kept as one term of the index.
+        assert terms(word) == [stem(word)], word
