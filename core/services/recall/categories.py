@@ -95,6 +95,40 @@ outdoor: hiking camping kayaking fishing biking climbing canoeing
 subscription: netflix spotify hulu magazine newspaper membership
 streaming: netflix hulu disney hbo spotify
 degree: bachelor master phd mba doctorate diploma
+color: red blue green yellow orange purple pink black white gray brown beige navy teal
+  turquoise maroon lavender
+fabric material: cotton wool silk leather linen denim polyester cashmere velvet suede
+  nylon
+gem gemstone: diamond ruby sapphire emerald pearl opal amethyst topaz garnet
+metal: gold silver platinum copper bronze brass titanium steel
+tree: oak maple pine birch willow cedar spruce elm redwood
+houseplant: succulent cactus fern orchid monstera pothos ficus bonsai aloe ivy
+bird: parrot eagle owl hawk robin sparrow pigeon crow hummingbird finch heron pelican
+  flamingo penguin
+insect: bee ant butterfly mosquito beetle wasp moth ladybug grasshopper dragonfly
+breed: labrador retriever poodle beagle bulldog terrier husky corgi dachshund chihuahua
+  spaniel pug rottweiler doberman greyhound siamese persian ragdoll sphynx bengal
+genre: jazz rock pop classical blues folk reggae techno punk soul funk comedy drama
+  thriller horror documentary romance fantasy mystery
+snack: chips popcorn pretzels crackers nuts granola jerky
+breakfast: cereal oatmeal pancake waffle toast bagel omelette granola yogurt
+spice: cumin paprika turmeric cinnamon nutmeg cardamom ginger chili saffron
+cheese: cheddar brie mozzarella parmesan feta gouda camembert ricotta gruyere
+nut: almond cashew walnut pecan pistachio peanut hazelnut macadamia
+grain: rice quinoa oats barley couscous bulgur farro
+pasta: spaghetti penne lasagna ravioli fettuccine linguine macaroni gnocchi tortellini
+bread: sourdough baguette bagel ciabatta brioche focaccia pita rye
+coffee: latte cappuccino espresso americano mocha macchiato
+car: toyota honda ford tesla bmw subaru audi mercedes volkswagen nissan hyundai kia
+  mazda chevy jeep volvo lexus porsche
+phone smartphone: iphone pixel galaxy android
+laptop: macbook chromebook thinkpad
+boat: kayak canoe sailboat yacht
+bag: backpack tote purse handbag suitcase duffel clutch
+dance: salsa tango ballet ballroom waltz foxtrot
+martial: karate judo taekwondo jiujitsu aikido
+investment: stock bond crypto bitcoin ethereum etf
+crypto cryptocurrency: bitcoin ethereum dogecoin solana
 """
 
 
