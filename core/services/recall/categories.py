@@ -2,11 +2,12 @@
 
 A question often names the kind ("how many pieces of jewelry did I buy", "which sports
 have I played") where the memories name the things ("picked up a silver necklace",
-"my volleyball team won"): the two share no word, and a search by words alone finds
-neither. Each kind here lends its members to a question that names it, at half the
-weight of the question's own words (:data:`MEMBER_WEIGHT`), so a record that names
-the kind itself still ranks first and a member only lifts what would otherwise not
-be found.
+"my volleyball team won"), an agent's question the kind of tool ("which database does
+billing use") where its notes name the tool ("moved billing onto Postgres"): the two
+share no word, and a search by words alone finds neither. Each kind here lends its
+members to a question that names it, at half the weight of the question's own words
+(:data:`MEMBER_WEIGHT`), so a record that names the kind itself still ranks first and
+a member only lifts what would otherwise not be found.
 
 One way only: a question that names a thing does not reach records that name its
 kind (asked about "the dentist", a note about "a doctor's visit" is a guess, not an
@@ -84,7 +85,8 @@ craft hobby: knitting crocheting sewing painting pottery woodworking embroidery
   quilting scrapbooking calligraphy drawing photography gardening baking
 art artwork: painting drawing sculpture pottery sketch watercolor acrylic mural
 language: spanish french german italian japanese chinese mandarin cantonese korean
-  portuguese arabic russian hindi dutch
+  portuguese arabic russian hindi dutch python javascript typescript java kotlin swift
+  golang rust ruby php scala haskell elixir
 medication medicine drug: ibuprofen aspirin antibiotic tylenol insulin antihistamine
   inhaler vitamin supplement
 illness sickness disease: flu fever covid allergy migraine infection asthma diabetes
@@ -129,6 +131,16 @@ dance: salsa tango ballet ballroom waltz foxtrot
 martial: karate judo taekwondo jiujitsu aikido
 investment: stock bond crypto bitcoin ethereum etf
 crypto cryptocurrency: bitcoin ethereum dogecoin solana
+database: postgres postgresql mysql mariadb sqlite mongodb redis cassandra dynamodb
+  elasticsearch clickhouse snowflake bigquery
+cloud: aws gcp azure heroku vercel netlify digitalocean cloudflare
+container: docker podman kubernetes k8s containerd
+browser: chrome firefox safari chromium brave
+os: linux windows macos ubuntu debian fedora centos alpine android ios
+framework: react vue angular svelte django flask fastapi rails laravel spring nextjs
+queue broker: kafka rabbitmq sqs nats pubsub celery
+editor ide: vscode vim neovim emacs intellij pycharm sublime
+ci: jenkins circleci travis gitlab buildkite
 """
 
 

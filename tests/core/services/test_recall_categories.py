@@ -24,6 +24,8 @@ NOTES = [
     "The dermatologist checked the mole on my arm",
     "Dinner every evening is pasta lately",
     "An hour of cello every evening now",
+    "The billing service owner is Dana from payments",
+    "Moved the billing service onto Postgres 16",
 ]
 
 
@@ -34,6 +36,8 @@ NOTES = [
         ("which sports did I do on Sunday", NOTES[3]),
         ("what did the doctor tell me about my arm", NOTES[5]),
         ("which instrument do I practise in the evening", NOTES[7]),
+        # An agent's notes: the kind of tool, the tool's name.
+        ("which database does the billing service use", NOTES[9]),
         # British spelling of the kind, the American one's members.
         ("what jewellery did I get at the market", NOTES[1]),
     ],
