@@ -2011,9 +2011,12 @@ class RecallIndex:
         return out
 
     def own_match(self, slot: int, query: str) -> bool:
-        """Whether the record's own words hold any of the query's terms (a note can also
-        be found through its neighbours or the note before it)."""
-        wanted = {term for term, _ in self.query_terms(query)}
+        """Whether the record's own words hold any of the query's terms, or a member of a
+        kind it names (a note can also be found through its neighbours or the note
+        before it)."""
+        stems = wordlib.terms(query)
+        weighted = self._weighted(stems)
+        wanted = {term for term, _ in (*weighted, *self.member_terms(stems, weighted))}
         return any(wanted.intersection(found) for _, found in decode_fields(self.fields[slot]))
 
     def search(

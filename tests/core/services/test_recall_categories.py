@@ -98,3 +98,14 @@ def test_the_list_is_well_formed() -> None:
     for word in words:
         # A kind or a member is one word, kept as one term of the index.
         assert terms(word) == [stem(word)], word
+
+
+def test_a_context_lists_the_thing_its_query_names_the_kind_of(cli) -> None:  # noqa: ANN001
+    # The context lists only records holding the query's words: a kind's member counts.
+    sid = cli("session", "start", "--title", "billing").out.strip()
+    for note in ["Moved the billing service onto Postgres 16", "Lunch with Dana at noon"]:
+        assert cli("observe", "--session", sid, note).code == 0
+    out = cli("context", "--query", "which database is it on").out
+    section = out.split("## Relevant memories\n", 1)[1].split("\n\n", 1)[0]
+    assert "Postgres 16" in section
+    assert "Lunch" not in section
