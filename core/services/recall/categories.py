@@ -15,8 +15,10 @@ answer). Members are single words of everyday English, left out where the word i
 often something else ("watch", "play", "show", "cold", "bass"). So are kinds whose
 word is as often used another way or shares its stem with another word: "event"
 ("which event came first"), "family" (a family sale), "holiday" (a trip, in British
-English), "exercise" (a breathing exercise), "relative" (*related*), "computer"
-(*compute*), "fitness" (*fit*), "transport" (*transported*).
+English), "exercise" (a breathing exercise), "computer" (*compute*), "fitness"
+(*fit*), "transport" (*transported*). A kind whose stem is another word's but whose
+written form is not is matched as written (:data:`WORD_KINDS`: *relatives*, not
+*related*).
 """
 
 from __future__ import annotations
@@ -142,6 +144,25 @@ queue broker: kafka rabbitmq sqs nats pubsub celery
 editor ide: vscode vim neovim emacs intellij pycharm sublime
 ci: jenkins circleci travis gitlab buildkite
 """
+
+
+#: Kinds found by the word as written, not its stem, where the stem is another word's
+#: too: *relatives* and *related* are both *relat*.
+WORD_KINDS = """
+relative relatives: mother father mom dad sister brother son daughter aunt uncle cousin
+  grandmother grandma grandfather grandpa niece nephew husband wife
+"""
+
+
+def word_members(stem: Callable[[str], str]) -> dict[str, tuple[str, ...]]:
+    """Each word of :data:`WORD_KINDS` as written (lower case), with its members' stems."""
+    found: dict[str, tuple[str, ...]] = {}
+    for entry in WORD_KINDS.replace("\n  ", " ").strip().splitlines():
+        heads, _, members = entry.partition(":")
+        stems = tuple(dict.fromkeys(stem(m) for m in members.split()))
+        for head in heads.split():
+            found[head] = stems
+    return found
 
 
 def member_stems(stem: Callable[[str], str]) -> dict[str, tuple[str, ...]]:

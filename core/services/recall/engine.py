@@ -55,7 +55,7 @@ from typing import Any, NamedTuple
 from ...base.hashing import blake2b
 from ...privacy.seal import key_id, seal_if_clean
 from . import words as wordlib
-from .categories import MEMBER_WEIGHT, member_stems
+from .categories import MEMBER_WEIGHT, member_stems, word_members
 from .extract import KIND_NAMES, NEVER, Unit
 from .mapped import FileReader, SavedNumbers, TermBytes, TextRows, encode, positions
 
@@ -1184,15 +1184,19 @@ class RecallIndex:
         return self._weighted(wordlib.terms(query))
 
     def member_terms(
-        self, stems: list[str], weighted: list[tuple[str, float]]
+        self, query: str, stems: list[str], weighted: list[tuple[str, float]]
     ) -> list[tuple[str, float]]:
-        """The members of the kinds ``stems`` name (:mod:`.categories`) that the index
-        holds and ``weighted`` (the query's terms) does not, at the members' weight."""
-        kinds = _kinds()
+        """The members of the kinds ``query`` names (:mod:`.categories`; ``stems``: its
+        terms) that the index holds and ``weighted`` (the query's terms) does not, at
+        the members' weight."""
+        kinds, by_word, word_stems = _kinds()
+        found = [kinds.get(stem, ()) for stem in stems]
+        if not word_stems.isdisjoint(stems):  # a kind matched as written: words read
+            found += [by_word.get(word, ()) for word in wordlib.words(query)]
         taken = {term for term, _ in weighted}
         out: dict[str, float] = {}
-        for stem in stems:
-            for member in kinds.get(stem, ()):
+        for members in found:
+            for member in members:
                 if member not in taken and member in self.post:
                     out[member] = MEMBER_WEIGHT
         return list(out.items())
@@ -1317,7 +1321,7 @@ class RecallIndex:
             weighted = self._weighted(stems)
             # A kind's members count where the question names the kind, apart from its
             # own words: they never make a pair for proximity nor a session's score.
-            members = self.member_terms(stems, weighted)
+            members = self.member_terms(query, stems, weighted)
         else:
             weighted, members = terms, []
         # Each word's postings in parts (see _DocPostings.parts): joined for numpy below.
@@ -2016,7 +2020,7 @@ class RecallIndex:
         before it)."""
         stems = wordlib.terms(query)
         weighted = self._weighted(stems)
-        wanted = {term for term, _ in (*weighted, *self.member_terms(stems, weighted))}
+        wanted = {term for term, _ in (*weighted, *self.member_terms(query, stems, weighted))}
         return any(wanted.intersection(found) for _, found in decode_fields(self.fields[slot]))
 
     def search(
@@ -2286,13 +2290,18 @@ def _best_first(item: tuple[int, float]) -> tuple[float, int]:
 
 
 _KINDS: dict[str, tuple[str, ...]] = {}
+_WORD_KINDS: dict[str, tuple[str, ...]] = {}
+_WORD_KIND_STEMS: set[str] = set()
 
 
-def _kinds() -> dict[str, tuple[str, ...]]:
-    """Each kind's stem with its members' stems, worked out on the first query."""
+def _kinds() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]], set[str]]:
+    """Each kind's stem with its members' stems; each kind matched as written, with its
+    members' stems; and those kinds' stems (worked out on the first query)."""
     if not _KINDS:
+        _WORD_KINDS.update(word_members(wordlib.stem))
+        _WORD_KIND_STEMS.update(wordlib.stem(word) for word in _WORD_KINDS)
         _KINDS.update(member_stems(wordlib.stem))
-    return _KINDS
+    return _KINDS, _WORD_KINDS, _WORD_KIND_STEMS
 
 
 def _numpy() -> Any:

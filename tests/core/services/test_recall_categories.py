@@ -109,3 +109,17 @@ def test_a_context_lists_the_thing_its_query_names_the_kind_of(cli) -> None:  # 
     section = out.split("## Relevant memories\n", 1)[1].split("\n\n", 1)[0]
     assert "Postgres 16" in section
     assert "Lunch" not in section
+
+
+def test_a_kind_is_matched_as_written_where_its_stem_is_another_words(cli) -> None:  # noqa: ANN001
+    # "relatives" and "related" share the stem "relat": only the first names a kind.
+    notes = [
+        "The wedding venue was booked in May",
+        "Walked down the aisle at my cousin's wedding",
+    ]
+    assert first_found(cli, notes, "which wedding of my relatives did I go to") == notes[1]
+    with_kind = cli("--json", "search", "the wedding of a relative", "--kind", "observations")
+    related = cli("--json", "search", "the wedding related costs", "--kind", "observations")
+    with_kind, related = with_kind.json(), related.json()
+    assert with_kind[0]["title"].endswith(notes[1])
+    assert related[0]["title"].endswith(notes[0])
