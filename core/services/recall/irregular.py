@@ -3,8 +3,10 @@
 A question asks in the base form ("what did I buy", "where did we meet", "how many
 children") and a memory says what happened in the past tense or the plural ("I bought",
 "we met there", "the kids"): Snowball cuts endings, so *buying* meets *buy*, but
-*bought*, *met*, *went* or *knives* share no ending with their base. Each form here is
-read as its base word before it is stemmed, in records and queries alike.
+*bought*, *met*, *went* or *knives* share no ending with their base. Nor do an
+adjective's comparative and superlative ("how much older am I" / "a 32-year-old", "the
+cheapest" / "a cheap tent"): Snowball keeps *older* and *cheapest* whole. Each form here
+is read as its base word before it is stemmed, in records and queries alike.
 
 Left out on purpose: forms that are as often another word (*rose*, *bit*, *ground*,
 *wound*, *bound*, *lay*, *sat* beside the SAT, *led* beside LED, *lives* of *she lives*,
@@ -119,6 +121,49 @@ _FORMS = {
     "win": "won",
     "withdraw": "withdrew withdrawn",
     "write": "wrote written",
+    # Adjectives' comparatives and superlatives ("how much older", "the cheapest").
+    "old": "older oldest",
+    "young": "younger youngest",
+    "big": "bigger biggest",
+    "small": "smaller smallest",
+    "large": "larger largest",
+    "long": "longer longest",
+    "short": "shorter shortest",
+    "high": "higher highest",
+    "low": "lower lowest",
+    "fast": "faster fastest",
+    "slow": "slower slowest",
+    "cheap": "cheaper cheapest",
+    "new": "newer newest",
+    "early": "earlier earliest",
+    "close": "closer closest",
+    "far": "farther farthest",
+    "easy": "easier easiest",
+    "hard": "harder hardest",
+    "warm": "warmer warmest",
+    "cold": "colder coldest",
+    "hot": "hotter hottest",
+    "heavy": "heavier heaviest",
+    "happy": "happier happiest",
+    "busy": "busier busiest",
+    "tall": "taller tallest",
+    "strong": "stronger strongest",
+    "weak": "weaker weakest",
+    "rich": "richer richest",
+    "great": "greater greatest",
+    "safe": "safer safest",
+    "wide": "wider widest",
+    "deep": "deeper deepest",
+    "quick": "quicker quickest",
+    "nice": "nicer nicest",
+    "healthy": "healthier healthiest",
+    "smart": "smarter smartest",
+    "bright": "brighter brightest",
+    "dark": "darker darkest",
+    "loud": "louder loudest",
+    "quiet": "quieter quietest",
+    "fresh": "fresher freshest",
+    "simple": "simpler simplest",
     # Plurals that change inside the word.
     "child": "children",
     "grandchild": "grandchildren",

@@ -66,7 +66,7 @@ STOP_WORDS = frozenset(
 )
 
 #: How text is cut into terms (a saved index made another way is built again).
-VERSION = 8
+VERSION = 9
 
 _WORD = re.compile(r"[^\W_]+")
 #: A lower-case letter then a capital: what marks camel case. Written capital first, so

@@ -33,6 +33,10 @@ NOTES = [
         ("knives", "knife"),
         ("teeth", "tooth"),
         ("forgotten", "forgets"),
+        ("older", "old"),
+        ("cheapest", "cheap"),
+        ("happier", "happy"),
+        ("bigger", "big"),
     ],
 )
 def test_a_form_and_its_word_are_one_term(form: str, word: str) -> None:
@@ -77,3 +81,16 @@ def test_wont_is_not_the_past_of_win(text: str) -> None:
     # "won't" is cut at its apostrophe; the "won" left would stand for "win".
     assert terms(text) == terms("rotate the keys")
     assert terms("we won the cup") == terms("win the cup")
+
+
+def test_a_superlative_asks_about_its_adjective(cli) -> None:  # noqa: ANN001
+    notes = [
+        "Priced two tents at the outlet",
+        "Lunch was soup again",
+        "The cheap tent from the outlet leaked",
+        "Paid the gas bill",
+        # The superlative written too: the question's "cheapest" is then no unknown
+        # word, which the typo fallback would read as "cheap".
+        "The cheapest flights leave on Tuesdays",
+    ]
+    assert first_found(cli, notes, "which tent from the outlet was the cheapest") == notes[2]
