@@ -70,6 +70,8 @@ dessert: cake pie cookie brownie pudding cheesecake tart cupcake muffin
   donut macaron tiramisu gelato sorbet
 seafood: shrimp salmon tuna crab lobster oyster clam scallop mussel cod prawn
 meat: beef pork chicken lamb turkey bacon steak sausage ham veal
+meal: breakfast lunch dinner brunch supper
+cook cooking: bake roast grill fry boil steam saute simmer barbecue
 cuisine: italian mexican chinese japanese thai indian french korean greek vietnamese
   spanish ethiopian lebanese turkish
 workout: yoga pilates running jogging cycling swimming weightlifting
