@@ -48,7 +48,6 @@ import unicodedata
 import Stemmer
 
 from ...base.lazy_regex import lazy
-from .families import family_aliases
 from .irregular import BASE
 from .scripts import IDEOGRAPH, ideograph, scripts_of
 from .spellings import stem_aliases
@@ -67,7 +66,7 @@ STOP_WORDS = frozenset(
 )
 
 #: How text is cut into terms (a saved index made another way is built again).
-VERSION = 10
+VERSION = 9
 
 _WORD = re.compile(r"[^\W_]+")
 #: A lower-case letter then a capital: what marks camel case. Written capital first, so
@@ -84,9 +83,8 @@ _THOUSANDS = re.compile(r",(?:(?<=\b\d,)|(?<=\b\d\d,)|(?<=\b\d\d\d,))(?=\d{3}(?!
 #: "won't", with either apostrophe.
 _WONT = re.compile(r"\bwon['\u2019]t\b", re.IGNORECASE)
 _STEMMER = Stemmer.Stemmer("english")
-#: A British stem, the American one it stands for (:mod:`.spellings`); a noun's stem,
-#: the stem of the word it is made from (:mod:`.families`).
-_ALIASES = {**family_aliases(_STEMMER.stemWord), **stem_aliases(_STEMMER.stemWord)}
+#: A British stem, the American one it stands for (:mod:`.spellings`).
+_ALIASES = stem_aliases(_STEMMER.stemWord)
 _MEMO: dict[str, str] = {}
 _MEMO_MAX = 200_000
 
