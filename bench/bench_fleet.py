@@ -16,6 +16,10 @@ commits while all of them were running (until the first one finished), fewest–
 
 One writer (``--writers 1``) is the single-writer commit cost.
 
+``--own-sessions``: each memwork writer observes into a session of its own (started
+before the timed loop, as an agent of a fleet would), and each SQLite writer updates
+a session row of its own, instead of all of them sharing one.
+
 150 calls a writer by default: SQLite's commits take about twice as long while its
 WAL file grows (each fsync also records the file's new size) as once it wraps and
 writes over its own pages, ~450 commits into a run (0.21 against 0.11 ms a commit,
@@ -61,6 +65,8 @@ def _memwork_writer(
         lock._KERNEL_WAIT = False  # the baseline: waiters poll the busy lock
 
     memory = Memory(store)
+    if os.environ.get("FLEET_OWN_SESSIONS"):
+        session = memory.start_session(agent=f"writer-{me}")["id"]
     memory.observe(session, f"writer {me} is ready")  # opening costs are not the commit's
     while time.time() < start_at:
         time.sleep(0.0005)
@@ -76,6 +82,7 @@ def _memwork_writer(
 
 def _sqlite_writer(path: str, rows_file: str, calls: int, start_at: float, me: int) -> dict:
     rows = json.loads(Path(rows_file).read_text())
+    own = bool(os.environ.get("FLEET_OWN_SESSIONS"))
     db = sqlite3.connect(path, isolation_level=None, timeout=60)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=FULL")
@@ -87,7 +94,10 @@ def _sqlite_writer(path: str, rows_file: str, calls: int, start_at: float, me: i
         db.execute("BEGIN IMMEDIATE")
         for table, doc_id, doc in rows:
             # A new observation each call; the rows it updates (its session) stay the same.
-            key = f"{doc_id}-{me}-{n}" if table == rows[0][0] else doc_id
+            if table == rows[0][0]:
+                key = f"{doc_id}-{me}-{n}"
+            else:  # with --own-sessions, each writer's session row is its own
+                key = f"{doc_id}-{me}" if own and table == "sessions" else doc_id
             db.execute(
                 f'INSERT OR REPLACE INTO "{table}" (id, doc) VALUES (?, ?)',
                 (key, json.dumps(doc, sort_keys=True)),
@@ -185,7 +195,12 @@ def main() -> None:
     parser.add_argument("--writers", type=int, default=8)
     parser.add_argument("--calls", type=int, default=150, help="commits per writer")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--own-sessions", action="store_true", help="each writer in a session of its own"
+    )
     args = parser.parse_args()
+    if args.own_sessions:
+        os.environ["FLEET_OWN_SESSIONS"] = "1"  # the writers' processes inherit it
     work = OUT / f"fleet-{os.getpid()}"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
@@ -194,6 +209,7 @@ def main() -> None:
         print(
             f"{args.writers} writer processes x {args.calls} commits, fsync on, "
             f"{args.rounds} rounds (memwork with either lock wait, taking turns, then SQLite)"
+            + (", each writer in a session of its own" if args.own_sessions else "")
         )
         print()
         print(
