@@ -2014,14 +2014,18 @@ class RecallIndex:
             out[i] = pair_bonus(fields[slots[i]], pairs)
         return out
 
-    def own_match(self, slot: int, query: str) -> bool:
-        """Whether the record's own words hold any of the query's terms, or a member of a
-        kind it names (a note can also be found through its neighbours or the note
-        before it)."""
+    def query_words(self, query: str) -> frozenset[str]:
+        """The terms a record may hold to match ``query`` by its own words: the query's
+        terms and the members of the kinds it names (worked out once for many records:
+        see :meth:`own_match`)."""
         stems = wordlib.terms(query)
         weighted = self._weighted(stems)
-        wanted = {term for term, _ in (*weighted, *self.member_terms(query, stems, weighted))}
-        return any(wanted.intersection(found) for _, found in decode_fields(self.fields[slot]))
+        return frozenset(t for t, _ in (*weighted, *self.member_terms(query, stems, weighted)))
+
+    def own_match(self, slot: int, words: frozenset[str]) -> bool:
+        """Whether the record's own words hold any of ``words`` (:meth:`query_words`; a
+        note can also be found through its neighbours or the note before it)."""
+        return any(words.intersection(found) for _, found in decode_fields(self.fields[slot]))
 
     def search(
         self,
