@@ -23,7 +23,7 @@ written form is not is matched as written (:data:`WORD_KINDS`: *relatives*, not
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 #: What a member found through its kind weighs, against 1 for the question's own words.
 MEMBER_WEIGHT = 0.5
@@ -156,14 +156,20 @@ relative relatives: mother father mom dad sister brother son daughter aunt uncle
 """
 
 
+def _entries(text: str) -> Iterator[tuple[list[str], list[str]]]:
+    """Each entry of ``text`` (a kind's words, a colon, its members; an indented line
+    goes on the one before) as (kind words, members)."""
+    for entry in text.replace("\n  ", " ").strip().splitlines():
+        heads, _, members = entry.partition(":")
+        yield heads.split(), members.split()
+
+
 def word_members(stem: Callable[[str], str]) -> dict[str, tuple[str, ...]]:
     """Each word of :data:`WORD_KINDS` as written (lower case), with its members' stems."""
     found: dict[str, tuple[str, ...]] = {}
-    for entry in WORD_KINDS.replace("\n  ", " ").strip().splitlines():
-        heads, _, members = entry.partition(":")
-        stems = tuple(dict.fromkeys(stem(m) for m in members.split()))
-        for head in heads.split():
-            found[head] = stems
+    for heads, members in _entries(WORD_KINDS):
+        stems = tuple(dict.fromkeys(stem(m) for m in members))
+        found.update((head, stems) for head in heads)
     return found
 
 
@@ -171,10 +177,9 @@ def member_stems(stem: Callable[[str], str]) -> dict[str, tuple[str, ...]]:
     """Each kind's stem, with its members' stems (``stem``: the stemmer for one word);
     a kind named by several words lends the same members to each."""
     found: dict[str, dict[str, None]] = {}
-    for entry in KINDS.replace("\n  ", " ").strip().splitlines():
-        heads, _, members = entry.partition(":")
-        stems = [stem(m) for m in members.split()]
-        for head in heads.split():
+    for heads, members in _entries(KINDS):
+        stems = [stem(m) for m in members]
+        for head in heads:
             own = stem(head)
             found.setdefault(own, {}).update((s, None) for s in stems if s != own)
     return {head: tuple(members) for head, members in found.items()}

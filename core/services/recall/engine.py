@@ -42,6 +42,7 @@ postings must be gone before a write appends to them).
 from __future__ import annotations
 
 import bisect
+import functools
 import heapq
 import marshal
 import math
@@ -2293,19 +2294,19 @@ def _best_first(item: tuple[int, float]) -> tuple[float, int]:
     return -item[1], -item[0]
 
 
-_KINDS: dict[str, tuple[str, ...]] = {}
-_WORD_KINDS: dict[str, tuple[str, ...]] = {}
-_WORD_KIND_STEMS: set[str] = set()
+class _Kinds(NamedTuple):
+    """:mod:`.categories` as the queries read it."""
+
+    by_stem: dict[str, tuple[str, ...]]  # a kind's stem: its members' stems
+    by_word: dict[str, tuple[str, ...]]  # a kind matched as written: its members' stems
+    word_stems: frozenset[str]  # the stems of the kinds matched as written
 
 
-def _kinds() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]], set[str]]:
-    """Each kind's stem with its members' stems; each kind matched as written, with its
-    members' stems; and those kinds' stems (worked out on the first query)."""
-    if not _KINDS:
-        _WORD_KINDS.update(word_members(wordlib.stem))
-        _WORD_KIND_STEMS.update(wordlib.stem(word) for word in _WORD_KINDS)
-        _KINDS.update(member_stems(wordlib.stem))
-    return _KINDS, _WORD_KINDS, _WORD_KIND_STEMS
+@functools.cache
+def _kinds() -> _Kinds:
+    """The kinds and their members, worked out on the first query."""
+    by_word = word_members(wordlib.stem)
+    return _Kinds(member_stems(wordlib.stem), by_word, frozenset(wordlib.stem(w) for w in by_word))
 
 
 def _numpy() -> Any:

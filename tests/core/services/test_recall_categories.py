@@ -80,8 +80,8 @@ def test_a_question_without_a_kind_ranks_as_without_the_list(
 
     plain, kind = "a film on Sunday", "which sports did I do on Sunday"
     with_list = ranked(plain), ranked(kind)
-    # Stands for an empty list (an empty dict would be filled again on first use).
-    monkeypatch.setattr(engine, "_KINDS", {"-": ()})
+    # The list emptied.
+    monkeypatch.setattr(engine, "_kinds", lambda: engine._Kinds({}, {}, frozenset()))
     without = ranked(plain), ranked(kind)
     assert with_list[0] == without[0]
     assert with_list[1] != without[1]
