@@ -90,7 +90,7 @@ craft hobby: knitting crocheting sewing painting pottery woodworking embroidery
 art artwork: painting drawing sculpture pottery sketch watercolor acrylic mural
 language: spanish french german italian japanese chinese mandarin cantonese korean
   portuguese arabic russian hindi dutch python javascript typescript java kotlin swift
-  golang rust ruby php scala haskell elixir
+  golang rust ruby php scala haskell elixir cpp csharp fsharp
 medication medicine drug: ibuprofen aspirin antibiotic tylenol insulin antihistamine
   inhaler vitamin supplement
 illness sickness disease: flu fever covid allergy migraine infection asthma diabetes

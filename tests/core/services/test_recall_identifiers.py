@@ -40,11 +40,13 @@ def test_a_camel_case_identifier_is_a_word_followed_by_its_parts() -> None:
 
 
 def test_words_without_camel_case_are_cut_as_before() -> None:
+    # (Two words joined by one hyphen are also the compound: see test_recall_compounds.)
     assert words("billing_api and billing-api on api.example.com") == [
         "billing",
         "api",
         "billing",
         "api",
+        "billingapi",
         "api",
         "example",
         "com",

@@ -53,7 +53,9 @@ def test_a_note_in_any_script_is_found_by_its_own_words(
 
 def test_english_is_cut_as_before() -> None:
     text = "The canary for billing-api went green after 3 retries; deploying v2.1 now."
-    assert words(text) == ["canary", "billing", "api", "went", "green", "3", "retries"] + [
+    # (Two words joined by a hyphen are also the compound: see test_recall_compounds.)
+    assert words(text) == ["canary", "billing", "api", "billingapi", "went", "green", "3"] + [
+        "retries",
         "deploying",
         "v2",
         "1",
