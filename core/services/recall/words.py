@@ -70,8 +70,9 @@ STOP_WORDS = frozenset(
     many much""".split()
 )
 
-#: How text is cut into terms (a saved index made another way is built again).
-VERSION = 10
+#: How text is cut into terms (a saved index made another way is built again; 10 was a
+#: change taken back, so an index saved under it is built again too).
+VERSION = 11
 
 _WORD = re.compile(r"[^\W_]+")
 #: A lower-case letter then a capital: what marks camel case. Written capital first, so
