@@ -4,7 +4,11 @@ are words of their own."""
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memwork.core.services.recall.words import terms, words
 from tests.core.services.recall_notes import first_found
@@ -20,6 +24,21 @@ def test_two_words_joined_by_a_hyphen_are_also_the_compound() -> None:
     # Stemmed as one word: the plural written either way is the same term.
     assert terms("co-workers") == ["co", "worker", "cowork"]
     assert terms("coworkers") == ["cowork"]
+
+
+def test_a_compound_is_the_same_typed_composed_or_decomposed() -> None:
+    # "é" typed as "e" and an accent: the accent is part of the word, not its end.
+    assert terms("caf\u00e9-bar") == terms("cafe\u0301-bar") == ["cafe", "bar", "cafebar"]
+    # A Hindi vowel sign is a mark too: the compound holds the whole word.
+    assert words("बिल्ली-घर")[-1] == "बिल्लीघर"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab-\u00e9\u0301 1_+#.cCfFnNeEtT\u093f\u0915", max_size=30))
+def test_hyphens_and_signs_cut_without_fail_and_alike_in_either_form(text: str) -> None:
+    found = terms(text)
+    assert all(found)
+    assert terms(unicodedata.normalize("NFD", text)) == terms(unicodedata.normalize("NFC", text))
 
 
 @pytest.mark.parametrize(
@@ -43,6 +62,7 @@ def test_the_languages_named_with_signs_are_words() -> None:
     # Not a domain's ending, nor a sum or a channel.
     assert "dotnet" not in words("example.net asp.net")
     assert words("a+b in #general") == ["general"]
+    assert words("F++ and c+") == []  # no such language: the signs go, as before
 
 
 NOTES = [
