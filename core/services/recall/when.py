@@ -166,7 +166,12 @@ def window(query: str, now: datetime) -> tuple[float, float] | None:
     # A date anchors the question ("the weekend before 10 April"): a day's date goes
     # first, then a month, then the rest in the order they come.
     for found in sorted(_PHRASE.finditer(query), key=_rank):
-        span = _bounds(found, now)
+        try:
+            span = _bounds(found, now)
+        except (OverflowError, ValueError):
+            # Past the calendar's ends (a year before 1 or after 9999): only a clock
+            # set there meets one, and such a phrase points nowhere rather than fail.
+            continue
         if span is None:
             continue  # a day or month still to come, or a date no calendar has
         if _after_since(found, lowered):

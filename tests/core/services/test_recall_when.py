@@ -131,6 +131,32 @@ def test_no_span_where_none_is_named(query: str) -> None:
     assert window(query, NOW) is None
 
 
+@pytest.mark.parametrize(
+    ("query", "now"),
+    [
+        ("three 100 years last month sunday", datetime(1, 1, 4, tzinfo=UTC)),
+        ("a fortnight ago in Dec. yesterday", datetime(9999, 12, 31, 23, 59, tzinfo=UTC)),
+        ("in Dec. until 30 March 2024-02-29", datetime(1, 1, 4, tzinfo=UTC)),
+    ],
+)
+def test_a_span_past_the_calendars_ends_points_nowhere_rather_than_fail(
+    query: str, now: datetime
+) -> None:
+    # Found by feeding random time phrases to a clock at year 1 and at year 9999: the
+    # day before the first or after the last raised OverflowError or ValueError.
+    span = window(query, now)
+    assert span is None or span[0] <= span[1]
+
+
+def test_a_clock_set_at_the_calendars_end_searches_without_fail(cli) -> None:  # noqa: ANN001
+    # MEMWORK_NOW at year 9999 and "yesterday" in a search ended in an internal error.
+    sid = cli("session", "start", "--title", "keys").out.strip()
+    assert cli("observe", "--session", sid, "Rotated the staging keys").code == 0
+    found = cli("--json", "search", "keys rotated in Dec. yesterday", now="9999-12-31T23:59:00Z")
+    assert found.code == 0, found.err
+    assert found.json()[0]["title"] == "note · keys: Rotated the staging keys"
+
+
 def test_a_note_written_when_the_question_says_ranks_first(cli) -> None:  # noqa: ANN001
     """Two notes about cooking for a friend: the one written a couple of days before
     the question comes first, though the other holds more of its words."""
