@@ -13,6 +13,11 @@ from datetime import UTC, datetime
 from .errors import InvalidInput
 
 ENV_NOW = "MEMWORK_NOW"
+#: The instants ``MEMWORK_NOW`` may name: every span a rule counts from the clock (a
+#: working-memory TTL of up to 100 years, a search's window, decay) stays on the
+#: calendar, and every stamp keeps its four-digit year.
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9000, 12, 31, 23, 59, 59, tzinfo=UTC)
 
 
 def parse_instant(text: str, *, field: str = "timestamp") -> datetime:
@@ -33,7 +38,12 @@ def now() -> datetime:
     """The current instant in UTC, or ``MEMWORK_NOW`` when it is set."""
     fixed = os.environ.get(ENV_NOW)
     if fixed:
-        return parse_instant(fixed, field=ENV_NOW)
+        moment = parse_instant(fixed, field=ENV_NOW)
+        if not EARLIEST <= moment <= LATEST:
+            raise InvalidInput(
+                ENV_NOW, f"must be an instant from 1970-01-01 to 9000-12-31 (got {fixed!r})"
+            )
+        return moment
     return datetime.now(UTC)
 
 

@@ -90,7 +90,11 @@ def parse_when(text: str | datetime | None, *, now: datetime, field: str) -> flo
         return (text if text.tzinfo else text.replace(tzinfo=UTC)).timestamp()
     span = _SPAN.match(text)
     if span:
-        return (now - timedelta(seconds=int(span[1]) * _UNITS[span[2]])).timestamp()
+        try:
+            return (now - timedelta(seconds=int(span[1]) * _UNITS[span[2]])).timestamp()
+        except OverflowError:
+            # Back past the calendar's first day ("--since 999999999d"): from the start.
+            return datetime.min.replace(tzinfo=UTC).timestamp()
     value = text.strip()
     rule = "must be an ISO-8601 instant or date, or a span back from now like 12h or 7d"
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):

@@ -45,6 +45,7 @@ HOSTILE: list[Any] = [
     "2026-13-45", "9999-12-31T23:59:59Z", "*", "[", "\\", "les_" + "0" * 26, "--json",
     # What the words of recall read apart: signs, compounds, marks, commas, identifiers.
     "F++ c# .NET co-worker e\u0301-x 1,000 won't getV2Api",
+    "999999999d", "9" * 30 + "h",  # spans back past the calendar's first day
     [], [None], [[[]]], [1, "a", None], ["x"] * 10_000, [math.nan], ["\ud800"],
     {}, {"a": None}, {"": ""}, {"\ud800": 1}, {"a": math.inf}, [{"a": 1}],
     _deep(3000, "list"), _deep(3000, "dict"),

@@ -148,13 +148,22 @@ def test_a_span_past_the_calendars_ends_points_nowhere_rather_than_fail(
     assert span is None or span[0] <= span[1]
 
 
-def test_a_clock_set_at_the_calendars_end_searches_without_fail(cli) -> None:  # noqa: ANN001
+def test_a_clock_set_at_the_calendars_end_searches_or_is_refused(cli) -> None:  # noqa: ANN001
     # MEMWORK_NOW at year 9999 and "yesterday" in a search ended in an internal error.
     sid = cli("session", "start", "--title", "keys").out.strip()
     assert cli("observe", "--session", sid, "Rotated the staging keys").code == 0
-    found = cli("--json", "search", "keys rotated in Dec. yesterday", now="9999-12-31T23:59:00Z")
+    query = ("--json", "search", "keys rotated in Dec. yesterday")
+    # The last instant the clock may name: the search answers.
+    found = cli(*query, now="9000-12-31T23:59:59Z")
     assert found.code == 0, found.err
     assert found.json()[0]["title"] == "note · keys: Rotated the staging keys"
+    # Past it, the setting is refused with its rule, before anything is read.
+    refused = cli(*query, now="9999-12-31T23:59:00Z")
+    assert refused.code == 2
+    assert refused.err.strip() == (
+        "memwork: MEMWORK_NOW: must be an instant from 1970-01-01 to 9000-12-31 "
+        "(got '9999-12-31T23:59:00Z')"
+    )
 
 
 def test_a_note_written_when_the_question_says_ranks_first(cli) -> None:  # noqa: ANN001
