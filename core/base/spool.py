@@ -17,6 +17,8 @@ from array import array
 from collections.abc import Iterator
 from typing import IO
 
+from .text import is_whole_number
+
 #: Bytes a spool holds in memory before it moves to a file (``MEMWORK_SPOOL_BYTES``).
 MEMORY_BYTES = 32 * 1024 * 1024
 _LENGTH = struct.Struct("<I")
@@ -26,7 +28,7 @@ _CHUNK = 1 << 20
 def memory_bytes() -> int:
     """The in-memory limit (``MEMWORK_SPOOL_BYTES`` lets tests make it small)."""
     raw = os.environ.get("MEMWORK_SPOOL_BYTES")
-    return int(raw) if raw and raw.isdigit() else MEMORY_BYTES
+    return int(raw) if raw and is_whole_number(raw) else MEMORY_BYTES
 
 
 class Spool:

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..base.errors import InvalidInput
 from ..base.names import check_id
+from ..base.text import is_whole_number
 from ..models.limits import check_json
 from ..models.plain import OUTCOMES
 from ..privacy import identifier_problem
@@ -241,7 +242,7 @@ def coerce(item: Any) -> tuple[Any, list[str]]:
             notes.append(f"score: the text {data['score']!r} read as the number {number:g}")
             data["score"] = number
     steps = data.get("steps")
-    if type(steps) is str and steps.strip().isdigit():
+    if type(steps) is str and is_whole_number(steps.strip()):
         data["steps"] = int(steps.strip())
         notes.append(f"steps: the text {steps!r} read as the number {data['steps']}")
     for key in ("task_id", "worker_id", "summary", "trajectory_summary"):

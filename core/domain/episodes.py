@@ -15,6 +15,7 @@ from ..base import ids, lazyjson
 from ..base.clock import iso, parse_instant
 from ..base.errors import InvalidInput, NotFound
 from ..base.spool import Spool
+from ..base.text import is_whole_number
 from ..ledger import audit, link_batch
 from ..models.plain import outcome_for
 from ..privacy import scrub, scrub_value
@@ -285,7 +286,7 @@ def get_episode(store: Store, key: str) -> dict[str, Any]:
 
     with store.reading():
         wanted = key.lstrip("#")
-        if wanted.isdigit():
+        if is_whole_number(wanted):
             index = int(wanted)
             for doc in readable.docs(store, shards.shard_of(BASE, index)).values():
                 if doc["index"] == index:

@@ -37,6 +37,7 @@ from typing import Any
 from ..base import ids
 from ..base.clock import iso
 from ..base.errors import Conflict, InvalidInput, NotFound
+from ..base.text import shown_number
 from ..ledger import audit
 from ..models.limits import MAX_INT
 from ..privacy import scrub as _scrub_all
@@ -116,7 +117,7 @@ def check_limit(limit: Any) -> int:
     if value < 1:
         raise InvalidInput("limit", f"must be at least 1 (got {value})")
     if value > MAX_INT:
-        raise InvalidInput("limit", f"must be at most 2**53 ({MAX_INT}); got {float(value):g}")
+        raise InvalidInput("limit", f"must be at most 2**53 ({MAX_INT}); got {shown_number(value)}")
     return value
 
 

@@ -29,6 +29,7 @@ from datetime import datetime
 from typing import Any
 
 from ..base.errors import InvalidInput
+from ..base.text import is_whole_number
 from ..storage.store import Store
 
 META = "meta"
@@ -72,7 +73,7 @@ def _checked(key: str, new: Any) -> str:
     text = new.strip().lower() if isinstance(new, str) else new
     if key in NUMERIC and isinstance(text, str) and text != "off":
         low, high = NUMERIC[key]
-        if not text.isdigit() or not low <= int(text) <= high:
+        if not is_whole_number(text) or not low <= int(text) <= high:
             raise InvalidInput(
                 "value", f"{key} must be off or whole seconds from {low} to {high} (got {new!r})"
             )

@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ..base.text import shown_number
 from .base import Identifier, Record
 from .limits import MAX_INT
 from .plain import FAILURE_BELOW, SUCCESS_AT, outcome_for
@@ -115,7 +116,7 @@ class EpisodeInput(BaseModel):
         if value < 0:
             raise ValueError(f"must be >= 0 (got {value})")
         if value > MAX_INT:
-            raise ValueError(f"must be at most 2**53 ({MAX_INT}); got {float(value):g}")
+            raise ValueError(f"must be at most 2**53 ({MAX_INT}); got {shown_number(value)}")
         return value
 
     @field_validator("mistakes", "successes", mode="before")

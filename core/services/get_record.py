@@ -21,6 +21,7 @@ from typing import Any
 
 from ..base import lookup
 from ..base.errors import InvalidInput, NotFound
+from ..base.text import is_whole_number
 from ..domain import cards, episodes, lessons, readable, rules, sessions, slots
 from ..domain.working_memory import keys as wm_keys
 from ..domain.working_memory import scratchpad as wm_scratchpad
@@ -67,7 +68,7 @@ def _find(store: Store, key: str, now: datetime) -> tuple[str, Doc, str]:
         return "import", dict(found), key
     if "/" in key:
         return _in_session(store, key, now)
-    if key.startswith("#") or key.isdigit():
+    if key.startswith("#") or is_whole_number(key):
         found = episodes.get_episode(store, key)
         return "episode", found, found["id"]
     kind = next((k for prefix, k in _PREFIXES.items() if key.startswith(prefix)), None)
@@ -131,7 +132,7 @@ def _in_session(store: Store, key: str, now: datetime) -> tuple[str, Doc, str]:
         if task is not None:
             return "wm", {"session_id": session, "task": task}, key
     number = rest.removeprefix("scratch/")
-    if number != rest and number.isdigit():
+    if number != rest and is_whole_number(number):
         entries = wm_scratchpad.scratch_list(store, session)
         if not 1 <= int(number) <= len(entries):
             raise NotFound("scratchpad entry", key)

@@ -28,6 +28,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from ..base.text import is_whole_number
 from .backend import (
     Backend,
     Change,
@@ -49,7 +50,7 @@ STAGE_DOCUMENTS = 100_000
 def stage_documents() -> int:
     """The staging threshold (``MEMWORK_STAGE_DOCUMENTS``; tests make it small)."""
     raw = os.environ.get(STAGE_ENV)
-    return int(raw) if raw and raw.isdigit() else STAGE_DOCUMENTS
+    return int(raw) if raw and is_whole_number(raw) else STAGE_DOCUMENTS
 
 
 class TableMap(dict[str, Docs]):

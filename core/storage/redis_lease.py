@@ -31,6 +31,7 @@ import time
 from typing import Any
 
 from ..base.errors import InvalidInput
+from ..base.text import is_whole_number
 from . import redis_scripts as scripts
 from .lock import LockTimeout
 from .resp import Connection, ConnectionLost, ReplyError
@@ -70,7 +71,7 @@ def _dead_here(holder: str) -> bool:
     """Whether ``holder`` (a lock token) names a process of this host that has exited."""
     origin, _, rest = holder.partition(":")
     pid_text = rest.partition(":")[0]
-    if origin != _ORIGIN or not pid_text.isdigit():
+    if origin != _ORIGIN or not is_whole_number(pid_text):
         return False
     try:
         os.kill(int(pid_text), 0)

@@ -36,6 +36,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...base.errors import InvalidInput
+from ...base.text import is_whole_number
 from ...ops.memory import Memory
 from ...ops.operations import Op
 from ...ops.toolsets import chosen_tools
@@ -79,7 +80,7 @@ def max_body() -> int:
     text = os.environ.get("MEMWORK_HTTP_MAX_BODY", "").strip()
     if not text:
         return MAX_BODY
-    if not text.isdigit() or int(text) < 1:
+    if not is_whole_number(text) or int(text) < 1:
         raise InvalidInput("MEMWORK_HTTP_MAX_BODY", f"must be a number of bytes (got {text!r})")
     return int(text)
 

@@ -41,6 +41,7 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ...base.text import is_whole_number
 from .guard import VIEWER_COOKIE, viewer_cookie
 
 #: The package whose browser side (terminal emulator, stylesheet, font) the page loads.
@@ -109,7 +110,7 @@ def encode_packet(kind: bytes, payload: bytes) -> bytes:
 
 def _size(value: str | None, default: int) -> int:
     low, high = SIZE_LIMITS
-    if value is None or not value.isdigit():
+    if value is None or not is_whole_number(value):
         return default
     return min(high, max(low, int(value)))
 

@@ -67,7 +67,7 @@ from typing import Any
 from ...base import ids
 from ...base.clock import iso, parse_instant
 from ...base.errors import InvalidInput
-from ...base.text import fingerprint
+from ...base.text import fingerprint, is_whole_number
 from ...models.lesson import DEFAULT_CONFIDENCE, DEFAULT_DECAY_RATE
 from ...models.session import MAX_OBSERVATIONS
 from ...privacy import scrub
@@ -170,7 +170,7 @@ def _instant(item: dict[str, Any], keys: tuple[str, ...], where: str) -> datetim
     field = f"{where}.{key}"
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and is_whole_number(value.strip()):
         value = int(value.strip())
     if isinstance(value, bool):
         raise InvalidInput(field, f"must be an ISO-8601 instant or epoch milliseconds ({value!r})")

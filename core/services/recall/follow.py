@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ...base.no_wait import WouldWait, may_wait
+from ...base.text import is_whole_number
 from ...storage.store import Store
 from . import extract as records
 from . import saved_file, snapshot
@@ -579,7 +580,7 @@ class Recall:
         if name in self._docs or not records.by_id(name):
             return None  # kept documents tell already; or units not by document id
         held = index.table_keys.get(name)
-        if held is None or not held.isdigit():
+        if held is None or not is_whole_number(held):
             return None
         found = store.changed_since(name, int(held))
         return None if found is None else _Changed(found)

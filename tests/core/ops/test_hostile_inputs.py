@@ -46,6 +46,7 @@ HOSTILE: list[Any] = [
     # What the words of recall read apart: signs, compounds, marks, commas, identifiers.
     "F++ c# .NET co-worker e\u0301-x 1,000 won't getV2Api",
     "999999999d", "9" * 30 + "h",  # spans back past the calendar's first day
+    "\u00b2", "1" * 400,  # "²".isdigit() is true, and int() refuses it; past a float
     [], [None], [[[]]], [1, "a", None], ["x"] * 10_000, [math.nan], ["\ud800"],
     {}, {"a": None}, {"": ""}, {"\ud800": 1}, {"a": math.inf}, [{"a": 1}],
     _deep(3000, "list"), _deep(3000, "dict"),
@@ -56,6 +57,7 @@ HOSTILE: list[Any] = [
 HOSTILE_ARGV = [
     "\udcff", "x\udcffy", "\x1b[2J\x1b[31m", "a" * 6000, "-", "--", "-x", "nan", "inf",
     "1e999", "-1", "0", "99999999999999999999999", "", " ", "{", "null", "\u202e", "--json",
+    "\u00b2", "\u0663", "1" * 400, "999999999d", "9999-12-31T23:59:59Z",
 ]  # fmt: skip
 
 
@@ -230,6 +232,7 @@ MEMWORK_SPOOL_BYTES MEMWORK_STAGE_DOCUMENTS MEMWORK_TOKEN_BUDGET MEMWORK_VERIFY_
 HOSTILE_SETTINGS = [
     "", " ", "abc", "-1", "0", "1e999", "nan", "inf", "99999999999999999999999", "1.5",
     "true", "\udcff", "x" * 5000, "../../etc", "/dev/null", "2026-13-45T99:00:00Z", "0x10",
+    "\u00b2", "9999-12-31T23:59:59Z",
 ]  # fmt: skip
 
 
