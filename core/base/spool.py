@@ -17,7 +17,7 @@ from array import array
 from collections.abc import Iterator
 from typing import IO
 
-from .text import is_whole_number
+from .numbers import is_whole_number
 
 #: Bytes a spool holds in memory before it moves to a file (``MEMWORK_SPOOL_BYTES``).
 MEMORY_BYTES = 32 * 1024 * 1024

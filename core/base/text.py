@@ -7,22 +7,6 @@ import re
 _SPACES = re.compile(r"\s+")
 
 
-def is_whole_number(text: str) -> bool:
-    """Whether ``text`` is ASCII digits and nothing else: what ``int()`` reads as it is.
-    ``str.isdigit`` is also true of "²" and "①", which ``int()`` refuses."""
-    return text.isascii() and text.isdigit()
-
-
-def shown_number(value: int) -> str:
-    """A whole number short enough for an error line: as a float would print it (``1e+20``)
-    or, past what a float holds, its first digits and how many there are."""
-    try:
-        return f"{float(value):g}"
-    except OverflowError:
-        digits = str(abs(value))
-        return f"{'-' if value < 0 else ''}{digits[:6]}… ({len(digits)} digits)"
-
-
 def normalise(text: str) -> str:
     """Collapse whitespace and lower-case: the form fingerprints and matching use."""
     return _SPACES.sub(" ", text).strip().lower()

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..base.errors import InvalidInput
 from ..base.names import check_id
-from ..base.text import is_whole_number
+from ..base.numbers import is_whole_number
 from ..models.limits import check_json
 from ..models.plain import OUTCOMES
 from ..privacy import identifier_problem

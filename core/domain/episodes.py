@@ -14,8 +14,8 @@ from typing import Any, NamedTuple, ParamSpec, TypeVar, overload
 from ..base import ids, lazyjson
 from ..base.clock import iso, parse_instant
 from ..base.errors import InvalidInput, NotFound
+from ..base.numbers import is_whole_number
 from ..base.spool import Spool
-from ..base.text import is_whole_number
 from ..ledger import audit, link_batch
 from ..models.plain import outcome_for
 from ..privacy import scrub, scrub_value

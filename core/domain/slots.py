@@ -37,7 +37,7 @@ from typing import Any
 from ..base import ids
 from ..base.clock import iso
 from ..base.errors import Conflict, InvalidInput, NotFound
-from ..base.text import shown_number
+from ..base.numbers import shown_number
 from ..ledger import audit
 from ..models.limits import MAX_INT
 from ..privacy import scrub as _scrub_all

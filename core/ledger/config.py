@@ -29,7 +29,7 @@ from datetime import datetime
 from typing import Any
 
 from ..base.errors import InvalidInput
-from ..base.text import is_whole_number
+from ..base.numbers import is_whole_number
 from ..storage.store import Store
 
 META = "meta"

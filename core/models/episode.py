@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..base.text import shown_number
+from ..base.numbers import shown_number
 from .base import Identifier, Record
 from .limits import MAX_INT
 from .plain import FAILURE_BELOW, SUCCESS_AT, outcome_for

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..base import lookup
 from ..base.errors import InvalidInput, NotFound
-from ..base.text import is_whole_number
+from ..base.numbers import is_whole_number
 from ..domain import cards, episodes, lessons, readable, rules, sessions, slots
 from ..domain.working_memory import keys as wm_keys
 from ..domain.working_memory import scratchpad as wm_scratchpad

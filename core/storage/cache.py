@@ -28,7 +28,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from ..base.text import is_whole_number
+from ..base.numbers import is_whole_number
 from .backend import (
     Backend,
     Change,

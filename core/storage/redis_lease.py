@@ -31,7 +31,7 @@ import time
 from typing import Any
 
 from ..base.errors import InvalidInput
-from ..base.text import is_whole_number
+from ..base.numbers import is_whole_number
 from . import redis_scripts as scripts
 from .lock import LockTimeout
 from .resp import Connection, ConnectionLost, ReplyError

@@ -36,7 +36,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...base.errors import InvalidInput
-from ...base.text import is_whole_number
+from ...base.numbers import is_whole_number
 from ...ops.memory import Memory
 from ...ops.operations import Op
 from ...ops.toolsets import chosen_tools

@@ -41,7 +41,7 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ...base.text import is_whole_number
+from ...base.numbers import is_whole_number
 from .guard import VIEWER_COOKIE, viewer_cookie
 
 #: The package whose browser side (terminal emulator, stylesheet, font) the page loads.

@@ -59,7 +59,6 @@ them (``ignored_keys``) with their sizes (``not_imported``).
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 from datetime import UTC, datetime
 from typing import Any
@@ -67,7 +66,8 @@ from typing import Any
 from ...base import ids
 from ...base.clock import iso, parse_instant
 from ...base.errors import InvalidInput
-from ...base.text import fingerprint, is_whole_number
+from ...base.numbers import is_finite, is_whole_number, shown_number
+from ...base.text import fingerprint
 from ...models.lesson import DEFAULT_CONFIDENCE, DEFAULT_DECAY_RATE
 from ...models.session import MAX_OBSERVATIONS
 from ...privacy import scrub
@@ -175,13 +175,14 @@ def _instant(item: dict[str, Any], keys: tuple[str, ...], where: str) -> datetim
     if isinstance(value, bool):
         raise InvalidInput(field, f"must be an ISO-8601 instant or epoch milliseconds ({value!r})")
     if isinstance(value, int | float):
-        if not math.isfinite(value):
-            raise InvalidInput(field, f"must be a finite epoch number (got {value!r})")
-        seconds = value / 1000 if abs(value) >= 1e11 else value
+        shown = shown_number(value) if isinstance(value, int) else repr(value)
+        if not is_finite(value):
+            raise InvalidInput(field, f"must be a finite epoch number (got {shown})")
         try:
+            seconds = value / 1000 if abs(value) >= 1e11 else value
             return datetime.fromtimestamp(seconds, UTC)
         except (OverflowError, OSError, ValueError):
-            raise InvalidInput(field, f"is not a usable epoch time (got {value!r})") from None
+            raise InvalidInput(field, f"is not a usable epoch time (got {shown})") from None
     if isinstance(value, str):
         return parse_instant(value, field=field)
     raise InvalidInput(field, f"must be an ISO-8601 instant or epoch milliseconds ({value!r})")
@@ -191,8 +192,9 @@ def _number(item: dict[str, Any], keys: tuple[str, ...], where: str) -> tuple[st
     key, value = _first(item, keys)
     if value is None:
         return key, None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise InvalidInput(f"{where}.{key}", f"must be a number (got {value!r})")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not is_finite(value):
+        shown = shown_number(value) if type(value) is int else repr(value)
+        raise InvalidInput(f"{where}.{key}", f"must be a number (got {shown})")
     return key, float(value)
 
 

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ...base.no_wait import WouldWait, may_wait
-from ...base.text import is_whole_number
+from ...base.numbers import is_whole_number
 from ...storage.store import Store
 from . import extract as records
 from . import saved_file, snapshot

@@ -27,6 +27,9 @@ SAMPLES = {
 ODD: list[Any] = [
     None, True, 0, -1, 2**63, 2**80, 1.5, -1e308, "", "x", "\ud800", "é", [], {},
     [1, "a"], {"a": None}, "x" * 300_000, "2026-13-45", "../../etc/passwd", "NaN",
+    # Text int() refuses though isdigit() passes it, a number past a float, dates at the
+    # calendar's ends, and what the words of recall read apart.
+    "\u00b2", "1" * 400, 10**400, "9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "C++ e-mail",
 ]  # fmt: skip
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memwork.core.base.text import is_whole_number, shown_number
+from memwork.core.base.numbers import is_finite, is_whole_number, shown_number
 
 
 @pytest.mark.parametrize("text", ["0", "7", "0042", "1" * 400])
@@ -24,3 +24,10 @@ def test_a_number_past_a_float_is_shown_short() -> None:
     assert shown_number(10**20) == "1e+20"
     assert shown_number(int("1" * 400)) == "111111… (400 digits)"
     assert shown_number(-int("9" * 500)) == "-999999… (500 digits)"
+
+
+def test_a_number_is_finite_when_a_float_holds_it() -> None:
+    assert is_finite(10**300) and is_finite(-(10**300)) and is_finite(1.5)
+    # math.isfinite(10**400) raises OverflowError: an import's epoch ended there.
+    assert not is_finite(10**400)
+    assert not is_finite(float("inf")) and not is_finite(float("nan"))
