@@ -6,7 +6,6 @@ from timestamps with the caller's clock, so decay is deterministic.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -17,6 +16,7 @@ from rapidfuzz import fuzz, process
 from ..base import ids, lookup
 from ..base.clock import iso, parse_instant
 from ..base.errors import Conflict, InvalidInput
+from ..base.numbers import is_finite
 from ..base.text import fingerprint, normalise, one_line
 from ..ledger import audit, links
 from ..models.base import validate
@@ -314,7 +314,7 @@ def check_decay_rate(value: Any) -> None:
     confidence it loses per whole week, 0.0 (never decays) to 1.0."""
     if value is None:
         return
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not is_finite(value):
         raise InvalidInput("decay_rate", f"must be a number (got {value!r})")
     if not 0.0 <= value <= 1.0:
         raise InvalidInput(

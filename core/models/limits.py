@@ -15,11 +15,11 @@ it was accepted, as an internal error. Every value is checked on the way in:
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ..base.errors import InvalidInput
 from ..base.jsonio import MB, RECORD_MAX
+from ..base.numbers import is_finite
 from ..base.text import not_unicode
 
 MAX_INT = 2**53
@@ -120,7 +120,7 @@ def check_plain(value: Any, field: str) -> None:
 
 def check_float(value: float, field: str) -> float:
     """``value`` when it is a finite number; InvalidInput naming ``field`` otherwise."""
-    if not math.isfinite(value):
+    if not is_finite(value):
         raise InvalidInput(field, f"must be a finite number (got {value})")
     return value
 

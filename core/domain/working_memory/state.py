@@ -17,7 +17,6 @@ functions here.
 
 from __future__ import annotations
 
-import math
 from datetime import datetime
 from typing import Any, TypedDict
 
@@ -26,6 +25,7 @@ import orjson
 from ...base import names
 from ...base.clock import iso, parse_instant
 from ...base.errors import InvalidInput
+from ...base.numbers import is_finite
 from ...ledger import audit
 from ...models.base import validate
 from ...models.working_memory import KEY_MAX, SCRATCH_CAPACITY, STATE_ID, WMState
@@ -96,7 +96,7 @@ def check_ttl(ttl: float | None) -> float | None:
     """A TTL is a number of seconds > 0 (None: the key never expires)."""
     if ttl is None:
         return None
-    if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not math.isfinite(ttl):
+    if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not is_finite(ttl):
         raise InvalidInput("ttl", f"must be a number of seconds > 0 (got {ttl!r})")
     if ttl <= 0:
         raise InvalidInput("ttl", f"must be > 0 seconds (got {ttl:g})")

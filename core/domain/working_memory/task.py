@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from datetime import datetime
 from typing import Any
 
 from ...base.clock import iso
 from ...base.errors import InvalidInput, NotFound
+from ...base.numbers import is_finite
 from ...models.base import validate
 from ...models.working_memory import DEFAULT_TASK_ID, DEFAULT_TASK_STATUS, TaskState
 from ...privacy import scrub
@@ -26,7 +26,7 @@ TASK_FIELDS = (
 
 def clamp_progress(value: float) -> float:
     """Progress is a percentage: values outside 0–100 are clamped, not refused."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not is_finite(value):
         raise InvalidInput("progress_percent", f"must be a finite number (got {value!r})")
     return float(min(100.0, max(0.0, value)))
 

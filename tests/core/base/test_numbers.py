@@ -31,3 +31,23 @@ def test_a_number_is_finite_when_a_float_holds_it() -> None:
     # math.isfinite(10**400) raises OverflowError: an import's epoch ended there.
     assert not is_finite(10**400)
     assert not is_finite(float("inf")) and not is_finite(float("nan"))
+
+
+def test_the_domain_refuses_a_number_past_a_float_naming_the_field() -> None:
+    # Each asked math.isfinite(), which raises OverflowError for such an int (a file
+    # an import reads can hold one; the doors refuse ints past 64 bits before).
+    from memwork.core.base.errors import InvalidInput
+    from memwork.core.domain.lessons import check_decay_rate
+    from memwork.core.domain.working_memory.state import check_ttl
+    from memwork.core.domain.working_memory.task import clamp_progress
+    from memwork.core.models.limits import check_float
+
+    for check, field in (
+        (check_ttl, "ttl"),
+        (check_decay_rate, "decay_rate"),
+        (clamp_progress, "progress_percent"),
+        (lambda v: check_float(v, "score"), "score"),
+    ):
+        with pytest.raises(InvalidInput) as refused:
+            check(10**400)
+        assert refused.value.field == field
