@@ -66,7 +66,8 @@ CONTEXT_PATH = {
         f"memwork.core.{name}"
         for name in (
             "base base.clock base.env_settings base.errors base.filepaths base.ids "
-            "base.lazy_regex base.lazyjson base.names base.no_wait base.numbers base.plainjson base.text "
+            "base.lazy_regex base.lazyjson base.names base.no_wait base.numbers base.plainjson "
+            "base.text "
             "domain domain.aggregates domain.consolidated_rules domain.decay domain.failures "
             "domain.migrations "
             "domain.ranking domain.readable "
