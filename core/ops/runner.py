@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 # them, and one that only adds records keeps them).
 from ..base.errors import InvalidInput
 from ..base.jsonio import DOCUMENT_MAX, RECORD_MAX
+from ..base.numbers import is_finite, shown_number
 from ..domain import migrations as _migrations  # noqa: F401
 from ..ledger.isolation import run_asking
 from ..models.limits import check_int, check_size, check_value
@@ -77,6 +78,8 @@ def coerce(param: Param, value: Any) -> Any:
             check_int(value, param.name)  # past 64 bits no store could write it back
     elif kind == "float":
         ok = (_is_int(value) or isinstance(value, float)) and not isinstance(value, bool)
+        if ok and _is_int(value) and not is_finite(value):
+            raise InvalidInput(param.name, f"must be a finite number (got {shown_number(value)})")
         value = float(value) if ok else value
     elif kind == "bool":
         ok = isinstance(value, bool)

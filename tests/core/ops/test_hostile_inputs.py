@@ -46,7 +46,7 @@ HOSTILE: list[Any] = [
     # What the words of recall read apart: signs, compounds, marks, commas, identifiers.
     "F++ c# .NET co-worker e\u0301-x 1,000 won't getV2Api",
     "999999999d", "9" * 30 + "h",  # spans back past the calendar's first day
-    "\u00b2", "1" * 400,  # "²".isdigit() is true, and int() refuses it; past a float
+    "\u00b2", "1" * 400, 10**400,  # "²".isdigit() is true, and int() refuses it; past a float
     [], [None], [[[]]], [1, "a", None], ["x"] * 10_000, [math.nan], ["\ud800"],
     {}, {"a": None}, {"": ""}, {"\ud800": 1}, {"a": math.inf}, [{"a": 1}],
     _deep(3000, "list"), _deep(3000, "dict"),
