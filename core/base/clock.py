@@ -22,6 +22,8 @@ LATEST = datetime(9000, 12, 31, 23, 59, 59, tzinfo=UTC)
 
 def parse_instant(text: str, *, field: str = "timestamp") -> datetime:
     """Parse an ISO-8601 instant; naive values are taken as UTC."""
+    if not isinstance(text, str):  # a number or a list where a file said a time
+        raise InvalidInput(field, f"must be an ISO-8601 instant (got {str(text)[:40]!r})")
     value = text.strip()
     if value.endswith(("Z", "z")):
         value = value[:-1] + "+00:00"

@@ -21,6 +21,9 @@ SAMPLES = {
     "agentmemory": DATA / "agentmemory" / "v0.9-export.json",
     "agentmemory-old": DATA / "agentmemory" / "v0.3-export.json",
     "memwork": DATA / "store-v2.export.json",
+    # The episodic library's agent_memory.json, six episodes written by the model of it
+    # in bench/episodic_reference.py (its timestamps as numbers ended in AttributeError).
+    "episodic": DATA / "episodic" / "agent_memory.json",
 }
 #: What a broken file puts where a value was: wrong types, numbers past 64 bits, an
 #: unpaired surrogate, empty and huge values, a path, a date that is none.
