@@ -21,9 +21,12 @@ def is_finite(value: int | float) -> bool:
     return math.isfinite(value)
 
 
-def shown_number(value: int) -> str:
-    """A whole number short enough for an error line: as a float would print it (``1e+20``)
-    or, past what a float holds, its first digits and how many there are."""
+def shown_number(value: int | float) -> str:
+    """A number short enough for an error line: a float as written, a whole number as a
+    float would print it (``1e+20``) or, past what a float holds, its first digits and
+    how many there are."""
+    if isinstance(value, float):
+        return repr(value)
     if is_finite(value):
         return f"{float(value):g}"
     digits = str(abs(value))

@@ -67,8 +67,11 @@ def section(
         fill=False,
     )
     index = recall.index
-    words = index.query_words(query) if index is not None else frozenset()
-    found = [f for f in found if index is not None and index.own_match(f[1].slot, words)]
+    if index is None:
+        found = []
+    else:
+        words = index.query_words(query)
+        found = [f for f in found if index.own_match(f[1].slot, words)]
     out = Section("relevant", heading)
     floor = MIN_SHARE * found[0][1].score if found else 0.0
     with store.reading():

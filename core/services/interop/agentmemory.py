@@ -175,7 +175,7 @@ def _instant(item: dict[str, Any], keys: tuple[str, ...], where: str) -> datetim
     if isinstance(value, bool):
         raise InvalidInput(field, f"must be an ISO-8601 instant or epoch milliseconds ({value!r})")
     if isinstance(value, int | float):
-        shown = shown_number(value) if isinstance(value, int) else repr(value)
+        shown = shown_number(value)
         if not is_finite(value):
             raise InvalidInput(field, f"must be a finite epoch number (got {shown})")
         try:

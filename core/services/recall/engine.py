@@ -1202,6 +1202,15 @@ class RecallIndex:
                     out[member] = MEMBER_WEIGHT
         return list(out.items())
 
+    def _own_and_members(
+        self, query: str
+    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        """The query's own terms with their weights, and the members of the kinds it
+        names (what :meth:`scores` ranks by and :meth:`query_words` matches)."""
+        stems = wordlib.terms(query)
+        weighted = self._weighted(stems)
+        return weighted, self.member_terms(query, stems, weighted)
+
     def _weighted(self, stems: list[str]) -> list[tuple[str, float]]:
         out: dict[str, float] = {}
         for term in dict.fromkeys(stems):
@@ -1317,14 +1326,9 @@ class RecallIndex:
         n = self.live
         if not n:
             return {}
-        if terms is None:
-            stems = wordlib.terms(query)
-            weighted = self._weighted(stems)
-            # A kind's members count where the question names the kind, apart from its
-            # own words: they never make a pair for proximity nor a session's score.
-            members = self.member_terms(query, stems, weighted)
-        else:
-            weighted, members = terms, []
+        # A kind's members count where the question names the kind, apart from its own
+        # words: they never make a pair for proximity nor a session's score.
+        weighted, members = self._own_and_members(query) if terms is None else (terms, [])
         # Each word's postings in parts (see _DocPostings.parts): joined for numpy below.
         info: list[tuple[float, Any, str]] = []
         for term, weight in (*weighted, *members):
@@ -2019,9 +2023,8 @@ class RecallIndex:
         """The terms a record may hold to match ``query`` by its own words: the query's
         terms and the members of the kinds it names (worked out once for many records:
         see :meth:`own_match`)."""
-        stems = wordlib.terms(query)
-        weighted = self._weighted(stems)
-        return frozenset(t for t, _ in (*weighted, *self.member_terms(query, stems, weighted)))
+        weighted, members = self._own_and_members(query)
+        return frozenset(t for t, _ in (*weighted, *members))
 
     def own_match(self, slot: int, words: frozenset[str]) -> bool:
         """Whether the record's own words hold any of ``words`` (:meth:`query_words`; a

@@ -22,6 +22,7 @@ def test_anything_else_is_not(text: str) -> None:
 
 def test_a_number_past_a_float_is_shown_short() -> None:
     assert shown_number(10**20) == "1e+20"
+    assert shown_number(0.5) == "0.5"  # a float as written
     assert shown_number(int("1" * 400)) == "111111… (400 digits)"
     assert shown_number(-int("9" * 500)) == "-999999… (500 digits)"
 
