@@ -18,10 +18,12 @@ are left out on both sides, so "café" and "cafe" meet (and case is folded, so
 An identifier written in camel case ("parseOrderStatus", "getHTTPResponse") is a word,
 followed by its parts ("parse", "order", "status"): an agent's note names the
 function, and the question that finds it names what it does ("where do we parse the
-order status"). Camel case is a lower-case letter before a capital, so capitals alone
-("NASA", "HTTPServer") stay one word. Words joined by underscores, hyphens or dots are
-parts already. Two words of letters joined by one hyphen are also the compound they
-make ("e-mail" is "mail" and "email", "co-worker" "co", "worker" and "coworker"), so
+order status"). Camel case is a lower-case letter before a capital, or an acronym's
+last capital that begins a word ("HTTPServer" is "http" and "server", "IOError" "io"
+and "error"); capitals alone ("NASA"), an acronym's plural ("CEOs") and a unit ("GHz")
+stay one word. Words joined by underscores, hyphens or dots are parts already. Two
+words of letters joined by one hyphen are also the compound they make ("e-mail" is
+"mail" and "email", "co-worker" "co", "worker" and "coworker"), so
 a compound meets itself written either way; a chain of more ("state-of-the-art") or
 a part with a digit ("us-east-1", a date) makes none. The languages named with signs
 the words leave out are words of their own: "C++" is "cpp", "C#" "csharp", "F#"
@@ -72,13 +74,15 @@ STOP_WORDS = frozenset(
 
 #: How text is cut into terms (a saved index made another way is built again; 10 was a
 #: change taken back, so an index saved under it is built again too).
-VERSION = 11
+VERSION = 12
 
 _WORD = re.compile(r"[^\W_]+")
-#: A lower-case letter then a capital: what marks camel case. Written capital first, so
-#: the search runs over the text's few capitals rather than every letter (~4 µs a
-#: thousand characters, against ~10).
-_HUMP = re.compile(r"[A-Z](?<=[a-z][A-Z])")
+#: A lower-case letter then a capital, or a capital that ends an acronym and begins a
+#: word ("HTTPServer", "IOError", "OOMKilled"): what marks camel case. A capital run
+#: followed by one lower-case letter is no hump ("CEOs", "GHz", "IPv6" are one word
+#: each). Written capital first, so the search runs over the text's few capitals
+#: rather than every letter (~4 µs a thousand characters, against ~10).
+_HUMP = re.compile(r"[A-Z](?:(?<=[a-z][A-Z])|(?<=[A-Z][A-Z])(?=[a-z]{2}))")
 #: The parts of a camel-case identifier: "parseOrderStatus", "getHTTPResponse",
 #: "getV2Api"; an acronym's plural is one part ("userIDs": "user", "ids").
 _PART = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
@@ -162,8 +166,8 @@ def _cut(token: str, out: list[str]) -> None:
 
 def _identifiers(text: str, ascii_only: bool) -> dict[str, list[str]]:
     """The camel-case identifiers of ``text`` (lower case) and their parts (lower
-    case, each kept by the rule every word is): only the words around a lower-case
-    letter followed by a capital are looked at. An identifier is ASCII: a word beside
+    case, each kept by the rule every word is): only the words around a hump (see
+    ``_HUMP``) are looked at. An identifier is ASCII: a word beside
     an accent typed apart ("A" and a grave, the decomposed "À") is none, as the same
     word typed composed is none."""
     found: dict[str, list[str]] = {}

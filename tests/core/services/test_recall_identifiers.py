@@ -53,7 +53,17 @@ def test_words_without_camel_case_are_cut_as_before() -> None:
     ]
     # Capitals alone make no identifier: an acronym, a name, a sentence's first word.
     assert words("The NASA team met Alice") == ["nasa", "team", "met", "alice"]
-    assert words("HTTPServer") == ["httpserver"]
+    # Nor does an acronym's plural or a unit: one lower-case letter after capitals.
+    assert words("CEOs PDFs GHz IPv6") == ["ceos", "pdfs", "ghz", "ipv6"]
+
+
+def test_an_identifier_that_begins_with_an_acronym_is_cut_where_its_word_begins() -> None:
+    # A capital run followed by a word: the run's last capital begins the word.
+    assert words("HTTPServer") == ["httpserver", "http", "server"]
+    assert words("IOError") == ["ioerror", "io", "error"]
+    assert terms("OOMKilled") == ["oomkil", "oom", "kill"]
+    assert words("JPMorgan") == ["jpmorgan", "jp", "morgan"]
+    assert words("OAuth2Token") == ["oauth2token", "auth", "2", "token"]
 
 
 def test_a_very_long_identifier_is_cut_in_time_that_grows_with_its_length() -> None:
@@ -85,6 +95,31 @@ def test_text_in_another_script_splits_its_identifiers_the_same_way() -> None:
     assert words("café parseOrderStatus") == ["cafe", "parseorderstatus", "parse", "order"] + [
         "status"
     ]
+
+
+#: Notes whose identifiers begin with an acronym, each beside a rival that shares more
+#: of the question's words until the identifier is cut into its own.
+ACRONYM_NOTES = [
+    "IOError when the cache file was locked",
+    "Reading the cache file took two seconds",
+    "HTTPServer hangs after the upgrade",
+    "The http proxy hangs after the upgrade",
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("io error reading the cache file", ACRONYM_NOTES[0]),
+        ("why does the http server hang", ACRONYM_NOTES[2]),
+    ],
+)
+def test_a_note_that_names_an_acronym_led_identifier_is_found_by_its_words(
+    cli,  # noqa: ANN001
+    query: str,
+    expected: str,
+) -> None:
+    assert first_found(cli, ACRONYM_NOTES, query) == expected
 
 
 @pytest.mark.parametrize(
