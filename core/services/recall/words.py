@@ -55,9 +55,9 @@ import unicodedata
 import Stemmer
 
 from ...base.lazy_regex import lazy
+from . import shorthand, spellings
 from .irregular import BASE
 from .scripts import IDEOGRAPH, ideograph, scripts_of
-from .spellings import stem_aliases
 
 #: Lucene's English stop words, then question words, auxiliaries and pronouns.
 STOP_WORDS = frozenset(
@@ -74,7 +74,7 @@ STOP_WORDS = frozenset(
 
 #: How text is cut into terms (a saved index made another way is built again; 10 was a
 #: change taken back, so an index saved under it is built again too).
-VERSION = 12
+VERSION = 13
 
 _WORD = re.compile(r"[^\W_]+")
 #: A lower-case letter then a capital, or a capital that ends an acronym and begins a
@@ -97,8 +97,12 @@ _SIGNED_AS = {"c++": "cpp", "c#": "csharp", "f#": "fsharp", ".net": "dotnet"}
 #: "won't", with either apostrophe.
 _WONT = re.compile(r"\bwon['\u2019]t\b", re.IGNORECASE)
 _STEMMER = Stemmer.Stemmer("english")
-#: A British stem, the American one it stands for (:mod:`.spellings`).
-_ALIASES = stem_aliases(_STEMMER.stemWord)
+#: A British stem, the American one it stands for (:mod:`.spellings`); a short form's,
+#: the word's it stands for (:mod:`.shorthand`).
+_ALIASES = {
+    **spellings.stem_aliases(_STEMMER.stemWord),
+    **shorthand.stem_aliases(_STEMMER.stemWord),
+}
 _MEMO: dict[str, str] = {}
 _MEMO_MAX = 200_000
 
@@ -336,7 +340,8 @@ def length_share(term: str) -> bool:
 def stem(word: str) -> str:
     """The Snowball English stem of one lower-case word (of its base word, for a form
     the stemmer cannot bring to it: *bought* is *buy*, see :mod:`.irregular`; a British
-    spelling's stem is the American one, see :mod:`.spellings`)."""
+    spelling's stem is the American one, see :mod:`.spellings`; a short form's, its
+    word's, see :mod:`.shorthand`)."""
     found = _MEMO.get(word)
     if found is None:
         found = _STEMMER.stemWord(BASE.get(word, word))
