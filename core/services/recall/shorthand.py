@@ -26,7 +26,8 @@ deps dependencies  dev development  dir directory  env environment  err error
 func function  img image  impl implementation  info information  js javascript
 k8s kubernetes  mgmt management  msg message  msgs messages  param parameter
 passwd password  perf performance  postgresql postgres  prod production
-pwd password  repo repository  svc service  svcs services  tmp temporary
+pwd password  py python  repo repository  svc service  svcs services  tmp temporary
+yml yaml
 """
 
 

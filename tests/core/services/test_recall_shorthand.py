@@ -36,6 +36,9 @@ NOTES = [
         ("config", "configuration"),
         ("msgs", "messages"),
         ("postgresql", "postgres"),
+        # A file's extension is its language or format: "login.py" is a Python file.
+        ("py", "python"),
+        ("yml", "yaml"),
     ],
 )
 def test_a_short_form_and_its_word_are_one_term(short: str, long: str) -> None:
