@@ -20,6 +20,9 @@ NOTES = [
     "staging deploy took twenty minutes",
     "the upgrade of the runner images is postponed",
     "deploy the docs site after the upgrade",
+    "Fixed the session bug in login_handler.py",
+    "the login page moved",
+    "the file with the runner's secrets is in vault",
 ]
 
 
@@ -58,6 +61,7 @@ def test_shorthand_with_another_everyday_meaning_keeps_its_own_stem() -> None:
     [
         ("which database tables were locked during the upgrade", NOTES[0]),
         ("env for the staging deploy", NOTES[2]),
+        ("the python file for login", NOTES[6]),
     ],
 )
 def test_a_question_finds_a_note_that_writes_its_words_the_other_way(
