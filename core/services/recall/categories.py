@@ -145,6 +145,12 @@ framework: react vue angular svelte django flask fastapi rails laravel spring ne
 queue broker: kafka rabbitmq sqs nats pubsub celery
 editor ide: vscode vim neovim emacs intellij pycharm sublime
 ci: jenkins circleci travis gitlab buildkite
+monitoring observability: datadog grafana prometheus sentry newrelic pagerduty kibana
+  splunk opsgenie honeycomb jaeger
+linter: eslint ruff flake8 pylint prettier rubocop stylelint
+bundler: webpack vite rollup esbuild
+protocol: http https grpc websocket tcp udp mqtt amqp graphql
+orm: sqlalchemy prisma hibernate activerecord sequelize typeorm
 """
 
 

@@ -26,6 +26,8 @@ NOTES = [
     "An hour of cello every evening now",
     "The billing service owner is Dana from payments",
     "Moved the billing service onto Postgres 16",
+    "checkout latency flagged in review",
+    "Datadog flagged the checkout latency again",
 ]
 
 
@@ -38,6 +40,7 @@ NOTES = [
         ("which instrument do I practise in the evening", NOTES[7]),
         # An agent's notes: the kind of tool, the tool's name.
         ("which database does the billing service use", NOTES[9]),
+        ("which monitoring tool flagged the checkout latency", NOTES[11]),
         # British spelling of the kind, the American one's members.
         ("what jewellery did I get at the market", NOTES[1]),
     ],
