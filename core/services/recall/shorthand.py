@@ -11,12 +11,11 @@ Only shorthand whose reading is not in doubt in a developer's notes, and that ch
 rarely uses for anything else: not *doc* (a doctor), *app* (a job application),
 *temp* (a temperature), *sec* (a second), *min* (a minute), *req* (a requirement) or
 *pg* (a page). A Snowball stem is shared by a word's family, so *prod* meets
-*production* and, as *production* already does, *product*.
+*production* and, as *production* already does, *product*. Read through
+:func:`.spellings.stem_aliases`, as the British spellings are.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 #: Short form, then the word it stands for.
 PAIRS = """
@@ -29,15 +28,3 @@ passwd password  perf performance  postgresql postgres  prod production
 pwd password  py python  repo repository  svc service  svcs services  tmp temporary
 yml yaml
 """
-
-
-def stem_aliases(stem: Callable[[str], str]) -> dict[str, str]:
-    """Each short form's stem, the stem of the word it stands for (``stem``: the
-    stemmer's function for one word)."""
-    words = PAIRS.split()
-    aliases: dict[str, str] = {}
-    for short, long in zip(words[::2], words[1::2], strict=True):
-        ours, theirs = stem(short), stem(long)
-        if ours != theirs:
-            aliases[ours] = theirs
-    return aliases

@@ -35,13 +35,14 @@ tokenise tokenize  tumour tumor  utilise utilize  visualise visualize  yoghurt y
 """
 
 
-def stem_aliases(stem: Callable[[str], str]) -> dict[str, str]:
+def stem_aliases(stem: Callable[[str], str], pairs: str = PAIRS) -> dict[str, str]:
     """Each British word's stem, the American word's stem it stands for (``stem``: the
-    stemmer's function for one word)."""
-    words = PAIRS.split()
+    stemmer's function for one word); or of any other ``pairs`` written as these are
+    (a word, then the word it stands for: :mod:`.shorthand`'s)."""
+    words = pairs.split()
     aliases: dict[str, str] = {}
-    for british, american in zip(words[::2], words[1::2], strict=True):
-        ours, theirs = stem(british), stem(american)
+    for ours_word, theirs_word in zip(words[::2], words[1::2], strict=True):
+        ours, theirs = stem(ours_word), stem(theirs_word)
         if ours != theirs:
             aliases[ours] = theirs
     return aliases

@@ -101,7 +101,7 @@ _STEMMER = Stemmer.Stemmer("english")
 #: the word's it stands for (:mod:`.shorthand`).
 _ALIASES = {
     **spellings.stem_aliases(_STEMMER.stemWord),
-    **shorthand.stem_aliases(_STEMMER.stemWord),
+    **spellings.stem_aliases(_STEMMER.stemWord, shorthand.PAIRS),
 }
 _MEMO: dict[str, str] = {}
 _MEMO_MAX = 200_000
