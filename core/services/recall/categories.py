@@ -181,10 +181,11 @@ def word_members(stem: Callable[[str], str]) -> dict[str, tuple[str, ...]]:
 
 def member_stems(stem: Callable[[str], str]) -> dict[str, tuple[str, ...]]:
     """Each kind's stem, with its members' stems (``stem``: the stemmer for one word);
-    a kind named by several words lends the same members to each."""
+    a kind named by several words lends the same members to each, and each of those
+    words to the others (a question about *doctors* reaches *my physician*)."""
     found: dict[str, dict[str, None]] = {}
     for heads, members in _entries(KINDS):
-        stems = [stem(m) for m in members]
+        stems = [stem(m) for m in members] + [stem(h) for h in heads]
         for head in heads:
             own = stem(head)
             found.setdefault(own, {}).update((s, None) for s in stems if s != own)

@@ -28,6 +28,8 @@ NOTES = [
     "Moved the billing service onto Postgres 16",
     "checkout latency flagged in review",
     "Datadog flagged the checkout latency again",
+    "The knee brace arrived",
+    "My physician checked the knee again",
 ]
 
 
@@ -41,6 +43,8 @@ NOTES = [
         # An agent's notes: the kind of tool, the tool's name.
         ("which database does the billing service use", NOTES[9]),
         ("which monitoring tool flagged the checkout latency", NOTES[11]),
+        # Two words for one kind: each reaches what the other names.
+        ("what did the doctor say about my knee", NOTES[13]),
         # British spelling of the kind, the American one's members.
         ("what jewellery did I get at the market", NOTES[1]),
     ],
