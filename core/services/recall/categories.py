@@ -100,6 +100,9 @@ celebration: birthday anniversary wedding graduation party
 outdoor: hiking camping kayaking fishing biking climbing canoeing
 subscription: netflix spotify hulu magazine newspaper membership
 streaming: netflix hulu disney hbo spotify
+social: instagram facebook twitter tiktok youtube linkedin pinterest snapchat reddit
+  tumblr
+property: house condo apartment bungalow townhouse cottage villa duplex cabin
 degree: bachelor master phd mba doctorate diploma
 color: red blue green yellow orange purple pink black white gray brown beige navy teal
   turquoise maroon lavender
