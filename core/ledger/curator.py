@@ -98,11 +98,21 @@ def ensure_key_file(path: Path | None = None) -> tuple[Curator, bool]:
     """The key in ``path`` (default: :func:`default_key_file`), made when missing: a new
     key, in a file only its owner may read. Returns (curator, whether it was made)."""
     path = path or default_key_file()
-    if path.exists():
-        return load(path), False
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    key = new_key()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        if path.exists():
+            return load(path), False
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        key = new_key()
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        # A name too long, a folder not ours, a file where a folder should be: the
+        # user's to fix, said in one line; nothing was made.
+        why = (
+            "a file stands where a folder of its path should be"
+            if isinstance(exc, FileExistsError | NotADirectoryError)
+            else exc.strerror or str(exc)
+        )
+        raise InvalidInput("FILE", f"cannot make {path}: {why}") from None
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(key + "\n")
     return Curator(key, source=str(path)), True

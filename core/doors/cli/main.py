@@ -141,12 +141,28 @@ def _plainly_fine(value: object) -> bool:
     return False
 
 
+def _refuse_past_bounds(ctx: Context) -> None:
+    """Refuse a whole number past the bounds every door keeps to (±2**53), naming its
+    parameter, before the store is opened. For a verb that runs itself (``context``
+    …): the others' parameters are checked as every door's are, and this one's would
+    reach its output's encoder (a budget of 23 digits ended there in an internal
+    error)."""
+    for p in ctx.op.params:
+        value = getattr(ctx.args, p.name, None)
+        if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 53:
+            from ...models.limits import check_int
+
+            check_int(value, p.name)
+
+
 def run_op(ctx: Context) -> int:
     """Run the command's operation and print its result (``--json``: as JSON)."""
     op = ctx.op
     _refuse_undecoded(ctx)
     if op.cli_run:
         from ...ledger.isolation import asking
+
+        _refuse_past_bounds(ctx)
 
         # A verb that runs itself (context, export…) reads as this caller too.
         with asking(ctx.actor, ctx.curator):
