@@ -45,7 +45,6 @@ def test_no_command_given_random_flags_and_values_ends_in_an_internal_error(
 ) -> None:
     monkeypatch.setenv("MEMWORK_NOW", parity.NOW)
     monkeypatch.chdir(tmp_path)  # whatever a command writes lands here
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8"))
     db = tmp_path / "db"
     session = cli(db, "session", "start", "--title", "walk").stdout.strip()
     assert cli(db, "observe", "--session", session, "db migration in prod").returncode == 0
@@ -66,6 +65,9 @@ def test_no_command_given_random_flags_and_values_ends_in_an_internal_error(
             argv.append(rng.choice(action.option_strings))
             if action.nargs != 0:
                 argv.append(rng.choice(values))
+        # ``-`` reads a record from stdin: an empty one, as from `< /dev/null` (each
+        # call's own, as each process has: a read closes it).
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8"))
         try:
             done = cli(db, *argv)
         except SystemExit:  # --help and --version end the parse, as in a process
