@@ -23,8 +23,8 @@ last capital that begins a word ("HTTPServer" is "http" and "server", "IOError" 
 and "error"); capitals alone ("NASA"), an acronym's plural ("CEOs") and a unit ("GHz")
 stay one word. Words joined by underscores, hyphens or dots are parts already. Two
 words of letters joined by one hyphen are also the compound they make ("e-mail" is
-"mail" and "email", "co-worker" "co", "worker" and "coworker"), so
-a compound meets itself written either way; a chain of more ("state-of-the-art") or
+"mail" and "email", "co-worker" "co", "worker" and "coworker"), so a compound meets
+itself written either way; a chain of more ("state-of-the-art") or
 a part with a digit ("us-east-1", a date) makes none. The languages named with signs
 the words leave out are words of their own: "C++" is "cpp", "C#" "csharp", "F#"
 "fsharp", ".NET" "dotnet".
@@ -42,9 +42,10 @@ Hangul also give each character alone, since one character is often a whole word
 (:func:`length_share`): a sentence of thirty Chinese characters is about as long
 as one of twenty English words, not twice that. A past tense or plural the stemmer
 cannot bring to its word ("bought", "met", "children") is read as that word first
-(:mod:`core.services.recall.irregular`), and a British spelling as the American one
-("colour" as "color", :mod:`core.services.recall.spellings`). Stems are memoised: a store's
-vocabulary is small next to its word count.
+(:mod:`core.services.recall.irregular`), a British spelling as the American one
+("colour" as "color", :mod:`core.services.recall.spellings`), and a developer's
+shorthand as its word ("db" as "database", :mod:`core.services.recall.shorthand`).
+Stems are memoised: a store's vocabulary is small next to its word count.
 """
 
 from __future__ import annotations
