@@ -43,8 +43,9 @@ HOSTILE: list[Any] = [
     "", " ", "\x00", "\x1b[31mred\x1b[0m\x1b[2J", "a" * 200_000, "\ud800", "x\udcffy",
     "../../etc/passwd", "café", "北京", "\u202e", "%s%n{0}", "null", "NaN", "1e999", "-1",
     "2026-13-45", "9999-12-31T23:59:59Z", "*", "[", "\\", "les_" + "0" * 26, "--json",
-    # What the words of recall read apart: signs, compounds, marks, commas, identifiers.
-    "F++ c# .NET co-worker e\u0301-x 1,000 won't getV2Api",
+    # What the words of recall read apart: signs, compounds, marks, commas, identifiers
+    # (an acronym that begins one too), shorthand.
+    "F++ c# .NET co-worker e\u0301-x 1,000 won't getV2Api IOError OOMKilled CEOs db k8s",
     "999999999d", "9" * 30 + "h",  # spans back past the calendar's first day
     "\u00b2", "1" * 400, 10**400,  # "²".isdigit() is true, and int() refuses it; past a float
     [], [None], [[[]]], [1, "a", None], ["x"] * 10_000, [math.nan], ["\ud800"],
