@@ -56,10 +56,15 @@ class Chromium:
 
     def __init__(self, executable: str) -> None:
         self.profile = Path(tempfile.mkdtemp(prefix="memwork-chromium-"))
+        # Its singleton socket's folder goes in TMPDIR: inside the profile, it goes with
+        # it (in /tmp, one folder was left behind by every run).
+        scratch = self.profile / "tmp"
+        scratch.mkdir()
         self.process = subprocess.Popen(
             [executable, *FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            env={**os.environ, "TMPDIR": str(scratch)},
             start_new_session=True,  # its helper processes end with it (close())
         )
         port_file = self.profile / "DevToolsActivePort"
