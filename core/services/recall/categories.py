@@ -188,8 +188,8 @@ def member_stems(stem: Callable[[str], str]) -> dict[str, tuple[str, ...]]:
     words to the others (a question about *doctors* reaches *my physician*)."""
     found: dict[str, dict[str, None]] = {}
     for heads, members in _entries(KINDS):
-        stems = [stem(m) for m in members] + [stem(h) for h in heads]
-        for head in heads:
-            own = stem(head)
+        own_stems = [stem(head) for head in heads]
+        stems = [stem(m) for m in members] + own_stems
+        for own in own_stems:
             found.setdefault(own, {}).update((s, None) for s in stems if s != own)
     return {head: tuple(members) for head, members in found.items()}
