@@ -341,14 +341,22 @@ class TextRows:
         return self._view[at + first : at + last]
 
 
+#: Terms whose rows :meth:`TermTable.row_of` remembers at most (~5 MB at the most).
+_ROWS_KEPT = 50_000
+
+
 class TermTable:
     """Saved words, sorted by their bytes, each with its bytes of postings. Each word's
     row ends in a newline (no word holds one), so all of them decode in one step."""
 
-    __slots__ = ("words", "data")
+    __slots__ = ("words", "data", "_rows")
 
     def __init__(self, words: TextRows, data: TextRows) -> None:
         self.words, self.data = words, data
+        # The row found for each term asked (-1: none). A saved table never changes, so
+        # neither does an answer; a question naming a kind asks for its members, most
+        # of them absent, each a binary search of ~17 steps in Python otherwise.
+        self._rows: dict[str, int] = {}
 
     def __len__(self) -> int:
         return len(self.words)
@@ -368,6 +376,16 @@ class TermTable:
             else:
                 return mid
         return -1
+
+    def row_of(self, term: str) -> int:
+        """:meth:`find` for a term (its text), remembered."""
+        rows = self._rows
+        row = rows.get(term)
+        if row is None:
+            if len(rows) >= _ROWS_KEPT:
+                rows.clear()  # a long-lived process asked about many words: start again
+            row = rows[term] = self.find(encode(term))
+        return row
 
     def all_words(self) -> list[str]:
         """Every saved word, in order."""
@@ -398,7 +416,7 @@ class TermBytes:
         table = self.table
         if table is None or term in self.gone:
             return -1
-        return table.find(encode(term))
+        return table.row_of(term)
 
     def __contains__(self, term: object) -> bool:
         return term in self.extra or (isinstance(term, str) and self._saved(term) >= 0)

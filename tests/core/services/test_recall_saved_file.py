@@ -313,6 +313,29 @@ def test_term_bytes_read_saved_words_and_keep_changes_beside_them() -> None:
     ]
 
 
+def test_a_saved_words_row_is_remembered_and_stays_right(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rows a table gives for the terms asked are remembered (the kinds' members
+    are asked on every query naming a kind): asked again, in any order, after the
+    memory filled and started again, and with words taken out and put back, every
+    answer is the binary search's."""
+    from memwork.core.services.recall import mapped
+
+    words = {"pier": b"P", "heron": b"H", "égret": b"E", "zebra": b"Z", "auk": b"A"}
+    table = _table(words)
+    asked = [*words, "gull", "", "zebr", "zebras", "Heron", "égre"]
+    expected = {term: table.find(encode(term)) for term in asked}
+    assert sorted(r for r in expected.values() if r >= 0) == list(range(len(words)))
+    monkeypatch.setattr(mapped, "_ROWS_KEPT", 3)  # fills, and starts again, many times
+    for term in asked * 3 + asked[::-1]:
+        assert table.row_of(term) == expected[term], term
+        assert len(table._rows) <= 3
+    saved = TermBytes(table)
+    assert saved.pop("heron") == b"H" and "heron" not in saved  # taken out: not asked
+    saved.restore("heron")
+    assert "heron" in saved and saved.pop("heron") == b"H"
+    assert "gull" not in saved and "auk" in saved
+
+
 def test_a_catch_up_reads_the_references_of_the_tables_it_syncs_only(tmp_path: Path) -> None:
     store, _, sid = _one_note_behind(tmp_path, "an egret beside the heron")
     process = Recall()
