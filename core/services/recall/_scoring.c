@@ -1073,9 +1073,11 @@ PyDoc_STRVAR(session_sums_doc,
 "session_sums(top, sessions, kinds, observation, info, c1, c2, lens)\n--\n\n"
 "The session field's BM25 score of each session an observation among the top\n"
 "(slot, score) pairs belongs to, as a dict session -> score; {} when every score is 0.\n"
-"sessions (int32, -1: none) and kinds (int8) are per slot; info is (kp1, {session:\n"
-"tf}) per query word, in the order summed; lens the sessions' lengths. A session's\n"
-"score sums kp1 * tf / (tf + c1 + c2 * lens[session]) over the words it holds.");
+"sessions (int32, -1: none) and kinds (int8) are per slot; info is (kp1, tfs) per\n"
+"query word, in the order summed, tfs a dict {session: tf} or an int64 array of tf by\n"
+"session (a session past its end holds none); lens the sessions' lengths. A\n"
+"session's score sums kp1 * tf / (tf + c1 + c2 * lens[session]) over the words it\n"
+"holds.");
 
 static PyObject *
 session_sums(PyObject *self, PyObject *args)
@@ -1089,6 +1091,8 @@ session_sums(PyObject *self, PyObject *args)
         return NULL;
     PyObject *top = NULL, *info = NULL, *out = NULL;
     Py_ssize_t *wanted = NULL;
+    Py_buffer *arrays = NULL; /* per word: its array by session, or .obj NULL for a dict */
+    Py_ssize_t n_arrays = 0;
     Py_ssize_t size = kinds.len;
     if (sessions.len != 4 * size) {
         PyErr_SetString(PyExc_ValueError, "session_sums: sessions and kinds must cover the same slots");
@@ -1128,11 +1132,28 @@ session_sums(PyObject *self, PyObject *args)
         if (!seen)
             wanted[found++] = s;
     }
-    for (Py_ssize_t i = 0; i < n_info; i++) {
-        PyObject *term = PySequence_Fast_GET_ITEM(info, i);
-        if (!PyTuple_Check(term) || PyTuple_GET_SIZE(term) != 2 ||
-            !PyDict_Check(PyTuple_GET_ITEM(term, 1))) {
-            PyErr_SetString(PyExc_TypeError, "session_sums: info holds (kp1, dict) pairs");
+    arrays = PyMem_Calloc((size_t)(n_info ? n_info : 1), sizeof(Py_buffer));
+    if (!arrays) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (; n_arrays < n_info; n_arrays++) {
+        PyObject *term = PySequence_Fast_GET_ITEM(info, n_arrays);
+        if (!PyTuple_Check(term) || PyTuple_GET_SIZE(term) != 2) {
+            PyErr_SetString(PyExc_TypeError, "session_sums: info holds (kp1, tfs) pairs");
+            goto done;
+        }
+        PyObject *tfs = PyTuple_GET_ITEM(term, 1);
+        if (PyDict_Check(tfs))
+            continue;
+        if (PyObject_GetBuffer(tfs, &arrays[n_arrays], PyBUF_SIMPLE) < 0) {
+            PyErr_SetString(PyExc_TypeError,
+                            "session_sums: info holds (kp1, dict or int64 array) pairs");
+            goto done;
+        }
+        if (arrays[n_arrays].len % 8) {
+            n_arrays++; /* held: released below */
+            PyErr_SetString(PyExc_ValueError, "session_sums: an array of tf must be int64");
             goto done;
         }
     }
@@ -1149,9 +1170,14 @@ session_sums(PyObject *self, PyObject *args)
             goto fail;
         for (Py_ssize_t i = 0; i < n_info; i++) {
             PyObject *term = PySequence_Fast_GET_ITEM(info, i);
-            double kp1 = PyFloat_AsDouble(PyTuple_GET_ITEM(term, 0));
-            PyObject *held = PyDict_GetItemWithError(PyTuple_GET_ITEM(term, 1), key);
-            double tf = held ? PyFloat_AsDouble(held) : 0.0;
+            double kp1 = PyFloat_AsDouble(PyTuple_GET_ITEM(term, 0)), tf;
+            if (arrays[i].obj != NULL) {
+                const int64_t *by_session = arrays[i].buf;
+                tf = wanted[j] < arrays[i].len / 8 ? (double)by_session[wanted[j]] : 0.0;
+            } else {
+                PyObject *held = PyDict_GetItemWithError(PyTuple_GET_ITEM(term, 1), key);
+                tf = held ? PyFloat_AsDouble(held) : 0.0;
+            }
             if (PyErr_Occurred()) {
                 Py_DECREF(key);
                 goto fail;
@@ -1173,6 +1199,10 @@ session_sums(PyObject *self, PyObject *args)
 fail:
     Py_CLEAR(out);
 done:
+    for (Py_ssize_t i = 0; i < n_arrays; i++)
+        if (arrays[i].obj != NULL)
+            PyBuffer_Release(&arrays[i]);
+    PyMem_Free(arrays);
     PyMem_Free(wanted);
     Py_XDECREF(top);
     Py_XDECREF(info);

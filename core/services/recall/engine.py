@@ -122,6 +122,11 @@ PROXIMITY_DEPTH = 50
 _LONGEST = 65_535
 #: A term whose postings reach 1 / _DENSE of the slots is summed densely (np.bincount).
 _DENSE = 8
+#: Sessions past which a word's counts stay a dict (an array by session would cost more to
+#: make, after each write with the word, than the ~100 sessions a query reads are worth),
+#: and the bytes of such arrays kept at most.
+_BY_SESSION_MOST = 20_000
+_BY_SESSION_BYTES = 32 << 20
 #: Pruning picks out the records in the running (and their neighbours) only when they are
 #: under 1 / _WORTH of all: past that, picking them out of each term's postings costs more
 #: than scoring every record.
@@ -724,6 +729,10 @@ class RecallIndex:
         #: the records change (``generation`` counts changes).
         self.generation = 0
         self._derived: dict[object, tuple[int, Any]] = {}
+        # Query words' counts as arrays by session (see _session_counts), each kept in
+        # step with the word's dict as records come and go (_recount).
+        self._by_session: dict[str, Any] = {}
+        self._by_session_bytes = 0
         #: Called with (slot, unit) when a unit is indexed and (slot, None) when removed.
         self.listeners: list[Callable[[int, Unit | None], None]] = []
 
@@ -1099,7 +1108,10 @@ class RecallIndex:
             self.session_docs[session] += 1
             sess_post = self.sess_post
             live = sess_post.live
+            kept = self._by_session
             for term, tf in own.items():
+                if kept:
+                    self._recount(term, session, tf)
                 found = live.get(term)
                 if found is None:
                     sess_post.add(term, session, tf)  # a new word, or a saved one
@@ -1122,6 +1134,7 @@ class RecallIndex:
                 self.session_lens[session] -= self.lens[slot]
                 self.session_docs[session] -= 1
                 for term, tf in own.items():
+                    self._recount(term, session, -tf)
                     found = self.sess_post.get(term)
                     if found is None:
                         continue
@@ -1893,12 +1906,17 @@ class RecallIndex:
         sn, total = self._derive("sessions", self._session_totals)
         ten_k1 = 10 * K1
         c1, c2 = ten_k1 * (1 - B), ten_k1 * B / total
-        info = []
+        info: list[tuple[float, Any]] = []
         for term in terms:
             post = self.sess_post.get(term)
             if post:
                 df = len(post)
-                info.append((math.log(1 + (sn - df + 0.5) / (df + 0.5)) * (K1 + 1), post))
+                kp1 = math.log(1 + (sn - df + 0.5) / (df + 0.5)) * (K1 + 1)
+                # For the compiled sums, the counts as one array by session where they
+                # are kept: a dict's entries lie all over the heap, and ~100 sessions x
+                # 4 words of them were a fifth of a search on short notes, each read a
+                # miss of the caches.
+                info.append((kp1, post if columns is None else self._session_counts(term, post)))
         if columns is not None and _compiled is not None:
             # The same sums in the same order, without a dict lookup in Python each.
             in_session, kinds = columns
@@ -1934,6 +1952,45 @@ class RecallIndex:
             return None
         mean = self.total_len / self.live if self.live else 1.0
         return _length_term(np.arange(int(lens.max()) + 1), mean), lens.astype(np.uint16)
+
+    def _session_counts(self, term: str, post: dict[int, int]) -> Any:
+        """``term``'s counts by session (``post``) as one int64 array indexed by session,
+        made once and kept in step with ``post`` as records come and go (``post``
+        itself when that array would be larger than it is worth keeping, or where
+        numpy is not loaded)."""
+        found = self._by_session.get(term)
+        if found is not None:
+            return found
+        sessions = len(self.session_ids)
+        # A process that has not loaded numpy (a CLI call: one search) reads the dict.
+        if sessions > _BY_SESSION_MOST or "numpy" not in sys.modules:
+            return post
+        np = _numpy()
+        counts = np.zeros(sessions, dtype=np.int64)
+        counts[np.fromiter(post, dtype=np.intp, count=len(post))] = np.fromiter(
+            post.values(), dtype=np.int64, count=len(post)
+        )
+        if self._by_session_bytes + counts.nbytes > _BY_SESSION_BYTES:
+            self._by_session.clear()  # many words asked since: start again
+            self._by_session_bytes = 0
+        self._by_session[term] = counts
+        self._by_session_bytes += counts.nbytes
+        return counts
+
+    def _recount(self, term: str, session: int, tenths: int) -> None:
+        """``term``'s kept counts by session (if kept) as its dict now holds them, after
+        a record added (``tenths`` > 0) or taken out (< 0) ``tenths`` in ``session``: a
+        count that falls to 0 or under is gone from the dict, and 0 here. A session past
+        the array's end lets the array go (it is made again when next asked for)."""
+        counts = self._by_session.get(term)
+        if counts is None:
+            return
+        if session < len(counts):
+            left = int(counts[session]) + tenths
+            counts[session] = left if left > 0 else 0
+        else:
+            del self._by_session[term]
+            self._by_session_bytes -= counts.nbytes
 
     def _session_totals(self) -> tuple[int, float]:
         """(sessions holding observations, their mean length in tenths)."""

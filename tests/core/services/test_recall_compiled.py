@@ -502,6 +502,42 @@ def test_a_session_scores_by_the_words_it_holds() -> None:
         loops.session_sums([(9, 1.0)], sessions, kinds, 0, info, 0.5, 0.25, [40, 10, 8])
 
 
+@needs_loops
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=1, max_value=60), st.integers(min_value=0, max_value=5), st.integers())
+def test_counts_by_session_in_an_array_sum_as_the_dict_of_them(
+    sessions: int, words: int, seed: int
+) -> None:
+    """A word's counts given as an int64 array by session give the very scores (to the
+    bit) its dict gives, including a session past the array's end (none there)."""
+    rng = random.Random(seed)
+    size = 200
+    of = array("i", [rng.randrange(-1, sessions) for _ in range(size)])
+    kinds = array("b", [rng.choice([0, 0, 0, 2]) for _ in range(size)])
+    top = [(d, 1.0) for d in rng.sample(range(size), 100)]
+    lens = [rng.randint(1, 5_000) for _ in range(sessions)]
+    as_dicts, as_arrays = [], []
+    for _ in range(words):
+        counts = {s: rng.randint(1, 90) for s in range(sessions) if rng.random() < 0.4}
+        short = rng.randint(0, sessions)  # the array ends here: sessions after hold none
+        counts = {s: c for s, c in counts.items() if s < short}
+        kp1 = rng.uniform(0.1, 9.0)
+        as_dicts.append((kp1, counts))
+        as_arrays.append((kp1, array("q", [counts.get(s, 0) for s in range(short)])))
+    mixed = [w if i % 2 else a for i, (w, a) in enumerate(zip(as_dicts, as_arrays, strict=True))]
+    expected = loops.session_sums(top, of, kinds, 0, as_dicts, 0.5, 0.013, lens)
+    assert loops.session_sums(top, of, kinds, 0, as_arrays, 0.5, 0.013, lens) == expected
+    assert loops.session_sums(top, of, kinds, 0, mixed, 0.5, 0.013, lens) == expected
+
+
+@needs_loops
+def test_counts_by_session_of_another_width_are_refused() -> None:
+    sessions, kinds = array("i", [0, 1]), array("b", [0, 0])
+    for wrong in (array("i", [1, 2, 3]), b"12345", "not an array"):
+        with pytest.raises((ValueError, TypeError), match="session_sums"):
+            loops.session_sums([(0, 1.0)], sessions, kinds, 0, [(1.0, wrong)], 0.5, 0.2, [4, 4])
+
+
 def test_the_extra_weight_of_length_shrinks_where_records_are_long_on_average() -> None:
     """A store of chat lines or notes weighs a long record's length in full; a store of
     whole sessions or documents, whose average is itself long, weighs it in proportion
@@ -510,3 +546,44 @@ def test_the_extra_weight_of_length_shrinks_where_records_are_long_on_average() 
     assert engine.long_weight(float(engine.LONG_FROM)) == engine.LONG
     assert engine.long_weight(4.0 * engine.LONG_FROM) == engine.LONG / 4
     assert engine.long_weight(0.0) == engine.LONG  # an empty store
+
+
+@needs_loops
+def test_kept_counts_by_session_follow_the_notes_that_come_and_go() -> None:
+    """A search keeps its words' counts by session; a note with one of them written or
+    forgotten since, or written in a session new since, changes the scores exactly as
+    an index built afresh scores them (a kept count left stale would not)."""
+    from memwork.core.domain import forgetting, sessions
+    from memwork.core.services.recall import search
+    from memwork.core.services.recall.follow import Recall
+    from memwork.core.storage.store import Store
+    from tests.conftest import NOW
+
+    store = Store.in_memory()
+    sids = [
+        sessions.start_session(store, title=f"s{i}", now=NOW, actor="t")["id"] for i in range(3)
+    ]
+    for i, sid in enumerate(sids):
+        for n in range(4):
+            text = f"note {n}: the heron by pier {i}" if n % 2 else f"note {n}: gulls over pier {i}"
+            sessions.observe(store, sid, text, now=NOW, actor="t")
+    query = "the heron at the pier"
+
+    def scores(recall: Recall) -> dict[str, float]:
+        search.search(store, query, now=NOW, recall=recall)  # catches the index up
+        index = recall.index
+        assert index is not None
+        return {index.refs[s]: v for s, v in index.scores(query, small=0).items()}
+
+    kept = Recall()
+    before = scores(kept)
+    assert kept.index is not None and set(kept.index._by_session) == {"heron", "pier"}
+    note = sessions.observe(store, sids[2], "heron heron heron, pier", now=NOW, actor="t")
+    after_write = scores(kept)
+    assert after_write == scores(Recall()) and after_write != before
+    forgetting.forget_observations(store, [f"{sids[2]}/{note['id']}"], now=NOW, actor="t")
+    assert scores(kept) == scores(Recall()) == before
+    # A session the kept arrays do not reach yet.
+    late = sessions.start_session(store, title="d", now=NOW, actor="t")["id"]
+    sessions.observe(store, late, "a heron, a pier, a heron", now=NOW, actor="t")
+    assert scores(kept) == scores(Recall()) != before
