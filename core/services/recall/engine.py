@@ -1966,10 +1966,11 @@ class RecallIndex:
         if sessions > _BY_SESSION_MOST or "numpy" not in sys.modules:
             return post
         np = _numpy()
+        codes = np.fromiter(post, dtype=np.intp, count=len(post))
+        if len(codes) and (codes.min() < 0 or codes.max() >= sessions):
+            return post  # a damaged saved file's codes: the dict's lookups never misread
         counts = np.zeros(sessions, dtype=np.int64)
-        counts[np.fromiter(post, dtype=np.intp, count=len(post))] = np.fromiter(
-            post.values(), dtype=np.int64, count=len(post)
-        )
+        counts[codes] = np.fromiter(post.values(), dtype=np.int64, count=len(post))
         if self._by_session_bytes + counts.nbytes > _BY_SESSION_BYTES:
             self._by_session.clear()  # many words asked since: start again
             self._by_session_bytes = 0

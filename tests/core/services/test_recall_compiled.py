@@ -587,3 +587,14 @@ def test_kept_counts_by_session_follow_the_notes_that_come_and_go() -> None:
     late = sessions.start_session(store, title="d", now=NOW, actor="t")["id"]
     sessions.observe(store, late, "a heron, a pier, a heron", now=NOW, actor="t")
     assert scores(kept) == scores(Recall()) != before
+
+
+def test_counts_by_session_outside_the_sessions_stay_a_dict() -> None:
+    """A session code no session has (a damaged saved file) is never written into an
+    array by session, where -1 would land on the last session: the dict is read."""
+    pytest.importorskip("numpy")  # (arrays are made only where it is loaded)
+    index = engine.RecallIndex()
+    index.session_ids = ["a", "b", "c"]
+    assert list(index._session_counts("heron", {0: 5, 2: 7})) == [5, 0, 7]
+    for damaged in ({0: 5, 3: 7}, {-1: 4}):
+        assert index._session_counts(f"w{len(damaged)}", damaged) is damaged
