@@ -16,6 +16,12 @@ commits while all of them were running (until the first one finished), fewest–
 
 One writer (``--writers 1``) is the single-writer commit cost.
 
+``--breakdown``: where a memwork writer's CPU goes, per commit: user and system time,
+catching up on the other writers' commits while waiting for the lock (what
+``Store._catch_up`` reads and replays), the catch-up that remains under the lock
+(``Store._refresh``), writing the commit (``Store._commit``), and the rest (the
+operation itself, and the waits' own cost). Timed per thread, around those functions.
+
 ``--own-sessions``: each memwork writer observes into a session of its own (started
 before the timed loop, as an agent of a fleet would), and each SQLite writer updates
 a session row of its own, instead of all of them sharing one.
@@ -54,10 +60,44 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+#: Methods a ``--breakdown`` run times in each writer (class, method), with the names it
+#: reports. The lock's wait calls the catch-up while it waits: it is reported less that.
+_PARTS = {
+    "acquire": "waiting for the lock, less catching up",
+    "_catch_up": "catching up while waiting",
+    "_refresh": "catching up under the lock",
+    "_commit": "writing the commit",
+}
+
+
+def _timed_parts() -> dict[str, float]:
+    """Wrap the :data:`_PARTS` methods (the folder backend's ``acquire``, the others
+    ``Store``'s) to add up their thread CPU time."""
+    from memwork.core.storage.folder_backend import FolderBackend
+    from memwork.core.storage.store import Store
+
+    spent = dict.fromkeys(_PARTS, 0.0)
+    for name in _PARTS:
+        owner = FolderBackend if name == "acquire" else Store
+        real = getattr(owner, name)
+
+        def timed(self: object, *args: object, _real=real, _name=name, **kw: object) -> object:  # noqa: ANN001
+            began = time.thread_time()
+            try:
+                return _real(self, *args, **kw)
+            finally:
+                spent[_name] += time.thread_time() - began
+
+        setattr(owner, name, timed)
+    return spent
+
+
 def _memwork_writer(
     store: str, session: str, calls: int, start_at: float, me: int, poll: bool
 ) -> dict:
     from memwork.core.ops.memory import Memory
+
+    spent = _timed_parts() if os.environ.get("FLEET_BREAKDOWN") else None
 
     if poll:
         from memwork.core.storage import lock
@@ -70,14 +110,26 @@ def _memwork_writer(
     memory.observe(session, f"writer {me} is ready")  # opening costs are not the commit's
     while time.time() < start_at:
         time.sleep(0.0005)
+    if spent is not None:
+        spent.update(dict.fromkeys(spent, 0.0))  # the loop's commits only
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     began, cpu = time.time(), _cpu()
     done = []
     for n in range(calls):
         memory.observe(session, f"writer {me} step {n}: the canary for billing-api went green")
         done.append(time.time())
     ended, cpu = time.time(), _cpu() - cpu
+    after = resource.getrusage(resource.RUSAGE_SELF)
     memory.close()
-    return {"began": began, "ended": ended, "calls": calls, "cpu": cpu, "done": done}
+    result = {"began": began, "ended": ended, "calls": calls, "cpu": cpu, "done": done}
+    if spent is not None:
+        spent["acquire"] -= spent["_catch_up"]  # (called inside the wait)
+        result["parts"] = {
+            "user": after.ru_utime - usage.ru_utime,
+            "system": after.ru_stime - usage.ru_stime,
+            **spent,
+        }
+    return result
 
 
 def _sqlite_writer(path: str, rows_file: str, calls: int, start_at: float, me: int) -> dict:
@@ -131,6 +183,11 @@ class Side:
         first_done = min(r["ended"] for r in results)
         shares = [sum(1 for t in r["done"] if t <= first_done) for r in results]
         self.fairness = f"{min(shares)}–{max(shares)}"
+        #: With ``--breakdown``: each part's CPU ms a commit, over every writer.
+        self.parts: dict[str, float] = {}
+        if all("parts" in r for r in results):
+            for name in results[0]["parts"]:
+                self.parts[name] = 1000 * sum(r["parts"][name] for r in results) / commits
 
 
 def _fleet(kind: str, target: str, extra: str, writers: int, calls: int) -> Side:
@@ -198,9 +255,15 @@ def main() -> None:
     parser.add_argument(
         "--own-sessions", action="store_true", help="each writer in a session of its own"
     )
+    parser.add_argument(
+        "--breakdown", action="store_true", help="where a memwork writer's CPU goes"
+    )
     args = parser.parse_args()
     if args.own_sessions:
         os.environ["FLEET_OWN_SESSIONS"] = "1"  # the writers' processes inherit it
+    if args.breakdown:
+        os.environ["FLEET_BREAKDOWN"] = "1"
+    breakdowns: list[dict[str, float]] = []
     work = OUT / f"fleet-{os.getpid()}"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
@@ -229,6 +292,8 @@ def main() -> None:
                 poll = _fleet("polling", store, session, args.writers, args.calls)
                 ours = _fleet("memwork", store, session, args.writers, args.calls)
             theirs = _fleet("sqlite", twin, rows_file, args.writers, args.calls)
+            if ours.parts:
+                breakdowns.append(ours.parts)
             ratios.append(ours.rate / theirs.rate)
             polled.append(poll.rate / theirs.rate)
             print(
@@ -241,8 +306,22 @@ def main() -> None:
             )
         print(f"\nmedian ratio (memwork / SQLite): {statistics.median(ratios):.2f}x")
         print(f"median ratio, polling wait (memwork / SQLite): {statistics.median(polled):.2f}x")
+        if breakdowns:
+            _print_breakdown(breakdowns)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _print_breakdown(rounds: list[dict[str, float]]) -> None:
+    """Each round's CPU ms a commit of memwork's writers, by part."""
+    print("\nWhere a memwork writer's CPU goes, ms a commit (user + system = the whole):\n")
+    names = ["user", "system", *_PARTS]
+    print("| round | user | system | " + " | ".join(_PARTS.values()) + " | the rest |")
+    print("|---|" + "---:|" * (len(names) + 1))
+    for n, parts in enumerate(rounds, 1):
+        rest = parts["user"] + parts["system"] - sum(parts[p] for p in _PARTS)
+        cells = " | ".join(f"{parts[name]:.2f}" for name in names)
+        print(f"| {n} | {cells} | {rest:.2f} |")
 
 
 if __name__ == "__main__":
