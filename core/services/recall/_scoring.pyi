@@ -82,7 +82,7 @@ def session_sums(
     sessions: ReadableBuffer,
     kinds: ReadableBuffer,
     observation: int,
-    info: list[tuple[float, dict[int, int]]],
+    info: Sequence[tuple[float, dict[int, int] | ReadableBuffer]],
     c1: float,
     c2: float,
     lens: list[int],
