@@ -1134,7 +1134,8 @@ class RecallIndex:
                 self.session_lens[session] -= self.lens[slot]
                 self.session_docs[session] -= 1
                 for term, tf in own.items():
-                    self._recount(term, session, -tf)
+                    if self._by_session:
+                        self._recount(term, session, -tf)
                     found = self.sess_post.get(term)
                     if found is None:
                         continue
