@@ -83,9 +83,23 @@ def mark(op: Op, value: Any) -> Any:
 
 def reach(store: Store | Callable[[], Store]) -> Store:
     """The open store behind ``store`` (opening it when it is an opener)."""
+    # The class is remembered once imported: an import statement here ran importlib's
+    # lookup on every operation (~15 µs of a call once the caches are cold), and one at
+    # the top would load the storage layer wherever a door imports this module.
+    if type(store) is _STORE[0]:
+        return store  # type: ignore[return-value]
     from ..storage.store import Store
 
+    _STORE[0] = Store
     return store if isinstance(store, Store) else store()
+
+
+class _NoStoreYet:
+    """What :data:`_STORE` holds until :func:`reach` has imported the store class."""
+
+
+#: The store class, once :func:`reach` has imported it.
+_STORE: list[type] = [_NoStoreYet]
 
 
 class RunOp(Protocol):
