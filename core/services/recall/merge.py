@@ -18,8 +18,9 @@ from array import array
 from collections.abc import Iterator
 from typing import Any
 
-from .engine import LazyPostings, RecallIndex, copied
+from .engine import RecallIndex
 from .mapped import _CODEC
+from .postings import LazyPostings, copied
 
 
 def join(first: RecallIndex, second: RecallIndex) -> RecallIndex:

@@ -26,17 +26,7 @@ import struct
 from array import array
 from collections.abc import Generator, Iterable, Iterator
 
-from .engine import (
-    FORMAT,
-    NUMBER_TYPES,
-    LazyPostings,
-    RecallIndex,
-    _Column,
-    _DocPostings,
-    _Postings,
-    copied,
-    params_key,
-)
+from .engine import FORMAT, NUMBER_TYPES, RecallIndex, _Column, params_key
 from .mapped import (
     Buffer,
     FileReader,
@@ -47,6 +37,7 @@ from .mapped import (
     encode,
     offset_bytes,
 )
+from .postings import DocPostings, LazyPostings, SessionPostings, copied
 
 MAGIC = b"MWRECALL"
 _TRAILER = struct.Struct("<QQ8s")
@@ -155,8 +146,8 @@ def read(buf: Buffer, reader: FileReader | None = None) -> RecallIndex | None:
         words, sessions = (TermTable(rows(n + ".words"), rows(n + ".data")) for n in _POSTINGS)
         if len(words.words) != len(words.data) or len(sessions.words) != len(sessions.data):
             return None
-        self.post = _DocPostings(TermBytes(words))
-        self.sess_post = _Postings(TermBytes(sessions))
+        self.post = DocPostings(TermBytes(words))
+        self.sess_post = SessionPostings(TermBytes(sessions))
         self.total_len, self.live, self.expiring = head["totals"]
         self.free = head["free"]
         self.table_names, self.table_keys = head["tables"]

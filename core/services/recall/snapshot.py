@@ -27,7 +27,8 @@ import time
 from array import array
 from typing import Any
 
-from .engine import LazyPostings, RecallIndex, _Column
+from .engine import RecallIndex, _Column
+from .postings import LazyPostings
 
 
 def _postings(index: RecallIndex) -> list[LazyPostings]:
