@@ -25,7 +25,7 @@ from ..ledger import audit, isolation
 from ..models.plain_session import plain_observation, plain_session
 from ..privacy import scrub
 from ..storage.store import Store
-from . import readable
+from . import observation_seqs, readable
 
 TABLE = "sessions"
 OBSERVATIONS = "observations"
@@ -464,8 +464,12 @@ def observe(
         session = ensure_session(store, session_id, now=now, actor=actor)
         table = observations_table(session["id"])
         docs = store.docs(table)
-        seqs = _seqs(docs)
-        last = max(seqs, default=0)
+        overflow = len(docs) + 1 - int(session["max_observations"])
+        # The numbers kept between calls where the store can say what changed (a full
+        # session's notes are otherwise all read on every call, under the lock).
+        kept = observation_seqs.last_and_oldest(store, table, docs) if overflow <= 1 else None
+        seqs = _seqs(docs) if kept is None else None
+        last = max(seqs, default=0) if seqs is not None else kept[0]  # type: ignore[index]
         total = (
             int(session["observation_count"])
             + int(session["dropped_observations"])
@@ -483,10 +487,12 @@ def observe(
             "updated_at": stamp,
         }
         saved = observation_doc(doc)  # before the first write
-        overflow = len(docs) + 1 - int(session["max_observations"])
         dropped: list[str] = []
         if overflow > 0:
-            dropped = _oldest(docs, seqs, overflow)
+            if kept is not None and kept[1] is not None:
+                dropped = [kept[1]]  # (kept only when one note goes)
+            else:
+                dropped = _oldest(docs, seqs if seqs is not None else _seqs(docs), overflow)
         store.put(table, saved["id"], saved)
         store.delete(table, dropped)
         session["observation_count"] = len(store.docs(table))

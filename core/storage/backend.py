@@ -426,6 +426,9 @@ class Backend(ABC):
     #: record count or age): the store runs it once the lock is let go
     #: (:attr:`core.storage.store.Store.fold_mode`), never inside a writer's commit.
     fold_due: bool = False
+    #: Whether :meth:`changed_since` can answer at all (a backend that never can would
+    #: have its callers ask in vain, then read the table anyway).
+    tells_changes: bool = False
 
     # -- what messages and callers see ------------------------------------------------------
     @property

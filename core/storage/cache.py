@@ -228,6 +228,12 @@ class TableCache:
         here = set(self.tables) | set(self._staged)
         return sorted((set(self.head.tables) | here) - (self._dropped - here))
 
+    def is_committed(self, name: str, docs: object) -> bool:
+        """Whether ``docs`` is table ``name``'s committed dict as this process holds it,
+        not written by the transaction under way (its first write swaps in a copy).
+        (A write through TinyDB's API edits documents in place: :meth:`stamp` tells.)"""
+        return self._clean.get(name) is docs
+
     def stamp(self, name: str) -> tuple[int, int]:
         """A value that differs whenever table ``name``'s documents may have changed
         since it was taken, in this process (an index derived from the table, kept

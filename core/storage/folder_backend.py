@@ -182,6 +182,7 @@ class FolderBackend(Backend):
     """The store in folder ``path`` (see the module docstring)."""
 
     scheme = "file"
+    tells_changes = True  # from the log's records, until they are folded
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         #: The store folder, absolute, as text: the backend works with os.path, not

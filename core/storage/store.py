@@ -527,6 +527,17 @@ class Store:
         built from :meth:`docs` is current while the stamp and the dict are the same."""
         return self.cache.stamp(name)
 
+    @property
+    def tells_changes(self) -> bool:
+        """Whether :meth:`changed_since` may answer (a folder store: from its log)."""
+        return self.backend.tells_changes
+
+    def holds_committed(self, name: str, docs: object) -> bool:
+        """Whether ``docs`` (from :meth:`docs`) is table ``name`` as last committed, not
+        written by the transaction under way: what :meth:`table_version` and
+        :meth:`changed_since` describe."""
+        return self.cache.is_committed(name, docs)
+
     def changed_since(self, name: str, version: int) -> dict[str, dict[str, Any] | None] | None:
         """The documents of table ``name`` that commits after its version ``version``
         put or deleted, as the last of them left each (None: deleted), when the backend
