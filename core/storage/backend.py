@@ -213,9 +213,13 @@ def replay(
     writes: list[TableWrite],
     before: Callable[[], Docs | None],
     listed: Callable[[int], Collection[str] | None] | None = None,
+    *,
+    owned: bool = False,
 ) -> Docs:
     """A table after ``writes`` (in commit order; a drop is a replace with nothing put),
-    in id order, given how to read it before them.
+    in id order, given how to read it before them. ``owned``: the dict ``before`` gives
+    is the caller's alone, and may be changed in place and returned (copying a table of
+    1,000 documents to change a few was most of a catch-up's replay).
 
     Read from the last write back, so a write whose documents all come again later is
     never decoded (an aggregate rewritten by every commit costs one decode, not one per
@@ -252,7 +256,7 @@ def replay(
     # The base is in id order already, so only the ids it lacks need placing; those
     # usually sort after all of it (ids grow with time), and then no sort of the whole
     # table is needed (a links table of a big store is tens of thousands of documents).
-    result = dict(base)
+    result = base if owned else dict(base)
     for doc_id in settled.difference(found):
         result.pop(doc_id, None)
     new = []

@@ -8,9 +8,12 @@ until the commit and a rollback is a matter of forgetting the copies. The commit
 built from what the transaction did: per table the documents put and the ids deleted
 (a :class:`~core.storage.backend.Commit`), never a diff of whole tables.
 
-Committed dicts are never changed in place: what another process committed replaces
-a cached table with a new dict (the old one may still be held by a reader, such as
-the search corpus, that compares identities to notice change).
+Committed dicts are never changed in place while anything else holds them: what another
+process committed replaces a cached table with a new dict (the old one may still be
+held by a reader, such as an index derived from the table, that compares identities to
+notice change). A dict nothing but the cache holds is changed in place instead, so
+catching up with a few documents of a big table does not copy all of it; its stamp
+(:meth:`TableCache.stamp`) moves either way.
 
 A transaction's changes stay in bounded memory: once its changed tables hold more
 than ``MEMWORK_STAGE_DOCUMENTS`` documents (default 100,000), the ones written
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -64,6 +68,11 @@ class TableMap(dict[str, Docs]):
         docs = self._loader(name)  # raises KeyError when the table does not exist
         self[name] = docs
         return docs
+
+
+#: How many references an object has, where the interpreter can count them (CPython);
+#: elsewhere, more than any table could be changed in place with.
+_references: Callable[[object], int] = getattr(sys, "getrefcount", lambda _obj: 1 << 30)
 
 
 def _given(docs: Docs) -> Callable[[], Docs]:
@@ -177,7 +186,11 @@ class TableCache:
                     self.evict(name)
                     continue
                 cached = self.tables[name]
-                self._replace_clean(name, replay(table_writes(commits, name), _given(cached)))
+                # Held by nothing but this cache (its two maps, ``cached`` and the count's
+                # own argument): no reader can see it change, so it changes in place.
+                owned = _references(cached) <= 4
+                writes = table_writes(commits, name)
+                self._replace_clean(name, replay(writes, _given(cached), owned=owned))
             if said:
                 change = Change.of_commits(commits, refresh.head.generation, local=False)
         self.head = refresh.head

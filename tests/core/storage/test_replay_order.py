@@ -3,10 +3,13 @@ same documents, in id order, whatever order the new ids came in."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memwork.core.storage.backend import TableWrite, replay
+from memwork.core.storage.store import Store
 
 IDS = st.text(alphabet="0123456789ABCDEFGHJKMNPQRSTVWXYZ", min_size=1, max_size=3)
 
@@ -51,3 +54,46 @@ def test_a_new_id_that_sorts_before_the_last_ones_takes_its_place() -> None:
     assert ids == sorted(ids)
     assert ids[-3:] == ["obs_498", "obs_498a", "obs_499"]
     assert "obs_000" not in got and len(got) == 500
+
+
+@settings(max_examples=400, deadline=None)
+@given(history=_history())
+def test_replayed_in_place_gives_the_same_table(history: tuple[dict, list]) -> None:
+    """A table the caller alone holds, changed in place: the same documents in the same
+    order as the replay into a copy."""
+    base, writes = history
+    owned = dict(base)
+    got = replay(writes, lambda: owned, owned=True)
+    assert list(got.items()) == list(_applied(base, writes).items())
+
+
+def test_a_table_a_reader_holds_is_never_changed_under_it(tmp_path: Path) -> None:
+    """Two stores on one folder. While a reader holds a table's documents, the other
+    store's commits taken in leave them as they were (a new dict takes their place);
+    once nothing holds them, taking in a commit changes the cached dict in place (no
+    copy of the table) and moves its stamp, so an index derived from it is rebuilt."""
+    writer, reader = Store(tmp_path / "s"), Store(tmp_path / "s")
+    with writer.transaction():
+        for n in range(200):
+            writer.put("notes", f"n{n:03d}", {"n": n})
+    with reader.reading():
+        held = reader.docs("notes")
+        snapshot = dict(held)
+    with writer.transaction():
+        writer.put("notes", "n999", {"n": 999})
+        writer.delete("notes", ["n000"])
+    with reader.reading():
+        now = reader.docs("notes")
+        assert held == snapshot and now is not held
+        assert "n999" in now and "n000" not in now
+    del held, now
+    with reader.reading():
+        ident, stamp = id(reader.docs("notes")), reader.table_stamp("notes")
+    with writer.transaction():
+        writer.put("notes", "n998", {"n": 998})
+    with reader.reading():
+        docs = reader.docs("notes")
+        assert id(docs) == ident and reader.table_stamp("notes") != stamp
+        assert list(docs) == sorted(docs) and docs["n998"] == {"n": 998}
+    writer.close()
+    reader.close()
