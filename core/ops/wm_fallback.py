@@ -32,12 +32,13 @@ process. The CLI, one process per call, has no fallback (see docs/CONCEPTS.md).
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TextIO, cast
 
 from ..base.errors import StoreUnreachable, UserError
 
@@ -83,23 +84,20 @@ def mark(op: Op, value: Any) -> Any:
 
 def reach(store: Store | Callable[[], Store]) -> Store:
     """The open store behind ``store`` (opening it when it is an opener)."""
-    # The class is remembered once imported: an import statement here ran importlib's
-    # lookup on every operation (~15 µs of a call once the caches are cold), and one at
-    # the top would load the storage layer wherever a door imports this module.
-    if type(store) is _STORE[0]:
-        return store  # type: ignore[return-value]
+    if isinstance(store, _store_class()):
+        return store
+    return cast("Callable[[], Store]", store)()
+
+
+@functools.cache
+def _store_class() -> type[Store]:
+    """The store class, imported on first use and then remembered: an import statement
+    in :func:`reach` ran importlib's lookup on every operation (~15 µs of a call once the
+    caches are cold), and one at the top would load the storage layer wherever a door
+    imports this module."""
     from ..storage.store import Store
 
-    _STORE[0] = Store
-    return store if isinstance(store, Store) else store()
-
-
-class _NoStoreYet:
-    """What :data:`_STORE` holds until :func:`reach` has imported the store class."""
-
-
-#: The store class, once :func:`reach` has imported it.
-_STORE: list[type] = [_NoStoreYet]
+    return Store
 
 
 class RunOp(Protocol):

@@ -1662,11 +1662,16 @@ class RecallIndex:
         counts = np.zeros(sessions, dtype=np.int64)
         counts[codes] = np.fromiter(post.values(), dtype=np.int64, count=len(post))
         if self._by_session_bytes + counts.nbytes > _BY_SESSION_BYTES:
-            self._by_session.clear()  # many words asked since: start again
-            self._by_session_bytes = 0
+            self.drop_session_counts()  # many words asked since: start again
         self._by_session[term] = counts
         self._by_session_bytes += counts.nbytes
         return counts
+
+    def drop_session_counts(self) -> None:
+        """Let go of every word's counts kept as an array by session (made again when a
+        query next asks): after a change their codes or counts no longer follow."""
+        self._by_session.clear()
+        self._by_session_bytes = 0
 
     def _recount(self, term: str, session: int, tenths: int) -> None:
         """``term``'s kept counts by session (if kept) as its dict now holds them, after

@@ -81,8 +81,7 @@ def join(first: RecallIndex, second: RecallIndex) -> RecallIndex:
     first._vocab = None
     first._slots_of = None
     first._derived = {}
-    first._by_session.clear()  # its sessions' codes are first's now, and counts grew
-    first._by_session_bytes = 0
+    first.drop_session_counts()  # its sessions' codes are first's now, and counts grew
     return first
 
 
