@@ -738,6 +738,35 @@ slot_span(const saved_rows *rows, PyObject *slots, Py_ssize_t i, const char *nam
     return 0;
 }
 
+/* Asks for the rows that items 0 to n - 1 of the sequence ``slots`` name to be
+ * brought into the cache, all at once: their offsets first, then their first bytes.
+ * The rows lie far apart in a mapped file, and read one after the other each waits
+ * for its offset and then for its text; asked for together, the waits overlap. Only
+ * a hint: an item that is not a slot of the rows is passed over here (the loop that
+ * reads the rows reports it). */
+static void
+prefetch_rows(const saved_rows *rows, PyObject *slots, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *slot = PySequence_Fast_GET_ITEM(slots, i);
+        Py_ssize_t row = PyLong_Check(slot) ? PyLong_AsSsize_t(slot) : -1;
+        if (row >= 0 && row < rows->count)
+            __builtin_prefetch(rows->at + row);
+        else
+            PyErr_Clear();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *slot = PySequence_Fast_GET_ITEM(slots, i);
+        Py_ssize_t row = PyLong_Check(slot) ? PyLong_AsSsize_t(slot) : -1;
+        if (row >= 0 && row < rows->count) {
+            int64_t first = rows->at[row];
+            if (first >= 0 && first < rows->room)
+                __builtin_prefetch(rows->base + first);
+        } else
+            PyErr_Clear();
+    }
+}
+
 /* Whether ``pat`` (m bytes) is in ``text`` (n bytes) with a space or an end of the
  * text on each side: ``f" {pat} " in f" {text} "`` in Python. The texts are UTF-8, and
  * so a match of their bytes is a match of their characters. */
@@ -807,6 +836,7 @@ near_pairs(PyObject *self, PyObject *args)
         words[p].backward = b;
     }
     Py_ssize_t n_slots = PySequence_Fast_GET_SIZE(slots);
+    prefetch_rows(&saved, slots, n_slots);
     result = PyList_New(n_slots);
     if (!result)
         goto done;
@@ -986,6 +1016,22 @@ around(PyObject *self, PyObject *args)
     }
     /* Checked once here, so the loops below read only inside the columns. */
 #define INSIDE(slot) ((slot) >= 0 && (slot) < size)
+    /* The columns' slots are far apart: each loop below first asks for what it will
+     * read, all at once, so the waits for the cache overlap (a hint only). */
+    for (Py_ssize_t i = 0; i < n_top; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(top, i);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2 ||
+            !PyLong_Check(PyTuple_GET_ITEM(item, 0)))
+            continue;
+        Py_ssize_t slot = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0));
+        if (INSIDE(slot)) {
+            __builtin_prefetch(before + slot);
+            __builtin_prefetch(after + slot);
+            __builtin_prefetch(kind + slot);
+            __builtin_prefetch(in_session + slot);
+        } else
+            PyErr_Clear();
+    }
     for (Py_ssize_t i = 0; i < n_top; i++) {
         Py_ssize_t slot;
         double score;
@@ -1014,6 +1060,20 @@ around(PyObject *self, PyObject *args)
         int32_t side[2] = {before[order[i]], after[order[i]]};
         for (int k = 0; k < 2; k++) {
             Py_ssize_t j = side[k];
+            if (!INSIDE(j))
+                continue;
+            __builtin_prefetch(a + j);
+            __builtin_prefetch(before + j);
+            __builtin_prefetch(after + j);
+            __builtin_prefetch(in_session + j);
+            if (ok)
+                __builtin_prefetch(ok + j);
+        }
+    }
+    for (Py_ssize_t i = 0; i < tops; i++) {
+        int32_t side[2] = {before[order[i]], after[order[i]]};
+        for (int k = 0; k < 2; k++) {
+            Py_ssize_t j = side[k];
             if (j < 0 || (ok && !ok[j]) || slot_set_meet(&met, j, held) >= 0)
                 continue;
             if (!INSIDE(before[j] < 0 ? 0 : before[j]) || !INSIDE(after[j] < 0 ? 0 : after[j])) {
@@ -1029,6 +1089,13 @@ around(PyObject *self, PyObject *args)
             order[held] = j;
             value[held++] = own;
         }
+    }
+    for (Py_ssize_t i = tops; i < held; i++) {
+        int32_t x = before[order[i]], z = after[order[i]];
+        if (x >= 0)
+            __builtin_prefetch(a + x);
+        if (z >= 0)
+            __builtin_prefetch(a + z);
     }
     for (Py_ssize_t i = 0; i < held; i++) {
         Py_ssize_t c = order[i];
@@ -1233,6 +1300,7 @@ rows(PyObject *self, PyObject *args)
     if (!slots)
         goto done;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(slots);
+    prefetch_rows(&saved, slots, n);
     result = PyList_New(n);
     if (!result)
         goto done;

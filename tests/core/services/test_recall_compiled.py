@@ -383,6 +383,27 @@ def test_a_damaged_row_is_refused_not_read_past_the_texts(offsets: list[int], sl
 
 
 @needs_loops
+@pytest.mark.parametrize(
+    ("slot", "error"), [(2**80, OverflowError), ("1", TypeError), (7, ValueError)]
+)
+def test_a_slot_that_names_no_row_is_refused_as_before(slot: object, error: type) -> None:
+    """The rows a call will read are asked for ahead of the reading (a hint that passes
+    over what is not a row): a slot past every integer, not an integer or past the rows
+    is still refused as it always was, and the next call reads as before."""
+    data, offsets = _rows(["3\x1fcanary deploy", "4\x1fdeploy canary"])
+    pairs = [(b"canary deploy", b"deploy canary", 1.0)]
+    with pytest.raises(error):
+        loops.rows(data, 0, offsets, [0, slot])
+    with pytest.raises(error):
+        loops.near_pairs(data, 0, offsets, [1, slot], pairs)
+    cols = _columns([-1, 0], [1, -1], [0, 0], [0, 0])
+    with pytest.raises(error):
+        loops.around([(0, 1.0), (slot, 2.0)], array("d", [1.0, 2.0]), None, *cols, {}, 0.0, 0.3, 0)
+    assert loops.rows(data, 0, offsets, [1]) == ["4\x1fdeploy canary"]
+    assert loops.near_pairs(data, 0, offsets, [0, 1], pairs) == [1.0, 0.5]
+
+
+@needs_loops
 def test_the_bonus_counts_the_query_order_fully_and_the_other_half() -> None:
     data, offsets = _rows(["3\x1fcanary deploy\x1e10\x1fdeploy canary now", "5\x1fcanarydeploy"])
     _, encoded = _pairs([("canary", "deploy", 2.0)])
