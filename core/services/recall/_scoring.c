@@ -1178,6 +1178,19 @@ session_sums(PyObject *self, PyObject *args)
         PyErr_NoMemory();
         goto done;
     }
+    /* The slots lie far apart: their columns asked for all at once (as around()). */
+    for (Py_ssize_t i = 0; i < n_top; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(top, i);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) < 1 ||
+            !PyLong_Check(PyTuple_GET_ITEM(item, 0)))
+            continue;
+        Py_ssize_t slot = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0));
+        if (slot >= 0 && slot < size) {
+            __builtin_prefetch(in_session + slot);
+            __builtin_prefetch(kind + slot);
+        } else
+            PyErr_Clear();
+    }
     for (Py_ssize_t i = 0; i < n_top; i++) {
         Py_ssize_t slot;
         if (top_pair(PySequence_Fast_GET_ITEM(top, i), "session_sums", &slot, NULL) < 0)
@@ -1223,6 +1236,12 @@ session_sums(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "session_sums: an array of tf must be int64");
             goto done;
         }
+    }
+    for (Py_ssize_t j = 0; j < found; j++) {
+        __builtin_prefetch(PyList_GET_ITEM(lens, wanted[j]));
+        for (Py_ssize_t i = 0; i < n_arrays; i++)
+            if (arrays[i].obj != NULL && wanted[j] < arrays[i].len / 8)
+                __builtin_prefetch((const int64_t *)arrays[i].buf + wanted[j]);
     }
     out = PyDict_New();
     if (!out)
