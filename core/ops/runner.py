@@ -143,9 +143,10 @@ def _sized(param: Param, value: Any) -> Any:
     return value
 
 
-#: (op, door) -> the op, its parameters at that door and their names: asked on every call
-#: (an agent's step may make several), and the same for as long as the op is.
-_AT_DOOR: dict[tuple[int, str], tuple[Op, tuple[Param, ...], frozenset[str]]] = {}
+#: (op, door) -> the op, its parameters at that door, their names and the names of those
+#: that may be null: asked on every call (an agent's step may make several), and the
+#: same for as long as the op is.
+_AT_DOOR: dict[tuple[int, str], tuple[Op, tuple[Param, ...], frozenset[str], frozenset[str]]] = {}
 
 
 #: What :func:`_at_door` takes for every parameter of an op, at any door.
@@ -155,17 +156,27 @@ ALL_DOORS = "*"
 def _at_door(op: Op, door: str) -> tuple[tuple[Param, ...], frozenset[str]]:
     """The parameters ``op`` takes at ``door`` (every one: :data:`ALL_DOORS`), and
     their names."""
+    found = _door_params(op, door)
+    return found[1], found[2]
+
+
+def _door_params(op: Op, door: str) -> tuple[Op, tuple[Param, ...], frozenset[str], frozenset[str]]:
     key = (id(op), door)
     found = _AT_DOOR.get(key)
     if found is None or found[0] is not op:  # (an id may be taken again by another op)
         params = tuple(p for p in op.params if door == ALL_DOORS or door in p.doors)
-        found = _AT_DOOR[key] = (op, params, frozenset(p.name for p in params))
-    return found[1], found[2]
+        found = _AT_DOOR[key] = (
+            op,
+            params,
+            frozenset(p.name for p in params),
+            frozenset(p.name for p in params if p.type.endswith("?")),
+        )
+    return found
 
 
 def check(op: Op, door: str, given: Mapping[str, Any]) -> dict[str, Any]:
     """The parameters of ``op`` at ``door`` from ``given``: checked, defaults filled in."""
-    params, known = _at_door(op, door)
+    _, params, known, nullable = _door_params(op, door)
     for name in given:
         if name not in known:
             expected = ", ".join(sorted(known)) or "none"
@@ -176,11 +187,16 @@ def check(op: Op, door: str, given: Mapping[str, Any]) -> dict[str, Any]:
     # every door: found later, the one would end the write in an encoder's internal
     # error, the other be written back as null.
     for name, value in given.items():
-        check_value(value, str(name))
+        if value is not None:  # (nothing to check in a null, and most are)
+            check_value(value, str(name))
     out: dict[str, Any] = {}
     for p in params:
         if p.name in given:
-            out[p.name] = _sized(p, coerce(p, given[p.name]))
+            value = given[p.name]
+            # A null where null is allowed is taken as it is: what coerce would say.
+            out[p.name] = (
+                None if value is None and p.name in nullable else _sized(p, coerce(p, value))
+            )
         elif is_required(p):
             raise InvalidInput(p.name, "is required")
         elif p.default is ...:
@@ -365,19 +381,43 @@ def _direct(
     curator: Curator | None,
 ) -> Any:
     fn = function(op.run)
-    names = _at_door(op, ALL_DOORS)[1]
-    kwargs = {(p.arg or p.name): params[p.name] for p in op.params if p.name in params}
-    if "now" not in names and _takes(fn, "now"):
-        kwargs["now"] = now
-    if "actor" not in names and _takes(fn, "actor"):
-        kwargs["actor"] = actor
-    if _takes(fn, "curator"):
-        kwargs["curator"] = curator
-    if _takes(fn, "replay"):
-        kwargs["replay"] = replay  # review approve: the approved operation runs through here
+    keywords, extras = _plan(op, fn)
+    kwargs = {arg: params[name] for name, arg in keywords if name in params}
+    if extras:
+        given = {"now": now, "actor": actor, "curator": curator, "replay": replay}
+        for extra in extras:
+            # replay: review approve's approved operation runs through here.
+            kwargs[extra] = given[extra]
     # Who asks is said once, here, for every door: reads filter by it while agents are
     # isolated (core/ledger/isolation.py).
     return run_asking(actor, curator, fn, store, **kwargs)
+
+
+#: (op, its function's code) -> the op, the code, each parameter's name with the keyword
+#: the function takes it under, and which of ``now``, ``actor``, ``curator`` and
+#: ``replay`` it is given besides: worked out once per code (a test that replaces the
+#: function gets its own; both are held, so neither id is taken again while here).
+_PLANS: dict[tuple[int, int], tuple[Op, Any, tuple[tuple[str, str], ...], tuple[str, ...]]] = {}
+
+
+def _plan(op: Op, fn: Callable[..., Any]) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    code = getattr(fn, "__code__", None)
+    key = (id(op), id(code))
+    found = _PLANS.get(key) if code is not None else None
+    if found is None or found[0] is not op or found[1] is not code:
+        names = _at_door(op, ALL_DOORS)[1]
+        keywords = tuple((p.name, p.arg or p.name) for p in op.params)
+        extras = tuple(
+            extra
+            for extra in ("now", "actor", "curator", "replay")
+            if (extra in ("curator", "replay") or extra not in names) and _takes(fn, extra)
+        )
+        if code is None:
+            return keywords, extras
+        if len(_PLANS) > 1024:  # functions made on the fly (tests): never many held
+            _PLANS.clear()
+        found = _PLANS[key] = (op, code, keywords, extras)
+    return found[2], found[3]
 
 
 def writes(op: Op, params: Mapping[str, Any]) -> bool:

@@ -102,3 +102,47 @@ def test_a_json_door_names_the_field_of_a_wrong_type_in_one_line() -> None:
         "until": None,
         "session": None,
     }
+
+
+def test_a_null_is_taken_where_null_is_allowed_and_named_where_it_is_not() -> None:
+    """A JSON null for a parameter that may be null passes as it is (most of a search's
+    are), and for one that may not is refused naming the field, at every door."""
+    op = by_name("search")
+    for door in ("mcp", "http", "api"):
+        checked = invoke.check(op, door, {"query": "x", "kinds": None, "since": None})
+        assert checked["kinds"] is None and checked["since"] is None
+        with pytest.raises(InvalidInput) as caught:
+            invoke.check(op, door, {"query": None})
+        assert str(caught.value).startswith("query: must be a string (got None)")
+        with pytest.raises(InvalidInput) as caught:
+            invoke.check(op, door, {"query": "x", "limit": None})
+        assert str(caught.value).startswith("limit: must be an integer (got None)")
+
+
+def test_an_operation_whose_function_is_replaced_gets_what_the_new_one_takes(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Each function is given the caller's ``now`` and ``actor`` only when it takes
+    them, worked out per function: replacing an operation's function between calls
+    (as a test or a plugin may) gives the new one its own keywords."""
+    from memwork import Memory
+    from memwork.core.services.recall import search as recall_search
+
+    memory = Memory(tmp_path / "store")
+    seen: list[dict[str, object]] = []
+
+    def plain(store: object, query: str, **rest: object) -> list[dict[str, object]]:
+        seen.append({"query": query, **rest})
+        return []
+
+    def with_actor(store: object, query: str, *, actor: str, **rest: object) -> list:
+        seen.append({"query": query, "actor": actor, **rest})
+        return []
+
+    monkeypatch.setattr(recall_search, "search_op", plain)
+    memory.search("first")
+    monkeypatch.setattr(recall_search, "search_op", with_actor)
+    memory.search("second")
+    assert "actor" not in seen[0] and "now" not in seen[0]
+    assert seen[1]["actor"] == memory.actor and "now" not in seen[1]
+    assert seen[0]["limit"] == seen[1]["limit"] == 10
