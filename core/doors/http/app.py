@@ -42,6 +42,7 @@ from ...ops.operations import Op
 from ...ops.toolsets import chosen_tools
 from ..quick_calls import QuickCalls
 from .events import CommitFeed
+from .exact_router import ExactRouter
 from .guard import Guard
 from .mcp_endpoint import McpOnFirstCall
 from .routes import http_error, json_response, routes
@@ -130,7 +131,11 @@ class HttpDoor:
             return self.feed.response(request)
 
         self.starlette = Starlette(
-            routes=[
+            lifespan=self._lifespan, exception_handlers={HTTPException: http_error}
+        )
+        # The same routes in the same order, each plain path found in one lookup.
+        self.starlette.router = ExactRouter(
+            [
                 Route("/livez", livez, methods=["GET"]),
                 Route("/v1/events", events, methods=["GET"]),
                 *routes(memory, cap, self.pool),
@@ -139,7 +144,6 @@ class HttpDoor:
                 Route("/mcp", self.mcp),
             ],
             lifespan=self._lifespan,
-            exception_handlers={HTTPException: http_error},
         )
         self.app = Guard(
             self.starlette,
