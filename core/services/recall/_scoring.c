@@ -22,6 +22,13 @@
 #include <emmintrin.h>
 #endif
 
+/* A hint that ``p`` will be read soon (nothing where the compiler has no such hint). */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
 static PyObject *
 out_of_range(Py_ssize_t at, int32_t slot)
 {
@@ -751,7 +758,7 @@ prefetch_rows(const saved_rows *rows, PyObject *slots, Py_ssize_t n)
         PyObject *slot = PySequence_Fast_GET_ITEM(slots, i);
         Py_ssize_t row = PyLong_Check(slot) ? PyLong_AsSsize_t(slot) : -1;
         if (row >= 0 && row < rows->count)
-            __builtin_prefetch(rows->at + row);
+            PREFETCH(rows->at + row);
         else
             PyErr_Clear();
     }
@@ -761,7 +768,7 @@ prefetch_rows(const saved_rows *rows, PyObject *slots, Py_ssize_t n)
         if (row >= 0 && row < rows->count) {
             int64_t first = rows->at[row];
             if (first >= 0 && first < rows->room)
-                __builtin_prefetch(rows->base + first);
+                PREFETCH(rows->base + first);
         } else
             PyErr_Clear();
     }
@@ -1025,10 +1032,10 @@ around(PyObject *self, PyObject *args)
             continue;
         Py_ssize_t slot = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0));
         if (INSIDE(slot)) {
-            __builtin_prefetch(before + slot);
-            __builtin_prefetch(after + slot);
-            __builtin_prefetch(kind + slot);
-            __builtin_prefetch(in_session + slot);
+            PREFETCH(before + slot);
+            PREFETCH(after + slot);
+            PREFETCH(kind + slot);
+            PREFETCH(in_session + slot);
         } else
             PyErr_Clear();
     }
@@ -1062,12 +1069,12 @@ around(PyObject *self, PyObject *args)
             Py_ssize_t j = side[k];
             if (!INSIDE(j))
                 continue;
-            __builtin_prefetch(a + j);
-            __builtin_prefetch(before + j);
-            __builtin_prefetch(after + j);
-            __builtin_prefetch(in_session + j);
+            PREFETCH(a + j);
+            PREFETCH(before + j);
+            PREFETCH(after + j);
+            PREFETCH(in_session + j);
             if (ok)
-                __builtin_prefetch(ok + j);
+                PREFETCH(ok + j);
         }
     }
     for (Py_ssize_t i = 0; i < tops; i++) {
@@ -1093,9 +1100,9 @@ around(PyObject *self, PyObject *args)
     for (Py_ssize_t i = tops; i < held; i++) {
         int32_t x = before[order[i]], z = after[order[i]];
         if (x >= 0)
-            __builtin_prefetch(a + x);
+            PREFETCH(a + x);
         if (z >= 0)
-            __builtin_prefetch(a + z);
+            PREFETCH(a + z);
     }
     for (Py_ssize_t i = 0; i < held; i++) {
         Py_ssize_t c = order[i];
@@ -1186,8 +1193,8 @@ session_sums(PyObject *self, PyObject *args)
             continue;
         Py_ssize_t slot = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0));
         if (slot >= 0 && slot < size) {
-            __builtin_prefetch(in_session + slot);
-            __builtin_prefetch(kind + slot);
+            PREFETCH(in_session + slot);
+            PREFETCH(kind + slot);
         } else
             PyErr_Clear();
     }
@@ -1238,10 +1245,10 @@ session_sums(PyObject *self, PyObject *args)
         }
     }
     for (Py_ssize_t j = 0; j < found; j++) {
-        __builtin_prefetch(PyList_GET_ITEM(lens, wanted[j]));
+        PREFETCH(PyList_GET_ITEM(lens, wanted[j]));
         for (Py_ssize_t i = 0; i < n_arrays; i++)
             if (arrays[i].obj != NULL && wanted[j] < arrays[i].len / 8)
-                __builtin_prefetch((const int64_t *)arrays[i].buf + wanted[j]);
+                PREFETCH((const int64_t *)arrays[i].buf + wanted[j]);
     }
     out = PyDict_New();
     if (!out)
