@@ -130,10 +130,9 @@ class HttpDoor:
         async def events(request: Request) -> Response:
             return self.feed.response(request)
 
-        self.starlette = Starlette(
-            lifespan=self._lifespan, exception_handlers={HTTPException: http_error}
-        )
-        # The same routes in the same order, each plain path found in one lookup.
+        self.starlette = Starlette(exception_handlers={HTTPException: http_error})
+        # The same routes in the same order, each plain path found in one lookup (the
+        # router runs the lifespan too).
         self.starlette.router = ExactRouter(
             [
                 Route("/livez", livez, methods=["GET"]),

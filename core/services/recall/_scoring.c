@@ -745,6 +745,26 @@ slot_span(const saved_rows *rows, PyObject *slots, Py_ssize_t i, const char *nam
     return 0;
 }
 
+/* ``obj`` as a slot below ``size`` for a prefetch hint, or -1 when it is not one (an
+ * error converting it is cleared: the pass that reads the slots reports it). */
+static Py_ssize_t
+hinted_slot(PyObject *obj, Py_ssize_t size)
+{
+    Py_ssize_t slot = PyLong_Check(obj) ? PyLong_AsSsize_t(obj) : -1;
+    if (slot == -1)
+        PyErr_Clear();
+    return slot >= 0 && slot < size ? slot : -1;
+}
+
+/* The slot of a top list's (slot, score) pair for a prefetch hint (see hinted_slot). */
+static Py_ssize_t
+hinted_top_slot(PyObject *item, Py_ssize_t size)
+{
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2)
+        return -1;
+    return hinted_slot(PyTuple_GET_ITEM(item, 0), size);
+}
+
 /* Asks for the rows that items 0 to n - 1 of the sequence ``slots`` name to be
  * brought into the cache, all at once: their offsets first, then their first bytes.
  * The rows lie far apart in a mapped file, and read one after the other each waits
@@ -755,22 +775,15 @@ static void
 prefetch_rows(const saved_rows *rows, PyObject *slots, Py_ssize_t n)
 {
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *slot = PySequence_Fast_GET_ITEM(slots, i);
-        Py_ssize_t row = PyLong_Check(slot) ? PyLong_AsSsize_t(slot) : -1;
-        if (row >= 0 && row < rows->count)
+        Py_ssize_t row = hinted_slot(PySequence_Fast_GET_ITEM(slots, i), rows->count);
+        if (row >= 0)
             PREFETCH(rows->at + row);
-        else
-            PyErr_Clear();
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *slot = PySequence_Fast_GET_ITEM(slots, i);
-        Py_ssize_t row = PyLong_Check(slot) ? PyLong_AsSsize_t(slot) : -1;
-        if (row >= 0 && row < rows->count) {
-            int64_t first = rows->at[row];
-            if (first >= 0 && first < rows->room)
-                PREFETCH(rows->base + first);
-        } else
-            PyErr_Clear();
+        Py_ssize_t row = hinted_slot(PySequence_Fast_GET_ITEM(slots, i), rows->count);
+        int64_t first = row >= 0 ? rows->at[row] : -1;
+        if (first >= 0 && first < rows->room)
+            PREFETCH(rows->base + first);
     }
 }
 
@@ -1026,18 +1039,13 @@ around(PyObject *self, PyObject *args)
     /* The columns' slots are far apart: each loop below first asks for what it will
      * read, all at once, so the waits for the cache overlap (a hint only). */
     for (Py_ssize_t i = 0; i < n_top; i++) {
-        PyObject *item = PySequence_Fast_GET_ITEM(top, i);
-        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2 ||
-            !PyLong_Check(PyTuple_GET_ITEM(item, 0)))
-            continue;
-        Py_ssize_t slot = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0));
-        if (INSIDE(slot)) {
+        Py_ssize_t slot = hinted_top_slot(PySequence_Fast_GET_ITEM(top, i), size);
+        if (slot >= 0) {
             PREFETCH(before + slot);
             PREFETCH(after + slot);
             PREFETCH(kind + slot);
             PREFETCH(in_session + slot);
-        } else
-            PyErr_Clear();
+        }
     }
     for (Py_ssize_t i = 0; i < n_top; i++) {
         Py_ssize_t slot;
@@ -1187,16 +1195,11 @@ session_sums(PyObject *self, PyObject *args)
     }
     /* The slots lie far apart: their columns asked for all at once (as around()). */
     for (Py_ssize_t i = 0; i < n_top; i++) {
-        PyObject *item = PySequence_Fast_GET_ITEM(top, i);
-        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) < 1 ||
-            !PyLong_Check(PyTuple_GET_ITEM(item, 0)))
-            continue;
-        Py_ssize_t slot = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0));
-        if (slot >= 0 && slot < size) {
+        Py_ssize_t slot = hinted_top_slot(PySequence_Fast_GET_ITEM(top, i), size);
+        if (slot >= 0) {
             PREFETCH(in_session + slot);
             PREFETCH(kind + slot);
-        } else
-            PyErr_Clear();
+        }
     }
     for (Py_ssize_t i = 0; i < n_top; i++) {
         Py_ssize_t slot;
