@@ -184,13 +184,15 @@ def test_the_best_are_the_best_whatever_the_scores(scores: list[float], k: int) 
     st.sampled_from([0, 1, 10, 100, 400]),
     st.booleans(),
     st.integers(min_value=0),
+    st.sampled_from([0, 1]),
 )
 def test_summing_and_picking_a_window_at_a_time_is_the_same_as_apart(
-    size: int, words: int, k: int, masked: bool, seed: int
+    size: int, words: int, k: int, masked: bool, seed: int, shift: int
 ) -> None:
     """``sum_best`` gives the very scores and picks that ``add_scaled`` word after
     word and then ``best`` give, across windows, with ties (equal counts) and a mask;
-    what ``acc`` held before is never read."""
+    what ``acc`` held before is never read, and every slot of it is written, whether
+    it starts on a 16-byte boundary or 8 bytes past one (``shift``)."""
     np = pytest.importorskip("numpy")
     rng = random.Random(seed)
     norms = np.array([rng.uniform(0.5, 30) for _ in range(size)])
@@ -203,9 +205,11 @@ def test_summing_and_picking_a_window_at_a_time_is_the_same_as_apart(
     apart = np.zeros(size)
     for kp1, docs, tfs in postings:
         loops.add_scaled(apart, norms, docs, tfs, kp1, mask)
-    together = np.full(size, 7.0)
+    held = np.full(size + 2, 7.0)
+    together = held[shift : shift + size]
     assert loops.sum_best(together, norms, postings, k, mask) == loops.best(apart, k)
     assert together.tolist() == apart.tolist()
+    assert held[shift + size] == 7.0 and (shift == 0 or held[0] == 7.0)  # nothing past it
 
 
 @needs_loops
