@@ -361,11 +361,12 @@ any_above_32(const double *a, double floor)
 #endif
 
 /* The best k of the scores from ``end`` - 1 down to ``start`` into ``heap`` (``held``
- * of them so far; slot ``s``'s score is ``a[s - base]``, ``floor`` the least held once k are, else 0): a score is looked at
- * only above ``floor``, and a block of slots all at or under it is passed over after
- * one branch-free pass. Met from the last slot down: of equal scores the later slot
- * ranks above, and is met first, so an equal score never displaces one held (many
- * short records score alike). Blocks are counted from ``end``. */
+ * of them so far, ``floor`` the least held once k are, else 0; slot s's score is
+ * ``a[s - base]``): a score is looked at only above ``floor``, and a block of slots all
+ * at or under it is passed over after one branch-free pass. Met from the last slot
+ * down: of equal scores the later slot ranks above, and is met first, so an equal score
+ * never displaces one held (many short records score alike). Blocks are counted from
+ * ``end``. */
 static void
 keep_best_from(const double *a, Py_ssize_t base, Py_ssize_t start, Py_ssize_t end, entry *heap,
                Py_ssize_t k, Py_ssize_t *held_at, double *floor_at)
