@@ -466,6 +466,39 @@ done:
     return result;
 }
 
+/* The best k (at most the dict's size) of ``scores`` (a dict of int slot -> float
+ * score) into ``heap``, best first (of equal scores, the higher slot first); how many,
+ * or -1 with the error set (its message naming ``name``). */
+static Py_ssize_t
+best_into(PyObject *scores, Py_ssize_t k, entry *heap, const char *name)
+{
+    Py_ssize_t held = 0, at = 0;
+    PyObject *key, *value;
+    while (k && PyDict_Next(scores, &at, &key, &value)) {
+        /* Checked first: a value of another type could run Python code (its
+         * __float__) that changes the dict under this loop. */
+        if (!PyLong_Check(key) || !(PyFloat_Check(value) || PyLong_Check(value))) {
+            PyErr_Format(PyExc_TypeError, "%s: scores holds int -> float", name);
+            return -1;
+        }
+        Py_ssize_t slot = PyLong_AsSsize_t(key);
+        double score = PyFloat_AsDouble(value);
+        if (PyErr_Occurred()) {
+            PyErr_Format(PyExc_TypeError, "%s: scores holds int -> float", name);
+            return -1;
+        }
+        entry e = {score, slot};
+        if (held < k)
+            push(heap, held++, e);
+        else if (below(&heap[0], &e)) {
+            heap[0] = e;
+            sift_down(heap, held, 0);
+        }
+    }
+    qsort(heap, (size_t)held, sizeof(entry), best_first);
+    return held;
+}
+
 PyDoc_STRVAR(best_of_doc,
 "best_of(scores, k)\n--\n\n"
 "The k best of scores (a dict of int slot -> float score) as (score, slot) pairs, best\n"
@@ -483,37 +516,14 @@ best_of(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "best_of: k must be at least 0");
         return NULL;
     }
-    Py_ssize_t size = PyDict_GET_SIZE(scores), held = 0, at = 0;
+    Py_ssize_t size = PyDict_GET_SIZE(scores);
     if (k > size)
         k = size;
     entry *heap = PyMem_Malloc((size_t)(k ? k : 1) * sizeof(entry));
     if (!heap)
         return PyErr_NoMemory();
-    PyObject *key, *value, *result = NULL;
-    while (k && PyDict_Next(scores, &at, &key, &value)) {
-        /* Checked first: a value of another type could run Python code (its
-         * __float__) that changes the dict under this loop. */
-        if (!PyLong_Check(key) || !(PyFloat_Check(value) || PyLong_Check(value))) {
-            PyErr_SetString(PyExc_TypeError, "best_of: scores holds int -> float");
-            goto done;
-        }
-        Py_ssize_t slot = PyLong_AsSsize_t(key);
-        double score = PyFloat_AsDouble(value);
-        if (PyErr_Occurred()) {
-            PyErr_SetString(PyExc_TypeError, "best_of: scores holds int -> float");
-            goto done;
-        }
-        entry e = {score, slot};
-        if (held < k)
-            push(heap, held++, e);
-        else if (below(&heap[0], &e)) {
-            heap[0] = e;
-            sift_down(heap, held, 0);
-        }
-    }
-    qsort(heap, (size_t)held, sizeof(entry), best_first);
-    result = best_list(heap, held, 1);
-done:
+    Py_ssize_t held = best_into(scores, k, heap, "best_of");
+    PyObject *result = held < 0 ? NULL : best_list(heap, held, 1);
     PyMem_Free(heap);
     return result;
 }
@@ -854,6 +864,57 @@ typedef struct {
     double least;
 } word_pair;
 
+/* The (forward, backward, least) items of the fast sequence ``pairs``, read by
+ * ``format`` (PyArg_ParseTuple's, its message after the ';'); NULL with the error set.
+ * The bytes are the items' own: ``pairs`` must outlive them. Freed with PyMem_Free. */
+static word_pair *
+take_pairs(PyObject *pairs, const char *format)
+{
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(pairs);
+    word_pair *words = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(word_pair));
+    if (!words)
+        return (word_pair *)PyErr_NoMemory();
+    for (Py_ssize_t p = 0; p < n; p++) {
+        char *f, *b;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(pairs, p), format, &f,
+                              &words[p].forward_len, &b, &words[p].backward_len,
+                              &words[p].least)) {
+            PyMem_Free(words);
+            return NULL;
+        }
+        words[p].forward = f;
+        words[p].backward = b;
+    }
+    return words;
+}
+
+/* The proximity bonus of one saved row (``size`` bytes at ``row_text``): field by
+ * field, pair by pair, the sums in the order engine.py adds them. */
+static double
+row_bonus(const char *row_text, Py_ssize_t size, const word_pair *words, Py_ssize_t n_pairs)
+{
+    Py_ssize_t from = 0;
+    double bonus = 0.0;
+    while (from <= size) {
+        const char *field = row_text + from;
+        const char *stop = memchr(field, 0x1e, (size_t)(size - from));
+        Py_ssize_t field_len = stop ? stop - field : size - from;
+        const char *mark = memchr(field, 0x1f, (size_t)field_len);
+        if (mark) {
+            const char *terms = mark + 1;
+            Py_ssize_t len = field_len - (terms - field);
+            for (Py_ssize_t p = 0; p < n_pairs; p++) {
+                if (bounded_in(terms, len, words[p].forward, words[p].forward_len))
+                    bonus += words[p].least;
+                else if (bounded_in(terms, len, words[p].backward, words[p].backward_len))
+                    bonus += 0.5 * words[p].least;
+            }
+        }
+        from += field_len + 1;
+    }
+    return bonus;
+}
+
 PyDoc_STRVAR(near_pairs_doc,
 "near_pairs(texts, start, offsets, slots, pairs)\n--\n\n"
 "Each slot's proximity bonus, in the order of slots. Row r of the saved texts is\n"
@@ -881,21 +942,9 @@ near_pairs(PyObject *self, PyObject *args)
     if (!pairs)
         goto done;
     Py_ssize_t n_pairs = PySequence_Fast_GET_SIZE(pairs);
-    words = PyMem_Malloc((size_t)(n_pairs ? n_pairs : 1) * sizeof(word_pair));
-    if (!words) {
-        PyErr_NoMemory();
+    words = take_pairs(pairs, "y#y#d;near_pairs: a pair is (bytes, bytes, float)");
+    if (!words)
         goto done;
-    }
-    for (Py_ssize_t p = 0; p < n_pairs; p++) {
-        PyObject *pair = PySequence_Fast_GET_ITEM(pairs, p);
-        char *f, *b;
-        if (!PyArg_ParseTuple(pair, "y#y#d;near_pairs: a pair is (bytes, bytes, float)", &f,
-                              &words[p].forward_len, &b, &words[p].backward_len,
-                              &words[p].least))
-            goto done;
-        words[p].forward = f;
-        words[p].backward = b;
-    }
     Py_ssize_t n_slots = PySequence_Fast_GET_SIZE(slots);
     prefetch_rows(&saved, slots, n_slots);
     result = PyList_New(n_slots);
@@ -905,27 +954,7 @@ near_pairs(PyObject *self, PyObject *args)
         int64_t first, last;
         if (slot_span(&saved, slots, i, "near_pairs", &first, &last) < 0)
             goto fail;
-        const char *row_text = saved.base + first;
-        Py_ssize_t size = (Py_ssize_t)(last - first), from = 0;
-        double bonus = 0.0;
-        /* Field by field, pair by pair: the sums in the order engine.py adds them. */
-        while (from <= size) {
-            const char *field = row_text + from;
-            const char *stop = memchr(field, 0x1e, (size_t)(size - from));
-            Py_ssize_t field_len = stop ? stop - field : size - from;
-            const char *mark = memchr(field, 0x1f, (size_t)field_len);
-            if (mark) {
-                const char *terms = mark + 1;
-                Py_ssize_t len = field_len - (terms - field);
-                for (Py_ssize_t p = 0; p < n_pairs; p++) {
-                    if (bounded_in(terms, len, words[p].forward, words[p].forward_len))
-                        bonus += words[p].least;
-                    else if (bounded_in(terms, len, words[p].backward, words[p].backward_len))
-                        bonus += 0.5 * words[p].least;
-                }
-            }
-            from += field_len + 1;
-        }
+        double bonus = row_bonus(saved.base + first, (Py_ssize_t)(last - first), words, n_pairs);
         PyObject *value = PyFloat_FromDouble(bonus);
         if (!value)
             goto fail;
@@ -937,6 +966,126 @@ fail:
 done:
     PyMem_Free(words);
     Py_XDECREF(slots);
+    Py_XDECREF(pairs);
+    PyBuffer_Release(&texts);
+    PyBuffer_Release(&offsets);
+    return result;
+}
+
+PyDoc_STRVAR(proximity_doc,
+"proximity(final, k, wanted, most, depth, weight, texts, start, offsets, pairs)\n--\n\n"
+"engine.py's proximity pass over the candidates' scores ``final`` (a dict slot ->\n"
+"score), in one call: of best_of(final, k), the first ``depth`` slots (with ``wanted``\n"
+"above 0, only those at or above the ``wanted``-th score less ``most`` and a margin\n"
+"for its rounding) each gain ``weight`` times their near_pairs() bonus, in place.\n"
+"None once done; when one of those slots is not a row of the saved texts, nothing is\n"
+"changed and they are returned (the caller sums their bonuses another way).");
+
+static PyObject *
+proximity(PyObject *self, PyObject *args)
+{
+    PyObject *final, *pairs_obj;
+    Py_ssize_t k, wanted, depth, start;
+    double most, weight;
+    Py_buffer texts, offsets;
+    if (!PyArg_ParseTuple(args, "O!nndndy*ny*O", &PyDict_Type, &final, &k, &wanted, &most,
+                          &depth, &weight, &texts, &start, &offsets, &pairs_obj))
+        return NULL;
+    PyObject *result = NULL, *pairs = NULL;
+    word_pair *words = NULL;
+    entry *heap = NULL;
+    double *bonuses = NULL;
+    saved_rows saved;
+    if (k < 0 || depth < 0) {
+        PyErr_SetString(PyExc_ValueError, "proximity: k and depth must be at least 0");
+        goto done;
+    }
+    if (take_rows(&texts, start, &offsets, "proximity", &saved) < 0)
+        goto done;
+    pairs = PySequence_Fast(pairs_obj, "proximity: pairs must be a sequence");
+    if (!pairs)
+        goto done;
+    Py_ssize_t n_pairs = PySequence_Fast_GET_SIZE(pairs);
+    words = take_pairs(pairs, "y#y#d;proximity: a pair is (bytes, bytes, float)");
+    if (!words)
+        goto done;
+    Py_ssize_t size = PyDict_GET_SIZE(final);
+    if (k > size)
+        k = size;
+    heap = PyMem_Malloc((size_t)(k ? k : 1) * sizeof(entry));
+    bonuses = PyMem_Malloc((size_t)(k ? k : 1) * sizeof(double));
+    if (!heap || !bonuses) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t held = best_into(final, k, heap, "proximity");
+    if (held < 0)
+        goto done;
+    /* The chosen, kept at the front of heap: engine.py's list in its order. */
+    Py_ssize_t chosen = 0, rows_all = 1;
+    int barred = wanted > 0 && wanted <= held;
+    double bar = 0.0;
+    if (barred) {
+        double at = heap[wanted - 1].score;
+        bar = at - most - 1e-9 * ((at < 0 ? -at : at) + most);
+    }
+    for (Py_ssize_t i = 0; i < held && i < depth; i++) {
+        if (barred && !(heap[i].score >= bar))
+            continue;
+        heap[chosen++] = heap[i];
+        rows_all &= heap[i].slot >= 0 && heap[i].slot < saved.count;
+    }
+    if (!rows_all) {
+        result = PyList_New(chosen);
+        for (Py_ssize_t i = 0; result && i < chosen; i++) {
+            PyObject *slot = PyLong_FromSsize_t(heap[i].slot);
+            if (!slot)
+                Py_CLEAR(result);
+            else
+                PyList_SET_ITEM(result, i, slot);
+        }
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < chosen; i++)
+        PREFETCH(saved.at + heap[i].slot);
+    for (Py_ssize_t i = 0; i < chosen; i++) {
+        int64_t first = saved.at[heap[i].slot];
+        if (first >= 0 && first < saved.room)
+            PREFETCH(saved.base + first);
+    }
+    /* Every bonus first, as engine.py has them before it adds one: a row outside the
+     * texts (a damaged file) is refused with final as it was. */
+    for (Py_ssize_t i = 0; i < chosen; i++) {
+        int64_t first, last;
+        if (row_span(&saved, heap[i].slot, &first, &last) < 0) {
+            PyErr_Format(PyExc_ValueError, "proximity: row %zd is outside the texts",
+                         heap[i].slot);
+            goto done;
+        }
+        bonuses[i] = row_bonus(saved.base + first, (Py_ssize_t)(last - first), words, n_pairs);
+    }
+    for (Py_ssize_t i = 0; i < chosen; i++) {
+        if (!bonuses[i])
+            continue;
+        PyObject *key = PyLong_FromSsize_t(heap[i].slot);
+        PyObject *now = key ? PyDict_GetItemWithError(final, key) : NULL;
+        double before = now ? PyFloat_AsDouble(now) : -1.0;
+        PyObject *after = now && !PyErr_Occurred() ? PyFloat_FromDouble(before + weight * bonuses[i])
+                                                   : NULL;
+        int failed = !after || PyDict_SetItem(final, key, after) < 0;
+        Py_XDECREF(after);
+        Py_XDECREF(key);
+        if (failed) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_KeyError, "proximity: a chosen slot left final");
+            goto done;
+        }
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyMem_Free(words);
+    PyMem_Free(heap);
+    PyMem_Free(bonuses);
     Py_XDECREF(pairs);
     PyBuffer_Release(&texts);
     PyBuffer_Release(&offsets);
@@ -1402,6 +1551,7 @@ static PyMethodDef methods[] = {
     {"sum_best", sum_best, METH_VARARGS, sum_best_doc},
     {"best_of", best_of, METH_VARARGS, best_of_doc},
     {"near_pairs", near_pairs, METH_VARARGS, near_pairs_doc},
+    {"proximity", proximity, METH_VARARGS, proximity_doc},
     {"rows", rows, METH_VARARGS, rows_doc},
     {"around", around, METH_VARARGS, around_doc},
     {"session_sums", session_sums, METH_VARARGS, session_sums_doc},

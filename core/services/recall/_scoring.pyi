@@ -60,6 +60,19 @@ def near_pairs(
     pairs: list[tuple[bytes, bytes, float]],
     /,
 ) -> list[float]: ...
+def proximity(
+    final: dict[int, float],
+    k: int,
+    wanted: int,
+    most: float,
+    depth: int,
+    weight: float,
+    texts: ReadableBuffer,
+    start: int,
+    offsets: ReadableBuffer,
+    pairs: list[tuple[bytes, bytes, float]],
+    /,
+) -> list[int] | None: ...
 def rows(
     texts: ReadableBuffer, start: int, offsets: ReadableBuffer, slots: Sequence[int], /
 ) -> list[str]: ...

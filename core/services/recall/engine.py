@@ -1731,16 +1731,33 @@ class RecallIndex:
                 pairs.append((f" {a} {b} ", f" {b} {a} ", least))
         if not pairs:
             return
-        # Of equal scores, the higher slot (as everywhere): a choice among ties that
-        # does not hang on the order the candidates were gathered in.
-        best = _best_of(final, max(PROXIMITY_DEPTH, wanted or 0))
-        if wanted is not None and 0 < wanted < len(final):
-            # With room for the sums' rounding: whoever is left out cannot reach the bar.
-            most = PROXIMITY * sum(least for _, _, least in pairs)
-            bar = best[wanted - 1][0] - most - 1e-9 * (abs(best[wanted - 1][0]) + most)
-            chosen = [d for score, d in best[:PROXIMITY_DEPTH] if score >= bar]
+        k = max(PROXIMITY_DEPTH, wanted or 0)
+        # The bar's rank (0: no bar), with room for the sums' rounding: whoever is left
+        # out cannot reach it.
+        at = wanted if wanted is not None and 0 < wanted < len(final) else 0
+        most = PROXIMITY * sum(least for _, _, least in pairs) if at else 0.0
+        fields = self.fields
+        placed = fields.in_place() if _compiled is not None and not fields.over else None
+        chosen: list[int]
+        if placed is not None:
+            # The same choice and sums in one compiled call, while the rows are the saved
+            # file's; it hands back the chosen when one is not.
+            encoded = [(encode(f[1:-1]), encode(b[1:-1]), least) for f, b, least in pairs]
+            found = _compiled.proximity(
+                final, k, at, most, PROXIMITY_DEPTH, PROXIMITY, *placed, encoded
+            )
+            if found is None:
+                return
+            chosen = found
         else:
-            chosen = [d for _, d in best[:PROXIMITY_DEPTH]]
+            # Of equal scores, the higher slot (as everywhere): a choice among ties that
+            # does not hang on the order the candidates were gathered in.
+            best = _best_of(final, k)
+            if at:
+                bar = best[at - 1][0] - most - 1e-9 * (abs(best[at - 1][0]) + most)
+                chosen = [d for score, d in best[:PROXIMITY_DEPTH] if score >= bar]
+            else:
+                chosen = [d for _, d in best[:PROXIMITY_DEPTH]]
         for d, bonus in zip(chosen, self._pair_bonuses(chosen, pairs), strict=True):
             if bonus:
                 final[d] += PROXIMITY * bonus

@@ -414,6 +414,71 @@ def test_the_bonus_counts_the_query_order_fully_and_the_other_half() -> None:
     assert loops.near_pairs(data, 0, offsets, [0, 1], encoded) == [2.0 + 1.0, 0.0]
 
 
+def _proximity_in_python(
+    final: dict[int, float], texts: list[str], asked: list, k: int, at: int, most: float
+) -> dict[int, float]:
+    """The proximity pass as engine.py takes it without the compiled call: best_of,
+    the bar, each chosen row's bonus, then the bonuses added."""
+    best = loops.best_of(final, k)
+    if at:
+        bar = best[at - 1][0] - most - 1e-9 * (abs(best[at - 1][0]) + most)
+        chosen = [d for score, d in best[: engine.PROXIMITY_DEPTH] if score >= bar]
+    else:
+        chosen = [d for _, d in best[: engine.PROXIMITY_DEPTH]]
+    out = dict(final)
+    for d in chosen:
+        bonus = engine.pair_bonus(texts[d], asked)
+        if bonus:
+            out[d] += engine.PROXIMITY * bonus
+    return out
+
+
+@needs_loops
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(FIELD, max_size=4).map("\x1e".join), min_size=1, max_size=80),
+    st.lists(st.tuples(TERM, TERM, st.floats(0.01, 9.0)), min_size=1, max_size=4),
+    st.data(),
+)
+def test_the_proximity_pass_in_one_call_scores_as_its_steps_do(
+    texts: list[str], words: list[tuple[str, str, float]], data: st.DataObject
+) -> None:
+    """The pass in one compiled call (the best candidates, the bar that leaves out who
+    cannot reach the ``at``-th score, each chosen row's bonus added) leaves the very
+    scores the steps leave one by one: ties, candidates fewer and more than the depth,
+    with and without a bar."""
+    raw, offsets = _rows(texts)
+    asked, encoded = _pairs(words)
+    scores = st.sampled_from([1.0, 2.5, 2.5, 7.0]) | st.floats(0.0, 40.0)
+    final = data.draw(st.dictionaries(st.integers(0, len(texts) - 1), scores, min_size=1))
+    k = max(engine.PROXIMITY_DEPTH, data.draw(st.integers(0, 60)))
+    at = data.draw(st.integers(0, min(k, len(final) - 1)))
+    most = engine.PROXIMITY * sum(least for _, _, least in asked) if at else 0.0
+    expected = _proximity_in_python(final, texts, asked, k, at, most)
+    args = (k, at, most, engine.PROXIMITY_DEPTH, engine.PROXIMITY, b"x" + raw, 1, offsets)
+    assert loops.proximity(final, *args, encoded) is None
+    assert final == expected
+
+
+@needs_loops
+def test_the_proximity_pass_hands_back_the_chosen_when_one_is_not_a_saved_row() -> None:
+    """A candidate added since the file was saved (past its rows) leaves the scores as
+    they were and the chosen are handed back, best first, for the bonuses to be summed
+    another way; a row outside the texts is refused with the scores as they were."""
+    raw, offsets = _rows(["3\x1fcanary deploy", "4\x1fdeploy canary"])
+    pairs = [(b"canary deploy", b"deploy canary", 1.0)]
+    final = {0: 1.0, 1: 3.0, 2: 2.0}
+    assert loops.proximity(final, 50, 0, 0.0, 50, 0.4, raw, 0, offsets, pairs) == [1, 2, 0]
+    assert final == {0: 1.0, 1: 3.0, 2: 2.0}
+    broken = array("q", [0, 5, 99])
+    final = {0: 1.0, 1: 3.0}
+    with pytest.raises(ValueError, match="outside the texts"):
+        loops.proximity(final, 50, 0, 0.0, 50, 0.4, raw, 0, broken, pairs)
+    assert final == {0: 1.0, 1: 3.0}
+    assert loops.proximity(final, 50, 0, 0.0, 50, 0.4, raw, 0, offsets, pairs) is None
+    assert final == {0: 1.0 + 0.4 * 1.0, 1: 3.0 + 0.4 * 0.5}
+
+
 @needs_loops
 @pytest.mark.parametrize(
     ("offsets", "slot"),
