@@ -361,25 +361,24 @@ any_above_32(const double *a, double floor)
 #endif
 
 /* The best k of the scores from ``end`` - 1 down to ``start`` into ``heap`` (``held``
- * of them so far, ``floor`` the least held once k are, else 0; slot s's score is
- * ``a[s - base]``): a score is looked at only above ``floor``, and a block of slots all
- * at or under it is passed over after one branch-free pass. Met from the last slot
- * down: of equal scores the later slot ranks above, and is met first, so an equal score
- * never displaces one held (many short records score alike). Blocks are counted from
- * ``end``. */
+ * of them so far, ``floor`` the least held once k are, else 0): a score is looked at
+ * only above ``floor``, and a block of slots all at or under it is passed over after
+ * one branch-free pass. Met from the last slot down: of equal scores the later slot
+ * ranks above, and is met first, so an equal score never displaces one held (many
+ * short records score alike). Blocks are counted from ``end``. */
 static void
-keep_best_from(const double *a, Py_ssize_t base, Py_ssize_t start, Py_ssize_t end, entry *heap,
-               Py_ssize_t k, Py_ssize_t *held_at, double *floor_at)
+keep_best(const double *a, Py_ssize_t start, Py_ssize_t end, entry *heap, Py_ssize_t k,
+          Py_ssize_t *held_at, double *floor_at)
 {
     Py_ssize_t held = *held_at;
     double floor = *floor_at;
     for (; end > start; end -= 32) {
         Py_ssize_t from = end - start > 32 ? end - 32 : start;
-        if (!(end - from == 32 ? any_above_32(a + (from - base), floor)
-                               : any_above(a + (from - base), end - from, floor)))
+        if (!(end - from == 32 ? any_above_32(a + from, floor)
+                               : any_above(a + from, end - from, floor)))
             continue;
         for (Py_ssize_t slot = end - 1; slot >= from; slot--) {
-            double score = a[slot - base];
+            double score = a[slot];
             if (!(score > floor))
                 continue;
             entry e = {score, slot};
@@ -395,14 +394,6 @@ keep_best_from(const double *a, Py_ssize_t base, Py_ssize_t start, Py_ssize_t en
     }
     *held_at = held;
     *floor_at = floor;
-}
-
-/* keep_best_from() of scores held from slot 0. */
-static void
-keep_best(const double *a, Py_ssize_t start, Py_ssize_t end, entry *heap, Py_ssize_t k,
-          Py_ssize_t *held_at, double *floor_at)
-{
-    keep_best_from(a, 0, start, end, heap, k, held_at, floor_at);
 }
 
 /* The ``held`` entries of ``heap`` as a list of (slot, score) pairs, or of (score,
@@ -532,27 +523,6 @@ best_of(PyObject *self, PyObject *args)
  * the nearest caches from their sums to their look. */
 #define WINDOW 4096
 
-/* ``n`` scores of a summed window into ``to`` (acc), past the caches where the processor
- * can: acc is read afterwards at a few hundred slots, and writing its 800 KB (100k
- * records) through the caches would first bring every line of it in, and push out
- * what the rest of the search reads next. The same values either way. */
-static void
-write_window(double *to, const double *from, Py_ssize_t n)
-{
-    Py_ssize_t i = 0;
-#if defined(__SSE2__)
-    if (((uintptr_t)to) % 8 == 0 && n > 0) {
-        if (((uintptr_t)to) % 16) {
-            to[0] = from[0]; /* a streaming store takes 16 bytes at a 16-byte boundary */
-            i = 1;
-        }
-        for (; i + 2 <= n; i += 2)
-            _mm_stream_pd(to + i, _mm_loadu_pd(from + i));
-    }
-#endif
-    memcpy(to + i, from + i, (size_t)(n - i) * sizeof(double));
-}
-
 /* One word's postings as sum_best() reads them. */
 typedef struct {
     Py_buffer docs, tfs;
@@ -648,17 +618,11 @@ sum_best(PyObject *self, PyObject *args)
     const unsigned char *allowed = have_mask ? mask.buf : NULL;
     Py_ssize_t held = 0, bad = -1, unsorted = -1, long_slot = -1;
     double floor = 0.0;
-    /* Each window is summed here, in the nearest caches, then written out whole. */
-    double *sums = PyMem_RawMalloc(WINDOW * sizeof(double));
-    if (!sums) {
-        PyErr_NoMemory();
-        goto done;
-    }
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t end = size; end > 0 && bad < 0 && unsorted < 0 && long_slot < 0;
          end -= WINDOW) {
         Py_ssize_t start = end > WINDOW ? end - WINDOW : 0;
-        memset(sums, 0, (size_t)(end - start) * sizeof(double));
+        memset(a + start, 0, (size_t)(end - start) * sizeof(double));
         for (Py_ssize_t t = 0; t < n; t++) {
             word *w = &words[t];
             const int32_t *docs = w->docs.buf, *tfs = w->tfs.buf;
@@ -688,7 +652,7 @@ sum_best(PyObject *self, PyObject *args)
                     by = norm[length[slot]];
                 } else
                     by = norm[slot];
-                sums[slot - start] += tf * kp1 / (by + tf);
+                a[slot] += tf * kp1 / (by + tf);
             }
             w->next = i;
             if (long_slot >= 0)
@@ -697,12 +661,8 @@ sum_best(PyObject *self, PyObject *args)
                 break;
         }
         if (bad < 0 && unsorted < 0 && long_slot < 0 && k)
-            keep_best_from(sums, start, start, end, heap, k, &held, &floor);
-        write_window(a + start, sums, end - start);
+            keep_best(a, start, end, heap, k, &held, &floor);
     }
-#if defined(__SSE2__)
-    _mm_sfence(); /* the streamed scores land before anything reads acc */
-#endif
     /* A slot below 0 is never read: the last window stops at it, and it is left. */
     for (Py_ssize_t t = 0; t < n && bad < 0 && unsorted < 0 && long_slot < 0; t++)
         if (words[t].next > 0)
@@ -710,7 +670,6 @@ sum_best(PyObject *self, PyObject *args)
     if (bad < 0 && unsorted < 0 && long_slot < 0)
         qsort(heap, (size_t)held, sizeof(entry), best_first);
     Py_END_ALLOW_THREADS
-    PyMem_RawFree(sums);
     if (long_slot >= 0)
         PyErr_Format(PyExc_ValueError, "sum_best: slot %zd is longer than norms reaches",
                      long_slot);
