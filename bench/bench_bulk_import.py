@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 import synthetic  # noqa: E402
+from tree_code import require_own_code  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 SEED = 11
@@ -92,6 +93,8 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="another checkout to run beside this one")
     args = parser.parse_args()
     trees = [("this tree", ROOT)] + ([("baseline", args.baseline)] if args.baseline else [])
+    for _, tree in trees:
+        require_own_code(tree, tree / ".venv" / "bin" / "python")
     print("| episodes | memwork | input | wall time | CPU time | peak RSS | CPU per episode |")
     print("|---:|---|---:|---:|---:|---:|---:|")
     for n in sorted(args.sizes):

@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import bench_store  # noqa: E402
+from tree_code import require_own_code  # noqa: E402
 
 from memwork.core.services import checkpoints  # noqa: E402
 from memwork.core.storage import atomic  # noqa: E402
@@ -132,6 +133,9 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     trees = [args.baseline, ROOT]
     with_context = args.only != "checkpoint" and (args.baseline / ".venv").exists()
+    if with_context:
+        for tree in trees:
+            require_own_code(tree, tree / ".venv" / "bin" / "python")
     rows = []
     for n in args.sizes:
         mw, _, _ = bench_store.build(n)

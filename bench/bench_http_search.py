@@ -55,6 +55,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_agent import linked_copy, pct  # noqa: E402
+from tree_code import require_own_code  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 #: Bumped whenever the texts or the fill change what a cached store holds.
@@ -336,6 +337,8 @@ def main() -> None:
     trees = [(ROOT, "current", w) for w in args.workers]
     if args.baseline:
         trees.append((args.baseline.resolve(), "baseline", 0))
+    for tree, _, _ in trees:
+        require_own_code(tree, python_of(tree), env(tree))
     rows = []
     for shape in args.shapes:
         for n in args.sizes:
