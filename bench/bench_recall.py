@@ -70,12 +70,15 @@ from http_search_fill import fill  # noqa: E402
 from recall_metrics import ALL, KS, Board, paired_gap, session_ranking  # noqa: E402
 from recall_synthetic import generate  # noqa: E402
 from store_copy import linked_copy  # noqa: E402
+from tree_code import require_this_tree  # noqa: E402
 
 from memwork.core.base.errors import InvalidInput  # noqa: E402
 from memwork.core.domain import episodes, lessons, sessions  # noqa: E402
 from memwork.core.services.recall import search  # noqa: E402
 from memwork.core.services.recall.follow import Recall  # noqa: E402
 from memwork.core.storage.store import Store  # noqa: E402
+
+require_this_tree(ROOT)  # a checkout measured with another's code says so
 
 NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 DATA = Path(os.environ.get("MEMWORK_RECALL_DATA", ROOT / "bench" / "data" / "recall"))

@@ -12,6 +12,7 @@ this tree's code without a word. :func:`require_own_code` refuses such a tree.
 from __future__ import annotations
 
 import subprocess
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -37,4 +38,16 @@ def require_own_code(tree: Path, python: str | Path, env: Mapping[str, str] | No
             f"{tree}: its interpreter {python} runs the memwork.core of {found}, not the "
             f"tree's own, so it would measure that code as the baseline; give the tree "
             f"its own .venv (make -C {tree} .venv/.installed)"
+        )
+
+
+def require_this_tree(root: Path) -> None:
+    """Exit with a message unless this process imported ``root``'s own ``memwork.core``
+    (a bench run in a checkout whose ``.venv`` is another's measures the other's code)."""
+    core = sys.modules.get("memwork.core")
+    found = Path(core.__file__ or "").resolve().parent if core is not None else None
+    if found is not None and not found.is_relative_to(root.resolve()):
+        raise SystemExit(
+            f"this bench is {root}'s, but memwork.core came from {found}: give the tree "
+            f"its own .venv (make -C {root} .venv/.installed)"
         )

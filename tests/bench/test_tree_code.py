@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from tree_code import code_of, require_own_code  # noqa: E402
+from tree_code import code_of, require_own_code, require_this_tree  # noqa: E402
 
 
 def test_this_tree_runs_its_own_code() -> None:
@@ -43,3 +43,13 @@ def test_an_interpreter_without_memwork_is_named() -> None:
         pytest.skip("no interpreter apart from this environment's")
     with pytest.raises(SystemExit, match="cannot import memwork.core"):
         code_of(base, {k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+
+
+def test_a_bench_run_with_another_checkouts_code_says_so(tmp_path: Path) -> None:
+    """The in-process check the recall bench makes as it starts: this tree passes, and a
+    checkout whose bench this process is not running (its code came from here) exits."""
+    import memwork.core  # noqa: F401 - the check reads it from sys.modules
+
+    require_this_tree(ROOT)  # no exit
+    with pytest.raises(SystemExit, match="memwork.core came from"):
+        require_this_tree(tmp_path)
