@@ -775,6 +775,16 @@ hinted_top_slot(PyObject *item, Py_ssize_t size)
     return hinted_slot(PyTuple_GET_ITEM(item, 0), size);
 }
 
+/* A hint for the first bytes of row ``row`` (at most rows->count - 1, or -1: none),
+ * once its offset is in: an offset outside the texts (a damaged file) is passed over. */
+static void
+hint_row_text(const saved_rows *rows, Py_ssize_t row)
+{
+    int64_t first = row >= 0 ? rows->at[row] : -1;
+    if (first >= 0 && first < rows->room)
+        PREFETCH(rows->base + first);
+}
+
 /* Asks for the rows that items 0 to n - 1 of the sequence ``slots`` name to be
  * brought into the cache, all at once: their offsets first, then their first bytes.
  * The rows lie far apart in a mapped file, and read one after the other each waits
@@ -789,12 +799,8 @@ prefetch_rows(const saved_rows *rows, PyObject *slots, Py_ssize_t n)
         if (row >= 0)
             PREFETCH(rows->at + row);
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t row = hinted_slot(PySequence_Fast_GET_ITEM(slots, i), rows->count);
-        int64_t first = row >= 0 ? rows->at[row] : -1;
-        if (first >= 0 && first < rows->room)
-            PREFETCH(rows->base + first);
-    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        hint_row_text(rows, hinted_slot(PySequence_Fast_GET_ITEM(slots, i), rows->count));
 }
 
 /* Whether ``pat`` (m bytes) is in ``text`` (n bytes) with a space or an end of the
@@ -1007,11 +1013,8 @@ proximity(PyObject *self, PyObject *args)
     }
     for (Py_ssize_t i = 0; i < chosen; i++)
         PREFETCH(saved.at + heap[i].slot);
-    for (Py_ssize_t i = 0; i < chosen; i++) {
-        int64_t first = saved.at[heap[i].slot];
-        if (first >= 0 && first < saved.room)
-            PREFETCH(saved.base + first);
-    }
+    for (Py_ssize_t i = 0; i < chosen; i++)
+        hint_row_text(&saved, heap[i].slot);
     /* Every bonus first, as engine.py has them before it adds one: a row outside the
      * texts (a damaged file) is refused with final as it was. */
     for (Py_ssize_t i = 0; i < chosen; i++) {
