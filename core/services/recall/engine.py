@@ -1739,10 +1739,11 @@ class RecallIndex:
         fields = self.fields
         placed = fields.in_place() if _compiled is not None and not fields.over else None
         chosen: list[int]
+        encoded = None
         if placed is not None:
             # The same choice and sums in one compiled call, while the rows are the saved
             # file's; it hands back the chosen when one is not.
-            encoded = [(encode(f[1:-1]), encode(b[1:-1]), least) for f, b, least in pairs]
+            encoded = _encoded(pairs)
             found = _compiled.proximity(
                 final, k, at, most, PROXIMITY_DEPTH, PROXIMITY, *placed, encoded
             )
@@ -1758,14 +1759,20 @@ class RecallIndex:
                 chosen = [d for score, d in best[:PROXIMITY_DEPTH] if score >= bar]
             else:
                 chosen = [d for _, d in best[:PROXIMITY_DEPTH]]
-        for d, bonus in zip(chosen, self._pair_bonuses(chosen, pairs), strict=True):
+        for d, bonus in zip(chosen, self._pair_bonuses(chosen, pairs, encoded), strict=True):
             if bonus:
                 final[d] += PROXIMITY * bonus
 
-    def _pair_bonuses(self, slots: list[int], pairs: list[tuple[str, str, float]]) -> list[float]:
+    def _pair_bonuses(
+        self,
+        slots: list[int],
+        pairs: list[tuple[str, str, float]],
+        encoded: list[tuple[bytes, bytes, float]] | None = None,
+    ) -> list[float]:
         """Each slot's sum of ``least`` for the ``pairs`` side by side in one of its
         fields, field by field (half for the other order). Rows read in place from the
-        saved file are summed by the compiled loops, without decoding them."""
+        saved file are summed by the compiled loops, without decoding them (``encoded``:
+        the pairs as they read them, when made already)."""
         fields = self.fields
         out = [0.0] * len(slots)
         rest: list[int] | range = range(len(slots))
@@ -1774,7 +1781,7 @@ class RecallIndex:
             saved, rest = fields.saved_apart(slots)
             if saved:
                 texts, start, offsets = placed
-                encoded = [(encode(f[1:-1]), encode(b[1:-1]), least) for f, b, least in pairs]
+                encoded = encoded or _encoded(pairs)
                 if not rest:  # every one a saved row (a loaded index, before edits)
                     bonuses: list[float] = _compiled.near_pairs(
                         texts, start, offsets, slots, encoded
@@ -2088,6 +2095,11 @@ def _numpy() -> Any:
     import numpy
 
     return numpy
+
+
+def _encoded(pairs: list[tuple[str, str, float]]) -> list[tuple[bytes, bytes, float]]:
+    """Proximity pairs (" a b ", " b a ", least) as the compiled loops read them."""
+    return [(encode(f[1:-1]), encode(b[1:-1]), least) for f, b, least in pairs]
 
 
 def _best_of(scores: dict[int, float], k: int) -> list[tuple[float, int]]:
