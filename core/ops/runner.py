@@ -220,22 +220,13 @@ def function(target: str, package: str = "memwork.core") -> Callable[..., Any]:
     return found
 
 
-#: A function's code -> the names it takes (asked four times a call).
-_TAKES: dict[Any, frozenset[str]] = {}
-
-
 def _takes(fn: Callable[..., Any], name: str) -> bool:
+    """Whether ``fn`` takes a parameter called ``name`` (asked when a call's plan is
+    made: :func:`_plan` keeps the answers per function code)."""
     code = getattr(fn, "__code__", None)
     if code is None:
         return False
-    names = _TAKES.get(code)
-    if names is None:
-        if len(_TAKES) > 1024:  # functions made on the fly (tests): never many held
-            _TAKES.clear()
-        names = _TAKES[code] = frozenset(
-            code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-        )
-    return name in names
+    return name in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
 
 
 def call(
