@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 import synthetic  # noqa: E402
-from tree_code import require_own_code  # noqa: E402
+from tree_code import python_of, require_own_code  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 SEED = 11
@@ -94,7 +94,7 @@ def main() -> None:
     args = parser.parse_args()
     trees = [("this tree", ROOT)] + ([("baseline", args.baseline)] if args.baseline else [])
     for _, tree in trees:
-        require_own_code(tree, tree / ".venv" / "bin" / "python")
+        require_own_code(tree, python_of(tree))
     print("| episodes | memwork | input | wall time | CPU time | peak RSS | CPU per episode |")
     print("|---:|---|---:|---:|---:|---:|---:|")
     for n in sorted(args.sizes):

@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import bench_store  # noqa: E402
-from tree_code import require_own_code  # noqa: E402
+from tree_code import python_of, require_own_code  # noqa: E402
 
 from memwork.core.services import checkpoints  # noqa: E402
 from memwork.core.storage import atomic  # noqa: E402
@@ -135,7 +135,7 @@ def main() -> None:
     with_context = args.only != "checkpoint" and (args.baseline / ".venv").exists()
     if with_context:
         for tree in trees:
-            require_own_code(tree, tree / ".venv" / "bin" / "python")
+            require_own_code(tree, python_of(tree))
     rows = []
     for n in args.sizes:
         mw, _, _ = bench_store.build(n)

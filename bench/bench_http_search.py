@@ -55,7 +55,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_agent import linked_copy, pct  # noqa: E402
-from tree_code import require_own_code  # noqa: E402
+from tree_code import python_of, require_own_code  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 #: Bumped whenever the texts or the fill change what a cached store holds.
@@ -80,10 +80,6 @@ def texts_of(n: int, shape: str) -> tuple[Path, list[str]]:
 def env(tree: Path) -> dict[str, str]:
     environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     return {**environ, "MEMWORK_FSYNC": "0", "PYTHONPATH": str(tree)}
-
-
-def python_of(tree: Path) -> str:
-    return str(tree / ".venv" / "bin" / "python")
 
 
 def store_of(tree: Path, label: str, n: int, shape: str) -> Path:

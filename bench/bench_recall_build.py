@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 import bench_recall as recall_bench  # noqa: E402
-from tree_code import require_own_code  # noqa: E402
+from tree_code import python_of, require_own_code  # noqa: E402
 
 _CHILD = """
 import os, sys, time
@@ -83,7 +83,7 @@ def main() -> None:
         store, _ = recall_bench.cached_shaped_store(args.records, args.shape)
     trees = [("this tree", ROOT)] + ([("baseline", args.baseline)] if args.baseline else [])
     for _, tree in trees:
-        require_own_code(tree, tree / ".venv" / "bin" / "python")
+        require_own_code(tree, python_of(tree))
     times: dict[str, list[float]] = {name: [] for name, _ in trees}
     indexed = 0
     for n in range(args.rounds):

@@ -33,11 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from tree_code import require_own_code  # noqa: E402
-
-
-def python_of(tree: Path) -> Path:
-    return tree / ".venv" / "bin" / "python"
+from tree_code import python_of, require_own_code  # noqa: E402
 
 
 def one_run(tree: Path, size: int, shape: str, out: Path) -> dict[str, float]:

@@ -19,6 +19,11 @@ from pathlib import Path
 _ASK = "import memwork.core as c; print(c.__file__)"
 
 
+def python_of(tree: Path) -> Path:
+    """``tree``'s own interpreter (its ``.venv``)."""
+    return tree / ".venv" / "bin" / "python"
+
+
 def code_of(python: str | Path, env: Mapping[str, str] | None = None) -> Path:
     """The folder of the ``memwork.core`` that ``python`` imports (under ``env``)."""
     done = subprocess.run(
