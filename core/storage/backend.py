@@ -506,6 +506,14 @@ class Backend(ABC):
         """Adopt what other processes committed since this backend last looked; None
         when nothing was."""
 
+    def current(self, *, locked: bool = False) -> bool:
+        """Whether this process holds everything committed so far, told without reading
+        it: then a read may answer from what the process holds without taking the lock
+        (:meth:`Store.glance`). ``locked``: asked with the lock held, where the answer
+        must also say no interrupted commit waits to be completed. False (the default)
+        where the backend cannot tell cheaply: every read takes the lock."""
+        return False
+
     def size_hint(self, names: list[str]) -> int | None:
         """About how many bytes tables ``names`` take as stored, found without reading
         them (None: this backend cannot tell cheaply)."""

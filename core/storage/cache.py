@@ -117,6 +117,8 @@ class TableCache:
         self._stage_off = False
         self.in_transaction = False
         self.lock_held: Callable[[], bool] = lambda: True
+        #: Called before a table is read from the backend (the store's lock may be taken).
+        self.before_read: Callable[[], None] = lambda: None
         # Per table, the last change that may have touched its documents (and one for
         # every table at once): what an index derived from a table checks (stamp()).
         self._changes: dict[str, int] = {}
@@ -160,6 +162,7 @@ class TableCache:
             raise KeyError(name)
         if not self.lock_held():
             raise RuntimeError("memwork reads must run inside store.reading()")
+        self.before_read()
         docs = self.backend.read_table(name)
         self._clean[name] = docs
         if self._pristine is not None:

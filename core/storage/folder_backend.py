@@ -188,6 +188,7 @@ class FolderBackend(Backend):
         #: The store folder, absolute, as text: the backend works with os.path, not
         #: pathlib (which costs every CLI call ~3 ms to import); :attr:`path` is a Path.
         self.dir = absolute_folder(os.fspath(path))
+        self._log_file = os.path.join(self.dir, wal.LOG_NAME)  # asked at every glance
         self._path: Path | None = None
         self._lock_timeout = lock_timeout()
         self._lock: InterProcessLock | None = None
@@ -410,7 +411,7 @@ class FolderBackend(Backend):
     @property
     def log_path(self) -> str:
         """``store.log``."""
-        return self._file(wal.LOG_NAME)
+        return self._log_file
 
     def _load(
         self, manifest: Manifest | None = None, known: dict[int, Commit] | None = None
@@ -591,6 +592,24 @@ class FolderBackend(Backend):
         # from damage. A settled read holds no damage, so nothing is reported here.
         self._take(tail, tail.end)
         return Refresh(self._head, tail.records)
+
+    def current(self, *, locked: bool = False) -> bool:
+        """One look at the log: the same file (a fold replaces it by a rename, and every
+        change to a table file goes through a fold) and no byte past what this process
+        read and verified. Anything else (a log never opened, damage, unread bytes) says
+        no: :meth:`refresh` under the lock sorts it out. Under the lock, a pending
+        journal (a fold or commit a crash interrupted) says no as well."""
+        log = self._log
+        if log is None or log.damaged or log.fd < 0 or self._manifest_damaged:
+            return False
+        if locked and os.access(self._file(journal.JOURNAL_NAME), os.F_OK, follow_symlinks=False):
+            return False
+        try:
+            st = os.stat(self._log_file, follow_symlinks=False)
+        except OSError:
+            return False
+        size = st.st_size
+        return size == log.size and size == log.end and (st.st_dev, st.st_ino) == log.ident
 
     def refresh(self) -> Refresh | None:
         journal.recover(self.dir)  # an interrupted fold or commit is completed first

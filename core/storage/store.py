@@ -18,7 +18,7 @@ import os
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..base.errors import StoreError, StoreWriteFailed
 from ..base.no_wait import WouldWait, may_wait, never_waiting, take
@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     from .background_fold import BackgroundFold
     from .tinydb_api import StoreDB, StrTable
     from .url import Location
+
+
+T = TypeVar("T")
 
 
 def open_backend(location: str | os.PathLike[str] | Location, *, create: bool) -> Backend:
@@ -88,6 +91,8 @@ class Store:
         self.backend = backend
         self._mutex = threading.RLock()
         self._depth = 0
+        #: The outermost hold is a glance: the lock is not held (see :meth:`glance`).
+        self._glancing = False
         self._txn_depth = 0
         self._txn_counter = 0
         #: A fold asked for inside a transaction: it runs once the transaction commits.
@@ -114,6 +119,7 @@ class Store:
         head = backend.open(create)
         self.cache = TableCache(backend, head)
         self.cache.lock_held = lambda: self._depth > 0
+        self.cache.before_read = self._before_read
         self._db: StoreDB | None = None  # TinyDB's API, made when a caller asks for a table
         if head.schema_version < schema.SCHEMA_VERSION:
             self._migrate()
@@ -206,11 +212,13 @@ class Store:
         taken by the outermost hold)."""
         return _Hold(self)
 
-    def _enter_hold(self) -> None:
+    def _enter_hold(self, reads: bool = False) -> None:
         waits = take(self._mutex)  # (a call that must not wait is told so: WouldWait)
         try:
             if self._depth == 0:
                 self.backend.acquire(wait=waits, meanwhile=self._catch_up if waits else None)
+            elif self._glancing and not reads:
+                self._take_lock_in_glance()
         except BaseException:
             self._mutex.release()
             raise
@@ -222,10 +230,43 @@ class Store:
                 self._leave_hold(True)
                 raise
 
+    def _enter_glance(self) -> bool:
+        """Begin a hold without the lock if this process holds everything committed
+        (the outermost hold only); whether it did (else nothing is held)."""
+        take(self._mutex)
+        if (
+            self._depth == 0
+            and self._prepared is None
+            and not self.cache.in_transaction
+            and self.backend.current()
+        ):
+            self._depth = 1
+            self._glancing = True
+            return True
+        self._mutex.release()
+        return False
+
+    def _take_lock_in_glance(self) -> None:
+        """A glance needs the lock after all (a table to read from disk, a hold that
+        may write): taken now, and the glance goes on as a hold begun at its start,
+        provided nothing was committed since; else :class:`GlanceOutdated`, and the
+        glance's caller reads again under the lock."""
+        self.backend.acquire(wait=may_wait())
+        self._glancing = False  # the hold's end lets the lock go, whatever follows
+        if not self.backend.current(locked=True):
+            raise GlanceOutdated
+
+    def _before_read(self) -> None:
+        """Called before a table is read from the backend (inside a hold)."""
+        if self._glancing:
+            self._take_lock_in_glance()
+
     def _leave_hold(self, failed: bool) -> None:
         try:
             self._depth -= 1
-            if self._depth == 0:
+            if self._depth == 0 and self._glancing:
+                self._glancing = False  # no lock to let go, nothing committed
+            elif self._depth == 0:
                 plan = None
                 if self.backend.fold_due and not failed and self.fold_mode == "background":
                     plan = self._plan_fold()  # while this hold still has the lock
@@ -396,6 +437,34 @@ class Store:
         """A consistent view of the store: everything committed before it began (a
         ``with`` block; ``as`` gives the store)."""
         return _Reading(self)
+
+    @property
+    def holding(self) -> bool:
+        """Whether this thread is inside a hold of the store (a read or a write)."""
+        return self._depth > 0 and self._mutex._is_owned()  # type: ignore[attr-defined]
+
+    def read(self, fn: Callable[[], T]) -> T:
+        """``fn()`` inside :meth:`glance`, and once more inside :meth:`reading` should the
+        glance turn out outdated: for a read that may run twice (most reads, which only
+        look). Inside another hold, ``fn`` runs in that one."""
+        try:
+            with _Glance(self):
+                return fn()
+        except GlanceOutdated:
+            if self.holding:
+                raise  # a glance further out is the one to read again
+        with _Reading(self):
+            return fn()
+
+    def glance(self) -> _Glance:
+        """:meth:`reading`, without the store's lock when this process holds everything
+        committed already (one look at the backend says so): the block answers from
+        memory, as of that look, and neither waits for writers nor holds them up.
+        Should it need the lock after all (a table to read from disk, a write), the lock
+        is taken then, and if anything was committed meanwhile the block is left with
+        :class:`GlanceOutdated`: the caller runs it again in :meth:`reading`. For blocks
+        that only read and may run twice."""
+        return _Glance(self)
 
     @contextmanager
     def transaction(self) -> Iterator[Store]:
@@ -663,6 +732,12 @@ class _Hold:
         self.store._leave_hold(kind is not None)
 
 
+class GlanceOutdated(BaseException):  # noqa: N818 - not an error: a signal to read again
+    """A :meth:`Store.glance` needed the lock, and another process had committed since
+    it began: its caller reads again under the lock. A BaseException, so that no
+    ``except Exception`` on the way out takes it for a failure of its own."""
+
+
 class _Reading(_Hold):
     """``with store.reading():`` a hold that first catches up with what other
     processes committed (the outermost one only)."""
@@ -671,7 +746,7 @@ class _Reading(_Hold):
 
     def __enter__(self) -> Store:
         store = self.store
-        store._enter_hold()
+        store._enter_hold(reads=True)
         if store._depth == 1:
             try:
                 store._refresh()
@@ -679,3 +754,15 @@ class _Reading(_Hold):
                 store._leave_hold(True)
                 raise
         return store
+
+
+class _Glance(_Reading):
+    """``with store.glance():`` see :meth:`Store.glance`."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> Store:
+        store = self.store
+        if store._enter_glance():
+            return store
+        return _Reading.__enter__(self)

@@ -160,51 +160,59 @@ def read_inputs(
     from follows the records' links: a rule's and a card's episodes, what a lesson
     or a slot links to; the text an agent reads every step needs none of it.
     """
-    with store.reading():
-        scopes = [s for s in ("global", f"task:{task_id}" if task_id else None) if s]
-        cards = list(readable.docs(store, "mistake_cards").values())
-        rules = [r for s in scopes for r in readable.docs(store, rules_table(s)).values()]
-        lessons = links.with_lesson_relations(store, readable.docs(store, "lessons").values())
-        slots = list(readable.docs(store, "slots").values())
-        if sources:
-            cards = links.with_episode_ids(store, "mistake_cards", cards, links.SIGHTED_IN)
-            rules = [
-                rule
-                for scope in scopes
-                for rule in links.with_episode_ids(
-                    store,
-                    rules_table(scope),
-                    [r for r in rules if r["scope"] == scope],
-                    links.DERIVED_FROM,
-                )
-            ]
-            lessons = links.with_targets(store, "lessons", lessons)
-            slots = links.with_targets(store, "slots", slots)
-        view = isolation.viewer(store)
-        if sources and view is not None:
-            # A line names only the records this caller may see as its sources.
-            from ...domain.link_ops import Walls
-
-            seen = Walls(store)
-            cards, rules = seen.sources(cards), seen.sources(rules)
-            lessons, slots = seen.sources(lessons), seen.sources(slots)
-        data = {
-            "actions": _frontier(store, project),
-            "profile": _profile(store, project),
-            "summaries": _summaries(store, project, agent, view),
-            "cards": cards,
-            # The episodic library's own 30 cards (core/domain/episodic_cards.py, which
-            # this hot path does not import); None in a store written before them.
-            "episodic_cards": (store.docs("meta").get(EPISODIC_CARDS) or {}).get("cards"),
-            "glob": aggregates.read_global(store),
-            "lessons": lessons,
-            "rules": rules,
-            "slots": slots,
-            "task": aggregates.read_task(store, task_id) if task_id else None,
-            # Settings live in ``meta``, which the aggregate read above loaded already.
-            "context_log": config.is_on(store, "context_log"),
-        }
+    data, view = store.read(lambda: _inputs(store, task_id, sources, project, agent))
     return data if view is None else _isolated(data, view)
+
+
+def _inputs(
+    store: Store, task_id: str | None, sources: bool, project: str | None, agent: str | None
+) -> tuple[dict[str, Any], str | None]:
+    """:func:`read_inputs` inside its read of the store (which may run it twice: see
+    :meth:`Store.read`), with whose records the caller may see."""
+    scopes = [s for s in ("global", f"task:{task_id}" if task_id else None) if s]
+    cards = list(readable.docs(store, "mistake_cards").values())
+    rules = [r for s in scopes for r in readable.docs(store, rules_table(s)).values()]
+    lessons = links.with_lesson_relations(store, readable.docs(store, "lessons").values())
+    slots = list(readable.docs(store, "slots").values())
+    if sources:
+        cards = links.with_episode_ids(store, "mistake_cards", cards, links.SIGHTED_IN)
+        rules = [
+            rule
+            for scope in scopes
+            for rule in links.with_episode_ids(
+                store,
+                rules_table(scope),
+                [r for r in rules if r["scope"] == scope],
+                links.DERIVED_FROM,
+            )
+        ]
+        lessons = links.with_targets(store, "lessons", lessons)
+        slots = links.with_targets(store, "slots", slots)
+    view = isolation.viewer(store)
+    if sources and view is not None:
+        # A line names only the records this caller may see as its sources.
+        from ...domain.link_ops import Walls
+
+        seen = Walls(store)
+        cards, rules = seen.sources(cards), seen.sources(rules)
+        lessons, slots = seen.sources(lessons), seen.sources(slots)
+    data = {
+        "actions": _frontier(store, project),
+        "profile": _profile(store, project),
+        "summaries": _summaries(store, project, agent, view),
+        "cards": cards,
+        # The episodic library's own 30 cards (core/domain/episodic_cards.py, which
+        # this hot path does not import); None in a store written before them.
+        "episodic_cards": (store.docs("meta").get(EPISODIC_CARDS) or {}).get("cards"),
+        "glob": aggregates.read_global(store),
+        "lessons": lessons,
+        "rules": rules,
+        "slots": slots,
+        "task": aggregates.read_task(store, task_id) if task_id else None,
+        # Settings live in ``meta``, which the aggregate read above loaded already.
+        "context_log": config.is_on(store, "context_log"),
+    }
+    return data, view
 
 
 def _isolated(data: dict[str, Any], view: str) -> dict[str, Any]:

@@ -266,27 +266,41 @@ def _ranked(
         # The first catch-up may read many tables: it takes the lock a few tables at a
         # time, so writers never wait for a whole build.
         first_catch_up(store, recall)
-    # One read of the store for the catch-up, the setting, the ranking and the titles.
-    with store.reading():
-        index = recall.refresh(store)
-        view = isolation.viewer(store)
-        if view is not None:
-            # Another agent's records never become candidates: the ranking's own depth
-            # is spent on what this caller may see (one index for every agent).
-            where = where._replace(visible=_visible_to(store, view))
-        if leave_out:
-            tables: dict[str, list[str]] = {}
-            for table, ref in leave_out:
-                tables.setdefault(table, []).append(ref)
-            without = frozenset().union(*(index.slots_in(t, r) for t, r in tables.items()))
-            where = where._replace(without=without)
-        found = semantic.rank(store, recall, index, query, limit, where, fill)
-        if not found:
-            return [], {}, set(), set()
-        titles = _session_titles(index, {s.session for s in found if s.kind == "observation"})
-        superseded = _superseded(store) if any(s.kind == "lesson" for s in found) else set()
-        seals = index.seals
-        clean = {s.slot for s in found if sealed(s.title, seals[s.slot])}
+    # One read of the store for the catch-up, the setting, the ranking and the titles:
+    # without the lock while nothing was committed since the last (most searches).
+    return store.read(lambda: _ranked_in(store, recall, query, limit, where, leave_out, fill))
+
+
+def _ranked_in(
+    store: Store,
+    recall: Recall,
+    query: str,
+    limit: int,
+    where: Filter,
+    leave_out: frozenset[tuple[str, str]],
+    fill: bool,
+) -> tuple[list[Scored], dict[str, str], set[str], set[int]]:
+    """:func:`_ranked` inside its read of the store (which may run it twice: see
+    :meth:`Store.read`)."""
+    index = recall.refresh(store)
+    view = isolation.viewer(store)
+    if view is not None:
+        # Another agent's records never become candidates: the ranking's own depth
+        # is spent on what this caller may see (one index for every agent).
+        where = where._replace(visible=_visible_to(store, view))
+    if leave_out:
+        tables: dict[str, list[str]] = {}
+        for table, ref in leave_out:
+            tables.setdefault(table, []).append(ref)
+        without = frozenset().union(*(index.slots_in(t, r) for t, r in tables.items()))
+        where = where._replace(without=without)
+    found = semantic.rank(store, recall, index, query, limit, where, fill)
+    if not found:
+        return [], {}, set(), set()
+    titles = _session_titles(index, {s.session for s in found if s.kind == "observation"})
+    superseded = _superseded(store) if any(s.kind == "lesson" for s in found) else set()
+    seals = index.seals
+    clean = {s.slot for s in found if sealed(s.title, seals[s.slot])}
     return found, titles, superseded, clean
 
 

@@ -93,6 +93,18 @@ def test_a_search_meeting_a_busy_store_waits_in_a_thread_not_on_the_loop(
         assert found.status_code == 200 and len(found.json()) == 1
     other = InterProcessLock(tmp_path / "store" / LOCK_NAME, timeout=5)
     other.acquire()  # a writer in another process holds the store
+    try:
+        # Nothing was committed since the server's last read: it answers from memory,
+        # without the lock, at once.
+        started = time.monotonic()
+        found = post(served, "search", {"query": "billing migration"})
+        assert found.status_code == 200 and len(found.json()) == 1
+        assert time.monotonic() - started < 1.0
+    finally:
+        other.release()
+    made = cli(tmp_path / "store", "observe", "--session", "s2", "billing migration added")
+    assert made.returncode == 0, made.stderr
+    other.acquire()  # committed, and holding the store again: this must be read under it
     answers: list[int] = []
     try:
         searching = threading.Thread(
@@ -112,6 +124,7 @@ def test_a_search_meeting_a_busy_store_waits_in_a_thread_not_on_the_loop(
         other.close()
     searching.join(10)
     assert answers == [200]  # answered once the store was free
+    assert len(post(served, "search", {"query": "billing migration"}).json()) == 2
 
 
 def test_a_context_that_logs_what_it_injects_records_each_call_once(tmp_path: Path) -> None:

@@ -56,11 +56,24 @@ def _memory(tmp_path: Path) -> Memory:
     return memory
 
 
-def test_a_lock_another_process_holds_raises_instead_of_waiting(tmp_path: Path) -> None:
+def test_a_lock_another_process_holds_raises_once_the_search_needs_it(tmp_path: Path) -> None:
+    """A search answers from what the process holds while nobody committed since (it
+    takes no lock then); once another process has committed, it must read that under
+    the lock, and a call that must not wait is told so."""
     memory = _memory(tmp_path)
     assert memory.search("billing migration")  # the index is built, outside the loop
+    _save_settled(memory)
     other = InterProcessLock(tmp_path / "store" / LOCK_NAME, timeout=5)
     other.acquire()  # a second open of the file: what another process's hold is
+    try:
+        with never_waiting():
+            hits = memory.search("billing migration")
+        assert [h["kind"] for h in hits] == ["observation"]
+    finally:
+        other.release()
+    writer = Memory(tmp_path / "store")  # a store of its own: what another process is
+    writer.observe("s2", "billing's migration was added by hand")
+    other.acquire()
     try:
         with never_waiting(), pytest.raises(WouldWait):
             memory.search("billing migration")
@@ -70,9 +83,10 @@ def test_a_lock_another_process_holds_raises_instead_of_waiting(tmp_path: Path) 
         other.release()
         other.close()
     # Nothing was left held or half done: the store reads and writes as before.
-    assert [h["kind"] for h in memory.search("billing migration")] == ["observation"]
-    memory.observe("s1", "billing's migration was added by hand")
     assert len(memory.search("billing migration")) == 2
+    memory.observe("s1", "billing's migration was checked")
+    assert len(memory.search("billing migration")) == 3
+    writer.close()
     memory.close()
 
 
