@@ -408,7 +408,15 @@ class Recall:
             if listening and heard and self._synced is not None and self._synced[0] is cache:
                 # Every change since the last catch-up was announced to this follower,
                 # with the documents it put and deleted: only those are read.
-                changes = self._apply(store, index, heard)
+                try:
+                    changes = self._apply(store, index, heard)
+                except BaseException:
+                    # Not applied (a read that must run again under the lock, an
+                    # interrupt): heard again next time, before whatever that read adopts,
+                    # or the index would follow the later changes and never these.
+                    if self._heard is not None:
+                        self._heard[:0] = heard
+                    raise
                 self.changes += changes
                 self._dirty = True
                 self._synced = synced

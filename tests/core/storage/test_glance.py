@@ -197,3 +197,95 @@ def test_an_agents_context_is_answered_while_another_process_holds_the_store(
     assert "You are thorough." in memory.context()
     writer.close()
     memory.close()
+
+
+_OBSERVER = """
+import sys
+from memwork import Memory
+memory = Memory(sys.argv[1])
+for n in range(int(sys.argv[3])):
+    memory.observe(sys.argv[2], f"fleetnote {sys.argv[2]} number {n}")
+    print(n, flush=True)
+memory.close()
+"""
+
+
+def test_searches_beside_writer_processes_never_lose_sight_of_a_commit(tmp_path: Path) -> None:
+    """Three writer processes observe while this process searches and asks for its
+    context without pause; the log is folded every few commits, so glances meet
+    appends and folds alike. Each search sees at least what the one before saw, every
+    hit is a note as written, and once the writers are done every note is found."""
+    import subprocess
+    import sys
+
+    from tests.conftest import python_env
+
+    folder = tmp_path / "store"
+    memory = Memory(folder)
+    memory.observe("w0", "fleetnote w0 number start")
+    assert len(memory.search("fleetnote")) == 1
+    each = 40
+    env = python_env(MEMWORK_LOG_RECORDS="6", MEMWORK_FSYNC="0")
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _OBSERVER, str(folder), f"w{n}", str(each)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for n in range(1, 4)
+    ]
+    seen = 1
+    searches = 0
+    while any(w.poll() is None for w in writers) or searches < 5:
+        hits = memory.search("fleetnote", limit=200)
+        searches += 1
+        titles = [h["title"].split(": ", 1)[1] for h in hits]
+        assert all(t.startswith("fleetnote w") for t in titles), titles
+        assert len(set(titles)) == len(titles)
+        assert len(hits) >= seen
+        seen = len(hits)
+        memory.context()
+    for writer in writers:
+        out, _ = writer.communicate(timeout=60)
+        assert writer.returncode == 0
+        assert out.split()[-1] == str(each - 1)
+    assert len(memory.search("fleetnote", limit=200)) == 1 + 3 * each
+    assert searches > 5
+    memory.close()
+
+
+def test_changes_heard_before_an_outdated_glance_still_reach_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The search index catches up from the changes its process heard; a glance that
+    is outdated while it applies them must leave them to be applied again, or the read
+    under the lock applies only what it adopts itself, and a note is never found."""
+    from memwork.core.services.recall.follow import Recall
+    from tests.core.storage.test_never_waiting import _save_settled
+
+    folder = tmp_path / "store"
+    memory = Memory(folder)
+    memory.observe("s1", "alpha note one")
+    assert len(memory.search("alpha")) == 1
+    _save_settled(memory)  # its first save caught up first: none is due during the test
+    writer = Memory(folder)
+    writer.observe("s2", "alpha note two")
+    with memory.store.reading():
+        pass  # taken in (by a context, say): heard by the index, not applied yet
+    memory.store.release("observations.s2")  # what applying it reads: from disk
+    apply = Recall._apply
+    applied: list[int] = []
+
+    def apply_after_another_commit(self: Recall, store: Store, index: object, heard: list) -> int:
+        if not applied:
+            writer.observe("s3", "alpha note three")  # between the glance's look and its read
+        applied.append(len(heard))
+        return apply(self, store, index, heard)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Recall, "_apply", apply_after_another_commit)
+    hits = memory.search("alpha")
+    assert applied == [1, 2]  # outdated with one change; under the lock, both
+    assert sorted(h["title"].rsplit(" ", 1)[1] for h in hits) == ["one", "three", "two"]
+    writer.close()
+    memory.close()
