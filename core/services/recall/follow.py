@@ -394,6 +394,17 @@ class Recall:
                 self.wake()
 
     def _refreshed(self, store: Store, index: RecallIndex) -> RecallIndex:
+        try:
+            return self._caught_up(store, index)
+        except BaseException:
+            # Stopped part way (a glance that must read again under the lock, a wait
+            # refused, an interrupt): the next catch-up compares every table's version
+            # with what the index holds, rather than applying only what it hears next,
+            # which would leave out whatever this one was applying.
+            self._synced = None
+            raise
+
+    def _caught_up(self, store: Store, index: RecallIndex) -> RecallIndex:
         listening = self._listening is not None and self._listening() is store
         if not listening:
             self._listen(store)
@@ -408,15 +419,7 @@ class Recall:
             if listening and heard and self._synced is not None and self._synced[0] is cache:
                 # Every change since the last catch-up was announced to this follower,
                 # with the documents it put and deleted: only those are read.
-                try:
-                    changes = self._apply(store, index, heard)
-                except BaseException:
-                    # Not applied (a read that must run again under the lock, an
-                    # interrupt): heard again next time, before whatever that read adopts,
-                    # or the index would follow the later changes and never these.
-                    if self._heard is not None:
-                        self._heard[:0] = heard
-                    raise
+                changes = self._apply(store, index, heard)
                 self.changes += changes
                 self._dirty = True
                 self._synced = synced

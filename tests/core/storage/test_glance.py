@@ -285,7 +285,7 @@ def test_changes_heard_before_an_outdated_glance_still_reach_the_index(
 
     monkeypatch.setattr(Recall, "_apply", apply_after_another_commit)
     hits = memory.search("alpha")
-    assert applied == [1, 2]  # outdated with one change; under the lock, both
+    assert applied[0] == 1  # the glance was outdated while it applied the one change
     assert sorted(h["title"].rsplit(" ", 1)[1] for h in hits) == ["one", "three", "two"]
     writer.close()
     memory.close()
