@@ -215,7 +215,12 @@ def function(target: str, package: str = "memwork.core") -> Callable[..., Any]:
     module, _, name = target.partition(":")
     full = f"{package}.{module}"
     # Resolved by name: the registry stays plain data that imports no domain module.
-    held = sys.modules.get(full) or importlib.import_module(full)
+    held = sys.modules.get(full)
+    if held is None or getattr(getattr(held, "__spec__", None), "_initializing", False):
+        # Not imported yet, or being imported by another thread right now (a server's
+        # first calls, side by side): the import waits for that thread to finish it,
+        # where the module as it stands would lack the very function asked for.
+        held = importlib.import_module(full)
     found: Callable[..., Any] = getattr(held, name)
     return found
 

@@ -198,3 +198,37 @@ def test_an_mcp_search_meeting_a_busy_store_leaves_the_loop_free(
         other.close()
     assert took and took[0] < 1.0
     assert len(texts) == REMEMBERED + 3 and all("billing" in t for t in texts)
+
+
+def test_a_fresh_servers_first_calls_side_by_side_are_all_answered(tmp_path: Path) -> None:
+    """The first calls of a server import their operations' modules; calls that arrive
+    together (each in a thread of its own) must wait for one another's import, never
+    read a module half made (an internal error, once, for an observe)."""
+    db = tmp_path / "store"
+    made = cli(db, "observe", "--session", "s1", "the deploy of billing failed")
+    assert made.returncode == 0, made.stderr
+    server = Served(db, _env())
+    try:
+        calls = [("observe", {"session": "s1", "text": f"note {n} on billing"}) for n in range(5)]
+        calls += [
+            ("add_lesson", {"text": "Run migrations before every deploy"}),
+            ("list_lessons", {}),
+            ("context", {}),
+            ("list_sessions", {}),
+            ("frontier", {}),
+        ]
+        statuses: list[int] = []
+        go = threading.Barrier(len(calls))
+
+        def call(op: str, body: dict[str, object]) -> None:
+            go.wait(10)
+            statuses.append(post(server, op, body).status_code)
+
+        threads = [threading.Thread(target=call, args=c) for c in calls]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert sorted(statuses) == [200] * len(calls)
+    finally:
+        server.stop()
