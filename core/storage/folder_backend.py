@@ -77,6 +77,10 @@ DAMAGED = "damaged"
 LOG_BYTES_ENV = "MEMWORK_LOG_BYTES"
 LOG_SECONDS_ENV = "MEMWORK_LOG_SECONDS"
 LOG_RECORDS_ENV = "MEMWORK_LOG_RECORDS"
+#: ``1``: every read takes the store's lock (no glance): for a store on a network
+#: filesystem whose clients cache a file's size for a while, where one look at the log
+#: could miss another machine's commit (taking the lock makes such a client look again).
+LOCKED_READS_ENV = "MEMWORK_LOCKED_READS"
 #: An episode's record holds the whole aggregate documents it changed (~50-100 KB in a
 #: store of 100k episodes): 2 MiB keeps a fold's ~10-25 fsyncs to well under one per
 #: commit, and costs a reader that opens a full log ~5 ms (docs/PERFORMANCE_JOURNAL.md).
@@ -215,6 +219,7 @@ class FolderBackend(Backend):
         self.log_limit = int(_setting(LOG_BYTES_ENV, DEFAULT_LOG_BYTES))
         self.log_seconds = _setting(LOG_SECONDS_ENV, DEFAULT_LOG_SECONDS)
         self.log_records = int(_setting(LOG_RECORDS_ENV, DEFAULT_LOG_RECORDS))
+        self._glances = os.environ.get(LOCKED_READS_ENV, "") != "1"
         #: Folders this open made (the store's own, then missing parents), and whether it
         #: wrote a new store into them: what :meth:`discard_created` may take back.
         self._made: list[str] = []
@@ -601,6 +606,8 @@ class FolderBackend(Backend):
         journal (a fold or commit a crash interrupted) says no as well."""
         log = self._log
         if log is None or log.damaged or log.fd < 0 or self._manifest_damaged:
+            return False
+        if not (self._glances or locked):
             return False
         if locked and os.access(self._file(journal.JOURNAL_NAME), os.F_OK, follow_symlinks=False):
             return False

@@ -289,3 +289,23 @@ def test_changes_heard_before_an_outdated_glance_still_reach_the_index(
     assert sorted(h["title"].rsplit(" ", 1)[1] for h in hits) == ["one", "three", "two"]
     writer.close()
     memory.close()
+
+
+def test_locked_reads_take_the_lock_every_time_when_asked_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MEMWORK_LOCKED_READS=1 (a store on a network filesystem that caches file sizes):
+    no read answers without the lock."""
+    monkeypatch.setenv("MEMWORK_LOCKED_READS", "1")
+    mine, theirs = _stores(tmp_path)
+    lock = _held_elsewhere(tmp_path)
+    try:
+        with never_waiting(), pytest.raises(WouldWait), mine.glance():
+            pass
+    finally:
+        lock.release()
+        lock.close()
+    with mine.glance():
+        assert mine.docs("notes")["a"]["text"] == "first"
+    mine.close()
+    theirs.close()
