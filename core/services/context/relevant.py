@@ -74,14 +74,20 @@ def section(
         found = [f for f in found if index.own_match(f[1].slot, words)]
     out = Section("relevant", heading)
     floor = MIN_SHARE * found[0][1].score if found else 0.0
-    with store.reading():
+
+    def lines() -> list[Line]:
+        # (May run twice: see Store.read.)
+        made: list[Line] = []
         for hit, scored in found:
-            if len(out.lines) >= MAX_RELEVANT or scored.score < floor:
+            if len(made) >= MAX_RELEVANT or scored.score < floor:
                 break
             line = _line(store, hit.kind, hit.id, scored.table, shown_lessons, priority)
             if line is not None:
                 line.text = indent + line.text
-                out.lines.append(line)
+                made.append(line)
+        return made
+
+    out.lines.extend(store.read(lines))
     return out
 
 
