@@ -438,21 +438,17 @@ class Store:
         ``with`` block; ``as`` gives the store)."""
         return _Reading(self)
 
-    @property
-    def holding(self) -> bool:
-        """Whether this thread is inside a hold of the store (a read or a write)."""
-        return self._depth > 0 and self._mutex._is_owned()  # type: ignore[attr-defined]
-
     def read(self, fn: Callable[[], T]) -> T:
         """``fn()`` inside :meth:`glance`, and once more inside :meth:`reading` should the
         glance turn out outdated: for a read that may run twice (most reads, which only
         look). Inside another hold, ``fn`` runs in that one."""
+        glance = _Glance(self)
         try:
-            with _Glance(self):
+            with glance:
                 return fn()
         except GlanceOutdated:
-            if self.holding:
-                raise  # a glance further out is the one to read again
+            if not glance.began:
+                raise  # a glance further out began it: that one reads again
         with _Reading(self):
             return fn()
 
@@ -759,10 +755,16 @@ class _Reading(_Hold):
 class _Glance(_Reading):
     """``with store.glance():`` see :meth:`Store.glance`."""
 
-    __slots__ = ()
+    __slots__ = ("began",)
+
+    def __init__(self, store: Store) -> None:
+        super().__init__(store)
+        #: Whether this hold is a glance of its own (else a read, or one inside a hold).
+        self.began = False
 
     def __enter__(self) -> Store:
         store = self.store
-        if store._enter_glance():
+        self.began = store._enter_glance()
+        if self.began:
             return store
         return _Reading.__enter__(self)

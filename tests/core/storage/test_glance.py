@@ -309,3 +309,26 @@ def test_locked_reads_take_the_lock_every_time_when_asked_to(
         assert mine.docs("notes")["a"]["text"] == "first"
     mine.close()
     theirs.close()
+
+
+def test_a_read_inside_a_read_leaves_the_outdated_glance_to_the_outer_one(tmp_path: Path) -> None:
+    """Only the read that began the glance reads again: one inside it would read under
+    the lock from the view the glance began with, and miss the other commit."""
+    mine, theirs = _stores(tmp_path)
+    mine.release("other")
+    runs = {"outer": 0, "inner": 0}
+
+    def inner() -> set[str]:
+        runs["inner"] += 1
+        if runs["inner"] == 1:
+            _put(theirs, "other", "y", "written meanwhile")
+        return set(mine.docs("other"))
+
+    def outer() -> set[str]:
+        runs["outer"] += 1
+        return mine.read(inner)
+
+    assert mine.read(outer) == {"x", "y"}
+    assert runs == {"outer": 2, "inner": 2}
+    mine.close()
+    theirs.close()
