@@ -10,7 +10,11 @@ commits / the time from the first start to the last end) and their ratio, round 
 round with the sides taking turns, so a busy moment on the machine hits all three.
 
 Each round also runs memwork with its lock waiters polling (as before they waited in
-the kernel), the baseline for that change. Per side: CPU time per commit (all
+the kernel), the baseline for that change, and the same writers while ``memwork
+serve`` serves the store: they hand their writes to its desk, which commits each batch
+that arrives together with one fsync (``core/ops/hand_over.py``; "served" below; its
+CPU counts with the writers', and each writer reports how many of its calls the desk
+took). Per side: CPU time per commit (all
 writers' user+system time in the loop / all commits), and fairness: each writer's
 commits while all of them were running (until the first one finished), fewest–most.
 
@@ -42,6 +46,7 @@ import json
 import os
 import resource
 import shutil
+import signal
 import sqlite3
 import statistics
 import subprocess
@@ -112,6 +117,8 @@ def _memwork_writer(
         time.sleep(0.0005)
     if spent is not None:
         spent.update(dict.fromkeys(spent, 0.0))  # the loop's commits only
+    way = memory._hand_over
+    handed_before = way.handed if way else 0
     usage = resource.getrusage(resource.RUSAGE_SELF)
     began, cpu = time.time(), _cpu()
     done = []
@@ -120,8 +127,10 @@ def _memwork_writer(
         done.append(time.time())
     ended, cpu = time.time(), _cpu() - cpu
     after = resource.getrusage(resource.RUSAGE_SELF)
+    handed = (way.handed if way else 0) - handed_before  # the loop's calls only
     memory.close()
     result = {"began": began, "ended": ended, "calls": calls, "cpu": cpu, "done": done}
+    result["handed"] = handed
     if spent is not None:
         spent["acquire"] -= spent["_catch_up"]  # (called inside the wait)
         result["parts"] = {
@@ -163,7 +172,7 @@ def _sqlite_writer(path: str, rows_file: str, calls: int, start_at: float, me: i
 
 def _worker(argv: list[str]) -> None:
     kind, target, extra, calls, start_at, me = argv
-    if kind in ("memwork", "polling"):
+    if kind in ("memwork", "polling", "served"):
         poll = kind == "polling"
         result = _memwork_writer(target, extra, int(calls), float(start_at), int(me), poll)
     else:
@@ -180,6 +189,8 @@ class Side:
         commits = sum(r["calls"] for r in results)
         self.rate = commits / (ended - began)
         self.cpu_ms = 1000 * sum(r["cpu"] for r in results) / commits
+        #: Commits a serving process's desk made for the writers.
+        self.handed = sum(r.get("handed", 0) for r in results)
         first_done = min(r["ended"] for r in results)
         shares = [sum(1 for t in r["done"] if t <= first_done) for r in results]
         self.fairness = f"{min(shares)}–{max(shares)}"
@@ -210,6 +221,38 @@ def _fleet(kind: str, target: str, extra: str, writers: int, calls: int) -> Side
             raise SystemExit(f"a {kind} writer failed (exit {proc.returncode})")
         results.append(json.loads(out.strip().splitlines()[-1]))
     return Side(results)
+
+
+def _proc_cpu(pid: int) -> float:
+    """A process's user + system CPU seconds so far (Linux's /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _served(store: str, session: str, writers: int, calls: int) -> Side:
+    """The writers while ``memwork serve`` serves the store (its desk commits for them);
+    the server's CPU in the run is added to theirs."""
+    env = {**os.environ, "MEMWORK_FSYNC": os.environ.get("FLEET_FSYNC", "1")}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "memwork", "--db", store, "serve", "--port", "0"],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert server.stderr is not None
+        for line in server.stderr:
+            if "committed here" in line:
+                break
+        else:
+            raise SystemExit("memwork serve opened no desk for the store")
+        cpu = _proc_cpu(server.pid)
+        side = _fleet("served", store, session, writers, calls)
+        side.cpu_ms += 1000 * (_proc_cpu(server.pid) - cpu) / (writers * calls)
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=60)
+    return side
 
 
 def _setup(work: Path) -> tuple[str, str, str, str]:
@@ -276,13 +319,16 @@ def main() -> None:
         )
         print()
         print(
-            "| round | memwork commits/s | polling wait commits/s | SQLite WAL FULL commits/s "
-            "| ratio | polling ratio | CPU ms/commit (memwork, polling, SQLite) "
-            "| commits per writer, all running (memwork, polling, SQLite) | load avg |"
+            "| round | memwork commits/s | served commits/s | polling wait commits/s "
+            "| SQLite WAL FULL commits/s | ratio | served ratio | polling ratio "
+            "| CPU ms/commit (memwork, served, polling, SQLite) "
+            "| commits per writer, all running (memwork, served, polling, SQLite) "
+            "| load avg |"
         )
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         ratios: list[float] = []
         polled: list[float] = []
+        served_ratios: list[float] = []
         for r in range(args.rounds):
             # The store grows every run: the two memwork sides swap places each round.
             if r % 2 == 0:
@@ -291,20 +337,32 @@ def main() -> None:
             else:
                 poll = _fleet("polling", store, session, args.writers, args.calls)
                 ours = _fleet("memwork", store, session, args.writers, args.calls)
+            served = _served(store, session, args.writers, args.calls)
+            if served.handed != args.writers * args.calls:
+                raise SystemExit(
+                    f"the desk took {served.handed} of {args.writers * args.calls} calls"
+                )
             theirs = _fleet("sqlite", twin, rows_file, args.writers, args.calls)
             if ours.parts:
                 breakdowns.append(ours.parts)
             ratios.append(ours.rate / theirs.rate)
             polled.append(poll.rate / theirs.rate)
+            served_ratios.append(served.rate / theirs.rate)
             print(
-                f"| {r + 1} | {ours.rate:.0f} | {poll.rate:.0f} | {theirs.rate:.0f} "
-                f"| {ratios[-1]:.2f}x | {polled[-1]:.2f}x "
-                f"| {ours.cpu_ms:.2f}, {poll.cpu_ms:.2f}, {theirs.cpu_ms:.2f} "
-                f"| {ours.fairness}, {poll.fairness}, {theirs.fairness} "
+                f"| {r + 1} | {ours.rate:.0f} | {served.rate:.0f} | {poll.rate:.0f} "
+                f"| {theirs.rate:.0f} | {ratios[-1]:.2f}x | {served_ratios[-1]:.2f}x "
+                f"| {polled[-1]:.2f}x "
+                f"| {ours.cpu_ms:.2f}, {served.cpu_ms:.2f}, {poll.cpu_ms:.2f}, "
+                f"{theirs.cpu_ms:.2f} "
+                f"| {ours.fairness}, {served.fairness}, {poll.fairness}, {theirs.fairness} "
                 f"| {os.getloadavg()[0]:.1f} |",
                 flush=True,
             )
         print(f"\nmedian ratio (memwork / SQLite): {statistics.median(ratios):.2f}x")
+        print(
+            "median ratio, served (memwork serve's desk commits / SQLite): "
+            f"{statistics.median(served_ratios):.2f}x"
+        )
         print(f"median ratio, polling wait (memwork / SQLite): {statistics.median(polled):.2f}x")
         if breakdowns:
             _print_breakdown(breakdowns)

@@ -44,6 +44,7 @@ from .memory_ops import Operations
 
 if TYPE_CHECKING:
     from ..ledger.curator import Curator
+    from .hand_over import HandOver
     from .operations import Op
     from .tinydb_view import TinyDBView
     from .wm_fallback import Fallback
@@ -106,6 +107,9 @@ class Memory(Operations):
         self.actor = f"{actor}:{self.agent}" if self.agent else actor
         self._clock = clock
         self._curator: Curator | None = None
+        #: The way to a process that commits this store's writes for others (None: not
+        #: looked for yet; False: this store cannot have one). See core/ops/hand_over.py.
+        self._hand_over: HandOver | Literal[False] | None = None
         if curator_key is not None:
             from ..ledger.curator import load
 
@@ -194,6 +198,8 @@ class Memory(Operations):
 
         if self.wm_fallback is not None:
             self.wm_fallback.close(self.call_target())
+        if self._hand_over:
+            self._hand_over.close()
         if self._store is None:
             return  # never opened: Redis did not answer while this Memory lived
         try:
@@ -349,11 +355,20 @@ class Memory(Operations):
         op = by_name(name)
         try:
             checked = invoke.check(op, "api", params)
+            now = self.now()
+            if op.writes and self._curator is None and self._hand_over is not False:
+                # An agent's write, handed to the process that serves this store if one
+                # does (the same call, run there; anything it cannot take runs here).
+                way = self._hand_over or self._way_over()
+                if way and name in way.names:
+                    done, value = way.call(name, params, now, self.actor)
+                    if done:
+                        return value
             return invoke.call(
                 op,
                 self.call_target(),
                 checked,
-                now=self.now(),
+                now=now,
                 actor=self.actor,
                 curator=self._curator,
                 fallback=self.wm_fallback,
@@ -362,6 +377,17 @@ class Memory(Operations):
             # The same exception (class, fields, traceback), its text the CLI's line.
             exc.args = (worded(exc),)
             raise
+
+    def _way_over(self) -> HandOver | Literal[False]:
+        """This Memory's way to a desk that commits for its store (False: a store on
+        Redis, or a system without the desk's sockets)."""
+        from . import hand_over
+
+        way: HandOver | Literal[False] = False
+        if isinstance(self.path, Path) and self.wm_fallback is None and hand_over.supported():
+            way = hand_over.HandOver(self.path)
+        self._hand_over = way
+        return way
 
 
 @functools.cache

@@ -2182,7 +2182,10 @@ OPERATIONS: tuple[Op, ...] = (
             "and says so. `/mcp` lists the tools `--tools` picks, as `memwork mcp` does. With "
             "`--search-workers N`, `/v1/search` runs in N processes that each keep the store "
             "open with their own recall index (N searches at once, one index in memory each); "
-            "every search sees every commit made before it, by anyone."
+            "every search sees every commit made before it, by anyone. On Linux it also "
+            "commits for the other processes on this machine that write to a folder store "
+            "it serves through the Python API: their agents' writes come to it, and the "
+            "calls that arrive together share one commit and one fsync (docs/STORES.md)."
         ),
         doors=("cli",),
         cli_run="cmd_serve:run",

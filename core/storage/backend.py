@@ -76,6 +76,7 @@ polled through :meth:`Backend.committed_generation`.
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -478,6 +479,20 @@ class Backend(ABC):
         """Let the lock go (``failed``: the hold ended with an exception), then make
         durable what the hold committed, where the backend defers that past the lock."""
 
+    def defer_flushes(self) -> None:  # noqa: B027 - a backend that flushes at commit
+        """From now on, the commits this thread makes are not made durable when their
+        hold ends but by :meth:`flush_deferred`, once for all of them (a backend that
+        makes each commit durable inside it has nothing to defer)."""
+
+    def deferred(self) -> Deferred:
+        """Stop deferring; what makes durable every commit :meth:`defer_flushes` left
+        (see :class:`Deferred`)."""
+        return Deferred({}, "")
+
+    def flush_deferred(self) -> None:
+        """:meth:`deferred`, made durable at once."""
+        self.deferred().flush()
+
     def peek(self) -> Refresh | None:
         """What other processes committed, read without the lock where the backend can
         prove each commit whole (None: nothing, or a backend that cannot tell without
@@ -690,3 +705,46 @@ class Backend(ABC):
         after a refused command, so bad input to a missing store leaves nothing behind.
         Optional: a backend that returns False keeps the new, empty store."""
         return False
+
+
+class Deferred:
+    """Commits a thread deferred (:meth:`Backend.defer_flushes`), made durable by
+    :meth:`flush`, once and from any thread; ``files``: a descriptor of its own of each
+    file they were written to, by the file's identity."""
+
+    __slots__ = ("files", "where")
+
+    def __init__(self, files: dict[tuple[int, int], int], where: str) -> None:
+        self.files = files
+        self.where = where
+
+    def flush(self) -> None:
+        """Make them durable (:class:`~core.base.errors.StoreError` when the disk refuses:
+        none of them is then durable for sure)."""
+        flush_together([self])
+
+
+def flush_together(batches: list[Deferred]) -> None:
+    """Make several :class:`Deferred` durable with one fsync of each file they share
+    (the latest descriptor of each: an fsync covers every write made to the file
+    before it), in the order given; every descriptor is closed. StoreError when the
+    disk refuses."""
+    from .atomic import failed_write
+
+    if not batches:
+        return
+    last: dict[tuple[int, int], int] = {}
+    for batch in batches:
+        last.update(batch.files)
+    failure: OSError | None = None
+    for fd in last.values():
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            failure = failure or exc
+    for batch in batches:
+        for fd in batch.files.values():
+            os.close(fd)
+        batch.files = {}
+    if failure is not None:
+        raise failed_write(failure, batches[-1].where) from None

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
@@ -49,7 +50,17 @@ from .atomic import (
     parents,
     write_temp,
 )
-from .backend import NO_FOLD_NEEDED, Backend, Commit, Doc, Docs, Refresh, replay, table_writes
+from .backend import (
+    NO_FOLD_NEEDED,
+    Backend,
+    Commit,
+    Deferred,
+    Doc,
+    Docs,
+    Refresh,
+    replay,
+    table_writes,
+)
 from .codec import (
     dumps,
     listed_ids,
@@ -211,6 +222,10 @@ class FolderBackend(Backend):
         #: The log this hold appended to and has not yet made durable: its fsync runs
         #: when the lock is let go (:meth:`release`), so writers share the disk's flush.
         self._unsynced: _Log | None = None
+        #: While a thread defers its commits' fsyncs (:meth:`defer_flushes`): that
+        #: thread, and a descriptor of each log its commits appended to, by the log's
+        #: identity (a descriptor of its own: a fold may close the log's meanwhile).
+        self._deferring: tuple[int, dict[tuple[int, int], int]] | None = None
         #: Logs this process let go of while it held the lock (a fold replaced them),
         #: closed once the lock is let go (:meth:`release`).
         self._retired: list[_Log] = []
@@ -557,12 +572,30 @@ class FolderBackend(Backend):
         power cut in that moment can take it back, as it takes back any unacknowledged
         commit (the log's checksums show such a torn tail)."""
         unsynced, self._unsynced = self._unsynced, None
+        deferring = self._deferring
+        if (
+            unsynced is not None
+            and deferring is not None
+            and deferring[0] == threading.get_ident()
+            and not failed
+        ):
+            logs = deferring[1]
+            if unsynced.ident not in logs:
+                logs[unsynced.ident] = os.dup(unsynced.fd)  # before a fold may close it
+            unsynced = None
         if self._lock is not None:
             self._lock.release()
         while self._retired:
             self._retired.pop().close()
         if unsynced is not None:
             self._sync(unsynced, quiet=failed)
+
+    def defer_flushes(self) -> None:
+        self._deferring = (threading.get_ident(), {})
+
+    def deferred(self) -> Deferred:
+        deferring, self._deferring = self._deferring, None
+        return Deferred(deferring[1] if deferring is not None else {}, f"the store at {self.dir}")
 
     def _sync(self, log: _Log, quiet: bool) -> None:
         try:

@@ -14,6 +14,7 @@ What a backend must do is :mod:`core.storage.backend`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Iterable, Iterator
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..base.errors import StoreError, StoreWriteFailed
 from ..base.no_wait import WouldWait, may_wait, never_waiting, take
 from . import schema
-from .backend import NO_FOLD_NEEDED, Backend, Change, Docs, Listener
+from .backend import NO_FOLD_NEEDED, Backend, Change, Deferred, Docs, Listener
 from .cache import TableCache
 from .manifest import table_file
 
@@ -461,6 +462,37 @@ class Store:
         :class:`GlanceOutdated`: the caller runs it again in :meth:`reading`. For blocks
         that only read and may run twice."""
         return _Glance(self)
+
+    @contextmanager
+    def one_flush(self) -> Iterator[Store]:
+        """Commits this thread makes inside the block are made durable together when it
+        ends: one fsync of the log for all of them, where each would make its own as
+        its hold ends. For a process that commits for several callers at once and
+        answers each only after the block (:class:`StoreWriteFailed` at its end when the
+        disk refuses: then none of them is durable for sure). Other threads' commits
+        meanwhile are made durable as always."""
+        self.defer_flushes()
+        try:
+            yield self
+        except BaseException:
+            with contextlib.suppress(StoreError):
+                self.deferred_flush().flush()
+            raise
+        self.deferred_flush().flush()
+
+    def defer_flushes(self) -> None:
+        """From now on the commits this thread makes are not made durable as each one's
+        hold ends, but by the function :meth:`deferred_flush` gives (see
+        :meth:`one_flush`)."""
+        self.backend.defer_flushes()
+
+    def deferred_flush(self) -> Deferred:
+        """Stop deferring: what makes durable every commit deferred since
+        :meth:`defer_flushes` (its ``flush()``, once, from any thread: a process may
+        commit the next callers' writes while one of its threads waits for the disk;
+        :func:`~core.storage.backend.flush_together` shares one fsync between
+        several)."""
+        return self.backend.deferred()
 
     @contextmanager
     def transaction(self) -> Iterator[Store]:

@@ -40,6 +40,7 @@ from ...base.numbers import is_whole_number
 from ...ops.memory import Memory
 from ...ops.operations import Op
 from ...ops.toolsets import chosen_tools
+from ..commit_desk import CommitDesk
 from ..quick_calls import QuickCalls
 from .events import CommitFeed
 from .exact_router import ExactRouter
@@ -274,9 +275,18 @@ def serve(
         file=sys.stderr,
         flush=True,
     )
+    desk = CommitDesk(memory)
+    if desk.open():
+        print(
+            "memwork: agents' writes from other processes on this machine are committed "
+            "here, together",
+            file=sys.stderr,
+            flush=True,
+        )
     try:
         run_uvicorn(door, sock, header_timeout=deadline)
     finally:
+        desk.close()
         sock.close()
         memory.close()
     return 0
