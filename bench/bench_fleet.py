@@ -14,8 +14,9 @@ the kernel), the baseline for that change, and the same writers while ``memwork
 serve`` serves the store: they hand their writes to its desk, which commits each batch
 that arrives together with one fsync (``core/ops/hand_over.py``; "served" below; its
 CPU counts with the writers', and each writer reports how many of its calls the desk
-took). Per side: CPU time per commit (all
-writers' user+system time in the loop / all commits), and fairness: each writer's
+took: a writer the desk finds alone writes for itself until its lock is found taken).
+Per side: CPU time per commit (all writers' user+system time in the loop / all
+commits), and fairness: each writer's
 commits while all of them were running (until the first one finished), fewest–most.
 
 One writer (``--writers 1``) is the single-writer commit cost.
@@ -319,7 +320,8 @@ def main() -> None:
         )
         print()
         print(
-            "| round | memwork commits/s | served commits/s | polling wait commits/s "
+            "| round | memwork commits/s | served commits/s (calls the desk took) "
+            "| polling wait commits/s "
             "| SQLite WAL FULL commits/s | ratio | served ratio | polling ratio "
             "| CPU ms/commit (memwork, served, polling, SQLite) "
             "| commits per writer, all running (memwork, served, polling, SQLite) "
@@ -338,10 +340,6 @@ def main() -> None:
                 poll = _fleet("polling", store, session, args.writers, args.calls)
                 ours = _fleet("memwork", store, session, args.writers, args.calls)
             served = _served(store, session, args.writers, args.calls)
-            if served.handed != args.writers * args.calls:
-                raise SystemExit(
-                    f"the desk took {served.handed} of {args.writers * args.calls} calls"
-                )
             theirs = _fleet("sqlite", twin, rows_file, args.writers, args.calls)
             if ours.parts:
                 breakdowns.append(ours.parts)
@@ -349,7 +347,9 @@ def main() -> None:
             polled.append(poll.rate / theirs.rate)
             served_ratios.append(served.rate / theirs.rate)
             print(
-                f"| {r + 1} | {ours.rate:.0f} | {served.rate:.0f} | {poll.rate:.0f} "
+                f"| {r + 1} | {ours.rate:.0f} "
+                f"| {served.rate:.0f} ({served.handed} of {args.writers * args.calls}) "
+                f"| {poll.rate:.0f} "
                 f"| {theirs.rate:.0f} | {ratios[-1]:.2f}x | {served_ratios[-1]:.2f}x "
                 f"| {polled[-1]:.2f}x "
                 f"| {ours.cpu_ms:.2f}, {served.cpu_ms:.2f}, {poll.cpu_ms:.2f}, "

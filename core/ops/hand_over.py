@@ -12,7 +12,9 @@ with one fsync between them, and answers each once that fsync has returned: an
 answer still means the write is on disk.
 
 A :class:`~core.ops.memory.Memory` hands over the writes agents make at every step
-(:data:`HANDED`) when a desk serves its store, and runs everything else itself: reads,
+(:data:`HANDED`) when a desk serves its store and others write too (a caller the desk
+finds alone writes for itself for :data:`RETRY_AFTER`, until its own write finds the
+store's lock taken), and runs everything else itself: reads,
 a caller with the curator key, a store on Redis, a desk that does not answer, runs
 other settings or another memwork (:func:`fingerprint`), or refuses the call (a call
 that fails at the desk wrote nothing there: the caller then runs it itself and meets
@@ -144,6 +146,8 @@ class HandOver:
         self._sock: socket.socket | None = None
         self._mutex = threading.Lock()
         self._quiet_until = 0.0
+        #: Until when this caller writes for itself, the desk having found it alone.
+        self._own_until = 0.0
         self._fingerprint = fingerprint()
         #: Calls a desk committed for this Memory (a benchmark and the tests read it).
         self.handed = 0
@@ -157,7 +161,9 @@ class HandOver:
         must run it itself (no desk, a desk it cannot use, or a call the desk refused).
         :class:`StoreError` when the desk could not make the call durable (its disk
         refused the fsync), or stopped before saying whether it ran it."""
-        if time.monotonic() < self._quiet_until or self._address in hosting:
+        if time.monotonic() < max(self._quiet_until, self._own_until):
+            return False, None
+        if self._address in hosting:
             return False, None
         try:
             request = lazyjson.dumps(
@@ -193,6 +199,8 @@ class HandOver:
             raise StoreError(f"the memwork process serving this store answered {name} unreadably")
         if "ok" in answer:
             self.handed += 1
+            if answer.get("alone"):
+                self._own_until = time.monotonic() + RETRY_AFTER
             return True, answer["ok"]
         if "failed" in answer:
             raise StoreError(str(answer["failed"]))
@@ -200,6 +208,11 @@ class HandOver:
             # Another memwork or other settings at the desk: write here for a while.
             self._quiet_until = time.monotonic() + RETRY_AFTER
         return False, None
+
+    def contended(self) -> None:
+        """A write this caller made itself found the store's lock taken: others write
+        too, and the next call goes to the desk again."""
+        self._own_until = 0.0
 
     def _connect(self) -> socket.socket | None:
         from ..storage.lock import lock_timeout

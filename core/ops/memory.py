@@ -364,6 +364,7 @@ class Memory(Operations):
                     done, value = way.call(name, params, now, self.actor)
                     if done:
                         return value
+                    return self._written_here(way, op, checked, now)
             return invoke.call(
                 op,
                 self.call_target(),
@@ -377,6 +378,17 @@ class Memory(Operations):
             # The same exception (class, fields, traceback), its text the CLI's line.
             exc.args = (worded(exc),)
             raise
+
+    def _written_here(self, way: HandOver, op: Op, checked: dict[str, Any], now: datetime) -> Any:
+        """A write a desk could have taken, run here; a lock found taken by another
+        process sends the next ones to the desk."""
+        invoke, _ = _runner()
+        store = self.store
+        busy = store.backend.times_found_busy()
+        value = invoke.call(op, store, checked, now=now, actor=self.actor)
+        if store.backend.times_found_busy() != busy:
+            way.contended()
+        return value
 
     def _way_over(self) -> HandOver | Literal[False]:
         """This Memory's way to a desk that commits for its store (False: a store on

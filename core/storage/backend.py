@@ -479,6 +479,11 @@ class Backend(ABC):
         """Let the lock go (``failed``: the hold ended with an exception), then make
         durable what the hold committed, where the backend defers that past the lock."""
 
+    def times_found_busy(self) -> int:
+        """How many times this process found the store's lock held by another process
+        and waited for it (0 where the backend cannot tell)."""
+        return 0
+
     def defer_flushes(self) -> None:  # noqa: B027 - a backend that flushes at commit
         """From now on, the commits this thread makes are not made durable when their
         hold ends but by :meth:`flush_deferred`, once for all of them (a backend that

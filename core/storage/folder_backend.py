@@ -590,6 +590,9 @@ class FolderBackend(Backend):
         if unsynced is not None:
             self._sync(unsynced, quiet=failed)
 
+    def times_found_busy(self) -> int:
+        return self._lock.found_busy if self._lock is not None else 0
+
     def defer_flushes(self) -> None:
         self._deferring = (threading.get_ident(), {})
 

@@ -204,6 +204,8 @@ class InterProcessLock:
         self._kept_id: tuple[int, int] = (-1, -1)  # its file's (device, inode)
         #: Why this process cannot write the store (None: it can), set by :meth:`acquire`.
         self.read_only: str | None = None
+        #: How many times :meth:`acquire` found the lock held by another (it waited).
+        self.found_busy = 0
         self._fallback = None
         if fcntl is None:  # pragma: no cover - Windows
             from filelock import FileLock
@@ -235,7 +237,7 @@ class InterProcessLock:
             self._fd = fd
             return
         except BlockingIOError:
-            pass
+            self.found_busy += 1
         except BaseException:
             self._close(fd)
             raise

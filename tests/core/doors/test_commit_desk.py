@@ -57,7 +57,14 @@ def _handed(memory: Memory) -> int:
     return way.handed if way else 0
 
 
+@pytest.fixture
+def never_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every call of this process goes to the desk, even while it writes alone."""
+    monkeypatch.setattr(hand_over, "RETRY_AFTER", 0.0)
+
+
 @pytest.mark.slow
+@pytest.mark.usefixtures("never_alone")
 def test_a_served_stores_agents_writes_are_committed_by_the_server(
     served: tuple[Path, Served],
 ) -> None:
@@ -95,6 +102,7 @@ def test_a_call_the_desk_refuses_runs_here_and_fails_as_it_always_does(
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("never_alone")
 def test_other_settings_and_a_curator_write_for_themselves(tmp_path: Path) -> None:
     db = tmp_path / "db"
     assert main(["--db", str(db), "curator", "init"]) == 0
@@ -122,6 +130,7 @@ def test_other_settings_and_a_curator_write_for_themselves(tmp_path: Path) -> No
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("never_alone")
 def test_a_killed_server_leaves_its_writers_writing_for_themselves(tmp_path: Path) -> None:
     db = tmp_path / "db"
     server = Served(db, python_env())
@@ -143,6 +152,8 @@ WRITER = textwrap.dedent(
     """
     import json, sys
     from memwork import Memory
+    from memwork.core.ops import hand_over
+    hand_over.RETRY_AFTER = 0.0  # to the desk every time, even in a moment alone
     db, me, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
     with Memory(db, agent=f"writer-{me}") as memory:
         for n in range(count):
@@ -178,6 +189,37 @@ def test_writers_in_many_processes_share_the_servers_commits(
     for me in range(5):  # each writer's notes in the order it wrote them
         mine = [n for n in sorted(notes, key=lambda n: n["seq"]) if f"writer {me} " in n["content"]]
         assert [n["content"] for n in mine] == [f"writer {me} step {n}" for n in range(count)]
+
+
+@pytest.mark.slow
+def test_a_writer_alone_writes_for_itself_until_it_finds_the_lock_taken(
+    served: tuple[Path, Served],
+) -> None:
+    db, _ = served
+    with Memory(db, agent="coder") as memory:
+        for n in range(4):
+            memory.observe("ses_a", f"alone, step {n}")
+        # The desk took the first and said nobody else writes: the rest were written
+        # here, without the round trip.
+        assert _handed(memory) == 1
+        other, held, done = Store(db), threading.Event(), threading.Event()
+
+        def hold() -> None:  # another writer's long hold of the store's lock
+            with other.transaction():
+                held.set()
+                done.wait(10)
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        held.wait(10)
+        threading.Timer(0.2, done.set).start()
+        memory.observe("ses_a", "written here once the lock was free")
+        holder.join()
+        other.close()
+        assert _handed(memory) == 1
+        memory.observe("ses_a", "others write too: to the desk again")
+        assert _handed(memory) == 2
+    assert [n["seq"] for n in _notes(db)] == [1, 2, 3, 4, 5, 6]
 
 
 def test_a_threads_deferred_flush_holds_only_its_own_commits(
