@@ -119,13 +119,7 @@ class CommitDesk:
         try:
             while not self._stopping:
                 batch: list[tuple[socket.socket, Any]] = []
-                for key, _ in chooser.select():
-                    sock = key.fileobj
-                    if sock is self._listener:
-                        self._accept(chooser, pending)
-                    elif sock is not self._wake_r:
-                        assert isinstance(sock, socket.socket)
-                        self._read(sock, chooser, pending, batch)
+                self._take(chooser.select(), chooser, pending, batch)
                 if batch:
                     try:
                         self._run(batch)
@@ -133,9 +127,33 @@ class CommitDesk:
                         answer = {"failed": f"the desk failed ({type(exc).__name__}: {exc})"}
                         self._flushes.put(([s for s, _ in batch], [answer] * len(batch), None))
         finally:
+            # Calls that came in as the desk stopped: refused, so their callers run them.
+            late: list[tuple[socket.socket, Any]] = []
+            with contextlib.suppress(OSError, ValueError):
+                self._take(chooser.select(0), chooser, pending, late)
+            for sock, _ in late:
+                with contextlib.suppress(OSError):
+                    body = lazyjson.dumps({"refused": "the server is stopping"})
+                    sock.sendall(_HEAD.pack(len(body)) + body)
             for sock in list(pending):
                 sock.close()
             chooser.close()
+
+    def _take(
+        self,
+        events: list[tuple[selectors.SelectorKey, int]],
+        chooser: selectors.BaseSelector,
+        pending: dict[socket.socket, bytearray],
+        batch: list[tuple[socket.socket, Any]],
+    ) -> None:
+        """What ``events`` bring: new callers, and calls (into ``batch``)."""
+        for key, _ in events:
+            sock = key.fileobj
+            if sock is self._listener:
+                self._accept(chooser, pending)
+            elif sock is not self._wake_r:
+                assert isinstance(sock, socket.socket)
+                self._read(sock, chooser, pending, batch)
 
     def _accept(
         self, chooser: selectors.BaseSelector, pending: dict[socket.socket, bytearray]

@@ -151,8 +151,13 @@ class HandOver:
         self._fingerprint = fingerprint()
         #: Calls a desk committed for this Memory (a benchmark and the tests read it).
         self.handed = 0
-        #: The operations it hands over.
+        #: The operations it hands over. With an external consolidator configured, an
+        #: episode's recording runs a command after its commit: that stays here, where
+        #: it would have run, and never holds up the desk.
         self.names = HANDED
+        if os.environ.get("MEMWORK_CONSOLIDATE_CMD", "").strip():
+            self.names = HANDED - {"record_episode", "record_failure"}
+        self._pid = os.getpid()
 
     def call(
         self, name: str, params: dict[str, Any], now: datetime, actor: str
@@ -179,6 +184,9 @@ class HandOver:
         except (TypeError, ValueError):
             return False, None  # a value JSON cannot carry (a Python object): run it here
         with self._mutex:
+            if self._pid != os.getpid():
+                # A forked child: the connection is its parent's; it makes its own.
+                self._sock, self._pid = None, os.getpid()
             sock = self._sock or self._connect()
             if sock is None:
                 return False, None

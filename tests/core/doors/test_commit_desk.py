@@ -314,3 +314,15 @@ def test_the_desk_answers_a_call_only_once_its_commit_is_flushed(
         "flushed before it is answered"
     ]
     memory.close()
+
+
+def test_an_episode_with_an_external_consolidator_is_recorded_by_its_own_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The consolidator runs after the episode's commit, where the episode was recorded:
+    # never inside the server's batch, holding up every other caller.
+    assert "record_episode" in hand_over.HandOver(tmp_path).names
+    monkeypatch.setenv("MEMWORK_CONSOLIDATE_CMD", "true")
+    names = hand_over.HandOver(tmp_path).names
+    assert "record_episode" not in names and "record_failure" not in names
+    assert "observe" in names
