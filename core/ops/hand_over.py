@@ -11,7 +11,8 @@ processes on this machine are handed to it. It runs each as its caller would hav
 with one fsync between them, and answers each once that fsync has returned: an
 answer still means the write is on disk.
 
-A :class:`~core.ops.memory.Memory` hands over the writes agents make at every step
+A :class:`~core.ops.memory.Memory` (the Python API, and the MCP server's tools, which run
+through one) hands over the writes agents make at every step
 (:data:`HANDED`) when a desk serves its store and others write too (a caller the desk
 finds alone writes for itself for :data:`RETRY_AFTER`, until its own write finds the
 store's lock taken), and runs everything else itself: reads,

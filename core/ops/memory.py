@@ -357,14 +357,7 @@ class Memory(Operations):
             checked = invoke.check(op, "api", params)
             now = self.now()
             if op.writes and self._curator is None and self._hand_over is not False:
-                # An agent's write, handed to the process that serves this store if one
-                # does (the same call, run there; anything it cannot take runs here).
-                way = self._hand_over or self._way_over()
-                if way and name in way.names:
-                    done, value = way.call(name, params, now, self.actor)
-                    if done:
-                        return value
-                    return self._written_here(way, op, checked, now)
+                return self.agents_write(op, params, checked, now=now, actor=self.actor)
             return invoke.call(
                 op,
                 self.call_target(),
@@ -379,14 +372,32 @@ class Memory(Operations):
             exc.args = (worded(exc),)
             raise
 
-    def _written_here(self, way: HandOver, op: Op, checked: dict[str, Any], now: datetime) -> Any:
-        """A write a desk could have taken, run here; a lock found taken by another
-        process sends the next ones to the desk."""
+    def agents_write(
+        self,
+        op: Op,
+        given: dict[str, Any],
+        checked: dict[str, Any],
+        *,
+        now: datetime,
+        actor: str,
+    ) -> Any:
+        """An agent's write (``op`` with its parameters as given and as checked), handed
+        to the process that serves this store if one takes it (the same call, run
+        there: :mod:`core.ops.hand_over`), else run here, where a lock found taken by
+        another process sends the next ones to that process again. For a caller
+        without the curator key (the doors of agents)."""
         invoke, _ = _runner()
-        store = self.store
-        busy = store.backend.times_found_busy()
-        value = invoke.call(op, store, checked, now=now, actor=self.actor)
-        if store.backend.times_found_busy() != busy:
+        way = self._hand_over if self._hand_over is not None else self._way_over()
+        if way and op.name in way.names:
+            done, value = way.call(op.name, given, now, actor)
+            if done:
+                return value
+        target = self.call_target()
+        if not way or self.wm_fallback is not None or not isinstance(target, Store):
+            return invoke.call(op, target, checked, now=now, actor=actor, fallback=self.wm_fallback)
+        busy = target.backend.times_found_busy()
+        value = invoke.call(op, target, checked, now=now, actor=actor)
+        if target.backend.times_found_busy() != busy:
             way.contended()
         return value
 

@@ -2184,8 +2184,9 @@ OPERATIONS: tuple[Op, ...] = (
             "open with their own recall index (N searches at once, one index in memory each); "
             "every search sees every commit made before it, by anyone. On Linux it also "
             "commits for the other processes on this machine that write to a folder store "
-            "it serves through the Python API: their agents' writes come to it, and the "
-            "calls that arrive together share one commit and one fsync (docs/STORES.md)."
+            "it serves through the Python API or `memwork mcp`: their agents' writes come to "
+            "it, and the calls that arrive together share one commit and one fsync "
+            "(docs/STORES.md)."
         ),
         doors=("cli",),
         cli_run="cmd_serve:run",

@@ -260,6 +260,12 @@ class MemworkServer(MCPServer):
             params = invoke.check(op, "mcp", arguments or {})
 
             def run() -> Any:
+                if op.writes:
+                    # As the Python API's: to the process that serves the store if one
+                    # takes it (core/ops/hand_over.py), else here.
+                    return self.memory.agents_write(
+                        op, arguments or {}, params, now=self.memory.now(), actor=actor
+                    )
                 return invoke.call(
                     op,
                     self.memory.call_target(),

@@ -12,6 +12,7 @@ import textwrap
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -326,3 +327,30 @@ def test_an_episode_with_an_external_consolidator_is_recorded_by_its_own_process
     names = hand_over.HandOver(tmp_path).names
     assert "record_episode" not in names and "record_failure" not in names
     assert "observe" in names
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("never_alone")
+def test_an_mcp_servers_agent_writes_go_to_the_desk_too(served: tuple[Path, Served]) -> None:
+    import asyncio
+
+    from memwork.core.doors.mcp.server import build_server
+
+    db, _ = served
+    memory = Memory(db, agent="coder", actor="mcp")
+    server = build_server(memory)
+
+    async def calls() -> list[Any]:
+        noted = await server.call_tool("observe", {"session": "ses_a", "text": "via mcp"})
+        found = await server.call_tool("search", {"query": "via mcp"})
+        refused = await server.call_tool("end_session", {"session": "ses_nobody_started"})
+        return [noted, found, refused]
+
+    noted, found, refused = asyncio.run(calls())
+    assert noted.structured_content["content"] == "via mcp"
+    assert found.structured_content["result"][0]["title"].endswith("via mcp")
+    # The refused write ran here and failed as a tool error, as it always does.
+    assert refused.is_error and "not found" in refused.content[0].text
+    assert _handed(memory) == 1
+    memory.close()
+    assert [(n["content"], n["seq"]) for n in _notes(db)] == [("via mcp", 1)]
