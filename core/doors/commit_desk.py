@@ -3,15 +3,17 @@
 Agents' processes that write to the store a server serves hand their writes over
 (:mod:`core.ops.hand_over` says which, and how a caller falls back to writing for
 itself). A caller that turns out to be the only one writing is told so, and writes for
-itself for a while: one writer alone commits faster without the round trip. The desk
-is a thread with a local socket. Each time it wakes it takes every
-call that has arrived, runs each as its caller would have (the caller's parameters,
-clock and identity; never as a curator) in a transaction of its own, and hands the
-batch to a second thread, which makes all of its commits durable with one fsync and
-only then answers them; meanwhile the desk runs the next batch, so the disk's flush
-and the next calls' work overlap. A call that fails is answered ``refused`` and wrote
-nothing: its caller runs it itself and meets the same error as always. If the fsync
-fails, every call of that batch is answered ``failed``.
+itself for a while: one writer alone commits faster without the round trip.
+
+The desk is a thread with a local socket. Each time it wakes it takes every call that
+has arrived and runs them as their callers would have (each caller's parameters,
+clock and identity; never as a curator), all in one transaction: a call that fails
+takes the transaction back with it, is answered ``refused`` (it wrote nothing: its
+caller runs it itself and meets the same error as always), and the others run again
+without it. A second thread makes the batch's commit durable with one fsync (one for
+every batch that waited meanwhile) and only then answers its calls; the desk runs the
+next batch in the meantime. If the fsync fails, every call of that batch is answered
+``failed``.
 
 Only processes of the server's own user are answered (``SO_PEERCRED``), as only they
 can open the store's files. One desk per store: a second server finds the address
@@ -62,6 +64,8 @@ class CommitDesk:
         #: When each caller's last call came (callers other than the one asking, seen
         #: within :data:`ACTIVE`, make it worth handing calls over).
         self._last_call: dict[socket.socket, float] = {}
+        #: Each caller's connection, and the bytes of its next call read so far.
+        self._pending: dict[socket.socket, bytearray] = {}
         #: Batches run and waiting for their fsync: (callers, answers, the flush).
         self._flushes: queue.SimpleQueue[_Batch | None] = queue.SimpleQueue()
         self._flusher: threading.Thread | None = None
@@ -103,6 +107,9 @@ class CommitDesk:
         if self._flusher is not None:
             self._flushes.put(None)  # after the desk's last batch: every call answered
             self._flusher.join()
+        for sock in list(self._pending):
+            sock.close()
+        self._pending.clear()
         if self._listener is not None:
             hand_over.hosting.discard(self._address)
             self._listener.close()
@@ -115,7 +122,7 @@ class CommitDesk:
         chooser = selectors.DefaultSelector()
         chooser.register(self._listener, selectors.EVENT_READ)
         chooser.register(self._wake_r, selectors.EVENT_READ)
-        pending: dict[socket.socket, bytearray] = {}
+        pending = self._pending
         try:
             while not self._stopping:
                 batch: list[tuple[socket.socket, Any]] = []
@@ -135,9 +142,7 @@ class CommitDesk:
                 with contextlib.suppress(OSError):
                     body = lazyjson.dumps({"refused": "the server is stopping"})
                     sock.sendall(_HEAD.pack(len(body)) + body)
-            for sock in list(pending):
-                sock.close()
-            chooser.close()
+            chooser.close()  # the callers' sockets are closed once the flusher answered
 
     def _take(
         self,
