@@ -44,6 +44,10 @@ from ..storage.store import Store
 _PEER = struct.Struct("3i")  # struct ucred: pid, uid, gid
 #: Seconds since a caller's last call within which it counts as writing now.
 ACTIVE = 0.05
+#: A stopping desk refuses calls until none has come for this long (seconds) ...
+QUIET = 0.1
+#: ... or this long has passed since it began to stop.
+STOPPING = 2.0
 _HEAD = struct.Struct("<I")
 #: A call as the desk runs it: its operation, checked parameters, clock and caller.
 _Call = tuple[Op, dict[str, Any], datetime, str]
@@ -69,6 +73,9 @@ class CommitDesk:
         #: Batches run and waiting for their fsync: (callers, answers, the flush).
         self._flushes: queue.SimpleQueue[_Batch | None] = queue.SimpleQueue()
         self._flusher: threading.Thread | None = None
+        #: Batches given to the flusher and not yet answered.
+        self._unanswered = 0
+        self._counting = threading.Lock()
         self._fingerprint = hand_over.fingerprint()
         #: Calls committed here, and batches (their fsyncs): for the tests and benches.
         self.calls = 0
@@ -99,7 +106,8 @@ class CommitDesk:
         return True
 
     def close(self) -> None:
-        """Stop taking calls: the batch under way is finished and answered first."""
+        """Stop taking calls: the batch under way is finished and answered first, and
+        the calls that come meanwhile are refused (their callers write them)."""
         self._stopping = True
         self._wake_w.send(b"x")
         if self._thread is not None:
@@ -132,17 +140,32 @@ class CommitDesk:
                         self._run(batch)
                     except Exception as exc:  # noqa: BLE001 - a caller must never wait forever
                         answer = {"failed": f"the desk failed ({type(exc).__name__}: {exc})"}
-                        self._flushes.put(([s for s, _ in batch], [answer] * len(batch), None))
+                        self._queue(([s for s, _ in batch], [answer] * len(batch), None))
+            self._refuse_until_quiet(chooser, pending)
         finally:
-            # Calls that came in as the desk stopped: refused, so their callers run them.
+            chooser.close()  # the callers' sockets are closed once the flusher answered
+
+    def _refuse_until_quiet(
+        self, chooser: selectors.BaseSelector, pending: dict[socket.socket, bytearray]
+    ) -> None:
+        """Stopping: every call that still comes is refused at once (its caller writes it,
+        and for a while whatever follows), until the flusher has answered every batch
+        and no call has come for :data:`QUIET` seconds (at most :data:`STOPPING`). A
+        caller then never sends a call nobody reads: that one would end as an unknown
+        outcome, not a refusal."""
+        began = last = time.monotonic()
+        refusal = lazyjson.dumps({"refused": "the server is stopping", "mismatch": True})
+        while True:
+            now = time.monotonic()
+            if now - began > STOPPING or (self._unanswered == 0 and now - last > QUIET):
+                return
             late: list[tuple[socket.socket, Any]] = []
             with contextlib.suppress(OSError, ValueError):
-                self._take(chooser.select(0), chooser, pending, late)
+                self._take(chooser.select(QUIET / 4), chooser, pending, late)
             for sock, _ in late:
+                last = time.monotonic()
                 with contextlib.suppress(OSError):
-                    body = lazyjson.dumps({"refused": "the server is stopping"})
-                    sock.sendall(_HEAD.pack(len(body)) + body)
-            chooser.close()  # the callers' sockets are closed once the flusher answered
+                    sock.sendall(_HEAD.pack(len(refusal)) + refusal)
 
     def _take(
         self,
@@ -250,7 +273,13 @@ class CommitDesk:
         active = sum(1 for at in self._last_call.values() if now - at < ACTIVE)
         if active <= 1:
             answers = [{**a, "alone": True} if "ok" in a else a for a in answers]
-        self._flushes.put(([sock for sock, _ in batch], answers, flush))
+        self._queue(([sock for sock, _ in batch], answers, flush))
+
+    def _queue(self, batch: _Batch) -> None:
+        """A batch for the flusher (counted until it is answered)."""
+        with self._counting:
+            self._unanswered += 1
+        self._flushes.put(batch)
 
     def _run_together(
         self, store: Store, calls: dict[int, _Call], answers: list[dict[str, Any]]
@@ -291,6 +320,8 @@ class CommitDesk:
             batches = [item for item in items if item is not None]
             if batches:
                 self._answer_all(batches)
+                with self._counting:
+                    self._unanswered -= len(batches)
             if done:
                 return
 

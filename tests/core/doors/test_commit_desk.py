@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -354,3 +355,51 @@ def test_an_mcp_servers_agent_writes_go_to_the_desk_too(served: tuple[Path, Serv
     assert _handed(memory) == 1
     memory.close()
     assert [(n["content"], n["seq"]) for n in _notes(db)] == [("via mcp", 1)]
+
+
+STEADY_WRITER = textwrap.dedent(
+    """
+    import json, sys
+    from memwork import Memory
+    db, me, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    with Memory(db, agent=f"writer-{me}") as memory:
+        memory.observe(f"ses_{me}", f"writer {me} ready")
+        print("ready", flush=True)
+        for n in range(count):
+            memory.observe(f"ses_{me}", f"writer {me} step {n}")
+        way = memory._hand_over
+        print(json.dumps(way.handed if way else 0), flush=True)
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_server_stopped_under_its_writers_leaves_none_unsure(tmp_path: Path) -> None:
+    db = tmp_path / "db"
+    server = Served(db, python_env())
+    server.wait_for(DESK)
+    count = 450  # each writer's notes in a session of its own, under its 500
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", STEADY_WRITER, str(db), str(me), str(count)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=python_env(),
+        )
+        for me in range(3)
+    ]
+    for writer in writers:
+        assert writer.stdout is not None and writer.stdout.readline() == "ready\n"
+    time.sleep(0.1)  # all three handing their calls to the desk, without a pause
+    code, rest = server.stop()  # SIGTERM, as a service manager stops it
+    assert code == 0, rest
+    outs = [w.communicate(timeout=120) for w in writers]
+    # No writer heard of an unknown outcome: each call was answered, or refused and
+    # then written by its caller.
+    assert [w.returncode for w in writers] == [0, 0, 0], [err for _, err in outs]
+    assert sum(json.loads(out) for out, _ in outs) > 0  # the desk took some of them
+    notes = _notes(db)
+    for me in range(3):
+        mine = sorted(n["seq"] for n in notes if n["session_id"] == f"ses_{me}")
+        assert mine == list(range(1, count + 2))
