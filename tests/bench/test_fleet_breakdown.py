@@ -32,4 +32,5 @@ def test_the_breakdown_names_each_part_and_they_add_up_to_no_more_than_the_whole
     user, system, *parts, rest = cells
     assert user > 0 and all(p >= 0 for p in parts)
     assert parts[-1] > 0  # every writer wrote its commits
-    assert rest == pytest.approx(user + system - sum(parts), abs=0.011)
+    # Each of the seven figures is printed rounded to 0.01: together they may be 0.035 off.
+    assert rest == pytest.approx(user + system - sum(parts), abs=0.036)
