@@ -7,20 +7,20 @@ small machine the processes' turns at the lock cost more than the writes. When a
 long-lived process serves the store (``memwork serve``), it opens a desk
 (:mod:`core.doors.commit_desk`): a local socket where the agents' writes of other
 processes on this machine are handed to it. It runs each as its caller would have
-(the caller's parameters, clock and identity), commits those that arrive together
-with one fsync between them, and answers each once that fsync has returned: an
+(the caller's parameters, clock and identity), commits those that arrive together in
+one transaction with one fsync, and answers each once that fsync has returned: an
 answer still means the write is on disk.
 
-A :class:`~core.ops.memory.Memory` (the Python API, and the MCP server's tools, which run
-through one) hands over the writes agents make at every step
-(:data:`HANDED`) when a desk serves its store and others write too (a caller the desk
-finds alone writes for itself for :data:`RETRY_AFTER`, until its own write finds the
-store's lock taken), and runs everything else itself: reads,
-a caller with the curator key, a store on Redis, a desk that does not answer, runs
-other settings or another memwork (:func:`fingerprint`), or refuses the call (a call
-that fails at the desk wrote nothing there: the caller then runs it itself and meets
-the same error, raised as it always is). Only if a desk stops after the call was sent
-and before its answer came is the outcome unknown: that is said in one line
+A :class:`~core.ops.memory.Memory` (the Python API, and the MCP server's tools, which
+run through one) hands over the writes agents make at every step (:data:`HANDED`)
+when a desk serves its store and others write too: a caller the desk finds alone
+writes for itself for :data:`RETRY_AFTER`, or until one of its own writes finds the
+store's lock taken. It runs everything else itself: reads, a caller with the curator
+key, a store on Redis, no desk, a desk that runs other settings or another memwork
+(:func:`fingerprint`) or is stopping, and a call the desk refuses (a call that fails
+at the desk wrote nothing there: the caller runs it itself and meets the same error,
+raised as it always is). Only if the desk's process dies after a call was sent and
+before its answer came is the outcome unknown: that is said in one line
 (:class:`~core.base.errors.StoreError`) rather than guessed.
 
 The desk's socket is in Linux's abstract namespace, named after the store folder's
