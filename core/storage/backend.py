@@ -486,17 +486,13 @@ class Backend(ABC):
 
     def defer_flushes(self) -> None:  # noqa: B027 - a backend that flushes at commit
         """From now on, the commits this thread makes are not made durable when their
-        hold ends but by :meth:`flush_deferred`, once for all of them (a backend that
+        hold ends but by what :meth:`deferred` gives, once for all of them (a backend that
         makes each commit durable inside it has nothing to defer)."""
 
     def deferred(self) -> Deferred:
         """Stop deferring; what makes durable every commit :meth:`defer_flushes` left
         (see :class:`Deferred`)."""
         return Deferred({}, "")
-
-    def flush_deferred(self) -> None:
-        """:meth:`deferred`, made durable at once."""
-        self.deferred().flush()
 
     def peek(self) -> Refresh | None:
         """What other processes committed, read without the lock where the backend can

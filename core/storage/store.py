@@ -14,7 +14,6 @@ What a backend must do is :mod:`core.storage.backend`.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import threading
 from collections.abc import Iterable, Iterator
@@ -463,27 +462,12 @@ class Store:
         that only read and may run twice."""
         return _Glance(self)
 
-    @contextmanager
-    def one_flush(self) -> Iterator[Store]:
-        """Commits this thread makes inside the block are made durable together when it
-        ends: one fsync of the log for all of them, where each would make its own as
-        its hold ends. For a process that commits for several callers at once and
-        answers each only after the block (:class:`StoreWriteFailed` at its end when the
-        disk refuses: then none of them is durable for sure). Other threads' commits
-        meanwhile are made durable as always."""
-        self.defer_flushes()
-        try:
-            yield self
-        except BaseException:
-            with contextlib.suppress(StoreError):
-                self.deferred_flush().flush()
-            raise
-        self.deferred_flush().flush()
-
     def defer_flushes(self) -> None:
         """From now on the commits this thread makes are not made durable as each one's
-        hold ends, but by the function :meth:`deferred_flush` gives (see
-        :meth:`one_flush`)."""
+        hold ends (one fsync each), but all together by what :meth:`deferred_flush`
+        gives: for a process that commits for several callers at once and answers each
+        only once they are durable. Other threads' commits meanwhile are made durable
+        as always."""
         self.backend.defer_flushes()
 
     def deferred_flush(self) -> Deferred:
