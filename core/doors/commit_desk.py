@@ -48,7 +48,6 @@ ACTIVE = 0.05
 QUIET = 0.1
 #: ... or this long has passed since it began to stop.
 STOPPING = 2.0
-_HEAD = struct.Struct("<I")
 #: A call as the desk runs it: its operation, checked parameters, clock and caller.
 _Call = tuple[Op, dict[str, Any], datetime, str]
 #: A batch run and waiting for its fsync: its callers, their answers, the flush.
@@ -154,7 +153,7 @@ class CommitDesk:
         caller then never sends a call nobody reads: that one would end as an unknown
         outcome, not a refusal."""
         began = last = time.monotonic()
-        refusal = lazyjson.dumps({"refused": "the server is stopping", "mismatch": True})
+        refusal = hand_over.frame({"refused": "the server is stopping", "mismatch": True})
         while True:
             now = time.monotonic()
             if now - began > STOPPING or (self._unanswered == 0 and now - last > QUIET):
@@ -165,7 +164,7 @@ class CommitDesk:
             for sock, _ in late:
                 last = time.monotonic()
                 with contextlib.suppress(OSError):
-                    sock.sendall(_HEAD.pack(len(refusal)) + refusal)
+                    sock.sendall(refusal)
 
     def _take(
         self,
@@ -337,13 +336,13 @@ class CommitDesk:
                 answers = [{"failed": str(failure)} if "ok" in a else a for a in answers]
             for sock, answer in zip(socks, answers, strict=True):
                 try:
-                    body = lazyjson.dumps(answer)
+                    body = hand_over.frame(answer)
                 except (TypeError, ValueError):
-                    body = lazyjson.dumps(
+                    body = hand_over.frame(
                         {"failed": "the write landed, but its answer could not be sent"}
                     )
                 try:
-                    sock.sendall(_HEAD.pack(len(body)) + body)
+                    sock.sendall(body)
                 except OSError:
                     # The desk's thread sees it closed at its next read and lets it go.
                     with contextlib.suppress(OSError):

@@ -108,10 +108,16 @@ def fingerprint() -> str:
     return hashlib.sha256(text).hexdigest()[:32]
 
 
-def send_frame(sock: socket.socket, value: Any) -> None:
-    """``value`` as one length-prefixed JSON frame."""
+def frame(value: Any) -> bytes:
+    """``value`` as one length-prefixed JSON frame (TypeError or ValueError for a value
+    JSON cannot carry)."""
     body = lazyjson.dumps(value)
-    sock.sendall(_HEAD.pack(len(body)) + body)
+    return _HEAD.pack(len(body)) + body
+
+
+def send_frame(sock: socket.socket, value: Any) -> None:
+    """``value`` as one frame, sent."""
+    sock.sendall(frame(value))
 
 
 def frame_length(head: bytes) -> int:
@@ -172,7 +178,7 @@ class HandOver:
         if self._address in hosting:
             return False, None
         try:
-            request = lazyjson.dumps(
+            request = frame(
                 {
                     "v": VERSION,
                     "fp": self._fingerprint,
@@ -192,7 +198,7 @@ class HandOver:
             if sock is None:
                 return False, None
             try:
-                sock.sendall(_HEAD.pack(len(request)) + request)
+                sock.sendall(request)
             except OSError:
                 self._drop()  # not taken (a desk gone since the last call): run it here
                 return False, None
