@@ -145,6 +145,12 @@ class _Log:
         #: keeps the file in ``damaged/`` and folds what verified.
         self.damaged = False
 
+    def unchanged(self, st: os.stat_result) -> bool:
+        """Whether the file ``st`` describes is this log, with nobody's commit past what
+        this process read and verified: the same identity (a fold replaces the file)
+        and the same size, which is where its last whole record ends."""
+        return st.st_size == self.size == self.end and (st.st_dev, st.st_ino) == self.ident
+
     def close(self) -> None:
         if self.fd >= 0:
             os.close(self.fd)
@@ -648,11 +654,9 @@ class FolderBackend(Backend):
         if locked and os.access(self._file(journal.JOURNAL_NAME), os.F_OK, follow_symlinks=False):
             return False
         try:
-            st = os.stat(self._log_file, follow_symlinks=False)
+            return log.unchanged(os.stat(self._log_file, follow_symlinks=False))
         except OSError:
             return False
-        size = st.st_size
-        return size == log.size and size == log.end and (st.st_dev, st.st_ino) == log.ident
 
     def refresh(self) -> Refresh | None:
         journal.recover(self.dir)  # an interrupted fold or commit is completed first
@@ -662,7 +666,7 @@ class FolderBackend(Backend):
         except FileNotFoundError:
             st = None
         if log is not None and st is not None and (st.st_dev, st.st_ino) == log.ident:
-            if st.st_size == log.size == log.end:
+            if log.unchanged(st):
                 return None  # nobody committed: one stat
             # Past ``end`` lay bytes that did not verify: a writer may have cut them and
             # appended a record just as long, so the same size proves nothing there.
