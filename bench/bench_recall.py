@@ -28,6 +28,13 @@ chooses sets, ``--systems memwork,bm25s`` systems (a quicker loop);
 ``--per-category N`` sizes LongMemEval's sample; ``--json FILE`` writes every
 number.
 
+``--harness`` stores the conversations as another harness might (comma-separated,
+the public sets only): ``one-session`` (a whole conversation in one memwork session,
+its cap raised to hold every turn), ``turn-sessions`` (each turn its own session),
+``undated`` (no set dates: a second apart, asked a day after the last turn),
+``speakers`` (every system's turns begin with their speaker's name or role). Without
+it, one memwork session per conversation session, at the set's dates.
+
 Speed (``--latency N ...``): ``Memory.search`` in a long-lived process on a folder
 store of N records, beside bm25s and tantivy over the very same texts in the same
 process (p50/p95 of 300 questions after a warm-up, and after the first background
@@ -100,26 +107,45 @@ LABELS = {
 }
 
 
+#: The ways ``--harness`` can store a conversation other than the default.
+HARNESSES = ("one-session", "turn-sessions", "undated", "speakers")
+
+
 class Memwork:
     """memwork's search over a store of the turns: one session per conversation session,
     each turn an observation, in order, a second apart (from its session's date, where
-    the set gives one)."""
+    the set gives one); ``harness`` (of :data:`HARNESSES`) changes the sessions and
+    dates as another harness might."""
 
     def __init__(
         self,
         turns: list[tuple[str, str, str]],
         times: list[datetime] | None = None,
         asked: datetime | None = None,
+        harness: frozenset[str] = frozenset(),
     ) -> None:
         self.store = Store.in_memory()
         self.index_of: dict[str, int] = {}
         self.skipped = 0
         sids: dict[str, str] = {}
+        if "one-session" in harness:
+            turns = [(u, "all", t) for u, _, t in turns]
+        elif "turn-sessions" in harness:
+            turns = [(u, str(n), t) for n, (u, _, t) in enumerate(turns)]
+        if "undated" in harness:
+            times = asked = None
+        cap = max(500, len(turns)) if "one-session" in harness else None
         with self.store.transaction():
             for n, (_uid, session, text) in enumerate(turns):
                 if session not in sids:
                     sids[session] = sessions.start_session(
-                        self.store, title=f"s{session}", now=NOW, actor="b"
+                        self.store,
+                        title=f"s{session}",
+                        now=NOW,
+                        actor="b",
+                        # A session keeps 500 observations by default, the oldest dropped
+                        # past it: a harness that stores a whole chat in one raises it.
+                        max_observations=cap,
                     )["id"]
                 # A set's own dates where it has them (a second apart within a session,
                 # so the turns keep their order), else a second apart from NOW.
@@ -232,7 +258,10 @@ def synthetic(
 
 
 def conversations(
-    convs: list[recall_sets.Conversation], clock: Clock, chosen: tuple[str, ...]
+    convs: list[recall_sets.Conversation],
+    clock: Clock,
+    chosen: tuple[str, ...],
+    harness: frozenset[str] = frozenset(),
 ) -> tuple[Board, dict[str, int]]:
     """Every system on every conversation of a slice: turn and session levels."""
     board = Board()
@@ -240,10 +269,14 @@ def conversations(
     for conv in convs:
         if not conv.questions:
             continue
+        if "speakers" in harness:
+            conv = recall_sets.with_speakers(conv)
         texts = [t for _, _, t in conv.turns]
         built: dict[str, Any] = {}
         if "memwork" in chosen:
-            built["memwork"] = clock.run("memwork", Memwork, conv.turns, conv.times, conv.asked)
+            built["memwork"] = clock.run(
+                "memwork", Memwork, conv.turns, conv.times, conv.asked, harness
+            )
             built.update(build_engines(texts, clock, chosen))
         size["conversations"] += 1
         size["turns"] += len(conv.turns)
@@ -325,13 +358,19 @@ def as_json(board: Board) -> dict[str, Any]:
 
 
 def quality(
-    sets: list[str], tuning_only: bool, per_category: int, chosen: tuple[str, ...] = SYSTEMS
+    sets: list[str],
+    tuning_only: bool,
+    per_category: int,
+    chosen: tuple[str, ...] = SYSTEMS,
+    harness: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """Run the sets, print a table per set, slice and level; return every number."""
     engines.need("bm25s", "Stemmer", "tantivy", "wordllama")
     os.environ.setdefault("MEMWORK_EMBEDDER", "off")
     if os.environ["MEMWORK_EMBEDDER"] != "off":
         print(f"(memwork runs with MEMWORK_EMBEDDER={os.environ['MEMWORK_EMBEDDER']})")
+    if harness:
+        print(f"(the public sets stored with --harness {','.join(sorted(harness))})")
     report: dict[str, Any] = {}
     for name in sets:
         clock = Clock()
@@ -347,7 +386,7 @@ def quality(
             for part, convs in parts.items():
                 if tuning_only and part != recall_sets.TUNING:
                     continue
-                boards[part], sizes[part] = conversations(convs, clock, chosen)
+                boards[part], sizes[part] = conversations(convs, clock, chosen, harness)
         spent = time.perf_counter() - t0
         report[name] = {
             "seconds": round(spent, 1),
@@ -725,6 +764,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--per-category", type=int, default=15, help="LongMemEval questions per type and slice"
     )
+    ap.add_argument(
+        "--harness",
+        default="",
+        help="store the public sets otherwise, comma-separated: " + ", ".join(HARNESSES),
+    )
     ap.add_argument("--json", type=Path, metavar="FILE", help="write every number here")
     ap.add_argument("--latency", nargs="*", type=int, metavar="N", help="records per store")
     ap.add_argument(
@@ -751,13 +795,20 @@ def main(argv: list[str] | None = None) -> None:
     unknown = set(args.systems.split(",")) - set(SYSTEMS) - {""}
     if unknown or not chosen:
         ap.error(f"--systems: unknown {sorted(unknown)} (known: {', '.join(SYSTEMS)})")
+    harness = frozenset(h for h in args.harness.split(",") if h)
+    if harness - set(HARNESSES):
+        ap.error(
+            f"--harness: unknown {sorted(harness - set(HARNESSES))} (known: {', '.join(HARNESSES)})"
+        )
+    if {"one-session", "turn-sessions"} <= harness:
+        ap.error("--harness: one-session and turn-sessions exclude each other")
     shapes = [s for s in args.shapes.split(",") if s]
     for shape in shapes:
         if shape != "mixed" and shape not in SHAPES:
             ap.error(f"--shapes: unknown shape {shape!r} (known: mixed, long, short)")
-    report: dict[str, Any] = {"tuning only": args.tuning_only}
+    report: dict[str, Any] = {"tuning only": args.tuning_only, "harness": sorted(harness)}
     if not args.no_quality:
-        report["quality"] = quality(sets, args.tuning_only, args.per_category, chosen)
+        report["quality"] = quality(sets, args.tuning_only, args.per_category, chosen, harness)
     if args.latency is not None:
         print()
         report["latency"] = latency(

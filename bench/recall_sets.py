@@ -76,6 +76,19 @@ class Conversation:
     #: questions were asked: memwork stores the turns at those times.
     times: list[datetime] | None = None
     asked: datetime | None = None
+    #: Who said each turn: a LoCoMo or REALTALK speaker's name, LongMemEval's role.
+    speakers: list[str] | None = None
+
+
+def with_speakers(conv: Conversation) -> Conversation:
+    """``conv`` with each turn's text after its speaker's name ("Caroline: I went …",
+    "user: …"), as a harness that keeps who said what might store it."""
+    if conv.speakers is None:
+        return conv
+    turns = [
+        (u, s, f"{who}: {t}") for (u, s, t), who in zip(conv.turns, conv.speakers, strict=True)
+    ]
+    return Conversation(conv.name, turns, conv.questions, conv.times, conv.asked, conv.speakers)
 
 
 def _sha(text: str) -> int:
@@ -134,6 +147,7 @@ def _dialogue(
     memwork's ranking was tuned without them)."""
     turns: list[tuple[str, str, str]] = []
     times: list[datetime | None] = []
+    speakers: list[str] = []
     keys = sorted((k for k in conv if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k[8:]))
     for key in keys:
         if not isinstance(conv[key], list):
@@ -146,6 +160,7 @@ def _dialogue(
             if text:
                 turns.append((t["dia_id"], key[8:], text))
                 times.append(at)
+                speakers.append(str(t.get("speaker") or "?"))
     session_of = {u: s for u, s, _ in turns}
     # Each turn at its session's date, the questions a day after the last session (or,
     # when a date is missing, none at all: a store a second apart).
@@ -156,6 +171,7 @@ def _dialogue(
         turns,
         times=dated if whole else None,
         asked=max(dated) + timedelta(days=1) if whole else None,
+        speakers=speakers,
     )
     for n, q in enumerate(qa):
         evidence = {e for e in evidence_ids(q.get("evidence") or []) if e in session_of}
@@ -208,6 +224,7 @@ def haystack(item: dict) -> Conversation:
     qid = str(item["question_id"])
     turns: list[tuple[str, str, str]] = []
     times: list[datetime | None] = []
+    speakers: list[str] = []
     evidence: set[str] = set()
     dates = item.get("haystack_dates") or [None] * len(item["haystack_session_ids"])
     for sid, session, date in zip(
@@ -221,6 +238,7 @@ def haystack(item: dict) -> Conversation:
             uid = f"{sid}#{n}"
             turns.append((uid, str(sid), text))
             times.append(at)
+            speakers.append(str(turn.get("role") or "?"))
             if turn.get("has_answer"):
                 evidence.add(uid)
     known = {s for _, s, _ in turns}
@@ -236,6 +254,7 @@ def haystack(item: dict) -> Conversation:
         [question] if sessions or evidence else [],
         dated if whole else None,
         asked if whole else None,
+        speakers,
     )
 
 
@@ -312,7 +331,8 @@ def long_replies(conv: Conversation) -> Conversation:
         turns.append((f"{uid}r", session, " ".join(parts)))
     # A reply is written a moment after its line: both at the line's date.
     times = [t for t in conv.times for _ in range(2)] if conv.times else None
-    return Conversation(f"{conv.name}-long", turns, conv.questions, times, conv.asked)
+    speakers = [w for who in conv.speakers for w in (who, "assistant")] if conv.speakers else None
+    return Conversation(f"{conv.name}-long", turns, conv.questions, times, conv.asked, speakers)
 
 
 _COMMON = frozenset(
