@@ -21,6 +21,9 @@ The sets (bench/recall_sets.py, which also gives each slice rule):
   each file comes from. Missing files are skipped with a note. Levels: ``turn``
   (the evidence turns) and ``session`` (the evidence sessions, each ranked by its
   best turn).
+* **longmemeval-wide** (only with ``--sets``): LongMemEval's questions, each haystack
+  filled to 500 sessions (~5,000 turns) from the other questions' sessions that answer
+  nothing: the scale of LongMemEval_M.
 
 ``--tuning-only`` computes and prints the tuning slices only: tune with it, and
 look at the held-out slices only to report. ``--sets locomo,longmemeval``
@@ -755,7 +758,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--sets",
         default=",".join(("synthetic", *recall_sets.SETS)),
-        help="comma-separated: synthetic, " + ", ".join(recall_sets.SETS),
+        help="comma-separated: synthetic, "
+        + ", ".join(recall_sets.SETS + recall_sets.EXTRA_SETS)
+        + " (the last only when named)",
     )
     ap.add_argument("--tuning-only", action="store_true", help="only the tuning slices")
     ap.add_argument(
@@ -787,10 +792,9 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     sets = ["synthetic"] if args.synthetic_only else [s for s in args.sets.split(",") if s]
     for name in sets:
-        if name != "synthetic" and name not in recall_sets.SETS:
-            ap.error(
-                f"--sets: unknown set {name!r} (known: synthetic, {', '.join(recall_sets.SETS)})"
-            )
+        if name != "synthetic" and name not in recall_sets.SETS + recall_sets.EXTRA_SETS:
+            known = ", ".join(recall_sets.SETS + recall_sets.EXTRA_SETS)
+            ap.error(f"--sets: unknown set {name!r} (known: synthetic, {known})")
     chosen = tuple(s for s in SYSTEMS if s in args.systems.split(","))
     unknown = set(args.systems.split(",")) - set(SYSTEMS) - {""}
     if unknown or not chosen:

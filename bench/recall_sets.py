@@ -21,6 +21,9 @@ fixed rule on whole conversations or whole questions, never on turns:
   else it is held out; abstention questions (``_abs``, no evidence) are left out.
   Long: at most ``per_category`` questions of each type in each slice are kept,
   the ones with the smallest SHA-1 of ``"pick:" + id`` (a stable sample).
+* **longmemeval-wide** (only when named): the same questions and slices, each haystack
+  filled to 500 sessions with sessions of the file that answer no question, as
+  LongMemEval_M widens LongMemEval_S; measured, never tuned on.
 
 Each set gives its sessions' dates (LoCoMo's ``1:56 pm on 8 May, 2023``, REALTALK's
 ``29.12.2023, 00:51:12``, LongMemEval's ``2023/05/20 (Sat) 02:21``): each turn keeps its
@@ -52,6 +55,10 @@ LOCOMO_CATEGORIES = {
 REALTALK_CATEGORIES = {1: "1 multi-hop", 2: "2 temporal", 3: "3 commonsense"}
 LONGMEMEVAL_FILES = ("longmemeval_s_cleaned.json", "longmemeval_s.json", "longmemeval_oracle.json")
 SETS = ("locomo", "realtalk", "longmemeval", "locomo-long")
+#: Sets run only when named (``--sets``): slower, and measured, never tuned on.
+EXTRA_SETS = ("longmemeval-wide",)
+#: Sessions in a ``longmemeval-wide`` haystack (LongMemEval_M's haystacks hold ~500).
+WIDE_SESSIONS = 500
 
 
 @dataclass
@@ -109,7 +116,11 @@ def load(name: str, data: Path, per_category: int = 15) -> dict[str, list[Conver
     if name == "longmemeval":
         found = next((data / f for f in LONGMEMEVAL_FILES if (data / f).exists()), None)
         return longmemeval(found, per_category) if found else {}
-    raise ValueError(f"--sets: unknown set {name!r} (known: {', '.join(SETS)})")
+    if name == "longmemeval-wide":
+        found = next((data / f for f in LONGMEMEVAL_FILES[:2] if (data / f).exists()), None)
+        return longmemeval(found, per_category, WIDE_SESSIONS) if found else {}
+    known = ", ".join(SETS + EXTRA_SETS)
+    raise ValueError(f"--sets: unknown set {name!r} (known: {known})")
 
 
 # ---------------------------------------------------------------- LoCoMo and REALTALK
@@ -202,10 +213,14 @@ def evidence_ids(items: list[str]) -> list[str]:
 # ---------------------------------------------------------------- LongMemEval
 
 
-def longmemeval(path: Path, per_category: int) -> dict[str, list[Conversation]]:
-    """One conversation per question (its own haystack), sampled per type and slice."""
+def longmemeval(path: Path, per_category: int, wide: int = 0) -> dict[str, list[Conversation]]:
+    """One conversation per question (its own haystack), sampled per type and slice;
+    with ``wide``, each haystack filled to ``wide`` sessions from the other questions'
+    (:func:`widened`)."""
+    everything = json.loads(path.read_text())
+    pool = _filler_pool(everything) if wide else {}
     picked: dict[tuple[str, str], list[dict]] = {}
-    for item in json.loads(path.read_text()):
+    for item in everything:
         qid = str(item["question_id"])
         if qid.endswith("_abs"):
             continue
@@ -214,8 +229,45 @@ def longmemeval(path: Path, per_category: int) -> dict[str, list[Conversation]]:
     out: dict[str, list[Conversation]] = {TUNING: [], HELD_OUT: []}
     for (part, _), items in sorted(picked.items()):
         items.sort(key=lambda it: _sha("pick:" + str(it["question_id"])))
-        out[part] += [haystack(it) for it in items[:per_category]]
+        chosen = items[:per_category]
+        out[part] += [haystack(widened(it, pool, wide) if wide else it) for it in chosen]
     return out
+
+
+def _filler_pool(items: list[dict]) -> dict[str, tuple[list[dict], str | None]]:
+    """Every session of the file that answers no question: its turns and date, by id."""
+    answering = {str(s) for it in items for s in it.get("answer_session_ids") or []}
+    pool: dict[str, tuple[list[dict], str | None]] = {}
+    for it in items:
+        dates = it.get("haystack_dates") or [None] * len(it["haystack_session_ids"])
+        for sid, session, date in zip(
+            it["haystack_session_ids"], it["haystack_sessions"], dates, strict=True
+        ):
+            sid = str(sid)
+            if sid in answering or any(t.get("has_answer") for t in session):
+                continue
+            pool.setdefault(sid, (session, date))
+    return pool
+
+
+def widened(item: dict, pool: dict[str, tuple[list[dict], str | None]], total: int) -> dict:
+    """``item`` with its haystack filled to ``total`` sessions from ``pool``, as
+    LongMemEval_M widens LongMemEval_S's: the same question and evidence among ten times
+    the sessions. The fillers are picked by a hash of the question and session ids (a
+    stable pick), and each takes the date of one of the haystack's own sessions, so
+    none comes after the question."""
+    qid = str(item["question_id"])
+    own = [str(s) for s in item["haystack_session_ids"]]
+    dates = item.get("haystack_dates") or [None] * len(own)
+    mine = set(own)
+    fillers = sorted((s for s in pool if s not in mine), key=lambda s: _sha(f"{qid}:{s}"))
+    fillers = fillers[: max(0, total - len(own))]
+    return {
+        **item,
+        "haystack_session_ids": own + fillers,
+        "haystack_sessions": list(item["haystack_sessions"]) + [pool[s][0] for s in fillers],
+        "haystack_dates": list(dates) + [dates[_sha(s) % len(dates)] for s in fillers],
+    }
 
 
 def haystack(item: dict) -> Conversation:

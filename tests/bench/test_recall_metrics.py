@@ -117,3 +117,33 @@ def test_locomo_evidence_ranges_and_lists_are_read() -> None:
         "D3:1",
         "D3:2",
     ]
+
+
+def test_a_wide_haystack_adds_other_questions_sessions_that_answer_nothing(
+    tmp_path: Path,
+) -> None:
+    items = []
+    for n in range(12):
+        item = _item(f"q{n}", "multi-session")
+        # Each question's own sessions, distinct ids: a filler and its answer.
+        item["haystack_session_ids"] = [f"f{n}", f"answer_{n}"]
+        item["answer_session_ids"] = [f"answer_{n}"]
+        item["haystack_dates"] = ["2023/05/01 (Mon) 10:00", f"2023/05/{n + 2:02d} (Tue) 10:00"]
+        item["question_date"] = "2023/06/01 (Thu) 10:00"
+        items.append(item)
+    (tmp_path / "longmemeval_s.json").write_text(json.dumps(items))
+    pool = recall_sets._filler_pool(items)
+    assert set(pool) == {f"f{n}" for n in range(12)}  # no session that answers a question
+    wide = recall_sets.widened(items[0], pool, 6)
+    ids = wide["haystack_session_ids"]
+    assert ids[:2] == ["f0", "answer_0"] and len(ids) == 6 == len(set(ids))
+    assert all(s.startswith("f") for s in ids[2:])
+    assert set(wide["haystack_dates"]) <= set(items[0]["haystack_dates"])  # none after
+    parts = recall_sets.load("longmemeval-wide", tmp_path, per_category=20)
+    convs = parts[recall_sets.TUNING] + parts[recall_sets.HELD_OUT]
+    assert len(convs) == 12
+    for conv in convs:
+        (q,) = conv.questions
+        assert q.sessions == {f"answer_{conv.name[1:]}"}  # the evidence is unchanged
+        assert len({s for _, s, _ in conv.turns}) == 13  # its answer and every filler
+    assert parts == recall_sets.load("longmemeval-wide", tmp_path, per_category=20)
