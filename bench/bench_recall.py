@@ -280,11 +280,12 @@ def conversations(
             built["memwork"] = clock.run(
                 "memwork", Memwork, conv.turns, conv.times, conv.asked, harness
             )
-            built.update(build_engines(texts, clock, chosen))
+        built.update(build_engines(texts, clock, chosen))
         size["conversations"] += 1
         size["turns"] += len(conv.turns)
         size["questions"] += len(conv.questions)
-        size["unstored turns"] += built["memwork"].skipped
+        if "memwork" in built:
+            size["unstored turns"] += built["memwork"].skipped
         uids = [u for u, _, _ in conv.turns]
         session_of = {u: s for u, s, _ in conv.turns}
         for q in conv.questions:

@@ -145,12 +145,29 @@ def wordllama_model() -> Any:
     return semantic.embedder("wordllama")
 
 
+#: Vectors already computed in this process, by text: longmemeval-wide's haystacks
+#: share their filler sessions, and a text's vector does not depend on its batch.
+_VECTORS: dict[str, Any] = {}
+_VECTORS_MOST = 400_000  # ~400 MB of float32 at 256-d; emptied past it
+
+
 class WordLlama:
     """Cosine similarity of WordLlama 256-d vectors of the whole texts."""
 
     def __init__(self, texts: list[str]) -> None:
+        import numpy as np
+
         self.model = wordllama_model()
-        self.matrix = self.model.embed(texts) if texts else None
+        if not texts:
+            self.matrix = None
+            return
+        new = list(dict.fromkeys(t for t in texts if t not in _VECTORS))
+        if len(_VECTORS) + len(new) > _VECTORS_MOST:
+            _VECTORS.clear()
+            new = list(dict.fromkeys(texts))
+        if new:
+            _VECTORS.update(zip(new, self.model.embed(new), strict=True))
+        self.matrix = np.stack([_VECTORS[t] for t in texts])
 
     def search(self, query: str, k: int) -> list[int]:
         import numpy as np
