@@ -234,12 +234,17 @@ def longmemeval(path: Path, per_category: int, wide: int = 0) -> dict[str, list[
     return out
 
 
+def _dates(item: dict) -> list[str | None]:
+    """Each haystack session's date as the file writes it (None each, without dates)."""
+    return item.get("haystack_dates") or [None] * len(item["haystack_session_ids"])
+
+
 def _filler_pool(items: list[dict]) -> dict[str, tuple[list[dict], str | None]]:
     """Every session of the file that answers no question: its turns and date, by id."""
     answering = {str(s) for it in items for s in it.get("answer_session_ids") or []}
     pool: dict[str, tuple[list[dict], str | None]] = {}
     for it in items:
-        dates = it.get("haystack_dates") or [None] * len(it["haystack_session_ids"])
+        dates = _dates(it)
         for sid, session, date in zip(
             it["haystack_session_ids"], it["haystack_sessions"], dates, strict=True
         ):
@@ -258,7 +263,7 @@ def widened(item: dict, pool: dict[str, tuple[list[dict], str | None]], total: i
     none comes after the question."""
     qid = str(item["question_id"])
     own = [str(s) for s in item["haystack_session_ids"]]
-    dates = item.get("haystack_dates") or [None] * len(own)
+    dates = _dates(item)
     mine = set(own)
     fillers = sorted((s for s in pool if s not in mine), key=lambda s: _sha(f"{qid}:{s}"))
     fillers = fillers[: max(0, total - len(own))]
@@ -278,7 +283,7 @@ def haystack(item: dict) -> Conversation:
     times: list[datetime | None] = []
     speakers: list[str] = []
     evidence: set[str] = set()
-    dates = item.get("haystack_dates") or [None] * len(item["haystack_session_ids"])
+    dates = _dates(item)
     for sid, session, date in zip(
         item["haystack_session_ids"], item["haystack_sessions"], dates, strict=True
     ):
