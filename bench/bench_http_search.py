@@ -9,12 +9,15 @@ characters, ``short``: about 200; 100 notes to a session), one server
   ``/v1/echo`` (the same body), one of each in turn over one keep-alive
   connection; p50 / p95 and the ratio of the p50s (goal: <= 3x at 100k); and an
   empty query in the same turn, answered before the index is asked: what the
-  door and the operation cost around the search itself;
+  door and the operation cost around the search itself; and, for the current tree,
+  ``/v1/tantivy`` in the same turn: tantivy (a compiled engine) searching the same
+  notes behind the same door, what a compiled search costs over HTTP here;
 * throughput (the largest size): 16 clients at once, each on its own keep-alive
   connection, searching again and again for ``--seconds``; searches/s, p50 /
   p95, and the statuses (no 5xx allowed); then the echo route the same way, the
   most this client and server can do on this machine;
-* the server's resident memory (RSS) at the end.
+* the server's resident memory (RSS) at the end (tantivy's index included where
+  ``/v1/tantivy`` is served: ``--no-tantivy`` for memwork's alone).
 
 ``--workers 0 2`` measures the current tree once per value, with that many search
 worker processes (``memwork serve --search-workers``). ``--baseline TREE`` measures
@@ -31,7 +34,7 @@ it checks the titles the build left unchecked and writes the file, ~2-5 s of one
 work at 100k notes), unless ``--no-settle`` is given.
 Usage: python bench/bench_http_search.py [--sizes 1000 10000 100000]
 [--shapes long short] [--calls 200] [--clients 16] [--seconds 20] [--workers 0 2]
-[--baseline /path/to/old/tree] [--no-settle]
+[--baseline /path/to/old/tree] [--no-settle] [--no-tantivy]
 """
 
 from __future__ import annotations
@@ -101,8 +104,14 @@ def store_of(tree: Path, label: str, n: int, shape: str) -> Path:
 
 
 # -- the server -------------------------------------------------------------------------------
-def start(tree: Path, store: Path, workers: int) -> tuple[subprocess.Popen[str], int]:
+def start(
+    tree: Path, store: Path, workers: int, texts: Path | None = None
+) -> tuple[subprocess.Popen[str], int]:
+    """The benchmark server of ``tree`` on ``store``; with ``texts``, also serving
+    ``/v1/tantivy`` over those notes."""
     extra = ["--search-workers", str(workers)] if workers else []
+    if texts is not None:
+        extra += ["--tantivy", str(texts)]
     server = subprocess.Popen(
         [python_of(tree), str(tree / "bench" / "http_echo_server.py"), str(store), *extra],
         stdout=subprocess.PIPE,
@@ -198,11 +207,15 @@ async def first_search(port: int, question: str) -> float:
     return time.perf_counter() - started
 
 
-async def latency(port: int, questions: list[str], calls: int) -> dict[str, list[float]]:
-    """Echo, search and an empty search in turn over one connection (ms); the first 20
-    rounds not counted. An empty query is answered before the index is asked: what a
-    search costs besides the search itself."""
+async def latency(
+    port: int, questions: list[str], calls: int, tantivy: bool = False
+) -> dict[str, list[float]]:
+    """Echo, search and an empty search in turn over one connection (ms), and with
+    ``tantivy`` its route too; the first 20 rounds not counted. An empty query is
+    answered before the index is asked: what a search costs besides the search itself."""
     out: dict[str, list[float]] = {"echo": [], "search": [], "empty": []}
+    if tantivy:
+        out["tantivy"] = []
     conn = await Conn.open(port)
     for n in range(calls + 20):
         payload = body(questions[n % len(questions)])
@@ -267,10 +280,12 @@ def measure(
     args: argparse.Namespace,
     loaded: bool,
 ) -> dict[str, Any]:
-    _, questions = texts_of(n, shape)
+    texts, questions = texts_of(n, shape)
     source = store_of(tree, label, n, shape)
     store = linked_copy(source, OUT / f"http-search-run-{os.getpid()}-{label}")
-    server, port = start(tree, store, workers)
+    # tantivy beside the current tree only: an older tree's server has no such route.
+    beside = texts if tree == ROOT and args.tantivy else None
+    server, port = start(tree, store, workers, beside)
     name = f"{label}, {workers} search workers" if workers else label
     row: dict[str, Any] = {"tree": name, "n": n, "shape": shape, "clients": args.clients}
     row["load_avg"] = os.getloadavg()
@@ -281,7 +296,7 @@ def measure(
         if workers:  # every worker loads its index before anything is timed
             row["workers"] = workers_ready(server)
             threading.Thread(target=server.stderr.read, daemon=True).start()  # type: ignore[union-attr]
-        row["latency"] = asyncio.run(latency(port, questions, args.calls))
+        row["latency"] = asyncio.run(latency(port, questions, args.calls, beside is not None))
         if loaded:
             row["search_load"] = asyncio.run(
                 load(port, "/v1/search", questions, args.clients, args.seconds)
@@ -319,6 +334,12 @@ def main() -> None:
         help="time the calls while the server's first background save may still run",
     )
     parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument(
+        "--no-tantivy",
+        dest="tantivy",
+        action="store_false",
+        help="leave out /v1/tantivy (tantivy over the same notes behind the same door)",
+    )
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--baseline", type=Path, help="an older tree, measured the same way")
@@ -335,6 +356,10 @@ def main() -> None:
         trees.append((args.baseline.resolve(), "baseline", 0))
     for tree, _, _ in trees:
         require_own_code(tree, python_of(tree), env(tree))
+    if args.tantivy:
+        from recall_baselines import need
+
+        need("bm25s", "tantivy")
     rows = []
     for shape in args.shapes:
         for n in args.sizes:
@@ -355,17 +380,23 @@ def report(rows: list[dict[str, Any]]) -> None:
     base = {(r["n"], r["shape"]): r for r in rows if r["tree"] == "baseline"}
     print(
         "\n| tree | notes | echo p50 | empty search p50 | `/v1/search` p50 / p95 "
-        "| ratio to echo (goal <= 3x) | first search | RSS |"
+        "| ratio to echo (goal <= 3x) | `/v1/tantivy` p50 / p95 | its ratio to echo "
+        "| first search | RSS (tantivy's index too, where it is served) |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         lat = r["latency"]
         echo, search = statistics.median(lat["echo"]), statistics.median(lat["search"])
+        if "tantivy" in lat:
+            compiled = statistics.median(lat["tantivy"])
+            beside = f"{compiled:.2f} / {pct(lat['tantivy'], 0.95):.2f} ms | {compiled / echo:.2f}x"
+        else:
+            beside = "— | —"
         print(
             f"| {r['tree']} | {r['n']:,} {r['shape']} | {echo:.2f} ms "
             f"| {statistics.median(lat['empty']):.2f} ms | {search:.2f} / "
-            f"{pct(lat['search'], 0.95):.2f} ms | {search / echo:.2f}x | {r['first_s']:.1f} s "
-            f"| {r['rss_mib']:.0f} MiB |"
+            f"{pct(lat['search'], 0.95):.2f} ms | {search / echo:.2f}x | {beside} "
+            f"| {r['first_s']:.1f} s | {r['rss_mib']:.0f} MiB |"
         )
     print(
         "\n| tree | notes | clients | searches/s | p50 / p95 | 5xx | vs baseline "

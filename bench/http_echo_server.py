@@ -6,18 +6,28 @@ way an operation's route does and sends it back) and an MCP tool ``echo``
 (runs in a worker thread as every tool does, returns its text): the baselines
 the operations are measured against, served the same way in the same process.
 
-Usage: python bench/http_echo_server.py STORE [--search-workers N]  (prints the URL on
-stdout)
+With ``--tantivy TEXTS.json`` (the notes the store holds, as ``bench_http_search.py``
+writes them), ``POST /v1/tantivy`` searches the same notes with tantivy, a compiled
+engine, behind the same door: the body read as the search route reads it, the search
+run on the event loop or in a worker thread by the same rule, and hits of the same
+shape (kind, id, title, score) sent back. What a compiled engine costs over HTTP here,
+beside memwork's ``/v1/search``.
+
+Usage: python bench/http_echo_server.py STORE [--search-workers N] [--tantivy TEXTS.json]
+(prints the URL on stdout)
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import anyio  # noqa: E402
 from mcp_types import CallToolResult, TextContent, ToolAnnotations  # noqa: E402
@@ -29,22 +39,65 @@ from starlette.routing import Route  # noqa: E402
 from memwork import Memory  # noqa: E402
 from memwork.core.doors.http.app import HttpDoor, listen_on, max_body, run_uvicorn  # noqa: E402
 from memwork.core.doors.http.routes import json_response, read_json  # noqa: E402
+from memwork.core.doors.quick_calls import QuickCalls, answered  # noqa: E402
+
+
+def tantivy_route(texts_file: Path, cap: int) -> Route:
+    """``POST /v1/tantivy``: the notes of ``texts_file`` searched by tantivy (see the
+    module docstring)."""
+    from recall_baselines import Tantivy, query_words
+
+    texts = json.loads(texts_file.read_text())
+    engine = Tantivy(texts)
+    quick = QuickCalls()
+
+    def hits(query: str, limit: int) -> list[dict[str, Any]]:
+        words = query_words(query)
+        if not words:
+            return []
+        found = engine.searcher.search(engine.index.parse_query(" ".join(words), ["body"]), limit)
+        out = []
+        for score, address in found.hits:
+            slot = int(engine.searcher.doc(address)["id"][0])
+            out.append(
+                {
+                    "kind": "observation",
+                    "id": f"note-{slot}",
+                    "title": texts[slot][:80],
+                    "score": round(score, 4),
+                }
+            )
+        return out
+
+    async def endpoint(request: Request) -> Response:
+        given = await read_json(request, cap)
+        query, limit = str(given.get("query", "")), int(given.get("limit", 10))
+        return json_response(await answered(quick, lambda: hits(query, limit)))
+
+    return Route("/v1/tantivy", endpoint, methods=["POST"])
 
 
 def main() -> None:
-    memory = Memory(sys.argv[1], actor="mcp")
+    parser = argparse.ArgumentParser()
+    parser.add_argument("store")
+    parser.add_argument("--search-workers", type=int, default=0)
+    parser.add_argument("--tantivy", type=Path, help="the notes' texts file: POST /v1/tantivy")
+    args = parser.parse_args()
+    memory = Memory(args.store, actor="mcp")
     cap = max_body()
 
     async def echo(request: Request) -> Response:
         return json_response(await read_json(request, cap))
 
-    workers = int(sys.argv[3]) if sys.argv[2:3] == ["--search-workers"] else 0
+    extra = [Route("/v1/echo", echo, methods=["POST"])]
+    if args.tantivy:
+        extra.append(tantivy_route(args.tantivy, cap))
     door = HttpDoor(
         memory,
         token=None,
         cap=cap,
-        extra_routes=[Route("/v1/echo", echo, methods=["POST"])],
-        search_workers=workers,
+        extra_routes=extra,
+        search_workers=args.search_workers,
     )
     echo_tool = MCPTool(
         name="echo",
