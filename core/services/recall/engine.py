@@ -193,6 +193,11 @@ class Visibility:
         return True
 
 
+#: A record that fills a search its words left short scores at most this share of the
+#: last record the words found (so below every one of them).
+FILL_SHARE = 0.5
+
+
 class Scored(NamedTuple):
     """A record the query found, with its score (``filled``: it holds no word of the
     query, and came in to fill a search its words left short)."""

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import math
 
-from .engine import Filter, RecallIndex, Scored, counts_of
-from .semantic import FILL_SHARE
+from .engine import FILL_SHARE, Filter, RecallIndex, Scored, counts_of
 
 #: How many of the best records found are read for their words.
 SEEDS = 5

@@ -33,7 +33,7 @@ from ...ledger import isolation
 from ...privacy import scrub
 from ...privacy.seal import sealed
 from ...storage.store import Store
-from . import semantic, when
+from . import short_fill, when
 from .engine import Filter
 from .extract import KIND_NAMES
 from .follow import SAVED_FILE_DAMAGE, Recall
@@ -294,7 +294,7 @@ def _ranked_in(
             tables.setdefault(table, []).append(ref)
         without = frozenset().union(*(index.slots_in(t, r) for t, r in tables.items()))
         where = where._replace(without=without)
-    found = semantic.rank(store, recall, index, query, limit, where, fill)
+    found = short_fill.rank(store, recall, index, query, limit, where, fill)
     if not found:
         return [], {}, set(), set()
     titles = _session_titles(index, {s.session for s in found if s.kind == "observation"})

@@ -34,16 +34,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ...base.errors import InvalidInput
 from ...ledger import config
-from .engine import Filter, RecallIndex, Scored, decode_fields
+from .engine import FILL_SHARE, Filter, RecallIndex, Scored, decode_fields
 
 if TYPE_CHECKING:
     from ...storage.store import Store
-    from .follow import Recall
 
 ENV = "MEMWORK_EMBEDDER"
 CHOICES = ("off", "wordllama")
-#: A filled record scores at most this share of the last record the words found.
-FILL_SHARE = 0.5
 
 
 class Embedder(Protocol):
@@ -188,33 +185,20 @@ def _text(index: RecallIndex, slot: int) -> str:
     return " ".join(" ".join(found) for _, found in decode_fields(index.fields[slot]))
 
 
-def rank(
-    store: Store,
-    recall: Recall,
+def fill(
+    vectors: Vectors,
     index: RecallIndex,
     query: str,
+    found: list[Scored],
     limit: int,
     where: Filter,
-    fill: bool = True,
 ) -> list[Scored]:
-    """The best ``limit`` records by the query's words; what they leave short is filled
-    (unless ``fill`` is False) by the records nearest the query's meaning with an
-    embedder in force, else by the words of the best records found (see the module
-    docstring)."""
-    name = chosen(store)  # a bad setting is refused on every search, not only short ones
-    found = index.search(query, limit, where, recall.small)
-    if len(found) >= limit or not fill:
-        return found
-    if name == "off":
-        from . import feedback
-
-        return feedback.fill(index, query, found, limit, where, recall.small)
-    vectors = recall.vectors(embedder(name))
+    """``found`` (what the query's words found, fewer than ``limit``) filled up to
+    ``limit`` with the records nearest the query's meaning that ``where`` lets
+    through, nearest first, each below every word match and marked ``filled``."""
     import numpy as np
 
     matrix = vectors.current()
-    if vectors.computed:
-        recall.touched()
     if not len(matrix):
         return found
     sims = matrix @ vectors.model.embed([query])[0]
