@@ -23,15 +23,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ... import __version__
-from ...base.errors import (
-    Conflict,
-    InvalidInput,
-    MemworkError,
-    NotFound,
-    StoreUnreachable,
-    UserError,
-    worded,
-)
+from ...base.errors import InvalidInput, MemworkError
 from ...ops import runner as invoke
 from ...ops.json_schemas import input_schema
 from ...ops.memory import Memory
@@ -40,6 +32,7 @@ from ...ops.shapes import SHAPES
 from ...ops.wm_fallback import used_fallback
 from ..header_text import header_text
 from ..quick_calls import QuickCalls, answered
+from .error_status import error_body
 from .search_pool import SearchPool
 
 AGENT_HEADER = "x-memwork-agent"
@@ -81,24 +74,6 @@ def error_response(exc: MemworkError) -> Response:
     """A memwork error as JSON with its status (the CLI's exit-2 errors are all 4xx)."""
     status, body = error_body(exc)
     return json_response(body, status)
-
-
-def error_body(exc: MemworkError) -> tuple[int, dict[str, Any]]:
-    """The status and JSON body of a memwork error (a search worker sends them back)."""
-    if isinstance(exc, InvalidInput):
-        status, kind = 400, "invalid"
-    elif isinstance(exc, StoreUnreachable):  # the CLI's exit 2, but the server is away
-        status, kind = 503, "unavailable"
-    elif isinstance(exc, NotFound):
-        status, kind = 404, "not_found"
-    elif isinstance(exc, Conflict | UserError):
-        status, kind = 409, "conflict"
-    else:
-        status, kind = 503, "unavailable"
-    body: dict[str, Any] = {"error": worded(exc), "kind": kind}
-    if isinstance(exc, InvalidInput):
-        body["field"] = exc.field
-    return status, body
 
 
 def actor_of(request: Request) -> str:

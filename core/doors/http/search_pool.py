@@ -181,7 +181,7 @@ def work(path: str, conn: Connection) -> None:
     from ...base.errors import MemworkError
     from ...ops import runner as invoke
     from ...ops.operations import by_name
-    from .routes import error_body
+    from .error_status import error_body
 
     op = by_name("search")
     memory = _opened(path)
