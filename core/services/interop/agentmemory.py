@@ -58,19 +58,18 @@ them (``ignored_keys``) with their sizes (``not_imported``).
 
 from __future__ import annotations
 
-import hashlib
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from ...base import ids
-from ...base.clock import iso, parse_instant
+from ...base.clock import iso
 from ...base.errors import InvalidInput
-from ...base.numbers import is_finite, is_whole_number, shown_number
 from ...base.text import fingerprint
 from ...models.lesson import DEFAULT_CONFIDENCE, DEFAULT_DECAY_RATE
 from ...models.session import MAX_OBSERVATIONS
 from ...privacy import scrub
+from . import agentmemory_read as readers
 from .agentmemory_work import Work
 from .bundle import Bundle
 from .letta import dedupe_labels, flag, limit_of, map_label, slot_doc
@@ -97,10 +96,8 @@ KEYS = (
 )
 LESSON_MAX = 4000
 KIND_MAX = 50
-SOURCE = "agentmemory"
 _ACTIVE = {"active", "running", "open", "in_progress", "started"}
 _MEMWORK_SCOPE = re.compile(r"^(global|task:.+|project:.+)$")
-_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
 # -- sniffing --------------------------------------------------------------------------
@@ -112,123 +109,6 @@ def looks_like(data: Any) -> bool:
         return True
     found = {"sessions", "observations", "memories", "summaries"} & set(data)
     return isinstance(data.get("observations"), dict) and len(found) >= 2
-
-
-# -- small readers ----------------------------------------------------------------------
-def _first(item: dict[str, Any], keys: tuple[str, ...]) -> tuple[str, Any]:
-    """The first alias present with a non-null value: (key, value); (keys[0], None) if none."""
-    for key in keys:
-        if item.get(key) is not None:
-            return key, item[key]
-    return keys[0], None
-
-
-def _text(item: dict[str, Any], keys: tuple[str, ...], where: str) -> str:
-    key, value = _first(item, keys)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise InvalidInput(f"{where}.{key}", f"must be a string (got {type(value).__name__})")
-    return value
-
-
-def _ident(item: dict[str, Any], keys: tuple[str, ...], where: str) -> str | None:
-    key, value = _first(item, keys)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        raise InvalidInput(f"{where}.{key}", f"must be a string id (got {value!r})")
-    text = str(value).strip()
-    if not text:
-        raise InvalidInput(f"{where}.{key}", "must not be empty")
-    return text
-
-
-def _strings(item: dict[str, Any], keys: tuple[str, ...], where: str) -> list[str]:
-    """Every alias present is a list of strings; merged, scrubbed, de-duplicated."""
-    out: dict[str, None] = {}
-    for key in keys:
-        value = item.get(key)
-        if value is None:
-            continue
-        if not isinstance(value, list):
-            raise InvalidInput(f"{where}.{key}", "must be a list of strings")
-        for n, entry in enumerate(value, start=1):
-            if isinstance(entry, dict):  # e.g. topConcepts: [{concept, frequency}]
-                entry = next((v for v in entry.values() if isinstance(v, str)), None)
-            if not isinstance(entry, str):
-                raise InvalidInput(f"{where}.{key}[{n}]", "must be a string")
-            cleaned = scrub(entry).strip()
-            if cleaned:
-                out.setdefault(cleaned, None)
-    return list(out)
-
-
-def _instant(item: dict[str, Any], keys: tuple[str, ...], where: str) -> datetime | None:
-    """ISO-8601 string or epoch number (ms; < 1e11 → seconds); None when absent."""
-    key, value = _first(item, keys)
-    field = f"{where}.{key}"
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    if isinstance(value, str) and is_whole_number(value.strip()):
-        value = int(value.strip())
-    if isinstance(value, bool):
-        raise InvalidInput(field, f"must be an ISO-8601 instant or epoch milliseconds ({value!r})")
-    if isinstance(value, int | float):
-        shown = shown_number(value)
-        if not is_finite(value):
-            raise InvalidInput(field, f"must be a finite epoch number (got {shown})")
-        try:
-            seconds = value / 1000 if abs(value) >= 1e11 else value
-            return datetime.fromtimestamp(seconds, UTC)
-        except (OverflowError, OSError, ValueError):
-            raise InvalidInput(field, f"is not a usable epoch time (got {shown})") from None
-    if isinstance(value, str):
-        return parse_instant(value, field=field)
-    raise InvalidInput(field, f"must be an ISO-8601 instant or epoch milliseconds ({value!r})")
-
-
-def _number(item: dict[str, Any], keys: tuple[str, ...], where: str) -> tuple[str, float | None]:
-    key, value = _first(item, keys)
-    if value is None:
-        return key, None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not is_finite(value):
-        shown = shown_number(value) if type(value) is int else repr(value)
-        raise InvalidInput(f"{where}.{key}", f"must be a number (got {shown})")
-    return key, float(value)
-
-
-def _list(data: dict[str, Any], key: str) -> list[Any]:
-    value = data.get(key)
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise InvalidInput(key, f"must be a list (got {type(value).__name__})")
-    return value
-
-
-def _object(item: Any, where: str) -> dict[str, Any]:
-    if not isinstance(item, dict):
-        raise InvalidInput(where, f"must be an object (got {type(item).__name__})")
-    return item
-
-
-def _stable_id(prefix: str, when: datetime | None, *parts: str) -> str:
-    """A deterministic id shaped like :func:`core.base.ids.new_id`: time part + hash part.
-
-    The same source record always gets the same id, so importing a file twice
-    is reported as a clash, not stored twice.
-    """
-    ms = int(when.timestamp() * 1000) if when is not None else 0
-    digest = int(hashlib.sha256("\x1f".join((SOURCE, *parts)).encode()).hexdigest()[:20], 16)
-    chars = []
-    for number, length in ((max(ms, 0), 10), (digest, 16)):
-        part = []
-        for _ in range(length):
-            number, rem = divmod(number, 32)
-            part.append(_CROCKFORD[rem])
-        chars.append("".join(reversed(part)))
-    return f"{prefix}_{''.join(chars)}"
 
 
 # -- sessions and observations ------------------------------------------------------------
@@ -253,9 +133,9 @@ class _Session:
 
 def _read_session(item: dict[str, Any], where: str, sid: str) -> _Session:
     session = _Session(sid, where)
-    session.project = _text(item, ("project", "projectName", "cwd"), where)
-    session.agent = _text(item, ("agentId", "agent_id", "agent"), where)
-    session.title = _text(item, ("title", "name"), where)
+    session.project = readers.text(item, ("project", "projectName", "cwd"), where)
+    session.agent = readers.text(item, ("agentId", "agent_id", "agent"), where)
+    session.title = readers.text(item, ("title", "name"), where)
     summary = item.get("summary")
     if isinstance(summary, dict):  # some servers nest the summary record
         summary = summary.get("narrative") or summary.get("text")
@@ -263,10 +143,12 @@ def _read_session(item: dict[str, Any], where: str, sid: str) -> _Session:
         raise InvalidInput(f"{where}.summary", "must be a string")
     if summary and summary.strip():
         session.summary_parts.append(summary)
-    session.started = _instant(
+    session.started = readers.instant(
         item, ("startedAt", "started_at", "createdAt", "created_at", "timestamp"), where
     )
-    session.ended = _instant(item, ("endedAt", "ended_at", "completedAt", "completed_at"), where)
+    session.ended = readers.instant(
+        item, ("endedAt", "ended_at", "completedAt", "completed_at"), where
+    )
     status = item.get("status")
     if status is not None and not isinstance(status, str):
         raise InvalidInput(f"{where}.status", f"must be a string (got {status!r})")
@@ -275,19 +157,19 @@ def _read_session(item: dict[str, Any], where: str, sid: str) -> _Session:
 
 
 def _observation_text(item: dict[str, Any], where: str) -> str:
-    direct = _text(item, ("content", "text"), where)
+    direct = readers.text(item, ("content", "text"), where)
     if direct.strip():
         return direct
-    title = _text(item, ("title",), where).strip()
-    subtitle = _text(item, ("subtitle",), where).strip()
-    narrative = _text(item, ("narrative", "description", "summary"), where).strip()
+    title = readers.text(item, ("title",), where).strip()
+    subtitle = readers.text(item, ("subtitle",), where).strip()
+    narrative = readers.text(item, ("narrative", "description", "summary"), where).strip()
     parts = []
     if title:
         parts.append(f"{title} — {subtitle}" if subtitle else title)
     if narrative and narrative != title:
         parts.append(narrative)
-    parts.extend(f"- {fact}" for fact in _strings(item, ("facts",), where))
-    files = _strings(item, ("files",), where)
+    parts.extend(f"- {fact}" for fact in readers.strings(item, ("facts",), where))
+    files = readers.strings(item, ("files",), where)
     if files:
         parts.append("Files: " + ", ".join(files))
     return "\n".join(parts)
@@ -296,7 +178,7 @@ def _observation_text(item: dict[str, Any], where: str) -> str:
 def _read_observation(
     item: Any, where: str, session: _Session, index: int
 ) -> tuple[datetime | None, int, dict[str, Any]] | None:
-    item = _object(item, where)
+    item = readers.object_of(item, where)
     raw = _observation_text(item, where)
     if not raw.strip():
         raise InvalidInput(
@@ -305,11 +187,11 @@ def _read_observation(
     content = scrub(raw).strip()
     if not content:
         return None  # only private spans: nothing may be stored
-    kind = _text(item, ("type", "kind", "category"), where).strip() or "note"
+    kind = readers.text(item, ("type", "kind", "category"), where).strip() or "note"
     if len(kind) > KIND_MAX:
         raise InvalidInput(f"{where}.type", f"must be at most {KIND_MAX} characters")
-    when = _instant(item, ("timestamp", "createdAt", "created_at", "time"), where)
-    source_id = _ident(item, ("id", "observationId", "obs_id"), where) or f"#{index}"
+    when = readers.instant(item, ("timestamp", "createdAt", "created_at", "time"), where)
+    source_id = readers.ident(item, ("id", "observationId", "obs_id"), where) or f"#{index}"
     if source_id in session.obs_ids:  # a repeated id must not overwrite its twin
         source_id = f"{source_id}#{index}"
     session.obs_ids.add(source_id)
@@ -317,7 +199,7 @@ def _read_observation(
         "content": content,
         "kind": kind,
         "source_id": source_id,
-        "tags": _strings(item, ("tags", "concepts"), where),
+        "tags": readers.strings(item, ("tags", "concepts"), where),
     }
     return when, index, doc
 
@@ -349,7 +231,7 @@ def _session_docs(
         end = None
         if ended_flag:
             end = session.ended or (max(times) if times else None) or start
-        sid = _stable_id("ses", known_start, "session", session.source_id)
+        sid = readers.stable_id("ses", known_start, "session", session.source_id)
         kept = obs[-MAX_OBSERVATIONS:]
         dropped = len(obs) - len(kept)
         dropped_total += dropped
@@ -365,7 +247,7 @@ def _session_docs(
                     "after_end": end is not None and moment > end,
                     "content": item["content"],
                     "created_at": iso(moment),
-                    "id": _stable_id(
+                    "id": readers.stable_id(
                         "obs", when or known_start, "obs", session.source_id, item["source_id"]
                     ),
                     "kind": item["kind"],
@@ -416,9 +298,9 @@ def _scope(item: dict[str, Any], where: str) -> str:
 
 
 def _confidence(item: dict[str, Any], where: str) -> float:
-    _, value = _number(item, ("confidence",), where)
+    _, value = readers.number(item, ("confidence",), where)
     if value is None:
-        _, strength = _number(item, ("strength", "importance"), where)
+        _, strength = readers.number(item, ("strength", "importance"), where)
         if strength is None:
             return DEFAULT_CONFIDENCE
         # agentmemory rates memories 1–10; a 0–1 value is already a confidence.
@@ -461,20 +343,24 @@ class _Lessons:
                 f"must be at most {LESSON_MAX} characters (got {len(text)})",
             )
         scope = _scope(item, where)
-        created = _instant(item, ("createdAt", "created_at", "timestamp"), where) or self.stamp
-        updated = _instant(item, ("updatedAt", "updated_at"), where) or created
-        reinforced = (
-            _instant(item, ("lastReinforcedAt", "last_reinforced_at"), where) or updated or created
+        created = (
+            readers.instant(item, ("createdAt", "created_at", "timestamp"), where) or self.stamp
         )
-        key, reinforcements = _number(item, ("reinforcements", "reinforcementCount"), where)
+        updated = readers.instant(item, ("updatedAt", "updated_at"), where) or created
+        reinforced = (
+            readers.instant(item, ("lastReinforcedAt", "last_reinforced_at"), where)
+            or updated
+            or created
+        )
+        key, reinforcements = readers.number(item, ("reinforcements", "reinforcementCount"), where)
         if reinforcements is None:
             reinforcements = 0
         if reinforcements < 0 or not float(reinforcements).is_integer():
             raise InvalidInput(f"{where}.{key}", "must be a whole number >= 0")
-        key, decay = _number(item, ("decayRate", "decay_rate"), where)
+        key, decay = readers.number(item, ("decayRate", "decay_rate"), where)
         if decay is not None and not 0 <= decay <= 1:
             raise InvalidInput(f"{where}.{key}", f"must be between 0 and 1 per week (got {decay})")
-        tags = sorted(set(extra_tags) | set(_strings(item, ("tags", "concepts"), where)))
+        tags = sorted(set(extra_tags) | set(readers.strings(item, ("tags", "concepts"), where)))
         doc: dict[str, Any] = {
             "confidence": _confidence(item, where),
             "content": text,
@@ -487,7 +373,7 @@ class _Lessons:
             "pinned": flag(item.get("pinned"), f"{where}.pinned"),
             "reinforcements": int(reinforcements),
             "scope": scope,
-            "source": SOURCE,
+            "source": readers.SOURCE,
             "tags": tags,
             "updated_at": iso(updated),
             "wordings": [],
@@ -512,9 +398,9 @@ class _Lessons:
 
 
 def _memory_content(item: dict[str, Any], where: str) -> tuple[str, str]:
-    key, _ = _first(item, ("content", "text", "narrative", "body"))
-    content = _text(item, ("content", "text", "narrative", "body"), where).strip()
-    title = _text(item, ("title", "name"), where).strip()
+    key, _ = readers.first(item, ("content", "text", "narrative", "body"))
+    content = readers.text(item, ("content", "text", "narrative", "body"), where).strip()
+    title = readers.text(item, ("title", "name"), where).strip()
     if title and content and not content.lower().startswith(title.lower()):
         content = f"{title}: {content}"
     content = content or title
@@ -536,7 +422,7 @@ def _slots(data: dict[str, Any], stamp: str, bundle: Bundle, note: dict[str, Any
         raise InvalidInput("slots", "must be a list of slots (or an object label → slot)")
     entries = []
     for where, item, key in items:
-        item = _object(item, where)
+        item = readers.object_of(item, where)
         raw_label = item.get("label", key)
         label = map_label(raw_label, f"{where}.label")
         assert isinstance(raw_label, str)  # map_label refuses anything else
@@ -546,11 +432,11 @@ def _slots(data: dict[str, Any], stamp: str, bundle: Bundle, note: dict[str, Any
         if scope == "project" or (isinstance(project, str) and project.strip()):
             owner = map_label(project, f"{where}.project") if project else "project"
             owner = owner.replace("/", "_")
-        limit_key, limit = _first(item, ("limit", "sizeLimit", "size_limit"))
+        limit_key, limit = readers.first(item, ("limit", "sizeLimit", "size_limit"))
         entries.append(
             {
-                "content": _text(item, ("content", "value"), where),
-                "description": _text(item, ("description",), where),
+                "content": readers.text(item, ("content", "value"), where),
+                "description": readers.text(item, ("description",), where),
                 "label": label,
                 "limit": limit_of(limit, f"{where}.{limit_key}"),
                 "original": raw_label.strip(),
@@ -598,7 +484,7 @@ def parse(data: Any, *, now: datetime, source: str = "") -> Bundle:
     version = data.get("version")
     if version is not None:
         note["version"] = str(version)
-    exported = _instant(data, ("exportedAt", "exported_at"), "document")
+    exported = readers.instant(data, ("exportedAt", "exported_at"), "document")
     if exported is not None:
         note["exported_at"] = iso(exported)
     if source:
@@ -609,14 +495,16 @@ def parse(data: Any, *, now: datetime, source: str = "") -> Bundle:
     raw_sessions = data.get("sessions")
     if isinstance(raw_sessions, dict):  # tolerate {id: session}
         listed = [
-            ({"id": k, **_object(v, f"sessions.{k}")}, f"sessions.{k}")
+            ({"id": k, **readers.object_of(v, f"sessions.{k}")}, f"sessions.{k}")
             for k, v in raw_sessions.items()
         ]
     else:
-        listed = [(item, f"sessions[{n}]") for n, item in enumerate(_list(data, "sessions"), 1)]
+        listed = [
+            (item, f"sessions[{n}]") for n, item in enumerate(readers.list_of(data, "sessions"), 1)
+        ]
     for item, where in listed:
-        item = _object(item, where)
-        sid = _ident(item, ("id", "sessionId", "session_id"), where)
+        item = readers.object_of(item, where)
+        sid = readers.ident(item, ("id", "sessionId", "session_id"), where)
         if sid is None:
             raise InvalidInput(f"{where}.id", "is required (the session's id)")
         if sid in sessions:
@@ -642,7 +530,7 @@ def parse(data: Any, *, now: datetime, source: str = "") -> Bundle:
         grouped: dict[str, list[tuple[str, Any]]] = {}
         for n, item in enumerate(raw_obs, start=1):
             where = f"observations[{n}]"
-            sid = _ident(_object(item, where), ("sessionId", "session_id"), where)
+            sid = readers.ident(readers.object_of(item, where), ("sessionId", "session_id"), where)
             if sid is None:
                 raise InvalidInput(f"{where}.sessionId", "is required in a flat observation list")
             grouped.setdefault(sid, []).append((where, item))
@@ -661,13 +549,13 @@ def parse(data: Any, *, now: datetime, source: str = "") -> Bundle:
 
     # Summaries: onto their session, or lessons when they name none.
     lessons = _Lessons(now)
-    for n, item in enumerate(_list(data, "summaries"), start=1):
+    for n, item in enumerate(readers.list_of(data, "summaries"), start=1):
         where = f"summaries[{n}]"
-        item = _object(item, where)
-        title = _text(item, ("title",), where).strip()
-        narrative = _text(item, ("narrative", "summary", "content", "text"), where).strip()
-        decisions = _strings(item, ("keyDecisions", "key_decisions", "decisions"), where)
-        sid = _ident(item, ("sessionId", "session_id"), where)
+        item = readers.object_of(item, where)
+        title = readers.text(item, ("title",), where).strip()
+        narrative = readers.text(item, ("narrative", "summary", "content", "text"), where).strip()
+        decisions = readers.strings(item, ("keyDecisions", "key_decisions", "decisions"), where)
+        sid = readers.ident(item, ("sessionId", "session_id"), where)
         if sid is None:
             body = narrative or title
             if not body:
@@ -683,8 +571,8 @@ def parse(data: Any, *, now: datetime, source: str = "") -> Bundle:
         if title and not session.title:
             session.title = title
         if not session.project:
-            session.project = _text(item, ("project",), where)
-        moment = _instant(item, ("createdAt", "created_at"), where)
+            session.project = readers.text(item, ("project",), where)
+        moment = readers.instant(item, ("createdAt", "created_at"), where)
         if moment is not None:
             session.moments.append(moment)
 
@@ -694,18 +582,18 @@ def parse(data: Any, *, now: datetime, source: str = "") -> Bundle:
     # Memories and lessons.
     skipped_versions = 0
     older: set[str] = set()
-    memories = _list(data, "memories")
+    memories = readers.list_of(data, "memories")
     for n, item in enumerate(memories, start=1):
         where = f"memories[{n}]"
-        item = _object(item, where)
-        source_id = _ident(item, ("id", "memoryId"), where)
+        item = readers.object_of(item, where)
+        source_id = readers.ident(item, ("id", "memoryId"), where)
         if item.get("isLatest") is False:
             skipped_versions += 1
             if source_id is not None:
                 older.add(source_id)
             continue
         content, key = _memory_content(item, where)
-        kind = _text(item, ("type", "kind", "category"), where).strip()
+        kind = readers.text(item, ("type", "kind", "category"), where).strip()
         lessons.add(
             item,
             where,
@@ -714,11 +602,11 @@ def parse(data: Any, *, now: datetime, source: str = "") -> Bundle:
             content_key=key,
             source_id=source_id,
         )
-    for n, item in enumerate(_list(data, "lessons"), start=1):
+    for n, item in enumerate(readers.list_of(data, "lessons"), start=1):
         where = f"lessons[{n}]"
-        item = _object(item, where)
+        item = readers.object_of(item, where)
         content, key = _memory_content(item, where)
-        source_id = _ident(item, ("id", "lessonId"), where)
+        source_id = readers.ident(item, ("id", "lessonId"), where)
         lessons.add(item, where, content, extra_tags=[], content_key=key, source_id=source_id)
 
     # Profiles: kept in the note; conventions and common errors become project lessons.
@@ -730,12 +618,12 @@ def parse(data: Any, *, now: datetime, source: str = "") -> Bundle:
     profiles = []
     for n, item in enumerate(raw_profiles or [], start=1):
         where = f"profiles[{n}]"
-        item = _object(item, where)
-        project = _text(item, ("project", "name"), where).strip()
-        conventions = _strings(item, ("conventions",), where)
-        errors = _strings(item, ("commonErrors", "common_errors"), where)
+        item = readers.object_of(item, where)
+        project = readers.text(item, ("project", "name"), where).strip()
+        conventions = readers.strings(item, ("conventions",), where)
+        errors = readers.strings(item, ("commonErrors", "common_errors"), where)
         scoped: dict[str, Any] = {"project": project} if project else {}
-        profiled = _instant(item, ("updatedAt", "updated_at"), where)
+        profiled = readers.instant(item, ("updatedAt", "updated_at"), where)
         if profiled is not None:
             scoped["createdAt"] = iso(profiled)
         for text in conventions:
@@ -750,8 +638,8 @@ def parse(data: Any, *, now: datetime, source: str = "") -> Bundle:
                 "conventions": conventions,
                 "project": scrub(project),
                 "session_count": item.get("sessionCount"),
-                "summary": scrub(_text(item, ("summary",), where)),
-                "top_concepts": _strings(item, ("topConcepts",), where)[:20],
+                "summary": scrub(readers.text(item, ("summary",), where)),
+                "top_concepts": readers.strings(item, ("topConcepts",), where)[:20],
                 "total_observations": item.get("totalObservations"),
             }
         )

@@ -41,6 +41,7 @@ from ...base.text import one_line
 from ...domain.actions import CLOSED, STATUSES, cycle_named
 from ...ledger import links
 from ...privacy import scrub
+from . import agentmemory_read as readers
 from .bundle import Bundle
 
 #: Edge types where the source waits for the target, and where the target waits.
@@ -81,11 +82,6 @@ class Work:
     """Actions, their dependencies and the lessons' relations, gathered into links."""
 
     def __init__(self, now: datetime) -> None:
-        # The format's small readers (field aliases, ids, instants); imported here, as
-        # that module imports this one.
-        from . import agentmemory
-
-        self.read: Any = agentmemory
         self.now = now
         #: Source action id → memwork action id.
         self.actions: dict[str, str] = {}
@@ -100,8 +96,8 @@ class Work:
         """Every action, then every dependency and edge between them."""
         raw = _items(data, "actions")
         for where, item in raw:
-            item = self.read._object(item, where)
-            source_id = self.read._ident(item, ("id", "actionId", "action_id"), where)
+            item = readers.object_of(item, where)
+            source_id = readers.ident(item, ("id", "actionId", "action_id"), where)
             if source_id is None:
                 raise InvalidInput(f"{where}.id", "is required (the action's id)")
             if source_id in self.actions:
@@ -110,29 +106,28 @@ class Work:
             self.actions[source_id] = doc["id"]
             bundle.add("actions", doc)
         for where, item in raw:
-            own = self.read._ident(item, ("id", "actionId", "action_id"), where)
+            own = readers.ident(item, ("id", "actionId", "action_id"), where)
             for key in ("dependsOn", "depends_on", "requires", "blockedBy", "blocked_by"):
                 for n, other in enumerate(self._id_list(item, key, where), start=1):
                     self._edge("requires", own, other, item, f"{where}.{key}[{n}]")
-            parent = self.read._ident(item, ("parentId", "parent_id"), where)
+            parent = readers.ident(item, ("parentId", "parent_id"), where)
             if parent is not None:
                 self._edge("spawned_by", own, parent, item, f"{where}.parentId")
         for where, item in _items(data, "actionEdges", ("action_edges",)):
-            item = self.read._object(item, where)
+            item = readers.object_of(item, where)
             kind = link_kind(item.get("type", item.get("kind")), f"{where}.type")
-            src = self.read._ident(item, ("sourceActionId", "source_action_id", "from"), where)
-            dst = self.read._ident(item, ("targetActionId", "target_action_id", "to"), where)
+            src = readers.ident(item, ("sourceActionId", "source_action_id", "from"), where)
+            dst = readers.ident(item, ("targetActionId", "target_action_id", "to"), where)
             if src is None or dst is None:
                 field = "sourceActionId" if src is None else "targetActionId"
                 raise InvalidInput(f"{where}.{field}", "is required (an action id)")
             self._edge(kind, src, dst, item, where)
 
     def _action(self, item: dict[str, Any], where: str, source_id: str) -> dict[str, Any]:
-        read = self.read
-        title = one_line(scrub(read._text(item, ("title", "name"), where)))
+        title = one_line(scrub(readers.text(item, ("title", "name"), where)))
         if not title:
             raise InvalidInput(f"{where}.title", "must be a non-empty string")
-        status_key, status = read._first(item, ("status", "state"))
+        status_key, status = readers.first(item, ("status", "state"))
         status = "pending" if status is None else status
         if not isinstance(status, str):
             raise InvalidInput(f"{where}.{status_key}", f"must be a string (got {status!r})")
@@ -141,21 +136,23 @@ class Work:
             raise InvalidInput(
                 f"{where}.{status_key}", f"must be one of {', '.join(STATUSES)} (got {status!r})"
             )
-        key, priority = read._number(item, ("priority",), where)
+        key, priority = readers.number(item, ("priority",), where)
         if priority is not None and not float(priority).is_integer():
             raise InvalidInput(f"{where}.{key}", f"must be a whole number (got {priority})")
-        created = read._instant(item, ("createdAt", "created_at"), where) or self.now
-        updated = read._instant(item, ("updatedAt", "updated_at"), where) or created
-        agent = read._text(item, ("createdBy", "created_by", "agentId", "agent_id"), where).strip()
+        created = readers.instant(item, ("createdAt", "created_at"), where) or self.now
+        updated = readers.instant(item, ("updatedAt", "updated_at"), where) or created
+        agent = readers.text(
+            item, ("createdBy", "created_by", "agentId", "agent_id"), where
+        ).strip()
         notes = []
-        by = read._text(item, ("assignedTo", "assigned_to"), where).strip()
-        description = read._text(item, ("description", "details"), where).strip()
+        by = readers.text(item, ("assignedTo", "assigned_to"), where).strip()
+        description = readers.text(item, ("description", "details"), where).strip()
         if description:
             notes.append({"ts": iso(created), "text": scrub(description), "by": agent})
-        result = read._text(item, ("result", "outcome"), where).strip()
+        result = readers.text(item, ("result", "outcome"), where).strip()
         if result:
             notes.append({"ts": iso(updated), "text": "Result: " + scrub(result), "by": by})
-        tags = read._strings(item, ("tags",), where)
+        tags = readers.strings(item, ("tags",), where)
         if tags:
             notes.append({"ts": iso(created), "text": "Tags: " + ", ".join(tags), "by": ""})
         if by:
@@ -164,10 +161,10 @@ class Work:
             "agent_id": agent,
             "closed_at": iso(updated) if status in CLOSED else None,
             "created_at": iso(created),
-            "id": read._stable_id("act", created, "action", source_id),
+            "id": readers.stable_id("act", created, "action", source_id),
             "notes": notes,
             "priority": int(priority or 0),
-            "project": scrub(read._text(item, ("project",), where)).strip(),
+            "project": scrub(readers.text(item, ("project",), where)).strip(),
             "session_id": "",
             "status": status,
             "title": title,
@@ -218,13 +215,13 @@ class Work:
         versions the import skipped (a relation to one is counted, not stored)."""
         named: set[frozenset[str]] = set()
         for where, item in _items(data, "relations", ("memoryRelations", "memory_relations")):
-            item = self.read._object(item, where)
+            item = readers.object_of(item, where)
             kind = link_kind(item.get("type", item.get("kind")), f"{where}.type")
             if kind in links.MANAGED and kind != links.SUPERSEDES:
                 # memwork keeps these itself between rules, cards and episodes.
                 raise InvalidInput(f"{where}.type", f"{kind} is not a relation between memories")
-            src = self.read._ident(item, ("sourceId", "source_id", "from"), where)
-            dst = self.read._ident(item, ("targetId", "target_id", "to"), where)
+            src = readers.ident(item, ("sourceId", "source_id", "from"), where)
+            dst = readers.ident(item, ("targetId", "target_id", "to"), where)
             if src is None or dst is None:
                 field = "sourceId" if src is None else "targetId"
                 raise InvalidInput(f"{where}.{field}", "is required (a memory id)")
@@ -234,7 +231,7 @@ class Work:
             where = f"memories[{n}]"
             if not isinstance(item, dict) or item.get("isLatest") is False:
                 continue
-            src = self.read._ident(item, ("id", "memoryId"), where)
+            src = readers.ident(item, ("id", "memoryId"), where)
             for m, other in enumerate(self._id_list(item, "relatedIds", where), start=1):
                 if src is None or frozenset((src, other)) in named:
                     continue
@@ -267,7 +264,7 @@ class Work:
     def _when(self, item: Any, where: str) -> datetime:
         if not isinstance(item, dict):
             return self.now
-        return self.read._instant(item, ("createdAt", "created_at"), where) or self.now
+        return readers.instant(item, ("createdAt", "created_at"), where) or self.now
 
     def _put(
         self, kind: str, frm: str, to: str, home: str, when: datetime, source: tuple[str, ...]
