@@ -33,8 +33,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from recall_baselines import Tantivy, need  # noqa: E402
 
-from memwork.core.services.recall.engine import Filter, RecallIndex, fingerprint  # noqa: E402
+from memwork.core.services.recall.engine import RecallIndex, fingerprint  # noqa: E402
 from memwork.core.services.recall.extract import NEVER, Unit  # noqa: E402
+from memwork.core.services.recall.query import Filter  # noqa: E402
 
 SESSION = 100
 WORDS = 20_000

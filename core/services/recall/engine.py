@@ -52,17 +52,20 @@ import math
 import mmap
 import sys
 from array import array
-from collections.abc import Callable, Iterable, Iterator
-from itertools import compress, islice
+from collections.abc import Callable, Iterable
+from itertools import islice
 from typing import Any, NamedTuple
 
 from ...base.hashing import blake2b
 from ...privacy.seal import key_id, seal_if_clean
 from . import words as wordlib
+from .best import DenseScores, best_slots, get_score, kth_best, score_then_slot
 from .categories import MEMBER_WEIGHT, member_stems, word_members
 from .extract import KIND_NAMES, NEVER, Unit
+from .fields import counts_of, decode_fields, encode_fields, pair_bonus
 from .mapped import FileReader, SavedNumbers, TextRows, encode, positions
 from .postings import DocPostings, SessionPostings
+from .query import Filter, Scored, Visibility
 
 try:
     # The scoring loops compiled (_scoring.c, built by setup.py where a C compiler is
@@ -140,76 +143,6 @@ PREFIX_WEIGHT = 0.7
 MAX_EXPANSIONS = 5
 #: A kind's code in the index's ``kinds`` column.
 _KIND_CODES = {name: code for code, name in enumerate(KIND_NAMES)}
-_FIELD = "\x1e"
-_WEIGHT = "\x1f"
-
-
-class Filter(NamedTuple):
-    """Which records a query may return."""
-
-    kinds: frozenset[str] | None = None
-    since: float | None = None
-    until: float | None = None
-    session: str | None = None
-    now: float | None = None  # working-memory keys that expired by then are left out
-    #: Whether the caller may see a record: (kind, ref, session id, table) → bool, asked
-    #: once per candidate (per-agent isolation: core/ledger/isolation.py); None: every record.
-    visible: Callable[[str, str, str | None, str], bool] | None = None
-    #: Slots left out like the filters above (the context's lessons it lists already):
-    #: part of the mask, so the ranking still prunes as it does without them.
-    without: frozenset[int] = frozenset()
-    #: The span of time the query points at ("a week ago": :mod:`.when`), seconds since
-    #: the epoch, from and to: records written in it rank higher, none is left out.
-    near: tuple[float, float] | None = None
-
-
-class Visibility:
-    """A visibility test (:attr:`Filter.visible`) by kind: the records of
-    ``by_session`` are decided by their session alone (``session(session_id)``), those
-    of ``by_record`` by ``record(kind, ref, session, table)``, and every other record
-    is visible.
-
-    Calling it is the whole definition; the index uses the split only to ask once per
-    session rather than once per record, and to decode a record's reference only for
-    the kinds whose test reads it."""
-
-    __slots__ = ("by_session", "session", "by_record", "record")
-
-    def __init__(
-        self,
-        by_session: frozenset[str],
-        session: Callable[[str | None], bool],
-        by_record: frozenset[str],
-        record: Callable[[str, str, str | None, str], bool],
-    ) -> None:
-        self.by_session, self.session = by_session, session
-        self.by_record, self.record = by_record, record
-
-    def __call__(self, kind: str, ref: str, session: str | None, table: str) -> bool:
-        if kind in self.by_session:
-            return self.session(session)
-        if kind in self.by_record:
-            return self.record(kind, ref, session, table)
-        return True
-
-
-#: A record that fills a search its words left short scores at most this share of the
-#: last record the words found (so below every one of them).
-FILL_SHARE = 0.5
-
-
-class Scored(NamedTuple):
-    """A record the query found, with its score (``filled``: it holds no word of the
-    query, and came in to fill a search its words left short)."""
-
-    slot: int
-    ref: str
-    kind: str
-    title: str
-    session: str | None
-    score: float
-    table: str
-    filled: bool = False
 
 
 class _Column:
@@ -289,60 +222,6 @@ class _Column:
         out = _Column(list(self.tail), self.base)
         out.over = dict(self.over)
         return out
-
-
-def _tenths(weight: float) -> int:
-    return round(weight * 10)
-
-
-def encode_fields(fields: Iterable[tuple[float, str]]) -> str:
-    """A unit's fields as stored: each field's weight and its terms (what removal and
-    proximity read back)."""
-    parts = []
-    for weight, text in fields:
-        found = wordlib.terms(text)
-        if found:
-            parts.append(f"{_tenths(weight)}{_WEIGHT}{' '.join(found)}")
-    return _FIELD.join(parts)
-
-
-def decode_fields(stored: str) -> list[tuple[int, list[str]]]:
-    """(weight in tenths, terms) per field of a stored unit."""
-    out = []
-    for part in stored.split(_FIELD) if stored else []:
-        weight, _, found = part.partition(_WEIGHT)
-        out.append((int(weight), found.split(" ")))
-    return out
-
-
-def pair_bonus(stored: str, pairs: list[tuple[str, str, float]]) -> float:
-    """The sum of ``least`` over the fields of ``stored`` (as :func:`encode_fields`
-    writes them) and in each over ``pairs``: (" a b ", " b a ", least) adds ``least``
-    when a and b stand side by side in the field's terms, half when only the other way
-    round."""
-    # A record whose terms hold no pair anywhere holds none in any field (most do not).
-    if not any(f[1:-1] in stored or b[1:-1] in stored for f, b, _ in pairs):
-        return 0.0
-    bonus = 0.0
-    for part in stored.split(_FIELD):
-        # A field's terms joined by spaces: two terms side by side are a substring.
-        text = f" {part.partition(_WEIGHT)[2]} "
-        for forward, backward, least in pairs:
-            if forward in text:
-                bonus += least
-            elif backward in text:
-                bonus += 0.5 * least
-    return bonus
-
-
-def counts_of(stored: str, floor: int = 0) -> dict[str, int]:
-    """A unit's own term counts, in tenths (from its fields weighing ``floor`` or more)."""
-    counts: dict[str, int] = {}
-    for weight, found in decode_fields(stored):
-        if weight >= floor:
-            for term in found:
-                counts[term] = counts.get(term, 0) + weight
-    return counts
 
 
 #: The per-slot number columns (as :meth:`RecallIndex.numeric` orders them) and their
@@ -1209,12 +1088,12 @@ class RecallIndex:
         k, one_b, far = 10 * K1, 1 - B, LONG_FROM
         mean = (self.total_len / self.live if self.live else 1.0) or 1.0
         weight = long_weight(mean)
-        counted: dict[int, float] | _DenseScores
+        counted: dict[int, float] | DenseScores
         # A slot is in one part of a word at most: the parts add up as the word would.
         if sum(len(docs) for _, parts, _ in info for docs, _ in parts) * _DENSE >= len(lens):
             # Most records touched: one float per slot (8 bytes) rather than a dict
             # entry (~100 bytes with its key and value): ~10 MB less at 100,000 records.
-            counted = _DenseScores(len(lens))
+            counted = DenseScores(len(lens))
             dense = counted.scores
             for kp1, parts, _ in info:
                 for docs, tfs in parts:
@@ -1253,7 +1132,7 @@ class RecallIndex:
                     if release:
                         _let_go(docs)
         if where.visible is None:
-            if isinstance(counted, _DenseScores):
+            if isinstance(counted, DenseScores):
                 # The depth-th best (0 when fewer score at all: then every one scoring).
                 leading = heapq.nlargest(depth, counted.scores)
                 top = counted.at_least(leading[-1] if len(leading) == depth else 0.0)
@@ -1268,10 +1147,10 @@ class RecallIndex:
         assert ok is not None  # (a caller's test is never None)
         many = 4 * depth
         while True:
-            if isinstance(counted, _DenseScores):
+            if isinstance(counted, DenseScores):
                 best = counted.nlargest(many)
             else:
-                best = heapq.nlargest(many, counted.items(), key=_score_then_slot)
+                best = heapq.nlargest(many, counted.items(), key=score_then_slot)
             shown = _first_seen(best, ok, depth)
             if len(shown) >= depth or many >= len(counted):
                 return shown[:depth], ok, get_score(counted), None
@@ -1294,7 +1173,7 @@ class RecallIndex:
         through summed into one float per slot, so a query of any size needs neither
         numpy nor a loop in Python; ``visible`` is asked of the best records only."""
         assert _compiled is not None
-        counted = _DenseScores(len(lens))
+        counted = DenseScores(len(lens))
         mean = (self.total_len / self.live if self.live else 1.0) or 1.0
         weight = long_weight(mean)
         kept = self._kept(where)
@@ -1966,45 +1845,6 @@ def _everything(slots: list[int]) -> list[bool]:
     return [True] * len(slots)
 
 
-class _DenseScores:
-    """Scores by slot in one array of floats, read like the dict of touched slots it
-    stands for: ``get``, ``items``, ``values`` and ``len`` see only the slots scoring
-    above 0 (every share of a score is positive, so those are the touched ones)."""
-
-    __slots__ = ("scores",)
-
-    def __init__(self, slots: int) -> None:
-        self.scores = array("d", bytes(8 * slots))
-
-    def get(self, slot: int, default: float = 0.0) -> float:
-        found = self.scores[slot] if 0 <= slot < len(self.scores) else 0.0
-        return found if found > 0 else default
-
-    def items(self) -> Iterator[tuple[int, float]]:
-        return ((d, v) for d, v in enumerate(self.scores) if v > 0)
-
-    def values(self) -> Iterator[float]:
-        return (v for v in self.scores if v > 0)
-
-    def __len__(self) -> int:
-        return len(self.scores) - self.scores.count(0.0)
-
-    def at_least(self, theta: float) -> list[tuple[int, float]]:
-        """(slot, score) of every slot scoring at least ``theta`` and above 0, in slot
-        order; picked out at C speed (a loop over 100,000 slots in Python took ~5 ms)."""
-        scores = self.scores
-        keep: Iterable[Any] = map(theta.__le__, scores) if theta > 0 else scores
-        return [(d, scores[d]) for d in compress(range(len(scores)), keep)]
-
-    def nlargest(self, k: int) -> list[tuple[int, float]]:
-        """The ``k`` best (slot, score), by score then slot, as ``heapq.nlargest`` of
-        :meth:`items` keyed by score then slot gives them."""
-        best = heapq.nlargest(k, self.scores)
-        found = self.at_least(best[-1] if best else 0.0)
-        found.sort(key=_score_then_slot, reverse=True)
-        return found[:k]
-
-
 def _let_go(docs: Any) -> None:
     """Let the pages of a saved file that ``docs`` (a view of the mapped file) was read
     from go from this process's memory. They stay in the system's cache and come back
@@ -2018,61 +1858,6 @@ def _let_go(docs: Any) -> None:
 
 #: Where the system has it (not on Windows): pages a process lets go of.
 _DONTNEED: int | None = getattr(mmap, "MADV_DONTNEED", None)
-
-
-def get_score(acc: dict[int, float] | _DenseScores) -> Callable[[int], float]:
-    """A slot's score in ``acc`` (0 when it has none)."""
-
-    def score_of(slot: int) -> float:
-        return acc.get(slot, 0.0)
-
-    return score_of
-
-
-#: Past this many slots, the k-th best score is bounded from below by a sample first.
-_SAMPLED = 32_768
-#: The sample holds about this many slots per place sought.
-_PER_PLACE = 64
-#: Up to this many values, the k-th is found by a sort: numpy's partition slows down
-#: badly on many equal values (short records often score alike), a sort does not.
-_SORTED = 4096
-
-
-def kth_best(acc: Any, k: int, np: Any) -> float | None:
-    """The ``k``-th best positive score in ``acc`` (None: fewer than ``k`` are positive).
-
-    Exact, without partitioning every score: the ``k``-th best of every ``step``-th
-    slot (a subset) cannot be above the ``k``-th best of all, so only the scores at or
-    above it (a few thousand of 100,000) are searched for it."""
-    return best_slots(acc, k, np)[0]
-
-
-def best_slots(acc: Any, k: int, np: Any) -> tuple[float | None, Any]:
-    """:func:`kth_best`, and the slots scoring at least that (ties kept; None: every
-    slot scoring above 0), found in the same pass over the scores."""
-    size = len(acc)
-    if size >= _SAMPLED and k * _PER_PLACE * 4 <= size:
-        sample = acc[:: size // (k * _PER_PLACE)]
-        positive = sample[sample > 0]
-        if len(positive) >= k:
-            near = np.flatnonzero(acc >= _kth(positive, k, np))
-            scores = acc.take(near)
-            theta = _kth(scores, k, np)
-            return theta, near[scores >= theta]
-    slots = np.flatnonzero(acc > 0)
-    if len(slots) < k:
-        return None, slots
-    scores = acc.take(slots)
-    theta = _kth(scores, k, np)
-    return theta, slots[scores >= theta]
-
-
-def _kth(values: Any, k: int, np: Any) -> float:
-    """The ``k``-th largest of ``values`` (which hold at least ``k``)."""
-    cut = len(values) - k
-    if len(values) <= _SORTED:
-        return float(np.sort(values)[cut])
-    return float(np.partition(values, cut)[cut])
 
 
 def _best_first(item: tuple[int, float]) -> tuple[float, int]:
@@ -2113,10 +1898,6 @@ def _best_of(scores: dict[int, float], k: int) -> list[tuple[float, int]]:
         return _compiled.best_of(scores, k)
     # (score, slot) pairs compare as that order asks, without a key call per candidate.
     return heapq.nlargest(k, zip(scores.values(), scores.keys(), strict=True))
-
-
-def _score_then_slot(item: tuple[int, float]) -> tuple[float, int]:
-    return item[1], item[0]
 
 
 def fingerprint(unit: Unit) -> int:

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import math
 
-from .engine import FILL_SHARE, Filter, RecallIndex, Scored, counts_of
+from .engine import RecallIndex
+from .fields import counts_of
+from .query import FILL_SHARE, Filter, Scored
 
 #: How many of the best records found are read for their words.
 SEEDS = 5

@@ -34,12 +34,13 @@ from ...privacy import scrub
 from ...privacy.seal import sealed
 from ...storage.store import Store
 from . import short_fill, when
-from .engine import Filter
 from .extract import KIND_NAMES
 from .follow import SAVED_FILE_DAMAGE, Recall
+from .query import Filter
 
 if TYPE_CHECKING:
-    from .engine import RecallIndex, Scored, Visibility
+    from .engine import RecallIndex
+    from .query import Scored, Visibility
     from .saver import Saver
 
 #: Every kind a search covers, as ``--kind`` names them.
@@ -355,7 +356,7 @@ def first_catch_up(store: Store, recall: Recall) -> None:
 def _visible_to(store: Store, view: str) -> Visibility:
     """Whether ``view`` sees a record (call inside a read): a session's records are its
     agent's, an episode the agent's that recorded it, anything else is global."""
-    from .engine import Visibility
+    from .query import Visibility
 
     sessions = store.docs("sessions")  # read as asked: a query meets a few sessions
 

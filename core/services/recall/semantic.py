@@ -34,7 +34,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ...base.errors import InvalidInput
 from ...ledger import config
-from .engine import FILL_SHARE, Filter, RecallIndex, Scored, decode_fields
+from .engine import RecallIndex
+from .fields import decode_fields
+from .query import FILL_SHARE, Filter, Scored
 
 if TYPE_CHECKING:
     from ...storage.store import Store

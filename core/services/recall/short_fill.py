@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import semantic
-from .engine import Filter, RecallIndex, Scored
+from .engine import RecallIndex
+from .query import Filter, Scored
 
 if TYPE_CHECKING:
     from ...storage.store import Store

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memwork.core.services.recall import engine, mapped
+from memwork.core.services.recall import engine, fields, mapped
 
 loops = engine._compiled
 needs_loops = pytest.mark.skipif(loops is None, reason="the scoring loops were not built")
@@ -361,7 +361,7 @@ def test_words_side_by_side_are_found_as_python_finds_them(
     asked, encoded = _pairs(words)
     slots = list(range(len(texts)))[::-1]
     found = loops.near_pairs(b"xx" + data, 2, offsets, slots, encoded)
-    assert found == [engine.pair_bonus(texts[d], asked) for d in slots]
+    assert found == [fields.pair_bonus(texts[d], asked) for d in slots]
 
 
 @needs_loops
@@ -427,7 +427,7 @@ def _proximity_in_python(
         chosen = [d for _, d in best[: engine.PROXIMITY_DEPTH]]
     out = dict(final)
     for d in chosen:
-        bonus = engine.pair_bonus(texts[d], asked)
+        bonus = fields.pair_bonus(texts[d], asked)
         if bonus:
             out[d] += engine.PROXIMITY * bonus
     return out

@@ -9,8 +9,8 @@ import pytest
 
 from memwork import Memory
 from memwork.core.services.recall import feedback
-from memwork.core.services.recall.engine import Filter
 from memwork.core.services.recall.follow import Recall
+from memwork.core.services.recall.query import Filter
 from tests.conftest import NOW
 from tests.core.services.test_recall_index import isolated_agents
 

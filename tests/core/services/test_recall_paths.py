@@ -8,9 +8,10 @@ import random
 
 import pytest
 
-from memwork.core.services.recall import engine, saved_file
-from memwork.core.services.recall.engine import Filter, RecallIndex, Visibility, fingerprint
+from memwork.core.services.recall import best, engine, saved_file
+from memwork.core.services.recall.engine import RecallIndex, fingerprint
 from memwork.core.services.recall.extract import NEVER, Unit
+from memwork.core.services.recall.query import Filter, Visibility
 
 WORDS = [f"w{i}" for i in range(300)]
 
@@ -229,22 +230,22 @@ def test_the_kth_best_score_found_from_a_sample_is_the_kth_best(seed: int) -> No
     acc = np.where(rng.random(size) < share, rng.integers(1, 40, size) / 7.0, 0.0)
     acc[rng.random(size) < 0.05] = -np.inf
     for k in (1, 10, 100, 400):
-        assert engine.kth_best(acc, k, np) == _kth_by_sorting(acc.tolist(), k)
+        assert best.kth_best(acc, k, np) == _kth_by_sorting(acc.tolist(), k)
     few = np.zeros(size)
     few[rng.choice(size, 50, replace=False)] = 1.0 + rng.random(50)
-    assert engine.kth_best(few, 100, np) is None
-    assert engine.kth_best(few, 50, np) == float(few[few > 0].min())
+    assert best.kth_best(few, 100, np) is None
+    assert best.kth_best(few, 50, np) == float(few[few > 0].min())
 
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_rankings_hold_when_every_index_is_searched_from_a_sample(seed: int, monkeypatch) -> None:
     """The sampled search for the best scores ranks as the plain Python sums do, with
     every filter (forced on for a small index), and finds each k-th best exactly."""
-    monkeypatch.setattr(engine, "_SAMPLED", 0)
-    monkeypatch.setattr(engine, "_PER_PLACE", 1)
+    monkeypatch.setattr(best, "_SAMPLED", 0)
+    monkeypatch.setattr(best, "_PER_PLACE", 1)
     monkeypatch.setattr(engine, "DEPTH", 20)
     sampled = []
-    best_slots = engine.best_slots
+    best_slots = best.best_slots
 
     def checked(acc, k, np):  # type: ignore[no-untyped-def]
         theta, slots = best_slots(acc, k, np)
