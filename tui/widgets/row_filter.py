@@ -8,12 +8,9 @@ its rows as the store changes and the filter stays on until the user clears it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.text import Text
 
-if TYPE_CHECKING:
-    from .virtual_table import CellType, Row, RowSource
+from .rows import CellType, Row, RowSource
 
 
 def cell_text(cell: CellType) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Literal, Protocol, runtime_checkable
+from typing import ClassVar, Literal
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -33,6 +33,9 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from .row_filter import FilteredRows
+from .rows import CellType, Choices, ListRowSource, Row, RowSource
+
 __all__ = [
     "CellType",
     "Choices",
@@ -44,19 +47,6 @@ __all__ = [
     "VirtualTable",
 ]
 
-
-@dataclass(frozen=True, slots=True)
-class Choices:
-    """A cell that can be written several ways, widest first: the table shows the first
-    that fits its column (a confidence bar with its number, or the number alone in a
-    narrow terminal), and the last one cut to fit when none does."""
-
-    options: tuple[str | Text, ...]
-
-
-CellType = str | Text | Choices
-"""The type of a cell: a plain string, a Rich `Text` (for per-cell styling), or
-`Choices` of either."""
 
 Justify = Literal["left", "right"]
 
@@ -172,65 +162,6 @@ def _share(
             widths[i] = value
             left -= value
             pending.remove(i)
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """A row of a `VirtualTable`: one cell per column and an optional key."""
-
-    cells: Sequence[CellType]
-    """Cell values, in column order. Missing cells render blank, extra cells are ignored."""
-    key: str | None = None
-    """Stable identifier of the row (used to keep the selection across data refreshes)."""
-
-
-@runtime_checkable
-class RowSource(Protocol):
-    """Supplies rows to a `VirtualTable` on demand.
-
-    Only `__len__` and `row` are required. A source may also define
-    `index_of(key: str) -> int | None`; `VirtualTable.set_source` uses it, when
-    present, to find a row by key without scanning the source.
-    """
-
-    def __len__(self) -> int:
-        """Number of rows."""
-        ...
-
-    def row(self, index: int) -> Row:
-        """Get the row at `index` (0 <= index < len(self))."""
-        ...
-
-
-class ListRowSource:
-    """A `RowSource` over an in-memory sequence of `Row` objects."""
-
-    def __init__(self, rows: Sequence[Row] = ()) -> None:
-        """Create a source.
-
-        Args:
-            rows: The rows. The sequence is not copied; do not mutate it after handing
-                it over (create a new source and call `VirtualTable.set_source`).
-        """
-        self._rows = rows
-        self._index: dict[str, int] | None = None
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    def row(self, index: int) -> Row:
-        """Get the row at `index`."""
-        return self._rows[index]
-
-    def index_of(self, key: str) -> int | None:
-        """Index of the first row with the given key, or `None` if there is none."""
-        if self._index is None:
-            index: dict[str, int] = {}
-            for position, row in enumerate(self._rows):
-                if row.key is not None:
-                    index.setdefault(row.key, position)
-            self._index = index
-        return self._index.get(key)
 
 
 def _fit_str(text: str, width: int, justify: Justify) -> str:
@@ -576,8 +507,6 @@ class VirtualTable(ScrollView, can_focus=True):
         in_place = source is self._base
         self._base = source
         if self._filter:
-            from .row_filter import FilteredRows
-
             source = FilteredRows(source, self._filter)
         old_key = keep_key if in_place else self.cursor_key
         old_top = round(self.scroll_y)
