@@ -35,8 +35,10 @@ number.
 the public sets only): ``one-session`` (a whole conversation in one memwork session,
 its cap raised to hold every turn), ``turn-sessions`` (each turn its own session),
 ``undated`` (no set dates: a second apart, asked a day after the last turn),
-``speakers`` (every system's turns begin with their speaker's name or role). Without
-it, one memwork session per conversation session, at the set's dates.
+``speakers`` (every system's turns begin with their speaker's name or role),
+``session-docs`` (each conversation session one record, its turns joined, for every
+system: only the session level is reported). Without it, one memwork session per
+conversation session, at the set's dates.
 
 Speed (``--latency N ...``): ``Memory.search`` in a long-lived process on a folder
 store of N records, beside bm25s and tantivy over the very same texts in the same
@@ -111,7 +113,7 @@ LABELS = {
 
 
 #: The ways ``--harness`` can store a conversation other than the default.
-HARNESSES = ("one-session", "turn-sessions", "undated", "speakers")
+HARNESSES = ("one-session", "turn-sessions", "undated", "speakers", "session-docs")
 
 
 class Memwork:
@@ -274,6 +276,8 @@ def conversations(
             continue
         if "speakers" in harness:
             conv = recall_sets.with_speakers(conv)
+        if "session-docs" in harness:
+            conv = recall_sets.as_session_documents(conv)
         texts = [t for _, _, t in conv.turns]
         built: dict[str, Any] = {}
         if "memwork" in chosen:
@@ -291,7 +295,8 @@ def conversations(
         for q in conv.questions:
             for name, engine in built.items():
                 ranked = [uids[i] for i in clock.run(name, engine.search, q.text, FETCH)]
-                board.add("turn", q.category, name, ranked[:20], q.turns)
+                if "session-docs" not in harness:  # a record is a session: one level
+                    board.add("turn", q.category, name, ranked[:20], q.turns)
                 board.add(
                     "session", q.category, name, session_ranking(ranked, session_of.get), q.sessions
                 )

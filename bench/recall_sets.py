@@ -98,6 +98,29 @@ def with_speakers(conv: Conversation) -> Conversation:
     return Conversation(conv.name, turns, conv.questions, conv.times, conv.asked, conv.speakers)
 
 
+def as_session_documents(conv: Conversation) -> Conversation:
+    """``conv`` with each session stored as one record, its turns' texts joined by line
+    breaks, as a harness that saves whole transcripts might store them: a question's
+    evidence is then the documents of its evidence sessions, and each document is dated
+    by its session's first turn."""
+    order: list[str] = []
+    texts: dict[str, list[str]] = {}
+    first: dict[str, int] = {}
+    for n, (_uid, session, text) in enumerate(conv.turns):
+        if session not in texts:
+            order.append(session)
+            texts[session] = []
+            first[session] = n
+        texts[session].append(text)
+    turns = [(f"session:{s}", s, "\n".join(texts[s])) for s in order]
+    times = [conv.times[first[s]] for s in order] if conv.times else None
+    questions = [
+        Question(q.qid, q.text, {f"session:{s}" for s in q.sessions}, q.sessions, q.category)
+        for q in conv.questions
+    ]
+    return Conversation(conv.name, turns, questions, times, conv.asked)
+
+
 def _sha(text: str) -> int:
     return int(hashlib.sha1(text.encode()).hexdigest(), 16)
 

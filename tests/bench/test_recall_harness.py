@@ -88,3 +88,39 @@ def test_speakers_begin_each_turn_with_who_said_it() -> None:
         "Mel",
         "assistant",
     ]
+
+
+def test_session_docs_make_each_session_one_record_with_its_evidence_mapped() -> None:
+    said = [datetime(2023, 5, 8, tzinfo=UTC) + timedelta(days=n // 2) for n in range(4)]
+    question = recall_sets.Question("q1", "What is my dog called?", {"u1"}, {"b"}, "single")
+    conv = recall_sets.Conversation(
+        "c",
+        [("u0", "a", "Morning run"), ("u1", "b", "I adopted a greyhound"), ("u2", "b", "Pixel")],
+        [question],
+        said[1:],
+    )
+    docs = recall_sets.as_session_documents(conv)
+    assert docs.turns == [
+        ("session:a", "a", "Morning run"),
+        ("session:b", "b", "I adopted a greyhound\nPixel"),
+    ]
+    assert docs.questions[0].turns == {"session:b"} and docs.questions[0].sessions == {"b"}
+    assert docs.times == [said[1], said[2]]  # each session dated by its first turn
+    memwork = bench_recall.Memwork(docs.turns, docs.times)
+    assert [
+        len(sessions.observations(memwork.store, s["id"]))
+        for s in sessions.list_sessions(memwork.store)
+    ] == [1, 1]
+    assert memwork.search("greyhound called Pixel", 2)[0] == 1
+
+
+def test_session_docs_report_the_session_level_only() -> None:
+    question = recall_sets.Question("q1", "Which greyhound did I adopt?", {"u1"}, {"b"}, "single")
+    conv = recall_sets.Conversation(
+        "c", [("u0", "a", "Morning run"), ("u1", "b", "I adopted a greyhound")], [question]
+    )
+    board, size = bench_recall.conversations(
+        [conv], bench_recall.Clock(), ("memwork",), frozenset({"session-docs"})
+    )
+    assert board.levels() == ["session"]
+    assert size["turns"] == 2
