@@ -11,7 +11,8 @@ writes them), ``POST /v1/tantivy`` searches the same notes with tantivy, a compi
 engine, behind the same door: the body read as the search route reads it, the search
 run on the event loop or in a worker thread by the same rule, and hits of the same
 shape (kind, id, title, score) sent back. What a compiled engine costs over HTTP here,
-beside memwork's ``/v1/search``.
+beside memwork's ``/v1/search``. It skips the operation's checks of the parameters and
+the caller (``runner.check``, the actor), which only favours tantivy.
 
 Usage: python bench/http_echo_server.py STORE [--search-workers N] [--tantivy TEXTS.json]
 (prints the URL on stdout)
