@@ -46,29 +46,22 @@ from memwork.core.doors.quick_calls import QuickCalls, answered  # noqa: E402
 def tantivy_route(texts_file: Path, cap: int) -> Route:
     """``POST /v1/tantivy``: the notes of ``texts_file`` searched by tantivy (see the
     module docstring)."""
-    from recall_baselines import Tantivy, query_words
+    from recall_baselines import Tantivy
 
     texts = json.loads(texts_file.read_text())
     engine = Tantivy(texts)
     quick = QuickCalls()
 
     def hits(query: str, limit: int) -> list[dict[str, Any]]:
-        words = query_words(query)
-        if not words:
-            return []
-        found = engine.searcher.search(engine.index.parse_query(" ".join(words), ["body"]), limit)
-        out = []
-        for score, address in found.hits:
-            slot = int(engine.searcher.doc(address)["id"][0])
-            out.append(
-                {
-                    "kind": "observation",
-                    "id": f"note-{slot}",
-                    "title": texts[slot][:80],
-                    "score": round(score, 4),
-                }
-            )
-        return out
+        return [
+            {
+                "kind": "observation",
+                "id": f"note-{i}",
+                "title": texts[i][:80],
+                "score": round(score, 4),
+            }
+            for i, score in engine.scored(query, limit)
+        ]
 
     async def endpoint(request: Request) -> Response:
         given = await read_json(request, cap)

@@ -130,12 +130,16 @@ class Tantivy:
         self.searcher = self.index.searcher()
 
     def search(self, query: str, k: int) -> list[int]:
+        return [i for i, _ in self.scored(query, k)]
+
+    def scored(self, query: str, k: int) -> list[tuple[int, float]]:
+        """(index, BM25 score) of the best ``k`` texts for ``query``, best first."""
         words = query_words(query)
         if not words:
             return []
         parsed = self.index.parse_query(" ".join(words), ["body"])
         hits = self.searcher.search(parsed, k).hits
-        return [int(self.searcher.doc(address)["id"][0]) for _, address in hits]
+        return [(int(self.searcher.doc(address)["id"][0]), score) for score, address in hits]
 
 
 def wordllama_model() -> Any:

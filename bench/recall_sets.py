@@ -103,17 +103,13 @@ def as_session_documents(conv: Conversation) -> Conversation:
     breaks, as a harness that saves whole transcripts might store them: a question's
     evidence is then the documents of its evidence sessions, and each document is dated
     by its session's first turn."""
-    order: list[str] = []
-    texts: dict[str, list[str]] = {}
+    texts: dict[str, list[str]] = {}  # in the order the sessions begin
     first: dict[str, int] = {}
     for n, (_uid, session, text) in enumerate(conv.turns):
-        if session not in texts:
-            order.append(session)
-            texts[session] = []
-            first[session] = n
-        texts[session].append(text)
-    turns = [(f"session:{s}", s, "\n".join(texts[s])) for s in order]
-    times = [conv.times[first[s]] for s in order] if conv.times else None
+        texts.setdefault(session, []).append(text)
+        first.setdefault(session, n)
+    turns = [(f"session:{s}", s, "\n".join(lines)) for s, lines in texts.items()]
+    times = [conv.times[n] for n in first.values()] if conv.times else None
     questions = [
         Question(q.qid, q.text, {f"session:{s}" for s in q.sessions}, q.sessions, q.category)
         for q in conv.questions
