@@ -23,6 +23,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -231,6 +232,23 @@ def listen_on(host: str, port: int) -> socket.socket:
     return sock
 
 
+@contextlib.contextmanager
+def stop_signals_held() -> Iterator[threading.Event]:
+    """From here on, SIGINT and SIGTERM are a request to stop, kept in the event.
+
+    The server says where it listens before uvicorn is even imported; a service manager
+    (or a test) that stops it in that moment asks for a clean stop too, and gets one:
+    :func:`run_uvicorn` reads the event and stops at once.
+    """
+    asked = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: asked.set()) for sig in _STOP_SIGNALS}
+    try:
+        yield asked
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def serve(
     path: str | os.PathLike[str] | Path | None = None,
     *,
@@ -260,44 +278,52 @@ def serve(
     cap = max_body()
     deadline = header_timeout()
     chosen = chosen_tools(tools)
-    memory = Memory(path, actor="mcp")
-    door = HttpDoor(memory, token=token, cap=cap, tools=chosen, search_workers=search_workers)
-    sock = listen_on(host, port)
-    where = f"http://{host if ':' not in host else f'[{host}]'}:{sock.getsockname()[1]}"
-    guard = (
-        "bearer token required (MEMWORK_TOKEN)"
-        if token
-        else "no MEMWORK_TOKEN: loopback only, no authentication"
-    )
-    print(f"memwork: serving {memory.location} at {where} ({guard})", file=sys.stderr)
-    print(
-        f"memwork: MCP at {where}/mcp, operations at {where}/v1/, the workbench at {where}/viewer",
-        file=sys.stderr,
-        flush=True,
-    )
-    desk = CommitDesk(memory)
-    if desk.open():
+    # Held from before the first word, so a stop at any moment after it is clean.
+    with stop_signals_held() as asked:
+        memory = Memory(path, actor="mcp")
+        door = HttpDoor(memory, token=token, cap=cap, tools=chosen, search_workers=search_workers)
+        sock = listen_on(host, port)
+        where = f"http://{host if ':' not in host else f'[{host}]'}:{sock.getsockname()[1]}"
+        guard = (
+            "bearer token required (MEMWORK_TOKEN)"
+            if token
+            else "no MEMWORK_TOKEN: loopback only, no authentication"
+        )
+        print(f"memwork: serving {memory.location} at {where} ({guard})", file=sys.stderr)
         print(
-            "memwork: agents' writes from other processes on this machine are committed "
-            "here, together",
+            f"memwork: MCP at {where}/mcp, operations at {where}/v1/, "
+            f"the workbench at {where}/viewer",
             file=sys.stderr,
             flush=True,
         )
-    try:
-        run_uvicorn(door, sock, header_timeout=deadline)
-    finally:
-        desk.close()
-        sock.close()
-        memory.close()
+        desk = CommitDesk(memory)
+        if desk.open():
+            print(
+                "memwork: agents' writes from other processes on this machine are committed "
+                "here, together",
+                file=sys.stderr,
+                flush=True,
+            )
+        try:
+            run_uvicorn(door, sock, header_timeout=deadline, asked=asked)
+        finally:
+            desk.close()
+            sock.close()
+            memory.close()
     return 0
 
 
 def run_uvicorn(
-    door: HttpDoor, sock: socket.socket, *, header_timeout: float | None = None
+    door: HttpDoor,
+    sock: socket.socket,
+    *,
+    header_timeout: float | None = None,
+    asked: threading.Event | None = None,
 ) -> None:
     """Serve ``door`` on ``sock`` until SIGINT or SIGTERM; then stop cleanly. A client
     whose request headers take over ``header_timeout`` seconds (default 10) is dropped
-    (:mod:`core.doors.http.slow_clients`)."""
+    (:mod:`core.doors.http.slow_clients`). ``asked``: a stop that came before serving
+    began (:func:`stop_signals_held`); it is honoured as soon as uvicorn starts."""
     import uvicorn
 
     from .slow_clients import HEADER_TIMEOUT, protocol_with_deadline
@@ -312,6 +338,8 @@ def run_uvicorn(
             # A stop asked for (Ctrl-C, SIGTERM from a service manager) is the end of
             # serving, exit 0; uvicorn's own version raises the signal again afterwards.
             previous = {sig: signal.signal(sig, self.handle_exit) for sig in _STOP_SIGNALS}
+            if asked is not None and asked.is_set():
+                self.should_exit = True
             try:
                 yield
             finally:

@@ -76,6 +76,17 @@ def test_without_a_token_it_says_so_and_serves_loopback_only(
     assert refused.stderr.startswith("memwork: host: 0.0.0.0 is not a loopback address")
 
 
+@pytest.mark.slow
+def test_a_stop_the_moment_it_says_where_it_listens_is_a_clean_stop(tmp_path: Path) -> None:
+    # A service manager may stop it while uvicorn is still loading: exit 0, the store shut.
+    for _ in range(3):
+        server = Served(tmp_path / "db", _env())
+        code, rest = server.stop()  # SIGTERM as soon as the first line is out
+        assert code == 0, rest
+        assert "Traceback" not in rest
+    assert cli(tmp_path / "db", "--json", "stats").returncode == 0
+
+
 def test_an_address_no_interface_has_is_the_hosts_fault_a_taken_port_the_ports() -> None:
     import socket as sockets
 
