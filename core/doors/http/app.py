@@ -241,12 +241,19 @@ def stop_signals_held() -> Iterator[threading.Event]:
     :func:`run_uvicorn` reads the event and stops at once.
     """
     asked = threading.Event()
-    previous = {sig: signal.signal(sig, lambda *_: asked.set()) for sig in _STOP_SIGNALS}
-    try:
+    with _stops_handled_by(lambda *_: asked.set()):
         yield asked
+
+
+@contextlib.contextmanager
+def _stops_handled_by(handler: Any) -> Iterator[None]:
+    """SIGINT and SIGTERM call ``handler`` inside the block; as they did after it."""
+    previous = {sig: signal.signal(sig, handler) for sig in _STOP_SIGNALS}
+    try:
+        yield
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        for sig, before in previous.items():
+            signal.signal(sig, before)
 
 
 def serve(
@@ -337,14 +344,10 @@ def run_uvicorn(
         def capture_signals(self) -> Iterator[None]:
             # A stop asked for (Ctrl-C, SIGTERM from a service manager) is the end of
             # serving, exit 0; uvicorn's own version raises the signal again afterwards.
-            previous = {sig: signal.signal(sig, self.handle_exit) for sig in _STOP_SIGNALS}
-            if asked is not None and asked.is_set():
-                self.should_exit = True
-            try:
+            with _stops_handled_by(self.handle_exit):
+                if asked is not None and asked.is_set():
+                    self.should_exit = True
                 yield
-            finally:
-                for sig, handler in previous.items():
-                    signal.signal(sig, handler)
 
     config = uvicorn.Config(
         door.app,
