@@ -295,11 +295,11 @@ def conversations(
         for q in conv.questions:
             for name, engine in built.items():
                 ranked = [uids[i] for i in clock.run(name, engine.search, q.text, FETCH)]
-                if "session-docs" not in harness:  # a record is a session: one level
+                if "session-docs" not in harness:
                     board.add("turn", q.category, name, ranked[:20], q.turns)
-                board.add(
-                    "session", q.category, name, session_ranking(ranked, session_of.get), q.sessions
-                )
+                if conv.session_level:
+                    ranked_sessions = session_ranking(ranked, session_of.get)
+                    board.add("session", q.category, name, ranked_sessions, q.sessions)
     return board, size
 
 

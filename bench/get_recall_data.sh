@@ -30,6 +30,15 @@
 # evidence) into longmemeval_s.json, one per question id. The copy used for
 # docs/RECALL.md held 498 of the 500 questions.
 #
+# Two smaller sets of other shapes, run when named (--sets memdaily,madial,madial-zh):
+#
+#   memdaily/NN_*.json                  github.com/nuster1128/MemSim  data_generation/final_dataset/messages_and_QAs/   none stated
+#   madial/MADial-Bench-*.json          github.com/hejunqing/MADial-Bench  data/en/ and data/ch/                     none stated
+#
+#   bench/get_recall_data.sh --memsim PATH/TO/MemSim --madial PATH/TO/MADial-Bench
+#
+# (without those options, downloaded from GitHub with curl as well).
+#
 # A set whose files are missing is skipped by the benchmark with a note.
 set -eu
 
@@ -38,16 +47,21 @@ out=${MEMWORK_RECALL_DATA:-$here/bench/data/recall}
 locomo=""
 realtalk=""
 lme=""
+memsim=""
+madial=""
 while [ $# -gt 0 ]; do
     case $1 in
         --locomo) locomo=$2; shift 2 ;;
         --realtalk) realtalk=$2; shift 2 ;;
         --longmemeval-from) lme=$2; shift 2 ;;
-        *) echo "usage: $0 [--locomo GIT_DIR] [--realtalk GIT_DIR] [--longmemeval-from GIT_DIR]" >&2
+        --memsim) memsim=$2; shift 2 ;;
+        --madial) madial=$2; shift 2 ;;
+        *) echo "usage: $0 [--locomo GIT_DIR] [--realtalk GIT_DIR] [--longmemeval-from GIT_DIR]" \
+               "[--memsim GIT_DIR] [--madial GIT_DIR]" >&2
            exit 2 ;;
     esac
 done
-mkdir -p "$out/realtalk"
+mkdir -p "$out/realtalk" "$out/memdaily" "$out/madial"
 
 # git -C works on a work tree, --git-dir on a bare mirror: accept either.
 gitdir() { if [ -d "$1/.git" ]; then echo "$1/.git"; else echo "$1"; fi; }
@@ -113,3 +127,32 @@ if ls "$out"/longmemeval_*.json > /dev/null 2>&1; then
 else
     echo "LongMemEval: not present; download it by hand (see the top of this script)"
 fi
+
+memdaily_dir=data_generation/final_dataset/messages_and_QAs
+memdaily_files="01_simple_events 01_simple_hybrid 01_simple_items 01_simple_places 01_simple_roles
+02_conditional_events 02_conditional_hybrid 02_conditional_items 02_conditional_places
+02_conditional_roles 03_comparative_events 03_comparative_hybrid 03_comparative_roles
+04_aggregative_events 04_aggregative_hybrid 04_aggregative_roles 05_post_processing_events
+05_post_processing_hybrid 05_post_processing_items 05_post_processing_places
+05_post_processing_roles 06_noisy_events 06_noisy_hybrid 06_noisy_items 06_noisy_places
+06_noisy_roles"
+for f in $memdaily_files; do
+    if [ -n "$memsim" ]; then
+        git --git-dir="$(gitdir "$memsim")" show "HEAD:$memdaily_dir/$f.json" > "$out/memdaily/$f.json"
+    else
+        curl -fsSL -o "$out/memdaily/$f.json" \
+            "https://raw.githubusercontent.com/nuster1128/MemSim/main/$memdaily_dir/$f.json"
+    fi
+done
+echo "memdaily/NN_*.json -> $out/memdaily/"
+
+for f in en/MADial-Bench-en-memory en/MADial-Bench-en-dialogue ch/MADial-Bench-zh-memory \
+    ch/MADial-Bench-zh-dialogue; do
+    if [ -n "$madial" ]; then
+        git --git-dir="$(gitdir "$madial")" show "HEAD:data/$f.json" > "$out/madial/$(basename "$f").json"
+    else
+        curl -fsSL -o "$out/madial/$(basename "$f").json" \
+            "https://raw.githubusercontent.com/hejunqing/MADial-Bench/main/data/$f.json"
+    fi
+done
+echo "madial/MADial-Bench-*.json -> $out/madial/"

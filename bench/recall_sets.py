@@ -38,7 +38,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -56,7 +56,7 @@ REALTALK_CATEGORIES = {1: "1 multi-hop", 2: "2 temporal", 3: "3 commonsense"}
 LONGMEMEVAL_FILES = ("longmemeval_s_cleaned.json", "longmemeval_s.json", "longmemeval_oracle.json")
 SETS = ("locomo", "realtalk", "longmemeval", "locomo-long")
 #: Sets run only when named (``--sets``): slower, and measured, never tuned on.
-EXTRA_SETS = ("longmemeval-wide",)
+EXTRA_SETS = ("longmemeval-wide", "memdaily", "madial", "madial-zh")
 #: Sessions in a ``longmemeval-wide`` haystack (LongMemEval_M's haystacks hold ~500).
 WIDE_SESSIONS = 500
 
@@ -85,6 +85,9 @@ class Conversation:
     asked: datetime | None = None
     #: Who said each turn: a LoCoMo or REALTALK speaker's name, LongMemEval's role.
     speakers: list[str] | None = None
+    #: Whether its sessions are worth a level of their own (a set whose records stand
+    #: alone, or whose sessions are a day of a few lines, is measured by turn only).
+    session_level: bool = True
 
 
 def with_speakers(conv: Conversation) -> Conversation:
@@ -95,7 +98,7 @@ def with_speakers(conv: Conversation) -> Conversation:
     turns = [
         (u, s, f"{who}: {t}") for (u, s, t), who in zip(conv.turns, conv.speakers, strict=True)
     ]
-    return Conversation(conv.name, turns, conv.questions, conv.times, conv.asked, conv.speakers)
+    return replace(conv, turns=turns)
 
 
 def as_session_documents(conv: Conversation) -> Conversation:
@@ -138,6 +141,14 @@ def load(name: str, data: Path, per_category: int = 15) -> dict[str, list[Conver
     if name == "longmemeval-wide":
         found = next((data / f for f in LONGMEMEVAL_FILES[:2] if (data / f).exists()), None)
         return longmemeval(found, per_category, WIDE_SESSIONS) if found else {}
+    if name == "memdaily":
+        import recall_memdaily  # imports this module: loaded when asked for
+
+        return recall_memdaily.load(data / "memdaily", 4 * per_category)
+    if name in ("madial", "madial-zh"):
+        import recall_madial
+
+        return recall_madial.load(data / "madial", "zh" if name.endswith("-zh") else "en")
     known = ", ".join(SETS + EXTRA_SETS)
     raise ValueError(f"--sets: unknown set {name!r} (known: {known})")
 
