@@ -52,6 +52,7 @@ import math
 import mmap
 import sys
 from array import array
+from collections import Counter
 from collections.abc import Callable, Iterable
 from itertools import islice
 from typing import Any, NamedTuple
@@ -94,6 +95,10 @@ PREV_TURN = 1  # tenths: the previous observation's words count 0.1
 NEIGHBOUR = 0.3
 SESSION_WEIGHT = 0.2
 PROXIMITY = 0.25
+# A query of more distinct terms than this is a passage (a stretch of conversation, a
+# task's text), not a question: a word of it the index lacks is a word the memory does
+# not hold rather than a typo, so it is not spread to the words spelled like it.
+PASSAGE_TERMS = 20
 #: A record written in the span of time the query points at ("two weeks ago") scores
 #: this much more (:attr:`Filter.near`).
 WHEN_BOOST = 0.5
@@ -799,13 +804,21 @@ class RecallIndex:
         return weighted, self.member_terms(query, stems, weighted)
 
     def _weighted(self, stems: list[str]) -> list[tuple[str, float]]:
+        """Each query term once, weighted by how often the query says it (a passage
+        asked as a query repeats what it is about), and for a term the index lacks, the
+        words it may be a misspelling of, unless the query is a passage."""
+        said = Counter(stems)
+        passage = len(said) > PASSAGE_TERMS
         out: dict[str, float] = {}
-        for term in dict.fromkeys(stems):
+        for term, times in said.items():
+            repeated = 1.0 + math.log(times)
             if term in self.post:
-                out[term] = max(out.get(term, 0.0), 1.0)
+                out[term] = max(out.get(term, 0.0), repeated)
+                continue
+            if passage:
                 continue
             for word, weight in self.expand(term):
-                out[word] = max(out.get(word, 0.0), weight)
+                out[word] = max(out.get(word, 0.0), weight * repeated)
         return list(out.items())
 
     def _mask(self, where: Filter, np: Any) -> Any:

@@ -98,6 +98,44 @@ def test_typos_are_tolerated_only_for_words_the_memory_never_used(cli) -> None: 
     ]
 
 
+#: A stretch of conversation an agent might pass as its query: more than twenty words
+#: of chat around what it keeps coming back to, a cartoon.
+PASSAGE = (
+    "My favorite cartoon is not on tonight and I am so disappointed. I look forward to "
+    "that cartoon for days every time it airs, and now the evening feels empty. What "
+    "should we do instead? I just want to see the cartoon, nothing else, maybe go over "
+    "the rollbak plan or build something with my blocks later"
+)
+
+
+def test_a_passage_asked_as_a_query_ranks_by_what_it_keeps_coming_back_to(cli) -> None:  # noqa: ANN001
+    cli("lesson", "add", "Bart watched a cartoon about pirates at home", now=T0)
+    cli("lesson", "add", "A cartoon channel changed its schedule", now=T0)
+    cli("lesson", "add", "Bart was disappointed when the swim meet was cancelled", now=T0)
+    for n in range(7):
+        cli("lesson", "add", f"Release {n} shipped on a Tuesday", now=T0)
+    # "disappointed" is the rarer word, said once; "cartoon", said three times, is what
+    # the passage is about.
+    (top,) = titles(cli("--json", "search", PASSAGE, "--limit", "1", now=T0))
+    assert "cartoon" in top
+    assert titles(cli("--json", "search", "disappointed cartoon", "--limit", "1", now=T0)) == [
+        "Bart was disappointed when the swim meet was cancelled"
+    ]
+
+
+def test_a_passage_does_not_read_its_unknown_words_as_typos(cli) -> None:  # noqa: ANN001
+    cli("lesson", "add", "Rollback drills help the team relax", now=T0)
+    cli("lesson", "add", "Blockers go on the board first thing", now=T0)
+    # A short query's unknown word is a typo ("rollbak" for "rollback"); a passage's
+    # unknown words ("evening", "empty", "tonight") are words the memory never held,
+    # and spreading each to every word spelled like it would rank by accident.
+    assert titles(cli("--json", "search", "rollbak", now=T0)) == [
+        "Rollback drills help the team relax"
+    ]
+    found = titles(cli("--json", "search", PASSAGE, now=T0))
+    assert "Rollback drills help the team relax" not in found
+
+
 def test_a_fragment_finds_the_words_it_starts(cli) -> None:  # noqa: ANN001
     cli("lesson", "add", "Kubernetes upgrades drain one node at a time", now=T0)
     assert titles(cli("--json", "search", "kube", now=T0)) == [
