@@ -30,7 +30,7 @@
 # evidence) into longmemeval_s.json, one per question id. The copy used for
 # docs/RECALL.md held 498 of the 500 questions.
 #
-# Two smaller sets of other shapes, run when named (--sets memdaily,madial,madial-zh):
+# Two smaller sets of other shapes (the sets memdaily, madial and madial-zh):
 #
 #   memdaily/NN_*.json                  github.com/nuster1128/MemSim  data_generation/final_dataset/messages_and_QAs/   none stated
 #   madial/MADial-Bench-*.json          github.com/hejunqing/MADial-Bench  data/en/ and data/ch/                     none stated

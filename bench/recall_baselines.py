@@ -137,7 +137,10 @@ class Tantivy:
         words = query_words(query)
         if not words:
             return []
-        parsed = self.index.parse_query(" ".join(words), ["body"])
+        try:
+            parsed = self.index.parse_query(" ".join(words), ["body"])
+        except ValueError:  # e.g. a run of Chinese its English tokenizer reads as nothing
+            return []
         hits = self.searcher.search(parsed, k).hits
         return [(int(self.searcher.doc(address)["id"][0]), score) for score, address in hits]
 

@@ -21,6 +21,11 @@ fixed rule on whole conversations or whole questions, never on turns:
   else it is held out; abstention questions (``_abs``, no evidence) are left out.
   Long: at most ``per_category`` questions of each type in each slice are kept,
   the ones with the smallest SHA-1 of ``"pick:" + id`` (a stable sample).
+* **MemDaily** (``memdaily/``, :mod:`recall_memdaily`): short Chinese facts a user tells
+  an assistant over days, one small haystack a question.
+* **MADial-Bench** (``madial/``, :mod:`recall_madial`): two users' memories, each
+  recalled from the dialogue before the turn that brings it up; ``madial`` in English,
+  ``madial-zh`` in Chinese.
 * **longmemeval-wide** (only when named): the same questions and slices, each haystack
   filled to 500 sessions with sessions of the file that answer no question, as
   LongMemEval_M widens LongMemEval_S; measured, never tuned on.
@@ -54,9 +59,9 @@ LOCOMO_CATEGORIES = {
 #: REALTALK's files number their categories only; these names are ours, read off the questions.
 REALTALK_CATEGORIES = {1: "1 multi-hop", 2: "2 temporal", 3: "3 commonsense"}
 LONGMEMEVAL_FILES = ("longmemeval_s_cleaned.json", "longmemeval_s.json", "longmemeval_oracle.json")
-SETS = ("locomo", "realtalk", "longmemeval", "locomo-long")
+SETS = ("locomo", "realtalk", "longmemeval", "locomo-long", "memdaily", "madial", "madial-zh")
 #: Sets run only when named (``--sets``): slower, and measured, never tuned on.
-EXTRA_SETS = ("longmemeval-wide", "memdaily", "madial", "madial-zh")
+EXTRA_SETS = ("longmemeval-wide",)
 #: Sessions in a ``longmemeval-wide`` haystack (LongMemEval_M's haystacks hold ~500).
 WIDE_SESSIONS = 500
 
