@@ -95,7 +95,7 @@ PREV_TURN = 1  # tenths: the previous observation's words count 0.1
 NEIGHBOUR = 0.3
 SESSION_WEIGHT = 0.2
 PROXIMITY = 0.25
-# A query of more distinct terms than this is a passage (a stretch of conversation, a
+# A query of more distinct words than this is a passage (a stretch of conversation, a
 # task's text), not a question: a word of it the index lacks is a word the memory does
 # not hold rather than a typo, so it is not spread to the words spelled like it.
 PASSAGE_TERMS = 20
@@ -808,7 +808,8 @@ class RecallIndex:
         asked as a query repeats what it is about), and for a term the index lacks, the
         words it may be a misspelling of, unless the query is a passage."""
         said = Counter(stems)
-        passage = len(said) > PASSAGE_TERMS
+        # Words, not terms: a pair of ideographs is two characters counted already.
+        passage = sum(map(wordlib.length_share, said)) > PASSAGE_TERMS
         out: dict[str, float] = {}
         for term, times in said.items():
             repeated = 1.0 + math.log(times)

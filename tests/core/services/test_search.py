@@ -134,6 +134,11 @@ def test_a_passage_does_not_read_its_unknown_words_as_typos(cli) -> None:  # noq
     ]
     found = titles(cli("--json", "search", PASSAGE, now=T0))
     assert "Rollback drills help the team relax" not in found
+    # A question in Chinese is counted in characters, not in the pairs its index also
+    # holds: fourteen words, a question, whose misspelt English word is still a typo.
+    assert titles(cli("--json", "search", "上次部署失败时用的rollbak计划在哪", now=T0)) == [
+        "Rollback drills help the team relax"
+    ]
 
 
 def test_a_fragment_finds_the_words_it_starts(cli) -> None:  # noqa: ANN001
