@@ -48,7 +48,10 @@ it runs, its CPU counted against the queries), on three kinds of store
 (``--shapes``): ``mixed`` (the synthetic agent memory: notes, episodes and
 lessons of ~60 characters; also times an observe and the next query), ``long``
 (notes of ~950 characters, the length of a chat assistant's reply) and ``short``
-(notes of 120 to 300). Stores are built once and cached in ``bench/out/``.
+(notes of 120 to 300). Stores are built once and cached in ``bench/out/``. With
+``--passages`` the queries are passages instead of questions: MADial-Bench's 160
+dialogues as its queries are (~600 characters of chat, most of whose words no store
+holds; the data from ``bench/get_recall_data.sh``), 20 to warm up and the rest timed.
 
 Missing engines (bm25s, PyStemmer, tantivy, wordllama) are installed into the
 running environment at the pins of the ``bench`` extra.
@@ -583,7 +586,12 @@ def _p95(values: list[float]) -> float:
 
 
 def latency(
-    sizes: list[int], rounds: int, limit: int, shapes: list[str], settle: bool = True
+    sizes: list[int],
+    rounds: int,
+    limit: int,
+    shapes: list[str],
+    settle: bool = True,
+    passages: list[str] | None = None,
 ) -> list[dict]:
     """``Memory.search`` in a long-lived process beside bm25s and tantivy over the same
     texts, at each size and shape; returns the figures."""
@@ -596,7 +604,7 @@ def latency(
     rows: list[dict] = []
     for size in sizes:
         for shape in shapes:
-            rows.append(_latency_at(size, shape, rounds, limit, settle))
+            rows.append(_latency_at(size, shape, rounds, limit, settle, passages))
     print()
     print("| records | texts | memwork / tantivy CPU p50 | memwork / bm25s CPU p50 |")
     print("|---:|---|---:|---:|")
@@ -640,7 +648,24 @@ def _keep_index_file(copy: Path, source: Path) -> None:
     os.replace(spare, kept)
 
 
-def _latency_at(size: int, shape: str, rounds: int, limit: int, settle: bool = True) -> dict:
+def madial_passages() -> list[str]:
+    """MADial-Bench's English dialogues as its queries are, in the file's order (empty
+    when its files are missing)."""
+    import recall_madial
+
+    parts = recall_madial.load(DATA / "madial", "en")
+    asked = {q.qid: q.text for convs in parts.values() for c in convs for q in c.questions}
+    return [asked[k] for k in sorted(asked, key=lambda k: int(k.split("#")[1]))]
+
+
+def _latency_at(
+    size: int,
+    shape: str,
+    rounds: int,
+    limit: int,
+    settle: bool = True,
+    passages: list[str] | None = None,
+) -> dict:
     import shutil
 
     from memwork import Memory
@@ -650,6 +675,8 @@ def _latency_at(size: int, shape: str, rounds: int, limit: int, settle: bool = T
     else:
         source, questions = cached_shaped_store(size, shape)
     store_path = linked_copy(source, OUT / f"recall-run-{shape}-{size}")
+    if passages:  # the first 20 warm up, below
+        questions = [*passages[20:], *passages[:20]]
     asked = questions[:rounds]
     memory = Memory(store_path, clock=lambda: NOW)
     t0 = time.perf_counter()
@@ -675,7 +702,7 @@ def _latency_at(size: int, shape: str, rounds: int, limit: int, settle: bool = T
         for name, engine in others.items():
             timed[name](lambda e=engine, q=q: e.search(q, limit))
     writes_cell = "—"
-    if shape == "mixed":
+    if shape == "mixed" and not passages:
         sid = memory.start_session(title="bench")["id"]
         writes, after = Timed(), Timed()
         for n, q in enumerate(asked[:50]):
@@ -684,7 +711,7 @@ def _latency_at(size: int, shape: str, rounds: int, limit: int, settle: bool = T
         writes_cell = f"{statistics.median(writes.cpu):.2f} + {statistics.median(after.cpu):.2f} ms"
     memory.close()
     mean = sum(map(len, texts)) / max(1, len(texts))
-    label = f"{shape}, {mean:.0f} chars"
+    label = f"{shape}, {mean:.0f} chars" + (", passages asked" if passages else "")
     names = {"memwork": "memwork `Memory.search`", "bm25s": "bm25s", "tantivy": "tantivy"}
     after_write = {"memwork": writes_cell, "bm25s": "a full rebuild", "tantivy": "—"}
     for n, (name, t) in enumerate(timed.items()):
@@ -698,6 +725,7 @@ def _latency_at(size: int, shape: str, rounds: int, limit: int, settle: bool = T
     return {
         "records": size,
         "shape": shape,
+        "queries": "passages" if passages else "questions",
         "mean chars": round(mean),
         "ready s": ready,
         "cpu p50 ms": {k: statistics.median(t.cpu) for k, t in timed.items()},
@@ -787,6 +815,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--rounds", type=int, default=300, help="questions timed per store")
     ap.add_argument("--limit", type=int, default=10, help="hits per query (--latency)")
+    ap.add_argument(
+        "--passages",
+        action="store_true",
+        help="--latency: ask MADial-Bench's dialogues (~600 characters) instead of questions",
+    )
     ap.add_argument("--mcp", type=int, metavar="N", help="MCP search at N records")
     ap.add_argument("--no-quality", action="store_true")
     ap.add_argument(
@@ -820,9 +853,17 @@ def main(argv: list[str] | None = None) -> None:
     if not args.no_quality:
         report["quality"] = quality(sets, args.tuning_only, args.per_category, chosen, harness)
     if args.latency is not None:
+        passages = madial_passages() if args.passages else None
+        if args.passages and not passages:
+            ap.error(f"--passages: no MADial-Bench data under {DATA}; see bench/get_recall_data.sh")
         print()
         report["latency"] = latency(
-            args.latency or [10_000, 100_000], args.rounds, args.limit, shapes, not args.no_settle
+            args.latency or [10_000, 100_000],
+            args.rounds,
+            args.limit,
+            shapes,
+            not args.no_settle,
+            passages,
         )
     if args.mcp:
         over_mcp(args.mcp, args.rounds)
