@@ -21,6 +21,9 @@ fixed rule on whole conversations or whole questions, never on turns:
   else it is held out; abstention questions (``_abs``, no evidence) are left out.
   Long: at most ``per_category`` questions of each type in each slice are kept,
   the ones with the smallest SHA-1 of ``"pick:" + id`` (a stable sample).
+* **locomo-facts** (:mod:`recall_locomo_facts`): LoCoMo's own facts drawn from each
+  session ("Melanie painted a lake sunrise last year …") as the records, the questions
+  and slices LoCoMo's.
 * **MemDaily** (``memdaily/``, :mod:`recall_memdaily`): short Chinese facts a user tells
   an assistant over days, one small haystack a question.
 * **MADial-Bench** (``madial/``, :mod:`recall_madial`): two users' memories, each
@@ -59,7 +62,16 @@ LOCOMO_CATEGORIES = {
 #: REALTALK's files number their categories only; these names are ours, read off the questions.
 REALTALK_CATEGORIES = {1: "1 multi-hop", 2: "2 temporal", 3: "3 commonsense"}
 LONGMEMEVAL_FILES = ("longmemeval_s_cleaned.json", "longmemeval_s.json", "longmemeval_oracle.json")
-SETS = ("locomo", "realtalk", "longmemeval", "locomo-long", "memdaily", "madial", "madial-zh")
+SETS = (
+    "locomo",
+    "realtalk",
+    "longmemeval",
+    "locomo-long",
+    "locomo-facts",
+    "memdaily",
+    "madial",
+    "madial-zh",
+)
 #: Sets run only when named (``--sets``): slower, and measured, never tuned on.
 EXTRA_SETS = ("longmemeval-wide",)
 #: Sessions in a ``longmemeval-wide`` haystack (LongMemEval_M's haystacks hold ~500).
@@ -138,6 +150,10 @@ def load(name: str, data: Path, per_category: int = 15) -> dict[str, list[Conver
             part: [long_replies(c) for c in convs]
             for part, convs in locomo(data / "locomo10.json").items()
         }
+    if name == "locomo-facts":
+        import recall_locomo_facts  # imports this module: loaded when asked for
+
+        return recall_locomo_facts.load(data / "locomo10.json")
     if name == "realtalk":
         return realtalk(data / "realtalk")
     if name == "longmemeval":

@@ -1,6 +1,7 @@
-"""The loaders of the two smaller public sets (bench/recall_memdaily.py,
-bench/recall_madial.py) on hand-made files: what they call a question, its answers,
-its query and its slice is what bench/bench_recall.py's figures for them mean."""
+"""The loaders of the smaller public sets (bench/recall_memdaily.py,
+bench/recall_madial.py, bench/recall_locomo_facts.py) on hand-made files: what they call
+a question, its answers, its query and its slice is what bench/bench_recall.py's figures
+for them mean."""
 
 from __future__ import annotations
 
@@ -118,3 +119,55 @@ def test_a_set_without_a_session_level_reports_turns_only() -> None:
     )
     board, _ = bench_recall.conversations([conv], bench_recall.Clock(), ("memwork",))
     assert board.levels() == ["turn"]
+
+
+def _locomo_sample(n: int) -> dict:
+    return {
+        "sample_id": f"conv-{n}",
+        "conversation": {
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}],
+            "session_2_date_time": "10:37 am on 27 June, 2023",
+            "session_2": [{"speaker": "B", "dia_id": "D2:1", "text": "hello"}],
+        },
+        "observation": {
+            "session_2_observation": {"B": [["B adopted a beagle.", "D2:5"]]},
+            "session_1_observation": {
+                "A": [["A ran a marathon.", "D1:9"], ["A likes tea.", ["D1:2", "D1:3"]]],
+                "B": [["B paints lakes.", "D1:4, D1:6"]],
+            },
+        },
+        "qa": [
+            {
+                "question": "What does A drink?",
+                "answer": "tea",
+                "evidence": ["D1:3"],
+                "category": 4,
+            },
+            {"question": "Which pet?", "answer": "beagle", "evidence": ["D2:5"], "category": 1},
+            {"question": "Nothing cites this", "answer": "x", "evidence": ["D2:9"], "category": 4},
+        ],
+    }
+
+
+def test_locomo_facts_are_the_records_and_answer_through_the_turns_they_cite(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "locomo10.json").write_text(json.dumps([_locomo_sample(n) for n in range(3)]))
+    parts = recall_sets.load("locomo-facts", tmp_path)
+    assert [c.name for c in parts[recall_sets.TUNING]] == ["conv-0-facts", "conv-2-facts"]
+    assert [c.name for c in parts[recall_sets.HELD_OUT]] == ["conv-1-facts"]
+    conv = parts[recall_sets.TUNING][0]
+    # Session by session, and within one in the order of the turns each fact cites.
+    assert [t for _, _, t in conv.turns] == [
+        "A likes tea.",
+        "B paints lakes.",
+        "A ran a marathon.",
+        "B adopted a beagle.",
+    ]
+    assert [s for _, s, _ in conv.turns] == ["1", "1", "1", "2"]
+    assert conv.times and conv.times[3] == datetime(2023, 6, 27, 10, 37, tzinfo=UTC)
+    drink, pet = conv.questions  # the question no fact cites is left out
+    assert drink.turns == {"f0"} and drink.category == "4 single-hop"
+    assert pet.turns == {"f3"} and pet.sessions == {"2"}
+    assert conv.session_level
