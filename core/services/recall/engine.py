@@ -9,7 +9,7 @@ some of the query's words, and more and rarer words rank it higher. Words pass
 :mod:`core.services.recall.words` (stop words out, Snowball stems), so "deploying"
 finds "deployed".
 
-Three ideas from conversation retrieval apply to observations, whose sessions
+Four ideas from conversation retrieval apply to observations, whose sessions
 are conversations (each measured on held-out data; see docs/RECALL.md):
 
 * a note's words also count a tenth for the note after it (an answer often
@@ -17,7 +17,9 @@ are conversations (each measured on held-out data; see docs/RECALL.md):
   word the note after it says again counts half there (a reply that repeats its
   question's words is not where the answer is);
 * a note gains 0.3 of its best neighbour's score (evidence comes in runs);
-* the whole session is a second field, worth 0.2 of the best score.
+* the whole session is a second field, worth 0.2 of the best score;
+* a note that only asks ("Can you recommend a restaurant in Rome?") loses a fifth of
+  its score: it shares a later question's words, but the answer is in its reply.
 
 Field weights count a word where it stands (:mod:`core.services.recall.extract`).
 A query word the vocabulary lacks is taken for a typo or a fragment and stands
@@ -75,7 +77,7 @@ try:
 except ImportError:  # an install that could not build it scores in Python and numpy
     _compiled = None  # type: ignore[assignment]
 
-FORMAT = 6
+FORMAT = 7
 #: A title not checked yet (see ``RecallIndex.seals``; a seal is never negative).
 UNSEALED = -1
 K1 = 0.6
@@ -102,6 +104,10 @@ PASSAGE_TERMS = 20
 #: A record written in the span of time the query points at ("two weeks ago") scores
 #: this much more (:attr:`Filter.near`).
 WHEN_BOOST = 0.5
+#: The share of its score a note that only asks loses ("Can you recommend a restaurant
+#: in Rome?"): it shares a later question's words, but the answer is in the reply
+#: (:mod:`core.services.recall.asking`). The reply still takes a tenth of its words.
+ASKING = 0.2
 # Records re-scored with the session field and neighbours: 100 ranked the tuning sets
 # (synthetic and REALTALK) exactly as 200 did, in ~70% of the time at 10k records.
 _TABLES_SCANNED = 32  # tables found one by one before every table's map is made at once
@@ -242,6 +248,7 @@ NUMBER_TYPES = {
     "lens": "q",
     "fps": "q",
     "seals": "q",
+    "asks": "b",
 }
 
 
@@ -267,6 +274,7 @@ class RecallIndex:
         #: The title's seal when the scrubber found it clean (0: it did not, so the
         #: title is scrubbed when shown; UNSEALED: not looked at yet).
         self.seals = array("q")
+        self.asks = array("b")  # 1: an observation that only asks (see ASKING)
         #: Slots given to units since the follower last looked, their titles not yet
         #: checked (~11 µs a title): it checks a few at once and leaves many (a build,
         #: ~1 s at 100k records) to its saver, outside every query.
@@ -515,6 +523,7 @@ class RecallIndex:
             0,
             fp,
             UNSEALED,
+            1 if unit.asks else 0,
         )
         if unit.expires != NEVER:
             self.expiring += 1
@@ -587,6 +596,7 @@ class RecallIndex:
             self.lens,
             self.fps,
             self.seals,
+            self.asks,
         )
 
     def _release(self, slot: int) -> None:
@@ -1012,7 +1022,15 @@ class RecallIndex:
             self._proximity(final, [(t, kp1 / (K1 + 1)) for kp1, _, t in info], weighted, wanted)
         if where.near is not None:
             self._lift_near(final, where.near)
+        self._lower_asking(final)
         return final
+
+    def _lower_asking(self, final: dict[int, float]) -> None:
+        """Lower the candidates that only ask by ``ASKING`` of their score."""
+        asks = self.asks
+        for d in final:
+            if asks[d]:
+                final[d] *= 1 - ASKING
 
     def _lift_near(self, final: dict[int, float], span: tuple[float, float]) -> None:
         """Lift the candidates written in ``span`` by ``WHEN_BOOST`` (a record without
@@ -1786,6 +1804,7 @@ class RecallIndex:
                     by_slot.get(self.prev[s]),
                     by_slot.get(self.next[s]),
                     self.lens[s],
+                    self.asks[s],
                 )
                 for s, key in by_slot.items()
             ),

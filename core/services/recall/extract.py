@@ -29,6 +29,7 @@ from ...base.text import clip
 from ...domain.readable import problem
 from ...models.kinds import KINDS
 from ...storage.tables import logical_name
+from .asking import only_asks
 
 #: How wide a hit's title may be (as the workbench's search box shows them).
 TITLE_WIDTH = 90
@@ -62,6 +63,7 @@ class Unit(NamedTuple):
     session: str | None  # the session it belongs to, if any
     seq: int  # order inside its session (observations); 0 otherwise
     expires: float  # when it stops being findable (working-memory keys with a TTL)
+    asks: bool = False  # a note that only asks (:func:`.asking.only_asks`)
 
 
 # Field weights (multiples of 0.1: the index counts in tenths, exactly).
@@ -260,7 +262,8 @@ def _observation(doc: dict[str, Any]) -> Iterable[Unit]:
     fields = _observation_fields(doc)
     # The session's title leads the shown title; it is added when the hit is shown,
     # so renaming a session renames its observations' hits without re-indexing them.
-    title = f"{doc.get('kind', '')}: {clip(_text(doc.get('content')), TITLE_WIDTH)}"
+    content = _text(doc.get("content"))
+    title = f"{doc.get('kind', '')}: {clip(content, TITLE_WIDTH)}"
     seq = doc.get("seq")
     yield Unit(
         KINDS["observation"].ref_of(doc),
@@ -271,6 +274,7 @@ def _observation(doc: dict[str, Any]) -> Iterable[Unit]:
         doc["session_id"],
         seq if isinstance(seq, int) else 0,
         NEVER,
+        only_asks(content),
     )
 
 

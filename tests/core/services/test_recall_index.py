@@ -575,3 +575,26 @@ def test_changes_heard_from_the_store_keep_the_index_equal_to_a_rebuilt_one(
     finally:
         del os.environ["MEMWORK_SEARCH_CACHE"]
     assert follower.index.state() == rebuilt.state()
+
+
+def test_a_note_that_only_asks_is_lowered_in_an_index_read_from_its_saved_file(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path / "s")
+    sid = sessions.start_session(store, title="chat", now=NOW, actor="t")["id"]
+    for text in (
+        "Can you recommend a restaurant for our anniversary?",
+        "For a romantic dinner I would pick Roscioli: candlelit tables, a long wine list.",
+    ):
+        sessions.observe(store, sid, text, now=NOW, actor="t")
+    query = "Which restaurant did you recommend for a romantic anniversary dinner?"
+    first = Recall()
+    built = search.search(store, query, now=NOW, recall=first)
+    first.settle(store)  # the index saved, its flag for the asking note with it
+
+    again = Recall()
+    read = search.search(store, query, now=NOW, recall=again)
+    assert again.index is not None and again.index.from_file
+    assert [h.title for h in read] == [h.title for h in built]
+    assert "Roscioli" in read[0].title and "Can you recommend" in read[1].title
+    assert again.index.state() == Recall().refresh(store).state()

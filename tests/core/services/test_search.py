@@ -380,3 +380,41 @@ def test_a_long_reply_holding_the_words_far_apart_ranks_below_the_line_that_answ
     shown = note_titles(found)
     assert shown[0] == line
     assert any(title.startswith("Choosing a camera lens") for title in shown[1:])  # still found
+
+
+def test_a_note_that_only_asks_ranks_below_the_reply_that_answers(cli) -> None:  # noqa: ANN001
+    sid = cli("session", "start", "--title", "chat", now=T0).out.strip()
+    for text in (
+        "Can you recommend a restaurant for our anniversary?",
+        "For a romantic dinner I would pick Roscioli: candlelit tables, a long wine list.",
+        "Thanks! I will book it for Saturday.",
+    ):
+        cli("observe", "--session", sid, text, now=T0)
+    # The question holds more of the later question's words (restaurant, recommend,
+    # anniversary), but it only asks: the reply is where the answer is.
+    found = note_titles(
+        cli(
+            "--json",
+            "search",
+            "Which restaurant did you recommend for a romantic anniversary dinner?",
+            now=T0,
+        )
+    )
+    assert found[:2] == [
+        "For a romantic dinner I would pick Roscioli: candlelit tables, a long wine list.",
+        "Can you recommend a restaurant for our anniversary?",
+    ]
+
+
+def test_a_note_that_tells_before_it_asks_keeps_its_rank(cli) -> None:  # noqa: ANN001
+    sid = cli("session", "start", "--title", "chat", now=T0).out.strip()
+    for text in (
+        "Smoker grates: buy a brass brush.",
+        "Thanks, will do.",
+        "I bought the smoker at the hardware store. How do I clean it?",
+    ):
+        cli("observe", "--session", sid, text, now=T0)
+    # The last note ends on a question but states a fact first: it is not lowered as a
+    # note that only asks would be (a fifth less would put the tip above it).
+    found = note_titles(cli("--json", "search", "Where did I buy the smoker?", now=T0))
+    assert found[0] == "I bought the smoker at the hardware store. How do I clean it?"

@@ -1,0 +1,32 @@
+"""Whether a note only asks: a question with no statement before it.
+
+In a conversation the line that asks ("Hey Mel! How was the concert?", "Can you
+recommend a restaurant in Rome?") shares the words of a later question about the same
+thing, but the answer is in what was said back. A note whose every sentence asks (a
+greeting or an exclamation may lead it) is ranked a little lower than the same words
+stated (see ``engine.ASKING``); a note that tells something and then asks ("I just
+got a smoker. How do I clean it?") holds a fact and is not an asking note.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Question marks, Latin and full width.
+_ASKS = ("?", "？")
+# What ends a statement before the last question mark: a full stop (Latin or
+# ideographic) or a line break. An exclamation ("Hey Mel!") does not: it greets.
+_STATEMENT_END = re.compile(r"[.。\n]")
+# Full stops that end no sentence: a decimal point, an ellipsis, and the usual
+# abbreviations.
+_NOT_AN_END = re.compile(
+    r"\d\.\d|\.{2,}|…|\b(?:e\.g|i\.e|etc|vs|Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof)\.", re.IGNORECASE
+)
+
+
+def only_asks(text: str) -> bool:
+    """Whether ``text`` ends on a question and states nothing before it."""
+    body = text.strip()
+    if not body.endswith(_ASKS):
+        return False
+    return _STATEMENT_END.search(_NOT_AN_END.sub(" ", body[:-1])) is None
