@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
 from recall_sets import (
@@ -29,6 +29,7 @@ from recall_sets import (
     Conversation,
     Question,
     _session_date,
+    dated_conversation,
     evidence_ids,
 )
 
@@ -78,14 +79,7 @@ def facts(sample: dict) -> Conversation:
         for d in ids:
             cites.setdefault(d, set()).add(f"f{n}")
     session_of = {u: s for u, s, _ in turns}
-    dated = [t for t in times if t is not None]
-    whole = bool(dated) and len(dated) == len(times)
-    out = Conversation(
-        name,
-        turns,
-        times=dated if whole else None,
-        asked=max(dated) + timedelta(days=1) if whole else None,
-    )
+    out = dated_conversation(name, turns, times)
     for n, q in enumerate(sample["qa"]):
         answers = set().union(*(cites.get(e, set()) for e in evidence_ids(q.get("evidence") or [])))
         if not answers:

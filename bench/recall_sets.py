@@ -224,17 +224,7 @@ def _dialogue(
                 times.append(at)
                 speakers.append(str(t.get("speaker") or "?"))
     session_of = {u: s for u, s, _ in turns}
-    # Each turn at its session's date, the questions a day after the last session (or,
-    # when a date is missing, none at all: a store a second apart).
-    dated = [t for t in times if t is not None]
-    whole = bool(dated) and len(dated) == len(times)
-    out = Conversation(
-        name,
-        turns,
-        times=dated if whole else None,
-        asked=max(dated) + timedelta(days=1) if whole else None,
-        speakers=speakers,
-    )
+    out = dated_conversation(name, turns, times, speakers)
     for n, q in enumerate(qa):
         evidence = {e for e in evidence_ids(q.get("evidence") or []) if e in session_of}
         if not evidence:
@@ -243,6 +233,26 @@ def _dialogue(
         sessions = {session_of[e] for e in evidence}
         out.questions.append(Question(f"{name}#{n}", q["question"], evidence, sessions, category))
     return out
+
+
+def dated_conversation(
+    name: str,
+    turns: list[tuple[str, str, str]],
+    times: list[datetime | None],
+    speakers: list[str] | None = None,
+) -> Conversation:
+    """A conversation whose turns each keep their session's date (``times``), the
+    questions asked a day after the last session; when a date is missing, none at all
+    (a store a second apart)."""
+    dated = [t for t in times if t is not None]
+    whole = bool(dated) and len(dated) == len(times)
+    return Conversation(
+        name,
+        turns,
+        times=dated if whole else None,
+        asked=max(dated) + timedelta(days=1) if whole else None,
+        speakers=speakers,
+    )
 
 
 _RANGE = r"D(\d+):(\d+)\s*-\s*D?(\d+)?:?(\d+)"
