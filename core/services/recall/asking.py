@@ -26,7 +26,16 @@ _NOT_AN_END = re.compile(
 
 def only_asks(text: str) -> bool:
     """Whether ``text`` ends on a question and states nothing before it."""
-    body = text.strip()
+    body = _without_trailing_signs(text)
     if not body.endswith(_ASKS):
         return False
     return _STATEMENT_END.search(_NOT_AN_END.sub(" ", body[:-1])) is None
+
+
+def _without_trailing_signs(text: str) -> str:
+    """``text`` without what a chat puts after its last sentence's mark: spaces, an
+    emoji, a closing quote or bracket, an exclamation after a question ("?!")."""
+    end = len(text)
+    while end and not text[end - 1].isalnum() and text[end - 1] not in ".。?？":
+        end -= 1
+    return text[:end].strip()

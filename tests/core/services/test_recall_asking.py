@@ -18,6 +18,8 @@ from memwork.core.services.recall.asking import only_asks
         "Did Dr. Patel say anything about it?",
         "你上周去哪里了？",
         "  What did you paint?  ",
+        "When would you ever share it? 👀",  # what a chat puts after the mark
+        "How could I forget?!",
     ],
 )
 def test_a_question_and_nothing_stated_only_asks(text: str) -> None:
@@ -33,6 +35,7 @@ def test_a_question_and_nothing_stated_only_asks(text: str) -> None:
         "Is it ready? I think it is.",  # ends on a statement
         "我上周去了杭州。你去过吗？",
         "",
+        "Really! 😅",
     ],
 )
 def test_a_note_that_states_something_does_not_only_ask(text: str) -> None:
