@@ -13,9 +13,9 @@ Four ideas from conversation retrieval apply to observations, whose sessions
 are conversations (each measured on held-out data; see docs/RECALL.md):
 
 * a note's words also count a tenth for the note after it (an answer often
-  continues the question before it: "what did you do?" / "went skiing"), and a
-  word the note after it says again counts half there (a reply that repeats its
-  question's words is not where the answer is);
+  continues the question before it), half when the note only asks ("what did you
+  do?" / "went skiing"), and a word the note after it says again counts half there (a
+  reply that repeats its question's words is not where the answer is);
 * a note gains 0.3 of its best neighbour's score (evidence comes in runs);
 * the whole session is a second field, worth 0.2 of the best score;
 * a note that only asks ("Can you recommend a restaurant in Rome?") loses a fifth of
@@ -94,6 +94,10 @@ LONG = 4.0
 # reply that says its question's words again is not where the answer is)
 ECHO = 5
 PREV_TURN = 1  # tenths: the previous observation's words count 0.1
+# tenths: half, when the previous observation only asks (see ASKING): "what did you do
+# last weekend?" / "went skiing at Tahoe": what the question names is what its reply is
+# about
+ASKED_TURN = 5
 NEIGHBOUR = 0.3
 SESSION_WEIGHT = 0.2
 PROXIMITY = 0.25
@@ -673,10 +677,11 @@ class RecallIndex:
         if before is None:
             return own, own
         posted = dict(own)
+        share = ASKED_TURN if self.asks[prev] else PREV_TURN
         for term, tenths in before.items():
             if term in own:
                 posted[term] = own[term] * ECHO // 10
-            posted[term] = posted.get(term, 0) + tenths * PREV_TURN // 10
+            posted[term] = posted.get(term, 0) + tenths * share // 10
         return posted, own
 
     def _post(self, slot: int) -> None:
@@ -1949,6 +1954,7 @@ def params_key() -> tuple[object, ...]:
         B,
         ECHO,
         PREV_TURN,
+        ASKED_TURN,
         blake2b(stop, digest_size=8).hexdigest(),
         wordlib.VERSION,
         records.W_MAIN,

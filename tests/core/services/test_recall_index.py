@@ -598,3 +598,29 @@ def test_a_note_that_only_asks_is_lowered_in_an_index_read_from_its_saved_file(
     assert [h.title for h in read] == [h.title for h in built]
     assert "Roscioli" in read[0].title and "Can you recommend" in read[1].title
     assert again.index.state() == Recall().refresh(store).state()
+
+
+def test_a_reply_whose_asking_note_is_taken_out_is_posted_again(store: Store) -> None:
+    """The note after one that only asks takes half its words: with the question gone
+    from the middle of the session, the reply follows another note and takes a tenth
+    of that one's, as an index rebuilt from the store would."""
+    follower = Recall()
+    sid = sessions.start_session(store, title="chat", now=NOW, actor="t")["id"]
+    for text in ("Packed the car for Tahoe.", "How was the long weekend, Jon?"):
+        sessions.observe(store, sid, text, now=NOW, actor="t")
+    asked = store.all(f"observations.{sid}")[-1]
+    sessions.observe(store, sid, "Went skiing with the kids.", now=NOW, actor="t")
+    follower.refresh(store)
+    before = search.search(store, "long weekend", now=NOW, recall=follower)
+    assert any(h.title.endswith("Went skiing with the kids.") for h in before)
+    with store.transaction():
+        store.delete(f"observations.{sid}", [asked["id"]])
+    follower.refresh(store)
+    assert follower.index is not None
+    os.environ["MEMWORK_SEARCH_CACHE"] = "0"
+    try:
+        rebuilt = Recall().refresh(store)
+    finally:
+        del os.environ["MEMWORK_SEARCH_CACHE"]
+    assert follower.index.state() == rebuilt.state()
+    assert search.search(store, "long weekend", now=NOW, recall=follower) == []

@@ -418,3 +418,17 @@ def test_a_note_that_tells_before_it_asks_keeps_its_rank(cli) -> None:  # noqa: 
     # note that only asks would be (a fifth less would put the tip above it).
     found = note_titles(cli("--json", "search", "Where did I buy the smoker?", now=T0))
     assert found[0] == "I bought the smoker at the hardware store. How do I clean it?"
+
+
+def test_the_reply_to_a_note_that_only_asks_is_found_by_what_it_asked(cli) -> None:  # noqa: ANN001
+    chat = cli("session", "start", "--title", "chat", now=T0).out.strip()
+    cli("observe", "--session", chat, "How was the long weekend, Jon?", now=T0)
+    cli("observe", "--session", chat, "Went skiing at Tahoe with the kids.", now=T0)
+    other = cli("session", "start", "--title", "release", now=T0).out.strip()
+    cli("observe", "--session", other, "The long weekend shifts the release by a day.", now=T0)
+    cli("observe", "--session", other, "Jon owns the release checklist.", now=T0)
+    # The reply says none of the question's words: it is about what the note before it
+    # asked, and takes half of that note's words (a tenth after a note that tells).
+    query = "What did Jon do over the long weekend?"
+    found = note_titles(cli("--json", "search", query, "--kind", "observation", now=T0))
+    assert found[0] == "Went skiing at Tahoe with the kids."
