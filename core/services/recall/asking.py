@@ -4,8 +4,10 @@ In a conversation the line that asks ("Hey Mel! How was the concert?", "Can you
 recommend a restaurant in Rome?") shares the words of a later question about the same
 thing, but the answer is in what was said back. A note whose every sentence asks (a
 greeting or an exclamation may lead it) is ranked a little lower than the same words
-stated (see ``engine.ASKING``); a note that tells something and then asks ("I just
-got a smoker. How do I clean it?") holds a fact and is not an asking note.
+stated (see ``engine.ASKING``), and the note after it takes half its words, not the
+tenth a note takes of any note before it (``engine.ASKED_TURN``). A note that tells
+something and then asks ("I just got a smoker. How do I clean it?") holds a fact and
+is not an asking note.
 """
 
 from __future__ import annotations

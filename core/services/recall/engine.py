@@ -110,7 +110,7 @@ PASSAGE_TERMS = 20
 WHEN_BOOST = 0.5
 #: The share of its score a note that only asks loses ("Can you recommend a restaurant
 #: in Rome?"): it shares a later question's words, but the answer is in the reply
-#: (:mod:`core.services.recall.asking`). The reply still takes a tenth of its words.
+#: (:mod:`core.services.recall.asking`), which takes half its words (``ASKED_TURN``).
 ASKING = 0.2
 # Records re-scored with the session field and neighbours: 100 ranked the tuning sets
 # (synthetic and REALTALK) exactly as 200 did, in ~70% of the time at 10k records.
