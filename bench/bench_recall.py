@@ -21,6 +21,12 @@ The sets (bench/recall_sets.py, which also gives each slice rule):
   each file comes from. Missing files are skipped with a note. Levels: ``turn``
   (the evidence turns) and ``session`` (the evidence sessions, each ranked by its
   best turn).
+* **locomo-long**, **locomo-facts**: LoCoMo's conversations with a long reply after
+  every line, and LoCoMo's own facts drawn from each session as the records
+  (bench/recall_locomo_facts.py); LoCoMo's questions and slices.
+* **memdaily**, **madial**, **madial-zh**: short Chinese facts told over days
+  (bench/recall_memdaily.py), and memories recalled from a dialogue, in English and
+  Chinese (bench/recall_madial.py); level ``turn`` only.
 * **longmemeval-wide** (only with ``--sets``): LongMemEval's questions, each haystack
   filled to 500 sessions (~5,000 turns) from the other questions' sessions that answer
   nothing: the scale of LongMemEval_M.
