@@ -15,6 +15,7 @@ import pytest
 from memwork import Memory
 from memwork.core.domain import episodes, forgetting, lessons, sessions, slots
 from memwork.core.services.recall import saved_file, search
+from memwork.core.services.recall.engine import RecallIndex
 from memwork.core.services.recall.follow import IndexFile, Recall
 from memwork.core.storage.store import Store
 from tests.conftest import NOW
@@ -44,6 +45,15 @@ def fill(store: Store, n: int = 0) -> str:
     return sid
 
 
+def rebuilt_from(store: Store) -> RecallIndex:
+    """An index built from the store alone, its saved file left unread."""
+    os.environ["MEMWORK_SEARCH_CACHE"] = "0"
+    try:
+        return Recall().refresh(store)
+    finally:
+        del os.environ["MEMWORK_SEARCH_CACHE"]
+
+
 def test_an_index_kept_incrementally_equals_one_rebuilt_from_the_store(store: Store) -> None:
     follower = Recall()
     sid = fill(store)
@@ -65,11 +75,7 @@ def test_an_index_kept_incrementally_equals_one_rebuilt_from_the_store(store: St
     follower.refresh(store)
     assert follower.index is not None
 
-    os.environ["MEMWORK_SEARCH_CACHE"] = "0"
-    try:
-        rebuilt = Recall().refresh(store)
-    finally:
-        del os.environ["MEMWORK_SEARCH_CACHE"]
+    rebuilt = rebuilt_from(store)
     assert follower.index.state() == rebuilt.state()
     assert follower.index.state()["totals"][1] > 0
 
@@ -569,11 +575,7 @@ def test_changes_heard_from_the_store_keep_the_index_equal_to_a_rebuilt_one(
     assert not any("a heron at gate" in h.title for h in hits)  # every one was deleted
     assert any("an egret at gate 2" in h.title for h in hits)
     assert follower.index is not None
-    os.environ["MEMWORK_SEARCH_CACHE"] = "0"
-    try:
-        rebuilt = Recall().refresh(Store(tmp_path / "s"))
-    finally:
-        del os.environ["MEMWORK_SEARCH_CACHE"]
+    rebuilt = rebuilt_from(Store(tmp_path / "s"))
     assert follower.index.state() == rebuilt.state()
 
 
@@ -617,10 +619,6 @@ def test_a_reply_whose_asking_note_is_taken_out_is_posted_again(store: Store) ->
         store.delete(f"observations.{sid}", [asked["id"]])
     follower.refresh(store)
     assert follower.index is not None
-    os.environ["MEMWORK_SEARCH_CACHE"] = "0"
-    try:
-        rebuilt = Recall().refresh(store)
-    finally:
-        del os.environ["MEMWORK_SEARCH_CACHE"]
+    rebuilt = rebuilt_from(store)
     assert follower.index.state() == rebuilt.state()
     assert search.search(store, "long weekend", now=NOW, recall=follower) == []

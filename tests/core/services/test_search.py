@@ -30,17 +30,24 @@ def note_titles(result) -> list[str]:  # noqa: ANN001
     return [hit["title"].split(": ", 1)[1] for hit in result.json()]
 
 
+def chat(cli, title: str, *notes: str) -> None:  # noqa: ANN001
+    """A session titled ``title`` holding ``notes``, in order."""
+    sid = cli("session", "start", "--title", title, now=T0).out.strip()
+    for text in notes:
+        cli("observe", "--session", sid, text, now=T0)
+
+
 def test_a_question_finds_the_note_that_answers_it_despite_its_question_words(cli) -> None:  # noqa: ANN001
-    sid = cli("session", "start", "--title", "chat", now=T0).out.strip()
     # Chatty notes full of the question's own words ("when", "did", "you", "the")
     # must not beat the one note that holds its subject.
-    for text in (
+    chat(
+        cli,
+        "chat",
         "When did you say you would do the review? Did you do it?",
         "What did the team say when you asked them?",
         "Rotated the staging database credentials this morning",
         "Lunch was late",
-    ):
-        cli("observe", "--session", sid, text, now=T0)
+    )
     found = cli("--json", "search", "When did we rotate the staging credentials?", now=T0)
     assert found.code == 0
     assert note_titles(found)[0] == "Rotated the staging database credentials this morning"
@@ -383,13 +390,13 @@ def test_a_long_reply_holding_the_words_far_apart_ranks_below_the_line_that_answ
 
 
 def test_a_note_that_only_asks_ranks_below_the_reply_that_answers(cli) -> None:  # noqa: ANN001
-    sid = cli("session", "start", "--title", "chat", now=T0).out.strip()
-    for text in (
+    chat(
+        cli,
+        "chat",
         "Can you recommend a restaurant for our anniversary?",
         "For a romantic dinner I would pick Roscioli: candlelit tables, a long wine list.",
         "Thanks! I will book it for Saturday.",
-    ):
-        cli("observe", "--session", sid, text, now=T0)
+    )
     # The question holds more of the later question's words (restaurant, recommend,
     # anniversary), but it only asks: the reply is where the answer is.
     found = note_titles(
@@ -407,13 +414,13 @@ def test_a_note_that_only_asks_ranks_below_the_reply_that_answers(cli) -> None: 
 
 
 def test_a_note_that_tells_before_it_asks_keeps_its_rank(cli) -> None:  # noqa: ANN001
-    sid = cli("session", "start", "--title", "chat", now=T0).out.strip()
-    for text in (
+    chat(
+        cli,
+        "chat",
         "Smoker grates: buy a brass brush.",
         "Thanks, will do.",
         "I bought the smoker at the hardware store. How do I clean it?",
-    ):
-        cli("observe", "--session", sid, text, now=T0)
+    )
     # The last note ends on a question but states a fact first: it is not lowered as a
     # note that only asks would be (a fifth less would put the tip above it).
     found = note_titles(cli("--json", "search", "Where did I buy the smoker?", now=T0))
@@ -421,12 +428,13 @@ def test_a_note_that_tells_before_it_asks_keeps_its_rank(cli) -> None:  # noqa: 
 
 
 def test_the_reply_to_a_note_that_only_asks_is_found_by_what_it_asked(cli) -> None:  # noqa: ANN001
-    chat = cli("session", "start", "--title", "chat", now=T0).out.strip()
-    cli("observe", "--session", chat, "How was the long weekend, Jon?", now=T0)
-    cli("observe", "--session", chat, "Went skiing at Tahoe with the kids.", now=T0)
-    other = cli("session", "start", "--title", "release", now=T0).out.strip()
-    cli("observe", "--session", other, "The long weekend shifts the release by a day.", now=T0)
-    cli("observe", "--session", other, "Jon owns the release checklist.", now=T0)
+    chat(cli, "chat", "How was the long weekend, Jon?", "Went skiing at Tahoe with the kids.")
+    chat(
+        cli,
+        "release",
+        "The long weekend shifts the release by a day.",
+        "Jon owns the release checklist.",
+    )
     # The reply says none of the question's words: it is about what the note before it
     # asked, and takes half of that note's words (a tenth after a note that tells).
     query = "What did Jon do over the long weekend?"
