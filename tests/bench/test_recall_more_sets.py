@@ -56,6 +56,25 @@ def test_memdaily_makes_each_trajectory_a_dated_conversation_split_whole(
     assert not conv.session_level
 
 
+def test_memdaily_leaves_out_a_question_its_generator_failed_to_write(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "memdaily"
+    folder.mkdir()
+    items = [_trajectory(n) for n in range(30)]
+    for item in items[::2]:
+        item["question_list"][0]["question"] = "[ERRORQ]"
+    items[1]["question_list"][0]["answer"] = "[ERRORA]"
+    (folder / "01_simple_roles.json").write_text(
+        json.dumps(items, ensure_ascii=False), encoding="utf-8"
+    )
+    parts = recall_sets.load("memdaily", tmp_path, per_category=10)
+    kept = {c.name for part in parts.values() for c in part}
+    assert kept == {f"01_simple_roles#{n}" for n in range(3, 30, 2)}
+    asked = [q.text for part in parts.values() for c in part for q in c.questions]
+    assert asked and "[ERRORQ]" not in asked
+
+
 def _madial(folder: Path) -> None:
     folder.mkdir()
     memories = [
