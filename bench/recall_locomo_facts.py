@@ -27,8 +27,8 @@ from recall_sets import (
     LOCOMO_CATEGORIES,
     TUNING,
     Conversation,
-    Question,
     _session_date,
+    cited_questions,
     dated_conversation,
     evidence_ids,
 )
@@ -78,13 +78,12 @@ def facts(sample: dict) -> Conversation:
     for n, (_, _, _, ids, _) in enumerate(found):
         for d in ids:
             cites.setdefault(d, set()).add(f"f{n}")
-    session_of = {u: s for u, s, _ in turns}
     out = dated_conversation(name, turns, times)
-    for n, q in enumerate(sample["qa"]):
-        answers = set().union(*(cites.get(e, set()) for e in evidence_ids(q.get("evidence") or [])))
-        if not answers:
-            continue
-        category = LOCOMO_CATEGORIES.get(q.get("category"), str(q.get("category")))
-        sessions = {session_of[a] for a in answers}
-        out.questions.append(Question(f"{name}#{n}", q["question"], answers, sessions, category))
+    out.questions += cited_questions(
+        name,
+        sample["qa"],
+        turns,
+        LOCOMO_CATEGORIES,
+        lambda cited: set().union(*(cites.get(e, set()) for e in cited)),
+    )
     return out

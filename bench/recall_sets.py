@@ -46,6 +46,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -223,15 +224,31 @@ def _dialogue(
                 turns.append((t["dia_id"], key[8:], text))
                 times.append(at)
                 speakers.append(str(t.get("speaker") or "?"))
-    session_of = {u: s for u, s, _ in turns}
     out = dated_conversation(name, turns, times, speakers)
+    held = {u for u, _, _ in turns}
+    out.questions += cited_questions(name, qa, turns, categories, lambda cited: set(cited) & held)
+    return out
+
+
+def cited_questions(
+    name: str,
+    qa: list[dict],
+    turns: list[tuple[str, str, str]],
+    categories: dict[int, str],
+    answers_of: Callable[[list[str]], set[str]],
+) -> list[Question]:
+    """LoCoMo-shaped questions (``question``, ``evidence``, ``category``): each answered
+    by the records ``answers_of`` maps its evidence turn ids to, in those records'
+    sessions; a question no record answers is left out."""
+    session_of = {u: s for u, s, _ in turns}
+    out: list[Question] = []
     for n, q in enumerate(qa):
-        evidence = {e for e in evidence_ids(q.get("evidence") or []) if e in session_of}
-        if not evidence:
+        answers = answers_of(evidence_ids(q.get("evidence") or []))
+        if not answers:
             continue
         category = categories.get(q.get("category"), str(q.get("category")))
-        sessions = {session_of[e] for e in evidence}
-        out.questions.append(Question(f"{name}#{n}", q["question"], evidence, sessions, category))
+        sessions = {session_of[a] for a in answers}
+        out.append(Question(f"{name}#{n}", q["question"], answers, sessions, category))
     return out
 
 
