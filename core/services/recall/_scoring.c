@@ -330,70 +330,188 @@ best_first(const void *x, const void *y)
     return below(b, a) ? -1 : 0;
 }
 
-/* Whether any of n scores is above ``floor``: one comparison each, the results or-ed
- * (no branch, no running maximum). A whole block takes vector compares where the
- * machine has them (every x86-64 has SSE2). */
-static inline int
-any_above(const double *a, Py_ssize_t n, double floor)
+/* Which of n (at most 32) scores are above ``floor``, bit i for a[i]: one comparison
+ * each (false for a NaN), no branch. */
+static inline uint32_t
+above(const double *a, Py_ssize_t n, double floor)
 {
-    int any = 0;
+    uint32_t bits = 0;
     for (Py_ssize_t i = 0; i < n; i++)
-        any |= a[i] > floor;
-    return any;
+        bits |= (uint32_t)(a[i] > floor) << i;
+    return bits;
 }
 
 #if defined(__SSE2__)
-/* Two scores a compare; the same test as ``a[i] > floor`` (false for a NaN). */
-static int
-any_above_32(const double *a, double floor)
+/* above() of 32 scores, two a compare (every x86-64 has SSE2). */
+static inline uint32_t
+above_32(const double *a, double floor)
 {
-    __m128d least = _mm_set1_pd(floor), seen = _mm_setzero_pd();
-    for (int i = 0; i < 32; i += 2)
-        seen = _mm_or_pd(seen, _mm_cmpgt_pd(_mm_loadu_pd(a + i), least));
-    return _mm_movemask_pd(seen) != 0;
+    __m128d least = _mm_set1_pd(floor);
+    /* Four pairs at a time, packed to bytes, then the bytes' high bits: no chain of
+     * sixteen shifts and ors, each waiting on the one before. */
+    uint32_t bits = 0;
+    for (int i = 0; i < 32; i += 8) {
+        __m128i ab = _mm_packs_epi32(_mm_castpd_si128(_mm_cmpgt_pd(_mm_loadu_pd(a + i), least)),
+                                     _mm_castpd_si128(_mm_cmpgt_pd(_mm_loadu_pd(a + i + 2), least)));
+        __m128i cd = _mm_packs_epi32(_mm_castpd_si128(_mm_cmpgt_pd(_mm_loadu_pd(a + i + 4), least)),
+                                     _mm_castpd_si128(_mm_cmpgt_pd(_mm_loadu_pd(a + i + 6), least)));
+        __m128i all = _mm_packs_epi16(_mm_packs_epi32(ab, cd), _mm_setzero_si128());
+        bits |= (uint32_t)(_mm_movemask_epi8(all) & 0xff) << i;
+    }
+    return bits;
 }
 #else
-static int
-any_above_32(const double *a, double floor)
+static inline uint32_t
+above_32(const double *a, double floor)
 {
-    return any_above(a, 32, floor);
+    return above(a, 32, floor);
 }
 #endif
 
-/* The best k of the scores from ``end`` - 1 down to ``start`` into ``heap`` (``held``
- * of them so far, ``floor`` the least held once k are, else 0): a score is looked at
- * only above ``floor``, and a block of slots all at or under it is passed over after
- * one branch-free pass. Met from the last slot down: of equal scores the later slot
- * ranks above, and is met first, so an equal score never displaces one held (many
- * short records score alike). Blocks are counted from ``end``. */
-static void
-keep_best(const double *a, Py_ssize_t start, Py_ssize_t end, entry *heap, Py_ssize_t k,
-          Py_ssize_t *held_at, double *floor_at)
+/* The index of the highest bit set in ``bits`` (not 0). */
+static inline int
+highest_bit(uint32_t bits)
 {
-    Py_ssize_t held = *held_at;
-    double floor = *floor_at;
+#if defined(__GNUC__) || defined(__clang__)
+    return 31 - __builtin_clz(bits);
+#else
+    int top = 31;
+    while (!(bits >> top & 1))
+        top--;
+    return top;
+#endif
+}
+
+/* The entries of ``e[0..n)`` rearranged so that the best ``k`` (0 < k <= n) come first,
+ * in no order (best_first's order: the better score, of equal scores the higher slot):
+ * a selection, as C++'s nth_element, each step partitioning around the median of three.
+ * No two entries are equal (their slots differ), so no run of ties slows it. */
+static void
+select_best(entry *e, Py_ssize_t n, Py_ssize_t k)
+{
+    Py_ssize_t low = 0, high = n - 1;
+    while (high > low) {
+        Py_ssize_t mid = low + (high - low) / 2;
+        /* The median of three at ``mid``, the first and last ordered about it. */
+        if (below(&e[low], &e[mid])) {
+            entry t = e[low]; e[low] = e[mid]; e[mid] = t;
+        }
+        if (below(&e[low], &e[high])) {
+            entry t = e[low]; e[low] = e[high]; e[high] = t;
+        }
+        if (below(&e[mid], &e[high])) {
+            entry t = e[mid]; e[mid] = e[high]; e[high] = t;
+        }
+        entry pivot = e[mid];
+        Py_ssize_t i = low, j = high;
+        /* Hoare's partition: better than the pivot to the left, worse to the right. */
+        while (i <= j) {
+            while (below(&pivot, &e[i]))
+                i++;
+            while (below(&e[j], &pivot))
+                j--;
+            if (i <= j) {
+                entry t = e[i]; e[i] = e[j]; e[j] = t;
+                i++;
+                j--;
+            }
+        }
+        /* [low, j] are at least as good as the pivot, [i, high] at most as good, and
+         * anything between them is the pivot itself. */
+        if (k - 1 <= j)
+            high = j;
+        else if (k - 1 >= i)
+            low = i;
+        else
+            return;
+    }
+}
+
+/* The best k of some scores as they are met, kept in a pool: each score above
+ * ``floor`` goes in, and when the pool is full the best k are selected and the least
+ * of them is the new floor. An insertion costs a store, where a heap of the best k
+ * cost a sift through its levels, a mispredicted branch at each, for every slot that
+ * beat the floor (~a third of the summing pass's time at 100k short notes). */
+typedef struct {
+    entry *pool;
+    Py_ssize_t held, room, k;
+    double floor; /* 0 until the pool first fills: only scores above 0 count */
+} picker;
+
+/* Room for a pool picking the best ``k`` (at most ``size``) of ``size`` scores; 0
+ * (no memory) when it cannot be had. */
+static int
+picker_init(picker *p, Py_ssize_t k, Py_ssize_t size)
+{
+    Py_ssize_t room = 4 * k + 64;
+    p->room = room < size ? room : size;
+    p->held = 0;
+    p->k = k;
+    p->floor = 0.0;
+    p->pool = PyMem_RawMalloc((size_t)(p->room > 0 ? p->room : 1) * sizeof(entry));
+    return p->pool != NULL;
+}
+
+/* Make room in a full pool: the best k kept, their least the floor. */
+static void
+picker_cut(picker *p)
+{
+    select_best(p->pool, p->held, p->k);
+    p->held = p->k;
+    double least = p->pool[0].score;
+    for (Py_ssize_t i = 1; i < p->k; i++)
+        least = p->pool[i].score < least ? p->pool[i].score : least;
+    p->floor = least;
+}
+
+/* The best k, best first, in pool[0..held). */
+static void
+picker_done(picker *p)
+{
+    if (p->held > p->k) {
+        select_best(p->pool, p->held, p->k);
+        p->held = p->k;
+    }
+    qsort(p->pool, (size_t)p->held, sizeof(entry), best_first);
+}
+
+/* The scores from ``end`` - 1 down to ``start`` put to the picker: a score is looked
+ * at only above its floor, and a block of slots all at or under it is passed over after
+ * one branch-free pass. Met from the last slot down, of equal scores the later slot is
+ * met first; a score equal to the floor never goes in, so, of equal scores, the higher
+ * slots are the ones kept, as the order best_first sorts by says (many short records
+ * score alike). Blocks are counted from ``end``. */
+static void
+keep_best(const double *a, Py_ssize_t start, Py_ssize_t end, picker *p)
+{
+    if (!p->k)
+        return;
+    double floor = p->floor;
     for (; end > start; end -= 32) {
         Py_ssize_t from = end - start > 32 ? end - 32 : start;
-        if (!(end - from == 32 ? any_above_32(a + from, floor)
-                               : any_above(a + from, end - from, floor)))
-            continue;
-        for (Py_ssize_t slot = end - 1; slot >= from; slot--) {
+        /* Which of the block's slots beat the floor, a bit each, the last slot's the
+         * highest: read from the highest bit down with no branch per slot (whether a
+         * slot beats the floor is a coin toss the processor cannot predict). */
+        uint32_t bits = end - from == 32 ? above_32(a + from, floor)
+                                         : above(a + from, end - from, floor);
+        while (bits) {
+            int top = highest_bit(bits);
+            bits &= ~((uint32_t)1 << top);
+            Py_ssize_t slot = from + top;
             double score = a[slot];
             if (!(score > floor))
-                continue;
-            entry e = {score, slot};
-            if (held < k)
-                push(heap, held++, e);
-            else {
-                heap[0] = e;
-                sift_down(heap, held, 0);
+                continue; /* the floor rose since the block was looked at */
+            if (p->held == p->room) {
+                picker_cut(p);
+                floor = p->floor;
+                if (!(score > floor))
+                    continue;
             }
-            if (held == k)
-                floor = heap[0].score;
+            p->pool[p->held].score = score;
+            p->pool[p->held].slot = slot;
+            p->held++;
         }
     }
-    *held_at = held;
-    *floor_at = floor;
 }
 
 /* The ``held`` entries of ``heap`` as a list of (slot, score) pairs, or of (score,
@@ -429,30 +547,26 @@ best(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "y*n", &acc, &k))
         return NULL;
     PyObject *result = NULL;
-    entry *heap = NULL;
+    picker pick = {NULL, 0, 0, 0, 0.0};
     if (acc.len % 8 || k < 0) {
         PyErr_SetString(PyExc_ValueError, "best: acc must be float64 and k at least 0");
         goto done;
     }
-    Py_ssize_t size = acc.len / 8, held = 0;
+    Py_ssize_t size = acc.len / 8;
     if (k > size)
         k = size;
-    heap = PyMem_RawMalloc((size_t)(k ? k : 1) * sizeof(entry));
-    if (!heap) {
+    if (!picker_init(&pick, k, size)) {
         PyErr_NoMemory();
         goto done;
     }
     const double *a = acc.buf;
     Py_BEGIN_ALLOW_THREADS
-    if (k) {
-        double floor = 0.0;
-        keep_best(a, 0, size, heap, k, &held, &floor);
-        qsort(heap, (size_t)held, sizeof(entry), best_first);
-    }
+    keep_best(a, 0, size, &pick);
+    picker_done(&pick);
     Py_END_ALLOW_THREADS
-    result = best_list(heap, held, 0);
+    result = best_list(pick.pool, pick.held, 0);
 done:
-    PyMem_RawFree(heap);
+    PyMem_RawFree(pick.pool);
     PyBuffer_Release(&acc);
     return result;
 }
@@ -554,7 +668,7 @@ sum_best(PyObject *self, PyObject *args)
     Py_buffer mask, lengths;
     int have_mask = 0, have_lengths = 0;
     word *words = NULL;
-    entry *heap = NULL;
+    picker pick = {NULL, 0, 0, 0, 0.0};
     Py_ssize_t n = 0, taken = 0;
     Py_ssize_t size = acc.len / 8;
     if (lengths_obj != Py_None) {
@@ -604,8 +718,7 @@ sum_best(PyObject *self, PyObject *args)
     }
     if (k > size)
         k = size;
-    heap = PyMem_RawMalloc((size_t)(k ? k : 1) * sizeof(entry));
-    if (!heap) {
+    if (!picker_init(&pick, k, size)) {
         PyErr_NoMemory();
         goto done;
     }
@@ -616,8 +729,7 @@ sum_best(PyObject *self, PyObject *args)
     const uint16_t *length = have_lengths ? lengths.buf : NULL;
     Py_ssize_t n_norms = norms.len / 8;
     const unsigned char *allowed = have_mask ? mask.buf : NULL;
-    Py_ssize_t held = 0, bad = -1, unsorted = -1, long_slot = -1;
-    double floor = 0.0;
+    Py_ssize_t bad = -1, unsorted = -1, long_slot = -1;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t end = size; end > 0 && bad < 0 && unsorted < 0 && long_slot < 0;
          end -= WINDOW) {
@@ -660,15 +772,15 @@ sum_best(PyObject *self, PyObject *args)
             if (bad >= 0 || unsorted >= 0)
                 break;
         }
-        if (bad < 0 && unsorted < 0 && long_slot < 0 && k)
-            keep_best(a, start, end, heap, k, &held, &floor);
+        if (bad < 0 && unsorted < 0 && long_slot < 0)
+            keep_best(a, start, end, &pick);
     }
     /* A slot below 0 is never read: the last window stops at it, and it is left. */
     for (Py_ssize_t t = 0; t < n && bad < 0 && unsorted < 0 && long_slot < 0; t++)
         if (words[t].next > 0)
             bad = t;
     if (bad < 0 && unsorted < 0 && long_slot < 0)
-        qsort(heap, (size_t)held, sizeof(entry), best_first);
+        picker_done(&pick);
     Py_END_ALLOW_THREADS
     if (long_slot >= 0)
         PyErr_Format(PyExc_ValueError, "sum_best: slot %zd is longer than norms reaches",
@@ -678,14 +790,14 @@ sum_best(PyObject *self, PyObject *args)
     else if (unsorted >= 0)
         result = PyLong_FromSsize_t(unsorted);
     else
-        result = best_list(heap, held, 0);
+        result = best_list(pick.pool, pick.held, 0);
 done:
     for (Py_ssize_t t = 0; t < taken; t++) {
         PyBuffer_Release(&words[t].docs);
         PyBuffer_Release(&words[t].tfs);
     }
     PyMem_Free(words);
-    PyMem_RawFree(heap);
+    PyMem_RawFree(pick.pool);
     Py_XDECREF(seq);
     if (have_mask)
         PyBuffer_Release(&mask);

@@ -177,6 +177,36 @@ def test_the_best_are_the_best_whatever_the_scores(scores: list[float], k: int) 
 
 
 @needs_loops
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=20_000),
+    st.sampled_from([1, 2, 10, 100, 400]),
+    st.sampled_from(["rising", "falling", "few values", "random", "sparse"]),
+    st.integers(min_value=0),
+)
+def test_the_best_are_kept_however_often_the_pool_fills(
+    size: int, k: int, shape: str, seed: int
+) -> None:
+    """The pick keeps the scores above its floor in a pool of a few times k and cuts it
+    to the best k when it fills: scores that rise towards the first slot (met last, so
+    every one beats the floor and the pool fills again and again), ties across cuts,
+    and mostly zeros give what a sort gives."""
+    rng = random.Random(seed)
+    if shape == "rising":
+        scores = [float(size - d) for d in range(size)]
+    elif shape == "falling":
+        scores = [float(d) for d in range(size)]
+    elif shape == "few values":
+        scores = [float(rng.randint(0, 3)) for _ in range(size)]
+    elif shape == "random":
+        scores = [rng.uniform(-1, 10) for _ in range(size)]
+    else:
+        scores = [rng.uniform(0, 5) if rng.random() < 0.02 else 0.0 for _ in range(size)]
+    ranked = sorted(((v, d) for d, v in enumerate(scores) if v > 0), reverse=True)
+    assert loops.best(array("d", scores), k) == [(d, v) for v, d in ranked[:k]]
+
+
+@needs_loops
 @settings(max_examples=200, deadline=None)
 @given(
     st.integers(min_value=1, max_value=9_000),
