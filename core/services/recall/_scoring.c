@@ -475,17 +475,19 @@ picker_done(picker *p)
     qsort(p->pool, (size_t)p->held, sizeof(entry), best_first);
 }
 
-/* The scores from ``end`` - 1 down to ``start`` put to the picker: a score is looked
+/* The scores of ``window`` (slots ``start`` to ``end`` - 1, the first at ``window[0]``),
+ * from the last down, put to the picker: a score is looked
  * at only above its floor, and a block of slots all at or under it is passed over after
  * one branch-free pass. Met from the last slot down, of equal scores the later slot is
  * met first; a score equal to the floor never goes in, so, of equal scores, the higher
  * slots are the ones kept, as the order best_first sorts by says (many short records
  * score alike). Blocks are counted from ``end``. */
 static void
-keep_best(const double *a, Py_ssize_t start, Py_ssize_t end, picker *p)
+keep_best(const double *window, Py_ssize_t start, Py_ssize_t end, picker *p)
 {
     if (!p->k)
         return;
+    const double *a = window - start; /* a[slot], slot in [start, end) */
     double floor = p->floor;
     for (; end > start; end -= 32) {
         Py_ssize_t from = end - start > 32 ? end - 32 : start;
@@ -644,6 +646,103 @@ typedef struct {
     Py_ssize_t next; /* postings left to read, from the last one down */
 } word;
 
+/* The first of ``count`` postings from ``at`` on whose slot is at least ``slot`` (their
+ * slots rise): a gallop, then a halving, so the slots asked for in rising order cost a
+ * few looks each. */
+static Py_ssize_t
+gallop(const int32_t *docs, Py_ssize_t count, Py_ssize_t at, int32_t slot)
+{
+    Py_ssize_t step = 1, low = at, high = at;
+    while (high < count && docs[high] < slot) {
+        low = high + 1;
+        high += step;
+        step *= 2;
+    }
+    if (high > count)
+        high = count;
+    while (low < high) {
+        Py_ssize_t mid = low + (high - low) / 2;
+        if (docs[mid] < slot)
+            low = mid + 1;
+        else
+            high = mid;
+    }
+    return low;
+}
+
+static int
+by_slot(const void *x, const void *y)
+{
+    Py_ssize_t a = *(const Py_ssize_t *)x, b = *(const Py_ssize_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* A slot's link, or -1 where it has none or it points outside the slots. */
+static inline Py_ssize_t
+link_of(const int32_t *links, Py_ssize_t slot, Py_ssize_t size)
+{
+    int32_t to = links[slot];
+    return to >= 0 && to < size ? (Py_ssize_t)to : -1;
+}
+
+/* Into ``acc``, the whole sum of the best ``held`` and of every slot up to two links
+ * from them, each summed as the pass sums a slot (word after word, from 0), or 0 where
+ * ``allowed`` leaves it out: what around() reads. ``near`` has room for 7 slots per
+ * held one, ``cursor`` for one per word. -1, or a slot longer than the norms reach. */
+static Py_ssize_t
+sum_near(double *acc, Py_ssize_t size, const double *norm, Py_ssize_t n_norms,
+         const uint16_t *length, const unsigned char *allowed, const word *words, Py_ssize_t n,
+         const entry *best, Py_ssize_t held, const int32_t *prev, const int32_t *next,
+         Py_ssize_t *near, Py_ssize_t *cursor)
+{
+    Py_ssize_t count = 0;
+    for (Py_ssize_t h = 0; h < held; h++) {
+        Py_ssize_t slot = best[h].slot;
+        near[count++] = slot;
+        Py_ssize_t sides[2] = {link_of(prev, slot, size), link_of(next, slot, size)};
+        for (int s = 0; s < 2; s++) {
+            if (sides[s] < 0)
+                continue;
+            near[count++] = sides[s];
+            Py_ssize_t before = link_of(prev, sides[s], size);
+            Py_ssize_t after = link_of(next, sides[s], size);
+            if (before >= 0)
+                near[count++] = before;
+            if (after >= 0)
+                near[count++] = after;
+        }
+    }
+    qsort(near, (size_t)count, sizeof(Py_ssize_t), by_slot);
+    for (Py_ssize_t t = 0; t < n; t++)
+        cursor[t] = 0;
+    for (Py_ssize_t j = 0; j < count; j++) {
+        Py_ssize_t slot = near[j];
+        if (j && slot == near[j - 1])
+            continue;
+        double sum = 0.0;
+        if (!allowed || allowed[slot]) {
+            double by;
+            if (length) {
+                if (length[slot] >= n_norms)
+                    return slot;
+                by = norm[length[slot]];
+            } else
+                by = norm[slot];
+            for (Py_ssize_t t = 0; t < n; t++) {
+                const int32_t *docs = words[t].docs.buf;
+                Py_ssize_t at = cursor[t] = gallop(docs, words[t].docs.len / 4, cursor[t],
+                                                   (int32_t)slot);
+                if (at < words[t].docs.len / 4 && docs[at] == slot) {
+                    double tf = (double)((const int32_t *)words[t].tfs.buf)[at];
+                    sum += tf * words[t].kp1 / (by + tf);
+                }
+            }
+        }
+        acc[slot] = sum;
+    }
+    return -1;
+}
+
 PyDoc_STRVAR(sum_best_doc,
 "sum_best(acc, norms, words, k, mask=None, lengths=None)\n--\n\n"
 "add_scaled() for each (kp1, docs, tfs) of words in turn, into acc (float64, its\n"
@@ -653,20 +752,26 @@ PyDoc_STRVAR(sum_best_doc,
 "over while they are in the cache), which asks each word's slots to rise. If one\n"
 "word's do not, the index of the first such word in words is returned instead (acc\n"
 "is then partly summed). With lengths (uint16, one per slot), norms is by length\n"
-"instead of by slot: a slot's norm is norms[lengths[slot]].");
+"instead of by slot: a slot's norm is norms[lengths[slot]].\n\n"
+"With links, (prev, next): int32 per slot, the slot before and after each (-1: none),\n"
+"each window is summed in a buffer of its own and acc is written only at the best k\n"
+"and the slots up to two links from them (what around() reads), each with the sum a\n"
+"whole pass gives it (0 where mask leaves it out); the rest of acc is not written.");
 
 static PyObject *
 sum_best(PyObject *self, PyObject *args)
 {
     Py_buffer acc, norms;
-    PyObject *words_obj, *mask_obj = Py_None, *lengths_obj = Py_None;
+    PyObject *words_obj, *mask_obj = Py_None, *lengths_obj = Py_None, *links_obj = Py_None;
     Py_ssize_t k;
-    if (!PyArg_ParseTuple(args, "w*y*On|OO", &acc, &norms, &words_obj, &k, &mask_obj,
-                          &lengths_obj))
+    if (!PyArg_ParseTuple(args, "w*y*On|OOO", &acc, &norms, &words_obj, &k, &mask_obj,
+                          &lengths_obj, &links_obj))
         return NULL;
     PyObject *result = NULL, *seq = NULL;
-    Py_buffer mask, lengths;
-    int have_mask = 0, have_lengths = 0;
+    Py_buffer mask, lengths, prev_buf, next_buf;
+    int have_mask = 0, have_lengths = 0, have_links = 0;
+    double *own = NULL;
+    Py_ssize_t *near = NULL, *cursor = NULL;
     word *words = NULL;
     picker pick = {NULL, 0, 0, 0, 0.0};
     Py_ssize_t n = 0, taken = 0;
@@ -689,6 +794,17 @@ sum_best(PyObject *self, PyObject *args)
         have_mask = 1;
         if (mask.len != size) {
             PyErr_SetString(PyExc_ValueError, "sum_best: mask must cover the same slots");
+            goto done;
+        }
+    }
+    if (links_obj != Py_None) {
+        if (!PyArg_ParseTuple(links_obj, "y*y*;sum_best: links is (prev, next)", &prev_buf,
+                              &next_buf))
+            goto done;
+        have_links = 1;
+        if (prev_buf.len != 4 * size || next_buf.len != 4 * size) {
+            PyErr_SetString(PyExc_ValueError,
+                            "sum_best: links must be int32 arrays of one slot each");
             goto done;
         }
     }
@@ -722,7 +838,16 @@ sum_best(PyObject *self, PyObject *args)
         PyErr_NoMemory();
         goto done;
     }
-    double *a = acc.buf;
+    if (have_links) {
+        own = PyMem_RawMalloc(WINDOW * sizeof(double));
+        near = PyMem_RawMalloc((size_t)(7 * (k ? k : 1)) * sizeof(Py_ssize_t));
+        cursor = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t));
+        if (!own || !near || !cursor) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    double *whole = acc.buf, *a = whole;
     const double *norm = norms.buf;
     /* By length: 2 bytes a slot read where 8 were (and a table of a few cache lines),
      * which at 100k records is 600 KB less to bring in for each query. */
@@ -734,6 +859,9 @@ sum_best(PyObject *self, PyObject *args)
     for (Py_ssize_t end = size; end > 0 && bad < 0 && unsorted < 0 && long_slot < 0;
          end -= WINDOW) {
         Py_ssize_t start = end > WINDOW ? end - WINDOW : 0;
+        /* With links, the window's sums stay in a buffer the caches keep: a[slot] is
+         * own[slot - start], and acc is not written out (800 KB a query at 100k). */
+        a = own ? own - start : whole;
         memset(a + start, 0, (size_t)(end - start) * sizeof(double));
         for (Py_ssize_t t = 0; t < n; t++) {
             word *w = &words[t];
@@ -773,14 +901,19 @@ sum_best(PyObject *self, PyObject *args)
                 break;
         }
         if (bad < 0 && unsorted < 0 && long_slot < 0)
-            keep_best(a, start, end, &pick);
+            keep_best(a + start, start, end, &pick);
     }
     /* A slot below 0 is never read: the last window stops at it, and it is left. */
     for (Py_ssize_t t = 0; t < n && bad < 0 && unsorted < 0 && long_slot < 0; t++)
         if (words[t].next > 0)
             bad = t;
-    if (bad < 0 && unsorted < 0 && long_slot < 0)
+    if (bad < 0 && unsorted < 0 && long_slot < 0) {
         picker_done(&pick);
+        if (own)
+            long_slot = sum_near(whole, size, norm, n_norms, length, allowed, words, n,
+                                 pick.pool, pick.held, prev_buf.buf, next_buf.buf, near,
+                                 cursor);
+    }
     Py_END_ALLOW_THREADS
     if (long_slot >= 0)
         PyErr_Format(PyExc_ValueError, "sum_best: slot %zd is longer than norms reaches",
@@ -798,11 +931,18 @@ done:
     }
     PyMem_Free(words);
     PyMem_RawFree(pick.pool);
+    PyMem_RawFree(own);
+    PyMem_RawFree(near);
+    PyMem_RawFree(cursor);
     Py_XDECREF(seq);
     if (have_mask)
         PyBuffer_Release(&mask);
     if (have_lengths)
         PyBuffer_Release(&lengths);
+    if (have_links) {
+        PyBuffer_Release(&prev_buf);
+        PyBuffer_Release(&next_buf);
+    }
     PyBuffer_Release(&norms);
     PyBuffer_Release(&acc);
     return result;

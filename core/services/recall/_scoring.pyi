@@ -49,6 +49,7 @@ def sum_best(
     k: int,
     mask: ReadableBuffer | None = None,
     lengths: ReadableBuffer | None = None,
+    links: tuple[ReadableBuffer, ReadableBuffer] | None = None,
     /,
 ) -> list[tuple[int, float]] | int: ...
 def best_of(scores: dict[int, float], k: int, /) -> list[tuple[float, int]]: ...

@@ -978,7 +978,12 @@ class RecallIndex:
             ranked: list[tuple[int, float]] | None = None
             if _compiled is not None:
                 k = depth if where.visible is None else 4 * depth
-                acc, ranked = self._bm25_compiled(info, mask, np, k)
+                # What reads the scores afterwards is known where no caller's test of
+                # what it may see can ask for more than k: the best k and, for the
+                # neighbour shares, the slots up to two links from them. Only those are
+                # written (see _bm25_compiled).
+                links = self._arrays("prev", "next") if where.visible is None else None
+                acc, ranked = self._bm25_compiled(info, mask, np, k, links)
             else:
                 norms = self._derive("norms", self._norms)
                 acc, cut = self._bm25(info, norms, mask, where.visible is None, np, depth)
@@ -1378,10 +1383,15 @@ class RecallIndex:
         mask: Any,
         np: Any,
         k: int,
+        links: list[array[Any]] | None = None,
     ) -> tuple[Any, list[tuple[int, float]]]:
         """:meth:`_bm25` in one compiled pass, every posting summed (no cut: the pass
         costs less than finding the records in the running would), with the best ``k``
-        as :meth:`_best` picks them first.
+        as :meth:`_best` picks them first. With ``links`` (the slots before and after
+        each), each window of scores stays in a buffer of the pass's own and the
+        returned scores hold only the best ``k`` and the slots up to two links from
+        them, the rest unwritten: 800 KB at 100k records that every query wrote and read
+        again, pushing out of the caches what the rest of the search reads next.
 
         The pass sums a window of slots at a time and picks from each while its scores
         are still in the cache (at 100k records the scores fill 800 KB). It reads each
@@ -1394,7 +1404,11 @@ class RecallIndex:
         norms, lengths = by_length or (self._derive("norms", self._norms), None)
         ordered: set[int] = set()
         while True:
-            found = _compiled.sum_best(acc, norms, words, k, mask, lengths)
+            found = (
+                _compiled.sum_best(acc, norms, words, k, mask, lengths, (links[0], links[1]))
+                if links is not None
+                else _compiled.sum_best(acc, norms, words, k, mask, lengths)
+            )
             if not isinstance(found, int):
                 return acc, found
             if found in ordered:  # a slot twice in one word: summed as before, below

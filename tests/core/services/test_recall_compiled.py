@@ -245,6 +245,65 @@ def test_summing_and_picking_a_window_at_a_time_is_the_same_as_apart(
 @needs_loops
 @settings(max_examples=150, deadline=None)
 @given(
+    st.integers(min_value=1, max_value=12_000),
+    st.integers(min_value=0, max_value=5),
+    st.sampled_from([0, 1, 10, 100]),
+    st.booleans(),
+    st.booleans(),
+    st.integers(min_value=0),
+)
+def test_with_links_the_scores_around_the_best_are_those_of_a_whole_pass(
+    size: int, words: int, k: int, masked: bool, chained: bool, seed: int
+) -> None:
+    """Given the slots before and after each (a chain of turns, or links anywhere),
+    ``sum_best`` keeps each window's sums to itself and writes only the best k and the
+    slots up to two links from them, which the neighbour shares read: the same picks,
+    and there the same scores to the bit as a pass that writes every slot (0 where the
+    mask leaves a slot out)."""
+    np = pytest.importorskip("numpy")
+    rng = random.Random(seed)
+    table = np.array([rng.uniform(0.5, 30) for _ in range(rng.randint(1, 300))])
+    lengths = np.array([rng.randrange(len(table)) for _ in range(size)], dtype=np.uint16)
+    postings = []
+    for _ in range(words):
+        docs = sorted(rng.sample(range(size), rng.randint(0, min(size, 3_000))))
+        tfs = [10] * len(docs) if rng.random() < 0.5 else [rng.randint(1, 40) for _ in docs]
+        postings.append((rng.uniform(0.1, 9.0), array("i", docs), array("i", tfs)))
+    mask = np.array([rng.random() < 0.7 for _ in range(size)]) if masked else None
+    if chained:
+        before = np.arange(-1, size - 1, dtype=np.int32)
+        after = np.append(np.arange(1, size, dtype=np.int32), np.int32(-1))
+    else:
+        before = np.array([rng.randrange(-1, size) for _ in range(size)], dtype=np.int32)
+        after = np.array([rng.randrange(-1, size) for _ in range(size)], dtype=np.int32)
+    whole = np.empty(size)
+    picked = loops.sum_best(whole, table, postings, k, mask, lengths)
+    near = np.full(size, -7.0)
+    assert loops.sum_best(near, table, postings, k, mask, lengths, (before, after)) == picked
+    read = set()
+    for slot, _ in picked:
+        read.add(slot)
+        for side in (before[slot], after[slot]):
+            if side >= 0:
+                read.update(int(j) for j in (side, before[side], after[side]) if j >= 0)
+    assert {j: near[j] for j in read} == {j: whole[j] for j in read}
+    untouched = np.ones(size, dtype=bool)
+    untouched[list(read)] = False
+    assert (near[untouched] == -7.0).all()  # nothing else written
+
+
+@needs_loops
+def test_links_of_the_wrong_size_are_refused() -> None:
+    np = pytest.importorskip("numpy")
+    word = (1.0, array("i", [0, 2]), array("i", [10, 10]))
+    links = (np.full(3, -1, dtype=np.int32), np.full(2, -1, dtype=np.int32))
+    with pytest.raises(ValueError, match="links"):
+        loops.sum_best(np.empty(3), np.ones(3), [word], 2, None, None, links)
+
+
+@needs_loops
+@settings(max_examples=150, deadline=None)
+@given(
     st.integers(min_value=1, max_value=9_000),
     st.integers(min_value=1, max_value=4),
     st.sampled_from([0, 10, 100]),
