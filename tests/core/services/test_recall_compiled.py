@@ -242,6 +242,24 @@ def test_summing_and_picking_a_window_at_a_time_is_the_same_as_apart(
     assert held[shift + size] == 7.0 and (shift == 0 or held[0] == 7.0)  # nothing past it
 
 
+def random_index(
+    rng: random.Random, size: int, words: int, masked: bool, longest: int, most: int
+) -> tuple:
+    """A norms table by length (up to ``longest`` lengths), each slot's length, the
+    postings of ``words`` words (each in up to ``most`` slots, in order) and, when
+    ``masked``, a mask leaving out about three slots in ten."""
+    np = pytest.importorskip("numpy")
+    table = np.array([rng.uniform(0.5, 30) for _ in range(rng.randint(1, longest))])
+    lengths = np.array([rng.randrange(len(table)) for _ in range(size)], dtype=np.uint16)
+    postings = []
+    for _ in range(words):
+        docs = sorted(rng.sample(range(size), rng.randint(0, min(size, most))))
+        tfs = [rng.randint(1, 40) for _ in docs]
+        postings.append((rng.uniform(0.1, 9.0), array("i", docs), array("i", tfs)))
+    mask = np.array([rng.random() < 0.7 for _ in range(size)]) if masked else None
+    return table, lengths, postings, mask
+
+
 @needs_loops
 @settings(max_examples=150, deadline=None)
 @given(
@@ -262,14 +280,9 @@ def test_with_links_the_scores_around_the_best_are_those_of_a_whole_pass(
     mask leaves a slot out)."""
     np = pytest.importorskip("numpy")
     rng = random.Random(seed)
-    table = np.array([rng.uniform(0.5, 30) for _ in range(rng.randint(1, 300))])
-    lengths = np.array([rng.randrange(len(table)) for _ in range(size)], dtype=np.uint16)
-    postings = []
-    for _ in range(words):
-        docs = sorted(rng.sample(range(size), rng.randint(0, min(size, 3_000))))
-        tfs = [10] * len(docs) if rng.random() < 0.5 else [rng.randint(1, 40) for _ in docs]
-        postings.append((rng.uniform(0.1, 9.0), array("i", docs), array("i", tfs)))
-    mask = np.array([rng.random() < 0.7 for _ in range(size)]) if masked else None
+    table, lengths, postings, mask = random_index(rng, size, words, masked, 300, 3_000)
+    if rng.random() < 0.5:  # many short records score alike: ties at every turn
+        postings = [(kp1, docs, array("i", [10] * len(docs))) for kp1, docs, _ in postings]
     if chained:
         before = np.arange(-1, size - 1, dtype=np.int32)
         after = np.append(np.arange(1, size, dtype=np.int32), np.int32(-1))
@@ -317,14 +330,7 @@ def test_norms_read_by_length_give_the_scores_read_by_slot(
     slot) gives the very scores and picks it gives reading a float per slot."""
     np = pytest.importorskip("numpy")
     rng = random.Random(seed)
-    table = np.array([rng.uniform(0.5, 30) for _ in range(rng.randint(1, 600))])
-    lengths = np.array([rng.randrange(len(table)) for _ in range(size)], dtype=np.uint16)
-    postings = []
-    for _ in range(words):
-        docs = sorted(rng.sample(range(size), rng.randint(0, min(size, 2_000))))
-        tfs = [rng.randint(1, 40) for _ in docs]
-        postings.append((rng.uniform(0.1, 9.0), array("i", docs), array("i", tfs)))
-    mask = np.array([rng.random() < 0.7 for _ in range(size)]) if masked else None
+    table, lengths, postings, mask = random_index(rng, size, words, masked, 600, 2_000)
     by_slot, by_length = np.empty(size), np.full(size, 3.0)
     picked = loops.sum_best(by_slot, table[lengths], postings, k, mask)
     assert loops.sum_best(by_length, table, postings, k, mask, lengths) == picked
