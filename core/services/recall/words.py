@@ -43,8 +43,10 @@ Hangul also give each character alone, since one character is often a whole word
 as one of twenty English words, not twice that. A past tense or plural the stemmer
 cannot bring to its word ("bought", "met", "children") is read as that word first
 (:mod:`core.services.recall.irregular`), a British spelling as the American one
-("colour" as "color", :mod:`core.services.recall.spellings`), and a developer's
-shorthand as its word ("db" as "database", :mod:`core.services.recall.shorthand`).
+("colour" as "color", :mod:`core.services.recall.spellings`), a developer's
+shorthand as its word ("db" as "database", :mod:`core.services.recall.shorthand`), and
+one of two everyday words for one thing as the other ("purchase" as "buy", "mom" as
+"mother", :mod:`core.services.recall.synonyms`).
 Stems are memoised: a store's vocabulary is small next to its word count.
 """
 
@@ -56,7 +58,7 @@ import unicodedata
 import Stemmer
 
 from ...base.lazy_regex import lazy
-from . import shorthand, spellings
+from . import shorthand, spellings, synonyms
 from .irregular import BASE
 from .scripts import IDEOGRAPH, ideograph, scripts_of
 
@@ -75,7 +77,7 @@ STOP_WORDS = frozenset(
 
 #: How text is cut into terms (a saved index made another way is built again; 10 was a
 #: change taken back, so an index saved under it is built again too).
-VERSION = 13
+VERSION = 14
 
 _WORD = re.compile(r"[^\W_]+")
 #: A lower-case letter then a capital, or a capital that ends an acronym and begins a
@@ -99,10 +101,12 @@ _SIGNED_AS = {"c++": "cpp", "c#": "csharp", "f#": "fsharp", ".net": "dotnet"}
 _WONT = re.compile(r"\bwon['\u2019]t\b", re.IGNORECASE)
 _STEMMER = Stemmer.Stemmer("english")
 #: A British stem, the American one it stands for (:mod:`.spellings`); a short form's,
-#: the word's it stands for (:mod:`.shorthand`).
+#: the word's it stands for (:mod:`.shorthand`); an everyday word's, the word for the
+#: same thing it is read as (:mod:`.synonyms`).
 _ALIASES = {
     **spellings.stem_aliases(_STEMMER.stemWord),
     **spellings.stem_aliases(_STEMMER.stemWord, shorthand.PAIRS),
+    **spellings.stem_aliases(_STEMMER.stemWord, synonyms.PAIRS),
 }
 _MEMO: dict[str, str] = {}
 _MEMO_MAX = 200_000
