@@ -646,6 +646,22 @@ typedef struct {
     Py_ssize_t next; /* postings left to read, from the last one down */
 } word;
 
+/* A slot's BM25 length term into ``by``: norm[length[slot]] with lengths, else
+ * norm[slot]. 0 when the slot's length is past the table (a damaged column). */
+static inline int
+norm_at(const double *norm, Py_ssize_t n_norms, const uint16_t *length, Py_ssize_t slot,
+        double *by)
+{
+    if (!length) {
+        *by = norm[slot];
+        return 1;
+    }
+    if (length[slot] >= n_norms)
+        return 0;
+    *by = norm[length[slot]];
+    return 1;
+}
+
 /* The first of ``count`` postings from ``at`` on whose slot is at least ``slot`` (their
  * slots rise): a gallop, then a halving, so the slots asked for in rising order cost a
  * few looks each. */
@@ -719,20 +735,17 @@ sum_near(double *acc, Py_ssize_t size, const double *norm, Py_ssize_t n_norms,
         Py_ssize_t slot = near[j];
         if (j && slot == near[j - 1])
             continue;
-        double sum = 0.0;
+        double sum = 0.0, by = 0.0;
+        int have_norm = 0; /* looked up at the first word that holds the slot, as the
+                            * pass does: a slot no word holds is never asked its length */
         if (!allowed || allowed[slot]) {
-            double by;
-            if (length) {
-                if (length[slot] >= n_norms)
-                    return slot;
-                by = norm[length[slot]];
-            } else
-                by = norm[slot];
             for (Py_ssize_t t = 0; t < n; t++) {
                 const int32_t *docs = words[t].docs.buf;
                 Py_ssize_t at = cursor[t] = gallop(docs, words[t].docs.len / 4, cursor[t],
                                                    (int32_t)slot);
                 if (at < words[t].docs.len / 4 && docs[at] == slot) {
+                    if (!have_norm && !(have_norm = norm_at(norm, n_norms, length, slot, &by)))
+                        return slot;
                     double tf = (double)((const int32_t *)words[t].tfs.buf)[at];
                     sum += tf * words[t].kp1 / (by + tf);
                 }
@@ -884,14 +897,10 @@ sum_best(PyObject *self, PyObject *args)
                 if (allowed && !allowed[slot])
                     continue;
                 double tf = (double)tfs[i - 1], by;
-                if (length) {
-                    if (length[slot] >= n_norms) {
-                        long_slot = slot;
-                        break;
-                    }
-                    by = norm[length[slot]];
-                } else
-                    by = norm[slot];
+                if (!norm_at(norm, n_norms, length, slot, &by)) {
+                    long_slot = slot;
+                    break;
+                }
                 a[slot] += tf * kp1 / (by + tf);
             }
             w->next = i;

@@ -306,6 +306,24 @@ def test_with_links_the_scores_around_the_best_are_those_of_a_whole_pass(
 
 
 @needs_loops
+def test_with_links_a_neighbour_no_word_holds_is_not_asked_its_length() -> None:
+    """A slot beside the best that no word holds scores 0 whatever its length column
+    says, as in a whole pass; a length past the table where a word is held is named."""
+    np = pytest.importorskip("numpy")
+    word = (1.0, array("i", [1]), array("i", [10]))
+    before = np.array([-1, 0, 1], dtype=np.int32)
+    after = np.array([1, 2, -1], dtype=np.int32)
+    lengths = np.array([9, 0, 9], dtype=np.uint16)  # slots 0 and 2 past the 4-entry table
+    acc = np.full(3, -7.0)
+    found = loops.sum_best(acc, np.ones(4), [word], 1, None, lengths, (before, after))
+    assert found == loops.sum_best(np.empty(3), np.ones(4), [word], 1, None, lengths)
+    assert acc.tolist() == [0.0, 10.0 / 11.0, 0.0]
+    lengths[1] = 9
+    with pytest.raises(ValueError, match="slot 1 is longer than norms reaches"):
+        loops.sum_best(acc, np.ones(4), [word], 1, None, lengths, (before, after))
+
+
+@needs_loops
 def test_links_of_the_wrong_size_are_refused() -> None:
     np = pytest.importorskip("numpy")
     word = (1.0, array("i", [0, 2]), array("i", [10, 10]))
