@@ -110,6 +110,8 @@ class Memory(Operations):
         #: The way to a process that commits this store's writes for others (None: not
         #: looked for yet; False: this store cannot have one). See core/ops/hand_over.py.
         self._hand_over: HandOver | Literal[False] | None = None
+        #: The thread readying the recall index (:meth:`warm_recall`), joined on close.
+        self._warming: threading.Thread | None = None
         if curator_key is not None:
             from ..ledger.curator import load
 
@@ -191,11 +193,24 @@ class Memory(Operations):
         # once other work has left the caches cold (an agent's every call asks the time).
         return clock_now()
 
+    def warm_recall(self) -> None:
+        """Ready the saved recall index in a thread of its own, so the first search costs
+        what later ones do (a server, as it starts: :mod:`core.services.recall.warm`).
+        Nothing happens for a store not open yet (Redis not answering) or with no saved
+        index, nor with ``MEMWORK_WARM_RECALL=0``."""
+        if self._store is None or self._warming is not None:
+            return
+        from ..services.recall import warm
+
+        self._warming = warm.start(self._store)
+
     def close(self) -> None:
         """Save the recall index if it changed, and drop cached tables (the lock is only
         ever held inside a call)."""
         from ..services.recall.search import flush
 
+        if self._warming is not None:
+            self._warming.join()  # its index is the one saved below, not one made after
         if self.wm_fallback is not None:
             self.wm_fallback.close(self.call_target())
         if self._hand_over:

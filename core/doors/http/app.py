@@ -303,6 +303,8 @@ def serve(
             file=sys.stderr,
             flush=True,
         )
+        if not search_workers:  # (workers each keep an index of their own)
+            memory.warm_recall()
         desk = CommitDesk(memory)
         if desk.open():
             print(

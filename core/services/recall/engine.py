@@ -1628,6 +1628,20 @@ class RecallIndex:
         sn = sum(1 for c in self.session_docs if c > 0) or 1
         return sn, sum(self.session_lens) / sn or 1.0
 
+    def ready(self) -> None:
+        """Work out now what the first query would otherwise (a long-lived process's
+        head start: :mod:`.warm`): the kinds' member words, and where a query's sums will
+        want numpy (more than ``SMALL // 4`` records: a few common words then read more
+        than ``SMALL`` postings), numpy itself and each record's length term; and the
+        sessions' slots, which the hits' titles read."""
+        _kinds()
+        if "sessions" in self.table_codes:
+            self.slots_of("sessions")
+        if self.live > SMALL // 4:
+            _numpy()
+            if _compiled is None or self._derive("by length", self._by_length) is None:
+                self._derive("norms", self._norms)
+
     def kept(self, key: str) -> dict[Any, Any]:
         """A dict for a caller to keep what it works out from the records in (its own
         ``key``), found empty again once the records change."""
