@@ -181,12 +181,14 @@ def work(path: str, conn: Connection) -> None:
     from ...base.errors import MemworkError
     from ...ops import runner as invoke
     from ...ops.operations import by_name
+    from ...services.recall.warm import warm
     from .error_status import error_body
 
     op = by_name("search")
     memory = _opened(path)
     try:
         memory.search("warm up")  # loads (or builds) the recall index before the first caller
+        warm(memory.store)  # and works out what a first real question would (numpy ...)
         conn.send("ready")
         while True:
             try:
