@@ -505,7 +505,6 @@ def serve(
     checked before anything starts."""
     chosen = chosen_tools(tools)
     memory = Memory(path, agent=agent, actor="mcp")
-    memory.warm_recall()
     try:
         build_server(memory, threaded=True, tools=chosen).run("stdio")
     except BaseException as exc:  # noqa: BLE001 - a hang-up is the end of the conversation

@@ -1,12 +1,15 @@
 """A server's recall index made ready before its first search.
 
-A long-lived process (``memwork serve``, ``memwork mcp``) answers its first search with
-more than the search: the saved index file opened and caught up with the store, numpy
-imported where the store is big enough for a query's sums to want it (~50 ms), each
-record's length term and the kinds' member words worked out. At 100k records that first
-search took 55–60 ms where the next took 1–2. :func:`start` does that work in a thread
-of its own as the server starts, so an agent's first search, which comes after its
-handshake and some thought, costs what every later one does.
+A long-lived process answers its first search with more than the search: the saved
+index file opened and caught up with the store, numpy imported where the store is big
+enough for a query's sums to want it (~50 ms), each record's length term and the kinds'
+member words worked out. At 100k records that first search took 55–60 ms where the
+next took 1–2. :func:`start` does that work in a thread of its own as ``memwork serve``
+starts, so an agent's first search, which comes after its handshake and some thought,
+costs what every later one does. ``memwork mcp`` does
+not: one runs per agent session, many start together, and numpy's import alone costs
+~20 MB and ~0.15 s of CPU (its BLAS thread spins a while) in a session that may never
+search.
 
 Only an index already saved is readied: building one from the store (seconds at 100k
 records, and a save of hundreds of megabytes at the end) is left to the first search,

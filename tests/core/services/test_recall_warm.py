@@ -3,7 +3,6 @@ later ones do; with no saved index it builds nothing, and a stop waits for nothi
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -165,22 +164,3 @@ def test_memwork_serve_opens_the_saved_index_before_anyone_searches(tmp_path: Pa
     finally:
         code, rest = server.stop()
     assert code == 0, rest
-
-
-@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc")
-def test_memwork_mcp_opens_the_saved_index_before_anyone_searches(tmp_path: Path) -> None:
-    db = tmp_path / "s"
-    _store_with_saved_index(db)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "memwork", "--db", str(db), "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env=python_env(MEMWORK_NOW=NOW.isoformat(), MEMWORK_FSYNC="0"),
-    )
-    try:
-        assert _maps_index(server.pid, db)
-    finally:
-        # The client hangs up (no input, then end of file): the server ends.
-        _, err = server.communicate(input=b"", timeout=60)
-    assert server.returncode == 0, err
