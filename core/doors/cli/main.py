@@ -35,6 +35,8 @@ class Context:
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
+        #: The recall index file held open across a write (:func:`_hold_index`).
+        self.held_index: int | None = None
 
     @cached_property
     def op(self) -> Op:
@@ -177,6 +179,8 @@ def run_op(ctx: Context) -> int:
 
                 raise InvalidInput(param.name, f"is required ({param.cli} {param.metavar})")
     check_rules(op, params)  # bad input is refused before the store is opened
+    if op.writes and _OWN_PROCESS:
+        _hold_index(ctx)
     result = call(op, ctx.store, params, now=ctx.now, actor=ctx.actor, curator=ctx.curator)
     if op.review and isinstance(result, dict) and result.get("proposed") is True:
         return int(_resolve("cmd_review:proposed")(ctx, result) or 0)
@@ -272,8 +276,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             if opened is not None:
                 if code == 0:
                     _settle(opened)
+                    _save_again(opened, ctx)
                     opened.close()
                 else:  # refused: a store this call created for it is taken back
+                    if ctx.held_index is not None:
+                        os.close(ctx.held_index)
                     opened.discard_if_new()
                 if not _OWN_PROCESS:  # (the CLI's own process lets its exit do it)
                     _release(opened)
@@ -316,6 +323,33 @@ def _settle(store: Store) -> None:
     try:
         search.settle(store, apart=_OWN_PROCESS)
     except Exception:  # noqa: BLE001, S110 - a cache: the answer was given, the next call rebuilds
+        pass
+
+
+def _hold_index(ctx: Context) -> None:
+    """Before a write: hold the store's recall index file open, so that should the
+    write's commit remove it (it took text out of the store), the index can be saved
+    again from it after the answer (:func:`_save_again`) rather than built again by
+    the next search."""
+    from ...services.recall.save_apart import hold
+
+    ctx.held_index = hold(ctx.store)
+
+
+def _save_again(store: Store, ctx: Context) -> None:
+    """After a write held the recall index file (:func:`_hold_index`): if its commit
+    removed the file, a child saves it again, caught up (see
+    :func:`core.services.recall.save_apart.save_again_apart`)."""
+    held, ctx.held_index = ctx.held_index, None
+    if held is None:
+        return
+    from ...services.recall.save_apart import save_again_apart
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        save_again_apart(store, held)
+    except Exception:  # noqa: BLE001, S110 - a cache: the answer was given, the next search builds
         pass
 
 

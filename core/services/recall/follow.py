@@ -129,20 +129,35 @@ class IndexFile:
         ``one_call``: the process answers one call (the CLI), so rows and offsets are
         read by ``pread`` rather than through the mapping (see
         :class:`~core.services.recall.mapped.FileReader`)."""
+        fd = self.open()
+        if fd is None:
+            return None
+        try:
+            return self.load_from(fd, one_call)
+        finally:
+            os.close(fd)
+
+    def open(self) -> int | None:
+        """A descriptor of the saved index file as it is now (None: missing, a link): it
+        reads that file even once a commit has removed it (:meth:`load_from`)."""
         if not self.real():
             return None
+        try:
+            return os.open(self.folder / self.NAME, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return None
+
+    def load_from(self, fd: int, one_call: bool = False) -> RecallIndex | None:
+        """The index saved in the file ``fd`` reads (:meth:`open`; the caller closes
+        it), or None (unreadable, another format); ``one_call`` as for :meth:`load`."""
         reader = None
         try:
-            fd = os.open(self.folder / self.NAME, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            try:
-                # Mapped, not read: a query reads the words and rows it needs (the file
-                # is replaced by a rename, never changed in place, so the map holds).
-                data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
-                found = os.fstat(fd)
-                if one_call:
-                    reader = FileReader(os.dup(fd), found.st_size)
-            finally:
-                os.close(fd)
+            # Mapped, not read: a query reads the words and rows it needs (the file
+            # is replaced by a rename, never changed in place, so the map holds).
+            data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+            found = os.fstat(fd)
+            if one_call:
+                reader = FileReader(os.dup(fd), found.st_size)
         except (OSError, ValueError):  # ValueError: an empty file
             return None
         index = saved_file.read(data, reader)

@@ -35,7 +35,7 @@ from ...privacy.seal import sealed
 from ...storage.store import Store
 from . import short_fill, when
 from .extract import KIND_NAMES
-from .follow import SAVED_FILE_DAMAGE, Recall
+from .follow import SAVED_FILE_DAMAGE, IndexFile, Recall
 from .query import Filter
 
 if TYPE_CHECKING:
@@ -321,6 +321,13 @@ def first_catch_up(store: Store, recall: Recall) -> None:
     """
     if not may_wait():  # a build or a read of the saved index: seconds at 100k
         raise WouldWait
+    file = IndexFile.of(store)
+    if file is not None and not file.exists() and not store.cache.lock_held():
+        # A child saving the file a write took away, or a build left (save_apart.py):
+        # waiting for it is quicker than building the index again here.
+        from .save_apart import wait_for_saver
+
+        wait_for_saver(file)
     if recall.wake is None or store.cache.lock_held():
         recall.refresh(store)
         return
