@@ -111,8 +111,11 @@ def save_again_apart(store: Store, held: int) -> bool:
         # The child: it never returns into the caller's code.
         try:
             _detach()
+            # A child saving for an earlier write may be about to fail (this write's
+            # commit removed its files too): this one waits its turn, not gives up.
+            wait_for_saver(file)
             with _one_saver(file) as mine:
-                if mine:
+                if mine and not file.exists():
                     _save_from(store, file, held)
         except BaseException:  # noqa: BLE001, S110 - only a cache: the next search builds
             pass

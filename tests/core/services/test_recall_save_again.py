@@ -91,6 +91,27 @@ def test_a_forget_saves_the_index_again_without_the_forgotten_words(tmp_path: Pa
     assert _inode(_saved(db)) == after
 
 
+def test_two_forgets_in_a_row_leave_a_file_without_either(tmp_path: Path) -> None:
+    db = tmp_path / "s"
+    secret = _store(db)
+    sid = secret.split("/")[0]
+    other = _cli(db, "--json", "observe", "--session", sid, "the second wombatfern note")
+    import json
+
+    second = f"{sid}/{json.loads(other)['id']}"
+    assert "wombatfern" in _cli(db, "search", "wombatfern")
+    _saver_done(db)
+    # The second forget's commit lands while the first one's child may still be saving.
+    _cli(db, "forget", "observation", secret)
+    _cli(db, "forget", "observation", second)
+    assert _inode(_saved(db)) is not None
+    _saver_done(db)
+    assert _inode(_saved(db)) is not None
+    data = _saved(db).read_bytes()
+    assert SECRET.encode() not in data and b"wombatfern" not in data
+    assert b"kingfisher" in data
+
+
 def test_turned_off_the_forget_leaves_the_next_search_to_build(tmp_path: Path) -> None:
     db = tmp_path / "s"
     secret = _store(db)
