@@ -38,7 +38,7 @@ import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from ...storage.store import Store
     from .follow import IndexFile, Recall
@@ -52,10 +52,20 @@ def save_apart(store: Store, recall: Recall) -> bool:
     """Fork a child that saves ``recall``'s index for ``store``; True when one was
     started (the caller then returns without saving), False when the caller should save
     itself. Call under the follower's lock, with the process's output flushed."""
+    file = recall.index_file
+    if file is None:
+        return False
+    return _in_child(file, lambda: recall.settle(store))
+
+
+def _in_child(file: IndexFile, work: Callable[[], None], wait: bool = False) -> bool:
+    """Fork a child that runs ``work`` while it holds ``file``'s saver lock (``wait``:
+    after waiting for a saver that holds it, rather than leaving it the work); True
+    when one was started, False when this process cannot fork (or should not: see the
+    module docstring)."""
     if os.environ.get(ENV, "1") == "0" or not hasattr(os, "fork"):
         return False
-    file = recall.index_file
-    if threading.active_count() != 1 or file is None:
+    if threading.active_count() != 1:
         return False
     try:
         pid = os.fork()
@@ -66,9 +76,11 @@ def save_apart(store: Store, recall: Recall) -> bool:
     # The child: it never returns into the caller's code.
     try:
         _detach()
+        if wait:
+            wait_for_saver(file)
         with _one_saver(file) as mine:
             if mine:
-                recall.settle(store)
+                work()
     except BaseException:  # noqa: BLE001, S110 - only a cache: the next call catches up
         pass
     finally:
@@ -93,34 +105,16 @@ def save_again_apart(store: Store, held: int) -> bool:
     try:
         file = IndexFile.of(store)
         found = os.fstat(held)
-        if (
-            file is None
-            or file.holds((found.st_dev, found.st_ino))  # nothing was removed
-            or file.exists()  # another process saved one since
-            or os.environ.get(ENV, "1") == "0"
-            or not hasattr(os, "fork")
-            or threading.active_count() != 1
-        ):
-            return False
-        try:
-            pid = os.fork()
-        except OSError:
-            return False
-        if pid:
-            return True
-        # The child: it never returns into the caller's code.
-        try:
-            _detach()
-            # A child saving for an earlier write may be about to fail (this write's
-            # commit removed its files too): this one waits its turn, not gives up.
-            wait_for_saver(file)
-            with _one_saver(file) as mine:
-                if mine and not file.exists():
-                    _save_from(store, file, held)
-        except BaseException:  # noqa: BLE001, S110 - only a cache: the next search builds
-            pass
-        finally:
-            os._exit(0)
+        if file is None or file.holds((found.st_dev, found.st_ino)) or file.exists():
+            return False  # nothing was removed, or another process saved one since
+
+        def save() -> None:
+            if not file.exists():
+                _save_from(store, file, held)
+
+        # A child saving for an earlier write may be about to fail (this write's commit
+        # removed its files too): this one waits its turn rather than give up.
+        return _in_child(file, save, wait=True)
     finally:
         os.close(held)  # (the child's own copy goes when it ends)
 

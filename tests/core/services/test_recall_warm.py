@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,16 @@ def _store_with_saved_index(db: Path) -> list[dict[str, object]]:
     return hits
 
 
+@pytest.fixture
+def readied(tmp_path: Path) -> Iterator[Memory]:
+    """A Memory on a store whose index is saved, readied as a server readies it."""
+    _store_with_saved_index(tmp_path / "s")
+    memory = Memory(tmp_path / "s", clock=lambda: NOW)
+    assert warm.warm(memory.store) is True
+    yield memory
+    memory.close()
+
+
 def test_a_readied_index_answers_the_first_search_without_opening_it_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -55,21 +66,14 @@ def test_a_readied_index_answers_the_first_search_without_opening_it_again(
 
 
 def test_a_note_written_after_the_head_start_is_found_by_the_first_search(
-    tmp_path: Path,
+    readied: Memory, tmp_path: Path
 ) -> None:
-    db = tmp_path / "s"
-    _store_with_saved_index(db)
-    memory = Memory(db, clock=lambda: NOW)
-    try:
-        warm.warm(memory.store)
-        other = Memory(db, clock=lambda: NOW)  # another process's write, in effect
-        sid = other.start_session(title="later")["id"]
-        other.observe(sid, "a dipper bobbing on the stones")
-        other.close()
-        hits = memory.search("dipper")
-        assert hits[0]["title"] == "note · later: a dipper bobbing on the stones"
-    finally:
-        memory.close()
+    other = Memory(tmp_path / "s", clock=lambda: NOW)  # another process's write, in effect
+    sid = other.start_session(title="later")["id"]
+    other.observe(sid, "a dipper bobbing on the stones")
+    other.close()
+    hits = readied.search("dipper")
+    assert hits[0]["title"] == "note · later: a dipper bobbing on the stones"
 
 
 def test_with_no_saved_index_nothing_is_built(tmp_path: Path) -> None:
@@ -123,22 +127,15 @@ def test_closing_at_once_waits_for_the_head_start_and_leaves_nothing_running(
 
 
 def test_ready_works_out_the_length_terms_where_the_sums_will_want_numpy(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    readied: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    db = tmp_path / "s"
-    _store_with_saved_index(db)
-    memory = Memory(db, clock=lambda: NOW)
-    try:
-        warm.warm(memory.store)
-        index = kept_recall(memory.store)[1].index
-        assert index is not None
-        assert "by length" not in index._derived  # three records: plain Python's sums
-        monkeypatch.setattr(engine, "SMALL", 4)  # as if a few words read more than that
-        index.ready()
-        assert "by length" in index._derived or "norms" in index._derived
-        assert "numpy" in sys.modules
-    finally:
-        memory.close()
+    index = kept_recall(readied.store)[1].index
+    assert index is not None
+    assert "by length" not in index._derived  # three records: plain Python's sums
+    monkeypatch.setattr(engine, "SMALL", 4)  # as if a few words read more than that
+    index.ready()
+    assert "by length" in index._derived or "norms" in index._derived
+    assert "numpy" in sys.modules
 
 
 def _maps_index(pid: int, db: Path, timeout: float = 20.0) -> bool:
