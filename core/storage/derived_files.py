@@ -21,6 +21,9 @@ FOLDER = "cache"
 LosesWords = Callable[[Commit, Mapping[str, int]], bool]
 
 _WATCHERS: dict[str, LosesWords] = {}
+#: Told, with the backend whose commit it was, when a commit removed ``cache/<name>/``'s
+#: files (its owner may hold what it needs to write them again at once).
+_REMOVED: dict[str, Callable[[object], None]] = {}
 
 
 def watch(name: str, loses_words: LosesWords) -> None:
@@ -46,3 +49,20 @@ def loses_words(name: str, commit: Commit, existed: Mapping[str, int]) -> bool:
         if any(doc_id in base and base[doc_id] != doc for doc_id, doc in write.put.items()):
             return True
     return False
+
+
+def when_removed(name: str, call: Callable[[object], None]) -> None:
+    """Have ``call(backend)`` told when a commit of ``backend`` in this process removed
+    the files of ``cache/<name>/``."""
+    _REMOVED[name] = call
+
+
+def removed(name: str, backend: object) -> None:
+    """Tell the owner of ``cache/<name>/`` that a commit of ``backend`` removed its files
+    (never fails the commit: the files are only a cache)."""
+    call = _REMOVED.get(name)
+    if call is not None:
+        try:
+            call(backend)
+        except Exception:  # noqa: BLE001, S110 - the commit is done; the owner rebuilds
+            pass

@@ -915,6 +915,7 @@ class FolderBackend(Backend):
         head = self._commit(commit)
         for name in stale:
             self._remove_derived(name)
+            derived_files.removed(name, self)
         return head
 
     def _derived_folders(self) -> list[str]:

@@ -507,6 +507,15 @@ class Recall:
         file = IndexFile.of(store)
         return file is not None and file.exists()
 
+    def file_removed(self) -> None:
+        """A commit this process made removed the saved file (it took text out of the
+        store): a long-lived process saves again at once, caught up, rather than leave
+        other processes to build the index until its next save."""
+        if self.wake is None or self._file is None or self.index is None:
+            return
+        self._dirty = self._urgent = True
+        self.wake()
+
     def start_from(self, store: Store, built: RecallIndex) -> None:
         """Begin following ``store`` from ``built``, an index another process built
         from it (:mod:`core.services.recall.build_apart`); the next :meth:`refresh`

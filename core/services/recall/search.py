@@ -32,8 +32,9 @@ from ...base.text import clip
 from ...ledger import isolation
 from ...privacy import scrub
 from ...privacy.seal import sealed
+from ...storage import derived_files
 from ...storage.store import Store
-from . import short_fill, when
+from . import index_files, short_fill, when
 from .extract import KIND_NAMES
 from .follow import SAVED_FILE_DAMAGE, IndexFile, Recall
 from .query import Filter
@@ -486,6 +487,17 @@ def kept_recall(store: Store) -> tuple[threading.Lock, Recall]:
                 recall.wake = saver.wake
                 _stop_at_exit()
     return kept
+
+
+def _file_removed(backend: object) -> None:
+    """A commit of ``backend`` in this process removed its store's index file: the
+    index kept for that store, if any, is saved again soon (:meth:`Recall.file_removed`)."""
+    for store, (_, recall) in list(_KEPT.items()):
+        if store.backend is backend:
+            recall.file_removed()
+
+
+derived_files.when_removed(index_files.NAME, _file_removed)
 
 
 def saver_of(store: Store) -> Saver | None:

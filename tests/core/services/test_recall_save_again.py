@@ -186,3 +186,26 @@ def test_waiting_for_a_saver_ends_when_its_lock_is_let_go_or_the_time_is_up(
         assert time.monotonic() - started < 10
     finally:
         os.close(fd)
+
+
+def test_a_long_lived_process_that_forgets_saves_its_index_again_without_a_search(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "s"
+    memory = Memory(db, clock=lambda: NOW)
+    try:
+        sid = memory.start_session(title="river walk")["id"]
+        memory.observe(sid, "a heron stood on the weir at dawn")
+        secret = memory.observe(sid, f"the {SECRET} nests under the alder roots")["id"]
+        memory.observe(sid, "kingfisher seen twice by the mill race")
+        memory.search("heron")  # builds the index: the background thread saves it
+        first = _inode(_saved(db))
+        assert first is not None
+        memory.forget("observation", f"{sid}/{secret}")
+        # No search since: the commit told the kept index, whose thread saves it again.
+        again = _inode(_saved(db), seconds=30)
+        assert again is not None and again != first
+        assert SECRET.encode() not in _saved(db).read_bytes()
+        assert b"kingfisher" in _saved(db).read_bytes()
+    finally:
+        memory.close()
