@@ -377,6 +377,19 @@ class TermTable:
                 return mid
         return -1
 
+    def before(self, word: bytes) -> int:
+        """How many saved words sort before ``word`` (a word's row: its bytes and the
+        newline)."""
+        words = self.words
+        lo, hi = 0, len(words)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if words.span(mid, mid + 1) < word:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
     def row_of(self, term: str) -> int:
         """:meth:`find` for a term (its text), remembered."""
         rows = self._rows
@@ -462,6 +475,38 @@ class TermBytes:
         out.gone = set(self.gone)
         out.extra = dict(self.extra)
         return out
+
+    def sorted_runs(
+        self,
+    ) -> Iterator[tuple[int, int] | tuple[bytes, bytes | memoryview]]:
+        """:meth:`sorted_items`, with each run of saved words that nothing set or took
+        out since as one ``(first row, last row excluded)``: a save then copies the
+        run's words and postings as the file holds them, not word by word."""
+        extra = sorted((encode(term) + b"\n", term) for term in self.extra)
+        table = self.table
+        if table is None:
+            for word, term in extra:
+                yield word, self.extra[term]
+            return
+        skipped = sorted({row for row in map(table.row_of, self.gone) if row >= 0})
+        # Where each word set since goes among the saved rows: before the first saved
+        # word that sorts after it (its own saved row, if any, is among ``skipped``).
+        places = [(table.before(word), word, term) for word, term in extra]
+        at, i, j, n = 0, 0, 0, len(table)
+        while at < n or i < len(places):
+            stop = min(
+                places[i][0] if i < len(places) else n,
+                skipped[j] if j < len(skipped) else n,
+            )
+            if at < stop:
+                yield at, stop
+                at = stop
+            while i < len(places) and places[i][0] == at:
+                yield places[i][1], self.extra[places[i][2]]
+                i += 1
+            if j < len(skipped) and skipped[j] == at:
+                at += 1
+                j += 1
 
     def sorted_items(self) -> Iterator[tuple[bytes, bytes | memoryview]]:
         """(word's row, postings) for every term in the order a saved table keeps: by

@@ -25,6 +25,7 @@ import mmap
 import struct
 from array import array
 from collections.abc import Generator, Iterable, Iterator
+from typing import Any
 
 from .engine import FORMAT, NUMBER_TYPES, RecallIndex, _Column, params_key
 from .mapped import (
@@ -240,6 +241,21 @@ def _rows(column: _Column, offsets: array[int]) -> Iterator[bytes]:
         for first in range(0, len(base), _ROWS):
             yield base.span(first, min(len(base), first + _ROWS))
         rows = range(len(base), len(column))
+    elif base is not None and base.in_place() is not None:
+        # A few saved rows changed (a record taken out, its neighbours): the runs
+        # between them as they are, each changed row written anew.
+        at = 0
+        for changed in [*sorted(r for r in column.over if r < len(base)), len(base)]:
+            for first in range(at, changed, _ROWS):
+                last = min(changed, first + _ROWS)
+                yield base.span(first, last)
+                offsets.extend(_shifted(base.offsets, first, last, offsets[-1]))
+            if changed < len(base):
+                text = encode(column[changed])
+                offsets.append(offsets[-1] + len(text))
+                yield text
+            at = changed + 1
+        rows = range(len(base), len(column))
     total = offsets[-1]
     batch: list[bytes] = []
     for i in rows:
@@ -258,12 +274,37 @@ def _words(
     packed: TermBytes, words: list[bytes], word_at: array[int], data_at: array[int]
 ) -> Iterator[bytes | memoryview]:
     """Every word's postings in the order of the words' bytes, filling the words and
-    both offset columns."""
+    both offset columns. A run of saved words nothing changed is copied as the file
+    holds it, its offsets shifted in one pass (where the offsets are read in place)."""
+    table = packed.table
+    in_place = table is not None and None not in (table.words.in_place(), table.data.in_place())
+    items = packed.sorted_runs() if in_place else packed.sorted_items()
     words_total = data_total = 0
-    for word, data in packed.sorted_items():
+    for first, last in items:
+        if isinstance(first, int):
+            assert table is not None and isinstance(last, int)
+            word_rows, data_rows = table.words, table.data
+            words.append(word_rows.span(first, last))
+            word_at.extend(_shifted(word_rows.offsets, first, last, words_total))
+            words_total = word_at[-1]
+            yield data_rows.span(first, last)
+            data_at.extend(_shifted(data_rows.offsets, first, last, data_total))
+            data_total = data_at[-1]
+            continue
+        word, data = first, last
+        assert isinstance(word, bytes) and not isinstance(data, int)
         words.append(word)
         words_total += len(word)
         word_at.append(words_total)
         data_total += len(data)
         data_at.append(data_total)
         yield data
+
+
+def _shifted(offsets: Any, first: int, last: int, total: int) -> array[int]:
+    """The ends of rows ``first`` to ``last`` (excluded) counted from ``total`` rather
+    than from where row ``first`` starts."""
+    ends = array("q")
+    ends.frombytes(offsets[first + 1 : last + 1].cast("B"))
+    delta = total - offsets[first]
+    return array("q", [end + delta for end in ends]) if delta else ends

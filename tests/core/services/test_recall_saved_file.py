@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memwork.core.domain import lessons, sessions
-from memwork.core.services.recall import search, snapshot
+from memwork.core.services.recall import saved_file, search, snapshot
 from memwork.core.services.recall.follow import IndexFile, Recall
 from memwork.core.services.recall.mapped import (
     FileReader,
@@ -311,6 +311,70 @@ def test_term_bytes_read_saved_words_and_keep_changes_beside_them() -> None:
         (b"zebra\n", b"Z"),
         (encode("égret\n"), b"E"),
     ]
+
+
+def _flat(packed: TermBytes) -> list[tuple[bytes, bytes]]:
+    """:meth:`TermBytes.sorted_runs` with each run of saved rows spelt out."""
+    table = packed.table
+    out = []
+    for first, last in packed.sorted_runs():
+        if isinstance(first, int):
+            assert table is not None and isinstance(last, int)
+            out += [
+                (bytes(table.words.span(r, r + 1)), bytes(table.postings(r)))
+                for r in range(first, last)
+            ]
+        else:
+            out.append((first, bytes(last)))  # type: ignore[arg-type]
+    return out
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {},
+        {"set": {"gull": b"G"}},  # before every saved word
+        {"set": {"zz": b"ZZ", "aardvark": b"A"}},  # between, at the start
+        {"set": {"pier": b"P2"}},  # a saved word set again
+        {"pop": ["heron"]},  # the first saved word taken out
+        {"pop": ["égret"]},  # the last
+        {"pop": ["pier", "zebra"], "set": {"pigeon": b"PG", "zebra": b"Z2", "ûber": b"U"}},
+    ],
+)
+def test_a_save_copies_runs_of_unchanged_saved_words_in_the_order_word_by_word_gives(
+    changes: dict,
+) -> None:
+    packed = TermBytes(_table({"pier": b"P", "heron": b"H", "égret": b"E", "zebra": b"Z"}))
+    for word in changes.get("pop", []):
+        packed.pop(word)
+    for word, data in changes.get("set", {}).items():
+        packed[word] = data
+    expected = [(w, bytes(d)) for w, d in packed.sorted_items()]
+    assert _flat(packed) == expected
+    runs = [r for r in packed.sorted_runs() if isinstance(r[0], int)]
+    unchanged = len(expected) - len(changes.get("set", {}))
+    assert sum(last - first for first, last in runs) == unchanged  # type: ignore[operator]
+
+
+def test_a_file_saved_from_runs_is_the_file_saved_word_by_word(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, _ = _saved(tmp_path)
+    sid = fill(store, 7)
+    follower = Recall()
+    index = follower.refresh(store)  # read from the file, then one session behind
+    sessions.observe(store, sid, "a grey heron at dusk on pier 7", now=NOW, actor="t")
+    lessons.add_lesson(store, "Herons nest in colonies", now=NOW, actor="t")
+    saved = next(t for t in store.table_names() if t.startswith("observations.") and sid not in t)
+    with store.transaction():  # a saved note out of the middle: its neighbours change
+        store.delete(saved, [sorted(store.docs(saved))[3]])
+    index = follower.refresh(store)
+    packed = index.post.pack()
+    assert packed.table is not None and packed.extra and packed.gone  # every kind
+    assert index.titles.base is not None and index.titles.over  # saved rows changed
+    by_runs = saved_file.to_bytes(index)
+    monkeypatch.setattr(TextRows, "in_place", lambda self: None)
+    assert saved_file.to_bytes(index) == by_runs
 
 
 def test_a_saved_words_row_is_remembered_and_stays_right(monkeypatch: pytest.MonkeyPatch) -> None:
