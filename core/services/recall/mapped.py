@@ -330,6 +330,13 @@ class TextRows:
             begin, end = offsets[first], offsets[last]
         return self.buf[at + begin : at + end]
 
+    def view_span(self, first: int, last: int) -> memoryview:
+        """Rows ``first`` to ``last`` (excluded) in place: no copy."""
+        if self._view is None:
+            self._view = memoryview(self.mapped)  # type: ignore[arg-type]
+        at, offsets = self.start, self.offsets
+        return self._view[at + offsets[first] : at + offsets[last]]
+
     def view(self, row: int) -> memoryview:
         """Row ``row`` in place: no copy (its bytes stay the file's pages)."""
         if self._view is None:

@@ -287,7 +287,10 @@ def _words(
             words.append(word_rows.span(first, last))
             word_at.extend(_shifted(word_rows.offsets, first, last, words_total))
             words_total = word_at[-1]
-            yield data_rows.span(first, last)
+            # The postings in place, a piece at a time (a run may be most of the file).
+            run = data_rows.view_span(first, last)
+            for start in range(0, len(run), _PIECE):
+                yield run[start : start + _PIECE]
             data_at.extend(_shifted(data_rows.offsets, first, last, data_total))
             data_total = data_at[-1]
             continue
