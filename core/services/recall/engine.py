@@ -1400,8 +1400,7 @@ class RecallIndex:
         slot's length term by the slot's length (:meth:`_by_length`) where it can."""
         acc = np.empty(len(self.kinds))
         words = [(kp1, docs, tfs) for kp1, (docs, tfs), _ in info]
-        by_length = self._derive("by length", self._by_length)
-        norms, lengths = by_length or (self._derive("norms", self._norms), None)
+        norms, lengths = self._length_terms()
         ordered: set[int] = set()
         while True:
             found = (
@@ -1639,8 +1638,16 @@ class RecallIndex:
             self.slots_of("sessions")
         if self.live > SMALL // 4:
             _numpy()
-            if _compiled is None or self._derive("by length", self._by_length) is None:
+            if _compiled is None:
                 self._derive("norms", self._norms)
+            else:
+                self._length_terms()
+
+    def _length_terms(self) -> tuple[Any, Any]:
+        """What the compiled pass reads a slot's length term from: the table by length
+        and each slot's length (:meth:`_by_length`), else the term per slot and None."""
+        by_length = self._derive("by length", self._by_length)
+        return by_length or (self._derive("norms", self._norms), None)
 
     def kept(self, key: str) -> dict[Any, Any]:
         """A dict for a caller to keep what it works out from the records in (its own

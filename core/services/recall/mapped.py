@@ -370,19 +370,9 @@ class TermTable:
 
     def find(self, word: bytes) -> int:
         """The row of ``word`` (its encoded form), or -1."""
-        words = self.words
         word += b"\n"  # a word sorts before its longer neighbours with the newline too
-        lo, hi = 0, len(words)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            here = words.span(mid, mid + 1)
-            if here < word:
-                lo = mid + 1
-            elif here > word:
-                hi = mid
-            else:
-                return mid
-        return -1
+        row = self.before(word)
+        return row if row < len(self.words) and self.words.span(row, row + 1) == word else -1
 
     def before(self, word: bytes) -> int:
         """How many saved words sort before ``word`` (a word's row: its bytes and the
