@@ -386,8 +386,15 @@ class TableCache:
             put = {doc_id: docs[doc_id] for doc_id in touched if doc_id in docs}
             gone = [i for i in self._deleted.get(name, ()) if i not in docs]
             writes[name] = TableWrite(put, sorted(gone), docs=docs, base=base)
-        # A table dropped and then written again in one transaction is replaced, not gone.
-        drops = sorted(n for n in self._dropped if n in self.head.tables and n not in self.tables)
+        # A table dropped and then written again in one transaction is replaced, not gone,
+        # whether its new documents are in memory or staged (a restore drops every table
+        # before writing the checkpoint's back, and past the threshold the first written
+        # wait on disk: counted as drops, they were lost).
+        drops = sorted(
+            n
+            for n in self._dropped
+            if n in self.head.tables and n not in self.tables and n not in self._staged
+        )
         return Commit(writes, drops, schema_version=schema_version, txid=txid, ends_hold=ends_hold)
 
     def _verify(self, name: str, docs: Docs, touched: set[str]) -> None:

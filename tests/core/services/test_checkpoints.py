@@ -140,6 +140,24 @@ def test_restore_replaces_the_state_and_can_be_undone(store: Store, now: datetim
     assert _state(store) == bad
 
 
+def test_a_restore_bigger_than_the_staging_threshold_brings_every_table_back(
+    tmp_path: Path, now: datetime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Past the threshold a folder store's transaction keeps the tables it wrote first on
+    # disk until the commit; a restore drops each table before it writes the
+    # checkpoint's copy back (a 100k-record restore lost 384 sessions' notes that way).
+    monkeypatch.setenv("MEMWORK_STAGE_DOCUMENTS", "400")
+    store = Store(tmp_path / "s")
+    items = [{"task_id": f"t{k % 5}", "score": 0.5, "summary": f"try {k}"} for k in range(1200)]
+    episodes.record_episodes(store, items, now=now, actor=ACTOR)
+    cp = _create(store, now, "big")
+    good = _state(store)
+    assert sum(len(docs) for docs in good.values()) > 1200
+    checkpoints.restore(store, cp["id"], now=now, actor=ACTOR)
+    assert _state(store) == good
+    assert _state(Store(tmp_path / "s")) == good  # as another process reads it
+
+
 def test_restore_keeps_the_audit_log_and_the_checkpoints(store: Store, now: datetime) -> None:
     cp = _create(store, now)
     rules.add_rule(store, "r", now=now, actor=ACTOR)
