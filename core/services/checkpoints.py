@@ -172,7 +172,7 @@ def _restore_within(
     store: Store, key: str, *, now: datetime, actor: str, taken: list[str]
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     target = restorable(store, key)
-    snapshot = store.backend.snapshot_tables(target["id"])
+    snapshot = store.backend.snapshot_read(target["id"])
     damaged = find_damaged(store)
     # Damaged files go aside first (the commit then replaces or drops them), so the
     # automatic checkpoint holds only what reads.
@@ -201,10 +201,13 @@ def _restore_within(
     # Who may decide is not part of what a checkpoint rewinds (core/ledger/curator.py); with
     # the meta table damaged it is not known, and the checkpoint's is kept.
     curator = None if "meta" in damaged else store.docs("meta").get("curator")
+    kept = _unchanged_since(store, snapshot, damaged)
     for name in _snapshot_names(store):
-        store.drop(name)
-    for name, docs in snapshot.items():
-        store.put_many(name, docs)
+        if name not in kept:
+            store.drop(name)
+    for name, (_, docs) in snapshot.items():
+        if name not in kept:
+            store.put_many(name, docs)
     if curator is not None:
         store.put("meta", "curator", curator)
     elif "meta" not in damaged and store.docs("meta").get("curator") is not None:
@@ -225,6 +228,26 @@ def _restore_within(
         now=now,
     )
     return before, report
+
+
+def _unchanged_since(
+    store: Store, snapshot: dict[str, tuple[int, Docs]], damaged: Collection[str]
+) -> set[str]:
+    """The tables a restore leaves as they are: still at the version the checkpoint
+    recorded, and holding its very documents. Rewriting them would cost the restore
+    their whole size and give each a new version, and every index kept from the store
+    (recall's among them) would read them all again. The documents are compared too:
+    a copy of a store (``memwork copy``, the demo's) numbers its tables afresh and its
+    checkpoints keep the numbers they were taken with."""
+    written = set(store.cache.dirty())
+    return {
+        name
+        for name, (version, docs) in snapshot.items()
+        if name not in damaged
+        and name not in written
+        and store.table_version(name) == version
+        and store.committed_docs(name) == docs
+    }
 
 
 def _record_of(about: dict[str, Any]) -> dict[str, Any]:

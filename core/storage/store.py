@@ -645,6 +645,18 @@ class Store:
         with self._mutex:
             self.cache.release(name)
 
+    def committed_docs(self, name: str) -> Docs:
+        """Table ``name``'s documents as last committed ({}: no such table), read without
+        keeping them in memory when they are not held already (call inside
+        :meth:`reading` or :meth:`transaction`); treat them as read-only."""
+        held = self.cache.tables.get(name) if self.cache.loaded(name) else None
+        if held is not None and self.cache.is_committed(name, held):
+            return held
+        try:
+            return self.backend.read_table(name)
+        except KeyError:
+            return {}
+
     def docs(self, name: str) -> Docs:
         """The raw documents of a table (id → document); treat them as read-only."""
         try:

@@ -158,6 +158,22 @@ def test_a_restore_bigger_than_the_staging_threshold_brings_every_table_back(
     assert _state(Store(tmp_path / "s")) == good  # as another process reads it
 
 
+def test_a_restore_rewrites_only_the_tables_changed_since(store: Store, now: datetime) -> None:
+    ids = _seed(store, now)
+    cp = _create(store, now)
+    good = _state(store)
+    versions = {name: store.table_version(name) for name in good}
+    later = now + timedelta(hours=1)
+    lessons.forget(store, ids["lesson"], now=later, actor=ACTOR)
+    with store.reading():
+        changed = {n for n in good if store.table_version(n) != versions[n]}
+    assert changed and changed != set(good)
+    checkpoints.restore(store, cp["id"], now=later, actor=ACTOR)
+    assert _state(store) == good
+    left = {n for n in good if store.table_version(n) == versions[n]}
+    assert left == set(good) - changed  # the rest were not written again
+
+
 def test_restore_keeps_the_audit_log_and_the_checkpoints(store: Store, now: datetime) -> None:
     cp = _create(store, now)
     rules.add_rule(store, "r", now=now, actor=ACTOR)
