@@ -380,7 +380,23 @@ class RecallIndex:
 
     def drop_table(self, table: str) -> None:
         """Forget every unit of ``table``."""
-        self.sync_table(table, [], None)
+        self.drop_tables([table])
+
+    def drop_tables(self, tables: Iterable[str]) -> int:
+        """Forget every unit of each of ``tables``; how many units went. Each word's
+        postings are walked once for them all: a restore to a checkpoint that lacks 384
+        of a 100k index's sessions took them out one table after another in 62 s,
+        walking the common words' postings once a table."""
+        names = [t for t in tables if t in self.table_codes or t in self.table_keys]
+        slots = [slot for t in names if t in self.table_codes for slot in self.slots_of(t).values()]
+        if slots:
+            self._unpost(slots)
+            for slot in slots:
+                self._release(slot)
+            self._vocab = None
+        for t in names:
+            self.table_keys.pop(t, None)
+        return len(slots)
 
     def sync_table(
         self, table: str, found: list[Unit], key: str | None, fps: list[int] | None = None

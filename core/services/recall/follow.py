@@ -458,15 +458,20 @@ class Recall:
                 del self._seen[name]
             todo.sort()  # slots are given in table order: ties rank alike in every process
             changes = 0
-            for name in sorted(index.table_keys.keys() - versions.keys()):
-                index.drop_table(name)
-                self._docs.pop(name, None)
-                changes += 1
-            if len(todo) <= _TABLES_PER_LOCK:  # a commit or a few: under this one lock
+            gone = sorted(index.table_keys.keys() - versions.keys())
+            if not gone and len(todo) <= _TABLES_PER_LOCK:  # a commit or a few: this lock
                 changes += self._catch_up(store, index, todo)
                 todo_left: list[tuple[str, int, str]] = []
             else:
                 todo_left = todo
+        if gone:
+            # Outside the lock (the index's own work, as a build's is): a restore to an
+            # older checkpoint takes hundreds of tables out at once. Before what is read
+            # next, so that slots are given in the same order as before.
+            index.drop_tables(gone)
+            for name in gone:
+                self._docs.pop(name, None)
+            changes += len(gone)
         for start in range(0, len(todo_left), _TABLES_PER_LOCK):
             # Read under the lock, indexed after it: a build's work never holds writers
             # up, and two parts of one build run side by side (build_apart.py).
@@ -591,15 +596,15 @@ class Recall:
                     ids.update(how.put, how.deleted)
                     named[name] = ids
         versions = store.cache.head.tables
-        changes = 0
+        gone = sorted(name for name in named if name not in versions)
+        changes = sum(1 for name in gone if name in index.table_keys)
+        index.drop_tables(gone)  # together: each word's postings walked once
+        for name in gone:
+            self._seen.pop(name, None)
+            self._docs.pop(name, None)
         for name in sorted(named):
             version = versions.get(name)
             if version is None:
-                if name in index.table_keys:
-                    index.drop_table(name)
-                    changes += 1
-                self._seen.pop(name, None)
-                self._docs.pop(name, None)
                 continue
             ids = named[name]
             changes += self._sync(index, name, store.docs(name), _key(version), ids)
@@ -655,13 +660,14 @@ class Recall:
     ) -> int:
         """Bring the index in step with tables :meth:`_read_tables` read; how many
         units changed."""
-        changes = 0
+        gone = [name for name, docs, _, _ in read if docs is None]  # dropped since looked
+        index.drop_tables(gone)
+        for name in gone:
+            self._seen.pop(name, None)
+            self._docs.pop(name, None)
+        changes = len(gone)
         for name, docs, key, version in read:
             if docs is None:
-                index.drop_table(name)
-                self._seen.pop(name, None)
-                self._docs.pop(name, None)
-                changes += 1
                 continue
             if isinstance(docs, _Changed):
                 changes += self._sync_changed(index, name, docs, key)
