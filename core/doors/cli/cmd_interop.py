@@ -45,6 +45,7 @@ def import_(ctx: Context) -> int:
             end = "\n" if done >= total else "\r"
             print(f"importing: {done}/{total} records", end=end, file=sys.stderr, flush=True)
 
+    ctx.hold_index()  # an import that replaces records takes their old text out
     report = run_import(
         ctx.store,
         Path(ctx.args.file),

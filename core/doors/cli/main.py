@@ -35,8 +35,19 @@ class Context:
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
-        #: The recall index file held open across a write (:func:`_hold_index`).
+        #: The recall index file held open across a write (:meth:`Context.hold_index`).
         self.held_index: int | None = None
+
+    def hold_index(self) -> None:
+        """Before a write to the store: hold its recall index file open, so that should
+        the write's commit remove it (it took text out of the store), the index can be
+        saved again from it after the answer (:func:`_save_again`) rather than built
+        again by the next search. Only the CLI's own process (its exit lets go)."""
+        if not _OWN_PROCESS or self.held_index is not None:
+            return
+        from ...services.recall.save_apart import hold
+
+        self.held_index = hold(self.store)
 
     @cached_property
     def op(self) -> Op:
@@ -179,8 +190,8 @@ def run_op(ctx: Context) -> int:
 
                 raise InvalidInput(param.name, f"is required ({param.cli} {param.metavar})")
     check_rules(op, params)  # bad input is refused before the store is opened
-    if op.writes and _OWN_PROCESS:
-        _hold_index(ctx)
+    if op.writes:
+        ctx.hold_index()
     result = call(op, ctx.store, params, now=ctx.now, actor=ctx.actor, curator=ctx.curator)
     if op.review and isinstance(result, dict) and result.get("proposed") is True:
         return int(_resolve("cmd_review:proposed")(ctx, result) or 0)
@@ -326,18 +337,8 @@ def _settle(store: Store) -> None:
         pass
 
 
-def _hold_index(ctx: Context) -> None:
-    """Before a write: hold the store's recall index file open, so that should the
-    write's commit remove it (it took text out of the store), the index can be saved
-    again from it after the answer (:func:`_save_again`) rather than built again by
-    the next search."""
-    from ...services.recall.save_apart import hold
-
-    ctx.held_index = hold(ctx.store)
-
-
 def _save_again(store: Store, ctx: Context) -> None:
-    """After a write held the recall index file (:func:`_hold_index`): if its commit
+    """After a write held the recall index file (:meth:`Context.hold_index`): if its commit
     removed the file, a child saves it again, caught up (see
     :func:`core.services.recall.save_apart.save_again_apart`)."""
     held, ctx.held_index = ctx.held_index, None

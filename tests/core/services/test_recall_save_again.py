@@ -91,6 +91,29 @@ def test_a_forget_saves_the_index_again_without_the_forgotten_words(tmp_path: Pa
     assert _inode(_saved(db)) == after
 
 
+def test_an_import_that_replaces_a_note_saves_the_index_again(tmp_path: Path) -> None:
+    import json
+
+    db = tmp_path / "s"
+    _store(db)
+    exported = tmp_path / "export.json"
+    _cli(db, "export", str(exported))
+    data = json.loads(exported.read_text())
+    for note in data["tables"]["observations"]:
+        note["content"] = note["content"].replace(SECRET, "wombatfern")
+    exported.write_text(json.dumps(data))
+    before = _inode(_saved(db))
+    _cli(db, "import", str(exported), "--on-conflict", "replace")
+    after = _inode(_saved(db))
+    assert after is not None and after != before  # landed by the import's child
+    _saver_done(db)
+    saved = _saved(db).read_bytes()
+    assert SECRET.encode() not in saved and b"wombatfern" in saved
+    assert "wombatfern" in _cli(db, "search", "wombatfern")
+    _saver_done(db)
+    assert _inode(_saved(db)) == after  # the search read it: nothing built, nothing saved
+
+
 def test_two_forgets_in_a_row_leave_a_file_without_either(tmp_path: Path) -> None:
     db = tmp_path / "s"
     secret = _store(db)
