@@ -1,4 +1,5 @@
-"""CLI calls around a forget: the search after it, beside a plain search, at 100k records.
+"""CLI calls around a forget or a restore: the search after it, beside a plain search,
+at 100k records.
 
 A forget (or a redaction, a deletion) takes text out of the store, and its commit
 removes the recall index file with it. The forget's own process then saves the index
@@ -11,7 +12,12 @@ after it, and one more once the child's file has landed. Reported: each call's w
 time p50 / max over the rounds, and the ratio of each search's p50 to the plain one's
 (goal: the first search after a write within 3x a plain search).
 
-Usage: python bench/bench_search_after_forget.py [--rounds 7]
+With ``--after restore`` each round instead adds a note to a session of its own
+(``memwork observe``) and restores a checkpoint taken before the first round: the
+restore takes the note's table out, which removes the file as a forget does, and
+rewrites only that table.
+
+Usage: python bench/bench_search_after_forget.py [--rounds 7] [--after forget|restore]
 """
 
 from __future__ import annotations
@@ -59,26 +65,35 @@ def missing(store: Path) -> bool:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--after", choices=("forget", "restore"), default="forget")
     args = ap.parse_args()
+    write = args.after
     source, questions = bench_recall.cached_store(100_000)
     if not (source / "cache" / "recall" / "index.bin").exists():
         raise SystemExit(f"{source} has no saved recall index: run bench_recall.py --latency first")
     store = linked_copy(source, OUT / "search-after-forget")
     times: dict[str, list[float]] = {
         "plain search": [],
-        "forget": [],
+        write: [],
         "search at once after it": [],
         "search once the file is back": [],
     }
-    gone = 0  # rounds whose search at once after the forget found no file
+    gone = 0  # rounds whose search at once after the write found no file
     try:
         memwork(store, "search", "warm up")  # the page cache and bytecode, as in use
-        for question in questions[: args.rounds]:
+        if write == "restore":
+            _, made = memwork(store, "--json", "checkpoint", "create", "-m", "bench")
+            point = json.loads(made)["id"]
+        for n, question in enumerate(questions[: args.rounds]):
             took, found = memwork(store, "--json", "search", question)
             times["plain search"].append(took)
-            notes = [h["id"] for h in json.loads(found) if h["kind"] == "observation"]
-            took, _ = memwork(store, "forget", "observation", notes[0])
-            times["forget"].append(took)
+            if write == "forget":
+                notes = [h["id"] for h in json.loads(found) if h["kind"] == "observation"]
+                took, _ = memwork(store, "forget", "observation", notes[0])
+            else:
+                memwork(store, "observe", "--session", f"bench-{n}", f"round {n}: {question}")
+                took, _ = memwork(store, "checkpoint", "restore", point)
+            times[write].append(took)
             gone += missing(store)
             took, _ = memwork(store, "search", question)
             times["search at once after it"].append(took)
@@ -94,11 +109,11 @@ def main() -> None:
     print("| call | p50 / max | ratio to a plain search |")
     print("|---|---:|---:|")
     for name, values in times.items():
-        ratio = "" if name == "forget" else f"{statistics.median(values) / plain:.2f}x"
+        ratio = "" if name == write else f"{statistics.median(values) / plain:.2f}x"
         p50, most = statistics.median(values) * 1e3, max(values) * 1e3
         print(f"| {name} | {p50:.0f} / {most:.0f} ms | {ratio} |")
     print()
-    print(f"no index file yet as the search after the forget began: {gone} of {args.rounds}")
+    print(f"no index file yet as the search after the {write} began: {gone} of {args.rounds}")
 
 
 if __name__ == "__main__":
