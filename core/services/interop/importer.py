@@ -510,7 +510,7 @@ def _remove(store: Store, table: str, doc: dict[str, Any]) -> None:
         # working memory; the old ones must not linger beside them.
         for logical in ("observations", "working_memory"):
             name = tables.physical_name(logical, {"session_id": doc["id"]})
-            if name in store.table_names():
+            if store.has_table(name):  # (a lookup: a listing per session was quadratic)
                 store.drop(name)
 
 
