@@ -27,7 +27,6 @@ from ..core.domain import (
     actions,
     aggregates,
     cards,
-    contradictions,
     effect,
     episodes,
     lessons,
@@ -379,30 +378,32 @@ class MemoryService:
     # -- curation ---------------------------------------------------------------------
     def header_counts(self) -> tuple[int, int, bool]:
         """(pending proposals, lint findings, whether review is on), for the header."""
-        now = self.now
         with self.store.reading():
             pending = review.pending_count(self.store)
             reviewing = config.is_on(self.store, "review")
-            found = lint.lint(self.store, now)
-        return pending, len(found), reviewing
+            inputs = lint.read_inputs(self.store)
+        # Outside the read: comparing thousands of lessons takes seconds, and a read
+        # holds every other pane and every agent's write up.
+        return pending, len(inputs.findings(self.now)), reviewing
 
     def lint_view(self) -> tuple[list[Doc], dict[str, tuple[str, str]]]:
         """Every lint finding, and for each record they name its kind and a title
         (``lesson``/``slot``/``rule`` and its text or label), in one consistent read."""
-        now = self.now
         names: dict[str, tuple[str, str]] = {}
         with self.store.reading():
-            found = lint.lint(self.store, now)
-            wanted = {record for finding in found for record in finding["records"]}
-            for lesson in lessons.all_lessons(self.store):
-                if lesson["id"] in wanted:
-                    names[lesson["id"]] = ("lesson", lesson["content"])
-            for slot in slots.list_slots(self.store):
-                if slot["id"] in wanted:
-                    names[slot["id"]] = ("slot", slot["label"])
-            for rule in rules.all_rules(self.store, active_only=True):
-                if rule["id"] in wanted:
-                    names[rule["id"]] = ("rule", rule["text"])
+            inputs = lint.read_inputs(self.store)
+            all_slots = slots.list_slots(self.store)
+        found = inputs.findings(self.now)  # outside the read (see header_counts)
+        wanted = {record for finding in found for record in finding["records"]}
+        for lesson in inputs.lessons:
+            if lesson["id"] in wanted:
+                names[lesson["id"]] = ("lesson", lesson["content"])
+        for slot in all_slots:
+            if slot["id"] in wanted:
+                names[slot["id"]] = ("slot", slot["label"])
+        for rule in inputs.rules:
+            if rule["id"] in wanted:
+                names[rule["id"]] = ("rule", rule["text"])
         return found, names
 
     def lint_findings(self) -> list[Doc]:
@@ -416,13 +417,18 @@ class MemoryService:
         with self.store.reading():
             all_lessons = lessons.all_lessons(self.store)
             effects = effect.effects(self.store, all_lessons)
-            found = lint.lint(self.store, now)
+            inputs = lint.read_inputs(self.store)
             uses = injection_counts(self.store)
             logging = config.is_on(self.store, "context_log")
+        found = inputs.findings(now)  # outside the read (see header_counts)
+        # The contradicting pairs are the findings' own (comparing every pair of
+        # lessons again would double what the pane waits for).
         opposite: dict[str, list[str]] = {}
-        for first, second in contradictions.lesson_pairs(all_lessons, now):
-            opposite.setdefault(first["id"], []).append(second["id"])
-            opposite.setdefault(second["id"], []).append(first["id"])
+        for finding in found:
+            if finding["kind"] == "contradiction":
+                first, second = finding["records"]
+                opposite.setdefault(first, []).append(second)
+                opposite.setdefault(second, []).append(first)
         return LessonExtras(effects, opposite, found, uses, logging)
 
     def review_queue(self, include_decided: bool) -> tuple[list[Doc], bool]:

@@ -400,13 +400,14 @@ def diff(store: Store, key: str, key2: str | None = None, *, titles: int = 0) ->
     """
     with store.reading():
         first = resolve(store, key)
-        old = store.backend.snapshot_tables(first["id"])
-        if key2 is None:
-            second = None
-            new = _current(store)
-        else:
-            second = resolve(store, key2)
-            new = store.backend.snapshot_tables(second["id"])
+        second = None if key2 is None else resolve(store, key2)
+        new = _current(store) if second is None else None
+    # A snapshot never changes once taken: read with no lock held (100k records take a
+    # second, and a read holds every writer up).
+    old = store.backend.snapshot_tables(first["id"])
+    if second is not None:
+        new = store.backend.snapshot_tables(second["id"])
+    assert new is not None
     result: dict[str, Any] = {
         "from": first["id"],
         "to": second["id"] if second else "now",

@@ -39,7 +39,7 @@ operation (:func:`lint_op`) also reads every link table for dangling links.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..base.clock import parse_instant
 from ..base.text import clip, normalise
@@ -80,14 +80,36 @@ def _quote(text: str, width: int = 60) -> str:
     return f"“{clip(text, width)}”"
 
 
+class Inputs(NamedTuple):
+    """What the findings are made from, read in one consistent read."""
+
+    slots: list[Doc]
+    lessons: list[Doc]
+    rules: list[Doc]
+    recent: list[Doc]
+
+    def findings(self, now: datetime) -> list[Doc]:
+        """The findings for these records (no store: run outside any read, as comparing
+        thousands of lessons takes seconds and a read holds every writer up)."""
+        return findings(self.slots, self.lessons, self.rules, now, self.recent)
+
+
+def read_inputs(store: Store) -> Inputs:
+    """The records lint looks at (call inside a read of the store)."""
+    return Inputs(
+        [slots.view(dict(d)) for d in readable.docs(store, slots.TABLE).values()],
+        lessons.all_lessons(store),
+        rules.all_rules(store, active_only=True),
+        aggregates.read_global(store).get("recent") or [],
+    )
+
+
 def lint(store: Store, now: datetime) -> list[Doc]:
-    """Every finding, in the order of :data:`KINDS` (one consistent read)."""
+    """Every finding, in the order of :data:`KINDS` (one consistent read, and the
+    findings worked out after it)."""
     with store.reading():
-        all_slots = [slots.view(dict(d)) for d in readable.docs(store, slots.TABLE).values()]
-        all_lessons = lessons.all_lessons(store)
-        active_rules = rules.all_rules(store, active_only=True)
-        recent = aggregates.read_global(store).get("recent") or []
-    return findings(all_slots, all_lessons, active_rules, now, recent)
+        inputs = read_inputs(store)
+    return inputs.findings(now)
 
 
 def lint_op(store: Store, now: datetime) -> list[Doc]:
