@@ -23,7 +23,7 @@ from ..models.base import validate
 from ..models.lesson import DEFAULT_CONFIDENCE, Lesson
 from ..privacy import scrub
 from ..storage.store import Store
-from . import contradictions, effect, readable
+from . import contradictions, effect, readable, similar
 from .decay import (
     decayed_away,
     effective_confidence,
@@ -661,14 +661,12 @@ def near_duplicate_clusters(
     by_scope: dict[str, list[int]] = {}
     for i, lesson in enumerate(live):
         by_scope.setdefault(lesson["scope"], []).append(i)
+    contradict = contradictions.contradicting(live)
     for members in by_scope.values():
         texts = [normalise(live[i]["content"]) for i in members]
-        for a in range(len(members)):
-            for b in range(a + 1, len(members)):
-                similar = fuzz.token_set_ratio(texts[a], texts[b]) >= NEAR_DUPLICATE_AT
-                first, second = live[members[a]]["content"], live[members[b]]["content"]
-                if similar and not contradictions.texts_contradict(first, second):
-                    parent[find(members[a])] = find(members[b])
+        for a, b in similar.near_pairs(texts, NEAR_DUPLICATE_AT):
+            if not contradict(members[a], members[b]):
+                parent[find(members[a])] = find(members[b])
     groups: dict[int, list[dict[str, Any]]] = {}
     for i, lesson in enumerate(live):
         groups.setdefault(find(i), []).append(lesson)
