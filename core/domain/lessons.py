@@ -658,15 +658,9 @@ def near_duplicate_clusters(
             i = parent[i]
         return i
 
-    by_scope: dict[str, list[int]] = {}
-    for i, lesson in enumerate(live):
-        by_scope.setdefault(lesson["scope"], []).append(i)
-    contradict = contradictions.contradicting(live)
-    for members in by_scope.values():
-        texts = [normalise(live[i]["content"]) for i in members]
-        for a, b in similar.near_pairs(texts, NEAR_DUPLICATE_AT):
-            if not contradict(members[a], members[b]):
-                parent[find(members[a])] = find(members[b])
+    asked = tuple((x["scope"], x["content"]) for x in live)  # what the links depend on
+    for a, b in _LINKED.get(asked, lambda: _near_duplicate_links(live)):
+        parent[find(a)] = find(b)
     groups: dict[int, list[dict[str, Any]]] = {}
     for i, lesson in enumerate(live):
         groups.setdefault(find(i), []).append(lesson)
@@ -676,6 +670,25 @@ def near_duplicate_clusters(
         if len(g) > 1
     ]
     return sorted(clusters, key=lambda g: (-len(g), g[0]["id"]))
+
+
+_LINKED = similar.LastResult()
+
+
+def _near_duplicate_links(live: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    """(i, j) for every two of ``live`` of one scope that are near-duplicates and do not
+    contradict each other."""
+    by_scope: dict[str, list[int]] = {}
+    for i, lesson in enumerate(live):
+        by_scope.setdefault(lesson["scope"], []).append(i)
+    contradict = contradictions.contradicting(live)
+    links = []
+    for members in by_scope.values():
+        texts = [normalise(live[i]["content"]) for i in members]
+        for a, b in similar.near_pairs(texts, NEAR_DUPLICATE_AT):
+            if not contradict(members[a], members[b]):
+                links.append((members[a], members[b]))
+    return links
 
 
 def merge_lessons(

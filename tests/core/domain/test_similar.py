@@ -11,7 +11,7 @@ from rapidfuzz import fuzz
 
 from memwork.core.base.clock import iso
 from memwork.core.base.text import normalise
-from memwork.core.domain import contradictions, lessons
+from memwork.core.domain import contradictions, lessons, similar
 from memwork.core.domain.similar import near_pairs
 from tests.core.domain.test_contradictions import CASES
 
@@ -141,3 +141,33 @@ def test_near_duplicate_groups_are_those_comparing_every_pair_finds() -> None:
     assert len(expected) > 10
     found = lessons.near_duplicate_clusters(docs, NOW)
     assert sorted(sorted(x["id"] for x in g) for g in found) == expected
+
+
+def test_the_same_lessons_are_compared_once_and_a_changed_one_again(monkeypatch) -> None:
+    # The workbench asks for the pairs from its header and two panes, and again after
+    # every write an agent makes; only a change to the lessons makes them differ.
+    docs = _lessons(7, 120)
+    calls: list[int] = []
+    real = similar.near_pairs
+
+    def counted(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(similar, "near_pairs", counted)
+    first = contradictions.lesson_pairs(docs, NOW)
+    groups = lessons.near_duplicate_clusters(docs, NOW)
+    asked = len(calls)
+    again = [dict(x) for x in docs]  # read again: equal records, other objects
+    assert contradictions.lesson_pairs(again, NOW) == first
+    assert lessons.near_duplicate_clusters(again, NOW) == groups
+    assert len(calls) == asked
+    again[0]["content"] = "Never " + again[0]["content"]
+    changed = contradictions.lesson_pairs(again, NOW)
+    assert len(calls) > asked
+    assert changed == _pairs_of(again)
+
+
+def _pairs_of(docs: list[dict]) -> list[tuple[dict, dict]]:
+    ids = dict((x["id"], x) for x in docs)
+    return [(ids[a], ids[b]) for a, b in _every_contradicting_pair(docs)]
