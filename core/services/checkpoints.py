@@ -367,7 +367,9 @@ def _by_logical(physical: dict[str, Docs]) -> dict[str, dict[str, dict[str, Any]
 
 
 def _current(store: Store) -> dict[str, Docs]:
-    return {n: store.docs(n) for n in _snapshot_names(store)}
+    # Read for the diff alone: a long-lived process (the workbench) does not keep every
+    # table of a big store in memory for it.
+    return {n: store.committed_docs(n) for n in _snapshot_names(store)}
 
 
 def diff_states(old: dict[str, Docs], new: dict[str, Docs]) -> dict[str, dict[str, Any]]:
