@@ -15,10 +15,10 @@ import threading
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
-import numpy as np
-from rapidfuzz import fuzz, process
-
 T = TypeVar("T")
+
+#: Pairs few enough to compare one by one (~1.5 µs each, ~60 ms for numpy's import).
+_FEW = 40_000
 
 #: Rows compared in one call: a block's scores are rows x texts bytes.
 _BLOCK = 256
@@ -33,6 +33,21 @@ def near_pairs(
     found: list[tuple[int, int]] = []
     if not texts or (others is not None and not others):
         return found
+    from rapidfuzz import fuzz
+
+    columns = len(others) if others is not None else len(texts) // 2
+    if len(texts) * columns <= _FEW:
+        # Few pairs: one by one, without numpy (its import alone costs ~60 ms).
+        for i, text in enumerate(texts):
+            start = 0 if others is not None else i + 1
+            for j, other in enumerate((others or texts)[start:], start):
+                if fuzz.token_set_ratio(text, other) >= at:
+                    found.append((i, j))
+        return found
+    # Here, not at the top: every CLI call imports this module (through the lessons).
+    import numpy as np
+    from rapidfuzz import process
+
     for start in range(0, len(texts), _BLOCK):
         rows = texts[start : start + _BLOCK]
         # Within one list: each row against itself and the texts after it.

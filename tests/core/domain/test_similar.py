@@ -79,6 +79,8 @@ def test_near_pairs_are_every_pair_as_similar_as_near_duplicates() -> None:
     ]
     assert len(every) > 1000
     assert near_pairs(texts, 90) == every
+    # Few texts are compared one by one (no numpy): the same pairs.
+    assert near_pairs(texts[:120], 90) == [(i, j) for i, j in every if j < 120]
     others = texts[:150]
     across = [
         (i, j)
@@ -87,6 +89,7 @@ def test_near_pairs_are_every_pair_as_similar_as_near_duplicates() -> None:
         if fuzz.token_set_ratio(texts[i], others[j]) >= 90
     ]
     assert sorted(near_pairs(texts, 90, others)) == across
+    assert near_pairs(texts[:100], 90, others) == [(i, j) for i, j in across if i < 100]
 
 
 def _every_contradicting_pair(docs: list[dict]) -> list[tuple[str, str]]:

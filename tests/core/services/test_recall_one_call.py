@@ -109,6 +109,27 @@ def test_a_cli_search_loads_neither_openssl_nor_numpy(tmp_path: Path) -> None:
     assert out.stderr.split()[-3:] == ["0", "False", "False"]
 
 
+@pytest.mark.parametrize(
+    "verb",
+    [["context", "--task", "deploy"], ["lesson", "add", "Never deploy on Fridays"], ["lint"]],
+)
+def test_the_calls_agents_make_every_step_do_not_load_numpy(tmp_path: Path, verb) -> None:
+    # numpy's import alone costs a call ~60 ms (and its thread pool some CPU after it);
+    # lint and the lessons need it only to compare many lessons at once.
+    store = tmp_path / "s"
+    memory = Memory(store, clock=lambda: NOW)
+    memory.add_lesson("Always pin the image digest")
+    memory.close()
+    code = (
+        "import sys\n"
+        "from memwork.core.doors.cli.main import main\n"
+        f"code = main(['--db', {str(store)!r}, *{verb!r}])\n"
+        "print('numpy' in sys.modules, file=sys.stderr)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stderr.split()[-1:] == ["False"]
+
+
 def test_a_saved_column_takes_writes_beside_it(tmp_path: Path) -> None:
     import os
 
