@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -239,6 +240,19 @@ def every_byte(db: Path | str, *, snapshots: bool = False) -> str:
         if path.is_file() and (snapshots or "snapshots" not in path.parts):
             texts.append(path.read_bytes().decode("utf-8", errors="replace"))
     return "\n".join(texts)
+
+
+def memwork_process(db: Path, *args: str, **env: str) -> str:
+    """One whole ``memwork --db DB ARGS`` process, as an agent runs it (fsync off, ``env``
+    added): what it printed; a non-zero exit fails the test."""
+    return subprocess.run(
+        [sys.executable, "-m", "memwork", "--db", str(db), *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        env={**os.environ, "MEMWORK_FSYNC": "0", **env},
+    ).stdout
 
 
 def python_env(**extra: str) -> dict[str, str]:

@@ -92,21 +92,28 @@ def test_a_hit_names_its_session_by_the_sessions_current_title(db: Path, cli) ->
     assert "Friday deploy: rolled back the canary" in out
 
 
+def _run_and_look(store: Path, args: list[str], modules: tuple[str, ...]) -> tuple[str, list[str]]:
+    """A CLI call in a fresh interpreter: what it printed, then its exit code and, for
+    each of ``modules``, whether the call imported it."""
+    code = (
+        "import sys\n"
+        "from memwork.core.doors.cli.main import main\n"
+        f"code = main(['--db', {str(store)!r}, *{args!r}])\n"
+        f"print(code, *(m in sys.modules for m in {modules!r}), file=sys.stderr)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return out.stdout, out.stderr.split()[-1 - len(modules) :]
+
+
 def test_a_cli_search_loads_neither_openssl_nor_numpy(tmp_path: Path) -> None:
     store = tmp_path / "s"
     memory = Memory(store, clock=lambda: NOW)
     for i in range(30):
         memory.observe(f"run-{i % 3}", f"rolled back the canary on web-{i}")
     memory.close()
-    code = (
-        "import sys\n"
-        "from memwork.core.doors.cli.main import main\n"
-        f"code = main(['--db', {str(store)!r}, 'search', 'canary web-7'])\n"
-        "print(code, '_hashlib' in sys.modules, 'numpy' in sys.modules, file=sys.stderr)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "web-7" in out.stdout
-    assert out.stderr.split()[-3:] == ["0", "False", "False"]
+    printed, seen = _run_and_look(store, ["search", "canary web-7"], ("_hashlib", "numpy"))
+    assert "web-7" in printed
+    assert seen == ["0", "False", "False"]
 
 
 @pytest.mark.parametrize(
@@ -120,14 +127,8 @@ def test_the_calls_agents_make_every_step_do_not_load_numpy(tmp_path: Path, verb
     memory = Memory(store, clock=lambda: NOW)
     memory.add_lesson("Always pin the image digest")
     memory.close()
-    code = (
-        "import sys\n"
-        "from memwork.core.doors.cli.main import main\n"
-        f"code = main(['--db', {str(store)!r}, *{verb!r}])\n"
-        "print('numpy' in sys.modules, file=sys.stderr)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stderr.split()[-1:] == ["False"]
+    _, seen = _run_and_look(store, verb, ("numpy",))
+    assert seen[-1] == "False"
 
 
 def test_a_saved_column_takes_writes_beside_it(tmp_path: Path) -> None:

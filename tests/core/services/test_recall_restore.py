@@ -5,15 +5,13 @@ answers as an index built afresh from the restored store does."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from memwork import Memory
 from memwork.core.services.recall.follow import IndexFile
 from memwork.core.services.recall.save_apart import wait_for_saver
+from tests.conftest import memwork_process
 
 EARLY = ("heron weir dawn", "alder roots otter", "mill race kingfisher")
 QUESTIONS = ("heron", "otter roots", "kingfisher mill", "lamplighter", "heron lamplighter")
@@ -75,17 +73,6 @@ def test_the_restoring_process_and_another_answer_as_a_fresh_build(tmp_path: Pat
         other.close()
 
 
-def _cli(db: Path, *args: str) -> str:
-    return subprocess.run(
-        [sys.executable, "-m", "memwork", "--db", str(db), *args],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-        env={**os.environ, "MEMWORK_FSYNC": "0"},
-    ).stdout
-
-
 def test_a_cli_search_after_a_cli_restore_reads_the_restored_store(tmp_path: Path) -> None:
     db = tmp_path / "s"
     memory = Memory(str(db))
@@ -93,12 +80,15 @@ def test_a_cli_search_after_a_cli_restore_reads_the_restored_store(tmp_path: Pat
         point = _fill(memory)
     finally:
         memory.close()
-    assert "lamplighter" in _cli(db, "search", "lamplighter")  # an index file saved
+    assert "lamplighter" in memwork_process(db, "search", "lamplighter")  # an index file saved
     wait_for_saver(IndexFile(db), most=60.0)
-    _cli(db, "checkpoint", "restore", point)
+    memwork_process(db, "checkpoint", "restore", point)
     wait_for_saver(IndexFile(db), most=60.0)
     found = {
-        q: [h["title"] for h in json.loads(_cli(db, "--json", "search", q, "--limit", "20"))]
+        q: [
+            h["title"]
+            for h in json.loads(memwork_process(db, "--json", "search", q, "--limit", "20"))
+        ]
         for q in QUESTIONS
     }
     assert found == _built_afresh(db, tmp_path)

@@ -8,8 +8,6 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -20,7 +18,7 @@ from memwork import Memory
 from memwork.core.services.recall.follow import IndexFile
 from memwork.core.services.recall.save_apart import LOCK_NAME, wait_for_saver
 from memwork.core.services.recall.search import kept_recall
-from tests.conftest import NOW
+from tests.conftest import NOW, memwork_process
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the system cannot fork")
 
@@ -28,14 +26,7 @@ SECRET = "zanzibarquokka"  # a word no other note holds
 
 
 def _cli(db: Path, *args: str, **env: str) -> str:
-    return subprocess.run(
-        [sys.executable, "-m", "memwork", "--db", str(db), *args],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-        env={**os.environ, "MEMWORK_FSYNC": "0", **env},
-    ).stdout
+    return memwork_process(db, *args, **env)
 
 
 def _saved(db: Path) -> Path:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from memwork.core.services.recall.save_apart import LOCK_NAME
+from tests.conftest import memwork_process
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the system cannot fork")
 
@@ -96,17 +97,9 @@ def test_turned_off_the_call_saves_before_it_ends(tmp_path: Path) -> None:
 @pytest.mark.parametrize("apart", ["1", "0"])
 def test_a_cli_search_that_built_the_index_saves_it_either_way(tmp_path: Path, apart: str) -> None:
     db = tmp_path / "s"
-    env = {**os.environ, "MEMWORK_SAVE_APART": apart}
 
     def memwork(*args: str) -> str:
-        return subprocess.run(
-            [sys.executable, "-m", "memwork", "--db", str(db), *args],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=120,
-            env=env,
-        ).stdout
+        return memwork_process(db, *args, MEMWORK_SAVE_APART=apart)
 
     sid = memwork("session", "start", "--title", "heron watch").strip()
     memwork("observe", "--session", sid, "a grey heron on pier 7 at dawn")
