@@ -468,9 +468,7 @@ class Recall:
             # Outside the lock (the index's own work, as a build's is): a restore to an
             # older checkpoint takes hundreds of tables out at once. Before what is read
             # next, so that slots are given in the same order as before.
-            index.drop_tables(gone)
-            for name in gone:
-                self._docs.pop(name, None)
+            self._drop(index, gone)
             changes += len(gone)
         for start in range(0, len(todo_left), _TABLES_PER_LOCK):
             # Read under the lock, indexed after it: a build's work never holds writers
@@ -598,10 +596,7 @@ class Recall:
         versions = store.cache.head.tables
         gone = sorted(name for name in named if name not in versions)
         changes = sum(1 for name in gone if name in index.table_keys)
-        index.drop_tables(gone)  # together: each word's postings walked once
-        for name in gone:
-            self._seen.pop(name, None)
-            self._docs.pop(name, None)
+        self._drop(index, gone)
         for name in sorted(named):
             version = versions.get(name)
             if version is None:
@@ -661,10 +656,7 @@ class Recall:
         """Bring the index in step with tables :meth:`_read_tables` read; how many
         units changed."""
         gone = [name for name, docs, _, _ in read if docs is None]  # dropped since looked
-        index.drop_tables(gone)
-        for name in gone:
-            self._seen.pop(name, None)
-            self._docs.pop(name, None)
+        self._drop(index, gone)
         changes = len(gone)
         for name, docs, key, version in read:
             if docs is None:
@@ -689,6 +681,14 @@ class Recall:
             else:
                 fresh.extend(zip(found[1], found[2], strict=True))
         return index.sync_changes(name, gone, fresh, key)
+
+    def _drop(self, index: RecallIndex, tables: list[str]) -> None:
+        """Take the tables the store no longer holds out of the index, all together
+        (each word's postings walked once), and forget what was kept of them."""
+        index.drop_tables(tables)
+        for name in tables:
+            self._seen.pop(name, None)
+            self._docs.pop(name, None)
 
     def _catch_up(self, store: Store, index: RecallIndex, todo: list[tuple[str, int, str]]) -> int:
         """Read the tables ``todo`` names into the index (call inside a read of the store);
