@@ -245,6 +245,7 @@ def _unchanged_since(
         for name, (version, docs) in snapshot.items()
         if name not in damaged
         and name not in written
+        and store.has_table(name)  # (not dropped earlier in this transaction)
         and store.table_version(name) == version
         and store.committed_docs(name) == docs
     }
