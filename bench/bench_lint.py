@@ -31,8 +31,9 @@ import bench_recall  # noqa: E402
 from rapidfuzz import fuzz  # noqa: E402
 from store_copy import linked_copy  # noqa: E402
 
+from core.base.last_result import LastResult  # noqa: E402
 from core.base.text import normalise  # noqa: E402
-from core.domain import contradictions, lessons, similar  # noqa: E402
+from core.domain import contradictions, lessons  # noqa: E402
 from core.storage.store import Store  # noqa: E402
 
 
@@ -79,8 +80,8 @@ def every_pair_linked(docs: list[dict[str, Any]], now: Any) -> set[tuple[str, st
 def best(rounds: int, run: Callable[[], Any]) -> tuple[float, Any]:
     times, answer = [], None
     for _ in range(rounds):
-        contradictions._PAIRS = similar.LastResult()
-        lessons._LINKED = similar.LastResult()
+        contradictions._PAIRS = LastResult()
+        lessons._LINKED = LastResult()
         started = time.perf_counter()
         answer = run()
         times.append(time.perf_counter() - started)

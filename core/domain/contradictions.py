@@ -33,6 +33,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from ..base.last_result import LastResult
 from ..base.text import normalise
 from . import negation, similar
 from .decay import is_live
@@ -129,7 +130,7 @@ def lesson_pairs(lessons: list[Doc], now: datetime) -> list[tuple[Doc, Doc]]:
     return [(live[i], live[j]) for i, j in found]
 
 
-_PAIRS = similar.LastResult()
+_PAIRS = LastResult()
 
 
 def _contradicting(parsed: list[_Parsed]) -> list[tuple[int, int]]:
@@ -195,17 +196,14 @@ def _similar_across_polarity(parsed: list[_Parsed]) -> set[tuple[int, int]]:
     """(i, j), i < j, for every two lessons as similar as near-duplicates of which one
     as a whole says not to and the other does not (what :func:`_contradict` flags
     when no clauses pair up)."""
-    said_not = [i for i, item in enumerate(parsed) if _negated(item)]
-    said = [i for i, item in enumerate(parsed) if not _negated(item)]
+    said_not: list[int] = []
+    said: list[int] = []
+    for i, item in enumerate(parsed):
+        (said_not if negation.says_not(item.clauses) else said).append(i)
     found = similar.near_pairs(
         [parsed[i].norm for i in said_not], SIMILAR_AT, [parsed[j].norm for j in said]
     )
     return {(min(said_not[a], said[b]), max(said_not[a], said[b])) for a, b in found}
-
-
-def _negated(item: _Parsed) -> bool:
-    """:func:`core.domain.negation.is_negated` of the parsed text."""
-    return next((c.negated for c in item.clauses if c.core), False)
 
 
 def of_lesson(lessons: list[Doc], content: str, scope: str, now: datetime) -> list[Doc]:

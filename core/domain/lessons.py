@@ -16,6 +16,7 @@ from rapidfuzz import fuzz, process
 from ..base import ids, lookup
 from ..base.clock import iso, parse_instant
 from ..base.errors import Conflict, InvalidInput
+from ..base.last_result import LastResult
 from ..base.numbers import is_finite
 from ..base.text import fingerprint, normalise, one_line
 from ..ledger import audit, links
@@ -672,7 +673,7 @@ def near_duplicate_clusters(
     return sorted(clusters, key=lambda g: (-len(g), g[0]["id"]))
 
 
-_LINKED = similar.LastResult()
+_LINKED = LastResult()
 
 
 def _near_duplicate_links(live: list[dict[str, Any]]) -> list[tuple[int, int]]:

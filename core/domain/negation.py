@@ -318,10 +318,12 @@ def clauses(text: str) -> list[Clause]:
 def is_negated(text: str) -> bool:
     """Whether ``text`` as a whole says *not* to: its first clause with content decides
     ("Never X", "Don't X", "Avoid X", "X? No, without Y" …)."""
-    for clause in clauses(text):
-        if clause.core:
-            return clause.negated
-    return False
+    return says_not(clauses(text))
+
+
+def says_not(parsed: list[Clause]) -> bool:
+    """:func:`is_negated` of a text already split into its clauses."""
+    return next((clause.negated for clause in parsed if clause.core), False)
 
 
 def same_subject(a: frozenset[str], b: frozenset[str]) -> bool:

@@ -11,11 +11,7 @@ only: the same scores, so the same pairs.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Hashable, Sequence
-from typing import Any, TypeVar
-
-T = TypeVar("T")
+from collections.abc import Sequence
 
 #: Pairs few enough to compare one by one (~1.5 µs each, ~60 ms for numpy's import).
 _FEW = 40_000
@@ -67,24 +63,3 @@ def near_pairs(
             if others is not None or column > row:
                 found.append((row, column))
     return found
-
-
-class LastResult:
-    """The last answer of a costly pure computation, kept with what it was asked: the
-    workbench asks for the same lessons' pairs from its header and two panes at once,
-    and again whenever an agent's write refreshes them though no lesson changed.
-    Callers asking at the same time wait for the one computing, then share its answer."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._asked: object = None
-        self._answer: Any = None
-
-    def get(self, asked: Hashable, compute: Callable[[], T]) -> T:
-        """The answer for ``asked``: kept, or ``compute()`` (kept in its place)."""
-        with self._lock:
-            if self._asked is None or self._asked != asked:
-                self._answer = compute()
-                self._asked = asked
-            found: T = self._answer
-            return found
