@@ -1788,12 +1788,35 @@ class RecallIndex:
         small: int = SMALL,
         terms: list[tuple[str, float]] | None = None,
     ) -> list[Scored]:
-        """The best ``limit`` records, best first (ties: the most recently indexed);
-        ``small`` and ``terms`` as for :meth:`scores`."""
+        """The best ``limit`` records, best first (ties: the newest record first, see
+        :meth:`_ties_newest_first`); ``small`` and ``terms`` as for :meth:`scores`."""
         # A caller asking for more than the usual depth gets what it asked for.
         found = self.scores(query, where, max(DEPTH, limit), small, terms, limit)
-        best = _best_of(found, limit)
+        # One more than asked: whether a tie runs past the last place is seen at once.
+        best = self._ties_newest_first(found, _best_of(found, limit + 1), limit)
         return self.scored_many([(d, s) for s, d in best if s > 0])
+
+    def _ties_newest_first(
+        self, found: dict[int, float], best: list[tuple[float, int]], limit: int
+    ) -> list[tuple[float, int]]:
+        """``best`` (the best ``limit`` + 1 of ``found``, best first) cut to ``limit``,
+        records of equal scores put newest first by their ids (time-ordered; a record
+        without one by its name): the order of their slots, the picks' own rule, is the
+        order this process happened to index them in, which an index built afresh from
+        the same store (another process, a lost file) does not share, so the same
+        search would show, and feed back, other records."""
+        scores = [s for s, _ in best]
+        if all(a != b for a, b in zip(scores, scores[1:], strict=False)):
+            return best[:limit]
+        last = scores[min(limit, len(scores)) - 1]
+        # Ties at the last place: every record of that score competes for it.
+        tied = [(s, d) for d, s in found.items() if s == last] if scores[-1] == last else []
+        pool = list(dict.fromkeys([*(e for e in best if e[0] >= last), *tied]))
+        refs = self.refs.many([d for _, d in pool])
+        ranked = sorted(
+            zip(pool, refs, strict=True), key=lambda e: (e[0][0], _age(e[1]), e[1]), reverse=True
+        )
+        return [e for e, _ in ranked[:limit]]
 
     def scored_many(self, found: list[tuple[int, float]]) -> list[Scored]:
         """:meth:`scored` of each (slot, score), their texts read together."""
@@ -1979,6 +2002,13 @@ def _numpy() -> Any:
 def _encoded(pairs: list[tuple[str, str, float]]) -> list[tuple[bytes, bytes, float]]:
     """Proximity pairs (" a b ", " b a ", least) as the compiled loops read them."""
     return [(encode(f[1:-1]), encode(b[1:-1]), least) for f, b, least in pairs]
+
+
+def _age(ref: str) -> str:
+    """What puts a record's ref in the order records were made: its id's time-ordered
+    body (``ses_…/obs_01J…`` → ``01J…``), or the ref itself where it has none."""
+    own = ref.rpartition("/")[2]
+    return own.partition("_")[2] or own
 
 
 def _best_of(scores: dict[int, float], k: int) -> list[tuple[float, int]]:
