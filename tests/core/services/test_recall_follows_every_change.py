@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -27,11 +28,13 @@ from hypothesis.stateful import (
     invariant,
     multiple,
     rule,
+    run_state_machine_as_test,
 )
 
 from memwork import Memory
 from memwork.core.base.errors import NotFound
 from tests.conftest import NOW
+from tests.redis_server import RedisServer
 
 #: Few words, so that notes share them and every search has rivals to rank.
 WORDS = ("heron", "egret", "pier", "gate", "dawn", "tide", "reed", "marsh")
@@ -60,7 +63,11 @@ def afresh(location: str) -> dict[str, list[tuple[str, str, float]]]:
 
 
 class StoreUnderAgents(RuleBasedStateMachine):
-    """Two long-lived readers and writers of one store."""
+    """Two long-lived readers and writers of one store (a folder of its own, unless
+    :attr:`where` gives another)."""
+
+    #: Where each run's store lives (None: a new folder).
+    where: Callable[[], str] | None = None
 
     notes = Bundle("notes")
     sessions = Bundle("sessions")
@@ -70,7 +77,8 @@ class StoreUnderAgents(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.folder = tempfile.mkdtemp(prefix="memwork-follow-")
-        self.location = str(Path(self.folder) / "s")
+        where = type(self).where
+        self.location = where() if where is not None else str(Path(self.folder) / "s")
         self.first = Memory(self.location, clock=lambda: NOW)
         self.second = Memory(self.location, clock=lambda: NOW)
         self.session = self.first.start_session(title="watch")["id"]
@@ -163,13 +171,24 @@ class StoreUnderAgents(RuleBasedStateMachine):
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-StoreUnderAgents.TestCase.settings = settings(
+RUNS = settings(
     max_examples=60,
     stateful_step_count=20,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+StoreUnderAgents.TestCase.settings = RUNS
 test_the_index_follows_every_change_through_two_readers = StoreUnderAgents.TestCase
+
+
+def test_on_redis_too(redis_server: RedisServer) -> None:
+    """The same on a Redis store, where no process keeps a file of its index: each
+    builds it from the store and follows the other's commits."""
+
+    class OnRedis(StoreUnderAgents):
+        where = redis_server.fresh_db
+
+    run_state_machine_as_test(OnRedis, settings=settings(RUNS, max_examples=25))
 
 
 def test_records_of_one_score_come_newest_first_in_any_process(tmp_path: Path) -> None:
