@@ -32,7 +32,7 @@ from hypothesis.stateful import (
 )
 
 from memwork import Memory
-from memwork.core.base.errors import NotFound
+from memwork.core.base.errors import Conflict, NotFound
 from tests.conftest import NOW
 from tests.redis_server import RedisServer
 
@@ -139,6 +139,28 @@ class StoreUnderAgents(RuleBasedStateMachine):
     def edit_lesson(self, lesson: str, text: str, second: bool) -> None:
         with suppress(NotFound):  # restored away
             self.by(second).edit_lesson(lesson=lesson, text=f"{text} lesson edited")
+
+    @rule(lesson=lessons, second=st.booleans())
+    def forget_lesson(self, lesson: str, second: bool) -> None:
+        with suppress(NotFound, Conflict):  # forgotten, merged or gone since
+            self.by(second).forget_lesson(lesson=lesson)
+
+    @rule(lesson=lessons, second=st.booleans())
+    def unforget_lesson(self, lesson: str, second: bool) -> None:
+        with suppress(NotFound, Conflict):  # forgotten, merged or gone since
+            self.by(second).unforget_lesson(lesson=lesson)
+
+    @rule(keep=lessons, absorb=consumes(lessons), second=st.booleans())
+    def merge_lessons(self, keep: str, absorb: str, second: bool) -> None:
+        if keep != absorb:
+            with suppress(NotFound, Conflict):  # forgotten, merged or gone since
+                self.by(second).merge_lessons(keep=keep, absorb=[absorb])
+
+    @rule(lesson=consumes(lessons), second=st.booleans())
+    def delete_lesson(self, lesson: str, second: bool) -> None:
+        with suppress(NotFound, Conflict):  # forgotten, merged or gone since
+            self.by(second).delete_lessons(lessons=[lesson])
+        self.gone.add(lesson)
 
     @rule(target=checkpoints, second=st.booleans())
     def checkpoint(self, second: bool) -> str:
