@@ -49,13 +49,29 @@ def hits(memory: Memory, query: str) -> list[tuple[str, str, float]]:
     return [(h["kind"], h["id"], h["score"]) for h in memory.search(query, limit=50)]
 
 
-def afresh(location: str) -> dict[str, list[tuple[str, str, float]]]:
-    """The probes' hits of an index built from the store alone, its file left unread."""
+def answers(memory: Memory, session: str) -> dict[str, Any]:
+    """The probes' hits, plain and filtered (by kind, by session), and the context an
+    agent gets with a query."""
+    found: dict[str, Any] = {q: hits(memory, q) for q in PROBES}
+    for q in PROBES[:2]:
+        for kinds in (["observation"], ["lesson", "episode"]):
+            found[f"{q} {kinds}"] = [
+                (h["kind"], h["id"], h["score"]) for h in memory.search(q, kinds=kinds, limit=50)
+            ]
+        found[f"{q} in {session}"] = [
+            (h["kind"], h["id"], h["score"]) for h in memory.search(q, session=session, limit=50)
+        ]
+    found["context"] = memory.context(query="heron pier", budget=4000)
+    return found
+
+
+def afresh(location: str, session: str) -> dict[str, Any]:
+    """:func:`answers` of an index built from the store alone, its file left unread."""
     os.environ["MEMWORK_SEARCH_CACHE"] = "0"
     try:
         reader = Memory(location, clock=lambda: NOW)
         try:
-            return {q: hits(reader, q) for q in PROBES}
+            return answers(reader, session)
         finally:
             reader.close()
     finally:
@@ -180,11 +196,11 @@ class StoreUnderAgents(RuleBasedStateMachine):
 
     @invariant()
     def both_answer_as_an_index_built_afresh(self) -> None:
-        expected = afresh(self.location)
+        expected = afresh(self.location, self.session)
         for memory in (self.first, self.second):
-            found = {q: hits(memory, q) for q in PROBES}
+            found = answers(memory, self.session)
             assert found == expected
-            ids = {hit[1] for answer in found.values() for hit in answer}
+            ids = {hit[1] for q in PROBES for hit in found[q]}
             assert not {i for i in ids if i in self.gone or i.split("/")[0] in self.gone}
 
     def teardown(self) -> None:
@@ -225,12 +241,13 @@ def test_records_of_one_score_come_newest_first_in_any_process(tmp_path: Path) -
         def episode(text: str) -> None:
             first.record_episode({"task_id": "survey", "score": 0.5, "steps": 2, "summary": text})
 
+        session = first.start_session(title="watch")["id"]
         episode("heron")
         first.add_lesson(text="heron lesson")
         for text in ("heron", "heron egret", "heron", "heron", "egret"):
             episode(text)
         found = hits(first, "heron")
-        assert found == afresh(location)["heron"]
+        assert found == afresh(location, session)["heron"]
         scores = [score for _, _, score in found]
         tied = [hit for hit in found if scores.count(hit[2]) > 1]
         assert tied  # the case needs ties
