@@ -19,6 +19,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -33,6 +34,7 @@ from hypothesis.stateful import (
 
 from memwork import Memory
 from memwork.core.base.errors import Conflict, NotFound
+from memwork.core.services.recall import search
 from tests.conftest import NOW
 from tests.redis_server import RedisServer
 
@@ -227,6 +229,17 @@ def test_on_redis_too(redis_server: RedisServer) -> None:
         where = redis_server.fresh_db
 
     run_state_machine_as_test(OnRedis, settings=settings(RUNS, max_examples=25))
+
+
+def test_with_tables_staged_on_disk_and_the_index_saved_as_it_goes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same where every transaction holding more than a few documents stages them
+    on disk (as a restore of a big store does), and each reader's index is saved in
+    the background a moment after each change, while the other reads and writes."""
+    monkeypatch.setenv("MEMWORK_STAGE_DOCUMENTS", "3")
+    monkeypatch.setattr(search, "SAVE_AFTER", 0.001)
+    run_state_machine_as_test(StoreUnderAgents, settings=settings(RUNS, max_examples=25))
 
 
 def test_records_of_one_score_come_newest_first_in_any_process(tmp_path: Path) -> None:
