@@ -1,16 +1,18 @@
 """Whatever an agent does to its store, in whatever order, through one long-lived
-process or another: the next search of each answers as an index built afresh from the
-store would, and nothing deleted, forgotten or restored away is found.
+process or another or a CLI call: the next search of each answers as an index built
+afresh from the store would, and nothing deleted, forgotten or restored away is found.
 
 A state machine (hypothesis) writes, deletes, forgets, records episodes, edits lessons,
 checkpoints and restores, through two ``Memory`` objects on one folder store (each
 keeps its own recall index and follows the other's commits, as two processes do), and
 closes and reopens the first (its index saved to its file and read back). After each
-step both are asked a few words, and their hits must be those of a third reader that
-builds its index from the store alone (no saved file read)."""
+step both, and a CLI call (which reads the saved file, catches it up and saves it
+again), are asked a few words, and their hits must be those of a reader that builds
+its index from the store alone (no saved file read)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -35,6 +37,7 @@ from hypothesis.stateful import (
 from memwork import Memory
 from memwork.core.base.errors import Conflict, NotFound
 from memwork.core.services.recall import search
+from tests import cli_in_process
 from tests.conftest import NOW
 from tests.redis_server import RedisServer
 
@@ -199,6 +202,14 @@ class StoreUnderAgents(RuleBasedStateMachine):
     @invariant()
     def both_answer_as_an_index_built_afresh(self) -> None:
         expected = afresh(self.location, self.session)
+        for q in PROBES[:2]:  # a CLI call: the saved file read, caught up, saved again
+            done = cli_in_process.run(
+                self.location, "search", q, "--json", "--limit", "50", MEMWORK_NOW=NOW.isoformat()
+            )
+            assert done.returncode == 0, done.stderr
+            assert [(h["kind"], h["id"], h["score"]) for h in json.loads(done.stdout)] == expected[
+                q
+            ]
         for memory in (self.first, self.second):
             found = answers(memory, self.session)
             assert found == expected
