@@ -263,9 +263,12 @@ RUNS = settings(
     suppress_health_check=[HealthCheck.too_slow],
 )
 StoreUnderAgents.TestCase.settings = RUNS
-test_the_index_follows_every_change_through_two_readers = StoreUnderAgents.TestCase
+test_the_index_follows_every_change_through_two_readers = pytest.mark.slow(
+    StoreUnderAgents.TestCase
+)
 
 
+@pytest.mark.slow
 def test_on_redis_too(redis_server: RedisServer) -> None:
     """The same on a Redis store, where no process keeps a file of its index: each
     builds it from the store and follows the other's commits."""
@@ -276,6 +279,7 @@ def test_on_redis_too(redis_server: RedisServer) -> None:
     run_state_machine_as_test(OnRedis, settings=settings(RUNS, max_examples=15))
 
 
+@pytest.mark.slow
 def test_with_tables_staged_on_disk_and_the_index_saved_as_it_goes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -287,6 +291,7 @@ def test_with_tables_staged_on_disk_and_the_index_saved_as_it_goes(
     run_state_machine_as_test(StoreUnderAgents, settings=settings(RUNS, max_examples=15))
 
 
+@pytest.mark.slow
 def test_two_agents_kept_apart_each_see_their_own() -> None:
     """The same for two agents on a store that keeps each agent's sessions and episodes
     to itself: each reader answers as an index built afresh answers that agent, and
