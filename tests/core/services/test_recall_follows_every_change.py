@@ -44,7 +44,7 @@ from tests.redis_server import RedisServer
 
 #: Few words, so that notes share them and every search has rivals to rank.
 WORDS = ("heron", "egret", "pier", "gate", "dawn", "tide", "reed", "marsh")
-PROBES = ("heron", "egret pier", "dawn tide", "reed marsh gate")
+PROBES = ("heron", "egret pier", "dawn tide", "reed marsh gate", "heorn pire", "marhs")
 
 texts = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join)
 
