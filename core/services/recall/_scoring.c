@@ -274,16 +274,21 @@ done:
     return result;
 }
 
-/* A min-heap of (score, slot), the least at the root: by score, then slot. */
+/* A min-heap of (score, age, slot), the least at the root: by score, then age, then
+ * slot. A record's age is a number its id gives it (engine.py's ``age_key``: the later
+ * made, the larger), the same in every process, so equal scores are ordered the same
+ * way whoever indexed the records in whatever order; 0 where no ages are given. */
 typedef struct {
     double score;
     Py_ssize_t slot;
+    int64_t age;
 } entry;
 
 static int
 below(const entry *x, const entry *y)
 {
-    return x->score < y->score || (x->score == y->score && x->slot < y->slot);
+    return x->score < y->score ||
+           (x->score == y->score && (x->age < y->age || (x->age == y->age && x->slot < y->slot)));
 }
 
 static void
@@ -368,6 +373,16 @@ above_32(const double *a, double floor)
 }
 #endif
 
+/* Which of n (at most 32) scores are at least ``floor``, bit i for a[i]. */
+static inline uint32_t
+at_least(const double *a, Py_ssize_t n, double floor)
+{
+    uint32_t bits = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        bits |= (uint32_t)(a[i] >= floor) << i;
+    return bits;
+}
+
 /* The index of the highest bit set in ``bits`` (not 0). */
 static inline int
 highest_bit(uint32_t bits)
@@ -436,6 +451,8 @@ typedef struct {
     entry *pool;
     Py_ssize_t held, room, k;
     double floor; /* 0 until the pool first fills: only scores above 0 count */
+    const int64_t *ages; /* each slot's age (NULL: none, ties go to the higher slot) */
+    entry least;          /* with ages: the entry the floor is, which an entry must beat */
 } picker;
 
 /* Room for a pool picking the best ``k`` (at most ``size``) of ``size`` scores; 0
@@ -448,6 +465,11 @@ picker_init(picker *p, Py_ssize_t k, Py_ssize_t size)
     p->held = 0;
     p->k = k;
     p->floor = 0.0;
+    p->ages = NULL;
+    /* Nothing of score 0 goes in, whatever its age. */
+    p->least.score = 0.0;
+    p->least.slot = PY_SSIZE_T_MAX;
+    p->least.age = INT64_MAX;
     p->pool = PyMem_RawMalloc((size_t)(p->room > 0 ? p->room : 1) * sizeof(entry));
     return p->pool != NULL;
 }
@@ -458,10 +480,12 @@ picker_cut(picker *p)
 {
     select_best(p->pool, p->held, p->k);
     p->held = p->k;
-    double least = p->pool[0].score;
+    Py_ssize_t least = 0;
     for (Py_ssize_t i = 1; i < p->k; i++)
-        least = p->pool[i].score < least ? p->pool[i].score : least;
-    p->floor = least;
+        if (below(&p->pool[i], &p->pool[least]))
+            least = i;
+    p->floor = p->pool[least].score;
+    p->least = p->pool[least];
 }
 
 /* The best k, best first, in pool[0..held). */
@@ -483,10 +507,17 @@ picker_done(picker *p)
  * slots are the ones kept, as the order best_first sorts by says (many short records
  * score alike). Blocks are counted from ``end``. */
 static void
+keep_aged(const double *window, Py_ssize_t start, Py_ssize_t end, picker *p);
+
+static void
 keep_best(const double *window, Py_ssize_t start, Py_ssize_t end, picker *p)
 {
     if (!p->k)
         return;
+    if (p->ages) {
+        keep_aged(window, start, end, p);
+        return;
+    }
     const double *a = window - start; /* a[slot], slot in [start, end) */
     double floor = p->floor;
     for (; end > start; end -= 32) {
@@ -511,7 +542,35 @@ keep_best(const double *window, Py_ssize_t start, Py_ssize_t end, picker *p)
             }
             p->pool[p->held].score = score;
             p->pool[p->held].slot = slot;
+            p->pool[p->held].age = 0;
             p->held++;
+        }
+    }
+}
+
+/* keep_best() where slots have ages: a score equal to the floor goes in when its age
+ * (then its slot) is above the floor entry's, so which of equal scores are kept does
+ * not hang on the order the slots come in. */
+static void
+keep_aged(const double *window, Py_ssize_t start, Py_ssize_t end, picker *p)
+{
+    const double *a = window - start;
+    for (; end > start; end -= 32) {
+        Py_ssize_t from = end - start > 32 ? end - 32 : start;
+        uint32_t bits = at_least(a + from, end - from, p->floor);
+        while (bits) {
+            int top = highest_bit(bits);
+            bits &= ~((uint32_t)1 << top);
+            Py_ssize_t slot = from + top;
+            entry e = {a[slot], slot, p->ages[slot]};
+            if (!below(&p->least, &e))
+                continue; /* the floor rose since the block was looked at, or a tie lost */
+            if (p->held == p->room) {
+                picker_cut(p);
+                if (!below(&p->least, &e))
+                    continue;
+            }
+            p->pool[p->held++] = e;
         }
     }
 }
@@ -536,17 +595,43 @@ best_list(entry *heap, Py_ssize_t held, int score_first)
     return result;
 }
 
+/* ``obj`` (None, or an int64 buffer of one age per slot) into ``view``; the ages, or
+ * NULL for None. ``size``: the slots it must cover (-1: any number). -1 in *bad, with
+ * the error set (naming ``name``), when it cannot be read so. */
+static const int64_t *
+take_ages(PyObject *obj, Py_ssize_t size, Py_buffer *view, int *held, const char *name, int *bad)
+{
+    *held = 0;
+    *bad = 0;
+    if (obj == Py_None)
+        return NULL;
+    if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0) {
+        *bad = 1;
+        return NULL;
+    }
+    *held = 1;
+    if (view->len % 8 || (size >= 0 && view->len != 8 * size)) {
+        PyErr_Format(PyExc_ValueError, "%s: ages must be int64, one per slot", name);
+        *bad = 1;
+        return NULL;
+    }
+    return view->buf;
+}
+
 PyDoc_STRVAR(best_doc,
-"best(acc, k)\n--\n\n"
+"best(acc, k, ages=None)\n--\n\n"
 "The k best slots of acc (a float64 array) scoring above 0, as (slot, score) pairs,\n"
-"best first; of equal scores, the higher slot first. Fewer when fewer score.");
+"best first; of equal scores, the higher age first (ages: int64, one per slot), then\n"
+"the higher slot. Fewer when fewer score.");
 
 static PyObject *
 best(PyObject *self, PyObject *args)
 {
-    Py_buffer acc;
+    Py_buffer acc, ages_view;
     Py_ssize_t k;
-    if (!PyArg_ParseTuple(args, "y*n", &acc, &k))
+    PyObject *ages_obj = Py_None;
+    int ages_held = 0, bad = 0;
+    if (!PyArg_ParseTuple(args, "y*n|O", &acc, &k, &ages_obj))
         return NULL;
     PyObject *result = NULL;
     picker pick = {NULL, 0, 0, 0, 0.0};
@@ -555,12 +640,16 @@ best(PyObject *self, PyObject *args)
         goto done;
     }
     Py_ssize_t size = acc.len / 8;
+    const int64_t *ages = take_ages(ages_obj, size, &ages_view, &ages_held, "best", &bad);
+    if (bad)
+        goto done;
     if (k > size)
         k = size;
     if (!picker_init(&pick, k, size)) {
         PyErr_NoMemory();
         goto done;
     }
+    pick.ages = ages;
     const double *a = acc.buf;
     Py_BEGIN_ALLOW_THREADS
     keep_best(a, 0, size, &pick);
@@ -569,6 +658,8 @@ best(PyObject *self, PyObject *args)
     result = best_list(pick.pool, pick.held, 0);
 done:
     PyMem_RawFree(pick.pool);
+    if (ages_held)
+        PyBuffer_Release(&ages_view);
     PyBuffer_Release(&acc);
     return result;
 }
@@ -577,7 +668,8 @@ done:
  * score) into ``heap``, best first (of equal scores, the higher slot first); how many,
  * or -1 with the error set (its message naming ``name``). */
 static Py_ssize_t
-best_into(PyObject *scores, Py_ssize_t k, entry *heap, const char *name)
+best_into(PyObject *scores, Py_ssize_t k, entry *heap, const char *name, const int64_t *ages,
+          Py_ssize_t n_ages)
 {
     Py_ssize_t held = 0, at = 0;
     PyObject *key, *value;
@@ -594,7 +686,15 @@ best_into(PyObject *scores, Py_ssize_t k, entry *heap, const char *name)
             PyErr_Format(PyExc_TypeError, "%s: scores holds int -> float", name);
             return -1;
         }
-        entry e = {score, slot};
+        int64_t age = 0;
+        if (ages) {
+            if (slot < 0 || slot >= n_ages) {
+                PyErr_Format(PyExc_ValueError, "%s: slot %zd has no age", name, slot);
+                return -1;
+            }
+            age = ages[slot];
+        }
+        entry e = {score, slot, age};
         if (held < k)
             push(heap, held++, e);
         else if (below(&heap[0], &e)) {
@@ -607,31 +707,46 @@ best_into(PyObject *scores, Py_ssize_t k, entry *heap, const char *name)
 }
 
 PyDoc_STRVAR(best_of_doc,
-"best_of(scores, k)\n--\n\n"
+"best_of(scores, k, ages=None)\n--\n\n"
 "The k best of scores (a dict of int slot -> float score) as (score, slot) pairs, best\n"
-"first; of equal scores, the higher slot first: sorted(zip(scores.values(),\n"
-"scores.keys()), reverse=True)[:k], without sorting them all.");
+"first; of equal scores, the higher age first (ages: int64 by slot), then the higher\n"
+"slot: without ages, sorted(zip(scores.values(), scores.keys()), reverse=True)[:k],\n"
+"without sorting them all.");
 
 static PyObject *
 best_of(PyObject *self, PyObject *args)
 {
-    PyObject *scores;
+    PyObject *scores, *ages_obj = Py_None;
     Py_ssize_t k;
-    if (!PyArg_ParseTuple(args, "O!n", &PyDict_Type, &scores, &k))
+    Py_buffer ages_view;
+    int ages_held = 0, bad = 0;
+    if (!PyArg_ParseTuple(args, "O!n|O", &PyDict_Type, &scores, &k, &ages_obj))
         return NULL;
     if (k < 0) {
         PyErr_SetString(PyExc_ValueError, "best_of: k must be at least 0");
+        return NULL;
+    }
+    const int64_t *ages = take_ages(ages_obj, -1, &ages_view, &ages_held, "best_of", &bad);
+    if (bad) {
+        if (ages_held)
+            PyBuffer_Release(&ages_view);
         return NULL;
     }
     Py_ssize_t size = PyDict_GET_SIZE(scores);
     if (k > size)
         k = size;
     entry *heap = PyMem_Malloc((size_t)(k ? k : 1) * sizeof(entry));
+    PyObject *result = NULL;
     if (!heap)
-        return PyErr_NoMemory();
-    Py_ssize_t held = best_into(scores, k, heap, "best_of");
-    PyObject *result = held < 0 ? NULL : best_list(heap, held, 1);
+        PyErr_NoMemory();
+    else {
+        Py_ssize_t held = best_into(scores, k, heap, "best_of", ages,
+                                    ages_held ? ages_view.len / 8 : 0);
+        result = held < 0 ? NULL : best_list(heap, held, 1);
+    }
     PyMem_Free(heap);
+    if (ages_held)
+        PyBuffer_Release(&ages_view);
     return result;
 }
 
@@ -757,7 +872,7 @@ sum_near(double *acc, Py_ssize_t size, const double *norm, Py_ssize_t n_norms,
 }
 
 PyDoc_STRVAR(sum_best_doc,
-"sum_best(acc, norms, words, k, mask=None, lengths=None)\n--\n\n"
+"sum_best(acc, norms, words, k, mask=None, lengths=None, links=None, ages=None)\n--\n\n"
 "add_scaled() for each (kp1, docs, tfs) of words in turn, into acc (float64, its\n"
 "values before are not read), then best(acc, k); a slot whose byte in mask is 0 is\n"
 "left at 0. The same sums in the same order, so the same acc and the same pairs, made\n"
@@ -769,17 +884,22 @@ PyDoc_STRVAR(sum_best_doc,
 "With links, (prev, next): int32 per slot, the slot before and after each (-1: none),\n"
 "each window is summed in a buffer of its own and acc is written only at the best k\n"
 "and the slots up to two links from them (what around() reads), each with the sum a\n"
-"whole pass gives it (0 where mask leaves it out); the rest of acc is not written.");
+"whole pass gives it (0 where mask leaves it out); the rest of acc is not written.\n\n"
+"With ages (int64 per slot), of equal scores the higher age is picked first, as\n"
+"best(acc, k, ages) picks.");
 
 static PyObject *
 sum_best(PyObject *self, PyObject *args)
 {
     Py_buffer acc, norms;
     PyObject *words_obj, *mask_obj = Py_None, *lengths_obj = Py_None, *links_obj = Py_None;
+    PyObject *ages_obj = Py_None;
     Py_ssize_t k;
-    if (!PyArg_ParseTuple(args, "w*y*On|OOO", &acc, &norms, &words_obj, &k, &mask_obj,
-                          &lengths_obj, &links_obj))
+    if (!PyArg_ParseTuple(args, "w*y*On|OOOO", &acc, &norms, &words_obj, &k, &mask_obj,
+                          &lengths_obj, &links_obj, &ages_obj))
         return NULL;
+    Py_buffer ages_view;
+    int ages_held = 0, ages_bad = 0;
     PyObject *result = NULL, *seq = NULL;
     Py_buffer mask, lengths, prev_buf, next_buf;
     int have_mask = 0, have_lengths = 0, have_links = 0;
@@ -821,6 +941,9 @@ sum_best(PyObject *self, PyObject *args)
             goto done;
         }
     }
+    const int64_t *ages = take_ages(ages_obj, size, &ages_view, &ages_held, "sum_best", &ages_bad);
+    if (ages_bad)
+        goto done;
     seq = PySequence_Fast(words_obj, "sum_best: words must be a sequence");
     if (!seq)
         goto done;
@@ -851,6 +974,7 @@ sum_best(PyObject *self, PyObject *args)
         PyErr_NoMemory();
         goto done;
     }
+    pick.ages = ages;
     if (have_links) {
         own = PyMem_RawMalloc(WINDOW * sizeof(double));
         near = PyMem_RawMalloc((size_t)(7 * (k ? k : 1)) * sizeof(Py_ssize_t));
@@ -952,6 +1076,8 @@ done:
         PyBuffer_Release(&prev_buf);
         PyBuffer_Release(&next_buf);
     }
+    if (ages_held)
+        PyBuffer_Release(&ages_view);
     PyBuffer_Release(&norms);
     PyBuffer_Release(&acc);
     return result;
@@ -1199,29 +1325,35 @@ done:
 }
 
 PyDoc_STRVAR(proximity_doc,
-"proximity(final, k, wanted, most, depth, weight, texts, start, offsets, pairs)\n--\n\n"
+"proximity(final, k, wanted, most, depth, weight, texts, start, offsets, pairs, ages=None)\n--\n\n"
 "engine.py's proximity pass over the candidates' scores ``final`` (a dict slot ->\n"
 "score), in one call: of best_of(final, k), the first ``depth`` slots (with ``wanted``\n"
 "above 0, only those at or above the ``wanted``-th score less ``most`` and a margin\n"
 "for its rounding) each gain ``weight`` times their near_pairs() bonus, in place.\n"
 "None once done; when one of those slots is not a row of the saved texts, nothing is\n"
-"changed and they are returned (the caller sums their bonuses another way).");
+"changed and they are returned (the caller sums their bonuses another way). ages:\n"
+"as best_of()'s.");
 
 static PyObject *
 proximity(PyObject *self, PyObject *args)
 {
-    PyObject *final, *pairs_obj;
+    PyObject *final, *pairs_obj, *ages_obj = Py_None;
     Py_ssize_t k, wanted, depth, start;
     double most, weight;
-    Py_buffer texts, offsets;
-    if (!PyArg_ParseTuple(args, "O!nndndy*ny*O", &PyDict_Type, &final, &k, &wanted, &most,
-                          &depth, &weight, &texts, &start, &offsets, &pairs_obj))
+    Py_buffer texts, offsets, ages_view;
+    int ages_held = 0, ages_bad = 0;
+    if (!PyArg_ParseTuple(args, "O!nndndy*ny*O|O", &PyDict_Type, &final, &k, &wanted, &most,
+                          &depth, &weight, &texts, &start, &offsets, &pairs_obj, &ages_obj))
         return NULL;
+    const int64_t *ages =
+        take_ages(ages_obj, -1, &ages_view, &ages_held, "proximity", &ages_bad);
     PyObject *result = NULL, *pairs = NULL;
     word_pair *words = NULL;
     entry *heap = NULL;
     double *bonuses = NULL;
     saved_rows saved;
+    if (ages_bad)
+        goto done;
     if (k < 0 || depth < 0) {
         PyErr_SetString(PyExc_ValueError, "proximity: k and depth must be at least 0");
         goto done;
@@ -1244,7 +1376,8 @@ proximity(PyObject *self, PyObject *args)
         PyErr_NoMemory();
         goto done;
     }
-    Py_ssize_t held = best_into(final, k, heap, "proximity");
+    Py_ssize_t held =
+        best_into(final, k, heap, "proximity", ages, ages_held ? ages_view.len / 8 : 0);
     if (held < 0)
         goto done;
     /* The chosen, kept at the front of heap: engine.py's list in its order. */
@@ -1312,6 +1445,8 @@ done:
     Py_XDECREF(pairs);
     PyBuffer_Release(&texts);
     PyBuffer_Release(&offsets);
+    if (ages_held)
+        PyBuffer_Release(&ages_view);
     return result;
 }
 
