@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import heapq
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import compress
 from typing import Any
 
@@ -40,12 +40,12 @@ class DenseScores:
         keep: Iterable[Any] = map(theta.__le__, scores) if theta > 0 else scores
         return [(d, scores[d]) for d in compress(range(len(scores)), keep)]
 
-    def nlargest(self, k: int) -> list[tuple[int, float]]:
-        """The ``k`` best (slot, score), by score then slot, as ``heapq.nlargest`` of
-        :meth:`items` keyed by score then slot gives them."""
+    def nlargest(self, k: int, ages: Sequence[int]) -> list[tuple[int, float]]:
+        """The ``k`` best (slot, score), by score, then age (``ages`` by slot), then
+        slot, as ``heapq.nlargest`` of :meth:`items` keyed so gives them."""
         best = heapq.nlargest(k, self.scores)
         found = self.at_least(best[-1] if best else 0.0)
-        found.sort(key=score_then_slot, reverse=True)
+        found.sort(key=lambda item: (item[1], ages[item[0]], item[0]), reverse=True)
         return found[:k]
 
 
@@ -102,7 +102,3 @@ def _kth(values: Any, k: int, np: Any) -> float:
     if len(values) <= _SORTED:
         return float(np.sort(values)[cut])
     return float(np.partition(values, cut)[cut])
-
-
-def score_then_slot(item: tuple[int, float]) -> tuple[float, int]:
-    return item[1], item[0]

@@ -62,7 +62,8 @@ from typing import Any, NamedTuple
 from ...base.hashing import blake2b
 from ...privacy.seal import key_id, seal_if_clean
 from . import words as wordlib
-from .best import DenseScores, best_slots, get_score, kth_best, score_then_slot
+from .ages import age_key
+from .best import DenseScores, best_slots, get_score, kth_best
 from .categories import MEMBER_WEIGHT, member_stems, word_members
 from .extract import KIND_NAMES, NEVER, Unit
 from .fields import counts_of, decode_fields, encode_fields, pair_bonus
@@ -77,7 +78,7 @@ try:
 except ImportError:  # an install that could not build it scores in Python and numpy
     _compiled = None  # type: ignore[assignment]
 
-FORMAT = 7
+FORMAT = 8
 #: A title not checked yet (see ``RecallIndex.seals``; a seal is never negative).
 UNSEALED = -1
 K1 = 0.6
@@ -253,6 +254,7 @@ NUMBER_TYPES = {
     "fps": "q",
     "seals": "q",
     "asks": "b",
+    "ages": "q",
 }
 
 
@@ -279,6 +281,8 @@ class RecallIndex:
         #: title is scrubbed when shown; UNSEALED: not looked at yet).
         self.seals = array("q")
         self.asks = array("b")  # 1: an observation that only asks (see ASKING)
+        #: Each record's age (:func:`.ages.age_key`): what orders equal scores.
+        self.ages = array("q")
         #: Slots given to units since the follower last looked, their titles not yet
         #: checked (~11 µs a title): it checks a few at once and leaves many (a build,
         #: ~1 s at 100k records) to its saver, outside every query.
@@ -544,6 +548,7 @@ class RecallIndex:
             fp,
             UNSEALED,
             1 if unit.asks else 0,
+            age_key(unit.ref),
         )
         if unit.expires != NEVER:
             self.expiring += 1
@@ -617,6 +622,7 @@ class RecallIndex:
             self.fps,
             self.seals,
             self.asks,
+            self.ages,
         )
 
     def _release(self, slot: int) -> None:
@@ -1199,16 +1205,19 @@ class RecallIndex:
                 top = [(d, v) for d, v in counted.items() if v >= theta]
             else:
                 top = list(counted.items())
-            top.sort(key=_best_first)
+            top.sort(key=self._best_first())
             return top[:depth], fits or _anything, get_score(counted), None
         ok = self._scalar_test(where)
         assert ok is not None  # (a caller's test is never None)
         many = 4 * depth
         while True:
             if isinstance(counted, DenseScores):
-                best = counted.nlargest(many)
+                best = counted.nlargest(many, self.ages)
             else:
-                best = heapq.nlargest(many, counted.items(), key=score_then_slot)
+                ages = self.ages
+                best = heapq.nlargest(
+                    many, counted.items(), key=lambda kv: (kv[1], ages[kv[0]], kv[0])
+                )
             shown = _first_seen(best, ok, depth)
             if len(shown) >= depth or many >= len(counted):
                 return shown[:depth], ok, get_score(counted), None
@@ -1256,10 +1265,11 @@ class RecallIndex:
         ok = self._test(kept, where.visible)
         if where.visible is None:
             flat = (counted.scores, kept)
-            return _compiled.best(counted.scores, depth), ok, get_score(counted), flat
+            ages = self.column("ages")
+            return _compiled.best(counted.scores, depth, ages), ok, get_score(counted), flat
         many = 4 * depth
         while True:
-            best = _compiled.best(counted.scores, many)
+            best = _compiled.best(counted.scores, many, self.column("ages"))
             shown = _first_seen(best, ok, depth)
             if len(shown) >= depth or len(best) < many:
                 return shown[:depth], ok, get_score(counted), None
@@ -1417,13 +1427,11 @@ class RecallIndex:
         acc = np.empty(len(self.kinds))
         words = [(kp1, docs, tfs) for kp1, (docs, tfs), _ in info]
         norms, lengths = self._length_terms()
+        ages = self.column("ages")
         ordered: set[int] = set()
         while True:
-            found = (
-                _compiled.sum_best(acc, norms, words, k, mask, lengths, (links[0], links[1]))
-                if links is not None
-                else _compiled.sum_best(acc, norms, words, k, mask, lengths)
-            )
+            near = (links[0], links[1]) if links is not None else None
+            found = _compiled.sum_best(acc, norms, words, k, mask, lengths, near, ages)
             if not isinstance(found, int):
                 return acc, found
             if found in ordered:  # a slot twice in one word: summed as before, below
@@ -1435,7 +1443,7 @@ class RecallIndex:
         norms = self._derive("norms", self._norms)
         for kp1, docs, tfs in words:
             _compiled.add_scaled(acc, norms, docs, tfs, kp1, mask)
-        return acc, _compiled.best(acc, k)
+        return acc, _compiled.best(acc, k, ages)
 
     def _complete(
         self,
@@ -1518,7 +1526,7 @@ class RecallIndex:
         while True:
             if loops is not None:
                 if ranked is None:
-                    ranked = loops.best(acc, k)
+                    ranked = loops.best(acc, k, self.column("ages"))
                 top = ranked if visible is None else _first_seen(ranked, ok, depth)
                 if len(top) >= depth or len(ranked) < k:
                     return top[:depth], ok
@@ -1527,7 +1535,8 @@ class RecallIndex:
                 continue
             theta, chosen = best_slots(acc, k, np)
             ranked = sorted(
-                zip(chosen.tolist(), acc.take(chosen).tolist(), strict=True), key=_best_first
+                zip(chosen.tolist(), acc.take(chosen).tolist(), strict=True),
+                key=self._best_first(),
             )
             top = ranked if visible is None else _first_seen(ranked, ok, depth)
             if len(top) >= depth or theta is None:
@@ -1716,16 +1725,17 @@ class RecallIndex:
             # The same choice and sums in one compiled call, while the rows are the saved
             # file's; it hands back the chosen when one is not.
             encoded = _encoded(pairs)
+            ages = self.column("ages")
             found = _compiled.proximity(
-                final, k, at, most, PROXIMITY_DEPTH, PROXIMITY, *placed, encoded
+                final, k, at, most, PROXIMITY_DEPTH, PROXIMITY, *placed, encoded, ages
             )
             if found is None:
                 return
             chosen = found
         else:
-            # Of equal scores, the higher slot (as everywhere): a choice among ties that
-            # does not hang on the order the candidates were gathered in.
-            best = _best_of(final, k)
+            # Of equal scores, the later made (as everywhere): a choice among ties that
+            # hangs neither on the order the candidates were gathered in nor on slots.
+            best = self._best_of(final, k)
             if at:
                 bar = best[at - 1][0] - most - 1e-9 * (abs(best[at - 1][0]) + most)
                 chosen = [d for score, d in best[:PROXIMITY_DEPTH] if score >= bar]
@@ -1788,35 +1798,31 @@ class RecallIndex:
         small: int = SMALL,
         terms: list[tuple[str, float]] | None = None,
     ) -> list[Scored]:
-        """The best ``limit`` records, best first (ties: the newest record first, see
-        :meth:`_ties_newest_first`); ``small`` and ``terms`` as for :meth:`scores`."""
+        """The best ``limit`` records, best first (ties: the later made first, by
+        their ages); ``small`` and ``terms`` as for :meth:`scores`."""
         # A caller asking for more than the usual depth gets what it asked for.
         found = self.scores(query, where, max(DEPTH, limit), small, terms, limit)
-        # One more than asked: whether a tie runs past the last place is seen at once.
-        best = self._ties_newest_first(found, _best_of(found, limit + 1), limit)
+        best = self._best_of(found, limit)
         return self.scored_many([(d, s) for s, d in best if s > 0])
 
-    def _ties_newest_first(
-        self, found: dict[int, float], best: list[tuple[float, int]], limit: int
-    ) -> list[tuple[float, int]]:
-        """``best`` (the best ``limit`` + 1 of ``found``, best first) cut to ``limit``,
-        records of equal scores put newest first by their ids (time-ordered; a record
-        without one by its name): the order of their slots, the picks' own rule, is the
-        order this process happened to index them in, which an index built afresh from
-        the same store (another process, a lost file) does not share, so the same
-        search would show, and feed back, other records."""
-        scores = [s for s, _ in best]
-        if all(a != b for a, b in zip(scores, scores[1:], strict=False)):
-            return best[:limit]
-        last = scores[min(limit, len(scores)) - 1]
-        # Ties at the last place: every record of that score competes for it.
-        tied = [(s, d) for d, s in found.items() if s == last] if scores[-1] == last else []
-        pool = list(dict.fromkeys([*(e for e in best if e[0] >= last), *tied]))
-        refs = self.refs.many([d for _, d in pool])
-        ranked = sorted(
-            zip(pool, refs, strict=True), key=lambda e: (e[0][0], _age(e[1]), e[1]), reverse=True
-        )
-        return [e for e, _ in ranked[:limit]]
+    def _best_of(self, scores: dict[int, float], k: int) -> list[tuple[float, int]]:
+        """The ``k`` best (score, slot) of ``scores``, best first (ties: the higher age,
+        then the higher slot)."""
+        if _compiled is not None:
+            return _compiled.best_of(scores, k, self.column("ages"))
+        ages = self.ages
+        best = heapq.nlargest(k, ((v, ages[d], d) for d, v in scores.items()))
+        return [(v, d) for v, _, d in best]
+
+    def _best_first(self) -> Callable[[tuple[int, float]], tuple[float, int, int]]:
+        """The sort key putting (slot, score) pairs best first: by score, then age,
+        then slot, each the higher first."""
+        ages = self.ages
+
+        def key(item: tuple[int, float]) -> tuple[float, int, int]:
+            return -item[1], -ages[item[0]], -item[0]
+
+        return key
 
     def scored_many(self, found: list[tuple[int, float]]) -> list[Scored]:
         """:meth:`scored` of each (slot, score), their texts read together."""
@@ -1884,6 +1890,7 @@ class RecallIndex:
                     by_slot.get(self.next[s]),
                     self.lens[s],
                     self.asks[s],
+                    self.ages[s],
                 )
                 for s, key in by_slot.items()
             ),
@@ -1972,10 +1979,6 @@ def _let_go(docs: Any) -> None:
 _DONTNEED: int | None = getattr(mmap, "MADV_DONTNEED", None)
 
 
-def _best_first(item: tuple[int, float]) -> tuple[float, int]:
-    return -item[1], -item[0]
-
-
 class _Kinds(NamedTuple):
     """:mod:`.categories` as the queries read it."""
 
@@ -2002,21 +2005,6 @@ def _numpy() -> Any:
 def _encoded(pairs: list[tuple[str, str, float]]) -> list[tuple[bytes, bytes, float]]:
     """Proximity pairs (" a b ", " b a ", least) as the compiled loops read them."""
     return [(encode(f[1:-1]), encode(b[1:-1]), least) for f, b, least in pairs]
-
-
-def _age(ref: str) -> str:
-    """What puts a record's ref in the order records were made: its id's time-ordered
-    body (``ses_…/obs_01J…`` → ``01J…``), or the ref itself where it has none."""
-    own = ref.rpartition("/")[2]
-    return own.partition("_")[2] or own
-
-
-def _best_of(scores: dict[int, float], k: int) -> list[tuple[float, int]]:
-    """The ``k`` best (score, slot) of ``scores``, best first (ties: the higher slot)."""
-    if _compiled is not None:
-        return _compiled.best_of(scores, k)
-    # (score, slot) pairs compare as that order asks, without a key call per candidate.
-    return heapq.nlargest(k, zip(scores.values(), scores.keys(), strict=True))
 
 
 def fingerprint(unit: Unit) -> int:

@@ -39,7 +39,7 @@ def join(first: RecallIndex, second: RecallIndex) -> RecallIndex:
     first.sessions.extend(array("i", [codes[s] if s >= 0 else -1 for s in second.sessions]))
     for mine, theirs in ((first.prev, second.prev), (first.next, second.next)):
         mine.extend(array("i", [s + slots if s >= 0 else -1 for s in theirs]))
-    for name in ("times", "expires", "lens", "fps", "seals", "asks"):
+    for name in ("times", "expires", "lens", "fps", "seals", "asks", "ages"):
         getattr(first, name).extend(getattr(second, name))
     for name in ("refs", "titles", "fields"):
         mine, theirs = getattr(first, name), getattr(second, name)
