@@ -206,6 +206,51 @@ def test_the_best_are_kept_however_often_the_pool_fills(
     assert loops.best(array("d", scores), k) == [(d, v) for v, d in ranked[:k]]
 
 
+#: Ages drawn to tie often too: an age decides only between equal scores.
+AGES = st.sampled_from([0, 1, 7, -3, 2**62, -(2**62)])
+
+
+@needs_loops
+@settings(max_examples=300, deadline=None)
+@given(st.data(), st.integers(min_value=0, max_value=320))
+def test_of_equal_scores_the_higher_age_is_picked_whatever_the_slots(
+    data: st.DataObject, k: int
+) -> None:
+    """With an age per slot, the picks go by score, then age, then slot, from an array
+    (``best``), from a dict of candidates (``best_of``) and in the summing pass
+    (``sum_best``, with and without links): the records an index numbers otherwise in
+    another process are picked alike."""
+    np = pytest.importorskip("numpy")
+    scores = data.draw(st.lists(st.sampled_from([0.0, 1.0, 2.5, 2.5, 4.0]), max_size=300))
+    ages = array("q", data.draw(st.lists(AGES, min_size=len(scores), max_size=len(scores))))
+    ranked = sorted(((v, ages[d], d) for d, v in enumerate(scores) if v > 0), reverse=True)
+    expected = [(d, v) for v, _, d in ranked[:k]]
+    assert loops.best(array("d", scores), k, ages) == expected
+    candidates = {d: v for d, v in enumerate(scores) if v > 0}
+    assert loops.best_of(candidates, k, ages) == [(v, d) for d, v in expected]
+    # The same scores summed from postings: one word, each slot's count its score.
+    size = len(scores)
+    norms = np.zeros(size)  # tf / (0 + tf) = 1: each slot scores its word's kp1 times 1
+    picks = []
+    for kp1 in (1.0, 2.5, 4.0):
+        docs = array("i", [d for d, v in enumerate(scores) if v == kp1])
+        picks.append((kp1, docs, array("i", [10] * len(docs))))
+    prev = np.array([d - 1 for d in range(size)], dtype=np.int32)
+    nxt = np.array([d + 1 if d + 1 < size else -1 for d in range(size)], dtype=np.int32)
+    for links in (None, (prev, nxt)):
+        acc = np.empty(size)
+        found = loops.sum_best(acc, norms, picks, k, None, None, links, ages)
+        assert found == expected
+
+
+@needs_loops
+def test_ages_of_another_size_are_refused() -> None:
+    with pytest.raises(ValueError, match="ages"):
+        loops.best(array("d", [1.0, 2.0]), 1, array("q", [1]))
+    with pytest.raises(ValueError, match="age"):
+        loops.best_of({5: 1.0}, 1, array("q", [1, 2]))
+
+
 @needs_loops
 @settings(max_examples=200, deadline=None)
 @given(
