@@ -383,6 +383,31 @@ at_least(const double *a, Py_ssize_t n, double floor)
     return bits;
 }
 
+#if defined(__SSE2__)
+/* at_least() of 32 scores, two a compare, as above_32(). */
+static inline uint32_t
+at_least_32(const double *a, double floor)
+{
+    __m128d least = _mm_set1_pd(floor);
+    uint32_t bits = 0;
+    for (int i = 0; i < 32; i += 8) {
+        __m128i ab = _mm_packs_epi32(_mm_castpd_si128(_mm_cmpge_pd(_mm_loadu_pd(a + i), least)),
+                                     _mm_castpd_si128(_mm_cmpge_pd(_mm_loadu_pd(a + i + 2), least)));
+        __m128i cd = _mm_packs_epi32(_mm_castpd_si128(_mm_cmpge_pd(_mm_loadu_pd(a + i + 4), least)),
+                                     _mm_castpd_si128(_mm_cmpge_pd(_mm_loadu_pd(a + i + 6), least)));
+        __m128i all = _mm_packs_epi16(_mm_packs_epi32(ab, cd), _mm_setzero_si128());
+        bits |= (uint32_t)(_mm_movemask_epi8(all) & 0xff) << i;
+    }
+    return bits;
+}
+#else
+static inline uint32_t
+at_least_32(const double *a, double floor)
+{
+    return at_least(a, 32, floor);
+}
+#endif
+
 /* The index of the highest bit set in ``bits`` (not 0). */
 static inline int
 highest_bit(uint32_t bits)
@@ -557,20 +582,29 @@ keep_aged(const double *window, Py_ssize_t start, Py_ssize_t end, picker *p)
     const double *a = window - start;
     for (; end > start; end -= 32) {
         Py_ssize_t from = end - start > 32 ? end - 32 : start;
-        uint32_t bits = at_least(a + from, end - from, p->floor);
+        uint32_t bits = end - from == 32 ? at_least_32(a + from, p->floor)
+                                         : at_least(a + from, end - from, p->floor);
         while (bits) {
             int top = highest_bit(bits);
             bits &= ~((uint32_t)1 << top);
             Py_ssize_t slot = from + top;
-            entry e = {a[slot], slot, p->ages[slot]};
-            if (!below(&p->least, &e))
-                continue; /* the floor rose since the block was looked at, or a tie lost */
+            double score = a[slot];
+            /* Only a score equal to the floor reads its age to be weighed. */
+            if (!(score > p->floor)) {
+                entry e = {score, slot, p->ages[slot]};
+                if (!below(&p->least, &e))
+                    continue; /* the floor rose since the block was looked at, or a tie lost */
+            }
             if (p->held == p->room) {
                 picker_cut(p);
+                entry e = {score, slot, p->ages[slot]};
                 if (!below(&p->least, &e))
                     continue;
             }
-            p->pool[p->held++] = e;
+            entry *into = &p->pool[p->held++];
+            into->score = score;
+            into->slot = slot;
+            into->age = p->ages[slot];
         }
     }
 }
