@@ -41,7 +41,9 @@ def keep_where(
     now: float | None,
     /,
 ) -> bytearray: ...
-def best(acc: ReadableBuffer, k: int, /) -> list[tuple[int, float]]: ...
+def best(
+    acc: ReadableBuffer, k: int, ages: ReadableBuffer | None = None, /
+) -> list[tuple[int, float]]: ...
 def sum_best(
     acc: WriteableBuffer,
     norms: ReadableBuffer,
@@ -50,9 +52,12 @@ def sum_best(
     mask: ReadableBuffer | None = None,
     lengths: ReadableBuffer | None = None,
     links: tuple[ReadableBuffer, ReadableBuffer] | None = None,
+    ages: ReadableBuffer | None = None,
     /,
 ) -> list[tuple[int, float]] | int: ...
-def best_of(scores: dict[int, float], k: int, /) -> list[tuple[float, int]]: ...
+def best_of(
+    scores: dict[int, float], k: int, ages: ReadableBuffer | None = None, /
+) -> list[tuple[float, int]]: ...
 def near_pairs(
     texts: ReadableBuffer,
     start: int,
@@ -72,6 +77,7 @@ def proximity(
     start: int,
     offsets: ReadableBuffer,
     pairs: list[tuple[bytes, bytes, float]],
+    ages: ReadableBuffer | None = None,
     /,
 ) -> list[int] | None: ...
 def rows(
