@@ -335,31 +335,40 @@ best_first(const void *x, const void *y)
     return below(b, a) ? -1 : 0;
 }
 
-/* Which of n (at most 32) scores are above ``floor``, bit i for a[i]: one comparison
- * each (false for a NaN), no branch. */
+/* Which of n (at most 32) scores are above ``floor`` (or, with ``or_equal``, at least
+ * it), bit i for a[i]: one comparison each (false for a NaN), no branch. Called with
+ * ``or_equal`` a constant, so each caller's loop is compiled for its own comparison. */
 static inline uint32_t
-above(const double *a, Py_ssize_t n, double floor)
+beats(const double *a, Py_ssize_t n, double floor, int or_equal)
 {
     uint32_t bits = 0;
     for (Py_ssize_t i = 0; i < n; i++)
-        bits |= (uint32_t)(a[i] > floor) << i;
+        bits |= (uint32_t)(or_equal ? a[i] >= floor : a[i] > floor) << i;
     return bits;
 }
 
 #if defined(__SSE2__)
-/* above() of 32 scores, two a compare (every x86-64 has SSE2). */
+/* Eight of beats()'s comparisons, four pairs at a time, packed to bytes. */
+static inline __m128d
+beat_pair(const double *a, __m128d least, int or_equal)
+{
+    __m128d x = _mm_loadu_pd(a);
+    return or_equal ? _mm_cmpge_pd(x, least) : _mm_cmpgt_pd(x, least);
+}
+
+/* beats() of 32 scores, two a compare (every x86-64 has SSE2). */
 static inline uint32_t
-above_32(const double *a, double floor)
+beats_32(const double *a, double floor, int or_equal)
 {
     __m128d least = _mm_set1_pd(floor);
     /* Four pairs at a time, packed to bytes, then the bytes' high bits: no chain of
      * sixteen shifts and ors, each waiting on the one before. */
     uint32_t bits = 0;
     for (int i = 0; i < 32; i += 8) {
-        __m128i ab = _mm_packs_epi32(_mm_castpd_si128(_mm_cmpgt_pd(_mm_loadu_pd(a + i), least)),
-                                     _mm_castpd_si128(_mm_cmpgt_pd(_mm_loadu_pd(a + i + 2), least)));
-        __m128i cd = _mm_packs_epi32(_mm_castpd_si128(_mm_cmpgt_pd(_mm_loadu_pd(a + i + 4), least)),
-                                     _mm_castpd_si128(_mm_cmpgt_pd(_mm_loadu_pd(a + i + 6), least)));
+        __m128i ab = _mm_packs_epi32(_mm_castpd_si128(beat_pair(a + i, least, or_equal)),
+                                     _mm_castpd_si128(beat_pair(a + i + 2, least, or_equal)));
+        __m128i cd = _mm_packs_epi32(_mm_castpd_si128(beat_pair(a + i + 4, least, or_equal)),
+                                     _mm_castpd_si128(beat_pair(a + i + 6, least, or_equal)));
         __m128i all = _mm_packs_epi16(_mm_packs_epi32(ab, cd), _mm_setzero_si128());
         bits |= (uint32_t)(_mm_movemask_epi8(all) & 0xff) << i;
     }
@@ -367,44 +376,9 @@ above_32(const double *a, double floor)
 }
 #else
 static inline uint32_t
-above_32(const double *a, double floor)
+beats_32(const double *a, double floor, int or_equal)
 {
-    return above(a, 32, floor);
-}
-#endif
-
-/* Which of n (at most 32) scores are at least ``floor``, bit i for a[i]. */
-static inline uint32_t
-at_least(const double *a, Py_ssize_t n, double floor)
-{
-    uint32_t bits = 0;
-    for (Py_ssize_t i = 0; i < n; i++)
-        bits |= (uint32_t)(a[i] >= floor) << i;
-    return bits;
-}
-
-#if defined(__SSE2__)
-/* at_least() of 32 scores, two a compare, as above_32(). */
-static inline uint32_t
-at_least_32(const double *a, double floor)
-{
-    __m128d least = _mm_set1_pd(floor);
-    uint32_t bits = 0;
-    for (int i = 0; i < 32; i += 8) {
-        __m128i ab = _mm_packs_epi32(_mm_castpd_si128(_mm_cmpge_pd(_mm_loadu_pd(a + i), least)),
-                                     _mm_castpd_si128(_mm_cmpge_pd(_mm_loadu_pd(a + i + 2), least)));
-        __m128i cd = _mm_packs_epi32(_mm_castpd_si128(_mm_cmpge_pd(_mm_loadu_pd(a + i + 4), least)),
-                                     _mm_castpd_si128(_mm_cmpge_pd(_mm_loadu_pd(a + i + 6), least)));
-        __m128i all = _mm_packs_epi16(_mm_packs_epi32(ab, cd), _mm_setzero_si128());
-        bits |= (uint32_t)(_mm_movemask_epi8(all) & 0xff) << i;
-    }
-    return bits;
-}
-#else
-static inline uint32_t
-at_least_32(const double *a, double floor)
-{
-    return at_least(a, 32, floor);
+    return beats(a, 32, floor, or_equal);
 }
 #endif
 
@@ -550,8 +524,8 @@ keep_best(const double *window, Py_ssize_t start, Py_ssize_t end, picker *p)
         /* Which of the block's slots beat the floor, a bit each, the last slot's the
          * highest: read from the highest bit down with no branch per slot (whether a
          * slot beats the floor is a coin toss the processor cannot predict). */
-        uint32_t bits = end - from == 32 ? above_32(a + from, floor)
-                                         : above(a + from, end - from, floor);
+        uint32_t bits = end - from == 32 ? beats_32(a + from, floor, 0)
+                                         : beats(a + from, end - from, floor, 0);
         while (bits) {
             int top = highest_bit(bits);
             bits &= ~((uint32_t)1 << top);
@@ -582,8 +556,8 @@ keep_aged(const double *window, Py_ssize_t start, Py_ssize_t end, picker *p)
     const double *a = window - start;
     for (; end > start; end -= 32) {
         Py_ssize_t from = end - start > 32 ? end - 32 : start;
-        uint32_t bits = end - from == 32 ? at_least_32(a + from, p->floor)
-                                         : at_least(a + from, end - from, p->floor);
+        uint32_t bits = end - from == 32 ? beats_32(a + from, p->floor, 1)
+                                         : beats(a + from, end - from, p->floor, 1);
         while (bits) {
             int top = highest_bit(bits);
             bits &= ~((uint32_t)1 << top);
