@@ -556,8 +556,16 @@ keep_aged(const double *window, Py_ssize_t start, Py_ssize_t end, picker *p)
     const double *a = window - start;
     for (; end > start; end -= 32) {
         Py_ssize_t from = end - start > 32 ? end - 32 : start;
-        uint32_t bits = end - from == 32 ? beats_32(a + from, p->floor, 1)
-                                         : beats(a + from, end - from, p->floor, 1);
+        /* Until the pool first fills the floor is 0, which no score equal to it
+         * passes whatever its age: the many slots of no score are passed over as the
+         * pick without ages passes them. */
+        uint32_t bits;
+        if (!(p->floor > 0.0))
+            bits = end - from == 32 ? beats_32(a + from, p->floor, 0)
+                                    : beats(a + from, end - from, p->floor, 0);
+        else
+            bits = end - from == 32 ? beats_32(a + from, p->floor, 1)
+                                    : beats(a + from, end - from, p->floor, 1);
         while (bits) {
             int top = highest_bit(bits);
             bits &= ~((uint32_t)1 << top);
