@@ -1516,7 +1516,7 @@ class RecallIndex:
         ranked: list[tuple[int, float]] | None = None,
     ) -> tuple[list[tuple[int, float]], Callable[[int], bool]]:
         """The best ``DEPTH`` (slot, score) by ``acc`` that the caller may see, best first
-        (ties: the higher slot), and the test of which slots ``mask`` and ``visible`` let
+        (ties: the higher age, then slot), and the test of which slots ``mask`` and ``visible`` let
         through. ``ranked``: the first pick, made already (by :meth:`_bm25_compiled`)."""
         ok = self._test(mask, visible)
         # The best k (ties at the k-th score all kept), then the few sorted; while the
