@@ -499,94 +499,56 @@ picker_done(picker *p)
 }
 
 /* The scores of ``window`` (slots ``start`` to ``end`` - 1, the first at ``window[0]``),
- * from the last down, put to the picker: a score is looked
- * at only above its floor, and a block of slots all at or under it is passed over after
- * one branch-free pass. Met from the last slot down, of equal scores the later slot is
- * met first; a score equal to the floor never goes in, so, of equal scores, the higher
- * slots are the ones kept, as the order best_first sorts by says (many short records
- * score alike). Blocks are counted from ``end``. */
-static void
-keep_aged(const double *window, Py_ssize_t start, Py_ssize_t end, picker *p);
-
+ * from the last down, put to the picker: a score is looked at only where it can beat
+ * the floor, and a block of slots that cannot is passed over after one branch-free
+ * pass. A score equal to the floor goes in only when its age (then its slot) is above
+ * the floor entry's, so which of equal scores are kept does not hang on the order the
+ * slots come in. Without ages every age is 0: met from the last slot down, a score
+ * equal to the floor never beats it, and those blocks are looked over for scores above
+ * it alone, as they are while the floor is 0 (nothing of score 0 goes in). Blocks are
+ * counted from ``end``. */
 static void
 keep_best(const double *window, Py_ssize_t start, Py_ssize_t end, picker *p)
 {
     if (!p->k)
         return;
-    if (p->ages) {
-        keep_aged(window, start, end, p);
-        return;
-    }
     const double *a = window - start; /* a[slot], slot in [start, end) */
-    double floor = p->floor;
+    const int64_t *ages = p->ages;
     for (; end > start; end -= 32) {
         Py_ssize_t from = end - start > 32 ? end - 32 : start;
-        /* Which of the block's slots beat the floor, a bit each, the last slot's the
-         * highest: read from the highest bit down with no branch per slot (whether a
-         * slot beats the floor is a coin toss the processor cannot predict). */
-        uint32_t bits = end - from == 32 ? beats_32(a + from, floor, 0)
-                                         : beats(a + from, end - from, floor, 0);
-        while (bits) {
-            int top = highest_bit(bits);
-            bits &= ~((uint32_t)1 << top);
-            Py_ssize_t slot = from + top;
-            double score = a[slot];
-            if (!(score > floor))
-                continue; /* the floor rose since the block was looked at */
-            if (p->held == p->room) {
-                picker_cut(p);
-                floor = p->floor;
-                if (!(score > floor))
-                    continue;
-            }
-            p->pool[p->held].score = score;
-            p->pool[p->held].slot = slot;
-            p->pool[p->held].age = 0;
-            p->held++;
-        }
-    }
-}
-
-/* keep_best() where slots have ages: a score equal to the floor goes in when its age
- * (then its slot) is above the floor entry's, so which of equal scores are kept does
- * not hang on the order the slots come in. */
-static void
-keep_aged(const double *window, Py_ssize_t start, Py_ssize_t end, picker *p)
-{
-    const double *a = window - start;
-    for (; end > start; end -= 32) {
-        Py_ssize_t from = end - start > 32 ? end - 32 : start;
-        /* Until the pool first fills the floor is 0, which no score equal to it
-         * passes whatever its age: the many slots of no score are passed over as the
-         * pick without ages passes them. */
+        /* Which of the block's slots can beat the floor, a bit each, the last slot's
+         * the highest: read from the highest bit down with no branch per slot (whether
+         * a slot beats the floor is a coin toss the processor cannot predict). */
+        int or_equal = ages && p->floor > 0.0;
         uint32_t bits;
-        if (!(p->floor > 0.0))
-            bits = end - from == 32 ? beats_32(a + from, p->floor, 0)
-                                    : beats(a + from, end - from, p->floor, 0);
-        else
+        if (or_equal)
             bits = end - from == 32 ? beats_32(a + from, p->floor, 1)
                                     : beats(a + from, end - from, p->floor, 1);
+        else
+            bits = end - from == 32 ? beats_32(a + from, p->floor, 0)
+                                    : beats(a + from, end - from, p->floor, 0);
         while (bits) {
             int top = highest_bit(bits);
             bits &= ~((uint32_t)1 << top);
             Py_ssize_t slot = from + top;
-            double score = a[slot];
+            entry e = {a[slot], slot, 0};
             /* Only a score equal to the floor reads its age to be weighed. */
-            if (!(score > p->floor)) {
-                entry e = {score, slot, p->ages[slot]};
-                if (!below(&p->least, &e))
-                    continue; /* the floor rose since the block was looked at, or a tie lost */
-            }
-            if (p->held == p->room) {
-                picker_cut(p);
-                entry e = {score, slot, p->ages[slot]};
+            if (!(e.score > p->floor)) {
+                if (!ages)
+                    continue; /* the floor rose since the block was looked at */
+                e.age = ages[slot];
                 if (!below(&p->least, &e))
                     continue;
             }
-            entry *into = &p->pool[p->held++];
-            into->score = score;
-            into->slot = slot;
-            into->age = p->ages[slot];
+            if (p->held == p->room) {
+                picker_cut(p);
+                e.age = ages ? ages[slot] : 0;
+                if (!below(&p->least, &e))
+                    continue;
+            }
+            if (ages)
+                e.age = ages[slot];
+            p->pool[p->held++] = e;
         }
     }
 }
