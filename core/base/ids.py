@@ -55,6 +55,25 @@ def encode(number: int, length: int) -> str:
     return "".join(chars)
 
 
+#: Crockford's digits as the ones ``int(text, 32)`` reads (:func:`decode`), and every
+#: other ASCII character as one it refuses (it would read *U* as 30, and take a sign,
+#: spaces or underscores).
+_AS_INT = {
+    code: "0123456789abcdefghijklmnopqrstuv"[_CROCKFORD.index(chr(code))]
+    if chr(code) in _CROCKFORD
+    else "!"
+    for code in range(128)
+}
+
+
+def decode(text: str) -> int:
+    """The number ``text`` holds in Crockford base-32 characters (what :func:`encode`
+    wrote); ValueError when a character is not one of them."""
+    if not text.isascii():
+        raise ValueError(f"not Crockford base-32: {text!r}")
+    return int(text.translate(_AS_INT), 32)
+
+
 def _pairs() -> list[str]:
     global _PAIRS
     if _PAIRS is None:

@@ -13,9 +13,8 @@ comes from the record's id, which is made time-ordered when the record is made
 from __future__ import annotations
 
 from ...base.hashing import blake2b
+from ...base.ids import decode
 
-#: Crockford's base-32 digits as the ones ``int(text, 32)`` reads.
-_DIGITS = str.maketrans("0123456789ABCDEFGHJKMNPQRSTVWXYZ", "0123456789abcdefghijklmnopqrstuv")
 _BODY = 26  # an id's time-ordered body: 10 digits of milliseconds, 16 of randomness
 _MS = (1 << 48) - 1
 
@@ -29,8 +28,7 @@ def age_key(ref: str) -> int:
     body = ref.rpartition("/")[2].partition("_")[2]
     if len(body) == _BODY:
         try:
-            ms = int(body[:10].translate(_DIGITS), 32)
-            low = int(body[-3:].translate(_DIGITS), 32)
+            ms, low = decode(body[:10]), decode(body[-3:])
         except ValueError:
             pass
         else:

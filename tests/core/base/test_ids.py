@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -22,6 +23,17 @@ def _digit_by_digit(number: int, length: int) -> str:
 @given(st.integers(min_value=0, max_value=2**140), st.integers(min_value=1, max_value=28))
 def test_encode_writes_the_low_bits_in_crockford_base32(number: int, length: int) -> None:
     assert ids.encode(number, length) == _digit_by_digit(number, length)
+
+
+@given(st.integers(min_value=0, max_value=2**140), st.integers(min_value=1, max_value=28))
+def test_decode_reads_back_what_encode_wrote(number: int, length: int) -> None:
+    assert ids.decode(ids.encode(number, length)) == number % 32**length
+
+
+@pytest.mark.parametrize("text", ["01U", "0i", "-1", "1_0", " 1", "01\u0663", ""])
+def test_decode_refuses_what_is_not_crockford(text: str) -> None:
+    with pytest.raises(ValueError):
+        ids.decode(text)
 
 
 def test_ids_made_later_sort_later() -> None:
