@@ -49,10 +49,11 @@ PROBES = ("heron", "egret pier", "dawn tide", "reed marsh gate", "heorn pire", "
 texts = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join)
 
 
-def hits(memory: Memory, query: str) -> list[tuple[str, str, float]]:
-    """What a search finds, as (kind, id, score), best first: records of one score come
-    newest first, whichever process indexed them in whichever order."""
-    return [(h["kind"], h["id"], h["score"]) for h in memory.search(query, limit=50)]
+def hits(memory: Memory, query: str, **where: Any) -> list[tuple[str, str, float]]:
+    """What a search (with the filters ``where``) finds, as (kind, id, score), best
+    first: records of one score come newest first, whichever process indexed them in
+    whichever order."""
+    return [(h["kind"], h["id"], h["score"]) for h in memory.search(query, limit=50, **where)]
 
 
 def answers(memory: Memory, session: str) -> dict[str, Any]:
@@ -61,12 +62,8 @@ def answers(memory: Memory, session: str) -> dict[str, Any]:
     found: dict[str, Any] = {q: hits(memory, q) for q in PROBES}
     for q in PROBES[:2]:
         for kinds in (["observation"], ["lesson", "episode"]):
-            found[f"{q} {kinds}"] = [
-                (h["kind"], h["id"], h["score"]) for h in memory.search(q, kinds=kinds, limit=50)
-            ]
-        found[f"{q} in {session}"] = [
-            (h["kind"], h["id"], h["score"]) for h in memory.search(q, session=session, limit=50)
-        ]
+            found[f"{q} {kinds}"] = hits(memory, q, kinds=kinds)
+        found[f"{q} in {session}"] = hits(memory, q, session=session)
     found["context"] = memory.context(query="heron pier", budget=4000)
     return found
 
