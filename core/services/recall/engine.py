@@ -258,6 +258,12 @@ NUMBER_TYPES = {
 }
 
 
+def _passage(terms: Iterable[str]) -> bool:
+    """Whether distinct ``terms`` make a passage (more than :data:`PASSAGE_TERMS`)."""
+    # Words, not terms: a pair of ideographs is two characters counted already.
+    return sum(map(wordlib.length_share, terms)) > PASSAGE_TERMS
+
+
 class RecallIndex:
     """Records by slot, their postings, and the sessions observations belong to.
 
@@ -845,8 +851,7 @@ class RecallIndex:
         asked as a query repeats what it is about), and for a term the index lacks, the
         words it may be a misspelling of, unless the query is a passage."""
         said = Counter(stems)
-        # Words, not terms: a pair of ideographs is two characters counted already.
-        passage = sum(map(wordlib.length_share, said)) > PASSAGE_TERMS
+        passage = _passage(said)
         out: dict[str, float] = {}
         for term, times in said.items():
             repeated = 1.0 + math.log(times)
@@ -858,6 +863,11 @@ class RecallIndex:
             for word, weight in self.expand(term):
                 out[word] = max(out.get(word, 0.0), weight * repeated)
         return list(out.items())
+
+    def is_passage(self, query: str) -> bool:
+        """Whether ``query`` reads as a passage (a stretch of conversation, a task's
+        text) rather than a question: more than :data:`PASSAGE_TERMS` distinct words."""
+        return _passage(set(wordlib.terms(query)))
 
     def _mask(self, where: Filter, np: Any) -> Any:
         """Which slots ``where``'s kinds, session, time window and expiry let through, as
