@@ -276,6 +276,8 @@ def _nearest(np: Any, sims: Any, k: int) -> list[int]:
 def reads_well(query: str) -> bool:
     """Whether ``query`` is written mostly in Latin letters, the script the shipped model
     reads well (at least :data:`LATIN_SHARE` of its letters)."""
+    if query.isascii():  # most passages: no need to look at each letter
+        return any(ch.isalpha() for ch in query)
     letters = latin = 0
     for ch in query:
         if ch.isalpha():
