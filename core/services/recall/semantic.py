@@ -1,4 +1,5 @@
-"""Semantic recall: an optional embedder that fills a search the words leave short.
+"""Semantic recall: an optional embedder that fills a search the words leave short,
+and puts a passage's best records in order by meaning too.
 
 With it off (the default), the words of the best records found fill such a search
 instead (:mod:`core.services.recall.feedback`).
