@@ -2165,7 +2165,8 @@ class Operations:
         wait for review), `context_log on|off` (every context an agent asks for records the
         lessons and slots it injected, audit action `inject`), `embedder off|wordllama` (when a
         search's words find fewer records than asked for, the records nearest its meaning fill
-        the rest, below every word match; off by default, `MEMWORK_EMBEDDER` overrides it),
+        the rest, below every word match; a passage in Latin letters has its words' best records
+        put in order by meaning too; off by default, `MEMWORK_EMBEDDER` overrides it),
         `wm_default_ttl off|SECONDS` (the TTL of a working-memory key set without one),
         `isolation shared|agent` (agent: each agent reads only its own sessions, observations,
         working memory and episodes, plus global records; turning it off takes the curator key).
