@@ -140,8 +140,7 @@ def test_reorder_weighs_the_rank_by_meaning_beside_the_rank_by_words() -> None:
     texts = ["chatter"] * 100
     texts[49] = "tide"
     vectors: Any = _Vectors(model, texts)
-    query_model_text = "tide"
-    out = semantic.reorder(vectors, query_model_text, found)
+    out = semantic.reorder(vectors, "tide", found)
     slots = [s.slot for s in out]
     # Fiftieth by its words, first by its meaning: it climbs to about the twenty-second
     # place (1/(60 + 50) + 0.75/61 against 1.75/(60 + r)); the words keep the first.
